@@ -1,0 +1,45 @@
+# kubelet-ts: `make up` brings up a local cluster with kubelet-ts as its worker node;
+# `make test` runs every test (unit and end-to-end on that real stack).
+SHELL := /bin/bash
+export PATH := $(CURDIR)/_output/bin:$(PATH)
+NPM_STAMP := node_modules/.kts-installed
+
+.PHONY: all deps build typecheck up down test unit e2e clean
+
+all: build
+
+_output/bin/node:
+	@bash hack/install-node.sh >/dev/null
+
+# npm runs under Node 24 (first on PATH); reinstalls only when the lock file changes.
+$(NPM_STAMP): package-lock.json | _output/bin/node
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+deps: $(NPM_STAMP)
+
+build: deps
+	npm run --silent build
+
+typecheck: deps
+	npm run --silent typecheck
+
+up: build
+	bash hack/up.sh
+
+down:
+	bash hack/down.sh
+
+# One run of node's test runner over unit and e2e tests, so CI reads one summary.
+# e2e tests share one cluster, so files run one at a time.
+test: build up
+	node --test --test-concurrency=1 --test-reporter=spec 'src/**/*.test.ts' 'test/e2e/**/*.test.ts'
+
+unit: deps
+	npm run --silent test:unit
+
+e2e: build up
+	npm run --silent test:e2e
+
+clean:
+	rm -rf dist node_modules

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds the pinned control plane (and etcd) from the Go module proxy into
+# $KTS_CACHE/kube-$KUBE_VERSION/bin, then links them into _output/bin.
+# A second run with the same pin does nothing.
+source "$(dirname "$0")/lib.sh"
+
+export GOTOOLCHAIN=local GOFLAGS=-mod=mod
+command -v go >/dev/null || die "go is not installed (need Go >= 1.26 for $KUBE_VERSION)"
+
+kube_dir="$KTS_CACHE/kube-$KUBE_VERSION/bin"
+etcd_dir="$KTS_CACHE/etcd-$ETCD_VERSION/bin"
+kube_bins=(kube-apiserver kube-controller-manager kube-scheduler kubectl kubeadm kubelet)
+
+build_kube() {
+  local v=${KUBE_VERSION#v} pkgs=()
+  for b in "${kube_bins[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
+  local ld="" p
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ld+=" -X $p.gitVersion=$KUBE_VERSION -X $p.gitMajor=${v%%.*} -X $p.gitMinor=$(echo "$v" | cut -d. -f2) -X $p.gitTreeState=clean"
+  done
+  mkdir -p "$kube_dir.tmp"
+  log "building ${kube_bins[*]} $KUBE_VERSION (cold: ~20-30 min on 2 cores; log: $LOGS/build-kube.log)"
+  (cd "$KTS_ROOT/hack/tools/kube" && go build -trimpath -ldflags "-s -w$ld" -o "$kube_dir.tmp/" "${pkgs[@]}") \
+    >"$LOGS/build-kube.log" 2>&1 &
+  local pid=$!
+  while kill -0 $pid 2>/dev/null; do sleep 30; kill -0 $pid 2>/dev/null && log "  still building control plane... ($(ls "$kube_dir.tmp" | wc -l)/${#kube_bins[@]} linked)"; done
+  wait $pid || die "control plane build failed (see $LOGS/build-kube.log)"
+  rm -rf "$kube_dir" && mv "$kube_dir.tmp" "$kube_dir"
+}
+
+build_etcd() {
+  mkdir -p "$etcd_dir.tmp"
+  log "building etcd $ETCD_VERSION (log: $LOGS/build-etcd.log)"
+  (cd "$KTS_ROOT/hack/tools/etcd" && go build -trimpath -ldflags "-s -w" -o "$etcd_dir.tmp/etcd" go.etcd.io/etcd/server/v3) \
+    >"$LOGS/build-etcd.log" 2>&1 || die "etcd build failed (see $LOGS/build-etcd.log)"
+  rm -rf "$etcd_dir" && mv "$etcd_dir.tmp" "$etcd_dir"
+}
+
+mkdir -p "$LOGS" "$BIN"
+[ -x "$etcd_dir/etcd" ] || build_etcd
+[ -x "$kube_dir/kubeadm" ] || build_kube
+for b in "${kube_bins[@]}"; do ln -sf "$kube_dir/$b" "$BIN/$b"; done
+ln -sf "$etcd_dir/etcd" "$BIN/etcd"
+log "control plane binaries ready in $BIN ($KUBE_VERSION, etcd $ETCD_VERSION)"

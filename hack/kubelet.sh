@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# kubelet.sh start|stop|restart|status: runs kubelet-ts (dist/cli/main.js on _output/bin/node)
+# under hack/supervise.sh, which restarts it when it exits as systemd would.
+# Log: _output/local/logs/kubelet-ts.log. Writes _output/local/kubelet-config.yaml.
+source "$(dirname "$0")/lib.sh"
+need_root
+name=kubelet-ts
+child_pid="$PIDS/$name.child.pid"
+
+write_config() {
+  cat > "$LOCAL/kubelet-config.yaml" <<YAML
+# Written by hack/kubelet.sh; edits are overwritten.
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+staticPodPath: /etc/kubernetes/manifests
+cgroupDriver: cgroupfs
+clusterDomain: cluster.local
+clusterDNS:
+- 10.96.0.10
+YAML
+}
+
+start() {
+  if running $name; then log "$name already running (supervisor pid $(cat "$PIDS/$name.pid"))"; return 0; fi
+  [ -x "$BIN/node" ] || die "$BIN/node is missing: run hack/install-node.sh"
+  [ -f "$KTS_ROOT/dist/cli/main.js" ] || die "$KTS_ROOT/dist/cli/main.js is missing: run make build"
+  [ -s "$LOCAL/kubelet.kubeconfig" ] || die "$LOCAL/kubelet.kubeconfig is missing: run hack/pki.sh"
+  mkdir -p "$LOCAL" /etc/kubernetes/manifests /var/lib/kubelet /etc/cni/net.d
+  write_config
+  log "starting $name (log: $LOGS/$name.log)"
+  KTS_SUPERVISE_CHILD_PID_FILE="$child_pid" start_bg $name "$KTS_ROOT/hack/supervise.sh" \
+    "$BIN/node" "$KTS_ROOT/dist/cli/main.js" \
+    --kubeconfig "$LOCAL/kubelet.kubeconfig" --config "$LOCAL/kubelet-config.yaml" \
+    --hostname-override "$NODE_NAME" --node-ip "$KTS_IP" \
+    --container-runtime-endpoint "unix://$CONTAINERD_SOCK" --root-dir /var/lib/kubelet --v 2
+  sleep 1
+  running $name || die "$name supervisor exited at once (see $LOGS/$name.log)"
+}
+
+# Only the supervisor gets TERM: it forwards it to the kubelet once and waits for it.
+stop() {
+  running $name || { rm -f "$PIDS/$name.pid" "$child_pid"; return 0; }
+  local pid; pid=$(cat "$PIDS/$name.pid")
+  log "stopping $name (supervisor pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  local end=$((SECONDS + 20))
+  while alive "$pid" && [ $SECONDS -lt $end ]; do sleep 0.2; done
+  alive "$pid" && log "$name did not stop in 20s: killing it"
+  # Whatever is left in its process group (start_bg made the supervisor the leader),
+  # e.g. a grandchild the kubelet left behind.
+  kill -KILL -- "-$pid" 2>/dev/null || true
+  rm -f "$PIDS/$name.pid" "$child_pid"
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  restart) stop; start ;;
+  status) if running $name; then echo "$name running (supervisor $(cat "$PIDS/$name.pid"), kubelet $(cat "$child_pid" 2>/dev/null))"; else echo "$name stopped"; exit 1; fi ;;
+  *) die "usage: $0 start|stop|restart|status" ;;
+esac

@@ -1,0 +1,117 @@
+# Shared by the hack/ scripts: paths, logging, and failing with one clear line.
+# shellcheck shell=bash disable=SC2034  # (its variables are used by the scripts that source it)
+set -euo pipefail
+
+KTS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=versions.env
+source "$KTS_ROOT/hack/versions.env"
+# Heavy builds live outside the repo so a fresh clone (and CI) reuses them.
+KTS_CACHE="${KTS_CACHE:-$HOME/.cache/kubelet-ts}"
+OUT="$KTS_ROOT/_output"
+BIN="$OUT/bin"
+LOCAL="$OUT/local"
+LOGS="$LOCAL/logs"
+PIDS="$LOCAL/pids"
+# The control plane and the node live on an address of our own interface kts0 (dummy,
+# or a portless bridge on kernels without the dummy driver, like this VM's):
+# Kubernetes refuses loopback for the apiserver's endpoint and the node's InternalIP.
+KTS_IFACE=kts0
+KTS_IP="${KTS_IP:-172.30.255.10}"
+CLUSTER_CIDR="${CLUSTER_CIDR:-10.88.0.0/16}"
+SERVICE_CIDR="${SERVICE_CIDR:-10.96.0.0/16}"
+CONTAINERD_SOCK="${CONTAINERD_SOCK:-/run/containerd/containerd.sock}"
+NODE_NAME="${NODE_NAME:-$(hostname | tr '[:upper:]' '[:lower:]')}"
+PKI="$LOCAL/pki"
+# CNI names agreed with the kubelet's conflist (it writes it from the Node's podCIDR).
+CNI_CONFLIST=/etc/cni/net.d/10-kubelet-ts.conflist
+CNI_NETWORK=kubelet-ts
+CNI_BRIDGE=kts-br0
+# Daemons we start inherit this PATH: CNI plugins exec iptables from /usr/sbin.
+export PATH="$BIN:$PATH:/usr/local/sbin:/usr/sbin:/sbin"
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+need_root() { [ "$(id -u)" = 0 ] || die "must run as root (containerd, CNI and cgroups need it)"; }
+
+# apt_install PKG...: installs the Debian packages that are missing, updating the index once.
+apt_install() {
+  local missing=()
+  for p in "$@"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing Debian packages: ${missing[*]}"
+  if [ ! -f /var/lib/apt/periodic/kts-updated ]; then
+    apt-get update -q >/dev/null || die "apt-get update failed"
+    mkdir -p /var/lib/apt/periodic && touch /var/lib/apt/periodic/kts-updated
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null \
+    || die "apt-get install ${missing[*]} failed"
+}
+
+# port_free PORT NAME: stops early with a clear reason when something else holds a port we need.
+port_free() {
+  if ss -Htln "sport = :$1" | grep -q .; then
+    die "port $1 ($2) is already in use: $(ss -Htlnp "sport = :$1" | awk '{print $NF}' | head -1)"
+  fi
+}
+
+# start_bg NAME CMD...: starts a daemon with its log under $LOGS and its pid under $PIDS.
+start_bg() {
+  local name=$1; shift
+  mkdir -p "$LOGS" "$PIDS"
+  setsid "$@" >>"$LOGS/$name.log" 2>&1 < /dev/null &
+  echo $! > "$PIDS/$name.pid"
+}
+
+# alive PID: the process exists and is not a zombie. (kill -0 succeeds on zombies, and
+# our daemons' parent, this host's init, may reap them only seconds after they exit.)
+alive() { local st; st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) && [ -n "$st" ] && [ "${st%% *}" != Z ]; }
+
+running() { [ -f "$PIDS/$1.pid" ] && alive "$(cat "$PIDS/$1.pid")"; }
+
+# live_pids NAME: pids of live (non-zombie) processes whose name is exactly NAME.
+live_pids() { local p; for p in $(pgrep -x "$1" || true); do alive "$p" && echo "$p"; done; return 0; }
+
+# stop_bg NAME [SECONDS]: TERMs the daemon's process group (start_bg made it a session
+# leader), KILLs it after SECONDS (default 15), and forgets the pid. Quiet when not running.
+stop_bg() {
+  local name=$1 secs=${2:-15} pid end
+  [ -f "$PIDS/$name.pid" ] || return 0
+  pid=$(cat "$PIDS/$name.pid")
+  if alive "$pid"; then
+    log "stopping $name (pid $pid)"
+    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+    end=$((SECONDS + secs))
+    while alive "$pid" && [ $SECONDS -lt $end ]; do sleep 0.2; done
+    if alive "$pid"; then
+      log "$name did not stop within ${secs}s: killing it"
+      kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  rm -f "$PIDS/$name.pid"
+}
+
+# port_holder PORT: prints the pid listening on a TCP port (empty when free).
+port_holder() { ss -Htlnp "sport = :$1" | grep -o "pid=[0-9]*" | head -1 | cut -d= -f2 || true; }
+
+# pause_image: the sandbox image name the pinned kubeadm expects (e.g. registry.k8s.io/pause:3.10.1).
+pause_image() {
+  [ -x "$BIN/kubeadm" ] || die "$BIN/kubeadm is missing: run hack/build-control-plane.sh first"
+  local img
+  img=$("$BIN/kubeadm" config images list --kubernetes-version "$KUBE_VERSION" 2>/dev/null | grep '/pause:') \
+    || die "kubeadm config images list printed no pause image"
+  echo "$img"
+}
+
+# ctr_k8s ARGS...: ctr on our containerd, in the namespace the CRI plugin uses.
+ctr_k8s() { ctr --address "$CONTAINERD_SOCK" -n k8s.io "$@"; }
+
+# wait_for SECONDS WHAT CMD...: polls CMD until it succeeds; on timeout names WHAT and its log.
+wait_for() {
+  local secs=$1 what=$2; shift 2
+  local end=$((SECONDS + secs))
+  until "$@" >/dev/null 2>&1; do
+    [ $SECONDS -lt $end ] || die "$what did not come up within ${secs}s (see $LOGS/${what%% *}.log)"
+    sleep 0.5
+  done
+}

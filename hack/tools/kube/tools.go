@@ -1,0 +1,14 @@
+//go:build tools
+
+// Pins the command packages hack/build-control-plane.sh builds, so go.sum lists them.
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubeadm"
+	_ "k8s.io/kubernetes/cmd/kubelet"
+	_ "k8s.io/kubectl/pkg/cmd"
+	_ "k8s.io/cri-api/pkg/apis/runtime/v1"
+)

@@ -1,0 +1,122 @@
+// A small REST client for the kube-apiserver over node:https. The kubelet uses a
+// dozen endpoints; @kubernetes/client-node's generated clients cost ~60 MB of resident
+// memory on import (docs/benchmarks.md), so its models are used as types only.
+import { Agent, request as httpsRequest } from 'node:https';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Connection } from './kubeconfig.ts';
+
+export type PatchType = 'merge' | 'strategic' | 'json';
+const patchContentType: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  json: 'application/json-patch+json',
+};
+
+/** A failed request: status is the HTTP code (0 when the apiserver was not reached). */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly reason: string;
+  constructor(status: number, reason: string, message: string) {
+    super(message);
+    this.status = status;
+    this.reason = reason;
+  }
+}
+export const isNotFound = (e: unknown) => e instanceof ApiError && e.status === 404;
+export const isConflict = (e: unknown) => e instanceof ApiError && e.status === 409;
+export const isGone = (e: unknown) => e instanceof ApiError && e.status === 410;
+export const isAlreadyExists = (e: unknown) => e instanceof ApiError && e.status === 409 && e.reason === 'AlreadyExists';
+
+export interface WatchEvent<T> { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'; object: T }
+
+export interface ApiClient {
+  get<T>(path: string): Promise<T>;
+  create<T>(path: string, body: unknown): Promise<T>;
+  replace<T>(path: string, body: unknown): Promise<T>;
+  patch<T>(path: string, body: unknown, type: PatchType): Promise<T>;
+  delete<T>(path: string, body?: unknown): Promise<T>;
+  /** Streams watch events until the server ends the watch, the signal aborts, or an error occurs. */
+  watch<T>(path: string, onEvent: (e: WatchEvent<T>) => void, signal?: AbortSignal): Promise<void>;
+}
+
+export function apiClient(conn: Connection, opts: { timeoutMs?: number; userAgent?: string } = {}): ApiClient {
+  const url = new URL(conn.server);
+  const tls = url.protocol === 'https:';
+  const agent = tls
+    ? new Agent({
+        keepAlive: true, ca: conn.ca, cert: conn.cert, key: conn.key,
+        rejectUnauthorized: !conn.insecureSkipTLSVerify, servername: conn.tlsServerName,
+      })
+    : undefined;
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': opts.userAgent ?? 'kubelet-ts' };
+  if (conn.token) headers.Authorization = `Bearer ${conn.token}`;
+
+  function send(method: string, path: string, body: unknown, contentType: string | undefined, stream: boolean,
+    signal?: AbortSignal): Promise<IncomingMessage> {
+    const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const h = { ...headers, ...(data ? { 'Content-Type': contentType ?? 'application/json', 'Content-Length': String(data.length) } : {}) };
+    const req = (tls ? httpsRequest : httpRequest)({
+      protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.pathname.replace(/\/$/, '') + path,
+      method, headers: h, agent, signal, timeout: stream ? 0 : timeoutMs,
+    });
+    return new Promise((resolveRes, reject) => {
+      req.on('timeout', () => req.destroy(new Error(`timed out after ${timeoutMs} ms`)));
+      req.on('error', (e) => reject(new ApiError(0, 'Unreachable', `${method} ${path}: ${e.message}`)));
+      req.on('response', async (res) => {
+        if ((res.statusCode ?? 0) < 300) return resolveRes(res);
+        const text = await readAll(res).catch(() => '');
+        let status: { reason?: string; message?: string } = {};
+        try { status = JSON.parse(text); } catch { /* not a Status object */ }
+        reject(new ApiError(res.statusCode ?? 0, status.reason ?? String(res.statusCode),
+          `${method} ${path}: ${res.statusCode} ${status.message ?? text.slice(0, 200)}`));
+      });
+      req.end(data);
+    });
+  }
+
+  async function json<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+    const res = await send(method, path, body, contentType, false);
+    const text = await readAll(res);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  return {
+    get: (p) => json('GET', p),
+    create: (p, b) => json('POST', p, b),
+    replace: (p, b) => json('PUT', p, b),
+    patch: (p, b, t) => json('PATCH', p, b, patchContentType[t]),
+    delete: (p, b) => json('DELETE', p, b),
+    async watch<T>(path: string, onEvent: (e: WatchEvent<T>) => void, signal?: AbortSignal) {
+      const res = await send('GET', path, undefined, undefined, true, signal);
+      let buf = '';
+      res.setEncoding('utf8');
+      try {
+        for await (const chunk of res) {
+          buf += chunk;
+          let nl: number;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, nl).trim();
+            buf = buf.slice(nl + 1);
+            if (!line) continue;
+            const ev = JSON.parse(line) as WatchEvent<T>;
+            if (ev.type === 'ERROR') {
+              const st = ev.object as { code?: number; reason?: string; message?: string };
+              throw new ApiError(st.code ?? 500, st.reason ?? 'WatchError', `watch ${path}: ${st.message ?? 'error'}`);
+            }
+            onEvent(ev);
+          }
+        }
+      } catch (e) {
+        if (signal?.aborted) return;
+        throw e;
+      }
+    },
+  };
+}
+
+async function readAll(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,68 @@
+// Reads a kubeconfig into what the REST client needs. Only the fields a kubelet's
+// kubeconfig uses (kubeadm's kubelet.conf, bootstrap-kubelet.conf): certs, CA, tokens.
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parse } from 'yaml';
+
+export interface Connection {
+  server: string;
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+  token?: string;
+  insecureSkipTLSVerify?: boolean;
+  tlsServerName?: string;
+}
+
+interface Named<T> { name: string; [k: string]: unknown; cluster?: T; user?: T; context?: T }
+type Obj = Record<string, unknown>;
+
+export class KubeconfigError extends Error {}
+
+export function loadKubeconfig(path: string): Connection {
+  let text: string;
+  try { text = readFileSync(path, 'utf8'); } catch (e) {
+    throw new KubeconfigError(`cannot read kubeconfig ${path}: ${(e as Error).message}`);
+  }
+  let doc: Obj;
+  try { doc = parse(text) as Obj; } catch (e) {
+    throw new KubeconfigError(`invalid kubeconfig ${path}: ${(e as Error).message}`);
+  }
+  return connectionFrom(doc, dirname(resolve(path)), path);
+}
+
+/** Pure: resolves the current context of a parsed kubeconfig; relative file paths are relative to baseDir. */
+export function connectionFrom(doc: Obj, baseDir: string, label = 'kubeconfig', read = readFileSync): Connection {
+  if (!doc || typeof doc !== 'object') throw new KubeconfigError(`invalid kubeconfig ${label}: not a mapping`);
+  const pick = <T>(list: unknown, name: string | undefined, key: 'cluster' | 'user' | 'context'): T => {
+    const items = (Array.isArray(list) ? list : []) as Named<T>[];
+    const found = name === undefined ? (items.length === 1 ? items[0] : undefined) : items.find((i) => i.name === name);
+    if (!found?.[key]) throw new KubeconfigError(`invalid kubeconfig ${label}: no ${key} ${name ?? '(current-context is not set)'}`);
+    return found[key] as T;
+  };
+  const current = doc['current-context'] as string | undefined;
+  const ctx = pick<Obj>(doc.contexts, current, 'context');
+  const cluster = pick<Obj>(doc.clusters, ctx.cluster as string, 'cluster');
+  const user = ctx.user === undefined ? {} : pick<Obj>(doc.users, ctx.user as string, 'user');
+  const file = (f: unknown) => {
+    const p = resolve(baseDir, String(f));
+    try { return read(p) as Buffer; } catch (e) {
+      throw new KubeconfigError(`kubeconfig ${label} names ${p}, which cannot be read: ${(e as Error).message}`);
+    }
+  };
+  const bytes = (dataKey: string, fileKey: string, from: Obj): Buffer | undefined =>
+    from[dataKey] ? Buffer.from(String(from[dataKey]), 'base64') : from[fileKey] ? file(from[fileKey]) : undefined;
+  if (typeof cluster.server !== 'string' || !/^https?:\/\//.test(cluster.server)) {
+    throw new KubeconfigError(`invalid kubeconfig ${label}: cluster server ${JSON.stringify(cluster.server)} is not an http(s) URL`);
+  }
+  const token = user.token ? String(user.token) : user.tokenFile ? file(user.tokenFile).toString('utf8').trim() : undefined;
+  return {
+    server: cluster.server.replace(/\/+$/, ''),
+    ca: bytes('certificate-authority-data', 'certificate-authority', cluster),
+    cert: bytes('client-certificate-data', 'client-certificate', user),
+    key: bytes('client-key-data', 'client-key', user),
+    token,
+    insecureSkipTLSVerify: cluster['insecure-skip-tls-verify'] === true,
+    tlsServerName: cluster['tls-server-name'] as string | undefined,
+  };
+}

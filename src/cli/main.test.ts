@@ -1,0 +1,40 @@
+// The command line's promise to operators: a bad start is one line and a non-zero exit.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseLabels, parseTaints } from './flags.ts';
+
+const main = new URL('./main.ts', import.meta.url).pathname;
+const run = (...args: string[]) => spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', timeout: 20_000 });
+const dir = mkdtempSync(join(tmpdir(), 'kts-cli-'));
+const kubeconfig = join(dir, 'kubeconfig');
+writeFileSync(kubeconfig, 'apiVersion: v1\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x\n');
+
+function assertOneLineFailure(r: ReturnType<typeof run>, re: RegExp) {
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, re);
+  assert.equal(r.stderr.trim().split('\n').length, 1, `one line, got:\n${r.stderr}`);
+}
+
+test('a missing kubeconfig exits 1 naming it', () => assertOneLineFailure(run('--kubeconfig', '/nonexistent/kubelet.conf'), /^kubelet-ts: error: cannot read --kubeconfig \/nonexistent\/kubelet.conf/));
+
+test('an unreachable runtime exits 1 naming the socket', () =>
+  assertOneLineFailure(run('--kubeconfig', kubeconfig, '--container-runtime-endpoint', `unix://${dir}/none.sock`), /cannot reach the container runtime at unix:\/\/.*none\.sock/));
+
+test('an invalid config field exits 1 naming the field', () => {
+  const cfg = join(dir, 'config.yaml');
+  writeFileSync(cfg, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: lots\n');
+  assertOneLineFailure(run('--kubeconfig', kubeconfig, '--config', cfg), /maxPods: expected an integer/);
+});
+
+test('an unknown flag exits 1', () => assertOneLineFailure(run('--no-such-flag'), /Unknown argument/));
+
+test('--node-labels and --register-with-taints parse as upstream', () => {
+  assert.deepEqual(parseLabels('a=1,node-role.kubernetes.io/worker='), { a: '1', 'node-role.kubernetes.io/worker': '' });
+  assert.deepEqual(parseTaints('dedicated=gpu:NoSchedule,spot:PreferNoSchedule'), [
+    { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }, { key: 'spot', effect: 'PreferNoSchedule' }]);
+  assert.throws(() => parseTaints('bad'), /invalid --register-with-taints entry "bad"/);
+});

@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// kubelet-ts: the command line. Upstream's flag names; a flag overrides the same
+// field of the --config file. Any start-up failure is one line and a non-zero exit.
+import { readFileSync } from 'node:fs';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import type { Taint } from 'kubernetes-types/core/v1.js';
+import { parseKubeletConfig, defaults, type KubeletConfig } from '../config/kubelet-config.ts';
+import { setVerbosity, logger } from '../log/log.ts';
+import { runKubelet, KUBELET_VERSION } from '../kubelet/kubelet.ts';
+import { parseLabels, parseTaints } from './flags.ts';
+
+async function main() {
+  const argv = await yargs(hideBin(process.argv))
+    .scriptName('kubelet-ts')
+    .usage('$0 [flags]\n\nThe Kubernetes node agent, in TypeScript: registers this host as a Node and runs its pods on a CRI runtime.')
+    .option('kubeconfig', { type: 'string', describe: 'kubeconfig with the credentials the kubelet uses to reach the apiserver', default: '/etc/kubernetes/kubelet.conf' })
+    .option('bootstrap-kubeconfig', { type: 'string', describe: 'kubeconfig for TLS bootstrap, used when --kubeconfig does not exist' })
+    .option('config', { type: 'string', describe: 'KubeletConfiguration file (kubelet.config.k8s.io/v1beta1)' })
+    .option('hostname-override', { type: 'string', describe: 'the node name to use instead of the hostname' })
+    .option('node-ip', { type: 'string', describe: "the node's InternalIP (default: the first non-loopback IPv4 address)" })
+    .option('container-runtime-endpoint', { type: 'string', describe: 'CRI endpoint, e.g. unix:///run/containerd/containerd.sock' })
+    .option('root-dir', { type: 'string', default: '/var/lib/kubelet', describe: 'directory for kubelet files (pods, plugins, certificates)' })
+    .option('node-labels', { type: 'string', default: '', describe: 'labels to add when registering the node, key=value,...' })
+    .option('register-with-taints', { type: 'string', default: '', describe: 'taints to add when registering the node, key=value:Effect,...' })
+    .option('cni-conf-dir', { type: 'string', default: '/etc/cni/net.d', describe: 'where the pod network config is read by the runtime (and written by the kubelet when absent)' })
+    .option('v', { type: 'number', default: 0, describe: 'log verbosity' })
+    .version(KUBELET_VERSION)
+    .strict()
+    .fail((msg, err) => { throw err ?? new Error(msg); })
+    .parse();
+
+  setVerbosity(argv.v);
+  let config: KubeletConfig = { ...defaults };
+  if (argv.config) {
+    let text: string;
+    try { text = readFileSync(argv.config, 'utf8'); } catch (e) { throw new Error(`cannot read --config ${argv.config}: ${(e as Error).message}`); }
+    config = parseKubeletConfig(text, argv.config);
+  }
+  if (argv['container-runtime-endpoint']) config.containerRuntimeEndpoint = argv['container-runtime-endpoint'];
+  try { readFileSync(argv.kubeconfig); } catch {
+    throw new Error(argv['bootstrap-kubeconfig']
+      ? `--kubeconfig ${argv.kubeconfig} does not exist and TLS bootstrap with --bootstrap-kubeconfig is not implemented yet`
+      : `cannot read --kubeconfig ${argv.kubeconfig}`);
+  }
+
+  const kubelet = await runKubelet({
+    kubeconfig: argv.kubeconfig, config, hostnameOverride: argv['hostname-override'], nodeIP: argv['node-ip'],
+    runtimeEndpoint: config.containerRuntimeEndpoint, rootDir: argv['root-dir'],
+    nodeLabels: parseLabels(argv['node-labels']), taints: [...config.registerWithTaints as Taint[], ...parseTaints(argv['register-with-taints'])],
+    cniConfDir: argv['cni-conf-dir'],
+  });
+  const log = logger('kubelet');
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(sig, async () => {
+      log.info('Shutting down on signal; pods keep running', { signal: sig });
+      const force = setTimeout(() => process.exit(0), 5000);
+      force.unref();
+      await kubelet.stop();
+      process.exit(0);
+    });
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`kubelet-ts: error: ${(e as Error).message ?? String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseKubeletConfig, defaults } from './kubelet-config.ts';
+import { parseDuration } from './duration.ts';
+
+const head = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+
+test('durations in Go form', () => {
+  for (const [text, ms] of [['10s', 10_000], ['1m0s', 60_000], ['300ms', 300], ['1h30m', 5_400_000], ['0', 0], ['1.5s', 1500]] as const) {
+    assert.equal(parseDuration(text), ms, text);
+  }
+  for (const bad of ['', '10', 's', '10x', '1m 0s']) assert.equal(parseDuration(bad), undefined, bad);
+});
+
+test('an empty configuration takes upstream defaults', () => {
+  assert.deepEqual(parseKubeletConfig(head), defaults);
+});
+
+test('fields override defaults; accepted-but-unused upstream fields are fine', () => {
+  const c = parseKubeletConfig(head + 'staticPodPath: /etc/kubernetes/manifests\nnodeStatusUpdateFrequency: 5s\nclusterDNS: [10.96.0.10]\nrotateCertificates: true\n');
+  assert.equal(c.staticPodPath, '/etc/kubernetes/manifests');
+  assert.equal(c.nodeStatusUpdateFrequencyMs, 5000);
+  assert.deepEqual(c.clusterDNS, ['10.96.0.10']);
+});
+
+test('bad input names the field', () => {
+  const cases: [string, RegExp][] = [
+    ['bogusField: 1', /unknown field "bogusField"/],
+    ['maxPods: many', /maxPods: expected an integer/],
+    ['syncFrequency: soon', /syncFrequency: expected a duration/],
+    ['cgroupDriver: upstart', /cgroupDriver: expected cgroupfs or systemd/],
+    ['clusterDNS: 10.0.0.10', /clusterDNS: expected a list of strings/],
+  ];
+  for (const [line, re] of cases) assert.throws(() => parseKubeletConfig(head + line, 'f.yaml'), re, line);
+  assert.throws(() => parseKubeletConfig('kind: Pod\n'), /kind: expected KubeletConfiguration/);
+});

@@ -1,0 +1,157 @@
+// KubeletConfiguration (kubelet.config.k8s.io/v1beta1): the file named by --config, with
+// upstream field names and defaults. Unknown fields and wrong types are errors naming
+// the field path, as upstream's strict decoding does.
+import { parse } from 'yaml';
+import { parseDuration } from './duration.ts';
+
+export interface KubeletConfig {
+  staticPodPath: string;
+  syncFrequencyMs: number;
+  fileCheckFrequencyMs: number;
+  clusterDomain: string;
+  clusterDNS: string[];
+  cgroupDriver: 'cgroupfs' | 'systemd';
+  cgroupRoot: string;
+  nodeStatusUpdateFrequencyMs: number;
+  nodeStatusReportFrequencyMs: number;
+  nodeLeaseDurationSeconds: number;
+  nodeStatusMaxImages: number;
+  maxPods: number;
+  healthzPort: number;
+  healthzBindAddress: string;
+  port: number;
+  podLogsDir: string;
+  runtimeRequestTimeoutMs: number;
+  registerNode: boolean;
+  registerWithTaints: { key: string; value?: string; effect: string }[];
+  containerRuntimeEndpoint: string;
+  imageServiceEndpoint: string;
+  resolvConf: string;
+  evictionHard: Record<string, string>;
+  systemReserved: Record<string, string>;
+  kubeReserved: Record<string, string>;
+}
+
+export const defaults: KubeletConfig = {
+  staticPodPath: '',
+  syncFrequencyMs: 60_000,
+  fileCheckFrequencyMs: 20_000,
+  clusterDomain: '',
+  clusterDNS: [],
+  cgroupDriver: 'cgroupfs',
+  cgroupRoot: '/',
+  nodeStatusUpdateFrequencyMs: 10_000,
+  nodeStatusReportFrequencyMs: 300_000,
+  nodeLeaseDurationSeconds: 40,
+  nodeStatusMaxImages: 50,
+  maxPods: 110,
+  healthzPort: 10248,
+  healthzBindAddress: '127.0.0.1',
+  port: 10250,
+  podLogsDir: '/var/log/pods',
+  runtimeRequestTimeoutMs: 120_000,
+  registerNode: true,
+  registerWithTaints: [],
+  containerRuntimeEndpoint: 'unix:///run/containerd/containerd.sock',
+  imageServiceEndpoint: '',
+  resolvConf: '/etc/resolv.conf',
+  evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%' },
+  systemReserved: {},
+  kubeReserved: {},
+};
+
+type Kind = 'string' | 'int' | 'bool' | 'duration' | 'strings' | 'stringMap' | 'object' | 'list';
+// Fields read today map to a KubeletConfig key; the rest of upstream's fields are
+// accepted (a kubeadm-written file carries many of them) and take effect as features land.
+const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
+  staticPodPath: ['string', 'staticPodPath'],
+  syncFrequency: ['duration', 'syncFrequencyMs'],
+  fileCheckFrequency: ['duration', 'fileCheckFrequencyMs'],
+  clusterDomain: ['string', 'clusterDomain'],
+  clusterDNS: ['strings', 'clusterDNS'],
+  cgroupDriver: ['string', 'cgroupDriver'],
+  cgroupRoot: ['string', 'cgroupRoot'],
+  nodeStatusUpdateFrequency: ['duration', 'nodeStatusUpdateFrequencyMs'],
+  nodeStatusReportFrequency: ['duration', 'nodeStatusReportFrequencyMs'],
+  nodeLeaseDurationSeconds: ['int', 'nodeLeaseDurationSeconds'],
+  nodeStatusMaxImages: ['int', 'nodeStatusMaxImages'],
+  maxPods: ['int', 'maxPods'],
+  healthzPort: ['int', 'healthzPort'],
+  healthzBindAddress: ['string', 'healthzBindAddress'],
+  port: ['int', 'port'],
+  podLogsDir: ['string', 'podLogsDir'],
+  runtimeRequestTimeout: ['duration', 'runtimeRequestTimeoutMs'],
+  registerNode: ['bool', 'registerNode'],
+  registerWithTaints: ['list', 'registerWithTaints'],
+  containerRuntimeEndpoint: ['string', 'containerRuntimeEndpoint'],
+  imageServiceEndpoint: ['string', 'imageServiceEndpoint'],
+  resolvConf: ['string', 'resolvConf'],
+  evictionHard: ['stringMap', 'evictionHard'],
+  systemReserved: ['stringMap', 'systemReserved'],
+  kubeReserved: ['stringMap', 'kubeReserved'],
+  ...Object.fromEntries(`enableServer staticPodURL staticPodURLHeader address readOnlyPort tlsCertFile tlsPrivateKeyFile
+    tlsCipherSuites tlsMinVersion rotateCertificates serverTLSBootstrap authentication authorization registryPullQPS
+    registryBurst imagePullCredentialsVerificationPolicy preloadedImagesVerificationAllowlist eventRecordQPS eventBurst
+    enableDebuggingHandlers enableContentionProfiling oomScoreAdj streamingConnectionIdleTimeout httpCheckFrequency
+    imageMinimumGCAge imageMaximumGCAge imageGCHighThresholdPercent imageGCLowThresholdPercent volumeStatsAggPeriod
+    kubeletCgroups systemCgroups cgroupsPerQOS cpuManagerPolicy singleProcessOOMKill cpuManagerPolicyOptions
+    cpuManagerReconcilePeriod memoryManagerPolicy topologyManagerPolicy topologyManagerScope topologyManagerPolicyOptions
+    qosReserved hairpinMode podCIDR podPidsLimit runOnce cpuCFSQuota cpuCFSQuotaPeriod maxOpenFiles contentType
+    kubeAPIQPS kubeAPIBurst serializeImagePulls maxParallelImagePulls evictionSoft evictionSoftGracePeriod
+    evictionPressureTransitionPeriod evictionMaxPodGracePeriod evictionMinimumReclaim mergeDefaultEvictionSettings
+    podsPerCore enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains iptablesMasqueradeBit
+    iptablesDropBit featureGates failSwapOn memorySwap containerLogMaxSize containerLogMaxFiles containerLogMaxWorkers
+    containerLogMonitorInterval configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion
+    systemReservedCgroup kubeReservedCgroup enforceNodeAllocatable allowedUnsafeSysctls volumePluginDir providerID
+    kernelMemcgNotification logging enableSystemLogHandler enableSystemLogQuery shutdownGracePeriod
+    shutdownGracePeriodCriticalPods shutdownGracePeriodByPodPriority crashLoopBackOff reservedMemory
+    enableProfilingHandler enableDebugFlagsHandler seccompDefault memoryThrottlingFactor tracing
+    localStorageCapacityIsolation failCgroupV1 userNamespaces`.split(/\s+/).map((f) => [f, ['object'] as [Kind]])),
+};
+
+export class ConfigError extends Error {}
+
+function convert(path: string, kind: Kind, v: unknown): unknown {
+  const bad = (want: string) => new ConfigError(`${path}: expected ${want}, got ${JSON.stringify(v)}`);
+  switch (kind) {
+    case 'string': if (typeof v !== 'string') throw bad('a string'); return v;
+    case 'int': if (!Number.isInteger(v)) throw bad('an integer'); return v;
+    case 'bool': if (typeof v !== 'boolean') throw bad('true or false'); return v;
+    case 'duration': {
+      const ms = typeof v === 'string' ? parseDuration(v) : undefined;
+      if (ms === undefined || ms < 0) throw bad('a duration such as "10s" or "1m0s"');
+      return ms;
+    }
+    case 'strings': if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) throw bad('a list of strings'); return v;
+    case 'stringMap':
+      if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((s) => typeof s !== 'string')) throw bad('a map of strings');
+      return v;
+    case 'list': if (!Array.isArray(v)) throw bad('a list'); return v;
+    case 'object': return v;
+  }
+}
+
+/** Pure: parses a KubeletConfiguration document over the defaults. */
+export function parseKubeletConfig(text: string, source = 'config'): KubeletConfig {
+  let doc: unknown;
+  try { doc = parse(text); } catch (e) { throw new ConfigError(`${source}: invalid YAML: ${(e as Error).message}`); }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${source}: not a KubeletConfiguration mapping`);
+  const { apiVersion, kind, ...rest } = doc as Record<string, unknown>;
+  if (kind !== 'KubeletConfiguration') throw new ConfigError(`${source}: kind: expected KubeletConfiguration, got ${JSON.stringify(kind)}`);
+  if (apiVersion !== 'kubelet.config.k8s.io/v1beta1' && apiVersion !== 'kubelet.config.k8s.io/v1') {
+    throw new ConfigError(`${source}: apiVersion: expected kubelet.config.k8s.io/v1beta1, got ${JSON.stringify(apiVersion)}`);
+  }
+  const out: Record<string, unknown> = { ...defaults };
+  for (const [name, value] of Object.entries(rest)) {
+    const spec = fields[name];
+    if (!spec) throw new ConfigError(`${source}: unknown field "${name}"`);
+    const converted = convert(name, spec[0], value);
+    if (spec[1] && value !== null) out[spec[1]] = converted;
+  }
+  const cfg = out as unknown as KubeletConfig;
+  if (cfg.cgroupDriver !== 'cgroupfs' && cfg.cgroupDriver !== 'systemd') {
+    throw new ConfigError(`${source}: cgroupDriver: expected cgroupfs or systemd, got ${JSON.stringify(cfg.cgroupDriver)}`);
+  }
+  if (cfg.maxPods <= 0) throw new ConfigError(`${source}: maxPods: must be positive`);
+  return cfg;
+}

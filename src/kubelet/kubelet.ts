@@ -1,0 +1,140 @@
+// The composition root: builds each part from the options and wires them together.
+// It decides nothing about pods or nodes; the parts do.
+import { hostname } from 'node:os';
+import { loadKubeconfig } from '../apiserver/kubeconfig.ts';
+import { apiClient } from '../apiserver/client.ts';
+import type { KubeletConfig } from '../config/kubelet-config.ts';
+import { RuntimeClient } from '../cri/runtime-client.ts';
+import { ImageClient } from '../cri/image-client.ts';
+import { eventRecorder } from '../events/recorder.ts';
+import { ImagePuller } from '../images/puller.ts';
+import { logger } from '../log/log.ts';
+import { metrics, observeRuntimeOperation, registry } from '../metrics/metrics.ts';
+import { ensureCniConfig } from '../network/cni-config.ts';
+import { readResolvConf } from '../network/resolv-conf.ts';
+import { defaultNodeIP, filesystemStats, readHostFacts } from '../node/host.ts';
+import { leaseRenewer } from '../node/lease.ts';
+import { nodeAgent } from '../node/agent.ts';
+import { nodeImages, type RuntimeHealth } from '../node/status.ts';
+import { startPleg } from '../pleg/relist.ts';
+import { podSteps } from '../pods/steps.ts';
+import { PodWorkers } from '../pods/workers.ts';
+import { RuntimeView } from '../runtime/cri-runtime.ts';
+import { PodSyncer } from '../runtime/sync.ts';
+import { apiserverSource } from '../sources/apiserver.ts';
+import { StatusManager } from '../status/manager.ts';
+import { healthzServer } from './healthz.ts';
+import { mkdirSync } from 'node:fs';
+import type { Taint } from 'kubernetes-types/core/v1.js';
+
+export interface KubeletOptions {
+  kubeconfig: string;
+  config: KubeletConfig;
+  hostnameOverride?: string;
+  nodeIP?: string;
+  runtimeEndpoint: string;
+  rootDir: string;
+  nodeLabels: Record<string, string>;
+  taints: Taint[];
+  cniConfDir: string;
+}
+
+// The Kubernetes release whose kubelet behaviour kubelet-ts implements.
+export const KUBELET_VERSION = 'v1.36.3';
+
+export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<void> }> {
+  const log = logger('kubelet');
+  const nodeName = (o.hostnameOverride || hostname()).toLowerCase();
+  const nodeIP = o.nodeIP || defaultNodeIP();
+  if (!nodeIP) throw new Error('no --node-ip given and no non-loopback IPv4 address found on this host');
+  mkdirSync(o.rootDir, { recursive: true });
+
+  const api = apiClient(loadKubeconfig(o.kubeconfig), { userAgent: `kubelet-ts/${KUBELET_VERSION} (linux) ${nodeName}` });
+  const cri = new RuntimeClient(o.runtimeEndpoint, { observer: observeRuntimeOperation });
+  const images = new ImageClient(o.config.imageServiceEndpoint || o.runtimeEndpoint, { observer: observeRuntimeOperation });
+  // Fail at start with one clear line rather than run against no runtime.
+  const version = await cri.version({});
+  log.info('Container runtime initialized', { runtime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
+  metrics.nodeName.set({ node: nodeName }, 1);
+
+  const view = new RuntimeView(cri);
+  const events = eventRecorder(api, { host: nodeName, log: logger('events'), onDrop: () => metrics.eventsDropped.inc() });
+  const status = new StatusManager(api, logger('status'), () => metrics.podStatusPatches.inc());
+  const syncer = new PodSyncer({
+    cri, view, images: new ImagePuller(images), events, log: logger('runtime'),
+    node: { podLogsDir: o.config.podLogsDir, clusterDomain: o.config.clusterDomain, clusterDNS: o.config.clusterDNS, hostDNS: readResolvConf(o.config.resolvConf) },
+  });
+  const workers = new PodWorkers(podSteps({ api, view, syncer, status, nodeIP }), logger('pod_workers'), {
+    resyncMs: o.config.syncFrequencyMs,
+    observe: (step, s) => metrics.podWorkerDuration.observe({ operation: step }, s),
+  });
+  const pleg = startPleg(view, {
+    log: logger('pleg'),
+    onEvents: (evs) => { for (const uid of new Set(evs.map((e) => e.uid))) workers.wake(uid); },
+    observe: (d, i) => {
+      metrics.plegRelistDuration.observe(d);
+      if (i) metrics.plegRelistInterval.observe(i);
+      metrics.plegLastSeen.set(Date.now() / 1000);
+      let pods = 0, containers = 0;
+      for (const p of pleg.pods().values()) { if (p.sandboxes.some((s) => s.ready)) pods++; containers += p.containers.filter((c) => c.phase === 'running').length; }
+      metrics.runningPods.set(pods);
+      metrics.runningContainers.set({ container_state: 'running' }, containers);
+    },
+  });
+
+  let podCIDR: string | undefined;
+  const host = readHostFacts();
+  const agent = nodeAgent(api, {
+    nodeName, labels: o.nodeLabels, taints: o.taints, log: logger('node_status'),
+    updateEveryMs: o.config.nodeStatusUpdateFrequencyMs, reportEveryMs: o.config.nodeStatusReportFrequencyMs,
+    staticInputs: {
+      host, nodeIP, hostname: nodeName, kubeletVersion: KUBELET_VERSION, kubeletPort: o.config.port, maxPods: o.config.maxPods,
+      reserved: [o.config.kubeReserved, o.config.systemReserved], evictionHard: o.config.evictionHard,
+    },
+    fsCapacity: () => filesystemStats(o.rootDir).capacityBytes,
+    probeRuntime: async () => {
+      const health: RuntimeHealth = { plegProblem: pleg.problem() };
+      try {
+        const [st, v, imgs] = await Promise.all([cri.status({}), cri.version({}), images.listImages({})]);
+        const cond = (t: string) => st.status?.conditions.find((c) => c.type === t);
+        const rt = cond('RuntimeReady'), net = cond('NetworkReady');
+        const failing = !rt?.status ? rt : !net?.status ? net : undefined;
+        Object.assign(health, {
+          runtimeReady: !!rt?.status, networkReady: !!net?.status, reason: failing?.reason, message: failing?.message,
+          version: `${v.runtimeName}://${v.runtimeVersion}`,
+        });
+        return { health, images: nodeImages(imgs.images.map((i) => ({ repoTags: i.repoTags, repoDigests: i.repoDigests, size: Number(i.size) })), o.config.nodeStatusMaxImages) };
+      } catch (e) {
+        log.warn('Container runtime is down', { err: e });
+        return { health, images: [] };
+      }
+    },
+    onNode: (node) => {
+      const cidr = node.spec?.podCIDR;
+      if (!cidr || cidr === podCIDR) return;
+      podCIDR = cidr;
+      const action = ensureCniConfig(o.cniConfDir, cidr);
+      log.info('Pod CIDR of the node', { podCIDR: cidr, cniConfig: action === 'foreign' ? 'left to the installed network add-on' : action === 'write' ? 'written' : 'unchanged' });
+      agent.poke();
+    },
+  });
+
+  const registered = await agent.registered;
+  const lease = leaseRenewer(api, { nodeName, durationSeconds: o.config.nodeLeaseDurationSeconds, nodeUID: () => registered.metadata?.uid, log: logger('lease') });
+  const source = apiserverSource(api, nodeName, {
+    update: (pod) => workers.update(pod.metadata!.uid!, pod),
+    remove: (uid) => workers.update(uid, undefined),
+    synced: () => {},
+  }, logger('config'));
+  const healthz = await healthzServer(o.config.healthzBindAddress, o.config.healthzPort, () => pleg.problem(), registry);
+  log.info('Started kubelet', { node: nodeName, nodeIP, version: KUBELET_VERSION });
+
+  return {
+    async stop() {
+      // Pods keep running: a restarted kubelet adopts them from their CRI labels.
+      source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); events.stop();
+      healthz.close();
+      cri.close(); images.close();
+    },
+  };
+}

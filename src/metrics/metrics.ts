@@ -1,0 +1,29 @@
+// The kubelet's Prometheus metrics, under upstream's names so existing dashboards and
+// alerts work unchanged.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export const registry = new Registry();
+
+const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export const metrics = {
+  nodeName: new Gauge({ name: 'kubelet_node_name', help: "The node's name. The count is always 1.", labelNames: ['node'], registers: [registry] }),
+  runningPods: new Gauge({ name: 'kubelet_running_pods', help: 'Number of pods that have a running pod sandbox', registers: [registry] }),
+  runningContainers: new Gauge({ name: 'kubelet_running_containers', help: 'Number of containers currently running', labelNames: ['container_state'], registers: [registry] }),
+  podWorkerDuration: new Histogram({ name: 'kubelet_pod_worker_duration_seconds', help: 'Duration in seconds to sync a single pod.', labelNames: ['operation'], buckets, registers: [registry] }),
+  plegRelistDuration: new Histogram({ name: 'kubelet_pleg_relist_duration_seconds', help: 'Duration in seconds for relisting pods in PLEG.', buckets, registers: [registry] }),
+  plegRelistInterval: new Histogram({ name: 'kubelet_pleg_relist_interval_seconds', help: 'Interval in seconds between relisting in PLEG.', buckets: [0.5, 1, 1.5, 2, 5, 10, 30], registers: [registry] }),
+  plegLastSeen: new Gauge({ name: 'kubelet_pleg_last_seen_seconds', help: 'Timestamp in seconds when PLEG was last seen active.', registers: [registry] }),
+  runtimeOperations: new Counter({ name: 'kubelet_runtime_operations_total', help: 'Cumulative number of runtime operations by operation type.', labelNames: ['operation_type'], registers: [registry] }),
+  runtimeOperationsDuration: new Histogram({ name: 'kubelet_runtime_operations_duration_seconds', help: 'Duration in seconds of runtime operations.', labelNames: ['operation_type'], buckets, registers: [registry] }),
+  runtimeOperationsErrors: new Counter({ name: 'kubelet_runtime_operations_errors_total', help: 'Cumulative number of runtime operation errors by operation type.', labelNames: ['operation_type'], registers: [registry] }),
+  podStatusPatches: new Counter({ name: 'kubelet_ts_pod_status_patches_total', help: 'Pod status patches sent to the apiserver (sent only on change).', registers: [registry] }),
+  eventsDropped: new Counter({ name: 'kubelet_ts_events_dropped_total', help: 'Kubernetes Events dropped because the send queue was full.', registers: [registry] }),
+};
+
+/** Feeds kubelet_runtime_operations_* from the CRI client's observer hook. */
+export function observeRuntimeOperation(operation: string, seconds: number, error?: unknown): void {
+  metrics.runtimeOperations.inc({ operation_type: operation });
+  metrics.runtimeOperationsDuration.observe({ operation_type: operation }, seconds);
+  if (error) metrics.runtimeOperationsErrors.inc({ operation_type: operation });
+}

@@ -1,0 +1,19 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cniAction, bridgeConflist, CONFLIST_NAME } from './cni-config.ts';
+
+test('cniAction: writes into an empty dir, keeps an identical file, never overrides another network', () => {
+  const ours = bridgeConflist('10.88.0.0/24');
+  assert.equal(cniAction([], undefined, '10.88.0.0/24'), 'write');
+  assert.equal(cniAction([CONFLIST_NAME], ours, '10.88.0.0/24'), 'keep');
+  assert.equal(cniAction([CONFLIST_NAME], ours, '10.88.1.0/24'), 'write', 'the podCIDR changed');
+  assert.equal(cniAction(['05-calico.conflist'], undefined, '10.88.0.0/24'), 'foreign');
+  assert.equal(cniAction(['README'], undefined, '10.88.0.0/24'), 'write', 'non-config files do not count');
+  assert.equal(cniAction([CONFLIST_NAME, '99-loopback.conf'], ours, '10.88.0.0/24'), 'keep', 'ours sorts first, so it is in effect');
+});
+
+test('the conflist has a bridge with host-local IPAM on the podCIDR and portmap', () => {
+  const c = JSON.parse(bridgeConflist('10.88.3.0/24'));
+  assert.deepEqual(c.plugins.map((p: { type: string }) => p.type), ['bridge', 'portmap', 'loopback']);
+  assert.equal(c.plugins[0].ipam.ranges[0][0].subnet, '10.88.3.0/24');
+});

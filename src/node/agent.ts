@@ -1,0 +1,96 @@
+// Registers the Node and keeps its status: computed every nodeStatusUpdateFrequency,
+// sent when it changed or when nodeStatusReportFrequency has passed (the Lease is the
+// heartbeat). A deleted Node is registered again.
+import type { Node, NodeStatus, ContainerImage, Taint } from 'kubernetes-types/core/v1.js';
+import { type ApiClient, isAlreadyExists, isNotFound } from '../apiserver/client.ts';
+import { backoff, jittered, sleep } from '../backoff/backoff.ts';
+import type { Logger } from '../log/log.ts';
+import { nodeForRegistration, nodeStatus, statusChanged, type RuntimeHealth, type StatusInputs } from './status.ts';
+
+export interface NodeAgentOptions {
+  nodeName: string;
+  labels: Record<string, string>;
+  taints: Taint[];
+  updateEveryMs: number;
+  reportEveryMs: number;
+  /** Everything in StatusInputs that does not change while the kubelet runs. */
+  staticInputs: Omit<StatusInputs, 'runtime' | 'images' | 'now' | 'fs'>;
+  fsCapacity: () => number;
+  probeRuntime: () => Promise<{ health: RuntimeHealth; images: ContainerImage[] }>;
+  onNode: (node: Node) => void;
+  log: Logger;
+}
+
+export interface NodeAgent {
+  /** Resolves once the Node exists in the apiserver. */
+  registered: Promise<Node>;
+  /** Computes the status now and sends it if it changed (e.g. right after the runtime recovers). */
+  poke(): void;
+  stop(): void;
+}
+
+export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
+  const abort = new AbortController();
+  const path = `/api/v1/nodes/${o.nodeName}`;
+  let lastSent: NodeStatus | undefined;
+  let lastSentAt = 0;
+  let lastComputed: NodeStatus | undefined;
+  let wake: (() => void) | undefined;
+
+  async function register(): Promise<Node> {
+    const retry = backoff(100, 7000);
+    const want = nodeForRegistration(o.nodeName, o.staticInputs.host.architecture, o.labels, o.taints);
+    for (;;) {
+      try {
+        const node = await api.create<Node>('/api/v1/nodes', want);
+        o.log.info('Successfully registered node', { node: o.nodeName });
+        return node;
+      } catch (e) {
+        if (isAlreadyExists(e)) {
+          // A restart, or a Node created by someone else: adopt it, making sure our labels are on it.
+          const node = await api.patch<Node>(path, { metadata: { labels: want.metadata!.labels } }, 'merge').catch(() => undefined);
+          if (node) { o.log.info('Node was previously registered', { node: o.nodeName }); return node; }
+        }
+        const wait = retry.next();
+        o.log.warn('Unable to register node with API server', { node: o.nodeName, err: e, retryInMs: wait });
+        await sleep(wait, abort.signal);
+        if (abort.signal.aborted) throw new Error('stopped');
+      }
+    }
+  }
+
+  async function syncStatus() {
+    const { health, images } = await o.probeRuntime();
+    const status = nodeStatus({ ...o.staticInputs, fs: { capacityBytes: o.fsCapacity() }, runtime: health, images, now: new Date() }, lastComputed);
+    lastComputed = status;
+    const due = Date.now() - lastSentAt >= o.reportEveryMs;
+    if (!statusChanged(lastSent, status) && !due) return;
+    try {
+      const node = await api.patch<Node>(`${path}/status`, { status }, 'merge');
+      lastSent = status;
+      lastSentAt = Date.now();
+      o.onNode(node);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      o.log.warn('Node object is gone, registering it again', { node: o.nodeName });
+      lastSent = undefined;
+      o.onNode(await register());
+      await syncStatus();
+    }
+  }
+
+  const registered = register();
+  registered.then(async (node) => {
+    o.onNode(node);
+    const retry = backoff(1000, o.updateEveryMs);
+    while (!abort.signal.aborted) {
+      let wait = jittered(o.updateEveryMs, 0.04);
+      try { await syncStatus(); retry.reset(); } catch (e) {
+        wait = retry.next();
+        o.log.warn('Error updating node status, will retry', { node: o.nodeName, err: e, retryInMs: wait });
+      }
+      await new Promise<void>((r) => { wake = r; sleep(wait, abort.signal).then(r); });
+    }
+  }, () => {});
+  return { registered, poke: () => wake?.(), stop: () => abort.abort() };
+}

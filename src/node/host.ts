@@ -1,0 +1,57 @@
+// Facts about the host that go into the Node object. Read once at start-up (they do
+// not change while the kubelet runs) except the filesystem size, read per status.
+import { readFileSync, statfsSync } from 'node:fs';
+import { arch, cpus, networkInterfaces, release, totalmem } from 'node:os';
+
+export interface HostFacts {
+  machineID: string;
+  systemUUID: string;
+  bootID: string;
+  kernelVersion: string;
+  osImage: string;
+  architecture: string;
+  cpuCores: number;
+  memoryBytes: number;
+  hugepages: Record<string, number>;
+}
+
+const readTrim = (p: string) => { try { return readFileSync(p, 'utf8').trim(); } catch { return ''; } };
+
+export function readHostFacts(): HostFacts {
+  const osRelease = readTrim('/etc/os-release').match(/^PRETTY_NAME="?([^"\n]*)"?/m)?.[1] ?? 'Linux';
+  return {
+    machineID: readTrim('/etc/machine-id') || readTrim('/var/lib/dbus/machine-id'),
+    systemUUID: readTrim('/sys/class/dmi/id/product_uuid').toLowerCase(),
+    bootID: readTrim('/proc/sys/kernel/random/boot_id'),
+    kernelVersion: release(),
+    osImage: osRelease,
+    architecture: ({ x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[arch()] ?? arch(),
+    cpuCores: cpus().length,
+    // MemTotal from /proc/meminfo, as cadvisor reports machine memory.
+    memoryBytes: Number(readTrim('/proc/meminfo').match(/^MemTotal:\s+(\d+) kB/m)?.[1] ?? 0) * 1024 || totalmem(),
+    hugepages: readHugepages(),
+  };
+}
+
+function readHugepages(): Record<string, number> {
+  const meminfo = readTrim('/proc/meminfo');
+  const size = Number(meminfo.match(/^Hugepagesize:\s+(\d+) kB/m)?.[1] ?? 0);
+  const total = Number(meminfo.match(/^HugePages_Total:\s+(\d+)/m)?.[1] ?? 0);
+  if (!size) return {};
+  const name = size >= 1048576 ? `${size / 1048576}Gi` : `${size / 1024}Mi`;
+  return { [`hugepages-${name}`]: total * size * 1024 };
+}
+
+/** Capacity and free bytes and inodes of the filesystem holding path (the kubelet root dir). */
+export function filesystemStats(path: string): { capacityBytes: number; availableBytes: number; inodes: number; inodesFree: number } {
+  const s = statfsSync(path);
+  return { capacityBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize, inodes: s.files, inodesFree: s.ffree };
+}
+
+/** Upstream's default when --node-ip is unset: the first global IPv4 address (the default route's, in practice). */
+export function defaultNodeIP(): string | undefined {
+  for (const addrs of Object.values(networkInterfaces())) {
+    for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return undefined;
+}

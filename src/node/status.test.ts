@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { nodeStatus, notReadyReason, statusChanged, nodeImages, capacityAndAllocatable, type StatusInputs } from './status.ts';
+
+const inputs = (over: Partial<StatusInputs> = {}): StatusInputs => ({
+  host: { machineID: 'm', systemUUID: 'u', bootID: 'b', kernelVersion: '6.1', osImage: 'Debian', architecture: 'amd64',
+    cpuCores: 2, memoryBytes: 4 * 2 ** 30, hugepages: { 'hugepages-2Mi': 0 } },
+  fs: { capacityBytes: 100 * 2 ** 30 }, nodeIP: '172.30.255.10', hostname: 'vm', kubeletVersion: 'v1.36.3',
+  kubeletPort: 10250, maxPods: 110, reserved: [], evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%' },
+  runtime: { runtimeReady: true, networkReady: true, version: 'containerd://1.6.20' }, images: [],
+  now: new Date('2026-11-22T12:00:00.123Z'), ...over,
+});
+
+test('not-ready reasons in upstream words', () => {
+  const cases: [StatusInputs['runtime'], RegExp | undefined][] = [
+    [{ runtimeReady: true, networkReady: true }, undefined],
+    [{}, /^container runtime is down$/],
+    [{ runtimeReady: true, networkReady: false, reason: 'NetworkPluginNotReady', message: 'cni plugin not initialized' },
+      /^container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:cni plugin not initialized$/],
+    [{ runtimeReady: true, networkReady: true, plegProblem: 'pleg was last seen active 3m0s ago; threshold is 3m0s' }, /^PLEG is not healthy: /],
+  ];
+  for (const [r, want] of cases) {
+    const got = notReadyReason(r);
+    if (want) assert.match(got ?? '', want); else assert.equal(got, undefined);
+  }
+});
+
+test('allocatable withholds reservations and hard eviction thresholds', () => {
+  const { capacity, allocatable } = capacityAndAllocatable({ ...inputs(), reserved: [{ cpu: '100m', memory: '1Gi' }] });
+  assert.deepEqual(capacity, { cpu: '2', memory: '4Gi', 'ephemeral-storage': '100Gi', pods: '110', 'hugepages-2Mi': '0' });
+  assert.equal(allocatable.cpu, '1900m');
+  assert.equal(allocatable.memory, `${3 * 1024 - 100}Mi`);
+  assert.equal(allocatable['ephemeral-storage'], '90Gi');
+});
+
+test('Ready follows the runtime, and keeps its transition time while unchanged', () => {
+  const first = nodeStatus(inputs({ runtime: {} }));
+  const ready = first.conditions!.find((c) => c.type === 'Ready')!;
+  assert.equal(ready.status, 'False');
+  assert.equal(ready.reason, 'KubeletNotReady');
+  assert.equal(ready.lastTransitionTime, '2026-11-22T12:00:00Z');
+  const later = nodeStatus(inputs({ runtime: {}, now: new Date('2026-11-22T12:00:10Z') }), first);
+  assert.equal(later.conditions!.find((c) => c.type === 'Ready')!.lastTransitionTime, '2026-11-22T12:00:00Z');
+  assert.equal(statusChanged(first, later), false, 'only heartbeats moved');
+  const recovered = nodeStatus(inputs({ now: new Date('2026-11-22T12:00:20Z') }), later);
+  const r = recovered.conditions!.find((c) => c.type === 'Ready')!;
+  assert.deepEqual([r.status, r.reason, r.lastTransitionTime], ['True', 'KubeletReady', '2026-11-22T12:00:20Z']);
+  assert.equal(statusChanged(later, recovered), true);
+  assert.equal(recovered.nodeInfo!.containerRuntimeVersion, 'containerd://1.6.20');
+  assert.deepEqual(recovered.addresses, [{ type: 'InternalIP', address: '172.30.255.10' }, { type: 'Hostname', address: 'vm' }]);
+});
+
+test('node images: biggest first, digests before tags, capped', () => {
+  const imgs = nodeImages([
+    { repoTags: ['a:1'], repoDigests: ['a@sha256:1'], size: 10 },
+    { repoTags: ['b:1'], repoDigests: [], size: 30 },
+    { repoTags: [], repoDigests: [], size: 99 },
+  ], 50);
+  assert.deepEqual(imgs, [{ names: ['b:1'], sizeBytes: 30 }, { names: ['a@sha256:1', 'a:1'], sizeBytes: 10 }]);
+  assert.equal(nodeImages([{ repoTags: ['a'], repoDigests: [], size: 1 }, { repoTags: ['b'], repoDigests: [], size: 2 }], 1).length, 1);
+});

@@ -1,0 +1,137 @@
+// What the Node object says about this node: pure functions over plain facts, so
+// the status loop can compute it every 10 s and send it only when it changed.
+import type { Node, NodeCondition, NodeStatus, ContainerImage, Taint } from 'kubernetes-types/core/v1.js';
+import type { HostFacts } from './host.ts';
+import { formatBinary, formatCPU, parseQuantity } from '../resources/quantity.ts';
+
+export interface RuntimeHealth {
+  /** Undefined when the runtime could not be asked (it is down). */
+  runtimeReady?: boolean;
+  networkReady?: boolean;
+  /** Reason and message of the runtime's failing condition, as its Status call gives them. */
+  reason?: string;
+  message?: string;
+  /** e.g. "containerd://1.6.20" */
+  version?: string;
+  /** Set when the pod lifecycle loop is stuck: the text after "PLEG is not healthy: ". */
+  plegProblem?: string;
+}
+
+export interface StatusInputs {
+  host: HostFacts;
+  fs: { capacityBytes: number };
+  nodeIP: string;
+  hostname: string;
+  kubeletVersion: string;
+  kubeletPort: number;
+  maxPods: number;
+  reserved: Record<string, string>[];
+  evictionHard: Record<string, string>;
+  runtime: RuntimeHealth;
+  images: ContainerImage[];
+  now: Date;
+}
+
+/** The Node object to create when registering. */
+export function nodeForRegistration(name: string, arch: string, labels: Record<string, string>, taints: Taint[]): Node {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: {
+        'kubernetes.io/arch': arch, 'kubernetes.io/os': 'linux', 'kubernetes.io/hostname': name,
+        'beta.kubernetes.io/arch': arch, 'beta.kubernetes.io/os': 'linux',
+        ...labels,
+      },
+      annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+    },
+    spec: taints.length ? { taints } : {},
+  };
+}
+
+/** Why the node is not ready, in upstream's words, or undefined when it is ready. */
+export function notReadyReason(r: RuntimeHealth): string | undefined {
+  const problems: string[] = [];
+  if (r.runtimeReady === undefined) problems.push('container runtime is down');
+  else if (!r.runtimeReady) problems.push(`container runtime status check may not have completed yet: RuntimeReady=false reason:${r.reason ?? ''} message:${r.message ?? ''}`);
+  else if (!r.networkReady) problems.push(`container runtime network not ready: NetworkReady=false reason:${r.reason ?? 'NetworkPluginNotReady'} message:${r.message ?? 'network plugin is not ready'}`);
+  if (r.plegProblem) problems.push(`PLEG is not healthy: ${r.plegProblem}`);
+  return problems.length ? problems.join(', ') : undefined;
+}
+
+export function capacityAndAllocatable(i: Pick<StatusInputs, 'host' | 'fs' | 'maxPods' | 'reserved' | 'evictionHard'>) {
+  const cap: Record<string, number> = {
+    cpu: i.host.cpuCores, memory: i.host.memoryBytes, 'ephemeral-storage': i.fs.capacityBytes, pods: i.maxPods, ...i.host.hugepages,
+  };
+  const alloc = { ...cap };
+  for (const reserved of i.reserved) {
+    for (const [k, v] of Object.entries(reserved)) if (k in alloc) alloc[k]! -= parseQuantity(v) ?? 0;
+  }
+  // Hard eviction thresholds are withheld from allocatable, as upstream does.
+  const threshold = (signal: string, total: number) => {
+    const v = i.evictionHard[signal];
+    if (!v) return 0;
+    return v.endsWith('%') ? (Number(v.slice(0, -1)) / 100) * total : (parseQuantity(v) ?? 0);
+  };
+  alloc.memory! -= threshold('memory.available', cap.memory!);
+  alloc['ephemeral-storage']! -= threshold('nodefs.available', cap['ephemeral-storage']!);
+  const fmt = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).map(([k, v]) =>
+    [k, k === 'cpu' ? formatCPU(v) : k === 'pods' ? String(Math.max(0, v)) : formatBinary(v)]));
+  return { capacity: fmt(cap), allocatable: fmt(alloc) };
+}
+
+function condition(type: string, ok: boolean, okReason: string, okMsg: string, badReason: string, badMsg: string,
+  prev: NodeCondition[] | undefined, now: string): NodeCondition {
+  // Ready is True when ok; the pressure conditions are True when NOT ok.
+  const status = type === 'Ready' ? (ok ? 'True' : 'False') : ok ? 'False' : 'True';
+  const old = prev?.find((c) => c.type === type);
+  return {
+    type, status,
+    reason: ok ? okReason : badReason,
+    message: ok ? okMsg : badMsg,
+    lastHeartbeatTime: now,
+    lastTransitionTime: old && old.status === status ? old.lastTransitionTime : now,
+  };
+}
+
+/** The full status; previous conditions keep their lastTransitionTime when unchanged. */
+export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
+  const now = i.now.toISOString().replace(/\.\d+Z$/, 'Z');
+  const notReady = notReadyReason(i.runtime);
+  const pc = prev?.conditions;
+  return {
+    ...capacityAndAllocatable(i),
+    conditions: [
+      condition('MemoryPressure', true, 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available', 'KubeletHasInsufficientMemory', 'kubelet has insufficient memory available', pc, now),
+      condition('DiskPressure', true, 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure', 'KubeletHasDiskPressure', 'kubelet has disk pressure', pc, now),
+      condition('PIDPressure', true, 'KubeletHasSufficientPID', 'kubelet has sufficient PID available', 'KubeletHasInsufficientPID', 'kubelet has insufficient PID available', pc, now),
+      condition('Ready', !notReady, 'KubeletReady', 'kubelet is posting ready status', 'KubeletNotReady', notReady ?? '', pc, now),
+    ],
+    addresses: [{ type: 'InternalIP', address: i.nodeIP }, { type: 'Hostname', address: i.hostname }],
+    daemonEndpoints: { kubeletEndpoint: { Port: i.kubeletPort } },
+    nodeInfo: {
+      machineID: i.host.machineID, systemUUID: i.host.systemUUID, bootID: i.host.bootID,
+      kernelVersion: i.host.kernelVersion, osImage: i.host.osImage,
+      containerRuntimeVersion: i.runtime.version ?? '', kubeletVersion: i.kubeletVersion, kubeProxyVersion: '',
+      operatingSystem: 'linux', architecture: i.host.architecture,
+    },
+    images: i.images,
+  };
+}
+
+/** Whether two statuses differ in anything but heartbeat times: the rule for sending early. */
+export function statusChanged(a: NodeStatus | undefined, b: NodeStatus): boolean {
+  if (!a) return true;
+  const strip = (s: NodeStatus) => ({ ...s, conditions: s.conditions?.map(({ lastHeartbeatTime: _h, ...c }) => c) });
+  return JSON.stringify(strip(a)) !== JSON.stringify(strip(b));
+}
+
+/** The images for the Node's status: biggest first, at most max, at most 5 names each (upstream's limits). */
+export function nodeImages(images: { repoTags: string[]; repoDigests: string[]; size: number }[], max: number): ContainerImage[] {
+  return images
+    .map((im) => ({ names: [...im.repoDigests, ...im.repoTags].slice(0, 5), sizeBytes: im.size }))
+    .filter((im) => im.names.length > 0)
+    .sort((a, b) => b.sizeBytes - a.sizeBytes)
+    .slice(0, max < 0 ? undefined : max);
+}

@@ -1,0 +1,59 @@
+// The pod lifecycle event generator: relists the runtime every second and tells the
+// sync loop which pods changed. A relist with no change costs two list calls and no
+// per-pod work. Its health (time since the last good relist) feeds the Ready condition.
+import type { RuntimeView } from '../runtime/cri-runtime.ts';
+import type { PodRuntimeStatus } from '../runtime/types.ts';
+import { backoff, sleep } from '../backoff/backoff.ts';
+import type { Logger } from '../log/log.ts';
+import { diffRelist, type LifecycleEvent } from './events.ts';
+
+export interface Pleg {
+  /** Why the PLEG is unhealthy (upstream's wording), or undefined. */
+  problem(): string | undefined;
+  /** The last relist's view of every pod the runtime knows. */
+  pods(): Map<string, PodRuntimeStatus>;
+  stop(): void;
+}
+
+const RELIST_THRESHOLD_MS = 180_000;
+
+export function startPleg(view: RuntimeView, opts: {
+  periodMs?: number; onEvents: (events: LifecycleEvent[]) => void; log: Logger;
+  observe?: (seconds: number, intervalSeconds: number) => void;
+}): Pleg {
+  const abort = new AbortController();
+  const retry = backoff(opts.periodMs ?? 1000, 30_000);
+  let last = new Map<string, PodRuntimeStatus>();
+  let lastOK = Date.now();
+  let lastStart = 0;
+
+  (async () => {
+    while (!abort.signal.aborted) {
+      const start = Date.now();
+      try {
+        const now = await view.pods();
+        const events = diffRelist(last, now);
+        last = now;
+        lastOK = Date.now();
+        opts.observe?.((lastOK - start) / 1000, lastStart ? (start - lastStart) / 1000 : 0);
+        lastStart = start;
+        if (events.length) opts.onEvents(events);
+        retry.reset();
+        await sleep(opts.periodMs ?? 1000, abort.signal);
+      } catch (e) {
+        const wait = retry.next();
+        opts.log.warn('PLEG relist failed', { err: e, retryInMs: wait });
+        await sleep(wait, abort.signal);
+      }
+    }
+  })();
+
+  return {
+    problem() {
+      const ago = Date.now() - lastOK;
+      return ago > RELIST_THRESHOLD_MS ? `pleg was last seen active ${Math.round(ago / 1000)}s ago; threshold is ${RELIST_THRESHOLD_MS / 1000}s` : undefined;
+    },
+    pods: () => last,
+    stop: () => abort.abort(),
+  };
+}

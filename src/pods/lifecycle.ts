@@ -1,0 +1,52 @@
+// The per-pod state machine, as upstream's pod workers: a pod is synced until it is
+// deleted or finished, then terminated (containers stopped within the grace period),
+// then, once the apiserver no longer needs it, cleaned up and forgotten.
+//
+//   syncing ──(deleted, or phase Succeeded/Failed)──> terminating ──> terminated
+//      terminated ──(deletionTimestamp set, or gone from the apiserver)──> finished
+//
+// Pure: the worker runs the step this returns and records the state it leads to.
+import type { Pod } from 'kubernetes-types/core/v1.js';
+
+export type PodState = 'syncing' | 'terminating' | 'terminated' | 'finished';
+
+export type Step =
+  | { do: 'sync' }
+  | { do: 'terminate'; gracePeriodSeconds: number; reason: string }
+  | { do: 'finish'; deleteFromApiserver: boolean }
+  | { do: 'nothing' };
+
+export const isTerminalPhase = (phase?: string) => phase === 'Succeeded' || phase === 'Failed';
+
+/**
+ * pod is the newest object from the apiserver (undefined once it is gone);
+ * phase is the phase the kubelet last computed for it.
+ */
+export function nextStep(state: PodState, pod: Pod | undefined, phase?: string): Step {
+  const deleting = !pod || !!pod.metadata?.deletionTimestamp;
+  switch (state) {
+    case 'syncing':
+      if (deleting) {
+        // Force deletion (gone, or grace 0) still gives containers upstream's minimum.
+        const grace = pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;
+        return { do: 'terminate', gracePeriodSeconds: pod ? grace : 0, reason: pod ? 'deleted' : 'removed from the apiserver' };
+      }
+      if (isTerminalPhase(phase)) return { do: 'terminate', gracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? 30, reason: `phase ${phase}` };
+      return { do: 'sync' };
+    case 'terminating':
+      return { do: 'nothing' }; // the terminate step moves the pod on
+    case 'terminated':
+      return deleting ? { do: 'finish', deleteFromApiserver: !!pod } : { do: 'nothing' };
+    case 'finished':
+      return { do: 'nothing' };
+  }
+}
+
+/** The state a completed step leads to. */
+export function afterStep(state: PodState, step: Step): PodState {
+  switch (step.do) {
+    case 'terminate': return 'terminated';
+    case 'finish': return 'finished';
+    default: return state;
+  }
+}

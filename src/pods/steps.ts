@@ -1,0 +1,43 @@
+// How each lifecycle step is carried out: the runtime sync, the status it leads to,
+// and the apiserver calls that end a pod's life.
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
+import type { RuntimeView } from '../runtime/cri-runtime.ts';
+import type { PodSyncer } from '../runtime/sync.ts';
+import { generatePodStatus } from '../status/pod-status.ts';
+import type { StatusManager } from '../status/manager.ts';
+import type { PodSteps } from './workers.ts';
+
+export function podSteps(d: { api: ApiClient; view: RuntimeView; syncer: PodSyncer; status: StatusManager; nodeIP: string }): PodSteps {
+  return {
+    async sync(pod) {
+      const r = await d.syncer.syncPod(pod);
+      const status = generatePodStatus(pod, r.runtime, { nodeIP: d.nodeIP, now: new Date(), waiting: r.waiting, terminated: false });
+      d.status.set(pod, status);
+      return { phase: status.phase, requeueAfterMs: r.requeueAfterMs };
+    },
+
+    async terminate(uid, pod, gracePeriodSeconds, reason) {
+      const before = await d.view.pod(uid);
+      const subject = pod ?? ({ metadata: { uid, name: '', namespace: '' }, spec: { containers: [] } } as Pod);
+      await d.syncer.killPod(subject, before, gracePeriodSeconds, reason);
+      if (!pod) return;
+      // The final status: every container terminated, the phase final.
+      const after = await d.view.pod(uid);
+      d.status.set(pod, generatePodStatus(pod, after, { nodeIP: d.nodeIP, now: new Date(), waiting: new Map(), terminated: true }));
+      await d.status.flushed(uid);
+    },
+
+    async finish(uid, pod, deleteFromApiserver) {
+      await d.syncer.removePod(uid, pod);
+      d.status.forget(uid);
+      if (!deleteFromApiserver || !pod) return;
+      try {
+        await d.api.delete(`/api/v1/namespaces/${pod.metadata!.namespace}/pods/${pod.metadata!.name}`,
+          { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid } });
+      } catch (e) {
+        if (!isNotFound(e) && !isConflict(e)) throw e; // already gone, or a new pod of that name
+      }
+    },
+  };
+}

@@ -1,0 +1,123 @@
+// One serialized worker per pod UID. Updates coalesce (the newest pod wins), steps of
+// one pod never overlap, and different pods proceed in parallel. What a step does
+// is decided by lifecycle.ts; how it is done is behind PodSteps.
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { backoff, jittered, type Backoff } from '../backoff/backoff.ts';
+import type { Logger } from '../log/log.ts';
+import { afterStep, isTerminalPhase, nextStep, type PodState, type Step } from './lifecycle.ts';
+
+export interface PodSteps {
+  /** Makes the runtime match the pod; returns the phase it now shows and when to look again. */
+  sync(pod: Pod): Promise<{ phase?: string; requeueAfterMs?: number }>;
+  terminate(uid: string, pod: Pod | undefined, gracePeriodSeconds: number, reason: string): Promise<void>;
+  finish(uid: string, pod: Pod | undefined, deleteFromApiserver: boolean): Promise<void>;
+}
+
+interface Worker {
+  uid: string;
+  pod: Pod | undefined;
+  /** The last pod object seen, kept after the apiserver forgets it (for names in logs and cleanup). */
+  lastPod: Pod;
+  state: PodState;
+  phase?: string;
+  pending: boolean;
+  running: boolean;
+  timer?: NodeJS.Timeout;
+  errors: Backoff;
+}
+
+export class PodWorkers {
+  readonly #workers = new Map<string, Worker>();
+  readonly #steps: PodSteps;
+  readonly #log: Logger;
+  readonly #resyncMs: number;
+  readonly #observe?: (step: string, seconds: number) => void;
+
+  constructor(steps: PodSteps, log: Logger, opts: { resyncMs: number; observe?: (step: string, seconds: number) => void }) {
+    this.#steps = steps; this.#log = log; this.#resyncMs = opts.resyncMs; this.#observe = opts.observe;
+  }
+
+  /** A new version of a pod from its source; undefined when the source no longer has it. */
+  update(uid: string, pod: Pod | undefined): void {
+    let w = this.#workers.get(uid);
+    if (!w) {
+      if (!pod) return;
+      w = { uid, pod, lastPod: pod, state: 'syncing', pending: false, running: false, errors: backoff(1000, 60_000) };
+      this.#workers.set(uid, w);
+    }
+    w.pod = pod;
+    if (pod) w.lastPod = pod;
+    this.#schedule(w, 0);
+  }
+
+  /** Something changed in the runtime for this pod (a PLEG event). */
+  wake(uid: string): void {
+    const w = this.#workers.get(uid);
+    if (w) this.#schedule(w, 0);
+  }
+
+  /** UIDs with a worker: pods the kubelet is responsible for. */
+  known(): Set<string> { return new Set(this.#workers.keys()); }
+
+  /** Phase and state of every worker, for /pods-style views and tests. */
+  states(): { uid: string; state: PodState; phase?: string }[] {
+    return [...this.#workers.values()].map(({ uid, state, phase }) => ({ uid, state, phase }));
+  }
+
+  stop(): void { for (const w of this.#workers.values()) clearTimeout(w.timer); }
+
+  #schedule(w: Worker, delayMs: number) {
+    clearTimeout(w.timer);
+    if (delayMs > 0) { w.timer = setTimeout(() => this.#schedule(w, 0), delayMs); return; }
+    w.pending = true;
+    if (!w.running) void this.#run(w);
+  }
+
+  async #run(w: Worker) {
+    w.running = true;
+    while (w.pending) {
+      w.pending = false;
+      const step = nextStep(w.state, w.pod, w.phase);
+      if (step.do === 'nothing') break;
+      const started = performance.now();
+      let next: number | undefined;
+      try {
+        next = await this.#execute(w, step);
+        w.state = afterStep(w.state, step);
+        w.errors.reset();
+      } catch (e) {
+        next = w.errors.next();
+        this.#log.error('Error syncing pod, skipping', { pod: podName(w.lastPod), podUID: w.uid, step: step.do, err: e, retryInMs: next });
+      }
+      this.#observe?.(step.do, (performance.now() - started) / 1000);
+      if (w.state === 'finished') { clearTimeout(w.timer); this.#workers.delete(w.uid); break; }
+      if (!w.pending && next !== undefined) this.#schedule(w, next);
+    }
+    w.running = false;
+  }
+
+  /** Runs a step; returns when to run the worker again (undefined: only on an update). */
+  async #execute(w: Worker, step: Step): Promise<number | undefined> {
+    switch (step.do) {
+      case 'sync': {
+        const r = await this.#steps.sync(w.pod!);
+        w.phase = r.phase;
+        if (isTerminalPhase(r.phase)) w.pending = true; // terminate right away
+        return r.requeueAfterMs ?? jittered(this.#resyncMs, 0.5);
+      }
+      case 'terminate':
+        this.#log.info('Terminating pod', { pod: podName(w.lastPod), podUID: w.uid, reason: step.reason, gracePeriod: step.gracePeriodSeconds });
+        await this.#steps.terminate(w.uid, w.pod, step.gracePeriodSeconds, step.reason);
+        w.pending = true; // a deleted pod can be finished right away
+        return undefined;
+      case 'finish':
+        await this.#steps.finish(w.uid, w.lastPod, step.deleteFromApiserver);
+        this.#log.info('Pod fully terminated and removed', { pod: podName(w.lastPod), podUID: w.uid });
+        return undefined;
+      case 'nothing':
+        return undefined;
+    }
+  }
+}
+
+const podName = (p: Pod) => `${p.metadata?.namespace}/${p.metadata?.name}`;

@@ -1,0 +1,79 @@
+// Reads the runtime's view of pods over CRI into plain PodRuntimeStatus data.
+// Lists are cheap (~5 ms for 20 pods); per-object status calls are not, so their
+// answers are cached while the object's state is unchanged.
+import type { RuntimeClient } from '../cri/runtime-client.ts';
+import type { Container__Output } from '../cri/generated/runtime/v1/Container.ts';
+import type { PodSandbox__Output } from '../cri/generated/runtime/v1/PodSandbox.ts';
+import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from './types.ts';
+
+const phases: Record<string, ContainerPhase> = {
+  CONTAINER_CREATED: 'created', CONTAINER_RUNNING: 'running', CONTAINER_EXITED: 'exited', CONTAINER_UNKNOWN: 'unknown',
+};
+const newestFirst = (a: { createdAtNs: string }, b: { createdAtNs: string }) => (BigInt(b.createdAtNs) > BigInt(a.createdAtNs) ? 1 : -1);
+
+export class RuntimeView {
+  readonly #cri: RuntimeClient;
+  readonly #containers = new Map<string, ContainerState>();
+  readonly #sandboxIPs = new Map<string, string>();
+
+  constructor(cri: RuntimeClient) { this.#cri = cri; }
+
+  /** Every pod the runtime knows, by pod UID. With a uid, only that pod (a filtered list). */
+  async pods(uid?: string): Promise<Map<string, PodRuntimeStatus>> {
+    const labelSelector: Record<string, string> = uid ? { [labels.podUID]: uid } : {};
+    const [{ items: sandboxes }, { containers }] = await Promise.all([
+      this.#cri.listPodSandbox({ filter: { labelSelector } }),
+      this.#cri.listContainers({ filter: { labelSelector } }),
+    ]);
+    const out = new Map<string, PodRuntimeStatus>();
+    const entry = (u: string) => { let p = out.get(u); if (!p) out.set(u, (p = { uid: u, sandboxes: [], containers: [] })); return p; };
+    const sbStates = await Promise.all(sandboxes.map((s) => this.#sandbox(s)));
+    sbStates.forEach((s, i) => entry(sandboxes[i]!.metadata?.uid ?? sandboxes[i]!.labels[labels.podUID] ?? '').sandboxes.push(s));
+    const ctrStates = await Promise.all(containers.map((c) => this.#container(c)));
+    ctrStates.forEach((c, i) => { if (c) entry(containers[i]!.labels[labels.podUID] ?? '').containers.push(c); });
+    for (const p of out.values()) { p.sandboxes.sort(newestFirst); p.containers.sort(newestFirst); }
+    if (!uid) this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)));
+    return out;
+  }
+
+  async pod(uid: string): Promise<PodRuntimeStatus> {
+    return (await this.pods(uid)).get(uid) ?? { uid, sandboxes: [], containers: [] };
+  }
+
+  async #sandbox(s: PodSandbox__Output): Promise<SandboxState> {
+    const ready = s.state === 'SANDBOX_READY';
+    let ip = this.#sandboxIPs.get(s.id);
+    if (ready && ip === undefined) {
+      const st = await this.#cri.podSandboxStatus({ podSandboxId: s.id });
+      ip = st.status?.network?.ip ?? '';
+      this.#sandboxIPs.set(s.id, ip);
+    }
+    return { id: s.id, attempt: s.metadata?.attempt ?? 0, ready, ip: ip || undefined, createdAtNs: s.createdAt };
+  }
+
+  async #container(c: Container__Output): Promise<ContainerState | undefined> {
+    const phase = phases[c.state] ?? 'unknown';
+    const cached = this.#containers.get(c.id);
+    if (cached && cached.phase === phase) return cached;
+    try {
+      const { status: st } = await this.#cri.containerStatus({ containerId: c.id });
+      if (!st) return undefined;
+      const state: ContainerState = {
+        id: c.id, name: c.metadata?.name ?? c.labels[labels.containerName] ?? '', attempt: c.metadata?.attempt ?? 0,
+        phase: phases[st.state] ?? 'unknown', image: st.image?.image ?? '', imageRef: st.imageRef,
+        hash: c.annotations[labels.containerHash] ?? '', createdAtNs: st.createdAt,
+        startedAtNs: st.startedAt !== '0' ? st.startedAt : undefined, finishedAtNs: st.finishedAt !== '0' ? st.finishedAt : undefined,
+        ...(st.state === 'CONTAINER_EXITED' ? { exitCode: st.exitCode, reason: st.reason, message: st.message } : {}),
+      };
+      this.#containers.set(c.id, state);
+      return state;
+    } catch {
+      return undefined; // removed between the list and the status call
+    }
+  }
+
+  #forgetGone(containers: Set<string>, sandboxes: Set<string>) {
+    for (const id of this.#containers.keys()) if (!containers.has(id)) this.#containers.delete(id);
+    for (const id of this.#sandboxIPs.keys()) if (!sandboxes.has(id)) this.#sandboxIPs.delete(id);
+  }
+}

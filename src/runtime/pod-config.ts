@@ -1,0 +1,130 @@
+// The CRI configs for a pod's sandbox and containers, built from the pod spec. Pure:
+// everything the runtime needs to know is decided here, in one readable place.
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { RuntimeRequest } from '../cri/runtime-client.ts';
+import type { NamespaceOption } from '../cri/generated/runtime/v1/NamespaceOption.ts';
+
+type PodSandboxConfig = NonNullable<RuntimeRequest<'RunPodSandbox'>['config']>;
+type ContainerConfig = NonNullable<RuntimeRequest<'CreateContainer'>['config']>;
+import { labels } from './types.ts';
+import { containerHash } from './hash.ts';
+import { qosClass } from '../resources/qos.ts';
+import { parseQuantity } from '../resources/quantity.ts';
+
+export interface NodeContext {
+  podLogsDir: string;
+  clusterDomain: string;
+  clusterDNS: string[];
+  /** nameservers, searches and options of the host's resolv.conf (dnsPolicy Default). */
+  hostDNS: { servers: string[]; searches: string[]; options: string[] };
+}
+
+const podRef = (pod: Pod) => ({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? 'default', uid: pod.metadata!.uid! });
+
+/** /var/log/pods/NAMESPACE_NAME_UID, upstream's layout. */
+export const podLogDir = (pod: Pod, root: string) => { const r = podRef(pod); return `${root}/${r.namespace}_${r.name}_${r.uid}`; };
+
+/** The pod's cgroup under the kubepods hierarchy (cgroupfs driver, absolute as runc needs). */
+export function podCgroup(pod: Pod): string {
+  const qos = qosClass(pod);
+  return qos === 'Guaranteed' ? `/kubepods/pod${pod.metadata!.uid}` : `/kubepods/${qos.toLowerCase()}/pod${pod.metadata!.uid}`;
+}
+
+function namespaces(pod: Pod): NamespaceOption {
+  const s = pod.spec!;
+  return {
+    network: s.hostNetwork ? 'NODE' : 'POD',
+    pid: s.hostPID ? 'NODE' : s.shareProcessNamespace ? 'POD' : 'CONTAINER',
+    ipc: s.hostIPC ? 'NODE' : 'POD',
+  };
+}
+
+/** Upstream's DNS rules for ClusterFirst, Default and None (search paths capped at 32). */
+export function dnsConfig(pod: Pod, node: NodeContext): PodSandboxConfig['dnsConfig'] {
+  let policy = pod.spec?.dnsPolicy ?? 'ClusterFirst';
+  if (policy === 'ClusterFirstWithHostNet') policy = 'ClusterFirst';
+  else if (policy === 'ClusterFirst' && pod.spec?.hostNetwork) policy = 'Default';
+  if (policy === 'ClusterFirst' && node.clusterDNS.length === 0) policy = 'Default';
+  let servers: string[] = [], searches: string[] = [], options: string[] = [];
+  if (policy === 'ClusterFirst') {
+    const ns = pod.metadata?.namespace ?? 'default', d = node.clusterDomain;
+    servers = node.clusterDNS;
+    searches = d ? [`${ns}.svc.${d}`, `svc.${d}`, d, ...node.hostDNS.searches] : node.hostDNS.searches;
+    options = ['ndots:5'];
+  } else if (policy === 'Default') {
+    ({ servers, searches, options } = node.hostDNS);
+  }
+  const extra = pod.spec?.dnsConfig;
+  servers = [...new Set([...servers, ...(extra?.nameservers ?? [])])];
+  searches = [...new Set([...searches, ...(extra?.searches ?? [])])].slice(0, 32);
+  const opts = new Map(options.map((o) => [o.split(':')[0]!, o]));
+  for (const o of extra?.options ?? []) opts.set(o.name!, o.value === undefined ? o.name! : `${o.name}:${o.value}`);
+  return { servers, searches, options: [...opts.values()] };
+}
+
+export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext): PodSandboxConfig {
+  const ref = podRef(pod);
+  const s = pod.spec!;
+  return {
+    metadata: { ...ref, attempt },
+    // A hostname cannot be set in the node's network namespace.
+    hostname: s.hostNetwork ? '' : (s.hostname ?? ref.name).slice(0, 63),
+    logDirectory: podLogDir(pod, node.podLogsDir),
+    dnsConfig: dnsConfig(pod, node),
+    portMappings: s.containers.flatMap((c) => (c.ports ?? []).filter((p) => p.hostPort).map((p) => ({
+      protocol: (p.protocol ?? 'TCP') as 'TCP' | 'UDP' | 'SCTP', containerPort: p.containerPort, hostPort: p.hostPort, hostIp: p.hostIP ?? '',
+    }))),
+    labels: { ...pod.metadata?.labels, [labels.podName]: ref.name, [labels.podNamespace]: ref.namespace, [labels.podUID]: ref.uid },
+    annotations: { ...pod.metadata?.annotations },
+    linux: {
+      cgroupParent: podCgroup(pod),
+      securityContext: { namespaceOptions: namespaces(pod), privileged: s.containers.some((c) => c.securityContext?.privileged) },
+    },
+  };
+}
+
+/** CPU and memory for the runtime, with upstream's conversions (shares from requests, quota from limits). */
+function resources(c: Container) {
+  const req = c.resources?.requests ?? {}, lim = c.resources?.limits ?? {};
+  const cpuReq = parseQuantity(req.cpu ?? lim.cpu ?? '0') ?? 0;
+  const cpuLim = lim.cpu === undefined ? 0 : parseQuantity(lim.cpu) ?? 0;
+  const period = 100_000;
+  return {
+    cpuShares: Math.max(2, Math.floor((cpuReq * 1000 * 1024) / 1000)),
+    cpuPeriod: cpuLim ? period : 0,
+    cpuQuota: cpuLim ? Math.max(1000, Math.floor(cpuLim * period)) : 0,
+    memoryLimitInBytes: lim.memory === undefined ? 0 : Math.floor(parseQuantity(lim.memory) ?? 0),
+  };
+}
+
+export function containerConfig(pod: Pod, c: Container, attempt: number): ContainerConfig {
+  const ref = podRef(pod);
+  return {
+    metadata: { name: c.name, attempt },
+    image: { image: c.image ?? '' },
+    command: c.command ?? [],
+    args: c.args ?? [],
+    workingDir: c.workingDir ?? '',
+    envs: (c.env ?? []).filter((e) => e.value !== undefined && !e.valueFrom).map((e) => ({ key: e.name, value: Buffer.from(e.value!) })),
+    labels: { [labels.podName]: ref.name, [labels.podNamespace]: ref.namespace, [labels.podUID]: ref.uid, [labels.containerName]: c.name },
+    annotations: {
+      [labels.containerHash]: containerHash(c),
+      [labels.restartCount]: String(attempt),
+      [labels.terminationMessagePath]: c.terminationMessagePath ?? '/dev/termination-log',
+      [labels.terminationGracePeriod]: String(pod.spec?.terminationGracePeriodSeconds ?? 30),
+    },
+    logPath: `${c.name}/${attempt}.log`,
+    stdin: !!c.stdin,
+    stdinOnce: !!c.stdinOnce,
+    tty: !!c.tty,
+    linux: {
+      resources: resources(c),
+      securityContext: {
+        namespaceOptions: namespaces(pod),
+        privileged: !!c.securityContext?.privileged,
+        ...(c.securityContext?.runAsUser !== undefined ? { runAsUser: { value: c.securityContext.runAsUser } } : {}),
+        ...(c.securityContext?.readOnlyRootFilesystem ? { readonlyRootfs: true } : {}),
+      },
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// What the container runtime says about one pod, as plain data: the input of every
+// decision in this folder. Built from CRI ListPodSandbox/ListContainers/*Status.
+
+export interface SandboxState {
+  id: string;
+  attempt: number;
+  ready: boolean;
+  ip?: string;
+  createdAtNs: string;
+}
+
+export type ContainerPhase = 'created' | 'running' | 'exited' | 'unknown';
+
+export interface ContainerState {
+  id: string;
+  name: string;
+  /** CRI metadata.attempt: how many times this container restarted before this instance. */
+  attempt: number;
+  phase: ContainerPhase;
+  image: string;
+  imageRef: string;
+  /** The spec hash the container was created from (annotation io.kubernetes.container.hash). */
+  hash: string;
+  createdAtNs: string;
+  startedAtNs?: string;
+  finishedAtNs?: string;
+  exitCode?: number;
+  reason?: string;
+  message?: string;
+}
+
+export interface PodRuntimeStatus {
+  uid: string;
+  /** Newest first. */
+  sandboxes: SandboxState[];
+  /** Every instance of every container, newest first. */
+  containers: ContainerState[];
+}
+
+/** Why a container is not running, as its status shows it (ErrImagePull, CrashLoopBackOff, ...). */
+export interface Waiting { reason: string; message?: string }
+
+/** Labels upstream puts on CRI objects, so that all state can be recovered from the runtime. */
+export const labels = {
+  podName: 'io.kubernetes.pod.name',
+  podNamespace: 'io.kubernetes.pod.namespace',
+  podUID: 'io.kubernetes.pod.uid',
+  containerName: 'io.kubernetes.container.name',
+  containerHash: 'io.kubernetes.container.hash',
+  restartCount: 'io.kubernetes.container.restartCount',
+  terminationGracePeriod: 'io.kubernetes.pod.terminationGracePeriod',
+  terminationMessagePath: 'io.kubernetes.container.terminationMessagePath',
+} as const;
+
+/** Newest instance of a container by name. */
+export const latest = (s: PodRuntimeStatus, name: string) => s.containers.find((c) => c.name === name);

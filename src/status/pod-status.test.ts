@@ -1,0 +1,69 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { generatePodStatus, podPhase } from './pod-status.ts';
+import type { ContainerState, PodRuntimeStatus } from '../runtime/types.ts';
+import { qosClass } from '../resources/qos.ts';
+
+const pod = (restartPolicy = 'Always'): Pod => ({
+  metadata: { uid: 'u', name: 'p', namespace: 'ns' },
+  spec: { restartPolicy, containers: [{ name: 'app', image: 'busybox:1.36' }] },
+  status: { conditions: [{ type: 'PodScheduled', status: 'True' }] },
+});
+const ctr = (over: Partial<ContainerState>): ContainerState => ({
+  id: 'c1', name: 'app', attempt: 0, phase: 'running', image: 'busybox:1.36', imageRef: 'sha256:abc', hash: 'h',
+  createdAtNs: '1', startedAtNs: '1763812800000000000', ...over,
+});
+const rt = (containers: ContainerState[], ready = true): PodRuntimeStatus =>
+  ({ uid: 'u', sandboxes: [{ id: 's', attempt: 0, ready, ip: '10.88.0.7', createdAtNs: '1' }], containers });
+const ctx = (over = {}) => ({ nodeIP: '172.30.255.10', now: new Date('2026-11-22T12:00:00Z'), waiting: new Map(), terminated: false, ...over });
+
+test('a running pod: phase, IPs, ready conditions, container status', () => {
+  const s = generatePodStatus(pod(), rt([ctr({})]), ctx());
+  assert.equal(s.phase, 'Running');
+  assert.equal(s.podIP, '10.88.0.7');
+  assert.deepEqual(s.podIPs, [{ ip: '10.88.0.7' }]);
+  assert.equal(s.hostIP, '172.30.255.10');
+  assert.equal(s.qosClass, 'BestEffort');
+  const c = s.containerStatuses![0]!;
+  assert.deepEqual([c.ready, c.started, c.containerID, c.imageID, c.restartCount], [true, true, 'containerd://c1', 'sha256:abc', 0]);
+  assert.equal(c.state!.running!.startedAt, '2025-11-22T12:00:00Z');
+  const types = s.conditions!.map((x) => `${x.type}=${x.status}`);
+  assert.deepEqual(types, ['PodReadyToStartContainers=True', 'Initialized=True', 'Ready=True', 'ContainersReady=True', 'PodScheduled=True']);
+});
+
+test('an image that cannot be pulled shows its waiting reason and keeps the pod Pending', () => {
+  const s = generatePodStatus(pod(), rt([]), ctx({ waiting: new Map([['app', { reason: 'ImagePullBackOff', message: 'Back-off pulling image' }]]) }));
+  assert.equal(s.phase, 'Pending');
+  assert.deepEqual(s.containerStatuses![0]!.state, { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image' } });
+  const ready = s.conditions!.find((c) => c.type === 'Ready')!;
+  assert.deepEqual([ready.status, ready.reason, ready.message], ['False', 'ContainersNotReady', 'containers with unready status: [app]']);
+});
+
+test('crash loop: waiting with the last termination, restart counted', () => {
+  const s = generatePodStatus(pod(), rt([ctr({ phase: 'exited', exitCode: 1, attempt: 2 })]),
+    ctx({ waiting: new Map([['app', { reason: 'CrashLoopBackOff' }]]) }));
+  const c = s.containerStatuses![0]!;
+  assert.equal(c.restartCount, 3);
+  assert.equal(c.state!.waiting!.reason, 'CrashLoopBackOff');
+  assert.deepEqual([c.lastState!.terminated!.exitCode, c.lastState!.terminated!.reason], [1, 'Error']);
+  assert.equal(s.phase, 'Running');
+});
+
+test('phase by restart policy once containers stopped', () => {
+  const done = (code: number) => generatePodStatus(pod('Never'), rt([ctr({ phase: 'exited', exitCode: code })]), ctx()).phase;
+  assert.equal(done(0), 'Succeeded');
+  assert.equal(done(3), 'Failed');
+  const killed = generatePodStatus(pod('Always'), rt([ctr({ phase: 'exited', exitCode: 137 })], false), ctx({ terminated: true }));
+  assert.equal(killed.phase, 'Failed');
+  assert.equal(killed.conditions!.find((c) => c.type === 'Ready')!.reason, 'PodCompleted');
+  assert.equal(podPhase(pod(), [], false), 'Pending');
+});
+
+test('QoS classes', () => {
+  const withRes = (resources: object): Pod => ({ spec: { containers: [{ name: 'a', resources }] } });
+  assert.equal(qosClass(withRes({})), 'BestEffort');
+  assert.equal(qosClass(withRes({ limits: { cpu: '1', memory: '1Gi' } })), 'Guaranteed');
+  assert.equal(qosClass(withRes({ requests: { cpu: '100m' } })), 'Burstable');
+  assert.equal(qosClass(withRes({ requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '2', memory: '1Gi' } })), 'Burstable');
+});

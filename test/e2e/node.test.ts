@@ -1,0 +1,44 @@
+// The worker node as the control plane sees it: registered, Ready, describing itself
+// truthfully, and heartbeating through its Lease.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { clients, ensureStack, eventually, nodeName, NODE_IP } from './stack.ts';
+
+before(() => ensureStack());
+
+test('the kubelet-ts node is registered and Ready', async () => {
+  const { core } = clients();
+  const node = await eventually('node Ready', 60_000, async () => {
+    const n = await core.readNode({ name: nodeName() });
+    return n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? n : undefined;
+  });
+  const ready = node.status!.conditions!.find((c) => c.type === 'Ready')!;
+  assert.equal(ready.reason, 'KubeletReady');
+  const info = node.status!.nodeInfo!;
+  assert.match(info.containerRuntimeVersion, /^containerd:\/\/1\./);
+  assert.equal(info.kubeletVersion, 'v1.36.3');
+  assert.equal(info.operatingSystem, 'linux');
+  assert.ok(info.bootID && info.machineID !== undefined && info.kernelVersion);
+  assert.deepEqual(node.status!.addresses!.find((a) => a.type === 'InternalIP'), { type: 'InternalIP', address: NODE_IP });
+  assert.equal(node.metadata!.labels!['kubernetes.io/hostname'], nodeName());
+  assert.equal(node.metadata!.labels!['kubernetes.io/os'], 'linux');
+  assert.ok(Number(node.status!.capacity!.pods) > 0, 'capacity lists pods');
+  assert.ok(node.spec!.podCIDR, 'the controller-manager gave the node a podCIDR');
+  for (const t of ['MemoryPressure', 'DiskPressure', 'PIDPressure']) {
+    assert.equal(node.status!.conditions!.find((c) => c.type === t)?.status, 'False', t);
+  }
+  assert.ok(node.status!.images!.some((i) => i.names!.some((n) => n.includes('busybox'))), 'node images list busybox');
+});
+
+test('the node Lease is renewed', async () => {
+  const { coordination } = clients();
+  const first = await coordination.readNamespacedLease({ name: nodeName(), namespace: 'kube-node-lease' });
+  assert.equal(first.spec!.holderIdentity, nodeName());
+  assert.equal(first.spec!.leaseDurationSeconds, 40);
+  assert.equal(first.metadata!.ownerReferences?.[0]?.kind, 'Node');
+  const t0 = new Date(first.spec!.renewTime as unknown as string).getTime();
+  await eventually('a newer renewTime', 25_000, async () => {
+    const l = await coordination.readNamespacedLease({ name: nodeName(), namespace: 'kube-node-lease' });
+    return new Date(l.spec!.renewTime as unknown as string).getTime() > t0;
+  }, 1000);
+});

@@ -1,0 +1,88 @@
+// A pod's life on kubelet-ts as a user sees it: it starts, reports status, ends,
+// and is deleted without leaving anything behind in containerd.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { clients, crictl, ensureStack, eventually, inCIDR, kubectl, podSpec, withNamespace, CLUSTER_CIDR, NODE_IP } from './stack.ts';
+
+before(() => ensureStack());
+
+test('a busybox pod reaches Running with a pod IP in the cluster CIDR within 20 s', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  const created = Date.now();
+  await core.createNamespacedPod({ namespace: ns, body: podSpec('sleeper') });
+  const pod = await eventually('pod Running', 20_000, async () => {
+    const p = await core.readNamespacedPod({ name: 'sleeper', namespace: ns });
+    return p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.ready ? p : undefined;
+  });
+  const startup = Date.now() - created;
+  const st = pod.status!;
+  assert.ok(st.podIP && inCIDR(st.podIP, CLUSTER_CIDR), `podIP ${st.podIP} inside ${CLUSTER_CIDR}`);
+  assert.ok(inCIDR(st.podIP!, pod.spec!.nodeName ? (await core.readNode({ name: pod.spec!.nodeName })).spec!.podCIDR! : CLUSTER_CIDR), 'podIP inside the node podCIDR');
+  assert.equal(st.hostIP, NODE_IP);
+  const c = st.containerStatuses![0]!;
+  assert.equal(c.started, true);
+  assert.match(c.containerID!, /^containerd:\/\/[0-9a-f]{64}$/);
+  assert.ok(c.imageID, 'imageID set');
+  assert.ok(c.state?.running?.startedAt, 'running state with startedAt');
+  assert.equal(c.restartCount, 0);
+  for (const t of ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready', 'PodScheduled']) {
+    assert.equal(st.conditions!.find((x) => x.type === t)?.status, 'True', t);
+  }
+  assert.equal(st.qosClass, 'BestEffort');
+  const events = await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=sleeper' });
+  const reasons = events.items.map((e) => e.reason);
+  for (const r of ['Pulled', 'Created', 'Started']) assert.ok(reasons.includes(r), `event ${r} in ${reasons.join(',')}`);
+  console.log(`# pod startup (create -> Running seen by polling): ${startup} ms`);
+}));
+
+test('kubectl delete completes and leaves no container or sandbox in containerd', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  await core.createNamespacedPod({ namespace: ns, body: podSpec('doomed') });
+  const pod = await eventually('pod Running', 20_000, async () => {
+    const p = await core.readNamespacedPod({ name: 'doomed', namespace: ns });
+    return p.status?.phase === 'Running' ? p : undefined;
+  });
+  const uid = pod.metadata!.uid!;
+  assert.notEqual(crictl('ps', '-q', '--label', `io.kubernetes.pod.uid=${uid}`).trim(), '', 'container runs in containerd');
+  const t0 = Date.now();
+  kubectl('delete', 'pod', 'doomed', '-n', ns, '--wait=true', '--timeout=60s');
+  const took = Date.now() - t0;
+  // busybox sleep ignores SIGTERM as PID 1: the grace period (5 s) must be honoured, then SIGKILL.
+  assert.ok(took < 30_000, `delete took ${took} ms`);
+  await assert.rejects(core.readNamespacedPod({ name: 'doomed', namespace: ns }), /404|not found/i);
+  assert.equal(crictl('ps', '-a', '-q', '--label', `io.kubernetes.pod.uid=${uid}`).trim(), '', 'no container left');
+  assert.equal(crictl('pods', '-q', '--label', `io.kubernetes.pod.uid=${uid}`).trim(), '', 'no sandbox left');
+}));
+
+test('an image that cannot be pulled shows ErrImagePull or ImagePullBackOff', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  await core.createNamespacedPod({ namespace: ns, body: podSpec('nopull', {}, 'registry.invalid/kubelet-ts/absent:1.0') });
+  const reason = await eventually('a waiting reason about the image', 30_000, async () => {
+    const p = await core.readNamespacedPod({ name: 'nopull', namespace: ns });
+    const r = p.status?.containerStatuses?.[0]?.state?.waiting?.reason;
+    return r === 'ErrImagePull' || r === 'ImagePullBackOff' ? r : undefined;
+  });
+  assert.ok(reason);
+  const p = await core.readNamespacedPod({ name: 'nopull', namespace: ns });
+  assert.equal(p.status!.phase, 'Pending');
+  const events = await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=nopull' });
+  assert.ok(events.items.some((e) => e.reason === 'Failed' && /Failed to pull image "registry.invalid/.test(e.message ?? '')), 'a Failed event names the image');
+}));
+
+test('a pod whose container exits 0 with restartPolicy Never ends Succeeded, one exiting 3 ends Failed', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  const once = (name: string, code: number) => ({
+    metadata: { name },
+    spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'docker.io/library/busybox:1.36', command: ['sh', '-c', `exit ${code}`] }] },
+  });
+  await core.createNamespacedPod({ namespace: ns, body: once('ok', 0) });
+  await core.createNamespacedPod({ namespace: ns, body: once('bad', 3) });
+  for (const [name, phase, code, reason] of [['ok', 'Succeeded', 0, 'Completed'], ['bad', 'Failed', 3, 'Error']] as const) {
+    const p = await eventually(`${name} ${phase}`, 30_000, async () => {
+      const x = await core.readNamespacedPod({ name, namespace: ns });
+      return x.status?.phase === phase ? x : undefined;
+    });
+    const t = p.status!.containerStatuses![0]!.state!.terminated!;
+    assert.deepEqual([t.exitCode, t.reason], [code, reason], name);
+  }
+}));

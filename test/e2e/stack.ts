@@ -1,0 +1,80 @@
+// The real stack for end-to-end tests: brought up (or reused) by hack/up.sh, then
+// used as an operator would, through the apiserver with @kubernetes/client-node and
+// kubectl, and through containerd with crictl. If it cannot start, tests FAIL.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { CoreV1Api, CoordinationV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = `${ROOT}/_output/bin`;
+export const ADMIN_KUBECONFIG = `${ROOT}/_output/local/admin.kubeconfig`;
+export const CLUSTER_CIDR = process.env.CLUSTER_CIDR ?? '10.88.0.0/16';
+export const NODE_IP = process.env.KTS_IP ?? '172.30.255.10';
+export const BUSYBOX = 'docker.io/library/busybox:1.36';
+
+let started = false;
+/** Brings the stack up once per test process; throws (failing the test) with up.sh's reason. */
+export function ensureStack(): void {
+  if (started) return;
+  const r = spawnSync('bash', [`${ROOT}/hack/up.sh`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 45 * 60_000 });
+  if (r.status !== 0) {
+    const tail = `${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-15).join('\n');
+    throw new Error(`the real stack did not start (hack/up.sh exited ${r.status ?? r.signal}):\n${tail}`);
+  }
+  started = true;
+}
+
+export function clients() {
+  const kc = new KubeConfig();
+  kc.loadFromFile(ADMIN_KUBECONFIG);
+  return { core: kc.makeApiClient(CoreV1Api), coordination: kc.makeApiClient(CoordinationV1Api) };
+}
+
+export const nodeName = () => (process.env.NODE_NAME ?? execFileSync('hostname', { encoding: 'utf8' }).trim()).toLowerCase();
+
+export function kubectl(...args: string[]): string {
+  return execFileSync(`${BIN}/kubectl`, ['--kubeconfig', ADMIN_KUBECONFIG, ...args], { encoding: 'utf8', timeout: 120_000 });
+}
+
+export function crictl(...args: string[]): string {
+  return execFileSync(`${BIN}/crictl`, ['--runtime-endpoint', 'unix:///run/containerd/containerd.sock', ...args], { encoding: 'utf8', timeout: 60_000 });
+}
+
+/** A fresh namespace per test, deleted afterwards. */
+export async function withNamespace<T>(fn: (ns: string) => Promise<T>): Promise<T> {
+  const { core } = clients();
+  const ns = `e2e-${randomBytes(3).toString('hex')}`;
+  await core.createNamespace({ body: { metadata: { name: ns } } });
+  // The namespace's default ServiceAccount must exist before pods can be created in it.
+  await eventually(`ServiceAccount default in ${ns}`, 30_000, async () => !!(await core.readNamespacedServiceAccount({ name: 'default', namespace: ns }).catch(() => undefined)));
+  try { return await fn(ns); } finally {
+    await core.deleteNamespace({ name: ns }).catch(() => {});
+  }
+}
+
+/** Polls until check returns a truthy value, or fails naming what it waited for and the last value seen. */
+export async function eventually<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false>, everyMs = 200): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let lastErr: unknown;
+  for (;;) {
+    try { const v = await check(); if (v) return v; } catch (e) { lastErr = e; }
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastErr ? `: ${(lastErr as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export function podSpec(name: string, over: Partial<V1Pod['spec']> = {}, image = BUSYBOX): V1Pod {
+  return {
+    metadata: { name },
+    spec: { containers: [{ name: 'main', image, command: ['sleep', '3600'] }], terminationGracePeriodSeconds: 5, ...over } as V1Pod['spec'],
+  };
+}
+
+/** Whether an IPv4 address lies inside a CIDR. */
+export function inCIDR(ip: string, cidr: string): boolean {
+  const toInt = (a: string) => a.split('.').reduce((n, o) => (n << 8) + Number(o), 0) >>> 0;
+  const [net, bits] = cidr.split('/');
+  const mask = bits === '0' ? 0 : (~0 << (32 - Number(bits))) >>> 0;
+  return (toInt(ip) & mask) === (toInt(net!) & mask);
+}
