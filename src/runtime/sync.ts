@@ -58,6 +58,14 @@ export class PodSyncer {
     let sandboxId = actions.sandboxId;
     const sbConfig = sandboxConfig(pod, actions.sandboxAttempt, this.#node);
     if (actions.createSandbox) {
+      // Upstream does not start pod-network sandboxes while the runtime's network is not
+      // ready: a sandbox that fails then keeps its name reserved in containerd.
+      const notReady = pod.spec?.hostNetwork ? undefined : await this.#networkNotReady();
+      if (notReady) {
+        this.#events.event(podRef(pod), 'Warning', 'NetworkNotReady', `network is not ready: ${notReady}`);
+        for (const c of pod.spec!.containers) waiting.set(c.name, { reason: 'ContainerCreating' });
+        return { runtime: status, waiting, requeueAfterMs: 1000 };
+      }
       mkdirSync(sbConfig.logDirectory!, { recursive: true });
       try {
         sandboxId = (await this.#cri.runPodSandbox({ config: sbConfig })).podSandboxId;
@@ -135,6 +143,13 @@ export class PodSyncer {
       rmSync(podLogDir(pod, this.#node.podLogsDir), { recursive: true, force: true });
       removeCgroup(podCgroup(pod));
     }
+  }
+
+  /** The runtime's reason when its pod network is not ready, else undefined. */
+  async #networkNotReady(): Promise<string | undefined> {
+    const { status } = await this.#cri.status({});
+    const net = status?.conditions.find((c) => c.type === 'NetworkReady');
+    return net?.status ? undefined : `container runtime network not ready: NetworkReady=false reason:${net?.reason ?? ''} message:${net?.message ?? ''}`;
   }
 
   #grace(pod: Pod) { return Math.max(MIN_GRACE_SECONDS, pod.spec?.terminationGracePeriodSeconds ?? 30); }
