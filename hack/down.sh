@@ -103,6 +103,8 @@ fi
 # Pod logs of pods that no longer exist (the kubelet's and CRI's log directories).
 rm -rf /var/log/pods/* /var/log/containers/* 2>/dev/null
 [ -d "$LOCAL/etcd" ] && { log "removing etcd data ($LOCAL/etcd)"; rm -rf "$LOCAL/etcd"; }
+# The node's credentials go with the cluster state: the next up bootstraps them again.
+rm -f "$LOCAL/kubelet.kubeconfig"
 
 left=$(pgrep -a -f "$LOCAL|containerd-shim-runc-v2 .*-address $CONTAINERD_SOCK" | grep -v "^$$ " || true)
 [ -z "$left" ] || log "still running: $left"

@@ -17,6 +17,9 @@ cgroupDriver: cgroupfs
 clusterDomain: cluster.local
 clusterDNS:
 - 10.96.0.10
+authentication:
+  x509:
+    clientCAFile: $PKI/ca.crt
 YAML
 }
 
@@ -24,13 +27,14 @@ start() {
   if running $name; then log "$name already running (supervisor pid $(cat "$PIDS/$name.pid"))"; return 0; fi
   [ -x "$BIN/node" ] || die "$BIN/node is missing: run hack/install-node.sh"
   [ -f "$KTS_ROOT/dist/cli/main.js" ] || die "$KTS_ROOT/dist/cli/main.js is missing: run make build"
-  [ -s "$LOCAL/kubelet.kubeconfig" ] || die "$LOCAL/kubelet.kubeconfig is missing: run hack/pki.sh"
+  [ -s "$LOCAL/bootstrap-kubelet.conf" ] || die "$LOCAL/bootstrap-kubelet.conf is missing: run hack/join-objects.sh"
   mkdir -p "$LOCAL" /etc/kubernetes/manifests /var/lib/kubelet /etc/cni/net.d
   write_config
   log "starting $name (log: $LOGS/$name.log)"
   KTS_SUPERVISE_CHILD_PID_FILE="$child_pid" start_bg $name "$KTS_ROOT/hack/supervise.sh" \
     "$BIN/node" "$KTS_ROOT/dist/cli/main.js" \
-    --kubeconfig "$LOCAL/kubelet.kubeconfig" --config "$LOCAL/kubelet-config.yaml" \
+    --bootstrap-kubeconfig "$LOCAL/bootstrap-kubelet.conf" --kubeconfig "$LOCAL/kubelet.kubeconfig" \
+    --config "$LOCAL/kubelet-config.yaml" \
     --hostname-override "$NODE_NAME" --node-ip "$KTS_IP" \
     --container-runtime-endpoint "unix://$CONTAINERD_SOCK" --root-dir /var/lib/kubelet --v 2
   sleep 1

@@ -75,7 +75,6 @@ cert front-proxy-client front-proxy-ca clientAuth /CN=front-proxy-client
 cert admin ca clientAuth /O=system:masters/CN=kubernetes-admin
 cert controller-manager ca clientAuth /CN=system:kube-controller-manager
 cert scheduler ca clientAuth /CN=system:kube-scheduler
-cert "node-$NODE_NAME" ca clientAuth "/O=system:nodes/CN=system:node:$NODE_NAME"
 
 # Service-account token signing key pair.
 key sa
@@ -110,5 +109,4 @@ YAML
 kubeconfig "$LOCAL/admin.kubeconfig" kubernetes-admin admin
 kubeconfig "$LOCAL/controller-manager.kubeconfig" system:kube-controller-manager controller-manager
 kubeconfig "$LOCAL/scheduler.kubeconfig" system:kube-scheduler scheduler
-kubeconfig "$LOCAL/kubelet.kubeconfig" "system:node:$NODE_NAME" "node-$NODE_NAME"
 log "PKI ready in $PKI (kubeconfigs in $LOCAL)"

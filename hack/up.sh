@@ -16,6 +16,7 @@ step "PKI and kubeconfigs";       "$h/pki.sh"
 step "containerd";                "$h/containerd.sh"
 step "images";                    "$h/build-images.sh"
 step "control plane";             "$h/control-plane.sh"
+step "join objects";              "$h/join-objects.sh"
 
 kubectl=("$BIN/kubectl" --kubeconfig "$LOCAL/admin.kubeconfig")
 usage() {

@@ -37,20 +37,25 @@ export interface ApiClient {
   delete<T>(path: string, body?: unknown): Promise<T>;
   /** Streams watch events until the server ends the watch, the signal aborts, or an error occurs. */
   watch<T>(path: string, onEvent: (e: WatchEvent<T>) => void, signal?: AbortSignal): Promise<void>;
+  /** Uses new credentials (a rotated client certificate) for the requests that follow. */
+  reload(conn: Connection): void;
 }
 
 export function apiClient(conn: Connection, opts: { timeoutMs?: number; userAgent?: string } = {}): ApiClient {
   const url = new URL(conn.server);
   const tls = url.protocol === 'https:';
-  const agent = tls
-    ? new Agent({
-        keepAlive: true, ca: conn.ca, cert: conn.cert, key: conn.key,
-        rejectUnauthorized: !conn.insecureSkipTLSVerify, servername: conn.tlsServerName,
-      })
-    : undefined;
   const timeoutMs = opts.timeoutMs ?? 30_000;
-  const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': opts.userAgent ?? 'kubelet-ts' };
-  if (conn.token) headers.Authorization = `Bearer ${conn.token}`;
+  let agent: Agent | undefined;
+  let headers: Record<string, string> = {};
+  function use(c: Connection) {
+    const old = agent;
+    agent = tls
+      ? new Agent({ keepAlive: true, ca: c.ca, cert: c.cert, key: c.key, rejectUnauthorized: !c.insecureSkipTLSVerify, servername: c.tlsServerName })
+      : undefined;
+    headers = { Accept: 'application/json', 'User-Agent': opts.userAgent ?? 'kubelet-ts', ...(c.token ? { Authorization: `Bearer ${c.token}` } : {}) };
+    old?.destroy(); // open watches end and are re-established with the new credentials
+  }
+  use(conn);
 
   function send(method: string, path: string, body: unknown, contentType: string | undefined, stream: boolean,
     signal?: AbortSignal): Promise<IncomingMessage> {
@@ -87,6 +92,7 @@ export function apiClient(conn: Connection, opts: { timeoutMs?: number; userAgen
     replace: (p, b) => json('PUT', p, b),
     patch: (p, b, t) => json('PATCH', p, b, patchContentType[t]),
     delete: (p, b) => json('DELETE', p, b),
+    reload: use,
     async watch<T>(path: string, onEvent: (e: WatchEvent<T>) => void, signal?: AbortSignal) {
       const res = await send('GET', path, undefined, undefined, true, signal);
       let buf = '';

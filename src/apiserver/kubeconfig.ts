@@ -32,7 +32,7 @@ export function loadKubeconfig(path: string): Connection {
 }
 
 /** Pure: resolves the current context of a parsed kubeconfig; relative file paths are relative to baseDir. */
-export function connectionFrom(doc: Obj, baseDir: string, label = 'kubeconfig', read = readFileSync): Connection {
+export function connectionFrom(doc: Obj, baseDir: string, label = 'kubeconfig', read: (path: string) => Buffer = readFileSync): Connection {
   if (!doc || typeof doc !== 'object') throw new KubeconfigError(`invalid kubeconfig ${label}: not a mapping`);
   const pick = <T>(list: unknown, name: string | undefined, key: 'cluster' | 'user' | 'context'): T => {
     const items = (Array.isArray(list) ? list : []) as Named<T>[];
@@ -46,7 +46,7 @@ export function connectionFrom(doc: Obj, baseDir: string, label = 'kubeconfig', 
   const user = ctx.user === undefined ? {} : pick<Obj>(doc.users, ctx.user as string, 'user');
   const file = (f: unknown) => {
     const p = resolve(baseDir, String(f));
-    try { return read(p) as Buffer; } catch (e) {
+    try { return read(p); } catch (e) {
       throw new KubeconfigError(`kubeconfig ${label} names ${p}, which cannot be read: ${(e as Error).message}`);
     }
   };

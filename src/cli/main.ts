@@ -2,6 +2,8 @@
 // kubelet-ts: the command line. Upstream's flag names; a flag overrides the same
 // field of the --config file. Any start-up failure is one line and a non-zero exit.
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import type { Taint } from 'kubernetes-types/core/v1.js';
@@ -9,6 +11,7 @@ import { parseKubeletConfig, defaults, type KubeletConfig } from '../config/kube
 import { setVerbosity, logger } from '../log/log.ts';
 import { runKubelet, KUBELET_VERSION } from '../kubelet/kubelet.ts';
 import { parseLabels, parseTaints } from './flags.ts';
+import { ensureClientCertificate } from '../certificates/client-cert.ts';
 
 async function main() {
   const argv = await yargs(hideBin(process.argv))
@@ -21,6 +24,7 @@ async function main() {
     .option('node-ip', { type: 'string', describe: "the node's InternalIP (default: the first non-loopback IPv4 address)" })
     .option('container-runtime-endpoint', { type: 'string', describe: 'CRI endpoint, e.g. unix:///run/containerd/containerd.sock' })
     .option('root-dir', { type: 'string', default: '/var/lib/kubelet', describe: 'directory for kubelet files (pods, plugins, certificates)' })
+    .option('cert-dir', { type: 'string', describe: 'directory of the TLS certificates (default ROOT-DIR/pki)' })
     .option('node-labels', { type: 'string', default: '', describe: 'labels to add when registering the node, key=value,...' })
     .option('register-with-taints', { type: 'string', default: '', describe: 'taints to add when registering the node, key=value:Effect,...' })
     .option('cni-conf-dir', { type: 'string', default: '/etc/cni/net.d', describe: 'where the pod network config is read by the runtime (and written by the kubelet when absent)' })
@@ -38,14 +42,15 @@ async function main() {
     config = parseKubeletConfig(text, argv.config);
   }
   if (argv['container-runtime-endpoint']) config.containerRuntimeEndpoint = argv['container-runtime-endpoint'];
-  try { readFileSync(argv.kubeconfig); } catch {
-    throw new Error(argv['bootstrap-kubeconfig']
-      ? `--kubeconfig ${argv.kubeconfig} does not exist and TLS bootstrap with --bootstrap-kubeconfig is not implemented yet`
-      : `cannot read --kubeconfig ${argv.kubeconfig}`);
+  const certDir = argv['cert-dir'] ?? join(argv['root-dir'], 'pki');
+  const nodeName = (argv['hostname-override'] || hostname()).toLowerCase();
+  if (!argv['bootstrap-kubeconfig']) {
+    try { readFileSync(argv.kubeconfig); } catch { throw new Error(`cannot read --kubeconfig ${argv.kubeconfig}`); }
   }
+  await ensureClientCertificate({ kubeconfig: argv.kubeconfig, bootstrapKubeconfig: argv['bootstrap-kubeconfig'], certDir, nodeName, log: logger('certificate') });
 
   const kubelet = await runKubelet({
-    kubeconfig: argv.kubeconfig, config, hostnameOverride: argv['hostname-override'], nodeIP: argv['node-ip'],
+    kubeconfig: argv.kubeconfig, config, nodeName, nodeIP: argv['node-ip'], certDir,
     runtimeEndpoint: config.containerRuntimeEndpoint, rootDir: argv['root-dir'],
     nodeLabels: parseLabels(argv['node-labels']), taints: [...config.registerWithTaints as Taint[], ...parseTaints(argv['register-with-taints'])],
     cniConfDir: argv['cni-conf-dir'],

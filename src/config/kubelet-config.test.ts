@@ -23,6 +23,19 @@ test('fields override defaults; accepted-but-unused upstream fields are fine', (
   assert.deepEqual(c.clusterDNS, ['10.96.0.10']);
 });
 
+test('authentication and authorization as kubeadm writes them', () => {
+  const c = parseKubeletConfig(head + `authentication:
+  anonymous: {enabled: false}
+  webhook: {cacheTTL: 0s, enabled: true}
+  x509: {clientCAFile: /etc/kubernetes/pki/ca.crt}
+authorization:
+  mode: Webhook
+  webhook: {cacheAuthorizedTTL: 0s, cacheUnauthorizedTTL: 0s}
+`);
+  assert.deepEqual(c.authentication, { x509ClientCAFile: '/etc/kubernetes/pki/ca.crt', webhookEnabled: true, webhookCacheTTLMs: 0, anonymousEnabled: false });
+  assert.deepEqual(c.authorization, { mode: 'Webhook', cacheAuthorizedTTLMs: 0, cacheUnauthorizedTTLMs: 0 });
+});
+
 test('bad input names the field', () => {
   const cases: [string, RegExp][] = [
     ['bogusField: 1', /unknown field "bogusField"/],
@@ -30,6 +43,9 @@ test('bad input names the field', () => {
     ['syncFrequency: soon', /syncFrequency: expected a duration/],
     ['cgroupDriver: upstart', /cgroupDriver: expected cgroupfs or systemd/],
     ['clusterDNS: 10.0.0.10', /clusterDNS: expected a list of strings/],
+    ['authentication: {webhook: {enabled: yes please}}', /authentication.webhook.enabled: expected true or false/],
+    ['authentication: {x509: {clientCA: /ca.crt}}', /authentication.x509: unknown field "clientCA"/],
+    ['authorization: {mode: Node}', /authorization.mode: expected AlwaysAllow or Webhook/],
   ];
   for (const [line, re] of cases) assert.throws(() => parseKubeletConfig(head + line, 'f.yaml'), re, line);
   assert.throws(() => parseKubeletConfig('kind: Pod\n'), /kind: expected KubeletConfiguration/);

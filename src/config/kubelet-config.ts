@@ -30,6 +30,11 @@ export interface KubeletConfig {
   evictionHard: Record<string, string>;
   systemReserved: Record<string, string>;
   kubeReserved: Record<string, string>;
+  address: string;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  authentication: { x509ClientCAFile: string; webhookEnabled: boolean; webhookCacheTTLMs: number; anonymousEnabled: boolean };
+  authorization: { mode: 'AlwaysAllow' | 'Webhook'; cacheAuthorizedTTLMs: number; cacheUnauthorizedTTLMs: number };
 }
 
 export const defaults: KubeletConfig = {
@@ -58,9 +63,14 @@ export const defaults: KubeletConfig = {
   evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%' },
   systemReserved: {},
   kubeReserved: {},
+  address: '0.0.0.0',
+  tlsCertFile: '',
+  tlsPrivateKeyFile: '',
+  authentication: { x509ClientCAFile: '', webhookEnabled: true, webhookCacheTTLMs: 120_000, anonymousEnabled: false },
+  authorization: { mode: 'Webhook', cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 },
 };
 
-type Kind = 'string' | 'int' | 'bool' | 'duration' | 'strings' | 'stringMap' | 'object' | 'list';
+type Kind = 'string' | 'int' | 'bool' | 'duration' | 'strings' | 'stringMap' | 'object' | 'list' | 'authentication' | 'authorization';
 // Fields read today map to a KubeletConfig key; the rest of upstream's fields are
 // accepted (a kubeadm-written file carries many of them) and take effect as features land.
 const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
@@ -89,8 +99,13 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   evictionHard: ['stringMap', 'evictionHard'],
   systemReserved: ['stringMap', 'systemReserved'],
   kubeReserved: ['stringMap', 'kubeReserved'],
-  ...Object.fromEntries(`enableServer staticPodURL staticPodURLHeader address readOnlyPort tlsCertFile tlsPrivateKeyFile
-    tlsCipherSuites tlsMinVersion rotateCertificates serverTLSBootstrap authentication authorization registryPullQPS
+  address: ['string', 'address'],
+  tlsCertFile: ['string', 'tlsCertFile'],
+  tlsPrivateKeyFile: ['string', 'tlsPrivateKeyFile'],
+  authentication: ['authentication', 'authentication'],
+  authorization: ['authorization', 'authorization'],
+  ...Object.fromEntries(`enableServer staticPodURL staticPodURLHeader readOnlyPort
+    tlsCipherSuites tlsMinVersion rotateCertificates serverTLSBootstrap registryPullQPS
     registryBurst imagePullCredentialsVerificationPolicy preloadedImagesVerificationAllowlist eventRecordQPS eventBurst
     enableDebuggingHandlers enableContentionProfiling oomScoreAdj streamingConnectionIdleTimeout httpCheckFrequency
     imageMinimumGCAge imageMaximumGCAge imageGCHighThresholdPercent imageGCLowThresholdPercent volumeStatsAggPeriod
@@ -128,7 +143,39 @@ function convert(path: string, kind: Kind, v: unknown): unknown {
       return v;
     case 'list': if (!Array.isArray(v)) throw bad('a list'); return v;
     case 'object': return v;
+    case 'authentication': {
+      const a = nested(path, v, { x509: { clientCAFile: 'string' }, webhook: { enabled: 'bool', cacheTTL: 'duration' }, anonymous: { enabled: 'bool' } });
+      const d = defaults.authentication;
+      return {
+        x509ClientCAFile: a['x509.clientCAFile'] ?? d.x509ClientCAFile, webhookEnabled: a['webhook.enabled'] ?? d.webhookEnabled,
+        webhookCacheTTLMs: a['webhook.cacheTTL'] ?? d.webhookCacheTTLMs, anonymousEnabled: a['anonymous.enabled'] ?? d.anonymousEnabled,
+      };
+    }
+    case 'authorization': {
+      const a = nested(path, v, { mode: 'string', webhook: { cacheAuthorizedTTL: 'duration', cacheUnauthorizedTTL: 'duration' } });
+      const d = defaults.authorization;
+      const mode = a.mode ?? d.mode;
+      if (mode !== 'AlwaysAllow' && mode !== 'Webhook') throw new ConfigError(`${path}.mode: expected AlwaysAllow or Webhook, got ${JSON.stringify(mode)}`);
+      return {
+        mode, cacheAuthorizedTTLMs: a['webhook.cacheAuthorizedTTL'] ?? d.cacheAuthorizedTTLMs,
+        cacheUnauthorizedTTLMs: a['webhook.cacheUnauthorizedTTL'] ?? d.cacheUnauthorizedTTLMs,
+      };
+    }
   }
+}
+
+type Schema = { [k: string]: Kind | Schema };
+/** Flattens a nested section into "a.b" keys, converting each leaf and refusing unknown keys. */
+function nested(path: string, v: unknown, schema: Schema): Record<string, any> {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ConfigError(`${path}: expected a mapping, got ${JSON.stringify(v)}`);
+  const out: Record<string, any> = {};
+  for (const [k, val] of Object.entries(v)) {
+    const sub = schema[k];
+    if (!sub) throw new ConfigError(`${path}: unknown field "${k}"`);
+    if (typeof sub === 'string') out[k] = convert(`${path}.${k}`, sub, val);
+    else for (const [kk, vv] of Object.entries(nested(`${path}.${k}`, val, sub))) out[`${k}.${kk}`] = vv;
+  }
+  return out;
 }
 
 /** Pure: parses a KubeletConfiguration document over the defaults. */

@@ -1,6 +1,5 @@
 // The composition root: builds each part from the options and wires them together.
 // It decides nothing about pods or nodes; the parts do.
-import { hostname } from 'node:os';
 import { loadKubeconfig } from '../apiserver/kubeconfig.ts';
 import { apiClient } from '../apiserver/client.ts';
 import type { KubeletConfig } from '../config/kubelet-config.ts';
@@ -9,7 +8,7 @@ import { ImageClient } from '../cri/image-client.ts';
 import { eventRecorder } from '../events/recorder.ts';
 import { ImagePuller } from '../images/puller.ts';
 import { logger } from '../log/log.ts';
-import { metrics, observeRuntimeOperation, registry } from '../metrics/metrics.ts';
+import { metrics, observeRuntimeOperation } from '../metrics/metrics.ts';
 import { ensureCniConfig } from '../network/cni-config.ts';
 import { readResolvConf } from '../network/resolv-conf.ts';
 import { defaultNodeIP, filesystemStats, readHostFacts } from '../node/host.ts';
@@ -24,13 +23,16 @@ import { PodSyncer } from '../runtime/sync.ts';
 import { apiserverSource } from '../sources/apiserver.ts';
 import { StatusManager } from '../status/manager.ts';
 import { healthzServer } from './healthz.ts';
+import { kubeletApiServer } from './api-server.ts';
+import { clientCertificateRotation } from '../certificates/client-cert.ts';
 import { mkdirSync } from 'node:fs';
 import type { Taint } from 'kubernetes-types/core/v1.js';
 
 export interface KubeletOptions {
   kubeconfig: string;
   config: KubeletConfig;
-  hostnameOverride?: string;
+  nodeName: string;
+  certDir: string;
   nodeIP?: string;
   runtimeEndpoint: string;
   rootDir: string;
@@ -44,7 +46,7 @@ export const KUBELET_VERSION = 'v1.36.3';
 
 export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<void> }> {
   const log = logger('kubelet');
-  const nodeName = (o.hostnameOverride || hostname()).toLowerCase();
+  const nodeName = o.nodeName;
   const nodeIP = o.nodeIP || defaultNodeIP();
   if (!nodeIP) throw new Error('no --node-ip given and no non-loopback IPv4 address found on this host');
   mkdirSync(o.rootDir, { recursive: true });
@@ -119,21 +121,25 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     },
   });
 
+  const rotation = clientCertificateRotation(api, { kubeconfig: o.kubeconfig, certDir: o.certDir, nodeName, log: logger('certificate') });
   const registered = await agent.registered;
   const lease = leaseRenewer(api, { nodeName, durationSeconds: o.config.nodeLeaseDurationSeconds, nodeUID: () => registered.metadata?.uid, log: logger('lease') });
   const source = apiserverSource(api, nodeName, {
     update: (pod) => workers.update(pod.metadata!.uid!, pod),
     remove: (uid) => workers.update(uid, undefined),
-    synced: () => {},
   }, logger('config'));
-  const healthz = await healthzServer(o.config.healthzBindAddress, o.config.healthzPort, () => pleg.problem(), registry);
+  const healthz = await healthzServer(o.config.healthzBindAddress, o.config.healthzPort, () => pleg.problem());
+  const api10250 = await kubeletApiServer({
+    config: o.config, certDir: o.certDir, nodeName, nodeIP, api, pods: () => workers.pods(), runtime: (uid) => view.pod(uid),
+    healthy: () => pleg.problem(),
+  });
   log.info('Started kubelet', { node: nodeName, nodeIP, version: KUBELET_VERSION });
 
   return {
     async stop() {
       // Pods keep running: a restarted kubelet adopts them from their CRI labels.
-      source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); events.stop();
-      healthz.close();
+      rotation.stop(); source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); events.stop();
+      healthz.close(); api10250.close();
       cri.close(); images.close();
     },
   };

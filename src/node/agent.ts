@@ -4,6 +4,7 @@
 import type { Node, NodeStatus, ContainerImage, Taint } from 'kubernetes-types/core/v1.js';
 import { type ApiClient, isAlreadyExists, isNotFound } from '../apiserver/client.ts';
 import { backoff, jittered, sleep } from '../backoff/backoff.ts';
+import { reflector } from '../apiserver/reflector.ts';
 import type { Logger } from '../log/log.ts';
 import { nodeForRegistration, nodeStatus, statusChanged, type RuntimeHealth, type StatusInputs } from './status.ts';
 
@@ -72,16 +73,27 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
       o.onNode(node);
     } catch (e) {
       if (!isNotFound(e)) throw e;
-      o.log.warn('Node object is gone, registering it again', { node: o.nodeName });
-      lastSent = undefined;
-      o.onNode(await register());
-      await syncStatus();
+      await reregister();
     }
   }
 
+  // One watch on our Node: the podCIDR the controller-manager assigns arrives this way,
+  // and a deleted Node is registered again at once.
+  let reregistering = false;
+  const reregister = async () => {
+    if (reregistering || abort.signal.aborted) return;
+    reregistering = true;
+    o.log.warn('Node object is gone, registering it again', { node: o.nodeName });
+    try { lastSent = undefined; o.onNode(await register()); } catch { /* stopped */ } finally { reregistering = false; }
+  };
+  let watch: { stop(): void } | undefined;
   const registered = register();
   registered.then(async (node) => {
     o.onNode(node);
+    watch = reflector<Node>(api, `/api/v1/nodes?fieldSelector=${encodeURIComponent(`metadata.name=${o.nodeName}`)}`, 'node', {
+      list: (items) => (items[0] ? o.onNode(items[0]) : void reregister()),
+      event: (type, n) => (type === 'DELETED' ? void reregister() : o.onNode(n)),
+    }, o.log);
     const retry = backoff(1000, o.updateEveryMs);
     while (!abort.signal.aborted) {
       let wait = jittered(o.updateEveryMs, 0.04);
@@ -92,5 +104,5 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
       await new Promise<void>((r) => { wake = r; sleep(wait, abort.signal).then(r); });
     }
   }, () => {});
-  return { registered, poke: () => wake?.(), stop: () => abort.abort() };
+  return { registered, poke: () => wake?.(), stop: () => { abort.abort(); watch?.stop(); } };
 }

@@ -56,8 +56,8 @@ export class PodWorkers {
     if (w) this.#schedule(w, 0);
   }
 
-  /** UIDs with a worker: pods the kubelet is responsible for. */
-  known(): Set<string> { return new Set(this.#workers.keys()); }
+  /** The pods the kubelet is responsible for (the last object seen of each). */
+  pods(): Pod[] { return [...this.#workers.values()].map((w) => w.lastPod); }
 
   /** Phase and state of every worker, for /pods-style views and tests. */
   states(): { uid: string; state: PodState; phase?: string }[] {

@@ -2,7 +2,10 @@
 // truthfully, and heartbeating through its Lease.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clients, ensureStack, eventually, nodeName, NODE_IP } from './stack.ts';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { CertificatesV1Api, KubeConfig } from '@kubernetes/client-node';
+import { ADMIN_KUBECONFIG, ROOT, clients, ensureStack, eventually, nodeName, NODE_IP } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -41,4 +44,22 @@ test('the node Lease is renewed', async () => {
     const l = await coordination.readNamespacedLease({ name: nodeName(), namespace: 'kube-node-lease' });
     return new Date(l.spec!.renewTime as unknown as string).getTime() > t0;
   }, 1000);
+});
+
+test('the node got its client certificate by TLS bootstrap: a CSR approved and issued, files as upstream', async () => {
+  const kc = new KubeConfig();
+  kc.loadFromFile(ADMIN_KUBECONFIG);
+  const certs = kc.makeApiClient(CertificatesV1Api);
+  const csrs = (await certs.listCertificateSigningRequest()).items.filter((c) =>
+    c.spec.signerName === 'kubernetes.io/kube-apiserver-client-kubelet' && c.spec.username?.startsWith('system:bootstrap:'));
+  assert.ok(csrs.length > 0, 'a bootstrap CSR exists');
+  const csr = csrs.at(-1)!;
+  assert.ok(csr.status?.conditions?.some((c) => c.type === 'Approved' && c.status === 'True'), 'approved');
+  assert.ok(csr.status?.certificate, 'issued');
+  const current = '/var/lib/kubelet/pki/kubelet-client-current.pem';
+  assert.match(readlinkSync(current), /^kubelet-client-\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d\.pem$/);
+  const cert = new X509Certificate(readFileSync(current));
+  assert.match(cert.subject, new RegExp(`CN=system:node:${nodeName()}`));
+  assert.match(cert.subject, /O=system:nodes/);
+  assert.match(readFileSync(`${ROOT}/_output/local/kubelet.kubeconfig`, 'utf8'), /client-certificate: \/var\/lib\/kubelet\/pki\/kubelet-client-current.pem/);
 });

@@ -1,0 +1,34 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { kubeletKubeconfig, rotationDeadline } from './client-cert.ts';
+import { storeCurrent, loadCurrent } from './store.ts';
+import { connectionFrom } from '../apiserver/kubeconfig.ts';
+
+test('rotation falls between 70% and 90% of the lifetime', () => {
+  const nb = new Date('2026-01-01T00:00:00Z'), na = new Date('2026-01-11T00:00:00Z');
+  assert.equal(rotationDeadline(nb, na, () => 0).toISOString(), '2026-01-08T00:00:00.000Z');
+  assert.equal(rotationDeadline(nb, na, () => 1).toISOString(), '2026-01-10T00:00:00.000Z');
+  assert.equal(rotationDeadline(nb, na, () => 0.5).toISOString(), '2026-01-09T00:00:00.000Z');
+});
+
+test('the written kubeconfig points at the current certificate, as upstream', () => {
+  const doc = parse(kubeletKubeconfig('https://172.30.255.10:6443', Buffer.from('CA'), '/var/lib/kubelet/pki/kubelet-client-current.pem'));
+  const conn = connectionFrom(doc, '/', 'k', (p) => Buffer.from(`file:${p}`));
+  assert.equal(conn.server, 'https://172.30.255.10:6443');
+  assert.equal(conn.ca!.toString(), 'CA');
+  assert.equal(conn.cert!.toString(), 'file:/var/lib/kubelet/pki/kubelet-client-current.pem');
+  assert.equal(conn.key!.toString(), 'file:/var/lib/kubelet/pki/kubelet-client-current.pem');
+});
+
+test('storeCurrent writes a dated file and switches the current link', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kts-pki-'));
+  storeCurrent(dir, 'kubelet-client', 'CERT1', 'KEY1', new Date('2026-11-22T12:00:00Z'));
+  assert.equal(readlinkSync(join(dir, 'kubelet-client-current.pem')), 'kubelet-client-2026-11-22-12-00-00.pem');
+  storeCurrent(dir, 'kubelet-client', 'CERT2', 'KEY2', new Date('2026-11-23T12:00:00Z'));
+  assert.equal(loadCurrent(dir, 'kubelet-client')!.pem, 'CERT2\nKEY2\n');
+  assert.equal(readFileSync(join(dir, 'kubelet-client-2026-11-22-12-00-00.pem'), 'utf8'), 'CERT1\nKEY1\n', 'the old file stays');
+});

@@ -1,0 +1,40 @@
+// Asks the cluster for a certificate through a CertificateSigningRequest and waits
+// for the signer to issue it (after approval by the csrapproving controller or an operator).
+import type { CertificateSigningRequest } from 'kubernetes-types/certificates/v1.js';
+import type { ApiClient } from '../apiserver/client.ts';
+import { backoff, sleep } from '../backoff/backoff.ts';
+import type { Logger } from '../log/log.ts';
+
+export const CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
+export const SERVING_SIGNER = 'kubernetes.io/kubelet-serving';
+
+export class CertificateDenied extends Error {}
+
+/** The issued certificate in PEM; throws CertificateDenied when denied or failed. */
+export async function requestCertificate(api: ApiClient, csrPem: string, signerName: string, log: Logger,
+  opts: { namePrefix?: string; usages?: string[]; signal?: AbortSignal } = {}): Promise<string> {
+  const usages = opts.usages ?? (signerName === SERVING_SIGNER
+    ? ['digital signature', 'key encipherment', 'server auth']
+    : ['digital signature', 'key encipherment', 'client auth']);
+  const created = await api.create<CertificateSigningRequest>('/apis/certificates.k8s.io/v1/certificatesigningrequests', {
+    apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest',
+    metadata: { generateName: opts.namePrefix ?? 'csr-' },
+    spec: { request: Buffer.from(csrPem).toString('base64'), signerName, usages },
+  });
+  const name = created.metadata!.name!;
+  log.info('Waiting for the certificate signing request to be approved and issued', { csr: name, signerName });
+  const poll = backoff(200, 5000);
+  let lastLog = Date.now();
+  for (;;) {
+    const csr = await api.get<CertificateSigningRequest>(`/apis/certificates.k8s.io/v1/certificatesigningrequests/${name}`);
+    const bad = csr.status?.conditions?.find((c) => (c.type === 'Denied' || c.type === 'Failed') && c.status !== 'False');
+    if (bad) throw new CertificateDenied(`certificate signing request ${name} was ${bad.type.toLowerCase()}: ${bad.reason ?? ''} ${bad.message ?? ''}`.trim());
+    if (csr.status?.certificate) {
+      log.info('Certificate issued', { csr: name, signerName });
+      return Buffer.from(csr.status.certificate, 'base64').toString('utf8');
+    }
+    if (Date.now() - lastLog > 60_000) { log.info('Still waiting for certificate approval', { csr: name }); lastLog = Date.now(); }
+    await sleep(poll.next(), opts.signal);
+    if (opts.signal?.aborted) throw new Error('stopped while waiting for a certificate');
+  }
+}

@@ -1,0 +1,88 @@
+// Who is calling the kubelet API, as upstream's delegating authenticator decides it: a
+// client certificate signed by the client CA, else a bearer token the apiserver vouches
+// for through a TokenReview (cached: upstream's authentication.webhook.cacheTTL, 2m, for
+// both outcomes), else anonymous when enabled. Undefined means 401.
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { TokenReview } from 'kubernetes-types/authentication/v1.js';
+import type { ApiClient } from '../apiserver/client.ts';
+import type { Logger } from '../log/log.ts';
+import { TtlCache } from './ttl-cache.ts';
+import { anonymousUser, withAuthenticatedGroup, type UserInfo } from './user.ts';
+import { certificateUser, parseCertBundle, peerChain, verifyClientChain } from './x509.ts';
+
+export type Authenticator = (req: IncomingMessage) => Promise<UserInfo | undefined>;
+
+export interface AuthenticatorOptions {
+  /** PEM bundle of authentication.x509.clientCAFile; without it client certificates are ignored. */
+  clientCA?: string;
+  /** For TokenReviews (authentication.webhook.enabled); without it bearer tokens are ignored. */
+  api?: Pick<ApiClient, 'create'>;
+  /** authentication.webhook.cacheTTL. */
+  cacheTTLMs?: number;
+  /** authentication.anonymous.enabled. */
+  anonymous?: boolean;
+  log: Logger;
+  now?: () => number;
+}
+
+export function kubeletAuthenticator(o: AuthenticatorOptions): Authenticator {
+  const roots = o.clientCA ? parseCertBundle(o.clientCA) : [];
+  const now = o.now ?? Date.now;
+  const reviewToken = o.api ? tokenReviewer(o.api, o.cacheTTLMs ?? 120_000, now, o.log) : undefined;
+
+  function certUser(req: IncomingMessage): UserInfo | undefined {
+    if (roots.length === 0) return undefined;
+    const chain = peerChain(req.socket);
+    if (chain.length === 0) return undefined;
+    const problem = verifyClientChain(chain, roots, new Date(now()));
+    if (problem) { o.log.v(2, 'Client certificate rejected', { err: problem, remote: req.socket.remoteAddress }); return undefined; }
+    return certificateUser(chain[0]!);
+  }
+
+  return async (req) => {
+    const token = reviewToken && bearerToken(req.headers.authorization);
+    const user = certUser(req) ?? (token ? await reviewToken(token) : undefined);
+    if (user) return withAuthenticatedGroup(user);
+    return o.anonymous ? anonymousUser : undefined;
+  };
+}
+
+/** The token of an `Authorization: Bearer TOKEN` header, parsed as upstream's bearertoken. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const parts = (header ?? '').trim().split(' ');
+  return parts.length >= 2 && parts[0]!.toLowerCase() === 'bearer' && parts[1] ? parts[1] : undefined;
+}
+
+/** Asks the apiserver who a token belongs to; answers are cached, errors are not (they give 401). */
+function tokenReviewer(api: Pick<ApiClient, 'create'>, ttlMs: number, now: () => number, log: Logger): (token: string) => Promise<UserInfo | undefined> {
+  const cache = new TtlCache<UserInfo | null>(4096, now);
+  const inflight = new Map<string, Promise<UserInfo | undefined>>();
+  async function review(key: string, token: string): Promise<UserInfo | undefined> {
+    let tr: TokenReview;
+    try {
+      tr = await api.create<TokenReview>('/apis/authentication.k8s.io/v1/tokenreviews',
+        { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
+    } catch (e) {
+      log.warn('Unable to authenticate the request due to an error', { err: e });
+      return undefined;
+    }
+    const u = tr.status?.authenticated ? tr.status.user : undefined;
+    const user = u?.username ? { name: u.username, uid: u.uid, groups: u.groups ?? [], extra: u.extra } : undefined;
+    if (!user) log.v(2, 'Bearer token rejected', { err: tr.status?.error });
+    cache.set(key, user ?? null, ttlMs);
+    return user;
+  }
+  return (token) => {
+    // Keyed by a hash so that the cache does not hold tokens.
+    const key = createHash('sha256').update(token).digest('hex');
+    const hit = cache.get(key);
+    if (hit !== undefined) return Promise.resolve(hit ?? undefined);
+    let p = inflight.get(key);
+    if (!p) {
+      p = review(key, token).finally(() => inflight.delete(key));
+      inflight.set(key, p);
+    }
+    return p;
+  };
+}

@@ -1,0 +1,169 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { createServer, request, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { Counter, Registry } from 'prom-client';
+import { logger } from '../log/log.ts';
+import type { Attributes } from './authz.ts';
+import { kubeletServer, type ServerDeps } from './server.ts';
+
+const logDir = mkdtempSync(join(tmpdir(), 'pods-'));
+const rec = (sec: number, stream: string, text: string) => `2026-11-22T12:00:${String(sec).padStart(2, '0')}.5Z ${stream} F ${text}\n`;
+function logFile(name: string, content: string): string {
+  mkdirSync(join(logDir, name), { recursive: true });
+  const path = join(logDir, name, '0.log');
+  writeFileSync(path, content);
+  return path;
+}
+const isOpen = (path: string) => readdirSync('/proc/self/fd').some((fd) => {
+  try { return readlinkSync(`/proc/self/fd/${fd}`) === path; } catch { return false; }
+});
+
+const pod: Pod = {
+  metadata: { namespace: 'default', name: 'web', uid: 'u1' },
+  spec: { containers: [{ name: 'app' }, { name: 'silent' }, { name: 'gone' }], initContainers: [{ name: 'init' }] },
+};
+const appLog = logFile('app', rec(1, 'stdout', 'one') + rec(2, 'stderr', 'two') + rec(3, 'stdout', 'three'));
+const initLog = logFile('init', rec(0, 'stdout', 'initialised'));
+const followed = logFile('follow', rec(1, 'stdout', 'start'));
+let healthProblem: string | undefined;
+let authzCalls: Attributes[] = [];
+
+const registry = new Registry();
+new Counter({ name: 'kubelet_test_total', help: 'A test counter.', registers: [registry] }).inc();
+
+// Users by header: admin may do anything, reader only get nodes/pods, broken makes the authorizer fail.
+const deps: ServerDeps = {
+  nodeName: 'node-1',
+  pods: () => [pod],
+  containerLog: async (ns, name, container, previous) => {
+    if (container === 'app' && !previous) return { path: appLog, running: () => false };
+    if (container === 'init') return { path: initLog, running: () => false };
+    if (container === 'silent' && !previous) return { path: followed, running: () => true };
+    if (container === 'gone') return { path: join(logDir, 'gone', '0.log'), running: () => false };
+    return undefined;
+  },
+  metrics: registry,
+  healthy: () => healthProblem,
+  authenticate: async (req) => {
+    const name = req.headers['x-user'];
+    return typeof name === 'string' ? { name, groups: ['system:authenticated'] } : undefined;
+  },
+  authorize: async (user, a) => {
+    authzCalls.push(a);
+    if (user.name === 'broken') throw new Error('apiserver down');
+    return { allowed: user.name === 'admin' || (user.name === 'reader' && a.subresource === 'pods') };
+  },
+  log: logger('test'),
+};
+
+const server = createServer(kubeletServer(deps));
+await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+const { port } = server.address() as AddressInfo;
+after(() => { server.closeAllConnections(); server.close(); });
+
+function get(path: string, user: string | null = 'admin'): Promise<{ status: number; type?: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path, agent: false, headers: user ? { 'x-user': user } : {} }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d) => { body += d; })
+        .on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], body }));
+    }).on('error', reject).end();
+  });
+}
+
+test('healthz', async () => {
+  healthProblem = undefined;
+  assert.deepEqual(await get('/healthz'), { status: 200, type: 'text/plain; charset=utf-8', body: 'ok' });
+  assert.equal((await get('/healthz?verbose')).body, '[+]ping ok\n[+]log ok\n[+]syncloop ok\nhealthz check passed\n');
+  assert.equal((await get('/healthz/ping')).body, 'ok');
+  healthProblem = 'PLEG is not healthy: pleg was last seen active 4m0s ago';
+  assert.equal((await get('/healthz')).status, 500);
+  assert.deepEqual(await get('/healthz/syncloop'), {
+    status: 500, type: 'text/plain; charset=utf-8', body: 'internal server error: PLEG is not healthy: pleg was last seen active 4m0s ago\n',
+  });
+  assert.equal((await get('/healthz/nope')).status, 404);
+  healthProblem = undefined;
+});
+
+test('pods and metrics', async () => {
+  const pods = await get('/pods');
+  assert.equal(pods.status, 200);
+  assert.match(pods.type!, /^application\/json/);
+  assert.deepEqual(JSON.parse(pods.body), { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: [pod] });
+  const metrics = await get('/metrics');
+  assert.equal(metrics.status, 200);
+  assert.equal(metrics.type, registry.contentType);
+  assert.match(metrics.body, /^kubelet_test_total 1$/m);
+});
+
+test('unknown paths are 404 once authorized', async () => {
+  assert.deepEqual(await get('/nope'), { status: 404, type: 'text/plain; charset=utf-8', body: '404 page not found\n' });
+  assert.equal((await get('/nope', null)).status, 401);
+  assert.equal((await get('/PODS')).status, 404); // routing is case-sensitive, as the authorization mapping
+});
+
+test('401 without a user, 403 with upstream message, 500 when authorization fails', async () => {
+  assert.deepEqual(await get('/pods', null), { status: 401, type: 'text/plain; charset=utf-8', body: 'Unauthorized' });
+  authzCalls = [];
+  assert.deepEqual(await get('/healthz', 'nobody'), {
+    status: 403, type: 'text/plain; charset=utf-8', body: 'Forbidden (user=nobody, verb=get, resource=nodes, subresource(s)=[healthz proxy])\n',
+  });
+  assert.deepEqual(authzCalls.map((a) => [a.verb, a.resource, a.subresource, a.name]), [['get', 'nodes', 'healthz', 'node-1'], ['get', 'nodes', 'proxy', 'node-1']]);
+  assert.equal((await get('/pods', 'reader')).status, 200);
+  assert.equal((await get('/metrics', 'reader')).body, 'Forbidden (user=reader, verb=get, resource=nodes, subresource(s)=[metrics])\n');
+  assert.equal((await get('/containerLogs/default/web/app', 'reader')).status, 403);
+  assert.deepEqual(await get('/pods', 'broken'), {
+    status: 500, type: 'text/plain; charset=utf-8', body: 'Authorization error (user=broken, verb=get, resource=nodes, subresource=pods)',
+  });
+});
+
+test('containerLogs streams the log with the query options', async () => {
+  const cases: [query: string, body: string][] = [
+    ['', 'one\ntwo\nthree\n'],
+    ['?tailLines=1&timestamps=true', '2026-11-22T12:00:03.500000000Z three\n'],
+    ['?limitBytes=6', 'one\ntw'],
+    ['?sinceTime=2026-11-22T12:00:02Z', 'two\nthree\n'],
+    ['?follow=true', 'one\ntwo\nthree\n'], // the container is not running: ends at the end of the log
+  ];
+  for (const [query, body] of cases) {
+    assert.deepEqual(await get(`/containerLogs/default/web/app${query}`), { status: 200, type: 'text/plain; charset=utf-8', body }, query);
+  }
+  assert.equal((await get('/containerLogs/default/web/init')).body, 'initialised\n');
+});
+
+test('containerLogs errors name what is wrong', async () => {
+  const cases: [path: string, status: number, body: string][] = [
+    ['/containerLogs/default/web/app?tailLines=x', 400, 'invalid value "x" for query parameter tailLines: must be an integer'],
+    ['/containerLogs/default/web/app?sinceTime=noon', 400, 'invalid value "noon" for query parameter sinceTime: must be an RFC3339 time'],
+    ['/containerLogs/default/web/app?limitBytes=0', 422, 'limitBytes: Invalid value: 0: must be greater than 0'],
+    ['/containerLogs/default/db/app', 404, 'pod "db" does not exist in namespace "default"'],
+    ['/containerLogs/other/web/app', 404, 'pod "web" does not exist in namespace "other"'],
+    ['/containerLogs/default/web/sidecar', 404, 'container "sidecar" not found in pod "web"'],
+    ['/containerLogs/default/web/app?previous=true', 404, 'previous terminated container "app" in pod "web" not found'],
+    ['/containerLogs/default/web/gone', 404, 'log of container "gone" in pod "web" not found'],
+  ];
+  for (const [path, status, body] of cases) assert.deepEqual(await get(path), { status, type: 'text/plain; charset=utf-8', body }, path);
+});
+
+test('containerLogs follow streams as the log grows and stops when the client goes away', async () => {
+  const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path: '/containerLogs/default/web/silent?follow=true', agent: false, headers: { 'x-user': 'admin' } }, resolve)
+      .on('error', reject).end();
+  });
+  assert.equal(res.statusCode, 200);
+  let body = '';
+  res.setEncoding('utf8').on('data', (d) => { body += d; });
+  const until = async (cond: () => boolean) => { for (let i = 0; i < 200 && !cond(); i++) await sleep(10); assert.ok(cond(), body); };
+  await until(() => body === 'start\n');
+  appendFileSync(followed, rec(5, 'stdout', 'more'));
+  await until(() => body === 'start\nmore\n');
+  assert.equal(isOpen(followed), true);
+  res.destroy();
+  await until(() => !isOpen(followed));
+});

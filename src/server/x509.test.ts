@@ -1,0 +1,118 @@
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { logger } from '../log/log.ts';
+import { kubeletAuthenticator } from './authn.ts';
+import type { UserInfo } from './user.ts';
+import { kubeletServer } from './server.ts';
+import { certificateUser, parseCertBundle, verifyClientChain } from './x509.ts';
+
+// A throwaway PKI made with openssl: ca and other are roots, int an intermediate of ca.
+const dir = mkdtempSync(join(tmpdir(), 'kubelet-pki-'));
+const file = (name: string) => join(dir, name);
+const pem = (name: string) => readFileSync(file(`${name}.crt`), 'utf8');
+const cert = (name: string) => new X509Certificate(pem(name));
+const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+
+function root(name: string) {
+  openssl('req', '-x509', '-config', 'openssl.cnf', '-extensions', 'ca', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256',
+    '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`);
+}
+function issue(name: string, subject: string, issuer: string, extensions: string) {
+  openssl('req', '-new', '-config', 'openssl.cnf', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+    '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
+  openssl('x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.crt`, '-CAkey', `${issuer}.key`, '-days', '2',
+    '-extfile', 'openssl.cnf', '-extensions', extensions, '-out', `${name}.crt`);
+}
+
+before(() => {
+  writeFileSync(file('openssl.cnf'), [
+    '[req]', 'distinguished_name = dn', '[dn]',
+    '[ca]', 'basicConstraints = critical,CA:TRUE', 'keyUsage = critical,keyCertSign,cRLSign',
+    '[client]', 'extendedKeyUsage = clientAuth',
+    '[server]', 'extendedKeyUsage = serverAuth', 'subjectAltName = IP:127.0.0.1',
+    '[plain]', 'basicConstraints = CA:FALSE',
+  ].join('\n'));
+  root('ca');
+  root('other');
+  issue('int', '/CN=intermediate', 'ca', 'ca');
+  issue('alice', '/O=system:masters/O=team, x/CN=alice', 'ca', 'client');
+  issue('bob', '/CN=bob', 'int', 'client');
+  issue('mallory', '/CN=mallory', 'other', 'client');
+  issue('noeku', '/CN=noeku', 'ca', 'plain');
+  issue('serving', '/CN=127.0.0.1', 'ca', 'server');
+  issue('carol', '/CN=carol', 'alice', 'client'); // alice is no CA: carol is not trusted
+  issue('nocn', '/O=group', 'ca', 'client');
+});
+
+test('verifyClientChain follows upstream x509 verification', () => {
+  const now = new Date();
+  const day = 24 * 3600 * 1000;
+  const cases: [name: string, chain: string[], roots: string[], at: Date, want: RegExp | undefined][] = [
+    ['signed by the CA', ['alice'], ['ca'], now, undefined],
+    ['CA among others in the bundle', ['alice'], ['other', 'ca'], now, undefined],
+    ['no extended key usage', ['noeku'], ['ca'], now, undefined],
+    ['through a sent intermediate', ['bob', 'int'], ['ca'], now, undefined],
+    ['intermediate not sent', ['bob'], ['ca'], now, /unknown authority/],
+    ['another CA', ['mallory'], ['ca'], now, /unknown authority/],
+    ['a leaf as issuer', ['carol', 'alice'], ['ca'], now, /unknown authority/],
+    ['server certificate', ['serving'], ['ca'], now, /incompatible key usage/],
+    ['expired', ['alice'], ['ca'], new Date(now.getTime() + 3 * day), /expired or is not yet valid/],
+    ['not yet valid', ['alice'], ['ca'], new Date(now.getTime() - day), /expired or is not yet valid/],
+    ['no certificate', [], ['ca'], now, /no client certificate/],
+  ];
+  for (const [name, chain, roots, at, want] of cases) {
+    const got = verifyClientChain(chain.map(cert), parseCertBundle(roots.map(pem).join('')), at);
+    if (want) assert.match(got ?? '', want, name); else assert.equal(got, undefined, name);
+  }
+});
+
+test('certificateUser: CN is the user, O values the groups', () => {
+  assert.deepEqual(certificateUser(cert('alice')), { name: 'alice', groups: ['system:masters', 'team, x'] });
+  assert.deepEqual(certificateUser(cert('bob')), { name: 'bob', groups: [] });
+  assert.equal(certificateUser(cert('nocn')), undefined);
+});
+
+test('over HTTPS, client certificates authenticate end to end', async () => {
+  const seen: UserInfo[] = [];
+  const app = kubeletServer({
+    nodeName: 'node-1', pods: () => [], containerLog: async () => undefined, metrics: new Registry(), healthy: () => undefined,
+    authenticate: kubeletAuthenticator({ clientCA: pem('ca'), log: logger('test') }),
+    authorize: async (user) => { seen.push(user); return { allowed: true }; },
+    log: logger('test'),
+  });
+  const server = createServer({ key: readFileSync(file('serving.key')), cert: pem('serving'), requestCert: true, rejectUnauthorized: false }, app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  const get = (client?: string, chain: string[] = []) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({
+      host: '127.0.0.1', port, path: '/pods', agent: false, ca: pem('ca'),
+      ...(client ? { key: readFileSync(file(`${client}.key`)), cert: [client, ...chain].map(pem).join('') } : {}),
+    }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d) => { body += d; }).on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject).end();
+  });
+  try {
+    const alice = await get('alice');
+    assert.equal(alice.status, 200);
+    assert.deepEqual(JSON.parse(alice.body), { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: [] });
+    assert.deepEqual(seen[0], { name: 'alice', groups: ['system:masters', 'team, x', 'system:authenticated'] });
+    assert.equal((await get('bob', ['int'])).status, 200);
+    assert.equal(seen[1]!.name, 'bob');
+    assert.deepEqual(await get(), { status: 401, body: 'Unauthorized' });
+    assert.equal((await get('mallory')).status, 401);
+    assert.equal((await get('bob')).status, 401);
+    assert.equal(seen.length, 2);
+  } finally {
+    server.close();
+  }
+});

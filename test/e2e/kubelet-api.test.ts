@@ -1,0 +1,64 @@
+// The kubelet API on :10250 as users reach it: through the apiserver (kubectl logs,
+// node proxy) and directly, where only authenticated and authorized callers get in.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:https';
+import { clients, ensureStack, eventually, kubectl, nodeName, withNamespace, BUSYBOX, NODE_IP } from './stack.ts';
+
+before(() => ensureStack());
+
+/** GET https://NODE_IP:10250/path with an optional bearer token; resolves with the status code and body. */
+function kubeletGet(path: string, token?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: NODE_IP, port: 10250, path, rejectUnauthorized: false, headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('kubectl logs: whole, --tail, --timestamps, -f and --previous', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  const pod = (name: string, restartPolicy: string, script: string) => core.createNamespacedPod({ namespace: ns, body: {
+    metadata: { name }, spec: { restartPolicy, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', script] }] },
+  } });
+  // stdout and stderr are separate pipes: only a pause orders lines across them.
+  await pod('talker', 'Always', 'for i in 1 2 3 4 5; do echo line $i; done; sleep 0.5; echo err >&2; sleep 3600');
+  await pod('finisher', 'Never', 'echo first; sleep 3; echo last');
+  await pod('crasher', 'Always', 'echo run at $(date +%s); exit 1');
+
+  await eventually('six lines logged', 20_000, async () => kubectl('logs', '-n', ns, 'talker').includes('err'));
+  assert.equal(kubectl('logs', '-n', ns, 'talker'), 'line 1\nline 2\nline 3\nline 4\nline 5\nerr\n');
+  assert.equal(kubectl('logs', '-n', ns, 'talker', '--tail=2'), 'line 5\nerr\n');
+  assert.match(kubectl('logs', '-n', ns, 'talker', '--tail=1', '--timestamps'), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z err\n$/);
+
+  // -f streams as lines are written and returns once the container exits.
+  await eventually('finisher running', 20_000, async () => (await core.readNamespacedPod({ name: 'finisher', namespace: ns })).status?.phase === 'Running');
+  assert.equal(kubectl('logs', '-f', '-n', ns, 'finisher'), 'first\nlast\n');
+
+  // After a restart, --previous shows the run before the current one.
+  await eventually('a restart', 30_000, async () => ((await core.readNamespacedPod({ name: 'crasher', namespace: ns })).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1);
+  assert.match(kubectl('logs', '-n', ns, 'crasher', '--previous'), /^run at \d+\n$/);
+
+  const missing = (() => { try { kubectl('logs', '-n', ns, 'talker', '-c', 'nope'); return ''; } catch (e) { return String((e as { stderr?: string }).stderr); } })();
+  assert.match(missing, /nope/, 'an unknown container is named in the error');
+}));
+
+test('node proxy: healthz and metrics with upstream names', async () => {
+  assert.equal(kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/healthz`), 'ok');
+  const metrics = kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
+  for (const m of ['kubelet_node_name', 'kubelet_running_pods', 'kubelet_pleg_relist_duration_seconds_bucket', 'kubelet_runtime_operations_total']) {
+    assert.match(metrics, new RegExp(`^${m}`, 'm'), m);
+  }
+});
+
+test('anonymous requests get 401; a service account without node rights gets 403', () => withNamespace(async (ns) => {
+  assert.equal((await kubeletGet('/pods')).status, 401);
+  const token = kubectl('create', 'token', 'default', '-n', ns).trim();
+  const denied = await kubeletGet('/pods', token);
+  assert.equal(denied.status, 403);
+  assert.match(denied.body, new RegExp(`user=system:serviceaccount:${ns}:default`));
+}));
