@@ -13,11 +13,36 @@ import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { kubeletAuthenticator } from '../server/authn.ts';
 import { webhookAuthorizer } from '../server/authz.ts';
 import { kubeletServer } from '../server/server.ts';
+import { accessCheck } from '../server/auth-filter.ts';
+import type { Authorizer } from '../server/authz.ts';
+import { StreamError, streamingUpgrade, type StreamRequest } from '../server/streaming.ts';
+import type { RuntimeClient } from '../cri/runtime-client.ts';
+import { latest } from '../runtime/types.ts';
 
-export async function kubeletApiServer(o: {
+interface Deps {
   config: KubeletConfig; certDir: string; nodeName: string; nodeIP: string; api: ApiClient;
-  pods: () => Pod[]; runtime: (uid: string) => Promise<PodRuntimeStatus>; healthy: () => string | undefined;
-}): Promise<Server> {
+  pods: () => Pod[]; runtime: (uid: string) => Promise<PodRuntimeStatus>; healthy: () => string | undefined; cri: RuntimeClient;
+}
+
+/** The runtime's streaming URL for an exec, attach or port-forward into one of our pods. */
+async function streamURL(o: Deps, r: StreamRequest): Promise<string> {
+  const pod = o.pods().find((p) => p.metadata?.namespace === r.namespace && p.metadata?.name === r.pod && (!r.uid || p.metadata?.uid === r.uid));
+  if (!pod) throw new StreamError(404, `pod "${r.pod}" does not exist in namespace "${r.namespace}"`);
+  const rt = await o.runtime(pod.metadata!.uid!);
+  if (r.kind === 'portForward') {
+    const sandbox = rt.sandboxes.find((s) => s.ready);
+    if (!sandbox) throw new StreamError(404, `pod "${r.pod}" has no running sandbox`);
+    return (await o.cri.portForward({ podSandboxId: sandbox.id, port: r.ports })).url;
+  }
+  const ctr = latest(rt, r.container);
+  if (!ctr || ctr.phase !== 'running') throw new StreamError(404, `container "${r.container}" in pod "${r.pod}" is not running`);
+  const streams = { stdin: r.stdin, stdout: r.stdout, stderr: r.stderr, tty: r.tty };
+  return r.kind === 'exec'
+    ? (await o.cri.exec({ containerId: ctr.id, cmd: r.command, ...streams })).url
+    : (await o.cri.attach({ containerId: ctr.id, ...streams })).url;
+}
+
+export async function kubeletApiServer(o: Deps): Promise<Server> {
   const log = logger('server');
   const { authentication: authn, authorization: authz } = o.config;
   const tls = await servingCertificate({ certDir: o.certDir, nodeName: o.nodeName, addresses: [o.nodeIP], certFile: o.config.tlsCertFile, keyFile: o.config.tlsPrivateKeyFile });
@@ -27,6 +52,12 @@ export async function kubeletApiServer(o: {
       throw new Error(`cannot read authentication.x509.clientCAFile ${authn.x509ClientCAFile}: ${(e as Error).message}`);
     }
   }
+  const authenticate = kubeletAuthenticator({
+    clientCA, api: authn.webhookEnabled ? o.api : undefined, cacheTTLMs: authn.webhookCacheTTLMs, anonymous: authn.anonymousEnabled, log,
+  });
+  const authorize: Authorizer = authz.mode === 'AlwaysAllow'
+    ? async () => ({ allowed: true })
+    : webhookAuthorizer(o.api, { allowTTLMs: authz.cacheAuthorizedTTLMs, denyTTLMs: authz.cacheUnauthorizedTTLMs });
   const app = kubeletServer({
     nodeName: o.nodeName, log, metrics: registry, healthy: o.healthy, pods: o.pods,
     async containerLog(ns, name, container, previous) {
@@ -36,14 +67,10 @@ export async function kubeletApiServer(o: {
       const file = containerLogFile(pod, await o.runtime(pod.metadata!.uid!), container, previous, o.config.podLogsDir);
       return file && { path: file.path, running: async () => (await o.runtime(pod.metadata!.uid!)).containers.find((c) => c.id === file.containerID)?.phase === 'running' };
     },
-    authenticate: kubeletAuthenticator({
-      clientCA, api: authn.webhookEnabled ? o.api : undefined, cacheTTLMs: authn.webhookCacheTTLMs, anonymous: authn.anonymousEnabled, log,
-    }),
-    authorize: authz.mode === 'AlwaysAllow'
-      ? async () => ({ allowed: true })
-      : webhookAuthorizer(o.api, { allowTTLMs: authz.cacheAuthorizedTTLMs, denyTTLMs: authz.cacheUnauthorizedTTLMs }),
+    authenticate, authorize,
   });
   const server = createServer({ cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, app);
+  server.on('upgrade', streamingUpgrade(accessCheck(o.nodeName, authenticate, authorize, log), (r) => streamURL(o, r), log));
   return new Promise((resolve, reject) => {
     server.once('error', (e) => reject(new Error(`cannot listen on ${o.config.address}:${o.config.port} for the kubelet API: ${e.message}`)));
     server.listen(o.config.port, o.config.address, () => { log.info('Kubelet API serving', { address: o.config.address, port: o.config.port }); resolve(server); });

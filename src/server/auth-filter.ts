@@ -1,27 +1,39 @@
 // Upstream's InstallAuthFilter: every request is authenticated (401) and then authorized
-// against the node's subresources (403, or 500 when the apiserver cannot say).
+// against the node's subresources (403, or 500 when the apiserver cannot say). Shared by
+// plain requests (express) and streaming upgrades (exec, attach, port-forward).
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from '../log/log.ts';
 import type { Authenticator } from './authn.ts';
 import { forbiddenMessage, requestAttributes, type Authorizer } from './authz.ts';
 
-export function authFilter(nodeName: string, authenticate: Authenticator, authorize: Authorizer, log: Logger): RequestHandler {
-  return async (req, res, next) => {
+export type AccessCheck = (req: IncomingMessage, path: string) => Promise<{ status: number; message: string } | undefined>;
+
+/** undefined when the request may proceed, else the status and body to answer with. */
+export function accessCheck(nodeName: string, authenticate: Authenticator, authorize: Authorizer, log: Logger): AccessCheck {
+  return async (req, path) => {
     const user = await authenticate(req);
-    if (!user) { res.status(401).type('text/plain').send('Unauthorized'); return; }
-    const attrs = requestAttributes(nodeName, req.method, req.path);
+    if (!user) return { status: 401, message: 'Unauthorized' };
+    const attrs = requestAttributes(nodeName, req.method ?? 'GET', path);
     for (const a of attrs) {
       try {
-        if ((await authorize(user, a)).allowed) { next(); return; }
+        if ((await authorize(user, a)).allowed) return undefined;
       } catch (e) {
-        const msg = `Authorization error (user=${user.name}, verb=${a.verb}, resource=${a.resource}, subresource=${a.subresource})`;
-        log.error(msg, { err: e });
-        res.status(500).type('text/plain').send(msg);
-        return;
+        const message = `Authorization error (user=${user.name}, verb=${a.verb}, resource=${a.resource}, subresource=${a.subresource})`;
+        log.error(message, { err: e });
+        return { status: 500, message };
       }
     }
-    const msg = forbiddenMessage(user, attrs);
-    log.v(2, msg.trim(), { path: req.path });
-    res.status(403).type('text/plain').send(msg);
+    const message = forbiddenMessage(user, attrs);
+    log.v(2, message.trim(), { path });
+    return { status: 403, message };
+  };
+}
+
+export function authFilter(check: AccessCheck): RequestHandler {
+  return async (req, res, next) => {
+    const denied = await check(req, req.path);
+    if (denied) res.status(denied.status).type('text/plain').send(denied.message);
+    else next();
   };
 }

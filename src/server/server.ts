@@ -6,7 +6,7 @@ import express, { type Express } from 'express';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/log.ts';
-import { authFilter } from './auth-filter.ts';
+import { accessCheck, authFilter } from './auth-filter.ts';
 import type { Authenticator } from './authn.ts';
 import type { Authorizer } from './authz.ts';
 import { containerLogsHandler, type ContainerLog } from './container-logs.ts';
@@ -32,7 +32,7 @@ export function kubeletServer(deps: ServerDeps): Express {
   app.disable('etag');
   // Authorization maps paths case-sensitively, so routing must too.
   app.enable('case sensitive routing');
-  app.use(authFilter(deps.nodeName, deps.authenticate, deps.authorize, deps.log));
+  app.use(authFilter(accessCheck(deps.nodeName, deps.authenticate, deps.authorize, deps.log)));
 
   const send = (res: express.Response, r: { status: number; body: string }) => void res.status(r.status).type('text/plain').send(r.body);
   app.get('/healthz', (req, res) => send(res, healthzReport(kubeletChecks(deps.healthy), 'verbose' in req.query)));

@@ -3,7 +3,12 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
-import { clients, ensureStack, eventually, kubectl, nodeName, withNamespace, BUSYBOX, NODE_IP } from './stack.ts';
+import { get } from 'node:http';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ADMIN_KUBECONFIG, BIN, clients, ensureStack, eventually, kubectl, nodeName, withNamespace, BUSYBOX, NODE_IP } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -61,4 +66,48 @@ test('anonymous requests get 401; a service account without node rights gets 403
   const denied = await kubeletGet('/pods', token);
   assert.equal(denied.status, 403);
   assert.match(denied.body, new RegExp(`user=system:serviceaccount:${ns}:default`));
+}));
+
+/** kubectl with stdin, returning status and output instead of throwing. */
+function kubectlRun(input: string, ...args: string[]) {
+  return spawnSync(`${BIN}/kubectl`, ['--kubeconfig', ADMIN_KUBECONFIG, ...args], { input, encoding: 'utf8', timeout: 60_000 });
+}
+
+async function runningPod(ns: string, name: string, script: string) {
+  const { core } = clients();
+  await core.createNamespacedPod({ namespace: ns, body: {
+    metadata: { name }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', script] }] },
+  } });
+  await eventually(`${name} Running`, 20_000, async () => (await core.readNamespacedPod({ name, namespace: ns })).status?.phase === 'Running');
+}
+
+test('kubectl exec: output, exit code, stdin; kubectl cp both ways', () => withNamespace(async (ns) => {
+  await runningPod(ns, 'box', 'sleep 3600');
+  const r = kubectlRun('', 'exec', '-n', ns, 'box', '--', 'sh', '-c', 'echo out; echo err >&2; exit 7');
+  assert.equal(r.status, 7, r.stderr);
+  assert.equal(r.stdout, 'out\n');
+  assert.match(r.stderr, /err\n/);
+  assert.equal(kubectlRun('piped through stdin\n', 'exec', '-i', '-n', ns, 'box', '--', 'cat').stdout, 'piped through stdin\n');
+
+  const dir = mkdtempSync(join(tmpdir(), 'kts-cp-'));
+  writeFileSync(join(dir, 'up.txt'), 'copied up\n');
+  kubectl('cp', join(dir, 'up.txt'), `${ns}/box:/tmp/up.txt`);
+  assert.equal(kubectl('exec', '-n', ns, 'box', '--', 'cat', '/tmp/up.txt'), 'copied up\n');
+  kubectl('cp', `${ns}/box:/tmp/up.txt`, join(dir, 'down.txt'));
+  assert.equal(readFileSync(join(dir, 'down.txt'), 'utf8'), 'copied up\n');
+}));
+
+test('kubectl port-forward reaches an httpd in the pod', () => withNamespace(async (ns) => {
+  await runningPod(ns, 'web', 'mkdir -p /www && echo served by busybox > /www/index.html && httpd -f -p 8080 -h /www');
+  const port = 18000 + Math.floor(Math.random() * 1000);
+  const pf = spawn(`${BIN}/kubectl`, ['--kubeconfig', ADMIN_KUBECONFIG, 'port-forward', '-n', ns, 'pod/web', `${port}:8080`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const body = await eventually('a response through the forwarded port', 20_000, () => new Promise<string | undefined>((resolve) => {
+      get(`http://127.0.0.1:${port}/index.html`, (res) => { let b = ''; res.on('data', (c) => (b += c)); res.on('end', () => resolve(b)); })
+        .on('error', () => resolve(undefined));
+    }), 300);
+    assert.equal(body, 'served by busybox\n');
+  } finally {
+    pf.kill();
+  }
 }));

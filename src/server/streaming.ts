@@ -1,0 +1,85 @@
+// exec, attach and port-forward: the apiserver upgrades a connection to the kubelet,
+// which asks the runtime for a streaming URL (CRI Exec/Attach/PortForward) and splices
+// the upgraded connection to it, bytes untouched. Whatever protocol the client speaks
+// (SPDY or WebSocket) is the runtime's streaming server's business; tokens are
+// single-use, so every upgrade attempt asks the runtime again.
+import { connect } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from '../log/log.ts';
+import type { AccessCheck } from './auth-filter.ts';
+
+export type StreamRequest =
+  | { kind: 'exec' | 'attach'; namespace: string; pod: string; uid?: string; container: string; command: string[]; stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }
+  | { kind: 'portForward'; namespace: string; pod: string; uid?: string; ports: number[] };
+
+const flag = (q: URLSearchParams, ...names: string[]) => names.some((n) => q.get(n) === '1' || q.get(n) === 'true');
+
+/** Pure: upstream's streaming routes and query parameters, or a 400/404 answer. */
+export function parseStreamRequest(url: string): StreamRequest | { status: number; message: string } {
+  const u = new URL(url, 'https://kubelet');
+  const parts = u.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  const [kind, namespace, pod] = parts;
+  const q = u.searchParams;
+  if ((kind === 'exec' || kind === 'attach') && (parts.length === 4 || parts.length === 5)) {
+    const container = parts.at(-1)!;
+    const command = q.getAll('command');
+    if (kind !== 'attach' && command.length === 0) return { status: 400, message: 'missing required parameter "command"' };
+    return {
+      kind, namespace: namespace!, pod: pod!, uid: parts.length === 5 ? parts[3] : undefined, container,
+      command, stdin: flag(q, 'input', 'stdin'), stdout: flag(q, 'output', 'stdout'), stderr: flag(q, 'error', 'stderr'), tty: flag(q, 'tty'),
+    };
+  }
+  if (kind === 'portForward' && (parts.length === 3 || parts.length === 4)) {
+    const ports = q.getAll('port').map(Number);
+    if (ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) return { status: 400, message: `invalid port in ${JSON.stringify(q.getAll('port'))}` };
+    return { kind: 'portForward', namespace: namespace!, pod: pod!, uid: parts[3], ports };
+  }
+  return { status: 404, message: '404 page not found\n' };
+}
+
+function answer(socket: Duplex, status: number, message: string) {
+  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error' }[status] ?? 'Error';
+  const body = Buffer.from(message);
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+export class StreamError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) { super(message); this.status = status; }
+}
+
+/** The https server's 'upgrade' listener. streamURL asks the runtime (throws StreamError for 404s). */
+export function streamingUpgrade(check: AccessCheck, streamURL: (r: StreamRequest) => Promise<string>, log: Logger) {
+  return async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    try {
+      const path = new URL(req.url ?? '/', 'https://kubelet').pathname;
+      const denied = await check(req, path);
+      if (denied) return answer(socket, denied.status, denied.message);
+      const parsed = parseStreamRequest(req.url ?? '/');
+      if ('status' in parsed) return answer(socket, parsed.status, parsed.message);
+      const target = new URL(await streamURL(parsed));
+      const upstream = connect(Number(target.port || 80), target.hostname);
+      upstream.on('error', (e) => { log.warn('Streaming connection to the runtime failed', { url: target.origin, err: e }); socket.destroy(); });
+      socket.on('close', () => upstream.destroy());
+      upstream.on('close', () => socket.destroy());
+      upstream.once('connect', () => {
+        // The same request, re-addressed: the runtime's server negotiates the protocol.
+        let head0 = `${req.method} ${target.pathname}${target.search} HTTP/1.1\r\n`;
+        for (let i = 0; i < req.rawHeaders.length; i += 2) {
+          const name = req.rawHeaders[i]!;
+          head0 += `${name}: ${name.toLowerCase() === 'host' ? target.host : req.rawHeaders[i + 1]}\r\n`;
+        }
+        upstream.write(head0 + '\r\n');
+        if (head.length) upstream.write(head);
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      });
+    } catch (e) {
+      if (e instanceof StreamError) return answer(socket, e.status, e.message);
+      log.error('Streaming request failed', { path: req.url, err: e });
+      answer(socket, 500, (e as Error).message);
+    }
+  };
+}
