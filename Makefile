@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck up down test unit e2e clean
+.PHONY: all deps build typecheck up down test unit e2e bench clean
 
 all: build
 
@@ -43,3 +43,7 @@ e2e: build up
 
 clean:
 	rm -rf dist node_modules
+
+# Pod start-up and status latency, kubelet RSS and CPU, on the running local stack.
+bench: build up
+	node test/bench/pods.ts

@@ -3,8 +3,8 @@
 // field of the --config file. Any start-up failure is one line and a non-zero exit.
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
-import yargs from 'yargs';
+import { join as joinPath } from 'node:path';
+import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import type { Taint } from 'kubernetes-types/core/v1.js';
 import { parseKubeletConfig, defaults, type KubeletConfig } from '../config/kubelet-config.ts';
@@ -12,28 +12,27 @@ import { setVerbosity, logger } from '../log/log.ts';
 import { runKubelet, KUBELET_VERSION } from '../kubelet/kubelet.ts';
 import { parseLabels, parseTaints } from './flags.ts';
 import { ensureClientCertificate } from '../certificates/client-cert.ts';
+import { join } from '../join/join.ts';
 
-async function main() {
-  const argv = await yargs(hideBin(process.argv))
-    .scriptName('kubelet-ts')
-    .usage('$0 [flags]\n\nThe Kubernetes node agent, in TypeScript: registers this host as a Node and runs its pods on a CRI runtime.')
-    .option('kubeconfig', { type: 'string', describe: 'kubeconfig with the credentials the kubelet uses to reach the apiserver', default: '/etc/kubernetes/kubelet.conf' })
-    .option('bootstrap-kubeconfig', { type: 'string', describe: 'kubeconfig for TLS bootstrap, used when --kubeconfig does not exist' })
-    .option('config', { type: 'string', describe: 'KubeletConfiguration file (kubelet.config.k8s.io/v1beta1)' })
-    .option('hostname-override', { type: 'string', describe: 'the node name to use instead of the hostname' })
-    .option('node-ip', { type: 'string', describe: "the node's InternalIP (default: the first non-loopback IPv4 address)" })
-    .option('container-runtime-endpoint', { type: 'string', describe: 'CRI endpoint, e.g. unix:///run/containerd/containerd.sock' })
-    .option('root-dir', { type: 'string', default: '/var/lib/kubelet', describe: 'directory for kubelet files (pods, plugins, certificates)' })
-    .option('cert-dir', { type: 'string', describe: 'directory of the TLS certificates (default ROOT-DIR/pki)' })
-    .option('node-labels', { type: 'string', default: '', describe: 'labels to add when registering the node, key=value,...' })
-    .option('register-with-taints', { type: 'string', default: '', describe: 'taints to add when registering the node, key=value:Effect,...' })
-    .option('cni-conf-dir', { type: 'string', default: '/etc/cni/net.d', describe: 'where the pod network config is read by the runtime (and written by the kubelet when absent)' })
-    .option('v', { type: 'number', default: 0, describe: 'log verbosity' })
-    .version(KUBELET_VERSION)
-    .strict()
-    .fail((msg, err) => { throw err ?? new Error(msg); })
-    .parse();
+const kubeletFlags = (y: Argv) => y
+  .option('kubeconfig', { type: 'string', default: '/etc/kubernetes/kubelet.conf', describe: 'kubeconfig with the credentials the kubelet uses to reach the apiserver' })
+  .option('bootstrap-kubeconfig', { type: 'string', describe: 'kubeconfig for TLS bootstrap, used when --kubeconfig holds no usable credentials' })
+  .option('config', { type: 'string', describe: 'KubeletConfiguration file (kubelet.config.k8s.io/v1beta1)' })
+  .option('hostname-override', { type: 'string', describe: 'the node name to use instead of the hostname' })
+  .option('node-ip', { type: 'string', describe: "the node's InternalIP (default: the first non-loopback IPv4 address)" })
+  .option('container-runtime-endpoint', { type: 'string', describe: 'CRI endpoint, e.g. unix:///run/containerd/containerd.sock' })
+  .option('root-dir', { type: 'string', default: '/var/lib/kubelet', describe: 'directory for kubelet files (pods, plugins, certificates)' })
+  .option('cert-dir', { type: 'string', describe: 'directory of the TLS certificates (default ROOT-DIR/pki)' })
+  .option('node-labels', { type: 'string', default: '', describe: 'labels to add when registering the node, key=value,...' })
+  .option('register-with-taints', { type: 'string', default: '', describe: 'taints to add when registering the node, key=value:Effect,...' })
+  .option('cni-conf-dir', { type: 'string', default: '/etc/cni/net.d', describe: 'where the pod network config is read by the runtime (and written by the kubelet when absent)' })
+  .option('port', { type: 'number', describe: 'port of the kubelet API (config field port)' })
+  .option('healthz-port', { type: 'number', describe: 'port of the local healthz endpoint (config field healthzPort)' })
+  .option('v', { type: 'number', default: 0, describe: 'log verbosity' });
 
+type KubeletArgs = Awaited<ReturnType<typeof kubeletFlags>['argv']>;
+
+async function startKubelet(argv: KubeletArgs) {
   setVerbosity(argv.v);
   let config: KubeletConfig = { ...defaults };
   if (argv.config) {
@@ -42,7 +41,9 @@ async function main() {
     config = parseKubeletConfig(text, argv.config);
   }
   if (argv['container-runtime-endpoint']) config.containerRuntimeEndpoint = argv['container-runtime-endpoint'];
-  const certDir = argv['cert-dir'] ?? join(argv['root-dir'], 'pki');
+  if (argv.port !== undefined) config.port = argv.port;
+  if (argv['healthz-port'] !== undefined) config.healthzPort = argv['healthz-port'];
+  const certDir = argv['cert-dir'] ?? joinPath(argv['root-dir'], 'pki');
   const nodeName = (argv['hostname-override'] || hostname()).toLowerCase();
   if (!argv['bootstrap-kubeconfig']) {
     try { readFileSync(argv.kubeconfig); } catch { throw new Error(`cannot read --kubeconfig ${argv.kubeconfig}`); }
@@ -65,6 +66,32 @@ async function main() {
       process.exit(0);
     });
   }
+}
+
+async function main() {
+  await yargs(hideBin(process.argv))
+    .scriptName('kubelet-ts')
+    .usage('$0 [flags]\n\nThe Kubernetes node agent, in TypeScript: registers this host as a Node and runs its pods on a CRI runtime.')
+    .command('$0', 'run the kubelet', kubeletFlags, startKubelet)
+    .command('join <endpoint>', 'join a kubeadm cluster as a worker (token discovery, as kubeadm join), then run the kubelet',
+      (y) => kubeletFlags(y)
+        .positional('endpoint', { type: 'string', demandOption: true, describe: 'the apiserver, host:port' })
+        .option('token', { type: 'string', demandOption: true, describe: 'bootstrap token, [a-z0-9]{6}.[a-z0-9]{16}' })
+        .option('discovery-token-ca-cert-hash', { type: 'string', array: true, default: [] as string[], describe: 'sha256:<hex> pin of the cluster CA public key' })
+        .default('bootstrap-kubeconfig', '/etc/kubernetes/bootstrap-kubelet.conf')
+        .default('config', '/var/lib/kubelet/config.yaml'),
+      async (argv) => {
+        setVerbosity(argv.v);
+        await join({
+          endpoint: argv.endpoint, token: argv.token, caHashes: argv['discovery-token-ca-cert-hash'],
+          bootstrapKubeconfig: argv['bootstrap-kubeconfig']!, config: argv.config!, log: logger('join'),
+        });
+        await startKubelet(argv);
+      })
+    .version(KUBELET_VERSION)
+    .strict()
+    .fail((msg, err) => { throw err ?? new Error(msg); })
+    .parseAsync();
 }
 
 main().catch((e: unknown) => {

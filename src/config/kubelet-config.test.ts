@@ -32,8 +32,16 @@ authorization:
   mode: Webhook
   webhook: {cacheAuthorizedTTL: 0s, cacheUnauthorizedTTL: 0s}
 `);
-  assert.deepEqual(c.authentication, { x509ClientCAFile: '/etc/kubernetes/pki/ca.crt', webhookEnabled: true, webhookCacheTTLMs: 0, anonymousEnabled: false });
-  assert.deepEqual(c.authorization, { mode: 'Webhook', cacheAuthorizedTTLMs: 0, cacheUnauthorizedTTLMs: 0 });
+  // kubeadm's 0s TTLs mean "unset": upstream's defaults (2 min, 5 min, 30 s) apply.
+  assert.deepEqual(c.authentication, { x509ClientCAFile: '/etc/kubernetes/pki/ca.crt', webhookEnabled: true, webhookCacheTTLMs: 120_000, anonymousEnabled: false });
+  assert.deepEqual(c.authorization, { mode: 'Webhook', cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 });
+});
+
+test('empty strings and zero durations take the defaults, as kubeadm relies on', () => {
+  const c = parseKubeletConfig(head + 'containerRuntimeEndpoint: ""\nsyncFrequency: 0s\ncgroupRoot: ""\n');
+  assert.equal(c.containerRuntimeEndpoint, defaults.containerRuntimeEndpoint);
+  assert.equal(c.syncFrequencyMs, defaults.syncFrequencyMs);
+  assert.equal(c.cgroupRoot, '/');
 });
 
 test('bad input names the field', () => {

@@ -147,8 +147,8 @@ function convert(path: string, kind: Kind, v: unknown): unknown {
       const a = nested(path, v, { x509: { clientCAFile: 'string' }, webhook: { enabled: 'bool', cacheTTL: 'duration' }, anonymous: { enabled: 'bool' } });
       const d = defaults.authentication;
       return {
-        x509ClientCAFile: a['x509.clientCAFile'] ?? d.x509ClientCAFile, webhookEnabled: a['webhook.enabled'] ?? d.webhookEnabled,
-        webhookCacheTTLMs: a['webhook.cacheTTL'] ?? d.webhookCacheTTLMs, anonymousEnabled: a['anonymous.enabled'] ?? d.anonymousEnabled,
+        x509ClientCAFile: a['x509.clientCAFile'] || d.x509ClientCAFile, webhookEnabled: a['webhook.enabled'] ?? d.webhookEnabled,
+        webhookCacheTTLMs: a['webhook.cacheTTL'] || d.webhookCacheTTLMs, anonymousEnabled: a['anonymous.enabled'] ?? d.anonymousEnabled,
       };
     }
     case 'authorization': {
@@ -157,8 +157,9 @@ function convert(path: string, kind: Kind, v: unknown): unknown {
       const mode = a.mode ?? d.mode;
       if (mode !== 'AlwaysAllow' && mode !== 'Webhook') throw new ConfigError(`${path}.mode: expected AlwaysAllow or Webhook, got ${JSON.stringify(mode)}`);
       return {
-        mode, cacheAuthorizedTTLMs: a['webhook.cacheAuthorizedTTL'] ?? d.cacheAuthorizedTTLMs,
-        cacheUnauthorizedTTLMs: a['webhook.cacheUnauthorizedTTL'] ?? d.cacheUnauthorizedTTLMs,
+        // A zero TTL is "unset" (kubeadm writes 0s): upstream's defaults apply.
+        mode, cacheAuthorizedTTLMs: a['webhook.cacheAuthorizedTTL'] || d.cacheAuthorizedTTLMs,
+        cacheUnauthorizedTTLMs: a['webhook.cacheUnauthorizedTTL'] || d.cacheUnauthorizedTTLMs,
       };
     }
   }
@@ -193,7 +194,10 @@ export function parseKubeletConfig(text: string, source = 'config'): KubeletConf
     const spec = fields[name];
     if (!spec) throw new ConfigError(`${source}: unknown field "${name}"`);
     const converted = convert(name, spec[0], value);
-    if (spec[1] && value !== null) out[spec[1]] = converted;
+    // As upstream's defaulting: an empty string or zero duration (what kubeadm writes for
+    // "unset", e.g. containerRuntimeEndpoint: "") takes the default.
+    const unset = value === null || value === '' || (spec[0] === 'duration' && converted === 0);
+    if (spec[1] && !unset) out[spec[1]] = converted;
   }
   const cfg = out as unknown as KubeletConfig;
   if (cfg.cgroupDriver !== 'cgroupfs' && cfg.cgroupDriver !== 'systemd') {

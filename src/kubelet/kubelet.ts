@@ -16,6 +16,7 @@ import { leaseRenewer } from '../node/lease.ts';
 import { nodeAgent } from '../node/agent.ts';
 import { nodeImages, type RuntimeHealth } from '../node/status.ts';
 import { startPleg } from '../pleg/relist.ts';
+import { containerdEvents } from '../pleg/containerd-events.ts';
 import { podSteps } from '../pods/steps.ts';
 import { PodWorkers } from '../pods/workers.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
@@ -84,7 +85,14 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     },
   });
 
+  const taskEvents = containerdEvents(o.runtimeEndpoint, {
+    log: logger('pleg'), onEvent: () => pleg.kick(), onReconnect: () => pleg.kick(),
+    observe: (ok) => (ok ? metrics.eventedPlegConnectionSuccess : metrics.eventedPlegConnectionError).inc(),
+  });
+
   let podCIDR: string | undefined;
+  // The Lease's owner: the Node as it is now (a re-registered Node has a new UID).
+  let nodeUID: string | undefined;
   const host = readHostFacts();
   const agent = nodeAgent(api, {
     nodeName, labels: o.nodeLabels, taints: o.taints, log: logger('node_status'),
@@ -112,6 +120,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       }
     },
     onNode: (node) => {
+      nodeUID = node.metadata?.uid ?? nodeUID;
       const cidr = node.spec?.podCIDR;
       if (!cidr || cidr === podCIDR) return;
       podCIDR = cidr;
@@ -122,8 +131,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   });
 
   const rotation = clientCertificateRotation(api, { kubeconfig: o.kubeconfig, certDir: o.certDir, nodeName, log: logger('certificate') });
-  const registered = await agent.registered;
-  const lease = leaseRenewer(api, { nodeName, durationSeconds: o.config.nodeLeaseDurationSeconds, nodeUID: () => registered.metadata?.uid, log: logger('lease') });
+  await agent.registered;
+  const lease = leaseRenewer(api, { nodeName, durationSeconds: o.config.nodeLeaseDurationSeconds, nodeUID: () => nodeUID, log: logger('lease') });
   const source = apiserverSource(api, nodeName, {
     update: (pod) => workers.update(pod.metadata!.uid!, pod),
     remove: (uid) => workers.update(uid, undefined),
@@ -138,7 +147,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   return {
     async stop() {
       // Pods keep running: a restarted kubelet adopts them from their CRI labels.
-      rotation.stop(); source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); events.stop();
+      taskEvents.stop(); rotation.stop(); source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); events.stop();
       healthz.close(); api10250.close();
       cri.close(); images.close();
     },

@@ -4,7 +4,7 @@ import { containerLogFile } from './locate.ts';
 import type { ContainerState } from '../runtime/types.ts';
 
 const pod = { metadata: { name: 'p', namespace: 'ns', uid: 'u1' }, spec: { containers: [{ name: 'app' }] } };
-const inst = (id: string, attempt: number): ContainerState => ({ id, name: 'app', attempt, phase: 'exited', image: '', imageRef: '', hash: '', createdAtNs: String(attempt) });
+const inst = (id: string, attempt: number): ContainerState => ({ id, sandboxId: 's', name: 'app', attempt, phase: 'exited', image: '', imageRef: '', hash: '', createdAtNs: String(attempt) });
 
 test('the newest instance, or the previous one, as upstream lays log files out', () => {
   const rt = { uid: 'u1', sandboxes: [], containers: [inst('c2', 1), inst('c1', 0)] };

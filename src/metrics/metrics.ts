@@ -17,6 +17,8 @@ export const metrics = {
   runtimeOperations: new Counter({ name: 'kubelet_runtime_operations_total', help: 'Cumulative number of runtime operations by operation type.', labelNames: ['operation_type'], registers: [registry] }),
   runtimeOperationsDuration: new Histogram({ name: 'kubelet_runtime_operations_duration_seconds', help: 'Duration in seconds of runtime operations.', labelNames: ['operation_type'], buckets, registers: [registry] }),
   runtimeOperationsErrors: new Counter({ name: 'kubelet_runtime_operations_errors_total', help: 'Cumulative number of runtime operation errors by operation type.', labelNames: ['operation_type'], registers: [registry] }),
+  eventedPlegConnectionSuccess: new Counter({ name: 'kubelet_evented_pleg_connection_success_count', help: 'The number of times the event stream from the runtime was (re)established.', registers: [registry] }),
+  eventedPlegConnectionError: new Counter({ name: 'kubelet_evented_pleg_connection_error_count', help: 'The number of errors on the event stream from the runtime.', registers: [registry] }),
   podStatusPatches: new Counter({ name: 'kubelet_ts_pod_status_patches_total', help: 'Pod status patches sent to the apiserver (sent only on change).', registers: [registry] }),
   eventsDropped: new Counter({ name: 'kubelet_ts_events_dropped_total', help: 'Kubernetes Events dropped because the send queue was full.', registers: [registry] }),
 };

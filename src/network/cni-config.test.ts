@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cniAction, bridgeConflist, CONFLIST_NAME } from './cni-config.ts';
+import { cniAction, bridgeConflist, outsideSubnet, CONFLIST_NAME } from './cni-config.ts';
 
 test('cniAction: writes into an empty dir, keeps an identical file, never overrides another network', () => {
   const ours = bridgeConflist('10.88.0.0/24');
@@ -16,4 +16,10 @@ test('the conflist has a bridge with host-local IPAM on the podCIDR and portmap'
   const c = JSON.parse(bridgeConflist('10.88.3.0/24'));
   assert.deepEqual(c.plugins.map((p: { type: string }) => p.type), ['bridge', 'portmap', 'loopback']);
   assert.equal(c.plugins[0].ipam.ranges[0][0].subnet, '10.88.3.0/24');
+});
+
+test('a bridge address from another podCIDR is stale', () => {
+  assert.equal(outsideSubnet('10.88.2.1', 24, '10.88.2.0/24'), false);
+  assert.equal(outsideSubnet('10.88.0.1', 24, '10.88.2.0/24'), true);
+  assert.equal(outsideSubnet('10.88.2.1', 16, '10.88.2.0/24'), true, 'another prefix length');
 });

@@ -3,6 +3,7 @@
 // A config the kubelet did not write is never touched.
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 
 export const CONFLIST_NAME = '10-kubelet-ts.conflist';
 export const NETWORK_NAME = 'kubelet-ts';
@@ -42,5 +43,26 @@ export function ensureCniConfig(dir: string, podCIDR: string): 'write' | 'keep' 
     writeFileSync(tmp, bridgeConflist(podCIDR));
     renameSync(tmp, join(dir, CONFLIST_NAME));
   }
+  if (action !== 'foreign') dropStaleBridgeAddress(podCIDR);
   return action;
+}
+
+/** Pure: whether an IPv4 address/prefix lies outside the subnet (both in CIDR form). */
+export function outsideSubnet(address: string, prefixLen: number, subnet: string): boolean {
+  const toInt = (a: string) => a.split('.').reduce((n, o) => n * 256 + Number(o), 0);
+  const [net, bits] = subnet.split('/');
+  const size = 2 ** (32 - Number(bits));
+  return prefixLen !== Number(bits) || Math.floor(toInt(address) / size) !== Math.floor(toInt(net!) / size);
+}
+
+/**
+ * After the podCIDR changed (the Node was re-created), the bridge still holds the old
+ * gateway address and the bridge plugin refuses to add pods until it is gone. Pods of
+ * the old range lose their gateway: a podCIDR change needs them recreated anyway.
+ */
+function dropStaleBridgeAddress(podCIDR: string) {
+  const r = spawnSync('ip', ['-j', '-4', 'addr', 'show', 'dev', BRIDGE_NAME], { encoding: 'utf8' });
+  if (r.status !== 0) return; // no bridge yet: the plugin creates it
+  const infos = (JSON.parse(r.stdout || '[]') as { addr_info?: { local: string; prefixlen: number }[] }[]).flatMap((l) => l.addr_info ?? []);
+  if (infos.some((a) => outsideSubnet(a.local, a.prefixlen, podCIDR))) spawnSync('ip', ['addr', 'flush', 'dev', BRIDGE_NAME], { stdio: 'ignore' });
 }

@@ -19,7 +19,7 @@ test('generateEvents: every transition', () => {
 
 test('diffRelist: nothing changed means no events', () => {
   const s: PodRuntimeStatus = { uid: 'u', sandboxes: [{ id: 's', attempt: 0, ready: true, createdAtNs: '1' }],
-    containers: [{ id: 'c', name: 'a', attempt: 0, phase: 'running', image: '', imageRef: '', hash: '', createdAtNs: '1' }] };
+    containers: [{ id: 'c', sandboxId: 's', name: 'a', attempt: 0, phase: 'running', image: '', imageRef: '', hash: '', createdAtNs: '1' }] };
   assert.deepEqual(diffRelist(new Map([['u', s]]), new Map([['u', s]])), []);
   const died = { ...s, containers: [{ ...s.containers[0]!, phase: 'exited' as const }] };
   assert.deepEqual(diffRelist(new Map([['u', s]]), new Map([['u', died]])), [{ uid: 'u', type: 'ContainerDied', containerID: 'c' }]);

@@ -8,6 +8,9 @@ import type { Logger } from '../log/log.ts';
 import { diffRelist, type LifecycleEvent } from './events.ts';
 
 export interface Pleg {
+  /** Relist now (a container event arrived), and again shortly after: CRI still reports a
+   * container running for up to ~110 ms after containerd's TaskExit. */
+  kick(): void;
   /** Why the PLEG is unhealthy (upstream's wording), or undefined. */
   problem(): string | undefined;
   /** The last relist's view of every pod the runtime knows. */
@@ -26,6 +29,8 @@ export function startPleg(view: RuntimeView, opts: {
   let last = new Map<string, PodRuntimeStatus>();
   let lastOK = Date.now();
   let lastStart = 0;
+  let wake: (() => void) | undefined;
+  let kicks: NodeJS.Timeout[] = [];
 
   (async () => {
     while (!abort.signal.aborted) {
@@ -39,7 +44,8 @@ export function startPleg(view: RuntimeView, opts: {
         lastStart = start;
         if (events.length) opts.onEvents(events);
         retry.reset();
-        await sleep(opts.periodMs ?? 1000, abort.signal);
+        await new Promise<void>((resolve) => { wake = resolve; sleep(opts.periodMs ?? 1000, abort.signal).then(resolve); });
+        wake = undefined;
       } catch (e) {
         const wait = retry.next();
         opts.log.warn('PLEG relist failed', { err: e, retryInMs: wait });
@@ -49,11 +55,15 @@ export function startPleg(view: RuntimeView, opts: {
   })();
 
   return {
+    kick() {
+      for (const t of kicks) clearTimeout(t);
+      kicks = [0, 120, 300].map((ms) => setTimeout(() => wake?.(), ms));
+    },
     problem() {
       const ago = Date.now() - lastOK;
       return ago > RELIST_THRESHOLD_MS ? `pleg was last seen active ${Math.round(ago / 1000)}s ago; threshold is ${RELIST_THRESHOLD_MS / 1000}s` : undefined;
     },
     pods: () => last,
-    stop: () => abort.abort(),
+    stop: () => { abort.abort(); for (const t of kicks) clearTimeout(t); },
   };
 }

@@ -59,11 +59,6 @@ export class PodWorkers {
   /** The pods the kubelet is responsible for (the last object seen of each). */
   pods(): Pod[] { return [...this.#workers.values()].map((w) => w.lastPod); }
 
-  /** Phase and state of every worker, for /pods-style views and tests. */
-  states(): { uid: string; state: PodState; phase?: string }[] {
-    return [...this.#workers.values()].map(({ uid, state, phase }) => ({ uid, state, phase }));
-  }
-
   stop(): void { for (const w of this.#workers.values()) clearTimeout(w.timer); }
 
   #schedule(w: Worker, delayMs: number) {

@@ -10,7 +10,7 @@ const side = { name: 'side', image: 'busybox:1.36' };
 const pod = (restartPolicy = 'Always', containers = [app]): Pod => ({ metadata: { uid: 'u' }, spec: { restartPolicy, containers } });
 const sb = (over: Partial<SandboxState> = {}): SandboxState => ({ id: 's1', attempt: 0, ready: true, ip: '10.88.0.5', createdAtNs: '1', ...over });
 const ctr = (over: Partial<ContainerState> = {}): ContainerState => ({
-  id: 'c1', name: 'app', attempt: 0, phase: 'running', image: 'busybox:1.36', imageRef: 'sha256:x', hash: containerHash(app), createdAtNs: '1', ...over,
+  id: 'c1', sandboxId: 's1', name: 'app', attempt: 0, phase: 'running', image: 'busybox:1.36', imageRef: 'sha256:x', hash: containerHash(app), createdAtNs: '1', ...over,
 });
 const status = (sandboxes: SandboxState[], containers: ContainerState[] = []): PodRuntimeStatus => ({ uid: 'u', sandboxes, containers });
 const none = { killPod: false, createSandbox: false, sandboxId: 's1', sandboxAttempt: 0, containersToStart: [], containersToKill: [] };
@@ -21,6 +21,8 @@ const cases: [string, Pod, PodRuntimeStatus, Partial<PodActions>][] = [
   ['everything running: nothing to do', pod(), status([sb()], [ctr()]), {}],
   ['dead sandbox: kill and recreate with the next attempt', pod(), status([sb({ ready: false, attempt: 2 })], [ctr()]),
     { killPod: true, createSandbox: true, sandboxId: undefined, sandboxAttempt: 3, containersToStart: [{ name: 'app', reason: 'pod sandbox changed' }] }],
+  ['the next attempt is above every existing one (their names stay reserved)', pod(), status([sb({ ready: false, attempt: 2 }), sb({ id: 's0', ready: false, attempt: 5 })], [ctr()]),
+    { killPod: true, createSandbox: true, sandboxId: undefined, sandboxAttempt: 6, containersToStart: [{ name: 'app', reason: 'pod sandbox changed' }] }],
   ['sandbox without IP is not usable', pod(), status([sb({ ip: undefined })], [ctr()]),
     { killPod: true, createSandbox: true, sandboxId: undefined, sandboxAttempt: 1, containersToStart: [{ name: 'app', reason: 'pod sandbox changed' }] }],
   ['finished Never pod with dead sandbox stays finished', pod('Never'), status([sb({ ready: false })], [ctr({ phase: 'exited', exitCode: 1 })]), {}],

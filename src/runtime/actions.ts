@@ -40,7 +40,8 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus): PodAction
     actions.killPod = !!sandbox;
     actions.createSandbox = true;
     actions.sandboxId = undefined;
-    actions.sandboxAttempt = sandbox ? sandbox.attempt + 1 : 0;
+    // Names are name_namespace_uid_attempt and stay reserved while a sandbox exists: never reuse one.
+    actions.sandboxAttempt = sandbox ? Math.max(...status.sandboxes.map((s) => s.attempt)) + 1 : 0;
     for (const c of spec) {
       const s = latest(status, c.name);
       if (!s || s.phase !== 'exited' || shouldRestart(pod, s)) actions.containersToStart.push({ name: c.name, reason: sandbox ? 'pod sandbox changed' : 'not started yet' });

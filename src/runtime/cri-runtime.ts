@@ -10,6 +10,8 @@ const phases: Record<string, ContainerPhase> = {
   CONTAINER_CREATED: 'created', CONTAINER_RUNNING: 'running', CONTAINER_EXITED: 'exited', CONTAINER_UNKNOWN: 'unknown',
 };
 const newestFirst = (a: { createdAtNs: string }, b: { createdAtNs: string }) => (BigInt(b.createdAtNs) > BigInt(a.createdAtNs) ? 1 : -1);
+// A sandbox whose network setup failed can carry no creation time: the attempt orders them.
+const newestSandboxFirst = (a: SandboxState, b: SandboxState) => b.attempt - a.attempt || newestFirst(a, b);
 
 export class RuntimeView {
   readonly #cri: RuntimeClient;
@@ -31,7 +33,7 @@ export class RuntimeView {
     sbStates.forEach((s, i) => entry(sandboxes[i]!.metadata?.uid ?? sandboxes[i]!.labels[labels.podUID] ?? '').sandboxes.push(s));
     const ctrStates = await Promise.all(containers.map((c) => this.#container(c)));
     ctrStates.forEach((c, i) => { if (c) entry(containers[i]!.labels[labels.podUID] ?? '').containers.push(c); });
-    for (const p of out.values()) { p.sandboxes.sort(newestFirst); p.containers.sort(newestFirst); }
+    for (const p of out.values()) { p.sandboxes.sort(newestSandboxFirst); p.containers.sort(newestFirst); }
     if (!uid) this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)));
     return out;
   }
@@ -59,7 +61,7 @@ export class RuntimeView {
       const { status: st } = await this.#cri.containerStatus({ containerId: c.id });
       if (!st) return undefined;
       const state: ContainerState = {
-        id: c.id, name: c.metadata?.name ?? c.labels[labels.containerName] ?? '', attempt: c.metadata?.attempt ?? 0,
+        id: c.id, sandboxId: c.podSandboxId, name: c.metadata?.name ?? c.labels[labels.containerName] ?? '', attempt: c.metadata?.attempt ?? 0,
         phase: phases[st.state] ?? 'unknown', image: st.image?.image ?? '', imageRef: st.imageRef,
         hash: c.annotations[labels.containerHash] ?? '', createdAtNs: st.createdAt,
         startedAtNs: st.startedAt !== '0' ? st.startedAt : undefined, finishedAtNs: st.finishedAt !== '0' ? st.finishedAt : undefined,

@@ -49,7 +49,13 @@ export class PodSyncer {
     const actions = computePodActions(pod, status);
     this.#log.v(4, 'computePodActions', { ...ref, actions });
 
-    if (actions.killPod) await this.killPod(pod, status, MIN_GRACE_SECONDS, 'pod sandbox changed');
+    if (actions.killPod) {
+      await this.killPod(pod, status, MIN_GRACE_SECONDS, 'pod sandbox changed');
+      // A sandbox that never got a container (its network setup failed) holds nothing worth keeping.
+      for (const sb of status.sandboxes) {
+        if (!status.containers.some((c) => c.sandboxId === sb.id)) await this.#cri.removePodSandbox({ podSandboxId: sb.id });
+      }
+    }
     for (const k of actions.containersToKill) {
       this.#events.event(podRef(pod, `spec.containers{${k.name}}`), 'Normal', 'Killing', `Stopping container ${k.name}`);
       await this.#cri.stopContainer({ containerId: k.id, timeout: this.#grace(pod) });

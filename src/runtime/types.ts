@@ -13,6 +13,7 @@ export type ContainerPhase = 'created' | 'running' | 'exited' | 'unknown';
 
 export interface ContainerState {
   id: string;
+  sandboxId: string;
   name: string;
   /** CRI metadata.attempt: how many times this container restarted before this instance. */
   attempt: number;

@@ -11,7 +11,7 @@ const pod = (restartPolicy = 'Always'): Pod => ({
   status: { conditions: [{ type: 'PodScheduled', status: 'True' }] },
 });
 const ctr = (over: Partial<ContainerState>): ContainerState => ({
-  id: 'c1', name: 'app', attempt: 0, phase: 'running', image: 'busybox:1.36', imageRef: 'sha256:abc', hash: 'h',
+  id: 'c1', sandboxId: 's', name: 'app', attempt: 0, phase: 'running', image: 'busybox:1.36', imageRef: 'sha256:abc', hash: 'h',
   createdAtNs: '1', startedAtNs: '1763812800000000000', ...over,
 });
 const rt = (containers: ContainerState[], ready = true): PodRuntimeStatus =>

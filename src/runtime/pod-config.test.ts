@@ -1,0 +1,56 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { containerConfig, dnsConfig, podCgroup, sandboxConfig, type NodeContext } from './pod-config.ts';
+import { parseResolvConf } from '../network/resolv-conf.ts';
+
+const node: NodeContext = {
+  podLogsDir: '/var/log/pods', clusterDomain: 'cluster.local', clusterDNS: ['10.96.0.10'],
+  hostDNS: parseResolvConf('# host\nnameserver 10.255.255.53\nsearch corp.example\noptions edns0 ndots:1\n'),
+};
+const pod = (spec: Partial<NonNullable<Pod['spec']>> = {}): Pod => ({
+  metadata: { name: 'web', namespace: 'shop', uid: 'u1', labels: { app: 'web' } },
+  spec: { containers: [{ name: 'main', image: 'busybox:1.36', ports: [{ containerPort: 80, hostPort: 8080 }] }], ...spec },
+});
+
+test('resolv.conf of the host', () => {
+  assert.deepEqual(node.hostDNS, { servers: ['10.255.255.53'], searches: ['corp.example'], options: ['edns0', 'ndots:1'] });
+});
+
+test('dnsPolicy: ClusterFirst, Default, None, host network, dnsConfig merge', () => {
+  assert.deepEqual(dnsConfig(pod(), node), {
+    servers: ['10.96.0.10'], searches: ['shop.svc.cluster.local', 'svc.cluster.local', 'cluster.local', 'corp.example'], options: ['ndots:5'],
+  });
+  assert.deepEqual(dnsConfig(pod({ dnsPolicy: 'Default' }), node), node.hostDNS);
+  assert.deepEqual(dnsConfig(pod({ hostNetwork: true }), node), node.hostDNS, 'ClusterFirst with host network falls back to Default');
+  assert.equal(dnsConfig(pod({ hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' }), node)!.servers![0], '10.96.0.10');
+  assert.deepEqual(dnsConfig(pod({ dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1'], searches: ['a'], options: [{ name: 'ndots', value: '2' }, { name: 'rotate' }] } }), node),
+    { servers: ['1.1.1.1'], searches: ['a'], options: ['ndots:2', 'rotate'] });
+  assert.deepEqual(dnsConfig(pod(), { ...node, clusterDNS: [] }), node.hostDNS, 'no clusterDNS: Default');
+});
+
+test('sandbox config: names, log dir, labels, ports, cgroup, namespaces', () => {
+  const c = sandboxConfig(pod(), 2, node);
+  assert.deepEqual(c.metadata, { name: 'web', namespace: 'shop', uid: 'u1', attempt: 2 });
+  assert.equal(c.hostname, 'web');
+  assert.equal(c.logDirectory, '/var/log/pods/shop_web_u1');
+  assert.deepEqual(c.portMappings, [{ protocol: 'TCP', containerPort: 80, hostPort: 8080, hostIp: '' }]);
+  assert.equal(c.labels!['io.kubernetes.pod.uid'], 'u1');
+  assert.equal(c.labels!.app, 'web');
+  assert.equal(c.linux!.cgroupParent, '/kubepods/besteffort/podu1');
+  assert.deepEqual(c.linux!.securityContext!.namespaceOptions, { network: 'POD', pid: 'CONTAINER', ipc: 'POD' });
+  assert.equal(sandboxConfig(pod({ hostNetwork: true }), 0, node).hostname, '', 'no hostname in the node network namespace');
+  assert.equal(podCgroup({ ...pod(), spec: { containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '1Gi' } } }] } }), '/kubepods/podu1');
+});
+
+test('container config: log path, labels, env as bytes, resources', () => {
+  const p = pod();
+  p.spec!.containers[0] = { name: 'main', image: 'busybox:1.36', command: ['sleep'], args: ['9'], env: [{ name: 'A', value: 'x' }, { name: 'B', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+    resources: { requests: { cpu: '250m' }, limits: { cpu: '500m', memory: '64Mi' } } };
+  const c = containerConfig(p, p.spec!.containers[0]!, 3);
+  assert.deepEqual(c.metadata, { name: 'main', attempt: 3 });
+  assert.equal(c.logPath, 'main/3.log');
+  assert.deepEqual(c.envs, [{ key: 'A', value: Buffer.from('x') }]);
+  assert.equal(c.annotations!['io.kubernetes.container.restartCount'], '3');
+  assert.deepEqual(c.linux!.resources, { cpuShares: 256, cpuPeriod: 100000, cpuQuota: 50000, memoryLimitInBytes: 64 * 2 ** 20 });
+});

@@ -1,0 +1,69 @@
+// The node's own life: kubelet restarts (SIGTERM, SIGKILL) leave pods alone and are
+// adopted back; a stopped runtime turns the node NotReady and back; a deleted Node
+// object comes back.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { ROOT, clients, ensureStack, eventually, nodeName, podSpec, withNamespace } from './stack.ts';
+
+before(() => ensureStack());
+
+const kubeletPid = () => Number(readFileSync(`${ROOT}/_output/local/pids/kubelet-ts.child.pid`, 'utf8'));
+const alive = (pid: number) => { try { return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z'); } catch { return false; } };
+const ready = async () => (await clients().core.readNode({ name: nodeName() })).status?.conditions?.find((c) => c.type === 'Ready');
+
+for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+  test(`kubelet ${signal}: it stops, the supervisor restarts it, no container restarts`, () => withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('survivor') });
+    const before = await eventually('pod Running', 20_000, async () => {
+      const p = await core.readNamespacedPod({ name: 'survivor', namespace: ns });
+      return p.status?.phase === 'Running' ? p.status.containerStatuses![0]! : undefined;
+    });
+    const pid = kubeletPid();
+    const t0 = Date.now();
+    process.kill(pid, signal);
+    await eventually('the old kubelet gone', 10_000, async () => !alive(pid), 100);
+    if (signal === 'SIGTERM') assert.ok(Date.now() - t0 < 6_000, `SIGTERM took ${Date.now() - t0} ms`);
+    await eventually('a new kubelet', 20_000, async () => kubeletPid() !== pid && alive(kubeletPid()), 200);
+    // Give the new kubelet time to relist, sync and (wrongly) restart anything.
+    await eventually('node Ready again', 30_000, async () => (await ready())?.status === 'True');
+    await new Promise((r) => setTimeout(r, 3000));
+    const after = (await core.readNamespacedPod({ name: 'survivor', namespace: ns })).status!.containerStatuses![0]!;
+    assert.equal(after.containerID, before.containerID, 'same container');
+    assert.equal(after.restartCount, 0);
+    assert.equal(after.state?.running?.startedAt?.toString(), before.state?.running?.startedAt?.toString());
+  }));
+}
+
+test('containerd stopped: Ready=False with "container runtime is down" within 40 s, Ready again after it restarts', async () => {
+  const pid = Number(readFileSync(`${ROOT}/_output/local/pids/containerd.pid`, 'utf8'));
+  process.kill(pid, 'SIGTERM');
+  try {
+    const cond = await eventually('Ready=False', 40_000, async () => { const c = await ready(); return c?.status === 'False' ? c : undefined; }, 500);
+    assert.equal(cond.reason, 'KubeletNotReady');
+    assert.match(cond.message ?? '', /container runtime is down/);
+  } finally {
+    execFileSync('bash', [`${ROOT}/hack/containerd.sh`], { stdio: 'ignore' });
+  }
+  await eventually('Ready=True', 40_000, async () => (await ready())?.status === 'True', 500);
+});
+
+test('a deleted Node object is registered again', async () => {
+  const { core } = clients();
+  const old = await core.readNode({ name: nodeName() });
+  await core.deleteNode({ name: nodeName() });
+  const again = await eventually('the Node back', 30_000, async () => {
+    const n = await core.readNode({ name: nodeName() }).catch(() => undefined);
+    return n && n.metadata!.uid !== old.metadata!.uid ? n : undefined;
+  }, 250);
+  assert.equal(again.metadata!.labels!['kubernetes.io/hostname'], nodeName());
+  await eventually('Ready again', 40_000, async () => (await ready())?.status === 'True', 500);
+  // The old Lease was owned by the old Node (the garbage collector removes it): the new one must be owned by the new Node.
+  const { coordination } = clients();
+  await eventually('a Lease owned by the new Node', 40_000, async () => {
+    const l = await coordination.readNamespacedLease({ name: nodeName(), namespace: 'kube-node-lease' }).catch(() => undefined);
+    return l?.metadata?.ownerReferences?.[0]?.uid === again.metadata!.uid;
+  }, 500);
+});
