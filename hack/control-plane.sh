@@ -87,6 +87,7 @@ start kube-controller-manager kcm_ok 60 "$BIN/kube-controller-manager" \
   --allocate-node-cidrs=true --cluster-cidr="$CLUSTER_CIDR" --node-cidr-mask-size=24 \
   --service-cluster-ip-range="$SERVICE_CIDR" \
   --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
+  --cluster-signing-duration="$SIGNING_DURATION" \
   --root-ca-file="$PKI/ca.crt" --service-account-private-key-file="$PKI/sa.key" \
   --use-service-account-credentials=true
 

@@ -20,6 +20,10 @@ KTS_IP="${KTS_IP:-172.30.255.10}"
 CLUSTER_CIDR="${CLUSTER_CIDR:-10.88.0.0/16}"
 SERVICE_CIDR="${SERVICE_CIDR:-10.96.0.0/16}"
 CONTAINERD_SOCK="${CONTAINERD_SOCK:-/run/containerd/containerd.sock}"
+# Certificates the controller-manager signs (the kubelets' client certificates) live this
+# long, so that client certificate rotation (at 70-90% of the lifetime) happens within
+# minutes on the local stack, and the tests see it. A production cluster uses a year.
+SIGNING_DURATION="${SIGNING_DURATION:-3m}"
 NODE_NAME="${NODE_NAME:-$(hostname | tr '[:upper:]' '[:lower:]')}"
 PKI="$LOCAL/pki"
 # CNI names agreed with the kubelet's conflist (it writes it from the Node's podCIDR).

@@ -53,7 +53,9 @@ export function apiClient(conn: Connection, opts: { timeoutMs?: number; userAgen
       ? new Agent({ keepAlive: true, ca: c.ca, cert: c.cert, key: c.key, rejectUnauthorized: !c.insecureSkipTLSVerify, servername: c.tlsServerName })
       : undefined;
     headers = { Accept: 'application/json', 'User-Agent': opts.userAgent ?? 'kubelet-ts', ...(c.token ? { Authorization: `Bearer ${c.token}` } : {}) };
-    old?.destroy(); // open watches end and are re-established with the new credentials
+    // Requests in flight (and watches, which the reflector renews within 10 min) finish on
+    // the old connections; then they go.
+    if (old) setTimeout(() => old.destroy(), 600_000).unref();
   }
   use(conn);
 

@@ -63,3 +63,26 @@ test('the node got its client certificate by TLS bootstrap: a CSR approved and i
   assert.match(cert.subject, /O=system:nodes/);
   assert.match(readFileSync(`${ROOT}/_output/local/kubelet.kubeconfig`, 'utf8'), /client-certificate: \/var\/lib\/kubelet\/pki\/kubelet-client-current.pem/);
 });
+
+test('the client certificate is rotated before it expires, through a CSR made with the node identity', async () => {
+  // The local stack signs kubelet certificates for 3 minutes (SIGNING_DURATION): rotation falls at 126-162 s.
+  const kc = new KubeConfig();
+  kc.loadFromFile(ADMIN_KUBECONFIG);
+  const certs = kc.makeApiClient(CertificatesV1Api);
+  const current = '/var/lib/kubelet/pki/kubelet-client-current.pem';
+  const first = new X509Certificate(readFileSync(current));
+  const rotated = await eventually('a rotated certificate', 200_000, async () => {
+    const c = new X509Certificate(readFileSync(current));
+    return c.serialNumber !== first.serialNumber ? c : undefined;
+  }, 2000);
+  assert.ok(new Date(rotated.validTo) > new Date(first.validTo), 'the new certificate outlives the old one');
+  const byNode = (await certs.listCertificateSigningRequest()).items.filter((c) => c.spec.username === `system:node:${nodeName()}`);
+  assert.ok(byNode.some((c) => c.status?.conditions?.some((x) => x.type === 'Approved')), 'the renewal CSR was made by the node itself and approved');
+  // The kubelet works on with it: its Lease keeps being renewed.
+  const { coordination } = clients();
+  const t0 = Date.now();
+  await eventually('lease renewed after rotation', 30_000, async () => {
+    const l = await coordination.readNamespacedLease({ name: nodeName(), namespace: 'kube-node-lease' });
+    return new Date(l.spec!.renewTime as unknown as string).getTime() > t0;
+  }, 1000);
+});
