@@ -4,7 +4,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -59,6 +59,56 @@ test('kubelet-ts join: discovery, TLS bootstrap, a Ready node with the cluster k
       proc.kill('SIGTERM');
       await new Promise((r) => proc.once('exit', r));
     }
+    await core.deleteNode({ name }).catch(() => {});
+  }
+});
+
+/** The flags systemd would pass through manifests/10-kubeadm.conf, with kubeadm's env file and extra args. */
+function dropInArgs(extra: string): string[] {
+  const env: Record<string, string> = { KUBELET_EXTRA_ARGS: extra };
+  const dropIn = readFileSync(`${ROOT}/manifests/10-kubeadm.conf`, 'utf8');
+  for (const m of dropIn.matchAll(/^Environment="(\w+)=(.*)"$/gm)) env[m[1]!] = m[2]!;
+  for (const m of readFileSync('/var/lib/kubelet/kubeadm-flags.env', 'utf8').matchAll(/^(\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!;
+  const exec = /^ExecStart=\/usr\/local\/bin\/kubelet-ts (.*)$/m.exec(dropIn)![1]!;
+  return exec.replace(/\$(\w+)/g, (_, k: string) => env[k] ?? '').split(/\s+/).filter(Boolean);
+}
+
+test('the real kubeadm join works with kubelet-ts as the node\'s kubelet, started as the systemd drop-in would', async () => {
+  const { core } = clients();
+  const name = `kadm-${Math.random().toString(36).slice(2, 7)}`;
+  const written = ['/etc/kubernetes/bootstrap-kubelet.conf', '/etc/kubernetes/kubelet.conf', '/etc/kubernetes/pki',
+    '/var/lib/kubelet/config.yaml', '/var/lib/kubelet/instance-config.yaml', '/var/lib/kubelet/kubeadm-flags.env'];
+  assert.ok(!existsSync('/etc/kubernetes/kubelet.conf'), 'no other kubelet owns /etc/kubernetes/kubelet.conf');
+  const dir = mkdtempSync(join(tmpdir(), 'kts-kadm-'));
+  const kubeadm = spawn(`${BIN}/kubeadm`, ['join', `${NODE_IP}:6443`, '--token', token(), '--discovery-token-ca-cert-hash', pin(),
+    '--node-name', name, '--ignore-preflight-errors=all'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let kadmOut = '', kubeletOut = '';
+  kubeadm.stdout.on('data', (d) => (kadmOut += d));
+  kubeadm.stderr.on('data', (d) => (kadmOut += d));
+  let kubelet: ReturnType<typeof spawn> | undefined;
+  try {
+    // kubeadm writes its files, then waits for a kubelet to complete the TLS bootstrap.
+    await eventually('kubeadm to write the kubelet files', 60_000, async () => {
+      if (kubeadm.exitCode !== null) throw new Error(`kubeadm join exited ${kubeadm.exitCode}:\n${kadmOut}`);
+      return existsSync('/var/lib/kubelet/kubeadm-flags.env') && existsSync('/etc/kubernetes/bootstrap-kubelet.conf');
+    }, 200);
+    // A second kubelet on this host: its own directories and ports.
+    const args = dropInArgs(`--root-dir=${dir}/root --cni-conf-dir=${dir}/cni --port=10350 --healthz-port=10348 --node-ip=${NODE_IP}`);
+    assert.ok(args.includes(`--hostname-override=${name}`), `kubeadm-flags.env passed through: ${args.join(' ')}`);
+    kubelet = spawn(`${BIN}/node`, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    kubelet.stdout!.on('data', (d) => (kubeletOut += d));
+    kubelet.stderr!.on('data', (d) => (kubeletOut += d));
+    const code = await new Promise<number | null>((r) => kubeadm.once('exit', r));
+    assert.equal(code, 0, `kubeadm join failed:\n${kadmOut}\nkubelet-ts:\n${kubeletOut}`);
+    assert.match(kadmOut, /This node has joined the cluster/);
+    await eventually(`node ${name} Ready`, 60_000, async () => {
+      const n = await core.readNode({ name }).catch(() => undefined);
+      return n?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+    }, 500);
+  } finally {
+    if (kubeadm.exitCode === null) kubeadm.kill();
+    if (kubelet && kubelet.exitCode === null) { kubelet.kill('SIGTERM'); await new Promise((r) => kubelet!.once('exit', r)); }
+    for (const f of written) rmSync(f, { recursive: true, force: true });
     await core.deleteNode({ name }).catch(() => {});
   }
 });
