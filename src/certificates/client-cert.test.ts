@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { kubeletKubeconfig, rotationDeadline } from './client-cert.ts';
+import { kubeletKubeconfig } from './client-cert.ts';
+import { rotationDeadline } from './manager.ts';
 import { storeCurrent, loadCurrent } from './store.ts';
 import { connectionFrom } from '../apiserver/kubeconfig.ts';
 

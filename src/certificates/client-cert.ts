@@ -6,11 +6,11 @@ import { dirname } from 'node:path';
 import { stringify } from 'yaml';
 import { apiClient, type ApiClient } from '../apiserver/client.ts';
 import { loadKubeconfig, type Connection } from '../apiserver/kubeconfig.ts';
-import { jittered, sleep, backoff } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
-import { CLIENT_SIGNER, requestCertificate } from './csr.ts';
+import { CLIENT_SIGNER } from './csr.ts';
+import { certificateManager, issueCertificate, type CertificateSpec } from './manager.ts';
 import { currentPath, loadCurrent, storeCurrent } from './store.ts';
-import { certificateRequest, certificateValidity, newPrivateKey } from './x509.ts';
+import { certificateValidity } from './x509.ts';
 
 const PREFIX = 'kubelet-client';
 
@@ -26,12 +26,6 @@ export function kubeletKubeconfig(server: string, ca: Buffer | undefined, certFi
   });
 }
 
-/** Pure: when to rotate, at a jittered 70-90% of the certificate's lifetime (upstream's rule). */
-export function rotationDeadline(notBefore: Date, notAfter: Date, random = Math.random): Date {
-  const life = notAfter.getTime() - notBefore.getTime();
-  return new Date(notBefore.getTime() + life * (0.7 + 0.2 * random()));
-}
-
 /** A token, or a client certificate that has not expired. */
 function usable(conn: Connection | undefined, now = new Date()): boolean {
   if (conn?.token) return true;
@@ -43,12 +37,9 @@ function tryLoad(path: string): Connection | undefined {
   try { return existsSync(path) ? loadKubeconfig(path) : undefined; } catch { return undefined; }
 }
 
-async function newCertificate(api: ApiClient, nodeName: string, log: Logger, signal?: AbortSignal) {
-  const key = newPrivateKey();
-  const csr = await certificateRequest(key, { commonName: `system:node:${nodeName}`, organizations: ['system:nodes'] });
-  const cert = await requestCertificate(api, csr, CLIENT_SIGNER, log, { namePrefix: 'node-csr-', signal });
-  return { cert, key };
-}
+const clientSpec = (nodeName: string): CertificateSpec => ({
+  prefix: PREFIX, signer: CLIENT_SIGNER, subject: { commonName: `system:node:${nodeName}`, organizations: ['system:nodes'] },
+});
 
 /**
  * Makes sure --kubeconfig holds a usable client certificate, bootstrapping one with
@@ -63,41 +54,15 @@ export async function ensureClientCertificate(o: { kubeconfig: string; bootstrap
   const existing = loadCurrent(o.certDir, PREFIX);
   if (!existing || !certificateValidity(existing.pem) || certificateValidity(existing.pem)!.notAfter <= new Date()) {
     o.log.info('Using bootstrap kubeconfig to generate TLS client cert, key and kubeconfig file', { bootstrapKubeconfig: o.bootstrapKubeconfig });
-    const { cert, key } = await newCertificate(apiClient(boot), o.nodeName, o.log);
+    const { cert, key } = await issueCertificate(apiClient(boot), clientSpec(o.nodeName), o.log);
     storeCurrent(o.certDir, PREFIX, cert, key);
   }
   mkdirSync(dirname(o.kubeconfig), { recursive: true });
   writeFileSync(o.kubeconfig, kubeletKubeconfig(boot.server, boot.ca, certFile), { mode: 0o600 });
 }
 
-/** Rotates the client certificate before it expires; api gets the new one when it lands. */
-export function clientCertificateRotation(api: ApiClient, o: { kubeconfig: string; certDir: string; nodeName: string; log: Logger; onRotated?: () => void }): { stop(): void } {
-  const abort = new AbortController();
-  const retry = backoff(1000, 300_000);
-  (async () => {
-    while (!abort.signal.aborted) {
-      const conn = tryLoad(o.kubeconfig);
-      const v = conn?.cert ? certificateValidity(conn.cert.toString('utf8')) : undefined;
-      // A certificate not managed here (e.g. an admin-provided file) is left alone.
-      if (!v || !existsSync(currentPath(o.certDir, PREFIX))) return;
-      const deadline = rotationDeadline(v.notBefore, v.notAfter);
-      o.log.info('Certificate rotation deadline determined', { expiration: v.notAfter.toISOString(), deadline: deadline.toISOString() });
-      // Timers cannot wait more than ~24.8 days: wake up and recompute.
-      await sleep(Math.min(Math.max(0, deadline.getTime() - Date.now()), 2 ** 31 - 1), abort.signal);
-      if (abort.signal.aborted || Date.now() < deadline.getTime()) continue;
-      try {
-        o.log.info('Rotating client certificate', { node: o.nodeName });
-        const { cert, key } = await newCertificate(api, o.nodeName, o.log, abort.signal);
-        storeCurrent(o.certDir, PREFIX, cert, key);
-        api.reload(loadKubeconfig(o.kubeconfig));
-        retry.reset();
-        o.onRotated?.();
-      } catch (e) {
-        const wait = jittered(retry.next(), 0.1);
-        o.log.warn('Failed to rotate client certificate, will retry', { err: e, retryInMs: wait });
-        await sleep(wait, abort.signal);
-      }
-    }
-  })();
-  return { stop: () => abort.abort() };
+/** Rotates the client certificate when it was bootstrapped here (not an admin-provided one). */
+export function clientCertificateRotation(api: ApiClient, o: { kubeconfig: string; certDir: string; nodeName: string; log: Logger }): { stop(): void } {
+  if (!loadCurrent(o.certDir, PREFIX)) return { stop() {} };
+  return certificateManager(api, o.certDir, clientSpec(o.nodeName), { log: o.log, onCertificate: () => api.reload(loadKubeconfig(o.kubeconfig)) });
 }

@@ -33,6 +33,7 @@ export interface KubeletConfig {
   address: string;
   tlsCertFile: string;
   tlsPrivateKeyFile: string;
+  serverTLSBootstrap: boolean;
   authentication: { x509ClientCAFile: string; webhookEnabled: boolean; webhookCacheTTLMs: number; anonymousEnabled: boolean };
   authorization: { mode: 'AlwaysAllow' | 'Webhook'; cacheAuthorizedTTLMs: number; cacheUnauthorizedTTLMs: number };
 }
@@ -66,6 +67,7 @@ export const defaults: KubeletConfig = {
   address: '0.0.0.0',
   tlsCertFile: '',
   tlsPrivateKeyFile: '',
+  serverTLSBootstrap: false,
   authentication: { x509ClientCAFile: '', webhookEnabled: true, webhookCacheTTLMs: 120_000, anonymousEnabled: false },
   authorization: { mode: 'Webhook', cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 },
 };
@@ -102,10 +104,11 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   address: ['string', 'address'],
   tlsCertFile: ['string', 'tlsCertFile'],
   tlsPrivateKeyFile: ['string', 'tlsPrivateKeyFile'],
+  serverTLSBootstrap: ['bool', 'serverTLSBootstrap'],
   authentication: ['authentication', 'authentication'],
   authorization: ['authorization', 'authorization'],
   ...Object.fromEntries(`enableServer staticPodURL staticPodURLHeader readOnlyPort
-    tlsCipherSuites tlsMinVersion rotateCertificates serverTLSBootstrap registryPullQPS
+    tlsCipherSuites tlsMinVersion rotateCertificates registryPullQPS
     registryBurst imagePullCredentialsVerificationPolicy preloadedImagesVerificationAllowlist eventRecordQPS eventBurst
     enableDebuggingHandlers enableContentionProfiling oomScoreAdj streamingConnectionIdleTimeout httpCheckFrequency
     imageMinimumGCAge imageMaximumGCAge imageGCHighThresholdPercent imageGCLowThresholdPercent volumeStatsAggPeriod

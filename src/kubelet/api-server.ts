@@ -5,6 +5,11 @@ import { createServer, type Server } from 'node:https';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
 import { servingCertificate } from '../certificates/serving-cert.ts';
+import { certificateManager } from '../certificates/manager.ts';
+import { SERVING_SIGNER } from '../certificates/csr.ts';
+import { loadCurrent } from '../certificates/store.ts';
+
+const SERVING_PREFIX = 'kubelet-server';
 import type { KubeletConfig } from '../config/kubelet-config.ts';
 import { logger } from '../log/log.ts';
 import { containerLogFile } from '../logs/locate.ts';
@@ -45,7 +50,13 @@ async function streamURL(o: Deps, r: StreamRequest): Promise<string> {
 export async function kubeletApiServer(o: Deps): Promise<Server> {
   const log = logger('server');
   const { authentication: authn, authorization: authz } = o.config;
-  const tls = await servingCertificate({ certDir: o.certDir, nodeName: o.nodeName, addresses: [o.nodeIP], certFile: o.config.tlsCertFile, keyFile: o.config.tlsPrivateKeyFile });
+  // serverTLSBootstrap: the certificate comes from a kubelet-serving CSR, which an operator (or
+  // an approver) must approve; until then TLS handshakes fail, as upstream.
+  const bootstrapTLS = o.config.serverTLSBootstrap && !o.config.tlsCertFile;
+  const current = bootstrapTLS ? loadCurrent(o.certDir, SERVING_PREFIX)?.pem : undefined;
+  const tls: { cert?: string; key?: string } = bootstrapTLS
+    ? (current ? { cert: current, key: current } : {})
+    : await servingCertificate({ certDir: o.certDir, nodeName: o.nodeName, addresses: [o.nodeIP], certFile: o.config.tlsCertFile, keyFile: o.config.tlsPrivateKeyFile });
   let clientCA: string | undefined;
   if (authn.x509ClientCAFile) {
     try { clientCA = readFileSync(authn.x509ClientCAFile, 'utf8'); } catch (e) {
@@ -70,6 +81,13 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     authenticate, authorize,
   });
   const server = createServer({ cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, app);
+  const servingRotation = bootstrapTLS
+    ? certificateManager(o.api, o.certDir, {
+        prefix: SERVING_PREFIX, signer: SERVING_SIGNER, sans: [o.nodeName, o.nodeIP],
+        subject: { commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'] },
+      }, { log, onCertificate: (pem) => server.setSecureContext({ cert: pem, key: pem }) })
+    : undefined;
+  server.on('close', () => servingRotation?.stop());
   server.on('upgrade', streamingUpgrade(accessCheck(o.nodeName, authenticate, authorize, log), (r) => streamURL(o, r), log));
   return new Promise((resolve, reject) => {
     server.once('error', (e) => reject(new Error(`cannot listen on ${o.config.address}:${o.config.port} for the kubelet API: ${e.message}`)));

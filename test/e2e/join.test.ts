@@ -4,11 +4,12 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { ROOT, BIN, clients, ensureStack, eventually, NODE_IP } from './stack.ts';
+import { ROOT, BIN, clients, ensureStack, eventually, kubectl, NODE_IP } from './stack.ts';
 import { caCertHash } from '../../src/join/discovery.ts';
 
 before(() => ensureStack());
@@ -109,6 +110,44 @@ test('the real kubeadm join works with kubelet-ts as the node\'s kubelet, starte
     if (kubeadm.exitCode === null) kubeadm.kill();
     if (kubelet && kubelet.exitCode === null) { kubelet.kill('SIGTERM'); await new Promise((r) => kubelet!.once('exit', r)); }
     for (const f of written) rmSync(f, { recursive: true, force: true });
+    await core.deleteNode({ name }).catch(() => {});
+  }
+});
+
+test('serverTLSBootstrap: the kubelet serves :10250 with a certificate from an approved kubelet-serving CSR', async () => {
+  const { core } = clients();
+  const dir = mkdtempSync(join(tmpdir(), 'kts-tls-'));
+  const name = `tls-${Math.random().toString(36).slice(2, 7)}`;
+  const ca = readFileSync(`${ROOT}/_output/local/pki/ca.crt`, 'utf8');
+  writeFileSync(join(dir, 'config.yaml'), `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nserverTLSBootstrap: true\n` +
+    `authentication: {x509: {clientCAFile: ${ROOT}/_output/local/pki/ca.crt}}\n`);
+  const proc = spawn(`${BIN}/node`, [main, '--bootstrap-kubeconfig', `${ROOT}/_output/local/bootstrap-kubelet.conf`, '--kubeconfig', join(dir, 'kubelet.conf'),
+    '--config', join(dir, 'config.yaml'), '--hostname-override', name, '--node-ip', NODE_IP, '--port', '10350', '--healthz-port', '10348',
+    '--root-dir', join(dir, 'root'), '--cni-conf-dir', join(dir, 'cni')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (out += d));
+  try {
+    // As an operator would: approve the node's serving CSR.
+    const csr = await eventually('a kubelet-serving CSR from the node', 60_000, async () => {
+      if (proc.exitCode !== null) throw new Error(`kubelet-ts exited ${proc.exitCode}:\n${out}`);
+      const list = JSON.parse(kubectl('get', 'csr', '-o', 'json')) as { items: { metadata: { name: string }; spec: { signerName: string; username: string } }[] };
+      return list.items.find((c) => c.spec.signerName === 'kubernetes.io/kubelet-serving' && c.spec.username === `system:node:${name}`)?.metadata.name;
+    }, 500);
+    kubectl('certificate', 'approve', csr);
+    // The same listener now presents the issued certificate, valid for the node IP under the cluster CA.
+    const peer = await eventually('the issued serving certificate', 30_000, () => new Promise<{ subject: string; issuer: string } | undefined>((resolve) => {
+      const sock = connect({ host: NODE_IP, port: 10350, ca, rejectUnauthorized: true }, () => {
+        const c = sock.getPeerX509Certificate();
+        sock.destroy();
+        resolve(c ? { subject: c.subject, issuer: c.issuer } : undefined);
+      });
+      sock.on('error', () => resolve(undefined));
+    }), 500);
+    assert.match(peer.subject, new RegExp(`CN=system:node:${name}`));
+    assert.match(peer.issuer, /CN=kubernetes/);
+  } finally {
+    if (proc.exitCode === null) { proc.kill('SIGTERM'); await new Promise((r) => proc.once('exit', r)); }
     await core.deleteNode({ name }).catch(() => {});
   }
 });

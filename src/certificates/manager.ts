@@ -1,0 +1,57 @@
+// Upstream's certificate manager: keeps PREFIX-current.pem in the cert dir valid by
+// requesting a new certificate through a CSR at a jittered 70-90% of the current one's
+// lifetime (or at once when there is none or it expired), then hands it over.
+import type { ApiClient } from '../apiserver/client.ts';
+import { backoff, jittered, sleep } from '../backoff/backoff.ts';
+import type { Logger } from '../log/log.ts';
+import { requestCertificate } from './csr.ts';
+import { loadCurrent, storeCurrent } from './store.ts';
+import { certificateRequest, certificateValidity, newPrivateKey, type Subject } from './x509.ts';
+
+/** Pure: when to rotate, at a jittered 70-90% of the certificate's lifetime (upstream's rule). */
+export function rotationDeadline(notBefore: Date, notAfter: Date, random = Math.random): Date {
+  const life = notAfter.getTime() - notBefore.getTime();
+  return new Date(notBefore.getTime() + life * (0.7 + 0.2 * random()));
+}
+
+export interface CertificateSpec { prefix: string; signer: string; subject: Subject; sans?: string[] }
+
+/** A new key and a certificate for it, issued through a CSR. */
+export async function issueCertificate(api: ApiClient, spec: CertificateSpec, log: Logger, signal?: AbortSignal) {
+  const key = newPrivateKey();
+  const csr = await certificateRequest(key, spec.subject, spec.sans);
+  const cert = await requestCertificate(api, csr, spec.signer, log, { namePrefix: spec.prefix === 'kubelet-client' ? 'node-csr-' : 'csr-', signal });
+  return { cert, key };
+}
+
+export function certificateManager(api: ApiClient, certDir: string, spec: CertificateSpec, o: {
+  log: Logger; onCertificate: (pem: string) => void;
+}): { stop(): void } {
+  const abort = new AbortController();
+  const retry = backoff(1000, 300_000);
+  (async () => {
+    while (!abort.signal.aborted) {
+      const v = certificateValidity(loadCurrent(certDir, spec.prefix)?.pem ?? '');
+      if (v && v.notAfter > new Date()) {
+        const deadline = rotationDeadline(v.notBefore, v.notAfter);
+        o.log.info('Certificate rotation deadline determined', { certificate: spec.prefix, expiration: v.notAfter.toISOString(), deadline: deadline.toISOString() });
+        // Timers cannot wait more than ~24.8 days: wake up and recompute.
+        await sleep(Math.min(Math.max(0, deadline.getTime() - Date.now()), 2 ** 31 - 1), abort.signal);
+        if (abort.signal.aborted || Date.now() < deadline.getTime()) continue;
+      }
+      try {
+        o.log.info('Requesting a new certificate', { certificate: spec.prefix, signer: spec.signer });
+        const { cert, key } = await issueCertificate(api, spec, o.log, abort.signal);
+        storeCurrent(certDir, spec.prefix, cert, key);
+        retry.reset();
+        o.onCertificate(loadCurrent(certDir, spec.prefix)!.pem);
+      } catch (e) {
+        if (abort.signal.aborted) return;
+        const wait = jittered(retry.next(), 0.1);
+        o.log.warn('Failed to get a new certificate, will retry', { certificate: spec.prefix, err: e, retryInMs: wait });
+        await sleep(wait, abort.signal);
+      }
+    }
+  })();
+  return { stop: () => abort.abort() };
+}
