@@ -53,25 +53,5 @@ kubeadm=("$BIN/kubeadm" --kubeconfig "$LOCAL/admin.kubeconfig")
 "${kubeadm[@]}" init phase upload-config all --config "$cfg" >>"$LOGS/kubeadm.log" 2>&1 \
   || die "kubeadm init phase upload-config failed (see $LOGS/kubeadm.log)"
 
-cat > "$LOCAL/bootstrap-kubelet.conf.tmp" <<YAML
-apiVersion: v1
-kind: Config
-clusters:
-- name: kubelet-ts
-  cluster:
-    server: https://$KTS_IP:6443
-    certificate-authority-data: $(base64 -w0 < "$PKI/ca.crt")
-users:
-- name: tls-bootstrap-token-user
-  user:
-    token: $token
-contexts:
-- name: tls-bootstrap-token-user@kubelet-ts
-  context:
-    cluster: kubelet-ts
-    user: tls-bootstrap-token-user
-current-context: tls-bootstrap-token-user@kubelet-ts
-YAML
-chmod 600 "$LOCAL/bootstrap-kubelet.conf.tmp"
-mv "$LOCAL/bootstrap-kubelet.conf.tmp" "$LOCAL/bootstrap-kubelet.conf"
+write_kubeconfig "$LOCAL/bootstrap-kubelet.conf" tls-bootstrap-token-user "token: $token"
 log "join objects published (bootstrap token ${token%%.*}, cluster-info, kubeadm-config, kubelet-config)"

@@ -119,3 +119,19 @@ wait_for() {
     sleep 0.5
   done
 }
+
+# write_kubeconfig FILE USER CREDENTIAL-LINE...: a kubeconfig for the apiserver on $KTS_IP
+# with the cluster CA embedded; the file is replaced only when its content changes.
+write_kubeconfig() {
+  local file=$1 user=$2; shift 2
+  {
+    printf 'apiVersion: v1\nkind: Config\nclusters:\n- name: kubelet-ts\n  cluster:\n'
+    printf '    server: https://%s:6443\n    certificate-authority-data: %s\n' "$KTS_IP" "$(base64 -w0 < "$PKI/ca.crt")"
+    printf 'users:\n- name: %s\n  user:\n' "$user"
+    printf '    %s\n' "$@"
+    printf 'contexts:\n- name: %s@kubelet-ts\n  context:\n    cluster: kubelet-ts\n    user: %s\n' "$user" "$user"
+    printf 'current-context: %s@kubelet-ts\n' "$user"
+  } > "$file.tmp"
+  chmod 600 "$file.tmp"
+  if cmp -s "$file.tmp" "$file"; then rm -f "$file.tmp"; else mv "$file.tmp" "$file"; fi
+}

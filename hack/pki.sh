@@ -80,33 +80,10 @@ cert scheduler ca clientAuth /CN=system:kube-scheduler
 key sa
 [ -s sa.pub ] || openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null || die "openssl could not write sa.pub"
 
-# kubeconfig FILE USER CERTNAME: a self-contained kubeconfig (certs embedded) for the apiserver on $KTS_IP.
-kubeconfig() {
-  local file=$1 user=$2 c=$3 b64="base64 -w0"
-  cat > "$file.tmp" <<YAML
-apiVersion: v1
-kind: Config
-clusters:
-- name: kubelet-ts
-  cluster:
-    server: https://$KTS_IP:6443
-    certificate-authority-data: $($b64 < ca.crt)
-users:
-- name: $user
-  user:
-    client-certificate-data: $($b64 < "$c.crt")
-    client-key-data: $($b64 < "$c.key")
-contexts:
-- name: $user@kubelet-ts
-  context:
-    cluster: kubelet-ts
-    user: $user
-current-context: $user@kubelet-ts
-YAML
-  chmod 600 "$file.tmp"
-  if cmp -s "$file.tmp" "$file"; then rm -f "$file.tmp"; else mv "$file.tmp" "$file"; fi
-}
-kubeconfig "$LOCAL/admin.kubeconfig" kubernetes-admin admin
-kubeconfig "$LOCAL/controller-manager.kubeconfig" system:kube-controller-manager controller-manager
-kubeconfig "$LOCAL/scheduler.kubeconfig" system:kube-scheduler scheduler
+# Self-contained kubeconfigs (certs embedded) for the apiserver on $KTS_IP.
+for pair in admin:kubernetes-admin controller-manager:system:kube-controller-manager scheduler:system:kube-scheduler; do
+  c=${pair%%:*}; user=${pair#*:}
+  write_kubeconfig "$LOCAL/$c.kubeconfig" "$user" \
+    "client-certificate-data: $(base64 -w0 < "$c.crt")" "client-key-data: $(base64 -w0 < "$c.key")"
+done
 log "PKI ready in $PKI (kubeconfigs in $LOCAL)"

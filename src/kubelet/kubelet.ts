@@ -14,8 +14,8 @@ import { readResolvConf } from '../network/resolv-conf.ts';
 import { defaultNodeIP, filesystemStats, readHostFacts } from '../node/host.ts';
 import { leaseRenewer } from '../node/lease.ts';
 import { nodeAgent } from '../node/agent.ts';
-import { nodeImages, type RuntimeHealth } from '../node/status.ts';
-import { startPleg } from '../pleg/relist.ts';
+import { probeRuntime } from '../node/runtime-health.ts';
+import { countRunning, startPleg } from '../pleg/relist.ts';
 import { containerdEvents } from '../pleg/containerd-events.ts';
 import { podSteps } from '../pods/steps.ts';
 import { PodWorkers } from '../pods/workers.ts';
@@ -78,8 +78,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       metrics.plegRelistDuration.observe(d);
       if (i) metrics.plegRelistInterval.observe(i);
       metrics.plegLastSeen.set(Date.now() / 1000);
-      let pods = 0, containers = 0;
-      for (const p of pleg.pods().values()) { if (p.sandboxes.some((s) => s.ready)) pods++; containers += p.containers.filter((c) => c.phase === 'running').length; }
+      const { pods, containers } = countRunning(pleg.pods());
       metrics.runningPods.set(pods);
       metrics.runningContainers.set({ container_state: 'running' }, containers);
     },
@@ -103,21 +102,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     },
     fsCapacity: () => filesystemStats(o.rootDir).capacityBytes,
     probeRuntime: async () => {
-      const health: RuntimeHealth = { plegProblem: pleg.problem() };
-      try {
-        const [st, v, imgs] = await Promise.all([cri.status({}), cri.version({}), images.listImages({})]);
-        const cond = (t: string) => st.status?.conditions.find((c) => c.type === t);
-        const rt = cond('RuntimeReady'), net = cond('NetworkReady');
-        const failing = !rt?.status ? rt : !net?.status ? net : undefined;
-        Object.assign(health, {
-          runtimeReady: !!rt?.status, networkReady: !!net?.status, reason: failing?.reason, message: failing?.message,
-          version: `${v.runtimeName}://${v.runtimeVersion}`,
-        });
-        return { health, images: nodeImages(imgs.images.map((i) => ({ repoTags: i.repoTags, repoDigests: i.repoDigests, size: Number(i.size) })), o.config.nodeStatusMaxImages) };
-      } catch (e) {
-        log.warn('Container runtime is down', { err: e });
-        return { health, images: [] };
-      }
+      const r = await probeRuntime(cri, images, o.config.nodeStatusMaxImages, log);
+      return { ...r, health: { ...r.health, plegProblem: pleg.problem() } };
     },
     onNode: (node) => {
       nodeUID = node.metadata?.uid ?? nodeUID;

@@ -20,6 +20,16 @@ export interface Pleg {
 
 const RELIST_THRESHOLD_MS = 180_000;
 
+/** Pods with a ready sandbox and running containers, for kubelet_running_pods/_containers. */
+export function countRunning(pods: Map<string, PodRuntimeStatus>): { pods: number; containers: number } {
+  let running = 0, containers = 0;
+  for (const p of pods.values()) {
+    if (p.sandboxes.some((s) => s.ready)) running++;
+    containers += p.containers.filter((c) => c.phase === 'running').length;
+  }
+  return { pods: running, containers };
+}
+
 export function startPleg(view: RuntimeView, opts: {
   periodMs?: number; onEvents: (events: LifecycleEvent[]) => void; log: Logger;
   observe?: (seconds: number, intervalSeconds: number) => void;

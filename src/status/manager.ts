@@ -22,8 +22,7 @@ export class StatusManager {
     const want = JSON.stringify(status);
     let e = this.#pods.get(uid);
     if (!e) {
-      // After a restart, what the apiserver holds counts as sent.
-      e = { ns: pod.metadata!.namespace!, name: pod.metadata!.name!, uid, want, busy: false, status, sent: pod.status ? JSON.stringify(pod.status) : undefined };
+      e = { ns: pod.metadata!.namespace!, name: pod.metadata!.name!, uid, want, busy: false, status };
       this.#pods.set(uid, e);
     }
     e.want = want;
