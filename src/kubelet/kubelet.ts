@@ -22,12 +22,15 @@ import { PodWorkers } from '../pods/workers.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { PodSyncer } from '../runtime/sync.ts';
 import { apiserverSource } from '../sources/apiserver.ts';
+import { fileSource, CONFIG_SOURCE } from '../sources/static-file.ts';
+import { MirrorPods, isMirrorPod } from '../pods/mirror.ts';
+import { jittered } from '../backoff/backoff.ts';
 import { StatusManager } from '../status/manager.ts';
 import { healthzServer } from './healthz.ts';
 import { kubeletApiServer } from './api-server.ts';
 import { clientCertificateRotation } from '../certificates/client-cert.ts';
 import { mkdirSync } from 'node:fs';
-import type { Taint } from 'kubernetes-types/core/v1.js';
+import type { Pod, Taint } from 'kubernetes-types/core/v1.js';
 
 export interface KubeletOptions {
   kubeconfig: string;
@@ -41,6 +44,8 @@ export interface KubeletOptions {
   taints: Taint[];
   cniConfDir: string;
 }
+
+const isStaticPod = (pod: Pod) => pod.metadata?.annotations?.[CONFIG_SOURCE] === 'file';
 
 // The Kubernetes release whose kubelet behaviour kubelet-ts implements.
 export const KUBELET_VERSION = 'v1.36.3';
@@ -62,7 +67,12 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
 
   const view = new RuntimeView(cri);
   const events = eventRecorder(api, { host: nodeName, log: logger('events'), onDrop: () => metrics.eventsDropped.inc() });
-  const status = new StatusManager(api, logger('status'), () => metrics.podStatusPatches.inc());
+  let nodeUID: string | undefined;
+  const mirrors = new MirrorPods(api, () => (nodeUID ? { name: nodeName, uid: nodeUID } : undefined), logger('mirror_pods'), (uid) => workers.wake(uid));
+  const status = new StatusManager(api, logger('status'), {
+    onPatch: () => metrics.podStatusPatches.inc(),
+    target: (pod) => (isStaticPod(pod) ? mirrors.mirrorUID(pod) : pod.metadata!.uid),
+  });
   const syncer = new PodSyncer({
     cri, view, images: new ImagePuller(images), events, log: logger('runtime'),
     node: { podLogsDir: o.config.podLogsDir, clusterDomain: o.config.clusterDomain, clusterDNS: o.config.clusterDNS, hostDNS: readResolvConf(o.config.resolvConf) },
@@ -90,8 +100,6 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   });
 
   let podCIDR: string | undefined;
-  // The Lease's owner: the Node as it is now (a re-registered Node has a new UID).
-  let nodeUID: string | undefined;
   const host = readHostFacts();
   const agent = nodeAgent(api, {
     nodeName, labels: o.nodeLabels, taints: o.taints, log: logger('node_status'),
@@ -106,7 +114,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       return { ...r, health: { ...r.health, plegProblem: pleg.problem() } };
     },
     onNode: (node) => {
-      nodeUID = node.metadata?.uid ?? nodeUID;
+      // The owner of the Lease and of mirror pods: the Node as it is now (a re-registered Node has a new UID).
+      if (node.metadata?.uid && node.metadata.uid !== nodeUID) { nodeUID = node.metadata.uid; mirrors.reconcileAll(); }
       const cidr = node.spec?.podCIDR;
       if (!cidr || cidr === podCIDR) return;
       podCIDR = cidr;
@@ -119,10 +128,19 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const rotation = clientCertificateRotation(api, { kubeconfig: o.kubeconfig, certDir: o.certDir, nodeName, log: logger('certificate') });
   await agent.registered;
   const lease = leaseRenewer(api, { nodeName, durationSeconds: o.config.nodeLeaseDurationSeconds, nodeUID: () => nodeUID, log: logger('lease') });
+  // Two pod sources: the apiserver (whose mirror pods only mirror static pods) and staticPodPath.
   const source = apiserverSource(api, nodeName, {
-    update: (pod) => workers.update(pod.metadata!.uid!, pod),
-    remove: (uid) => workers.update(uid, undefined),
+    update: (pod) => (isMirrorPod(pod) ? mirrors.observe(pod) : workers.update(pod.metadata!.uid!, pod)),
+    remove: (uid) => { if (!mirrors.forget(uid)) workers.update(uid, undefined); },
   }, logger('config'));
+  const files = o.config.staticPodPath
+    ? fileSource(o.config.staticPodPath, nodeName, {
+        update: (pod) => { workers.update(pod.metadata!.uid!, pod); mirrors.setStatic(pod); },
+        remove: (uid) => { workers.update(uid, undefined); mirrors.removeStatic(uid); },
+      }, logger('config'), o.config.fileCheckFrequencyMs)
+    : undefined;
+  // Mirrors lost to a failed call or a deletion are recreated on this beat.
+  const mirrorBeat = setInterval(() => mirrors.reconcileAll(), jittered(10_000, 0.2));
   const healthz = await healthzServer(o.config.healthzBindAddress, o.config.healthzPort, () => pleg.problem());
   const api10250 = await kubeletApiServer({
     config: o.config, certDir: o.certDir, nodeName, nodeIP, api, pods: () => workers.pods(), runtime: (uid) => view.pod(uid), cri,
@@ -133,6 +151,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   return {
     async stop() {
       // Pods keep running: a restarted kubelet adopts them from their CRI labels.
+      clearInterval(mirrorBeat); files?.stop();
       taskEvents.stop(); rotation.stop(); source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); events.stop();
       healthz.close(); api10250.close();
       cri.close(); images.close();

@@ -12,7 +12,8 @@ export function podSteps(d: { api: ApiClient; view: RuntimeView; syncer: PodSync
   return {
     async sync(pod) {
       const r = await d.syncer.syncPod(pod);
-      const status = generatePodStatus(pod, r.runtime, { nodeIP: d.nodeIP, now: new Date(), waiting: r.waiting, terminated: false });
+      // Transition times and startTime carry on from the last status generated (a static pod has no other).
+      const status = generatePodStatus({ ...pod, status: d.status.last(pod.metadata!.uid!) ?? pod.status }, r.runtime, { nodeIP: d.nodeIP, now: new Date(), waiting: r.waiting, terminated: false });
       d.status.set(pod, status);
       return { phase: status.phase, requeueAfterMs: r.requeueAfterMs };
     },
@@ -24,7 +25,7 @@ export function podSteps(d: { api: ApiClient; view: RuntimeView; syncer: PodSync
       if (!pod) return;
       // The final status: every container terminated, the phase final.
       const after = await d.view.pod(uid);
-      d.status.set(pod, generatePodStatus(pod, after, { nodeIP: d.nodeIP, now: new Date(), waiting: new Map(), terminated: true }));
+      d.status.set(pod, generatePodStatus({ ...pod, status: d.status.last(uid) ?? pod.status }, after, { nodeIP: d.nodeIP, now: new Date(), waiting: new Map(), terminated: true }));
       await d.status.flushed(uid);
     },
 

@@ -6,15 +6,22 @@ import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import { backoff, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 
-interface Entry { ns: string; name: string; uid: string; want: string; sent?: string; busy: boolean; status: PodStatus }
+// sentTo: the object the status went to; a re-created mirror pod needs it again.
+interface Entry { pod: Pod; uid: string; want: string; sent?: string; sentTo?: string; busy: boolean; status: PodStatus }
+
+/** The UID of the apiserver object that shows a pod's status: its own, or a static pod's mirror (undefined: not there yet). */
+export type StatusTarget = (pod: Pod) => string | undefined;
 
 export class StatusManager {
   readonly #api: ApiClient;
   readonly #log: Logger;
   readonly #pods = new Map<string, Entry>();
   readonly #onPatch?: () => void;
+  readonly #target: StatusTarget;
 
-  constructor(api: ApiClient, log: Logger, onPatch?: () => void) { this.#api = api; this.#log = log; this.#onPatch = onPatch; }
+  constructor(api: ApiClient, log: Logger, o: { onPatch?: () => void; target?: StatusTarget } = {}) {
+    this.#api = api; this.#log = log; this.#onPatch = o.onPatch; this.#target = o.target ?? ((p) => p.metadata!.uid);
+  }
 
   /** Records the status the pod should show; sends it unless it is what was sent last. */
   set(pod: Pod, status: PodStatus): void {
@@ -22,38 +29,48 @@ export class StatusManager {
     const want = JSON.stringify(status);
     let e = this.#pods.get(uid);
     if (!e) {
-      e = { ns: pod.metadata!.namespace!, name: pod.metadata!.name!, uid, want, busy: false, status };
+      e = { pod, uid, want, busy: false, status };
       this.#pods.set(uid, e);
     }
+    e.pod = pod;
     e.want = want;
     e.status = status;
-    if (e.sent !== want && !e.busy) void this.#send(e);
+    if (this.#stale(e) && !e.busy) void this.#send(e);
   }
 
   /** Resolves when the latest status of the pod has been sent (or the pod is gone). */
   async flushed(uid: string, timeoutMs = 10_000): Promise<void> {
     const end = Date.now() + timeoutMs;
-    for (let e = this.#pods.get(uid); e && (e.busy || e.sent !== e.want) && Date.now() < end; e = this.#pods.get(uid)) await sleep(50);
+    for (let e = this.#pods.get(uid); e && (e.busy || this.#stale(e)) && Date.now() < end; e = this.#pods.get(uid)) await sleep(50);
   }
 
   forget(uid: string): void { this.#pods.delete(uid); }
+
+  /** The status last generated for a pod: the base for transition times and startTime. */
+  last(uid: string): PodStatus | undefined { return this.#pods.get(uid)?.status; }
+
+  #stale(e: Entry): boolean { return e.sent !== e.want || e.sentTo !== this.#target(e.pod); }
 
   async #send(e: Entry): Promise<void> {
     e.busy = true;
     const retry = backoff(200, 10_000);
     try {
-      while (this.#pods.get(e.uid) === e && e.sent !== e.want) {
+      while (this.#pods.get(e.uid) === e && this.#stale(e)) {
         const want = e.want;
+        const { namespace: ns, name } = e.pod.metadata!;
+        const target = this.#target(e.pod);
         try {
-          await this.#api.patch(`/api/v1/namespaces/${e.ns}/pods/${e.name}/status`, { metadata: { uid: e.uid }, status: e.status }, 'merge');
+          if (!target) throw new Error('its mirror pod does not exist yet');
+          await this.#api.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, { metadata: { uid: target }, status: e.status }, 'merge');
           e.sent = want;
+          e.sentTo = target;
           this.#onPatch?.();
-          this.#log.v(3, 'Patched pod status', { pod: `${e.ns}/${e.name}`, podUID: e.uid, phase: e.status.phase });
+          this.#log.v(3, 'Patched pod status', { pod: `${ns}/${name}`, podUID: e.uid, phase: e.status.phase });
         } catch (err) {
-          // Gone, or replaced by a pod with another UID: nothing to update.
-          if (isNotFound(err) || (isConflict(err) && /UID/i.test((err as Error).message))) { this.#pods.delete(e.uid); return; }
+          // Gone, or replaced by a pod with another UID: nothing to update (a static pod's mirror comes back).
+          if (target === e.uid && (isNotFound(err) || (isConflict(err) && /UID/i.test((err as Error).message)))) { this.#pods.delete(e.uid); return; }
           const wait = retry.next();
-          this.#log.warn('Failed to update pod status, will retry', { pod: `${e.ns}/${e.name}`, podUID: e.uid, err, retryInMs: wait });
+          if (target) this.#log.warn('Failed to update pod status, will retry', { pod: `${ns}/${name}`, podUID: e.uid, err, retryInMs: wait });
           await sleep(wait);
         }
       }

@@ -1,0 +1,106 @@
+// Mirror pods: the apiserver's read-only copy of each static pod, so that operators see
+// it (kubectl get pods) and its status. Recreated when deleted or stale, deleted when
+// its static pod goes; deleting the mirror never stops the static pod.
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { type ApiClient, isAlreadyExists, isConflict, isNotFound } from '../apiserver/client.ts';
+import type { Logger } from '../log/log.ts';
+import { CONFIG_HASH } from '../sources/static-file.ts';
+
+export const CONFIG_MIRROR = 'kubernetes.io/config.mirror';
+export const isMirrorPod = (p: Pod) => !!p.metadata?.annotations?.[CONFIG_MIRROR];
+const key = (p: Pod) => `${p.metadata!.namespace}/${p.metadata!.name}`;
+
+/** Pure: the mirror to create for a static pod, owned by the node (NodeRestriction requires it). */
+export function mirrorPodFor(pod: Pod, node: { name: string; uid: string }): Pod {
+  const { uid: _uid, resourceVersion: _rv, ...meta } = pod.metadata!;
+  return {
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: {
+      ...meta,
+      annotations: { ...meta.annotations, [CONFIG_MIRROR]: meta.annotations?.[CONFIG_HASH] ?? pod.metadata!.uid! },
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: node.name, uid: node.uid, controller: true }],
+    },
+    spec: pod.spec,
+  };
+}
+
+export type MirrorAction = 'create' | 'recreate' | 'delete' | 'keep';
+
+/** Pure: what to do about one name, given its static pod and its mirror (either may be missing). */
+export function mirrorAction(staticPod: Pod | undefined, mirror: Pod | undefined): MirrorAction {
+  if (!staticPod) return mirror ? 'delete' : 'keep';
+  if (!mirror) return 'create';
+  const stale = mirror.metadata?.annotations?.[CONFIG_MIRROR] !== staticPod.metadata?.annotations?.[CONFIG_HASH];
+  return stale || mirror.metadata?.deletionTimestamp ? 'recreate' : 'keep';
+}
+
+export class MirrorPods {
+  readonly #api: ApiClient;
+  readonly #log: Logger;
+  readonly #node: () => { name: string; uid: string } | undefined;
+  readonly #statics = new Map<string, Pod>();
+  readonly #mirrors = new Map<string, Pod>();
+  readonly #busy = new Set<string>();
+  readonly #onMirror: (staticUID: string) => void;
+
+  /** onMirror: a static pod has a (new) mirror, which should be given its status. */
+  constructor(api: ApiClient, node: () => { name: string; uid: string } | undefined, log: Logger, onMirror: (staticUID: string) => void) {
+    this.#api = api; this.#node = node; this.#log = log; this.#onMirror = onMirror;
+  }
+
+  setStatic(pod: Pod) { this.#statics.set(key(pod), pod); void this.reconcile(key(pod)); }
+  removeStatic(uid: string) {
+    for (const [k, p] of this.#statics) if (p.metadata!.uid === uid) { this.#statics.delete(k); void this.reconcile(k); }
+  }
+  /** A mirror pod as the apiserver watch reports it. */
+  observe(mirror: Pod) {
+    const k = key(mirror);
+    const isNew = this.#mirrors.get(k)?.metadata?.uid !== mirror.metadata?.uid;
+    this.#mirrors.set(k, mirror);
+    const st = this.#statics.get(k);
+    if (isNew && st) this.#onMirror(st.metadata!.uid!);
+    void this.reconcile(k);
+  }
+  /** Returns whether uid was a mirror pod's. */
+  forget(uid: string): boolean {
+    for (const [k, p] of this.#mirrors) if (p.metadata!.uid === uid) { this.#mirrors.delete(k); void this.reconcile(k); return true; }
+    return false;
+  }
+  /** The UID of the mirror of a static pod, where its status goes. */
+  mirrorUID(staticPod: Pod): string | undefined {
+    const m = this.#mirrors.get(key(staticPod));
+    return m && m.metadata?.annotations?.[CONFIG_MIRROR] === staticPod.metadata?.annotations?.[CONFIG_HASH] ? m.metadata!.uid : undefined;
+  }
+  reconcileAll() { for (const k of new Set([...this.#statics.keys(), ...this.#mirrors.keys()])) void this.reconcile(k); }
+
+  async reconcile(k: string): Promise<void> {
+    const node = this.#node();
+    if (!node || this.#busy.has(k)) return;
+    const st = this.#statics.get(k), mirror = this.#mirrors.get(k);
+    const action = mirrorAction(st, mirror);
+    if (action === 'keep') return;
+    this.#busy.add(k);
+    try {
+      if ((action === 'delete' || action === 'recreate') && mirror) {
+        this.#log.info('Deleting mirror pod', { pod: k, reason: action === 'delete' ? 'static pod removed' : 'stale or deleted mirror' });
+        await this.#api.delete(`/api/v1/namespaces/${mirror.metadata!.namespace}/pods/${mirror.metadata!.name}`,
+          { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: mirror.metadata!.uid } })
+          .catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; });
+        this.#mirrors.delete(k);
+      }
+      if (action === 'create' || action === 'recreate') {
+        const created = await this.#api.create<Pod>(`/api/v1/namespaces/${st!.metadata!.namespace}/pods`, mirrorPodFor(st!, node))
+          .catch((e) => { if (isAlreadyExists(e)) return undefined; throw e; });
+        if (created) {
+          this.#mirrors.set(k, created);
+          this.#log.info('Created mirror pod', { pod: k, uid: created.metadata!.uid });
+          this.#onMirror(st!.metadata!.uid!);
+        }
+      }
+    } catch (e) {
+      this.#log.warn('Failed to reconcile mirror pod, will retry', { pod: k, err: e });
+    } finally {
+      this.#busy.delete(k);
+    }
+  }
+}
