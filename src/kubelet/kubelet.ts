@@ -30,7 +30,7 @@ import { healthzServer } from './healthz.ts';
 import { kubeletApiServer } from './api-server.ts';
 import { clientCertificateRotation } from '../certificates/client-cert.ts';
 import { mkdirSync } from 'node:fs';
-import type { Pod, Taint } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod, Taint } from 'kubernetes-types/core/v1.js';
 
 export interface KubeletOptions {
   kubeconfig: string;
@@ -77,7 +77,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     cri, view, images: new ImagePuller(images), events, log: logger('runtime'),
     node: { podLogsDir: o.config.podLogsDir, clusterDomain: o.config.clusterDomain, clusterDNS: o.config.clusterDNS, hostDNS: readResolvConf(o.config.resolvConf) },
   });
-  const workers = new PodWorkers(podSteps({ api, view, syncer, status, nodeIP }), logger('pod_workers'), {
+  let currentNode: Node | undefined;
+  const workers = new PodWorkers(podSteps({ api, view, syncer, status, events, nodeIP, node: () => currentNode }), logger('pod_workers'), {
     resyncMs: o.config.syncFrequencyMs,
     observe: (step, s) => metrics.podWorkerDuration.observe({ operation: step }, s),
   });
@@ -114,6 +115,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       return { ...r, health: { ...r.health, plegProblem: pleg.problem() } };
     },
     onNode: (node) => {
+      currentNode = node;
       // The owner of the Lease and of mirror pods: the Node as it is now (a re-registered Node has a new UID).
       if (node.metadata?.uid && node.metadata.uid !== nodeUID) { nodeUID = node.metadata.uid; mirrors.reconcileAll(); }
       const cidr = node.spec?.podCIDR;

@@ -1,6 +1,8 @@
 // How each lifecycle step is carried out: the runtime sync, the status it leads to,
 // and the apiserver calls that end a pod's life.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import { podRef, type Recorder } from '../events/recorder.ts';
+import { admitPod } from './admission.ts';
 import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import type { PodSyncer } from '../runtime/sync.ts';
@@ -8,8 +10,20 @@ import { generatePodStatus } from '../status/pod-status.ts';
 import type { StatusManager } from '../status/manager.ts';
 import type { PodSteps } from './workers.ts';
 
-export function podSteps(d: { api: ApiClient; view: RuntimeView; syncer: PodSyncer; status: StatusManager; nodeIP: string }): PodSteps {
+export function podSteps(d: {
+  api: ApiClient; view: RuntimeView; syncer: PodSyncer; status: StatusManager; events: Recorder; nodeIP: string; node: () => Node | undefined;
+}): PodSteps {
   return {
+    admit(pod, active) {
+      const node = d.node();
+      return node ? admitPod(pod, active, node) : { admit: true };
+    },
+
+    reject(pod, r) {
+      d.events.event(podRef(pod), 'Warning', r.reason, r.message);
+      d.status.set(pod, { ...pod.status, phase: 'Failed', reason: r.reason, message: r.message, startTime: pod.status?.startTime ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
+    },
+
     async sync(pod) {
       const r = await d.syncer.syncPod(pod);
       // Transition times and startTime carry on from the last status generated (a static pod has no other).

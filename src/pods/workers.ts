@@ -5,12 +5,17 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { backoff, jittered, type Backoff } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import { afterStep, isTerminalPhase, nextStep, type PodState, type Step } from './lifecycle.ts';
+import type { Admission } from './admission.ts';
 
 export interface PodSteps {
   /** Makes the runtime match the pod; returns the phase it now shows and when to look again. */
   sync(pod: Pod): Promise<{ phase?: string; requeueAfterMs?: number }>;
   terminate(uid: string, pod: Pod | undefined, gracePeriodSeconds: number, reason: string): Promise<void>;
   finish(uid: string, pod: Pod | undefined, deleteFromApiserver: boolean): Promise<void>;
+  /** Whether a new pod may run here, given the pods that run. */
+  admit(pod: Pod, active: Pod[]): Admission;
+  /** Records why a pod was not admitted (phase Failed, reason, message, an Event). */
+  reject(pod: Pod, rejection: { reason: string; message: string }): void;
 }
 
 interface Worker {
@@ -43,6 +48,14 @@ export class PodWorkers {
     if (!w) {
       if (!pod) return;
       w = { uid, pod, lastPod: pod, state: 'syncing', pending: false, running: false, errors: backoff(1000, 60_000) };
+      // A pod that already ended (e.g. before a kubelet restart) is not started again; a new one must fit.
+      const phase = pod.status?.phase;
+      const verdict = isTerminalPhase(phase) ? undefined : this.#steps.admit(pod, this.#active());
+      if (isTerminalPhase(phase) || (verdict && !verdict.admit)) { w.state = 'terminated'; w.phase = phase ?? 'Failed'; }
+      if (verdict && !verdict.admit) {
+        this.#log.info('Pod was not admitted', { pod: podName(pod), podUID: uid, reason: verdict.reason, message: verdict.message });
+        this.#steps.reject(pod, verdict);
+      }
       this.#workers.set(uid, w);
     }
     w.pod = pod;
@@ -54,6 +67,10 @@ export class PodWorkers {
   wake(uid: string): void {
     const w = this.#workers.get(uid);
     if (w) this.#schedule(w, 0);
+  }
+
+  #active(): Pod[] {
+    return [...this.#workers.values()].filter((w) => w.state === 'syncing' || w.state === 'terminating').map((w) => w.lastPod);
   }
 
   /** The pods the kubelet is responsible for (the last object seen of each). */

@@ -2,7 +2,7 @@
 // and is deleted without leaving anything behind in containerd.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clients, crictl, ensureStack, eventually, inCIDR, kubectl, podSpec, withNamespace, CLUSTER_CIDR, NODE_IP } from './stack.ts';
+import { clients, crictl, ensureStack, eventually, inCIDR, kubectl, nodeName, podSpec, withNamespace, BUSYBOX, CLUSTER_CIDR, NODE_IP } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -85,4 +85,30 @@ test('a pod whose container exits 0 with restartPolicy Never ends Succeeded, one
     const t = p.status!.containerStatuses![0]!.state!.terminated!;
     assert.deepEqual([t.exitCode, t.reason], [code, reason], name);
   }
+}));
+
+test('admission: a pod bound past the scheduler that does not fit fails with OutOfcpu; a host port clash with NodePorts', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  const node = nodeName();
+  const failed = async (name: string) => eventually(`${name} Failed`, 20_000, async () => {
+    const p = await core.readNamespacedPod({ name, namespace: ns });
+    return p.status?.phase === 'Failed' ? p : undefined;
+  });
+  await core.createNamespacedPod({ namespace: ns, body: { ...podSpec('hungry'), spec: { ...podSpec('hungry').spec!, nodeName: node,
+    containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'], resources: { requests: { cpu: '64' } } }] } } });
+  const hungry = await failed('hungry');
+  assert.equal(hungry.status!.reason, 'OutOfcpu');
+  assert.match(hungry.status!.message!, /^Pod was rejected: Node didn't have enough resource: cpu, requested: 64000, used: \d+, capacity: \d+$/);
+  const events = await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=hungry' });
+  assert.ok(events.items.some((e) => e.reason === 'OutOfcpu' && e.type === 'Warning'), 'an OutOfcpu event');
+
+  const withPort = (name: string) => ({ metadata: { name }, spec: { nodeName: node, terminationGracePeriodSeconds: 1,
+    containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'], ports: [{ containerPort: 80, hostPort: 18888 }] }] } });
+  await core.createNamespacedPod({ namespace: ns, body: withPort('first') });
+  await eventually('first Running', 20_000, async () => (await core.readNamespacedPod({ name: 'first', namespace: ns })).status?.phase === 'Running');
+  await core.createNamespacedPod({ namespace: ns, body: withPort('second') });
+  assert.equal((await failed('second')).status!.reason, 'NodePorts');
+  // A rejected pod is never started: no sandbox for it.
+  const uid = (await core.readNamespacedPod({ name: 'second', namespace: ns })).metadata!.uid!;
+  assert.equal(crictl('pods', '-q', '--label', `io.kubernetes.pod.uid=${uid}`).trim(), '');
 }));

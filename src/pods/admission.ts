@@ -1,0 +1,75 @@
+// Whether a pod may run here, as upstream's admission (GeneralPredicates): the node's
+// allocatable cpu, memory and pods; its labels against the pod's node selector and
+// required node affinity; host ports; the OS. Pure: the sync loop asks it once per pod.
+import type { Container, Node, NodeSelectorRequirement, Pod } from 'kubernetes-types/core/v1.js';
+import { parseQuantity } from '../resources/quantity.ts';
+
+export type Admission = { admit: true } | { admit: false; reason: string; message: string };
+
+/** Effective requests: the larger of the containers' sum and the largest init container, as the scheduler counts. */
+export function podRequests(pod: Pod): { cpu: number; memory: number } {
+  const req = (c: Container, r: 'cpu' | 'memory') => parseQuantity(c.resources?.requests?.[r] ?? c.resources?.limits?.[r] ?? '0') ?? 0;
+  const sum = (r: 'cpu' | 'memory') => (pod.spec?.containers ?? []).reduce((n, c) => n + req(c, r), 0);
+  const initMax = (r: 'cpu' | 'memory') => Math.max(0, ...(pod.spec?.initContainers ?? []).map((c) => req(c, r)));
+  return { cpu: Math.max(sum('cpu'), initMax('cpu')), memory: Math.max(sum('memory'), initMax('memory')) };
+}
+
+function matches(req: NodeSelectorRequirement, labels: Record<string, string>): boolean {
+  const v = labels[req.key];
+  switch (req.operator) {
+    case 'In': return v !== undefined && (req.values ?? []).includes(v);
+    case 'NotIn': return v === undefined || !(req.values ?? []).includes(v);
+    case 'Exists': return v !== undefined;
+    case 'DoesNotExist': return v === undefined;
+    case 'Gt': return v !== undefined && Number(v) > Number(req.values?.[0]);
+    case 'Lt': return v !== undefined && Number(v) < Number(req.values?.[0]);
+    default: return false;
+  }
+}
+
+function fitsNode(pod: Pod, node: Node): boolean {
+  const labels = node.metadata?.labels ?? {};
+  if (Object.entries(pod.spec?.nodeSelector ?? {}).some(([k, v]) => labels[k] !== v)) return false;
+  const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  if (!terms?.length) return true;
+  // Terms are ORed; the requirements within a term are ANDed (matchFields: only metadata.name).
+  return terms.some((t) => (t.matchExpressions ?? []).every((r) => matches(r, labels)) &&
+    (t.matchFields ?? []).every((r) => r.key === 'metadata.name' && matches({ ...r, key: 'name' }, { name: node.metadata!.name! })));
+}
+
+const hostPorts = (pod: Pod) => (pod.spec?.containers ?? []).flatMap((c) => (c.ports ?? []).filter((p) => p.hostPort)
+  .map((p) => `${p.protocol ?? 'TCP'}/${p.hostIP || '0.0.0.0'}/${p.hostPort}`));
+
+function portsConflict(a: string[], b: string[]): boolean {
+  return a.some((x) => {
+    const [proto, ip, port] = x.split('/');
+    return b.some((y) => { const [p2, ip2, port2] = y.split('/'); return proto === p2 && port === port2 && (ip === ip2 || ip === '0.0.0.0' || ip2 === '0.0.0.0'); });
+  });
+}
+
+/** active: the pods already admitted and not finished. */
+export function admitPod(pod: Pod, active: Pod[], node: Node): Admission {
+  if (pod.spec?.os?.name && pod.spec.os.name !== 'linux') {
+    return { admit: false, reason: 'PodOSNotSupported', message: `Pod was rejected: Failed to admit pod as the OS field doesn't match node OS` };
+  }
+  if (!fitsNode(pod, node)) return { admit: false, reason: 'NodeAffinity', message: "Pod was rejected: Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector" };
+  if (portsConflict(hostPorts(pod), active.flatMap(hostPorts))) {
+    return { admit: false, reason: 'NodePorts', message: "Pod was rejected: Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports" };
+  }
+  const alloc = node.status?.allocatable ?? {};
+  const maxPods = Number(alloc.pods ?? Infinity);
+  if (active.length + 1 > maxPods) {
+    return { admit: false, reason: 'OutOfpods', message: `Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: ${active.length}, capacity: ${maxPods}` };
+  }
+  const want = podRequests(pod);
+  for (const r of ['cpu', 'memory'] as const) {
+    const capacity = parseQuantity(alloc[r] ?? '') ?? Infinity;
+    const used = active.reduce((n, p) => n + podRequests(p)[r], 0);
+    if (want[r] > 0 && used + want[r] > capacity) {
+      // Upstream prints cpu in millicores and memory in bytes.
+      const f = (x: number) => String(r === 'cpu' ? Math.round(x * 1000) : Math.round(x));
+      return { admit: false, reason: `OutOf${r}`, message: `Pod was rejected: Node didn't have enough resource: ${r}, requested: ${f(want[r])}, used: ${f(used)}, capacity: ${f(capacity)}` };
+    }
+  }
+  return { admit: true };
+}
