@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { nextStep, afterStep, type PodState, type Step } from './lifecycle.ts';
+import { nextStep, afterStep, activeDeadlineLeft, type PodState, type Step } from './lifecycle.ts';
 
 const pod = (meta: Pod['metadata'] = {}, grace?: number): Pod => ({ metadata: { uid: 'u', ...meta }, spec: { containers: [], terminationGracePeriodSeconds: grace } });
 const deleted = pod({ deletionTimestamp: '2026-11-22T12:00:00Z', deletionGracePeriodSeconds: 7 }, 30);
@@ -24,3 +24,12 @@ for (const [name, state, p, phase, step, after] of cases) {
     assert.equal(afterStep(state, got), after);
   });
 }
+
+test('activeDeadlineSeconds counts from the start time', () => {
+  const p: Pod = { spec: { containers: [], activeDeadlineSeconds: 10 } };
+  const now = new Date('2026-11-22T12:00:08Z');
+  assert.equal(activeDeadlineLeft(p, '2026-11-22T12:00:00Z', now), 2000);
+  assert.equal(activeDeadlineLeft(p, '2026-11-22T11:59:00Z', now), -58000);
+  assert.equal(activeDeadlineLeft(p, undefined, now), undefined, 'not started yet');
+  assert.equal(activeDeadlineLeft(pod(), '2026-11-22T12:00:00Z', now), undefined, 'no deadline');
+});

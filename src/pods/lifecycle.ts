@@ -50,3 +50,10 @@ export function afterStep(state: PodState, step: Step): PodState {
     default: return state;
   }
 }
+
+/** ms until the pod's activeDeadlineSeconds passes (<= 0: it has), or undefined without one. */
+export function activeDeadlineLeft(pod: Pod, startTime: string | undefined, now: Date): number | undefined {
+  const secs = pod.spec?.activeDeadlineSeconds;
+  if (secs === undefined || !startTime) return undefined;
+  return Date.parse(startTime) + secs * 1000 - now.getTime();
+}

@@ -9,6 +9,7 @@ import type { PodSyncer } from '../runtime/sync.ts';
 import { generatePodStatus } from '../status/pod-status.ts';
 import type { StatusManager } from '../status/manager.ts';
 import type { PodSteps } from './workers.ts';
+import { activeDeadlineLeft } from './lifecycle.ts';
 
 export function podSteps(d: {
   api: ApiClient; view: RuntimeView; syncer: PodSyncer; status: StatusManager; events: Recorder; nodeIP: string; node: () => Node | undefined;
@@ -25,11 +26,20 @@ export function podSteps(d: {
     },
 
     async sync(pod) {
-      const r = await d.syncer.syncPod(pod);
       // Transition times and startTime carry on from the last status generated (a static pod has no other).
-      const status = generatePodStatus({ ...pod, status: d.status.last(pod.metadata!.uid!) ?? pod.status }, r.runtime, { nodeIP: d.nodeIP, now: new Date(), waiting: r.waiting, terminated: false });
+      const prev = d.status.last(pod.metadata!.uid!) ?? pod.status;
+      const left = activeDeadlineLeft(pod, prev?.startTime, new Date());
+      if (left !== undefined && left <= 0) {
+        const message = 'Pod was active on the node longer than the specified deadline';
+        d.events.event(podRef(pod), 'Normal', 'DeadlineExceeded', message);
+        d.status.set(pod, { ...prev, phase: 'Failed', reason: 'DeadlineExceeded', message });
+        return { phase: 'Failed' };
+      }
+      const r = await d.syncer.syncPod(pod);
+      const status = generatePodStatus({ ...pod, status: prev }, r.runtime, { nodeIP: d.nodeIP, now: new Date(), waiting: r.waiting, terminated: false });
       d.status.set(pod, status);
-      return { phase: status.phase, requeueAfterMs: r.requeueAfterMs };
+      const deadline = activeDeadlineLeft(pod, status.startTime, new Date());
+      return { phase: status.phase, requeueAfterMs: deadline === undefined ? r.requeueAfterMs : Math.min(r.requeueAfterMs ?? Infinity, deadline + 10) };
     },
 
     async terminate(uid, pod, gracePeriodSeconds, reason) {
@@ -39,7 +49,10 @@ export function podSteps(d: {
       if (!pod) return;
       // The final status: every container terminated, the phase final.
       const after = await d.view.pod(uid);
-      d.status.set(pod, generatePodStatus({ ...pod, status: d.status.last(uid) ?? pod.status }, after, { nodeIP: d.nodeIP, now: new Date(), waiting: new Map(), terminated: true }));
+      const last = d.status.last(uid) ?? pod.status;
+      const final = generatePodStatus({ ...pod, status: last }, after, { nodeIP: d.nodeIP, now: new Date(), waiting: new Map(), terminated: true });
+      // Why the pod failed (DeadlineExceeded, ...) stays on it.
+      d.status.set(pod, last?.reason ? { ...final, phase: last.phase, reason: last.reason, message: last.message } : final);
       await d.status.flushed(uid);
     },
 

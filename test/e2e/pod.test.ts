@@ -112,3 +112,15 @@ test('admission: a pod bound past the scheduler that does not fit fails with Out
   const uid = (await core.readNamespacedPod({ name: 'second', namespace: ns })).metadata!.uid!;
   assert.equal(crictl('pods', '-q', '--label', `io.kubernetes.pod.uid=${uid}`).trim(), '');
 }));
+
+test('activeDeadlineSeconds: the pod fails with DeadlineExceeded and its containers stop', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  await core.createNamespacedPod({ namespace: ns, body: { ...podSpec('brief'), spec: { ...podSpec('brief').spec!, activeDeadlineSeconds: 3 } } });
+  const p = await eventually('brief Failed', 30_000, async () => {
+    const x = await core.readNamespacedPod({ name: 'brief', namespace: ns });
+    return x.status?.phase === 'Failed' ? x : undefined;
+  }, 250);
+  assert.equal(p.status!.reason, 'DeadlineExceeded');
+  assert.equal(p.status!.message, 'Pod was active on the node longer than the specified deadline');
+  await eventually('containers stopped', 20_000, async () => crictl('ps', '-q', '--label', `io.kubernetes.pod.uid=${p.metadata!.uid}`).trim() === '');
+}));
