@@ -54,6 +54,11 @@ test('bad input names the field', () => {
     ['authentication: {webhook: {enabled: yes please}}', /authentication.webhook.enabled: expected true or false/],
     ['authentication: {x509: {clientCA: /ca.crt}}', /authentication.x509: unknown field "clientCA"/],
     ['authorization: {mode: Node}', /authorization.mode: expected AlwaysAllow or Webhook/],
+    ['imageGCHighThresholdPercent: high', /imageGCHighThresholdPercent: expected an integer/],
+    ['shutdownGracePeriod: 30', /shutdownGracePeriod: expected a duration/],
+    ['featureGates: {SomeGate: yes please}', /featureGates: expected a map of true\/false/],
+    ['logging: verbose', /logging: expected a mapping/],
+    ['rotateCertificates: "true"', /rotateCertificates: expected true or false/],
   ];
   for (const [line, re] of cases) assert.throws(() => parseKubeletConfig(head + line, 'f.yaml'), re, line);
   assert.throws(() => parseKubeletConfig('kind: Pod\n'), /kind: expected KubeletConfiguration/);

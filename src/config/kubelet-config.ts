@@ -72,7 +72,8 @@ export const defaults: KubeletConfig = {
   authorization: { mode: 'Webhook', cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 },
 };
 
-type Kind = 'string' | 'int' | 'bool' | 'duration' | 'strings' | 'stringMap' | 'object' | 'list' | 'authentication' | 'authorization';
+type Kind = 'string' | 'int' | 'number' | 'bool' | 'duration' | 'strings' | 'stringMap' | 'boolMap' | 'object' | 'list' | 'authentication' | 'authorization';
+const accepted = (kind: Kind, names: string) => Object.fromEntries(names.split(/\s+/).map((n) => [n, [kind] as [Kind]]));
 // Fields read today map to a KubeletConfig key; the rest of upstream's fields are
 // accepted (a kubeadm-written file carries many of them) and take effect as features land.
 const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
@@ -107,24 +108,17 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   serverTLSBootstrap: ['bool', 'serverTLSBootstrap'],
   authentication: ['authentication', 'authentication'],
   authorization: ['authorization', 'authorization'],
-  ...Object.fromEntries(`enableServer staticPodURL staticPodURLHeader readOnlyPort
-    tlsCipherSuites tlsMinVersion rotateCertificates registryPullQPS
-    registryBurst imagePullCredentialsVerificationPolicy preloadedImagesVerificationAllowlist eventRecordQPS eventBurst
-    enableDebuggingHandlers enableContentionProfiling oomScoreAdj streamingConnectionIdleTimeout httpCheckFrequency
-    imageMinimumGCAge imageMaximumGCAge imageGCHighThresholdPercent imageGCLowThresholdPercent volumeStatsAggPeriod
-    kubeletCgroups systemCgroups cgroupsPerQOS cpuManagerPolicy singleProcessOOMKill cpuManagerPolicyOptions
-    cpuManagerReconcilePeriod memoryManagerPolicy topologyManagerPolicy topologyManagerScope topologyManagerPolicyOptions
-    qosReserved hairpinMode podCIDR podPidsLimit runOnce cpuCFSQuota cpuCFSQuotaPeriod maxOpenFiles contentType
-    kubeAPIQPS kubeAPIBurst serializeImagePulls maxParallelImagePulls evictionSoft evictionSoftGracePeriod
-    evictionPressureTransitionPeriod evictionMaxPodGracePeriod evictionMinimumReclaim mergeDefaultEvictionSettings
-    podsPerCore enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains iptablesMasqueradeBit
-    iptablesDropBit featureGates failSwapOn memorySwap containerLogMaxSize containerLogMaxFiles containerLogMaxWorkers
-    containerLogMonitorInterval configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion
-    systemReservedCgroup kubeReservedCgroup enforceNodeAllocatable allowedUnsafeSysctls volumePluginDir providerID
-    kernelMemcgNotification logging enableSystemLogHandler enableSystemLogQuery shutdownGracePeriod
-    shutdownGracePeriodCriticalPods shutdownGracePeriodByPodPriority crashLoopBackOff reservedMemory
-    enableProfilingHandler enableDebugFlagsHandler seccompDefault memoryThrottlingFactor tracing
-    localStorageCapacityIsolation failCgroupV1 userNamespaces`.split(/\s+/).map((f) => [f, ['object'] as [Kind]])),
+  // Upstream's other fields: type-checked now, in effect as their features land.
+  ...accepted('bool', `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS singleProcessOOMKill runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains failSwapOn kernelMemcgNotification enableSystemLogHandler enableSystemLogQuery enableProfilingHandler enableDebugFlagsHandler seccompDefault localStorageCapacityIsolation failCgroupV1`),
+  ...accepted('int', `readOnlyPort registryPullQPS registryBurst eventRecordQPS eventBurst oomScoreAdj imageGCHighThresholdPercent imageGCLowThresholdPercent podPidsLimit maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls evictionMaxPodGracePeriod podsPerCore iptablesMasqueradeBit iptablesDropBit containerLogMaxFiles containerLogMaxWorkers`),
+  ...accepted('number', `memoryThrottlingFactor`),
+  ...accepted('duration', `streamingConnectionIdleTimeout httpCheckFrequency imageMinimumGCAge imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod cpuCFSQuotaPeriod evictionPressureTransitionPeriod containerLogMonitorInterval shutdownGracePeriod shutdownGracePeriodCriticalPods`),
+  ...accepted('string', `staticPodURL tlsMinVersion imagePullCredentialsVerificationPolicy kubeletCgroups systemCgroups cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType containerLogMaxSize configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`),
+  ...accepted('strings', `tlsCipherSuites enforceNodeAllocatable allowedUnsafeSysctls preloadedImagesVerificationAllowlist`),
+  ...accepted('stringMap', `cpuManagerPolicyOptions topologyManagerPolicyOptions qosReserved evictionSoft evictionSoftGracePeriod evictionMinimumReclaim`),
+  ...accepted('boolMap', `featureGates`),
+  ...accepted('list', `shutdownGracePeriodByPodPriority reservedMemory`),
+  ...accepted('object', `staticPodURLHeader memorySwap logging crashLoopBackOff tracing userNamespaces`),
 };
 
 export class ConfigError extends Error {}
@@ -134,6 +128,7 @@ function convert(path: string, kind: Kind, v: unknown): unknown {
   switch (kind) {
     case 'string': if (typeof v !== 'string') throw bad('a string'); return v;
     case 'int': if (!Number.isInteger(v)) throw bad('an integer'); return v;
+    case 'number': if (typeof v !== 'number') throw bad('a number'); return v;
     case 'bool': if (typeof v !== 'boolean') throw bad('true or false'); return v;
     case 'duration': {
       const ms = typeof v === 'string' ? parseDuration(v) : undefined;
@@ -144,8 +139,11 @@ function convert(path: string, kind: Kind, v: unknown): unknown {
     case 'stringMap':
       if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((s) => typeof s !== 'string')) throw bad('a map of strings');
       return v;
+    case 'boolMap':
+      if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((b) => typeof b !== 'boolean')) throw bad('a map of true/false');
+      return v;
     case 'list': if (!Array.isArray(v)) throw bad('a list'); return v;
-    case 'object': return v;
+    case 'object': if (!v || typeof v !== 'object' || Array.isArray(v)) throw bad('a mapping'); return v;
     case 'authentication': {
       const a = nested(path, v, { x509: { clientCAFile: 'string' }, webhook: { enabled: 'bool', cacheTTL: 'duration' }, anonymous: { enabled: 'bool' } });
       const d = defaults.authentication;
