@@ -59,6 +59,10 @@ test('bad input names the field', () => {
     ['featureGates: {SomeGate: yes please}', /featureGates: expected a map of true\/false/],
     ['logging: verbose', /logging: expected a mapping/],
     ['rotateCertificates: "true"', /rotateCertificates: expected true or false/],
+    ['port: 70000', /port: 70000 must be between 1 and 65535/],
+    ['imageGCHighThresholdPercent: 50\nimageGCLowThresholdPercent: 60', /imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent/],
+    ['evictionHard: {memory.free: 100Mi}', /evictionHard: unknown eviction signal "memory.free"/],
+    ['nodeLeaseDurationSeconds: -4', /nodeLeaseDurationSeconds: must be greater than 0/],
   ];
   for (const [line, re] of cases) assert.throws(() => parseKubeletConfig(head + line, 'f.yaml'), re, line);
   assert.throws(() => parseKubeletConfig('kind: Pod\n'), /kind: expected KubeletConfiguration/);

@@ -201,9 +201,34 @@ export function parseKubeletConfig(text: string, source = 'config'): KubeletConf
     if (spec[1] && !unset) out[spec[1]] = converted;
   }
   const cfg = out as unknown as KubeletConfig;
-  if (cfg.cgroupDriver !== 'cgroupfs' && cfg.cgroupDriver !== 'systemd') {
-    throw new ConfigError(`${source}: cgroupDriver: expected cgroupfs or systemd, got ${JSON.stringify(cfg.cgroupDriver)}`);
-  }
-  if (cfg.maxPods <= 0) throw new ConfigError(`${source}: maxPods: must be positive`);
+  const problem = invalidValue(cfg, rest);
+  if (problem) throw new ConfigError(`${source}: ${problem}`);
   return cfg;
+}
+
+const EVICTION_SIGNALS = ['memory.available', 'allocatableMemory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'containerfs.available', 'containerfs.inodesFree', 'pid.available'];
+
+/** Pure: the first value upstream's ValidateKubeletConfiguration would refuse, as "field: reason". */
+export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): string | undefined {
+  const int = (f: string) => raw[f] as number | undefined;
+  const checks: [boolean, string][] = [
+    [c.cgroupDriver !== 'cgroupfs' && c.cgroupDriver !== 'systemd', `cgroupDriver: expected cgroupfs or systemd, got ${JSON.stringify(c.cgroupDriver)}`],
+    [c.maxPods <= 0, 'maxPods: must be positive'],
+    [c.port < 1 || c.port > 65535, `port: ${c.port} must be between 1 and 65535`],
+    [c.healthzPort < 0 || c.healthzPort > 65535, `healthzPort: ${c.healthzPort} must be between 0 and 65535, inclusive`],
+    [(int('readOnlyPort') ?? 0) < 0 || (int('readOnlyPort') ?? 0) > 65535, 'readOnlyPort: must be between 0 and 65535, inclusive'],
+    [c.nodeLeaseDurationSeconds <= 0, 'nodeLeaseDurationSeconds: must be greater than 0'],
+    [c.nodeStatusMaxImages < -1, 'nodeStatusMaxImages: must be -1 (no limit) or more'],
+    [(int('imageGCHighThresholdPercent') ?? 85) < 0 || (int('imageGCHighThresholdPercent') ?? 85) > 100, 'imageGCHighThresholdPercent: must be between 0 and 100, inclusive'],
+    [(int('imageGCLowThresholdPercent') ?? 80) < 0 || (int('imageGCLowThresholdPercent') ?? 80) > 100, 'imageGCLowThresholdPercent: must be between 0 and 100, inclusive'],
+    [(int('imageGCLowThresholdPercent') ?? 80) >= (int('imageGCHighThresholdPercent') ?? 85), 'imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent'],
+    [(int('podPidsLimit') ?? -1) < -1, 'podPidsLimit: must be -1 (no limit) or more'],
+    [c.nodeStatusReportFrequencyMs < c.nodeStatusUpdateFrequencyMs && raw.nodeStatusReportFrequency !== undefined, 'nodeStatusReportFrequency: must not be shorter than nodeStatusUpdateFrequency'],
+  ];
+  for (const [bad, why] of checks) if (bad) return why;
+  for (const m of ['evictionHard', 'evictionSoft'] as const) {
+    const unknown = Object.keys((raw[m] as Record<string, string> | undefined) ?? {}).find((k) => !EVICTION_SIGNALS.includes(k));
+    if (unknown) return `${m}: unknown eviction signal "${unknown}"`;
+  }
+  return undefined;
 }
