@@ -18,6 +18,7 @@ import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { kubeletAuthenticator } from '../server/authn.ts';
 import { webhookAuthorizer } from '../server/authz.ts';
 import { kubeletServer } from '../server/server.ts';
+import { resourceMetricsSource } from '../stats/resource-metrics.ts';
 import { accessCheck } from '../server/auth-filter.ts';
 import type { Authorizer } from '../server/authz.ts';
 import { StreamError, streamingUpgrade, type StreamRequest } from '../server/streaming.ts';
@@ -70,7 +71,7 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     ? async () => ({ allowed: true })
     : webhookAuthorizer(o.api, { allowTTLMs: authz.cacheAuthorizedTTLMs, denyTTLMs: authz.cacheUnauthorizedTTLMs });
   const app = kubeletServer({
-    nodeName: o.nodeName, log, metrics: registry, healthy: o.healthy, pods: o.pods,
+    nodeName: o.nodeName, log, metrics: registry, healthy: o.healthy, pods: o.pods, resourceMetrics: resourceMetricsSource(o.cri),
     async containerLog(ns, name, container, previous) {
       const pod = o.pods().find((p) => p.metadata?.namespace === ns && p.metadata?.name === name);
       if (!pod) return undefined;

@@ -49,6 +49,7 @@ const deps: ServerDeps = {
     return undefined;
   },
   metrics: registry,
+  resourceMetrics: async () => 'node_cpu_usage_seconds_total 1 1\n',
   healthy: () => healthProblem,
   authenticate: async (req) => {
     const name = req.headers['x-user'];
@@ -100,6 +101,9 @@ test('pods and metrics', async () => {
   assert.equal(metrics.status, 200);
   assert.equal(metrics.type, registry.contentType);
   assert.match(metrics.body, /^kubelet_test_total 1$/m);
+  const resource = await get('/metrics/resource');
+  assert.equal(resource.status, 200);
+  assert.match(resource.body, /^node_cpu_usage_seconds_total 1 1$/m);
 });
 
 test('unknown paths are 404 once authorized', async () => {

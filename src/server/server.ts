@@ -19,6 +19,8 @@ export interface ServerDeps {
   /** The current instance's log, or with `previous` the last terminated one's; undefined: 404. */
   containerLog(namespace: string, pod: string, container: string, previous: boolean): Promise<ContainerLog | undefined>;
   metrics: Registry;
+  /** The /metrics/resource exposition (node, pod and container CPU and memory). */
+  resourceMetrics(): Promise<string>;
   /** Why the sync loop is unhealthy, or undefined. */
   healthy(): string | undefined;
   authenticate: Authenticator;
@@ -42,6 +44,7 @@ export function kubeletServer(deps: ServerDeps): Express {
   });
   app.get('/pods', (_req, res) => void res.json({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: deps.pods() }));
   app.get('/metrics', async (_req, res) => void res.type(deps.metrics.contentType).send(await deps.metrics.metrics()));
+  app.get('/metrics/resource', async (_req, res) => void res.type('text/plain; version=0.0.4; charset=utf-8').send(await deps.resourceMetrics()));
   app.get('/containerLogs/:namespace/:pod/:container', containerLogsHandler(deps, deps.log));
 
   app.use((_req, res) => void res.status(404).type('text/plain').send('404 page not found\n'));

@@ -111,3 +111,18 @@ test('kubectl port-forward reaches an httpd in the pod', () => withNamespace(asy
     pf.kill();
   }
 }));
+
+test('metrics/resource through the node proxy: node, pod and container CPU and memory, as metrics-server reads them', () => withNamespace(async (ns) => {
+  await runningPod(ns, 'busy', 'while true; do :; done');
+  const text = await eventually('the pod in metrics/resource', 30_000, async () => {
+    const t = kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics/resource`);
+    return t.includes(`pod="busy"`) ? t : undefined;
+  }, 1000);
+  assert.match(text, /^node_cpu_usage_seconds_total \d+(\.\d+)? \d{13}$/m);
+  assert.match(text, /^node_memory_working_set_bytes \d+ \d{13}$/m);
+  const cpu = Number(new RegExp(`^container_cpu_usage_seconds_total\\{container="main",namespace="${ns}",pod="busy"\\} ([\\d.e+-]+) \\d{13}$`, 'm').exec(text)?.[1]);
+  assert.ok(cpu > 0, `a busy container uses CPU (got ${cpu})`);
+  assert.match(text, new RegExp(`^container_memory_working_set_bytes\\{container="main",namespace="${ns}",pod="busy"\\} [1-9]\\d* \\d{13}$`, 'm'));
+  assert.match(text, new RegExp(`^pod_cpu_usage_seconds_total\\{namespace="${ns}",pod="busy"\\} `, 'm'));
+  assert.match(text, /^scrape_error 0$/m);
+}));
