@@ -12,13 +12,14 @@ export class CertificateDenied extends Error {}
 
 /** The issued certificate in PEM; throws CertificateDenied when denied or failed. */
 export async function requestCertificate(api: ApiClient, csrPem: string, signerName: string, log: Logger,
-  opts: { namePrefix?: string; usages?: string[]; signal?: AbortSignal } = {}): Promise<string> {
-  const usages = opts.usages ?? (signerName === SERVING_SIGNER
+  opts: { signal?: AbortSignal } = {}): Promise<string> {
+  const usages = signerName === SERVING_SIGNER
     ? ['digital signature', 'key encipherment', 'server auth']
-    : ['digital signature', 'key encipherment', 'client auth']);
+    : ['digital signature', 'key encipherment', 'client auth'];
   const created = await api.create<CertificateSigningRequest>('/apis/certificates.k8s.io/v1/certificatesigningrequests', {
     apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest',
-    metadata: { generateName: opts.namePrefix ?? 'csr-' },
+    // kubeadm's and upstream's kubelet name client CSRs node-csr-*.
+    metadata: { generateName: signerName === CLIENT_SIGNER ? 'node-csr-' : 'csr-' },
     spec: { request: Buffer.from(csrPem).toString('base64'), signerName, usages },
   });
   const name = created.metadata!.name!;

@@ -20,7 +20,7 @@ export interface CertificateSpec { prefix: string; signer: string; subject: Subj
 export async function issueCertificate(api: ApiClient, spec: CertificateSpec, log: Logger, signal?: AbortSignal) {
   const key = newPrivateKey();
   const csr = await certificateRequest(key, spec.subject, spec.sans);
-  const cert = await requestCertificate(api, csr, spec.signer, log, { namePrefix: spec.prefix === 'kubelet-client' ? 'node-csr-' : 'csr-', signal });
+  const cert = await requestCertificate(api, csr, spec.signer, log, { signal });
   return { cert, key };
 }
 
