@@ -146,7 +146,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const healthz = await healthzServer(o.config.healthzBindAddress, o.config.healthzPort, () => pleg.problem());
   const api10250 = await kubeletApiServer({
     config: o.config, certDir: o.certDir, nodeName, nodeIP, api, pods: () => workers.pods(), runtime: (uid) => view.pod(uid), cri,
-    healthy: () => pleg.problem(),
+    images, rootDir: o.rootDir, healthy: () => pleg.problem(),
   });
   log.info('Started kubelet', { node: nodeName, nodeIP, version: KUBELET_VERSION });
 

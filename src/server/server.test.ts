@@ -35,6 +35,11 @@ let healthProblem: string | undefined;
 let authzCalls: Attributes[] = [];
 
 const registry = new Registry();
+const probeMetrics = new Registry();
+new Counter({ name: 'prober_probe_total', help: 'Probes.', registers: [probeMetrics] }).inc();
+let statsDown = false;
+const varLog = mkdtempSync(join(tmpdir(), 'varlog-'));
+writeFileSync(join(varLog, 'syslog'), 'booted\n');
 new Counter({ name: 'kubelet_test_total', help: 'A test counter.', registers: [registry] }).inc();
 
 // Users by header: admin may do anything, reader only get nodes/pods, broken makes the authorizer fail.
@@ -49,7 +54,15 @@ const deps: ServerDeps = {
     return undefined;
   },
   metrics: registry,
-  resourceMetrics: async () => 'node_cpu_usage_seconds_total 1 1\n',
+  probeMetrics,
+  stats: {
+    summaryJSON: async (only) => { if (statsDown) throw new Error('failed to list pod stats: runtime down'); return JSON.stringify({ node: { nodeName: 'node-1', only }, pods: [] }); },
+    cadvisorMetrics: async () => 'container_memory_working_set_bytes{container="",id="/",image="",name="",namespace="",pod=""} 5 1\n',
+    resourceMetrics: async () => 'node_cpu_usage_seconds_total 1 1\n',
+  },
+  runningPods: async () => [{ metadata: { name: 'web', namespace: 'default', uid: 'u1' }, spec: { containers: [{ name: 'app', image: 'busybox' }] } }],
+  configz: () => ({ kubeletconfig: { staticPodPath: '/etc/kubernetes/manifests' } }),
+  systemLogsDir: varLog,
   healthy: () => healthProblem,
   authenticate: async (req) => {
     const name = req.headers['x-user'];
@@ -104,6 +117,50 @@ test('pods and metrics', async () => {
   const resource = await get('/metrics/resource');
   assert.equal(resource.status, 200);
   assert.match(resource.body, /^node_cpu_usage_seconds_total 1 1$/m);
+});
+
+test('stats/summary: JSON, only_cpu_and_memory, 400 on a malformed query, 500 when the runtime fails', async () => {
+  const r = await get('/stats/summary');
+  assert.equal(r.status, 200);
+  assert.match(r.type!, /^application\/json/);
+  assert.deepEqual(JSON.parse(r.body), { node: { nodeName: 'node-1', only: false }, pods: [] });
+  assert.equal(JSON.parse((await get('/stats/summary?only_cpu_and_memory=true')).body).node.only, true);
+  assert.deepEqual(await get('/stats/summary?only_cpu_and_memory=maybe'), {
+    status: 400, type: 'text/plain; charset=utf-8', body: 'invalid value "maybe" for query parameter only_cpu_and_memory: must be true or false\n',
+  });
+  const posted = await new Promise<number>((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path: '/stats/summary', method: 'POST', agent: false, headers: { 'x-user': 'admin' } }, (res) => { res.resume(); resolve(res.statusCode!); }).on('error', reject).end();
+  });
+  assert.equal(posted, 200, 'upstream answers POST too');
+  statsDown = true;
+  try {
+    assert.deepEqual(await get('/stats/summary'), { status: 500, type: 'text/plain; charset=utf-8', body: 'Internal Error: failed to list pod stats: runtime down\n' });
+  } finally { statsDown = false; }
+});
+
+test('metrics/cadvisor, metrics/probes, runningpods, configz and logs', async () => {
+  const cadvisor = await get('/metrics/cadvisor');
+  assert.equal(cadvisor.type, 'text/plain; version=0.0.4; charset=utf-8');
+  assert.match(cadvisor.body, /^container_memory_working_set_bytes\{/m);
+  assert.match((await get('/metrics/probes')).body, /^prober_probe_total 1$/m);
+  assert.doesNotMatch((await get('/metrics')).body, /prober_probe_total/, 'probe metrics have their own registry');
+  assert.deepEqual(JSON.parse((await get('/runningpods/')).body), {
+    kind: 'PodList', apiVersion: 'v1', metadata: {}, items: [{ metadata: { name: 'web', namespace: 'default', uid: 'u1' }, spec: { containers: [{ name: 'app', image: 'busybox' }] } }],
+  });
+  assert.equal(JSON.parse((await get('/configz')).body).kubeletconfig.staticPodPath, '/etc/kubernetes/manifests');
+  assert.match((await get('/logs/')).body, /<a href="syslog">syslog<\/a>/);
+  assert.equal((await get('/logs/syslog')).body, 'booted\n');
+  assert.equal((await get('/logs/../etc/passwd')).status, 400);
+  assert.equal((await get('/logs')).status, 404, 'as upstream, only /logs/ and below');
+});
+
+test('new endpoints are authorized as their upstream subresources', async () => {
+  const denied = async (path: string) => (await get(path, 'reader')).body;
+  assert.equal(await denied('/stats/summary'), 'Forbidden (user=reader, verb=get, resource=nodes, subresource(s)=[stats])\n');
+  assert.equal(await denied('/metrics/cadvisor'), 'Forbidden (user=reader, verb=get, resource=nodes, subresource(s)=[metrics])\n');
+  assert.equal(await denied('/logs/syslog'), 'Forbidden (user=reader, verb=get, resource=nodes, subresource(s)=[log])\n');
+  assert.equal(await denied('/configz'), 'Forbidden (user=reader, verb=get, resource=nodes, subresource(s)=[configz proxy])\n');
+  assert.equal((await get('/runningpods/', 'reader')).status, 200, 'nodes/pods is enough for running pods');
 });
 
 test('unknown paths are 404 once authorized', async () => {

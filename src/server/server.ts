@@ -1,7 +1,7 @@
 // The kubelet's API on :10250 (upstream pkg/kubelet/server): health, the pods it runs,
-// its metrics and container logs, each request authenticated and authorized first. The
-// caller serves the app over HTTPS with the node's serving certificate, requesting (not
-// verifying) client certificates; authentication verifies them.
+// stats, metrics, configuration, container and node logs, each request authenticated and
+// authorized first. The caller serves the app over HTTPS with the node's serving
+// certificate, requesting (not verifying) client certificates; authentication verifies them.
 import express, { type Express } from 'express';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Registry } from 'prom-client';
@@ -9,8 +9,11 @@ import type { Logger } from '../log/log.ts';
 import { accessCheck, authFilter } from './auth-filter.ts';
 import type { Authenticator } from './authn.ts';
 import type { Authorizer } from './authz.ts';
+import type { StatsEndpoints } from '../stats/endpoints.ts';
 import { containerLogsHandler, type ContainerLog } from './container-logs.ts';
 import { healthzReport, kubeletChecks, singleCheck } from './healthz.ts';
+import { onlyCpuAndMemory } from './summary-query.ts';
+import { systemLogsHandler } from './system-logs.ts';
 
 export interface ServerDeps {
   nodeName: string;
@@ -19,13 +22,29 @@ export interface ServerDeps {
   /** The current instance's log, or with `previous` the last terminated one's; undefined: 404. */
   containerLog(namespace: string, pod: string, container: string, previous: boolean): Promise<ContainerLog | undefined>;
   metrics: Registry;
-  /** The /metrics/resource exposition (node, pod and container CPU and memory). */
-  resourceMetrics(): Promise<string>;
+  /** /metrics/probes: the prober's registry. */
+  probeMetrics: Registry;
+  /** /stats/summary, /metrics/cadvisor and /metrics/resource, from the stats cache. */
+  stats: StatsEndpoints;
+  /** /runningpods/: the pods the runtime runs, as minimal Pods. */
+  runningPods(): Promise<Pod[]>;
+  /** /configz: the effective configuration document. */
+  configz(): unknown;
+  /** /logs/: the node's log directory (upstream: /var/log). */
+  systemLogsDir: string;
   /** Why the sync loop is unhealthy, or undefined. */
   healthy(): string | undefined;
   authenticate: Authenticator;
   authorize: Authorizer;
   log: Logger;
+}
+
+// Pod objects are replaced, never changed, on update: each is serialized once, so /pods
+// under many scrapers costs a join rather than a stringify of every pod.
+const serialized = new WeakMap<Pod, string>();
+function podList(pods: Pod[]): string {
+  const items = pods.map((p) => { let s = serialized.get(p); if (s === undefined) serialized.set(p, (s = JSON.stringify(p))); return s; });
+  return `{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[${items.join(',')}]}`;
 }
 
 export function kubeletServer(deps: ServerDeps): Express {
@@ -42,9 +61,29 @@ export function kubeletServer(deps: ServerDeps): Express {
     const r = singleCheck(kubeletChecks(deps.healthy), req.params.check);
     if (r) send(res, r); else next();
   });
-  app.get('/pods', (_req, res) => void res.json({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: deps.pods() }));
+  app.get('/pods', (_req, res) => void res.type('application/json').send(podList(deps.pods())));
   app.get('/metrics', async (_req, res) => void res.type(deps.metrics.contentType).send(await deps.metrics.metrics()));
-  app.get('/metrics/resource', async (_req, res) => void res.type('text/plain; version=0.0.4; charset=utf-8').send(await deps.resourceMetrics()));
+  const exposition = (render: () => Promise<string>): express.RequestHandler => async (_req, res) =>
+    void res.type('text/plain; version=0.0.4; charset=utf-8').send(await render());
+  app.get('/metrics/resource', exposition(() => deps.stats.resourceMetrics()));
+  app.get('/metrics/cadvisor', exposition(() => deps.stats.cadvisorMetrics()));
+  app.get('/metrics/probes', async (_req, res) => void res.type(deps.probeMetrics.contentType).send(await deps.probeMetrics.metrics()));
+  const summary: express.RequestHandler = async (req, res) => {
+    const only = onlyCpuAndMemory(req.query as Record<string, unknown>);
+    if (typeof only !== 'boolean') return void res.status(only.status).type('text/plain').send(only.message);
+    let body: string;
+    try { body = await deps.stats.summaryJSON(only); } catch (e) {
+      deps.log.error('HTTP InternalServerError serving /stats/summary', { err: e });
+      return void res.status(500).type('text/plain').send(`Internal Error: ${(e as Error).message}\n`);
+    }
+    res.type('application/json').send(body);
+  };
+  // Upstream serves the summary to GET and POST alike.
+  app.get('/stats/summary', summary);
+  app.post('/stats/summary', summary);
+  app.get('/runningpods/', async (_req, res) => void res.json({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: await deps.runningPods() }));
+  app.get('/configz', (_req, res) => void res.json(deps.configz()));
+  app.get(/^\/logs\/.*$/, systemLogsHandler(deps.systemLogsDir));
   app.get('/containerLogs/:namespace/:pod/:container', containerLogsHandler(deps, deps.log));
 
   app.use((_req, res) => void res.status(404).type('text/plain').send('404 page not found\n'));

@@ -83,7 +83,9 @@ test('certificateUser: CN is the user, O values the groups', () => {
 test('over HTTPS, client certificates authenticate end to end', async () => {
   const seen: UserInfo[] = [];
   const app = kubeletServer({
-    nodeName: 'node-1', pods: () => [], containerLog: async () => undefined, metrics: new Registry(), resourceMetrics: async () => 'node_cpu_usage_seconds_total 1 1\n', healthy: () => undefined,
+    nodeName: 'node-1', pods: () => [], containerLog: async () => undefined, metrics: new Registry(), probeMetrics: new Registry(), healthy: () => undefined,
+    stats: { summaryJSON: async () => '{}', cadvisorMetrics: async () => '', resourceMetrics: async () => '' },
+    runningPods: async () => [], configz: () => ({}), systemLogsDir: '/nonexistent',
     authenticate: kubeletAuthenticator({ clientCA: pem('ca'), log: logger('test') }),
     authorize: async (user) => { seen.push(user); return { allowed: true }; },
     log: logger('test'),

@@ -8,14 +8,21 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADMIN_KUBECONFIG, BIN, clients, ensureStack, eventually, kubectl, nodeName, withNamespace, BUSYBOX, NODE_IP } from './stack.ts';
+import { ADMIN_KUBECONFIG, BIN, clients, ensureStack, eventually, kubectl, nodeName, withNamespace, BUSYBOX, NODE_IP, ROOT } from './stack.ts';
 
 before(() => ensureStack());
 
-/** GET https://NODE_IP:10250/path with an optional bearer token; resolves with the status code and body. */
-function kubeletGet(path: string, token?: string): Promise<{ status: number; body: string }> {
+/** The cluster admin's client certificate, which the kubelet authenticates (its CA is the cluster's). */
+const ADMIN_CERT = { cert: `${ROOT}/_output/local/pki/admin.crt`, key: `${ROOT}/_output/local/pki/admin.key` };
+
+/**
+ * GET https://NODE_IP:10250/path with an optional bearer token or client certificate;
+ * resolves with the status code and body. The path is sent as is (not cleaned, unlike kubectl's).
+ */
+function kubeletGet(path: string, token?: string, client?: typeof ADMIN_CERT): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: NODE_IP, port: 10250, path, rejectUnauthorized: false, headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
+    const tls = client ? { cert: readFileSync(client.cert), key: readFileSync(client.key) } : {};
+    const req = request({ host: NODE_IP, port: 10250, path, rejectUnauthorized: false, ...tls, headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
       let body = '';
       res.on('data', (c) => (body += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
@@ -126,3 +133,100 @@ test('metrics/resource through the node proxy: node, pod and container CPU and m
   assert.match(text, new RegExp(`^pod_cpu_usage_seconds_total\\{namespace="${ns}",pod="busy"\\} `, 'm'));
   assert.match(text, /^scrape_error 0$/m);
 }));
+
+/** A pod that burns a little CPU, then sleeps: its figures are non-zero but it costs the node nothing. */
+async function smallPod(ns: string, name: string) {
+  const { core } = clients();
+  const pod = await core.createNamespacedPod({ namespace: ns, body: {
+    metadata: { name }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', 'i=0; while [ $i -lt 50000 ]; do i=$((i+1)); done; echo counted; sleep 3600'] }] },
+  } });
+  await eventually(`${name} Running`, 30_000, async () => (await core.readNamespacedPod({ name, namespace: ns })).status?.phase === 'Running');
+  return pod.metadata!.uid!;
+}
+
+const proxy = (path: string) => kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy${path}`);
+
+test('stats/summary through the node proxy: the node, and the test pod with its memory working set and CPU time', () => withNamespace(async (ns) => {
+  const uid = await smallPod(ns, 'stats');
+  // Stats are sampled every ~10 s: the pod shows up within two samples.
+  const summary = await eventually('the pod in /stats/summary', 40_000, async () => {
+    const s = JSON.parse(proxy('/stats/summary'));
+    return s.pods.some((p: any) => p.podRef.uid === uid && p.containers.length) ? s : undefined;
+  }, 2000);
+  const node = summary.node;
+  assert.equal(node.nodeName, nodeName());
+  assert.match(node.startTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.ok(node.cpu.usageCoreNanoSeconds > 0, 'node CPU time');
+  assert.ok(node.memory.workingSetBytes > 0 && node.memory.availableBytes > 0, 'node memory');
+  assert.ok(node.fs.capacityBytes > node.fs.availableBytes && node.fs.inodes > 0, 'node fs (the kubelet root dir)');
+  assert.ok(node.runtime.imageFs.usedBytes > 0 && node.runtime.imageFs.capacityBytes > 0, 'image fs from CRI and statfs');
+  assert.ok(node.rlimit.maxpid > 0 && node.rlimit.curproc > 0, 'rlimit');
+
+  const pod = summary.pods.find((p: any) => p.podRef.uid === uid);
+  assert.deepEqual(pod.podRef, { name: 'stats', namespace: ns, uid });
+  const main = pod.containers.find((c: any) => c.name === 'main');
+  assert.ok(main, 'the container is listed');
+  assert.ok(main.memory.workingSetBytes > 0, `container working set (got ${main.memory.workingSetBytes})`);
+  assert.ok(main.cpu.usageCoreNanoSeconds > 0, `container CPU time (got ${main.cpu.usageCoreNanoSeconds})`);
+  assert.ok(main.rootfs.capacityBytes > 0 && main.logs.usedBytes > 0, 'container rootfs and logs');
+  assert.ok(pod.memory.workingSetBytes > 0 && pod.cpu.usageCoreNanoSeconds > 0, 'pod cgroup figures');
+  assert.ok(pod['ephemeral-storage'].usedBytes > 0, 'ephemeral storage');
+  assert.equal(pod.network.name, 'eth0', 'the pod network namespace');
+
+  // usageNanoCores needs two samples; the node has had them by now or within one more.
+  await eventually('node usageNanoCores', 25_000, async () => JSON.parse(proxy('/stats/summary')).node.cpu.usageNanoCores > 0, 2000);
+
+  const small = JSON.parse(proxy('/stats/summary?only_cpu_and_memory=true'));
+  for (const k of Object.keys(small.node)) assert.ok(['nodeName', 'systemContainers', 'startTime', 'cpu', 'memory'].includes(k), `only CPU and memory: ${k}`);
+  assert.ok(small.node.cpu && small.node.memory);
+  assert.ok(small.pods.find((p: any) => p.podRef.uid === uid).containers[0].memory.workingSetBytes > 0);
+  assert.equal((await kubeletGet('/stats/summary?only_cpu_and_memory=perhaps', undefined, ADMIN_CERT)).status, 400, 'a malformed query is a 400');
+}));
+
+test('metrics/cadvisor through the node proxy: container_memory_working_set_bytes of the test pod with cadvisor labels', () => withNamespace(async (ns) => {
+  await smallPod(ns, 'cadv');
+  const line = new RegExp(`^container_memory_working_set_bytes\\{container="main",id="/kubepods/[^"]+",image="${BUSYBOX}",name="[0-9a-f]{64}",namespace="${ns}",pod="cadv"\\} ([0-9.e+]+) \\d{13}$`, 'm');
+  const text = await eventually('the pod in /metrics/cadvisor', 40_000, async () => {
+    const t = proxy('/metrics/cadvisor');
+    return line.test(t) ? t : undefined;
+  }, 2000);
+  assert.ok(Number(line.exec(text)![1]) > 0, 'a non-zero working set');
+  assert.match(text, /^# TYPE container_cpu_usage_seconds_total counter$/m);
+  assert.match(text, new RegExp(`^container_cpu_usage_seconds_total\\{container="main",cpu="total",[^}]*namespace="${ns}",pod="cadv"\\} `, 'm'));
+  assert.match(text, /^container_memory_working_set_bytes\{container="",id="\/",image="",name="",namespace="",pod=""\} \d+ \d{13}$/m, 'the node (root cgroup)');
+  assert.match(proxy('/metrics/probes'), /^# TYPE prober_probe_total counter$/m, 'probe metrics have their endpoint');
+}));
+
+test('runningpods lists the test pod as the runtime runs it', () => withNamespace(async (ns) => {
+  const uid = await smallPod(ns, 'runner');
+  const list = JSON.parse(proxy('/runningpods/'));
+  assert.equal(list.kind, 'PodList');
+  const pod = list.items.find((p: any) => p.metadata.uid === uid);
+  assert.deepEqual(pod, { metadata: { name: 'runner', namespace: ns, uid }, spec: { containers: [{ name: 'main', image: BUSYBOX }] } });
+}));
+
+test('configz: the effective KubeletConfiguration with staticPodPath and Go durations', () => {
+  const { kubeletconfig } = JSON.parse(proxy('/configz'));
+  assert.equal(kubeletconfig.kind, 'KubeletConfiguration');
+  assert.equal(typeof kubeletconfig.staticPodPath, 'string');
+  assert.ok(kubeletconfig.staticPodPath.length > 0, 'staticPodPath is set on this stack');
+  assert.match(kubeletconfig.syncFrequency, /^(\d+h)?(\d+m)?\d+(\.\d+)?s$/);
+  assert.equal(kubeletconfig.port, 10250);
+});
+
+test('logs: /var/log listed through the node proxy; paths that leave it are refused', async () => {
+  const listing = proxy('/logs/');
+  assert.match(listing, /^<!doctype html>/);
+  assert.match(listing, /<a href="pods\/">pods\/<\/a>/, 'the pod logs directory is listed');
+  // kubectl cleans "/logs/../etc/passwd" to "/etc/passwd" (404); sent as is, the kubelet refuses it.
+  for (const path of ['/logs/../etc/passwd', '/logs/%2e%2e/%2e%2e/etc/passwd']) {
+    const r = await kubeletGet(path, undefined, ADMIN_CERT);
+    assert.equal(r.status, 400, path);
+    assert.doesNotMatch(r.body, /root:/, path);
+  }
+  const viaProxy = spawnSync(`${BIN}/kubectl`, ['--kubeconfig', ADMIN_KUBECONFIG, 'get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/logs/../etc/passwd`], { encoding: 'utf8' });
+  assert.notEqual(viaProxy.status, 0);
+  assert.doesNotMatch(viaProxy.stdout, /root:/);
+  assert.equal((await kubeletGet('/logs/', undefined, ADMIN_CERT)).status, 200, 'the admin certificate is let in');
+  assert.equal((await kubeletGet('/logs/')).status, 401, 'anonymous is not');
+});

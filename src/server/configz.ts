@@ -1,0 +1,71 @@
+// GET /configz: the effective KubeletConfiguration (file, then flags), under upstream's
+// v1beta1 field names, durations as Go prints them ("1m0s"), empty fields left out as
+// upstream's omitempty does. Upstream's document carries no kind/apiVersion; this one
+// does, so that `.kubeletconfig` can be saved and used as a --config file as is.
+import type { KubeletConfig } from '../config/kubelet-config.ts';
+
+/** Pure: Go's time.Duration String() of a whole or fractional number of milliseconds. */
+export function goDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  if (ms < 0) return `-${goDuration(-ms)}`;
+  const trim = (n: number) => String(Number(n.toFixed(9)));
+  if (ms < 1) return ms * 1000 < 1 ? `${trim(ms * 1e6)}ns` : `${trim(ms * 1000)}µs`;
+  if (ms < 1000) return `${trim(ms)}ms`;
+  const h = Math.floor(ms / 3_600_000), m = Math.floor((ms % 3_600_000) / 60_000), s = trim((ms % 60_000) / 1000);
+  return h ? `${h}h${m}m${s}s` : m ? `${m}m${s}s` : `${s}s`;
+}
+
+const isEmpty = (v: unknown) => v === '' || v === undefined || (Array.isArray(v) && v.length === 0)
+  || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
+
+function omitEmpty(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => !isEmpty(v)));
+}
+
+/** Pure: the /configz body. */
+export function configzDocument(c: KubeletConfig): { kubeletconfig: Record<string, unknown> } {
+  return {
+    kubeletconfig: omitEmpty({
+      kind: 'KubeletConfiguration',
+      apiVersion: 'kubelet.config.k8s.io/v1beta1',
+      staticPodPath: c.staticPodPath,
+      syncFrequency: goDuration(c.syncFrequencyMs),
+      fileCheckFrequency: goDuration(c.fileCheckFrequencyMs),
+      address: c.address,
+      port: c.port,
+      tlsCertFile: c.tlsCertFile,
+      tlsPrivateKeyFile: c.tlsPrivateKeyFile,
+      serverTLSBootstrap: c.serverTLSBootstrap,
+      authentication: {
+        x509: omitEmpty({ clientCAFile: c.authentication.x509ClientCAFile }),
+        webhook: { enabled: c.authentication.webhookEnabled, cacheTTL: goDuration(c.authentication.webhookCacheTTLMs) },
+        anonymous: { enabled: c.authentication.anonymousEnabled },
+      },
+      authorization: {
+        mode: c.authorization.mode,
+        webhook: { cacheAuthorizedTTL: goDuration(c.authorization.cacheAuthorizedTTLMs), cacheUnauthorizedTTL: goDuration(c.authorization.cacheUnauthorizedTTLMs) },
+      },
+      registerNode: c.registerNode,
+      registerWithTaints: c.registerWithTaints,
+      healthzPort: c.healthzPort,
+      healthzBindAddress: c.healthzBindAddress,
+      clusterDomain: c.clusterDomain,
+      clusterDNS: c.clusterDNS,
+      nodeStatusUpdateFrequency: goDuration(c.nodeStatusUpdateFrequencyMs),
+      nodeStatusReportFrequency: goDuration(c.nodeStatusReportFrequencyMs),
+      nodeLeaseDurationSeconds: c.nodeLeaseDurationSeconds,
+      nodeStatusMaxImages: c.nodeStatusMaxImages,
+      cgroupRoot: c.cgroupRoot,
+      cgroupDriver: c.cgroupDriver,
+      runtimeRequestTimeout: goDuration(c.runtimeRequestTimeoutMs),
+      maxPods: c.maxPods,
+      resolvConf: c.resolvConf,
+      evictionHard: c.evictionHard,
+      systemReserved: c.systemReserved,
+      kubeReserved: c.kubeReserved,
+      containerRuntimeEndpoint: c.containerRuntimeEndpoint,
+      imageServiceEndpoint: c.imageServiceEndpoint,
+      podLogsDir: c.podLogsDir,
+    }),
+  };
+}

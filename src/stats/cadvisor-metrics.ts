@@ -1,0 +1,119 @@
+// /metrics/cadvisor: the container_* series cadvisor exports inside the upstream kubelet,
+// under its names, help texts and labels (container, id, image, name, namespace, pod),
+// for the root cgroup, the system containers, each pod's cgroup, its sandbox and its
+// containers. Pure over a RawSample; usage series carry the sample time, as cadvisor's do.
+import type { CgroupSample, NetInterface, RawSample } from './sample.ts';
+
+interface Entity {
+  id: string;
+  name: string;
+  image: string;
+  container: string;
+  pod: string;
+  namespace: string;
+  startTimeMs: number;
+  cgroup: CgroupSample;
+  network?: NetInterface[];
+}
+
+type Labels = Record<string, string>;
+interface Family { help: string; type: 'counter' | 'gauge'; rows: string[] }
+
+const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+const labelText = (l: Labels) => {
+  const keys = Object.keys(l).sort();
+  return keys.length ? `{${keys.map((k) => `${k}="${esc(l[k]!)}"`).join(',')}}` : '';
+};
+
+function entities(s: RawSample): Entity[] {
+  const blank = { name: '', image: '', container: '', pod: '', namespace: '' };
+  const out: Entity[] = [{ ...blank, id: '/', startTimeMs: s.bootTimeMs, cgroup: s.root, network: s.network }];
+  for (const sc of s.system) out.push({ ...blank, id: sc.cgroupPath, startTimeMs: sc.startTimeMs, cgroup: sc.cgroup });
+  const pods = new Map(s.pods.map((p) => [p.sandboxId, p]));
+  for (const p of s.pods) {
+    if (!p.cgroupPath) continue;
+    const ref = { pod: p.name, namespace: p.namespace };
+    if (p.cgroup) out.push({ ...blank, ...ref, id: p.cgroupPath, startTimeMs: p.createdAtMs, cgroup: p.cgroup });
+    // The sandbox holds the pod's network namespace, so its interfaces are reported on it.
+    if (p.sandboxCgroup) out.push({ ...blank, ...ref, id: `${p.cgroupPath}/${p.sandboxId}`, name: p.sandboxId, startTimeMs: p.createdAtMs, cgroup: p.sandboxCgroup, network: p.network });
+  }
+  for (const c of s.containers) {
+    const p = pods.get(c.sandboxId);
+    if (!p) continue;
+    // Without a readable cgroup, the runtime's figures stand in for the usage series.
+    const cgroup: CgroupSample = c.cgroup ?? {
+      cpu: c.cri?.cpuNs !== undefined ? { usageNs: c.cri.cpuNs } : undefined,
+      memory: c.cri?.workingSetBytes !== undefined ? {
+        usageBytes: c.cri.usageBytes ?? 0, workingSetBytes: c.cri.workingSetBytes, rssBytes: c.cri.rssBytes ?? 0, cacheBytes: 0, mappedFileBytes: 0, swapBytes: 0,
+        pageFaults: c.cri.pageFaults ?? 0, majorPageFaults: c.cri.majorPageFaults ?? 0, localPageFaults: 0, localMajorPageFaults: 0,
+      } : undefined,
+    };
+    out.push({ id: c.cgroupPath ?? `/${c.id}`, name: c.id, image: c.image, container: c.name, pod: p.name, namespace: p.namespace, startTimeMs: c.createdAtMs, cgroup });
+  }
+  return out;
+}
+
+/** Pure: the exposition text. */
+export function renderCadvisorMetrics(s: RawSample): string {
+  const families = new Map<string, Family>();
+  const ts = Math.round(s.timeMs);
+  const add = (name: string, type: Family['type'], help: string, labels: Labels, value: number, timestamped = true) => {
+    let f = families.get(name);
+    if (!f) families.set(name, (f = { help, type, rows: [] }));
+    f.rows.push(`${name}${labelText(labels)} ${value}${timestamped ? ` ${ts}` : ''}`);
+  };
+
+  for (const e of entities(s)) {
+    const l: Labels = { container: e.container, id: e.id, image: e.image, name: e.name, namespace: e.namespace, pod: e.pod };
+    add('container_start_time_seconds', 'gauge', 'Start time of the container since unix epoch in seconds.', l, Math.floor(e.startTimeMs / 1000), false);
+    add('container_last_seen', 'gauge', 'Last time a container was seen by the exporter', l, Math.floor(s.timeMs / 1000));
+    const cpu = e.cgroup.cpu;
+    if (cpu) {
+      if (cpu.periodUs !== undefined) add('container_spec_cpu_period', 'gauge', 'CPU period of the container.', l, cpu.periodUs, false);
+      if (cpu.quotaUs !== undefined) add('container_spec_cpu_quota', 'gauge', 'CPU quota of the container.', l, cpu.quotaUs, false);
+      if (cpu.shares !== undefined) add('container_spec_cpu_shares', 'gauge', 'CPU share of the container.', l, cpu.shares, false);
+      // Per-CPU figures are off in the kubelet's cadvisor: one series, cpu="total".
+      add('container_cpu_usage_seconds_total', 'counter', 'Cumulative cpu time consumed in seconds.', { ...l, cpu: 'total' }, cpu.usageNs / 1e9);
+      if (cpu.userNs !== undefined) add('container_cpu_user_seconds_total', 'counter', 'Cumulative user cpu time consumed in seconds.', l, cpu.userNs / 1e9);
+      if (cpu.systemNs !== undefined) add('container_cpu_system_seconds_total', 'counter', 'Cumulative system cpu time consumed in seconds.', l, cpu.systemNs / 1e9);
+    }
+    const m = e.cgroup.memory;
+    if (m) {
+      // Unlimited is 0, as cadvisor reports it for cgroup v2's "max".
+      add('container_spec_memory_limit_bytes', 'gauge', 'Memory limit for the container.', l, m.limitBytes ?? 0, false);
+      add('container_memory_usage_bytes', 'gauge', 'Current memory usage in bytes, including all memory regardless of when it was accessed', l, m.usageBytes);
+      add('container_memory_working_set_bytes', 'gauge', 'Current working set in bytes.', l, m.workingSetBytes);
+      add('container_memory_rss', 'gauge', 'Size of RSS in bytes.', l, m.rssBytes);
+      add('container_memory_cache', 'gauge', 'Number of bytes of page cache memory.', l, m.cacheBytes);
+      add('container_memory_mapped_file', 'gauge', 'Size of memory mapped files in bytes.', l, m.mappedFileBytes);
+      add('container_memory_swap', 'gauge', 'Container swap usage in bytes.', l, m.swapBytes);
+      if (m.maxUsageBytes !== undefined) add('container_memory_max_usage_bytes', 'gauge', 'Maximum memory usage recorded in bytes', l, m.maxUsageBytes);
+      if (m.failcnt !== undefined) add('container_memory_failcnt', 'counter', 'Number of memory usage hits limits', l, m.failcnt);
+      const failures: [string, string, number][] = [
+        ['pgfault', 'container', m.localPageFaults], ['pgmajfault', 'container', m.localMajorPageFaults],
+        ['pgfault', 'hierarchy', m.pageFaults], ['pgmajfault', 'hierarchy', m.majorPageFaults],
+      ];
+      for (const [type, scope, v] of failures) add('container_memory_failures_total', 'counter', 'Cumulative count of memory allocation failures.', { ...l, failure_type: type, scope }, v);
+    }
+    for (const i of e.network ?? []) {
+      const il = { ...l, interface: i.name };
+      add('container_network_receive_bytes_total', 'counter', 'Cumulative count of bytes received', il, i.rxBytes);
+      add('container_network_receive_packets_total', 'counter', 'Cumulative count of packets received', il, i.rxPackets);
+      add('container_network_receive_packets_dropped_total', 'counter', 'Cumulative count of packets dropped while receiving', il, i.rxDropped);
+      add('container_network_receive_errors_total', 'counter', 'Cumulative count of errors encountered while receiving', il, i.rxErrors);
+      add('container_network_transmit_bytes_total', 'counter', 'Cumulative count of bytes transmitted', il, i.txBytes);
+      add('container_network_transmit_packets_total', 'counter', 'Cumulative count of packets transmitted', il, i.txPackets);
+      add('container_network_transmit_packets_dropped_total', 'counter', 'Cumulative count of packets dropped while transmitting', il, i.txDropped);
+      add('container_network_transmit_errors_total', 'counter', 'Cumulative count of errors encountered while transmitting', il, i.txErrors);
+    }
+  }
+  add('machine_cpu_cores', 'gauge', 'Number of logical CPU cores.', {}, s.machine.cpuCores);
+  add('machine_memory_bytes', 'gauge', 'Amount of memory installed on the machine.', {}, s.machine.memoryBytes);
+
+  const out: string[] = [];
+  for (const name of [...families.keys()].sort()) {
+    const f = families.get(name)!;
+    out.push(`# HELP ${name} ${f.help}`, `# TYPE ${name} ${f.type}`, ...f.rows.sort());
+  }
+  return out.join('\n') + '\n';
+}

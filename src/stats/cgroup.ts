@@ -1,0 +1,185 @@
+// CPU and memory of one cgroup, read from its files the way cadvisor reads them, for
+// cgroup v1 (this host: one hierarchy per controller) and v2 (one unified hierarchy).
+// The parsing is pure over a `read` function; cgroupReader does the file I/O.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import type { CgroupSample, CpuSample, MemorySample } from './sample.ts';
+
+/** Reads one file of a cgroup; undefined when it does not exist. v2 ignores the controller. */
+export type CgroupFileReader = (controller: string, file: string) => string | undefined;
+
+// Limits above this are the kernel's "unlimited" rounded to a page (upstream's isMemoryUnlimited).
+const UNLIMITED = 2 ** 62;
+
+/** Pure: "key value" lines (memory.stat, cpu.stat, cpuacct.stat) as numbers. */
+export function parseKeyed(text: string | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of (text ?? '').split('\n')) {
+    const [k, v] = line.trim().split(/\s+/);
+    if (k && v !== undefined && /^\d+$/.test(v)) out[k] = Number(v);
+  }
+  return out;
+}
+
+const num = (text: string | undefined): number | undefined => {
+  const t = text?.trim();
+  return t && /^-?\d+$/.test(t) ? Number(t) : undefined;
+};
+
+// cpuacct.stat counts USER_HZ ticks (100 per second on Linux).
+const TICK_NS = 10_000_000;
+
+/** Pure: a cgroup v1 sample; parts whose files are missing are left out. */
+export function cgroupV1Sample(read: CgroupFileReader): CgroupSample {
+  const out: CgroupSample = {};
+  const usage = num(read('cpuacct', 'cpuacct.usage'));
+  if (usage !== undefined) {
+    const ticks = parseKeyed(read('cpuacct', 'cpuacct.stat'));
+    const quota = num(read('cpu', 'cpu.cfs_quota_us'));
+    const cpu: CpuSample = {
+      usageNs: usage,
+      userNs: num(read('cpuacct', 'cpuacct.usage_user')) ?? (ticks.user !== undefined ? ticks.user * TICK_NS : undefined),
+      systemNs: num(read('cpuacct', 'cpuacct.usage_sys')) ?? (ticks.system !== undefined ? ticks.system * TICK_NS : undefined),
+      shares: num(read('cpu', 'cpu.shares')),
+      quotaUs: quota !== undefined && quota > 0 ? quota : undefined,
+      periodUs: num(read('cpu', 'cpu.cfs_period_us')),
+    };
+    out.cpu = cpu;
+  }
+  const memUsage = num(read('memory', 'memory.usage_in_bytes'));
+  if (memUsage !== undefined) {
+    const s = parseKeyed(read('memory', 'memory.stat'));
+    const limit = num(read('memory', 'memory.limit_in_bytes'));
+    // The total_* figures cover the subtree (pods hold their containers' tasks).
+    out.memory = {
+      usageBytes: memUsage,
+      workingSetBytes: Math.max(0, memUsage - (s.total_inactive_file ?? s.inactive_file ?? 0)),
+      rssBytes: s.total_rss ?? s.rss ?? 0,
+      cacheBytes: s.total_cache ?? s.cache ?? 0,
+      mappedFileBytes: s.total_mapped_file ?? s.mapped_file ?? 0,
+      swapBytes: s.total_swap ?? s.swap ?? 0,
+      pageFaults: s.total_pgfault ?? s.pgfault ?? 0,
+      majorPageFaults: s.total_pgmajfault ?? s.pgmajfault ?? 0,
+      localPageFaults: s.pgfault ?? 0,
+      localMajorPageFaults: s.pgmajfault ?? 0,
+      maxUsageBytes: num(read('memory', 'memory.max_usage_in_bytes')),
+      failcnt: num(read('memory', 'memory.failcnt')),
+      limitBytes: limit !== undefined && limit < UNLIMITED ? limit : undefined,
+    };
+  }
+  return out;
+}
+
+/** Pure: a cgroup v2 sample. */
+export function cgroupV2Sample(read: CgroupFileReader): CgroupSample {
+  const out: CgroupSample = {};
+  const f = (file: string) => read('', file);
+  const cpuStat = parseKeyed(f('cpu.stat'));
+  if (cpuStat.usage_usec !== undefined) {
+    const weight = num(f('cpu.weight'));
+    const [quota, period] = (f('cpu.max') ?? '').trim().split(/\s+/);
+    out.cpu = {
+      usageNs: cpuStat.usage_usec * 1000,
+      userNs: cpuStat.user_usec !== undefined ? cpuStat.user_usec * 1000 : undefined,
+      systemNs: cpuStat.system_usec !== undefined ? cpuStat.system_usec * 1000 : undefined,
+      // The inverse of upstream's shares -> weight conversion, so both versions report shares.
+      shares: weight !== undefined ? Math.round(2 + ((weight - 1) * 262142) / 9999) : undefined,
+      quotaUs: num(quota),
+      periodUs: num(period),
+    };
+  }
+  const current = num(f('memory.current'));
+  if (current !== undefined) {
+    const s = parseKeyed(f('memory.stat'));
+    const limit = num(f('memory.max'));
+    out.memory = {
+      usageBytes: current,
+      workingSetBytes: Math.max(0, current - (s.inactive_file ?? 0)),
+      rssBytes: s.anon ?? 0,
+      cacheBytes: s.file ?? 0,
+      mappedFileBytes: s.file_mapped ?? 0,
+      swapBytes: num(f('memory.swap.current')) ?? 0,
+      pageFaults: s.pgfault ?? 0,
+      majorPageFaults: s.pgmajfault ?? 0,
+      localPageFaults: s.pgfault ?? 0,
+      localMajorPageFaults: s.pgmajfault ?? 0,
+      maxUsageBytes: num(f('memory.peak')),
+      failcnt: parseKeyed(f('memory.events')).max,
+      limitBytes: limit !== undefined && limit < UNLIMITED ? limit : undefined,
+    };
+  }
+  return out;
+}
+
+/** Pure: node memory from /proc/meminfo, for a v2 root cgroup that has no memory files. */
+export function memoryFromMeminfo(meminfo: string): MemorySample {
+  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(meminfo)?.[1] ?? 0) * 1024;
+  const total = kb('MemTotal');
+  return {
+    usageBytes: total - kb('MemFree'), workingSetBytes: total - kb('MemAvailable'),
+    rssBytes: kb('AnonPages'), cacheBytes: kb('Cached'), mappedFileBytes: kb('Mapped'), swapBytes: kb('SwapTotal') - kb('SwapFree'),
+    pageFaults: 0, majorPageFaults: 0, localPageFaults: 0, localMajorPageFaults: 0,
+  };
+}
+
+/**
+ * Pure: where a pod's cgroup may be, by QoS class. Mirrors podCgroup in
+ * src/runtime/pod-config.ts (cgroupfs layout); the stats side knows only the UID.
+ */
+export function podCgroupCandidates(uid: string): string[] {
+  return [`/kubepods/pod${uid}`, `/kubepods/burstable/pod${uid}`, `/kubepods/besteffort/pod${uid}`];
+}
+
+/** The cgroup files of one host, and the few questions the collector asks of them. */
+export interface CgroupReader {
+  version: 1 | 2;
+  sample(path: string): CgroupSample;
+  exists(path: string): boolean;
+  /** PIDs directly in the cgroup. */
+  pids(path: string): number[];
+  /** Processes in the cgroup and every cgroup below it. */
+  processCount(path: string): number;
+  /** When the cgroup was created (its directory's change time). */
+  createdAtMs(path: string): number | undefined;
+  /** The cgroup path of a process (its cpuacct hierarchy on v1). */
+  ofProcess(pid: number | 'self'): string | undefined;
+}
+
+export function cgroupReader(root = '/sys/fs/cgroup'): CgroupReader {
+  const version: 1 | 2 = exists(`${root}/cgroup.controllers`) ? 2 : 1;
+  // Where a cgroup's directory is for questions that are not about one controller.
+  const dir = (path: string) => (version === 2 ? `${root}${path}` : `${root}/cpuacct${path}`);
+  const readAt = (path: string): CgroupFileReader => (controller, file) => {
+    try { return readFileSync(version === 2 ? `${root}${path}/${file}` : `${root}/${controller}${path}/${file}`, 'utf8'); } catch { return undefined; }
+  };
+  const norm = (path: string) => (path === '/' ? '' : path);
+  const pids = (path: string) => {
+    try { return readFileSync(`${dir(norm(path))}/cgroup.procs`, 'utf8').split('\n').filter(Boolean).map(Number); } catch { return []; }
+  };
+  const count = (d: string): number => {
+    let n = 0;
+    try {
+      n = readFileSync(`${d}/cgroup.procs`, 'utf8').split('\n').filter(Boolean).length;
+      for (const e of readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) n += count(`${d}/${e.name}`);
+    } catch { /* removed while walking */ }
+    return n;
+  };
+  return {
+    version,
+    sample: (path) => (version === 2 ? cgroupV2Sample(readAt(norm(path))) : cgroupV1Sample(readAt(norm(path)))),
+    exists: (path) => exists(dir(norm(path))),
+    pids,
+    processCount: (path) => count(dir(norm(path))),
+    createdAtMs: (path) => { try { return statSync(dir(norm(path))).ctimeMs; } catch { return undefined; } },
+    ofProcess(pid) {
+      try {
+        const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n');
+        const want = version === 2 ? (l: string) => l.startsWith('0::') : (l: string) => /^\d+:([^:]*,)?cpuacct(,[^:]*)?:/.test(l);
+        return lines.find(want)?.replace(/^\d+:[^:]*:/, '');
+      } catch { return undefined; }
+    },
+  };
+}
+
+function exists(path: string): boolean {
+  try { statSync(path); return true; } catch { return false; }
+}

@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CgroupReader } from './cgroup.ts';
+import { collectSample } from './collector.ts';
+import type { HostStats } from './host.ts';
+import type { ContainerInfo, RuntimeStatsSource, SandboxInfo } from './runtime-source.ts';
+import { mem } from './fixtures.test.ts';
+
+const sandboxes: SandboxInfo[] = [
+  { id: 's1', uid: 'u1', name: 'web', namespace: 'ns', ready: true, createdAtMs: 1000 },
+  { id: 's0', uid: 'u1', name: 'web', namespace: 'ns', ready: false, createdAtMs: 500 },
+  { id: 's2', uid: 'u2', name: 'done', namespace: 'ns', ready: false, createdAtMs: 700 },
+];
+const ctr = (id: string, sandboxId: string, name: string, running: boolean): ContainerInfo =>
+  ({ id, sandboxId, podUid: sandboxId === 's2' ? 'u2' : 'u1', podName: 'web', podNamespace: 'ns', name, image: 'busybox', running, createdAtMs: 1100 });
+const containers = [ctr('c1', 's1', 'app', true), ctr('c0', 's0', 'app', false), ctr('c2', 's2', 'job', false), ctr('c3', 's1', 'side', true)];
+
+function runtime(fail?: string): RuntimeStatsSource {
+  return {
+    sandboxes: async () => { if (fail) throw new Error(fail); return sandboxes; },
+    containers: async () => containers,
+    containerStats: async () => new Map([['c1', { timeMs: 5, cpuNs: 9, writableLayer: { timeMs: 5, usedBytes: 8192 } }]]),
+    imageFilesystems: async () => [{ timeMs: 4, usedBytes: 300, mountpoint: '/images' }],
+  };
+}
+
+// A host whose cgroups are a set of paths; each sample's CPU is its path's length, to tell them apart.
+function host(paths: string[]): HostStats {
+  const cgroups: CgroupReader = {
+    version: 1,
+    sample: (p) => (paths.includes(p) ? { cpu: { usageNs: p.length }, memory: mem(10, 5) } : {}),
+    exists: (p) => paths.includes(p),
+    pids: (p) => (p.endsWith('/s1') ? [4242] : []),
+    processCount: () => 3,
+    createdAtMs: () => 77,
+    ofProcess: () => '/',
+  };
+  return {
+    cgroups,
+    netDev: (pid) => (pid === 4242 ? [{ name: 'eth0', rxBytes: 1, rxPackets: 1, rxErrors: 0, rxDropped: 0, txBytes: 1, txPackets: 1, txErrors: 0, txDropped: 0 }] : []),
+    fs: (p) => ({ capacityBytes: p.length, availableBytes: 1, usedBytes: 1, inodes: 1, inodesFree: 1 }),
+    dirUsage: (p) => (p === '/logs/ns_web_u1/app' ? { usedBytes: 4096, inodesUsed: 2 } : undefined),
+    bootTimeMs: () => 1,
+    machine: () => ({ cpuCores: 2, memoryBytes: 100 }),
+    rlimit: () => ({ maxPid: 10, curProc: 5 }),
+    meminfo: () => 'MemTotal: 1 kB\n',
+  };
+}
+
+const opts = { rootDir: '/var/lib/kubelet', podLogsDir: '/logs', kubeletStartMs: 2, now: () => 1234 };
+
+test('collectSample: running containers grouped under their live sandbox, read from their cgroups', async () => {
+  const s = await collectSample(runtime(), host(['/', '/kubepods', '/kubepods/burstable/podu1', '/kubepods/burstable/podu1/s1', '/kubepods/burstable/podu1/c1']), opts);
+  assert.equal(s.timeMs, 1234);
+  assert.equal(s.runtimeError, undefined);
+  assert.deepEqual(s.system.map((x) => [x.name, x.cgroupPath, x.startTimeMs]), [['pods', '/kubepods', 77]]);
+  assert.deepEqual(s.pods.map((p) => [p.uid, p.sandboxId, p.cgroupPath, p.processCount, p.network?.[0]?.name]), [['u1', 's1', '/kubepods/burstable/podu1', 3, 'eth0']]);
+  assert.equal(s.pods[0]!.sandboxCgroup?.cpu?.usageNs, '/kubepods/burstable/podu1/s1'.length);
+  assert.deepEqual(s.containers.map((c) => [c.id, c.name, c.cgroupPath, c.cgroup?.cpu?.usageNs, c.cri?.cpuNs, c.logs?.usedBytes]), [
+    ['c1', 'app', '/kubepods/burstable/podu1/c1', '/kubepods/burstable/podu1/c1'.length, 9, 4096],
+    ['c3', 'side', '/kubepods/burstable/podu1/c3', undefined, undefined, undefined],
+  ]);
+  assert.deepEqual(s.imageFs, { timeMs: 4, usedBytes: 300, mountpoint: '/images', fs: { capacityBytes: 7, availableBytes: 1, usedBytes: 1, inodes: 1, inodesFree: 1 } });
+  assert.equal(s.rootFs?.capacityBytes, '/var/lib/kubelet'.length);
+  assert.deepEqual(s.rlimit, { maxPid: 10, curProc: 5 });
+});
+
+test('collectSample: a runtime that does not answer leaves the node figures and says why', async () => {
+  const s = await collectSample(runtime('connection refused'), host(['/']), opts);
+  assert.equal(s.runtimeError, 'connection refused');
+  assert.deepEqual([s.pods, s.containers], [[], []]);
+  assert.equal(s.root.cpu?.usageNs, 1);
+});
+
+test('collectSample: a root cgroup without memory files (v2) falls back to /proc/meminfo', async () => {
+  const h = host([]);
+  h.cgroups.sample = () => ({});
+  const s = await collectSample(runtime(), h, opts);
+  assert.equal(s.root.memory?.usageBytes, 1024);
+});

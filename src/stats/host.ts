@@ -1,0 +1,62 @@
+// The node's side of a stats sample, read from /proc, /sys/fs/cgroup and statfs: small
+// synchronous reads, about a thousand per sample with 30 pods (~25 ms in all).
+import { lstatSync, readdirSync, readFileSync, statfsSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { cgroupReader, type CgroupReader } from './cgroup.ts';
+import { maxPid, parseLoadavgTasks, parseNetDev, parseUptimeSeconds } from './procfs.ts';
+import type { FsUsage, NetInterface } from './sample.ts';
+
+export interface HostStats {
+  cgroups: CgroupReader;
+  /** The interfaces of a process's network namespace; undefined when it is gone. */
+  netDev(pid: number): NetInterface[] | undefined;
+  fs(path: string): FsUsage | undefined;
+  /** Bytes (allocated blocks, as du counts) and inodes under a directory, itself included. */
+  dirUsage(path: string): { usedBytes: number; inodesUsed: number } | undefined;
+  bootTimeMs(): number;
+  machine(): { cpuCores: number; memoryBytes: number };
+  rlimit(): { maxPid?: number; curProc?: number };
+  meminfo(): string;
+}
+
+const read = (p: string) => { try { return readFileSync(p, 'utf8'); } catch { return undefined; } };
+
+export function hostStats(cgroupRoot = '/sys/fs/cgroup'): HostStats {
+  const cgroups = cgroupReader(cgroupRoot);
+  const uptime = parseUptimeSeconds(read('/proc/uptime') ?? '') ?? 0;
+  // Boot time does not move; reading it once keeps it from jittering with uptime's rounding.
+  const bootTimeMs = Math.round((Date.now() - uptime * 1000) / 1000) * 1000;
+  const machine = {
+    cpuCores: cpus().length,
+    memoryBytes: Number(/^MemTotal:\s+(\d+) kB/m.exec(read('/proc/meminfo') ?? '')?.[1] ?? 0) * 1024,
+  };
+  const usage = (path: string): { usedBytes: number; inodesUsed: number } => {
+    const st = lstatSync(path);
+    let used = st.blocks * 512, inodes = 1;
+    if (st.isDirectory()) {
+      for (const e of readdirSync(path)) {
+        try { const u = usage(`${path}/${e}`); used += u.usedBytes; inodes += u.inodesUsed; } catch { /* rotated away */ }
+      }
+    }
+    return { usedBytes: used, inodesUsed: inodes };
+  };
+  return {
+    cgroups,
+    netDev: (pid) => { const t = read(`/proc/${pid}/net/dev`); return t === undefined ? undefined : parseNetDev(t); },
+    fs(path) {
+      try {
+        const s = statfsSync(path);
+        return { capacityBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize, usedBytes: (s.blocks - s.bfree) * s.bsize, inodes: s.files, inodesFree: s.ffree };
+      } catch { return undefined; }
+    },
+    dirUsage: (path) => { try { return usage(path); } catch { return undefined; } },
+    bootTimeMs: () => bootTimeMs,
+    machine: () => machine,
+    rlimit: () => ({
+      maxPid: maxPid(read('/proc/sys/kernel/pid_max'), read('/proc/sys/kernel/threads-max')),
+      // /proc/loadavg rather than sysinfo(2), whose count is truncated past 65535 (upstream does the same).
+      curProc: parseLoadavgTasks(read('/proc/loadavg') ?? ''),
+    }),
+    meminfo: () => read('/proc/meminfo') ?? '',
+  };
+}

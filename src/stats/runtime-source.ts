@@ -1,0 +1,86 @@
+// What the stats read from the container runtime, behind a narrow interface: sandboxes,
+// containers, per-container CRI stats and the image filesystem. criStatsSource adapts
+// the CRI clients; tests pass plain data.
+import type { ImageClient } from '../cri/image-client.ts';
+import type { RuntimeClient } from '../cri/runtime-client.ts';
+import { labels } from '../runtime/types.ts';
+import type { CriContainerStats } from './sample.ts';
+
+export interface SandboxInfo {
+  id: string;
+  uid: string;
+  name: string;
+  namespace: string;
+  ready: boolean;
+  createdAtMs: number;
+}
+
+export interface ContainerInfo {
+  id: string;
+  sandboxId: string;
+  podUid: string;
+  podName: string;
+  podNamespace: string;
+  name: string;
+  image: string;
+  running: boolean;
+  createdAtMs: number;
+}
+
+export interface ImageFsInfo { timeMs: number; usedBytes: number; inodesUsed?: number; mountpoint: string }
+
+export interface RuntimeStatsSource {
+  sandboxes(): Promise<SandboxInfo[]>;
+  containers(): Promise<ContainerInfo[]>;
+  /** By container ID. */
+  containerStats(): Promise<Map<string, CriContainerStats>>;
+  imageFilesystems(): Promise<ImageFsInfo[]>;
+}
+
+const nsToMs = (ns: string | undefined) => (ns && ns !== '0' ? Number(BigInt(ns) / 1_000_000n) : 0);
+const u64 = (v: { value: string } | null | undefined) => (v ? Number(v.value) : undefined);
+
+export function criStatsSource(
+  cri: Pick<RuntimeClient, 'listPodSandbox' | 'listContainers' | 'listContainerStats'>,
+  images: Pick<ImageClient, 'imageFsInfo'>,
+): RuntimeStatsSource {
+  return {
+    async sandboxes() {
+      const { items } = await cri.listPodSandbox({});
+      return items.map((s) => ({
+        id: s.id, uid: s.metadata?.uid ?? s.labels[labels.podUID] ?? '', name: s.metadata?.name ?? s.labels[labels.podName] ?? '',
+        namespace: s.metadata?.namespace ?? s.labels[labels.podNamespace] ?? '', ready: s.state === 'SANDBOX_READY', createdAtMs: nsToMs(s.createdAt),
+      }));
+    },
+    async containers() {
+      const { containers } = await cri.listContainers({});
+      return containers.map((c) => ({
+        id: c.id, sandboxId: c.podSandboxId, podUid: c.labels[labels.podUID] ?? '', podName: c.labels[labels.podName] ?? '',
+        podNamespace: c.labels[labels.podNamespace] ?? '', name: c.metadata?.name ?? c.labels[labels.containerName] ?? '',
+        image: c.image?.image ?? '', running: c.state === 'CONTAINER_RUNNING', createdAtMs: nsToMs(c.createdAt),
+      }));
+    },
+    async containerStats() {
+      const { stats } = await cri.listContainerStats({});
+      const out = new Map<string, CriContainerStats>();
+      for (const s of stats) {
+        if (!s.attributes?.id) continue;
+        const w = s.writableLayer;
+        out.set(s.attributes.id, {
+          timeMs: nsToMs(s.cpu?.timestamp ?? s.memory?.timestamp) || Date.now(),
+          cpuNs: u64(s.cpu?.usageCoreNanoSeconds),
+          workingSetBytes: u64(s.memory?.workingSetBytes), usageBytes: u64(s.memory?.usageBytes), rssBytes: u64(s.memory?.rssBytes),
+          pageFaults: u64(s.memory?.pageFaults), majorPageFaults: u64(s.memory?.majorPageFaults),
+          writableLayer: w ? { timeMs: nsToMs(w.timestamp), usedBytes: u64(w.usedBytes), inodesUsed: u64(w.inodesUsed), mountpoint: w.fsId?.mountpoint } : undefined,
+        });
+      }
+      return out;
+    },
+    async imageFilesystems() {
+      const { imageFilesystems } = await images.imageFsInfo({});
+      return imageFilesystems.map((f) => ({
+        timeMs: nsToMs(f.timestamp), usedBytes: u64(f.usedBytes) ?? 0, inodesUsed: u64(f.inodesUsed), mountpoint: f.fsId?.mountpoint ?? '',
+      }));
+    },
+  };
+}

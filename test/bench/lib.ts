@@ -1,0 +1,58 @@
+// What the benchmarks share: the admin client, a namespace of their own, busybox pods,
+// and the kubelet's CPU and memory as /proc tells them.
+import { readFileSync } from 'node:fs';
+import { CoreV1Api, KubeConfig, Watch, type V1Pod } from '@kubernetes/client-node';
+
+export const ROOT = new URL('../..', import.meta.url).pathname;
+export const BUSYBOX = 'docker.io/library/busybox:1.36';
+
+export const kc = new KubeConfig();
+kc.loadFromFile(`${ROOT}/_output/local/admin.kubeconfig`);
+export const core = kc.makeApiClient(CoreV1Api);
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The p-th percentile (nearest rank). */
+export const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN; };
+
+/** The kubelet's PID (the supervised child), or BENCH_KUBELET_PID's. */
+export const kubeletPid = () => Number(process.env.BENCH_KUBELET_PID ?? readFileSync(`${ROOT}/_output/local/pids/kubelet-ts.child.pid`, 'utf8'));
+
+/** CPU seconds (user + system) and resident memory of a process. */
+export function usage(pid: number): { cpuSeconds: number; rssMB: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const rssKB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+  return { cpuSeconds: (Number(stat[11]) + Number(stat[12])) / 100, rssMB: rssKB / 1024 };
+}
+
+/** A fresh namespace whose default ServiceAccount exists (pods cannot be created before it). */
+export async function benchNamespace(prefix: string): Promise<string> {
+  const ns = `${prefix}-${Date.now().toString(36)}`;
+  await core.createNamespace({ body: { metadata: { name: ns } } });
+  for (let i = 0; i < 100 && !(await core.readNamespacedServiceAccount({ name: 'default', namespace: ns }).catch(() => undefined)); i++) await sleep(100);
+  return ns;
+}
+
+/** Creates pods p0..p(n-1) at once, each one busybox container running `script`; nodeName pins them past the scheduler. */
+export function createBusyboxPods(ns: string, n: number, script: string, o: { restartPolicy?: string; nodeName?: string } = {}): Promise<unknown> {
+  return Promise.all(Array.from({ length: n }, (_, i) => core.createNamespacedPod({ namespace: ns, body: {
+    metadata: { name: `p${i}` },
+    spec: { nodeName: o.nodeName, restartPolicy: o.restartPolicy ?? 'Never', terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: BUSYBOX, command: ['sh', '-c', script] }] },
+  } })));
+}
+
+/** Calls back with every pod of the namespace as the apiserver's watch sees it change. */
+export function watchPods(ns: string, onPod: (pod: V1Pod) => void): Promise<AbortController> {
+  return new Watch(kc).watch(`/api/v1/namespaces/${ns}/pods`, {}, (_type, pod: V1Pod) => onPod(pod), () => {});
+}
+
+/** Resolves once n pods of the namespace are Running, or fails after timeoutMs. */
+export async function waitRunning(ns: string, n: number, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const running = (await core.listNamespacedPod({ namespace: ns })).items.filter((p) => p.status?.phase === 'Running').length;
+    if (running >= n) return;
+    if (Date.now() > deadline) throw new Error(`only ${running}/${n} pods Running after ${timeoutMs / 1000} s`);
+    await sleep(500);
+  }
+}
