@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck up down test unit e2e bench clean
+.PHONY: all deps build typecheck up down test unit e2e bench bench-api clean
 
 all: build
 
@@ -44,6 +44,12 @@ e2e: build up
 clean:
 	rm -rf dist node_modules
 
-# Pod start-up and status latency, kubelet RSS and CPU, on the running local stack.
+# Pod start-up and status latency, kubelet RSS and CPU, on the running local stack: kubelet-ts
+# and, side by side, the upstream kubelet on a node of its own (stopped again even on failure).
 bench: build up
-	node test/bench/pods.ts
+	trap 'bash hack/upstream-kubelet.sh stop' EXIT; bash hack/upstream-kubelet.sh start && node test/bench/side-by-side.ts
+	node test/bench/api.ts
+
+# The kubelet API alone under 50 concurrent clients: /stats/summary and /pods latency, kubelet CPU.
+bench-api: build up
+	node test/bench/api.ts

@@ -9,7 +9,10 @@ apt_install containerd runc containernetworking-plugins iptables
 conf_dir="$LOCAL/containerd"
 conf="$conf_dir/config.toml"
 pause=$(pause_image)
-mkdir -p "$conf_dir" /etc/cni/net.d
+# Per-registry hosts.toml files (containerd reads them at each pull, no restart needed);
+# the e2e tests put one there for their local plain-HTTP registry.
+certs_dir="$conf_dir/certs.d"
+mkdir -p "$conf_dir" "$certs_dir" /etc/cni/net.d
 # restrict_oom_score_adj: the host lacks CAP_SYS_RESOURCE, so runc must not lower
 #   oom_score_adj (else every RunPodSandbox fails with "can't get final child's PID").
 # SystemdCgroup = false: cgroup v1 and no systemd here, so the cgroupfs driver.
@@ -36,6 +39,8 @@ state = "/run/containerd"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "/etc/cni/net.d"
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$certs_dir"
 TOML
 
 # ctr would wait 10 s for a socket that is not there.
@@ -62,8 +67,8 @@ fi
 mv "$conf.new" "$conf"
 
 # Someone else's containerd on the standard socket would run our pods with another config.
-if sock_ok || [ -n "$(live_pids containerd)" ]; then
-  die "a containerd we did not start is running (pids: $(live_pids containerd | tr '\n' ' ')); stop it first"
+if sock_ok || [ -n "$(foreign_containerd_pids)" ]; then
+  die "a containerd we did not start is running (pids: $(foreign_containerd_pids | tr '\n' ' ')); stop it first"
 fi
 rm -f "$CONTAINERD_SOCK"
 log "starting containerd (log: $LOGS/containerd.log)"

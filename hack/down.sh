@@ -16,7 +16,7 @@ set +e   # Best effort from here on: one stuck item must not stop the rest of th
 # next pod of that name), so when our containerd is not running, start it just to clean up.
 sock_ok() { [ -S "$CONTAINERD_SOCK" ] && ctr --address "$CONTAINERD_SOCK" --connect-timeout 2s version >/dev/null 2>&1; }
 if ! sock_ok && [ -f "$LOCAL/containerd/config.toml" ] && [ -f /var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db ] \
-   && [ -z "$(live_pids containerd)" ]; then
+   && [ -z "$(foreign_containerd_pids)" ] && ! running containerd; then
   log "starting containerd to remove its pods through CRI"
   start_bg containerd containerd --config "$LOCAL/containerd/config.toml"
   for _ in $(seq 60); do sock_ok && break; sleep 0.5; done

@@ -75,6 +75,13 @@ running() { [ -f "$PIDS/$1.pid" ] && alive "$(cat "$PIDS/$1.pid")"; }
 
 # live_pids NAME: pids of live (non-zombie) processes whose name is exactly NAME.
 live_pids() { local p; for p in $(pgrep -x "$1" || true); do alive "$p" && echo "$p"; done; return 0; }
+# foreign_containerd_pids: live containerds other than those with a config of ours under
+# $LOCAL (the bench's second containerd for the upstream kubelet has its own socket).
+foreign_containerd_pids() {
+  local p; for p in $(live_pids containerd); do
+    tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -qF -- "--config $LOCAL/" || echo "$p"
+  done; return 0
+}
 
 # stop_bg NAME [SECONDS]: TERMs the daemon's process group (start_bg made it a session
 # leader), KILLs it after SECONDS (default 15), and forgets the pid. Quiet when not running.

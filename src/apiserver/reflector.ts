@@ -1,6 +1,6 @@
 // List then watch from the list's resourceVersion, forever: the one loop every
-// apiserver-backed view uses. A 410 Gone (or any failure) lists again; the consumer
-// gets the full list and diffs it, so nothing is lost between watches.
+// apiserver-backed view uses. A 410 Gone lists again; the consumer gets the full list
+// and diffs it, so nothing is lost between watches.
 import { type ApiClient, isGone } from './client.ts';
 import { backoff, jittered, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
@@ -38,8 +38,9 @@ export function reflector<T extends Versioned>(api: ApiClient, path: string, wha
         retry.reset();
       } catch (e) {
         if (abort.signal.aborted) break;
-        rv = undefined;
-        if (isGone(e)) { log.info(`Watch of ${what} expired, listing again`); continue; }
+        // As upstream: only an expired resourceVersion needs a new list; after any other
+        // failure (an apiserver restart, a dropped connection) the watch resumes where it was.
+        if (isGone(e)) { rv = undefined; log.info(`Watch of ${what} expired, listing again`); continue; }
         const wait = retry.next();
         log.warn(`Watch of ${what} failed, will retry`, { err: e, retryInMs: wait });
         await sleep(wait, abort.signal);

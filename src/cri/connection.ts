@@ -21,6 +21,8 @@ export interface ConnectionOptions {
 export interface CallOptions {
   /** Deadline of each try, in ms from its start; each method has its own default. */
   timeoutMs?: number;
+  /** Cancels the call (e.g. a pull for a pod that is being deleted). */
+  signal?: AbortSignal;
 }
 
 /** How one method is called: its metrics name, default deadline, and whether it may be retried. */
@@ -74,14 +76,15 @@ export class CriConnection {
     this.#retryDelayMs = options.retryDelayMs ?? 100;
   }
 
-  async call<D extends MethodDefinition<any, any, any, any>>(method: D, rpc: Rpc, request: RequestOf<D>, timeoutMs = rpc.timeoutMs): Promise<ResponseOf<D>> {
+  async call<D extends MethodDefinition<any, any, any, any>>(method: D, rpc: Rpc, request: RequestOf<D>, timeoutMs = rpc.timeoutMs, signal?: AbortSignal): Promise<ResponseOf<D>> {
     const name = method.path.slice(method.path.lastIndexOf('/') + 1);
     const started = performance.now();
     const attempts = rpc.idempotent ? this.#readAttempts : 1;
     const delays = backoff(this.#retryDelayMs, this.#retryDelayMs * 8);
     for (let attempt = 1; ; attempt++) {
       try {
-        const response = await this.#once(method, request, timeoutMs);
+        signal?.throwIfAborted();
+        const response = await this.#once(method, request, timeoutMs, signal);
         this.#observer?.(rpc.operation, (performance.now() - started) / 1000);
         return response;
       } catch (err) {
@@ -100,17 +103,22 @@ export class CriConnection {
     this.#client.close();
   }
 
-  #once<D extends MethodDefinition<any, any, any, any>>(method: D, request: RequestOf<D>, timeoutMs: number): Promise<ResponseOf<D>> {
+  #once<D extends MethodDefinition<any, any, any, any>>(method: D, request: RequestOf<D>, timeoutMs: number, signal?: AbortSignal): Promise<ResponseOf<D>> {
     return new Promise((resolve, reject) => {
-      this.#client.makeUnaryRequest(
+      const call = this.#client.makeUnaryRequest(
         method.path,
         method.requestSerialize,
         method.responseDeserialize,
         request,
         new Metadata(),
         { deadline: Date.now() + timeoutMs },
-        (err: ServiceError | null, response?: ResponseOf<D>) => (err ? reject(err) : resolve(response!)),
+        (err: ServiceError | null, response?: ResponseOf<D>) => {
+          signal?.removeEventListener('abort', cancel);
+          if (err) reject(err); else resolve(response!);
+        },
       );
+      const cancel = () => call.cancel();
+      signal?.addEventListener('abort', cancel, { once: true });
     });
   }
 }

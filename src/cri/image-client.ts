@@ -58,6 +58,6 @@ export class ImageClient {
   }
 
   #call<M extends keyof typeof RPC>(method: M, request: ImageRequest<M>, options?: CallOptions): Promise<ImageResponse<M>> {
-    return this.#connection.call(this.#methods[method], RPC[method], request, options?.timeoutMs);
+    return this.#connection.call(this.#methods[method], RPC[method], request, options?.timeoutMs, options?.signal);
   }
 }

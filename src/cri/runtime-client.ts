@@ -142,7 +142,7 @@ export class RuntimeClient {
   }
 
   #call<M extends keyof typeof RPC>(method: M, request: RuntimeRequest<M>, options?: CallOptions): Promise<RuntimeResponse<M>> {
-    return this.#connection.call(this.#methods[method], RPC[method], request, options?.timeoutMs);
+    return this.#connection.call(this.#methods[method], RPC[method], request, options?.timeoutMs, options?.signal);
   }
 }
 

@@ -1,11 +1,17 @@
 // Makes a container's image present, per its imagePullPolicy, with back-off on
 // failure (ErrImagePull, then ImagePullBackOff while waiting), as upstream's image manager.
-import type { Container } from 'kubernetes-types/core/v1.js';
+// Pulls use the credentials of the pod's imagePullSecrets that match the image.
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { ImageClient } from '../cri/image-client.ts';
+import type { Logger } from '../log/log.ts';
 import type { Waiting } from '../runtime/types.ts';
+import { lookup, makeKeyring, type Keyring, type RegistryAuth } from './keyring.ts';
+import { fetchPullSecrets, type SecretGetter } from './pull-secrets.ts';
 
 export type PullResult = { imageRef: string; waiting?: undefined } | { imageRef?: undefined; waiting: Waiting };
-export type ImageEvent = { type: 'Normal' | 'Warning'; reason: string; message: string };
+/** onPod: the event concerns the pod as a whole, not the container (no fieldPath). */
+export type ImageEvent = { type: 'Normal' | 'Warning'; reason: string; message: string; onPod?: boolean };
+export type ImageService = Pick<ImageClient, 'imageStatus' | 'pullImage'>;
 
 /** Upstream's default when the pod does not say: Always for :latest or no tag, else IfNotPresent. */
 export function pullPolicy(c: Container): string {
@@ -16,19 +22,27 @@ export function pullPolicy(c: Container): string {
 }
 
 export class ImagePuller {
-  readonly #images: ImageClient;
+  readonly #images: ImageService;
   readonly #backoff = new Map<string, { until: number; delayMs: number }>();
   readonly #initialMs: number;
   readonly #maxMs: number;
+  readonly #secrets: SecretGetter | undefined;
+  readonly #log: Logger | undefined;
 
-  constructor(images: ImageClient, opts: { initialBackoffMs?: number; maxBackoffMs?: number } = {}) {
+  /** secrets reads a pod's imagePullSecrets; without it every pull is anonymous. */
+  constructor(images: ImageService, opts: { initialBackoffMs?: number; maxBackoffMs?: number; secrets?: SecretGetter; log?: Logger } = {}) {
     this.#images = images;
     this.#initialMs = opts.initialBackoffMs ?? 10_000;
     this.#maxMs = opts.maxBackoffMs ?? 300_000;
+    this.#secrets = opts.secrets;
+    this.#log = opts.log;
   }
 
-  /** key scopes the back-off (pod UID + image), like upstream's per-pod image back-off. */
-  async ensure(c: Container, key: string, emit: (e: ImageEvent) => void): Promise<PullResult> {
+  /**
+   * key scopes the back-off (pod UID + image), like upstream's per-pod image back-off;
+   * pod supplies the namespace and imagePullSecrets; signal cancels a pull in flight.
+   */
+  async ensure(c: Container, key: string, emit: (e: ImageEvent) => void, pod?: Pod, signal?: AbortSignal): Promise<PullResult> {
     const image = c.image ?? '';
     if (!image) return { waiting: { reason: 'InvalidImageName', message: 'container has no image' } };
     const policy = pullPolicy(c);
@@ -47,25 +61,70 @@ export class ImagePuller {
       emit({ type: 'Normal', reason: 'BackOff', message: `Back-off pulling image "${image}"` });
       return { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` } };
     }
+    let keyring: Keyring;
+    try {
+      keyring = makeKeyring(pod ? await this.#pullSecrets(pod, emit) : []);
+    } catch (e) {
+      // A malformed secret fails the pull, as upstream: pulling without the credentials the
+      // user gave would only hide the mistake behind an unauthorized error.
+      return this.#failed(image, key, bk, (e as Error).message, emit);
+    }
     emit({ type: 'Normal', reason: 'Pulling', message: `Pulling image "${image}"` });
     const started = Date.now();
-    try {
-      const { imageRef } = await this.#images.pullImage({ image: { image } });
-      this.#backoff.delete(key);
-      emit({ type: 'Normal', reason: 'Pulled', message: `Successfully pulled image "${image}" in ${Date.now() - started}ms` });
-      return { imageRef };
-    } catch (e) {
-      const delayMs = bk ? Math.min(bk.delayMs * 2, this.#maxMs) : this.#initialMs;
-      this.#backoff.set(key, { until: Date.now() + delayMs, delayMs });
-      const detail = (e as { details?: string }).details ?? (e as Error).message;
-      emit({ type: 'Warning', reason: 'Failed', message: `Failed to pull image "${image}": ${detail}` });
-      emit({ type: 'Warning', reason: 'Failed', message: 'Error: ErrImagePull' });
-      return { waiting: { reason: 'ErrImagePull', message: detail } };
+    const creds: (RegistryAuth | undefined)[] = lookup(keyring, image);
+    if (!creds.length) {
+      this.#log?.v(3, 'Pulling image without credentials', { image });
+      creds.push(undefined);
     }
+    // Each matching credential in turn (upstream allows rotation this way); the first that works wins.
+    const errors: string[] = [];
+    for (const auth of creds) {
+      try {
+        const { imageRef } = await this.#images.pullImage({ image: { image }, ...(auth ? { auth } : {}) }, { signal });
+        this.#backoff.delete(key);
+        emit({ type: 'Normal', reason: 'Pulled', message: `Successfully pulled image "${image}" in ${Date.now() - started}ms` });
+        return { imageRef };
+      } catch (e) {
+        signal?.throwIfAborted(); // cancelled, not failed: no back-off for a pod that is going away
+        errors.push((e as { details?: string }).details ?? (e as Error).message);
+      }
+    }
+    return this.#failed(image, key, bk, aggregate(errors), emit);
+  }
+
+  #failed(image: string, key: string, bk: { delayMs: number } | undefined, detail: string, emit: (e: ImageEvent) => void): PullResult {
+    const delayMs = bk ? Math.min(bk.delayMs * 2, this.#maxMs) : this.#initialMs;
+    this.#backoff.set(key, { until: Date.now() + delayMs, delayMs });
+    emit({ type: 'Warning', reason: 'Failed', message: `Failed to pull image "${image}": ${detail}` });
+    emit({ type: 'Warning', reason: 'Failed', message: 'Error: ErrImagePull' });
+    return { waiting: { reason: 'ErrImagePull', message: detail } };
+  }
+
+  // A secret that cannot be read is not fatal: upstream logs it, warns on the pod and pulls
+  // with what it has.
+  async #pullSecrets(pod: Pod, emit: (e: ImageEvent) => void) {
+    if (!this.#secrets || !pod.spec?.imagePullSecrets?.length) return [];
+    const { secrets, failed } = await fetchPullSecrets(pod, this.#secrets);
+    for (const f of failed) {
+      this.#log?.info('Unable to retrieve pull secret, the image pull may not succeed.', {
+        pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, secret: `${pod.metadata?.namespace}/${f.name}`, err: f.err,
+      });
+    }
+    if (failed.length) {
+      emit({ type: 'Warning', reason: 'FailedToRetrieveImagePullSecret', onPod: true,
+        message: `Unable to retrieve some image pull secrets (${failed.map((f) => f.name).join(', ')}); attempting to pull the image may not succeed.` });
+    }
+    return secrets;
   }
 
   /** Drops back-off state of a pod that is gone. */
   forget(keyPrefix: string) {
     for (const k of this.#backoff.keys()) if (k.startsWith(keyPrefix)) this.#backoff.delete(k);
   }
+}
+
+// Upstream's utilerrors.NewAggregate: one message as is, several distinct ones as [a, b].
+function aggregate(messages: string[]): string {
+  const distinct = [...new Set(messages)];
+  return distinct.length === 1 ? distinct[0]! : `[${distinct.join(', ')}]`;
 }

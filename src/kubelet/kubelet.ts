@@ -7,6 +7,7 @@ import { RuntimeClient } from '../cri/runtime-client.ts';
 import { ImageClient } from '../cri/image-client.ts';
 import { eventRecorder } from '../events/recorder.ts';
 import { ImagePuller } from '../images/puller.ts';
+import { apiSecretGetter } from '../images/pull-secrets.ts';
 import { logger } from '../log/log.ts';
 import { metrics, observeRuntimeOperation } from '../metrics/metrics.ts';
 import { ensureCniConfig } from '../network/cni-config.ts';
@@ -29,6 +30,9 @@ import { StatusManager } from '../status/manager.ts';
 import { healthzServer } from './healthz.ts';
 import { kubeletApiServer } from './api-server.ts';
 import { clientCertificateRotation } from '../certificates/client-cert.ts';
+import { startCollector } from '../gc/collector.ts';
+import { criGCRuntime } from '../gc/cri.ts';
+import { withPodDirs } from '../gc/disk.ts';
 import { mkdirSync } from 'node:fs';
 import type { Node, Pod, Taint } from 'kubernetes-types/core/v1.js';
 
@@ -74,11 +78,12 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     target: (pod) => (isStaticPod(pod) ? mirrors.mirrorUID(pod) : pod.metadata!.uid),
   });
   const syncer = new PodSyncer({
-    cri, view, images: new ImagePuller(images), events, log: logger('runtime'),
+    cri, view, images: new ImagePuller(images, { secrets: apiSecretGetter(api), log: logger('images') }), events, log: logger('runtime'),
     node: { podLogsDir: o.config.podLogsDir, clusterDomain: o.config.clusterDomain, clusterDNS: o.config.clusterDNS, hostDNS: readResolvConf(o.config.resolvConf) },
   });
   let currentNode: Node | undefined;
-  const workers = new PodWorkers(podSteps({ api, view, syncer, status, events, nodeIP, node: () => currentNode }), logger('pod_workers'), {
+  // Each pod gets ROOT/pods/UID before its first sandbox: the mark housekeeping goes by.
+  const workers = new PodWorkers(withPodDirs(podSteps({ api, view, syncer, status, events, nodeIP, node: () => currentNode }), o.rootDir), logger('pod_workers'), {
     resyncMs: o.config.syncFrequencyMs,
     observe: (step, s) => metrics.podWorkerDuration.observe({ operation: step }, s),
   });
@@ -143,6 +148,18 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     : undefined;
   // Mirrors lost to a failed call or a deletion are recreated on this beat.
   const mirrorBeat = setInterval(() => mirrors.reconcileAll(), jittered(10_000, 0.2));
+  // Housekeeping (2 s) and container GC (1 min). The static pod dir is read once before
+  // fileSource returns, so the apiserver's first list is all sources wait for.
+  const gc = startCollector({
+    runtime: criGCRuntime(cri, () => view.pods(), o.config.podLogsDir), known: () => workers.states(), sourcesReady: () => source.synced(),
+    rootDir: o.rootDir, podLogsDir: o.config.podLogsDir, log: logger('gc'),
+    observe: {
+      duration: (loop, s) => metrics.housekeepingDuration.observe({ loop }, s),
+      removed: (kind, n) => metrics.garbageCollected.inc({ kind }, n),
+      orphan: () => metrics.orphanedRuntimePods.inc(),
+      error: (loop) => metrics.housekeepingErrors.inc({ loop }),
+    },
+  });
   const healthz = await healthzServer(o.config.healthzBindAddress, o.config.healthzPort, () => pleg.problem());
   const api10250 = await kubeletApiServer({
     config: o.config, certDir: o.certDir, nodeName, nodeIP, api, pods: () => workers.pods(), runtime: (uid) => view.pod(uid), cri,
@@ -153,7 +170,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   return {
     async stop() {
       // Pods keep running: a restarted kubelet adopts them from their CRI labels.
-      clearInterval(mirrorBeat); files?.stop();
+      clearInterval(mirrorBeat); files?.stop(); gc.stop();
       taskEvents.stop(); rotation.stop(); source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); events.stop();
       healthz.close(); api10250.close();
       cri.close(); images.close();

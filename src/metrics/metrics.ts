@@ -21,6 +21,11 @@ export const metrics = {
   eventedPlegConnectionError: new Counter({ name: 'kubelet_evented_pleg_connection_error_count', help: 'The number of errors on the event stream from the runtime.', registers: [registry] }),
   podStatusPatches: new Counter({ name: 'kubelet_ts_pod_status_patches_total', help: 'Pod status patches sent to the apiserver (sent only on change).', registers: [registry] }),
   eventsDropped: new Counter({ name: 'kubelet_ts_events_dropped_total', help: 'Kubernetes Events dropped because the send queue was full.', registers: [registry] }),
+  // Housekeeping and container garbage collection (src/gc).
+  orphanedRuntimePods: new Counter({ name: 'kubelet_orphaned_runtime_pods_total', help: 'Pods found in the container runtime that no pod worker knew of (typically force-deleted while the kubelet was down), which housekeeping then killed and removed.', registers: [registry] }),
+  housekeepingDuration: new Histogram({ name: 'kubelet_ts_housekeeping_duration_seconds', help: 'Duration in seconds of a pass of housekeeping (every 2 s) or of container garbage collection (every minute).', labelNames: ['loop'], buckets, registers: [registry] }),
+  housekeepingErrors: new Counter({ name: 'kubelet_ts_housekeeping_errors_total', help: 'Passes of housekeeping or container garbage collection that failed.', labelNames: ['loop'], registers: [registry] }),
+  garbageCollected: new Counter({ name: 'kubelet_ts_garbage_collected_total', help: 'Containers, sandboxes, pod directories and pod log directories removed by housekeeping and garbage collection.', labelNames: ['kind'], registers: [registry] }),
 };
 
 /** Feeds kubelet_runtime_operations_* from the CRI client's observer hook. */

@@ -17,6 +17,11 @@ const cases: [string, PodState, Pod | undefined, string | undefined, Step, PodSt
   ['finished stays finished', 'finished', deleted, 'Failed', { do: 'nothing' }, 'finished'],
 ];
 
+test('pod lifecycle: a static pod waits while an older one with its full name runs, unless deleted', () => {
+  assert.deepEqual(nextStep('syncing', pod(), undefined, true), { do: 'nothing' });
+  assert.equal(nextStep('syncing', deleted, undefined, true).do, 'terminate');
+});
+
 for (const [name, state, p, phase, step, after] of cases) {
   test(`pod lifecycle: ${name}`, () => {
     const got = nextStep(state, p, phase);

@@ -20,9 +20,10 @@ export const isTerminalPhase = (phase?: string) => phase === 'Succeeded' || phas
 
 /**
  * pod is the newest object from the apiserver (undefined once it is gone);
- * phase is the phase the kubelet last computed for it.
+ * phase is the phase the kubelet last computed for it; blocked: an older static pod
+ * with the same full name still runs (upstream starts those in order).
  */
-export function nextStep(state: PodState, pod: Pod | undefined, phase?: string): Step {
+export function nextStep(state: PodState, pod: Pod | undefined, phase?: string, blocked = false): Step {
   const deleting = !pod || !!pod.metadata?.deletionTimestamp;
   switch (state) {
     case 'syncing':
@@ -32,7 +33,7 @@ export function nextStep(state: PodState, pod: Pod | undefined, phase?: string):
         return { do: 'terminate', gracePeriodSeconds: pod ? grace : 0, reason: pod ? 'deleted' : 'removed from the apiserver' };
       }
       if (isTerminalPhase(phase)) return { do: 'terminate', gracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? 30, reason: `phase ${phase}` };
-      return { do: 'sync' };
+      return blocked ? { do: 'nothing' } : { do: 'sync' };
     case 'terminating':
       return { do: 'nothing' }; // the terminate step moves the pod on
     case 'terminated':

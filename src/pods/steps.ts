@@ -25,7 +25,7 @@ export function podSteps(d: {
       d.status.set(pod, { ...pod.status, phase: 'Failed', reason: r.reason, message: r.message, startTime: pod.status?.startTime ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
     },
 
-    async sync(pod) {
+    async sync(pod, signal) {
       // Transition times and startTime carry on from the last status generated (a static pod has no other).
       const prev = d.status.last(pod.metadata!.uid!) ?? pod.status;
       const left = activeDeadlineLeft(pod, prev?.startTime, new Date());
@@ -35,7 +35,7 @@ export function podSteps(d: {
         d.status.set(pod, { ...prev, phase: 'Failed', reason: 'DeadlineExceeded', message });
         return { phase: 'Failed' };
       }
-      const r = await d.syncer.syncPod(pod);
+      const r = await d.syncer.syncPod(pod, signal);
       const status = generatePodStatus({ ...pod, status: prev }, r.runtime, { nodeIP: d.nodeIP, now: new Date(), waiting: r.waiting, terminated: false });
       d.status.set(pod, status);
       const deadline = activeDeadlineLeft(pod, status.startTime, new Date());

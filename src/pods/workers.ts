@@ -6,10 +6,11 @@ import { backoff, jittered, type Backoff } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import { afterStep, isTerminalPhase, nextStep, type PodState, type Step } from './lifecycle.ts';
 import type { Admission } from './admission.ts';
+import { CONFIG_SOURCE } from '../sources/static-file.ts';
 
 export interface PodSteps {
-  /** Makes the runtime match the pod; returns the phase it now shows and when to look again. */
-  sync(pod: Pod): Promise<{ phase?: string; requeueAfterMs?: number }>;
+  /** Makes the runtime match the pod; returns the phase it now shows and when to look again. Aborted: stop early. */
+  sync(pod: Pod, signal: AbortSignal): Promise<{ phase?: string; requeueAfterMs?: number }>;
   terminate(uid: string, pod: Pod | undefined, gracePeriodSeconds: number, reason: string): Promise<void>;
   finish(uid: string, pod: Pod | undefined, deleteFromApiserver: boolean): Promise<void>;
   /** Whether a new pod may run here, given the pods that run. */
@@ -29,7 +30,13 @@ interface Worker {
   running: boolean;
   timer?: NodeJS.Timeout;
   errors: Backoff;
+  /** Cancels the sync in flight, when the pod must be terminated instead. */
+  abort?: AbortController;
+  /** Creation order: of two static pods with one full name, the older runs first. */
+  seq: number;
 }
+
+const isStatic = (p: Pod) => p.metadata?.annotations?.[CONFIG_SOURCE] === 'file';
 
 export class PodWorkers {
   readonly #workers = new Map<string, Worker>();
@@ -37,6 +44,7 @@ export class PodWorkers {
   readonly #log: Logger;
   readonly #resyncMs: number;
   readonly #observe?: (step: string, seconds: number) => void;
+  #seq = 0;
 
   constructor(steps: PodSteps, log: Logger, opts: { resyncMs: number; observe?: (step: string, seconds: number) => void }) {
     this.#steps = steps; this.#log = log; this.#resyncMs = opts.resyncMs; this.#observe = opts.observe;
@@ -47,7 +55,7 @@ export class PodWorkers {
     let w = this.#workers.get(uid);
     if (!w) {
       if (!pod) return;
-      w = { uid, pod, lastPod: pod, state: 'syncing', pending: false, running: false, errors: backoff(1000, 60_000) };
+      w = { uid, pod, lastPod: pod, state: 'syncing', pending: false, running: false, errors: backoff(1000, 60_000), seq: this.#seq++ };
       // A pod that already ended (e.g. before a kubelet restart) is not started again; a new one must fit.
       const phase = pod.status?.phase;
       const verdict = isTerminalPhase(phase) ? undefined : this.#steps.admit(pod, this.#active());
@@ -60,6 +68,8 @@ export class PodWorkers {
     }
     w.pod = pod;
     if (pod) w.lastPod = pod;
+    // Upstream cancels a sync in flight (an image pull, a start back-off) when the pod must go.
+    if (w.abort && nextStep(w.state, pod, w.phase).do === 'terminate') w.abort.abort(new Error('the pod is being terminated'));
     this.#schedule(w, 0);
   }
 
@@ -69,12 +79,29 @@ export class PodWorkers {
     if (w) this.#schedule(w, 0);
   }
 
+  /** Other workers of static pods with this one's full name. */
+  #sameName(w: Worker): Worker[] {
+    if (!isStatic(w.lastPod)) return [];
+    const name = podName(w.lastPod);
+    return [...this.#workers.values()].filter((o) => o !== w && isStatic(o.lastPod) && podName(o.lastPod) === name);
+  }
+
+  /** An older static pod with the same full name has not terminated yet. */
+  #blocked(w: Worker): boolean {
+    return this.#sameName(w).some((o) => o.seq < w.seq && (o.state === 'syncing' || o.state === 'terminating'));
+  }
+
   #active(): Pod[] {
     return [...this.#workers.values()].filter((w) => w.state === 'syncing' || w.state === 'terminating').map((w) => w.lastPod);
   }
 
   /** The pods the kubelet is responsible for (the last object seen of each). */
   pods(): Pod[] { return [...this.#workers.values()].map((w) => w.lastPod); }
+
+  /** Each pod's lifecycle state and whether its source deleted it: read by housekeeping and GC. */
+  states(): Map<string, { state: PodState; deleted: boolean }> {
+    return new Map([...this.#workers.values()].map((w) => [w.uid, { state: w.state, deleted: !w.pod || !!w.pod.metadata?.deletionTimestamp }]));
+  }
 
   stop(): void { for (const w of this.#workers.values()) clearTimeout(w.timer); }
 
@@ -89,7 +116,7 @@ export class PodWorkers {
     w.running = true;
     while (w.pending) {
       w.pending = false;
-      const step = nextStep(w.state, w.pod, w.phase);
+      const step = nextStep(w.state, w.pod, w.phase, this.#blocked(w));
       if (step.do === 'nothing') break;
       const started = performance.now();
       let next: number | undefined;
@@ -98,10 +125,17 @@ export class PodWorkers {
         w.state = afterStep(w.state, step);
         w.errors.reset();
       } catch (e) {
-        next = w.errors.next();
-        this.#log.error('Error syncing pod, skipping', { pod: podName(w.lastPod), podUID: w.uid, step: step.do, err: e, retryInMs: next });
+        if (w.abort?.signal.aborted) {
+          this.#log.info('Pod sync cancelled: the pod is being terminated', { pod: podName(w.lastPod), podUID: w.uid });
+        } else {
+          next = w.errors.next();
+          this.#log.error('Error syncing pod, skipping', { pod: podName(w.lastPod), podUID: w.uid, step: step.do, err: e, retryInMs: next });
+        }
       }
+      w.abort = undefined;
       this.#observe?.(step.do, (performance.now() - started) / 1000);
+      // A static pod waiting for this one (same full name) may start now.
+      if (step.do === 'terminate' || step.do === 'finish') for (const o of this.#sameName(w)) this.#schedule(o, 0);
       if (w.state === 'finished') { clearTimeout(w.timer); this.#workers.delete(w.uid); break; }
       if (!w.pending && next !== undefined) this.#schedule(w, next);
     }
@@ -112,7 +146,8 @@ export class PodWorkers {
   async #execute(w: Worker, step: Step): Promise<number | undefined> {
     switch (step.do) {
       case 'sync': {
-        const r = await this.#steps.sync(w.pod!);
+        w.abort = new AbortController();
+        const r = await this.#steps.sync(w.pod!, w.abort.signal);
         w.phase = r.phase;
         if (isTerminalPhase(r.phase)) w.pending = true; // terminate right away
         return r.requeueAfterMs ?? jittered(this.#resyncMs, 0.5);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { computePodActions, type PodActions } from './actions.ts';
 import { containerHash } from './hash.ts';
 import type { ContainerState, PodRuntimeStatus, SandboxState } from './types.ts';
@@ -13,7 +13,7 @@ const ctr = (over: Partial<ContainerState> = {}): ContainerState => ({
   id: 'c1', sandboxId: 's1', name: 'app', attempt: 0, phase: 'running', image: 'busybox:1.36', imageRef: 'sha256:x', hash: containerHash(app), createdAtNs: '1', ...over,
 });
 const status = (sandboxes: SandboxState[], containers: ContainerState[] = []): PodRuntimeStatus => ({ uid: 'u', sandboxes, containers });
-const none = { killPod: false, createSandbox: false, sandboxId: 's1', sandboxAttempt: 0, containersToStart: [], containersToKill: [] };
+const none = { killPod: false, createSandbox: false, sandboxId: 's1', sandboxAttempt: 0, initContainersToStart: [], containersToStart: [], containersToKill: [] };
 
 const cases: [string, Pod, PodRuntimeStatus, Partial<PodActions>][] = [
   ['new pod: sandbox and every container', pod('Always', [app, side]), status([]),
@@ -30,16 +30,53 @@ const cases: [string, Pod, PodRuntimeStatus, Partial<PodActions>][] = [
     { containersToStart: [{ name: 'app', reason: 'restart' }] }],
   ['OnFailure restarts a failure', pod('OnFailure'), status([sb()], [ctr({ phase: 'exited', exitCode: 2 })]),
     { containersToStart: [{ name: 'app', reason: 'restart' }] }],
-  ['OnFailure leaves a success alone', pod('OnFailure'), status([sb()], [ctr({ phase: 'exited', exitCode: 0 })]), {}],
-  ['Never leaves a failure alone', pod('Never'), status([sb()], [ctr({ phase: 'exited', exitCode: 1 })]), {}],
+  ['OnFailure leaves a success alone (and stops the sandbox)', pod('OnFailure'), status([sb()], [ctr({ phase: 'exited', exitCode: 0 })]), { killPod: true }],
+  ['Never leaves a failure alone (and stops the sandbox)', pod('Never'), status([sb()], [ctr({ phase: 'exited', exitCode: 1 })]), { killPod: true }],
   ['a created, never started container gets a new instance', pod(), status([sb()], [ctr({ phase: 'created' })]),
     { containersToStart: [{ name: 'app', reason: 'never started' }] }],
   ['changed spec: kill and start again', pod(), status([sb()], [ctr({ hash: 'old' })]),
     { containersToKill: [{ id: 'c1', name: 'app', reason: 'Container spec hash changed' }], containersToStart: [{ name: 'app', reason: 'spec changed' }] }],
   ['a running container not in the spec is killed', pod(), status([sb()], [ctr(), ctr({ id: 'c9', name: 'gone' })]),
     { containersToKill: [{ id: 'c9', name: 'gone', reason: 'Container is not in the pod spec' }] }],
-  ['only the newest instance counts', pod('Never'), status([sb()], [ctr({ id: 'c2', attempt: 1, phase: 'exited', exitCode: 0 }), ctr({ phase: 'exited', exitCode: 1 })]), {}],
+  ['only the newest instance counts', pod('Never'), status([sb()], [ctr({ id: 'c2', attempt: 1, phase: 'exited', exitCode: 0 }), ctr({ phase: 'exited', exitCode: 1 })]), { killPod: true }],
+  ['finished Never pod whose sandbox died gets no new sandbox', pod('Never'), status([sb({ ready: false })], [ctr({ phase: 'exited', exitCode: 0 })]), {}],
 ];
+
+// Init containers: two regular ones, or a sidecar then a regular one.
+const init1 = { name: 'init1', image: 'busybox:1.36' };
+const init2 = { name: 'init2', image: 'busybox:1.36' };
+const sidecar = { name: 'sidecar', image: 'busybox:1.36', restartPolicy: 'Always' };
+const withInits = (restartPolicy: string, initContainers: Container[]): Pod => ({ metadata: { uid: 'u' }, spec: { restartPolicy, initContainers, containers: [app] } });
+const init = (name: string, over: Partial<ContainerState> = {}) => ctr({ id: `c-${name}`, name, hash: containerHash({ name, image: 'busybox:1.36', ...(name === 'sidecar' ? { restartPolicy: 'Always' } : {}) }), ...over });
+const done = (name: string) => init(name, { phase: 'exited', exitCode: 0 });
+cases.push(
+  ['init: a new pod starts its first init container only', withInits('Always', [init1, init2]), status([]),
+    { createSandbox: true, sandboxId: undefined, initContainersToStart: [{ name: 'init1', reason: 'not started yet' }] }],
+  ['init: a running init container is waited for', withInits('Always', [init1, init2]), status([sb()], [init('init1')]), {}],
+  ['init: the next one starts after a success', withInits('Always', [init1, init2]), status([sb()], [done('init1')]),
+    { initContainersToStart: [{ name: 'init2', reason: 'not started yet' }] }],
+  ['init: app containers start once the last one succeeded', withInits('Always', [init1, init2]), status([sb()], [done('init2'), done('init1')]),
+    { containersToStart: [{ name: 'app', reason: 'not started yet' }] }],
+  ['init: a failure runs again unless the pod is Never', withInits('OnFailure', [init1, init2]), status([sb()], [init('init1', { phase: 'exited', exitCode: 3 })]),
+    { initContainersToStart: [{ name: 'init1', reason: 'restart' }] }],
+  ['init: a failure fails a Never pod', withInits('Never', [init1, init2]), status([sb()], [init('init1', { phase: 'exited', exitCode: 3 })]),
+    { killPod: true }],
+  ['init: a new sandbox starts initialization over', withInits('Always', [init1]), status([sb({ ready: false })], [ctr({ phase: 'exited', exitCode: 1 }), done('init1')]),
+    { killPod: true, createSandbox: true, sandboxId: undefined, sandboxAttempt: 1, initContainersToStart: [{ name: 'init1', reason: 'pod sandbox changed' }] }],
+  ['init: removed init containers of an initialized pod do not run again', withInits('Always', [init1]), status([sb()], [ctr()]), {}],
+  ['sidecar: the next init container starts once the sidecar runs', withInits('Always', [sidecar, init1]), status([sb()], [init('sidecar')]),
+    { initContainersToStart: [{ name: 'init1', reason: 'not started yet' }] }],
+  ['sidecar: app containers start while the sidecar runs', withInits('Always', [init1, sidecar]), status([sb()], [init('sidecar'), done('init1')]),
+    { containersToStart: [{ name: 'app', reason: 'not started yet' }] }],
+  ['sidecar: restarted when it exits, the app keeps running', withInits('Always', [sidecar]), status([sb()], [ctr(), init('sidecar', { phase: 'exited', exitCode: 1 })]),
+    { initContainersToStart: [{ name: 'sidecar', reason: 'restart' }] }],
+  ['sidecar: a missing sidecar of an initialized pod starts again', withInits('Always', [init1, sidecar]), status([sb()], [ctr()]),
+    { initContainersToStart: [{ name: 'sidecar', reason: 'sidecar not running' }] }],
+  ['sidecar: does not keep a finished Never pod alive', withInits('Never', [sidecar]), status([sb()], [ctr({ phase: 'exited', exitCode: 0 }), init('sidecar')]),
+    { killPod: true }],
+  ['sidecar: a changed sidecar is replaced', withInits('Always', [sidecar]), status([sb()], [ctr(), init('sidecar', { hash: 'old' })]),
+    { containersToKill: [{ id: 'c-sidecar', name: 'sidecar', reason: 'Init container sidecar definition changed' }], initContainersToStart: [{ name: 'sidecar', reason: 'spec changed' }] }],
+);
 
 for (const [name, p, s, want] of cases) {
   test(`computePodActions: ${name}`, () => assert.deepEqual(computePodActions(p, s), { ...none, ...want }));

@@ -1,21 +1,29 @@
 // computePodActions: what must change in the runtime to make a pod match its spec.
 // Pure over (pod, runtime status); the sync executes the result. Mirrors upstream
-// kuberuntime_manager.go's function of the same name.
+// kuberuntime_manager.go's function of the same name, with init containers and
+// sidecars (init containers with restartPolicy Always) as computeInitContainerActions.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { type PodRuntimeStatus, type ContainerState, latest } from './types.ts';
 import { containerHash } from './hash.ts';
 
 export interface PodActions {
-  /** Stop every container and the sandbox before anything else (the sandbox must be replaced). */
+  /** Stop what runs: everything before a new sandbox, or (without one) the sidecars of a pod that is done. */
   killPod: boolean;
   createSandbox: boolean;
   /** The sandbox to use, when kept. */
   sandboxId?: string;
   /** CRI attempt of the sandbox to create. */
   sandboxAttempt: number;
-  containersToStart: { name: string; reason: string }[];
+  /** Init containers to start, in spec order (a regular one only when all before it are done). */
+  initContainersToStart: Start[];
+  /** App containers to start, once the pod is initialized. */
+  containersToStart: Start[];
   containersToKill: { id: string; name: string; reason: string }[];
 }
+export interface Start { name: string; reason: string }
+
+/** A sidecar: an init container that keeps running next to the app containers. */
+export const isSidecar = (c: Container) => c.restartPolicy === 'Always';
 
 /** Whether a container that exited should run again, per the pod's restartPolicy. */
 export function shouldRestart(pod: Pod, c: ContainerState): boolean {
@@ -25,48 +33,121 @@ export function shouldRestart(pod: Pod, c: ContainerState): boolean {
   return false;
 }
 
+const alive = (s: ContainerState | undefined) => s?.phase === 'running' || s?.phase === 'unknown';
+
 export function computePodActions(pod: Pod, status: PodRuntimeStatus): PodActions {
   const spec = pod.spec?.containers ?? [];
+  const inits = pod.spec?.initContainers ?? [];
   const sandbox = status.sandboxes[0];
   const actions: PodActions = {
-    killPod: false, createSandbox: false, sandboxId: sandbox?.id, sandboxAttempt: 0, containersToStart: [], containersToKill: [],
+    killPod: false, createSandbox: false, sandboxId: sandbox?.id, sandboxAttempt: 0, initContainersToStart: [], containersToStart: [], containersToKill: [],
   };
+  const killAll = () => { actions.killPod = !!sandbox?.ready || status.containers.some((c) => alive(c)); };
 
   const sandboxOK = sandbox?.ready && (pod.spec?.hostNetwork || !!sandbox.ip);
   if (!sandboxOK) {
-    // A finished Never/OnFailure pod whose sandbox died stays finished: nothing to start again.
+    // A Never pod that ran its containers does not get a new sandbox: it is done.
+    if (sandbox && pod.spec?.restartPolicy === 'Never' && status.containers.length) { killAll(); return actions; }
+    // Neither does an OnFailure pod whose containers all succeeded.
     const everyoneDone = spec.length > 0 && spec.every((c) => { const s = latest(status, c.name); return s?.phase === 'exited' && !shouldRestart(pod, s); });
-    if (sandbox && everyoneDone) return actions;
+    if (sandbox && everyoneDone) { killAll(); return actions; }
     actions.killPod = !!sandbox;
     actions.createSandbox = true;
     actions.sandboxId = undefined;
     // Names are name_namespace_uid_attempt and stay reserved while a sandbox exists: never reuse one.
     actions.sandboxAttempt = sandbox ? Math.max(...status.sandboxes.map((s) => s.attempt)) + 1 : 0;
+    const reason = sandbox ? 'pod sandbox changed' : 'not started yet';
+    // Initialization starts over in a new sandbox.
+    if (inits.length) { actions.initContainersToStart.push({ name: inits[0]!.name, reason }); return actions; }
     for (const c of spec) {
       const s = latest(status, c.name);
-      if (!s || s.phase !== 'exited' || shouldRestart(pod, s)) actions.containersToStart.push({ name: c.name, reason: sandbox ? 'pod sandbox changed' : 'not started yet' });
+      if (!s || s.phase !== 'exited' || shouldRestart(pod, s)) actions.containersToStart.push({ name: c.name, reason });
     }
     return actions;
   }
 
-  const specByName = new Map<string, Container>(spec.map((c) => [c.name, c]));
+  if (!initContainerActions(pod, status, actions)) return actions;
+
+  let keep = 0;
   for (const c of spec) {
     const s = latest(status, c.name);
     if (!s) { actions.containersToStart.push({ name: c.name, reason: 'not started yet' }); continue; }
-    if (s.phase === 'running' || s.phase === 'unknown') {
+    if (alive(s)) {
       if (s.hash && s.hash !== containerHash(c)) {
         actions.containersToKill.push({ id: s.id, name: c.name, reason: 'Container spec hash changed' });
         actions.containersToStart.push({ name: c.name, reason: 'spec changed' });
-      }
+      } else keep++;
       continue;
     }
     // created-but-never-started or exited: run a new instance if the policy says so
     if (s.phase === 'created' || shouldRestart(pod, s)) actions.containersToStart.push({ name: c.name, reason: s.phase === 'created' ? 'never started' : 'restart' });
   }
+  // Nothing runs and nothing will: the pod is done, and its sidecars must not keep it alive.
+  if (keep === 0 && actions.containersToStart.length === 0) {
+    killAll();
+    actions.initContainersToStart = [];
+    actions.containersToKill = [];
+    return actions;
+  }
+  const known = new Set([...spec, ...inits].map((c) => c.name));
   for (const s of status.containers) {
-    if ((s.phase === 'running' || s.phase === 'unknown') && !specByName.has(s.name)) {
-      actions.containersToKill.push({ id: s.id, name: s.name, reason: 'Container is not in the pod spec' });
-    }
+    if (alive(s) && !known.has(s.name)) actions.containersToKill.push({ id: s.id, name: s.name, reason: 'Container is not in the pod spec' });
   }
   return actions;
+}
+
+/**
+ * Init container actions (upstream's computeInitContainerActions): regular init containers
+ * run one at a time, each to success; a sidecar counts as done once it runs and is restarted
+ * whenever it stops. Returns whether the pod is initialized.
+ */
+function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodActions): boolean {
+  const inits = pod.spec?.initContainers ?? [];
+  if (!inits.length) return true;
+  // An app container that was created or runs means initialization happened in this sandbox,
+  // even if the init containers were garbage collected since.
+  let initialized = (pod.spec?.containers ?? []).some((c) => { const s = latest(status, c.name); return s?.phase === 'created' || alive(s); });
+  let previousDone = initialized;
+  const starts: Start[] = [];
+  const restartOnFailure = (pod.spec?.restartPolicy ?? 'Always') !== 'Never';
+  // Backwards: the last init container that ran says how far initialization got.
+  for (let i = inits.length - 1; i >= 0; i--) {
+    const c = inits[i]!;
+    const s = latest(status, c.name);
+    const last = i === inits.length - 1;
+    if (!s) {
+      if (previousDone && isSidecar(c)) starts.push({ name: c.name, reason: 'sidecar not running' });
+      continue;
+    }
+    if (previousDone && !isSidecar(c)) continue; // done: only sidecars must keep running
+    if (s.phase === 'created') {
+      starts.push({ name: c.name, reason: 'never started' });
+    } else if (s.phase === 'running') {
+      if (isSidecar(c)) {
+        if (last) initialized = true;
+        else if (!previousDone) starts.push({ name: inits[i + 1]!.name, reason: 'not started yet' });
+        if (s.hash && s.hash !== containerHash(c)) {
+          actions.containersToKill.push({ id: s.id, name: c.name, reason: `Init container ${c.name} definition changed` });
+          starts.push({ name: c.name, reason: 'spec changed' });
+        }
+      }
+    } else if (s.phase === 'exited') {
+      if (isSidecar(c)) starts.push({ name: c.name, reason: 'restart' });
+      else if (s.exitCode !== 0) {
+        // A failed init container fails a Never pod; otherwise it runs again.
+        if (!restartOnFailure) { actions.killPod = true; return false; }
+        starts.push({ name: c.name, reason: 'restart' });
+      } else if (last) initialized = true;
+      else starts.push({ name: inits[i + 1]!.name, reason: 'not started yet' });
+    } else {
+      // unknown: make sure the old instance is gone before a new one starts
+      if (!isSidecar(c) && !restartOnFailure) { actions.killPod = true; return false; }
+      actions.containersToKill.push({ id: s.id, name: c.name, reason: `Init container is in "unknown" state, try killing it before restart` });
+      starts.push({ name: c.name, reason: 'restart' });
+    }
+    previousDone = true;
+  }
+  if (!previousDone) starts.push({ name: inits[0]!.name, reason: 'not started yet' });
+  actions.initContainersToStart = starts.reverse();
+  return initialized;
 }

@@ -4,7 +4,7 @@ import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeRequest } from '../cri/runtime-client.ts';
 import type { NamespaceOption } from '../cri/generated/runtime/v1/NamespaceOption.ts';
 
-type PodSandboxConfig = NonNullable<RuntimeRequest<'RunPodSandbox'>['config']>;
+export type PodSandboxConfig = NonNullable<RuntimeRequest<'RunPodSandbox'>['config']>;
 type ContainerConfig = NonNullable<RuntimeRequest<'CreateContainer'>['config']>;
 import { labels } from './types.ts';
 import { containerHash } from './hash.ts';

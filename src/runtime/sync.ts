@@ -1,16 +1,17 @@
 // Executes computePodActions against the runtime: the only place where a pod's
 // sandbox and containers are created, started, stopped and removed.
 import { mkdirSync, rmSync, readdirSync, rmdirSync } from 'node:fs';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { ImagePuller } from '../images/puller.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { podRef } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
-import { computePodActions } from './actions.ts';
+import { computePodActions, isSidecar } from './actions.ts';
+import { runHook } from './hooks.ts';
 import type { RuntimeView } from './cri-runtime.ts';
-import { containerConfig, podCgroup, podLogDir, sandboxConfig, type NodeContext } from './pod-config.ts';
-import { type PodRuntimeStatus, type Waiting, latest } from './types.ts';
+import { containerConfig, podCgroup, podLogDir, sandboxConfig, type NodeContext, type PodSandboxConfig } from './pod-config.ts';
+import { type ContainerState, type PodRuntimeStatus, type Waiting, latest } from './types.ts';
 
 export interface SyncResult {
   runtime: PodRuntimeStatus;
@@ -39,7 +40,8 @@ export class PodSyncer {
     this.#cri = d.cri; this.#view = d.view; this.#images = d.images; this.#events = d.events; this.#node = d.node; this.#log = d.log;
   }
 
-  async syncPod(pod: Pod): Promise<SyncResult> {
+  /** signal: the pod is being terminated; stop between steps (and abort a pull). */
+  async syncPod(pod: Pod, signal?: AbortSignal): Promise<SyncResult> {
     const uid = pod.metadata!.uid!;
     const ref = { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid };
     const waiting = new Map<string, Waiting>();
@@ -49,16 +51,23 @@ export class PodSyncer {
     const actions = computePodActions(pod, status);
     this.#log.v(4, 'computePodActions', { ...ref, actions });
 
-    if (actions.killPod) {
+    if (actions.killPod && actions.createSandbox) {
+      // Before a new sandbox the old containers are (nearly always) dead already.
       await this.killPod(pod, status, MIN_GRACE_SECONDS, 'pod sandbox changed');
       // A sandbox that never got a container (its network setup failed) holds nothing worth keeping.
       for (const sb of status.sandboxes) {
         if (!status.containers.some((c) => c.sandboxId === sb.id)) await this.#cri.removePodSandbox({ podSandboxId: sb.id });
       }
+    } else if (actions.killPod) {
+      // The pod is done: stop what still runs (sidecars). The sandbox goes when the pod is
+      // terminated, after its final status is out, so that status is not held up by CNI teardown.
+      await this.#stopContainers(pod, status, Date.now() + this.#grace(pod) * 1000);
     }
+    const deadline = Date.now() + this.#grace(pod) * 1000;
     for (const k of actions.containersToKill) {
-      this.#events.event(podRef(pod, `spec.containers{${k.name}}`), 'Normal', 'Killing', `Stopping container ${k.name}`);
-      await this.#cri.stopContainer({ containerId: k.id, timeout: this.#grace(pod) });
+      const c = status.containers.find((x) => x.id === k.id)!;
+      this.#log.info('Killing container', { ...ref, container: k.name, containerID: k.id, reason: k.reason });
+      await this.#killContainer(pod, c, status.sandboxes[0]?.ip, deadline);
     }
 
     let sandboxId = actions.sandboxId;
@@ -69,7 +78,6 @@ export class PodSyncer {
       const notReady = pod.spec?.hostNetwork ? undefined : await this.#networkNotReady();
       if (notReady) {
         this.#events.event(podRef(pod), 'Warning', 'NetworkNotReady', `network is not ready: ${notReady}`);
-        for (const c of pod.spec!.containers) waiting.set(c.name, { reason: 'ContainerCreating' });
         return { runtime: status, waiting, requeueAfterMs: 1000 };
       }
       mkdirSync(sbConfig.logDirectory!, { recursive: true });
@@ -80,60 +88,103 @@ export class PodSyncer {
         const msg = `Failed to create pod sandbox: ${(e as Error).message}`;
         this.#events.event(podRef(pod), 'Warning', 'FailedCreatePodSandBox', msg);
         this.#log.error('Failed to create pod sandbox', { ...ref, err: e });
-        for (const c of pod.spec!.containers) waiting.set(c.name, { reason: 'ContainerCreating' });
         return { runtime: await this.#view.pod(uid), waiting, requeueAfterMs: 2000 };
       }
       status = await this.#view.pod(uid);
     }
 
-    for (const { name } of actions.containersToStart) {
-      const c = pod.spec!.containers.find((x) => x.name === name)!;
-      const fieldPath = `spec.containers{${name}}`;
-      const prev = latest(status, name);
-      const key = `${uid}/${name}`;
-      if (prev?.phase === 'exited') {
-        const wait = this.#crashBackoffRemaining(key, prev.startedAtNs, prev.finishedAtNs);
-        if (wait > 0) {
-          const message = `back-off ${Math.round(this.#crashBackoff.get(key)! / 1000)}s restarting failed container=${name} pod=${pod.metadata!.name}_${pod.metadata!.namespace}(${uid})`;
-          waiting.set(name, { reason: 'CrashLoopBackOff', message });
-          this.#events.event(podRef(pod, fieldPath), 'Warning', 'BackOff', 'Back-off restarting failed container');
-          requeue(wait);
-          continue;
-        }
-      }
-      const pulled = await this.#images.ensure(c, key, (e) => this.#events.event(podRef(pod, fieldPath), e.type, e.reason, e.message));
-      if (pulled.waiting) {
-        waiting.set(name, pulled.waiting);
-        requeue(pulled.waiting.reason === 'ErrImagePull' || pulled.waiting.reason === 'ImagePullBackOff' ? 1000 : 10_000);
-        continue;
-      }
-      const attempt = prev ? prev.attempt + 1 : 0;
-      try {
-        const { containerId } = await this.#cri.createContainer({ podSandboxId: sandboxId!, config: containerConfig(pod, c, attempt), sandboxConfig: sbConfig });
-        this.#events.event(podRef(pod, fieldPath), 'Normal', 'Created', `Created container: ${name}`);
-        await this.#cri.startContainer({ containerId });
-        this.#events.event(podRef(pod, fieldPath), 'Normal', 'Started', `Started container ${name}`);
-        this.#log.info('Started container', { ...ref, container: name, containerID: containerId, attempt });
-      } catch (e) {
-        const message = (e as Error).message;
-        waiting.set(name, { reason: 'CreateContainerError', message });
-        this.#events.event(podRef(pod, fieldPath), 'Warning', 'Failed', `Error: ${message}`);
-        requeue(10_000);
-      }
+    // Init containers one after another (a sidecar must run before the next starts), then the app.
+    const specs = new Map([...pod.spec!.initContainers ?? [], ...pod.spec!.containers].map((c) => [c.name, c]));
+    for (const { name } of [...actions.initContainersToStart, ...actions.containersToStart]) {
+      signal?.throwIfAborted();
+      const wait = await this.#startContainer(pod, specs.get(name)!, status, sandboxId!, sbConfig, waiting, signal);
+      if (wait !== undefined) requeue(wait);
     }
-    return { runtime: actions.containersToStart.length || actions.containersToKill.length ? await this.#view.pod(uid) : status, waiting, requeueAfterMs };
+    const changed = actions.initContainersToStart.length || actions.containersToStart.length || actions.containersToKill.length || actions.killPod;
+    return { runtime: changed ? await this.#view.pod(uid) : status, waiting, requeueAfterMs };
   }
 
-  /** Stops every container (with the grace period) and then the sandbox. Idempotent. */
+  /** Starts one container, unless it waits on a back-off or its image; returns when to look again. */
+  async #startContainer(pod: Pod, c: Container, status: PodRuntimeStatus, sandboxId: string, sbConfig: PodSandboxConfig, waiting: Map<string, Waiting>, signal?: AbortSignal): Promise<number | undefined> {
+    const uid = pod.metadata!.uid!;
+    const name = c.name;
+    const fieldPath = containerFieldPath(pod, name);
+    const prev = latest(status, name);
+    const key = `${uid}/${name}`;
+    if (prev?.phase === 'exited') {
+      const wait = this.#crashBackoffRemaining(key, prev.startedAtNs, prev.finishedAtNs);
+      if (wait > 0) {
+        const message = `back-off ${Math.round(this.#crashBackoff.get(key)! / 1000)}s restarting failed container=${name} pod=${pod.metadata!.name}_${pod.metadata!.namespace}(${uid})`;
+        waiting.set(name, { reason: 'CrashLoopBackOff', message });
+        this.#events.event(podRef(pod, fieldPath), 'Warning', 'BackOff', 'Back-off restarting failed container');
+        return wait;
+      }
+    }
+    const pulled = await this.#images.ensure(c, key, (e) => this.#events.event(podRef(pod, e.onPod ? undefined : fieldPath), e.type, e.reason, e.message), pod, signal);
+    if (pulled.waiting) {
+      waiting.set(name, pulled.waiting);
+      return pulled.waiting.reason === 'ErrImagePull' || pulled.waiting.reason === 'ImagePullBackOff' ? 1000 : 10_000;
+    }
+    const attempt = prev ? prev.attempt + 1 : 0;
+    let containerId: string | undefined;
+    try {
+      ({ containerId } = await this.#cri.createContainer({ podSandboxId: sandboxId, config: containerConfig(pod, c, attempt), sandboxConfig: sbConfig }));
+      this.#events.event(podRef(pod, fieldPath), 'Normal', 'Created', `Created container: ${name}`);
+      await this.#cri.startContainer({ containerId });
+      this.#events.event(podRef(pod, fieldPath), 'Normal', 'Started', `Started container ${name}`);
+      this.#log.info('Started container', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, container: name, containerID: containerId, attempt });
+    } catch (e) {
+      const message = (e as Error).message;
+      waiting.set(name, { reason: containerId ? 'RunContainerError' : 'CreateContainerError', message });
+      this.#events.event(podRef(pod, fieldPath), 'Warning', 'Failed', `Error: ${message}`);
+      return 10_000;
+    }
+    const postStart = c.lifecycle?.postStart;
+    if (postStart) {
+      const failed = await runHook(this.#cri, { pod, container: c, containerId, podIP: status.sandboxes[0]?.ip }, postStart, this.#grace(pod));
+      if (failed) {
+        // As upstream: the container is killed and starts again after a back-off.
+        this.#events.event(podRef(pod, fieldPath), 'Warning', 'FailedPostStartHook', failed);
+        await this.#cri.stopContainer({ containerId, timeout: MIN_GRACE_SECONDS });
+        waiting.set(name, { reason: 'PostStartHookError', message: failed });
+        return 10_000;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Stops every container and then the sandbox, as upstream: app containers together, then
+   * sidecars in reverse order; each runs its preStop hook first, within the grace period.
+   * Idempotent.
+   */
   async killPod(pod: Pod, status: PodRuntimeStatus, graceSeconds: number, why: string): Promise<void> {
-    const grace = Math.max(MIN_GRACE_SECONDS, graceSeconds);
-    const running = status.containers.filter((c) => c.phase === 'running' || c.phase === 'unknown');
-    await Promise.all(running.map(async (c) => {
-      this.#events.event(podRef(pod, `spec.containers{${c.name}}`), 'Normal', 'Killing', `Stopping container ${c.name}`);
-      await this.#cri.stopContainer({ containerId: c.id, timeout: grace });
-    }));
+    await this.#stopContainers(pod, status, Date.now() + Math.max(MIN_GRACE_SECONDS, graceSeconds) * 1000);
     for (const sb of status.sandboxes.filter((s) => s.ready)) await this.#cri.stopPodSandbox({ podSandboxId: sb.id });
-    this.#log.info('Killed pod', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: pod.metadata!.uid, reason: why, gracePeriod: grace });
+    this.#log.info('Killed pod', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: pod.metadata!.uid, reason: why, gracePeriod: graceSeconds });
+  }
+
+  /** App containers together, then sidecars in reverse order, all by the deadline. */
+  async #stopContainers(pod: Pod, status: PodRuntimeStatus, deadline: number): Promise<void> {
+    const running = status.containers.filter((c) => c.phase === 'running' || c.phase === 'unknown');
+    const sidecars = (pod.spec?.initContainers ?? []).filter(isSidecar).map((c) => c.name).reverse();
+    const kill = (c: ContainerState) => this.#killContainer(pod, c, status.sandboxes[0]?.ip, deadline);
+    await Promise.all(running.filter((c) => !sidecars.includes(c.name)).map(kill));
+    for (const name of sidecars) await Promise.all(running.filter((c) => c.name === name).map(kill));
+  }
+
+  /** preStop (bounded by what is left of the grace period), then StopContainer with the rest. */
+  async #killContainer(pod: Pod, c: ContainerState, podIP: string | undefined, deadline: number): Promise<void> {
+    const fieldPath = containerFieldPath(pod, c.name);
+    this.#events.event(podRef(pod, fieldPath), 'Normal', 'Killing', `Stopping container ${c.name}`);
+    const spec = [...pod.spec?.containers ?? [], ...pod.spec?.initContainers ?? []].find((x) => x.name === c.name);
+    const preStop = spec?.lifecycle?.preStop;
+    const left = () => Math.ceil((deadline - Date.now()) / 1000);
+    if (spec && preStop && c.phase === 'running' && left() > 0) {
+      const failed = await runHook(this.#cri, { pod, container: spec, containerId: c.id, podIP }, preStop, left());
+      if (failed) this.#events.event(podRef(pod, fieldPath), 'Warning', 'FailedPreStopHook', failed);
+    }
+    await this.#cri.stopContainer({ containerId: c.id, timeout: Math.max(MIN_GRACE_SECONDS, left()) });
   }
 
   /** Removes what is left of a pod that is gone: sandboxes (and their containers), logs, cgroups. */
@@ -170,6 +221,11 @@ export class PodSyncer {
     this.#crashBackoff.set(key, delay === undefined ? CRASH_BACKOFF_INITIAL_MS : Math.min(delay * 2, CRASH_BACKOFF_MAX_MS));
     return 0;
   }
+}
+
+/** The object path events name a container by, as upstream (spec.containers{x}, spec.initContainers{x}). */
+function containerFieldPath(pod: Pod, name: string): string {
+  return pod.spec?.initContainers?.some((c) => c.name === name) ? `spec.initContainers{${name}}` : `spec.containers{${name}}`;
 }
 
 /** containerd leaves a pod's cgroup directories behind: remove them in every v1 controller. */

@@ -12,8 +12,11 @@ export interface PodSink {
   remove(uid: string): void;
 }
 
-export function apiserverSource(api: ApiClient, nodeName: string, sink: PodSink, log: Logger): { stop(): void } {
+export function apiserverSource(api: ApiClient, nodeName: string, sink: PodSink, log: Logger): { stop(): void; synced(): boolean } {
   const known = new Map<string, string>(); // uid -> resourceVersion
+  // Set once the first list reached the sink: until then a pod not seen may just not be
+  // listed yet, so housekeeping must not take it for an orphan (upstream's sourcesReady).
+  let synced = false;
   const path = `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${nodeName}`)}`;
   const set = (p: Pod) => {
     const uid = p.metadata!.uid!;
@@ -22,12 +25,14 @@ export function apiserverSource(api: ApiClient, nodeName: string, sink: PodSink,
     sink.update(p);
   };
   const remove = (uid: string) => { if (known.delete(uid)) sink.remove(uid); };
-  return reflector<Pod>(api, path, 'pods', {
+  const r = reflector<Pod>(api, path, 'pods', {
     list(items) {
       const seen = new Set(items.map((p) => p.metadata!.uid!));
       for (const uid of [...known.keys()]) if (!seen.has(uid)) remove(uid);
       items.forEach(set);
+      synced = true;
     },
     event: (type, p) => (type === 'DELETED' ? remove(p.metadata!.uid!) : set(p)),
   }, log);
+  return { stop: r.stop, synced: () => synced };
 }

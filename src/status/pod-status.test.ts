@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { generatePodStatus, podPhase } from './pod-status.ts';
 import type { ContainerState, PodRuntimeStatus } from '../runtime/types.ts';
 import { qosClass } from '../resources/qos.ts';
@@ -56,8 +56,59 @@ test('phase by restart policy once containers stopped', () => {
   assert.equal(done(3), 'Failed');
   const killed = generatePodStatus(pod('Always'), rt([ctr({ phase: 'exited', exitCode: 137 })], false), ctx({ terminated: true }));
   assert.equal(killed.phase, 'Failed');
-  assert.equal(killed.conditions!.find((c) => c.type === 'Ready')!.reason, 'PodCompleted');
+  assert.equal(killed.conditions!.find((c) => c.type === 'Ready')!.reason, 'PodFailed');
   assert.equal(podPhase(pod(), [], false), 'Pending');
+});
+
+const withInits = (restartPolicy: string, initContainers: Container[]): Pod =>
+  ({ ...pod(restartPolicy), spec: { ...pod(restartPolicy).spec!, initContainers } });
+const inits = [{ name: 'init1', image: 'busybox:1.36' }, { name: 'init2', image: 'busybox:1.36' }];
+const condition = (s: { conditions?: { type: string; status: string; reason?: string; message?: string }[] }, type: string) => {
+  const c = s.conditions!.find((x) => x.type === type)!;
+  return [c.status, c.reason, c.message];
+};
+
+test('init containers: Pending and not Initialized while they run; app containers wait PodInitializing', () => {
+  const s = generatePodStatus(withInits('Always', inits), rt([ctr({ id: 'i1', name: 'init1', phase: 'exited', exitCode: 0 }), ctr({ id: 'i2', name: 'init2' })]), ctx());
+  assert.equal(s.phase, 'Pending');
+  assert.deepEqual(condition(s, 'Initialized'), ['False', 'ContainersNotInitialized', 'containers with incomplete status: [init2]']);
+  assert.deepEqual(s.initContainerStatuses!.map((c) => [c.name, Object.keys(c.state!)[0], c.ready]), [['init1', 'terminated', true], ['init2', 'running', false]]);
+  assert.equal(s.containerStatuses![0]!.state!.waiting!.reason, 'PodInitializing');
+});
+
+test('init containers: a failure fails a Never pod, and crash-loops (Pending) otherwise', () => {
+  const failed = rt([ctr({ id: 'i1', name: 'init1', phase: 'exited', exitCode: 2 })]);
+  assert.equal(generatePodStatus(withInits('Never', inits), failed, ctx()).phase, 'Failed');
+  const looping = generatePodStatus(withInits('Always', inits), failed, ctx({ waiting: new Map([['init1', { reason: 'CrashLoopBackOff' }]]) }));
+  assert.equal(looping.phase, 'Pending');
+  assert.equal(looping.initContainerStatuses![0]!.restartCount, 1);
+});
+
+test('init containers: done, the app runs and the pod is Initialized and Ready', () => {
+  const s = generatePodStatus(withInits('Always', inits), rt([ctr({}), ctr({ id: 'i2', name: 'init2', phase: 'exited', exitCode: 0 }), ctr({ id: 'i1', name: 'init1', phase: 'exited', exitCode: 0 })]), ctx());
+  assert.equal(s.phase, 'Running');
+  assert.deepEqual(condition(s, 'Initialized'), ['True', undefined, undefined]);
+  assert.deepEqual(condition(s, 'Ready'), ['True', undefined, undefined]);
+});
+
+test('sidecar: counts for readiness while running; stopped after the app succeeded it leaves the pod Succeeded', () => {
+  const side = [{ name: 'side', image: 'busybox:1.36', restartPolicy: 'Always' }];
+  const running = generatePodStatus(withInits('Never', side), rt([ctr({}), ctr({ id: 's1', name: 'side' })]), ctx());
+  assert.equal(running.phase, 'Running');
+  assert.deepEqual([running.initContainerStatuses![0]!.ready, running.initContainerStatuses![0]!.started], [true, true]);
+  const appDone = generatePodStatus(withInits('Never', side), rt([ctr({ phase: 'exited', exitCode: 0 }), ctr({ id: 's1', name: 'side' })]), ctx());
+  assert.equal(appDone.phase, 'Running'); // until the kubelet stops the sidecar
+  const allDone = generatePodStatus(withInits('Never', side), rt([ctr({ phase: 'exited', exitCode: 0 }), ctr({ id: 's1', name: 'side', phase: 'exited', exitCode: 143 })]), ctx());
+  assert.equal(allDone.phase, 'Succeeded');
+  assert.deepEqual(condition(allDone, 'Initialized'), ['True', 'PodCompleted', undefined]);
+});
+
+test('observedGeneration follows metadata.generation', () => {
+  const s = generatePodStatus({ ...pod(), metadata: { ...pod().metadata, generation: 3 } }, rt([ctr({})]), ctx());
+  // kubernetes-types predates the field
+  const gen = (x: object) => (x as { observedGeneration?: number }).observedGeneration;
+  assert.equal(gen(s), 3);
+  assert.ok(s.conditions!.filter((c) => c.type !== 'PodScheduled').every((c) => gen(c) === 3));
 });
 
 test('QoS classes', () => {

@@ -1,6 +1,6 @@
 // The status a pod shows, computed from its spec, what the runtime says and why
 // containers wait. Pure; the status manager sends it only when it changed.
-import type { ContainerStatus, ContainerState as ApiContainerState, Pod, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
+import type { Container, ContainerStatus, ContainerState as ApiContainerState, Pod, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ContainerState, PodRuntimeStatus, Waiting } from '../runtime/types.ts';
 import { qosClass } from '../resources/qos.ts';
 
@@ -29,43 +29,68 @@ function terminatedState(c: ContainerState): ApiContainerState {
   };
 }
 
-function containerStatus(name: string, image: string, instances: ContainerState[], waiting: Waiting | undefined): ContainerStatus {
+interface Shape { defaultWaiting: string; init: boolean; sidecar: boolean }
+
+function containerStatus(name: string, image: string, instances: ContainerState[], waiting: Waiting | undefined, shape: Shape): ContainerStatus {
   const [cur, prev] = instances;
   const base = { name, image, imageID: cur?.imageRef ?? '', restartCount: cur?.attempt ?? 0 };
   if (!cur) {
-    return { ...base, ready: false, started: false, state: { waiting: waiting ?? { reason: 'ContainerCreating' } }, lastState: {} };
+    return { ...base, ready: false, started: false, state: { waiting: waiting ?? { reason: shape.defaultWaiting } }, lastState: {} };
   }
+  const containerID = `containerd://${cur.id}`;
   if (cur.phase === 'running') {
-    return { ...base, containerID: `containerd://${cur.id}`, ready: true, started: true,
+    // Without probes: an app container or a sidecar is ready (and started) while it runs.
+    return { ...base, containerID, ready: !shape.init || shape.sidecar, started: true,
       state: { running: { startedAt: nsToTime(cur.startedAtNs) } }, lastState: prev ? terminatedState(prev) : {} };
   }
   if (cur.phase === 'exited' && waiting) {
     // Waiting to run again (CrashLoopBackOff): the last run counts as a restart.
-    return { ...base, restartCount: cur.attempt + 1, containerID: `containerd://${cur.id}`, ready: false, started: false,
+    return { ...base, restartCount: cur.attempt + 1, containerID, ready: false, started: false,
       state: { waiting }, lastState: terminatedState(cur) };
   }
   if (cur.phase === 'exited') {
-    return { ...base, containerID: `containerd://${cur.id}`, ready: false, started: false,
+    // A regular init container that succeeded stays ready: initialization is done.
+    return { ...base, containerID, ready: shape.init && !shape.sidecar && cur.exitCode === 0, started: false,
       state: terminatedState(cur), lastState: prev ? terminatedState(prev) : {} };
   }
-  return { ...base, containerID: `containerd://${cur.id}`, ready: false, started: false,
-    state: { waiting: waiting ?? { reason: 'ContainerCreating' } }, lastState: prev ? terminatedState(prev) : {} };
+  return { ...base, containerID, ready: false, started: false,
+    state: { waiting: waiting ?? { reason: shape.defaultWaiting } }, lastState: prev ? terminatedState(prev) : {} };
 }
 
-/** Upstream's getPhase, for pods without init containers. */
-export function podPhase(pod: Pod, statuses: ContainerStatus[], terminated: boolean): PodStatus['phase'] {
-  let waiting = 0, running = 0, stopped = 0, succeeded = 0;
+const isSidecar = (c: Container) => c.restartPolicy === 'Always';
+const byName = (statuses: ContainerStatus[], name: string) => statuses.find((s) => s.name === name);
+/** An app container that ran (upstream's HasAnyRegularContainerStarted): the pod was initialized. */
+const anyAppStarted = (statuses: ContainerStatus[]) =>
+  statuses.some((s) => s.state?.running || s.state?.terminated || s.lastState?.terminated);
+
+/** Upstream's getPhase: init containers (regular and sidecars), then app containers by restartPolicy. */
+export function podPhase(pod: Pod, statuses: ContainerStatus[], terminated: boolean, initStatuses: ContainerStatus[] = []): PodStatus['phase'] {
+  const policy = pod.spec?.restartPolicy ?? 'Always';
+  let pendingInit = 0, failedInit = 0;
+  let unknown = 0, running = 0, waiting = 0, stopped = 0, succeeded = 0;
+  for (const c of pod.spec?.initContainers ?? []) {
+    const s = byName(initStatuses, c.name);
+    if (isSidecar(c)) {
+      // A sidecar counts while it runs; once stopped it does not decide the phase.
+      if (!s) { pendingInit++; unknown++; } else if (s.state?.running) { if (!s.started) pendingInit++; running++; } else if (s.state?.waiting && !s.lastState?.terminated) { pendingInit++; waiting++; }
+      continue;
+    }
+    if (!s || s.state?.running) pendingInit++;
+    else if (s.state?.terminated) { if (s.state.terminated.exitCode !== 0) failedInit++; }
+    else if (s.lastState?.terminated) { if (s.lastState.terminated.exitCode !== 0) failedInit++; }
+    else pendingInit++;
+  }
   for (const s of statuses) {
     if (s.state?.running) running++;
     else if (s.state?.terminated) { stopped++; if (s.state.terminated.exitCode === 0) succeeded++; }
     else if (s.lastState?.terminated) stopped++;
     else waiting++;
   }
-  const policy = pod.spec?.restartPolicy ?? 'Always';
-  if (terminated) return running === 0 && stopped === succeeded && waiting === 0 && statuses.length > 0 ? 'Succeeded' : 'Failed';
-  if (waiting > 0) return 'Pending';
-  if (running > 0) return 'Running';
-  if (stopped > 0) {
+  if (terminated) return running === 0 && stopped === succeeded && waiting === 0 && stopped > 0 ? 'Succeeded' : 'Failed';
+  if (failedInit > 0 && policy === 'Never') return 'Failed';
+  if ((pendingInit > 0 && !anyAppStarted(statuses)) || waiting > 0) return 'Pending';
+  if (running > 0 && unknown === 0) return 'Running';
+  if (running === 0 && stopped > 0 && unknown === 0) {
     if (policy === 'Always') return 'Running';
     if (stopped === succeeded) return 'Succeeded';
     if (policy === 'Never') return 'Failed';
@@ -74,42 +99,69 @@ export function podPhase(pod: Pod, statuses: ContainerStatus[], terminated: bool
   return 'Pending';
 }
 
-function cond(type: string, ok: boolean, prev: PodCondition[] | undefined, now: string, reason?: string, message?: string): PodCondition {
+function cond(type: string, ok: boolean, prev: PodCondition[] | undefined, now: string, generation: number | undefined, reason?: string, message?: string): PodCondition {
   const status = ok ? 'True' : 'False';
   const old = prev?.find((c) => c.type === type);
   return {
     type, status,
+    // Which spec the kubelet looked at (PodObservedGenerationTracking, on since 1.34).
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
     lastTransitionTime: old?.status === status && old.lastTransitionTime ? old.lastTransitionTime : now,
     ...(reason ? { reason } : {}), ...(message ? { message } : {}),
   };
 }
 
+/** Upstream's Initialized condition: every regular init container succeeded and every sidecar started. */
+function initialized(pod: Pod, initStatuses: ContainerStatus[], statuses: ContainerStatus[], phase: string | undefined): { ok: boolean; reason?: string; message?: string } {
+  const incomplete = (pod.spec?.initContainers ?? []).filter((c) => {
+    const s = byName(initStatuses, c.name);
+    return isSidecar(c) ? !s?.started : !s?.ready;
+  }).map((c) => c.name);
+  if (phase === 'Succeeded') return { ok: true, reason: 'PodCompleted' };
+  if (!incomplete.length || anyAppStarted(statuses)) return { ok: true };
+  return { ok: false, reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${incomplete.join(' ')}]` };
+}
+
+/** Upstream's ContainersReady (and so Ready): app containers and sidecars ready. */
+function containersReady(pod: Pod, initStatuses: ContainerStatus[], statuses: ContainerStatus[], phase: string | undefined): { ok: boolean; reason?: string; message?: string } {
+  if (phase === 'Succeeded') return { ok: false, reason: 'PodCompleted' };
+  if (phase === 'Failed') return { ok: false, reason: 'PodFailed' };
+  const sidecars = (pod.spec?.initContainers ?? []).filter(isSidecar).map((c) => byName(initStatuses, c.name));
+  const unready = [...sidecars, ...statuses].filter((s) => s && !s.ready).map((s) => s!.name);
+  return unready.length ? { ok: false, reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` } : { ok: true };
+}
+
 export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusContext): PodStatus {
   const now = rfc3339(ctx.now);
   const prev = pod.status;
-  const statuses = (pod.spec?.containers ?? []).map((c) =>
-    containerStatus(c.name, c.image ?? '', rt.containers.filter((s) => s.name === c.name), ctx.waiting.get(c.name)));
-  const phase = podPhase(pod, statuses, ctx.terminated);
+  const inits = pod.spec?.initContainers ?? [];
+  const defaultWaiting = inits.length ? 'PodInitializing' : 'ContainerCreating';
+  const toStatus = (c: Container, init: boolean) => containerStatus(c.name, c.image ?? '', rt.containers.filter((s) => s.name === c.name),
+    ctx.waiting.get(c.name), { defaultWaiting, init, sidecar: init && isSidecar(c) });
+  const statuses = (pod.spec?.containers ?? []).map((c) => toStatus(c, false));
+  const initStatuses = inits.map((c) => toStatus(c, true));
+  const phase = podPhase(pod, statuses, ctx.terminated, initStatuses);
   const sandbox = rt.sandboxes[0];
   const podIP = pod.spec?.hostNetwork ? ctx.nodeIP : sandbox?.ready ? sandbox.ip : undefined;
-  const terminal = phase === 'Succeeded' || phase === 'Failed';
-  const unready = statuses.filter((s) => !s.ready).map((s) => s.name);
-  const notReadyReason = terminal ? 'PodCompleted' : 'ContainersNotReady';
-  const notReadyMsg = terminal ? undefined : `containers with unready status: [${unready.join(' ')}]`;
+  const init = initialized(pod, initStatuses, statuses, phase);
+  const ready = containersReady(pod, initStatuses, statuses, phase);
   const ours = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady'];
+  const generation = pod.metadata?.generation;
   return {
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
     phase,
     conditions: [
-      cond('PodReadyToStartContainers', !!sandbox?.ready, prev?.conditions, now),
-      cond('Initialized', true, prev?.conditions, now),
-      cond('Ready', unready.length === 0, prev?.conditions, now, unready.length ? notReadyReason : undefined, unready.length ? notReadyMsg : undefined),
-      cond('ContainersReady', unready.length === 0, prev?.conditions, now, unready.length ? notReadyReason : undefined, unready.length ? notReadyMsg : undefined),
+      cond('PodReadyToStartContainers', !!sandbox?.ready, prev?.conditions, now, generation),
+      cond('Initialized', init.ok, prev?.conditions, now, generation, init.reason, init.message),
+      cond('Ready', ready.ok, prev?.conditions, now, generation, ready.reason, ready.message),
+      cond('ContainersReady', ready.ok, prev?.conditions, now, generation, ready.reason, ready.message),
       ...(prev?.conditions ?? []).filter((c) => !ours.includes(c.type)),
     ],
     hostIP: ctx.nodeIP,
     hostIPs: [{ ip: ctx.nodeIP }],
     ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
     startTime: prev?.startTime ?? now,
+    ...(inits.length ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
     qosClass: qosClass(pod),
   };

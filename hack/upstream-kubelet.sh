@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# upstream-kubelet.sh start|stop|status: runs the upstream kubelet (_output/bin/kubelet, the
+# pinned release) as a second node "<node>-upstream" beside the running local stack, so that
+# `make bench` measures both kubelets side by side on one machine in one run.
+#
+# It gets everything of its own, so neither kubelet can touch the other's pods: a second
+# containerd (root /var/lib/containerd-upstream, state and socket under /run/containerd-upstream,
+# runc root there too), a CNI conf dir with a bridge kts-br1 for the Node's podCIDR and
+# host-local data in /var/lib/cni-upstream, the cgroup root /upstream, --root-dir
+# /var/lib/kubelet-upstream, pod logs in /var/log/pods-upstream, ports 10450/10448. The node is
+# tainted NoSchedule so the scheduler leaves it to pods that name it (nodeName).
+# `stop` deletes the node's pods, the Node, the processes and all that state, and restores
+# the kernel settings the kubelet changed: the host is as before `start`.
+# Logs: _output/local/logs/{kubelet,containerd}-upstream.log.
+source "$(dirname "$0")/lib.sh"
+need_root
+
+UP_NODE="$NODE_NAME-upstream"
+UP_DIR="$LOCAL/kubelet-upstream"           # config, kubeconfig, saved sysctls
+UP_CTD_DIR="$LOCAL/containerd-upstream"
+UP_CTD_ROOT=/var/lib/containerd-upstream
+UP_CTD_STATE=/run/containerd-upstream
+UP_SOCK="$UP_CTD_STATE/containerd.sock"
+UP_CNI_DIR="$LOCAL/cni-upstream/net.d"
+UP_CNI_DATA=/var/lib/cni-upstream
+UP_NETWORK=kubelet-upstream
+UP_BRIDGE=kts-br1
+UP_ROOT=/var/lib/kubelet-upstream
+UP_POD_LOGS=/var/log/pods-upstream
+UP_CGROUP=upstream
+UP_PORT=10450
+UP_HEALTHZ=10448
+UP_TAINT=kubelet-ts.dev/bench
+IMAGES=("$(pause_image)" docker.io/library/busybox:1.36)   # the sandbox image, as the stack's containerd
+# What the kubelet's container manager sets on start (setupKernelTunables): saved, then restored by stop.
+SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
+# Paths the kubelet hard-codes whatever its --root-dir: the device plugin socket dir (its
+# device manager empties it on start; kubelet-ts does not use it) and the container log
+# symlinks. stop removes what the upstream kubelet put there, and the dir if start made it.
+HOST_DIRS=(/var/lib/kubelet/device-plugins /var/log/containers)
+
+kubectl=("$BIN/kubectl" --kubeconfig "$LOCAL/admin.kubeconfig" --request-timeout 20s)
+up_ctr() { ctr --address "$UP_SOCK" -n k8s.io "$@"; }
+up_sock_ok() { [ -S "$UP_SOCK" ] && ctr --address "$UP_SOCK" --connect-timeout 2s version >/dev/null 2>&1; }
+main_sock_ok() { [ -S "$CONTAINERD_SOCK" ] && ctr --address "$CONTAINERD_SOCK" --connect-timeout 2s version >/dev/null 2>&1; }
+apiserver_ok() { "${kubectl[@]}" get --raw /readyz >/dev/null 2>&1; }
+cgroup_dirs() { local d; for d in /sys/fs/cgroup/*/; do [ -f "$d/cgroup.procs" ] && echo "${d%/}/$UP_CGROUP"; done; return 0; }
+
+start_containerd() {
+  mkdir -p "$UP_CTD_DIR" "$UP_CNI_DIR" "$UP_CNI_DATA"
+  # As hack/containerd.sh (restrict_oom_score_adj, cgroupfs, Debian's CNI bin_dir), but every
+  # path its own: runc's root (default /run/containerd/runc) and the netns mounts included.
+  cat > "$UP_CTD_DIR/config.toml" <<TOML
+# Written by hack/upstream-kubelet.sh; edits are overwritten.
+version = 2
+root = "$UP_CTD_ROOT"
+state = "$UP_CTD_STATE"
+
+[grpc]
+  address = "$UP_SOCK"
+[ttrpc]
+  address = "$UP_SOCK.ttrpc"
+
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "${IMAGES[0]}"
+  restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        Root = "$UP_CTD_STATE/runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$UP_CNI_DIR"
+TOML
+  log "starting containerd-upstream (log: $LOGS/containerd-upstream.log)"
+  : > "$LOGS/containerd-upstream.log"   # one log per start, so a failure's last line is this run's
+  start_bg containerd-upstream containerd --config "$UP_CTD_DIR/config.toml"
+  wait_for 30 containerd-upstream up_sock_ok
+
+  # No registry is reachable: copy the images from the stack's containerd.
+  local img tar
+  tar=$(mktemp "$UP_CTD_DIR/image.XXXXXX.tar")
+  for img in "${IMAGES[@]}"; do
+    up_ctr images check "name==$img" 2>/dev/null | grep -q complete && continue
+    ctr_k8s images export "$tar" "$img" >/dev/null 2>&1 || { rm -f "$tar"; die "cannot export $img from $CONTAINERD_SOCK (run hack/build-images.sh)"; }
+    up_ctr images import "$tar" >/dev/null 2>&1 || { rm -f "$tar"; die "cannot import $img into $UP_SOCK"; }
+  done
+  rm -f "$tar"
+}
+
+write_kubelet_config() {
+  mkdir -p "$UP_DIR" "$UP_ROOT" "$UP_POD_LOGS"
+  # failCgroupV1: false: this host is cgroup v1, which the kubelet refuses by default since 1.35.
+  # volumePluginDir: the default is under /usr/libexec, which the kubelet would create.
+  # makeIPTablesUtilChains: false, or it adds KUBE-FIREWALL (a DROP rule for 127.0.0.0/8) and
+  #   canary chains to the host's iptables, and re-adds them every minute.
+  cat > "$UP_DIR/config.yaml" <<YAML
+# Written by hack/upstream-kubelet.sh; edits are overwritten.
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+port: $UP_PORT
+healthzPort: $UP_HEALTHZ
+healthzBindAddress: 127.0.0.1
+readOnlyPort: 0
+containerRuntimeEndpoint: unix://$UP_SOCK
+cgroupDriver: cgroupfs
+cgroupRoot: /$UP_CGROUP
+failCgroupV1: false
+failSwapOn: false
+staticPodPath: ""
+podLogsDir: $UP_POD_LOGS
+volumePluginDir: $UP_ROOT/volume-plugins
+makeIPTablesUtilChains: false
+clusterDomain: cluster.local
+clusterDNS:
+- 10.96.0.10
+rotateCertificates: true
+authentication:
+  anonymous:
+    enabled: false
+  webhook:
+    enabled: true
+  x509:
+    clientCAFile: $PKI/ca.crt
+authorization:
+  mode: Webhook
+registerWithTaints:
+- key: $UP_TAINT
+  value: upstream
+  effect: NoSchedule
+YAML
+}
+
+# The kubelet writes no CNI config: give containerd-upstream a bridge for the podCIDR the
+# controller-manager allocated (as src/network/cni-config.ts does); it reloads the dir itself.
+write_conflist() {
+  local cidr=$1
+  cat > "$UP_CNI_DIR/.10-$UP_NETWORK.conflist.tmp" <<JSON
+{
+  "cniVersion": "0.4.0",
+  "name": "$UP_NETWORK",
+  "plugins": [
+    {
+      "type": "bridge", "bridge": "$UP_BRIDGE", "isGateway": true, "ipMasq": true, "hairpinMode": true,
+      "ipam": { "type": "host-local", "ranges": [[{ "subnet": "$cidr" }]], "routes": [{ "dst": "0.0.0.0/0" }], "dataDir": "$UP_CNI_DATA/networks" }
+    },
+    { "type": "portmap", "capabilities": { "portMappings": true } },
+    { "type": "loopback" }
+  ]
+}
+JSON
+  mv "$UP_CNI_DIR/.10-$UP_NETWORK.conflist.tmp" "$UP_CNI_DIR/10-$UP_NETWORK.conflist"
+}
+
+# last_log NAME: the last line of a daemon's log, for a one-line failure.
+last_log() { tail -n 1 "$LOGS/$1.log" 2>/dev/null | cut -c1-300; }
+
+node_field() { "${kubectl[@]}" get node "$UP_NODE" -o jsonpath="$1" 2>/dev/null; }
+
+start() {
+  if running kubelet-upstream && running containerd-upstream; then
+    log "upstream kubelet already running (pid $(cat "$PIDS/kubelet-upstream.pid"), node $UP_NODE)"; return 0
+  fi
+  [ -x "$BIN/kubelet" ] || die "$BIN/kubelet is missing: run hack/build-control-plane.sh"
+  [ -s "$LOCAL/bootstrap-kubelet.conf" ] || die "$LOCAL/bootstrap-kubelet.conf is missing: run make up"
+  apiserver_ok || die "the apiserver is not reachable: run make up"
+  main_sock_ok || die "the stack's containerd is not running on $CONTAINERD_SOCK: run make up"
+  # Leftovers of a run that did not finish (or half a start): clean first.
+  stop
+  port_free $UP_PORT "upstream kubelet API"
+  port_free $UP_HEALTHZ "upstream kubelet healthz"
+
+  start_containerd
+  local d; for d in $(cgroup_dirs); do mkdir -p "$d"; done   # the kubelet requires its cgroup root to exist
+  mkdir -p "$UP_DIR"
+  [ -f "$UP_DIR/sysctl.saved" ] || sysctl -e "${SYSCTLS[@]}" > "$UP_DIR/sysctl.saved"
+  for d in "${HOST_DIRS[@]}"; do [ -e "$d" ] || echo "$d" >> "$UP_DIR/host-dirs.created"; done
+  write_kubelet_config
+  log "starting the upstream kubelet $("$BIN/kubelet" --version) as node $UP_NODE (log: $LOGS/kubelet-upstream.log)"
+  # --cert-dir: its default is /var/lib/kubelet/pki whatever --root-dir says, where it would
+  # find (and use) kubelet-ts's client certificate.
+  : > "$LOGS/kubelet-upstream.log"
+  start_bg kubelet-upstream "$BIN/kubelet" --config "$UP_DIR/config.yaml" \
+    --bootstrap-kubeconfig "$LOCAL/bootstrap-kubelet.conf" --kubeconfig "$UP_DIR/kubelet.kubeconfig" \
+    --root-dir "$UP_ROOT" --cert-dir "$UP_ROOT/pki" --hostname-override "$UP_NODE" --node-ip "$KTS_IP" --v 2
+
+  local cidr="" end=$((SECONDS + 90))
+  until cidr=$(node_field '{.spec.podCIDR}') && [ -n "$cidr" ]; do
+    running kubelet-upstream || die "the upstream kubelet exited: $(last_log kubelet-upstream)"
+    [ $SECONDS -lt $end ] || die "node $UP_NODE got no podCIDR within 90s (see $LOGS/kubelet-upstream.log)"
+    sleep 0.5
+  done
+  write_conflist "$cidr"
+  until [ "$(node_field '{.status.conditions[?(@.type=="Ready")].status}')" = True ]; do
+    running kubelet-upstream || die "the upstream kubelet exited: $(last_log kubelet-upstream)"
+    [ $SECONDS -lt $end ] || die "node $UP_NODE is not Ready within 90s (see $LOGS/kubelet-upstream.log)"
+    sleep 0.5
+  done
+  log "node $UP_NODE Ready (podCIDR $cidr, kubelet pid $(cat "$PIDS/kubelet-upstream.pid"))"
+}
+
+# Everything below is best effort and quiet when already gone: stop is also start's cleanup.
+stop() {
+  # Someone may be restarting the shared control plane: give it a minute, or the Node stays.
+  if [ -d "$UP_DIR" ] && ! apiserver_ok; then
+    log "waiting up to 60s for the apiserver, to delete node $UP_NODE"
+    local end=$((SECONDS + 60))
+    until apiserver_ok || [ $SECONDS -ge $end ]; do sleep 1; done
+  fi
+  if running kubelet-upstream && apiserver_ok && [ -n "$(node_field '{.metadata.name}')" ]; then
+    # The kubelet itself stops the containers (CNI DEL included) and confirms the deletion.
+    local pods; pods=$("${kubectl[@]}" get pods -A --field-selector "spec.nodeName=$UP_NODE" -o name 2>/dev/null | wc -l)
+    if [ "$pods" -gt 0 ]; then
+      log "deleting the $pods pod(s) of node $UP_NODE"
+      "${kubectl[@]}" delete pods -A --field-selector "spec.nodeName=$UP_NODE" --wait --timeout 90s >/dev/null 2>&1 \
+        || log "pods of $UP_NODE not gone within 90s: removing them below"
+    fi
+  fi
+  stop_bg kubelet-upstream
+  if apiserver_ok; then
+    "${kubectl[@]}" delete pods -A --field-selector "spec.nodeName=$UP_NODE" --grace-period 0 --force >/dev/null 2>&1 || true
+    "${kubectl[@]}" delete node "$UP_NODE" --ignore-not-found >/dev/null 2>&1 || log "cannot delete Node $UP_NODE"
+    local csr
+    for csr in $("${kubectl[@]}" get csr -o jsonpath="{range .items[?(@.spec.username==\"system:node:$UP_NODE\")]}{.metadata.name}{\"\\n\"}{end}" 2>/dev/null); do
+      "${kubectl[@]}" delete csr "$csr" >/dev/null 2>&1 || true
+    done
+  elif [ -d "$UP_DIR" ]; then
+    log "the apiserver is unreachable: Node $UP_NODE may remain (run $0 stop again once it is up)"
+  fi
+
+  # Pods the kubelet did not remove: through CRI while containerd-upstream still runs.
+  local crictl=(crictl --runtime-endpoint "unix://$UP_SOCK" --image-endpoint "unix://$UP_SOCK" --timeout 30s)
+  if up_sock_ok && [ -n "$("${crictl[@]}" pods -q 2>/dev/null)" ]; then
+    log "removing the pod sandboxes left in containerd-upstream"
+    "${crictl[@]}" rmp -af >/dev/null 2>&1 || log "crictl rmp -af on $UP_SOCK failed"
+  fi
+  stop_bg containerd-upstream 30
+  local root id pid m
+  for root in "$UP_CTD_STATE"/runc/*; do
+    [ -d "$root" ] || continue
+    for id in $(runc --root "$root" list -q 2>/dev/null); do runc --root "$root" delete -f "$id" >/dev/null 2>&1; done
+  done
+  for pid in $(pgrep -f '^/usr/bin/containerd-shim-runc-v2 ' || true); do
+    tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-address $UP_SOCK " && kill -KILL "$pid" 2>/dev/null
+  done
+  # Netns, rootfs and volume mounts, deepest first.
+  for m in $(awk '{print $2}' /proc/self/mounts | grep -E "^($UP_CTD_STATE|$UP_CTD_ROOT|$UP_ROOT)(/|$)" | sort -r); do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "cannot unmount $m"
+  done
+
+  # The network: the bridge, masquerade chains of pods whose CNI DEL never ran, IPAM data.
+  ip link show "$UP_BRIDGE" >/dev/null 2>&1 && ip link del "$UP_BRIDGE"
+  local rule chain
+  while read -r rule; do
+    chain=${rule##* -j }
+    eval "iptables -t nat -D ${rule#-A }" 2>/dev/null
+    iptables -t nat -F "$chain" 2>/dev/null; iptables -t nat -X "$chain" 2>/dev/null
+  done < <(iptables -t nat -S POSTROUTING 2>/dev/null | grep -F "name: \\\"$UP_NETWORK\\\"" || true)
+  rm -rf "$UP_CNI_DATA" "$LOCAL/cni-upstream" /var/lib/cni/results/"$UP_NETWORK"-* 2>/dev/null
+
+  # Never recurse through a mount that survived (a hostPath bind would be emptied).
+  local dir
+  for dir in "$UP_ROOT" "$UP_CTD_ROOT" "$UP_CTD_STATE"; do
+    [ -d "$dir" ] || continue
+    if awk '{print $2}' /proc/self/mounts | grep -qE "^$dir(/|$)"; then log "mounts remain under $dir: not removing it"; else rm -rf --one-file-system "$dir"; fi
+  done
+  rm -rf "$UP_POD_LOGS" "$UP_CTD_DIR"
+  local f
+  for f in /var/log/containers/*.log; do
+    [ -L "$f" ] && [[ $(readlink "$f") == "$UP_POD_LOGS"/* ]] && rm -f "$f"
+  done
+  if [ -d "$UP_DIR" ]; then   # only after our start: the socket and checkpoint are then ours
+    rm -f /var/lib/kubelet/device-plugins/kubelet.sock /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint
+    if [ -f "$UP_DIR/host-dirs.created" ]; then
+      while read -r dir; do rmdir "$dir" 2>/dev/null || log "$dir is not empty: not removing it"; done < "$UP_DIR/host-dirs.created"
+    fi
+  fi
+  for dir in $(cgroup_dirs); do [ -d "$dir" ] && find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null; done
+  for dir in $(cgroup_dirs); do [ -d "$dir" ] && log "cannot remove cgroup $dir (processes left in it?)"; done
+  if [ -f "$UP_DIR/sysctl.saved" ]; then
+    sysctl -q -p "$UP_DIR/sysctl.saved" >/dev/null 2>&1 || log "cannot restore the sysctls in $UP_DIR/sysctl.saved"
+  fi
+  rm -rf "$UP_DIR"
+  return 0
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop; log "upstream kubelet stopped and its node $UP_NODE removed" ;;
+  status) if running kubelet-upstream; then echo "upstream kubelet running (pid $(cat "$PIDS/kubelet-upstream.pid"), node $UP_NODE)"; else echo "upstream kubelet stopped"; exit 1; fi ;;
+  *) die "usage: $0 start|stop|status" ;;
+esac

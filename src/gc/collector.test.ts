@@ -1,0 +1,100 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startCollector, type GCDisk } from './collector.ts';
+import type { GCRuntime } from './cri.ts';
+import type { KnownPod } from './ownership.ts';
+import type { PodRuntimeStatus } from '../runtime/types.ts';
+import type { Logger } from '../log/log.ts';
+import { ctr, live, rt, sb } from './fixtures.test.ts';
+
+function fakes(pods: PodRuntimeStatus[], o: { owned?: string[]; logDirs?: string[]; failRemove?: string } = {}) {
+  const calls: string[] = [];
+  const errors: string[] = [];
+  let runtime = new Map(pods.map((p) => [p.uid, p]));
+  const owned = new Set(o.owned ?? []);
+  const call = (s: string) => async () => { calls.push(s); };
+  const runtimeFake: GCRuntime = {
+    pods: async () => runtime,
+    stopContainer: async (id, t) => { calls.push(`stopContainer ${id} ${t}`); },
+    removeContainer: async (id) => { calls.push(`removeContainer ${id}`); if (id === o.failRemove) throw new Error('boom'); },
+    stopSandbox: async (id) => call(`stopSandbox ${id}`)(),
+    removeSandbox: async (id) => call(`removeSandbox ${id}`)(),
+  };
+  const disk: GCDisk = {
+    listPodDirs: () => new Set(owned),
+    listLogDirs: () => o.logDirs ?? [],
+    mountedPods: () => new Set(),
+    removePodDir: (_root, uid) => { calls.push(`removePodDir ${uid}`); owned.delete(uid); },
+    removeLogDir: (_dir, name) => { calls.push(`removeLogDir ${name}`); },
+    removePodCgroups: (uid) => { calls.push(`removePodCgroups ${uid}`); },
+  };
+  const log: Logger = { info: () => {}, v: () => {}, warn: () => {}, error: (m) => { errors.push(m); } };
+  return { calls, errors, disk, runtimeFake, log, setRuntime: (p: PodRuntimeStatus[]) => { runtime = new Map(p.map((x) => [x.uid, x])); } };
+}
+
+const orphan = rt('o', [ctr('c1', 'main', 'running', '9', 1, 's1'), ctr('c0', 'main', 'exited', '5', 0, 's1')], [sb('s1', 1, true)]);
+
+test('collector: an orphan is stopped, then removed; its dirs go on the next pass', async () => {
+  const f = fakes([orphan], { owned: ['o'], logDirs: ['ns_web_o', 'ns_other_x'] });
+  const counts: Record<string, number> = {};
+  let orphans = 0;
+  const c = startCollector({ runtime: f.runtimeFake, known: () => new Map(), sourcesReady: () => true, rootDir: '/r', podLogsDir: '/l', log: f.log, disk: f.disk,
+    observe: { removed: (k, n) => { counts[k] = (counts[k] ?? 0) + n; }, orphan: () => orphans++ } }, { loop: false });
+  await c.housekeeping();
+  assert.deepEqual(f.calls, ['stopContainer c1 2', 'stopSandbox s1', 'removeContainer c1', 'removeContainer c0', 'removeSandbox s1']);
+  f.calls.length = 0;
+  f.setRuntime([]);
+  await c.housekeeping();
+  assert.deepEqual(f.calls, ['removeLogDir ns_web_o', 'removePodCgroups o', 'removePodDir o']);
+  assert.deepEqual(counts, { container: 2, sandbox: 1, pod_log_dir: 1, pod_dir: 1 });
+  assert.equal(orphans, 1);
+  assert.deepEqual(f.errors, []);
+});
+
+test('collector: nothing is killed before the sources are ready, nor what a worker took over meanwhile', async () => {
+  const f = fakes([orphan], { owned: ['o'] });
+  let ready = false;
+  const c = startCollector({ runtime: f.runtimeFake, known: () => new Map(), sourcesReady: () => ready, rootDir: '/r', podLogsDir: '/l', log: f.log, disk: f.disk }, { loop: false });
+  await c.housekeeping();
+  assert.deepEqual(f.calls, []);
+  // Unknown when the plan is made, known by the time it would be executed.
+  ready = true;
+  let reads = 0;
+  const c2 = startCollector({ runtime: f.runtimeFake, known: () => (reads++ ? new Map<string, KnownPod>([['o', live]]) : new Map()), sourcesReady: () => true,
+    rootDir: '/r', podLogsDir: '/l', log: f.log, disk: f.disk }, { loop: false });
+  await c2.housekeeping();
+  assert.deepEqual(f.calls, []);
+});
+
+test('collector: a failed item is logged and backs off alone', async () => {
+  const pods = [rt('p', [ctr('a2', 'main', 'exited', '9', 2), ctr('a1', 'main', 'exited', '5', 1), ctr('a0', 'main', 'exited', '3', 0)])];
+  const f = fakes(pods, { failRemove: 'a1' });
+  const c = startCollector({ runtime: f.runtimeFake, known: () => new Map([['p', live]]), sourcesReady: () => true, rootDir: '/r', podLogsDir: '/l', log: f.log, disk: f.disk }, { loop: false });
+  await c.collect();
+  assert.deepEqual(f.calls, ['removeContainer a1', 'removeContainer a0']);
+  assert.deepEqual(f.errors, ['Failed to remove dead container']);
+  f.calls.length = 0;
+  await c.collect();
+  assert.deepEqual(f.calls, ['removeContainer a0'], 'a1 waits out its back-off; the others go on');
+});
+
+test('collector: GC removes the containers first, then stops each sandbox before removing it', async () => {
+  const pods = [rt('p', [ctr('x', 'main', 'exited', '5', 0, 's0')], [sb('s1', 1, true), sb('s0', 0, false)])];
+  const f = fakes(pods);
+  const c = startCollector({ runtime: f.runtimeFake, known: () => new Map([['p', { state: 'terminated', deleted: true }]]), sourcesReady: () => true,
+    rootDir: '/r', podLogsDir: '/l', log: f.log, disk: f.disk }, { loop: false });
+  await c.collect();
+  assert.deepEqual(f.calls, ['removeContainer x', 'stopSandbox s1', 'removeSandbox s1', 'stopSandbox s0', 'removeSandbox s0']);
+});
+
+test('collector: the loop runs housekeeping and GC, and stops', async () => {
+  const f = fakes([]);
+  const loops: string[] = [];
+  const c = startCollector({ runtime: f.runtimeFake, known: () => new Map(), sourcesReady: () => true, rootDir: '/r', podLogsDir: '/l', log: f.log, disk: f.disk,
+    housekeepingMs: 10, gcMs: 1000, observe: { duration: (loop) => loops.push(loop) } });
+  await new Promise((r) => setTimeout(r, 60));
+  c.stop();
+  assert.equal(loops[0], 'housekeeping');
+  assert.equal(loops.filter((l) => l === 'container_gc').length, 1, 'GC once a period');
+  assert.ok(loops.filter((l) => l === 'housekeeping').length >= 2);
+});

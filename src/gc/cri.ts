@@ -1,0 +1,37 @@
+// The CRI calls garbage collection makes, behind the narrow interface the collector
+// takes. Something already gone counts as done: the pod workers may remove it first.
+import { resolve } from 'node:path';
+import { status } from '@grpc/grpc-js';
+import { CriError } from '../cri/error.ts';
+import type { RuntimeClient } from '../cri/runtime-client.ts';
+import type { PodRuntimeStatus } from '../runtime/types.ts';
+import { removeContainerLogs } from './disk.ts';
+
+export interface GCRuntime {
+  /** Every pod the runtime knows, freshly listed. */
+  pods(): Promise<ReadonlyMap<string, PodRuntimeStatus>>;
+  stopContainer(id: string, timeoutSeconds: number): Promise<void>;
+  /** Removes the container and its log files. */
+  removeContainer(id: string): Promise<void>;
+  stopSandbox(id: string): Promise<void>;
+  removeSandbox(id: string): Promise<void>;
+}
+
+const notFound = (e: unknown) => e instanceof CriError && e.code === status.NOT_FOUND;
+const unlessGone = (e: unknown) => { if (!notFound(e)) throw e; };
+
+export function criGCRuntime(cri: RuntimeClient, pods: () => Promise<ReadonlyMap<string, PodRuntimeStatus>>, podLogsDir: string): GCRuntime {
+  const logsRoot = resolve(podLogsDir) + '/';
+  return {
+    pods,
+    async stopContainer(id, timeout) { await cri.stopContainer({ containerId: id, timeout }).catch(unlessGone); },
+    async removeContainer(id) {
+      // Its log lives on after CRI forgets it (upstream's removeContainerLog): ask for the path first.
+      const logPath = await cri.containerStatus({ containerId: id }).then((r) => r.status?.logPath ?? '', (e) => { unlessGone(e); return ''; });
+      await cri.removeContainer({ containerId: id }).catch(unlessGone);
+      if (logPath && resolve(logPath).startsWith(logsRoot)) removeContainerLogs(resolve(logPath));
+    },
+    async stopSandbox(id) { await cri.stopPodSandbox({ podSandboxId: id }).catch(unlessGone); },
+    async removeSandbox(id) { await cri.removePodSandbox({ podSandboxId: id }).catch(unlessGone); },
+  };
+}

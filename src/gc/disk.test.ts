@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { isSafeUID, listPodDirs, podsWithMounts, removeContainerLogs, removeLogDir, removePodDir, withPodDirs } from './disk.ts';
+import type { PodSteps } from '../pods/workers.ts';
+
+test('podsWithMounts: pods with a mount point below their dir, octal escapes decoded', () => {
+  const mountinfo = [
+    '22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw',
+    '90 22 0:50 / /var/lib/kubelet/pods/aaa/volumes/kubernetes.io~empty-dir/cache rw - tmpfs tmpfs rw',
+    '91 22 0:51 / /var/lib/kubelet/pods/bbb/volume\\040with\\040space rw - tmpfs tmpfs rw',
+    '92 22 0:52 / /var/lib/kubelet/podsX/ccc rw - tmpfs tmpfs rw',
+    '93 22 0:53 / /var/lib/kubelet/pods rw - tmpfs tmpfs rw',
+    '',
+  ].join('\n');
+  assert.deepEqual([...podsWithMounts(mountinfo, '/var/lib/kubelet/pods')].sort(), ['aaa', 'bbb']);
+});
+
+test('isSafeUID: one path segment only', () => {
+  for (const ok of ['0f1e2d3c-aaaa-bbbb-cccc-000000000001', 'd41d8cd98f00b204e9800998ecf8427e']) assert.ok(isSafeUID(ok), ok);
+  for (const bad of ['', '.', '..', 'a/b', '../x', '.hidden']) assert.ok(!isSafeUID(bad), bad);
+});
+
+test('withPodDirs: the pod dir exists before the sync runs; the sync gets every argument', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-gc-'));
+  const seen: unknown[] = [];
+  const steps = { sync: async (...args: unknown[]) => { seen.push(existsSync(join(root, 'pods', 'u1')), ...args.slice(1)); return {}; } } as unknown as PodSteps;
+  const signal = new AbortController().signal;
+  await withPodDirs(steps, root).sync({ metadata: { uid: 'u1' } } as Pod, signal);
+  assert.deepEqual(seen, [true, signal]);
+  assert.deepEqual([...listPodDirs(root)], ['u1']);
+  removePodDir(root, 'u1');
+  assert.deepEqual([...listPodDirs(root)], []);
+  assert.throws(() => removePodDir(root, '..'));
+  assert.throws(() => removeLogDir(root, '../etc'));
+});
+
+test('removeContainerLogs: the log file and its rotations, nothing else', () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'kts-gc-')), 'ns_p_u', 'main');
+  mkdirSync(dir, { recursive: true });
+  for (const f of ['0.log', '0.log.20261122-120000', '0.log.20261122-120000.gz', '1.log', '10.log']) writeFileSync(join(dir, f), 'x');
+  removeContainerLogs(join(dir, '0.log'));
+  assert.deepEqual(readdirSync(dir).sort(), ['1.log', '10.log']);
+});

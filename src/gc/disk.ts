@@ -1,0 +1,96 @@
+// The filesystem side of garbage collection: pod directories under the root dir (the
+// mark of the pods this kubelet ran, see ownership.ts), pod log directories, container
+// log files and pod cgroups. Reads are cheap (a few readdirs) and done every 2 s.
+import { mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { PodSteps } from '../pods/workers.ts';
+
+// A UID is one path segment: never '', '.', '..' or anything with a slash.
+const SAFE_UID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+export const isSafeUID = (uid: string) => SAFE_UID.test(uid);
+
+/** ROOT/pods/UID, upstream's layout. */
+export const podDir = (rootDir: string, uid: string) => join(rootDir, 'pods', uid);
+
+/** PodSteps whose sync first makes the pod's directory (upstream's makePodDataDirs), before any sandbox exists. */
+export function withPodDirs(steps: PodSteps, rootDir: string): PodSteps {
+  return {
+    ...steps,
+    sync(...args: Parameters<PodSteps['sync']>) {
+      const uid = args[0].metadata!.uid!;
+      if (isSafeUID(uid)) mkdirSync(podDir(rootDir, uid), { recursive: true, mode: 0o750 });
+      return steps.sync(...args);
+    },
+  };
+}
+
+const subdirs = (dir: string): string[] => {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+};
+
+/** UIDs with a pod directory under rootDir. */
+export const listPodDirs = (rootDir: string): Set<string> => new Set(subdirs(join(rootDir, 'pods')).filter(isSafeUID));
+
+/** Directory names under podLogsDir. */
+export const listLogDirs = (podLogsDir: string): string[] => subdirs(podLogsDir);
+
+/** Pure: the pod UIDs under podsDir that have a mount point below them, from /proc/self/mountinfo. */
+export function podsWithMounts(mountinfo: string, podsDir: string): Set<string> {
+  const prefix = podsDir.replace(/\/+$/, '') + '/';
+  const out = new Set<string>();
+  for (const line of mountinfo.split('\n')) {
+    const raw = line.split(' ')[4];
+    if (!raw) continue;
+    // mountinfo escapes space, tab, newline and backslash as octal.
+    const point = raw.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+    if (point.startsWith(prefix)) out.add(point.slice(prefix.length).split('/')[0]!);
+  }
+  return out;
+}
+
+/** The pods whose directory still has something mounted below it. */
+export function mountedPods(rootDir: string): Set<string> {
+  let podsDir: string;
+  try { podsDir = realpathSync(resolve(rootDir, 'pods')); } catch { return new Set(); }
+  return podsWithMounts(readFileSync('/proc/self/mountinfo', 'utf8'), podsDir);
+}
+
+export function removePodDir(rootDir: string, uid: string): void {
+  if (!isSafeUID(uid)) throw new Error(`refusing to remove the pod dir of UID ${JSON.stringify(uid)}`);
+  rmSync(podDir(rootDir, uid), { recursive: true, force: true });
+}
+
+export function removeLogDir(podLogsDir: string, name: string): void {
+  if (!name || name.includes('/') || name === '.' || name === '..') throw new Error(`refusing to remove log dir ${JSON.stringify(name)}`);
+  rmSync(join(podLogsDir, name), { recursive: true, force: true });
+}
+
+/** A removed container's log file and its rotated siblings (LOG.TIMESTAMP), as upstream's removeContainerLog. */
+export function removeContainerLogs(logPath: string): void {
+  if (!logPath.startsWith('/')) return;
+  const dir = dirname(logPath), file = basename(logPath);
+  let names: string[];
+  try { names = readdirSync(dir); } catch { return; }
+  for (const n of names) if (n === file || n.startsWith(`${file}.`)) rmSync(join(dir, n), { force: true });
+}
+
+/**
+ * Empty cgroups containerd leaves behind for a pod, in every controller and QoS class
+ * (upstream's cleanupOrphanedPodCgroups). rmdir removes only an empty cgroup, so a
+ * cgroup still in use, or another kubelet's, is never harmed.
+ */
+export function removePodCgroups(uid: string): void {
+  if (!isSafeUID(uid)) return;
+  let controllers: string[] = [];
+  try { controllers = readdirSync('/sys/fs/cgroup'); } catch { return; }
+  for (const ctl of controllers) {
+    for (const qos of ['', 'burstable/', 'besteffort/']) {
+      try { rmdirSync(`/sys/fs/cgroup/${ctl}/kubepods/${qos}pod${uid}`); } catch { /* absent or busy */ }
+    }
+  }
+}

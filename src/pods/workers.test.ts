@@ -1,0 +1,70 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { PodWorkers, type PodSteps } from './workers.ts';
+import { logger } from '../log/log.ts';
+
+const pod = (uid: string, over: Partial<Pod['metadata']> = {}): Pod =>
+  ({ metadata: { uid, name: 'web', namespace: 'ns', ...over }, spec: { containers: [{ name: 'app' }] } });
+const staticPod = (uid: string) => pod(uid, { annotations: { 'kubernetes.io/config.source': 'file' } });
+const deleting = (p: Pod): Pod => ({ ...p, metadata: { ...p.metadata, deletionTimestamp: '2026-11-22T12:00:00Z', deletionGracePeriodSeconds: 1 } });
+const tick = () => new Promise((r) => setTimeout(r, 5));
+
+/** Steps that record what ran; sync waits until released (or aborted). */
+function recorder() {
+  const log: string[] = [];
+  const release = new Map<string, () => void>();
+  const steps: PodSteps = {
+    sync: (p, signal) => new Promise((resolve, reject) => {
+      log.push(`sync ${p.metadata!.uid}`);
+      release.set(p.metadata!.uid!, () => resolve({ phase: 'Running', requeueAfterMs: 60_000 }));
+      signal.addEventListener('abort', () => reject(signal.reason));
+    }),
+    async terminate(uid) { log.push(`terminate ${uid}`); },
+    async finish(uid) { log.push(`finish ${uid}`); },
+    admit: () => ({ admit: true }),
+    reject() {},
+  };
+  return { log, release, steps };
+}
+
+test('pod workers: deleting a pod cancels its sync in flight and terminates it', async () => {
+  const r = recorder();
+  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });
+  w.update('a', pod('a'));
+  await tick();
+  w.update('a', deleting(pod('a')));
+  await tick();
+  assert.deepEqual(r.log, ['sync a', 'terminate a', 'finish a']);
+  w.stop();
+});
+
+test('pod workers: updates during a sync coalesce into one more sync of the newest pod', async () => {
+  const r = recorder();
+  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });
+  w.update('a', pod('a'));
+  await tick();
+  w.update('a', pod('a', { labels: { v: '1' } }));
+  w.update('a', pod('a', { labels: { v: '2' } }));
+  r.release.get('a')!();
+  await tick();
+  assert.deepEqual(r.log, ['sync a', 'sync a']);
+  assert.equal(w.pods()[0]!.metadata!.labels!.v, '2');
+  r.release.get('a')!();
+  w.stop();
+});
+
+test('pod workers: a static pod waits until the older one with its full name has terminated', async () => {
+  const r = recorder();
+  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });
+  w.update('old', staticPod('old'));
+  await tick();
+  w.update('new', staticPod('new'));
+  await tick();
+  assert.deepEqual(r.log, ['sync old']);
+  w.update('old', undefined); // the file changed: the old pod goes, then the new one starts
+  await tick();
+  assert.ok(r.log.includes('sync new') && r.log.indexOf('sync new') > r.log.indexOf('terminate old'), r.log.join(', '));
+  r.release.get('new')!();
+  w.stop();
+});

@@ -1,0 +1,201 @@
+// `make bench`: pod start-up and status latency, and what the kubelet costs meanwhile, for
+// kubelet-ts and the upstream kubelet side by side on this machine in one run (the
+// upstream one runs as node "<node>-upstream", started by hack/upstream-kubelet.sh).
+// The same workload runs on one node, then on the other, so that the kubelet being
+// measured has the machine while the other idles: 30 busybox pods pinned by nodeName are
+// created at once; a watch timestamps when each is seen Running, then when each one's
+// container exit is seen in its status. Prints one table; docs/benchmarks.md records runs
+// with the machine they ran on.
+import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { hostname } from 'node:os';
+import { promisify } from 'node:util';
+import type { V1Pod } from '@kubernetes/client-node';
+import { BUSYBOX, ROOT, benchNamespace, core, pct, sleep, usage as procUsage, watchPods } from './lib.ts';
+
+const PIDS = `${ROOT}/_output/local/pids`;
+const execFileP = promisify(execFile);
+const N = Number(process.env.BENCH_PODS ?? 30);
+const NODE = (process.env.NODE_NAME ?? hostname()).toLowerCase();
+
+interface Target { label: string; node: string; pidFile: string; runtimePidFile: string }
+const TARGETS: Target[] = [
+  { label: 'kubelet-ts', node: NODE, pidFile: `${PIDS}/kubelet-ts.child.pid`, runtimePidFile: `${PIDS}/containerd.pid` },
+  { label: 'upstream kubelet', node: `${NODE}-upstream`, pidFile: `${PIDS}/kubelet-upstream.pid`, runtimePidFile: `${PIDS}/containerd-upstream.pid` },
+];
+
+interface Result { startup: number[]; exitSeen: number[]; rssBefore: number; rssPeak: number; cpuSeconds: number; runtimeCpuSeconds: number; version: string }
+
+/** The kubelet being measured was restarted (the stack is shared): the run is void, retry it. */
+class Restarted extends Error {}
+
+const readPid = (t: Target) => Number(readFileSync(t.pidFile, 'utf8'));
+/** containerd's own CPU seconds (not its shims' nor runc's): what the kubelet's CRI calls cost it. */
+const runtimeCpu = (t: Target) => { try { return procUsage(Number(readFileSync(t.runtimePidFile, 'utf8'))).cpuSeconds; } catch { return NaN; } };
+function usage(pid: number) {
+  try { return procUsage(pid); } catch { throw new Restarted(`kubelet pid ${pid} is gone`); }
+}
+
+/** Seconds since the process started (/proc/<pid>/stat field 22, in 1/100 s since boot). */
+function ageSeconds(pid: number) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) - Number(stat[19]) / 100;
+  } catch { throw new Restarted(`kubelet pid ${pid} is gone`); }
+}
+
+async function until(what: string, ms: number, check: () => Promise<boolean> | boolean) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`${what} not within ${ms / 1000} s`);
+    await sleep(100);
+  }
+}
+
+async function nodeReady(node: string) {
+  const n = await core.readNode({ name: node }).catch(() => undefined);
+  return n?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? n : undefined;
+}
+
+/** Deletes the namespace's pods and waits until their kubelet has confirmed every deletion. */
+async function deletePods(ns: string) {
+  await core.deleteCollectionNamespacedPod({ namespace: ns });
+  await until(`pods of ${ns} deleted`, 120_000, async () => (await core.listNamespacedPod({ namespace: ns })).items.length === 0);
+}
+
+/**
+ * Waits for the kubelet to remove the namespace's pods, so that the next target's run has the
+ * machine, then deletes the namespace. Retries for a minute: the shared control plane may be
+ * restarting (what made the run fail, perhaps).
+ */
+async function cleanup(ns: string) {
+  const end = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await deletePods(ns);
+      await core.deleteNamespace({ name: ns }).catch((e: { code?: number }) => { if (e.code !== 404 && e.code !== 409) throw e; });
+      return;
+    } catch (e) {
+      if (Date.now() > end) { console.error(`bench: could not delete namespace ${ns}: ${(e as Error).message}`); return; }
+      await sleep(2000);
+    }
+  }
+}
+
+function podBody(name: string, node: string, script: string): V1Pod {
+  return { metadata: { name }, spec: { nodeName: node, restartPolicy: 'Never', terminationGracePeriodSeconds: 1,
+    containers: [{ name: 'c', image: BUSYBOX, command: ['sh', '-c', script] }] } };
+}
+
+async function runOnce(t: Target): Promise<Result> {
+  const node = await nodeReady(t.node);
+  if (!node) throw new Restarted(`node ${t.node} is not Ready`);
+  // A kubelet that has just (re)started is still doing its first syncs (and a Node.js one
+  // runs cold code): give either one 20 s before measuring it.
+  const pid = readPid(t);
+  await sleep(Math.max(0, 20 - ageSeconds(pid)) * 1000);
+  const ns = await benchNamespace(`bench-${t.label.replace(/\W+/g, '-')}`);
+  try {
+    // One pod first, so that neither side pays for its first sandbox (bridge creation, ...) in the figures.
+    await core.createNamespacedPod({ namespace: ns, body: podBody('warmup', t.node, 'exit 0') });
+    await until(`warm-up pod on ${t.node} done`, 60_000, async () => (await core.readNamespacedPod({ name: 'warmup', namespace: ns })).status?.phase === 'Succeeded');
+    await deletePods(ns);
+    await sleep(3000); // let the kubelet settle (sandbox removal, status writes) before measuring
+
+    if (readPid(t) !== pid) throw new Restarted(`${t.label} restarted`);
+    const before = usage(pid), runtimeBefore = runtimeCpu(t);
+    let peakRSS = before.rssMB, gone: unknown;
+    const sampler = setInterval(() => { try { peakRSS = Math.max(peakRSS, usage(pid).rssMB); } catch (e) { gone = e; } }, 200);
+    const created = new Map<string, number>(), running = new Map<string, number>(), exited = new Map<string, number>(), exitAt = new Map<string, number>();
+    const watch = await watchPods(ns, (pod) => {
+      const name = pod.metadata!.name!, now = Date.now();
+      if (pod.status?.phase === 'Running' && !running.has(name)) running.set(name, now);
+      if (pod.status?.containerStatuses?.[0]?.state?.terminated && !exited.has(name)) exited.set(name, now);
+    });
+    try {
+      // Each container sleeps until a file appears, then exits: the exit moment is known to the ms.
+      const script = 'while [ ! -f /tmp/go ]; do sleep 0.05; done; exit 0';
+      await Promise.all(Array.from({ length: N }, (_, i) => {
+        const name = `p${i}`;
+        created.set(name, Date.now());
+        return core.createNamespacedPod({ namespace: ns, body: podBody(name, t.node, script) });
+      }));
+      const deadline = Date.now() + 120_000;
+      while (running.size < N && Date.now() < deadline && !gone) await sleep(50);
+      if (gone) throw gone;
+      if (running.size < N) throw new Error(`only ${running.size}/${N} pods Running on ${t.node} after 120 s`);
+
+      for (const name of created.keys()) {
+        // Asynchronous, so the watch callbacks keep timestamping while kubectl runs.
+        await execFileP(`${ROOT}/_output/bin/kubectl`, ['--kubeconfig', `${ROOT}/_output/local/admin.kubeconfig`, 'exec', '-n', ns, name, '--', 'touch', '/tmp/go']);
+        exitAt.set(name, Date.now()); // the container sees the file within its 50 ms poll and exits
+      }
+      while (exited.size < N && Date.now() < deadline + 60_000 && !gone) await sleep(50);
+      if (gone) throw gone;
+      if (exited.size < N) throw new Error(`only ${exited.size}/${N} container exits seen on ${t.node}`);
+    } finally {
+      clearInterval(sampler);
+      watch.abort();
+    }
+    const after = usage(pid);
+    if (readPid(t) !== pid) throw new Restarted(`${t.label} restarted during the run`);
+    return {
+      startup: [...running].map(([n, at]) => at - created.get(n)!),
+      exitSeen: [...exited].map(([n, at]) => at - exitAt.get(n)!),
+      rssBefore: before.rssMB, rssPeak: peakRSS, cpuSeconds: after.cpuSeconds - before.cpuSeconds, runtimeCpuSeconds: runtimeCpu(t) - runtimeBefore,
+      version: node.status?.nodeInfo?.kubeletVersion ?? '?',
+    };
+  } finally {
+    await cleanup(ns);
+  }
+}
+
+/** A kubelet restarted by someone else voids the run; up to 3 tries, waiting for the node to be Ready again. */
+async function run(t: Target): Promise<Result> {
+  for (let attempt = 1; ; attempt++) {
+    let pid: number;
+    try {
+      pid = readPid(t);
+    } catch {
+      throw new Error(`${t.pidFile} is missing: is ${t.label} running? (make bench starts the upstream one with hack/upstream-kubelet.sh)`);
+    }
+    try {
+      console.error(`bench: ${N} pods on node ${t.node} (${t.label})${attempt > 1 ? `, try ${attempt}` : ''}`);
+      return await runOnce(t);
+    } catch (e) {
+      // Whatever failed (an exec, a timeout), a restart meanwhile is the cause.
+      const restarted = e instanceof Restarted || (() => { try { return readPid(t) !== pid; } catch { return true; } })();
+      if (!restarted || attempt === 3) throw e;
+      console.error(`bench: ${(e as Error).message}: ${t.label} restarted; waiting for node ${t.node} to be Ready, then again`);
+      await until(`node ${t.node} Ready`, 120_000, async () => !!(await nodeReady(t.node)));
+    }
+  }
+}
+
+function table(results: [Target, Result][]) {
+  const ms = (x: number) => `${Math.round(x)} ms`;
+  const rows: [string, (r: Result) => string][] = [
+    ['create -> Running, p50', (r) => ms(pct(r.startup, 50))],
+    ['create -> Running, p90', (r) => ms(pct(r.startup, 90))],
+    ['create -> Running, p99', (r) => ms(pct(r.startup, 99))],
+    ['container exit -> status, p50', (r) => ms(pct(r.exitSeen, 50))],
+    ['container exit -> status, p90', (r) => ms(pct(r.exitSeen, 90))],
+    ['container exit -> status, p99', (r) => ms(pct(r.exitSeen, 99))],
+    ['kubelet RSS before', (r) => `${r.rssBefore.toFixed(0)} MB`],
+    ['kubelet RSS peak', (r) => `${r.rssPeak.toFixed(0)} MB`],
+    ['kubelet CPU during the run', (r) => `${r.cpuSeconds.toFixed(1)} s`],
+    ['its containerd\'s CPU (daemon, not shims)', (r) => `${r.runtimeCpuSeconds.toFixed(1)} s`],
+  ];
+  const head = ['figure', ...results.map(([t, r]) => `${t.label} (${r.version})`)];
+  const lines = [head, head.map(() => '---'), ...rows.map(([label, f]) => [label, ...results.map(([, r]) => f(r))])];
+  console.log(`${N} busybox pods created at once, pinned to the node; latencies seen through a watch`);
+  for (const l of lines) console.log(`| ${l.join(' | ')} |`);
+}
+
+async function main() {
+  const results: [Target, Result][] = [];
+  for (const t of TARGETS) results.push([t, await run(t)]);
+  table(results);
+}
+
+main().catch((e) => { console.error(`bench failed: ${(e as Error).message}`); process.exit(1); });
