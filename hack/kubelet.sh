@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kubelet.sh start|stop|restart|status: runs kubelet-ts (dist/cli/main.js on _output/bin/node)
 # under hack/supervise.sh, which restarts it when it exits as systemd would.
-# Log: _output/local/logs/kubelet-ts.log. Writes _output/local/kubelet-config.yaml.
+# Log: _output/local/logs/kubelet-ts.log. Writes _output/local/kubelet-config.yaml
+# (with featureGates from KTS_FEATURE_GATES=Name=bool,...).
 source "$(dirname "$0")/lib.sh"
 need_root
 name=kubelet-ts
@@ -21,6 +22,11 @@ authentication:
   x509:
     clientCAFile: $PKI/ca.crt
 YAML
+  # KTS_FEATURE_GATES=Name=bool,...: e.g. EventedPLEG=false for the bench's relist-only run.
+  if [ -n "${KTS_FEATURE_GATES:-}" ]; then
+    echo "featureGates:" >> "$LOCAL/kubelet-config.yaml"
+    local g; for g in ${KTS_FEATURE_GATES//,/ }; do echo "  ${g%%=*}: ${g#*=}" >> "$LOCAL/kubelet-config.yaml"; done
+  fi
 }
 
 start() {

@@ -6,8 +6,12 @@ import { parseDuration } from './duration.ts';
 
 export interface KubeletConfig {
   staticPodPath: string;
+  staticPodURL: string;
+  staticPodURLHeader: Record<string, string[]>;
   syncFrequencyMs: number;
   fileCheckFrequencyMs: number;
+  httpCheckFrequencyMs: number;
+  featureGates: Record<string, boolean>;
   clusterDomain: string;
   clusterDNS: string[];
   cgroupDriver: 'cgroupfs' | 'systemd';
@@ -40,8 +44,12 @@ export interface KubeletConfig {
 
 export const defaults: KubeletConfig = {
   staticPodPath: '',
+  staticPodURL: '',
+  staticPodURLHeader: {},
   syncFrequencyMs: 60_000,
   fileCheckFrequencyMs: 20_000,
+  httpCheckFrequencyMs: 20_000,
+  featureGates: {},
   clusterDomain: '',
   clusterDNS: [],
   cgroupDriver: 'cgroupfs',
@@ -72,12 +80,16 @@ export const defaults: KubeletConfig = {
   authorization: { mode: 'Webhook', cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 },
 };
 
-type Kind = 'string' | 'int' | 'number' | 'bool' | 'duration' | 'strings' | 'stringMap' | 'boolMap' | 'object' | 'list' | 'authentication' | 'authorization';
+type Kind = 'string' | 'int' | 'number' | 'bool' | 'duration' | 'strings' | 'stringMap' | 'stringsMap' | 'boolMap' | 'object' | 'list' | 'authentication' | 'authorization';
 const accepted = (kind: Kind, names: string) => Object.fromEntries(names.split(/\s+/).map((n) => [n, [kind] as [Kind]]));
 // Fields read today map to a KubeletConfig key; the rest of upstream's fields are
 // accepted (a kubeadm-written file carries many of them) and take effect as features land.
 const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   staticPodPath: ['string', 'staticPodPath'],
+  staticPodURL: ['string', 'staticPodURL'],
+  staticPodURLHeader: ['stringsMap', 'staticPodURLHeader'],
+  httpCheckFrequency: ['duration', 'httpCheckFrequencyMs'],
+  featureGates: ['boolMap', 'featureGates'],
   syncFrequency: ['duration', 'syncFrequencyMs'],
   fileCheckFrequency: ['duration', 'fileCheckFrequencyMs'],
   clusterDomain: ['string', 'clusterDomain'],
@@ -112,13 +124,12 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   ...accepted('bool', `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS singleProcessOOMKill runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains failSwapOn kernelMemcgNotification enableSystemLogHandler enableSystemLogQuery enableProfilingHandler enableDebugFlagsHandler seccompDefault localStorageCapacityIsolation failCgroupV1`),
   ...accepted('int', `readOnlyPort registryPullQPS registryBurst eventRecordQPS eventBurst oomScoreAdj imageGCHighThresholdPercent imageGCLowThresholdPercent podPidsLimit maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls evictionMaxPodGracePeriod podsPerCore iptablesMasqueradeBit iptablesDropBit containerLogMaxFiles containerLogMaxWorkers`),
   ...accepted('number', `memoryThrottlingFactor`),
-  ...accepted('duration', `streamingConnectionIdleTimeout httpCheckFrequency imageMinimumGCAge imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod cpuCFSQuotaPeriod evictionPressureTransitionPeriod containerLogMonitorInterval shutdownGracePeriod shutdownGracePeriodCriticalPods`),
-  ...accepted('string', `staticPodURL tlsMinVersion imagePullCredentialsVerificationPolicy kubeletCgroups systemCgroups cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType containerLogMaxSize configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`),
+  ...accepted('duration', `streamingConnectionIdleTimeout imageMinimumGCAge imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod cpuCFSQuotaPeriod evictionPressureTransitionPeriod containerLogMonitorInterval shutdownGracePeriod shutdownGracePeriodCriticalPods`),
+  ...accepted('string', `tlsMinVersion imagePullCredentialsVerificationPolicy kubeletCgroups systemCgroups cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType containerLogMaxSize configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`),
   ...accepted('strings', `tlsCipherSuites enforceNodeAllocatable allowedUnsafeSysctls preloadedImagesVerificationAllowlist`),
   ...accepted('stringMap', `cpuManagerPolicyOptions topologyManagerPolicyOptions qosReserved evictionSoft evictionSoftGracePeriod evictionMinimumReclaim`),
-  ...accepted('boolMap', `featureGates`),
   ...accepted('list', `shutdownGracePeriodByPodPriority reservedMemory`),
-  ...accepted('object', `staticPodURLHeader memorySwap logging crashLoopBackOff tracing userNamespaces`),
+  ...accepted('object', `memorySwap logging crashLoopBackOff tracing userNamespaces`),
 };
 
 export class ConfigError extends Error {}
@@ -138,6 +149,9 @@ function convert(path: string, kind: Kind, v: unknown): unknown {
     case 'strings': if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) throw bad('a list of strings'); return v;
     case 'stringMap':
       if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((s) => typeof s !== 'string')) throw bad('a map of strings');
+      return v;
+    case 'stringsMap':
+      if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((l) => !Array.isArray(l) || l.some((s) => typeof s !== 'string'))) throw bad('a map of string lists');
       return v;
     case 'boolMap':
       if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((b) => typeof b !== 'boolean')) throw bad('a map of true/false');

@@ -7,6 +7,7 @@ import type { Logger } from '../log/log.ts';
 import type { Waiting } from '../runtime/types.ts';
 import { lookup, makeKeyring, type Keyring, type RegistryAuth } from './keyring.ts';
 import { fetchPullSecrets, type SecretGetter } from './pull-secrets.ts';
+import { invalidReference } from './reference.ts';
 
 export type PullResult = { imageRef: string; waiting?: undefined } | { imageRef?: undefined; waiting: Waiting };
 /** onPod: the event concerns the pod as a whole, not the container (no fieldPath). */
@@ -45,6 +46,13 @@ export class ImagePuller {
   async ensure(c: Container, key: string, emit: (e: ImageEvent) => void, pod?: Pod, signal?: AbortSignal): Promise<PullResult> {
     const image = c.image ?? '';
     if (!image) return { waiting: { reason: 'InvalidImageName', message: 'container has no image' } };
+    const invalid = invalidReference(image);
+    if (invalid) {
+      // Upstream's words and event (InspectFailed); no pull is tried.
+      const message = `Failed to apply default image tag "${image}": couldn't parse image name "${image}": ${invalid}`;
+      emit({ type: 'Warning', reason: 'InspectFailed', message });
+      return { waiting: { reason: 'InvalidImageName', message } };
+    }
     const policy = pullPolicy(c);
     const present = policy === 'Always' ? undefined : (await this.#images.imageStatus({ image: { image } })).image;
     if (present) {

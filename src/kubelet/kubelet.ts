@@ -23,7 +23,8 @@ import { PodWorkers } from '../pods/workers.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { PodSyncer } from '../runtime/sync.ts';
 import { apiserverSource } from '../sources/apiserver.ts';
-import { fileSource, CONFIG_SOURCE } from '../sources/static-file.ts';
+import { fileSource, isStaticPod } from '../sources/static-file.ts';
+import { urlSource } from '../sources/static-url.ts';
 import { MirrorPods, isMirrorPod } from '../pods/mirror.ts';
 import { jittered } from '../backoff/backoff.ts';
 import { StatusManager } from '../status/manager.ts';
@@ -49,7 +50,6 @@ export interface KubeletOptions {
   cniConfDir: string;
 }
 
-const isStaticPod = (pod: Pod) => pod.metadata?.annotations?.[CONFIG_SOURCE] === 'file';
 
 // The Kubernetes release whose kubelet behaviour kubelet-ts implements.
 export const KUBELET_VERSION = 'v1.36.3';
@@ -100,7 +100,10 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     },
   });
 
-  const taskEvents = containerdEvents(o.runtimeEndpoint, {
+  // Evented PLEG: containerd's task events wake the relist at once. On by default here
+  // (upstream's EventedPLEG gate is off by default); featureGates {EventedPLEG: false}
+  // leaves the 1 s relist alone, as the upstream kubelet runs.
+  const taskEvents = o.config.featureGates.EventedPLEG === false ? undefined : containerdEvents(o.runtimeEndpoint, {
     log: logger('pleg'), onEvent: () => pleg.kick(), onReconnect: () => pleg.kick(),
     observe: (ok) => (ok ? metrics.eventedPlegConnectionSuccess : metrics.eventedPlegConnectionError).inc(),
   });
@@ -140,11 +143,14 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     update: (pod) => (isMirrorPod(pod) ? mirrors.observe(pod) : workers.update(pod.metadata!.uid!, pod)),
     remove: (uid) => { if (!mirrors.forget(uid)) workers.update(uid, undefined); },
   }, logger('config'));
-  const files = o.config.staticPodPath
-    ? fileSource(o.config.staticPodPath, nodeName, {
-        update: (pod) => { workers.update(pod.metadata!.uid!, pod); mirrors.setStatic(pod); },
-        remove: (uid) => { workers.update(uid, undefined); mirrors.removeStatic(uid); },
-      }, logger('config'), o.config.fileCheckFrequencyMs)
+  // Static pods (from staticPodPath and staticPodURL) run with a mirror pod each.
+  const staticSink = {
+    update: (pod: Pod) => { workers.update(pod.metadata!.uid!, pod); mirrors.setStatic(pod); },
+    remove: (uid: string) => { workers.update(uid, undefined); mirrors.removeStatic(uid); },
+  };
+  const files = o.config.staticPodPath ? fileSource(o.config.staticPodPath, nodeName, staticSink, logger('config'), o.config.fileCheckFrequencyMs) : undefined;
+  const url = o.config.staticPodURL
+    ? urlSource(o.config.staticPodURL, o.config.staticPodURLHeader, nodeName, staticSink, logger('config'), o.config.httpCheckFrequencyMs)
     : undefined;
   // Mirrors lost to a failed call or a deletion are recreated on this beat.
   const mirrorBeat = setInterval(() => mirrors.reconcileAll(), jittered(10_000, 0.2));
@@ -170,8 +176,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   return {
     async stop() {
       // Pods keep running: a restarted kubelet adopts them from their CRI labels.
-      clearInterval(mirrorBeat); files?.stop(); gc.stop();
-      taskEvents.stop(); rotation.stop(); source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); events.stop();
+      clearInterval(mirrorBeat); files?.stop(); url?.stop(); gc.stop();
+      taskEvents?.stop(); rotation.stop(); source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); events.stop();
       healthz.close(); api10250.close();
       cri.close(); images.close();
     },

@@ -6,7 +6,7 @@ import { backoff, jittered, type Backoff } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import { afterStep, isTerminalPhase, nextStep, type PodState, type Step } from './lifecycle.ts';
 import type { Admission } from './admission.ts';
-import { CONFIG_SOURCE } from '../sources/static-file.ts';
+import { isStaticPod } from '../sources/static-file.ts';
 
 export interface PodSteps {
   /** Makes the runtime match the pod; returns the phase it now shows and when to look again. Aborted: stop early. */
@@ -35,8 +35,6 @@ interface Worker {
   /** Creation order: of two static pods with one full name, the older runs first. */
   seq: number;
 }
-
-const isStatic = (p: Pod) => p.metadata?.annotations?.[CONFIG_SOURCE] === 'file';
 
 export class PodWorkers {
   readonly #workers = new Map<string, Worker>();
@@ -81,9 +79,9 @@ export class PodWorkers {
 
   /** Other workers of static pods with this one's full name. */
   #sameName(w: Worker): Worker[] {
-    if (!isStatic(w.lastPod)) return [];
+    if (!isStaticPod(w.lastPod)) return [];
     const name = podName(w.lastPod);
-    return [...this.#workers.values()].filter((o) => o !== w && isStatic(o.lastPod) && podName(o.lastPod) === name);
+    return [...this.#workers.values()].filter((o) => o !== w && isStaticPod(o.lastPod) && podName(o.lastPod) === name);
   }
 
   /** An older static pod with the same full name has not terminated yet. */

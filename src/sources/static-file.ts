@@ -1,7 +1,8 @@
-// Static pods: one pod per file in staticPodPath (yaml or json), run by the kubelet
-// without the apiserver. As upstream: the name gets "-NODENAME", the UID is a hash of
-// the node, the file and its content (an edit replaces the pod), hidden files are
-// skipped, and a bad file is reported with its path and ignored; the others run on.
+// Static pods: pods the kubelet runs without the apiserver, from staticPodPath (one pod
+// per file, yaml or json) or staticPodURL (static-url.ts). As upstream: the name gets
+// "-NODENAME", the UID is a hash of the node, the file (or URL) and the content (an edit
+// replaces the pod), hidden files are skipped, and a bad file is reported with its path
+// and ignored; the others run on.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
@@ -13,53 +14,75 @@ import type { PodSink } from './apiserver.ts';
 export const CONFIG_SOURCE = 'kubernetes.io/config.source';
 export const CONFIG_HASH = 'kubernetes.io/config.hash';
 
+/** Pods from a file or URL source (upstream's kubetypes.IsStaticPod): they get mirror pods. */
+export const isStaticPod = (pod: Pod) => ['file', 'http'].includes(pod.metadata?.annotations?.[CONFIG_SOURCE] ?? '');
+
 const DNS1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-/** Pure: the pod a manifest file defines on this node, or an Error saying what is wrong with it. */
-export function staticPod(text: string, path: string, nodeName: string): Pod {
-  let doc: Pod;
-  try { doc = parse(text) as Pod; } catch (e) { throw new Error(`${path}: invalid YAML or JSON: ${(e as Error).message.split('\n')[0]}`); }
-  if (!doc || typeof doc !== 'object') throw new Error(`${path}: not a Pod object`);
-  if (doc.kind !== 'Pod' || doc.apiVersion !== 'v1') throw new Error(`${path}: want apiVersion v1, kind Pod; got ${doc.apiVersion}/${doc.kind}`);
-  const name = doc.metadata?.name;
-  if (!name || !DNS1123.test(name)) throw new Error(`${path}: metadata.name ${JSON.stringify(name)} is not a valid DNS-1123 subdomain`);
-  const containers = doc.spec?.containers ?? [];
-  if (containers.length === 0) throw new Error(`${path}: spec.containers: at least one container is required`);
+/** Pure: YAML or JSON text as an object, or an Error naming where it came from. */
+export function parseManifest(text: string, where: string): unknown {
+  try { return parse(text); } catch (e) { throw new Error(`${where}: invalid YAML or JSON: ${(e as Error).message.split('\n')[0]}`); }
+}
+
+/**
+ * Pure: the pod a manifest defines on this node, or an Error saying what is wrong with it.
+ * where is the file path or the URL, which the UID depends on.
+ */
+export function staticPodFrom(doc: unknown, where: string, nodeName: string, source: 'file' | 'http'): Pod {
+  const pod = doc as Pod;
+  if (!pod || typeof pod !== 'object') throw new Error(`${where}: not a Pod object`);
+  if (pod.kind !== 'Pod' || pod.apiVersion !== 'v1') throw new Error(`${where}: want apiVersion v1, kind Pod; got ${pod.apiVersion}/${pod.kind}`);
+  const name = pod.metadata?.name;
+  if (!name || !DNS1123.test(name)) throw new Error(`${where}: metadata.name ${JSON.stringify(name)} is not a valid DNS-1123 subdomain`);
+  const containers = pod.spec?.containers ?? [];
+  if (containers.length === 0) throw new Error(`${where}: spec.containers: at least one container is required`);
   containers.forEach((c, i) => {
-    if (!c.name) throw new Error(`${path}: spec.containers[${i}].name: required`);
-    if (!c.image) throw new Error(`${path}: spec.containers[${i}].image: required`);
+    if (!c.name) throw new Error(`${where}: spec.containers[${i}].name: required`);
+    if (!c.image) throw new Error(`${where}: spec.containers[${i}].image: required`);
   });
   const hash = createHash('md5');
-  hash.update(`host:${nodeName}`).update(`file:${path}`).update(JSON.stringify(doc));
+  hash.update(`host:${nodeName}`).update(source === 'file' ? `file:${where}` : `url:${where}`).update(JSON.stringify(pod));
   const uid = hash.digest('hex');
   return {
-    ...doc,
+    ...pod,
     metadata: {
-      ...doc.metadata,
+      ...pod.metadata,
       name: `${name}-${nodeName}`,
-      namespace: doc.metadata?.namespace || 'default',
+      namespace: pod.metadata?.namespace || 'default',
       uid,
-      annotations: { ...doc.metadata?.annotations, [CONFIG_HASH]: uid, [CONFIG_SOURCE]: 'file' },
+      annotations: { ...pod.metadata?.annotations, [CONFIG_HASH]: uid, [CONFIG_SOURCE]: source },
     },
-    spec: { ...doc.spec!, nodeName, restartPolicy: doc.spec?.restartPolicy ?? 'Always', terminationGracePeriodSeconds: doc.spec?.terminationGracePeriodSeconds ?? 30 },
+    spec: { ...pod.spec!, nodeName, restartPolicy: pod.spec?.restartPolicy ?? 'Always', terminationGracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? 30 },
   };
+}
+
+/** Pure: the pod a manifest file defines on this node. */
+export function staticPod(text: string, path: string, nodeName: string): Pod {
+  return staticPodFrom(parseManifest(text, path), path, nodeName, 'file');
+}
+
+/** Tells sink what changed between two sets of static pods (by UID: an edit is a remove and an add). */
+export function reportChanges(before: Pod[], after: Pod[], sink: PodSink): void {
+  const uids = (pods: Pod[]) => new Set(pods.map((p) => p.metadata!.uid!));
+  const was = uids(before), now = uids(after);
+  for (const uid of was) if (!now.has(uid)) sink.remove(uid);
+  for (const p of after) if (!was.has(p.metadata!.uid!)) sink.update(p);
 }
 
 /** Watches the directory (and rescans every periodMs); reports additions, edits and removals to sink. */
 export function fileSource(dir: string, nodeName: string, sink: PodSink, log: Logger, periodMs: number): { stop(): void } {
-  let known = new Map<string, { uid: string; pod: Pod }>(); // path -> pod
+  let known = new Map<string, Pod>(); // path -> pod
   const failed = new Map<string, string>(); // path -> last error, logged once per change
   const scan = () => {
     let names: string[];
     try { names = readdirSync(dir); } catch { names = []; }
-    const next = new Map<string, { uid: string; pod: Pod }>();
+    const next = new Map<string, Pod>();
     for (const n of names) {
       const path = join(dir, n);
       if (n.startsWith('.')) continue;
       try {
         if (!statSync(path).isFile()) continue;
-        const pod = staticPod(readFileSync(path, 'utf8'), path, nodeName);
-        next.set(path, { uid: pod.metadata!.uid!, pod });
+        next.set(path, staticPod(readFileSync(path, 'utf8'), path, nodeName));
         failed.delete(path);
       } catch (e) {
         const msg = (e as Error).message;
@@ -69,10 +92,7 @@ export function fileSource(dir: string, nodeName: string, sink: PodSink, log: Lo
         if (old) next.set(path, old); // a broken edit keeps the pod that was running
       }
     }
-    const nextUIDs = new Set([...next.values()].map((p) => p.uid));
-    for (const { uid } of known.values()) if (!nextUIDs.has(uid)) sink.remove(uid);
-    const oldUIDs = new Set([...known.values()].map((p) => p.uid));
-    for (const { uid, pod } of next.values()) if (!oldUIDs.has(uid)) sink.update(pod);
+    reportChanges([...known.values()], [...next.values()], sink);
     known = next;
   };
   let timer: NodeJS.Timeout | undefined;

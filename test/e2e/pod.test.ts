@@ -69,6 +69,19 @@ test('an image that cannot be pulled shows ErrImagePull or ImagePullBackOff', ()
   assert.ok(events.items.some((e) => e.reason === 'Failed' && /Failed to pull image "registry.invalid/.test(e.message ?? '')), 'a Failed event names the image');
 }));
 
+test('an image name that is not a valid reference waits with InvalidImageName, and nothing is pulled', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  await core.createNamespacedPod({ namespace: ns, body: podSpec('badname', {}, 'Registry.invalid/UPPER/case:1') });
+  const waiting = await eventually('InvalidImageName', 30_000, async () => {
+    const w = (await core.readNamespacedPod({ name: 'badname', namespace: ns })).status?.containerStatuses?.[0]?.state?.waiting;
+    return w?.reason === 'InvalidImageName' ? w : undefined;
+  });
+  assert.match(waiting.message ?? '', /couldn't parse image name "Registry.invalid\/UPPER\/case:1": invalid reference format/);
+  const reasons = (await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=badname' })).items.map((e) => e.reason);
+  assert.ok(reasons.includes('InspectFailed'), reasons.join(','));
+  assert.ok(!reasons.includes('Pulling'), 'no pull tried');
+}));
+
 test('a pod whose container exits 0 with restartPolicy Never ends Succeeded, one exiting 3 ends Failed', () => withNamespace(async (ns) => {
   const { core } = clients();
   const once = (name: string, code: number) => ({

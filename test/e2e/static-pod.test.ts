@@ -1,9 +1,15 @@
-// Static pods from /etc/kubernetes/manifests (staticPodPath in `make up`): run without
-// the apiserver, shown through a mirror pod that the kubelet keeps in place.
+// Static pods from /etc/kubernetes/manifests (staticPodPath in `make up`) and from a
+// staticPodURL: run without the apiserver, shown through a mirror pod that the kubelet
+// keeps in place.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import { clients, crictl, ensureStack, eventually, kubectl, nodeName, withNamespace, BUSYBOX } from './stack.ts';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIN, NODE_IP, ROOT, clients, crictl, ensureStack, eventually, kubectl, nodeName, withNamespace, BUSYBOX } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -72,3 +78,49 @@ test('an invalid manifest is logged and ignored; other static pods run on', () =
     rmSync(good, { force: true });
   }
 }));
+
+test('staticPodURL: a kubelet runs the pods a URL serves, with mirror pods; an edit replaces, an empty answer removes', async () => {
+  const { core } = clients();
+  // A second kubelet-ts beside the stack's (own node name, ports and dirs, same containerd),
+  // configured with staticPodURL: a hostNetwork pod needs no CNI config of its own.
+  let body = '';
+  const server = createServer((_req, res) => res.end(body));
+  await new Promise<void>((r) => server.listen(0, NODE_IP, r));
+  const node = `url-${Math.random().toString(36).slice(2, 7)}`;
+  const dir = mkdtempSync(join(tmpdir(), 'kts-url-'));
+  const served = (msg: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'from-url', namespace: 'default' },
+    spec: { hostNetwork: true, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', `echo ${msg}; sleep 3600`] }] } });
+  body = served('first');
+  writeFileSync(join(dir, 'config.yaml'), `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n` +
+    `staticPodURL: http://${NODE_IP}:${(server.address() as AddressInfo).port}/pods\nhttpCheckFrequency: 1s\n` +
+    `authentication: {x509: {clientCAFile: ${ROOT}/_output/local/pki/ca.crt}}\n`);
+  const proc = spawn(`${BIN}/node`, [`${ROOT}/dist/cli/main.js`, '--bootstrap-kubeconfig', `${ROOT}/_output/local/bootstrap-kubelet.conf`,
+    '--kubeconfig', join(dir, 'kubelet.conf'), '--config', join(dir, 'config.yaml'), '--hostname-override', node, '--node-ip', NODE_IP,
+    '--port', '10350', '--healthz-port', '10348', '--root-dir', join(dir, 'root'), '--cni-conf-dir', join(dir, 'cni')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (out += d));
+  const mirror = (check: (p: Awaited<ReturnType<typeof core.readNamespacedPod>>) => boolean) => eventually('the mirror pod', 60_000, async () => {
+    if (proc.exitCode !== null) throw new Error(`kubelet-ts exited ${proc.exitCode}:\n${out.slice(-2000)}`);
+    const p = await core.readNamespacedPod({ name: `from-url-${node}`, namespace: 'default' }).catch(() => undefined);
+    return p && check(p) ? p : undefined;
+  }, 500);
+  try {
+    const first = await mirror((p) => p.status?.phase === 'Running');
+    assert.ok(first.metadata!.annotations!['kubernetes.io/config.mirror'], 'a mirror pod');
+    assert.equal(first.metadata!.annotations!['kubernetes.io/config.source'], 'http');
+    assert.equal(first.metadata!.ownerReferences?.[0]?.name, node);
+    assert.match(kubectl('logs', '-n', 'default', `from-url-${node}`), /first/);
+    body = served('second');
+    await mirror((p) => p.status?.phase === 'Running' && p.metadata!.annotations!['kubernetes.io/config.mirror'] !== first.metadata!.annotations!['kubernetes.io/config.mirror']);
+    assert.match(kubectl('logs', '-n', 'default', `from-url-${node}`), /second/);
+    body = '';
+    await eventually('the mirror pod gone', 60_000, async () => !(await core.readNamespacedPod({ name: `from-url-${node}`, namespace: 'default' }).catch(() => undefined)), 500);
+    await eventually('its containers gone', 30_000, async () => !crictl('ps', '-q', '--name', '^main$', '--label', `io.kubernetes.pod.name=from-url-${node}`).trim());
+  } finally {
+    if (proc.exitCode === null) { proc.kill('SIGTERM'); await new Promise((r) => proc.once('exit', r)); }
+    server.close();
+    await core.deleteNode({ name: node }).catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
