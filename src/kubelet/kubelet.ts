@@ -17,7 +17,7 @@ import { leaseRenewer } from '../node/lease.ts';
 import { nodeAgent } from '../node/agent.ts';
 import { probeRuntime } from '../node/runtime-health.ts';
 import { countRunning, startPleg } from '../pleg/relist.ts';
-import { containerdEvents } from '../pleg/containerd-events.ts';
+import { containerdEvents, wakesRelist } from '../pleg/containerd-events.ts';
 import { podSteps } from '../pods/steps.ts';
 import { PodWorkers } from '../pods/workers.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
@@ -104,7 +104,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   // (upstream's EventedPLEG gate is off by default); featureGates {EventedPLEG: false}
   // leaves the 1 s relist alone, as the upstream kubelet runs.
   const taskEvents = o.config.featureGates.EventedPLEG === false ? undefined : containerdEvents(o.runtimeEndpoint, {
-    log: logger('pleg'), onEvent: () => pleg.kick(), onReconnect: () => pleg.kick(),
+    log: logger('pleg'), onEvent: (e) => { if (wakesRelist(e)) pleg.kick(); }, onReconnect: () => pleg.kick(),
     observe: (ok) => (ok ? metrics.eventedPlegConnectionSuccess : metrics.eventedPlegConnectionError).inc(),
   });
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import { taskEvent } from './containerd-events.ts';
+import { taskEvent, wakesRelist } from './containerd-events.ts';
 
 const root = new protobuf.Root().loadSync(fileURLToPath(new URL('../../proto/containerd/task-events.proto', import.meta.url)), { keepCase: true });
 const encode = (type: string, msg: object) => ({ type_url: type, value: Buffer.from(root.lookupType(type).encode(root.lookupType(type).create(msg)).finish()) });
@@ -15,4 +15,9 @@ test('task events: a container exit counts, an exec exit does not', () => {
   assert.deepEqual(taskEvent(env('containerd.events.TaskStart', { container_id: 'c2', pid: 42 }), decode), { kind: 'start', containerID: 'c2' });
   assert.deepEqual(taskEvent(env('containerd.events.TaskOOM', { container_id: 'c3' }), decode), { kind: 'oom', containerID: 'c3' });
   assert.equal(taskEvent({ topic: '/tasks/paused', namespace: 'k8s.io', event: { type_url: 'containerd.events.TaskPaused', value: Buffer.alloc(0) } }, decode), undefined);
+});
+
+test('only exits and OOM kills wake the relist: starts and deletes are the kubelet\'s own doing', () => {
+  const kinds = ['start', 'exit', 'delete', 'oom'] as const;
+  assert.deepEqual(kinds.filter((kind) => wakesRelist({ kind, containerID: 'c' })), ['exit', 'oom']);
 });

@@ -31,8 +31,20 @@ export function kubeletAuthenticator(o: AuthenticatorOptions): Authenticator {
   const now = o.now ?? Date.now;
   const reviewToken = o.api ? tokenReviewer(o.api, o.cacheTTLMs ?? 120_000, now, o.log) : undefined;
 
+  // A TLS connection's client certificate cannot change, and reading and verifying it was
+  // over half of the kubelet's CPU under many kept-alive clients: once per connection, then
+  // again after a minute (the certificate may expire meanwhile).
+  const verified = new WeakMap<object, { user: UserInfo | undefined; until: number }>();
   function certUser(req: IncomingMessage): UserInfo | undefined {
     if (roots.length === 0) return undefined;
+    const hit = verified.get(req.socket);
+    if (hit && now() < hit.until) return hit.user;
+    const user = verifyPeer(req);
+    verified.set(req.socket, { user, until: now() + 60_000 });
+    return user;
+  }
+
+  function verifyPeer(req: IncomingMessage): UserInfo | undefined {
     const chain = peerChain(req.socket);
     if (chain.length === 0) return undefined;
     const problem = verifyClientChain(chain, roots, new Date(now()));

@@ -118,3 +118,17 @@ test('over HTTPS, client certificates authenticate end to end', async () => {
     server.close();
   }
 });
+
+test('a connection\'s client certificate is verified once, then again after a minute (it may have expired)', async () => {
+  let reads = 0;
+  const socket = { encrypted: true, getPeerCertificate: () => { reads++; return { raw: cert('alice').raw }; } };
+  const req = { headers: {}, socket } as unknown as import('node:http').IncomingMessage;
+  let now = Date.now();
+  const authenticate = kubeletAuthenticator({ clientCA: pem('ca'), log: logger('test'), now: () => now });
+  assert.equal((await authenticate(req))?.name, 'alice');
+  assert.equal((await authenticate(req))?.name, 'alice');
+  assert.equal(reads, 1);
+  now += 3 * 24 * 3600 * 1000; // past the certificate's 2 days
+  assert.equal(await authenticate(req), undefined);
+  assert.equal(reads, 2);
+});
