@@ -98,3 +98,17 @@ test('collector: the loop runs housekeeping and GC, and stops', async () => {
   assert.equal(loops.filter((l) => l === 'container_gc').length, 1, 'GC once a period');
   assert.ok(loops.filter((l) => l === 'housekeeping').length >= 2);
 });
+
+test('collector: a gone pod with volumes still mounted has them unmounted, then its dir removed', async () => {
+  const f = fakes([], { owned: ['o'] });
+  const mounted = new Set(['o']);
+  const disk: GCDisk = {
+    ...f.disk, mountedPods: () => new Set(mounted),
+    unmountPodVolumes: async (root, uid) => { f.calls.push(`unmountPodVolumes ${root} ${uid}`); mounted.delete(uid); return 1; },
+  };
+  const c = startCollector({ runtime: f.runtimeFake, known: () => new Map(), sourcesReady: () => true, rootDir: '/r', podLogsDir: '/l', log: f.log, disk }, { loop: false });
+  await c.housekeeping();
+  assert.deepEqual(f.calls, ['unmountPodVolumes /r o']);
+  await c.housekeeping();
+  assert.deepEqual(f.calls, ['unmountPodVolumes /r o', 'removePodCgroups o', 'removePodDir o']);
+});

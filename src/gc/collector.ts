@@ -18,6 +18,8 @@ export interface GCDisk {
   listLogDirs(podLogsDir: string): string[];
   mountedPods(rootDir: string): Set<string>;
   removePodDir(rootDir: string, uid: string): void;
+  /** Unmounts ROOT/pods/UID/volumes/* of a pod that is gone; how many were mounted. */
+  unmountPodVolumes?(rootDir: string, uid: string): Promise<number>;
   removeLogDir(podLogsDir: string, name: string): void;
   removePodCgroups(uid: string): void;
 }
@@ -103,7 +105,7 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
     const logDirs = disk.listLogDirs(d.podLogsDir);
     podNames = new Map(logDirs.map((n) => { const [ns, ...rest] = n.split('_'); rest.pop(); return [logDirUID(n), `${ns}/${rest.join('_')}`]; }));
     const plan = planHousekeeping({ runtime, scope: scope(), logDirs, mountedPods: disk.mountedPods(d.rootDir) });
-    hkItems.retain(new Set([...plan.orphans.map((o) => `orphan/${o.uid}`), ...plan.dirs.map((x) => `dir/${x.uid}`)]));
+    hkItems.retain(new Set([...plan.orphans.map((o) => `orphan/${o.uid}`), ...plan.dirs.map((x) => `dir/${x.uid}`), ...plan.mounted.map((u) => `mounted/${u}`)]));
 
     for (const o of plan.orphans) {
       if (abort.signal.aborted) return;
@@ -119,7 +121,17 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
         removed('sandbox', o.removeSandboxes.length);
       });
     }
-    for (const uid of plan.mounted) d.log.v(3, 'Orphaned pod found, but volumes are still mounted; not removing its directory', ref(uid));
+    for (const uid of plan.mounted) {
+      // A pod deleted while the kubelet was down keeps its tmpfs volumes (every pod has
+      // kube-api-access): unmount them, as upstream's volume reconciler does; the dir goes next pass.
+      if (abort.signal.aborted) return;
+      if (d.known().has(uid)) continue;
+      await item(hkItems, `mounted/${uid}`, 'unmount the volumes of an orphaned pod', ref(uid), async () => {
+        const n = await disk.unmountPodVolumes?.(d.rootDir, uid) ?? 0;
+        if (n) d.log.info('Unmounted the volumes of a pod that is gone', { ...ref(uid), volumes: n });
+        else d.log.v(3, 'Orphaned pod found, but volumes are still mounted; not removing its directory', ref(uid));
+      });
+    }
     for (const x of plan.dirs) {
       if (abort.signal.aborted) return;
       // Checked and removed in one synchronous stretch: no worker can appear in between.

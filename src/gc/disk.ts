@@ -60,6 +60,9 @@ export function mountedPods(rootDir: string): Set<string> {
   return podsWithMounts(readFileSync('/proc/self/mountinfo', 'utf8'), podsDir);
 }
 
+/** The volumes of a pod that is gone, unmounted (src/volumes); returns how many were mounted. */
+export { unmountPodVolumes } from '../volumes/mountinfo.ts';
+
 export function removePodDir(rootDir: string, uid: string): void {
   if (!isSafeUID(uid)) throw new Error(`refusing to remove the pod dir of UID ${JSON.stringify(uid)}`);
   rmSync(podDir(rootDir, uid), { recursive: true, force: true });

@@ -22,6 +22,10 @@ import { podSteps } from '../pods/steps.ts';
 import { PodWorkers } from '../pods/workers.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { PodSyncer } from '../runtime/sync.ts';
+import { Prober } from '../prober/prober.ts';
+import { apiEnvSource } from '../runtime/env-sources.ts';
+import { VolumeManager } from '../volumes/manager.ts';
+import { apiVolumeSources } from '../volumes/sources.ts';
 import { apiserverSource } from '../sources/apiserver.ts';
 import { fileSource, isStaticPod } from '../sources/static-file.ts';
 import { urlSource } from '../sources/static-url.ts';
@@ -79,11 +83,15 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   });
   const syncer = new PodSyncer({
     cri, view, images: new ImagePuller(images, { secrets: apiSecretGetter(api), log: logger('images') }), events, log: logger('runtime'),
-    node: { podLogsDir: o.config.podLogsDir, clusterDomain: o.config.clusterDomain, clusterDNS: o.config.clusterDNS, hostDNS: readResolvConf(o.config.resolvConf) },
+    node: { podLogsDir: o.config.podLogsDir, clusterDomain: o.config.clusterDomain, clusterDNS: o.config.clusterDNS, hostDNS: readResolvConf(o.config.resolvConf), nodeIP },
+    env: apiEnvSource(api, () => currentNode),
+    volumes: new VolumeManager({ rootDir: o.rootDir, sources: apiVolumeSources(api), log: logger('volumes'), nodeAllocatable: () => currentNode?.status?.allocatable }),
   });
   let currentNode: Node | undefined;
   // Each pod gets ROOT/pods/UID before its first sandbox: the mark housekeeping goes by.
-  const workers = new PodWorkers(withPodDirs(podSteps({ api, view, syncer, status, events, nodeIP, node: () => currentNode }), o.rootDir), logger('pod_workers'), {
+  // Liveness, readiness and startup probes: a changed result syncs the pod again.
+  const prober = new Prober({ cri, events, log: logger('prober'), onChange: (uid) => workers.wake(uid) });
+  const workers = new PodWorkers(withPodDirs(podSteps({ api, view, syncer, status, events, nodeIP, node: () => currentNode, probes: prober }), o.rootDir), logger('pod_workers'), {
     resyncMs: o.config.syncFrequencyMs,
     observe: (step, s) => metrics.podWorkerDuration.observe({ operation: step }, s),
   });
@@ -177,7 +185,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     async stop() {
       // Pods keep running: a restarted kubelet adopts them from their CRI labels.
       clearInterval(mirrorBeat); files?.stop(); url?.stop(); gc.stop();
-      taskEvents?.stop(); rotation.stop(); source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); events.stop();
+      taskEvents?.stop(); rotation.stop(); source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); prober.stop(); events.stop();
       healthz.close(); api10250.close();
       cri.close(); images.close();
     },

@@ -10,9 +10,20 @@ import { generatePodStatus } from '../status/pod-status.ts';
 import type { StatusManager } from '../status/manager.ts';
 import type { PodSteps } from './workers.ts';
 import { activeDeadlineLeft } from './lifecycle.ts';
+import type { HealthOf } from '../runtime/actions.ts';
+import type { PodRuntimeStatus } from '../runtime/types.ts';
+
+/** The prober (src/prober) as a pod's steps use it: results read by actions and status; told what runs. */
+export interface PodProbes {
+  health: HealthOf;
+  status(containerId: string): { ready?: boolean; started?: boolean };
+  update(pod: Pod, runtime: PodRuntimeStatus, podIP: string | undefined): void;
+  removePod(uid: string): void;
+}
 
 export function podSteps(d: {
   api: ApiClient; view: RuntimeView; syncer: PodSyncer; status: StatusManager; events: Recorder; nodeIP: string; node: () => Node | undefined;
+  probes?: PodProbes;
 }): PodSteps {
   return {
     admit(pod, active) {
@@ -35,17 +46,22 @@ export function podSteps(d: {
         d.status.set(pod, { ...prev, phase: 'Failed', reason: 'DeadlineExceeded', message });
         return { phase: 'Failed' };
       }
-      const r = await d.syncer.syncPod(pod, signal);
-      const status = generatePodStatus({ ...pod, status: prev }, r.runtime, { nodeIP: d.nodeIP, now: new Date(), waiting: r.waiting, terminated: false });
+      const r = await d.syncer.syncPod(pod, signal, d.probes?.health);
+      const status = generatePodStatus({ ...pod, status: prev }, r.runtime, { nodeIP: d.nodeIP, now: new Date(), waiting: r.waiting, terminated: false, probes: d.probes?.status });
       d.status.set(pod, status);
+      // Probe what runs now; a changed result wakes this pod's worker again.
+      d.probes?.update(pod, r.runtime, status.podIP);
       const deadline = activeDeadlineLeft(pod, status.startTime, new Date());
       return { phase: status.phase, requeueAfterMs: deadline === undefined ? r.requeueAfterMs : Math.min(r.requeueAfterMs ?? Infinity, deadline + 10) };
     },
 
     async terminate(uid, pod, gracePeriodSeconds, reason) {
+      // A pod being stopped is not probed any more (its liveness must not kill it meanwhile).
+      d.probes?.removePod(uid);
       const before = await d.view.pod(uid);
       const subject = pod ?? ({ metadata: { uid, name: '', namespace: '' }, spec: { containers: [] } } as Pod);
       await d.syncer.killPod(subject, before, gracePeriodSeconds, reason);
+      await d.syncer.releaseVolumes(uid);
       if (!pod) return;
       // The final status: every container terminated, the phase final.
       const after = await d.view.pod(uid);
@@ -58,6 +74,7 @@ export function podSteps(d: {
 
     async finish(uid, pod, deleteFromApiserver) {
       await d.syncer.removePod(uid, pod);
+      d.probes?.removePod(uid);
       d.status.forget(uid);
       if (!deleteFromApiserver || !pod) return;
       try {

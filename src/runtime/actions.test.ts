@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { computePodActions, type PodActions } from './actions.ts';
+import { computePodActions, type PodActions, type ProbeHealth } from './actions.ts';
 import { containerHash } from './hash.ts';
 import type { ContainerState, PodRuntimeStatus, SandboxState } from './types.ts';
 
@@ -81,3 +81,48 @@ cases.push(
 for (const [name, p, s, want] of cases) {
   test(`computePodActions: ${name}`, () => assert.deepEqual(computePodActions(p, s), { ...none, ...want }));
 }
+
+// Probes: the prober's liveness and startup states of each running instance (by container ID).
+const probed = { ...app, livenessProbe: { exec: { command: ['true'] } }, startupProbe: { exec: { command: ['true'] }, terminationGracePeriodSeconds: 7 } };
+const probedPod = (restartPolicy: string): Pod => ({ metadata: { uid: 'u' }, spec: { restartPolicy, containers: [probed] } });
+const probedSidecar = { ...sidecar, startupProbe: { exec: { command: ['true'] } }, livenessProbe: { exec: { command: ['true'] } } };
+const withProbedSidecar = (): Pod => ({ metadata: { uid: 'u' }, spec: { restartPolicy: 'Always', initContainers: [probedSidecar, init1], containers: [app] } });
+const liveKill = { id: 'c1', name: 'app', reason: 'Container app failed liveness probe, will be restarted', message: 'Container app failed liveness probe, will be restarted' };
+const probeCases: [string, Pod, PodRuntimeStatus, Record<string, ProbeHealth>, Partial<PodActions>][] = [
+  ['probes: a healthy container is kept', probedPod('Always'), status([sb()], [ctr()]), { c1: { liveness: 'Success', startup: 'Success' } }, {}],
+  ['probes: no results yet (the prober has not seen it): kept', probedPod('Always'), status([sb()], [ctr()]), {}, {}],
+  ['probes: failed liveness: killed and started again', probedPod('Always'), status([sb()], [ctr()]), { c1: { liveness: 'Failure', startup: 'Success' } },
+    { containersToKill: [liveKill], containersToStart: [{ name: 'app', reason: liveKill.message }] }],
+  ['probes: OnFailure restarts too (any policy but Never)', probedPod('OnFailure'), status([sb()], [ctr()]), { c1: { liveness: 'Failure' } },
+    { containersToKill: [liveKill], containersToStart: [{ name: 'app', reason: liveKill.message }] }],
+  ['probes: Never: killed, not restarted, and the pod is done', probedPod('Never'), status([sb()], [ctr()]), { c1: { liveness: 'Failure' } },
+    { killPod: true }],
+  ['probes: failed startup: killed with the probe\'s grace period', probedPod('Always'), status([sb()], [ctr()]), { c1: { liveness: 'Success', startup: 'Failure' } },
+    { containersToKill: [{ id: 'c1', name: 'app', reason: 'Container app failed startup probe, will be restarted', message: 'Container app failed startup probe, will be restarted', gracePeriodSeconds: 7 }],
+      containersToStart: [{ name: 'app', reason: 'Container app failed startup probe, will be restarted' }] }],
+  ['probes: a liveness result without a liveness probe in the spec is ignored', pod(), status([sb()], [ctr()]), { c1: { liveness: 'Failure' } }, {}],
+  ['probes: an exited container is not judged by its old results', probedPod('Always'), status([sb()], [ctr({ phase: 'exited', exitCode: 0 })]), { c1: { liveness: 'Failure' } },
+    { containersToStart: [{ name: 'app', reason: 'restart' }] }],
+  ['probes: a sidecar not yet started (startup Unknown) holds the next init container', withProbedSidecar(), status([sb()], [init('sidecar', { hash: containerHash(probedSidecar) })]),
+    { 'c-sidecar': { startup: 'Unknown', liveness: 'Success' } }, {}],
+  ['probes: a sidecar whose startup probe has not run yet holds it too', withProbedSidecar(), status([sb()], [init('sidecar', { hash: containerHash(probedSidecar) })]), {}, {}],
+  ['probes: a started sidecar lets the next init container start', withProbedSidecar(), status([sb()], [init('sidecar', { hash: containerHash(probedSidecar) })]),
+    { 'c-sidecar': { startup: 'Success', liveness: 'Success' } }, { initContainersToStart: [{ name: 'init1', reason: 'not started yet' }] }],
+  ['probes: a sidecar that failed startup is restarted', withProbedSidecar(), status([sb()], [init('sidecar', { hash: containerHash(probedSidecar) })]),
+    { 'c-sidecar': { startup: 'Failure' } },
+    { containersToKill: [{ id: 'c-sidecar', name: 'sidecar', reason: 'Init container sidecar failed startup probe', message: 'Init container sidecar failed startup probe' }],
+      initContainersToStart: [{ name: 'sidecar', reason: 'Init container sidecar failed startup probe' }] }],
+  ['probes: a sidecar that failed liveness is restarted, the app keeps running', withProbedSidecar(), status([sb()], [ctr(), done('init1'), init('sidecar', { hash: containerHash(probedSidecar) })]),
+    { 'c-sidecar': { startup: 'Success', liveness: 'Failure' } },
+    { containersToKill: [{ id: 'c-sidecar', name: 'sidecar', reason: 'Init container sidecar failed liveness probe', message: 'Init container sidecar failed liveness probe' }],
+      initContainersToStart: [{ name: 'sidecar', reason: 'Init container sidecar failed liveness probe' }] }],
+];
+for (const [name, p, s, health, want] of probeCases) {
+  test(`computePodActions: ${name}`, () => assert.deepEqual(computePodActions(p, s, (id) => health[id]), { ...none, ...want }));
+}
+
+test('computePodActions: without a prober, probes do not hold a sidecar or kill anything', () => {
+  assert.deepEqual(computePodActions(withProbedSidecar(), status([sb()], [init('sidecar', { hash: containerHash(probedSidecar) })])),
+    { ...none, initContainersToStart: [{ name: 'init1', reason: 'not started yet' }] });
+  assert.deepEqual(computePodActions(probedPod('Always'), status([sb()], [ctr()])), none);
+});

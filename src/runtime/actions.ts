@@ -18,9 +18,21 @@ export interface PodActions {
   initContainersToStart: Start[];
   /** App containers to start, once the pod is initialized. */
   containersToStart: Start[];
-  containersToKill: { id: string; name: string; reason: string }[];
+  containersToKill: Kill[];
 }
 export interface Start { name: string; reason: string }
+export interface Kill {
+  id: string; name: string; reason: string;
+  /** The Killing event's message, when it must say why (a failed probe); else "Stopping container X". */
+  message?: string;
+  /** The probe's terminationGracePeriodSeconds, which replaces the pod's for this kill. */
+  gracePeriodSeconds?: number;
+}
+
+/** What the prober knows of a running container instance (results of its liveness and startup probes). */
+export interface ProbeHealth { liveness?: 'Success' | 'Failure' | 'Unknown'; startup?: 'Success' | 'Failure' | 'Unknown' }
+/** Looks up an instance's probe states by container ID; absent: the pod is not probed. */
+export type HealthOf = (containerId: string) => ProbeHealth | undefined;
 
 /** A sidecar: an init container that keeps running next to the app containers. */
 export const isSidecar = (c: Container) => c.restartPolicy === 'Always';
@@ -35,7 +47,7 @@ export function shouldRestart(pod: Pod, c: ContainerState): boolean {
 
 const alive = (s: ContainerState | undefined) => s?.phase === 'running' || s?.phase === 'unknown';
 
-export function computePodActions(pod: Pod, status: PodRuntimeStatus): PodActions {
+export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: HealthOf): PodActions {
   const spec = pod.spec?.containers ?? [];
   const inits = pod.spec?.initContainers ?? [];
   const sandbox = status.sandboxes[0];
@@ -66,7 +78,7 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus): PodAction
     return actions;
   }
 
-  if (!initContainerActions(pod, status, actions)) return actions;
+  if (!initContainerActions(pod, status, actions, health)) return actions;
 
   let keep = 0;
   for (const c of spec) {
@@ -76,7 +88,16 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus): PodAction
       if (s.hash && s.hash !== containerHash(c)) {
         actions.containersToKill.push({ id: s.id, name: c.name, reason: 'Container spec hash changed' });
         actions.containersToStart.push({ name: c.name, reason: 'spec changed' });
-      } else keep++;
+      } else {
+        const failed = failedProbe(c, s, health);
+        if (!failed) { keep++; continue; }
+        // As upstream: a container that failed liveness or startup is killed, and started
+        // again unless the pod never restarts its containers.
+        const restart = (pod.spec?.restartPolicy ?? 'Always') !== 'Never';
+        const message = `Container ${c.name} failed ${failed.toLowerCase()} probe${restart ? ', will be restarted' : ''}`;
+        actions.containersToKill.push({ id: s.id, name: c.name, reason: message, message, ...probeGrace(c, failed) });
+        if (restart) actions.containersToStart.push({ name: c.name, reason: message });
+      }
       continue;
     }
     // created-but-never-started or exited: run a new instance if the policy says so
@@ -101,7 +122,7 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus): PodAction
  * run one at a time, each to success; a sidecar counts as done once it runs and is restarted
  * whenever it stops. Returns whether the pod is initialized.
  */
-function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodActions): boolean {
+function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodActions, health?: HealthOf): boolean {
   const inits = pod.spec?.initContainers ?? [];
   if (!inits.length) return true;
   // An app container that was created or runs means initialization happened in this sandbox,
@@ -123,12 +144,25 @@ function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodAc
     if (s.phase === 'created') {
       starts.push({ name: c.name, reason: 'never started' });
     } else if (s.phase === 'running') {
-      if (isSidecar(c)) {
+      // A sidecar with a startup probe counts as started only once it succeeded; one that
+      // failed it (or its liveness probe) is restarted, as upstream's computeInitContainerActions.
+      const startup = sidecarStartup(c, s, health);
+      if (isSidecar(c) && startup !== 'Success') {
+        if (startup === 'Failure') {
+          const message = `Init container ${c.name} failed startup probe`;
+          actions.containersToKill.push({ id: s.id, name: c.name, reason: message, message, ...probeGrace(c, 'Startup') });
+          starts.push({ name: c.name, reason: message });
+        }
+      } else if (isSidecar(c)) {
         if (last) initialized = true;
         else if (!previousDone) starts.push({ name: inits[i + 1]!.name, reason: 'not started yet' });
         if (s.hash && s.hash !== containerHash(c)) {
           actions.containersToKill.push({ id: s.id, name: c.name, reason: `Init container ${c.name} definition changed` });
           starts.push({ name: c.name, reason: 'spec changed' });
+        } else if (c.livenessProbe && health?.(s.id)?.liveness === 'Failure') {
+          const message = `Init container ${c.name} failed liveness probe`;
+          actions.containersToKill.push({ id: s.id, name: c.name, reason: message, message, ...probeGrace(c, 'Liveness') });
+          starts.push({ name: c.name, reason: message });
         }
       }
     } else if (s.phase === 'exited') {
@@ -150,4 +184,24 @@ function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodAc
   if (!previousDone) starts.push({ name: inits[0]!.name, reason: 'not started yet' });
   actions.initContainersToStart = starts.reverse();
   return initialized;
+}
+
+/** Which probe a running container failed, if any (liveness first, as upstream). */
+function failedProbe(c: Container, s: ContainerState, health?: HealthOf): 'Liveness' | 'Startup' | undefined {
+  const h = health?.(s.id);
+  if (c.livenessProbe && h?.liveness === 'Failure') return 'Liveness';
+  if (c.startupProbe && h?.startup === 'Failure') return 'Startup';
+  return undefined;
+}
+
+/** A sidecar's startup state: Success without a startup probe or without a prober; undefined while it has not run. */
+function sidecarStartup(c: Container, s: ContainerState, health?: HealthOf): ProbeHealth['startup'] {
+  if (!c.startupProbe || !health) return 'Success';
+  return health(s.id)?.startup;
+}
+
+/** The probe-level terminationGracePeriodSeconds, which upstream uses when that probe kills. */
+function probeGrace(c: Container, probe: 'Liveness' | 'Startup'): { gracePeriodSeconds?: number } {
+  const g = (probe === 'Liveness' ? c.livenessProbe : c.startupProbe)?.terminationGracePeriodSeconds;
+  return g !== undefined && g !== null ? { gracePeriodSeconds: g } : {};
 }

@@ -4,6 +4,8 @@
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { Container__Output } from '../cri/generated/runtime/v1/Container.ts';
 import type { PodSandbox__Output } from '../cri/generated/runtime/v1/PodSandbox.ts';
+import type { ContainerStatus__Output } from '../cri/generated/runtime/v1/ContainerStatus.ts';
+import { terminationMessage } from './termination-message.ts';
 import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from './types.ts';
 
 const phases: Record<string, ContainerPhase> = {
@@ -12,6 +14,15 @@ const phases: Record<string, ContainerPhase> = {
 const newestFirst = (a: { createdAtNs: string }, b: { createdAtNs: string }) => (BigInt(b.createdAtNs) > BigInt(a.createdAtNs) ? 1 : -1);
 // A sandbox whose network setup failed can carry no creation time: the attempt orders them.
 const newestSandboxFirst = (a: SandboxState, b: SandboxState) => b.attempt - a.attempt || newestFirst(a, b);
+
+/** The runtime's message, enriched with what the container wrote as its termination message. */
+function exitMessage(st: ContainerStatus__Output): string {
+  const written = terminationMessage({
+    exitCode: st.exitCode, reason: st.reason, mounts: st.mounts, logPath: st.logPath,
+    path: st.annotations[labels.terminationMessagePath] ?? '', policy: st.annotations[labels.terminationMessagePolicy] ?? '',
+  });
+  return [st.message, written].filter(Boolean).join(': ');
+}
 
 export class RuntimeView {
   readonly #cri: RuntimeClient;
@@ -65,7 +76,7 @@ export class RuntimeView {
         phase: phases[st.state] ?? 'unknown', image: st.image?.image ?? '', imageRef: st.imageRef,
         hash: c.annotations[labels.containerHash] ?? '', createdAtNs: st.createdAt,
         startedAtNs: st.startedAt !== '0' ? st.startedAt : undefined, finishedAtNs: st.finishedAt !== '0' ? st.finishedAt : undefined,
-        ...(st.state === 'CONTAINER_EXITED' ? { exitCode: st.exitCode, reason: st.reason, message: st.message } : {}),
+        ...(st.state === 'CONTAINER_EXITED' ? { exitCode: st.exitCode, reason: st.reason, message: exitMessage(st) } : {}),
       };
       this.#containers.set(c.id, state);
       return state;

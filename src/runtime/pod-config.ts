@@ -3,6 +3,7 @@
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeRequest } from '../cri/runtime-client.ts';
 import type { NamespaceOption } from '../cri/generated/runtime/v1/NamespaceOption.ts';
+import type { Mount } from '../cri/generated/runtime/v1/Mount.ts';
 
 export type PodSandboxConfig = NonNullable<RuntimeRequest<'RunPodSandbox'>['config']>;
 type ContainerConfig = NonNullable<RuntimeRequest<'CreateContainer'>['config']>;
@@ -17,6 +18,8 @@ export interface NodeContext {
   clusterDNS: string[];
   /** nameservers, searches and options of the host's resolv.conf (dnsPolicy Default). */
   hostDNS: { servers: string[]; searches: string[]; options: string[] };
+  /** The node's IP: status.hostIP(s) in a container's environment. */
+  nodeIP?: string;
 }
 
 const podRef = (pod: Pod) => ({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? 'default', uid: pod.metadata!.uid! });
@@ -97,23 +100,37 @@ function resources(c: Container) {
   };
 }
 
-export function containerConfig(pod: Pod, c: Container, attempt: number): ContainerConfig {
+/** What the container gets from outside its spec, decided elsewhere (volumes: src/volumes). */
+export interface ContainerInputs {
+  /** CRI mounts: volumeMounts, /etc/hosts, the termination message file. */
+  mounts?: Mount[];
+  /** The environment and the expanded command and args (env.ts); without them, literal env values only. */
+  env?: { name: string; value: string }[];
+  command?: string[];
+  args?: string[];
+}
+
+export function containerConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInputs = {}): ContainerConfig {
   const ref = podRef(pod);
   return {
     metadata: { name: c.name, attempt },
     image: { image: c.image ?? '' },
-    command: c.command ?? [],
-    args: c.args ?? [],
+    command: inputs.command ?? c.command ?? [],
+    args: inputs.args ?? c.args ?? [],
     workingDir: c.workingDir ?? '',
-    envs: (c.env ?? []).filter((e) => e.value !== undefined && !e.valueFrom).map((e) => ({ key: e.name, value: Buffer.from(e.value!) })),
+    envs: inputs.env
+      ? inputs.env.map((e) => ({ key: e.name, value: Buffer.from(e.value) }))
+      : (c.env ?? []).filter((e) => e.value !== undefined && !e.valueFrom).map((e) => ({ key: e.name, value: Buffer.from(e.value!) })),
     labels: { [labels.podName]: ref.name, [labels.podNamespace]: ref.namespace, [labels.podUID]: ref.uid, [labels.containerName]: c.name },
     annotations: {
       [labels.containerHash]: containerHash(c),
       [labels.restartCount]: String(attempt),
       [labels.terminationMessagePath]: c.terminationMessagePath ?? '/dev/termination-log',
+      [labels.terminationMessagePolicy]: c.terminationMessagePolicy ?? 'File',
       [labels.terminationGracePeriod]: String(pod.spec?.terminationGracePeriodSeconds ?? 30),
     },
     logPath: `${c.name}/${attempt}.log`,
+    mounts: inputs.mounts ?? [],
     stdin: !!c.stdin,
     stdinOnce: !!c.stdinOnce,
     tty: !!c.tty,

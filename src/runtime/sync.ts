@@ -7,11 +7,14 @@ import type { ImagePuller } from '../images/puller.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { podRef } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
-import { computePodActions, isSidecar } from './actions.ts';
+import { computePodActions, isSidecar, type HealthOf } from './actions.ts';
 import { runHook } from './hooks.ts';
 import type { RuntimeView } from './cri-runtime.ts';
 import { containerConfig, podCgroup, podLogDir, sandboxConfig, type NodeContext, type PodSandboxConfig } from './pod-config.ts';
 import { type ContainerState, type PodRuntimeStatus, type Waiting, latest } from './types.ts';
+import { containerEnvironment } from './env.ts';
+import { noEnvSource, type EnvReads, type EnvSource } from './env-sources.ts';
+import type { VolumeManager } from '../volumes/manager.ts';
 
 export interface SyncResult {
   runtime: PodRuntimeStatus;
@@ -35,20 +38,24 @@ export class PodSyncer {
   readonly #node: NodeContext;
   readonly #log: Logger;
   readonly #crashBackoff = new Map<string, number>();
+  readonly #env: EnvSource;
+  readonly #volumes?: VolumeManager;
 
-  constructor(d: { cri: RuntimeClient; view: RuntimeView; images: ImagePuller; events: Recorder; node: NodeContext; log: Logger }) {
+  constructor(d: { cri: RuntimeClient; view: RuntimeView; images: ImagePuller; events: Recorder; node: NodeContext; log: Logger; env?: EnvSource; volumes?: VolumeManager }) {
     this.#cri = d.cri; this.#view = d.view; this.#images = d.images; this.#events = d.events; this.#node = d.node; this.#log = d.log;
+    this.#env = d.env ?? noEnvSource;
+    this.#volumes = d.volumes;
   }
 
-  /** signal: the pod is being terminated; stop between steps (and abort a pull). */
-  async syncPod(pod: Pod, signal?: AbortSignal): Promise<SyncResult> {
+  /** signal: the pod is being terminated; stop between steps (and abort a pull). health: the prober's liveness and startup states. */
+  async syncPod(pod: Pod, signal?: AbortSignal, health?: HealthOf): Promise<SyncResult> {
     const uid = pod.metadata!.uid!;
     const ref = { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid };
     const waiting = new Map<string, Waiting>();
     let requeueAfterMs: number | undefined;
     const requeue = (ms: number) => { requeueAfterMs = Math.min(requeueAfterMs ?? ms, ms); };
     let status = await this.#view.pod(uid);
-    const actions = computePodActions(pod, status);
+    const actions = computePodActions(pod, status, health);
     this.#log.v(4, 'computePodActions', { ...ref, actions });
 
     if (actions.killPod && actions.createSandbox) {
@@ -67,7 +74,19 @@ export class PodSyncer {
     for (const k of actions.containersToKill) {
       const c = status.containers.find((x) => x.id === k.id)!;
       this.#log.info('Killing container', { ...ref, container: k.name, containerID: k.id, reason: k.reason });
-      await this.#killContainer(pod, c, status.sandboxes[0]?.ip, deadline);
+      // A probe's own terminationGracePeriodSeconds, when it killed, replaces the pod's.
+      const until = k.gracePeriodSeconds === undefined ? deadline : Date.now() + Math.max(MIN_GRACE_SECONDS, k.gracePeriodSeconds) * 1000;
+      await this.#killContainer(pod, c, status.sandboxes[0]?.ip, until, k.message);
+    }
+
+    // Volumes before the sandbox, as upstream's WaitForAttachAndMount: a pod whose volumes
+    // cannot be set up starts nothing and waits (ContainerCreating); running pods get their
+    // configMap/secret/token contents refreshed here.
+    const starts = actions.createSandbox || actions.initContainersToStart.length > 0 || actions.containersToStart.length > 0;
+    if (this.#volumes && (starts || status.containers.some((c) => c.phase === 'running'))) {
+      const v = await this.#volumes.setUp(pod);
+      for (const f of v.failed) this.#events.event(podRef(pod), 'Warning', 'FailedMount', f.message);
+      if (!v.ready) return { runtime: actions.containersToKill.length || actions.killPod ? await this.#view.pod(uid) : status, waiting, requeueAfterMs: v.retryAfterMs };
     }
 
     let sandboxId = actions.sandboxId;
@@ -95,9 +114,11 @@ export class PodSyncer {
 
     // Init containers one after another (a sidecar must run before the next starts), then the app.
     const specs = new Map([...pod.spec!.initContainers ?? [], ...pod.spec!.containers].map((c) => [c.name, c]));
+    // ConfigMaps, Secrets and Services for the containers' environment: read once in this sync.
+    const envReads = this.#env.session();
     for (const { name } of [...actions.initContainersToStart, ...actions.containersToStart]) {
       signal?.throwIfAborted();
-      const wait = await this.#startContainer(pod, specs.get(name)!, status, sandboxId!, sbConfig, waiting, signal);
+      const wait = await this.#startContainer(pod, specs.get(name)!, status, sandboxId!, sbConfig, waiting, signal, envReads);
       if (wait !== undefined) requeue(wait);
     }
     const changed = actions.initContainersToStart.length || actions.containersToStart.length || actions.containersToKill.length || actions.killPod;
@@ -105,7 +126,7 @@ export class PodSyncer {
   }
 
   /** Starts one container, unless it waits on a back-off or its image; returns when to look again. */
-  async #startContainer(pod: Pod, c: Container, status: PodRuntimeStatus, sandboxId: string, sbConfig: PodSandboxConfig, waiting: Map<string, Waiting>, signal?: AbortSignal): Promise<number | undefined> {
+  async #startContainer(pod: Pod, c: Container, status: PodRuntimeStatus, sandboxId: string, sbConfig: PodSandboxConfig, waiting: Map<string, Waiting>, signal?: AbortSignal, envReads?: EnvReads): Promise<number | undefined> {
     const uid = pod.metadata!.uid!;
     const name = c.name;
     const fieldPath = containerFieldPath(pod, name);
@@ -126,9 +147,28 @@ export class PodSyncer {
       return pulled.waiting.reason === 'ErrImagePull' || pulled.waiting.reason === 'ImagePullBackOff' ? 1000 : 10_000;
     }
     const attempt = prev ? prev.attempt + 1 : 0;
+    // The environment and the expanded command and args, as upstream's generateContainerConfig:
+    // a missing ConfigMap, Secret or key leaves the container waiting, and it is tried again.
+    const resolved = await this.#environment(pod, c, status, sandboxId, envReads ?? this.#env.session());
+    if ('error' in resolved) {
+      waiting.set(name, { reason: 'CreateContainerConfigError', message: resolved.error });
+      this.#events.event(podRef(pod, fieldPath), 'Warning', 'Failed', `Error: ${resolved.error}`);
+      this.#log.info('Cannot configure container', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, container: name, reason: 'CreateContainerConfigError', err: resolved.error });
+      return 10_000;
+    }
+    // Volume mounts, /etc/hosts and the termination message file (src/volumes), as upstream's makeMounts.
+    let mounts;
+    try {
+      mounts = this.#volumes?.containerMounts(pod, c, { podIPs: [status.sandboxes.find((s) => s.id === sandboxId)?.ip ?? ''].filter(Boolean), clusterDomain: this.#node.clusterDomain, env: resolved.env });
+    } catch (e) {
+      const message = (e as Error).message;
+      waiting.set(name, { reason: 'CreateContainerConfigError', message });
+      this.#events.event(podRef(pod, fieldPath), 'Warning', 'Failed', `Error: ${message}`);
+      return 10_000;
+    }
     let containerId: string | undefined;
     try {
-      ({ containerId } = await this.#cri.createContainer({ podSandboxId: sandboxId, config: containerConfig(pod, c, attempt), sandboxConfig: sbConfig }));
+      ({ containerId } = await this.#cri.createContainer({ podSandboxId: sandboxId, config: containerConfig(pod, c, attempt, { ...resolved, mounts }), sandboxConfig: sbConfig }));
       this.#events.event(podRef(pod, fieldPath), 'Normal', 'Created', `Created container: ${name}`);
       await this.#cri.startContainer({ containerId });
       this.#events.event(podRef(pod, fieldPath), 'Normal', 'Started', `Started container ${name}`);
@@ -153,6 +193,15 @@ export class PodSyncer {
     return undefined;
   }
 
+  /** makeEnvironment's inputs: objects from the apiserver, the pod's IPs from its sandbox, the node's IP. */
+  async #environment(pod: Pod, c: Container, status: PodRuntimeStatus, sandboxId: string, reads: EnvReads) {
+    const hostIPs = this.#node.nodeIP ? [this.#node.nodeIP] : [];
+    const ip = status.sandboxes.find((s) => s.id === sandboxId)?.ip;
+    // A host-network pod's IPs are the node's, as upstream's pod status shows them.
+    const podIPs = ip ? [ip] : pod.spec?.hostNetwork ? hostIPs : [];
+    return containerEnvironment(pod, c, { ...await reads(pod, c), podIPs, hostIPs });
+  }
+
   /**
    * Stops every container and then the sandbox, as upstream: app containers together, then
    * sidecars in reverse order; each runs its preStop hook first, within the grace period.
@@ -174,9 +223,9 @@ export class PodSyncer {
   }
 
   /** preStop (bounded by what is left of the grace period), then StopContainer with the rest. */
-  async #killContainer(pod: Pod, c: ContainerState, podIP: string | undefined, deadline: number): Promise<void> {
+  async #killContainer(pod: Pod, c: ContainerState, podIP: string | undefined, deadline: number, message?: string): Promise<void> {
     const fieldPath = containerFieldPath(pod, c.name);
-    this.#events.event(podRef(pod, fieldPath), 'Normal', 'Killing', `Stopping container ${c.name}`);
+    this.#events.event(podRef(pod, fieldPath), 'Normal', 'Killing', message ?? `Stopping container ${c.name}`);
     const spec = [...pod.spec?.containers ?? [], ...pod.spec?.initContainers ?? []].find((x) => x.name === c.name);
     const preStop = spec?.lifecycle?.preStop;
     const left = () => Math.ceil((deadline - Date.now()) / 1000);
@@ -187,6 +236,11 @@ export class PodSyncer {
     await this.#cri.stopContainer({ containerId: c.id, timeout: Math.max(MIN_GRACE_SECONDS, left()) });
   }
 
+  /** A terminated pod's volumes go at once, deleted or not, as upstream's SyncTerminatedPod. Idempotent. */
+  async releaseVolumes(uid: string): Promise<void> {
+    await this.#volumes?.tearDown(uid);
+  }
+
   /** Removes what is left of a pod that is gone: sandboxes (and their containers), logs, cgroups. */
   async removePod(uid: string, pod: Pod | undefined): Promise<void> {
     const status = await this.#view.pod(uid);
@@ -194,6 +248,7 @@ export class PodSyncer {
       await this.#cri.stopPodSandbox({ podSandboxId: sb.id });
       await this.#cri.removePodSandbox({ podSandboxId: sb.id });
     }
+    await this.#volumes?.tearDown(uid);
     this.#images.forget(`${uid}/`);
     for (const k of this.#crashBackoff.keys()) if (k.startsWith(`${uid}/`)) this.#crashBackoff.delete(k);
     if (pod) {

@@ -51,6 +51,7 @@ export const labels = {
   restartCount: 'io.kubernetes.container.restartCount',
   terminationGracePeriod: 'io.kubernetes.pod.terminationGracePeriod',
   terminationMessagePath: 'io.kubernetes.container.terminationMessagePath',
+  terminationMessagePolicy: 'io.kubernetes.container.terminationMessagePolicy',
 } as const;
 
 /** Newest instance of a container by name. */

@@ -118,3 +118,56 @@ test('QoS classes', () => {
   assert.equal(qosClass(withRes({ requests: { cpu: '100m' } })), 'Burstable');
   assert.equal(qosClass(withRes({ requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '2', memory: '1Gi' } })), 'Burstable');
 });
+
+// Probes: what the prober says of the running instance c1 decides ready and started.
+const probedPod = (probes: Partial<Container>, sidecarProbes?: Partial<Container>): Pod => ({
+  ...pod(),
+  spec: {
+    restartPolicy: 'Always', containers: [{ name: 'app', image: 'busybox:1.36', ...probes }],
+    ...(sidecarProbes ? { initContainers: [{ name: 'side', image: 'busybox:1.36', restartPolicy: 'Always', ...sidecarProbes }] } : {}),
+  },
+});
+const exec = { exec: { command: ['true'] } };
+const probeTable: [string, Partial<Container>, { ready?: boolean; started?: boolean } | undefined, [boolean, boolean]][] = [
+  ['no probes: ready and started while running', {}, {}, [true, true]],
+  ['readiness without a result yet: not ready', { readinessProbe: exec }, {}, [false, true]],
+  ['readiness failed: not ready', { readinessProbe: exec }, { ready: false }, [false, true]],
+  ['readiness succeeded: ready', { readinessProbe: exec }, { ready: true }, [true, true]],
+  ['startup not run yet: neither started nor ready', { startupProbe: exec }, {}, [false, false]],
+  ['startup succeeded, no readiness probe: started and ready', { startupProbe: exec }, { started: true }, [true, true]],
+  ['startup succeeded, readiness not yet: started, not ready', { startupProbe: exec, readinessProbe: exec }, { started: true }, [false, true]],
+  ['ready is never true before started', { startupProbe: exec, readinessProbe: exec }, { started: false, ready: true }, [false, false]],
+  ['a liveness probe alone changes nothing', { livenessProbe: exec }, {}, [true, true]],
+];
+for (const [name, probes, result, [ready, started]] of probeTable) {
+  test(`probes: ${name}`, () => {
+    const s = generatePodStatus(probedPod(probes), rt([ctr({})]), ctx({ probes: (id: string) => (id === 'c1' ? result ?? {} : {}) }));
+    const c = s.containerStatuses![0]!;
+    assert.deepEqual([c.ready, c.started], [ready, started]);
+    const cond = (t: string) => s.conditions!.find((x) => x.type === t)!.status;
+    assert.deepEqual([cond('ContainersReady'), cond('Ready')], ready ? ['True', 'True'] : ['False', 'False']);
+    assert.equal(s.phase, 'Running');
+  });
+}
+
+test('probes: without a prober, a container with probes is ready at once (as before)', () => {
+  const s = generatePodStatus(probedPod({ readinessProbe: exec, startupProbe: exec }), rt([ctr({})]), ctx());
+  assert.deepEqual([s.containerStatuses![0]!.ready, s.containerStatuses![0]!.started], [true, true]);
+});
+
+test('probes: a sidecar follows its probes; not started, it keeps the pod Pending and not Initialized', () => {
+  const side = ctr({ id: 'c2', name: 'side' });
+  const results: Record<string, { ready?: boolean; started?: boolean }> = { c2: {} };
+  const gen = () => generatePodStatus(probedPod({}, { startupProbe: exec, readinessProbe: exec }), rt([side]), ctx({ probes: (id: string) => results[id] ?? {} }));
+  let s = gen();
+  assert.deepEqual([s.initContainerStatuses![0]!.started, s.initContainerStatuses![0]!.ready], [false, false]);
+  assert.equal(s.phase, 'Pending');
+  assert.equal(s.conditions!.find((x) => x.type === 'Initialized')!.status, 'False');
+  results.c2 = { started: true };
+  s = gen();
+  assert.deepEqual([s.initContainerStatuses![0]!.started, s.initContainerStatuses![0]!.ready], [true, false]);
+  assert.equal(s.conditions!.find((x) => x.type === 'Initialized')!.status, 'True');
+  results.c2 = { started: true, ready: true };
+  s = gen();
+  assert.equal(s.initContainerStatuses![0]!.ready, true);
+});

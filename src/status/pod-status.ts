@@ -11,6 +11,12 @@ export interface StatusContext {
   waiting: Map<string, Waiting>;
   /** The pod was terminated by the kubelet (deleted, or finished): its phase is final. */
   terminated: boolean;
+  /**
+   * What the probes say of a running container instance (by container ID): ready once its
+   * readiness probe succeeded, started once its startup probe did; undefined while a probe has
+   * no result. Absent: the pod is not probed, and a running container is ready and started at once.
+   */
+  probes?: (containerId: string) => { ready?: boolean; started?: boolean };
 }
 
 const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
@@ -29,7 +35,12 @@ function terminatedState(c: ContainerState): ApiContainerState {
   };
 }
 
-interface Shape { defaultWaiting: string; init: boolean; sidecar: boolean }
+interface Shape {
+  defaultWaiting: string; init: boolean; sidecar: boolean;
+  /** The probe results of the running instance, for a container with that probe (upstream's prober manager.UpdatePodStatus). */
+  readiness?: boolean; startup?: boolean;
+  probes?: StatusContext['probes'];
+}
 
 function containerStatus(name: string, image: string, instances: ContainerState[], waiting: Waiting | undefined, shape: Shape): ContainerStatus {
   const [cur, prev] = instances;
@@ -39,8 +50,12 @@ function containerStatus(name: string, image: string, instances: ContainerState[
   }
   const containerID = `containerd://${cur.id}`;
   if (cur.phase === 'running') {
-    // Without probes: an app container or a sidecar is ready (and started) while it runs.
-    return { ...base, containerID, ready: !shape.init || shape.sidecar, started: true,
+    // Without probes an app container or a sidecar is ready (and started) while it runs; with
+    // them, started waits for the startup probe and ready for started and the readiness probe.
+    const p = shape.probes?.(cur.id);
+    const started = !shape.probes || !shape.startup || p?.started === true;
+    const ready = (!shape.init || shape.sidecar) && started && (!shape.probes || !shape.readiness || p?.ready === true);
+    return { ...base, containerID, ready, started,
       state: { running: { startedAt: nsToTime(cur.startedAtNs) } }, lastState: prev ? terminatedState(prev) : {} };
   }
   if (cur.phase === 'exited' && waiting) {
@@ -137,7 +152,7 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
   const inits = pod.spec?.initContainers ?? [];
   const defaultWaiting = inits.length ? 'PodInitializing' : 'ContainerCreating';
   const toStatus = (c: Container, init: boolean) => containerStatus(c.name, c.image ?? '', rt.containers.filter((s) => s.name === c.name),
-    ctx.waiting.get(c.name), { defaultWaiting, init, sidecar: init && isSidecar(c) });
+    ctx.waiting.get(c.name), { defaultWaiting, init, sidecar: init && isSidecar(c), readiness: !!c.readinessProbe, startup: !!c.startupProbe, probes: ctx.probes });
   const statuses = (pod.spec?.containers ?? []).map((c) => toStatus(c, false));
   const initStatuses = inits.map((c) => toStatus(c, true));
   const phase = podPhase(pod, statuses, ctx.terminated, initStatuses);

@@ -138,3 +138,15 @@ test('restartPolicy OnFailure restarts a failure and leaves a success; CrashLoop
   assert.equal((await readPod(ns, 'flaky')).status!.phase, 'Running');
   assert.ok((await reasons(ns, 'flaky')).some((r) => r === 'BackOff: Back-off restarting failed container'));
 }));
+
+test('the termination message: what the container wrote to terminationMessagePath, or its log with FallbackToLogsOnError', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  await core.createNamespacedPod({ namespace: ns, body: podSpec('written', { restartPolicy: 'Never', containers: [sh('main', 'echo -n "disk full" > /dev/termination-log; exit 4')] }) });
+  await core.createNamespacedPod({ namespace: ns, body: podSpec('fallback', { restartPolicy: 'Never',
+    containers: [sh('main', 'echo starting; echo "fatal: no config"; exit 2', { terminationMessagePolicy: 'FallbackToLogsOnError' })] }) });
+  const terminated = (name: string) => eventually(`${name} terminated`, 30_000, async () => (await readPod(ns, name)).status?.containerStatuses?.[0]?.state?.terminated);
+  const written = await terminated('written');
+  assert.deepEqual([written.exitCode, written.message], [4, 'disk full']);
+  const fallback = await terminated('fallback');
+  assert.deepEqual([fallback.exitCode, fallback.message], [2, 'starting\nfatal: no config\n']);
+}));

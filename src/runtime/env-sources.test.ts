@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import { ApiError } from '../apiserver/client.ts';
+import { apiEnvSource } from './env-sources.ts';
+
+function fakeApi(objects: Record<string, unknown>) {
+  const calls: string[] = [];
+  return {
+    calls,
+    get: async <T>(p: string): Promise<T> => {
+      calls.push(p);
+      const o = objects[p];
+      if (o instanceof Error) throw o;
+      if (o === undefined) throw new ApiError(404, 'NotFound', `GET ${p}: 404 not found`);
+      return structuredClone(o) as T;
+    },
+  };
+}
+
+const kubernetes = { metadata: { name: 'kubernetes', namespace: 'default' }, spec: { clusterIP: '10.96.0.1', ports: [{ port: 443 }] } };
+const objects = {
+  '/api/v1/namespaces/shop/configmaps/cfg': { metadata: { name: 'cfg' }, data: { a: '1' } },
+  '/api/v1/namespaces/shop/secrets/locked': new ApiError(403, 'Forbidden', 'GET /api/v1/namespaces/shop/secrets/locked: 403 forbidden'),
+  '/api/v1/namespaces/shop/services': { items: [{ metadata: { name: 'db' }, spec: { clusterIP: '10.96.0.9', ports: [{ port: 5432 }] } }] },
+  '/api/v1/namespaces/default/services/kubernetes': kubernetes,
+};
+const pod = (spec: Partial<NonNullable<Pod['spec']>> = {}): Pod => ({ metadata: { name: 'p', namespace: 'shop', uid: 'u' }, spec: { containers: [], ...spec } });
+const c: Container = {
+  name: 'main',
+  envFrom: [{ configMapRef: { name: 'cfg' } }, { configMapRef: { name: 'gone', optional: true } }],
+  env: [{ name: 'S', valueFrom: { secretKeyRef: { name: 'locked', key: 'k' } } }, { name: 'A', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'a' } } }],
+};
+
+test('reads what the container names, once per sync; 404 is absence, other failures are kept', async () => {
+  const api = fakeApi(objects);
+  const source = apiEnvSource(api, () => ({ status: { allocatable: { cpu: '2' } } }));
+  const reads = source.session();
+  const r = await reads(pod(), c);
+  await reads(pod(), { ...c, name: 'second' });
+  assert.deepEqual(r.configMaps.get('cfg'), { found: objects['/api/v1/namespaces/shop/configmaps/cfg'] });
+  assert.deepEqual(r.configMaps.get('gone'), { notFound: true });
+  assert.deepEqual(r.secrets.get('locked'), { error: 'GET /api/v1/namespaces/shop/secrets/locked: 403 forbidden' });
+  assert.deepEqual((r.services as { metadata?: { name?: string; namespace?: string } }[]).map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`), ['shop/db', 'default/kubernetes']);
+  assert.deepEqual(r.allocatable, { cpu: '2' });
+  assert.equal(api.calls.length, new Set(api.calls).size, `one request per object: ${api.calls.join(' ')}`);
+  await source.session()(pod(), c);
+  assert.equal(api.calls.filter((p) => p.endsWith('/configmaps/cfg')).length, 2, 'a new sync reads again');
+});
+
+test('services: no namespace list without service links; default/kubernetes from the list in default; a failure is one error', async () => {
+  const api = fakeApi(objects);
+  const noLinks = await apiEnvSource(api, () => undefined).session()(pod({ enableServiceLinks: false }), { name: 'x' });
+  assert.deepEqual(noLinks.services, [kubernetes]);
+  assert.deepEqual(api.calls, ['/api/v1/namespaces/default/services/kubernetes']);
+
+  const inDefault = fakeApi({ '/api/v1/namespaces/default/services': { items: [kubernetes] } });
+  const r = await apiEnvSource(inDefault, () => undefined).session()({ ...pod(), metadata: { name: 'p', namespace: 'default' } }, { name: 'x' });
+  assert.deepEqual(r.services, [kubernetes]);
+  assert.deepEqual(inDefault.calls, ['/api/v1/namespaces/default/services']);
+
+  const down = fakeApi({ '/api/v1/namespaces/shop/services': new ApiError(0, 'Unreachable', 'connect ECONNREFUSED') });
+  assert.deepEqual((await apiEnvSource(down, () => undefined).session()(pod(), { name: 'x' })).services, { error: 'failed to list services when setting up env vars' });
+});

@@ -1,0 +1,69 @@
+// What a container's environment reads from the apiserver: the ConfigMaps and Secrets its
+// env and envFrom name (GET by name: the node authorizer lets a node read exactly those
+// referenced by its pods), the services of its namespace and default/kubernetes (LIST and
+// GET, allowed for nodes), and the node's allocatable. Each object is read once per sync.
+import type { ConfigMap, Container, Node, Pod, Secret, Service, ServiceList } from 'kubernetes-types/core/v1.js';
+import { isNotFound, type ApiClient } from '../apiserver/client.ts';
+import { envReferences, type EnvInputs, type Fetched } from './env.ts';
+
+export type EnvObjects = Omit<EnvInputs, 'podIPs' | 'hostIPs'>;
+
+/** One sync's reads: the same object asked for twice in a sync is fetched once. */
+export type EnvReads = (pod: Pod, c: Container) => Promise<EnvObjects>;
+
+export interface EnvSource {
+  /** Starts a sync: its reads are forgotten when it is done, so the next sync sees changes. */
+  session(): EnvReads;
+}
+
+const path = (ns: string, kind: string, name?: string) =>
+  `/api/v1/namespaces/${encodeURIComponent(ns)}/${kind}${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
+
+/** The kubelet's client: node is the Node as last seen (its status.allocatable). */
+export function apiEnvSource(api: Pick<ApiClient, 'get'>, node: () => Node | undefined): EnvSource {
+  return {
+    session() {
+      const cache = new Map<string, Promise<unknown>>();
+      const once = <T>(p: string) => {
+        if (!cache.has(p)) cache.set(p, api.get<T>(p));
+        return cache.get(p) as Promise<T>;
+      };
+      const fetched = <T>(p: string): Promise<Fetched<T>> =>
+        once<T>(p).then((found) => ({ found }), (e: unknown) => (isNotFound(e) ? { notFound: true as const } : { error: (e as Error).message }));
+
+      async function services(pod: Pod): Promise<Service[] | { error: string }> {
+        const ns = pod.metadata?.namespace ?? 'default';
+        const links = pod.spec?.enableServiceLinks ?? true;
+        try {
+          // The namespace's list holds default/kubernetes when the pod is in default.
+          const [list, kubernetes] = await Promise.all([
+            links ? once<ServiceList>(path(ns, 'services')).then((l) => l.items) : Promise.resolve([]),
+            links && ns === 'default' ? Promise.resolve(undefined) : fetched<Service>(path('default', 'services', 'kubernetes')),
+          ]);
+          if (kubernetes && 'error' in kubernetes) throw new Error(kubernetes.error);
+          // A list's items carry no namespace on some servers' tables; the request said which.
+          const items = list.map((s) => ({ ...s, metadata: { ...s.metadata, namespace: s.metadata?.namespace ?? ns } }));
+          return kubernetes && 'found' in kubernetes ? [...items, kubernetes.found] : items;
+        } catch {
+          return { error: 'failed to list services when setting up env vars' };
+        }
+      }
+
+      return async (pod, c) => {
+        const ns = pod.metadata?.namespace ?? 'default';
+        const refs = envReferences(c);
+        const [configMaps, secrets, svcs] = await Promise.all([
+          Promise.all(refs.configMaps.map(async (n) => [n, await fetched<ConfigMap>(path(ns, 'configmaps', n))] as const)),
+          Promise.all(refs.secrets.map(async (n) => [n, await fetched<Secret>(path(ns, 'secrets', n))] as const)),
+          services(pod),
+        ]);
+        return { configMaps: new Map(configMaps), secrets: new Map(secrets), services: svcs, allocatable: node()?.status?.allocatable };
+      };
+    },
+  };
+}
+
+/** Without an apiserver (upstream's kubelet with no kubeClient): no objects, no services. */
+export const noEnvSource: EnvSource = {
+  session: () => async () => ({ configMaps: new Map(), secrets: new Map(), services: [] }),
+};

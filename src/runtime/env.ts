@@ -1,0 +1,327 @@
+// A container's environment and its expanded command and args, as upstream's
+// makeEnvironmentVariables (pkg/kubelet/kubelet_pods.go), envvars.FromServices and
+// ExpandContainerCommandAndArgs build them. Pure: every object the environment reads
+// (ConfigMaps, Secrets, Services, the node's allocatable) is fetched before, at the edge
+// (env-sources.ts), and handed in here.
+import type { ConfigMap, Container, ObjectFieldSelector, Pod, ResourceFieldSelector, Secret, Service } from 'kubernetes-types/core/v1.js';
+import { parseQuantity } from '../resources/quantity.ts';
+import { isStaticPod } from '../sources/static-file.ts';
+
+/** The result of reading one object: found, absent (404), or failed otherwise. */
+export type Fetched<T> = { found: T } | { notFound: true } | { error: string };
+
+export interface EnvInputs {
+  /** The ConfigMaps and Secrets the container refers to (envReferences), by name, in the pod's namespace. */
+  configMaps: ReadonlyMap<string, Fetched<ConfigMap>>;
+  secrets: ReadonlyMap<string, Fetched<Secret>>;
+  /** The pod's namespace's services and default/kubernetes, or why they could not be read. */
+  services: Service[] | { error: string };
+  podIPs: string[];
+  hostIPs: string[];
+  /** node.status.allocatable: the limits resourceFieldRef reports for a container that sets none. */
+  allocatable?: Record<string, string>;
+}
+
+export interface EnvEntry { name: string; value: string }
+export type EnvResult = { env: EnvEntry[] } | { error: string };
+
+/** Which ConfigMaps and Secrets a container's env and envFrom name: what the edge must fetch. */
+export function envReferences(c: Container): { configMaps: string[]; secrets: string[] } {
+  const configMaps = new Set<string>(), secrets = new Set<string>();
+  for (const f of c.envFrom ?? []) {
+    if (f.configMapRef) configMaps.add(f.configMapRef.name ?? '');
+    else if (f.secretRef) secrets.add(f.secretRef.name ?? '');
+  }
+  for (const e of c.env ?? []) {
+    if (e.value || !e.valueFrom) continue;
+    if (e.valueFrom.configMapKeyRef) configMaps.add(e.valueFrom.configMapKeyRef.name ?? '');
+    else if (e.valueFrom.secretKeyRef) secrets.add(e.valueFrom.secretKeyRef.name ?? '');
+  }
+  return { configMaps: [...configMaps], secrets: [...secrets] };
+}
+
+const notFound = { configMap: (name: string) => `configmap "${name}" not found`, secret: (name: string) => `secret "${name}" not found` };
+
+/**
+ * Upstream's order and precedence: env overrides envFrom, which overrides the service
+ * variables; $(VAR) in a literal value sees envFrom, the env vars declared before it and
+ * the service variables. Service variables come first in the list, then the rest.
+ */
+export function makeEnvironment(pod: Pod, c: Container, inputs: EnvInputs): EnvResult {
+  const ns = pod.metadata?.namespace ?? 'default';
+  let serviceEnv: Map<string, string>;
+  if (Array.isArray(inputs.services)) {
+    serviceEnv = servicesEnv(selectServices(inputs.services, ns, pod.spec?.enableServiceLinks ?? true));
+  } else if (isStaticPod(pod)) {
+    // Static pods run without an apiserver (it may be one of them): no service variables then.
+    serviceEnv = new Map();
+  } else {
+    return { error: inputs.services.error };
+  }
+
+  type Lookup<T> = { obj?: T; skip?: true; error?: string };
+  const lookup = <T>(map: ReadonlyMap<string, Fetched<T>>, kind: 'configMap' | 'secret', name: string, optional: boolean): Lookup<T> => {
+    const r = map.get(name);
+    if (!r) return { error: `couldn't get ${kind} ${ns}/${name}, no kubeClient defined` };
+    if ('found' in r) return { obj: r.found };
+    if ('notFound' in r) return optional ? { skip: true } : { error: notFound[kind](name) };
+    return { error: r.error };
+  };
+
+  const tmp = new Map<string, string>();
+  for (const from of c.envFrom ?? []) {
+    const prefix = from.prefix ?? '';
+    if (from.configMapRef) {
+      const r = lookup(inputs.configMaps, 'configMap', from.configMapRef.name ?? '', !!from.configMapRef.optional);
+      if (r.error) return { error: r.error };
+      for (const [k, v] of Object.entries(r.obj?.data ?? {})) setIfValidName(tmp, prefix + k, v);
+    } else if (from.secretRef) {
+      const r = lookup(inputs.secrets, 'secret', from.secretRef.name ?? '', !!from.secretRef.optional);
+      if (r.error) return { error: r.error };
+      for (const [k, v] of Object.entries(r.obj?.data ?? {})) setIfValidName(tmp, prefix + k, secretValue(v));
+    }
+  }
+
+  // Looks in tmp as it is now (envFrom and the env vars so far), then the service variables.
+  const mapping = (name: string) => tmp.get(name) ?? serviceEnv.get(name) ?? `$(${name})`;
+  for (const e of c.env ?? []) {
+    let value = e.value ?? '';
+    if (value !== '') {
+      value = expand(value, mapping);
+    } else if (e.valueFrom) {
+      const vf = e.valueFrom;
+      if (vf.fieldRef) {
+        const r = fieldRefValue(vf.fieldRef, pod, inputs);
+        if ('error' in r) return r;
+        value = r.value;
+      } else if (vf.resourceFieldRef) {
+        const r = resourceFieldRefValue(vf.resourceFieldRef, pod, c, inputs.allocatable);
+        if ('error' in r) return r;
+        value = r.value;
+      } else if (vf.configMapKeyRef) {
+        const { name = '', key, optional } = vf.configMapKeyRef;
+        const r = lookup(inputs.configMaps, 'configMap', name, !!optional);
+        if (r.error) return { error: r.error };
+        if (r.skip) continue;
+        const v = r.obj?.data?.[key];
+        if (v === undefined) {
+          if (optional) continue;
+          return { error: `couldn't find key ${key} in ConfigMap ${ns}/${name}` };
+        }
+        value = v;
+      } else if (vf.secretKeyRef) {
+        const { name = '', key, optional } = vf.secretKeyRef;
+        const r = lookup(inputs.secrets, 'secret', name, !!optional);
+        if (r.error) return { error: r.error };
+        if (r.skip) continue;
+        const v = r.obj?.data?.[key];
+        if (v === undefined) {
+          if (optional) continue;
+          return { error: `couldn't find key ${key} in Secret ${ns}/${name}` };
+        }
+        value = secretValue(v);
+      }
+    }
+    tmp.set(e.name, value);
+  }
+
+  const env: EnvEntry[] = [];
+  for (const [name, value] of serviceEnv) if (!tmp.has(name)) env.push({ name, value });
+  for (const [name, value] of tmp) env.push({ name, value });
+  return { env };
+}
+
+/**
+ * Upstream (1.30+, relaxed validation) passes every envFrom key on: ConfigMap and Secret
+ * keys are always printable ASCII without '='. A key that is not (an object the apiserver
+ * did not validate) cannot be expressed as NAME=value, so it is left out.
+ */
+function setIfValidName(env: Map<string, string>, name: string, value: string) {
+  if (/^[\x20-\x3c\x3e-\x7e]+$/.test(name)) env.set(name, value);
+}
+
+/** Secret data is base64 on the wire. */
+const secretValue = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
+
+// --- $(VAR) expansion: third_party/forked/golang/expansion -----------------------------
+
+/**
+ * $(VAR) is replaced by mapping(VAR); $$ is an escaped $; a $ before anything else, or an
+ * unclosed $(, stays as written. A name the mapping does not know stays as $(VAR).
+ */
+export function expand(input: string, mapping: (name: string) => string): string {
+  let out = '';
+  let checkpoint = 0;
+  for (let cursor = 0; cursor < input.length; cursor++) {
+    if (input[cursor] !== '$' || cursor + 1 >= input.length) continue;
+    out += input.slice(checkpoint, cursor);
+    const next = input[cursor + 1]!;
+    let advance = 1;
+    if (next === '$') {
+      out += '$';
+    } else if (next === '(') {
+      const close = input.indexOf(')', cursor + 2);
+      if (close < 0) out += '$(';
+      else { out += mapping(input.slice(cursor + 2, close)); advance = close - cursor; }
+    } else {
+      out += '$' + next;
+    }
+    cursor += advance;
+    checkpoint = cursor + 1;
+  }
+  return out + input.slice(checkpoint);
+}
+
+/** ExpandContainerCommandAndArgs: $(VAR) in command and args against the final environment. */
+export function expandCommandAndArgs(c: Container, env: EnvEntry[]): { command: string[]; args: string[] } {
+  const vars = new Map(env.map((e) => [e.name, e.value]));
+  const mapping = (name: string) => vars.get(name) ?? `$(${name})`;
+  return { command: (c.command ?? []).map((s) => expand(s, mapping)), args: (c.args ?? []).map((s) => expand(s, mapping)) };
+}
+
+// --- service link variables: pkg/kubelet/envvars --------------------------------------
+
+const isServiceIPSet = (s: Service) => !!s.spec?.clusterIP && s.spec.clusterIP !== 'None';
+
+/** default/kubernetes always; the pod's namespace's services when enableServiceLinks. Sorted by name for a stable order. */
+export function selectServices(services: Service[], ns: string, enableServiceLinks: boolean): Service[] {
+  const byName = new Map<string, Service>();
+  for (const s of services) {
+    if (!isServiceIPSet(s)) continue;
+    const name = s.metadata?.name ?? '';
+    if (s.metadata?.namespace === 'default' && name === 'kubernetes') {
+      if (!byName.has(name)) byName.set(name, s);
+    } else if (s.metadata?.namespace === ns && enableServiceLinks) {
+      byName.set(name, s);
+    }
+  }
+  return [...byName.values()].sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
+}
+
+const envName = (s: string) => s.replaceAll('-', '_').toUpperCase();
+const hostPort = (ip: string, port: number) => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
+
+/** FOO_SERVICE_HOST, FOO_SERVICE_PORT(_NAME), and the Docker link variables FOO_PORT, FOO_PORT_80_TCP(_PROTO|_PORT|_ADDR). */
+export function servicesEnv(services: Service[]): Map<string, string> {
+  const env = new Map<string, string>();
+  for (const s of services) {
+    if (!isServiceIPSet(s)) continue;
+    const ip = s.spec!.clusterIP!;
+    const prefix = envName(s.metadata?.name ?? '');
+    const ports = s.spec?.ports ?? [];
+    env.set(`${prefix}_SERVICE_HOST`, ip);
+    if (ports.length === 0) continue;
+    env.set(`${prefix}_SERVICE_PORT`, String(ports[0]!.port));
+    for (const p of ports) if (p.name) env.set(`${prefix}_SERVICE_PORT_${envName(p.name)}`, String(p.port));
+    ports.forEach((p, i) => {
+      const proto = p.protocol ?? 'TCP';
+      const url = `${proto.toLowerCase()}://${hostPort(ip, p.port)}`;
+      if (i === 0) env.set(`${prefix}_PORT`, url);
+      const pp = `${prefix}_PORT_${p.port}_${proto.toUpperCase()}`;
+      env.set(pp, url);
+      env.set(`${pp}_PROTO`, proto.toLowerCase());
+      env.set(`${pp}_PORT`, String(p.port));
+      env.set(`${pp}_ADDR`, ip);
+    });
+  }
+  return env;
+}
+
+// --- fieldRef: podFieldSelectorRuntimeValue, fieldpath.ExtractFieldPathAsString --------
+
+type Value = { value: string } | { error: string };
+
+function fieldRefValue(fs: ObjectFieldSelector, pod: Pod, inputs: EnvInputs): Value {
+  const version = fs.apiVersion ?? 'v1';
+  if (version !== 'v1') return { error: `unsupported pod version: ${version}` };
+  const path = fs.fieldPath;
+  const sub = /^(.+?)\['(.*)'\]$/.exec(path);
+  if (sub) {
+    const [, field, key] = sub;
+    if (field === 'metadata.labels') return { value: pod.metadata?.labels?.[key!] ?? '' };
+    if (field === 'metadata.annotations') return { value: pod.metadata?.annotations?.[key!] ?? '' };
+    return { error: `field label does not support subscript: ${path}` };
+  }
+  switch (path) {
+    case 'metadata.name': return { value: pod.metadata?.name ?? '' };
+    case 'metadata.namespace': return { value: pod.metadata?.namespace ?? '' };
+    case 'metadata.uid': return { value: pod.metadata?.uid ?? '' };
+    case 'metadata.labels': return { value: formatMap(pod.metadata?.labels) };
+    case 'metadata.annotations': return { value: formatMap(pod.metadata?.annotations) };
+    case 'spec.nodeName': case 'spec.host': return { value: pod.spec?.nodeName ?? '' };
+    case 'spec.serviceAccountName': return { value: pod.spec?.serviceAccountName ?? '' };
+    case 'status.podIP': return { value: inputs.podIPs[0] ?? '' };
+    case 'status.podIPs': return { value: inputs.podIPs.join(',') };
+    case 'status.hostIP':
+      return inputs.hostIPs.length ? { value: inputs.hostIPs[0]! } : { error: 'failed to find node object, expected a node' };
+    case 'status.hostIPs':
+      return inputs.hostIPs.length ? { value: inputs.hostIPs.join(',') } : { error: 'failed to find node object, expected a node' };
+    case 'spec.restartPolicy': case 'spec.schedulerName': case 'status.phase':
+      return { error: `unsupported fieldPath: ${path}` };
+  }
+  return { error: `field label not supported: ${path}` };
+}
+
+/** key="value" lines, keys sorted (fieldpath.FormatMap). */
+function formatMap(m: Record<string, string> | undefined): string {
+  return Object.keys(m ?? {}).sort().map((k) => `${k}=${JSON.stringify(m![k])}`).join('\n');
+}
+
+// --- resourceFieldRef: defaultPodLimitsForDownwardAPI, ExtractContainerResourceValue ---
+
+const DEFAULTED_LIMITS = ['cpu', 'memory', 'ephemeral-storage'] as const;
+const POD_LEVEL = ['cpu', 'memory'];
+
+/**
+ * A limit the container leaves unset (or zero) reads as the pod-level limit when there is
+ * one (cpu, memory), else as the node's allocatable.
+ */
+export function defaultedLimits(pod: Pod, c: Container, allocatable: Record<string, string>): Record<string, string> {
+  const limits: Record<string, string> = { ...c.resources?.limits };
+  const podLimits = (pod.spec as { resources?: { limits?: Record<string, string> } } | undefined)?.resources?.limits ?? {};
+  for (const r of DEFAULTED_LIMITS) {
+    const set = limits[r] !== undefined && (parseQuantity(limits[r]) ?? 0) !== 0;
+    if (set) continue;
+    const podLimit = POD_LEVEL.includes(r) && podLimits[r] !== undefined && (parseQuantity(podLimits[r]) ?? 0) !== 0 ? podLimits[r] : undefined;
+    const fallback = allocatable[r] === undefined ? undefined : podLimit ?? allocatable[r];
+    if (fallback !== undefined) limits[r] = fallback;
+  }
+  return limits;
+}
+
+// Quantities are decimals: round away float noise before taking the ceiling as Go's Quantity does.
+const ceil = (x: number) => Math.ceil(Math.round(x * 1e6) / 1e6);
+
+function resourceFieldRefValue(fs: ResourceFieldSelector, pod: Pod, c: Container, allocatable: Record<string, string> | undefined): Value {
+  if (!allocatable) return { error: 'failed to find node object, expected a node' };
+  let target: Container | undefined = c;
+  // Upstream defaults the limits of this container and of the pod's app containers, not of
+  // another init container named by containerName.
+  let defaulted = true;
+  if (fs.containerName) {
+    target = pod.spec?.containers?.find((x) => x.name === fs.containerName);
+    if (!target) { target = pod.spec?.initContainers?.find((x) => x.name === fs.containerName); defaulted = false; }
+    if (!target) return { error: `container ${fs.containerName} not found` };
+  }
+  const limits = defaulted ? defaultedLimits(pod, target, allocatable) : target.resources?.limits ?? {};
+  const requests = target.resources?.requests ?? {};
+  const d = fs.divisor === undefined ? 0 : parseQuantity(fs.divisor) ?? 0;
+  const divisor = d === 0 ? 1 : d;
+  const m = /^(limits|requests)\.(.+)$/.exec(fs.resource);
+  const resource = m?.[2];
+  if (!m || !(resource === 'cpu' || resource === 'memory' || resource === 'ephemeral-storage' || resource!.startsWith('hugepages-'))) {
+    return { error: `unsupported container resource : ${fs.resource}` };
+  }
+  const q = parseQuantity((m[1] === 'limits' ? limits : requests)[resource!] ?? '0') ?? 0;
+  // CPU in millicores against the divisor's millicores; the rest in whole units.
+  const value = resource === 'cpu' ? Math.ceil(ceil(q * 1000) / ceil(divisor * 1000)) : Math.ceil(ceil(q) / ceil(divisor));
+  return { value: String(value) };
+}
+
+/** The environment and the expanded command and args, or why the container cannot be configured. */
+export function containerEnvironment(pod: Pod, c: Container, inputs: EnvInputs): { env: EnvEntry[]; command: string[]; args: string[] } | { error: string } {
+  const r = makeEnvironment(pod, c, inputs);
+  if ('error' in r) return r;
+  return { env: r.env, ...expandCommandAndArgs(c, r.env) };
+}
+

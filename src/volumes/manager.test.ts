@@ -1,0 +1,178 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ConfigMap, Pod, Secret } from 'kubernetes-types/core/v1.js';
+import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
+import { VolumeManager, prepareSubPath, tmpfsSize } from './manager.ts';
+import { NotFound, type VolumeSources } from './sources.ts';
+
+const quiet = { info() {}, v() {}, warn() {}, error() {} };
+
+function fakeSources() {
+  const configMaps = new Map<string, ConfigMap>(), secrets = new Map<string, Secret>();
+  const tokens: TokenRequest[] = [];
+  const sources: VolumeSources = {
+    async configMap(ns, name) { const o = configMaps.get(`${ns}/${name}`); if (!o) throw new NotFound(`configmap "${name}" not found`); return o; },
+    async secret(ns, name) { const o = secrets.get(`${ns}/${name}`); if (!o) throw new NotFound(`secret "${name}" not found`); return o; },
+    async requestToken(_ns, _sa, req) {
+      tokens.push(req);
+      return { ...req, status: { token: `jwt-for-${req.spec.boundObjectRef!.name}`, expirationTimestamp: new Date(Date.now() + 3600_000).toISOString() } };
+    },
+  };
+  return { sources, configMaps, secrets, tokens };
+}
+
+// What the ServiceAccount admission plugin adds to every pod.
+const kubeAPIAccess = {
+  name: 'kube-api-access-abcde',
+  projected: { defaultMode: 420, sources: [
+    { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+    { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+    { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+  ] },
+};
+
+function setup(t: { after(fn: () => void): void }) {
+  const root = mkdtempSync(join(tmpdir(), 'vm-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const f = fakeSources();
+  const mounted: [string, number | undefined][] = [];
+  const hostsFile = join(root, 'node-hosts');
+  const m = new VolumeManager({ rootDir: root, sources: f.sources, log: quiet, refreshMs: 1000, hostsFile, mountTmpfs: async (d, s) => { mounted.push([d, s]); } });
+  return { root, m, mounted, ...f };
+}
+
+const pod = (volumes: object[], over: object = {}): Pod => ({
+  metadata: { name: 'p', namespace: 'ns', uid: 'uid-1', labels: { app: 'x' } },
+  spec: { containers: [{ name: 'c', resources: { limits: { memory: '64Mi' } } }], volumes, ...over },
+} as Pod);
+
+test('every volume type set up under ROOT/pods/UID/volumes, API data written atomically', async (t) => {
+  const { root, m, mounted, configMaps, secrets, tokens } = setup(t);
+  configMaps.set('ns/cfg', { data: { 'app.conf': 'a=1' } });
+  configMaps.set('ns/kube-root-ca.crt', { data: { 'ca.crt': 'CA' } });
+  secrets.set('ns/sec', { data: { pw: Buffer.from('s3cret').toString('base64') } });
+  const p = pod([
+    { name: 'scratch', emptyDir: {} }, { name: 'mem', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
+    { name: 'cfg', configMap: { name: 'cfg', items: [{ key: 'app.conf', path: 'conf/app', mode: 0o600 }] } },
+    { name: 'sec', secret: { secretName: 'sec', defaultMode: 0o400 } },
+    { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+    { name: 'host', hostPath: { path: join(root, 'hostdir'), type: 'DirectoryOrCreate' } },
+    kubeAPIAccess,
+  ]);
+  const r = await m.setUp(p);
+  assert.deepEqual(r, { ready: true, failed: [] });
+  const vol = (plugin: string, name: string) => join(root, 'pods/uid-1/volumes', plugin, name);
+  assert.equal((statSync(vol('kubernetes.io~empty-dir', 'scratch')).mode & 0o777).toString(8), '777');
+  assert.equal(readFileSync(join(vol('kubernetes.io~configmap', 'cfg'), 'conf/app'), 'utf8'), 'a=1');
+  assert.equal((statSync(join(vol('kubernetes.io~configmap', 'cfg'), 'conf/app')).mode & 0o777).toString(8), '600');
+  assert.equal(readFileSync(join(vol('kubernetes.io~secret', 'sec'), 'pw'), 'utf8'), 's3cret');
+  assert.equal(readFileSync(join(vol('kubernetes.io~downward-api', 'info'), 'labels'), 'utf8'), 'app="x"');
+  const sa = vol('kubernetes.io~projected', 'kube-api-access-abcde');
+  assert.deepEqual(['token', 'ca.crt', 'namespace'].map((f) => readFileSync(join(sa, f), 'utf8')), ['jwt-for-p', 'CA', 'ns']);
+  assert.equal(readlinkSync(join(sa, 'token')), '..data/token');
+  assert.ok(statSync(join(root, 'hostdir')).isDirectory());
+  assert.deepEqual(tokens.map((x) => x.spec), [{ audiences: [], expirationSeconds: 3607, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'uid-1' } }]);
+  // tmpfs for emptyDir Memory (its sizeLimit) and, as upstream, secret, downwardAPI and projected (the pod's memory limit).
+  assert.deepEqual(mounted.map(([d, s]) => [d.slice(root.length), s]), [
+    ['/pods/uid-1/volumes/kubernetes.io~empty-dir/mem', 2 ** 20],
+    ['/pods/uid-1/volumes/kubernetes.io~secret/sec', 64 * 2 ** 20],
+    ['/pods/uid-1/volumes/kubernetes.io~downward-api/info', 64 * 2 ** 20],
+    ['/pods/uid-1/volumes/kubernetes.io~projected/kube-api-access-abcde', 64 * 2 ** 20],
+  ]);
+
+  // Container mounts: read-only API data, /etc/hosts with the pod's IP, a fresh termination file.
+  const c = { name: 'c', volumeMounts: [{ name: 'cfg', mountPath: '/etc/cfg' }, { name: 'scratch', mountPath: '/data', subPath: 'a/b' }, { name: kubeAPIAccess.name, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }] };
+  const mounts = m.containerMounts(p, c, { podIPs: ['10.88.0.7'], clusterDomain: 'cluster.local' });
+  assert.deepEqual(mounts.map((x) => [x.containerPath, x.hostPath!.slice(root.length), x.readonly]).slice(0, 4), [
+    ['/etc/cfg', '/pods/uid-1/volumes/kubernetes.io~configmap/cfg', true],
+    ['/data', '/pods/uid-1/volumes/kubernetes.io~empty-dir/scratch/a/b', false],
+    ['/var/run/secrets/kubernetes.io/serviceaccount', '/pods/uid-1/volumes/kubernetes.io~projected/kube-api-access-abcde', true],
+    ['/etc/hosts', '/pods/uid-1/etc-hosts', false],
+  ]);
+  assert.match(readFileSync(join(root, 'pods/uid-1/etc-hosts'), 'utf8'), /\n10\.88\.0\.7\tp\n$/);
+  const term = mounts[4]!;
+  assert.equal(term.containerPath, '/dev/termination-log');
+  assert.match(term.hostPath!, /\/pods\/uid-1\/containers\/c\/[0-9a-f]{8}$/);
+  assert.equal((statSync(term.hostPath!).mode & 0o777).toString(8), '666');
+
+  await m.tearDown('uid-1');
+  assert.ok(!existsSync(join(root, 'pods/uid-1/volumes')));
+});
+
+test('a missing ConfigMap: FailedMount with upstream text, back-off, then ready once it exists; refresh picks up changes', async (t) => {
+  const { root, m, configMaps } = setup(t);
+  const p = pod([{ name: 'cfg', configMap: { name: 'later' } }, { name: 'opt', configMap: { name: 'absent', optional: true } }]);
+  const r1 = await m.setUp(p, 0);
+  assert.deepEqual(r1, { ready: false, failed: [{ volume: 'cfg', message: 'MountVolume.SetUp failed for volume "cfg" : configmap "later" not found' }], retryAfterMs: 1000 });
+  assert.equal((await m.setUp(p, 10)).retryAfterMs, 2000);
+  configMaps.set('ns/later', { data: { k: 'v1' } });
+  assert.deepEqual(await m.setUp(p, 20), { ready: true, failed: [] });
+  const file = join(root, 'pods/uid-1/volumes/kubernetes.io~configmap/cfg/k');
+  assert.equal(readFileSync(file, 'utf8'), 'v1');
+  configMaps.set('ns/later', { data: { k: 'v2' } });
+  await m.setUp(p, 500);
+  assert.equal(readFileSync(file, 'utf8'), 'v1', 'not refreshed before refreshMs');
+  await m.setUp(p, 1100);
+  assert.equal(readFileSync(file, 'utf8'), 'v2');
+  // Deleted later: the volume keeps its last content, the pod stays ready, the failure is reported.
+  configMaps.delete('ns/later');
+  const r = await m.setUp(p, 2200);
+  assert.equal(r.ready, true);
+  assert.equal(r.failed.length, 1);
+  assert.equal(readFileSync(file, 'utf8'), 'v2');
+});
+
+test('hostNetwork pods get the node hosts file; no IP and no host network: no /etc/hosts', async (t) => {
+  const { root, m } = setup(t);
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(join(root, 'node-hosts'), '127.0.0.1 localhost\n');
+  const p = pod([], { hostNetwork: true, hostAliases: [{ ip: '1.1.1.1', hostnames: ['one'] }] });
+  await m.setUp(p);
+  m.containerMounts(p, { name: 'c' }, { podIPs: [], clusterDomain: 'cluster.local' });
+  assert.equal(readFileSync(join(root, 'pods/uid-1/etc-hosts'), 'utf8'),
+    '# Kubernetes-managed hosts file (host network).\n127.0.0.1 localhost\n\n# Entries added by HostAliases.\n1.1.1.1\tone\n');
+  const q = pod([]);
+  assert.deepEqual(m.containerMounts(q, { name: 'c' }, { podIPs: [], clusterDomain: 'x' }).map((x) => x.containerPath), ['/dev/termination-log']);
+});
+
+test('subPath: made when missing, refused when a symlink leads out of the volume', (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'sp-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const vol = join(root, 'vol');
+  mkdirSync(vol);
+  assert.equal(prepareSubPath(vol, 'x/y'), join(vol, 'x/y'));
+  assert.ok(statSync(join(vol, 'x/y')).isDirectory());
+  symlinkSync('/etc', join(vol, 'evil'));
+  assert.throws(() => prepareSubPath(vol, 'evil'), /not within volume path/);
+  assert.throws(() => prepareSubPath(vol, 'evil/new'), /not within volume path/);
+  symlinkSync('x', join(vol, 'fine'));
+  assert.equal(prepareSubPath(vol, 'fine/y'), join(vol, 'x/y'));
+});
+
+test('tmpfs size as upstream: the smallest of allocatable, pod limit, sizeLimit', () => {
+  const p = (limits: (string | undefined)[]): Pod => ({ spec: { containers: limits.map((l, i) => ({ name: `c${i}`, resources: l ? { limits: { memory: l } } : {} })) } });
+  const cases: [Pod, string | undefined, string | undefined, number | undefined][] = [
+    [p([undefined]), undefined, undefined, undefined],
+    [p([undefined]), undefined, '1Gi', 2 ** 30],
+    [p(['64Mi', '64Mi']), undefined, '1Gi', 128 * 2 ** 20],
+    [p(['64Mi', undefined]), undefined, '1Gi', 2 ** 30],
+    [p(['64Mi']), '1Mi', '1Gi', 2 ** 20],
+    [p(['64Mi']), '1Ti', '1Gi', 64 * 2 ** 20],
+  ];
+  for (const [pod, sizeLimit, alloc, want] of cases) assert.equal(tmpfsSize(pod, sizeLimit, alloc), want, `${sizeLimit} ${alloc}`);
+});
+
+test('fsGroup: API data and emptyDir get the group; the token is 0640', async (t) => {
+  const { root, m, configMaps } = setup(t);
+  configMaps.set('ns/kube-root-ca.crt', { data: { 'ca.crt': 'CA' } });
+  const p = pod([{ name: 'scratch', emptyDir: {} }, kubeAPIAccess], { securityContext: { fsGroup: 2345 } });
+  assert.deepEqual(await m.setUp(p), { ready: true, failed: [] });
+  const sa = join(root, 'pods/uid-1/volumes/kubernetes.io~projected/kube-api-access-abcde');
+  assert.equal(statSync(join(sa, 'token')).gid, 2345);
+  assert.equal((statSync(join(sa, 'token')).mode & 0o7777).toString(8), '640');
+  assert.equal((statSync(join(sa, 'ca.crt')).mode & 0o7777).toString(8), '644');
+  assert.equal(statSync(join(root, 'pods/uid-1/volumes/kubernetes.io~empty-dir/scratch')).gid, 2345);
+});

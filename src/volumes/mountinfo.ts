@@ -1,0 +1,59 @@
+// tmpfs mounts for memory-backed volumes (emptyDir medium Memory, secret, projected,
+// downwardAPI as upstream) and their teardown. mount(8) does the syscall: Node has none.
+import { execFile } from 'node:child_process';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** Pure: the mount points at or below dir, deepest first, from /proc/self/mountinfo. */
+export function mountPointsUnder(mountinfo: string, dir: string): string[] {
+  const base = dir.replace(/\/+$/, '');
+  const out: string[] = [];
+  for (const line of mountinfo.split('\n')) {
+    const raw = line.split(' ')[4];
+    if (!raw) continue;
+    const point = raw.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+    if (point === base || point.startsWith(base + '/')) out.push(point);
+  }
+  return [...new Set(out)].sort((a, b) => b.length - a.length);
+}
+
+/** Whether dir is a mount point (another device than its parent). */
+export function isMountPoint(dir: string): boolean {
+  try { return statSync(dir).dev !== statSync(dirname(dir)).dev; } catch { return false; }
+}
+
+export async function mountTmpfs(dir: string, sizeBytes?: number): Promise<void> {
+  if (isMountPoint(dir)) return;
+  const args = ['-t', 'tmpfs', ...(sizeBytes ? ['-o', `size=${sizeBytes}`] : []), 'tmpfs', dir];
+  try { await run('mount', args); } catch (e) {
+    const err = e as { stderr?: string; message: string };
+    throw new Error(`mount failed: ${(err.stderr || err.message).trim()}`);
+  }
+}
+
+/** Unmounts everything at or below dir, deepest first; returns how many mount points there were. */
+export async function unmountAll(dir: string): Promise<number> {
+  let info: string;
+  try { info = readFileSync('/proc/self/mountinfo', 'utf8'); } catch { return 0; }
+  const points = mountPointsUnder(info, dir);
+  for (const p of points) {
+    try { await run('umount', [p]); } catch {
+      await run('umount', ['-l', p]).catch(() => { /* housekeeping leaves the pod dir while it stays mounted */ });
+    }
+  }
+  return points.length;
+}
+
+/**
+ * Unmounts the volumes of a pod that is gone without this kubelet tearing them down (it
+ * was deleted while the kubelet was down): only what is below ROOT/pods/UID/volumes.
+ */
+export async function unmountPodVolumes(rootDir: string, uid: string): Promise<number> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(uid)) return 0;
+  let dir: string;
+  try { dir = realpathSync(join(rootDir, 'pods', uid, 'volumes')); } catch { return 0; }
+  return unmountAll(dir);
+}

@@ -1,0 +1,45 @@
+// The API objects volumes are made of, read with the kubelet's own client: the node
+// authorizer lets a node read the configMaps and secrets its pods reference and request
+// tokens for their service accounts (bound to the pod, as NodeRestriction requires).
+import type { ConfigMap, Secret } from 'kubernetes-types/core/v1.js';
+import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
+import { type ApiClient, isNotFound } from '../apiserver/client.ts';
+import type { RequestToken } from './tokens.ts';
+
+/** A referenced object that does not exist; its message is upstream's (`configmap "x" not found`). */
+export class NotFound extends Error {}
+
+export interface VolumeSources {
+  configMap(namespace: string, name: string): Promise<ConfigMap>;
+  secret(namespace: string, name: string): Promise<Secret>;
+  requestToken: RequestToken;
+}
+
+const enc = encodeURIComponent;
+
+/**
+ * ttlMs: how long a read object is reused (upstream's TTL cache strategy), so that pods
+ * starting together read kube-root-ca.crt once; failures are not kept.
+ */
+export function apiVolumeSources(api: Pick<ApiClient, 'get' | 'create'>, opts: { ttlMs?: number; now?: () => number } = {}): VolumeSources {
+  const ttlMs = opts.ttlMs ?? 5000, now = opts.now ?? Date.now;
+  const cache = new Map<string, { at: number; value: Promise<unknown> }>();
+  // Upstream's object caches return NotFound with the singular resource name.
+  const get = <T>(resource: string, plural: string) => (ns: string, name: string): Promise<T> => {
+    const path = `/api/v1/namespaces/${enc(ns)}/${plural}/${enc(name)}`;
+    const hit = cache.get(path);
+    if (hit && now() - hit.at < ttlMs) return hit.value as Promise<T>;
+    for (const [k, e] of cache) if (now() - e.at >= ttlMs) cache.delete(k);
+    const value = api.get<T>(path).catch((e: unknown) => {
+      cache.delete(path);
+      throw isNotFound(e) ? new NotFound(`${resource} "${name}" not found`) : e;
+    });
+    cache.set(path, { at: now(), value });
+    return value;
+  };
+  return {
+    configMap: get<ConfigMap>('configmap', 'configmaps'),
+    secret: get<Secret>('secret', 'secrets'),
+    requestToken: (ns, sa, req) => api.create<TokenRequest>(`/api/v1/namespaces/${enc(ns)}/serviceaccounts/${enc(sa)}/token`, req),
+  };
+}

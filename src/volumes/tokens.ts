@@ -1,0 +1,57 @@
+// Service account tokens for projected volumes, from the TokenRequest API, cached and
+// renewed as upstream's token manager: when 80% of the lifetime has passed (less a
+// jitter of up to 10 s), or after 24 h whatever the lifetime.
+import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
+
+/** POST /api/v1/namespaces/NS/serviceaccounts/SA/token. */
+export type RequestToken = (namespace: string, serviceAccount: string, req: TokenRequest) => Promise<TokenRequest>;
+
+const MAX_TTL_MS = 24 * 3600_000;
+const MAX_JITTER_MS = 10_000;
+
+/** Pure: whether a token issued as tr must be renewed at now. */
+export function requiresRefresh(tr: TokenRequest, nowMs: number, jitterMs: number): boolean {
+  const ttl = tr.spec.expirationSeconds;
+  const exp = tr.status?.expirationTimestamp ? Date.parse(tr.status.expirationTimestamp) : NaN;
+  if (!ttl || Number.isNaN(exp)) return true;
+  const iat = exp - ttl * 1000;
+  if (nowMs > iat + MAX_TTL_MS - jitterMs) return true;
+  return nowMs > exp - Math.floor((ttl * 20) / 100) * 1000 - jitterMs;
+}
+
+export interface TokenKey { namespace: string; serviceAccount: string; audience?: string; expirationSeconds: number; podName: string; podUID: string }
+
+export class TokenManager {
+  readonly #request: RequestToken;
+  readonly #cache = new Map<string, TokenRequest>();
+  readonly #now: () => number;
+
+  constructor(request: RequestToken, now = Date.now) { this.#request = request; this.#now = now; }
+
+  async token(k: TokenKey): Promise<string> {
+    const key = JSON.stringify([k.namespace, k.serviceAccount, k.audience ?? '', k.expirationSeconds, k.podName, k.podUID]);
+    const cached = this.#cache.get(key);
+    if (cached && !requiresRefresh(cached, this.#now(), Math.random() * MAX_JITTER_MS)) return cached.status!.token;
+    try {
+      const tr = await this.#request(k.namespace, k.serviceAccount, {
+        apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest',
+        spec: {
+          ...(k.audience ? { audiences: [k.audience] } : { audiences: [] }),
+          expirationSeconds: k.expirationSeconds,
+          boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: k.podName, uid: k.podUID },
+        },
+      });
+      this.#cache.set(key, tr);
+      return tr.status!.token;
+    } catch (e) {
+      // Upstream keeps serving a token that is still valid when its renewal fails.
+      if (cached && Date.parse(cached.status!.expirationTimestamp) > this.#now()) return cached.status!.token;
+      throw e;
+    }
+  }
+
+  /** Drops the tokens bound to a pod that is gone. */
+  forget(podUID: string): void {
+    for (const k of this.#cache.keys()) if (JSON.parse(k)[5] === podUID) this.#cache.delete(k);
+  }
+}
