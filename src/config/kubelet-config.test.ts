@@ -67,3 +67,18 @@ test('bad input names the field', () => {
   for (const [line, re] of cases) assert.throws(() => parseKubeletConfig(head + line, 'f.yaml'), re, line);
   assert.throws(() => parseKubeletConfig('kind: Pod\n'), /kind: expected KubeletConfiguration/);
 });
+
+test('container log rotation fields: typed, defaulted and validated as upstream', () => {
+  const c = parseKubeletConfig(head + 'containerLogMaxSize: 5Mi\ncontainerLogMaxFiles: 3\ncontainerLogMaxWorkers: 2\ncontainerLogMonitorInterval: 30s\n');
+  assert.deepEqual([c.containerLogMaxSize, c.containerLogMaxFiles, c.containerLogMaxWorkers, c.containerLogMonitorIntervalMs], ['5Mi', 3, 2, 30_000]);
+  const d = parseKubeletConfig(head);
+  assert.deepEqual([d.containerLogMaxSize, d.containerLogMaxFiles, d.containerLogMaxWorkers, d.containerLogMonitorIntervalMs], ['10Mi', 5, 1, 10_000]);
+  const bad: [string, RegExp][] = [
+    ['containerLogMaxSize: lots', /containerLogMaxSize/],
+    ['containerLogMaxFiles: 1', /containerLogMaxFiles: 1 must be greater than 1/],
+    ['containerLogMaxWorkers: 0', /containerLogMaxWorkers/],
+    ['containerLogMonitorInterval: 1s', /containerLogMonitorInterval/],
+    ['containerLogMaxFiles: "5"', /containerLogMaxFiles: expected an integer/],
+  ];
+  for (const [line, re] of bad) assert.throws(() => parseKubeletConfig(head + line + '\n'), re, line);
+});

@@ -3,6 +3,7 @@
 // the field path, as upstream's strict decoding does.
 import { parse } from 'yaml';
 import { parseDuration } from './duration.ts';
+import { parseQuantity } from '../resources/quantity.ts';
 
 export interface KubeletConfig {
   staticPodPath: string;
@@ -25,6 +26,11 @@ export interface KubeletConfig {
   healthzBindAddress: string;
   port: number;
   podLogsDir: string;
+  /** Container log rotation (src/logrotate): a quantity such as 10Mi; negative turns rotation off. */
+  containerLogMaxSize: string;
+  containerLogMaxFiles: number;
+  containerLogMaxWorkers: number;
+  containerLogMonitorIntervalMs: number;
   runtimeRequestTimeoutMs: number;
   registerNode: boolean;
   registerWithTaints: { key: string; value?: string; effect: string }[];
@@ -40,6 +46,10 @@ export interface KubeletConfig {
   serverTLSBootstrap: boolean;
   authentication: { x509ClientCAFile: string; webhookEnabled: boolean; webhookCacheTTLMs: number; anonymousEnabled: boolean };
   authorization: { mode: 'AlwaysAllow' | 'Webhook'; cacheAuthorizedTTLMs: number; cacheUnauthorizedTTLMs: number };
+  /** Sysctls (or prefixes ending in *) pods may set beyond the safe ones. */
+  allowedUnsafeSysctls: string[];
+  /** RuntimeDefault instead of Unconfined for containers that name no seccomp profile. */
+  seccompDefault: boolean;
 }
 
 export const defaults: KubeletConfig = {
@@ -63,6 +73,10 @@ export const defaults: KubeletConfig = {
   healthzBindAddress: '127.0.0.1',
   port: 10250,
   podLogsDir: '/var/log/pods',
+  containerLogMaxSize: '10Mi',
+  containerLogMaxFiles: 5,
+  containerLogMaxWorkers: 1,
+  containerLogMonitorIntervalMs: 10_000,
   runtimeRequestTimeoutMs: 120_000,
   registerNode: true,
   registerWithTaints: [],
@@ -78,6 +92,8 @@ export const defaults: KubeletConfig = {
   serverTLSBootstrap: false,
   authentication: { x509ClientCAFile: '', webhookEnabled: true, webhookCacheTTLMs: 120_000, anonymousEnabled: false },
   authorization: { mode: 'Webhook', cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 },
+  allowedUnsafeSysctls: [],
+  seccompDefault: false,
 };
 
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'duration' | 'strings' | 'stringMap' | 'stringsMap' | 'boolMap' | 'object' | 'list' | 'authentication' | 'authorization';
@@ -105,6 +121,10 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   healthzBindAddress: ['string', 'healthzBindAddress'],
   port: ['int', 'port'],
   podLogsDir: ['string', 'podLogsDir'],
+  containerLogMaxSize: ['string', 'containerLogMaxSize'],
+  containerLogMaxFiles: ['int', 'containerLogMaxFiles'],
+  containerLogMaxWorkers: ['int', 'containerLogMaxWorkers'],
+  containerLogMonitorInterval: ['duration', 'containerLogMonitorIntervalMs'],
   runtimeRequestTimeout: ['duration', 'runtimeRequestTimeoutMs'],
   registerNode: ['bool', 'registerNode'],
   registerWithTaints: ['list', 'registerWithTaints'],
@@ -120,13 +140,15 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   serverTLSBootstrap: ['bool', 'serverTLSBootstrap'],
   authentication: ['authentication', 'authentication'],
   authorization: ['authorization', 'authorization'],
+  allowedUnsafeSysctls: ['strings', 'allowedUnsafeSysctls'],
+  seccompDefault: ['bool', 'seccompDefault'],
   // Upstream's other fields: type-checked now, in effect as their features land.
-  ...accepted('bool', `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS singleProcessOOMKill runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains failSwapOn kernelMemcgNotification enableSystemLogHandler enableSystemLogQuery enableProfilingHandler enableDebugFlagsHandler seccompDefault localStorageCapacityIsolation failCgroupV1`),
-  ...accepted('int', `readOnlyPort registryPullQPS registryBurst eventRecordQPS eventBurst oomScoreAdj imageGCHighThresholdPercent imageGCLowThresholdPercent podPidsLimit maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls evictionMaxPodGracePeriod podsPerCore iptablesMasqueradeBit iptablesDropBit containerLogMaxFiles containerLogMaxWorkers`),
+  ...accepted('bool', `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS singleProcessOOMKill runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains failSwapOn kernelMemcgNotification enableSystemLogHandler enableSystemLogQuery enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`),
+  ...accepted('int', `readOnlyPort registryPullQPS registryBurst eventRecordQPS eventBurst oomScoreAdj imageGCHighThresholdPercent imageGCLowThresholdPercent podPidsLimit maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls evictionMaxPodGracePeriod podsPerCore iptablesMasqueradeBit iptablesDropBit`),
   ...accepted('number', `memoryThrottlingFactor`),
-  ...accepted('duration', `streamingConnectionIdleTimeout imageMinimumGCAge imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod cpuCFSQuotaPeriod evictionPressureTransitionPeriod containerLogMonitorInterval shutdownGracePeriod shutdownGracePeriodCriticalPods`),
-  ...accepted('string', `tlsMinVersion imagePullCredentialsVerificationPolicy kubeletCgroups systemCgroups cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType containerLogMaxSize configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`),
-  ...accepted('strings', `tlsCipherSuites enforceNodeAllocatable allowedUnsafeSysctls preloadedImagesVerificationAllowlist`),
+  ...accepted('duration', `streamingConnectionIdleTimeout imageMinimumGCAge imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod cpuCFSQuotaPeriod evictionPressureTransitionPeriod shutdownGracePeriod shutdownGracePeriodCriticalPods`),
+  ...accepted('string', `tlsMinVersion imagePullCredentialsVerificationPolicy kubeletCgroups systemCgroups cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`),
+  ...accepted('strings', `tlsCipherSuites enforceNodeAllocatable preloadedImagesVerificationAllowlist`),
   ...accepted('stringMap', `cpuManagerPolicyOptions topologyManagerPolicyOptions qosReserved evictionSoft evictionSoftGracePeriod evictionMinimumReclaim`),
   ...accepted('list', `shutdownGracePeriodByPodPriority reservedMemory`),
   ...accepted('object', `memorySwap logging crashLoopBackOff tracing userNamespaces`),
@@ -237,6 +259,11 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
     [(int('imageGCLowThresholdPercent') ?? 80) < 0 || (int('imageGCLowThresholdPercent') ?? 80) > 100, 'imageGCLowThresholdPercent: must be between 0 and 100, inclusive'],
     [(int('imageGCLowThresholdPercent') ?? 80) >= (int('imageGCHighThresholdPercent') ?? 85), 'imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent'],
     [(int('podPidsLimit') ?? -1) < -1, 'podPidsLimit: must be -1 (no limit) or more'],
+    // Upstream's container log checks (ValidateKubeletConfiguration, NewContainerLogManager).
+    [parseQuantity(c.containerLogMaxSize) === undefined, `containerLogMaxSize: ${JSON.stringify(c.containerLogMaxSize)} is not a quantity`],
+    [c.containerLogMaxFiles <= 1, `containerLogMaxFiles: ${c.containerLogMaxFiles} must be greater than 1`],
+    [c.containerLogMaxWorkers < 1, `containerLogMaxWorkers: ${c.containerLogMaxWorkers} must be greater than or equal to 1`],
+    [c.containerLogMonitorIntervalMs < 3000, 'containerLogMonitorInterval: must be a positive time duration greater than or equal to 3s'],
     [c.nodeStatusReportFrequencyMs < c.nodeStatusUpdateFrequencyMs && raw.nodeStatusReportFrequency !== undefined, 'nodeStatusReportFrequency: must not be shorter than nodeStatusUpdateFrequency'],
   ];
   for (const [bad, why] of checks) if (bad) return why;

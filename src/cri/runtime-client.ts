@@ -39,6 +39,7 @@ const RPC = {
   ListContainerStats: read('list_container_stats', STATS_MS),
   ListPodSandboxStats: read('list_podsandbox_stats', STATS_MS),
   UpdateRuntimeConfig: write('update_runtime_config'),
+  ReopenContainerLog: write('reopen_container_log'),
 } satisfies { [M in keyof Methods]?: Rpc };
 
 /** CRI RuntimeService over a unix socket; every method rejects with a CriError. */
@@ -135,6 +136,11 @@ export class RuntimeClient {
 
   updateRuntimeConfig(request: RuntimeRequest<'UpdateRuntimeConfig'>, options?: CallOptions) {
     return this.#call('UpdateRuntimeConfig', request, options);
+  }
+
+  /** Makes the runtime open a fresh log file at the container's log path (log rotation). */
+  reopenContainerLog(request: RuntimeRequest<'ReopenContainerLog'>, options?: CallOptions) {
+    return this.#call('ReopenContainerLog', request, options);
   }
 
   close(): void {

@@ -22,9 +22,11 @@ export interface GCDisk {
   unmountPodVolumes?(rootDir: string, uid: string): Promise<number>;
   removeLogDir(podLogsDir: string, name: string): void;
   removePodCgroups(uid: string): void;
+  /** Removes /var/log/containers links whose log is gone, but not those of containers that have not exited; how many. */
+  removeDanglingLogSymlinks?(notExited: ReadonlySet<string>): number;
 }
 
-export type Removed = 'container' | 'sandbox' | 'pod_dir' | 'pod_log_dir';
+export type Removed = 'container' | 'sandbox' | 'pod_dir' | 'pod_log_dir' | 'log_symlink';
 
 export interface CollectorDeps {
   runtime: GCRuntime;
@@ -175,6 +177,13 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
     }
     removed('container', nc);
     removed('sandbox', ns);
+    // Links left by containers removed with their pod or sandbox (upstream's evictPodLogsDirectories).
+    try {
+      const notExited = new Set([...runtime.values()].flatMap((p) => p.containers.filter((c) => c.phase !== 'exited').map((c) => c.id)));
+      removed('log_symlink', disk.removeDanglingLogSymlinks?.(notExited) ?? 0);
+    } catch (e) {
+      d.log.error('Failed to remove dead container log symlinks', { err: e });
+    }
     if (nc || ns) d.log.info('Garbage collected dead containers and sandboxes', { containers: nc, sandboxes: ns });
   }
 

@@ -6,6 +6,8 @@ import { CriError } from '../cri/error.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { removeContainerLogs } from './disk.ts';
+import { legacyLogSymlink, removeLogSymlink } from '../logrotate/symlink.ts';
+import { labels } from '../runtime/types.ts';
 
 export interface GCRuntime {
   /** Every pod the runtime knows, freshly listed. */
@@ -27,9 +29,13 @@ export function criGCRuntime(cri: RuntimeClient, pods: () => Promise<ReadonlyMap
     async stopContainer(id, timeout) { await cri.stopContainer({ containerId: id, timeout }).catch(unlessGone); },
     async removeContainer(id) {
       // Its log lives on after CRI forgets it (upstream's removeContainerLog): ask for the path first.
-      const logPath = await cri.containerStatus({ containerId: id }).then((r) => r.status?.logPath ?? '', (e) => { unlessGone(e); return ''; });
+      const st = await cri.containerStatus({ containerId: id }).then((r) => r.status, (e) => { unlessGone(e); return undefined; });
+      const logPath = st?.logPath ?? '';
       await cri.removeContainer({ containerId: id }).catch(unlessGone);
       if (logPath && resolve(logPath).startsWith(logsRoot)) removeContainerLogs(resolve(logPath));
+      // And its /var/log/containers symlink, named from the container's labels (upstream's removeContainerLog).
+      const l = st?.labels ?? {};
+      if (l[labels.podName] && l[labels.podNamespace] && l[labels.containerName]) removeLogSymlink(legacyLogSymlink(l[labels.podName], l[labels.podNamespace], l[labels.containerName], id));
     },
     async stopSandbox(id) { await cri.stopPodSandbox({ podSandboxId: id }).catch(unlessGone); },
     async removeSandbox(id) { await cri.removePodSandbox({ podSandboxId: id }).catch(unlessGone); },

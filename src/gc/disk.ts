@@ -4,6 +4,7 @@
 import { mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { PodSteps } from '../pods/workers.ts';
+import { danglingLinksToRemove, listLegacyLinks, removeLogSymlink } from '../logrotate/symlink.ts';
 
 // A UID is one path segment: never '', '.', '..' or anything with a slash.
 const SAFE_UID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -96,4 +97,11 @@ export function removePodCgroups(uid: string): void {
       try { rmdirSync(`/sys/fs/cgroup/${ctl}/kubepods/${qos}pod${uid}`); } catch { /* absent or busy */ }
     }
   }
+}
+
+/** /var/log/containers links whose log is gone (see danglingLinksToRemove); how many were removed. */
+export function removeDanglingLogSymlinks(notExited: ReadonlySet<string>): number {
+  const gone = danglingLinksToRemove(listLegacyLinks(), notExited);
+  for (const l of gone) removeLogSymlink(l);
+  return gone.length;
 }

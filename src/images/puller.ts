@@ -5,11 +5,22 @@ import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { Logger } from '../log/log.ts';
 import type { Waiting } from '../runtime/types.ts';
+import type { ImageUser } from '../runtime/security-context.ts';
+import type { Image__Output } from '../cri/generated/runtime/v1/Image.ts';
 import { lookup, makeKeyring, type Keyring, type RegistryAuth } from './keyring.ts';
 import { fetchPullSecrets, type SecretGetter } from './pull-secrets.ts';
 import { invalidReference } from './reference.ts';
 
-export type PullResult = { imageRef: string; waiting?: undefined } | { imageRef?: undefined; waiting: Waiting };
+/** user: the image's configured user, for runAsNonRoot and the default runAsUser. */
+export type PullResult = { imageRef: string; user?: ImageUser; waiting?: undefined } | { imageRef?: undefined; waiting: Waiting };
+
+/** upstream's getImageUser: the uid when numeric, else the name; neither means root. */
+export function imageUser(image: Pick<Image__Output, 'uid' | 'username'> | null | undefined): ImageUser {
+  if (image?.uid) return { uid: Number(image.uid.value) };
+  if (image?.username) return { username: image.username };
+  return { uid: 0 };
+}
+
 /** onPod: the event concerns the pod as a whole, not the container (no fieldPath). */
 export type ImageEvent = { type: 'Normal' | 'Warning'; reason: string; message: string; onPod?: boolean };
 export type ImageService = Pick<ImageClient, 'imageStatus' | 'pullImage'>;
@@ -57,7 +68,7 @@ export class ImagePuller {
     const present = policy === 'Always' ? undefined : (await this.#images.imageStatus({ image: { image } })).image;
     if (present) {
       emit({ type: 'Normal', reason: 'Pulled', message: `Container image "${image}" already present on machine` });
-      return { imageRef: present.id };
+      return { imageRef: present.id, user: imageUser(present) };
     }
     if (policy === 'Never') {
       const message = `Container image "${image}" is not present with pull policy of Never`;
@@ -91,7 +102,7 @@ export class ImagePuller {
         const { imageRef } = await this.#images.pullImage({ image: { image }, ...(auth ? { auth } : {}) }, { signal });
         this.#backoff.delete(key);
         emit({ type: 'Normal', reason: 'Pulled', message: `Successfully pulled image "${image}" in ${Date.now() - started}ms` });
-        return { imageRef };
+        return { imageRef, user: await this.#user(image) };
       } catch (e) {
         signal?.throwIfAborted(); // cancelled, not failed: no back-off for a pod that is going away
         errors.push((e as { details?: string }).details ?? (e as Error).message);
@@ -123,6 +134,11 @@ export class ImagePuller {
         message: `Unable to retrieve some image pull secrets (${failed.map((f) => f.name).join(', ')}); attempting to pull the image may not succeed.` });
     }
     return secrets;
+  }
+
+  // Unknown when the runtime cannot say: runAsNonRoot then refuses, as for an image without a user.
+  async #user(image: string): Promise<ImageUser | undefined> {
+    try { return imageUser((await this.#images.imageStatus({ image: { image } })).image); } catch { return undefined; }
   }
 
   /** Drops back-off state of a pod that is gone. */

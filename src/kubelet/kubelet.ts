@@ -38,7 +38,10 @@ import { clientCertificateRotation } from '../certificates/client-cert.ts';
 import { startCollector } from '../gc/collector.ts';
 import { criGCRuntime } from '../gc/cri.ts';
 import { withPodDirs } from '../gc/disk.ts';
+import { criLogRuntime, startLogRotation } from '../logrotate/manager.ts';
+import { parseQuantity } from '../resources/quantity.ts';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Node, Pod, Taint } from 'kubernetes-types/core/v1.js';
 
 export interface KubeletOptions {
@@ -83,7 +86,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   });
   const syncer = new PodSyncer({
     cri, view, images: new ImagePuller(images, { secrets: apiSecretGetter(api), log: logger('images') }), events, log: logger('runtime'),
-    node: { podLogsDir: o.config.podLogsDir, clusterDomain: o.config.clusterDomain, clusterDNS: o.config.clusterDNS, hostDNS: readResolvConf(o.config.resolvConf), nodeIP },
+    node: { podLogsDir: o.config.podLogsDir, clusterDomain: o.config.clusterDomain, clusterDNS: o.config.clusterDNS, hostDNS: readResolvConf(o.config.resolvConf), nodeIP,
+      seccompDefault: o.config.seccompDefault, seccompProfileRoot: join(o.rootDir, 'seccomp') },
     env: apiEnvSource(api, () => currentNode),
     volumes: new VolumeManager({ rootDir: o.rootDir, sources: apiVolumeSources(api), log: logger('volumes'), nodeAllocatable: () => currentNode?.status?.allocatable }),
   });
@@ -91,7 +95,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   // Each pod gets ROOT/pods/UID before its first sandbox: the mark housekeeping goes by.
   // Liveness, readiness and startup probes: a changed result syncs the pod again.
   const prober = new Prober({ cri, events, log: logger('prober'), onChange: (uid) => workers.wake(uid) });
-  const workers = new PodWorkers(withPodDirs(podSteps({ api, view, syncer, status, events, nodeIP, node: () => currentNode, probes: prober }), o.rootDir), logger('pod_workers'), {
+  const workers = new PodWorkers(withPodDirs(podSteps({ api, view, syncer, status, events, nodeIP, node: () => currentNode, probes: prober, allowedUnsafeSysctls: o.config.allowedUnsafeSysctls }), o.rootDir), logger('pod_workers'), {
     resyncMs: o.config.syncFrequencyMs,
     observe: (step, s) => metrics.podWorkerDuration.observe({ operation: step }, s),
   });
@@ -174,6 +178,13 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       error: (loop) => metrics.housekeepingErrors.inc({ loop }),
     },
   });
+  // Container log rotation (containerLogMaxSize, validated with the config).
+  const logRotation = startLogRotation({
+    runtime: criLogRuntime(cri), podLogsDir: o.config.podLogsDir, log: logger('logs'),
+    policy: { maxSize: parseQuantity(o.config.containerLogMaxSize)!, maxFiles: o.config.containerLogMaxFiles },
+    workers: o.config.containerLogMaxWorkers, intervalMs: o.config.containerLogMonitorIntervalMs,
+    observe: (result) => metrics.containerLogRotations.inc({ result }),
+  });
   const healthz = await healthzServer(o.config.healthzBindAddress, o.config.healthzPort, () => pleg.problem());
   const api10250 = await kubeletApiServer({
     config: o.config, certDir: o.certDir, nodeName, nodeIP, api, pods: () => workers.pods(), runtime: (uid) => view.pod(uid), cri,
@@ -184,7 +195,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   return {
     async stop() {
       // Pods keep running: a restarted kubelet adopts them from their CRI labels.
-      clearInterval(mirrorBeat); files?.stop(); url?.stop(); gc.stop();
+      clearInterval(mirrorBeat); files?.stop(); url?.stop(); gc.stop(); logRotation.stop();
       taskEvents?.stop(); rotation.stop(); source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); prober.stop(); events.stop();
       healthz.close(); api10250.close();
       cri.close(); images.close();

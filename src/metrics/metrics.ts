@@ -26,6 +26,8 @@ export const metrics = {
   housekeepingDuration: new Histogram({ name: 'kubelet_ts_housekeeping_duration_seconds', help: 'Duration in seconds of a pass of housekeeping (every 2 s) or of container garbage collection (every minute).', labelNames: ['loop'], buckets, registers: [registry] }),
   housekeepingErrors: new Counter({ name: 'kubelet_ts_housekeeping_errors_total', help: 'Passes of housekeeping or container garbage collection that failed.', labelNames: ['loop'], registers: [registry] }),
   garbageCollected: new Counter({ name: 'kubelet_ts_garbage_collected_total', help: 'Containers, sandboxes, pod directories and pod log directories removed by housekeeping and garbage collection.', labelNames: ['kind'], registers: [registry] }),
+  // Container log rotation (src/logrotate).
+  containerLogRotations: new Counter({ name: 'kubelet_ts_container_log_rotations_total', help: 'Container log rotations by result: rotated, error (one container failed), list_error (a whole pass failed).', labelNames: ['result'], registers: [registry] }),
 };
 
 /** Feeds kubelet_runtime_operations_* from the CRI client's observer hook. */

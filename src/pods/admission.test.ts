@@ -33,3 +33,27 @@ test('the rejection message in upstream form', () => {
   const a = admitPod(pod({}, '1'), [pod({}, '1')], node);
   assert.deepEqual(a, { admit: false, reason: 'OutOfcpu', message: "Pod was rejected: Node didn't have enough resource: cpu, requested: 1000, used: 1000, capacity: 1900" });
 });
+
+test('sysctls: the safe ones, allowedUnsafeSysctls, and none of the host namespace a pod shares', () => {
+  const withSysctls = (names: string[], spec: Partial<NonNullable<Pod['spec']>> = {}) =>
+    pod({ securityContext: { sysctls: names.map((name) => ({ name, value: '1' })) }, ...spec });
+  const kernel = (v: string): Node => ({ ...node, status: { ...node.status, nodeInfo: { kernelVersion: v } as NonNullable<Node['status']>['nodeInfo'] } });
+  const cases: [string, Pod, Node, string[], string][] = [
+    ['safe', withSysctls(['net.ipv4.ip_local_port_range', 'kernel.shm_rmid_forced', 'net.ipv4.tcp_keepalive_time']), node, [], 'admitted'],
+    ['safe, slash-separated', withSysctls(['net/ipv4/ip_local_port_range']), node, [], 'admitted'],
+    ['unsafe', withSysctls(['kernel.msgmax']), node, [], 'SysctlForbidden'],
+    ['unsafe but allowed', withSysctls(['kernel.msgmax']), node, ['kernel.msgmax'], 'admitted'],
+    ['allowed by prefix', withSysctls(['kernel.msgmax', 'kernel.msgmnb']), node, ['kernel.msg*'], 'admitted'],
+    ['allowed, but not namespaced', withSysctls(['vm.swappiness']), node, ['vm.swappiness'], 'SysctlForbidden'],
+    ['net sysctl with host network', withSysctls(['net.ipv4.ip_local_port_range'], { hostNetwork: true }), node, [], 'SysctlForbidden'],
+    ['ipc sysctl with host IPC', withSysctls(['kernel.shm_rmid_forced'], { hostIPC: true }), node, [], 'SysctlForbidden'],
+    ['ipc sysctl with host network', withSysctls(['kernel.shm_rmid_forced'], { hostNetwork: true }), node, [], 'admitted'],
+    ['tcp_rmem on a new kernel', withSysctls(['net.ipv4.tcp_rmem']), kernel('6.1.0-18-amd64'), [], 'admitted'],
+    ['tcp_rmem on an old kernel', withSysctls(['net.ipv4.tcp_rmem']), kernel('4.9.0'), [], 'SysctlForbidden'],
+    ['tcp_rmem, kernel unknown', withSysctls(['net.ipv4.tcp_rmem']), node, [], 'SysctlForbidden'],
+  ];
+  for (const [name, p, n, allowed, want] of cases) assert.equal(reason(admitPod(p, [], n, { allowedUnsafeSysctls: allowed })), want, name);
+  assert.deepEqual(admitPod(withSysctls(['kernel.msgmax']), [], node), { admit: false, reason: 'SysctlForbidden', message: 'Pod was rejected: forbidden sysctl: "kernel.msgmax" not allowlisted' });
+  assert.deepEqual(admitPod(withSysctls(['net.ipv4.ip_local_port_range'], { hostNetwork: true }), [], node),
+    { admit: false, reason: 'SysctlForbidden', message: 'Pod was rejected: forbidden sysctl: "net.ipv4.ip_local_port_range" not allowed with host net enabled' });
+});

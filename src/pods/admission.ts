@@ -1,8 +1,10 @@
-// Whether a pod may run here, as upstream's admission (GeneralPredicates): the node's
-// allocatable cpu, memory and pods; its labels against the pod's node selector and
-// required node affinity; host ports; the OS. Pure: the sync loop asks it once per pod.
+// Whether a pod may run here, as upstream's admission: its sysctls against the allowlist
+// (pkg/kubelet/sysctl), then GeneralPredicates: the node's allocatable cpu, memory and pods;
+// its labels against the pod's node selector and required node affinity; host ports; the OS.
+// Pure: the sync loop asks it once per pod.
 import type { Container, Node, NodeSelectorRequirement, Pod } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../resources/quantity.ts';
+import { normalizeSysctlName } from '../runtime/security-context.ts';
 
 export type Admission = { admit: true } | { admit: false; reason: string; message: string };
 
@@ -47,8 +49,61 @@ function portsConflict(a: string[], b: string[]): boolean {
   });
 }
 
+// Safe sysctls: namespaced and isolated from other pods. The legacy ones always; the newer
+// ones when the node's kernel namespaces them (upstream's SafeSysctlAllowlist).
+const LEGACY_SAFE_SYSCTLS = ['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range',
+  'net.ipv4.ip_unprivileged_port_start', 'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes'];
+const NEWER_SAFE_SYSCTLS: [name: string, kernel: string][] = [['net.ipv4.ip_local_reserved_ports', '3.16'], ['net.ipv4.tcp_rmem', '4.15'], ['net.ipv4.tcp_wmem', '4.15']];
+
+function kernelAtLeast(version: string, min: string): boolean {
+  const v = (/^(\d+)\.(\d+)/.exec(version) ?? []).slice(1).map(Number), m = min.split('.').map(Number);
+  if (v.length < 2) return false;
+  return v[0]! > m[0]! || (v[0] === m[0] && v[1]! >= m[1]!);
+}
+
+/** kernelVersion: the node's (status.nodeInfo); unknown, only the legacy list. */
+export function safeSysctls(kernelVersion?: string): string[] {
+  return [...LEGACY_SAFE_SYSCTLS, ...NEWER_SAFE_SYSCTLS.filter(([, k]) => kernelVersion && kernelAtLeast(kernelVersion, k)).map(([n]) => n)];
+}
+
+/** The kernel namespace a sysctl lives in (upstream's NamespacedBy); undefined: not known to be namespaced. */
+function sysctlNamespace(name: string): 'ipc' | 'net' | undefined {
+  if (name === 'kernel.sem' || ['kernel.shm', 'kernel.msg', 'fs.mqueue.'].some((p) => name.startsWith(p))) return 'ipc';
+  return name.startsWith('net.') ? 'net' : undefined;
+}
+
+/**
+ * upstream's patternAllowlist.validateSysctl over the safe sysctls plus allowedUnsafeSysctls
+ * (names or prefixes ending in *): the reason a sysctl is refused, or undefined. A pod in the
+ * host's network or IPC namespace may not set that namespace's sysctls: they would be the host's.
+ */
+export function forbiddenSysctl(pod: Pod, allowed: string[]): string | undefined {
+  const exact = new Map<string, string>(), prefixes = new Map<string, string>();
+  for (const pattern of allowed.map(normalizeSysctlName)) {
+    const star = pattern.endsWith('*'), name = star ? pattern.slice(0, -1) : pattern;
+    const ns = sysctlNamespace(name);
+    // Upstream refuses to start with such a pattern; here it allows nothing.
+    if (ns) (star ? prefixes : exact).set(name, ns);
+  }
+  const host = { net: !!pod.spec?.hostNetwork, ipc: !!pod.spec?.hostIPC };
+  for (const s of pod.spec?.securityContext?.sysctls ?? []) {
+    const name = normalizeSysctlName(s.name);
+    const ns = exact.get(name) ?? [...prefixes].find(([p]) => name.startsWith(p))?.[1];
+    if (!ns) return `"${name}" not allowlisted`;
+    if (host[ns as 'net' | 'ipc']) return `"${name}" not allowed with host ${ns} enabled`;
+  }
+  return undefined;
+}
+
+export interface AdmitOptions {
+  /** KubeletConfiguration allowedUnsafeSysctls. */
+  allowedUnsafeSysctls?: string[];
+}
+
 /** active: the pods already admitted and not finished. */
-export function admitPod(pod: Pod, active: Pod[], node: Node): Admission {
+export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions = {}): Admission {
+  const sysctl = forbiddenSysctl(pod, [...safeSysctls(node.status?.nodeInfo?.kernelVersion), ...opts.allowedUnsafeSysctls ?? []]);
+  if (sysctl) return { admit: false, reason: 'SysctlForbidden', message: `Pod was rejected: forbidden sysctl: ${sysctl}` };
   if (pod.spec?.os?.name && pod.spec.os.name !== 'linux') {
     return { admit: false, reason: 'PodOSNotSupported', message: `Pod was rejected: Failed to admit pod as the OS field doesn't match node OS` };
   }

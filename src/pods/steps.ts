@@ -6,7 +6,7 @@ import { admitPod } from './admission.ts';
 import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import type { PodSyncer } from '../runtime/sync.ts';
-import { generatePodStatus } from '../status/pod-status.ts';
+import { generatePodStatus, mergeConditions } from '../status/pod-status.ts';
 import type { StatusManager } from '../status/manager.ts';
 import type { PodSteps } from './workers.ts';
 import { activeDeadlineLeft } from './lifecycle.ts';
@@ -24,11 +24,13 @@ export interface PodProbes {
 export function podSteps(d: {
   api: ApiClient; view: RuntimeView; syncer: PodSyncer; status: StatusManager; events: Recorder; nodeIP: string; node: () => Node | undefined;
   probes?: PodProbes;
+  /** KubeletConfiguration allowedUnsafeSysctls, for admission. */
+  allowedUnsafeSysctls?: string[];
 }): PodSteps {
   return {
     admit(pod, active) {
       const node = d.node();
-      return node ? admitPod(pod, active, node) : { admit: true };
+      return node ? admitPod(pod, active, node, { allowedUnsafeSysctls: d.allowedUnsafeSysctls }) : { admit: true };
     },
 
     reject(pod, r) {
@@ -38,7 +40,9 @@ export function podSteps(d: {
 
     async sync(pod, signal) {
       // Transition times and startTime carry on from the last status generated (a static pod has no other).
-      const prev = d.status.last(pod.metadata!.uid!) ?? pod.status;
+      // Conditions others own (readiness gates, ...) come from the apiserver's newer copy.
+      const last = d.status.last(pod.metadata!.uid!);
+      const prev = last ? { ...last, conditions: mergeConditions(last.conditions, pod.status?.conditions) } : pod.status;
       const left = activeDeadlineLeft(pod, prev?.startTime, new Date());
       if (left !== undefined && left <= 0) {
         const message = 'Pod was active on the node longer than the specified deadline';

@@ -54,3 +54,13 @@ test('container config: log path, labels, env as bytes, resources', () => {
   assert.equal(c.annotations!['io.kubernetes.container.restartCount'], '3');
   assert.deepEqual(c.linux!.resources, { cpuShares: 256, cpuPeriod: 100000, cpuQuota: 50000, memoryLimitInBytes: 64 * 2 ** 20 });
 });
+
+test('security context: sysctls and the sandbox context; the container runs as the image user unless told', () => {
+  const p = pod({ securityContext: { runAsNonRoot: true, fsGroup: 2000, sysctls: [{ name: 'net.ipv4.ip_local_port_range', value: '1024 65535' }] }, shareProcessNamespace: true });
+  const sb = sandboxConfig(p, 0, node);
+  assert.deepEqual(sb.linux!.sysctls, { 'net.ipv4.ip_local_port_range': '1024 65535' });
+  assert.deepEqual(sb.linux!.securityContext!.seccomp, { profileType: 'RuntimeDefault' });
+  assert.equal(sb.linux!.securityContext!.namespaceOptions!.pid, 'POD');
+  const sc = containerConfig(p, p.spec!.containers[0]!, 0, { imageUser: { uid: 101 }, seccomp: { seccompDefault: true } }).linux!.securityContext!;
+  assert.deepEqual([sc.runAsUser, sc.supplementalGroups, sc.seccomp, sc.namespaceOptions!.pid], [{ value: 101 }, [2000], { profileType: 'RuntimeDefault' }, 'POD']);
+});

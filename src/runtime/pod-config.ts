@@ -2,7 +2,6 @@
 // everything the runtime needs to know is decided here, in one readable place.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeRequest } from '../cri/runtime-client.ts';
-import type { NamespaceOption } from '../cri/generated/runtime/v1/NamespaceOption.ts';
 import type { Mount } from '../cri/generated/runtime/v1/Mount.ts';
 
 export type PodSandboxConfig = NonNullable<RuntimeRequest<'RunPodSandbox'>['config']>;
@@ -11,6 +10,7 @@ import { labels } from './types.ts';
 import { containerHash } from './hash.ts';
 import { qosClass } from '../resources/qos.ts';
 import { parseQuantity } from '../resources/quantity.ts';
+import { containerSecurityContext, sandboxSecurityContext, sandboxSysctls, type ImageUser, type SeccompOptions } from './security-context.ts';
 
 export interface NodeContext {
   podLogsDir: string;
@@ -20,6 +20,10 @@ export interface NodeContext {
   hostDNS: { servers: string[]; searches: string[]; options: string[] };
   /** The node's IP: status.hostIP(s) in a container's environment. */
   nodeIP?: string;
+  /** KubeletConfiguration seccompDefault; unset: Unconfined for pods that name no profile. */
+  seccompDefault?: boolean;
+  /** <root-dir>/seccomp, for Localhost profiles; unset: /var/lib/kubelet/seccomp. */
+  seccompProfileRoot?: string;
 }
 
 const podRef = (pod: Pod) => ({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? 'default', uid: pod.metadata!.uid! });
@@ -31,15 +35,6 @@ export const podLogDir = (pod: Pod, root: string) => { const r = podRef(pod); re
 export function podCgroup(pod: Pod): string {
   const qos = qosClass(pod);
   return qos === 'Guaranteed' ? `/kubepods/pod${pod.metadata!.uid}` : `/kubepods/${qos.toLowerCase()}/pod${pod.metadata!.uid}`;
-}
-
-function namespaces(pod: Pod): NamespaceOption {
-  const s = pod.spec!;
-  return {
-    network: s.hostNetwork ? 'NODE' : 'POD',
-    pid: s.hostPID ? 'NODE' : s.shareProcessNamespace ? 'POD' : 'CONTAINER',
-    ipc: s.hostIPC ? 'NODE' : 'POD',
-  };
 }
 
 /** Upstream's DNS rules for ClusterFirst, Default and None (search paths capped at 32). */
@@ -81,7 +76,8 @@ export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext): Pod
     annotations: { ...pod.metadata?.annotations },
     linux: {
       cgroupParent: podCgroup(pod),
-      securityContext: { namespaceOptions: namespaces(pod), privileged: s.containers.some((c) => c.securityContext?.privileged) },
+      securityContext: sandboxSecurityContext(pod),
+      sysctls: sandboxSysctls(pod),
     },
   };
 }
@@ -108,6 +104,10 @@ export interface ContainerInputs {
   env?: { name: string; value: string }[];
   command?: string[];
   args?: string[];
+  /** The image's user (CRI ImageStatus): the container runs as it when the pod names no runAsUser. */
+  imageUser?: ImageUser;
+  /** The node's seccomp settings (seccompDefault, the Localhost profile root). */
+  seccomp?: SeccompOptions;
 }
 
 export function containerConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInputs = {}): ContainerConfig {
@@ -136,12 +136,7 @@ export function containerConfig(pod: Pod, c: Container, attempt: number, inputs:
     tty: !!c.tty,
     linux: {
       resources: resources(c),
-      securityContext: {
-        namespaceOptions: namespaces(pod),
-        privileged: !!c.securityContext?.privileged,
-        ...(c.securityContext?.runAsUser !== undefined ? { runAsUser: { value: c.securityContext.runAsUser } } : {}),
-        ...(c.securityContext?.readOnlyRootFilesystem ? { readonlyRootfs: true } : {}),
-      },
+      securityContext: containerSecurityContext(pod, c, inputs.imageUser, inputs.seccomp),
     },
   };
 }

@@ -9,12 +9,15 @@ import { podRef } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
 import { computePodActions, isSidecar, type HealthOf } from './actions.ts';
 import { runHook } from './hooks.ts';
+import { ensurePodCgroup, podCgroupLimits } from '../resources/pod-cgroup.ts';
 import type { RuntimeView } from './cri-runtime.ts';
 import { containerConfig, podCgroup, podLogDir, sandboxConfig, type NodeContext, type PodSandboxConfig } from './pod-config.ts';
+import { securityContextError } from './security-context.ts';
 import { type ContainerState, type PodRuntimeStatus, type Waiting, latest } from './types.ts';
 import { containerEnvironment } from './env.ts';
 import { noEnvSource, type EnvReads, type EnvSource } from './env-sources.ts';
 import type { VolumeManager } from '../volumes/manager.ts';
+import { createLogSymlink, legacyLogSymlink, removeLogSymlink } from '../logrotate/symlink.ts';
 
 export interface SyncResult {
   runtime: PodRuntimeStatus;
@@ -101,6 +104,12 @@ export class PodSyncer {
       }
       mkdirSync(sbConfig.logDirectory!, { recursive: true });
       try {
+        // The pod's own cgroup with its limits first, as upstream's pod container manager.
+        ensurePodCgroup(podCgroup(pod), podCgroupLimits(pod));
+      } catch (e) {
+        this.#log.warn('Cannot set up the pod cgroup; its containers keep their own limits', { ...ref, err: e });
+      }
+      try {
         sandboxId = (await this.#cri.runPodSandbox({ config: sbConfig })).podSandboxId;
         this.#log.info('Created pod sandbox', { ...ref, sandboxID: sandboxId, attempt: actions.sandboxAttempt });
       } catch (e) {
@@ -166,13 +175,23 @@ export class PodSyncer {
       this.#events.event(podRef(pod, fieldPath), 'Warning', 'Failed', `Error: ${message}`);
       return 10_000;
     }
+    // runAsNonRoot against the image's user, and a usable seccomp profile, as upstream's generateContainerConfig.
+    const insecure = securityContextError(pod, c, pulled.user, this.#node);
+    if (insecure) {
+      waiting.set(name, { reason: 'CreateContainerConfigError', message: insecure });
+      this.#events.event(podRef(pod, fieldPath), 'Warning', 'Failed', `Error: ${insecure}`);
+      this.#log.info('Cannot configure container', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, container: name, reason: 'CreateContainerConfigError', err: insecure });
+      return 10_000;
+    }
     let containerId: string | undefined;
     try {
-      ({ containerId } = await this.#cri.createContainer({ podSandboxId: sandboxId, config: containerConfig(pod, c, attempt, { ...resolved, mounts }), sandboxConfig: sbConfig }));
+      const config = containerConfig(pod, c, attempt, { ...resolved, mounts, imageUser: pulled.user, seccomp: this.#node });
+      ({ containerId } = await this.#cri.createContainer({ podSandboxId: sandboxId, config, sandboxConfig: sbConfig }));
       this.#events.event(podRef(pod, fieldPath), 'Normal', 'Created', `Created container: ${name}`);
       await this.#cri.startContainer({ containerId });
       this.#events.event(podRef(pod, fieldPath), 'Normal', 'Started', `Started container ${name}`);
       this.#log.info('Started container', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, container: name, containerID: containerId, attempt });
+      this.#linkLog(pod, name, containerId, `${sbConfig.logDirectory}/${config.logPath}`);
     } catch (e) {
       const message = (e as Error).message;
       waiting.set(name, { reason: containerId ? 'RunContainerError' : 'CreateContainerError', message });
@@ -252,8 +271,23 @@ export class PodSyncer {
     this.#images.forget(`${uid}/`);
     for (const k of this.#crashBackoff.keys()) if (k.startsWith(`${uid}/`)) this.#crashBackoff.delete(k);
     if (pod) {
+      for (const c of status.containers) this.#unlinkLog(pod, c.name, c.id);
       rmSync(podLogDir(pod, this.#node.podLogsDir), { recursive: true, force: true });
       removeCgroup(podCgroup(pod));
+    }
+  }
+
+  /** The /var/log/containers symlink log shippers read (upstream's legacyLogSymlink); a failure only logs. */
+  #linkLog(pod: Pod, name: string, containerId: string, logFile: string) {
+    const link = legacyLogSymlink(pod.metadata!.name!, pod.metadata!.namespace!, name, containerId);
+    try { createLogSymlink(logFile, link); } catch (e) {
+      this.#log.error('Failed to create legacy symbolic link', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: pod.metadata!.uid, container: name, path: link, err: e });
+    }
+  }
+
+  #unlinkLog(pod: Pod, name: string, containerId: string) {
+    try { removeLogSymlink(legacyLogSymlink(pod.metadata!.name!, pod.metadata!.namespace!, name, containerId)); } catch (e) {
+      this.#log.error('Failed to remove container log symlink', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: pod.metadata!.uid, container: name, containerID: containerId, err: e });
     }
   }
 

@@ -61,7 +61,8 @@ export class StatusManager {
         const target = this.#target(e.pod);
         try {
           if (!target) throw new Error('its mirror pod does not exist yet');
-          await this.#api.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, { metadata: { uid: target }, status: e.status }, 'merge');
+          // Strategic merge, as upstream: conditions merge by type, so those others set stay.
+          await this.#api.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, { metadata: { uid: target }, status: e.status }, 'strategic');
           e.sent = want;
           e.sentTo = target;
           this.#onPatch?.();

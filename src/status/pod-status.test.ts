@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { generatePodStatus, podPhase } from './pod-status.ts';
+import { generatePodStatus, mergeConditions, podPhase } from './pod-status.ts';
 import type { ContainerState, PodRuntimeStatus } from '../runtime/types.ts';
 import { qosClass } from '../resources/qos.ts';
 
@@ -170,4 +170,17 @@ test('probes: a sidecar follows its probes; not started, it keeps the pod Pendin
   results.c2 = { started: true, ready: true };
   s = gen();
   assert.equal(s.initContainerStatuses![0]!.ready, true);
+});
+
+test('readiness gates: Ready waits for each gate\'s condition; conditions others own are kept from the apiserver', () => {
+  const gated: Pod = { ...pod(), spec: { ...pod().spec!, readinessGates: [{ conditionType: 'example.com/lb' }] } };
+  const missing = generatePodStatus(gated, rt([ctr({})]), ctx());
+  assert.deepEqual(condition(missing, 'Ready'), ['False', 'ReadinessGatesNotReady', 'corresponding condition of pod readiness gate "example.com/lb" does not exist.']);
+  assert.deepEqual(condition(missing, 'ContainersReady'), ['True', undefined, undefined]);
+  const withGate = (status: string) => ({ ...gated, status: { conditions: mergeConditions(missing.conditions, [{ type: 'example.com/lb', status }, { type: 'Ready', status: 'False' }]) } });
+  assert.deepEqual(condition(generatePodStatus(withGate('False'), rt([ctr({})]), ctx()), 'Ready'),
+    ['False', 'ReadinessGatesNotReady', 'the status of pod readiness gate "example.com/lb" is not "True", but False']);
+  const open = generatePodStatus(withGate('True'), rt([ctr({})]), ctx());
+  assert.deepEqual(condition(open, 'Ready'), ['True', undefined, undefined]);
+  assert.equal(open.conditions!.find((c) => c.type === 'example.com/lb')?.status, 'True', 'the gate condition is kept');
 });

@@ -137,6 +137,24 @@ function initialized(pod: Pod, initStatuses: ContainerStatus[], statuses: Contai
   return { ok: false, reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${incomplete.join(' ')}]` };
 }
 
+/** The pod conditions the kubelet owns; others (PodScheduled, readiness gates, DisruptionTarget, ...) are the apiserver's copy. */
+export const KUBELET_CONDITIONS = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady'];
+
+/** Pure: the kubelet's own conditions from its last status, everyone else's from the apiserver's object. */
+export function mergeConditions(ours: PodCondition[] | undefined, apiserver: PodCondition[] | undefined): PodCondition[] {
+  return [...(ours ?? []).filter((c) => KUBELET_CONDITIONS.includes(c.type)), ...(apiserver ?? []).filter((c) => !KUBELET_CONDITIONS.includes(c.type))];
+}
+
+/** Upstream's readiness gates: each named condition must be True for Ready. */
+function readinessGates(pod: Pod, conditions: PodCondition[] | undefined): { ok: boolean; reason?: string; message?: string } {
+  const problems = (pod.spec?.readinessGates ?? []).map((g) => {
+    const c = conditions?.find((x) => x.type === g.conditionType);
+    if (!c) return `corresponding condition of pod readiness gate "${g.conditionType}" does not exist.`;
+    return c.status === 'True' ? undefined : `the status of pod readiness gate "${g.conditionType}" is not "True", but ${c.status}`;
+  }).filter(Boolean);
+  return problems.length ? { ok: false, reason: 'ReadinessGatesNotReady', message: problems.join(', ') } : { ok: true };
+}
+
 /** Upstream's ContainersReady (and so Ready): app containers and sidecars ready. */
 function containersReady(pod: Pod, initStatuses: ContainerStatus[], statuses: ContainerStatus[], phase: string | undefined): { ok: boolean; reason?: string; message?: string } {
   if (phase === 'Succeeded') return { ok: false, reason: 'PodCompleted' };
@@ -160,7 +178,8 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
   const podIP = pod.spec?.hostNetwork ? ctx.nodeIP : sandbox?.ready ? sandbox.ip : undefined;
   const init = initialized(pod, initStatuses, statuses, phase);
   const ready = containersReady(pod, initStatuses, statuses, phase);
-  const ours = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady'];
+  const ours = KUBELET_CONDITIONS;
+  const podReady = ready.ok ? readinessGates(pod, prev?.conditions) : ready;
   const generation = pod.metadata?.generation;
   return {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
@@ -168,7 +187,7 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
     conditions: [
       cond('PodReadyToStartContainers', !!sandbox?.ready, prev?.conditions, now, generation),
       cond('Initialized', init.ok, prev?.conditions, now, generation, init.reason, init.message),
-      cond('Ready', ready.ok, prev?.conditions, now, generation, ready.reason, ready.message),
+      cond('Ready', podReady.ok, prev?.conditions, now, generation, podReady.reason, podReady.message),
       cond('ContainersReady', ready.ok, prev?.conditions, now, generation, ready.reason, ready.message),
       ...(prev?.conditions ?? []).filter((c) => !ours.includes(c.type)),
     ],

@@ -3,6 +3,7 @@
 // crash-loop back-off.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -149,4 +150,34 @@ test('the termination message: what the container wrote to terminationMessagePat
   assert.deepEqual([written.exitCode, written.message], [4, 'disk full']);
   const fallback = await terminated('fallback');
   assert.deepEqual([fallback.exitCode, fallback.message], [2, 'starting\nfatal: no config\n']);
+}));
+
+test('readiness gates: Ready waits for the gate\'s condition, which a controller sets, and the kubelet keeps it', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  await core.createNamespacedPod({ namespace: ns, body: podSpec('gated', { readinessGates: [{ conditionType: 'example.com/load-balancer' }] }) });
+  const ready = async () => (await readPod(ns, 'gated')).status?.conditions?.find((c) => c.type === 'Ready');
+  const blocked = await eventually('Ready False by the gate', 30_000, async () => { const c = await ready(); return c?.reason === 'ReadinessGatesNotReady' ? c : undefined; });
+  assert.equal(blocked.message, 'corresponding condition of pod readiness gate "example.com/load-balancer" does not exist.');
+  kubectl('-n', ns, 'patch', 'pod', 'gated', '--subresource=status', '--type=strategic', '-p',
+    JSON.stringify({ status: { conditions: [{ type: 'example.com/load-balancer', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] } }));
+  await eventually('Ready True', 30_000, async () => (await ready())?.status === 'True');
+  const gate = (await readPod(ns, 'gated')).status!.conditions!.find((c) => c.type === 'example.com/load-balancer');
+  assert.equal(gate?.status, 'True', 'the controller\'s condition stays after the kubelet\'s patches');
+}));
+
+test('resources: the pod cgroup carries the pod\'s CPU quota and memory limit; a container over its limit is OOMKilled', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  const limits = { cpu: '200m', memory: '64Mi' };
+  await core.createNamespacedPod({ namespace: ns, body: podSpec('bounded', { containers: [{ ...sh('main', 'sleep 3600'), resources: { limits } }] }) });
+  const pod = await eventually('pod Running', 30_000, async () => { const p = await readPod(ns, 'bounded'); return p.status?.phase === 'Running' ? p : undefined; });
+  assert.equal(pod.status!.qosClass, 'Guaranteed');
+  const cg = (ctl: string, file: string) => readFileSync(`/sys/fs/cgroup/${ctl}/kubepods/pod${pod.metadata!.uid}/${file}`, 'utf8').trim();
+  assert.equal(cg('memory', 'memory.limit_in_bytes'), String(64 * 1024 * 1024));
+  assert.equal(cg('cpu', 'cpu.cfs_quota_us'), '20000');
+  assert.equal(cg('cpu', 'cpu.shares'), '204');
+  // tail keeps its whole input in memory, waiting for a newline that never comes.
+  await core.createNamespacedPod({ namespace: ns, body: podSpec('hungry', { restartPolicy: 'Never',
+    containers: [{ ...sh('main', 'head -c 200m /dev/zero | tail'), resources: { limits: { memory: '32Mi' } } }] }) });
+  const t = await eventually('OOMKilled', 60_000, async () => (await readPod(ns, 'hungry')).status?.containerStatuses?.[0]?.state?.terminated);
+  assert.deepEqual([t.reason, t.exitCode], ['OOMKilled', 137]);
 }));
