@@ -1,6 +1,7 @@
 // The prober: keeps one worker per probe of each running container instance, as the
 // pod's syncs report them, and holds the results the pod's status and actions read.
 // Upstream's prober_manager.go, driven by the pod sync instead of the status manager.
+import { isSidecar } from '../runtime/actions.ts';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { Recorder } from '../events/recorder.ts';
 import { podRef } from '../events/recorder.ts';
@@ -79,7 +80,7 @@ export class Prober {
     const probed: [Container, boolean][] = [
       ...(pod.spec?.containers ?? []).map((c): [Container, boolean] => [c, false]),
       // Only sidecars among init containers may have probes.
-      ...(pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always').map((c): [Container, boolean] => [c, true]),
+      ...(pod.spec?.initContainers ?? []).filter(isSidecar).map((c): [Container, boolean] => [c, true]),
     ];
     for (const [c, init] of probed) {
       const s = latest(rt, c.name);

@@ -3,6 +3,7 @@
 // that fails is reported (FailedPostStartHook / FailedPreStopHook) by the caller.
 import type { Container, LifecycleHandler, Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
+import { resolveContainerPort } from '../prober/port.ts';
 
 export interface HookTarget { pod: Pod; container: Container; containerId: string; podIP?: string }
 
@@ -42,12 +43,9 @@ export async function runHook(cri: Pick<RuntimeClient, 'execSync'>, t: HookTarge
 
 /** Pure: the URL of an httpGet hook (host defaults to the pod IP, a named port is looked up). */
 export function hookURL(t: Pick<HookTarget, 'container' | 'podIP'>, g: NonNullable<LifecycleHandler['httpGet']>): string | { error: string } {
-  let port = g.port;
-  if (typeof port === 'string' && !/^\d+$/.test(port)) {
-    const named = t.container.ports?.find((p) => p.name === port);
-    if (!named) return { error: `couldn't find port: ${port} in container ${t.container.name}` };
-    port = named.containerPort;
-  }
+  // Named ports resolve as for probes (upstream shares probe.ResolveContainerPort).
+  const port = resolveContainerPort(g.port, t.container);
+  if (typeof port !== 'number') return port;
   const host = g.host || t.podIP;
   if (!host) return { error: 'the pod has no IP for the HTTP lifecycle hook' };
   const path = g.path ?? '';

@@ -3,6 +3,7 @@
 import type { Container, ContainerStatus, ContainerState as ApiContainerState, Pod, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ContainerState, PodRuntimeStatus, Waiting } from '../runtime/types.ts';
 import { qosClass } from '../resources/qos.ts';
+import { isSidecar } from '../runtime/actions.ts';
 
 export interface StatusContext {
   nodeIP: string;
@@ -72,7 +73,6 @@ function containerStatus(name: string, image: string, instances: ContainerState[
     state: { waiting: waiting ?? { reason: shape.defaultWaiting } }, lastState: prev ? terminatedState(prev) : {} };
 }
 
-const isSidecar = (c: Container) => c.restartPolicy === 'Always';
 const byName = (statuses: ContainerStatus[], name: string) => statuses.find((s) => s.name === name);
 /** An app container that ran (upstream's HasAnyRegularContainerStarted): the pod was initialized. */
 const anyAppStarted = (statuses: ContainerStatus[]) =>
