@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck up down test unit e2e bench bench-api clean
+.PHONY: all deps build typecheck up down test unit e2e conformance bench bench-api clean
 
 all: build
 
@@ -33,13 +33,18 @@ down:
 # One run of node's test runner over unit and e2e tests, so CI reads one summary.
 # e2e tests share one cluster, so files run one at a time.
 test: build up
-	node --test --test-concurrency=1 --test-reporter=spec 'src/**/*.test.ts' 'test/e2e/**/*.test.ts'
+	node --test --test-concurrency=1 --test-reporter=spec 'src/**/*.test.ts' 'test/conformance/*.test.ts' 'test/e2e/**/*.test.ts'
 
 unit: deps
 	npm run --silent test:unit
 
 e2e: build up
 	npm run --silent test:e2e
+
+# The upstream conformance tests that exercise the kubelet (hack/conformance.sh), against the
+# local stack; writes docs/conformance.md. FOCUS=regex SKIP=regex PROCS=n run other selections.
+conformance: build up
+	bash hack/conformance.sh
 
 clean:
 	rm -rf dist node_modules

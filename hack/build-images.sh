@@ -4,6 +4,9 @@
 # k8s.io namespace unless it already holds that exact image:
 #   - the sandbox image kubeadm expects (registry.k8s.io/pause:*) from hack/images/pause.c
 #   - busybox from Debian's busybox-static, under the names pods and e2e tests use.
+# With --conformance, also the images the upstream conformance tests run (built by
+# hack/build-conformance.sh first), each on the busybox root: agnhost, nonewprivs, nonroot,
+# and a stand-in for nginx (busybox httpd serving on port 80, see docs/conformance.md).
 # A freshly imported image is run once with ctr to prove it works.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -11,7 +14,7 @@ apt_install busybox-static gcc libc6-dev jq tar gzip
 [ -S "$CONTAINERD_SOCK" ] || die "containerd is not running on $CONTAINERD_SOCK (run hack/containerd.sh)"
 
 IMAGES="$KTS_CACHE/images"
-BUSYBOX_NAMES=(docker.io/library/busybox:1.36 registry.k8s.io/e2e-test-images/busybox:1.36.1-1)
+BUSYBOX_NAMES=(docker.io/library/busybox:1.36)
 ENV_PATH=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 mkdir -p "$IMAGES"
 sha() { sha256sum "$1" | cut -d' ' -f1; }
@@ -79,6 +82,17 @@ smoke_run() {
   ctr_k8s run --rm "$img" "kts-smoke-$$" "$@" 2>>"$LOGS/build-images.log"
 }
 
+# busybox_root DIR: a minimal root file system, busybox-static with its applets as links.
+busybox_root() {
+  local r=$1 a
+  mkdir -p "$r"/{bin,etc,root,tmp,home,proc,sys,dev,var}
+  chmod 1777 "$r/tmp"; chmod 700 "$r/root"
+  cp /bin/busybox "$r/bin/busybox"
+  for a in $(/bin/busybox --list); do [ "$a" = busybox ] || ln -s busybox "$r/bin/$a"; done
+  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/home:/bin/false\n' > "$r/etc/passwd"
+  printf 'root:x:0:\nnobody:x:65534:\n' > "$r/etc/group"
+}
+
 mkdir -p "$LOGS"
 
 # --- pause -------------------------------------------------------------------
@@ -123,12 +137,7 @@ if [ ! -f "$bb_tar" ] || [ ! -f "$bb_tar.digest" ]; then
   log "building busybox image from busybox-static $bb_version"
   rm -f "$IMAGES"/busybox-*
   w=$(mktemp -d); r="$w/rootfs"
-  mkdir -p "$r"/{bin,etc,root,tmp,home,proc,sys,dev,var}
-  chmod 1777 "$r/tmp"; chmod 700 "$r/root"
-  cp /bin/busybox "$r/bin/busybox"
-  for a in $(/bin/busybox --list); do [ "$a" = busybox ] || ln -s busybox "$r/bin/$a"; done
-  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/home:/bin/false\n' > "$r/etc/passwd"
-  printf 'root:x:0:\nnobody:x:65534:\n' > "$r/etc/group"
+  busybox_root "$r"
   oci_tar "$bb_tar" "$r" "{\"Cmd\":[\"sh\"],\"Env\":[\"$ENV_PATH\"]}" "${BUSYBOX_NAMES[@]}"
   rm -rf "$w"
 fi
@@ -139,3 +148,93 @@ if import_if_needed "$bb_tar" "${BUSYBOX_NAMES[@]}"; then
   log "busybox runs (${BUSYBOX_NAMES[*]})"
 fi
 log "images ready: $pause_name ${BUSYBOX_NAMES[*]}"
+
+[ "${1:-}" = --conformance ] || exit 0
+
+# --- the conformance tests' images, on the busybox root ------------------------------
+E2E=registry.k8s.io/e2e-test-images
+SRC=$(cd "$KTS_ROOT/hack/tools/conformance" && GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/images
+
+# e2e_image NAME FILL CONFIG SMOKE_EXPECTED SMOKE_CMD...: builds (when its inputs changed)
+# an image whose root is busybox's plus what the function FILL puts in, imports it under
+# $E2E/NAME (NAME may list several tags, comma-separated), and checks that SMOKE_CMD prints
+# SMOKE_EXPECTED in it.
+e2e_image() {
+  local name=$1 fill=$2 cfg=$3 want=$4; shift 4
+  local names=() t base=${name%%:*}
+  for t in $(tr ',' ' ' <<<"${name#*:}"); do names+=("$E2E/$base:$t"); done
+  local key tar
+  key=$(cat "$0" <(echo "$bb_version ${names[*]}") <(declare -f "$fill") "$BIN/agnhost" "$BIN/nnp" <(dpkg-query -W curl bash) "$KTS_ROOT/hack/images/sh.c" | sha256sum | cut -c1-16)
+  tar="$IMAGES/e2e-$base-$key.tar"
+  if [ ! -f "$tar" ] || [ ! -f "$tar.digest" ]; then
+    log "building ${names[*]}"
+    rm -f "$IMAGES/e2e-$base"-*
+    local w; w=$(mktemp -d)
+    busybox_root "$w/rootfs"
+    "$fill" "$w/rootfs"
+    oci_tar "$tar" "$w/rootfs" "$cfg" "${names[@]}"
+    rm -rf "$w"
+  fi
+  if import_if_needed "$tar" "${names[@]}"; then
+    local out; out=$(smoke_run "${names[0]}" "$@") || true
+    [ "$out" = "$want" ] || { ctr_k8s images rm "${names[@]}" >/dev/null 2>&1
+      die "${names[0]} does not run: '$out', want '$want' (see $LOGS/build-images.log)"; }
+    log "${names[0]} runs"
+  fi
+}
+
+apt_install curl
+for b in agnhost nnp; do [ -x "$BIN/$b" ] || die "$BIN/$b is missing: run hack/build-conformance.sh first"; done
+
+# copy_with_libs ROOT PROGRAM...: Debian's dynamically linked programs with the shared
+# libraries ldd resolves for them, at the same paths.
+copy_with_libs() {
+  local r=$1 f; shift
+  for f in "$@" $(for f in "$@"; do ldd "$f" | grep -o '/[^ ]*'; done | sort -u); do
+    mkdir -p "$r$(dirname "$f")"; cp -L "$f" "$r$f"
+  done
+}
+
+# busybox as the tests name it, with /bin/sh from hack/images/sh.c: busybox's ash, or bash
+# when the environment holds names ash would drop (hack/images/sh.c says why).
+fill_sh() {
+  copy_with_libs "$1" /usr/bin/bash
+  gcc -static -O2 -s -Wall -o "$1/bin/sh.new" "$KTS_ROOT/hack/images/sh.c" && mv "$1/bin/sh.new" "$1/bin/sh"
+}
+e2e_image busybox:1.37.0-1,1.36.1-1 fill_sh "{\"Cmd\":[\"sh\"],\"Env\":[\"$ENV_PATH\"]}" "data-1=x ash" \
+  /bin/busybox sh -c 'echo $(env data-1=x /bin/sh -c "env | grep ^data-1=") $(/bin/sh -c "echo \${BASH_VERSION:-ash}")'
+
+# agnhost as upstream's Dockerfile lays it out: /agnhost, /agnhost-2, the porter
+# certificate, /uploads, the user and group the security-context tests look up, and the
+# tools its alpine base adds that tests call (bash, curl).
+fill_agnhost() {
+  local r=$1
+  copy_with_libs "$r" /usr/bin/bash /usr/bin/curl
+  ln -sf /usr/bin/bash "$r/bin/bash"
+  cp "$BIN/agnhost" "$r/agnhost"; ln -s agnhost "$r/agnhost-2"
+  cp "$SRC/agnhost/porter/localhost.crt" "$SRC/agnhost/porter/localhost.key" "$r/"
+  mkdir -p "$r/uploads"
+  echo 'user-defined-in-image:x:1000:1000::/home:/bin/sh' >> "$r/etc/passwd"
+  printf 'user-defined-in-image:x:1000:\ngroup-defined-in-image:x:50000:user-defined-in-image\n' >> "$r/etc/group"
+}
+e2e_image agnhost:2.63.0,2.55 fill_agnhost "{\"Entrypoint\":[\"/agnhost\"],\"Cmd\":[\"pause\"],\"Env\":[\"$ENV_PATH\"],\"WorkingDir\":\"/\"}" \
+  "[/agnhost-2 entrypoint-tester ok]" /agnhost-2 entrypoint-tester ok
+
+# nonewprivs: a setuid-root program printing its effective uid.
+fill_nonewprivs() { install -m 4755 "$BIN/nnp" "$1/bin/nnp"; }
+e2e_image nonewprivs:1.4 fill_nonewprivs "{\"Cmd\":[\"nnp\"],\"Env\":[\"$ENV_PATH\"]}" "Effective uid: 0" nnp
+
+# nonroot: busybox whose image user is 1234.
+fill_nothing() { :; }
+e2e_image nonroot:1.5 fill_nothing "{\"User\":\"1234\",\"Cmd\":[\"sh\"],\"Env\":[\"$ENV_PATH\"]}" "1234" id -u
+
+# nginx stand-in: the selected tests only need a long-running server on port 80 that
+# differs from busybox; busybox httpd serves the same default page.
+fill_nginx() {
+  mkdir -p "$1/usr/share/nginx/html"
+  echo '<html><body><h1>Welcome to nginx!</h1></body></html>' > "$1/usr/share/nginx/html/index.html"
+}
+e2e_image nginx:1.27-0,1.15-4 fill_nginx "{\"Cmd\":[\"httpd\",\"-f\",\"-p\",\"80\",\"-h\",\"/usr/share/nginx/html\"],\"Env\":[\"$ENV_PATH\"],\"ExposedPorts\":{\"80/tcp\":{}}}" \
+  "<html><body><h1>Welcome to nginx!</h1></body></html>" cat /usr/share/nginx/html/index.html
+
+log "conformance images ready"

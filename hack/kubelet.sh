@@ -2,7 +2,8 @@
 # kubelet.sh start|stop|restart|status: runs kubelet-ts (dist/cli/main.js on _output/bin/node)
 # under hack/supervise.sh, which restarts it when it exits as systemd would.
 # Log: _output/local/logs/kubelet-ts.log. Writes _output/local/kubelet-config.yaml
-# (with featureGates from KTS_FEATURE_GATES=Name=bool,...).
+# (with featureGates from KTS_FEATURE_GATES=Name=bool,..., and the fields in the file
+# KTS_CONFIG_EXTRA names).
 source "$(dirname "$0")/lib.sh"
 need_root
 name=kubelet-ts
@@ -27,6 +28,8 @@ YAML
     echo "featureGates:" >> "$LOCAL/kubelet-config.yaml"
     local g; for g in ${KTS_FEATURE_GATES//,/ }; do echo "  ${g%%=*}: ${g#*=}" >> "$LOCAL/kubelet-config.yaml"; done
   fi
+  # KTS_CONFIG_EXTRA=FILE: more KubeletConfiguration fields (the eviction tests' thresholds).
+  if [ -n "${KTS_CONFIG_EXTRA:-}" ]; then cat "$KTS_CONFIG_EXTRA" >> "$LOCAL/kubelet-config.yaml"; fi
 }
 
 start() {

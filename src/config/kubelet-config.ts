@@ -4,6 +4,7 @@
 import { parse } from 'yaml';
 import { parseDuration } from './duration.ts';
 import { parseQuantity } from '../resources/quantity.ts';
+import { parseThresholds } from '../eviction/thresholds.ts';
 
 export interface KubeletConfig {
   staticPodPath: string;
@@ -22,6 +23,8 @@ export interface KubeletConfig {
   nodeLeaseDurationSeconds: number;
   nodeStatusMaxImages: number;
   maxPods: number;
+  /** Pods per CPU core (0: no limit but maxPods). */
+  podsPerCore: number;
   healthzPort: number;
   healthzBindAddress: string;
   port: number;
@@ -38,6 +41,17 @@ export interface KubeletConfig {
   imageServiceEndpoint: string;
   resolvConf: string;
   evictionHard: Record<string, string>;
+  /** Eviction (src/eviction): soft thresholds with their grace periods, minimum reclaim, and the condition hysteresis. */
+  evictionSoft: Record<string, string>;
+  evictionSoftGracePeriod: Record<string, string>;
+  evictionMinimumReclaim: Record<string, string>;
+  evictionPressureTransitionPeriodMs: number;
+  evictionMaxPodGracePeriod: number;
+  enforceNodeAllocatable: string[];
+  /** Image garbage collection (src/gc/images.ts). */
+  imageGCHighThresholdPercent: number;
+  imageGCLowThresholdPercent: number;
+  imageMinimumGCAgeMs: number;
   systemReserved: Record<string, string>;
   kubeReserved: Record<string, string>;
   address: string;
@@ -69,6 +83,7 @@ export const defaults: KubeletConfig = {
   nodeLeaseDurationSeconds: 40,
   nodeStatusMaxImages: 50,
   maxPods: 110,
+  podsPerCore: 0,
   healthzPort: 10248,
   healthzBindAddress: '127.0.0.1',
   port: 10250,
@@ -84,6 +99,15 @@ export const defaults: KubeletConfig = {
   imageServiceEndpoint: '',
   resolvConf: '/etc/resolv.conf',
   evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%' },
+  evictionSoft: {},
+  evictionSoftGracePeriod: {},
+  evictionMinimumReclaim: {},
+  evictionPressureTransitionPeriodMs: 300_000,
+  evictionMaxPodGracePeriod: 0,
+  enforceNodeAllocatable: ['pods'],
+  imageGCHighThresholdPercent: 85,
+  imageGCLowThresholdPercent: 80,
+  imageMinimumGCAgeMs: 120_000,
   systemReserved: {},
   kubeReserved: {},
   address: '0.0.0.0',
@@ -117,6 +141,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   nodeLeaseDurationSeconds: ['int', 'nodeLeaseDurationSeconds'],
   nodeStatusMaxImages: ['int', 'nodeStatusMaxImages'],
   maxPods: ['int', 'maxPods'],
+  podsPerCore: ['int', 'podsPerCore'],
   healthzPort: ['int', 'healthzPort'],
   healthzBindAddress: ['string', 'healthzBindAddress'],
   port: ['int', 'port'],
@@ -132,6 +157,15 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   imageServiceEndpoint: ['string', 'imageServiceEndpoint'],
   resolvConf: ['string', 'resolvConf'],
   evictionHard: ['stringMap', 'evictionHard'],
+  evictionSoft: ['stringMap', 'evictionSoft'],
+  evictionSoftGracePeriod: ['stringMap', 'evictionSoftGracePeriod'],
+  evictionMinimumReclaim: ['stringMap', 'evictionMinimumReclaim'],
+  evictionPressureTransitionPeriod: ['duration', 'evictionPressureTransitionPeriodMs'],
+  evictionMaxPodGracePeriod: ['int', 'evictionMaxPodGracePeriod'],
+  enforceNodeAllocatable: ['strings', 'enforceNodeAllocatable'],
+  imageGCHighThresholdPercent: ['int', 'imageGCHighThresholdPercent'],
+  imageGCLowThresholdPercent: ['int', 'imageGCLowThresholdPercent'],
+  imageMinimumGCAge: ['duration', 'imageMinimumGCAgeMs'],
   systemReserved: ['stringMap', 'systemReserved'],
   kubeReserved: ['stringMap', 'kubeReserved'],
   address: ['string', 'address'],
@@ -144,12 +178,12 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   seccompDefault: ['bool', 'seccompDefault'],
   // Upstream's other fields: type-checked now, in effect as their features land.
   ...accepted('bool', `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS singleProcessOOMKill runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains failSwapOn kernelMemcgNotification enableSystemLogHandler enableSystemLogQuery enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`),
-  ...accepted('int', `readOnlyPort registryPullQPS registryBurst eventRecordQPS eventBurst oomScoreAdj imageGCHighThresholdPercent imageGCLowThresholdPercent podPidsLimit maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls evictionMaxPodGracePeriod podsPerCore iptablesMasqueradeBit iptablesDropBit`),
+  ...accepted('int', `readOnlyPort registryPullQPS registryBurst eventRecordQPS eventBurst oomScoreAdj podPidsLimit maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls iptablesMasqueradeBit iptablesDropBit`),
   ...accepted('number', `memoryThrottlingFactor`),
-  ...accepted('duration', `streamingConnectionIdleTimeout imageMinimumGCAge imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod cpuCFSQuotaPeriod evictionPressureTransitionPeriod shutdownGracePeriod shutdownGracePeriodCriticalPods`),
+  ...accepted('duration', `streamingConnectionIdleTimeout imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod cpuCFSQuotaPeriod shutdownGracePeriod shutdownGracePeriodCriticalPods`),
   ...accepted('string', `tlsMinVersion imagePullCredentialsVerificationPolicy kubeletCgroups systemCgroups cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`),
-  ...accepted('strings', `tlsCipherSuites enforceNodeAllocatable preloadedImagesVerificationAllowlist`),
-  ...accepted('stringMap', `cpuManagerPolicyOptions topologyManagerPolicyOptions qosReserved evictionSoft evictionSoftGracePeriod evictionMinimumReclaim`),
+  ...accepted('strings', `tlsCipherSuites preloadedImagesVerificationAllowlist`),
+  ...accepted('stringMap', `cpuManagerPolicyOptions topologyManagerPolicyOptions qosReserved`),
   ...accepted('list', `shutdownGracePeriodByPodPriority reservedMemory`),
   ...accepted('object', `memorySwap logging crashLoopBackOff tracing userNamespaces`),
 };
@@ -271,5 +305,7 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
     const unknown = Object.keys((raw[m] as Record<string, string> | undefined) ?? {}).find((k) => !EVICTION_SIGNALS.includes(k));
     if (unknown) return `${m}: unknown eviction signal "${unknown}"`;
   }
+  // Upstream parses the thresholds at start-up: a bad quantity or a soft threshold without a grace period stops it.
+  try { parseThresholds(c); } catch (e) { return `eviction thresholds: ${(e as Error).message}`; }
   return undefined;
 }

@@ -31,6 +31,7 @@ const RPC = {
   RemoveContainer: write('remove_container'),
   ListContainers: read('list_containers'),
   ContainerStatus: read('container_status'),
+  UpdateContainerResources: write('update_container'),
   ExecSync: write('exec_sync'),
   // Each call mints a single-use streaming URL: cheap, but not worth repeating.
   Exec: write('exec', READ_MS),
@@ -107,6 +108,11 @@ export class RuntimeClient {
 
   containerStatus(request: RuntimeRequest<'ContainerStatus'>, options?: CallOptions) {
     return this.#call('ContainerStatus', request, options);
+  }
+
+  /** In-place resize: the container's new cgroup settings. */
+  updateContainerResources(request: RuntimeRequest<'UpdateContainerResources'>, options?: CallOptions) {
+    return this.#call('UpdateContainerResources', request, options);
   }
 
   /** The default deadline is the command's timeout (seconds) plus 2 min. */

@@ -4,6 +4,9 @@ import { resolve } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { CriError } from '../cri/error.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
+import type { ImageClient } from '../cri/image-client.ts';
+import { filesystemStats } from '../node/host.ts';
+import type { ImageGCDeps } from './images.ts';
 import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { removeContainerLogs } from './disk.ts';
 import { legacyLogSymlink, removeLogSymlink } from '../logrotate/symlink.ts';
@@ -39,5 +42,26 @@ export function criGCRuntime(cri: RuntimeClient, pods: () => Promise<ReadonlyMap
     },
     async stopSandbox(id) { await cri.stopPodSandbox({ podSandboxId: id }).catch(unlessGone); },
     async removeSandbox(id) { await cri.removePodSandbox({ podSandboxId: id }).catch(unlessGone); },
+  };
+}
+
+/**
+ * What image GC asks the runtime, over CRI: its images (the sandbox image, which
+ * containerd's CRI config names in its verbose Status, counts as pinned), the images its
+ * containers name, the image filesystem's usage, and removal.
+ */
+export async function criImageGC(cri: RuntimeClient, images: ImageClient, pods: () => Promise<ReadonlyMap<string, PodRuntimeStatus>>, fallbackFsPath: string): Promise<Pick<ImageGCDeps, 'images' | 'inUse' | 'fs' | 'remove'>> {
+  const info = (await cri.status({ verbose: true })).info as Record<string, string> | undefined;
+  let sandboxImage: string | undefined;
+  try { sandboxImage = (JSON.parse(info?.config ?? '{}') as { sandboxImage?: string }).sandboxImage; } catch { /* not containerd: nothing pinned by name */ }
+  const fsPath = (await images.imageFsInfo({})).imageFilesystems[0]?.fsId?.mountpoint || fallbackFsPath;
+  return {
+    images: async () => (await images.listImages({})).images.map((i) => ({
+      id: i.id, sizeBytes: Number(i.size), tags: i.repoTags, refs: [...i.repoTags, ...i.repoDigests],
+      pinned: i.pinned || (!!sandboxImage && i.repoTags.includes(sandboxImage)),
+    })),
+    inUse: async () => new Set([...(await pods()).values()].flatMap((p) => p.containers.flatMap((c) => [c.image, c.imageRef]))),
+    fs: () => { try { return filesystemStats(fsPath); } catch { return undefined; } },
+    remove: async (id) => { await images.removeImage({ image: { image: id } }).catch(unlessGone); },
   };
 }

@@ -19,24 +19,22 @@ import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { kubeletAuthenticator } from '../server/authn.ts';
 import { webhookAuthorizer } from '../server/authz.ts';
 import { kubeletServer } from '../server/server.ts';
-import { sampleCache } from '../stats/cache.ts';
-import { collectSample } from '../stats/collector.ts';
+import type { SampleCache } from '../stats/cache.ts';
 import { statsEndpoints } from '../stats/endpoints.ts';
-import { hostStats } from '../stats/host.ts';
-import { criStatsSource } from '../stats/runtime-source.ts';
+import type { RuntimeStatsSource } from '../stats/runtime-source.ts';
 import { configzDocument } from '../server/configz.ts';
 import { runningPods } from '../server/running-pods.ts';
 import { accessCheck } from '../server/auth-filter.ts';
 import type { Authorizer } from '../server/authz.ts';
 import { StreamError, streamingUpgrade, type StreamRequest } from '../server/streaming.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
-import type { ImageClient } from '../cri/image-client.ts';
 import { latest } from '../runtime/types.ts';
 
 interface Deps {
   config: KubeletConfig; certDir: string; nodeName: string; nodeIP: string; api: ApiClient;
   pods: () => Pod[]; runtime: (uid: string) => Promise<PodRuntimeStatus>; healthy: () => string | undefined; cri: RuntimeClient;
-  images: ImageClient; rootDir: string;
+  /** The stats sample cache the composition root shares with the eviction manager. */
+  stats: SampleCache; runtimeStats: RuntimeStatsSource;
 }
 
 /** The runtime's streaming URL for an exec, attach or port-forward into one of our pods. */
@@ -79,10 +77,7 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
   const authorize: Authorizer = authz.mode === 'AlwaysAllow'
     ? async () => ({ allowed: true })
     : webhookAuthorizer(o.api, { allowTTLMs: authz.cacheAuthorizedTTLMs, denyTTLMs: authz.cacheUnauthorizedTTLMs });
-  const runtimeStats = criStatsSource(o.cri, o.images);
-  const kubeletStartMs = Date.now() - process.uptime() * 1000;
-  const host = hostStats();
-  const stats = sampleCache(() => collectSample(runtimeStats, host, { rootDir: o.rootDir, podLogsDir: o.config.podLogsDir, kubeletStartMs }), { log: logger('stats') });
+  const { stats, runtimeStats } = o;
   const app = kubeletServer({
     nodeName: o.nodeName, log, metrics: registry, probeMetrics: probeRegistry, healthy: o.healthy, pods: o.pods,
     stats: statsEndpoints(stats, o.nodeName),
@@ -105,10 +100,10 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
         subject: { commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'] },
       }, { log, onCertificate: (pem) => server.setSecureContext({ cert: pem, key: pem }) })
     : undefined;
-  server.on('close', () => { servingRotation?.stop(); stats.stop(); });
+  server.on('close', () => { servingRotation?.stop(); });
   server.on('upgrade', streamingUpgrade(accessCheck(o.nodeName, authenticate, authorize, log), (r) => streamURL(o, r), log));
   return new Promise((resolve, reject) => {
-    server.once('error', (e) => { stats.stop(); reject(new Error(`cannot listen on ${o.config.address}:${o.config.port} for the kubelet API: ${e.message}`)); });
+    server.once('error', (e) => { reject(new Error(`cannot listen on ${o.config.address}:${o.config.port} for the kubelet API: ${e.message}`)); });
     server.listen(o.config.port, o.config.address, () => { log.info('Kubelet API serving', { address: o.config.address, port: o.config.port }); resolve(server); });
   });
 }

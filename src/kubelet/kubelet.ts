@@ -36,10 +36,20 @@ import { healthzServer } from './healthz.ts';
 import { kubeletApiServer } from './api-server.ts';
 import { clientCertificateRotation } from '../certificates/client-cert.ts';
 import { startCollector } from '../gc/collector.ts';
-import { criGCRuntime } from '../gc/cri.ts';
+import { criGCRuntime, criImageGC } from '../gc/cri.ts';
 import { withPodDirs } from '../gc/disk.ts';
 import { criLogRuntime, startLogRotation } from '../logrotate/manager.ts';
 import { parseQuantity } from '../resources/quantity.ts';
+import { sampleCache } from '../stats/cache.ts';
+import { collectSample } from '../stats/collector.ts';
+import { hostStats } from '../stats/host.ts';
+import { criStatsSource } from '../stats/runtime-source.ts';
+import { buildSummary } from '../stats/summary.ts';
+import { startEvictionManager, type EvictionManager } from '../eviction/manager.ts';
+import { parseThresholds } from '../eviction/thresholds.ts';
+import { startImageGC } from '../gc/images.ts';
+import { KUBEPODS_CGROUP, effectiveMaxPods, kubepodsLimits } from '../resources/node-allocatable.ts';
+import { ensurePodCgroup } from '../resources/pod-cgroup.ts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Node, Pod, Taint } from 'kubernetes-types/core/v1.js';
@@ -87,15 +97,21 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const syncer = new PodSyncer({
     cri, view, images: new ImagePuller(images, { secrets: apiSecretGetter(api), log: logger('images') }), events, log: logger('runtime'),
     node: { podLogsDir: o.config.podLogsDir, clusterDomain: o.config.clusterDomain, clusterDNS: o.config.clusterDNS, hostDNS: readResolvConf(o.config.resolvConf), nodeIP,
-      seccompDefault: o.config.seccompDefault, seccompProfileRoot: join(o.rootDir, 'seccomp') },
+      seccompDefault: o.config.seccompDefault, seccompProfileRoot: join(o.rootDir, 'seccomp'), memoryCapacity: () => parseQuantity(currentNode?.status?.capacity?.memory ?? '') },
     env: apiEnvSource(api, () => currentNode),
     volumes: new VolumeManager({ rootDir: o.rootDir, sources: apiVolumeSources(api), log: logger('volumes'), nodeAllocatable: () => currentNode?.status?.allocatable }),
+    resize: {
+      allocatable: () => currentNode?.status?.allocatable, checkpointFile: join(o.rootDir, 'allocated_pods_state'),
+      activePods: () => { const st = workers.states(); return workers.pods().filter((p) => ['syncing', 'terminating'].includes(st.get(p.metadata!.uid!)?.state ?? '')); },
+    },
   });
   let currentNode: Node | undefined;
+  // Started once the node is registered; admission and node status ask it before then.
+  let eviction: EvictionManager | undefined;
   // Each pod gets ROOT/pods/UID before its first sandbox: the mark housekeeping goes by.
   // Liveness, readiness and startup probes: a changed result syncs the pod again.
   const prober = new Prober({ cri, events, log: logger('prober'), onChange: (uid) => workers.wake(uid) });
-  const workers = new PodWorkers(withPodDirs(podSteps({ api, view, syncer, status, events, nodeIP, node: () => currentNode, probes: prober, allowedUnsafeSysctls: o.config.allowedUnsafeSysctls }), o.rootDir), logger('pod_workers'), {
+  const workers = new PodWorkers(withPodDirs(podSteps({ api, view, syncer, status, events, nodeIP, node: () => currentNode, probes: prober, allowedUnsafeSysctls: o.config.allowedUnsafeSysctls, admitUnderPressure: (pod) => eviction?.admit(pod) ?? { admit: true } }), o.rootDir), logger('pod_workers'), {
     resyncMs: o.config.syncFrequencyMs,
     observe: (step, s) => metrics.podWorkerDuration.observe({ operation: step }, s),
   });
@@ -122,14 +138,20 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
 
   let podCIDR: string | undefined;
   const host = readHostFacts();
+  if (o.config.enforceNodeAllocatable.includes('pods')) {
+    try { ensurePodCgroup(KUBEPODS_CGROUP, kubepodsLimits(host, [o.config.kubeReserved, o.config.systemReserved])); } catch (e) {
+      log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
+    }
+  }
   const agent = nodeAgent(api, {
     nodeName, labels: o.nodeLabels, taints: o.taints, log: logger('node_status'),
     updateEveryMs: o.config.nodeStatusUpdateFrequencyMs, reportEveryMs: o.config.nodeStatusReportFrequencyMs,
     staticInputs: {
-      host, nodeIP, hostname: nodeName, kubeletVersion: KUBELET_VERSION, kubeletPort: o.config.port, maxPods: o.config.maxPods,
+      host, nodeIP, hostname: nodeName, kubeletVersion: KUBELET_VERSION, kubeletPort: o.config.port, maxPods: effectiveMaxPods(o.config.maxPods, o.config.podsPerCore, host.cpuCores),
       reserved: [o.config.kubeReserved, o.config.systemReserved], evictionHard: o.config.evictionHard,
     },
     fsCapacity: () => filesystemStats(o.rootDir).capacityBytes,
+    pressure: () => eviction?.conditions() ?? [],
     probeRuntime: async () => {
       const r = await probeRuntime(cri, images, o.config.nodeStatusMaxImages, log);
       return { ...r, health: { ...r.health, plegProblem: pleg.problem() } };
@@ -178,6 +200,29 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       error: (loop) => metrics.housekeepingErrors.inc({ loop }),
     },
   });
+  // One stats sample cache for the kubelet API and the eviction manager (CRI stats calls are slow).
+  const runtimeStats = criStatsSource(cri, images);
+  const kubeletStartMs = Date.now() - process.uptime() * 1000;
+  const stats = sampleCache(() => collectSample(runtimeStats, hostStats(), { rootDir: o.rootDir, podLogsDir: o.config.podLogsDir, kubeletStartMs }), { log: logger('stats') });
+  // Image GC between imageGCLowThresholdPercent and imageGCHighThresholdPercent.
+  const imageGC = startImageGC({
+    ...await criImageGC(cri, images, () => view.pods(), o.rootDir),
+    policy: { highThresholdPercent: o.config.imageGCHighThresholdPercent, lowThresholdPercent: o.config.imageGCLowThresholdPercent, minAgeMs: o.config.imageMinimumGCAgeMs },
+    log: logger('image_gc'), observe: { removed: (n) => metrics.imagesGarbageCollected.inc(n), error: () => metrics.imageGCErrors.inc() },
+  });
+  // Node pressure: conditions, reclaim, evictions (src/eviction).
+  eviction = startEvictionManager({
+    thresholds: parseThresholds(o.config), pressureTransitionPeriodMs: o.config.evictionPressureTransitionPeriodMs,
+    maxPodGracePeriodSeconds: o.config.evictionMaxPodGracePeriod,
+    summary: async (fresh) => { const s = await (fresh ? stats.fresh() : stats.get()); return buildSummary(nodeName, s.cur, s.prev); },
+    facts: () => ({ memoryCapacityBytes: host.memoryBytes, allocatableMemoryBytes: parseQuantity(currentNode?.status?.allocatable?.memory ?? '') }),
+    pods: () => workers.running(),
+    reclaim: { containers: () => gc.collect(), images: () => imageGC.collect(true) },
+    evict: (e) => workers.kill(e.pod.metadata!.uid!, { gracePeriodSeconds: e.gracePeriodSeconds, reason: e.reason, message: e.message, condition: e.condition }),
+    onConditions: () => agent.poke(),
+    events, node: { kind: 'Node', name: nodeName, uid: nodeName }, log: logger('eviction_manager'),
+    observe: { evicted: (signal) => metrics.evictions.inc({ eviction_signal: signal }), round: (s) => metrics.evictionRoundDuration.observe(s), error: () => metrics.evictionErrors.inc() },
+  });
   // Container log rotation (containerLogMaxSize, validated with the config).
   const logRotation = startLogRotation({
     runtime: criLogRuntime(cri), podLogsDir: o.config.podLogsDir, log: logger('logs'),
@@ -188,14 +233,14 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const healthz = await healthzServer(o.config.healthzBindAddress, o.config.healthzPort, () => pleg.problem());
   const api10250 = await kubeletApiServer({
     config: o.config, certDir: o.certDir, nodeName, nodeIP, api, pods: () => workers.pods(), runtime: (uid) => view.pod(uid), cri,
-    images, rootDir: o.rootDir, healthy: () => pleg.problem(),
+    stats, runtimeStats, healthy: () => pleg.problem(),
   });
   log.info('Started kubelet', { node: nodeName, nodeIP, version: KUBELET_VERSION });
 
   return {
     async stop() {
       // Pods keep running: a restarted kubelet adopts them from their CRI labels.
-      clearInterval(mirrorBeat); files?.stop(); url?.stop(); gc.stop(); logRotation.stop();
+      clearInterval(mirrorBeat); files?.stop(); url?.stop(); gc.stop(); imageGC.stop(); eviction.stop(); stats.stop(); logRotation.stop();
       taskEvents?.stop(); rotation.stop(); source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); prober.stop(); events.stop();
       healthz.close(); api10250.close();
       cri.close(); images.close();

@@ -25,6 +25,12 @@ export const metrics = {
   orphanedRuntimePods: new Counter({ name: 'kubelet_orphaned_runtime_pods_total', help: 'Pods found in the container runtime that no pod worker knew of (typically force-deleted while the kubelet was down), which housekeeping then killed and removed.', registers: [registry] }),
   housekeepingDuration: new Histogram({ name: 'kubelet_ts_housekeeping_duration_seconds', help: 'Duration in seconds of a pass of housekeeping (every 2 s) or of container garbage collection (every minute).', labelNames: ['loop'], buckets, registers: [registry] }),
   housekeepingErrors: new Counter({ name: 'kubelet_ts_housekeeping_errors_total', help: 'Passes of housekeeping or container garbage collection that failed.', labelNames: ['loop'], registers: [registry] }),
+  // Upstream's eviction counter, and ours for the eviction manager and image GC loops.
+  evictions: new Counter({ name: 'kubelet_evictions', help: 'Cumulative number of pod evictions by eviction signal.', labelNames: ['eviction_signal'], registers: [registry] }),
+  evictionRoundDuration: new Histogram({ name: 'kubelet_ts_eviction_round_duration_seconds', help: 'Duration of eviction manager rounds (stats, decision, reclaim, eviction).', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry] }),
+  evictionErrors: new Counter({ name: 'kubelet_ts_eviction_errors_total', help: 'Eviction manager rounds that failed.', registers: [registry] }),
+  imagesGarbageCollected: new Counter({ name: 'kubelet_ts_images_garbage_collected_total', help: 'Unused images removed by image garbage collection.', registers: [registry] }),
+  imageGCErrors: new Counter({ name: 'kubelet_ts_image_gc_errors_total', help: 'Image garbage collection passes that failed.', registers: [registry] }),
   garbageCollected: new Counter({ name: 'kubelet_ts_garbage_collected_total', help: 'Containers, sandboxes, pod directories and pod log directories removed by housekeeping and garbage collection.', labelNames: ['kind'], registers: [registry] }),
   // Container log rotation (src/logrotate).
   containerLogRotations: new Counter({ name: 'kubelet_ts_container_log_rotations_total', help: 'Container log rotations by result: rotated, error (one container failed), list_error (a whole pass failed).', labelNames: ['result'], registers: [registry] }),

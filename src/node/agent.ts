@@ -15,8 +15,10 @@ export interface NodeAgentOptions {
   updateEveryMs: number;
   reportEveryMs: number;
   /** Everything in StatusInputs that does not change while the kubelet runs. */
-  staticInputs: Omit<StatusInputs, 'runtime' | 'images' | 'now' | 'fs'>;
+  staticInputs: Omit<StatusInputs, 'runtime' | 'images' | 'now' | 'fs' | 'pressure'>;
   fsCapacity: () => number;
+  /** The eviction manager's pressure conditions (MemoryPressure, DiskPressure, PIDPressure). */
+  pressure?: () => string[];
   probeRuntime: () => Promise<{ health: RuntimeHealth; images: ContainerImage[] }>;
   onNode: (node: Node) => void;
   log: Logger;
@@ -62,7 +64,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
 
   async function syncStatus() {
     const { health, images } = await o.probeRuntime();
-    const status = nodeStatus({ ...o.staticInputs, fs: { capacityBytes: o.fsCapacity() }, runtime: health, images, now: new Date() }, lastComputed);
+    const status = nodeStatus({ ...o.staticInputs, fs: { capacityBytes: o.fsCapacity() }, runtime: health, images, now: new Date(), pressure: o.pressure?.() ?? [] }, lastComputed);
     lastComputed = status;
     const due = Date.now() - lastSentAt >= o.reportEveryMs;
     if (!statusChanged(lastSent, status) && !due) return;

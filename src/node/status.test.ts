@@ -8,7 +8,7 @@ const inputs = (over: Partial<StatusInputs> = {}): StatusInputs => ({
   fs: { capacityBytes: 100 * 2 ** 30 }, nodeIP: '172.30.255.10', hostname: 'vm', kubeletVersion: 'v1.36.3',
   kubeletPort: 10250, maxPods: 110, reserved: [], evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%' },
   runtime: { runtimeReady: true, networkReady: true, version: 'containerd://1.6.20' }, images: [],
-  now: new Date('2026-11-22T12:00:00.123Z'), ...over,
+  now: new Date('2026-11-22T12:00:00.123Z'), pressure: [], ...over,
 });
 
 test('not-ready reasons in upstream words', () => {
@@ -58,4 +58,13 @@ test('node images: biggest first, digests before tags, capped', () => {
   ], 50);
   assert.deepEqual(imgs, [{ names: ['b:1'], sizeBytes: 30 }, { names: ['a@sha256:1', 'a:1'], sizeBytes: 10 }]);
   assert.equal(nodeImages([{ repoTags: ['a'], repoDigests: [], size: 1 }, { repoTags: ['b'], repoDigests: [], size: 2 }], 1).length, 1);
+});
+
+test('pressure conditions follow the eviction manager: True with upstream reasons, the others False', () => {
+  const byType = (s: ReturnType<typeof nodeStatus>) => Object.fromEntries(s.conditions!.map((c) => [c.type, [c.status, c.reason]]));
+  assert.deepEqual(byType(nodeStatus(inputs({ pressure: ['MemoryPressure', 'PIDPressure'] }))), {
+    MemoryPressure: ['True', 'KubeletHasInsufficientMemory'], DiskPressure: ['False', 'KubeletHasNoDiskPressure'],
+    PIDPressure: ['True', 'KubeletHasInsufficientPID'], Ready: ['True', 'KubeletReady'],
+  });
+  assert.deepEqual(byType(nodeStatus(inputs({ pressure: ['DiskPressure'] }))).DiskPressure, ['True', 'KubeletHasDiskPressure']);
 });

@@ -30,6 +30,8 @@ export interface StatusInputs {
   runtime: RuntimeHealth;
   images: ContainerImage[];
   now: Date;
+  /** The pressure conditions the eviction manager reports True. */
+  pressure: string[];
 }
 
 /** The Node object to create when registering. */
@@ -103,9 +105,9 @@ export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
   return {
     ...capacityAndAllocatable(i),
     conditions: [
-      condition('MemoryPressure', true, 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available', 'KubeletHasInsufficientMemory', 'kubelet has insufficient memory available', pc, now),
-      condition('DiskPressure', true, 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure', 'KubeletHasDiskPressure', 'kubelet has disk pressure', pc, now),
-      condition('PIDPressure', true, 'KubeletHasSufficientPID', 'kubelet has sufficient PID available', 'KubeletHasInsufficientPID', 'kubelet has insufficient PID available', pc, now),
+      condition('MemoryPressure', !i.pressure.includes('MemoryPressure'), 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available', 'KubeletHasInsufficientMemory', 'kubelet has insufficient memory available', pc, now),
+      condition('DiskPressure', !i.pressure.includes('DiskPressure'), 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure', 'KubeletHasDiskPressure', 'kubelet has disk pressure', pc, now),
+      condition('PIDPressure', !i.pressure.includes('PIDPressure'), 'KubeletHasSufficientPID', 'kubelet has sufficient PID available', 'KubeletHasInsufficientPID', 'kubelet has insufficient PID available', pc, now),
       condition('Ready', !notReady, 'KubeletReady', 'kubelet is posting ready status', 'KubeletNotReady', notReady ?? '', pc, now),
     ],
     addresses: [{ type: 'InternalIP', address: i.nodeIP }, { type: 'Hostname', address: i.hostname }],

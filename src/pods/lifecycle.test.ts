@@ -38,3 +38,9 @@ test('activeDeadlineSeconds counts from the start time', () => {
   assert.equal(activeDeadlineLeft(p, undefined, now), undefined, 'not started yet');
   assert.equal(activeDeadlineLeft(pod(), '2026-11-22T12:00:00Z', now), undefined, 'no deadline');
 });
+
+test('a kill request terminates a syncing pod with its own grace period, whatever the phase', () => {
+  const kill = { gracePeriodSeconds: 1, reason: 'Evicted', message: 'm' };
+  assert.deepEqual(nextStep('syncing', pod(), 'Running', false, kill), { do: 'terminate', gracePeriodSeconds: 1, reason: 'Evicted', kill });
+  assert.deepEqual(nextStep('terminated', pod(), 'Failed', false, kill), { do: 'nothing' });
+});

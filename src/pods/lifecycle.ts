@@ -6,13 +6,16 @@
 //      terminated ──(deletionTimestamp set, or gone from the apiserver)──> finished
 //
 // Pure: the worker runs the step this returns and records the state it leads to.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
 
 export type PodState = 'syncing' | 'terminating' | 'terminated' | 'finished';
 
+/** The kubelet's own decision to stop a pod (eviction, preemption): its grace period and final status. */
+export interface Kill { gracePeriodSeconds: number; reason: string; message: string; condition?: PodCondition }
+
 export type Step =
   | { do: 'sync' }
-  | { do: 'terminate'; gracePeriodSeconds: number; reason: string }
+  | { do: 'terminate'; gracePeriodSeconds: number; reason: string; kill?: Kill }
   | { do: 'finish'; deleteFromApiserver: boolean }
   | { do: 'nothing' };
 
@@ -21,12 +24,14 @@ export const isTerminalPhase = (phase?: string) => phase === 'Succeeded' || phas
 /**
  * pod is the newest object from the apiserver (undefined once it is gone);
  * phase is the phase the kubelet last computed for it; blocked: an older static pod
- * with the same full name still runs (upstream starts those in order).
+ * with the same full name still runs (upstream starts those in order); kill: the kubelet
+ * decided to stop the pod itself.
  */
-export function nextStep(state: PodState, pod: Pod | undefined, phase?: string, blocked = false): Step {
+export function nextStep(state: PodState, pod: Pod | undefined, phase?: string, blocked = false, kill?: Kill): Step {
   const deleting = !pod || !!pod.metadata?.deletionTimestamp;
   switch (state) {
     case 'syncing':
+      if (kill) return { do: 'terminate', gracePeriodSeconds: kill.gracePeriodSeconds, reason: kill.reason, kill };
       if (deleting) {
         // Force deletion (gone, or grace 0) still gives containers upstream's minimum.
         const grace = pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;

@@ -7,7 +7,8 @@ import type { Logger } from '../log/log.ts';
 import { CONFIG_HASH } from '../sources/static-file.ts';
 
 export const CONFIG_MIRROR = 'kubernetes.io/config.mirror';
-export const isMirrorPod = (p: Pod) => !!p.metadata?.annotations?.[CONFIG_MIRROR];
+// Upstream's IsMirrorPod: the annotation's presence, whatever its value.
+export const isMirrorPod = (p: Pod) => p.metadata?.annotations?.[CONFIG_MIRROR] !== undefined;
 const key = (p: Pod) => `${p.metadata!.namespace}/${p.metadata!.name}`;
 
 /** Pure: the mirror to create for a static pod, owned by the node (NodeRestriction requires it). */

@@ -1,15 +1,16 @@
 // How each lifecycle step is carried out: the runtime sync, the status it leads to,
 // and the apiserver calls that end a pod's life.
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import { podRef, type Recorder } from '../events/recorder.ts';
-import { admitPod } from './admission.ts';
+import { admitPod, type Admission } from './admission.ts';
+import { PREEMPTED, podsToPreempt } from './preemption.ts';
 import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import type { PodSyncer } from '../runtime/sync.ts';
 import { generatePodStatus, mergeConditions } from '../status/pod-status.ts';
 import type { StatusManager } from '../status/manager.ts';
 import type { PodSteps } from './workers.ts';
-import { activeDeadlineLeft } from './lifecycle.ts';
+import { activeDeadlineLeft, type Kill } from './lifecycle.ts';
 import type { HealthOf } from '../runtime/actions.ts';
 import type { PodRuntimeStatus } from '../runtime/types.ts';
 
@@ -26,11 +27,22 @@ export function podSteps(d: {
   probes?: PodProbes;
   /** KubeletConfiguration allowedUnsafeSysctls, for admission. */
   allowedUnsafeSysctls?: string[];
+  /** The eviction manager's admission under node pressure, asked first as upstream's handler chain does. */
+  admitUnderPressure?: (pod: Pod) => Admission;
 }): PodSteps {
   return {
     admit(pod, active) {
+      const pressure = d.admitUnderPressure?.(pod);
+      if (pressure && !pressure.admit) return pressure;
       const node = d.node();
-      return node ? admitPod(pod, active, node, { allowedUnsafeSysctls: d.allowedUnsafeSysctls }) : { admit: true };
+      if (!node) return { admit: true };
+      const verdict = admitPod(pod, active, node, { allowedUnsafeSysctls: d.allowedUnsafeSysctls });
+      const preempt = podsToPreempt(pod, verdict, active, node);
+      return preempt ? { admit: true, preempt } : verdict;
+    },
+
+    preempted(pod) {
+      d.events.event(podRef(pod), 'Warning', PREEMPTED.reason, PREEMPTED.message);
     },
 
     reject(pod, r) {
@@ -59,9 +71,11 @@ export function podSteps(d: {
       return { phase: status.phase, requeueAfterMs: deadline === undefined ? r.requeueAfterMs : Math.min(r.requeueAfterMs ?? Infinity, deadline + 10) };
     },
 
-    async terminate(uid, pod, gracePeriodSeconds, reason) {
+    async terminate(uid, pod, gracePeriodSeconds, reason, kill) {
       // A pod being stopped is not probed any more (its liveness must not kill it meanwhile).
       d.probes?.removePod(uid);
+      // A pod the kubelet stops itself shows why at once (upstream's killPodFunc status).
+      if (kill && pod) d.status.set(pod, killedStatus(d.status.last(uid) ?? pod.status, kill));
       const before = await d.view.pod(uid);
       const subject = pod ?? ({ metadata: { uid, name: '', namespace: '' }, spec: { containers: [] } } as Pod);
       await d.syncer.killPod(subject, before, gracePeriodSeconds, reason);
@@ -69,7 +83,7 @@ export function podSteps(d: {
       if (!pod) return;
       // The final status: every container terminated, the phase final.
       const after = await d.view.pod(uid);
-      const last = d.status.last(uid) ?? pod.status;
+      const last = kill ? killedStatus(d.status.last(uid) ?? pod.status, kill) : d.status.last(uid) ?? pod.status;
       const final = generatePodStatus({ ...pod, status: last }, after, { nodeIP: d.nodeIP, now: new Date(), waiting: new Map(), terminated: true });
       // Why the pod failed (DeadlineExceeded, ...) stays on it.
       d.status.set(pod, last?.reason ? { ...final, phase: last.phase, reason: last.reason, message: last.message } : final);
@@ -89,4 +103,10 @@ export function podSteps(d: {
       }
     },
   };
+}
+
+/** The status of a pod the kubelet stopped itself: Failed, its reason and message, and its condition (DisruptionTarget). */
+function killedStatus(last: PodStatus | undefined, kill: Kill): PodStatus {
+  const conditions = (last?.conditions ?? []).filter((c) => c.type !== kill.condition?.type);
+  return { ...last, phase: 'Failed', reason: kill.reason, message: kill.message, conditions: kill.condition ? [...conditions, kill.condition] : conditions };
 }

@@ -68,3 +68,20 @@ test('pod workers: a static pod waits until the older one with its full name has
   r.release.get('new')!();
   w.stop();
 });
+
+test('pod workers: kill() cancels the sync in flight, terminates with its grace period and final status, and resolves once stopped', async () => {
+  const r = recorder();
+  const seen: unknown[] = [];
+  r.steps.terminate = async (uid, _pod, grace, reason, kill) => { r.log.push(`terminate ${uid}`); seen.push([grace, reason, kill?.message]); };
+  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });
+  w.update('a', pod('a'));
+  await tick();
+  assert.deepEqual(w.running().map((p) => p.metadata!.uid), ['a']);
+  const done = await w.kill('a', { gracePeriodSeconds: 1, reason: 'Evicted', message: 'low on memory' });
+  assert.equal(done, true);
+  assert.deepEqual(r.log, ['sync a', 'terminate a']);
+  assert.deepEqual(seen, [[1, 'Evicted', 'low on memory']]);
+  assert.deepEqual(w.running(), [], 'a killed pod is no longer running');
+  assert.equal(await w.kill('a', { gracePeriodSeconds: 1, reason: 'Evicted', message: 'again' }), false, 'a pod that is not running cannot be killed');
+  w.stop();
+});

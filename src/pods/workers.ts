@@ -4,19 +4,23 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { backoff, jittered, type Backoff } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
-import { afterStep, isTerminalPhase, nextStep, type PodState, type Step } from './lifecycle.ts';
+import { afterStep, isTerminalPhase, nextStep, type Kill, type PodState, type Step } from './lifecycle.ts';
 import type { Admission } from './admission.ts';
 import { isStaticPod } from '../sources/static-file.ts';
+import { PREEMPTED } from './preemption.ts';
 
 export interface PodSteps {
   /** Makes the runtime match the pod; returns the phase it now shows and when to look again. Aborted: stop early. */
   sync(pod: Pod, signal: AbortSignal): Promise<{ phase?: string; requeueAfterMs?: number }>;
-  terminate(uid: string, pod: Pod | undefined, gracePeriodSeconds: number, reason: string): Promise<void>;
+  /** kill: the kubelet stopped the pod itself, and this is the final status it ends in. */
+  terminate(uid: string, pod: Pod | undefined, gracePeriodSeconds: number, reason: string, kill?: Kill): Promise<void>;
   finish(uid: string, pod: Pod | undefined, deleteFromApiserver: boolean): Promise<void>;
   /** Whether a new pod may run here, given the pods that run. */
   admit(pod: Pod, active: Pod[]): Admission;
   /** Records why a pod was not admitted (phase Failed, reason, message, an Event). */
   reject(pod: Pod, rejection: { reason: string; message: string }): void;
+  /** Records that a pod is stopped to make room for a critical one (an Event). */
+  preempted?(pod: Pod): void;
 }
 
 interface Worker {
@@ -34,6 +38,11 @@ interface Worker {
   abort?: AbortController;
   /** Creation order: of two static pods with one full name, the older runs first. */
   seq: number;
+  /** Set by kill(): stop the pod with this status; the callbacks wait for it to be terminated. */
+  kill?: Kill;
+  killed: (() => void)[];
+  /** A critical pod waits for the pods it preempts to stop before its first sync. */
+  gate?: Promise<unknown>;
 }
 
 export class PodWorkers {
@@ -53,7 +62,7 @@ export class PodWorkers {
     let w = this.#workers.get(uid);
     if (!w) {
       if (!pod) return;
-      w = { uid, pod, lastPod: pod, state: 'syncing', pending: false, running: false, errors: backoff(1000, 60_000), seq: this.#seq++ };
+      w = { uid, pod, lastPod: pod, state: 'syncing', pending: false, running: false, errors: backoff(1000, 60_000), seq: this.#seq++, killed: [] };
       // A pod that already ended (e.g. before a kubelet restart) is not started again; a new one must fit.
       const phase = pod.status?.phase;
       const verdict = isTerminalPhase(phase) ? undefined : this.#steps.admit(pod, this.#active());
@@ -62,6 +71,7 @@ export class PodWorkers {
         this.#log.info('Pod was not admitted', { pod: podName(pod), podUID: uid, reason: verdict.reason, message: verdict.message });
         this.#steps.reject(pod, verdict);
       }
+      if (verdict?.admit && verdict.preempt?.length) w.gate = this.#preempt(pod, verdict.preempt);
       this.#workers.set(uid, w);
     }
     w.pod = pod;
@@ -69,6 +79,29 @@ export class PodWorkers {
     // Upstream cancels a sync in flight (an image pull, a start back-off) when the pod must go.
     if (w.abort && nextStep(w.state, pod, w.phase).do === 'terminate') w.abort.abort(new Error('the pod is being terminated'));
     this.#schedule(w, 0);
+  }
+
+  /**
+   * Stops a running pod on the kubelet's own account (eviction, preemption), ending in the
+   * status kill names. Resolves once its containers are stopped (false: not a running pod).
+   */
+  kill(uid: string, kill: Kill): Promise<boolean> {
+    const w = this.#workers.get(uid);
+    if (!w || w.state !== 'syncing') return Promise.resolve(false);
+    w.kill ??= kill;
+    w.abort?.abort(new Error('the pod is being terminated'));
+    const done = new Promise<boolean>((resolve) => w.killed.push(() => resolve(true)));
+    this.#schedule(w, 0);
+    return done;
+  }
+
+  /** Stops the pods a critical pod preempts (upstream's CriticalPodAdmissionHandler), each with its own grace period. */
+  #preempt(critical: Pod, victims: Pod[]): Promise<unknown> {
+    this.#log.info('Preempting pods to admit a critical pod', { pod: podName(critical), victims: victims.map(podName) });
+    return Promise.all(victims.map((v) => {
+      this.#steps.preempted?.(v);
+      return this.kill(v.metadata!.uid!, { gracePeriodSeconds: v.spec?.terminationGracePeriodSeconds ?? 30, ...PREEMPTED });
+    }));
   }
 
   /** Something changed in the runtime for this pod (a PLEG event). */
@@ -93,6 +126,9 @@ export class PodWorkers {
     return [...this.#workers.values()].filter((w) => w.state === 'syncing' || w.state === 'terminating').map((w) => w.lastPod);
   }
 
+  /** The pods admitted and not yet terminated: what the eviction manager may choose from. */
+  running(): Pod[] { return [...this.#workers.values()].filter((w) => w.state === 'syncing').map((w) => w.lastPod); }
+
   /** The pods the kubelet is responsible for (the last object seen of each). */
   pods(): Pod[] { return [...this.#workers.values()].map((w) => w.lastPod); }
 
@@ -112,9 +148,10 @@ export class PodWorkers {
 
   async #run(w: Worker) {
     w.running = true;
+    if (w.gate) { const gate = w.gate; w.gate = undefined; await gate; }
     while (w.pending) {
       w.pending = false;
-      const step = nextStep(w.state, w.pod, w.phase, this.#blocked(w));
+      const step = nextStep(w.state, w.pod, w.phase, this.#blocked(w), w.kill);
       if (step.do === 'nothing') break;
       const started = performance.now();
       let next: number | undefined;
@@ -132,6 +169,7 @@ export class PodWorkers {
       }
       w.abort = undefined;
       this.#observe?.(step.do, (performance.now() - started) / 1000);
+      if (w.state === 'terminated') for (const done of w.killed.splice(0)) done();
       // A static pod waiting for this one (same full name) may start now.
       if (step.do === 'terminate' || step.do === 'finish') for (const o of this.#sameName(w)) this.#schedule(o, 0);
       if (w.state === 'finished') { clearTimeout(w.timer); this.#workers.delete(w.uid); break; }
@@ -152,7 +190,7 @@ export class PodWorkers {
       }
       case 'terminate':
         this.#log.info('Terminating pod', { pod: podName(w.lastPod), podUID: w.uid, reason: step.reason, gracePeriod: step.gracePeriodSeconds });
-        await this.#steps.terminate(w.uid, w.pod, step.gracePeriodSeconds, step.reason);
+        await this.#steps.terminate(w.uid, w.pod, step.gracePeriodSeconds, step.reason, step.kill);
         w.pending = true; // a deleted pod can be finished right away
         return undefined;
       case 'finish':

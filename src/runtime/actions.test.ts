@@ -13,7 +13,7 @@ const ctr = (over: Partial<ContainerState> = {}): ContainerState => ({
   id: 'c1', sandboxId: 's1', name: 'app', attempt: 0, phase: 'running', image: 'busybox:1.36', imageRef: 'sha256:x', hash: containerHash(app), createdAtNs: '1', ...over,
 });
 const status = (sandboxes: SandboxState[], containers: ContainerState[] = []): PodRuntimeStatus => ({ uid: 'u', sandboxes, containers });
-const none = { killPod: false, createSandbox: false, sandboxId: 's1', sandboxAttempt: 0, initContainersToStart: [], containersToStart: [], containersToKill: [] };
+const none = { killPod: false, createSandbox: false, sandboxId: 's1', sandboxAttempt: 0, initContainersToStart: [], containersToStart: [], ephemeralContainersToStart: [], containersToKill: [], containersToUpdate: [] };
 
 const cases: [string, Pod, PodRuntimeStatus, Partial<PodActions>][] = [
   ['new pod: sandbox and every container', pod('Always', [app, side]), status([]),
@@ -36,6 +36,11 @@ const cases: [string, Pod, PodRuntimeStatus, Partial<PodActions>][] = [
     { containersToStart: [{ name: 'app', reason: 'never started' }] }],
   ['changed spec: kill and start again', pod(), status([sb()], [ctr({ hash: 'old' })]),
     { containersToKill: [{ id: 'c1', name: 'app', reason: 'Container spec hash changed' }], containersToStart: [{ name: 'app', reason: 'spec changed' }] }],
+  ['an ephemeral container added to a running pod starts once', { ...pod(), spec: { ...pod().spec!, containers: [app], ephemeralContainers: [{ name: 'debugger', image: 'busybox' }] } },
+    status([sb()], [ctr()]), { ephemeralContainersToStart: [{ name: 'debugger', reason: 'not started yet' }] }],
+  ['an ephemeral container that exited is not started again, one that runs is not killed',
+    { ...pod(), spec: { ...pod().spec!, containers: [app], ephemeralContainers: [{ name: 'dbg1', image: 'busybox' }, { name: 'dbg2', image: 'busybox' }] } },
+    status([sb()], [ctr(), ctr({ id: 'e1', name: 'dbg1', phase: 'exited', exitCode: 0 }), ctr({ id: 'e2', name: 'dbg2' })]), {}],
   ['a running container not in the spec is killed', pod(), status([sb()], [ctr(), ctr({ id: 'c9', name: 'gone' })]),
     { containersToKill: [{ id: 'c9', name: 'gone', reason: 'Container is not in the pod spec' }] }],
   ['only the newest instance counts', pod('Never'), status([sb()], [ctr({ id: 'c2', attempt: 1, phase: 'exited', exitCode: 0 }), ctr({ phase: 'exited', exitCode: 1 })]), { killPod: true }],
@@ -126,3 +131,35 @@ test('computePodActions: without a prober, probes do not hold a sidecar or kill 
     { ...none, initContainersToStart: [{ name: 'init1', reason: 'not started yet' }] });
   assert.deepEqual(computePodActions(probedPod('Always'), status([sb()], [ctr()])), none);
 });
+
+// In-place resize: the pod carries its allocated resources; ActualOf says what the container runs with.
+{
+  const res = (cpu: string, memory: string) => ({ requests: { cpu, memory }, limits: { cpu, memory } });
+  const sized = (resizePolicy?: Container['resizePolicy'], sidecarToo = false): Pod => ({
+    metadata: { uid: 'u' },
+    spec: {
+      restartPolicy: 'Always',
+      containers: [{ ...app, resources: res('200m', '64Mi'), resizePolicy }],
+      ...(sidecarToo ? { initContainers: [{ ...sidecar, resources: res('200m', '64Mi'), resizePolicy }] } : {}),
+    },
+  });
+  const running = status([sb()], [ctr()]);
+  const resizeCases: [string, Pod, PodRuntimeStatus, ((s: ContainerState) => Container['resources'] | undefined) | undefined, Partial<PodActions>][] = [
+    ['no actual resources known: nothing to resize', sized(), running, () => undefined, {}],
+    ['same values in other units: nothing to do', sized(), running, () => res('0.2', '67108864'), {}],
+    ['cpu changed, default policy: update in place', sized(), running, () => res('100m', '64Mi'),
+      { containersToUpdate: [{ id: 'c1', name: 'app', resources: res('200m', '64Mi'), changed: ['cpu'] }] }],
+    ['memory changed, memory policy RestartContainer: restart', sized([{ resourceName: 'memory', restartPolicy: 'RestartContainer' }]), running, () => res('200m', '32Mi'),
+      { containersToKill: [{ id: 'c1', name: 'app', reason: 'Container app resize requires restart', message: 'Container app resize requires restart', resize: true }],
+        containersToStart: [{ name: 'app', reason: 'resize requires restart' }] }],
+    ['cpu changed, only memory restarts: update in place', sized([{ resourceName: 'memory', restartPolicy: 'RestartContainer' }]), running, () => res('300m', '64Mi'),
+      { containersToUpdate: [{ id: 'c1', name: 'app', resources: res('200m', '64Mi'), changed: ['cpu'] }] }],
+    ['an exited container is not resized', sized(), status([sb()], [ctr({ phase: 'exited', exitCode: 1 })]), () => res('100m', '64Mi'),
+      { containersToStart: [{ name: 'app', reason: 'restart' }] }],
+    ['a sidecar is resized too', sized(undefined, true), status([sb()], [ctr(), init('sidecar')]), (s) => (s.name === 'sidecar' ? res('100m', '64Mi') : undefined),
+      { containersToUpdate: [{ id: 'c-sidecar', name: 'sidecar', resources: res('200m', '64Mi'), changed: ['cpu'] }] }],
+  ];
+  for (const [name, p, s, actual, want] of resizeCases) {
+    test(`computePodActions resize: ${name}`, () => assert.deepEqual(computePodActions(p, s, undefined, actual), { ...none, ...want }));
+  }
+}

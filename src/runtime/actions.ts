@@ -2,9 +2,11 @@
 // Pure over (pod, runtime status); the sync executes the result. Mirrors upstream
 // kuberuntime_manager.go's function of the same name, with init containers and
 // sidecars (init containers with restartPolicy Always) as computeInitContainerActions.
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { type PodRuntimeStatus, type ContainerState, latest } from './types.ts';
 import { containerHash } from './hash.ts';
+import { containerResize } from '../resize/decide.ts';
+import { cpuAndMemory } from '../resize/resources.ts';
 
 export interface PodActions {
   /** Stop what runs: everything before a new sandbox, or (without one) the sidecars of a pod that is done. */
@@ -18,7 +20,17 @@ export interface PodActions {
   initContainersToStart: Start[];
   /** App containers to start, once the pod is initialized. */
   containersToStart: Start[];
+  /** Ephemeral containers (kubectl debug) added since: each runs once, never restarted. */
+  ephemeralContainersToStart: Start[];
   containersToKill: Kill[];
+  /** In-place resize: running containers whose cgroup gets their allocated resources (CRI UpdateContainerResources). */
+  containersToUpdate: Update[];
+}
+export interface Update {
+  id: string; name: string;
+  /** The allocated cpu and memory to apply. */
+  resources: ResourceRequirements;
+  changed: ('cpu' | 'memory')[];
 }
 export interface Start { name: string; reason: string }
 export interface Kill {
@@ -27,7 +39,15 @@ export interface Kill {
   message?: string;
   /** The probe's terminationGracePeriodSeconds, which replaces the pod's for this kill. */
   gracePeriodSeconds?: number;
+  /** The container restarts to get its new resources (resizePolicy RestartContainer). */
+  resize?: boolean;
 }
+
+/**
+ * What a running container instance runs with (cpu and memory, as API resources); undefined:
+ * unknown, and nothing is resized. Absent: the pod's resources are never compared.
+ */
+export type ActualOf = (s: ContainerState) => ResourceRequirements | undefined;
 
 /** What the prober knows of a running container instance (results of its liveness and startup probes). */
 export interface ProbeHealth { liveness?: 'Success' | 'Failure' | 'Unknown'; startup?: 'Success' | 'Failure' | 'Unknown' }
@@ -47,12 +67,13 @@ export function shouldRestart(pod: Pod, c: ContainerState): boolean {
 
 const alive = (s: ContainerState | undefined) => s?.phase === 'running' || s?.phase === 'unknown';
 
-export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: HealthOf): PodActions {
+/** pod: with its allocated resources (src/resize), which running containers must get. */
+export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: HealthOf, actual?: ActualOf): PodActions {
   const spec = pod.spec?.containers ?? [];
   const inits = pod.spec?.initContainers ?? [];
   const sandbox = status.sandboxes[0];
   const actions: PodActions = {
-    killPod: false, createSandbox: false, sandboxId: sandbox?.id, sandboxAttempt: 0, initContainersToStart: [], containersToStart: [], containersToKill: [],
+    killPod: false, createSandbox: false, sandboxId: sandbox?.id, sandboxAttempt: 0, initContainersToStart: [], containersToStart: [], ephemeralContainersToStart: [], containersToKill: [], containersToUpdate: [],
   };
   const killAll = () => { actions.killPod = !!sandbox?.ready || status.containers.some((c) => alive(c)); };
 
@@ -78,7 +99,12 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
     return actions;
   }
 
-  if (!initContainerActions(pod, status, actions, health)) return actions;
+  // As upstream, ephemeral containers start in a running sandbox whatever the pod's other
+  // containers do, and only once: one that exited stays exited.
+  for (const c of pod.spec?.ephemeralContainers ?? []) {
+    if (!latest(status, c.name)) actions.ephemeralContainersToStart.push({ name: c.name, reason: 'not started yet' });
+  }
+  if (!initContainerActions(pod, status, actions, health, actual)) return actions;
 
   let keep = 0;
   for (const c of spec) {
@@ -90,7 +116,11 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
         actions.containersToStart.push({ name: c.name, reason: 'spec changed' });
       } else {
         const failed = failedProbe(c, s, health);
-        if (!failed) { keep++; continue; }
+        if (!failed) {
+          if (resize(c, s, actions, actual) === 'restart') actions.containersToStart.push({ name: c.name, reason: 'resize requires restart' });
+          else keep++;
+          continue;
+        }
         // As upstream: a container that failed liveness or startup is killed, and started
         // again unless the pod never restarts its containers.
         const restart = (pod.spec?.restartPolicy ?? 'Always') !== 'Never';
@@ -107,10 +137,12 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
   if (keep === 0 && actions.containersToStart.length === 0) {
     killAll();
     actions.initContainersToStart = [];
+    actions.ephemeralContainersToStart = [];
     actions.containersToKill = [];
+    actions.containersToUpdate = [];
     return actions;
   }
-  const known = new Set([...spec, ...inits].map((c) => c.name));
+  const known = new Set([...spec, ...inits, ...pod.spec?.ephemeralContainers ?? []].map((c) => c.name));
   for (const s of status.containers) {
     if (alive(s) && !known.has(s.name)) actions.containersToKill.push({ id: s.id, name: s.name, reason: 'Container is not in the pod spec' });
   }
@@ -122,7 +154,7 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
  * run one at a time, each to success; a sidecar counts as done once it runs and is restarted
  * whenever it stops. Returns whether the pod is initialized.
  */
-function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodActions, health?: HealthOf): boolean {
+function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodActions, health?: HealthOf, actual?: ActualOf): boolean {
   const inits = pod.spec?.initContainers ?? [];
   if (!inits.length) return true;
   // An app container that was created or runs means initialization happened in this sandbox,
@@ -163,6 +195,8 @@ function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodAc
           const message = `Init container ${c.name} failed liveness probe`;
           actions.containersToKill.push({ id: s.id, name: c.name, reason: message, message, ...probeGrace(c, 'Liveness') });
           starts.push({ name: c.name, reason: message });
+        } else if (resize(c, s, actions, actual) === 'restart') {
+          starts.push({ name: c.name, reason: 'resize requires restart' });
         }
       }
     } else if (s.phase === 'exited') {
@@ -184,6 +218,24 @@ function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodAc
   if (!previousDone) starts.push({ name: inits[0]!.name, reason: 'not started yet' });
   actions.initContainersToStart = starts.reverse();
   return initialized;
+}
+
+/**
+ * In-place resize of a running container (upstream's computePodResizeAction): an update of its
+ * cgroup, or a kill when its resizePolicy asks for a restart (the caller starts it again).
+ */
+function resize(c: Container, s: ContainerState, actions: PodActions, actual?: ActualOf): 'none' | 'update' | 'restart' {
+  const now = s.phase === 'running' ? actual?.(s) : undefined;
+  if (!now) return 'none';
+  const r = containerResize(c, now);
+  if (r.action === 'none') return 'none';
+  if (r.action === 'restart') {
+    const message = `Container ${c.name} resize requires restart`;
+    actions.containersToKill.push({ id: s.id, name: c.name, reason: message, message, resize: true });
+    return 'restart';
+  }
+  actions.containersToUpdate.push({ id: s.id, name: c.name, resources: cpuAndMemory(c.resources), changed: r.changed });
+  return 'update';
 }
 
 /** Which probe a running container failed, if any (liveness first, as upstream). */

@@ -6,6 +6,7 @@ import type { Container__Output } from '../cri/generated/runtime/v1/Container.ts
 import type { PodSandbox__Output } from '../cri/generated/runtime/v1/PodSandbox.ts';
 import type { ContainerStatus__Output } from '../cri/generated/runtime/v1/ContainerStatus.ts';
 import { terminationMessage } from './termination-message.ts';
+import { parseLinux, type LinuxResources } from '../resize/resources.ts';
 import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from './types.ts';
 
 const phases: Record<string, ContainerPhase> = {
@@ -77,12 +78,19 @@ export class RuntimeView {
         hash: c.annotations[labels.containerHash] ?? '', createdAtNs: st.createdAt,
         startedAtNs: st.startedAt !== '0' ? st.startedAt : undefined, finishedAtNs: st.finishedAt !== '0' ? st.finishedAt : undefined,
         ...(st.state === 'CONTAINER_EXITED' ? { exitCode: st.exitCode, reason: st.reason, message: exitMessage(st) } : {}),
+        ...(st.resources?.linux ? { linux: parseLinux(st.resources.linux) } : {}),
       };
       this.#containers.set(c.id, state);
       return state;
     } catch {
       return undefined; // removed between the list and the status call
     }
+  }
+
+  /** A container's cgroup settings changed (UpdateContainerResources): the cached state says so, without a status call. */
+  noteResources(containerId: string, linux: LinuxResources): void {
+    const cached = this.#containers.get(containerId);
+    if (cached) this.#containers.set(containerId, { ...cached, linux });
   }
 
   #forgetGone(containers: Set<string>, sandboxes: Set<string>) {

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ConfigMap, Container, Pod, Secret, Service } from 'kubernetes-types/core/v1.js';
-import { defaultedLimits, envReferences, expand, expandCommandAndArgs, makeEnvironment, servicesEnv, containerEnvironment, type EnvInputs, type Fetched } from './env.ts';
+import { defaultedLimits } from '../resources/downward.ts';
+import { envReferences, expand, expandCommandAndArgs, makeEnvironment, servicesEnv, containerEnvironment, type EnvInputs, type Fetched } from './env.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const cm = (name: string, data: Record<string, string>): Fetched<ConfigMap> => ({ found: { metadata: { name }, data } });

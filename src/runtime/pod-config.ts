@@ -8,8 +8,8 @@ export type PodSandboxConfig = NonNullable<RuntimeRequest<'RunPodSandbox'>['conf
 type ContainerConfig = NonNullable<RuntimeRequest<'CreateContainer'>['config']>;
 import { labels } from './types.ts';
 import { containerHash } from './hash.ts';
-import { qosClass } from '../resources/qos.ts';
-import { parseQuantity } from '../resources/quantity.ts';
+import { containerOOMScoreAdj, qosClass } from '../resources/qos.ts';
+import { linuxResources } from '../resize/resources.ts';
 import { containerSecurityContext, sandboxSecurityContext, sandboxSysctls, type ImageUser, type SeccompOptions } from './security-context.ts';
 
 export interface NodeContext {
@@ -24,6 +24,8 @@ export interface NodeContext {
   seccompDefault?: boolean;
   /** <root-dir>/seccomp, for Localhost profiles; unset: /var/lib/kubelet/seccomp. */
   seccompProfileRoot?: string;
+  /** The node's memory capacity in bytes (status.capacity), for containers' oom_score_adj; unknown: the runtime's default. */
+  memoryCapacity?: () => number | undefined;
 }
 
 const podRef = (pod: Pod) => ({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? 'default', uid: pod.metadata!.uid! });
@@ -84,16 +86,7 @@ export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext): Pod
 
 /** CPU and memory for the runtime, with upstream's conversions (shares from requests, quota from limits). */
 function resources(c: Container) {
-  const req = c.resources?.requests ?? {}, lim = c.resources?.limits ?? {};
-  const cpuReq = parseQuantity(req.cpu ?? lim.cpu ?? '0') ?? 0;
-  const cpuLim = lim.cpu === undefined ? 0 : parseQuantity(lim.cpu) ?? 0;
-  const period = 100_000;
-  return {
-    cpuShares: Math.max(2, Math.floor((cpuReq * 1000 * 1024) / 1000)),
-    cpuPeriod: cpuLim ? period : 0,
-    cpuQuota: cpuLim ? Math.max(1000, Math.floor(cpuLim * period)) : 0,
-    memoryLimitInBytes: lim.memory === undefined ? 0 : Math.floor(parseQuantity(lim.memory) ?? 0),
-  };
+  return linuxResources(c.resources);
 }
 
 /** What the container gets from outside its spec, decided elsewhere (volumes: src/volumes). */
@@ -108,6 +101,8 @@ export interface ContainerInputs {
   imageUser?: ImageUser;
   /** The node's seccomp settings (seccompDefault, the Localhost profile root). */
   seccomp?: SeccompOptions;
+  /** The node's memory in bytes: the container's oom_score_adj follows from it (upstream's GetContainerOOMScoreAdjust). */
+  memoryCapacityBytes?: number;
 }
 
 export function containerConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInputs = {}): ContainerConfig {
@@ -135,8 +130,15 @@ export function containerConfig(pod: Pod, c: Container, attempt: number, inputs:
     stdinOnce: !!c.stdinOnce,
     tty: !!c.tty,
     linux: {
-      resources: resources(c),
+      resources: { ...resources(c), ...(inputs.memoryCapacityBytes ? { oomScoreAdj: containerOOMScoreAdj(pod, c, inputs.memoryCapacityBytes) } : {}) },
       securityContext: containerSecurityContext(pod, c, inputs.imageUser, inputs.seccomp),
     },
   };
+}
+
+/** The object path events name a container by, as upstream (spec.containers{x}, spec.initContainers{x}, spec.ephemeralContainers{x}). */
+export function containerFieldPath(pod: Pod, name: string): string {
+  if (pod.spec?.initContainers?.some((c) => c.name === name)) return `spec.initContainers{${name}}`;
+  if (pod.spec?.ephemeralContainers?.some((c) => c.name === name)) return `spec.ephemeralContainers{${name}}`;
+  return `spec.containers{${name}}`;
 }

@@ -10,8 +10,11 @@ import type { Logger } from '../log/log.ts';
 import { computePodActions, isSidecar, type HealthOf } from './actions.ts';
 import { runHook } from './hooks.ts';
 import { ensurePodCgroup, podCgroupLimits } from '../resources/pod-cgroup.ts';
+import { PodResizer, type ResizeDeps } from '../resize/pod-resizer.ts';
+import { specAllocation, withAllocation } from '../resize/decide.ts';
+import { cpuAndMemory } from '../resize/resources.ts';
 import type { RuntimeView } from './cri-runtime.ts';
-import { containerConfig, podCgroup, podLogDir, sandboxConfig, type NodeContext, type PodSandboxConfig } from './pod-config.ts';
+import { containerConfig, containerFieldPath, podCgroup, podLogDir, sandboxConfig, type NodeContext, type PodSandboxConfig } from './pod-config.ts';
 import { securityContextError } from './security-context.ts';
 import { type ContainerState, type PodRuntimeStatus, type Waiting, latest } from './types.ts';
 import { containerEnvironment } from './env.ts';
@@ -43,23 +46,49 @@ export class PodSyncer {
   readonly #crashBackoff = new Map<string, number>();
   readonly #env: EnvSource;
   readonly #volumes?: VolumeManager;
+  /** In-place resize: what each pod is allocated and what its containers run with (src/resize). */
+  readonly #resizer: PodResizer;
 
-  constructor(d: { cri: RuntimeClient; view: RuntimeView; images: ImagePuller; events: Recorder; node: NodeContext; log: Logger; env?: EnvSource; volumes?: VolumeManager }) {
+  constructor(d: { cri: RuntimeClient; view: RuntimeView; images: ImagePuller; events: Recorder; node: NodeContext; log: Logger; env?: EnvSource; volumes?: VolumeManager; resize?: ResizeDeps }) {
     this.#cri = d.cri; this.#view = d.view; this.#images = d.images; this.#events = d.events; this.#node = d.node; this.#log = d.log;
     this.#env = d.env ?? noEnvSource;
     this.#volumes = d.volumes;
+    this.#resizer = new PodResizer({ cri: d.cri, view: d.view, events: d.events, log: d.log, ...d.resize });
   }
 
-  /** signal: the pod is being terminated; stop between steps (and abort a pull). health: the prober's liveness and startup states. */
+  /**
+   * signal: the pod is being terminated; stop between steps (and abort a pull). health: the prober's liveness and startup states.
+   * The pod runs with what the kubelet allocated: a resize of its spec is accepted first (or left pending).
+   */
   async syncPod(pod: Pod, signal?: AbortSignal, health?: HealthOf): Promise<SyncResult> {
+    const { allocated, pending } = this.#resizer.allocate(pod);
+    const errors: string[] = [];
+    const result = await this.#sync(withAllocation(pod, allocated), errors, signal, health);
+    const resize = this.#resizer.state(pod, allocated, result.runtime, pending, errors);
+    if (resize.pending?.reason === 'Deferred' || resize.inProgress) result.requeueAfterMs = Math.min(result.requeueAfterMs ?? 10_000, 10_000);
+    return { ...result, runtime: { ...result.runtime, resize } };
+  }
+
+  async #sync(pod: Pod, errors: string[], signal?: AbortSignal, health?: HealthOf): Promise<SyncResult> {
     const uid = pod.metadata!.uid!;
     const ref = { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid };
     const waiting = new Map<string, Waiting>();
     let requeueAfterMs: number | undefined;
     const requeue = (ms: number) => { requeueAfterMs = Math.min(requeueAfterMs ?? ms, ms); };
     let status = await this.#view.pod(uid);
-    const actions = computePodActions(pod, status, health);
+    const actualOf = this.#resizer.actualOf(uid, specAllocation(pod));
+    const actions = computePodActions(pod, status, health, actualOf);
     this.#log.v(4, 'computePodActions', { ...ref, actions });
+    // In-place resize: a memory limit is not set below what is in use (the kernel would reclaim or
+    // refuse); then the pod cgroup grows before any container gets more.
+    const belowUsage = actions.containersToUpdate.length ? this.#resizer.memoryBelowUsage(pod, actions, status, actualOf) : undefined;
+    if (belowUsage) {
+      errors.push(belowUsage);
+      this.#events.event(podRef(pod), 'Warning', 'ResizeError', `Pod resize error: ${belowUsage}`);
+      actions.containersToUpdate = [];
+    }
+    const resizing = actions.containersToUpdate.length > 0 || actions.containersToKill.some((k) => k.resize);
+    const shrinkPodCgroup = resizing ? this.#resizer.growPodCgroup(pod, ref) : undefined;
 
     if (actions.killPod && actions.createSandbox) {
       // Before a new sandbox the old containers are (nearly always) dead already.
@@ -81,6 +110,9 @@ export class PodSyncer {
       const until = k.gracePeriodSeconds === undefined ? deadline : Date.now() + Math.max(MIN_GRACE_SECONDS, k.gracePeriodSeconds) * 1000;
       await this.#killContainer(pod, c, status.sandboxes[0]?.ip, until, k.message);
     }
+    if (actions.containersToUpdate.length) await this.#resizer.updateContainers(pod, actions, status, actualOf, errors, ref);
+    // ...and shrinks once none needs more, before the restarted ones start with their new limits.
+    shrinkPodCgroup?.();
 
     // Volumes before the sandbox, as upstream's WaitForAttachAndMount: a pod whose volumes
     // cannot be set up starts nothing and waits (ContainerCreating); running pods get their
@@ -121,16 +153,17 @@ export class PodSyncer {
       status = await this.#view.pod(uid);
     }
 
-    // Init containers one after another (a sidecar must run before the next starts), then the app.
-    const specs = new Map([...pod.spec!.initContainers ?? [], ...pod.spec!.containers].map((c) => [c.name, c]));
+    // Ephemeral containers first (as upstream), then init containers one after another (a
+    // sidecar must run before the next starts), then the app.
+    const specs = new Map([...pod.spec!.ephemeralContainers as Container[] ?? [], ...pod.spec!.initContainers ?? [], ...pod.spec!.containers].map((c) => [c.name, c]));
     // ConfigMaps, Secrets and Services for the containers' environment: read once in this sync.
     const envReads = this.#env.session();
-    for (const { name } of [...actions.initContainersToStart, ...actions.containersToStart]) {
+    for (const { name } of [...actions.ephemeralContainersToStart, ...actions.initContainersToStart, ...actions.containersToStart]) {
       signal?.throwIfAborted();
       const wait = await this.#startContainer(pod, specs.get(name)!, status, sandboxId!, sbConfig, waiting, signal, envReads);
       if (wait !== undefined) requeue(wait);
     }
-    const changed = actions.initContainersToStart.length || actions.containersToStart.length || actions.containersToKill.length || actions.killPod;
+    const changed = actions.ephemeralContainersToStart.length || actions.initContainersToStart.length || actions.containersToStart.length || actions.containersToKill.length || actions.killPod;
     return { runtime: changed ? await this.#view.pod(uid) : status, waiting, requeueAfterMs };
   }
 
@@ -185,8 +218,9 @@ export class PodSyncer {
     }
     let containerId: string | undefined;
     try {
-      const config = containerConfig(pod, c, attempt, { ...resolved, mounts, imageUser: pulled.user, seccomp: this.#node });
+      const config = containerConfig(pod, c, attempt, { ...resolved, mounts, imageUser: pulled.user, seccomp: this.#node, memoryCapacityBytes: this.#node.memoryCapacity?.() });
       ({ containerId } = await this.#cri.createContainer({ podSandboxId: sandboxId, config, sandboxConfig: sbConfig }));
+      this.#resizer.noteActuated(uid, containerId, cpuAndMemory(c.resources));
       this.#events.event(podRef(pod, fieldPath), 'Normal', 'Created', `Created container: ${name}`);
       await this.#cri.startContainer({ containerId });
       this.#events.event(podRef(pod, fieldPath), 'Normal', 'Started', `Started container ${name}`);
@@ -269,6 +303,7 @@ export class PodSyncer {
     }
     await this.#volumes?.tearDown(uid);
     this.#images.forget(`${uid}/`);
+    this.#resizer.forget(uid);
     for (const k of this.#crashBackoff.keys()) if (k.startsWith(`${uid}/`)) this.#crashBackoff.delete(k);
     if (pod) {
       for (const c of status.containers) this.#unlinkLog(pod, c.name, c.id);
@@ -312,10 +347,6 @@ export class PodSyncer {
   }
 }
 
-/** The object path events name a container by, as upstream (spec.containers{x}, spec.initContainers{x}). */
-function containerFieldPath(pod: Pod, name: string): string {
-  return pod.spec?.initContainers?.some((c) => c.name === name) ? `spec.initContainers{${name}}` : `spec.containers{${name}}`;
-}
 
 /** containerd leaves a pod's cgroup directories behind: remove them in every v1 controller. */
 function removeCgroup(path: string) {

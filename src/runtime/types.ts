@@ -1,5 +1,7 @@
 // What the container runtime says about one pod, as plain data: the input of every
 // decision in this folder. Built from CRI ListPodSandbox/ListContainers/*Status.
+import type { ResourceRequirements } from 'kubernetes-types/core/v1.js';
+import type { LinuxResources } from '../resize/resources.ts';
 
 export interface SandboxState {
   id: string;
@@ -28,6 +30,8 @@ export interface ContainerState {
   exitCode?: number;
   reason?: string;
   message?: string;
+  /** The cgroup settings the runtime reports (CRI ContainerStatus resources.linux), or the last update sent. */
+  linux?: LinuxResources;
 }
 
 export interface PodRuntimeStatus {
@@ -36,6 +40,18 @@ export interface PodRuntimeStatus {
   sandboxes: SandboxState[];
   /** Every instance of every container, newest first. */
   containers: ContainerState[];
+  /** In-place resize: what the kubelet allocated and applied (from the sync; absent elsewhere). */
+  resize?: ResizeState;
+}
+
+/** What pod status shows of in-place resize (allocatedResources, resources, the resize conditions). */
+export interface ResizeState {
+  /** Allocated cpu and memory by container name. */
+  allocated: Record<string, ResourceRequirements>;
+  /** The resources each running container runs with, by container ID. */
+  actual: Record<string, ResourceRequirements>;
+  pending?: { reason: string; message: string; generation?: number };
+  inProgress?: { reason?: string; message?: string; generation?: number };
 }
 
 /** Why a container is not running, as its status shows it (ErrImagePull, CrashLoopBackOff, ...). */

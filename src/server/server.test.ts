@@ -10,7 +10,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { Counter, Registry } from 'prom-client';
 import { logger } from '../log/log.ts';
 import type { Attributes } from './authz.ts';
-import { kubeletServer, type ServerDeps } from './server.ts';
+import { kubeletServer, podList, type ServerDeps } from './server.ts';
 
 const logDir = mkdtempSync(join(tmpdir(), 'pods-'));
 const rec = (sec: number, stream: string, text: string) => `2026-11-22T12:00:${String(sec).padStart(2, '0')}.5Z ${stream} F ${text}\n`;
@@ -227,4 +227,15 @@ test('containerLogs follow streams as the log grows and stops when the client go
   assert.equal(isOpen(followed), true);
   res.destroy();
   await until(() => !isOpen(followed));
+});
+
+test('/pods body: kept while the pod objects are the same, rebuilt when one is replaced', () => {
+  const a = { metadata: { name: 'a' } }, b = { metadata: { name: 'b' } };
+  const first = podList([a, b]);
+  assert.equal(podList([a, b]), first, 'the same Buffer for the same objects');
+  const b2 = { metadata: { name: 'b', labels: { v: '2' } } };
+  const next = podList([a, b2]);
+  assert.notEqual(next, first);
+  assert.deepEqual(JSON.parse(next.toString()).items.map((p: { metadata: { name: string } }) => p.metadata.name), ['a', 'b']);
+  assert.equal(JSON.parse(podList([a]).toString()).items.length, 1);
 });

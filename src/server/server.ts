@@ -39,12 +39,16 @@ export interface ServerDeps {
   log: Logger;
 }
 
-// Pod objects are replaced, never changed, on update: each is serialized once, so /pods
-// under many scrapers costs a join rather than a stringify of every pod.
+// Pod objects are replaced, never changed, on update: each is serialized once, and the whole
+// body is kept while the set of pod objects stays the same, so /pods under many scrapers
+// costs a comparison of references rather than a stringify (or a join) per request.
 const serialized = new WeakMap<Pod, string>();
-function podList(pods: Pod[]): string {
+let last: { pods: Pod[]; body: Buffer } | undefined;
+export function podList(pods: Pod[]): Buffer {
+  if (last && last.pods.length === pods.length && last.pods.every((p, i) => p === pods[i])) return last.body;
   const items = pods.map((p) => { let s = serialized.get(p); if (s === undefined) serialized.set(p, (s = JSON.stringify(p))); return s; });
-  return `{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[${items.join(',')}]}`;
+  last = { pods: [...pods], body: Buffer.from(`{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[${items.join(',')}]}`) };
+  return last.body;
 }
 
 export function kubeletServer(deps: ServerDeps): Express {

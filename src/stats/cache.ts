@@ -10,6 +10,8 @@ export interface Samples { cur: RawSample; prev?: RawSample }
 export interface SampleCache {
   /** The latest samples, refreshed first if stale; rejects only before any sample was taken. */
   get(): Promise<Samples>;
+  /** A sample taken now (joining one in flight): for decisions that must see the present (eviction). */
+  fresh(): Promise<Samples>;
   stop(): void;
 }
 
@@ -53,6 +55,11 @@ export function sampleCache(collect: () => Promise<RawSample>, o: SampleCacheOpt
   return {
     async get() {
       if (!samples || now() - samples.cur.timeMs > maxAgeMs) await refresh();
+      if (!samples) throw new Error('no stats sample could be taken yet');
+      return samples;
+    },
+    async fresh() {
+      await refresh();
       if (!samples) throw new Error('no stats sample could be taken yet');
       return samples;
     },

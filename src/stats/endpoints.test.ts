@@ -5,7 +5,7 @@ import { statsEndpoints } from './endpoints.ts';
 import { earlier, later } from './fixtures.test.ts';
 import type { RawSample } from './sample.ts';
 
-const cacheOf = (cur: RawSample, prev?: RawSample): SampleCache => ({ get: async () => ({ cur, prev }), stop: () => {} });
+const cacheOf = (cur: RawSample, prev?: RawSample): SampleCache => ({ get: async () => ({ cur, prev }), fresh: async () => ({ cur, prev }), stop: () => {} });
 
 test('each view is rendered once per sample', async () => {
   const e = statsEndpoints(cacheOf(later, earlier), 'node-1');

@@ -1,7 +1,7 @@
 // Sends pod statuses to the apiserver: only when they changed, newest wins, one
 // request in flight per pod, retried with back-off. The patch carries the pod's UID
 // as a precondition so a status never lands on a recreated pod of the same name.
-import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
+import type { Pod, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
 import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import { backoff, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
@@ -62,7 +62,7 @@ export class StatusManager {
         try {
           if (!target) throw new Error('its mirror pod does not exist yet');
           // Strategic merge, as upstream: conditions merge by type, so those others set stay.
-          await this.#api.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, { metadata: { uid: target }, status: e.status }, 'strategic');
+          await this.#api.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, { metadata: { uid: target }, status: withRemovals(e.status) }, 'strategic');
           e.sent = want;
           e.sentTo = target;
           this.#onPatch?.();
@@ -79,4 +79,16 @@ export class StatusManager {
       e.busy = false;
     }
   }
+}
+
+// Conditions the kubelet sets only while they hold: a strategic merge keeps what the patch does
+// not name, so their absence is sent as a deletion.
+const TRANSIENT_CONDITIONS = ['PodResizePending', 'PodResizeInProgress'];
+
+/** Pure: the status as a strategic merge patch, with "$patch: delete" for transient conditions it does not carry. */
+export function withRemovals(status: PodStatus): PodStatus {
+  if (!status.conditions) return status;
+  const gone = TRANSIENT_CONDITIONS.filter((t) => !status.conditions!.some((c) => c.type === t));
+  if (!gone.length) return status;
+  return { ...status, conditions: [...status.conditions, ...gone.map((type) => ({ type, $patch: 'delete' }) as unknown as PodCondition)] };
 }

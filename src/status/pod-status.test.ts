@@ -184,3 +184,39 @@ test('readiness gates: Ready waits for each gate\'s condition; conditions others
   assert.deepEqual(condition(open, 'Ready'), ['True', undefined, undefined]);
   assert.equal(open.conditions!.find((c) => c.type === 'example.com/lb')?.status, 'True', 'the gate condition is kept');
 });
+
+test('ephemeral containers get statuses of their own and do not change phase or readiness', () => {
+  const p = pod();
+  p.spec!.ephemeralContainers = [{ name: 'debugger', image: 'busybox:1.36' }, { name: 'pending', image: 'busybox:1.36' }];
+  const s = generatePodStatus(p, rt([ctr({}), ctr({ id: 'e1', name: 'debugger', phase: 'exited', exitCode: 1 })]), ctx());
+  assert.equal(s.phase, 'Running');
+  assert.equal(s.conditions!.find((c) => c.type === 'Ready')!.status, 'True');
+  assert.deepEqual(s.ephemeralContainerStatuses!.map((c) => [c.name, c.state?.terminated?.exitCode ?? c.state?.waiting?.reason]), [['debugger', 1], ['pending', 'ContainerCreating']]);
+  assert.equal(generatePodStatus(pod(), rt([ctr({})]), ctx()).ephemeralContainerStatuses, undefined);
+});
+
+test('in-place resize: allocatedResources, resources of a running container, and the resize conditions', () => {
+  const sized: Pod = { ...pod(), metadata: { ...pod().metadata, generation: 3 },
+    spec: { containers: [{ name: 'app', image: 'busybox:1.36', resources: { requests: { cpu: '200m', memory: '64Mi' }, limits: { cpu: '300m' } } }] } };
+  const allocated = { app: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '300m' } } };
+  const s = generatePodStatus(sized, { ...rt([ctr({})]), resize: { allocated, actual: { c1: { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '300m' } } },
+    pending: { reason: 'Deferred', message: 'no room', generation: 3 }, inProgress: { generation: 2 } } }, ctx());
+  const c = s.containerStatuses![0]!;
+  assert.deepEqual(c.allocatedResources, { cpu: '100m', memory: '64Mi' });
+  assert.deepEqual(c.resources, { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '300m' } });
+  assert.deepEqual(s.conditions!.filter((x) => x.type.startsWith('PodResize')).map((x) => [x.type, x.status, x.reason, (x as { observedGeneration?: number }).observedGeneration]),
+    [['PodResizePending', 'True', 'Deferred', 3], ['PodResizeInProgress', 'True', undefined, 2]]);
+  // Done: the conditions go, even those the apiserver still shows.
+  const done = generatePodStatus({ ...sized, status: { conditions: s.conditions } }, { ...rt([ctr({})]), resize: { allocated, actual: {} } }, ctx());
+  assert.equal(done.conditions!.some((x) => x.type.startsWith('PodResize')), false);
+  assert.deepEqual(done.containerStatuses![0]!.resources, allocated.app);
+  assert.deepEqual(mergeConditions([], [{ type: 'PodResizePending', status: 'True' }]), [], 'the kubelet owns them');
+});
+
+test('in-place resize: without the sync, the spec is the allocation and the runtime says what runs; stopped containers show none', () => {
+  const sized: Pod = { ...pod(), spec: { containers: [{ name: 'app', image: 'busybox:1.36', resources: { requests: { cpu: '20m' }, limits: { cpu: '30m' } } }] } };
+  const running = generatePodStatus(sized, rt([ctr({ linux: { cpuShares: 20, cpuPeriod: 100000, cpuQuota: 3000, memoryLimitInBytes: 0 } })]), ctx()).containerStatuses![0]!;
+  assert.deepEqual([running.allocatedResources, running.resources], [{ cpu: '20m' }, { requests: { cpu: '20m' }, limits: { cpu: '30m' } }]);
+  const stopped = generatePodStatus(sized, rt([ctr({ phase: 'exited', exitCode: 0 })]), ctx()).containerStatuses![0]!;
+  assert.deepEqual([stopped.allocatedResources, stopped.resources], [{ cpu: '20m' }, undefined]);
+});

@@ -4,6 +4,8 @@ import type { Container, ContainerStatus, ContainerState as ApiContainerState, P
 import type { ContainerState, PodRuntimeStatus, Waiting } from '../runtime/types.ts';
 import { qosClass } from '../resources/qos.ts';
 import { isSidecar } from '../runtime/actions.ts';
+import { resizeConditions } from '../resize/decide.ts';
+import { cpuAndMemory, fromLinux } from '../resize/resources.ts';
 
 export interface StatusContext {
   nodeIP: string;
@@ -138,7 +140,7 @@ function initialized(pod: Pod, initStatuses: ContainerStatus[], statuses: Contai
 }
 
 /** The pod conditions the kubelet owns; others (PodScheduled, readiness gates, DisruptionTarget, ...) are the apiserver's copy. */
-export const KUBELET_CONDITIONS = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady'];
+export const KUBELET_CONDITIONS = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodResizePending', 'PodResizeInProgress'];
 
 /** Pure: the kubelet's own conditions from its last status, everyone else's from the apiserver's object. */
 export function mergeConditions(ours: PodCondition[] | undefined, apiserver: PodCondition[] | undefined): PodCondition[] {
@@ -171,8 +173,18 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
   const defaultWaiting = inits.length ? 'PodInitializing' : 'ContainerCreating';
   const toStatus = (c: Container, init: boolean) => containerStatus(c.name, c.image ?? '', rt.containers.filter((s) => s.name === c.name),
     ctx.waiting.get(c.name), { defaultWaiting, init, sidecar: init && isSidecar(c), readiness: !!c.readinessProbe, startup: !!c.startupProbe, probes: ctx.probes });
-  const statuses = (pod.spec?.containers ?? []).map((c) => toStatus(c, false));
-  const initStatuses = inits.map((c) => toStatus(c, true));
+  // In-place resize (upstream's convertToAPIContainerStatuses): what the kubelet allocated to each
+  // container, and what a running one runs with.
+  const withResources = (st: ContainerStatus, c: Container): ContainerStatus => {
+    const alloc = rt.resize?.allocated[c.name] ?? cpuAndMemory(c.resources);
+    const cur = st.state?.running ? rt.containers.find((s) => s.name === c.name) : undefined;
+    const actual = cur && (rt.resize?.actual[cur.id] ?? (cur.linux ? fromLinux(cur.linux, alloc) : alloc));
+    return { ...st, ...(alloc.requests ? { allocatedResources: alloc.requests } : {}), ...(actual ? { resources: actual } : {}) };
+  };
+  const statuses = (pod.spec?.containers ?? []).map((c) => withResources(toStatus(c, false), c));
+  const initStatuses = inits.map((c) => withResources(toStatus(c, true), c));
+  // Ephemeral containers show their state but never count for phase or readiness.
+  const ephemeral = (pod.spec?.ephemeralContainers ?? []).map((c) => toStatus(c as Container, false));
   const phase = podPhase(pod, statuses, ctx.terminated, initStatuses);
   const sandbox = rt.sandboxes[0];
   const podIP = pod.spec?.hostNetwork ? ctx.nodeIP : sandbox?.ready ? sandbox.ip : undefined;
@@ -189,6 +201,7 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
       cond('Initialized', init.ok, prev?.conditions, now, generation, init.reason, init.message),
       cond('Ready', podReady.ok, prev?.conditions, now, generation, podReady.reason, podReady.message),
       cond('ContainersReady', ready.ok, prev?.conditions, now, generation, ready.reason, ready.message),
+      ...resizeConditions(rt.resize ?? {}, prev?.conditions, now),
       ...(prev?.conditions ?? []).filter((c) => !ours.includes(c.type)),
     ],
     hostIP: ctx.nodeIP,
@@ -197,6 +210,7 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
     startTime: prev?.startTime ?? now,
     ...(inits.length ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
+    ...(ephemeral.length ? { ephemeralContainerStatuses: ephemeral } : {}),
     qosClass: qosClass(pod),
   };
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { configMapPayload, downwardAPIPayload, fieldPathValue, formatMap, resourceFieldValue, secretPayload, validatePayloadPath } from './payload.ts';
+import { configMapPayload, downwardAPIPayload, secretPayload, validatePayloadPath } from './payload.ts';
 
 const text = (p: Map<string, { data: Buffer; mode: number }>) => Object.fromEntries([...p].map(([k, v]) => [k, [v.data.toString(), v.mode.toString(8)]]));
 
@@ -27,32 +27,11 @@ const pod: Pod = {
   spec: { nodeName: 'n1', containers: [{ name: 'c', resources: { limits: { memory: '64Mi' }, requests: { cpu: '250m' } } }] },
 };
 
-test('fieldRef values as upstream (maps sorted and quoted)', () => {
-  const cases: [string, string][] = [
-    ['metadata.name', 'p'], ['metadata.namespace', 'ns'], ['metadata.uid', 'u1'],
-    ['metadata.labels', 'a="x\\"y"\nb="2"'], ['metadata.annotations', 'k="v"'],
-    ["metadata.labels['b']", '2'], ["metadata.annotations['none']", ''], ['spec.nodeName', 'n1'],
-  ];
-  for (const [path, want] of cases) assert.equal(fieldPathValue(pod, path), want, path);
-  assert.throws(() => fieldPathValue(pod, 'spec.bogus'));
-  assert.equal(formatMap({}), '');
-});
-
-test('resourceFieldRef: limits default to node allocatable; divisors round up', () => {
-  const alloc = { cpu: '2', memory: '1Gi' };
-  const cases: [string, string | undefined, string][] = [
-    ['limits.memory', undefined, String(64 * 2 ** 20)], ['limits.memory', '1Mi', '64'], ['limits.cpu', undefined, '2'],
-    ['limits.cpu', '1m', '2000'], ['requests.cpu', '1m', '250'], ['requests.cpu', undefined, '1'], ['requests.memory', undefined, '0'],
-  ];
-  for (const [resource, divisor, want] of cases) assert.equal(resourceFieldValue(pod, { containerName: 'c', resource, divisor }, alloc), want, `${resource}/${divisor}`);
-  assert.throws(() => resourceFieldValue(pod, { containerName: 'nope', resource: 'limits.cpu' }, alloc), { message: 'container nope not found' });
-});
-
 test('downwardAPI payload: cleaned paths, modes, aggregated errors', () => {
   const p = downwardAPIPayload(pod, [{ path: './labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'name', mode: 0o600, fieldRef: { fieldPath: 'metadata.name' } }], 0o644, {});
   assert.deepEqual(text(p), { labels: ['a="x\\"y"\nb="2"', '644'], name: ['p', '600'] });
   assert.throws(() => downwardAPIPayload(pod, [{ path: 'a', fieldRef: { fieldPath: 'x' } }, { path: 'b', fieldRef: { fieldPath: 'y' } }], 0o644, {}),
-    { message: '[unsupported fieldPath: x, unsupported fieldPath: y]' });
+    { message: '[field label not supported: x, field label not supported: y]' });
 });
 
 test('payload paths are checked as upstream', () => {

@@ -2,7 +2,7 @@
 // mode) to write, computed from API objects. Pure; upstream's MakePayload (configmap,
 // secret), CollectData (downwardapi) and projected collectData, with their error texts.
 import type { ConfigMap, KeyToPath, Pod, Secret, DownwardAPIVolumeFile } from 'kubernetes-types/core/v1.js';
-import { parseQuantity } from '../resources/quantity.ts';
+import { fieldRefValue, resourceFieldRefValue, type Value } from '../resources/downward.ts';
 
 export interface FileProjection { data: Buffer; mode: number }
 /** Relative path in the volume -> content. */
@@ -41,60 +41,7 @@ export function secretPayload(s: Secret, items: KeyToPath[] | undefined, default
   return keyedPayload(data, items, defaultMode, optional, (k) => `secret references non-existent secret key: ${k}`);
 }
 
-/** Go's %q for the strings labels and annotations hold. */
-function goQuote(s: string): string {
-  return '"' + [...s].map((ch) => {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"') return '\\"';
-    if (ch === '\\') return '\\\\';
-    if (ch === '\n') return '\\n';
-    if (ch === '\t') return '\\t';
-    if (ch === '\r') return '\\r';
-    if (c < 0x20 || c === 0x7f) return `\\x${c.toString(16).padStart(2, '0')}`;
-    return ch;
-  }).join('') + '"';
-}
-
-/** Upstream's FormatMap: key="value" lines in key order. */
-export const formatMap = (m: Record<string, string> | undefined) =>
-  Object.keys(m ?? {}).sort().map((k) => `${k}=${goQuote(m![k]!)}`).join('\n');
-
-/** Upstream's ExtractFieldPathAsString (plus the pod fields env vars may name). */
-export function fieldPathValue(pod: Pod, fieldPath: string): string {
-  const md = pod.metadata ?? {};
-  const sub = /^metadata\.(labels|annotations)\['(.*)'\]$/.exec(fieldPath);
-  if (sub) return (sub[1] === 'labels' ? md.labels : md.annotations)?.[sub[2]!] ?? '';
-  switch (fieldPath) {
-    case 'metadata.annotations': return formatMap(md.annotations);
-    case 'metadata.labels': return formatMap(md.labels);
-    case 'metadata.name': return md.name ?? '';
-    case 'metadata.namespace': return md.namespace ?? '';
-    case 'metadata.uid': return md.uid ?? '';
-    case 'spec.nodeName': return pod.spec?.nodeName ?? '';
-    case 'spec.serviceAccountName': return pod.spec?.serviceAccountName ?? '';
-    case 'status.hostIP': return pod.status?.hostIP ?? '';
-    case 'status.podIP': return pod.status?.podIP ?? '';
-  }
-  throw new Error(`unsupported fieldPath: ${fieldPath}`);
-}
-
-/**
- * Upstream's resourceFieldRef value: a limit that is not set is the node's allocatable;
- * CPU in ceil(millicores / divisor), other resources in ceil(value / divisor).
- */
-export function resourceFieldValue(pod: Pod, ref: { containerName?: string; resource: string; divisor?: string }, allocatable: Record<string, string>): string {
-  const c = [...pod.spec?.containers ?? [], ...pod.spec?.initContainers ?? []].find((x) => x.name === ref.containerName);
-  if (!c) throw new Error(`container ${ref.containerName ?? ''} not found`);
-  const [kind, name] = ref.resource.includes('.') ? ref.resource.split(/\.(.*)/s) as [string, string] : ['limits', ref.resource];
-  const set = kind === 'requests' ? c.resources?.requests : c.resources?.limits;
-  let q = set?.[name];
-  if (q === undefined && kind === 'limits') q = allocatable[name];
-  const value = parseQuantity(q ?? '0');
-  const divisor = parseQuantity(ref.divisor ?? '1');
-  if (value === undefined || !divisor) throw new Error(`unsupported container resource : ${ref.resource}`);
-  if (name === 'cpu') return String(Math.ceil(Math.round(value * 1000) / Math.round(divisor * 1000)));
-  return String(Math.ceil(value / divisor));
-}
+const valueOf = (v: Value) => { if ('error' in v) throw new Error(v.error); return v.value; };
 
 /** Upstream's downwardapi CollectData: every item is tried; the errors are aggregated. */
 export function downwardAPIPayload(pod: Pod, items: DownwardAPIVolumeFile[] | undefined, defaultMode: number, allocatable: Record<string, string>): Payload {
@@ -103,8 +50,10 @@ export function downwardAPIPayload(pod: Pod, items: DownwardAPIVolumeFile[] | un
   for (const it of items ?? []) {
     let data = Buffer.alloc(0);
     try {
-      if (it.fieldRef) data = Buffer.from(fieldPathValue(pod, it.fieldRef.fieldPath));
-      else if (it.resourceFieldRef) data = Buffer.from(resourceFieldValue(pod, it.resourceFieldRef as { containerName?: string; resource: string; divisor?: string }, allocatable));
+      // A volume may name only metadata fields (the apiserver validates that).
+      const ips = { podIPs: pod.status?.podIP ? [pod.status.podIP] : [], hostIPs: pod.status?.hostIP ? [pod.status.hostIP] : [] };
+      if (it.fieldRef) data = Buffer.from(valueOf(fieldRefValue(it.fieldRef, pod, ips)));
+      else if (it.resourceFieldRef) data = Buffer.from(valueOf(resourceFieldRefValue(it.resourceFieldRef, pod, undefined, allocatable)));
     } catch (e) { errors.push((e as Error).message); }
     out.set(cleanPath(it.path), { data, mode: it.mode ?? defaultMode });
   }

@@ -94,6 +94,19 @@ test('enableServiceLinks false: only the KUBERNETES_ service variables', () => w
   assert.ok(!Object.keys(env).some((k) => k.startsWith('HIDDEN_')), 'no links to the namespace services');
 }));
 
+test('envFrom keys that are not C identifiers (data-1, with prefixes 1- and #@!) reach the container, as upstream passes them', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'odd' }, data: { 'data-1': 'value-1', 'data.2': 'value-2' } } });
+  await core.createNamespacedPod({ namespace: ns, body: podSpec('odd', {
+    restartPolicy: 'Never',
+    // `env` itself, not through sh: Debian's busybox sh would drop such names before env runs.
+    containers: [{ name: 'main', image: BUSYBOX, command: ['env'], envFrom: [{ configMapRef: { name: 'odd' } }, { configMapRef: { name: 'odd' }, prefix: '1-' }, { configMapRef: { name: 'odd' }, prefix: '#@!' }] }],
+  }) });
+  await finished(ns, 'odd');
+  const env = parseEnv(kubectl('-n', ns, 'logs', 'odd'));
+  assert.deepEqual([env['data-1'], env['data.2'], env['1-data-1'], env['#@!data-1']], ['value-1', 'value-2', 'value-1', 'value-1']);
+}));
+
 test('a missing required ConfigMap: CreateContainerConfigError with upstream message, then the pod starts once it exists', () => withNamespace(async (ns) => {
   const { core } = clients();
   await core.createNamespacedPod({ namespace: ns, body: podSpec('waits', {

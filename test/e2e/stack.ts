@@ -41,6 +41,18 @@ export function crictl(...args: string[]): string {
   return execFileSync(`${BIN}/crictl`, ['--runtime-endpoint', 'unix:///run/containerd/containerd.sock', ...args], { encoding: 'utf8', timeout: 60_000 });
 }
 
+/** Restarts kubelet-ts (hack/kubelet.sh), with the KubeletConfiguration fields in the file extraConfig added. */
+export function restartKubelet(extraConfig?: string): void {
+  execFileSync('bash', [`${ROOT}/hack/kubelet.sh`, 'restart'], {
+    stdio: 'ignore', timeout: 90_000, env: { ...process.env, ...(extraConfig ? { KTS_CONFIG_EXTRA: extraConfig } : {}) },
+  });
+}
+
+/** Imports the images the tests use again (hack/build-images.sh), after a test let the kubelet remove unused ones. */
+export function reimportImages(): void {
+  execFileSync('bash', [`${ROOT}/hack/build-images.sh`, '--conformance'], { stdio: 'ignore', timeout: 300_000 });
+}
+
 /** A fresh namespace per test, deleted afterwards. */
 export async function withNamespace<T>(fn: (ns: string) => Promise<T>): Promise<T> {
   const { core } = clients();

@@ -1,0 +1,103 @@
+// Image garbage collection, as upstream's realImageGCManager: every 5 minutes, when the
+// image filesystem is fuller than imageGCHighThresholdPercent, remove unused images,
+// least recently used first, until it is back under imageGCLowThresholdPercent. Images
+// that a container uses (running or not), pinned ones (the sandbox image) and those
+// first seen less than imageMinimumGCAge ago stay. The eviction manager may also ask
+// for every unused image to go (collect(true)) when the disk runs out.
+import type { Logger } from '../log/log.ts';
+import { jittered } from '../backoff/backoff.ts';
+
+/** refs: every name the runtime may report a container's image by (ID, tags, repo digests). */
+export interface ImageRecord { id: string; sizeBytes: number; pinned: boolean; tags: string[]; refs: string[] }
+
+/** Whether a container uses the image: containers name it by tag, digest or ID. */
+const used = (i: ImageRecord, inUse: Set<string>) => inUse.has(i.id) || i.refs.some((r) => inUse.has(r));
+export interface ImageGCPolicy { highThresholdPercent: number; lowThresholdPercent: number; minAgeMs: number }
+/** When the kubelet first saw each image and last saw it in use (upstream's imageRecords). */
+export type ImageHistory = Map<string, { firstSeenMs: number; lastUsedMs: number }>;
+
+/** Pure: the history after this look at the images (gone ones are forgotten). */
+export function updateHistory(prev: ImageHistory, images: ImageRecord[], inUse: Set<string>, nowMs: number): ImageHistory {
+  return new Map(images.map((i) => {
+    const old = prev.get(i.id);
+    return [i.id, { firstSeenMs: old?.firstSeenMs ?? nowMs, lastUsedMs: used(i, inUse) ? nowMs : old?.lastUsedMs ?? 0 }];
+  }));
+}
+
+/** Pure: bytes to free so usage falls to the low threshold; 0 while under the high one. */
+export function bytesToFree(capacityBytes: number, availableBytes: number, p: ImageGCPolicy): number {
+  if (capacityBytes <= 0) return 0;
+  const usagePercent = 100 - Math.floor((availableBytes * 100) / capacityBytes);
+  if (usagePercent < p.highThresholdPercent) return 0;
+  return Math.max(0, Math.floor((capacityBytes * (100 - p.lowThresholdPercent)) / 100) - availableBytes);
+}
+
+/** Pure: the images to remove, least recently used (then oldest) first, until `want` bytes are freed. */
+export function planImageGC(images: ImageRecord[], inUse: Set<string>, history: ImageHistory, nowMs: number, minAgeMs: number, want: number): ImageRecord[] {
+  const candidates = images
+    .filter((i) => !i.pinned && !used(i, inUse) && nowMs - (history.get(i.id)?.firstSeenMs ?? nowMs) >= minAgeMs)
+    .sort((a, b) => (history.get(a.id)!.lastUsedMs - history.get(b.id)!.lastUsedMs) || (history.get(a.id)!.firstSeenMs - history.get(b.id)!.firstSeenMs));
+  const out: ImageRecord[] = [];
+  let freed = 0;
+  for (const i of candidates) {
+    if (freed >= want) break;
+    out.push(i);
+    freed += i.sizeBytes;
+  }
+  return out;
+}
+
+export interface ImageGCDeps {
+  policy: ImageGCPolicy;
+  images(): Promise<ImageRecord[]>;
+  /** The images containers (of any state) name: their image and imageRef. */
+  inUse(): Promise<Set<string>>;
+  /** The image filesystem's size and free space. */
+  fs(): { capacityBytes: number; availableBytes: number } | undefined;
+  remove(id: string): Promise<void>;
+  log: Logger;
+  observe: { removed(n: number): void; error(): void };
+  intervalMs?: number;
+}
+
+export function startImageGC(d: ImageGCDeps) {
+  let history: ImageHistory = new Map();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  /** all: remove every unused image regardless of thresholds and age (the eviction manager's reclaim). */
+  async function collect(all = false): Promise<number> {
+    const [images, inUse] = await Promise.all([d.images(), d.inUse()]);
+    const now = Date.now();
+    history = updateHistory(history, images, inUse, now);
+    const fs = d.fs();
+    const want = all ? Infinity : fs ? bytesToFree(fs.capacityBytes, fs.availableBytes, d.policy) : 0;
+    if (want === 0) return 0;
+    const plan = planImageGC(images, inUse, history, now, all ? 0 : d.policy.minAgeMs, want);
+    let freed = 0, n = 0;
+    for (const i of plan) {
+      try {
+        await d.remove(i.id);
+        freed += i.sizeBytes; n++;
+        d.log.info('Removed unused image', { image: i.tags[0] ?? i.id, imageID: i.id, size: i.sizeBytes });
+      } catch (e) {
+        d.log.warn('Failed to remove image', { imageID: i.id, err: e });
+      }
+    }
+    d.observe.removed(n);
+    if (!all && freed < want) d.log.warn('Image garbage collection freed less than wanted', { wantBytes: want, freedBytes: freed });
+    return freed;
+  }
+
+  const loop = async () => {
+    if (stopped) return;
+    try { await collect(); } catch (e) { d.observe.error(); d.log.error('Image garbage collection failed', { err: e }); }
+    if (!stopped) { timer = setTimeout(loop, jittered(d.intervalMs ?? 300_000, 0.1)); timer.unref(); }
+  };
+  // Images are first noted at start (their age counts from then, as upstream's detectImages);
+  // the first pass comes soon after, the rest every 5 min.
+  void Promise.all([d.images(), d.inUse()]).then(([images, inUse]) => { history = updateHistory(history, images, inUse, Date.now()); }, () => {});
+  timer = setTimeout(loop, jittered(10_000, 0.2));
+  timer.unref();
+  return { collect: async (all = false) => { await collect(all); }, stop() { stopped = true; clearTimeout(timer); } };
+}

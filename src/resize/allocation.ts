@@ -1,0 +1,59 @@
+// What the kubelet accepted for each pod (upstream's allocation manager): the cpu and memory
+// of every container, by pod UID and container name. A pod's spec is its allocation when first
+// seen; after that only an accepted resize changes it. Checkpointed as JSON under the root
+// directory (upstream: allocated_pods_state) so a restarted kubelet does not take a pending
+// resize for granted.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { specAllocation, type Allocation } from './decide.ts';
+
+export class AllocationManager {
+  readonly #pods = new Map<string, Allocation>();
+  readonly #file?: string;
+  readonly #onError?: (e: unknown) => void;
+
+  /** file: the checkpoint; none, memory only. */
+  constructor(o: { file?: string; onError?: (e: unknown) => void } = {}) {
+    this.#file = o.file; this.#onError = o.onError;
+    if (!this.#file) return;
+    try {
+      const data = JSON.parse(readFileSync(this.#file, 'utf8')) as { pods?: Record<string, Allocation> };
+      for (const [uid, a] of Object.entries(data.pods ?? {})) this.#pods.set(uid, a);
+    } catch { /* none yet, or unreadable: start over from the specs */ }
+  }
+
+  /** A pod's allocation; recorded from its spec when first seen (and for containers added since). */
+  get(pod: Pod): Allocation {
+    const uid = pod.metadata!.uid!;
+    const known = this.#pods.get(uid);
+    const spec = specAllocation(pod);
+    if (known && Object.keys(spec).every((n) => known[n])) return known;
+    this.set(uid, { ...spec, ...known });
+    return this.#pods.get(uid)!;
+  }
+
+  /** The allocation, if the pod was seen. */
+  peek(uid: string): Allocation | undefined { return this.#pods.get(uid); }
+
+  set(uid: string, a: Allocation): void {
+    this.#pods.set(uid, a);
+    this.#save();
+  }
+
+  remove(uid: string): void {
+    if (this.#pods.delete(uid)) this.#save();
+  }
+
+  #save() {
+    if (!this.#file) return;
+    try {
+      mkdirSync(dirname(this.#file), { recursive: true });
+      const tmp = `${this.#file}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ pods: Object.fromEntries(this.#pods) }));
+      renameSync(tmp, this.#file);
+    } catch (e) {
+      this.#onError?.(e);
+    }
+  }
+}

@@ -1,0 +1,199 @@
+// In-place pod resize on the kubelet's side (upstream's handlePodResourcesResize and
+// doPodResizeAction): a resize of the spec is allocated when it fits (or left pending), the
+// pod cgroup grows before and shrinks after its containers, running containers get their new
+// limits through CRI UpdateContainerResources, and the status shows allocated and actual
+// resources with the resize conditions. The decisions are in decide.ts; PodSyncer calls this.
+import type { Container, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
+import type { RuntimeClient } from '../cri/runtime-client.ts';
+import { podRef, type Recorder } from '../events/recorder.ts';
+import type { Logger } from '../log/log.ts';
+import type { ActualOf, PodActions } from '../runtime/actions.ts';
+import type { RuntimeView } from '../runtime/cri-runtime.ts';
+import { containerFieldPath, podCgroup } from '../runtime/pod-config.ts';
+import { latest, type PodRuntimeStatus, type ResizeState } from '../runtime/types.ts';
+import { podCgroupLimits, readMemoryUsage, readPodCgroup, sameLimits, widenLimits, writePodCgroup } from '../resources/pod-cgroup.ts';
+import { AllocationManager } from './allocation.ts';
+import { admitResize, resizeRequested, specAllocation, withAllocation, type Allocation } from './decide.ts';
+import { CFS_PERIOD_US, cpuAndMemory, fromLinux, linuxResources, sameLinux, sameResources } from './resources.ts';
+
+/** What in-place resize needs from the kubelet: the node's allocatable and the pods that hold resources on it. */
+export interface ResizeDeps {
+  allocatable: () => Record<string, string> | undefined;
+  /** The pods admitted and not finished (this one among them or not). */
+  activePods: () => Pod[];
+  /** The allocation checkpoint (upstream: ROOT/allocated_pods_state); default: memory only. */
+  checkpointFile?: string;
+}
+
+/** The resize events' summary of a pod's resources, as upstream's: containers with their resources, and the generation. */
+function resizeSummary(pod: Pod, allocated: Allocation): string {
+  const list = (cs: Container[] | undefined) => (cs ?? []).map((c) => ({ name: c.name, resources: allocated[c.name] ?? cpuAndMemory(c.resources) }));
+  const inits = list(pod.spec?.initContainers);
+  return JSON.stringify({ ...(inits.length ? { initContainers: inits } : {}), containers: list(pod.spec?.containers), generation: pod.metadata?.generation ?? 0 });
+}
+
+
+export class PodResizer {
+  readonly #deps: ResizeDeps & { cri: RuntimeClient; view: RuntimeView; events: Recorder; log: Logger };
+  readonly #allocation: AllocationManager;
+  /** The cpu and memory each container instance was created or last updated with, by pod UID and container ID. */
+  readonly #actuated = new Map<string, Map<string, ResourceRequirements>>();
+  /** The last PodResizePending reason and generation per pod (its event goes out once), and pods with a resize under way. */
+  readonly #pendingSeen = new Map<string, string>();
+  readonly #resizing = new Set<string>();
+
+  constructor(deps: Partial<ResizeDeps> & { cri: RuntimeClient; view: RuntimeView; events: Recorder; log: Logger }) {
+    this.#deps = { allocatable: () => undefined, activePods: () => [], ...deps };
+    this.#allocation = new AllocationManager({
+      file: deps.checkpointFile,
+      onError: (e) => deps.log.warn('Cannot write the pod resource allocation checkpoint', { err: e }),
+    });
+  }
+
+  /**
+   * Upstream's handlePodResourcesResize: the spec's cpu and memory become the pod's allocation
+   * when they fit on the node next to the other pods' allocations; otherwise the resize waits
+   * (PodResizePending) and the pod keeps what it has.
+   */
+  allocate(pod: Pod): { allocated: Allocation; pending?: ResizeState['pending'] } {
+    const uid = pod.metadata!.uid!;
+    const allocated = this.#allocation.get(pod);
+    if (!resizeRequested(pod, allocated)) { this.#pendingSeen.delete(uid); return { allocated }; }
+    const others = (this.#deps.activePods() ?? []).filter((p) => p.metadata?.uid !== uid).map((p) => {
+      const a = this.#allocation.peek(p.metadata!.uid!);
+      return a ? withAllocation(p, a) : p;
+    });
+    const verdict = admitResize(pod, others, this.#deps.allocatable());
+    const generation = pod.metadata?.generation;
+    if (verdict.ok) {
+      const accepted = { ...allocated, ...specAllocation(pod) };
+      this.#allocation.set(uid, accepted);
+      this.#pendingSeen.delete(uid);
+      this.#resizing.add(uid);
+      this.#deps.events.event(podRef(pod), 'Normal', 'ResizeStarted', `Pod resize started: ${resizeSummary(pod, accepted)}`);
+      this.#deps.log.info('Pod resize accepted', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, generation });
+      return { allocated: accepted };
+    }
+    const seen = `${verdict.reason}/${generation}`;
+    if (this.#pendingSeen.get(uid) !== seen) {
+      this.#pendingSeen.set(uid, seen);
+      this.#deps.events.event(podRef(pod), 'Warning', verdict.reason === 'Infeasible' ? 'ResizeInfeasible' : 'ResizeDeferred', `Pod resize ${verdict.reason}: ${verdict.message}`);
+      this.#deps.log.info('Pod resize cannot be allocated', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, reason: verdict.reason, message: verdict.message });
+    }
+    return { allocated, pending: { reason: verdict.reason, message: verdict.message, generation } };
+  }
+
+  /** What a running container instance runs with: what it was created or updated with, else what the runtime reports. */
+  actualOf(uid: string, allocated: Allocation): ActualOf {
+    const known = this.#actuated.get(uid);
+    return (s) => known?.get(s.id) ?? (s.linux && allocated[s.name] ? fromLinux(s.linux, allocated[s.name]!) : undefined);
+  }
+
+  noteActuated(uid: string, containerId: string, r: ResourceRequirements) {
+    let m = this.#actuated.get(uid);
+    if (!m) this.#actuated.set(uid, (m = new Map()));
+    m.set(containerId, r);
+  }
+
+  /** allocatedResources, resources and the resize conditions for pod status; PodResizeInProgress while a running container differs. */
+  state(pod: Pod, allocated: Allocation, runtime: PodRuntimeStatus, pending: ResizeState['pending'], errors: string[]): ResizeState {
+    const uid = pod.metadata!.uid!;
+    const actualOf = this.actualOf(uid, allocated);
+    const actual: Record<string, ResourceRequirements> = {};
+    let differs = false;
+    for (const c of [...pod.spec?.initContainers ?? [], ...pod.spec?.containers ?? []]) {
+      const s = latest(runtime, c.name);
+      if (s?.phase !== 'running') continue;
+      const a = actualOf(s) ?? allocated[c.name] ?? cpuAndMemory(c.resources);
+      actual[s.id] = a;
+      if (allocated[c.name] && !sameResources(a, allocated[c.name])) differs = true;
+    }
+    // Forget instances that are gone.
+    const known = this.#actuated.get(uid);
+    if (known) for (const id of known.keys()) if (!runtime.containers.some((s) => s.id === id)) known.delete(id);
+    const generation = pod.metadata?.generation;
+    const inProgress = errors.length ? { reason: 'Error', message: errors.join('; '), generation } : differs ? { generation } : undefined;
+    if (this.#resizing.has(uid) && !inProgress && !pending) {
+      this.#resizing.delete(uid);
+      this.#deps.events.event(podRef(pod), 'Normal', 'ResizeCompleted', `Pod resize completed: ${resizeSummary(pod, allocated)}`);
+    }
+    return { allocated, actual, ...(pending ? { pending } : {}), ...(inProgress ? { inProgress } : {}) };
+  }
+
+  /**
+   * The cgroup side of in-place resize (upstream's doPodResizeAction): the pod cgroup grows
+   * first, then the containers get their new limits, then the pod cgroup shrinks, so that no
+   * child ever exceeds its parent (cgroup v1 refuses a child CFS quota above the parent's).
+   * Grows it now; returns what shrinks it to its final limits once the containers are done
+   * (undefined: the pod cgroup is already right, or not there).
+   */
+  growPodCgroup(pod: Pod, ref: object): (() => void) | undefined {
+    const path = podCgroup(pod), target = podCgroupLimits(pod);
+    const current = readPodCgroup(path);
+    if (!current || sameLimits(current, target)) return undefined;
+    try { writePodCgroup(path, widenLimits(current, target)); } catch (e) { this.#deps.log.warn('Cannot grow the pod cgroup for a resize', { ...ref, err: e }); }
+    return () => {
+      try { writePodCgroup(path, target); } catch (e) { this.#deps.log.warn('Cannot set the pod cgroup after a resize', { ...ref, err: e }); }
+    };
+  }
+
+  /**
+   * Upstream's validateMemoryResize: a memory limit that is added or lowered, for a container or
+   * the pod, must stay above current usage. The error, or undefined.
+   */
+  memoryBelowUsage(pod: Pod, actions: PodActions, status: PodRuntimeStatus, actualOf: ActualOf): string | undefined {
+    const path = podCgroup(pod);
+    const errs: string[] = [];
+    const podLimit = podCgroupLimits(pod).memoryLimitBytes, podNow = readPodCgroup(path)?.memoryLimitBytes;
+    if (podLimit !== undefined && (podNow === undefined || podLimit < podNow)) {
+      const usage = readMemoryUsage(path);
+      if (usage !== undefined && usage >= podLimit) errs.push(`attempting to set pod memory limit (${podLimit}) below current usage (${usage})`);
+    }
+    for (const u of actions.containersToUpdate) {
+      if (!u.changed.includes('memory')) continue;
+      const want = linuxResources(u.resources).memoryLimitInBytes;
+      const s = status.containers.find((x) => x.id === u.id)!;
+      const before = actualOf(s);
+      const now = before ? linuxResources(before).memoryLimitInBytes : 0;
+      if (!want || (now && want >= now)) continue;
+      const usage = readMemoryUsage(`${path}/${u.id}`);
+      if (usage !== undefined && usage >= want) errs.push(`attempting to set container "${u.name}" memory limit (${want}) below current usage (${usage})`);
+    }
+    return errs.length ? `cannot decrease memory limits: ${errs.length > 1 ? `[${errs.join(', ')}]` : errs[0]}` : undefined;
+  }
+
+  /** In-place updates of running containers (CRI UpdateContainerResources); failures are collected for PodResizeInProgress. */
+  async updateContainers(pod: Pod, actions: PodActions, status: PodRuntimeStatus, actualOf: ActualOf, errors: string[], ref: object) {
+    const uid = pod.metadata!.uid!;
+    for (const u of actions.containersToUpdate) {
+      const s = status.containers.find((x) => x.id === u.id)!;
+      const want = linuxResources(u.resources);
+      const before = actualOf(s);
+      try {
+        // Equivalent values (2m and 1m of cpu both make 2 shares) need no call, only bookkeeping.
+        if (!before || !sameLinux(want, linuxResources(before))) {
+          // Zero leaves a value alone in the runtime: an unlimited one is -1.
+          await this.#deps.cri.updateContainerResources({ containerId: u.id, linux: {
+            cpuShares: want.cpuShares, cpuPeriod: want.cpuPeriod || CFS_PERIOD_US, cpuQuota: want.cpuQuota || -1, memoryLimitInBytes: want.memoryLimitInBytes || -1,
+          } });
+          this.#deps.view.noteResources(u.id, want);
+        }
+        this.noteActuated(uid, u.id, u.resources);
+        this.#deps.log.info('Resized container', { ...ref, container: u.name, containerID: u.id, resources: u.changed });
+      } catch (e) {
+        const message = `failed to resize container ${u.name}: ${(e as Error).message}`;
+        errors.push(message);
+        this.#deps.events.event(podRef(pod, containerFieldPath(pod, u.name)), 'Warning', 'ResizeError', `Pod resize error: ${message}`);
+        this.#deps.log.error('Failed to resize container', { ...ref, container: u.name, containerID: u.id, err: e });
+      }
+    }
+  }
+
+  /** A pod that is gone: nothing of it is kept. */
+  forget(uid: string): void {
+    this.#actuated.delete(uid);
+    this.#allocation.remove(uid);
+    this.#pendingSeen.delete(uid);
+    this.#resizing.delete(uid);
+  }
+}

@@ -1,0 +1,112 @@
+// A container's cpu and memory in the three forms in-place resize juggles: the API's
+// ResourceRequirements (spec, allocated, actuated), the CRI's LinuxContainerResources
+// (what runc writes to the cgroup), and back again for status.resources. Pure.
+import type { Container, ResourceRequirements } from 'kubernetes-types/core/v1.js';
+import { formatBinary, formatCPU, parseQuantity } from '../resources/quantity.ts';
+
+/** The CRI fields kubelet-ts sets (cgroup v1 semantics); 0 means "not set". */
+export interface LinuxResources {
+  cpuShares: number;
+  cpuPeriod: number;
+  cpuQuota: number;
+  memoryLimitInBytes: number;
+}
+
+export const CFS_PERIOD_US = 100_000;
+const MIN_SHARES = 2;
+const MIN_QUOTA_US = 1000;
+
+/** Millicores of a quantity, rounded as upstream's MilliValue (up). */
+export const milliCPU = (q: string | number | undefined): number => (q === undefined ? 0 : Math.ceil(Math.round((parseQuantity(q) ?? 0) * 1e6) / 1000));
+/** Bytes of a quantity (rounded up, as Value()). */
+export const bytes = (q: string | number | undefined): number => (q === undefined ? 0 : Math.ceil(parseQuantity(q) ?? 0));
+
+/** Upstream's MilliCPUToShares. */
+export const sharesFromMilli = (m: number) => (m === 0 ? MIN_SHARES : Math.max(MIN_SHARES, Math.floor((m * 1024) / 1000)));
+/** Upstream's MilliCPUToQuota. */
+export const quotaFromMilli = (m: number) => (m === 0 ? 0 : Math.max(MIN_QUOTA_US, Math.floor((m * CFS_PERIOD_US) / 1000)));
+
+/** CPU and memory for the runtime, with upstream's conversions (shares from requests, else limits; quota from limits). */
+export function linuxResources(r: ResourceRequirements | undefined): LinuxResources {
+  const req = r?.requests ?? {}, lim = r?.limits ?? {};
+  const cpuReq = milliCPU(req.cpu ?? lim.cpu), cpuLim = milliCPU(lim.cpu);
+  return {
+    cpuShares: sharesFromMilli(cpuReq),
+    cpuPeriod: cpuLim ? CFS_PERIOD_US : 0,
+    cpuQuota: quotaFromMilli(cpuLim),
+    memoryLimitInBytes: bytes(lim.memory),
+  };
+}
+
+export const sameLinux = (a: LinuxResources, b: LinuxResources) =>
+  a.cpuShares === b.cpuShares && a.cpuQuota === b.cpuQuota && a.memoryLimitInBytes === b.memoryLimitInBytes && (a.cpuQuota === 0 || a.cpuPeriod === b.cpuPeriod);
+
+/** The CRI's resources.linux (strings or numbers) as numbers; undefined when absent. */
+export function parseLinux(l: { cpuShares?: unknown; cpuPeriod?: unknown; cpuQuota?: unknown; memoryLimitInBytes?: unknown } | null | undefined): LinuxResources | undefined {
+  if (!l) return undefined;
+  const n = (v: unknown) => Number(v ?? 0) || 0;
+  return { cpuShares: n(l.cpuShares), cpuPeriod: n(l.cpuPeriod), cpuQuota: n(l.cpuQuota), memoryLimitInBytes: n(l.memoryLimitInBytes) };
+}
+
+type Res = 'cpu' | 'memory';
+type Kind = 'requests' | 'limits';
+const amount = (r: Res, q: string | number | undefined) => (r === 'cpu' ? milliCPU(q) : bytes(q));
+
+/** Which of cpu and memory differ between two resource requirements (requests or limits), compared as values. */
+export function changedResources(a: ResourceRequirements | undefined, b: ResourceRequirements | undefined): Res[] {
+  const out: Res[] = [];
+  for (const r of ['cpu', 'memory'] as const) {
+    const differs = (['requests', 'limits'] as Kind[]).some((k) => {
+      const x = a?.[k]?.[r], y = b?.[k]?.[r];
+      return (x === undefined) !== (y === undefined) || amount(r, x) !== amount(r, y);
+    });
+    if (differs) out.push(r);
+  }
+  return out;
+}
+
+export const sameResources = (a: ResourceRequirements | undefined, b: ResourceRequirements | undefined) => changedResources(a, b).length === 0;
+
+/** The cpu and memory of a container's resources (what resize is about), without other resources. */
+export function cpuAndMemory(r: ResourceRequirements | undefined): ResourceRequirements {
+  const pick = (l?: Record<string, string>) => {
+    if (!l) return undefined;
+    const o: Record<string, string> = {};
+    for (const k of ['cpu', 'memory']) if (l[k] !== undefined) o[k] = String(l[k]);
+    return Object.keys(o).length ? o : undefined;
+  };
+  const requests = pick(r?.requests), limits = pick(r?.limits);
+  return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
+}
+
+/**
+ * What the runtime applied, as API resources shaped like the allocated ones (upstream's
+ * convertContainerStatusResources): each value the allocated one when the cgroup cannot tell
+ * them apart (2m and 1m both make 2 shares), else converted back from the cgroup values.
+ * Memory requests are not in the cgroup: always the allocated one.
+ */
+export function fromLinux(l: LinuxResources, allocated: ResourceRequirements): ResourceRequirements {
+  const want = linuxResources(allocated);
+  const requests: Record<string, string> = {}, limits: Record<string, string> = {};
+  const req = allocated.requests ?? {}, lim = allocated.limits ?? {};
+  if (req.cpu !== undefined) requests.cpu = l.cpuShares === want.cpuShares ? req.cpu : formatCPU((l.cpuShares * 1000) / 1024 / 1000);
+  if (req.memory !== undefined) requests.memory = req.memory;
+  if (lim.cpu !== undefined && l.cpuQuota > 0) {
+    limits.cpu = l.cpuQuota === want.cpuQuota ? lim.cpu : formatCPU(l.cpuQuota / (l.cpuPeriod || CFS_PERIOD_US));
+  }
+  if (lim.memory !== undefined && l.memoryLimitInBytes > 0) {
+    limits.memory = l.memoryLimitInBytes === want.memoryLimitInBytes ? lim.memory : formatBinary(l.memoryLimitInBytes);
+  }
+  return { ...(allocated.requests ? { requests } : {}), ...(allocated.limits ? { limits } : {}) };
+}
+
+/** Effective pod requests (cores, bytes): the app containers' sum or the largest init container, as the scheduler counts. */
+export function podRequests(containers: Container[], inits: Container[]): { cpu: number; memory: number } {
+  // Millicores and bytes while adding up: integers, no float noise at the boundary.
+  const req = (c: Container, r: Res) => amount(r, c.resources?.requests?.[r] ?? c.resources?.limits?.[r]);
+  // Sidecars run next to the app containers: they add to the sum.
+  const sidecars = inits.filter((c) => c.restartPolicy === 'Always');
+  const sum = (r: Res) => [...containers, ...sidecars].reduce((n, c) => n + req(c, r), 0);
+  const initMax = (r: Res) => Math.max(0, ...inits.filter((c) => c.restartPolicy !== 'Always').map((c) => req(c, r)));
+  return { cpu: Math.max(sum('cpu'), initMax('cpu')) / 1000, memory: Math.max(sum('memory'), initMax('memory')) };
+}

@@ -1,0 +1,15 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { effectiveMaxPods, kubepodsLimits } from './node-allocatable.ts';
+
+test('kubepods limits: capacity less the reservations, cpu as shares', () => {
+  assert.deepEqual(kubepodsLimits({ cpuCores: 2, memoryBytes: 4 * 2 ** 30 }, []), { cpuShares: 2048, memoryLimitBytes: 4 * 2 ** 30 });
+  assert.deepEqual(kubepodsLimits({ cpuCores: 2, memoryBytes: 4 * 2 ** 30 }, [{ cpu: '500m', memory: '1Gi' }, { cpu: '100m' }]),
+    { cpuShares: 1433, memoryLimitBytes: 3 * 2 ** 30 });
+});
+
+test('podsPerCore caps maxPods when set', () => {
+  assert.equal(effectiveMaxPods(110, 0, 2), 110);
+  assert.equal(effectiveMaxPods(110, 10, 2), 20);
+  assert.equal(effectiveMaxPods(15, 10, 2), 15);
+});

@@ -1,0 +1,40 @@
+// A fast slice of the upstream conformance tests (`make conformance` runs them all): the
+// e2e.test binary of the pinned release against this stack, so a regression in what they
+// check shows in `make test`. The tests are chosen to cover the kubelet's main paths in
+// about a minute: pod lifecycle, init containers, hooks, downward API env, projected
+// volumes, security context, ephemeral containers and exec.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { ROOT, ensureStack } from './stack.ts';
+import { parseJUnit } from '../conformance/report.ts';
+
+before(() => ensureStack());
+
+const SMOKE = [
+  '\\[sig-node\\] Pods should be submitted and removed',
+  '\\[sig-node\\] InitContainer \\[NodeConformance\\] should invoke init containers on a RestartNever pod',
+  '\\[sig-node\\] Container Lifecycle Hook when create a pod with lifecycle hook should execute poststart exec hook properly',
+  '\\[sig-node\\] Downward API should provide pod name, namespace and IP address as env vars',
+  '\\[sig-storage\\] Projected configMap should be consumable from pods in volume \\[NodeConformance\\]',
+  '\\[sig-node\\] Security Context When creating a container with runAsUser should run the container with uid 65534',
+  '\\[sig-node\\] Ephemeral Containers \\[NodeConformance\\] will start an ephemeral container in an existing pod',
+  '\\[sig-node\\] Kubelet when scheduling a read only busybox container should not write to root filesystem',
+  '\\[sig-node\\] Secrets should be consumable as environment variable names variable names with various prefixes',
+];
+
+test('a slice of the upstream conformance tests passes against kubelet-ts', { timeout: 20 * 60_000 }, () => {
+  const out = `${ROOT}/_output/conformance-smoke`;
+  const r = spawnSync('bash', [`${ROOT}/hack/conformance.sh`], {
+    encoding: 'utf8', timeout: 20 * 60_000,
+    env: { ...process.env, FOCUS: SMOKE.join('|'), SKIP: '\\[Serial\\]|\\[Disruptive\\]', PROCS: '4', CONFORMANCE_OUT: out },
+  });
+  const tail = () => `${r.stdout ?? ''}\n${r.stderr ?? ''}`.trim().split('\n').slice(-10).join('\n');
+  assert.ok(existsSync(`${out}/junit.xml`), `hack/conformance.sh wrote no JUnit report (exit ${r.status}):\n${tail()}`);
+  const cases = parseJUnit(readFileSync(`${out}/junit.xml`, 'utf8')).filter((c) => c.outcome !== 'skipped' && !/^\[(Synchronized|Report)/.test(c.name));
+  const failed = cases.filter((c) => c.outcome === 'failed').map((c) => `${c.name}: ${c.message.split('\n')[0]}`);
+  assert.deepEqual(failed, [], `conformance failures (log: ${out}/e2e.log)`);
+  assert.equal(cases.length, SMOKE.length, `each selected test ran once: ${cases.map((c) => c.name).join('; ')}`);
+  assert.equal(r.status, 0, `hack/conformance.sh exited ${r.status}:\n${tail()}`);
+});
