@@ -98,28 +98,19 @@ export function makeEnvironment(pod: Pod, c: Container, inputs: EnvInputs): EnvR
         const r = resourceFieldRefValue(vf.resourceFieldRef, pod, c, inputs.allocatable);
         if ('error' in r) return r;
         value = r.value;
-      } else if (vf.configMapKeyRef) {
-        const { name = '', key, optional } = vf.configMapKeyRef;
-        const r = lookup(inputs.configMaps, 'configMap', name, !!optional);
+      } else if (vf.configMapKeyRef || vf.secretKeyRef) {
+        // ConfigMap and Secret keys alike; only the lookup, the error's kind and the decoding differ.
+        const secret = !vf.configMapKeyRef;
+        const { name = '', key, optional } = (vf.configMapKeyRef ?? vf.secretKeyRef)!;
+        const r = secret ? lookup(inputs.secrets, 'secret', name, !!optional) : lookup(inputs.configMaps, 'configMap', name, !!optional);
         if (r.error) return { error: r.error };
         if (r.skip) continue;
         const v = r.obj?.data?.[key];
         if (v === undefined) {
           if (optional) continue;
-          return { error: `couldn't find key ${key} in ConfigMap ${ns}/${name}` };
+          return { error: `couldn't find key ${key} in ${secret ? 'Secret' : 'ConfigMap'} ${ns}/${name}` };
         }
-        value = v;
-      } else if (vf.secretKeyRef) {
-        const { name = '', key, optional } = vf.secretKeyRef;
-        const r = lookup(inputs.secrets, 'secret', name, !!optional);
-        if (r.error) return { error: r.error };
-        if (r.skip) continue;
-        const v = r.obj?.data?.[key];
-        if (v === undefined) {
-          if (optional) continue;
-          return { error: `couldn't find key ${key} in Secret ${ns}/${name}` };
-        }
-        value = secretValue(v);
+        value = secret ? secretValue(v) : v;
       }
     }
     tmp.set(e.name, value);
