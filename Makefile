@@ -49,11 +49,11 @@ conformance: build up
 clean:
 	rm -rf dist node_modules
 
-# Pod start-up and status latency, kubelet RSS and CPU, on the running local stack: kubelet-ts
-# and, side by side, the upstream kubelet on a node of its own (stopped again even on failure).
+# Pod start-up and status latency, kubelet RSS and CPU, then the kubelet API under load, on the
+# running local stack: kubelet-ts and, side by side, the upstream kubelet on a node of its own
+# (stopped again even on failure).
 bench: build up
-	trap 'bash hack/upstream-kubelet.sh stop' EXIT; bash hack/upstream-kubelet.sh start && node test/bench/side-by-side.ts
-	node test/bench/api.ts
+	trap 'bash hack/upstream-kubelet.sh stop' EXIT; bash hack/upstream-kubelet.sh start && node test/bench/side-by-side.ts && node test/bench/api.ts --upstream
 
 # The kubelet API alone under 50 concurrent clients: /stats/summary and /pods latency, kubelet CPU.
 bench-api: build up

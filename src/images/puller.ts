@@ -33,6 +33,13 @@ export function pullPolicy(c: Container): string {
   return !image.includes('@') && (tag === undefined || tag === 'latest') ? 'Always' : 'IfNotPresent';
 }
 
+/** Pulls as upstream's image manager reports them: per pod for the start-up SLI, and their duration. */
+export interface PullObserver {
+  started?(podUID: string): void;
+  /** sizeBytes: 0 when unknown; seconds is undefined for a failed pull. */
+  finished?(podUID: string, seconds?: number, sizeBytes?: number): void;
+}
+
 export class ImagePuller {
   readonly #images: ImageService;
   readonly #backoff = new Map<string, { until: number; delayMs: number }>();
@@ -40,14 +47,16 @@ export class ImagePuller {
   readonly #maxMs: number;
   readonly #secrets: SecretGetter | undefined;
   readonly #log: Logger | undefined;
+  readonly #observe: PullObserver;
 
   /** secrets reads a pod's imagePullSecrets; without it every pull is anonymous. */
-  constructor(images: ImageService, opts: { initialBackoffMs?: number; maxBackoffMs?: number; secrets?: SecretGetter; log?: Logger } = {}) {
+  constructor(images: ImageService, opts: { initialBackoffMs?: number; maxBackoffMs?: number; secrets?: SecretGetter; log?: Logger; observe?: PullObserver } = {}) {
     this.#images = images;
     this.#initialMs = opts.initialBackoffMs ?? 10_000;
     this.#maxMs = opts.maxBackoffMs ?? 300_000;
     this.#secrets = opts.secrets;
     this.#log = opts.log;
+    this.#observe = opts.observe ?? {};
   }
 
   /**
@@ -90,6 +99,8 @@ export class ImagePuller {
     }
     emit({ type: 'Normal', reason: 'Pulling', message: `Pulling image "${image}"` });
     const started = Date.now();
+    const uid = pod?.metadata?.uid ?? '';
+    this.#observe.started?.(uid);
     const creds: (RegistryAuth | undefined)[] = lookup(keyring, image);
     if (!creds.length) {
       this.#log?.v(3, 'Pulling image without credentials', { image });
@@ -101,13 +112,18 @@ export class ImagePuller {
       try {
         const { imageRef } = await this.#images.pullImage({ image: { image }, ...(auth ? { auth } : {}) }, { signal });
         this.#backoff.delete(key);
-        emit({ type: 'Normal', reason: 'Pulled', message: `Successfully pulled image "${image}" in ${Date.now() - started}ms` });
-        return { imageRef, user: await this.#user(image) };
+        const ms = Date.now() - started;
+        emit({ type: 'Normal', reason: 'Pulled', message: `Successfully pulled image "${image}" in ${ms}ms` });
+        const status = await this.#status(image);
+        this.#observe.finished?.(uid, ms / 1000, Number(status?.size ?? 0));
+        return { imageRef, user: status === undefined ? undefined : imageUser(status) };
       } catch (e) {
+        if (signal?.aborted) this.#observe.finished?.(uid);
         signal?.throwIfAborted(); // cancelled, not failed: no back-off for a pod that is going away
         errors.push((e as { details?: string }).details ?? (e as Error).message);
       }
     }
+    this.#observe.finished?.(uid);
     return this.#failed(image, key, bk, aggregate(errors), emit);
   }
 
@@ -137,8 +153,8 @@ export class ImagePuller {
   }
 
   // Unknown when the runtime cannot say: runAsNonRoot then refuses, as for an image without a user.
-  async #user(image: string): Promise<ImageUser | undefined> {
-    try { return imageUser((await this.#images.imageStatus({ image: { image } })).image); } catch { return undefined; }
+  async #status(image: string) {
+    try { return (await this.#images.imageStatus({ image: { image } })).image; } catch { return undefined; }
   }
 
   /** Drops back-off state of a pod that is gone. */

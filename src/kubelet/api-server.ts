@@ -2,6 +2,8 @@
 // certificate, authenticating and authorizing as configured.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
 import { servingCertificate } from '../certificates/serving-cert.ts';
@@ -13,7 +15,8 @@ const SERVING_PREFIX = 'kubelet-server';
 import type { KubeletConfig } from '../config/kubelet-config.ts';
 import { logger } from '../log/log.ts';
 import { containerLogFile } from '../logs/locate.ts';
-import { registry } from '../metrics/metrics.ts';
+import { metrics, registry } from '../metrics/metrics.ts';
+import { requestLabels, type RequestLabels } from '../server/request-metrics.ts';
 import { probeRegistry } from '../metrics/probes.ts';
 import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { kubeletAuthenticator } from '../server/authn.ts';
@@ -35,6 +38,14 @@ interface Deps {
   pods: () => Pod[]; runtime: (uid: string) => Promise<PodRuntimeStatus>; healthy: () => string | undefined; cri: RuntimeClient;
   /** The stats sample cache the composition root shares with the eviction manager. */
   stats: SampleCache; runtimeStats: RuntimeStatsSource;
+}
+
+/** kubelet_http_*: counts the request and holds it in flight until the returned function is called. */
+function observeRequest(labels: RequestLabels): () => void {
+  metrics.httpRequests.inc(labels);
+  metrics.httpInflightRequests.inc(labels);
+  const end = metrics.httpRequestsDuration.startTimer(labels);
+  return () => { end(); metrics.httpInflightRequests.dec(labels); };
 }
 
 /** The runtime's streaming URL for an exec, attach or port-forward into one of our pods. */
@@ -91,7 +102,7 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
       const file = containerLogFile(pod, await o.runtime(pod.metadata!.uid!), container, previous, o.config.podLogsDir);
       return file && { path: file.path, running: async () => (await o.runtime(pod.metadata!.uid!)).containers.find((c) => c.id === file.containerID)?.phase === 'running' };
     },
-    authenticate, authorize,
+    authenticate, authorize, observeRequest,
   });
   const server = createServer({ cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, app);
   const servingRotation = bootstrapTLS
@@ -101,7 +112,12 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
       }, { log, onCertificate: (pem) => server.setSecureContext({ cert: pem, key: pem }) })
     : undefined;
   server.on('close', () => { servingRotation?.stop(); });
-  server.on('upgrade', streamingUpgrade(accessCheck(o.nodeName, authenticate, authorize, log), (r) => streamURL(o, r), log));
+  // exec, attach and port-forward: in flight while their stream is open.
+  const upgrade = streamingUpgrade(accessCheck(o.nodeName, authenticate, authorize, log), (r) => streamURL(o, r), log);
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.once('close', observeRequest(requestLabels(req.method ?? '', req.url ?? '/')));
+    void upgrade(req, socket, head);
+  });
   return new Promise((resolve, reject) => {
     server.once('error', (e) => { reject(new Error(`cannot listen on ${o.config.address}:${o.config.port} for the kubelet API: ${e.message}`)); });
     server.listen(o.config.port, o.config.address, () => { log.info('Kubelet API serving', { address: o.config.address, port: o.config.port }); resolve(server); });

@@ -9,7 +9,8 @@ import { eventRecorder } from '../events/recorder.ts';
 import { ImagePuller } from '../images/puller.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
 import { logger } from '../log/log.ts';
-import { metrics, observeRuntimeOperation } from '../metrics/metrics.ts';
+import { collectProcessMetrics, metrics, observeRuntimeOperation, registerPodGauges } from '../metrics/metrics.ts';
+import { pullMetrics, startupMetrics, statusMetrics, syncMetrics, workerMetrics } from '../metrics/observers.ts';
 import { ensureCniConfig } from '../network/cni-config.ts';
 import { readResolvConf } from '../network/resolv-conf.ts';
 import { defaultNodeIP, filesystemStats, readHostFacts } from '../node/host.ts';
@@ -20,10 +21,13 @@ import { countRunning, startPleg } from '../pleg/relist.ts';
 import { containerdEvents, wakesRelist } from '../pleg/containerd-events.ts';
 import { podSteps } from '../pods/steps.ts';
 import { PodWorkers } from '../pods/workers.ts';
+import { podGauges } from '../pods/gauges.ts';
+import { StartupLatencyTracker } from '../pods/startup-latency.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { PodSyncer } from '../runtime/sync.ts';
 import { Prober } from '../prober/prober.ts';
 import { apiEnvSource } from '../runtime/env-sources.ts';
+import { apiRuntimeHandler } from '../runtime/runtime-class.ts';
 import { VolumeManager } from '../volumes/manager.ts';
 import { apiVolumeSources } from '../volumes/sources.ts';
 import { apiserverSource } from '../sources/apiserver.ts';
@@ -41,7 +45,9 @@ import { withPodDirs } from '../gc/disk.ts';
 import { criLogRuntime, startLogRotation } from '../logrotate/manager.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { sampleCache } from '../stats/cache.ts';
+import { cgroupReader } from '../stats/cgroup.ts';
 import { collectSample } from '../stats/collector.ts';
+import { volumeStatsSource } from '../stats/volumes.ts';
 import { hostStats } from '../stats/host.ts';
 import { criStatsSource } from '../stats/runtime-source.ts';
 import { buildSummary } from '../stats/summary.ts';
@@ -85,17 +91,21 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const version = await cri.version({});
   log.info('Container runtime initialized', { runtime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
   metrics.nodeName.set({ node: nodeName }, 1);
+  metrics.cgroupVersion.set(cgroupReader().version);
+  collectProcessMetrics();
 
   const view = new RuntimeView(cri);
   const events = eventRecorder(api, { host: nodeName, log: logger('events'), onDrop: () => metrics.eventsDropped.inc() });
   let nodeUID: string | undefined;
   const mirrors = new MirrorPods(api, () => (nodeUID ? { name: nodeName, uid: nodeUID } : undefined), logger('mirror_pods'), (uid) => workers.wake(uid));
   const status = new StatusManager(api, logger('status'), {
-    onPatch: () => metrics.podStatusPatches.inc(),
+    observe: statusMetrics,
     target: (pod) => (isStaticPod(pod) ? mirrors.mirrorUID(pod) : pod.metadata!.uid),
   });
+  // Upstream's pod start-up SLI: creation to all containers running as the watch shows it, without image pulls.
+  const startup = new StartupLatencyTracker(startupMetrics(log));
   const syncer = new PodSyncer({
-    cri, view, images: new ImagePuller(images, { secrets: apiSecretGetter(api), log: logger('images') }), events, log: logger('runtime'),
+    cri, view, images: new ImagePuller(images, { secrets: apiSecretGetter(api), log: logger('images'), observe: pullMetrics(startup) }), events, log: logger('runtime'),
     node: { podLogsDir: o.config.podLogsDir, clusterDomain: o.config.clusterDomain, clusterDNS: o.config.clusterDNS, hostDNS: readResolvConf(o.config.resolvConf), nodeIP,
       seccompDefault: o.config.seccompDefault, seccompProfileRoot: join(o.rootDir, 'seccomp'), memoryCapacity: () => parseQuantity(currentNode?.status?.capacity?.memory ?? '') },
     env: apiEnvSource(api, () => currentNode),
@@ -104,6 +114,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       allocatable: () => currentNode?.status?.allocatable, checkpointFile: join(o.rootDir, 'allocated_pods_state'),
       activePods: () => { const st = workers.states(); return workers.pods().filter((p) => ['syncing', 'terminating'].includes(st.get(p.metadata!.uid!)?.state ?? '')); },
     },
+    runtimeHandler: apiRuntimeHandler(api), observe: syncMetrics,
   });
   let currentNode: Node | undefined;
   // Started once the node is registered; admission and node status ask it before then.
@@ -113,8 +124,9 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const prober = new Prober({ cri, events, log: logger('prober'), onChange: (uid) => workers.wake(uid) });
   const workers = new PodWorkers(withPodDirs(podSteps({ api, view, syncer, status, events, nodeIP, node: () => currentNode, probes: prober, allowedUnsafeSysctls: o.config.allowedUnsafeSysctls, admitUnderPressure: (pod) => eviction?.admit(pod) ?? { admit: true } }), o.rootDir), logger('pod_workers'), {
     resyncMs: o.config.syncFrequencyMs,
-    observe: (step, s) => metrics.podWorkerDuration.observe({ operation: step }, s),
+    observe: workerMetrics,
   });
+  registerPodGauges(() => podGauges(workers.snapshot(), isStaticPod));
   const pleg = startPleg(view, {
     log: logger('pleg'),
     onEvents: (evs) => { for (const uid of new Set(evs.map((e) => e.uid))) workers.wake(uid); },
@@ -174,8 +186,12 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const lease = leaseRenewer(api, { nodeName, durationSeconds: o.config.nodeLeaseDurationSeconds, nodeUID: () => nodeUID, log: logger('lease') });
   // Two pod sources: the apiserver (whose mirror pods only mirror static pods) and staticPodPath.
   const source = apiserverSource(api, nodeName, {
-    update: (pod) => (isMirrorPod(pod) ? mirrors.observe(pod) : workers.update(pod.metadata!.uid!, pod)),
-    remove: (uid) => { if (!mirrors.forget(uid)) workers.update(uid, undefined); },
+    update: (pod) => {
+      if (isMirrorPod(pod)) return mirrors.observe(pod);
+      startup.observedOnWatch(pod);
+      workers.update(pod.metadata!.uid!, pod);
+    },
+    remove: (uid) => { startup.forget(uid); if (!mirrors.forget(uid)) workers.update(uid, undefined); },
   }, logger('config'));
   // Static pods (from staticPodPath and staticPodURL) run with a mirror pod each.
   const staticSink = {
@@ -203,12 +219,15 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   // One stats sample cache for the kubelet API and the eviction manager (CRI stats calls are slow).
   const runtimeStats = criStatsSource(cri, images);
   const kubeletStartMs = Date.now() - process.uptime() * 1000;
-  const stats = sampleCache(() => collectSample(runtimeStats, hostStats(), { rootDir: o.rootDir, podLogsDir: o.config.podLogsDir, kubeletStartMs }), { log: logger('stats') });
+  const statsLog = logger('stats');
+  // The volumes' walks are cached across samples, so one source for the kubelet's life.
+  const volumeStats = volumeStatsSource({ rootDir: o.rootDir, onError: (path, err) => statsLog.v(4, 'Failed to calculate volume metrics', { path, err }) });
+  const stats = sampleCache(() => collectSample(runtimeStats, hostStats(), { rootDir: o.rootDir, podLogsDir: o.config.podLogsDir, kubeletStartMs, volumes: volumeStats }), { log: statsLog });
   // Image GC between imageGCLowThresholdPercent and imageGCHighThresholdPercent.
   const imageGC = startImageGC({
     ...await criImageGC(cri, images, () => view.pods(), o.rootDir),
     policy: { highThresholdPercent: o.config.imageGCHighThresholdPercent, lowThresholdPercent: o.config.imageGCLowThresholdPercent, minAgeMs: o.config.imageMinimumGCAgeMs },
-    log: logger('image_gc'), observe: { removed: (n) => metrics.imagesGarbageCollected.inc(n), error: () => metrics.imageGCErrors.inc() },
+    log: logger('image_gc'), observe: { removed: (n) => metrics.imageGarbageCollected.inc({ reason: 'space' }, n), error: () => metrics.imageGCErrors.inc() },
   });
   // Node pressure: conditions, reclaim, evictions (src/eviction).
   eviction = startEvictionManager({

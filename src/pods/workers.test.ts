@@ -85,3 +85,26 @@ test('pod workers: kill() cancels the sync in flight, terminates with its grace 
   assert.equal(await w.kill('a', { gracePeriodSeconds: 1, reason: 'Evicted', message: 'again' }), false, 'a pod that is not running cannot be killed');
   w.stop();
 });
+
+test('pod workers: report upstream operation types, and time a pod from first sight to Running once', async () => {
+  const r = recorder();
+  const ops: string[] = [];
+  const started: number[] = [];
+  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000, observe: { step: (op) => ops.push(op), podStarted: (s) => started.push(s) } });
+  w.update('a', pod('a'));
+  await tick(); r.release.get('a')!(); await tick();
+  w.update('a', { ...pod('a'), metadata: { ...pod('a').metadata, labels: { x: 'y' } } });
+  await tick(); r.release.get('a')!(); await tick();
+  w.wake('a');
+  await tick(); r.release.get('a')!(); await tick();
+  // A pod already Running when first seen (a kubelet restart) is not timed.
+  w.update('b', { ...pod('b'), status: { phase: 'Running' } });
+  await tick(); r.release.get('b')!(); await tick();
+  w.update('a', deleting(pod('a')));
+  await tick();
+  assert.deepEqual(ops, ['create', 'update', 'sync', 'create', 'kill', 'terminated']);
+  assert.equal(started.length, 1);
+  assert.ok(started[0]! >= 0 && started[0]! < 5, `${started[0]} s`);
+  assert.deepEqual(w.snapshot().map((s) => [s.pod.metadata!.uid, s.state, s.desired]), [['b', 'syncing', true]]);
+  w.stop();
+});

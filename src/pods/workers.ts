@@ -43,18 +43,40 @@ interface Worker {
   killed: (() => void)[];
   /** A critical pod waits for the pods it preempts to stop before its first sync. */
   gate?: Promise<unknown>;
+  /** When the kubelet first saw the pod (ms, performance.now()): where start-up latencies count from. */
+  firstSeen: number;
+  /** Synced at least once; updated: its source changed it since the last sync (upstream's create, update and sync). */
+  synced: boolean;
+  updated: boolean;
+  /** Not yet started when first seen: its way to Running is timed (a kubelet restart does not time old pods). */
+  timeStart: boolean;
 }
+
+/** What the pod workers report, for upstream's pod worker and start-up metrics. */
+export interface WorkerObserver {
+  /** A step took this long; operation is upstream's operation_type: create, update, sync, kill or terminated. */
+  step?(operation: string, seconds: number): void;
+  /** From first sight of a pod to its worker's first sync. */
+  workerStarted?(seconds: number): void;
+  /** From first sight of a pod to the first sync that finds it Running. */
+  podStarted?(seconds: number): void;
+  /** A pod was not admitted, for this reason. */
+  rejected?(reason: string): void;
+}
+
+/** One pod worker as the pod gauges see it: desired, its source still has it. */
+export interface WorkerSnapshot { pod: Pod; state: PodState; desired: boolean }
 
 export class PodWorkers {
   readonly #workers = new Map<string, Worker>();
   readonly #steps: PodSteps;
   readonly #log: Logger;
   readonly #resyncMs: number;
-  readonly #observe?: (step: string, seconds: number) => void;
+  readonly #observe: WorkerObserver;
   #seq = 0;
 
-  constructor(steps: PodSteps, log: Logger, opts: { resyncMs: number; observe?: (step: string, seconds: number) => void }) {
-    this.#steps = steps; this.#log = log; this.#resyncMs = opts.resyncMs; this.#observe = opts.observe;
+  constructor(steps: PodSteps, log: Logger, opts: { resyncMs: number; observe?: WorkerObserver }) {
+    this.#steps = steps; this.#log = log; this.#resyncMs = opts.resyncMs; this.#observe = opts.observe ?? {};
   }
 
   /** A new version of a pod from its source; undefined when the source no longer has it. */
@@ -62,7 +84,10 @@ export class PodWorkers {
     let w = this.#workers.get(uid);
     if (!w) {
       if (!pod) return;
-      w = { uid, pod, lastPod: pod, state: 'syncing', pending: false, running: false, errors: backoff(1000, 60_000), seq: this.#seq++, killed: [] };
+      w = {
+        uid, pod, lastPod: pod, state: 'syncing', pending: false, running: false, errors: backoff(1000, 60_000), seq: this.#seq++, killed: [],
+        firstSeen: performance.now(), synced: false, updated: false, timeStart: (pod.status?.phase ?? 'Pending') === 'Pending',
+      };
       // A pod that already ended (e.g. before a kubelet restart) is not started again; a new one must fit.
       const phase = pod.status?.phase;
       const verdict = isTerminalPhase(phase) ? undefined : this.#steps.admit(pod, this.#active());
@@ -70,10 +95,11 @@ export class PodWorkers {
       if (verdict && !verdict.admit) {
         this.#log.info('Pod was not admitted', { pod: podName(pod), podUID: uid, reason: verdict.reason, message: verdict.message });
         this.#steps.reject(pod, verdict);
+        this.#observe.rejected?.(verdict.reason);
       }
       if (verdict?.admit && verdict.preempt?.length) w.gate = this.#preempt(pod, verdict.preempt);
       this.#workers.set(uid, w);
-    }
+    } else w.updated = true;
     w.pod = pod;
     if (pod) w.lastPod = pod;
     // Upstream cancels a sync in flight (an image pull, a start back-off) when the pod must go.
@@ -137,6 +163,10 @@ export class PodWorkers {
     return new Map([...this.#workers.values()].map((w) => [w.uid, { state: w.state, deleted: !w.pod || !!w.pod.metadata?.deletionTimestamp }]));
   }
 
+  snapshot(): WorkerSnapshot[] {
+    return [...this.#workers.values()].map((w) => ({ pod: w.lastPod, state: w.state, desired: !!w.pod }));
+  }
+
   stop(): void { for (const w of this.#workers.values()) clearTimeout(w.timer); }
 
   #schedule(w: Worker, delayMs: number) {
@@ -154,6 +184,8 @@ export class PodWorkers {
       const step = nextStep(w.state, w.pod, w.phase, this.#blocked(w), w.kill);
       if (step.do === 'nothing') break;
       const started = performance.now();
+      const operation = operationType(w, step);
+      if (operation === 'create') this.#observe.workerStarted?.((started - w.firstSeen) / 1000);
       let next: number | undefined;
       try {
         next = await this.#execute(w, step);
@@ -168,7 +200,7 @@ export class PodWorkers {
         }
       }
       w.abort = undefined;
-      this.#observe?.(step.do, (performance.now() - started) / 1000);
+      this.#observe.step?.(operation, (performance.now() - started) / 1000);
       if (w.state === 'terminated') for (const done of w.killed.splice(0)) done();
       // A static pod waiting for this one (same full name) may start now.
       if (step.do === 'terminate' || step.do === 'finish') for (const o of this.#sameName(w)) this.#schedule(o, 0);
@@ -183,8 +215,11 @@ export class PodWorkers {
     switch (step.do) {
       case 'sync': {
         w.abort = new AbortController();
+        w.updated = false;
         const r = await this.#steps.sync(w.pod!, w.abort.signal);
+        w.synced = true;
         w.phase = r.phase;
+        if (w.timeStart && r.phase === 'Running') { w.timeStart = false; this.#observe.podStarted?.((performance.now() - w.firstSeen) / 1000); }
         if (isTerminalPhase(r.phase)) w.pending = true; // terminate right away
         return r.requeueAfterMs ?? jittered(this.#resyncMs, 0.5);
       }
@@ -204,3 +239,12 @@ export class PodWorkers {
 }
 
 const podName = (p: Pod) => `${p.metadata?.namespace}/${p.metadata?.name}`;
+
+/** Upstream's operation_type of kubelet_pod_worker_duration_seconds for a step. */
+function operationType(w: Worker, step: Step): string {
+  switch (step.do) {
+    case 'sync': return !w.synced ? 'create' : w.updated ? 'update' : 'sync';
+    case 'terminate': return 'kill';
+    default: return 'terminated';
+  }
+}

@@ -29,6 +29,18 @@ export interface SyncResult {
   requeueAfterMs?: number;
 }
 
+/** What the syncer reports for upstream's started-pods and started-containers metrics. */
+export interface SyncObserver {
+  /**
+   * A pod sandbox was started with its RuntimeClass handler ('' the default); RunPodSandbox took
+   * seconds (undefined: not called, the RuntimeClass lookup failed); error: it failed.
+   */
+  sandbox?(runtimeHandler: string, seconds: number | undefined, error?: unknown): void;
+  /** A container is being created and started; error: creating or starting it failed. */
+  container?(type: ContainerType, error?: unknown): void;
+}
+export type ContainerType = 'container' | 'init_container' | 'ephemeral_container';
+
 const CRASH_BACKOFF_INITIAL_MS = 10_000;
 const CRASH_BACKOFF_MAX_MS = 300_000;
 // A container that ran this long without exiting earns a fresh back-off.
@@ -48,9 +60,17 @@ export class PodSyncer {
   readonly #volumes?: VolumeManager;
   /** In-place resize: what each pod is allocated and what its containers run with (src/resize). */
   readonly #resizer: PodResizer;
+  readonly #runtimeHandler: (runtimeClassName: string) => Promise<string>;
+  readonly #observe: SyncObserver;
 
-  constructor(d: { cri: RuntimeClient; view: RuntimeView; images: ImagePuller; events: Recorder; node: NodeContext; log: Logger; env?: EnvSource; volumes?: VolumeManager; resize?: ResizeDeps }) {
+  /** runtimeHandler: the handler of a RuntimeClass (its error fails the sandbox, as upstream's lookup). */
+  constructor(d: {
+    cri: RuntimeClient; view: RuntimeView; images: ImagePuller; events: Recorder; node: NodeContext; log: Logger; env?: EnvSource; volumes?: VolumeManager; resize?: ResizeDeps;
+    runtimeHandler?: (runtimeClassName: string) => Promise<string>; observe?: SyncObserver;
+  }) {
     this.#cri = d.cri; this.#view = d.view; this.#images = d.images; this.#events = d.events; this.#node = d.node; this.#log = d.log;
+    this.#runtimeHandler = d.runtimeHandler ?? (async (name) => { throw new Error(`RuntimeClass "${name}" cannot be looked up here`); });
+    this.#observe = d.observe ?? {};
     this.#env = d.env ?? noEnvSource;
     this.#volumes = d.volumes;
     this.#resizer = new PodResizer({ cri: d.cri, view: d.view, events: d.events, log: d.log, ...d.resize });
@@ -141,10 +161,17 @@ export class PodSyncer {
       } catch (e) {
         this.#log.warn('Cannot set up the pod cgroup; its containers keep their own limits', { ...ref, err: e });
       }
+      let runtimeHandler = '';
+      let started: number | undefined;
       try {
-        sandboxId = (await this.#cri.runPodSandbox({ config: sbConfig })).podSandboxId;
-        this.#log.info('Created pod sandbox', { ...ref, sandboxID: sandboxId, attempt: actions.sandboxAttempt });
+        // A pod asking for a RuntimeClass runs with its handler or not at all: never silently with the default one.
+        if (pod.spec?.runtimeClassName) runtimeHandler = await this.#runtimeHandler(pod.spec.runtimeClassName);
+        started = performance.now();
+        sandboxId = (await this.#cri.runPodSandbox({ config: sbConfig, runtimeHandler })).podSandboxId;
+        this.#observe.sandbox?.(runtimeHandler, (performance.now() - started) / 1000);
+        this.#log.info('Created pod sandbox', { ...ref, sandboxID: sandboxId, attempt: actions.sandboxAttempt, runtimeHandler });
       } catch (e) {
+        this.#observe.sandbox?.(runtimeHandler, started === undefined ? undefined : (performance.now() - started) / 1000, e);
         const msg = `Failed to create pod sandbox: ${(e as Error).message}`;
         this.#events.event(podRef(pod), 'Warning', 'FailedCreatePodSandBox', msg);
         this.#log.error('Failed to create pod sandbox', { ...ref, err: e });
@@ -174,12 +201,16 @@ export class PodSyncer {
     const fieldPath = containerFieldPath(pod, name);
     const prev = latest(status, name);
     const key = `${uid}/${name}`;
-    if (prev?.phase === 'exited') {
-      const wait = this.#crashBackoffRemaining(key, prev.startedAtNs, prev.finishedAtNs);
+    // As upstream's doBackOff: the newest exited instance decides, also when the latest one ran
+    // until this sync killed it (a failed liveness probe), so that repeated kills back off too.
+    const exited = status.containers.find((x) => x.name === name && x.phase === 'exited');
+    if (exited) {
+      const wait = this.#crashBackoffRemaining(key, exited.startedAtNs, exited.finishedAtNs);
       if (wait > 0) {
-        const message = `back-off ${Math.round(this.#crashBackoff.get(key)! / 1000)}s restarting failed container=${name} pod=${pod.metadata!.name}_${pod.metadata!.namespace}(${uid})`;
+        const podDesc = `${pod.metadata!.name}_${pod.metadata!.namespace}(${uid})`;
+        const message = `back-off ${Math.round(this.#crashBackoff.get(key)! / 1000)}s restarting failed container=${name} pod=${podDesc}`;
         waiting.set(name, { reason: 'CrashLoopBackOff', message });
-        this.#events.event(podRef(pod, fieldPath), 'Warning', 'BackOff', 'Back-off restarting failed container');
+        this.#events.event(podRef(pod, fieldPath), 'Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${podDesc}`);
         return wait;
       }
     }
@@ -217,6 +248,9 @@ export class PodSyncer {
       return 10_000;
     }
     let containerId: string | undefined;
+    const type: ContainerType = pod.spec?.ephemeralContainers?.some((e) => e.name === name) ? 'ephemeral_container'
+      : pod.spec?.initContainers?.some((i) => i.name === name) ? 'init_container' : 'container';
+    this.#observe.container?.(type);
     try {
       const config = containerConfig(pod, c, attempt, { ...resolved, mounts, imageUser: pulled.user, seccomp: this.#node, memoryCapacityBytes: this.#node.memoryCapacity?.() });
       ({ containerId } = await this.#cri.createContainer({ podSandboxId: sandboxId, config, sandboxConfig: sbConfig }));
@@ -227,6 +261,7 @@ export class PodSyncer {
       this.#log.info('Started container', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, container: name, containerID: containerId, attempt });
       this.#linkLog(pod, name, containerId, `${sbConfig.logDirectory}/${config.logPath}`);
     } catch (e) {
+      this.#observe.container?.(type, e);
       const message = (e as Error).message;
       waiting.set(name, { reason: containerId ? 'RunContainerError' : 'CreateContainerError', message });
       this.#events.event(podRef(pod, fieldPath), 'Warning', 'Failed', `Error: ${message}`);

@@ -14,6 +14,7 @@ import { containerLogsHandler, type ContainerLog } from './container-logs.ts';
 import { healthzReport, kubeletChecks, singleCheck } from './healthz.ts';
 import { onlyCpuAndMemory } from './summary-query.ts';
 import { systemLogsHandler } from './system-logs.ts';
+import { requestLabels, type RequestLabels } from './request-metrics.ts';
 
 export interface ServerDeps {
   nodeName: string;
@@ -37,6 +38,8 @@ export interface ServerDeps {
   authenticate: Authenticator;
   authorize: Authorizer;
   log: Logger;
+  /** A request began (labels as upstream's kubelet_http_* metrics); call the result when it ends. */
+  observeRequest?: (labels: RequestLabels) => () => void;
 }
 
 // Pod objects are replaced, never changed, on update: each is serialized once, and the whole
@@ -57,6 +60,9 @@ export function kubeletServer(deps: ServerDeps): Express {
   app.disable('etag');
   // Authorization maps paths case-sensitively, so routing must too.
   app.enable('case sensitive routing');
+  // Every request counts, those refused by authentication or authorization too (as upstream's filter).
+  const observe = deps.observeRequest;
+  if (observe) app.use((req, res, next) => { res.once('close', observe(requestLabels(req.method, req.url))); next(); });
   app.use(authFilter(accessCheck(deps.nodeName, deps.authenticate, deps.authorize, deps.log)));
 
   const send = (res: express.Response, r: { status: number; body: string }) => void res.status(r.status).type('text/plain').send(r.body);

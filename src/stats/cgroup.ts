@@ -1,8 +1,8 @@
-// CPU and memory of one cgroup, read from its files the way cadvisor reads them, for
-// cgroup v1 (this host: one hierarchy per controller) and v2 (one unified hierarchy).
-// The parsing is pure over a `read` function; cgroupReader does the file I/O.
+// CPU, memory, swap and pressure of one cgroup, read from its files the way cadvisor reads
+// them, for cgroup v1 (this host: one hierarchy per controller) and v2 (one unified
+// hierarchy). The parsing is pure over a `read` function; cgroupReader does the file I/O.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import type { CgroupSample, CpuSample, MemorySample } from './sample.ts';
+import type { CgroupSample, CpuSample, MemorySample, Psi, PsiData } from './sample.ts';
 
 /** Reads one file of a cgroup; undefined when it does not exist. v2 ignores the controller. */
 export type CgroupFileReader = (controller: string, file: string) => string | undefined;
@@ -24,6 +24,44 @@ const num = (text: string | undefined): number | undefined => {
   const t = text?.trim();
   return t && /^-?\d+$/.test(t) ? Number(t) : undefined;
 };
+
+const PSI_FIELDS = ['total', 'avg10', 'avg60', 'avg300'] as const;
+
+/**
+ * Pure: a pressure file (cpu.pressure, memory.pressure, io.pressure), lines like
+ * "some avg10=0.12 avg60=0 avg300=0 total=1234"; undefined when there is no file.
+ * A missing line or field stays 0, as runc leaves it (cpu.pressure has no "full"
+ * line before Linux 5.13).
+ */
+export function parsePsi(text: string | undefined): Psi | undefined {
+  if (text === undefined) return undefined;
+  const zero = (): PsiData => ({ total: 0, avg10: 0, avg60: 0, avg300: 0 });
+  const out: Psi = { some: zero(), full: zero() };
+  let seen = false;
+  for (const line of text.split('\n')) {
+    const [kind, ...fields] = line.trim().split(/\s+/);
+    if (kind !== 'some' && kind !== 'full') continue;
+    seen = true;
+    for (const field of fields) {
+      const [key, value] = field.split('=');
+      const n = Number(value);
+      const k = PSI_FIELDS.find((f) => f === key);
+      if (k && value !== undefined && value !== '' && Number.isFinite(n)) out[kind][k] = n;
+    }
+  }
+  return seen ? out : undefined;
+}
+
+/**
+ * Pure: cadvisor's swap limit from its file: "max" (v2) or a page-rounded 2^63 (v1) is
+ * unlimited (undefined); no file is 0 (cadvisor's readUInt64 reads an absent file as 0:
+ * without swap accounting there is no swap to use).
+ */
+export function parseSwapLimit(text: string | undefined): number | undefined {
+  if (text?.trim() === 'max') return undefined;
+  const n = num(text) ?? 0;
+  return n < UNLIMITED ? n : undefined;
+}
 
 // cpuacct.stat counts USER_HZ ticks (100 per second on Linux).
 const TICK_NS = 10_000_000;
@@ -50,6 +88,8 @@ export function cgroupV1Sample(read: CgroupFileReader): CgroupSample {
     const s = parseKeyed(read('memory', 'memory.stat'));
     const limit = num(read('memory', 'memory.limit_in_bytes'));
     // The total_* figures cover the subtree (pods hold their containers' tasks).
+    // total_swap is cadvisor's v1 swap figure: the same as memsw.usage_in_bytes minus
+    // usage_in_bytes, and present only with swap accounting (else 0), without two more reads.
     out.memory = {
       usageBytes: memUsage,
       workingSetBytes: Math.max(0, memUsage - (s.total_inactive_file ?? s.inactive_file ?? 0)),
@@ -64,8 +104,11 @@ export function cgroupV1Sample(read: CgroupFileReader): CgroupSample {
       maxUsageBytes: num(read('memory', 'memory.max_usage_in_bytes')),
       failcnt: num(read('memory', 'memory.failcnt')),
       limitBytes: limit !== undefined && limit < UNLIMITED ? limit : undefined,
+      swapLimitBytes: parseSwapLimit(read('memory', 'memory.memsw.limit_in_bytes')),
     };
   }
+  // No psi: v1 has no per-cgroup pressure files (and /proc/pressure is the whole host's,
+  // which cadvisor does not use for the root either). The Summary reports zeros, as upstream.
   return out;
 }
 
@@ -105,8 +148,12 @@ export function cgroupV2Sample(read: CgroupFileReader): CgroupSample {
       maxUsageBytes: num(f('memory.peak')),
       failcnt: parseKeyed(f('memory.events')).max,
       limitBytes: limit !== undefined && limit < UNLIMITED ? limit : undefined,
+      swapLimitBytes: parseSwapLimit(f('memory.swap.max')),
     };
   }
+  // Every v2 cgroup has cpu.stat, so without it the cgroup is gone: no pressure files to try.
+  // The root has them too (the host's figures), and its memory comes from /proc/meminfo.
+  if (out.cpu) out.psi = { cpu: parsePsi(f('cpu.pressure')), memory: parsePsi(f('memory.pressure')), io: parsePsi(f('io.pressure')) };
   return out;
 }
 

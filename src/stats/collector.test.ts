@@ -5,6 +5,7 @@ import { collectSample } from './collector.ts';
 import type { HostStats } from './host.ts';
 import type { ContainerInfo, RuntimeStatsSource, SandboxInfo } from './runtime-source.ts';
 import { mem } from './fixtures.test.ts';
+import type { VolumeDir, VolumeStatsSource } from './volumes.ts';
 
 const sandboxes: SandboxInfo[] = [
   { id: 's1', uid: 'u1', name: 'web', namespace: 'ns', ready: true, createdAtMs: 1000 },
@@ -41,7 +42,7 @@ function host(paths: string[]): HostStats {
     fs: (p) => ({ capacityBytes: p.length, availableBytes: 1, usedBytes: 1, inodes: 1, inodesFree: 1 }),
     dirUsage: (p) => (p === '/logs/ns_web_u1/app' ? { usedBytes: 4096, inodesUsed: 2 } : undefined),
     bootTimeMs: () => 1,
-    machine: () => ({ cpuCores: 2, memoryBytes: 100 }),
+    machine: () => ({ cpuCores: 2, memoryBytes: 100, swapBytes: 0 }),
     rlimit: () => ({ maxPid: 10, curProc: 5 }),
     meminfo: () => 'MemTotal: 1 kB\n',
   };
@@ -77,4 +78,50 @@ test('collectSample: a root cgroup without memory files (v2) falls back to /proc
   h.cgroups.sample = () => ({});
   const s = await collectSample(runtime(), h, opts);
   assert.equal(s.root.memory?.usageBytes, 1024);
+});
+
+// Volumes of u1: a disk emptyDir and a configMap on the kubelet's filesystem (dev 1), two tmpfs (dev 7, 8).
+function volumes(): VolumeStatsSource & { asked: string[]; kept?: Set<string> } {
+  const base = '/var/lib/kubelet/pods/u1/volumes';
+  const dirs: VolumeDir[] = [
+    { name: 'config', plugin: 'kubernetes.io~configmap', path: `${base}/kubernetes.io~configmap/config`, dev: 1, ownFs: false },
+    { name: 'scratch', plugin: 'kubernetes.io~empty-dir', path: `${base}/kubernetes.io~empty-dir/scratch`, dev: 1, ownFs: false },
+    { name: 'tmp', plugin: 'kubernetes.io~empty-dir', path: `${base}/kubernetes.io~empty-dir/tmp`, dev: 7, ownFs: true },
+    { name: 'token', plugin: 'kubernetes.io~projected', path: `${base}/kubernetes.io~projected/token`, dev: 8, ownFs: true },
+  ];
+  const src = {
+    asked: [] as string[], kept: undefined as Set<string> | undefined,
+    list: (uid: string) => (uid === 'u1' ? dirs : []),
+    usage(path: string) { src.asked.push(path); return path.endsWith('/tmp') ? undefined : { usedBytes: path.length, inodesUsed: 2, timeMs: 1000 }; },
+    retain(paths: Set<string>) { src.kept = paths; },
+  };
+  return src;
+}
+
+test('collectSample: the pod\'s volumes with their last walk, statfs once a filesystem, etc-hosts', async () => {
+  const h = host(['/', '/kubepods/burstable/podu1']);
+  const statfs: string[] = [];
+  const fs = h.fs;
+  h.fs = (p) => { statfs.push(p); return fs(p); };
+  h.dirUsage = (p) => (p === '/var/lib/kubelet/pods/u1/etc-hosts' ? { usedBytes: 4096, inodesUsed: 1 } : undefined);
+  const v = volumes();
+  const s = await collectSample(runtime(), h, { ...opts, volumes: v });
+  const base = '/var/lib/kubelet/pods/u1/volumes';
+  assert.deepEqual(s.pods[0]!.volumes!.map((x) => [x.name, x.plugin, x.ownFs, x.usage?.usedBytes, x.fs?.capacityBytes]), [
+    ['config', 'kubernetes.io~configmap', false, `${base}/kubernetes.io~configmap/config`.length, `${base}/kubernetes.io~configmap/config`.length],
+    // Same filesystem as config: its statfs, not another.
+    ['scratch', 'kubernetes.io~empty-dir', false, `${base}/kubernetes.io~empty-dir/scratch`.length, `${base}/kubernetes.io~configmap/config`.length],
+    ['tmp', 'kubernetes.io~empty-dir', true, undefined, `${base}/kubernetes.io~empty-dir/tmp`.length],
+    ['token', 'kubernetes.io~projected', true, `${base}/kubernetes.io~projected/token`.length, `${base}/kubernetes.io~projected/token`.length],
+  ]);
+  assert.deepEqual(statfs.filter((p) => p.startsWith(base)), [`${base}/kubernetes.io~configmap/config`, `${base}/kubernetes.io~empty-dir/tmp`, `${base}/kubernetes.io~projected/token`]);
+  assert.deepEqual(s.pods[0]!.etcHosts, { usedBytes: 4096, inodesUsed: 1 });
+  assert.equal(v.asked.length, 4);
+  assert.deepEqual([...v.kept!].sort(), v.list('u1').map((d) => d.path).sort(), 'the walks of the listed volumes are kept');
+});
+
+test('collectSample: a runtime that does not answer keeps the volumes\' walks', async () => {
+  const v = volumes();
+  await collectSample(runtime('connection refused'), host(['/']), { ...opts, volumes: v });
+  assert.equal(v.kept, undefined);
 });

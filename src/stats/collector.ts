@@ -2,12 +2,15 @@
 // the cgroup and /proc files in one pass stamped with one time, which the rates computed
 // between samples rely on. The reads are small and synchronous (~0.8 ms a pod), so the
 // pass yields to the event loop after each pod rather than stall requests for tens of ms.
+// Volumes: their directories are listed and statfs'd (once a filesystem) each sample, but
+// their contents are walked in the background (volumes.ts): a sample takes the last walk.
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { memoryFromMeminfo, podCgroupCandidates } from './cgroup.ts';
 import type { HostStats } from './host.ts';
 import { liveContainers, liveSandboxes } from './live.ts';
 import type { RuntimeStatsSource } from './runtime-source.ts';
-import type { RawContainer, RawPod, RawSample, SystemContainer } from './sample.ts';
+import type { FsUsage, RawContainer, RawPod, RawSample, RawVolume, SystemContainer } from './sample.ts';
+import type { VolumeStatsSource } from './volumes.ts';
 
 export interface CollectorOptions {
   /** The kubelet's root directory: its filesystem is the node's "fs". */
@@ -15,7 +18,18 @@ export interface CollectorOptions {
   podLogsDir: string;
   /** When the kubelet started, the start time of its system container. */
   kubeletStartMs: number;
+  /** The pods' volumes; without it pods have no volume stats. One for the kubelet's life: it caches the walks. */
+  volumes?: VolumeStatsSource;
   now?: () => number;
+}
+
+/** The pod's volumes: the last walk of each, and a statfs of each filesystem once a sample (`fsByDev`). */
+function podVolumes(src: VolumeStatsSource, host: HostStats, uid: string, fsByDev: Map<number, FsUsage | undefined>, keep: Set<string>): RawVolume[] {
+  return src.list(uid).map((v) => {
+    keep.add(v.path);
+    if (!fsByDev.has(v.dev)) fsByDev.set(v.dev, host.fs(v.path));
+    return { name: v.name, plugin: v.plugin, ownFs: v.ownFs, usage: src.usage(v.path), fs: fsByDev.get(v.dev) };
+  });
 }
 
 export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: CollectorOptions): Promise<RawSample> {
@@ -45,6 +59,8 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
   if (!failed && sandboxes.status === 'fulfilled' && containers.status === 'fulfilled' && criStats.status === 'fulfilled') {
     const bySandbox = new Map(liveSandboxes(sandboxes.value).map((s) => [s.id, s]));
     const podOf = new Map<string, RawPod>();
+    const fsByDev = new Map<number, FsUsage | undefined>();
+    const volumePaths = new Set<string>();
     for (const c of liveContainers(containers.value)) {
       const sb = bySandbox.get(c.sandboxId);
       if (!sb) continue;
@@ -59,6 +75,8 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
           sandboxCgroup: sandboxPath && cgroups.exists(sandboxPath) ? cgroups.sample(sandboxPath) : undefined,
           processCount: cgroupPath ? cgroups.processCount(cgroupPath) : undefined,
           network: pausePid ? host.netDev(pausePid) : undefined,
+          volumes: o.volumes && podVolumes(o.volumes, host, sb.uid, fsByDev, volumePaths),
+          etcHosts: host.dirUsage(`${o.rootDir}/pods/${sb.uid}/etc-hosts`),
         };
         podOf.set(sb.id, pod);
         pods.push(pod);
@@ -72,6 +90,8 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
         logs: host.dirUsage(`${o.podLogsDir}/${sb.namespace}_${sb.name}_${sb.uid}/${c.name}`),
       });
     }
+    // Only when the runtime answered: otherwise every pod would seem gone and its walks lost.
+    o.volumes?.retain(volumePaths);
   }
 
   return {

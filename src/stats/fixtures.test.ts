@@ -16,7 +16,7 @@ export function sample(at: number, cpu: { node: number; pods: number; pod: numbe
   return {
     timeMs: at,
     bootTimeMs: Date.parse('2026-11-22T08:00:00Z'),
-    machine: { cpuCores: 2, memoryBytes: 10_000 },
+    machine: { cpuCores: 2, memoryBytes: 10_000, swapBytes: 2000 },
     root: cg(cpu.node, mem(5000, 4000)),
     network: [
       { name: 'ens3', rxBytes: 1, rxPackets: 1, rxErrors: 0, rxDropped: 0, txBytes: 2, txPackets: 2, txErrors: 0, txDropped: 0 },

@@ -14,7 +14,7 @@ export interface HostStats {
   /** Bytes (allocated blocks, as du counts) and inodes under a directory, itself included. */
   dirUsage(path: string): { usedBytes: number; inodesUsed: number } | undefined;
   bootTimeMs(): number;
-  machine(): { cpuCores: number; memoryBytes: number };
+  machine(): { cpuCores: number; memoryBytes: number; swapBytes: number };
   rlimit(): { maxPid?: number; curProc?: number };
   meminfo(): string;
 }
@@ -26,10 +26,11 @@ export function hostStats(cgroupRoot = '/sys/fs/cgroup'): HostStats {
   const uptime = parseUptimeSeconds(read('/proc/uptime') ?? '') ?? 0;
   // Boot time does not move; reading it once keeps it from jittering with uptime's rounding.
   const bootTimeMs = Math.round((Date.now() - uptime * 1000) / 1000) * 1000;
-  const machine = {
-    cpuCores: cpus().length,
-    memoryBytes: Number(/^MemTotal:\s+(\d+) kB/m.exec(read('/proc/meminfo') ?? '')?.[1] ?? 0) * 1024,
-  };
+  const meminfo = read('/proc/meminfo') ?? '';
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(meminfo)?.[1] ?? 0) * 1024;
+  // Read once, like the memory size: the node's swap limit (cadvisor's SwapTotal) then lags
+  // a swapon/swapoff until the kubelet restarts, which turning swap on for pods needs anyway.
+  const machine = { cpuCores: cpus().length, memoryBytes: kb('MemTotal'), swapBytes: kb('SwapTotal') };
   const usage = (path: string): { usedBytes: number; inodesUsed: number } => {
     const st = lstatSync(path);
     let used = st.blocks * 512, inodes = 1;

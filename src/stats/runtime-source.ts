@@ -1,10 +1,11 @@
 // What the stats read from the container runtime, behind a narrow interface: sandboxes,
 // containers, per-container CRI stats and the image filesystem. criStatsSource adapts
 // the CRI clients; tests pass plain data.
+import type { PsiStats__Output } from '../cri/generated/runtime/v1/PsiStats.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { labels } from '../runtime/types.ts';
-import type { CriContainerStats } from './sample.ts';
+import type { CriContainerStats, Psi, PsiData } from './sample.ts';
 
 export interface SandboxInfo {
   id: string;
@@ -40,6 +41,14 @@ export interface RuntimeStatsSource {
 const nsToMs = (ns: string | undefined) => (ns && ns !== '0' ? Number(BigInt(ns) / 1_000_000n) : 0);
 const u64 = (v: { value: string } | null | undefined) => (v ? Number(v.value) : undefined);
 
+/** Pure: the CRI's PSI, as the kubelet's makePSIStats takes it (a missing line is zeros). */
+export function criPsi(p: PsiStats__Output | null | undefined): Psi | undefined {
+  if (!p) return undefined;
+  const line = (d: PsiStats__Output['Full']): PsiData =>
+    ({ total: Number(d?.Total ?? 0), avg10: Number(d?.Avg10 ?? 0), avg60: Number(d?.Avg60 ?? 0), avg300: Number(d?.Avg300 ?? 0) });
+  return { some: line(p.Some), full: line(p.Full) };
+}
+
 export function criStatsSource(
   cri: Pick<RuntimeClient, 'listPodSandbox' | 'listContainers' | 'listContainerStats'>,
   images: Pick<ImageClient, 'imageFsInfo'>,
@@ -71,6 +80,9 @@ export function criStatsSource(
           cpuNs: u64(s.cpu?.usageCoreNanoSeconds),
           workingSetBytes: u64(s.memory?.workingSetBytes), usageBytes: u64(s.memory?.usageBytes), rssBytes: u64(s.memory?.rssBytes),
           pageFaults: u64(s.memory?.pageFaults), majorPageFaults: u64(s.memory?.majorPageFaults),
+          availableBytes: u64(s.memory?.availableBytes), cpuPsi: criPsi(s.cpu?.psi), memoryPsi: criPsi(s.memory?.psi),
+          io: s.io ? { timeMs: nsToMs(s.io.timestamp), psi: criPsi(s.io.psi) } : undefined,
+          swap: s.swap ? { timeMs: nsToMs(s.swap.timestamp), usageBytes: u64(s.swap.swapUsageBytes), availableBytes: u64(s.swap.swapAvailableBytes) } : undefined,
           writableLayer: w ? { timeMs: nsToMs(w.timestamp), usedBytes: u64(w.usedBytes), inodesUsed: u64(w.inodesUsed), mountpoint: w.fsId?.mountpoint } : undefined,
         });
       }

@@ -31,11 +31,35 @@ export interface MemorySample {
   failcnt?: number;
   /** undefined: unlimited. */
   limitBytes?: number;
+  /**
+   * cadvisor's swap limit: memory.swap.max on v2, memory.memsw.limit_in_bytes (memory and
+   * swap together) on v1; 0 without swap accounting (no file); undefined: unlimited.
+   */
+  swapLimitBytes?: number;
+}
+
+/** One line of a pressure file: the share of time stalled (avg*, percent) and its total (µs). */
+export interface PsiData {
+  total: number;
+  avg10: number;
+  avg60: number;
+  avg300: number;
+}
+
+/** "some": at least one task stalled; "full": all non-idle tasks stalled at once. */
+export interface Psi {
+  some: PsiData;
+  full: PsiData;
 }
 
 export interface CgroupSample {
   cpu?: CpuSample;
   memory?: MemorySample;
+  /**
+   * Pressure stall information of cgroup v2's cpu/memory/io.pressure. Undefined on v1
+   * (no per-cgroup pressure files) and for a file the kernel does not offer (PSI off).
+   */
+  psi?: { cpu?: Psi; memory?: Psi; io?: Psi };
 }
 
 export interface NetInterface {
@@ -62,6 +86,12 @@ export interface CriContainerStats {
   rssBytes?: number;
   pageFaults?: number;
   majorPageFaults?: number;
+  /** The runtime's limit minus working set; containerd says 0 for a container without a limit. */
+  availableBytes?: number;
+  cpuPsi?: Psi;
+  memoryPsi?: Psi;
+  io?: { timeMs: number; psi?: Psi };
+  swap?: { timeMs: number; usageBytes?: number; availableBytes?: number };
   writableLayer?: { timeMs: number; usedBytes?: number; inodesUsed?: number; mountpoint?: string };
 }
 
@@ -79,6 +109,28 @@ export interface RawContainer {
   logs?: { usedBytes: number; inodesUsed: number };
 }
 
+/** Bytes (allocated blocks, as du counts them) and inodes under a path, itself included. */
+export interface DirUsage {
+  usedBytes: number;
+  inodesUsed: number;
+}
+
+/** One of the pod's volume directories, ROOT/pods/UID/volumes/PLUGIN/NAME. */
+export interface RawVolume {
+  /** The pod's name for the volume (its directory's name, as upstream lays them out). */
+  name: string;
+  /** Upstream's plugin directory name: kubernetes.io~empty-dir, kubernetes.io~configmap, ... */
+  plugin: string;
+  /** A filesystem of its own, mounted on the directory: a tmpfs (emptyDir medium Memory, secret, projected, downwardAPI). */
+  ownFs: boolean;
+  /** The last walk of the directory (du), when it began; walks are cached, so older than the sample. Undefined before the first one ends. */
+  usage?: DirUsage & { timeMs: number };
+  /** statfs of the volume's filesystem, this sample. */
+  fs?: FsUsage;
+  /** The claim, for a volume backed by a PersistentVolumeClaim (none yet: kubelet-ts sets up no PVCs). */
+  pvc?: { name: string; namespace: string };
+}
+
 export interface RawPod {
   uid: string;
   name: string;
@@ -92,6 +144,10 @@ export interface RawPod {
   processCount?: number;
   /** The interfaces of the pod's network namespace. */
   network?: NetInterface[];
+  /** The pod's volume directories, by name. */
+  volumes?: RawVolume[];
+  /** The pod's managed hosts file (ROOT/pods/UID/etc-hosts), which upstream counts in its ephemeral storage. */
+  etcHosts?: DirUsage;
 }
 
 export interface SystemContainer {
@@ -105,7 +161,8 @@ export interface SystemContainer {
 export interface RawSample {
   timeMs: number;
   bootTimeMs: number;
-  machine: { cpuCores: number; memoryBytes: number };
+  /** swapBytes: SwapTotal, the root cgroup's swap limit as cadvisor sets it. */
+  machine: { cpuCores: number; memoryBytes: number; swapBytes: number };
   root: CgroupSample;
   network: NetInterface[];
   system: SystemContainer[];

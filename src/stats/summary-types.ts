@@ -16,10 +16,12 @@ export interface NodeStats {
   startTime: Time;
   cpu?: CPUStats;
   memory?: MemoryStats;
+  io?: IOStats;
   network?: NetworkStats;
   fs?: FsStats;
   runtime?: { imageFs?: FsStats; containerFs?: FsStats };
   rlimit?: RlimitStats;
+  swap?: SwapStats;
 }
 
 export interface RlimitStats {
@@ -36,10 +38,12 @@ export interface PodStats {
   containers: ContainerStats[];
   cpu?: CPUStats;
   memory?: MemoryStats;
+  io?: IOStats;
   network?: NetworkStats;
   volume?: VolumeStats[];
   'ephemeral-storage'?: FsStats;
   process_stats?: { process_count?: number };
+  swap?: SwapStats;
 }
 
 export interface ContainerStats {
@@ -47,14 +51,17 @@ export interface ContainerStats {
   startTime: Time;
   cpu?: CPUStats;
   memory?: MemoryStats;
+  io?: IOStats;
   rootfs?: FsStats;
   logs?: FsStats;
+  swap?: SwapStats;
 }
 
 export interface CPUStats {
   time: Time;
   usageNanoCores?: number;
   usageCoreNanoSeconds?: number;
+  psi?: PSIStats;
 }
 
 export interface MemoryStats {
@@ -65,6 +72,32 @@ export interface MemoryStats {
   rssBytes?: number;
   pageFaults?: number;
   majorPageFaults?: number;
+  psi?: PSIStats;
+}
+
+/** Only pressure so far (KubeletPSI). */
+export interface IOStats {
+  time: Time;
+  psi?: PSIStats;
+}
+
+/** Pressure stall information: total in microseconds, avg* in percent of the window. */
+export interface PSIStats {
+  full: PSIData;
+  some: PSIData;
+}
+
+export interface PSIData {
+  total: number;
+  avg10: number;
+  avg60: number;
+  avg300: number;
+}
+
+export interface SwapStats {
+  time: Time;
+  swapAvailableBytes?: number;
+  swapUsageBytes?: number;
 }
 
 export interface InterfaceStats {

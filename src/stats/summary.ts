@@ -1,10 +1,13 @@
 // The Summary (/stats/summary) built from a sample and its predecessor, as upstream's
 // summary provider builds it from cadvisor and CRI: node figures from the root cgroup,
 // pod CPU and memory from the pod cgroup, containers from their cgroups (CRI stats when a
-// cgroup cannot be read), rootfs from the CRI writable layer, logs from the log directory.
+// cgroup cannot be read), rootfs from the CRI writable layer, logs from the log directory,
+// volumes from the last walk of their directories and a statfs of their filesystems.
+// Node, system containers and pods take cadvisor's shape (PSI always there, zeros where the
+// kernel has none); containers take the CRI's (PSI only where the runtime reports it).
 import { usageNanoCores, type CpuReading } from './rate.ts';
-import type { CgroupSample, CpuSample, FsUsage, MemorySample, NetInterface, RawContainer, RawPod, RawSample } from './sample.ts';
-import type { ContainerStats, CPUStats, FsStats, MemoryStats, NetworkStats, PodStats, Summary } from './summary-types.ts';
+import type { CgroupSample, CpuSample, FsUsage, MemorySample, NetInterface, Psi, RawContainer, RawPod, RawSample, RawVolume } from './sample.ts';
+import type { ContainerStats, CPUStats, FsStats, IOStats, MemoryStats, NetworkStats, PodStats, PSIStats, Summary, SwapStats, VolumeStats } from './summary-types.ts';
 
 // Upstream reports this interface's figures inline (network.DefaultInterfaceName).
 const DEFAULT_INTERFACE = 'eth0';
@@ -12,17 +15,54 @@ const DEFAULT_INTERFACE = 'eth0';
 /** Pure: metav1.Time's JSON form, RFC 3339 in whole seconds. */
 export const rfc3339 = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
-function cpuStats(timeMs: number, cpu: CpuSample, prev: CpuReading | undefined): CPUStats {
-  return { time: rfc3339(timeMs), usageNanoCores: usageNanoCores(prev, { usageNs: cpu.usageNs, timeMs }), usageCoreNanoSeconds: cpu.usageNs };
+/** The wire form of a PSI reading, in upstream's key order; undefined stays undefined. */
+function psiStats(p: Psi | undefined): PSIStats | undefined {
+  if (!p) return undefined;
+  const line = (d: Psi['full']) => ({ total: d.total, avg10: d.avg10, avg60: d.avg60, avg300: d.avg300 });
+  return { full: line(p.full), some: line(p.some) };
+}
+
+const ZERO_PSI: Psi = { full: { total: 0, avg10: 0, avg60: 0, avg300: 0 }, some: { total: 0, avg10: 0, avg60: 0, avg300: 0 } };
+
+/**
+ * PSI of a cgroup as cadvisor reports it: its PSI fields are values, never nil, so where the
+ * kernel has no pressure file (cgroup v1, or PSI off) upstream still sends psi, all zeros.
+ */
+const cadvisorPsi = (p: Psi | undefined): PSIStats => psiStats(p ?? ZERO_PSI)!;
+
+function cpuStats(timeMs: number, cpu: CpuSample, prev: CpuReading | undefined, psi?: PSIStats): CPUStats {
+  return { time: rfc3339(timeMs), usageNanoCores: usageNanoCores(prev, { usageNs: cpu.usageNs, timeMs }), usageCoreNanoSeconds: cpu.usageNs, psi };
 }
 
 /** availableBytes is the limit minus the working set, and only where there is a limit. */
-function memoryStats(timeMs: number, m: MemorySample, limitBytes = m.limitBytes): MemoryStats {
+function memoryStats(timeMs: number, m: MemorySample, limitBytes = m.limitBytes, psi?: PSIStats): MemoryStats {
   return {
     time: rfc3339(timeMs),
     availableBytes: limitBytes !== undefined ? Math.max(0, limitBytes - m.workingSetBytes) : undefined,
     usageBytes: m.usageBytes, workingSetBytes: m.workingSetBytes, rssBytes: m.rssBytes,
     pageFaults: m.pageFaults, majorPageFaults: m.majorPageFaults,
+    psi,
+  };
+}
+
+/**
+ * cadvisor's io for a cgroup it read (only pressure so far). It needs the blkio (v1) or io
+ * (v2) controller, which every cgroup the kubelet and the runtime make has.
+ */
+function ioStats(timeMs: number, cg: CgroupSample): IOStats | undefined {
+  return cg.cpu || cg.memory ? { time: rfc3339(timeMs), psi: cadvisorPsi(cg.psi?.io) } : undefined;
+}
+
+/**
+ * cadvisor's swap: usage, and the limit minus usage where there is a limit (v1's is memory
+ * and swap together, as cadvisor reads memory.memsw.limit_in_bytes; the node's is SwapTotal).
+ */
+function swapStats(timeMs: number, m: MemorySample | undefined, limitBytes = m?.swapLimitBytes): SwapStats | undefined {
+  if (!m) return undefined;
+  return {
+    time: rfc3339(timeMs),
+    swapAvailableBytes: limitBytes !== undefined ? Math.max(0, limitBytes - m.swapBytes) : undefined,
+    swapUsageBytes: m.swapBytes,
   };
 }
 
@@ -50,27 +90,94 @@ function containerCpu(c: RawContainer, sampleMs: number): CpuReading | undefined
   return undefined;
 }
 
+/**
+ * A container's memory, swap and io in the CRI's shape, which upstream reports for containers:
+ * containerd's availableBytes and swapAvailableBytes are 0 where there is no limit, and the
+ * kubelet fills in zero swap and a bare io when the runtime sends none.
+ */
+function containerMemory(c: RawContainer, s: RawSample): Pick<ContainerStats, 'memory' | 'io' | 'swap'> {
+  const t = rfc3339(s.timeMs);
+  const cg = c.cgroup, cri = c.cri;
+  if (cg?.memory) {
+    const m = cg.memory, swapLimit = m.swapLimitBytes;
+    return {
+      memory: { ...memoryStats(s.timeMs, m, m.limitBytes, psiStats(cg.psi?.memory)), availableBytes: m.limitBytes !== undefined ? Math.max(0, m.limitBytes - m.workingSetBytes) : 0 },
+      io: { time: t, psi: psiStats(cg.psi?.io) },
+      swap: { time: t, swapAvailableBytes: swapLimit !== undefined ? Math.max(0, swapLimit - m.swapBytes) : 0, swapUsageBytes: m.swapBytes },
+    };
+  }
+  return {
+    memory: cri?.workingSetBytes !== undefined
+      ? {
+        time: rfc3339(cri.timeMs), availableBytes: cri.availableBytes, usageBytes: cri.usageBytes, workingSetBytes: cri.workingSetBytes, rssBytes: cri.rssBytes,
+        pageFaults: cri.pageFaults, majorPageFaults: cri.majorPageFaults, psi: psiStats(cri.memoryPsi),
+      }
+      : { time: t, workingSetBytes: 0 },
+    io: cri?.io ? { time: rfc3339(cri.io.timeMs || s.timeMs), psi: psiStats(cri.io.psi) } : { time: t },
+    swap: cri?.swap
+      ? { time: rfc3339(cri.swap.timeMs || s.timeMs), swapAvailableBytes: cri.swap.availableBytes, swapUsageBytes: cri.swap.usageBytes }
+      : { time: t, swapAvailableBytes: 0, swapUsageBytes: 0 },
+  };
+}
+
 function containerStats(c: RawContainer, s: RawSample, prev: RawSample | undefined): ContainerStats {
   const cpu = containerCpu(c, s.timeMs);
   const p = prev?.containers.find((x) => x.id === c.id);
   const before = p && prev ? containerCpu(p, prev.timeMs) : undefined;
-  const cri = c.cri;
-  const memory: MemoryStats | undefined = c.cgroup?.memory
-    ? memoryStats(s.timeMs, c.cgroup.memory)
-    : cri?.workingSetBytes !== undefined
-      ? { time: rfc3339(cri.timeMs), usageBytes: cri.usageBytes, workingSetBytes: cri.workingSetBytes, rssBytes: cri.rssBytes, pageFaults: cri.pageFaults, majorPageFaults: cri.majorPageFaults }
-      : undefined;
-  const layer = cri?.writableLayer;
+  const cpuPsi = psiStats(c.cgroup?.cpu ? c.cgroup.psi?.cpu : c.cri?.cpuPsi);
+  const { memory, io, swap } = containerMemory(c, s);
+  const layer = c.cri?.writableLayer;
   const layerFs = layer && (!layer.mountpoint || layer.mountpoint === s.imageFs?.mountpoint) ? s.imageFs?.fs : undefined;
   return {
     name: c.name,
     startTime: rfc3339(c.createdAtMs),
     // Upstream reports zero rather than nothing when the runtime has no CPU figure.
-    cpu: cpu ? { time: rfc3339(cpu.timeMs), usageNanoCores: usageNanoCores(before, cpu), usageCoreNanoSeconds: cpu.usageNs } : { time: rfc3339(s.timeMs), usageNanoCores: 0, usageCoreNanoSeconds: 0 },
-    memory: memory ?? { time: rfc3339(s.timeMs), workingSetBytes: 0 },
+    cpu: cpu
+      ? { time: rfc3339(cpu.timeMs), usageNanoCores: usageNanoCores(before, cpu), usageCoreNanoSeconds: cpu.usageNs, psi: cpuPsi }
+      : { time: rfc3339(s.timeMs), usageNanoCores: 0, usageCoreNanoSeconds: 0 },
+    memory,
+    io,
     rootfs: layer ? fsStats(layer.timeMs || s.timeMs, layerFs, { usedBytes: layer.usedBytes, inodesUsed: layer.inodesUsed }) : undefined,
     logs: c.logs ? fsStats(s.timeMs, s.rootFs, c.logs) : undefined,
+    swap,
   };
+}
+
+/**
+ * Pure: upstream's IsLocalEphemeralVolume (gitRepo, configMap, emptyDir of the default
+ * medium), told from the directory: an emptyDir on a filesystem of its own is a tmpfs
+ * (medium Memory), which holds memory, not disk. Secret, downwardAPI and projected volumes
+ * are tmpfs too, and never count.
+ */
+export function isLocalEphemeral(v: Pick<RawVolume, 'plugin' | 'ownFs'>): boolean {
+  return v.plugin === 'kubernetes.io~configmap' || v.plugin === 'kubernetes.io~git-repo' || (v.plugin === 'kubernetes.io~empty-dir' && !v.ownFs);
+}
+
+/**
+ * Pure: a volume's stats as upstream's parsePodVolumeStats makes them from metricsDu (every
+ * plugin kubelet-ts sets up measures with du): used bytes and inodes from the walk, at its
+ * time, the rest from statfs of the volume's filesystem. Before its first walk, or without
+ * statfs, upstream has no metrics for it and leaves it out; so does this (undefined).
+ */
+export function volumeStats(v: RawVolume): VolumeStats | undefined {
+  if (!v.usage || !v.fs) return undefined;
+  return {
+    time: rfc3339(v.usage.timeMs),
+    availableBytes: v.fs.availableBytes, capacityBytes: v.fs.capacityBytes, usedBytes: v.usage.usedBytes,
+    inodesFree: v.fs.inodesFree, inodes: v.fs.inodes, inodesUsed: v.usage.inodesUsed,
+    name: v.name,
+    pvcRef: v.pvc && { name: v.pvc.name, namespace: v.pvc.namespace },
+  };
+}
+
+/** Pure: the pod's volume stats, the local ephemeral ones first, as upstream lists them; by name within each. */
+function podVolumeStats(volumes: RawVolume[] | undefined): { all: VolumeStats[]; ephemeral: VolumeStats[] } {
+  const ephemeral: VolumeStats[] = [], other: VolumeStats[] = [];
+  for (const v of [...volumes ?? []].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const st = volumeStats(v);
+    if (st) (isLocalEphemeral(v) ? ephemeral : other).push(st);
+  }
+  return { all: [...ephemeral, ...other], ephemeral };
 }
 
 const sum = (xs: (number | undefined)[]) => (xs.some((x) => x !== undefined) ? xs.reduce<number>((a, x) => a + (x ?? 0), 0) : undefined);
@@ -78,25 +185,47 @@ const sum = (xs: (number | undefined)[]) => (xs.some((x) => x !== undefined) ? x
 function podStats(pod: RawPod, containers: ContainerStats[], s: RawSample, prev: RawSample | undefined): PodStats {
   const before = prev?.pods.find((p) => p.uid === pod.uid)?.cgroup?.cpu;
   const cg: CgroupSample | undefined = pod.cgroup;
-  // Without the pod cgroup (not found), the containers' sum is the best estimate, as upstream falls back to.
+  // Without the pod cgroup (not found), the containers' sum is the best estimate, as upstream
+  // falls back to; pressure does not add up, so that estimate has none.
   const cpu: PodStats['cpu'] = cg?.cpu
-    ? cpuStats(s.timeMs, cg.cpu, before && prev ? { usageNs: before.usageNs, timeMs: prev.timeMs } : undefined)
+    ? cpuStats(s.timeMs, cg.cpu, before && prev ? { usageNs: before.usageNs, timeMs: prev.timeMs } : undefined, cadvisorPsi(cg.psi?.cpu))
     : { time: rfc3339(s.timeMs), usageNanoCores: sum(containers.map((c) => c.cpu?.usageNanoCores)), usageCoreNanoSeconds: sum(containers.map((c) => c.cpu?.usageCoreNanoSeconds)) };
   const memory: PodStats['memory'] = cg?.memory
-    ? memoryStats(s.timeMs, cg.memory)
-    : { time: rfc3339(s.timeMs), usageBytes: sum(containers.map((c) => c.memory?.usageBytes)), workingSetBytes: sum(containers.map((c) => c.memory?.workingSetBytes)), rssBytes: sum(containers.map((c) => c.memory?.rssBytes)) };
-  // Ephemeral storage: the containers' writable layers and logs (no emptyDir volumes yet).
-  const used = sum(containers.flatMap((c) => (c.rootfs ? [c.rootfs.usedBytes, c.logs?.usedBytes] : [])));
-  const inodes = sum(containers.flatMap((c) => (c.rootfs ? [c.rootfs.inodesUsed, c.logs?.inodesUsed] : [])));
+    ? memoryStats(s.timeMs, cg.memory, cg.memory.limitBytes, cadvisorPsi(cg.psi?.memory))
+    : {
+      time: rfc3339(s.timeMs), availableBytes: sum(containers.map((c) => c.memory?.availableBytes)), usageBytes: sum(containers.map((c) => c.memory?.usageBytes)),
+      workingSetBytes: sum(containers.map((c) => c.memory?.workingSetBytes)), rssBytes: sum(containers.map((c) => c.memory?.rssBytes)),
+    };
+  // The fallbacks as upstream's addIOStats and addSwapStats: the first container's io time, the last one's swap time.
+  const firstIo = containers.find((c) => c.io)?.io;
+  const io = cg && (cg.cpu || cg.memory) ? ioStats(s.timeMs, cg) : firstIo && { time: firstIo.time };
+  const swaps = containers.flatMap((c) => (c.swap ? [c.swap] : []));
+  const swap = cg?.memory
+    ? swapStats(s.timeMs, cg.memory)
+    : swaps.length ? { time: swaps.at(-1)!.time, swapAvailableBytes: sum(swaps.map((w) => w.swapAvailableBytes ?? 0)), swapUsageBytes: sum(swaps.map((w) => w.swapUsageBytes ?? 0)) } : undefined;
+  // Ephemeral storage, as upstream's calcEphemeralStorage: the containers' writable layers and
+  // logs (of those with a writable layer), the local ephemeral volumes and the etc-hosts file.
+  const volumes = podVolumeStats(pod.volumes);
+  const used = sum([
+    ...containers.flatMap((c) => (c.rootfs ? [c.rootfs.usedBytes, c.logs?.usedBytes] : [])),
+    ...volumes.ephemeral.map((v) => v.usedBytes), pod.etcHosts?.usedBytes,
+  ]);
+  const inodes = sum([
+    ...containers.flatMap((c) => (c.rootfs ? [c.rootfs.inodesUsed, c.logs?.inodesUsed] : [])),
+    ...volumes.ephemeral.map((v) => v.inodesUsed), pod.etcHosts?.inodesUsed,
+  ]);
   return {
     podRef: { name: pod.name, namespace: pod.namespace, uid: pod.uid },
     startTime: rfc3339(pod.createdAtMs),
     containers,
     cpu,
     memory,
+    io,
     network: networkStats(s.timeMs, pod.network),
+    volume: volumes.all.length ? volumes.all : undefined,
     'ephemeral-storage': s.rootFs ? fsStats(s.timeMs, s.rootFs, { usedBytes: used ?? 0, inodesUsed: inodes ?? 0 }) : undefined,
     process_stats: pod.processCount !== undefined ? { process_count: pod.processCount } : undefined,
+    swap,
   };
 }
 
@@ -105,12 +234,16 @@ const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1
 /** Pure: the Summary of `cur`, with CPU rates against `prev`. */
 export function buildSummary(nodeName: string, cur: RawSample, prev?: RawSample): Summary {
   const t = cur.timeMs;
+  const root = cur.root;
   const system: ContainerStats[] = cur.system.map((sc) => {
     const before = prev?.system.find((p) => p.name === sc.name)?.cgroup.cpu;
+    const cg = sc.cgroup;
     return {
       name: sc.name, startTime: rfc3339(sc.startTimeMs),
-      cpu: sc.cgroup.cpu && cpuStats(t, sc.cgroup.cpu, before && prev ? { usageNs: before.usageNs, timeMs: prev.timeMs } : undefined),
-      memory: sc.cgroup.memory && memoryStats(t, sc.cgroup.memory),
+      cpu: cg.cpu && cpuStats(t, cg.cpu, before && prev ? { usageNs: before.usageNs, timeMs: prev.timeMs } : undefined, cadvisorPsi(cg.psi?.cpu)),
+      memory: cg.memory && memoryStats(t, cg.memory, cg.memory.limitBytes, cadvisorPsi(cg.psi?.memory)),
+      io: ioStats(t, cg),
+      swap: swapStats(t, cg.memory),
     };
   }).sort(byName);
   const rootBefore = prev?.root.cpu && { usageNs: prev.root.cpu.usageNs, timeMs: prev.timeMs };
@@ -122,24 +255,31 @@ export function buildSummary(nodeName: string, cur: RawSample, prev?: RawSample)
       nodeName,
       systemContainers: system.length ? system : undefined,
       startTime: rfc3339(cur.bootTimeMs),
-      cpu: cur.root.cpu && cpuStats(t, cur.root.cpu, rootBefore),
+      cpu: root.cpu && cpuStats(t, root.cpu, rootBefore, cadvisorPsi(root.psi?.cpu)),
       // The root cgroup has no limit of its own: the machine's memory is its limit.
-      memory: cur.root.memory && memoryStats(t, cur.root.memory, cur.machine.memoryBytes),
+      memory: root.memory && memoryStats(t, root.memory, cur.machine.memoryBytes, cadvisorPsi(root.psi?.memory)),
+      // The root's own pressure files (v2); on v1 zeros, as upstream, though /proc/pressure has the host's.
+      io: ioStats(t, root),
       network: networkStats(t, cur.network),
       fs: cur.rootFs && fsStats(t, cur.rootFs),
       // One filesystem holds both images and writable layers unless the runtime says otherwise.
       runtime: imageFs && { imageFs, containerFs: imageFs },
       rlimit: { time: rfc3339(t), maxpid: cur.rlimit.maxPid, curproc: cur.rlimit.curProc },
+      // The root has no swap limit of its own either: cadvisor gives it SwapTotal.
+      swap: swapStats(t, root.memory, cur.machine.swapBytes),
     },
     pods,
   };
 }
 
-/** Pure: ?only_cpu_and_memory=true, what metrics-server asked for before /metrics/resource. */
+/**
+ * Pure: ?only_cpu_and_memory=true, what metrics-server asked for before /metrics/resource.
+ * Upstream's CPU-and-memory path keeps swap (and the psi inside cpu and memory) too.
+ */
 export function cpuAndMemoryOnly(s: Summary): Summary {
-  const c = (x: ContainerStats): ContainerStats => ({ name: x.name, startTime: x.startTime, cpu: x.cpu, memory: x.memory });
+  const c = (x: ContainerStats): ContainerStats => ({ name: x.name, startTime: x.startTime, cpu: x.cpu, memory: x.memory, swap: x.swap });
   return {
-    node: { nodeName: s.node.nodeName, systemContainers: s.node.systemContainers?.map(c), startTime: s.node.startTime, cpu: s.node.cpu, memory: s.node.memory },
-    pods: s.pods.map((p) => ({ podRef: p.podRef, startTime: p.startTime, containers: p.containers.map(c), cpu: p.cpu, memory: p.memory })),
+    node: { nodeName: s.node.nodeName, systemContainers: s.node.systemContainers?.map(c), startTime: s.node.startTime, cpu: s.node.cpu, memory: s.node.memory, swap: s.node.swap },
+    pods: s.pods.map((p) => ({ podRef: p.podRef, startTime: p.startTime, containers: p.containers.map(c), cpu: p.cpu, memory: p.memory, swap: p.swap })),
   };
 }

@@ -6,8 +6,19 @@ import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import { backoff, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 
-// sentTo: the object the status went to; a re-created mirror pod needs it again.
-interface Entry { pod: Pod; uid: string; want: string; sent?: string; sentTo?: string; busy: boolean; status: PodStatus }
+// sentTo: the object the status went to; a re-created mirror pod needs it again. changedAt: when
+// the status first differed from what was sent (performance.now()).
+// sentStatus: the status last patched, whose transient conditions a newer one may have to delete.
+interface Entry { pod: Pod; uid: string; want: string; sent?: string; sentTo?: string; sentStatus?: PodStatus; busy: boolean; status: PodStatus; changedAt?: number }
+
+/** What the status manager reports, for upstream's status sync and container termination metrics. */
+export interface StatusObserver {
+  /** A status reached the apiserver this long after it first changed (several changes may have gone into it). */
+  patched?(seconds: number): void;
+  /** A container's status went to terminated. */
+  terminated?(t: Termination): void;
+}
+export interface Termination { type: 'container' | 'init_container' | 'ephemeral_container'; exitCode: number; reason: string }
 
 /** The UID of the apiserver object that shows a pod's status: its own, or a static pod's mirror (undefined: not there yet). */
 export type StatusTarget = (pod: Pod) => string | undefined;
@@ -16,11 +27,11 @@ export class StatusManager {
   readonly #api: ApiClient;
   readonly #log: Logger;
   readonly #pods = new Map<string, Entry>();
-  readonly #onPatch?: () => void;
+  readonly #observe: StatusObserver;
   readonly #target: StatusTarget;
 
-  constructor(api: ApiClient, log: Logger, o: { onPatch?: () => void; target?: StatusTarget } = {}) {
-    this.#api = api; this.#log = log; this.#onPatch = o.onPatch; this.#target = o.target ?? ((p) => p.metadata!.uid);
+  constructor(api: ApiClient, log: Logger, o: { observe?: StatusObserver; target?: StatusTarget } = {}) {
+    this.#api = api; this.#log = log; this.#observe = o.observe ?? {}; this.#target = o.target ?? ((p) => p.metadata!.uid);
   }
 
   /** Records the status the pod should show; sends it unless it is what was sent last. */
@@ -28,6 +39,8 @@ export class StatusManager {
     const uid = pod.metadata!.uid!;
     const want = JSON.stringify(status);
     let e = this.#pods.get(uid);
+    // Before the first status of this kubelet's, the apiserver's says what had already terminated.
+    for (const t of newlyTerminated(e?.status ?? pod.status, status)) this.#observe.terminated?.(t);
     if (!e) {
       e = { pod, uid, want, busy: false, status };
       this.#pods.set(uid, e);
@@ -35,7 +48,9 @@ export class StatusManager {
     e.pod = pod;
     e.want = want;
     e.status = status;
-    if (this.#stale(e) && !e.busy) void this.#send(e);
+    if (!this.#stale(e)) return;
+    e.changedAt ??= performance.now();
+    if (!e.busy) void this.#send(e);
   }
 
   /** Resolves when the latest status of the pod has been sent (or the pod is gone). */
@@ -57,15 +72,18 @@ export class StatusManager {
     try {
       while (this.#pods.get(e.uid) === e && this.#stale(e)) {
         const want = e.want;
+        const status = e.status;
         const { namespace: ns, name } = e.pod.metadata!;
         const target = this.#target(e.pod);
         try {
           if (!target) throw new Error('its mirror pod does not exist yet');
           // Strategic merge, as upstream: conditions merge by type, so those others set stay.
-          await this.#api.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, { metadata: { uid: target }, status: withRemovals(e.status) }, 'strategic');
+          const patch = withRemovals(status, [e.pod.status, e.sentStatus]);
+          await this.#api.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, { metadata: { uid: target }, status: patch }, 'strategic');
           e.sent = want;
           e.sentTo = target;
-          this.#onPatch?.();
+          e.sentStatus = status;
+          if (!this.#stale(e) && e.changedAt !== undefined) { this.#observe.patched?.((performance.now() - e.changedAt) / 1000); e.changedAt = undefined; }
           this.#log.v(3, 'Patched pod status', { pod: `${ns}/${name}`, podUID: e.uid, phase: e.status.phase });
         } catch (err) {
           // Gone, or replaced by a pod with another UID: nothing to update (a static pod's mirror comes back).
@@ -85,10 +103,28 @@ export class StatusManager {
 // not name, so their absence is sent as a deletion.
 const TRANSIENT_CONDITIONS = ['PodResizePending', 'PodResizeInProgress'];
 
-/** Pure: the status as a strategic merge patch, with "$patch: delete" for transient conditions it does not carry. */
-export function withRemovals(status: PodStatus): PodStatus {
+/**
+ * Pure: the status as a strategic merge patch, with "$patch: delete" for the transient
+ * conditions it does not carry that an earlier status (the apiserver's, or the last sent) did.
+ */
+export function withRemovals(status: PodStatus, earlier: (PodStatus | undefined)[]): PodStatus {
   if (!status.conditions) return status;
-  const gone = TRANSIENT_CONDITIONS.filter((t) => !status.conditions!.some((c) => c.type === t));
+  const had = (t: string) => earlier.some((s) => s?.conditions?.some((c) => c.type === t));
+  const gone = TRANSIENT_CONDITIONS.filter((t) => had(t) && !status.conditions!.some((c) => c.type === t));
   if (!gone.length) return status;
   return { ...status, conditions: [...status.conditions, ...gone.map((type) => ({ type, $patch: 'delete' }) as unknown as PodCondition)] };
+}
+
+const STATUS_LISTS = [['containerStatuses', 'container'], ['initContainerStatuses', 'init_container'], ['ephemeralContainerStatuses', 'ephemeral_container']] as const;
+
+/** Pure: the containers terminated in next that were not in prev, as upstream counts them (once each). */
+export function newlyTerminated(prev: PodStatus | undefined, next: PodStatus): Termination[] {
+  const out: Termination[] = [];
+  for (const [list, type] of STATUS_LISTS) {
+    for (const s of next[list] ?? []) {
+      const t = s.state?.terminated;
+      if (t && !prev?.[list]?.find((o) => o.name === s.name)?.state?.terminated) out.push({ type, exitCode: t.exitCode, reason: t.reason ?? '' });
+    }
+  }
+  return out;
 }

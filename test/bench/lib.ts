@@ -15,8 +15,6 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The p-th percentile (nearest rank). */
 export const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN; };
 
-/** The kubelet's PID (the supervised child), or BENCH_KUBELET_PID's. */
-export const kubeletPid = () => Number(process.env.BENCH_KUBELET_PID ?? readFileSync(`${ROOT}/_output/local/pids/kubelet-ts.child.pid`, 'utf8'));
 
 /** CPU seconds (user + system) and resident memory of a process. */
 export function usage(pid: number): { cpuSeconds: number; rssMB: number } {

@@ -100,9 +100,11 @@ async function runOnce(t: Target): Promise<Result> {
   const node = await nodeReady(t.node);
   if (!node) throw new Restarted(`node ${t.node} is not Ready`);
   // A kubelet that has just (re)started is still doing its first syncs (and a Node.js one
-  // runs cold code): give either one 20 s before measuring it.
+  // runs cold code, the upstream one its first cadvisor housekeeping): wait until both are
+  // 30 s old, the measured one and the one idling beside it on the same 2 cores.
   const pid = readPid(t);
-  await sleep(Math.max(0, 20 - ageSeconds(pid)) * 1000);
+  const pids = [...new Set(TARGETS.map((x) => { try { return readPid(x); } catch { return pid; } }))];
+  await sleep(Math.max(0, ...pids.map((p) => 30 - ageSeconds(p))) * 1000);
   const ns = await benchNamespace(`bench-${t.label.replace(/\W+/g, '-')}`);
   try {
     // One pod first, so that neither side pays for its first sandbox (bridge creation, ...) in the figures.

@@ -103,8 +103,11 @@ async function pressureEviction(ns: string, o: { config: string[]; condition: st
   writeFileSync(extra, [...o.config, 'evictionPressureTransitionPeriod: 10s', ''].join('\n'));
   restartKubelet(extra);
   const image = podSpec('x').spec!.containers[0]!.image;
+  // The keeper stays within what it requests, ephemeral storage included: upstream ranks pods
+  // over their requests first, so the hog goes first whatever the stats show at that moment.
+  const resources = { cpu: '50m', memory: '32Mi', 'ephemeral-storage': '100Mi' };
   await core.createNamespacedPod({ namespace: ns, body: podSpec('keeper', {
-    containers: [{ name: 'main', image, command: ['sleep', '3600'], resources: { requests: { cpu: '50m', memory: '32Mi' }, limits: { cpu: '50m', memory: '32Mi' } } }],
+    containers: [{ name: 'main', image, command: ['sleep', '3600'], resources: { requests: resources, limits: resources } }],
   }) });
   await eventually('keeper Running', 60_000, async () => (await core.readNamespacedPod({ name: 'keeper', namespace: ns })).status?.phase === 'Running', 500);
   assert.equal((await nodeCondition(o.condition))?.status, 'False', `no ${o.condition} before the hog`);

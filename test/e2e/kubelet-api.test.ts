@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADMIN_KUBECONFIG, BIN, clients, ensureStack, eventually, kubectl, nodeName, withNamespace, BUSYBOX, NODE_IP, ROOT } from './stack.ts';
+import { ADMIN_KUBECONFIG, BIN, clients, ensureStack, eventually, kubectl, nodeName, seriesValue, withNamespace, BUSYBOX, NODE_IP, ROOT } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -59,13 +59,47 @@ test('kubectl logs: whole, --tail, --timestamps, -f and --previous', () => withN
   assert.match(missing, /nope/, 'an unknown container is named in the error');
 }));
 
-test('node proxy: healthz and metrics with upstream names', async () => {
+test('node proxy: healthz, and metrics with upstream names that count what the kubelet did', () => withNamespace(async (ns) => {
   assert.equal(kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/healthz`), 'ok');
-  const metrics = kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
-  for (const m of ['kubelet_node_name', 'kubelet_running_pods', 'kubelet_pleg_relist_duration_seconds_bucket', 'kubelet_runtime_operations_total']) {
-    assert.match(metrics, new RegExp(`^${m}`, 'm'), m);
+  const scrape = () => kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
+  const before = scrape();
+  for (const m of [
+    'kubelet_node_name', 'kubelet_running_pods', 'kubelet_running_containers', 'kubelet_pod_worker_duration_seconds_bucket',
+    'kubelet_pleg_relist_duration_seconds_bucket', 'kubelet_pleg_relist_interval_seconds_bucket', 'kubelet_pleg_last_seen_seconds',
+    'kubelet_runtime_operations_total', 'kubelet_runtime_operations_duration_seconds_bucket', 'kubelet_desired_pods', 'kubelet_working_pods',
+    'kubelet_http_requests_total', 'kubelet_http_requests_duration_seconds_bucket', 'kubelet_http_inflight_requests', 'kubelet_cgroup_version',
+    'process_resident_memory_bytes', 'process_cpu_seconds_total', 'process_start_time_seconds', 'process_open_fds',
+  ]) assert.match(before, new RegExp(`^${m}`, 'm'), m);
+
+  // One pod with an init container: its start, its containers and the init container's end are counted.
+  const { core } = clients();
+  await core.createNamespacedPod({ namespace: ns, body: {
+    metadata: { name: 'counted' },
+    spec: { terminationGracePeriodSeconds: 1, initContainers: [{ name: 'init', image: BUSYBOX, command: ['true'] }], containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }] },
+  } });
+  await eventually('pod counted Running and seen so by the kubelet\'s watch', 60_000, async () =>
+    (await core.readNamespacedPod({ name: 'counted', namespace: ns })).status?.containerStatuses?.[0]?.state?.running);
+  const grew = (series: string, after: string) => seriesValue(after, series) - seriesValue(before, series);
+  const after = await eventually('the start-up SLI observed', 20_000, async () => {
+    const m = scrape();
+    return grew('kubelet_pod_start_sli_duration_seconds_count', m) >= 1 && m;
+  });
+  for (const series of [
+    'kubelet_pod_start_duration_seconds_count', 'kubelet_pod_start_total_duration_seconds_count', 'kubelet_pod_worker_start_duration_seconds_count',
+    'kubelet_pod_worker_duration_seconds_count{operation_type="create"}', 'kubelet_started_pods_total',
+    'kubelet_started_containers_total{container_type="init_container"}', 'kubelet_started_containers_total{container_type="container"}',
+    'kubelet_terminated_containers_total{container_type="init_container",exit_code="0",reason="Completed"}',
+    'kubelet_run_podsandbox_duration_seconds_count{runtime_handler=""}', 'kubelet_pod_status_sync_duration_seconds_count',
+    'kubelet_http_requests_total{method="GET",path="metrics",server_type="readwrite",long_running="false"}',
+  ]) assert.ok(grew(series, after) >= 1, `${series} grew`);
+  assert.ok(seriesValue(after, 'kubelet_desired_pods{static=""}') >= 1, 'the pod is desired');
+  assert.ok(seriesValue(after, 'kubelet_working_pods{lifecycle="sync",config="desired",static=""}') >= 1, 'and worked on');
+  // Start-up latencies are real durations: seconds, not zero, not hours.
+  const sum = (name: string) => grew(`${name}_sum`, after) / grew(`${name}_count`, after);
+  for (const name of ['kubelet_pod_start_duration_seconds', 'kubelet_pod_start_total_duration_seconds']) {
+    assert.ok(sum(name) > 0 && sum(name) < 60, `${name}: ${sum(name)} s`);
   }
-});
+}));
 
 test('anonymous requests get 401; a service account without node rights gets 403', () => withNamespace(async (ns) => {
   assert.equal((await kubeletGet('/pods')).status, 401);
@@ -177,10 +211,40 @@ test('stats/summary through the node proxy: the node, and the test pod with its 
   await eventually('node usageNanoCores', 25_000, async () => JSON.parse(proxy('/stats/summary')).node.cpu.usageNanoCores > 0, 2000);
 
   const small = JSON.parse(proxy('/stats/summary?only_cpu_and_memory=true'));
-  for (const k of Object.keys(small.node)) assert.ok(['nodeName', 'systemContainers', 'startTime', 'cpu', 'memory'].includes(k), `only CPU and memory: ${k}`);
+  // (And swap, as upstream's GetCPUAndMemoryStats.)
+  for (const k of Object.keys(small.node)) assert.ok(['nodeName', 'systemContainers', 'startTime', 'cpu', 'memory', 'swap'].includes(k), `only CPU and memory: ${k}`);
   assert.ok(small.node.cpu && small.node.memory);
   assert.ok(small.pods.find((p: any) => p.podRef.uid === uid).containers[0].memory.workingSetBytes > 0);
   assert.equal((await kubeletGet('/stats/summary?only_cpu_and_memory=perhaps', undefined, ADMIN_CERT)).status, 400, 'a malformed query is a 400');
+}));
+
+test('stats/summary: a pod\'s volumes with their usage, emptyDir in its ephemeral storage; PSI and swap as upstream shapes them', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  const pod = await core.createNamespacedPod({ namespace: ns, body: {
+    metadata: { name: 'filler' },
+    spec: {
+      terminationGracePeriodSeconds: 1,
+      volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'shm', emptyDir: { medium: 'Memory' } }],
+      containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', 'dd if=/dev/zero of=/scratch/f bs=1M count=20 && dd if=/dev/zero of=/shm/f bs=1M count=5 && sleep 3600'],
+        volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }, { name: 'shm', mountPath: '/shm' }] }],
+    },
+  } });
+  const MiB = 2 ** 20;
+  const stats = await eventually('the emptyDir\'s 20 MiB in the pod\'s volume stats', 60_000, async () => {
+    const p = JSON.parse(proxy('/stats/summary')).pods.find((x: any) => x.podRef.uid === pod.metadata!.uid);
+    return p?.volume?.find((v: any) => v.name === 'scratch')?.usedBytes >= 20 * MiB ? p : undefined;
+  }, 2000);
+  const scratch = stats.volume.find((v: any) => v.name === 'scratch');
+  assert.ok(scratch.capacityBytes > scratch.availableBytes && scratch.inodesUsed >= 2, JSON.stringify(scratch));
+  const shm = stats.volume.find((v: any) => v.name === 'shm');
+  assert.ok(shm && shm.usedBytes >= 5 * MiB, `the tmpfs volume is listed with its own usage: ${JSON.stringify(shm)}`);
+  // The disk-backed emptyDir counts in ephemeral storage, the memory-backed one does not.
+  assert.ok(stats['ephemeral-storage'].usedBytes >= 20 * MiB && stats['ephemeral-storage'].usedBytes < 25 * MiB, JSON.stringify(stats['ephemeral-storage']));
+
+  const node = JSON.parse(proxy('/stats/summary')).node;
+  for (const part of ['cpu', 'memory']) assert.deepEqual(Object.keys(node[part].psi).sort(), ['full', 'some'], `node ${part}.psi`);
+  assert.deepEqual(Object.keys(node.io.psi.some).sort(), ['avg10', 'avg300', 'avg60', 'total']);
+  assert.equal(typeof node.swap.swapUsageBytes, 'number');
 }));
 
 test('metrics/cadvisor through the node proxy: container_memory_working_set_bytes of the test pod with cadvisor labels', () => withNamespace(async (ns) => {

@@ -52,6 +52,24 @@ test('readiness exec probe: Running but not Ready until the file exists, not Rea
   assert.match(metrics, new RegExp(`^prober_probe_duration_seconds_count\\{probe_type="Readiness",container="main",pod="ready-file",namespace="${ns}"\\} \\d+$`, 'm'));
 }));
 
+test('liveness: a container its probe keeps killing goes into CrashLoopBackOff, as upstream backs restarts off', () => withNamespace(async (ns) => {
+  const { core } = clients();
+  await core.createNamespacedPod({ namespace: ns, body: podSpec('always-sick', {
+    terminationGracePeriodSeconds: 1,
+    containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'], livenessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 } }],
+  }) });
+  // Upstream restarts the first two kills at once, then waits 10 s, 20 s, ...: the pod shows
+  // CrashLoopBackOff between restarts instead of restarting every second.
+  const waiting = await eventually('CrashLoopBackOff', 60_000, async () => {
+    const c = (await readPod(ns, 'always-sick')).status?.containerStatuses?.[0];
+    return c?.state?.waiting?.reason === 'CrashLoopBackOff' ? c : undefined;
+  });
+  assert.match(waiting.state!.waiting!.message!, /^back-off 10s restarting failed container=main pod=always-sick_/);
+  assert.ok(waiting.restartCount! >= 2 && waiting.restartCount! <= 3, `restartCount ${waiting.restartCount}`);
+  const evs = await events(ns, 'always-sick');
+  assert.ok(evs.some((e) => e.startsWith('Warning BackOff: Back-off restarting failed container main in pod always-sick_')), evs.join('\n'));
+}));
+
 test('liveness httpGet probe: a server that starts failing is restarted, with Unhealthy and Killing events', () => withNamespace(async (ns) => {
   const { core } = clients();
   await core.createNamespacedPod({ namespace: ns, body: podSpec('live-http', {

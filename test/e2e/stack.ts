@@ -37,6 +37,17 @@ export function kubectl(...args: string[]): string {
   return execFileSync(`${BIN}/kubectl`, ['--kubeconfig', ADMIN_KUBECONFIG, ...args], { encoding: 'utf8', timeout: 120_000 });
 }
 
+/** kubectl with a manifest (or other input) on stdin. */
+export function kubectlInput(input: string, ...args: string[]): string {
+  return execFileSync(`${BIN}/kubectl`, ['--kubeconfig', ADMIN_KUBECONFIG, ...args], { input, encoding: 'utf8', timeout: 120_000 });
+}
+
+/** A series' value in a Prometheus text exposition (0 when absent). */
+export function seriesValue(exposition: string, series: string): number {
+  const line = exposition.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
 export function crictl(...args: string[]): string {
   return execFileSync(`${BIN}/crictl`, ['--runtime-endpoint', 'unix:///run/containerd/containerd.sock', ...args], { encoding: 'utf8', timeout: 60_000 });
 }

@@ -1,0 +1,3 @@
+module kubelet-ts/hack/tools/apiload
+
+go 1.26

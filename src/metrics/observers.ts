@@ -1,0 +1,58 @@
+// The parts report what happened through observer hooks, in their own terms; these map
+// the reports to upstream's series. The composition root plugs them in.
+import type { PullObserver } from '../images/puller.ts';
+import type { Logger } from '../log/log.ts';
+import type { StartupLatencyTracker, StartupObservation } from '../pods/startup-latency.ts';
+import type { WorkerObserver } from '../pods/workers.ts';
+import type { SyncObserver } from '../runtime/sync.ts';
+import type { StatusObserver } from '../status/manager.ts';
+import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from './labels.ts';
+import { metrics } from './metrics.ts';
+
+export const workerMetrics: WorkerObserver = {
+  step: (operation, s) => metrics.podWorkerDuration.observe({ operation_type: operation }, s),
+  workerStarted: (s) => metrics.podWorkerStartDuration.observe(s),
+  podStarted: (s) => metrics.podStartDuration.observe(s),
+  rejected: (reason) => metrics.admissionRejections.inc({ reason: admissionRejectionReason(reason) }),
+};
+
+export const syncMetrics: SyncObserver = {
+  sandbox(handler, seconds, e) {
+    metrics.startedPods.inc();
+    if (seconds !== undefined) metrics.runPodSandboxDuration.observe({ runtime_handler: handler }, seconds);
+    if (!e) return;
+    metrics.startedPodsErrors.inc();
+    // A RuntimeClass lookup that failed never reached RunPodSandbox.
+    if (seconds !== undefined) metrics.runPodSandboxErrors.inc({ runtime_handler: handler });
+  },
+  container: (type, e) => (e ? metrics.startedContainersErrors.inc({ container_type: type, code: grpcCodeName(e) }) : metrics.startedContainers.inc({ container_type: type })),
+};
+
+export const statusMetrics: StatusObserver = {
+  patched: (s) => metrics.podStatusSyncDuration.observe(s),
+  terminated: (t) => metrics.terminatedContainers.inc({ container_type: t.type, exit_code: String(t.exitCode), reason: t.reason }),
+};
+
+/** Image pulls: timed per pod for the start-up SLI, and by image size. */
+export function pullMetrics(startup: StartupLatencyTracker): PullObserver {
+  return {
+    started: (uid) => startup.pullStarted(uid),
+    finished(uid, seconds, size) {
+      startup.pullFinished(uid);
+      if (seconds !== undefined) metrics.imagePullDuration.observe({ image_size_in_bytes: imageSizeBucket(size ?? 0) }, seconds);
+    },
+  };
+}
+
+/** The start-up SLI of a pod, and upstream's log line for it. */
+export function startupMetrics(log: Logger): (o: StartupObservation) => void {
+  return (o) => {
+    metrics.podStartTotalDuration.observe(o.totalSeconds);
+    if (o.sliSeconds !== undefined) metrics.podStartSLIDuration.observe(o.sliSeconds);
+    if (o.firstNetworkPod && o.sliSeconds !== undefined) metrics.firstNetworkPodStartSLIDuration.set(o.sliSeconds);
+    log.info('Observed pod startup duration', {
+      pod: `${o.pod.metadata?.namespace}/${o.pod.metadata?.name}`, podStartSLOduration: o.sliSeconds, podStartE2EDuration: o.totalSeconds,
+      totalImagesPullingTime: o.pullSeconds, totalInitContainerRuntime: o.initSeconds,
+    });
+  };
+}
