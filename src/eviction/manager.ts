@@ -18,6 +18,15 @@ import { thresholdQuantity, withContainerFsThresholds } from './thresholds.ts';
 import type { FsLayout, PressureCondition, Threshold } from './types.ts';
 import type { Admission } from '../pods/admission.ts';
 
+/** What the eviction manager reports, for upstream's eviction metrics and its own loop's. */
+export interface EvictionObserver {
+  evicted(signal: string): void;
+  /** How old the stats of a threshold met were when pods were ranked on them. */
+  statsAge?(signal: string, seconds: number): void;
+  round(seconds: number): void;
+  error(): void;
+}
+
 export interface EvictionDeps {
   /** From parseThresholds; the containerfs ones follow the filesystem layout each round. */
   thresholds: Threshold[];
@@ -35,7 +44,7 @@ export interface EvictionDeps {
   events: Recorder;
   node: ObjectReference;
   log: Logger;
-  observe: { evicted(signal: string): void; round(seconds: number): void; error(): void };
+  observe: EvictionObserver;
   intervalMs?: number;
   fastIntervalMs?: number;
 }
@@ -105,6 +114,10 @@ export function startEvictionManager(d: EvictionDeps): EvictionManager {
     }
     const stats = new Map(summary.pods.map((p) => [p.podRef.uid, p]));
     const ranked = rankForEviction(d.pods().map((pod) => ({ pod, stats: stats.get(pod.metadata!.uid!) })), r.threshold.signal, layout);
+    for (const t of ev.thresholds) {
+      const timeMs = observations[t.signal]?.timeMs;
+      if (timeMs !== undefined) d.observe.statsAge?.(t.signal, (Date.now() - timeMs) / 1000);
+    }
     const eviction = chooseEviction(ranked, { threshold: r.threshold, resource: r.resource, thresholds: ev.thresholds, observations, maxPodGracePeriodSeconds: d.maxPodGracePeriodSeconds });
     if (!eviction) {
       d.log.warn('Eviction manager: no pod can be evicted to reclaim (only critical pods run)', { resourceName: r.resource, pods: ranked.length });

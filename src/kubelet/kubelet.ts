@@ -10,7 +10,7 @@ import { ImagePuller } from '../images/puller.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
 import { logger } from '../log/log.ts';
 import { collectProcessMetrics, metrics, observeRuntimeOperation, registerPodGauges } from '../metrics/metrics.ts';
-import { pullMetrics, startupMetrics, statusMetrics, syncMetrics, workerMetrics } from '../metrics/observers.ts';
+import { evictionMetrics, pullMetrics, startupMetrics, statusMetrics, syncMetrics, workerMetrics } from '../metrics/observers.ts';
 import { ensureCniConfig } from '../network/cni-config.ts';
 import { readResolvConf } from '../network/resolv-conf.ts';
 import { defaultNodeIP, filesystemStats, readHostFacts } from '../node/host.ts';
@@ -240,7 +240,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     evict: (e) => workers.kill(e.pod.metadata!.uid!, { gracePeriodSeconds: e.gracePeriodSeconds, reason: e.reason, message: e.message, condition: e.condition }),
     onConditions: () => agent.poke(),
     events, node: { kind: 'Node', name: nodeName, uid: nodeName }, log: logger('eviction_manager'),
-    observe: { evicted: (signal) => metrics.evictions.inc({ eviction_signal: signal }), round: (s) => metrics.evictionRoundDuration.observe(s), error: () => metrics.evictionErrors.inc() },
+    observe: evictionMetrics,
   });
   // Container log rotation (containerLogMaxSize, validated with the config).
   const logRotation = startLogRotation({

@@ -55,6 +55,8 @@ export const metrics = {
   housekeepingErrors: new Counter({ name: 'kubelet_ts_housekeeping_errors_total', help: 'Passes of housekeeping or container garbage collection that failed.', labelNames: ['loop'], registers: r }),
   // Upstream's eviction and image GC counters, and ours for the eviction manager and image GC loops.
   evictions: new Counter({ name: 'kubelet_evictions', help: alpha('Cumulative number of pod evictions by eviction signal'), labelNames: ['eviction_signal'], registers: r }),
+  evictionStatsAge: new Histogram({ name: 'kubelet_eviction_stats_age_seconds', help: alpha('Time between when stats are collected, and when pod is evicted based on those stats by eviction signal'), labelNames: ['eviction_signal'], buckets, registers: r }),
+  preemptions: new Counter({ name: 'kubelet_preemptions', help: alpha('Cumulative number of pod preemptions by preemption resource'), labelNames: ['preemption_signal'], registers: r }),
   evictionRoundDuration: new Histogram({ name: 'kubelet_ts_eviction_round_duration_seconds', help: 'Duration of eviction manager rounds (stats, decision, reclaim, eviction).', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: r }),
   evictionErrors: new Counter({ name: 'kubelet_ts_eviction_errors_total', help: 'Eviction manager rounds that failed.', registers: r }),
   imageGarbageCollected: new Counter({ name: 'kubelet_image_garbage_collected_total', help: alpha('Total number of images garbage collected by the kubelet, whether through disk usage or image age.'), labelNames: ['reason'], registers: r }),

@@ -1,5 +1,6 @@
 // The parts report what happened through observer hooks, in their own terms; these map
 // the reports to upstream's series. The composition root plugs them in.
+import type { EvictionObserver } from '../eviction/manager.ts';
 import type { PullObserver } from '../images/puller.ts';
 import type { Logger } from '../log/log.ts';
 import type { StartupLatencyTracker, StartupObservation } from '../pods/startup-latency.ts';
@@ -14,6 +15,14 @@ export const workerMetrics: WorkerObserver = {
   workerStarted: (s) => metrics.podWorkerStartDuration.observe(s),
   podStarted: (s) => metrics.podStartDuration.observe(s),
   rejected: (reason) => metrics.admissionRejections.inc({ reason: admissionRejectionReason(reason) }),
+  preempted: (resource) => metrics.preemptions.inc({ preemption_signal: resource }),
+};
+
+export const evictionMetrics: EvictionObserver = {
+  evicted: (signal) => metrics.evictions.inc({ eviction_signal: signal }),
+  statsAge: (signal, s) => metrics.evictionStatsAge.observe({ eviction_signal: signal }, s),
+  round: (s) => metrics.evictionRoundDuration.observe(s),
+  error: () => metrics.evictionErrors.inc(),
 };
 
 export const syncMetrics: SyncObserver = {

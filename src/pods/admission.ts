@@ -6,8 +6,11 @@ import type { Container, Node, NodeSelectorRequirement, Pod } from 'kubernetes-t
 import { parseQuantity } from '../resources/quantity.ts';
 import { normalizeSysctlName } from '../runtime/security-context.ts';
 
-/** preempt: a critical pod is admitted once these pods are stopped (src/pods/preemption.ts). */
-export type Admission = { admit: true; preempt?: Pod[] } | { admit: false; reason: string; message: string };
+/**
+ * preempt: a critical pod is admitted once these pods are stopped (src/pods/preemption.ts);
+ * preemptFor: the resource it lacked without them (cpu, memory, pods).
+ */
+export type Admission = { admit: true; preempt?: Pod[]; preemptFor?: string } | { admit: false; reason: string; message: string };
 
 /** Effective requests: the larger of the containers' sum and the largest init container, as the scheduler counts. */
 export function podRequests(pod: Pod): { cpu: number; memory: number } {

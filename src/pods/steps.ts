@@ -38,7 +38,7 @@ export function podSteps(d: {
       if (!node) return { admit: true };
       const verdict = admitPod(pod, active, node, { allowedUnsafeSysctls: d.allowedUnsafeSysctls });
       const preempt = podsToPreempt(pod, verdict, active, node);
-      return preempt ? { admit: true, preempt } : verdict;
+      return preempt && !verdict.admit ? { admit: true, preempt, preemptFor: verdict.reason.replace(/^OutOf/, '') } : verdict;
     },
 
     preempted(pod) {

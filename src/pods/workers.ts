@@ -62,6 +62,8 @@ export interface WorkerObserver {
   podStarted?(seconds: number): void;
   /** A pod was not admitted, for this reason. */
   rejected?(reason: string): void;
+  /** A pod was stopped to make room for a critical one that lacked this resource. */
+  preempted?(resource: string): void;
 }
 
 /** One pod worker as the pod gauges see it: desired, its source still has it. */
@@ -97,7 +99,7 @@ export class PodWorkers {
         this.#steps.reject(pod, verdict);
         this.#observe.rejected?.(verdict.reason);
       }
-      if (verdict?.admit && verdict.preempt?.length) w.gate = this.#preempt(pod, verdict.preempt);
+      if (verdict?.admit && verdict.preempt?.length) w.gate = this.#preempt(pod, verdict.preempt, verdict.preemptFor ?? '');
       this.#workers.set(uid, w);
     } else w.updated = true;
     w.pod = pod;
@@ -122,10 +124,11 @@ export class PodWorkers {
   }
 
   /** Stops the pods a critical pod preempts (upstream's CriticalPodAdmissionHandler), each with its own grace period. */
-  #preempt(critical: Pod, victims: Pod[]): Promise<unknown> {
-    this.#log.info('Preempting pods to admit a critical pod', { pod: podName(critical), victims: victims.map(podName) });
+  #preempt(critical: Pod, victims: Pod[], resource: string): Promise<unknown> {
+    this.#log.info('Preempting pods to admit a critical pod', { pod: podName(critical), victims: victims.map(podName), resource });
     return Promise.all(victims.map((v) => {
       this.#steps.preempted?.(v);
+      this.#observe.preempted?.(resource);
       return this.kill(v.metadata!.uid!, { gracePeriodSeconds: v.spec?.terminationGracePeriodSeconds ?? 30, ...PREEMPTED });
     }));
   }

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clients, ensureStack, reimportImages, restartKubelet, eventually, kubectl, nodeName, podSpec, withNamespace } from './stack.ts';
+import { clients, ensureStack, reimportImages, restartKubelet, eventually, kubectl, nodeName, podSpec, seriesValue, withNamespace } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -45,9 +45,13 @@ test('memory pressure: the BestEffort hog is evicted, the Guaranteed pod stays, 
   await eventually('guaranteed Running', 60_000, async () => (await core.readNamespacedPod({ name: 'guaranteed', namespace: ns })).status?.phase === 'Running', 500);
   assert.equal((await nodeCondition('MemoryPressure'))?.status, 'False', 'no pressure before the hog');
 
+  // Two tmpfs volumes of 900 MiB each: a memory-backed emptyDir is sized to the node's
+  // allocatable memory, which this threshold (close to the free memory) makes as small as
+  // the memory in use plus 800 MiB; one 1600 MiB file did not always fit (ENOSPC, a restart).
   await core.createNamespacedPod({ namespace: ns, body: podSpec('hog', {
-    containers: [{ name: 'main', image: podSpec('x').spec!.containers[0]!.image, command: ['sh', '-c', 'dd if=/dev/zero of=/fill/zeros bs=1M count=1600 && sleep 3600'], volumeMounts: [{ name: 'fill', mountPath: '/fill' }] }],
-    volumes: [{ name: 'fill', emptyDir: { medium: 'Memory' } }],
+    containers: [{ name: 'main', image: podSpec('x').spec!.containers[0]!.image, command: ['sh', '-c', 'dd if=/dev/zero of=/a/zeros bs=1M count=900 && dd if=/dev/zero of=/b/zeros bs=1M count=900 && sleep 3600'],
+      volumeMounts: [{ name: 'a', mountPath: '/a' }, { name: 'b', mountPath: '/b' }] }],
+    volumes: [{ name: 'a', emptyDir: { medium: 'Memory' } }, { name: 'b', emptyDir: { medium: 'Memory' } }],
   }) });
 
   const pressure = await eventually('MemoryPressure True', 60_000, async () => { const c = await nodeCondition('MemoryPressure'); return c?.status === 'True' ? c : undefined; }, 500);
@@ -87,7 +91,12 @@ test('memory pressure: the BestEffort hog is evicted, the Guaranteed pod stays, 
   const evictions = JSON.parse(kubectl('get', 'events', '-n', ns, '--field-selector', 'reason=Evicted', '-o', 'json')) as { items: { involvedObject: { name: string } }[] };
   // (The refused pod's event has reason Evicted too, as upstream's.)
   assert.deepEqual([...new Set(evictions.items.map((e) => e.involvedObject.name))].sort(), ['besteffort', 'hog'], 'only the hog was evicted');
+  const metrics = scrapeMetrics();
+  assert.ok(seriesValue(metrics, 'kubelet_evictions{eviction_signal="memory.available"}') >= 1, 'kubelet_evictions counts it');
+  assert.ok(seriesValue(metrics, 'kubelet_eviction_stats_age_seconds_count{eviction_signal="memory.available"}') >= 1, 'and the age of the stats it went by');
 }));
+
+const scrapeMetrics = () => kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
 
 const nodeSummary = () => JSON.parse(kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/stats/summary`)) as
   { node: { fs: { availableBytes: number }; rlimit: { maxpid: number; curproc: number } } };
@@ -169,6 +178,7 @@ test('a critical pod bound to a full node preempts a lower-priority pod, which e
   assert.equal(low.status?.message, 'Preempted in order to admit critical pod');
   assert.equal(low.status?.conditions?.find((c) => c.type === 'DisruptionTarget')?.reason, 'TerminationByKubelet');
   await eventually('critical Running', 60_000, async () => (await core.readNamespacedPod({ name: 'critical', namespace: ns })).status?.phase === 'Running', 500);
+  assert.ok(seriesValue(scrapeMetrics(), 'kubelet_preemptions{preemption_signal="cpu"}') >= 1, 'the preemption is counted by the resource it was for');
 }));
 
 test('node allocatable is enforced: the kubepods cgroup is limited to capacity less the reservations', async () => {
