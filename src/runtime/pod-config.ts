@@ -138,7 +138,15 @@ export function containerConfig(pod: Pod, c: Container, attempt: number, inputs:
 
 /** The object path events name a container by, as upstream (spec.containers{x}, spec.initContainers{x}, spec.ephemeralContainers{x}). */
 export function containerFieldPath(pod: Pod, name: string): string {
-  if (pod.spec?.initContainers?.some((c) => c.name === name)) return `spec.initContainers{${name}}`;
-  if (pod.spec?.ephemeralContainers?.some((c) => c.name === name)) return `spec.ephemeralContainers{${name}}`;
-  return `spec.containers{${name}}`;
+  return `spec.${FIELD[containerType(pod, name)]}{${name}}`;
+}
+
+/** Which list of the pod's spec a container is in, as upstream's metrics label it. */
+export type ContainerType = 'container' | 'init_container' | 'ephemeral_container';
+const FIELD: Record<ContainerType, string> = { container: 'containers', init_container: 'initContainers', ephemeral_container: 'ephemeralContainers' };
+
+export function containerType(pod: Pod, name: string): ContainerType {
+  if (pod.spec?.initContainers?.some((c) => c.name === name)) return 'init_container';
+  if (pod.spec?.ephemeralContainers?.some((c) => c.name === name)) return 'ephemeral_container';
+  return 'container';
 }

@@ -14,7 +14,7 @@ import { PodResizer, type ResizeDeps } from '../resize/pod-resizer.ts';
 import { specAllocation, withAllocation } from '../resize/decide.ts';
 import { cpuAndMemory } from '../resize/resources.ts';
 import type { RuntimeView } from './cri-runtime.ts';
-import { containerConfig, containerFieldPath, podCgroup, podLogDir, sandboxConfig, type NodeContext, type PodSandboxConfig } from './pod-config.ts';
+import { containerConfig, containerFieldPath, containerType, podCgroup, podLogDir, sandboxConfig, type ContainerType, type NodeContext, type PodSandboxConfig } from './pod-config.ts';
 import { securityContextError } from './security-context.ts';
 import { type ContainerState, type PodRuntimeStatus, type Waiting, latest } from './types.ts';
 import { containerEnvironment } from './env.ts';
@@ -39,7 +39,6 @@ export interface SyncObserver {
   /** A container is being created and started; error: creating or starting it failed. */
   container?(type: ContainerType, error?: unknown): void;
 }
-export type ContainerType = 'container' | 'init_container' | 'ephemeral_container';
 
 const CRASH_BACKOFF_INITIAL_MS = 10_000;
 const CRASH_BACKOFF_MAX_MS = 300_000;
@@ -248,8 +247,7 @@ export class PodSyncer {
       return 10_000;
     }
     let containerId: string | undefined;
-    const type: ContainerType = pod.spec?.ephemeralContainers?.some((e) => e.name === name) ? 'ephemeral_container'
-      : pod.spec?.initContainers?.some((i) => i.name === name) ? 'init_container' : 'container';
+    const type = containerType(pod, name);
     this.#observe.container?.(type);
     try {
       const config = containerConfig(pod, c, attempt, { ...resolved, mounts, imageUser: pulled.user, seccomp: this.#node, memoryCapacityBytes: this.#node.memoryCapacity?.() });

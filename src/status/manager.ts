@@ -5,6 +5,7 @@ import type { Pod, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
 import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import { backoff, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
+import type { ContainerType } from '../runtime/pod-config.ts';
 
 // sentTo: the object the status went to; a re-created mirror pod needs it again. changedAt: when
 // the status first differed from what was sent (performance.now()).
@@ -18,7 +19,7 @@ export interface StatusObserver {
   /** A container's status went to terminated. */
   terminated?(t: Termination): void;
 }
-export interface Termination { type: 'container' | 'init_container' | 'ephemeral_container'; exitCode: number; reason: string }
+export interface Termination { type: ContainerType; exitCode: number; reason: string }
 
 /** The UID of the apiserver object that shows a pod's status: its own, or a static pod's mirror (undefined: not there yet). */
 export type StatusTarget = (pod: Pod) => string | undefined;

@@ -57,10 +57,7 @@ test('memory pressure: the BestEffort hog is evicted, the Guaranteed pod stays, 
   const pressure = await eventually('MemoryPressure True', 60_000, async () => { const c = await nodeCondition('MemoryPressure'); return c?.status === 'True' ? c : undefined; }, 500);
   assert.equal(pressure.reason, 'KubeletHasInsufficientMemory');
 
-  const hog = await eventually('hog Failed/Evicted', 60_000, async () => {
-    const p = await core.readNamespacedPod({ name: 'hog', namespace: ns });
-    return p.status?.phase === 'Failed' ? p : undefined;
-  }, 500);
+  const hog = await failed(ns, 'hog', 60_000);
   assert.equal(hog.status?.reason, 'Evicted');
   assert.match(hog.status?.message ?? '', /^The node was low on resource: memory\. Threshold quantity: \S+, available: \S+\. Container main was using \S+, request is 0, has larger consumption of memory\. $/);
   const disruption = hog.status?.conditions?.find((c) => c.type === 'DisruptionTarget');
@@ -74,10 +71,7 @@ test('memory pressure: the BestEffort hog is evicted, the Guaranteed pod stays, 
   // While the condition holds (30 s after the last sighting), a BestEffort pod is refused by
   // the kubelet itself (bound directly: the scheduler would keep it off the tainted node).
   await core.createNamespacedPod({ namespace: ns, body: podSpec('besteffort', { nodeName: nodeName() }) });
-  const refused = await eventually('besteffort rejected', 30_000, async () => {
-    const p = await core.readNamespacedPod({ name: 'besteffort', namespace: ns });
-    return p.status?.phase === 'Failed' ? p : undefined;
-  }, 500);
+  const refused = await failed(ns, 'besteffort', 30_000);
   assert.equal(refused.status?.reason, 'Evicted');
   assert.equal(refused.status?.message, 'Pod was rejected: The node had condition: [MemoryPressure]. ');
 
@@ -95,6 +89,12 @@ test('memory pressure: the BestEffort hog is evicted, the Guaranteed pod stays, 
   assert.ok(seriesValue(metrics, 'kubelet_evictions{eviction_signal="memory.available"}') >= 1, 'kubelet_evictions counts it');
   assert.ok(seriesValue(metrics, 'kubelet_eviction_stats_age_seconds_count{eviction_signal="memory.available"}') >= 1, 'and the age of the stats it went by');
 }));
+
+/** The pod once it is Failed (evicted, refused or preempted). */
+const failed = (ns: string, name: string, timeoutMs: number) => eventually(`${name} Failed`, timeoutMs, async () => {
+  const p = await clients().core.readNamespacedPod({ name, namespace: ns });
+  return p.status?.phase === 'Failed' ? p : undefined;
+}, 500);
 
 const scrapeMetrics = () => kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
 
@@ -126,10 +126,7 @@ async function pressureEviction(ns: string, o: { config: string[]; condition: st
   }) });
   const pressure = await eventually(`${o.condition} True`, 90_000, async () => { const c = await nodeCondition(o.condition); return c?.status === 'True' ? c : undefined; }, 500);
   assert.equal(pressure.reason, o.reason);
-  const hog = await eventually('hog Failed', 90_000, async () => {
-    const p = await core.readNamespacedPod({ name: 'hog', namespace: ns });
-    return p.status?.phase === 'Failed' ? p : undefined;
-  }, 500);
+  const hog = await failed(ns, 'hog', 90_000);
   assert.equal(hog.status?.reason, 'Evicted');
   assert.ok(hog.status?.message?.startsWith(`The node was low on resource: ${o.resource}. `), hog.status?.message);
   await eventually(`${o.condition} False again`, 90_000, async () => (await nodeCondition(o.condition))?.status === 'False', 1000);
@@ -170,10 +167,7 @@ test('a critical pod bound to a full node preempts a lower-priority pod, which e
     nodeName: nodeName(), priorityClassName: 'system-node-critical',
     containers: [{ name: 'main', image: podSpec('x').spec!.containers[0]!.image, command: ['sleep', '3600'], resources: { requests: { cpu: '500m' } } }],
   }) });
-  const low = await eventually('low Failed', 60_000, async () => {
-    const p = await core.readNamespacedPod({ name: 'low', namespace: ns });
-    return p.status?.phase === 'Failed' ? p : undefined;
-  }, 500);
+  const low = await failed(ns, 'low', 60_000);
   assert.equal(low.status?.reason, 'Preempting');
   assert.equal(low.status?.message, 'Preempted in order to admit critical pod');
   assert.equal(low.status?.conditions?.find((c) => c.type === 'DisruptionTarget')?.reason, 'TerminationByKubelet');
