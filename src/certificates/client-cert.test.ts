@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { kubeletKubeconfig } from './client-cert.ts';
-import { rotationDeadline } from './manager.ts';
+import { rotationDeadline } from './certificate-manager.ts';
 import { storeCurrent, loadCurrent } from './store.ts';
 import { connectionFrom } from '../apiserver/kubeconfig.ts';
 

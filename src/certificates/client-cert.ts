@@ -8,9 +8,9 @@ import { apiClient, type ApiClient } from '../apiserver/client.ts';
 import { loadKubeconfig, type Connection } from '../apiserver/kubeconfig.ts';
 import type { Logger } from '../log/log.ts';
 import { CLIENT_SIGNER } from './csr.ts';
-import { certificateManager, issueCertificate, type CertificateSpec } from './manager.ts';
+import { certificateManager, issueCertificate, type CertificateSpec } from './certificate-manager.ts';
 import { currentPath, loadCurrent, storeCurrent } from './store.ts';
-import { certificateValidity } from './x509.ts';
+import { certificateValidity } from './pki.ts';
 
 const PREFIX = 'kubelet-client';
 

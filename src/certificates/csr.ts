@@ -4,6 +4,7 @@ import type { CertificateSigningRequest } from 'kubernetes-types/certificates/v1
 import type { ApiClient } from '../apiserver/client.ts';
 import { backoff, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
+import { apiPath } from '../apiserver/paths.ts';
 
 export const CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
 export const SERVING_SIGNER = 'kubernetes.io/kubelet-serving';
@@ -16,7 +17,7 @@ export async function requestCertificate(api: ApiClient, csrPem: string, signerN
   const usages = signerName === SERVING_SIGNER
     ? ['digital signature', 'key encipherment', 'server auth']
     : ['digital signature', 'key encipherment', 'client auth'];
-  const created = await api.create<CertificateSigningRequest>('/apis/certificates.k8s.io/v1/certificatesigningrequests', {
+  const created = await api.create<CertificateSigningRequest>(apiPath({ group: 'certificates.k8s.io', resource: 'certificatesigningrequests' }), {
     apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest',
     // kubeadm's and upstream's kubelet name client CSRs node-csr-*.
     metadata: { generateName: signerName === CLIENT_SIGNER ? 'node-csr-' : 'csr-' },
@@ -27,7 +28,7 @@ export async function requestCertificate(api: ApiClient, csrPem: string, signerN
   const poll = backoff(200, 5000);
   let lastLog = Date.now();
   for (;;) {
-    const csr = await api.get<CertificateSigningRequest>(`/apis/certificates.k8s.io/v1/certificatesigningrequests/${name}`);
+    const csr = await api.get<CertificateSigningRequest>(apiPath({ group: 'certificates.k8s.io', resource: 'certificatesigningrequests', name }));
     const bad = csr.status?.conditions?.find((c) => (c.type === 'Denied' || c.type === 'Failed') && c.status !== 'False');
     if (bad) throw new CertificateDenied(`certificate signing request ${name} was ${bad.type.toLowerCase()}: ${bad.reason ?? ''} ${bad.message ?? ''}`.trim());
     if (csr.status?.certificate) {

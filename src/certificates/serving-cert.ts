@@ -2,7 +2,7 @@
 // upstream makes a self-signed one at CERT-DIR/kubelet.crt and kubelet.key and reuses it.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { certificateValidity, newPrivateKey, selfSignedServingCert } from './x509.ts';
+import { certificateValidity, newPrivateKey, selfSignedServingCert } from './pki.ts';
 
 export async function servingCertificate(o: { certDir: string; nodeName: string; addresses: string[]; certFile?: string; keyFile?: string }): Promise<{ cert: string; key: string }> {
   if (o.certFile && o.keyFile) return { cert: readFileSync(o.certFile, 'utf8'), key: readFileSync(o.keyFile, 'utf8') };

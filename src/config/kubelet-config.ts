@@ -29,7 +29,7 @@ export interface KubeletConfig {
   healthzBindAddress: string;
   port: number;
   podLogsDir: string;
-  /** Container log rotation (src/logrotate): a quantity such as 10Mi; negative turns rotation off. */
+  /** Container log rotation (src/container-logs): a quantity such as 10Mi; negative turns rotation off. */
   containerLogMaxSize: string;
   containerLogMaxFiles: number;
   containerLogMaxWorkers: number;

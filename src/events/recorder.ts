@@ -5,6 +5,8 @@ import type { Event, ObjectReference } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
 import { backoff, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
+import { apiPath } from '../apiserver/paths.ts';
+import { rfc3339 } from '../apiserver/time.ts';
 
 export type EventType = 'Normal' | 'Warning';
 export interface Recorder {
@@ -23,7 +25,7 @@ export function eventRecorder(api: ApiClient, opts: { host: string; log: Logger;
       const ev = queue[0];
       if (!ev) { await new Promise<void>((r) => (wake = r)); continue; }
       try {
-        await api.create(`/api/v1/namespaces/${ev.metadata!.namespace}/events`, ev);
+        await api.create(apiPath({ resource: 'events', namespace: ev.metadata!.namespace }), ev);
         queue.shift();
         retry.reset();
       } catch (e) {
@@ -39,7 +41,7 @@ export function eventRecorder(api: ApiClient, opts: { host: string; log: Logger;
     event(obj, type, reason, message) {
       if (queue.length >= max) { opts.onDrop?.(); return; }
       const now = new Date();
-      const t = now.toISOString().replace(/\.\d+Z$/, 'Z');
+      const t = rfc3339(now);
       const ns = obj.namespace || 'default';
       queue.push({
         apiVersion: 'v1', kind: 'Event',

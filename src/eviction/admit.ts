@@ -4,8 +4,8 @@
 import type { Pod, Toleration } from 'kubernetes-types/core/v1.js';
 import type { Admission } from '../pods/admission.ts';
 import { qosClass } from '../resources/qos.ts';
-import { isCriticalPod } from './pods.ts';
 import { PRESSURE_CONDITIONS, type PressureCondition } from './types.ts';
+import { isCriticalPod } from '../podutil/podutil.ts';
 
 export const TAINT_MEMORY_PRESSURE = 'node.kubernetes.io/memory-pressure';
 

@@ -5,10 +5,11 @@ import type { Pod, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../resources/quantity.ts';
 import { canonicalQuantity, formatQuantity } from './format.ts';
 import type { Observations } from './observations.ts';
-import { isCriticalPod, requestText } from './pods.ts';
+import { requestText } from './pods.ts';
 import type { Candidate } from './ranking.ts';
 import { isHard, thresholdQuantity } from './thresholds.ts';
 import { SIGNAL_RESOURCE, type ReclaimResource, type Signal, type Threshold } from './types.ts';
+import { isCriticalPod } from '../podutil/podutil.ts';
 
 export const EVICTED_REASON = 'Evicted';
 /** How long a pod gets to stop on a hard threshold (upstream's immediateEvictionGracePeriodSeconds). */

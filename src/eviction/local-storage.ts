@@ -7,9 +7,9 @@ import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../resources/quantity.ts';
 import { formatQuantity, quantityFormat } from './format.ts';
 import { EVICTED_REASON, IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, type Eviction } from './evicted-status.ts';
-import { isCriticalPod } from './pods.ts';
 import type { Candidate } from './ranking.ts';
 import type { QuantityFormat } from './types.ts';
+import { isCriticalPod, isSidecar } from '../podutil/podutil.ts';
 
 const ES = 'ephemeral-storage';
 
@@ -30,7 +30,7 @@ function podLimit(pod: Pod): Amount | undefined {
   let sum = (pod.spec?.containers ?? []).reduce((n, c) => n + v(c), 0);
   let sidecars = 0, initPeak = 0;
   for (const c of pod.spec?.initContainers ?? []) {
-    if (c.restartPolicy === 'Always') {
+    if (isSidecar(c)) {
       sum += v(c);
       sidecars += v(c);
       initPeak = Math.max(initPeak, sidecars);

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { isCriticalPod, podPriority, podRequest } from './pods.ts';
+import { podPriority, podRequest } from './pods.ts';
+import { isCriticalPod } from '../podutil/podutil.ts';
 
 const c = (name: string, memory?: string, extra: Partial<Container> = {}): Container => ({ name, ...(memory ? { resources: { requests: { memory } } } : {}), ...extra });
 

@@ -1,17 +1,7 @@
 // Pod facts the eviction manager ranks and spares by: criticality, priority and requests.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../resources/quantity.ts';
-import { isStaticPod } from '../sources/static-file.ts';
-import { isMirrorPod } from '../pods/mirror.ts';
-
-/** scheduling.SystemCriticalPriority: system-cluster-critical's value; system-node-critical is above it. */
-export const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
-
-/**
- * upstream's kubetypes.IsCriticalPod: static and mirror pods (a static pod evicted is never
- * admitted again) and system-critical priorities. Never evicted, always admitted.
- */
-export const isCriticalPod = (pod: Pod) => isStaticPod(pod) || isMirrorPod(pod) || (pod.spec?.priority ?? 0) >= SYSTEM_CRITICAL_PRIORITY;
+import { isSidecar } from '../podutil/podutil.ts';
 
 /** corev1helpers.PodPriority: no priority is the static default, 0. */
 export const podPriority = (pod: Pod) => pod.spec?.priority ?? 0;
@@ -30,7 +20,7 @@ export function podRequest(pod: Pod, resource: string): number {
   let sum = (pod.spec?.containers ?? []).reduce((n, c) => n + request(c, resource), 0);
   let sidecars = 0, initPeak = 0;
   for (const c of pod.spec?.initContainers ?? []) {
-    if (c.restartPolicy === 'Always') {
+    if (isSidecar(c)) {
       // A sidecar keeps running beside everything after it.
       sum += request(c, resource);
       sidecars += request(c, resource);

@@ -9,7 +9,7 @@ import { filesystemStats } from '../node/host.ts';
 import type { ImageGCDeps } from './images.ts';
 import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { removeContainerLogs } from './disk.ts';
-import { legacyLogSymlink, removeLogSymlink } from '../logrotate/symlink.ts';
+import { legacyLogSymlink, removeLogSymlink } from '../container-logs/symlink.ts';
 import { labels } from '../runtime/types.ts';
 
 export interface GCRuntime {

@@ -4,7 +4,9 @@
 import { mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { PodSteps } from '../pods/workers.ts';
-import { danglingLinksToRemove, listLegacyLinks, removeLogSymlink } from '../logrotate/symlink.ts';
+import { removePodCgroup } from '../resources/pod-cgroup.ts';
+import { KUBEPODS_CGROUP } from '../resources/node-allocatable.ts';
+import { danglingLinksToRemove, listLegacyLinks, removeLogSymlink } from '../container-logs/symlink.ts';
 
 // A UID is one path segment: never '', '.', '..' or anything with a slash.
 const SAFE_UID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -90,13 +92,7 @@ export function removeContainerLogs(logPath: string): void {
  */
 export function removePodCgroups(uid: string): void {
   if (!isSafeUID(uid)) return;
-  let controllers: string[] = [];
-  try { controllers = readdirSync('/sys/fs/cgroup'); } catch { return; }
-  for (const ctl of controllers) {
-    for (const qos of ['', 'burstable/', 'besteffort/']) {
-      try { rmdirSync(`/sys/fs/cgroup/${ctl}/kubepods/${qos}pod${uid}`); } catch { /* absent or busy */ }
-    }
-  }
+  for (const qos of ['', 'burstable/', 'besteffort/']) removePodCgroup(`${KUBEPODS_CGROUP}/${qos}pod${uid}`);
 }
 
 /** /var/log/containers links whose log is gone (see danglingLinksToRemove); how many were removed. */

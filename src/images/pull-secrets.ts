@@ -2,12 +2,13 @@
 // The node authorizer lets a node read exactly the secrets its pods reference.
 import type { Pod, Secret } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
+import { apiPath } from '../apiserver/paths.ts';
 
 /** Reads one secret; rejects when it cannot (missing, forbidden, apiserver down). */
 export type SecretGetter = (namespace: string, name: string) => Promise<Secret>;
 
 export function apiSecretGetter(api: Pick<ApiClient, 'get'>): SecretGetter {
-  return (namespace, name) => api.get<Secret>(`/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`);
+  return (namespace, name) => api.get<Secret>(apiPath({ resource: 'secrets', namespace, name }));
 }
 
 export interface PullSecrets { secrets: Secret[]; failed: { name: string; err: unknown }[] }

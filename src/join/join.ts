@@ -8,6 +8,7 @@ import { stringify } from 'yaml';
 import { apiClient } from '../apiserver/client.ts';
 import type { Logger } from '../log/log.ts';
 import { DiscoveryError, parseToken, verifyClusterInfo } from './discovery.ts';
+import { apiPath } from '../apiserver/paths.ts';
 
 export interface JoinOptions {
   endpoint: string;
@@ -26,7 +27,7 @@ function write(path: string, text: string) {
 export async function join(o: JoinOptions): Promise<void> {
   const token = parseToken(o.token);
   const endpoint = /^https?:\/\//.test(o.endpoint) ? o.endpoint : `https://${o.endpoint}`;
-  const path = '/api/v1/namespaces/kube-public/configmaps/cluster-info';
+  const path = apiPath({ resource: 'configmaps', namespace: 'kube-public', name: 'cluster-info' });
   // Unverified on purpose: the signature and the CA pin are what establish trust.
   const insecure = apiClient({ server: endpoint, insecureSkipTLSVerify: true });
   const cm = await insecure.get<ConfigMap>(path).catch((e) => { throw new DiscoveryError(`cannot read cluster-info from ${endpoint}: ${(e as Error).message}`); });
@@ -35,7 +36,7 @@ export async function join(o: JoinOptions): Promise<void> {
 
   const ca = Buffer.from(info.caPem);
   const boot = apiClient({ server: info.server, ca, token: o.token });
-  const kubeletConfig = await boot.get<ConfigMap>('/api/v1/namespaces/kube-system/configmaps/kubelet-config')
+  const kubeletConfig = await boot.get<ConfigMap>(apiPath({ resource: 'configmaps', namespace: 'kube-system', name: 'kubelet-config' }))
     .catch((e) => { throw new DiscoveryError(`cannot read kube-system/kubelet-config with the bootstrap token: ${(e as Error).message}`); });
   if (!kubeletConfig.data?.kubelet) throw new DiscoveryError('kube-system/kubelet-config has no "kubelet" key');
 

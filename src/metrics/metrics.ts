@@ -62,7 +62,7 @@ export const metrics = {
   imageGarbageCollected: new Counter({ name: 'kubelet_image_garbage_collected_total', help: alpha('Total number of images garbage collected by the kubelet, whether through disk usage or image age.'), labelNames: ['reason'], registers: r }),
   imageGCErrors: new Counter({ name: 'kubelet_ts_image_gc_errors_total', help: 'Image garbage collection passes that failed.', registers: r }),
   garbageCollected: new Counter({ name: 'kubelet_ts_garbage_collected_total', help: 'Containers, sandboxes, pod directories and pod log directories removed by housekeeping and garbage collection.', labelNames: ['kind'], registers: r }),
-  // Container log rotation (src/logrotate).
+  // Container log rotation (src/container-logs).
   containerLogRotations: new Counter({ name: 'kubelet_ts_container_log_rotations_total', help: 'Container log rotations by result: rotated, error (one container failed), list_error (a whole pass failed).', labelNames: ['result'], registers: r }),
 };
 

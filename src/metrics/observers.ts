@@ -1,12 +1,12 @@
 // The parts report what happened through observer hooks, in their own terms; these map
 // the reports to upstream's series. The composition root plugs them in.
-import type { EvictionObserver } from '../eviction/manager.ts';
+import type { EvictionObserver } from '../eviction/eviction-manager.ts';
 import type { PullObserver } from '../images/puller.ts';
 import type { Logger } from '../log/log.ts';
 import type { StartupLatencyTracker, StartupObservation } from '../pods/startup-latency.ts';
 import type { WorkerObserver } from '../pods/workers.ts';
 import type { SyncObserver } from '../runtime/sync.ts';
-import type { StatusObserver } from '../status/manager.ts';
+import type { StatusObserver } from '../status/status-manager.ts';
 import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from './labels.ts';
 import { metrics } from './metrics.ts';
 

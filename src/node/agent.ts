@@ -7,6 +7,7 @@ import { backoff, jittered, sleep } from '../backoff/backoff.ts';
 import { reflector } from '../apiserver/reflector.ts';
 import type { Logger } from '../log/log.ts';
 import { nodeForRegistration, nodeStatus, statusChanged, type RuntimeHealth, type StatusInputs } from './status.ts';
+import { apiPath } from '../apiserver/paths.ts';
 
 export interface NodeAgentOptions {
   nodeName: string;
@@ -34,7 +35,7 @@ export interface NodeAgent {
 
 export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
   const abort = new AbortController();
-  const path = `/api/v1/nodes/${o.nodeName}`;
+  const path = apiPath({ resource: 'nodes', name: o.nodeName });
   let lastSent: NodeStatus | undefined;
   let lastSentAt = 0;
   let lastComputed: NodeStatus | undefined;
@@ -45,7 +46,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
     const want = nodeForRegistration(o.nodeName, o.staticInputs.host.architecture, o.labels, o.taints);
     for (;;) {
       try {
-        const node = await api.create<Node>('/api/v1/nodes', want);
+        const node = await api.create<Node>(apiPath({ resource: 'nodes' }), want);
         o.log.info('Successfully registered node', { node: o.nodeName });
         return node;
       } catch (e) {
@@ -92,7 +93,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
   const registered = register();
   registered.then(async (node) => {
     o.onNode(node);
-    watch = reflector<Node>(api, `/api/v1/nodes?fieldSelector=${encodeURIComponent(`metadata.name=${o.nodeName}`)}`, 'node', {
+    watch = reflector<Node>(api, apiPath({ resource: 'nodes' }, { fieldSelector: `metadata.name=${o.nodeName}` }), 'node', {
       list: (items) => (items[0] ? o.onNode(items[0]) : void reregister()),
       event: (type, n) => (type === 'DELETED' ? void reregister() : o.onNode(n)),
     }, o.log);

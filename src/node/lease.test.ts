@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { desiredLease, microTime } from './lease.ts';
+import { desiredLease } from './lease.ts';
+import { microTime } from '../apiserver/time.ts';
 
 test('the lease: holder, duration, renew time in MicroTime, owner, existing version kept', () => {
   const now = new Date('2026-11-22T12:00:00.123Z');

@@ -5,9 +5,8 @@ import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { type ApiClient, isNotFound } from '../apiserver/client.ts';
 import { backoff, jittered, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
-
-/** MicroTime as the apiserver parses it: RFC 3339 with exactly six fractional digits. */
-export const microTime = (d: Date) => d.toISOString().replace(/Z$/, '000Z');
+import { apiPath } from '../apiserver/paths.ts';
+import { microTime } from '../apiserver/time.ts';
 
 /** Pure: the lease we want, built on the one that exists (keeping its resourceVersion). */
 export function desiredLease(nodeName: string, nodeUID: string | undefined, durationSeconds: number, now: Date, existing?: Lease): Lease {
@@ -17,12 +16,14 @@ export function desiredLease(nodeName: string, nodeUID: string | undefined, dura
     metadata: {
       ...existing?.metadata,
       name: nodeName,
-      namespace: 'kube-node-lease',
+      namespace: LEASE_NAMESPACE,
       ownerReferences: nodeUID ? [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid: nodeUID }] : existing?.metadata?.ownerReferences,
     },
     spec: { ...existing?.spec, holderIdentity: nodeName, leaseDurationSeconds: durationSeconds, renewTime: microTime(now) },
   };
 }
+
+const LEASE_NAMESPACE = 'kube-node-lease';
 
 export interface LeaseRenewer { stop(): void }
 
@@ -31,7 +32,7 @@ export function leaseRenewer(api: ApiClient, opts: {
   onRenew?: (ok: boolean) => void;
 }): LeaseRenewer {
   const abort = new AbortController();
-  const path = `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${opts.nodeName}`;
+  const path = apiPath({ group: 'coordination.k8s.io', resource: 'leases', namespace: LEASE_NAMESPACE, name: opts.nodeName });
   const retry = backoff(200, 7000);
   let cached: Lease | undefined;
 
@@ -40,7 +41,7 @@ export function leaseRenewer(api: ApiClient, opts: {
     if (!cached) {
       try { cached = await api.get<Lease>(path); } catch (e) {
         if (!isNotFound(e)) throw e;
-        cached = await api.create<Lease>('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases',
+        cached = await api.create<Lease>(apiPath({ group: 'coordination.k8s.io', resource: 'leases', namespace: LEASE_NAMESPACE }),
           desiredLease(opts.nodeName, opts.nodeUID(), opts.durationSeconds, now));
         return;
       }

@@ -3,6 +3,7 @@
 import type { Node, NodeCondition, NodeStatus, ContainerImage, Taint } from 'kubernetes-types/core/v1.js';
 import type { HostFacts } from './host.ts';
 import { formatBinary, formatCPU, parseQuantity } from '../resources/quantity.ts';
+import { rfc3339 } from '../apiserver/time.ts';
 
 export interface RuntimeHealth {
   /** Undefined when the runtime could not be asked (it is down). */
@@ -99,7 +100,7 @@ function condition(type: string, ok: boolean, okReason: string, okMsg: string, b
 
 /** The full status; previous conditions keep their lastTransitionTime when unchanged. */
 export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
-  const now = i.now.toISOString().replace(/\.\d+Z$/, 'Z');
+  const now = rfc3339(i.now);
   const notReady = notReadyReason(i.runtime);
   const pc = prev?.conditions;
   return {

@@ -11,11 +11,11 @@ import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
 export type PodState = 'syncing' | 'terminating' | 'terminated' | 'finished';
 
 /** The kubelet's own decision to stop a pod (eviction, preemption): its grace period and final status. */
-export interface Kill { gracePeriodSeconds: number; reason: string; message: string; condition?: PodCondition }
+export interface KillPodOptions { gracePeriodSeconds: number; reason: string; message: string; condition?: PodCondition }
 
 export type Step =
   | { do: 'sync' }
-  | { do: 'terminate'; gracePeriodSeconds: number; reason: string; kill?: Kill }
+  | { do: 'terminate'; gracePeriodSeconds: number; reason: string; kill?: KillPodOptions }
   | { do: 'finish'; deleteFromApiserver: boolean }
   | { do: 'nothing' };
 
@@ -27,7 +27,7 @@ export const isTerminalPhase = (phase?: string) => phase === 'Succeeded' || phas
  * with the same full name still runs (upstream starts those in order); kill: the kubelet
  * decided to stop the pod itself.
  */
-export function nextStep(state: PodState, pod: Pod | undefined, phase?: string, blocked = false, kill?: Kill): Step {
+export function nextStep(state: PodState, pod: Pod | undefined, phase?: string, blocked = false, kill?: KillPodOptions): Step {
   const deleting = !pod || !!pod.metadata?.deletionTimestamp;
   switch (state) {
     case 'syncing':

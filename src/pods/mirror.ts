@@ -4,11 +4,9 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { type ApiClient, isAlreadyExists, isConflict, isNotFound } from '../apiserver/client.ts';
 import type { Logger } from '../log/log.ts';
-import { CONFIG_HASH } from '../sources/static-file.ts';
+import { apiPath } from '../apiserver/paths.ts';
+import { CONFIG_HASH, CONFIG_MIRROR } from '../podutil/podutil.ts';
 
-export const CONFIG_MIRROR = 'kubernetes.io/config.mirror';
-// Upstream's IsMirrorPod: the annotation's presence, whatever its value.
-export const isMirrorPod = (p: Pod) => p.metadata?.annotations?.[CONFIG_MIRROR] !== undefined;
 const key = (p: Pod) => `${p.metadata!.namespace}/${p.metadata!.name}`;
 
 /** Pure: the mirror to create for a static pod, owned by the node (NodeRestriction requires it). */
@@ -84,13 +82,13 @@ export class MirrorPods {
     try {
       if ((action === 'delete' || action === 'recreate') && mirror) {
         this.#log.info('Deleting mirror pod', { pod: k, reason: action === 'delete' ? 'static pod removed' : 'stale or deleted mirror' });
-        await this.#api.delete(`/api/v1/namespaces/${mirror.metadata!.namespace}/pods/${mirror.metadata!.name}`,
+        await this.#api.delete(apiPath({ resource: 'pods', namespace: mirror.metadata!.namespace, name: mirror.metadata!.name }),
           { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: mirror.metadata!.uid } })
           .catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; });
         this.#mirrors.delete(k);
       }
       if (action === 'create' || action === 'recreate') {
-        const created = await this.#api.create<Pod>(`/api/v1/namespaces/${st!.metadata!.namespace}/pods`, mirrorPodFor(st!, node))
+        const created = await this.#api.create<Pod>(apiPath({ resource: 'pods', namespace: st!.metadata!.namespace }), mirrorPodFor(st!, node))
           .catch((e) => { if (isAlreadyExists(e)) return undefined; throw e; });
         if (created) {
           this.#mirrors.set(k, created);

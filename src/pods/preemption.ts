@@ -2,10 +2,11 @@
 // mirror, or system-critical priority) that does not fit is admitted after lower-priority,
 // non-critical pods are stopped to make room. Pure: which pods go; the workers stop them.
 import type { Node, Pod, PodCondition } from 'kubernetes-types/core/v1.js';
-import { isCriticalPod, podPriority } from '../eviction/pods.ts';
+import { podPriority } from '../eviction/pods.ts';
 import { qosClass } from '../resources/qos.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { admitPod, podRequests, type Admission } from './admission.ts';
+import { isCriticalPod } from '../podutil/podutil.ts';
 
 /** Upstream's status and condition for a preempted pod. */
 export const PREEMPTED = {

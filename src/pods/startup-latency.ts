@@ -5,6 +5,7 @@
 // pods; nor do pods that waited for scheduling (PodScheduled False). "Stateful" pods (with a
 // volume other than Secret, ConfigMap, downward API, emptyDir or projected) count only in total.
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { isSidecar } from '../podutil/podutil.ts';
 
 interface PodState { pulls: [number, number][]; pulling: number[]; recorded: boolean }
 
@@ -90,7 +91,7 @@ export function pullingTime(pulls: [number, number][]): number {
 
 /** Pure: milliseconds the pod's run-to-completion init containers ran (sidecars, restartPolicy Always, do not count). */
 export function initContainersTime(pod: Pod): number {
-  const sidecars = new Set((pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always').map((c) => c.name));
+  const sidecars = new Set((pod.spec?.initContainers ?? []).filter(isSidecar).map((c) => c.name));
   let total = 0;
   for (const s of pod.status?.initContainerStatuses ?? []) {
     const t = s.state?.terminated;

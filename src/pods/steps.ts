@@ -8,11 +8,13 @@ import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import type { PodSyncer } from '../runtime/sync.ts';
 import { generatePodStatus, mergeConditions } from '../status/pod-status.ts';
-import type { StatusManager } from '../status/manager.ts';
+import type { StatusManager } from '../status/status-manager.ts';
 import type { PodSteps } from './workers.ts';
-import { activeDeadlineLeft, type Kill } from './lifecycle.ts';
+import { activeDeadlineLeft, type KillPodOptions } from './lifecycle.ts';
 import type { HealthOf } from '../runtime/actions.ts';
 import type { PodRuntimeStatus } from '../runtime/types.ts';
+import { apiPath } from '../apiserver/paths.ts';
+import { rfc3339 } from '../apiserver/time.ts';
 
 /** The prober (src/prober) as a pod's steps use it: results read by actions and status; told what runs. */
 export interface PodProbes {
@@ -47,7 +49,7 @@ export function podSteps(d: {
 
     reject(pod, r) {
       d.events.event(podRef(pod), 'Warning', r.reason, r.message);
-      d.status.set(pod, { ...pod.status, phase: 'Failed', reason: r.reason, message: r.message, startTime: pod.status?.startTime ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
+      d.status.set(pod, { ...pod.status, phase: 'Failed', reason: r.reason, message: r.message, startTime: pod.status?.startTime ?? rfc3339() });
     },
 
     async sync(pod, signal) {
@@ -96,7 +98,7 @@ export function podSteps(d: {
       d.status.forget(uid);
       if (!deleteFromApiserver || !pod) return;
       try {
-        await d.api.delete(`/api/v1/namespaces/${pod.metadata!.namespace}/pods/${pod.metadata!.name}`,
+        await d.api.delete(apiPath({ resource: 'pods', namespace: pod.metadata!.namespace, name: pod.metadata!.name }),
           { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid } });
       } catch (e) {
         if (!isNotFound(e) && !isConflict(e)) throw e; // already gone, or a new pod of that name
@@ -106,7 +108,7 @@ export function podSteps(d: {
 }
 
 /** The status of a pod the kubelet stopped itself: Failed, its reason and message, and its condition (DisruptionTarget). */
-function killedStatus(last: PodStatus | undefined, kill: Kill): PodStatus {
+function killedStatus(last: PodStatus | undefined, kill: KillPodOptions): PodStatus {
   const conditions = (last?.conditions ?? []).filter((c) => c.type !== kill.condition?.type);
   return { ...last, phase: 'Failed', reason: kill.reason, message: kill.message, conditions: kill.condition ? [...conditions, kill.condition] : conditions };
 }

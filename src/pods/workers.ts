@@ -4,16 +4,16 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { backoff, jittered, type Backoff } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
-import { afterStep, isTerminalPhase, nextStep, type Kill, type PodState, type Step } from './lifecycle.ts';
+import { afterStep, isTerminalPhase, nextStep, type KillPodOptions, type PodState, type Step } from './lifecycle.ts';
 import type { Admission } from './admission.ts';
-import { isStaticPod } from '../sources/static-file.ts';
 import { PREEMPTED } from './preemption.ts';
+import { isStaticPod } from '../podutil/podutil.ts';
 
 export interface PodSteps {
   /** Makes the runtime match the pod; returns the phase it now shows and when to look again. Aborted: stop early. */
   sync(pod: Pod, signal: AbortSignal): Promise<{ phase?: string; requeueAfterMs?: number }>;
   /** kill: the kubelet stopped the pod itself, and this is the final status it ends in. */
-  terminate(uid: string, pod: Pod | undefined, gracePeriodSeconds: number, reason: string, kill?: Kill): Promise<void>;
+  terminate(uid: string, pod: Pod | undefined, gracePeriodSeconds: number, reason: string, kill?: KillPodOptions): Promise<void>;
   finish(uid: string, pod: Pod | undefined, deleteFromApiserver: boolean): Promise<void>;
   /** Whether a new pod may run here, given the pods that run. */
   admit(pod: Pod, active: Pod[]): Admission;
@@ -39,7 +39,7 @@ interface Worker {
   /** Creation order: of two static pods with one full name, the older runs first. */
   seq: number;
   /** Set by kill(): stop the pod with this status; the callbacks wait for it to be terminated. */
-  kill?: Kill;
+  kill?: KillPodOptions;
   killed: (() => void)[];
   /** A critical pod waits for the pods it preempts to stop before its first sync. */
   gate?: Promise<unknown>;
@@ -113,7 +113,7 @@ export class PodWorkers {
    * Stops a running pod on the kubelet's own account (eviction, preemption), ending in the
    * status kill names. Resolves once its containers are stopped (false: not a running pod).
    */
-  kill(uid: string, kill: Kill): Promise<boolean> {
+  kill(uid: string, kill: KillPodOptions): Promise<boolean> {
     const w = this.#workers.get(uid);
     if (!w || w.state !== 'syncing') return Promise.resolve(false);
     w.kill ??= kill;

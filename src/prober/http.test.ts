@@ -67,7 +67,7 @@ test('tcpSocket: open port succeeds, closed port fails as Go words it', async ()
 
 test('httpGet: HTTPS without verifying the (self-signed) certificate', async () => {
   const { createServer: createTLS } = await import('node:https');
-  const { newPrivateKey, selfSignedServingCert } = await import('../certificates/x509.ts');
+  const { newPrivateKey, selfSignedServingCert } = await import('../certificates/pki.ts');
   const key = newPrivateKey();
   const cert = await selfSignedServingCert(key, 'probe-test', ['127.0.0.1']);
   const tls = createTLS({ key, cert }, (_req, res) => res.end('secure'));

@@ -1,7 +1,6 @@
 // The prober: keeps one worker per probe of each running container instance, as the
 // pod's syncs report them, and holds the results the pod's status and actions read.
 // Upstream's prober_manager.go, driven by the pod sync instead of the status manager.
-import { isSidecar } from '../runtime/actions.ts';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { Recorder } from '../events/recorder.ts';
 import { podRef } from '../events/recorder.ts';
@@ -15,6 +14,7 @@ import { runProbe } from './run.ts';
 import { takeEventToken, type Bucket } from './event-budget.ts';
 import type { ProbeType, Result } from './state.ts';
 import { ProbeWorker, probeOf, type WorkerDeps, type WorkerTarget } from './worker.ts';
+import { isSidecar } from '../podutil/podutil.ts';
 
 const TYPES: ProbeType[] = ['Startup', 'Readiness', 'Liveness'];
 

@@ -4,7 +4,7 @@
 // cgroup (CRI UpdateContainerResources), or a restart when its resizePolicy says so.
 import type { Container, Pod, PodCondition, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../resources/quantity.ts';
-import { changedResources, cpuAndMemory, podRequests, sameResources } from './resources.ts';
+import { changedResources, cpuAndMemory, podRequests, sameResources } from '../resources/linux-resources.ts';
 
 /** Allocated resources by container name (app and init containers). */
 export type Allocation = Record<string, ResourceRequirements>;

@@ -14,7 +14,7 @@ import { latest, type PodRuntimeStatus, type ResizeState } from '../runtime/type
 import { podCgroupLimits, readMemoryUsage, readPodCgroup, sameLimits, widenLimits, writePodCgroup } from '../resources/pod-cgroup.ts';
 import { AllocationManager } from './allocation.ts';
 import { admitResize, resizeRequested, specAllocation, withAllocation, type Allocation } from './decide.ts';
-import { CFS_PERIOD_US, cpuAndMemory, fromLinux, linuxResources, sameLinux, sameResources } from './resources.ts';
+import { CFS_PERIOD_US, cpuAndMemory, fromLinux, linuxResources, sameLinux, sameResources } from '../resources/linux-resources.ts';
 
 /** What in-place resize needs from the kubelet: the node's allocatable and the pods that hold resources on it. */
 export interface ResizeDeps {

@@ -3,10 +3,10 @@
 // quota and a memory limit only when every container declares one, so that the pod as a
 // whole cannot use more than its containers together. cgroup v1 with the cgroupfs driver
 // (this host); containerd places the sandbox and the containers below it.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { qosClass } from './qos.ts';
-import { bytes, milliCPU, quotaFromMilli, sharesFromMilli } from '../resize/resources.ts';
+import { bytes, CFS_PERIOD_US, milliCPU, MIN_QUOTA_US, MIN_SHARES, quotaFromMilli, sharesFromMilli } from './linux-resources.ts';
 
 export interface PodCgroupLimits {
   cpuShares: number;
@@ -14,10 +14,6 @@ export interface PodCgroupLimits {
   cpuQuotaUs?: number;
   memoryLimitBytes?: number;
 }
-
-const CFS_PERIOD_US = 100_000;
-const MIN_SHARES = 2;
-const MIN_QUOTA_US = 1000;
 
 /** Pure: upstream's ResourceConfigForPod for cgroup v1 (init containers: the larger of their max and the app sum). */
 export function podCgroupLimits(pod: Pod): PodCgroupLimits {
@@ -88,4 +84,16 @@ export function ensurePodCgroup(path: string, l: PodCgroupLimits, root = '/sys/f
 /** memory.usage_in_bytes of a cgroup (cgroup v1), e.g. a pod's or a container's below it; undefined when unreadable. */
 export function readMemoryUsage(path: string, root = '/sys/fs/cgroup'): number | undefined {
   try { return Number(readFileSync(`${root}/memory${path}/memory.usage_in_bytes`, 'utf8').trim()); } catch { return undefined; }
+}
+
+/**
+ * Removes a pod cgroup in every v1 controller: containerd leaves the directories behind.
+ * rmdir takes only an empty cgroup, so one still in use is never harmed (housekeeping retries).
+ */
+export function removePodCgroup(path: string, root = '/sys/fs/cgroup'): void {
+  let controllers: string[] = [];
+  try { controllers = readdirSync(root); } catch { return; }
+  for (const ctl of controllers) {
+    try { rmdirSync(`${root}/${ctl}${path}`); } catch { /* absent or busy */ }
+  }
 }

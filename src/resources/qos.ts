@@ -2,6 +2,7 @@
 // equal its limits for cpu and memory, BestEffort when nothing is set, else Burstable.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from './quantity.ts';
+import { isSidecar } from '../podutil/podutil.ts';
 
 export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
@@ -37,7 +38,7 @@ export function containerOOMScoreAdj(pod: Pod, c: Container, memoryCapacity: num
   const memReq = (x: Container) => Math.ceil(parseQuantity(x.resources?.requests?.memory ?? 0) ?? 0);
   const score = (bytes: number) => 1000 - Math.trunc((1000 * bytes) / memoryCapacity);
   let adj = score(memReq(c));
-  const sidecar = c.restartPolicy === 'Always' && (pod.spec?.initContainers ?? []).some((i) => i.name === c.name);
+  const sidecar = isSidecar(c) && (pod.spec?.initContainers ?? []).some((i) => i.name === c.name);
   if (sidecar) {
     const apps = pod.spec?.containers ?? [];
     const min = apps.length ? Math.min(...apps.map(memReq)) : 0;

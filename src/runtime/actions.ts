@@ -6,7 +6,8 @@ import type { Container, Pod, ResourceRequirements } from 'kubernetes-types/core
 import { type PodRuntimeStatus, type ContainerState, latest } from './types.ts';
 import { containerHash } from './hash.ts';
 import { containerResize } from '../resize/decide.ts';
-import { cpuAndMemory } from '../resize/resources.ts';
+import { cpuAndMemory } from '../resources/linux-resources.ts';
+import { isSidecar } from '../podutil/podutil.ts';
 
 export interface PodActions {
   /** Stop what runs: everything before a new sandbox, or (without one) the sidecars of a pod that is done. */
@@ -22,7 +23,7 @@ export interface PodActions {
   containersToStart: Start[];
   /** Ephemeral containers (kubectl debug) added since: each runs once, never restarted. */
   ephemeralContainersToStart: Start[];
-  containersToKill: Kill[];
+  containersToKill: ContainerToKill[];
   /** In-place resize: running containers whose cgroup gets their allocated resources (CRI UpdateContainerResources). */
   containersToUpdate: Update[];
 }
@@ -33,7 +34,7 @@ export interface Update {
   changed: ('cpu' | 'memory')[];
 }
 export interface Start { name: string; reason: string }
-export interface Kill {
+export interface ContainerToKill {
   id: string; name: string; reason: string;
   /** The Killing event's message, when it must say why (a failed probe); else "Stopping container X". */
   message?: string;
@@ -53,9 +54,6 @@ export type ActualOf = (s: ContainerState) => ResourceRequirements | undefined;
 export interface ProbeHealth { liveness?: 'Success' | 'Failure' | 'Unknown'; startup?: 'Success' | 'Failure' | 'Unknown' }
 /** Looks up an instance's probe states by container ID; absent: the pod is not probed. */
 export type HealthOf = (containerId: string) => ProbeHealth | undefined;
-
-/** A sidecar: an init container that keeps running next to the app containers. */
-export const isSidecar = (c: Container) => c.restartPolicy === 'Always';
 
 /** Whether a container that exited should run again, per the pod's restartPolicy. */
 export function shouldRestart(pod: Pod, c: ContainerState): boolean {

@@ -6,7 +6,7 @@ import type { Container__Output } from '../cri/generated/runtime/v1/Container.ts
 import type { PodSandbox__Output } from '../cri/generated/runtime/v1/PodSandbox.ts';
 import type { ContainerStatus__Output } from '../cri/generated/runtime/v1/ContainerStatus.ts';
 import { terminationMessage } from './termination-message.ts';
-import { parseLinux, type LinuxResources } from '../resize/resources.ts';
+import { parseLinux, type LinuxResources } from '../resources/linux-resources.ts';
 import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from './types.ts';
 
 const phases: Record<string, ContainerPhase> = {

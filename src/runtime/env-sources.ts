@@ -5,6 +5,7 @@
 import type { ConfigMap, Container, Node, Pod, Secret, Service, ServiceList } from 'kubernetes-types/core/v1.js';
 import { isNotFound, type ApiClient } from '../apiserver/client.ts';
 import { envReferences, type EnvInputs, type Fetched } from './env.ts';
+import { apiPath } from '../apiserver/paths.ts';
 
 export type EnvObjects = Omit<EnvInputs, 'podIPs' | 'hostIPs'>;
 
@@ -16,8 +17,7 @@ export interface EnvSource {
   session(): EnvReads;
 }
 
-const path = (ns: string, kind: string, name?: string) =>
-  `/api/v1/namespaces/${encodeURIComponent(ns)}/${kind}${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
+const path = (namespace: string, resource: string, name?: string) => apiPath({ resource, namespace, name });
 
 /** The kubelet's client: node is the Node as last seen (its status.allocatable). */
 export function apiEnvSource(api: Pick<ApiClient, 'get'>, node: () => Node | undefined): EnvSource {

@@ -5,7 +5,7 @@
 // (env-sources.ts), and handed in here.
 import type { ConfigMap, Container, Pod, Secret, Service } from 'kubernetes-types/core/v1.js';
 import { fieldRefValue, resourceFieldRefValue, type Value } from '../resources/downward.ts';
-import { isStaticPod } from '../sources/static-file.ts';
+import { isStaticPod } from '../podutil/podutil.ts';
 
 /** The result of reading one object: found, absent (404), or failed otherwise. */
 export type Fetched<T> = { found: T } | { notFound: true } | { error: string };

@@ -9,7 +9,7 @@ type ContainerConfig = NonNullable<RuntimeRequest<'CreateContainer'>['config']>;
 import { labels } from './types.ts';
 import { containerHash } from './hash.ts';
 import { containerOOMScoreAdj, qosClass } from '../resources/qos.ts';
-import { linuxResources } from '../resize/resources.ts';
+import { linuxResources } from '../resources/linux-resources.ts';
 import { containerSecurityContext, sandboxSecurityContext, sandboxSysctls, type ImageUser, type SeccompOptions } from './security-context.ts';
 
 export interface NodeContext {

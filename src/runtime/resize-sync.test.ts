@@ -10,7 +10,7 @@ import type { RuntimeView } from './cri-runtime.ts';
 import { PodSyncer } from './sync.ts';
 import { containerHash } from './hash.ts';
 import type { PodRuntimeStatus } from './types.ts';
-import { linuxResources } from '../resize/resources.ts';
+import { linuxResources } from '../resources/linux-resources.ts';
 
 const res = (cpu: string, memory: string) => ({ requests: { cpu, memory }, limits: { cpu, memory } });
 const ctr = (resources: Container['resources'], resizePolicy?: Container['resizePolicy']): Container =>

@@ -1,26 +1,27 @@
 // Executes computePodActions against the runtime: the only place where a pod's
 // sandbox and containers are created, started, stopped and removed.
-import { mkdirSync, rmSync, readdirSync, rmdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { ImagePuller } from '../images/puller.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { podRef } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
-import { computePodActions, isSidecar, type HealthOf } from './actions.ts';
+import { computePodActions, type HealthOf } from './actions.ts';
 import { runHook } from './hooks.ts';
-import { ensurePodCgroup, podCgroupLimits } from '../resources/pod-cgroup.ts';
+import { ensurePodCgroup, podCgroupLimits, removePodCgroup } from '../resources/pod-cgroup.ts';
 import { PodResizer, type ResizeDeps } from '../resize/pod-resizer.ts';
 import { specAllocation, withAllocation } from '../resize/decide.ts';
-import { cpuAndMemory } from '../resize/resources.ts';
+import { cpuAndMemory } from '../resources/linux-resources.ts';
 import type { RuntimeView } from './cri-runtime.ts';
 import { containerConfig, containerFieldPath, containerType, podCgroup, podLogDir, sandboxConfig, type ContainerType, type NodeContext, type PodSandboxConfig } from './pod-config.ts';
 import { securityContextError } from './security-context.ts';
 import { type ContainerState, type PodRuntimeStatus, type Waiting, latest } from './types.ts';
 import { containerEnvironment } from './env.ts';
 import { noEnvSource, type EnvReads, type EnvSource } from './env-sources.ts';
-import type { VolumeManager } from '../volumes/manager.ts';
-import { createLogSymlink, legacyLogSymlink, removeLogSymlink } from '../logrotate/symlink.ts';
+import type { VolumeManager } from '../volumes/volume-manager.ts';
+import { createLogSymlink, legacyLogSymlink, removeLogSymlink } from '../container-logs/symlink.ts';
+import { isSidecar } from '../podutil/podutil.ts';
 
 export interface SyncResult {
   runtime: PodRuntimeStatus;
@@ -341,7 +342,7 @@ export class PodSyncer {
     if (pod) {
       for (const c of status.containers) this.#unlinkLog(pod, c.name, c.id);
       rmSync(podLogDir(pod, this.#node.podLogsDir), { recursive: true, force: true });
-      removeCgroup(podCgroup(pod));
+      removePodCgroup(podCgroup(pod));
     }
   }
 
@@ -380,12 +381,3 @@ export class PodSyncer {
   }
 }
 
-
-/** containerd leaves a pod's cgroup directories behind: remove them in every v1 controller. */
-function removeCgroup(path: string) {
-  let controllers: string[] = [];
-  try { controllers = readdirSync('/sys/fs/cgroup'); } catch { return; }
-  for (const ctl of controllers) {
-    try { rmdirSync(`/sys/fs/cgroup/${ctl}${path}`); } catch { /* absent, or not empty yet: housekeeping retries */ }
-  }
-}

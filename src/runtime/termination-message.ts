@@ -3,7 +3,7 @@
 // terminationMessagePolicy FallbackToLogsOnError and a failure, the end of its log
 // (at most 80 lines and 2048 bytes).
 import { openSync, readSync, closeSync, fstatSync } from 'node:fs';
-import { parseCRILog } from '../logs/cri-log.ts';
+import { parseCRILog } from '../container-logs/cri-log.ts';
 
 const MAX_MESSAGE = 4096;
 const MAX_LOG_LINES = 80;

@@ -1,7 +1,7 @@
 // What the container runtime says about one pod, as plain data: the input of every
 // decision in this folder. Built from CRI ListPodSandbox/ListContainers/*Status.
 import type { ResourceRequirements } from 'kubernetes-types/core/v1.js';
-import type { LinuxResources } from '../resize/resources.ts';
+import type { LinuxResources } from '../resources/linux-resources.ts';
 
 export interface SandboxState {
   id: string;

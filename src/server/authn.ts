@@ -9,7 +9,8 @@ import type { ApiClient } from '../apiserver/client.ts';
 import type { Logger } from '../log/log.ts';
 import { TtlCache } from './ttl-cache.ts';
 import { anonymousUser, withAuthenticatedGroup, type UserInfo } from './user.ts';
-import { certificateUser, parseCertBundle, peerChain, verifyClientChain } from './x509.ts';
+import { certificateUser, parseCertBundle, peerChain, verifyClientChain } from './x509-authn.ts';
+import { apiPath } from '../apiserver/paths.ts';
 
 export type Authenticator = (req: IncomingMessage) => Promise<UserInfo | undefined>;
 
@@ -73,7 +74,7 @@ function tokenReviewer(api: Pick<ApiClient, 'create'>, ttlMs: number, now: () =>
   async function review(key: string, token: string): Promise<UserInfo | undefined> {
     let tr: TokenReview;
     try {
-      tr = await api.create<TokenReview>('/apis/authentication.k8s.io/v1/tokenreviews',
+      tr = await api.create<TokenReview>(apiPath({ group: 'authentication.k8s.io', resource: 'tokenreviews' }),
         { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
     } catch (e) {
       log.warn('Unable to authenticate the request due to an error', { err: e });

@@ -6,6 +6,7 @@ import type { SubjectAccessReview } from 'kubernetes-types/authorization/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
 import { TtlCache } from './ttl-cache.ts';
 import type { UserInfo } from './user.ts';
+import { apiPath } from '../apiserver/paths.ts';
 
 export interface Attributes {
   verb: string;
@@ -68,7 +69,7 @@ export function webhookAuthorizer(api: Pick<ApiClient, 'create'>, o: WebhookAuth
     const key = JSON.stringify(spec);
     const hit = cache.get(key);
     if (hit) return hit;
-    const sar = await api.create<SubjectAccessReview>('/apis/authorization.k8s.io/v1/subjectaccessreviews',
+    const sar = await api.create<SubjectAccessReview>(apiPath({ group: 'authorization.k8s.io', resource: 'subjectaccessreviews' }),
       { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec });
     const decision: Decision = { allowed: sar.status?.allowed === true, reason: sar.status?.reason };
     cache.set(key, decision, decision.allowed ? (o.allowTTLMs ?? 300_000) : (o.denyTTLMs ?? 30_000));

@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import type { RequestHandler } from 'express';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
-import { readContainerLog } from '../logs/reader.ts';
+import { readContainerLog } from '../container-logs/reader.ts';
 import { parseLogQuery } from './log-options.ts';
 
 /** One container instance's log, as the kubelet knows it. */

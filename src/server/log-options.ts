@@ -1,8 +1,8 @@
 // The query of /containerLogs as upstream decodes it into a v1 PodLogOptions and
 // validates it: a value that does not parse is a 400, one that parses but is not allowed
 // a 422, both naming the parameter.
-import { parseRFC3339Ns } from '../logs/cri-log.ts';
-import type { LogOptions } from '../logs/writer.ts';
+import { parseRFC3339Ns } from '../container-logs/cri-log.ts';
+import type { LogOptions } from '../container-logs/writer.ts';
 
 export type LogQuery = { options: LogOptions; previous: boolean } | { status: 400 | 422; message: string };
 

@@ -4,6 +4,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
 import { reflector } from '../apiserver/reflector.ts';
 import type { Logger } from '../log/log.ts';
+import { apiPath } from '../apiserver/paths.ts';
 
 export interface PodSink {
   /** The pod was added or changed. */
@@ -17,7 +18,7 @@ export function apiserverSource(api: ApiClient, nodeName: string, sink: PodSink,
   // Set once the first list reached the sink: until then a pod not seen may just not be
   // listed yet, so housekeeping must not take it for an orphan (upstream's sourcesReady).
   let synced = false;
-  const path = `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${nodeName}`)}`;
+  const path = apiPath({ resource: 'pods' }, { fieldSelector: `spec.nodeName=${nodeName}` });
   const set = (p: Pod) => {
     const uid = p.metadata!.uid!;
     if (known.get(uid) === p.metadata?.resourceVersion) return;

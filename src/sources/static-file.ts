@@ -10,12 +10,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { parse } from 'yaml';
 import type { Logger } from '../log/log.ts';
 import type { PodSink } from './apiserver.ts';
-
-export const CONFIG_SOURCE = 'kubernetes.io/config.source';
-export const CONFIG_HASH = 'kubernetes.io/config.hash';
-
-/** Pods from a file or URL source (upstream's kubetypes.IsStaticPod): they get mirror pods. */
-export const isStaticPod = (pod: Pod) => ['file', 'http'].includes(pod.metadata?.annotations?.[CONFIG_SOURCE] ?? '');
+import { CONFIG_HASH, CONFIG_SOURCE } from '../podutil/podutil.ts';
 
 const DNS1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { earlier, later, T } from './fixtures.test.ts';
-import { buildSummary, cpuAndMemoryOnly, isLocalEphemeral, rfc3339, volumeStats } from './summary.ts';
+import { buildSummary, cpuAndMemoryOnly, isLocalEphemeral, volumeStats } from './summary.ts';
 import type { RawSample, RawVolume } from './sample.ts';
 
 // The wire form: what /stats/summary sends (undefined fields dropped).
@@ -12,11 +12,6 @@ const inodes = { inodesFree: 70, inodes: 100 };
 // cadvisor's PSI where the kernel has none (the fixtures are a cgroup v1 host).
 const zero = { total: 0, avg10: 0, avg60: 0, avg300: 0 };
 const Z = { full: zero, some: zero };
-
-test('rfc3339: whole seconds in UTC, as metav1.Time', () => {
-  assert.equal(rfc3339(T + 999), t);
-  assert.equal(rfc3339(0), '1970-01-01T00:00:00Z');
-});
 
 test('buildSummary: node, system containers, pods and containers with rates against the previous sample', () => {
   assert.deepEqual(wire(buildSummary('node-1', later, earlier)), {

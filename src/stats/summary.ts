@@ -7,13 +7,11 @@
 // kernel has none); containers take the CRI's (PSI only where the runtime reports it).
 import { usageNanoCores, type CpuReading } from './rate.ts';
 import type { CgroupSample, CpuSample, FsUsage, MemorySample, NetInterface, Psi, RawContainer, RawPod, RawSample, RawVolume } from './sample.ts';
+import { rfc3339 } from '../apiserver/time.ts';
 import type { ContainerStats, CPUStats, FsStats, IOStats, MemoryStats, NetworkStats, PodStats, PSIStats, Summary, SwapStats, VolumeStats } from './summary-types.ts';
 
 // Upstream reports this interface's figures inline (network.DefaultInterfaceName).
 const DEFAULT_INTERFACE = 'eth0';
-
-/** Pure: metav1.Time's JSON form, RFC 3339 in whole seconds. */
-export const rfc3339 = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 /** The wire form of a PSI reading, in upstream's key order; undefined stays undefined. */
 function psiStats(p: Psi | undefined): PSIStats | undefined {

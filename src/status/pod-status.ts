@@ -3,9 +3,10 @@
 import type { Container, ContainerStatus, ContainerState as ApiContainerState, Pod, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ContainerState, PodRuntimeStatus, Waiting } from '../runtime/types.ts';
 import { qosClass } from '../resources/qos.ts';
-import { isSidecar } from '../runtime/actions.ts';
 import { resizeConditions } from '../resize/decide.ts';
-import { cpuAndMemory, fromLinux } from '../resize/resources.ts';
+import { cpuAndMemory, fromLinux } from '../resources/linux-resources.ts';
+import { rfc3339 } from '../apiserver/time.ts';
+import { isSidecar } from '../podutil/podutil.ts';
 
 export interface StatusContext {
   nodeIP: string;
@@ -22,7 +23,6 @@ export interface StatusContext {
   probes?: (containerId: string) => { ready?: boolean; started?: boolean };
 }
 
-const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 const nsToTime = (ns?: string) => (ns && ns !== '0' ? rfc3339(new Date(Number(BigInt(ns) / 1_000_000n))) : undefined);
 
 function terminatedState(c: ContainerState): ApiContainerState {

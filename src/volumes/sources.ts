@@ -5,6 +5,7 @@ import type { ConfigMap, Secret } from 'kubernetes-types/core/v1.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { type ApiClient, isNotFound } from '../apiserver/client.ts';
 import type { RequestToken } from './tokens.ts';
+import { apiPath } from '../apiserver/paths.ts';
 
 /** A referenced object that does not exist; its message is upstream's (`configmap "x" not found`). */
 export class NotFound extends Error {}
@@ -15,7 +16,6 @@ export interface VolumeSources {
   requestToken: RequestToken;
 }
 
-const enc = encodeURIComponent;
 
 /**
  * ttlMs: how long a read object is reused (upstream's TTL cache strategy), so that pods
@@ -26,7 +26,7 @@ export function apiVolumeSources(api: Pick<ApiClient, 'get' | 'create'>, opts: {
   const cache = new Map<string, { at: number; value: Promise<unknown> }>();
   // Upstream's object caches return NotFound with the singular resource name.
   const get = <T>(resource: string, plural: string) => (ns: string, name: string): Promise<T> => {
-    const path = `/api/v1/namespaces/${enc(ns)}/${plural}/${enc(name)}`;
+    const path = apiPath({ resource: plural, namespace: ns, name });
     const hit = cache.get(path);
     if (hit && now() - hit.at < ttlMs) return hit.value as Promise<T>;
     for (const [k, e] of cache) if (now() - e.at >= ttlMs) cache.delete(k);
@@ -40,6 +40,6 @@ export function apiVolumeSources(api: Pick<ApiClient, 'get' | 'create'>, opts: {
   return {
     configMap: get<ConfigMap>('configmap', 'configmaps'),
     secret: get<Secret>('secret', 'secrets'),
-    requestToken: (ns, sa, req) => api.create<TokenRequest>(`/api/v1/namespaces/${enc(ns)}/serviceaccounts/${enc(sa)}/token`, req),
+    requestToken: (ns, sa, req) => api.create<TokenRequest>(apiPath({ resource: 'serviceaccounts', namespace: ns, name: sa, subresource: 'token' }), req),
   };
 }

@@ -12,7 +12,7 @@ import { logger } from '../log/log.ts';
 import { kubeletAuthenticator } from './authn.ts';
 import type { UserInfo } from './user.ts';
 import { kubeletServer } from './server.ts';
-import { certificateUser, parseCertBundle, verifyClientChain } from './x509.ts';
+import { certificateUser, parseCertBundle, verifyClientChain } from './x509-authn.ts';
 
 // A throwaway PKI made with openssl: ca and other are roots, int an intermediate of ca.
 const dir = mkdtempSync(join(tmpdir(), 'kubelet-pki-'));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { startEvictionManager, fsLayoutOf, type EvictionDeps } from './manager.ts';
+import { startEvictionManager, fsLayoutOf, type EvictionDeps } from './eviction-manager.ts';
 import { parseThresholds } from './thresholds.ts';
 import { logger } from '../log/log.ts';
 import type { Summary } from '../stats/summary-types.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { changedResources, cpuAndMemory, fromLinux, linuxResources, milliCPU, podRequests, quotaFromMilli, sharesFromMilli } from './resources.ts';
+import { changedResources, cpuAndMemory, fromLinux, linuxResources, milliCPU, podRequests, quotaFromMilli, sharesFromMilli } from './linux-resources.ts';
 
 const rr = (requests?: Record<string, string>, limits?: Record<string, string>) => ({ ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) });
 

@@ -11,7 +11,7 @@ import { createGzip } from 'node:zlib';
 import { backoff, jittered, sleep, type Backoff } from '../backoff/backoff.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { Logger } from '../log/log.ts';
-import { needsRotation, planRotation, type RotatePolicy } from './plan.ts';
+import { needsRotation, planRotation, type RotatePolicy } from './rotation-plan.ts';
 
 /** The CRI calls rotation needs. */
 export interface LogRuntime {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { needsRotation, planRotation, rotationTimestamp, type RotationPlan } from './plan.ts';
+import { needsRotation, planRotation, rotationTimestamp, type RotationPlan } from './rotation-plan.ts';
 
 const L = '/var/log/pods/ns_p_u/c/0.log';
 const now = new Date(2026, 10, 22, 17, 5, 9); // local time, as upstream's clock.Now().Format

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newlyTerminated, withRemovals } from './manager.ts';
+import { newlyTerminated, withRemovals } from './status-manager.ts';
 
 test('withRemovals: resize conditions an earlier status had and this one does not carry are deleted by the patch', () => {
   const ready = { type: 'Ready', status: 'True' };

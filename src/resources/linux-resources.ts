@@ -2,7 +2,8 @@
 // ResourceRequirements (spec, allocated, actuated), the CRI's LinuxContainerResources
 // (what runc writes to the cgroup), and back again for status.resources. Pure.
 import type { Container, ResourceRequirements } from 'kubernetes-types/core/v1.js';
-import { formatBinary, formatCPU, parseQuantity } from '../resources/quantity.ts';
+import { formatBinary, formatCPU, parseQuantity } from './quantity.ts';
+import { isSidecar } from '../podutil/podutil.ts';
 
 /** The CRI fields kubelet-ts sets (cgroup v1 semantics); 0 means "not set". */
 export interface LinuxResources {
@@ -13,8 +14,8 @@ export interface LinuxResources {
 }
 
 export const CFS_PERIOD_US = 100_000;
-const MIN_SHARES = 2;
-const MIN_QUOTA_US = 1000;
+export const MIN_SHARES = 2;
+export const MIN_QUOTA_US = 1000;
 
 /** Millicores of a quantity, rounded as upstream's MilliValue (up). */
 export const milliCPU = (q: string | number | undefined): number => (q === undefined ? 0 : Math.ceil(Math.round((parseQuantity(q) ?? 0) * 1e6) / 1000));
@@ -105,8 +106,8 @@ export function podRequests(containers: Container[], inits: Container[]): { cpu:
   // Millicores and bytes while adding up: integers, no float noise at the boundary.
   const req = (c: Container, r: Res) => amount(r, c.resources?.requests?.[r] ?? c.resources?.limits?.[r]);
   // Sidecars run next to the app containers: they add to the sum.
-  const sidecars = inits.filter((c) => c.restartPolicy === 'Always');
+  const sidecars = inits.filter(isSidecar);
   const sum = (r: Res) => [...containers, ...sidecars].reduce((n, c) => n + req(c, r), 0);
-  const initMax = (r: Res) => Math.max(0, ...inits.filter((c) => c.restartPolicy !== 'Always').map((c) => req(c, r)));
+  const initMax = (r: Res) => Math.max(0, ...inits.filter((c) => !isSidecar(c)).map((c) => req(c, r)));
   return { cpu: Math.max(sum('cpu'), initMax('cpu')) / 1000, memory: Math.max(sum('memory'), initMax('memory')) };
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { certificateRequest, certificateValidity, newPrivateKey, selfSignedServingCert } from './x509.ts';
+import { certificateRequest, certificateValidity, newPrivateKey, selfSignedServingCert } from './pki.ts';
 
 test('a CSR carries the node identity and is signed by the key', async () => {
   const key = newPrivateKey();

@@ -6,7 +6,7 @@ import { backoff, jittered, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import { requestCertificate } from './csr.ts';
 import { loadCurrent, storeCurrent } from './store.ts';
-import { certificateRequest, certificateValidity, newPrivateKey, type Subject } from './x509.ts';
+import { certificateRequest, certificateValidity, newPrivateKey, type Subject } from './pki.ts';
 
 /** Pure: when to rotate, at a jittered 70-90% of the certificate's lifetime (upstream's rule). */
 export function rotationDeadline(notBefore: Date, notAfter: Date, random = Math.random): Date {

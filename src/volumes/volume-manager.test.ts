@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigMap, Pod, Secret } from 'kubernetes-types/core/v1.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
-import { VolumeManager, prepareSubPath, tmpfsSize } from './manager.ts';
+import { VolumeManager, prepareSubPath, tmpfsSize } from './volume-manager.ts';
 import { NotFound, type VolumeSources } from './sources.ts';
 
 const quiet = { info() {}, v() {}, warn() {}, error() {} };

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { diskLogFiles, rotateContainerLog, startLogRotation, type LogRuntime } from './manager.ts';
+import { diskLogFiles, rotateContainerLog, startLogRotation, type LogRuntime } from './rotation.ts';
 
 const quiet = { info() {}, v() {}, warn() {}, error() {} };
 

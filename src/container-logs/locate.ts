@@ -4,8 +4,9 @@
 // loop shows it as lastState while the container is waiting).
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { podLogDir } from '../runtime/pod-config.ts';
-import { isSidecar, shouldRestart } from '../runtime/actions.ts';
+import { shouldRestart } from '../runtime/actions.ts';
 import type { PodRuntimeStatus } from '../runtime/types.ts';
+import { isSidecar } from '../podutil/podutil.ts';
 
 export function containerLogFile(pod: Pod, rt: PodRuntimeStatus | undefined, container: string, previous: boolean, podLogsDir: string):
   { path: string; containerID: string } | undefined {

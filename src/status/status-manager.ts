@@ -6,6 +6,7 @@ import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import { backoff, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import type { ContainerType } from '../runtime/pod-config.ts';
+import { apiPath } from '../apiserver/paths.ts';
 
 // sentTo: the object the status went to; a re-created mirror pod needs it again. changedAt: when
 // the status first differed from what was sent (performance.now()).
@@ -80,7 +81,7 @@ export class StatusManager {
           if (!target) throw new Error('its mirror pod does not exist yet');
           // Strategic merge, as upstream: conditions merge by type, so those others set stay.
           const patch = withRemovals(status, [e.pod.status, e.sentStatus]);
-          await this.#api.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, { metadata: { uid: target }, status: patch }, 'strategic');
+          await this.#api.patch(apiPath({ resource: 'pods', namespace: ns, name, subresource: 'status' }), { metadata: { uid: target }, status: patch }, 'strategic');
           e.sent = want;
           e.sentTo = target;
           e.sentStatus = status;
