@@ -1,10 +1,10 @@
 # kubelet-ts: `make up` brings up a local cluster with kubelet-ts as its worker node;
-# `make test` runs every test (unit and end-to-end on that real stack).
+# `make test` lints and type-checks, then runs every test (unit and end-to-end on that real stack).
 SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck up down test unit e2e conformance bench bench-api clean
+.PHONY: all deps build typecheck lint up down test unit e2e conformance bench bench-api clean
 
 all: build
 
@@ -24,6 +24,10 @@ build: deps
 typecheck: deps
 	npm run --silent typecheck
 
+# Biome's lint rules (biome.json) over src/ and test/.
+lint: deps
+	npm run --silent lint
+
 up: build
 	bash hack/up.sh
 
@@ -31,8 +35,9 @@ down:
 	bash hack/down.sh
 
 # One run of node's test runner over unit and e2e tests, so CI reads one summary.
-# e2e tests share one cluster, so files run one at a time.
-test: build up
+# e2e tests share one cluster, so files run one at a time. Lint and the type-check of src and
+# tests (build's tsconfig.build.json leaves tests out) come first, to fail before the cluster is up.
+test: lint typecheck build up
 	node --test --test-concurrency=1 --test-reporter=spec 'src/**/*.test.ts' 'test/conformance/*.test.ts' 'test/e2e/**/*.test.ts'
 
 unit: deps

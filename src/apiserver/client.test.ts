@@ -36,9 +36,12 @@ const status = (code: number, reason: string, message: string) =>
 const closed = (res: ServerResponse) => new Promise<void>((r) => (res.destroyed || res.writableFinished ? r() : res.once('close', () => r())));
 const deferred = () => { let resolve!: () => void; const p = new Promise<void>((r) => (resolve = r)); return { p, resolve }; };
 
+// A bug that leaves a request or watch hanging fails its test instead of stalling the run.
+const quick = { timeout: 2000 };
+
 const api = apiClient({ server: base, token: 'tok-1' }, { userAgent: 'kubelet-ts/v1.36.0 (linux/amd64)' });
 
-test('requests: method, path, body, Content-Type, Content-Length and credentials go out; the answer is decoded', async () => {
+test('requests: method, path, body, Content-Type, Content-Length and credentials go out; the answer is decoded', quick, async () => {
   // The answer names the request, so a reply decoded for the wrong call cannot pass.
   route = (q, res) => reply(res, q.method === 'POST' ? 201 : 200, { kind: 'Pod', metadata: { name: 'p' }, echo: `${q.method} ${q.url}` });
   // Non-ASCII in a body: Content-Length must count bytes, not UTF-16 units, or the server waits/truncates.
@@ -77,7 +80,7 @@ test('requests: method, path, body, Content-Type, Content-Length and credentials
   }
 });
 
-test('requests: an empty 200 is undefined; no token sends no Authorization; a server URL with a path prefixes every path', async () => {
+test('requests: an empty 200 is undefined; no token sends no Authorization; a server URL with a path prefixes every path', quick, async () => {
   route = (_q, res) => res.writeHead(200).end();
   seen = [];
   // Default User-Agent; the trailing slash of the server URL must not double the path's.
@@ -88,7 +91,7 @@ test('requests: an empty 200 is undefined; no token sends no Authorization; a se
   assert.equal(seen[0]!.headers.authorization, undefined);
 });
 
-test('reload: requests after it carry the new token', async () => {
+test('reload: requests after it carry the new token', quick, async () => {
   route = (_q, res) => reply(res, 200, {});
   seen = [];
   const c = apiClient({ server: base, token: 'old' });
@@ -98,7 +101,7 @@ test('reload: requests after it carry the new token', async () => {
   assert.deepEqual(seen.map((q) => q.headers.authorization), ['Bearer old', 'Bearer new']);
 });
 
-test('errors: a Status body becomes an ApiError with its code and reason; the predicates follow upstream', async () => {
+test('errors: a Status body becomes an ApiError with its code and reason; the predicates follow upstream', quick, async () => {
   const cases: [code: number, reason: string, message: string, notFound: boolean, conflict: boolean, alreadyExists: boolean, gone: boolean][] = [
     [404, 'NotFound', 'pods "p" not found', true, false, false, false],
     [409, 'AlreadyExists', 'pods "p" already exists', false, true, true, false],
@@ -120,12 +123,14 @@ test('errors: a Status body becomes an ApiError with its code and reason; the pr
   assert.deepEqual([isNotFound({ status: 404 }), isConflict(new Error('409')), isGone(undefined)], [false, false, false]);
 });
 
-test('errors: a non-JSON body, or a Status without reason, keeps the code; the body is cut to 200 characters', async () => {
+test('errors: a non-JSON body, or a Status without reason, keeps the code; the body is cut to 200 characters', quick, async () => {
   const cases: [code: number, body: string, reason: string, message: string][] = [
     [503, 'no healthy upstream', '503', 'GET /x: 503 no healthy upstream'],
     [502, `<html>${'x'.repeat(500)}</html>`, '502', `GET /x: 502 <html>${'x'.repeat(194)}`],
     [404, '{"kind":"Status","code":404}', '404', 'GET /x: 404 {"kind":"Status","code":404}'],
     [403, '', '403', 'GET /x: 403 '],
+    // JSON that is not an object (a proxy's null) must not be read as a Status.
+    [500, 'null', '500', 'GET /x: 500 null'],
   ];
   for (const [code, body, reason, message] of cases) {
     route = (_q, res) => res.writeHead(code, { 'Content-Type': 'text/plain' }).end(body);
@@ -136,7 +141,7 @@ test('errors: a non-JSON body, or a Status without reason, keeps the code; the b
   assert.equal(await api.get('/x').catch(isNotFound), true);
 });
 
-test('errors: connection refused and a request timeout are status 0 Unreachable', async () => {
+test('errors: connection refused and a request timeout are status 0 Unreachable', quick, async () => {
   // A port that was just free: listen, note it, close.
   const s = createServer();
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
@@ -163,7 +168,7 @@ const line = (type: string, object: unknown) => JSON.stringify({ type, object })
 const pod = (name: string, rv: string) => ({ metadata: { name, resourceVersion: rv } });
 type Pod = ReturnType<typeof pod>;
 
-test('watch: newline-delimited events, one split across chunks mid-character, arrive in order until the stream ends', async () => {
+test('watch: newline-delimited events, one split across chunks mid-character, arrive in order until the stream ends', quick, async () => {
   // The second event is cut inside the two-byte "é", and the rest is only sent once the
   // client has handled the first: the two halves cannot arrive in one read.
   const second = Buffer.from(line('MODIFIED', pod('café', '11')));
@@ -191,7 +196,7 @@ test('watch: newline-delimited events, one split across chunks mid-character, ar
     ['GET', '/api/v1/pods?watch=1&resourceVersion=9', 'Bearer tok-1', undefined]);
 });
 
-test('watch: an ERROR event rejects with its Status as an ApiError, drops what follows and hangs up', async () => {
+test('watch: an ERROR event rejects with its Status as an ApiError, drops what follows and hangs up', quick, async () => {
   const cases: [object: unknown, code: number, reason: string, message: string, gone: boolean][] = [
     [status(410, 'Expired', 'too old resource version: 9 (20)'), 410, 'Expired', 'watch /w: too old resource version: 9 (20)', true],
     [status(410, 'Gone', 'resourceVersion compacted'), 410, 'Gone', 'watch /w: resourceVersion compacted', true],
@@ -210,14 +215,14 @@ test('watch: an ERROR event rejects with its Status as an ApiError, drops what f
   }
 });
 
-test('watch: a refused watch is an ApiError; a line that is not JSON rejects', async () => {
+test('watch: a refused watch is an ApiError; a line that is not JSON rejects', quick, async () => {
   route = (_q, res) => reply(res, 403, status(403, 'Forbidden', 'pods is forbidden: User "system:node:n1" cannot watch resource "pods"'));
   await assert.rejects(api.watch('/w', () => assert.fail('no events')), (e: ApiError) => e.status === 403 && e.reason === 'Forbidden');
   route = (_q, res) => { res.writeHead(200); res.end('<html>proxy error</html>\n'); };
   await assert.rejects(api.watch('/w', () => assert.fail('no events')), SyntaxError);
 });
 
-test('watch: aborting the signal mid-stream resolves the watch and closes the connection', async () => {
+test('watch: aborting the signal mid-stream resolves the watch and closes the connection', quick, async () => {
   let res!: ServerResponse;
   route = (_q, r) => { res = r; r.writeHead(200); r.write(line('ADDED', pod('a', '10'))); };
   const ac = new AbortController();
@@ -227,7 +232,17 @@ test('watch: aborting the signal mid-stream resolves the watch and closes the co
   await closed(res);
 });
 
-test('reflector over HTTP: lists, watches from the list\'s version, follows bookmarks, rewatches when a stream ends, lists again on an ERROR 410', async () => {
+test('watch: aborting before the answer\'s headers resolves the watch too (not Unreachable)', quick, async () => {
+  const got = deferred();
+  route = () => got.resolve(); // never answers
+  const ac = new AbortController();
+  const w = api.watch<Pod>('/w', () => {}, ac.signal);
+  await got.p;
+  ac.abort();
+  assert.equal(await w, undefined);
+});
+
+test('reflector over HTTP: lists, watches from the list\'s version, follows bookmarks, rewatches when a stream ends, lists again on an ERROR 410', quick, async () => {
   let lists = 0;
   const watches: ServerResponse[] = [];
   const lastWatch = deferred();
@@ -295,7 +310,7 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('https: the CA verifies the apiserver, the client certificate authenticates, reload switches to a rotated certificate', async () => {
+test('https: the CA verifies the apiserver, the client certificate authenticates, reload switches to a rotated certificate', quick, async () => {
   const tls = createTLSServer({ key: pem('serving.key'), cert: pem('serving.crt'), ca: pem('ca.crt'), requestCert: true, rejectUnauthorized: true }, (req, res) => {
     reply(res, 200, { user: (req.socket as TLSSocket).getPeerCertificate().subject.CN, url: req.url });
   });

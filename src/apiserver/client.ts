@@ -74,7 +74,8 @@ export function apiClient(conn: Connection, opts: { timeoutMs?: number; userAgen
         if ((res.statusCode ?? 0) < 300) return resolveRes(res);
         const text = await readAll(res).catch(() => '');
         let status: { reason?: string; message?: string } = {};
-        try { status = JSON.parse(text); } catch { /* not a Status object */ }
+        // A proxy may answer with anything, even JSON null: only an object is a Status.
+        try { const parsed = JSON.parse(text); if (parsed && typeof parsed === 'object') status = parsed; } catch { /* not a Status object */ }
         reject(new ApiError(res.statusCode ?? 0, status.reason ?? String(res.statusCode),
           `${method} ${path}: ${res.statusCode} ${status.message ?? text.slice(0, 200)}`));
       });
@@ -96,10 +97,11 @@ export function apiClient(conn: Connection, opts: { timeoutMs?: number; userAgen
     delete: (p, b) => json('DELETE', p, b),
     reload: use,
     async watch<T>(path: string, onEvent: (e: WatchEvent<T>) => void, signal?: AbortSignal) {
-      const res = await send('GET', path, undefined, undefined, true, signal);
       let buf = '';
-      res.setEncoding('utf8');
       try {
+        // An abort before the answer's headers ends the watch as one after them does.
+        const res = await send('GET', path, undefined, undefined, true, signal);
+        res.setEncoding('utf8');
         for await (const chunk of res) {
           buf += chunk;
           let nl: number;
