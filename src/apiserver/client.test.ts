@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { ApiError, apiClient, isAlreadyExists, isConflict, isGone, isNotFound, type WatchEvent } from './client.ts';
+import { ApiError, apiClient, isAlreadyExists, isConflict, isGone, isNotFound } from './client.ts';
 import { reflector } from './reflector.ts';
 import type { Logger } from '../log/log.ts';
 

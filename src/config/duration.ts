@@ -12,3 +12,11 @@ export function parseDuration(text: string): number | undefined {
   if (pos !== text.length || pos === 0 || (pos === 1 && text.length === 1)) return undefined;
   return neg ? -total : total;
 }
+
+/** Go's time.Duration.String for whole seconds ("10s", "1m20s", "5m0s", "1h0m0s"), as upstream's messages print back-offs. */
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+  if (h) return `${h}h${m}m${sec}s`;
+  return m ? `${m}m${sec}s` : `${sec}s`;
+}

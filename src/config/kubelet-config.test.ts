@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseKubeletConfig, defaults } from './kubelet-config.ts';
-import { parseDuration } from './duration.ts';
+import { formatDuration, parseDuration } from './duration.ts';
 
 const head = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 
@@ -10,6 +10,8 @@ test('durations in Go form', () => {
     assert.equal(parseDuration(text), ms, text);
   }
   for (const bad of ['', '10', 's', '10x', '1m 0s']) assert.equal(parseDuration(bad), undefined, bad);
+  // Back-off messages print Go's Duration.String: 80 s is "1m20s", not "80s".
+  for (const [ms, text] of [[10_000, '10s'], [80_000, '1m20s'], [300_000, '5m0s'], [3_600_000, '1h0m0s'], [0, '0s']] as const) assert.equal(formatDuration(ms), text);
 });
 
 test('an empty configuration takes upstream defaults', () => {

@@ -238,9 +238,9 @@ function convert(path: string, kind: Kind, v: unknown): unknown {
 
 type Schema = { [k: string]: Kind | Schema };
 /** Flattens a nested section into "a.b" keys, converting each leaf and refusing unknown keys. */
-function nested(path: string, v: unknown, schema: Schema): Record<string, any> {
+function nested(path: string, v: unknown, schema: Schema): Record<string, unknown> {
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ConfigError(`${path}: expected a mapping, got ${JSON.stringify(v)}`);
-  const out: Record<string, any> = {};
+  const out: Record<string, unknown> = {};
   for (const [k, val] of Object.entries(v)) {
     const sub = schema[k];
     if (!sub) throw new ConfigError(`${path}: unknown field "${k}"`);

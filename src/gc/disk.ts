@@ -1,7 +1,7 @@
 // The filesystem side of garbage collection: pod directories under the root dir (the
 // mark of the pods this kubelet ran, see ownership.ts), pod log directories, container
 // log files and pod cgroups. Reads are cheap (a few readdirs) and done every 2 s.
-import { mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { PodSteps } from '../pods/workers.ts';
 import { removePodCgroup } from '../resources/pod-cgroup.ts';

@@ -149,6 +149,7 @@ export function registryKey(loc: string): string | undefined {
 }
 
 function parseSchemeless(s: string): { host: string; path: string } | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a URL with control characters or spaces is refused, as Go's url.Parse does
   if (/[\x00-\x20\x7f]/.test(s)) return undefined;
   const rest = s.replace(/[?#].*$/, '');
   const slash = rest.indexOf('/');

@@ -1,65 +1,72 @@
-// The composition root: builds each part from the options and wires them together.
-// It decides nothing about pods or nodes; the parts do.
-import { loadKubeconfig } from '../apiserver/kubeconfig.ts';
+// The composition root: builds each part from the options and connects them, in the order
+// a pod travels: connections, the Node, the pod sources (src/sources/config.ts routes every
+// pod), the pod workers and what they drive, then the node-level loops and the servers. It
+// holds no state and decides nothing; the parts do.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Taint } from 'kubernetes-types/core/v1.js';
 import { apiClient } from '../apiserver/client.ts';
-import type { KubeletConfig } from '../config/kubelet-config.ts';
-import { RuntimeClient } from '../cri/runtime-client.ts';
-import { ImageClient } from '../cri/image-client.ts';
-import { eventRecorder } from '../events/recorder.ts';
-import { ImagePuller } from '../images/puller.ts';
-import { apiSecretGetter } from '../images/pull-secrets.ts';
-import { logger } from '../log/log.ts';
-import { collectProcessMetrics, metrics, observeRuntimeOperation, registerPodGauges } from '../metrics/metrics.ts';
-import { evictionMetrics, pullMetrics, startupMetrics, statusMetrics, syncMetrics, workerMetrics } from '../metrics/observers.ts';
-import { ensureCniConfig } from '../network/cni-config.ts';
-import { readResolvConf } from '../network/resolv-conf.ts';
-import { defaultNodeIP, filesystemStats, readHostFacts } from '../node/host.ts';
-import { leaseRenewer } from '../node/lease.ts';
-import { nodeAgent } from '../node/agent.ts';
-import { probeRuntime } from '../node/runtime-health.ts';
-import { countRunning, startPleg } from '../pleg/relist.ts';
-import { containerdEvents, wakesRelist } from '../pleg/containerd-events.ts';
-import { podSteps } from '../pods/steps.ts';
-import { PodWorkers } from '../pods/workers.ts';
-import { podGauges } from '../pods/gauges.ts';
-import { StartupLatencyTracker } from '../pods/startup-latency.ts';
-import { RuntimeView } from '../runtime/cri-runtime.ts';
-import { PodSyncer } from '../runtime/sync.ts';
-import { Prober } from '../prober/prober.ts';
-import { apiEnvSource } from '../runtime/env-sources.ts';
-import { apiRuntimeHandler } from '../runtime/runtime-class.ts';
-import { VolumeManager } from '../volumes/volume-manager.ts';
-import { apiVolumeSources } from '../volumes/sources.ts';
-import { apiserverSource } from '../sources/apiserver.ts';
-import { fileSource } from '../sources/static-file.ts';
-import { urlSource } from '../sources/static-url.ts';
-import { MirrorPods } from '../pods/mirror.ts';
-import { jittered } from '../backoff/backoff.ts';
-import { StatusManager } from '../status/status-manager.ts';
-import { healthzServer } from '../server/local-healthz.ts';
-import { kubeletApiServer } from '../server/serve.ts';
+import { loadKubeconfig } from '../apiserver/kubeconfig.ts';
 import { clientCertificateRotation } from '../certificates/client-cert.ts';
+import type { KubeletConfig } from '../config/kubelet-config.ts';
+import { startLogRotation, criLogRuntime } from '../container-logs/rotation.ts';
+import { ImageClient } from '../cri/image-client.ts';
+import { RuntimeClient } from '../cri/runtime-client.ts';
+import { eventRecorder } from '../events/recorder.ts';
+import { startEvictionManager, type EvictionManager } from '../eviction/eviction-manager.ts';
+import { parseThresholds } from '../eviction/thresholds.ts';
 import { startCollector } from '../gc/collector.ts';
 import { criGCRuntime, criImageGC } from '../gc/cri.ts';
 import { withPodDirs } from '../gc/disk.ts';
-import { criLogRuntime, startLogRotation } from '../container-logs/rotation.ts';
+import { startImageGC } from '../gc/images.ts';
+import { apiSecretGetter } from '../images/pull-secrets.ts';
+import { ImagePuller } from '../images/puller.ts';
+import { logger } from '../log/log.ts';
+import { collectProcessMetrics, metrics, observeRuntimeOperation, registerPodGauges } from '../metrics/metrics.ts';
+import {
+  eventedPlegMetrics, evictionMetrics, housekeepingMetrics, imageGCMetrics, logRotationMetrics, plegMetrics, pullMetrics, startupMetrics,
+  statusMetrics, syncMetrics, workerMetrics,
+} from '../metrics/observers.ts';
+import { ensureCniConfig } from '../network/cni-config.ts';
+import { readResolvConf } from '../network/resolv-conf.ts';
+import { nodeAgent } from '../node/agent.ts';
+import { CurrentNode } from '../node/current-node.ts';
+import { defaultNodeIP, filesystemStats, readHostFacts } from '../node/host.ts';
+import { leaseRenewer } from '../node/lease.ts';
+import { probeRuntime } from '../node/runtime-health.ts';
+import { containerdEvents, wakesRelist } from '../pleg/containerd-events.ts';
+import { startPleg } from '../pleg/relist.ts';
+import { isStaticPod } from '../podutil/podutil.ts';
+import { podGauges } from '../pods/gauges.ts';
+import { MirrorPods } from '../pods/mirror.ts';
+import { StartupLatencyTracker } from '../pods/startup-latency.ts';
+import { podSteps } from '../pods/steps.ts';
+import { PodWorkers } from '../pods/workers.ts';
+import { Prober } from '../prober/prober.ts';
+import { PodResizer } from '../resize/pod-resizer.ts';
+import { KUBEPODS_CGROUP, effectiveMaxPods, kubepodsLimits } from '../resources/node-allocatable.ts';
+import { ensurePodCgroup } from '../resources/pod-cgroup.ts';
 import { parseQuantity } from '../resources/quantity.ts';
+import { RuntimeView } from '../runtime/cri-runtime.ts';
+import { apiEnvSource } from '../runtime/env-sources.ts';
+import { apiRuntimeHandler } from '../runtime/runtime-class.ts';
+import { PodSyncer } from '../runtime/sync.ts';
+import { healthzServer } from '../server/local-healthz.ts';
+import { kubeletApiServer } from '../server/serve.ts';
+import { apiserverSource } from '../sources/apiserver.ts';
+import { PodConfig } from '../sources/config.ts';
+import { fileSource } from '../sources/static-file.ts';
+import { urlSource } from '../sources/static-url.ts';
 import { sampleCache } from '../stats/cache.ts';
 import { cgroupReader } from '../stats/cgroup.ts';
 import { collectSample } from '../stats/collector.ts';
-import { volumeStatsSource } from '../stats/volumes.ts';
 import { hostStats } from '../stats/host.ts';
 import { criStatsSource } from '../stats/runtime-source.ts';
 import { buildSummary } from '../stats/summary.ts';
-import { startEvictionManager, type EvictionManager } from '../eviction/eviction-manager.ts';
-import { parseThresholds } from '../eviction/thresholds.ts';
-import { startImageGC } from '../gc/images.ts';
-import { KUBEPODS_CGROUP, effectiveMaxPods, kubepodsLimits } from '../resources/node-allocatable.ts';
-import { ensurePodCgroup } from '../resources/pod-cgroup.ts';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Node, Pod, Taint } from 'kubernetes-types/core/v1.js';
-import { isMirrorPod, isStaticPod } from '../podutil/podutil.ts';
+import { volumeStatsSource } from '../stats/volumes.ts';
+import { StatusManager } from '../status/status-manager.ts';
+import { VolumeManager } from '../volumes/volume-manager.ts';
+import { apiVolumeSources } from '../volumes/sources.ts';
 
 export interface KubeletOptions {
   kubeconfig: string;
@@ -74,31 +81,43 @@ export interface KubeletOptions {
   cniConfDir: string;
 }
 
-
 // The Kubernetes release whose kubelet behaviour kubelet-ts implements.
 export const KUBELET_VERSION = 'v1.36.3';
 
 export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<void> }> {
   const log = logger('kubelet');
-  const nodeName = o.nodeName;
+  const { config, nodeName, rootDir } = o;
   const nodeIP = o.nodeIP || defaultNodeIP();
   if (!nodeIP) throw new Error('no --node-ip given and no non-loopback IPv4 address found on this host');
-  mkdirSync(o.rootDir, { recursive: true });
+  mkdirSync(rootDir, { recursive: true });
 
+  // Connections: the apiserver, and the runtime (fail at start with one clear line rather than run against none).
   const api = apiClient(loadKubeconfig(o.kubeconfig), { userAgent: `kubelet-ts/${KUBELET_VERSION} (linux) ${nodeName}` });
   const cri = new RuntimeClient(o.runtimeEndpoint, { observer: observeRuntimeOperation });
-  const images = new ImageClient(o.config.imageServiceEndpoint || o.runtimeEndpoint, { observer: observeRuntimeOperation });
-  // Fail at start with one clear line rather than run against no runtime.
+  const images = new ImageClient(config.imageServiceEndpoint || o.runtimeEndpoint, { observer: observeRuntimeOperation });
   const version = await cri.version({});
   log.info('Container runtime initialized', { runtime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
   metrics.nodeName.set({ node: nodeName }, 1);
   metrics.cgroupVersion.set(cgroupReader().version);
   collectProcessMetrics();
-
   const view = new RuntimeView(cri);
   const events = eventRecorder(api, { host: nodeName, log: logger('events'), onDrop: () => metrics.eventsDropped.inc() });
-  let nodeUID: string | undefined;
-  const mirrors = new MirrorPods(api, () => (nodeUID ? { name: nodeName, uid: nodeUID } : undefined), logger('mirror_pods'), (uid) => workers.wake(uid));
+
+  // The Node: one holder that the node agent keeps current and every other part reads.
+  const node = new CurrentNode(nodeName);
+  const host = readHostFacts();
+  if (config.enforceNodeAllocatable.includes('pods')) {
+    try { ensurePodCgroup(KUBEPODS_CGROUP, kubepodsLimits(host, [config.kubeReserved, config.systemReserved])); } catch (e) {
+      log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
+    }
+  }
+
+  // Started once the node is registered and the sources run; admission and node status ask it before then.
+  let eviction: EvictionManager | undefined;
+
+  // Pods: status to the apiserver (a static pod's to its mirror), the sync against the runtime,
+  // probes, and one worker per pod that runs them through the lifecycle.
+  const mirrors = new MirrorPods(api, () => node.owner(), logger('mirror_pods'), (uid) => workers.wake(uid));
   const status = new StatusManager(api, logger('status'), {
     observe: statusMetrics,
     target: (pod) => (isStaticPod(pod) ? mirrors.mirrorUID(pod) : pod.metadata!.uid),
@@ -106,153 +125,121 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   // Upstream's pod start-up SLI: creation to all containers running as the watch shows it, without image pulls.
   const startup = new StartupLatencyTracker(startupMetrics(log));
   const syncer = new PodSyncer({
-    cri, view, images: new ImagePuller(images, { secrets: apiSecretGetter(api), log: logger('images'), observe: pullMetrics(startup) }), events, log: logger('runtime'),
-    node: { podLogsDir: o.config.podLogsDir, clusterDomain: o.config.clusterDomain, clusterDNS: o.config.clusterDNS, hostDNS: readResolvConf(o.config.resolvConf), nodeIP,
-      seccompDefault: o.config.seccompDefault, seccompProfileRoot: join(o.rootDir, 'seccomp'), memoryCapacity: () => parseQuantity(currentNode?.status?.capacity?.memory ?? '') },
-    env: apiEnvSource(api, () => currentNode),
-    volumes: new VolumeManager({ rootDir: o.rootDir, sources: apiVolumeSources(api), log: logger('volumes'), nodeAllocatable: () => currentNode?.status?.allocatable }),
-    resize: {
-      allocatable: () => currentNode?.status?.allocatable, checkpointFile: join(o.rootDir, 'allocated_pods_state'),
-      activePods: () => { const st = workers.states(); return workers.pods().filter((p) => ['syncing', 'terminating'].includes(st.get(p.metadata!.uid!)?.state ?? '')); },
+    runtime: cri, view, events, log: logger('runtime'),
+    images: new ImagePuller(images, { secrets: apiSecretGetter(api), log: logger('images'), observe: pullMetrics(startup) }),
+    node: {
+      podLogsDir: config.podLogsDir, clusterDomain: config.clusterDomain, clusterDNS: config.clusterDNS, hostDNS: readResolvConf(config.resolvConf), nodeIP,
+      seccompDefault: config.seccompDefault, seccompProfileRoot: join(rootDir, 'seccomp'), memoryCapacity: () => parseQuantity(node.capacity()?.memory ?? ''),
     },
+    env: apiEnvSource(api, () => node.get()),
+    volumes: new VolumeManager({ rootDir, sources: apiVolumeSources(api), log: logger('volumes'), nodeAllocatable: () => node.allocatable() }),
+    resizer: new PodResizer({
+      cri, view, events, log: logger('runtime'),
+      allocatable: () => node.allocatable(), checkpointFile: join(rootDir, 'allocated_pods_state'), activePods: () => workers.active(),
+    }),
     runtimeHandler: apiRuntimeHandler(api), observe: syncMetrics,
   });
-  let currentNode: Node | undefined;
-  // Started once the node is registered; admission and node status ask it before then.
-  let eviction: EvictionManager | undefined;
-  // Each pod gets ROOT/pods/UID before its first sandbox: the mark housekeeping goes by.
   // Liveness, readiness and startup probes: a changed result syncs the pod again.
   const prober = new Prober({ cri, events, log: logger('prober'), onChange: (uid) => workers.wake(uid) });
-  const workers = new PodWorkers(withPodDirs(podSteps({ api, view, syncer, status, events, nodeIP, node: () => currentNode, probes: prober, allowedUnsafeSysctls: o.config.allowedUnsafeSysctls, admitUnderPressure: (pod) => eviction?.admit(pod) ?? { admit: true } }), o.rootDir), logger('pod_workers'), {
-    resyncMs: o.config.syncFrequencyMs,
-    observe: workerMetrics,
-  });
+  // Each pod gets ROOT/pods/UID before its first sandbox: the mark housekeeping goes by.
+  const steps = withPodDirs(podSteps({
+    api, view, syncer, status, events, nodeIP, node: () => node.get(), probes: prober, allowedUnsafeSysctls: config.allowedUnsafeSysctls,
+    admitUnderPressure: (pod) => eviction?.admit(pod) ?? { admit: true },
+  }), rootDir);
+  const workers = new PodWorkers(steps, logger('pod_workers'), { resyncMs: config.syncFrequencyMs, observe: workerMetrics });
   registerPodGauges(() => podGauges(workers.snapshot(), isStaticPod));
+
+  // PLEG: the relist wakes the workers of pods whose containers changed; containerd's task
+  // events wake the relist at once (upstream's EventedPLEG gate is off by default;
+  // featureGates {EventedPLEG: false} leaves the 1 s relist alone, as the upstream kubelet runs).
   const pleg = startPleg(view, {
-    log: logger('pleg'),
+    log: logger('pleg'), observe: plegMetrics,
     onEvents: (evs) => { for (const uid of new Set(evs.map((e) => e.uid))) workers.wake(uid); },
-    observe: (d, i) => {
-      metrics.plegRelistDuration.observe(d);
-      if (i) metrics.plegRelistInterval.observe(i);
-      metrics.plegLastSeen.set(Date.now() / 1000);
-      const { pods, containers } = countRunning(pleg.pods());
-      metrics.runningPods.set(pods);
-      metrics.runningContainers.set({ container_state: 'running' }, containers);
-    },
+  });
+  const taskEvents = config.featureGates.EventedPLEG === false ? undefined : containerdEvents(o.runtimeEndpoint, {
+    log: logger('pleg'), onEvent: (e) => { if (wakesRelist(e)) pleg.kick(); }, onReconnect: () => pleg.kick(), observe: eventedPlegMetrics,
   });
 
-  // Evented PLEG: containerd's task events wake the relist at once. On by default here
-  // (upstream's EventedPLEG gate is off by default); featureGates {EventedPLEG: false}
-  // leaves the 1 s relist alone, as the upstream kubelet runs.
-  const taskEvents = o.config.featureGates.EventedPLEG === false ? undefined : containerdEvents(o.runtimeEndpoint, {
-    log: logger('pleg'), onEvent: (e) => { if (wakesRelist(e)) pleg.kick(); }, onReconnect: () => pleg.kick(),
-    observe: (ok) => (ok ? metrics.eventedPlegConnectionSuccess : metrics.eventedPlegConnectionError).inc(),
-  });
-
-  let podCIDR: string | undefined;
-  const host = readHostFacts();
-  if (o.config.enforceNodeAllocatable.includes('pods')) {
-    try { ensurePodCgroup(KUBEPODS_CGROUP, kubepodsLimits(host, [o.config.kubeReserved, o.config.systemReserved])); } catch (e) {
-      log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
-    }
-  }
+  // The Node object, its status and Lease, and the client certificate.
   const agent = nodeAgent(api, {
     nodeName, labels: o.nodeLabels, taints: o.taints, log: logger('node_status'),
-    updateEveryMs: o.config.nodeStatusUpdateFrequencyMs, reportEveryMs: o.config.nodeStatusReportFrequencyMs,
+    updateEveryMs: config.nodeStatusUpdateFrequencyMs, reportEveryMs: config.nodeStatusReportFrequencyMs,
     staticInputs: {
-      host, nodeIP, hostname: nodeName, kubeletVersion: KUBELET_VERSION, kubeletPort: o.config.port, maxPods: effectiveMaxPods(o.config.maxPods, o.config.podsPerCore, host.cpuCores),
-      reserved: [o.config.kubeReserved, o.config.systemReserved], evictionHard: o.config.evictionHard,
+      host, nodeIP, hostname: nodeName, kubeletVersion: KUBELET_VERSION, kubeletPort: config.port,
+      maxPods: effectiveMaxPods(config.maxPods, config.podsPerCore, host.cpuCores),
+      reserved: [config.kubeReserved, config.systemReserved], evictionHard: config.evictionHard,
     },
-    fsCapacity: () => filesystemStats(o.rootDir).capacityBytes,
+    fsCapacity: () => filesystemStats(rootDir).capacityBytes,
     pressure: () => eviction?.conditions() ?? [],
     probeRuntime: async () => {
-      const r = await probeRuntime(cri, images, o.config.nodeStatusMaxImages, log);
+      const r = await probeRuntime(cri, images, config.nodeStatusMaxImages, log);
       return { ...r, health: { ...r.health, plegProblem: pleg.problem() } };
     },
-    onNode: (node) => {
-      currentNode = node;
-      // The owner of the Lease and of mirror pods: the Node as it is now (a re-registered Node has a new UID).
-      if (node.metadata?.uid && node.metadata.uid !== nodeUID) { nodeUID = node.metadata.uid; mirrors.reconcileAll(); }
-      const cidr = node.spec?.podCIDR;
-      if (!cidr || cidr === podCIDR) return;
-      podCIDR = cidr;
-      const action = ensureCniConfig(o.cniConfDir, cidr);
-      log.info('Pod CIDR of the node', { podCIDR: cidr, cniConfig: action === 'foreign' ? 'left to the installed network add-on' : action === 'write' ? 'written' : 'unchanged' });
-      agent.poke();
-    },
+    onNode: (n) => node.set(n),
   });
-
+  // A re-registered Node has a new UID: mirror pods are owned by it.
+  node.onNewUID(() => mirrors.reconcileAll());
+  node.onNewPodCIDR((podCIDR) => {
+    const action = ensureCniConfig(o.cniConfDir, podCIDR);
+    log.info('Pod CIDR of the node', { podCIDR, cniConfig: action === 'foreign' ? 'left to the installed network add-on' : action === 'write' ? 'written' : 'unchanged' });
+    agent.poke();
+  });
   const rotation = clientCertificateRotation(api, { kubeconfig: o.kubeconfig, certDir: o.certDir, nodeName, log: logger('certificate') });
   await agent.registered;
-  const lease = leaseRenewer(api, { nodeName, durationSeconds: o.config.nodeLeaseDurationSeconds, nodeUID: () => nodeUID, log: logger('lease') });
-  // Two pod sources: the apiserver (whose mirror pods only mirror static pods) and staticPodPath.
-  const source = apiserverSource(api, nodeName, {
-    update: (pod) => {
-      if (isMirrorPod(pod)) return mirrors.observe(pod);
-      startup.observedOnWatch(pod);
-      workers.update(pod.metadata!.uid!, pod);
-    },
-    remove: (uid) => { startup.forget(uid); if (!mirrors.forget(uid)) workers.update(uid, undefined); },
-  }, logger('config'));
-  // Static pods (from staticPodPath and staticPodURL) run with a mirror pod each.
-  const staticSink = {
-    update: (pod: Pod) => { workers.update(pod.metadata!.uid!, pod); mirrors.setStatic(pod); },
-    remove: (uid: string) => { workers.update(uid, undefined); mirrors.removeStatic(uid); },
-  };
-  const files = o.config.staticPodPath ? fileSource(o.config.staticPodPath, nodeName, staticSink, logger('config'), o.config.fileCheckFrequencyMs) : undefined;
-  const url = o.config.staticPodURL
-    ? urlSource(o.config.staticPodURL, o.config.staticPodURLHeader, nodeName, staticSink, logger('config'), o.config.httpCheckFrequencyMs)
+  const lease = leaseRenewer(api, { nodeName, durationSeconds: config.nodeLeaseDurationSeconds, nodeUID: () => node.uid(), log: logger('lease') });
+  const mirrorBeat = mirrors.start();
+
+  // Pod sources: the apiserver (pods bound here and the mirrors of static pods), staticPodPath
+  // and staticPodURL, merged and routed by PodConfig.
+  const podConfig = new PodConfig({ pods: workers, mirrors, watch: startup, log: logger('config') });
+  const source = apiserverSource(api, nodeName, podConfig.source('api'), logger('config'));
+  const files = config.staticPodPath ? fileSource(config.staticPodPath, nodeName, podConfig.source('file'), logger('config'), config.fileCheckFrequencyMs) : undefined;
+  const url = config.staticPodURL
+    ? urlSource(config.staticPodURL, config.staticPodURLHeader, nodeName, podConfig.source('http'), logger('config'), config.httpCheckFrequencyMs)
     : undefined;
-  // Mirrors lost to a failed call or a deletion are recreated on this beat.
-  const mirrorBeat = setInterval(() => mirrors.reconcileAll(), jittered(10_000, 0.2));
+
   // Housekeeping (2 s) and container GC (1 min). The static pod dir is read once before
   // fileSource returns, so the apiserver's first list is all sources wait for.
   const gc = startCollector({
-    runtime: criGCRuntime(cri, () => view.pods(), o.config.podLogsDir), known: () => workers.states(), sourcesReady: () => source.synced(),
-    rootDir: o.rootDir, podLogsDir: o.config.podLogsDir, log: logger('gc'),
-    observe: {
-      duration: (loop, s) => metrics.housekeepingDuration.observe({ loop }, s),
-      removed: (kind, n) => metrics.garbageCollected.inc({ kind }, n),
-      orphan: () => metrics.orphanedRuntimePods.inc(),
-      error: (loop) => metrics.housekeepingErrors.inc({ loop }),
-    },
+    runtime: criGCRuntime(cri, () => view.pods(), config.podLogsDir), known: () => workers.states(), sourcesReady: () => source.synced(),
+    rootDir, podLogsDir: config.podLogsDir, log: logger('gc'), observe: housekeepingMetrics,
+  });
+  // Image GC between imageGCLowThresholdPercent and imageGCHighThresholdPercent.
+  const imageGC = startImageGC({
+    ...await criImageGC(cri, images, () => view.pods(), rootDir),
+    policy: { highThresholdPercent: config.imageGCHighThresholdPercent, lowThresholdPercent: config.imageGCLowThresholdPercent, minAgeMs: config.imageMinimumGCAgeMs },
+    log: logger('image_gc'), observe: imageGCMetrics,
   });
   // One stats sample cache for the kubelet API and the eviction manager (CRI stats calls are slow).
+  // The volumes' walks are cached across samples, so one source for the kubelet's life.
   const runtimeStats = criStatsSource(cri, images);
   const kubeletStartMs = Date.now() - process.uptime() * 1000;
   const statsLog = logger('stats');
-  // The volumes' walks are cached across samples, so one source for the kubelet's life.
-  const volumeStats = volumeStatsSource({ rootDir: o.rootDir, onError: (path, err) => statsLog.v(4, 'Failed to calculate volume metrics', { path, err }) });
-  const stats = sampleCache(() => collectSample(runtimeStats, hostStats(), { rootDir: o.rootDir, podLogsDir: o.config.podLogsDir, kubeletStartMs, volumes: volumeStats }), { log: statsLog });
-  // Image GC between imageGCLowThresholdPercent and imageGCHighThresholdPercent.
-  const imageGC = startImageGC({
-    ...await criImageGC(cri, images, () => view.pods(), o.rootDir),
-    policy: { highThresholdPercent: o.config.imageGCHighThresholdPercent, lowThresholdPercent: o.config.imageGCLowThresholdPercent, minAgeMs: o.config.imageMinimumGCAgeMs },
-    log: logger('image_gc'), observe: { removed: (n) => metrics.imageGarbageCollected.inc({ reason: 'space' }, n), error: () => metrics.imageGCErrors.inc() },
-  });
+  const volumeStats = volumeStatsSource({ rootDir, onError: (path, err) => statsLog.v(4, 'Failed to calculate volume metrics', { path, err }) });
+  const stats = sampleCache(() => collectSample(runtimeStats, hostStats(), { rootDir, podLogsDir: config.podLogsDir, kubeletStartMs, volumes: volumeStats }), { log: statsLog });
   // Node pressure: conditions, reclaim, evictions (src/eviction).
   eviction = startEvictionManager({
-    thresholds: parseThresholds(o.config), pressureTransitionPeriodMs: o.config.evictionPressureTransitionPeriodMs,
-    maxPodGracePeriodSeconds: o.config.evictionMaxPodGracePeriod,
+    thresholds: parseThresholds(config), pressureTransitionPeriodMs: config.evictionPressureTransitionPeriodMs,
+    maxPodGracePeriodSeconds: config.evictionMaxPodGracePeriod,
     summary: async (fresh) => { const s = await (fresh ? stats.fresh() : stats.get()); return buildSummary(nodeName, s.cur, s.prev); },
-    facts: () => ({ memoryCapacityBytes: host.memoryBytes, allocatableMemoryBytes: parseQuantity(currentNode?.status?.allocatable?.memory ?? '') }),
+    facts: () => ({ memoryCapacityBytes: host.memoryBytes, allocatableMemoryBytes: parseQuantity(node.allocatable()?.memory ?? '') }),
     pods: () => workers.running(),
     reclaim: { containers: () => gc.collect(), images: () => imageGC.collect(true) },
     evict: (e) => workers.kill(e.pod.metadata!.uid!, { gracePeriodSeconds: e.gracePeriodSeconds, reason: e.reason, message: e.message, condition: e.condition }),
     onConditions: () => agent.poke(),
-    events, node: { kind: 'Node', name: nodeName, uid: nodeName }, log: logger('eviction_manager'),
-    observe: evictionMetrics,
+    events, node: { kind: 'Node', name: nodeName, uid: nodeName }, log: logger('eviction_manager'), observe: evictionMetrics,
   });
   // Container log rotation (containerLogMaxSize, validated with the config).
   const logRotation = startLogRotation({
-    runtime: criLogRuntime(cri), podLogsDir: o.config.podLogsDir, log: logger('logs'),
-    policy: { maxSize: parseQuantity(o.config.containerLogMaxSize)!, maxFiles: o.config.containerLogMaxFiles },
-    workers: o.config.containerLogMaxWorkers, intervalMs: o.config.containerLogMonitorIntervalMs,
-    observe: (result) => metrics.containerLogRotations.inc({ result }),
+    runtime: criLogRuntime(cri), podLogsDir: config.podLogsDir, log: logger('logs'),
+    policy: { maxSize: parseQuantity(config.containerLogMaxSize)!, maxFiles: config.containerLogMaxFiles },
+    workers: config.containerLogMaxWorkers, intervalMs: config.containerLogMonitorIntervalMs, observe: logRotationMetrics,
   });
-  const healthz = await healthzServer(o.config.healthzBindAddress, o.config.healthzPort, () => pleg.problem());
+
+  // Servers: the local healthz (:10248) and the kubelet API (:10250).
+  const healthz = await healthzServer(config.healthzBindAddress, config.healthzPort, () => pleg.problem());
   const api10250 = await kubeletApiServer({
-    config: o.config, certDir: o.certDir, nodeName, nodeIP, api, pods: () => workers.pods(), runtime: (uid) => view.pod(uid), cri,
+    config, certDir: o.certDir, nodeName, nodeIP, api, pods: () => workers.pods(), runtime: (uid) => view.pod(uid), cri,
     stats, runtimeStats, healthy: () => pleg.problem(),
   });
   log.info('Started kubelet', { node: nodeName, nodeIP, version: KUBELET_VERSION });
@@ -260,8 +247,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   return {
     async stop() {
       // Pods keep running: a restarted kubelet adopts them from their CRI labels.
-      clearInterval(mirrorBeat); files?.stop(); url?.stop(); gc.stop(); imageGC.stop(); eviction.stop(); stats.stop(); logRotation.stop();
-      taskEvents?.stop(); rotation.stop(); source.stop(); lease.stop(); agent.stop(); pleg.stop(); workers.stop(); prober.stop(); events.stop();
+      for (const part of [mirrorBeat, files, url, gc, imageGC, eviction, stats, logRotation, taskEvents, rotation, source, lease, agent, pleg, workers, prober, events]) part?.stop();
       healthz.close(); api10250.close();
       cri.close(); images.close();
     },

@@ -5,6 +5,8 @@ import type { PullObserver } from '../images/puller.ts';
 import type { Logger } from '../log/log.ts';
 import type { StartupLatencyTracker, StartupObservation } from '../pods/startup-latency.ts';
 import type { WorkerObserver } from '../pods/workers.ts';
+import { countRunning, type PlegObserver } from '../pleg/relist.ts';
+import type { CollectorDeps } from '../gc/collector.ts';
 import type { SyncObserver } from '../runtime/sync.ts';
 import type { StatusObserver } from '../status/status-manager.ts';
 import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from './labels.ts';
@@ -65,3 +67,30 @@ export function startupMetrics(log: Logger): (o: StartupObservation) => void {
     });
   };
 }
+
+/** Each relist: its duration and interval, when it last ran, and what runs (kubelet_running_pods/containers). */
+export const plegMetrics: PlegObserver = (seconds, interval, pods) => {
+  metrics.plegRelistDuration.observe(seconds);
+  if (interval) metrics.plegRelistInterval.observe(interval);
+  metrics.plegLastSeen.set(Date.now() / 1000);
+  const running = countRunning(pods);
+  metrics.runningPods.set(running.pods);
+  metrics.runningContainers.set({ container_state: 'running' }, running.containers);
+};
+
+/** containerd's event stream (upstream's evented PLEG connection counters). */
+export const eventedPlegMetrics = (ok: boolean) => (ok ? metrics.eventedPlegConnectionSuccess : metrics.eventedPlegConnectionError).inc();
+
+export const housekeepingMetrics: NonNullable<CollectorDeps['observe']> = {
+  duration: (loop, s) => metrics.housekeepingDuration.observe({ loop }, s),
+  removed: (kind, n) => metrics.garbageCollected.inc({ kind }, n),
+  orphan: () => metrics.orphanedRuntimePods.inc(),
+  error: (loop) => metrics.housekeepingErrors.inc({ loop }),
+};
+
+export const imageGCMetrics = {
+  removed: (n: number) => metrics.imageGarbageCollected.inc({ reason: 'space' }, n),
+  error: () => metrics.imageGCErrors.inc(),
+};
+
+export const logRotationMetrics = (result: string) => metrics.containerLogRotations.inc({ result });

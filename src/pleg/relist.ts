@@ -30,9 +30,11 @@ export function countRunning(pods: Map<string, PodRuntimeStatus>): { pods: numbe
   return { pods: running, containers };
 }
 
+/** What a relist reports, for upstream's PLEG and running pods/containers metrics. */
+export type PlegObserver = (seconds: number, intervalSeconds: number, pods: Map<string, PodRuntimeStatus>) => void;
+
 export function startPleg(view: RuntimeView, opts: {
-  periodMs?: number; onEvents: (events: LifecycleEvent[]) => void; log: Logger;
-  observe?: (seconds: number, intervalSeconds: number) => void;
+  periodMs?: number; onEvents: (events: LifecycleEvent[]) => void; log: Logger; observe?: PlegObserver;
 }): Pleg {
   const abort = new AbortController();
   const retry = backoff(opts.periodMs ?? 1000, 30_000);
@@ -50,7 +52,7 @@ export function startPleg(view: RuntimeView, opts: {
         const events = diffRelist(last, now);
         last = now;
         lastOK = Date.now();
-        opts.observe?.((lastOK - start) / 1000, lastStart ? (start - lastStart) / 1000 : 0);
+        opts.observe?.((lastOK - start) / 1000, lastStart ? (start - lastStart) / 1000 : 0, now);
         lastStart = start;
         if (events.length) opts.onEvents(events);
         retry.reset();

@@ -5,9 +5,10 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { type ApiClient, isAlreadyExists, isConflict, isNotFound } from '../apiserver/client.ts';
 import type { Logger } from '../log/log.ts';
 import { apiPath } from '../apiserver/paths.ts';
-import { CONFIG_HASH, CONFIG_MIRROR } from '../podutil/podutil.ts';
+import { CONFIG_HASH, CONFIG_MIRROR, podKey } from '../podutil/podutil.ts';
+import { jittered } from '../backoff/backoff.ts';
 
-const key = (p: Pod) => `${p.metadata!.namespace}/${p.metadata!.name}`;
+const key = podKey;
 
 /** Pure: the mirror to create for a static pod, owned by the node (NodeRestriction requires it). */
 export function mirrorPodFor(pod: Pod, node: { name: string; uid: string }): Pod {
@@ -60,10 +61,9 @@ export class MirrorPods {
     if (isNew && st) this.#onMirror(st.metadata!.uid!);
     void this.reconcile(k);
   }
-  /** Returns whether uid was a mirror pod's. */
-  forget(uid: string): boolean {
-    for (const [k, p] of this.#mirrors) if (p.metadata!.uid === uid) { this.#mirrors.delete(k); void this.reconcile(k); return true; }
-    return false;
+  /** A mirror pod is gone from the apiserver. */
+  forget(uid: string): void {
+    for (const [k, p] of this.#mirrors) if (p.metadata!.uid === uid) { this.#mirrors.delete(k); void this.reconcile(k); return; }
   }
   /** The UID of the mirror of a static pod, where its status goes. */
   mirrorUID(staticPod: Pod): string | undefined {
@@ -71,6 +71,12 @@ export class MirrorPods {
     return m && m.metadata?.annotations?.[CONFIG_MIRROR] === staticPod.metadata?.annotations?.[CONFIG_HASH] ? m.metadata!.uid : undefined;
   }
   reconcileAll() { for (const k of new Set([...this.#statics.keys(), ...this.#mirrors.keys()])) void this.reconcile(k); }
+
+  /** Mirrors lost to a failed call or a deletion are recreated on this beat (every 10 s, jittered). */
+  start(periodMs = 10_000): { stop(): void } {
+    const beat = setInterval(() => this.reconcileAll(), jittered(periodMs, 0.2));
+    return { stop: () => clearInterval(beat) };
+  }
 
   async reconcile(k: string): Promise<void> {
     const node = this.#node();

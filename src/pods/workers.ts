@@ -7,7 +7,7 @@ import type { Logger } from '../log/log.ts';
 import { afterStep, isTerminalPhase, nextStep, type KillPodOptions, type PodState, type Step } from './lifecycle.ts';
 import type { Admission } from './admission.ts';
 import { PREEMPTED } from './preemption.ts';
-import { isStaticPod } from '../podutil/podutil.ts';
+import { isStaticPod, podKey } from '../podutil/podutil.ts';
 
 export interface PodSteps {
   /** Makes the runtime match the pod; returns the phase it now shows and when to look again. Aborted: stop early. */
@@ -92,7 +92,7 @@ export class PodWorkers {
       };
       // A pod that already ended (e.g. before a kubelet restart) is not started again; a new one must fit.
       const phase = pod.status?.phase;
-      const verdict = isTerminalPhase(phase) ? undefined : this.#steps.admit(pod, this.#active());
+      const verdict = isTerminalPhase(phase) ? undefined : this.#steps.admit(pod, this.active());
       if (isTerminalPhase(phase) || (verdict && !verdict.admit)) { w.state = 'terminated'; w.phase = phase ?? 'Failed'; }
       if (verdict && !verdict.admit) {
         this.#log.info('Pod was not admitted', { pod: podName(pod), podUID: uid, reason: verdict.reason, message: verdict.message });
@@ -115,7 +115,7 @@ export class PodWorkers {
    */
   kill(uid: string, kill: KillPodOptions): Promise<boolean> {
     const w = this.#workers.get(uid);
-    if (!w || w.state !== 'syncing') return Promise.resolve(false);
+    if (w?.state !== 'syncing') return Promise.resolve(false);
     w.kill ??= kill;
     w.abort?.abort(new Error('the pod is being terminated'));
     const done = new Promise<boolean>((resolve) => w.killed.push(() => resolve(true)));
@@ -151,7 +151,8 @@ export class PodWorkers {
     return this.#sameName(w).some((o) => o.seq < w.seq && (o.state === 'syncing' || o.state === 'terminating'));
   }
 
-  #active(): Pod[] {
+  /** The pods admitted and not yet terminated (syncing or terminating): what admission and resize count against the node. */
+  active(): Pod[] {
     return [...this.#workers.values()].filter((w) => w.state === 'syncing' || w.state === 'terminating').map((w) => w.lastPod);
   }
 
@@ -241,7 +242,7 @@ export class PodWorkers {
   }
 }
 
-const podName = (p: Pod) => `${p.metadata?.namespace}/${p.metadata?.name}`;
+const podName = podKey;
 
 /** Upstream's operation_type of kubelet_pod_worker_duration_seconds for a step. */
 function operationType(w: Worker, step: Step): string {

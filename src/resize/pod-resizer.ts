@@ -16,6 +16,12 @@ import { AllocationManager } from './allocation.ts';
 import { admitResize, resizeRequested, specAllocation, withAllocation, type Allocation } from './decide.ts';
 import { CFS_PERIOD_US, cpuAndMemory, fromLinux, linuxResources, sameLinux, sameResources } from '../resources/linux-resources.ts';
 
+/** The runtime calls in-place resize makes: new cgroup settings for a container, and the view told of them. */
+export interface ResizeRuntime {
+  cri: Pick<RuntimeClient, 'updateContainerResources'>;
+  view: Pick<RuntimeView, 'noteResources'>;
+}
+
 /** What in-place resize needs from the kubelet: the node's allocatable and the pods that hold resources on it. */
 export interface ResizeDeps {
   allocatable: () => Record<string, string> | undefined;
@@ -34,7 +40,7 @@ function resizeSummary(pod: Pod, allocated: Allocation): string {
 
 
 export class PodResizer {
-  readonly #deps: ResizeDeps & { cri: RuntimeClient; view: RuntimeView; events: Recorder; log: Logger };
+  readonly #deps: ResizeDeps & ResizeRuntime & { events: Recorder; log: Logger };
   readonly #allocation: AllocationManager;
   /** The cpu and memory each container instance was created or last updated with, by pod UID and container ID. */
   readonly #actuated = new Map<string, Map<string, ResourceRequirements>>();
@@ -42,7 +48,8 @@ export class PodResizer {
   readonly #pendingSeen = new Map<string, string>();
   readonly #resizing = new Set<string>();
 
-  constructor(deps: Partial<ResizeDeps> & { cri: RuntimeClient; view: RuntimeView; events: Recorder; log: Logger }) {
+  /** Built by the kubelet and handed to PodSyncer; allocatable and activePods default to none (tests). */
+  constructor(deps: Partial<ResizeDeps> & ResizeRuntime & { events: Recorder; log: Logger }) {
     this.#deps = { allocatable: () => undefined, activePods: () => [], ...deps };
     this.#allocation = new AllocationManager({
       file: deps.checkpointFile,

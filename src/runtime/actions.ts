@@ -92,7 +92,7 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
     if (inits.length) { actions.initContainersToStart.push({ name: inits[0]!.name, reason }); return actions; }
     for (const c of spec) {
       const s = latest(status, c.name);
-      if (!s || s.phase !== 'exited' || shouldRestart(pod, s)) actions.containersToStart.push({ name: c.name, reason });
+      if (s?.phase !== 'exited' || shouldRestart(pod, s)) actions.containersToStart.push({ name: c.name, reason });
     }
     return actions;
   }

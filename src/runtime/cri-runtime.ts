@@ -42,7 +42,7 @@ export class RuntimeView {
     const out = new Map<string, PodRuntimeStatus>();
     const entry = (u: string) => { let p = out.get(u); if (!p) out.set(u, (p = { uid: u, sandboxes: [], containers: [] })); return p; };
     const sbStates = await Promise.all(sandboxes.map((s) => this.#sandbox(s)));
-    sbStates.forEach((s, i) => entry(sandboxes[i]!.metadata?.uid ?? sandboxes[i]!.labels[labels.podUID] ?? '').sandboxes.push(s));
+    sbStates.forEach((s, i) => { entry(sandboxes[i]!.metadata?.uid ?? sandboxes[i]!.labels[labels.podUID] ?? '').sandboxes.push(s); });
     const ctrStates = await Promise.all(containers.map((c) => this.#container(c)));
     ctrStates.forEach((c, i) => { if (c) entry(containers[i]!.labels[labels.podUID] ?? '').containers.push(c); });
     for (const p of out.values()) { p.sandboxes.sort(newestSandboxFirst); p.containers.sort(newestFirst); }

@@ -3,11 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { ImagePuller } from '../images/puller.ts';
 import type { Logger } from '../log/log.ts';
-import type { RuntimeView } from './cri-runtime.ts';
+import { PodResizer } from '../resize/pod-resizer.ts';
 import type { EnvSource } from './env-sources.ts';
+import type { PodRuntime } from './pod-runtime.ts';
 import { PodSyncer } from './sync.ts';
 import type { PodRuntimeStatus } from './types.ts';
 
@@ -19,7 +19,7 @@ function syncer(configMaps: Record<string, Record<string, string>>) {
   const cri = {
     createContainer: async (r: { config: (typeof created)[number] }) => { created.push(r.config); return { containerId: 'c1' }; },
     startContainer: async () => ({}),
-  } as unknown as RuntimeClient;
+  } as unknown as PodRuntime;
   const env: EnvSource = {
     session: () => async () => {
       reads++;
@@ -33,11 +33,13 @@ function syncer(configMaps: Record<string, Record<string, string>>) {
   };
   const noop = () => {};
   const log = { info: noop, warn: noop, error: noop, v: noop } as unknown as Logger;
+  const recorder = { event: (_o: unknown, type: string, reason: string, message: string) => { events.push(`${type} ${reason}: ${message}`); } };
   const s = new PodSyncer({
-    cri, view: { pod: async () => status } as unknown as RuntimeView, images: { ensure: async () => ({}) } as unknown as ImagePuller,
-    events: { event: (_o, type, reason, message) => events.push(`${type} ${reason}: ${message}`) }, log,
+    runtime: cri, view: { pod: async () => status }, images: { ensure: async () => ({}) } as unknown as ImagePuller,
+    events: recorder, log,
     node: { podLogsDir: '/tmp', clusterDomain: 'cluster.local', clusterDNS: [], hostDNS: { servers: [], searches: [], options: [] }, nodeIP: '172.30.0.2' },
     env,
+    resizer: new PodResizer({ cri: { updateContainerResources: async () => { throw new Error('no resize here'); } }, view: { noteResources: () => {} }, events: recorder, log }),
   });
   return { s, created, events, reads: () => reads };
 }

@@ -131,7 +131,7 @@ test('fieldRef: metadata, spec and status fields', () => {
   ];
   const p = pod({ env: cases.map(([path], i) => ({ name: `F${i}`, ...f(path) })) });
   const env = envOf(p, inputs({ podIPs: ['10.88.0.5', 'fd00::5'] }));
-  cases.forEach(([path, want], i) => assert.equal(env[`F${i}`], want, path));
+  cases.forEach(([path, want], i) => { assert.equal(env[`F${i}`], want, path); });
   assert.equal(errorOf(pod({ env: [{ name: 'X', ...f('spec.bogus') }] })), 'field label not supported: spec.bogus');
   assert.equal(errorOf(pod({ env: [{ name: 'X', valueFrom: { fieldRef: { apiVersion: 'v2', fieldPath: 'metadata.name' } } }] })), 'unsupported pod version: v2');
 });

@@ -4,7 +4,7 @@
 // (ConfigMaps, Secrets, Services, the node's allocatable) is fetched before, at the edge
 // (env-sources.ts), and handed in here.
 import type { ConfigMap, Container, Pod, Secret, Service } from 'kubernetes-types/core/v1.js';
-import { fieldRefValue, resourceFieldRefValue, type Value } from '../resources/downward.ts';
+import { fieldRefValue, resourceFieldRefValue } from '../resources/downward.ts';
 import { isStaticPod } from '../podutil/podutil.ts';
 
 /** The result of reading one object: found, absent (404), or failed otherwise. */

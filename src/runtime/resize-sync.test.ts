@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { ImagePuller } from '../images/puller.ts';
 import type { Logger } from '../log/log.ts';
-import type { RuntimeView } from './cri-runtime.ts';
+import { PodResizer, type ResizeRuntime } from '../resize/pod-resizer.ts';
+import type { PodRuntime } from './pod-runtime.ts';
 import { PodSyncer } from './sync.ts';
 import { containerHash } from './hash.ts';
 import type { PodRuntimeStatus } from './types.ts';
@@ -32,13 +32,16 @@ function syncer(o: { allocatable?: Record<string, string>; others?: Pod[]; failU
     stopContainer: async (r: { containerId: string }) => { killed.push(r.containerId); return {}; },
     createContainer: async () => ({ containerId: 'c2' }),
     startContainer: async () => ({}),
-  } as unknown as RuntimeClient;
+  } as unknown as PodRuntime & ResizeRuntime['cri'];
   const noop = () => {};
+  const view = { pod: async () => status, noteResources: noop };
+  const recorder = { event: (_o: unknown, type: string, reason: string) => { events.push(`${type} ${reason}`); } };
+  const log = { info: noop, warn: noop, error: noop, v: noop } as unknown as Logger;
   const s = new PodSyncer({
-    cri, view: { pod: async () => status, noteResources: noop } as unknown as RuntimeView, images: { ensure: async () => ({}) } as unknown as ImagePuller,
-    events: { event: (_o, type, reason) => events.push(`${type} ${reason}`) }, log: { info: noop, warn: noop, error: noop, v: noop } as unknown as Logger,
+    runtime: cri, view, images: { ensure: async () => ({}) } as unknown as ImagePuller,
+    events: recorder, log,
     node: { podLogsDir: '/tmp', clusterDomain: 'cluster.local', clusterDNS: [], hostDNS: { servers: [], searches: [], options: [] } },
-    resize: { allocatable: () => o.allocatable, activePods: () => o.others ?? [] },
+    resizer: new PodResizer({ cri, view, events: recorder, log, allocatable: () => o.allocatable, activePods: () => o.others ?? [] }),
   });
   return { s, updates, killed, events, first };
 }

@@ -2,18 +2,17 @@
 // sandbox and containers are created, started, stopped and removed.
 import { mkdirSync, rmSync } from 'node:fs';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { ImagePuller } from '../images/puller.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { podRef } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
 import { computePodActions, type HealthOf } from './actions.ts';
 import { runHook } from './hooks.ts';
-import { ensurePodCgroup, podCgroupLimits, removePodCgroup } from '../resources/pod-cgroup.ts';
-import { PodResizer, type ResizeDeps } from '../resize/pod-resizer.ts';
+import { ensurePodCgroup, podCgroupLimits, removePodCgroup, type PodCgroupLimits } from '../resources/pod-cgroup.ts';
+import type { PodResizer } from '../resize/pod-resizer.ts';
 import { specAllocation, withAllocation } from '../resize/decide.ts';
 import { cpuAndMemory } from '../resources/linux-resources.ts';
-import type { RuntimeView } from './cri-runtime.ts';
+import type { PodRuntime, PodView } from './pod-runtime.ts';
 import { containerConfig, containerFieldPath, containerType, podCgroup, podLogDir, sandboxConfig, type ContainerType, type NodeContext, type PodSandboxConfig } from './pod-config.ts';
 import { securityContextError } from './security-context.ts';
 import { type ContainerState, type PodRuntimeStatus, type Waiting, latest } from './types.ts';
@@ -22,6 +21,7 @@ import { noEnvSource, type EnvReads, type EnvSource } from './env-sources.ts';
 import type { VolumeManager } from '../volumes/volume-manager.ts';
 import { createLogSymlink, legacyLogSymlink, removeLogSymlink } from '../container-logs/symlink.ts';
 import { isSidecar } from '../podutil/podutil.ts';
+import { formatDuration } from '../config/duration.ts';
 
 export interface SyncResult {
   runtime: PodRuntimeStatus;
@@ -41,6 +41,13 @@ export interface SyncObserver {
   container?(type: ContainerType, error?: unknown): void;
 }
 
+/** The pod's own cgroup (src/resources/pod-cgroup.ts); tests pass one that leaves /sys/fs/cgroup alone. */
+export interface PodCgroups {
+  ensure(path: string, limits: PodCgroupLimits): void;
+  remove(path: string): void;
+}
+const hostPodCgroups: PodCgroups = { ensure: ensurePodCgroup, remove: removePodCgroup };
+
 const CRASH_BACKOFF_INITIAL_MS = 10_000;
 const CRASH_BACKOFF_MAX_MS = 300_000;
 // A container that ran this long without exiting earns a fresh back-off.
@@ -49,31 +56,38 @@ const CRASH_BACKOFF_RESET_MS = 600_000;
 const MIN_GRACE_SECONDS = 2;
 
 export class PodSyncer {
-  readonly #cri: RuntimeClient;
-  readonly #view: RuntimeView;
-  readonly #images: ImagePuller;
+  readonly #cri: PodRuntime;
+  readonly #view: PodView;
+  readonly #images: Pick<ImagePuller, 'ensure' | 'forget'>;
   readonly #events: Recorder;
   readonly #node: NodeContext;
   readonly #log: Logger;
   readonly #crashBackoff = new Map<string, number>();
   readonly #env: EnvSource;
-  readonly #volumes?: VolumeManager;
+  readonly #volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'tearDown'>;
   /** In-place resize: what each pod is allocated and what its containers run with (src/resize). */
   readonly #resizer: PodResizer;
   readonly #runtimeHandler: (runtimeClassName: string) => Promise<string>;
   readonly #observe: SyncObserver;
+  readonly #podCgroups: PodCgroups;
 
-  /** runtimeHandler: the handler of a RuntimeClass (its error fails the sandbox, as upstream's lookup). */
+  /**
+   * runtime and view: the CRI calls and the runtime's state of a pod (RuntimeClient and RuntimeView, or a fake).
+   * resizer: in-place resize, built by the caller over the same runtime. runtimeHandler: the handler of a
+   * RuntimeClass (its error fails the sandbox, as upstream's lookup).
+   */
   constructor(d: {
-    cri: RuntimeClient; view: RuntimeView; images: ImagePuller; events: Recorder; node: NodeContext; log: Logger; env?: EnvSource; volumes?: VolumeManager; resize?: ResizeDeps;
-    runtimeHandler?: (runtimeClassName: string) => Promise<string>; observe?: SyncObserver;
+    runtime: PodRuntime; view: PodView; images: Pick<ImagePuller, 'ensure' | 'forget'>; events: Recorder; node: NodeContext; log: Logger; env?: EnvSource;
+    volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'tearDown'>; resizer: PodResizer;
+    runtimeHandler?: (runtimeClassName: string) => Promise<string>; observe?: SyncObserver; podCgroups?: PodCgroups;
   }) {
-    this.#cri = d.cri; this.#view = d.view; this.#images = d.images; this.#events = d.events; this.#node = d.node; this.#log = d.log;
+    this.#cri = d.runtime; this.#view = d.view; this.#images = d.images; this.#events = d.events; this.#node = d.node; this.#log = d.log;
     this.#runtimeHandler = d.runtimeHandler ?? (async (name) => { throw new Error(`RuntimeClass "${name}" cannot be looked up here`); });
     this.#observe = d.observe ?? {};
     this.#env = d.env ?? noEnvSource;
     this.#volumes = d.volumes;
-    this.#resizer = new PodResizer({ cri: d.cri, view: d.view, events: d.events, log: d.log, ...d.resize });
+    this.#resizer = d.resizer;
+    this.#podCgroups = d.podCgroups ?? hostPodCgroups;
   }
 
   /**
@@ -157,7 +171,7 @@ export class PodSyncer {
       mkdirSync(sbConfig.logDirectory!, { recursive: true });
       try {
         // The pod's own cgroup with its limits first, as upstream's pod container manager.
-        ensurePodCgroup(podCgroup(pod), podCgroupLimits(pod));
+        this.#podCgroups.ensure(podCgroup(pod), podCgroupLimits(pod));
       } catch (e) {
         this.#log.warn('Cannot set up the pod cgroup; its containers keep their own limits', { ...ref, err: e });
       }
@@ -208,7 +222,7 @@ export class PodSyncer {
       const wait = this.#crashBackoffRemaining(key, exited.startedAtNs, exited.finishedAtNs);
       if (wait > 0) {
         const podDesc = `${pod.metadata!.name}_${pod.metadata!.namespace}(${uid})`;
-        const message = `back-off ${Math.round(this.#crashBackoff.get(key)! / 1000)}s restarting failed container=${name} pod=${podDesc}`;
+        const message = `back-off ${formatDuration(this.#crashBackoff.get(key)!)} restarting failed container=${name} pod=${podDesc}`;
         waiting.set(name, { reason: 'CrashLoopBackOff', message });
         this.#events.event(podRef(pod, fieldPath), 'Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${podDesc}`);
         return wait;
@@ -223,30 +237,17 @@ export class PodSyncer {
     // The environment and the expanded command and args, as upstream's generateContainerConfig:
     // a missing ConfigMap, Secret or key leaves the container waiting, and it is tried again.
     const resolved = await this.#environment(pod, c, status, sandboxId, envReads ?? this.#env.session());
-    if ('error' in resolved) {
-      waiting.set(name, { reason: 'CreateContainerConfigError', message: resolved.error });
-      this.#events.event(podRef(pod, fieldPath), 'Warning', 'Failed', `Error: ${resolved.error}`);
-      this.#log.info('Cannot configure container', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, container: name, reason: 'CreateContainerConfigError', err: resolved.error });
-      return 10_000;
-    }
+    if ('error' in resolved) return this.#configError(pod, name, waiting, resolved.error);
     // Volume mounts, /etc/hosts and the termination message file (src/volumes), as upstream's makeMounts.
-    let mounts;
+    let mounts: ReturnType<VolumeManager['containerMounts']> | undefined;
     try {
       mounts = this.#volumes?.containerMounts(pod, c, { podIPs: [status.sandboxes.find((s) => s.id === sandboxId)?.ip ?? ''].filter(Boolean), clusterDomain: this.#node.clusterDomain, env: resolved.env });
     } catch (e) {
-      const message = (e as Error).message;
-      waiting.set(name, { reason: 'CreateContainerConfigError', message });
-      this.#events.event(podRef(pod, fieldPath), 'Warning', 'Failed', `Error: ${message}`);
-      return 10_000;
+      return this.#configError(pod, name, waiting, (e as Error).message);
     }
     // runAsNonRoot against the image's user, and a usable seccomp profile, as upstream's generateContainerConfig.
     const insecure = securityContextError(pod, c, pulled.user, this.#node);
-    if (insecure) {
-      waiting.set(name, { reason: 'CreateContainerConfigError', message: insecure });
-      this.#events.event(podRef(pod, fieldPath), 'Warning', 'Failed', `Error: ${insecure}`);
-      this.#log.info('Cannot configure container', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, container: name, reason: 'CreateContainerConfigError', err: insecure });
-      return 10_000;
-    }
+    if (insecure) return this.#configError(pod, name, waiting, insecure);
     let containerId: string | undefined;
     const type = containerType(pod, name);
     this.#observe.container?.(type);
@@ -278,6 +279,18 @@ export class PodSyncer {
       }
     }
     return undefined;
+  }
+
+  /**
+   * A container whose config cannot be made (upstream's generateContainerConfig failing: a missing
+   * ConfigMap or Secret, a volume mount, runAsNonRoot) waits in CreateContainerConfigError with a
+   * Failed event, and is tried again in 10 s; upstream's SyncPod logs every such start failure.
+   */
+  #configError(pod: Pod, name: string, waiting: Map<string, Waiting>, message: string): number {
+    waiting.set(name, { reason: 'CreateContainerConfigError', message });
+    this.#events.event(podRef(pod, containerFieldPath(pod, name)), 'Warning', 'Failed', `Error: ${message}`);
+    this.#log.info('Cannot configure container', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: pod.metadata!.uid, container: name, reason: 'CreateContainerConfigError', err: message });
+    return 10_000;
   }
 
   /** makeEnvironment's inputs: objects from the apiserver, the pod's IPs from its sandbox, the node's IP. */
@@ -342,7 +355,7 @@ export class PodSyncer {
     if (pod) {
       for (const c of status.containers) this.#unlinkLog(pod, c.name, c.id);
       rmSync(podLogDir(pod, this.#node.podLogsDir), { recursive: true, force: true });
-      removePodCgroup(podCgroup(pod));
+      this.#podCgroups.remove(podCgroup(pod));
     }
   }
 

@@ -59,7 +59,7 @@ async function streamURL(o: Deps, r: StreamRequest): Promise<string> {
     return (await o.cri.portForward({ podSandboxId: sandbox.id, port: r.ports })).url;
   }
   const ctr = latest(rt, r.container);
-  if (!ctr || ctr.phase !== 'running') throw new StreamError(404, `container "${r.container}" in pod "${r.pod}" is not running`);
+  if (ctr?.phase !== 'running') throw new StreamError(404, `container "${r.container}" in pod "${r.pod}" is not running`);
   const streams = { stdin: r.stdin, stdout: r.stdout, stderr: r.stderr, tty: r.tty };
   return r.kind === 'exec'
     ? (await o.cri.exec({ containerId: ctr.id, cmd: r.command, ...streams })).url

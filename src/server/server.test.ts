@@ -46,7 +46,7 @@ new Counter({ name: 'kubelet_test_total', help: 'A test counter.', registers: [r
 const deps: ServerDeps = {
   nodeName: 'node-1',
   pods: () => [pod],
-  containerLog: async (ns, name, container, previous) => {
+  containerLog: async (_ns, _name, container, previous) => {
     if (container === 'app' && !previous) return { path: appLog, running: () => false };
     if (container === 'init') return { path: initLog, running: () => false };
     if (container === 'silent' && !previous) return { path: followed, running: () => true };

@@ -57,6 +57,6 @@ export function writeAtomically(dir: string, payload: Payload, now = new Date())
   const visible = new Set([...payload.keys()].map(top));
   for (const name of visible) if (!exists(join(dir, name))) symlinkSync(`${DATA}/${name}`, join(dir, name));
   for (const name of new Set((oldFiles ?? []).map(top))) if (!visible.has(name)) rmSync(join(dir, name), { force: true });
-  if (oldTs && oldTs.startsWith('..') && !oldTs.includes('/')) rmSync(join(dir, oldTs), { recursive: true, force: true });
+  if (oldTs?.startsWith('..') && !oldTs.includes('/')) rmSync(join(dir, oldTs), { recursive: true, force: true });
   return true;
 }

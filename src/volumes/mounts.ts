@@ -40,7 +40,7 @@ function propagation(mode: string | undefined, privileged: boolean): Mount['prop
 }
 
 /** The container's CRI mounts; throws with upstream's message when one cannot be made. */
-export function containerMounts(pod: Pod, c: Container, ctx: MountContext): Mount[] {
+export function containerMounts(_pod: Pod, c: Container, ctx: MountContext): Mount[] {
   const out: Mount[] = [];
   let mountEtcHosts = ctx.etcHosts !== undefined;
   for (const m of c.volumeMounts ?? []) {

@@ -41,7 +41,7 @@ export function secretPayload(s: Secret, items: KeyToPath[] | undefined, default
   return keyedPayload(data, items, defaultMode, optional, (k) => `secret references non-existent secret key: ${k}`);
 }
 
-const valueOf = (v: Value) => { if ('error' in v) throw new Error(v.error); return v.value; };
+const unwrap = (v: Value) => { if ('error' in v) throw new Error(v.error); return v.value; };
 
 /** Upstream's downwardapi CollectData: every item is tried; the errors are aggregated. */
 export function downwardAPIPayload(pod: Pod, items: DownwardAPIVolumeFile[] | undefined, defaultMode: number, allocatable: Record<string, string>): Payload {
@@ -52,8 +52,8 @@ export function downwardAPIPayload(pod: Pod, items: DownwardAPIVolumeFile[] | un
     try {
       // A volume may name only metadata fields (the apiserver validates that).
       const ips = { podIPs: pod.status?.podIP ? [pod.status.podIP] : [], hostIPs: pod.status?.hostIP ? [pod.status.hostIP] : [] };
-      if (it.fieldRef) data = Buffer.from(valueOf(fieldRefValue(it.fieldRef, pod, ips)));
-      else if (it.resourceFieldRef) data = Buffer.from(valueOf(resourceFieldRefValue(it.resourceFieldRef, pod, undefined, allocatable)));
+      if (it.fieldRef) data = Buffer.from(unwrap(fieldRefValue(it.fieldRef, pod, ips)));
+      else if (it.resourceFieldRef) data = Buffer.from(unwrap(resourceFieldRefValue(it.resourceFieldRef, pod, undefined, allocatable)));
     } catch (e) { errors.push((e as Error).message); }
     out.set(cleanPath(it.path), { data, mode: it.mode ?? defaultMode });
   }

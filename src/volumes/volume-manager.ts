@@ -289,10 +289,10 @@ export function prepareSubPath(volumePath: string, subPath: string): string {
   const target = join(base, subPath);
   let existing = target;
   while (!existsSync(existing)) existing = dirname(existing);
-  const escape = () => new Error(`subpath "${target}" not within volume path "${base}"`);
-  if (!inside(realpathSync(existing))) throw escape();
+  const outside = () => new Error(`subpath "${target}" not within volume path "${base}"`);
+  if (!inside(realpathSync(existing))) throw outside();
   if (existing !== target) mkdirSync(target, { recursive: true, mode: statSync(base).mode & 0o7777 });
   const real = realpathSync(target);
-  if (!inside(real)) throw escape();
+  if (!inside(real)) throw outside();
   return real;
 }

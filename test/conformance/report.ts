@@ -6,18 +6,18 @@ import { parseArgs } from 'node:util';
 export interface Case { name: string; seconds: number; outcome: 'passed' | 'failed' | 'skipped'; message: string }
 
 const NAMED: Record<string, string> = { lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' };
-const unescape = (s: string) => s.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);/g, (m, e: string) =>
+const decodeEntities = (s: string) => s.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);/g, (m, e: string) =>
   e.startsWith('#x') ? String.fromCodePoint(parseInt(e.slice(2), 16)) : e.startsWith('#') ? String.fromCodePoint(Number(e.slice(1))) : NAMED[e] ?? m);
 
 /** The test cases of a ginkgo JUnit report (the suite's own setup nodes included). */
 export function parseJUnit(xml: string): Case[] {
   const cases: Case[] = [];
   for (const m of xml.matchAll(/<testcase\b([^>]*?)(\/>|>([\s\S]*?)<\/testcase>)/g)) {
-    const attr = (k: string) => unescape(new RegExp(`\\b${k}="([^"]*)"`).exec(m[1])?.[1] ?? '');
+    const attr = (k: string) => decodeEntities(new RegExp(`\\b${k}="([^"]*)"`).exec(m[1])?.[1] ?? '');
     const body = m[3] ?? '';
     const failure = /<(failure|error)\b([^>]*)>/.exec(body);
     const outcome = failure ? 'failed' : /<skipped\b/.test(body) || attr('status') === 'skipped' ? 'skipped' : 'passed';
-    const message = failure ? unescape(/\bmessage="([^"]*)"/.exec(failure[2])?.[1] ?? '') : '';
+    const message = failure ? decodeEntities(/\bmessage="([^"]*)"/.exec(failure[2])?.[1] ?? '') : '';
     cases.push({ name: attr('name'), seconds: Number(attr('time')) || 0, outcome, message });
   }
   return cases;

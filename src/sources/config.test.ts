@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Logger } from '../log/log.ts';
+import { PodConfig, podOperation, route } from './config.ts';
+
+const pod = (uid: string, o: { annotations?: Record<string, string>; labels?: Record<string, string>; image?: string; phase?: string; rv?: string; deleting?: boolean } = {}): Pod => ({
+  metadata: {
+    name: `p-${uid}`, namespace: 'ns', uid, resourceVersion: o.rv ?? '1', labels: o.labels, annotations: o.annotations,
+    ...(o.deleting ? { deletionTimestamp: '2026-11-24T20:00:00Z', deletionGracePeriodSeconds: 30 } : {}),
+  },
+  spec: { containers: [{ name: 'c', image: o.image ?? 'busybox' }] },
+  status: o.phase ? { phase: o.phase } : {},
+});
+
+test('podOperation: upstream checkAndUpdatePod', () => {
+  const rows: [string, Pod | undefined, Pod | undefined, string | undefined][] = [
+    ['new', undefined, pod('a'), 'ADD'],
+    ['gone', pod('a'), undefined, 'REMOVE'],
+    ['never seen, gone', undefined, undefined, undefined],
+    ['only the resourceVersion', pod('a'), pod('a', { rv: '2' }), undefined],
+    ['the spec', pod('a'), pod('a', { image: 'nginx' }), 'UPDATE'],
+    ['a label', pod('a'), pod('a', { labels: { x: 'y' } }), 'UPDATE'],
+    ['an annotation', pod('a'), pod('a', { annotations: { x: 'y' } }), 'UPDATE'],
+    ['deletion requested', pod('a'), pod('a', { deleting: true }), 'DELETE'],
+    ['a spec change while deleting', pod('a', { deleting: true }), pod('a', { deleting: true, image: 'nginx' }), 'DELETE'],
+    ['only the status', pod('a'), pod('a', { phase: 'Running' }), 'RECONCILE'],
+    ['the spec and the status', pod('a'), pod('a', { phase: 'Running', image: 'nginx' }), 'UPDATE'],
+  ];
+  for (const [name, prev, next, want] of rows) assert.equal(podOperation(prev, next), want, name);
+});
+
+test('route: mirror pods only from the apiserver, file and URL pods are static', () => {
+  const mirror = pod('m', { annotations: { 'kubernetes.io/config.mirror': 'h' } });
+  assert.equal(route('api', pod('a')), 'pod');
+  assert.equal(route('api', mirror), 'mirror');
+  assert.equal(route('file', pod('a')), 'static');
+  assert.equal(route('http', pod('a')), 'static');
+});
+
+test('PodConfig: each source\'s reports reach the workers, the mirror manager and the start-up tracker as upstream routes them', () => {
+  const calls: string[] = [];
+  const noop = () => {};
+  const config = new PodConfig({
+    pods: { update: (uid, p) => calls.push(`worker ${uid} ${p ? p.spec!.containers[0]!.image : 'gone'}`) },
+    mirrors: {
+      observe: (m) => calls.push(`mirror ${m.metadata!.uid}`), forget: (uid) => calls.push(`forget mirror ${uid}`),
+      setStatic: (p) => calls.push(`static ${p.metadata!.uid}`), removeStatic: (uid) => calls.push(`unstatic ${uid}`),
+    },
+    watch: { observedOnWatch: (p) => calls.push(`watch ${p.metadata!.uid}`), forget: (uid) => calls.push(`unwatch ${uid}`) },
+    log: { info: noop, warn: noop, error: noop, v: noop } as unknown as Logger,
+  });
+  const api = config.source('api');
+  const files = config.source('file');
+  api.update(pod('a'));
+  api.update(pod('a', { rv: '2' })); // nothing that matters changed
+  api.update(pod('a', { rv: '3', phase: 'Running' }));
+  api.update(pod('m', { annotations: { 'kubernetes.io/config.mirror': 'h' } }));
+  files.update(pod('s'));
+  api.remove('m');
+  api.remove('a');
+  api.remove('a'); // twice: once is enough
+  files.remove('s');
+  files.remove('never');
+  assert.deepEqual(calls, [
+    'watch a', 'worker a busybox',
+    'watch a', 'worker a busybox',
+    'mirror m',
+    'worker s busybox', 'static s',
+    'forget mirror m',
+    'unwatch a', 'worker a gone',
+    'worker s gone', 'unstatic s',
+  ]);
+});
