@@ -16,7 +16,9 @@ import type { Logger } from '../log/log.ts';
 // answered by whatever `route` the running test installed.
 type Seen = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
 let seen: Seen[] = [];
-let route: (q: Seen, res: ServerResponse) => void = (_q, res) => { res.writeHead(404).end(); };
+let route: (q: Seen, res: ServerResponse) => void = (_q, res) => {
+  res.writeHead(404).end();
+};
 const server = createServer(async (req, res) => {
   let body = '';
   for await (const c of req) body += c;
@@ -26,15 +28,30 @@ const server = createServer(async (req, res) => {
 });
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-after(() => { server.closeAllConnections(); server.close(); });
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
 
 const reply = (res: ServerResponse, code: number, body: unknown) =>
   res.writeHead(code, { 'Content-Type': 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
-const status = (code: number, reason: string, message: string) =>
-  ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+const status = (code: number, reason: string, message: string) => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message,
+  reason,
+  code,
+});
 /** Resolves when the server side of a response is closed (the client hung up or it ended). */
-const closed = (res: ServerResponse) => new Promise<void>((r) => (res.destroyed || res.writableFinished ? r() : res.once('close', () => r())));
-const deferred = () => { let resolve!: () => void; const p = new Promise<void>((r) => (resolve = r)); return { p, resolve }; };
+const closed = (res: ServerResponse) =>
+  new Promise<void>((r) => (res.destroyed || res.writableFinished ? r() : res.once('close', () => r())));
+const deferred = () => {
+  let resolve!: () => void;
+  const p = new Promise<void>((r) => (resolve = r));
+  return { p, resolve };
+};
 
 // A bug that leaves a request or watch hanging fails its test instead of stalling the run.
 const quick = { timeout: 2000 };
@@ -46,21 +63,74 @@ test('requests: method, path, body, Content-Type, Content-Length and credentials
   route = (q, res) => reply(res, q.method === 'POST' ? 201 : 200, { kind: 'Pod', metadata: { name: 'p' }, echo: `${q.method} ${q.url}` });
   // Non-ASCII in a body: Content-Length must count bytes, not UTF-16 units, or the server waits/truncates.
   const pod = { metadata: { name: 'p', annotations: { note: 'café ☕' } } };
-  const cases: [name: string, call: () => Promise<unknown>, method: string, url: string, contentType: string | undefined, body: unknown][] = [
-    ['get', () => api.get('/api/v1/nodes/n1'), 'GET', '/api/v1/nodes/n1', undefined, undefined],
-    ['get keeps the query', () => api.get('/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&limit=500'), 'GET', '/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&limit=500', undefined, undefined],
-    ['create', () => api.create('/api/v1/namespaces/default/pods', pod), 'POST', '/api/v1/namespaces/default/pods', 'application/json', pod],
-    ['replace', () => api.replace('/api/v1/namespaces/default/pods/p', pod), 'PUT', '/api/v1/namespaces/default/pods/p', 'application/json', pod],
-    ['strategic patch', () => api.patch('/api/v1/namespaces/default/pods/p/status', { status: { phase: 'Running' } }, 'strategic'),
-      'PATCH', '/api/v1/namespaces/default/pods/p/status', 'application/strategic-merge-patch+json', { status: { phase: 'Running' } }],
-    ['merge patch', () => api.patch('/api/v1/nodes/n1', { metadata: { labels: { a: null } } }, 'merge'),
-      'PATCH', '/api/v1/nodes/n1', 'application/merge-patch+json', { metadata: { labels: { a: null } } }],
-    ['json patch', () => api.patch('/api/v1/nodes/n1/status', [{ op: 'replace', path: '/status/phase', value: 'x' }], 'json'),
-      'PATCH', '/api/v1/nodes/n1/status', 'application/json-patch+json', [{ op: 'replace', path: '/status/phase', value: 'x' }]],
-    ['delete', () => api.delete('/api/v1/namespaces/default/pods/p'), 'DELETE', '/api/v1/namespaces/default/pods/p', undefined, undefined],
-    ['delete with options', () => api.delete('/api/v1/namespaces/default/pods/p', { gracePeriodSeconds: 0, preconditions: { uid: 'u1' } }),
-      'DELETE', '/api/v1/namespaces/default/pods/p', 'application/json', { gracePeriodSeconds: 0, preconditions: { uid: 'u1' } }],
-  ];
+  const cases: [name: string, call: () => Promise<unknown>, method: string, url: string, contentType: string | undefined, body: unknown][] =
+    [
+      ['get', () => api.get('/api/v1/nodes/n1'), 'GET', '/api/v1/nodes/n1', undefined, undefined],
+      [
+        'get keeps the query',
+        () => api.get('/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&limit=500'),
+        'GET',
+        '/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&limit=500',
+        undefined,
+        undefined,
+      ],
+      [
+        'create',
+        () => api.create('/api/v1/namespaces/default/pods', pod),
+        'POST',
+        '/api/v1/namespaces/default/pods',
+        'application/json',
+        pod,
+      ],
+      [
+        'replace',
+        () => api.replace('/api/v1/namespaces/default/pods/p', pod),
+        'PUT',
+        '/api/v1/namespaces/default/pods/p',
+        'application/json',
+        pod,
+      ],
+      [
+        'strategic patch',
+        () => api.patch('/api/v1/namespaces/default/pods/p/status', { status: { phase: 'Running' } }, 'strategic'),
+        'PATCH',
+        '/api/v1/namespaces/default/pods/p/status',
+        'application/strategic-merge-patch+json',
+        { status: { phase: 'Running' } },
+      ],
+      [
+        'merge patch',
+        () => api.patch('/api/v1/nodes/n1', { metadata: { labels: { a: null } } }, 'merge'),
+        'PATCH',
+        '/api/v1/nodes/n1',
+        'application/merge-patch+json',
+        { metadata: { labels: { a: null } } },
+      ],
+      [
+        'json patch',
+        () => api.patch('/api/v1/nodes/n1/status', [{ op: 'replace', path: '/status/phase', value: 'x' }], 'json'),
+        'PATCH',
+        '/api/v1/nodes/n1/status',
+        'application/json-patch+json',
+        [{ op: 'replace', path: '/status/phase', value: 'x' }],
+      ],
+      [
+        'delete',
+        () => api.delete('/api/v1/namespaces/default/pods/p'),
+        'DELETE',
+        '/api/v1/namespaces/default/pods/p',
+        undefined,
+        undefined,
+      ],
+      [
+        'delete with options',
+        () => api.delete('/api/v1/namespaces/default/pods/p', { gracePeriodSeconds: 0, preconditions: { uid: 'u1' } }),
+        'DELETE',
+        '/api/v1/namespaces/default/pods/p',
+        'application/json',
+        { gracePeriodSeconds: 0, preconditions: { uid: 'u1' } },
+      ],
+    ];
   for (const [name, call, method, url, contentType, body] of cases) {
     seen = [];
     assert.deepEqual(await call(), { kind: 'Pod', metadata: { name: 'p' }, echo: `${method} ${url}` }, name);
@@ -80,16 +150,20 @@ test('requests: method, path, body, Content-Type, Content-Length and credentials
   }
 });
 
-test('requests: an empty 200 is undefined; no token sends no Authorization; a server URL with a path prefixes every path', quick, async () => {
-  route = (_q, res) => res.writeHead(200).end();
-  seen = [];
-  // Default User-Agent; the trailing slash of the server URL must not double the path's.
-  const plain = apiClient({ server: `${base}/proxy/k8s/` });
-  assert.equal(await plain.delete('/api/v1/namespaces/default/pods/p'), undefined);
-  assert.equal(seen[0]!.url, '/proxy/k8s/api/v1/namespaces/default/pods/p');
-  assert.equal(seen[0]!.headers['user-agent'], 'kubelet-ts');
-  assert.equal(seen[0]!.headers.authorization, undefined);
-});
+test(
+  'requests: an empty 200 is undefined; no token sends no Authorization; a server URL with a path prefixes every path',
+  quick,
+  async () => {
+    route = (_q, res) => res.writeHead(200).end();
+    seen = [];
+    // Default User-Agent; the trailing slash of the server URL must not double the path's.
+    const plain = apiClient({ server: `${base}/proxy/k8s/` });
+    assert.equal(await plain.delete('/api/v1/namespaces/default/pods/p'), undefined);
+    assert.equal(seen[0]!.url, '/proxy/k8s/api/v1/namespaces/default/pods/p');
+    assert.equal(seen[0]!.headers['user-agent'], 'kubelet-ts');
+    assert.equal(seen[0]!.headers.authorization, undefined);
+  },
+);
 
 test('reload: requests after it carry the new token', quick, async () => {
   route = (_q, res) => reply(res, 200, {});
@@ -98,11 +172,22 @@ test('reload: requests after it carry the new token', quick, async () => {
   await c.get('/a');
   c.reload({ server: base, token: 'new' });
   await c.get('/b');
-  assert.deepEqual(seen.map((q) => q.headers.authorization), ['Bearer old', 'Bearer new']);
+  assert.deepEqual(
+    seen.map((q) => q.headers.authorization),
+    ['Bearer old', 'Bearer new'],
+  );
 });
 
 test('errors: a Status body becomes an ApiError with its code and reason; the predicates follow upstream', quick, async () => {
-  const cases: [code: number, reason: string, message: string, notFound: boolean, conflict: boolean, alreadyExists: boolean, gone: boolean][] = [
+  const cases: [
+    code: number,
+    reason: string,
+    message: string,
+    notFound: boolean,
+    conflict: boolean,
+    alreadyExists: boolean,
+    gone: boolean,
+  ][] = [
     [404, 'NotFound', 'pods "p" not found', true, false, false, false],
     [409, 'AlreadyExists', 'pods "p" already exists', false, true, true, false],
     [409, 'Conflict', 'Operation cannot be fulfilled on pods "p": the object has been modified', false, true, false, false],
@@ -112,7 +197,10 @@ test('errors: a Status body becomes an ApiError with its code and reason; the pr
   ];
   for (const [code, reason, message, ...preds] of cases) {
     route = (_q, res) => reply(res, code, status(code, reason, message));
-    const e = await api.create('/api/v1/namespaces/default/pods', {}).then(() => assert.fail(`${code} ${reason} resolved`), (err: unknown) => err);
+    const e = await api.create('/api/v1/namespaces/default/pods', {}).then(
+      () => assert.fail(`${code} ${reason} resolved`),
+      (err: unknown) => err,
+    );
     assert.ok(e instanceof ApiError, reason);
     assert.equal(e.status, code, reason);
     assert.equal(e.reason, reason, reason);
@@ -134,7 +222,11 @@ test('errors: a non-JSON body, or a Status without reason, keeps the code; the b
   ];
   for (const [code, body, reason, message] of cases) {
     route = (_q, res) => res.writeHead(code, { 'Content-Type': 'text/plain' }).end(body);
-    await assert.rejects(api.get('/x'), (e: ApiError) => e instanceof ApiError && e.status === code && e.reason === reason && e.message === message, `${code}`);
+    await assert.rejects(
+      api.get('/x'),
+      (e: ApiError) => e instanceof ApiError && e.status === code && e.reason === reason && e.message === message,
+      `${code}`,
+    );
   }
   // A 404 is still NotFound whatever the body says (the kubelet branches on it after deletes).
   route = (_q, res) => res.writeHead(404).end('page not found');
@@ -147,7 +239,9 @@ test('errors: connection refused and a request timeout are status 0 Unreachable'
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
   const port = (s.address() as AddressInfo).port;
   await new Promise((r) => s.close(r));
-  const refused = await apiClient({ server: `http://127.0.0.1:${port}` }).get('/api/v1/nodes/n1').catch((e: unknown) => e);
+  const refused = await apiClient({ server: `http://127.0.0.1:${port}` })
+    .get('/api/v1/nodes/n1')
+    .catch((e: unknown) => e);
   assert.ok(refused instanceof ApiError);
   assert.deepEqual([refused.status, refused.reason], [0, 'Unreachable']);
   assert.match(refused.message, /^GET \/api\/v1\/nodes\/n1: .*ECONNREFUSED/);
@@ -155,9 +249,13 @@ test('errors: connection refused and a request timeout are status 0 Unreachable'
 
   // The server never answers; the client gives up after timeoutMs and the server sees it hang up.
   let held: ServerResponse | undefined;
-  route = (_q, res) => { held = res; };
+  route = (_q, res) => {
+    held = res;
+  };
   const started = Date.now();
-  const slow = await apiClient({ server: base }, { timeoutMs: 50 }).get('/slow').catch((e: unknown) => e);
+  const slow = await apiClient({ server: base }, { timeoutMs: 50 })
+    .get('/slow')
+    .catch((e: unknown) => e);
   assert.ok(slow instanceof ApiError);
   assert.deepEqual([slow.status, slow.reason, slow.message], [0, 'Unreachable', 'GET /slow: timed out after 50 ms']);
   assert.ok(Date.now() - started < 1000);
@@ -189,11 +287,16 @@ test('watch: newline-delimited events, one split across chunks mid-character, ar
   const got: string[] = [];
   await api.watch<Pod>('/api/v1/pods?watch=1&resourceVersion=9', (e) => {
     got.push(`${e.type} ${e.object.metadata.name ?? '-'} ${e.object.metadata.resourceVersion}`);
-    if (got.length === 1) { assert.equal(res.writableEnded, false); firstSeen.resolve(); }
+    if (got.length === 1) {
+      assert.equal(res.writableEnded, false);
+      firstSeen.resolve();
+    }
   });
   assert.deepEqual(got, ['ADDED a 10', 'MODIFIED café 11', 'BOOKMARK - 12', 'DELETED a 13']);
-  assert.deepEqual([seen[0]!.method, seen[0]!.url, seen[0]!.headers.authorization, seen[0]!.headers['content-type']],
-    ['GET', '/api/v1/pods?watch=1&resourceVersion=9', 'Bearer tok-1', undefined]);
+  assert.deepEqual(
+    [seen[0]!.method, seen[0]!.url, seen[0]!.headers.authorization, seen[0]!.headers['content-type']],
+    ['GET', '/api/v1/pods?watch=1&resourceVersion=9', 'Bearer tok-1', undefined],
+  );
 });
 
 test('watch: an ERROR event rejects with its Status as an ApiError, drops what follows and hangs up', quick, async () => {
@@ -205,9 +308,18 @@ test('watch: an ERROR event rejects with its Status as an ApiError, drops what f
   for (const [object, code, reason, message, gone] of cases) {
     let res!: ServerResponse;
     // The server keeps the stream open after the ERROR: only the client can end it.
-    route = (_q, r) => { res = r; r.writeHead(200); r.write(line('ADDED', pod('a', '10')) + line('ERROR', object) + line('MODIFIED', pod('a', '11'))); };
+    route = (_q, r) => {
+      res = r;
+      r.writeHead(200);
+      r.write(line('ADDED', pod('a', '10')) + line('ERROR', object) + line('MODIFIED', pod('a', '11')));
+    };
     const got: string[] = [];
-    const e = await api.watch<Pod>('/w', (ev) => got.push(ev.type)).then(() => assert.fail(`${reason} resolved`), (err: unknown) => err);
+    const e = await api
+      .watch<Pod>('/w', (ev) => got.push(ev.type))
+      .then(
+        () => assert.fail(`${reason} resolved`),
+        (err: unknown) => err,
+      );
     assert.ok(e instanceof ApiError, reason);
     assert.deepEqual([e.status, e.reason, e.message, isGone(e)], [code, reason, message, gone]);
     assert.deepEqual(got, ['ADDED'], reason);
@@ -217,22 +329,42 @@ test('watch: an ERROR event rejects with its Status as an ApiError, drops what f
 
 test('watch: a refused watch is an ApiError; a line that is not JSON rejects', quick, async () => {
   route = (_q, res) => reply(res, 403, status(403, 'Forbidden', 'pods is forbidden: User "system:node:n1" cannot watch resource "pods"'));
-  await assert.rejects(api.watch('/w', () => assert.fail('no events')), (e: ApiError) => e.status === 403 && e.reason === 'Forbidden');
-  route = (_q, res) => { res.writeHead(200); res.end('<html>proxy error</html>\n'); };
-  await assert.rejects(api.watch('/w', () => assert.fail('no events')), SyntaxError);
+  await assert.rejects(
+    api.watch('/w', () => assert.fail('no events')),
+    (e: ApiError) => e.status === 403 && e.reason === 'Forbidden',
+  );
+  route = (_q, res) => {
+    res.writeHead(200);
+    res.end('<html>proxy error</html>\n');
+  };
+  await assert.rejects(
+    api.watch('/w', () => assert.fail('no events')),
+    SyntaxError,
+  );
 });
 
 test('watch: aborting the signal mid-stream resolves the watch and closes the connection', quick, async () => {
   let res!: ServerResponse;
-  route = (_q, r) => { res = r; r.writeHead(200); r.write(line('ADDED', pod('a', '10'))); };
+  route = (_q, r) => {
+    res = r;
+    r.writeHead(200);
+    r.write(line('ADDED', pod('a', '10')));
+  };
   const ac = new AbortController();
   const got: string[] = [];
-  await api.watch<Pod>('/w', (e) => { got.push(e.type); ac.abort(); }, ac.signal);
+  await api.watch<Pod>(
+    '/w',
+    (e) => {
+      got.push(e.type);
+      ac.abort();
+    },
+    ac.signal,
+  );
   assert.deepEqual(got, ['ADDED']);
   await closed(res);
 });
 
-test('watch: aborting before the answer\'s headers resolves the watch too (not Unreachable)', quick, async () => {
+test("watch: aborting before the answer's headers resolves the watch too (not Unreachable)", quick, async () => {
   const got = deferred();
   route = () => got.resolve(); // never answers
   const ac = new AbortController();
@@ -242,56 +374,78 @@ test('watch: aborting before the answer\'s headers resolves the watch too (not U
   assert.equal(await w, undefined);
 });
 
-test('reflector over HTTP: lists, watches from the list\'s version, follows bookmarks, rewatches when a stream ends, lists again on an ERROR 410', quick, async () => {
-  let lists = 0;
-  const watches: ServerResponse[] = [];
-  const lastWatch = deferred();
-  route = (q, res) => {
-    const u = new URL(q.url, base);
-    if (!u.searchParams.has('watch')) {
-      lists++;
-      return reply(res, 200, { kind: 'PodList', metadata: { resourceVersion: lists === 1 ? '10' : '20' }, items: lists === 1 ? [pod('a', '5')] : [pod('a', '5'), pod('b', '11')] });
-    }
-    watches.push(res);
-    res.writeHead(200);
-    // 1st: a change and a bookmark, then the server ends the watch (its timeoutSeconds).
-    if (watches.length === 1) return res.end(line('ADDED', pod('b', '11')) + line('BOOKMARK', { metadata: { resourceVersion: '12' } }));
-    // 2nd: the resourceVersion is compacted away.
-    if (watches.length === 2) return res.end(line('ERROR', status(410, 'Expired', 'too old resource version: 12 (15)')));
-    // 3rd: stays open until the reflector stops.
-    res.write(line('MODIFIED', pod('b', '21')));
-  };
-  seen = [];
-  const logs: string[] = [];
-  const log: Logger = { info: (m) => logs.push(`I ${m}`), v: () => {}, warn: (m) => logs.push(`W ${m}`), error: (m) => logs.push(`E ${m}`) };
-  const got: string[] = [];
-  const r = reflector<Pod>(api, '/api/v1/pods?fieldSelector=spec.nodeName%3Dn1', 'pods', {
-    list: (items) => got.push(`list ${items.map((i) => i.metadata.name).join(',')}`),
-    event: (type, o) => { got.push(`${type} ${o.metadata.name} ${o.metadata.resourceVersion}`); if (o.metadata.resourceVersion === '21') lastWatch.resolve(); },
-  }, log);
-  const timer = setTimeout(() => lastWatch.resolve(), 1500);
-  await lastWatch.p;
-  clearTimeout(timer);
-  r.stop();
-  await closed(watches[2]!);
+test(
+  "reflector over HTTP: lists, watches from the list's version, follows bookmarks, rewatches when a stream ends, lists again on an ERROR 410",
+  quick,
+  async () => {
+    let lists = 0;
+    const watches: ServerResponse[] = [];
+    const lastWatch = deferred();
+    route = (q, res) => {
+      const u = new URL(q.url, base);
+      if (!u.searchParams.has('watch')) {
+        lists++;
+        return reply(res, 200, {
+          kind: 'PodList',
+          metadata: { resourceVersion: lists === 1 ? '10' : '20' },
+          items: lists === 1 ? [pod('a', '5')] : [pod('a', '5'), pod('b', '11')],
+        });
+      }
+      watches.push(res);
+      res.writeHead(200);
+      // 1st: a change and a bookmark, then the server ends the watch (its timeoutSeconds).
+      if (watches.length === 1) return res.end(line('ADDED', pod('b', '11')) + line('BOOKMARK', { metadata: { resourceVersion: '12' } }));
+      // 2nd: the resourceVersion is compacted away.
+      if (watches.length === 2) return res.end(line('ERROR', status(410, 'Expired', 'too old resource version: 12 (15)')));
+      // 3rd: stays open until the reflector stops.
+      res.write(line('MODIFIED', pod('b', '21')));
+    };
+    seen = [];
+    const logs: string[] = [];
+    const log: Logger = {
+      info: (m) => logs.push(`I ${m}`),
+      v: () => {},
+      warn: (m) => logs.push(`W ${m}`),
+      error: (m) => logs.push(`E ${m}`),
+    };
+    const got: string[] = [];
+    const r = reflector<Pod>(
+      api,
+      '/api/v1/pods?fieldSelector=spec.nodeName%3Dn1',
+      'pods',
+      {
+        list: (items) => got.push(`list ${items.map((i) => i.metadata.name).join(',')}`),
+        event: (type, o) => {
+          got.push(`${type} ${o.metadata.name} ${o.metadata.resourceVersion}`);
+          if (o.metadata.resourceVersion === '21') lastWatch.resolve();
+        },
+      },
+      log,
+    );
+    const timer = setTimeout(() => lastWatch.resolve(), 1500);
+    await lastWatch.p;
+    clearTimeout(timer);
+    r.stop();
+    await closed(watches[2]!);
 
-  assert.deepEqual(got, ['list a', 'ADDED b 11', 'list a,b', 'MODIFIED b 21']);
-  const calls = seen.map((q) => {
-    const u = new URL(q.url, base);
-    const p = u.searchParams;
-    assert.equal(p.get('fieldSelector'), 'spec.nodeName=n1', q.url);
-    if (!p.has('watch')) return 'list';
-    assert.equal(p.get('watch'), '1');
-    assert.equal(p.get('allowWatchBookmarks'), 'true');
-    // Upstream's 5 min, jittered by up to 100%.
-    const t = Number(p.get('timeoutSeconds'));
-    assert.ok(t >= 300 && t <= 600, `timeoutSeconds=${t}`);
-    return `watch rv=${p.get('resourceVersion')}`;
-  });
-  // The bookmark's version is where the 2nd watch starts; the ended stream needs no list.
-  assert.deepEqual(calls, ['list', 'watch rv=10', 'watch rv=12', 'list', 'watch rv=20']);
-  assert.deepEqual(logs, ['I Watch of pods expired, listing again']);
-});
+    assert.deepEqual(got, ['list a', 'ADDED b 11', 'list a,b', 'MODIFIED b 21']);
+    const calls = seen.map((q) => {
+      const u = new URL(q.url, base);
+      const p = u.searchParams;
+      assert.equal(p.get('fieldSelector'), 'spec.nodeName=n1', q.url);
+      if (!p.has('watch')) return 'list';
+      assert.equal(p.get('watch'), '1');
+      assert.equal(p.get('allowWatchBookmarks'), 'true');
+      // Upstream's 5 min, jittered by up to 100%.
+      const t = Number(p.get('timeoutSeconds'));
+      assert.ok(t >= 300 && t <= 600, `timeoutSeconds=${t}`);
+      return `watch rv=${p.get('resourceVersion')}`;
+    });
+    // The bookmark's version is where the 2nd watch starts; the ended stream needs no list.
+    assert.deepEqual(calls, ['list', 'watch rv=10', 'watch rv=12', 'list', 'watch rv=20']);
+    assert.deepEqual(logs, ['I Watch of pods expired, listing again']);
+  },
+);
 
 // HTTPS as the kubelet really talks to the apiserver: a throwaway CA, a serving cert for
 // 127.0.0.1 and two client certs, made with openssl in a temp dir.
@@ -299,37 +453,100 @@ const dir = mkdtempSync(join(tmpdir(), 'kubelet-apiclient-'));
 const pem = (name: string) => readFileSync(join(dir, name));
 before(() => {
   const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  writeFileSync(join(dir, 'openssl.cnf'), ['[req]', 'distinguished_name = dn', '[dn]', '[ca]', 'basicConstraints = critical,CA:TRUE',
-    'keyUsage = critical,keyCertSign', '[client]', 'extendedKeyUsage = clientAuth', '[server]', 'extendedKeyUsage = serverAuth', 'subjectAltName = IP:127.0.0.1'].join('\n'));
+  writeFileSync(
+    join(dir, 'openssl.cnf'),
+    [
+      '[req]',
+      'distinguished_name = dn',
+      '[dn]',
+      '[ca]',
+      'basicConstraints = critical,CA:TRUE',
+      'keyUsage = critical,keyCertSign',
+      '[client]',
+      'extendedKeyUsage = clientAuth',
+      '[server]',
+      'extendedKeyUsage = serverAuth',
+      'subjectAltName = IP:127.0.0.1',
+    ].join('\n'),
+  );
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  openssl('req', '-x509', '-config', 'openssl.cnf', '-extensions', 'ca', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=ca');
-  for (const [name, subject, ext] of [['serving', '/CN=apiserver', 'server'], ['alice', '/O=system:nodes/CN=system:node:alice', 'client'], ['bob', '/O=system:nodes/CN=system:node:bob', 'client']]) {
+  openssl(
+    'req',
+    '-x509',
+    '-config',
+    'openssl.cnf',
+    '-extensions',
+    'ca',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=ca',
+  );
+  for (const [name, subject, ext] of [
+    ['serving', '/CN=apiserver', 'server'],
+    ['alice', '/O=system:nodes/CN=system:node:alice', 'client'],
+    ['bob', '/O=system:nodes/CN=system:node:bob', 'client'],
+  ]) {
     openssl('req', '-new', '-config', 'openssl.cnf', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject!);
-    openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-days', '1', '-extfile', 'openssl.cnf', '-extensions', ext!, '-out', `${name}.crt`);
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-days',
+      '1',
+      '-extfile',
+      'openssl.cnf',
+      '-extensions',
+      ext!,
+      '-out',
+      `${name}.crt`,
+    );
   }
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('https: the CA verifies the apiserver, the client certificate authenticates, reload switches to a rotated certificate', quick, async () => {
-  const tls = createTLSServer({ key: pem('serving.key'), cert: pem('serving.crt'), ca: pem('ca.crt'), requestCert: true, rejectUnauthorized: true }, (req, res) => {
-    reply(res, 200, { user: (req.socket as TLSSocket).getPeerCertificate().subject.CN, url: req.url });
-  });
-  await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
-  const server = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
-  try {
-    const c = apiClient({ server, ca: pem('ca.crt'), cert: pem('alice.crt'), key: pem('alice.key') });
-    assert.deepEqual(await c.get('/api/v1/nodes/alice'), { user: 'system:node:alice', url: '/api/v1/nodes/alice' });
-    c.reload({ server, ca: pem('ca.crt'), cert: pem('bob.crt'), key: pem('bob.key') });
-    assert.deepEqual(await c.get('/api/v1/nodes/bob'), { user: 'system:node:bob', url: '/api/v1/nodes/bob' });
+test(
+  'https: the CA verifies the apiserver, the client certificate authenticates, reload switches to a rotated certificate',
+  quick,
+  async () => {
+    const tls = createTLSServer(
+      { key: pem('serving.key'), cert: pem('serving.crt'), ca: pem('ca.crt'), requestCert: true, rejectUnauthorized: true },
+      (req, res) => {
+        reply(res, 200, { user: (req.socket as TLSSocket).getPeerCertificate().subject.CN, url: req.url });
+      },
+    );
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    const server = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
+    try {
+      const c = apiClient({ server, ca: pem('ca.crt'), cert: pem('alice.crt'), key: pem('alice.key') });
+      assert.deepEqual(await c.get('/api/v1/nodes/alice'), { user: 'system:node:alice', url: '/api/v1/nodes/alice' });
+      c.reload({ server, ca: pem('ca.crt'), cert: pem('bob.crt'), key: pem('bob.key') });
+      assert.deepEqual(await c.get('/api/v1/nodes/bob'), { user: 'system:node:bob', url: '/api/v1/nodes/bob' });
 
-    // Without the CA the serving certificate is untrusted, unless verification is off.
-    const untrusted = await apiClient({ server, cert: pem('alice.crt'), key: pem('alice.key') }).get('/x').catch((e: unknown) => e);
-    assert.ok(untrusted instanceof ApiError);
-    assert.deepEqual([untrusted.status, untrusted.reason], [0, 'Unreachable']);
-    assert.match(untrusted.message, /certificate/);
-    assert.deepEqual(await apiClient({ server, cert: pem('alice.crt'), key: pem('alice.key'), insecureSkipTLSVerify: true }).get('/y'), { user: 'system:node:alice', url: '/y' });
-  } finally {
-    tls.closeAllConnections();
-    tls.close();
-  }
-});
+      // Without the CA the serving certificate is untrusted, unless verification is off.
+      const untrusted = await apiClient({ server, cert: pem('alice.crt'), key: pem('alice.key') })
+        .get('/x')
+        .catch((e: unknown) => e);
+      assert.ok(untrusted instanceof ApiError);
+      assert.deepEqual([untrusted.status, untrusted.reason], [0, 'Unreachable']);
+      assert.match(untrusted.message, /certificate/);
+      assert.deepEqual(await apiClient({ server, cert: pem('alice.crt'), key: pem('alice.key'), insecureSkipTLSVerify: true }).get('/y'), {
+        user: 'system:node:alice',
+        url: '/y',
+      });
+    } finally {
+      tls.closeAllConnections();
+      tls.close();
+    }
+  },
+);

@@ -27,7 +27,10 @@ export const isConflict = (e: unknown) => e instanceof ApiError && e.status === 
 export const isGone = (e: unknown) => e instanceof ApiError && e.status === 410;
 export const isAlreadyExists = (e: unknown) => e instanceof ApiError && e.status === 409 && e.reason === 'AlreadyExists';
 
-export interface WatchEvent<T> { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'; object: T }
+export interface WatchEvent<T> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T;
+}
 
 export interface ApiClient {
   get<T>(path: string): Promise<T>;
@@ -50,22 +53,46 @@ export function apiClient(conn: Connection, opts: { timeoutMs?: number; userAgen
   function use(c: Connection) {
     const old = agent;
     agent = tls
-      ? new Agent({ keepAlive: true, ca: c.ca, cert: c.cert, key: c.key, rejectUnauthorized: !c.insecureSkipTLSVerify, servername: c.tlsServerName })
+      ? new Agent({
+          keepAlive: true,
+          ca: c.ca,
+          cert: c.cert,
+          key: c.key,
+          rejectUnauthorized: !c.insecureSkipTLSVerify,
+          servername: c.tlsServerName,
+        })
       : undefined;
-    headers = { Accept: 'application/json', 'User-Agent': opts.userAgent ?? 'kubelet-ts', ...(c.token ? { Authorization: `Bearer ${c.token}` } : {}) };
+    headers = {
+      Accept: 'application/json',
+      'User-Agent': opts.userAgent ?? 'kubelet-ts',
+      ...(c.token ? { Authorization: `Bearer ${c.token}` } : {}),
+    };
     // Requests in flight (and watches, which the reflector renews within 10 min) finish on
     // the old connections; then they go.
     if (old) setTimeout(() => old.destroy(), 600_000).unref();
   }
   use(conn);
 
-  function send(method: string, path: string, body: unknown, contentType: string | undefined, stream: boolean,
-    signal?: AbortSignal): Promise<IncomingMessage> {
+  function send(
+    method: string,
+    path: string,
+    body: unknown,
+    contentType: string | undefined,
+    stream: boolean,
+    signal?: AbortSignal,
+  ): Promise<IncomingMessage> {
     const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const h = { ...headers, ...(data ? { 'Content-Type': contentType ?? 'application/json', 'Content-Length': String(data.length) } : {}) };
     const req = (tls ? httpsRequest : httpRequest)({
-      protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.pathname.replace(/\/$/, '') + path,
-      method, headers: h, agent, signal, timeout: stream ? 0 : timeoutMs,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: url.port,
+      path: url.pathname.replace(/\/$/, '') + path,
+      method,
+      headers: h,
+      agent,
+      signal,
+      timeout: stream ? 0 : timeoutMs,
     });
     return new Promise((resolveRes, reject) => {
       req.on('timeout', () => req.destroy(new Error(`timed out after ${timeoutMs} ms`)));
@@ -75,9 +102,19 @@ export function apiClient(conn: Connection, opts: { timeoutMs?: number; userAgen
         const text = await readAll(res).catch(() => '');
         let status: { reason?: string; message?: string } = {};
         // A proxy may answer with anything, even JSON null: only an object is a Status.
-        try { const parsed = JSON.parse(text); if (parsed && typeof parsed === 'object') status = parsed; } catch { /* not a Status object */ }
-        reject(new ApiError(res.statusCode ?? 0, status.reason ?? String(res.statusCode),
-          `${method} ${path}: ${res.statusCode} ${status.message ?? text.slice(0, 200)}`));
+        try {
+          const parsed = JSON.parse(text);
+          if (parsed && typeof parsed === 'object') status = parsed;
+        } catch {
+          /* not a Status object */
+        }
+        reject(
+          new ApiError(
+            res.statusCode ?? 0,
+            status.reason ?? String(res.statusCode),
+            `${method} ${path}: ${res.statusCode} ${status.message ?? text.slice(0, 200)}`,
+          ),
+        );
       });
       req.end(data);
     });

@@ -14,18 +14,28 @@ export interface Connection {
   tlsServerName?: string;
 }
 
-interface Named<T> { name: string; [k: string]: unknown; cluster?: T; user?: T; context?: T }
+interface Named<T> {
+  name: string;
+  [k: string]: unknown;
+  cluster?: T;
+  user?: T;
+  context?: T;
+}
 type Obj = Record<string, unknown>;
 
 export class KubeconfigError extends Error {}
 
 export function loadKubeconfig(path: string): Connection {
   let text: string;
-  try { text = readFileSync(path, 'utf8'); } catch (e) {
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
     throw new KubeconfigError(`cannot read kubeconfig ${path}: ${(e as Error).message}`);
   }
   let doc: Obj;
-  try { doc = parse(text) as Obj; } catch (e) {
+  try {
+    doc = parse(text) as Obj;
+  } catch (e) {
     throw new KubeconfigError(`invalid kubeconfig ${path}: ${(e as Error).message}`);
   }
   return connectionFrom(doc, dirname(resolve(path)), path);
@@ -46,7 +56,9 @@ export function connectionFrom(doc: Obj, baseDir: string, label = 'kubeconfig', 
   const user = ctx.user === undefined ? {} : pick<Obj>(doc.users, ctx.user as string, 'user');
   const file = (f: unknown) => {
     const p = resolve(baseDir, String(f));
-    try { return read(p); } catch (e) {
+    try {
+      return read(p);
+    } catch (e) {
       throw new KubeconfigError(`kubeconfig ${label} names ${p}, which cannot be read: ${(e as Error).message}`);
     }
   };

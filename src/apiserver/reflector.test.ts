@@ -12,7 +12,11 @@ function fakeApi(script: ((on: (e: WatchEvent<Obj>) => void) => Promise<void>)[]
   const calls: string[] = [];
   let lists = 0;
   const api = {
-    async get() { lists++; calls.push(`list`); return { items: [obj('a', String(lists * 10))], metadata: { resourceVersion: String(lists * 10) } }; },
+    async get() {
+      lists++;
+      calls.push(`list`);
+      return { items: [obj('a', String(lists * 10))], metadata: { resourceVersion: String(lists * 10) } };
+    },
     async watch(path: string, on: (e: WatchEvent<Obj>) => void, signal?: AbortSignal) {
       calls.push(`watch rv=${/resourceVersion=(\d+)/.exec(path)![1]}`);
       const step = script.shift();
@@ -25,11 +29,22 @@ function fakeApi(script: ((on: (e: WatchEvent<Obj>) => void) => Promise<void>)[]
 
 test('reflector: a dropped connection resumes the watch from its resourceVersion; 410 Gone lists again', async () => {
   const { api, calls } = fakeApi([
-    async (on) => { on({ type: 'MODIFIED', object: obj('a', '11') }); throw new Error('connect ECONNREFUSED'); },
-    async () => { throw new ApiError(410, 'Expired', 'too old resource version'); },
+    async (on) => {
+      on({ type: 'MODIFIED', object: obj('a', '11') });
+      throw new Error('connect ECONNREFUSED');
+    },
+    async () => {
+      throw new ApiError(410, 'Expired', 'too old resource version');
+    },
   ]);
   const seen: string[] = [];
-  const r = reflector<Obj>(api, '/api/v1/pods', 'pods', { list: (items) => seen.push(`list ${items.length}`), event: (t, o) => seen.push(`${t} ${o.metadata.resourceVersion}`) }, logger('test'));
+  const r = reflector<Obj>(
+    api,
+    '/api/v1/pods',
+    'pods',
+    { list: (items) => seen.push(`list ${items.length}`), event: (t, o) => seen.push(`${t} ${o.metadata.resourceVersion}`) },
+    logger('test'),
+  );
   const until = Date.now() + 5000;
   while (calls.length < 5 && Date.now() < until) await new Promise((res) => setTimeout(res, 20));
   r.stop();

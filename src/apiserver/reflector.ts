@@ -5,8 +5,13 @@ import { type ApiClient, isGone } from './client.ts';
 import { backoff, jittered, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 
-interface Listed<T> { items: T[]; metadata?: { resourceVersion?: string } }
-interface Versioned { metadata?: { resourceVersion?: string } }
+interface Listed<T> {
+  items: T[];
+  metadata?: { resourceVersion?: string };
+}
+interface Versioned {
+  metadata?: { resourceVersion?: string };
+}
 
 export interface ReflectorHandlers<T> {
   /** A complete list: everything that exists now. */
@@ -16,7 +21,13 @@ export interface ReflectorHandlers<T> {
 }
 
 /** path is a collection URL with its query (e.g. a fieldSelector); what is a name in logs. */
-export function reflector<T extends Versioned>(api: ApiClient, path: string, what: string, h: ReflectorHandlers<T>, log: Logger): { stop(): void } {
+export function reflector<T extends Versioned>(
+  api: ApiClient,
+  path: string,
+  what: string,
+  h: ReflectorHandlers<T>,
+  log: Logger,
+): { stop(): void } {
   const abort = new AbortController();
   const retry = backoff(800, 30_000);
   const sep = path.includes('?') ? '&' : '?';
@@ -31,16 +42,24 @@ export function reflector<T extends Versioned>(api: ApiClient, path: string, wha
         }
         // The server ends each watch after 5-10 min, so a stale connection cannot hide for long.
         const timeout = Math.round(jittered(300_000, 1) / 1000);
-        await api.watch<T>(`${path}${sep}watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=${timeout}`, (ev) => {
-          rv = ev.object.metadata?.resourceVersion ?? rv;
-          if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') h.event(ev.type, ev.object);
-        }, abort.signal);
+        await api.watch<T>(
+          `${path}${sep}watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=${timeout}`,
+          (ev) => {
+            rv = ev.object.metadata?.resourceVersion ?? rv;
+            if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') h.event(ev.type, ev.object);
+          },
+          abort.signal,
+        );
         retry.reset();
       } catch (e) {
         if (abort.signal.aborted) break;
         // As upstream: only an expired resourceVersion needs a new list; after any other
         // failure (an apiserver restart, a dropped connection) the watch resumes where it was.
-        if (isGone(e)) { rv = undefined; log.info(`Watch of ${what} expired, listing again`); continue; }
+        if (isGone(e)) {
+          rv = undefined;
+          log.info(`Watch of ${what} expired, listing again`);
+          continue;
+        }
         const wait = retry.next();
         log.warn(`Watch of ${what} failed, will retry`, { err: e, retryInMs: wait });
         await sleep(wait, abort.signal);

@@ -12,6 +12,12 @@ test('backoff doubles up to the maximum, then resets', () => {
 test('jitter only lengthens, by at most the fraction', () => {
   const b = backoff(100, 1000, 0.5, () => 0.999);
   assert.equal(b.next(), 150);
-  assert.equal(jittered(1000, 0.1, () => 0), 1000);
-  assert.equal(jittered(1000, 0.1, () => 0.5), 1050);
+  assert.equal(
+    jittered(1000, 0.1, () => 0),
+    1000,
+  );
+  assert.equal(
+    jittered(1000, 0.1, () => 0.5),
+    1050,
+  );
 });

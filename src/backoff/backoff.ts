@@ -13,7 +13,9 @@ export function backoff(initialMs: number, maxMs: number, jitter = 0.2, random =
       current = current === 0 ? initialMs : Math.min(current * 2, maxMs);
       return Math.round(current * (1 + jitter * random()));
     },
-    reset() { current = 0; },
+    reset() {
+      current = 0;
+    },
   };
 }
 
@@ -24,6 +26,10 @@ export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();
     const t = setTimeout(done, ms);
-    function done() { clearTimeout(t); signal?.removeEventListener('abort', done); resolve(); }
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
     signal?.addEventListener('abort', done, { once: true });
   });

@@ -14,7 +14,12 @@ export function rotationDeadline(notBefore: Date, notAfter: Date, random = Math.
   return new Date(notBefore.getTime() + life * (0.7 + 0.2 * random()));
 }
 
-export interface CertificateSpec { prefix: string; signer: string; subject: Subject; sans?: string[] }
+export interface CertificateSpec {
+  prefix: string;
+  signer: string;
+  subject: Subject;
+  sans?: string[];
+}
 
 /** A new key and a certificate for it, issued through a CSR. */
 export async function issueCertificate(api: ApiClient, spec: CertificateSpec, log: Logger, signal?: AbortSignal) {
@@ -24,9 +29,15 @@ export async function issueCertificate(api: ApiClient, spec: CertificateSpec, lo
   return { cert, key };
 }
 
-export function certificateManager(api: ApiClient, certDir: string, spec: CertificateSpec, o: {
-  log: Logger; onCertificate: (pem: string) => void;
-}): { stop(): void } {
+export function certificateManager(
+  api: ApiClient,
+  certDir: string,
+  spec: CertificateSpec,
+  o: {
+    log: Logger;
+    onCertificate: (pem: string) => void;
+  },
+): { stop(): void } {
   const abort = new AbortController();
   const retry = backoff(1000, 300_000);
   (async () => {
@@ -34,7 +45,11 @@ export function certificateManager(api: ApiClient, certDir: string, spec: Certif
       const v = certificateValidity(loadCurrent(certDir, spec.prefix)?.pem ?? '');
       if (v && v.notAfter > new Date()) {
         const deadline = rotationDeadline(v.notBefore, v.notAfter);
-        o.log.info('Certificate rotation deadline determined', { certificate: spec.prefix, expiration: v.notAfter.toISOString(), deadline: deadline.toISOString() });
+        o.log.info('Certificate rotation deadline determined', {
+          certificate: spec.prefix,
+          expiration: v.notAfter.toISOString(),
+          deadline: deadline.toISOString(),
+        });
         // Timers cannot wait more than ~24.8 days: wake up and recompute.
         await sleep(Math.min(Math.max(0, deadline.getTime() - Date.now()), 2 ** 31 - 1), abort.signal);
         if (abort.signal.aborted || Date.now() < deadline.getTime()) continue;

@@ -10,7 +10,8 @@ import { storeCurrent, loadCurrent } from './store.ts';
 import { connectionFrom } from '../apiserver/kubeconfig.ts';
 
 test('rotation falls between 70% and 90% of the lifetime', () => {
-  const nb = new Date('2026-01-01T00:00:00Z'), na = new Date('2026-01-11T00:00:00Z');
+  const nb = new Date('2026-01-01T00:00:00Z'),
+    na = new Date('2026-01-11T00:00:00Z');
   assert.equal(rotationDeadline(nb, na, () => 0).toISOString(), '2026-01-08T00:00:00.000Z');
   assert.equal(rotationDeadline(nb, na, () => 1).toISOString(), '2026-01-10T00:00:00.000Z');
   assert.equal(rotationDeadline(nb, na, () => 0.5).toISOString(), '2026-01-09T00:00:00.000Z');

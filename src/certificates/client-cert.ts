@@ -17,7 +17,8 @@ const PREFIX = 'kubelet-client';
 /** Pure: the kubeconfig the kubelet writes after bootstrap, as upstream lays it out. */
 export function kubeletKubeconfig(server: string, ca: Buffer | undefined, certFile: string): string {
   return stringify({
-    apiVersion: 'v1', kind: 'Config',
+    apiVersion: 'v1',
+    kind: 'Config',
     clusters: [{ name: 'default-cluster', cluster: { server, ...(ca ? { 'certificate-authority-data': ca.toString('base64') } : {}) } }],
     contexts: [{ name: 'default-context', context: { cluster: 'default-cluster', namespace: 'default', user: 'default-auth' } }],
     'current-context': 'default-context',
@@ -34,18 +35,30 @@ function usable(conn: Connection | undefined, now = new Date()): boolean {
 }
 
 function tryLoad(path: string): Connection | undefined {
-  try { return existsSync(path) ? loadKubeconfig(path) : undefined; } catch { return undefined; }
+  try {
+    return existsSync(path) ? loadKubeconfig(path) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const clientSpec = (nodeName: string): CertificateSpec => ({
-  prefix: PREFIX, signer: CLIENT_SIGNER, subject: { commonName: `system:node:${nodeName}`, organizations: ['system:nodes'] },
+  prefix: PREFIX,
+  signer: CLIENT_SIGNER,
+  subject: { commonName: `system:node:${nodeName}`, organizations: ['system:nodes'] },
 });
 
 /**
  * Makes sure --kubeconfig holds a usable client certificate, bootstrapping one with
  * --bootstrap-kubeconfig when it does not. A valid one is reused across restarts.
  */
-export async function ensureClientCertificate(o: { kubeconfig: string; bootstrapKubeconfig?: string; certDir: string; nodeName: string; log: Logger }): Promise<void> {
+export async function ensureClientCertificate(o: {
+  kubeconfig: string;
+  bootstrapKubeconfig?: string;
+  certDir: string;
+  nodeName: string;
+  log: Logger;
+}): Promise<void> {
   // Without a bootstrap kubeconfig, the kubeconfig is used as it is.
   if (!o.bootstrapKubeconfig || usable(tryLoad(o.kubeconfig))) return;
   const boot = loadKubeconfig(o.bootstrapKubeconfig);
@@ -53,7 +66,9 @@ export async function ensureClientCertificate(o: { kubeconfig: string; bootstrap
   // A certificate from an earlier bootstrap whose kubeconfig was lost is still good.
   const existing = loadCurrent(o.certDir, PREFIX);
   if (!existing || !certificateValidity(existing.pem) || certificateValidity(existing.pem)!.notAfter <= new Date()) {
-    o.log.info('Using bootstrap kubeconfig to generate TLS client cert, key and kubeconfig file', { bootstrapKubeconfig: o.bootstrapKubeconfig });
+    o.log.info('Using bootstrap kubeconfig to generate TLS client cert, key and kubeconfig file', {
+      bootstrapKubeconfig: o.bootstrapKubeconfig,
+    });
     const { cert, key } = await issueCertificate(apiClient(boot), clientSpec(o.nodeName), o.log);
     storeCurrent(o.certDir, PREFIX, cert, key);
   }
@@ -62,7 +77,13 @@ export async function ensureClientCertificate(o: { kubeconfig: string; bootstrap
 }
 
 /** Rotates the client certificate when it was bootstrapped here (not an admin-provided one). */
-export function clientCertificateRotation(api: ApiClient, o: { kubeconfig: string; certDir: string; nodeName: string; log: Logger }): { stop(): void } {
+export function clientCertificateRotation(
+  api: ApiClient,
+  o: { kubeconfig: string; certDir: string; nodeName: string; log: Logger },
+): { stop(): void } {
   if (!loadCurrent(o.certDir, PREFIX)) return { stop() {} };
-  return certificateManager(api, o.certDir, clientSpec(o.nodeName), { log: o.log, onCertificate: () => api.reload(loadKubeconfig(o.kubeconfig)) });
+  return certificateManager(api, o.certDir, clientSpec(o.nodeName), {
+    log: o.log,
+    onCertificate: () => api.reload(loadKubeconfig(o.kubeconfig)),
+  });
 }

@@ -8,7 +8,11 @@ test('a CSR carries the node identity and is signed by the key', async () => {
   const key = newPrivateKey();
   const csr = await certificateRequest(key, { commonName: 'system:node:vm', organizations: ['system:nodes'] });
   // openssl is the independent judge of the encoding and the signature.
-  const out = execFileSync('openssl', ['req', '-noout', '-verify', '-subject'], { input: csr, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+  const out = execFileSync('openssl', ['req', '-noout', '-verify', '-subject'], {
+    input: csr,
+    encoding: 'utf8',
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   assert.match(out, /CN\s*=\s*system:node:vm/);
   assert.match(out, /O\s*=\s*system:nodes/);
 });

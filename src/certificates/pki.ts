@@ -4,7 +4,10 @@
 import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 
-export interface Subject { commonName: string; organizations?: string[] }
+export interface Subject {
+  commonName: string;
+  organizations?: string[];
+}
 
 const forge = async () => (await import('node-forge')).default;
 
@@ -12,7 +15,10 @@ const forge = async () => (await import('node-forge')).default;
 // refuses the whole certificate).
 const UTF8 = 12;
 function subjectAttrs(s: Subject) {
-  return [{ shortName: 'CN', value: s.commonName, valueTagClass: UTF8 }, ...(s.organizations ?? []).map((o) => ({ shortName: 'O', value: o, valueTagClass: UTF8 }))];
+  return [
+    { shortName: 'CN', value: s.commonName, valueTagClass: UTF8 },
+    ...(s.organizations ?? []).map((o) => ({ shortName: 'O', value: o, valueTagClass: UTF8 })),
+  ];
 }
 
 function sanExtension(names: string[]) {

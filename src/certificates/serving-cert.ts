@@ -4,9 +4,16 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { certificateValidity, newPrivateKey, selfSignedServingCert } from './pki.ts';
 
-export async function servingCertificate(o: { certDir: string; nodeName: string; addresses: string[]; certFile?: string; keyFile?: string }): Promise<{ cert: string; key: string }> {
+export async function servingCertificate(o: {
+  certDir: string;
+  nodeName: string;
+  addresses: string[];
+  certFile?: string;
+  keyFile?: string;
+}): Promise<{ cert: string; key: string }> {
   if (o.certFile && o.keyFile) return { cert: readFileSync(o.certFile, 'utf8'), key: readFileSync(o.keyFile, 'utf8') };
-  const certFile = join(o.certDir, 'kubelet.crt'), keyFile = join(o.certDir, 'kubelet.key');
+  const certFile = join(o.certDir, 'kubelet.crt'),
+    keyFile = join(o.certDir, 'kubelet.key');
   if (existsSync(certFile) && existsSync(keyFile)) {
     const cert = readFileSync(certFile, 'utf8');
     if ((certificateValidity(cert)?.notAfter ?? new Date(0)) > new Date()) return { cert, key: readFileSync(keyFile, 'utf8') };

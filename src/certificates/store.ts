@@ -18,12 +18,19 @@ export function loadCurrent(certDir: string, prefix: string): { pem: string; pat
 /** Writes a new PREFIX-<timestamp>.pem and points PREFIX-current.pem at it. */
 export function storeCurrent(certDir: string, prefix: string, certPem: string, keyPem: string, now = new Date()): string {
   mkdirSync(certDir, { recursive: true, mode: 0o700 });
-  const stamp = now.toISOString().replace(/\.\d+Z$/, '').replace(/[T:]/g, '-');
+  const stamp = now
+    .toISOString()
+    .replace(/\.\d+Z$/, '')
+    .replace(/[T:]/g, '-');
   const file = join(certDir, `${prefix}-${stamp}.pem`);
   writeFileSync(file, certPem.trimEnd() + '\n' + keyPem.trimEnd() + '\n', { mode: 0o600 });
   const link = currentPath(certDir, prefix);
   const tmp = `${link}.tmp`;
-  try { unlinkSync(tmp); } catch { /* none */ }
+  try {
+    unlinkSync(tmp);
+  } catch {
+    /* none */
+  }
   symlinkSync(basename(file), tmp);
   renameSync(tmp, link);
   return link;

@@ -14,9 +14,12 @@ export function parseLabels(text: string): Record<string, string> {
 
 /** "key=value:Effect,key:Effect" as upstream's --register-with-taints. */
 export function parseTaints(text: string): Taint[] {
-  return text.split(',').filter(Boolean).map((t) => {
-    const m = /^([^=:]+)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$/.exec(t.trim());
-    if (!m) throw new Error(`invalid --register-with-taints entry "${t}": want key[=value]:NoSchedule|PreferNoSchedule|NoExecute`);
-    return { key: m[1]!, ...(m[2] !== undefined ? { value: m[2] } : {}), effect: m[3]! };
-  });
+  return text
+    .split(',')
+    .filter(Boolean)
+    .map((t) => {
+      const m = /^([^=:]+)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$/.exec(t.trim());
+      if (!m) throw new Error(`invalid --register-with-taints entry "${t}": want key[=value]:NoSchedule|PreferNoSchedule|NoExecute`);
+      return { key: m[1]!, ...(m[2] !== undefined ? { value: m[2] } : {}), effect: m[3]! };
+    });
 }

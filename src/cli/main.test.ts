@@ -11,7 +11,10 @@ const main = new URL('./main.ts', import.meta.url).pathname;
 const run = (...args: string[]) => spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', timeout: 20_000 });
 const dir = mkdtempSync(join(tmpdir(), 'kts-cli-'));
 const kubeconfig = join(dir, 'kubeconfig');
-writeFileSync(kubeconfig, 'apiVersion: v1\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x\n');
+writeFileSync(
+  kubeconfig,
+  'apiVersion: v1\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x\n',
+);
 
 function assertOneLineFailure(r: ReturnType<typeof run>, re: RegExp) {
   assert.equal(r.status, 1, r.stderr);
@@ -19,10 +22,17 @@ function assertOneLineFailure(r: ReturnType<typeof run>, re: RegExp) {
   assert.equal(r.stderr.trim().split('\n').length, 1, `one line, got:\n${r.stderr}`);
 }
 
-test('a missing kubeconfig exits 1 naming it', () => assertOneLineFailure(run('--kubeconfig', '/nonexistent/kubelet.conf'), /^kubelet-ts: error: cannot read --kubeconfig \/nonexistent\/kubelet.conf/));
+test('a missing kubeconfig exits 1 naming it', () =>
+  assertOneLineFailure(
+    run('--kubeconfig', '/nonexistent/kubelet.conf'),
+    /^kubelet-ts: error: cannot read --kubeconfig \/nonexistent\/kubelet.conf/,
+  ));
 
 test('an unreachable runtime exits 1 naming the socket', () =>
-  assertOneLineFailure(run('--kubeconfig', kubeconfig, '--container-runtime-endpoint', `unix://${dir}/none.sock`), /cannot reach the container runtime at unix:\/\/.*none\.sock/));
+  assertOneLineFailure(
+    run('--kubeconfig', kubeconfig, '--container-runtime-endpoint', `unix://${dir}/none.sock`),
+    /cannot reach the container runtime at unix:\/\/.*none\.sock/,
+  ));
 
 test('an invalid config field exits 1 naming the field', () => {
   const cfg = join(dir, 'config.yaml');
@@ -35,6 +45,8 @@ test('an unknown flag exits 1', () => assertOneLineFailure(run('--no-such-flag')
 test('--node-labels and --register-with-taints parse as upstream', () => {
   assert.deepEqual(parseLabels('a=1,node-role.kubernetes.io/worker='), { a: '1', 'node-role.kubernetes.io/worker': '' });
   assert.deepEqual(parseTaints('dedicated=gpu:NoSchedule,spot:PreferNoSchedule'), [
-    { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }, { key: 'spot', effect: 'PreferNoSchedule' }]);
+    { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' },
+    { key: 'spot', effect: 'PreferNoSchedule' },
+  ]);
   assert.throws(() => parseTaints('bad'), /invalid --register-with-taints entry "bad"/);
 });

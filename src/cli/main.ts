@@ -18,21 +18,41 @@ import { parseLabels, parseTaints } from './flags.ts';
 import { ensureClientCertificate } from '../certificates/client-cert.ts';
 import { join } from '../join/join.ts';
 
-const kubeletFlags = (y: Argv) => y
-  .option('kubeconfig', { type: 'string', default: '/etc/kubernetes/kubelet.conf', describe: 'kubeconfig with the credentials the kubelet uses to reach the apiserver' })
-  .option('bootstrap-kubeconfig', { type: 'string', describe: 'kubeconfig for TLS bootstrap, used when --kubeconfig holds no usable credentials' })
-  .option('config', { type: 'string', describe: 'KubeletConfiguration file (kubelet.config.k8s.io/v1beta1)' })
-  .option('hostname-override', { type: 'string', describe: 'the node name to use instead of the hostname' })
-  .option('node-ip', { type: 'string', describe: "the node's InternalIP (default: the first non-loopback IPv4 address)" })
-  .option('container-runtime-endpoint', { type: 'string', describe: 'CRI endpoint, e.g. unix:///run/containerd/containerd.sock' })
-  .option('root-dir', { type: 'string', default: '/var/lib/kubelet', describe: 'directory for kubelet files (pods, plugins, certificates)' })
-  .option('cert-dir', { type: 'string', describe: 'directory of the TLS certificates (default ROOT-DIR/pki)' })
-  .option('node-labels', { type: 'string', default: '', describe: 'labels to add when registering the node, key=value,...' })
-  .option('register-with-taints', { type: 'string', default: '', describe: 'taints to add when registering the node, key=value:Effect,...' })
-  .option('cni-conf-dir', { type: 'string', default: '/etc/cni/net.d', describe: 'where the pod network config is read by the runtime (and written by the kubelet when absent)' })
-  .option('port', { type: 'number', describe: 'port of the kubelet API (config field port)' })
-  .option('healthz-port', { type: 'number', describe: 'port of the local healthz endpoint (config field healthzPort)' })
-  .option('v', { type: 'number', default: 0, describe: 'log verbosity' });
+const kubeletFlags = (y: Argv) =>
+  y
+    .option('kubeconfig', {
+      type: 'string',
+      default: '/etc/kubernetes/kubelet.conf',
+      describe: 'kubeconfig with the credentials the kubelet uses to reach the apiserver',
+    })
+    .option('bootstrap-kubeconfig', {
+      type: 'string',
+      describe: 'kubeconfig for TLS bootstrap, used when --kubeconfig holds no usable credentials',
+    })
+    .option('config', { type: 'string', describe: 'KubeletConfiguration file (kubelet.config.k8s.io/v1beta1)' })
+    .option('hostname-override', { type: 'string', describe: 'the node name to use instead of the hostname' })
+    .option('node-ip', { type: 'string', describe: "the node's InternalIP (default: the first non-loopback IPv4 address)" })
+    .option('container-runtime-endpoint', { type: 'string', describe: 'CRI endpoint, e.g. unix:///run/containerd/containerd.sock' })
+    .option('root-dir', {
+      type: 'string',
+      default: '/var/lib/kubelet',
+      describe: 'directory for kubelet files (pods, plugins, certificates)',
+    })
+    .option('cert-dir', { type: 'string', describe: 'directory of the TLS certificates (default ROOT-DIR/pki)' })
+    .option('node-labels', { type: 'string', default: '', describe: 'labels to add when registering the node, key=value,...' })
+    .option('register-with-taints', {
+      type: 'string',
+      default: '',
+      describe: 'taints to add when registering the node, key=value:Effect,...',
+    })
+    .option('cni-conf-dir', {
+      type: 'string',
+      default: '/etc/cni/net.d',
+      describe: 'where the pod network config is read by the runtime (and written by the kubelet when absent)',
+    })
+    .option('port', { type: 'number', describe: 'port of the kubelet API (config field port)' })
+    .option('healthz-port', { type: 'number', describe: 'port of the local healthz endpoint (config field healthzPort)' })
+    .option('v', { type: 'number', default: 0, describe: 'log verbosity' });
 
 type KubeletArgs = Awaited<ReturnType<typeof kubeletFlags>['argv']>;
 
@@ -41,7 +61,11 @@ async function startKubelet(argv: KubeletArgs) {
   let config: KubeletConfig = { ...defaults };
   if (argv.config) {
     let text: string;
-    try { text = readFileSync(argv.config, 'utf8'); } catch (e) { throw new Error(`cannot read --config ${argv.config}: ${(e as Error).message}`); }
+    try {
+      text = readFileSync(argv.config, 'utf8');
+    } catch (e) {
+      throw new Error(`cannot read --config ${argv.config}: ${(e as Error).message}`);
+    }
     config = parseKubeletConfig(text, argv.config);
   }
   if (argv['container-runtime-endpoint']) config.containerRuntimeEndpoint = argv['container-runtime-endpoint'];
@@ -50,14 +74,30 @@ async function startKubelet(argv: KubeletArgs) {
   const certDir = argv['cert-dir'] ?? joinPath(argv['root-dir'], 'pki');
   const nodeName = (argv['hostname-override'] || hostname()).toLowerCase();
   if (!argv['bootstrap-kubeconfig']) {
-    try { readFileSync(argv.kubeconfig); } catch { throw new Error(`cannot read --kubeconfig ${argv.kubeconfig}`); }
+    try {
+      readFileSync(argv.kubeconfig);
+    } catch {
+      throw new Error(`cannot read --kubeconfig ${argv.kubeconfig}`);
+    }
   }
-  await ensureClientCertificate({ kubeconfig: argv.kubeconfig, bootstrapKubeconfig: argv['bootstrap-kubeconfig'], certDir, nodeName, log: logger('certificate') });
+  await ensureClientCertificate({
+    kubeconfig: argv.kubeconfig,
+    bootstrapKubeconfig: argv['bootstrap-kubeconfig'],
+    certDir,
+    nodeName,
+    log: logger('certificate'),
+  });
 
   const kubelet = await runKubelet({
-    kubeconfig: argv.kubeconfig, config, nodeName, nodeIP: argv['node-ip'], certDir,
-    runtimeEndpoint: config.containerRuntimeEndpoint, rootDir: argv['root-dir'],
-    nodeLabels: parseLabels(argv['node-labels']), taints: [...config.registerWithTaints as Taint[], ...parseTaints(argv['register-with-taints'])],
+    kubeconfig: argv.kubeconfig,
+    config,
+    nodeName,
+    nodeIP: argv['node-ip'],
+    certDir,
+    runtimeEndpoint: config.containerRuntimeEndpoint,
+    rootDir: argv['root-dir'],
+    nodeLabels: parseLabels(argv['node-labels']),
+    taints: [...(config.registerWithTaints as Taint[]), ...parseTaints(argv['register-with-taints'])],
     cniConfDir: argv['cni-conf-dir'],
   });
   const log = logger('kubelet');
@@ -77,24 +117,39 @@ async function main() {
     .scriptName('kubelet-ts')
     .usage('$0 [flags]\n\nThe Kubernetes node agent, in TypeScript: registers this host as a Node and runs its pods on a CRI runtime.')
     .command('$0', 'run the kubelet', kubeletFlags, startKubelet)
-    .command('join <endpoint>', 'join a kubeadm cluster as a worker (token discovery, as kubeadm join), then run the kubelet',
-      (y) => kubeletFlags(y)
-        .positional('endpoint', { type: 'string', demandOption: true, describe: 'the apiserver, host:port' })
-        .option('token', { type: 'string', demandOption: true, describe: 'bootstrap token, [a-z0-9]{6}.[a-z0-9]{16}' })
-        .option('discovery-token-ca-cert-hash', { type: 'string', array: true, default: [] as string[], describe: 'sha256:<hex> pin of the cluster CA public key' })
-        .default('bootstrap-kubeconfig', '/etc/kubernetes/bootstrap-kubelet.conf')
-        .default('config', '/var/lib/kubelet/config.yaml'),
+    .command(
+      'join <endpoint>',
+      'join a kubeadm cluster as a worker (token discovery, as kubeadm join), then run the kubelet',
+      (y) =>
+        kubeletFlags(y)
+          .positional('endpoint', { type: 'string', demandOption: true, describe: 'the apiserver, host:port' })
+          .option('token', { type: 'string', demandOption: true, describe: 'bootstrap token, [a-z0-9]{6}.[a-z0-9]{16}' })
+          .option('discovery-token-ca-cert-hash', {
+            type: 'string',
+            array: true,
+            default: [] as string[],
+            describe: 'sha256:<hex> pin of the cluster CA public key',
+          })
+          .default('bootstrap-kubeconfig', '/etc/kubernetes/bootstrap-kubelet.conf')
+          .default('config', '/var/lib/kubelet/config.yaml'),
       async (argv) => {
         setVerbosity(argv.v);
         await join({
-          endpoint: argv.endpoint, token: argv.token, caHashes: argv['discovery-token-ca-cert-hash'],
-          bootstrapKubeconfig: argv['bootstrap-kubeconfig']!, config: argv.config!, log: logger('join'),
+          endpoint: argv.endpoint,
+          token: argv.token,
+          caHashes: argv['discovery-token-ca-cert-hash'],
+          bootstrapKubeconfig: argv['bootstrap-kubeconfig']!,
+          config: argv.config!,
+          log: logger('join'),
         });
         await startKubelet(argv);
-      })
+      },
+    )
     .version(KUBELET_VERSION)
     .strict()
-    .fail((msg, err) => { throw err ?? new Error(msg); })
+    .fail((msg, err) => {
+      throw err ?? new Error(msg);
+    })
     .parseAsync();
 }
 

@@ -1,14 +1,19 @@
 // Go's time.Duration text form ("10s", "1m30s", "300ms"), as KubeletConfiguration writes durations.
-const units: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Milliseconds, or undefined when the text is not a Go duration. */
 export function parseDuration(text: string): number | undefined {
   if (text === '0') return 0;
   const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0, m: RegExpExecArray | null, pos = 0;
+  let total = 0,
+    m: RegExpExecArray | null,
+    pos = 0;
   const neg = text.startsWith('-');
   re.lastIndex = pos = neg || text.startsWith('+') ? 1 : 0;
-  while ((m = re.exec(text))) { total += Number(m[1]) * units[m[2]!]!; pos = re.lastIndex; }
+  while ((m = re.exec(text))) {
+    total += Number(m[1]) * units[m[2]!]!;
+    pos = re.lastIndex;
+  }
   if (pos !== text.length || pos === 0 || (pos === 1 && text.length === 1)) return undefined;
   return neg ? -total : total;
 }
@@ -16,7 +21,9 @@ export function parseDuration(text: string): number | undefined {
 /** Go's time.Duration.String for whole seconds ("10s", "1m20s", "5m0s", "1h0m0s"), as upstream's messages print back-offs. */
 export function formatDuration(ms: number): string {
   const s = Math.round(ms / 1000);
-  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+  const h = Math.floor(s / 3600),
+    m = Math.floor((s % 3600) / 60),
+    sec = s % 60;
   if (h) return `${h}h${m}m${sec}s`;
   return m ? `${m}m${sec}s` : `${sec}s`;
 }

@@ -6,12 +6,26 @@ import { formatDuration, parseDuration } from './duration.ts';
 const head = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 
 test('durations in Go form', () => {
-  for (const [text, ms] of [['10s', 10_000], ['1m0s', 60_000], ['300ms', 300], ['1h30m', 5_400_000], ['0', 0], ['1.5s', 1500]] as const) {
+  for (const [text, ms] of [
+    ['10s', 10_000],
+    ['1m0s', 60_000],
+    ['300ms', 300],
+    ['1h30m', 5_400_000],
+    ['0', 0],
+    ['1.5s', 1500],
+  ] as const) {
     assert.equal(parseDuration(text), ms, text);
   }
   for (const bad of ['', '10', 's', '10x', '1m 0s']) assert.equal(parseDuration(bad), undefined, bad);
   // Back-off messages print Go's Duration.String: 80 s is "1m20s", not "80s".
-  for (const [ms, text] of [[10_000, '10s'], [80_000, '1m20s'], [300_000, '5m0s'], [3_600_000, '1h0m0s'], [0, '0s']] as const) assert.equal(formatDuration(ms), text);
+  for (const [ms, text] of [
+    [10_000, '10s'],
+    [80_000, '1m20s'],
+    [300_000, '5m0s'],
+    [3_600_000, '1h0m0s'],
+    [0, '0s'],
+  ] as const)
+    assert.equal(formatDuration(ms), text);
 });
 
 test('an empty configuration takes upstream defaults', () => {
@@ -19,23 +33,33 @@ test('an empty configuration takes upstream defaults', () => {
 });
 
 test('fields override defaults; accepted-but-unused upstream fields are fine', () => {
-  const c = parseKubeletConfig(head + 'staticPodPath: /etc/kubernetes/manifests\nnodeStatusUpdateFrequency: 5s\nclusterDNS: [10.96.0.10]\nrotateCertificates: true\n');
+  const c = parseKubeletConfig(
+    head + 'staticPodPath: /etc/kubernetes/manifests\nnodeStatusUpdateFrequency: 5s\nclusterDNS: [10.96.0.10]\nrotateCertificates: true\n',
+  );
   assert.equal(c.staticPodPath, '/etc/kubernetes/manifests');
   assert.equal(c.nodeStatusUpdateFrequencyMs, 5000);
   assert.deepEqual(c.clusterDNS, ['10.96.0.10']);
 });
 
 test('authentication and authorization as kubeadm writes them', () => {
-  const c = parseKubeletConfig(head + `authentication:
+  const c = parseKubeletConfig(
+    head +
+      `authentication:
   anonymous: {enabled: false}
   webhook: {cacheTTL: 0s, enabled: true}
   x509: {clientCAFile: /etc/kubernetes/pki/ca.crt}
 authorization:
   mode: Webhook
   webhook: {cacheAuthorizedTTL: 0s, cacheUnauthorizedTTL: 0s}
-`);
+`,
+  );
   // kubeadm's 0s TTLs mean "unset": upstream's defaults (2 min, 5 min, 30 s) apply.
-  assert.deepEqual(c.authentication, { x509ClientCAFile: '/etc/kubernetes/pki/ca.crt', webhookEnabled: true, webhookCacheTTLMs: 120_000, anonymousEnabled: false });
+  assert.deepEqual(c.authentication, {
+    x509ClientCAFile: '/etc/kubernetes/pki/ca.crt',
+    webhookEnabled: true,
+    webhookCacheTTLMs: 120_000,
+    anonymousEnabled: false,
+  });
   assert.deepEqual(c.authorization, { mode: 'Webhook', cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 });
 });
 
@@ -62,7 +86,10 @@ test('bad input names the field', () => {
     ['logging: verbose', /logging: expected a mapping/],
     ['rotateCertificates: "true"', /rotateCertificates: expected true or false/],
     ['port: 70000', /port: 70000 must be between 1 and 65535/],
-    ['imageGCHighThresholdPercent: 50\nimageGCLowThresholdPercent: 60', /imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent/],
+    [
+      'imageGCHighThresholdPercent: 50\nimageGCLowThresholdPercent: 60',
+      /imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent/,
+    ],
     ['evictionHard: {memory.free: 100Mi}', /evictionHard: unknown eviction signal "memory.free"/],
     ['nodeLeaseDurationSeconds: -4', /nodeLeaseDurationSeconds: must be greater than 0/],
   ];
@@ -71,10 +98,18 @@ test('bad input names the field', () => {
 });
 
 test('container log rotation fields: typed, defaulted and validated as upstream', () => {
-  const c = parseKubeletConfig(head + 'containerLogMaxSize: 5Mi\ncontainerLogMaxFiles: 3\ncontainerLogMaxWorkers: 2\ncontainerLogMonitorInterval: 30s\n');
-  assert.deepEqual([c.containerLogMaxSize, c.containerLogMaxFiles, c.containerLogMaxWorkers, c.containerLogMonitorIntervalMs], ['5Mi', 3, 2, 30_000]);
+  const c = parseKubeletConfig(
+    head + 'containerLogMaxSize: 5Mi\ncontainerLogMaxFiles: 3\ncontainerLogMaxWorkers: 2\ncontainerLogMonitorInterval: 30s\n',
+  );
+  assert.deepEqual(
+    [c.containerLogMaxSize, c.containerLogMaxFiles, c.containerLogMaxWorkers, c.containerLogMonitorIntervalMs],
+    ['5Mi', 3, 2, 30_000],
+  );
   const d = parseKubeletConfig(head);
-  assert.deepEqual([d.containerLogMaxSize, d.containerLogMaxFiles, d.containerLogMaxWorkers, d.containerLogMonitorIntervalMs], ['10Mi', 5, 1, 10_000]);
+  assert.deepEqual(
+    [d.containerLogMaxSize, d.containerLogMaxFiles, d.containerLogMaxWorkers, d.containerLogMonitorIntervalMs],
+    ['10Mi', 5, 1, 10_000],
+  );
   const bad: [string, RegExp][] = [
     ['containerLogMaxSize: lots', /containerLogMaxSize/],
     ['containerLogMaxFiles: 1', /containerLogMaxFiles: 1 must be greater than 1/],

@@ -120,7 +120,20 @@ export const defaults: KubeletConfig = {
   seccompDefault: false,
 };
 
-type Kind = 'string' | 'int' | 'number' | 'bool' | 'duration' | 'strings' | 'stringMap' | 'stringsMap' | 'boolMap' | 'object' | 'list' | 'authentication' | 'authorization';
+type Kind =
+  | 'string'
+  | 'int'
+  | 'number'
+  | 'bool'
+  | 'duration'
+  | 'strings'
+  | 'stringMap'
+  | 'stringsMap'
+  | 'boolMap'
+  | 'object'
+  | 'list'
+  | 'authentication'
+  | 'authorization';
 const accepted = (kind: Kind, names: string) => Object.fromEntries(names.split(/\s+/).map((n) => [n, [kind] as [Kind]]));
 // Fields read today map to a KubeletConfig key; the rest of upstream's fields are
 // accepted (a kubeadm-written file carries many of them) and take effect as features land.
@@ -177,11 +190,23 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   allowedUnsafeSysctls: ['strings', 'allowedUnsafeSysctls'],
   seccompDefault: ['bool', 'seccompDefault'],
   // Upstream's other fields: type-checked now, in effect as their features land.
-  ...accepted('bool', `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS singleProcessOOMKill runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains failSwapOn kernelMemcgNotification enableSystemLogHandler enableSystemLogQuery enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`),
-  ...accepted('int', `readOnlyPort registryPullQPS registryBurst eventRecordQPS eventBurst oomScoreAdj podPidsLimit maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls iptablesMasqueradeBit iptablesDropBit`),
+  ...accepted(
+    'bool',
+    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS singleProcessOOMKill runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains failSwapOn kernelMemcgNotification enableSystemLogHandler enableSystemLogQuery enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
+  ),
+  ...accepted(
+    'int',
+    `readOnlyPort registryPullQPS registryBurst eventRecordQPS eventBurst oomScoreAdj podPidsLimit maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls iptablesMasqueradeBit iptablesDropBit`,
+  ),
   ...accepted('number', `memoryThrottlingFactor`),
-  ...accepted('duration', `streamingConnectionIdleTimeout imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod cpuCFSQuotaPeriod shutdownGracePeriod shutdownGracePeriodCriticalPods`),
-  ...accepted('string', `tlsMinVersion imagePullCredentialsVerificationPolicy kubeletCgroups systemCgroups cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`),
+  ...accepted(
+    'duration',
+    `streamingConnectionIdleTimeout imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod cpuCFSQuotaPeriod shutdownGracePeriod shutdownGracePeriodCriticalPods`,
+  ),
+  ...accepted(
+    'string',
+    `tlsMinVersion imagePullCredentialsVerificationPolicy kubeletCgroups systemCgroups cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`,
+  ),
   ...accepted('strings', `tlsCipherSuites preloadedImagesVerificationAllowlist`),
   ...accepted('stringMap', `cpuManagerPolicyOptions topologyManagerPolicyOptions qosReserved`),
   ...accepted('list', `shutdownGracePeriodByPodPriority reservedMemory`),
@@ -193,43 +218,73 @@ export class ConfigError extends Error {}
 function convert(path: string, kind: Kind, v: unknown): unknown {
   const bad = (want: string) => new ConfigError(`${path}: expected ${want}, got ${JSON.stringify(v)}`);
   switch (kind) {
-    case 'string': if (typeof v !== 'string') throw bad('a string'); return v;
-    case 'int': if (!Number.isInteger(v)) throw bad('an integer'); return v;
-    case 'number': if (typeof v !== 'number') throw bad('a number'); return v;
-    case 'bool': if (typeof v !== 'boolean') throw bad('true or false'); return v;
+    case 'string':
+      if (typeof v !== 'string') throw bad('a string');
+      return v;
+    case 'int':
+      if (!Number.isInteger(v)) throw bad('an integer');
+      return v;
+    case 'number':
+      if (typeof v !== 'number') throw bad('a number');
+      return v;
+    case 'bool':
+      if (typeof v !== 'boolean') throw bad('true or false');
+      return v;
     case 'duration': {
       const ms = typeof v === 'string' ? parseDuration(v) : undefined;
       if (ms === undefined || ms < 0) throw bad('a duration such as "10s" or "1m0s"');
       return ms;
     }
-    case 'strings': if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) throw bad('a list of strings'); return v;
+    case 'strings':
+      if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) throw bad('a list of strings');
+      return v;
     case 'stringMap':
-      if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((s) => typeof s !== 'string')) throw bad('a map of strings');
+      if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((s) => typeof s !== 'string'))
+        throw bad('a map of strings');
       return v;
     case 'stringsMap':
-      if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((l) => !Array.isArray(l) || l.some((s) => typeof s !== 'string'))) throw bad('a map of string lists');
+      if (
+        !v ||
+        typeof v !== 'object' ||
+        Array.isArray(v) ||
+        Object.values(v).some((l) => !Array.isArray(l) || l.some((s) => typeof s !== 'string'))
+      )
+        throw bad('a map of string lists');
       return v;
     case 'boolMap':
-      if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((b) => typeof b !== 'boolean')) throw bad('a map of true/false');
+      if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((b) => typeof b !== 'boolean'))
+        throw bad('a map of true/false');
       return v;
-    case 'list': if (!Array.isArray(v)) throw bad('a list'); return v;
-    case 'object': if (!v || typeof v !== 'object' || Array.isArray(v)) throw bad('a mapping'); return v;
+    case 'list':
+      if (!Array.isArray(v)) throw bad('a list');
+      return v;
+    case 'object':
+      if (!v || typeof v !== 'object' || Array.isArray(v)) throw bad('a mapping');
+      return v;
     case 'authentication': {
-      const a = nested(path, v, { x509: { clientCAFile: 'string' }, webhook: { enabled: 'bool', cacheTTL: 'duration' }, anonymous: { enabled: 'bool' } });
+      const a = nested(path, v, {
+        x509: { clientCAFile: 'string' },
+        webhook: { enabled: 'bool', cacheTTL: 'duration' },
+        anonymous: { enabled: 'bool' },
+      });
       const d = defaults.authentication;
       return {
-        x509ClientCAFile: a['x509.clientCAFile'] || d.x509ClientCAFile, webhookEnabled: a['webhook.enabled'] ?? d.webhookEnabled,
-        webhookCacheTTLMs: a['webhook.cacheTTL'] || d.webhookCacheTTLMs, anonymousEnabled: a['anonymous.enabled'] ?? d.anonymousEnabled,
+        x509ClientCAFile: a['x509.clientCAFile'] || d.x509ClientCAFile,
+        webhookEnabled: a['webhook.enabled'] ?? d.webhookEnabled,
+        webhookCacheTTLMs: a['webhook.cacheTTL'] || d.webhookCacheTTLMs,
+        anonymousEnabled: a['anonymous.enabled'] ?? d.anonymousEnabled,
       };
     }
     case 'authorization': {
       const a = nested(path, v, { mode: 'string', webhook: { cacheAuthorizedTTL: 'duration', cacheUnauthorizedTTL: 'duration' } });
       const d = defaults.authorization;
       const mode = a.mode ?? d.mode;
-      if (mode !== 'AlwaysAllow' && mode !== 'Webhook') throw new ConfigError(`${path}.mode: expected AlwaysAllow or Webhook, got ${JSON.stringify(mode)}`);
+      if (mode !== 'AlwaysAllow' && mode !== 'Webhook')
+        throw new ConfigError(`${path}.mode: expected AlwaysAllow or Webhook, got ${JSON.stringify(mode)}`);
       return {
         // A zero TTL is "unset" (kubeadm writes 0s): upstream's defaults apply.
-        mode, cacheAuthorizedTTLMs: a['webhook.cacheAuthorizedTTL'] || d.cacheAuthorizedTTLMs,
+        mode,
+        cacheAuthorizedTTLMs: a['webhook.cacheAuthorizedTTL'] || d.cacheAuthorizedTTLMs,
         cacheUnauthorizedTTLMs: a['webhook.cacheUnauthorizedTTL'] || d.cacheUnauthorizedTTLMs,
       };
     }
@@ -253,7 +308,11 @@ function nested(path: string, v: unknown, schema: Schema): Record<string, unknow
 /** Pure: parses a KubeletConfiguration document over the defaults. */
 export function parseKubeletConfig(text: string, source = 'config'): KubeletConfig {
   let doc: unknown;
-  try { doc = parse(text); } catch (e) { throw new ConfigError(`${source}: invalid YAML: ${(e as Error).message}`); }
+  try {
+    doc = parse(text);
+  } catch (e) {
+    throw new ConfigError(`${source}: invalid YAML: ${(e as Error).message}`);
+  }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${source}: not a KubeletConfiguration mapping`);
   const { apiVersion, kind, ...rest } = doc as Record<string, unknown>;
   if (kind !== 'KubeletConfiguration') throw new ConfigError(`${source}: kind: expected KubeletConfiguration, got ${JSON.stringify(kind)}`);
@@ -276,29 +335,54 @@ export function parseKubeletConfig(text: string, source = 'config'): KubeletConf
   return cfg;
 }
 
-const EVICTION_SIGNALS = ['memory.available', 'allocatableMemory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'containerfs.available', 'containerfs.inodesFree', 'pid.available'];
+const EVICTION_SIGNALS = [
+  'memory.available',
+  'allocatableMemory.available',
+  'nodefs.available',
+  'nodefs.inodesFree',
+  'imagefs.available',
+  'imagefs.inodesFree',
+  'containerfs.available',
+  'containerfs.inodesFree',
+  'pid.available',
+];
 
 /** Pure: the first value upstream's ValidateKubeletConfiguration would refuse, as "field: reason". */
 export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): string | undefined {
   const int = (f: string) => raw[f] as number | undefined;
   const checks: [boolean, string][] = [
-    [c.cgroupDriver !== 'cgroupfs' && c.cgroupDriver !== 'systemd', `cgroupDriver: expected cgroupfs or systemd, got ${JSON.stringify(c.cgroupDriver)}`],
+    [
+      c.cgroupDriver !== 'cgroupfs' && c.cgroupDriver !== 'systemd',
+      `cgroupDriver: expected cgroupfs or systemd, got ${JSON.stringify(c.cgroupDriver)}`,
+    ],
     [c.maxPods <= 0, 'maxPods: must be positive'],
     [c.port < 1 || c.port > 65535, `port: ${c.port} must be between 1 and 65535`],
     [c.healthzPort < 0 || c.healthzPort > 65535, `healthzPort: ${c.healthzPort} must be between 0 and 65535, inclusive`],
     [(int('readOnlyPort') ?? 0) < 0 || (int('readOnlyPort') ?? 0) > 65535, 'readOnlyPort: must be between 0 and 65535, inclusive'],
     [c.nodeLeaseDurationSeconds <= 0, 'nodeLeaseDurationSeconds: must be greater than 0'],
     [c.nodeStatusMaxImages < -1, 'nodeStatusMaxImages: must be -1 (no limit) or more'],
-    [(int('imageGCHighThresholdPercent') ?? 85) < 0 || (int('imageGCHighThresholdPercent') ?? 85) > 100, 'imageGCHighThresholdPercent: must be between 0 and 100, inclusive'],
-    [(int('imageGCLowThresholdPercent') ?? 80) < 0 || (int('imageGCLowThresholdPercent') ?? 80) > 100, 'imageGCLowThresholdPercent: must be between 0 and 100, inclusive'],
-    [(int('imageGCLowThresholdPercent') ?? 80) >= (int('imageGCHighThresholdPercent') ?? 85), 'imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent'],
+    [
+      (int('imageGCHighThresholdPercent') ?? 85) < 0 || (int('imageGCHighThresholdPercent') ?? 85) > 100,
+      'imageGCHighThresholdPercent: must be between 0 and 100, inclusive',
+    ],
+    [
+      (int('imageGCLowThresholdPercent') ?? 80) < 0 || (int('imageGCLowThresholdPercent') ?? 80) > 100,
+      'imageGCLowThresholdPercent: must be between 0 and 100, inclusive',
+    ],
+    [
+      (int('imageGCLowThresholdPercent') ?? 80) >= (int('imageGCHighThresholdPercent') ?? 85),
+      'imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent',
+    ],
     [(int('podPidsLimit') ?? -1) < -1, 'podPidsLimit: must be -1 (no limit) or more'],
     // Upstream's container log checks (ValidateKubeletConfiguration, NewContainerLogManager).
     [parseQuantity(c.containerLogMaxSize) === undefined, `containerLogMaxSize: ${JSON.stringify(c.containerLogMaxSize)} is not a quantity`],
     [c.containerLogMaxFiles <= 1, `containerLogMaxFiles: ${c.containerLogMaxFiles} must be greater than 1`],
     [c.containerLogMaxWorkers < 1, `containerLogMaxWorkers: ${c.containerLogMaxWorkers} must be greater than or equal to 1`],
     [c.containerLogMonitorIntervalMs < 3000, 'containerLogMonitorInterval: must be a positive time duration greater than or equal to 3s'],
-    [c.nodeStatusReportFrequencyMs < c.nodeStatusUpdateFrequencyMs && raw.nodeStatusReportFrequency !== undefined, 'nodeStatusReportFrequency: must not be shorter than nodeStatusUpdateFrequency'],
+    [
+      c.nodeStatusReportFrequencyMs < c.nodeStatusUpdateFrequencyMs && raw.nodeStatusReportFrequency !== undefined,
+      'nodeStatusReportFrequency: must not be shorter than nodeStatusUpdateFrequency',
+    ],
   ];
   for (const [bad, why] of checks) if (bad) return why;
   for (const m of ['evictionHard', 'evictionSoft'] as const) {
@@ -306,6 +390,10 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
     if (unknown) return `${m}: unknown eviction signal "${unknown}"`;
   }
   // Upstream parses the thresholds at start-up: a bad quantity or a soft threshold without a grace period stops it.
-  try { parseThresholds(c); } catch (e) { return `eviction thresholds: ${(e as Error).message}`; }
+  try {
+    parseThresholds(c);
+  } catch (e) {
+    return `eviction thresholds: ${(e as Error).message}`;
+  }
   return undefined;
 }

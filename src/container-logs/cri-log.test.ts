@@ -4,13 +4,28 @@ import { formatTimestamp, isFullRecord, parseCRILog, parseRFC3339Ns } from './cr
 
 test('parseCRILog reads full and partial records', () => {
   const cases: { line: string; want?: { stream: string; partial: boolean; content: string; timeNs: bigint } }[] = [
-    { line: '2026-11-22T12:00:57.276476673Z stdout F hello\n', want: { stream: 'stdout', partial: false, content: 'hello\n', timeNs: 1795348857276476673n } },
-    { line: '2026-11-22T12:00:57.276476673Z stderr P part\n', want: { stream: 'stderr', partial: true, content: 'part', timeNs: 1795348857276476673n } },
+    {
+      line: '2026-11-22T12:00:57.276476673Z stdout F hello\n',
+      want: { stream: 'stdout', partial: false, content: 'hello\n', timeNs: 1795348857276476673n },
+    },
+    {
+      line: '2026-11-22T12:00:57.276476673Z stderr P part\n',
+      want: { stream: 'stderr', partial: true, content: 'part', timeNs: 1795348857276476673n },
+    },
     // forward compatible tags: only the first one counts
-    { line: '2026-11-22T12:00:57Z stdout P:x more\n', want: { stream: 'stdout', partial: true, content: 'more', timeNs: 1795348857000000000n } },
-    { line: '2026-11-22T13:00:57.5+01:00 stdout F  two  spaces \n', want: { stream: 'stdout', partial: false, content: ' two  spaces \n', timeNs: 1795348857500000000n } },
+    {
+      line: '2026-11-22T12:00:57Z stdout P:x more\n',
+      want: { stream: 'stdout', partial: true, content: 'more', timeNs: 1795348857000000000n },
+    },
+    {
+      line: '2026-11-22T13:00:57.5+01:00 stdout F  two  spaces \n',
+      want: { stream: 'stdout', partial: false, content: ' two  spaces \n', timeNs: 1795348857500000000n },
+    },
     { line: '2026-11-22T12:00:57Z stdout F \n', want: { stream: 'stdout', partial: false, content: '\n', timeNs: 1795348857000000000n } },
-    { line: '2026-11-22T12:00:57Z stdout F unterminated', want: { stream: 'stdout', partial: false, content: 'unterminated', timeNs: 1795348857000000000n } },
+    {
+      line: '2026-11-22T12:00:57Z stdout F unterminated',
+      want: { stream: 'stdout', partial: false, content: 'unterminated', timeNs: 1795348857000000000n },
+    },
     { line: 'not a log line\n' },
     { line: '2026-11-22T12:00:57Z stdin F x\n' },
     { line: '2026-11-22 stdout F x\n' },
@@ -18,7 +33,10 @@ test('parseCRILog reads full and partial records', () => {
   ];
   for (const c of cases) {
     const m = parseCRILog(Buffer.from(c.line));
-    if (!c.want) { assert.equal(m, undefined, c.line); continue; }
+    if (!c.want) {
+      assert.equal(m, undefined, c.line);
+      continue;
+    }
     assert.ok(m, c.line);
     assert.deepEqual({ stream: m.stream, partial: m.partial, content: m.content.toString(), timeNs: m.timeNs }, c.want, c.line);
   }

@@ -15,7 +15,8 @@ export interface LogMessage {
   content: Buffer;
 }
 
-const SPACE = 0x20, NL = 0x0a;
+const SPACE = 0x20,
+  NL = 0x0a;
 const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/i;
 
 /** Nanoseconds since the epoch of an RFC3339 time with up to 9 fractional digits, or undefined. */

@@ -14,12 +14,20 @@ export function fileChanges(dir: string): FileChanges {
   let wake: (() => void) | undefined;
   let watcher: FSWatcher | undefined;
   try {
-    watcher = watch(dir, () => { changed = true; wake?.(); });
+    watcher = watch(dir, () => {
+      changed = true;
+      wake?.();
+    });
     watcher.on('error', () => watcher?.close()); // e.g. the directory was removed: polling remains
-  } catch { /* not watchable: polling only */ }
+  } catch {
+    /* not watchable: polling only */
+  }
   return {
     wait(ms, signal) {
-      if (changed || signal.aborted) { changed = false; return Promise.resolve(); }
+      if (changed || signal.aborted) {
+        changed = false;
+        return Promise.resolve();
+      }
       return new Promise((resolve) => {
         const done = () => {
           clearTimeout(timer);

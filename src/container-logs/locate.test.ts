@@ -4,9 +4,22 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { containerLogFile } from './locate.ts';
 import type { ContainerState } from '../runtime/types.ts';
 
-const pod = (restartPolicy: string): Pod => ({ metadata: { name: 'p', namespace: 'ns', uid: 'u1' }, spec: { restartPolicy, containers: [{ name: 'app' }] } });
-const inst = (id: string, attempt: number, phase: ContainerState['phase'] = 'exited'): ContainerState =>
-  ({ id, sandboxId: 's', name: 'app', attempt, phase, exitCode: 1, image: '', imageRef: '', hash: '', createdAtNs: String(attempt) });
+const pod = (restartPolicy: string): Pod => ({
+  metadata: { name: 'p', namespace: 'ns', uid: 'u1' },
+  spec: { restartPolicy, containers: [{ name: 'app' }] },
+});
+const inst = (id: string, attempt: number, phase: ContainerState['phase'] = 'exited'): ContainerState => ({
+  id,
+  sandboxId: 's',
+  name: 'app',
+  attempt,
+  phase,
+  exitCode: 1,
+  image: '',
+  imageRef: '',
+  hash: '',
+  createdAtNs: String(attempt),
+});
 const rt = (...containers: ContainerState[]) => ({ uid: 'u1', sandboxes: [], containers });
 const file = (attempt: number, containerID: string) => ({ path: `/var/log/pods/ns_p_u1/app/${attempt}.log`, containerID });
 

@@ -8,12 +8,19 @@ import { shouldRestart } from '../runtime/actions.ts';
 import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { isSidecar } from '../podutil/podutil.ts';
 
-export function containerLogFile(pod: Pod, rt: PodRuntimeStatus | undefined, container: string, previous: boolean, podLogsDir: string):
-  { path: string; containerID: string } | undefined {
+export function containerLogFile(
+  pod: Pod,
+  rt: PodRuntimeStatus | undefined,
+  container: string,
+  previous: boolean,
+  podLogsDir: string,
+): { path: string; containerID: string } | undefined {
   const instances = (rt?.containers ?? []).filter((c) => c.name === container);
   const [newest] = instances;
   const init = pod.spec?.initContainers?.find((c) => c.name === container);
-  const restarts = newest?.phase === 'exited' && (init ? isSidecar(init) || (newest.exitCode !== 0 && pod.spec?.restartPolicy !== 'Never') : shouldRestart(pod, newest));
+  const restarts =
+    newest?.phase === 'exited' &&
+    (init ? isSidecar(init) || (newest.exitCode !== 0 && pod.spec?.restartPolicy !== 'Never') : shouldRestart(pod, newest));
   const inst = previous && !restarts ? instances[1] : newest;
   return inst && { path: `${podLogDir(pod, podLogsDir)}/${container}/${inst.attempt}.log`, containerID: inst.id };
 }

@@ -34,17 +34,27 @@ async function read(content: string, opts: LogOptions): Promise<string> {
 }
 
 /** Whether this process still has the file open. */
-const isOpen = (path: string) => readdirSync('/proc/self/fd').some((fd) => {
-  try { return readlinkSync(`/proc/self/fd/${fd}`) === path; } catch { return false; }
-});
+const isOpen = (path: string) =>
+  readdirSync('/proc/self/fd').some((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === path;
+    } catch {
+      return false;
+    }
+  });
 
 async function until(cond: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 200 && !cond(); i++) await sleep(10);
   assert.ok(cond(), what);
 }
 
-const content = rec(1, 'stdout', 'F', 'out one') + rec(2, 'stderr', 'F', 'err one') + rec(3, 'stdout', 'P', 'long ')
-  + rec(4, 'stdout', 'P', 'long ') + rec(5, 'stdout', 'F', 'line') + rec(6, 'stderr', 'F', 'err two');
+const content =
+  rec(1, 'stdout', 'F', 'out one') +
+  rec(2, 'stderr', 'F', 'err one') +
+  rec(3, 'stdout', 'P', 'long ') +
+  rec(4, 'stdout', 'P', 'long ') +
+  rec(5, 'stdout', 'F', 'line') +
+  rec(6, 'stderr', 'F', 'err two');
 
 test('readContainerLog merges stdout and stderr in order and joins partial records', async () => {
   assert.equal(await read(content, {}), 'out one\nerr one\nlong long line\nerr two\n');
@@ -57,7 +67,8 @@ test('readContainerLog options', async () => {
     { name: 'limitBytes', opts: { limitBytes: 12 }, want: 'out one\nerr ' },
     { name: 'sinceNs', opts: { sinceNs: 1795348805000000000n }, want: 'line\nerr two\n' },
     {
-      name: 'timestamps with tail', opts: { timestamps: true, tailLines: 1 },
+      name: 'timestamps with tail',
+      opts: { timestamps: true, tailLines: 1 },
       want: '2026-11-22T12:00:06.000000001Z err two\n',
     },
   ];
@@ -84,7 +95,10 @@ test('follow sends what an appending writer adds, across records split between w
   await sleep(60);
   appendFileSync(path, more.slice(30));
   await until(() => s.text() === 'first\npartial\n', 'appended lines');
-  for (let i = 0; i < 3; i++) { appendFileSync(path, rec(10 + i, 'stderr', 'F', `n${i}`)); await sleep(5); }
+  for (let i = 0; i < 3; i++) {
+    appendFileSync(path, rec(10 + i, 'stderr', 'F', `n${i}`));
+    await sleep(5);
+  }
   await until(() => s.text().endsWith('n2\n'), 'more lines');
   running = false;
   appendFileSync(path, rec(20, 'stdout', 'F', 'last words'));

@@ -42,7 +42,9 @@ export async function readContainerLog(path: string, out: Writable, opts: LogOpt
     const writer = new LogWriter(opts);
     // Without follow, tailLines also bounds what is sent: the file may grow while we read.
     let linesLeft = !opts.follow && opts.tailLines !== undefined ? opts.tailLines : Infinity;
-    let pending: Buffer[] = [], pendingBytes = 0, skipping = false;
+    let pending: Buffer[] = [],
+      pendingBytes = 0,
+      skipping = false;
     let ending: 'drain' | 'reopen' | undefined;
     const finished = () => linesLeft <= 0 || writer.done || stop.signal.aborted || out.destroyed;
 
@@ -65,15 +67,23 @@ export async function readContainerLog(path: string, out: Writable, opts: LogOpt
         for (let nl = data.indexOf(NL); nl >= 0 && !finished(); nl = data.indexOf(NL, start)) {
           const piece = data.subarray(start, nl + 1);
           start = nl + 1;
-          if (skipping) { skipping = false; continue; }
+          if (skipping) {
+            skipping = false;
+            continue;
+          }
           const record = pendingBytes ? Buffer.concat([...pending, piece]) : piece;
-          pending = []; pendingBytes = 0;
+          pending = [];
+          pendingBytes = 0;
           await emit(record);
         }
         if (start < data.length && !skipping) {
           pending.push(Buffer.from(data.subarray(start)));
           pendingBytes += data.length - start;
-          if (pendingBytes > MAX_RECORD) { pending = []; pendingBytes = 0; skipping = true; }
+          if (pendingBytes > MAX_RECORD) {
+            pending = [];
+            pendingBytes = 0;
+            skipping = true;
+          }
         }
         continue;
       }
@@ -91,14 +101,26 @@ export async function readContainerLog(path: string, out: Writable, opts: LogOpt
         await file.close();
         file = next;
         inode = (await file.stat()).ino;
-        pos = 0; pending = []; pendingBytes = 0; skipping = false;
+        pos = 0;
+        pending = [];
+        pendingBytes = 0;
+        skipping = false;
         continue;
       }
       // Read once more to the end before acting: the last writes may land meanwhile.
       const current = await stat(real).catch(() => undefined);
-      if (!current) { ending = 'drain'; continue; }
-      if (current.ino !== inode) { ending = 'reopen'; continue; }
-      if (ctl.running && !(await ctl.running())) { ending = 'drain'; continue; }
+      if (!current) {
+        ending = 'drain';
+        continue;
+      }
+      if (current.ino !== inode) {
+        ending = 'reopen';
+        continue;
+      }
+      if (ctl.running && !(await ctl.running())) {
+        ending = 'drain';
+        continue;
+      }
       changes ??= fileChanges(dirname(real));
       await changes.wait(ctl.pollMs ?? 1000, stop.signal);
     }
@@ -114,7 +136,11 @@ export async function readContainerLog(path: string, out: Writable, opts: LogOpt
 function drained(out: Writable, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
-    const done = () => { out.off('drain', done); signal.removeEventListener('abort', done); resolve(); };
+    const done = () => {
+      out.off('drain', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
     out.on('drain', done);
     signal.addEventListener('abort', done);
   });

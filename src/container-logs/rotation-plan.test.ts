@@ -13,7 +13,11 @@ test('rotationTimestamp is YYYYMMDD-HHMMSS', () => {
 
 test('needsRotation', () => {
   const cases: [number, number, boolean][] = [
-    [0, 10, false], [9, 10, false], [10, 10, true], [11, 10, true], [1 << 30, -1, false],
+    [0, 10, false],
+    [9, 10, false],
+    [10, 10, true],
+    [11, 10, true],
+    [1 << 30, -1, false],
   ];
   for (const [size, maxSize, want] of cases) assert.equal(needsRotation(size, { maxSize, maxFiles: 5 }), want, `${size}/${maxSize}`);
 });
@@ -21,7 +25,12 @@ test('needsRotation', () => {
 test('planRotation', () => {
   const cases: { name: string; siblings: string[]; maxFiles: number; want: Omit<RotationPlan, 'rotateTo'> }[] = [
     { name: 'first rotation', siblings: [], maxFiles: 5, want: { remove: [], compress: [] } },
-    { name: 'previous rotated file gets compressed', siblings: [`${L}.20261122-170000`], maxFiles: 5, want: { remove: [], compress: [`${L}.20261122-170000`] } },
+    {
+      name: 'previous rotated file gets compressed',
+      siblings: [`${L}.20261122-170000`],
+      maxFiles: 5,
+      want: { remove: [], compress: [`${L}.20261122-170000`] },
+    },
     {
       name: 'at the limit: the oldest goes, the newest plain one is compressed',
       siblings: [`${L}.20261122-170030`, `${L}.20261122-170000.gz`, `${L}.20261122-170010.gz`, `${L}.20261122-170020.gz`],
@@ -47,5 +56,6 @@ test('planRotation', () => {
       want: { remove: [], compress: [] },
     },
   ];
-  for (const c of cases) assert.deepEqual(planRotation(L, c.siblings, { maxSize: 10, maxFiles: c.maxFiles }, now), { ...c.want, rotateTo }, c.name);
+  for (const c of cases)
+    assert.deepEqual(planRotation(L, c.siblings, { maxSize: 10, maxFiles: c.maxFiles }, now), { ...c.want, rotateTo }, c.name);
 });

@@ -20,7 +20,8 @@ export interface RotationPlan {
   rotateTo: string;
 }
 
-const GZ = '.gz', TMP = '.tmp';
+const GZ = '.gz',
+  TMP = '.tmp';
 
 /** Pure: does a log of this size need rotating? */
 export const needsRotation = (size: number, p: RotatePolicy) => p.maxSize >= 0 && size >= p.maxSize;

@@ -16,21 +16,43 @@ function setup() {
   const calls: string[] = [];
   let reopenFails = false;
   const runtime: LogRuntime = {
-    async running() { return ['c1']; },
-    async logPath() { return log; },
+    async running() {
+      return ['c1'];
+    },
+    async logPath() {
+      return log;
+    },
     async reopen(id) {
       calls.push(`reopen ${id}`);
       if (reopenFails) throw new Error('reopen failed');
       writeFileSync(log, '');
     },
   };
-  return { root, dir, log, runtime, calls, failReopen: () => { reopenFails = true; } };
+  return {
+    root,
+    dir,
+    log,
+    runtime,
+    calls,
+    failReopen: () => {
+      reopenFails = true;
+    },
+  };
 }
 
 test('rotateContainerLog: a small log is left alone', async () => {
   const s = setup();
   writeFileSync(s.log, 'short\n');
-  assert.equal(await rotateContainerLog('c1', { runtime: s.runtime, files: diskLogFiles, policy: { maxSize: 100, maxFiles: 3 }, podLogsDir: s.root, log: quiet }), 'small');
+  assert.equal(
+    await rotateContainerLog('c1', {
+      runtime: s.runtime,
+      files: diskLogFiles,
+      policy: { maxSize: 100, maxFiles: 3 },
+      podLogsDir: s.root,
+      log: quiet,
+    }),
+    'small',
+  );
   assert.deepEqual(readdirSync(s.dir), ['0.log']);
 });
 
@@ -40,7 +62,14 @@ test('rotateContainerLog: rotates, compresses the previous one, drops the oldest
   writeFileSync(`${s.log}.20260101-000000.gz`, 'old');
   writeFileSync(`${s.log}.20260101-000010`, 'previous\n');
   const now = () => new Date(2026, 0, 1, 0, 0, 20);
-  const r = await rotateContainerLog('c1', { runtime: s.runtime, files: diskLogFiles, policy: { maxSize: 100, maxFiles: 3 }, podLogsDir: s.root, log: quiet, now });
+  const r = await rotateContainerLog('c1', {
+    runtime: s.runtime,
+    files: diskLogFiles,
+    policy: { maxSize: 100, maxFiles: 3 },
+    podLogsDir: s.root,
+    log: quiet,
+    now,
+  });
   assert.equal(r, 'rotated');
   assert.deepEqual(readdirSync(s.dir).sort(), ['0.log', '0.log.20260101-000010.gz', '0.log.20260101-000020']);
   assert.equal(gunzipSync(readFileSync(`${s.log}.20260101-000010.gz`)).toString(), 'previous\n');
@@ -53,7 +82,16 @@ test('rotateContainerLog: a failed reopen renames the log back', async () => {
   const s = setup();
   writeFileSync(s.log, 'x'.repeat(200));
   s.failReopen();
-  await assert.rejects(rotateContainerLog('c1', { runtime: s.runtime, files: diskLogFiles, policy: { maxSize: 100, maxFiles: 3 }, podLogsDir: s.root, log: quiet }), /reopen failed/);
+  await assert.rejects(
+    rotateContainerLog('c1', {
+      runtime: s.runtime,
+      files: diskLogFiles,
+      policy: { maxSize: 100, maxFiles: 3 },
+      podLogsDir: s.root,
+      log: quiet,
+    }),
+    /reopen failed/,
+  );
   assert.deepEqual(readdirSync(s.dir), ['0.log']);
   assert.equal(readFileSync(s.log, 'utf8').length, 200);
 });
@@ -61,7 +99,16 @@ test('rotateContainerLog: a failed reopen renames the log back', async () => {
 test('rotateContainerLog: logs outside podLogsDir are not touched', async () => {
   const s = setup();
   writeFileSync(s.log, 'x'.repeat(200));
-  assert.equal(await rotateContainerLog('c1', { runtime: s.runtime, files: diskLogFiles, policy: { maxSize: 100, maxFiles: 3 }, podLogsDir: join(s.root, 'other'), log: quiet }), 'skipped');
+  assert.equal(
+    await rotateContainerLog('c1', {
+      runtime: s.runtime,
+      files: diskLogFiles,
+      policy: { maxSize: 100, maxFiles: 3 },
+      podLogsDir: join(s.root, 'other'),
+      log: quiet,
+    }),
+    'skipped',
+  );
   assert.deepEqual(s.calls, []);
 });
 
@@ -69,11 +116,15 @@ test('startLogRotation: a pass rotates with bounded workers and counts; a failin
   const s = setup();
   writeFileSync(s.log, 'x'.repeat(200));
   const seen: string[] = [];
-  let inFlight = 0, maxInFlight = 0;
+  let inFlight = 0,
+    maxInFlight = 0;
   const runtime: LogRuntime = {
-    async running() { return ['c1', 'bad', 'c3']; },
+    async running() {
+      return ['c1', 'bad', 'c3'];
+    },
     async logPath(id) {
-      inFlight++; maxInFlight = Math.max(maxInFlight, inFlight);
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
       await new Promise((r) => setTimeout(r, 5));
       inFlight--;
       if (id === 'bad') throw new Error('boom');
@@ -81,7 +132,18 @@ test('startLogRotation: a pass rotates with bounded workers and counts; a failin
     },
     reopen: s.runtime.reopen,
   };
-  const rot = startLogRotation({ runtime, policy: { maxSize: 100, maxFiles: 5 }, podLogsDir: s.root, workers: 2, intervalMs: 10_000, log: quiet, observe: (r) => seen.push(r) }, { loop: false });
+  const rot = startLogRotation(
+    {
+      runtime,
+      policy: { maxSize: 100, maxFiles: 5 },
+      podLogsDir: s.root,
+      workers: 2,
+      intervalMs: 10_000,
+      log: quiet,
+      observe: (r) => seen.push(r),
+    },
+    { loop: false },
+  );
   await rot.pass();
   assert.deepEqual(seen.sort(), ['error', 'rotated']);
   assert.equal(maxInFlight, 2);

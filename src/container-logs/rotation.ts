@@ -44,8 +44,12 @@ export function criLogRuntime(cri: RuntimeClient): LogRuntime {
       // The filter is the runtime's to honour: check again, as upstream does.
       return containers.filter((c) => c.state === 'CONTAINER_RUNNING').map((c) => c.id);
     },
-    async logPath(id) { return (await cri.containerStatus({ containerId: id })).status?.logPath ?? ''; },
-    async reopen(id) { await cri.reopenContainerLog({ containerId: id }); },
+    async logPath(id) {
+      return (await cri.containerStatus({ containerId: id })).status?.logPath ?? '';
+    },
+    async reopen(id) {
+      await cri.reopenContainerLog({ containerId: id });
+    },
   };
 }
 
@@ -53,14 +57,23 @@ const missing = (e: unknown) => (e as NodeJS.ErrnoException).code === 'ENOENT';
 
 export const diskLogFiles: LogFiles = {
   async size(path) {
-    try { return (await stat(path)).size; } catch (e) { if (missing(e)) return undefined; throw e; }
+    try {
+      return (await stat(path)).size;
+    } catch (e) {
+      if (missing(e)) return undefined;
+      throw e;
+    }
   },
   async siblings(log) {
     const prefix = `${basename(log)}.`;
     return (await readdir(dirname(log))).filter((n) => n.startsWith(prefix)).map((n) => join(dirname(log), n));
   },
-  async remove(path) { await rm(path, { force: true }); },
-  async rename(from, to) { await rename(from, to); },
+  async remove(path) {
+    await rm(path, { force: true });
+  },
+  async rename(from, to) {
+    await rename(from, to);
+  },
   async compress(path) {
     const tmp = `${path}.tmp`;
     try {
@@ -77,7 +90,10 @@ export const diskLogFiles: LogFiles = {
  * Rotates one container's log when it is over the limit, as upstream's processContainer
  * and rotateLog. Logs outside podLogsDir are not ours and are never touched.
  */
-export async function rotateContainerLog(id: string, d: { runtime: LogRuntime; files: LogFiles; policy: RotatePolicy; podLogsDir: string; log: Logger; now?: () => Date }): Promise<RotateResult> {
+export async function rotateContainerLog(
+  id: string,
+  d: { runtime: LogRuntime; files: LogFiles; policy: RotatePolicy; podLogsDir: string; log: Logger; now?: () => Date },
+): Promise<RotateResult> {
   const path = await d.runtime.logPath(id);
   if (!path || !resolve(path).startsWith(resolve(d.podLogsDir) + '/')) return 'skipped';
   let size = await d.files.size(path);
@@ -98,12 +114,26 @@ export async function rotateContainerLog(id: string, d: { runtime: LogRuntime; f
     await d.runtime.reopen(id);
   } catch (e) {
     // Put it back so the next round tries again; the runtime still writes to it.
-    try { await d.files.rename(plan.rotateTo, path); } catch (back) {
-      d.log.error('Failed to rename rotated log back; the container writes to it until the next rotation', { containerID: id, rotatedLog: plan.rotateTo, newLog: path, err: back });
+    try {
+      await d.files.rename(plan.rotateTo, path);
+    } catch (back) {
+      d.log.error('Failed to rename rotated log back; the container writes to it until the next rotation', {
+        containerID: id,
+        rotatedLog: plan.rotateTo,
+        newLog: path,
+        err: back,
+      });
     }
     throw e;
   }
-  d.log.v(2, 'Rotated container log', { containerID: id, path, rotatedTo: plan.rotateTo, size, removed: plan.remove.length, compressed: plan.compress.length });
+  d.log.v(2, 'Rotated container log', {
+    containerID: id,
+    path,
+    rotatedTo: plan.rotateTo,
+    size,
+    removed: plan.remove.length,
+    compressed: plan.compress.length,
+  });
   return 'rotated';
 }
 
@@ -135,7 +165,10 @@ export function startLogRotation(d: LogRotationDeps, opts: { loop?: boolean } = 
     const f = failing.get(id);
     if (f && f.until > Date.now()) return;
     try {
-      if (await rotateContainerLog(id, { runtime: d.runtime, files, policy: d.policy, podLogsDir: d.podLogsDir, log: d.log }) === 'rotated') d.observe?.('rotated');
+      if (
+        (await rotateContainerLog(id, { runtime: d.runtime, files, policy: d.policy, podLogsDir: d.podLogsDir, log: d.log })) === 'rotated'
+      )
+        d.observe?.('rotated');
       failing.delete(id);
     } catch (e) {
       const entry = f ?? { b: backoff(d.intervalMs, 300_000), until: 0 };
@@ -152,12 +185,19 @@ export function startLogRotation(d: LogRotationDeps, opts: { loop?: boolean } = 
     const ids = await d.runtime.running();
     for (const id of failing.keys()) if (!ids.includes(id)) failing.delete(id);
     let next = 0;
-    const worker = async () => { while (next < ids.length && !abort.signal.aborted) await one(ids[next++]!); };
+    const worker = async () => {
+      while (next < ids.length && !abort.signal.aborted) await one(ids[next++]!);
+    };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(d.workers, ids.length)) }, worker));
   }
 
   if (opts.loop !== false && d.policy.maxSize >= 0) {
-    d.log.info('Initializing container log rotate workers', { workers: d.workers, monitorPeriodMs: d.intervalMs, maxSize: d.policy.maxSize, maxFiles: d.policy.maxFiles });
+    d.log.info('Initializing container log rotate workers', {
+      workers: d.workers,
+      monitorPeriodMs: d.intervalMs,
+      maxSize: d.policy.maxSize,
+      maxFiles: d.policy.maxFiles,
+    });
     (async () => {
       const retry = backoff(d.intervalMs, 300_000);
       while (!abort.signal.aborted) {

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readlinkSync, writeFileSync, existsSync, lstatSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { containerIDOfLink, createLogSymlink, danglingLinksToRemove, legacyLogSymlink, listLegacyLinks, removeLogSymlink } from './symlink.ts';
+import {
+  containerIDOfLink,
+  createLogSymlink,
+  danglingLinksToRemove,
+  legacyLogSymlink,
+  listLegacyLinks,
+  removeLogSymlink,
+} from './symlink.ts';
 
 test('legacyLogSymlink: upstream name, cut to 255 bytes before the suffix', () => {
   const cases: [string, string, string, string, string][] = [
@@ -18,7 +25,8 @@ test('legacyLogSymlink: upstream name, cut to 255 bytes before the suffix', () =
 
 test('createLogSymlink links an existing log, skips a missing one, tolerates a repeat; removeLogSymlink is idempotent', () => {
   const dir = mkdtempSync(join(tmpdir(), 'symlink-'));
-  const log = join(dir, '0.log'), link = join(dir, 'containers', 'p_ns_c-id.log');
+  const log = join(dir, '0.log'),
+    link = join(dir, 'containers', 'p_ns_c-id.log');
   createLogSymlink(log, link);
   assert.equal(existsSync(link), false);
   writeFileSync(log, 'x');
@@ -51,9 +59,12 @@ test('listLegacyLinks tells dangling links apart', () => {
   createLogSymlink(join(dir, 'target'), join(dir, 'ok-abcdef.log'));
   symlinkSync(join(dir, 'gone'), join(dir, 'dead-abcdef.log'));
   writeFileSync(join(dir, 'notes.txt'), '');
-  assert.deepEqual(listLegacyLinks(dir).sort((a, b) => a.path.localeCompare(b.path)), [
-    { path: join(dir, 'dead-abcdef.log'), dangling: true },
-    { path: join(dir, 'ok-abcdef.log'), dangling: false },
-  ]);
+  assert.deepEqual(
+    listLegacyLinks(dir).sort((a, b) => a.path.localeCompare(b.path)),
+    [
+      { path: join(dir, 'dead-abcdef.log'), dangling: true },
+      { path: join(dir, 'ok-abcdef.log'), dangling: false },
+    ],
+  );
   assert.deepEqual(listLegacyLinks(join(dir, 'missing')), []);
 });

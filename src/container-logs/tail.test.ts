@@ -15,7 +15,9 @@ async function tail(content: string, n: number, chunkSize?: number): Promise<str
   try {
     const size = (await f.stat()).size;
     return content.slice(await tailStart(f, size, n, chunkSize));
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 }
 
 test('tailStart finds the last n lines, at any chunk size', async () => {
@@ -48,14 +50,20 @@ test('tailStart on a file much larger than the chunk size reads only its end', a
   const f = await open(path);
   let read = 0;
   const counting = new Proxy(f, {
-    get: (t, p) => p === 'read'
-      ? (b: Buffer, o: number, l: number, pos: number) => { read += l; return t.read(b, o, l, pos); }
-      : Reflect.get(t, p),
+    get: (t, p) =>
+      p === 'read'
+        ? (b: Buffer, o: number, l: number, pos: number) => {
+            read += l;
+            return t.read(b, o, l, pos);
+          }
+        : Reflect.get(t, p),
   });
   try {
     const size = (await f.stat()).size;
     const start = await tailStart(counting, size, 10, 4096);
     assert.equal(size - start, lines.slice(-10).join('').length);
     assert.ok(read <= 4096, `read ${read} bytes of ${size}`);
-  } finally { await f.close(); }
+  } finally {
+    await f.close();
+  }
 });

@@ -17,7 +17,7 @@ export async function tailStart(file: FileHandle, size: number, n: number, chunk
   let fullLines = 0;
   let lineEnd = -1; // offset of the newline ending the record being delimited; -1 until one is found
   let after = Buffer.alloc(0); // the first bytes following the chunk, for records straddling chunks
-  for (let right = size; right > 0;) {
+  for (let right = size; right > 0; ) {
     const left = Math.max(0, right - chunkSize);
     const chunk = Buffer.alloc(right - left);
     const { bytesRead } = await file.read(chunk, 0, chunk.length, left);

@@ -19,7 +19,8 @@ test('LogWriter applies since, timestamps and limitBytes as upstream', () => {
   const cases: { name: string; opts: LogOptions; want: string }[] = [
     { name: 'all', opts: {}, want: 'one\ntwo\nthree\n' },
     {
-      name: 'timestamps prefix lines, not partial continuations', opts: { timestamps: true },
+      name: 'timestamps prefix lines, not partial continuations',
+      opts: { timestamps: true },
       want: '2026-11-22T12:00:01.500000000Z one\n2026-11-22T12:00:02.000000000Z two\n2026-11-22T12:00:04.000000000Z three\n',
     },
     { name: 'since skips older records', opts: { sinceNs: 1795348803000000000n }, want: 'o\nthree\n' },

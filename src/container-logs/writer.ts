@@ -28,14 +28,17 @@ export class LogWriter {
     const lineStart = this.atLineStart;
     this.atLineStart = msg.content.length === 0 || msg.content[msg.content.length - 1] === 0x0a;
     if (this.done || (this.opts.sinceNs !== undefined && msg.timeNs < this.opts.sinceNs)) return undefined;
-    let out = this.opts.timestamps && lineStart
-      ? Buffer.concat([Buffer.from(formatTimestamp(msg.timestamp) + ' ', 'latin1'), msg.content])
-      : msg.content;
+    let out =
+      this.opts.timestamps && lineStart
+        ? Buffer.concat([Buffer.from(formatTimestamp(msg.timestamp) + ' ', 'latin1'), msg.content])
+        : msg.content;
     if (out.length > this.remaining) out = out.subarray(0, this.remaining);
     this.remaining -= out.length;
     return out;
   }
 
   /** limitBytes is reached: nothing more will be sent. */
-  get done(): boolean { return this.remaining <= 0; }
+  get done(): boolean {
+    return this.remaining <= 0;
+  }
 }

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  status,
+  type sendUnaryData,
+  type ServerUnaryCall,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { CriError } from './error.ts';
 import { ImageClient } from './image-client.ts';
 import { criServices } from './proto.ts';
@@ -15,12 +22,17 @@ type Handler = (call: ServerUnaryCall<any, any>, callback: sendUnaryData<any>) =
 const handlers: Record<string, Handler> = {};
 const calls: Record<string, number> = {};
 const implementation = (names: string[]): UntypedServiceImplementation =>
-  Object.fromEntries(names.map((name) => [name, (call: ServerUnaryCall<any, any>, callback: sendUnaryData<any>) => {
-    calls[name] = (calls[name] ?? 0) + 1;
-    const handler = handlers[name];
-    if (handler) handler(call, callback);
-    else callback({ code: status.UNIMPLEMENTED, details: `${name} not faked` });
-  }]));
+  Object.fromEntries(
+    names.map((name) => [
+      name,
+      (call: ServerUnaryCall<any, any>, callback: sendUnaryData<any>) => {
+        calls[name] = (calls[name] ?? 0) + 1;
+        const handler = handlers[name];
+        if (handler) handler(call, callback);
+        else callback({ code: status.UNIMPLEMENTED, details: `${name} not faked` });
+      },
+    ]),
+  );
 
 let dir: string;
 let server: Server;
@@ -35,7 +47,8 @@ before(async () => {
   server.addService(runtimeService, implementation(Object.keys(runtimeService)));
   server.addService(imageService, implementation(Object.keys(imageService)));
   await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`unix://${dir}/cri.sock`, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))));
+    server.bindAsync(`unix://${dir}/cri.sock`, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+  );
   const options = { retryDelayMs: 5, observer: (op: string, s: number, e?: CriError) => void observed.push([op, s, e]) };
   runtime = new RuntimeClient(`unix://${dir}/cri.sock`, options);
   image = new ImageClient(`${dir}/cri.sock`, options);
@@ -57,7 +70,10 @@ function reset() {
 test('a call round-trips maps, bytes and 64-bit integers', async () => {
   reset();
   let received: any;
-  handlers.CreateContainer = (call, cb) => { received = call.request; cb(null, { containerId: 'c1' }); };
+  handlers.CreateContainer = (call, cb) => {
+    received = call.request;
+    cb(null, { containerId: 'c1' });
+  };
   handlers.ExecSync = (_call, cb) => cb(null, { stdout: Buffer.from([0xff, 0x00, 0x41]), exitCode: 3 });
   handlers.PodSandboxStatus = (_call, cb) => cb(null, { status: { id: 'p1', createdAt: '1763812857276476673', labels: { app: 'web' } } });
 
@@ -80,7 +96,14 @@ test('a call round-trips maps, bytes and 64-bit integers', async () => {
   assert.equal(sandbox.status?.createdAt, '1763812857276476673'); // beyond 2^53: a string, exact
   assert.equal(sandbox.status?.state, 'SANDBOX_READY'); // defaults and enums as strings
   assert.deepEqual(sandbox.status?.labels, { app: 'web' });
-  assert.deepEqual(observed.map(([op, , e]) => [op, e]), [['create_container', undefined], ['exec_sync', undefined], ['podsandbox_status', undefined]]);
+  assert.deepEqual(
+    observed.map(([op, , e]) => [op, e]),
+    [
+      ['create_container', undefined],
+      ['exec_sync', undefined],
+      ['podsandbox_status', undefined],
+    ],
+  );
 });
 
 test('an error names the call and carries the grpc code', async () => {
@@ -101,9 +124,15 @@ test('a read retries on UNAVAILABLE, then succeeds', async () => {
   handlers.ListContainers = (_call, cb) =>
     calls.ListContainers! < 3 ? cb({ code: status.UNAVAILABLE, details: 'restarting' }) : cb(null, { containers: [{ id: 'c1' }] });
   const list = await runtime.listContainers();
-  assert.deepEqual(list.containers.map((c) => c.id), ['c1']);
+  assert.deepEqual(
+    list.containers.map((c) => c.id),
+    ['c1'],
+  );
   assert.equal(calls.ListContainers, 3);
-  assert.deepEqual(observed.map(([op, , e]) => [op, e]), [['list_containers', undefined]]);
+  assert.deepEqual(
+    observed.map(([op, , e]) => [op, e]),
+    [['list_containers', undefined]],
+  );
 });
 
 test('a read gives up after 3 tries', async () => {
@@ -136,7 +165,10 @@ test('a deadline fires', async () => {
 test('stopContainer waits longer than the grace period', async () => {
   reset();
   let deadline = 0;
-  handlers.StopContainer = (call, cb) => { deadline = Number(call.getDeadline()); cb(null, {}); };
+  handlers.StopContainer = (call, cb) => {
+    deadline = Number(call.getDeadline());
+    cb(null, {});
+  };
   await runtime.stopContainer({ containerId: 'c1', timeout: 30 });
   assert.ok(deadline - Date.now() > 30_000 + 110_000, `deadline only ${deadline - Date.now()} ms away`);
 });
@@ -147,8 +179,10 @@ test('an unreachable socket says so on one line', async () => {
     const err = await missing.version().catch((e: unknown) => e);
     assert.ok(err instanceof CriError);
     assert.equal(err.code, status.UNAVAILABLE);
-    assert.equal(err.message,
-      `CRI Version failed: code 14 UNAVAILABLE: cannot reach the container runtime at unix://${dir}/missing.sock: connect ENOENT ${dir}/missing.sock`);
+    assert.equal(
+      err.message,
+      `CRI Version failed: code 14 UNAVAILABLE: cannot reach the container runtime at unix://${dir}/missing.sock: connect ENOENT ${dir}/missing.sock`,
+    );
   } finally {
     missing.close();
   }

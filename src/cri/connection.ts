@@ -76,7 +76,13 @@ export class CriConnection {
     this.#retryDelayMs = options.retryDelayMs ?? 100;
   }
 
-  async call<D extends MethodDefinition<any, any, any, any>>(method: D, rpc: Rpc, request: RequestOf<D>, timeoutMs = rpc.timeoutMs, signal?: AbortSignal): Promise<ResponseOf<D>> {
+  async call<D extends MethodDefinition<any, any, any, any>>(
+    method: D,
+    rpc: Rpc,
+    request: RequestOf<D>,
+    timeoutMs = rpc.timeoutMs,
+    signal?: AbortSignal,
+  ): Promise<ResponseOf<D>> {
     const name = method.path.slice(method.path.lastIndexOf('/') + 1);
     const started = performance.now();
     const attempts = rpc.idempotent ? this.#readAttempts : 1;
@@ -103,7 +109,12 @@ export class CriConnection {
     this.#client.close();
   }
 
-  #once<D extends MethodDefinition<any, any, any, any>>(method: D, request: RequestOf<D>, timeoutMs: number, signal?: AbortSignal): Promise<ResponseOf<D>> {
+  #once<D extends MethodDefinition<any, any, any, any>>(
+    method: D,
+    request: RequestOf<D>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<ResponseOf<D>> {
     return new Promise((resolve, reject) => {
       const call = this.#client.makeUnaryRequest(
         method.path,
@@ -114,7 +125,8 @@ export class CriConnection {
         { deadline: Date.now() + timeoutMs },
         (err: ServiceError | null, response?: ResponseOf<D>) => {
           signal?.removeEventListener('abort', cancel);
-          if (err) reject(err); else resolve(response!);
+          if (err) reject(err);
+          else resolve(response!);
         },
       );
       const cancel = () => call.cancel();

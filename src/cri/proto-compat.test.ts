@@ -28,7 +28,9 @@ async function upstreamProto(version: string): Promise<string> {
       env: { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' },
       timeout: 120_000,
     }).catch((err: Error & { stderr?: string; stdout?: string }) => {
-      throw new Error(`go mod download k8s.io/cri-api@${version} failed (go and the Go module proxy are required): ${err.message} ${err.stdout ?? ''}`);
+      throw new Error(
+        `go mod download k8s.io/cri-api@${version} failed (go and the Go module proxy are required): ${err.message} ${err.stdout ?? ''}`,
+      );
     });
     const { Dir } = JSON.parse(stdout) as { Dir: string };
     return await readFile(join(Dir, 'pkg/apis/runtime/v1/api.proto'), 'utf8');

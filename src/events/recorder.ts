@@ -13,7 +13,10 @@ export interface Recorder {
   event(obj: ObjectReference, type: EventType, reason: string, message: string): void;
 }
 
-export function eventRecorder(api: ApiClient, opts: { host: string; log: Logger; maxQueued?: number; onDrop?: () => void }): Recorder & { stop(): void } {
+export function eventRecorder(
+  api: ApiClient,
+  opts: { host: string; log: Logger; maxQueued?: number; onDrop?: () => void },
+): Recorder & { stop(): void } {
   const queue: Event[] = [];
   const max = opts.maxQueued ?? 1000;
   const retry = backoff(500, 10_000);
@@ -23,7 +26,10 @@ export function eventRecorder(api: ApiClient, opts: { host: string; log: Logger;
   (async () => {
     while (!stopped) {
       const ev = queue[0];
-      if (!ev) { await new Promise<void>((r) => (wake = r)); continue; }
+      if (!ev) {
+        await new Promise<void>((r) => (wake = r));
+        continue;
+      }
       try {
         await api.create(apiPath({ resource: 'events', namespace: ev.metadata!.namespace }), ev);
         queue.shift();
@@ -31,7 +37,11 @@ export function eventRecorder(api: ApiClient, opts: { host: string; log: Logger;
       } catch (e) {
         const status = (e as { status?: number }).status ?? 0;
         // 4xx other than throttling will not get better: drop it rather than block the queue.
-        if (status >= 400 && status < 500 && status !== 429) { queue.shift(); opts.log.warn('Event rejected', { reason: ev.reason, err: e }); continue; }
+        if (status >= 400 && status < 500 && status !== 429) {
+          queue.shift();
+          opts.log.warn('Event rejected', { reason: ev.reason, err: e });
+          continue;
+        }
         await sleep(retry.next());
       }
     }
@@ -39,26 +49,46 @@ export function eventRecorder(api: ApiClient, opts: { host: string; log: Logger;
 
   return {
     event(obj, type, reason, message) {
-      if (queue.length >= max) { opts.onDrop?.(); return; }
+      if (queue.length >= max) {
+        opts.onDrop?.();
+        return;
+      }
       const now = new Date();
       const t = rfc3339(now);
       const ns = obj.namespace || 'default';
       queue.push({
-        apiVersion: 'v1', kind: 'Event',
+        apiVersion: 'v1',
+        kind: 'Event',
         metadata: { name: `${obj.name}.${(BigInt(now.getTime()) * 1_000_000n + BigInt(queue.length)).toString(16)}`, namespace: ns },
-        involvedObject: obj, reason, message, type,
+        involvedObject: obj,
+        reason,
+        message,
+        type,
         source: { component: 'kubelet', host: opts.host },
-        firstTimestamp: t, lastTimestamp: t, count: 1,
-        reportingComponent: 'kubelet', reportingInstance: opts.host,
+        firstTimestamp: t,
+        lastTimestamp: t,
+        count: 1,
+        reportingComponent: 'kubelet',
+        reportingInstance: opts.host,
       });
       wake?.();
       wake = undefined;
     },
-    stop() { stopped = true; wake?.(); },
+    stop() {
+      stopped = true;
+      wake?.();
+    },
   };
 }
 
-export const podRef = (pod: { metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string } }, fieldPath?: string): ObjectReference => ({
-  apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name, namespace: pod.metadata?.namespace, uid: pod.metadata?.uid,
+export const podRef = (
+  pod: { metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string } },
+  fieldPath?: string,
+): ObjectReference => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  name: pod.metadata?.name,
+  namespace: pod.metadata?.namespace,
+  uid: pod.metadata?.uid,
   ...(fieldPath ? { fieldPath } : {}),
 });

@@ -14,10 +14,14 @@ function tolerates(t: Toleration, taint: { key: string; effect: string }): boole
   if (t.effect && t.effect !== taint.effect) return false;
   if (t.key && t.key !== taint.key) return false;
   switch (t.operator ?? 'Equal') {
-    case 'Exists': return true;
-    case 'Equal': case '': return (t.value ?? '') === '';
+    case 'Exists':
+      return true;
+    case 'Equal':
+    case '':
+      return (t.value ?? '') === '';
     // Lt/Gt compare numbers, and the taint has none.
-    default: return false;
+    default:
+      return false;
   }
 }
 

@@ -1,16 +1,34 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  byEvictionPriority, evaluate, initialEvictionState, mergeThresholds, nodeConditions, nodeConditionsLastObservedAt, nodeConditionsObservedSince,
-  reclaimSatisfied, thresholdsFirstObservedAt, thresholdsMet, thresholdsMetGracePeriod, thresholdsUpdatedStats, type EvictionState,
+  byEvictionPriority,
+  evaluate,
+  initialEvictionState,
+  mergeThresholds,
+  nodeConditions,
+  nodeConditionsLastObservedAt,
+  nodeConditionsObservedSince,
+  reclaimSatisfied,
+  thresholdsFirstObservedAt,
+  thresholdsMet,
+  thresholdsMetGracePeriod,
+  thresholdsUpdatedStats,
+  type EvictionState,
 } from './decide.ts';
 import type { Observations } from './observations.ts';
 import { parseThresholds } from './thresholds.ts';
 import type { Threshold } from './types.ts';
 
-const Mi = 2 ** 20, Gi = 2 ** 30;
+const Mi = 2 ** 20,
+  Gi = 2 ** 30;
 const mem = (available: number, timeMs = 0): Observations => ({ 'memory.available': { available, capacity: 8 * Gi, timeMs } });
-const hardMem: Threshold = { signal: 'memory.available', operator: 'LessThan', value: { quantity: 100 * Mi, format: 'BinarySI' }, gracePeriodMs: 0, minReclaim: { quantity: 50 * Mi, format: 'BinarySI' } };
+const hardMem: Threshold = {
+  signal: 'memory.available',
+  operator: 'LessThan',
+  value: { quantity: 100 * Mi, format: 'BinarySI' },
+  gracePeriodMs: 0,
+  minReclaim: { quantity: 50 * Mi, format: 'BinarySI' },
+};
 const softMem: Threshold = { ...hardMem, value: { quantity: 500 * Mi, format: 'BinarySI' }, gracePeriodMs: 60_000, minReclaim: undefined };
 const nodefs10: Threshold = { signal: 'nodefs.available', operator: 'LessThan', value: { percentage: 0.1 }, gracePeriodMs: 0 };
 const pid: Threshold = { signal: 'pid.available', operator: 'LessThan', value: { quantity: 100, format: 'DecimalSI' }, gracePeriodMs: 0 };
@@ -35,12 +53,21 @@ test('mergeThresholds drops what is already there, minimum reclaim aside', () =>
 });
 
 test('first observed: kept while met, now when new, forgotten when no longer met', () => {
-  const last = [{ threshold: softMem, atMs: 1000 }, { threshold: nodefs10, atMs: 2000 }];
-  assert.deepEqual(thresholdsFirstObservedAt([{ ...softMem }, pid], last, 5000), [{ threshold: softMem, atMs: 1000 }, { threshold: pid, atMs: 5000 }]);
+  const last = [
+    { threshold: softMem, atMs: 1000 },
+    { threshold: nodefs10, atMs: 2000 },
+  ];
+  assert.deepEqual(thresholdsFirstObservedAt([{ ...softMem }, pid], last, 5000), [
+    { threshold: softMem, atMs: 1000 },
+    { threshold: pid, atMs: 5000 },
+  ]);
 });
 
 test('grace periods: hard at once, soft once held long enough', () => {
-  const observed = [{ threshold: hardMem, atMs: 10_000 }, { threshold: softMem, atMs: 10_000 }];
+  const observed = [
+    { threshold: hardMem, atMs: 10_000 },
+    { threshold: softMem, atMs: 10_000 },
+  ];
   assert.deepEqual(thresholdsMetGracePeriod(observed, 10_000), [hardMem]);
   assert.deepEqual(thresholdsMetGracePeriod(observed, 69_999), [hardMem]);
   assert.deepEqual(thresholdsMetGracePeriod(observed, 70_000), [hardMem, softMem]);
@@ -50,22 +77,38 @@ test('node conditions and their transition period', () => {
   assert.deepEqual(nodeConditions([pid, nodefs10, hardMem, softMem]), ['MemoryPressure', 'DiskPressure', 'PIDPressure']);
   const at = nodeConditionsLastObservedAt(['DiskPressure'], { MemoryPressure: 1000, DiskPressure: 1000 }, 9000);
   assert.deepEqual(at, { MemoryPressure: 1000, DiskPressure: 9000 });
-  const cases: [number, string[]][] = [[9000, ['MemoryPressure', 'DiskPressure']], [300_999, ['MemoryPressure', 'DiskPressure']], [301_000, ['DiskPressure']], [309_000, []]];
+  const cases: [number, string[]][] = [
+    [9000, ['MemoryPressure', 'DiskPressure']],
+    [300_999, ['MemoryPressure', 'DiskPressure']],
+    [301_000, ['DiskPressure']],
+    [309_000, []],
+  ];
   for (const [now, want] of cases) assert.deepEqual(nodeConditionsObservedSince(at, 300_000, now), want, `at ${now}`);
   // As upstream: a zero period reports nothing.
   assert.deepEqual(nodeConditionsObservedSince(at, 0, 9000), []);
 });
 
 test('updated stats: only thresholds whose observation moved on', () => {
-  const obs: Observations = { ...mem(0, 2000), 'pid.available': { available: 0, capacity: 10, timeMs: 1000 }, 'nodefs.available': { available: 0, capacity: 10 } };
-  const last: Observations = { ...mem(0, 1000), 'pid.available': { available: 0, capacity: 10, timeMs: 1000 }, 'nodefs.available': { available: 0, capacity: 10 } };
+  const obs: Observations = {
+    ...mem(0, 2000),
+    'pid.available': { available: 0, capacity: 10, timeMs: 1000 },
+    'nodefs.available': { available: 0, capacity: 10 },
+  };
+  const last: Observations = {
+    ...mem(0, 1000),
+    'pid.available': { available: 0, capacity: 10, timeMs: 1000 },
+    'nodefs.available': { available: 0, capacity: 10 },
+  };
   assert.deepEqual(thresholdsUpdatedStats([hardMem, pid, nodefs10], obs, last), [hardMem, nodefs10]);
   assert.deepEqual(thresholdsUpdatedStats([pid], obs, {}), [pid]);
 });
 
 test('byEvictionPriority puts memory first, the rest in order', () => {
   const alloc = { ...hardMem, signal: 'allocatableMemory.available' as const };
-  assert.deepEqual(byEvictionPriority([nodefs10, pid, alloc, hardMem]).map((t) => t.signal), ['allocatableMemory.available', 'memory.available', 'nodefs.available', 'pid.available']);
+  assert.deepEqual(
+    byEvictionPriority([nodefs10, pid, alloc, hardMem]).map((t) => t.signal),
+    ['allocatableMemory.available', 'memory.available', 'nodefs.available', 'pid.available'],
+  );
 });
 
 const layout = { dedicatedImageFs: false, splitContainerImageFs: false };
@@ -110,11 +153,16 @@ test('evaluate: memory is reclaimed before disk; disk names its node-level recla
   const obs: Observations = { ...mem(50 * Mi, 5), 'nodefs.available': { available: 1 * Gi, capacity: 100 * Gi, timeMs: 5 } };
   const r = round(initialEvictionState(), ts, obs, 5);
   assert.deepEqual(r.conditions, ['MemoryPressure', 'DiskPressure']);
-  assert.deepEqual(r.thresholds.map((t) => t.signal), ['memory.available', 'nodefs.available']);
+  assert.deepEqual(
+    r.thresholds.map((t) => t.signal),
+    ['memory.available', 'nodefs.available'],
+  );
   assert.equal(r.reclaim?.resource, 'memory');
   const disk = round(initialEvictionState(), ts, { ...obs, ...mem(Gi, 5) }, 5);
-  assert.deepEqual(disk.reclaim && { signal: disk.reclaim.threshold.signal, resource: disk.reclaim.resource, nodeReclaim: disk.reclaim.nodeReclaim },
-    { signal: 'nodefs.available', resource: 'ephemeral-storage', nodeReclaim: ['containers', 'images'] });
+  assert.deepEqual(
+    disk.reclaim && { signal: disk.reclaim.threshold.signal, resource: disk.reclaim.resource, nodeReclaim: disk.reclaim.nodeReclaim },
+    { signal: 'nodefs.available', resource: 'ephemeral-storage', nodeReclaim: ['containers', 'images'] },
+  );
 });
 
 test('reclaimSatisfied: nothing met once the minimum reclaim is counted', () => {

@@ -4,7 +4,15 @@
 import { nodeReclaimActions, type NodeReclaimAction } from './reclaim.ts';
 import { isHard, thresholdKey, thresholdQuantity } from './thresholds.ts';
 import type { Observations } from './observations.ts';
-import { PRESSURE_CONDITIONS, SIGNAL_CONDITION, SIGNAL_RESOURCE, type FsLayout, type PressureCondition, type ReclaimResource, type Threshold } from './types.ts';
+import {
+  PRESSURE_CONDITIONS,
+  SIGNAL_CONDITION,
+  SIGNAL_RESOURCE,
+  type FsLayout,
+  type PressureCondition,
+  type ReclaimResource,
+  type Threshold,
+} from './types.ts';
 
 /**
  * Pure: the thresholds whose signal is below the line. With enforceMinReclaim the line is
@@ -28,12 +36,20 @@ const sameValue = (a: Threshold['value'], b: Threshold['value']) =>
 export function mergeThresholds(a: Threshold[], b: Threshold[]): Threshold[] {
   const out = [...a];
   for (const t of b) {
-    if (!out.some((x) => x.signal === t.signal && x.operator === t.operator && x.gracePeriodMs === t.gracePeriodMs && sameValue(x.value, t.value))) out.push(t);
+    if (
+      !out.some(
+        (x) => x.signal === t.signal && x.operator === t.operator && x.gracePeriodMs === t.gracePeriodMs && sameValue(x.value, t.value),
+      )
+    )
+      out.push(t);
   }
   return out;
 }
 
-export interface ObservedAt { threshold: Threshold; atMs: number }
+export interface ObservedAt {
+  threshold: Threshold;
+  atMs: number;
+}
 
 /** Pure: when each met threshold was first met; one no longer met is forgotten, so its grace period restarts. */
 export function thresholdsFirstObservedAt(met: Threshold[], last: ObservedAt[], nowMs: number): ObservedAt[] {
@@ -55,7 +71,11 @@ export function nodeConditions(thresholds: Threshold[]): PressureCondition[] {
 export type ConditionsObservedAt = Partial<Record<PressureCondition, number>>;
 
 /** Pure: conditions seen now get now; the others keep when they were last seen. */
-export function nodeConditionsLastObservedAt(conditions: PressureCondition[], last: ConditionsObservedAt, nowMs: number): ConditionsObservedAt {
+export function nodeConditionsLastObservedAt(
+  conditions: PressureCondition[],
+  last: ConditionsObservedAt,
+  nowMs: number,
+): ConditionsObservedAt {
   const out: ConditionsObservedAt = { ...last };
   for (const c of conditions) out[c] = nowMs;
   return out;
@@ -99,7 +119,11 @@ export interface EvictionState {
 }
 
 export const initialEvictionState = (): EvictionState => ({
-  nodeConditions: [], thresholdsFirstObservedAt: [], nodeConditionsLastObservedAt: {}, thresholdsMet: [], lastObservations: {},
+  nodeConditions: [],
+  thresholdsFirstObservedAt: [],
+  nodeConditionsLastObservedAt: {},
+  thresholdsMet: [],
+  lastObservations: {},
 });
 
 export interface EvaluateInput {
@@ -146,15 +170,25 @@ export function evaluate(state: EvictionState, input: EvaluateInput): Evaluation
   const conditions = nodeConditionsObservedSince(lastObservedAt, input.pressureTransitionPeriodMs, nowMs);
   const graceMet = thresholdsMetGracePeriod(firstObservedAt, nowMs);
   const next: EvictionState = {
-    nodeConditions: conditions, thresholdsFirstObservedAt: firstObservedAt, nodeConditionsLastObservedAt: lastObservedAt,
-    thresholdsMet: graceMet, lastObservations: observations,
+    nodeConditions: conditions,
+    thresholdsFirstObservedAt: firstObservedAt,
+    nodeConditionsLastObservedAt: lastObservedAt,
+    thresholdsMet: graceMet,
+    lastObservations: observations,
   };
   const acting = byEvictionPriority(thresholdsUpdatedStats(graceMet, observations, state.lastObservations));
   const threshold = acting[0];
   if (!threshold) return { state: next, conditions, thresholds: acting };
   return {
-    state: next, conditions, thresholds: acting,
-    reclaim: { threshold, resource: SIGNAL_RESOURCE[threshold.signal], nodeReclaim: nodeReclaimActions(threshold.signal, input.layout), hard: isHard(threshold) },
+    state: next,
+    conditions,
+    thresholds: acting,
+    reclaim: {
+      threshold,
+      resource: SIGNAL_RESOURCE[threshold.signal],
+      nodeReclaim: nodeReclaimActions(threshold.signal, input.layout),
+      hard: isHard(threshold),
+    },
   };
 }
 

@@ -38,17 +38,26 @@ export interface Eviction {
 }
 
 /** Bytes print in binary form; inodes and pids, being counts, in decimal. */
-const printAvailable = (resource: ReclaimResource, n: number) => formatQuantity(n, resource === 'inodes' || resource === 'pids' ? 'DecimalSI' : 'BinarySI');
+const printAvailable = (resource: ReclaimResource, n: number) =>
+  formatQuantity(n, resource === 'inodes' || resource === 'pids' ? 'DecimalSI' : 'BinarySI');
 
 /** Pure: the message and event annotations for evicting a pod to reclaim a resource. */
-export function evictionMessage(resource: ReclaimResource, candidate: Candidate, thresholds: Threshold[], observations: Observations): { message: string; annotations: Record<string, string> } {
+export function evictionMessage(
+  resource: ReclaimResource,
+  candidate: Candidate,
+  thresholds: Threshold[],
+  observations: Observations,
+): { message: string; annotations: Record<string, string> } {
   let message = `The node was low on resource: ${resource}. `;
   // The first threshold on this resource with an observation: the line and what was left.
   for (const t of thresholds) {
     const o = observations[t.signal];
     if (SIGNAL_RESOURCE[t.signal] !== resource || !o) continue;
     // A configured amount prints as configured; a percentage as the bytes it came to.
-    const line = 'quantity' in t.value ? formatQuantity(t.value.quantity, t.value.format) : formatQuantity(thresholdQuantity(t.value, o.capacity), 'BinarySI');
+    const line =
+      'quantity' in t.value
+        ? formatQuantity(t.value.quantity, t.value.format)
+        : formatQuantity(thresholdQuantity(t.value, o.capacity), 'BinarySI');
     message += `Threshold quantity: ${line}, available: ${printAvailable(resource, o.available)}. `;
     break;
   }
@@ -56,12 +65,14 @@ export function evictionMessage(resource: ReclaimResource, candidate: Candidate,
   if (!stats) return { message, annotations: {} };
   // Ephemeral containers cannot state requests, so they are never named.
   const containers = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])];
-  const names: string[] = [], usages: string[] = [];
+  const names: string[] = [],
+    usages: string[] = [];
   for (const cs of stats.containers) {
     const c = containers.find((x) => x.name === cs.name);
     if (!c) continue;
     let usage: number | undefined;
-    if (resource === 'ephemeral-storage' && cs.rootfs?.usedBytes !== undefined && cs.logs?.usedBytes !== undefined) usage = cs.rootfs.usedBytes + cs.logs.usedBytes;
+    if (resource === 'ephemeral-storage' && cs.rootfs?.usedBytes !== undefined && cs.logs?.usedBytes !== undefined)
+      usage = cs.rootfs.usedBytes + cs.logs.usedBytes;
     if (resource === 'memory' && cs.memory?.workingSetBytes !== undefined) usage = cs.memory.workingSetBytes;
     // No request is a zero one, so any use is larger.
     const req = requestText(c, resource) ?? '0';
@@ -73,7 +84,11 @@ export function evictionMessage(resource: ReclaimResource, candidate: Candidate,
   }
   return {
     message,
-    annotations: { [OFFENDING_CONTAINERS_KEY]: names.join(','), [OFFENDING_CONTAINERS_USAGE_KEY]: usages.join(','), [STARVED_RESOURCE_KEY]: resource },
+    annotations: {
+      [OFFENDING_CONTAINERS_KEY]: names.join(','),
+      [OFFENDING_CONTAINERS_USAGE_KEY]: usages.join(','),
+      [STARVED_RESOURCE_KEY]: resource,
+    },
   };
 }
 
@@ -94,7 +109,11 @@ export function disruptionCondition(pod: Pod, message: string): DisruptionCondit
 }
 
 /** Pure: the status the pod ends in once its containers are stopped. */
-export const evictedStatus = (message: string): Pick<PodStatus, 'phase' | 'reason' | 'message'> => ({ phase: 'Failed', reason: EVICTED_REASON, message });
+export const evictedStatus = (message: string): Pick<PodStatus, 'phase' | 'reason' | 'message'> => ({
+  phase: 'Failed',
+  reason: EVICTED_REASON,
+  message,
+});
 
 /** upstream's PodIsEvicted: a Failed pod with reason Evicted. */
 export const isPodEvicted = (status: PodStatus | undefined) => status?.phase === 'Failed' && status.reason === EVICTED_REASON;
@@ -119,7 +138,12 @@ export function chooseEviction(ranked: Candidate[], input: ChooseInput): Evictio
   if (!victim) return undefined;
   const { message, annotations } = evictionMessage(input.resource, victim, input.thresholds, input.observations);
   return {
-    pod: victim.pod, gracePeriodSeconds: evictionGracePeriodSeconds(input.threshold, victim.pod, input.maxPodGracePeriodSeconds),
-    reason: EVICTED_REASON, message, annotations, condition: disruptionCondition(victim.pod, message), signal: input.threshold.signal,
+    pod: victim.pod,
+    gracePeriodSeconds: evictionGracePeriodSeconds(input.threshold, victim.pod, input.maxPodGracePeriodSeconds),
+    reason: EVICTED_REASON,
+    message,
+    annotations,
+    condition: disruptionCondition(victim.pod, message),
+    signal: input.threshold.signal,
   };
 }

@@ -9,14 +9,25 @@ import type { Eviction } from './evicted-status.ts';
 
 const MiB = 2 ** 20;
 const T = '2026-11-22T12:00:00Z';
-const pod = (name: string, resources?: object): Pod => ({ metadata: { name, namespace: 'ns', uid: name }, spec: { containers: [{ name: 'main', ...(resources ? { resources } : {}) }] } });
+const pod = (name: string, resources?: object): Pod => ({
+  metadata: { name, namespace: 'ns', uid: name },
+  spec: { containers: [{ name: 'main', ...(resources ? { resources } : {}) }] },
+});
 const guaranteed = pod('guaranteed', { requests: { cpu: '50m', memory: '32Mi' }, limits: { cpu: '50m', memory: '32Mi' } });
 const hog = pod('hog');
 const fs = { time: T, capacityBytes: 100e9, availableBytes: 50e9, inodes: 1e6, inodesFree: 5e5 };
 const summary = (availableMiB: number, time = T): Summary => ({
-  node: { nodeName: 'vm', startTime: T, memory: { time, availableBytes: availableMiB * MiB, workingSetBytes: 1000 * MiB }, fs, runtime: { imageFs: fs } },
+  node: {
+    nodeName: 'vm',
+    startTime: T,
+    memory: { time, availableBytes: availableMiB * MiB, workingSetBytes: 1000 * MiB },
+    fs,
+    runtime: { imageFs: fs },
+  },
   pods: [guaranteed, hog].map((p) => ({
-    podRef: { name: p.metadata!.name!, namespace: 'ns', uid: p.metadata!.uid! }, startTime: T, containers: [],
+    podRef: { name: p.metadata!.name!, namespace: 'ns', uid: p.metadata!.uid! },
+    startTime: T,
+    containers: [],
     memory: { time, workingSetBytes: (p === hog ? 600 : 10) * MiB },
   })),
 });
@@ -25,13 +36,23 @@ function manager(samples: Summary[]) {
   const evicted: Eviction[] = [];
   const conditions: string[][] = [];
   const m = startEvictionManager({
-    thresholds: parseThresholds({ evictionHard: { 'memory.available': '500Mi' } }), pressureTransitionPeriodMs: 30_000, maxPodGracePeriodSeconds: 0,
-    summary: async () => samples.shift()!, facts: () => ({}), pods: () => [guaranteed, hog],
+    thresholds: parseThresholds({ evictionHard: { 'memory.available': '500Mi' } }),
+    pressureTransitionPeriodMs: 30_000,
+    maxPodGracePeriodSeconds: 0,
+    summary: async () => samples.shift()!,
+    facts: () => ({}),
+    pods: () => [guaranteed, hog],
     reclaim: { containers: async () => {}, images: async () => {} },
-    evict: async (e) => { evicted.push(e); return true; },
+    evict: async (e) => {
+      evicted.push(e);
+      return true;
+    },
     onConditions: (c) => conditions.push([...c]),
-    events: { event() {} } as unknown as EvictionDeps['events'], node: { kind: 'Node', name: 'vm' }, log: logger('test'),
-    observe: { evicted() {}, round() {}, error() {} }, intervalMs: 1e9,
+    events: { event() {} } as unknown as EvictionDeps['events'],
+    node: { kind: 'Node', name: 'vm' },
+    log: logger('test'),
+    observe: { evicted() {}, round() {}, error() {} },
+    intervalMs: 1e9,
   });
   return { m, evicted, conditions };
 }
@@ -42,9 +63,16 @@ test('eviction manager: memory below the threshold reports MemoryPressure, evict
   assert.deepEqual([conditions, evicted], [[], []], 'nothing while memory is plentiful');
   await m.synchronize();
   assert.deepEqual(conditions, [['MemoryPressure']]);
-  assert.deepEqual(evicted.map((e) => [e.pod.metadata!.name, e.gracePeriodSeconds, e.condition?.type]), [['hog', 1, 'DisruptionTarget']]);
+  assert.deepEqual(
+    evicted.map((e) => [e.pod.metadata!.name, e.gracePeriodSeconds, e.condition?.type]),
+    [['hog', 1, 'DisruptionTarget']],
+  );
   assert.match(evicted[0]!.message, /^The node was low on resource: memory\. Threshold quantity: 500Mi, available: 300Mi\./);
-  assert.deepEqual(m.admit(pod('besteffort')), { admit: false, reason: 'Evicted', message: 'Pod was rejected: The node had condition: [MemoryPressure]. ' });
+  assert.deepEqual(m.admit(pod('besteffort')), {
+    admit: false,
+    reason: 'Evicted',
+    message: 'Pod was rejected: The node had condition: [MemoryPressure]. ',
+  });
   assert.deepEqual(m.admit(guaranteed), { admit: true });
   m.stop();
 });

@@ -65,7 +65,8 @@ export interface EvictionManager {
  */
 export function fsLayoutOf(s: Summary): FsLayout {
   const differs = (a?: FsStats, b?: FsStats) => !!a && !!b && (a.capacityBytes !== b.capacityBytes || a.inodes !== b.inodes);
-  const image = s.node.runtime?.imageFs, container = s.node.runtime?.containerFs;
+  const image = s.node.runtime?.imageFs,
+    container = s.node.runtime?.containerFs;
   return { dedicatedImageFs: differs(image, s.node.fs), splitContainerImageFs: differs(container, image) };
 }
 
@@ -73,12 +74,17 @@ export function fsLayoutOf(s: Summary): FsLayout {
 function memoryNear(thresholds: Threshold[], o: Observations): boolean {
   return thresholds.some((t) => {
     const ob = o[t.signal];
-    return (t.signal === 'memory.available' || t.signal === 'allocatableMemory.available') && ob !== undefined && ob.available < 2 * thresholdQuantity(t.value, ob.capacity);
+    return (
+      (t.signal === 'memory.available' || t.signal === 'allocatableMemory.available') &&
+      ob !== undefined &&
+      ob.available < 2 * thresholdQuantity(t.value, ob.capacity)
+    );
   });
 }
 
 export function startEvictionManager(d: EvictionDeps): EvictionManager {
-  const intervalMs = d.intervalMs ?? 10_000, fastMs = d.fastIntervalMs ?? 2_000;
+  const intervalMs = d.intervalMs ?? 10_000,
+    fastMs = d.fastIntervalMs ?? 2_000;
   let state = initialEvictionState();
   let conditions: PressureCondition[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -91,7 +97,13 @@ export function startEvictionManager(d: EvictionDeps): EvictionManager {
     const observations = makeObservations(summary, d.facts());
     const layout = fsLayoutOf(summary);
     const thresholds = withContainerFsThresholds(d.thresholds, layout).thresholds;
-    const ev = evaluate(state, { thresholds, observations, nowMs: Date.now(), pressureTransitionPeriodMs: d.pressureTransitionPeriodMs, layout });
+    const ev = evaluate(state, {
+      thresholds,
+      observations,
+      nowMs: Date.now(),
+      pressureTransitionPeriodMs: d.pressureTransitionPeriodMs,
+      layout,
+    });
     state = ev.state;
     if (ev.conditions.join() !== conditions.join()) {
       d.log.info('Node pressure conditions changed', { from: conditions, to: ev.conditions });
@@ -105,7 +117,11 @@ export function startEvictionManager(d: EvictionDeps): EvictionManager {
     d.events.event(d.node, 'Warning', 'EvictionThresholdMet', `Attempting to reclaim ${r.resource}`);
     if (r.nodeReclaim.length) {
       for (const action of r.nodeReclaim) {
-        try { await d.reclaim[action](); } catch (e) { d.log.warn('Node-level reclaim failed', { action, err: e }); }
+        try {
+          await d.reclaim[action]();
+        } catch (e) {
+          d.log.warn('Node-level reclaim failed', { action, err: e });
+        }
       }
       if (reclaimSatisfied(ev.thresholds, makeObservations(await d.summary(true), d.facts()))) {
         d.log.info('Eviction manager: node-level reclaim was enough; no pod evicted', { resourceName: r.resource });
@@ -113,18 +129,36 @@ export function startEvictionManager(d: EvictionDeps): EvictionManager {
       }
     }
     const stats = new Map(summary.pods.map((p) => [p.podRef.uid, p]));
-    const ranked = rankForEviction(d.pods().map((pod) => ({ pod, stats: stats.get(pod.metadata!.uid!) })), r.threshold.signal, layout);
+    const ranked = rankForEviction(
+      d.pods().map((pod) => ({ pod, stats: stats.get(pod.metadata!.uid!) })),
+      r.threshold.signal,
+      layout,
+    );
     for (const t of ev.thresholds) {
       const timeMs = observations[t.signal]?.timeMs;
       if (timeMs !== undefined) d.observe.statsAge?.(t.signal, (Date.now() - timeMs) / 1000);
     }
-    const eviction = chooseEviction(ranked, { threshold: r.threshold, resource: r.resource, thresholds: ev.thresholds, observations, maxPodGracePeriodSeconds: d.maxPodGracePeriodSeconds });
+    const eviction = chooseEviction(ranked, {
+      threshold: r.threshold,
+      resource: r.resource,
+      thresholds: ev.thresholds,
+      observations,
+      maxPodGracePeriodSeconds: d.maxPodGracePeriodSeconds,
+    });
     if (!eviction) {
-      d.log.warn('Eviction manager: no pod can be evicted to reclaim (only critical pods run)', { resourceName: r.resource, pods: ranked.length });
+      d.log.warn('Eviction manager: no pod can be evicted to reclaim (only critical pods run)', {
+        resourceName: r.resource,
+        pods: ranked.length,
+      });
       return near;
     }
     const pod = eviction.pod;
-    d.log.info('Evicting pod', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: pod.metadata!.uid, signal: eviction.signal, message: eviction.message });
+    d.log.info('Evicting pod', {
+      pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+      podUID: pod.metadata!.uid,
+      signal: eviction.signal,
+      message: eviction.message,
+    });
     d.events.event(podRef(pod), 'Warning', 'Evicted', eviction.message);
     d.observe.evicted(eviction.signal);
     // Upstream waits for the pod's cleanup before the next round, so one eviction's relief is seen first.
@@ -136,10 +170,18 @@ export function startEvictionManager(d: EvictionDeps): EvictionManager {
     if (stopped) return;
     const started = performance.now();
     let soon = false;
-    try { soon = await round(); } catch (e) { d.observe.error(); d.log.error('Eviction manager round failed', { err: e }); }
+    try {
+      soon = await round();
+    } catch (e) {
+      d.observe.error();
+      d.log.error('Eviction manager round failed', { err: e });
+    }
     fast = soon;
     d.observe.round((performance.now() - started) / 1000);
-    if (!stopped) { timer = setTimeout(loop, jittered(soon ? fastMs : intervalMs, 0.1)); timer.unref(); }
+    if (!stopped) {
+      timer = setTimeout(loop, jittered(soon ? fastMs : intervalMs, 0.1));
+      timer.unref();
+    }
   };
   timer = setTimeout(loop, jittered(intervalMs, 0.5));
   timer.unref();
@@ -147,7 +189,12 @@ export function startEvictionManager(d: EvictionDeps): EvictionManager {
   return {
     conditions: () => conditions,
     admit: (pod) => admitUnderPressure(pod, conditions),
-    synchronize: async () => { fast = await round(); },
-    stop() { stopped = true; clearTimeout(timer); },
+    synchronize: async () => {
+      fast = await round();
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
   };
 }

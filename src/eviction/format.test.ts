@@ -25,8 +25,14 @@ test('formatQuantity prints as Go resource.Quantity.String()', () => {
 
 test('canonicalQuantity keeps the format the text was written in', () => {
   const cases: [string, string | undefined][] = [
-    ['100Mi', '100Mi'], ['1024Mi', '1Gi'], ['1.5Gi', '1536Mi'], ['500M', '500M'], ['1000', '1k'],
-    ['128974848', '128974848'], ['0', '0'], ['lots', undefined],
+    ['100Mi', '100Mi'],
+    ['1024Mi', '1Gi'],
+    ['1.5Gi', '1536Mi'],
+    ['500M', '500M'],
+    ['1000', '1k'],
+    ['128974848', '128974848'],
+    ['0', '0'],
+    ['lots', undefined],
   ];
   for (const [text, want] of cases) assert.equal(canonicalQuantity(text), want, text);
 });

@@ -4,9 +4,27 @@
 import { parseQuantity } from '../resources/quantity.ts';
 import type { QuantityFormat } from './types.ts';
 
-const BINARY: [string, number][] = [['Ei', 2 ** 60], ['Pi', 2 ** 50], ['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]];
-const DECIMAL: [string, number][] = [['E', 1e18], ['P', 1e15], ['T', 1e12], ['G', 1e9], ['M', 1e6], ['k', 1e3]];
-const SUB: [string, number][] = [['m', 1e3], ['u', 1e6], ['n', 1e9]];
+const BINARY: [string, number][] = [
+  ['Ei', 2 ** 60],
+  ['Pi', 2 ** 50],
+  ['Ti', 2 ** 40],
+  ['Gi', 2 ** 30],
+  ['Mi', 2 ** 20],
+  ['Ki', 2 ** 10],
+];
+const DECIMAL: [string, number][] = [
+  ['E', 1e18],
+  ['P', 1e15],
+  ['T', 1e12],
+  ['G', 1e9],
+  ['M', 1e6],
+  ['k', 1e3],
+];
+const SUB: [string, number][] = [
+  ['m', 1e3],
+  ['u', 1e6],
+  ['n', 1e9],
+];
 
 function decimal(n: number): string {
   if (Number.isInteger(n)) {

@@ -16,7 +16,10 @@ const ES = 'ephemeral-storage';
 const limitOf = (c: Container) => c.resources?.limits?.[ES];
 
 /** A limit as Go holds it: the value, and the format of the first text it was summed from. */
-interface Amount { value: number; format: QuantityFormat }
+interface Amount {
+  value: number;
+  format: QuantityFormat;
+}
 
 /**
  * The pod's ephemeral-storage limit (PodLimits): the containers' sum, or more while an init
@@ -28,7 +31,8 @@ function podLimit(pod: Pod): Amount | undefined {
   if (first === undefined) return undefined;
   const v = (c: Container) => parseQuantity(limitOf(c) ?? '0') ?? 0;
   let sum = (pod.spec?.containers ?? []).reduce((n, c) => n + v(c), 0);
-  let sidecars = 0, initPeak = 0;
+  let sidecars = 0,
+    initPeak = 0;
   for (const c of pod.spec?.initContainers ?? []) {
     if (isSidecar(c)) {
       sum += v(c);
@@ -51,7 +55,8 @@ function emptyDirOverLimit({ pod, stats }: WithStats): string | undefined {
     const limit = v.emptyDir?.sizeLimit;
     const u = used.get(v.name);
     const size = limit === undefined ? undefined : parseQuantity(limit);
-    if (u !== undefined && size !== undefined && size > 0 && u > size) return `Usage of EmptyDir volume ${JSON.stringify(v.name)} exceeds the limit ${JSON.stringify(show(limit!))}. `;
+    if (u !== undefined && size !== undefined && size > 0 && u > size)
+      return `Usage of EmptyDir volume ${JSON.stringify(v.name)} exceeds the limit ${JSON.stringify(show(limit!))}. `;
   }
   return undefined;
 }
@@ -60,7 +65,9 @@ function podOverLimit({ pod, stats }: WithStats): string | undefined {
   const limit = podLimit(pod);
   if (!limit) return undefined;
   const used = stats['ephemeral-storage']?.usedBytes ?? 0;
-  return used > limit.value ? `Pod ephemeral local storage usage exceeds the total limit of containers ${formatQuantity(limit.value, limit.format)}. ` : undefined;
+  return used > limit.value
+    ? `Pod ephemeral local storage usage exceeds the total limit of containers ${formatQuantity(limit.value, limit.format)}. `
+    : undefined;
 }
 
 function containerOverLimit({ pod, stats }: WithStats, dedicatedImageFs: boolean): string | undefined {
@@ -68,9 +75,10 @@ function containerOverLimit({ pod, stats }: WithStats, dedicatedImageFs: boolean
   const limits = new Map((pod.spec?.containers ?? []).filter((c) => parseQuantity(limitOf(c) ?? '0')).map((c) => [c.name, limitOf(c)!]));
   for (const cs of stats.containers) {
     // The writable layer counts only where it shares the node's filesystem.
-    const used = (cs.logs?.usedBytes ?? 0) + (dedicatedImageFs ? 0 : cs.rootfs?.usedBytes ?? 0);
+    const used = (cs.logs?.usedBytes ?? 0) + (dedicatedImageFs ? 0 : (cs.rootfs?.usedBytes ?? 0));
     const limit = limits.get(cs.name);
-    if (limit !== undefined && used > parseQuantity(limit)!) return `Container ${cs.name} exceeded its local ephemeral storage limit ${JSON.stringify(show(limit))}. `;
+    if (limit !== undefined && used > parseQuantity(limit)!)
+      return `Container ${cs.name} exceeded its local ephemeral storage limit ${JSON.stringify(show(limit))}. `;
   }
   return undefined;
 }
@@ -85,7 +93,15 @@ export function localStorageEvictions(candidates: Candidate[], opts: { dedicated
     if ((message = emptyDirOverLimit(s))) signal = 'emptydirfs.limit';
     else if ((message = podOverLimit(s))) signal = 'ephemeralpodfs.limit';
     else if ((message = containerOverLimit(s, opts.dedicatedImageFs))) signal = 'ephemeralcontainerfs.limit';
-    if (message && signal) out.push({ pod: c.pod, gracePeriodSeconds: IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, reason: EVICTED_REASON, message, annotations: {}, signal });
+    if (message && signal)
+      out.push({
+        pod: c.pod,
+        gracePeriodSeconds: IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS,
+        reason: EVICTED_REASON,
+        message,
+        annotations: {},
+        signal,
+      });
   }
   return out;
 }

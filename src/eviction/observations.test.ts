@@ -3,25 +3,28 @@ import assert from 'node:assert/strict';
 import type { Summary } from '../stats/summary-types.ts';
 import { makeObservations } from './observations.ts';
 
-const T = '2026-01-02T03:04:05Z', MS = Date.parse(T);
+const T = '2026-01-02T03:04:05Z',
+  MS = Date.parse(T);
 const Gi = 2 ** 30;
 
 const summary = (node: Partial<Summary['node']> = {}): Summary => ({ node: { nodeName: 'vm', startTime: T, ...node }, pods: [] });
 
 test('every signal from a full Summary', () => {
-  const got = makeObservations(summary({
-    memory: { time: T, availableBytes: 3 * Gi, workingSetBytes: 5 * Gi },
-    systemContainers: [
-      { name: 'kubelet', startTime: T, memory: { time: T, availableBytes: 1, workingSetBytes: 1 } },
-      { name: 'pods', startTime: T, memory: { time: T, availableBytes: 2 * Gi, workingSetBytes: 4 * Gi } },
-    ],
-    fs: { time: T, availableBytes: 40 * Gi, capacityBytes: 100 * Gi, inodesFree: 900, inodes: 1000 },
-    runtime: {
-      imageFs: { time: T, availableBytes: 10 * Gi, capacityBytes: 50 * Gi, inodesFree: 80, inodes: 100 },
-      containerFs: { time: T, availableBytes: 20 * Gi, capacityBytes: 60 * Gi, inodesFree: 70, inodes: 90 },
-    },
-    rlimit: { time: T, maxpid: 4_194_304, curproc: 300 },
-  }));
+  const got = makeObservations(
+    summary({
+      memory: { time: T, availableBytes: 3 * Gi, workingSetBytes: 5 * Gi },
+      systemContainers: [
+        { name: 'kubelet', startTime: T, memory: { time: T, availableBytes: 1, workingSetBytes: 1 } },
+        { name: 'pods', startTime: T, memory: { time: T, availableBytes: 2 * Gi, workingSetBytes: 4 * Gi } },
+      ],
+      fs: { time: T, availableBytes: 40 * Gi, capacityBytes: 100 * Gi, inodesFree: 900, inodes: 1000 },
+      runtime: {
+        imageFs: { time: T, availableBytes: 10 * Gi, capacityBytes: 50 * Gi, inodesFree: 80, inodes: 100 },
+        containerFs: { time: T, availableBytes: 20 * Gi, capacityBytes: 60 * Gi, inodesFree: 70, inodes: 90 },
+      },
+      rlimit: { time: T, maxpid: 4_194_304, curproc: 300 },
+    }),
+  );
   assert.deepEqual(got, {
     'memory.available': { available: 3 * Gi, capacity: 8 * Gi, timeMs: MS },
     'allocatableMemory.available': { available: 2 * Gi, capacity: 6 * Gi, timeMs: MS },
@@ -56,7 +59,9 @@ test('missing figures: signals absent, containerfs from nodefs, node facts filli
 });
 
 test('no pods system container, no allocatable signal; a Summary with nothing, no observations', () => {
-  const got = makeObservations(summary({ memory: { time: T, availableBytes: 1, workingSetBytes: 1 }, systemContainers: [{ name: 'kubelet', startTime: T }] }));
+  const got = makeObservations(
+    summary({ memory: { time: T, availableBytes: 1, workingSetBytes: 1 }, systemContainers: [{ name: 'kubelet', startTime: T }] }),
+  );
   assert.deepEqual(Object.keys(got), ['memory.available']);
   assert.deepEqual(makeObservations(summary()), {});
 });

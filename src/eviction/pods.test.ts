@@ -4,7 +4,11 @@ import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { podPriority, podRequest } from './pods.ts';
 import { isCriticalPod } from '../podutil/podutil.ts';
 
-const c = (name: string, memory?: string, extra: Partial<Container> = {}): Container => ({ name, ...(memory ? { resources: { requests: { memory } } } : {}), ...extra });
+const c = (name: string, memory?: string, extra: Partial<Container> = {}): Container => ({
+  name,
+  ...(memory ? { resources: { requests: { memory } } } : {}),
+  ...extra,
+});
 
 test('critical pods: static, mirror, system-critical priority', () => {
   const cases: [string, Pod, boolean][] = [
@@ -29,8 +33,16 @@ test('podRequest: containers summed, init containers and sidecars, limits standi
     ['sum', { containers: [c('a', '100Mi'), c('b', '50Mi')] }, 150 * Mi],
     ['limit stands in for a missing request', { containers: [c('a', undefined, { resources: { limits: { memory: '64Mi' } } })] }, 64 * Mi],
     ['a big init container', { containers: [c('a', '100Mi')], initContainers: [c('i', '300Mi')] }, 300 * Mi],
-    ['a sidecar adds to the sum', { containers: [c('a', '100Mi')], initContainers: [c('s', '50Mi', { restartPolicy: 'Always' })] }, 150 * Mi],
-    ['an init container after a sidecar runs beside it', { containers: [c('a', '100Mi')], initContainers: [c('s', '50Mi', { restartPolicy: 'Always' }), c('i', '200Mi')] }, 250 * Mi],
+    [
+      'a sidecar adds to the sum',
+      { containers: [c('a', '100Mi')], initContainers: [c('s', '50Mi', { restartPolicy: 'Always' })] },
+      150 * Mi,
+    ],
+    [
+      'an init container after a sidecar runs beside it',
+      { containers: [c('a', '100Mi')], initContainers: [c('s', '50Mi', { restartPolicy: 'Always' }), c('i', '200Mi')] },
+      250 * Mi,
+    ],
     ['overhead on a non-zero request', { containers: [c('a', '100Mi')], overhead: { memory: '10Mi' } }, 110 * Mi],
     ['no overhead on a zero request', { containers: [c('a')], overhead: { memory: '10Mi' } }, 0],
   ];

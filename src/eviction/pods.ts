@@ -7,7 +7,8 @@ import { isSidecar } from '../podutil/podutil.ts';
 export const podPriority = (pod: Pod) => pod.spec?.priority ?? 0;
 
 /** The text of a container's request; limits stand in, as the apiserver's defaulting copies them. */
-export const requestText = (c: Container, resource: string): string | undefined => c.resources?.requests?.[resource] ?? c.resources?.limits?.[resource];
+export const requestText = (c: Container, resource: string): string | undefined =>
+  c.resources?.requests?.[resource] ?? c.resources?.limits?.[resource];
 
 const request = (c: Container, resource: string) => parseQuantity(requestText(c, resource) ?? '0') ?? 0;
 
@@ -18,7 +19,8 @@ const request = (c: Container, resource: string) => parseQuantity(requestText(c,
  */
 export function podRequest(pod: Pod, resource: string): number {
   let sum = (pod.spec?.containers ?? []).reduce((n, c) => n + request(c, resource), 0);
-  let sidecars = 0, initPeak = 0;
+  let sidecars = 0,
+    initPeak = 0;
   for (const c of pod.spec?.initContainers ?? []) {
     if (isSidecar(c)) {
       // A sidecar keeps running beside everything after it.

@@ -10,21 +10,36 @@ const Mi = 2 ** 20;
 const one = { dedicatedImageFs: false, splitContainerImageFs: false };
 const image = { dedicatedImageFs: true, splitContainerImageFs: false };
 
-const pod = (name: string, o: { priority?: number; memory?: string; storage?: string; volumes?: NonNullable<Pod['spec']>['volumes'] } = {}): Pod => ({
+const pod = (
+  name: string,
+  o: { priority?: number; memory?: string; storage?: string; volumes?: NonNullable<Pod['spec']>['volumes'] } = {},
+): Pod => ({
   metadata: { name, uid: name },
   spec: {
-    priority: o.priority, volumes: o.volumes,
-    containers: [{ name: 'c', resources: { requests: { ...(o.memory ? { memory: o.memory } : {}), ...(o.storage ? { 'ephemeral-storage': o.storage } : {}) } } }],
+    priority: o.priority,
+    volumes: o.volumes,
+    containers: [
+      {
+        name: 'c',
+        resources: { requests: { ...(o.memory ? { memory: o.memory } : {}), ...(o.storage ? { 'ephemeral-storage': o.storage } : {}) } },
+      },
+    ],
   },
 });
-const stats = (name: string, o: { ws?: number; procs?: number; rootfs?: number; logs?: number; rootInodes?: number; volumes?: [string, number][] } = {}): PodStats => {
+const stats = (
+  name: string,
+  o: { ws?: number; procs?: number; rootfs?: number; logs?: number; rootInodes?: number; volumes?: [string, number][] } = {},
+): PodStats => {
   const c: ContainerStats = {
-    name: 'c', startTime: T,
+    name: 'c',
+    startTime: T,
     ...(o.rootfs !== undefined ? { rootfs: { time: T, usedBytes: o.rootfs, inodesUsed: o.rootInodes ?? 0 } } : {}),
     ...(o.logs !== undefined ? { logs: { time: T, usedBytes: o.logs, inodesUsed: 1 } } : {}),
   };
   return {
-    podRef: { name, namespace: 'default', uid: name }, startTime: T, containers: [c],
+    podRef: { name, namespace: 'default', uid: name },
+    startTime: T,
+    containers: [c],
     memory: o.ws !== undefined ? { time: T, workingSetBytes: o.ws } : undefined,
     process_stats: o.procs !== undefined ? { process_count: o.procs } : undefined,
     volume: o.volumes?.map(([n, used]) => ({ time: T, name: n, usedBytes: used, inodesUsed: 0 })),
@@ -41,8 +56,22 @@ test('memory pressure: no stats first, then over request by priority, then usage
     { pod: pod('no-stats', { priority: 5000 }) },
     { pod: pod('within-less', { memory: '300Mi' }), stats: stats('within-less', { ws: 100 * Mi }) },
   ];
-  assert.deepEqual(names(rankForEviction(candidates, 'memory.available', one)), ['no-stats', 'over-big', 'over-small', 'over-high-prio', 'within-request', 'within-less']);
-  assert.deepEqual(names(rankForEviction(candidates, 'allocatableMemory.available', one)), ['no-stats', 'over-big', 'over-small', 'over-high-prio', 'within-request', 'within-less']);
+  assert.deepEqual(names(rankForEviction(candidates, 'memory.available', one)), [
+    'no-stats',
+    'over-big',
+    'over-small',
+    'over-high-prio',
+    'within-request',
+    'within-less',
+  ]);
+  assert.deepEqual(names(rankForEviction(candidates, 'allocatableMemory.available', one)), [
+    'no-stats',
+    'over-big',
+    'over-small',
+    'over-high-prio',
+    'within-request',
+    'within-less',
+  ]);
 });
 
 test('pid pressure: priority, then process count', () => {
@@ -58,7 +87,10 @@ test('disk pressure: over ephemeral-storage request, priority, then usage above 
   const candidates: Candidate[] = [
     { pod: pod('big-layer', { storage: '1Gi' }), stats: stats('big-layer', { rootfs: 900 * Mi, logs: 10 * Mi }) },
     { pod: pod('chatty', { storage: '1Gi' }), stats: stats('chatty', { rootfs: 1 * Mi, logs: 500 * Mi }) },
-    { pod: pod('scratch', { storage: '100Mi', volumes: [{ name: 'tmp', emptyDir: {} }] }), stats: stats('scratch', { rootfs: 0, logs: 0, volumes: [['tmp', 300 * Mi]] }) },
+    {
+      pod: pod('scratch', { storage: '100Mi', volumes: [{ name: 'tmp', emptyDir: {} }] }),
+      stats: stats('scratch', { rootfs: 0, logs: 0, volumes: [['tmp', 300 * Mi]] }),
+    },
   ];
   // One filesystem: everything counts; only scratch is over its request.
   assert.deepEqual(names(rankForEviction(candidates, 'nodefs.available', one)), ['scratch', 'big-layer', 'chatty']);
@@ -78,8 +110,25 @@ test('inode pressure: any inode use exceeds the (absent) request', () => {
 });
 
 test('podDiskUsage: container layers and logs, local volumes but not memory-backed ones', () => {
-  const p = pod('p', { volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'shm', emptyDir: { medium: 'Memory' } }, { name: 'host', hostPath: { path: '/x' } }, { name: 'cfg', configMap: { name: 'c' } }] });
-  const s = stats('p', { rootfs: 100, logs: 10, rootInodes: 4, volumes: [['scratch', 1000], ['shm', 50_000], ['host', 7], ['cfg', 3]] });
+  const p = pod('p', {
+    volumes: [
+      { name: 'scratch', emptyDir: {} },
+      { name: 'shm', emptyDir: { medium: 'Memory' } },
+      { name: 'host', hostPath: { path: '/x' } },
+      { name: 'cfg', configMap: { name: 'c' } },
+    ],
+  });
+  const s = stats('p', {
+    rootfs: 100,
+    logs: 10,
+    rootInodes: 4,
+    volumes: [
+      ['scratch', 1000],
+      ['shm', 50_000],
+      ['host', 7],
+      ['cfg', 3],
+    ],
+  });
   assert.deepEqual(podDiskUsage(s, p, ['root', 'logs', 'localVolumeSource']), { bytes: 1120, inodes: 5 });
   assert.deepEqual(podDiskUsage(s, p, ['logs']), { bytes: 10, inodes: 1 });
   assert.deepEqual(podDiskUsage(s, p, ['images']), { bytes: 0, inodes: 0 });

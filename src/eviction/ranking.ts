@@ -23,18 +23,22 @@ type Cmp = (a: Candidate, b: Candidate) => number;
 const cmpBool = (a: boolean, b: boolean) => (a === b ? 0 : a ? -1 : 1);
 
 /** Wraps a comparison so pods without stats sort first, as upstream's every stats comparison does. */
-const withStats = (cmp: (a: Candidate & { stats: PodStats }, b: Candidate & { stats: PodStats }) => number): Cmp => (a, b) =>
-  !a.stats || !b.stats ? cmpBool(!a.stats, !b.stats) : cmp(a as Candidate & { stats: PodStats }, b as Candidate & { stats: PodStats });
+const withStats =
+  (cmp: (a: Candidate & { stats: PodStats }, b: Candidate & { stats: PodStats }) => number): Cmp =>
+  (a, b) =>
+    !a.stats || !b.stats ? cmpBool(!a.stats, !b.stats) : cmp(a as Candidate & { stats: PodStats }, b as Candidate & { stats: PodStats });
 
 const priority: Cmp = (a, b) => Math.sign(podPriority(a.pod) - podPriority(b.pod));
 
 const memoryUsage = (s: PodStats) => s.memory?.workingSetBytes ?? 0;
 
 const exceedMemoryRequests = withStats((a, b) =>
-  cmpBool(memoryUsage(a.stats) > podRequest(a.pod, 'memory'), memoryUsage(b.stats) > podRequest(b.pod, 'memory')));
+  cmpBool(memoryUsage(a.stats) > podRequest(a.pod, 'memory'), memoryUsage(b.stats) > podRequest(b.pod, 'memory')),
+);
 
 const memory = withStats((a, b) =>
-  Math.sign((memoryUsage(b.stats) - podRequest(b.pod, 'memory')) - (memoryUsage(a.stats) - podRequest(a.pod, 'memory'))));
+  Math.sign(memoryUsage(b.stats) - podRequest(b.pod, 'memory') - (memoryUsage(a.stats) - podRequest(a.pod, 'memory'))),
+);
 
 const processCount = (s: PodStats) => s.process_stats?.process_count ?? 0;
 const processes = withStats((a, b) => Math.sign(processCount(b.stats) - processCount(a.stats)));
@@ -43,7 +47,9 @@ const used = (fs: FsStats | undefined) => ({ bytes: fs?.usedBytes ?? 0, inodes: 
 
 /** Volumes on the node's disk that die with the pod (hostPath, and upstream's IsLocalEphemeralVolume). */
 function localVolumeNames(pod: Pod): string[] {
-  return (pod.spec?.volumes ?? []).filter((v) => v.hostPath || v.gitRepo || v.configMap || (v.emptyDir && !v.emptyDir.medium)).map((v) => v.name);
+  return (pod.spec?.volumes ?? [])
+    .filter((v) => v.hostPath || v.gitRepo || v.configMap || (v.emptyDir && !v.emptyDir.medium))
+    .map((v) => v.name);
 }
 
 /** Pure: a pod's disk use, in bytes and inodes, over the kinds of stats measured. */
@@ -68,13 +74,21 @@ const diskOf = (c: Candidate & { stats: PodStats }, measure: FsStatsType[], reso
   return resource === 'inodes' ? u.inodes : u.bytes;
 };
 
-const exceedDiskRequests = (measure: FsStatsType[], resource: DiskResource) => withStats((a, b) =>
-  // Nothing requests inodes, so any inode use "exceeds" its request, as upstream.
-  cmpBool(diskOf(a, measure, resource) > podRequest(a.pod, resource), diskOf(b, measure, resource) > podRequest(b.pod, resource)));
+const exceedDiskRequests = (measure: FsStatsType[], resource: DiskResource) =>
+  withStats((a, b) =>
+    // Nothing requests inodes, so any inode use "exceeds" its request, as upstream.
+    cmpBool(diskOf(a, measure, resource) > podRequest(a.pod, resource), diskOf(b, measure, resource) > podRequest(b.pod, resource)),
+  );
 
 // Upstream subtracts the ephemeral-storage request even when ranking by inodes; kept.
-const disk = (measure: FsStatsType[], resource: DiskResource) => withStats((a, b) =>
-  Math.sign((diskOf(b, measure, resource) - podRequest(b.pod, 'ephemeral-storage')) - (diskOf(a, measure, resource) - podRequest(a.pod, 'ephemeral-storage'))));
+const disk = (measure: FsStatsType[], resource: DiskResource) =>
+  withStats((a, b) =>
+    Math.sign(
+      diskOf(b, measure, resource) -
+        podRequest(b.pod, 'ephemeral-storage') -
+        (diskOf(a, measure, resource) - podRequest(a.pod, 'ephemeral-storage')),
+    ),
+  );
 
 function orderedBy(candidates: Candidate[], ...cmps: Cmp[]): Candidate[] {
   return [...candidates].sort((a, b) => {

@@ -23,5 +23,6 @@ test('node-level reclaim per signal and filesystem layout', () => {
     ['nodefs.available', split, ['containers']],
     ['containerfs.available', split, ['containers']],
   ];
-  for (const [signal, layout, want] of cases) assert.deepEqual(nodeReclaimActions(signal, layout), want, `${signal} ${JSON.stringify(layout)}`);
+  for (const [signal, layout, want] of cases)
+    assert.deepEqual(nodeReclaimActions(signal, layout), want, `${signal} ${JSON.stringify(layout)}`);
 });

@@ -52,7 +52,8 @@ function parseStatement(name: string, text: string): Threshold | undefined {
     return { signal, operator: 'LessThan', value: { percentage }, gracePeriodMs: 0 };
   }
   const value = parseAmount(text);
-  if (value.quantity <= 0) throw new Error(`eviction threshold ${signal} must be positive: ${formatQuantity(value.quantity, value.format)}`);
+  if (value.quantity <= 0)
+    throw new Error(`eviction threshold ${signal} must be positive: ${formatQuantity(value.quantity, value.format)}`);
   return { signal, operator: 'LessThan', value, gracePeriodMs: 0 };
 }
 
@@ -93,7 +94,9 @@ function parseMinimumReclaims(m: Record<string, string>): Map<Signal, ThresholdV
  */
 export function parseThresholds(s: EvictionSettings): Threshold[] {
   const parseAll = (m: Record<string, string> = {}) =>
-    Object.entries(m).map(([k, v]) => parseStatement(k, v)).filter((t): t is Threshold => t !== undefined);
+    Object.entries(m)
+      .map(([k, v]) => parseStatement(k, v))
+      .filter((t): t is Threshold => t !== undefined);
   const hard = parseAll(s.evictionHard);
   const softStatements = parseAll(s.evictionSoft);
   const grace = parseGracePeriods(s.evictionSoftGracePeriod ?? {});
@@ -108,7 +111,8 @@ export function parseThresholds(s: EvictionSettings): Threshold[] {
   if (!(s.enforceNodeAllocatable ?? ['pods']).includes('pods')) return all;
   // Pods are held to allocatable by their cgroup; the same hard line on that cgroup's memory
   // evicts before the kernel OOM-kills inside it.
-  const allocatable = all.filter((t) => t.signal === 'memory.available' && isHard(t))
+  const allocatable = all
+    .filter((t) => t.signal === 'memory.available' && isHard(t))
     .map((t): Threshold => ({ ...t, signal: 'allocatableMemory.available' }));
   return [...all, ...allocatable];
 }

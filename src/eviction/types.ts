@@ -4,10 +4,14 @@
 
 /** The signals upstream accepts in evictionHard/evictionSoft (swap.available is not one: upstream refuses it too). */
 export const SIGNALS = [
-  'memory.available', 'allocatableMemory.available',
-  'nodefs.available', 'nodefs.inodesFree',
-  'imagefs.available', 'imagefs.inodesFree',
-  'containerfs.available', 'containerfs.inodesFree',
+  'memory.available',
+  'allocatableMemory.available',
+  'nodefs.available',
+  'nodefs.inodesFree',
+  'imagefs.available',
+  'imagefs.inodesFree',
+  'containerfs.available',
+  'containerfs.inodesFree',
   'pid.available',
 ] as const;
 export type Signal = (typeof SIGNALS)[number];
@@ -39,18 +43,26 @@ export const PRESSURE_CONDITIONS: readonly PressureCondition[] = ['MemoryPressur
 export type ReclaimResource = 'memory' | 'ephemeral-storage' | 'inodes' | 'pids';
 
 export const SIGNAL_CONDITION: Record<Signal, PressureCondition> = {
-  'memory.available': 'MemoryPressure', 'allocatableMemory.available': 'MemoryPressure',
-  'nodefs.available': 'DiskPressure', 'nodefs.inodesFree': 'DiskPressure',
-  'imagefs.available': 'DiskPressure', 'imagefs.inodesFree': 'DiskPressure',
-  'containerfs.available': 'DiskPressure', 'containerfs.inodesFree': 'DiskPressure',
+  'memory.available': 'MemoryPressure',
+  'allocatableMemory.available': 'MemoryPressure',
+  'nodefs.available': 'DiskPressure',
+  'nodefs.inodesFree': 'DiskPressure',
+  'imagefs.available': 'DiskPressure',
+  'imagefs.inodesFree': 'DiskPressure',
+  'containerfs.available': 'DiskPressure',
+  'containerfs.inodesFree': 'DiskPressure',
   'pid.available': 'PIDPressure',
 };
 
 export const SIGNAL_RESOURCE: Record<Signal, ReclaimResource> = {
-  'memory.available': 'memory', 'allocatableMemory.available': 'memory',
-  'nodefs.available': 'ephemeral-storage', 'nodefs.inodesFree': 'inodes',
-  'imagefs.available': 'ephemeral-storage', 'imagefs.inodesFree': 'inodes',
-  'containerfs.available': 'ephemeral-storage', 'containerfs.inodesFree': 'inodes',
+  'memory.available': 'memory',
+  'allocatableMemory.available': 'memory',
+  'nodefs.available': 'ephemeral-storage',
+  'nodefs.inodesFree': 'inodes',
+  'imagefs.available': 'ephemeral-storage',
+  'imagefs.inodesFree': 'inodes',
+  'containerfs.available': 'ephemeral-storage',
+  'containerfs.inodesFree': 'inodes',
   'pid.available': 'pids',
 };
 

@@ -12,11 +12,18 @@ function fakes(pods: PodRuntimeStatus[], o: { owned?: string[]; logDirs?: string
   const errors: string[] = [];
   let runtime = new Map(pods.map((p) => [p.uid, p]));
   const owned = new Set(o.owned ?? []);
-  const call = (s: string) => async () => { calls.push(s); };
+  const call = (s: string) => async () => {
+    calls.push(s);
+  };
   const runtimeFake: GCRuntime = {
     pods: async () => runtime,
-    stopContainer: async (id, t) => { calls.push(`stopContainer ${id} ${t}`); },
-    removeContainer: async (id) => { calls.push(`removeContainer ${id}`); if (id === o.failRemove) throw new Error('boom'); },
+    stopContainer: async (id, t) => {
+      calls.push(`stopContainer ${id} ${t}`);
+    },
+    removeContainer: async (id) => {
+      calls.push(`removeContainer ${id}`);
+      if (id === o.failRemove) throw new Error('boom');
+    },
     stopSandbox: async (id) => call(`stopSandbox ${id}`)(),
     removeSandbox: async (id) => call(`removeSandbox ${id}`)(),
   };
@@ -24,12 +31,35 @@ function fakes(pods: PodRuntimeStatus[], o: { owned?: string[]; logDirs?: string
     listPodDirs: () => new Set(owned),
     listLogDirs: () => o.logDirs ?? [],
     mountedPods: () => new Set(),
-    removePodDir: (_root, uid) => { calls.push(`removePodDir ${uid}`); owned.delete(uid); },
-    removeLogDir: (_dir, name) => { calls.push(`removeLogDir ${name}`); },
-    removePodCgroups: (uid) => { calls.push(`removePodCgroups ${uid}`); },
+    removePodDir: (_root, uid) => {
+      calls.push(`removePodDir ${uid}`);
+      owned.delete(uid);
+    },
+    removeLogDir: (_dir, name) => {
+      calls.push(`removeLogDir ${name}`);
+    },
+    removePodCgroups: (uid) => {
+      calls.push(`removePodCgroups ${uid}`);
+    },
   };
-  const log: Logger = { info: () => {}, v: () => {}, warn: () => {}, error: (m) => { errors.push(m); } };
-  return { calls, errors, disk, runtimeFake, log, setRuntime: (p: PodRuntimeStatus[]) => { runtime = new Map(p.map((x) => [x.uid, x])); } };
+  const log: Logger = {
+    info: () => {},
+    v: () => {},
+    warn: () => {},
+    error: (m) => {
+      errors.push(m);
+    },
+  };
+  return {
+    calls,
+    errors,
+    disk,
+    runtimeFake,
+    log,
+    setRuntime: (p: PodRuntimeStatus[]) => {
+      runtime = new Map(p.map((x) => [x.uid, x]));
+    },
+  };
 }
 
 const orphan = rt('o', [ctr('c1', 'main', 'running', '9', 1, 's1'), ctr('c0', 'main', 'exited', '5', 0, 's1')], [sb('s1', 1, true)]);
@@ -38,8 +68,24 @@ test('collector: an orphan is stopped, then removed; its dirs go on the next pas
   const f = fakes([orphan], { owned: ['o'], logDirs: ['ns_web_o', 'ns_other_x'] });
   const counts: Record<string, number> = {};
   let orphans = 0;
-  const c = startCollector({ runtime: f.runtimeFake, known: () => new Map(), sourcesReady: () => true, rootDir: '/r', podLogsDir: '/l', log: f.log, disk: f.disk,
-    observe: { removed: (k, n) => { counts[k] = (counts[k] ?? 0) + n; }, orphan: () => orphans++ } }, { loop: false });
+  const c = startCollector(
+    {
+      runtime: f.runtimeFake,
+      known: () => new Map(),
+      sourcesReady: () => true,
+      rootDir: '/r',
+      podLogsDir: '/l',
+      log: f.log,
+      disk: f.disk,
+      observe: {
+        removed: (k, n) => {
+          counts[k] = (counts[k] ?? 0) + n;
+        },
+        orphan: () => orphans++,
+      },
+    },
+    { loop: false },
+  );
   await c.housekeeping();
   assert.deepEqual(f.calls, ['stopContainer c1 2', 'stopSandbox s1', 'removeContainer c1', 'removeContainer c0', 'removeSandbox s1']);
   f.calls.length = 0;
@@ -54,14 +100,35 @@ test('collector: an orphan is stopped, then removed; its dirs go on the next pas
 test('collector: nothing is killed before the sources are ready, nor what a worker took over meanwhile', async () => {
   const f = fakes([orphan], { owned: ['o'] });
   let ready = false;
-  const c = startCollector({ runtime: f.runtimeFake, known: () => new Map(), sourcesReady: () => ready, rootDir: '/r', podLogsDir: '/l', log: f.log, disk: f.disk }, { loop: false });
+  const c = startCollector(
+    {
+      runtime: f.runtimeFake,
+      known: () => new Map(),
+      sourcesReady: () => ready,
+      rootDir: '/r',
+      podLogsDir: '/l',
+      log: f.log,
+      disk: f.disk,
+    },
+    { loop: false },
+  );
   await c.housekeeping();
   assert.deepEqual(f.calls, []);
   // Unknown when the plan is made, known by the time it would be executed.
   ready = true;
   let reads = 0;
-  const c2 = startCollector({ runtime: f.runtimeFake, known: () => (reads++ ? new Map<string, KnownPod>([['o', live]]) : new Map()), sourcesReady: () => true,
-    rootDir: '/r', podLogsDir: '/l', log: f.log, disk: f.disk }, { loop: false });
+  const c2 = startCollector(
+    {
+      runtime: f.runtimeFake,
+      known: () => (reads++ ? new Map<string, KnownPod>([['o', live]]) : new Map()),
+      sourcesReady: () => true,
+      rootDir: '/r',
+      podLogsDir: '/l',
+      log: f.log,
+      disk: f.disk,
+    },
+    { loop: false },
+  );
   await c2.housekeeping();
   assert.deepEqual(f.calls, []);
 });
@@ -69,7 +136,18 @@ test('collector: nothing is killed before the sources are ready, nor what a work
 test('collector: a failed item is logged and backs off alone', async () => {
   const pods = [rt('p', [ctr('a2', 'main', 'exited', '9', 2), ctr('a1', 'main', 'exited', '5', 1), ctr('a0', 'main', 'exited', '3', 0)])];
   const f = fakes(pods, { failRemove: 'a1' });
-  const c = startCollector({ runtime: f.runtimeFake, known: () => new Map([['p', live]]), sourcesReady: () => true, rootDir: '/r', podLogsDir: '/l', log: f.log, disk: f.disk }, { loop: false });
+  const c = startCollector(
+    {
+      runtime: f.runtimeFake,
+      known: () => new Map([['p', live]]),
+      sourcesReady: () => true,
+      rootDir: '/r',
+      podLogsDir: '/l',
+      log: f.log,
+      disk: f.disk,
+    },
+    { loop: false },
+  );
   await c.collect();
   assert.deepEqual(f.calls, ['removeContainer a1', 'removeContainer a0']);
   assert.deepEqual(f.errors, ['Failed to remove dead container']);
@@ -81,8 +159,18 @@ test('collector: a failed item is logged and backs off alone', async () => {
 test('collector: GC removes the containers first, then stops each sandbox before removing it', async () => {
   const pods = [rt('p', [ctr('x', 'main', 'exited', '5', 0, 's0')], [sb('s1', 1, true), sb('s0', 0, false)])];
   const f = fakes(pods);
-  const c = startCollector({ runtime: f.runtimeFake, known: () => new Map([['p', { state: 'terminated', deleted: true }]]), sourcesReady: () => true,
-    rootDir: '/r', podLogsDir: '/l', log: f.log, disk: f.disk }, { loop: false });
+  const c = startCollector(
+    {
+      runtime: f.runtimeFake,
+      known: () => new Map([['p', { state: 'terminated', deleted: true }]]),
+      sourcesReady: () => true,
+      rootDir: '/r',
+      podLogsDir: '/l',
+      log: f.log,
+      disk: f.disk,
+    },
+    { loop: false },
+  );
   await c.collect();
   assert.deepEqual(f.calls, ['removeContainer x', 'stopSandbox s1', 'removeSandbox s1', 'stopSandbox s0', 'removeSandbox s0']);
 });
@@ -90,8 +178,18 @@ test('collector: GC removes the containers first, then stops each sandbox before
 test('collector: the loop runs housekeeping and GC, and stops', async () => {
   const f = fakes([]);
   const loops: string[] = [];
-  const c = startCollector({ runtime: f.runtimeFake, known: () => new Map(), sourcesReady: () => true, rootDir: '/r', podLogsDir: '/l', log: f.log, disk: f.disk,
-    housekeepingMs: 10, gcMs: 1000, observe: { duration: (loop) => loops.push(loop) } });
+  const c = startCollector({
+    runtime: f.runtimeFake,
+    known: () => new Map(),
+    sourcesReady: () => true,
+    rootDir: '/r',
+    podLogsDir: '/l',
+    log: f.log,
+    disk: f.disk,
+    housekeepingMs: 10,
+    gcMs: 1000,
+    observe: { duration: (loop) => loops.push(loop) },
+  });
   await new Promise((r) => setTimeout(r, 60));
   c.stop();
   assert.equal(loops[0], 'housekeeping');
@@ -103,10 +201,18 @@ test('collector: a gone pod with volumes still mounted has them unmounted, then 
   const f = fakes([], { owned: ['o'] });
   const mounted = new Set(['o']);
   const disk: GCDisk = {
-    ...f.disk, mountedPods: () => new Set(mounted),
-    unmountPodVolumes: async (root, uid) => { f.calls.push(`unmountPodVolumes ${root} ${uid}`); mounted.delete(uid); return 1; },
+    ...f.disk,
+    mountedPods: () => new Set(mounted),
+    unmountPodVolumes: async (root, uid) => {
+      f.calls.push(`unmountPodVolumes ${root} ${uid}`);
+      mounted.delete(uid);
+      return 1;
+    },
   };
-  const c = startCollector({ runtime: f.runtimeFake, known: () => new Map(), sourcesReady: () => true, rootDir: '/r', podLogsDir: '/l', log: f.log, disk }, { loop: false });
+  const c = startCollector(
+    { runtime: f.runtimeFake, known: () => new Map(), sourcesReady: () => true, rootDir: '/r', podLogsDir: '/l', log: f.log, disk },
+    { loop: false },
+  );
   await c.housekeeping();
   assert.deepEqual(f.calls, ['unmountPodVolumes /r o']);
   await c.housekeeping();

@@ -54,8 +54,12 @@ const ORPHAN_GRACE_SECONDS = 2;
 /** Per-item retry: an item that failed is skipped until its back-off passes. */
 class ItemRetry {
   readonly #items = new Map<string, { b: Backoff; until: number }>();
-  due(key: string, now: number) { return (this.#items.get(key)?.until ?? 0) <= now; }
-  ok(key: string) { this.#items.delete(key); }
+  due(key: string, now: number) {
+    return (this.#items.get(key)?.until ?? 0) <= now;
+  }
+  ok(key: string) {
+    this.#items.delete(key);
+  }
   failed(key: string, now: number): number {
     let f = this.#items.get(key);
     if (!f) this.#items.set(key, (f = { b: backoff(2000, 300_000), until: 0 }));
@@ -64,7 +68,9 @@ class ItemRetry {
     return wait;
   }
   /** Forgets items no longer planned (removed some other way). */
-  retain(keys: Set<string>) { for (const k of this.#items.keys()) if (!keys.has(k)) this.#items.delete(k); }
+  retain(keys: Set<string>) {
+    for (const k of this.#items.keys()) if (!keys.has(k)) this.#items.delete(k);
+  }
 }
 
 export interface Collector {
@@ -79,11 +85,14 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
   const disk = d.disk ?? realDisk;
   const policy = d.policy ?? DEFAULT_CONTAINER_GC_POLICY;
   const abort = new AbortController();
-  const hkItems = new ItemRetry(), gcItems = new ItemRetry();
+  const hkItems = new ItemRetry(),
+    gcItems = new ItemRetry();
   let podNames = new Map<string, string>(); // uid -> namespace/name, from log dir names, for log lines
 
   const scope = (): Scope => ({ known: d.known(), owned: disk.listPodDirs(d.rootDir), sourcesReady: d.sourcesReady() });
-  const removed = (kind: Removed, n = 1) => { if (n) d.observe?.removed?.(kind, n); };
+  const removed = (kind: Removed, n = 1) => {
+    if (n) d.observe?.removed?.(kind, n);
+  };
   const ref = (uid: string) => ({ pod: podNames.get(uid), podUID: uid });
 
   /** Runs one item unless it is backing off; false when it failed. */
@@ -105,9 +114,21 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
     // sandbox, so a pod seen in the runtime but unknown afterwards really is unknown.
     const runtime = await d.runtime.pods();
     const logDirs = disk.listLogDirs(d.podLogsDir);
-    podNames = new Map(logDirs.map((n) => { const [ns, ...rest] = n.split('_'); rest.pop(); return [logDirUID(n), `${ns}/${rest.join('_')}`]; }));
+    podNames = new Map(
+      logDirs.map((n) => {
+        const [ns, ...rest] = n.split('_');
+        rest.pop();
+        return [logDirUID(n), `${ns}/${rest.join('_')}`];
+      }),
+    );
     const plan = planHousekeeping({ runtime, scope: scope(), logDirs, mountedPods: disk.mountedPods(d.rootDir) });
-    hkItems.retain(new Set([...plan.orphans.map((o) => `orphan/${o.uid}`), ...plan.dirs.map((x) => `dir/${x.uid}`), ...plan.mounted.map((u) => `mounted/${u}`)]));
+    hkItems.retain(
+      new Set([
+        ...plan.orphans.map((o) => `orphan/${o.uid}`),
+        ...plan.dirs.map((x) => `dir/${x.uid}`),
+        ...plan.mounted.map((u) => `mounted/${u}`),
+      ]),
+    );
 
     for (const o of plan.orphans) {
       if (abort.signal.aborted) return;
@@ -129,7 +150,7 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
       if (abort.signal.aborted) return;
       if (d.known().has(uid)) continue;
       await item(hkItems, `mounted/${uid}`, 'unmount the volumes of an orphaned pod', ref(uid), async () => {
-        const n = await disk.unmountPodVolumes?.(d.rootDir, uid) ?? 0;
+        const n = (await disk.unmountPodVolumes?.(d.rootDir, uid)) ?? 0;
         if (n) d.log.info('Unmounted the volumes of a pod that is gone', { ...ref(uid), volumes: n });
         else d.log.v(3, 'Orphaned pod found, but volumes are still mounted; not removing its directory', ref(uid));
       });
@@ -139,7 +160,10 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
       // Checked and removed in one synchronous stretch: no worker can appear in between.
       if (d.known().has(x.uid)) continue;
       await item(hkItems, `dir/${x.uid}`, 'remove orphaned pod directories', ref(x.uid), () => {
-        for (const n of x.logDirs) { disk.removeLogDir(d.podLogsDir, n); removed('pod_log_dir'); }
+        for (const n of x.logDirs) {
+          disk.removeLogDir(d.podLogsDir, n);
+          removed('pod_log_dir');
+        }
         disk.removePodCgroups(x.uid);
         disk.removePodDir(d.rootDir, x.uid); // last: it marks the pod as ours
         removed('pod_dir');
@@ -154,26 +178,33 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
     const containers = planContainerGC(runtime.values(), s, policy, new Date());
     const sandboxes = planSandboxGC(runtime.values(), s, new Set(containers.map((c) => c.id)));
     gcItems.retain(new Set([...containers.map((c) => `container/${c.id}`), ...sandboxes.map((x) => `sandbox/${x.id}`)]));
-    let nc = 0, ns = 0;
+    let nc = 0,
+      ns = 0;
     for (const c of containers) {
       if (abort.signal.aborted) return;
       const fields = { ...ref(c.uid), container: c.name, containerID: c.id, attempt: c.attempt, reason: c.reason };
-      if (await item(gcItems, `container/${c.id}`, 'remove dead container', fields, async () => {
-        d.log.v(4, 'Removing container', fields);
-        // Its state is unknown: it may still run (upstream kills it first).
-        if (c.stopFirst) await d.runtime.stopContainer(c.id, ORPHAN_GRACE_SECONDS);
-        await d.runtime.removeContainer(c.id);
-      })) nc++;
+      if (
+        await item(gcItems, `container/${c.id}`, 'remove dead container', fields, async () => {
+          d.log.v(4, 'Removing container', fields);
+          // Its state is unknown: it may still run (upstream kills it first).
+          if (c.stopFirst) await d.runtime.stopContainer(c.id, ORPHAN_GRACE_SECONDS);
+          await d.runtime.removeContainer(c.id);
+        })
+      )
+        nc++;
     }
     for (const x of sandboxes) {
       if (abort.signal.aborted) return;
       const fields = { ...ref(x.uid), podSandboxID: x.id, reason: x.reason };
-      if (await item(gcItems, `sandbox/${x.id}`, 'remove pod sandbox', fields, async () => {
-        d.log.v(4, 'Removing sandbox', fields);
-        // Stopping first also guards against a sandbox that was never stopped (as upstream).
-        await d.runtime.stopSandbox(x.id);
-        await d.runtime.removeSandbox(x.id);
-      })) ns++;
+      if (
+        await item(gcItems, `sandbox/${x.id}`, 'remove pod sandbox', fields, async () => {
+          d.log.v(4, 'Removing sandbox', fields);
+          // Stopping first also guards against a sandbox that was never stopped (as upstream).
+          await d.runtime.stopSandbox(x.id);
+          await d.runtime.removeSandbox(x.id);
+        })
+      )
+        ns++;
     }
     removed('container', nc);
     removed('sandbox', ns);
@@ -189,13 +220,19 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
 
   const timed = async (loop: 'housekeeping' | 'container_gc', fn: () => Promise<void>) => {
     const t0 = performance.now();
-    try { await fn(); } finally { d.observe?.duration?.(loop, (performance.now() - t0) / 1000); }
+    try {
+      await fn();
+    } finally {
+      d.observe?.duration?.(loop, (performance.now() - t0) / 1000);
+    }
   };
 
   if (opts.loop !== false) {
     (async () => {
-      const hkPeriod = d.housekeepingMs ?? 2000, gcPeriod = d.gcMs ?? 60_000;
-      const hkRetry = backoff(hkPeriod, 60_000), gcRetry = backoff(gcPeriod, 300_000);
+      const hkPeriod = d.housekeepingMs ?? 2000,
+        gcPeriod = d.gcMs ?? 60_000;
+      const hkRetry = backoff(hkPeriod, 60_000),
+        gcRetry = backoff(gcPeriod, 300_000);
       let nextGC = 0;
       while (!abort.signal.aborted) {
         let wait = jittered(hkPeriod, 0.2);

@@ -46,12 +46,17 @@ export function planContainerGC(pods: Iterable<PodRuntimeStatus>, scope: Scope, 
   for (const pod of pods) {
     if (!isOurs(pod.uid, scope)) continue;
     const gone = contentRemovable(pod.uid, scope);
-    const dead = pod.containers.filter((c) =>
-      c.phase !== 'running'
-      // A live pod's created container is about to start; the dead one before it is its lastState.
-      && (c.phase !== 'created' || gone)
-      && BigInt(c.createdAtNs || '0') <= newestGC);
-    if (gone) { remove(pod.uid, dead, 'pod deleted'); continue; }
+    const dead = pod.containers.filter(
+      (c) =>
+        c.phase !== 'running' &&
+        // A live pod's created container is about to start; the dead one before it is its lastState.
+        (c.phase !== 'created' || gone) &&
+        BigInt(c.createdAtNs || '0') <= newestGC,
+    );
+    if (gone) {
+      remove(pod.uid, dead, 'pod deleted');
+      continue;
+    }
     for (const c of dead) {
       const key = `${pod.uid}/${c.name}`;
       let u = units.get(key);

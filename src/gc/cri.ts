@@ -23,25 +23,44 @@ export interface GCRuntime {
 }
 
 const notFound = (e: unknown) => e instanceof CriError && e.code === status.NOT_FOUND;
-const unlessGone = (e: unknown) => { if (!notFound(e)) throw e; };
+const unlessGone = (e: unknown) => {
+  if (!notFound(e)) throw e;
+};
 
-export function criGCRuntime(cri: RuntimeClient, pods: () => Promise<ReadonlyMap<string, PodRuntimeStatus>>, podLogsDir: string): GCRuntime {
+export function criGCRuntime(
+  cri: RuntimeClient,
+  pods: () => Promise<ReadonlyMap<string, PodRuntimeStatus>>,
+  podLogsDir: string,
+): GCRuntime {
   const logsRoot = resolve(podLogsDir) + '/';
   return {
     pods,
-    async stopContainer(id, timeout) { await cri.stopContainer({ containerId: id, timeout }).catch(unlessGone); },
+    async stopContainer(id, timeout) {
+      await cri.stopContainer({ containerId: id, timeout }).catch(unlessGone);
+    },
     async removeContainer(id) {
       // Its log lives on after CRI forgets it (upstream's removeContainerLog): ask for the path first.
-      const st = await cri.containerStatus({ containerId: id }).then((r) => r.status, (e) => { unlessGone(e); return undefined; });
+      const st = await cri.containerStatus({ containerId: id }).then(
+        (r) => r.status,
+        (e) => {
+          unlessGone(e);
+          return undefined;
+        },
+      );
       const logPath = st?.logPath ?? '';
       await cri.removeContainer({ containerId: id }).catch(unlessGone);
       if (logPath && resolve(logPath).startsWith(logsRoot)) removeContainerLogs(resolve(logPath));
       // And its /var/log/containers symlink, named from the container's labels (upstream's removeContainerLog).
       const l = st?.labels ?? {};
-      if (l[labels.podName] && l[labels.podNamespace] && l[labels.containerName]) removeLogSymlink(legacyLogSymlink(l[labels.podName], l[labels.podNamespace], l[labels.containerName], id));
+      if (l[labels.podName] && l[labels.podNamespace] && l[labels.containerName])
+        removeLogSymlink(legacyLogSymlink(l[labels.podName], l[labels.podNamespace], l[labels.containerName], id));
     },
-    async stopSandbox(id) { await cri.stopPodSandbox({ podSandboxId: id }).catch(unlessGone); },
-    async removeSandbox(id) { await cri.removePodSandbox({ podSandboxId: id }).catch(unlessGone); },
+    async stopSandbox(id) {
+      await cri.stopPodSandbox({ podSandboxId: id }).catch(unlessGone);
+    },
+    async removeSandbox(id) {
+      await cri.removePodSandbox({ podSandboxId: id }).catch(unlessGone);
+    },
   };
 }
 
@@ -50,18 +69,39 @@ export function criGCRuntime(cri: RuntimeClient, pods: () => Promise<ReadonlyMap
  * containerd's CRI config names in its verbose Status, counts as pinned), the images its
  * containers name, the image filesystem's usage, and removal.
  */
-export async function criImageGC(cri: RuntimeClient, images: ImageClient, pods: () => Promise<ReadonlyMap<string, PodRuntimeStatus>>, fallbackFsPath: string): Promise<Pick<ImageGCDeps, 'images' | 'inUse' | 'fs' | 'remove'>> {
+export async function criImageGC(
+  cri: RuntimeClient,
+  images: ImageClient,
+  pods: () => Promise<ReadonlyMap<string, PodRuntimeStatus>>,
+  fallbackFsPath: string,
+): Promise<Pick<ImageGCDeps, 'images' | 'inUse' | 'fs' | 'remove'>> {
   const info = (await cri.status({ verbose: true })).info as Record<string, string> | undefined;
   let sandboxImage: string | undefined;
-  try { sandboxImage = (JSON.parse(info?.config ?? '{}') as { sandboxImage?: string }).sandboxImage; } catch { /* not containerd: nothing pinned by name */ }
+  try {
+    sandboxImage = (JSON.parse(info?.config ?? '{}') as { sandboxImage?: string }).sandboxImage;
+  } catch {
+    /* not containerd: nothing pinned by name */
+  }
   const fsPath = (await images.imageFsInfo({})).imageFilesystems[0]?.fsId?.mountpoint || fallbackFsPath;
   return {
-    images: async () => (await images.listImages({})).images.map((i) => ({
-      id: i.id, sizeBytes: Number(i.size), tags: i.repoTags, refs: [...i.repoTags, ...i.repoDigests],
-      pinned: i.pinned || (!!sandboxImage && i.repoTags.includes(sandboxImage)),
-    })),
+    images: async () =>
+      (await images.listImages({})).images.map((i) => ({
+        id: i.id,
+        sizeBytes: Number(i.size),
+        tags: i.repoTags,
+        refs: [...i.repoTags, ...i.repoDigests],
+        pinned: i.pinned || (!!sandboxImage && i.repoTags.includes(sandboxImage)),
+      })),
     inUse: async () => new Set([...(await pods()).values()].flatMap((p) => p.containers.flatMap((c) => [c.image, c.imageRef]))),
-    fs: () => { try { return filesystemStats(fsPath); } catch { return undefined; } },
-    remove: async (id) => { await images.removeImage({ image: { image: id } }).catch(unlessGone); },
+    fs: () => {
+      try {
+        return filesystemStats(fsPath);
+      } catch {
+        return undefined;
+      }
+    },
+    remove: async (id) => {
+      await images.removeImage({ image: { image: id } }).catch(unlessGone);
+    },
   };
 }

@@ -27,7 +27,12 @@ test('isSafeUID: one path segment only', () => {
 test('withPodDirs: the pod dir exists before the sync runs; the sync gets every argument', async () => {
   const root = mkdtempSync(join(tmpdir(), 'kts-gc-'));
   const seen: unknown[] = [];
-  const steps = { sync: async (...args: unknown[]) => { seen.push(existsSync(join(root, 'pods', 'u1')), ...args.slice(1)); return {}; } } as unknown as PodSteps;
+  const steps = {
+    sync: async (...args: unknown[]) => {
+      seen.push(existsSync(join(root, 'pods', 'u1')), ...args.slice(1));
+      return {};
+    },
+  } as unknown as PodSteps;
   const signal = new AbortController().signal;
   await withPodDirs(steps, root).sync({ metadata: { uid: 'u1' } } as Pod, signal);
   assert.deepEqual(seen, [true, signal]);

@@ -29,7 +29,9 @@ export function withPodDirs(steps: PodSteps, rootDir: string): PodSteps {
 
 const subdirs = (dir: string): string[] => {
   try {
-    return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw e;
@@ -59,7 +61,11 @@ export function podsWithMounts(mountinfo: string, podsDir: string): Set<string> 
 /** The pods whose directory still has something mounted below it. */
 export function mountedPods(rootDir: string): Set<string> {
   let podsDir: string;
-  try { podsDir = realpathSync(resolve(rootDir, 'pods')); } catch { return new Set(); }
+  try {
+    podsDir = realpathSync(resolve(rootDir, 'pods'));
+  } catch {
+    return new Set();
+  }
   return podsWithMounts(readFileSync('/proc/self/mountinfo', 'utf8'), podsDir);
 }
 
@@ -79,9 +85,14 @@ export function removeLogDir(podLogsDir: string, name: string): void {
 /** A removed container's log file and its rotated siblings (LOG.TIMESTAMP), as upstream's removeContainerLog. */
 export function removeContainerLogs(logPath: string): void {
   if (!logPath.startsWith('/')) return;
-  const dir = dirname(logPath), file = basename(logPath);
+  const dir = dirname(logPath),
+    file = basename(logPath);
   let names: string[];
-  try { names = readdirSync(dir); } catch { return; }
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
   for (const n of names) if (n === file || n.startsWith(`${file}.`)) rmSync(join(dir, n), { force: true });
 }
 

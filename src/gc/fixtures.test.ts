@@ -2,15 +2,33 @@
 import type { ContainerPhase, ContainerState, PodRuntimeStatus, SandboxState } from '../runtime/types.ts';
 import type { KnownPod, Scope } from './ownership.ts';
 
-export const ctr = (id: string, name: string, phase: ContainerPhase, createdAtNs: string, attempt = 0, sandboxId = 's1'): ContainerState =>
-  ({ id, sandboxId, name, attempt, phase, image: 'busybox', imageRef: 'sha256:x', hash: 'h', createdAtNs });
+export const ctr = (
+  id: string,
+  name: string,
+  phase: ContainerPhase,
+  createdAtNs: string,
+  attempt = 0,
+  sandboxId = 's1',
+): ContainerState => ({ id, sandboxId, name, attempt, phase, image: 'busybox', imageRef: 'sha256:x', hash: 'h', createdAtNs });
 
-export const sb = (id: string, attempt: number, ready: boolean, createdAtNs = String(attempt + 1)): SandboxState => ({ id, attempt, ready, createdAtNs });
+export const sb = (id: string, attempt: number, ready: boolean, createdAtNs = String(attempt + 1)): SandboxState => ({
+  id,
+  attempt,
+  ready,
+  createdAtNs,
+});
 
-export const rt = (uid: string, containers: ContainerState[], sandboxes: SandboxState[] = []): PodRuntimeStatus => ({ uid, containers, sandboxes });
+export const rt = (uid: string, containers: ContainerState[], sandboxes: SandboxState[] = []): PodRuntimeStatus => ({
+  uid,
+  containers,
+  sandboxes,
+});
 
-export const scope = (o: { known?: Record<string, KnownPod>; owned?: string[]; sourcesReady?: boolean } = {}): Scope =>
-  ({ known: new Map(Object.entries(o.known ?? {})), owned: new Set(o.owned ?? []), sourcesReady: o.sourcesReady ?? true });
+export const scope = (o: { known?: Record<string, KnownPod>; owned?: string[]; sourcesReady?: boolean } = {}): Scope => ({
+  known: new Map(Object.entries(o.known ?? {})),
+  owned: new Set(o.owned ?? []),
+  sourcesReady: o.sourcesReady ?? true,
+});
 
 export const live: KnownPod = { state: 'syncing', deleted: false };
 export const deletedTerminated: KnownPod = { state: 'terminated', deleted: true };

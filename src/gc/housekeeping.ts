@@ -67,7 +67,10 @@ export function planHousekeeping(i: HousekeepingInput): HousekeepingPlan {
   for (const uid of scope.owned) {
     // The pod dir is the ownership mark: it goes last, once nothing is left to collect.
     if (scope.known.has(uid) || inRuntime(uid)) continue;
-    if (i.mountedPods.has(uid)) { plan.mounted.push(uid); continue; }
+    if (i.mountedPods.has(uid)) {
+      plan.mounted.push(uid);
+      continue;
+    }
     plan.dirs.push({ uid, logDirs: i.logDirs.filter((n) => logDirUID(n) === uid) });
   }
   return plan;

@@ -2,27 +2,56 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bytesToFree, planImageGC, updateHistory, type ImageRecord } from './images.ts';
 
-const img = (id: string, sizeBytes: number, pinned = false): ImageRecord => ({ id, sizeBytes, pinned, tags: [`${id}:1`], refs: [`${id}:1`, `repo/${id}@sha256:${id}`] });
+const img = (id: string, sizeBytes: number, pinned = false): ImageRecord => ({
+  id,
+  sizeBytes,
+  pinned,
+  tags: [`${id}:1`],
+  refs: [`${id}:1`, `repo/${id}@sha256:${id}`],
+});
 const policy = { highThresholdPercent: 85, lowThresholdPercent: 80, minAgeMs: 120_000 };
 
 test('bytes to free: nothing under the high threshold; down to the low one above it', () => {
-  const cases: [number, number, number][] = [[100, 20, 0], [100, 16, 0], [100, 15, 5], [100, 5, 15], [0, 0, 0]];
+  const cases: [number, number, number][] = [
+    [100, 20, 0],
+    [100, 16, 0],
+    [100, 15, 5],
+    [100, 5, 15],
+    [0, 0, 0],
+  ];
   for (const [cap, avail, want] of cases) assert.equal(bytesToFree(cap, avail, policy), want, `${cap}/${avail}`);
 });
 
 test('plan: unused, unpinned, old enough images, least recently used first, until enough is freed', () => {
   const images = [img('used', 10), img('pause', 10, true), img('young', 10), img('a', 10), img('b', 10), img('c', 10)];
-  let h = updateHistory(new Map(), images.filter((i) => i.id !== 'young'), new Set(['used', 'b']), 0);
+  let h = updateHistory(
+    new Map(),
+    images.filter((i) => i.id !== 'young'),
+    new Set(['used', 'b']),
+    0,
+  );
   h = updateHistory(h, images, new Set(['used', 'c']), 200_000);
   // b was last used at 0, c at 200 s, a never: a, then b, then c.
-  assert.deepEqual(planImageGC(images, new Set(['used']), h, 200_000, policy.minAgeMs, 15).map((i) => i.id), ['a', 'b']);
-  assert.deepEqual(planImageGC(images, new Set(['used']), h, 200_000, policy.minAgeMs, Infinity).map((i) => i.id), ['a', 'b', 'c']);
+  assert.deepEqual(
+    planImageGC(images, new Set(['used']), h, 200_000, policy.minAgeMs, 15).map((i) => i.id),
+    ['a', 'b'],
+  );
+  assert.deepEqual(
+    planImageGC(images, new Set(['used']), h, 200_000, policy.minAgeMs, Infinity).map((i) => i.id),
+    ['a', 'b', 'c'],
+  );
   // Without a minimum age (the eviction manager's reclaim) the young image may go too
   // (never used, like a and b; first seen after them).
-  assert.deepEqual(planImageGC(images, new Set(['used']), h, 200_000, 0, Infinity).map((i) => i.id), ['a', 'b', 'young', 'c']);
+  assert.deepEqual(
+    planImageGC(images, new Set(['used']), h, 200_000, 0, Infinity).map((i) => i.id),
+    ['a', 'b', 'young', 'c'],
+  );
   assert.deepEqual(planImageGC(images, new Set(['used']), h, 200_000, policy.minAgeMs, 0), []);
   // A container names its image by tag or repo digest as often as by ID.
-  assert.deepEqual(planImageGC(images, new Set(['used', 'a:1', 'repo/b@sha256:b']), h, 200_000, policy.minAgeMs, Infinity).map((i) => i.id), ['c']);
+  assert.deepEqual(
+    planImageGC(images, new Set(['used', 'a:1', 'repo/b@sha256:b']), h, 200_000, policy.minAgeMs, Infinity).map((i) => i.id),
+    ['c'],
+  );
 });
 
 test('history forgets images that are gone and keeps when each was first seen', () => {

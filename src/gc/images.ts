@@ -8,20 +8,32 @@ import type { Logger } from '../log/log.ts';
 import { jittered } from '../backoff/backoff.ts';
 
 /** refs: every name the runtime may report a container's image by (ID, tags, repo digests). */
-export interface ImageRecord { id: string; sizeBytes: number; pinned: boolean; tags: string[]; refs: string[] }
+export interface ImageRecord {
+  id: string;
+  sizeBytes: number;
+  pinned: boolean;
+  tags: string[];
+  refs: string[];
+}
 
 /** Whether a container uses the image: containers name it by tag, digest or ID. */
 const used = (i: ImageRecord, inUse: Set<string>) => inUse.has(i.id) || i.refs.some((r) => inUse.has(r));
-export interface ImageGCPolicy { highThresholdPercent: number; lowThresholdPercent: number; minAgeMs: number }
+export interface ImageGCPolicy {
+  highThresholdPercent: number;
+  lowThresholdPercent: number;
+  minAgeMs: number;
+}
 /** When the kubelet first saw each image and last saw it in use (upstream's imageRecords). */
 export type ImageHistory = Map<string, { firstSeenMs: number; lastUsedMs: number }>;
 
 /** Pure: the history after this look at the images (gone ones are forgotten). */
 export function updateHistory(prev: ImageHistory, images: ImageRecord[], inUse: Set<string>, nowMs: number): ImageHistory {
-  return new Map(images.map((i) => {
-    const old = prev.get(i.id);
-    return [i.id, { firstSeenMs: old?.firstSeenMs ?? nowMs, lastUsedMs: used(i, inUse) ? nowMs : old?.lastUsedMs ?? 0 }];
-  }));
+  return new Map(
+    images.map((i) => {
+      const old = prev.get(i.id);
+      return [i.id, { firstSeenMs: old?.firstSeenMs ?? nowMs, lastUsedMs: used(i, inUse) ? nowMs : (old?.lastUsedMs ?? 0) }];
+    }),
+  );
 }
 
 /** Pure: bytes to free so usage falls to the low threshold; 0 while under the high one. */
@@ -33,10 +45,20 @@ export function bytesToFree(capacityBytes: number, availableBytes: number, p: Im
 }
 
 /** Pure: the images to remove, least recently used (then oldest) first, until `want` bytes are freed. */
-export function planImageGC(images: ImageRecord[], inUse: Set<string>, history: ImageHistory, nowMs: number, minAgeMs: number, want: number): ImageRecord[] {
+export function planImageGC(
+  images: ImageRecord[],
+  inUse: Set<string>,
+  history: ImageHistory,
+  nowMs: number,
+  minAgeMs: number,
+  want: number,
+): ImageRecord[] {
   const candidates = images
     .filter((i) => !i.pinned && !used(i, inUse) && nowMs - (history.get(i.id)?.firstSeenMs ?? nowMs) >= minAgeMs)
-    .sort((a, b) => (history.get(a.id)!.lastUsedMs - history.get(b.id)!.lastUsedMs) || (history.get(a.id)!.firstSeenMs - history.get(b.id)!.firstSeenMs));
+    .sort(
+      (a, b) =>
+        history.get(a.id)!.lastUsedMs - history.get(b.id)!.lastUsedMs || history.get(a.id)!.firstSeenMs - history.get(b.id)!.firstSeenMs,
+    );
   const out: ImageRecord[] = [];
   let freed = 0;
   for (const i of candidates) {
@@ -74,11 +96,13 @@ export function startImageGC(d: ImageGCDeps) {
     const want = all ? Infinity : fs ? bytesToFree(fs.capacityBytes, fs.availableBytes, d.policy) : 0;
     if (want === 0) return 0;
     const plan = planImageGC(images, inUse, history, now, all ? 0 : d.policy.minAgeMs, want);
-    let freed = 0, n = 0;
+    let freed = 0,
+      n = 0;
     for (const i of plan) {
       try {
         await d.remove(i.id);
-        freed += i.sizeBytes; n++;
+        freed += i.sizeBytes;
+        n++;
         d.log.info('Removed unused image', { image: i.tags[0] ?? i.id, imageID: i.id, size: i.sizeBytes });
       } catch (e) {
         d.log.warn('Failed to remove image', { imageID: i.id, err: e });
@@ -91,13 +115,34 @@ export function startImageGC(d: ImageGCDeps) {
 
   const loop = async () => {
     if (stopped) return;
-    try { await collect(); } catch (e) { d.observe.error(); d.log.error('Image garbage collection failed', { err: e }); }
-    if (!stopped) { timer = setTimeout(loop, jittered(d.intervalMs ?? 300_000, 0.1)); timer.unref(); }
+    try {
+      await collect();
+    } catch (e) {
+      d.observe.error();
+      d.log.error('Image garbage collection failed', { err: e });
+    }
+    if (!stopped) {
+      timer = setTimeout(loop, jittered(d.intervalMs ?? 300_000, 0.1));
+      timer.unref();
+    }
   };
   // Images are first noted at start (their age counts from then, as upstream's detectImages);
   // the first pass comes soon after, the rest every 5 min.
-  void Promise.all([d.images(), d.inUse()]).then(([images, inUse]) => { history = updateHistory(history, images, inUse, Date.now()); }, () => {});
+  void Promise.all([d.images(), d.inUse()]).then(
+    ([images, inUse]) => {
+      history = updateHistory(history, images, inUse, Date.now());
+    },
+    () => {},
+  );
   timer = setTimeout(loop, jittered(10_000, 0.2));
   timer.unref();
-  return { collect: async (all = false) => { await collect(all); }, stop() { stopped = true; clearTimeout(timer); } };
+  return {
+    collect: async (all = false) => {
+      await collect(all);
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }

@@ -14,7 +14,10 @@
 import type { PodState } from '../pods/lifecycle.ts';
 
 /** What the pod workers know of a pod: its lifecycle state, and whether its source deleted it. */
-export interface KnownPod { state: PodState; deleted: boolean }
+export interface KnownPod {
+  state: PodState;
+  deleted: boolean;
+}
 
 export interface Scope {
   /** The pods with a worker, by UID. */

@@ -5,10 +5,14 @@ import { globMatch, lookup, makeKeyring, registryKey, repositoryOf, urlsMatch, t
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const configJson = (auths: Record<string, unknown>, name = 's'): Secret => ({
-  metadata: { name, namespace: 'ns' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64(JSON.stringify({ auths })) },
+  metadata: { name, namespace: 'ns' },
+  type: 'kubernetes.io/dockerconfigjson',
+  data: { '.dockerconfigjson': b64(JSON.stringify({ auths })) },
 });
 const dockercfg = (cfg: Record<string, unknown>, name = 'old'): Secret => ({
-  metadata: { name, namespace: 'ns' }, type: 'kubernetes.io/dockercfg', data: { '.dockercfg': b64(JSON.stringify(cfg)) },
+  metadata: { name, namespace: 'ns' },
+  type: 'kubernetes.io/dockercfg',
+  data: { '.dockercfg': b64(JSON.stringify(cfg)) },
 });
 const user = (username: string, password = 'pw') => ({ username, password });
 
@@ -121,7 +125,11 @@ test('lookup: matching credentials, most specific key first, Docker Hub fallback
 test('lookup: a docker.io key matches Docker Hub images directly; the same key in two secrets keeps secret order', () => {
   const one = user('one');
   const two = user('two');
-  const keyring = makeKeyring([configJson({ 'docker.io': one }, 'a'), configJson({ 'https://docker.io': two }, 'b'), configJson({ 'index.docker.io': user('hub') }, 'c')]);
+  const keyring = makeKeyring([
+    configJson({ 'docker.io': one }, 'a'),
+    configJson({ 'https://docker.io': two }, 'b'),
+    configJson({ 'index.docker.io': user('hub') }, 'c'),
+  ]);
   assert.deepEqual(lookup(keyring, 'busybox'), [one, two]);
   assert.deepEqual(lookup(keyring, 'ghcr.io/x/y'), []);
 });
@@ -142,7 +150,11 @@ test('lookup: host with port and glob keys (upstream TestDockerKeyringForGlob an
     ['*.docker.io:1111', 'prefix.docker.io:1111/path'],
   ];
   for (const [key, target] of hits) {
-    assert.deepEqual(lookup(makeKeyring([dockercfg({ [key]: { auth: b64('foo:bar'), email: 'foo@bar.baz' } })]), `${target}/foo/bar`), [{ username: 'foo', password: 'bar' }], `${key} ~ ${target}`);
+    assert.deepEqual(
+      lookup(makeKeyring([dockercfg({ [key]: { auth: b64('foo:bar'), email: 'foo@bar.baz' } })]), `${target}/foo/bar`),
+      [{ username: 'foo', password: 'bar' }],
+      `${key} ~ ${target}`,
+    );
   }
   const misses: [string, string][] = [
     ['https://hello.kubernetes.io', 'world.mesos.org/foo/bar'],
@@ -160,30 +172,58 @@ test('lookup: host with port and glob keys (upstream TestDockerKeyringForGlob an
 
 test('entries: auth decodes to username/password and wins; tokens are kept; field names any case', () => {
   const cases: [unknown, RegistryAuth][] = [
-    [{ username: 'u', password: 'p' }, { username: 'u', password: 'p' }],
+    [
+      { username: 'u', password: 'p' },
+      { username: 'u', password: 'p' },
+    ],
     [{ auth: b64('u:p:with:colons') }, { username: 'u', password: 'p:with:colons' }],
     [{ auth: b64('u:p').replace(/=+$/, '') }, { username: 'u', password: 'p' }],
-    [{ username: 'ignored', password: 'ignored', auth: b64('u:p') }, { username: 'u', password: 'p' }],
-    [{ Username: 'U', PASSWORD: 'P', Email: 'e@x' }, { username: 'U', password: 'P' }],
+    [
+      { username: 'ignored', password: 'ignored', auth: b64('u:p') },
+      { username: 'u', password: 'p' },
+    ],
+    [
+      { Username: 'U', PASSWORD: 'P', Email: 'e@x' },
+      { username: 'U', password: 'P' },
+    ],
     [{ identitytoken: 'refresh' }, { identityToken: 'refresh' }],
     [{ registrytoken: 'bearer' }, { registryToken: 'bearer' }],
     [{ auth: '' }, {}],
     [{}, {}],
   ];
-  for (const [entry, want] of cases) assert.deepEqual(lookup(makeKeyring([configJson({ 'r.io': entry })]), 'r.io/app'), [want], JSON.stringify(entry));
+  for (const [entry, want] of cases)
+    assert.deepEqual(lookup(makeKeyring([configJson({ 'r.io': entry })]), 'r.io/app'), [want], JSON.stringify(entry));
 });
 
 test('secrets: only the two docker types with their key count; a malformed one throws', () => {
-  const opaque: Secret = { metadata: { name: 'o' }, type: 'Opaque', data: { '.dockerconfigjson': b64(JSON.stringify({ auths: { 'r.io': user('x') } })) } };
-  const wrongKey: Secret = { metadata: { name: 'w' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockercfg': b64(JSON.stringify({ 'r.io': user('x') })) } };
+  const opaque: Secret = {
+    metadata: { name: 'o' },
+    type: 'Opaque',
+    data: { '.dockerconfigjson': b64(JSON.stringify({ auths: { 'r.io': user('x') } })) },
+  };
+  const wrongKey: Secret = {
+    metadata: { name: 'w' },
+    type: 'kubernetes.io/dockerconfigjson',
+    data: { '.dockercfg': b64(JSON.stringify({ 'r.io': user('x') })) },
+  };
   const noAuths: Secret = { metadata: { name: 'n' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64('{}') } };
   const empty: Secret = { metadata: { name: 'e' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': '' } };
   assert.deepEqual(makeKeyring([opaque, wrongKey, noAuths, empty]), []);
   assert.deepEqual(makeKeyring([configJson({ 'bad host': user('x'), 'r.io': user('y') })]), [{ key: 'r.io', auths: [user('y')] }]);
 
   const bad: [string, Secret][] = [
-    ['not JSON', { metadata: { name: 'j', namespace: 'ns' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64('{nope') } }],
-    ['auths not an object', { metadata: { name: 'a', namespace: 'ns' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64('{"auths": []}') } }],
+    [
+      'not JSON',
+      { metadata: { name: 'j', namespace: 'ns' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64('{nope') } },
+    ],
+    [
+      'auths not an object',
+      {
+        metadata: { name: 'a', namespace: 'ns' },
+        type: 'kubernetes.io/dockerconfigjson',
+        data: { '.dockerconfigjson': b64('{"auths": []}') },
+      },
+    ],
     ['auth without a colon', configJson({ 'r.io': { auth: b64('nocolon') } })],
     ['auth not base64', configJson({ 'r.io': { auth: '!!!!' } })],
     ['username not a string', configJson({ 'r.io': { username: 1 } })],

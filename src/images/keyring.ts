@@ -38,7 +38,10 @@ export function makeKeyring(secrets: readonly Secret[]): Keyring {
   }
   // Reverse byte order puts "quay.io/coreos" before "quay.io" and a literal host before a
   // glob on the same suffix ("*" sorts low), so the most specific credentials are tried first.
-  return [...byKey.keys()].sort(byBytes).reverse().map((key) => ({ key, auths: byKey.get(key)! }));
+  return [...byKey.keys()]
+    .sort(byBytes)
+    .reverse()
+    .map((key) => ({ key, auths: byKey.get(key)! }));
 }
 
 /** The credentials to try for an image, in order; empty when none match (pull anonymously). */
@@ -128,7 +131,10 @@ function parseEntry(entry: unknown, secret: string, loc: string): RegistryAuth {
 // Go decodes a length multiple of 4 as padded base64, any other length as unpadded.
 function decodeAuthField(field: string, where: string): [string, string] {
   const s = field.replace(/[\r\n]/g, '');
-  const ok = s.length % 4 === 0 ? /^[A-Za-z0-9+/]*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s) : /^[A-Za-z0-9+/]*$/.test(s) && s.length % 4 !== 1;
+  const ok =
+    s.length % 4 === 0
+      ? /^[A-Za-z0-9+/]*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s)
+      : /^[A-Za-z0-9+/]*$/.test(s) && s.length % 4 !== 1;
   if (!ok) throw new Error(`${where}: auth is not valid base64`);
   const decoded = Buffer.from(s, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
@@ -155,7 +161,9 @@ function parseSchemeless(s: string): { host: string; path: string } | undefined 
   const slash = rest.indexOf('/');
   const authority = slash < 0 ? rest : rest.slice(0, slash);
   const host = authority.slice(authority.lastIndexOf('@') + 1);
-  const port = /^\[[^\]]*\](?::(.*))?$/.exec(host)?.[1] ?? (host.startsWith('[') ? undefined : host.includes(':') ? host.slice(host.lastIndexOf(':') + 1) : '');
+  const port =
+    /^\[[^\]]*\](?::(.*))?$/.exec(host)?.[1] ??
+    (host.startsWith('[') ? undefined : host.includes(':') ? host.slice(host.lastIndexOf(':') + 1) : '');
   if (port === undefined || !/^\d*$/.test(port)) return undefined;
   return { host, path: slash < 0 ? '' : rest.slice(slash) };
 }
@@ -217,7 +225,10 @@ export function globMatch(pattern: string, name: string): boolean {
       re += escapeRe(pattern[i++]!);
     } else if (c === '[') {
       let cls = '';
-      if (pattern[i] === '^') { cls = '^/'; i++; }
+      if (pattern[i] === '^') {
+        cls = '^/';
+        i++;
+      }
       for (let n = 0; pattern[i] !== ']' || n === 0; n++) {
         const lo = classChar();
         if (lo === undefined) return false;
@@ -232,8 +243,12 @@ export function globMatch(pattern: string, name: string): boolean {
       re += `[${cls}]`;
     } else re += escapeRe(c);
   }
-  try { return new RegExp(re + '$').test(name); } catch { return false; }
+  try {
+    return new RegExp(re + '$').test(name);
+  } catch {
+    return false;
+  }
 }
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-const byBytes = (a: string, b: string) => (Buffer.compare(Buffer.from(a), Buffer.from(b)));
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));

@@ -35,9 +35,14 @@ function fakeRuntime(present = false) {
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const pullSecret = (name: string, auths: Record<string, unknown>): Secret => ({
-  metadata: { name, namespace: 'team' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64(JSON.stringify({ auths })) },
+  metadata: { name, namespace: 'team' },
+  type: 'kubernetes.io/dockerconfigjson',
+  data: { '.dockerconfigjson': b64(JSON.stringify({ auths })) },
 });
-const podWith = (...names: string[]): Pod => ({ metadata: { name: 'p', namespace: 'team', uid: 'u1' }, spec: { containers: [], imagePullSecrets: names.map((name) => ({ name })) } });
+const podWith = (...names: string[]): Pod => ({
+  metadata: { name: 'p', namespace: 'team', uid: 'u1' },
+  spec: { containers: [], imagePullSecrets: names.map((name) => ({ name })) },
+});
 const IMAGE = 'reg.example:5000/team/app:1';
 
 async function run(secrets: Record<string, Secret>, pod: Pod | undefined, opts: { present?: boolean; policy?: string } = {}) {
@@ -59,22 +64,64 @@ test('pulls: each matching credential in turn, anonymous only when none match, f
   const good = pullSecret('good', { 'reg.example:5000': { username: 'ok', password: 'pw' } });
   const bad = pullSecret('bad', { 'reg.example:5000/team': { auth: b64('nope:pw') } });
   const other = pullSecret('other', { 'elsewhere.example': { username: 'ok', password: 'pw' } });
-  const cases: { name: string; pod?: Pod; present?: boolean; want: { imageRef?: string; reason?: string; message?: string }; pulls: (string | undefined)[]; asked: string[] }[] = [
+  const cases: {
+    name: string;
+    pod?: Pod;
+    present?: boolean;
+    want: { imageRef?: string; reason?: string; message?: string };
+    pulls: (string | undefined)[];
+    asked: string[];
+  }[] = [
     { name: 'no pod given', want: { reason: 'ErrImagePull', message: '401 Unauthorized (as anonymous)' }, pulls: [undefined], asked: [] },
     { name: 'no imagePullSecrets', pod: podWith(), want: { reason: 'ErrImagePull' }, pulls: [undefined], asked: [] },
     { name: 'the right secret', pod: podWith('good'), want: { imageRef: 'sha256:pulled' }, pulls: ['ok'], asked: ['team/good'] },
-    { name: 'more specific key first, then the next', pod: podWith('good', 'bad'), want: { imageRef: 'sha256:pulled' }, pulls: ['nope', 'ok'], asked: ['team/good', 'team/bad'] },
-    { name: 'only a wrong credential: no anonymous retry', pod: podWith('bad'), want: { reason: 'ErrImagePull', message: '401 Unauthorized (as nope)' }, pulls: ['nope'], asked: ['team/bad'] },
-    { name: 'a secret for another registry: anonymous', pod: podWith('other'), want: { reason: 'ErrImagePull' }, pulls: [undefined], asked: ['team/other'] },
-    { name: 'missing secret is not fatal', pod: podWith('absent', 'good'), want: { imageRef: 'sha256:pulled' }, pulls: ['ok'], asked: ['team/absent', 'team/good'] },
-    { name: 'image present: secrets not read', pod: podWith('good'), present: true, want: { imageRef: 'sha256:here' }, pulls: [], asked: [] },
+    {
+      name: 'more specific key first, then the next',
+      pod: podWith('good', 'bad'),
+      want: { imageRef: 'sha256:pulled' },
+      pulls: ['nope', 'ok'],
+      asked: ['team/good', 'team/bad'],
+    },
+    {
+      name: 'only a wrong credential: no anonymous retry',
+      pod: podWith('bad'),
+      want: { reason: 'ErrImagePull', message: '401 Unauthorized (as nope)' },
+      pulls: ['nope'],
+      asked: ['team/bad'],
+    },
+    {
+      name: 'a secret for another registry: anonymous',
+      pod: podWith('other'),
+      want: { reason: 'ErrImagePull' },
+      pulls: [undefined],
+      asked: ['team/other'],
+    },
+    {
+      name: 'missing secret is not fatal',
+      pod: podWith('absent', 'good'),
+      want: { imageRef: 'sha256:pulled' },
+      pulls: ['ok'],
+      asked: ['team/absent', 'team/good'],
+    },
+    {
+      name: 'image present: secrets not read',
+      pod: podWith('good'),
+      present: true,
+      want: { imageRef: 'sha256:here' },
+      pulls: [],
+      asked: [],
+    },
   ];
   for (const c of cases) {
     const r = await run({ good, bad, other }, c.pod, { present: c.present });
     assert.equal(r.result.imageRef, c.want.imageRef, c.name);
     assert.equal(r.result.waiting?.reason, c.want.reason, c.name);
     if (c.want.message) assert.equal(r.result.waiting?.message, c.want.message, c.name);
-    assert.deepEqual(r.pulls.map((a) => a?.username), c.pulls, c.name);
+    assert.deepEqual(
+      r.pulls.map((a) => a?.username),
+      c.pulls,
+      c.name,
+    );
     assert.deepEqual(r.asked, c.asked, c.name);
   }
 });
@@ -85,24 +132,38 @@ test('pulls: the CRI AuthConfig carries the decoded credential; two failures rea
     'reg.example:5000': { auth: b64('second:p2') },
   });
   const r = await run({ both }, podWith('both'));
-  assert.deepEqual(r.pulls, [{ username: 'first', password: 'p1', identityToken: 'idt' }, { username: 'second', password: 'p2' }]);
+  assert.deepEqual(r.pulls, [
+    { username: 'first', password: 'p1', identityToken: 'idt' },
+    { username: 'second', password: 'p2' },
+  ]);
   const message = '[401 Unauthorized (as first), 401 Unauthorized (as second)]';
   assert.deepEqual(r.result.waiting, { reason: 'ErrImagePull', message });
-  assert.deepEqual(r.events.map((e) => [e.reason, e.message]), [
-    ['Pulling', `Pulling image "${IMAGE}"`],
-    ['Failed', `Failed to pull image "${IMAGE}": ${message}`],
-    ['Failed', 'Error: ErrImagePull'],
-  ]);
+  assert.deepEqual(
+    r.events.map((e) => [e.reason, e.message]),
+    [
+      ['Pulling', `Pulling image "${IMAGE}"`],
+      ['Failed', `Failed to pull image "${IMAGE}": ${message}`],
+      ['Failed', 'Error: ErrImagePull'],
+    ],
+  );
 });
 
 test('pulls: an unreadable secret warns on the pod; a malformed one fails the pull without calling the runtime', async () => {
   const missing = await run({}, podWith('absent', 'gone'));
   const warn = missing.events.find((e) => e.reason === 'FailedToRetrieveImagePullSecret');
-  assert.deepEqual(warn, { type: 'Warning', reason: 'FailedToRetrieveImagePullSecret', onPod: true,
-    message: 'Unable to retrieve some image pull secrets (absent, gone); attempting to pull the image may not succeed.' });
+  assert.deepEqual(warn, {
+    type: 'Warning',
+    reason: 'FailedToRetrieveImagePullSecret',
+    onPod: true,
+    message: 'Unable to retrieve some image pull secrets (absent, gone); attempting to pull the image may not succeed.',
+  });
   assert.deepEqual(missing.pulls, [undefined]);
 
-  const broken: Secret = { metadata: { name: 'broken', namespace: 'team' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64('{nope') } };
+  const broken: Secret = {
+    metadata: { name: 'broken', namespace: 'team' },
+    type: 'kubernetes.io/dockerconfigjson',
+    data: { '.dockerconfigjson': b64('{nope') },
+  };
   const r = await run({ broken }, podWith('broken'));
   assert.deepEqual(r.pulls, []);
   assert.equal(r.result.waiting?.reason, 'ErrImagePull');

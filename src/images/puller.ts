@@ -50,7 +50,10 @@ export class ImagePuller {
   readonly #observe: PullObserver;
 
   /** secrets reads a pod's imagePullSecrets; without it every pull is anonymous. */
-  constructor(images: ImageService, opts: { initialBackoffMs?: number; maxBackoffMs?: number; secrets?: SecretGetter; log?: Logger; observe?: PullObserver } = {}) {
+  constructor(
+    images: ImageService,
+    opts: { initialBackoffMs?: number; maxBackoffMs?: number; secrets?: SecretGetter; log?: Logger; observe?: PullObserver } = {},
+  ) {
     this.#images = images;
     this.#initialMs = opts.initialBackoffMs ?? 10_000;
     this.#maxMs = opts.maxBackoffMs ?? 300_000;
@@ -142,19 +145,29 @@ export class ImagePuller {
     const { secrets, failed } = await fetchPullSecrets(pod, this.#secrets);
     for (const f of failed) {
       this.#log?.info('Unable to retrieve pull secret, the image pull may not succeed.', {
-        pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, secret: `${pod.metadata?.namespace}/${f.name}`, err: f.err,
+        pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`,
+        secret: `${pod.metadata?.namespace}/${f.name}`,
+        err: f.err,
       });
     }
     if (failed.length) {
-      emit({ type: 'Warning', reason: 'FailedToRetrieveImagePullSecret', onPod: true,
-        message: `Unable to retrieve some image pull secrets (${failed.map((f) => f.name).join(', ')}); attempting to pull the image may not succeed.` });
+      emit({
+        type: 'Warning',
+        reason: 'FailedToRetrieveImagePullSecret',
+        onPod: true,
+        message: `Unable to retrieve some image pull secrets (${failed.map((f) => f.name).join(', ')}); attempting to pull the image may not succeed.`,
+      });
     }
     return secrets;
   }
 
   // Unknown when the runtime cannot say: runAsNonRoot then refuses, as for an image without a user.
   async #status(image: string) {
-    try { return (await this.#images.imageStatus({ image: { image } })).image; } catch { return undefined; }
+    try {
+      return (await this.#images.imageStatus({ image: { image } })).image;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Drops back-off state of a pod that is gone. */

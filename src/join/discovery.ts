@@ -6,7 +6,10 @@ import { parse } from 'yaml';
 
 export class DiscoveryError extends Error {}
 
-export interface BootstrapToken { id: string; secret: string }
+export interface BootstrapToken {
+  id: string;
+  secret: string;
+}
 
 export function parseToken(token: string): BootstrapToken {
   const m = /^([a-z0-9]{6})\.([a-z0-9]{16})$/.exec(token);
@@ -27,22 +30,35 @@ export function verifyDetachedJWS(jws: string, content: string, token: Bootstrap
   const [header, payload, sig] = jws.split('.');
   if (header === undefined || payload !== '' || sig === undefined) return false;
   let h: { alg?: string; kid?: string };
-  try { h = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')); } catch { return false; }
+  try {
+    h = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
+  } catch {
+    return false;
+  }
   if (h.alg !== 'HS256' || (h.kid !== undefined && h.kid !== token.id)) return false;
-  const want = createHmac('sha256', token.secret).update(`${header}.${b64url(content)}`).digest();
+  const want = createHmac('sha256', token.secret)
+    .update(`${header}.${b64url(content)}`)
+    .digest();
   const got = Buffer.from(sig, 'base64url');
   return got.length === want.length && timingSafeEqual(got, want);
 }
 
-export interface ClusterInfo { server: string; caPem: string }
+export interface ClusterInfo {
+  server: string;
+  caPem: string;
+}
 
 /** Pure: the verified server and CA from cluster-info's data, or a DiscoveryError saying why not. */
 export function verifyClusterInfo(data: Record<string, string> | undefined, token: BootstrapToken, caHashes: string[]): ClusterInfo {
   const kubeconfig = data?.kubeconfig;
   if (!kubeconfig) throw new DiscoveryError('cluster-info has no kubeconfig');
   const jws = data[`jws-kubeconfig-${token.id}`];
-  if (!jws) throw new DiscoveryError(`cluster-info has no signature for token ID "${token.id}": the token is unknown, expired, or not yet signed by the bootstrapsigner controller`);
-  if (!verifyDetachedJWS(jws, kubeconfig, token)) throw new DiscoveryError(`cluster-info's signature does not match token ID "${token.id}": wrong token secret`);
+  if (!jws)
+    throw new DiscoveryError(
+      `cluster-info has no signature for token ID "${token.id}": the token is unknown, expired, or not yet signed by the bootstrapsigner controller`,
+    );
+  if (!verifyDetachedJWS(jws, kubeconfig, token))
+    throw new DiscoveryError(`cluster-info's signature does not match token ID "${token.id}": wrong token secret`);
   const doc = parse(kubeconfig) as { clusters?: { cluster?: { server?: string; 'certificate-authority-data'?: string } }[] };
   const cluster = doc.clusters?.[0]?.cluster;
   if (!cluster?.server || !cluster['certificate-authority-data']) throw new DiscoveryError('cluster-info kubeconfig has no server or CA');
@@ -50,7 +66,9 @@ export function verifyClusterInfo(data: Record<string, string> | undefined, toke
   const actual = caCertHash(caPem);
   if (caHashes.length === 0) throw new DiscoveryError('no --discovery-token-ca-cert-hash given: refusing to trust an unpinned CA');
   if (!caHashes.some((h) => h.toLowerCase() === actual)) {
-    throw new DiscoveryError(`the cluster CA's public key hash ${actual} matches none of --discovery-token-ca-cert-hash (${caHashes.join(', ')})`);
+    throw new DiscoveryError(
+      `the cluster CA's public key hash ${actual} matches none of --discovery-token-ca-cert-hash (${caHashes.join(', ')})`,
+    );
   }
   return { server: cluster.server, caPem };
 }

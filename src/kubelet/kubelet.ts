@@ -24,8 +24,17 @@ import { ImagePuller } from '../images/puller.ts';
 import { logger } from '../log/log.ts';
 import { collectProcessMetrics, metrics, observeRuntimeOperation, registerPodGauges } from '../metrics/metrics.ts';
 import {
-  eventedPlegMetrics, evictionMetrics, housekeepingMetrics, imageGCMetrics, logRotationMetrics, plegMetrics, pullMetrics, startupMetrics,
-  statusMetrics, syncMetrics, workerMetrics,
+  eventedPlegMetrics,
+  evictionMetrics,
+  housekeepingMetrics,
+  imageGCMetrics,
+  logRotationMetrics,
+  plegMetrics,
+  pullMetrics,
+  startupMetrics,
+  statusMetrics,
+  syncMetrics,
+  workerMetrics,
 } from '../metrics/observers.ts';
 import { ensureCniConfig } from '../network/cni-config.ts';
 import { readResolvConf } from '../network/resolv-conf.ts';
@@ -96,7 +105,11 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const cri = new RuntimeClient(o.runtimeEndpoint, { observer: observeRuntimeOperation });
   const images = new ImageClient(config.imageServiceEndpoint || o.runtimeEndpoint, { observer: observeRuntimeOperation });
   const version = await cri.version({});
-  log.info('Container runtime initialized', { runtime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
+  log.info('Container runtime initialized', {
+    runtime: version.runtimeName,
+    version: version.runtimeVersion,
+    apiVersion: version.runtimeApiVersion,
+  });
   metrics.nodeName.set({ node: nodeName }, 1);
   metrics.cgroupVersion.set(cgroupReader().version);
   collectProcessMetrics();
@@ -107,7 +120,9 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const node = new CurrentNode(nodeName);
   const host = readHostFacts();
   if (config.enforceNodeAllocatable.includes('pods')) {
-    try { ensurePodCgroup(KUBEPODS_CGROUP, kubepodsLimits(host, [config.kubeReserved, config.systemReserved])); } catch (e) {
+    try {
+      ensurePodCgroup(KUBEPODS_CGROUP, kubepodsLimits(host, [config.kubeReserved, config.systemReserved]));
+    } catch (e) {
       log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
     }
   }
@@ -117,7 +132,12 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
 
   // Pods: status to the apiserver (a static pod's to its mirror), the sync against the runtime,
   // probes, and one worker per pod that runs them through the lifecycle.
-  const mirrors = new MirrorPods(api, () => node.owner(), logger('mirror_pods'), (uid) => workers.wake(uid));
+  const mirrors = new MirrorPods(
+    api,
+    () => node.owner(),
+    logger('mirror_pods'),
+    (uid) => workers.wake(uid),
+  );
   const status = new StatusManager(api, logger('status'), {
     observe: statusMetrics,
     target: (pod) => (isStaticPod(pod) ? mirrors.mirrorUID(pod) : pod.metadata!.uid),
@@ -125,27 +145,58 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   // Upstream's pod start-up SLI: creation to all containers running as the watch shows it, without image pulls.
   const startup = new StartupLatencyTracker(startupMetrics(log));
   const syncer = new PodSyncer({
-    runtime: cri, view, events, log: logger('runtime'),
+    runtime: cri,
+    view,
+    events,
+    log: logger('runtime'),
     images: new ImagePuller(images, { secrets: apiSecretGetter(api), log: logger('images'), observe: pullMetrics(startup) }),
     node: {
-      podLogsDir: config.podLogsDir, clusterDomain: config.clusterDomain, clusterDNS: config.clusterDNS, hostDNS: readResolvConf(config.resolvConf), nodeIP,
-      seccompDefault: config.seccompDefault, seccompProfileRoot: join(rootDir, 'seccomp'), memoryCapacity: () => parseQuantity(node.capacity()?.memory ?? ''),
+      podLogsDir: config.podLogsDir,
+      clusterDomain: config.clusterDomain,
+      clusterDNS: config.clusterDNS,
+      hostDNS: readResolvConf(config.resolvConf),
+      nodeIP,
+      seccompDefault: config.seccompDefault,
+      seccompProfileRoot: join(rootDir, 'seccomp'),
+      memoryCapacity: () => parseQuantity(node.capacity()?.memory ?? ''),
     },
     env: apiEnvSource(api, () => node.get()),
-    volumes: new VolumeManager({ rootDir, sources: apiVolumeSources(api), log: logger('volumes'), nodeAllocatable: () => node.allocatable() }),
-    resizer: new PodResizer({
-      cri, view, events, log: logger('runtime'),
-      allocatable: () => node.allocatable(), checkpointFile: join(rootDir, 'allocated_pods_state'), activePods: () => workers.active(),
+    volumes: new VolumeManager({
+      rootDir,
+      sources: apiVolumeSources(api),
+      log: logger('volumes'),
+      nodeAllocatable: () => node.allocatable(),
     }),
-    runtimeHandler: apiRuntimeHandler(api), observe: syncMetrics,
+    resizer: new PodResizer({
+      cri,
+      view,
+      events,
+      log: logger('runtime'),
+      allocatable: () => node.allocatable(),
+      checkpointFile: join(rootDir, 'allocated_pods_state'),
+      activePods: () => workers.active(),
+    }),
+    runtimeHandler: apiRuntimeHandler(api),
+    observe: syncMetrics,
   });
   // Liveness, readiness and startup probes: a changed result syncs the pod again.
   const prober = new Prober({ cri, events, log: logger('prober'), onChange: (uid) => workers.wake(uid) });
   // Each pod gets ROOT/pods/UID before its first sandbox: the mark housekeeping goes by.
-  const steps = withPodDirs(podSteps({
-    api, view, syncer, status, events, nodeIP, node: () => node.get(), probes: prober, allowedUnsafeSysctls: config.allowedUnsafeSysctls,
-    admitUnderPressure: (pod) => eviction?.admit(pod) ?? { admit: true },
-  }), rootDir);
+  const steps = withPodDirs(
+    podSteps({
+      api,
+      view,
+      syncer,
+      status,
+      events,
+      nodeIP,
+      node: () => node.get(),
+      probes: prober,
+      allowedUnsafeSysctls: config.allowedUnsafeSysctls,
+      admitUnderPressure: (pod) => eviction?.admit(pod) ?? { admit: true },
+    }),
+    rootDir,
+  );
   const workers = new PodWorkers(steps, logger('pod_workers'), { resyncMs: config.syncFrequencyMs, observe: workerMetrics });
   registerPodGauges(() => podGauges(workers.snapshot(), isStaticPod));
 
@@ -153,21 +204,41 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   // events wake the relist at once (upstream's EventedPLEG gate is off by default;
   // featureGates {EventedPLEG: false} leaves the 1 s relist alone, as the upstream kubelet runs).
   const pleg = startPleg(view, {
-    log: logger('pleg'), observe: plegMetrics,
-    onEvents: (evs) => { for (const uid of new Set(evs.map((e) => e.uid))) workers.wake(uid); },
+    log: logger('pleg'),
+    observe: plegMetrics,
+    onEvents: (evs) => {
+      for (const uid of new Set(evs.map((e) => e.uid))) workers.wake(uid);
+    },
   });
-  const taskEvents = config.featureGates.EventedPLEG === false ? undefined : containerdEvents(o.runtimeEndpoint, {
-    log: logger('pleg'), onEvent: (e) => { if (wakesRelist(e)) pleg.kick(); }, onReconnect: () => pleg.kick(), observe: eventedPlegMetrics,
-  });
+  const taskEvents =
+    config.featureGates.EventedPLEG === false
+      ? undefined
+      : containerdEvents(o.runtimeEndpoint, {
+          log: logger('pleg'),
+          onEvent: (e) => {
+            if (wakesRelist(e)) pleg.kick();
+          },
+          onReconnect: () => pleg.kick(),
+          observe: eventedPlegMetrics,
+        });
 
   // The Node object, its status and Lease, and the client certificate.
   const agent = nodeAgent(api, {
-    nodeName, labels: o.nodeLabels, taints: o.taints, log: logger('node_status'),
-    updateEveryMs: config.nodeStatusUpdateFrequencyMs, reportEveryMs: config.nodeStatusReportFrequencyMs,
+    nodeName,
+    labels: o.nodeLabels,
+    taints: o.taints,
+    log: logger('node_status'),
+    updateEveryMs: config.nodeStatusUpdateFrequencyMs,
+    reportEveryMs: config.nodeStatusReportFrequencyMs,
     staticInputs: {
-      host, nodeIP, hostname: nodeName, kubeletVersion: KUBELET_VERSION, kubeletPort: config.port,
+      host,
+      nodeIP,
+      hostname: nodeName,
+      kubeletVersion: KUBELET_VERSION,
+      kubeletPort: config.port,
       maxPods: effectiveMaxPods(config.maxPods, config.podsPerCore, host.cpuCores),
-      reserved: [config.kubeReserved, config.systemReserved], evictionHard: config.evictionHard,
+      reserved: [config.kubeReserved, config.systemReserved],
+      evictionHard: config.evictionHard,
     },
     fsCapacity: () => filesystemStats(rootDir).capacityBytes,
     pressure: () => eviction?.conditions() ?? [],
@@ -181,75 +252,155 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   node.onNewUID(() => mirrors.reconcileAll());
   node.onNewPodCIDR((podCIDR) => {
     const action = ensureCniConfig(o.cniConfDir, podCIDR);
-    log.info('Pod CIDR of the node', { podCIDR, cniConfig: action === 'foreign' ? 'left to the installed network add-on' : action === 'write' ? 'written' : 'unchanged' });
+    log.info('Pod CIDR of the node', {
+      podCIDR,
+      cniConfig: action === 'foreign' ? 'left to the installed network add-on' : action === 'write' ? 'written' : 'unchanged',
+    });
     agent.poke();
   });
   const rotation = clientCertificateRotation(api, { kubeconfig: o.kubeconfig, certDir: o.certDir, nodeName, log: logger('certificate') });
   await agent.registered;
-  const lease = leaseRenewer(api, { nodeName, durationSeconds: config.nodeLeaseDurationSeconds, nodeUID: () => node.uid(), log: logger('lease') });
+  const lease = leaseRenewer(api, {
+    nodeName,
+    durationSeconds: config.nodeLeaseDurationSeconds,
+    nodeUID: () => node.uid(),
+    log: logger('lease'),
+  });
   const mirrorBeat = mirrors.start();
 
   // Pod sources: the apiserver (pods bound here and the mirrors of static pods), staticPodPath
   // and staticPodURL, merged and routed by PodConfig.
   const podConfig = new PodConfig({ pods: workers, mirrors, watch: startup, log: logger('config') });
   const source = apiserverSource(api, nodeName, podConfig.source('api'), logger('config'));
-  const files = config.staticPodPath ? fileSource(config.staticPodPath, nodeName, podConfig.source('file'), logger('config'), config.fileCheckFrequencyMs) : undefined;
+  const files = config.staticPodPath
+    ? fileSource(config.staticPodPath, nodeName, podConfig.source('file'), logger('config'), config.fileCheckFrequencyMs)
+    : undefined;
   const url = config.staticPodURL
-    ? urlSource(config.staticPodURL, config.staticPodURLHeader, nodeName, podConfig.source('http'), logger('config'), config.httpCheckFrequencyMs)
+    ? urlSource(
+        config.staticPodURL,
+        config.staticPodURLHeader,
+        nodeName,
+        podConfig.source('http'),
+        logger('config'),
+        config.httpCheckFrequencyMs,
+      )
     : undefined;
 
   // Housekeeping (2 s) and container GC (1 min). The static pod dir is read once before
   // fileSource returns, so the apiserver's first list is all sources wait for.
   const gc = startCollector({
-    runtime: criGCRuntime(cri, () => view.pods(), config.podLogsDir), known: () => workers.states(), sourcesReady: () => source.synced(),
-    rootDir, podLogsDir: config.podLogsDir, log: logger('gc'), observe: housekeepingMetrics,
+    runtime: criGCRuntime(cri, () => view.pods(), config.podLogsDir),
+    known: () => workers.states(),
+    sourcesReady: () => source.synced(),
+    rootDir,
+    podLogsDir: config.podLogsDir,
+    log: logger('gc'),
+    observe: housekeepingMetrics,
   });
   // Image GC between imageGCLowThresholdPercent and imageGCHighThresholdPercent.
   const imageGC = startImageGC({
-    ...await criImageGC(cri, images, () => view.pods(), rootDir),
-    policy: { highThresholdPercent: config.imageGCHighThresholdPercent, lowThresholdPercent: config.imageGCLowThresholdPercent, minAgeMs: config.imageMinimumGCAgeMs },
-    log: logger('image_gc'), observe: imageGCMetrics,
+    ...(await criImageGC(cri, images, () => view.pods(), rootDir)),
+    policy: {
+      highThresholdPercent: config.imageGCHighThresholdPercent,
+      lowThresholdPercent: config.imageGCLowThresholdPercent,
+      minAgeMs: config.imageMinimumGCAgeMs,
+    },
+    log: logger('image_gc'),
+    observe: imageGCMetrics,
   });
   // One stats sample cache for the kubelet API and the eviction manager (CRI stats calls are slow).
   // The volumes' walks are cached across samples, so one source for the kubelet's life.
   const runtimeStats = criStatsSource(cri, images);
   const kubeletStartMs = Date.now() - process.uptime() * 1000;
   const statsLog = logger('stats');
-  const volumeStats = volumeStatsSource({ rootDir, onError: (path, err) => statsLog.v(4, 'Failed to calculate volume metrics', { path, err }) });
-  const stats = sampleCache(() => collectSample(runtimeStats, hostStats(), { rootDir, podLogsDir: config.podLogsDir, kubeletStartMs, volumes: volumeStats }), { log: statsLog });
+  const volumeStats = volumeStatsSource({
+    rootDir,
+    onError: (path, err) => statsLog.v(4, 'Failed to calculate volume metrics', { path, err }),
+  });
+  const stats = sampleCache(
+    () => collectSample(runtimeStats, hostStats(), { rootDir, podLogsDir: config.podLogsDir, kubeletStartMs, volumes: volumeStats }),
+    { log: statsLog },
+  );
   // Node pressure: conditions, reclaim, evictions (src/eviction).
   eviction = startEvictionManager({
-    thresholds: parseThresholds(config), pressureTransitionPeriodMs: config.evictionPressureTransitionPeriodMs,
+    thresholds: parseThresholds(config),
+    pressureTransitionPeriodMs: config.evictionPressureTransitionPeriodMs,
     maxPodGracePeriodSeconds: config.evictionMaxPodGracePeriod,
-    summary: async (fresh) => { const s = await (fresh ? stats.fresh() : stats.get()); return buildSummary(nodeName, s.cur, s.prev); },
+    summary: async (fresh) => {
+      const s = await (fresh ? stats.fresh() : stats.get());
+      return buildSummary(nodeName, s.cur, s.prev);
+    },
     facts: () => ({ memoryCapacityBytes: host.memoryBytes, allocatableMemoryBytes: parseQuantity(node.allocatable()?.memory ?? '') }),
     pods: () => workers.running(),
     reclaim: { containers: () => gc.collect(), images: () => imageGC.collect(true) },
-    evict: (e) => workers.kill(e.pod.metadata!.uid!, { gracePeriodSeconds: e.gracePeriodSeconds, reason: e.reason, message: e.message, condition: e.condition }),
+    evict: (e) =>
+      workers.kill(e.pod.metadata!.uid!, {
+        gracePeriodSeconds: e.gracePeriodSeconds,
+        reason: e.reason,
+        message: e.message,
+        condition: e.condition,
+      }),
     onConditions: () => agent.poke(),
-    events, node: { kind: 'Node', name: nodeName, uid: nodeName }, log: logger('eviction_manager'), observe: evictionMetrics,
+    events,
+    node: { kind: 'Node', name: nodeName, uid: nodeName },
+    log: logger('eviction_manager'),
+    observe: evictionMetrics,
   });
   // Container log rotation (containerLogMaxSize, validated with the config).
   const logRotation = startLogRotation({
-    runtime: criLogRuntime(cri), podLogsDir: config.podLogsDir, log: logger('logs'),
+    runtime: criLogRuntime(cri),
+    podLogsDir: config.podLogsDir,
+    log: logger('logs'),
     policy: { maxSize: parseQuantity(config.containerLogMaxSize)!, maxFiles: config.containerLogMaxFiles },
-    workers: config.containerLogMaxWorkers, intervalMs: config.containerLogMonitorIntervalMs, observe: logRotationMetrics,
+    workers: config.containerLogMaxWorkers,
+    intervalMs: config.containerLogMonitorIntervalMs,
+    observe: logRotationMetrics,
   });
 
   // Servers: the local healthz (:10248) and the kubelet API (:10250).
   const healthz = await healthzServer(config.healthzBindAddress, config.healthzPort, () => pleg.problem());
   const api10250 = await kubeletApiServer({
-    config, certDir: o.certDir, nodeName, nodeIP, api, pods: () => workers.pods(), runtime: (uid) => view.pod(uid), cri,
-    stats, runtimeStats, healthy: () => pleg.problem(),
+    config,
+    certDir: o.certDir,
+    nodeName,
+    nodeIP,
+    api,
+    pods: () => workers.pods(),
+    runtime: (uid) => view.pod(uid),
+    cri,
+    stats,
+    runtimeStats,
+    healthy: () => pleg.problem(),
   });
   log.info('Started kubelet', { node: nodeName, nodeIP, version: KUBELET_VERSION });
 
   return {
     async stop() {
       // Pods keep running: a restarted kubelet adopts them from their CRI labels.
-      for (const part of [mirrorBeat, files, url, gc, imageGC, eviction, stats, logRotation, taskEvents, rotation, source, lease, agent, pleg, workers, prober, events]) part?.stop();
-      healthz.close(); api10250.close();
-      cri.close(); images.close();
+      for (const part of [
+        mirrorBeat,
+        files,
+        url,
+        gc,
+        imageGC,
+        eviction,
+        stats,
+        logRotation,
+        taskEvents,
+        rotation,
+        source,
+        lease,
+        agent,
+        pleg,
+        workers,
+        prober,
+        events,
+      ])
+        part?.stop();
+      healthz.close();
+      api10250.close();
+      cri.close();
+      images.close();
     },
   };
 }

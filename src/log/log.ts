@@ -3,7 +3,9 @@
 export type Fields = Record<string, unknown>;
 
 let verbosity = 0;
-export function setVerbosity(v: number): void { verbosity = v; }
+export function setVerbosity(v: number): void {
+  verbosity = v;
+}
 
 function quote(v: unknown): string {
   if (v instanceof Error) return JSON.stringify(v.message);
@@ -32,7 +34,9 @@ export interface Logger {
 export function logger(component: string): Logger {
   return {
     info: (m, f) => write('I', component, m, f),
-    v: (level, m, f) => { if (verbosity >= level) write('I', component, m, f); },
+    v: (level, m, f) => {
+      if (verbosity >= level) write('I', component, m, f);
+    },
     warn: (m, f) => write('W', component, m, f),
     error: (m, f) => write('E', component, m, f),
   };

@@ -4,10 +4,26 @@
 // Reasons recorded as themselves in kubelet_admission_rejections_total (upstream's allowlist,
 // pkg/kubelet/kubelet.go admissionRejectionReasons); others are folded to keep the label small.
 const ADMISSION_REJECTION_REASONS = new Set([
-  'AppArmor', 'PodOSSelectorNodeLabelDoesNotMatch', 'PodOSNotSupported', 'InvalidNodeInfo', 'InitContainerRestartPolicyForbidden',
-  'SupplementalGroupsPolicyNotSupported', 'UnexpectedAdmissionError', 'UnknownReason', 'UnexpectedPredicateFailureType',
-  'OutOfcpu', 'OutOfmemory', 'OutOfephemeral-storage', 'OutOfpods', 'PodLevelResourcesNotSupported', 'PodFeatureUnsupported',
-  "node(s) had taints that the pod didn't tolerate", 'Evicted', 'SysctlForbidden', 'TopologyAffinityError', 'NodeShutdown',
+  'AppArmor',
+  'PodOSSelectorNodeLabelDoesNotMatch',
+  'PodOSNotSupported',
+  'InvalidNodeInfo',
+  'InitContainerRestartPolicyForbidden',
+  'SupplementalGroupsPolicyNotSupported',
+  'UnexpectedAdmissionError',
+  'UnknownReason',
+  'UnexpectedPredicateFailureType',
+  'OutOfcpu',
+  'OutOfmemory',
+  'OutOfephemeral-storage',
+  'OutOfpods',
+  'PodLevelResourcesNotSupported',
+  'PodFeatureUnsupported',
+  "node(s) had taints that the pod didn't tolerate",
+  'Evicted',
+  'SysctlForbidden',
+  'TopologyAffinityError',
+  'NodeShutdown',
   'VolumeAttachmentLimitExceeded',
 ]);
 
@@ -17,11 +33,21 @@ export function admissionRejectionReason(reason: string): string {
   return reason.startsWith('OutOf') ? 'OutOfExtendedResources' : 'Other';
 }
 
-const MiB = 1024 * 1024, GiB = 1024 * MiB;
+const MiB = 1024 * 1024,
+  GiB = 1024 * MiB;
 const IMAGE_SIZE_BUCKETS: [number, string][] = [
-  [0, '0-10MB'], [10 * MiB, '10MB-100MB'], [100 * MiB, '100MB-500MB'], [500 * MiB, '500MB-1GB'], [GiB, '1GB-5GB'],
-  [5 * GiB, '5GB-10GB'], [10 * GiB, '10GB-20GB'], [20 * GiB, '20GB-30GB'], [30 * GiB, '30GB-40GB'], [40 * GiB, '40GB-60GB'],
-  [60 * GiB, '60GB-100GB'], [100 * GiB, 'GT100GB'],
+  [0, '0-10MB'],
+  [10 * MiB, '10MB-100MB'],
+  [100 * MiB, '100MB-500MB'],
+  [500 * MiB, '500MB-1GB'],
+  [GiB, '1GB-5GB'],
+  [5 * GiB, '5GB-10GB'],
+  [10 * GiB, '10GB-20GB'],
+  [20 * GiB, '20GB-30GB'],
+  [30 * GiB, '30GB-40GB'],
+  [40 * GiB, '40GB-60GB'],
+  [60 * GiB, '60GB-100GB'],
+  [100 * GiB, 'GT100GB'],
 ];
 
 /** The image_size_in_bytes label of kubelet_image_pull_duration_seconds ("N/A": size unknown). */
@@ -32,8 +58,25 @@ export function imageSizeBucket(bytes: number): string {
 }
 
 // Go's codes.Code.String(), indexed by the numeric gRPC status code.
-const GRPC_CODES = ['OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists', 'PermissionDenied',
-  'ResourceExhausted', 'FailedPrecondition', 'Aborted', 'OutOfRange', 'Unimplemented', 'Internal', 'Unavailable', 'DataLoss', 'Unauthenticated'];
+const GRPC_CODES = [
+  'OK',
+  'Canceled',
+  'Unknown',
+  'InvalidArgument',
+  'DeadlineExceeded',
+  'NotFound',
+  'AlreadyExists',
+  'PermissionDenied',
+  'ResourceExhausted',
+  'FailedPrecondition',
+  'Aborted',
+  'OutOfRange',
+  'Unimplemented',
+  'Internal',
+  'Unavailable',
+  'DataLoss',
+  'Unauthenticated',
+];
 
 /** The code label of kubelet_started_containers_errors_total: the gRPC status of a failed CRI call, as Go names it. */
 export function grpcCodeName(err: unknown): string {

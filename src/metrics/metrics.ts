@@ -14,56 +14,263 @@ const podStartBuckets = [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180,
 const r = [registry];
 
 export const metrics = {
-  nodeName: new Gauge({ name: 'kubelet_node_name', help: alpha("The node's name. The count is always 1."), labelNames: ['node'], registers: r }),
+  nodeName: new Gauge({
+    name: 'kubelet_node_name',
+    help: alpha("The node's name. The count is always 1."),
+    labelNames: ['node'],
+    registers: r,
+  }),
   runningPods: new Gauge({ name: 'kubelet_running_pods', help: alpha('Number of pods that have a running pod sandbox'), registers: r }),
-  runningContainers: new Gauge({ name: 'kubelet_running_containers', help: alpha('Number of containers currently running'), labelNames: ['container_state'], registers: r }),
+  runningContainers: new Gauge({
+    name: 'kubelet_running_containers',
+    help: alpha('Number of containers currently running'),
+    labelNames: ['container_state'],
+    registers: r,
+  }),
   // Pod workers (src/pods/workers.ts): operation_type is create, update, sync, kill or terminated, as upstream.
-  podWorkerDuration: new Histogram({ name: 'kubelet_pod_worker_duration_seconds', help: alpha('Duration in seconds to sync a single pod. Broken down by operation type: create, update, or sync'), labelNames: ['operation_type'], buckets, registers: r }),
-  podWorkerStartDuration: new Histogram({ name: 'kubelet_pod_worker_start_duration_seconds', help: alpha('Duration in seconds from kubelet seeing a pod to starting a worker.'), buckets, registers: r }),
-  podStartDuration: new Histogram({ name: 'kubelet_pod_start_duration_seconds', help: alpha('Duration in seconds from kubelet seeing a pod for the first time to the pod starting to run'), buckets: podStartBuckets, registers: r }),
-  podStartSLIDuration: new Histogram({ name: 'kubelet_pod_start_sli_duration_seconds', help: alpha('Duration in seconds to start a pod, excluding time to pull images and run init containers, measured from pod creation timestamp to when all its containers are reported as started and observed via watch'), buckets: podStartBuckets, registers: r }),
-  firstNetworkPodStartSLIDuration: new Gauge({ name: 'kubelet_first_network_pod_start_sli_duration_seconds', help: '[INTERNAL] Duration in seconds to start the first network pod, excluding time to pull images and run init containers, measured from pod creation timestamp to when all its containers are reported as started and observed via watch', registers: r }),
-  podStartTotalDuration: new Histogram({ name: 'kubelet_pod_start_total_duration_seconds', help: alpha('Duration in seconds to start a pod since creation, including time to pull images and run init containers, measured from pod creation timestamp to when all its containers are reported as started and observed via watch'), buckets: podStartBuckets, registers: r }),
-  podStatusSyncDuration: new Histogram({ name: 'kubelet_pod_status_sync_duration_seconds', help: alpha('Duration in seconds to sync a pod status update. Measures time from detection of a change to pod status until the API is successfully updated for that pod, even if multiple intevening changes to pod status occur.'), buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 20, 30, 45, 60], registers: r }),
+  podWorkerDuration: new Histogram({
+    name: 'kubelet_pod_worker_duration_seconds',
+    help: alpha('Duration in seconds to sync a single pod. Broken down by operation type: create, update, or sync'),
+    labelNames: ['operation_type'],
+    buckets,
+    registers: r,
+  }),
+  podWorkerStartDuration: new Histogram({
+    name: 'kubelet_pod_worker_start_duration_seconds',
+    help: alpha('Duration in seconds from kubelet seeing a pod to starting a worker.'),
+    buckets,
+    registers: r,
+  }),
+  podStartDuration: new Histogram({
+    name: 'kubelet_pod_start_duration_seconds',
+    help: alpha('Duration in seconds from kubelet seeing a pod for the first time to the pod starting to run'),
+    buckets: podStartBuckets,
+    registers: r,
+  }),
+  podStartSLIDuration: new Histogram({
+    name: 'kubelet_pod_start_sli_duration_seconds',
+    help: alpha(
+      'Duration in seconds to start a pod, excluding time to pull images and run init containers, measured from pod creation timestamp to when all its containers are reported as started and observed via watch',
+    ),
+    buckets: podStartBuckets,
+    registers: r,
+  }),
+  firstNetworkPodStartSLIDuration: new Gauge({
+    name: 'kubelet_first_network_pod_start_sli_duration_seconds',
+    help: '[INTERNAL] Duration in seconds to start the first network pod, excluding time to pull images and run init containers, measured from pod creation timestamp to when all its containers are reported as started and observed via watch',
+    registers: r,
+  }),
+  podStartTotalDuration: new Histogram({
+    name: 'kubelet_pod_start_total_duration_seconds',
+    help: alpha(
+      'Duration in seconds to start a pod since creation, including time to pull images and run init containers, measured from pod creation timestamp to when all its containers are reported as started and observed via watch',
+    ),
+    buckets: podStartBuckets,
+    registers: r,
+  }),
+  podStatusSyncDuration: new Histogram({
+    name: 'kubelet_pod_status_sync_duration_seconds',
+    help: alpha(
+      'Duration in seconds to sync a pod status update. Measures time from detection of a change to pod status until the API is successfully updated for that pod, even if multiple intevening changes to pod status occur.',
+    ),
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 20, 30, 45, 60],
+    registers: r,
+  }),
   startedPods: new Counter({ name: 'kubelet_started_pods_total', help: alpha('Cumulative number of pods started'), registers: r }),
-  startedPodsErrors: new Counter({ name: 'kubelet_started_pods_errors_total', help: alpha('Cumulative number of errors when starting pods'), registers: r }),
-  startedContainers: new Counter({ name: 'kubelet_started_containers_total', help: alpha('Cumulative number of containers started'), labelNames: ['container_type'], registers: r }),
-  startedContainersErrors: new Counter({ name: 'kubelet_started_containers_errors_total', help: alpha('Cumulative number of errors when starting containers'), labelNames: ['container_type', 'code'], registers: r }),
-  terminatedContainers: new Counter({ name: 'kubelet_terminated_containers_total', help: alpha('Current number of containers terminated. Broken down by container type, exit code and reason'), labelNames: ['container_type', 'exit_code', 'reason'], registers: r }),
-  admissionRejections: new Counter({ name: 'kubelet_admission_rejections_total', help: alpha('Cumulative number pod admission rejections by the Kubelet.'), labelNames: ['reason'], registers: r }),
-  imagePullDuration: new Histogram({ name: 'kubelet_image_pull_duration_seconds', help: alpha('Duration in seconds to pull an image.'), labelNames: ['image_size_in_bytes'], buckets: [1, 5, 10, 20, 30, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600], registers: r }),
+  startedPodsErrors: new Counter({
+    name: 'kubelet_started_pods_errors_total',
+    help: alpha('Cumulative number of errors when starting pods'),
+    registers: r,
+  }),
+  startedContainers: new Counter({
+    name: 'kubelet_started_containers_total',
+    help: alpha('Cumulative number of containers started'),
+    labelNames: ['container_type'],
+    registers: r,
+  }),
+  startedContainersErrors: new Counter({
+    name: 'kubelet_started_containers_errors_total',
+    help: alpha('Cumulative number of errors when starting containers'),
+    labelNames: ['container_type', 'code'],
+    registers: r,
+  }),
+  terminatedContainers: new Counter({
+    name: 'kubelet_terminated_containers_total',
+    help: alpha('Current number of containers terminated. Broken down by container type, exit code and reason'),
+    labelNames: ['container_type', 'exit_code', 'reason'],
+    registers: r,
+  }),
+  admissionRejections: new Counter({
+    name: 'kubelet_admission_rejections_total',
+    help: alpha('Cumulative number pod admission rejections by the Kubelet.'),
+    labelNames: ['reason'],
+    registers: r,
+  }),
+  imagePullDuration: new Histogram({
+    name: 'kubelet_image_pull_duration_seconds',
+    help: alpha('Duration in seconds to pull an image.'),
+    labelNames: ['image_size_in_bytes'],
+    buckets: [1, 5, 10, 20, 30, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600],
+    registers: r,
+  }),
   cgroupVersion: new Gauge({ name: 'kubelet_cgroup_version', help: alpha('cgroup version on the hosts.'), registers: r }),
-  runPodSandboxDuration: new Histogram({ name: 'kubelet_run_podsandbox_duration_seconds', help: alpha('Duration in seconds of the run_podsandbox operations. Broken down by RuntimeClass.Handler.'), labelNames: ['runtime_handler'], buckets, registers: r }),
-  runPodSandboxErrors: new Counter({ name: 'kubelet_run_podsandbox_errors_total', help: alpha('Cumulative number of the run_podsandbox operation errors by RuntimeClass.Handler.'), labelNames: ['runtime_handler'], registers: r }),
-  plegRelistDuration: new Histogram({ name: 'kubelet_pleg_relist_duration_seconds', help: alpha('Duration in seconds for relisting pods in PLEG.'), buckets, registers: r }),
-  plegRelistInterval: new Histogram({ name: 'kubelet_pleg_relist_interval_seconds', help: alpha('Interval in seconds between relisting in PLEG.'), buckets, registers: r }),
-  plegLastSeen: new Gauge({ name: 'kubelet_pleg_last_seen_seconds', help: alpha('Timestamp in seconds when PLEG was last seen active.'), registers: r }),
-  runtimeOperations: new Counter({ name: 'kubelet_runtime_operations_total', help: alpha('Cumulative number of runtime operations by operation type.'), labelNames: ['operation_type'], registers: r }),
+  runPodSandboxDuration: new Histogram({
+    name: 'kubelet_run_podsandbox_duration_seconds',
+    help: alpha('Duration in seconds of the run_podsandbox operations. Broken down by RuntimeClass.Handler.'),
+    labelNames: ['runtime_handler'],
+    buckets,
+    registers: r,
+  }),
+  runPodSandboxErrors: new Counter({
+    name: 'kubelet_run_podsandbox_errors_total',
+    help: alpha('Cumulative number of the run_podsandbox operation errors by RuntimeClass.Handler.'),
+    labelNames: ['runtime_handler'],
+    registers: r,
+  }),
+  plegRelistDuration: new Histogram({
+    name: 'kubelet_pleg_relist_duration_seconds',
+    help: alpha('Duration in seconds for relisting pods in PLEG.'),
+    buckets,
+    registers: r,
+  }),
+  plegRelistInterval: new Histogram({
+    name: 'kubelet_pleg_relist_interval_seconds',
+    help: alpha('Interval in seconds between relisting in PLEG.'),
+    buckets,
+    registers: r,
+  }),
+  plegLastSeen: new Gauge({
+    name: 'kubelet_pleg_last_seen_seconds',
+    help: alpha('Timestamp in seconds when PLEG was last seen active.'),
+    registers: r,
+  }),
+  runtimeOperations: new Counter({
+    name: 'kubelet_runtime_operations_total',
+    help: alpha('Cumulative number of runtime operations by operation type.'),
+    labelNames: ['operation_type'],
+    registers: r,
+  }),
   // Upstream's ExponentialBuckets(.005, 2.5, 14): 5 ms to about 2 hours (an image pull can take long).
-  runtimeOperationsDuration: new Histogram({ name: 'kubelet_runtime_operations_duration_seconds', help: alpha('Duration in seconds of runtime operations. Broken down by operation type.'), labelNames: ['operation_type'], buckets: Array.from({ length: 14 }, (_, i) => 0.005 * 2.5 ** i), registers: r }),
-  runtimeOperationsErrors: new Counter({ name: 'kubelet_runtime_operations_errors_total', help: alpha('Cumulative number of runtime operation errors by operation type.'), labelNames: ['operation_type'], registers: r }),
-  eventedPlegConnectionSuccess: new Counter({ name: 'kubelet_evented_pleg_connection_success_count', help: alpha('The number of times a streaming client was obtained to receive CRI Events.'), registers: r }),
-  eventedPlegConnectionError: new Counter({ name: 'kubelet_evented_pleg_connection_error_count', help: alpha('The number of errors encountered during the establishment of streaming connection with the CRI runtime.'), registers: r }),
+  runtimeOperationsDuration: new Histogram({
+    name: 'kubelet_runtime_operations_duration_seconds',
+    help: alpha('Duration in seconds of runtime operations. Broken down by operation type.'),
+    labelNames: ['operation_type'],
+    buckets: Array.from({ length: 14 }, (_, i) => 0.005 * 2.5 ** i),
+    registers: r,
+  }),
+  runtimeOperationsErrors: new Counter({
+    name: 'kubelet_runtime_operations_errors_total',
+    help: alpha('Cumulative number of runtime operation errors by operation type.'),
+    labelNames: ['operation_type'],
+    registers: r,
+  }),
+  eventedPlegConnectionSuccess: new Counter({
+    name: 'kubelet_evented_pleg_connection_success_count',
+    help: alpha('The number of times a streaming client was obtained to receive CRI Events.'),
+    registers: r,
+  }),
+  eventedPlegConnectionError: new Counter({
+    name: 'kubelet_evented_pleg_connection_error_count',
+    help: alpha('The number of errors encountered during the establishment of streaming connection with the CRI runtime.'),
+    registers: r,
+  }),
   // The kubelet API (src/server), labelled as upstream's server filter does.
-  httpRequests: new Counter({ name: 'kubelet_http_requests_total', help: alpha('Number of the http requests received since the server started'), labelNames: ['method', 'path', 'server_type', 'long_running'], registers: r }),
-  httpRequestsDuration: new Histogram({ name: 'kubelet_http_requests_duration_seconds', help: alpha('Duration in seconds to serve http requests'), labelNames: ['method', 'path', 'server_type', 'long_running'], buckets, registers: r }),
-  httpInflightRequests: new Gauge({ name: 'kubelet_http_inflight_requests', help: alpha('Number of the inflight http requests'), labelNames: ['method', 'path', 'server_type', 'long_running'], registers: r }),
-  eventsDropped: new Counter({ name: 'kubelet_ts_events_dropped_total', help: 'Kubernetes Events dropped because the send queue was full.', registers: r }),
+  httpRequests: new Counter({
+    name: 'kubelet_http_requests_total',
+    help: alpha('Number of the http requests received since the server started'),
+    labelNames: ['method', 'path', 'server_type', 'long_running'],
+    registers: r,
+  }),
+  httpRequestsDuration: new Histogram({
+    name: 'kubelet_http_requests_duration_seconds',
+    help: alpha('Duration in seconds to serve http requests'),
+    labelNames: ['method', 'path', 'server_type', 'long_running'],
+    buckets,
+    registers: r,
+  }),
+  httpInflightRequests: new Gauge({
+    name: 'kubelet_http_inflight_requests',
+    help: alpha('Number of the inflight http requests'),
+    labelNames: ['method', 'path', 'server_type', 'long_running'],
+    registers: r,
+  }),
+  eventsDropped: new Counter({
+    name: 'kubelet_ts_events_dropped_total',
+    help: 'Kubernetes Events dropped because the send queue was full.',
+    registers: r,
+  }),
   // Housekeeping and container garbage collection (src/gc).
-  orphanedRuntimePods: new Counter({ name: 'kubelet_orphaned_runtime_pods_total', help: alpha('Number of pods that have been detected in the container runtime without being already known to the pod worker. This typically indicates the kubelet was restarted while a pod was force deleted in the API or in the local configuration, which is unusual.'), registers: r }),
-  housekeepingDuration: new Histogram({ name: 'kubelet_ts_housekeeping_duration_seconds', help: 'Duration in seconds of a pass of housekeeping (every 2 s) or of container garbage collection (every minute).', labelNames: ['loop'], buckets, registers: r }),
-  housekeepingErrors: new Counter({ name: 'kubelet_ts_housekeeping_errors_total', help: 'Passes of housekeeping or container garbage collection that failed.', labelNames: ['loop'], registers: r }),
+  orphanedRuntimePods: new Counter({
+    name: 'kubelet_orphaned_runtime_pods_total',
+    help: alpha(
+      'Number of pods that have been detected in the container runtime without being already known to the pod worker. This typically indicates the kubelet was restarted while a pod was force deleted in the API or in the local configuration, which is unusual.',
+    ),
+    registers: r,
+  }),
+  housekeepingDuration: new Histogram({
+    name: 'kubelet_ts_housekeeping_duration_seconds',
+    help: 'Duration in seconds of a pass of housekeeping (every 2 s) or of container garbage collection (every minute).',
+    labelNames: ['loop'],
+    buckets,
+    registers: r,
+  }),
+  housekeepingErrors: new Counter({
+    name: 'kubelet_ts_housekeeping_errors_total',
+    help: 'Passes of housekeeping or container garbage collection that failed.',
+    labelNames: ['loop'],
+    registers: r,
+  }),
   // Upstream's eviction and image GC counters, and ours for the eviction manager and image GC loops.
-  evictions: new Counter({ name: 'kubelet_evictions', help: alpha('Cumulative number of pod evictions by eviction signal'), labelNames: ['eviction_signal'], registers: r }),
-  evictionStatsAge: new Histogram({ name: 'kubelet_eviction_stats_age_seconds', help: alpha('Time between when stats are collected, and when pod is evicted based on those stats by eviction signal'), labelNames: ['eviction_signal'], buckets, registers: r }),
-  preemptions: new Counter({ name: 'kubelet_preemptions', help: alpha('Cumulative number of pod preemptions by preemption resource'), labelNames: ['preemption_signal'], registers: r }),
-  evictionRoundDuration: new Histogram({ name: 'kubelet_ts_eviction_round_duration_seconds', help: 'Duration of eviction manager rounds (stats, decision, reclaim, eviction).', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: r }),
+  evictions: new Counter({
+    name: 'kubelet_evictions',
+    help: alpha('Cumulative number of pod evictions by eviction signal'),
+    labelNames: ['eviction_signal'],
+    registers: r,
+  }),
+  evictionStatsAge: new Histogram({
+    name: 'kubelet_eviction_stats_age_seconds',
+    help: alpha('Time between when stats are collected, and when pod is evicted based on those stats by eviction signal'),
+    labelNames: ['eviction_signal'],
+    buckets,
+    registers: r,
+  }),
+  preemptions: new Counter({
+    name: 'kubelet_preemptions',
+    help: alpha('Cumulative number of pod preemptions by preemption resource'),
+    labelNames: ['preemption_signal'],
+    registers: r,
+  }),
+  evictionRoundDuration: new Histogram({
+    name: 'kubelet_ts_eviction_round_duration_seconds',
+    help: 'Duration of eviction manager rounds (stats, decision, reclaim, eviction).',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: r,
+  }),
   evictionErrors: new Counter({ name: 'kubelet_ts_eviction_errors_total', help: 'Eviction manager rounds that failed.', registers: r }),
-  imageGarbageCollected: new Counter({ name: 'kubelet_image_garbage_collected_total', help: alpha('Total number of images garbage collected by the kubelet, whether through disk usage or image age.'), labelNames: ['reason'], registers: r }),
-  imageGCErrors: new Counter({ name: 'kubelet_ts_image_gc_errors_total', help: 'Image garbage collection passes that failed.', registers: r }),
-  garbageCollected: new Counter({ name: 'kubelet_ts_garbage_collected_total', help: 'Containers, sandboxes, pod directories and pod log directories removed by housekeeping and garbage collection.', labelNames: ['kind'], registers: r }),
+  imageGarbageCollected: new Counter({
+    name: 'kubelet_image_garbage_collected_total',
+    help: alpha('Total number of images garbage collected by the kubelet, whether through disk usage or image age.'),
+    labelNames: ['reason'],
+    registers: r,
+  }),
+  imageGCErrors: new Counter({
+    name: 'kubelet_ts_image_gc_errors_total',
+    help: 'Image garbage collection passes that failed.',
+    registers: r,
+  }),
+  garbageCollected: new Counter({
+    name: 'kubelet_ts_garbage_collected_total',
+    help: 'Containers, sandboxes, pod directories and pod log directories removed by housekeeping and garbage collection.',
+    labelNames: ['kind'],
+    registers: r,
+  }),
   // Container log rotation (src/container-logs).
-  containerLogRotations: new Counter({ name: 'kubelet_ts_container_log_rotations_total', help: 'Container log rotations by result: rotated, error (one container failed), list_error (a whole pass failed).', labelNames: ['result'], registers: r }),
+  containerLogRotations: new Counter({
+    name: 'kubelet_ts_container_log_rotations_total',
+    help: 'Container log rotations by result: rotated, error (one container failed), list_error (a whole pass failed).',
+    labelNames: ['result'],
+    registers: r,
+  }),
 };
 
 /** Feeds kubelet_runtime_operations_* from the CRI client's observer hook. */
@@ -86,17 +293,47 @@ export interface PodGauges {
 /** kubelet_desired_pods, _active_pods, _mirror_pods, _working_pods and _managed_ephemeral_containers, from read() at scrape time. */
 export function registerPodGauges(read: () => PodGauges): void {
   const gauge = (name: string, help: string, labelNames: string[], set: (g: Gauge, p: PodGauges) => void) =>
-    new Gauge({ name, help: alpha(help), labelNames, registers: r, collect() { set(this, read()); } });
-  gauge('kubelet_desired_pods', 'The number of pods the kubelet is being instructed to run. static is true if the pod is not from the apiserver.', ['static'], (g, p) => {
-    g.set({ static: '' }, p.desired.regular); g.set({ static: 'true' }, p.desired.static);
-  });
-  gauge('kubelet_active_pods', 'The number of pods the kubelet considers active and which are being considered when admitting new pods. static is true if the pod is not from the apiserver.', ['static'], (g, p) => {
-    g.set({ static: '' }, p.active.regular); g.set({ static: 'true' }, p.active.static);
-  });
-  gauge('kubelet_mirror_pods', 'The number of mirror pods the kubelet will try to create (one per admitted static pod)', [], (g, p) => g.set(p.mirror));
-  gauge('kubelet_working_pods', 'Number of pods the kubelet is actually running, broken down by lifecycle phase, whether the pod is desired, orphaned, or runtime only (also orphaned), and whether the pod is static. An orphaned pod has been removed from local configuration or force deleted in the API and consumes resources that are not otherwise visible.',
-    ['lifecycle', 'config', 'static'], (g, p) => { for (const w of p.working) g.set({ lifecycle: w.lifecycle, config: w.config, static: w.static }, w.count); });
-  gauge('kubelet_managed_ephemeral_containers', 'Current number of ephemeral containers in pods managed by this kubelet.', [], (g, p) => g.set(p.ephemeralContainers));
+    new Gauge({
+      name,
+      help: alpha(help),
+      labelNames,
+      registers: r,
+      collect() {
+        set(this, read());
+      },
+    });
+  gauge(
+    'kubelet_desired_pods',
+    'The number of pods the kubelet is being instructed to run. static is true if the pod is not from the apiserver.',
+    ['static'],
+    (g, p) => {
+      g.set({ static: '' }, p.desired.regular);
+      g.set({ static: 'true' }, p.desired.static);
+    },
+  );
+  gauge(
+    'kubelet_active_pods',
+    'The number of pods the kubelet considers active and which are being considered when admitting new pods. static is true if the pod is not from the apiserver.',
+    ['static'],
+    (g, p) => {
+      g.set({ static: '' }, p.active.regular);
+      g.set({ static: 'true' }, p.active.static);
+    },
+  );
+  gauge('kubelet_mirror_pods', 'The number of mirror pods the kubelet will try to create (one per admitted static pod)', [], (g, p) =>
+    g.set(p.mirror),
+  );
+  gauge(
+    'kubelet_working_pods',
+    'Number of pods the kubelet is actually running, broken down by lifecycle phase, whether the pod is desired, orphaned, or runtime only (also orphaned), and whether the pod is static. An orphaned pod has been removed from local configuration or force deleted in the API and consumes resources that are not otherwise visible.',
+    ['lifecycle', 'config', 'static'],
+    (g, p) => {
+      for (const w of p.working) g.set({ lifecycle: w.lifecycle, config: w.config, static: w.static }, w.count);
+    },
+  );
+  gauge('kubelet_managed_ephemeral_containers', 'Current number of ephemeral containers in pods managed by this kubelet.', [], (g, p) =>
+    g.set(p.ephemeralContainers),
+  );
 }
 
 /**

@@ -36,7 +36,10 @@ export const syncMetrics: SyncObserver = {
     // A RuntimeClass lookup that failed never reached RunPodSandbox.
     if (seconds !== undefined) metrics.runPodSandboxErrors.inc({ runtime_handler: handler });
   },
-  container: (type, e) => (e ? metrics.startedContainersErrors.inc({ container_type: type, code: grpcCodeName(e) }) : metrics.startedContainers.inc({ container_type: type })),
+  container: (type, e) =>
+    e
+      ? metrics.startedContainersErrors.inc({ container_type: type, code: grpcCodeName(e) })
+      : metrics.startedContainers.inc({ container_type: type }),
 };
 
 export const statusMetrics: StatusObserver = {
@@ -62,8 +65,11 @@ export function startupMetrics(log: Logger): (o: StartupObservation) => void {
     if (o.sliSeconds !== undefined) metrics.podStartSLIDuration.observe(o.sliSeconds);
     if (o.firstNetworkPod && o.sliSeconds !== undefined) metrics.firstNetworkPodStartSLIDuration.set(o.sliSeconds);
     log.info('Observed pod startup duration', {
-      pod: `${o.pod.metadata?.namespace}/${o.pod.metadata?.name}`, podStartSLOduration: o.sliSeconds, podStartE2EDuration: o.totalSeconds,
-      totalImagesPullingTime: o.pullSeconds, totalInitContainerRuntime: o.initSeconds,
+      pod: `${o.pod.metadata?.namespace}/${o.pod.metadata?.name}`,
+      podStartSLOduration: o.sliSeconds,
+      podStartE2EDuration: o.totalSeconds,
+      totalImagesPullingTime: o.pullSeconds,
+      totalInitContainerRuntime: o.initSeconds,
     });
   };
 }

@@ -11,8 +11,14 @@ test('observeProbe counts results by label and times all but failures, as upstre
   observeProbe(t, 'failed', 1);
   observeProbe(t, 'unknown', 0.5);
   const text = await probeRegistry.metrics();
-  assert.match(text, /^# HELP prober_probe_total \[BETA\] Cumulative number of a liveness, readiness or startup probe for a container by result\.$/m);
-  assert.match(text, /^prober_probe_total\{probe_type="Liveness",result="successful",container="app",pod="web",namespace="ns",pod_uid="u1"\} 2$/m);
+  assert.match(
+    text,
+    /^# HELP prober_probe_total \[BETA\] Cumulative number of a liveness, readiness or startup probe for a container by result\.$/m,
+  );
+  assert.match(
+    text,
+    /^prober_probe_total\{probe_type="Liveness",result="successful",container="app",pod="web",namespace="ns",pod_uid="u1"\} 2$/m,
+  );
   assert.match(text, /result="failed".* 1$/m);
   assert.match(text, /result="unknown".* 1$/m);
   assert.match(text, new RegExp(`^prober_probe_duration_seconds_count\\{${sel}\\} 3$`, 'm'));
@@ -20,7 +26,7 @@ test('observeProbe counts results by label and times all but failures, as upstre
   assert.match(text, /^process_start_time_seconds \d{10}$/m);
 });
 
-test('forgetProbe removes the container\'s series', async () => {
+test("forgetProbe removes the container's series", async () => {
   observeProbe(t, 'successful', 0.01);
   forgetProbe(t);
   const text = await probeRegistry.metrics();

@@ -14,7 +14,10 @@ test('cniAction: writes into an empty dir, keeps an identical file, never overri
 
 test('the conflist has a bridge with host-local IPAM on the podCIDR and portmap', () => {
   const c = JSON.parse(bridgeConflist('10.88.3.0/24'));
-  assert.deepEqual(c.plugins.map((p: { type: string }) => p.type), ['bridge', 'portmap', 'loopback']);
+  assert.deepEqual(
+    c.plugins.map((p: { type: string }) => p.type),
+    ['bridge', 'portmap', 'loopback'],
+  );
   assert.equal(c.plugins[0].ipam.ranges[0][0].subnet, '10.88.3.0/24');
 });
 

@@ -10,18 +10,28 @@ export const NETWORK_NAME = 'kubelet-ts';
 export const BRIDGE_NAME = 'kts-br0';
 
 export function bridgeConflist(podCIDR: string): string {
-  return JSON.stringify({
-    cniVersion: '0.4.0',
-    name: NETWORK_NAME,
-    plugins: [
+  return (
+    JSON.stringify(
       {
-        type: 'bridge', bridge: BRIDGE_NAME, isGateway: true, ipMasq: true, hairpinMode: true,
-        ipam: { type: 'host-local', ranges: [[{ subnet: podCIDR }]], routes: [{ dst: '0.0.0.0/0' }] },
+        cniVersion: '0.4.0',
+        name: NETWORK_NAME,
+        plugins: [
+          {
+            type: 'bridge',
+            bridge: BRIDGE_NAME,
+            isGateway: true,
+            ipMasq: true,
+            hairpinMode: true,
+            ipam: { type: 'host-local', ranges: [[{ subnet: podCIDR }]], routes: [{ dst: '0.0.0.0/0' }] },
+          },
+          { type: 'portmap', capabilities: { portMappings: true } },
+          { type: 'loopback' },
+        ],
       },
-      { type: 'portmap', capabilities: { portMappings: true } },
-      { type: 'loopback' },
-    ],
-  }, null, 2) + '\n';
+      null,
+      2,
+    ) + '\n'
+  );
 }
 
 /** What to do with the CNI config dir: pure over its listing and our file's content. */
@@ -36,7 +46,11 @@ export function ensureCniConfig(dir: string, podCIDR: string): 'write' | 'keep' 
   mkdirSync(dir, { recursive: true });
   const files = readdirSync(dir);
   let ours: string | undefined;
-  try { ours = readFileSync(join(dir, CONFLIST_NAME), 'utf8'); } catch { /* not written yet */ }
+  try {
+    ours = readFileSync(join(dir, CONFLIST_NAME), 'utf8');
+  } catch {
+    /* not written yet */
+  }
   const action = cniAction(files, ours, podCIDR);
   if (action === 'write') {
     const tmp = join(dir, `.${CONFLIST_NAME}.tmp`);
@@ -63,6 +77,9 @@ export function outsideSubnet(address: string, prefixLen: number, subnet: string
 function dropStaleBridgeAddress(podCIDR: string) {
   const r = spawnSync('ip', ['-j', '-4', 'addr', 'show', 'dev', BRIDGE_NAME], { encoding: 'utf8' });
   if (r.status !== 0) return; // no bridge yet: the plugin creates it
-  const infos = (JSON.parse(r.stdout || '[]') as { addr_info?: { local: string; prefixlen: number }[] }[]).flatMap((l) => l.addr_info ?? []);
-  if (infos.some((a) => outsideSubnet(a.local, a.prefixlen, podCIDR))) spawnSync('ip', ['addr', 'flush', 'dev', BRIDGE_NAME], { stdio: 'ignore' });
+  const infos = (JSON.parse(r.stdout || '[]') as { addr_info?: { local: string; prefixlen: number }[] }[]).flatMap(
+    (l) => l.addr_info ?? [],
+  );
+  if (infos.some((a) => outsideSubnet(a.local, a.prefixlen, podCIDR)))
+    spawnSync('ip', ['addr', 'flush', 'dev', BRIDGE_NAME], { stdio: 'ignore' });
 }

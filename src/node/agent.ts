@@ -53,7 +53,10 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
         if (isAlreadyExists(e)) {
           // A restart, or a Node created by someone else: adopt it, making sure our labels are on it.
           const node = await api.patch<Node>(path, { metadata: { labels: want.metadata!.labels } }, 'merge').catch(() => undefined);
-          if (node) { o.log.info('Node was previously registered', { node: o.nodeName }); return node; }
+          if (node) {
+            o.log.info('Node was previously registered', { node: o.nodeName });
+            return node;
+          }
         }
         const wait = retry.next();
         o.log.warn('Unable to register node with API server', { node: o.nodeName, err: e, retryInMs: wait });
@@ -65,7 +68,17 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
 
   async function syncStatus() {
     const { health, images } = await o.probeRuntime();
-    const status = nodeStatus({ ...o.staticInputs, fs: { capacityBytes: o.fsCapacity() }, runtime: health, images, now: new Date(), pressure: o.pressure?.() ?? [] }, lastComputed);
+    const status = nodeStatus(
+      {
+        ...o.staticInputs,
+        fs: { capacityBytes: o.fsCapacity() },
+        runtime: health,
+        images,
+        now: new Date(),
+        pressure: o.pressure?.() ?? [],
+      },
+      lastComputed,
+    );
     lastComputed = status;
     const due = Date.now() - lastSentAt >= o.reportEveryMs;
     if (!statusChanged(lastSent, status) && !due) return;
@@ -87,25 +100,54 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
     if (reregistering || abort.signal.aborted) return;
     reregistering = true;
     o.log.warn('Node object is gone, registering it again', { node: o.nodeName });
-    try { lastSent = undefined; o.onNode(await register()); } catch { /* stopped */ } finally { reregistering = false; }
+    try {
+      lastSent = undefined;
+      o.onNode(await register());
+    } catch {
+      /* stopped */
+    } finally {
+      reregistering = false;
+    }
   };
   let watch: { stop(): void } | undefined;
   const registered = register();
-  registered.then(async (node) => {
-    o.onNode(node);
-    watch = reflector<Node>(api, apiPath({ resource: 'nodes' }, { fieldSelector: `metadata.name=${o.nodeName}` }), 'node', {
-      list: (items) => (items[0] ? o.onNode(items[0]) : void reregister()),
-      event: (type, n) => (type === 'DELETED' ? void reregister() : o.onNode(n)),
-    }, o.log);
-    const retry = backoff(1000, o.updateEveryMs);
-    while (!abort.signal.aborted) {
-      let wait = jittered(o.updateEveryMs, 0.04);
-      try { await syncStatus(); retry.reset(); } catch (e) {
-        wait = retry.next();
-        o.log.warn('Error updating node status, will retry', { node: o.nodeName, err: e, retryInMs: wait });
+  registered.then(
+    async (node) => {
+      o.onNode(node);
+      watch = reflector<Node>(
+        api,
+        apiPath({ resource: 'nodes' }, { fieldSelector: `metadata.name=${o.nodeName}` }),
+        'node',
+        {
+          list: (items) => (items[0] ? o.onNode(items[0]) : void reregister()),
+          event: (type, n) => (type === 'DELETED' ? void reregister() : o.onNode(n)),
+        },
+        o.log,
+      );
+      const retry = backoff(1000, o.updateEveryMs);
+      while (!abort.signal.aborted) {
+        let wait = jittered(o.updateEveryMs, 0.04);
+        try {
+          await syncStatus();
+          retry.reset();
+        } catch (e) {
+          wait = retry.next();
+          o.log.warn('Error updating node status, will retry', { node: o.nodeName, err: e, retryInMs: wait });
+        }
+        await new Promise<void>((r) => {
+          wake = r;
+          sleep(wait, abort.signal).then(r);
+        });
       }
-      await new Promise<void>((r) => { wake = r; sleep(wait, abort.signal).then(r); });
-    }
-  }, () => {});
-  return { registered, poke: () => wake?.(), stop: () => { abort.abort(); watch?.stop(); } };
+    },
+    () => {},
+  );
+  return {
+    registered,
+    poke: () => wake?.(),
+    stop: () => {
+      abort.abort();
+      watch?.stop();
+    },
+  };
 }

@@ -3,8 +3,11 @@ import assert from 'node:assert/strict';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import { CurrentNode, nodeChanges } from './current-node.ts';
 
-const node = (uid: string, podCIDR?: string, memory = '1Gi'): Node =>
-  ({ metadata: { name: 'n1', uid }, spec: podCIDR ? { podCIDR } : {}, status: { allocatable: { memory } } });
+const node = (uid: string, podCIDR?: string, memory = '1Gi'): Node => ({
+  metadata: { name: 'n1', uid },
+  spec: podCIDR ? { podCIDR } : {},
+  status: { allocatable: { memory } },
+});
 
 test('nodeChanges: a new UID or podCIDR, nothing else', () => {
   const rows: [string, Node | undefined, Node, ReturnType<typeof nodeChanges>][] = [

@@ -6,7 +6,8 @@ import type { Node } from 'kubernetes-types/core/v1.js';
 
 /** Pure: what a newer version of the Node changes that others act on. */
 export function nodeChanges(prev: Node | undefined, next: Node): { uid?: string; podCIDR?: string } {
-  const uid = next.metadata?.uid, cidr = next.spec?.podCIDR;
+  const uid = next.metadata?.uid,
+    cidr = next.spec?.podCIDR;
   return {
     ...(uid && uid !== prev?.metadata?.uid ? { uid } : {}),
     ...(cidr && cidr !== prev?.spec?.podCIDR ? { podCIDR: cidr } : {}),
@@ -19,17 +20,27 @@ export class CurrentNode {
   readonly #onUID: ((uid: string) => void)[] = [];
   readonly #onPodCIDR: ((cidr: string) => void)[] = [];
 
-  constructor(name: string) { this.name = name; }
+  constructor(name: string) {
+    this.name = name;
+  }
 
-  get(): Node | undefined { return this.#node; }
-  uid(): string | undefined { return this.#node?.metadata?.uid; }
+  get(): Node | undefined {
+    return this.#node;
+  }
+  uid(): string | undefined {
+    return this.#node?.metadata?.uid;
+  }
   /** The Node as an owner (mirror pods, the Lease); undefined before registration. */
   owner(): { name: string; uid: string } | undefined {
     const uid = this.uid();
     return uid ? { name: this.name, uid } : undefined;
   }
-  allocatable(): Record<string, string> | undefined { return this.#node?.status?.allocatable; }
-  capacity(): Record<string, string> | undefined { return this.#node?.status?.capacity; }
+  allocatable(): Record<string, string> | undefined {
+    return this.#node?.status?.allocatable;
+  }
+  capacity(): Record<string, string> | undefined {
+    return this.#node?.status?.capacity;
+  }
 
   set(node: Node): void {
     const changes = nodeChanges(this.#node, node);
@@ -38,6 +49,10 @@ export class CurrentNode {
     if (changes.podCIDR) for (const f of this.#onPodCIDR) f(changes.podCIDR);
   }
 
-  onNewUID(f: (uid: string) => void): void { this.#onUID.push(f); }
-  onNewPodCIDR(f: (cidr: string) => void): void { this.#onPodCIDR.push(f); }
+  onNewUID(f: (uid: string) => void): void {
+    this.#onUID.push(f);
+  }
+  onNewPodCIDR(f: (cidr: string) => void): void {
+    this.#onPodCIDR.push(f);
+  }
 }

@@ -15,7 +15,13 @@ export interface HostFacts {
   hugepages: Record<string, number>;
 }
 
-const readTrim = (p: string) => { try { return readFileSync(p, 'utf8').trim(); } catch { return ''; } };
+const readTrim = (p: string) => {
+  try {
+    return readFileSync(p, 'utf8').trim();
+  } catch {
+    return '';
+  }
+};
 
 export function readHostFacts(): HostFacts {
   const osRelease = readTrim('/etc/os-release').match(/^PRETTY_NAME="?([^"\n]*)"?/m)?.[1] ?? 'Linux';
@@ -25,7 +31,8 @@ export function readHostFacts(): HostFacts {
     bootID: readTrim('/proc/sys/kernel/random/boot_id'),
     kernelVersion: release(),
     osImage: osRelease,
-    architecture: ({ x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[arch()] ?? arch(),
+    architecture:
+      ({ x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' } as Record<string, string>)[arch()] ?? arch(),
     cpuCores: cpus().length,
     // MemTotal from /proc/meminfo, as cadvisor reports machine memory.
     memoryBytes: Number(readTrim('/proc/meminfo').match(/^MemTotal:\s+(\d+) kB/m)?.[1] ?? 0) * 1024 || totalmem(),

@@ -25,12 +25,20 @@ export function desiredLease(nodeName: string, nodeUID: string | undefined, dura
 
 const LEASE_NAMESPACE = 'kube-node-lease';
 
-export interface LeaseRenewer { stop(): void }
+export interface LeaseRenewer {
+  stop(): void;
+}
 
-export function leaseRenewer(api: ApiClient, opts: {
-  nodeName: string; durationSeconds: number; nodeUID: () => string | undefined; log: Logger;
-  onRenew?: (ok: boolean) => void;
-}): LeaseRenewer {
+export function leaseRenewer(
+  api: ApiClient,
+  opts: {
+    nodeName: string;
+    durationSeconds: number;
+    nodeUID: () => string | undefined;
+    log: Logger;
+    onRenew?: (ok: boolean) => void;
+  },
+): LeaseRenewer {
   const abort = new AbortController();
   const path = apiPath({ group: 'coordination.k8s.io', resource: 'leases', namespace: LEASE_NAMESPACE, name: opts.nodeName });
   const retry = backoff(200, 7000);
@@ -39,10 +47,14 @@ export function leaseRenewer(api: ApiClient, opts: {
   async function renewOnce() {
     const now = new Date();
     if (!cached) {
-      try { cached = await api.get<Lease>(path); } catch (e) {
+      try {
+        cached = await api.get<Lease>(path);
+      } catch (e) {
         if (!isNotFound(e)) throw e;
-        cached = await api.create<Lease>(apiPath({ group: 'coordination.k8s.io', resource: 'leases', namespace: LEASE_NAMESPACE }),
-          desiredLease(opts.nodeName, opts.nodeUID(), opts.durationSeconds, now));
+        cached = await api.create<Lease>(
+          apiPath({ group: 'coordination.k8s.io', resource: 'leases', namespace: LEASE_NAMESPACE }),
+          desiredLease(opts.nodeName, opts.nodeUID(), opts.durationSeconds, now),
+        );
         return;
       }
     }

@@ -9,16 +9,25 @@ import { nodeImages, type RuntimeHealth } from './status.ts';
 /** Pure: the health from CRI Status and Version answers. */
 export function runtimeHealth(st: RuntimeResponse<'Status'>, v: RuntimeResponse<'Version'>): RuntimeHealth {
   const cond = (t: string) => st.status?.conditions.find((c) => c.type === t);
-  const rt = cond('RuntimeReady'), net = cond('NetworkReady');
+  const rt = cond('RuntimeReady'),
+    net = cond('NetworkReady');
   const failing = !rt?.status ? rt : !net?.status ? net : undefined;
   return {
-    runtimeReady: !!rt?.status, networkReady: !!net?.status, reason: failing?.reason, message: failing?.message,
+    runtimeReady: !!rt?.status,
+    networkReady: !!net?.status,
+    reason: failing?.reason,
+    message: failing?.message,
     version: `${v.runtimeName}://${v.runtimeVersion}`,
   };
 }
 
 /** Asks the runtime; a runtime that does not answer is "down" (health without runtimeReady). */
-export async function probeRuntime(cri: RuntimeClient, images: ImageClient, maxImages: number, log: Logger): Promise<{ health: RuntimeHealth; images: ContainerImage[] }> {
+export async function probeRuntime(
+  cri: RuntimeClient,
+  images: ImageClient,
+  maxImages: number,
+  log: Logger,
+): Promise<{ health: RuntimeHealth; images: ContainerImage[] }> {
   try {
     const [st, v, imgs] = await Promise.all([cri.status({}), cri.version({}), images.listImages({})]);
     const list = imgs.images.map((i) => ({ repoTags: i.repoTags, repoDigests: i.repoDigests, size: Number(i.size) }));

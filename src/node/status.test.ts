@@ -3,25 +3,49 @@ import assert from 'node:assert/strict';
 import { nodeStatus, notReadyReason, statusChanged, nodeImages, capacityAndAllocatable, type StatusInputs } from './status.ts';
 
 const inputs = (over: Partial<StatusInputs> = {}): StatusInputs => ({
-  host: { machineID: 'm', systemUUID: 'u', bootID: 'b', kernelVersion: '6.1', osImage: 'Debian', architecture: 'amd64',
-    cpuCores: 2, memoryBytes: 4 * 2 ** 30, hugepages: { 'hugepages-2Mi': 0 } },
-  fs: { capacityBytes: 100 * 2 ** 30 }, nodeIP: '172.30.255.10', hostname: 'vm', kubeletVersion: 'v1.36.3',
-  kubeletPort: 10250, maxPods: 110, reserved: [], evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%' },
-  runtime: { runtimeReady: true, networkReady: true, version: 'containerd://1.6.20' }, images: [],
-  now: new Date('2026-11-22T12:00:00.123Z'), pressure: [], ...over,
+  host: {
+    machineID: 'm',
+    systemUUID: 'u',
+    bootID: 'b',
+    kernelVersion: '6.1',
+    osImage: 'Debian',
+    architecture: 'amd64',
+    cpuCores: 2,
+    memoryBytes: 4 * 2 ** 30,
+    hugepages: { 'hugepages-2Mi': 0 },
+  },
+  fs: { capacityBytes: 100 * 2 ** 30 },
+  nodeIP: '172.30.255.10',
+  hostname: 'vm',
+  kubeletVersion: 'v1.36.3',
+  kubeletPort: 10250,
+  maxPods: 110,
+  reserved: [],
+  evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%' },
+  runtime: { runtimeReady: true, networkReady: true, version: 'containerd://1.6.20' },
+  images: [],
+  now: new Date('2026-11-22T12:00:00.123Z'),
+  pressure: [],
+  ...over,
 });
 
 test('not-ready reasons in upstream words', () => {
   const cases: [StatusInputs['runtime'], RegExp | undefined][] = [
     [{ runtimeReady: true, networkReady: true }, undefined],
     [{}, /^container runtime is down$/],
-    [{ runtimeReady: true, networkReady: false, reason: 'NetworkPluginNotReady', message: 'cni plugin not initialized' },
-      /^container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:cni plugin not initialized$/],
-    [{ runtimeReady: true, networkReady: true, plegProblem: 'pleg was last seen active 3m0s ago; threshold is 3m0s' }, /^PLEG is not healthy: /],
+    [
+      { runtimeReady: true, networkReady: false, reason: 'NetworkPluginNotReady', message: 'cni plugin not initialized' },
+      /^container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:cni plugin not initialized$/,
+    ],
+    [
+      { runtimeReady: true, networkReady: true, plegProblem: 'pleg was last seen active 3m0s ago; threshold is 3m0s' },
+      /^PLEG is not healthy: /,
+    ],
   ];
   for (const [r, want] of cases) {
     const got = notReadyReason(r);
-    if (want) assert.match(got ?? '', want); else assert.equal(got, undefined);
+    if (want) assert.match(got ?? '', want);
+    else assert.equal(got, undefined);
   }
 });
 
@@ -47,24 +71,44 @@ test('Ready follows the runtime, and keeps its transition time while unchanged',
   assert.deepEqual([r.status, r.reason, r.lastTransitionTime], ['True', 'KubeletReady', '2026-11-22T12:00:20Z']);
   assert.equal(statusChanged(later, recovered), true);
   assert.equal(recovered.nodeInfo!.containerRuntimeVersion, 'containerd://1.6.20');
-  assert.deepEqual(recovered.addresses, [{ type: 'InternalIP', address: '172.30.255.10' }, { type: 'Hostname', address: 'vm' }]);
+  assert.deepEqual(recovered.addresses, [
+    { type: 'InternalIP', address: '172.30.255.10' },
+    { type: 'Hostname', address: 'vm' },
+  ]);
 });
 
 test('node images: biggest first, digests before tags, capped', () => {
-  const imgs = nodeImages([
-    { repoTags: ['a:1'], repoDigests: ['a@sha256:1'], size: 10 },
-    { repoTags: ['b:1'], repoDigests: [], size: 30 },
-    { repoTags: [], repoDigests: [], size: 99 },
-  ], 50);
-  assert.deepEqual(imgs, [{ names: ['b:1'], sizeBytes: 30 }, { names: ['a@sha256:1', 'a:1'], sizeBytes: 10 }]);
-  assert.equal(nodeImages([{ repoTags: ['a'], repoDigests: [], size: 1 }, { repoTags: ['b'], repoDigests: [], size: 2 }], 1).length, 1);
+  const imgs = nodeImages(
+    [
+      { repoTags: ['a:1'], repoDigests: ['a@sha256:1'], size: 10 },
+      { repoTags: ['b:1'], repoDigests: [], size: 30 },
+      { repoTags: [], repoDigests: [], size: 99 },
+    ],
+    50,
+  );
+  assert.deepEqual(imgs, [
+    { names: ['b:1'], sizeBytes: 30 },
+    { names: ['a@sha256:1', 'a:1'], sizeBytes: 10 },
+  ]);
+  assert.equal(
+    nodeImages(
+      [
+        { repoTags: ['a'], repoDigests: [], size: 1 },
+        { repoTags: ['b'], repoDigests: [], size: 2 },
+      ],
+      1,
+    ).length,
+    1,
+  );
 });
 
 test('pressure conditions follow the eviction manager: True with upstream reasons, the others False', () => {
   const byType = (s: ReturnType<typeof nodeStatus>) => Object.fromEntries(s.conditions!.map((c) => [c.type, [c.status, c.reason]]));
   assert.deepEqual(byType(nodeStatus(inputs({ pressure: ['MemoryPressure', 'PIDPressure'] }))), {
-    MemoryPressure: ['True', 'KubeletHasInsufficientMemory'], DiskPressure: ['False', 'KubeletHasNoDiskPressure'],
-    PIDPressure: ['True', 'KubeletHasInsufficientPID'], Ready: ['True', 'KubeletReady'],
+    MemoryPressure: ['True', 'KubeletHasInsufficientMemory'],
+    DiskPressure: ['False', 'KubeletHasNoDiskPressure'],
+    PIDPressure: ['True', 'KubeletHasInsufficientPID'],
+    Ready: ['True', 'KubeletReady'],
   });
   assert.deepEqual(byType(nodeStatus(inputs({ pressure: ['DiskPressure'] }))).DiskPressure, ['True', 'KubeletHasDiskPressure']);
 });

@@ -43,8 +43,11 @@ export function nodeForRegistration(name: string, arch: string, labels: Record<s
     metadata: {
       name,
       labels: {
-        'kubernetes.io/arch': arch, 'kubernetes.io/os': 'linux', 'kubernetes.io/hostname': name,
-        'beta.kubernetes.io/arch': arch, 'beta.kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': arch,
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/hostname': name,
+        'beta.kubernetes.io/arch': arch,
+        'beta.kubernetes.io/os': 'linux',
         ...labels,
       },
       annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
@@ -57,15 +60,25 @@ export function nodeForRegistration(name: string, arch: string, labels: Record<s
 export function notReadyReason(r: RuntimeHealth): string | undefined {
   const problems: string[] = [];
   if (r.runtimeReady === undefined) problems.push('container runtime is down');
-  else if (!r.runtimeReady) problems.push(`container runtime status check may not have completed yet: RuntimeReady=false reason:${r.reason ?? ''} message:${r.message ?? ''}`);
-  else if (!r.networkReady) problems.push(`container runtime network not ready: NetworkReady=false reason:${r.reason ?? 'NetworkPluginNotReady'} message:${r.message ?? 'network plugin is not ready'}`);
+  else if (!r.runtimeReady)
+    problems.push(
+      `container runtime status check may not have completed yet: RuntimeReady=false reason:${r.reason ?? ''} message:${r.message ?? ''}`,
+    );
+  else if (!r.networkReady)
+    problems.push(
+      `container runtime network not ready: NetworkReady=false reason:${r.reason ?? 'NetworkPluginNotReady'} message:${r.message ?? 'network plugin is not ready'}`,
+    );
   if (r.plegProblem) problems.push(`PLEG is not healthy: ${r.plegProblem}`);
   return problems.length ? problems.join(', ') : undefined;
 }
 
 export function capacityAndAllocatable(i: Pick<StatusInputs, 'host' | 'fs' | 'maxPods' | 'reserved' | 'evictionHard'>) {
   const cap: Record<string, number> = {
-    cpu: i.host.cpuCores, memory: i.host.memoryBytes, 'ephemeral-storage': i.fs.capacityBytes, pods: i.maxPods, ...i.host.hugepages,
+    cpu: i.host.cpuCores,
+    memory: i.host.memoryBytes,
+    'ephemeral-storage': i.fs.capacityBytes,
+    pods: i.maxPods,
+    ...i.host.hugepages,
   };
   const alloc = { ...cap };
   for (const reserved of i.reserved) {
@@ -79,18 +92,29 @@ export function capacityAndAllocatable(i: Pick<StatusInputs, 'host' | 'fs' | 'ma
   };
   alloc.memory! -= threshold('memory.available', cap.memory!);
   alloc['ephemeral-storage']! -= threshold('nodefs.available', cap['ephemeral-storage']!);
-  const fmt = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).map(([k, v]) =>
-    [k, k === 'cpu' ? formatCPU(v) : k === 'pods' ? String(Math.max(0, v)) : formatBinary(v)]));
+  const fmt = (m: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(m).map(([k, v]) => [k, k === 'cpu' ? formatCPU(v) : k === 'pods' ? String(Math.max(0, v)) : formatBinary(v)]),
+    );
   return { capacity: fmt(cap), allocatable: fmt(alloc) };
 }
 
-function condition(type: string, ok: boolean, okReason: string, okMsg: string, badReason: string, badMsg: string,
-  prev: NodeCondition[] | undefined, now: string): NodeCondition {
+function condition(
+  type: string,
+  ok: boolean,
+  okReason: string,
+  okMsg: string,
+  badReason: string,
+  badMsg: string,
+  prev: NodeCondition[] | undefined,
+  now: string,
+): NodeCondition {
   // Ready is True when ok; the pressure conditions are True when NOT ok.
   const status = type === 'Ready' ? (ok ? 'True' : 'False') : ok ? 'False' : 'True';
   const old = prev?.find((c) => c.type === type);
   return {
-    type, status,
+    type,
+    status,
     reason: ok ? okReason : badReason,
     message: ok ? okMsg : badMsg,
     lastHeartbeatTime: now,
@@ -106,18 +130,54 @@ export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
   return {
     ...capacityAndAllocatable(i),
     conditions: [
-      condition('MemoryPressure', !i.pressure.includes('MemoryPressure'), 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available', 'KubeletHasInsufficientMemory', 'kubelet has insufficient memory available', pc, now),
-      condition('DiskPressure', !i.pressure.includes('DiskPressure'), 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure', 'KubeletHasDiskPressure', 'kubelet has disk pressure', pc, now),
-      condition('PIDPressure', !i.pressure.includes('PIDPressure'), 'KubeletHasSufficientPID', 'kubelet has sufficient PID available', 'KubeletHasInsufficientPID', 'kubelet has insufficient PID available', pc, now),
+      condition(
+        'MemoryPressure',
+        !i.pressure.includes('MemoryPressure'),
+        'KubeletHasSufficientMemory',
+        'kubelet has sufficient memory available',
+        'KubeletHasInsufficientMemory',
+        'kubelet has insufficient memory available',
+        pc,
+        now,
+      ),
+      condition(
+        'DiskPressure',
+        !i.pressure.includes('DiskPressure'),
+        'KubeletHasNoDiskPressure',
+        'kubelet has no disk pressure',
+        'KubeletHasDiskPressure',
+        'kubelet has disk pressure',
+        pc,
+        now,
+      ),
+      condition(
+        'PIDPressure',
+        !i.pressure.includes('PIDPressure'),
+        'KubeletHasSufficientPID',
+        'kubelet has sufficient PID available',
+        'KubeletHasInsufficientPID',
+        'kubelet has insufficient PID available',
+        pc,
+        now,
+      ),
       condition('Ready', !notReady, 'KubeletReady', 'kubelet is posting ready status', 'KubeletNotReady', notReady ?? '', pc, now),
     ],
-    addresses: [{ type: 'InternalIP', address: i.nodeIP }, { type: 'Hostname', address: i.hostname }],
+    addresses: [
+      { type: 'InternalIP', address: i.nodeIP },
+      { type: 'Hostname', address: i.hostname },
+    ],
     daemonEndpoints: { kubeletEndpoint: { Port: i.kubeletPort } },
     nodeInfo: {
-      machineID: i.host.machineID, systemUUID: i.host.systemUUID, bootID: i.host.bootID,
-      kernelVersion: i.host.kernelVersion, osImage: i.host.osImage,
-      containerRuntimeVersion: i.runtime.version ?? '', kubeletVersion: i.kubeletVersion, kubeProxyVersion: '',
-      operatingSystem: 'linux', architecture: i.host.architecture,
+      machineID: i.host.machineID,
+      systemUUID: i.host.systemUUID,
+      bootID: i.host.bootID,
+      kernelVersion: i.host.kernelVersion,
+      osImage: i.host.osImage,
+      containerRuntimeVersion: i.runtime.version ?? '',
+      kubeletVersion: i.kubeletVersion,
+      kubeProxyVersion: '',
+      operatingSystem: 'linux',
+      architecture: i.host.architecture,
     },
     images: i.images,
   };

@@ -14,10 +14,17 @@ const PROTO_DIR = fileURLToPath(new URL('../../proto/containerd/', import.meta.u
 
 export type TaskEvent = { kind: 'start' | 'exit' | 'delete' | 'oom'; containerID: string };
 
-interface Envelope { topic: string; namespace: string; event?: { type_url: string; value: Buffer } }
+interface Envelope {
+  topic: string;
+  namespace: string;
+  event?: { type_url: string; value: Buffer };
+}
 
 const topics: Record<string, TaskEvent['kind']> = {
-  'containerd.events.TaskStart': 'start', 'containerd.events.TaskExit': 'exit', 'containerd.events.TaskDelete': 'delete', 'containerd.events.TaskOOM': 'oom',
+  'containerd.events.TaskStart': 'start',
+  'containerd.events.TaskExit': 'exit',
+  'containerd.events.TaskDelete': 'delete',
+  'containerd.events.TaskOOM': 'oom',
 };
 
 /**
@@ -28,7 +35,10 @@ const topics: Record<string, TaskEvent['kind']> = {
 export const wakesRelist = (e: TaskEvent) => e.kind === 'exit' || e.kind === 'oom';
 
 /** Pure: the event an envelope carries for us, or undefined (an exec's exit, other topics). */
-export function taskEvent(env: Envelope, decode: (typeUrl: string, value: Buffer) => { container_id?: string; id?: string } | undefined): TaskEvent | undefined {
+export function taskEvent(
+  env: Envelope,
+  decode: (typeUrl: string, value: Buffer) => { container_id?: string; id?: string } | undefined,
+): TaskEvent | undefined {
   const kind = env.event && topics[env.event.type_url];
   if (!kind) return undefined;
   const msg = decode(env.event!.type_url, env.event!.value);
@@ -37,32 +47,76 @@ export function taskEvent(env: Envelope, decode: (typeUrl: string, value: Buffer
   return { kind, containerID: msg.container_id };
 }
 
-export function containerdEvents(endpoint: string, o: {
-  onEvent: (e: TaskEvent) => void; onReconnect: () => void; log: Logger; observe?: (ok: boolean) => void;
-}): { stop(): void } {
+export function containerdEvents(
+  endpoint: string,
+  o: {
+    onEvent: (e: TaskEvent) => void;
+    onReconnect: () => void;
+    log: Logger;
+    observe?: (ok: boolean) => void;
+  },
+): { stop(): void } {
   const def = loadSync(`${PROTO_DIR}events.proto`, { keepCase: true, longs: String, enums: String, defaults: true });
-  const method = (def['containerd.services.events.v1.Events'] as Record<string, { path: string; requestSerialize: (v: unknown) => Buffer; responseDeserialize: (b: Buffer) => Envelope }>).Subscribe!;
+  const method = (
+    def['containerd.services.events.v1.Events'] as Record<
+      string,
+      { path: string; requestSerialize: (v: unknown) => Buffer; responseDeserialize: (b: Buffer) => Envelope }
+    >
+  ).Subscribe!;
   const root = new protobuf.Root().loadSync(`${PROTO_DIR}task-events.proto`, { keepCase: true });
-  const decode = (typeUrl: string, value: Buffer) => { try { return root.lookupType(typeUrl).decode(value) as { container_id?: string; id?: string }; } catch { return undefined; } };
+  const decode = (typeUrl: string, value: Buffer) => {
+    try {
+      return root.lookupType(typeUrl).decode(value) as { container_id?: string; id?: string };
+    } catch {
+      return undefined;
+    }
+  };
   // No keepalive pings: containerd answers frequent pings with GOAWAY too_many_pings.
   const client = new Client(grpcTarget(endpoint), credentials.createInsecure());
-  let stopped = false, call: ClientReadableStream<Envelope> | undefined;
+  let stopped = false,
+    call: ClientReadableStream<Envelope> | undefined;
   const retry = backoff(200, 30_000);
 
   (async () => {
     while (!stopped) {
       const md = new Metadata({ waitForReady: true });
       await new Promise<void>((resolve) => {
-        call = client.makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize,
-          { filters: ['namespace==k8s.io,topic~="^/tasks/"'] }, md);
+        call = client.makeServerStreamRequest(
+          method.path,
+          method.requestSerialize,
+          method.responseDeserialize,
+          { filters: ['namespace==k8s.io,topic~="^/tasks/"'] },
+          md,
+        );
         let connected = false;
-        call.on('metadata', () => { connected = true; retry.reset(); o.observe?.(true); o.log.info('Subscribed to containerd task events'); o.onReconnect(); });
-        call.on('data', (env: Envelope) => { const e = taskEvent(env, decode); if (e) o.onEvent(e); });
-        call.on('error', (e) => { if (!stopped) { o.observe?.(false); o.log.warn('containerd event stream failed', { err: e.message, connected }); } resolve(); });
+        call.on('metadata', () => {
+          connected = true;
+          retry.reset();
+          o.observe?.(true);
+          o.log.info('Subscribed to containerd task events');
+          o.onReconnect();
+        });
+        call.on('data', (env: Envelope) => {
+          const e = taskEvent(env, decode);
+          if (e) o.onEvent(e);
+        });
+        call.on('error', (e) => {
+          if (!stopped) {
+            o.observe?.(false);
+            o.log.warn('containerd event stream failed', { err: e.message, connected });
+          }
+          resolve();
+        });
         call.on('end', () => resolve());
       });
       if (!stopped) await sleep(retry.next());
     }
   })();
-  return { stop() { stopped = true; call?.cancel(); client.close(); } };
+  return {
+    stop() {
+      stopped = true;
+      call?.cancel();
+      client.close();
+    },
+  };
 }

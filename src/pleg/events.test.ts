@@ -14,14 +14,25 @@ test('generateEvents: every transition', () => {
     ['non-existent', 'created', []],
     ['running', 'running', []],
   ];
-  for (const [a, b, want] of cases) assert.deepEqual(generateEvents('u', 'c', a, b).map((e) => e.type), want, `${a} -> ${b}`);
+  for (const [a, b, want] of cases)
+    assert.deepEqual(
+      generateEvents('u', 'c', a, b).map((e) => e.type),
+      want,
+      `${a} -> ${b}`,
+    );
 });
 
 test('diffRelist: nothing changed means no events', () => {
-  const s: PodRuntimeStatus = { uid: 'u', sandboxes: [{ id: 's', attempt: 0, ready: true, createdAtNs: '1' }],
-    containers: [{ id: 'c', sandboxId: 's', name: 'a', attempt: 0, phase: 'running', image: '', imageRef: '', hash: '', createdAtNs: '1' }] };
+  const s: PodRuntimeStatus = {
+    uid: 'u',
+    sandboxes: [{ id: 's', attempt: 0, ready: true, createdAtNs: '1' }],
+    containers: [{ id: 'c', sandboxId: 's', name: 'a', attempt: 0, phase: 'running', image: '', imageRef: '', hash: '', createdAtNs: '1' }],
+  };
   assert.deepEqual(diffRelist(new Map([['u', s]]), new Map([['u', s]])), []);
   const died = { ...s, containers: [{ ...s.containers[0]!, phase: 'exited' as const }] };
   assert.deepEqual(diffRelist(new Map([['u', s]]), new Map([['u', died]])), [{ uid: 'u', type: 'ContainerDied', containerID: 'c' }]);
-  assert.deepEqual(diffRelist(new Map([['u', s]]), new Map()).map((e) => e.type), ['ContainerDied', 'ContainerRemoved', 'ContainerDied', 'ContainerRemoved']);
+  assert.deepEqual(
+    diffRelist(new Map([['u', s]]), new Map()).map((e) => e.type),
+    ['ContainerDied', 'ContainerRemoved', 'ContainerDied', 'ContainerRemoved'],
+  );
 });

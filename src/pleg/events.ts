@@ -3,7 +3,11 @@
 import type { ContainerPhase, PodRuntimeStatus } from '../runtime/types.ts';
 
 export type LifecycleEventType = 'ContainerStarted' | 'ContainerDied' | 'ContainerRemoved' | 'ContainerChanged';
-export interface LifecycleEvent { uid: string; type: LifecycleEventType; containerID: string }
+export interface LifecycleEvent {
+  uid: string;
+  type: LifecycleEventType;
+  containerID: string;
+}
 
 type Seen = ContainerPhase | 'non-existent';
 
@@ -11,10 +15,14 @@ export function generateEvents(uid: string, id: string, before: Seen, after: See
   if (before === after) return [];
   const ev = (type: LifecycleEventType) => ({ uid, type, containerID: id });
   switch (after) {
-    case 'running': return [ev('ContainerStarted')];
-    case 'exited': return [ev('ContainerDied')];
-    case 'unknown': return [ev('ContainerChanged')];
-    case 'created': return []; // not interesting until it runs
+    case 'running':
+      return [ev('ContainerStarted')];
+    case 'exited':
+      return [ev('ContainerDied')];
+    case 'unknown':
+      return [ev('ContainerChanged')];
+    case 'created':
+      return []; // not interesting until it runs
     case 'non-existent':
       return before === 'exited' ? [ev('ContainerRemoved')] : [ev('ContainerDied'), ev('ContainerRemoved')];
   }
@@ -30,7 +38,8 @@ export function diffRelist(before: Map<string, PodRuntimeStatus>, after: Map<str
     }
     return out;
   };
-  const a = phases(before), b = phases(after);
+  const a = phases(before),
+    b = phases(after);
   const events: LifecycleEvent[] = [];
   for (const [id, { uid, phase }] of b) events.push(...generateEvents(uid, id, a.get(id)?.phase ?? 'non-existent', phase));
   for (const [id, { uid, phase }] of a) if (!b.has(id)) events.push(...generateEvents(uid, id, phase, 'non-existent'));

@@ -22,7 +22,8 @@ const RELIST_THRESHOLD_MS = 180_000;
 
 /** Pods with a ready sandbox and running containers, for kubelet_running_pods/_containers. */
 export function countRunning(pods: Map<string, PodRuntimeStatus>): { pods: number; containers: number } {
-  let running = 0, containers = 0;
+  let running = 0,
+    containers = 0;
   for (const p of pods.values()) {
     if (p.sandboxes.some((s) => s.ready)) running++;
     containers += p.containers.filter((c) => c.phase === 'running').length;
@@ -33,9 +34,15 @@ export function countRunning(pods: Map<string, PodRuntimeStatus>): { pods: numbe
 /** What a relist reports, for upstream's PLEG and running pods/containers metrics. */
 export type PlegObserver = (seconds: number, intervalSeconds: number, pods: Map<string, PodRuntimeStatus>) => void;
 
-export function startPleg(view: RuntimeView, opts: {
-  periodMs?: number; onEvents: (events: LifecycleEvent[]) => void; log: Logger; observe?: PlegObserver;
-}): Pleg {
+export function startPleg(
+  view: RuntimeView,
+  opts: {
+    periodMs?: number;
+    onEvents: (events: LifecycleEvent[]) => void;
+    log: Logger;
+    observe?: PlegObserver;
+  },
+): Pleg {
   const abort = new AbortController();
   const retry = backoff(opts.periodMs ?? 1000, 30_000);
   let last = new Map<string, PodRuntimeStatus>();
@@ -56,7 +63,10 @@ export function startPleg(view: RuntimeView, opts: {
         lastStart = start;
         if (events.length) opts.onEvents(events);
         retry.reset();
-        await new Promise<void>((resolve) => { wake = resolve; sleep(opts.periodMs ?? 1000, abort.signal).then(resolve); });
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          sleep(opts.periodMs ?? 1000, abort.signal).then(resolve);
+        });
         wake = undefined;
       } catch (e) {
         const wait = retry.next();
@@ -73,9 +83,14 @@ export function startPleg(view: RuntimeView, opts: {
     },
     problem() {
       const ago = Date.now() - lastOK;
-      return ago > RELIST_THRESHOLD_MS ? `pleg was last seen active ${Math.round(ago / 1000)}s ago; threshold is ${RELIST_THRESHOLD_MS / 1000}s` : undefined;
+      return ago > RELIST_THRESHOLD_MS
+        ? `pleg was last seen active ${Math.round(ago / 1000)}s ago; threshold is ${RELIST_THRESHOLD_MS / 1000}s`
+        : undefined;
     },
     pods: () => last,
-    stop: () => { abort.abort(); for (const t of kicks) clearTimeout(t); },
+    stop: () => {
+      abort.abort();
+      for (const t of kicks) clearTimeout(t);
+    },
   };
 }

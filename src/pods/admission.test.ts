@@ -3,10 +3,16 @@ import assert from 'node:assert/strict';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { admitPod } from './admission.ts';
 
-const node: Node = { metadata: { name: 'vm', labels: { 'kubernetes.io/os': 'linux', disk: 'ssd', zone: '3' } }, status: { allocatable: { cpu: '1900m', memory: '1Gi', pods: '3' } } };
+const node: Node = {
+  metadata: { name: 'vm', labels: { 'kubernetes.io/os': 'linux', disk: 'ssd', zone: '3' } },
+  status: { allocatable: { cpu: '1900m', memory: '1Gi', pods: '3' } },
+};
 const pod = (spec: Partial<NonNullable<Pod['spec']>> = {}, cpu?: string, memory?: string): Pod => ({
   metadata: { name: 'p' },
-  spec: { containers: [{ name: 'c', image: 'i', resources: { requests: { ...(cpu ? { cpu } : {}), ...(memory ? { memory } : {}) } } }], ...spec },
+  spec: {
+    containers: [{ name: 'c', image: 'i', resources: { requests: { ...(cpu ? { cpu } : {}), ...(memory ? { memory } : {}) } } }],
+    ...spec,
+  },
 });
 const reason = (a: ReturnType<typeof admitPod>) => (a.admit ? 'admitted' : a.reason);
 
@@ -18,12 +24,49 @@ test('admission: resources, pods, selectors, affinity, host ports, OS', () => {
     ['best effort pods still count toward pods', pod(), [pod(), pod(), pod()], 'OutOfpods'],
     ['node selector matches', pod({ nodeSelector: { disk: 'ssd' } }), [], 'admitted'],
     ['node selector mismatch', pod({ nodeSelector: { disk: 'hdd' } }), [], 'NodeAffinity'],
-    ['required affinity In', pod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [
-      { matchExpressions: [{ key: 'disk', operator: 'In', values: ['nvme'] }] }, { matchExpressions: [{ key: 'zone', operator: 'Gt', values: ['2'] }] }] } } } }), [], 'admitted'],
-    ['required affinity unmet', pod({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [
-      { matchExpressions: [{ key: 'gpu', operator: 'Exists' }] }] } } } }), [], 'NodeAffinity'],
-    ['host port taken', pod({ containers: [{ name: 'c', ports: [{ containerPort: 80, hostPort: 8080 }] }] }), [pod({ containers: [{ name: 'c', ports: [{ containerPort: 81, hostPort: 8080 }] }] })], 'NodePorts'],
-    ['same port, other protocol', pod({ containers: [{ name: 'c', ports: [{ containerPort: 80, hostPort: 8080, protocol: 'UDP' }] }] }), [pod({ containers: [{ name: 'c', ports: [{ containerPort: 81, hostPort: 8080 }] }] })], 'admitted'],
+    [
+      'required affinity In',
+      pod({
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [
+                { matchExpressions: [{ key: 'disk', operator: 'In', values: ['nvme'] }] },
+                { matchExpressions: [{ key: 'zone', operator: 'Gt', values: ['2'] }] },
+              ],
+            },
+          },
+        },
+      }),
+      [],
+      'admitted',
+    ],
+    [
+      'required affinity unmet',
+      pod({
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: 'gpu', operator: 'Exists' }] }],
+            },
+          },
+        },
+      }),
+      [],
+      'NodeAffinity',
+    ],
+    [
+      'host port taken',
+      pod({ containers: [{ name: 'c', ports: [{ containerPort: 80, hostPort: 8080 }] }] }),
+      [pod({ containers: [{ name: 'c', ports: [{ containerPort: 81, hostPort: 8080 }] }] })],
+      'NodePorts',
+    ],
+    [
+      'same port, other protocol',
+      pod({ containers: [{ name: 'c', ports: [{ containerPort: 80, hostPort: 8080, protocol: 'UDP' }] }] }),
+      [pod({ containers: [{ name: 'c', ports: [{ containerPort: 81, hostPort: 8080 }] }] })],
+      'admitted',
+    ],
     ['windows pod', pod({ os: { name: 'windows' } }), [], 'PodOSNotSupported'],
   ];
   for (const [name, p, active, want] of cases) assert.equal(reason(admitPod(p, active, node)), want, name);
@@ -31,13 +74,20 @@ test('admission: resources, pods, selectors, affinity, host ports, OS', () => {
 
 test('the rejection message in upstream form', () => {
   const a = admitPod(pod({}, '1'), [pod({}, '1')], node);
-  assert.deepEqual(a, { admit: false, reason: 'OutOfcpu', message: "Pod was rejected: Node didn't have enough resource: cpu, requested: 1000, used: 1000, capacity: 1900" });
+  assert.deepEqual(a, {
+    admit: false,
+    reason: 'OutOfcpu',
+    message: "Pod was rejected: Node didn't have enough resource: cpu, requested: 1000, used: 1000, capacity: 1900",
+  });
 });
 
 test('sysctls: the safe ones, allowedUnsafeSysctls, and none of the host namespace a pod shares', () => {
   const withSysctls = (names: string[], spec: Partial<NonNullable<Pod['spec']>> = {}) =>
     pod({ securityContext: { sysctls: names.map((name) => ({ name, value: '1' })) }, ...spec });
-  const kernel = (v: string): Node => ({ ...node, status: { ...node.status, nodeInfo: { kernelVersion: v } as NonNullable<Node['status']>['nodeInfo'] } });
+  const kernel = (v: string): Node => ({
+    ...node,
+    status: { ...node.status, nodeInfo: { kernelVersion: v } as NonNullable<Node['status']>['nodeInfo'] },
+  });
   const cases: [string, Pod, Node, string[], string][] = [
     ['safe', withSysctls(['net.ipv4.ip_local_port_range', 'kernel.shm_rmid_forced', 'net.ipv4.tcp_keepalive_time']), node, [], 'admitted'],
     ['safe, slash-separated', withSysctls(['net/ipv4/ip_local_port_range']), node, [], 'admitted'],
@@ -53,7 +103,14 @@ test('sysctls: the safe ones, allowedUnsafeSysctls, and none of the host namespa
     ['tcp_rmem, kernel unknown', withSysctls(['net.ipv4.tcp_rmem']), node, [], 'SysctlForbidden'],
   ];
   for (const [name, p, n, allowed, want] of cases) assert.equal(reason(admitPod(p, [], n, { allowedUnsafeSysctls: allowed })), want, name);
-  assert.deepEqual(admitPod(withSysctls(['kernel.msgmax']), [], node), { admit: false, reason: 'SysctlForbidden', message: 'Pod was rejected: forbidden sysctl: "kernel.msgmax" not allowlisted' });
-  assert.deepEqual(admitPod(withSysctls(['net.ipv4.ip_local_port_range'], { hostNetwork: true }), [], node),
-    { admit: false, reason: 'SysctlForbidden', message: 'Pod was rejected: forbidden sysctl: "net.ipv4.ip_local_port_range" not allowed with host net enabled' });
+  assert.deepEqual(admitPod(withSysctls(['kernel.msgmax']), [], node), {
+    admit: false,
+    reason: 'SysctlForbidden',
+    message: 'Pod was rejected: forbidden sysctl: "kernel.msgmax" not allowlisted',
+  });
+  assert.deepEqual(admitPod(withSysctls(['net.ipv4.ip_local_port_range'], { hostNetwork: true }), [], node), {
+    admit: false,
+    reason: 'SysctlForbidden',
+    message: 'Pod was rejected: forbidden sysctl: "net.ipv4.ip_local_port_range" not allowed with host net enabled',
+  });
 });

@@ -23,13 +23,20 @@ export function podRequests(pod: Pod): { cpu: number; memory: number } {
 function matches(req: NodeSelectorRequirement, labels: Record<string, string>): boolean {
   const v = labels[req.key];
   switch (req.operator) {
-    case 'In': return v !== undefined && (req.values ?? []).includes(v);
-    case 'NotIn': return v === undefined || !(req.values ?? []).includes(v);
-    case 'Exists': return v !== undefined;
-    case 'DoesNotExist': return v === undefined;
-    case 'Gt': return v !== undefined && Number(v) > Number(req.values?.[0]);
-    case 'Lt': return v !== undefined && Number(v) < Number(req.values?.[0]);
-    default: return false;
+    case 'In':
+      return v !== undefined && (req.values ?? []).includes(v);
+    case 'NotIn':
+      return v === undefined || !(req.values ?? []).includes(v);
+    case 'Exists':
+      return v !== undefined;
+    case 'DoesNotExist':
+      return v === undefined;
+    case 'Gt':
+      return v !== undefined && Number(v) > Number(req.values?.[0]);
+    case 'Lt':
+      return v !== undefined && Number(v) < Number(req.values?.[0]);
+    default:
+      return false;
   }
 }
 
@@ -39,35 +46,60 @@ function fitsNode(pod: Pod, node: Node): boolean {
   const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
   if (!terms?.length) return true;
   // Terms are ORed; the requirements within a term are ANDed (matchFields: only metadata.name).
-  return terms.some((t) => (t.matchExpressions ?? []).every((r) => matches(r, labels)) &&
-    (t.matchFields ?? []).every((r) => r.key === 'metadata.name' && matches({ ...r, key: 'name' }, { name: node.metadata!.name! })));
+  return terms.some(
+    (t) =>
+      (t.matchExpressions ?? []).every((r) => matches(r, labels)) &&
+      (t.matchFields ?? []).every((r) => r.key === 'metadata.name' && matches({ ...r, key: 'name' }, { name: node.metadata!.name! })),
+  );
 }
 
-const hostPorts = (pod: Pod) => (pod.spec?.containers ?? []).flatMap((c) => (c.ports ?? []).filter((p) => p.hostPort)
-  .map((p) => `${p.protocol ?? 'TCP'}/${p.hostIP || '0.0.0.0'}/${p.hostPort}`));
+const hostPorts = (pod: Pod) =>
+  (pod.spec?.containers ?? []).flatMap((c) =>
+    (c.ports ?? []).filter((p) => p.hostPort).map((p) => `${p.protocol ?? 'TCP'}/${p.hostIP || '0.0.0.0'}/${p.hostPort}`),
+  );
 
 function portsConflict(a: string[], b: string[]): boolean {
   return a.some((x) => {
     const [proto, ip, port] = x.split('/');
-    return b.some((y) => { const [p2, ip2, port2] = y.split('/'); return proto === p2 && port === port2 && (ip === ip2 || ip === '0.0.0.0' || ip2 === '0.0.0.0'); });
+    return b.some((y) => {
+      const [p2, ip2, port2] = y.split('/');
+      return proto === p2 && port === port2 && (ip === ip2 || ip === '0.0.0.0' || ip2 === '0.0.0.0');
+    });
   });
 }
 
 // Safe sysctls: namespaced and isolated from other pods. The legacy ones always; the newer
 // ones when the node's kernel namespaces them (upstream's SafeSysctlAllowlist).
-const LEGACY_SAFE_SYSCTLS = ['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range',
-  'net.ipv4.ip_unprivileged_port_start', 'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes'];
-const NEWER_SAFE_SYSCTLS: [name: string, kernel: string][] = [['net.ipv4.ip_local_reserved_ports', '3.16'], ['net.ipv4.tcp_rmem', '4.15'], ['net.ipv4.tcp_wmem', '4.15']];
+const LEGACY_SAFE_SYSCTLS = [
+  'kernel.shm_rmid_forced',
+  'net.ipv4.ip_local_port_range',
+  'net.ipv4.tcp_syncookies',
+  'net.ipv4.ping_group_range',
+  'net.ipv4.ip_unprivileged_port_start',
+  'net.ipv4.tcp_keepalive_time',
+  'net.ipv4.tcp_fin_timeout',
+  'net.ipv4.tcp_keepalive_intvl',
+  'net.ipv4.tcp_keepalive_probes',
+];
+const NEWER_SAFE_SYSCTLS: [name: string, kernel: string][] = [
+  ['net.ipv4.ip_local_reserved_ports', '3.16'],
+  ['net.ipv4.tcp_rmem', '4.15'],
+  ['net.ipv4.tcp_wmem', '4.15'],
+];
 
 function kernelAtLeast(version: string, min: string): boolean {
-  const v = (/^(\d+)\.(\d+)/.exec(version) ?? []).slice(1).map(Number), m = min.split('.').map(Number);
+  const v = (/^(\d+)\.(\d+)/.exec(version) ?? []).slice(1).map(Number),
+    m = min.split('.').map(Number);
   if (v.length < 2) return false;
   return v[0]! > m[0]! || (v[0] === m[0] && v[1]! >= m[1]!);
 }
 
 /** kernelVersion: the node's (status.nodeInfo); unknown, only the legacy list. */
 export function safeSysctls(kernelVersion?: string): string[] {
-  return [...LEGACY_SAFE_SYSCTLS, ...NEWER_SAFE_SYSCTLS.filter(([, k]) => kernelVersion && kernelAtLeast(kernelVersion, k)).map(([n]) => n)];
+  return [
+    ...LEGACY_SAFE_SYSCTLS,
+    ...NEWER_SAFE_SYSCTLS.filter(([, k]) => kernelVersion && kernelAtLeast(kernelVersion, k)).map(([n]) => n),
+  ];
 }
 
 /** The kernel namespace a sysctl lives in (upstream's NamespacedBy); undefined: not known to be namespaced. */
@@ -82,9 +114,11 @@ function sysctlNamespace(name: string): 'ipc' | 'net' | undefined {
  * host's network or IPC namespace may not set that namespace's sysctls: they would be the host's.
  */
 export function forbiddenSysctl(pod: Pod, allowed: string[]): string | undefined {
-  const exact = new Map<string, string>(), prefixes = new Map<string, string>();
+  const exact = new Map<string, string>(),
+    prefixes = new Map<string, string>();
   for (const pattern of allowed.map(normalizeSysctlName)) {
-    const star = pattern.endsWith('*'), name = star ? pattern.slice(0, -1) : pattern;
+    const star = pattern.endsWith('*'),
+      name = star ? pattern.slice(0, -1) : pattern;
     const ns = sysctlNamespace(name);
     // Upstream refuses to start with such a pattern; here it allows nothing.
     if (ns) (star ? prefixes : exact).set(name, ns);
@@ -106,19 +140,36 @@ export interface AdmitOptions {
 
 /** active: the pods already admitted and not finished. */
 export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions = {}): Admission {
-  const sysctl = forbiddenSysctl(pod, [...safeSysctls(node.status?.nodeInfo?.kernelVersion), ...opts.allowedUnsafeSysctls ?? []]);
+  const sysctl = forbiddenSysctl(pod, [...safeSysctls(node.status?.nodeInfo?.kernelVersion), ...(opts.allowedUnsafeSysctls ?? [])]);
   if (sysctl) return { admit: false, reason: 'SysctlForbidden', message: `Pod was rejected: forbidden sysctl: ${sysctl}` };
   if (pod.spec?.os?.name && pod.spec.os.name !== 'linux') {
-    return { admit: false, reason: 'PodOSNotSupported', message: `Pod was rejected: Failed to admit pod as the OS field doesn't match node OS` };
+    return {
+      admit: false,
+      reason: 'PodOSNotSupported',
+      message: `Pod was rejected: Failed to admit pod as the OS field doesn't match node OS`,
+    };
   }
-  if (!fitsNode(pod, node)) return { admit: false, reason: 'NodeAffinity', message: "Pod was rejected: Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector" };
+  if (!fitsNode(pod, node))
+    return {
+      admit: false,
+      reason: 'NodeAffinity',
+      message: "Pod was rejected: Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector",
+    };
   if (portsConflict(hostPorts(pod), active.flatMap(hostPorts))) {
-    return { admit: false, reason: 'NodePorts', message: "Pod was rejected: Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports" };
+    return {
+      admit: false,
+      reason: 'NodePorts',
+      message: "Pod was rejected: Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports",
+    };
   }
   const alloc = node.status?.allocatable ?? {};
   const maxPods = Number(alloc.pods ?? Infinity);
   if (active.length + 1 > maxPods) {
-    return { admit: false, reason: 'OutOfpods', message: `Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: ${active.length}, capacity: ${maxPods}` };
+    return {
+      admit: false,
+      reason: 'OutOfpods',
+      message: `Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: ${active.length}, capacity: ${maxPods}`,
+    };
   }
   const want = podRequests(pod);
   for (const r of ['cpu', 'memory'] as const) {
@@ -127,7 +178,11 @@ export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions
     if (want[r] > 0 && used + want[r] > capacity) {
       // Upstream prints cpu in millicores and memory in bytes.
       const f = (x: number) => String(r === 'cpu' ? Math.round(x * 1000) : Math.round(x));
-      return { admit: false, reason: `OutOf${r}`, message: `Pod was rejected: Node didn't have enough resource: ${r}, requested: ${f(want[r])}, used: ${f(used)}, capacity: ${f(capacity)}` };
+      return {
+        admit: false,
+        reason: `OutOf${r}`,
+        message: `Pod was rejected: Node didn't have enough resource: ${r}, requested: ${f(want[r])}, used: ${f(used)}, capacity: ${f(capacity)}`,
+      };
     }
   }
   return { admit: true };

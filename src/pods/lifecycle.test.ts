@@ -3,17 +3,55 @@ import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { nextStep, afterStep, activeDeadlineLeft, type PodState, type Step } from './lifecycle.ts';
 
-const pod = (meta: Pod['metadata'] = {}, grace?: number): Pod => ({ metadata: { uid: 'u', ...meta }, spec: { containers: [], terminationGracePeriodSeconds: grace } });
+const pod = (meta: Pod['metadata'] = {}, grace?: number): Pod => ({
+  metadata: { uid: 'u', ...meta },
+  spec: { containers: [], terminationGracePeriodSeconds: grace },
+});
 const deleted = pod({ deletionTimestamp: '2026-11-22T12:00:00Z', deletionGracePeriodSeconds: 7 }, 30);
 
 const cases: [string, PodState, Pod | undefined, string | undefined, Step, PodState][] = [
   ['a live pod is synced', 'syncing', pod(), 'Running', { do: 'sync' }, 'syncing'],
-  ['deletion terminates with the deletion grace period', 'syncing', deleted, 'Running', { do: 'terminate', gracePeriodSeconds: 7, reason: 'deleted' }, 'terminated'],
-  ['a pod gone from the apiserver is killed at once', 'syncing', undefined, 'Running', { do: 'terminate', gracePeriodSeconds: 0, reason: 'removed from the apiserver' }, 'terminated'],
-  ['a finished pod is terminated with its own grace period', 'syncing', pod({}, 5), 'Succeeded', { do: 'terminate', gracePeriodSeconds: 5, reason: 'phase Succeeded' }, 'terminated'],
+  [
+    'deletion terminates with the deletion grace period',
+    'syncing',
+    deleted,
+    'Running',
+    { do: 'terminate', gracePeriodSeconds: 7, reason: 'deleted' },
+    'terminated',
+  ],
+  [
+    'a pod gone from the apiserver is killed at once',
+    'syncing',
+    undefined,
+    'Running',
+    { do: 'terminate', gracePeriodSeconds: 0, reason: 'removed from the apiserver' },
+    'terminated',
+  ],
+  [
+    'a finished pod is terminated with its own grace period',
+    'syncing',
+    pod({}, 5),
+    'Succeeded',
+    { do: 'terminate', gracePeriodSeconds: 5, reason: 'phase Succeeded' },
+    'terminated',
+  ],
   ['a terminated pod waits for deletion', 'terminated', pod(), 'Failed', { do: 'nothing' }, 'terminated'],
-  ['a deleted terminated pod is finished and deleted', 'terminated', deleted, 'Failed', { do: 'finish', deleteFromApiserver: true }, 'finished'],
-  ['a vanished terminated pod is finished without a delete', 'terminated', undefined, 'Failed', { do: 'finish', deleteFromApiserver: false }, 'finished'],
+  [
+    'a deleted terminated pod is finished and deleted',
+    'terminated',
+    deleted,
+    'Failed',
+    { do: 'finish', deleteFromApiserver: true },
+    'finished',
+  ],
+  [
+    'a vanished terminated pod is finished without a delete',
+    'terminated',
+    undefined,
+    'Failed',
+    { do: 'finish', deleteFromApiserver: false },
+    'finished',
+  ],
   ['finished stays finished', 'finished', deleted, 'Failed', { do: 'nothing' }, 'finished'],
 ];
 

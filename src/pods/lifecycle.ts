@@ -11,7 +11,12 @@ import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
 export type PodState = 'syncing' | 'terminating' | 'terminated' | 'finished';
 
 /** The kubelet's own decision to stop a pod (eviction, preemption): its grace period and final status. */
-export interface KillPodOptions { gracePeriodSeconds: number; reason: string; message: string; condition?: PodCondition }
+export interface KillPodOptions {
+  gracePeriodSeconds: number;
+  reason: string;
+  message: string;
+  condition?: PodCondition;
+}
 
 export type Step =
   | { do: 'sync' }
@@ -37,7 +42,8 @@ export function nextStep(state: PodState, pod: Pod | undefined, phase?: string, 
         const grace = pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;
         return { do: 'terminate', gracePeriodSeconds: pod ? grace : 0, reason: pod ? 'deleted' : 'removed from the apiserver' };
       }
-      if (isTerminalPhase(phase)) return { do: 'terminate', gracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? 30, reason: `phase ${phase}` };
+      if (isTerminalPhase(phase))
+        return { do: 'terminate', gracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? 30, reason: `phase ${phase}` };
       return blocked ? { do: 'nothing' } : { do: 'sync' };
     case 'terminating':
       return { do: 'nothing' }; // the terminate step moves the pod on
@@ -51,9 +57,12 @@ export function nextStep(state: PodState, pod: Pod | undefined, phase?: string, 
 /** The state a completed step leads to. */
 export function afterStep(state: PodState, step: Step): PodState {
   switch (step.do) {
-    case 'terminate': return 'terminated';
-    case 'finish': return 'finished';
-    default: return state;
+    case 'terminate':
+      return 'terminated';
+    case 'finish':
+      return 'finished';
+    default:
+      return state;
   }
 }
 

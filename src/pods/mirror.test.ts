@@ -3,8 +3,18 @@ import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { mirrorAction, mirrorPodFor } from './mirror.ts';
 
-const st = (hash: string): Pod => ({ metadata: { name: 'web-vm', namespace: 'default', uid: hash, annotations: { 'kubernetes.io/config.hash': hash, 'kubernetes.io/config.source': 'file' } }, spec: { containers: [{ name: 'c', image: 'i' }] } });
-const mirror = (hash: string, extra: Partial<NonNullable<Pod['metadata']>> = {}): Pod => ({ metadata: { name: 'web-vm', namespace: 'default', uid: 'm-1', annotations: { 'kubernetes.io/config.mirror': hash }, ...extra } });
+const st = (hash: string): Pod => ({
+  metadata: {
+    name: 'web-vm',
+    namespace: 'default',
+    uid: hash,
+    annotations: { 'kubernetes.io/config.hash': hash, 'kubernetes.io/config.source': 'file' },
+  },
+  spec: { containers: [{ name: 'c', image: 'i' }] },
+});
+const mirror = (hash: string, extra: Partial<NonNullable<Pod['metadata']>> = {}): Pod => ({
+  metadata: { name: 'web-vm', namespace: 'default', uid: 'm-1', annotations: { 'kubernetes.io/config.mirror': hash }, ...extra },
+});
 
 test('mirrorAction: create, keep, recreate when stale or deleted, delete when the static pod is gone', () => {
   assert.equal(mirrorAction(st('a'), undefined), 'create');

@@ -14,7 +14,8 @@ const key = podKey;
 export function mirrorPodFor(pod: Pod, node: { name: string; uid: string }): Pod {
   const { uid: _uid, resourceVersion: _rv, ...meta } = pod.metadata!;
   return {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: {
       ...meta,
       annotations: { ...meta.annotations, [CONFIG_MIRROR]: meta.annotations?.[CONFIG_HASH] ?? pod.metadata!.uid! },
@@ -45,12 +46,22 @@ export class MirrorPods {
 
   /** onMirror: a static pod has a (new) mirror, which should be given its status. */
   constructor(api: ApiClient, node: () => { name: string; uid: string } | undefined, log: Logger, onMirror: (staticUID: string) => void) {
-    this.#api = api; this.#node = node; this.#log = log; this.#onMirror = onMirror;
+    this.#api = api;
+    this.#node = node;
+    this.#log = log;
+    this.#onMirror = onMirror;
   }
 
-  setStatic(pod: Pod) { this.#statics.set(key(pod), pod); void this.reconcile(key(pod)); }
+  setStatic(pod: Pod) {
+    this.#statics.set(key(pod), pod);
+    void this.reconcile(key(pod));
+  }
   removeStatic(uid: string) {
-    for (const [k, p] of this.#statics) if (p.metadata!.uid === uid) { this.#statics.delete(k); void this.reconcile(k); }
+    for (const [k, p] of this.#statics)
+      if (p.metadata!.uid === uid) {
+        this.#statics.delete(k);
+        void this.reconcile(k);
+      }
   }
   /** A mirror pod as the apiserver watch reports it. */
   observe(mirror: Pod) {
@@ -63,14 +74,21 @@ export class MirrorPods {
   }
   /** A mirror pod is gone from the apiserver. */
   forget(uid: string): void {
-    for (const [k, p] of this.#mirrors) if (p.metadata!.uid === uid) { this.#mirrors.delete(k); void this.reconcile(k); return; }
+    for (const [k, p] of this.#mirrors)
+      if (p.metadata!.uid === uid) {
+        this.#mirrors.delete(k);
+        void this.reconcile(k);
+        return;
+      }
   }
   /** The UID of the mirror of a static pod, where its status goes. */
   mirrorUID(staticPod: Pod): string | undefined {
     const m = this.#mirrors.get(key(staticPod));
     return m && m.metadata?.annotations?.[CONFIG_MIRROR] === staticPod.metadata?.annotations?.[CONFIG_HASH] ? m.metadata!.uid : undefined;
   }
-  reconcileAll() { for (const k of new Set([...this.#statics.keys(), ...this.#mirrors.keys()])) void this.reconcile(k); }
+  reconcileAll() {
+    for (const k of new Set([...this.#statics.keys(), ...this.#mirrors.keys()])) void this.reconcile(k);
+  }
 
   /** Mirrors lost to a failed call or a deletion are recreated on this beat (every 10 s, jittered). */
   start(periodMs = 10_000): { stop(): void } {
@@ -81,21 +99,33 @@ export class MirrorPods {
   async reconcile(k: string): Promise<void> {
     const node = this.#node();
     if (!node || this.#busy.has(k)) return;
-    const st = this.#statics.get(k), mirror = this.#mirrors.get(k);
+    const st = this.#statics.get(k),
+      mirror = this.#mirrors.get(k);
     const action = mirrorAction(st, mirror);
     if (action === 'keep') return;
     this.#busy.add(k);
     try {
       if ((action === 'delete' || action === 'recreate') && mirror) {
         this.#log.info('Deleting mirror pod', { pod: k, reason: action === 'delete' ? 'static pod removed' : 'stale or deleted mirror' });
-        await this.#api.delete(apiPath({ resource: 'pods', namespace: mirror.metadata!.namespace, name: mirror.metadata!.name }),
-          { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: mirror.metadata!.uid } })
-          .catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; });
+        await this.#api
+          .delete(apiPath({ resource: 'pods', namespace: mirror.metadata!.namespace, name: mirror.metadata!.name }), {
+            apiVersion: 'v1',
+            kind: 'DeleteOptions',
+            gracePeriodSeconds: 0,
+            preconditions: { uid: mirror.metadata!.uid },
+          })
+          .catch((e) => {
+            if (!isNotFound(e) && !isConflict(e)) throw e;
+          });
         this.#mirrors.delete(k);
       }
       if (action === 'create' || action === 'recreate') {
-        const created = await this.#api.create<Pod>(apiPath({ resource: 'pods', namespace: st!.metadata!.namespace }), mirrorPodFor(st!, node))
-          .catch((e) => { if (isAlreadyExists(e)) return undefined; throw e; });
+        const created = await this.#api
+          .create<Pod>(apiPath({ resource: 'pods', namespace: st!.metadata!.namespace }), mirrorPodFor(st!, node))
+          .catch((e) => {
+            if (isAlreadyExists(e)) return undefined;
+            throw e;
+          });
         if (created) {
           this.#mirrors.set(k, created);
           this.#log.info('Created mirror pod', { pod: k, uid: created.metadata!.uid });

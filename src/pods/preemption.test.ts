@@ -7,14 +7,29 @@ import { admitPod } from './admission.ts';
 const node: Node = { status: { allocatable: { cpu: '2', memory: '4Gi', pods: '10' } } };
 const pod = (name: string, cpu: string | undefined, priority = 0, guaranteed = false): Pod => ({
   metadata: { name, uid: name },
-  spec: { priority, containers: [{ name: 'c', ...(cpu ? { resources: guaranteed ? { requests: { cpu, memory: '1Gi' }, limits: { cpu, memory: '1Gi' } } : { requests: { cpu } } } : {}) }] },
+  spec: {
+    priority,
+    containers: [
+      {
+        name: 'c',
+        ...(cpu
+          ? { resources: guaranteed ? { requests: { cpu, memory: '1Gi' }, limits: { cpu, memory: '1Gi' } } : { requests: { cpu } } }
+          : {}),
+      },
+    ],
+  },
 });
 const critical = (cpu: string) => pod('critical', cpu, 2_000_001_000);
 const names = (p: Pod[] | undefined) => p?.map((x) => x.metadata!.name);
 const refusal = (p: Pod, active: Pod[]) => admitPod(p, active, node);
 
 test('a critical pod that does not fit preempts the fewest lower-priority pods, lowest QoS first', () => {
-  const active = [pod('guaranteed', '600m', 0, true), pod('burstable-big', '800m'), pod('burstable-small', '300m'), pod('besteffort', undefined)];
+  const active = [
+    pod('guaranteed', '600m', 0, true),
+    pod('burstable-big', '800m'),
+    pod('burstable-small', '300m'),
+    pod('besteffort', undefined),
+  ];
   const p = critical('900m');
   assert.equal(refusal(p, active).admit, false);
   // BestEffort frees no cpu, so it is skipped; the larger Burstable pod is enough.

@@ -12,7 +12,12 @@ import { isCriticalPod } from '../podutil/podutil.ts';
 export const PREEMPTED = {
   reason: 'Preempting',
   message: 'Preempted in order to admit critical pod',
-  condition: { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message: 'Pod was preempted by Kubelet to accommodate a critical pod.' } as PodCondition,
+  condition: {
+    type: 'DisruptionTarget',
+    status: 'True',
+    reason: 'TerminationByKubelet',
+    message: 'Pod was preempted by Kubelet to accommodate a critical pod.',
+  } as PodCondition,
 };
 
 const RESOURCE_REASONS = ['OutOfcpu', 'OutOfmemory', 'OutOfpods'];
@@ -36,8 +41,13 @@ export function podsToPreempt(pod: Pod, refusal: Admission, active: Pod[], node:
   });
   const candidates = active
     .filter((p) => !isCriticalPod(p) && podPriority(p) < podPriority(pod))
-    .sort((a, b) => QOS_ORDER.indexOf(qosClass(a)) - QOS_ORDER.indexOf(qosClass(b)) || podPriority(a) - podPriority(b) ||
-      (podRequests(b).cpu - podRequests(a).cpu) || (podRequests(b).memory - podRequests(a).memory));
+    .sort(
+      (a, b) =>
+        QOS_ORDER.indexOf(qosClass(a)) - QOS_ORDER.indexOf(qosClass(b)) ||
+        podPriority(a) - podPriority(b) ||
+        podRequests(b).cpu - podRequests(a).cpu ||
+        podRequests(b).memory - podRequests(a).memory,
+    );
   const victims: Pod[] = [];
   let rest = active;
   for (const c of candidates) {

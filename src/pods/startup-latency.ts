@@ -7,7 +7,11 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { isSidecar } from '../podutil/podutil.ts';
 
-interface PodState { pulls: [number, number][]; pulling: number[]; recorded: boolean }
+interface PodState {
+  pulls: [number, number][];
+  pulling: number[];
+  recorded: boolean;
+}
 
 export interface StartupObservation {
   pod: Pod;
@@ -28,16 +32,24 @@ export class StartupLatencyTracker {
   #firstNetworkPodSeen = false;
 
   constructor(observe: (o: StartupObservation) => void, now: () => number = Date.now) {
-    this.#observe = observe; this.#now = now;
+    this.#observe = observe;
+    this.#now = now;
   }
 
   /** A version of the pod from the apiserver's watch. */
   observedOnWatch(pod: Pod): void {
     const uid = pod.metadata!.uid!;
     const phase = pod.status?.phase;
-    if (phase === 'Succeeded' || phase === 'Failed') { this.#pods.delete(uid); return; }
+    if (phase === 'Succeeded' || phase === 'Failed') {
+      this.#pods.delete(uid);
+      return;
+    }
     if (this.#excluded.has(uid)) return;
-    if (unschedulable(pod)) { this.#pods.delete(uid); this.#excluded.add(uid); return; }
+    if (unschedulable(pod)) {
+      this.#pods.delete(uid);
+      this.#excluded.add(uid);
+      return;
+    }
     const state = this.#pods.get(uid);
     if (!state) {
       if (!pod.status?.startTime) this.#pods.set(uid, { pulls: [], pulling: [], recorded: false });
@@ -52,13 +64,19 @@ export class StartupLatencyTracker {
     const firstNetworkPod = !stateful && !pod.spec?.hostNetwork && !this.#firstNetworkPodSeen;
     if (firstNetworkPod) this.#firstNetworkPodSeen = true;
     this.#observe({
-      pod, totalSeconds: totalMs / 1000, sliSeconds: stateful ? undefined : (totalMs - pullMs - initMs) / 1000,
-      firstNetworkPod, pullSeconds: pullMs / 1000, initSeconds: initMs / 1000,
+      pod,
+      totalSeconds: totalMs / 1000,
+      sliSeconds: stateful ? undefined : (totalMs - pullMs - initMs) / 1000,
+      firstNetworkPod,
+      pullSeconds: pullMs / 1000,
+      initSeconds: initMs / 1000,
     });
   }
 
   /** The kubelet began pulling an image for the pod. */
-  pullStarted(uid: string): void { this.#pods.get(uid)?.pulling.push(this.#now()); }
+  pullStarted(uid: string): void {
+    this.#pods.get(uid)?.pulling.push(this.#now());
+  }
 
   /** A pull for the pod ended (the oldest one begun, as upstream pairs them). */
   pullFinished(uid: string): void {
@@ -67,14 +85,19 @@ export class StartupLatencyTracker {
     if (state && start !== undefined) state.pulls.push([start, this.#now()]);
   }
 
-  forget(uid: string): void { this.#pods.delete(uid); this.#excluded.delete(uid); }
+  forget(uid: string): void {
+    this.#pods.delete(uid);
+    this.#excluded.delete(uid);
+  }
 }
 
 const unschedulable = (pod: Pod) => !!pod.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False');
 
 function allContainersRunning(pod: Pod): boolean {
   const statuses = pod.status?.containerStatuses ?? [];
-  return statuses.length >= (pod.spec?.containers.length ?? 0) && statuses.length > 0 && statuses.every((s) => !!s.state?.running?.startedAt);
+  return (
+    statuses.length >= (pod.spec?.containers.length ?? 0) && statuses.length > 0 && statuses.every((s) => !!s.state?.running?.startedAt)
+  );
 }
 
 const STATELESS_SOURCES = ['secret', 'configMap', 'downwardAPI', 'emptyDir', 'projected'] as const;
@@ -82,9 +105,16 @@ const isStateful = (pod: Pod) => (pod.spec?.volumes ?? []).some((v) => !STATELES
 
 /** Pure: milliseconds covered by the pull intervals (overlaps counted once, as upstream). */
 export function pullingTime(pulls: [number, number][]): number {
-  let total = 0, end = -Infinity;
+  let total = 0,
+    end = -Infinity;
   for (const [s, e] of [...pulls].sort((a, b) => a[0] - b[0])) {
-    if (s > end) { total += e - s; end = e; } else if (e > end) { total += e - end; end = e; }
+    if (s > end) {
+      total += e - s;
+      end = e;
+    } else if (e > end) {
+      total += e - end;
+      end = e;
+    }
   }
   return total;
 }

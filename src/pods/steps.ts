@@ -25,7 +25,13 @@ export interface PodProbes {
 }
 
 export function podSteps(d: {
-  api: ApiClient; view: RuntimeView; syncer: PodSyncer; status: StatusManager; events: Recorder; nodeIP: string; node: () => Node | undefined;
+  api: ApiClient;
+  view: RuntimeView;
+  syncer: PodSyncer;
+  status: StatusManager;
+  events: Recorder;
+  nodeIP: string;
+  node: () => Node | undefined;
   probes?: PodProbes;
   /** KubeletConfiguration allowedUnsafeSysctls, for admission. */
   allowedUnsafeSysctls?: string[];
@@ -49,7 +55,13 @@ export function podSteps(d: {
 
     reject(pod, r) {
       d.events.event(podRef(pod), 'Warning', r.reason, r.message);
-      d.status.set(pod, { ...pod.status, phase: 'Failed', reason: r.reason, message: r.message, startTime: pod.status?.startTime ?? rfc3339() });
+      d.status.set(pod, {
+        ...pod.status,
+        phase: 'Failed',
+        reason: r.reason,
+        message: r.message,
+        startTime: pod.status?.startTime ?? rfc3339(),
+      });
     },
 
     async sync(pod, signal) {
@@ -65,12 +77,21 @@ export function podSteps(d: {
         return { phase: 'Failed' };
       }
       const r = await d.syncer.syncPod(pod, signal, d.probes?.health);
-      const status = generatePodStatus({ ...pod, status: prev }, r.runtime, { nodeIP: d.nodeIP, now: new Date(), waiting: r.waiting, terminated: false, probes: d.probes?.status });
+      const status = generatePodStatus({ ...pod, status: prev }, r.runtime, {
+        nodeIP: d.nodeIP,
+        now: new Date(),
+        waiting: r.waiting,
+        terminated: false,
+        probes: d.probes?.status,
+      });
       d.status.set(pod, status);
       // Probe what runs now; a changed result wakes this pod's worker again.
       d.probes?.update(pod, r.runtime, status.podIP);
       const deadline = activeDeadlineLeft(pod, status.startTime, new Date());
-      return { phase: status.phase, requeueAfterMs: deadline === undefined ? r.requeueAfterMs : Math.min(r.requeueAfterMs ?? Infinity, deadline + 10) };
+      return {
+        phase: status.phase,
+        requeueAfterMs: deadline === undefined ? r.requeueAfterMs : Math.min(r.requeueAfterMs ?? Infinity, deadline + 10),
+      };
     },
 
     async terminate(uid, pod, gracePeriodSeconds, reason, kill) {
@@ -85,8 +106,13 @@ export function podSteps(d: {
       if (!pod) return;
       // The final status: every container terminated, the phase final.
       const after = await d.view.pod(uid);
-      const last = kill ? killedStatus(d.status.last(uid) ?? pod.status, kill) : d.status.last(uid) ?? pod.status;
-      const final = generatePodStatus({ ...pod, status: last }, after, { nodeIP: d.nodeIP, now: new Date(), waiting: new Map(), terminated: true });
+      const last = kill ? killedStatus(d.status.last(uid) ?? pod.status, kill) : (d.status.last(uid) ?? pod.status);
+      const final = generatePodStatus({ ...pod, status: last }, after, {
+        nodeIP: d.nodeIP,
+        now: new Date(),
+        waiting: new Map(),
+        terminated: true,
+      });
       // Why the pod failed (DeadlineExceeded, ...) stays on it.
       d.status.set(pod, last?.reason ? { ...final, phase: last.phase, reason: last.reason, message: last.message } : final);
       await d.status.flushed(uid);
@@ -98,8 +124,12 @@ export function podSteps(d: {
       d.status.forget(uid);
       if (!deleteFromApiserver || !pod) return;
       try {
-        await d.api.delete(apiPath({ resource: 'pods', namespace: pod.metadata!.namespace, name: pod.metadata!.name }),
-          { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid } });
+        await d.api.delete(apiPath({ resource: 'pods', namespace: pod.metadata!.namespace, name: pod.metadata!.name }), {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          gracePeriodSeconds: 0,
+          preconditions: { uid },
+        });
       } catch (e) {
         if (!isNotFound(e) && !isConflict(e)) throw e; // already gone, or a new pod of that name
       }
@@ -110,5 +140,11 @@ export function podSteps(d: {
 /** The status of a pod the kubelet stopped itself: Failed, its reason and message, and its condition (DisruptionTarget). */
 function killedStatus(last: PodStatus | undefined, kill: KillPodOptions): PodStatus {
   const conditions = (last?.conditions ?? []).filter((c) => c.type !== kill.condition?.type);
-  return { ...last, phase: 'Failed', reason: kill.reason, message: kill.message, conditions: kill.condition ? [...conditions, kill.condition] : conditions };
+  return {
+    ...last,
+    phase: 'Failed',
+    reason: kill.reason,
+    message: kill.message,
+    conditions: kill.condition ? [...conditions, kill.condition] : conditions,
+  };
 }

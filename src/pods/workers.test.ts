@@ -4,10 +4,15 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { PodWorkers, type PodSteps } from './workers.ts';
 import { logger } from '../log/log.ts';
 
-const pod = (uid: string, over: Partial<Pod['metadata']> = {}): Pod =>
-  ({ metadata: { uid, name: 'web', namespace: 'ns', ...over }, spec: { containers: [{ name: 'app' }] } });
+const pod = (uid: string, over: Partial<Pod['metadata']> = {}): Pod => ({
+  metadata: { uid, name: 'web', namespace: 'ns', ...over },
+  spec: { containers: [{ name: 'app' }] },
+});
 const staticPod = (uid: string) => pod(uid, { annotations: { 'kubernetes.io/config.source': 'file' } });
-const deleting = (p: Pod): Pod => ({ ...p, metadata: { ...p.metadata, deletionTimestamp: '2026-11-22T12:00:00Z', deletionGracePeriodSeconds: 1 } });
+const deleting = (p: Pod): Pod => ({
+  ...p,
+  metadata: { ...p.metadata, deletionTimestamp: '2026-11-22T12:00:00Z', deletionGracePeriodSeconds: 1 },
+});
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
 /** Steps that record what ran; sync waits until released (or aborted). */
@@ -15,13 +20,18 @@ function recorder() {
   const log: string[] = [];
   const release = new Map<string, () => void>();
   const steps: PodSteps = {
-    sync: (p, signal) => new Promise((resolve, reject) => {
-      log.push(`sync ${p.metadata!.uid}`);
-      release.set(p.metadata!.uid!, () => resolve({ phase: 'Running', requeueAfterMs: 60_000 }));
-      signal.addEventListener('abort', () => reject(signal.reason));
-    }),
-    async terminate(uid) { log.push(`terminate ${uid}`); },
-    async finish(uid) { log.push(`finish ${uid}`); },
+    sync: (p, signal) =>
+      new Promise((resolve, reject) => {
+        log.push(`sync ${p.metadata!.uid}`);
+        release.set(p.metadata!.uid!, () => resolve({ phase: 'Running', requeueAfterMs: 60_000 }));
+        signal.addEventListener('abort', () => reject(signal.reason));
+      }),
+    async terminate(uid) {
+      log.push(`terminate ${uid}`);
+    },
+    async finish(uid) {
+      log.push(`finish ${uid}`);
+    },
     admit: () => ({ admit: true }),
     reject() {},
   };
@@ -72,17 +82,27 @@ test('pod workers: a static pod waits until the older one with its full name has
 test('pod workers: kill() cancels the sync in flight, terminates with its grace period and final status, and resolves once stopped', async () => {
   const r = recorder();
   const seen: unknown[] = [];
-  r.steps.terminate = async (uid, _pod, grace, reason, kill) => { r.log.push(`terminate ${uid}`); seen.push([grace, reason, kill?.message]); };
+  r.steps.terminate = async (uid, _pod, grace, reason, kill) => {
+    r.log.push(`terminate ${uid}`);
+    seen.push([grace, reason, kill?.message]);
+  };
   const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });
   w.update('a', pod('a'));
   await tick();
-  assert.deepEqual(w.running().map((p) => p.metadata!.uid), ['a']);
+  assert.deepEqual(
+    w.running().map((p) => p.metadata!.uid),
+    ['a'],
+  );
   const done = await w.kill('a', { gracePeriodSeconds: 1, reason: 'Evicted', message: 'low on memory' });
   assert.equal(done, true);
   assert.deepEqual(r.log, ['sync a', 'terminate a']);
   assert.deepEqual(seen, [[1, 'Evicted', 'low on memory']]);
   assert.deepEqual(w.running(), [], 'a killed pod is no longer running');
-  assert.equal(await w.kill('a', { gracePeriodSeconds: 1, reason: 'Evicted', message: 'again' }), false, 'a pod that is not running cannot be killed');
+  assert.equal(
+    await w.kill('a', { gracePeriodSeconds: 1, reason: 'Evicted', message: 'again' }),
+    false,
+    'a pod that is not running cannot be killed',
+  );
   w.stop();
 });
 
@@ -90,21 +110,35 @@ test('pod workers: report upstream operation types, and time a pod from first si
   const r = recorder();
   const ops: string[] = [];
   const started: number[] = [];
-  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000, observe: { step: (op) => ops.push(op), podStarted: (s) => started.push(s) } });
+  const w = new PodWorkers(r.steps, logger('test'), {
+    resyncMs: 60_000,
+    observe: { step: (op) => ops.push(op), podStarted: (s) => started.push(s) },
+  });
   w.update('a', pod('a'));
-  await tick(); r.release.get('a')!(); await tick();
+  await tick();
+  r.release.get('a')!();
+  await tick();
   w.update('a', { ...pod('a'), metadata: { ...pod('a').metadata, labels: { x: 'y' } } });
-  await tick(); r.release.get('a')!(); await tick();
+  await tick();
+  r.release.get('a')!();
+  await tick();
   w.wake('a');
-  await tick(); r.release.get('a')!(); await tick();
+  await tick();
+  r.release.get('a')!();
+  await tick();
   // A pod already Running when first seen (a kubelet restart) is not timed.
   w.update('b', { ...pod('b'), status: { phase: 'Running' } });
-  await tick(); r.release.get('b')!(); await tick();
+  await tick();
+  r.release.get('b')!();
+  await tick();
   w.update('a', deleting(pod('a')));
   await tick();
   assert.deepEqual(ops, ['create', 'update', 'sync', 'create', 'kill', 'terminated']);
   assert.equal(started.length, 1);
   assert.ok(started[0]! >= 0 && started[0]! < 5, `${started[0]} s`);
-  assert.deepEqual(w.snapshot().map((s) => [s.pod.metadata!.uid, s.state, s.desired]), [['b', 'syncing', true]]);
+  assert.deepEqual(
+    w.snapshot().map((s) => [s.pod.metadata!.uid, s.state, s.desired]),
+    [['b', 'syncing', true]],
+  );
   w.stop();
 });

@@ -67,7 +67,11 @@ export interface WorkerObserver {
 }
 
 /** One pod worker as the pod gauges see it: desired, its source still has it. */
-export interface WorkerSnapshot { pod: Pod; state: PodState; desired: boolean }
+export interface WorkerSnapshot {
+  pod: Pod;
+  state: PodState;
+  desired: boolean;
+}
 
 export class PodWorkers {
   readonly #workers = new Map<string, Worker>();
@@ -78,7 +82,10 @@ export class PodWorkers {
   #seq = 0;
 
   constructor(steps: PodSteps, log: Logger, opts: { resyncMs: number; observe?: WorkerObserver }) {
-    this.#steps = steps; this.#log = log; this.#resyncMs = opts.resyncMs; this.#observe = opts.observe ?? {};
+    this.#steps = steps;
+    this.#log = log;
+    this.#resyncMs = opts.resyncMs;
+    this.#observe = opts.observe ?? {};
   }
 
   /** A new version of a pod from its source; undefined when the source no longer has it. */
@@ -87,13 +94,27 @@ export class PodWorkers {
     if (!w) {
       if (!pod) return;
       w = {
-        uid, pod, lastPod: pod, state: 'syncing', pending: false, running: false, errors: backoff(1000, 60_000), seq: this.#seq++, killed: [],
-        firstSeen: performance.now(), synced: false, updated: false, timeStart: (pod.status?.phase ?? 'Pending') === 'Pending',
+        uid,
+        pod,
+        lastPod: pod,
+        state: 'syncing',
+        pending: false,
+        running: false,
+        errors: backoff(1000, 60_000),
+        seq: this.#seq++,
+        killed: [],
+        firstSeen: performance.now(),
+        synced: false,
+        updated: false,
+        timeStart: (pod.status?.phase ?? 'Pending') === 'Pending',
       };
       // A pod that already ended (e.g. before a kubelet restart) is not started again; a new one must fit.
       const phase = pod.status?.phase;
       const verdict = isTerminalPhase(phase) ? undefined : this.#steps.admit(pod, this.active());
-      if (isTerminalPhase(phase) || (verdict && !verdict.admit)) { w.state = 'terminated'; w.phase = phase ?? 'Failed'; }
+      if (isTerminalPhase(phase) || (verdict && !verdict.admit)) {
+        w.state = 'terminated';
+        w.phase = phase ?? 'Failed';
+      }
       if (verdict && !verdict.admit) {
         this.#log.info('Pod was not admitted', { pod: podName(pod), podUID: uid, reason: verdict.reason, message: verdict.message });
         this.#steps.reject(pod, verdict);
@@ -126,11 +147,13 @@ export class PodWorkers {
   /** Stops the pods a critical pod preempts (upstream's CriticalPodAdmissionHandler), each with its own grace period. */
   #preempt(critical: Pod, victims: Pod[], resource: string): Promise<unknown> {
     this.#log.info('Preempting pods to admit a critical pod', { pod: podName(critical), victims: victims.map(podName), resource });
-    return Promise.all(victims.map((v) => {
-      this.#steps.preempted?.(v);
-      this.#observe.preempted?.(resource);
-      return this.kill(v.metadata!.uid!, { gracePeriodSeconds: v.spec?.terminationGracePeriodSeconds ?? 30, ...PREEMPTED });
-    }));
+    return Promise.all(
+      victims.map((v) => {
+        this.#steps.preempted?.(v);
+        this.#observe.preempted?.(resource);
+        return this.kill(v.metadata!.uid!, { gracePeriodSeconds: v.spec?.terminationGracePeriodSeconds ?? 30, ...PREEMPTED });
+      }),
+    );
   }
 
   /** Something changed in the runtime for this pod (a PLEG event). */
@@ -157,32 +180,47 @@ export class PodWorkers {
   }
 
   /** The pods admitted and not yet terminated: what the eviction manager may choose from. */
-  running(): Pod[] { return [...this.#workers.values()].filter((w) => w.state === 'syncing').map((w) => w.lastPod); }
+  running(): Pod[] {
+    return [...this.#workers.values()].filter((w) => w.state === 'syncing').map((w) => w.lastPod);
+  }
 
   /** The pods the kubelet is responsible for (the last object seen of each). */
-  pods(): Pod[] { return [...this.#workers.values()].map((w) => w.lastPod); }
+  pods(): Pod[] {
+    return [...this.#workers.values()].map((w) => w.lastPod);
+  }
 
   /** Each pod's lifecycle state and whether its source deleted it: read by housekeeping and GC. */
   states(): Map<string, { state: PodState; deleted: boolean }> {
-    return new Map([...this.#workers.values()].map((w) => [w.uid, { state: w.state, deleted: !w.pod || !!w.pod.metadata?.deletionTimestamp }]));
+    return new Map(
+      [...this.#workers.values()].map((w) => [w.uid, { state: w.state, deleted: !w.pod || !!w.pod.metadata?.deletionTimestamp }]),
+    );
   }
 
   snapshot(): WorkerSnapshot[] {
     return [...this.#workers.values()].map((w) => ({ pod: w.lastPod, state: w.state, desired: !!w.pod }));
   }
 
-  stop(): void { for (const w of this.#workers.values()) clearTimeout(w.timer); }
+  stop(): void {
+    for (const w of this.#workers.values()) clearTimeout(w.timer);
+  }
 
   #schedule(w: Worker, delayMs: number) {
     clearTimeout(w.timer);
-    if (delayMs > 0) { w.timer = setTimeout(() => this.#schedule(w, 0), delayMs); return; }
+    if (delayMs > 0) {
+      w.timer = setTimeout(() => this.#schedule(w, 0), delayMs);
+      return;
+    }
     w.pending = true;
     if (!w.running) void this.#run(w);
   }
 
   async #run(w: Worker) {
     w.running = true;
-    if (w.gate) { const gate = w.gate; w.gate = undefined; await gate; }
+    if (w.gate) {
+      const gate = w.gate;
+      w.gate = undefined;
+      await gate;
+    }
     while (w.pending) {
       w.pending = false;
       const step = nextStep(w.state, w.pod, w.phase, this.#blocked(w), w.kill);
@@ -200,7 +238,13 @@ export class PodWorkers {
           this.#log.info('Pod sync cancelled: the pod is being terminated', { pod: podName(w.lastPod), podUID: w.uid });
         } else {
           next = w.errors.next();
-          this.#log.error('Error syncing pod, skipping', { pod: podName(w.lastPod), podUID: w.uid, step: step.do, err: e, retryInMs: next });
+          this.#log.error('Error syncing pod, skipping', {
+            pod: podName(w.lastPod),
+            podUID: w.uid,
+            step: step.do,
+            err: e,
+            retryInMs: next,
+          });
         }
       }
       w.abort = undefined;
@@ -208,7 +252,11 @@ export class PodWorkers {
       if (w.state === 'terminated') for (const done of w.killed.splice(0)) done();
       // A static pod waiting for this one (same full name) may start now.
       if (step.do === 'terminate' || step.do === 'finish') for (const o of this.#sameName(w)) this.#schedule(o, 0);
-      if (w.state === 'finished') { clearTimeout(w.timer); this.#workers.delete(w.uid); break; }
+      if (w.state === 'finished') {
+        clearTimeout(w.timer);
+        this.#workers.delete(w.uid);
+        break;
+      }
       if (!w.pending && next !== undefined) this.#schedule(w, next);
     }
     w.running = false;
@@ -223,12 +271,20 @@ export class PodWorkers {
         const r = await this.#steps.sync(w.pod!, w.abort.signal);
         w.synced = true;
         w.phase = r.phase;
-        if (w.timeStart && r.phase === 'Running') { w.timeStart = false; this.#observe.podStarted?.((performance.now() - w.firstSeen) / 1000); }
+        if (w.timeStart && r.phase === 'Running') {
+          w.timeStart = false;
+          this.#observe.podStarted?.((performance.now() - w.firstSeen) / 1000);
+        }
         if (isTerminalPhase(r.phase)) w.pending = true; // terminate right away
         return r.requeueAfterMs ?? jittered(this.#resyncMs, 0.5);
       }
       case 'terminate':
-        this.#log.info('Terminating pod', { pod: podName(w.lastPod), podUID: w.uid, reason: step.reason, gracePeriod: step.gracePeriodSeconds });
+        this.#log.info('Terminating pod', {
+          pod: podName(w.lastPod),
+          podUID: w.uid,
+          reason: step.reason,
+          gracePeriod: step.gracePeriodSeconds,
+        });
         await this.#steps.terminate(w.uid, w.pod, step.gracePeriodSeconds, step.reason, step.kill);
         w.pending = true; // a deleted pod can be finished right away
         return undefined;
@@ -247,8 +303,11 @@ const podName = podKey;
 /** Upstream's operation_type of kubelet_pod_worker_duration_seconds for a step. */
 function operationType(w: Worker, step: Step): string {
   switch (step.do) {
-    case 'sync': return !w.synced ? 'create' : w.updated ? 'update' : 'sync';
-    case 'terminate': return 'kill';
-    default: return 'terminated';
+    case 'sync':
+      return !w.synced ? 'create' : w.updated ? 'update' : 'sync';
+    case 'terminate':
+      return 'kill';
+    default:
+      return 'terminated';
   }
 }

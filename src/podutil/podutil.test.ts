@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { isCriticalPod, isMirrorPod, isSidecar, isStaticPod, podKey } from './podutil.ts';
 
-const pod = (annotations: Record<string, string> = {}, priority?: number): Pod =>
-  ({ metadata: { name: 'p', namespace: 'ns', annotations }, spec: { containers: [], ...(priority === undefined ? {} : { priority }) } });
+const pod = (annotations: Record<string, string> = {}, priority?: number): Pod => ({
+  metadata: { name: 'p', namespace: 'ns', annotations },
+  spec: { containers: [], ...(priority === undefined ? {} : { priority }) },
+});
 
 test('what a pod is', () => {
   const rows: [string, Pod, { static: boolean; mirror: boolean; critical: boolean }][] = [
@@ -15,7 +17,8 @@ test('what a pod is', () => {
     ['system-cluster-critical', pod({}, 2_000_000_000), { static: false, mirror: false, critical: true }],
     ['just below it', pod({}, 1_999_999_999), { static: false, mirror: false, critical: false }],
   ];
-  for (const [name, p, want] of rows) assert.deepEqual({ static: isStaticPod(p), mirror: isMirrorPod(p), critical: isCriticalPod(p) }, want, name);
+  for (const [name, p, want] of rows)
+    assert.deepEqual({ static: isStaticPod(p), mirror: isMirrorPod(p), critical: isCriticalPod(p) }, want, name);
 });
 
 test('sidecars and keys', () => {

@@ -1,7 +1,10 @@
 // How many probe events a pod may leave: a probe failing every second must not write an
 // Event a second. Upstream's event correlator allows each object a burst of 25, then one
 // per 5 minutes (EventSourceObjectSpamFilter); the same budget here, per pod and reason. Pure.
-export interface Bucket { tokens: number; atMs: number }
+export interface Bucket {
+  tokens: number;
+  atMs: number;
+}
 
 export const EVENT_BURST = 25;
 export const EVENT_REFILL_MS = 5 * 60_000;

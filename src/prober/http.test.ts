@@ -15,12 +15,20 @@ const server = createServer((req, res) => {
   if (u === '/away') return res.writeHead(301, { location: 'http://elsewhere.invalid/' }).end('moved');
   if (u === '/loop') return res.writeHead(302, { location: '/loop' }).end();
   if (u === '/slow') return setTimeout(() => res.end('late'), 3000);
-  if (u === '/big') { res.writeHead(200); const chunk = Buffer.alloc(64 * 1024, 'a'); for (let i = 0; i < 64; i++) res.write(chunk); return res.end(); }
+  if (u === '/big') {
+    res.writeHead(200);
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    for (let i = 0; i < 64; i++) res.write(chunk);
+    return res.end();
+  }
   res.writeHead(404).end();
 });
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const port = (server.address() as AddressInfo).port;
-after(() => { server.closeAllConnections(); server.close(); });
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
 
 const probe = (path: string, over: object = {}, timeout = 1) => {
   const req = httpProbeRequest({ port, path, ...over }, {}, '127.0.0.1');
@@ -30,14 +38,22 @@ const probe = (path: string, over: object = {}, timeout = 1) => {
 
 test('httpGet: 2xx succeeds; the request carries kube-probe/1.36, Accept */* and the probe headers', async () => {
   seen = [];
-  assert.deepEqual(await probe('/ok', { httpHeaders: [{ name: 'X-Probe', value: 'yes' }, { name: 'Host', value: 'svc.example' }] }), { result: 'success', output: 'fine' });
+  assert.deepEqual(
+    await probe('/ok', {
+      httpHeaders: [
+        { name: 'X-Probe', value: 'yes' },
+        { name: 'Host', value: 'svc.example' },
+      ],
+    }),
+    { result: 'success', output: 'fine' },
+  );
   assert.equal(seen[0]!['user-agent'], 'kube-probe/1.36');
   assert.equal(seen[0]!.accept, '*/*');
   assert.equal(seen[0]!['x-probe'], 'yes');
   assert.equal(seen[0]!.host, 'svc.example');
 });
 
-test('httpGet: a 500 fails with upstream\'s message, without the body', async () => {
+test("httpGet: a 500 fails with upstream's message, without the body", async () => {
   assert.deepEqual(await probe('/fail'), { result: 'failure', output: 'HTTP probe failed with statuscode: 500' });
 });
 
@@ -47,11 +63,17 @@ test('httpGet: a redirect on the same host is followed; one elsewhere is a succe
   assert.deepEqual(await probe('/loop'), { result: 'failure', output: `Get "http://127.0.0.1:${port}/loop": stopped after 10 redirects` });
 });
 
-test('httpGet: timeout and connection refused are failures, worded as Go\'s client', async () => {
+test("httpGet: timeout and connection refused are failures, worded as Go's client", async () => {
   const slow = await probe('/slow', {}, 1);
-  assert.deepEqual(slow, { result: 'failure', output: `Get "http://127.0.0.1:${port}/slow": context deadline exceeded (Client.Timeout exceeded while awaiting headers)` });
+  assert.deepEqual(slow, {
+    result: 'failure',
+    output: `Get "http://127.0.0.1:${port}/slow": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+  });
   const req = httpProbeRequest({ port: 1, path: '/' }, {}, '127.0.0.1');
-  assert.deepEqual(await httpProbe(req as never, 1), { result: 'failure', output: 'Get "http://127.0.0.1:1/": dial tcp 127.0.0.1:1: connect: connection refused' });
+  assert.deepEqual(await httpProbe(req as never, 1), {
+    result: 'failure',
+    output: 'Get "http://127.0.0.1:1/": dial tcp 127.0.0.1:1: connect: connection refused',
+  });
 });
 
 test('httpGet: at most 10 KiB of a body is read', async () => {
@@ -75,5 +97,8 @@ test('httpGet: HTTPS without verifying the (self-signed) certificate', async () 
   try {
     const req = httpProbeRequest({ port: (tls.address() as AddressInfo).port, scheme: 'HTTPS', path: '/' }, {}, '127.0.0.1');
     assert.deepEqual(await httpProbe(req as never, 2), { result: 'success', output: 'secure' });
-  } finally { tls.closeAllConnections(); tls.close(); }
+  } finally {
+    tls.closeAllConnections();
+    tls.close();
+  }
 });

@@ -14,10 +14,17 @@ import { dialError } from './tcp.ts';
 export const PROBE_USER_AGENT = 'kube-probe/1.36';
 const MAX_REDIRECTS = 10;
 
-export interface ProbeRequest { url: string; headers: [string, string][] }
+export interface ProbeRequest {
+  url: string;
+  headers: [string, string][];
+}
 
 /** Pure: the request an httpGet probe sends (host defaults to the pod IP; a named port is looked up). */
-export function httpProbeRequest(g: HTTPGetAction, c: Pick<Container, 'ports'>, podIP: string | undefined): ProbeRequest | { error: string } {
+export function httpProbeRequest(
+  g: HTTPGetAction,
+  c: Pick<Container, 'ports'>,
+  podIP: string | undefined,
+): ProbeRequest | { error: string } {
   const scheme = (g.scheme || 'HTTP').toLowerCase();
   const host = g.host || podIP;
   const port = resolveContainerPort(g.port, c);
@@ -34,7 +41,8 @@ export function httpProbeRequest(g: HTTPGetAction, c: Pick<Container, 'ports'>, 
 }
 
 /** Go's textproto.CanonicalMIMEHeaderKey: content-type -> Content-Type. */
-const canonical = (name: string) => (/^[A-Za-z0-9-]+$/.test(name) ? name.toLowerCase().replace(/(^|-)([a-z])/g, (_, d: string, ch: string) => d + ch.toUpperCase()) : name);
+const canonical = (name: string) =>
+  /^[A-Za-z0-9-]+$/.test(name) ? name.toLowerCase().replace(/(^|-)([a-z])/g, (_, d: string, ch: string) => d + ch.toUpperCase()) : name;
 
 export async function httpProbe(req: ProbeRequest, timeoutSeconds: number): Promise<Outcome> {
   const deadline = AbortSignal.timeout(timeoutSeconds * 1000);
@@ -76,13 +84,19 @@ function get(url: URL, headers: [string, string][], signal: AbortSignal): Promis
   return new Promise((resolve, reject) => {
     const https = url.protocol === 'https:';
     const host = headers.find(([k]) => k === 'Host')?.[1];
-    const r = (https ? httpsRequest : httpRequest)(url, {
-      method: 'GET', signal, agent: false,
-      // A header may repeat: pass [name, value, name, value, ...] (then Node adds no Host of its own).
-      headers: [...(host === undefined ? ['Host', url.host] : []), ...headers.flat()],
-      // No verification, as upstream (InsecureSkipVerify); SNI from the URL's host unless it is an IP.
-      ...(https ? { rejectUnauthorized: false, servername: isIP(url.hostname.replace(/^\[|\]$/g, '')) ? '' : url.hostname } : {}),
-    }, resolve);
+    const r = (https ? httpsRequest : httpRequest)(
+      url,
+      {
+        method: 'GET',
+        signal,
+        agent: false,
+        // A header may repeat: pass [name, value, name, value, ...] (then Node adds no Host of its own).
+        headers: [...(host === undefined ? ['Host', url.host] : []), ...headers.flat()],
+        // No verification, as upstream (InsecureSkipVerify); SNI from the URL's host unless it is an IP.
+        ...(https ? { rejectUnauthorized: false, servername: isIP(url.hostname.replace(/^\[|\]$/g, '')) ? '' : url.hostname } : {}),
+      },
+      resolve,
+    );
     r.once('error', reject);
     r.end();
   });
@@ -94,18 +108,23 @@ async function readAtMost(res: IncomingMessage, max: number, signal: AbortSignal
   try {
     for await (const chunk of res as AsyncIterable<Buffer>) {
       signal.throwIfAborted();
-      chunks.push(chunk); n += chunk.length;
+      chunks.push(chunk);
+      n += chunk.length;
       if (n >= max) break;
     }
-  } finally { res.destroy(); }
+  } finally {
+    res.destroy();
+  }
   return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }
 
 /** The error as Go's http.Client words it after `Get "url": `. */
 function goError(e: NodeJS.ErrnoException, url: URL, deadline: AbortSignal): string {
-  if (deadline.aborted || e.name === 'AbortError' || e.name === 'TimeoutError') return 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)';
+  if (deadline.aborted || e.name === 'AbortError' || e.name === 'TimeoutError')
+    return 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)';
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  if (e.syscall === 'connect' || ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT'].includes(e.code ?? '')) return `dial tcp ${joinHostPort(url.hostname.replace(/^\[|\]$/g, ''), Number(port))}: ${dialError(e)}`;
+  if (e.syscall === 'connect' || ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT'].includes(e.code ?? ''))
+    return `dial tcp ${joinHostPort(url.hostname.replace(/^\[|\]$/g, ''), Number(port))}: ${dialError(e)}`;
   if (e.code === 'ECONNRESET') return 'EOF';
   return e.message;
 }

@@ -10,16 +10,27 @@ export interface Outcome {
   error?: string;
 }
 
-export interface ProbeEvent { type: 'Warning'; reason: 'Unhealthy' | 'ProbeWarning'; message: string }
+export interface ProbeEvent {
+  type: 'Warning';
+  reason: 'Unhealthy' | 'ProbeWarning';
+  message: string;
+}
 
 /** undefined result: the probe errored, nothing is recorded (upstream's worker discards it). */
 export function interpretOutcome(type: ProbeType, o: Outcome): { result?: 'Success' | 'Failure'; event?: ProbeEvent } {
-  if (o.error !== undefined) return { event: { type: 'Warning', reason: 'Unhealthy', message: `${type} probe errored and resulted in ${o.result} state: ${o.error}` } };
+  if (o.error !== undefined)
+    return {
+      event: { type: 'Warning', reason: 'Unhealthy', message: `${type} probe errored and resulted in ${o.result} state: ${o.error}` },
+    };
   switch (o.result) {
-    case 'success': return { result: 'Success' };
-    case 'warning': return { result: 'Success', event: { type: 'Warning', reason: 'ProbeWarning', message: `${type} probe warning: ${o.output}` } };
-    case 'failure': return { result: 'Failure', event: { type: 'Warning', reason: 'Unhealthy', message: `${type} probe failed: ${o.output}` } };
-    default: return { result: 'Failure' };
+    case 'success':
+      return { result: 'Success' };
+    case 'warning':
+      return { result: 'Success', event: { type: 'Warning', reason: 'ProbeWarning', message: `${type} probe warning: ${o.output}` } };
+    case 'failure':
+      return { result: 'Failure', event: { type: 'Warning', reason: 'Unhealthy', message: `${type} probe failed: ${o.output}` } };
+    default:
+      return { result: 'Failure' };
   }
 }
 

@@ -19,10 +19,12 @@ export function resolveContainerPort(port: number | string | undefined, c: Pick<
 /** $(VAR) from the container's literal env values; $$ escapes; unknown references stay as written. */
 export function expandStatic(cmd: string[], env: Container['env']): string[] {
   const vars = new Map((env ?? []).filter((e) => e.value !== undefined && !e.valueFrom).map((e) => [e.name, e.value!]));
-  return cmd.map((s) => s.replace(/\$\$|\$\(([^)]*)\)/g, (m, name: string | undefined) => {
-    if (m === '$$') return '$';
-    return vars.has(name!) ? vars.get(name!)! : m;
-  }));
+  return cmd.map((s) =>
+    s.replace(/\$\$|\$\(([^)]*)\)/g, (m, name: string | undefined) => {
+      if (m === '$$') return '$';
+      return vars.has(name!) ? vars.get(name!)! : m;
+    }),
+  );
 }
 
 /** host:port as Go's net.JoinHostPort writes it. */

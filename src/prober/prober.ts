@@ -45,7 +45,8 @@ export class Prober {
     this.results = new ProbeResults((uid, containerId, type, result) => {
       this.#log.v(3, 'Probe result changed', { podUID: uid, containerID: containerId, probeType: type, result });
       // Once started, a container's readiness and liveness need not wait a whole period.
-      if (type === 'Startup' && result === 'Success') for (const w of this.#workers.values()) if (w.target.containerId === containerId && w.type !== 'Startup') w.trigger();
+      if (type === 'Startup' && result === 'Success')
+        for (const w of this.#workers.values()) if (w.target.containerId === containerId && w.type !== 'Startup') w.trigger();
       d.onChange(uid);
     });
     const now = d.now ?? Date.now;
@@ -53,12 +54,31 @@ export class Prober {
       run: d.run ?? ((p, t, timeout) => runProbe(d.cri, p, t, timeout)),
       results: this.results,
       event: (t, e) => {
-        this.#log.v(1, e.reason === 'Unhealthy' ? 'Probe failed' : 'Probe warning', { pod: t.podName, podUID: t.uid, container: t.container.name, containerID: t.containerId, message: e.message });
+        this.#log.v(1, e.reason === 'Unhealthy' ? 'Probe failed' : 'Probe warning', {
+          pod: t.podName,
+          podUID: t.uid,
+          container: t.container.name,
+          containerID: t.containerId,
+          message: e.message,
+        });
         const key = `${t.uid}/${e.reason}`;
         const { ok, bucket } = takeEventToken(this.#eventBudget.get(key), now());
         this.#eventBudget.set(key, bucket);
-        if (ok) d.events.event(podRef({ metadata: { name: t.name, namespace: t.namespace, uid: t.uid } }, fieldPath(t)), e.type, e.reason, e.message);
-        else this.#log.v(2, 'Probe event over budget, not sent', { pod: t.podName, podUID: t.uid, container: t.container.name, reason: e.reason, message: e.message });
+        if (ok)
+          d.events.event(
+            podRef({ metadata: { name: t.name, namespace: t.namespace, uid: t.uid } }, fieldPath(t)),
+            e.type,
+            e.reason,
+            e.message,
+          );
+        else
+          this.#log.v(2, 'Probe event over budget, not sent', {
+            pod: t.podName,
+            podUID: t.uid,
+            container: t.container.name,
+            reason: e.reason,
+            message: e.message,
+          });
       },
       observe: (t, type, result, seconds) => observeProbe(metricTarget(t, type), result === 'Success' ? 'successful' : 'failed', seconds),
       deleting: () => false,
@@ -94,8 +114,14 @@ export class Prober {
         if (w && (!running || w.target.containerId !== s.id)) this.#stopWorker(key, w, false);
         if (!running || (w && w.target.containerId === s.id)) continue;
         const target: WorkerTarget = {
-          uid, namespace: pod.metadata!.namespace!, name: pod.metadata!.name!, podName: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
-          container: c, containerId: s.id, podIP, init,
+          uid,
+          namespace: pod.metadata!.namespace!,
+          name: pod.metadata!.name!,
+          podName: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+          container: c,
+          containerId: s.id,
+          podIP,
+          init,
           startedAtMs: s.startedAtNs ? Number(BigInt(s.startedAtNs) / 1_000_000n) : this.#deps.now(),
         };
         const nw = new ProbeWorker(type, probe, target, { ...this.#deps, deleting: () => this.#deleting.has(uid) });
@@ -119,7 +145,9 @@ export class Prober {
   /** For computePodActions: the instance's liveness and startup states. */
   health = (containerId: string): { liveness?: Result; startup?: Result } => this.results.health(containerId);
 
-  stop(): void { for (const [key, w] of this.#workers) this.#stopWorker(key, w, false); }
+  stop(): void {
+    for (const [key, w] of this.#workers) this.#stopWorker(key, w, false);
+  }
 
   #stopWorker(key: string, w: ProbeWorker, forget: boolean) {
     w.stop();
@@ -130,7 +158,12 @@ export class Prober {
   }
 }
 
-const metricTarget = (t: WorkerTarget, type: ProbeType): ProbeTarget =>
-  ({ probeType: type, container: t.container.name, pod: t.name, namespace: t.namespace, podUID: t.uid });
+const metricTarget = (t: WorkerTarget, type: ProbeType): ProbeTarget => ({
+  probeType: type,
+  container: t.container.name,
+  pod: t.name,
+  namespace: t.namespace,
+  podUID: t.uid,
+});
 
 const fieldPath = (t: WorkerTarget) => `${t.init ? 'spec.initContainers' : 'spec.containers'}{${t.container.name}}`;

@@ -3,13 +3,18 @@
 // A change that matters to the pod is reported, so its worker syncs it again.
 import type { ProbeType, Result } from './state.ts';
 
-interface Entry { uid: string; results: Partial<Record<ProbeType, Result>> }
+interface Entry {
+  uid: string;
+  results: Partial<Record<ProbeType, Result>>;
+}
 
 export class ProbeResults {
   readonly #byContainer = new Map<string, Entry>();
   readonly #onChange: (uid: string, containerId: string, type: ProbeType, result: Result) => void;
 
-  constructor(onChange: (uid: string, containerId: string, type: ProbeType, result: Result) => void) { this.#onChange = onChange; }
+  constructor(onChange: (uid: string, containerId: string, type: ProbeType, result: Result) => void) {
+    this.#onChange = onChange;
+  }
 
   /** initial: the worker's starting value, which the sync that started it already accounts for. */
   set(uid: string, containerId: string, type: ProbeType, result: Result, initial = false): void {
@@ -21,7 +26,9 @@ export class ProbeResults {
     if (!initial && (type !== 'Liveness' || result === 'Failure')) this.#onChange(uid, containerId, type, result);
   }
 
-  get(containerId: string, type: ProbeType): Result | undefined { return this.#byContainer.get(containerId)?.results[type]; }
+  get(containerId: string, type: ProbeType): Result | undefined {
+    return this.#byContainer.get(containerId)?.results[type];
+  }
 
   remove(containerId: string, type: ProbeType): void {
     const e = this.#byContainer.get(containerId);

@@ -8,7 +8,12 @@ import { grpcProbe } from './grpc.ts';
 import { expandStatic, resolveContainerPort } from './port.ts';
 import type { Outcome } from './outcome.ts';
 
-export interface ProbeSubject { podName: string; container: Container; containerId: string; podIP?: string }
+export interface ProbeSubject {
+  podName: string;
+  container: Container;
+  containerId: string;
+  podIP?: string;
+}
 
 const MAX_TRIES = 3;
 

@@ -10,7 +10,9 @@ export type Result = 'Success' | 'Failure' | 'Unknown';
 /** The value a probe shows before its first decision (upstream's worker.initialValue). */
 export const initialResult: Record<ProbeType, Result> = {
   // Not ready until the readiness probe succeeds; alive until proven dead; not started until the startup probe says so.
-  Readiness: 'Failure', Liveness: 'Success', Startup: 'Unknown',
+  Readiness: 'Failure',
+  Liveness: 'Success',
+  Startup: 'Unknown',
 };
 
 /** A probe's timing with the apiserver's defaults filled in (a static pod's spec has none). */
@@ -48,7 +50,12 @@ export const freshState = (): WorkerState => ({ run: 0, onHold: false });
  * A new probe result: the worker's next state, and the result to publish when the run of
  * equal results reached its threshold (undefined: leave the published state alone).
  */
-export function nextProbeState(type: ProbeType, t: Pick<ProbeTiming, 'successThreshold' | 'failureThreshold'>, s: WorkerState, result: 'Success' | 'Failure'): { state: WorkerState; publish?: Result } {
+export function nextProbeState(
+  type: ProbeType,
+  t: Pick<ProbeTiming, 'successThreshold' | 'failureThreshold'>,
+  s: WorkerState,
+  result: 'Success' | 'Failure',
+): { state: WorkerState; publish?: Result } {
   const run = s.lastResult === result ? s.run + 1 : 1;
   const threshold = result === 'Failure' ? t.failureThreshold : t.successThreshold;
   if (run < threshold) return { state: { ...s, lastResult: result, run } };

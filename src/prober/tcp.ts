@@ -8,7 +8,11 @@ export function tcpProbe(host: string, port: number, timeoutSeconds: number): Pr
   const addr = joinHostPort(host, port);
   return new Promise((resolve) => {
     const socket = connect({ host, port });
-    const done = (o: Outcome) => { clearTimeout(timer); socket.destroy(); resolve(o); };
+    const done = (o: Outcome) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(o);
+    };
     const timer = setTimeout(() => done({ result: 'failure', output: `dial tcp ${addr}: i/o timeout` }), timeoutSeconds * 1000);
     socket.once('connect', () => done({ result: 'success', output: '' }));
     socket.once('error', (e) => done({ result: 'failure', output: `dial tcp ${addr}: ${dialError(e)}` }));
@@ -18,11 +22,17 @@ export function tcpProbe(host: string, port: number, timeoutSeconds: number): Pr
 /** Node's error as the text Go's net package gives (connect: connection refused, ...). */
 export function dialError(e: NodeJS.ErrnoException): string {
   switch (e.code) {
-    case 'ECONNREFUSED': return 'connect: connection refused';
-    case 'EHOSTUNREACH': return 'connect: no route to host';
-    case 'ENETUNREACH': return 'connect: network is unreachable';
-    case 'ETIMEDOUT': return 'i/o timeout';
-    case 'ECONNRESET': return 'read: connection reset by peer';
-    default: return e.message;
+    case 'ECONNREFUSED':
+      return 'connect: connection refused';
+    case 'EHOSTUNREACH':
+      return 'connect: no route to host';
+    case 'ENETUNREACH':
+      return 'connect: network is unreachable';
+    case 'ETIMEDOUT':
+      return 'i/o timeout';
+    case 'ECONNRESET':
+      return 'read: connection reset by peer';
+    default:
+      return e.message;
   }
 }

@@ -3,7 +3,16 @@
 // gets a new worker, so its thresholds and hold start fresh. Upstream's prober/worker.go.
 import type { Container, Probe } from 'kubernetes-types/core/v1.js';
 import type { ProbeResults } from './results.ts';
-import { freshState, initialResult, nextProbeState, probeGate, probeTiming, type ProbeTiming, type ProbeType, type WorkerState } from './state.ts';
+import {
+  freshState,
+  initialResult,
+  nextProbeState,
+  probeGate,
+  probeTiming,
+  type ProbeTiming,
+  type ProbeType,
+  type WorkerState,
+} from './state.ts';
 import { interpretOutcome, type Outcome, type ProbeEvent } from './outcome.ts';
 import type { ProbeSubject } from './run.ts';
 import type { Logger } from '../log/log.ts';
@@ -45,7 +54,10 @@ export class ProbeWorker {
   #stopped = false;
 
   constructor(type: ProbeType, probe: Probe, target: WorkerTarget, d: WorkerDeps) {
-    this.type = type; this.#probe = probe; this.target = target; this.#d = d;
+    this.type = type;
+    this.#probe = probe;
+    this.target = target;
+    this.#d = d;
     this.#timing = probeTiming(probe);
     d.results.set(target.uid, target.containerId, type, initialResult[type], true);
   }
@@ -61,7 +73,9 @@ export class ProbeWorker {
   }
 
   /** Probe now (the container just started, so readiness need not wait a period). */
-  trigger(): void { if (!this.#stopped && !this.#inFlight) this.#schedule(0); }
+  trigger(): void {
+    if (!this.#stopped && !this.#inFlight) this.#schedule(0);
+  }
 
   stop(): void {
     this.#stopped = true;
@@ -82,7 +96,9 @@ export class ProbeWorker {
       // As upstream's worker, a probe that blew up does not end the probing.
       const t = this.target;
       this.#d.log.error('Probe worker error', { pod: t.podName, podUID: t.uid, container: t.container.name, probeType: this.type, err: e });
-    } finally { this.#inFlight = false; }
+    } finally {
+      this.#inFlight = false;
+    }
     if (!this.#stopped) this.#schedule(Math.max(0, this.#timing.periodSeconds * 1000 - (this.#d.now() - began)));
   }
 
@@ -91,10 +107,19 @@ export class ProbeWorker {
     const { results } = this.#d;
     const started = !t.container.startupProbe || results.get(t.containerId, 'Startup') === 'Success';
     const gate = probeGate({
-      type: this.type, onHold: this.#state.onHold, startedAtMs: t.startedAtMs, nowMs: this.#d.now(),
-      initialDelaySeconds: this.#timing.initialDelaySeconds, started, deleting: this.#d.deleting(),
+      type: this.type,
+      onHold: this.#state.onHold,
+      startedAtMs: t.startedAtMs,
+      nowMs: this.#d.now(),
+      initialDelaySeconds: this.#timing.initialDelaySeconds,
+      started,
+      deleting: this.#d.deleting(),
     });
-    if (gate === 'succeed') { results.set(t.uid, t.containerId, this.type, 'Success'); this.stop(); return; }
+    if (gate === 'succeed') {
+      results.set(t.uid, t.containerId, this.type, 'Success');
+      this.stop();
+      return;
+    }
     if (gate === 'wait') return;
     const began = this.#d.now();
     const outcome = await this.#d.run(this.#probe, t, this.#timing.timeoutSeconds);

@@ -6,9 +6,12 @@ import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { AllocationManager } from './allocation.ts';
 
-const pod = (cpu: string, extra = false): Pod => ({ metadata: { uid: 'u' }, spec: { containers: [
-  { name: 'c', resources: { requests: { cpu } } }, ...(extra ? [{ name: 'd', resources: { requests: { cpu } } }] : []),
-] } });
+const pod = (cpu: string, extra = false): Pod => ({
+  metadata: { uid: 'u' },
+  spec: {
+    containers: [{ name: 'c', resources: { requests: { cpu } } }, ...(extra ? [{ name: 'd', resources: { requests: { cpu } } }] : [])],
+  },
+});
 
 test('AllocationManager: the spec when first seen, then only what is set; checkpointed', () => {
   const file = join(mkdtempSync(join(tmpdir(), 'kts-alloc-')), 'allocated_pods_state');
@@ -19,7 +22,11 @@ test('AllocationManager: the spec when first seen, then only what is set; checkp
   // A restarted kubelet reads the checkpoint.
   const again = new AllocationManager({ file });
   assert.deepEqual(again.get(pod('3')), { c: { requests: { cpu: '2' } } });
-  assert.deepEqual(again.get(pod('3', true)), { c: { requests: { cpu: '2' } }, d: { requests: { cpu: '3' } } }, 'a new container gets its spec');
+  assert.deepEqual(
+    again.get(pod('3', true)),
+    { c: { requests: { cpu: '2' } }, d: { requests: { cpu: '3' } } },
+    'a new container gets its spec',
+  );
   again.remove('u');
   assert.equal(new AllocationManager({ file }).peek('u'), undefined);
 });

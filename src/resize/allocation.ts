@@ -15,12 +15,15 @@ export class AllocationManager {
 
   /** file: the checkpoint; none, memory only. */
   constructor(o: { file?: string; onError?: (e: unknown) => void } = {}) {
-    this.#file = o.file; this.#onError = o.onError;
+    this.#file = o.file;
+    this.#onError = o.onError;
     if (!this.#file) return;
     try {
       const data = JSON.parse(readFileSync(this.#file, 'utf8')) as { pods?: Record<string, Allocation> };
       for (const [uid, a] of Object.entries(data.pods ?? {})) this.#pods.set(uid, a);
-    } catch { /* none yet, or unreadable: start over from the specs */ }
+    } catch {
+      /* none yet, or unreadable: start over from the specs */
+    }
   }
 
   /** A pod's allocation; recorded from its spec when first seen (and for containers added since). */
@@ -34,7 +37,9 @@ export class AllocationManager {
   }
 
   /** The allocation, if the pod was seen. */
-  peek(uid: string): Allocation | undefined { return this.#pods.get(uid); }
+  peek(uid: string): Allocation | undefined {
+    return this.#pods.get(uid);
+  }
 
   set(uid: string, a: Allocation): void {
     this.#pods.set(uid, a);

@@ -9,7 +9,7 @@ import { changedResources, cpuAndMemory, podRequests, sameResources } from '../r
 /** Allocated resources by container name (app and init containers). */
 export type Allocation = Record<string, ResourceRequirements>;
 
-const resizable = (pod: Pod): Container[] => [...pod.spec?.initContainers ?? [], ...pod.spec?.containers ?? []];
+const resizable = (pod: Pod): Container[] => [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
 
 /** The cpu and memory each container asks for in the spec. */
 export function specAllocation(pod: Pod): Allocation {
@@ -31,11 +31,19 @@ export function withAllocation(pod: Pod, allocated: Allocation): Pod {
       const out = { ...rest, ...r };
       return Object.keys(out).length ? out : undefined;
     };
-    const requests = keep(c.resources?.requests, a.requests), limits = keep(c.resources?.limits, a.limits);
+    const requests = keep(c.resources?.requests, a.requests),
+      limits = keep(c.resources?.limits, a.limits);
     return { ...c, resources: { ...c.resources, requests, limits } };
   };
   if (!pod.spec) return pod;
-  return { ...pod, spec: { ...pod.spec, containers: pod.spec.containers.map(swap), ...(pod.spec.initContainers ? { initContainers: pod.spec.initContainers.map(swap) } : {}) } };
+  return {
+    ...pod,
+    spec: {
+      ...pod.spec,
+      containers: pod.spec.containers.map(swap),
+      ...(pod.spec.initContainers ? { initContainers: pod.spec.initContainers.map(swap) } : {}),
+    },
+  };
 }
 
 export type ResizeVerdict = { ok: true } | { ok: false; reason: 'Infeasible' | 'Deferred'; message: string };
@@ -52,11 +60,20 @@ export function admitResize(pod: Pod, others: Pod[], allocatable: Record<string,
   // Upstream prints cpu in millicores and memory in bytes.
   const f = (r: 'cpu' | 'memory', x: number) => String(r === 'cpu' ? Math.round(x * 1000) : Math.round(x));
   const over = (['memory', 'cpu'] as const).find((r) => want[r] > capacity[r]);
-  if (over) return { ok: false, reason: 'Infeasible', message: `Node didn't have enough capacity: ${over}, requested: ${f(over, want[over])}, capacity: ${f(over, capacity[over])}` };
+  if (over)
+    return {
+      ok: false,
+      reason: 'Infeasible',
+      message: `Node didn't have enough capacity: ${over}, requested: ${f(over, want[over])}, capacity: ${f(over, capacity[over])}`,
+    };
   for (const r of ['cpu', 'memory'] as const) {
     const used = others.reduce((n, p) => n + podRequests(p.spec?.containers ?? [], p.spec?.initContainers ?? [])[r], 0);
     if (want[r] > 0 && used + want[r] > capacity[r]) {
-      return { ok: false, reason: 'Deferred', message: `Node didn't have enough resource: ${r}, requested: ${f(r, want[r])}, used: ${f(r, used)}, capacity: ${f(r, capacity[r])}` };
+      return {
+        ok: false,
+        reason: 'Deferred',
+        message: `Node didn't have enough resource: ${r}, requested: ${f(r, want[r])}, used: ${f(r, used)}, capacity: ${f(r, capacity[r])}`,
+      };
     }
   }
   return { ok: true };
@@ -76,19 +93,31 @@ export function containerResize(c: Container, actual: ResourceRequirements): Con
 }
 
 /** A resize condition of the pod (PodResizePending, PodResizeInProgress): always True while present. */
-export interface ResizeCondition { reason?: string; message?: string; generation?: number }
+export interface ResizeCondition {
+  reason?: string;
+  message?: string;
+  generation?: number;
+}
 
 /** The two conditions, carrying lastTransitionTime over while their reason stays (as upstream). */
-export function resizeConditions(s: { pending?: ResizeCondition; inProgress?: ResizeCondition }, prev: PodCondition[] | undefined, now: string): PodCondition[] {
+export function resizeConditions(
+  s: { pending?: ResizeCondition; inProgress?: ResizeCondition },
+  prev: PodCondition[] | undefined,
+  now: string,
+): PodCondition[] {
   const make = (type: string, c: ResizeCondition | undefined): PodCondition[] => {
     if (!c) return [];
     const old = prev?.find((x) => x.type === type);
-    return [{
-      type, status: 'True',
-      ...(c.generation !== undefined ? { observedGeneration: c.generation } : {}),
-      lastTransitionTime: old?.lastTransitionTime && (old.reason ?? '') === (c.reason ?? '') ? old.lastTransitionTime : now,
-      ...(c.reason ? { reason: c.reason } : {}), ...(c.message ? { message: c.message } : {}),
-    }];
+    return [
+      {
+        type,
+        status: 'True',
+        ...(c.generation !== undefined ? { observedGeneration: c.generation } : {}),
+        lastTransitionTime: old?.lastTransitionTime && (old.reason ?? '') === (c.reason ?? '') ? old.lastTransitionTime : now,
+        ...(c.reason ? { reason: c.reason } : {}),
+        ...(c.message ? { message: c.message } : {}),
+      },
+    ];
   };
   return [...make('PodResizePending', s.pending), ...make('PodResizeInProgress', s.inProgress)];
 }

@@ -33,11 +33,15 @@ export interface ResizeDeps {
 
 /** The resize events' summary of a pod's resources, as upstream's: containers with their resources, and the generation. */
 function resizeSummary(pod: Pod, allocated: Allocation): string {
-  const list = (cs: Container[] | undefined) => (cs ?? []).map((c) => ({ name: c.name, resources: allocated[c.name] ?? cpuAndMemory(c.resources) }));
+  const list = (cs: Container[] | undefined) =>
+    (cs ?? []).map((c) => ({ name: c.name, resources: allocated[c.name] ?? cpuAndMemory(c.resources) }));
   const inits = list(pod.spec?.initContainers);
-  return JSON.stringify({ ...(inits.length ? { initContainers: inits } : {}), containers: list(pod.spec?.containers), generation: pod.metadata?.generation ?? 0 });
+  return JSON.stringify({
+    ...(inits.length ? { initContainers: inits } : {}),
+    containers: list(pod.spec?.containers),
+    generation: pod.metadata?.generation ?? 0,
+  });
 }
-
 
 export class PodResizer {
   readonly #deps: ResizeDeps & ResizeRuntime & { events: Recorder; log: Logger };
@@ -65,11 +69,16 @@ export class PodResizer {
   allocate(pod: Pod): { allocated: Allocation; pending?: ResizeState['pending'] } {
     const uid = pod.metadata!.uid!;
     const allocated = this.#allocation.get(pod);
-    if (!resizeRequested(pod, allocated)) { this.#pendingSeen.delete(uid); return { allocated }; }
-    const others = (this.#deps.activePods() ?? []).filter((p) => p.metadata?.uid !== uid).map((p) => {
-      const a = this.#allocation.peek(p.metadata!.uid!);
-      return a ? withAllocation(p, a) : p;
-    });
+    if (!resizeRequested(pod, allocated)) {
+      this.#pendingSeen.delete(uid);
+      return { allocated };
+    }
+    const others = (this.#deps.activePods() ?? [])
+      .filter((p) => p.metadata?.uid !== uid)
+      .map((p) => {
+        const a = this.#allocation.peek(p.metadata!.uid!);
+        return a ? withAllocation(p, a) : p;
+      });
     const verdict = admitResize(pod, others, this.#deps.allocatable());
     const generation = pod.metadata?.generation;
     if (verdict.ok) {
@@ -84,8 +93,18 @@ export class PodResizer {
     const seen = `${verdict.reason}/${generation}`;
     if (this.#pendingSeen.get(uid) !== seen) {
       this.#pendingSeen.set(uid, seen);
-      this.#deps.events.event(podRef(pod), 'Warning', verdict.reason === 'Infeasible' ? 'ResizeInfeasible' : 'ResizeDeferred', `Pod resize ${verdict.reason}: ${verdict.message}`);
-      this.#deps.log.info('Pod resize cannot be allocated', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, reason: verdict.reason, message: verdict.message });
+      this.#deps.events.event(
+        podRef(pod),
+        'Warning',
+        verdict.reason === 'Infeasible' ? 'ResizeInfeasible' : 'ResizeDeferred',
+        `Pod resize ${verdict.reason}: ${verdict.message}`,
+      );
+      this.#deps.log.info('Pod resize cannot be allocated', {
+        pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+        podUID: uid,
+        reason: verdict.reason,
+        message: verdict.message,
+      });
     }
     return { allocated, pending: { reason: verdict.reason, message: verdict.message, generation } };
   }
@@ -108,7 +127,7 @@ export class PodResizer {
     const actualOf = this.actualOf(uid, allocated);
     const actual: Record<string, ResourceRequirements> = {};
     let differs = false;
-    for (const c of [...pod.spec?.initContainers ?? [], ...pod.spec?.containers ?? []]) {
+    for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
       const s = latest(runtime, c.name);
       if (s?.phase !== 'running') continue;
       const a = actualOf(s) ?? allocated[c.name] ?? cpuAndMemory(c.resources);
@@ -135,12 +154,21 @@ export class PodResizer {
    * (undefined: the pod cgroup is already right, or not there).
    */
   growPodCgroup(pod: Pod, ref: object): (() => void) | undefined {
-    const path = podCgroup(pod), target = podCgroupLimits(pod);
+    const path = podCgroup(pod),
+      target = podCgroupLimits(pod);
     const current = readPodCgroup(path);
     if (!current || sameLimits(current, target)) return undefined;
-    try { writePodCgroup(path, widenLimits(current, target)); } catch (e) { this.#deps.log.warn('Cannot grow the pod cgroup for a resize', { ...ref, err: e }); }
+    try {
+      writePodCgroup(path, widenLimits(current, target));
+    } catch (e) {
+      this.#deps.log.warn('Cannot grow the pod cgroup for a resize', { ...ref, err: e });
+    }
     return () => {
-      try { writePodCgroup(path, target); } catch (e) { this.#deps.log.warn('Cannot set the pod cgroup after a resize', { ...ref, err: e }); }
+      try {
+        writePodCgroup(path, target);
+      } catch (e) {
+        this.#deps.log.warn('Cannot set the pod cgroup after a resize', { ...ref, err: e });
+      }
     };
   }
 
@@ -151,10 +179,12 @@ export class PodResizer {
   memoryBelowUsage(pod: Pod, actions: PodActions, status: PodRuntimeStatus, actualOf: ActualOf): string | undefined {
     const path = podCgroup(pod);
     const errs: string[] = [];
-    const podLimit = podCgroupLimits(pod).memoryLimitBytes, podNow = readPodCgroup(path)?.memoryLimitBytes;
+    const podLimit = podCgroupLimits(pod).memoryLimitBytes,
+      podNow = readPodCgroup(path)?.memoryLimitBytes;
     if (podLimit !== undefined && (podNow === undefined || podLimit < podNow)) {
       const usage = readMemoryUsage(path);
-      if (usage !== undefined && usage >= podLimit) errs.push(`attempting to set pod memory limit (${podLimit}) below current usage (${usage})`);
+      if (usage !== undefined && usage >= podLimit)
+        errs.push(`attempting to set pod memory limit (${podLimit}) below current usage (${usage})`);
     }
     for (const u of actions.containersToUpdate) {
       if (!u.changed.includes('memory')) continue;
@@ -164,7 +194,8 @@ export class PodResizer {
       const now = before ? linuxResources(before).memoryLimitInBytes : 0;
       if (!want || (now && want >= now)) continue;
       const usage = readMemoryUsage(`${path}/${u.id}`);
-      if (usage !== undefined && usage >= want) errs.push(`attempting to set container "${u.name}" memory limit (${want}) below current usage (${usage})`);
+      if (usage !== undefined && usage >= want)
+        errs.push(`attempting to set container "${u.name}" memory limit (${want}) below current usage (${usage})`);
     }
     return errs.length ? `cannot decrease memory limits: ${errs.length > 1 ? `[${errs.join(', ')}]` : errs[0]}` : undefined;
   }
@@ -180,9 +211,15 @@ export class PodResizer {
         // Equivalent values (2m and 1m of cpu both make 2 shares) need no call, only bookkeeping.
         if (!before || !sameLinux(want, linuxResources(before))) {
           // Zero leaves a value alone in the runtime: an unlimited one is -1.
-          await this.#deps.cri.updateContainerResources({ containerId: u.id, linux: {
-            cpuShares: want.cpuShares, cpuPeriod: want.cpuPeriod || CFS_PERIOD_US, cpuQuota: want.cpuQuota || -1, memoryLimitInBytes: want.memoryLimitInBytes || -1,
-          } });
+          await this.#deps.cri.updateContainerResources({
+            containerId: u.id,
+            linux: {
+              cpuShares: want.cpuShares,
+              cpuPeriod: want.cpuPeriod || CFS_PERIOD_US,
+              cpuQuota: want.cpuQuota || -1,
+              memoryLimitInBytes: want.memoryLimitInBytes || -1,
+            },
+          });
           this.#deps.view.noteResources(u.id, want);
         }
         this.noteActuated(uid, u.id, u.resources);

@@ -9,7 +9,10 @@ import { parseQuantity } from './quantity.ts';
 export type Value = { value: string } | { error: string };
 
 /** The node and pod addresses a fieldRef may name. */
-export interface Addresses { podIPs: string[]; hostIPs: string[] }
+export interface Addresses {
+  podIPs: string[];
+  hostIPs: string[];
+}
 
 export function fieldRefValue(fs: ObjectFieldSelector, pod: Pod, inputs: Addresses): Value {
   const version = fs.apiVersion ?? 'v1';
@@ -23,20 +26,32 @@ export function fieldRefValue(fs: ObjectFieldSelector, pod: Pod, inputs: Address
     return { error: `field label does not support subscript: ${path}` };
   }
   switch (path) {
-    case 'metadata.name': return { value: pod.metadata?.name ?? '' };
-    case 'metadata.namespace': return { value: pod.metadata?.namespace ?? '' };
-    case 'metadata.uid': return { value: pod.metadata?.uid ?? '' };
-    case 'metadata.labels': return { value: formatMap(pod.metadata?.labels) };
-    case 'metadata.annotations': return { value: formatMap(pod.metadata?.annotations) };
-    case 'spec.nodeName': case 'spec.host': return { value: pod.spec?.nodeName ?? '' };
-    case 'spec.serviceAccountName': return { value: pod.spec?.serviceAccountName ?? '' };
-    case 'status.podIP': return { value: inputs.podIPs[0] ?? '' };
-    case 'status.podIPs': return { value: inputs.podIPs.join(',') };
+    case 'metadata.name':
+      return { value: pod.metadata?.name ?? '' };
+    case 'metadata.namespace':
+      return { value: pod.metadata?.namespace ?? '' };
+    case 'metadata.uid':
+      return { value: pod.metadata?.uid ?? '' };
+    case 'metadata.labels':
+      return { value: formatMap(pod.metadata?.labels) };
+    case 'metadata.annotations':
+      return { value: formatMap(pod.metadata?.annotations) };
+    case 'spec.nodeName':
+    case 'spec.host':
+      return { value: pod.spec?.nodeName ?? '' };
+    case 'spec.serviceAccountName':
+      return { value: pod.spec?.serviceAccountName ?? '' };
+    case 'status.podIP':
+      return { value: inputs.podIPs[0] ?? '' };
+    case 'status.podIPs':
+      return { value: inputs.podIPs.join(',') };
     case 'status.hostIP':
       return inputs.hostIPs.length ? { value: inputs.hostIPs[0]! } : { error: 'failed to find node object, expected a node' };
     case 'status.hostIPs':
       return inputs.hostIPs.length ? { value: inputs.hostIPs.join(',') } : { error: 'failed to find node object, expected a node' };
-    case 'spec.restartPolicy': case 'spec.schedulerName': case 'status.phase':
+    case 'spec.restartPolicy':
+    case 'spec.schedulerName':
+    case 'status.phase':
       return { error: `unsupported fieldPath: ${path}` };
   }
   return { error: `field label not supported: ${path}` };
@@ -44,21 +59,30 @@ export function fieldRefValue(fs: ObjectFieldSelector, pod: Pod, inputs: Address
 
 /** Go's %q for the strings labels and annotations hold. */
 function goQuote(s: string): string {
-  return '"' + [...s].map((ch) => {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"') return '\\"';
-    if (ch === '\\') return '\\\\';
-    if (ch === '\n') return '\\n';
-    if (ch === '\t') return '\\t';
-    if (ch === '\r') return '\\r';
-    if (c < 0x20 || c === 0x7f) return `\\x${c.toString(16).padStart(2, '0')}`;
-    return ch;
-  }).join('') + '"';
+  return (
+    '"' +
+    [...s]
+      .map((ch) => {
+        const c = ch.codePointAt(0)!;
+        if (ch === '"') return '\\"';
+        if (ch === '\\') return '\\\\';
+        if (ch === '\n') return '\\n';
+        if (ch === '\t') return '\\t';
+        if (ch === '\r') return '\\r';
+        if (c < 0x20 || c === 0x7f) return `\\x${c.toString(16).padStart(2, '0')}`;
+        return ch;
+      })
+      .join('') +
+    '"'
+  );
 }
 
 /** key="value" lines, keys sorted, values in Go's %q (fieldpath.FormatMap). */
 export const formatMap = (m: Record<string, string> | undefined) =>
-  Object.keys(m ?? {}).sort().map((k) => `${k}=${goQuote(m![k]!)}`).join('\n');
+  Object.keys(m ?? {})
+    .sort()
+    .map((k) => `${k}=${goQuote(m![k]!)}`)
+    .join('\n');
 
 // --- resourceFieldRef: defaultPodLimitsForDownwardAPI, ExtractContainerResourceValue ---
 
@@ -75,8 +99,9 @@ export function defaultedLimits(pod: Pod, c: Container, allocatable: Record<stri
   for (const r of DEFAULTED_LIMITS) {
     const set = limits[r] !== undefined && (parseQuantity(limits[r]) ?? 0) !== 0;
     if (set) continue;
-    const podLimit = POD_LEVEL.includes(r) && podLimits[r] !== undefined && (parseQuantity(podLimits[r]) ?? 0) !== 0 ? podLimits[r] : undefined;
-    const fallback = allocatable[r] === undefined ? undefined : podLimit ?? allocatable[r];
+    const podLimit =
+      POD_LEVEL.includes(r) && podLimits[r] !== undefined && (parseQuantity(podLimits[r]) ?? 0) !== 0 ? podLimits[r] : undefined;
+    const fallback = allocatable[r] === undefined ? undefined : (podLimit ?? allocatable[r]);
     if (fallback !== undefined) limits[r] = fallback;
   }
   return limits;
@@ -86,7 +111,12 @@ export function defaultedLimits(pod: Pod, c: Container, allocatable: Record<stri
 const ceil = (x: number) => Math.ceil(Math.round(x * 1e6) / 1e6);
 
 /** c: the container asking (env vars); a volume names its container in containerName. */
-export function resourceFieldRefValue(fs: ResourceFieldSelector, pod: Pod, c: Container | undefined, allocatable: Record<string, string> | undefined): Value {
+export function resourceFieldRefValue(
+  fs: ResourceFieldSelector,
+  pod: Pod,
+  c: Container | undefined,
+  allocatable: Record<string, string> | undefined,
+): Value {
   if (!allocatable) return { error: 'failed to find node object, expected a node' };
   let target: Container | undefined = c;
   // Upstream defaults the limits of this container and of the pod's app containers, not of
@@ -94,13 +124,16 @@ export function resourceFieldRefValue(fs: ResourceFieldSelector, pod: Pod, c: Co
   let defaulted = true;
   if (fs.containerName) {
     target = pod.spec?.containers?.find((x) => x.name === fs.containerName);
-    if (!target) { target = pod.spec?.initContainers?.find((x) => x.name === fs.containerName); defaulted = false; }
+    if (!target) {
+      target = pod.spec?.initContainers?.find((x) => x.name === fs.containerName);
+      defaulted = false;
+    }
     if (!target) return { error: `container ${fs.containerName} not found` };
   }
   if (!target) return { error: 'container  not found' };
-  const limits = defaulted ? defaultedLimits(pod, target, allocatable) : target.resources?.limits ?? {};
+  const limits = defaulted ? defaultedLimits(pod, target, allocatable) : (target.resources?.limits ?? {});
   const requests = target.resources?.requests ?? {};
-  const d = fs.divisor === undefined ? 0 : parseQuantity(fs.divisor) ?? 0;
+  const d = fs.divisor === undefined ? 0 : (parseQuantity(fs.divisor) ?? 0);
   const divisor = d === 0 ? 1 : d;
   const m = /^(limits|requests)\.(.+)$/.exec(fs.resource);
   const resource = m?.[2];

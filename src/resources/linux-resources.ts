@@ -18,7 +18,8 @@ export const MIN_SHARES = 2;
 export const MIN_QUOTA_US = 1000;
 
 /** Millicores of a quantity, rounded as upstream's MilliValue (up). */
-export const milliCPU = (q: string | number | undefined): number => (q === undefined ? 0 : Math.ceil(Math.round((parseQuantity(q) ?? 0) * 1e6) / 1000));
+export const milliCPU = (q: string | number | undefined): number =>
+  q === undefined ? 0 : Math.ceil(Math.round((parseQuantity(q) ?? 0) * 1e6) / 1000);
 /** Bytes of a quantity (rounded up, as Value()). */
 export const bytes = (q: string | number | undefined): number => (q === undefined ? 0 : Math.ceil(parseQuantity(q) ?? 0));
 
@@ -29,8 +30,10 @@ export const quotaFromMilli = (m: number) => (m === 0 ? 0 : Math.max(MIN_QUOTA_U
 
 /** CPU and memory for the runtime, with upstream's conversions (shares from requests, else limits; quota from limits). */
 export function linuxResources(r: ResourceRequirements | undefined): LinuxResources {
-  const req = r?.requests ?? {}, lim = r?.limits ?? {};
-  const cpuReq = milliCPU(req.cpu ?? lim.cpu), cpuLim = milliCPU(lim.cpu);
+  const req = r?.requests ?? {},
+    lim = r?.limits ?? {};
+  const cpuReq = milliCPU(req.cpu ?? lim.cpu),
+    cpuLim = milliCPU(lim.cpu);
   return {
     cpuShares: sharesFromMilli(cpuReq),
     cpuPeriod: cpuLim ? CFS_PERIOD_US : 0,
@@ -40,10 +43,15 @@ export function linuxResources(r: ResourceRequirements | undefined): LinuxResour
 }
 
 export const sameLinux = (a: LinuxResources, b: LinuxResources) =>
-  a.cpuShares === b.cpuShares && a.cpuQuota === b.cpuQuota && a.memoryLimitInBytes === b.memoryLimitInBytes && (a.cpuQuota === 0 || a.cpuPeriod === b.cpuPeriod);
+  a.cpuShares === b.cpuShares &&
+  a.cpuQuota === b.cpuQuota &&
+  a.memoryLimitInBytes === b.memoryLimitInBytes &&
+  (a.cpuQuota === 0 || a.cpuPeriod === b.cpuPeriod);
 
 /** The CRI's resources.linux (strings or numbers) as numbers; undefined when absent. */
-export function parseLinux(l: { cpuShares?: unknown; cpuPeriod?: unknown; cpuQuota?: unknown; memoryLimitInBytes?: unknown } | null | undefined): LinuxResources | undefined {
+export function parseLinux(
+  l: { cpuShares?: unknown; cpuPeriod?: unknown; cpuQuota?: unknown; memoryLimitInBytes?: unknown } | null | undefined,
+): LinuxResources | undefined {
   if (!l) return undefined;
   const n = (v: unknown) => Number(v ?? 0) || 0;
   return { cpuShares: n(l.cpuShares), cpuPeriod: n(l.cpuPeriod), cpuQuota: n(l.cpuQuota), memoryLimitInBytes: n(l.memoryLimitInBytes) };
@@ -58,7 +66,8 @@ export function changedResources(a: ResourceRequirements | undefined, b: Resourc
   const out: Res[] = [];
   for (const r of ['cpu', 'memory'] as const) {
     const differs = (['requests', 'limits'] as Kind[]).some((k) => {
-      const x = a?.[k]?.[r], y = b?.[k]?.[r];
+      const x = a?.[k]?.[r],
+        y = b?.[k]?.[r];
       return (x === undefined) !== (y === undefined) || amount(r, x) !== amount(r, y);
     });
     if (differs) out.push(r);
@@ -66,7 +75,8 @@ export function changedResources(a: ResourceRequirements | undefined, b: Resourc
   return out;
 }
 
-export const sameResources = (a: ResourceRequirements | undefined, b: ResourceRequirements | undefined) => changedResources(a, b).length === 0;
+export const sameResources = (a: ResourceRequirements | undefined, b: ResourceRequirements | undefined) =>
+  changedResources(a, b).length === 0;
 
 /** The cpu and memory of a container's resources (what resize is about), without other resources. */
 export function cpuAndMemory(r: ResourceRequirements | undefined): ResourceRequirements {
@@ -76,7 +86,8 @@ export function cpuAndMemory(r: ResourceRequirements | undefined): ResourceRequi
     for (const k of ['cpu', 'memory']) if (l[k] !== undefined) o[k] = String(l[k]);
     return Object.keys(o).length ? o : undefined;
   };
-  const requests = pick(r?.requests), limits = pick(r?.limits);
+  const requests = pick(r?.requests),
+    limits = pick(r?.limits);
   return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
 }
 
@@ -88,8 +99,10 @@ export function cpuAndMemory(r: ResourceRequirements | undefined): ResourceRequi
  */
 export function fromLinux(l: LinuxResources, allocated: ResourceRequirements): ResourceRequirements {
   const want = linuxResources(allocated);
-  const requests: Record<string, string> = {}, limits: Record<string, string> = {};
-  const req = allocated.requests ?? {}, lim = allocated.limits ?? {};
+  const requests: Record<string, string> = {},
+    limits: Record<string, string> = {};
+  const req = allocated.requests ?? {},
+    lim = allocated.limits ?? {};
   if (req.cpu !== undefined) requests.cpu = l.cpuShares === want.cpuShares ? req.cpu : formatCPU((l.cpuShares * 1000) / 1024 / 1000);
   if (req.memory !== undefined) requests.memory = req.memory;
   if (lim.cpu !== undefined && l.cpuQuota > 0) {

@@ -4,8 +4,10 @@ import { effectiveMaxPods, kubepodsLimits } from './node-allocatable.ts';
 
 test('kubepods limits: capacity less the reservations, cpu as shares', () => {
   assert.deepEqual(kubepodsLimits({ cpuCores: 2, memoryBytes: 4 * 2 ** 30 }, []), { cpuShares: 2048, memoryLimitBytes: 4 * 2 ** 30 });
-  assert.deepEqual(kubepodsLimits({ cpuCores: 2, memoryBytes: 4 * 2 ** 30 }, [{ cpu: '500m', memory: '1Gi' }, { cpu: '100m' }]),
-    { cpuShares: 1433, memoryLimitBytes: 3 * 2 ** 30 });
+  assert.deepEqual(kubepodsLimits({ cpuCores: 2, memoryBytes: 4 * 2 ** 30 }, [{ cpu: '500m', memory: '1Gi' }, { cpu: '100m' }]), {
+    cpuShares: 1433,
+    memoryLimitBytes: 3 * 2 ** 30,
+  });
 });
 
 test('podsPerCore caps maxPods when set', () => {

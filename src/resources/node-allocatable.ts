@@ -12,7 +12,10 @@ export const KUBEPODS_CGROUP = '/kubepods';
 export function kubepodsLimits(capacity: { cpuCores: number; memoryBytes: number }, reserved: Record<string, string>[]): PodCgroupLimits {
   const sum = (r: string) => reserved.reduce((n, m) => n + (parseQuantity(m[r] ?? '0') ?? 0), 0);
   const milli = Math.max(0, Math.round((capacity.cpuCores - sum('cpu')) * 1000));
-  return { cpuShares: Math.max(2, Math.floor((milli * 1024) / 1000)), memoryLimitBytes: Math.max(0, Math.floor(capacity.memoryBytes - sum('memory'))) };
+  return {
+    cpuShares: Math.max(2, Math.floor((milli * 1024) / 1000)),
+    memoryLimitBytes: Math.max(0, Math.floor(capacity.memoryBytes - sum('memory'))),
+  };
 }
 
 /** Upstream's maxPods with podsPerCore: the smaller of the two when podsPerCore is set. */

@@ -17,7 +17,8 @@ export interface PodCgroupLimits {
 
 /** Pure: upstream's ResourceConfigForPod for cgroup v1 (init containers: the larger of their max and the app sum). */
 export function podCgroupLimits(pod: Pod): PodCgroupLimits {
-  const apps = pod.spec?.containers ?? [], inits = pod.spec?.initContainers ?? [];
+  const apps = pod.spec?.containers ?? [],
+    inits = pod.spec?.initContainers ?? [];
   const all = [...apps, ...inits];
   // Millicores for cpu, bytes for memory: integers, so that 570m gives 57000 µs and not 56999.
   const get = (c: Container, kind: 'requests' | 'limits', r: 'cpu' | 'memory') => {
@@ -25,7 +26,10 @@ export function podCgroupLimits(pod: Pod): PodCgroupLimits {
     return v === undefined ? undefined : r === 'cpu' ? milliCPU(v) : bytes(v);
   };
   const effective = (kind: 'requests' | 'limits', r: 'cpu' | 'memory') =>
-    Math.max(apps.reduce((n, c) => n + (get(c, kind, r) ?? 0), 0), ...inits.map((c) => get(c, kind, r) ?? 0));
+    Math.max(
+      apps.reduce((n, c) => n + (get(c, kind, r) ?? 0), 0),
+      ...inits.map((c) => get(c, kind, r) ?? 0),
+    );
   const declared = (r: 'cpu' | 'memory') => all.length > 0 && all.every((c) => get(c, 'limits', r) !== undefined);
   if (qosClass(pod) === 'BestEffort') return { cpuShares: MIN_SHARES };
   const cpuShares = sharesFromMilli(effective('requests', 'cpu'));
@@ -39,11 +43,17 @@ export function podCgroupLimits(pod: Pod): PodCgroupLimits {
 /** Pure: limits no lower than either (the pod cgroup while its containers resize: children may not exceed it). */
 export function widenLimits(a: PodCgroupLimits, b: PodCgroupLimits): PodCgroupLimits {
   const max = (x?: number, y?: number) => (x === undefined || y === undefined ? undefined : Math.max(x, y));
-  const quota = max(a.cpuQuotaUs, b.cpuQuotaUs), memory = max(a.memoryLimitBytes, b.memoryLimitBytes);
-  return { cpuShares: Math.max(a.cpuShares, b.cpuShares), ...(quota !== undefined ? { cpuQuotaUs: quota } : {}), ...(memory !== undefined ? { memoryLimitBytes: memory } : {}) };
+  const quota = max(a.cpuQuotaUs, b.cpuQuotaUs),
+    memory = max(a.memoryLimitBytes, b.memoryLimitBytes);
+  return {
+    cpuShares: Math.max(a.cpuShares, b.cpuShares),
+    ...(quota !== undefined ? { cpuQuotaUs: quota } : {}),
+    ...(memory !== undefined ? { memoryLimitBytes: memory } : {}),
+  };
 }
 
-export const sameLimits = (a: PodCgroupLimits, b: PodCgroupLimits) => a.cpuShares === b.cpuShares && a.cpuQuotaUs === b.cpuQuotaUs && a.memoryLimitBytes === b.memoryLimitBytes;
+export const sameLimits = (a: PodCgroupLimits, b: PodCgroupLimits) =>
+  a.cpuShares === b.cpuShares && a.cpuQuotaUs === b.cpuQuotaUs && a.memoryLimitBytes === b.memoryLimitBytes;
 
 // memory.limit_in_bytes reads back as this (page-rounded LONG_MAX) when unlimited.
 const UNLIMITED_MEMORY = 2 ** 62;
@@ -52,8 +62,14 @@ const UNLIMITED_MEMORY = 2 ** 62;
 export function readPodCgroup(path: string, root = '/sys/fs/cgroup'): PodCgroupLimits | undefined {
   try {
     const read = (f: string) => Number(readFileSync(`${root}/${f}`, 'utf8').trim());
-    const shares = read(`cpu${path}/cpu.shares`), quota = read(`cpu${path}/cpu.cfs_quota_us`), memory = read(`memory${path}/memory.limit_in_bytes`);
-    return { cpuShares: shares, ...(quota > 0 ? { cpuQuotaUs: quota } : {}), ...(memory > 0 && memory < UNLIMITED_MEMORY ? { memoryLimitBytes: memory } : {}) };
+    const shares = read(`cpu${path}/cpu.shares`),
+      quota = read(`cpu${path}/cpu.cfs_quota_us`),
+      memory = read(`memory${path}/memory.limit_in_bytes`);
+    return {
+      cpuShares: shares,
+      ...(quota > 0 ? { cpuQuotaUs: quota } : {}),
+      ...(memory > 0 && memory < UNLIMITED_MEMORY ? { memoryLimitBytes: memory } : {}),
+    };
   } catch {
     return undefined;
   }
@@ -83,7 +99,11 @@ export function ensurePodCgroup(path: string, l: PodCgroupLimits, root = '/sys/f
 
 /** memory.usage_in_bytes of a cgroup (cgroup v1), e.g. a pod's or a container's below it; undefined when unreadable. */
 export function readMemoryUsage(path: string, root = '/sys/fs/cgroup'): number | undefined {
-  try { return Number(readFileSync(`${root}/memory${path}/memory.usage_in_bytes`, 'utf8').trim()); } catch { return undefined; }
+  try {
+    return Number(readFileSync(`${root}/memory${path}/memory.usage_in_bytes`, 'utf8').trim());
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -92,8 +112,16 @@ export function readMemoryUsage(path: string, root = '/sys/fs/cgroup'): number |
  */
 export function removePodCgroup(path: string, root = '/sys/fs/cgroup'): void {
   let controllers: string[] = [];
-  try { controllers = readdirSync(root); } catch { return; }
+  try {
+    controllers = readdirSync(root);
+  } catch {
+    return;
+  }
   for (const ctl of controllers) {
-    try { rmdirSync(`${root}/${ctl}${path}`); } catch { /* absent or busy */ }
+    try {
+      rmdirSync(`${root}/${ctl}${path}`);
+    } catch {
+      /* absent or busy */
+    }
   }
 }

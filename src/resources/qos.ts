@@ -8,9 +8,11 @@ export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
 export function qosClass(pod: Pod): QOSClass {
   const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-  let anySet = false, guaranteed = true;
+  let anySet = false,
+    guaranteed = true;
   for (const c of containers) {
-    const limits = c.resources?.limits ?? {}, requests = { ...limits, ...(c.resources?.requests ?? {}) };
+    const limits = c.resources?.limits ?? {},
+      requests = { ...limits, ...(c.resources?.requests ?? {}) };
     for (const r of ['cpu', 'memory']) {
       const req = requests[r] === undefined ? undefined : parseQuantity(requests[r]!);
       const lim = limits[r] === undefined ? undefined : parseQuantity(limits[r]!);

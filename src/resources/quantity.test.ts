@@ -4,8 +4,17 @@ import { parseQuantity, formatBinary, formatCPU } from './quantity.ts';
 
 test('parses the quantity forms Kubernetes accepts', () => {
   const cases: [string, number | undefined][] = [
-    ['100Mi', 100 * 2 ** 20], ['1Gi', 2 ** 30], ['500m', 0.5], ['2', 2], ['1.5', 1.5], ['2k', 2000],
-    ['1e3', 1000], ['128974848', 128974848], ['10%', undefined], ['Mi', undefined], ['', undefined],
+    ['100Mi', 100 * 2 ** 20],
+    ['1Gi', 2 ** 30],
+    ['500m', 0.5],
+    ['2', 2],
+    ['1.5', 1.5],
+    ['2k', 2000],
+    ['1e3', 1000],
+    ['128974848', 128974848],
+    ['10%', undefined],
+    ['Mi', undefined],
+    ['', undefined],
   ];
   for (const [q, want] of cases) assert.equal(parseQuantity(q), want, q);
 });

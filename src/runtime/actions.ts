@@ -28,14 +28,20 @@ export interface PodActions {
   containersToUpdate: Update[];
 }
 export interface Update {
-  id: string; name: string;
+  id: string;
+  name: string;
   /** The allocated cpu and memory to apply. */
   resources: ResourceRequirements;
   changed: ('cpu' | 'memory')[];
 }
-export interface Start { name: string; reason: string }
+export interface Start {
+  name: string;
+  reason: string;
+}
 export interface ContainerToKill {
-  id: string; name: string; reason: string;
+  id: string;
+  name: string;
+  reason: string;
   /** The Killing event's message, when it must say why (a failed probe); else "Stopping container X". */
   message?: string;
   /** The probe's terminationGracePeriodSeconds, which replaces the pod's for this kill. */
@@ -51,7 +57,10 @@ export interface ContainerToKill {
 export type ActualOf = (s: ContainerState) => ResourceRequirements | undefined;
 
 /** What the prober knows of a running container instance (results of its liveness and startup probes). */
-export interface ProbeHealth { liveness?: 'Success' | 'Failure' | 'Unknown'; startup?: 'Success' | 'Failure' | 'Unknown' }
+export interface ProbeHealth {
+  liveness?: 'Success' | 'Failure' | 'Unknown';
+  startup?: 'Success' | 'Failure' | 'Unknown';
+}
 /** Looks up an instance's probe states by container ID; absent: the pod is not probed. */
 export type HealthOf = (containerId: string) => ProbeHealth | undefined;
 
@@ -71,17 +80,38 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
   const inits = pod.spec?.initContainers ?? [];
   const sandbox = status.sandboxes[0];
   const actions: PodActions = {
-    killPod: false, createSandbox: false, sandboxId: sandbox?.id, sandboxAttempt: 0, initContainersToStart: [], containersToStart: [], ephemeralContainersToStart: [], containersToKill: [], containersToUpdate: [],
+    killPod: false,
+    createSandbox: false,
+    sandboxId: sandbox?.id,
+    sandboxAttempt: 0,
+    initContainersToStart: [],
+    containersToStart: [],
+    ephemeralContainersToStart: [],
+    containersToKill: [],
+    containersToUpdate: [],
   };
-  const killAll = () => { actions.killPod = !!sandbox?.ready || status.containers.some((c) => alive(c)); };
+  const killAll = () => {
+    actions.killPod = !!sandbox?.ready || status.containers.some((c) => alive(c));
+  };
 
   const sandboxOK = sandbox?.ready && (pod.spec?.hostNetwork || !!sandbox.ip);
   if (!sandboxOK) {
     // A Never pod that ran its containers does not get a new sandbox: it is done.
-    if (sandbox && pod.spec?.restartPolicy === 'Never' && status.containers.length) { killAll(); return actions; }
+    if (sandbox && pod.spec?.restartPolicy === 'Never' && status.containers.length) {
+      killAll();
+      return actions;
+    }
     // Neither does an OnFailure pod whose containers all succeeded.
-    const everyoneDone = spec.length > 0 && spec.every((c) => { const s = latest(status, c.name); return s?.phase === 'exited' && !shouldRestart(pod, s); });
-    if (sandbox && everyoneDone) { killAll(); return actions; }
+    const everyoneDone =
+      spec.length > 0 &&
+      spec.every((c) => {
+        const s = latest(status, c.name);
+        return s?.phase === 'exited' && !shouldRestart(pod, s);
+      });
+    if (sandbox && everyoneDone) {
+      killAll();
+      return actions;
+    }
     actions.killPod = !!sandbox;
     actions.createSandbox = true;
     actions.sandboxId = undefined;
@@ -89,7 +119,10 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
     actions.sandboxAttempt = sandbox ? Math.max(...status.sandboxes.map((s) => s.attempt)) + 1 : 0;
     const reason = sandbox ? 'pod sandbox changed' : 'not started yet';
     // Initialization starts over in a new sandbox.
-    if (inits.length) { actions.initContainersToStart.push({ name: inits[0]!.name, reason }); return actions; }
+    if (inits.length) {
+      actions.initContainersToStart.push({ name: inits[0]!.name, reason });
+      return actions;
+    }
     for (const c of spec) {
       const s = latest(status, c.name);
       if (s?.phase !== 'exited' || shouldRestart(pod, s)) actions.containersToStart.push({ name: c.name, reason });
@@ -107,7 +140,10 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
   let keep = 0;
   for (const c of spec) {
     const s = latest(status, c.name);
-    if (!s) { actions.containersToStart.push({ name: c.name, reason: 'not started yet' }); continue; }
+    if (!s) {
+      actions.containersToStart.push({ name: c.name, reason: 'not started yet' });
+      continue;
+    }
     if (alive(s)) {
       if (s.hash && s.hash !== containerHash(c)) {
         actions.containersToKill.push({ id: s.id, name: c.name, reason: 'Container spec hash changed' });
@@ -115,7 +151,8 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
       } else {
         const failed = failedProbe(c, s, health);
         if (!failed) {
-          if (resize(c, s, actions, actual) === 'restart') actions.containersToStart.push({ name: c.name, reason: 'resize requires restart' });
+          if (resize(c, s, actions, actual) === 'restart')
+            actions.containersToStart.push({ name: c.name, reason: 'resize requires restart' });
           else keep++;
           continue;
         }
@@ -129,7 +166,8 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
       continue;
     }
     // created-but-never-started or exited: run a new instance if the policy says so
-    if (s.phase === 'created' || shouldRestart(pod, s)) actions.containersToStart.push({ name: c.name, reason: s.phase === 'created' ? 'never started' : 'restart' });
+    if (s.phase === 'created' || shouldRestart(pod, s))
+      actions.containersToStart.push({ name: c.name, reason: s.phase === 'created' ? 'never started' : 'restart' });
   }
   // Nothing runs and nothing will: the pod is done, and its sidecars must not keep it alive.
   if (keep === 0 && actions.containersToStart.length === 0) {
@@ -140,9 +178,10 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
     actions.containersToUpdate = [];
     return actions;
   }
-  const known = new Set([...spec, ...inits, ...pod.spec?.ephemeralContainers ?? []].map((c) => c.name));
+  const known = new Set([...spec, ...inits, ...(pod.spec?.ephemeralContainers ?? [])].map((c) => c.name));
   for (const s of status.containers) {
-    if (alive(s) && !known.has(s.name)) actions.containersToKill.push({ id: s.id, name: s.name, reason: 'Container is not in the pod spec' });
+    if (alive(s) && !known.has(s.name))
+      actions.containersToKill.push({ id: s.id, name: s.name, reason: 'Container is not in the pod spec' });
   }
   return actions;
 }
@@ -157,7 +196,10 @@ function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodAc
   if (!inits.length) return true;
   // An app container that was created or runs means initialization happened in this sandbox,
   // even if the init containers were garbage collected since.
-  let initialized = (pod.spec?.containers ?? []).some((c) => { const s = latest(status, c.name); return s?.phase === 'created' || alive(s); });
+  let initialized = (pod.spec?.containers ?? []).some((c) => {
+    const s = latest(status, c.name);
+    return s?.phase === 'created' || alive(s);
+  });
   let previousDone = initialized;
   const starts: Start[] = [];
   const restartOnFailure = (pod.spec?.restartPolicy ?? 'Always') !== 'Never';
@@ -201,14 +243,24 @@ function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodAc
       if (isSidecar(c)) starts.push({ name: c.name, reason: 'restart' });
       else if (s.exitCode !== 0) {
         // A failed init container fails a Never pod; otherwise it runs again.
-        if (!restartOnFailure) { actions.killPod = true; return false; }
+        if (!restartOnFailure) {
+          actions.killPod = true;
+          return false;
+        }
         starts.push({ name: c.name, reason: 'restart' });
       } else if (last) initialized = true;
       else starts.push({ name: inits[i + 1]!.name, reason: 'not started yet' });
     } else {
       // unknown: make sure the old instance is gone before a new one starts
-      if (!isSidecar(c) && !restartOnFailure) { actions.killPod = true; return false; }
-      actions.containersToKill.push({ id: s.id, name: c.name, reason: `Init container is in "unknown" state, try killing it before restart` });
+      if (!isSidecar(c) && !restartOnFailure) {
+        actions.killPod = true;
+        return false;
+      }
+      actions.containersToKill.push({
+        id: s.id,
+        name: c.name,
+        reason: `Init container is in "unknown" state, try killing it before restart`,
+      });
       starts.push({ name: c.name, reason: 'restart' });
     }
     previousDone = true;

@@ -10,7 +10,10 @@ import { parseLinux, type LinuxResources } from '../resources/linux-resources.ts
 import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from './types.ts';
 
 const phases: Record<string, ContainerPhase> = {
-  CONTAINER_CREATED: 'created', CONTAINER_RUNNING: 'running', CONTAINER_EXITED: 'exited', CONTAINER_UNKNOWN: 'unknown',
+  CONTAINER_CREATED: 'created',
+  CONTAINER_RUNNING: 'running',
+  CONTAINER_EXITED: 'exited',
+  CONTAINER_UNKNOWN: 'unknown',
 };
 const newestFirst = (a: { createdAtNs: string }, b: { createdAtNs: string }) => (BigInt(b.createdAtNs) > BigInt(a.createdAtNs) ? 1 : -1);
 // A sandbox whose network setup failed can carry no creation time: the attempt orders them.
@@ -19,8 +22,12 @@ const newestSandboxFirst = (a: SandboxState, b: SandboxState) => b.attempt - a.a
 /** The runtime's message, enriched with what the container wrote as its termination message. */
 function exitMessage(st: ContainerStatus__Output): string {
   const written = terminationMessage({
-    exitCode: st.exitCode, reason: st.reason, mounts: st.mounts, logPath: st.logPath,
-    path: st.annotations[labels.terminationMessagePath] ?? '', policy: st.annotations[labels.terminationMessagePolicy] ?? '',
+    exitCode: st.exitCode,
+    reason: st.reason,
+    mounts: st.mounts,
+    logPath: st.logPath,
+    path: st.annotations[labels.terminationMessagePath] ?? '',
+    policy: st.annotations[labels.terminationMessagePolicy] ?? '',
   });
   return [st.message, written].filter(Boolean).join(': ');
 }
@@ -30,7 +37,9 @@ export class RuntimeView {
   readonly #containers = new Map<string, ContainerState>();
   readonly #sandboxIPs = new Map<string, string>();
 
-  constructor(cri: RuntimeClient) { this.#cri = cri; }
+  constructor(cri: RuntimeClient) {
+    this.#cri = cri;
+  }
 
   /** Every pod the runtime knows, by pod UID. With a uid, only that pod (a filtered list). */
   async pods(uid?: string): Promise<Map<string, PodRuntimeStatus>> {
@@ -40,12 +49,23 @@ export class RuntimeView {
       this.#cri.listContainers({ filter: { labelSelector } }),
     ]);
     const out = new Map<string, PodRuntimeStatus>();
-    const entry = (u: string) => { let p = out.get(u); if (!p) out.set(u, (p = { uid: u, sandboxes: [], containers: [] })); return p; };
+    const entry = (u: string) => {
+      let p = out.get(u);
+      if (!p) out.set(u, (p = { uid: u, sandboxes: [], containers: [] }));
+      return p;
+    };
     const sbStates = await Promise.all(sandboxes.map((s) => this.#sandbox(s)));
-    sbStates.forEach((s, i) => { entry(sandboxes[i]!.metadata?.uid ?? sandboxes[i]!.labels[labels.podUID] ?? '').sandboxes.push(s); });
+    sbStates.forEach((s, i) => {
+      entry(sandboxes[i]!.metadata?.uid ?? sandboxes[i]!.labels[labels.podUID] ?? '').sandboxes.push(s);
+    });
     const ctrStates = await Promise.all(containers.map((c) => this.#container(c)));
-    ctrStates.forEach((c, i) => { if (c) entry(containers[i]!.labels[labels.podUID] ?? '').containers.push(c); });
-    for (const p of out.values()) { p.sandboxes.sort(newestSandboxFirst); p.containers.sort(newestFirst); }
+    ctrStates.forEach((c, i) => {
+      if (c) entry(containers[i]!.labels[labels.podUID] ?? '').containers.push(c);
+    });
+    for (const p of out.values()) {
+      p.sandboxes.sort(newestSandboxFirst);
+      p.containers.sort(newestFirst);
+    }
     if (!uid) this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)));
     return out;
   }
@@ -73,10 +93,17 @@ export class RuntimeView {
       const { status: st } = await this.#cri.containerStatus({ containerId: c.id });
       if (!st) return undefined;
       const state: ContainerState = {
-        id: c.id, sandboxId: c.podSandboxId, name: c.metadata?.name ?? c.labels[labels.containerName] ?? '', attempt: c.metadata?.attempt ?? 0,
-        phase: phases[st.state] ?? 'unknown', image: st.image?.image ?? '', imageRef: st.imageRef,
-        hash: c.annotations[labels.containerHash] ?? '', createdAtNs: st.createdAt,
-        startedAtNs: st.startedAt !== '0' ? st.startedAt : undefined, finishedAtNs: st.finishedAt !== '0' ? st.finishedAt : undefined,
+        id: c.id,
+        sandboxId: c.podSandboxId,
+        name: c.metadata?.name ?? c.labels[labels.containerName] ?? '',
+        attempt: c.metadata?.attempt ?? 0,
+        phase: phases[st.state] ?? 'unknown',
+        image: st.image?.image ?? '',
+        imageRef: st.imageRef,
+        hash: c.annotations[labels.containerHash] ?? '',
+        createdAtNs: st.createdAt,
+        startedAtNs: st.startedAt !== '0' ? st.startedAt : undefined,
+        finishedAtNs: st.finishedAt !== '0' ? st.finishedAt : undefined,
         ...(st.state === 'CONTAINER_EXITED' ? { exitCode: st.exitCode, reason: st.reason, message: exitMessage(st) } : {}),
         ...(st.resources?.linux ? { linux: parseLinux(st.resources.linux) } : {}),
       };

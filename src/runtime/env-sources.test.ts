@@ -25,11 +25,17 @@ const objects = {
   '/api/v1/namespaces/shop/services': { items: [{ metadata: { name: 'db' }, spec: { clusterIP: '10.96.0.9', ports: [{ port: 5432 }] } }] },
   '/api/v1/namespaces/default/services/kubernetes': kubernetes,
 };
-const pod = (spec: Partial<NonNullable<Pod['spec']>> = {}): Pod => ({ metadata: { name: 'p', namespace: 'shop', uid: 'u' }, spec: { containers: [], ...spec } });
+const pod = (spec: Partial<NonNullable<Pod['spec']>> = {}): Pod => ({
+  metadata: { name: 'p', namespace: 'shop', uid: 'u' },
+  spec: { containers: [], ...spec },
+});
 const c: Container = {
   name: 'main',
   envFrom: [{ configMapRef: { name: 'cfg' } }, { configMapRef: { name: 'gone', optional: true } }],
-  env: [{ name: 'S', valueFrom: { secretKeyRef: { name: 'locked', key: 'k' } } }, { name: 'A', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'a' } } }],
+  env: [
+    { name: 'S', valueFrom: { secretKeyRef: { name: 'locked', key: 'k' } } },
+    { name: 'A', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'a' } } },
+  ],
 };
 
 test('reads what the container names, once per sync; 404 is absence, other failures are kept', async () => {
@@ -41,7 +47,10 @@ test('reads what the container names, once per sync; 404 is absence, other failu
   assert.deepEqual(r.configMaps.get('cfg'), { found: objects['/api/v1/namespaces/shop/configmaps/cfg'] });
   assert.deepEqual(r.configMaps.get('gone'), { notFound: true });
   assert.deepEqual(r.secrets.get('locked'), { error: 'GET /api/v1/namespaces/shop/secrets/locked: 403 forbidden' });
-  assert.deepEqual((r.services as { metadata?: { name?: string; namespace?: string } }[]).map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`), ['shop/db', 'default/kubernetes']);
+  assert.deepEqual(
+    (r.services as { metadata?: { name?: string; namespace?: string } }[]).map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`),
+    ['shop/db', 'default/kubernetes'],
+  );
   assert.deepEqual(r.allocatable, { cpu: '2' });
   assert.equal(api.calls.length, new Set(api.calls).size, `one request per object: ${api.calls.join(' ')}`);
   await source.session()(pod(), c);
@@ -55,10 +64,15 @@ test('services: no namespace list without service links; default/kubernetes from
   assert.deepEqual(api.calls, ['/api/v1/namespaces/default/services/kubernetes']);
 
   const inDefault = fakeApi({ '/api/v1/namespaces/default/services': { items: [kubernetes] } });
-  const r = await apiEnvSource(inDefault, () => undefined).session()({ ...pod(), metadata: { name: 'p', namespace: 'default' } }, { name: 'x' });
+  const r = await apiEnvSource(inDefault, () => undefined).session()(
+    { ...pod(), metadata: { name: 'p', namespace: 'default' } },
+    { name: 'x' },
+  );
   assert.deepEqual(r.services, [kubernetes]);
   assert.deepEqual(inDefault.calls, ['/api/v1/namespaces/default/services']);
 
   const down = fakeApi({ '/api/v1/namespaces/shop/services': new ApiError(0, 'Unreachable', 'connect ECONNREFUSED') });
-  assert.deepEqual((await apiEnvSource(down, () => undefined).session()(pod(), { name: 'x' })).services, { error: 'failed to list services when setting up env vars' });
+  assert.deepEqual((await apiEnvSource(down, () => undefined).session()(pod(), { name: 'x' })).services, {
+    error: 'failed to list services when setting up env vars',
+  });
 });

@@ -29,7 +29,10 @@ export function apiEnvSource(api: Pick<ApiClient, 'get'>, node: () => Node | und
         return cache.get(p) as Promise<T>;
       };
       const fetched = <T>(p: string): Promise<Fetched<T>> =>
-        once<T>(p).then((found) => ({ found }), (e: unknown) => (isNotFound(e) ? { notFound: true as const } : { error: (e as Error).message }));
+        once<T>(p).then(
+          (found) => ({ found }),
+          (e: unknown) => (isNotFound(e) ? { notFound: true as const } : { error: (e as Error).message }),
+        );
 
       async function services(pod: Pod): Promise<Service[] | { error: string }> {
         const ns = pod.metadata?.namespace ?? 'default';

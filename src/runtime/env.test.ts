@@ -2,13 +2,30 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ConfigMap, Container, Pod, Secret, Service } from 'kubernetes-types/core/v1.js';
 import { defaultedLimits } from '../resources/downward.ts';
-import { envReferences, expand, expandCommandAndArgs, makeEnvironment, servicesEnv, containerEnvironment, type EnvInputs, type Fetched } from './env.ts';
+import {
+  envReferences,
+  expand,
+  expandCommandAndArgs,
+  makeEnvironment,
+  servicesEnv,
+  containerEnvironment,
+  type EnvInputs,
+  type Fetched,
+} from './env.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const cm = (name: string, data: Record<string, string>): Fetched<ConfigMap> => ({ found: { metadata: { name }, data } });
-const secret = (name: string, data: Record<string, string>): Fetched<Secret> => ({ found: { metadata: { name }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) } });
-const svc = (ns: string, name: string, clusterIP: string, ports: { port: number; name?: string; protocol?: 'TCP' | 'UDP' | 'SCTP' }[] = [{ port: 80 }]): Service => ({
-  metadata: { namespace: ns, name }, spec: { clusterIP, ports },
+const secret = (name: string, data: Record<string, string>): Fetched<Secret> => ({
+  found: { metadata: { name }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) },
+});
+const svc = (
+  ns: string,
+  name: string,
+  clusterIP: string,
+  ports: { port: number; name?: string; protocol?: 'TCP' | 'UDP' | 'SCTP' }[] = [{ port: 80 }],
+): Service => ({
+  metadata: { namespace: ns, name },
+  spec: { clusterIP, ports },
 });
 const kubernetesSvc = svc('default', 'kubernetes', '10.96.0.1', [{ port: 443, name: 'https' }]);
 
@@ -17,8 +34,13 @@ const pod = (c: Partial<Container> = {}, spec: Partial<NonNullable<Pod['spec']>>
   spec: { nodeName: 'node-a', serviceAccountName: 'sa', containers: [{ name: 'main', image: 'busybox', ...c }], ...spec },
 });
 const inputs = (over: Partial<EnvInputs> = {}): EnvInputs => ({
-  configMaps: new Map(), secrets: new Map(), services: [kubernetesSvc], podIPs: ['10.88.0.5'], hostIPs: ['172.30.0.1'],
-  allocatable: { cpu: '1900m', memory: '3Gi', 'ephemeral-storage': '90Gi' }, ...over,
+  configMaps: new Map(),
+  secrets: new Map(),
+  services: [kubernetesSvc],
+  podIPs: ['10.88.0.5'],
+  hostIPs: ['172.30.0.1'],
+  allocatable: { cpu: '1900m', memory: '3Gi', 'ephemeral-storage': '90Gi' },
+  ...over,
 });
 const run = (p: Pod, i: EnvInputs = inputs()) => makeEnvironment(p, p.spec!.containers[0]!, i);
 const envOf = (p: Pod, i?: EnvInputs) => {
@@ -26,15 +48,32 @@ const envOf = (p: Pod, i?: EnvInputs) => {
   assert.ok('env' in r, `unexpected error: ${'error' in r ? r.error : ''}`);
   return Object.fromEntries(r.env.map((e) => [e.name, e.value]));
 };
-const errorOf = (p: Pod, i?: EnvInputs) => { const r = run(p, i); return 'error' in r ? r.error : undefined; };
+const errorOf = (p: Pod, i?: EnvInputs) => {
+  const r = run(p, i);
+  return 'error' in r ? r.error : undefined;
+};
 
 test('expansion: $(VAR), $$ escapes, unknown and unclosed references stay', () => {
   const vars: Record<string, string> = { A: 'a', B: 'b', EMPTY: '' };
   const m = (n: string) => vars[n] ?? `$(${n})`;
   const cases: [string, string][] = [
-    ['$(A)', 'a'], ['x$(A)y$(B)z', 'xaybz'], ['$(A)$(B)', 'ab'], ['$(EMPTY)', ''],
-    ['$(UNKNOWN)', '$(UNKNOWN)'], ['$$(A)', '$(A)'], ['$$$(A)', '$a'], ['$$', '$'], ['$', '$'], ['a$', 'a$'],
-    ['$A', '$A'], ['$(A', '$(A'], ['$(', '$('], ['$()', '$()'], ['(A)', '(A)'], ['$(A)$', 'a$'], ['$$$$', '$$'],
+    ['$(A)', 'a'],
+    ['x$(A)y$(B)z', 'xaybz'],
+    ['$(A)$(B)', 'ab'],
+    ['$(EMPTY)', ''],
+    ['$(UNKNOWN)', '$(UNKNOWN)'],
+    ['$$(A)', '$(A)'],
+    ['$$$(A)', '$a'],
+    ['$$', '$'],
+    ['$', '$'],
+    ['a$', 'a$'],
+    ['$A', '$A'],
+    ['$(A', '$(A'],
+    ['$(', '$('],
+    ['$()', '$()'],
+    ['(A)', '(A)'],
+    ['$(A)$', 'a$'],
+    ['$$$$', '$$'],
   ];
   for (const [input, want] of cases) assert.equal(expand(input, m), want, input);
 });
@@ -80,24 +119,58 @@ test('precedence: env over envFrom over service variables; later envFrom wins', 
 });
 
 test('envFrom: prefix, optional, missing required, secret data decoded', () => {
-  const cms = new Map([['cfg', cm('cfg', { a: '1', 'b.c': '2', '1x': '3' })], ['gone', { notFound: true } as const]]);
-  const secrets = new Map([['pw', secret('pw', { user: 'admin' })], ['nos', { notFound: true } as const]]);
-  const env = envOf(pod({ envFrom: [{ configMapRef: { name: 'cfg' }, prefix: 'P_' }, { secretRef: { name: 'pw' }, prefix: 'S_' }, { configMapRef: { name: 'gone', optional: true } }] }),
-    inputs({ configMaps: cms, secrets }));
-  assert.deepEqual([env.P_a, env['P_b.c'], env.P_1x, env.S_user], ['1', '2', '3', 'admin'], 'every key goes through, as upstream with relaxed names');
+  const cms = new Map([
+    ['cfg', cm('cfg', { a: '1', 'b.c': '2', '1x': '3' })],
+    ['gone', { notFound: true } as const],
+  ]);
+  const secrets = new Map([
+    ['pw', secret('pw', { user: 'admin' })],
+    ['nos', { notFound: true } as const],
+  ]);
+  const env = envOf(
+    pod({
+      envFrom: [
+        { configMapRef: { name: 'cfg' }, prefix: 'P_' },
+        { secretRef: { name: 'pw' }, prefix: 'S_' },
+        { configMapRef: { name: 'gone', optional: true } },
+      ],
+    }),
+    inputs({ configMaps: cms, secrets }),
+  );
+  assert.deepEqual(
+    [env.P_a, env['P_b.c'], env.P_1x, env.S_user],
+    ['1', '2', '3', 'admin'],
+    'every key goes through, as upstream with relaxed names',
+  );
   assert.equal(errorOf(pod({ envFrom: [{ configMapRef: { name: 'gone' } }] }), inputs({ configMaps: cms })), 'configmap "gone" not found');
   assert.equal(errorOf(pod({ envFrom: [{ secretRef: { name: 'nos' } }] }), inputs({ secrets })), 'secret "nos" not found');
-  assert.equal(errorOf(pod({ envFrom: [{ configMapRef: { name: 'gone', optional: true } }] }), inputs({ configMaps: new Map([['gone', { error: 'GET x: 403 forbidden' }]]) })),
-    'GET x: 403 forbidden', 'optional covers absence only, not other failures');
-  const odd = envOf(pod({ envFrom: [{ configMapRef: { name: 'odd' } }] }), inputs({ configMaps: new Map([['odd', cm('odd', { 'a=b': 'x', ok: 'y' })]]) }));
+  assert.equal(
+    errorOf(
+      pod({ envFrom: [{ configMapRef: { name: 'gone', optional: true } }] }),
+      inputs({ configMaps: new Map([['gone', { error: 'GET x: 403 forbidden' }]]) }),
+    ),
+    'GET x: 403 forbidden',
+    'optional covers absence only, not other failures',
+  );
+  const odd = envOf(
+    pod({ envFrom: [{ configMapRef: { name: 'odd' } }] }),
+    inputs({ configMaps: new Map([['odd', cm('odd', { 'a=b': 'x', ok: 'y' })]]) }),
+  );
   assert.deepEqual([odd['a=b'], odd.ok], [undefined, 'y'], 'a name with = cannot be passed');
 });
 
 test('configMapKeyRef and secretKeyRef: values, optional, upstream error messages', () => {
-  const cms = new Map([['cfg', cm('cfg', { color: 'red' })], ['gone', { notFound: true } as const]]);
-  const secrets = new Map([['pw', secret('pw', { password: 's3cr=t' })], ['nos', { notFound: true } as const]]);
+  const cms = new Map([
+    ['cfg', cm('cfg', { color: 'red' })],
+    ['gone', { notFound: true } as const],
+  ]);
+  const secrets = new Map([
+    ['pw', secret('pw', { password: 's3cr=t' })],
+    ['nos', { notFound: true } as const],
+  ]);
   const i = inputs({ configMaps: cms, secrets });
-  const ref = (kind: 'configMapKeyRef' | 'secretKeyRef', name: string, key: string, optional?: boolean) => pod({ env: [{ name: 'V', valueFrom: { [kind]: { name, key, optional } } }] });
+  const ref = (kind: 'configMapKeyRef' | 'secretKeyRef', name: string, key: string, optional?: boolean) =>
+    pod({ env: [{ name: 'V', valueFrom: { [kind]: { name, key, optional } } }] });
   const cases: [string, Pod, string | undefined, string | undefined][] = [
     ['configmap key', ref('configMapKeyRef', 'cfg', 'color'), 'red', undefined],
     ['secret key', ref('secretKeyRef', 'pw', 'password'), 's3cr=t', undefined],
@@ -111,56 +184,104 @@ test('configMapKeyRef and secretKeyRef: values, optional, upstream error message
   ];
   for (const [what, p, value, error] of cases) {
     const r = run(p, i);
-    if (error) { assert.deepEqual(r, { error }, what); continue; }
+    if (error) {
+      assert.deepEqual(r, { error }, what);
+      continue;
+    }
     assert.ok('env' in r, what);
     assert.equal(r.env.find((e) => e.name === 'V')?.value, value, what);
   }
   // An optional miss leaves an envFrom value of the same name alone.
-  const kept = envOf(pod({ envFrom: [{ configMapRef: { name: 'cfg' } }], env: [{ name: 'color', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'nope', optional: true } } }] }), i);
+  const kept = envOf(
+    pod({
+      envFrom: [{ configMapRef: { name: 'cfg' } }],
+      env: [{ name: 'color', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'nope', optional: true } } }],
+    }),
+    i,
+  );
   assert.equal(kept.color, 'red');
 });
 
 test('fieldRef: metadata, spec and status fields', () => {
   const f = (fieldPath: string) => ({ valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath } } });
   const cases: [string, string][] = [
-    ['metadata.name', 'web'], ['metadata.namespace', 'shop'], ['metadata.uid', 'u-1'],
-    ["metadata.labels['app']", 'web'], ["metadata.labels['missing']", ''], ["metadata.annotations['note']", 'hi'],
+    ['metadata.name', 'web'],
+    ['metadata.namespace', 'shop'],
+    ['metadata.uid', 'u-1'],
+    ["metadata.labels['app']", 'web'],
+    ["metadata.labels['missing']", ''],
+    ["metadata.annotations['note']", 'hi'],
     ['metadata.labels', 'app="web"\ntier="front"'],
-    ['spec.nodeName', 'node-a'], ['spec.serviceAccountName', 'sa'],
-    ['status.podIP', '10.88.0.5'], ['status.podIPs', '10.88.0.5,fd00::5'], ['status.hostIP', '172.30.0.1'], ['status.hostIPs', '172.30.0.1'],
+    ['spec.nodeName', 'node-a'],
+    ['spec.serviceAccountName', 'sa'],
+    ['status.podIP', '10.88.0.5'],
+    ['status.podIPs', '10.88.0.5,fd00::5'],
+    ['status.hostIP', '172.30.0.1'],
+    ['status.hostIPs', '172.30.0.1'],
   ];
   const p = pod({ env: cases.map(([path], i) => ({ name: `F${i}`, ...f(path) })) });
   const env = envOf(p, inputs({ podIPs: ['10.88.0.5', 'fd00::5'] }));
-  cases.forEach(([path, want], i) => { assert.equal(env[`F${i}`], want, path); });
+  cases.forEach(([path, want], i) => {
+    assert.equal(env[`F${i}`], want, path);
+  });
   assert.equal(errorOf(pod({ env: [{ name: 'X', ...f('spec.bogus') }] })), 'field label not supported: spec.bogus');
-  assert.equal(errorOf(pod({ env: [{ name: 'X', valueFrom: { fieldRef: { apiVersion: 'v2', fieldPath: 'metadata.name' } } }] })), 'unsupported pod version: v2');
+  assert.equal(
+    errorOf(pod({ env: [{ name: 'X', valueFrom: { fieldRef: { apiVersion: 'v2', fieldPath: 'metadata.name' } } }] })),
+    'unsupported pod version: v2',
+  );
 });
 
 test('resourceFieldRef: limits and requests with divisors; unset limits read as allocatable or pod-level limits', () => {
-  const res = (resource: string, divisor?: string, containerName?: string) => ({ valueFrom: { resourceFieldRef: { resource, divisor, containerName } } });
+  const res = (resource: string, divisor?: string, containerName?: string) => ({
+    valueFrom: { resourceFieldRef: { resource, divisor, containerName } },
+  });
   const c: Partial<Container> = {
     resources: { requests: { cpu: '250m', memory: '32Mi' }, limits: { cpu: '1500m', memory: '64Mi' } },
     env: [
-      { name: 'LCPU', ...res('limits.cpu') }, { name: 'RCPU', ...res('requests.cpu') }, { name: 'RCPU_M', ...res('requests.cpu', '1m') },
-      { name: 'LMEM_MI', ...res('limits.memory', '1Mi') }, { name: 'LMEM', ...res('limits.memory') }, { name: 'RMEM_M', ...res('requests.memory', '1M') },
-      { name: 'LEPH_GI', ...res('limits.ephemeral-storage', '1Gi') }, { name: 'REPH', ...res('requests.ephemeral-storage') },
+      { name: 'LCPU', ...res('limits.cpu') },
+      { name: 'RCPU', ...res('requests.cpu') },
+      { name: 'RCPU_M', ...res('requests.cpu', '1m') },
+      { name: 'LMEM_MI', ...res('limits.memory', '1Mi') },
+      { name: 'LMEM', ...res('limits.memory') },
+      { name: 'RMEM_M', ...res('requests.memory', '1M') },
+      { name: 'LEPH_GI', ...res('limits.ephemeral-storage', '1Gi') },
+      { name: 'REPH', ...res('requests.ephemeral-storage') },
     ],
   };
   const env = envOf(pod(c));
   assert.deepEqual([env.LCPU, env.RCPU, env.RCPU_M], ['2', '1', '250'], 'cpu rounds up');
   assert.deepEqual([env.LMEM_MI, env.LMEM, env.RMEM_M], ['64', String(64 * 2 ** 20), '34']);
   assert.deepEqual([env.LEPH_GI, env.REPH], ['90', '0'], 'unset limit: node allocatable; unset request: 0');
-  const unset = envOf(pod({ env: [{ name: 'C', ...res('limits.cpu', '1m') }, { name: 'M', ...res('limits.memory', '1Mi') }] }));
+  const unset = envOf(
+    pod({
+      env: [
+        { name: 'C', ...res('limits.cpu', '1m') },
+        { name: 'M', ...res('limits.memory', '1Mi') },
+      ],
+    }),
+  );
   assert.deepEqual([unset.C, unset.M], ['1900', '3072']);
-  const podLevel = pod({ env: [{ name: 'M', ...res('limits.memory', '1Mi') }, { name: 'C', ...res('limits.cpu', '1m') }] });
+  const podLevel = pod({
+    env: [
+      { name: 'M', ...res('limits.memory', '1Mi') },
+      { name: 'C', ...res('limits.cpu', '1m') },
+    ],
+  });
   (podLevel.spec as { resources?: object }).resources = { limits: { memory: '256Mi' } };
   assert.deepEqual(Object.values(envOf(podLevel)).slice(-2), ['256', '1900'], 'pod-level memory limit, cpu from allocatable');
-  assert.equal(errorOf(pod({ env: [{ name: 'X', ...res('limits.cpu') }] }), inputs({ allocatable: undefined })), 'failed to find node object, expected a node');
+  assert.equal(
+    errorOf(pod({ env: [{ name: 'X', ...res('limits.cpu') }] }), inputs({ allocatable: undefined })),
+    'failed to find node object, expected a node',
+  );
   assert.equal(errorOf(pod({ env: [{ name: 'X', ...res('limits.gpu') }] })), 'unsupported container resource : limits.gpu');
   const other = pod({ env: [{ name: 'X', ...res('limits.memory', '1Mi', 'side') }] });
   other.spec!.containers.push({ name: 'side', resources: { limits: { memory: '8Mi' } } });
   assert.equal(envOf(other).X, '8', 'containerName: another container of the pod');
-  assert.deepEqual(defaultedLimits(pod(), { name: 'x', resources: { limits: { cpu: '0' } } }, { cpu: '2', memory: '1Gi' }), { cpu: '2', memory: '1Gi' }, 'a zero limit counts as unset');
+  assert.deepEqual(
+    defaultedLimits(pod(), { name: 'x', resources: { limits: { cpu: '0' } } }, { cpu: '2', memory: '1Gi' }),
+    { cpu: '2', memory: '1Gi' },
+    'a zero limit counts as unset',
+  );
 });
 
 test('service variables: links for the namespace, KUBERNETES_* always, headless and other namespaces skipped', () => {
@@ -173,10 +294,18 @@ test('service variables: links for the namespace, KUBERNETES_* always, headless 
   ];
   const env = envOf(pod(), inputs({ services }));
   assert.deepEqual(Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('REDIS_MASTER'))), {
-    REDIS_MASTER_SERVICE_HOST: '10.96.0.20', REDIS_MASTER_SERVICE_PORT: '6379', REDIS_MASTER_SERVICE_PORT_METRICS_PORT: '6380',
+    REDIS_MASTER_SERVICE_HOST: '10.96.0.20',
+    REDIS_MASTER_SERVICE_PORT: '6379',
+    REDIS_MASTER_SERVICE_PORT_METRICS_PORT: '6380',
     REDIS_MASTER_PORT: 'tcp://10.96.0.20:6379',
-    REDIS_MASTER_PORT_6379_TCP: 'tcp://10.96.0.20:6379', REDIS_MASTER_PORT_6379_TCP_PROTO: 'tcp', REDIS_MASTER_PORT_6379_TCP_PORT: '6379', REDIS_MASTER_PORT_6379_TCP_ADDR: '10.96.0.20',
-    REDIS_MASTER_PORT_6380_UDP: 'udp://10.96.0.20:6380', REDIS_MASTER_PORT_6380_UDP_PROTO: 'udp', REDIS_MASTER_PORT_6380_UDP_PORT: '6380', REDIS_MASTER_PORT_6380_UDP_ADDR: '10.96.0.20',
+    REDIS_MASTER_PORT_6379_TCP: 'tcp://10.96.0.20:6379',
+    REDIS_MASTER_PORT_6379_TCP_PROTO: 'tcp',
+    REDIS_MASTER_PORT_6379_TCP_PORT: '6379',
+    REDIS_MASTER_PORT_6379_TCP_ADDR: '10.96.0.20',
+    REDIS_MASTER_PORT_6380_UDP: 'udp://10.96.0.20:6380',
+    REDIS_MASTER_PORT_6380_UDP_PROTO: 'udp',
+    REDIS_MASTER_PORT_6380_UDP_PORT: '6380',
+    REDIS_MASTER_PORT_6380_UDP_ADDR: '10.96.0.20',
   });
   assert.equal(env.KUBERNETES_SERVICE_HOST, '10.96.0.1');
   assert.equal(env.KUBERNETES_SERVICE_PORT_HTTPS, '443');
@@ -184,20 +313,35 @@ test('service variables: links for the namespace, KUBERNETES_* always, headless 
   assert.equal(env.V6_PORT, 'tcp://[fd00::10]:80');
   assert.ok(!Object.keys(env).some((k) => k.startsWith('HEADLESS') || k.startsWith('ELSEWHERE')));
   const noLinks = envOf(pod({}, { enableServiceLinks: false }), inputs({ services }));
-  assert.deepEqual(Object.keys(noLinks).filter((k) => !k.startsWith('KUBERNETES_')), []);
+  assert.deepEqual(
+    Object.keys(noLinks).filter((k) => !k.startsWith('KUBERNETES_')),
+    [],
+  );
   assert.equal(noLinks.KUBERNETES_SERVICE_HOST, '10.96.0.1');
-  assert.equal(servicesEnv([svc('x', '1abc', '10.0.0.1')]).get('1ABC_SERVICE_HOST'), '10.0.0.1', 'names as upstream: dashes to underscores, upper case');
+  assert.equal(
+    servicesEnv([svc('x', '1abc', '10.0.0.1')]).get('1ABC_SERVICE_HOST'),
+    '10.0.0.1',
+    'names as upstream: dashes to underscores, upper case',
+  );
 });
 
 test('services that could not be listed: an error, except for static pods', () => {
   const i = inputs({ services: { error: 'failed to list services when setting up env vars' } });
   assert.equal(errorOf(pod(), i), 'failed to list services when setting up env vars');
-  assert.deepEqual(envOf(pod({ env: [{ name: 'A', value: 'a' }] }, {}, { annotations: { 'kubernetes.io/config.source': 'file' } }), i), { A: 'a' });
+  assert.deepEqual(envOf(pod({ env: [{ name: 'A', value: 'a' }] }, {}, { annotations: { 'kubernetes.io/config.source': 'file' } }), i), {
+    A: 'a',
+  });
 });
 
 test('command and args expand against the final environment', () => {
-  const p = pod({ command: ['sh', '-c', 'echo $(GREETING) $$(HOME) $(NOPE)'], args: ['$(NAME)', '$(KUBERNETES_SERVICE_HOST)'],
-    env: [{ name: 'GREETING', value: 'hello' }, { name: 'NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] });
+  const p = pod({
+    command: ['sh', '-c', 'echo $(GREETING) $$(HOME) $(NOPE)'],
+    args: ['$(NAME)', '$(KUBERNETES_SERVICE_HOST)'],
+    env: [
+      { name: 'GREETING', value: 'hello' },
+      { name: 'NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    ],
+  });
   const r = containerEnvironment(p, p.spec!.containers[0]!, inputs());
   assert.ok('env' in r);
   assert.deepEqual(r.command, ['sh', '-c', 'echo hello $(HOME) $(NOPE)']);
@@ -206,20 +350,36 @@ test('command and args expand against the final environment', () => {
 });
 
 test('envReferences names what to fetch', () => {
-  assert.deepEqual(envReferences({
-    name: 'x',
-    envFrom: [{ configMapRef: { name: 'a' } }, { secretRef: { name: 's' } }],
-    env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'b', key: 'k' } } }, { name: 'B', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
-      { name: 'C', value: 'lit' }, { name: 'D', valueFrom: { configMapKeyRef: { name: 'a', key: 'k' } } }],
-  }), { configMaps: ['a', 'b'], secrets: ['s'] });
+  assert.deepEqual(
+    envReferences({
+      name: 'x',
+      envFrom: [{ configMapRef: { name: 'a' } }, { secretRef: { name: 's' } }],
+      env: [
+        { name: 'A', valueFrom: { configMapKeyRef: { name: 'b', key: 'k' } } },
+        { name: 'B', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+        { name: 'C', value: 'lit' },
+        { name: 'D', valueFrom: { configMapKeyRef: { name: 'a', key: 'k' } } },
+      ],
+    }),
+    { configMaps: ['a', 'b'], secrets: ['s'] },
+  );
 });
 
 test('containerConfig takes the resolved environment, command and args', async () => {
   const { containerConfig } = await import('./pod-config.ts');
-  const p = pod({ command: ['echo', '$(A)'], env: [{ name: 'A', value: 'x' }, { name: 'B', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] });
+  const p = pod({
+    command: ['echo', '$(A)'],
+    env: [
+      { name: 'A', value: 'x' },
+      { name: 'B', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    ],
+  });
   const r = containerEnvironment(p, p.spec!.containers[0]!, inputs({ services: [] }));
   assert.ok('env' in r);
   const cfg = containerConfig(p, p.spec!.containers[0]!, 0, { ...r });
-  assert.deepEqual(cfg.envs, [{ key: 'A', value: Buffer.from('x') }, { key: 'B', value: Buffer.from('web') }]);
+  assert.deepEqual(cfg.envs, [
+    { key: 'A', value: Buffer.from('x') },
+    { key: 'B', value: Buffer.from('web') },
+  ]);
   assert.deepEqual([cfg.command, cfg.args], [['echo', 'x'], []]);
 });

@@ -22,12 +22,16 @@ export interface EnvInputs {
   allocatable?: Record<string, string>;
 }
 
-export interface EnvEntry { name: string; value: string }
+export interface EnvEntry {
+  name: string;
+  value: string;
+}
 export type EnvResult = { env: EnvEntry[] } | { error: string };
 
 /** Which ConfigMaps and Secrets a container's env and envFrom name: what the edge must fetch. */
 export function envReferences(c: Container): { configMaps: string[]; secrets: string[] } {
-  const configMaps = new Set<string>(), secrets = new Set<string>();
+  const configMaps = new Set<string>(),
+    secrets = new Set<string>();
   for (const f of c.envFrom ?? []) {
     if (f.configMapRef) configMaps.add(f.configMapRef.name ?? '');
     else if (f.secretRef) secrets.add(f.secretRef.name ?? '');
@@ -153,7 +157,10 @@ export function expand(input: string, mapping: (name: string) => string): string
     } else if (next === '(') {
       const close = input.indexOf(')', cursor + 2);
       if (close < 0) out += '$(';
-      else { out += mapping(input.slice(cursor + 2, close)); advance = close - cursor; }
+      else {
+        out += mapping(input.slice(cursor + 2, close));
+        advance = close - cursor;
+      }
     } else {
       out += '$' + next;
     }
@@ -219,9 +226,12 @@ export function servicesEnv(services: Service[]): Map<string, string> {
 }
 
 /** The environment and the expanded command and args, or why the container cannot be configured. */
-export function containerEnvironment(pod: Pod, c: Container, inputs: EnvInputs): { env: EnvEntry[]; command: string[]; args: string[] } | { error: string } {
+export function containerEnvironment(
+  pod: Pod,
+  c: Container,
+  inputs: EnvInputs,
+): { env: EnvEntry[]; command: string[]; args: string[] } | { error: string } {
   const r = makeEnvironment(pod, c, inputs);
   if ('error' in r) return r;
   return { env: r.env, ...expandCommandAndArgs(c, r.env) };
 }
-

@@ -20,11 +20,19 @@ import type { PodRuntime, PodView } from './pod-runtime.ts';
 import { PodSyncer, type PodCgroups } from './sync.ts';
 import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from './types.ts';
 
-interface FakeSandbox extends SandboxState { uid: string; config?: RuntimeRequest<'RunPodSandbox'>['config'] }
-interface FakeContainer extends ContainerState { config?: RuntimeRequest<'CreateContainer'>['config'] }
+interface FakeSandbox extends SandboxState {
+  uid: string;
+  config?: RuntimeRequest<'RunPodSandbox'>['config'];
+}
+interface FakeContainer extends ContainerState {
+  config?: RuntimeRequest<'CreateContainer'>['config'];
+}
 
 /** One CRI call as the fake received it. */
-export interface Call { method: string; request: unknown }
+export interface Call {
+  method: string;
+  request: unknown;
+}
 
 /** The CRI methods a test can make fail, and the resizer's. */
 type Method = keyof PodRuntime | 'updateContainerResources';
@@ -54,17 +62,36 @@ export class FakeRuntime implements PodRuntime, PodView {
   addSandbox(uid: string, o: { id?: string; attempt?: number; ready?: boolean; ip?: string } = {}): string {
     const id = o.id ?? this.#newId('sb', this.#sandboxes);
     const ready = o.ready ?? true;
-    this.#sandboxes.set(id, { id, uid, attempt: o.attempt ?? 0, ready, ip: 'ip' in o ? o.ip : ready ? '10.88.0.7' : undefined, createdAtNs: nowNs() });
+    this.#sandboxes.set(id, {
+      id,
+      uid,
+      attempt: o.attempt ?? 0,
+      ready,
+      ip: 'ip' in o ? o.ip : ready ? '10.88.0.7' : undefined,
+      createdAtNs: nowNs(),
+    });
     return id;
   }
 
   /** An instance of a spec's container that is already there (its hash the spec's); its id. */
-  addContainer(sandboxId: string, spec: Container, o: { id?: string; phase?: ContainerPhase; attempt?: number; exitCode?: number } = {}): string {
+  addContainer(
+    sandboxId: string,
+    spec: Container,
+    o: { id?: string; phase?: ContainerPhase; attempt?: number; exitCode?: number } = {},
+  ): string {
     const id = o.id ?? this.#newId('c', this.#containers);
     const phase = o.phase ?? 'running';
     const created = nowNs();
     this.#containers.set(id, {
-      id, sandboxId, name: spec.name, attempt: o.attempt ?? 0, phase, image: spec.image ?? '', imageRef: `sha256:${spec.image}`, hash: containerHash(spec), createdAtNs: created,
+      id,
+      sandboxId,
+      name: spec.name,
+      attempt: o.attempt ?? 0,
+      phase,
+      image: spec.image ?? '',
+      imageRef: `sha256:${spec.image}`,
+      hash: containerHash(spec),
+      createdAtNs: created,
       ...(phase === 'running' || phase === 'exited' ? { startedAtNs: created } : {}),
       ...(phase === 'exited' ? { finishedAtNs: nowNs(), exitCode: o.exitCode ?? 0, reason: o.exitCode ? 'Error' : 'Completed' } : {}),
     });
@@ -78,23 +105,37 @@ export class FakeRuntime implements PodRuntime, PodView {
   }
 
   /** The next call of method rejects with error. */
-  failNext(method: Method, error: Error): void { this.#failures.set(method, error); }
+  failNext(method: Method, error: Error): void {
+    this.#failures.set(method, error);
+  }
 
   /** The newest instance of a container by name, with what CreateContainer was given. */
-  container(name: string): FakeContainer | undefined { return [...this.#containers.values()].reverse().find((c) => c.name === name); }
-  sandbox(id: string): FakeSandbox | undefined { return this.#sandboxes.get(id); }
+  container(name: string): FakeContainer | undefined {
+    return [...this.#containers.values()].reverse().find((c) => c.name === name);
+  }
+  sandbox(id: string): FakeSandbox | undefined {
+    return this.#sandboxes.get(id);
+  }
 
   /** The calls in a line each: what a table row compares. */
   trace(): string[] {
     return this.calls.map(({ method, request: r }) => {
       const q = r as Record<string, any>;
       switch (method) {
-        case 'RunPodSandbox': { const m = q.config.metadata; return `RunPodSandbox ${m.namespace}/${m.name} attempt=${m.attempt}`; }
-        case 'CreateContainer': return `CreateContainer ${q.config.metadata.name} attempt=${q.config.metadata.attempt} in ${q.podSandboxId}`;
-        case 'StopContainer': return `StopContainer ${q.containerId} timeout=${q.timeout}`;
-        case 'ExecSync': return `ExecSync ${q.containerId} ${JSON.stringify(q.cmd)} timeout=${q.timeout}`;
-        case 'Status': return 'Status';
-        default: return `${method} ${q.podSandboxId ?? q.containerId}`;
+        case 'RunPodSandbox': {
+          const m = q.config.metadata;
+          return `RunPodSandbox ${m.namespace}/${m.name} attempt=${m.attempt}`;
+        }
+        case 'CreateContainer':
+          return `CreateContainer ${q.config.metadata.name} attempt=${q.config.metadata.attempt} in ${q.podSandboxId}`;
+        case 'StopContainer':
+          return `StopContainer ${q.containerId} timeout=${q.timeout}`;
+        case 'ExecSync':
+          return `ExecSync ${q.containerId} ${JSON.stringify(q.cmd)} timeout=${q.timeout}`;
+        case 'Status':
+          return 'Status';
+        default:
+          return `${method} ${q.podSandboxId ?? q.containerId}`;
       }
     });
   }
@@ -107,8 +148,13 @@ export class FakeRuntime implements PodRuntime, PodView {
     const newest = (a: { createdAtNs: string }, b: { createdAtNs: string }) => (BigInt(b.createdAtNs) > BigInt(a.createdAtNs) ? 1 : -1);
     return {
       uid,
-      sandboxes: sandboxes.sort((a, b) => b.attempt - a.attempt || newest(a, b)).map(({ id, attempt, ready, ip, createdAtNs }) => ({ id, attempt, ready, ip, createdAtNs })),
-      containers: [...this.#containers.values()].filter((c) => ids.has(c.sandboxId)).sort(newest).map(({ config: _, ...c }) => ({ ...c })),
+      sandboxes: sandboxes
+        .sort((a, b) => b.attempt - a.attempt || newest(a, b))
+        .map(({ id, attempt, ready, ip, createdAtNs }) => ({ id, attempt, ready, ip, createdAtNs })),
+      containers: [...this.#containers.values()]
+        .filter((c) => ids.has(c.sandboxId))
+        .sort(newest)
+        .map(({ config: _, ...c }) => ({ ...c })),
     };
   }
 
@@ -123,11 +169,15 @@ export class FakeRuntime implements PodRuntime, PodView {
   async status(request: RuntimeRequest<'Status'> = {}): Promise<RuntimeResponse<'Status'>> {
     this.#call('Status', request, 'status');
     return {
-      status: { conditions: [
-        { type: 'RuntimeReady', status: true, reason: '', message: '' },
-        { type: 'NetworkReady', status: this.network.ready, reason: this.network.reason, message: this.network.message },
-      ] },
-      info: {}, runtimeHandlers: [], features: null,
+      status: {
+        conditions: [
+          { type: 'RuntimeReady', status: true, reason: '', message: '' },
+          { type: 'NetworkReady', status: this.network.ready, reason: this.network.reason, message: this.network.message },
+        ],
+      },
+      info: {},
+      runtimeHandlers: [],
+      features: null,
     };
   }
 
@@ -135,7 +185,15 @@ export class FakeRuntime implements PodRuntime, PodView {
     this.#call('RunPodSandbox', request, 'runPodSandbox');
     const m = request.config?.metadata;
     const id = this.#newId('sb', this.#sandboxes);
-    this.#sandboxes.set(id, { id, uid: m?.uid ?? '', attempt: m?.attempt ?? 0, ready: true, ip: `10.88.0.${this.#next.sb}`, createdAtNs: nowNs(), config: request.config });
+    this.#sandboxes.set(id, {
+      id,
+      uid: m?.uid ?? '',
+      attempt: m?.attempt ?? 0,
+      ready: true,
+      ip: `10.88.0.${this.#next.sb}`,
+      createdAtNs: nowNs(),
+      config: request.config,
+    });
     return { podSandboxId: id };
   }
 
@@ -163,8 +221,16 @@ export class FakeRuntime implements PodRuntime, PodView {
     const cfg = request.config;
     const id = this.#newId('c', this.#containers);
     this.#containers.set(id, {
-      id, sandboxId: sb.id, name: cfg?.metadata?.name ?? '', attempt: cfg?.metadata?.attempt ?? 0, phase: 'created',
-      image: cfg?.image?.image ?? '', imageRef: `sha256:${cfg?.image?.image}`, hash: cfg?.annotations?.[labels.containerHash] ?? '', createdAtNs: nowNs(), config: cfg,
+      id,
+      sandboxId: sb.id,
+      name: cfg?.metadata?.name ?? '',
+      attempt: cfg?.metadata?.attempt ?? 0,
+      phase: 'created',
+      image: cfg?.image?.image ?? '',
+      imageRef: `sha256:${cfg?.image?.image}`,
+      hash: cfg?.annotations?.[labels.containerHash] ?? '',
+      createdAtNs: nowNs(),
+      config: cfg,
     });
     return { containerId: id };
   }
@@ -190,7 +256,9 @@ export class FakeRuntime implements PodRuntime, PodView {
   }
 
   /** The resizer's call (PodResizer's ResizeRuntime). */
-  async updateContainerResources(request: RuntimeRequest<'UpdateContainerResources'>): Promise<RuntimeResponse<'UpdateContainerResources'>> {
+  async updateContainerResources(
+    request: RuntimeRequest<'UpdateContainerResources'>,
+  ): Promise<RuntimeResponse<'UpdateContainerResources'>> {
     this.#call('UpdateContainerResources', request, 'updateContainerResources');
     return {};
   }
@@ -198,13 +266,17 @@ export class FakeRuntime implements PodRuntime, PodView {
   #call(method: string, request: unknown, key: Method) {
     this.calls.push({ method, request });
     const e = this.#failures.get(key);
-    if (e) { this.#failures.delete(key); throw e; }
+    if (e) {
+      this.#failures.delete(key);
+      throw e;
+    }
   }
 
   /** sb1, sb2, ... and c1, c2, ...: the next one no object has. */
   #newId(prefix: 'sb' | 'c', taken: Map<string, unknown>): string {
     let id: string;
-    do id = `${prefix}${this.#next[prefix]++}`; while (taken.has(id));
+    do id = `${prefix}${this.#next[prefix]++}`;
+    while (taken.has(id));
     return id;
   }
 
@@ -216,15 +288,27 @@ export class FakeRuntime implements PodRuntime, PodView {
 }
 
 /** A log line as the fake logger kept it. */
-export interface LogLine { level: 'info' | 'v' | 'warn' | 'error'; msg: string; fields?: Fields }
+export interface LogLine {
+  level: 'info' | 'v' | 'warn' | 'error';
+  msg: string;
+  fields?: Fields;
+}
 
 export function recordingLogger(lines: LogLine[] = []): Logger & { lines: LogLine[] } {
   return {
     lines,
-    info: (msg, fields) => { lines.push({ level: 'info', msg, fields }); },
-    v: (_level, msg, fields) => { lines.push({ level: 'v', msg, fields }); },
-    warn: (msg, fields) => { lines.push({ level: 'warn', msg, fields }); },
-    error: (msg, fields) => { lines.push({ level: 'error', msg, fields }); },
+    info: (msg, fields) => {
+      lines.push({ level: 'info', msg, fields });
+    },
+    v: (_level, msg, fields) => {
+      lines.push({ level: 'v', msg, fields });
+    },
+    warn: (msg, fields) => {
+      lines.push({ level: 'warn', msg, fields });
+    },
+    error: (msg, fields) => {
+      lines.push({ level: 'error', msg, fields });
+    },
   };
 }
 
@@ -257,14 +341,42 @@ export function fakeSyncer(o: SyncerOptions = {}) {
   const log = recordingLogger();
   const cgroups: string[] = [];
   const forgotten: string[] = [];
-  const podCgroups: PodCgroups = { ensure: (path) => { cgroups.push(`ensure ${path}`); }, remove: (path) => { cgroups.push(`remove ${path}`); } };
-  const recorder = { event: (_o: unknown, type: string, reason: string, message: string) => { events.push(`${type} ${reason}: ${message}`); } };
-  const node: NodeContext = { podLogsDir: scratchDir(), clusterDomain: 'cluster.local', clusterDNS: ['10.96.0.10'], hostDNS: { servers: [], searches: [], options: [] }, nodeIP: '172.30.0.2', ...o.node };
+  const podCgroups: PodCgroups = {
+    ensure: (path) => {
+      cgroups.push(`ensure ${path}`);
+    },
+    remove: (path) => {
+      cgroups.push(`remove ${path}`);
+    },
+  };
+  const recorder = {
+    event: (_o: unknown, type: string, reason: string, message: string) => {
+      events.push(`${type} ${reason}: ${message}`);
+    },
+  };
+  const node: NodeContext = {
+    podLogsDir: scratchDir(),
+    clusterDomain: 'cluster.local',
+    clusterDNS: ['10.96.0.10'],
+    hostDNS: { servers: [], searches: [], options: [] },
+    nodeIP: '172.30.0.2',
+    ...o.node,
+  };
   const syncer = new PodSyncer({
-    runtime, view: runtime, events: recorder, log, node, env: o.env, volumes: o.volumes, podCgroups, runtimeHandler: o.runtimeHandler,
+    runtime,
+    view: runtime,
+    events: recorder,
+    log,
+    node,
+    env: o.env,
+    volumes: o.volumes,
+    podCgroups,
+    runtimeHandler: o.runtimeHandler,
     images: {
       ensure: async (c) => o.pull?.(c) ?? { imageRef: `sha256:${c.image}`, user: o.imageUsers?.[c.image ?? ''] ?? {} },
-      forget: (prefix) => { forgotten.push(prefix); },
+      forget: (prefix) => {
+        forgotten.push(prefix);
+      },
     },
     resizer: new PodResizer({ cri: runtime, view: runtime, events: recorder, log, ...o.resize }),
   });

@@ -5,10 +5,20 @@ import type { Container, LifecycleHandler, Pod } from 'kubernetes-types/core/v1.
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { resolveContainerPort } from '../prober/port.ts';
 
-export interface HookTarget { pod: Pod; container: Container; containerId: string; podIP?: string }
+export interface HookTarget {
+  pod: Pod;
+  container: Container;
+  containerId: string;
+  podIP?: string;
+}
 
 /** Runs a hook within timeoutSeconds; resolves with why it failed, or undefined when it succeeded. */
-export async function runHook(cri: Pick<RuntimeClient, 'execSync'>, t: HookTarget, h: LifecycleHandler, timeoutSeconds: number): Promise<string | undefined> {
+export async function runHook(
+  cri: Pick<RuntimeClient, 'execSync'>,
+  t: HookTarget,
+  h: LifecycleHandler,
+  timeoutSeconds: number,
+): Promise<string | undefined> {
   const podName = `${t.pod.metadata?.namespace}/${t.pod.metadata?.name}`;
   try {
     if (h.exec) {
@@ -28,7 +38,8 @@ export async function runHook(cri: Pick<RuntimeClient, 'execSync'>, t: HookTarge
       });
       await res.body?.cancel();
       // Upstream fails an HTTP hook on a transport error or a status outside 2xx/3xx.
-      if (res.status >= 400) return `HTTP lifecycle hook (${h.httpGet.path ?? ''}) for Container "${t.container.name}" in Pod "${podName}" failed - error: HTTP status ${res.status}`;
+      if (res.status >= 400)
+        return `HTTP lifecycle hook (${h.httpGet.path ?? ''}) for Container "${t.container.name}" in Pod "${podName}" failed - error: HTTP status ${res.status}`;
       return undefined;
     }
     if (h.sleep) {
@@ -42,7 +53,10 @@ export async function runHook(cri: Pick<RuntimeClient, 'execSync'>, t: HookTarge
 }
 
 /** Pure: the URL of an httpGet hook (host defaults to the pod IP, a named port is looked up). */
-export function hookURL(t: Pick<HookTarget, 'container' | 'podIP'>, g: NonNullable<LifecycleHandler['httpGet']>): string | { error: string } {
+export function hookURL(
+  t: Pick<HookTarget, 'container' | 'podIP'>,
+  g: NonNullable<LifecycleHandler['httpGet']>,
+): string | { error: string } {
   // Named ports resolve as for probes (upstream shares probe.ResolveContainerPort).
   const port = resolveContainerPort(g.port, t.container);
   if (typeof port !== 'number') return port;

@@ -5,7 +5,9 @@ import { containerConfig, dnsConfig, podCgroup, sandboxConfig, type NodeContext 
 import { parseResolvConf } from '../network/resolv-conf.ts';
 
 const node: NodeContext = {
-  podLogsDir: '/var/log/pods', clusterDomain: 'cluster.local', clusterDNS: ['10.96.0.10'],
+  podLogsDir: '/var/log/pods',
+  clusterDomain: 'cluster.local',
+  clusterDNS: ['10.96.0.10'],
   hostDNS: parseResolvConf('# host\nnameserver 10.255.255.53\nsearch corp.example\noptions edns0 ndots:1\n'),
 };
 const pod = (spec: Partial<NonNullable<Pod['spec']>> = {}): Pod => ({
@@ -19,13 +21,23 @@ test('resolv.conf of the host', () => {
 
 test('dnsPolicy: ClusterFirst, Default, None, host network, dnsConfig merge', () => {
   assert.deepEqual(dnsConfig(pod(), node), {
-    servers: ['10.96.0.10'], searches: ['shop.svc.cluster.local', 'svc.cluster.local', 'cluster.local', 'corp.example'], options: ['ndots:5'],
+    servers: ['10.96.0.10'],
+    searches: ['shop.svc.cluster.local', 'svc.cluster.local', 'cluster.local', 'corp.example'],
+    options: ['ndots:5'],
   });
   assert.deepEqual(dnsConfig(pod({ dnsPolicy: 'Default' }), node), node.hostDNS);
   assert.deepEqual(dnsConfig(pod({ hostNetwork: true }), node), node.hostDNS, 'ClusterFirst with host network falls back to Default');
   assert.equal(dnsConfig(pod({ hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' }), node)!.servers![0], '10.96.0.10');
-  assert.deepEqual(dnsConfig(pod({ dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1'], searches: ['a'], options: [{ name: 'ndots', value: '2' }, { name: 'rotate' }] } }), node),
-    { servers: ['1.1.1.1'], searches: ['a'], options: ['ndots:2', 'rotate'] });
+  assert.deepEqual(
+    dnsConfig(
+      pod({
+        dnsPolicy: 'None',
+        dnsConfig: { nameservers: ['1.1.1.1'], searches: ['a'], options: [{ name: 'ndots', value: '2' }, { name: 'rotate' }] },
+      }),
+      node,
+    ),
+    { servers: ['1.1.1.1'], searches: ['a'], options: ['ndots:2', 'rotate'] },
+  );
   assert.deepEqual(dnsConfig(pod(), { ...node, clusterDNS: [] }), node.hostDNS, 'no clusterDNS: Default');
 });
 
@@ -40,13 +52,25 @@ test('sandbox config: names, log dir, labels, ports, cgroup, namespaces', () => 
   assert.equal(c.linux!.cgroupParent, '/kubepods/besteffort/podu1');
   assert.deepEqual(c.linux!.securityContext!.namespaceOptions, { network: 'POD', pid: 'CONTAINER', ipc: 'POD' });
   assert.equal(sandboxConfig(pod({ hostNetwork: true }), 0, node).hostname, '', 'no hostname in the node network namespace');
-  assert.equal(podCgroup({ ...pod(), spec: { containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '1Gi' } } }] } }), '/kubepods/podu1');
+  assert.equal(
+    podCgroup({ ...pod(), spec: { containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '1Gi' } } }] } }),
+    '/kubepods/podu1',
+  );
 });
 
 test('container config: log path, labels, env as bytes, resources', () => {
   const p = pod();
-  p.spec!.containers[0] = { name: 'main', image: 'busybox:1.36', command: ['sleep'], args: ['9'], env: [{ name: 'A', value: 'x' }, { name: 'B', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
-    resources: { requests: { cpu: '250m' }, limits: { cpu: '500m', memory: '64Mi' } } };
+  p.spec!.containers[0] = {
+    name: 'main',
+    image: 'busybox:1.36',
+    command: ['sleep'],
+    args: ['9'],
+    env: [
+      { name: 'A', value: 'x' },
+      { name: 'B', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    ],
+    resources: { requests: { cpu: '250m' }, limits: { cpu: '500m', memory: '64Mi' } },
+  };
   const c = containerConfig(p, p.spec!.containers[0]!, 3);
   assert.deepEqual(c.metadata, { name: 'main', attempt: 3 });
   assert.equal(c.logPath, 'main/3.log');
@@ -56,11 +80,18 @@ test('container config: log path, labels, env as bytes, resources', () => {
 });
 
 test('security context: sysctls and the sandbox context; the container runs as the image user unless told', () => {
-  const p = pod({ securityContext: { runAsNonRoot: true, fsGroup: 2000, sysctls: [{ name: 'net.ipv4.ip_local_port_range', value: '1024 65535' }] }, shareProcessNamespace: true });
+  const p = pod({
+    securityContext: { runAsNonRoot: true, fsGroup: 2000, sysctls: [{ name: 'net.ipv4.ip_local_port_range', value: '1024 65535' }] },
+    shareProcessNamespace: true,
+  });
   const sb = sandboxConfig(p, 0, node);
   assert.deepEqual(sb.linux!.sysctls, { 'net.ipv4.ip_local_port_range': '1024 65535' });
   assert.deepEqual(sb.linux!.securityContext!.seccomp, { profileType: 'RuntimeDefault' });
   assert.equal(sb.linux!.securityContext!.namespaceOptions!.pid, 'POD');
-  const sc = containerConfig(p, p.spec!.containers[0]!, 0, { imageUser: { uid: 101 }, seccomp: { seccompDefault: true } }).linux!.securityContext!;
-  assert.deepEqual([sc.runAsUser, sc.supplementalGroups, sc.seccomp, sc.namespaceOptions!.pid], [{ value: 101 }, [2000], { profileType: 'RuntimeDefault' }, 'POD']);
+  const sc = containerConfig(p, p.spec!.containers[0]!, 0, { imageUser: { uid: 101 }, seccomp: { seccompDefault: true } }).linux!
+    .securityContext!;
+  assert.deepEqual(
+    [sc.runAsUser, sc.supplementalGroups, sc.seccomp, sc.namespaceOptions!.pid],
+    [{ value: 101 }, [2000], { profileType: 'RuntimeDefault' }, 'POD'],
+  );
 });

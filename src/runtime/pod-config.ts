@@ -10,7 +10,13 @@ import { labels } from './types.ts';
 import { containerHash } from './hash.ts';
 import { containerOOMScoreAdj, qosClass } from '../resources/qos.ts';
 import { linuxResources } from '../resources/linux-resources.ts';
-import { containerSecurityContext, sandboxSecurityContext, sandboxSysctls, type ImageUser, type SeccompOptions } from './security-context.ts';
+import {
+  containerSecurityContext,
+  sandboxSecurityContext,
+  sandboxSysctls,
+  type ImageUser,
+  type SeccompOptions,
+} from './security-context.ts';
 
 export interface NodeContext {
   podLogsDir: string;
@@ -31,7 +37,10 @@ export interface NodeContext {
 const podRef = (pod: Pod) => ({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? 'default', uid: pod.metadata!.uid! });
 
 /** /var/log/pods/NAMESPACE_NAME_UID, upstream's layout. */
-export const podLogDir = (pod: Pod, root: string) => { const r = podRef(pod); return `${root}/${r.namespace}_${r.name}_${r.uid}`; };
+export const podLogDir = (pod: Pod, root: string) => {
+  const r = podRef(pod);
+  return `${root}/${r.namespace}_${r.name}_${r.uid}`;
+};
 
 /** The pod's cgroup under the kubepods hierarchy (cgroupfs driver, absolute as runc needs). */
 export function podCgroup(pod: Pod): string {
@@ -45,9 +54,12 @@ export function dnsConfig(pod: Pod, node: NodeContext): PodSandboxConfig['dnsCon
   if (policy === 'ClusterFirstWithHostNet') policy = 'ClusterFirst';
   else if (policy === 'ClusterFirst' && pod.spec?.hostNetwork) policy = 'Default';
   if (policy === 'ClusterFirst' && node.clusterDNS.length === 0) policy = 'Default';
-  let servers: string[] = [], searches: string[] = [], options: string[] = [];
+  let servers: string[] = [],
+    searches: string[] = [],
+    options: string[] = [];
   if (policy === 'ClusterFirst') {
-    const ns = pod.metadata?.namespace ?? 'default', d = node.clusterDomain;
+    const ns = pod.metadata?.namespace ?? 'default',
+      d = node.clusterDomain;
     servers = node.clusterDNS;
     searches = d ? [`${ns}.svc.${d}`, `svc.${d}`, d, ...node.hostDNS.searches] : node.hostDNS.searches;
     options = ['ndots:5'];
@@ -71,9 +83,16 @@ export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext): Pod
     hostname: s.hostNetwork ? '' : (s.hostname ?? ref.name).slice(0, 63),
     logDirectory: podLogDir(pod, node.podLogsDir),
     dnsConfig: dnsConfig(pod, node),
-    portMappings: s.containers.flatMap((c) => (c.ports ?? []).filter((p) => p.hostPort).map((p) => ({
-      protocol: (p.protocol ?? 'TCP') as 'TCP' | 'UDP' | 'SCTP', containerPort: p.containerPort, hostPort: p.hostPort, hostIp: p.hostIP ?? '',
-    }))),
+    portMappings: s.containers.flatMap((c) =>
+      (c.ports ?? [])
+        .filter((p) => p.hostPort)
+        .map((p) => ({
+          protocol: (p.protocol ?? 'TCP') as 'TCP' | 'UDP' | 'SCTP',
+          containerPort: p.containerPort,
+          hostPort: p.hostPort,
+          hostIp: p.hostIP ?? '',
+        })),
+    ),
     labels: { ...pod.metadata?.labels, [labels.podName]: ref.name, [labels.podNamespace]: ref.namespace, [labels.podUID]: ref.uid },
     annotations: { ...pod.metadata?.annotations },
     linux: {
@@ -130,7 +149,10 @@ export function containerConfig(pod: Pod, c: Container, attempt: number, inputs:
     stdinOnce: !!c.stdinOnce,
     tty: !!c.tty,
     linux: {
-      resources: { ...resources(c), ...(inputs.memoryCapacityBytes ? { oomScoreAdj: containerOOMScoreAdj(pod, c, inputs.memoryCapacityBytes) } : {}) },
+      resources: {
+        ...resources(c),
+        ...(inputs.memoryCapacityBytes ? { oomScoreAdj: containerOOMScoreAdj(pod, c, inputs.memoryCapacityBytes) } : {}),
+      },
       securityContext: containerSecurityContext(pod, c, inputs.imageUser, inputs.seccomp),
     },
   };
@@ -143,7 +165,11 @@ export function containerFieldPath(pod: Pod, name: string): string {
 
 /** Which list of the pod's spec a container is in, as upstream's metrics label it. */
 export type ContainerType = 'container' | 'init_container' | 'ephemeral_container';
-const FIELD: Record<ContainerType, string> = { container: 'containers', init_container: 'initContainers', ephemeral_container: 'ephemeralContainers' };
+const FIELD: Record<ContainerType, string> = {
+  container: 'containers',
+  init_container: 'initContainers',
+  ephemeral_container: 'ephemeralContainers',
+};
 
 export function containerType(pod: Pod, name: string): ContainerType {
   if (pod.spec?.initContainers?.some((c) => c.name === name)) return 'init_container';

@@ -5,9 +5,10 @@ import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { PodRuntimeStatus } from './types.ts';
 
 /** The CRI calls of a pod's sync: a Pick of the real client, so that a fake takes and returns what the wire does. */
-export type PodRuntime = Pick<RuntimeClient,
-  | 'status' | 'runPodSandbox' | 'stopPodSandbox' | 'removePodSandbox'
-  | 'createContainer' | 'startContainer' | 'stopContainer' | 'execSync'>;
+export type PodRuntime = Pick<
+  RuntimeClient,
+  'status' | 'runPodSandbox' | 'stopPodSandbox' | 'removePodSandbox' | 'createContainer' | 'startContainer' | 'stopContainer' | 'execSync'
+>;
 
 /** The runtime's state of one pod (RuntimeView.pod); a pod the runtime does not know has no sandboxes and no containers. */
 export interface PodView {

@@ -13,9 +13,16 @@ import type { PodRuntimeStatus } from './types.ts';
 import { linuxResources } from '../resources/linux-resources.ts';
 
 const res = (cpu: string, memory: string) => ({ requests: { cpu, memory }, limits: { cpu, memory } });
-const ctr = (resources: Container['resources'], resizePolicy?: Container['resizePolicy']): Container =>
-  ({ name: 'c1', image: 'busybox', resources, ...(resizePolicy ? { resizePolicy } : {}) });
-const pod = (c: Container, generation = 1): Pod => ({ metadata: { name: 'p', namespace: 'ns', uid: 'u1', generation }, spec: { containers: [c] } });
+const ctr = (resources: Container['resources'], resizePolicy?: Container['resizePolicy']): Container => ({
+  name: 'c1',
+  image: 'busybox',
+  resources,
+  ...(resizePolicy ? { resizePolicy } : {}),
+});
+const pod = (c: Container, generation = 1): Pod => ({
+  metadata: { name: 'p', namespace: 'ns', uid: 'u1', generation },
+  spec: { containers: [c] },
+});
 
 function syncer(o: { allocatable?: Record<string, string>; others?: Pod[]; failUpdate?: boolean } = {}) {
   const updates: unknown[] = [];
@@ -23,23 +30,50 @@ function syncer(o: { allocatable?: Record<string, string>; others?: Pod[]; failU
   const events: string[] = [];
   const first = ctr(res('100m', '64Mi'));
   const status: PodRuntimeStatus = {
-    uid: 'u1', sandboxes: [{ id: 'sb1', attempt: 0, ready: true, ip: '10.88.0.7', createdAtNs: '1' }],
-    containers: [{ id: 'c1', sandboxId: 'sb1', name: 'c1', attempt: 0, phase: 'running', image: 'busybox', imageRef: 'x', hash: containerHash(first), createdAtNs: '1',
-      linux: linuxResources(first.resources) }],
+    uid: 'u1',
+    sandboxes: [{ id: 'sb1', attempt: 0, ready: true, ip: '10.88.0.7', createdAtNs: '1' }],
+    containers: [
+      {
+        id: 'c1',
+        sandboxId: 'sb1',
+        name: 'c1',
+        attempt: 0,
+        phase: 'running',
+        image: 'busybox',
+        imageRef: 'x',
+        hash: containerHash(first),
+        createdAtNs: '1',
+        linux: linuxResources(first.resources),
+      },
+    ],
   };
   const cri = {
-    updateContainerResources: async (r: unknown) => { if (o.failUpdate) throw new Error('boom'); updates.push(r); return {}; },
-    stopContainer: async (r: { containerId: string }) => { killed.push(r.containerId); return {}; },
+    updateContainerResources: async (r: unknown) => {
+      if (o.failUpdate) throw new Error('boom');
+      updates.push(r);
+      return {};
+    },
+    stopContainer: async (r: { containerId: string }) => {
+      killed.push(r.containerId);
+      return {};
+    },
     createContainer: async () => ({ containerId: 'c2' }),
     startContainer: async () => ({}),
   } as unknown as PodRuntime & ResizeRuntime['cri'];
   const noop = () => {};
   const view = { pod: async () => status, noteResources: noop };
-  const recorder = { event: (_o: unknown, type: string, reason: string) => { events.push(`${type} ${reason}`); } };
+  const recorder = {
+    event: (_o: unknown, type: string, reason: string) => {
+      events.push(`${type} ${reason}`);
+    },
+  };
   const log = { info: noop, warn: noop, error: noop, v: noop } as unknown as Logger;
   const s = new PodSyncer({
-    runtime: cri, view, images: { ensure: async () => ({}) } as unknown as ImagePuller,
-    events: recorder, log,
+    runtime: cri,
+    view,
+    images: { ensure: async () => ({}) } as unknown as ImagePuller,
+    events: recorder,
+    log,
     node: { podLogsDir: '/tmp', clusterDomain: 'cluster.local', clusterDNS: [], hostDNS: { servers: [], searches: [], options: [] } },
     resizer: new PodResizer({ cri, view, events: recorder, log, allocatable: () => o.allocatable, activePods: () => o.others ?? [] }),
   });
@@ -51,7 +85,9 @@ test('resize: accepted, applied in place with UpdateContainerResources, done', a
   await s.syncPod(pod(first));
   assert.equal(updates.length, 0, 'nothing to do while the spec is what runs');
   const r = await s.syncPod(pod(ctr(res('200m', '128Mi')), 2));
-  assert.deepEqual(updates, [{ containerId: 'c1', linux: { cpuShares: 204, cpuPeriod: 100000, cpuQuota: 20000, memoryLimitInBytes: 128 * 2 ** 20 } }]);
+  assert.deepEqual(updates, [
+    { containerId: 'c1', linux: { cpuShares: 204, cpuPeriod: 100000, cpuQuota: 20000, memoryLimitInBytes: 128 * 2 ** 20 } },
+  ]);
   assert.deepEqual(r.runtime.resize?.allocated, { c1: res('200m', '128Mi') });
   assert.deepEqual(r.runtime.resize?.actual, { c1: res('200m', '128Mi') });
   assert.equal(r.runtime.resize?.pending, undefined);
@@ -66,7 +102,11 @@ test('resize: more than the node has is Infeasible, not applied', async () => {
   await s.syncPod(pod(first));
   const r = await s.syncPod(pod(ctr(res('4', '64Mi')), 2));
   assert.equal(updates.length, 0);
-  assert.deepEqual(r.runtime.resize?.pending, { reason: 'Infeasible', message: "Node didn't have enough capacity: cpu, requested: 4000, capacity: 2000", generation: 2 });
+  assert.deepEqual(r.runtime.resize?.pending, {
+    reason: 'Infeasible',
+    message: "Node didn't have enough capacity: cpu, requested: 4000, capacity: 2000",
+    generation: 2,
+  });
   assert.deepEqual(r.runtime.resize?.allocated, { c1: res('100m', '64Mi') });
   assert.deepEqual(events, ['Warning ResizeInfeasible']);
   await s.syncPod(pod(ctr(res('4', '64Mi')), 2));

@@ -9,7 +9,9 @@ export function apiRuntimeHandler(api: Pick<ApiClient, 'get'>): (runtimeClassNam
     try {
       return (await api.get<{ handler: string }>(apiPath({ group: 'node.k8s.io', resource: 'runtimeclasses', name }))).handler;
     } catch (e) {
-      throw new Error(isNotFound(e) ? `runtimeclasses.node.k8s.io "${name}" not found` : `failed to lookup RuntimeClass ${name}: ${(e as Error).message}`);
+      throw new Error(
+        isNotFound(e) ? `runtimeclasses.node.k8s.io "${name}" not found` : `failed to lookup RuntimeClass ${name}: ${(e as Error).message}`,
+      );
     }
   };
 }

@@ -2,8 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod, PodSecurityContext } from 'kubernetes-types/core/v1.js';
 import {
-  containerSecurityContext, effectiveSecurityContext, namespaceOptions, normalizeSysctlName, sandboxSecurityContext, sandboxSysctls,
-  seccompProfile, securityContextError, verifyRunAsNonRoot, type ImageUser,
+  containerSecurityContext,
+  effectiveSecurityContext,
+  namespaceOptions,
+  normalizeSysctlName,
+  sandboxSecurityContext,
+  sandboxSysctls,
+  seccompProfile,
+  securityContextError,
+  verifyRunAsNonRoot,
+  type ImageUser,
 } from './security-context.ts';
 import { imageUser } from '../images/puller.ts';
 
@@ -27,10 +35,19 @@ test('verifyRunAsNonRoot: upstream messages', () => {
     ['image root', pod({ runAsNonRoot: true }), { uid: 0 }, `container has runAsNonRoot and image will run as root ${where}`],
     ['image without a user is root', pod({ runAsNonRoot: true }), {}, `container has runAsNonRoot and image will run as root ${where}`],
     ['image non-root', pod({ runAsNonRoot: true }), { uid: 1000 }, undefined],
-    ['image user by name', pod({ runAsNonRoot: true }), { username: 'nginx' },
-      `container has runAsNonRoot and image has non-numeric user (nginx), cannot verify user is non-root ${where}`],
+    [
+      'image user by name',
+      pod({ runAsNonRoot: true }),
+      { username: 'nginx' },
+      `container has runAsNonRoot and image has non-numeric user (nginx), cannot verify user is non-root ${where}`,
+    ],
     ['runAsUser 1000 wins over a root image', pod({ runAsNonRoot: true, runAsUser: 1000 }), { uid: 0 }, undefined],
-    ['runAsUser 0', pod({}, { securityContext: { runAsNonRoot: true, runAsUser: 0 } }), { uid: 1000 }, `container's runAsUser breaks non-root policy ${where}`],
+    [
+      'runAsUser 0',
+      pod({}, { securityContext: { runAsNonRoot: true, runAsUser: 0 } }),
+      { uid: 1000 },
+      `container's runAsUser breaks non-root policy ${where}`,
+    ],
     ['container turns it off', pod({ runAsNonRoot: true }, { securityContext: { runAsNonRoot: false } }), { uid: 0 }, undefined],
   ];
   for (const [name, p, user, want] of cases) assert.equal(verifyRunAsNonRoot(p, main(p), user), want, name);
@@ -41,10 +58,30 @@ test('seccomp: container, then pod, then seccompDefault; Localhost under the sec
     ['unset: Unconfined', pod(), {}, { profileType: 'Unconfined' }],
     ['unset with seccompDefault', pod(), { seccompDefault: true }, { profileType: 'RuntimeDefault' }],
     ['pod RuntimeDefault', pod({ seccompProfile: { type: 'RuntimeDefault' } }), {}, { profileType: 'RuntimeDefault' }],
-    ['container Unconfined over pod', pod({ seccompProfile: { type: 'RuntimeDefault' } }, { securityContext: { seccompProfile: { type: 'Unconfined' } } }), { seccompDefault: true }, { profileType: 'Unconfined' }],
-    ['Localhost', pod({ seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/audit.json' } }), {}, { profileType: 'Localhost', localhostRef: '/var/lib/kubelet/seccomp/profiles/audit.json' }],
-    ['Localhost, other root', pod({ seccompProfile: { type: 'Localhost', localhostProfile: 'a.json' } }), { seccompProfileRoot: '/r/seccomp' }, { profileType: 'Localhost', localhostRef: '/r/seccomp/a.json' }],
-    ['Localhost without a name', pod({ seccompProfile: { type: 'Localhost' } }), {}, 'localhostProfile must be set if seccompProfile type is Localhost.'],
+    [
+      'container Unconfined over pod',
+      pod({ seccompProfile: { type: 'RuntimeDefault' } }, { securityContext: { seccompProfile: { type: 'Unconfined' } } }),
+      { seccompDefault: true },
+      { profileType: 'Unconfined' },
+    ],
+    [
+      'Localhost',
+      pod({ seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/audit.json' } }),
+      {},
+      { profileType: 'Localhost', localhostRef: '/var/lib/kubelet/seccomp/profiles/audit.json' },
+    ],
+    [
+      'Localhost, other root',
+      pod({ seccompProfile: { type: 'Localhost', localhostProfile: 'a.json' } }),
+      { seccompProfileRoot: '/r/seccomp' },
+      { profileType: 'Localhost', localhostRef: '/r/seccomp/a.json' },
+    ],
+    [
+      'Localhost without a name',
+      pod({ seccompProfile: { type: 'Localhost' } }),
+      {},
+      'localhostProfile must be set if seccompProfile type is Localhost.',
+    ],
   ];
   for (const [name, p, opts, want] of cases) assert.deepEqual(seccompProfile(p, main(p), opts), want, name);
   const bad = pod({ seccompProfile: { type: 'Localhost' } });
@@ -52,9 +89,16 @@ test('seccomp: container, then pod, then seccompDefault; Localhost under the sec
 });
 
 test('container security context: users, groups, capabilities, no_new_privs, paths', () => {
-  const p = pod({ runAsUser: 1000, runAsGroup: 3000, fsGroup: 2000, supplementalGroups: [4000, 5000] }, {
-    securityContext: { capabilities: { add: ['NET_ADMIN'], drop: ['ALL'] }, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false },
-  });
+  const p = pod(
+    { runAsUser: 1000, runAsGroup: 3000, fsGroup: 2000, supplementalGroups: [4000, 5000] },
+    {
+      securityContext: {
+        capabilities: { add: ['NET_ADMIN'], drop: ['ALL'] },
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+      },
+    },
+  );
   const sc = containerSecurityContext(p, main(p), { uid: 0 });
   assert.deepEqual(sc.runAsUser, { value: 1000 }, 'runAsUser over the image user');
   assert.deepEqual(sc.runAsGroup, { value: 3000 });
@@ -72,23 +116,69 @@ test('container security context: users, groups, capabilities, no_new_privs, pat
     ['image user name', pod(), { username: 'nginx' }, (s) => [s.runAsUser, s.runAsUsername], [undefined, 'nginx']],
     ['allowPrivilegeEscalation unset: no no_new_privs', pod(), {}, (s) => s.noNewPrivs, false],
     ['allowPrivilegeEscalation true', pod({}, { securityContext: { allowPrivilegeEscalation: true } }), {}, (s) => s.noNewPrivs, false],
-    ['privileged implies escalation', pod({}, { securityContext: { allowPrivilegeEscalation: false, privileged: true } }), {}, (s) => [s.noNewPrivs, s.privileged], [false, true]],
-    ['CAP_SYS_ADMIN implies escalation', pod({}, { securityContext: { allowPrivilegeEscalation: false, capabilities: { add: ['CAP_SYS_ADMIN'] } } }), {}, (s) => s.noNewPrivs, false],
+    [
+      'privileged implies escalation',
+      pod({}, { securityContext: { allowPrivilegeEscalation: false, privileged: true } }),
+      {},
+      (s) => [s.noNewPrivs, s.privileged],
+      [false, true],
+    ],
+    [
+      'CAP_SYS_ADMIN implies escalation',
+      pod({}, { securityContext: { allowPrivilegeEscalation: false, capabilities: { add: ['CAP_SYS_ADMIN'] } } }),
+      {},
+      (s) => s.noNewPrivs,
+      false,
+    ],
     ['procMount Unmasked', pod({}, { securityContext: { procMount: 'Unmasked' } }), {}, (s) => [s.maskedPaths, s.readonlyPaths], [[], []]],
     ['no capabilities: left to the runtime', pod(), {}, (s) => s.capabilities, undefined],
-    ['shareProcessNamespace', pod({}, {}, { shareProcessNamespace: true }), {}, (s) => s.namespaceOptions, { network: 'POD', pid: 'POD', ipc: 'POD' }],
-    ['host namespaces', pod({}, {}, { hostPID: true, hostIPC: true, hostNetwork: true }), {}, (s) => s.namespaceOptions, { network: 'NODE', pid: 'NODE', ipc: 'NODE' }],
-    ['seLinuxOptions', pod({ seLinuxOptions: { level: 's0:c1' } }), {}, (s) => s.selinuxOptions, { user: '', role: '', type: '', level: 's0:c1' }],
+    [
+      'shareProcessNamespace',
+      pod({}, {}, { shareProcessNamespace: true }),
+      {},
+      (s) => s.namespaceOptions,
+      { network: 'POD', pid: 'POD', ipc: 'POD' },
+    ],
+    [
+      'host namespaces',
+      pod({}, {}, { hostPID: true, hostIPC: true, hostNetwork: true }),
+      {},
+      (s) => s.namespaceOptions,
+      { network: 'NODE', pid: 'NODE', ipc: 'NODE' },
+    ],
+    [
+      'seLinuxOptions',
+      pod({ seLinuxOptions: { level: 's0:c1' } }),
+      {},
+      (s) => s.selinuxOptions,
+      { user: '', role: '', type: '', level: 's0:c1' },
+    ],
   ];
   for (const [name, q, user, get, want] of cases) assert.deepEqual(get(containerSecurityContext(q, main(q), user)), want, name);
 });
 
 test('sandbox security context and sysctls', () => {
-  const p = pod({ runAsUser: 1000, runAsGroup: 3000, fsGroup: 2000, supplementalGroups: [4000], sysctls: [{ name: 'net/ipv4/ip_local_port_range', value: '1024 65535' }, { name: 'kernel.shm_rmid_forced', value: '1' }] },
-    {}, { hostPID: true, initContainers: [{ name: 'init', securityContext: { privileged: true } }] });
+  const p = pod(
+    {
+      runAsUser: 1000,
+      runAsGroup: 3000,
+      fsGroup: 2000,
+      supplementalGroups: [4000],
+      sysctls: [
+        { name: 'net/ipv4/ip_local_port_range', value: '1024 65535' },
+        { name: 'kernel.shm_rmid_forced', value: '1' },
+      ],
+    },
+    {},
+    { hostPID: true, initContainers: [{ name: 'init', securityContext: { privileged: true } }] },
+  );
   assert.deepEqual(sandboxSecurityContext(p), {
-    namespaceOptions: { network: 'POD', pid: 'NODE', ipc: 'POD' }, privileged: true, seccomp: { profileType: 'RuntimeDefault' },
-    runAsUser: { value: 1000 }, runAsGroup: { value: 3000 }, supplementalGroups: [2000, 4000],
+    namespaceOptions: { network: 'POD', pid: 'NODE', ipc: 'POD' },
+    privileged: true,
+    seccomp: { profileType: 'RuntimeDefault' },
+    runAsUser: { value: 1000 },
+    runAsGroup: { value: 3000 },
+    supplementalGroups: [2000, 4000],
   });
   assert.deepEqual(sandboxSysctls(p), { 'net.ipv4.ip_local_port_range': '1024 65535', 'kernel.shm_rmid_forced': '1' });
   assert.deepEqual(namespaceOptions(pod()), { network: 'POD', pid: 'CONTAINER', ipc: 'POD' });

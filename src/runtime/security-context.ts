@@ -8,7 +8,10 @@ import type { NamespaceOption } from '../cri/generated/runtime/v1/NamespaceOptio
 import type { SecurityProfile } from '../cri/generated/runtime/v1/SecurityProfile.ts';
 
 /** The user an image's config names (CRI ImageStatus): a numeric uid, or a name the runtime resolves. */
-export interface ImageUser { uid?: number; username?: string }
+export interface ImageUser {
+  uid?: number;
+  username?: string;
+}
 
 export interface SeccompOptions {
   /** KubeletConfiguration seccompDefault: RuntimeDefault instead of Unconfined when a pod says nothing. */
@@ -21,8 +24,19 @@ const DEFAULT_SECCOMP_ROOT = '/var/lib/kubelet/seccomp';
 const MAX_USER_ID = 2147483647;
 
 // upstream's defaults for procMount Default (pkg/securitycontext), kept in step with moby's.
-const DEFAULT_MASKED_PATHS = ['/proc/asound', '/proc/acpi', '/proc/kcore', '/proc/keys', '/proc/latency_stats', '/proc/timer_list',
-  '/proc/timer_stats', '/proc/sched_debug', '/proc/scsi', '/sys/firmware', '/sys/devices/virtual/powercap'];
+const DEFAULT_MASKED_PATHS = [
+  '/proc/asound',
+  '/proc/acpi',
+  '/proc/kcore',
+  '/proc/keys',
+  '/proc/latency_stats',
+  '/proc/timer_list',
+  '/proc/timer_stats',
+  '/proc/sched_debug',
+  '/proc/scsi',
+  '/sys/firmware',
+  '/sys/devices/virtual/powercap',
+];
 const DEFAULT_READONLY_PATHS = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'];
 
 /** upstream's format.Pod: name_namespace(uid). */
@@ -41,12 +55,14 @@ export function namespaceOptions(pod: Pod): NamespaceOption {
 /** DetermineEffectiveSecurityContext: the pod's runAs*, seLinuxOptions under the container's own fields. */
 export function effectiveSecurityContext(pod: Pod, c: Container): SecurityContext {
   const p = pod.spec?.securityContext;
-  const fromPod: SecurityContext = p ? {
-    ...(p.seLinuxOptions ? { seLinuxOptions: p.seLinuxOptions } : {}),
-    ...(p.runAsUser !== undefined ? { runAsUser: p.runAsUser } : {}),
-    ...(p.runAsGroup !== undefined ? { runAsGroup: p.runAsGroup } : {}),
-    ...(p.runAsNonRoot !== undefined ? { runAsNonRoot: p.runAsNonRoot } : {}),
-  } : {};
+  const fromPod: SecurityContext = p
+    ? {
+        ...(p.seLinuxOptions ? { seLinuxOptions: p.seLinuxOptions } : {}),
+        ...(p.runAsUser !== undefined ? { runAsUser: p.runAsUser } : {}),
+        ...(p.runAsGroup !== undefined ? { runAsGroup: p.runAsGroup } : {}),
+        ...(p.runAsNonRoot !== undefined ? { runAsNonRoot: p.runAsNonRoot } : {}),
+      }
+    : {};
   const own = Object.fromEntries(Object.entries(c.securityContext ?? {}).filter(([, v]) => v !== undefined && v !== null));
   return { ...fromPod, ...own };
 }
@@ -93,10 +109,12 @@ export function securityContextError(pod: Pod, c: Container, user: ImageUser = {
   return verifyRunAsNonRoot(pod, c, user);
 }
 
-const selinux = (o?: SELinuxOptions) => (o ? { user: o.user ?? '', role: o.role ?? '', type: o.type ?? '', level: o.level ?? '' } : undefined);
+const selinux = (o?: SELinuxOptions) =>
+  o ? { user: o.user ?? '', role: o.role ?? '', type: o.type ?? '', level: o.level ?? '' } : undefined;
 
 // supplementalGroupsPolicy (1.31+) is newer than kubernetes-types; Merge is the CRI default.
-const strictGroups = (pod: Pod) => (pod.spec?.securityContext as { supplementalGroupsPolicy?: string } | undefined)?.supplementalGroupsPolicy === 'Strict';
+const strictGroups = (pod: Pod) =>
+  (pod.spec?.securityContext as { supplementalGroupsPolicy?: string } | undefined)?.supplementalGroupsPolicy === 'Strict';
 
 /** fsGroup first, then supplementalGroups, as upstream orders them. */
 function supplementalGroups(pod: Pod): number[] {
@@ -105,7 +123,12 @@ function supplementalGroups(pod: Pod): number[] {
 }
 
 /** determineEffectiveSecurityContext: the container's LinuxContainerSecurityContext. */
-export function containerSecurityContext(pod: Pod, c: Container, user: ImageUser = {}, opts: SeccompOptions = {}): LinuxContainerSecurityContext {
+export function containerSecurityContext(
+  pod: Pod,
+  c: Container,
+  user: ImageUser = {},
+  opts: SeccompOptions = {},
+): LinuxContainerSecurityContext {
   const sc = effectiveSecurityContext(pod, c);
   const seccomp = seccompProfile(pod, c, opts);
   const caps = sc.capabilities;
@@ -149,7 +172,7 @@ function noNewPrivs(sc: SecurityContext): boolean {
 /** generatePodSandboxLinuxConfig's security context: the pause container runs RuntimeDefault whatever the pod says. */
 export function sandboxSecurityContext(pod: Pod): LinuxSandboxSecurityContext {
   const p = pod.spec?.securityContext;
-  const all = [...pod.spec?.initContainers ?? [], ...pod.spec?.containers ?? [], ...pod.spec?.ephemeralContainers ?? []];
+  const all = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? []), ...(pod.spec?.ephemeralContainers ?? [])];
   return {
     namespaceOptions: namespaceOptions(pod),
     privileged: all.some((c) => c.securityContext?.privileged),

@@ -54,14 +54,21 @@ function running(rt: FakeRuntime, ...cs: Container[]): void {
 /** An env source whose apiserver holds these ConfigMaps (name -> data) and nothing else. */
 const configMaps = (data: Record<string, Record<string, string>>): EnvSource => ({
   session: () => async (_pod, c) => ({
-    configMaps: new Map((c.env ?? []).flatMap((e) => (e.valueFrom?.configMapKeyRef ? [e.valueFrom.configMapKeyRef.name!] : []))
-      .map((n) => [n, data[n] ? { found: { data: data[n] } } : { notFound: true as const }])),
-    secrets: new Map(), services: [],
+    configMaps: new Map(
+      (c.env ?? [])
+        .flatMap((e) => (e.valueFrom?.configMapKeyRef ? [e.valueFrom.configMapKeyRef.name!] : []))
+        .map((n) => [n, data[n] ? { found: { data: data[n] } } : { notFound: true as const }]),
+    ),
+    secrets: new Map(),
+    services: [],
   }),
 });
 const volumes = (mountError?: string) => ({
   setUp: async () => ({ ready: true, failed: [] }),
-  containerMounts: () => { if (mountError) throw new Error(mountError); return []; },
+  containerMounts: () => {
+    if (mountError) throw new Error(mountError);
+    return [];
+  },
   tearDown: async () => {},
 });
 
@@ -69,8 +76,20 @@ const rows: Row[] = [
   {
     name: 'a new pod: RunPodSandbox, then each container created and started in spec order',
     pod: pod(),
-    calls: ['Status', 'RunPodSandbox shop/web attempt=0', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1', 'CreateContainer b attempt=0 in sb1', 'StartContainer c2'],
-    events: ['Normal Created: Created container: a', 'Normal Started: Started container a', 'Normal Created: Created container: b', 'Normal Started: Started container b'],
+    calls: [
+      'Status',
+      'RunPodSandbox shop/web attempt=0',
+      'CreateContainer a attempt=0 in sb1',
+      'StartContainer c1',
+      'CreateContainer b attempt=0 in sb1',
+      'StartContainer c2',
+    ],
+    events: [
+      'Normal Created: Created container: a',
+      'Normal Started: Started container a',
+      'Normal Created: Created container: b',
+      'Normal Started: Started container b',
+    ],
     check: (h) => {
       const sb = h.runtime.sandbox('sb1')!.config!;
       assert.deepEqual(sb.metadata, { name: 'web', namespace: 'shop', uid: UID, attempt: 0 });
@@ -80,7 +99,10 @@ const rows: Row[] = [
       assert.equal(sb.labels?.['io.kubernetes.pod.uid'], UID);
       assert.equal(sb.linux?.cgroupParent, `/kubepods/besteffort/pod${UID}`);
       assert.deepEqual(h.cgroups, [`ensure /kubepods/besteffort/pod${UID}`], 'the pod cgroup before the sandbox');
-      const created = h.runtime.calls.find((c) => c.method === 'CreateContainer')!.request as { sandboxConfig: unknown; config: { logPath: string } };
+      const created = h.runtime.calls.find((c) => c.method === 'CreateContainer')!.request as {
+        sandboxConfig: unknown;
+        config: { logPath: string };
+      };
       assert.equal(created.sandboxConfig, sb, 'CreateContainer gets the sandbox config RunPodSandbox got');
       assert.equal(created.config.logPath, 'a/0.log');
     },
@@ -94,10 +116,24 @@ const rows: Row[] = [
       h.runtime.exit(h.runtime.container('init')!.id, 0);
       return sync(h, p);
     },
-    calls: ['Status', 'RunPodSandbox shop/web attempt=0', 'CreateContainer init attempt=0 in sb1', 'StartContainer c1',
-      'CreateContainer a attempt=0 in sb1', 'StartContainer c2', 'CreateContainer b attempt=0 in sb1', 'StartContainer c3'],
-    events: ['Normal Created: Created container: init', 'Normal Started: Started container init', 'Normal Created: Created container: a', 'Normal Started: Started container a',
-      'Normal Created: Created container: b', 'Normal Started: Started container b'],
+    calls: [
+      'Status',
+      'RunPodSandbox shop/web attempt=0',
+      'CreateContainer init attempt=0 in sb1',
+      'StartContainer c1',
+      'CreateContainer a attempt=0 in sb1',
+      'StartContainer c2',
+      'CreateContainer b attempt=0 in sb1',
+      'StartContainer c3',
+    ],
+    events: [
+      'Normal Created: Created container: init',
+      'Normal Started: Started container init',
+      'Normal Created: Created container: a',
+      'Normal Started: Started container a',
+      'Normal Created: Created container: b',
+      'Normal Started: Started container b',
+    ],
   },
   {
     name: 'a running pod that needs nothing: no CRI calls',
@@ -105,12 +141,22 @@ const rows: Row[] = [
     given: (rt) => running(rt, a, b),
     calls: [],
     events: [],
-    check: (_h, r) => assert.deepEqual(r!.runtime.containers.map((c) => [c.name, c.phase]), [['b', 'running'], ['a', 'running']]),
+    check: (_h, r) =>
+      assert.deepEqual(
+        r!.runtime.containers.map((c) => [c.name, c.phase]),
+        [
+          ['b', 'running'],
+          ['a', 'running'],
+        ],
+      ),
   },
   {
     name: 'restartPolicy Always, a container exited: a new instance with attempt+1 in the same sandbox',
     pod: pod(),
-    given: (rt) => { running(rt, b); rt.addContainer('sb1', a, { id: 'c9', phase: 'exited', exitCode: 1 }); },
+    given: (rt) => {
+      running(rt, b);
+      rt.addContainer('sb1', a, { id: 'c9', phase: 'exited', exitCode: 1 });
+    },
     calls: ['CreateContainer a attempt=1 in sb1', 'StartContainer c2'],
     events: ['Normal Created: Created container: a', 'Normal Started: Started container a'],
     check: (h) => assert.equal(h.runtime.container('a')!.config!.annotations!['io.kubernetes.container.restartCount'], '1'),
@@ -118,34 +164,51 @@ const rows: Row[] = [
   {
     name: 'restartPolicy Always, the second exit within the back-off: CrashLoopBackOff, a BackOff event, no new container',
     pod: pod(),
-    given: (rt) => { running(rt, b); rt.addContainer('sb1', a, { id: 'c9', phase: 'exited', exitCode: 1 }); },
+    given: (rt) => {
+      running(rt, b);
+      rt.addContainer('sb1', a, { id: 'c9', phase: 'exited', exitCode: 1 });
+    },
     act: async (h, p) => {
       await sync(h, p);
       h.runtime.exit(h.runtime.container('a')!.id, 1);
       return sync(h, p);
     },
     calls: ['CreateContainer a attempt=1 in sb1', 'StartContainer c2'],
-    events: ['Normal Created: Created container: a', 'Normal Started: Started container a', `Warning BackOff: Back-off restarting failed container a in pod web_shop(${UID})`],
+    events: [
+      'Normal Created: Created container: a',
+      'Normal Started: Started container a',
+      `Warning BackOff: Back-off restarting failed container a in pod web_shop(${UID})`,
+    ],
     waiting: { a: { reason: 'CrashLoopBackOff', message: `back-off 10s restarting failed container=a pod=web_shop(${UID})` } },
     requeueAfterMs: [9_000, 10_000],
   },
   {
     name: 'restartPolicy Never: an exited container is not restarted',
     pod: pod({ restartPolicy: 'Never' }),
-    given: (rt) => { running(rt, b); rt.addContainer('sb1', a, { phase: 'exited', exitCode: 1 }); },
+    given: (rt) => {
+      running(rt, b);
+      rt.addContainer('sb1', a, { phase: 'exited', exitCode: 1 });
+    },
     calls: [],
     events: [],
   },
   {
     name: 'restartPolicy OnFailure: a container that succeeded is not restarted, one that failed is',
     pod: pod({ restartPolicy: 'OnFailure' }),
-    given: (rt) => { const sb = rt.addSandbox(UID, { id: 'sb1' }); rt.addContainer(sb, a, { id: 'c8', phase: 'exited', exitCode: 0 }); rt.addContainer(sb, b, { id: 'c9', phase: 'exited', exitCode: 2 }); },
+    given: (rt) => {
+      const sb = rt.addSandbox(UID, { id: 'sb1' });
+      rt.addContainer(sb, a, { id: 'c8', phase: 'exited', exitCode: 0 });
+      rt.addContainer(sb, b, { id: 'c9', phase: 'exited', exitCode: 2 });
+    },
     calls: ['CreateContainer b attempt=1 in sb1', 'StartContainer c1'],
   },
   {
     name: 'all containers done (restartPolicy Never): the running sidecar is stopped with the pod grace period, the sandbox stays',
     pod: pod({ restartPolicy: 'Never', initContainers: [sidecar], containers: [a], terminationGracePeriodSeconds: 45 }),
-    given: (rt) => { running(rt, sidecar); rt.addContainer('sb1', a, { id: 'c2', phase: 'exited', exitCode: 0 }); },
+    given: (rt) => {
+      running(rt, sidecar);
+      rt.addContainer('sb1', a, { id: 'c2', phase: 'exited', exitCode: 0 });
+    },
     calls: ['StopContainer c1 timeout=45'],
     events: ['Normal Killing: Stopping container proxy'],
   },
@@ -153,7 +216,10 @@ const rows: Row[] = [
     name: 'killPod: app containers, then sidecars, stopped with the grace period, then the sandbox',
     pod: pod({ initContainers: [sidecar] }),
     given: (rt) => running(rt, sidecar, a, b),
-    act: async (h, p) => { await h.syncer.killPod(p, await h.runtime.pod(UID), 20, 'deleted'); return undefined; },
+    act: async (h, p) => {
+      await h.syncer.killPod(p, await h.runtime.pod(UID), 20, 'deleted');
+      return undefined;
+    },
     calls: ['StopContainer c3 timeout=20', 'StopContainer c2 timeout=20', 'StopContainer c1 timeout=20', 'StopPodSandbox sb1'],
     events: ['Normal Killing: Stopping container b', 'Normal Killing: Stopping container a', 'Normal Killing: Stopping container proxy'],
     check: (h) => assert.ok(h.log.some((l) => l.msg === 'Killed pod' && l.fields?.reason === 'deleted' && l.fields?.gracePeriod === 20)),
@@ -162,21 +228,40 @@ const rows: Row[] = [
     name: 'killPod: a preStop exec hook runs first, StopContainer gets what is left',
     pod: pod({ containers: [{ ...a, lifecycle: { preStop: { exec: { command: ['sh', '-c', 'drain'] } } } }] }),
     given: (rt) => running(rt, { ...a, lifecycle: { preStop: { exec: { command: ['sh', '-c', 'drain'] } } } }),
-    act: async (h, p) => { await h.syncer.killPod(p, await h.runtime.pod(UID), 30, 'deleted'); return undefined; },
+    act: async (h, p) => {
+      await h.syncer.killPod(p, await h.runtime.pod(UID), 30, 'deleted');
+      return undefined;
+    },
     calls: ['ExecSync c1 ["sh","-c","drain"] timeout=30', 'StopContainer c1 timeout=30', 'StopPodSandbox sb1'],
   },
   {
     name: 'a dead sandbox with no containers: removed, and a new sandbox with attempt+1 runs the pod',
     pod: pod({ containers: [a] }),
     given: (rt) => rt.addSandbox(UID, { id: 'sb7', ready: false }),
-    calls: ['RemovePodSandbox sb7', 'Status', 'RunPodSandbox shop/web attempt=1', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
+    calls: [
+      'RemovePodSandbox sb7',
+      'Status',
+      'RunPodSandbox shop/web attempt=1',
+      'CreateContainer a attempt=0 in sb1',
+      'StartContainer c1',
+    ],
     check: (h) => assert.equal(h.runtime.sandbox('sb1')!.config!.metadata!.attempt, 1),
   },
   {
     name: 'a sandbox that lost its IP: its containers killed (2 s), it stopped, a new sandbox with attempt+1, the container again with attempt+1',
     pod: pod({ containers: [a] }),
-    given: (rt) => { const sb = rt.addSandbox(UID, { id: 'sb7', ip: undefined }); rt.addContainer(sb, a, { id: 'c9' }); },
-    calls: ['StopContainer c9 timeout=2', 'StopPodSandbox sb7', 'Status', 'RunPodSandbox shop/web attempt=1', 'CreateContainer a attempt=1 in sb1', 'StartContainer c1'],
+    given: (rt) => {
+      const sb = rt.addSandbox(UID, { id: 'sb7', ip: undefined });
+      rt.addContainer(sb, a, { id: 'c9' });
+    },
+    calls: [
+      'StopContainer c9 timeout=2',
+      'StopPodSandbox sb7',
+      'Status',
+      'RunPodSandbox shop/web attempt=1',
+      'CreateContainer a attempt=1 in sb1',
+      'StartContainer c1',
+    ],
     events: ['Normal Killing: Stopping container a', 'Normal Created: Created container: a', 'Normal Started: Started container a'],
     check: (h) => assert.ok(h.log.some((l) => l.msg === 'Killed pod' && l.fields?.reason === 'pod sandbox changed')),
   },
@@ -198,7 +283,12 @@ const rows: Row[] = [
     given: (rt) => rt.addSandbox(UID, { id: 'sb1' }),
     calls: [],
     events: [`Warning Failed: Error: container has runAsNonRoot and image will run as root (pod: "web_shop(${UID})", container: a)`],
-    waiting: { a: { reason: 'CreateContainerConfigError', message: `container has runAsNonRoot and image will run as root (pod: "web_shop(${UID})", container: a)` } },
+    waiting: {
+      a: {
+        reason: 'CreateContainerConfigError',
+        message: `container has runAsNonRoot and image will run as root (pod: "web_shop(${UID})", container: a)`,
+      },
+    },
     requeueAfterMs: 10_000,
   },
   {
@@ -210,7 +300,11 @@ const rows: Row[] = [
     events: ['Warning Failed: Error: cannot find volume "data" to mount into container "a"'],
     waiting: { a: { reason: 'CreateContainerConfigError', message: 'cannot find volume "data" to mount into container "a"' } },
     requeueAfterMs: 10_000,
-    check: (h) => assert.ok(h.log.some((l) => l.msg === 'Cannot configure container'), 'logged as the other config errors'),
+    check: (h) =>
+      assert.ok(
+        h.log.some((l) => l.msg === 'Cannot configure container'),
+        'logged as the other config errors',
+      ),
   },
   {
     name: 'an image that cannot be pulled: ErrImagePull, no container, retried in 1 s',
@@ -226,13 +320,19 @@ const rows: Row[] = [
     pod: pod(),
     given: (rt) => rt.failNext('runPodSandbox', new Error('failed to setup network for sandbox: plugin type="bridge" failed')),
     calls: ['Status', 'RunPodSandbox shop/web attempt=0'],
-    events: ['Warning FailedCreatePodSandBox: Failed to create pod sandbox: failed to setup network for sandbox: plugin type="bridge" failed'],
+    events: [
+      'Warning FailedCreatePodSandBox: Failed to create pod sandbox: failed to setup network for sandbox: plugin type="bridge" failed',
+    ],
     requeueAfterMs: 2000,
   },
   {
     name: 'a RuntimeClass whose handler cannot be found: FailedCreatePodSandBox without RunPodSandbox',
     pod: pod({ runtimeClassName: 'gvisor' }),
-    with: { runtimeHandler: async (n) => { throw new Error(`RuntimeClass "${n}" not found`); } },
+    with: {
+      runtimeHandler: async (n) => {
+        throw new Error(`RuntimeClass "${n}" not found`);
+      },
+    },
     calls: ['Status'],
     events: ['Warning FailedCreatePodSandBox: Failed to create pod sandbox: RuntimeClass "gvisor" not found'],
     requeueAfterMs: 2000,
@@ -240,22 +340,31 @@ const rows: Row[] = [
   {
     name: 'the network is not ready: NetworkNotReady, no sandbox, retried in 1 s',
     pod: pod(),
-    given: (rt) => { rt.network = { ready: false, reason: 'NetworkPluginNotReady', message: 'cni config uninitialized' }; },
+    given: (rt) => {
+      rt.network = { ready: false, reason: 'NetworkPluginNotReady', message: 'cni config uninitialized' };
+    },
     calls: ['Status'],
-    events: ['Warning NetworkNotReady: network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:cni config uninitialized'],
+    events: [
+      'Warning NetworkNotReady: network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:cni config uninitialized',
+    ],
     requeueAfterMs: 1000,
   },
   {
     name: 'a hostNetwork pod does not wait for the pod network',
     pod: pod({ hostNetwork: true, containers: [a] }),
-    given: (rt) => { rt.network = { ready: false, reason: 'NetworkPluginNotReady', message: '' }; },
+    given: (rt) => {
+      rt.network = { ready: false, reason: 'NetworkPluginNotReady', message: '' };
+    },
     calls: ['RunPodSandbox shop/web attempt=0', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
     check: (h) => assert.equal(h.runtime.sandbox('sb1')!.config!.hostname, ''),
   },
   {
     name: 'CreateContainer fails: CreateContainerError, retried in 10 s',
     pod: pod({ containers: [a] }),
-    given: (rt) => { rt.addSandbox(UID, { id: 'sb1' }); rt.failNext('createContainer', new Error('no such image')); },
+    given: (rt) => {
+      rt.addSandbox(UID, { id: 'sb1' });
+      rt.failNext('createContainer', new Error('no such image'));
+    },
     calls: ['CreateContainer a attempt=0 in sb1'],
     events: ['Warning Failed: Error: no such image'],
     waiting: { a: { reason: 'CreateContainerError', message: 'no such image' } },
@@ -264,7 +373,10 @@ const rows: Row[] = [
   {
     name: 'StartContainer fails: RunContainerError, retried in 10 s',
     pod: pod({ containers: [a] }),
-    given: (rt) => { rt.addSandbox(UID, { id: 'sb1' }); rt.failNext('startContainer', new Error('exec: "sh": executable file not found')); },
+    given: (rt) => {
+      rt.addSandbox(UID, { id: 'sb1' });
+      rt.failNext('startContainer', new Error('exec: "sh": executable file not found'));
+    },
     calls: ['CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
     events: ['Normal Created: Created container: a', 'Warning Failed: Error: exec: "sh": executable file not found'],
     waiting: { a: { reason: 'RunContainerError', message: 'exec: "sh": executable file not found' } },
@@ -273,9 +385,18 @@ const rows: Row[] = [
   {
     name: 'a postStart hook that fails: FailedPostStartHook, the container stopped, PostStartHookError',
     pod: pod({ containers: [{ ...a, lifecycle: { postStart: { exec: { command: ['false'] } } } }] }),
-    given: (rt) => { rt.addSandbox(UID, { id: 'sb1' }); rt.execExitCode = 1; },
+    given: (rt) => {
+      rt.addSandbox(UID, { id: 'sb1' });
+      rt.execExitCode = 1;
+    },
     calls: ['CreateContainer a attempt=0 in sb1', 'StartContainer c1', 'ExecSync c1 ["false"] timeout=30', 'StopContainer c1 timeout=2'],
-    waiting: { a: { reason: 'PostStartHookError', message: 'Exec lifecycle hook (["false"]) for Container "a" in Pod "shop/web" failed - error: command \'false\' exited with 1: failed' } },
+    waiting: {
+      a: {
+        reason: 'PostStartHookError',
+        message:
+          'Exec lifecycle hook (["false"]) for Container "a" in Pod "shop/web" failed - error: command \'false\' exited with 1: failed',
+      },
+    },
     requeueAfterMs: 10_000,
   },
   {
@@ -284,13 +405,25 @@ const rows: Row[] = [
     given: (rt) => running(rt, { ...a, livenessProbe: { exec: { command: ['true'] }, terminationGracePeriodSeconds: 5 } }),
     act: (h, p) => sync(h, p, (id) => (id === 'c1' ? { liveness: 'Failure' } : undefined)),
     calls: ['StopContainer c1 timeout=5', 'CreateContainer a attempt=1 in sb1', 'StartContainer c2'],
-    events: ['Normal Killing: Container a failed liveness probe, will be restarted', 'Normal Created: Created container: a', 'Normal Started: Started container a'],
+    events: [
+      'Normal Killing: Container a failed liveness probe, will be restarted',
+      'Normal Created: Created container: a',
+      'Normal Started: Started container a',
+    ],
   },
   {
     name: 'removePod: every sandbox stopped and removed, then the pod cgroup, logs and image back-offs',
     pod: pod(),
-    given: (rt) => { rt.addSandbox(UID, { id: 'sb1', attempt: 0, ready: false }); const sb = rt.addSandbox(UID, { id: 'sb2', attempt: 1 }); rt.addContainer(sb, a, { id: 'c1' }); rt.addSandbox('other', { id: 'sb3' }); },
-    act: async (h, p) => { await h.syncer.removePod(UID, p); return undefined; },
+    given: (rt) => {
+      rt.addSandbox(UID, { id: 'sb1', attempt: 0, ready: false });
+      const sb = rt.addSandbox(UID, { id: 'sb2', attempt: 1 });
+      rt.addContainer(sb, a, { id: 'c1' });
+      rt.addSandbox('other', { id: 'sb3' });
+    },
+    act: async (h, p) => {
+      await h.syncer.removePod(UID, p);
+      return undefined;
+    },
     calls: ['StopPodSandbox sb2', 'RemovePodSandbox sb2', 'StopPodSandbox sb1', 'RemovePodSandbox sb1'],
     events: [],
     check: async (h, _r) => {
@@ -313,7 +446,8 @@ for (const row of rows) {
     if (r) {
       assert.deepEqual(Object.fromEntries(r.waiting), row.waiting ?? {}, 'waiting');
       const want = row.requeueAfterMs;
-      if (Array.isArray(want)) assert.ok(r.requeueAfterMs! > want[0] && r.requeueAfterMs! <= want[1], `requeue in ${want}, not ${r.requeueAfterMs}`);
+      if (Array.isArray(want))
+        assert.ok(r.requeueAfterMs! > want[0] && r.requeueAfterMs! <= want[1], `requeue in ${want}, not ${r.requeueAfterMs}`);
       else assert.equal(r.requeueAfterMs, want, 'requeue');
     }
     await row.check?.(h, r);

@@ -13,7 +13,17 @@ import type { PodResizer } from '../resize/pod-resizer.ts';
 import { specAllocation, withAllocation } from '../resize/decide.ts';
 import { cpuAndMemory } from '../resources/linux-resources.ts';
 import type { PodRuntime, PodView } from './pod-runtime.ts';
-import { containerConfig, containerFieldPath, containerType, podCgroup, podLogDir, sandboxConfig, type ContainerType, type NodeContext, type PodSandboxConfig } from './pod-config.ts';
+import {
+  containerConfig,
+  containerFieldPath,
+  containerType,
+  podCgroup,
+  podLogDir,
+  sandboxConfig,
+  type ContainerType,
+  type NodeContext,
+  type PodSandboxConfig,
+} from './pod-config.ts';
 import { securityContextError } from './security-context.ts';
 import { type ContainerState, type PodRuntimeStatus, type Waiting, latest } from './types.ts';
 import { containerEnvironment } from './env.ts';
@@ -77,12 +87,30 @@ export class PodSyncer {
    * RuntimeClass (its error fails the sandbox, as upstream's lookup).
    */
   constructor(d: {
-    runtime: PodRuntime; view: PodView; images: Pick<ImagePuller, 'ensure' | 'forget'>; events: Recorder; node: NodeContext; log: Logger; env?: EnvSource;
-    volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'tearDown'>; resizer: PodResizer;
-    runtimeHandler?: (runtimeClassName: string) => Promise<string>; observe?: SyncObserver; podCgroups?: PodCgroups;
+    runtime: PodRuntime;
+    view: PodView;
+    images: Pick<ImagePuller, 'ensure' | 'forget'>;
+    events: Recorder;
+    node: NodeContext;
+    log: Logger;
+    env?: EnvSource;
+    volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'tearDown'>;
+    resizer: PodResizer;
+    runtimeHandler?: (runtimeClassName: string) => Promise<string>;
+    observe?: SyncObserver;
+    podCgroups?: PodCgroups;
   }) {
-    this.#cri = d.runtime; this.#view = d.view; this.#images = d.images; this.#events = d.events; this.#node = d.node; this.#log = d.log;
-    this.#runtimeHandler = d.runtimeHandler ?? (async (name) => { throw new Error(`RuntimeClass "${name}" cannot be looked up here`); });
+    this.#cri = d.runtime;
+    this.#view = d.view;
+    this.#images = d.images;
+    this.#events = d.events;
+    this.#node = d.node;
+    this.#log = d.log;
+    this.#runtimeHandler =
+      d.runtimeHandler ??
+      (async (name) => {
+        throw new Error(`RuntimeClass "${name}" cannot be looked up here`);
+      });
     this.#observe = d.observe ?? {};
     this.#env = d.env ?? noEnvSource;
     this.#volumes = d.volumes;
@@ -99,7 +127,8 @@ export class PodSyncer {
     const errors: string[] = [];
     const result = await this.#sync(withAllocation(pod, allocated), errors, signal, health);
     const resize = this.#resizer.state(pod, allocated, result.runtime, pending, errors);
-    if (resize.pending?.reason === 'Deferred' || resize.inProgress) result.requeueAfterMs = Math.min(result.requeueAfterMs ?? 10_000, 10_000);
+    if (resize.pending?.reason === 'Deferred' || resize.inProgress)
+      result.requeueAfterMs = Math.min(result.requeueAfterMs ?? 10_000, 10_000);
     return { ...result, runtime: { ...result.runtime, resize } };
   }
 
@@ -108,7 +137,9 @@ export class PodSyncer {
     const ref = { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid };
     const waiting = new Map<string, Waiting>();
     let requeueAfterMs: number | undefined;
-    const requeue = (ms: number) => { requeueAfterMs = Math.min(requeueAfterMs ?? ms, ms); };
+    const requeue = (ms: number) => {
+      requeueAfterMs = Math.min(requeueAfterMs ?? ms, ms);
+    };
     let status = await this.#view.pod(uid);
     const actualOf = this.#resizer.actualOf(uid, specAllocation(pod));
     const actions = computePodActions(pod, status, health, actualOf);
@@ -155,7 +186,12 @@ export class PodSyncer {
     if (this.#volumes && (starts || status.containers.some((c) => c.phase === 'running'))) {
       const v = await this.#volumes.setUp(pod);
       for (const f of v.failed) this.#events.event(podRef(pod), 'Warning', 'FailedMount', f.message);
-      if (!v.ready) return { runtime: actions.containersToKill.length || actions.killPod ? await this.#view.pod(uid) : status, waiting, requeueAfterMs: v.retryAfterMs };
+      if (!v.ready)
+        return {
+          runtime: actions.containersToKill.length || actions.killPod ? await this.#view.pod(uid) : status,
+          waiting,
+          requeueAfterMs: v.retryAfterMs,
+        };
     }
 
     let sandboxId = actions.sandboxId;
@@ -196,7 +232,12 @@ export class PodSyncer {
 
     // Ephemeral containers first (as upstream), then init containers one after another (a
     // sidecar must run before the next starts), then the app.
-    const specs = new Map([...pod.spec!.ephemeralContainers as Container[] ?? [], ...pod.spec!.initContainers ?? [], ...pod.spec!.containers].map((c) => [c.name, c]));
+    const specs = new Map(
+      [...((pod.spec!.ephemeralContainers as Container[]) ?? []), ...(pod.spec!.initContainers ?? []), ...pod.spec!.containers].map((c) => [
+        c.name,
+        c,
+      ]),
+    );
     // ConfigMaps, Secrets and Services for the containers' environment: read once in this sync.
     const envReads = this.#env.session();
     for (const { name } of [...actions.ephemeralContainersToStart, ...actions.initContainersToStart, ...actions.containersToStart]) {
@@ -204,12 +245,26 @@ export class PodSyncer {
       const wait = await this.#startContainer(pod, specs.get(name)!, status, sandboxId!, sbConfig, waiting, signal, envReads);
       if (wait !== undefined) requeue(wait);
     }
-    const changed = actions.ephemeralContainersToStart.length || actions.initContainersToStart.length || actions.containersToStart.length || actions.containersToKill.length || actions.killPod;
+    const changed =
+      actions.ephemeralContainersToStart.length ||
+      actions.initContainersToStart.length ||
+      actions.containersToStart.length ||
+      actions.containersToKill.length ||
+      actions.killPod;
     return { runtime: changed ? await this.#view.pod(uid) : status, waiting, requeueAfterMs };
   }
 
   /** Starts one container, unless it waits on a back-off or its image; returns when to look again. */
-  async #startContainer(pod: Pod, c: Container, status: PodRuntimeStatus, sandboxId: string, sbConfig: PodSandboxConfig, waiting: Map<string, Waiting>, signal?: AbortSignal, envReads?: EnvReads): Promise<number | undefined> {
+  async #startContainer(
+    pod: Pod,
+    c: Container,
+    status: PodRuntimeStatus,
+    sandboxId: string,
+    sbConfig: PodSandboxConfig,
+    waiting: Map<string, Waiting>,
+    signal?: AbortSignal,
+    envReads?: EnvReads,
+  ): Promise<number | undefined> {
     const uid = pod.metadata!.uid!;
     const name = c.name;
     const fieldPath = containerFieldPath(pod, name);
@@ -228,7 +283,13 @@ export class PodSyncer {
         return wait;
       }
     }
-    const pulled = await this.#images.ensure(c, key, (e) => this.#events.event(podRef(pod, e.onPod ? undefined : fieldPath), e.type, e.reason, e.message), pod, signal);
+    const pulled = await this.#images.ensure(
+      c,
+      key,
+      (e) => this.#events.event(podRef(pod, e.onPod ? undefined : fieldPath), e.type, e.reason, e.message),
+      pod,
+      signal,
+    );
     if (pulled.waiting) {
       waiting.set(name, pulled.waiting);
       return pulled.waiting.reason === 'ErrImagePull' || pulled.waiting.reason === 'ImagePullBackOff' ? 1000 : 10_000;
@@ -241,7 +302,11 @@ export class PodSyncer {
     // Volume mounts, /etc/hosts and the termination message file (src/volumes), as upstream's makeMounts.
     let mounts: ReturnType<VolumeManager['containerMounts']> | undefined;
     try {
-      mounts = this.#volumes?.containerMounts(pod, c, { podIPs: [status.sandboxes.find((s) => s.id === sandboxId)?.ip ?? ''].filter(Boolean), clusterDomain: this.#node.clusterDomain, env: resolved.env });
+      mounts = this.#volumes?.containerMounts(pod, c, {
+        podIPs: [status.sandboxes.find((s) => s.id === sandboxId)?.ip ?? ''].filter(Boolean),
+        clusterDomain: this.#node.clusterDomain,
+        env: resolved.env,
+      });
     } catch (e) {
       return this.#configError(pod, name, waiting, (e as Error).message);
     }
@@ -252,13 +317,25 @@ export class PodSyncer {
     const type = containerType(pod, name);
     this.#observe.container?.(type);
     try {
-      const config = containerConfig(pod, c, attempt, { ...resolved, mounts, imageUser: pulled.user, seccomp: this.#node, memoryCapacityBytes: this.#node.memoryCapacity?.() });
+      const config = containerConfig(pod, c, attempt, {
+        ...resolved,
+        mounts,
+        imageUser: pulled.user,
+        seccomp: this.#node,
+        memoryCapacityBytes: this.#node.memoryCapacity?.(),
+      });
       ({ containerId } = await this.#cri.createContainer({ podSandboxId: sandboxId, config, sandboxConfig: sbConfig }));
       this.#resizer.noteActuated(uid, containerId, cpuAndMemory(c.resources));
       this.#events.event(podRef(pod, fieldPath), 'Normal', 'Created', `Created container: ${name}`);
       await this.#cri.startContainer({ containerId });
       this.#events.event(podRef(pod, fieldPath), 'Normal', 'Started', `Started container ${name}`);
-      this.#log.info('Started container', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, container: name, containerID: containerId, attempt });
+      this.#log.info('Started container', {
+        pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+        podUID: uid,
+        container: name,
+        containerID: containerId,
+        attempt,
+      });
       this.#linkLog(pod, name, containerId, `${sbConfig.logDirectory}/${config.logPath}`);
     } catch (e) {
       this.#observe.container?.(type, e);
@@ -269,7 +346,12 @@ export class PodSyncer {
     }
     const postStart = c.lifecycle?.postStart;
     if (postStart) {
-      const failed = await runHook(this.#cri, { pod, container: c, containerId, podIP: status.sandboxes[0]?.ip }, postStart, this.#grace(pod));
+      const failed = await runHook(
+        this.#cri,
+        { pod, container: c, containerId, podIP: status.sandboxes[0]?.ip },
+        postStart,
+        this.#grace(pod),
+      );
       if (failed) {
         // As upstream: the container is killed and starts again after a back-off.
         this.#events.event(podRef(pod, fieldPath), 'Warning', 'FailedPostStartHook', failed);
@@ -289,7 +371,13 @@ export class PodSyncer {
   #configError(pod: Pod, name: string, waiting: Map<string, Waiting>, message: string): number {
     waiting.set(name, { reason: 'CreateContainerConfigError', message });
     this.#events.event(podRef(pod, containerFieldPath(pod, name)), 'Warning', 'Failed', `Error: ${message}`);
-    this.#log.info('Cannot configure container', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: pod.metadata!.uid, container: name, reason: 'CreateContainerConfigError', err: message });
+    this.#log.info('Cannot configure container', {
+      pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+      podUID: pod.metadata!.uid,
+      container: name,
+      reason: 'CreateContainerConfigError',
+      err: message,
+    });
     return 10_000;
   }
 
@@ -299,7 +387,7 @@ export class PodSyncer {
     const ip = status.sandboxes.find((s) => s.id === sandboxId)?.ip;
     // A host-network pod's IPs are the node's, as upstream's pod status shows them.
     const podIPs = ip ? [ip] : pod.spec?.hostNetwork ? hostIPs : [];
-    return containerEnvironment(pod, c, { ...await reads(pod, c), podIPs, hostIPs });
+    return containerEnvironment(pod, c, { ...(await reads(pod, c)), podIPs, hostIPs });
   }
 
   /**
@@ -310,13 +398,21 @@ export class PodSyncer {
   async killPod(pod: Pod, status: PodRuntimeStatus, graceSeconds: number, why: string): Promise<void> {
     await this.#stopContainers(pod, status, Date.now() + Math.max(MIN_GRACE_SECONDS, graceSeconds) * 1000);
     for (const sb of status.sandboxes.filter((s) => s.ready)) await this.#cri.stopPodSandbox({ podSandboxId: sb.id });
-    this.#log.info('Killed pod', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: pod.metadata!.uid, reason: why, gracePeriod: graceSeconds });
+    this.#log.info('Killed pod', {
+      pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+      podUID: pod.metadata!.uid,
+      reason: why,
+      gracePeriod: graceSeconds,
+    });
   }
 
   /** App containers together, then sidecars in reverse order, all by the deadline. */
   async #stopContainers(pod: Pod, status: PodRuntimeStatus, deadline: number): Promise<void> {
     const running = status.containers.filter((c) => c.phase === 'running' || c.phase === 'unknown');
-    const sidecars = (pod.spec?.initContainers ?? []).filter(isSidecar).map((c) => c.name).reverse();
+    const sidecars = (pod.spec?.initContainers ?? [])
+      .filter(isSidecar)
+      .map((c) => c.name)
+      .reverse();
     const kill = (c: ContainerState) => this.#killContainer(pod, c, status.sandboxes[0]?.ip, deadline);
     await Promise.all(running.filter((c) => !sidecars.includes(c.name)).map(kill));
     for (const name of sidecars) await Promise.all(running.filter((c) => c.name === name).map(kill));
@@ -326,7 +422,7 @@ export class PodSyncer {
   async #killContainer(pod: Pod, c: ContainerState, podIP: string | undefined, deadline: number, message?: string): Promise<void> {
     const fieldPath = containerFieldPath(pod, c.name);
     this.#events.event(podRef(pod, fieldPath), 'Normal', 'Killing', message ?? `Stopping container ${c.name}`);
-    const spec = [...pod.spec?.containers ?? [], ...pod.spec?.initContainers ?? []].find((x) => x.name === c.name);
+    const spec = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((x) => x.name === c.name);
     const preStop = spec?.lifecycle?.preStop;
     const left = () => Math.ceil((deadline - Date.now()) / 1000);
     if (spec && preStop && c.phase === 'running' && left() > 0) {
@@ -362,14 +458,30 @@ export class PodSyncer {
   /** The /var/log/containers symlink log shippers read (upstream's legacyLogSymlink); a failure only logs. */
   #linkLog(pod: Pod, name: string, containerId: string, logFile: string) {
     const link = legacyLogSymlink(pod.metadata!.name!, pod.metadata!.namespace!, name, containerId);
-    try { createLogSymlink(logFile, link); } catch (e) {
-      this.#log.error('Failed to create legacy symbolic link', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: pod.metadata!.uid, container: name, path: link, err: e });
+    try {
+      createLogSymlink(logFile, link);
+    } catch (e) {
+      this.#log.error('Failed to create legacy symbolic link', {
+        pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+        podUID: pod.metadata!.uid,
+        container: name,
+        path: link,
+        err: e,
+      });
     }
   }
 
   #unlinkLog(pod: Pod, name: string, containerId: string) {
-    try { removeLogSymlink(legacyLogSymlink(pod.metadata!.name!, pod.metadata!.namespace!, name, containerId)); } catch (e) {
-      this.#log.error('Failed to remove container log symlink', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: pod.metadata!.uid, container: name, containerID: containerId, err: e });
+    try {
+      removeLogSymlink(legacyLogSymlink(pod.metadata!.name!, pod.metadata!.namespace!, name, containerId));
+    } catch (e) {
+      this.#log.error('Failed to remove container log symlink', {
+        pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+        podUID: pod.metadata!.uid,
+        container: name,
+        containerID: containerId,
+        err: e,
+      });
     }
   }
 
@@ -377,10 +489,14 @@ export class PodSyncer {
   async #networkNotReady(): Promise<string | undefined> {
     const { status } = await this.#cri.status({});
     const net = status?.conditions.find((c) => c.type === 'NetworkReady');
-    return net?.status ? undefined : `container runtime network not ready: NetworkReady=false reason:${net?.reason ?? ''} message:${net?.message ?? ''}`;
+    return net?.status
+      ? undefined
+      : `container runtime network not ready: NetworkReady=false reason:${net?.reason ?? ''} message:${net?.message ?? ''}`;
   }
 
-  #grace(pod: Pod) { return Math.max(MIN_GRACE_SECONDS, pod.spec?.terminationGracePeriodSeconds ?? 30); }
+  #grace(pod: Pod) {
+    return Math.max(MIN_GRACE_SECONDS, pod.spec?.terminationGracePeriodSeconds ?? 30);
+  }
 
   /** ms left of the container's crash back-off; when none, arms the next (doubled) one. */
   #crashBackoffRemaining(key: string, startedNs?: string, finishedNs?: string): number {
@@ -393,4 +509,3 @@ export class PodSyncer {
     return 0;
   }
 }
-

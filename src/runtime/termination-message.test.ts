@@ -6,9 +6,19 @@ import { join } from 'node:path';
 import { lastLogText, terminationMessage } from './termination-message.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kts-tm-'));
-const file = (name: string, content: string) => { writeFileSync(join(dir, name), content); return join(dir, name); };
+const file = (name: string, content: string) => {
+  writeFileSync(join(dir, name), content);
+  return join(dir, name);
+};
 const log = (...lines: string[]) => lines.map((l, i) => `2026-11-22T12:00:0${i}.000000000Z stdout F ${l}\n`).join('');
-const base = { exitCode: 1, reason: 'Error', path: '/dev/termination-log', policy: 'File', mounts: [] as { containerPath: string; hostPath: string }[], logPath: '' };
+const base = {
+  exitCode: 1,
+  reason: 'Error',
+  path: '/dev/termination-log',
+  policy: 'File',
+  mounts: [] as { containerPath: string; hostPath: string }[],
+  logPath: '',
+};
 
 test('terminationMessage: the file written at terminationMessagePath, its last 4096 bytes', () => {
   const hostPath = file('msg', 'x'.repeat(5000) + 'the end');

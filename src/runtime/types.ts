@@ -55,7 +55,10 @@ export interface ResizeState {
 }
 
 /** Why a container is not running, as its status shows it (ErrImagePull, CrashLoopBackOff, ...). */
-export interface Waiting { reason: string; message?: string }
+export interface Waiting {
+  reason: string;
+  message?: string;
+}
 
 /** Labels upstream puts on CRI objects, so that all state can be recovered from the runtime. */
 export const labels = {

@@ -33,16 +33,29 @@ function fakeApi(respond: (token: string) => unknown) {
   return { api, calls };
 }
 
-const reviews = (token: string) => token === 'good'
-  ? { status: { authenticated: true, user: { username: 'system:serviceaccount:ns:sa', uid: 'u1', groups: ['system:serviceaccounts'], extra: { 'authentication.kubernetes.io/pod-name': ['p'] } } } }
-  : { status: { authenticated: false, error: 'invalid bearer token' } };
+const reviews = (token: string) =>
+  token === 'good'
+    ? {
+        status: {
+          authenticated: true,
+          user: {
+            username: 'system:serviceaccount:ns:sa',
+            uid: 'u1',
+            groups: ['system:serviceaccounts'],
+            extra: { 'authentication.kubernetes.io/pod-name': ['p'] },
+          },
+        },
+      }
+    : { status: { authenticated: false, error: 'invalid bearer token' } };
 
 test('a bearer token is reviewed by the apiserver, and the answer cached for the TTL', async () => {
   let now = 0;
   const { api, calls } = fakeApi(reviews);
   const authenticate = kubeletAuthenticator({ api, log, now: () => now });
   assert.deepEqual(await authenticate(request('Bearer good')), {
-    name: 'system:serviceaccount:ns:sa', uid: 'u1', groups: ['system:serviceaccounts', 'system:authenticated'],
+    name: 'system:serviceaccount:ns:sa',
+    uid: 'u1',
+    groups: ['system:serviceaccounts', 'system:authenticated'],
     extra: { 'authentication.kubernetes.io/pod-name': ['p'] },
   });
   assert.deepEqual(calls[0], {
@@ -71,7 +84,10 @@ test('concurrent requests with one token make one TokenReview', async () => {
 
 test('TokenReview errors give 401 and are not cached', async () => {
   let down = true;
-  const { api, calls } = fakeApi((t) => { if (down) throw new Error('connection refused'); return reviews(t); });
+  const { api, calls } = fakeApi((t) => {
+    if (down) throw new Error('connection refused');
+    return reviews(t);
+  });
   const authenticate = kubeletAuthenticator({ api, log });
   assert.equal(await authenticate(request('Bearer good')), undefined);
   down = false;
@@ -82,8 +98,14 @@ test('TokenReview errors give 401 and are not cached', async () => {
 test('without credentials: 401 unless anonymous is enabled', async () => {
   const { api, calls } = fakeApi(reviews);
   assert.equal(await kubeletAuthenticator({ api, log })(request()), undefined);
-  assert.deepEqual(await kubeletAuthenticator({ api, log, anonymous: true })(request()), { name: 'system:anonymous', groups: ['system:unauthenticated'] });
-  assert.deepEqual(await kubeletAuthenticator({ api, log, anonymous: true })(request('Bearer bad')), { name: 'system:anonymous', groups: ['system:unauthenticated'] });
+  assert.deepEqual(await kubeletAuthenticator({ api, log, anonymous: true })(request()), {
+    name: 'system:anonymous',
+    groups: ['system:unauthenticated'],
+  });
+  assert.deepEqual(await kubeletAuthenticator({ api, log, anonymous: true })(request('Bearer bad')), {
+    name: 'system:anonymous',
+    groups: ['system:unauthenticated'],
+  });
   // without the webhook, tokens are not even looked at
   assert.equal(await kubeletAuthenticator({ log })(request('Bearer good')), undefined);
   assert.equal(calls.length, 1);

@@ -49,7 +49,10 @@ export function kubeletAuthenticator(o: AuthenticatorOptions): Authenticator {
     const chain = peerChain(req.socket);
     if (chain.length === 0) return undefined;
     const problem = verifyClientChain(chain, roots, new Date(now()));
-    if (problem) { o.log.v(2, 'Client certificate rejected', { err: problem, remote: req.socket.remoteAddress }); return undefined; }
+    if (problem) {
+      o.log.v(2, 'Client certificate rejected', { err: problem, remote: req.socket.remoteAddress });
+      return undefined;
+    }
     return certificateUser(chain[0]!);
   }
 
@@ -68,14 +71,22 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /** Asks the apiserver who a token belongs to; answers are cached, errors are not (they give 401). */
-function tokenReviewer(api: Pick<ApiClient, 'create'>, ttlMs: number, now: () => number, log: Logger): (token: string) => Promise<UserInfo | undefined> {
+function tokenReviewer(
+  api: Pick<ApiClient, 'create'>,
+  ttlMs: number,
+  now: () => number,
+  log: Logger,
+): (token: string) => Promise<UserInfo | undefined> {
   const cache = new TtlCache<UserInfo | null>(4096, now);
   const inflight = new Map<string, Promise<UserInfo | undefined>>();
   async function review(key: string, token: string): Promise<UserInfo | undefined> {
     let tr: TokenReview;
     try {
-      tr = await api.create<TokenReview>(apiPath({ group: 'authentication.k8s.io', resource: 'tokenreviews' }),
-        { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
+      tr = await api.create<TokenReview>(apiPath({ group: 'authentication.k8s.io', resource: 'tokenreviews' }), {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenReview',
+        spec: { token },
+      });
     } catch (e) {
       log.warn('Unable to authenticate the request due to an error', { err: e });
       return undefined;

@@ -39,21 +39,39 @@ test('requestAttributes maps paths to node subresources as upstream (fine-graine
   ];
   for (const [method, path, verb, subresources] of cases) {
     const attrs = requestAttributes('node-1', method, path);
-    assert.deepEqual(attrs.map((a) => a.subresource), subresources, `${method} ${path}`);
-    for (const a of attrs) assert.deepEqual({ ...a, subresource: '' }, { verb, apiGroup: '', apiVersion: 'v1', resource: 'nodes', subresource: '', name: 'node-1', path }, `${method} ${path}`);
+    assert.deepEqual(
+      attrs.map((a) => a.subresource),
+      subresources,
+      `${method} ${path}`,
+    );
+    for (const a of attrs)
+      assert.deepEqual(
+        { ...a, subresource: '' },
+        { verb, apiGroup: '', apiVersion: 'v1', resource: 'nodes', subresource: '', name: 'node-1', path },
+        `${method} ${path}`,
+      );
   }
 });
 
 test('forbiddenMessage has upstream shape', () => {
   const user = { name: 'bob', groups: [] };
-  assert.equal(forbiddenMessage(user, requestAttributes('n', 'GET', '/pods')), 'Forbidden (user=bob, verb=get, resource=nodes, subresource(s)=[pods proxy])\n');
-  assert.equal(forbiddenMessage(user, requestAttributes('n', 'POST', '/exec/a/b/c')), 'Forbidden (user=bob, verb=create, resource=nodes, subresource(s)=[proxy])\n');
+  assert.equal(
+    forbiddenMessage(user, requestAttributes('n', 'GET', '/pods')),
+    'Forbidden (user=bob, verb=get, resource=nodes, subresource(s)=[pods proxy])\n',
+  );
+  assert.equal(
+    forbiddenMessage(user, requestAttributes('n', 'POST', '/exec/a/b/c')),
+    'Forbidden (user=bob, verb=create, resource=nodes, subresource(s)=[proxy])\n',
+  );
 });
 
 function fakeApi(respond: (body: { spec: { user: string } }) => unknown) {
   const calls: { path: string; body: any }[] = [];
   const api: Pick<ApiClient, 'create'> = {
-    create: async <T>(path: string, body: unknown) => { calls.push({ path, body }); return respond(body as { spec: { user: string } }) as T; },
+    create: async <T>(path: string, body: unknown) => {
+      calls.push({ path, body });
+      return respond(body as { spec: { user: string } }) as T;
+    },
   };
   return { api, calls };
 }
@@ -69,20 +87,34 @@ test('webhookAuthorizer sends a SubjectAccessReview and caches allow 5m, deny 30
   assert.deepEqual(await authorize(alice, attrs!), { allowed: true, reason: 'because' });
   assert.equal(calls[0]!.path, '/apis/authorization.k8s.io/v1/subjectaccessreviews');
   assert.deepEqual(calls[0]!.body, {
-    apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
     spec: {
-      user: 'alice', uid: 'u1', groups: ['g', 'system:authenticated'], extra: { scopes: ['x'] },
-      resourceAttributes: { namespace: '', verb: 'get', group: '', version: 'v1', resource: 'nodes', subresource: 'metrics', name: 'node-1' },
+      user: 'alice',
+      uid: 'u1',
+      groups: ['g', 'system:authenticated'],
+      extra: { scopes: ['x'] },
+      resourceAttributes: {
+        namespace: '',
+        verb: 'get',
+        group: '',
+        version: 'v1',
+        resource: 'nodes',
+        subresource: 'metrics',
+        name: 'node-1',
+      },
     },
   });
   assert.equal((await authorize(bob, attrs!)).allowed, false);
   assert.equal(calls.length, 2);
 
   now = 29_000; // both cached
-  await authorize(alice, attrs!); await authorize(bob, attrs!);
+  await authorize(alice, attrs!);
+  await authorize(bob, attrs!);
   assert.equal(calls.length, 2);
   now = 31_000; // the denial expired
-  await authorize(alice, attrs!); await authorize(bob, attrs!);
+  await authorize(alice, attrs!);
+  await authorize(bob, attrs!);
   assert.equal(calls.length, 3);
   now = 301_000; // so did the allowance
   await authorize(alice, attrs!);
@@ -94,7 +126,10 @@ test('webhookAuthorizer sends a SubjectAccessReview and caches allow 5m, deny 30
 
 test('webhookAuthorizer does not cache errors', async () => {
   let fail = true;
-  const { api, calls } = fakeApi(() => { if (fail) throw new Error('apiserver down'); return { status: { allowed: true } }; });
+  const { api, calls } = fakeApi(() => {
+    if (fail) throw new Error('apiserver down');
+    return { status: { allowed: true } };
+  });
   const authorize = webhookAuthorizer(api);
   const [attrs] = requestAttributes('n', 'GET', '/pods');
   await assert.rejects(authorize({ name: 'a', groups: [] }, attrs!), /apiserver down/);

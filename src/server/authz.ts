@@ -19,7 +19,10 @@ export interface Attributes {
   path: string;
 }
 
-export interface Decision { allowed: boolean; reason?: string }
+export interface Decision {
+  allowed: boolean;
+  reason?: string;
+}
 
 /** Rejects when the decision cannot be made (the apiserver is unreachable): 500. */
 export type Authorizer = (user: UserInfo, attrs: Attributes) => Promise<Decision>;
@@ -33,15 +36,35 @@ function isSubpath(path: string, prefix: string): boolean {
 }
 
 // Paths with their own subresource, checked before falling back to nodes/proxy.
-const fineGrained: [string, string][] = [['/pods', 'pods'], ['/healthz', 'healthz'], ['/configz', 'configz'], ['/statusz', 'statusz'], ['/runningpods/', 'pods']];
-const own: [string, string][] = [['/stats/', 'stats'], ['/metrics', 'metrics'], ['/logs/', 'log'], ['/checkpoint/', 'checkpoint']];
+const fineGrained: [string, string][] = [
+  ['/pods', 'pods'],
+  ['/healthz', 'healthz'],
+  ['/configz', 'configz'],
+  ['/statusz', 'statusz'],
+  ['/runningpods/', 'pods'],
+];
+const own: [string, string][] = [
+  ['/stats/', 'stats'],
+  ['/metrics', 'metrics'],
+  ['/logs/', 'log'],
+  ['/checkpoint/', 'checkpoint'],
+];
 
 /** Pure: the attributes to authorize for a request, in the order to try them. */
 export function requestAttributes(nodeName: string, method: string, path: string): Attributes[] {
-  const subresources = fineGrained.filter(([p]) => isSubpath(path, p)).slice(0, 1).map(([, s]) => s);
+  const subresources = fineGrained
+    .filter(([p]) => isSubpath(path, p))
+    .slice(0, 1)
+    .map(([, s]) => s);
   subresources.push(own.find(([p]) => isSubpath(path, p))?.[1] ?? 'proxy');
   return subresources.map((subresource) => ({
-    verb: verbs[method.toUpperCase()] ?? '', apiGroup: '', apiVersion: 'v1', resource: 'nodes', subresource, name: nodeName, path,
+    verb: verbs[method.toUpperCase()] ?? '',
+    apiGroup: '',
+    apiVersion: 'v1',
+    resource: 'nodes',
+    subresource,
+    name: nodeName,
+    path,
   }));
 }
 
@@ -63,14 +86,28 @@ export function webhookAuthorizer(api: Pick<ApiClient, 'create'>, o: WebhookAuth
   const cache = new TtlCache<Decision>(4096, o.now);
   return async (user, a) => {
     const spec = {
-      user: user.name, uid: user.uid, groups: user.groups, extra: user.extra,
-      resourceAttributes: { namespace: '', verb: a.verb, group: a.apiGroup, version: a.apiVersion, resource: a.resource, subresource: a.subresource, name: a.name },
+      user: user.name,
+      uid: user.uid,
+      groups: user.groups,
+      extra: user.extra,
+      resourceAttributes: {
+        namespace: '',
+        verb: a.verb,
+        group: a.apiGroup,
+        version: a.apiVersion,
+        resource: a.resource,
+        subresource: a.subresource,
+        name: a.name,
+      },
     };
     const key = JSON.stringify(spec);
     const hit = cache.get(key);
     if (hit) return hit;
-    const sar = await api.create<SubjectAccessReview>(apiPath({ group: 'authorization.k8s.io', resource: 'subjectaccessreviews' }),
-      { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec });
+    const sar = await api.create<SubjectAccessReview>(apiPath({ group: 'authorization.k8s.io', resource: 'subjectaccessreviews' }), {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec,
+    });
     const decision: Decision = { allowed: sar.status?.allowed === true, reason: sar.status?.reason };
     cache.set(key, decision, decision.allowed ? (o.allowTTLMs ?? 300_000) : (o.denyTTLMs ?? 30_000));
     return decision;

@@ -5,8 +5,20 @@ import { configzDocument, goDuration } from './configz.ts';
 
 test('goDuration prints as Go time.Duration does', () => {
   const cases: [number, string][] = [
-    [0, '0s'], [300, '300ms'], [1000, '1s'], [1500, '1.5s'], [10_000, '10s'], [60_000, '1m0s'], [90_000, '1m30s'],
-    [120_000, '2m0s'], [300_000, '5m0s'], [3_600_000, '1h0m0s'], [4 * 3_600_000 + 1000, '4h0m1s'], [0.5, '500µs'], [0.0001, '100ns'], [-2000, '-2s'],
+    [0, '0s'],
+    [300, '300ms'],
+    [1000, '1s'],
+    [1500, '1.5s'],
+    [10_000, '10s'],
+    [60_000, '1m0s'],
+    [90_000, '1m30s'],
+    [120_000, '2m0s'],
+    [300_000, '5m0s'],
+    [3_600_000, '1h0m0s'],
+    [4 * 3_600_000 + 1000, '4h0m1s'],
+    [0.5, '500µs'],
+    [0.0001, '100ns'],
+    [-2000, '-2s'],
   ];
   for (const [ms, want] of cases) assert.equal(goDuration(ms), want, String(ms));
 });
@@ -30,10 +42,13 @@ authentication:
   assert.equal(k.runtimeRequestTimeout, '2m0s');
   assert.deepEqual(k.clusterDNS, ['10.96.0.10']);
   assert.deepEqual(k.authentication, {
-    x509: { clientCAFile: '/etc/kubernetes/pki/ca.crt' }, webhook: { enabled: true, cacheTTL: '2m0s' }, anonymous: { enabled: false },
+    x509: { clientCAFile: '/etc/kubernetes/pki/ca.crt' },
+    webhook: { enabled: true, cacheTTL: '2m0s' },
+    anonymous: { enabled: false },
   });
   assert.deepEqual(k.authorization, { mode: 'Webhook', webhook: { cacheAuthorizedTTL: '5m0s', cacheUnauthorizedTTL: '30s' } });
-  for (const empty of ['tlsCertFile', 'systemReserved', 'registerWithTaints', 'imageServiceEndpoint']) assert.equal(empty in k, false, empty);
+  for (const empty of ['tlsCertFile', 'systemReserved', 'registerWithTaints', 'imageServiceEndpoint'])
+    assert.equal(empty in k, false, empty);
   assert.equal(k.serverTLSBootstrap, false, 'false is a value, not an empty field');
   // What round-trips: the document reads back as the same configuration.
   assert.deepEqual(parseKubeletConfig(JSON.stringify(k)), c);

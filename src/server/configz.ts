@@ -11,12 +11,17 @@ export function goDuration(ms: number): string {
   const trim = (n: number) => String(Number(n.toFixed(9)));
   if (ms < 1) return ms * 1000 < 1 ? `${trim(ms * 1e6)}ns` : `${trim(ms * 1000)}µs`;
   if (ms < 1000) return `${trim(ms)}ms`;
-  const h = Math.floor(ms / 3_600_000), m = Math.floor((ms % 3_600_000) / 60_000), s = trim((ms % 60_000) / 1000);
+  const h = Math.floor(ms / 3_600_000),
+    m = Math.floor((ms % 3_600_000) / 60_000),
+    s = trim((ms % 60_000) / 1000);
   return h ? `${h}h${m}m${s}s` : m ? `${m}m${s}s` : `${s}s`;
 }
 
-const isEmpty = (v: unknown) => v === '' || v === undefined || (Array.isArray(v) && v.length === 0)
-  || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
+const isEmpty = (v: unknown) =>
+  v === '' ||
+  v === undefined ||
+  (Array.isArray(v) && v.length === 0) ||
+  (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
 
 function omitEmpty(o: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => !isEmpty(v)));
@@ -53,7 +58,10 @@ export function configzDocument(c: KubeletConfig): { kubeletconfig: Record<strin
       },
       authorization: {
         mode: c.authorization.mode,
-        webhook: { cacheAuthorizedTTL: goDuration(c.authorization.cacheAuthorizedTTLMs), cacheUnauthorizedTTL: goDuration(c.authorization.cacheUnauthorizedTTLMs) },
+        webhook: {
+          cacheAuthorizedTTL: goDuration(c.authorization.cacheAuthorizedTTLMs),
+          cacheUnauthorizedTTL: goDuration(c.authorization.cacheUnauthorizedTTLMs),
+        },
       },
       registerNode: c.registerNode,
       registerWithTaints: c.registerWithTaints,

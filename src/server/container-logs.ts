@@ -21,9 +21,14 @@ export interface ContainerLogSource {
 }
 
 const hasContainer = (pod: Pod, name: string) =>
-  [...pod.spec?.containers ?? [], ...pod.spec?.initContainers ?? [], ...pod.spec?.ephemeralContainers ?? []].some((c) => c.name === name);
+  [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []), ...(pod.spec?.ephemeralContainers ?? [])].some(
+    (c) => c.name === name,
+  );
 
-export function containerLogsHandler(src: ContainerLogSource, log: Logger): RequestHandler<{ namespace: string; pod: string; container: string }> {
+export function containerLogsHandler(
+  src: ContainerLogSource,
+  log: Logger,
+): RequestHandler<{ namespace: string; pod: string; container: string }> {
   return async (req, res) => {
     const { namespace, pod: podName, container } = req.params;
     const fail = (status: number, message: string) => void res.status(status).type('text/plain').send(message);
@@ -34,11 +39,15 @@ export function containerLogsHandler(src: ContainerLogSource, log: Logger): Requ
     if (!hasContainer(pod, container)) return fail(404, `container "${container}" not found in pod "${podName}"`);
     const target = await src.containerLog(namespace, podName, container, q.previous);
     if (!target) {
-      return fail(404, q.previous
-        ? `previous terminated container "${container}" in pod "${podName}" not found`
-        : `container "${container}" in pod "${podName}" is waiting to start - no logs yet`);
+      return fail(
+        404,
+        q.previous
+          ? `previous terminated container "${container}" in pod "${podName}" not found`
+          : `container "${container}" in pod "${podName}" is waiting to start - no logs yet`,
+      );
     }
-    if (!(await stat(target.path).catch(() => undefined))) return fail(404, `log of container "${container}" in pod "${podName}" not found`);
+    if (!(await stat(target.path).catch(() => undefined)))
+      return fail(404, `log of container "${container}" in pod "${podName}" not found`);
 
     res.status(200).type('text/plain');
     res.flushHeaders(); // a follower of a quiet container learns at once that the log exists

@@ -1,9 +1,15 @@
 // Upstream's healthz handler (k8s.io/apiserver/pkg/server/healthz) with the kubelet
 // server's checks: ping, log and syncloop. /healthz withholds why a check failed;
 // /healthz/NAME says it.
-export interface CheckResult { name: string; error?: string }
+export interface CheckResult {
+  name: string;
+  error?: string;
+}
 
-export interface HealthzResponse { status: number; body: string }
+export interface HealthzResponse {
+  status: number;
+  body: string;
+}
 
 /** Pure: the /healthz answer for the check results. */
 export function healthzReport(results: CheckResult[], verbose: boolean): HealthzResponse {

@@ -23,7 +23,8 @@ function int(q: Query, name: string): number | undefined {
   const v = first(q[name]);
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!/^[+-]?\d+$/.test(v) || !Number.isSafeInteger(n)) throw new Malformed(`invalid value ${JSON.stringify(v)} for query parameter ${name}: must be an integer`);
+  if (!/^[+-]?\d+$/.test(v) || !Number.isSafeInteger(n))
+    throw new Malformed(`invalid value ${JSON.stringify(v)} for query parameter ${name}: must be an integer`);
   return n;
 }
 
@@ -41,18 +42,23 @@ export function parseLogQuery(query: Query, nowMs: number): LogQuery {
     const sinceTime = first(q.sinceTime);
     if (sinceTime) {
       sinceNs = parseRFC3339Ns(sinceTime);
-      if (sinceNs === undefined) throw new Malformed(`invalid value ${JSON.stringify(sinceTime)} for query parameter sinceTime: must be an RFC3339 time`);
+      if (sinceNs === undefined)
+        throw new Malformed(`invalid value ${JSON.stringify(sinceTime)} for query parameter sinceTime: must be an RFC3339 time`);
     }
   } catch (e) {
     if (e instanceof Malformed) return { status: 400, message: e.message };
     throw e;
   }
   // Upstream's ValidatePodLogOptions.
-  const invalid = (name: string, value: number, why: string) => ({ status: 422 as const, message: `${name}: Invalid value: ${value}: ${why}` });
+  const invalid = (name: string, value: number, why: string) => ({
+    status: 422 as const,
+    message: `${name}: Invalid value: ${value}: ${why}`,
+  });
   if (tailLines !== undefined && tailLines < 0) return invalid('tailLines', tailLines, 'must be greater than or equal to 0');
   if (limitBytes !== undefined && limitBytes < 1) return invalid('limitBytes', limitBytes, 'must be greater than 0');
   if (sinceSeconds !== undefined) {
-    if (sinceNs !== undefined) return { status: 422, message: 'sinceSeconds: Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified' };
+    if (sinceNs !== undefined)
+      return { status: 422, message: 'sinceSeconds: Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified' };
     if (sinceSeconds < 1) return invalid('sinceSeconds', sinceSeconds, 'must be greater than 0');
     sinceNs = (BigInt(nowMs) - BigInt(sinceSeconds) * 1000n) * 1_000_000n;
   }

@@ -2,11 +2,34 @@
 // server filter computes them (pkg/kubelet/server/server.go): the path's root (two segments
 // under /metrics), "other" for paths and methods it does not serve, so that a scanner cannot
 // blow up the series.
-export interface RequestLabels { method: string; path: string; server_type: string; long_running: string }
+export interface RequestLabels {
+  method: string;
+  path: string;
+  server_type: string;
+  long_running: string;
+}
 
 const PATH_BUCKETS = new Set([
-  'flagz', 'statusz', 'healthz', 'pods', 'stats', 'metrics', 'metrics/cadvisor', 'metrics/probes', 'metrics/resource',
-  'run', 'exec', 'attach', 'portForward', 'containerLogs', 'configz', 'runningpods', 'checkpoint', 'pprof', 'logs', 'debug',
+  'flagz',
+  'statusz',
+  'healthz',
+  'pods',
+  'stats',
+  'metrics',
+  'metrics/cadvisor',
+  'metrics/probes',
+  'metrics/resource',
+  'run',
+  'exec',
+  'attach',
+  'portForward',
+  'containerLogs',
+  'configz',
+  'runningpods',
+  'checkpoint',
+  'pprof',
+  'logs',
+  'debug',
 ]);
 const METHOD_BUCKETS = new Set(['OPTIONS', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'TRACE', 'CONNECT']);
 // Upstream spells it "portforward", so /portForward/ requests count as not long-running there; kept for equal series.
@@ -18,7 +41,9 @@ export function requestLabels(method: string, url: string): RequestLabels {
   const root = parts[0] === 'metrics' && parts.length > 1 ? `metrics/${parts[1]}` : parts[0]!;
   const path = PATH_BUCKETS.has(root) ? root : 'other';
   return {
-    method: METHOD_BUCKETS.has(method) ? method : 'other', path,
-    server_type: 'readwrite', long_running: String(LONG_RUNNING.has(path)),
+    method: METHOD_BUCKETS.has(method) ? method : 'other',
+    path,
+    server_type: 'readwrite',
+    long_running: String(LONG_RUNNING.has(path)),
   };
 }

@@ -14,7 +14,10 @@ export function runningPods(sandboxes: SandboxInfo[], containers: ContainerInfo[
   };
   for (const s of sandboxes) if (s.ready) entry(s.uid, s.name, s.namespace);
   // A running container whose sandbox is gone still runs: its pod is listed from its labels.
-  for (const c of containers) if (c.running) entry(c.podUid, c.podName, c.podNamespace).spec!.containers.push({ name: c.name, image: c.image });
+  for (const c of containers)
+    if (c.running) entry(c.podUid, c.podName, c.podNamespace).spec!.containers.push({ name: c.name, image: c.image });
   for (const p of pods.values()) p.spec!.containers.sort((a, b) => a.name.localeCompare(b.name));
-  return [...pods.values()].sort((a, b) => `${a.metadata!.namespace}/${a.metadata!.name}`.localeCompare(`${b.metadata!.namespace}/${b.metadata!.name}`));
+  return [...pods.values()].sort((a, b) =>
+    `${a.metadata!.namespace}/${a.metadata!.name}`.localeCompare(`${b.metadata!.namespace}/${b.metadata!.name}`),
+  );
 }

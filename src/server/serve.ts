@@ -34,10 +34,18 @@ import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { latest } from '../runtime/types.ts';
 
 interface Deps {
-  config: KubeletConfig; certDir: string; nodeName: string; nodeIP: string; api: ApiClient;
-  pods: () => Pod[]; runtime: (uid: string) => Promise<PodRuntimeStatus>; healthy: () => string | undefined; cri: RuntimeClient;
+  config: KubeletConfig;
+  certDir: string;
+  nodeName: string;
+  nodeIP: string;
+  api: ApiClient;
+  pods: () => Pod[];
+  runtime: (uid: string) => Promise<PodRuntimeStatus>;
+  healthy: () => string | undefined;
+  cri: RuntimeClient;
   /** The stats sample cache the composition root shares with the eviction manager. */
-  stats: SampleCache; runtimeStats: RuntimeStatsSource;
+  stats: SampleCache;
+  runtimeStats: RuntimeStatsSource;
 }
 
 /** kubelet_http_*: counts the request and holds it in flight until the returned function is called. */
@@ -45,12 +53,17 @@ function observeRequest(labels: RequestLabels): () => void {
   metrics.httpRequests.inc(labels);
   metrics.httpInflightRequests.inc(labels);
   const end = metrics.httpRequestsDuration.startTimer(labels);
-  return () => { end(); metrics.httpInflightRequests.dec(labels); };
+  return () => {
+    end();
+    metrics.httpInflightRequests.dec(labels);
+  };
 }
 
 /** The runtime's streaming URL for an exec, attach or port-forward into one of our pods. */
 async function streamURL(o: Deps, r: StreamRequest): Promise<string> {
-  const pod = o.pods().find((p) => p.metadata?.namespace === r.namespace && p.metadata?.name === r.pod && (!r.uid || p.metadata?.uid === r.uid));
+  const pod = o
+    .pods()
+    .find((p) => p.metadata?.namespace === r.namespace && p.metadata?.name === r.pod && (!r.uid || p.metadata?.uid === r.uid));
   if (!pod) throw new StreamError(404, `pod "${r.pod}" does not exist in namespace "${r.namespace}"`);
   const rt = await o.runtime(pod.metadata!.uid!);
   if (r.kind === 'portForward') {
@@ -74,25 +87,45 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
   const bootstrapTLS = o.config.serverTLSBootstrap && !o.config.tlsCertFile;
   const current = bootstrapTLS ? loadCurrent(o.certDir, SERVING_PREFIX)?.pem : undefined;
   const tls: { cert?: string; key?: string } = bootstrapTLS
-    ? (current ? { cert: current, key: current } : {})
-    : await servingCertificate({ certDir: o.certDir, nodeName: o.nodeName, addresses: [o.nodeIP], certFile: o.config.tlsCertFile, keyFile: o.config.tlsPrivateKeyFile });
+    ? current
+      ? { cert: current, key: current }
+      : {}
+    : await servingCertificate({
+        certDir: o.certDir,
+        nodeName: o.nodeName,
+        addresses: [o.nodeIP],
+        certFile: o.config.tlsCertFile,
+        keyFile: o.config.tlsPrivateKeyFile,
+      });
   let clientCA: string | undefined;
   if (authn.x509ClientCAFile) {
-    try { clientCA = readFileSync(authn.x509ClientCAFile, 'utf8'); } catch (e) {
+    try {
+      clientCA = readFileSync(authn.x509ClientCAFile, 'utf8');
+    } catch (e) {
       throw new Error(`cannot read authentication.x509.clientCAFile ${authn.x509ClientCAFile}: ${(e as Error).message}`);
     }
   }
   const authenticate = kubeletAuthenticator({
-    clientCA, api: authn.webhookEnabled ? o.api : undefined, cacheTTLMs: authn.webhookCacheTTLMs, anonymous: authn.anonymousEnabled, log,
+    clientCA,
+    api: authn.webhookEnabled ? o.api : undefined,
+    cacheTTLMs: authn.webhookCacheTTLMs,
+    anonymous: authn.anonymousEnabled,
+    log,
   });
-  const authorize: Authorizer = authz.mode === 'AlwaysAllow'
-    ? async () => ({ allowed: true })
-    : webhookAuthorizer(o.api, { allowTTLMs: authz.cacheAuthorizedTTLMs, denyTTLMs: authz.cacheUnauthorizedTTLMs });
+  const authorize: Authorizer =
+    authz.mode === 'AlwaysAllow'
+      ? async () => ({ allowed: true })
+      : webhookAuthorizer(o.api, { allowTTLMs: authz.cacheAuthorizedTTLMs, denyTTLMs: authz.cacheUnauthorizedTTLMs });
   const { stats, runtimeStats } = o;
   const app = kubeletServer({
-    nodeName: o.nodeName, log, metrics: registry, probeMetrics: probeRegistry, healthy: o.healthy, pods: o.pods,
+    nodeName: o.nodeName,
+    log,
+    metrics: registry,
+    probeMetrics: probeRegistry,
+    healthy: o.healthy,
+    pods: o.pods,
     stats: statsEndpoints(stats, o.nodeName),
-    runningPods: async () => runningPods(...await Promise.all([runtimeStats.sandboxes(), runtimeStats.containers()])),
+    runningPods: async () => runningPods(...(await Promise.all([runtimeStats.sandboxes(), runtimeStats.containers()]))),
     configz: () => configzDocument(o.config),
     systemLogsDir: '/var/log',
     async containerLog(ns, name, container, previous) {
@@ -100,18 +133,34 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
       if (!pod) return undefined;
       // Fresh from the runtime, not the last relist: a container that just restarted has its previous log.
       const file = containerLogFile(pod, await o.runtime(pod.metadata!.uid!), container, previous, o.config.podLogsDir);
-      return file && { path: file.path, running: async () => (await o.runtime(pod.metadata!.uid!)).containers.find((c) => c.id === file.containerID)?.phase === 'running' };
+      return (
+        file && {
+          path: file.path,
+          running: async () => (await o.runtime(pod.metadata!.uid!)).containers.find((c) => c.id === file.containerID)?.phase === 'running',
+        }
+      );
     },
-    authenticate, authorize, observeRequest,
+    authenticate,
+    authorize,
+    observeRequest,
   });
   const server = createServer({ cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, app);
   const servingRotation = bootstrapTLS
-    ? certificateManager(o.api, o.certDir, {
-        prefix: SERVING_PREFIX, signer: SERVING_SIGNER, sans: [o.nodeName, o.nodeIP],
-        subject: { commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'] },
-      }, { log, onCertificate: (pem) => server.setSecureContext({ cert: pem, key: pem }) })
+    ? certificateManager(
+        o.api,
+        o.certDir,
+        {
+          prefix: SERVING_PREFIX,
+          signer: SERVING_SIGNER,
+          sans: [o.nodeName, o.nodeIP],
+          subject: { commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'] },
+        },
+        { log, onCertificate: (pem) => server.setSecureContext({ cert: pem, key: pem }) },
+      )
     : undefined;
-  server.on('close', () => { servingRotation?.stop(); });
+  server.on('close', () => {
+    servingRotation?.stop();
+  });
   // exec, attach and port-forward: in flight while their stream is open.
   const upgrade = streamingUpgrade(accessCheck(o.nodeName, authenticate, authorize, log), (r) => streamURL(o, r), log);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -119,7 +168,12 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     void upgrade(req, socket, head);
   });
   return new Promise((resolve, reject) => {
-    server.once('error', (e) => { reject(new Error(`cannot listen on ${o.config.address}:${o.config.port} for the kubelet API: ${e.message}`)); });
-    server.listen(o.config.port, o.config.address, () => { log.info('Kubelet API serving', { address: o.config.address, port: o.config.port }); resolve(server); });
+    server.once('error', (e) => {
+      reject(new Error(`cannot listen on ${o.config.address}:${o.config.port} for the kubelet API: ${e.message}`));
+    });
+    server.listen(o.config.port, o.config.address, () => {
+      log.info('Kubelet API serving', { address: o.config.address, port: o.config.port });
+      resolve(server);
+    });
   });
 }

@@ -20,9 +20,14 @@ function logFile(name: string, content: string): string {
   writeFileSync(path, content);
   return path;
 }
-const isOpen = (path: string) => readdirSync('/proc/self/fd').some((fd) => {
-  try { return readlinkSync(`/proc/self/fd/${fd}`) === path; } catch { return false; }
-});
+const isOpen = (path: string) =>
+  readdirSync('/proc/self/fd').some((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === path;
+    } catch {
+      return false;
+    }
+  });
 
 const pod: Pod = {
   metadata: { namespace: 'default', name: 'web', uid: 'u1' },
@@ -56,11 +61,16 @@ const deps: ServerDeps = {
   metrics: registry,
   probeMetrics,
   stats: {
-    summaryJSON: async (only) => { if (statsDown) throw new Error('failed to list pod stats: runtime down'); return JSON.stringify({ node: { nodeName: 'node-1', only }, pods: [] }); },
+    summaryJSON: async (only) => {
+      if (statsDown) throw new Error('failed to list pod stats: runtime down');
+      return JSON.stringify({ node: { nodeName: 'node-1', only }, pods: [] });
+    },
     cadvisorMetrics: async () => 'container_memory_working_set_bytes{container="",id="/",image="",name="",namespace="",pod=""} 5 1\n',
     resourceMetrics: async () => 'node_cpu_usage_seconds_total 1 1\n',
   },
-  runningPods: async () => [{ metadata: { name: 'web', namespace: 'default', uid: 'u1' }, spec: { containers: [{ name: 'app', image: 'busybox' }] } }],
+  runningPods: async () => [
+    { metadata: { name: 'web', namespace: 'default', uid: 'u1' }, spec: { containers: [{ name: 'app', image: 'busybox' }] } },
+  ],
   configz: () => ({ kubeletconfig: { staticPodPath: '/etc/kubernetes/manifests' } }),
   systemLogsDir: varLog,
   healthy: () => healthProblem,
@@ -79,15 +89,24 @@ const deps: ServerDeps = {
 const server = createServer(kubeletServer(deps));
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const { port } = server.address() as AddressInfo;
-after(() => { server.closeAllConnections(); server.close(); });
+after(() => {
+  server.closeAllConnections();
+  server.close();
+});
 
 function get(path: string, user: string | null = 'admin'): Promise<{ status: number; type?: string; body: string }> {
   return new Promise((resolve, reject) => {
     request({ host: '127.0.0.1', port, path, agent: false, headers: user ? { 'x-user': user } : {} }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (d) => { body += d; })
+      res
+        .setEncoding('utf8')
+        .on('data', (d) => {
+          body += d;
+        })
         .on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], body }));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -99,7 +118,9 @@ test('healthz', async () => {
   healthProblem = 'PLEG is not healthy: pleg was last seen active 4m0s ago';
   assert.equal((await get('/healthz')).status, 500);
   assert.deepEqual(await get('/healthz/syncloop'), {
-    status: 500, type: 'text/plain; charset=utf-8', body: 'internal server error: PLEG is not healthy: pleg was last seen active 4m0s ago\n',
+    status: 500,
+    type: 'text/plain; charset=utf-8',
+    body: 'internal server error: PLEG is not healthy: pleg was last seen active 4m0s ago\n',
   });
   assert.equal((await get('/healthz/nope')).status, 404);
   healthProblem = undefined;
@@ -126,16 +147,29 @@ test('stats/summary: JSON, only_cpu_and_memory, 400 on a malformed query, 500 wh
   assert.deepEqual(JSON.parse(r.body), { node: { nodeName: 'node-1', only: false }, pods: [] });
   assert.equal(JSON.parse((await get('/stats/summary?only_cpu_and_memory=true')).body).node.only, true);
   assert.deepEqual(await get('/stats/summary?only_cpu_and_memory=maybe'), {
-    status: 400, type: 'text/plain; charset=utf-8', body: 'invalid value "maybe" for query parameter only_cpu_and_memory: must be true or false\n',
+    status: 400,
+    type: 'text/plain; charset=utf-8',
+    body: 'invalid value "maybe" for query parameter only_cpu_and_memory: must be true or false\n',
   });
   const posted = await new Promise<number>((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path: '/stats/summary', method: 'POST', agent: false, headers: { 'x-user': 'admin' } }, (res) => { res.resume(); resolve(res.statusCode!); }).on('error', reject).end();
+    request({ host: '127.0.0.1', port, path: '/stats/summary', method: 'POST', agent: false, headers: { 'x-user': 'admin' } }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    })
+      .on('error', reject)
+      .end();
   });
   assert.equal(posted, 200, 'upstream answers POST too');
   statsDown = true;
   try {
-    assert.deepEqual(await get('/stats/summary'), { status: 500, type: 'text/plain; charset=utf-8', body: 'Internal Error: failed to list pod stats: runtime down\n' });
-  } finally { statsDown = false; }
+    assert.deepEqual(await get('/stats/summary'), {
+      status: 500,
+      type: 'text/plain; charset=utf-8',
+      body: 'Internal Error: failed to list pod stats: runtime down\n',
+    });
+  } finally {
+    statsDown = false;
+  }
 });
 
 test('metrics/cadvisor, metrics/probes, runningpods, configz and logs', async () => {
@@ -145,7 +179,10 @@ test('metrics/cadvisor, metrics/probes, runningpods, configz and logs', async ()
   assert.match((await get('/metrics/probes')).body, /^prober_probe_total 1$/m);
   assert.doesNotMatch((await get('/metrics')).body, /prober_probe_total/, 'probe metrics have their own registry');
   assert.deepEqual(JSON.parse((await get('/runningpods/')).body), {
-    kind: 'PodList', apiVersion: 'v1', metadata: {}, items: [{ metadata: { name: 'web', namespace: 'default', uid: 'u1' }, spec: { containers: [{ name: 'app', image: 'busybox' }] } }],
+    kind: 'PodList',
+    apiVersion: 'v1',
+    metadata: {},
+    items: [{ metadata: { name: 'web', namespace: 'default', uid: 'u1' }, spec: { containers: [{ name: 'app', image: 'busybox' }] } }],
   });
   assert.equal(JSON.parse((await get('/configz')).body).kubeletconfig.staticPodPath, '/etc/kubernetes/manifests');
   assert.match((await get('/logs/')).body, /<a href="syslog">syslog<\/a>/);
@@ -173,14 +210,24 @@ test('401 without a user, 403 with upstream message, 500 when authorization fail
   assert.deepEqual(await get('/pods', null), { status: 401, type: 'text/plain; charset=utf-8', body: 'Unauthorized' });
   authzCalls = [];
   assert.deepEqual(await get('/healthz', 'nobody'), {
-    status: 403, type: 'text/plain; charset=utf-8', body: 'Forbidden (user=nobody, verb=get, resource=nodes, subresource(s)=[healthz proxy])\n',
+    status: 403,
+    type: 'text/plain; charset=utf-8',
+    body: 'Forbidden (user=nobody, verb=get, resource=nodes, subresource(s)=[healthz proxy])\n',
   });
-  assert.deepEqual(authzCalls.map((a) => [a.verb, a.resource, a.subresource, a.name]), [['get', 'nodes', 'healthz', 'node-1'], ['get', 'nodes', 'proxy', 'node-1']]);
+  assert.deepEqual(
+    authzCalls.map((a) => [a.verb, a.resource, a.subresource, a.name]),
+    [
+      ['get', 'nodes', 'healthz', 'node-1'],
+      ['get', 'nodes', 'proxy', 'node-1'],
+    ],
+  );
   assert.equal((await get('/pods', 'reader')).status, 200);
   assert.equal((await get('/metrics', 'reader')).body, 'Forbidden (user=reader, verb=get, resource=nodes, subresource(s)=[metrics])\n');
   assert.equal((await get('/containerLogs/default/web/app', 'reader')).status, 403);
   assert.deepEqual(await get('/pods', 'broken'), {
-    status: 500, type: 'text/plain; charset=utf-8', body: 'Authorization error (user=broken, verb=get, resource=nodes, subresource=pods)',
+    status: 500,
+    type: 'text/plain; charset=utf-8',
+    body: 'Authorization error (user=broken, verb=get, resource=nodes, subresource=pods)',
   });
 });
 
@@ -214,13 +261,22 @@ test('containerLogs errors name what is wrong', async () => {
 
 test('containerLogs follow streams as the log grows and stops when the client goes away', async () => {
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path: '/containerLogs/default/web/silent?follow=true', agent: false, headers: { 'x-user': 'admin' } }, resolve)
-      .on('error', reject).end();
+    request(
+      { host: '127.0.0.1', port, path: '/containerLogs/default/web/silent?follow=true', agent: false, headers: { 'x-user': 'admin' } },
+      resolve,
+    )
+      .on('error', reject)
+      .end();
   });
   assert.equal(res.statusCode, 200);
   let body = '';
-  res.setEncoding('utf8').on('data', (d) => { body += d; });
-  const until = async (cond: () => boolean) => { for (let i = 0; i < 200 && !cond(); i++) await sleep(10); assert.ok(cond(), body); };
+  res.setEncoding('utf8').on('data', (d) => {
+    body += d;
+  });
+  const until = async (cond: () => boolean) => {
+    for (let i = 0; i < 200 && !cond(); i++) await sleep(10);
+    assert.ok(cond(), body);
+  };
   await until(() => body === 'start\n');
   appendFileSync(followed, rec(5, 'stdout', 'more'));
   await until(() => body === 'start\nmore\n');
@@ -230,12 +286,16 @@ test('containerLogs follow streams as the log grows and stops when the client go
 });
 
 test('/pods body: kept while the pod objects are the same, rebuilt when one is replaced', () => {
-  const a = { metadata: { name: 'a' } }, b = { metadata: { name: 'b' } };
+  const a = { metadata: { name: 'a' } },
+    b = { metadata: { name: 'b' } };
   const first = podList([a, b]);
   assert.equal(podList([a, b]), first, 'the same Buffer for the same objects');
   const b2 = { metadata: { name: 'b', labels: { v: '2' } } };
   const next = podList([a, b2]);
   assert.notEqual(next, first);
-  assert.deepEqual(JSON.parse(next.toString()).items.map((p: { metadata: { name: string } }) => p.metadata.name), ['a', 'b']);
+  assert.deepEqual(
+    JSON.parse(next.toString()).items.map((p: { metadata: { name: string } }) => p.metadata.name),
+    ['a', 'b'],
+  );
   assert.equal(JSON.parse(podList([a]).toString()).items.length, 1);
 });

@@ -49,7 +49,11 @@ const serialized = new WeakMap<Pod, string>();
 let last: { pods: Pod[]; body: Buffer } | undefined;
 export function podList(pods: Pod[]): Buffer {
   if (last && last.pods.length === pods.length && last.pods.every((p, i) => p === pods[i])) return last.body;
-  const items = pods.map((p) => { let s = serialized.get(p); if (s === undefined) serialized.set(p, (s = JSON.stringify(p))); return s; });
+  const items = pods.map((p) => {
+    let s = serialized.get(p);
+    if (s === undefined) serialized.set(p, (s = JSON.stringify(p)));
+    return s;
+  });
   last = { pods: [...pods], body: Buffer.from(`{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[${items.join(',')}]}`) };
   return last.body;
 }
@@ -62,36 +66,57 @@ export function kubeletServer(deps: ServerDeps): Express {
   app.enable('case sensitive routing');
   // Every request counts, those refused by authentication or authorization too (as upstream's filter).
   const observe = deps.observeRequest;
-  if (observe) app.use((req, res, next) => { res.once('close', observe(requestLabels(req.method, req.url))); next(); });
+  if (observe)
+    app.use((req, res, next) => {
+      res.once('close', observe(requestLabels(req.method, req.url)));
+      next();
+    });
   app.use(authFilter(accessCheck(deps.nodeName, deps.authenticate, deps.authorize, deps.log)));
 
   const send = (res: express.Response, r: { status: number; body: string }) => void res.status(r.status).type('text/plain').send(r.body);
   app.get('/healthz', (req, res) => send(res, healthzReport(kubeletChecks(deps.healthy), 'verbose' in req.query)));
   app.get('/healthz/:check', (req, res, next) => {
     const r = singleCheck(kubeletChecks(deps.healthy), req.params.check);
-    if (r) send(res, r); else next();
+    if (r) send(res, r);
+    else next();
   });
   app.get('/pods', (_req, res) => void res.type('application/json').send(podList(deps.pods())));
   app.get('/metrics', async (_req, res) => void res.type(deps.metrics.contentType).send(await deps.metrics.metrics()));
-  const exposition = (render: () => Promise<string>): express.RequestHandler => async (_req, res) =>
-    void res.type('text/plain; version=0.0.4; charset=utf-8').send(await render());
-  app.get('/metrics/resource', exposition(() => deps.stats.resourceMetrics()));
-  app.get('/metrics/cadvisor', exposition(() => deps.stats.cadvisorMetrics()));
+  const exposition =
+    (render: () => Promise<string>): express.RequestHandler =>
+    async (_req, res) =>
+      void res.type('text/plain; version=0.0.4; charset=utf-8').send(await render());
+  app.get(
+    '/metrics/resource',
+    exposition(() => deps.stats.resourceMetrics()),
+  );
+  app.get(
+    '/metrics/cadvisor',
+    exposition(() => deps.stats.cadvisorMetrics()),
+  );
   app.get('/metrics/probes', async (_req, res) => void res.type(deps.probeMetrics.contentType).send(await deps.probeMetrics.metrics()));
   const summary: express.RequestHandler = async (req, res) => {
     const only = onlyCpuAndMemory(req.query as Record<string, unknown>);
     if (typeof only !== 'boolean') return void res.status(only.status).type('text/plain').send(only.message);
     let body: string;
-    try { body = await deps.stats.summaryJSON(only); } catch (e) {
+    try {
+      body = await deps.stats.summaryJSON(only);
+    } catch (e) {
       deps.log.error('HTTP InternalServerError serving /stats/summary', { err: e });
-      return void res.status(500).type('text/plain').send(`Internal Error: ${(e as Error).message}\n`);
+      return void res
+        .status(500)
+        .type('text/plain')
+        .send(`Internal Error: ${(e as Error).message}\n`);
     }
     res.type('application/json').send(body);
   };
   // Upstream serves the summary to GET and POST alike.
   app.get('/stats/summary', summary);
   app.post('/stats/summary', summary);
-  app.get('/runningpods/', async (_req, res) => void res.json({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: await deps.runningPods() }));
+  app.get(
+    '/runningpods/',
+    async (_req, res) => void res.json({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: await deps.runningPods() }),
+  );
   app.get('/configz', (_req, res) => void res.json(deps.configz()));
   app.get(/^\/logs\/.*$/, systemLogsHandler(deps.systemLogsDir));
   app.get('/containerLogs/:namespace/:pod/:container', containerLogsHandler(deps, deps.log));
@@ -99,7 +124,8 @@ export function kubeletServer(deps: ServerDeps): Express {
   app.use((_req, res) => void res.status(404).type('text/plain').send('404 page not found\n'));
   app.use(((err, req, res, _next) => {
     deps.log.error('Kubelet API request failed', { path: req.path, err });
-    if (res.headersSent) res.destroy(); else res.status(500).type('text/plain').send('Internal Server Error\n');
+    if (res.headersSent) res.destroy();
+    else res.status(500).type('text/plain').send('Internal Server Error\n');
   }) as express.ErrorRequestHandler);
   return app;
 }

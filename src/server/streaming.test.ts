@@ -4,12 +4,36 @@ import { parseStreamRequest } from './streaming.ts';
 
 test('streaming routes and parameters as the apiserver sends them', () => {
   assert.deepEqual(parseStreamRequest('/exec/ns/p/c?command=sh&command=-c&command=echo+hi&input=1&output=1&error=1&tty=1'), {
-    kind: 'exec', namespace: 'ns', pod: 'p', uid: undefined, container: 'c', command: ['sh', '-c', 'echo hi'], stdin: true, stdout: true, stderr: true, tty: true,
+    kind: 'exec',
+    namespace: 'ns',
+    pod: 'p',
+    uid: undefined,
+    container: 'c',
+    command: ['sh', '-c', 'echo hi'],
+    stdin: true,
+    stdout: true,
+    stderr: true,
+    tty: true,
   });
   assert.deepEqual(parseStreamRequest('/attach/ns/p/uid-1/c?output=1&error=1'), {
-    kind: 'attach', namespace: 'ns', pod: 'p', uid: 'uid-1', container: 'c', command: [], stdin: false, stdout: true, stderr: true, tty: false,
+    kind: 'attach',
+    namespace: 'ns',
+    pod: 'p',
+    uid: 'uid-1',
+    container: 'c',
+    command: [],
+    stdin: false,
+    stdout: true,
+    stderr: true,
+    tty: false,
   });
-  assert.deepEqual(parseStreamRequest('/portForward/ns/p?port=8080&port=9090'), { kind: 'portForward', namespace: 'ns', pod: 'p', uid: undefined, ports: [8080, 9090] });
+  assert.deepEqual(parseStreamRequest('/portForward/ns/p?port=8080&port=9090'), {
+    kind: 'portForward',
+    namespace: 'ns',
+    pod: 'p',
+    uid: undefined,
+    ports: [8080, 9090],
+  });
   assert.deepEqual(parseStreamRequest('/exec/ns/p/c'), { status: 400, message: 'missing required parameter "command"' });
   assert.equal((parseStreamRequest('/portForward/ns/p?port=http') as { status: number }).status, 400);
   assert.equal((parseStreamRequest('/exec/ns') as { status: number }).status, 404);

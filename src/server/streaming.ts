@@ -10,7 +10,18 @@ import type { Logger } from '../log/log.ts';
 import type { AccessCheck } from './auth-filter.ts';
 
 export type StreamRequest =
-  | { kind: 'exec' | 'attach'; namespace: string; pod: string; uid?: string; container: string; command: string[]; stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }
+  | {
+      kind: 'exec' | 'attach';
+      namespace: string;
+      pod: string;
+      uid?: string;
+      container: string;
+      command: string[];
+      stdin: boolean;
+      stdout: boolean;
+      stderr: boolean;
+      tty: boolean;
+    }
   | { kind: 'portForward'; namespace: string; pod: string; uid?: string; ports: number[] };
 
 const flag = (q: URLSearchParams, ...names: string[]) => names.some((n) => q.get(n) === '1' || q.get(n) === 'true');
@@ -26,27 +37,42 @@ export function parseStreamRequest(url: string): StreamRequest | { status: numbe
     const command = q.getAll('command');
     if (kind !== 'attach' && command.length === 0) return { status: 400, message: 'missing required parameter "command"' };
     return {
-      kind, namespace: namespace!, pod: pod!, uid: parts.length === 5 ? parts[3] : undefined, container,
-      command, stdin: flag(q, 'input', 'stdin'), stdout: flag(q, 'output', 'stdout'), stderr: flag(q, 'error', 'stderr'), tty: flag(q, 'tty'),
+      kind,
+      namespace: namespace!,
+      pod: pod!,
+      uid: parts.length === 5 ? parts[3] : undefined,
+      container,
+      command,
+      stdin: flag(q, 'input', 'stdin'),
+      stdout: flag(q, 'output', 'stdout'),
+      stderr: flag(q, 'error', 'stderr'),
+      tty: flag(q, 'tty'),
     };
   }
   if (kind === 'portForward' && (parts.length === 3 || parts.length === 4)) {
     const ports = q.getAll('port').map(Number);
-    if (ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) return { status: 400, message: `invalid port in ${JSON.stringify(q.getAll('port'))}` };
+    if (ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535))
+      return { status: 400, message: `invalid port in ${JSON.stringify(q.getAll('port'))}` };
     return { kind: 'portForward', namespace: namespace!, pod: pod!, uid: parts[3], ports };
   }
   return { status: 404, message: '404 page not found\n' };
 }
 
 function answer(socket: Duplex, status: number, message: string) {
-  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error' }[status] ?? 'Error';
+  const reason =
+    { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error' }[status] ?? 'Error';
   const body = Buffer.from(message);
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export class StreamError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) { super(message); this.status = status; }
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
 }
 
 /** The https server's 'upgrade' listener. streamURL asks the runtime (throws StreamError for 404s). */
@@ -61,7 +87,10 @@ export function streamingUpgrade(check: AccessCheck, streamURL: (r: StreamReques
       if ('status' in parsed) return answer(socket, parsed.status, parsed.message);
       const target = new URL(await streamURL(parsed));
       const upstream = connect(Number(target.port || 80), target.hostname);
-      upstream.on('error', (e) => { log.warn('Streaming connection to the runtime failed', { url: target.origin, err: e }); socket.destroy(); });
+      upstream.on('error', (e) => {
+        log.warn('Streaming connection to the runtime failed', { url: target.origin, err: e });
+        socket.destroy();
+      });
       socket.on('close', () => upstream.destroy());
       upstream.on('close', () => socket.destroy());
       upstream.once('connect', () => {

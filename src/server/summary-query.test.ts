@@ -4,9 +4,15 @@ import { onlyCpuAndMemory } from './summary-query.ts';
 
 test('only_cpu_and_memory: booleans as Go parses them; anything else is a 400 naming it', () => {
   const cases: [query: Record<string, unknown>, want: boolean | number][] = [
-    [{}, false], [{ only_cpu_and_memory: 'true' }, true], [{ only_cpu_and_memory: '1' }, true], [{ only_cpu_and_memory: 'false' }, false],
-    [{ only_cpu_and_memory: 'False' }, false], [{ only_cpu_and_memory: 'yes' }, 400], [{ only_cpu_and_memory: '' }, 400],
-    [{ only_cpu_and_memory: ['true', 'false'] }, 400], [{ other: 'x' }, false],
+    [{}, false],
+    [{ only_cpu_and_memory: 'true' }, true],
+    [{ only_cpu_and_memory: '1' }, true],
+    [{ only_cpu_and_memory: 'false' }, false],
+    [{ only_cpu_and_memory: 'False' }, false],
+    [{ only_cpu_and_memory: 'yes' }, 400],
+    [{ only_cpu_and_memory: '' }, 400],
+    [{ only_cpu_and_memory: ['true', 'false'] }, 400],
+    [{ other: 'x' }, false],
   ];
   for (const [q, want] of cases) {
     const got = onlyCpuAndMemory(q);

@@ -13,19 +13,26 @@ export type LogPath = { rel: string } | { status: 400; message: string };
 /** Pure: the path under the log directory that a raw (still escaped) URL path asks for. */
 export function logPath(urlPath: string, prefix = '/logs/'): LogPath {
   let rel: string;
-  try { rel = decodeURIComponent(urlPath.slice(prefix.length)); } catch { return { status: 400, message: 'invalid URL escape\n' }; }
+  try {
+    rel = decodeURIComponent(urlPath.slice(prefix.length));
+  } catch {
+    return { status: 400, message: 'invalid URL escape\n' };
+  }
   if (rel.includes('\0') || rel.split('/').includes('..')) return { status: 400, message: 'invalid URL path\n' };
   return { rel };
 }
 
-const escapeHTML = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&#34;', "'": '&#39;' })[c]!);
+const escapeHTML = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&#34;', "'": '&#39;' })[c]!);
 
 /** Pure: Go's directory listing: names sorted, directories with a trailing slash. */
 export function directoryListing(entries: { name: string; dir: boolean }[]): string {
-  const rows = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((e) => {
-    const name = e.dir ? `${e.name}/` : e.name;
-    return `<a href="${escapeHTML(encodeURIComponent(e.name) + (e.dir ? '/' : ''))}">${escapeHTML(name)}</a>\n`;
-  });
+  const rows = [...entries]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((e) => {
+      const name = e.dir ? `${e.name}/` : e.name;
+      return `<a href="${escapeHTML(encodeURIComponent(e.name) + (e.dir ? '/' : ''))}">${escapeHTML(name)}</a>\n`;
+    });
   return `<!doctype html>\n<meta name="viewport" content="width=device-width">\n<pre>\n${rows.join('')}</pre>\n`;
 }
 
@@ -45,7 +52,7 @@ export function systemLogsHandler(root = '/var/log', prefix = '/logs/'): Request
     const p = logPath(req.path, prefix);
     if ('status' in p) return void res.status(p.status).type('text/plain').send(p.message);
     const real = await inside(root, join(root, p.rel.replace(/\/+$/, '')));
-    const st = real && await stat(real).catch(() => undefined);
+    const st = real && (await stat(real).catch(() => undefined));
     if (!real || !st) return void res.status(404).type('text/plain').send(notFound);
     // Go's FileServer redirects so that relative links in a listing resolve.
     const wantsDir = p.rel === '' || p.rel.endsWith('/');
@@ -57,7 +64,10 @@ export function systemLogsHandler(root = '/var/log', prefix = '/logs/'): Request
       const index = await inside(root, join(real, 'index.html'));
       if (!index) {
         const entries = await readdir(real, { withFileTypes: true });
-        return void res.status(200).type('text/html; charset=utf-8').send(directoryListing(entries.map((e) => ({ name: e.name, dir: e.isDirectory() }))));
+        return void res
+          .status(200)
+          .type('text/html; charset=utf-8')
+          .send(directoryListing(entries.map((e) => ({ name: e.name, dir: e.isDirectory() }))));
       }
       file = index;
     }

@@ -22,24 +22,85 @@ const cert = (name: string) => new X509Certificate(pem(name));
 const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
 
 function root(name: string) {
-  openssl('req', '-x509', '-config', 'openssl.cnf', '-extensions', 'ca', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256',
-    '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`);
+  openssl(
+    'req',
+    '-x509',
+    '-config',
+    'openssl.cnf',
+    '-extensions',
+    'ca',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.crt`,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${name}`,
+  );
 }
 function issue(name: string, subject: string, issuer: string, extensions: string) {
-  openssl('req', '-new', '-config', 'openssl.cnf', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-    '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
-  openssl('x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.crt`, '-CAkey', `${issuer}.key`, '-days', '2',
-    '-extfile', 'openssl.cnf', '-extensions', extensions, '-out', `${name}.crt`);
+  openssl(
+    'req',
+    '-new',
+    '-config',
+    'openssl.cnf',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    subject,
+  );
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${issuer}.crt`,
+    '-CAkey',
+    `${issuer}.key`,
+    '-days',
+    '2',
+    '-extfile',
+    'openssl.cnf',
+    '-extensions',
+    extensions,
+    '-out',
+    `${name}.crt`,
+  );
 }
 
 before(() => {
-  writeFileSync(file('openssl.cnf'), [
-    '[req]', 'distinguished_name = dn', '[dn]',
-    '[ca]', 'basicConstraints = critical,CA:TRUE', 'keyUsage = critical,keyCertSign,cRLSign',
-    '[client]', 'extendedKeyUsage = clientAuth',
-    '[server]', 'extendedKeyUsage = serverAuth', 'subjectAltName = IP:127.0.0.1',
-    '[plain]', 'basicConstraints = CA:FALSE',
-  ].join('\n'));
+  writeFileSync(
+    file('openssl.cnf'),
+    [
+      '[req]',
+      'distinguished_name = dn',
+      '[dn]',
+      '[ca]',
+      'basicConstraints = critical,CA:TRUE',
+      'keyUsage = critical,keyCertSign,cRLSign',
+      '[client]',
+      'extendedKeyUsage = clientAuth',
+      '[server]',
+      'extendedKeyUsage = serverAuth',
+      'subjectAltName = IP:127.0.0.1',
+      '[plain]',
+      'basicConstraints = CA:FALSE',
+    ].join('\n'),
+  );
   root('ca');
   root('other');
   issue('int', '/CN=intermediate', 'ca', 'ca');
@@ -70,7 +131,8 @@ test('verifyClientChain follows upstream x509 verification', () => {
   ];
   for (const [name, chain, roots, at, want] of cases) {
     const got = verifyClientChain(chain.map(cert), parseCertBundle(roots.map(pem).join('')), at);
-    if (want) assert.match(got ?? '', want, name); else assert.equal(got, undefined, name);
+    if (want) assert.match(got ?? '', want, name);
+    else assert.equal(got, undefined, name);
   }
 });
 
@@ -83,26 +145,52 @@ test('certificateUser: CN is the user, O values the groups', () => {
 test('over HTTPS, client certificates authenticate end to end', async () => {
   const seen: UserInfo[] = [];
   const app = kubeletServer({
-    nodeName: 'node-1', pods: () => [], containerLog: async () => undefined, metrics: new Registry(), probeMetrics: new Registry(), healthy: () => undefined,
+    nodeName: 'node-1',
+    pods: () => [],
+    containerLog: async () => undefined,
+    metrics: new Registry(),
+    probeMetrics: new Registry(),
+    healthy: () => undefined,
     stats: { summaryJSON: async () => '{}', cadvisorMetrics: async () => '', resourceMetrics: async () => '' },
-    runningPods: async () => [], configz: () => ({}), systemLogsDir: '/nonexistent',
+    runningPods: async () => [],
+    configz: () => ({}),
+    systemLogsDir: '/nonexistent',
     authenticate: kubeletAuthenticator({ clientCA: pem('ca'), log: logger('test') }),
-    authorize: async (user) => { seen.push(user); return { allowed: true }; },
+    authorize: async (user) => {
+      seen.push(user);
+      return { allowed: true };
+    },
     log: logger('test'),
   });
-  const server = createServer({ key: readFileSync(file('serving.key')), cert: pem('serving'), requestCert: true, rejectUnauthorized: false }, app);
+  const server = createServer(
+    { key: readFileSync(file('serving.key')), cert: pem('serving'), requestCert: true, rejectUnauthorized: false },
+    app,
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  const get = (client?: string, chain: string[] = []) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request({
-      host: '127.0.0.1', port, path: '/pods', agent: false, ca: pem('ca'),
-      ...(client ? { key: readFileSync(file(`${client}.key`)), cert: [client, ...chain].map(pem).join('') } : {}),
-    }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d) => { body += d; }).on('end', () => resolve({ status: res.statusCode!, body }));
+  const get = (client?: string, chain: string[] = []) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/pods',
+          agent: false,
+          ca: pem('ca'),
+          ...(client ? { key: readFileSync(file(`${client}.key`)), cert: [client, ...chain].map(pem).join('') } : {}),
+        },
+        (res) => {
+          let body = '';
+          res
+            .setEncoding('utf8')
+            .on('data', (d) => {
+              body += d;
+            })
+            .on('end', () => resolve({ status: res.statusCode!, body }));
+        },
+      );
+      req.on('error', reject).end();
     });
-    req.on('error', reject).end();
-  });
   try {
     const alice = await get('alice');
     assert.equal(alice.status, 200);
@@ -119,9 +207,15 @@ test('over HTTPS, client certificates authenticate end to end', async () => {
   }
 });
 
-test('a connection\'s client certificate is verified once, then again after a minute (it may have expired)', async () => {
+test("a connection's client certificate is verified once, then again after a minute (it may have expired)", async () => {
   let reads = 0;
-  const socket = { encrypted: true, getPeerCertificate: () => { reads++; return { raw: cert('alice').raw }; } };
+  const socket = {
+    encrypted: true,
+    getPeerCertificate: () => {
+      reads++;
+      return { raw: cert('alice').raw };
+    },
+  };
   const req = { headers: {}, socket } as unknown as import('node:http').IncomingMessage;
   let now = Date.now();
   const authenticate = kubeletAuthenticator({ clientCA: pem('ca'), log: logger('test'), now: () => now });

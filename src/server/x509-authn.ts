@@ -21,7 +21,11 @@ export function peerChain(socket: unknown): X509Certificate[] {
   if (!tls.encrypted || typeof tls.getPeerCertificate !== 'function') return [];
   const chain: X509Certificate[] = [];
   const seen = new Set<DetailedPeerCertificate>();
-  for (let c: DetailedPeerCertificate | undefined = tls.getPeerCertificate(true); c?.raw && !seen.has(c) && chain.length < MAX_CHAIN; c = c.issuerCertificate) {
+  for (
+    let c: DetailedPeerCertificate | undefined = tls.getPeerCertificate(true);
+    c?.raw && !seen.has(c) && chain.length < MAX_CHAIN;
+    c = c.issuerCertificate
+  ) {
     seen.add(c);
     chain.push(new X509Certificate(c.raw));
   }

@@ -25,15 +25,23 @@ export function apiserverSource(api: ApiClient, nodeName: string, sink: PodSink,
     known.set(uid, p.metadata?.resourceVersion ?? '');
     sink.update(p);
   };
-  const remove = (uid: string) => { if (known.delete(uid)) sink.remove(uid); };
-  const r = reflector<Pod>(api, path, 'pods', {
-    list(items) {
-      const seen = new Set(items.map((p) => p.metadata!.uid!));
-      for (const uid of [...known.keys()]) if (!seen.has(uid)) remove(uid);
-      items.forEach(set);
-      synced = true;
+  const remove = (uid: string) => {
+    if (known.delete(uid)) sink.remove(uid);
+  };
+  const r = reflector<Pod>(
+    api,
+    path,
+    'pods',
+    {
+      list(items) {
+        const seen = new Set(items.map((p) => p.metadata!.uid!));
+        for (const uid of [...known.keys()]) if (!seen.has(uid)) remove(uid);
+        items.forEach(set);
+        synced = true;
+      },
+      event: (type, p) => (type === 'DELETED' ? remove(p.metadata!.uid!) : set(p)),
     },
-    event: (type, p) => (type === 'DELETED' ? remove(p.metadata!.uid!) : set(p)),
-  }, log);
+    log,
+  );
   return { stop: r.stop, synced: () => synced };
 }

@@ -4,9 +4,24 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
 import { PodConfig, podOperation, route } from './config.ts';
 
-const pod = (uid: string, o: { annotations?: Record<string, string>; labels?: Record<string, string>; image?: string; phase?: string; rv?: string; deleting?: boolean } = {}): Pod => ({
+const pod = (
+  uid: string,
+  o: {
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+    image?: string;
+    phase?: string;
+    rv?: string;
+    deleting?: boolean;
+  } = {},
+): Pod => ({
   metadata: {
-    name: `p-${uid}`, namespace: 'ns', uid, resourceVersion: o.rv ?? '1', labels: o.labels, annotations: o.annotations,
+    name: `p-${uid}`,
+    namespace: 'ns',
+    uid,
+    resourceVersion: o.rv ?? '1',
+    labels: o.labels,
+    annotations: o.annotations,
     ...(o.deleting ? { deletionTimestamp: '2026-11-24T20:00:00Z', deletionGracePeriodSeconds: 30 } : {}),
   },
   spec: { containers: [{ name: 'c', image: o.image ?? 'busybox' }] },
@@ -38,14 +53,16 @@ test('route: mirror pods only from the apiserver, file and URL pods are static',
   assert.equal(route('http', pod('a')), 'static');
 });
 
-test('PodConfig: each source\'s reports reach the workers, the mirror manager and the start-up tracker as upstream routes them', () => {
+test("PodConfig: each source's reports reach the workers, the mirror manager and the start-up tracker as upstream routes them", () => {
   const calls: string[] = [];
   const noop = () => {};
   const config = new PodConfig({
     pods: { update: (uid, p) => calls.push(`worker ${uid} ${p ? p.spec!.containers[0]!.image : 'gone'}`) },
     mirrors: {
-      observe: (m) => calls.push(`mirror ${m.metadata!.uid}`), forget: (uid) => calls.push(`forget mirror ${uid}`),
-      setStatic: (p) => calls.push(`static ${p.metadata!.uid}`), removeStatic: (uid) => calls.push(`unstatic ${uid}`),
+      observe: (m) => calls.push(`mirror ${m.metadata!.uid}`),
+      forget: (uid) => calls.push(`forget mirror ${uid}`),
+      setStatic: (p) => calls.push(`static ${p.metadata!.uid}`),
+      removeStatic: (uid) => calls.push(`unstatic ${uid}`),
     },
     watch: { observedOnWatch: (p) => calls.push(`watch ${p.metadata!.uid}`), forget: (uid) => calls.push(`unwatch ${uid}`) },
     log: { info: noop, warn: noop, error: noop, v: noop } as unknown as Logger,
@@ -63,12 +80,17 @@ test('PodConfig: each source\'s reports reach the workers, the mirror manager an
   files.remove('s');
   files.remove('never');
   assert.deepEqual(calls, [
-    'watch a', 'worker a busybox',
-    'watch a', 'worker a busybox',
+    'watch a',
+    'worker a busybox',
+    'watch a',
+    'worker a busybox',
     'mirror m',
-    'worker s busybox', 'static s',
+    'worker s busybox',
+    'static s',
     'forget mirror m',
-    'unwatch a', 'worker a gone',
-    'worker s gone', 'unstatic s',
+    'unwatch a',
+    'worker a gone',
+    'worker s gone',
+    'unstatic s',
   ]);
 });

@@ -29,8 +29,13 @@ export function podOperation(prev: Pod | undefined, next: Pod | undefined): PodO
 /** Upstream's podsDifferSemantically. */
 function podsDifferSemantically(a: Pod, b: Pod): boolean {
   const same = (f: (p: Pod) => unknown) => isDeepStrictEqual(f(a) ?? {}, f(b) ?? {});
-  return !(same((p) => p.spec) && same((p) => p.metadata?.labels) && same((p) => p.metadata?.annotations)
-    && same((p) => p.metadata?.deletionTimestamp) && same((p) => p.metadata?.deletionGracePeriodSeconds));
+  return !(
+    same((p) => p.spec) &&
+    same((p) => p.metadata?.labels) &&
+    same((p) => p.metadata?.annotations) &&
+    same((p) => p.metadata?.deletionTimestamp) &&
+    same((p) => p.metadata?.deletionGracePeriodSeconds)
+  );
 }
 
 export type Route = 'mirror' | 'static' | 'pod';
@@ -42,7 +47,9 @@ export function route(source: SourceName, pod: Pod): Route {
 }
 
 /** The pod workers as PodConfig feeds them: the newest version of a pod, undefined once its source dropped it. */
-export interface PodUpdates { update(uid: string, pod: Pod | undefined): void }
+export interface PodUpdates {
+  update(uid: string, pod: Pod | undefined): void;
+}
 
 /** The mirror pod manager (src/pods/mirror.ts). */
 export interface MirrorUpdates {
@@ -54,7 +61,10 @@ export interface MirrorUpdates {
 }
 
 /** Upstream's pod start-up SLI tracker, which sees the apiserver's versions of pods. */
-export interface WatchObserver { observedOnWatch(pod: Pod): void; forget(uid: string): void }
+export interface WatchObserver {
+  observedOnWatch(pod: Pod): void;
+  forget(uid: string): void;
+}
 
 export class PodConfig {
   readonly #seen = new Map<SourceName, Map<string, Pod>>();
@@ -64,7 +74,10 @@ export class PodConfig {
   readonly #log: Logger;
 
   constructor(d: { pods: PodUpdates; mirrors: MirrorUpdates; watch?: WatchObserver; log: Logger }) {
-    this.#pods = d.pods; this.#mirrors = d.mirrors; this.#watch = d.watch; this.#log = d.log;
+    this.#pods = d.pods;
+    this.#mirrors = d.mirrors;
+    this.#watch = d.watch;
+    this.#log = d.log;
   }
 
   /** What one source reports to. */

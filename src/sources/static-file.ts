@@ -16,7 +16,11 @@ const DNS1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)
 
 /** Pure: YAML or JSON text as an object, or an Error naming where it came from. */
 export function parseManifest(text: string, where: string): unknown {
-  try { return parse(text); } catch (e) { throw new Error(`${where}: invalid YAML or JSON: ${(e as Error).message.split('\n')[0]}`); }
+  try {
+    return parse(text);
+  } catch (e) {
+    throw new Error(`${where}: invalid YAML or JSON: ${(e as Error).message.split('\n')[0]}`);
+  }
 }
 
 /**
@@ -26,7 +30,8 @@ export function parseManifest(text: string, where: string): unknown {
 export function staticPodFrom(doc: unknown, where: string, nodeName: string, source: 'file' | 'http'): Pod {
   const pod = doc as Pod;
   if (!pod || typeof pod !== 'object') throw new Error(`${where}: not a Pod object`);
-  if (pod.kind !== 'Pod' || pod.apiVersion !== 'v1') throw new Error(`${where}: want apiVersion v1, kind Pod; got ${pod.apiVersion}/${pod.kind}`);
+  if (pod.kind !== 'Pod' || pod.apiVersion !== 'v1')
+    throw new Error(`${where}: want apiVersion v1, kind Pod; got ${pod.apiVersion}/${pod.kind}`);
   const name = pod.metadata?.name;
   if (!name || !DNS1123.test(name)) throw new Error(`${where}: metadata.name ${JSON.stringify(name)} is not a valid DNS-1123 subdomain`);
   const containers = pod.spec?.containers ?? [];
@@ -36,7 +41,10 @@ export function staticPodFrom(doc: unknown, where: string, nodeName: string, sou
     if (!c.image) throw new Error(`${where}: spec.containers[${i}].image: required`);
   });
   const hash = createHash('md5');
-  hash.update(`host:${nodeName}`).update(source === 'file' ? `file:${where}` : `url:${where}`).update(JSON.stringify(pod));
+  hash
+    .update(`host:${nodeName}`)
+    .update(source === 'file' ? `file:${where}` : `url:${where}`)
+    .update(JSON.stringify(pod));
   const uid = hash.digest('hex');
   return {
     ...pod,
@@ -47,7 +55,12 @@ export function staticPodFrom(doc: unknown, where: string, nodeName: string, sou
       uid,
       annotations: { ...pod.metadata?.annotations, [CONFIG_HASH]: uid, [CONFIG_SOURCE]: source },
     },
-    spec: { ...pod.spec!, nodeName, restartPolicy: pod.spec?.restartPolicy ?? 'Always', terminationGracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? 30 },
+    spec: {
+      ...pod.spec!,
+      nodeName,
+      restartPolicy: pod.spec?.restartPolicy ?? 'Always',
+      terminationGracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? 30,
+    },
   };
 }
 
@@ -59,7 +72,8 @@ export function staticPod(text: string, path: string, nodeName: string): Pod {
 /** Tells sink what changed between two sets of static pods (by UID: an edit is a remove and an add). */
 export function reportChanges(before: Pod[], after: Pod[], sink: PodSink): void {
   const uids = (pods: Pod[]) => new Set(pods.map((p) => p.metadata!.uid!));
-  const was = uids(before), now = uids(after);
+  const was = uids(before),
+    now = uids(after);
   for (const uid of was) if (!now.has(uid)) sink.remove(uid);
   for (const p of after) if (!was.has(p.metadata!.uid!)) sink.update(p);
 }
@@ -70,7 +84,11 @@ export function fileSource(dir: string, nodeName: string, sink: PodSink, log: Lo
   const failed = new Map<string, string>(); // path -> last error, logged once per change
   const scan = () => {
     let names: string[];
-    try { names = readdirSync(dir); } catch { names = []; }
+    try {
+      names = readdirSync(dir);
+    } catch {
+      names = [];
+    }
     const next = new Map<string, Pod>();
     for (const n of names) {
       const path = join(dir, n);
@@ -91,10 +109,23 @@ export function fileSource(dir: string, nodeName: string, sink: PodSink, log: Lo
     known = next;
   };
   let timer: NodeJS.Timeout | undefined;
-  const soon = () => { clearTimeout(timer); timer = setTimeout(scan, 100); };
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(scan, 100);
+  };
   let watcher: FSWatcher | undefined;
-  try { watcher = watch(dir, soon); } catch { /* the directory may appear later: the rescan finds it */ }
+  try {
+    watcher = watch(dir, soon);
+  } catch {
+    /* the directory may appear later: the rescan finds it */
+  }
   scan();
   const interval = setInterval(scan, periodMs);
-  return { stop() { clearInterval(interval); clearTimeout(timer); watcher?.close(); } };
+  return {
+    stop() {
+      clearInterval(interval);
+      clearTimeout(timer);
+      watcher?.close();
+    },
+  };
 }

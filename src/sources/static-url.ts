@@ -17,7 +17,14 @@ export function podsFromURL(body: string, url: string, nodeName: string): Pod[] 
   return [staticPodFrom(doc, url, nodeName, 'http')];
 }
 
-export function urlSource(url: string, headers: Record<string, string[]>, nodeName: string, sink: PodSink, log: Logger, periodMs: number): { stop(): void } {
+export function urlSource(
+  url: string,
+  headers: Record<string, string[]>,
+  nodeName: string,
+  sink: PodSink,
+  log: Logger,
+  periodMs: number,
+): { stop(): void } {
   let known: Pod[] = [];
   let lastError = '';
   const abort = new AbortController();
@@ -40,5 +47,10 @@ export function urlSource(url: string, headers: Record<string, string[]>, nodeNa
   };
   void check();
   const interval = setInterval(check, periodMs);
-  return { stop() { clearInterval(interval); abort.abort(); } };
+  return {
+    stop() {
+      clearInterval(interval);
+      abort.abort();
+    },
+  };
 }

@@ -7,10 +7,22 @@ import { later } from './fixtures.test.ts';
 import type { RawSample } from './sample.ts';
 
 function collector() {
-  let n = 0, now = 0;
+  let n = 0,
+    now = 0;
   const calls: number[] = [];
-  const collect = async (): Promise<RawSample> => { calls.push(now); n++; return { ...later, timeMs: now, rlimit: { curProc: n } }; };
-  return { collect, calls, setNow: (t: number) => { now = t; }, now: () => now };
+  const collect = async (): Promise<RawSample> => {
+    calls.push(now);
+    n++;
+    return { ...later, timeMs: now, rlimit: { curProc: n } };
+  };
+  return {
+    collect,
+    calls,
+    setNow: (t: number) => {
+      now = t;
+    },
+    now: () => now,
+  };
 }
 
 test('the first sample is taken at once; requests share it while fresh', async () => {
@@ -50,7 +62,13 @@ test('the background loop samples every interval until stopped', async () => {
 
 test('a failing collector leaves the last good sample; none at all is an error', async () => {
   let fail = true;
-  const cache = sampleCache(async () => { if (fail) throw new Error('boom'); return later; }, { intervalMs: 60_000, maxAgeMs: Infinity, log: { ...logger('test'), error: () => {} } });
+  const cache = sampleCache(
+    async () => {
+      if (fail) throw new Error('boom');
+      return later;
+    },
+    { intervalMs: 60_000, maxAgeMs: Infinity, log: { ...logger('test'), error: () => {} } },
+  );
   await assert.rejects(cache.get(), /no stats sample/);
   fail = false;
   assert.equal((await cache.get()).cur, later);

@@ -5,7 +5,10 @@
 import type { Logger } from '../log/log.ts';
 import type { RawSample } from './sample.ts';
 
-export interface Samples { cur: RawSample; prev?: RawSample }
+export interface Samples {
+  cur: RawSample;
+  prev?: RawSample;
+}
 
 export interface SampleCache {
   /** The latest samples, refreshed first if stale; rejects only before any sample was taken. */
@@ -39,17 +42,26 @@ export function sampleCache(collect: () => Promise<RawSample>, o: SampleCacheOpt
     timer = setTimeout(() => void refresh(), intervalMs);
     timer.unref();
   };
-  const refresh = (): Promise<void> => (inflight ??= collect().then((cur) => {
-    samples = { cur, prev: samples?.cur };
-    // Logged when it changes, not every 10 s.
-    if (cur.runtimeError !== lastProblem) {
-      if (cur.runtimeError) o.log.warn('Stats without pods: the runtime did not answer', { err: cur.runtimeError });
-      else if (lastProblem) o.log.info('Stats from the runtime again');
-      lastProblem = cur.runtimeError;
-    }
-  }, (e: unknown) => {
-    o.log.error('Failed to take a stats sample', { err: e });
-  }).finally(() => { inflight = undefined; schedule(); }));
+  const refresh = (): Promise<void> =>
+    (inflight ??= collect()
+      .then(
+        (cur) => {
+          samples = { cur, prev: samples?.cur };
+          // Logged when it changes, not every 10 s.
+          if (cur.runtimeError !== lastProblem) {
+            if (cur.runtimeError) o.log.warn('Stats without pods: the runtime did not answer', { err: cur.runtimeError });
+            else if (lastProblem) o.log.info('Stats from the runtime again');
+            lastProblem = cur.runtimeError;
+          }
+        },
+        (e: unknown) => {
+          o.log.error('Failed to take a stats sample', { err: e });
+        },
+      )
+      .finally(() => {
+        inflight = undefined;
+        schedule();
+      }));
 
   void refresh();
   return {
@@ -63,6 +75,9 @@ export function sampleCache(collect: () => Promise<RawSample>, o: SampleCacheOpt
       if (!samples) throw new Error('no stats sample could be taken yet');
       return samples;
     },
-    stop() { stopped = true; clearTimeout(timer); },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
   };
 }

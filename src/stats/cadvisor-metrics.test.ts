@@ -4,7 +4,11 @@ import { later, T } from './fixtures.test.ts';
 import { renderCadvisorMetrics } from './cadvisor-metrics.ts';
 
 const text = renderCadvisorMetrics(later);
-const L = (o: Record<string, string>) => `{${Object.entries({ container: '', id: '', image: '', name: '', namespace: '', pod: '', ...o }).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}="${v}"`).join(',')}}`;
+const L = (o: Record<string, string>) =>
+  `{${Object.entries({ container: '', id: '', image: '', name: '', namespace: '', pod: '', ...o })
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',')}}`;
 const app = { container: 'app', id: '/kubepods/besteffort/podu1/c1', image: 'busybox:1.36', name: 'c1', namespace: 'ns', pod: 'web' };
 
 test('cadvisor series with the kubelet labels, for the root, system containers, pods, sandboxes and containers', () => {
@@ -35,7 +39,10 @@ test('cadvisor series with the kubelet labels, for the root, system containers, 
 
 test('a container known only from CRI stats still has its usage series', () => {
   const side = { container: 'side', id: '/c2', image: 'busybox:1.36', name: 'c2', namespace: 'ns', pod: 'web' };
-  assert.match(text, new RegExp(`^container_memory_working_set_bytes\\{${L(side).slice(1, -1).replace(/[/.]/g, '\\$&')}\\} 100 ${T}$`, 'm'));
+  assert.match(
+    text,
+    new RegExp(`^container_memory_working_set_bytes\\{${L(side).slice(1, -1).replace(/[/.]/g, '\\$&')}\\} 100 ${T}$`, 'm'),
+  );
 });
 
 test('families appear once, sorted, each with HELP and TYPE', () => {
@@ -43,7 +50,10 @@ test('families appear once, sorted, each with HELP and TYPE', () => {
   assert.deepEqual(names, [...new Set(names)].sort());
   assert.match(text, /^# HELP container_memory_working_set_bytes Current working set in bytes\.$/m);
   assert.match(text, /^# TYPE container_cpu_usage_seconds_total counter$/m);
-  for (const line of text.trim().split('\n').filter((l) => !l.startsWith('#'))) {
+  for (const line of text
+    .trim()
+    .split('\n')
+    .filter((l) => !l.startsWith('#'))) {
     assert.match(line, /^[a-z_]+(\{[^}]*\})? [\d.e+-]+( \d{13})?$/, line);
   }
 });

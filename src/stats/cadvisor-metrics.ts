@@ -17,7 +17,11 @@ interface Entity {
 }
 
 type Labels = Record<string, string>;
-interface Family { help: string; type: 'counter' | 'gauge'; rows: string[] }
+interface Family {
+  help: string;
+  type: 'counter' | 'gauge';
+  rows: string[];
+}
 
 const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 const labelText = (l: Labels) => {
@@ -35,7 +39,16 @@ function entities(s: RawSample): Entity[] {
     const ref = { pod: p.name, namespace: p.namespace };
     if (p.cgroup) out.push({ ...blank, ...ref, id: p.cgroupPath, startTimeMs: p.createdAtMs, cgroup: p.cgroup });
     // The sandbox holds the pod's network namespace, so its interfaces are reported on it.
-    if (p.sandboxCgroup) out.push({ ...blank, ...ref, id: `${p.cgroupPath}/${p.sandboxId}`, name: p.sandboxId, startTimeMs: p.createdAtMs, cgroup: p.sandboxCgroup, network: p.network });
+    if (p.sandboxCgroup)
+      out.push({
+        ...blank,
+        ...ref,
+        id: `${p.cgroupPath}/${p.sandboxId}`,
+        name: p.sandboxId,
+        startTimeMs: p.createdAtMs,
+        cgroup: p.sandboxCgroup,
+        network: p.network,
+      });
   }
   for (const c of s.containers) {
     const p = pods.get(c.sandboxId);
@@ -43,12 +56,32 @@ function entities(s: RawSample): Entity[] {
     // Without a readable cgroup, the runtime's figures stand in for the usage series.
     const cgroup: CgroupSample = c.cgroup ?? {
       cpu: c.cri?.cpuNs !== undefined ? { usageNs: c.cri.cpuNs } : undefined,
-      memory: c.cri?.workingSetBytes !== undefined ? {
-        usageBytes: c.cri.usageBytes ?? 0, workingSetBytes: c.cri.workingSetBytes, rssBytes: c.cri.rssBytes ?? 0, cacheBytes: 0, mappedFileBytes: 0, swapBytes: 0,
-        pageFaults: c.cri.pageFaults ?? 0, majorPageFaults: c.cri.majorPageFaults ?? 0, localPageFaults: 0, localMajorPageFaults: 0,
-      } : undefined,
+      memory:
+        c.cri?.workingSetBytes !== undefined
+          ? {
+              usageBytes: c.cri.usageBytes ?? 0,
+              workingSetBytes: c.cri.workingSetBytes,
+              rssBytes: c.cri.rssBytes ?? 0,
+              cacheBytes: 0,
+              mappedFileBytes: 0,
+              swapBytes: 0,
+              pageFaults: c.cri.pageFaults ?? 0,
+              majorPageFaults: c.cri.majorPageFaults ?? 0,
+              localPageFaults: 0,
+              localMajorPageFaults: 0,
+            }
+          : undefined,
     };
-    out.push({ id: c.cgroupPath ?? `/${c.id}`, name: c.id, image: c.image, container: c.name, pod: p.name, namespace: p.namespace, startTimeMs: c.createdAtMs, cgroup });
+    out.push({
+      id: c.cgroupPath ?? `/${c.id}`,
+      name: c.id,
+      image: c.image,
+      container: c.name,
+      pod: p.name,
+      namespace: p.namespace,
+      startTimeMs: c.createdAtMs,
+      cgroup,
+    });
   }
   return out;
 }
@@ -65,7 +98,14 @@ export function renderCadvisorMetrics(s: RawSample): string {
 
   for (const e of entities(s)) {
     const l: Labels = { container: e.container, id: e.id, image: e.image, name: e.name, namespace: e.namespace, pod: e.pod };
-    add('container_start_time_seconds', 'gauge', 'Start time of the container since unix epoch in seconds.', l, Math.floor(e.startTimeMs / 1000), false);
+    add(
+      'container_start_time_seconds',
+      'gauge',
+      'Start time of the container since unix epoch in seconds.',
+      l,
+      Math.floor(e.startTimeMs / 1000),
+      false,
+    );
     add('container_last_seen', 'gauge', 'Last time a container was seen by the exporter', l, Math.floor(s.timeMs / 1000));
     const cpu = e.cgroup.cpu;
     if (cpu) {
@@ -73,38 +113,80 @@ export function renderCadvisorMetrics(s: RawSample): string {
       if (cpu.quotaUs !== undefined) add('container_spec_cpu_quota', 'gauge', 'CPU quota of the container.', l, cpu.quotaUs, false);
       if (cpu.shares !== undefined) add('container_spec_cpu_shares', 'gauge', 'CPU share of the container.', l, cpu.shares, false);
       // Per-CPU figures are off in the kubelet's cadvisor: one series, cpu="total".
-      add('container_cpu_usage_seconds_total', 'counter', 'Cumulative cpu time consumed in seconds.', { ...l, cpu: 'total' }, cpu.usageNs / 1e9);
-      if (cpu.userNs !== undefined) add('container_cpu_user_seconds_total', 'counter', 'Cumulative user cpu time consumed in seconds.', l, cpu.userNs / 1e9);
-      if (cpu.systemNs !== undefined) add('container_cpu_system_seconds_total', 'counter', 'Cumulative system cpu time consumed in seconds.', l, cpu.systemNs / 1e9);
+      add(
+        'container_cpu_usage_seconds_total',
+        'counter',
+        'Cumulative cpu time consumed in seconds.',
+        { ...l, cpu: 'total' },
+        cpu.usageNs / 1e9,
+      );
+      if (cpu.userNs !== undefined)
+        add('container_cpu_user_seconds_total', 'counter', 'Cumulative user cpu time consumed in seconds.', l, cpu.userNs / 1e9);
+      if (cpu.systemNs !== undefined)
+        add('container_cpu_system_seconds_total', 'counter', 'Cumulative system cpu time consumed in seconds.', l, cpu.systemNs / 1e9);
     }
     const m = e.cgroup.memory;
     if (m) {
       // Unlimited is 0, as cadvisor reports it for cgroup v2's "max".
       add('container_spec_memory_limit_bytes', 'gauge', 'Memory limit for the container.', l, m.limitBytes ?? 0, false);
-      add('container_memory_usage_bytes', 'gauge', 'Current memory usage in bytes, including all memory regardless of when it was accessed', l, m.usageBytes);
+      add(
+        'container_memory_usage_bytes',
+        'gauge',
+        'Current memory usage in bytes, including all memory regardless of when it was accessed',
+        l,
+        m.usageBytes,
+      );
       add('container_memory_working_set_bytes', 'gauge', 'Current working set in bytes.', l, m.workingSetBytes);
       add('container_memory_rss', 'gauge', 'Size of RSS in bytes.', l, m.rssBytes);
       add('container_memory_cache', 'gauge', 'Number of bytes of page cache memory.', l, m.cacheBytes);
       add('container_memory_mapped_file', 'gauge', 'Size of memory mapped files in bytes.', l, m.mappedFileBytes);
       add('container_memory_swap', 'gauge', 'Container swap usage in bytes.', l, m.swapBytes);
-      if (m.maxUsageBytes !== undefined) add('container_memory_max_usage_bytes', 'gauge', 'Maximum memory usage recorded in bytes', l, m.maxUsageBytes);
+      if (m.maxUsageBytes !== undefined)
+        add('container_memory_max_usage_bytes', 'gauge', 'Maximum memory usage recorded in bytes', l, m.maxUsageBytes);
       if (m.failcnt !== undefined) add('container_memory_failcnt', 'counter', 'Number of memory usage hits limits', l, m.failcnt);
       const failures: [string, string, number][] = [
-        ['pgfault', 'container', m.localPageFaults], ['pgmajfault', 'container', m.localMajorPageFaults],
-        ['pgfault', 'hierarchy', m.pageFaults], ['pgmajfault', 'hierarchy', m.majorPageFaults],
+        ['pgfault', 'container', m.localPageFaults],
+        ['pgmajfault', 'container', m.localMajorPageFaults],
+        ['pgfault', 'hierarchy', m.pageFaults],
+        ['pgmajfault', 'hierarchy', m.majorPageFaults],
       ];
-      for (const [type, scope, v] of failures) add('container_memory_failures_total', 'counter', 'Cumulative count of memory allocation failures.', { ...l, failure_type: type, scope }, v);
+      for (const [type, scope, v] of failures)
+        add(
+          'container_memory_failures_total',
+          'counter',
+          'Cumulative count of memory allocation failures.',
+          { ...l, failure_type: type, scope },
+          v,
+        );
     }
     for (const i of e.network ?? []) {
       const il = { ...l, interface: i.name };
       add('container_network_receive_bytes_total', 'counter', 'Cumulative count of bytes received', il, i.rxBytes);
       add('container_network_receive_packets_total', 'counter', 'Cumulative count of packets received', il, i.rxPackets);
-      add('container_network_receive_packets_dropped_total', 'counter', 'Cumulative count of packets dropped while receiving', il, i.rxDropped);
+      add(
+        'container_network_receive_packets_dropped_total',
+        'counter',
+        'Cumulative count of packets dropped while receiving',
+        il,
+        i.rxDropped,
+      );
       add('container_network_receive_errors_total', 'counter', 'Cumulative count of errors encountered while receiving', il, i.rxErrors);
       add('container_network_transmit_bytes_total', 'counter', 'Cumulative count of bytes transmitted', il, i.txBytes);
       add('container_network_transmit_packets_total', 'counter', 'Cumulative count of packets transmitted', il, i.txPackets);
-      add('container_network_transmit_packets_dropped_total', 'counter', 'Cumulative count of packets dropped while transmitting', il, i.txDropped);
-      add('container_network_transmit_errors_total', 'counter', 'Cumulative count of errors encountered while transmitting', il, i.txErrors);
+      add(
+        'container_network_transmit_packets_dropped_total',
+        'counter',
+        'Cumulative count of packets dropped while transmitting',
+        il,
+        i.txDropped,
+      );
+      add(
+        'container_network_transmit_errors_total',
+        'counter',
+        'Cumulative count of errors encountered while transmitting',
+        il,
+        i.txErrors,
+      );
     }
   }
   add('machine_cpu_cores', 'gauge', 'Number of logical CPU cores.', {}, s.machine.cpuCores);

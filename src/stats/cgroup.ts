@@ -162,9 +162,16 @@ export function memoryFromMeminfo(meminfo: string): MemorySample {
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(meminfo)?.[1] ?? 0) * 1024;
   const total = kb('MemTotal');
   return {
-    usageBytes: total - kb('MemFree'), workingSetBytes: total - kb('MemAvailable'),
-    rssBytes: kb('AnonPages'), cacheBytes: kb('Cached'), mappedFileBytes: kb('Mapped'), swapBytes: kb('SwapTotal') - kb('SwapFree'),
-    pageFaults: 0, majorPageFaults: 0, localPageFaults: 0, localMajorPageFaults: 0,
+    usageBytes: total - kb('MemFree'),
+    workingSetBytes: total - kb('MemAvailable'),
+    rssBytes: kb('AnonPages'),
+    cacheBytes: kb('Cached'),
+    mappedFileBytes: kb('Mapped'),
+    swapBytes: kb('SwapTotal') - kb('SwapFree'),
+    pageFaults: 0,
+    majorPageFaults: 0,
+    localPageFaults: 0,
+    localMajorPageFaults: 0,
   };
 }
 
@@ -195,19 +202,34 @@ export function cgroupReader(root = '/sys/fs/cgroup'): CgroupReader {
   const version: 1 | 2 = exists(`${root}/cgroup.controllers`) ? 2 : 1;
   // Where a cgroup's directory is for questions that are not about one controller.
   const dir = (path: string) => (version === 2 ? `${root}${path}` : `${root}/cpuacct${path}`);
-  const readAt = (path: string): CgroupFileReader => (controller, file) => {
-    try { return readFileSync(version === 2 ? `${root}${path}/${file}` : `${root}/${controller}${path}/${file}`, 'utf8'); } catch { return undefined; }
-  };
+  const readAt =
+    (path: string): CgroupFileReader =>
+    (controller, file) => {
+      try {
+        return readFileSync(version === 2 ? `${root}${path}/${file}` : `${root}/${controller}${path}/${file}`, 'utf8');
+      } catch {
+        return undefined;
+      }
+    };
   const norm = (path: string) => (path === '/' ? '' : path);
   const pids = (path: string) => {
-    try { return readFileSync(`${dir(norm(path))}/cgroup.procs`, 'utf8').split('\n').filter(Boolean).map(Number); } catch { return []; }
+    try {
+      return readFileSync(`${dir(norm(path))}/cgroup.procs`, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      return [];
+    }
   };
   const count = (d: string): number => {
     let n = 0;
     try {
       n = readFileSync(`${d}/cgroup.procs`, 'utf8').split('\n').filter(Boolean).length;
       for (const e of readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) n += count(`${d}/${e.name}`);
-    } catch { /* removed while walking */ }
+    } catch {
+      /* removed while walking */
+    }
     return n;
   };
   return {
@@ -216,17 +238,30 @@ export function cgroupReader(root = '/sys/fs/cgroup'): CgroupReader {
     exists: (path) => exists(dir(norm(path))),
     pids,
     processCount: (path) => count(dir(norm(path))),
-    createdAtMs: (path) => { try { return statSync(dir(norm(path))).ctimeMs; } catch { return undefined; } },
+    createdAtMs: (path) => {
+      try {
+        return statSync(dir(norm(path))).ctimeMs;
+      } catch {
+        return undefined;
+      }
+    },
     ofProcess(pid) {
       try {
         const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n');
         const want = version === 2 ? (l: string) => l.startsWith('0::') : (l: string) => /^\d+:([^:]*,)?cpuacct(,[^:]*)?:/.test(l);
         return lines.find(want)?.replace(/^\d+:[^:]*:/, '');
-      } catch { return undefined; }
+      } catch {
+        return undefined;
+      }
     },
   };
 }
 
 function exists(path: string): boolean {
-  try { statSync(path); return true; } catch { return false; }
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -12,13 +12,30 @@ const sandboxes: SandboxInfo[] = [
   { id: 's0', uid: 'u1', name: 'web', namespace: 'ns', ready: false, createdAtMs: 500 },
   { id: 's2', uid: 'u2', name: 'done', namespace: 'ns', ready: false, createdAtMs: 700 },
 ];
-const ctr = (id: string, sandboxId: string, name: string, running: boolean): ContainerInfo =>
-  ({ id, sandboxId, podUid: sandboxId === 's2' ? 'u2' : 'u1', podName: 'web', podNamespace: 'ns', name, image: 'busybox', running, createdAtMs: 1100 });
-const containers = [ctr('c1', 's1', 'app', true), ctr('c0', 's0', 'app', false), ctr('c2', 's2', 'job', false), ctr('c3', 's1', 'side', true)];
+const ctr = (id: string, sandboxId: string, name: string, running: boolean): ContainerInfo => ({
+  id,
+  sandboxId,
+  podUid: sandboxId === 's2' ? 'u2' : 'u1',
+  podName: 'web',
+  podNamespace: 'ns',
+  name,
+  image: 'busybox',
+  running,
+  createdAtMs: 1100,
+});
+const containers = [
+  ctr('c1', 's1', 'app', true),
+  ctr('c0', 's0', 'app', false),
+  ctr('c2', 's2', 'job', false),
+  ctr('c3', 's1', 'side', true),
+];
 
 function runtime(fail?: string): RuntimeStatsSource {
   return {
-    sandboxes: async () => { if (fail) throw new Error(fail); return sandboxes; },
+    sandboxes: async () => {
+      if (fail) throw new Error(fail);
+      return sandboxes;
+    },
     containers: async () => containers,
     containerStats: async () => new Map([['c1', { timeMs: 5, cpuNs: 9, writableLayer: { timeMs: 5, usedBytes: 8192 } }]]),
     imageFilesystems: async () => [{ timeMs: 4, usedBytes: 300, mountpoint: '/images' }],
@@ -38,7 +55,10 @@ function host(paths: string[]): HostStats {
   };
   return {
     cgroups,
-    netDev: (pid) => (pid === 4242 ? [{ name: 'eth0', rxBytes: 1, rxPackets: 1, rxErrors: 0, rxDropped: 0, txBytes: 1, txPackets: 1, txErrors: 0, txDropped: 0 }] : []),
+    netDev: (pid) =>
+      pid === 4242
+        ? [{ name: 'eth0', rxBytes: 1, rxPackets: 1, rxErrors: 0, rxDropped: 0, txBytes: 1, txPackets: 1, txErrors: 0, txDropped: 0 }]
+        : [],
     fs: (p) => ({ capacityBytes: p.length, availableBytes: 1, usedBytes: 1, inodes: 1, inodesFree: 1 }),
     dirUsage: (p) => (p === '/logs/ns_web_u1/app' ? { usedBytes: 4096, inodesUsed: 2 } : undefined),
     bootTimeMs: () => 1,
@@ -51,17 +71,35 @@ function host(paths: string[]): HostStats {
 const opts = { rootDir: '/var/lib/kubelet', podLogsDir: '/logs', kubeletStartMs: 2, now: () => 1234 };
 
 test('collectSample: running containers grouped under their live sandbox, read from their cgroups', async () => {
-  const s = await collectSample(runtime(), host(['/', '/kubepods', '/kubepods/burstable/podu1', '/kubepods/burstable/podu1/s1', '/kubepods/burstable/podu1/c1']), opts);
+  const s = await collectSample(
+    runtime(),
+    host(['/', '/kubepods', '/kubepods/burstable/podu1', '/kubepods/burstable/podu1/s1', '/kubepods/burstable/podu1/c1']),
+    opts,
+  );
   assert.equal(s.timeMs, 1234);
   assert.equal(s.runtimeError, undefined);
-  assert.deepEqual(s.system.map((x) => [x.name, x.cgroupPath, x.startTimeMs]), [['pods', '/kubepods', 77]]);
-  assert.deepEqual(s.pods.map((p) => [p.uid, p.sandboxId, p.cgroupPath, p.processCount, p.network?.[0]?.name]), [['u1', 's1', '/kubepods/burstable/podu1', 3, 'eth0']]);
+  assert.deepEqual(
+    s.system.map((x) => [x.name, x.cgroupPath, x.startTimeMs]),
+    [['pods', '/kubepods', 77]],
+  );
+  assert.deepEqual(
+    s.pods.map((p) => [p.uid, p.sandboxId, p.cgroupPath, p.processCount, p.network?.[0]?.name]),
+    [['u1', 's1', '/kubepods/burstable/podu1', 3, 'eth0']],
+  );
   assert.equal(s.pods[0]!.sandboxCgroup?.cpu?.usageNs, '/kubepods/burstable/podu1/s1'.length);
-  assert.deepEqual(s.containers.map((c) => [c.id, c.name, c.cgroupPath, c.cgroup?.cpu?.usageNs, c.cri?.cpuNs, c.logs?.usedBytes]), [
-    ['c1', 'app', '/kubepods/burstable/podu1/c1', '/kubepods/burstable/podu1/c1'.length, 9, 4096],
-    ['c3', 'side', '/kubepods/burstable/podu1/c3', undefined, undefined, undefined],
-  ]);
-  assert.deepEqual(s.imageFs, { timeMs: 4, usedBytes: 300, mountpoint: '/images', fs: { capacityBytes: 7, availableBytes: 1, usedBytes: 1, inodes: 1, inodesFree: 1 } });
+  assert.deepEqual(
+    s.containers.map((c) => [c.id, c.name, c.cgroupPath, c.cgroup?.cpu?.usageNs, c.cri?.cpuNs, c.logs?.usedBytes]),
+    [
+      ['c1', 'app', '/kubepods/burstable/podu1/c1', '/kubepods/burstable/podu1/c1'.length, 9, 4096],
+      ['c3', 'side', '/kubepods/burstable/podu1/c3', undefined, undefined, undefined],
+    ],
+  );
+  assert.deepEqual(s.imageFs, {
+    timeMs: 4,
+    usedBytes: 300,
+    mountpoint: '/images',
+    fs: { capacityBytes: 7, availableBytes: 1, usedBytes: 1, inodes: 1, inodesFree: 1 },
+  });
   assert.equal(s.rootFs?.capacityBytes, '/var/lib/kubelet'.length);
   assert.deepEqual(s.rlimit, { maxPid: 10, curProc: 5 });
 });
@@ -90,37 +128,77 @@ function volumes(): VolumeStatsSource & { asked: string[]; kept?: Set<string> } 
     { name: 'token', plugin: 'kubernetes.io~projected', path: `${base}/kubernetes.io~projected/token`, dev: 8, ownFs: true },
   ];
   const src = {
-    asked: [] as string[], kept: undefined as Set<string> | undefined,
+    asked: [] as string[],
+    kept: undefined as Set<string> | undefined,
     list: (uid: string) => (uid === 'u1' ? dirs : []),
-    usage(path: string) { src.asked.push(path); return path.endsWith('/tmp') ? undefined : { usedBytes: path.length, inodesUsed: 2, timeMs: 1000 }; },
-    retain(paths: Set<string>) { src.kept = paths; },
+    usage(path: string) {
+      src.asked.push(path);
+      return path.endsWith('/tmp') ? undefined : { usedBytes: path.length, inodesUsed: 2, timeMs: 1000 };
+    },
+    retain(paths: Set<string>) {
+      src.kept = paths;
+    },
   };
   return src;
 }
 
-test('collectSample: the pod\'s volumes with their last walk, statfs once a filesystem, etc-hosts', async () => {
+test("collectSample: the pod's volumes with their last walk, statfs once a filesystem, etc-hosts", async () => {
   const h = host(['/', '/kubepods/burstable/podu1']);
   const statfs: string[] = [];
   const fs = h.fs;
-  h.fs = (p) => { statfs.push(p); return fs(p); };
+  h.fs = (p) => {
+    statfs.push(p);
+    return fs(p);
+  };
   h.dirUsage = (p) => (p === '/var/lib/kubelet/pods/u1/etc-hosts' ? { usedBytes: 4096, inodesUsed: 1 } : undefined);
   const v = volumes();
   const s = await collectSample(runtime(), h, { ...opts, volumes: v });
   const base = '/var/lib/kubelet/pods/u1/volumes';
-  assert.deepEqual(s.pods[0]!.volumes!.map((x) => [x.name, x.plugin, x.ownFs, x.usage?.usedBytes, x.fs?.capacityBytes]), [
-    ['config', 'kubernetes.io~configmap', false, `${base}/kubernetes.io~configmap/config`.length, `${base}/kubernetes.io~configmap/config`.length],
-    // Same filesystem as config: its statfs, not another.
-    ['scratch', 'kubernetes.io~empty-dir', false, `${base}/kubernetes.io~empty-dir/scratch`.length, `${base}/kubernetes.io~configmap/config`.length],
-    ['tmp', 'kubernetes.io~empty-dir', true, undefined, `${base}/kubernetes.io~empty-dir/tmp`.length],
-    ['token', 'kubernetes.io~projected', true, `${base}/kubernetes.io~projected/token`.length, `${base}/kubernetes.io~projected/token`.length],
-  ]);
-  assert.deepEqual(statfs.filter((p) => p.startsWith(base)), [`${base}/kubernetes.io~configmap/config`, `${base}/kubernetes.io~empty-dir/tmp`, `${base}/kubernetes.io~projected/token`]);
+  assert.deepEqual(
+    s.pods[0]!.volumes!.map((x) => [x.name, x.plugin, x.ownFs, x.usage?.usedBytes, x.fs?.capacityBytes]),
+    [
+      [
+        'config',
+        'kubernetes.io~configmap',
+        false,
+        `${base}/kubernetes.io~configmap/config`.length,
+        `${base}/kubernetes.io~configmap/config`.length,
+      ],
+      // Same filesystem as config: its statfs, not another.
+      [
+        'scratch',
+        'kubernetes.io~empty-dir',
+        false,
+        `${base}/kubernetes.io~empty-dir/scratch`.length,
+        `${base}/kubernetes.io~configmap/config`.length,
+      ],
+      ['tmp', 'kubernetes.io~empty-dir', true, undefined, `${base}/kubernetes.io~empty-dir/tmp`.length],
+      [
+        'token',
+        'kubernetes.io~projected',
+        true,
+        `${base}/kubernetes.io~projected/token`.length,
+        `${base}/kubernetes.io~projected/token`.length,
+      ],
+    ],
+  );
+  assert.deepEqual(
+    statfs.filter((p) => p.startsWith(base)),
+    [`${base}/kubernetes.io~configmap/config`, `${base}/kubernetes.io~empty-dir/tmp`, `${base}/kubernetes.io~projected/token`],
+  );
   assert.deepEqual(s.pods[0]!.etcHosts, { usedBytes: 4096, inodesUsed: 1 });
   assert.equal(v.asked.length, 4);
-  assert.deepEqual([...v.kept!].sort(), v.list('u1').map((d) => d.path).sort(), 'the walks of the listed volumes are kept');
+  assert.deepEqual(
+    [...v.kept!].sort(),
+    v
+      .list('u1')
+      .map((d) => d.path)
+      .sort(),
+    'the walks of the listed volumes are kept',
+  );
 });
 
-test('collectSample: a runtime that does not answer keeps the volumes\' walks', async () => {
+test("collectSample: a runtime that does not answer keeps the volumes' walks", async () => {
   const v = volumes();
   await collectSample(runtime('connection refused'), host(['/']), { ...opts, volumes: v });
   assert.equal(v.kept, undefined);

@@ -24,7 +24,13 @@ export interface CollectorOptions {
 }
 
 /** The pod's volumes: the last walk of each, and a statfs of each filesystem once a sample (`fsByDev`). */
-function podVolumes(src: VolumeStatsSource, host: HostStats, uid: string, fsByDev: Map<number, FsUsage | undefined>, keep: Set<string>): RawVolume[] {
+function podVolumes(
+  src: VolumeStatsSource,
+  host: HostStats,
+  uid: string,
+  fsByDev: Map<number, FsUsage | undefined>,
+  keep: Set<string>,
+): RawVolume[] {
   return src.list(uid).map((v) => {
     keep.add(v.path);
     if (!fsByDev.has(v.dev)) fsByDev.set(v.dev, host.fs(v.path));
@@ -35,7 +41,10 @@ function podVolumes(src: VolumeStatsSource, host: HostStats, uid: string, fsByDe
 export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: CollectorOptions): Promise<RawSample> {
   const now = o.now ?? Date.now;
   const [sandboxes, containers, criStats, imageFs] = await Promise.allSettled([
-    rt.sandboxes(), rt.containers(), rt.containerStats(), rt.imageFilesystems(),
+    rt.sandboxes(),
+    rt.containers(),
+    rt.containerStats(),
+    rt.imageFilesystems(),
   ]);
   const failed = [sandboxes, containers, criStats].find((r) => r.status === 'rejected');
   const timeMs = now();
@@ -45,7 +54,12 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
   if (!root.memory) root.memory = memoryFromMeminfo(host.meminfo());
   const system: SystemContainer[] = [];
   if (cgroups.exists('/kubepods')) {
-    system.push({ name: 'pods', cgroupPath: '/kubepods', startTimeMs: cgroups.createdAtMs('/kubepods') ?? host.bootTimeMs(), cgroup: cgroups.sample('/kubepods') });
+    system.push({
+      name: 'pods',
+      cgroupPath: '/kubepods',
+      startTimeMs: cgroups.createdAtMs('/kubepods') ?? host.bootTimeMs(),
+      cgroup: cgroups.sample('/kubepods'),
+    });
   }
   // The kubelet's own cgroup, unless it shares the root's (then its figures would be the node's).
   const own = cgroups.ofProcess('self');
@@ -70,7 +84,12 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
         const sandboxPath = cgroupPath && `${cgroupPath}/${sb.id}`;
         const pausePid = sandboxPath ? cgroups.pids(sandboxPath)[0] : undefined;
         pod = {
-          uid: sb.uid, name: sb.name, namespace: sb.namespace, sandboxId: sb.id, createdAtMs: sb.createdAtMs, cgroupPath,
+          uid: sb.uid,
+          name: sb.name,
+          namespace: sb.namespace,
+          sandboxId: sb.id,
+          createdAtMs: sb.createdAtMs,
+          cgroupPath,
           cgroup: cgroupPath ? cgroups.sample(cgroupPath) : undefined,
           sandboxCgroup: sandboxPath && cgroups.exists(sandboxPath) ? cgroups.sample(sandboxPath) : undefined,
           processCount: cgroupPath ? cgroups.processCount(cgroupPath) : undefined,
@@ -84,7 +103,13 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
       }
       const cgroupPath = pod.cgroupPath && `${pod.cgroupPath}/${c.id}`;
       ctrs.push({
-        id: c.id, name: c.name, podUid: sb.uid, sandboxId: sb.id, image: c.image, createdAtMs: c.createdAtMs, cgroupPath,
+        id: c.id,
+        name: c.name,
+        podUid: sb.uid,
+        sandboxId: sb.id,
+        image: c.image,
+        createdAtMs: c.createdAtMs,
+        cgroupPath,
         cgroup: cgroupPath && cgroups.exists(cgroupPath) ? cgroups.sample(cgroupPath) : undefined,
         cri: criStats.value.get(c.id),
         logs: host.dirUsage(`${o.podLogsDir}/${sb.namespace}_${sb.name}_${sb.uid}/${c.name}`),

@@ -5,7 +5,11 @@ import { statsEndpoints } from './endpoints.ts';
 import { earlier, later } from './fixtures.test.ts';
 import type { RawSample } from './sample.ts';
 
-const cacheOf = (cur: RawSample, prev?: RawSample): SampleCache => ({ get: async () => ({ cur, prev }), fresh: async () => ({ cur, prev }), stop: () => {} });
+const cacheOf = (cur: RawSample, prev?: RawSample): SampleCache => ({
+  get: async () => ({ cur, prev }),
+  fresh: async () => ({ cur, prev }),
+  stop: () => {},
+});
 
 test('each view is rendered once per sample', async () => {
   const e = statsEndpoints(cacheOf(later, earlier), 'node-1');
@@ -22,5 +26,9 @@ test('without the runtime: the summary fails (500 upstream), resource metrics sa
   const e = statsEndpoints(cacheOf({ ...later, pods: [], containers: [], runtimeError: 'connection refused' }), 'node-1');
   await assert.rejects(e.summaryJSON(false), /failed to list pod stats: connection refused/);
   assert.match(await e.resourceMetrics(), /^scrape_error 1$/m);
-  assert.match(await e.cadvisorMetrics(), /^container_cpu_usage_seconds_total\{container="",cpu="total",id="\/"/m, 'the node is still reported');
+  assert.match(
+    await e.cadvisorMetrics(),
+    /^container_cpu_usage_seconds_total\{container="",cpu="total",id="\/"/m,
+    'the node is still reported',
+  );
 });

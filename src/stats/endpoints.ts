@@ -28,10 +28,11 @@ export function statsEndpoints(cache: SampleCache, nodeName: string): StatsEndpo
     return v;
   };
   return {
-    summaryJSON: (only) => view(only ? 'summary-cpu-memory' : 'summary', (s, summary) => {
-      if (s.runtimeError) throw new Error(`failed to list pod stats: ${s.runtimeError}`);
-      return JSON.stringify(only ? cpuAndMemoryOnly(summary()) : summary());
-    }),
+    summaryJSON: (only) =>
+      view(only ? 'summary-cpu-memory' : 'summary', (s, summary) => {
+        if (s.runtimeError) throw new Error(`failed to list pod stats: ${s.runtimeError}`);
+        return JSON.stringify(only ? cpuAndMemoryOnly(summary()) : summary());
+      }),
     cadvisorMetrics: () => view('cadvisor', (s) => renderCadvisorMetrics(s)),
     resourceMetrics: () => view('resource', (s, summary) => renderResourceMetrics(s.runtimeError ? undefined : summary())),
   };

@@ -5,10 +5,24 @@ import type { CgroupSample, MemorySample, RawSample } from './sample.ts';
 export const T = Date.parse('2026-11-22T12:00:10Z');
 
 export const mem = (usage: number, ws: number, limit?: number): MemorySample => ({
-  usageBytes: usage, workingSetBytes: ws, rssBytes: 100, cacheBytes: 200, mappedFileBytes: 30, swapBytes: 0,
-  pageFaults: 50, majorPageFaults: 5, localPageFaults: 1, localMajorPageFaults: 0, maxUsageBytes: usage * 2, failcnt: 0, limitBytes: limit,
+  usageBytes: usage,
+  workingSetBytes: ws,
+  rssBytes: 100,
+  cacheBytes: 200,
+  mappedFileBytes: 30,
+  swapBytes: 0,
+  pageFaults: 50,
+  majorPageFaults: 5,
+  localPageFaults: 1,
+  localMajorPageFaults: 0,
+  maxUsageBytes: usage * 2,
+  failcnt: 0,
+  limitBytes: limit,
 });
-const cg = (usageNs: number, memory: MemorySample): CgroupSample => ({ cpu: { usageNs, userNs: usageNs / 2, systemNs: usageNs / 2, shares: 2, periodUs: 100000 }, memory });
+const cg = (usageNs: number, memory: MemorySample): CgroupSample => ({
+  cpu: { usageNs, userNs: usageNs / 2, systemNs: usageNs / 2, shares: 2, periodUs: 100000 },
+  memory,
+});
 const fs = { capacityBytes: 1000, availableBytes: 600, usedBytes: 350, inodes: 100, inodesFree: 70 };
 
 /** A sample at `at` with the given cumulative CPU figures (ns). */
@@ -22,24 +36,53 @@ export function sample(at: number, cpu: { node: number; pods: number; pod: numbe
       { name: 'ens3', rxBytes: 1, rxPackets: 1, rxErrors: 0, rxDropped: 0, txBytes: 2, txPackets: 2, txErrors: 0, txDropped: 0 },
       { name: 'eth0', rxBytes: 10, rxPackets: 3, rxErrors: 1, rxDropped: 0, txBytes: 20, txPackets: 4, txErrors: 2, txDropped: 0 },
     ],
-    system: [{ name: 'pods', cgroupPath: '/kubepods', startTimeMs: Date.parse('2026-11-22T08:00:05Z'), cgroup: cg(cpu.pods, mem(900, 800)) }],
+    system: [
+      { name: 'pods', cgroupPath: '/kubepods', startTimeMs: Date.parse('2026-11-22T08:00:05Z'), cgroup: cg(cpu.pods, mem(900, 800)) },
+    ],
     rootFs: fs,
     imageFs: { timeMs: at - 3000, usedBytes: 300, inodesUsed: 40, mountpoint: '/var/lib/containerd/snapshots', fs },
     rlimit: { maxPid: 32768, curProc: 154 },
-    pods: [{
-      uid: 'u1', name: 'web', namespace: 'ns', sandboxId: 's1', createdAtMs: Date.parse('2026-11-22T11:00:00Z'),
-      cgroupPath: '/kubepods/besteffort/podu1', cgroup: cg(cpu.pod, mem(600, 500)), sandboxCgroup: cg(1e6, mem(60, 50)), processCount: 3,
-      network: [{ name: 'eth0', rxBytes: 7, rxPackets: 1, rxErrors: 0, rxDropped: 0, txBytes: 8, txPackets: 1, txErrors: 0, txDropped: 0 }],
-    }],
+    pods: [
+      {
+        uid: 'u1',
+        name: 'web',
+        namespace: 'ns',
+        sandboxId: 's1',
+        createdAtMs: Date.parse('2026-11-22T11:00:00Z'),
+        cgroupPath: '/kubepods/besteffort/podu1',
+        cgroup: cg(cpu.pod, mem(600, 500)),
+        sandboxCgroup: cg(1e6, mem(60, 50)),
+        processCount: 3,
+        network: [
+          { name: 'eth0', rxBytes: 7, rxPackets: 1, rxErrors: 0, rxDropped: 0, txBytes: 8, txPackets: 1, txErrors: 0, txDropped: 0 },
+        ],
+      },
+    ],
     containers: [
       {
-        id: 'c1', name: 'app', podUid: 'u1', sandboxId: 's1', image: 'busybox:1.36', createdAtMs: Date.parse('2026-11-22T11:00:01Z'),
-        cgroupPath: '/kubepods/besteffort/podu1/c1', cgroup: cg(cpu.app, mem(400, 300, 1000)),
-        cri: { timeMs: at - 500, cpuNs: cpu.app - 1, workingSetBytes: 299, writableLayer: { timeMs: at - 2000, usedBytes: 8192, inodesUsed: 5, mountpoint: '/var/lib/containerd/snapshots' } },
+        id: 'c1',
+        name: 'app',
+        podUid: 'u1',
+        sandboxId: 's1',
+        image: 'busybox:1.36',
+        createdAtMs: Date.parse('2026-11-22T11:00:01Z'),
+        cgroupPath: '/kubepods/besteffort/podu1/c1',
+        cgroup: cg(cpu.app, mem(400, 300, 1000)),
+        cri: {
+          timeMs: at - 500,
+          cpuNs: cpu.app - 1,
+          workingSetBytes: 299,
+          writableLayer: { timeMs: at - 2000, usedBytes: 8192, inodesUsed: 5, mountpoint: '/var/lib/containerd/snapshots' },
+        },
         logs: { usedBytes: 4096, inodesUsed: 2 },
       },
       {
-        id: 'c2', name: 'side', podUid: 'u1', sandboxId: 's1', image: 'busybox:1.36', createdAtMs: Date.parse('2026-11-22T11:00:02Z'),
+        id: 'c2',
+        name: 'side',
+        podUid: 'u1',
+        sandboxId: 's1',
+        image: 'busybox:1.36',
+        createdAtMs: Date.parse('2026-11-22T11:00:02Z'),
         cri: { timeMs: at - 500, cpuNs: cpu.side, workingSetBytes: 100, usageBytes: 150, rssBytes: 20 },
       },
     ],

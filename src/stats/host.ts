@@ -19,7 +19,13 @@ export interface HostStats {
   meminfo(): string;
 }
 
-const read = (p: string) => { try { return readFileSync(p, 'utf8'); } catch { return undefined; } };
+const read = (p: string) => {
+  try {
+    return readFileSync(p, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
 
 export function hostStats(cgroupRoot = '/sys/fs/cgroup'): HostStats {
   const cgroups = cgroupReader(cgroupRoot);
@@ -33,24 +39,48 @@ export function hostStats(cgroupRoot = '/sys/fs/cgroup'): HostStats {
   const machine = { cpuCores: cpus().length, memoryBytes: kb('MemTotal'), swapBytes: kb('SwapTotal') };
   const usage = (path: string): { usedBytes: number; inodesUsed: number } => {
     const st = lstatSync(path);
-    let used = st.blocks * 512, inodes = 1;
+    let used = st.blocks * 512,
+      inodes = 1;
     if (st.isDirectory()) {
       for (const e of readdirSync(path)) {
-        try { const u = usage(`${path}/${e}`); used += u.usedBytes; inodes += u.inodesUsed; } catch { /* rotated away */ }
+        try {
+          const u = usage(`${path}/${e}`);
+          used += u.usedBytes;
+          inodes += u.inodesUsed;
+        } catch {
+          /* rotated away */
+        }
       }
     }
     return { usedBytes: used, inodesUsed: inodes };
   };
   return {
     cgroups,
-    netDev: (pid) => { const t = read(`/proc/${pid}/net/dev`); return t === undefined ? undefined : parseNetDev(t); },
+    netDev: (pid) => {
+      const t = read(`/proc/${pid}/net/dev`);
+      return t === undefined ? undefined : parseNetDev(t);
+    },
     fs(path) {
       try {
         const s = statfsSync(path);
-        return { capacityBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize, usedBytes: (s.blocks - s.bfree) * s.bsize, inodes: s.files, inodesFree: s.ffree };
-      } catch { return undefined; }
+        return {
+          capacityBytes: s.blocks * s.bsize,
+          availableBytes: s.bavail * s.bsize,
+          usedBytes: (s.blocks - s.bfree) * s.bsize,
+          inodes: s.files,
+          inodesFree: s.ffree,
+        };
+      } catch {
+        return undefined;
+      }
     },
-    dirUsage: (path) => { try { return usage(path); } catch { return undefined; } },
+    dirUsage: (path) => {
+      try {
+        return usage(path);
+      } catch {
+        return undefined;
+      }
+    },
     bootTimeMs: () => bootTimeMs,
     machine: () => machine,
     rlimit: () => ({

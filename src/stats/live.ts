@@ -8,7 +8,7 @@ export function liveSandboxes(sandboxes: SandboxInfo[]): SandboxInfo[] {
   const byPod = new Map<string, SandboxInfo[]>();
   for (const s of [...sandboxes].sort((a, b) => a.createdAtMs - b.createdAtMs)) {
     const k = `${s.namespace}/${s.name}/${s.uid}`;
-    byPod.set(k, [...byPod.get(k) ?? [], s]);
+    byPod.set(k, [...(byPod.get(k) ?? []), s]);
   }
   return [...byPod.values()].flatMap((all) => {
     const ready = all.filter((s) => s.ready);

@@ -12,7 +12,17 @@ vethab3f78fc:     542       7    0    0    0     0          0         0     1526
 
 test('parseNetDev: counters per interface, without loopback and container links', () => {
   assert.deepEqual(parseNetDev(netDev), [
-    { name: 'eth0', rxBytes: 1723946983, rxPackets: 74761, rxErrors: 2, rxDropped: 3, txBytes: 7723606, txPackets: 54691, txErrors: 4, txDropped: 5 },
+    {
+      name: 'eth0',
+      rxBytes: 1723946983,
+      rxPackets: 74761,
+      rxErrors: 2,
+      rxDropped: 3,
+      txBytes: 7723606,
+      txPackets: 54691,
+      txErrors: 4,
+      txDropped: 5,
+    },
     { name: 'kts-br0', rxBytes: 416, rxPackets: 6, rxErrors: 0, rxDropped: 0, txBytes: 744, txPackets: 8, txErrors: 0, txDropped: 0 },
   ]);
   assert.deepEqual(parseNetDev(''), []);

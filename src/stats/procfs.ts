@@ -17,8 +17,15 @@ export function parseNetDev(text: string): NetInterface[] {
     const f = m[2]!.trim().split(/\s+/).map(Number);
     if (f.length < 16 || f.some((n) => !Number.isFinite(n))) continue;
     out.push({
-      name, rxBytes: f[0]!, rxPackets: f[1]!, rxErrors: f[2]!, rxDropped: f[3]!,
-      txBytes: f[8]!, txPackets: f[9]!, txErrors: f[10]!, txDropped: f[11]!,
+      name,
+      rxBytes: f[0]!,
+      rxPackets: f[1]!,
+      rxErrors: f[2]!,
+      rxDropped: f[3]!,
+      txBytes: f[8]!,
+      txPackets: f[9]!,
+      txErrors: f[10]!,
+      txDropped: f[11]!,
     });
   }
   return out;
@@ -41,6 +48,8 @@ export function parseUptimeSeconds(text: string): number | undefined {
  * (both cap the tasks a node can run).
  */
 export function maxPid(pidMax: string | undefined, threadsMax: string | undefined): number | undefined {
-  const limits = [pidMax, threadsMax].map((t) => (t && /^\d+$/.test(t.trim()) ? Number(t.trim()) : undefined)).filter((n) => n !== undefined);
+  const limits = [pidMax, threadsMax]
+    .map((t) => (t && /^\d+$/.test(t.trim()) ? Number(t.trim()) : undefined))
+    .filter((n) => n !== undefined);
   return limits.length ? Math.min(...limits) : undefined;
 }

@@ -2,7 +2,10 @@
 // keeps the previous CRI sample per container for this; here each sample keeps its
 // predecessor.
 
-export interface CpuReading { usageNs: number; timeMs: number }
+export interface CpuReading {
+  usageNs: number;
+  timeMs: number;
+}
 
 /**
  * Pure: the average CPU use between two readings in nanocores (1e9 = one core busy);

@@ -21,7 +21,8 @@ test('resource metrics: upstream names and labels, from the Summary, with the sa
     '# TYPE container_memory_working_set_bytes gauge',
     '# HELP node_cpu_usage_seconds_total [STABLE] Cumulative cpu time consumed by the node in core-seconds',
     'scrape_error 0',
-  ]) assert.ok(text.split('\n').includes(line), `missing: ${line}\n${text}`);
+  ])
+    assert.ok(text.split('\n').includes(line), `missing: ${line}\n${text}`);
 });
 
 test('resource metrics without a summary: only scrape_error 1', () => {

@@ -28,7 +28,12 @@ export interface ContainerInfo {
   createdAtMs: number;
 }
 
-export interface ImageFsInfo { timeMs: number; usedBytes: number; inodesUsed?: number; mountpoint: string }
+export interface ImageFsInfo {
+  timeMs: number;
+  usedBytes: number;
+  inodesUsed?: number;
+  mountpoint: string;
+}
 
 export interface RuntimeStatsSource {
   sandboxes(): Promise<SandboxInfo[]>;
@@ -44,8 +49,12 @@ const u64 = (v: { value: string } | null | undefined) => (v ? Number(v.value) : 
 /** Pure: the CRI's PSI, as the kubelet's makePSIStats takes it (a missing line is zeros). */
 export function criPsi(p: PsiStats__Output | null | undefined): Psi | undefined {
   if (!p) return undefined;
-  const line = (d: PsiStats__Output['Full']): PsiData =>
-    ({ total: Number(d?.Total ?? 0), avg10: Number(d?.Avg10 ?? 0), avg60: Number(d?.Avg60 ?? 0), avg300: Number(d?.Avg300 ?? 0) });
+  const line = (d: PsiStats__Output['Full']): PsiData => ({
+    total: Number(d?.Total ?? 0),
+    avg10: Number(d?.Avg10 ?? 0),
+    avg60: Number(d?.Avg60 ?? 0),
+    avg300: Number(d?.Avg300 ?? 0),
+  });
   return { some: line(p.Some), full: line(p.Full) };
 }
 
@@ -57,16 +66,26 @@ export function criStatsSource(
     async sandboxes() {
       const { items } = await cri.listPodSandbox({});
       return items.map((s) => ({
-        id: s.id, uid: s.metadata?.uid ?? s.labels[labels.podUID] ?? '', name: s.metadata?.name ?? s.labels[labels.podName] ?? '',
-        namespace: s.metadata?.namespace ?? s.labels[labels.podNamespace] ?? '', ready: s.state === 'SANDBOX_READY', createdAtMs: nsToMs(s.createdAt),
+        id: s.id,
+        uid: s.metadata?.uid ?? s.labels[labels.podUID] ?? '',
+        name: s.metadata?.name ?? s.labels[labels.podName] ?? '',
+        namespace: s.metadata?.namespace ?? s.labels[labels.podNamespace] ?? '',
+        ready: s.state === 'SANDBOX_READY',
+        createdAtMs: nsToMs(s.createdAt),
       }));
     },
     async containers() {
       const { containers } = await cri.listContainers({});
       return containers.map((c) => ({
-        id: c.id, sandboxId: c.podSandboxId, podUid: c.labels[labels.podUID] ?? '', podName: c.labels[labels.podName] ?? '',
-        podNamespace: c.labels[labels.podNamespace] ?? '', name: c.metadata?.name ?? c.labels[labels.containerName] ?? '',
-        image: c.image?.image ?? '', running: c.state === 'CONTAINER_RUNNING', createdAtMs: nsToMs(c.createdAt),
+        id: c.id,
+        sandboxId: c.podSandboxId,
+        podUid: c.labels[labels.podUID] ?? '',
+        podName: c.labels[labels.podName] ?? '',
+        podNamespace: c.labels[labels.podNamespace] ?? '',
+        name: c.metadata?.name ?? c.labels[labels.containerName] ?? '',
+        image: c.image?.image ?? '',
+        running: c.state === 'CONTAINER_RUNNING',
+        createdAtMs: nsToMs(c.createdAt),
       }));
     },
     async containerStats() {
@@ -78,12 +97,21 @@ export function criStatsSource(
         out.set(s.attributes.id, {
           timeMs: nsToMs(s.cpu?.timestamp ?? s.memory?.timestamp) || Date.now(),
           cpuNs: u64(s.cpu?.usageCoreNanoSeconds),
-          workingSetBytes: u64(s.memory?.workingSetBytes), usageBytes: u64(s.memory?.usageBytes), rssBytes: u64(s.memory?.rssBytes),
-          pageFaults: u64(s.memory?.pageFaults), majorPageFaults: u64(s.memory?.majorPageFaults),
-          availableBytes: u64(s.memory?.availableBytes), cpuPsi: criPsi(s.cpu?.psi), memoryPsi: criPsi(s.memory?.psi),
+          workingSetBytes: u64(s.memory?.workingSetBytes),
+          usageBytes: u64(s.memory?.usageBytes),
+          rssBytes: u64(s.memory?.rssBytes),
+          pageFaults: u64(s.memory?.pageFaults),
+          majorPageFaults: u64(s.memory?.majorPageFaults),
+          availableBytes: u64(s.memory?.availableBytes),
+          cpuPsi: criPsi(s.cpu?.psi),
+          memoryPsi: criPsi(s.memory?.psi),
           io: s.io ? { timeMs: nsToMs(s.io.timestamp), psi: criPsi(s.io.psi) } : undefined,
-          swap: s.swap ? { timeMs: nsToMs(s.swap.timestamp), usageBytes: u64(s.swap.swapUsageBytes), availableBytes: u64(s.swap.swapAvailableBytes) } : undefined,
-          writableLayer: w ? { timeMs: nsToMs(w.timestamp), usedBytes: u64(w.usedBytes), inodesUsed: u64(w.inodesUsed), mountpoint: w.fsId?.mountpoint } : undefined,
+          swap: s.swap
+            ? { timeMs: nsToMs(s.swap.timestamp), usageBytes: u64(s.swap.swapUsageBytes), availableBytes: u64(s.swap.swapAvailableBytes) }
+            : undefined,
+          writableLayer: w
+            ? { timeMs: nsToMs(w.timestamp), usedBytes: u64(w.usedBytes), inodesUsed: u64(w.inodesUsed), mountpoint: w.fsId?.mountpoint }
+            : undefined,
         });
       }
       return out;
@@ -91,7 +119,10 @@ export function criStatsSource(
     async imageFilesystems() {
       const { imageFilesystems } = await images.imageFsInfo({});
       return imageFilesystems.map((f) => ({
-        timeMs: nsToMs(f.timestamp), usedBytes: u64(f.usedBytes) ?? 0, inodesUsed: u64(f.inodesUsed), mountpoint: f.fsId?.mountpoint ?? '',
+        timeMs: nsToMs(f.timestamp),
+        usedBytes: u64(f.usedBytes) ?? 0,
+        inodesUsed: u64(f.inodesUsed),
+        mountpoint: f.fsId?.mountpoint ?? '',
       }));
     },
   };

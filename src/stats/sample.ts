@@ -64,8 +64,14 @@ export interface CgroupSample {
 
 export interface NetInterface {
   name: string;
-  rxBytes: number; rxPackets: number; rxErrors: number; rxDropped: number;
-  txBytes: number; txPackets: number; txErrors: number; txDropped: number;
+  rxBytes: number;
+  rxPackets: number;
+  rxErrors: number;
+  rxDropped: number;
+  txBytes: number;
+  txPackets: number;
+  txErrors: number;
+  txDropped: number;
 }
 
 /** statfs of a filesystem. usedBytes counts every used block, as cadvisor's "usage". */

@@ -30,7 +30,11 @@ export interface RlimitStats {
   curproc?: number;
 }
 
-export interface PodReference { name: string; namespace: string; uid: string }
+export interface PodReference {
+  name: string;
+  namespace: string;
+  uid: string;
+}
 
 export interface PodStats {
   podRef: PodReference;

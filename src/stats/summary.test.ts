@@ -17,19 +17,36 @@ test('buildSummary: node, system containers, pods and containers with rates agai
   assert.deepEqual(wire(buildSummary('node-1', later, earlier)), {
     node: {
       nodeName: 'node-1',
-      systemContainers: [{
-        name: 'pods', startTime: '2026-11-22T08:00:05Z',
-        cpu: { time: t, usageNanoCores: 500_000_000, usageCoreNanoSeconds: 15e9, psi: Z },
-        memory: { time: t, usageBytes: 900, workingSetBytes: 800, rssBytes: 100, pageFaults: 50, majorPageFaults: 5, psi: Z },
-        io: { time: t, psi: Z },
-        swap: { time: t, swapUsageBytes: 0 },
-      }],
+      systemContainers: [
+        {
+          name: 'pods',
+          startTime: '2026-11-22T08:00:05Z',
+          cpu: { time: t, usageNanoCores: 500_000_000, usageCoreNanoSeconds: 15e9, psi: Z },
+          memory: { time: t, usageBytes: 900, workingSetBytes: 800, rssBytes: 100, pageFaults: 50, majorPageFaults: 5, psi: Z },
+          io: { time: t, psi: Z },
+          swap: { time: t, swapUsageBytes: 0 },
+        },
+      ],
       startTime: '2026-11-22T08:00:00Z',
       cpu: { time: t, usageNanoCores: 1e9, usageCoreNanoSeconds: 110e9, psi: Z },
-      memory: { time: t, availableBytes: 6000, usageBytes: 5000, workingSetBytes: 4000, rssBytes: 100, pageFaults: 50, majorPageFaults: 5, psi: Z },
+      memory: {
+        time: t,
+        availableBytes: 6000,
+        usageBytes: 5000,
+        workingSetBytes: 4000,
+        rssBytes: 100,
+        pageFaults: 50,
+        majorPageFaults: 5,
+        psi: Z,
+      },
       io: { time: t, psi: Z },
       network: {
-        time: t, name: 'eth0', rxBytes: 10, rxErrors: 1, txBytes: 20, txErrors: 2,
+        time: t,
+        name: 'eth0',
+        rxBytes: 10,
+        rxErrors: 1,
+        txBytes: 20,
+        txErrors: 2,
         interfaces: [
           { name: 'ens3', rxBytes: 1, rxErrors: 0, txBytes: 2, txErrors: 0 },
           { name: 'eth0', rxBytes: 10, rxErrors: 1, txBytes: 20, txErrors: 2 },
@@ -44,46 +61,89 @@ test('buildSummary: node, system containers, pods and containers with rates agai
       // SwapTotal is the node's swap limit.
       swap: { time: t, swapAvailableBytes: 2000, swapUsageBytes: 0 },
     },
-    pods: [{
-      podRef: { name: 'web', namespace: 'ns', uid: 'u1' },
-      startTime: '2026-11-22T11:00:00Z',
-      containers: [
-        {
-          name: 'app', startTime: '2026-11-22T11:00:01Z',
-          cpu: { time: t, usageNanoCores: 200_000_000, usageCoreNanoSeconds: 6e9 },
-          memory: { time: t, availableBytes: 700, usageBytes: 400, workingSetBytes: 300, rssBytes: 100, pageFaults: 50, majorPageFaults: 5 },
-          // Containers in the CRI's shape: no PSI where the runtime has none (v1), unlimited swap is 0.
-          io: { time: t },
-          rootfs: { time: '2026-11-22T12:00:08Z', ...fs, usedBytes: 8192, ...inodes, inodesUsed: 5 },
-          logs: { time: t, ...fs, usedBytes: 4096, ...inodes, inodesUsed: 2 },
-          swap: { time: t, swapAvailableBytes: 0, swapUsageBytes: 0 },
+    pods: [
+      {
+        podRef: { name: 'web', namespace: 'ns', uid: 'u1' },
+        startTime: '2026-11-22T11:00:00Z',
+        containers: [
+          {
+            name: 'app',
+            startTime: '2026-11-22T11:00:01Z',
+            cpu: { time: t, usageNanoCores: 200_000_000, usageCoreNanoSeconds: 6e9 },
+            memory: {
+              time: t,
+              availableBytes: 700,
+              usageBytes: 400,
+              workingSetBytes: 300,
+              rssBytes: 100,
+              pageFaults: 50,
+              majorPageFaults: 5,
+            },
+            // Containers in the CRI's shape: no PSI where the runtime has none (v1), unlimited swap is 0.
+            io: { time: t },
+            rootfs: { time: '2026-11-22T12:00:08Z', ...fs, usedBytes: 8192, ...inodes, inodesUsed: 5 },
+            logs: { time: t, ...fs, usedBytes: 4096, ...inodes, inodesUsed: 2 },
+            swap: { time: t, swapAvailableBytes: 0, swapUsageBytes: 0 },
+          },
+          {
+            // No cgroup read: the runtime's figures, at the runtime's time.
+            name: 'side',
+            startTime: '2026-11-22T11:00:02Z',
+            cpu: { time: '2026-11-22T12:00:09Z', usageNanoCores: 100_000_000, usageCoreNanoSeconds: 2e9 },
+            memory: { time: '2026-11-22T12:00:09Z', usageBytes: 150, workingSetBytes: 100, rssBytes: 20 },
+            // The runtime sent no io or swap: what the kubelet fills in.
+            io: { time: t },
+            swap: { time: t, swapAvailableBytes: 0, swapUsageBytes: 0 },
+          },
+        ],
+        cpu: { time: t, usageNanoCores: 200_000_000, usageCoreNanoSeconds: 7e9, psi: Z },
+        memory: { time: t, usageBytes: 600, workingSetBytes: 500, rssBytes: 100, pageFaults: 50, majorPageFaults: 5, psi: Z },
+        io: { time: t, psi: Z },
+        network: {
+          time: t,
+          name: 'eth0',
+          rxBytes: 7,
+          rxErrors: 0,
+          txBytes: 8,
+          txErrors: 0,
+          interfaces: [{ name: 'eth0', rxBytes: 7, rxErrors: 0, txBytes: 8, txErrors: 0 }],
         },
-        {
-          // No cgroup read: the runtime's figures, at the runtime's time.
-          name: 'side', startTime: '2026-11-22T11:00:02Z',
-          cpu: { time: '2026-11-22T12:00:09Z', usageNanoCores: 100_000_000, usageCoreNanoSeconds: 2e9 },
-          memory: { time: '2026-11-22T12:00:09Z', usageBytes: 150, workingSetBytes: 100, rssBytes: 20 },
-          // The runtime sent no io or swap: what the kubelet fills in.
-          io: { time: t },
-          swap: { time: t, swapAvailableBytes: 0, swapUsageBytes: 0 },
-        },
-      ],
-      cpu: { time: t, usageNanoCores: 200_000_000, usageCoreNanoSeconds: 7e9, psi: Z },
-      memory: { time: t, usageBytes: 600, workingSetBytes: 500, rssBytes: 100, pageFaults: 50, majorPageFaults: 5, psi: Z },
-      io: { time: t, psi: Z },
-      network: { time: t, name: 'eth0', rxBytes: 7, rxErrors: 0, txBytes: 8, txErrors: 0, interfaces: [{ name: 'eth0', rxBytes: 7, rxErrors: 0, txBytes: 8, txErrors: 0 }] },
-      'ephemeral-storage': { time: t, ...fs, usedBytes: 12288, ...inodes, inodesUsed: 7 },
-      process_stats: { process_count: 3 },
-      swap: { time: t, swapUsageBytes: 0 },
-    }],
+        'ephemeral-storage': { time: t, ...fs, usedBytes: 12288, ...inodes, inodesUsed: 7 },
+        process_stats: { process_count: 3 },
+        swap: { time: t, swapUsageBytes: 0 },
+      },
+    ],
   });
 });
 
-test('buildSummary: the fields in upstream\'s order (the JSON keys of its structs)', () => {
+test("buildSummary: the fields in upstream's order (the JSON keys of its structs)", () => {
   const w = wire(buildSummary('node-1', later, earlier));
-  assert.deepEqual(Object.keys(w.node), ['nodeName', 'systemContainers', 'startTime', 'cpu', 'memory', 'io', 'network', 'fs', 'runtime', 'rlimit', 'swap']);
+  assert.deepEqual(Object.keys(w.node), [
+    'nodeName',
+    'systemContainers',
+    'startTime',
+    'cpu',
+    'memory',
+    'io',
+    'network',
+    'fs',
+    'runtime',
+    'rlimit',
+    'swap',
+  ]);
   assert.deepEqual(Object.keys(w.node.systemContainers[0]), ['name', 'startTime', 'cpu', 'memory', 'io', 'swap']);
-  assert.deepEqual(Object.keys(w.pods[0]), ['podRef', 'startTime', 'containers', 'cpu', 'memory', 'io', 'network', 'ephemeral-storage', 'process_stats', 'swap']);
+  assert.deepEqual(Object.keys(w.pods[0]), [
+    'podRef',
+    'startTime',
+    'containers',
+    'cpu',
+    'memory',
+    'io',
+    'network',
+    'ephemeral-storage',
+    'process_stats',
+    'swap',
+  ]);
   assert.deepEqual(Object.keys(w.pods[0].containers[0]), ['name', 'startTime', 'cpu', 'memory', 'io', 'rootfs', 'logs', 'swap']);
   assert.deepEqual(Object.keys(w.node.cpu.psi), ['full', 'some']);
   assert.deepEqual(Object.keys(w.node.cpu.psi.full), ['total', 'avg10', 'avg60', 'avg300']);
@@ -92,75 +152,157 @@ test('buildSummary: the fields in upstream\'s order (the JSON keys of its struct
 
 test('buildSummary: without a previous sample there is no rate yet', () => {
   const s = buildSummary('node-1', later);
-  const rates = [s.node.cpu, ...s.node.systemContainers!.map((c) => c.cpu), ...s.pods.flatMap((p) => [p.cpu, ...p.containers.map((c) => c.cpu)])].map((c) => c?.usageNanoCores);
+  const rates = [
+    s.node.cpu,
+    ...s.node.systemContainers!.map((c) => c.cpu),
+    ...s.pods.flatMap((p) => [p.cpu, ...p.containers.map((c) => c.cpu)]),
+  ].map((c) => c?.usageNanoCores);
   assert.deepEqual(rates, [undefined, undefined, undefined, undefined, undefined]);
   assert.equal(s.pods[0]!.containers[0]!.cpu!.usageCoreNanoSeconds, 6e9);
 });
 
 // A PSI reading whose figures are all derived from n, in the sample's form and on the wire.
-const P = (n: number) => ({ some: { total: n * 1000, avg10: n, avg60: n / 2, avg300: n / 4 }, full: { total: n * 100, avg10: n / 10, avg60: 0, avg300: 0 } });
-const W = (n: number) => { const p = P(n); return { full: p.full, some: p.some }; };
+const P = (n: number) => ({
+  some: { total: n * 1000, avg10: n, avg60: n / 2, avg300: n / 4 },
+  full: { total: n * 100, avg10: n / 10, avg60: 0, avg300: 0 },
+});
+const W = (n: number) => {
+  const p = P(n);
+  return { full: p.full, some: p.some };
+};
 
 test('buildSummary: the edges of what a sample may lack', async (tt) => {
   const cases: [name: string, edit: (s: RawSample) => void, check: (w: any) => void][] = [
-    ['no pod cgroup: the pod is its containers summed', (s) => { s.pods[0]!.cgroup = undefined; }, (w) => {
-      assert.deepEqual(w.pods[0].cpu, { time: t, usageNanoCores: 300_000_000, usageCoreNanoSeconds: 8e9 });
-      assert.deepEqual(w.pods[0].memory, { time: t, availableBytes: 700, usageBytes: 550, workingSetBytes: 400, rssBytes: 120 });
-      assert.deepEqual(w.pods[0].io, { time: t }, 'pressure does not add up');
-      assert.deepEqual(w.pods[0].swap, { time: t, swapAvailableBytes: 0, swapUsageBytes: 0 });
-    }],
-    ['a container with no figures at all reports zero, as upstream', (s) => { s.containers[1]!.cri = undefined; }, (w) => {
-      assert.deepEqual(w.pods[0].containers[1].cpu, { time: t, usageNanoCores: 0, usageCoreNanoSeconds: 0 });
-      assert.deepEqual(w.pods[0].containers[1].memory, { time: t, workingSetBytes: 0 });
-    }],
-    ['no interfaces: no network', (s) => { s.network = []; s.pods[0]!.network = undefined; }, (w) => {
-      assert.equal(w.node.network, undefined);
-      assert.equal(w.pods[0].network, undefined);
-    }],
-    ['no eth0: the inline figures are blank, the list stays', (s) => { s.network = s.network.slice(0, 1); }, (w) => {
-      assert.deepEqual(w.node.network, { time: t, name: '', interfaces: [{ name: 'ens3', rxBytes: 1, rxErrors: 0, txBytes: 2, txErrors: 0 }] });
-    }],
-    ['no image filesystem: no runtime section', (s) => { s.imageFs = undefined; }, (w) => {
-      assert.equal(w.node.runtime, undefined);
-      assert.deepEqual(w.pods[0].containers[0].rootfs, { time: '2026-11-22T12:00:08Z', usedBytes: 8192, inodesUsed: 5 });
-    }],
-    ['a pod whose containers were not sampled lists none', (s) => { s.containers = []; }, (w) => {
-      assert.deepEqual(w.pods[0].containers, []);
-    }],
-    ['cgroup v2: pressure from the files, swap against swap.max', (s) => {
-      s.root.psi = { cpu: P(1), memory: P(2), io: P(3) };
-      for (const cg of [s.system[0]!.cgroup, s.pods[0]!.cgroup!, s.containers[0]!.cgroup!]) {
-        cg.psi = { cpu: P(4), memory: undefined, io: P(5) };
-        cg.memory = { ...cg.memory!, swapBytes: 100, swapLimitBytes: 1000 };
-      }
-      s.root.memory!.swapBytes = 300;
-    }, (w) => {
-      assert.deepEqual([w.node.cpu.psi, w.node.memory.psi, w.node.io.psi], [W(1), W(2), W(3)]);
-      assert.deepEqual(w.node.swap, { time: t, swapAvailableBytes: 1700, swapUsageBytes: 300 });
-      const sys = w.node.systemContainers[0];
-      assert.deepEqual([sys.cpu.psi, sys.memory.psi, sys.io.psi], [W(4), Z, W(5)], 'a file PSI left out is zeros, as cadvisor');
-      assert.deepEqual(sys.swap, { time: t, swapAvailableBytes: 900, swapUsageBytes: 100 });
-      const pod = w.pods[0];
-      assert.deepEqual([pod.cpu.psi, pod.memory.psi, pod.io, pod.swap], [W(4), Z, { time: t, psi: W(5) }, { time: t, swapAvailableBytes: 900, swapUsageBytes: 100 }]);
-      const app = pod.containers[0];
-      assert.deepEqual([app.cpu.psi, app.memory.psi, app.io], [W(4), undefined, { time: t, psi: W(5) }], 'containers: only the PSI there is');
-      assert.deepEqual(app.swap, { time: t, swapAvailableBytes: 900, swapUsageBytes: 100 });
-    }],
-    ['a container without a memory limit has 0 available, as containerd says', (s) => { s.containers[0]!.cgroup!.memory!.limitBytes = undefined; }, (w) => {
-      assert.equal(w.pods[0].containers[0].memory.availableBytes, 0);
-      assert.equal(w.pods[0].memory.availableBytes, undefined, 'the pod cgroup as cadvisor: nothing without a limit');
-    }],
-    ['a container known only from CRI: its memory, io and swap as the runtime sent them', (s) => {
-      Object.assign(s.containers[1]!.cri!, {
-        availableBytes: 400, cpuPsi: P(6), memoryPsi: P(7), io: { timeMs: T - 500, psi: P(8) }, swap: { timeMs: T - 500, usageBytes: 5, availableBytes: 50 },
-      });
-    }, (w) => {
-      const side = w.pods[0].containers[1];
-      const at = '2026-11-22T12:00:09Z';
-      assert.deepEqual(side.cpu.psi, W(6));
-      assert.deepEqual(side.memory, { time: at, availableBytes: 400, usageBytes: 150, workingSetBytes: 100, rssBytes: 20, psi: W(7) });
-      assert.deepEqual([side.io, side.swap], [{ time: at, psi: W(8) }, { time: at, swapAvailableBytes: 50, swapUsageBytes: 5 }]);
-    }],
+    [
+      'no pod cgroup: the pod is its containers summed',
+      (s) => {
+        s.pods[0]!.cgroup = undefined;
+      },
+      (w) => {
+        assert.deepEqual(w.pods[0].cpu, { time: t, usageNanoCores: 300_000_000, usageCoreNanoSeconds: 8e9 });
+        assert.deepEqual(w.pods[0].memory, { time: t, availableBytes: 700, usageBytes: 550, workingSetBytes: 400, rssBytes: 120 });
+        assert.deepEqual(w.pods[0].io, { time: t }, 'pressure does not add up');
+        assert.deepEqual(w.pods[0].swap, { time: t, swapAvailableBytes: 0, swapUsageBytes: 0 });
+      },
+    ],
+    [
+      'a container with no figures at all reports zero, as upstream',
+      (s) => {
+        s.containers[1]!.cri = undefined;
+      },
+      (w) => {
+        assert.deepEqual(w.pods[0].containers[1].cpu, { time: t, usageNanoCores: 0, usageCoreNanoSeconds: 0 });
+        assert.deepEqual(w.pods[0].containers[1].memory, { time: t, workingSetBytes: 0 });
+      },
+    ],
+    [
+      'no interfaces: no network',
+      (s) => {
+        s.network = [];
+        s.pods[0]!.network = undefined;
+      },
+      (w) => {
+        assert.equal(w.node.network, undefined);
+        assert.equal(w.pods[0].network, undefined);
+      },
+    ],
+    [
+      'no eth0: the inline figures are blank, the list stays',
+      (s) => {
+        s.network = s.network.slice(0, 1);
+      },
+      (w) => {
+        assert.deepEqual(w.node.network, {
+          time: t,
+          name: '',
+          interfaces: [{ name: 'ens3', rxBytes: 1, rxErrors: 0, txBytes: 2, txErrors: 0 }],
+        });
+      },
+    ],
+    [
+      'no image filesystem: no runtime section',
+      (s) => {
+        s.imageFs = undefined;
+      },
+      (w) => {
+        assert.equal(w.node.runtime, undefined);
+        assert.deepEqual(w.pods[0].containers[0].rootfs, { time: '2026-11-22T12:00:08Z', usedBytes: 8192, inodesUsed: 5 });
+      },
+    ],
+    [
+      'a pod whose containers were not sampled lists none',
+      (s) => {
+        s.containers = [];
+      },
+      (w) => {
+        assert.deepEqual(w.pods[0].containers, []);
+      },
+    ],
+    [
+      'cgroup v2: pressure from the files, swap against swap.max',
+      (s) => {
+        s.root.psi = { cpu: P(1), memory: P(2), io: P(3) };
+        for (const cg of [s.system[0]!.cgroup, s.pods[0]!.cgroup!, s.containers[0]!.cgroup!]) {
+          cg.psi = { cpu: P(4), memory: undefined, io: P(5) };
+          cg.memory = { ...cg.memory!, swapBytes: 100, swapLimitBytes: 1000 };
+        }
+        s.root.memory!.swapBytes = 300;
+      },
+      (w) => {
+        assert.deepEqual([w.node.cpu.psi, w.node.memory.psi, w.node.io.psi], [W(1), W(2), W(3)]);
+        assert.deepEqual(w.node.swap, { time: t, swapAvailableBytes: 1700, swapUsageBytes: 300 });
+        const sys = w.node.systemContainers[0];
+        assert.deepEqual([sys.cpu.psi, sys.memory.psi, sys.io.psi], [W(4), Z, W(5)], 'a file PSI left out is zeros, as cadvisor');
+        assert.deepEqual(sys.swap, { time: t, swapAvailableBytes: 900, swapUsageBytes: 100 });
+        const pod = w.pods[0];
+        assert.deepEqual(
+          [pod.cpu.psi, pod.memory.psi, pod.io, pod.swap],
+          [W(4), Z, { time: t, psi: W(5) }, { time: t, swapAvailableBytes: 900, swapUsageBytes: 100 }],
+        );
+        const app = pod.containers[0];
+        assert.deepEqual(
+          [app.cpu.psi, app.memory.psi, app.io],
+          [W(4), undefined, { time: t, psi: W(5) }],
+          'containers: only the PSI there is',
+        );
+        assert.deepEqual(app.swap, { time: t, swapAvailableBytes: 900, swapUsageBytes: 100 });
+      },
+    ],
+    [
+      'a container without a memory limit has 0 available, as containerd says',
+      (s) => {
+        s.containers[0]!.cgroup!.memory!.limitBytes = undefined;
+      },
+      (w) => {
+        assert.equal(w.pods[0].containers[0].memory.availableBytes, 0);
+        assert.equal(w.pods[0].memory.availableBytes, undefined, 'the pod cgroup as cadvisor: nothing without a limit');
+      },
+    ],
+    [
+      'a container known only from CRI: its memory, io and swap as the runtime sent them',
+      (s) => {
+        Object.assign(s.containers[1]!.cri!, {
+          availableBytes: 400,
+          cpuPsi: P(6),
+          memoryPsi: P(7),
+          io: { timeMs: T - 500, psi: P(8) },
+          swap: { timeMs: T - 500, usageBytes: 5, availableBytes: 50 },
+        });
+      },
+      (w) => {
+        const side = w.pods[0].containers[1];
+        const at = '2026-11-22T12:00:09Z';
+        assert.deepEqual(side.cpu.psi, W(6));
+        assert.deepEqual(side.memory, { time: at, availableBytes: 400, usageBytes: 150, workingSetBytes: 100, rssBytes: 20, psi: W(7) });
+        assert.deepEqual(
+          [side.io, side.swap],
+          [
+            { time: at, psi: W(8) },
+            { time: at, swapAvailableBytes: 50, swapUsageBytes: 5 },
+          ],
+        );
+      },
+    ],
   ];
   for (const [name, edit, check] of cases) {
     await tt.test(name, () => {
@@ -181,7 +323,7 @@ test('cpuAndMemoryOnly keeps what metrics-server reads and nothing else', () => 
   assert.equal(w.pods[0].cpu.usageNanoCores, 200_000_000);
 });
 
-test('isLocalEphemeral: upstream\'s IsLocalEphemeralVolume, told from the volume directory', () => {
+test("isLocalEphemeral: upstream's IsLocalEphemeralVolume, told from the volume directory", () => {
   const cases: [plugin: string, ownFs: boolean, counts: boolean][] = [
     ['kubernetes.io~empty-dir', false, true], // medium "": on the node's disk
     ['kubernetes.io~empty-dir', true, false], // medium Memory: a tmpfs of its own
@@ -195,32 +337,76 @@ test('isLocalEphemeral: upstream\'s IsLocalEphemeralVolume, told from the volume
 });
 
 const vfs = { capacityBytes: 1000, availableBytes: 600, usedBytes: 350, inodes: 100, inodesFree: 70 };
-const vol = (name: string, plugin: string, ownFs: boolean, usedBytes: number, inodesUsed: number, fs = vfs): RawVolume =>
-  ({ name, plugin, ownFs, usage: { usedBytes, inodesUsed, timeMs: T - 20_000 }, fs });
+const vol = (name: string, plugin: string, ownFs: boolean, usedBytes: number, inodesUsed: number, fs = vfs): RawVolume => ({
+  name,
+  plugin,
+  ownFs,
+  usage: { usedBytes, inodesUsed, timeMs: T - 20_000 },
+  fs,
+});
 
-test('volumeStats: used from du (at the walk\'s time), the rest from statfs; nothing before the first walk or without statfs', () => {
+test("volumeStats: used from du (at the walk's time), the rest from statfs; nothing before the first walk or without statfs", () => {
   const tmpfs = { capacityBytes: 64, availableBytes: 60, usedBytes: 4, inodes: 10, inodesFree: 7 };
   const cases: [name: string, v: RawVolume, want: unknown][] = [
-    ['emptyDir on disk', vol('scratch', 'kubernetes.io~empty-dir', false, 40960, 12), {
-      time: '2026-11-22T11:59:50Z', availableBytes: 600, capacityBytes: 1000, usedBytes: 40960, inodesFree: 70, inodes: 100, inodesUsed: 12, name: 'scratch',
-    }],
-    ['a tmpfs: its own statfs', vol('token', 'kubernetes.io~projected', true, 4096, 3, tmpfs), {
-      time: '2026-11-22T11:59:50Z', availableBytes: 60, capacityBytes: 64, usedBytes: 4096, inodesFree: 7, inodes: 10, inodesUsed: 3, name: 'token',
-    }],
-    ['a claim: pvcRef', { ...vol('data', 'kubernetes.io~csi', false, 0, 1), pvc: { name: 'data-0', namespace: 'ns' } }, {
-      time: '2026-11-22T11:59:50Z', availableBytes: 600, capacityBytes: 1000, usedBytes: 0, inodesFree: 70, inodes: 100, inodesUsed: 1, name: 'data', pvcRef: { name: 'data-0', namespace: 'ns' },
-    }],
+    [
+      'emptyDir on disk',
+      vol('scratch', 'kubernetes.io~empty-dir', false, 40960, 12),
+      {
+        time: '2026-11-22T11:59:50Z',
+        availableBytes: 600,
+        capacityBytes: 1000,
+        usedBytes: 40960,
+        inodesFree: 70,
+        inodes: 100,
+        inodesUsed: 12,
+        name: 'scratch',
+      },
+    ],
+    [
+      'a tmpfs: its own statfs',
+      vol('token', 'kubernetes.io~projected', true, 4096, 3, tmpfs),
+      {
+        time: '2026-11-22T11:59:50Z',
+        availableBytes: 60,
+        capacityBytes: 64,
+        usedBytes: 4096,
+        inodesFree: 7,
+        inodes: 10,
+        inodesUsed: 3,
+        name: 'token',
+      },
+    ],
+    [
+      'a claim: pvcRef',
+      { ...vol('data', 'kubernetes.io~csi', false, 0, 1), pvc: { name: 'data-0', namespace: 'ns' } },
+      {
+        time: '2026-11-22T11:59:50Z',
+        availableBytes: 600,
+        capacityBytes: 1000,
+        usedBytes: 0,
+        inodesFree: 70,
+        inodes: 100,
+        inodesUsed: 1,
+        name: 'data',
+        pvcRef: { name: 'data-0', namespace: 'ns' },
+      },
+    ],
     ['not walked yet', { ...vol('new', 'kubernetes.io~empty-dir', false, 0, 0), usage: undefined }, undefined],
     ['no statfs', { ...vol('gone', 'kubernetes.io~empty-dir', false, 0, 0), fs: undefined }, undefined],
   ];
   for (const [name, v, want] of cases) {
     const got = wire({ v: volumeStats(v) }).v;
     assert.deepEqual(got, want, name);
-    if (got) assert.deepEqual(Object.keys(got).slice(0, 8), ['time', 'availableBytes', 'capacityBytes', 'usedBytes', 'inodesFree', 'inodes', 'inodesUsed', 'name'], `${name}: upstream's order`);
+    if (got)
+      assert.deepEqual(
+        Object.keys(got).slice(0, 8),
+        ['time', 'availableBytes', 'capacityBytes', 'usedBytes', 'inodesFree', 'inodes', 'inodesUsed', 'name'],
+        `${name}: upstream's order`,
+      );
   }
 });
 
-test('buildSummary: the pod\'s volumes, and its local ephemeral ones and etc-hosts in its ephemeral storage', () => {
+test("buildSummary: the pod's volumes, and its local ephemeral ones and etc-hosts in its ephemeral storage", () => {
   const s = structuredClone(later);
   s.pods[0]!.volumes = [
     vol('tmp', 'kubernetes.io~empty-dir', true, 1 << 20, 50),
@@ -232,12 +418,30 @@ test('buildSummary: the pod\'s volumes, and its local ephemeral ones and etc-hos
   s.pods[0]!.etcHosts = { usedBytes: 4096, inodesUsed: 1 };
   const w = wire(buildSummary('node-1', s, earlier));
   // Local ephemeral first, then the rest, by name; the one not yet walked is left out.
-  assert.deepEqual(w.pods[0].volume.map((v: { name: string; usedBytes: number }) => [v.name, v.usedBytes]), [
-    ['config', 8192], ['scratch', 40960], ['kube-api-access', 12288], ['tmp', 1 << 20],
-  ]);
+  assert.deepEqual(
+    w.pods[0].volume.map((v: { name: string; usedBytes: number }) => [v.name, v.usedBytes]),
+    [
+      ['config', 8192],
+      ['scratch', 40960],
+      ['kube-api-access', 12288],
+      ['tmp', 1 << 20],
+    ],
+  );
   // Writable layer 8192 + logs 4096, configMap 8192, emptyDir 40960, etc-hosts 4096; inodes 5 + 2 + 4 + 12 + 1.
   assert.deepEqual(w.pods[0]['ephemeral-storage'], { time: t, ...fs, usedBytes: 65536, ...inodes, inodesUsed: 24 });
-  assert.deepEqual(Object.keys(w.pods[0]), ['podRef', 'startTime', 'containers', 'cpu', 'memory', 'io', 'network', 'volume', 'ephemeral-storage', 'process_stats', 'swap']);
+  assert.deepEqual(Object.keys(w.pods[0]), [
+    'podRef',
+    'startTime',
+    'containers',
+    'cpu',
+    'memory',
+    'io',
+    'network',
+    'volume',
+    'ephemeral-storage',
+    'process_stats',
+    'swap',
+  ]);
   // Without volumes: none listed, as before.
   assert.equal(wire(buildSummary('node-1', later, earlier)).pods[0].volume, undefined);
 });

@@ -6,9 +6,32 @@
 // Node, system containers and pods take cadvisor's shape (PSI always there, zeros where the
 // kernel has none); containers take the CRI's (PSI only where the runtime reports it).
 import { usageNanoCores, type CpuReading } from './rate.ts';
-import type { CgroupSample, CpuSample, FsUsage, MemorySample, NetInterface, Psi, RawContainer, RawPod, RawSample, RawVolume } from './sample.ts';
+import type {
+  CgroupSample,
+  CpuSample,
+  FsUsage,
+  MemorySample,
+  NetInterface,
+  Psi,
+  RawContainer,
+  RawPod,
+  RawSample,
+  RawVolume,
+} from './sample.ts';
 import { rfc3339 } from '../apiserver/time.ts';
-import type { ContainerStats, CPUStats, FsStats, IOStats, MemoryStats, NetworkStats, PodStats, PSIStats, Summary, SwapStats, VolumeStats } from './summary-types.ts';
+import type {
+  ContainerStats,
+  CPUStats,
+  FsStats,
+  IOStats,
+  MemoryStats,
+  NetworkStats,
+  PodStats,
+  PSIStats,
+  Summary,
+  SwapStats,
+  VolumeStats,
+} from './summary-types.ts';
 
 // Upstream reports this interface's figures inline (network.DefaultInterfaceName).
 const DEFAULT_INTERFACE = 'eth0';
@@ -29,7 +52,12 @@ const ZERO_PSI: Psi = { full: { total: 0, avg10: 0, avg60: 0, avg300: 0 }, some:
 const cadvisorPsi = (p: Psi | undefined): PSIStats => psiStats(p ?? ZERO_PSI)!;
 
 function cpuStats(timeMs: number, cpu: CpuSample, prev: CpuReading | undefined, psi?: PSIStats): CPUStats {
-  return { time: rfc3339(timeMs), usageNanoCores: usageNanoCores(prev, { usageNs: cpu.usageNs, timeMs }), usageCoreNanoSeconds: cpu.usageNs, psi };
+  return {
+    time: rfc3339(timeMs),
+    usageNanoCores: usageNanoCores(prev, { usageNs: cpu.usageNs, timeMs }),
+    usageCoreNanoSeconds: cpu.usageNs,
+    psi,
+  };
 }
 
 /** availableBytes is the limit minus the working set, and only where there is a limit. */
@@ -37,8 +65,11 @@ function memoryStats(timeMs: number, m: MemorySample, limitBytes = m.limitBytes,
   return {
     time: rfc3339(timeMs),
     availableBytes: limitBytes !== undefined ? Math.max(0, limitBytes - m.workingSetBytes) : undefined,
-    usageBytes: m.usageBytes, workingSetBytes: m.workingSetBytes, rssBytes: m.rssBytes,
-    pageFaults: m.pageFaults, majorPageFaults: m.majorPageFaults,
+    usageBytes: m.usageBytes,
+    workingSetBytes: m.workingSetBytes,
+    rssBytes: m.rssBytes,
+    pageFaults: m.pageFaults,
+    majorPageFaults: m.majorPageFaults,
     psi,
   };
 }
@@ -74,9 +105,11 @@ function networkStats(timeMs: number, ifaces: NetInterface[] | undefined): Netwo
 function fsStats(timeMs: number, fs: FsUsage | undefined, used?: { usedBytes?: number; inodesUsed?: number }): FsStats {
   return {
     time: rfc3339(timeMs),
-    availableBytes: fs?.availableBytes, capacityBytes: fs?.capacityBytes,
+    availableBytes: fs?.availableBytes,
+    capacityBytes: fs?.capacityBytes,
     usedBytes: used ? used.usedBytes : fs?.usedBytes,
-    inodesFree: fs?.inodesFree, inodes: fs?.inodes,
+    inodesFree: fs?.inodesFree,
+    inodes: fs?.inodes,
     inodesUsed: used ? used.inodesUsed : fs && fs.inodes - fs.inodesFree,
   };
 }
@@ -95,22 +128,38 @@ function containerCpu(c: RawContainer, sampleMs: number): CpuReading | undefined
  */
 function containerMemory(c: RawContainer, s: RawSample): Pick<ContainerStats, 'memory' | 'io' | 'swap'> {
   const t = rfc3339(s.timeMs);
-  const cg = c.cgroup, cri = c.cri;
+  const cg = c.cgroup,
+    cri = c.cri;
   if (cg?.memory) {
-    const m = cg.memory, swapLimit = m.swapLimitBytes;
+    const m = cg.memory,
+      swapLimit = m.swapLimitBytes;
     return {
-      memory: { ...memoryStats(s.timeMs, m, m.limitBytes, psiStats(cg.psi?.memory)), availableBytes: m.limitBytes !== undefined ? Math.max(0, m.limitBytes - m.workingSetBytes) : 0 },
+      memory: {
+        ...memoryStats(s.timeMs, m, m.limitBytes, psiStats(cg.psi?.memory)),
+        availableBytes: m.limitBytes !== undefined ? Math.max(0, m.limitBytes - m.workingSetBytes) : 0,
+      },
       io: { time: t, psi: psiStats(cg.psi?.io) },
-      swap: { time: t, swapAvailableBytes: swapLimit !== undefined ? Math.max(0, swapLimit - m.swapBytes) : 0, swapUsageBytes: m.swapBytes },
+      swap: {
+        time: t,
+        swapAvailableBytes: swapLimit !== undefined ? Math.max(0, swapLimit - m.swapBytes) : 0,
+        swapUsageBytes: m.swapBytes,
+      },
     };
   }
   return {
-    memory: cri?.workingSetBytes !== undefined
-      ? {
-        time: rfc3339(cri.timeMs), availableBytes: cri.availableBytes, usageBytes: cri.usageBytes, workingSetBytes: cri.workingSetBytes, rssBytes: cri.rssBytes,
-        pageFaults: cri.pageFaults, majorPageFaults: cri.majorPageFaults, psi: psiStats(cri.memoryPsi),
-      }
-      : { time: t, workingSetBytes: 0 },
+    memory:
+      cri?.workingSetBytes !== undefined
+        ? {
+            time: rfc3339(cri.timeMs),
+            availableBytes: cri.availableBytes,
+            usageBytes: cri.usageBytes,
+            workingSetBytes: cri.workingSetBytes,
+            rssBytes: cri.rssBytes,
+            pageFaults: cri.pageFaults,
+            majorPageFaults: cri.majorPageFaults,
+            psi: psiStats(cri.memoryPsi),
+          }
+        : { time: t, workingSetBytes: 0 },
     io: cri?.io ? { time: rfc3339(cri.io.timeMs || s.timeMs), psi: psiStats(cri.io.psi) } : { time: t },
     swap: cri?.swap
       ? { time: rfc3339(cri.swap.timeMs || s.timeMs), swapAvailableBytes: cri.swap.availableBytes, swapUsageBytes: cri.swap.usageBytes }
@@ -148,7 +197,9 @@ function containerStats(c: RawContainer, s: RawSample, prev: RawSample | undefin
  * are tmpfs too, and never count.
  */
 export function isLocalEphemeral(v: Pick<RawVolume, 'plugin' | 'ownFs'>): boolean {
-  return v.plugin === 'kubernetes.io~configmap' || v.plugin === 'kubernetes.io~git-repo' || (v.plugin === 'kubernetes.io~empty-dir' && !v.ownFs);
+  return (
+    v.plugin === 'kubernetes.io~configmap' || v.plugin === 'kubernetes.io~git-repo' || (v.plugin === 'kubernetes.io~empty-dir' && !v.ownFs)
+  );
 }
 
 /**
@@ -161,8 +212,12 @@ export function volumeStats(v: RawVolume): VolumeStats | undefined {
   if (!v.usage || !v.fs) return undefined;
   return {
     time: rfc3339(v.usage.timeMs),
-    availableBytes: v.fs.availableBytes, capacityBytes: v.fs.capacityBytes, usedBytes: v.usage.usedBytes,
-    inodesFree: v.fs.inodesFree, inodes: v.fs.inodes, inodesUsed: v.usage.inodesUsed,
+    availableBytes: v.fs.availableBytes,
+    capacityBytes: v.fs.capacityBytes,
+    usedBytes: v.usage.usedBytes,
+    inodesFree: v.fs.inodesFree,
+    inodes: v.fs.inodes,
+    inodesUsed: v.usage.inodesUsed,
     name: v.name,
     pvcRef: v.pvc && { name: v.pvc.name, namespace: v.pvc.namespace },
   };
@@ -170,8 +225,9 @@ export function volumeStats(v: RawVolume): VolumeStats | undefined {
 
 /** Pure: the pod's volume stats, the local ephemeral ones first, as upstream lists them; by name within each. */
 function podVolumeStats(volumes: RawVolume[] | undefined): { all: VolumeStats[]; ephemeral: VolumeStats[] } {
-  const ephemeral: VolumeStats[] = [], other: VolumeStats[] = [];
-  for (const v of [...volumes ?? []].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  const ephemeral: VolumeStats[] = [],
+    other: VolumeStats[] = [];
+  for (const v of [...(volumes ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const st = volumeStats(v);
     if (st) (isLocalEphemeral(v) ? ephemeral : other).push(st);
   }
@@ -187,30 +243,45 @@ function podStats(pod: RawPod, containers: ContainerStats[], s: RawSample, prev:
   // falls back to; pressure does not add up, so that estimate has none.
   const cpu: PodStats['cpu'] = cg?.cpu
     ? cpuStats(s.timeMs, cg.cpu, before && prev ? { usageNs: before.usageNs, timeMs: prev.timeMs } : undefined, cadvisorPsi(cg.psi?.cpu))
-    : { time: rfc3339(s.timeMs), usageNanoCores: sum(containers.map((c) => c.cpu?.usageNanoCores)), usageCoreNanoSeconds: sum(containers.map((c) => c.cpu?.usageCoreNanoSeconds)) };
+    : {
+        time: rfc3339(s.timeMs),
+        usageNanoCores: sum(containers.map((c) => c.cpu?.usageNanoCores)),
+        usageCoreNanoSeconds: sum(containers.map((c) => c.cpu?.usageCoreNanoSeconds)),
+      };
   const memory: PodStats['memory'] = cg?.memory
     ? memoryStats(s.timeMs, cg.memory, cg.memory.limitBytes, cadvisorPsi(cg.psi?.memory))
     : {
-      time: rfc3339(s.timeMs), availableBytes: sum(containers.map((c) => c.memory?.availableBytes)), usageBytes: sum(containers.map((c) => c.memory?.usageBytes)),
-      workingSetBytes: sum(containers.map((c) => c.memory?.workingSetBytes)), rssBytes: sum(containers.map((c) => c.memory?.rssBytes)),
-    };
+        time: rfc3339(s.timeMs),
+        availableBytes: sum(containers.map((c) => c.memory?.availableBytes)),
+        usageBytes: sum(containers.map((c) => c.memory?.usageBytes)),
+        workingSetBytes: sum(containers.map((c) => c.memory?.workingSetBytes)),
+        rssBytes: sum(containers.map((c) => c.memory?.rssBytes)),
+      };
   // The fallbacks as upstream's addIOStats and addSwapStats: the first container's io time, the last one's swap time.
   const firstIo = containers.find((c) => c.io)?.io;
   const io = cg && (cg.cpu || cg.memory) ? ioStats(s.timeMs, cg) : firstIo && { time: firstIo.time };
   const swaps = containers.flatMap((c) => (c.swap ? [c.swap] : []));
   const swap = cg?.memory
     ? swapStats(s.timeMs, cg.memory)
-    : swaps.length ? { time: swaps.at(-1)!.time, swapAvailableBytes: sum(swaps.map((w) => w.swapAvailableBytes ?? 0)), swapUsageBytes: sum(swaps.map((w) => w.swapUsageBytes ?? 0)) } : undefined;
+    : swaps.length
+      ? {
+          time: swaps.at(-1)!.time,
+          swapAvailableBytes: sum(swaps.map((w) => w.swapAvailableBytes ?? 0)),
+          swapUsageBytes: sum(swaps.map((w) => w.swapUsageBytes ?? 0)),
+        }
+      : undefined;
   // Ephemeral storage, as upstream's calcEphemeralStorage: the containers' writable layers and
   // logs (of those with a writable layer), the local ephemeral volumes and the etc-hosts file.
   const volumes = podVolumeStats(pod.volumes);
   const used = sum([
     ...containers.flatMap((c) => (c.rootfs ? [c.rootfs.usedBytes, c.logs?.usedBytes] : [])),
-    ...volumes.ephemeral.map((v) => v.usedBytes), pod.etcHosts?.usedBytes,
+    ...volumes.ephemeral.map((v) => v.usedBytes),
+    pod.etcHosts?.usedBytes,
   ]);
   const inodes = sum([
     ...containers.flatMap((c) => (c.rootfs ? [c.rootfs.inodesUsed, c.logs?.inodesUsed] : [])),
-    ...volumes.ephemeral.map((v) => v.inodesUsed), pod.etcHosts?.inodesUsed,
+    ...volumes.ephemeral.map((v) => v.inodesUsed),
+    pod.etcHosts?.inodesUsed,
   ]);
   return {
     podRef: { name: pod.name, namespace: pod.namespace, uid: pod.uid },
@@ -233,20 +304,37 @@ const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1
 export function buildSummary(nodeName: string, cur: RawSample, prev?: RawSample): Summary {
   const t = cur.timeMs;
   const root = cur.root;
-  const system: ContainerStats[] = cur.system.map((sc) => {
-    const before = prev?.system.find((p) => p.name === sc.name)?.cgroup.cpu;
-    const cg = sc.cgroup;
-    return {
-      name: sc.name, startTime: rfc3339(sc.startTimeMs),
-      cpu: cg.cpu && cpuStats(t, cg.cpu, before && prev ? { usageNs: before.usageNs, timeMs: prev.timeMs } : undefined, cadvisorPsi(cg.psi?.cpu)),
-      memory: cg.memory && memoryStats(t, cg.memory, cg.memory.limitBytes, cadvisorPsi(cg.psi?.memory)),
-      io: ioStats(t, cg),
-      swap: swapStats(t, cg.memory),
-    };
-  }).sort(byName);
+  const system: ContainerStats[] = cur.system
+    .map((sc) => {
+      const before = prev?.system.find((p) => p.name === sc.name)?.cgroup.cpu;
+      const cg = sc.cgroup;
+      return {
+        name: sc.name,
+        startTime: rfc3339(sc.startTimeMs),
+        cpu:
+          cg.cpu &&
+          cpuStats(t, cg.cpu, before && prev ? { usageNs: before.usageNs, timeMs: prev.timeMs } : undefined, cadvisorPsi(cg.psi?.cpu)),
+        memory: cg.memory && memoryStats(t, cg.memory, cg.memory.limitBytes, cadvisorPsi(cg.psi?.memory)),
+        io: ioStats(t, cg),
+        swap: swapStats(t, cg.memory),
+      };
+    })
+    .sort(byName);
   const rootBefore = prev?.root.cpu && { usageNs: prev.root.cpu.usageNs, timeMs: prev.timeMs };
-  const imageFs = cur.imageFs && fsStats(cur.imageFs.timeMs || t, cur.imageFs.fs, { usedBytes: cur.imageFs.usedBytes, inodesUsed: cur.imageFs.inodesUsed });
-  const pods = cur.pods.map((p) => podStats(p, cur.containers.filter((c) => c.sandboxId === p.sandboxId).map((c) => containerStats(c, cur, prev)).sort(byName), cur, prev));
+  const imageFs =
+    cur.imageFs &&
+    fsStats(cur.imageFs.timeMs || t, cur.imageFs.fs, { usedBytes: cur.imageFs.usedBytes, inodesUsed: cur.imageFs.inodesUsed });
+  const pods = cur.pods.map((p) =>
+    podStats(
+      p,
+      cur.containers
+        .filter((c) => c.sandboxId === p.sandboxId)
+        .map((c) => containerStats(c, cur, prev))
+        .sort(byName),
+      cur,
+      prev,
+    ),
+  );
   pods.sort((a, b) => `${a.podRef.namespace}/${a.podRef.name}`.localeCompare(`${b.podRef.namespace}/${b.podRef.name}`));
   return {
     node: {
@@ -277,7 +365,21 @@ export function buildSummary(nodeName: string, cur: RawSample, prev?: RawSample)
 export function cpuAndMemoryOnly(s: Summary): Summary {
   const c = (x: ContainerStats): ContainerStats => ({ name: x.name, startTime: x.startTime, cpu: x.cpu, memory: x.memory, swap: x.swap });
   return {
-    node: { nodeName: s.node.nodeName, systemContainers: s.node.systemContainers?.map(c), startTime: s.node.startTime, cpu: s.node.cpu, memory: s.node.memory, swap: s.node.swap },
-    pods: s.pods.map((p) => ({ podRef: p.podRef, startTime: p.startTime, containers: p.containers.map(c), cpu: p.cpu, memory: p.memory, swap: p.swap })),
+    node: {
+      nodeName: s.node.nodeName,
+      systemContainers: s.node.systemContainers?.map(c),
+      startTime: s.node.startTime,
+      cpu: s.node.cpu,
+      memory: s.node.memory,
+      swap: s.node.swap,
+    },
+    pods: s.pods.map((p) => ({
+      podRef: p.podRef,
+      startTime: p.startTime,
+      containers: p.containers.map(c),
+      cpu: p.cpu,
+      memory: p.memory,
+      swap: p.swap,
+    })),
   };
 }

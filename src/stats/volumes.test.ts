@@ -27,7 +27,9 @@ function du(path: string): DirUsage | undefined {
     const bytes = Number(execFileSync('du', ['-s', '-B1', path], { encoding: 'utf8' }).split('\t')[0]);
     const inodes = Number(execFileSync('du', ['-s', '--inodes', path], { encoding: 'utf8' }).split('\t')[0]);
     return { usedBytes: bytes, inodesUsed: inodes };
-  } catch { return undefined; }
+  } catch {
+    return undefined;
+  }
 }
 
 test('walkUsage: blocks and inodes of a tree, itself included, a hard link once, symlinks not followed', async () => {
@@ -36,59 +38,101 @@ test('walkUsage: blocks and inodes of a tree, itself included, a hard link once,
     const got = await walkUsage(root);
     const p = (x: string) => join(root, x);
     // root, a (and its link), etc, nested, nested/b, nested/deeper, nested/deeper/c.
-    assert.deepEqual(got, { usedBytes: blocks(root, p('a'), p('etc'), p('nested'), p('nested/b'), p('nested/deeper'), p('nested/deeper/c')), inodesUsed: 7 });
-    assert.ok(got!.usedBytes >= 80_000, 'the files\' blocks are in');
+    assert.deepEqual(got, {
+      usedBytes: blocks(root, p('a'), p('etc'), p('nested'), p('nested/b'), p('nested/deeper'), p('nested/deeper/c')),
+      inodesUsed: 7,
+    });
+    assert.ok(got!.usedBytes >= 80_000, "the files' blocks are in");
     const gnu = du(root);
     if (gnu) assert.deepEqual(got, gnu, 'as du -s counts');
     // A single file: its own blocks.
     assert.deepEqual(await walkUsage(p('nested/b')), { usedBytes: blocks(p('nested/b')), inodesUsed: 1 });
-  } finally { rmSync(root, { recursive: true, force: true }); }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
 test('walkUsage: yields between slices; what vanishes mid-walk is skipped, a vanished root is undefined', async () => {
   const root = tree();
   try {
     let pauses = 0;
-    await walkUsage(root, { slice: 2, pause: async () => { pauses++; } });
+    await walkUsage(root, {
+      slice: 2,
+      pause: async () => {
+        pauses++;
+      },
+    });
     assert.equal(pauses, 3, '7 entries below the root, a pause every 2');
 
     // The nested tree goes while the walk is under way.
-    const half = await walkUsage(root, { slice: 1, pause: async () => { rmSync(join(root, 'nested'), { recursive: true, force: true }); } });
+    const half = await walkUsage(root, {
+      slice: 1,
+      pause: async () => {
+        rmSync(join(root, 'nested'), { recursive: true, force: true });
+      },
+    });
     assert.ok(half && half.inodesUsed >= 2 && half.inodesUsed < 7, `counted what was there: ${JSON.stringify(half)}`);
 
     // The whole volume goes (pod torn down) mid-walk.
     const t2 = tree();
-    const gone = await walkUsage(t2, { slice: 1, pause: async () => { rmSync(t2, { recursive: true, force: true }); } });
+    const gone = await walkUsage(t2, {
+      slice: 1,
+      pause: async () => {
+        rmSync(t2, { recursive: true, force: true });
+      },
+    });
     assert.ok(gone && gone.inodesUsed >= 1);
     assert.equal(await walkUsage(t2), undefined);
-  } finally { rmSync(root, { recursive: true, force: true }); }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
-test('volumeStatsSource.list: the pod\'s volume directories of the plugins measured with du', () => {
+test("volumeStatsSource.list: the pod's volume directories of the plugins measured with du", () => {
   const root = mkdtempSync(join(tmpdir(), 'volroot-'));
   try {
     const vols = join(root, 'pods/u1/volumes');
-    for (const d of ['kubernetes.io~empty-dir/scratch', 'kubernetes.io~empty-dir/cache', 'kubernetes.io~configmap/config', 'kubernetes.io~csi/pv/mount']) mkdirSync(join(vols, d), { recursive: true });
+    for (const d of [
+      'kubernetes.io~empty-dir/scratch',
+      'kubernetes.io~empty-dir/cache',
+      'kubernetes.io~configmap/config',
+      'kubernetes.io~csi/pv/mount',
+    ])
+      mkdirSync(join(vols, d), { recursive: true });
     writeFileSync(join(vols, 'kubernetes.io~empty-dir/stray-file'), '');
     const src = volumeStatsSource({ rootDir: root });
-    assert.deepEqual(src.list('u1').map((v) => [v.plugin, v.name, v.path, v.ownFs]), [
-      ['kubernetes.io~configmap', 'config', join(vols, 'kubernetes.io~configmap/config'), false],
-      ['kubernetes.io~empty-dir', 'cache', join(vols, 'kubernetes.io~empty-dir/cache'), false],
-      ['kubernetes.io~empty-dir', 'scratch', join(vols, 'kubernetes.io~empty-dir/scratch'), false],
-    ]);
+    assert.deepEqual(
+      src.list('u1').map((v) => [v.plugin, v.name, v.path, v.ownFs]),
+      [
+        ['kubernetes.io~configmap', 'config', join(vols, 'kubernetes.io~configmap/config'), false],
+        ['kubernetes.io~empty-dir', 'cache', join(vols, 'kubernetes.io~empty-dir/cache'), false],
+        ['kubernetes.io~empty-dir', 'scratch', join(vols, 'kubernetes.io~empty-dir/scratch'), false],
+      ],
+    );
     assert.deepEqual(src.list('u2'), []);
-  } finally { rmSync(root, { recursive: true, force: true }); }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
 test('volumeStatsSource: walks in the background, one at a time, at most every refreshMs; forgets gone pods', async () => {
-  let clock = 1000, running = 0, most = 0;
+  let clock = 1000,
+    running = 0,
+    most = 0;
   const walked: string[] = [];
-  const figures = new Map<string, DirUsage | Error | undefined>([['/v/a', { usedBytes: 10, inodesUsed: 1 }], ['/v/b', { usedBytes: 20, inodesUsed: 2 }]]);
+  const figures = new Map<string, DirUsage | Error | undefined>([
+    ['/v/a', { usedBytes: 10, inodesUsed: 1 }],
+    ['/v/b', { usedBytes: 20, inodesUsed: 2 }],
+  ]);
   const errors: string[] = [];
   const src = volumeStatsSource({
-    rootDir: '/r', refreshMs: 30_000, now: () => clock,
+    rootDir: '/r',
+    refreshMs: 30_000,
+    now: () => clock,
     walk: async (p) => {
-      walked.push(p); running++; most = Math.max(most, running);
+      walked.push(p);
+      running++;
+      most = Math.max(most, running);
       await sleep(2);
       running--;
       const f = figures.get(p);
@@ -122,7 +166,8 @@ test('volumeStatsSource: walks in the background, one at a time, at most every r
   clock += 31_000;
   figures.set('/v/a', new Error('EACCES'));
   figures.set('/v/b', undefined);
-  src.usage('/v/a'); src.usage('/v/b');
+  src.usage('/v/a');
+  src.usage('/v/b');
   await settle();
   assert.deepEqual(errors, ['/v/a']);
   assert.equal(src.usage('/v/a'), undefined);

@@ -24,7 +24,12 @@ const SLICE = 256;
 
 /** The plugins whose directories kubelet-ts sets up and upstream measures with du (hostPath has no directory, nor stats). */
 export const DU_PLUGINS = new Set([
-  'kubernetes.io~empty-dir', 'kubernetes.io~configmap', 'kubernetes.io~secret', 'kubernetes.io~downward-api', 'kubernetes.io~projected', 'kubernetes.io~git-repo',
+  'kubernetes.io~empty-dir',
+  'kubernetes.io~configmap',
+  'kubernetes.io~secret',
+  'kubernetes.io~downward-api',
+  'kubernetes.io~projected',
+  'kubernetes.io~git-repo',
 ]);
 
 const gone = (e: unknown) => {
@@ -34,7 +39,12 @@ const gone = (e: unknown) => {
 
 /** lstat, undefined when the path went away meanwhile. */
 function lstatOrGone(path: string): Stats | undefined {
-  try { return lstatSync(path, { throwIfNoEntry: false }); } catch (e) { if (gone(e)) return undefined; throw e; }
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (e) {
+    if (gone(e)) return undefined;
+    throw e;
+  }
 }
 
 export interface WalkOptions {
@@ -51,11 +61,14 @@ export interface WalkOptions {
  * skipped; undefined when `root` itself is gone. Other errors (EACCES) reject.
  */
 export async function walkUsage(root: string, o: WalkOptions = {}): Promise<DirUsage | undefined> {
-  const slice = o.slice ?? SLICE, pause = o.pause ?? (() => yieldToLoop());
+  const slice = o.slice ?? SLICE,
+    pause = o.pause ?? (() => yieldToLoop());
   const top = lstatOrGone(root);
   if (!top) return undefined;
   const linked = new Set<number>();
-  let usedBytes = 0, inodesUsed = 0, n = 0;
+  let usedBytes = 0,
+    inodesUsed = 0,
+    n = 0;
   const count = (st: Stats) => {
     if (!st.isDirectory() && st.nlink > 1) {
       if (linked.has(st.ino)) return;
@@ -71,7 +84,12 @@ export async function walkUsage(root: string, o: WalkOptions = {}): Promise<DirU
   while (dirs.length) {
     const dir = dirs.pop()!;
     let d: Dir;
-    try { d = opendirSync(dir); } catch (e) { if (gone(e)) continue; throw e; }
+    try {
+      d = opendirSync(dir);
+    } catch (e) {
+      if (gone(e)) continue;
+      throw e;
+    }
     try {
       for (let e = d.readSync(); e; e = d.readSync()) {
         if (++n % slice === 0) await pause();
@@ -120,7 +138,11 @@ export interface VolumeStatsOptions {
   onError?: (path: string, err: unknown) => void;
 }
 
-interface Entry { usage?: DirUsage & { timeMs: number }; dueAtMs: number; queued: boolean }
+interface Entry {
+  usage?: DirUsage & { timeMs: number };
+  dueAtMs: number;
+  queued: boolean;
+}
 
 /**
  * The volume directories under ROOT/pods/UID/volumes and a cache of their walks. Walks run
@@ -167,7 +189,11 @@ export function volumeStatsSource(o: VolumeStatsOptions): VolumeStatsSource {
       const base = `${o.rootDir}/pods/${podUid}/volumes`;
       const out: VolumeDir[] = [];
       let plugins: string[];
-      try { plugins = readdirSync(base); } catch { return out; }
+      try {
+        plugins = readdirSync(base);
+      } catch {
+        return out;
+      }
       for (const plugin of plugins.sort()) {
         if (!DU_PLUGINS.has(plugin)) continue;
         try {
@@ -177,7 +203,9 @@ export function volumeStatsSource(o: VolumeStatsOptions): VolumeStatsSource {
             const st = lstatOrGone(path);
             if (st?.isDirectory()) out.push({ name, plugin, path, dev: st.dev, ownFs: st.dev !== pluginDev });
           }
-        } catch { /* torn down meanwhile */ }
+        } catch {
+          /* torn down meanwhile */
+        }
       }
       return out;
     },

@@ -11,12 +11,30 @@ const pod = (restartPolicy = 'Always'): Pod => ({
   status: { conditions: [{ type: 'PodScheduled', status: 'True' }] },
 });
 const ctr = (over: Partial<ContainerState>): ContainerState => ({
-  id: 'c1', sandboxId: 's', name: 'app', attempt: 0, phase: 'running', image: 'busybox:1.36', imageRef: 'sha256:abc', hash: 'h',
-  createdAtNs: '1', startedAtNs: '1763812800000000000', ...over,
+  id: 'c1',
+  sandboxId: 's',
+  name: 'app',
+  attempt: 0,
+  phase: 'running',
+  image: 'busybox:1.36',
+  imageRef: 'sha256:abc',
+  hash: 'h',
+  createdAtNs: '1',
+  startedAtNs: '1763812800000000000',
+  ...over,
 });
-const rt = (containers: ContainerState[], ready = true): PodRuntimeStatus =>
-  ({ uid: 'u', sandboxes: [{ id: 's', attempt: 0, ready, ip: '10.88.0.7', createdAtNs: '1' }], containers });
-const ctx = (over = {}) => ({ nodeIP: '172.30.255.10', now: new Date('2026-11-22T12:00:00Z'), waiting: new Map(), terminated: false, ...over });
+const rt = (containers: ContainerState[], ready = true): PodRuntimeStatus => ({
+  uid: 'u',
+  sandboxes: [{ id: 's', attempt: 0, ready, ip: '10.88.0.7', createdAtNs: '1' }],
+  containers,
+});
+const ctx = (over = {}) => ({
+  nodeIP: '172.30.255.10',
+  now: new Date('2026-11-22T12:00:00Z'),
+  waiting: new Map(),
+  terminated: false,
+  ...over,
+});
 
 test('a running pod: phase, IPs, ready conditions, container status', () => {
   const s = generatePodStatus(pod(), rt([ctr({})]), ctx());
@@ -29,11 +47,21 @@ test('a running pod: phase, IPs, ready conditions, container status', () => {
   assert.deepEqual([c.ready, c.started, c.containerID, c.imageID, c.restartCount], [true, true, 'containerd://c1', 'sha256:abc', 0]);
   assert.equal(c.state!.running!.startedAt, '2025-11-22T12:00:00Z');
   const types = s.conditions!.map((x) => `${x.type}=${x.status}`);
-  assert.deepEqual(types, ['PodReadyToStartContainers=True', 'Initialized=True', 'Ready=True', 'ContainersReady=True', 'PodScheduled=True']);
+  assert.deepEqual(types, [
+    'PodReadyToStartContainers=True',
+    'Initialized=True',
+    'Ready=True',
+    'ContainersReady=True',
+    'PodScheduled=True',
+  ]);
 });
 
 test('an image that cannot be pulled shows its waiting reason and keeps the pod Pending', () => {
-  const s = generatePodStatus(pod(), rt([]), ctx({ waiting: new Map([['app', { reason: 'ImagePullBackOff', message: 'Back-off pulling image' }]]) }));
+  const s = generatePodStatus(
+    pod(),
+    rt([]),
+    ctx({ waiting: new Map([['app', { reason: 'ImagePullBackOff', message: 'Back-off pulling image' }]]) }),
+  );
   assert.equal(s.phase, 'Pending');
   assert.deepEqual(s.containerStatuses![0]!.state, { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image' } });
   const ready = s.conditions!.find((c) => c.type === 'Ready')!;
@@ -41,8 +69,11 @@ test('an image that cannot be pulled shows its waiting reason and keeps the pod 
 });
 
 test('crash loop: waiting with the last termination, restart counted', () => {
-  const s = generatePodStatus(pod(), rt([ctr({ phase: 'exited', exitCode: 1, attempt: 2 })]),
-    ctx({ waiting: new Map([['app', { reason: 'CrashLoopBackOff' }]]) }));
+  const s = generatePodStatus(
+    pod(),
+    rt([ctr({ phase: 'exited', exitCode: 1, attempt: 2 })]),
+    ctx({ waiting: new Map([['app', { reason: 'CrashLoopBackOff' }]]) }),
+  );
   const c = s.containerStatuses![0]!;
   assert.equal(c.restartCount, 3);
   assert.equal(c.state!.waiting!.reason, 'CrashLoopBackOff');
@@ -60,32 +91,59 @@ test('phase by restart policy once containers stopped', () => {
   assert.equal(podPhase(pod(), [], false), 'Pending');
 });
 
-const withInits = (restartPolicy: string, initContainers: Container[]): Pod =>
-  ({ ...pod(restartPolicy), spec: { ...pod(restartPolicy).spec!, initContainers } });
-const inits = [{ name: 'init1', image: 'busybox:1.36' }, { name: 'init2', image: 'busybox:1.36' }];
+const withInits = (restartPolicy: string, initContainers: Container[]): Pod => ({
+  ...pod(restartPolicy),
+  spec: { ...pod(restartPolicy).spec!, initContainers },
+});
+const inits = [
+  { name: 'init1', image: 'busybox:1.36' },
+  { name: 'init2', image: 'busybox:1.36' },
+];
 const condition = (s: { conditions?: { type: string; status: string; reason?: string; message?: string }[] }, type: string) => {
   const c = s.conditions!.find((x) => x.type === type)!;
   return [c.status, c.reason, c.message];
 };
 
 test('init containers: Pending and not Initialized while they run; app containers wait PodInitializing', () => {
-  const s = generatePodStatus(withInits('Always', inits), rt([ctr({ id: 'i1', name: 'init1', phase: 'exited', exitCode: 0 }), ctr({ id: 'i2', name: 'init2' })]), ctx());
+  const s = generatePodStatus(
+    withInits('Always', inits),
+    rt([ctr({ id: 'i1', name: 'init1', phase: 'exited', exitCode: 0 }), ctr({ id: 'i2', name: 'init2' })]),
+    ctx(),
+  );
   assert.equal(s.phase, 'Pending');
   assert.deepEqual(condition(s, 'Initialized'), ['False', 'ContainersNotInitialized', 'containers with incomplete status: [init2]']);
-  assert.deepEqual(s.initContainerStatuses!.map((c) => [c.name, Object.keys(c.state!)[0], c.ready]), [['init1', 'terminated', true], ['init2', 'running', false]]);
+  assert.deepEqual(
+    s.initContainerStatuses!.map((c) => [c.name, Object.keys(c.state!)[0], c.ready]),
+    [
+      ['init1', 'terminated', true],
+      ['init2', 'running', false],
+    ],
+  );
   assert.equal(s.containerStatuses![0]!.state!.waiting!.reason, 'PodInitializing');
 });
 
 test('init containers: a failure fails a Never pod, and crash-loops (Pending) otherwise', () => {
   const failed = rt([ctr({ id: 'i1', name: 'init1', phase: 'exited', exitCode: 2 })]);
   assert.equal(generatePodStatus(withInits('Never', inits), failed, ctx()).phase, 'Failed');
-  const looping = generatePodStatus(withInits('Always', inits), failed, ctx({ waiting: new Map([['init1', { reason: 'CrashLoopBackOff' }]]) }));
+  const looping = generatePodStatus(
+    withInits('Always', inits),
+    failed,
+    ctx({ waiting: new Map([['init1', { reason: 'CrashLoopBackOff' }]]) }),
+  );
   assert.equal(looping.phase, 'Pending');
   assert.equal(looping.initContainerStatuses![0]!.restartCount, 1);
 });
 
 test('init containers: done, the app runs and the pod is Initialized and Ready', () => {
-  const s = generatePodStatus(withInits('Always', inits), rt([ctr({}), ctr({ id: 'i2', name: 'init2', phase: 'exited', exitCode: 0 }), ctr({ id: 'i1', name: 'init1', phase: 'exited', exitCode: 0 })]), ctx());
+  const s = generatePodStatus(
+    withInits('Always', inits),
+    rt([
+      ctr({}),
+      ctr({ id: 'i2', name: 'init2', phase: 'exited', exitCode: 0 }),
+      ctr({ id: 'i1', name: 'init1', phase: 'exited', exitCode: 0 }),
+    ]),
+    ctx(),
+  );
   assert.equal(s.phase, 'Running');
   assert.deepEqual(condition(s, 'Initialized'), ['True', undefined, undefined]);
   assert.deepEqual(condition(s, 'Ready'), ['True', undefined, undefined]);
@@ -96,9 +154,17 @@ test('sidecar: counts for readiness while running; stopped after the app succeed
   const running = generatePodStatus(withInits('Never', side), rt([ctr({}), ctr({ id: 's1', name: 'side' })]), ctx());
   assert.equal(running.phase, 'Running');
   assert.deepEqual([running.initContainerStatuses![0]!.ready, running.initContainerStatuses![0]!.started], [true, true]);
-  const appDone = generatePodStatus(withInits('Never', side), rt([ctr({ phase: 'exited', exitCode: 0 }), ctr({ id: 's1', name: 'side' })]), ctx());
+  const appDone = generatePodStatus(
+    withInits('Never', side),
+    rt([ctr({ phase: 'exited', exitCode: 0 }), ctr({ id: 's1', name: 'side' })]),
+    ctx(),
+  );
   assert.equal(appDone.phase, 'Running'); // until the kubelet stops the sidecar
-  const allDone = generatePodStatus(withInits('Never', side), rt([ctr({ phase: 'exited', exitCode: 0 }), ctr({ id: 's1', name: 'side', phase: 'exited', exitCode: 143 })]), ctx());
+  const allDone = generatePodStatus(
+    withInits('Never', side),
+    rt([ctr({ phase: 'exited', exitCode: 0 }), ctr({ id: 's1', name: 'side', phase: 'exited', exitCode: 143 })]),
+    ctx(),
+  );
   assert.equal(allDone.phase, 'Succeeded');
   assert.deepEqual(condition(allDone, 'Initialized'), ['True', 'PodCompleted', undefined]);
 });
@@ -123,7 +189,8 @@ test('QoS classes', () => {
 const probedPod = (probes: Partial<Container>, sidecarProbes?: Partial<Container>): Pod => ({
   ...pod(),
   spec: {
-    restartPolicy: 'Always', containers: [{ name: 'app', image: 'busybox:1.36', ...probes }],
+    restartPolicy: 'Always',
+    containers: [{ name: 'app', image: 'busybox:1.36', ...probes }],
     ...(sidecarProbes ? { initContainers: [{ name: 'side', image: 'busybox:1.36', restartPolicy: 'Always', ...sidecarProbes }] } : {}),
   },
 });
@@ -135,13 +202,18 @@ const probeTable: [string, Partial<Container>, { ready?: boolean; started?: bool
   ['readiness succeeded: ready', { readinessProbe: exec }, { ready: true }, [true, true]],
   ['startup not run yet: neither started nor ready', { startupProbe: exec }, {}, [false, false]],
   ['startup succeeded, no readiness probe: started and ready', { startupProbe: exec }, { started: true }, [true, true]],
-  ['startup succeeded, readiness not yet: started, not ready', { startupProbe: exec, readinessProbe: exec }, { started: true }, [false, true]],
+  [
+    'startup succeeded, readiness not yet: started, not ready',
+    { startupProbe: exec, readinessProbe: exec },
+    { started: true },
+    [false, true],
+  ],
   ['ready is never true before started', { startupProbe: exec, readinessProbe: exec }, { started: false, ready: true }, [false, false]],
   ['a liveness probe alone changes nothing', { livenessProbe: exec }, {}, [true, true]],
 ];
 for (const [name, probes, result, [ready, started]] of probeTable) {
   test(`probes: ${name}`, () => {
-    const s = generatePodStatus(probedPod(probes), rt([ctr({})]), ctx({ probes: (id: string) => (id === 'c1' ? result ?? {} : {}) }));
+    const s = generatePodStatus(probedPod(probes), rt([ctr({})]), ctx({ probes: (id: string) => (id === 'c1' ? (result ?? {}) : {}) }));
     const c = s.containerStatuses![0]!;
     assert.deepEqual([c.ready, c.started], [ready, started]);
     const cond = (t: string) => s.conditions!.find((x) => x.type === t)!.status;
@@ -158,7 +230,12 @@ test('probes: without a prober, a container with probes is ready at once (as bef
 test('probes: a sidecar follows its probes; not started, it keeps the pod Pending and not Initialized', () => {
   const side = ctr({ id: 'c2', name: 'side' });
   const results: Record<string, { ready?: boolean; started?: boolean }> = { c2: {} };
-  const gen = () => generatePodStatus(probedPod({}, { startupProbe: exec, readinessProbe: exec }), rt([side]), ctx({ probes: (id: string) => results[id] ?? {} }));
+  const gen = () =>
+    generatePodStatus(
+      probedPod({}, { startupProbe: exec, readinessProbe: exec }),
+      rt([side]),
+      ctx({ probes: (id: string) => results[id] ?? {} }),
+    );
   let s = gen();
   assert.deepEqual([s.initContainerStatuses![0]!.started, s.initContainerStatuses![0]!.ready], [false, false]);
   assert.equal(s.phase, 'Pending');
@@ -172,14 +249,29 @@ test('probes: a sidecar follows its probes; not started, it keeps the pod Pendin
   assert.equal(s.initContainerStatuses![0]!.ready, true);
 });
 
-test('readiness gates: Ready waits for each gate\'s condition; conditions others own are kept from the apiserver', () => {
+test("readiness gates: Ready waits for each gate's condition; conditions others own are kept from the apiserver", () => {
   const gated: Pod = { ...pod(), spec: { ...pod().spec!, readinessGates: [{ conditionType: 'example.com/lb' }] } };
   const missing = generatePodStatus(gated, rt([ctr({})]), ctx());
-  assert.deepEqual(condition(missing, 'Ready'), ['False', 'ReadinessGatesNotReady', 'corresponding condition of pod readiness gate "example.com/lb" does not exist.']);
+  assert.deepEqual(condition(missing, 'Ready'), [
+    'False',
+    'ReadinessGatesNotReady',
+    'corresponding condition of pod readiness gate "example.com/lb" does not exist.',
+  ]);
   assert.deepEqual(condition(missing, 'ContainersReady'), ['True', undefined, undefined]);
-  const withGate = (status: string) => ({ ...gated, status: { conditions: mergeConditions(missing.conditions, [{ type: 'example.com/lb', status }, { type: 'Ready', status: 'False' }]) } });
-  assert.deepEqual(condition(generatePodStatus(withGate('False'), rt([ctr({})]), ctx()), 'Ready'),
-    ['False', 'ReadinessGatesNotReady', 'the status of pod readiness gate "example.com/lb" is not "True", but False']);
+  const withGate = (status: string) => ({
+    ...gated,
+    status: {
+      conditions: mergeConditions(missing.conditions, [
+        { type: 'example.com/lb', status },
+        { type: 'Ready', status: 'False' },
+      ]),
+    },
+  });
+  assert.deepEqual(condition(generatePodStatus(withGate('False'), rt([ctr({})]), ctx()), 'Ready'), [
+    'False',
+    'ReadinessGatesNotReady',
+    'the status of pod readiness gate "example.com/lb" is not "True", but False',
+  ]);
   const open = generatePodStatus(withGate('True'), rt([ctr({})]), ctx());
   assert.deepEqual(condition(open, 'Ready'), ['True', undefined, undefined]);
   assert.equal(open.conditions!.find((c) => c.type === 'example.com/lb')?.status, 'True', 'the gate condition is kept');
@@ -187,35 +279,83 @@ test('readiness gates: Ready waits for each gate\'s condition; conditions others
 
 test('ephemeral containers get statuses of their own and do not change phase or readiness', () => {
   const p = pod();
-  p.spec!.ephemeralContainers = [{ name: 'debugger', image: 'busybox:1.36' }, { name: 'pending', image: 'busybox:1.36' }];
+  p.spec!.ephemeralContainers = [
+    { name: 'debugger', image: 'busybox:1.36' },
+    { name: 'pending', image: 'busybox:1.36' },
+  ];
   const s = generatePodStatus(p, rt([ctr({}), ctr({ id: 'e1', name: 'debugger', phase: 'exited', exitCode: 1 })]), ctx());
   assert.equal(s.phase, 'Running');
   assert.equal(s.conditions!.find((c) => c.type === 'Ready')!.status, 'True');
-  assert.deepEqual(s.ephemeralContainerStatuses!.map((c) => [c.name, c.state?.terminated?.exitCode ?? c.state?.waiting?.reason]), [['debugger', 1], ['pending', 'ContainerCreating']]);
+  assert.deepEqual(
+    s.ephemeralContainerStatuses!.map((c) => [c.name, c.state?.terminated?.exitCode ?? c.state?.waiting?.reason]),
+    [
+      ['debugger', 1],
+      ['pending', 'ContainerCreating'],
+    ],
+  );
   assert.equal(generatePodStatus(pod(), rt([ctr({})]), ctx()).ephemeralContainerStatuses, undefined);
 });
 
 test('in-place resize: allocatedResources, resources of a running container, and the resize conditions', () => {
-  const sized: Pod = { ...pod(), metadata: { ...pod().metadata, generation: 3 },
-    spec: { containers: [{ name: 'app', image: 'busybox:1.36', resources: { requests: { cpu: '200m', memory: '64Mi' }, limits: { cpu: '300m' } } }] } };
+  const sized: Pod = {
+    ...pod(),
+    metadata: { ...pod().metadata, generation: 3 },
+    spec: {
+      containers: [
+        { name: 'app', image: 'busybox:1.36', resources: { requests: { cpu: '200m', memory: '64Mi' }, limits: { cpu: '300m' } } },
+      ],
+    },
+  };
   const allocated = { app: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '300m' } } };
-  const s = generatePodStatus(sized, { ...rt([ctr({})]), resize: { allocated, actual: { c1: { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '300m' } } },
-    pending: { reason: 'Deferred', message: 'no room', generation: 3 }, inProgress: { generation: 2 } } }, ctx());
+  const s = generatePodStatus(
+    sized,
+    {
+      ...rt([ctr({})]),
+      resize: {
+        allocated,
+        actual: { c1: { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '300m' } } },
+        pending: { reason: 'Deferred', message: 'no room', generation: 3 },
+        inProgress: { generation: 2 },
+      },
+    },
+    ctx(),
+  );
   const c = s.containerStatuses![0]!;
   assert.deepEqual(c.allocatedResources, { cpu: '100m', memory: '64Mi' });
   assert.deepEqual(c.resources, { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '300m' } });
-  assert.deepEqual(s.conditions!.filter((x) => x.type.startsWith('PodResize')).map((x) => [x.type, x.status, x.reason, (x as { observedGeneration?: number }).observedGeneration]),
-    [['PodResizePending', 'True', 'Deferred', 3], ['PodResizeInProgress', 'True', undefined, 2]]);
+  assert.deepEqual(
+    s
+      .conditions!.filter((x) => x.type.startsWith('PodResize'))
+      .map((x) => [x.type, x.status, x.reason, (x as { observedGeneration?: number }).observedGeneration]),
+    [
+      ['PodResizePending', 'True', 'Deferred', 3],
+      ['PodResizeInProgress', 'True', undefined, 2],
+    ],
+  );
   // Done: the conditions go, even those the apiserver still shows.
-  const done = generatePodStatus({ ...sized, status: { conditions: s.conditions } }, { ...rt([ctr({})]), resize: { allocated, actual: {} } }, ctx());
-  assert.equal(done.conditions!.some((x) => x.type.startsWith('PodResize')), false);
+  const done = generatePodStatus(
+    { ...sized, status: { conditions: s.conditions } },
+    { ...rt([ctr({})]), resize: { allocated, actual: {} } },
+    ctx(),
+  );
+  assert.equal(
+    done.conditions!.some((x) => x.type.startsWith('PodResize')),
+    false,
+  );
   assert.deepEqual(done.containerStatuses![0]!.resources, allocated.app);
   assert.deepEqual(mergeConditions([], [{ type: 'PodResizePending', status: 'True' }]), [], 'the kubelet owns them');
 });
 
 test('in-place resize: without the sync, the spec is the allocation and the runtime says what runs; stopped containers show none', () => {
-  const sized: Pod = { ...pod(), spec: { containers: [{ name: 'app', image: 'busybox:1.36', resources: { requests: { cpu: '20m' }, limits: { cpu: '30m' } } }] } };
-  const running = generatePodStatus(sized, rt([ctr({ linux: { cpuShares: 20, cpuPeriod: 100000, cpuQuota: 3000, memoryLimitInBytes: 0 } })]), ctx()).containerStatuses![0]!;
+  const sized: Pod = {
+    ...pod(),
+    spec: { containers: [{ name: 'app', image: 'busybox:1.36', resources: { requests: { cpu: '20m' }, limits: { cpu: '30m' } } }] },
+  };
+  const running = generatePodStatus(
+    sized,
+    rt([ctr({ linux: { cpuShares: 20, cpuPeriod: 100000, cpuQuota: 3000, memoryLimitInBytes: 0 } })]),
+    ctx(),
+  ).containerStatuses![0]!;
   assert.deepEqual([running.allocatedResources, running.resources], [{ cpu: '20m' }, { requests: { cpu: '20m' }, limits: { cpu: '30m' } }]);
   const stopped = generatePodStatus(sized, rt([ctr({ phase: 'exited', exitCode: 0 })]), ctx()).containerStatuses![0]!;
   assert.deepEqual([stopped.allocatedResources, stopped.resources], [{ cpu: '20m' }, undefined]);

@@ -1,6 +1,13 @@
 // The status a pod shows, computed from its spec, what the runtime says and why
 // containers wait. Pure; the status manager sends it only when it changed.
-import type { Container, ContainerStatus, ContainerState as ApiContainerState, Pod, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
+import type {
+  Container,
+  ContainerStatus,
+  ContainerState as ApiContainerState,
+  Pod,
+  PodCondition,
+  PodStatus,
+} from 'kubernetes-types/core/v1.js';
 import type { ContainerState, PodRuntimeStatus, Waiting } from '../runtime/types.ts';
 import { qosClass } from '../resources/qos.ts';
 import { resizeConditions } from '../resize/decide.ts';
@@ -39,13 +46,22 @@ function terminatedState(c: ContainerState): ApiContainerState {
 }
 
 interface Shape {
-  defaultWaiting: string; init: boolean; sidecar: boolean;
+  defaultWaiting: string;
+  init: boolean;
+  sidecar: boolean;
   /** The probe results of the running instance, for a container with that probe (upstream's prober manager.UpdatePodStatus). */
-  readiness?: boolean; startup?: boolean;
+  readiness?: boolean;
+  startup?: boolean;
   probes?: StatusContext['probes'];
 }
 
-function containerStatus(name: string, image: string, instances: ContainerState[], waiting: Waiting | undefined, shape: Shape): ContainerStatus {
+function containerStatus(
+  name: string,
+  image: string,
+  instances: ContainerState[],
+  waiting: Waiting | undefined,
+  shape: Shape,
+): ContainerStatus {
   const [cur, prev] = instances;
   const base = { name, image, imageID: cur?.imageRef ?? '', restartCount: cur?.attempt ?? 0 };
   if (!cur) {
@@ -58,21 +74,46 @@ function containerStatus(name: string, image: string, instances: ContainerState[
     const p = shape.probes?.(cur.id);
     const started = !shape.probes || !shape.startup || p?.started === true;
     const ready = (!shape.init || shape.sidecar) && started && (!shape.probes || !shape.readiness || p?.ready === true);
-    return { ...base, containerID, ready, started,
-      state: { running: { startedAt: nsToTime(cur.startedAtNs) } }, lastState: prev ? terminatedState(prev) : {} };
+    return {
+      ...base,
+      containerID,
+      ready,
+      started,
+      state: { running: { startedAt: nsToTime(cur.startedAtNs) } },
+      lastState: prev ? terminatedState(prev) : {},
+    };
   }
   if (cur.phase === 'exited' && waiting) {
     // Waiting to run again (CrashLoopBackOff): the last run counts as a restart.
-    return { ...base, restartCount: cur.attempt + 1, containerID, ready: false, started: false,
-      state: { waiting }, lastState: terminatedState(cur) };
+    return {
+      ...base,
+      restartCount: cur.attempt + 1,
+      containerID,
+      ready: false,
+      started: false,
+      state: { waiting },
+      lastState: terminatedState(cur),
+    };
   }
   if (cur.phase === 'exited') {
     // A regular init container that succeeded stays ready: initialization is done.
-    return { ...base, containerID, ready: shape.init && !shape.sidecar && cur.exitCode === 0, started: false,
-      state: terminatedState(cur), lastState: prev ? terminatedState(prev) : {} };
+    return {
+      ...base,
+      containerID,
+      ready: shape.init && !shape.sidecar && cur.exitCode === 0,
+      started: false,
+      state: terminatedState(cur),
+      lastState: prev ? terminatedState(prev) : {},
+    };
   }
-  return { ...base, containerID, ready: false, started: false,
-    state: { waiting: waiting ?? { reason: shape.defaultWaiting } }, lastState: prev ? terminatedState(prev) : {} };
+  return {
+    ...base,
+    containerID,
+    ready: false,
+    started: false,
+    state: { waiting: waiting ?? { reason: shape.defaultWaiting } },
+    lastState: prev ? terminatedState(prev) : {},
+  };
 }
 
 const byName = (statuses: ContainerStatus[], name: string) => statuses.find((s) => s.name === name);
@@ -81,26 +122,49 @@ const anyAppStarted = (statuses: ContainerStatus[]) =>
   statuses.some((s) => s.state?.running || s.state?.terminated || s.lastState?.terminated);
 
 /** Upstream's getPhase: init containers (regular and sidecars), then app containers by restartPolicy. */
-export function podPhase(pod: Pod, statuses: ContainerStatus[], terminated: boolean, initStatuses: ContainerStatus[] = []): PodStatus['phase'] {
+export function podPhase(
+  pod: Pod,
+  statuses: ContainerStatus[],
+  terminated: boolean,
+  initStatuses: ContainerStatus[] = [],
+): PodStatus['phase'] {
   const policy = pod.spec?.restartPolicy ?? 'Always';
-  let pendingInit = 0, failedInit = 0;
-  let unknown = 0, running = 0, waiting = 0, stopped = 0, succeeded = 0;
+  let pendingInit = 0,
+    failedInit = 0;
+  let unknown = 0,
+    running = 0,
+    waiting = 0,
+    stopped = 0,
+    succeeded = 0;
   for (const c of pod.spec?.initContainers ?? []) {
     const s = byName(initStatuses, c.name);
     if (isSidecar(c)) {
       // A sidecar counts while it runs; once stopped it does not decide the phase.
-      if (!s) { pendingInit++; unknown++; } else if (s.state?.running) { if (!s.started) pendingInit++; running++; } else if (s.state?.waiting && !s.lastState?.terminated) { pendingInit++; waiting++; }
+      if (!s) {
+        pendingInit++;
+        unknown++;
+      } else if (s.state?.running) {
+        if (!s.started) pendingInit++;
+        running++;
+      } else if (s.state?.waiting && !s.lastState?.terminated) {
+        pendingInit++;
+        waiting++;
+      }
       continue;
     }
     if (!s || s.state?.running) pendingInit++;
-    else if (s.state?.terminated) { if (s.state.terminated.exitCode !== 0) failedInit++; }
-    else if (s.lastState?.terminated) { if (s.lastState.terminated.exitCode !== 0) failedInit++; }
-    else pendingInit++;
+    else if (s.state?.terminated) {
+      if (s.state.terminated.exitCode !== 0) failedInit++;
+    } else if (s.lastState?.terminated) {
+      if (s.lastState.terminated.exitCode !== 0) failedInit++;
+    } else pendingInit++;
   }
   for (const s of statuses) {
     if (s.state?.running) running++;
-    else if (s.state?.terminated) { stopped++; if (s.state.terminated.exitCode === 0) succeeded++; }
-    else if (s.lastState?.terminated) stopped++;
+    else if (s.state?.terminated) {
+      stopped++;
+      if (s.state.terminated.exitCode === 0) succeeded++;
+    } else if (s.lastState?.terminated) stopped++;
     else waiting++;
   }
   if (terminated) return running === 0 && stopped === succeeded && waiting === 0 && stopped > 0 ? 'Succeeded' : 'Failed';
@@ -116,54 +180,90 @@ export function podPhase(pod: Pod, statuses: ContainerStatus[], terminated: bool
   return 'Pending';
 }
 
-function cond(type: string, ok: boolean, prev: PodCondition[] | undefined, now: string, generation: number | undefined, reason?: string, message?: string): PodCondition {
+function cond(
+  type: string,
+  ok: boolean,
+  prev: PodCondition[] | undefined,
+  now: string,
+  generation: number | undefined,
+  reason?: string,
+  message?: string,
+): PodCondition {
   const status = ok ? 'True' : 'False';
   const old = prev?.find((c) => c.type === type);
   return {
-    type, status,
+    type,
+    status,
     // Which spec the kubelet looked at (PodObservedGenerationTracking, on since 1.34).
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     lastTransitionTime: old?.status === status && old.lastTransitionTime ? old.lastTransitionTime : now,
-    ...(reason ? { reason } : {}), ...(message ? { message } : {}),
+    ...(reason ? { reason } : {}),
+    ...(message ? { message } : {}),
   };
 }
 
 /** Upstream's Initialized condition: every regular init container succeeded and every sidecar started. */
-function initialized(pod: Pod, initStatuses: ContainerStatus[], statuses: ContainerStatus[], phase: string | undefined): { ok: boolean; reason?: string; message?: string } {
-  const incomplete = (pod.spec?.initContainers ?? []).filter((c) => {
-    const s = byName(initStatuses, c.name);
-    return isSidecar(c) ? !s?.started : !s?.ready;
-  }).map((c) => c.name);
+function initialized(
+  pod: Pod,
+  initStatuses: ContainerStatus[],
+  statuses: ContainerStatus[],
+  phase: string | undefined,
+): { ok: boolean; reason?: string; message?: string } {
+  const incomplete = (pod.spec?.initContainers ?? [])
+    .filter((c) => {
+      const s = byName(initStatuses, c.name);
+      return isSidecar(c) ? !s?.started : !s?.ready;
+    })
+    .map((c) => c.name);
   if (phase === 'Succeeded') return { ok: true, reason: 'PodCompleted' };
   if (!incomplete.length || anyAppStarted(statuses)) return { ok: true };
   return { ok: false, reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${incomplete.join(' ')}]` };
 }
 
 /** The pod conditions the kubelet owns; others (PodScheduled, readiness gates, DisruptionTarget, ...) are the apiserver's copy. */
-export const KUBELET_CONDITIONS = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodResizePending', 'PodResizeInProgress'];
+export const KUBELET_CONDITIONS = [
+  'PodReadyToStartContainers',
+  'Initialized',
+  'Ready',
+  'ContainersReady',
+  'PodResizePending',
+  'PodResizeInProgress',
+];
 
 /** Pure: the kubelet's own conditions from its last status, everyone else's from the apiserver's object. */
 export function mergeConditions(ours: PodCondition[] | undefined, apiserver: PodCondition[] | undefined): PodCondition[] {
-  return [...(ours ?? []).filter((c) => KUBELET_CONDITIONS.includes(c.type)), ...(apiserver ?? []).filter((c) => !KUBELET_CONDITIONS.includes(c.type))];
+  return [
+    ...(ours ?? []).filter((c) => KUBELET_CONDITIONS.includes(c.type)),
+    ...(apiserver ?? []).filter((c) => !KUBELET_CONDITIONS.includes(c.type)),
+  ];
 }
 
 /** Upstream's readiness gates: each named condition must be True for Ready. */
 function readinessGates(pod: Pod, conditions: PodCondition[] | undefined): { ok: boolean; reason?: string; message?: string } {
-  const problems = (pod.spec?.readinessGates ?? []).map((g) => {
-    const c = conditions?.find((x) => x.type === g.conditionType);
-    if (!c) return `corresponding condition of pod readiness gate "${g.conditionType}" does not exist.`;
-    return c.status === 'True' ? undefined : `the status of pod readiness gate "${g.conditionType}" is not "True", but ${c.status}`;
-  }).filter(Boolean);
+  const problems = (pod.spec?.readinessGates ?? [])
+    .map((g) => {
+      const c = conditions?.find((x) => x.type === g.conditionType);
+      if (!c) return `corresponding condition of pod readiness gate "${g.conditionType}" does not exist.`;
+      return c.status === 'True' ? undefined : `the status of pod readiness gate "${g.conditionType}" is not "True", but ${c.status}`;
+    })
+    .filter(Boolean);
   return problems.length ? { ok: false, reason: 'ReadinessGatesNotReady', message: problems.join(', ') } : { ok: true };
 }
 
 /** Upstream's ContainersReady (and so Ready): app containers and sidecars ready. */
-function containersReady(pod: Pod, initStatuses: ContainerStatus[], statuses: ContainerStatus[], phase: string | undefined): { ok: boolean; reason?: string; message?: string } {
+function containersReady(
+  pod: Pod,
+  initStatuses: ContainerStatus[],
+  statuses: ContainerStatus[],
+  phase: string | undefined,
+): { ok: boolean; reason?: string; message?: string } {
   if (phase === 'Succeeded') return { ok: false, reason: 'PodCompleted' };
   if (phase === 'Failed') return { ok: false, reason: 'PodFailed' };
   const sidecars = (pod.spec?.initContainers ?? []).filter(isSidecar).map((c) => byName(initStatuses, c.name));
   const unready = [...sidecars, ...statuses].filter((s) => s && !s.ready).map((s) => s!.name);
-  return unready.length ? { ok: false, reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` } : { ok: true };
+  return unready.length
+    ? { ok: false, reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` }
+    : { ok: true };
 }
 
 export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusContext): PodStatus {
@@ -171,8 +271,14 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
   const prev = pod.status;
   const inits = pod.spec?.initContainers ?? [];
   const defaultWaiting = inits.length ? 'PodInitializing' : 'ContainerCreating';
-  const toStatus = (c: Container, init: boolean) => containerStatus(c.name, c.image ?? '', rt.containers.filter((s) => s.name === c.name),
-    ctx.waiting.get(c.name), { defaultWaiting, init, sidecar: init && isSidecar(c), readiness: !!c.readinessProbe, startup: !!c.startupProbe, probes: ctx.probes });
+  const toStatus = (c: Container, init: boolean) =>
+    containerStatus(
+      c.name,
+      c.image ?? '',
+      rt.containers.filter((s) => s.name === c.name),
+      ctx.waiting.get(c.name),
+      { defaultWaiting, init, sidecar: init && isSidecar(c), readiness: !!c.readinessProbe, startup: !!c.startupProbe, probes: ctx.probes },
+    );
   // In-place resize (upstream's convertToAPIContainerStatuses): what the kubelet allocated to each
   // container, and what a running one runs with.
   const withResources = (st: ContainerStatus, c: Container): ContainerStatus => {

@@ -11,7 +11,17 @@ import { apiPath } from '../apiserver/paths.ts';
 // sentTo: the object the status went to; a re-created mirror pod needs it again. changedAt: when
 // the status first differed from what was sent (performance.now()).
 // sentStatus: the status last patched, whose transient conditions a newer one may have to delete.
-interface Entry { pod: Pod; uid: string; want: string; sent?: string; sentTo?: string; sentStatus?: PodStatus; busy: boolean; status: PodStatus; changedAt?: number }
+interface Entry {
+  pod: Pod;
+  uid: string;
+  want: string;
+  sent?: string;
+  sentTo?: string;
+  sentStatus?: PodStatus;
+  busy: boolean;
+  status: PodStatus;
+  changedAt?: number;
+}
 
 /** What the status manager reports, for upstream's status sync and container termination metrics. */
 export interface StatusObserver {
@@ -20,7 +30,11 @@ export interface StatusObserver {
   /** A container's status went to terminated. */
   terminated?(t: Termination): void;
 }
-export interface Termination { type: ContainerType; exitCode: number; reason: string }
+export interface Termination {
+  type: ContainerType;
+  exitCode: number;
+  reason: string;
+}
 
 /** The UID of the apiserver object that shows a pod's status: its own, or a static pod's mirror (undefined: not there yet). */
 export type StatusTarget = (pod: Pod) => string | undefined;
@@ -33,7 +47,10 @@ export class StatusManager {
   readonly #target: StatusTarget;
 
   constructor(api: ApiClient, log: Logger, o: { observe?: StatusObserver; target?: StatusTarget } = {}) {
-    this.#api = api; this.#log = log; this.#observe = o.observe ?? {}; this.#target = o.target ?? ((p) => p.metadata!.uid);
+    this.#api = api;
+    this.#log = log;
+    this.#observe = o.observe ?? {};
+    this.#target = o.target ?? ((p) => p.metadata!.uid);
   }
 
   /** Records the status the pod should show; sends it unless it is what was sent last. */
@@ -61,12 +78,18 @@ export class StatusManager {
     for (let e = this.#pods.get(uid); e && (e.busy || this.#stale(e)) && Date.now() < end; e = this.#pods.get(uid)) await sleep(50);
   }
 
-  forget(uid: string): void { this.#pods.delete(uid); }
+  forget(uid: string): void {
+    this.#pods.delete(uid);
+  }
 
   /** The status last generated for a pod: the base for transition times and startTime. */
-  last(uid: string): PodStatus | undefined { return this.#pods.get(uid)?.status; }
+  last(uid: string): PodStatus | undefined {
+    return this.#pods.get(uid)?.status;
+  }
 
-  #stale(e: Entry): boolean { return e.sent !== e.want || e.sentTo !== this.#target(e.pod); }
+  #stale(e: Entry): boolean {
+    return e.sent !== e.want || e.sentTo !== this.#target(e.pod);
+  }
 
   async #send(e: Entry): Promise<void> {
     e.busy = true;
@@ -81,17 +104,28 @@ export class StatusManager {
           if (!target) throw new Error('its mirror pod does not exist yet');
           // Strategic merge, as upstream: conditions merge by type, so those others set stay.
           const patch = withRemovals(status, [e.pod.status, e.sentStatus]);
-          await this.#api.patch(apiPath({ resource: 'pods', namespace: ns, name, subresource: 'status' }), { metadata: { uid: target }, status: patch }, 'strategic');
+          await this.#api.patch(
+            apiPath({ resource: 'pods', namespace: ns, name, subresource: 'status' }),
+            { metadata: { uid: target }, status: patch },
+            'strategic',
+          );
           e.sent = want;
           e.sentTo = target;
           e.sentStatus = status;
-          if (!this.#stale(e) && e.changedAt !== undefined) { this.#observe.patched?.((performance.now() - e.changedAt) / 1000); e.changedAt = undefined; }
+          if (!this.#stale(e) && e.changedAt !== undefined) {
+            this.#observe.patched?.((performance.now() - e.changedAt) / 1000);
+            e.changedAt = undefined;
+          }
           this.#log.v(3, 'Patched pod status', { pod: `${ns}/${name}`, podUID: e.uid, phase: e.status.phase });
         } catch (err) {
           // Gone, or replaced by a pod with another UID: nothing to update (a static pod's mirror comes back).
-          if (target === e.uid && (isNotFound(err) || (isConflict(err) && /UID/i.test((err as Error).message)))) { this.#pods.delete(e.uid); return; }
+          if (target === e.uid && (isNotFound(err) || (isConflict(err) && /UID/i.test((err as Error).message)))) {
+            this.#pods.delete(e.uid);
+            return;
+          }
           const wait = retry.next();
-          if (target) this.#log.warn('Failed to update pod status, will retry', { pod: `${ns}/${name}`, podUID: e.uid, err, retryInMs: wait });
+          if (target)
+            this.#log.warn('Failed to update pod status, will retry', { pod: `${ns}/${name}`, podUID: e.uid, err, retryInMs: wait });
           await sleep(wait);
         }
       }
@@ -117,7 +151,11 @@ export function withRemovals(status: PodStatus, earlier: (PodStatus | undefined)
   return { ...status, conditions: [...status.conditions, ...gone.map((type) => ({ type, $patch: 'delete' }) as unknown as PodCondition)] };
 }
 
-const STATUS_LISTS = [['containerStatuses', 'container'], ['initContainerStatuses', 'init_container'], ['ephemeralContainerStatuses', 'ephemeral_container']] as const;
+const STATUS_LISTS = [
+  ['containerStatuses', 'container'],
+  ['initContainerStatuses', 'init_container'],
+  ['ephemeralContainerStatuses', 'ephemeral_container'],
+] as const;
 
 /** Pure: the containers terminated in next that were not in prev, as upstream counts them (once each). */
 export function newlyTerminated(prev: PodStatus | undefined, next: PodStatus): Termination[] {
@@ -125,7 +163,8 @@ export function newlyTerminated(prev: PodStatus | undefined, next: PodStatus): T
   for (const [list, type] of STATUS_LISTS) {
     for (const s of next[list] ?? []) {
       const t = s.state?.terminated;
-      if (t && !prev?.[list]?.find((o) => o.name === s.name)?.state?.terminated) out.push({ type, exitCode: t.exitCode, reason: t.reason ?? '' });
+      if (t && !prev?.[list]?.find((o) => o.name === s.name)?.state?.terminated)
+        out.push({ type, exitCode: t.exitCode, reason: t.reason ?? '' });
     }
   }
   return out;

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { writeAtomically } from './atomic-writer.ts';
 import type { Payload } from './payload.ts';
 
-const payload = (o: Record<string, [string, number?]>): Payload => new Map(Object.entries(o).map(([k, [d, m]]) => [k, { data: Buffer.from(d), mode: m ?? 0o644 }]));
+const payload = (o: Record<string, [string, number?]>): Payload =>
+  new Map(Object.entries(o).map(([k, [d, m]]) => [k, { data: Buffer.from(d), mode: m ?? 0o644 }]));
 
 test("upstream's layout: files in a timestamped dir, ..data swapped, visible names linked through it", (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-'));

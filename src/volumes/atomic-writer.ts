@@ -2,7 +2,19 @@
 // new files: upstream's AtomicWriter layout. The files live in a timestamped directory
 // (..2006_01_02_15_04_05.XXXXXX); ..data is a symlink to it, swapped by rename(2); each
 // top-level name the user sees is a symlink through ..data.
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type Payload, validatePayloadPath } from './payload.ts';
 
@@ -24,7 +36,14 @@ function files(dir: string, prefix = ''): string[] {
   return out;
 }
 
-const exists = (p: string) => { try { lstatSync(p); return true; } catch { return false; } };
+const exists = (p: string) => {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
 const top = (p: string) => p.split('/')[0]!;
 
 /** Writes the payload unless the volume already holds exactly it (by content, as upstream); returns whether it wrote. */
@@ -32,13 +51,24 @@ export function writeAtomically(dir: string, payload: Payload, now = new Date())
   for (const p of payload.keys()) validatePayloadPath(p);
   mkdirSync(dir, { recursive: true });
   let oldTs: string | undefined;
-  try { oldTs = readlinkSync(join(dir, DATA)); } catch { /* first write */ }
+  try {
+    oldTs = readlinkSync(join(dir, DATA));
+  } catch {
+    /* first write */
+  }
   if (oldTs?.includes('/')) oldTs = undefined; // not ours
   const oldFiles = oldTs && exists(join(dir, oldTs)) ? files(join(dir, oldTs)) : undefined;
   const stale = (oldFiles ?? []).filter((p) => !payload.has(p));
-  const same = oldFiles !== undefined && stale.length === 0 && [...payload].every(([p, f]) => {
-    try { return readFileSync(join(dir, oldTs!, p)).equals(f.data); } catch { return false; }
-  });
+  const same =
+    oldFiles !== undefined &&
+    stale.length === 0 &&
+    [...payload].every(([p, f]) => {
+      try {
+        return readFileSync(join(dir, oldTs!, p)).equals(f.data);
+      } catch {
+        return false;
+      }
+    });
   if (same) return false;
 
   const tsDir = mkdtempSync(join(dir, stamp(now)));

@@ -15,7 +15,13 @@ test('hostPath type checks, with upstream messages', (t) => {
   assert.equal((statSync(join(dir, 'new/sub')).mode & 0o777).toString(8), '755');
   setUpHostPath({ path: join(dir, 'made'), type: 'FileOrCreate' });
   assert.ok(statSync(join(dir, 'made')).isFile());
-  for (const ok of [{ path: dir, type: 'Directory' }, { path: file, type: 'File' }, { path: '/dev/null', type: 'CharDevice' }, { path: join(dir, 'missing') }, { path: dir, type: 'DirectoryOrCreate' }]) {
+  for (const ok of [
+    { path: dir, type: 'Directory' },
+    { path: file, type: 'File' },
+    { path: '/dev/null', type: 'CharDevice' },
+    { path: join(dir, 'missing') },
+    { path: dir, type: 'DirectoryOrCreate' },
+  ]) {
     assert.doesNotThrow(() => setUpHostPath(ok), JSON.stringify(ok));
   }
   const bad: [{ path: string; type?: string }, string][] = [

@@ -4,7 +4,9 @@ import { closeSync, mkdirSync, openSync, statSync, type Stats } from 'node:fs';
 import type { HostPathVolumeSource } from 'kubernetes-types/core/v1.js';
 
 function stat(p: string): Stats | undefined {
-  try { return statSync(p); } catch (e) {
+  try {
+    return statSync(p);
+  } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
   }
@@ -17,10 +19,17 @@ export function setUpHostPath(src: HostPathVolumeSource): void {
   const type = src.type ?? '';
   if (type === '') return;
   const st = stat(path);
-  if (type === 'DirectoryOrCreate' && !st) { mkdirSync(path, { recursive: true, mode: 0o755 }); return; }
+  if (type === 'DirectoryOrCreate' && !st) {
+    mkdirSync(path, { recursive: true, mode: 0o755 });
+    return;
+  }
   if (type === 'FileOrCreate' && !st) {
-    try { closeSync(openSync(path, 'a', 0o644)); } catch (e) {
-      throw new Error(`open ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`);
+    try {
+      closeSync(openSync(path, 'a', 0o644));
+    } catch (e) {
+      throw new Error(
+        `open ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`,
+      );
     }
     return;
   }

@@ -22,13 +22,19 @@ export function mountPointsUnder(mountinfo: string, dir: string): string[] {
 
 /** Whether dir is a mount point (another device than its parent). */
 export function isMountPoint(dir: string): boolean {
-  try { return statSync(dir).dev !== statSync(dirname(dir)).dev; } catch { return false; }
+  try {
+    return statSync(dir).dev !== statSync(dirname(dir)).dev;
+  } catch {
+    return false;
+  }
 }
 
 export async function mountTmpfs(dir: string, sizeBytes?: number): Promise<void> {
   if (isMountPoint(dir)) return;
   const args = ['-t', 'tmpfs', ...(sizeBytes ? ['-o', `size=${sizeBytes}`] : []), 'tmpfs', dir];
-  try { await run('mount', args); } catch (e) {
+  try {
+    await run('mount', args);
+  } catch (e) {
     const err = e as { stderr?: string; message: string };
     throw new Error(`mount failed: ${(err.stderr || err.message).trim()}`);
   }
@@ -37,11 +43,19 @@ export async function mountTmpfs(dir: string, sizeBytes?: number): Promise<void>
 /** Unmounts everything at or below dir, deepest first; returns how many mount points there were. */
 export async function unmountAll(dir: string): Promise<number> {
   let info: string;
-  try { info = readFileSync('/proc/self/mountinfo', 'utf8'); } catch { return 0; }
+  try {
+    info = readFileSync('/proc/self/mountinfo', 'utf8');
+  } catch {
+    return 0;
+  }
   const points = mountPointsUnder(info, dir);
   for (const p of points) {
-    try { await run('umount', [p]); } catch {
-      await run('umount', ['-l', p]).catch(() => { /* housekeeping leaves the pod dir while it stays mounted */ });
+    try {
+      await run('umount', [p]);
+    } catch {
+      await run('umount', ['-l', p]).catch(() => {
+        /* housekeeping leaves the pod dir while it stays mounted */
+      });
     }
   }
   return points.length;
@@ -54,6 +68,10 @@ export async function unmountAll(dir: string): Promise<number> {
 export async function unmountPodVolumes(rootDir: string, uid: string): Promise<number> {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(uid)) return 0;
   let dir: string;
-  try { dir = realpathSync(join(rootDir, 'pods', uid, 'volumes')); } catch { return 0; }
+  try {
+    dir = realpathSync(join(rootDir, 'pods', uid, 'volumes'));
+  } catch {
+    return 0;
+  }
   return unmountAll(dir);
 }

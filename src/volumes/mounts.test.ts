@@ -1,20 +1,37 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { containerMounts, expandSubPath, hostNetworkHostsFile, managedHostsFile, podHostNameAndDomain, type MountContext } from './mounts.ts';
+import {
+  containerMounts,
+  expandSubPath,
+  hostNetworkHostsFile,
+  managedHostsFile,
+  podHostNameAndDomain,
+  type MountContext,
+} from './mounts.ts';
 
 const pod: Pod = { metadata: { name: 'web', namespace: 'ns', uid: 'u' }, spec: { containers: [] } };
 const ctx = (over: Partial<MountContext> = {}): MountContext => ({
-  volumes: new Map([['data', { path: '/v/data', readOnly: false }], ['cfg', { path: '/v/cfg', readOnly: true }]]),
-  etcHosts: '/pods/u/etc-hosts', terminationLog: '/pods/u/containers/c/0a1b2c3d',
-  prepareSubPath: (v, s) => `${v}/${s}`, ...over,
+  volumes: new Map([
+    ['data', { path: '/v/data', readOnly: false }],
+    ['cfg', { path: '/v/cfg', readOnly: true }],
+  ]),
+  etcHosts: '/pods/u/etc-hosts',
+  terminationLog: '/pods/u/containers/c/0a1b2c3d',
+  prepareSubPath: (v, s) => `${v}/${s}`,
+  ...over,
 });
 const short = (c: Container, m = ctx()) => containerMounts(pod, c, m).map((x) => [x.containerPath, x.hostPath, x.readonly, x.propagation]);
 
 test('volumeMounts, then /etc/hosts, then the termination message file, as upstream', () => {
-  const c: Container = { name: 'c', volumeMounts: [
-    { name: 'data', mountPath: '/data' }, { name: 'cfg', mountPath: '/etc/cfg' }, { name: 'data', mountPath: '/ro', readOnly: true, subPath: 'x/y', mountPropagation: 'HostToContainer' },
-  ] };
+  const c: Container = {
+    name: 'c',
+    volumeMounts: [
+      { name: 'data', mountPath: '/data' },
+      { name: 'cfg', mountPath: '/etc/cfg' },
+      { name: 'data', mountPath: '/ro', readOnly: true, subPath: 'x/y', mountPropagation: 'HostToContainer' },
+    ],
+  };
   assert.deepEqual(short(c), [
     ['/data', '/v/data', false, 'PROPAGATION_PRIVATE'],
     ['/etc/cfg', '/v/cfg', true, 'PROPAGATION_PRIVATE'],
@@ -25,31 +42,59 @@ test('volumeMounts, then /etc/hosts, then the termination message file, as upstr
 });
 
 test('no /etc/hosts without a pod IP or when the container mounts its own; custom termination path', () => {
-  const own: Container = { name: 'c', terminationMessagePath: '/tmp/msg', volumeMounts: [{ name: 'data', mountPath: '/etc/hosts', subPath: 'h' }] };
-  assert.deepEqual(short(own).map((m) => m[0]), ['/etc/hosts', '/tmp/msg']);
-  assert.deepEqual(short({ name: 'c' }, ctx({ etcHosts: undefined })).map((m) => m[0]), ['/dev/termination-log']);
+  const own: Container = {
+    name: 'c',
+    terminationMessagePath: '/tmp/msg',
+    volumeMounts: [{ name: 'data', mountPath: '/etc/hosts', subPath: 'h' }],
+  };
+  assert.deepEqual(
+    short(own).map((m) => m[0]),
+    ['/etc/hosts', '/tmp/msg'],
+  );
+  assert.deepEqual(
+    short({ name: 'c' }, ctx({ etcHosts: undefined })).map((m) => m[0]),
+    ['/dev/termination-log'],
+  );
 });
 
 test('mount errors with upstream messages', () => {
   const cases: [Container, string][] = [
     [{ name: 'c', volumeMounts: [{ name: 'nope', mountPath: '/x' }] }, 'cannot find volume "nope" to mount into container "c"'],
-    [{ name: 'c', volumeMounts: [{ name: 'data', mountPath: '/x', subPath: '/abs' }] }, 'error SubPath `/abs` must not be an absolute path'],
-    [{ name: 'c', volumeMounts: [{ name: 'data', mountPath: '/x', subPath: 'a/../../b' }] }, "unable to provision SubPath `a/../../b`: must not contain '..'"],
-    [{ name: 'c', volumeMounts: [{ name: 'data', mountPath: '/x', mountPropagation: 'Bidirectional' }] }, 'Bidirectional mount propagation is available only to privileged containers'],
+    [
+      { name: 'c', volumeMounts: [{ name: 'data', mountPath: '/x', subPath: '/abs' }] },
+      'error SubPath `/abs` must not be an absolute path',
+    ],
+    [
+      { name: 'c', volumeMounts: [{ name: 'data', mountPath: '/x', subPath: 'a/../../b' }] },
+      "unable to provision SubPath `a/../../b`: must not contain '..'",
+    ],
+    [
+      { name: 'c', volumeMounts: [{ name: 'data', mountPath: '/x', mountPropagation: 'Bidirectional' }] },
+      'Bidirectional mount propagation is available only to privileged containers',
+    ],
   ];
   for (const [c, message] of cases) assert.throws(() => containerMounts(pod, c, ctx()), { message });
-  const priv: Container = { name: 'c', securityContext: { privileged: true }, volumeMounts: [{ name: 'data', mountPath: '/x', mountPropagation: 'Bidirectional' }] };
+  const priv: Container = {
+    name: 'c',
+    securityContext: { privileged: true },
+    volumeMounts: [{ name: 'data', mountPath: '/x', mountPropagation: 'Bidirectional' }],
+  };
   assert.equal(containerMounts(pod, priv, ctx())[0]!.propagation, 'PROPAGATION_BIDIRECTIONAL');
 });
 
 test('hostname and domain as upstream', () => {
   assert.deepEqual(podHostNameAndDomain(pod, 'cluster.local'), { hostname: 'web', domain: '' });
-  assert.deepEqual(podHostNameAndDomain({ ...pod, spec: { containers: [], hostname: 'h', subdomain: 's' } }, 'cluster.local'), { hostname: 'h', domain: 's.ns.svc.cluster.local' });
+  assert.deepEqual(podHostNameAndDomain({ ...pod, spec: { containers: [], hostname: 'h', subdomain: 's' } }, 'cluster.local'), {
+    hostname: 'h',
+    domain: 's.ns.svc.cluster.local',
+  });
   assert.equal(podHostNameAndDomain({ ...pod, metadata: { ...pod.metadata, name: `${'a'.repeat(62)}-b` } }, 'c').hostname, 'a'.repeat(62));
 });
 
 test('the managed hosts file, byte for byte as upstream', () => {
-  assert.equal(managedHostsFile(['10.88.0.5'], 'web', ''), `# Kubernetes-managed hosts file.
+  assert.equal(
+    managedHostsFile(['10.88.0.5'], 'web', ''),
+    `# Kubernetes-managed hosts file.
 127.0.0.1\tlocalhost
 ::1\tlocalhost ip6-localhost ip6-loopback
 fe00::0\tip6-localnet
@@ -57,14 +102,21 @@ fe00::0\tip6-mcastprefix
 fe00::1\tip6-allnodes
 fe00::2\tip6-allrouters
 10.88.0.5\tweb
-`);
+`,
+  );
   const withAliases = managedHostsFile(['10.88.0.5'], 'h', 's.ns.svc.cluster.local', [{ ip: '1.2.3.4', hostnames: ['foo', 'bar'] }]);
-  assert.ok(withAliases.endsWith('10.88.0.5\th.s.ns.svc.cluster.local\th\n\n# Entries added by HostAliases.\n1.2.3.4\tfoo\tbar\n'), withAliases);
+  assert.ok(
+    withAliases.endsWith('10.88.0.5\th.s.ns.svc.cluster.local\th\n\n# Entries added by HostAliases.\n1.2.3.4\tfoo\tbar\n'),
+    withAliases,
+  );
   assert.equal(hostNetworkHostsFile('127.0.0.1 localhost\n'), '# Kubernetes-managed hosts file (host network).\n127.0.0.1 localhost\n');
 });
 
 test('subPathExpr is expanded with the container environment, as upstream', () => {
-  const env = [{ name: 'POD', value: 'web-0' }, { name: 'EMPTY', value: '' }];
+  const env = [
+    { name: 'POD', value: 'web-0' },
+    { name: 'EMPTY', value: '' },
+  ];
   assert.equal(expandSubPath('logs/$(POD)', env), 'logs/web-0');
   assert.equal(expandSubPath('a$$b', env), 'a$b');
   assert.throws(() => expandSubPath('$(NOPE)/$(EMPTY)', env), { message: 'missing value for EMPTY, NOPE' });

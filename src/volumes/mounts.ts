@@ -30,8 +30,11 @@ export const ETC_HOSTS = '/etc/hosts';
 
 function propagation(mode: string | undefined, privileged: boolean): Mount['propagation'] {
   switch (mode) {
-    case undefined: case 'None': return 'PROPAGATION_PRIVATE';
-    case 'HostToContainer': return 'PROPAGATION_HOST_TO_CONTAINER';
+    case undefined:
+    case 'None':
+      return 'PROPAGATION_PRIVATE';
+    case 'HostToContainer':
+      return 'PROPAGATION_HOST_TO_CONTAINER';
     case 'Bidirectional':
       if (!privileged) throw new Error('Bidirectional mount propagation is available only to privileged containers');
       return 'PROPAGATION_BIDIRECTIONAL';
@@ -64,7 +67,12 @@ export function containerMounts(_pod: Pod, c: Container, ctx: MountContext): Mou
   }
   if (mountEtcHosts) out.push({ containerPath: ETC_HOSTS, hostPath: ctx.etcHosts!, readonly: false, propagation: 'PROPAGATION_PRIVATE' });
   if (ctx.terminationLog && c.terminationMessagePath !== '') {
-    out.push({ containerPath: c.terminationMessagePath ?? '/dev/termination-log', hostPath: ctx.terminationLog, readonly: false, propagation: 'PROPAGATION_PRIVATE' });
+    out.push({
+      containerPath: c.terminationMessagePath ?? '/dev/termination-log',
+      hostPath: ctx.terminationLog,
+      readonly: false,
+      propagation: 'PROPAGATION_PRIVATE',
+    });
   }
   return out;
 }
@@ -73,7 +81,11 @@ export function containerMounts(_pod: Pod, c: Container, ctx: MountContext): Mou
 export function expandSubPath(expr: string, env: { name: string; value: string }[]): string {
   const vars = new Map(env.map((e) => [e.name, e.value]));
   const missing = new Set<string>();
-  const out = expand(expr, (k) => { const v = vars.get(k); if (!v) missing.add(k); return v ?? ''; });
+  const out = expand(expr, (k) => {
+    const v = vars.get(k);
+    if (!v) missing.add(k);
+    return v ?? '';
+  });
   if (missing.size) throw new Error(`missing value for ${[...missing].sort().join(', ')}`);
   return out;
 }
@@ -94,13 +106,14 @@ function aliasLines(aliases: HostAlias[] | undefined): string {
 
 /** Upstream's managedHostsFileContent, for pods with their own network namespace. */
 export function managedHostsFile(podIPs: string[], hostname: string, domain: string, aliases?: HostAlias[]): string {
-  let s = '# Kubernetes-managed hosts file.\n'
-    + '127.0.0.1\tlocalhost\n'
-    + '::1\tlocalhost ip6-localhost ip6-loopback\n'
-    + 'fe00::0\tip6-localnet\n'
-    + 'fe00::0\tip6-mcastprefix\n'
-    + 'fe00::1\tip6-allnodes\n'
-    + 'fe00::2\tip6-allrouters\n';
+  let s =
+    '# Kubernetes-managed hosts file.\n' +
+    '127.0.0.1\tlocalhost\n' +
+    '::1\tlocalhost ip6-localhost ip6-loopback\n' +
+    'fe00::0\tip6-localnet\n' +
+    'fe00::0\tip6-mcastprefix\n' +
+    'fe00::1\tip6-allnodes\n' +
+    'fe00::2\tip6-allrouters\n';
   for (const ip of podIPs) s += domain ? `${ip}\t${hostname}.${domain}\t${hostname}\n` : `${ip}\t${hostname}\n`;
   return s + aliasLines(aliases);
 }

@@ -7,10 +7,15 @@ import { fsGroupMode, setVolumeOwnership } from './ownership.ts';
 
 test('fsGroup modes as upstream (rw 0660, ro 0440; dirs setgid and g+x)', () => {
   const cases: [number, boolean, boolean, number][] = [
-    [0o644, false, false, 0o664], [0o644, false, true, 0o644], [0o600, false, true, 0o640],
-    [0o755, true, false, 0o2775], [0o777, true, true, 0o2777], [0o400, false, true, 0o440],
+    [0o644, false, false, 0o664],
+    [0o644, false, true, 0o644],
+    [0o600, false, true, 0o640],
+    [0o755, true, false, 0o2775],
+    [0o777, true, true, 0o2777],
+    [0o400, false, true, 0o440],
   ];
-  for (const [mode, dir, ro, want] of cases) assert.equal(fsGroupMode(mode, dir, ro).toString(8), want.toString(8), `${mode.toString(8)} ${dir} ${ro}`);
+  for (const [mode, dir, ro, want] of cases)
+    assert.equal(fsGroupMode(mode, dir, ro).toString(8), want.toString(8), `${mode.toString(8)} ${dir} ${ro}`);
 });
 
 test('the whole tree gets the group; symlinks are not chmodded', (t) => {

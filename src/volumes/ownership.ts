@@ -4,7 +4,10 @@
 import { chmodSync, lchownSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-const RW = 0o660, RO = 0o440, EXEC = 0o110, SETGID = 0o2000;
+const RW = 0o660,
+  RO = 0o440,
+  EXEC = 0o110,
+  SETGID = 0o2000;
 
 /** Pure: the mode a file gets under fsGroup. */
 export function fsGroupMode(mode: number, isDir: boolean, readOnly: boolean): number {

@@ -4,14 +4,23 @@
 import type { ConfigMap, KeyToPath, Pod, Secret, DownwardAPIVolumeFile } from 'kubernetes-types/core/v1.js';
 import { fieldRefValue, resourceFieldRefValue, type Value } from '../resources/downward.ts';
 
-export interface FileProjection { data: Buffer; mode: number }
+export interface FileProjection {
+  data: Buffer;
+  mode: number;
+}
 /** Relative path in the volume -> content. */
 export type Payload = Map<string, FileProjection>;
 
 /** The mode API defaulting gives configMap, secret, downwardAPI and projected volumes (0644). */
 export const DEFAULT_MODE = 0o644;
 
-function keyedPayload(data: Map<string, Buffer>, items: KeyToPath[] | undefined, defaultMode: number, optional: boolean, missing: (key: string) => string): Payload {
+function keyedPayload(
+  data: Map<string, Buffer>,
+  items: KeyToPath[] | undefined,
+  defaultMode: number,
+  optional: boolean,
+  missing: (key: string) => string,
+): Payload {
   const out: Payload = new Map();
   if (!items?.length) {
     for (const [k, v] of data) out.set(k, { data: v, mode: defaultMode });
@@ -41,10 +50,18 @@ export function secretPayload(s: Secret, items: KeyToPath[] | undefined, default
   return keyedPayload(data, items, defaultMode, optional, (k) => `secret references non-existent secret key: ${k}`);
 }
 
-const unwrap = (v: Value) => { if ('error' in v) throw new Error(v.error); return v.value; };
+const unwrap = (v: Value) => {
+  if ('error' in v) throw new Error(v.error);
+  return v.value;
+};
 
 /** Upstream's downwardapi CollectData: every item is tried; the errors are aggregated. */
-export function downwardAPIPayload(pod: Pod, items: DownwardAPIVolumeFile[] | undefined, defaultMode: number, allocatable: Record<string, string>): Payload {
+export function downwardAPIPayload(
+  pod: Pod,
+  items: DownwardAPIVolumeFile[] | undefined,
+  defaultMode: number,
+  allocatable: Record<string, string>,
+): Payload {
   const out: Payload = new Map();
   const errors: string[] = [];
   for (const it of items ?? []) {
@@ -54,7 +71,9 @@ export function downwardAPIPayload(pod: Pod, items: DownwardAPIVolumeFile[] | un
       const ips = { podIPs: pod.status?.podIP ? [pod.status.podIP] : [], hostIPs: pod.status?.hostIP ? [pod.status.hostIP] : [] };
       if (it.fieldRef) data = Buffer.from(unwrap(fieldRefValue(it.fieldRef, pod, ips)));
       else if (it.resourceFieldRef) data = Buffer.from(unwrap(resourceFieldRefValue(it.resourceFieldRef, pod, undefined, allocatable)));
-    } catch (e) { errors.push((e as Error).message); }
+    } catch (e) {
+      errors.push((e as Error).message);
+    }
     out.set(cleanPath(it.path), { data, mode: it.mode ?? defaultMode });
   }
   if (errors.length) throw new Error(aggregate(errors));
@@ -69,12 +88,14 @@ function cleanPath(p: string): string {
   const parts: string[] = [];
   for (const s of p.split('/')) {
     if (s === '' || s === '.') continue;
-    if (s === '..' && parts.length && parts[parts.length - 1] !== '..') parts.pop(); else parts.push(s);
+    if (s === '..' && parts.length && parts[parts.length - 1] !== '..') parts.pop();
+    else parts.push(s);
   }
   return parts.join('/') || '.';
 }
 
-const MAX_PATH = 4096, MAX_NAME = 255;
+const MAX_PATH = 4096,
+  MAX_NAME = 255;
 
 /** The atomic writer's checks on every path of a payload (upstream's validatePath). */
 export function validatePayloadPath(p: string): void {

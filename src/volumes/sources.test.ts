@@ -23,5 +23,10 @@ test('objects are read once per TTL; NotFound has upstream text and is not cache
   assert.deepEqual([a.data, b.data], [{ k: '3' }, { k: '3' }]);
   t = 1500;
   assert.deepEqual((await s.configMap('ns', 'cfg')).data, { k: '4' });
-  assert.deepEqual(gets, ['/api/v1/namespaces/ns/configmaps/cfg', '/api/v1/namespaces/ns/secrets/sec', '/api/v1/namespaces/ns/configmaps/cfg', '/api/v1/namespaces/ns/configmaps/cfg']);
+  assert.deepEqual(gets, [
+    '/api/v1/namespaces/ns/configmaps/cfg',
+    '/api/v1/namespaces/ns/secrets/sec',
+    '/api/v1/namespaces/ns/configmaps/cfg',
+    '/api/v1/namespaces/ns/configmaps/cfg',
+  ]);
 });

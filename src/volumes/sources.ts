@@ -16,30 +16,33 @@ export interface VolumeSources {
   requestToken: RequestToken;
 }
 
-
 /**
  * ttlMs: how long a read object is reused (upstream's TTL cache strategy), so that pods
  * starting together read kube-root-ca.crt once; failures are not kept.
  */
 export function apiVolumeSources(api: Pick<ApiClient, 'get' | 'create'>, opts: { ttlMs?: number; now?: () => number } = {}): VolumeSources {
-  const ttlMs = opts.ttlMs ?? 5000, now = opts.now ?? Date.now;
+  const ttlMs = opts.ttlMs ?? 5000,
+    now = opts.now ?? Date.now;
   const cache = new Map<string, { at: number; value: Promise<unknown> }>();
   // Upstream's object caches return NotFound with the singular resource name.
-  const get = <T>(resource: string, plural: string) => (ns: string, name: string): Promise<T> => {
-    const path = apiPath({ resource: plural, namespace: ns, name });
-    const hit = cache.get(path);
-    if (hit && now() - hit.at < ttlMs) return hit.value as Promise<T>;
-    for (const [k, e] of cache) if (now() - e.at >= ttlMs) cache.delete(k);
-    const value = api.get<T>(path).catch((e: unknown) => {
-      cache.delete(path);
-      throw isNotFound(e) ? new NotFound(`${resource} "${name}" not found`) : e;
-    });
-    cache.set(path, { at: now(), value });
-    return value;
-  };
+  const get =
+    <T>(resource: string, plural: string) =>
+    (ns: string, name: string): Promise<T> => {
+      const path = apiPath({ resource: plural, namespace: ns, name });
+      const hit = cache.get(path);
+      if (hit && now() - hit.at < ttlMs) return hit.value as Promise<T>;
+      for (const [k, e] of cache) if (now() - e.at >= ttlMs) cache.delete(k);
+      const value = api.get<T>(path).catch((e: unknown) => {
+        cache.delete(path);
+        throw isNotFound(e) ? new NotFound(`${resource} "${name}" not found`) : e;
+      });
+      cache.set(path, { at: now(), value });
+      return value;
+    };
   return {
     configMap: get<ConfigMap>('configmap', 'configmaps'),
     secret: get<Secret>('secret', 'secrets'),
-    requestToken: (ns, sa, req) => api.create<TokenRequest>(apiPath({ resource: 'serviceaccounts', namespace: ns, name: sa, subresource: 'token' }), req),
+    requestToken: (ns, sa, req) =>
+      api.create<TokenRequest>(apiPath({ resource: 'serviceaccounts', namespace: ns, name: sa, subresource: 'token' }), req),
   };
 }

@@ -5,7 +5,8 @@ import { TokenManager, requiresRefresh } from './tokens.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const issued = (ttl: number, at = T0, token = 't'): TokenRequest => ({
-  spec: { audiences: [], expirationSeconds: ttl }, status: { token, expirationTimestamp: new Date(at + ttl * 1000).toISOString() },
+  spec: { audiences: [], expirationSeconds: ttl },
+  status: { token, expirationTimestamp: new Date(at + ttl * 1000).toISOString() },
 });
 
 test('a token is renewed once 80% of its life has passed, or after 24 h', () => {
@@ -18,17 +19,28 @@ test('a token is renewed once 80% of its life has passed, or after 24 h', () => 
     [issued(7 * 86400), 86401_000, 0, true],
     [{ spec: { audiences: [] } }, 0, 0, true],
   ];
-  for (const [tr, after, jitter, want] of cases) assert.equal(requiresRefresh(tr, T0 + after, jitter), want, `${tr.spec.expirationSeconds} +${after}`);
+  for (const [tr, after, jitter, want] of cases)
+    assert.equal(requiresRefresh(tr, T0 + after, jitter), want, `${tr.spec.expirationSeconds} +${after}`);
 });
 
 test('the manager requests a bound token, caches it, and renews it', async () => {
   let now = T0;
   const reqs: [string, string, TokenRequest][] = [];
-  const m = new TokenManager(async (ns, sa, req) => { reqs.push([ns, sa, req]); return issued(req.spec.expirationSeconds!, now, `tok${reqs.length}`); }, () => now);
+  const m = new TokenManager(
+    async (ns, sa, req) => {
+      reqs.push([ns, sa, req]);
+      return issued(req.spec.expirationSeconds!, now, `tok${reqs.length}`);
+    },
+    () => now,
+  );
   const key = { namespace: 'ns', serviceAccount: 'default', expirationSeconds: 3607, podName: 'p', podUID: 'u' };
   assert.equal(await m.token(key), 'tok1');
   assert.equal(await m.token(key), 'tok1');
-  assert.deepEqual(reqs[0]![2].spec, { audiences: [], expirationSeconds: 3607, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'u' } });
+  assert.deepEqual(reqs[0]![2].spec, {
+    audiences: [],
+    expirationSeconds: 3607,
+    boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'u' },
+  });
   await m.token({ ...key, audience: 'vault' });
   assert.deepEqual(reqs[1]![2].spec.audiences, ['vault']);
   now += 3000_000;
@@ -38,11 +50,19 @@ test('the manager requests a bound token, caches it, and renews it', async () =>
 });
 
 test('a failed renewal keeps serving the token while it is valid', async () => {
-  let now = T0, fail = false;
-  const m = new TokenManager(async (_ns, _sa, req) => { if (fail) throw new Error('down'); return issued(req.spec.expirationSeconds!, now); }, () => now);
+  let now = T0,
+    fail = false;
+  const m = new TokenManager(
+    async (_ns, _sa, req) => {
+      if (fail) throw new Error('down');
+      return issued(req.spec.expirationSeconds!, now);
+    },
+    () => now,
+  );
   const key = { namespace: 'ns', serviceAccount: 'sa', expirationSeconds: 600, podName: 'p', podUID: 'u' };
   await m.token(key);
-  fail = true; now += 590_000;
+  fail = true;
+  now += 590_000;
   assert.equal(await m.token(key), 't');
   now += 20_000;
   await assert.rejects(m.token(key), { message: 'down' });

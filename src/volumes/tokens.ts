@@ -19,14 +19,24 @@ export function requiresRefresh(tr: TokenRequest, nowMs: number, jitterMs: numbe
   return nowMs > exp - Math.floor((ttl * 20) / 100) * 1000 - jitterMs;
 }
 
-export interface TokenKey { namespace: string; serviceAccount: string; audience?: string; expirationSeconds: number; podName: string; podUID: string }
+export interface TokenKey {
+  namespace: string;
+  serviceAccount: string;
+  audience?: string;
+  expirationSeconds: number;
+  podName: string;
+  podUID: string;
+}
 
 export class TokenManager {
   readonly #request: RequestToken;
   readonly #cache = new Map<string, TokenRequest>();
   readonly #now: () => number;
 
-  constructor(request: RequestToken, now = Date.now) { this.#request = request; this.#now = now; }
+  constructor(request: RequestToken, now = Date.now) {
+    this.#request = request;
+    this.#now = now;
+  }
 
   async token(k: TokenKey): Promise<string> {
     const key = JSON.stringify([k.namespace, k.serviceAccount, k.audience ?? '', k.expirationSeconds, k.podName, k.podUID]);
@@ -34,7 +44,8 @@ export class TokenManager {
     if (cached && !requiresRefresh(cached, this.#now(), Math.random() * MAX_JITTER_MS)) return cached.status!.token;
     try {
       const tr = await this.#request(k.namespace, k.serviceAccount, {
-        apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest',
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenRequest',
         spec: {
           ...(k.audience ? { audiences: [k.audience] } : { audiences: [] }),
           expirationSeconds: k.expirationSeconds,

@@ -11,14 +11,26 @@ import { NotFound, type VolumeSources } from './sources.ts';
 const quiet = { info() {}, v() {}, warn() {}, error() {} };
 
 function fakeSources() {
-  const configMaps = new Map<string, ConfigMap>(), secrets = new Map<string, Secret>();
+  const configMaps = new Map<string, ConfigMap>(),
+    secrets = new Map<string, Secret>();
   const tokens: TokenRequest[] = [];
   const sources: VolumeSources = {
-    async configMap(ns, name) { const o = configMaps.get(`${ns}/${name}`); if (!o) throw new NotFound(`configmap "${name}" not found`); return o; },
-    async secret(ns, name) { const o = secrets.get(`${ns}/${name}`); if (!o) throw new NotFound(`secret "${name}" not found`); return o; },
+    async configMap(ns, name) {
+      const o = configMaps.get(`${ns}/${name}`);
+      if (!o) throw new NotFound(`configmap "${name}" not found`);
+      return o;
+    },
+    async secret(ns, name) {
+      const o = secrets.get(`${ns}/${name}`);
+      if (!o) throw new NotFound(`secret "${name}" not found`);
+      return o;
+    },
     async requestToken(_ns, _sa, req) {
       tokens.push(req);
-      return { ...req, status: { token: `jwt-for-${req.spec.boundObjectRef!.name}`, expirationTimestamp: new Date(Date.now() + 3600_000).toISOString() } };
+      return {
+        ...req,
+        status: { token: `jwt-for-${req.spec.boundObjectRef!.name}`, expirationTimestamp: new Date(Date.now() + 3600_000).toISOString() },
+      };
     },
   };
   return { sources, configMaps, secrets, tokens };
@@ -27,11 +39,14 @@ function fakeSources() {
 // What the ServiceAccount admission plugin adds to every pod.
 const kubeAPIAccess = {
   name: 'kube-api-access-abcde',
-  projected: { defaultMode: 420, sources: [
-    { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
-    { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-    { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
-  ] },
+  projected: {
+    defaultMode: 420,
+    sources: [
+      { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+      { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+      { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+    ],
+  },
 };
 
 function setup(t: { after(fn: () => void): void }) {
@@ -40,14 +55,24 @@ function setup(t: { after(fn: () => void): void }) {
   const f = fakeSources();
   const mounted: [string, number | undefined][] = [];
   const hostsFile = join(root, 'node-hosts');
-  const m = new VolumeManager({ rootDir: root, sources: f.sources, log: quiet, refreshMs: 1000, hostsFile, mountTmpfs: async (d, s) => { mounted.push([d, s]); } });
+  const m = new VolumeManager({
+    rootDir: root,
+    sources: f.sources,
+    log: quiet,
+    refreshMs: 1000,
+    hostsFile,
+    mountTmpfs: async (d, s) => {
+      mounted.push([d, s]);
+    },
+  });
   return { root, m, mounted, ...f };
 }
 
-const pod = (volumes: object[], over: object = {}): Pod => ({
-  metadata: { name: 'p', namespace: 'ns', uid: 'uid-1', labels: { app: 'x' } },
-  spec: { containers: [{ name: 'c', resources: { limits: { memory: '64Mi' } } }], volumes, ...over },
-} as Pod);
+const pod = (volumes: object[], over: object = {}): Pod =>
+  ({
+    metadata: { name: 'p', namespace: 'ns', uid: 'uid-1', labels: { app: 'x' } },
+    spec: { containers: [{ name: 'c', resources: { limits: { memory: '64Mi' } } }], volumes, ...over },
+  }) as Pod;
 
 test('every volume type set up under ROOT/pods/UID/volumes, API data written atomically', async (t) => {
   const { root, m, mounted, configMaps, secrets, tokens } = setup(t);
@@ -55,7 +80,8 @@ test('every volume type set up under ROOT/pods/UID/volumes, API data written ato
   configMaps.set('ns/kube-root-ca.crt', { data: { 'ca.crt': 'CA' } });
   secrets.set('ns/sec', { data: { pw: Buffer.from('s3cret').toString('base64') } });
   const p = pod([
-    { name: 'scratch', emptyDir: {} }, { name: 'mem', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
+    { name: 'scratch', emptyDir: {} },
+    { name: 'mem', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
     { name: 'cfg', configMap: { name: 'cfg', items: [{ key: 'app.conf', path: 'conf/app', mode: 0o600 }] } },
     { name: 'sec', secret: { secretName: 'sec', defaultMode: 0o400 } },
     { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
@@ -71,20 +97,36 @@ test('every volume type set up under ROOT/pods/UID/volumes, API data written ato
   assert.equal(readFileSync(join(vol('kubernetes.io~secret', 'sec'), 'pw'), 'utf8'), 's3cret');
   assert.equal(readFileSync(join(vol('kubernetes.io~downward-api', 'info'), 'labels'), 'utf8'), 'app="x"');
   const sa = vol('kubernetes.io~projected', 'kube-api-access-abcde');
-  assert.deepEqual(['token', 'ca.crt', 'namespace'].map((f) => readFileSync(join(sa, f), 'utf8')), ['jwt-for-p', 'CA', 'ns']);
+  assert.deepEqual(
+    ['token', 'ca.crt', 'namespace'].map((f) => readFileSync(join(sa, f), 'utf8')),
+    ['jwt-for-p', 'CA', 'ns'],
+  );
   assert.equal(readlinkSync(join(sa, 'token')), '..data/token');
   assert.ok(statSync(join(root, 'hostdir')).isDirectory());
-  assert.deepEqual(tokens.map((x) => x.spec), [{ audiences: [], expirationSeconds: 3607, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'uid-1' } }]);
+  assert.deepEqual(
+    tokens.map((x) => x.spec),
+    [{ audiences: [], expirationSeconds: 3607, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'uid-1' } }],
+  );
   // tmpfs for emptyDir Memory (its sizeLimit) and, as upstream, secret, downwardAPI and projected (the pod's memory limit).
-  assert.deepEqual(mounted.map(([d, s]) => [d.slice(root.length), s]), [
-    ['/pods/uid-1/volumes/kubernetes.io~empty-dir/mem', 2 ** 20],
-    ['/pods/uid-1/volumes/kubernetes.io~secret/sec', 64 * 2 ** 20],
-    ['/pods/uid-1/volumes/kubernetes.io~downward-api/info', 64 * 2 ** 20],
-    ['/pods/uid-1/volumes/kubernetes.io~projected/kube-api-access-abcde', 64 * 2 ** 20],
-  ]);
+  assert.deepEqual(
+    mounted.map(([d, s]) => [d.slice(root.length), s]),
+    [
+      ['/pods/uid-1/volumes/kubernetes.io~empty-dir/mem', 2 ** 20],
+      ['/pods/uid-1/volumes/kubernetes.io~secret/sec', 64 * 2 ** 20],
+      ['/pods/uid-1/volumes/kubernetes.io~downward-api/info', 64 * 2 ** 20],
+      ['/pods/uid-1/volumes/kubernetes.io~projected/kube-api-access-abcde', 64 * 2 ** 20],
+    ],
+  );
 
   // Container mounts: read-only API data, /etc/hosts with the pod's IP, a fresh termination file.
-  const c = { name: 'c', volumeMounts: [{ name: 'cfg', mountPath: '/etc/cfg' }, { name: 'scratch', mountPath: '/data', subPath: 'a/b' }, { name: kubeAPIAccess.name, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }] };
+  const c = {
+    name: 'c',
+    volumeMounts: [
+      { name: 'cfg', mountPath: '/etc/cfg' },
+      { name: 'scratch', mountPath: '/data', subPath: 'a/b' },
+      { name: kubeAPIAccess.name, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' },
+    ],
+  };
   const mounts = m.containerMounts(p, c, { podIPs: ['10.88.0.7'], clusterDomain: 'cluster.local' });
   assert.deepEqual(mounts.map((x) => [x.containerPath, x.hostPath!.slice(root.length), x.readonly]).slice(0, 4), [
     ['/etc/cfg', '/pods/uid-1/volumes/kubernetes.io~configmap/cfg', true],
@@ -104,9 +146,16 @@ test('every volume type set up under ROOT/pods/UID/volumes, API data written ato
 
 test('a missing ConfigMap: FailedMount with upstream text, back-off, then ready once it exists; refresh picks up changes', async (t) => {
   const { root, m, configMaps } = setup(t);
-  const p = pod([{ name: 'cfg', configMap: { name: 'later' } }, { name: 'opt', configMap: { name: 'absent', optional: true } }]);
+  const p = pod([
+    { name: 'cfg', configMap: { name: 'later' } },
+    { name: 'opt', configMap: { name: 'absent', optional: true } },
+  ]);
   const r1 = await m.setUp(p, 0);
-  assert.deepEqual(r1, { ready: false, failed: [{ volume: 'cfg', message: 'MountVolume.SetUp failed for volume "cfg" : configmap "later" not found' }], retryAfterMs: 1000 });
+  assert.deepEqual(r1, {
+    ready: false,
+    failed: [{ volume: 'cfg', message: 'MountVolume.SetUp failed for volume "cfg" : configmap "later" not found' }],
+    retryAfterMs: 1000,
+  });
   assert.equal((await m.setUp(p, 10)).retryAfterMs, 2000);
   configMaps.set('ns/later', { data: { k: 'v1' } });
   assert.deepEqual(await m.setUp(p, 20), { ready: true, failed: [] });
@@ -132,10 +181,15 @@ test('hostNetwork pods get the node hosts file; no IP and no host network: no /e
   const p = pod([], { hostNetwork: true, hostAliases: [{ ip: '1.1.1.1', hostnames: ['one'] }] });
   await m.setUp(p);
   m.containerMounts(p, { name: 'c' }, { podIPs: [], clusterDomain: 'cluster.local' });
-  assert.equal(readFileSync(join(root, 'pods/uid-1/etc-hosts'), 'utf8'),
-    '# Kubernetes-managed hosts file (host network).\n127.0.0.1 localhost\n\n# Entries added by HostAliases.\n1.1.1.1\tone\n');
+  assert.equal(
+    readFileSync(join(root, 'pods/uid-1/etc-hosts'), 'utf8'),
+    '# Kubernetes-managed hosts file (host network).\n127.0.0.1 localhost\n\n# Entries added by HostAliases.\n1.1.1.1\tone\n',
+  );
   const q = pod([]);
-  assert.deepEqual(m.containerMounts(q, { name: 'c' }, { podIPs: [], clusterDomain: 'x' }).map((x) => x.containerPath), ['/dev/termination-log']);
+  assert.deepEqual(
+    m.containerMounts(q, { name: 'c' }, { podIPs: [], clusterDomain: 'x' }).map((x) => x.containerPath),
+    ['/dev/termination-log'],
+  );
 });
 
 test('subPath: made when missing, refused when a symlink leads out of the volume', (t) => {
@@ -153,7 +207,9 @@ test('subPath: made when missing, refused when a symlink leads out of the volume
 });
 
 test('tmpfs size as upstream: the smallest of allocatable, pod limit, sizeLimit', () => {
-  const p = (limits: (string | undefined)[]): Pod => ({ spec: { containers: limits.map((l, i) => ({ name: `c${i}`, resources: l ? { limits: { memory: l } } : {} })) } });
+  const p = (limits: (string | undefined)[]): Pod => ({
+    spec: { containers: limits.map((l, i) => ({ name: `c${i}`, resources: l ? { limits: { memory: l } } : {} })) },
+  });
   const cases: [Pod, string | undefined, string | undefined, number | undefined][] = [
     [p([undefined]), undefined, undefined, undefined],
     [p([undefined]), undefined, '1Gi', 2 ** 30],

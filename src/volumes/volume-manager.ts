@@ -3,7 +3,18 @@
 // contents current while the pod runs, hands each container its mounts, and tears the
 // volumes down when the pod is removed. Which files a volume holds is decided in
 // payload.ts; how they are written in atomic-writer.ts.
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
@@ -36,16 +47,18 @@ export function volumeKind(v: Volume): Kind | undefined {
 
 /** The API-data volumes: rewritten while the pod runs, mounted read-only, memory-backed but for configMap (as upstream's wrappers). */
 const dynamic = (k: Kind) => k === 'configMap' || k === 'secret' || k === 'downwardAPI' || k === 'projected';
-const memoryBacked = (v: Volume, k: Kind) => k === 'secret' || k === 'downwardAPI' || k === 'projected' || (k === 'emptyDir' && v.emptyDir?.medium === 'Memory');
+const memoryBacked = (v: Volume, k: Kind) =>
+  k === 'secret' || k === 'downwardAPI' || k === 'projected' || (k === 'emptyDir' && v.emptyDir?.medium === 'Memory');
 
 /**
  * Upstream's calculateEmptyDirMemorySize: node allocatable memory, or the pod's memory
  * limit when every container has one, or the volume's sizeLimit: whichever is smallest.
  */
 export function tmpfsSize(pod: Pod, sizeLimit: string | undefined, allocatableMemory: string | undefined): number | undefined {
-  let size = allocatableMemory === undefined ? Infinity : parseQuantity(allocatableMemory) ?? Infinity;
+  let size = allocatableMemory === undefined ? Infinity : (parseQuantity(allocatableMemory) ?? Infinity);
   const limit = (c: Container) => (c.resources?.limits?.memory === undefined ? undefined : parseQuantity(c.resources.limits.memory));
-  const apps = (pod.spec?.containers ?? []).map(limit), inits = (pod.spec?.initContainers ?? []).map(limit);
+  const apps = (pod.spec?.containers ?? []).map(limit),
+    inits = (pod.spec?.initContainers ?? []).map(limit);
   // As the pod cgroup's: only when every container declares one; an init container runs alone.
   if (apps.length && [...apps, ...inits].every((l) => l !== undefined)) {
     const podLimit = Math.max(apps.reduce((a, b) => a! + b!, 0)!, ...inits.map((l) => l!));
@@ -65,7 +78,11 @@ export interface SetUpResult {
   retryAfterMs?: number;
 }
 
-interface PodVolumes { paths: Map<string, VolumePath>; refreshedAt: Map<string, number>; failures: number }
+interface PodVolumes {
+  paths: Map<string, VolumePath>;
+  refreshedAt: Map<string, number>;
+  failures: number;
+}
 
 const RETRY_INITIAL_MS = 1000;
 const RETRY_MAX_MS = 32_000;
@@ -82,7 +99,9 @@ export class VolumeManager {
   readonly #mountTmpfs: (dir: string, sizeBytes?: number) => Promise<void>;
 
   constructor(d: {
-    rootDir: string; sources: VolumeSources; log: Logger;
+    rootDir: string;
+    sources: VolumeSources;
+    log: Logger;
     /** The node's allocatable resources (defaults of resourceFieldRef limits and tmpfs sizes). */
     nodeAllocatable?: () => Record<string, string> | undefined;
     /** How often API-data volumes are rewritten from their sources (upstream: about a minute). */
@@ -92,7 +111,9 @@ export class VolumeManager {
     /** The tmpfs mount (tests replace it). */
     mountTmpfs?: (dir: string, sizeBytes?: number) => Promise<void>;
   }) {
-    this.#rootDir = d.rootDir; this.#sources = d.sources; this.#log = d.log;
+    this.#rootDir = d.rootDir;
+    this.#sources = d.sources;
+    this.#log = d.log;
     this.#allocatable = d.nodeAllocatable ?? (() => undefined);
     this.#refreshMs = d.refreshMs ?? 30_000;
     this.#hostsFile = d.hostsFile ?? '/etc/hosts';
@@ -100,7 +121,9 @@ export class VolumeManager {
     this.#mountTmpfs = d.mountTmpfs ?? mountTmpfs;
   }
 
-  #podDir(uid: string) { return join(this.#rootDir, 'pods', uid); }
+  #podDir(uid: string) {
+    return join(this.#rootDir, 'pods', uid);
+  }
 
   /**
    * Sets up the pod's volumes that are not yet, and refreshes the API-data ones that are
@@ -113,28 +136,43 @@ export class VolumeManager {
     const failed: SetUpResult['failed'] = [];
     const volumes = pod.spec?.volumes ?? [];
     // Side by side: a pod's start waits on the slowest volume, not on their sum.
-    await Promise.all(volumes.map(async (v) => {
-      const kind = volumeKind(v);
-      const done = state.paths.has(v.name);
-      if (done && (!kind || !dynamic(kind) || now - (state.refreshedAt.get(v.name) ?? 0) < this.#refreshMs)) return;
-      try {
-        if (!kind) throw new Error('volume type is not supported by kubelet-ts');
-        const path = await this.#setUpOne(pod, v, kind);
-        if (!done) this.#log.info('MountVolume.SetUp succeeded', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, volume: v.name });
-        state.paths.set(v.name, path);
-        state.refreshedAt.set(v.name, now);
-      } catch (e) {
-        const message = `MountVolume.SetUp failed for volume "${v.name}" : ${(e as Error).message}`;
-        this.#log.warn('MountVolume.SetUp failed', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, volume: v.name, err: (e as Error).message });
-        failed.push({ volume: v.name, message });
-        // A failed refresh is tried again at the next sync, not after a full period.
-        state.refreshedAt.delete(v.name);
-      }
-    }));
+    await Promise.all(
+      volumes.map(async (v) => {
+        const kind = volumeKind(v);
+        const done = state.paths.has(v.name);
+        if (done && (!kind || !dynamic(kind) || now - (state.refreshedAt.get(v.name) ?? 0) < this.#refreshMs)) return;
+        try {
+          if (!kind) throw new Error('volume type is not supported by kubelet-ts');
+          const path = await this.#setUpOne(pod, v, kind);
+          if (!done)
+            this.#log.info('MountVolume.SetUp succeeded', {
+              pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+              podUID: uid,
+              volume: v.name,
+            });
+          state.paths.set(v.name, path);
+          state.refreshedAt.set(v.name, now);
+        } catch (e) {
+          const message = `MountVolume.SetUp failed for volume "${v.name}" : ${(e as Error).message}`;
+          this.#log.warn('MountVolume.SetUp failed', {
+            pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+            podUID: uid,
+            volume: v.name,
+            err: (e as Error).message,
+          });
+          failed.push({ volume: v.name, message });
+          // A failed refresh is tried again at the next sync, not after a full period.
+          state.refreshedAt.delete(v.name);
+        }
+      }),
+    );
     const order = new Map(volumes.map((v, i) => [v.name, i]));
     failed.sort((a, b) => order.get(a.volume)! - order.get(b.volume)!);
     const ready = volumes.every((v) => state.paths.has(v.name));
-    if (ready) { state.failures = 0; return { ready, failed }; }
+    if (ready) {
+      state.failures = 0;
+      return { ready, failed };
+    }
     const retryAfterMs = Math.min(RETRY_MAX_MS, RETRY_INITIAL_MS * 2 ** state.failures);
     state.failures++;
     return { ready, failed, retryAfterMs };
@@ -169,13 +207,21 @@ export class VolumeManager {
     const alloc = this.#allocatable() ?? {};
     switch (kind) {
       case 'configMap': {
-        const s = v.configMap!, optional = !!s.optional;
-        const cm = await this.#sources.configMap(ns, s.name!).catch((e) => { if (optional && e instanceof NotFound) return {}; throw e; });
+        const s = v.configMap!,
+          optional = !!s.optional;
+        const cm = await this.#sources.configMap(ns, s.name!).catch((e) => {
+          if (optional && e instanceof NotFound) return {};
+          throw e;
+        });
         return configMapPayload(cm, s.items, s.defaultMode ?? DEFAULT_MODE, optional);
       }
       case 'secret': {
-        const s = v.secret!, optional = !!s.optional;
-        const secret = await this.#sources.secret(ns, s.secretName!).catch((e) => { if (optional && e instanceof NotFound) return {}; throw e; });
+        const s = v.secret!,
+          optional = !!s.optional;
+        const secret = await this.#sources.secret(ns, s.secretName!).catch((e) => {
+          if (optional && e instanceof NotFound) return {};
+          throw e;
+        });
         return secretPayload(secret, s.items, s.defaultMode ?? DEFAULT_MODE, optional);
       }
       case 'downwardAPI':
@@ -193,31 +239,45 @@ export class VolumeManager {
     const out: Payload = new Map();
     const errors: string[] = [];
     // Fetched side by side (token, CA, ...); merged in the order of the sources, as upstream.
-    const parts = await Promise.all((v.projected!.sources ?? []).map(async (src): Promise<Payload | Error> => {
-      try {
-        let part: Payload = new Map();
-        if (src.secret) {
-          const optional = !!src.secret.optional;
-          const s = await this.#sources.secret(ns, src.secret.name!).catch((e) => { if (optional && e instanceof NotFound) return {}; throw e; });
-          part = secretPayload(s, src.secret.items, mode, optional);
-        } else if (src.configMap) {
-          const optional = !!src.configMap.optional;
-          const cm = await this.#sources.configMap(ns, src.configMap.name!).catch((e) => { if (optional && e instanceof NotFound) return {}; throw e; });
-          part = configMapPayload(cm, src.configMap.items, mode, optional);
-        } else if (src.downwardAPI) {
-          part = downwardAPIPayload(pod, src.downwardAPI.items, mode, this.#allocatable() ?? {});
-        } else if (src.serviceAccountToken) {
-          const t = src.serviceAccountToken;
-          const token = await this.#tokens.token({
-            namespace: ns, serviceAccount: pod.spec?.serviceAccountName || 'default', audience: t.audience,
-            expirationSeconds: t.expirationSeconds ?? 3600, podName: pod.metadata!.name!, podUID: pod.metadata!.uid!,
-          });
-          // Under fsGroup 0600, which the ownership change makes 0640 (upstream).
-          part.set(t.path, { data: Buffer.from(token), mode: pod.spec?.securityContext?.fsGroup !== undefined ? 0o600 : mode });
+    const parts = await Promise.all(
+      (v.projected!.sources ?? []).map(async (src): Promise<Payload | Error> => {
+        try {
+          let part: Payload = new Map();
+          if (src.secret) {
+            const optional = !!src.secret.optional;
+            const s = await this.#sources.secret(ns, src.secret.name!).catch((e) => {
+              if (optional && e instanceof NotFound) return {};
+              throw e;
+            });
+            part = secretPayload(s, src.secret.items, mode, optional);
+          } else if (src.configMap) {
+            const optional = !!src.configMap.optional;
+            const cm = await this.#sources.configMap(ns, src.configMap.name!).catch((e) => {
+              if (optional && e instanceof NotFound) return {};
+              throw e;
+            });
+            part = configMapPayload(cm, src.configMap.items, mode, optional);
+          } else if (src.downwardAPI) {
+            part = downwardAPIPayload(pod, src.downwardAPI.items, mode, this.#allocatable() ?? {});
+          } else if (src.serviceAccountToken) {
+            const t = src.serviceAccountToken;
+            const token = await this.#tokens.token({
+              namespace: ns,
+              serviceAccount: pod.spec?.serviceAccountName || 'default',
+              audience: t.audience,
+              expirationSeconds: t.expirationSeconds ?? 3600,
+              podName: pod.metadata!.name!,
+              podUID: pod.metadata!.uid!,
+            });
+            // Under fsGroup 0600, which the ownership change makes 0640 (upstream).
+            part.set(t.path, { data: Buffer.from(token), mode: pod.spec?.securityContext?.fsGroup !== undefined ? 0o600 : mode });
+          }
+          return part;
+        } catch (e) {
+          return e as Error;
         }
-        return part;
-      } catch (e) { return e as Error; }
-    }));
+      }),
+    );
     for (const part of parts) {
       if (part instanceof Error) errors.push(part.message);
       else for (const [k, f] of part) out.set(k, f);
@@ -231,7 +291,11 @@ export class VolumeManager {
    * /etc/hosts (written now: it needs the pod IP) and a fresh termination message file.
    * Throws with upstream's message when a mount cannot be made.
    */
-  containerMounts(pod: Pod, c: Container, ctx: { podIPs: string[]; clusterDomain: string; env?: { name: string; value: string }[] }): Mount[] {
+  containerMounts(
+    pod: Pod,
+    c: Container,
+    ctx: { podIPs: string[]; clusterDomain: string; env?: { name: string; value: string }[] },
+  ): Mount[] {
     const uid = pod.metadata!.uid!;
     const podDir = this.#podDir(uid);
     let etcHosts: string | undefined;
@@ -253,7 +317,10 @@ export class VolumeManager {
       chmodSync(terminationLog, 0o666);
     }
     return containerMounts(pod, c, {
-      volumes: this.#pods.get(uid)?.paths ?? new Map(), etcHosts, terminationLog, env: ctx.env,
+      volumes: this.#pods.get(uid)?.paths ?? new Map(),
+      etcHosts,
+      terminationLog,
+      env: ctx.env,
       prepareSubPath: (volumePath, subPath) => prepareSubPath(volumePath, subPath),
     });
   }

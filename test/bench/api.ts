@@ -21,25 +21,61 @@ const PATHS = (process.env.BENCH_API_PATHS ?? '/stats/summary,/pods').split(',')
 const APILOAD = `${ROOT}/_output/bin/apiload`;
 const PIDS = `${ROOT}/_output/local/pids`;
 
-interface Target { label: string; node: string; url: string; pidFile: string }
+interface Target {
+  label: string;
+  node: string;
+  url: string;
+  pidFile: string;
+}
 const TARGETS: Target[] = [
   { label: 'kubelet-ts', node: NODE, url: `https://${IP}:10250`, pidFile: `${PIDS}/kubelet-ts.child.pid` },
-  ...(process.argv.includes('--upstream') ? [{ label: 'upstream kubelet', node: `${NODE}-upstream`, url: `https://${IP}:10450`, pidFile: `${PIDS}/kubelet-upstream.pid` }] : []),
+  ...(process.argv.includes('--upstream')
+    ? [{ label: 'upstream kubelet', node: `${NODE}-upstream`, url: `https://${IP}:10450`, pidFile: `${PIDS}/kubelet-upstream.pid` }]
+    : []),
 ];
 
-interface Load { requests: number; errors: number; perSecond: number; bytes: number; p50: number; p90: number; p99: number; max: number; firstError?: string }
-interface Phase extends Load { cpuSeconds: number; rssMB: number }
+interface Load {
+  requests: number;
+  errors: number;
+  perSecond: number;
+  bytes: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  firstError?: string;
+}
+interface Phase extends Load {
+  cpuSeconds: number;
+  rssMB: number;
+}
 
 function buildLoadGenerator() {
-  execFileSync('go', ['build', '-trimpath', '-o', APILOAD, '.'], { cwd: `${ROOT}/hack/tools/apiload`, env: { ...process.env, GOTOOLCHAIN: 'local' }, stdio: 'inherit' });
+  execFileSync('go', ['build', '-trimpath', '-o', APILOAD, '.'], {
+    cwd: `${ROOT}/hack/tools/apiload`,
+    env: { ...process.env, GOTOOLCHAIN: 'local' },
+    stdio: 'inherit',
+  });
 }
 
 function phase(t: Target, path: string, pid: number): Phase {
   const before = usage(pid);
-  const out = execFileSync(APILOAD, [
-    '-url', `${t.url}${path}`, '-clients', String(CLIENTS), '-seconds', String(SECONDS),
-    '-cert', `${ROOT}/_output/local/pki/admin.crt`, '-key', `${ROOT}/_output/local/pki/admin.key`,
-  ], { encoding: 'utf8' });
+  const out = execFileSync(
+    APILOAD,
+    [
+      '-url',
+      `${t.url}${path}`,
+      '-clients',
+      String(CLIENTS),
+      '-seconds',
+      String(SECONDS),
+      '-cert',
+      `${ROOT}/_output/local/pki/admin.crt`,
+      '-key',
+      `${ROOT}/_output/local/pki/admin.key`,
+    ],
+    { encoding: 'utf8' },
+  );
   const after = usage(pid);
   const r = JSON.parse(out) as Load;
   if (r.errors) throw new Error(`${t.label}: ${r.errors} of ${r.requests} requests to ${path} failed: ${r.firstError}`);
@@ -64,8 +100,11 @@ async function main() {
   const results: [Target, Map<string, Phase>][] = [];
   for (const t of TARGETS) results.push([t, await run(t)]);
   const rows: [string, (p: Phase) => string][] = [
-    ['p50', (p) => `${p.p50.toFixed(1)} ms`], ['p90', (p) => `${p.p90.toFixed(1)} ms`], ['p99', (p) => `${p.p99.toFixed(1)} ms`],
-    ['max', (p) => `${p.max.toFixed(0)} ms`], ['throughput', (p) => `${p.perSecond.toFixed(0)} req/s`],
+    ['p50', (p) => `${p.p50.toFixed(1)} ms`],
+    ['p90', (p) => `${p.p90.toFixed(1)} ms`],
+    ['p99', (p) => `${p.p99.toFixed(1)} ms`],
+    ['max', (p) => `${p.max.toFixed(0)} ms`],
+    ['throughput', (p) => `${p.perSecond.toFixed(0)} req/s`],
     ['response', (p) => `${(p.bytes / 1024).toFixed(0)} KiB`],
     ['kubelet CPU (per request)', (p) => `${p.cpuSeconds.toFixed(1)} s (${((p.cpuSeconds * 1000) / p.requests).toFixed(2)} ms)`],
     ['kubelet RSS after', (p) => `${p.rssMB.toFixed(0)} MB`],
@@ -78,4 +117,7 @@ async function main() {
   }
 }
 
-main().catch((e) => { console.error(`bench failed: ${(e as Error).message}`); process.exit(1); });
+main().catch((e) => {
+  console.error(`bench failed: ${(e as Error).message}`);
+  process.exit(1);
+});

@@ -13,8 +13,10 @@ export const core = kc.makeApiClient(CoreV1Api);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The p-th percentile (nearest rank). */
-export const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN; };
-
+export const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
+};
 
 /** CPU seconds (user + system) and resident memory of a process. */
 export function usage(pid: number): { cpuSeconds: number; rssMB: number } {
@@ -27,21 +29,44 @@ export function usage(pid: number): { cpuSeconds: number; rssMB: number } {
 export async function benchNamespace(prefix: string): Promise<string> {
   const ns = `${prefix}-${Date.now().toString(36)}`;
   await core.createNamespace({ body: { metadata: { name: ns } } });
-  for (let i = 0; i < 100 && !(await core.readNamespacedServiceAccount({ name: 'default', namespace: ns }).catch(() => undefined)); i++) await sleep(100);
+  for (let i = 0; i < 100 && !(await core.readNamespacedServiceAccount({ name: 'default', namespace: ns }).catch(() => undefined)); i++)
+    await sleep(100);
   return ns;
 }
 
 /** Creates pods p0..p(n-1) at once, each one busybox container running `script`; nodeName pins them past the scheduler. */
-export function createBusyboxPods(ns: string, n: number, script: string, o: { restartPolicy?: string; nodeName?: string } = {}): Promise<unknown> {
-  return Promise.all(Array.from({ length: n }, (_, i) => core.createNamespacedPod({ namespace: ns, body: {
-    metadata: { name: `p${i}` },
-    spec: { nodeName: o.nodeName, restartPolicy: o.restartPolicy ?? 'Never', terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: BUSYBOX, command: ['sh', '-c', script] }] },
-  } })));
+export function createBusyboxPods(
+  ns: string,
+  n: number,
+  script: string,
+  o: { restartPolicy?: string; nodeName?: string } = {},
+): Promise<unknown> {
+  return Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      core.createNamespacedPod({
+        namespace: ns,
+        body: {
+          metadata: { name: `p${i}` },
+          spec: {
+            nodeName: o.nodeName,
+            restartPolicy: o.restartPolicy ?? 'Never',
+            terminationGracePeriodSeconds: 1,
+            containers: [{ name: 'c', image: BUSYBOX, command: ['sh', '-c', script] }],
+          },
+        },
+      }),
+    ),
+  );
 }
 
 /** Calls back with every pod of the namespace as the apiserver's watch sees it change. */
 export function watchPods(ns: string, onPod: (pod: V1Pod) => void): Promise<AbortController> {
-  return new Watch(kc).watch(`/api/v1/namespaces/${ns}/pods`, {}, (_type, pod: V1Pod) => onPod(pod), () => {});
+  return new Watch(kc).watch(
+    `/api/v1/namespaces/${ns}/pods`,
+    {},
+    (_type, pod: V1Pod) => onPod(pod),
+    () => {},
+  );
 }
 
 /** Resolves once n pods of the namespace are Running, or fails after timeoutMs. */

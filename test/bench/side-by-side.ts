@@ -18,11 +18,22 @@ const execFileP = promisify(execFile);
 const N = Number(process.env.BENCH_PODS ?? 30);
 const NODE = (process.env.NODE_NAME ?? hostname()).toLowerCase();
 
-interface Target { label: string; node: string; pidFile: string; runtimePidFile: string; env?: Record<string, string> }
+interface Target {
+  label: string;
+  node: string;
+  pidFile: string;
+  runtimePidFile: string;
+  env?: Record<string, string>;
+}
 const kubeletTs = { node: NODE, pidFile: `${PIDS}/kubelet-ts.child.pid`, runtimePidFile: `${PIDS}/containerd.pid` };
 const TARGETS: Target[] = [
   { label: 'kubelet-ts', ...kubeletTs },
-  { label: 'upstream kubelet', node: `${NODE}-upstream`, pidFile: `${PIDS}/kubelet-upstream.pid`, runtimePidFile: `${PIDS}/containerd-upstream.pid` },
+  {
+    label: 'upstream kubelet',
+    node: `${NODE}-upstream`,
+    pidFile: `${PIDS}/kubelet-upstream.pid`,
+    runtimePidFile: `${PIDS}/containerd-upstream.pid`,
+  },
   // The same kubelet-ts with containerd's task events off: what the 1 s relist alone gives.
   { label: 'kubelet-ts, relist only', ...kubeletTs, env: { KTS_FEATURE_GATES: 'EventedPLEG=false' } },
 ];
@@ -33,16 +44,34 @@ async function restartKubeletTs(env: Record<string, string> = {}) {
   await until(`node ${NODE} Ready`, 120_000, async () => !!(await nodeReady(NODE)));
 }
 
-interface Result { startup: number[]; exitSeen: number[]; rssBefore: number; rssPeak: number; cpuSeconds: number; runtimeCpuSeconds: number; version: string }
+interface Result {
+  startup: number[];
+  exitSeen: number[];
+  rssBefore: number;
+  rssPeak: number;
+  cpuSeconds: number;
+  runtimeCpuSeconds: number;
+  version: string;
+}
 
 /** The kubelet being measured was restarted (the stack is shared): the run is void, retry it. */
 class Restarted extends Error {}
 
 const readPid = (t: Target) => Number(readFileSync(t.pidFile, 'utf8'));
 /** containerd's own CPU seconds (not its shims' nor runc's): what the kubelet's CRI calls cost it. */
-const runtimeCpu = (t: Target) => { try { return procUsage(Number(readFileSync(t.runtimePidFile, 'utf8'))).cpuSeconds; } catch { return NaN; } };
+const runtimeCpu = (t: Target) => {
+  try {
+    return procUsage(Number(readFileSync(t.runtimePidFile, 'utf8'))).cpuSeconds;
+  } catch {
+    return NaN;
+  }
+};
 function usage(pid: number) {
-  try { return procUsage(pid); } catch { throw new Restarted(`kubelet pid ${pid} is gone`); }
+  try {
+    return procUsage(pid);
+  } catch {
+    throw new Restarted(`kubelet pid ${pid} is gone`);
+  }
 }
 
 /** Seconds since the process started (/proc/<pid>/stat field 22, in 1/100 s since boot). */
@@ -50,7 +79,9 @@ function ageSeconds(pid: number) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) - Number(stat[19]) / 100;
-  } catch { throw new Restarted(`kubelet pid ${pid} is gone`); }
+  } catch {
+    throw new Restarted(`kubelet pid ${pid} is gone`);
+  }
 }
 
 async function until(what: string, ms: number, check: () => Promise<boolean> | boolean) {
@@ -82,18 +113,30 @@ async function cleanup(ns: string) {
   for (;;) {
     try {
       await deletePods(ns);
-      await core.deleteNamespace({ name: ns }).catch((e: { code?: number }) => { if (e.code !== 404 && e.code !== 409) throw e; });
+      await core.deleteNamespace({ name: ns }).catch((e: { code?: number }) => {
+        if (e.code !== 404 && e.code !== 409) throw e;
+      });
       return;
     } catch (e) {
-      if (Date.now() > end) { console.error(`bench: could not delete namespace ${ns}: ${(e as Error).message}`); return; }
+      if (Date.now() > end) {
+        console.error(`bench: could not delete namespace ${ns}: ${(e as Error).message}`);
+        return;
+      }
       await sleep(2000);
     }
   }
 }
 
 function podBody(name: string, node: string, script: string): V1Pod {
-  return { metadata: { name }, spec: { nodeName: node, restartPolicy: 'Never', terminationGracePeriodSeconds: 1,
-    containers: [{ name: 'c', image: BUSYBOX, command: ['sh', '-c', script] }] } };
+  return {
+    metadata: { name },
+    spec: {
+      nodeName: node,
+      restartPolicy: 'Never',
+      terminationGracePeriodSeconds: 1,
+      containers: [{ name: 'c', image: BUSYBOX, command: ['sh', '-c', script] }],
+    },
+  };
 }
 
 async function runOnce(t: Target): Promise<Result> {
@@ -103,34 +146,62 @@ async function runOnce(t: Target): Promise<Result> {
   // runs cold code, the upstream one its first cadvisor housekeeping): wait until both are
   // 30 s old, the measured one and the one idling beside it on the same 2 cores.
   const pid = readPid(t);
-  const pids = [...new Set(TARGETS.map((x) => { try { return readPid(x); } catch { return pid; } }))];
+  const pids = [
+    ...new Set(
+      TARGETS.map((x) => {
+        try {
+          return readPid(x);
+        } catch {
+          return pid;
+        }
+      }),
+    ),
+  ];
   await sleep(Math.max(0, ...pids.map((p) => 30 - ageSeconds(p))) * 1000);
   const ns = await benchNamespace(`bench-${t.label.replace(/\W+/g, '-')}`);
   try {
     // One pod first, so that neither side pays for its first sandbox (bridge creation, ...) in the figures.
     await core.createNamespacedPod({ namespace: ns, body: podBody('warmup', t.node, 'exit 0') });
-    await until(`warm-up pod on ${t.node} done`, 60_000, async () => (await core.readNamespacedPod({ name: 'warmup', namespace: ns })).status?.phase === 'Succeeded');
+    await until(
+      `warm-up pod on ${t.node} done`,
+      60_000,
+      async () => (await core.readNamespacedPod({ name: 'warmup', namespace: ns })).status?.phase === 'Succeeded',
+    );
     await deletePods(ns);
     await sleep(3000); // let the kubelet settle (sandbox removal, status writes) before measuring
 
     if (readPid(t) !== pid) throw new Restarted(`${t.label} restarted`);
-    const before = usage(pid), runtimeBefore = runtimeCpu(t);
-    let peakRSS = before.rssMB, gone: unknown;
-    const sampler = setInterval(() => { try { peakRSS = Math.max(peakRSS, usage(pid).rssMB); } catch (e) { gone = e; } }, 200);
-    const created = new Map<string, number>(), running = new Map<string, number>(), exited = new Map<string, number>(), exitAt = new Map<string, number>();
+    const before = usage(pid),
+      runtimeBefore = runtimeCpu(t);
+    let peakRSS = before.rssMB,
+      gone: unknown;
+    const sampler = setInterval(() => {
+      try {
+        peakRSS = Math.max(peakRSS, usage(pid).rssMB);
+      } catch (e) {
+        gone = e;
+      }
+    }, 200);
+    const created = new Map<string, number>(),
+      running = new Map<string, number>(),
+      exited = new Map<string, number>(),
+      exitAt = new Map<string, number>();
     const watch = await watchPods(ns, (pod) => {
-      const name = pod.metadata!.name!, now = Date.now();
+      const name = pod.metadata!.name!,
+        now = Date.now();
       if (pod.status?.phase === 'Running' && !running.has(name)) running.set(name, now);
       if (pod.status?.containerStatuses?.[0]?.state?.terminated && !exited.has(name)) exited.set(name, now);
     });
     try {
       // Each container sleeps until a file appears, then exits: the exit moment is known to the ms.
       const script = 'while [ ! -f /tmp/go ]; do sleep 0.05; done; exit 0';
-      await Promise.all(Array.from({ length: N }, (_, i) => {
-        const name = `p${i}`;
-        created.set(name, Date.now());
-        return core.createNamespacedPod({ namespace: ns, body: podBody(name, t.node, script) });
-      }));
+      await Promise.all(
+        Array.from({ length: N }, (_, i) => {
+          const name = `p${i}`;
+          created.set(name, Date.now());
+          return core.createNamespacedPod({ namespace: ns, body: podBody(name, t.node, script) });
+        }),
+      );
       const deadline = Date.now() + 120_000;
       while (running.size < N && Date.now() < deadline && !gone) await sleep(50);
       if (gone) throw gone;
@@ -138,7 +209,17 @@ async function runOnce(t: Target): Promise<Result> {
 
       for (const name of created.keys()) {
         // Asynchronous, so the watch callbacks keep timestamping while kubectl runs.
-        await execFileP(`${ROOT}/_output/bin/kubectl`, ['--kubeconfig', `${ROOT}/_output/local/admin.kubeconfig`, 'exec', '-n', ns, name, '--', 'touch', '/tmp/go']);
+        await execFileP(`${ROOT}/_output/bin/kubectl`, [
+          '--kubeconfig',
+          `${ROOT}/_output/local/admin.kubeconfig`,
+          'exec',
+          '-n',
+          ns,
+          name,
+          '--',
+          'touch',
+          '/tmp/go',
+        ]);
         exitAt.set(name, Date.now()); // the container sees the file within its 50 ms poll and exits
       }
       while (exited.size < N && Date.now() < deadline + 60_000 && !gone) await sleep(50);
@@ -153,7 +234,10 @@ async function runOnce(t: Target): Promise<Result> {
     return {
       startup: [...running].map(([n, at]) => at - created.get(n)!),
       exitSeen: [...exited].map(([n, at]) => at - exitAt.get(n)!),
-      rssBefore: before.rssMB, rssPeak: peakRSS, cpuSeconds: after.cpuSeconds - before.cpuSeconds, runtimeCpuSeconds: runtimeCpu(t) - runtimeBefore,
+      rssBefore: before.rssMB,
+      rssPeak: peakRSS,
+      cpuSeconds: after.cpuSeconds - before.cpuSeconds,
+      runtimeCpuSeconds: runtimeCpu(t) - runtimeBefore,
       version: node.status?.nodeInfo?.kubeletVersion ?? '?',
     };
   } finally {
@@ -175,7 +259,15 @@ async function run(t: Target): Promise<Result> {
       return await runOnce(t);
     } catch (e) {
       // Whatever failed (an exec, a timeout), a restart meanwhile is the cause.
-      const restarted = e instanceof Restarted || (() => { try { return readPid(t) !== pid; } catch { return true; } })();
+      const restarted =
+        e instanceof Restarted ||
+        (() => {
+          try {
+            return readPid(t) !== pid;
+          } catch {
+            return true;
+          }
+        })();
       if (!restarted || attempt === 3) throw e;
       console.error(`bench: ${(e as Error).message}: ${t.label} restarted; waiting for node ${t.node} to be Ready, then again`);
       await until(`node ${t.node} Ready`, 120_000, async () => !!(await nodeReady(t.node)));
@@ -195,7 +287,7 @@ function table(results: [Target, Result][]) {
     ['kubelet RSS before', (r) => `${r.rssBefore.toFixed(0)} MB`],
     ['kubelet RSS peak', (r) => `${r.rssPeak.toFixed(0)} MB`],
     ['kubelet CPU during the run', (r) => `${r.cpuSeconds.toFixed(1)} s`],
-    ['its containerd\'s CPU (daemon, not shims)', (r) => `${r.runtimeCpuSeconds.toFixed(1)} s`],
+    ["its containerd's CPU (daemon, not shims)", (r) => `${r.runtimeCpuSeconds.toFixed(1)} s`],
   ];
   const head = ['figure', ...results.map(([t, r]) => `${t.label} (${r.version})`)];
   const lines = [head, head.map(() => '---'), ...rows.map(([label, f]) => [label, ...results.map(([, r]) => f(r))])];
@@ -207,9 +299,16 @@ async function main() {
   const results: [Target, Result][] = [];
   for (const t of TARGETS) {
     if (t.env) await restartKubeletTs(t.env);
-    try { results.push([t, await run(t)]); } finally { if (t.env) await restartKubeletTs(); }
+    try {
+      results.push([t, await run(t)]);
+    } finally {
+      if (t.env) await restartKubeletTs();
+    }
   }
   table(results);
 }
 
-main().catch((e) => { console.error(`bench failed: ${(e as Error).message}`); process.exit(1); });
+main().catch((e) => {
+  console.error(`bench failed: ${(e as Error).message}`);
+  process.exit(1);
+});

@@ -3,11 +3,22 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-export interface Case { name: string; seconds: number; outcome: 'passed' | 'failed' | 'skipped'; message: string }
+export interface Case {
+  name: string;
+  seconds: number;
+  outcome: 'passed' | 'failed' | 'skipped';
+  message: string;
+}
 
 const NAMED: Record<string, string> = { lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' };
-const decodeEntities = (s: string) => s.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);/g, (m, e: string) =>
-  e.startsWith('#x') ? String.fromCodePoint(parseInt(e.slice(2), 16)) : e.startsWith('#') ? String.fromCodePoint(Number(e.slice(1))) : NAMED[e] ?? m);
+const decodeEntities = (s: string) =>
+  s.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);/g, (m, e: string) =>
+    e.startsWith('#x')
+      ? String.fromCodePoint(parseInt(e.slice(2), 16))
+      : e.startsWith('#')
+        ? String.fromCodePoint(Number(e.slice(1)))
+        : (NAMED[e] ?? m),
+  );
 
 /** The test cases of a ginkgo JUnit report (the suite's own setup nodes included). */
 export function parseJUnit(xml: string): Case[] {
@@ -25,10 +36,13 @@ export function parseJUnit(xml: string): Case[] {
 
 /** "regex  # text" lines (comments and blanks ignored). */
 export function parseRules(text: string): { re: RegExp; text: string }[] {
-  return text.split('\n').filter((l) => l.trim() && !l.startsWith('#')).map((l) => {
-    const i = l.indexOf('  # ');
-    return { re: new RegExp(i < 0 ? l : l.slice(0, i)), text: i < 0 ? '' : l.slice(i + 4) };
-  });
+  return text
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('#'))
+    .map((l) => {
+      const i = l.indexOf('  # ');
+      return { re: new RegExp(i < 0 ? l : l.slice(0, i)), text: i < 0 ? '' : l.slice(i + 4) };
+    });
 }
 
 // "[sig-node] Pods should ... [Conformance]": the spec names, without ginkgo's "[It] " prefix.
@@ -36,9 +50,26 @@ export function parseRules(text: string): { re: RegExp; text: string }[] {
 const specName = (n: string) => n.replace(/^\[It\] /, '').replace(/ \[[^\]]*, [^\]]*\]$/, '');
 // The suite's own nodes ([SynchronizedBeforeSuite], [ReportAfterSuite], ...) count only when they fail.
 const isSuiteNode = (c: Case) => /^\[(Synchronized)?(Before|After|ReportBefore|ReportAfter)Suite\]/.test(c.name);
-const firstLine = (s: string) => s.split('\n').find((l) => l.trim())?.trim().slice(0, 200) ?? '';
+const firstLine = (s: string) =>
+  s
+    .split('\n')
+    .find((l) => l.trim())
+    ?.trim()
+    .slice(0, 200) ?? '';
 
-export function render(cases: Case[], opts: { excluded: string; known: string; wallSeconds: number; procs: number; release: string; date: string; missing: string[]; notes?: string }): string {
+export function render(
+  cases: Case[],
+  opts: {
+    excluded: string;
+    known: string;
+    wallSeconds: number;
+    procs: number;
+    release: string;
+    date: string;
+    missing: string[];
+    notes?: string;
+  },
+): string {
   const specs = cases.filter((c) => c.outcome !== 'skipped' && (!isSuiteNode(c) || c.outcome === 'failed'));
   const failed = specs.filter((c) => c.outcome === 'failed');
   const passed = specs.filter((c) => c.outcome === 'passed');
@@ -58,7 +89,9 @@ export function render(cases: Case[], opts: { excluded: string; known: string; w
     '',
     '## Failures',
     '',
-    ...(failed.length ? failed.map((c) => `- ${specName(c.name)}: ${cause(c.name)}\n  - \`${firstLine(c.message).replace(/`/g, "'")}\``) : ['None.']),
+    ...(failed.length
+      ? failed.map((c) => `- ${specName(c.name)}: ${cause(c.name)}\n  - \`${firstLine(c.message).replace(/`/g, "'")}\``)
+      : ['None.']),
     '',
     '## Excluded',
     '',
@@ -72,11 +105,33 @@ export function render(cases: Case[], opts: { excluded: string; known: string; w
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { junit: { type: 'string' }, excluded: { type: 'string' }, known: { type: 'string' }, wall: { type: 'string' }, procs: { type: 'string' }, release: { type: 'string' }, missing: { type: 'string' }, notes: { type: 'string' } } });
-  if (!values.junit || !existsSync(values.junit)) { console.error(`error: no JUnit report at ${values.junit}`); process.exit(1); }
+  const { values } = parseArgs({
+    options: {
+      junit: { type: 'string' },
+      excluded: { type: 'string' },
+      known: { type: 'string' },
+      wall: { type: 'string' },
+      procs: { type: 'string' },
+      release: { type: 'string' },
+      missing: { type: 'string' },
+      notes: { type: 'string' },
+    },
+  });
+  if (!values.junit || !existsSync(values.junit)) {
+    console.error(`error: no JUnit report at ${values.junit}`);
+    process.exit(1);
+  }
   const read = (p?: string) => (p && existsSync(p) ? readFileSync(p, 'utf8') : '');
-  process.stdout.write(render(parseJUnit(read(values.junit)), {
-    excluded: read(values.excluded), known: read(values.known), wallSeconds: Number(values.wall ?? 0), procs: Number(values.procs ?? 1),
-    release: values.release ?? '', date: new Date().toISOString().slice(0, 10), missing: read(values.missing).split('\n').filter(Boolean), notes: read(values.notes),
-  }));
+  process.stdout.write(
+    render(parseJUnit(read(values.junit)), {
+      excluded: read(values.excluded),
+      known: read(values.known),
+      wallSeconds: Number(values.wall ?? 0),
+      procs: Number(values.procs ?? 1),
+      release: values.release ?? '',
+      date: new Date().toISOString().slice(0, 10),
+      missing: read(values.missing).split('\n').filter(Boolean),
+      notes: read(values.notes),
+    }),
+  );
 }

@@ -27,12 +27,15 @@ const SMOKE = [
 test('a slice of the upstream conformance tests passes against kubelet-ts', { timeout: 20 * 60_000 }, () => {
   const out = `${ROOT}/_output/conformance-smoke`;
   const r = spawnSync('bash', [`${ROOT}/hack/conformance.sh`], {
-    encoding: 'utf8', timeout: 20 * 60_000,
+    encoding: 'utf8',
+    timeout: 20 * 60_000,
     env: { ...process.env, FOCUS: SMOKE.join('|'), SKIP: '\\[Serial\\]|\\[Disruptive\\]', PROCS: '4', CONFORMANCE_OUT: out },
   });
   const tail = () => `${r.stdout ?? ''}\n${r.stderr ?? ''}`.trim().split('\n').slice(-10).join('\n');
   assert.ok(existsSync(`${out}/junit.xml`), `hack/conformance.sh wrote no JUnit report (exit ${r.status}):\n${tail()}`);
-  const cases = parseJUnit(readFileSync(`${out}/junit.xml`, 'utf8')).filter((c) => c.outcome !== 'skipped' && !/^\[(Synchronized|Report)/.test(c.name));
+  const cases = parseJUnit(readFileSync(`${out}/junit.xml`, 'utf8')).filter(
+    (c) => c.outcome !== 'skipped' && !/^\[(Synchronized|Report)/.test(c.name),
+  );
   const failed = cases.filter((c) => c.outcome === 'failed').map((c) => `${c.name}: ${c.message.split('\n')[0]}`);
   assert.deepEqual(failed, [], `conformance failures (log: ${out}/e2e.log)`);
   assert.equal(cases.length, SMOKE.length, `each selected test ran once: ${cases.map((c) => c.name).join('; ')}`);

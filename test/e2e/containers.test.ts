@@ -25,159 +25,274 @@ async function reasons(ns: string, name: string): Promise<string[]> {
 // The host's uptime in seconds (busybox date has no sub-second format).
 const uptime = "cut -d' ' -f1 /proc/uptime";
 
-test('init containers run in order, each to success, before the app container', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('ordered', {
-    initContainers: [sh('first', `${uptime}; sleep 1`), sh('second', uptime)],
-    containers: [sh('main', `${uptime}; sleep 3600`)],
-  }) });
-  const pod = await eventually('pod Running', 40_000, async () => { const p = await readPod(ns, 'ordered'); return p.status?.phase === 'Running' ? p : undefined; });
-  const st = pod.status!;
-  assert.deepEqual(st.initContainerStatuses!.map((c) => [c.name, c.state?.terminated?.reason, c.state?.terminated?.exitCode, c.ready]),
-    [['first', 'Completed', 0, true], ['second', 'Completed', 0, true]]);
-  assert.equal(st.conditions!.find((c) => c.type === 'Initialized')!.status, 'True');
-  // Each one started after the one before had finished.
-  const started = (c: string) => Number(kubectl('-n', ns, 'logs', 'ordered', '-c', c).trim());
-  const [first, second, main] = [started('first'), started('second'), started('main')];
-  assert.ok(second - first >= 1, `second (${second}) started after first (${first}) slept 1 s`);
-  assert.ok(main > second, 'main started after second');
-}));
-
-test('a failing init container: Init:CrashLoopBackOff with restartPolicy Always, Failed with Never', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('retrying', { initContainers: [sh('setup', 'exit 3')] }) });
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('giving-up', { restartPolicy: 'Never', initContainers: [sh('setup', 'exit 3')] }) });
-  const retrying = await eventually('init container back-off', 40_000, async () => {
-    const p = await readPod(ns, 'retrying');
-    return p.status?.initContainerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff' ? p : undefined;
-  });
-  assert.equal(retrying.status!.phase, 'Pending');
-  assert.equal(retrying.status!.initContainerStatuses![0]!.lastState!.terminated!.exitCode, 3);
-  assert.equal(retrying.status!.containerStatuses![0]!.state!.waiting!.reason, 'PodInitializing');
-  const init = retrying.status!.conditions!.find((c) => c.type === 'Initialized')!;
-  assert.deepEqual([init.status, init.reason, init.message], ['False', 'ContainersNotInitialized', 'containers with incomplete status: [setup]']);
-  const failed = await eventually('pod Failed', 40_000, async () => { const p = await readPod(ns, 'giving-up'); return p.status?.phase === 'Failed' ? p : undefined; });
-  assert.equal(failed.status!.initContainerStatuses![0]!.state!.terminated!.exitCode, 3);
-  assert.ok(!failed.status!.containerStatuses![0]!.state!.running, 'the app container never ran');
-}));
-
-test('a sidecar starts before the app, keeps running, and does not keep a finished Never pod alive', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('job', {
-    restartPolicy: 'Never',
-    initContainers: [sh('proxy', 'echo proxy-up; sleep 3600', { restartPolicy: 'Always' })],
-    containers: [sh('main', 'sleep 3; echo done')],
-  }) });
-  const running = await eventually('app running next to the sidecar', 40_000, async () => {
-    const p = await readPod(ns, 'job');
-    return p.status?.containerStatuses?.[0]?.state?.running ? p : undefined;
-  });
-  const side = running.status!.initContainerStatuses![0]!;
-  assert.ok(side.state?.running, 'sidecar running');
-  assert.deepEqual([side.started, side.ready], [true, true]);
-  const done = await eventually('pod Succeeded once the app finished', 40_000, async () => { const p = await readPod(ns, 'job'); return p.status?.phase === 'Succeeded' ? p : undefined; });
-  assert.ok(done.status!.initContainerStatuses![0]!.state!.terminated, 'the sidecar was stopped');
-  assert.equal(done.status!.containerStatuses![0]!.state!.terminated!.exitCode, 0);
-}));
-
-test('postStart runs before the container counts as started; preStop runs within the grace period on delete', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  // An httpGet preStop to a server of this test, and an exec preStop writing to the container's log.
-  const hits: string[] = [];
-  const server = createServer((req, res) => { hits.push(req.url ?? ''); res.end('ok'); });
-  await new Promise<void>((r) => server.listen(0, NODE_IP, r));
-  const port = (server.address() as AddressInfo).port;
-  try {
-    await core.createNamespacedPod({ namespace: ns, body: podSpec('hooked', {
-      terminationGracePeriodSeconds: 8,
-      containers: [
-        { ...sh('main', 'until [ -f /tmp/post-started ]; do sleep 0.1; done; echo saw-post-start; exec sleep 3600'),
-          lifecycle: { postStart: { exec: { command: ['touch', '/tmp/post-started'] } }, preStop: { exec: { command: ['sh', '-c', 'echo pre-stop-ran > /proc/1/fd/1; sleep 2'] } } } },
-        { ...sh('web', 'exec sleep 3600'), lifecycle: { preStop: { httpGet: { host: NODE_IP, port, path: '/pre-stop' } } } },
+test('init containers run in order, each to success, before the app container', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('ordered', {
+        initContainers: [sh('first', `${uptime}; sleep 1`), sh('second', uptime)],
+        containers: [sh('main', `${uptime}; sleep 3600`)],
+      }),
+    });
+    const pod = await eventually('pod Running', 40_000, async () => {
+      const p = await readPod(ns, 'ordered');
+      return p.status?.phase === 'Running' ? p : undefined;
+    });
+    const st = pod.status!;
+    assert.deepEqual(
+      st.initContainerStatuses!.map((c) => [c.name, c.state?.terminated?.reason, c.state?.terminated?.exitCode, c.ready]),
+      [
+        ['first', 'Completed', 0, true],
+        ['second', 'Completed', 0, true],
       ],
-    }) });
-    await eventually('pod Running', 30_000, async () => (await readPod(ns, 'hooked')).status?.phase === 'Running');
-    assert.match(kubectl('-n', ns, 'logs', 'hooked', '-c', 'main'), /saw-post-start/);
-    const deleted = Date.now();
-    kubectl('-n', ns, 'delete', 'pod', 'hooked', '--wait=false');
-    await eventually('exec preStop output in the log', 15_000, async () => kubectl('-n', ns, 'logs', 'hooked', '-c', 'main').includes('pre-stop-ran'));
-    await eventually('httpGet preStop request', 15_000, async () => hits.includes('/pre-stop'));
-    await eventually('pod gone', 40_000, async () => !(await core.readNamespacedPod({ name: 'hooked', namespace: ns }).catch(() => undefined)));
-    // sleep 3600 as pid 1 ignores SIGTERM: the kubelet waits out the grace period before SIGKILL.
-    assert.ok(Date.now() - deleted >= 7_000, `deletion waited for the 8 s grace period (took ${Date.now() - deleted} ms)`);
-  } finally { server.close(); }
-}));
+    );
+    assert.equal(st.conditions!.find((c) => c.type === 'Initialized')!.status, 'True');
+    // Each one started after the one before had finished.
+    const started = (c: string) => Number(kubectl('-n', ns, 'logs', 'ordered', '-c', c).trim());
+    const [first, second, main] = [started('first'), started('second'), started('main')];
+    assert.ok(second - first >= 1, `second (${second}) started after first (${first}) slept 1 s`);
+    assert.ok(main > second, 'main started after second');
+  }));
 
-test('a failing postStart hook kills the container with FailedPostStartHook', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('bad-hook', {
-    containers: [{ ...sh('main', 'exec sleep 3600'), lifecycle: { postStart: { exec: { command: ['sh', '-c', 'exit 7'] } } } }],
-  }) });
-  const events = await eventually('FailedPostStartHook event', 30_000, async () => {
-    const r = await reasons(ns, 'bad-hook');
-    return r.some((x) => x.startsWith('FailedPostStartHook')) ? r : undefined;
-  });
-  assert.ok(events.some((x) => /exited with 7/.test(x)), events.join('\n'));
-}));
+test('a failing init container: Init:CrashLoopBackOff with restartPolicy Always, Failed with Never', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('retrying', { initContainers: [sh('setup', 'exit 3')] }) });
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('giving-up', { restartPolicy: 'Never', initContainers: [sh('setup', 'exit 3')] }),
+    });
+    const retrying = await eventually('init container back-off', 40_000, async () => {
+      const p = await readPod(ns, 'retrying');
+      return p.status?.initContainerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff' ? p : undefined;
+    });
+    assert.equal(retrying.status!.phase, 'Pending');
+    assert.equal(retrying.status!.initContainerStatuses![0]!.lastState!.terminated!.exitCode, 3);
+    assert.equal(retrying.status!.containerStatuses![0]!.state!.waiting!.reason, 'PodInitializing');
+    const init = retrying.status!.conditions!.find((c) => c.type === 'Initialized')!;
+    assert.deepEqual(
+      [init.status, init.reason, init.message],
+      ['False', 'ContainersNotInitialized', 'containers with incomplete status: [setup]'],
+    );
+    const failed = await eventually('pod Failed', 40_000, async () => {
+      const p = await readPod(ns, 'giving-up');
+      return p.status?.phase === 'Failed' ? p : undefined;
+    });
+    assert.equal(failed.status!.initContainerStatuses![0]!.state!.terminated!.exitCode, 3);
+    assert.ok(!failed.status!.containerStatuses![0]!.state!.running, 'the app container never ran');
+  }));
 
-test('restartPolicy OnFailure restarts a failure and leaves a success; CrashLoopBackOff doubles its back-off', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('flaky', { restartPolicy: 'OnFailure', containers: [sh('main', 'exit 1')] }) });
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('fine', { restartPolicy: 'OnFailure', containers: [sh('main', 'exit 0')] }) });
-  await eventually('OnFailure success Succeeded', 30_000, async () => (await readPod(ns, 'fine')).status?.phase === 'Succeeded');
-  assert.equal((await readPod(ns, 'fine')).status!.containerStatuses![0]!.restartCount, 0);
-  const first = await eventually('back-off 10s', 30_000, async () => {
-    const c = (await readPod(ns, 'flaky')).status?.containerStatuses?.[0];
-    return c?.state?.waiting?.reason === 'CrashLoopBackOff' ? c : undefined;
-  });
-  assert.match(first.state!.waiting!.message!, /^back-off 10s restarting failed container=main pod=flaky_/);
-  const second = await eventually('back-off 20s', 45_000, async () => {
-    const c = (await readPod(ns, 'flaky')).status?.containerStatuses?.[0];
-    return c?.state?.waiting?.message?.startsWith('back-off 20s') ? c : undefined;
-  });
-  assert.ok(second.restartCount! >= 2, `restartCount ${second.restartCount}`);
-  assert.equal((await readPod(ns, 'flaky')).status!.phase, 'Running');
-  assert.ok((await reasons(ns, 'flaky')).some((r) => /^BackOff: Back-off restarting failed container main in pod flaky_e2e-\w+\([0-9a-f-]+\)$/.test(r)));
-}));
+test('a sidecar starts before the app, keeps running, and does not keep a finished Never pod alive', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('job', {
+        restartPolicy: 'Never',
+        initContainers: [sh('proxy', 'echo proxy-up; sleep 3600', { restartPolicy: 'Always' })],
+        containers: [sh('main', 'sleep 3; echo done')],
+      }),
+    });
+    const running = await eventually('app running next to the sidecar', 40_000, async () => {
+      const p = await readPod(ns, 'job');
+      return p.status?.containerStatuses?.[0]?.state?.running ? p : undefined;
+    });
+    const side = running.status!.initContainerStatuses![0]!;
+    assert.ok(side.state?.running, 'sidecar running');
+    assert.deepEqual([side.started, side.ready], [true, true]);
+    const done = await eventually('pod Succeeded once the app finished', 40_000, async () => {
+      const p = await readPod(ns, 'job');
+      return p.status?.phase === 'Succeeded' ? p : undefined;
+    });
+    assert.ok(done.status!.initContainerStatuses![0]!.state!.terminated, 'the sidecar was stopped');
+    assert.equal(done.status!.containerStatuses![0]!.state!.terminated!.exitCode, 0);
+  }));
 
-test('the termination message: what the container wrote to terminationMessagePath, or its log with FallbackToLogsOnError', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('written', { restartPolicy: 'Never', containers: [sh('main', 'echo -n "disk full" > /dev/termination-log; exit 4')] }) });
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('fallback', { restartPolicy: 'Never',
-    containers: [sh('main', 'echo starting; echo "fatal: no config"; exit 2', { terminationMessagePolicy: 'FallbackToLogsOnError' })] }) });
-  const terminated = (name: string) => eventually(`${name} terminated`, 30_000, async () => (await readPod(ns, name)).status?.containerStatuses?.[0]?.state?.terminated);
-  const written = await terminated('written');
-  assert.deepEqual([written.exitCode, written.message], [4, 'disk full']);
-  const fallback = await terminated('fallback');
-  assert.deepEqual([fallback.exitCode, fallback.message], [2, 'starting\nfatal: no config\n']);
-}));
+test('postStart runs before the container counts as started; preStop runs within the grace period on delete', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    // An httpGet preStop to a server of this test, and an exec preStop writing to the container's log.
+    const hits: string[] = [];
+    const server = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.end('ok');
+    });
+    await new Promise<void>((r) => server.listen(0, NODE_IP, r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      await core.createNamespacedPod({
+        namespace: ns,
+        body: podSpec('hooked', {
+          terminationGracePeriodSeconds: 8,
+          containers: [
+            {
+              ...sh('main', 'until [ -f /tmp/post-started ]; do sleep 0.1; done; echo saw-post-start; exec sleep 3600'),
+              lifecycle: {
+                postStart: { exec: { command: ['touch', '/tmp/post-started'] } },
+                preStop: { exec: { command: ['sh', '-c', 'echo pre-stop-ran > /proc/1/fd/1; sleep 2'] } },
+              },
+            },
+            { ...sh('web', 'exec sleep 3600'), lifecycle: { preStop: { httpGet: { host: NODE_IP, port, path: '/pre-stop' } } } },
+          ],
+        }),
+      });
+      await eventually('pod Running', 30_000, async () => (await readPod(ns, 'hooked')).status?.phase === 'Running');
+      assert.match(kubectl('-n', ns, 'logs', 'hooked', '-c', 'main'), /saw-post-start/);
+      const deleted = Date.now();
+      kubectl('-n', ns, 'delete', 'pod', 'hooked', '--wait=false');
+      await eventually('exec preStop output in the log', 15_000, async () =>
+        kubectl('-n', ns, 'logs', 'hooked', '-c', 'main').includes('pre-stop-ran'),
+      );
+      await eventually('httpGet preStop request', 15_000, async () => hits.includes('/pre-stop'));
+      await eventually(
+        'pod gone',
+        40_000,
+        async () => !(await core.readNamespacedPod({ name: 'hooked', namespace: ns }).catch(() => undefined)),
+      );
+      // sleep 3600 as pid 1 ignores SIGTERM: the kubelet waits out the grace period before SIGKILL.
+      assert.ok(Date.now() - deleted >= 7_000, `deletion waited for the 8 s grace period (took ${Date.now() - deleted} ms)`);
+    } finally {
+      server.close();
+    }
+  }));
 
-test('readiness gates: Ready waits for the gate\'s condition, which a controller sets, and the kubelet keeps it', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('gated', { readinessGates: [{ conditionType: 'example.com/load-balancer' }] }) });
-  const ready = async () => (await readPod(ns, 'gated')).status?.conditions?.find((c) => c.type === 'Ready');
-  const blocked = await eventually('Ready False by the gate', 30_000, async () => { const c = await ready(); return c?.reason === 'ReadinessGatesNotReady' ? c : undefined; });
-  assert.equal(blocked.message, 'corresponding condition of pod readiness gate "example.com/load-balancer" does not exist.');
-  kubectl('-n', ns, 'patch', 'pod', 'gated', '--subresource=status', '--type=strategic', '-p',
-    JSON.stringify({ status: { conditions: [{ type: 'example.com/load-balancer', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] } }));
-  await eventually('Ready True', 30_000, async () => (await ready())?.status === 'True');
-  const gate = (await readPod(ns, 'gated')).status!.conditions!.find((c) => c.type === 'example.com/load-balancer');
-  assert.equal(gate?.status, 'True', 'the controller\'s condition stays after the kubelet\'s patches');
-}));
+test('a failing postStart hook kills the container with FailedPostStartHook', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('bad-hook', {
+        containers: [{ ...sh('main', 'exec sleep 3600'), lifecycle: { postStart: { exec: { command: ['sh', '-c', 'exit 7'] } } } }],
+      }),
+    });
+    const events = await eventually('FailedPostStartHook event', 30_000, async () => {
+      const r = await reasons(ns, 'bad-hook');
+      return r.some((x) => x.startsWith('FailedPostStartHook')) ? r : undefined;
+    });
+    assert.ok(
+      events.some((x) => /exited with 7/.test(x)),
+      events.join('\n'),
+    );
+  }));
 
-test('resources: the pod cgroup carries the pod\'s CPU quota and memory limit; a container over its limit is OOMKilled', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  const limits = { cpu: '200m', memory: '64Mi' };
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('bounded', { containers: [{ ...sh('main', 'sleep 3600'), resources: { limits } }] }) });
-  const pod = await eventually('pod Running', 30_000, async () => { const p = await readPod(ns, 'bounded'); return p.status?.phase === 'Running' ? p : undefined; });
-  assert.equal(pod.status!.qosClass, 'Guaranteed');
-  const cg = (ctl: string, file: string) => readFileSync(`/sys/fs/cgroup/${ctl}/kubepods/pod${pod.metadata!.uid}/${file}`, 'utf8').trim();
-  assert.equal(cg('memory', 'memory.limit_in_bytes'), String(64 * 1024 * 1024));
-  assert.equal(cg('cpu', 'cpu.cfs_quota_us'), '20000');
-  assert.equal(cg('cpu', 'cpu.shares'), '204');
-  // tail keeps its whole input in memory, waiting for a newline that never comes.
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('hungry', { restartPolicy: 'Never',
-    containers: [{ ...sh('main', 'head -c 200m /dev/zero | tail'), resources: { limits: { memory: '32Mi' } } }] }) });
-  const t = await eventually('OOMKilled', 60_000, async () => (await readPod(ns, 'hungry')).status?.containerStatuses?.[0]?.state?.terminated);
-  assert.deepEqual([t.reason, t.exitCode], ['OOMKilled', 137]);
-}));
+test('restartPolicy OnFailure restarts a failure and leaves a success; CrashLoopBackOff doubles its back-off', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('flaky', { restartPolicy: 'OnFailure', containers: [sh('main', 'exit 1')] }),
+    });
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('fine', { restartPolicy: 'OnFailure', containers: [sh('main', 'exit 0')] }),
+    });
+    await eventually('OnFailure success Succeeded', 30_000, async () => (await readPod(ns, 'fine')).status?.phase === 'Succeeded');
+    assert.equal((await readPod(ns, 'fine')).status!.containerStatuses![0]!.restartCount, 0);
+    const first = await eventually('back-off 10s', 30_000, async () => {
+      const c = (await readPod(ns, 'flaky')).status?.containerStatuses?.[0];
+      return c?.state?.waiting?.reason === 'CrashLoopBackOff' ? c : undefined;
+    });
+    assert.match(first.state!.waiting!.message!, /^back-off 10s restarting failed container=main pod=flaky_/);
+    const second = await eventually('back-off 20s', 45_000, async () => {
+      const c = (await readPod(ns, 'flaky')).status?.containerStatuses?.[0];
+      return c?.state?.waiting?.message?.startsWith('back-off 20s') ? c : undefined;
+    });
+    assert.ok(second.restartCount! >= 2, `restartCount ${second.restartCount}`);
+    assert.equal((await readPod(ns, 'flaky')).status!.phase, 'Running');
+    assert.ok(
+      (await reasons(ns, 'flaky')).some((r) =>
+        /^BackOff: Back-off restarting failed container main in pod flaky_e2e-\w+\([0-9a-f-]+\)$/.test(r),
+      ),
+    );
+  }));
+
+test('the termination message: what the container wrote to terminationMessagePath, or its log with FallbackToLogsOnError', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('written', { restartPolicy: 'Never', containers: [sh('main', 'echo -n "disk full" > /dev/termination-log; exit 4')] }),
+    });
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('fallback', {
+        restartPolicy: 'Never',
+        containers: [sh('main', 'echo starting; echo "fatal: no config"; exit 2', { terminationMessagePolicy: 'FallbackToLogsOnError' })],
+      }),
+    });
+    const terminated = (name: string) =>
+      eventually(`${name} terminated`, 30_000, async () => (await readPod(ns, name)).status?.containerStatuses?.[0]?.state?.terminated);
+    const written = await terminated('written');
+    assert.deepEqual([written.exitCode, written.message], [4, 'disk full']);
+    const fallback = await terminated('fallback');
+    assert.deepEqual([fallback.exitCode, fallback.message], [2, 'starting\nfatal: no config\n']);
+  }));
+
+test("readiness gates: Ready waits for the gate's condition, which a controller sets, and the kubelet keeps it", () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('gated', { readinessGates: [{ conditionType: 'example.com/load-balancer' }] }),
+    });
+    const ready = async () => (await readPod(ns, 'gated')).status?.conditions?.find((c) => c.type === 'Ready');
+    const blocked = await eventually('Ready False by the gate', 30_000, async () => {
+      const c = await ready();
+      return c?.reason === 'ReadinessGatesNotReady' ? c : undefined;
+    });
+    assert.equal(blocked.message, 'corresponding condition of pod readiness gate "example.com/load-balancer" does not exist.');
+    kubectl(
+      '-n',
+      ns,
+      'patch',
+      'pod',
+      'gated',
+      '--subresource=status',
+      '--type=strategic',
+      '-p',
+      JSON.stringify({
+        status: {
+          conditions: [
+            { type: 'example.com/load-balancer', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') },
+          ],
+        },
+      }),
+    );
+    await eventually('Ready True', 30_000, async () => (await ready())?.status === 'True');
+    const gate = (await readPod(ns, 'gated')).status!.conditions!.find((c) => c.type === 'example.com/load-balancer');
+    assert.equal(gate?.status, 'True', "the controller's condition stays after the kubelet's patches");
+  }));
+
+test("resources: the pod cgroup carries the pod's CPU quota and memory limit; a container over its limit is OOMKilled", () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    const limits = { cpu: '200m', memory: '64Mi' };
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('bounded', { containers: [{ ...sh('main', 'sleep 3600'), resources: { limits } }] }),
+    });
+    const pod = await eventually('pod Running', 30_000, async () => {
+      const p = await readPod(ns, 'bounded');
+      return p.status?.phase === 'Running' ? p : undefined;
+    });
+    assert.equal(pod.status!.qosClass, 'Guaranteed');
+    const cg = (ctl: string, file: string) => readFileSync(`/sys/fs/cgroup/${ctl}/kubepods/pod${pod.metadata!.uid}/${file}`, 'utf8').trim();
+    assert.equal(cg('memory', 'memory.limit_in_bytes'), String(64 * 1024 * 1024));
+    assert.equal(cg('cpu', 'cpu.cfs_quota_us'), '20000');
+    assert.equal(cg('cpu', 'cpu.shares'), '204');
+    // tail keeps its whole input in memory, waiting for a newline that never comes.
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('hungry', {
+        restartPolicy: 'Never',
+        containers: [{ ...sh('main', 'head -c 200m /dev/zero | tail'), resources: { limits: { memory: '32Mi' } } }],
+      }),
+    });
+    const t = await eventually(
+      'OOMKilled',
+      60_000,
+      async () => (await readPod(ns, 'hungry')).status?.containerStatuses?.[0]?.state?.terminated,
+    );
+    assert.deepEqual([t.reason, t.exitCode], ['OOMKilled', 137]);
+  }));

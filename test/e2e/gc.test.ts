@@ -13,10 +13,15 @@ import { BUSYBOX, ROOT, clients, crictl, ensureStack, eventually, kubectl, nodeN
 
 before(() => ensureStack());
 
-const ids = (...args: string[]) => crictl(...args).trim().split('\n').filter(Boolean);
+const ids = (...args: string[]) =>
+  crictl(...args)
+    .trim()
+    .split('\n')
+    .filter(Boolean);
 const containersOf = (uid: string) => ids('ps', '-a', '-q', '--label', `io.kubernetes.pod.uid=${uid}`);
 const sandboxesOf = (uid: string) => ids('pods', '-q', '--label', `io.kubernetes.pod.uid=${uid}`);
-const attemptOf = (id: string) => (JSON.parse(crictl('inspect', id)) as { status: { metadata: { attempt: number } } }).status.metadata.attempt;
+const attemptOf = (id: string) =>
+  (JSON.parse(crictl('inspect', id)) as { status: { metadata: { attempt: number } } }).status.metadata.attempt;
 
 /**
  * A pod as another kubelet on this containerd would leave it: a stopped sandbox and two
@@ -28,76 +33,135 @@ function foreignPod(): { uid: string; remove(): void } {
   const labels = { 'io.kubernetes.pod.name': 'foreign', 'io.kubernetes.pod.namespace': 'elsewhere', 'io.kubernetes.pod.uid': uid };
   const logDir = `/var/log/pods/elsewhere_foreign_${uid}`;
   mkdirSync(logDir, { recursive: true });
-  writeFileSync(join(dir, 'pod.json'), JSON.stringify({
-    metadata: { name: 'foreign', namespace: 'elsewhere', uid, attempt: 0 }, labels, log_directory: logDir,
-    linux: { security_context: { namespace_options: { network: 2 } } },
-  }));
+  writeFileSync(
+    join(dir, 'pod.json'),
+    JSON.stringify({
+      metadata: { name: 'foreign', namespace: 'elsewhere', uid, attempt: 0 },
+      labels,
+      log_directory: logDir,
+      linux: { security_context: { namespace_options: { network: 2 } } },
+    }),
+  );
   const sandbox = crictl('runp', join(dir, 'pod.json')).trim();
   for (const attempt of [0, 1]) {
-    writeFileSync(join(dir, `c${attempt}.json`), JSON.stringify({
-      metadata: { name: 'main', attempt }, image: { image: BUSYBOX }, command: ['true'], log_path: `main/${attempt}.log`,
-      labels: { ...labels, 'io.kubernetes.container.name': 'main' },
-    }));
+    writeFileSync(
+      join(dir, `c${attempt}.json`),
+      JSON.stringify({
+        metadata: { name: 'main', attempt },
+        image: { image: BUSYBOX },
+        command: ['true'],
+        log_path: `main/${attempt}.log`,
+        labels: { ...labels, 'io.kubernetes.container.name': 'main' },
+      }),
+    );
     crictl('start', crictl('create', '--no-pull', sandbox, join(dir, `c${attempt}.json`), join(dir, 'pod.json')).trim());
   }
   crictl('stopp', sandbox);
-  return { uid, remove() { try { crictl('rmp', '-f', sandbox); } catch { /* already gone */ } rmSync(logDir, { recursive: true, force: true }); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    uid,
+    remove() {
+      try {
+        crictl('rmp', '-f', sandbox);
+      } catch {
+        /* already gone */
+      }
+      rmSync(logDir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
-test('a crash-looping container keeps only its newest dead instance; another kubelet\'s pod is left alone', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  const foreign = foreignPod();
-  try {
-    await core.createNamespacedPod({ namespace: ns, body: podSpec('crasher', { containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', 'echo run at $(date +%s); exit 1'] }] }) });
-    const read = () => core.readNamespacedPod({ name: 'crasher', namespace: ns });
-    const uid = (await read()).metadata!.uid!;
-    // An immediate first restart, then 10 s of back-off: attempts 0, 1 and 2 exist within ~15 s.
-    await eventually('three restarts', 60_000, async () => ((await read()).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 3, 500);
-    // Container GC runs every minute; only it removes a live pod's containers.
-    const left = await eventually('at most 2 instances of the container in containerd', 80_000, async () => {
-      const c = containersOf(uid);
-      return c.length <= 2 ? c : undefined;
-    }, 1000);
-    const attempts = left.map(attemptOf).sort((a, b) => b - a);
-    assert.ok(attempts.length >= 1 && attempts[0]! - attempts.at(-1)! <= 1, `the newest instances are kept: attempts ${attempts.join(',')}`);
-    // What the newest dead instance is kept for.
-    await eventually('lastState terminated', 30_000, async () => !!(await read()).status?.containerStatuses?.[0]?.lastState?.terminated, 500);
-    assert.match(kubectl('logs', '-n', ns, 'crasher', '--previous'), /^run at \d+\n$/);
-    assert.equal(sandboxesOf(uid).length, 1, 'the live pod keeps its sandbox');
+test("a crash-looping container keeps only its newest dead instance; another kubelet's pod is left alone", () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    const foreign = foreignPod();
+    try {
+      await core.createNamespacedPod({
+        namespace: ns,
+        body: podSpec('crasher', {
+          containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', 'echo run at $(date +%s); exit 1'] }],
+        }),
+      });
+      const read = () => core.readNamespacedPod({ name: 'crasher', namespace: ns });
+      const uid = (await read()).metadata!.uid!;
+      // An immediate first restart, then 10 s of back-off: attempts 0, 1 and 2 exist within ~15 s.
+      await eventually('three restarts', 60_000, async () => ((await read()).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 3, 500);
+      // Container GC runs every minute; only it removes a live pod's containers.
+      const left = await eventually(
+        'at most 2 instances of the container in containerd',
+        80_000,
+        async () => {
+          const c = containersOf(uid);
+          return c.length <= 2 ? c : undefined;
+        },
+        1000,
+      );
+      const attempts = left.map(attemptOf).sort((a, b) => b - a);
+      assert.ok(
+        attempts.length >= 1 && attempts[0]! - attempts.at(-1)! <= 1,
+        `the newest instances are kept: attempts ${attempts.join(',')}`,
+      );
+      // What the newest dead instance is kept for.
+      await eventually(
+        'lastState terminated',
+        30_000,
+        async () => !!(await read()).status?.containerStatuses?.[0]?.lastState?.terminated,
+        500,
+      );
+      assert.match(kubectl('logs', '-n', ns, 'crasher', '--previous'), /^run at \d+\n$/);
+      assert.equal(sandboxesOf(uid).length, 1, 'the live pod keeps its sandbox');
 
-    // The GC pass that removed the crasher's instances did not touch the foreign pod.
-    assert.equal(containersOf(foreign.uid).length, 2, 'the foreign pod\'s dead containers are still there');
-    assert.equal(sandboxesOf(foreign.uid).length, 1, 'the foreign pod\'s stopped sandbox is still there');
-  } finally {
-    foreign.remove();
-  }
-}));
+      // The GC pass that removed the crasher's instances did not touch the foreign pod.
+      assert.equal(containersOf(foreign.uid).length, 2, "the foreign pod's dead containers are still there");
+      assert.equal(sandboxesOf(foreign.uid).length, 1, "the foreign pod's stopped sandbox is still there");
+    } finally {
+      foreign.remove();
+    }
+  }));
 
 const kubeletSh = (cmd: 'start' | 'stop') => execFileSync('bash', [`${ROOT}/hack/kubelet.sh`, cmd], { stdio: 'ignore', timeout: 60_000 });
 
-test('a pod deleted while the kubelet was down is killed and removed once it is back, with its dirs', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('forgotten') });
-  const pod = await eventually('pod Running', 30_000, async () => {
-    const p = await core.readNamespacedPod({ name: 'forgotten', namespace: ns });
-    return p.status?.phase === 'Running' ? p : undefined;
-  });
-  const uid = pod.metadata!.uid!;
-  const logDir = `/var/log/pods/${ns}_forgotten_${uid}`;
-  const podDir = `/var/lib/kubelet/pods/${uid}`;
-  assert.ok(existsSync(logDir), `${logDir} exists`);
-  assert.ok(existsSync(podDir), `${podDir} exists`);
+test('a pod deleted while the kubelet was down is killed and removed once it is back, with its dirs', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('forgotten') });
+    const pod = await eventually('pod Running', 30_000, async () => {
+      const p = await core.readNamespacedPod({ name: 'forgotten', namespace: ns });
+      return p.status?.phase === 'Running' ? p : undefined;
+    });
+    const uid = pod.metadata!.uid!;
+    const logDir = `/var/log/pods/${ns}_forgotten_${uid}`;
+    const podDir = `/var/lib/kubelet/pods/${uid}`;
+    assert.ok(existsSync(logDir), `${logDir} exists`);
+    assert.ok(existsSync(podDir), `${podDir} exists`);
 
-  kubeletSh('stop');
-  try {
-    kubectl('delete', 'pod', 'forgotten', '-n', ns, '--grace-period=0', '--force', '--wait=false');
-    await eventually('pod gone from the apiserver', 20_000, async () => !(await core.readNamespacedPod({ name: 'forgotten', namespace: ns }).catch(() => undefined)));
-    assert.notEqual(ids('ps', '-q', '--label', `io.kubernetes.pod.uid=${uid}`).length, 0, 'its container still runs: no kubelet stopped it');
-  } finally {
-    kubeletSh('start');
-  }
-  await eventually('no container and no sandbox of the pod left', 30_000, async () => containersOf(uid).length === 0 && sandboxesOf(uid).length === 0, 500);
-  await eventually('its log dir and pod dir removed', 15_000, async () => !existsSync(logDir) && !existsSync(podDir), 500);
-  await eventually('node Ready again', 40_000, async () =>
-    (await core.readNode({ name: nodeName() })).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True', 500);
-}));
+    kubeletSh('stop');
+    try {
+      kubectl('delete', 'pod', 'forgotten', '-n', ns, '--grace-period=0', '--force', '--wait=false');
+      await eventually(
+        'pod gone from the apiserver',
+        20_000,
+        async () => !(await core.readNamespacedPod({ name: 'forgotten', namespace: ns }).catch(() => undefined)),
+      );
+      assert.notEqual(
+        ids('ps', '-q', '--label', `io.kubernetes.pod.uid=${uid}`).length,
+        0,
+        'its container still runs: no kubelet stopped it',
+      );
+    } finally {
+      kubeletSh('start');
+    }
+    await eventually(
+      'no container and no sandbox of the pod left',
+      30_000,
+      async () => containersOf(uid).length === 0 && sandboxesOf(uid).length === 0,
+      500,
+    );
+    await eventually('its log dir and pod dir removed', 15_000, async () => !existsSync(logDir) && !existsSync(podDir), 500);
+    await eventually(
+      'node Ready again',
+      40_000,
+      async () => (await core.readNode({ name: nodeName() })).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True',
+      500,
+    );
+  }));

@@ -11,7 +11,8 @@ import { BUSYBOX, clients, crictl, ensureStack, reimportImages, restartKubelet, 
 
 before(() => ensureStack());
 
-const ctr = (...args: string[]) => execFileSync('ctr', ['--address', '/run/containerd/containerd.sock', '-n', 'k8s.io', ...args], { encoding: 'utf8', timeout: 60_000 });
+const ctr = (...args: string[]) =>
+  execFileSync('ctr', ['--address', '/run/containerd/containerd.sock', '-n', 'k8s.io', ...args], { encoding: 'utf8', timeout: 60_000 });
 // (crictl images REF lists every image when REF is absent, so ask containerd by name.)
 const present = (ref: string) => ctr('images', 'ls', '-q', `name==${ref}`).trim() !== '';
 const UNUSED = 'kts.local/e2e/unused:gc';
@@ -22,28 +23,37 @@ after(() => {
   reimportImages();
 });
 
-test('image GC removes an unused image and keeps the used and the pinned ones', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  // A distinct, unused image: busybox's root with another config (so another image ID).
-  const dir = mkdtempSync(join(tmpdir(), 'kts-imagegc-'));
-  ctr('images', 'export', join(dir, 'busybox.tar'), BUSYBOX);
-  execFileSync('bash', ['-c', `cd ${dir} && mkdir x && tar -xf busybox.tar -C x && cd x && m=$(jq -r '.manifests[0].digest' index.json | cut -d: -f2) && ` +
-    `c=$(jq -r '.config.digest' blobs/sha256/$m | cut -d: -f2) && jq -c '.config.Env += ["KTS_IMAGE_GC_TEST=1"]' blobs/sha256/$c > cfg && ` +
-    `nc=$(sha256sum cfg | cut -d' ' -f1) && mv cfg blobs/sha256/$nc && jq -c --arg d sha256:$nc --argjson s $(stat -c %s blobs/sha256/$nc) '.config.digest=$d | .config.size=$s' blobs/sha256/$m > man && ` +
-    `nm=$(sha256sum man | cut -d' ' -f1) && mv man blobs/sha256/$nm && jq -c --arg d sha256:$nm --argjson s $(stat -c %s blobs/sha256/$nm) --arg n ${UNUSED} ` +
-    `'.manifests=[.manifests[0] | .digest=$d | .size=$s | .annotations={"io.containerd.image.name":$n,"org.opencontainers.image.ref.name":"gc"}]' index.json > i2 && mv i2 index.json && tar -cf ../unused.tar .`]);
-  ctr('images', 'import', join(dir, 'unused.tar'));
-  assert.ok(present(UNUSED), 'the unused image is there to begin with');
+test('image GC removes an unused image and keeps the used and the pinned ones', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    // A distinct, unused image: busybox's root with another config (so another image ID).
+    const dir = mkdtempSync(join(tmpdir(), 'kts-imagegc-'));
+    ctr('images', 'export', join(dir, 'busybox.tar'), BUSYBOX);
+    execFileSync('bash', [
+      '-c',
+      `cd ${dir} && mkdir x && tar -xf busybox.tar -C x && cd x && m=$(jq -r '.manifests[0].digest' index.json | cut -d: -f2) && ` +
+        `c=$(jq -r '.config.digest' blobs/sha256/$m | cut -d: -f2) && jq -c '.config.Env += ["KTS_IMAGE_GC_TEST=1"]' blobs/sha256/$c > cfg && ` +
+        `nc=$(sha256sum cfg | cut -d' ' -f1) && mv cfg blobs/sha256/$nc && jq -c --arg d sha256:$nc --argjson s $(stat -c %s blobs/sha256/$nc) '.config.digest=$d | .config.size=$s' blobs/sha256/$m > man && ` +
+        `nm=$(sha256sum man | cut -d' ' -f1) && mv man blobs/sha256/$nm && jq -c --arg d sha256:$nm --argjson s $(stat -c %s blobs/sha256/$nm) --arg n ${UNUSED} ` +
+        `'.manifests=[.manifests[0] | .digest=$d | .size=$s | .annotations={"io.containerd.image.name":$n,"org.opencontainers.image.ref.name":"gc"}]' index.json > i2 && mv i2 index.json && tar -cf ../unused.tar .`,
+    ]);
+    ctr('images', 'import', join(dir, 'unused.tar'));
+    assert.ok(present(UNUSED), 'the unused image is there to begin with');
 
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('keeper') });
-  await eventually('keeper Running', 60_000, async () => (await core.readNamespacedPod({ name: 'keeper', namespace: ns })).status?.phase === 'Running', 500);
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('keeper') });
+    await eventually(
+      'keeper Running',
+      60_000,
+      async () => (await core.readNamespacedPod({ name: 'keeper', namespace: ns })).status?.phase === 'Running',
+      500,
+    );
 
-  const extra = join(dir, 'config.yaml');
-  writeFileSync(extra, 'imageGCHighThresholdPercent: 1\nimageGCLowThresholdPercent: 0\nimageMinimumGCAge: 1s\n');
-  restartKubelet(extra);
-  await eventually(`${UNUSED} removed`, 60_000, async () => !present(UNUSED), 1000);
-  assert.ok(present(BUSYBOX), 'the image of the running pod stays');
-  const pause = crictl('info').match(/"sandboxImage":\s*"([^"]+)"/)?.[1];
-  assert.ok(pause && present(pause), `the pinned sandbox image ${pause} stays`);
-  assert.equal((await core.readNamespacedPod({ name: 'keeper', namespace: ns })).status?.phase, 'Running');
-}));
+    const extra = join(dir, 'config.yaml');
+    writeFileSync(extra, 'imageGCHighThresholdPercent: 1\nimageGCLowThresholdPercent: 0\nimageMinimumGCAge: 1s\n');
+    restartKubelet(extra);
+    await eventually(`${UNUSED} removed`, 60_000, async () => !present(UNUSED), 1000);
+    assert.ok(present(BUSYBOX), 'the image of the running pod stays');
+    const pause = crictl('info').match(/"sandboxImage":\s*"([^"]+)"/)?.[1];
+    assert.ok(pause && present(pause), `the pinned sandbox image ${pause} stays`);
+    assert.equal((await core.readNamespacedPod({ name: 'keeper', namespace: ns })).status?.phase, 'Running');
+  }));

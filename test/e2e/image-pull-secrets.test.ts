@@ -17,83 +17,129 @@ import { startRegistry } from './registry.ts';
 // a registry's hosts.toml at each pull, so the test can add its own.
 const CERTS_D = join(ROOT, '_output/local/containerd/certs.d');
 const CONTAINERD = '/run/containerd/containerd.sock';
-const ctr = (...args: string[]) => execFileSync('ctr', ['--address', CONTAINERD, '-n', 'k8s.io', ...args], { encoding: 'utf8', timeout: 60_000 });
+const ctr = (...args: string[]) =>
+  execFileSync('ctr', ['--address', CONTAINERD, '-n', 'k8s.io', ...args], { encoding: 'utf8', timeout: 60_000 });
 
 before(() => ensureStack());
 
-test('imagePullSecrets: without them a private registry answers 401; with a dockerconfigjson secret the pod runs', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  const configPath = JSON.parse(crictl('info')).config?.registry?.configPath;
-  assert.equal(configPath, CERTS_D, 'containerd must run with the registry config_path of hack/containerd.sh (run it to restart containerd)');
+test('imagePullSecrets: without them a private registry answers 401; with a dockerconfigjson secret the pod runs', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    const configPath = JSON.parse(crictl('info')).config?.registry?.configPath;
+    assert.equal(
+      configPath,
+      CERTS_D,
+      'containerd must run with the registry config_path of hack/containerd.sh (run it to restart containerd)',
+    );
 
-  const work = mkdtempSync(join(tmpdir(), 'kts-registry-'));
-  ctr('images', 'export', '--platform', 'linux/amd64', `${work}/busybox.tar`, BUSYBOX);
-  const tag = `run-${randomBytes(4).toString('hex')}`;
-  const username = `e2e-${randomBytes(3).toString('hex')}`;
-  const password = randomBytes(12).toString('base64url');
-  const registry = await startRegistry({ host: NODE_IP, layout: readFileSync(`${work}/busybox.tar`), repository: 'e2e/busybox', tags: [tag], username, password });
-  const image = `${registry.address}/e2e/busybox:${tag}`;
-  const hostsDir = `${CERTS_D}/${registry.address}`;
-  mkdirSync(hostsDir, { recursive: true });
-  writeFileSync(`${hostsDir}/hosts.toml`, `server = "http://${registry.address}"\n\n[host."http://${registry.address}"]\n  capabilities = ["pull", "resolve"]\n`);
-
-  const dockerConfig = (user: string, pass: string) => ({
-    '.dockerconfigjson': JSON.stringify({ auths: { [registry.address]: { username: user, password: pass, auth: Buffer.from(`${user}:${pass}`).toString('base64') } } }),
-  });
-  const pod = (name: string, secrets: string[]): V1Pod => {
-    const p = podSpec(name, {}, image);
-    if (secrets.length) p.spec!.imagePullSecrets = secrets.map((s) => ({ name: s }));
-    return p;
-  };
-  const waitingReason = async (name: string) => (await core.readNamespacedPod({ name, namespace: ns })).status?.containerStatuses?.[0]?.state?.waiting?.reason;
-  const events = async (name: string) => (await core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.name=${name}` })).items;
-  const rightAuth = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
-
-  try {
-    await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'regcred' }, type: 'kubernetes.io/dockerconfigjson', stringData: dockerConfig(username, password) } });
-    await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'wrongcred' }, type: 'kubernetes.io/dockerconfigjson', stringData: dockerConfig(username, 'not-the-password') } });
-
-    // (a) No imagePullSecrets; and a missing secret next to a wrong one: both are refused.
-    await core.createNamespacedPod({ namespace: ns, body: pod('anonymous', []) });
-    await core.createNamespacedPod({ namespace: ns, body: pod('wrong', ['absent', 'wrongcred']) });
-    for (const name of ['anonymous', 'wrong']) {
-      await eventually(`${name}: ErrImagePull or ImagePullBackOff`, 30_000, async () => ['ErrImagePull', 'ImagePullBackOff'].includes((await waitingReason(name)) ?? ''));
-      const failed = await eventually(`${name}: a Failed event naming the 401`, 30_000, async () =>
-        (await events(name)).find((e) => e.reason === 'Failed' && e.message?.startsWith(`Failed to pull image "${image}"`)));
-      assert.match(failed.message!, /401|unauthorized/i, name);
-      assert.equal(failed.type, 'Warning');
-    }
-    const missing = (await events('wrong')).find((e) => e.reason === 'FailedToRetrieveImagePullSecret');
-    assert.equal(missing?.type, 'Warning', 'a FailedToRetrieveImagePullSecret event');
-    assert.equal(missing?.message, 'Unable to retrieve some image pull secrets (absent); attempting to pull the image may not succeed.');
-    assert.equal(missing?.involvedObject?.fieldPath, undefined, 'about the pod, not a container');
-    assert.ok(registry.requests.some((r) => r.authorization === undefined), 'the anonymous pod asked without credentials');
-    assert.ok(registry.requests.some((r) => r.authorization?.startsWith('Basic ') && r.authorization !== rightAuth), 'the wrong secret was sent');
-    assert.ok(!registry.requests.some((r) => r.authorization === rightAuth), 'nobody had the right credentials yet');
-    // Gone before the image exists on the node, so that they cannot start from it.
-    for (const name of ['anonymous', 'wrong']) await core.deleteNamespacedPod({ name, namespace: ns, gracePeriodSeconds: 0 });
-
-    // (b) The secret with the right credentials: pulled and Running.
-    await core.createNamespacedPod({ namespace: ns, body: pod('authorized', ['regcred']) });
-    const running = await eventually('authorized Running', 30_000, async () => {
-      const p = await core.readNamespacedPod({ name: 'authorized', namespace: ns });
-      return p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.ready ? p : undefined;
+    const work = mkdtempSync(join(tmpdir(), 'kts-registry-'));
+    ctr('images', 'export', '--platform', 'linux/amd64', `${work}/busybox.tar`, BUSYBOX);
+    const tag = `run-${randomBytes(4).toString('hex')}`;
+    const username = `e2e-${randomBytes(3).toString('hex')}`;
+    const password = randomBytes(12).toString('base64url');
+    const registry = await startRegistry({
+      host: NODE_IP,
+      layout: readFileSync(`${work}/busybox.tar`),
+      repository: 'e2e/busybox',
+      tags: [tag],
+      username,
+      password,
     });
-    assert.equal(running.status!.containerStatuses![0]!.image, image);
-    const reasons = (await events('authorized')).map((e) => e.reason);
-    for (const r of ['Pulling', 'Pulled', 'Started']) assert.ok(reasons.includes(r), `event ${r} in ${reasons.join(',')}`);
+    const image = `${registry.address}/e2e/busybox:${tag}`;
+    const hostsDir = `${CERTS_D}/${registry.address}`;
+    mkdirSync(hostsDir, { recursive: true });
+    writeFileSync(
+      `${hostsDir}/hosts.toml`,
+      `server = "http://${registry.address}"\n\n[host."http://${registry.address}"]\n  capabilities = ["pull", "resolve"]\n`,
+    );
 
-    // (c) The registry resolved the tag for the right Authorization header. (Its layers share
-    // their digests with the busybox already on the node, so containerd need not fetch them.)
-    const served = registry.requests.filter((r) => r.status === 200 && r.authorization === rightAuth);
-    assert.ok(served.some((r) => r.path.includes('/manifests/')), 'manifest served to the secret');
-  } finally {
-    await core.deleteNamespacedPod({ name: 'authorized', namespace: ns, gracePeriodSeconds: 0 }).catch(() => {});
-    await registry.close();
-    rmSync(hostsDir, { recursive: true, force: true });
-    rmSync(work, { recursive: true, force: true });
-    // Not crictl rmi: CRI RemoveImage drops every name of the image, and this one shares
-    // its digest with the busybox the other tests use. ctr removes just this name.
-    try { ctr('images', 'rm', image); } catch { /* never pulled */ }
-  }
-}));
+    const dockerConfig = (user: string, pass: string) => ({
+      '.dockerconfigjson': JSON.stringify({
+        auths: { [registry.address]: { username: user, password: pass, auth: Buffer.from(`${user}:${pass}`).toString('base64') } },
+      }),
+    });
+    const pod = (name: string, secrets: string[]): V1Pod => {
+      const p = podSpec(name, {}, image);
+      if (secrets.length) p.spec!.imagePullSecrets = secrets.map((s) => ({ name: s }));
+      return p;
+    };
+    const waitingReason = async (name: string) =>
+      (await core.readNamespacedPod({ name, namespace: ns })).status?.containerStatuses?.[0]?.state?.waiting?.reason;
+    const events = async (name: string) =>
+      (await core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.name=${name}` })).items;
+    const rightAuth = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+
+    try {
+      await core.createNamespacedSecret({
+        namespace: ns,
+        body: { metadata: { name: 'regcred' }, type: 'kubernetes.io/dockerconfigjson', stringData: dockerConfig(username, password) },
+      });
+      await core.createNamespacedSecret({
+        namespace: ns,
+        body: {
+          metadata: { name: 'wrongcred' },
+          type: 'kubernetes.io/dockerconfigjson',
+          stringData: dockerConfig(username, 'not-the-password'),
+        },
+      });
+
+      // (a) No imagePullSecrets; and a missing secret next to a wrong one: both are refused.
+      await core.createNamespacedPod({ namespace: ns, body: pod('anonymous', []) });
+      await core.createNamespacedPod({ namespace: ns, body: pod('wrong', ['absent', 'wrongcred']) });
+      for (const name of ['anonymous', 'wrong']) {
+        await eventually(`${name}: ErrImagePull or ImagePullBackOff`, 30_000, async () =>
+          ['ErrImagePull', 'ImagePullBackOff'].includes((await waitingReason(name)) ?? ''),
+        );
+        const failed = await eventually(`${name}: a Failed event naming the 401`, 30_000, async () =>
+          (await events(name)).find((e) => e.reason === 'Failed' && e.message?.startsWith(`Failed to pull image "${image}"`)),
+        );
+        assert.match(failed.message!, /401|unauthorized/i, name);
+        assert.equal(failed.type, 'Warning');
+      }
+      const missing = (await events('wrong')).find((e) => e.reason === 'FailedToRetrieveImagePullSecret');
+      assert.equal(missing?.type, 'Warning', 'a FailedToRetrieveImagePullSecret event');
+      assert.equal(missing?.message, 'Unable to retrieve some image pull secrets (absent); attempting to pull the image may not succeed.');
+      assert.equal(missing?.involvedObject?.fieldPath, undefined, 'about the pod, not a container');
+      assert.ok(
+        registry.requests.some((r) => r.authorization === undefined),
+        'the anonymous pod asked without credentials',
+      );
+      assert.ok(
+        registry.requests.some((r) => r.authorization?.startsWith('Basic ') && r.authorization !== rightAuth),
+        'the wrong secret was sent',
+      );
+      assert.ok(!registry.requests.some((r) => r.authorization === rightAuth), 'nobody had the right credentials yet');
+      // Gone before the image exists on the node, so that they cannot start from it.
+      for (const name of ['anonymous', 'wrong']) await core.deleteNamespacedPod({ name, namespace: ns, gracePeriodSeconds: 0 });
+
+      // (b) The secret with the right credentials: pulled and Running.
+      await core.createNamespacedPod({ namespace: ns, body: pod('authorized', ['regcred']) });
+      const running = await eventually('authorized Running', 30_000, async () => {
+        const p = await core.readNamespacedPod({ name: 'authorized', namespace: ns });
+        return p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.ready ? p : undefined;
+      });
+      assert.equal(running.status!.containerStatuses![0]!.image, image);
+      const reasons = (await events('authorized')).map((e) => e.reason);
+      for (const r of ['Pulling', 'Pulled', 'Started']) assert.ok(reasons.includes(r), `event ${r} in ${reasons.join(',')}`);
+
+      // (c) The registry resolved the tag for the right Authorization header. (Its layers share
+      // their digests with the busybox already on the node, so containerd need not fetch them.)
+      const served = registry.requests.filter((r) => r.status === 200 && r.authorization === rightAuth);
+      assert.ok(
+        served.some((r) => r.path.includes('/manifests/')),
+        'manifest served to the secret',
+      );
+    } finally {
+      await core.deleteNamespacedPod({ name: 'authorized', namespace: ns, gracePeriodSeconds: 0 }).catch(() => {});
+      await registry.close();
+      rmSync(hostsDir, { recursive: true, force: true });
+      rmSync(work, { recursive: true, force: true });
+      // Not crictl rmi: CRI RemoveImage drops every name of the image, and this one shares
+      // its digest with the busybox the other tests use. ctr removes just this name.
+      try {
+        ctr('images', 'rm', image);
+      } catch {
+        /* never pulled */
+      }
+    }
+  }));

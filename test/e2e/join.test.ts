@@ -19,17 +19,45 @@ const pin = () => caCertHash(readFileSync(`${ROOT}/_output/local/pki/ca.crt`, 'u
 const main = `${ROOT}/dist/cli/main.js`;
 
 function joinArgs(dir: string, name: string, hash: string) {
-  return ['join', `${NODE_IP}:6443`, '--token', token(), '--discovery-token-ca-cert-hash', hash,
-    '--hostname-override', name, '--node-ip', NODE_IP, '--port', '10350', '--healthz-port', '10348',
-    '--root-dir', join(dir, 'root'), '--kubeconfig', join(dir, 'kubelet.conf'), '--bootstrap-kubeconfig', join(dir, 'bootstrap-kubelet.conf'),
-    '--config', join(dir, 'config.yaml'), '--cni-conf-dir', join(dir, 'cni')];
+  return [
+    'join',
+    `${NODE_IP}:6443`,
+    '--token',
+    token(),
+    '--discovery-token-ca-cert-hash',
+    hash,
+    '--hostname-override',
+    name,
+    '--node-ip',
+    NODE_IP,
+    '--port',
+    '10350',
+    '--healthz-port',
+    '10348',
+    '--root-dir',
+    join(dir, 'root'),
+    '--kubeconfig',
+    join(dir, 'kubelet.conf'),
+    '--bootstrap-kubeconfig',
+    join(dir, 'bootstrap-kubelet.conf'),
+    '--config',
+    join(dir, 'config.yaml'),
+    '--cni-conf-dir',
+    join(dir, 'cni'),
+  ];
 }
 
 test('join with a wrong CA hash is refused with one clear line', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kts-join-'));
-  const r = spawnSync(`${BIN}/node`, [main, ...joinArgs(dir, 'never-joins', `sha256:${'0'.repeat(64)}`)], { encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(`${BIN}/node`, [main, ...joinArgs(dir, 'never-joins', `sha256:${'0'.repeat(64)}`)], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(r.status, 1);
-  assert.match(r.stderr, /^kubelet-ts: error: the cluster CA's public key hash sha256:[0-9a-f]{64} matches none of --discovery-token-ca-cert-hash/);
+  assert.match(
+    r.stderr,
+    /^kubelet-ts: error: the cluster CA's public key hash sha256:[0-9a-f]{64} matches none of --discovery-token-ca-cert-hash/,
+  );
   assert.equal(r.stderr.trim().split('\n').length, 1);
 });
 
@@ -42,11 +70,16 @@ test('kubelet-ts join: discovery, TLS bootstrap, a Ready node with the cluster k
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (out += d));
   try {
-    const node = await eventually(`node ${name} Ready`, 60_000, async () => {
-      if (proc.exitCode !== null) throw new Error(`kubelet-ts join exited ${proc.exitCode}:\n${out}`);
-      const n = await core.readNode({ name }).catch(() => undefined);
-      return n?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? n : undefined;
-    }, 500);
+    const node = await eventually(
+      `node ${name} Ready`,
+      60_000,
+      async () => {
+        if (proc.exitCode !== null) throw new Error(`kubelet-ts join exited ${proc.exitCode}:\n${out}`);
+        const n = await core.readNode({ name }).catch(() => undefined);
+        return n?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? n : undefined;
+      },
+      500,
+    );
     assert.equal(node.metadata!.labels!['kubernetes.io/hostname'], name);
     // The written KubeletConfiguration is the cluster's (kube-system/kubelet-config).
     const cm = await core.readNamespacedConfigMap({ name: 'kubelet-config', namespace: 'kube-system' });
@@ -71,28 +104,56 @@ function dropInArgs(extra: string): string[] {
   for (const m of dropIn.matchAll(/^Environment="(\w+)=(.*)"$/gm)) env[m[1]!] = m[2]!;
   for (const m of readFileSync('/var/lib/kubelet/kubeadm-flags.env', 'utf8').matchAll(/^(\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!;
   const exec = /^ExecStart=\/usr\/local\/bin\/kubelet-ts (.*)$/m.exec(dropIn)![1]!;
-  return exec.replace(/\$(\w+)/g, (_, k: string) => env[k] ?? '').split(/\s+/).filter(Boolean);
+  return exec
+    .replace(/\$(\w+)/g, (_, k: string) => env[k] ?? '')
+    .split(/\s+/)
+    .filter(Boolean);
 }
 
-test('the real kubeadm join works with kubelet-ts as the node\'s kubelet, started as the systemd drop-in would', async () => {
+test("the real kubeadm join works with kubelet-ts as the node's kubelet, started as the systemd drop-in would", async () => {
   const { core } = clients();
   const name = `kadm-${Math.random().toString(36).slice(2, 7)}`;
-  const written = ['/etc/kubernetes/bootstrap-kubelet.conf', '/etc/kubernetes/kubelet.conf', '/etc/kubernetes/pki',
-    '/var/lib/kubelet/config.yaml', '/var/lib/kubelet/instance-config.yaml', '/var/lib/kubelet/kubeadm-flags.env'];
+  const written = [
+    '/etc/kubernetes/bootstrap-kubelet.conf',
+    '/etc/kubernetes/kubelet.conf',
+    '/etc/kubernetes/pki',
+    '/var/lib/kubelet/config.yaml',
+    '/var/lib/kubelet/instance-config.yaml',
+    '/var/lib/kubelet/kubeadm-flags.env',
+  ];
   assert.ok(!existsSync('/etc/kubernetes/kubelet.conf'), 'no other kubelet owns /etc/kubernetes/kubelet.conf');
   const dir = mkdtempSync(join(tmpdir(), 'kts-kadm-'));
-  const kubeadm = spawn(`${BIN}/kubeadm`, ['join', `${NODE_IP}:6443`, '--token', token(), '--discovery-token-ca-cert-hash', pin(),
-    '--node-name', name, '--ignore-preflight-errors=all'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let kadmOut = '', kubeletOut = '';
+  const kubeadm = spawn(
+    `${BIN}/kubeadm`,
+    [
+      'join',
+      `${NODE_IP}:6443`,
+      '--token',
+      token(),
+      '--discovery-token-ca-cert-hash',
+      pin(),
+      '--node-name',
+      name,
+      '--ignore-preflight-errors=all',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let kadmOut = '',
+    kubeletOut = '';
   kubeadm.stdout.on('data', (d) => (kadmOut += d));
   kubeadm.stderr.on('data', (d) => (kadmOut += d));
   let kubelet: ReturnType<typeof spawn> | undefined;
   try {
     // kubeadm writes its files, then waits for a kubelet to complete the TLS bootstrap.
-    await eventually('kubeadm to write the kubelet files', 60_000, async () => {
-      if (kubeadm.exitCode !== null) throw new Error(`kubeadm join exited ${kubeadm.exitCode}:\n${kadmOut}`);
-      return existsSync('/var/lib/kubelet/kubeadm-flags.env') && existsSync('/etc/kubernetes/bootstrap-kubelet.conf');
-    }, 200);
+    await eventually(
+      'kubeadm to write the kubelet files',
+      60_000,
+      async () => {
+        if (kubeadm.exitCode !== null) throw new Error(`kubeadm join exited ${kubeadm.exitCode}:\n${kadmOut}`);
+        return existsSync('/var/lib/kubelet/kubeadm-flags.env') && existsSync('/etc/kubernetes/bootstrap-kubelet.conf');
+      },
+      200,
+    );
     // A second kubelet on this host: its own directories and ports.
     const args = dropInArgs(`--root-dir=${dir}/root --cni-conf-dir=${dir}/cni --port=10350 --healthz-port=10348 --node-ip=${NODE_IP}`);
     assert.ok(args.includes(`--hostname-override=${name}`), `kubeadm-flags.env passed through: ${args.join(' ')}`);
@@ -102,13 +163,21 @@ test('the real kubeadm join works with kubelet-ts as the node\'s kubelet, starte
     const code = await new Promise<number | null>((r) => kubeadm.once('exit', r));
     assert.equal(code, 0, `kubeadm join failed:\n${kadmOut}\nkubelet-ts:\n${kubeletOut}`);
     assert.match(kadmOut, /This node has joined the cluster/);
-    await eventually(`node ${name} Ready`, 60_000, async () => {
-      const n = await core.readNode({ name }).catch(() => undefined);
-      return n?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-    }, 500);
+    await eventually(
+      `node ${name} Ready`,
+      60_000,
+      async () => {
+        const n = await core.readNode({ name }).catch(() => undefined);
+        return n?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+      },
+      500,
+    );
   } finally {
     if (kubeadm.exitCode === null) kubeadm.kill();
-    if (kubelet && kubelet.exitCode === null) { kubelet.kill('SIGTERM'); await new Promise((r) => kubelet!.once('exit', r)); }
+    if (kubelet && kubelet.exitCode === null) {
+      kubelet.kill('SIGTERM');
+      await new Promise((r) => kubelet!.once('exit', r));
+    }
     for (const f of written) rmSync(f, { recursive: true, force: true });
     await core.deleteNode({ name }).catch(() => {});
   }
@@ -119,35 +188,77 @@ test('serverTLSBootstrap: the kubelet serves :10250 with a certificate from an a
   const dir = mkdtempSync(join(tmpdir(), 'kts-tls-'));
   const name = `tls-${Math.random().toString(36).slice(2, 7)}`;
   const ca = readFileSync(`${ROOT}/_output/local/pki/ca.crt`, 'utf8');
-  writeFileSync(join(dir, 'config.yaml'), `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nserverTLSBootstrap: true\n` +
-    `authentication: {x509: {clientCAFile: ${ROOT}/_output/local/pki/ca.crt}}\n`);
-  const proc = spawn(`${BIN}/node`, [main, '--bootstrap-kubeconfig', `${ROOT}/_output/local/bootstrap-kubelet.conf`, '--kubeconfig', join(dir, 'kubelet.conf'),
-    '--config', join(dir, 'config.yaml'), '--hostname-override', name, '--node-ip', NODE_IP, '--port', '10350', '--healthz-port', '10348',
-    '--root-dir', join(dir, 'root'), '--cni-conf-dir', join(dir, 'cni')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  writeFileSync(
+    join(dir, 'config.yaml'),
+    `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nserverTLSBootstrap: true\n` +
+      `authentication: {x509: {clientCAFile: ${ROOT}/_output/local/pki/ca.crt}}\n`,
+  );
+  const proc = spawn(
+    `${BIN}/node`,
+    [
+      main,
+      '--bootstrap-kubeconfig',
+      `${ROOT}/_output/local/bootstrap-kubelet.conf`,
+      '--kubeconfig',
+      join(dir, 'kubelet.conf'),
+      '--config',
+      join(dir, 'config.yaml'),
+      '--hostname-override',
+      name,
+      '--node-ip',
+      NODE_IP,
+      '--port',
+      '10350',
+      '--healthz-port',
+      '10348',
+      '--root-dir',
+      join(dir, 'root'),
+      '--cni-conf-dir',
+      join(dir, 'cni'),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (out += d));
   try {
     // As an operator would: approve the node's serving CSR.
-    const csr = await eventually('a kubelet-serving CSR from the node', 60_000, async () => {
-      if (proc.exitCode !== null) throw new Error(`kubelet-ts exited ${proc.exitCode}:\n${out}`);
-      const list = JSON.parse(kubectl('get', 'csr', '-o', 'json')) as { items: { metadata: { name: string }; spec: { signerName: string; username: string } }[] };
-      return list.items.find((c) => c.spec.signerName === 'kubernetes.io/kubelet-serving' && c.spec.username === `system:node:${name}`)?.metadata.name;
-    }, 500);
+    const csr = await eventually(
+      'a kubelet-serving CSR from the node',
+      60_000,
+      async () => {
+        if (proc.exitCode !== null) throw new Error(`kubelet-ts exited ${proc.exitCode}:\n${out}`);
+        const list = JSON.parse(kubectl('get', 'csr', '-o', 'json')) as {
+          items: { metadata: { name: string }; spec: { signerName: string; username: string } }[];
+        };
+        return list.items.find((c) => c.spec.signerName === 'kubernetes.io/kubelet-serving' && c.spec.username === `system:node:${name}`)
+          ?.metadata.name;
+      },
+      500,
+    );
     kubectl('certificate', 'approve', csr);
     // The same listener now presents the issued certificate, valid for the node IP under the cluster CA.
-    const peer = await eventually('the issued serving certificate', 30_000, () => new Promise<{ subject: string; issuer: string } | undefined>((resolve) => {
-      const sock = connect({ host: NODE_IP, port: 10350, ca, rejectUnauthorized: true }, () => {
-        const c = sock.getPeerX509Certificate();
-        sock.destroy();
-        resolve(c ? { subject: c.subject, issuer: c.issuer } : undefined);
-      });
-      sock.on('error', () => resolve(undefined));
-    }), 500);
+    const peer = await eventually(
+      'the issued serving certificate',
+      30_000,
+      () =>
+        new Promise<{ subject: string; issuer: string } | undefined>((resolve) => {
+          const sock = connect({ host: NODE_IP, port: 10350, ca, rejectUnauthorized: true }, () => {
+            const c = sock.getPeerX509Certificate();
+            sock.destroy();
+            resolve(c ? { subject: c.subject, issuer: c.issuer } : undefined);
+          });
+          sock.on('error', () => resolve(undefined));
+        }),
+      500,
+    );
     assert.match(peer.subject, new RegExp(`CN=system:node:${name}`));
     assert.match(peer.issuer, /CN=kubernetes/);
   } finally {
-    if (proc.exitCode === null) { proc.kill('SIGTERM'); await new Promise((r) => proc.once('exit', r)); }
+    if (proc.exitCode === null) {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+    }
     await core.deleteNode({ name }).catch(() => {});
   }
 });

@@ -8,7 +8,20 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADMIN_KUBECONFIG, BIN, clients, ensureStack, eventually, kubectl, nodeName, seriesValue, withNamespace, BUSYBOX, NODE_IP, ROOT } from './stack.ts';
+import {
+  ADMIN_KUBECONFIG,
+  BIN,
+  clients,
+  ensureStack,
+  eventually,
+  kubectl,
+  nodeName,
+  seriesValue,
+  withNamespace,
+  BUSYBOX,
+  NODE_IP,
+  ROOT,
+} from './stack.ts';
 
 before(() => ensureStack());
 
@@ -22,92 +35,154 @@ const ADMIN_CERT = { cert: `${ROOT}/_output/local/pki/admin.crt`, key: `${ROOT}/
 function kubeletGet(path: string, token?: string, client?: typeof ADMIN_CERT): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const tls = client ? { cert: readFileSync(client.cert), key: readFileSync(client.key) } : {};
-    const req = request({ host: NODE_IP, port: 10250, path, rejectUnauthorized: false, ...tls, headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      { host: NODE_IP, port: 10250, path, rejectUnauthorized: false, ...tls, headers: token ? { Authorization: `Bearer ${token}` } : {} },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
-test('kubectl logs: whole, --tail, --timestamps, -f and --previous', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  const pod = (name: string, restartPolicy: string, script: string) => core.createNamespacedPod({ namespace: ns, body: {
-    metadata: { name }, spec: { restartPolicy, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', script] }] },
-  } });
-  // stdout and stderr are separate pipes: only a pause orders lines across them.
-  await pod('talker', 'Always', 'for i in 1 2 3 4 5; do echo line $i; done; sleep 0.5; echo err >&2; sleep 3600');
-  await pod('finisher', 'Never', 'echo first; sleep 3; echo last');
-  await pod('crasher', 'Always', 'echo run at $(date +%s); exit 1');
+test('kubectl logs: whole, --tail, --timestamps, -f and --previous', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    const pod = (name: string, restartPolicy: string, script: string) =>
+      core.createNamespacedPod({
+        namespace: ns,
+        body: {
+          metadata: { name },
+          spec: {
+            restartPolicy,
+            terminationGracePeriodSeconds: 1,
+            containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', script] }],
+          },
+        },
+      });
+    // stdout and stderr are separate pipes: only a pause orders lines across them.
+    await pod('talker', 'Always', 'for i in 1 2 3 4 5; do echo line $i; done; sleep 0.5; echo err >&2; sleep 3600');
+    await pod('finisher', 'Never', 'echo first; sleep 3; echo last');
+    await pod('crasher', 'Always', 'echo run at $(date +%s); exit 1');
 
-  await eventually('six lines logged', 20_000, async () => kubectl('logs', '-n', ns, 'talker').includes('err'));
-  assert.equal(kubectl('logs', '-n', ns, 'talker'), 'line 1\nline 2\nline 3\nline 4\nline 5\nerr\n');
-  assert.equal(kubectl('logs', '-n', ns, 'talker', '--tail=2'), 'line 5\nerr\n');
-  assert.match(kubectl('logs', '-n', ns, 'talker', '--tail=1', '--timestamps'), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z err\n$/);
+    await eventually('six lines logged', 20_000, async () => kubectl('logs', '-n', ns, 'talker').includes('err'));
+    assert.equal(kubectl('logs', '-n', ns, 'talker'), 'line 1\nline 2\nline 3\nline 4\nline 5\nerr\n');
+    assert.equal(kubectl('logs', '-n', ns, 'talker', '--tail=2'), 'line 5\nerr\n');
+    assert.match(kubectl('logs', '-n', ns, 'talker', '--tail=1', '--timestamps'), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z err\n$/);
 
-  // -f streams as lines are written and returns once the container exits.
-  await eventually('finisher running', 20_000, async () => (await core.readNamespacedPod({ name: 'finisher', namespace: ns })).status?.phase === 'Running');
-  assert.equal(kubectl('logs', '-f', '-n', ns, 'finisher'), 'first\nlast\n');
+    // -f streams as lines are written and returns once the container exits.
+    await eventually(
+      'finisher running',
+      20_000,
+      async () => (await core.readNamespacedPod({ name: 'finisher', namespace: ns })).status?.phase === 'Running',
+    );
+    assert.equal(kubectl('logs', '-f', '-n', ns, 'finisher'), 'first\nlast\n');
 
-  // After a restart, --previous shows the run before the current one.
-  await eventually('a restart', 30_000, async () => ((await core.readNamespacedPod({ name: 'crasher', namespace: ns })).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1);
-  assert.match(kubectl('logs', '-n', ns, 'crasher', '--previous'), /^run at \d+\n$/);
+    // After a restart, --previous shows the run before the current one.
+    await eventually(
+      'a restart',
+      30_000,
+      async () =>
+        ((await core.readNamespacedPod({ name: 'crasher', namespace: ns })).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1,
+    );
+    assert.match(kubectl('logs', '-n', ns, 'crasher', '--previous'), /^run at \d+\n$/);
 
-  const missing = (() => { try { kubectl('logs', '-n', ns, 'talker', '-c', 'nope'); return ''; } catch (e) { return String((e as { stderr?: string }).stderr); } })();
-  assert.match(missing, /nope/, 'an unknown container is named in the error');
-}));
+    const missing = (() => {
+      try {
+        kubectl('logs', '-n', ns, 'talker', '-c', 'nope');
+        return '';
+      } catch (e) {
+        return String((e as { stderr?: string }).stderr);
+      }
+    })();
+    assert.match(missing, /nope/, 'an unknown container is named in the error');
+  }));
 
-test('node proxy: healthz, and metrics with upstream names that count what the kubelet did', () => withNamespace(async (ns) => {
-  assert.equal(kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/healthz`), 'ok');
-  const scrape = () => kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
-  const before = scrape();
-  for (const m of [
-    'kubelet_node_name', 'kubelet_running_pods', 'kubelet_running_containers', 'kubelet_pod_worker_duration_seconds_bucket',
-    'kubelet_pleg_relist_duration_seconds_bucket', 'kubelet_pleg_relist_interval_seconds_bucket', 'kubelet_pleg_last_seen_seconds',
-    'kubelet_runtime_operations_total', 'kubelet_runtime_operations_duration_seconds_bucket', 'kubelet_desired_pods', 'kubelet_working_pods',
-    'kubelet_http_requests_total', 'kubelet_http_requests_duration_seconds_bucket', 'kubelet_http_inflight_requests', 'kubelet_cgroup_version',
-    'process_resident_memory_bytes', 'process_cpu_seconds_total', 'process_start_time_seconds', 'process_open_fds',
-  ]) assert.match(before, new RegExp(`^${m}`, 'm'), m);
+test('node proxy: healthz, and metrics with upstream names that count what the kubelet did', () =>
+  withNamespace(async (ns) => {
+    assert.equal(kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/healthz`), 'ok');
+    const scrape = () => kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
+    const before = scrape();
+    for (const m of [
+      'kubelet_node_name',
+      'kubelet_running_pods',
+      'kubelet_running_containers',
+      'kubelet_pod_worker_duration_seconds_bucket',
+      'kubelet_pleg_relist_duration_seconds_bucket',
+      'kubelet_pleg_relist_interval_seconds_bucket',
+      'kubelet_pleg_last_seen_seconds',
+      'kubelet_runtime_operations_total',
+      'kubelet_runtime_operations_duration_seconds_bucket',
+      'kubelet_desired_pods',
+      'kubelet_working_pods',
+      'kubelet_http_requests_total',
+      'kubelet_http_requests_duration_seconds_bucket',
+      'kubelet_http_inflight_requests',
+      'kubelet_cgroup_version',
+      'process_resident_memory_bytes',
+      'process_cpu_seconds_total',
+      'process_start_time_seconds',
+      'process_open_fds',
+    ])
+      assert.match(before, new RegExp(`^${m}`, 'm'), m);
 
-  // One pod with an init container: its start, its containers and the init container's end are counted.
-  const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: {
-    metadata: { name: 'counted' },
-    spec: { terminationGracePeriodSeconds: 1, initContainers: [{ name: 'init', image: BUSYBOX, command: ['true'] }], containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }] },
-  } });
-  await eventually('pod counted Running and seen so by the kubelet\'s watch', 60_000, async () =>
-    (await core.readNamespacedPod({ name: 'counted', namespace: ns })).status?.containerStatuses?.[0]?.state?.running);
-  const grew = (series: string, after: string) => seriesValue(after, series) - seriesValue(before, series);
-  const after = await eventually('the start-up SLI observed', 20_000, async () => {
-    const m = scrape();
-    return grew('kubelet_pod_start_sli_duration_seconds_count', m) >= 1 && m;
-  });
-  for (const series of [
-    'kubelet_pod_start_duration_seconds_count', 'kubelet_pod_start_total_duration_seconds_count', 'kubelet_pod_worker_start_duration_seconds_count',
-    'kubelet_pod_worker_duration_seconds_count{operation_type="create"}', 'kubelet_started_pods_total',
-    'kubelet_started_containers_total{container_type="init_container"}', 'kubelet_started_containers_total{container_type="container"}',
-    'kubelet_terminated_containers_total{container_type="init_container",exit_code="0",reason="Completed"}',
-    'kubelet_run_podsandbox_duration_seconds_count{runtime_handler=""}', 'kubelet_pod_status_sync_duration_seconds_count',
-    'kubelet_http_requests_total{method="GET",path="metrics",server_type="readwrite",long_running="false"}',
-  ]) assert.ok(grew(series, after) >= 1, `${series} grew`);
-  assert.ok(seriesValue(after, 'kubelet_desired_pods{static=""}') >= 1, 'the pod is desired');
-  assert.ok(seriesValue(after, 'kubelet_working_pods{lifecycle="sync",config="desired",static=""}') >= 1, 'and worked on');
-  // Start-up latencies are real durations: seconds, not zero, not hours.
-  const sum = (name: string) => grew(`${name}_sum`, after) / grew(`${name}_count`, after);
-  for (const name of ['kubelet_pod_start_duration_seconds', 'kubelet_pod_start_total_duration_seconds']) {
-    assert.ok(sum(name) > 0 && sum(name) < 60, `${name}: ${sum(name)} s`);
-  }
-}));
+    // One pod with an init container: its start, its containers and the init container's end are counted.
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'counted' },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          initContainers: [{ name: 'init', image: BUSYBOX, command: ['true'] }],
+          containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }],
+        },
+      },
+    });
+    await eventually(
+      "pod counted Running and seen so by the kubelet's watch",
+      60_000,
+      async () => (await core.readNamespacedPod({ name: 'counted', namespace: ns })).status?.containerStatuses?.[0]?.state?.running,
+    );
+    const grew = (series: string, after: string) => seriesValue(after, series) - seriesValue(before, series);
+    const after = await eventually('the start-up SLI observed', 20_000, async () => {
+      const m = scrape();
+      return grew('kubelet_pod_start_sli_duration_seconds_count', m) >= 1 && m;
+    });
+    for (const series of [
+      'kubelet_pod_start_duration_seconds_count',
+      'kubelet_pod_start_total_duration_seconds_count',
+      'kubelet_pod_worker_start_duration_seconds_count',
+      'kubelet_pod_worker_duration_seconds_count{operation_type="create"}',
+      'kubelet_started_pods_total',
+      'kubelet_started_containers_total{container_type="init_container"}',
+      'kubelet_started_containers_total{container_type="container"}',
+      'kubelet_terminated_containers_total{container_type="init_container",exit_code="0",reason="Completed"}',
+      'kubelet_run_podsandbox_duration_seconds_count{runtime_handler=""}',
+      'kubelet_pod_status_sync_duration_seconds_count',
+      'kubelet_http_requests_total{method="GET",path="metrics",server_type="readwrite",long_running="false"}',
+    ])
+      assert.ok(grew(series, after) >= 1, `${series} grew`);
+    assert.ok(seriesValue(after, 'kubelet_desired_pods{static=""}') >= 1, 'the pod is desired');
+    assert.ok(seriesValue(after, 'kubelet_working_pods{lifecycle="sync",config="desired",static=""}') >= 1, 'and worked on');
+    // Start-up latencies are real durations: seconds, not zero, not hours.
+    const sum = (name: string) => grew(`${name}_sum`, after) / grew(`${name}_count`, after);
+    for (const name of ['kubelet_pod_start_duration_seconds', 'kubelet_pod_start_total_duration_seconds']) {
+      assert.ok(sum(name) > 0 && sum(name) < 60, `${name}: ${sum(name)} s`);
+    }
+  }));
 
-test('anonymous requests get 401; a service account without node rights gets 403', () => withNamespace(async (ns) => {
-  assert.equal((await kubeletGet('/pods')).status, 401);
-  const token = kubectl('create', 'token', 'default', '-n', ns).trim();
-  const denied = await kubeletGet('/pods', token);
-  assert.equal(denied.status, 403);
-  assert.match(denied.body, new RegExp(`user=system:serviceaccount:${ns}:default`));
-}));
+test('anonymous requests get 401; a service account without node rights gets 403', () =>
+  withNamespace(async (ns) => {
+    assert.equal((await kubeletGet('/pods')).status, 401);
+    const token = kubectl('create', 'token', 'default', '-n', ns).trim();
+    const denied = await kubeletGet('/pods', token);
+    assert.equal(denied.status, 403);
+    assert.match(denied.body, new RegExp(`user=system:serviceaccount:${ns}:default`));
+  }));
 
 /** kubectl with stdin, returning status and output instead of throwing. */
 function kubectlRun(input: string, ...args: string[]) {
@@ -116,158 +191,265 @@ function kubectlRun(input: string, ...args: string[]) {
 
 async function runningPod(ns: string, name: string, script: string) {
   const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: {
-    metadata: { name }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', script] }] },
-  } });
-  await eventually(`${name} Running`, 20_000, async () => (await core.readNamespacedPod({ name, namespace: ns })).status?.phase === 'Running');
+  await core.createNamespacedPod({
+    namespace: ns,
+    body: {
+      metadata: { name },
+      spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', script] }] },
+    },
+  });
+  await eventually(
+    `${name} Running`,
+    20_000,
+    async () => (await core.readNamespacedPod({ name, namespace: ns })).status?.phase === 'Running',
+  );
 }
 
-test('kubectl exec: output, exit code, stdin; kubectl cp both ways', () => withNamespace(async (ns) => {
-  await runningPod(ns, 'box', 'sleep 3600');
-  const r = kubectlRun('', 'exec', '-n', ns, 'box', '--', 'sh', '-c', 'echo out; echo err >&2; exit 7');
-  assert.equal(r.status, 7, r.stderr);
-  assert.equal(r.stdout, 'out\n');
-  assert.match(r.stderr, /err\n/);
-  assert.equal(kubectlRun('piped through stdin\n', 'exec', '-i', '-n', ns, 'box', '--', 'cat').stdout, 'piped through stdin\n');
+test('kubectl exec: output, exit code, stdin; kubectl cp both ways', () =>
+  withNamespace(async (ns) => {
+    await runningPod(ns, 'box', 'sleep 3600');
+    const r = kubectlRun('', 'exec', '-n', ns, 'box', '--', 'sh', '-c', 'echo out; echo err >&2; exit 7');
+    assert.equal(r.status, 7, r.stderr);
+    assert.equal(r.stdout, 'out\n');
+    assert.match(r.stderr, /err\n/);
+    assert.equal(kubectlRun('piped through stdin\n', 'exec', '-i', '-n', ns, 'box', '--', 'cat').stdout, 'piped through stdin\n');
 
-  const dir = mkdtempSync(join(tmpdir(), 'kts-cp-'));
-  writeFileSync(join(dir, 'up.txt'), 'copied up\n');
-  kubectl('cp', join(dir, 'up.txt'), `${ns}/box:/tmp/up.txt`);
-  assert.equal(kubectl('exec', '-n', ns, 'box', '--', 'cat', '/tmp/up.txt'), 'copied up\n');
-  kubectl('cp', `${ns}/box:/tmp/up.txt`, join(dir, 'down.txt'));
-  assert.equal(readFileSync(join(dir, 'down.txt'), 'utf8'), 'copied up\n');
-}));
+    const dir = mkdtempSync(join(tmpdir(), 'kts-cp-'));
+    writeFileSync(join(dir, 'up.txt'), 'copied up\n');
+    kubectl('cp', join(dir, 'up.txt'), `${ns}/box:/tmp/up.txt`);
+    assert.equal(kubectl('exec', '-n', ns, 'box', '--', 'cat', '/tmp/up.txt'), 'copied up\n');
+    kubectl('cp', `${ns}/box:/tmp/up.txt`, join(dir, 'down.txt'));
+    assert.equal(readFileSync(join(dir, 'down.txt'), 'utf8'), 'copied up\n');
+  }));
 
-test('kubectl port-forward reaches an httpd in the pod', () => withNamespace(async (ns) => {
-  await runningPod(ns, 'web', 'mkdir -p /www && echo served by busybox > /www/index.html && httpd -f -p 8080 -h /www');
-  const port = 18000 + Math.floor(Math.random() * 1000);
-  const pf = spawn(`${BIN}/kubectl`, ['--kubeconfig', ADMIN_KUBECONFIG, 'port-forward', '-n', ns, 'pod/web', `${port}:8080`], { stdio: ['ignore', 'pipe', 'pipe'] });
-  try {
-    const body = await eventually('a response through the forwarded port', 20_000, () => new Promise<string | undefined>((resolve) => {
-      get(`http://127.0.0.1:${port}/index.html`, (res) => { let b = ''; res.on('data', (c) => (b += c)); res.on('end', () => resolve(b)); })
-        .on('error', () => resolve(undefined));
-    }), 300);
-    assert.equal(body, 'served by busybox\n');
-  } finally {
-    pf.kill();
-  }
-}));
+test('kubectl port-forward reaches an httpd in the pod', () =>
+  withNamespace(async (ns) => {
+    await runningPod(ns, 'web', 'mkdir -p /www && echo served by busybox > /www/index.html && httpd -f -p 8080 -h /www');
+    const port = 18000 + Math.floor(Math.random() * 1000);
+    const pf = spawn(`${BIN}/kubectl`, ['--kubeconfig', ADMIN_KUBECONFIG, 'port-forward', '-n', ns, 'pod/web', `${port}:8080`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const body = await eventually(
+        'a response through the forwarded port',
+        20_000,
+        () =>
+          new Promise<string | undefined>((resolve) => {
+            get(`http://127.0.0.1:${port}/index.html`, (res) => {
+              let b = '';
+              res.on('data', (c) => (b += c));
+              res.on('end', () => resolve(b));
+            }).on('error', () => resolve(undefined));
+          }),
+        300,
+      );
+      assert.equal(body, 'served by busybox\n');
+    } finally {
+      pf.kill();
+    }
+  }));
 
-test('metrics/resource through the node proxy: node, pod and container CPU and memory, as metrics-server reads them', () => withNamespace(async (ns) => {
-  await runningPod(ns, 'busy', 'while true; do :; done');
-  const text = await eventually('the pod in metrics/resource', 30_000, async () => {
-    const t = kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics/resource`);
-    return t.includes(`pod="busy"`) ? t : undefined;
-  }, 1000);
-  assert.match(text, /^node_cpu_usage_seconds_total \d+(\.\d+)? \d{13}$/m);
-  assert.match(text, /^node_memory_working_set_bytes \d+ \d{13}$/m);
-  const cpu = Number(new RegExp(`^container_cpu_usage_seconds_total\\{container="main",namespace="${ns}",pod="busy"\\} ([\\d.e+-]+) \\d{13}$`, 'm').exec(text)?.[1]);
-  assert.ok(cpu > 0, `a busy container uses CPU (got ${cpu})`);
-  assert.match(text, new RegExp(`^container_memory_working_set_bytes\\{container="main",namespace="${ns}",pod="busy"\\} [1-9]\\d* \\d{13}$`, 'm'));
-  assert.match(text, new RegExp(`^pod_cpu_usage_seconds_total\\{namespace="${ns}",pod="busy"\\} `, 'm'));
-  assert.match(text, /^scrape_error 0$/m);
-}));
+test('metrics/resource through the node proxy: node, pod and container CPU and memory, as metrics-server reads them', () =>
+  withNamespace(async (ns) => {
+    await runningPod(ns, 'busy', 'while true; do :; done');
+    const text = await eventually(
+      'the pod in metrics/resource',
+      30_000,
+      async () => {
+        const t = kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics/resource`);
+        return t.includes(`pod="busy"`) ? t : undefined;
+      },
+      1000,
+    );
+    assert.match(text, /^node_cpu_usage_seconds_total \d+(\.\d+)? \d{13}$/m);
+    assert.match(text, /^node_memory_working_set_bytes \d+ \d{13}$/m);
+    const cpu = Number(
+      new RegExp(`^container_cpu_usage_seconds_total\\{container="main",namespace="${ns}",pod="busy"\\} ([\\d.e+-]+) \\d{13}$`, 'm').exec(
+        text,
+      )?.[1],
+    );
+    assert.ok(cpu > 0, `a busy container uses CPU (got ${cpu})`);
+    assert.match(
+      text,
+      new RegExp(`^container_memory_working_set_bytes\\{container="main",namespace="${ns}",pod="busy"\\} [1-9]\\d* \\d{13}$`, 'm'),
+    );
+    assert.match(text, new RegExp(`^pod_cpu_usage_seconds_total\\{namespace="${ns}",pod="busy"\\} `, 'm'));
+    assert.match(text, /^scrape_error 0$/m);
+  }));
 
 /** A pod that burns a little CPU, then sleeps: its figures are non-zero but it costs the node nothing. */
 async function smallPod(ns: string, name: string) {
   const { core } = clients();
-  const pod = await core.createNamespacedPod({ namespace: ns, body: {
-    metadata: { name }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', 'i=0; while [ $i -lt 50000 ]; do i=$((i+1)); done; echo counted; sleep 3600'] }] },
-  } });
-  await eventually(`${name} Running`, 30_000, async () => (await core.readNamespacedPod({ name, namespace: ns })).status?.phase === 'Running');
+  const pod = await core.createNamespacedPod({
+    namespace: ns,
+    body: {
+      metadata: { name },
+      spec: {
+        terminationGracePeriodSeconds: 1,
+        containers: [
+          {
+            name: 'main',
+            image: BUSYBOX,
+            command: ['sh', '-c', 'i=0; while [ $i -lt 50000 ]; do i=$((i+1)); done; echo counted; sleep 3600'],
+          },
+        ],
+      },
+    },
+  });
+  await eventually(
+    `${name} Running`,
+    30_000,
+    async () => (await core.readNamespacedPod({ name, namespace: ns })).status?.phase === 'Running',
+  );
   return pod.metadata!.uid!;
 }
 
 const proxy = (path: string) => kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy${path}`);
 
-test('stats/summary through the node proxy: the node, and the test pod with its memory working set and CPU time', () => withNamespace(async (ns) => {
-  const uid = await smallPod(ns, 'stats');
-  // Stats are sampled every ~10 s: the pod shows up within two samples.
-  const summary = await eventually('the pod in /stats/summary', 40_000, async () => {
-    const s = JSON.parse(proxy('/stats/summary'));
-    return s.pods.some((p: any) => p.podRef.uid === uid && p.containers.length) ? s : undefined;
-  }, 2000);
-  const node = summary.node;
-  assert.equal(node.nodeName, nodeName());
-  assert.match(node.startTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-  assert.ok(node.cpu.usageCoreNanoSeconds > 0, 'node CPU time');
-  assert.ok(node.memory.workingSetBytes > 0 && node.memory.availableBytes > 0, 'node memory');
-  assert.ok(node.fs.capacityBytes > node.fs.availableBytes && node.fs.inodes > 0, 'node fs (the kubelet root dir)');
-  assert.ok(node.runtime.imageFs.usedBytes > 0 && node.runtime.imageFs.capacityBytes > 0, 'image fs from CRI and statfs');
-  assert.ok(node.rlimit.maxpid > 0 && node.rlimit.curproc > 0, 'rlimit');
+test('stats/summary through the node proxy: the node, and the test pod with its memory working set and CPU time', () =>
+  withNamespace(async (ns) => {
+    const uid = await smallPod(ns, 'stats');
+    // Stats are sampled every ~10 s: the pod shows up within two samples.
+    const summary = await eventually(
+      'the pod in /stats/summary',
+      40_000,
+      async () => {
+        const s = JSON.parse(proxy('/stats/summary'));
+        return s.pods.some((p: any) => p.podRef.uid === uid && p.containers.length) ? s : undefined;
+      },
+      2000,
+    );
+    const node = summary.node;
+    assert.equal(node.nodeName, nodeName());
+    assert.match(node.startTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.ok(node.cpu.usageCoreNanoSeconds > 0, 'node CPU time');
+    assert.ok(node.memory.workingSetBytes > 0 && node.memory.availableBytes > 0, 'node memory');
+    assert.ok(node.fs.capacityBytes > node.fs.availableBytes && node.fs.inodes > 0, 'node fs (the kubelet root dir)');
+    assert.ok(node.runtime.imageFs.usedBytes > 0 && node.runtime.imageFs.capacityBytes > 0, 'image fs from CRI and statfs');
+    assert.ok(node.rlimit.maxpid > 0 && node.rlimit.curproc > 0, 'rlimit');
 
-  const pod = summary.pods.find((p: any) => p.podRef.uid === uid);
-  assert.deepEqual(pod.podRef, { name: 'stats', namespace: ns, uid });
-  const main = pod.containers.find((c: any) => c.name === 'main');
-  assert.ok(main, 'the container is listed');
-  assert.ok(main.memory.workingSetBytes > 0, `container working set (got ${main.memory.workingSetBytes})`);
-  assert.ok(main.cpu.usageCoreNanoSeconds > 0, `container CPU time (got ${main.cpu.usageCoreNanoSeconds})`);
-  assert.ok(main.rootfs.capacityBytes > 0 && main.logs.usedBytes > 0, 'container rootfs and logs');
-  assert.ok(pod.memory.workingSetBytes > 0 && pod.cpu.usageCoreNanoSeconds > 0, 'pod cgroup figures');
-  assert.ok(pod['ephemeral-storage'].usedBytes > 0, 'ephemeral storage');
-  assert.equal(pod.network.name, 'eth0', 'the pod network namespace');
+    const pod = summary.pods.find((p: any) => p.podRef.uid === uid);
+    assert.deepEqual(pod.podRef, { name: 'stats', namespace: ns, uid });
+    const main = pod.containers.find((c: any) => c.name === 'main');
+    assert.ok(main, 'the container is listed');
+    assert.ok(main.memory.workingSetBytes > 0, `container working set (got ${main.memory.workingSetBytes})`);
+    assert.ok(main.cpu.usageCoreNanoSeconds > 0, `container CPU time (got ${main.cpu.usageCoreNanoSeconds})`);
+    assert.ok(main.rootfs.capacityBytes > 0 && main.logs.usedBytes > 0, 'container rootfs and logs');
+    assert.ok(pod.memory.workingSetBytes > 0 && pod.cpu.usageCoreNanoSeconds > 0, 'pod cgroup figures');
+    assert.ok(pod['ephemeral-storage'].usedBytes > 0, 'ephemeral storage');
+    assert.equal(pod.network.name, 'eth0', 'the pod network namespace');
 
-  // usageNanoCores needs two samples; the node has had them by now or within one more.
-  await eventually('node usageNanoCores', 25_000, async () => JSON.parse(proxy('/stats/summary')).node.cpu.usageNanoCores > 0, 2000);
+    // usageNanoCores needs two samples; the node has had them by now or within one more.
+    await eventually('node usageNanoCores', 25_000, async () => JSON.parse(proxy('/stats/summary')).node.cpu.usageNanoCores > 0, 2000);
 
-  const small = JSON.parse(proxy('/stats/summary?only_cpu_and_memory=true'));
-  // (And swap, as upstream's GetCPUAndMemoryStats.)
-  for (const k of Object.keys(small.node)) assert.ok(['nodeName', 'systemContainers', 'startTime', 'cpu', 'memory', 'swap'].includes(k), `only CPU and memory: ${k}`);
-  assert.ok(small.node.cpu && small.node.memory);
-  assert.ok(small.pods.find((p: any) => p.podRef.uid === uid).containers[0].memory.workingSetBytes > 0);
-  assert.equal((await kubeletGet('/stats/summary?only_cpu_and_memory=perhaps', undefined, ADMIN_CERT)).status, 400, 'a malformed query is a 400');
-}));
+    const small = JSON.parse(proxy('/stats/summary?only_cpu_and_memory=true'));
+    // (And swap, as upstream's GetCPUAndMemoryStats.)
+    for (const k of Object.keys(small.node))
+      assert.ok(['nodeName', 'systemContainers', 'startTime', 'cpu', 'memory', 'swap'].includes(k), `only CPU and memory: ${k}`);
+    assert.ok(small.node.cpu && small.node.memory);
+    assert.ok(small.pods.find((p: any) => p.podRef.uid === uid).containers[0].memory.workingSetBytes > 0);
+    assert.equal(
+      (await kubeletGet('/stats/summary?only_cpu_and_memory=perhaps', undefined, ADMIN_CERT)).status,
+      400,
+      'a malformed query is a 400',
+    );
+  }));
 
-test('stats/summary: a pod\'s volumes with their usage, emptyDir in its ephemeral storage; PSI and swap as upstream shapes them', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  const pod = await core.createNamespacedPod({ namespace: ns, body: {
-    metadata: { name: 'filler' },
-    spec: {
-      terminationGracePeriodSeconds: 1,
-      volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'shm', emptyDir: { medium: 'Memory' } }],
-      containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', 'dd if=/dev/zero of=/scratch/f bs=1M count=20 && dd if=/dev/zero of=/shm/f bs=1M count=5 && sleep 3600'],
-        volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }, { name: 'shm', mountPath: '/shm' }] }],
-    },
-  } });
-  const MiB = 2 ** 20;
-  const stats = await eventually('the emptyDir\'s 20 MiB in the pod\'s volume stats', 60_000, async () => {
-    const p = JSON.parse(proxy('/stats/summary')).pods.find((x: any) => x.podRef.uid === pod.metadata!.uid);
-    return p?.volume?.find((v: any) => v.name === 'scratch')?.usedBytes >= 20 * MiB ? p : undefined;
-  }, 2000);
-  const scratch = stats.volume.find((v: any) => v.name === 'scratch');
-  assert.ok(scratch.capacityBytes > scratch.availableBytes && scratch.inodesUsed >= 2, JSON.stringify(scratch));
-  const shm = stats.volume.find((v: any) => v.name === 'shm');
-  assert.ok(shm && shm.usedBytes >= 5 * MiB, `the tmpfs volume is listed with its own usage: ${JSON.stringify(shm)}`);
-  // The disk-backed emptyDir counts in ephemeral storage, the memory-backed one does not.
-  assert.ok(stats['ephemeral-storage'].usedBytes >= 20 * MiB && stats['ephemeral-storage'].usedBytes < 25 * MiB, JSON.stringify(stats['ephemeral-storage']));
+test("stats/summary: a pod's volumes with their usage, emptyDir in its ephemeral storage; PSI and swap as upstream shapes them", () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    const pod = await core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'filler' },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          volumes: [
+            { name: 'scratch', emptyDir: {} },
+            { name: 'shm', emptyDir: { medium: 'Memory' } },
+          ],
+          containers: [
+            {
+              name: 'main',
+              image: BUSYBOX,
+              command: [
+                'sh',
+                '-c',
+                'dd if=/dev/zero of=/scratch/f bs=1M count=20 && dd if=/dev/zero of=/shm/f bs=1M count=5 && sleep 3600',
+              ],
+              volumeMounts: [
+                { name: 'scratch', mountPath: '/scratch' },
+                { name: 'shm', mountPath: '/shm' },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    const MiB = 2 ** 20;
+    const stats = await eventually(
+      "the emptyDir's 20 MiB in the pod's volume stats",
+      60_000,
+      async () => {
+        const p = JSON.parse(proxy('/stats/summary')).pods.find((x: any) => x.podRef.uid === pod.metadata!.uid);
+        return p?.volume?.find((v: any) => v.name === 'scratch')?.usedBytes >= 20 * MiB ? p : undefined;
+      },
+      2000,
+    );
+    const scratch = stats.volume.find((v: any) => v.name === 'scratch');
+    assert.ok(scratch.capacityBytes > scratch.availableBytes && scratch.inodesUsed >= 2, JSON.stringify(scratch));
+    const shm = stats.volume.find((v: any) => v.name === 'shm');
+    assert.ok(shm && shm.usedBytes >= 5 * MiB, `the tmpfs volume is listed with its own usage: ${JSON.stringify(shm)}`);
+    // The disk-backed emptyDir counts in ephemeral storage, the memory-backed one does not.
+    assert.ok(
+      stats['ephemeral-storage'].usedBytes >= 20 * MiB && stats['ephemeral-storage'].usedBytes < 25 * MiB,
+      JSON.stringify(stats['ephemeral-storage']),
+    );
 
-  const node = JSON.parse(proxy('/stats/summary')).node;
-  for (const part of ['cpu', 'memory']) assert.deepEqual(Object.keys(node[part].psi).sort(), ['full', 'some'], `node ${part}.psi`);
-  assert.deepEqual(Object.keys(node.io.psi.some).sort(), ['avg10', 'avg300', 'avg60', 'total']);
-  assert.equal(typeof node.swap.swapUsageBytes, 'number');
-}));
+    const node = JSON.parse(proxy('/stats/summary')).node;
+    for (const part of ['cpu', 'memory']) assert.deepEqual(Object.keys(node[part].psi).sort(), ['full', 'some'], `node ${part}.psi`);
+    assert.deepEqual(Object.keys(node.io.psi.some).sort(), ['avg10', 'avg300', 'avg60', 'total']);
+    assert.equal(typeof node.swap.swapUsageBytes, 'number');
+  }));
 
-test('metrics/cadvisor through the node proxy: container_memory_working_set_bytes of the test pod with cadvisor labels', () => withNamespace(async (ns) => {
-  await smallPod(ns, 'cadv');
-  const line = new RegExp(`^container_memory_working_set_bytes\\{container="main",id="/kubepods/[^"]+",image="${BUSYBOX}",name="[0-9a-f]{64}",namespace="${ns}",pod="cadv"\\} ([0-9.e+]+) \\d{13}$`, 'm');
-  const text = await eventually('the pod in /metrics/cadvisor', 40_000, async () => {
-    const t = proxy('/metrics/cadvisor');
-    return line.test(t) ? t : undefined;
-  }, 2000);
-  assert.ok(Number(line.exec(text)![1]) > 0, 'a non-zero working set');
-  assert.match(text, /^# TYPE container_cpu_usage_seconds_total counter$/m);
-  assert.match(text, new RegExp(`^container_cpu_usage_seconds_total\\{container="main",cpu="total",[^}]*namespace="${ns}",pod="cadv"\\} `, 'm'));
-  assert.match(text, /^container_memory_working_set_bytes\{container="",id="\/",image="",name="",namespace="",pod=""\} \d+ \d{13}$/m, 'the node (root cgroup)');
-  assert.match(proxy('/metrics/probes'), /^# TYPE prober_probe_total counter$/m, 'probe metrics have their endpoint');
-}));
+test('metrics/cadvisor through the node proxy: container_memory_working_set_bytes of the test pod with cadvisor labels', () =>
+  withNamespace(async (ns) => {
+    await smallPod(ns, 'cadv');
+    const line = new RegExp(
+      `^container_memory_working_set_bytes\\{container="main",id="/kubepods/[^"]+",image="${BUSYBOX}",name="[0-9a-f]{64}",namespace="${ns}",pod="cadv"\\} ([0-9.e+]+) \\d{13}$`,
+      'm',
+    );
+    const text = await eventually(
+      'the pod in /metrics/cadvisor',
+      40_000,
+      async () => {
+        const t = proxy('/metrics/cadvisor');
+        return line.test(t) ? t : undefined;
+      },
+      2000,
+    );
+    assert.ok(Number(line.exec(text)![1]) > 0, 'a non-zero working set');
+    assert.match(text, /^# TYPE container_cpu_usage_seconds_total counter$/m);
+    assert.match(
+      text,
+      new RegExp(`^container_cpu_usage_seconds_total\\{container="main",cpu="total",[^}]*namespace="${ns}",pod="cadv"\\} `, 'm'),
+    );
+    assert.match(
+      text,
+      /^container_memory_working_set_bytes\{container="",id="\/",image="",name="",namespace="",pod=""\} \d+ \d{13}$/m,
+      'the node (root cgroup)',
+    );
+    assert.match(proxy('/metrics/probes'), /^# TYPE prober_probe_total counter$/m, 'probe metrics have their endpoint');
+  }));
 
-test('runningpods lists the test pod as the runtime runs it', () => withNamespace(async (ns) => {
-  const uid = await smallPod(ns, 'runner');
-  const list = JSON.parse(proxy('/runningpods/'));
-  assert.equal(list.kind, 'PodList');
-  const pod = list.items.find((p: any) => p.metadata.uid === uid);
-  assert.deepEqual(pod, { metadata: { name: 'runner', namespace: ns, uid }, spec: { containers: [{ name: 'main', image: BUSYBOX }] } });
-}));
+test('runningpods lists the test pod as the runtime runs it', () =>
+  withNamespace(async (ns) => {
+    const uid = await smallPod(ns, 'runner');
+    const list = JSON.parse(proxy('/runningpods/'));
+    assert.equal(list.kind, 'PodList');
+    const pod = list.items.find((p: any) => p.metadata.uid === uid);
+    assert.deepEqual(pod, { metadata: { name: 'runner', namespace: ns, uid }, spec: { containers: [{ name: 'main', image: BUSYBOX }] } });
+  }));
 
 test('configz: the effective KubeletConfiguration with staticPodPath and Go durations', () => {
   const { kubeletconfig } = JSON.parse(proxy('/configz'));
@@ -288,7 +470,11 @@ test('logs: /var/log listed through the node proxy; paths that leave it are refu
     assert.equal(r.status, 400, path);
     assert.doesNotMatch(r.body, /root:/, path);
   }
-  const viaProxy = spawnSync(`${BIN}/kubectl`, ['--kubeconfig', ADMIN_KUBECONFIG, 'get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/logs/../etc/passwd`], { encoding: 'utf8' });
+  const viaProxy = spawnSync(
+    `${BIN}/kubectl`,
+    ['--kubeconfig', ADMIN_KUBECONFIG, 'get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/logs/../etc/passwd`],
+    { encoding: 'utf8' },
+  );
   assert.notEqual(viaProxy.status, 0);
   assert.doesNotMatch(viaProxy.stdout, /root:/);
   assert.equal((await kubeletGet('/logs/', undefined, ADMIN_CERT)).status, 200, 'the admin certificate is let in');

@@ -10,38 +10,53 @@ import { ROOT, clients, ensureStack, eventually, nodeName, podSpec, withNamespac
 before(() => ensureStack());
 
 const kubeletPid = () => Number(readFileSync(`${ROOT}/_output/local/pids/kubelet-ts.child.pid`, 'utf8'));
-const alive = (pid: number) => { try { return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z'); } catch { return false; } };
+const alive = (pid: number) => {
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
+  } catch {
+    return false;
+  }
+};
 const ready = async () => (await clients().core.readNode({ name: nodeName() })).status?.conditions?.find((c) => c.type === 'Ready');
 
 for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-  test(`kubelet ${signal}: it stops, the supervisor restarts it, no container restarts`, () => withNamespace(async (ns) => {
-    const { core } = clients();
-    await core.createNamespacedPod({ namespace: ns, body: podSpec('survivor') });
-    const before = await eventually('pod Running', 20_000, async () => {
-      const p = await core.readNamespacedPod({ name: 'survivor', namespace: ns });
-      return p.status?.phase === 'Running' ? p.status.containerStatuses![0]! : undefined;
-    });
-    const pid = kubeletPid();
-    const t0 = Date.now();
-    process.kill(pid, signal);
-    await eventually('the old kubelet gone', 10_000, async () => !alive(pid), 100);
-    if (signal === 'SIGTERM') assert.ok(Date.now() - t0 < 6_000, `SIGTERM took ${Date.now() - t0} ms`);
-    await eventually('a new kubelet', 20_000, async () => kubeletPid() !== pid && alive(kubeletPid()), 200);
-    // Give the new kubelet time to relist, sync and (wrongly) restart anything.
-    await eventually('node Ready again', 30_000, async () => (await ready())?.status === 'True');
-    await new Promise((r) => setTimeout(r, 3000));
-    const after = (await core.readNamespacedPod({ name: 'survivor', namespace: ns })).status!.containerStatuses![0]!;
-    assert.equal(after.containerID, before.containerID, 'same container');
-    assert.equal(after.restartCount, 0);
-    assert.equal(after.state?.running?.startedAt?.toString(), before.state?.running?.startedAt?.toString());
-  }));
+  test(`kubelet ${signal}: it stops, the supervisor restarts it, no container restarts`, () =>
+    withNamespace(async (ns) => {
+      const { core } = clients();
+      await core.createNamespacedPod({ namespace: ns, body: podSpec('survivor') });
+      const before = await eventually('pod Running', 20_000, async () => {
+        const p = await core.readNamespacedPod({ name: 'survivor', namespace: ns });
+        return p.status?.phase === 'Running' ? p.status.containerStatuses![0]! : undefined;
+      });
+      const pid = kubeletPid();
+      const t0 = Date.now();
+      process.kill(pid, signal);
+      await eventually('the old kubelet gone', 10_000, async () => !alive(pid), 100);
+      if (signal === 'SIGTERM') assert.ok(Date.now() - t0 < 6_000, `SIGTERM took ${Date.now() - t0} ms`);
+      await eventually('a new kubelet', 20_000, async () => kubeletPid() !== pid && alive(kubeletPid()), 200);
+      // Give the new kubelet time to relist, sync and (wrongly) restart anything.
+      await eventually('node Ready again', 30_000, async () => (await ready())?.status === 'True');
+      await new Promise((r) => setTimeout(r, 3000));
+      const after = (await core.readNamespacedPod({ name: 'survivor', namespace: ns })).status!.containerStatuses![0]!;
+      assert.equal(after.containerID, before.containerID, 'same container');
+      assert.equal(after.restartCount, 0);
+      assert.equal(after.state?.running?.startedAt?.toString(), before.state?.running?.startedAt?.toString());
+    }));
 }
 
 test('containerd stopped: Ready=False with "container runtime is down" within 40 s, Ready again after it restarts', async () => {
   const pid = Number(readFileSync(`${ROOT}/_output/local/pids/containerd.pid`, 'utf8'));
   process.kill(pid, 'SIGTERM');
   try {
-    const cond = await eventually('Ready=False', 40_000, async () => { const c = await ready(); return c?.status === 'False' ? c : undefined; }, 500);
+    const cond = await eventually(
+      'Ready=False',
+      40_000,
+      async () => {
+        const c = await ready();
+        return c?.status === 'False' ? c : undefined;
+      },
+      500,
+    );
     assert.equal(cond.reason, 'KubeletNotReady');
     assert.match(cond.message ?? '', /container runtime is down/);
   } finally {
@@ -54,46 +69,69 @@ test('a deleted Node object is registered again', async () => {
   const { core } = clients();
   const old = await core.readNode({ name: nodeName() });
   await core.deleteNode({ name: nodeName() });
-  const again = await eventually('the Node back', 30_000, async () => {
-    const n = await core.readNode({ name: nodeName() }).catch(() => undefined);
-    return n && n.metadata!.uid !== old.metadata!.uid ? n : undefined;
-  }, 250);
+  const again = await eventually(
+    'the Node back',
+    30_000,
+    async () => {
+      const n = await core.readNode({ name: nodeName() }).catch(() => undefined);
+      return n && n.metadata!.uid !== old.metadata!.uid ? n : undefined;
+    },
+    250,
+  );
   assert.equal(again.metadata!.labels!['kubernetes.io/hostname'], nodeName());
   await eventually('Ready again', 40_000, async () => (await ready())?.status === 'True', 500);
   // The old Lease was owned by the old Node (the garbage collector removes it): the new one must be owned by the new Node.
   const { coordination } = clients();
-  await eventually('a Lease owned by the new Node', 40_000, async () => {
-    const l = await coordination.readNamespacedLease({ name: nodeName(), namespace: 'kube-node-lease' }).catch(() => undefined);
-    return l?.metadata?.ownerReferences?.[0]?.uid === again.metadata!.uid;
-  }, 500);
+  await eventually(
+    'a Lease owned by the new Node',
+    40_000,
+    async () => {
+      const l = await coordination.readNamespacedLease({ name: nodeName(), namespace: 'kube-node-lease' }).catch(() => undefined);
+      return l?.metadata?.ownerReferences?.[0]?.uid === again.metadata!.uid;
+    },
+    500,
+  );
 });
 
-test('a watch that expired (410 Gone after an apiserver restart) is answered by a relist that drops no pod', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('steady') });
-  const before = await eventually('pod Running', 20_000, async () => {
-    const p = await core.readNamespacedPod({ name: 'steady', namespace: ns });
-    return p.status?.phase === 'Running' ? p.status.containerStatuses![0]! : undefined;
-  });
-  const log = `${ROOT}/_output/local/logs/kubelet-ts.log`;
-  const logged = readFileSync(log, 'utf8').length;
-  // The kubelet's resourceVersion is made too old for certain: a write it does not watch,
-  // etcd compacted up to it, and a new apiserver (whose watch cache starts at the current
-  // revision). Its resumed watch then gets 410 Gone, from the cache or from etcd.
-  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'bump' } } });
-  const etcd = async (path: string, body: object) => (await fetch(`http://127.0.0.1:2379/v3/kv/${path}`, { method: 'POST', body: JSON.stringify(body) })).json() as Promise<{ header: { revision: string } }>;
-  const { header } = await etcd('range', { key: Buffer.from('kts-e2e').toString('base64') });
-  await etcd('compaction', { revision: header.revision, physical: true });
-  const pid = Number(readFileSync(`${ROOT}/_output/local/pids/kube-apiserver.pid`, 'utf8'));
-  // SIGKILL: a terminating apiserver can wait minutes for its watches to drain.
-  process.kill(-pid, 'SIGKILL');
-  await eventually('the old apiserver gone', 10_000, async () => !alive(pid), 200);
-  execFileSync('bash', [`${ROOT}/hack/control-plane.sh`], { stdio: 'ignore' });
-  await eventually('the kubelet relisted pods after a 410', 60_000, async () => readFileSync(log, 'utf8').slice(logged).includes('Watch of pods expired, listing again'), 500);
-  // The watch works again: a new pod starts, and the old one was never touched.
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('after') });
-  await eventually('new pod Running', 30_000, async () => (await core.readNamespacedPod({ name: 'after', namespace: ns })).status?.phase === 'Running');
-  const after = (await core.readNamespacedPod({ name: 'steady', namespace: ns })).status!.containerStatuses![0]!;
-  assert.equal(after.containerID, before.containerID, 'same container');
-  assert.equal(after.restartCount, 0);
-}));
+test('a watch that expired (410 Gone after an apiserver restart) is answered by a relist that drops no pod', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('steady') });
+    const before = await eventually('pod Running', 20_000, async () => {
+      const p = await core.readNamespacedPod({ name: 'steady', namespace: ns });
+      return p.status?.phase === 'Running' ? p.status.containerStatuses![0]! : undefined;
+    });
+    const log = `${ROOT}/_output/local/logs/kubelet-ts.log`;
+    const logged = readFileSync(log, 'utf8').length;
+    // The kubelet's resourceVersion is made too old for certain: a write it does not watch,
+    // etcd compacted up to it, and a new apiserver (whose watch cache starts at the current
+    // revision). Its resumed watch then gets 410 Gone, from the cache or from etcd.
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'bump' } } });
+    const etcd = async (path: string, body: object) =>
+      (await fetch(`http://127.0.0.1:2379/v3/kv/${path}`, { method: 'POST', body: JSON.stringify(body) })).json() as Promise<{
+        header: { revision: string };
+      }>;
+    const { header } = await etcd('range', { key: Buffer.from('kts-e2e').toString('base64') });
+    await etcd('compaction', { revision: header.revision, physical: true });
+    const pid = Number(readFileSync(`${ROOT}/_output/local/pids/kube-apiserver.pid`, 'utf8'));
+    // SIGKILL: a terminating apiserver can wait minutes for its watches to drain.
+    process.kill(-pid, 'SIGKILL');
+    await eventually('the old apiserver gone', 10_000, async () => !alive(pid), 200);
+    execFileSync('bash', [`${ROOT}/hack/control-plane.sh`], { stdio: 'ignore' });
+    await eventually(
+      'the kubelet relisted pods after a 410',
+      60_000,
+      async () => readFileSync(log, 'utf8').slice(logged).includes('Watch of pods expired, listing again'),
+      500,
+    );
+    // The watch works again: a new pod starts, and the old one was never touched.
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('after') });
+    await eventually(
+      'new pod Running',
+      30_000,
+      async () => (await core.readNamespacedPod({ name: 'after', namespace: ns })).status?.phase === 'Running',
+    );
+    const after = (await core.readNamespacedPod({ name: 'steady', namespace: ns })).status!.containerStatuses![0]!;
+    assert.equal(after.containerID, before.containerID, 'same container');
+    assert.equal(after.restartCount, 0);
+  }));

@@ -30,7 +30,10 @@ test('the kubelet-ts node is registered and Ready', async () => {
   for (const t of ['MemoryPressure', 'DiskPressure', 'PIDPressure']) {
     assert.equal(node.status!.conditions!.find((c) => c.type === t)?.status, 'False', t);
   }
-  assert.ok(node.status!.images!.some((i) => i.names!.some((n) => n.includes('busybox'))), 'node images list busybox');
+  assert.ok(
+    node.status!.images!.some((i) => i.names!.some((n) => n.includes('busybox'))),
+    'node images list busybox',
+  );
 });
 
 test('the node Lease is renewed', async () => {
@@ -40,28 +43,40 @@ test('the node Lease is renewed', async () => {
   assert.equal(first.spec!.leaseDurationSeconds, 40);
   assert.equal(first.metadata!.ownerReferences?.[0]?.kind, 'Node');
   const t0 = new Date(first.spec!.renewTime as unknown as string).getTime();
-  await eventually('a newer renewTime', 25_000, async () => {
-    const l = await coordination.readNamespacedLease({ name: nodeName(), namespace: 'kube-node-lease' });
-    return new Date(l.spec!.renewTime as unknown as string).getTime() > t0;
-  }, 1000);
+  await eventually(
+    'a newer renewTime',
+    25_000,
+    async () => {
+      const l = await coordination.readNamespacedLease({ name: nodeName(), namespace: 'kube-node-lease' });
+      return new Date(l.spec!.renewTime as unknown as string).getTime() > t0;
+    },
+    1000,
+  );
 });
 
 test('the node got its client certificate by TLS bootstrap: a CSR approved and issued, files as upstream', async () => {
   const kc = new KubeConfig();
   kc.loadFromFile(ADMIN_KUBECONFIG);
   const certs = kc.makeApiClient(CertificatesV1Api);
-  const csrs = (await certs.listCertificateSigningRequest()).items.filter((c) =>
-    c.spec.signerName === 'kubernetes.io/kube-apiserver-client-kubelet' && c.spec.username?.startsWith('system:bootstrap:'));
+  const csrs = (await certs.listCertificateSigningRequest()).items.filter(
+    (c) => c.spec.signerName === 'kubernetes.io/kube-apiserver-client-kubelet' && c.spec.username?.startsWith('system:bootstrap:'),
+  );
   assert.ok(csrs.length > 0, 'a bootstrap CSR exists');
   const csr = csrs.at(-1)!;
-  assert.ok(csr.status?.conditions?.some((c) => c.type === 'Approved' && c.status === 'True'), 'approved');
+  assert.ok(
+    csr.status?.conditions?.some((c) => c.type === 'Approved' && c.status === 'True'),
+    'approved',
+  );
   assert.ok(csr.status?.certificate, 'issued');
   const current = '/var/lib/kubelet/pki/kubelet-client-current.pem';
   assert.match(readlinkSync(current), /^kubelet-client-\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d\.pem$/);
   const cert = new X509Certificate(readFileSync(current));
   assert.match(cert.subject, new RegExp(`CN=system:node:${nodeName()}`));
   assert.match(cert.subject, /O=system:nodes/);
-  assert.match(readFileSync(`${ROOT}/_output/local/kubelet.kubeconfig`, 'utf8'), /client-certificate: \/var\/lib\/kubelet\/pki\/kubelet-client-current.pem/);
+  assert.match(
+    readFileSync(`${ROOT}/_output/local/kubelet.kubeconfig`, 'utf8'),
+    /client-certificate: \/var\/lib\/kubelet\/pki\/kubelet-client-current.pem/,
+  );
 });
 
 test('the client certificate is rotated before it expires, through a CSR made with the node identity', async () => {
@@ -71,18 +86,31 @@ test('the client certificate is rotated before it expires, through a CSR made wi
   const certs = kc.makeApiClient(CertificatesV1Api);
   const current = '/var/lib/kubelet/pki/kubelet-client-current.pem';
   const first = new X509Certificate(readFileSync(current));
-  const rotated = await eventually('a rotated certificate', 200_000, async () => {
-    const c = new X509Certificate(readFileSync(current));
-    return c.serialNumber !== first.serialNumber ? c : undefined;
-  }, 2000);
+  const rotated = await eventually(
+    'a rotated certificate',
+    200_000,
+    async () => {
+      const c = new X509Certificate(readFileSync(current));
+      return c.serialNumber !== first.serialNumber ? c : undefined;
+    },
+    2000,
+  );
   assert.ok(new Date(rotated.validTo) > new Date(first.validTo), 'the new certificate outlives the old one');
   const byNode = (await certs.listCertificateSigningRequest()).items.filter((c) => c.spec.username === `system:node:${nodeName()}`);
-  assert.ok(byNode.some((c) => c.status?.conditions?.some((x) => x.type === 'Approved')), 'the renewal CSR was made by the node itself and approved');
+  assert.ok(
+    byNode.some((c) => c.status?.conditions?.some((x) => x.type === 'Approved')),
+    'the renewal CSR was made by the node itself and approved',
+  );
   // The kubelet works on with it: its Lease keeps being renewed.
   const { coordination } = clients();
   const t0 = Date.now();
-  await eventually('lease renewed after rotation', 30_000, async () => {
-    const l = await coordination.readNamespacedLease({ name: nodeName(), namespace: 'kube-node-lease' });
-    return new Date(l.spec!.renewTime as unknown as string).getTime() > t0;
-  }, 1000);
+  await eventually(
+    'lease renewed after rotation',
+    30_000,
+    async () => {
+      const l = await coordination.readNamespacedLease({ name: nodeName(), namespace: 'kube-node-lease' });
+      return new Date(l.spec!.renewTime as unknown as string).getTime() > t0;
+    },
+    1000,
+  );
 });

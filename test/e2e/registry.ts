@@ -17,7 +17,12 @@ export interface RegistryOptions {
   password: string;
 }
 
-export interface RegistryRequest { method: string; path: string; authorization?: string; status: number }
+export interface RegistryRequest {
+  method: string;
+  path: string;
+  authorization?: string;
+  status: number;
+}
 
 export interface Registry {
   /** host:port, as image names and containerd's hosts.toml name it. */
@@ -29,12 +34,17 @@ export interface Registry {
   close(): Promise<void>;
 }
 
-interface Blob { data: Buffer; mediaType: string }
+interface Blob {
+  data: Buffer;
+  mediaType: string;
+}
 
 export async function startRegistry(o: RegistryOptions): Promise<Registry> {
   const files = untar(o.layout);
   const blob = (digest: string) => files.get(`blobs/${digest.replace(':', '/')}`);
-  const index = JSON.parse(files.get('index.json')?.toString('utf8') ?? 'null') as { manifests?: { mediaType: string; digest: string }[] } | null;
+  const index = JSON.parse(files.get('index.json')?.toString('utf8') ?? 'null') as {
+    manifests?: { mediaType: string; digest: string }[];
+  } | null;
   const top = index?.manifests?.[0];
   if (!top || !blob(top.digest)) throw new Error('the layout tar has no index.json naming a manifest it contains');
   const manifests = new Map<string, Blob>([[top.digest, { data: blob(top.digest)!, mediaType: top.mediaType }]]);
@@ -70,8 +80,15 @@ export async function startRegistry(o: RegistryOptions): Promise<Registry> {
   });
   const port = (server.address() as AddressInfo).port;
   return {
-    address: `${o.host}:${port}`, port, manifestDigest: top.digest, requests,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    address: `${o.host}:${port}`,
+    port,
+    manifestDigest: top.digest,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -96,9 +113,13 @@ function error(res: ServerResponse, req: IncomingMessage, status: number, code: 
 /** The regular files of a ustar archive by path ("./" dropped); enough for `ctr images export`. */
 export function untar(tar: Buffer): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
-  const str = (from: number, len: number) => tar.subarray(from, from + len).toString('utf8').replace(/\0.*$/s, '');
+  const str = (from: number, len: number) =>
+    tar
+      .subarray(from, from + len)
+      .toString('utf8')
+      .replace(/\0.*$/s, '');
   let longName: string | undefined;
-  for (let off = 0; off + 512 <= tar.length;) {
+  for (let off = 0; off + 512 <= tar.length; ) {
     const header = tar.subarray(off, off + 512);
     if (header.every((b) => b === 0)) break;
     const size = parseInt(str(off + 124, 12).trim() || '0', 8);

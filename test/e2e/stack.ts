@@ -49,13 +49,18 @@ export function seriesValue(exposition: string, series: string): number {
 }
 
 export function crictl(...args: string[]): string {
-  return execFileSync(`${BIN}/crictl`, ['--runtime-endpoint', 'unix:///run/containerd/containerd.sock', ...args], { encoding: 'utf8', timeout: 60_000 });
+  return execFileSync(`${BIN}/crictl`, ['--runtime-endpoint', 'unix:///run/containerd/containerd.sock', ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 /** Restarts kubelet-ts (hack/kubelet.sh), with the KubeletConfiguration fields in the file extraConfig added. */
 export function restartKubelet(extraConfig?: string): void {
   execFileSync('bash', [`${ROOT}/hack/kubelet.sh`, 'restart'], {
-    stdio: 'ignore', timeout: 90_000, env: { ...process.env, ...(extraConfig ? { KTS_CONFIG_EXTRA: extraConfig } : {}) },
+    stdio: 'ignore',
+    timeout: 90_000,
+    env: { ...process.env, ...(extraConfig ? { KTS_CONFIG_EXTRA: extraConfig } : {}) },
   });
 }
 
@@ -70,19 +75,36 @@ export async function withNamespace<T>(fn: (ns: string) => Promise<T>): Promise<
   const ns = `e2e-${randomBytes(3).toString('hex')}`;
   await core.createNamespace({ body: { metadata: { name: ns } } });
   // The namespace's default ServiceAccount must exist before pods can be created in it.
-  await eventually(`ServiceAccount default in ${ns}`, 30_000, async () => !!(await core.readNamespacedServiceAccount({ name: 'default', namespace: ns }).catch(() => undefined)));
-  try { return await fn(ns); } finally {
+  await eventually(
+    `ServiceAccount default in ${ns}`,
+    30_000,
+    async () => !!(await core.readNamespacedServiceAccount({ name: 'default', namespace: ns }).catch(() => undefined)),
+  );
+  try {
+    return await fn(ns);
+  } finally {
     await core.deleteNamespace({ name: ns }).catch(() => {});
   }
 }
 
 /** Polls until check returns a truthy value, or fails naming what it waited for and the last value seen. */
-export async function eventually<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false>, everyMs = 200): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<T | undefined | false>,
+  everyMs = 200,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   let lastErr: unknown;
   for (;;) {
-    try { const v = await check(); if (v) return v; } catch (e) { lastErr = e; }
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastErr ? `: ${(lastErr as Error).message}` : ''}`);
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (e) {
+      lastErr = e;
+    }
+    if (Date.now() > end)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastErr ? `: ${(lastErr as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -26,58 +26,87 @@ spec:
     command: ["sh", "-c", "echo ${message}; sleep 3600"]
 `;
 
-test('a static pod: mirror created, mirror deleted and recreated without a restart, file edited, file removed', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  const file = `/etc/kubernetes/manifests/e2e-${ns}.yaml`;
-  const name = `static-web-${nodeName()}`;
-  const running = (what: string, check: (p: Awaited<ReturnType<typeof core.readNamespacedPod>>) => boolean = () => true) =>
-    eventually(what, 30_000, async () => {
-      const p = await core.readNamespacedPod({ name, namespace: ns }).catch(() => undefined);
-      return p?.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.ready && check(p) ? p : undefined;
-    }, 250);
-  try {
-    writeFileSync(file, manifest(ns, 'first'));
-    const first = await running('the mirror pod Running');
-    assert.ok(first.metadata!.annotations!['kubernetes.io/config.mirror'], 'marked as a mirror');
-    assert.equal(first.metadata!.annotations!['kubernetes.io/config.source'], 'file');
-    assert.deepEqual([first.metadata!.ownerReferences![0]!.kind, first.metadata!.ownerReferences![0]!.name], ['Node', nodeName()]);
-    assert.equal(kubectl('logs', '-n', ns, name), 'first\n');
+test('a static pod: mirror created, mirror deleted and recreated without a restart, file edited, file removed', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    const file = `/etc/kubernetes/manifests/e2e-${ns}.yaml`;
+    const name = `static-web-${nodeName()}`;
+    const running = (what: string, check: (p: Awaited<ReturnType<typeof core.readNamespacedPod>>) => boolean = () => true) =>
+      eventually(
+        what,
+        30_000,
+        async () => {
+          const p = await core.readNamespacedPod({ name, namespace: ns }).catch(() => undefined);
+          return p?.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.ready && check(p) ? p : undefined;
+        },
+        250,
+      );
+    try {
+      writeFileSync(file, manifest(ns, 'first'));
+      const first = await running('the mirror pod Running');
+      assert.ok(first.metadata!.annotations!['kubernetes.io/config.mirror'], 'marked as a mirror');
+      assert.equal(first.metadata!.annotations!['kubernetes.io/config.source'], 'file');
+      assert.deepEqual([first.metadata!.ownerReferences![0]!.kind, first.metadata!.ownerReferences![0]!.name], ['Node', nodeName()]);
+      assert.equal(kubectl('logs', '-n', ns, name), 'first\n');
 
-    // Deleting the mirror does not touch the static pod: a new mirror shows the same container.
-    await core.deleteNamespacedPod({ name, namespace: ns });
-    const again = await running('a new mirror', (p) => p.metadata!.uid !== first.metadata!.uid);
-    assert.equal(again.status!.containerStatuses![0]!.containerID, first.status!.containerStatuses![0]!.containerID);
-    assert.equal(again.status!.containerStatuses![0]!.restartCount, 0);
+      // Deleting the mirror does not touch the static pod: a new mirror shows the same container.
+      await core.deleteNamespacedPod({ name, namespace: ns });
+      const again = await running('a new mirror', (p) => p.metadata!.uid !== first.metadata!.uid);
+      assert.equal(again.status!.containerStatuses![0]!.containerID, first.status!.containerStatuses![0]!.containerID);
+      assert.equal(again.status!.containerStatuses![0]!.restartCount, 0);
 
-    // An edit replaces the pod.
-    writeFileSync(file, manifest(ns, 'second'));
-    const edited = await running('the edited pod', (p) => p.metadata!.annotations!['kubernetes.io/config.mirror'] !== first.metadata!.annotations!['kubernetes.io/config.mirror']);
-    assert.notEqual(edited.status!.containerStatuses![0]!.containerID, first.status!.containerStatuses![0]!.containerID);
-    await eventually('the new log', 10_000, async () => kubectl('logs', '-n', ns, name) === 'second\n');
-    const uid = edited.metadata!.annotations!['kubernetes.io/config.mirror']!;
+      // An edit replaces the pod.
+      writeFileSync(file, manifest(ns, 'second'));
+      const edited = await running(
+        'the edited pod',
+        (p) => p.metadata!.annotations!['kubernetes.io/config.mirror'] !== first.metadata!.annotations!['kubernetes.io/config.mirror'],
+      );
+      assert.notEqual(edited.status!.containerStatuses![0]!.containerID, first.status!.containerStatuses![0]!.containerID);
+      await eventually('the new log', 10_000, async () => kubectl('logs', '-n', ns, name) === 'second\n');
+      const uid = edited.metadata!.annotations!['kubernetes.io/config.mirror']!;
 
-    // Removing the file stops the pod and removes its mirror.
-    rmSync(file);
-    await eventually('the mirror gone', 30_000, async () => !(await core.readNamespacedPod({ name, namespace: ns }).catch(() => undefined)), 250);
-    await eventually('no container left', 30_000, async () => crictl('ps', '-a', '-q', '--label', `io.kubernetes.pod.uid=${uid}`).trim() === '', 250);
-  } finally {
-    rmSync(file, { force: true });
-  }
-}));
+      // Removing the file stops the pod and removes its mirror.
+      rmSync(file);
+      await eventually(
+        'the mirror gone',
+        30_000,
+        async () => !(await core.readNamespacedPod({ name, namespace: ns }).catch(() => undefined)),
+        250,
+      );
+      await eventually(
+        'no container left',
+        30_000,
+        async () => crictl('ps', '-a', '-q', '--label', `io.kubernetes.pod.uid=${uid}`).trim() === '',
+        250,
+      );
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }));
 
-test('an invalid manifest is logged and ignored; other static pods run on', () => withNamespace(async (ns) => {
-  const bad = `/etc/kubernetes/manifests/e2e-bad-${ns}.yaml`;
-  const good = `/etc/kubernetes/manifests/e2e-${ns}.yaml`;
-  try {
-    writeFileSync(bad, 'apiVersion: v1\nkind: Pod\nmetadata: {name: Not_Valid}\nspec: {containers: []}\n');
-    writeFileSync(good, manifest(ns, 'fine'));
-    await eventually('the valid static pod Running', 30_000, async () =>
-      (await clients().core.readNamespacedPod({ name: `static-web-${nodeName()}`, namespace: ns }).catch(() => undefined))?.status?.phase === 'Running', 250);
-  } finally {
-    rmSync(bad, { force: true });
-    rmSync(good, { force: true });
-  }
-}));
+test('an invalid manifest is logged and ignored; other static pods run on', () =>
+  withNamespace(async (ns) => {
+    const bad = `/etc/kubernetes/manifests/e2e-bad-${ns}.yaml`;
+    const good = `/etc/kubernetes/manifests/e2e-${ns}.yaml`;
+    try {
+      writeFileSync(bad, 'apiVersion: v1\nkind: Pod\nmetadata: {name: Not_Valid}\nspec: {containers: []}\n');
+      writeFileSync(good, manifest(ns, 'fine'));
+      await eventually(
+        'the valid static pod Running',
+        30_000,
+        async () =>
+          (
+            await clients()
+              .core.readNamespacedPod({ name: `static-web-${nodeName()}`, namespace: ns })
+              .catch(() => undefined)
+          )?.status?.phase === 'Running',
+        250,
+      );
+    } finally {
+      rmSync(bad, { force: true });
+      rmSync(good, { force: true });
+    }
+  }));
 
 test('staticPodURL: a kubelet runs the pods a URL serves, with mirror pods; an edit replaces, an empty answer removes', async () => {
   const { core } = clients();
@@ -88,23 +117,63 @@ test('staticPodURL: a kubelet runs the pods a URL serves, with mirror pods; an e
   await new Promise<void>((r) => server.listen(0, NODE_IP, r));
   const node = `url-${Math.random().toString(36).slice(2, 7)}`;
   const dir = mkdtempSync(join(tmpdir(), 'kts-url-'));
-  const served = (msg: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'from-url', namespace: 'default' },
-    spec: { hostNetwork: true, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', `echo ${msg}; sleep 3600`] }] } });
+  const served = (msg: string) =>
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'from-url', namespace: 'default' },
+      spec: {
+        hostNetwork: true,
+        terminationGracePeriodSeconds: 1,
+        containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', `echo ${msg}; sleep 3600`] }],
+      },
+    });
   body = served('first');
-  writeFileSync(join(dir, 'config.yaml'), `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n` +
-    `staticPodURL: http://${NODE_IP}:${(server.address() as AddressInfo).port}/pods\nhttpCheckFrequency: 1s\n` +
-    `authentication: {x509: {clientCAFile: ${ROOT}/_output/local/pki/ca.crt}}\n`);
-  const proc = spawn(`${BIN}/node`, [`${ROOT}/dist/cli/main.js`, '--bootstrap-kubeconfig', `${ROOT}/_output/local/bootstrap-kubelet.conf`,
-    '--kubeconfig', join(dir, 'kubelet.conf'), '--config', join(dir, 'config.yaml'), '--hostname-override', node, '--node-ip', NODE_IP,
-    '--port', '10350', '--healthz-port', '10348', '--root-dir', join(dir, 'root'), '--cni-conf-dir', join(dir, 'cni')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  writeFileSync(
+    join(dir, 'config.yaml'),
+    `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n` +
+      `staticPodURL: http://${NODE_IP}:${(server.address() as AddressInfo).port}/pods\nhttpCheckFrequency: 1s\n` +
+      `authentication: {x509: {clientCAFile: ${ROOT}/_output/local/pki/ca.crt}}\n`,
+  );
+  const proc = spawn(
+    `${BIN}/node`,
+    [
+      `${ROOT}/dist/cli/main.js`,
+      '--bootstrap-kubeconfig',
+      `${ROOT}/_output/local/bootstrap-kubelet.conf`,
+      '--kubeconfig',
+      join(dir, 'kubelet.conf'),
+      '--config',
+      join(dir, 'config.yaml'),
+      '--hostname-override',
+      node,
+      '--node-ip',
+      NODE_IP,
+      '--port',
+      '10350',
+      '--healthz-port',
+      '10348',
+      '--root-dir',
+      join(dir, 'root'),
+      '--cni-conf-dir',
+      join(dir, 'cni'),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (out += d));
-  const mirror = (check: (p: Awaited<ReturnType<typeof core.readNamespacedPod>>) => boolean) => eventually('the mirror pod', 60_000, async () => {
-    if (proc.exitCode !== null) throw new Error(`kubelet-ts exited ${proc.exitCode}:\n${out.slice(-2000)}`);
-    const p = await core.readNamespacedPod({ name: `from-url-${node}`, namespace: 'default' }).catch(() => undefined);
-    return p && check(p) ? p : undefined;
-  }, 500);
+  const mirror = (check: (p: Awaited<ReturnType<typeof core.readNamespacedPod>>) => boolean) =>
+    eventually(
+      'the mirror pod',
+      60_000,
+      async () => {
+        if (proc.exitCode !== null) throw new Error(`kubelet-ts exited ${proc.exitCode}:\n${out.slice(-2000)}`);
+        const p = await core.readNamespacedPod({ name: `from-url-${node}`, namespace: 'default' }).catch(() => undefined);
+        return p && check(p) ? p : undefined;
+      },
+      500,
+    );
   try {
     const first = await mirror((p) => p.status?.phase === 'Running');
     assert.ok(first.metadata!.annotations!['kubernetes.io/config.mirror'], 'a mirror pod');
@@ -112,13 +181,29 @@ test('staticPodURL: a kubelet runs the pods a URL serves, with mirror pods; an e
     assert.equal(first.metadata!.ownerReferences?.[0]?.name, node);
     assert.match(kubectl('logs', '-n', 'default', `from-url-${node}`), /first/);
     body = served('second');
-    await mirror((p) => p.status?.phase === 'Running' && p.metadata!.annotations!['kubernetes.io/config.mirror'] !== first.metadata!.annotations!['kubernetes.io/config.mirror']);
+    await mirror(
+      (p) =>
+        p.status?.phase === 'Running' &&
+        p.metadata!.annotations!['kubernetes.io/config.mirror'] !== first.metadata!.annotations!['kubernetes.io/config.mirror'],
+    );
     assert.match(kubectl('logs', '-n', 'default', `from-url-${node}`), /second/);
     body = '';
-    await eventually('the mirror pod gone', 60_000, async () => !(await core.readNamespacedPod({ name: `from-url-${node}`, namespace: 'default' }).catch(() => undefined)), 500);
-    await eventually('its containers gone', 30_000, async () => !crictl('ps', '-q', '--name', '^main$', '--label', `io.kubernetes.pod.name=from-url-${node}`).trim());
+    await eventually(
+      'the mirror pod gone',
+      60_000,
+      async () => !(await core.readNamespacedPod({ name: `from-url-${node}`, namespace: 'default' }).catch(() => undefined)),
+      500,
+    );
+    await eventually(
+      'its containers gone',
+      30_000,
+      async () => !crictl('ps', '-q', '--name', '^main$', '--label', `io.kubernetes.pod.name=from-url-${node}`).trim(),
+    );
   } finally {
-    if (proc.exitCode === null) { proc.kill('SIGTERM'); await new Promise((r) => proc.once('exit', r)); }
+    if (proc.exitCode === null) {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+    }
     server.close();
     await core.deleteNode({ name: node }).catch(() => {});
     rmSync(dir, { recursive: true, force: true });

@@ -13,10 +13,14 @@ before(() => ensureStack());
 const ROOT_DIR = process.env.KUBELET_ROOT_DIR ?? '/var/lib/kubelet';
 const sh = (name: string, script: string, over: object = {}) => ({ name, image: BUSYBOX, command: ['sh', '-c', script], ...over });
 const readPod = (ns: string, name: string) => clients().core.readNamespacedPod({ name, namespace: ns });
-const exec = (ns: string, pod: string, container: string, script: string) => kubectl('-n', ns, 'exec', pod, '-c', container, '--', 'sh', '-c', script);
+const exec = (ns: string, pod: string, container: string, script: string) =>
+  kubectl('-n', ns, 'exec', pod, '-c', container, '--', 'sh', '-c', script);
 
 async function running(ns: string, name: string, timeoutMs = 60_000): Promise<V1Pod> {
-  return eventually(`pod ${name} Running`, timeoutMs, async () => { const p = await readPod(ns, name); return p.status?.phase === 'Running' ? p : undefined; });
+  return eventually(`pod ${name} Running`, timeoutMs, async () => {
+    const p = await readPod(ns, name);
+    return p.status?.phase === 'Running' ? p : undefined;
+  });
 }
 
 async function events(ns: string, name: string): Promise<string[]> {
@@ -24,169 +28,260 @@ async function events(ns: string, name: string): Promise<string[]> {
   return list.items.map((e) => `${e.reason}: ${e.message}`);
 }
 
-test('an emptyDir is shared by the containers of a pod, on disk (0777) and in memory (tmpfs with its sizeLimit)', () => withNamespace(async (ns) => {
-  await clients().core.createNamespacedPod({ namespace: ns, body: podSpec('shared', {
-    volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'mem', emptyDir: { medium: 'Memory', sizeLimit: '8Mi' } }],
-    containers: [
-      sh('writer', 'echo from-writer > /scratch/msg; echo in-memory > /mem/m; exec sleep 3600', { volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }, { name: 'mem', mountPath: '/mem' }] }),
-      sh('reader', 'exec sleep 3600', { volumeMounts: [{ name: 'scratch', mountPath: '/data' }, { name: 'mem', mountPath: '/mem' }] }),
-    ],
-  }) });
-  await running(ns, 'shared');
-  await eventually('the writer\'s file seen by the reader', 10_000, async () => exec(ns, 'shared', 'reader', 'cat /data/msg').trim() === 'from-writer');
-  assert.equal(exec(ns, 'shared', 'reader', 'stat -c %a /data').trim(), '777');
-  assert.equal(exec(ns, 'shared', 'reader', 'cat /mem/m').trim(), 'in-memory');
-  assert.match(exec(ns, 'shared', 'reader', 'grep " /mem " /proc/mounts'), /^tmpfs \/mem tmpfs \S*size=8192k/);
-}));
+test('an emptyDir is shared by the containers of a pod, on disk (0777) and in memory (tmpfs with its sizeLimit)', () =>
+  withNamespace(async (ns) => {
+    await clients().core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('shared', {
+        volumes: [
+          { name: 'scratch', emptyDir: {} },
+          { name: 'mem', emptyDir: { medium: 'Memory', sizeLimit: '8Mi' } },
+        ],
+        containers: [
+          sh('writer', 'echo from-writer > /scratch/msg; echo in-memory > /mem/m; exec sleep 3600', {
+            volumeMounts: [
+              { name: 'scratch', mountPath: '/scratch' },
+              { name: 'mem', mountPath: '/mem' },
+            ],
+          }),
+          sh('reader', 'exec sleep 3600', {
+            volumeMounts: [
+              { name: 'scratch', mountPath: '/data' },
+              { name: 'mem', mountPath: '/mem' },
+            ],
+          }),
+        ],
+      }),
+    });
+    await running(ns, 'shared');
+    await eventually(
+      "the writer's file seen by the reader",
+      10_000,
+      async () => exec(ns, 'shared', 'reader', 'cat /data/msg').trim() === 'from-writer',
+    );
+    assert.equal(exec(ns, 'shared', 'reader', 'stat -c %a /data').trim(), '777');
+    assert.equal(exec(ns, 'shared', 'reader', 'cat /mem/m').trim(), 'in-memory');
+    assert.match(exec(ns, 'shared', 'reader', 'grep " /mem " /proc/mounts'), /^tmpfs \/mem tmpfs \S*size=8192k/);
+  }));
 
-test('configMap and secret volumes: content, items, modes, read-only, the ..data symlink, and updates', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'cfg' }, data: { a: 'one', b: 'two' } } });
-  await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'sec' }, stringData: { pw: 's3cret' } } });
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('api-data', {
-    volumes: [
-      { name: 'cfg', configMap: { name: 'cfg', defaultMode: 0o640 } },
-      { name: 'items', configMap: { name: 'cfg', items: [{ key: 'b', path: 'sub/b', mode: 0o600 }] } },
-      { name: 'sec', secret: { secretName: 'sec', defaultMode: 0o400 } },
-      { name: 'maybe', secret: { secretName: 'not-there', optional: true } },
-    ],
-    containers: [sh('main', 'exec sleep 3600', { volumeMounts: [
-      { name: 'cfg', mountPath: '/cfg' }, { name: 'items', mountPath: '/items' }, { name: 'sec', mountPath: '/sec' }, { name: 'maybe', mountPath: '/maybe' },
-    ] })],
-  }) });
-  await running(ns, 'api-data');
-  const x = (script: string) => exec(ns, 'api-data', 'main', script).trim();
-  assert.equal(x('cat /cfg/a; echo; cat /cfg/b'), 'one\ntwo');
-  assert.equal(x('stat -L -c %a /cfg/a'), '640');
-  assert.equal(x('readlink /cfg/a'), '..data/a');
-  assert.match(x('readlink /cfg/..data'), /^\.\.\d{4}_\d{2}_\d{2}_\d{2}_\d{2}_\d{2}\.\S+$/);
-  assert.equal(x('ls /items; cat /items/sub/b'), 'sub\ntwo');
-  assert.equal(x('stat -L -c %a /items/sub/b'), '600');
-  assert.equal(x('cat /sec/pw'), 's3cret');
-  assert.equal(x('stat -L -c %a /sec/pw'), '400');
-  assert.match(x('grep " /sec " /proc/mounts'), /^tmpfs \/sec tmpfs ro/, 'secrets live in memory, mounted read-only');
-  assert.equal(x('ls /maybe | wc -l'), '0', 'an optional missing secret gives an empty volume');
-  assert.match(x('touch /cfg/new 2>&1 || echo refused'), /refused/);
+test('configMap and secret volumes: content, items, modes, read-only, the ..data symlink, and updates', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'cfg' }, data: { a: 'one', b: 'two' } } });
+    await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'sec' }, stringData: { pw: 's3cret' } } });
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('api-data', {
+        volumes: [
+          { name: 'cfg', configMap: { name: 'cfg', defaultMode: 0o640 } },
+          { name: 'items', configMap: { name: 'cfg', items: [{ key: 'b', path: 'sub/b', mode: 0o600 }] } },
+          { name: 'sec', secret: { secretName: 'sec', defaultMode: 0o400 } },
+          { name: 'maybe', secret: { secretName: 'not-there', optional: true } },
+        ],
+        containers: [
+          sh('main', 'exec sleep 3600', {
+            volumeMounts: [
+              { name: 'cfg', mountPath: '/cfg' },
+              { name: 'items', mountPath: '/items' },
+              { name: 'sec', mountPath: '/sec' },
+              { name: 'maybe', mountPath: '/maybe' },
+            ],
+          }),
+        ],
+      }),
+    });
+    await running(ns, 'api-data');
+    const x = (script: string) => exec(ns, 'api-data', 'main', script).trim();
+    assert.equal(x('cat /cfg/a; echo; cat /cfg/b'), 'one\ntwo');
+    assert.equal(x('stat -L -c %a /cfg/a'), '640');
+    assert.equal(x('readlink /cfg/a'), '..data/a');
+    assert.match(x('readlink /cfg/..data'), /^\.\.\d{4}_\d{2}_\d{2}_\d{2}_\d{2}_\d{2}\.\S+$/);
+    assert.equal(x('ls /items; cat /items/sub/b'), 'sub\ntwo');
+    assert.equal(x('stat -L -c %a /items/sub/b'), '600');
+    assert.equal(x('cat /sec/pw'), 's3cret');
+    assert.equal(x('stat -L -c %a /sec/pw'), '400');
+    assert.match(x('grep " /sec " /proc/mounts'), /^tmpfs \/sec tmpfs ro/, 'secrets live in memory, mounted read-only');
+    assert.equal(x('ls /maybe | wc -l'), '0', 'an optional missing secret gives an empty volume');
+    assert.match(x('touch /cfg/new 2>&1 || echo refused'), /refused/);
 
-  // Upstream propagates changes within about a minute (its sync period plus the cache TTL).
-  await core.replaceNamespacedConfigMap({ namespace: ns, name: 'cfg', body: { metadata: { name: 'cfg' }, data: { a: 'uno', b: 'two' } } });
-  await eventually('the ConfigMap update in the volume', 150_000, async () => x('cat /cfg/a') === 'uno', 2000);
-}));
+    // Upstream propagates changes within about a minute (its sync period plus the cache TTL).
+    await core.replaceNamespacedConfigMap({
+      namespace: ns,
+      name: 'cfg',
+      body: { metadata: { name: 'cfg' }, data: { a: 'uno', b: 'two' } },
+    });
+    await eventually('the ConfigMap update in the volume', 150_000, async () => x('cat /cfg/a') === 'uno', 2000);
+  }));
 
-test('the service account token (a JWT bound to the pod), ca.crt and namespace at the well-known path', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('sa') });
-  const pod = await running(ns, 'sa');
-  assert.ok(pod.spec!.volumes!.some((v) => v.name.startsWith('kube-api-access-') && v.projected), 'the ServiceAccount admission plugin added kube-api-access');
-  const dir = '/var/run/secrets/kubernetes.io/serviceaccount';
-  const x = (script: string) => exec(ns, 'sa', 'main', script);
-  const token = x(`cat ${dir}/token`).trim();
-  const parts = token.split('.');
-  assert.equal(parts.length, 3, 'a JWT');
-  const claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
-  assert.equal(claims.sub, `system:serviceaccount:${ns}:default`);
-  assert.equal(claims['kubernetes.io'].namespace, ns);
-  assert.deepEqual([claims['kubernetes.io'].pod.name, claims['kubernetes.io'].pod.uid], ['sa', pod.metadata!.uid]);
-  assert.ok(claims.exp > Date.now() / 1000 + 600, 'not expired');
-  const ca = await core.readNamespacedConfigMap({ namespace: ns, name: 'kube-root-ca.crt' });
-  assert.equal(x(`cat ${dir}/ca.crt`), ca.data!['ca.crt']);
-  assert.equal(x(`cat ${dir}/namespace`), ns);
-  assert.equal(x(`stat -L -c %a ${dir}/token`).trim(), '644');
-  // The apiserver accepts it as the pod's service account.
-  const kc = new KubeConfig();
-  kc.loadFromFile(ADMIN_KUBECONFIG);
-  const review = await kc.makeApiClient(AuthenticationV1Api).createTokenReview({ body: { spec: { token } } });
-  assert.equal(review.status?.authenticated, true, review.status?.error);
-  assert.equal(review.status?.user?.username, `system:serviceaccount:${ns}:default`);
-}));
+test('the service account token (a JWT bound to the pod), ca.crt and namespace at the well-known path', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('sa') });
+    const pod = await running(ns, 'sa');
+    assert.ok(
+      pod.spec!.volumes!.some((v) => v.name.startsWith('kube-api-access-') && v.projected),
+      'the ServiceAccount admission plugin added kube-api-access',
+    );
+    const dir = '/var/run/secrets/kubernetes.io/serviceaccount';
+    const x = (script: string) => exec(ns, 'sa', 'main', script);
+    const token = x(`cat ${dir}/token`).trim();
+    const parts = token.split('.');
+    assert.equal(parts.length, 3, 'a JWT');
+    const claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
+    assert.equal(claims.sub, `system:serviceaccount:${ns}:default`);
+    assert.equal(claims['kubernetes.io'].namespace, ns);
+    assert.deepEqual([claims['kubernetes.io'].pod.name, claims['kubernetes.io'].pod.uid], ['sa', pod.metadata!.uid]);
+    assert.ok(claims.exp > Date.now() / 1000 + 600, 'not expired');
+    const ca = await core.readNamespacedConfigMap({ namespace: ns, name: 'kube-root-ca.crt' });
+    assert.equal(x(`cat ${dir}/ca.crt`), ca.data!['ca.crt']);
+    assert.equal(x(`cat ${dir}/namespace`), ns);
+    assert.equal(x(`stat -L -c %a ${dir}/token`).trim(), '644');
+    // The apiserver accepts it as the pod's service account.
+    const kc = new KubeConfig();
+    kc.loadFromFile(ADMIN_KUBECONFIG);
+    const review = await kc.makeApiClient(AuthenticationV1Api).createTokenReview({ body: { spec: { token } } });
+    assert.equal(review.status?.authenticated, true, review.status?.error);
+    assert.equal(review.status?.user?.username, `system:serviceaccount:${ns}:default`);
+  }));
 
-test('a downwardAPI volume shows labels and the pod name; a hostPath DirectoryOrCreate is made on the node', () => withNamespace(async (ns) => {
-  const hostDir = `/tmp/kts-e2e-${ns}/made`;
-  try {
-    await clients().core.createNamespacedPod({ namespace: ns, body: { ...podSpec('downward', {
-      volumes: [
-        { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'name', fieldRef: { fieldPath: 'metadata.name' } },
-          { path: 'mem', resourceFieldRef: { containerName: 'main', resource: 'limits.memory', divisor: '1Mi' } }] } },
-        { name: 'host', hostPath: { path: hostDir, type: 'DirectoryOrCreate' } },
-      ],
-      containers: [sh('main', 'echo from-pod > /host/f; exec sleep 3600', { resources: { limits: { memory: '32Mi' } },
-        volumeMounts: [{ name: 'info', mountPath: '/etc/podinfo' }, { name: 'host', mountPath: '/host' }] })],
-    }), metadata: { name: 'downward', labels: { app: 'web', tier: 'front' } } } });
-    await running(ns, 'downward');
-    const x = (script: string) => exec(ns, 'downward', 'main', script);
-    assert.equal(x('cat /etc/podinfo/labels'), 'app="web"\ntier="front"');
-    assert.equal(x('cat /etc/podinfo/name'), 'downward');
-    assert.equal(x('cat /etc/podinfo/mem'), '32');
-    await eventually('the pod\'s file on the node', 10_000, async () => existsSync(`${hostDir}/f`) && readFileSync(`${hostDir}/f`, 'utf8') === 'from-pod\n');
-  } finally {
-    rmSync(`/tmp/kts-e2e-${ns}`, { recursive: true, force: true });
-  }
-}));
+test('a downwardAPI volume shows labels and the pod name; a hostPath DirectoryOrCreate is made on the node', () =>
+  withNamespace(async (ns) => {
+    const hostDir = `/tmp/kts-e2e-${ns}/made`;
+    try {
+      await clients().core.createNamespacedPod({
+        namespace: ns,
+        body: {
+          ...podSpec('downward', {
+            volumes: [
+              {
+                name: 'info',
+                downwardAPI: {
+                  items: [
+                    { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+                    { path: 'name', fieldRef: { fieldPath: 'metadata.name' } },
+                    { path: 'mem', resourceFieldRef: { containerName: 'main', resource: 'limits.memory', divisor: '1Mi' } },
+                  ],
+                },
+              },
+              { name: 'host', hostPath: { path: hostDir, type: 'DirectoryOrCreate' } },
+            ],
+            containers: [
+              sh('main', 'echo from-pod > /host/f; exec sleep 3600', {
+                resources: { limits: { memory: '32Mi' } },
+                volumeMounts: [
+                  { name: 'info', mountPath: '/etc/podinfo' },
+                  { name: 'host', mountPath: '/host' },
+                ],
+              }),
+            ],
+          }),
+          metadata: { name: 'downward', labels: { app: 'web', tier: 'front' } },
+        },
+      });
+      await running(ns, 'downward');
+      const x = (script: string) => exec(ns, 'downward', 'main', script);
+      assert.equal(x('cat /etc/podinfo/labels'), 'app="web"\ntier="front"');
+      assert.equal(x('cat /etc/podinfo/name'), 'downward');
+      assert.equal(x('cat /etc/podinfo/mem'), '32');
+      await eventually(
+        "the pod's file on the node",
+        10_000,
+        async () => existsSync(`${hostDir}/f`) && readFileSync(`${hostDir}/f`, 'utf8') === 'from-pod\n',
+      );
+    } finally {
+      rmSync(`/tmp/kts-e2e-${ns}`, { recursive: true, force: true });
+    }
+  }));
 
-test('/etc/hosts is managed: localhost, the pod IP with its hostname, hostAliases; the termination message file is mounted', () => withNamespace(async (ns) => {
-  await clients().core.createNamespacedPod({ namespace: ns, body: podSpec('hosts', { hostAliases: [{ ip: '192.0.2.77', hostnames: ['alias-one', 'alias-two'] }] }) });
-  const pod = await running(ns, 'hosts');
-  const hosts = exec(ns, 'hosts', 'main', 'cat /etc/hosts');
-  assert.ok(hosts.startsWith('# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n'), hosts);
-  assert.ok(hosts.includes(`\n${pod.status!.podIP}\thosts\n`), hosts);
-  assert.ok(hosts.endsWith('\n# Entries added by HostAliases.\n192.0.2.77\talias-one\talias-two\n'), hosts);
-  // The termination message file is the kubelet's, under ROOT/pods/UID/containers/NAME/.
-  exec(ns, 'hosts', 'main', 'echo last-words > /dev/termination-log');
-  const dir = `${ROOT_DIR}/pods/${pod.metadata!.uid}/containers/main`;
-  const files = readdirSync(dir);
-  assert.equal(files.length, 1);
-  assert.equal(readFileSync(`${dir}/${files[0]}`, 'utf8'), 'last-words\n');
-}));
+test('/etc/hosts is managed: localhost, the pod IP with its hostname, hostAliases; the termination message file is mounted', () =>
+  withNamespace(async (ns) => {
+    await clients().core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('hosts', { hostAliases: [{ ip: '192.0.2.77', hostnames: ['alias-one', 'alias-two'] }] }),
+    });
+    const pod = await running(ns, 'hosts');
+    const hosts = exec(ns, 'hosts', 'main', 'cat /etc/hosts');
+    assert.ok(hosts.startsWith('# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n'), hosts);
+    assert.ok(hosts.includes(`\n${pod.status!.podIP}\thosts\n`), hosts);
+    assert.ok(hosts.endsWith('\n# Entries added by HostAliases.\n192.0.2.77\talias-one\talias-two\n'), hosts);
+    // The termination message file is the kubelet's, under ROOT/pods/UID/containers/NAME/.
+    exec(ns, 'hosts', 'main', 'echo last-words > /dev/termination-log');
+    const dir = `${ROOT_DIR}/pods/${pod.metadata!.uid}/containers/main`;
+    const files = readdirSync(dir);
+    assert.equal(files.length, 1);
+    assert.equal(readFileSync(`${dir}/${files[0]}`, 'utf8'), 'last-words\n');
+  }));
 
-test('subPath (made when missing), subPathExpr, readOnly mounts and fsGroup ownership', () => withNamespace(async (ns) => {
-  await clients().core.createNamespacedPod({ namespace: ns, body: podSpec('paths', {
-    securityContext: { fsGroup: 1234 },
-    volumes: [{ name: 'scratch', emptyDir: {} }],
-    containers: [sh('main', 'echo via-subpath > /sub/f; echo via-expr > /expr/f; exec sleep 3600', {
-      env: [{ name: 'DIR', value: 'from-env' }],
-      volumeMounts: [
-        { name: 'scratch', mountPath: '/all' }, { name: 'scratch', mountPath: '/sub', subPath: 'a/b' },
-        { name: 'scratch', mountPath: '/expr', subPathExpr: '$(DIR)' }, { name: 'scratch', mountPath: '/ro', readOnly: true },
-      ],
-    })],
-  }) });
-  await running(ns, 'paths');
-  const x = (script: string) => exec(ns, 'paths', 'main', script).trim();
-  await eventually('files written through the subPaths', 10_000, async () => x('cat /all/a/b/f /all/from-env/f 2>/dev/null') === 'via-subpath\nvia-expr');
-  assert.match(x('touch /ro/x 2>&1 || echo refused'), /refused/);
-  const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
-  assert.equal(x(`stat -L -c '%g %a' ${token}`), '1234 640');
-  assert.equal(x('stat -c %g /all'), '1234');
-}));
+test('subPath (made when missing), subPathExpr, readOnly mounts and fsGroup ownership', () =>
+  withNamespace(async (ns) => {
+    await clients().core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('paths', {
+        securityContext: { fsGroup: 1234 },
+        volumes: [{ name: 'scratch', emptyDir: {} }],
+        containers: [
+          sh('main', 'echo via-subpath > /sub/f; echo via-expr > /expr/f; exec sleep 3600', {
+            env: [{ name: 'DIR', value: 'from-env' }],
+            volumeMounts: [
+              { name: 'scratch', mountPath: '/all' },
+              { name: 'scratch', mountPath: '/sub', subPath: 'a/b' },
+              { name: 'scratch', mountPath: '/expr', subPathExpr: '$(DIR)' },
+              { name: 'scratch', mountPath: '/ro', readOnly: true },
+            ],
+          }),
+        ],
+      }),
+    });
+    await running(ns, 'paths');
+    const x = (script: string) => exec(ns, 'paths', 'main', script).trim();
+    await eventually(
+      'files written through the subPaths',
+      10_000,
+      async () => x('cat /all/a/b/f /all/from-env/f 2>/dev/null') === 'via-subpath\nvia-expr',
+    );
+    assert.match(x('touch /ro/x 2>&1 || echo refused'), /refused/);
+    const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+    assert.equal(x(`stat -L -c '%g %a' ${token}`), '1234 640');
+    assert.equal(x('stat -c %g /all'), '1234');
+  }));
 
-test('a missing required ConfigMap: FailedMount, the pod stays ContainerCreating, and starts once the ConfigMap exists', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('waits', {
-    volumes: [{ name: 'cfg', configMap: { name: 'late' } }],
-    containers: [sh('main', 'cat /cfg/k; echo; exec sleep 3600', { volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] })],
-  }) });
-  await eventually('a FailedMount event', 30_000, async () =>
-    (await events(ns, 'waits')).includes('FailedMount: MountVolume.SetUp failed for volume "cfg" : configmap "late" not found'));
-  const pending = await readPod(ns, 'waits');
-  assert.equal(pending.status!.phase, 'Pending');
-  assert.equal(pending.status!.containerStatuses?.[0]?.state?.waiting?.reason ?? 'ContainerCreating', 'ContainerCreating');
-  assert.ok(!pending.status!.podIP, 'no sandbox before the volumes are set up');
-  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'late' }, data: { k: 'arrived' } } });
-  await running(ns, 'waits', 60_000);
-  await eventually('the container read the ConfigMap', 10_000, async () => kubectl('-n', ns, 'logs', 'waits').includes('arrived'));
-}));
+test('a missing required ConfigMap: FailedMount, the pod stays ContainerCreating, and starts once the ConfigMap exists', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('waits', {
+        volumes: [{ name: 'cfg', configMap: { name: 'late' } }],
+        containers: [sh('main', 'cat /cfg/k; echo; exec sleep 3600', { volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] })],
+      }),
+    });
+    await eventually('a FailedMount event', 30_000, async () =>
+      (await events(ns, 'waits')).includes('FailedMount: MountVolume.SetUp failed for volume "cfg" : configmap "late" not found'),
+    );
+    const pending = await readPod(ns, 'waits');
+    assert.equal(pending.status!.phase, 'Pending');
+    assert.equal(pending.status!.containerStatuses?.[0]?.state?.waiting?.reason ?? 'ContainerCreating', 'ContainerCreating');
+    assert.ok(!pending.status!.podIP, 'no sandbox before the volumes are set up');
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'late' }, data: { k: 'arrived' } } });
+    await running(ns, 'waits', 60_000);
+    await eventually('the container read the ConfigMap', 10_000, async () => kubectl('-n', ns, 'logs', 'waits').includes('arrived'));
+  }));
 
-test('a pod that ran to completion has its volumes unmounted at once, before it is deleted', () => withNamespace(async (ns) => {
-  const { core } = clients();
-  await core.createNamespacedPod({ namespace: ns, body: podSpec('done', {
-    restartPolicy: 'Never',
-    volumes: [{ name: 'scratch', emptyDir: { medium: 'Memory' } }],
-    containers: [sh('main', 'echo hi > /scratch/f; sleep 3', { volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] })],
-  }) });
-  const pod = await running(ns, 'done');
-  const under = `${ROOT_DIR}/pods/${pod.metadata!.uid}/`;
-  assert.ok(readFileSync('/proc/self/mountinfo', 'utf8').includes(under), 'its tmpfs volumes mounted while it runs');
-  await eventually('pod Succeeded', 30_000, async () => (await readPod(ns, 'done')).status?.phase === 'Succeeded');
-  await eventually('no mount of the pod left', 15_000, async () => !readFileSync('/proc/self/mountinfo', 'utf8').includes(under));
-  assert.ok(await readPod(ns, 'done'), 'the pod object is still there');
-}));
+test('a pod that ran to completion has its volumes unmounted at once, before it is deleted', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('done', {
+        restartPolicy: 'Never',
+        volumes: [{ name: 'scratch', emptyDir: { medium: 'Memory' } }],
+        containers: [sh('main', 'echo hi > /scratch/f; sleep 3', { volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] })],
+      }),
+    });
+    const pod = await running(ns, 'done');
+    const under = `${ROOT_DIR}/pods/${pod.metadata!.uid}/`;
+    assert.ok(readFileSync('/proc/self/mountinfo', 'utf8').includes(under), 'its tmpfs volumes mounted while it runs');
+    await eventually('pod Succeeded', 30_000, async () => (await readPod(ns, 'done')).status?.phase === 'Succeeded');
+    await eventually('no mount of the pod left', 15_000, async () => !readFileSync('/proc/self/mountinfo', 'utf8').includes(under));
+    assert.ok(await readPod(ns, 'done'), 'the pod object is still there');
+  }));
