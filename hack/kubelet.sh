@@ -47,7 +47,7 @@ start() {
     --bootstrap-kubeconfig "$LOCAL/bootstrap-kubelet.conf" --kubeconfig "$LOCAL/kubelet.kubeconfig" \
     --config "$LOCAL/kubelet-config.yaml" \
     --hostname-override "$NODE_NAME" --node-ip "$KTS_IP" \
-    --container-runtime-endpoint "unix://$CONTAINERD_SOCK" --root-dir /var/lib/kubelet --v 2
+    --container-runtime-endpoint "unix://$CONTAINERD_SOCK" --root-dir /var/lib/kubelet --network-plugin kubenet --v 2
   sleep 1
   running $name || die "$name supervisor exited at once (see $LOGS/$name.log)"
 }

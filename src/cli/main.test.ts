@@ -50,3 +50,12 @@ test('--node-labels and --register-with-taints parse as upstream', () => {
   ]);
   assert.throws(() => parseTaints('bad'), /invalid --register-with-taints entry "bad"/);
 });
+
+test("--version prints 'Kubernetes vX.Y.Z', the line kubeadm's preflight reads", () => {
+  const r = run('--version');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout.trim(), /^Kubernetes v\d+\.\d+\.\d+$/);
+});
+
+test('an unknown --network-plugin exits 1 naming the choices', () =>
+  assertOneLineFailure(run('--kubeconfig', kubeconfig, '--network-plugin', 'weave'), /network-plugin.*Choices: "cni", "kubenet"/));

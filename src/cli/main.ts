@@ -48,8 +48,16 @@ const kubeletFlags = (y: Argv) =>
     .option('cni-conf-dir', {
       type: 'string',
       default: '/etc/cni/net.d',
-      describe: 'where the pod network config is read by the runtime (and written by the kubelet when absent)',
+      describe: 'where the runtime reads the pod network config (and --network-plugin=kubenet writes it)',
     })
+    .option('network-plugin', {
+      choices: ['cni', 'kubenet'] as const,
+      default: 'cni' as const,
+      describe:
+        "cni: the pod network is the runtime's CNI config, installed by a network add-on (upstream's only mode); " +
+        "kubenet: with no add-on, the kubelet writes a bridge network for the Node's podCIDR, as the kubenet plugin did before 1.24",
+    })
+    .option('cgroup-root', { type: 'string', describe: 'the cgroup below which kubepods is made (config field cgroupRoot)' })
     .option('port', { type: 'number', describe: 'port of the kubelet API (config field port)' })
     .option('healthz-port', { type: 'number', describe: 'port of the local healthz endpoint (config field healthzPort)' })
     .option('v', { type: 'number', default: 0, describe: 'log verbosity' });
@@ -71,6 +79,7 @@ async function startKubelet(argv: KubeletArgs) {
   if (argv['container-runtime-endpoint']) config.containerRuntimeEndpoint = argv['container-runtime-endpoint'];
   if (argv.port !== undefined) config.port = argv.port;
   if (argv['healthz-port'] !== undefined) config.healthzPort = argv['healthz-port'];
+  if (argv['cgroup-root'] !== undefined) config.cgroupRoot = argv['cgroup-root'];
   const certDir = argv['cert-dir'] ?? joinPath(argv['root-dir'], 'pki');
   const nodeName = (argv['hostname-override'] || hostname()).toLowerCase();
   if (!argv['bootstrap-kubeconfig']) {
@@ -99,6 +108,7 @@ async function startKubelet(argv: KubeletArgs) {
     nodeLabels: parseLabels(argv['node-labels']),
     taints: [...(config.registerWithTaints as Taint[]), ...parseTaints(argv['register-with-taints'])],
     cniConfDir: argv['cni-conf-dir'],
+    networkPlugin: argv['network-plugin'],
   });
   const log = logger('kubelet');
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
@@ -145,7 +155,8 @@ async function main() {
         await startKubelet(argv);
       },
     )
-    .version(KUBELET_VERSION)
+    // kubeadm's preflight reads this line: 'Kubernetes vX.Y.Z', as the upstream kubelet prints it.
+    .version(`Kubernetes ${KUBELET_VERSION}`)
     .strict()
     .fail((msg, err) => {
       throw err ?? new Error(msg);
@@ -154,6 +165,7 @@ async function main() {
 }
 
 main().catch((e: unknown) => {
-  process.stderr.write(`kubelet-ts: error: ${(e as Error).message ?? String(e)}\n`);
+  // One line, always (yargs' own messages span several).
+  process.stderr.write(`kubelet-ts: error: ${((e as Error).message ?? String(e)).replace(/\s*\n\s*/g, ' ')}\n`);
   process.exit(1);
 });

@@ -38,7 +38,7 @@ function fakes(pods: PodRuntimeStatus[], o: { owned?: string[]; logDirs?: string
     removeLogDir: (_dir, name) => {
       calls.push(`removeLogDir ${name}`);
     },
-    removePodCgroups: (uid) => {
+    removePodCgroups: (_root, uid) => {
       calls.push(`removePodCgroups ${uid}`);
     },
   };

@@ -21,7 +21,7 @@ export interface GCDisk {
   /** Unmounts ROOT/pods/UID/volumes/* of a pod that is gone; how many were mounted. */
   unmountPodVolumes?(rootDir: string, uid: string): Promise<number>;
   removeLogDir(podLogsDir: string, name: string): void;
-  removePodCgroups(uid: string): void;
+  removePodCgroups(cgroupRoot: string, uid: string): void;
   /** Removes /var/log/containers links whose log is gone, but not those of containers that have not exited; how many. */
   removeDanglingLogSymlinks?(notExited: ReadonlySet<string>): number;
 }
@@ -29,6 +29,8 @@ export interface GCDisk {
 export type Removed = 'container' | 'sandbox' | 'pod_dir' | 'pod_log_dir' | 'log_symlink';
 
 export interface CollectorDeps {
+  /** KubeletConfiguration cgroupRoot, below which orphaned pod cgroups are removed; default '/'. */
+  cgroupRoot?: string;
   runtime: GCRuntime;
   /** The pods with a worker (PodWorkers.states()). Read after the runtime is listed: see housekeeping. */
   known(): ReadonlyMap<string, KnownPod>;
@@ -164,7 +166,7 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
           disk.removeLogDir(d.podLogsDir, n);
           removed('pod_log_dir');
         }
-        disk.removePodCgroups(x.uid);
+        disk.removePodCgroups(d.cgroupRoot ?? '/', x.uid);
         disk.removePodDir(d.rootDir, x.uid); // last: it marks the pod as ours
         removed('pod_dir');
         d.log.info('Removed the directories of a pod that is gone', { ...ref(x.uid), logDirs: x.logDirs });

@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node
 import { basename, dirname, join, resolve } from 'node:path';
 import type { PodSteps } from '../pods/workers.ts';
 import { removePodCgroup } from '../resources/pod-cgroup.ts';
-import { KUBEPODS_CGROUP } from '../resources/node-allocatable.ts';
+import { podCgroupCandidates } from '../resources/cgroup-layout.ts';
 import { danglingLinksToRemove, listLegacyLinks, removeLogSymlink } from '../container-logs/symlink.ts';
 
 // A UID is one path segment: never '', '.', '..' or anything with a slash.
@@ -101,9 +101,9 @@ export function removeContainerLogs(logPath: string): void {
  * (upstream's cleanupOrphanedPodCgroups). rmdir removes only an empty cgroup, so a
  * cgroup still in use, or another kubelet's, is never harmed.
  */
-export function removePodCgroups(uid: string): void {
+export function removePodCgroups(cgroupRoot: string, uid: string): void {
   if (!isSafeUID(uid)) return;
-  for (const qos of ['', 'burstable/', 'besteffort/']) removePodCgroup(`${KUBEPODS_CGROUP}/${qos}pod${uid}`);
+  for (const path of podCgroupCandidates(cgroupRoot, uid)) removePodCgroup(path);
 }
 
 /** /var/log/containers links whose log is gone (see danglingLinksToRemove); how many were removed. */

@@ -53,7 +53,8 @@ import { podSteps } from '../pods/steps.ts';
 import { PodWorkers } from '../pods/workers.ts';
 import { Prober } from '../prober/prober.ts';
 import { PodResizer } from '../resize/pod-resizer.ts';
-import { KUBEPODS_CGROUP, effectiveMaxPods, kubepodsLimits } from '../resources/node-allocatable.ts';
+import { kubepodsCgroup } from '../resources/cgroup-layout.ts';
+import { effectiveMaxPods, kubepodsLimits } from '../resources/node-allocatable.ts';
 import { ensurePodCgroup } from '../resources/pod-cgroup.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
@@ -88,6 +89,8 @@ export interface KubeletOptions {
   nodeLabels: Record<string, string>;
   taints: Taint[];
   cniConfDir: string;
+  /** 'kubenet': write a bridge network for the Node's podCIDR when no add-on installed one (src/network). */
+  networkPlugin: 'cni' | 'kubenet';
 }
 
 // The Kubernetes release whose kubelet behaviour kubelet-ts implements.
@@ -121,13 +124,13 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const host = readHostFacts();
   if (config.enforceNodeAllocatable.includes('pods')) {
     try {
-      ensurePodCgroup(KUBEPODS_CGROUP, kubepodsLimits(host, [config.kubeReserved, config.systemReserved]));
+      ensurePodCgroup(kubepodsCgroup(config.cgroupRoot), kubepodsLimits(host, [config.kubeReserved, config.systemReserved]));
     } catch (e) {
       log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
     }
   }
 
-  // Started once the node is registered and the sources run; admission and node status ask it before then.
+  // Started once the sources run; admission and node status ask it before then.
   let eviction: EvictionManager | undefined;
 
   // Pods: status to the apiserver (a static pod's to its mirror), the sync against the runtime,
@@ -159,6 +162,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       seccompDefault: config.seccompDefault,
       seccompProfileRoot: join(rootDir, 'seccomp'),
       memoryCapacity: () => parseQuantity(node.capacity()?.memory ?? ''),
+      cgroupRoot: config.cgroupRoot,
     },
     env: apiEnvSource(api, () => node.get()),
     volumes: new VolumeManager({
@@ -174,6 +178,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       log: logger('runtime'),
       allocatable: () => node.allocatable(),
       checkpointFile: join(rootDir, 'allocated_pods_state'),
+      cgroupRoot: config.cgroupRoot,
       activePods: () => workers.active(),
     }),
     runtimeHandler: apiRuntimeHandler(api),
@@ -250,16 +255,21 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   });
   // A re-registered Node has a new UID: mirror pods are owned by it.
   node.onNewUID(() => mirrors.reconcileAll());
-  node.onNewPodCIDR((podCIDR) => {
-    const action = ensureCniConfig(o.cniConfDir, podCIDR);
-    log.info('Pod CIDR of the node', {
-      podCIDR,
-      cniConfig: action === 'foreign' ? 'left to the installed network add-on' : action === 'write' ? 'written' : 'unchanged',
+  // --network-plugin=kubenet: a bridge network for the podCIDR, unless an add-on installed one.
+  if (o.networkPlugin === 'kubenet') {
+    node.onNewPodCIDR((podCIDR) => {
+      const action = ensureCniConfig(o.cniConfDir, podCIDR);
+      log.info('Pod CIDR of the node', {
+        podCIDR,
+        cniConfig: action === 'foreign' ? 'left to the installed network add-on' : action === 'write' ? 'written' : 'unchanged',
+      });
+      agent.poke();
     });
-    agent.poke();
-  });
+  }
   const rotation = clientCertificateRotation(api, { kubeconfig: o.kubeconfig, certDir: o.certDir, nodeName, log: logger('certificate') });
-  await agent.registered;
+  // Nothing waits for the registration: static pods run while the apiserver is unreachable (on a
+  // kubeadm control-plane node the apiserver is one of them), as upstream. The Lease gets the
+  // Node as its owner once there is one.
   const lease = leaseRenewer(api, {
     nodeName,
     durationSeconds: config.nodeLeaseDurationSeconds,
@@ -294,6 +304,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     sourcesReady: () => source.synced(),
     rootDir,
     podLogsDir: config.podLogsDir,
+    cgroupRoot: config.cgroupRoot,
     log: logger('gc'),
     observe: housekeepingMetrics,
   });
@@ -318,7 +329,14 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     onError: (path, err) => statsLog.v(4, 'Failed to calculate volume metrics', { path, err }),
   });
   const stats = sampleCache(
-    () => collectSample(runtimeStats, hostStats(), { rootDir, podLogsDir: config.podLogsDir, kubeletStartMs, volumes: volumeStats }),
+    () =>
+      collectSample(runtimeStats, hostStats(), {
+        rootDir,
+        podLogsDir: config.podLogsDir,
+        cgroupRoot: config.cgroupRoot,
+        kubeletStartMs,
+        volumes: volumeStats,
+      }),
     { log: statsLog },
   );
   // Node pressure: conditions, reclaim, evictions (src/eviction).

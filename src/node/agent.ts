@@ -26,8 +26,6 @@ export interface NodeAgentOptions {
 }
 
 export interface NodeAgent {
-  /** Resolves once the Node exists in the apiserver. */
-  registered: Promise<Node>;
   /** Computes the status now and sends it if it changed (e.g. right after the runtime recovers). */
   poke(): void;
   stop(): void;
@@ -110,8 +108,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
     }
   };
   let watch: { stop(): void } | undefined;
-  const registered = register();
-  registered.then(
+  register().then(
     async (node) => {
       o.onNode(node);
       watch = reflector<Node>(
@@ -143,7 +140,6 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
     () => {},
   );
   return {
-    registered,
     poke: () => wake?.(),
     stop: () => {
       abort.abort();

@@ -29,6 +29,8 @@ export interface ResizeDeps {
   activePods: () => Pod[];
   /** The allocation checkpoint (upstream: ROOT/allocated_pods_state); default: memory only. */
   checkpointFile?: string;
+  /** KubeletConfiguration cgroupRoot, where pod cgroups are; default '/'. */
+  cgroupRoot?: string;
 }
 
 /** The resize events' summary of a pod's resources, as upstream's: containers with their resources, and the generation. */
@@ -154,7 +156,7 @@ export class PodResizer {
    * (undefined: the pod cgroup is already right, or not there).
    */
   growPodCgroup(pod: Pod, ref: object): (() => void) | undefined {
-    const path = podCgroup(pod),
+    const path = podCgroup(pod, this.#deps.cgroupRoot),
       target = podCgroupLimits(pod);
     const current = readPodCgroup(path);
     if (!current || sameLimits(current, target)) return undefined;
@@ -177,7 +179,7 @@ export class PodResizer {
    * the pod, must stay above current usage. The error, or undefined.
    */
   memoryBelowUsage(pod: Pod, actions: PodActions, status: PodRuntimeStatus, actualOf: ActualOf): string | undefined {
-    const path = podCgroup(pod);
+    const path = podCgroup(pod, this.#deps.cgroupRoot);
     const errs: string[] = [];
     const podLimit = podCgroupLimits(pod).memoryLimitBytes,
       podNow = readPodCgroup(path)?.memoryLimitBytes;

@@ -6,8 +6,6 @@
 import type { PodCgroupLimits } from './pod-cgroup.ts';
 import { parseQuantity } from './quantity.ts';
 
-export const KUBEPODS_CGROUP = '/kubepods';
-
 /** Pure: the kubepods cgroup's limits for a node of this size with these reservations. */
 export function kubepodsLimits(capacity: { cpuCores: number; memoryBytes: number }, reserved: Record<string, string>[]): PodCgroupLimits {
   const sum = (r: string) => reserved.reduce((n, m) => n + (parseQuantity(m[r] ?? '0') ?? 0), 0);

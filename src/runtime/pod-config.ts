@@ -17,6 +17,7 @@ import {
   type ImageUser,
   type SeccompOptions,
 } from './security-context.ts';
+import { podCgroupPath } from '../resources/cgroup-layout.ts';
 
 export interface NodeContext {
   podLogsDir: string;
@@ -32,6 +33,8 @@ export interface NodeContext {
   seccompProfileRoot?: string;
   /** The node's memory capacity in bytes (status.capacity), for containers' oom_score_adj; unknown: the runtime's default. */
   memoryCapacity?: () => number | undefined;
+  /** KubeletConfiguration cgroupRoot: the kubepods hierarchy is below it; unset: '/'. */
+  cgroupRoot?: string;
 }
 
 const podRef = (pod: Pod) => ({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? 'default', uid: pod.metadata!.uid! });
@@ -43,10 +46,7 @@ export const podLogDir = (pod: Pod, root: string) => {
 };
 
 /** The pod's cgroup under the kubepods hierarchy (cgroupfs driver, absolute as runc needs). */
-export function podCgroup(pod: Pod): string {
-  const qos = qosClass(pod);
-  return qos === 'Guaranteed' ? `/kubepods/pod${pod.metadata!.uid}` : `/kubepods/${qos.toLowerCase()}/pod${pod.metadata!.uid}`;
-}
+export const podCgroup = (pod: Pod, cgroupRoot = '/'): string => podCgroupPath(cgroupRoot, qosClass(pod), pod.metadata!.uid!);
 
 /** Upstream's DNS rules for ClusterFirst, Default and None (search paths capped at 32). */
 export function dnsConfig(pod: Pod, node: NodeContext): PodSandboxConfig['dnsConfig'] {
@@ -96,7 +96,7 @@ export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext): Pod
     labels: { ...pod.metadata?.labels, [labels.podName]: ref.name, [labels.podNamespace]: ref.namespace, [labels.podUID]: ref.uid },
     annotations: { ...pod.metadata?.annotations },
     linux: {
-      cgroupParent: podCgroup(pod),
+      cgroupParent: podCgroup(pod, node.cgroupRoot),
       securityContext: sandboxSecurityContext(pod),
       sysctls: sandboxSysctls(pod),
     },

@@ -207,7 +207,7 @@ export class PodSyncer {
       mkdirSync(sbConfig.logDirectory!, { recursive: true });
       try {
         // The pod's own cgroup with its limits first, as upstream's pod container manager.
-        this.#podCgroups.ensure(podCgroup(pod), podCgroupLimits(pod));
+        this.#podCgroups.ensure(podCgroup(pod, this.#node.cgroupRoot), podCgroupLimits(pod));
       } catch (e) {
         this.#log.warn('Cannot set up the pod cgroup; its containers keep their own limits', { ...ref, err: e });
       }
@@ -451,7 +451,7 @@ export class PodSyncer {
     if (pod) {
       for (const c of status.containers) this.#unlinkLog(pod, c.name, c.id);
       rmSync(podLogDir(pod, this.#node.podLogsDir), { recursive: true, force: true });
-      this.#podCgroups.remove(podCgroup(pod));
+      this.#podCgroups.remove(podCgroup(pod, this.#node.cgroupRoot));
     }
   }
 

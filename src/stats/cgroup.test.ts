@@ -11,7 +11,6 @@ import {
   parseKeyed,
   parsePsi,
   parseSwapLimit,
-  podCgroupCandidates,
   type CgroupFileReader,
 } from './cgroup.ts';
 
@@ -231,10 +230,6 @@ test('memoryFromMeminfo: the node when the root cgroup has no memory files', () 
   assert.equal(m.workingSetBytes, 400 * 1024);
   assert.equal(m.rssBytes, 50 * 1024);
   assert.equal(m.cacheBytes, 100 * 1024);
-});
-
-test('podCgroupCandidates follows the kubepods layout of each QoS class', () => {
-  assert.deepEqual(podCgroupCandidates('u1'), ['/kubepods/podu1', '/kubepods/burstable/podu1', '/kubepods/besteffort/podu1']);
 });
 
 test('cgroupReader on a v1 tree: samples, existence, pids and process counts', () => {

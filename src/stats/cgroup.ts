@@ -175,14 +175,6 @@ export function memoryFromMeminfo(meminfo: string): MemorySample {
   };
 }
 
-/**
- * Pure: where a pod's cgroup may be, by QoS class. Mirrors podCgroup in
- * src/runtime/pod-config.ts (cgroupfs layout); the stats side knows only the UID.
- */
-export function podCgroupCandidates(uid: string): string[] {
-  return [`/kubepods/pod${uid}`, `/kubepods/burstable/pod${uid}`, `/kubepods/besteffort/pod${uid}`];
-}
-
 /** The cgroup files of one host, and the few questions the collector asks of them. */
 export interface CgroupReader {
   version: 1 | 2;

@@ -5,7 +5,8 @@
 // Volumes: their directories are listed and statfs'd (once a filesystem) each sample, but
 // their contents are walked in the background (volumes.ts): a sample takes the last walk.
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { memoryFromMeminfo, podCgroupCandidates } from './cgroup.ts';
+import { memoryFromMeminfo } from './cgroup.ts';
+import { kubepodsCgroup, podCgroupCandidates } from '../resources/cgroup-layout.ts';
 import type { HostStats } from './host.ts';
 import { liveContainers, liveSandboxes } from './live.ts';
 import type { RuntimeStatsSource } from './runtime-source.ts';
@@ -16,6 +17,8 @@ export interface CollectorOptions {
   /** The kubelet's root directory: its filesystem is the node's "fs". */
   rootDir: string;
   podLogsDir: string;
+  /** KubeletConfiguration cgroupRoot: pods are below its kubepods; default '/'. */
+  cgroupRoot?: string;
   /** When the kubelet started, the start time of its system container. */
   kubeletStartMs: number;
   /** The pods' volumes; without it pods have no volume stats. One for the kubelet's life: it caches the walks. */
@@ -53,17 +56,18 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
   const root = cgroups.sample('/');
   if (!root.memory) root.memory = memoryFromMeminfo(host.meminfo());
   const system: SystemContainer[] = [];
-  if (cgroups.exists('/kubepods')) {
+  const kubepods = kubepodsCgroup(o.cgroupRoot ?? '/');
+  if (cgroups.exists(kubepods)) {
     system.push({
       name: 'pods',
-      cgroupPath: '/kubepods',
-      startTimeMs: cgroups.createdAtMs('/kubepods') ?? host.bootTimeMs(),
-      cgroup: cgroups.sample('/kubepods'),
+      cgroupPath: kubepods,
+      startTimeMs: cgroups.createdAtMs(kubepods) ?? host.bootTimeMs(),
+      cgroup: cgroups.sample(kubepods),
     });
   }
   // The kubelet's own cgroup, unless it shares the root's (then its figures would be the node's).
   const own = cgroups.ofProcess('self');
-  if (own && own !== '/' && !own.startsWith('/kubepods')) {
+  if (own && own !== '/' && !own.startsWith(kubepods)) {
     system.push({ name: 'kubelet', cgroupPath: own, startTimeMs: o.kubeletStartMs, cgroup: cgroups.sample(own) });
   }
   const fsImage = imageFs.status === 'fulfilled' ? imageFs.value[0] : undefined;
@@ -80,7 +84,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
       if (!sb) continue;
       let pod = podOf.get(sb.id);
       if (!pod) {
-        const cgroupPath = podCgroupCandidates(sb.uid).find((p) => cgroups.exists(p));
+        const cgroupPath = podCgroupCandidates(o.cgroupRoot ?? '/', sb.uid).find((p) => cgroups.exists(p));
         const sandboxPath = cgroupPath && `${cgroupPath}/${sb.id}`;
         const pausePid = sandboxPath ? cgroups.pids(sandboxPath)[0] : undefined;
         pod = {
