@@ -28,10 +28,15 @@ typecheck: deps
 lint: deps
 	npm run --silent lint
 
+# The local stack (hack/up.sh: a control plane and kubelet-ts as its node, on this host) and the
+# local cluster (hack/cluster/up.sh: kubeadm init and join over NODES kubelet-ts nodes, each in
+# its own namespaces, with kube-proxy, CoreDNS and flannel). NODES=0: no cluster.
 up: build
 	bash hack/up.sh
+	bash hack/cluster/up.sh
 
 down:
+	bash hack/cluster/down.sh
 	bash hack/down.sh
 
 # One run of node's test runner over unit and e2e tests, so CI reads one summary.

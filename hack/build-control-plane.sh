@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the pinned control plane (and etcd) from the Go module proxy into
 # $KTS_CACHE/kube-$KUBE_VERSION/bin, then links them into _output/bin.
-# A second run with the same pin does nothing.
+# A second run with the same pin does nothing; a cache that lacks some binaries (one made
+# before kube-proxy joined the list, say) gets just those, in one go build.
 source "$(dirname "$0")/lib.sh"
 
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
@@ -9,23 +10,31 @@ command -v go >/dev/null || die "go is not installed (need Go >= 1.26 for $KUBE_
 
 kube_dir="$KTS_CACHE/kube-$KUBE_VERSION/bin"
 etcd_dir="$KTS_CACHE/etcd-$ETCD_VERSION/bin"
-kube_bins=(kube-apiserver kube-controller-manager kube-scheduler kubectl kubeadm kubelet)
+kube_bins=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl kubeadm kubelet)
 
+# build_kube BIN...: builds the named commands in one go build (they share most packages)
+# and moves each into the cache only once all of them linked.
 build_kube() {
-  local v=${KUBE_VERSION#v} pkgs=()
-  for b in "${kube_bins[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
+  local v=${KUBE_VERSION#v} pkgs=() b
+  for b in "$@"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
   local ld="" p
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ld+=" -X $p.gitVersion=$KUBE_VERSION -X $p.gitMajor=${v%%.*} -X $p.gitMinor=$(echo "$v" | cut -d. -f2) -X $p.gitTreeState=clean"
   done
-  mkdir -p "$kube_dir.tmp"
-  log "building ${kube_bins[*]} $KUBE_VERSION (cold: ~20-30 min on 2 cores; log: $LOGS/build-kube.log)"
+  rm -rf "$kube_dir.tmp"; mkdir -p "$kube_dir.tmp"
+  if [ $# -eq ${#kube_bins[@]} ]; then
+    log "building $* $KUBE_VERSION (cold: ~20-30 min on 2 cores; log: $LOGS/build-kube.log)"
+  else
+    log "building $* $KUBE_VERSION, missing from $kube_dir (log: $LOGS/build-kube.log)"
+  fi
   (cd "$KTS_ROOT/hack/tools/kube" && go build -trimpath -ldflags "-s -w$ld" -o "$kube_dir.tmp/" "${pkgs[@]}") \
     >"$LOGS/build-kube.log" 2>&1 &
   local pid=$!
-  while kill -0 $pid 2>/dev/null; do sleep 30; kill -0 $pid 2>/dev/null && log "  still building control plane... ($(ls "$kube_dir.tmp" | wc -l)/${#kube_bins[@]} linked)"; done
+  while kill -0 $pid 2>/dev/null; do sleep 30; kill -0 $pid 2>/dev/null && log "  still building control plane... ($(ls "$kube_dir.tmp" | wc -l)/$# linked)"; done
   wait $pid || die "control plane build failed (see $LOGS/build-kube.log)"
-  rm -rf "$kube_dir" && mv "$kube_dir.tmp" "$kube_dir"
+  mkdir -p "$kube_dir"
+  for b in "$@"; do mv -f "$kube_dir.tmp/$b" "$kube_dir/$b"; done
+  rm -rf "$kube_dir.tmp"
 }
 
 build_etcd() {
@@ -38,7 +47,9 @@ build_etcd() {
 
 mkdir -p "$LOGS" "$BIN"
 [ -x "$etcd_dir/etcd" ] || build_etcd
-[ -x "$kube_dir/kubeadm" ] || build_kube
+missing=()
+for b in "${kube_bins[@]}"; do [ -x "$kube_dir/$b" ] || missing+=("$b"); done
+[ ${#missing[@]} -eq 0 ] || build_kube "${missing[@]}"
 for b in "${kube_bins[@]}"; do ln -sf "$kube_dir/$b" "$BIN/$b"; done
 ln -sf "$etcd_dir/etcd" "$BIN/etcd"
 log "control plane binaries ready in $BIN ($KUBE_VERSION, etcd $ETCD_VERSION)"

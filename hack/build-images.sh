@@ -4,14 +4,29 @@
 # k8s.io namespace unless it already holds that exact image:
 #   - the sandbox image kubeadm expects (registry.k8s.io/pause:*) from hack/images/pause.c
 #   - busybox from Debian's busybox-static, under the names pods and e2e tests use.
+# With --cluster, also the images a kubeadm cluster with kube-proxy, CoreDNS and flannel
+# runs (from hack/build-control-plane.sh's and hack/build-addons.sh's binaries and Debian's
+# iptables): kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kube-proxy,
+# coredns, flannel and flannel-cni-plugin, under the names kubeadm and kube-flannel.yml use.
 # With --conformance, also the images the upstream conformance tests run (built by
 # hack/build-conformance.sh first), each on the busybox root: agnhost, nonewprivs, nonroot,
 # and a stand-in for nginx (busybox httpd serving on port 80, see docs/conformance.md).
 # A freshly imported image is run once with ctr to prove it works.
+# Every ctr call goes through ctr_k8s, so CONTAINERD_SOCK=/path/to/other.sock imports into
+# (and smoke-runs in) another containerd, a cluster node's say; the tarballs are shared.
 source "$(dirname "$0")/lib.sh"
 need_root
+cluster="" conformance=""
+for a in "$@"; do
+  case "$a" in
+    --cluster) cluster=1 ;;
+    --conformance) conformance=1 ;;
+    *) die "usage: $0 [--cluster] [--conformance]" ;;
+  esac
+done
 apt_install busybox-static gcc libc6-dev jq tar gzip
-[ -S "$CONTAINERD_SOCK" ] || die "containerd is not running on $CONTAINERD_SOCK (run hack/containerd.sh)"
+ctr_k8s --connect-timeout 2s version >/dev/null 2>&1 \
+  || die "containerd is not answering on $CONTAINERD_SOCK (run hack/containerd.sh)"
 
 IMAGES="$KTS_CACHE/images"
 BUSYBOX_NAMES=(docker.io/library/busybox:1.36)
@@ -76,10 +91,25 @@ import_if_needed() {
   return 1
 }
 
+# ctr_run ARGS...: ctr run with the container's stdio FIFOs next to containerd's socket.
+# ctr makes them and containerd's shim opens them by path: when that containerd runs in
+# another mount namespace (a cluster node's, reached through its socket's bind source), its
+# /run/containerd is not ours, but the socket's directory is the same for both.
+ctr_run() { ctr_k8s run --fifo-dir "$(dirname "$CONTAINERD_SOCK")/fifo" "$@"; }
+
 # smoke_run NAME ARGS...: runs the image once with ctr (no CRI) and prints its output.
 smoke_run() {
   local img=$1; shift
-  ctr_k8s run --rm "$img" "kts-smoke-$$" "$@" 2>>"$LOGS/build-images.log"
+  ctr_run --rm "$img" "kts-smoke-$$" "$@" 2>>"$LOGS/build-images.log"
+}
+
+# copy_with_libs ROOT PROGRAM...: Debian's dynamically linked programs with the shared
+# libraries ldd resolves for them, at the same paths.
+copy_with_libs() {
+  local r=$1 f; shift
+  for f in "$@" $(for f in "$@"; do ldd "$f" | grep -o '/[^ ]*'; done | sort -u); do
+    mkdir -p "$r$(dirname "$f")" && cp -L "$f" "$r$f" || return
+  done
 }
 
 # busybox_root DIR: a minimal root file system, busybox-static with its applets as links.
@@ -113,12 +143,13 @@ if import_if_needed "$pause_tar" "$pause_name"; then
   id="kts-smoke-pause-$$"
   state() { ctr_k8s tasks ls 2>/dev/null | awk -v id="$id" '$1 == id {print $3}'; }
   smoke_fail() {
-    ctr_k8s tasks kill -s SIGKILL "$id" >/dev/null 2>&1; sleep 0.5
-    ctr_k8s tasks rm -f "$id" >/dev/null 2>&1; ctr_k8s containers rm "$id" >/dev/null 2>&1
-    ctr_k8s images rm "$pause_name" >/dev/null 2>&1   # so the next run tries again
+    # (Best effort: set -e applies here, and what is left to clean up may not exist.)
+    ctr_k8s tasks kill -s SIGKILL "$id" >/dev/null 2>&1 || true; sleep 0.5
+    ctr_k8s tasks rm -f "$id" >/dev/null 2>&1 || true; ctr_k8s containers rm "$id" >/dev/null 2>&1 || true
+    ctr_k8s images rm "$pause_name" >/dev/null 2>&1 || true   # so the next run tries again
     die "$pause_name $1 (see $LOGS/build-images.log)"
   }
-  ctr_k8s run -d "$pause_name" "$id" >>"$LOGS/build-images.log" 2>&1 || smoke_fail "does not start"
+  ctr_run -d "$pause_name" "$id" >>"$LOGS/build-images.log" 2>&1 || smoke_fail "does not start"
   sleep 1
   [ "$(state)" = RUNNING ] || smoke_fail "exited at once"
   ctr_k8s tasks kill -s SIGTERM "$id"
@@ -143,13 +174,191 @@ if [ ! -f "$bb_tar" ] || [ ! -f "$bb_tar.digest" ]; then
 fi
 if import_if_needed "$bb_tar" "${BUSYBOX_NAMES[@]}"; then
   out=$(smoke_run "${BUSYBOX_NAMES[0]}" sh -c 'echo ok from $(id -un)') || true
-  [ "$out" = "ok from root" ] || { ctr_k8s images rm "${BUSYBOX_NAMES[@]}" >/dev/null 2>&1
+  [ "$out" = "ok from root" ] || { ctr_k8s images rm "${BUSYBOX_NAMES[@]}" >/dev/null 2>&1 || true
     die "busybox image does not run: '$out' (see $LOGS/build-images.log)"; }
   log "busybox runs (${BUSYBOX_NAMES[*]})"
 fi
 log "images ready: $pause_name ${BUSYBOX_NAMES[*]}"
 
-[ "${1:-}" = --conformance ] || exit 0
+# --- a kubeadm cluster's images (--cluster) --------------------------------------------
+# Each image is one layer holding just what its program needs; the control plane's come
+# from the binaries hack/build-control-plane.sh links into _output/bin, the add-ons' from
+# hack/build-addons.sh's cache, iptables from this host's Debian packages.
+cluster_images() {
+  local kube_proxy="$BIN/kube-proxy" etcd="$BIN/etcd"
+  local coredns="$KTS_CACHE/coredns-$COREDNS_VERSION/bin/coredns"
+  local flannel_dir="$KTS_CACHE/flannel-$FLANNEL_VERSION/bin"
+  local cni_flannel="$KTS_CACHE/cni-plugins-$CNI_PLUGINS_VERSION/bin/flannel"
+  local b
+  for b in kube-apiserver kube-controller-manager kube-scheduler; do
+    [ -x "$BIN/$b" ] || die "$BIN/$b is missing: run hack/build-control-plane.sh first"
+  done
+  [ -x "$kube_proxy" ] || die "$kube_proxy is missing: run hack/build-control-plane.sh first"
+  [ -x "$etcd" ] || die "$etcd is missing: run hack/build-control-plane.sh first"
+  for b in "$coredns" "$flannel_dir/flanneld" "$flannel_dir/install-conf" "$cni_flannel"; do
+    [ -x "$b" ] || die "$b is missing: run hack/build-addons.sh first"
+  done
+  apt_install "${IPTABLES_PKGS[@]}"
+
+  local k8s=registry.k8s.io kv=$KUBE_VERSION c
+  # The control plane's static pods: kubeadm's manifests give the whole command line,
+  # starting with the bare program name, which the runtime finds through the image's PATH.
+  for c in kube-apiserver kube-controller-manager kube-scheduler; do
+    cluster_image "$k8s/$c:$kv" "{\"Env\":[\"$ENV_PATH\"]}" fill_bin "$BIN/$c" /usr/local/bin/$c
+    [ -z "$imported" ] || smoke_expect "$k8s/$c:$kv" "Kubernetes $kv" "$c" --version
+  done
+  # etcd under kubeadm's tag scheme for the etcd this repo builds; kubeadm's cluster
+  # configuration must name that tag (etcd.local.imageTag), as its default is another etcd.
+  local etcd_img="$k8s/etcd:${ETCD_VERSION#v}-0"
+  cluster_image "$etcd_img" "{\"Env\":[\"$ENV_PATH\"]}" fill_bin "$etcd" /usr/local/bin/etcd
+  [ -z "$imported" ] || smoke_expect "$etcd_img" "etcd Version: ${ETCD_VERSION#v}*" etcd --version
+
+  # kube-proxy (iptables mode) with the host's iptables-nft set.
+  cluster_image "$k8s/kube-proxy:$kv" "{\"Env\":[\"$ENV_PATH\"]}" fill_kube_proxy "$kube_proxy"
+  if [ -n "$imported" ]; then
+    smoke_expect "$k8s/kube-proxy:$kv" "Kubernetes $kv" kube-proxy --version
+    smoke_iptables "$k8s/kube-proxy:$kv"
+  fi
+
+  # CoreDNS: the static binary alone, run as the Deployment kubeadm makes runs it (no
+  # command, args -conf ...). Upstream's image runs as uid 65532 and binds :53 through a
+  # file capability on /coredns; this one has no USER, so it runs as root, which keeps
+  # NET_BIND_SERVICE under kubeadm's "drop ALL, add NET_BIND_SERVICE" without xattrs.
+  local coredns_img="$k8s/coredns/coredns:$COREDNS_VERSION"
+  cluster_image "$coredns_img" "{\"Entrypoint\":[\"/coredns\"],\"Env\":[\"$ENV_PATH\"],\"WorkingDir\":\"/\"}" \
+    fill_bin "$coredns" /coredns
+  [ -z "$imported" ] || smoke_expect "$coredns_img" "CoreDNS-${COREDNS_VERSION#v}*" /coredns -version
+
+  # flannel as kube-flannel.yml runs it: /opt/bin/flanneld, /opt/bin/install-conf (the
+  # install-cni init container) and the iptables it execs for --ip-masq.
+  local flannel_img="ghcr.io/flannel-io/flannel:$FLANNEL_VERSION"
+  cluster_image "$flannel_img" "{\"Entrypoint\":[\"/opt/bin/flanneld\"],\"Env\":[\"$ENV_PATH\"]}" \
+    fill_flannel "$flannel_dir/flanneld" "$flannel_dir/install-conf"
+  if [ -n "$imported" ]; then
+    smoke_expect "$flannel_img" "$FLANNEL_VERSION" /opt/bin/flanneld --version
+    smoke_expect "$flannel_img" "" /opt/bin/install-conf /etc/passwd /tmp/passwd
+    smoke_iptables "$flannel_img"
+  fi
+
+  # The flannel CNI plugin, which kube-flannel.yml's install-cni-plugin init container
+  # copies with `cp -f /flannel /opt/cni/bin/flannel` (so: the busybox root, and /flannel).
+  # Upstream names this image v1.9.1-flannel3 (github.com/flannel-io/cni-plugin), but that
+  # module is not on the Go module proxy; this is the same plugin from
+  # containernetworking/plugins v0.9.1, so the image carries that version and flannel's
+  # conflist must say cniVersion 0.4.0 (the newest it speaks).
+  local cni_img="ghcr.io/flannel-io/flannel-cni-plugin:$CNI_PLUGINS_VERSION"
+  cluster_image "$cni_img" "{\"Cmd\":[\"sh\"],\"Env\":[\"$ENV_PATH\"]}" fill_cni_flannel "$cni_flannel"
+  [ -z "$imported" ] || smoke_expect "$cni_img" '*"supportedVersions"*"0.4.0"*' sh -c 'echo {} | CNI_COMMAND=VERSION /flannel'
+  log "cluster images ready: $k8s/{kube-apiserver,kube-controller-manager,kube-scheduler,kube-proxy}:$kv $etcd_img $coredns_img $flannel_img $cni_img"
+}
+
+# iptables as kube-proxy and flanneld exec it: the nf_tables backend (what this host's
+# iptables and the CNI plugins containerd runs use: both sides must see the same rules),
+# under the names they call (iptables, ip6tables and their -save/-restore), with the
+# extensions it dlopens (ldd cannot see those) and every library they link.
+IPTABLES_PKGS=(iptables libxtables12 libnftnl11 libmnl0 libnetfilter-conntrack3 libnfnetlink0)
+XTABLES_DIR=/usr/lib/x86_64-linux-gnu/xtables
+fill_iptables() {
+  local r=$1 n
+  copy_with_libs "$r" /usr/sbin/xtables-nft-multi "$XTABLES_DIR"/*.so || return
+  for n in iptables iptables-save iptables-restore ip6tables ip6tables-save ip6tables-restore; do
+    ln -s xtables-nft-multi "$r/usr/sbin/$n" && ln -s xtables-nft-multi "$r/usr/sbin/${n/tables/tables-nft}" || return
+  done
+}
+
+# min_root DIR: what a one-program image needs besides the program: /tmp (Go programs and
+# etcd write temporary files there), /run with /var/run pointing at it, and root and
+# nobody in /etc/passwd and /etc/group for lookups of the running user.
+min_root() {
+  local r=$1
+  mkdir -p "$r"/{etc,tmp,run,var} && chmod 1777 "$r/tmp" && ln -s ../run "$r/var/run" &&
+  printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n' > "$r/etc/passwd" &&
+  printf 'root:x:0:\nnobody:x:65534:\n' > "$r/etc/group"
+}
+
+# install_with_libs ROOT PROGRAM DEST: PROGRAM at DEST in ROOT, with the shared libraries
+# ldd resolves for it (none for a static program) at their own paths.
+install_with_libs() {
+  local r=$1 src=$2 dest=$3 f
+  mkdir -p "$r$(dirname "$dest")" && cp -L "$src" "$r$dest" || return
+  for f in $(ldd "$src" 2>/dev/null | grep -o '/[^ ]*'); do
+    mkdir -p "$r$(dirname "$f")" && cp -L "$f" "$r$f" || return
+  done
+}
+
+# The FILL functions of cluster_image: they get the root, then cluster_image's INPUTs, and
+# fail when a step does (cluster_image calls them where set -e does not apply).
+fill_bin() { min_root "$1" && install_with_libs "$1" "$2" "$3"; }
+fill_kube_proxy() { min_root "$1" && fill_iptables "$1" && install_with_libs "$1" "$2" /usr/local/bin/kube-proxy; }
+fill_flannel() {
+  min_root "$1" && fill_iptables "$1" &&
+    install_with_libs "$1" "$2" /opt/bin/flanneld && install_with_libs "$1" "$3" /opt/bin/install-conf
+}
+fill_cni_flannel() { busybox_root "$1" && cp "$2" "$1/flannel"; }
+
+# cluster_image NAME CONFIG FILL INPUT...: builds the image NAME, whose root is what the
+# function FILL ROOT INPUT... makes, when this script, an INPUT (the files FILL packs, and
+# where) or the Debian packages it copies from changed; then imports it unless containerd
+# already has it. Sets imported (non-empty when it did, so the caller smoke-runs it) rather
+# than returning it: a function called as a condition runs without set -e.
+imported=""
+cluster_image() {
+  local name=$1 cfg=$2 fill=$3; shift 3
+  local base=${name##*/}; base=${base%%:*}
+  local key tar w f
+  key=$(cat "$0" <(for f in "$@"; do [ ! -f "$f" ] || cat "$f"; done) <(echo "$name $cfg $fill $*") \
+      <(dpkg-query -W libc6 busybox-static "${IPTABLES_PKGS[@]}") | sha256sum | cut -c1-16)
+  tar="$IMAGES/cluster-$base-$key.tar"
+  if [ ! -f "$tar" ] || [ ! -f "$tar.digest" ]; then
+    log "building $name"
+    # Older builds (another key) are never used again. The key is exactly 16 hex digits,
+    # so that flannel's do not match flannel-cni-plugin's.
+    rm -f "$IMAGES/cluster-$base-"$HEX16.tar "$IMAGES/cluster-$base-"$HEX16.tar.digest
+    w=$(mktemp -d)
+    mkdir -p "$w/rootfs"
+    "$fill" "$w/rootfs" "$@" >>"$LOGS/build-images.log" 2>&1 \
+      || { rm -rf "$w"; die "could not lay out $name's files (see $LOGS/build-images.log)"; }
+    oci_tar "$tar" "$w/rootfs" "$cfg" "$name"
+    rm -rf "$w"
+  fi
+  imported=""
+  if import_if_needed "$tar" "$name"; then imported=1; fi
+}
+HEX16=$(printf '[0-9a-f]%.0s' $(seq 16))
+
+# smoke_expect [--privileged] IMAGE WANT CMD...: runs CMD once in IMAGE with ctr (in a
+# network namespace of its own); unless it exits 0 with output (stdout and stderr) matching
+# the glob WANT, removes the image, so that the next run imports and tries it again, and stops.
+smoke_expect() {
+  local opts=()
+  if [ "$1" = --privileged ]; then opts=(--privileged); shift; fi
+  local img=$1 want=$2 out rc=0; shift 2
+  out=$(ctr_run --rm "${opts[@]}" "$img" "kts-smoke-$$" "$@" 2>&1 </dev/null) || rc=$?
+  printf '%s: %s\n%s\n' "$img" "$*" "$out" >>"$LOGS/build-images.log"
+  # shellcheck disable=SC2053  # (WANT is a pattern)
+  if [ $rc -ne 0 ] || [[ $out != $want ]]; then
+    ctr_k8s images rm "$img" >/dev/null 2>&1 || true
+    die "$img does not run: '$*' exited $rc printing '$(head -c 300 <<<"$out" | tr '\n' ' ')', want '$want' (see $LOGS/build-images.log)"
+  fi
+  if [ -n "$out" ]; then log "$img runs ($1: $(head -1 <<<"$out"))"; else log "$img runs ($(cut -c1-72 <<<"$*"))"; fi
+}
+
+# smoke_iptables IMAGE: adds, in the container's own network namespace, rules with the
+# matches and targets kube-proxy writes (the extensions are dlopened, so only using them
+# proves they and their libraries are in the image). One ctr run per rule: each starts from
+# an empty namespace, and ctr never closes a container's stdin, so no iptables-restore.
+smoke_iptables() {
+  smoke_expect "$1" 'iptables v* (nf_tables)' iptables --version
+  smoke_expect --privileged "$1" '' iptables -w 5 -t nat -A POSTROUTING -m comment --comment kts-smoke \
+    -m statistic --mode random --probability 0.5 -m mark --mark 0x4000/0x4000 -m conntrack --ctstate NEW \
+    -m addrtype ! --dst-type LOCAL -j MASQUERADE --random-fully
+  smoke_expect --privileged "$1" '' iptables -w 5 -t nat -A OUTPUT -j MARK --set-xmark 0x4000/0x4000
+  smoke_expect --privileged "$1" '' iptables -w 5 -t nat -A PREROUTING -p tcp -m tcp --dport 80 -j DNAT --to-destination 10.0.0.1:80
+  smoke_expect --privileged "$1" '' ip6tables -w 5 -t filter -A INPUT -m conntrack --ctstate INVALID -j DROP
+}
+
+if [ -n "$cluster" ]; then cluster_images; fi
+[ -n "$conformance" ] || exit 0
 
 # --- the conformance tests' images, on the busybox root ------------------------------
 E2E=registry.k8s.io/e2e-test-images
@@ -177,7 +386,7 @@ e2e_image() {
   fi
   if import_if_needed "$tar" "${names[@]}"; then
     local out; out=$(smoke_run "${names[0]}" "$@") || true
-    [ "$out" = "$want" ] || { ctr_k8s images rm "${names[@]}" >/dev/null 2>&1
+    [ "$out" = "$want" ] || { ctr_k8s images rm "${names[@]}" >/dev/null 2>&1 || true
       die "${names[0]} does not run: '$out', want '$want' (see $LOGS/build-images.log)"; }
     log "${names[0]} runs"
   fi
@@ -185,15 +394,6 @@ e2e_image() {
 
 apt_install curl
 for b in agnhost nnp; do [ -x "$BIN/$b" ] || die "$BIN/$b is missing: run hack/build-conformance.sh first"; done
-
-# copy_with_libs ROOT PROGRAM...: Debian's dynamically linked programs with the shared
-# libraries ldd resolves for them, at the same paths.
-copy_with_libs() {
-  local r=$1 f; shift
-  for f in "$@" $(for f in "$@"; do ldd "$f" | grep -o '/[^ ]*'; done | sort -u); do
-    mkdir -p "$r$(dirname "$f")"; cp -L "$f" "$r$f"
-  done
-}
 
 # busybox as the tests name it, with /bin/sh from hack/images/sh.c: busybox's ash, or bash
 # when the environment holds names ash would drop (hack/images/sh.c says why).

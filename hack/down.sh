@@ -53,8 +53,9 @@ for root in /run/containerd/runc/*; do
     runc --root "$root" delete -f "$id" >>"$LOGS/down.log" 2>&1
   done
 done
+# (The cluster's nodes run shims with the same address inside their own mount namespaces.)
 for pid in $(pgrep -f '^/usr/bin/containerd-shim-runc-v2 ' || true); do
-  if tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-address $CONTAINERD_SOCK"; then
+  if in_host_mount_ns "$pid" && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-address $CONTAINERD_SOCK"; then
     log "killing leftover shim $pid"; kill -KILL "$pid" 2>/dev/null
   fi
 done

@@ -76,12 +76,15 @@ running() { [ -f "$PIDS/$1.pid" ] && alive "$(cat "$PIDS/$1.pid")"; }
 # live_pids NAME: pids of live (non-zombie) processes whose name is exactly NAME.
 live_pids() { local p; for p in $(pgrep -x "$1" || true); do alive "$p" && echo "$p"; done; return 0; }
 # foreign_containerd_pids: live containerds other than those with a config of ours under
-# $LOCAL (the bench's second containerd for the upstream kubelet has its own socket).
+# $LOCAL (the bench's second containerd for the upstream kubelet has its own socket) or
+# under /var/lib/kts/nodes (the cluster's nodes, hack/cluster/node.sh, each in its own namespaces).
 foreign_containerd_pids() {
   local p; for p in $(live_pids containerd); do
-    tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -qF -- "--config $LOCAL/" || echo "$p"
+    tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -qE -- "--config ($LOCAL|/var/lib/kts/nodes)/" || echo "$p"
   done; return 0
 }
+# in_host_mount_ns PID: the process shares this shell's mount namespace (not a cluster node's).
+in_host_mount_ns() { [ "$(stat -L -c %i "/proc/$1/ns/mnt" 2>/dev/null)" = "$(stat -L -c %i /proc/self/ns/mnt)" ]; }
 
 # stop_bg NAME [SECONDS]: TERMs the daemon's process group (start_bg made it a session
 # leader), KILLs it after SECONDS (default 15), and forgets the pid. Quiet when not running.
@@ -114,8 +117,13 @@ pause_image() {
   echo "$img"
 }
 
-# ctr_k8s ARGS...: ctr on our containerd, in the namespace the CRI plugin uses.
-ctr_k8s() { ctr --address "$CONTAINERD_SOCK" -n k8s.io "$@"; }
+# ctr_k8s ARGS...: ctr on our containerd, in the namespace the CRI plugin uses. With
+# KTS_NODE_NS (nsenter's namespace options), in a cluster node's namespaces: unpacking an
+# image mounts its snapshots, which must happen where that containerd's state is.
+ctr_k8s() {
+  # shellcheck disable=SC2086
+  ${KTS_NODE_NS:+nsenter $KTS_NODE_NS} ctr --address "$CONTAINERD_SOCK" -n k8s.io "$@"
+}
 
 # wait_for SECONDS WHAT CMD...: polls CMD until it succeeds; on timeout names WHAT and its log.
 wait_for() {

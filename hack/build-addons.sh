@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Builds the add-ons of a kubeadm cluster of kubelet-ts nodes from the Go module proxy,
+# each from its tools module under hack/tools/ at the version pinned in hack/versions.env,
+# into $KTS_CACHE/NAME-VERSION/bin (hack/build-images.sh --cluster makes their images):
+#   - coredns-$COREDNS_VERSION/bin/coredns: CoreDNS, static (its image is the binary alone)
+#   - flannel-$FLANNEL_VERSION/bin/{flanneld,install-conf}: flannel's daemon and the helper
+#     its DaemonSet's init container runs to install the CNI config (cgo: on amd64 flannel's
+#     udp backend is C, and flanneld always links it)
+#   - cni-plugins-$CNI_PLUGINS_VERSION/bin/flannel: the flannel CNI plugin, static (an init
+#     container copies it onto the node's /opt/cni/bin, where containerd runs it)
+# A second run with the same pins does nothing.
+source "$(dirname "$0")/lib.sh"
+
+export GOTOOLCHAIN=local GOFLAGS=-mod=mod
+command -v go >/dev/null || die "go is not installed (need Go >= 1.26)"
+command -v gcc >/dev/null || apt_install gcc libc6-dev   # flanneld's cgo
+
+# build_addon NAME MODULE VERSION BUILD BIN...: unless $KTS_CACHE/NAME-VERSION/bin holds every
+# BIN, checks that hack/tools/NAME/go.mod requires MODULE at VERSION (the cache is keyed by
+# the pin, so the two must agree), runs the function BUILD OUTDIR there in the background with
+# its output in $LOGS/build-NAME.log and a progress line every 30 s, and moves OUTDIR into
+# the cache only when every BIN is in it.
+build_addon() {
+  local name=$1 module=$2 version=$3 build=$4; shift 4
+  local dir="$KTS_CACHE/$name-$version/bin" mod="$KTS_ROOT/hack/tools/$name" b missing=()
+  for b in "$@"; do [ -x "$dir/$b" ] || missing+=("$b"); done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  local have
+  have=$(cd "$mod" && go list -m -f '{{.Version}}' "$module" 2>/dev/null) \
+    || die "cannot read the version of $module from $mod/go.mod"
+  [ "$have" = "$version" ] \
+    || die "$mod/go.mod requires $module $have but hack/versions.env pins $version: make them agree"
+  local logf="$LOGS/build-$name.log" start=$SECONDS n=0
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  log "building $* ($name $version; log: $logf)"
+  (cd "$mod" && "$build" "$dir.tmp") >"$logf" 2>&1 &
+  local pid=$!
+  # Polled every second so that a quick build does not wait 30 s for its first report.
+  while kill -0 $pid 2>/dev/null; do
+    sleep 1; n=$((n + 1))
+    if [ $((n % 30)) -eq 0 ] && kill -0 $pid 2>/dev/null; then
+      log "  still building $name... ($(ls "$dir.tmp" | wc -l)/$# linked, ${n}s)"
+    fi
+  done
+  wait $pid || die "$name $version build failed (see $logf)"
+  for b in "$@"; do [ -x "$dir.tmp/$b" ] || die "$name build made no $b (see $logf)"; done
+  rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  log "built $name $version in $((SECONDS - start))s"
+}
+
+# The flannel CNI plugin of containernetworking/plugins (hack/tools/cni-plugins/go.mod says
+# why not flannel-io/cni-plugin). Static: it runs on the node, outside any image.
+build_cni_flannel() {
+  CGO_ENABLED=0 go build -trimpath \
+    -ldflags "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$CNI_PLUGINS_VERSION" \
+    -o "$1/flannel" github.com/containernetworking/plugins/plugins/meta/flannel
+}
+
+# flanneld needs cgo (see the header); install-conf is built the same way and runs in the
+# same image, which carries libc for flanneld anyway. The vpc replace in
+# hack/tools/flannel/go.mod is what lets it build from this proxy at all.
+build_flannel() {
+  CGO_ENABLED=1 go build -trimpath \
+    -ldflags "-s -w -X github.com/flannel-io/flannel/pkg/version.Version=$FLANNEL_VERSION" \
+    -o "$1/flanneld" github.com/flannel-io/flannel &&
+  CGO_ENABLED=1 go build -trimpath -ldflags "-s -w" \
+    -o "$1/install-conf" github.com/flannel-io/flannel/cmd/install_conf
+}
+
+# CoreDNS as its Makefile builds it: no cgo, the grpcnotrace tag, and the release tag and
+# commit in the version it reports (the commit comes from the proxy's record of the tag;
+# without it the version still reads right).
+build_coredns() {
+  local commit
+  commit=$(go list -m -f '{{with .Origin}}{{.Hash}}{{end}}' "github.com/coredns/coredns@$COREDNS_VERSION" | cut -c1-8) || commit=""
+  CGO_ENABLED=0 go build -trimpath -tags grpcnotrace \
+    -ldflags "-s -w -X github.com/coredns/coredns/coremain.gitTag=$COREDNS_VERSION -X github.com/coredns/coredns/coremain.GitCommit=$commit" \
+    -o "$1/coredns" github.com/coredns/coredns
+}
+
+mkdir -p "$LOGS"
+build_addon cni-plugins github.com/containernetworking/plugins "$CNI_PLUGINS_VERSION" build_cni_flannel flannel
+build_addon flannel github.com/flannel-io/flannel "$FLANNEL_VERSION" build_flannel flanneld install-conf
+build_addon coredns github.com/coredns/coredns "$COREDNS_VERSION" build_coredns coredns
+log "add-ons ready in $KTS_CACHE: coredns-$COREDNS_VERSION, flannel-$FLANNEL_VERSION, cni-plugins-$CNI_PLUGINS_VERSION"

@@ -1,0 +1,54 @@
+# Shared by hack/cluster/*.sh: a cluster of kubelet-ts nodes on this one machine, the way
+# kubeadm makes one. Each node is a network namespace (its own address on the host bridge
+# kts-nodes), a private mount namespace (its own /etc/kubernetes, /var/lib/kubelet, CNI dirs,
+# containerd state, ...) and a UTS namespace (its hostname); it runs its own containerd and
+# kubelet-ts, whose pods go below the cgroup /kts-NODE. Nothing leaves the machine.
+# shellcheck shell=bash disable=SC2034
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+# How many nodes `make up` makes: one control plane and NODES-1 workers. Three by default:
+# the control plane is tainted, and two workers are the fewest on which pods spread, a
+# Service is reached from another node, and a stopped node's pods move.
+CLUSTER_NODES="${NODES:-3}"
+CLUSTER_BRIDGE=kts-nodes
+CLUSTER_GW=172.30.254.1
+CLUSTER_PREFIX=24
+POD_SUBNET="${POD_SUBNET:-10.244.0.0/16}"
+SERVICE_SUBNET="${SERVICE_SUBNET:-10.97.0.0/16}"
+CLUSTER_DNS=10.97.0.10
+# Per-node state (the node's "disk"), the persisted namespaces, and what the host keeps.
+NODES_STATE=/var/lib/kts/nodes
+NS_DIR=/run/kts/ns
+CLUSTER_LOCAL="$OUT/cluster"
+CLUSTER_LOGS="$CLUSTER_LOCAL/logs"
+CLUSTER_KUBECONFIG="$CLUSTER_LOCAL/admin.conf"
+CP_NODE=kts-cp
+# The dirs each node has of its own (bind-mounted from $NODES_STATE/NODE/...).
+NODE_DIRS=(etc/kubernetes var/lib/kubelet var/lib/etcd etc/cni/net.d opt/cni/bin var/lib/cni run/flannel
+  run/containerd var/lib/containerd var/log/pods var/log/containers etc/kts)
+
+# node_names: kts-cp, kts-w1, kts-w2, ... for CLUSTER_NODES nodes.
+node_names() {
+  echo "$CP_NODE"
+  local i; for ((i = 1; i < CLUSTER_NODES; i++)); do echo "kts-w$i"; done
+}
+# node_ip NODE: kts-cp 172.30.254.11, kts-wK 172.30.254.(11+K).
+node_ip() {
+  case "$1" in
+    "$CP_NODE") echo 172.30.254.11 ;;
+    kts-w*) echo "172.30.254.$((11 + ${1#kts-w}))" ;;
+    *) die "unknown node name $1" ;;
+  esac
+}
+node_state() { echo "$NODES_STATE/$1"; }
+# The node's containerd socket as the host sees it (through the bind source).
+node_sock() { echo "$NODES_STATE/$1/run/containerd/containerd.sock"; }
+node_exists() { [ -e "/run/netns/kts-$1" ] && [ -e "$NS_DIR/$1.mnt" ]; }
+# in_node NODE CMD...: runs CMD in the node's network, mount and UTS namespaces.
+in_node() {
+  local n=$1; shift
+  node_exists "$n" || die "node $n does not exist (hack/cluster/node.sh add $n)"
+  nsenter --mount="$NS_DIR/$n.mnt" --uts="$NS_DIR/$n.uts" --net="/run/netns/kts-$n" "$@"
+}
+# ckubectl ARGS...: kubectl on the cluster as its admin.
+ckubectl() { "$BIN/kubectl" --kubeconfig "$CLUSTER_KUBECONFIG" "$@"; }

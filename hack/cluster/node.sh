@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# node.sh: one node of the local cluster (hack/cluster/lib.sh says what a node is).
+#   add NODE        namespaces, address, private dirs, its containerd and images
+#   remove NODE     stops everything of the node and removes all it made
+#   kubelet NODE start|stop|restart|status
+#                   kubelet-ts in the node, started as kubeadm's systemd drop-in would
+#                   (manifests/10-kubeadm.conf), under hack/supervise.sh
+#   exec NODE CMD…  runs CMD in the node (kubeadm, crictl, ip, ...)
+source "$(dirname "$0")/lib.sh"
+need_root
+apt_install iproute2 util-linux iptables containerd runc containernetworking-plugins
+LOGS="$CLUSTER_LOGS"
+PIDS="$CLUSTER_LOCAL/pids"
+mkdir -p "$LOGS" "$PIDS"
+
+# The host side, shared by all nodes: the bridge the nodes' eth0 hang on (the host is the
+# gateway .1), and a FORWARD rule so that nothing from the nodes is routed off the bridge:
+# CoreDNS's upstream queries and any pod's egress stop at the host.
+host_network() {
+  if ! ip link show "$CLUSTER_BRIDGE" >/dev/null 2>&1; then
+    ip link add "$CLUSTER_BRIDGE" type bridge || die "cannot create bridge $CLUSTER_BRIDGE"
+  fi
+  ip -4 addr show dev "$CLUSTER_BRIDGE" | grep -qF " $CLUSTER_GW/$CLUSTER_PREFIX " \
+    || ip addr add "$CLUSTER_GW/$CLUSTER_PREFIX" dev "$CLUSTER_BRIDGE"
+  ip link set "$CLUSTER_BRIDGE" up
+  iptables -C FORWARD -i "$CLUSTER_BRIDGE" ! -o "$CLUSTER_BRIDGE" -j DROP 2>/dev/null \
+    || iptables -I FORWARD -i "$CLUSTER_BRIDGE" ! -o "$CLUSTER_BRIDGE" -j DROP
+  # Namespace files are bind mounts: their directory must not propagate them elsewhere.
+  mkdir -p "$NS_DIR"
+  if ! mountpoint -q "$NS_DIR"; then mount --bind "$NS_DIR" "$NS_DIR" && mount --make-private "$NS_DIR"; fi
+}
+
+containerd_config() {
+  local n=$1
+  # As hack/containerd.sh (see its comments), with the CNI paths an add-on installs into.
+  cat <<TOML
+# Written by hack/cluster/node.sh for node $n; edits are overwritten.
+version = 2
+root = "/var/lib/containerd"
+state = "/run/containerd"
+[grpc]
+  address = "/run/containerd/containerd.sock"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$(pause_image)"
+  restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/opt/cni/bin"
+    conf_dir = "/etc/cni/net.d"
+TOML
+}
+
+add() {
+  local n=$1 ip state; ip=$(node_ip "$n"); state=$(node_state "$n")
+  host_network
+  if node_exists "$n"; then log "node $n exists"; else
+    log "node $n: namespaces, $ip on $CLUSTER_BRIDGE"
+    ip netns add "kts-$n"
+    local veth="veth-$n"
+    ip link add "$veth" type veth peer name eth0 netns "kts-$n"
+    ip link set "$veth" master "$CLUSTER_BRIDGE" up
+    ip -n "kts-$n" link set lo up
+    ip -n "kts-$n" addr add "$ip/$CLUSTER_PREFIX" dev eth0
+    ip -n "kts-$n" link set eth0 up
+    ip -n "kts-$n" route add default via "$CLUSTER_GW"
+    touch "$NS_DIR/$n.mnt" "$NS_DIR/$n.uts"
+    unshare --mount="$NS_DIR/$n.mnt" --uts="$NS_DIR/$n.uts" --propagation private true
+    in_node "$n" hostname "$n"
+    # The node's own directories over the host's. A new mount namespace starts as a copy of the
+    # host's mounts (running pods' volumes and rootfs among them): drop those copies first.
+    local d
+    for d in "${NODE_DIRS[@]}"; do mkdir -p "$state/$d" "/$d"; done
+    printf 'nameserver %s\n' "$CLUSTER_GW" > "$state/etc/kts/resolv.conf"
+    # shellcheck disable=SC2016
+    in_node "$n" sh -c '
+      state=$1; shift
+      for d in "$@"; do umount -R -l "/$d" 2>/dev/null; mount --bind "$state/$d" "/$d" || exit 1; done
+      mount --bind "$state/etc/kts/resolv.conf" /etc/resolv.conf' sh "$state" "${NODE_DIRS[@]}" \
+      || die "cannot bind the private directories of node $n"
+    # The CNI plugins an add-on delegates to, where the add-on installs its own.
+    cp -f /usr/lib/cni/{bridge,host-local,loopback,portmap} "$state/opt/cni/bin/"
+  fi
+  start_containerd "$n"
+  log "node $n: images"
+  CONTAINERD_SOCK=$(node_sock "$n") KTS_NODE_NS="--mount=$NS_DIR/$n.mnt --uts=$NS_DIR/$n.uts --net=/run/netns/kts-$n" \
+    bash "$KTS_ROOT/hack/build-images.sh" --cluster >>"$LOGS/$n-images.log" 2>&1 \
+    || die "importing images into node $n failed (see $LOGS/$n-images.log and $LOCAL/logs/build-images.log)"
+}
+
+start_containerd() {
+  local n=$1 state conf; state=$(node_state "$n"); conf="$state/etc/kts/containerd.toml"
+  containerd_config "$n" > "$conf.new"
+  if running "$n-containerd" && cmp -s "$conf.new" "$conf"; then rm -f "$conf.new"; return 0; fi
+  stop_bg "$n-containerd" 30
+  mv "$conf.new" "$conf"
+  log "node $n: containerd (log: $LOGS/$n-containerd.log)"
+  # The config path under $NODES_STATE tells hack/containerd.sh this containerd is ours.
+  start_bg "$n-containerd" nsenter --mount="$NS_DIR/$n.mnt" --uts="$NS_DIR/$n.uts" --net="/run/netns/kts-$n" containerd --config "$conf"
+  local sock; sock=$(node_sock "$n")
+  wait_for 30 "$n-containerd" ctr --address "$sock" --connect-timeout 2s version
+}
+
+# The flags of kubeadm's drop-in (manifests/10-kubeadm.conf), with the env file kubeadm writes.
+kubelet_args() {
+  local n=$1 state flags=""; state=$(node_state "$n")
+  [ -f "$state/var/lib/kubelet/kubeadm-flags.env" ] && flags=$(sed -n 's/^KUBELET_KUBEADM_ARGS="\(.*\)"$/\1/p' "$state/var/lib/kubelet/kubeadm-flags.env")
+  echo "--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=/etc/kubernetes/kubelet.conf --config=/var/lib/kubelet/config.yaml $flags"
+}
+
+kubelet() {
+  local n=$1 state; state=$(node_state "$n")
+  case "$2" in
+    start)
+      running "$n-kubelet" && { log "node $n: kubelet-ts already running"; return 0; }
+      [ -f "$state/var/lib/kubelet/config.yaml" ] || die "node $n has no /var/lib/kubelet/config.yaml yet (kubeadm init or join writes it)"
+      [ -f "$KTS_ROOT/dist/cli/main.js" ] || die "$KTS_ROOT/dist/cli/main.js is missing: run make build"
+      log "node $n: kubelet-ts (log: $LOGS/$n-kubelet.log)"
+      # shellcheck disable=SC2046
+      KTS_SUPERVISE_CHILD_PID_FILE="$PIDS/$n-kubelet.child.pid" start_bg "$n-kubelet" \
+        nsenter --mount="$NS_DIR/$n.mnt" --uts="$NS_DIR/$n.uts" --net="/run/netns/kts-$n" \
+        "$KTS_ROOT/hack/supervise.sh" env MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072 \
+        "$BIN/node" --max-semi-space-size=4 "$KTS_ROOT/dist/cli/main.js" $(kubelet_args "$n") --v 2
+      ;;
+    stop) stop_bg "$n-kubelet" 25; rm -f "$PIDS/$n-kubelet.child.pid" ;;
+    restart) kubelet "$n" stop; kubelet "$n" start ;;
+    status) running "$n-kubelet" && echo "node $n: kubelet-ts running" || { echo "node $n: kubelet-ts stopped"; return 1; } ;;
+    *) die "usage: $0 kubelet NODE start|stop|restart|status" ;;
+  esac
+}
+
+# The node's processes: its kubelet, containerd, the shims containerd started (they share the
+# node's mount namespace) and the containers below its cgroup root.
+remove() {
+  local n=$1 state mnt pid; state=$(node_state "$n")
+  kubelet "$n" stop
+  if [ -e "$NS_DIR/$n.mnt" ]; then
+    mnt=$(stat -L -c %i "$NS_DIR/$n.mnt" 2>/dev/null || true)
+    stop_bg "$n-containerd" 30
+    for pid in $(pgrep -f '^/usr/bin/containerd-shim-runc-v2 ' || true); do
+      [ "$(stat -L -c %i "/proc/$pid/ns/mnt" 2>/dev/null)" = "$mnt" ] && kill -KILL "$pid" 2>/dev/null
+    done
+  fi
+  local ctl procs
+  for ctl in /sys/fs/cgroup/*/"kts-$n"; do
+    [ -d "$ctl" ] || continue
+    for procs in $(find "$ctl" -name cgroup.procs); do xargs -r kill -KILL < "$procs" 2>/dev/null; done
+  done
+  sleep 0.5
+  for ctl in /sys/fs/cgroup/*/"kts-$n"; do [ -d "$ctl" ] && find "$ctl" -depth -type d -exec rmdir {} + 2>/dev/null; done
+  if [ -e "$NS_DIR/$n.mnt" ]; then
+    # Mounts inside the node (pod volumes, netns files, rootfs) go with its namespace.
+    umount "$NS_DIR/$n.mnt" 2>/dev/null || umount -l "$NS_DIR/$n.mnt"
+    umount "$NS_DIR/$n.uts" 2>/dev/null || umount -l "$NS_DIR/$n.uts"
+    rm -f "$NS_DIR/$n.mnt" "$NS_DIR/$n.uts"
+  fi
+  ip link del "veth-$n" 2>/dev/null || true
+  ip netns del "kts-$n" 2>/dev/null || true
+  [ -d "$state" ] && rm -rf --one-file-system "$state"
+  log "node $n removed"
+}
+
+case "${1:-}" in
+  add) [ $# = 2 ] || die "usage: $0 add NODE"; add "$2" ;;
+  remove) [ $# = 2 ] || die "usage: $0 remove NODE"; remove "$2" ;;
+  kubelet) [ $# = 3 ] || die "usage: $0 kubelet NODE start|stop|restart|status"; kubelet "$2" "$3" ;;
+  exec) [ $# -ge 3 ] || die "usage: $0 exec NODE CMD..."; n=$2; shift 2; in_node "$n" "$@" ;;
+  *) die "usage: $0 add|remove|kubelet|exec NODE ..." ;;
+esac
