@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 set +e
-for n in $(for f in "$NS_DIR"/*.mnt "$NODES_STATE"/*; do [ -e "$f" ] && basename "$f" .mnt; done | sort -u); do
+for n in $(for f in "$NS_DIR"/*.mnt "$NS_DIR"/*.net "$NODES_STATE"/*; do [ -e "$f" ] && basename "${f%.*}"; done | sort -u); do
   "$KTS_ROOT/hack/cluster/node.sh" remove "$n"
 done
 ip link show "$CLUSTER_BRIDGE" >/dev/null 2>&1 && { log "deleting interface $CLUSTER_BRIDGE"; ip link del "$CLUSTER_BRIDGE"; }

@@ -43,12 +43,16 @@ node_ip() {
 node_state() { echo "$NODES_STATE/$1"; }
 # The node's containerd socket as the host sees it (through the bind source).
 node_sock() { echo "$NODES_STATE/$1/run/containerd/containerd.sock"; }
-node_exists() { [ -e "/run/netns/kts-$1" ] && [ -e "$NS_DIR/$1.mnt" ]; }
+# Its namespaces are bind mounts in $NS_DIR (not /run/netns: `ip netns add` would bind that
+# directory over itself and hide the netns mounts the host's containerd keeps there).
+node_exists() { [ -e "$NS_DIR/$1.net" ] && [ -e "$NS_DIR/$1.mnt" ]; }
+node_ns_opts() { echo "--mount=$NS_DIR/$1.mnt --uts=$NS_DIR/$1.uts --net=$NS_DIR/$1.net"; }
 # in_node NODE CMD...: runs CMD in the node's network, mount and UTS namespaces.
 in_node() {
   local n=$1; shift
   node_exists "$n" || die "node $n does not exist (hack/cluster/node.sh add $n)"
-  nsenter --mount="$NS_DIR/$n.mnt" --uts="$NS_DIR/$n.uts" --net="/run/netns/kts-$n" "$@"
+  # shellcheck disable=SC2046
+  nsenter $(node_ns_opts "$n") "$@"
 }
 # ckubectl ARGS...: kubectl on the cluster as its admin.
 ckubectl() { "$BIN/kubectl" --kubeconfig "$CLUSTER_KUBECONFIG" "$@"; }

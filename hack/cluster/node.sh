@@ -62,17 +62,19 @@ add() {
   host_network
   if node_exists "$n"; then log "node $n exists"; else
     log "node $n: namespaces, $ip on $CLUSTER_BRIDGE"
-    ip netns add "kts-$n"
-    local veth="veth-$n"
-    ip link add "$veth" type veth peer name eth0 netns "kts-$n"
-    ip link set "$veth" master "$CLUSTER_BRIDGE" up
-    ip -n "kts-$n" link set lo up
-    ip -n "kts-$n" addr add "$ip/$CLUSTER_PREFIX" dev eth0
-    ip -n "kts-$n" link set eth0 up
-    ip -n "kts-$n" route add default via "$CLUSTER_GW"
-    touch "$NS_DIR/$n.mnt" "$NS_DIR/$n.uts"
-    unshare --mount="$NS_DIR/$n.mnt" --uts="$NS_DIR/$n.uts" --propagation private true
+    touch "$NS_DIR/$n.mnt" "$NS_DIR/$n.uts" "$NS_DIR/$n.net"
+    unshare --net="$NS_DIR/$n.net" --mount="$NS_DIR/$n.mnt" --uts="$NS_DIR/$n.uts" --propagation private true
     in_node "$n" hostname "$n"
+    # The veth's inner end goes to the namespace through a process that lives in it.
+    local veth="veth-$n" holder
+    nsenter --net="$NS_DIR/$n.net" sleep 30 &
+    holder=$!
+    sleep 0.2
+    ip link add "$veth" type veth peer name eth0 netns "$holder"
+    kill "$holder" 2>/dev/null
+    ip link set "$veth" master "$CLUSTER_BRIDGE" up
+    in_node "$n" sh -c "ip link set lo up && ip addr add $ip/$CLUSTER_PREFIX dev eth0 && ip link set eth0 up && ip route add default via $CLUSTER_GW" \
+      || die "cannot configure the network of node $n"
     # The node's own directories over the host's. A new mount namespace starts as a copy of the
     # host's mounts (running pods' volumes and rootfs among them): drop those copies first.
     local d
@@ -89,7 +91,7 @@ add() {
   fi
   start_containerd "$n"
   log "node $n: images"
-  CONTAINERD_SOCK=$(node_sock "$n") KTS_NODE_NS="--mount=$NS_DIR/$n.mnt --uts=$NS_DIR/$n.uts --net=/run/netns/kts-$n" \
+  CONTAINERD_SOCK=$(node_sock "$n") KTS_NODE_NS=$(node_ns_opts "$n") \
     bash "$KTS_ROOT/hack/build-images.sh" --cluster >>"$LOGS/$n-images.log" 2>&1 \
     || die "importing images into node $n failed (see $LOGS/$n-images.log and $LOCAL/logs/build-images.log)"
 }
@@ -102,7 +104,8 @@ start_containerd() {
   mv "$conf.new" "$conf"
   log "node $n: containerd (log: $LOGS/$n-containerd.log)"
   # The config path under $NODES_STATE tells hack/containerd.sh this containerd is ours.
-  start_bg "$n-containerd" nsenter --mount="$NS_DIR/$n.mnt" --uts="$NS_DIR/$n.uts" --net="/run/netns/kts-$n" containerd --config "$conf"
+  # shellcheck disable=SC2046
+  start_bg "$n-containerd" nsenter $(node_ns_opts "$n") containerd --config "$conf"
   local sock; sock=$(node_sock "$n")
   wait_for 30 "$n-containerd" ctr --address "$sock" --connect-timeout 2s version
 }
@@ -124,8 +127,7 @@ kubelet() {
       log "node $n: kubelet-ts (log: $LOGS/$n-kubelet.log)"
       # shellcheck disable=SC2046
       KTS_SUPERVISE_CHILD_PID_FILE="$PIDS/$n-kubelet.child.pid" start_bg "$n-kubelet" \
-        nsenter --mount="$NS_DIR/$n.mnt" --uts="$NS_DIR/$n.uts" --net="/run/netns/kts-$n" \
-        "$KTS_ROOT/hack/supervise.sh" env MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072 \
+        nsenter $(node_ns_opts "$n") "$KTS_ROOT/hack/supervise.sh" env MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072 \
         "$BIN/node" --max-semi-space-size=4 "$KTS_ROOT/dist/cli/main.js" $(kubelet_args "$n") --v 2
       ;;
     stop) stop_bg "$n-kubelet" 25; rm -f "$PIDS/$n-kubelet.child.pid" ;;
@@ -158,10 +160,10 @@ remove() {
     # Mounts inside the node (pod volumes, netns files, rootfs) go with its namespace.
     umount "$NS_DIR/$n.mnt" 2>/dev/null || umount -l "$NS_DIR/$n.mnt"
     umount "$NS_DIR/$n.uts" 2>/dev/null || umount -l "$NS_DIR/$n.uts"
-    rm -f "$NS_DIR/$n.mnt" "$NS_DIR/$n.uts"
   fi
+  if [ -e "$NS_DIR/$n.net" ]; then umount "$NS_DIR/$n.net" 2>/dev/null || umount -l "$NS_DIR/$n.net"; fi
+  rm -f "$NS_DIR/$n.mnt" "$NS_DIR/$n.uts" "$NS_DIR/$n.net"
   ip link del "veth-$n" 2>/dev/null || true
-  ip netns del "kts-$n" 2>/dev/null || true
   [ -d "$state" ] && rm -rf --one-file-system "$state"
   log "node $n removed"
 }
