@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # node.sh: one node of the local cluster (hack/cluster/lib.sh says what a node is).
 #   add NODE        namespaces, address, private dirs, its containerd and images
-#   remove NODE     stops everything of the node and removes all it made
+#   remove NODE     stops everything of the node, removes all it made and its Node object
+#                   (hack/cluster/up.sh adds and joins the nodes NODES asks for)
 #   kubelet NODE start|stop|restart|status
 #                   kubelet-ts in the node, started as kubeadm's systemd drop-in would
 #                   (manifests/10-kubeadm.conf), under hack/supervise.sh
@@ -141,6 +142,10 @@ kubelet() {
 # node's mount namespace) and the containers below its cgroup root.
 remove() {
   local n=$1 state mnt pid; state=$(node_state "$n")
+  # A worker leaves the cluster as an operator removes one: its Node object goes too.
+  if [ "$n" != "$CP_NODE" ] && [ -f "$CLUSTER_KUBECONFIG" ] && [ -e "$NS_DIR/$CP_NODE.mnt" ]; then
+    ckubectl delete node "$n" --wait=false --request-timeout=10s >/dev/null 2>&1 || true
+  fi
   kubelet "$n" stop
   if [ -e "$NS_DIR/$n.mnt" ]; then
     mnt=$(stat -L -c %i "$NS_DIR/$n.mnt" 2>/dev/null || true)
