@@ -366,14 +366,16 @@ SRC=$(cd "$KTS_ROOT/hack/tools/conformance" && GOFLAGS=-mod=mod go list -m -f '{
 
 # e2e_image NAME FILL CONFIG SMOKE_EXPECTED SMOKE_CMD...: builds (when its inputs changed)
 # an image whose root is busybox's plus what the function FILL puts in, imports it under
-# $E2E/NAME (NAME may list several tags, comma-separated), and checks that SMOKE_CMD prints
-# SMOKE_EXPECTED in it.
+# $E2E/NAME (NAME may list several tags, comma-separated; a NAME with a registry is taken
+# as it is), and checks that SMOKE_CMD prints SMOKE_EXPECTED in it.
 e2e_image() {
   local name=$1 fill=$2 cfg=$3 want=$4; shift 4
-  local names=() t base=${name%%:*}
-  for t in $(tr ',' ' ' <<<"${name#*:}"); do names+=("$E2E/$base:$t"); done
+  local names=() t base=${name%%:*} repo=$E2E/${name%%:*}
+  case "$name" in */*) repo=${name%%:*}; base=${base##*/} ;; esac
+  for t in $(tr ',' ' ' <<<"${name#*:}"); do names+=("$repo:$t"); done
   local key tar
-  key=$(cat "$0" <(echo "$bb_version ${names[*]}") <(declare -f "$fill") "$BIN/agnhost" "$BIN/nnp" <(dpkg-query -W curl bash) "$KTS_ROOT/hack/images/sh.c" | sha256sum | cut -c1-16)
+  key=$(cat "$0" <(echo "$bb_version ${names[*]}") <(declare -f "$fill") "${E2E_INPUTS[@]}" \
+    <(dpkg-query -W "${E2E_DEBS[@]}") "$KTS_ROOT/hack/images/sh.c" | sha256sum | cut -c1-16)
   tar="$IMAGES/e2e-$base-$key.tar"
   if [ ! -f "$tar" ] || [ ! -f "$tar.digest" ]; then
     log "building ${names[*]}"
@@ -392,8 +394,11 @@ e2e_image() {
   fi
 }
 
-apt_install curl
-for b in agnhost nnp; do [ -x "$BIN/$b" ] || die "$BIN/$b is missing: run hack/build-conformance.sh first"; done
+# What the images are made of (a change in any of them rebuilds them).
+E2E_DEBS=(curl bash bind9-dnsutils netcat-openbsd libc-bin)
+E2E_INPUTS=("$BIN/agnhost" "$BIN/nnp" "$BIN/sample-apiserver" "$BIN/etcd")
+apt_install "${E2E_DEBS[@]}"
+for b in "${E2E_INPUTS[@]}"; do [ -x "$b" ] || die "$b is missing: run hack/build-conformance.sh (and hack/build-control-plane.sh) first"; done
 
 # busybox as the tests name it, with /bin/sh from hack/images/sh.c: busybox's ash, or bash
 # when the environment holds names ash would drop (hack/images/sh.c says why).
@@ -404,12 +409,22 @@ fill_sh() {
 e2e_image busybox:1.37.0-1,1.36.1-1 fill_sh "{\"Cmd\":[\"sh\"],\"Env\":[\"$ENV_PATH\"]}" "data-1=x ash" \
   /bin/busybox sh -c 'echo $(env data-1=x /bin/sh -c "env | grep ^data-1=") $(/bin/sh -c "echo \${BASH_VERSION:-ash}")'
 
+# The name-resolution tools the DNS tests' probe pods run: dig (UDP and TCP queries, PTR),
+# glibc's getent (the pod's /etc/hosts), and an nsswitch.conf that reads files then DNS.
+fill_dns_tools() {
+  copy_with_libs "$1" /usr/bin/dig /usr/bin/getent
+  echo 'hosts: files dns' > "$1/etc/nsswitch.conf"
+}
+
 # agnhost as upstream's Dockerfile lays it out: /agnhost, /agnhost-2, the porter
 # certificate, /uploads, the user and group the security-context tests look up, and the
-# tools its alpine base adds that tests call (bash, curl).
+# tools its alpine base adds that tests call (bash, curl, dig, OpenBSD's nc: the Services
+# tests run `nc -v -t -w 2`, whose flags busybox's nc lacks).
 fill_agnhost() {
   local r=$1
-  copy_with_libs "$r" /usr/bin/bash /usr/bin/curl
+  copy_with_libs "$r" /usr/bin/bash /usr/bin/curl /bin/nc.openbsd
+  ln -sf /bin/nc.openbsd "$r/usr/bin/nc"
+  fill_dns_tools "$r" || return
   ln -sf /usr/bin/bash "$r/bin/bash"
   cp "$BIN/agnhost" "$r/agnhost"; ln -s agnhost "$r/agnhost-2"
   cp "$SRC/agnhost/porter/localhost.crt" "$SRC/agnhost/porter/localhost.key" "$r/"
@@ -436,5 +451,31 @@ fill_nginx() {
 }
 e2e_image nginx:1.27-0,1.15-4 fill_nginx "{\"Cmd\":[\"httpd\",\"-f\",\"-p\",\"80\",\"-h\",\"/usr/share/nginx/html\"],\"Env\":[\"$ENV_PATH\"],\"ExposedPorts\":{\"80/tcp\":{}}}" \
   "<html><body><h1>Welcome to nginx!</h1></body></html>" cat /usr/share/nginx/html/index.html
+
+# glibc-dns-testing: the DNS tests' second prober, with glibc's resolver (dig, getent).
+e2e_image glibc-dns-testing:2.0.0 fill_dns_tools "{\"Cmd\":[\"sh\"],\"Env\":[\"$ENV_PATH\"]}" \
+  "127.0.0.1 localhost" sh -c 'echo "127.0.0.1 localhost" > /etc/hosts; dig -v 2>&1 | grep -q DiG && getent hosts localhost | tr -s " "'
+
+# nautilus and kitten (kubectl's Update Demo): agnhost test-webserver serving a picture and
+# the data.json that names it, from /, as upstream's images on the agnhost base.
+fill_update_demo() {
+  local which=$1 r=$2
+  fill_agnhost "$r" && cp "$SRC/$which/html/$which.jpg" "$SRC/$which/html/data.json" "$r/"
+}
+fill_nautilus() { fill_update_demo nautilus "$1"; }
+fill_kitten() { fill_update_demo kitten "$1"; }
+for demo in nautilus kitten; do
+  e2e_image "$demo:1.8" "fill_$demo" "{\"Entrypoint\":[\"/agnhost\"],\"Cmd\":[\"test-webserver\"],\"Env\":[\"$ENV_PATH\"],\"WorkingDir\":\"/\"}" \
+    "$demo.jpg" grep -o "$demo.jpg" /data.json
+done
+
+# sample-apiserver (the aggregation tests) of the pinned release, and etcd under the tag its
+# Deployment names, with the etcd this repo builds for the control plane.
+fill_sample_apiserver() { cp "$BIN/sample-apiserver" "$1/sample-apiserver"; }
+e2e_image sample-apiserver:1.29.2 fill_sample_apiserver "{\"Entrypoint\":[\"/sample-apiserver\"],\"Env\":[\"$ENV_PATH\"]}" \
+  "ok" sh -c '/sample-apiserver --help >/dev/null 2>&1 && echo ok'
+fill_etcd() { install_with_libs "$1" "$BIN/etcd" /usr/local/bin/etcd; }
+e2e_image registry.k8s.io/etcd:3.6.8-0 fill_etcd "{\"Env\":[\"$ENV_PATH\"]}" \
+  "ok" sh -c '/usr/local/bin/etcd --version >/dev/null && echo ok'
 
 log "conformance images ready"

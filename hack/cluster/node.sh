@@ -6,6 +6,7 @@
 #   kubelet NODE start|stop|restart|status
 #                   kubelet-ts in the node, started as kubeadm's systemd drop-in would
 #                   (manifests/10-kubeadm.conf), under hack/supervise.sh
+#   images NODE FLAGS…  hack/build-images.sh FLAGS (--cluster, --conformance) into the node
 #   exec NODE CMD…  runs CMD in the node (kubeadm, crictl, ip, ...)
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -91,9 +92,16 @@ add() {
     cp -f /usr/lib/cni/{bridge,host-local,loopback,portmap} "$state/opt/cni/bin/"
   fi
   start_containerd "$n"
-  log "node $n: images"
+  images "$n" --cluster
+}
+
+# images NODE FLAGS...: hack/build-images.sh FLAGS into the node's containerd.
+images() {
+  local n=$1; shift
+  node_exists "$n" || die "node $n does not exist (hack/cluster/node.sh add $n)"
+  log "node $n: images ($*)"
   CONTAINERD_SOCK=$(node_sock "$n") KTS_NODE_NS=$(node_ns_opts "$n") \
-    bash "$KTS_ROOT/hack/build-images.sh" --cluster >>"$LOGS/$n-images.log" 2>&1 \
+    bash "$KTS_ROOT/hack/build-images.sh" "$@" >>"$LOGS/$n-images.log" 2>&1 \
     || die "importing images into node $n failed (see $LOGS/$n-images.log and $LOCAL/logs/build-images.log)"
 }
 
@@ -177,6 +185,7 @@ case "${1:-}" in
   add) [ $# = 2 ] || die "usage: $0 add NODE"; add "$2" ;;
   remove) [ $# = 2 ] || die "usage: $0 remove NODE"; remove "$2" ;;
   kubelet) [ $# = 3 ] || die "usage: $0 kubelet NODE start|stop|restart|status"; kubelet "$2" "$3" ;;
+  images) [ $# -ge 3 ] || die "usage: $0 images NODE --cluster|--conformance..."; n=$2; shift 2; images "$n" "$@" ;;
   exec) [ $# -ge 3 ] || die "usage: $0 exec NODE CMD..."; n=$2; shift 2; in_node "$n" "$@" ;;
-  *) die "usage: $0 add|remove|kubelet|exec NODE ..." ;;
+  *) die "usage: $0 add|remove|kubelet|images|exec NODE ..." ;;
 esac

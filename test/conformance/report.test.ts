@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseJUnit, parseRules, render } from './report.ts';
+import { parseConformanceList, parseJUnit, parseRules, render, trimJUnit } from './report.ts';
 
 const xml = `<?xml version="1.0"?><testsuites><testsuite>
 <testcase name="[SynchronizedBeforeSuite]" classname="Kubernetes e2e suite" status="passed" time="1.5"></testcase>
@@ -8,6 +8,18 @@ const xml = `<?xml version="1.0"?><testsuites><testsuite>
 <testcase name="[It] [sig-node] Secrets should work [Conformance] [sig-node, Conformance]" status="failed" time="3"><failure message="expected &#34;data-1=value-1&#34;&#xA;second line" type="failed">x</failure></testcase>
 <testcase name="[It] [sig-apps] Other" status="skipped" time="0"><skipped message="skipped"></skipped></testcase>
 </testsuite></testsuites>`;
+
+const opts = {
+  excluded: '# comment\n\\[sig-node\\] ImageVolume  # no image volumes here\n',
+  known: 'Secrets should work  # image lacked X; fixed in Y\n',
+  wallSeconds: 125,
+  procs: 4,
+  nodes: 4,
+  release: 'v1.36.3',
+  commit: 'abc1234',
+  date: '2026-11-22',
+  missing: [],
+};
 
 test('JUnit cases: outcome, time, and the failure message with XML entities decoded', () => {
   assert.deepEqual(
@@ -22,15 +34,7 @@ test('JUnit cases: outcome, time, and the failure message with XML entities deco
 });
 
 test('the report counts run specs (not suite nodes or skipped ones) and quotes known causes', () => {
-  const md = render(parseJUnit(xml), {
-    excluded: '# comment\n\\[sig-node\\] ImageVolume  # no image volumes here\n',
-    known: 'Secrets should work  # image lacked X; fixed in Y\n',
-    wallSeconds: 125,
-    procs: 4,
-    release: 'v1.36.3',
-    date: '2026-11-22',
-    missing: [],
-  });
+  const md = render(parseJUnit(xml), { ...opts, suite: 'node' });
   assert.match(md, /\*\*1 passed, 1 failed, 1 excluded\*\* \(of 2 run\)/);
   assert.match(md, /wall time 2m05s/);
   assert.match(md, /- \[sig-node\] Secrets should work \[Conformance\]: image lacked X; fixed in Y\n {2}- `expected "data-1=value-1"`/);
@@ -42,4 +46,47 @@ test('the report counts run specs (not suite nodes or skipped ones) and quotes k
       ['b', ''],
     ],
   );
+});
+
+const yaml = `- testname: Pods, update
+  codename: '[sig-node] Pods should be updated [NodeConformance] [Conformance]'
+  description: x
+- testname: Secrets
+  codename: '[sig-node] Secrets should work
+    [Conformance]'
+- testname: Image volume
+  codename: '[sig-node] ImageVolume should mount [Conformance]'
+- testname: Quoted
+  codename: '[sig-apps] Deployment shouldn''t stop [Conformance]'
+`;
+
+test('the conformance list: codenames, folded lines joined and quotes unescaped', () => {
+  assert.deepEqual(parseConformanceList(yaml), [
+    '[sig-node] Pods should be updated [NodeConformance] [Conformance]',
+    '[sig-node] Secrets should work [Conformance]',
+    '[sig-node] ImageVolume should mount [Conformance]',
+    "[sig-apps] Deployment shouldn't stop [Conformance]",
+  ]);
+});
+
+test('the full suite: per-SIG counts against the list; a listed test neither run nor excluded is named', () => {
+  const md = render(parseJUnit(xml), { ...opts, suite: 'full', list: parseConformanceList(yaml) });
+  assert.match(md, /\*\*1 passed, 1 failed, 1 excluded\*\*, 1 not run \(of 2 run\)/);
+  assert.match(md, /\| sig-apps \| 0 \| 0 \| 0 \| 1 \|/);
+  assert.match(md, /\| sig-node \| 1 \| 1 \| 1 \| 0 \|/);
+  assert.match(md, /## In the conformance list but not run\n\n- \[sig-apps\] Deployment shouldn't stop \[Conformance\]/);
+  assert.match(md, /4 kubelet-ts nodes \(one control plane, 3 workers\)/);
+});
+
+test('the kept JUnit report drops the output of passed specs only', () => {
+  const trimmed = trimJUnit(
+    '<testcase name="a" status="passed" time="1"><system-err>long</system-err></testcase>' +
+      '<testcase name="b" status="failed" time="1"><failure message="m">x</failure><system-err>why</system-err></testcase>',
+  );
+  assert.equal(
+    trimmed,
+    '<testcase name="a" status="passed" time="1"></testcase>' +
+      '<testcase name="b" status="failed" time="1"><failure message="m">x</failure><system-err>why</system-err></testcase>',
+  );
+  assert.equal(parseJUnit(trimmed).length, 2);
 });

@@ -1,5 +1,6 @@
 // Turns the ginkgo JUnit report of `make conformance` into docs/conformance.md: the command,
-// release, date, counts, wall time, every failure with its known cause, and the exclusions.
+// release, date, commit, counts (per SIG for the full suite, against the release's conformance
+// list), wall time, every failure with its known cause, and the exclusions.
 import { readFileSync, existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -57,19 +58,36 @@ const firstLine = (s: string) =>
     ?.trim()
     .slice(0, 200) ?? '';
 
-export function render(
-  cases: Case[],
-  opts: {
-    excluded: string;
-    known: string;
-    wallSeconds: number;
-    procs: number;
-    release: string;
-    date: string;
-    missing: string[];
-    notes?: string;
-  },
-): string {
+/** The test names ("codename") of the release's conformance list, conformance.yaml. */
+export function parseConformanceList(yaml: string): string[] {
+  // Each codename is a single-quoted scalar, folded over indented lines; '' is a quote.
+  return [...yaml.matchAll(/^ {2}codename: '((?:[^']|'')*)'/gm)].map((m) => m[1].replace(/\s*\n\s*/g, ' ').replace(/''/g, "'"));
+}
+
+/** The JUnit report without the captured output of passed specs (most of the file). */
+export function trimJUnit(xml: string): string {
+  return xml.replace(/(<testcase\b[^>]*status="passed"[^>]*>)([\s\S]*?)(<\/testcase>)/g, (_m, open: string, _body, close: string) => open + close);
+}
+
+const sigOf = (name: string) => /^\[(sig-[a-z-]+)\]/.exec(name)?.[1] ?? 'other';
+
+export interface ReportOptions {
+  suite: 'full' | 'node' | string;
+  excluded: string;
+  known: string;
+  wallSeconds: number;
+  procs: number;
+  nodes: number;
+  release: string;
+  commit: string;
+  date: string;
+  missing: string[];
+  /** The release's conformance list (the full suite): what was expected to run. */
+  list?: string[];
+  notes?: string;
+}
+
+export function render(cases: Case[], opts: ReportOptions): string {
   const specs = cases.filter((c) => c.outcome !== 'skipped' && (!isSuiteNode(c) || c.outcome === 'failed'));
   const failed = specs.filter((c) => c.outcome === 'failed');
   const passed = specs.filter((c) => c.outcome === 'passed');
@@ -77,16 +95,37 @@ export function render(
   const known = parseRules(opts.known);
   const cause = (name: string) => known.find((k) => k.re.test(name))?.text ?? 'cause not yet known';
   const min = (s: number) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
+  const ran = new Set(specs.map((c) => specName(c.name)));
+  const list = opts.list ?? [];
+  const excludedNames = list.filter((n) => !ran.has(n) && excluded.some((e) => e.re.test(n)));
+  const notRun = list.filter((n) => !ran.has(n) && !excluded.some((e) => e.re.test(n)));
+  const full = opts.suite === 'full';
   const lines = [
     '# Conformance',
     '',
-    `The upstream conformance tests that exercise the kubelet, run against kubelet-ts on the local stack.`,
+    full
+      ? `The whole [Conformance] suite of Kubernetes ${opts.release}, against a kubeadm cluster of ${opts.nodes} kubelet-ts nodes (one control plane, ${opts.nodes - 1} workers) on one machine, with kube-proxy, CoreDNS and flannel.`
+      : `The [Conformance] tests that exercise the kubelet, against a kubeadm cluster of ${opts.nodes} kubelet-ts nodes on one machine.`,
     '',
-    `- Command: \`make conformance\` (hack/conformance.sh: e2e.test ${opts.release}, --provider=skeleton, ${opts.procs} ginkgo processes)`,
-    `- Selection: the [Conformance] tests of sig-node, and of sig-storage ConfigMap, Secrets, Downward API, Projected, EmptyDir, HostPath and Subpath; without [Serial], [Disruptive], [Flaky] and the exclusions below`,
-    `- Date: ${opts.date}; wall time ${min(opts.wallSeconds)}`,
-    `- **${passed.length} passed, ${failed.length} failed, ${excluded.length} excluded** (of ${specs.length} run)`,
+    `- Command: \`${full ? 'make conformance' : 'make conformance-node'}\` (hack/conformance.sh: e2e.test ${opts.release}, --provider=skeleton, ${opts.procs} ginkgo processes, [Serial] specs after the others, alone)`,
+    full
+      ? `- Selection: every test of the release's conformance list (test/conformance/testdata/conformance.yaml, ${list.length} tests), but the exclusions below`
+      : `- Selection: the [Conformance] tests of sig-node, and of sig-storage ConfigMap, Secrets, Downward API, Projected, EmptyDir, HostPath and Subpath; without [Serial], [Disruptive], [Flaky] and the exclusions below`,
+    `- Date: ${opts.date}; commit ${opts.commit}; wall time ${min(opts.wallSeconds)}`,
+    `- **${passed.length} passed, ${failed.length} failed, ${full ? excludedNames.length : excluded.length} excluded**${full ? `, ${notRun.length} not run` : ''} (of ${specs.length} run)`,
     '',
+  ];
+  if (full) {
+    const sigs = [...new Set([...list, ...specs.map((c) => specName(c.name))].map(sigOf))].sort();
+    const count = (sig: string, names: string[]) => names.filter((n) => sigOf(n) === sig).length;
+    const names = (cs: Case[]) => cs.map((c) => specName(c.name));
+    lines.push('| SIG | passed | failed | excluded | not run |', '|---|---|---|---|---|');
+    for (const sig of sigs) {
+      lines.push(`| ${sig} | ${count(sig, names(passed))} | ${count(sig, names(failed))} | ${count(sig, excludedNames)} | ${count(sig, notRun)} |`);
+    }
+    lines.push('');
+  }
+  lines.push(
     '## Failures',
     '',
     ...(failed.length
@@ -97,7 +136,8 @@ export function render(
     '',
     ...excluded.map((e) => `- \`${e.re.source}\`: ${e.text}`),
     '',
-  ];
+  );
+  if (notRun.length) lines.push('## In the conformance list but not run', '', ...notRun.map((n) => `- ${n}`), '');
   if (opts.notes) lines.push(opts.notes.trim(), '');
   if (opts.missing.length) lines.push('## Images that could not be pulled', '', ...[...new Set(opts.missing)].map((m) => `- ${m}`), '');
   lines.push('## Passed', '', ...passed.map((c) => `- ${specName(c.name)} (${c.seconds.toFixed(0)} s)`), '');
@@ -108,30 +148,44 @@ if (import.meta.main) {
   const { values } = parseArgs({
     options: {
       junit: { type: 'string' },
+      'trim-junit': { type: 'string' },
       excluded: { type: 'string' },
       known: { type: 'string' },
       wall: { type: 'string' },
       procs: { type: 'string' },
+      nodes: { type: 'string' },
       release: { type: 'string' },
+      suite: { type: 'string' },
+      commit: { type: 'string' },
+      list: { type: 'string' },
       missing: { type: 'string' },
       notes: { type: 'string' },
     },
   });
-  if (!values.junit || !existsSync(values.junit)) {
-    console.error(`error: no JUnit report at ${values.junit}`);
+  const read = (p?: string) => (p && existsSync(p) ? readFileSync(p, 'utf8') : '');
+  const junit = values.junit ?? values['trim-junit'];
+  if (!junit || !existsSync(junit)) {
+    console.error(`error: no JUnit report at ${junit}`);
     process.exit(1);
   }
-  const read = (p?: string) => (p && existsSync(p) ? readFileSync(p, 'utf8') : '');
-  process.stdout.write(
-    render(parseJUnit(read(values.junit)), {
-      excluded: read(values.excluded),
-      known: read(values.known),
-      wallSeconds: Number(values.wall ?? 0),
-      procs: Number(values.procs ?? 1),
-      release: values.release ?? '',
-      date: new Date().toISOString().slice(0, 10),
-      missing: read(values.missing).split('\n').filter(Boolean),
-      notes: read(values.notes),
-    }),
-  );
+  if (values['trim-junit']) {
+    process.stdout.write(trimJUnit(read(junit)));
+  } else {
+    process.stdout.write(
+      render(parseJUnit(read(junit)), {
+        suite: values.suite ?? 'node',
+        excluded: read(values.excluded),
+        known: read(values.known),
+        wallSeconds: Number(values.wall ?? 0),
+        procs: Number(values.procs ?? 1),
+        nodes: Number(values.nodes ?? 1),
+        release: values.release ?? '',
+        commit: values.commit ?? '',
+        date: new Date().toISOString().slice(0, 10),
+        missing: read(values.missing).split('\n').filter(Boolean),
+        list: values.list ? parseConformanceList(read(values.list)) : undefined,
+        notes: read(values.notes),
+      }),
+    );
+  }
 }

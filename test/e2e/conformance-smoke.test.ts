@@ -1,5 +1,5 @@
 // A fast slice of the upstream conformance tests (`make conformance` runs them all): the
-// e2e.test binary of the pinned release against this stack, so a regression in what they
+// e2e.test binary of the pinned release against the cluster of kubelet-ts nodes, so a regression in what they
 // check shows in `make test`. The tests are chosen to cover the kubelet's main paths in
 // about a minute: pod lifecycle, init containers, hooks, downward API env, projected
 // volumes, security context, ephemeral containers and exec.
@@ -7,10 +7,11 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { ROOT, ensureStack } from './stack.ts';
+import { ROOT } from './stack.ts';
+import { ensureCluster } from './cluster.ts';
 import { parseJUnit } from '../conformance/report.ts';
 
-before(() => ensureStack());
+before(() => ensureCluster());
 
 const SMOKE = [
   '\\[sig-node\\] Pods should be submitted and removed',
