@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck lint up down test unit e2e conformance conformance-node bench bench-api clean
+.PHONY: all deps build typecheck lint up down test unit e2e conformance conformance-node conformance-sig-node bench bench-api clean
 
 all: build
 
@@ -59,6 +59,10 @@ conformance: build up
 
 conformance-node: build up
 	SUITE=node bash hack/conformance.sh
+
+# The sig-node tests that are not [Conformance] (nor serial, disruptive, flaky or alpha).
+conformance-sig-node: build up
+	SUITE=sig-node bash hack/conformance.sh
 
 clean:
 	rm -rf dist node_modules

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the upstream conformance tests of the pinned release from the Go module proxy
 # into $KTS_CACHE/conformance-$KUBE_VERSION/bin: e2e.test (`go test -c` of
-# k8s.io/kubernetes/test/e2e), agnhost, nonewprivs' nnp and sample-apiserver (static, for
-# their images) and the ginkgo CLI of the version the tests were written against (it runs
-# e2e.test in parallel). Only what is missing is built.
+# k8s.io/kubernetes/test/e2e), e2e_node.test (of test/e2e_node, for hack/node-conformance.sh),
+# agnhost, nonewprivs' nnp and sample-apiserver (static, for their images) and the ginkgo
+# CLI of the version the tests were written against (it runs e2e.test in parallel). Only
+# what is missing is built.
 # kubectl comes from the control plane build of the same pin. A second run does nothing.
 source "$(dirname "$0")/lib.sh"
 
@@ -14,10 +15,10 @@ dir="$KTS_CACHE/conformance-$KUBE_VERSION/bin"
 mod="$KTS_ROOT/hack/tools/conformance"
 mkdir -p "$LOGS" "$BIN"
 # Each binary: its package and how it is linked (static for the images' roots).
-declare -A pkgs=([e2e.test]=k8s.io/kubernetes/test/e2e [agnhost]=k8s.io/kubernetes/test/images/agnhost
+declare -A pkgs=([e2e.test]=k8s.io/kubernetes/test/e2e [e2e_node.test]=k8s.io/kubernetes/test/e2e_node [agnhost]=k8s.io/kubernetes/test/images/agnhost
   [nnp]=k8s.io/kubernetes/test/images/nonewprivs [sample-apiserver]=k8s.io/sample-apiserver
   [ginkgo]=github.com/onsi/ginkgo/v2/ginkgo)
-bins=(e2e.test agnhost nnp sample-apiserver ginkgo)
+bins=(e2e.test e2e_node.test agnhost nnp sample-apiserver ginkgo)
 todo=()
 for b in "${bins[@]}"; do [ -x "$dir/$b" ] || todo+=("$b"); done
 if [ ${#todo[@]} -gt 0 ]; then
@@ -31,7 +32,7 @@ if [ ${#todo[@]} -gt 0 ]; then
     cd "$mod" || exit 1
     for b in "${todo[@]}"; do
       case $b in
-        e2e.test) go test -c -trimpath -ldflags "-s -w$ld" -o "$dir/$b.tmp" "${pkgs[$b]}" ;;
+        e2e.test|e2e_node.test) go test -c -trimpath -ldflags "-s -w$ld" -o "$dir/$b.tmp" "${pkgs[$b]}" ;;
         ginkgo) go build -trimpath -ldflags "-s -w" -o "$dir/$b.tmp" "${pkgs[$b]}" ;;
         *) CGO_ENABLED=0 go build -trimpath -ldflags "-s -w$ld" -o "$dir/$b.tmp" "${pkgs[$b]}" ;;
       esac && mv "$dir/$b.tmp" "$dir/$b" || exit 1

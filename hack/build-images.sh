@@ -419,11 +419,13 @@ fill_dns_tools() {
 # agnhost as upstream's Dockerfile lays it out: /agnhost, /agnhost-2, the porter
 # certificate, /uploads, the user and group the security-context tests look up, and the
 # tools its alpine base adds that tests call (bash, curl, dig, OpenBSD's nc: the Services
-# tests run `nc -v -t -w 2`, whose flags busybox's nc lacks).
+# tests run `nc -v -t -w 2`, whose flags busybox's nc lacks). /bin/sh is bash: Debian's
+# busybox-static prefers its own applets to PATH, so its ash would run busybox's nc.
 fill_agnhost() {
   local r=$1
   copy_with_libs "$r" /usr/bin/bash /usr/bin/curl /bin/nc.openbsd
   ln -sf /bin/nc.openbsd "$r/usr/bin/nc"
+  ln -sf /usr/bin/bash "$r/bin/sh"
   fill_dns_tools "$r" || return
   ln -sf /usr/bin/bash "$r/bin/bash"
   cp "$BIN/agnhost" "$r/agnhost"; ln -s agnhost "$r/agnhost-2"
@@ -433,7 +435,7 @@ fill_agnhost() {
   printf 'user-defined-in-image:x:1000:\ngroup-defined-in-image:x:50000:user-defined-in-image\n' >> "$r/etc/group"
 }
 e2e_image agnhost:2.63.0,2.55 fill_agnhost "{\"Entrypoint\":[\"/agnhost\"],\"Cmd\":[\"pause\"],\"Env\":[\"$ENV_PATH\"],\"WorkingDir\":\"/\"}" \
-  "[/agnhost-2 entrypoint-tester ok]" /agnhost-2 entrypoint-tester ok
+  "[/agnhost-2 entrypoint-tester ok] OpenBSD" sh -c 'echo $(/agnhost-2 entrypoint-tester ok) $(nc -h 2>&1 | head -1 | cut -d" " -f1)'
 
 # nonewprivs: a setuid-root program printing its effective uid.
 fill_nonewprivs() { install -m 4755 "$BIN/nnp" "$1/bin/nnp"; }

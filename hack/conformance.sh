@@ -6,6 +6,7 @@
 #   SUITE=full   every test of the release's conformance list (default; docs/conformance.md)
 #   SUITE=node   the [Conformance] tests of sig-node and the kubelet-facing sig-storage ones,
 #                without [Serial] (docs/conformance-node.md)
+#   SUITE=sig-node  the other sig-node tests, but alpha features (docs/conformance-sig-node.md)
 #   FOCUS=regex, SKIP=regex  another selection (its report stays under CONFORMANCE_OUT)
 #   PROCS=n      parallel test processes (default 4); CONFORMANCE_OUT=dir for the reports.
 source "$(dirname "$0")/cluster/lib.sh"
@@ -21,7 +22,13 @@ case "$SUITE" in
   node)
     focus='\[sig-node\].*\[Conformance\]|\[sig-storage\] (ConfigMap|Secrets|Downward API|Projected|EmptyDir|HostPath|Subpath).*\[Conformance\]'
     skip="\[Serial\]|\[Disruptive\]|\[Flaky\]|$excluded_re"; report="$KTS_ROOT/docs/conformance-node.md" ;;
-  *) die "SUITE is full or node, not '$SUITE'" ;;
+  sig-node)
+    # The other sig-node tests: not [Conformance], [Serial], [Disruptive] or [Flaky], and not
+    # behind an alpha or off-by-default feature gate.
+    focus='\[sig-node\]'
+    skip="\[Conformance\]|\[Serial\]|\[Disruptive\]|\[Flaky\]|\[Alpha\]|\[Feature:OffByDefault\]|$excluded_re"
+    report="$KTS_ROOT/docs/conformance-sig-node.md" ;;
+  *) die "SUITE is full, node or sig-node, not '$SUITE'" ;;
 esac
 [ -z "${FOCUS:-}${SKIP:-}" ] || report=""
 FOCUS="${FOCUS:-$focus}"

@@ -8,46 +8,13 @@ apt_install containerd runc containernetworking-plugins iptables
 
 conf_dir="$LOCAL/containerd"
 conf="$conf_dir/config.toml"
-pause=$(pause_image)
 # Per-registry hosts.toml files (containerd reads them at each pull, no restart needed);
 # the e2e tests put one there for their local plain-HTTP registry.
 certs_dir="$conf_dir/certs.d"
 mkdir -p "$conf_dir" "$certs_dir" /etc/cni/net.d
-# restrict_oom_score_adj: the host lacks CAP_SYS_RESOURCE, so runc must not lower
-#   oom_score_adj (else every RunPodSandbox fails with "can't get final child's PID").
-# SystemdCgroup = false: cgroup v1 and no systemd here, so the cgroupfs driver.
-# bin_dir: Debian installs the CNI plugins in /usr/lib/cni.
-cat > "$conf.new" <<TOML
-# Written by hack/containerd.sh; edits are overwritten.
-version = 2
-root = "/var/lib/containerd"
-state = "/run/containerd"
-
-[grpc]
-  address = "$CONTAINERD_SOCK"
-
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "$pause"
-  restrict_oom_score_adj = true
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "overlayfs"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        SystemdCgroup = false
-    # A second handler name for runc: RuntimeClass objects need a handler the node has,
-    # and the upstream conformance tests expect this one (kind configures it too).
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.test-handler]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.test-handler.options]
-        SystemdCgroup = false
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
-    conf_dir = "/etc/cni/net.d"
-  [plugins."io.containerd.grpc.v1.cri".registry]
-    config_path = "$certs_dir"
-TOML
+# Debian installs the CNI plugins in /usr/lib/cni.
+containerd_toml by=hack/containerd.sh root=/var/lib/containerd state=/run/containerd sock="$CONTAINERD_SOCK" \
+  cni_bin=/usr/lib/cni cni_conf=/etc/cni/net.d certs="$certs_dir" > "$conf.new"
 
 # ctr would wait 10 s for a socket that is not there.
 sock_ok() { [ -S "$CONTAINERD_SOCK" ] && ctr --address "$CONTAINERD_SOCK" --connect-timeout 2s version >/dev/null 2>&1; }
@@ -80,4 +47,4 @@ rm -f "$CONTAINERD_SOCK"
 log "starting containerd (log: $LOGS/containerd.log)"
 start_bg containerd containerd --config "$conf"
 wait_for 30 containerd sock_ok
-log "containerd ready on $CONTAINERD_SOCK (sandbox image $pause)"
+log "containerd ready on $CONTAINERD_SOCK (sandbox image $(pause_image))"

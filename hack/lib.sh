@@ -117,6 +117,55 @@ pause_image() {
   echo "$img"
 }
 
+# containerd_toml KEY=VALUE...: the containerd config of every node this repo runs (the local
+# stack's, the upstream kubelet's beside it, each cluster node's), from one template:
+#   by=WHO root=DIR state=DIR sock=PATH cni_bin=DIR cni_conf=DIR   where things are
+#   runc_root=DIR   runc's state (default /run/containerd/runc)   certs=DIR   hosts.toml dir
+#   netns_under_state=true   netns mounts under state (not /run/netns, which another has)
+# restrict_oom_score_adj: a container on this host lacks CAP_SYS_RESOURCE, so runc must not
+#   lower oom_score_adj (else every RunPodSandbox fails with "can't get final child's PID").
+# SystemdCgroup = false: cgroup v1 and no systemd here, so the cgroupfs driver.
+# test-handler: a second handler name for runc; RuntimeClass objects need a handler the node
+#   has, and the upstream conformance tests expect this one (kind configures it too).
+containerd_toml() {
+  local by root state sock cni_bin cni_conf runc_root="" certs="" netns_under_state=false
+  local "$@"
+  local runtime
+  cat <<TOML
+# Written by $by; edits are overwritten.
+version = 2
+root = "$root"
+state = "$state"
+[grpc]
+  address = "$sock"
+[ttrpc]
+  address = "$sock.ttrpc"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$(pause_image)"
+  restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = $netns_under_state
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+TOML
+  for runtime in runc test-handler; do
+    cat <<TOML
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.$runtime]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.$runtime.options]
+        SystemdCgroup = false
+${runc_root:+        Root = \"$runc_root\"}
+TOML
+  done
+  cat <<TOML
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "$cni_bin"
+    conf_dir = "$cni_conf"
+${certs:+  [plugins.\"io.containerd.grpc.v1.cri\".registry]
+    config_path = \"$certs\"}
+TOML
+}
+
 # ctr_k8s ARGS...: ctr on our containerd, in the namespace the CRI plugin uses. With
 # KTS_NODE_NS (nsenter's namespace options), in a cluster node's namespaces: unpacking an
 # image mounts its snapshots, which must happen where that containerd's state is.

@@ -48,35 +48,10 @@ cgroup_dirs() { local d; for d in /sys/fs/cgroup/*/; do [ -f "$d/cgroup.procs" ]
 
 start_containerd() {
   mkdir -p "$UP_CTD_DIR" "$UP_CNI_DIR" "$UP_CNI_DATA"
-  # As hack/containerd.sh (restrict_oom_score_adj, cgroupfs, Debian's CNI bin_dir), but every
-  # path its own: runc's root (default /run/containerd/runc) and the netns mounts included.
-  cat > "$UP_CTD_DIR/config.toml" <<TOML
-# Written by hack/upstream-kubelet.sh; edits are overwritten.
-version = 2
-root = "$UP_CTD_ROOT"
-state = "$UP_CTD_STATE"
-
-[grpc]
-  address = "$UP_SOCK"
-[ttrpc]
-  address = "$UP_SOCK.ttrpc"
-
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "${IMAGES[0]}"
-  restrict_oom_score_adj = true
-  netns_mounts_under_state_dir = true
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "overlayfs"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        SystemdCgroup = false
-        Root = "$UP_CTD_STATE/runc"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
-    conf_dir = "$UP_CNI_DIR"
-TOML
+  # As the stack's, but every path its own: runc's root and the netns mounts included.
+  containerd_toml by=hack/upstream-kubelet.sh root="$UP_CTD_ROOT" state="$UP_CTD_STATE" sock="$UP_SOCK" \
+    runc_root="$UP_CTD_STATE/runc" netns_under_state=true cni_bin=/usr/lib/cni cni_conf="$UP_CNI_DIR" \
+    > "$UP_CTD_DIR/config.toml"
   log "starting containerd-upstream (log: $LOGS/containerd-upstream.log)"
   : > "$LOGS/containerd-upstream.log"   # one log per start, so a failure's last line is this run's
   start_bg containerd-upstream containerd --config "$UP_CTD_DIR/config.toml"

@@ -33,30 +33,9 @@ host_network() {
 }
 
 containerd_config() {
-  local n=$1
-  # As hack/containerd.sh (see its comments), with the CNI paths an add-on installs into.
-  cat <<TOML
-# Written by hack/cluster/node.sh for node $n; edits are overwritten.
-version = 2
-root = "/var/lib/containerd"
-state = "/run/containerd"
-[grpc]
-  address = "/run/containerd/containerd.sock"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "$(pause_image)"
-  restrict_oom_score_adj = true
-  netns_mounts_under_state_dir = true
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "overlayfs"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        SystemdCgroup = false
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/opt/cni/bin"
-    conf_dir = "/etc/cni/net.d"
-TOML
+  # With the CNI paths an add-on installs into, and netns mounts in the node's own state.
+  containerd_toml by="hack/cluster/node.sh for node $1" root=/var/lib/containerd state=/run/containerd \
+    sock=/run/containerd/containerd.sock netns_under_state=true cni_bin=/opt/cni/bin cni_conf=/etc/cni/net.d
 }
 
 add() {

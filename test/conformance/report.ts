@@ -66,13 +66,17 @@ export function parseConformanceList(yaml: string): string[] {
 
 /** The JUnit report without the captured output of passed specs (most of the file). */
 export function trimJUnit(xml: string): string {
-  return xml.replace(/(<testcase\b[^>]*status="passed"[^>]*>)([\s\S]*?)(<\/testcase>)/g, (_m, open: string, _body, close: string) => open + close);
+  return xml.replace(
+    /(<testcase\b[^>]*status="passed"[^>]*>)([\s\S]*?)(<\/testcase>)/g,
+    (_m, open: string, _body, close: string) => open + close,
+  );
 }
 
 const sigOf = (name: string) => /^\[(sig-[a-z-]+)\]/.exec(name)?.[1] ?? 'other';
 
 export interface ReportOptions {
-  suite: 'full' | 'node' | string;
+  /** full, node or sig-node (hack/conformance.sh's SUITE). */
+  suite: string;
   excluded: string;
   known: string;
   wallSeconds: number;
@@ -100,17 +104,37 @@ export function render(cases: Case[], opts: ReportOptions): string {
   const excludedNames = list.filter((n) => !ran.has(n) && excluded.some((e) => e.re.test(n)));
   const notRun = list.filter((n) => !ran.has(n) && !excluded.some((e) => e.re.test(n)));
   const full = opts.suite === 'full';
+  const cluster = `a kubeadm cluster of ${opts.nodes} kubelet-ts nodes (one control plane, ${opts.nodes - 1} workers) on one machine, with kube-proxy, CoreDNS and flannel`;
+  const suites: Record<string, { title: string; about: string; command: string; selection: string }> = {
+    full: {
+      title: 'Conformance',
+      about: `The whole [Conformance] suite of Kubernetes ${opts.release}, against ${cluster}.`,
+      command: 'make conformance',
+      selection: `every test of the release's conformance list (test/conformance/testdata/conformance.yaml, ${list.length} tests), but the exclusions below`,
+    },
+    node: {
+      title: 'Conformance: sig-node and the kubelet-facing sig-storage tests',
+      about: `The [Conformance] tests that exercise the kubelet most, against ${cluster}.`,
+      command: 'make conformance-node',
+      selection:
+        'the [Conformance] tests of sig-node, and of sig-storage ConfigMap, Secrets, Downward API, Projected, EmptyDir, HostPath and Subpath; without [Serial], [Disruptive], [Flaky] and the exclusions below',
+    },
+    'sig-node': {
+      title: 'The other sig-node tests',
+      about: `The sig-node tests of e2e.test ${opts.release} that are not [Conformance], against ${cluster}.`,
+      command: 'make conformance-sig-node',
+      selection:
+        'the [sig-node] tests without [Conformance], [Serial], [Disruptive], [Flaky], [Alpha], [Feature:OffByDefault] and the exclusions below',
+    },
+  };
+  const about = suites[opts.suite] ?? suites.node;
   const lines = [
-    '# Conformance',
+    `# ${about.title}`,
     '',
-    full
-      ? `The whole [Conformance] suite of Kubernetes ${opts.release}, against a kubeadm cluster of ${opts.nodes} kubelet-ts nodes (one control plane, ${opts.nodes - 1} workers) on one machine, with kube-proxy, CoreDNS and flannel.`
-      : `The [Conformance] tests that exercise the kubelet, against a kubeadm cluster of ${opts.nodes} kubelet-ts nodes on one machine.`,
+    about.about,
     '',
-    `- Command: \`${full ? 'make conformance' : 'make conformance-node'}\` (hack/conformance.sh: e2e.test ${opts.release}, --provider=skeleton, ${opts.procs} ginkgo processes, [Serial] specs after the others, alone)`,
-    full
-      ? `- Selection: every test of the release's conformance list (test/conformance/testdata/conformance.yaml, ${list.length} tests), but the exclusions below`
-      : `- Selection: the [Conformance] tests of sig-node, and of sig-storage ConfigMap, Secrets, Downward API, Projected, EmptyDir, HostPath and Subpath; without [Serial], [Disruptive], [Flaky] and the exclusions below`,
+    `- Command: \`${about.command}\` (hack/conformance.sh: e2e.test ${opts.release}, --provider=skeleton, ${opts.procs} ginkgo processes, [Serial] specs after the others, alone)`,
+    `- Selection: ${about.selection}`,
     `- Date: ${opts.date}; commit ${opts.commit}; wall time ${min(opts.wallSeconds)}`,
     `- **${passed.length} passed, ${failed.length} failed, ${full ? excludedNames.length : excluded.length} excluded**${full ? `, ${notRun.length} not run` : ''} (of ${specs.length} run)`,
     '',
@@ -121,7 +145,9 @@ export function render(cases: Case[], opts: ReportOptions): string {
     const names = (cs: Case[]) => cs.map((c) => specName(c.name));
     lines.push('| SIG | passed | failed | excluded | not run |', '|---|---|---|---|---|');
     for (const sig of sigs) {
-      lines.push(`| ${sig} | ${count(sig, names(passed))} | ${count(sig, names(failed))} | ${count(sig, excludedNames)} | ${count(sig, notRun)} |`);
+      lines.push(
+        `| ${sig} | ${count(sig, names(passed))} | ${count(sig, names(failed))} | ${count(sig, excludedNames)} | ${count(sig, notRun)} |`,
+      );
     }
     lines.push('');
   }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Runs the [NodeConformance] tests of upstream's node e2e suite (e2e_node.test of the pinned
+# release, with the ginkgo CLI) against the running local stack's kubelet-ts (`make up`, Node
+# "$NODE_NAME"), the way upstream's containerized node conformance runs against a kubelet it
+# did not start, but with the stack's own apiserver instead of one in the test process:
+# --start-services=false (no etcd, apiserver or kubelet of its own), --host and --bearer-token
+# (node e2e reads no kubeconfig: a token of a cluster-admin ServiceAccount made here), the
+# kubelet's config from /configz through the apiserver's node proxy, pods bound to the node
+# directly, CRI on the host containerd, and --prepull-images=false (no registry is reachable:
+# the images are the ones hack/build-images.sh --conformance imports).
+#   FOCUS=regex, SKIP=regex  another selection (default: all [NodeConformance] tests but
+#                            [Serial], [Disruptive], [Flaky], [Alpha] and [Feature:*])
+#   PROCS=n                  parallel test processes (default 2)
+#   OUT=dir                  reports (default _output/node-conformance: junit.xml, e2e.log,
+#                            missing-images.txt)
+OUTDIR="${OUT:-}"  # (before lib.sh, which sets OUT to _output)
+source "$(dirname "$0")/lib.sh"
+need_root
+
+focus='\[NodeConformance\]'
+skip='\[Serial\]|\[Disruptive\]|\[Flaky\]|\[Alpha\]|\[Feature:[^\]]+\]'
+FOCUS="${FOCUS:-$focus}"
+SKIP="${SKIP:-$skip}"
+PROCS="${PROCS:-2}"
+OUTDIR="${OUTDIR:-$OUT/node-conformance}"
+KUBECONFIG_ADMIN="$LOCAL/admin.kubeconfig"
+SA=node-e2e
+k() { kubectl --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
+
+[ -f "$KUBECONFIG_ADMIN" ] || die "no local stack ($KUBECONFIG_ADMIN): run 'make up' first"
+k get --raw /readyz >/dev/null 2>&1 || die "the local stack's apiserver is not ready: run 'make up'"
+# The suite runs against the only Node there is (it fails when the apiserver has more).
+nodes=$(k get nodes -o jsonpath='{.items[*].metadata.name}')
+[ "$nodes" = "$NODE_NAME" ] || die "expected the single Node $NODE_NAME on the local stack, found: ${nodes:-none}"
+curl -fsS --max-time 5 http://127.0.0.1:10248/healthz >/dev/null || die "kubelet-ts is not healthy (hack/kubelet.sh status)"
+bash "$KTS_ROOT/hack/build-conformance.sh"
+# The tests' images, into the host containerd the node runs on.
+bash "$KTS_ROOT/hack/build-images.sh" --conformance
+
+# The identity the suite acts as: node e2e authenticates with a bearer token only.
+k apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: $SA, namespace: kube-system}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: $SA}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
+subjects: [{kind: ServiceAccount, name: $SA, namespace: kube-system}]
+EOF
+token=$(k -n kube-system create token "$SA" --duration=24h) || die "could not get a token for $SA"
+
+rm -rf "$OUTDIR"; mkdir -p "$OUTDIR"
+# No registry is reachable: name a pull of an image we did not build while the run goes on.
+# (Its own process group, so that the whole pipeline stops with the run.)
+export -f log; export KUBECONFIG_ADMIN OUTDIR
+setsid bash -c 'kubectl --kubeconfig "$KUBECONFIG_ADMIN" get events -A --watch-only --field-selector reason=Failed \
+    -o jsonpath="{.message}{\"\n\"}" 2>/dev/null | grep --line-buffered -i pull \
+  | while read -r line; do log "MISSING IMAGE: $line"; echo "$line" >> "$OUTDIR/missing-images.txt"; done' &
+watcher=$!
+trap 'kill -TERM -- -$watcher 2>/dev/null || true' EXIT
+
+log "running node conformance tests on $NODE_NAME ($PROCS in parallel; focus: $FOCUS; skip: $SKIP)"
+start=$SECONDS
+set +e
+# From OUTDIR: the suite writes its kubelet.conf.d into the working directory.
+(cd "$OUTDIR" && ginkgo --procs="$PROCS" --timeout=4h --no-color --silence-skips --output-dir="$OUTDIR" \
+  --junit-report=junit.xml --focus="$FOCUS" --skip="$SKIP" "$BIN/e2e_node.test" -- \
+  --start-services=false --stop-services=false --prepull-images=false \
+  --host="https://$KTS_IP:6443" --bearer-token="$token" --node-name="$NODE_NAME" \
+  --container-runtime-endpoint="unix://$CONTAINERD_SOCK" --kubectl-path="$BIN/kubectl" \
+  --dump-logs-on-failure=false --report-dir="$OUTDIR") 2>&1 | tee "$OUTDIR/e2e.log"
+rc=${PIPESTATUS[0]}
+set -e
+wall=$((SECONDS - start))
+log "node conformance run finished in $((wall / 60))m$((wall % 60))s (exit $rc); report: $OUTDIR/junit.xml"
+exit "$rc"
