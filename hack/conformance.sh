@@ -8,7 +8,7 @@
 #                without [Serial] (docs/conformance-node.md)
 #   SUITE=sig-node  the other sig-node tests, but alpha features (docs/conformance-sig-node.md)
 #   FOCUS=regex, SKIP=regex  another selection (its report stays under CONFORMANCE_OUT)
-#   PROCS=n      parallel test processes (default 4); CONFORMANCE_OUT=dir for the reports.
+#   PROCS=n      parallel test processes (default 6); CONFORMANCE_OUT=dir for the reports.
 source "$(dirname "$0")/cluster/lib.sh"
 need_root
 
@@ -33,7 +33,7 @@ esac
 [ -z "${FOCUS:-}${SKIP:-}" ] || report=""
 FOCUS="${FOCUS:-$focus}"
 SKIP="${SKIP:-$skip}"
-PROCS="${PROCS:-4}"
+PROCS="${PROCS:-6}"
 OUTDIR="${CONFORMANCE_OUT:-$OUT/conformance}"
 KUBECONFIG_ADMIN="$CLUSTER_KUBECONFIG"
 

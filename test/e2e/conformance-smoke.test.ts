@@ -1,8 +1,9 @@
 // A fast slice of the upstream conformance tests (`make conformance` runs them all): the
-// e2e.test binary of the pinned release against the cluster of kubelet-ts nodes, so a regression in what they
-// check shows in `make test`. The tests are chosen to cover the kubelet's main paths in
+// e2e.test binary of the pinned release against the cluster of kubelet-ts nodes, so that a
+// regression in what they check shows in `make test`. The tests are chosen to cover the kubelet's main paths in
 // about a minute: pod lifecycle, init containers, hooks, downward API env, projected
-// volumes, security context, ephemeral containers and exec.
+// volumes, security context, ephemeral containers and exec; and what crosses nodes: Services,
+// DNS, the apiserver's proxy, logs and a rolling update.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -23,6 +24,13 @@ const SMOKE = [
   '\\[sig-node\\] Ephemeral Containers \\[NodeConformance\\] will start an ephemeral container in an existing pod',
   '\\[sig-node\\] Kubelet when scheduling a read only busybox container should not write to root filesystem',
   '\\[sig-node\\] Secrets should be consumable as environment variable names variable names with various prefixes',
+  // Across nodes: Services through kube-proxy, CoreDNS, the apiserver's proxy to pods, logs, rollouts.
+  '\\[sig-network\\] DNS should provide DNS for services',
+  '\\[sig-network\\] Services should be able to create a functioning NodePort service',
+  '\\[sig-network\\] Services should serve multiport endpoints from pods',
+  '\\[sig-network\\] Proxy version v1 should proxy through a service and a pod',
+  '\\[sig-cli\\] Kubectl logs logs should be able to retrieve and filter logs',
+  '\\[sig-apps\\] Deployment RollingUpdateDeployment should delete old pods and create new ones',
 ];
 
 test('a slice of the upstream conformance tests passes against kubelet-ts', { timeout: 20 * 60_000 }, () => {
