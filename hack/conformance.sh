@@ -8,7 +8,8 @@
 #                without [Serial] (docs/conformance-node.md)
 #   SUITE=sig-node  the other sig-node tests, but alpha features (docs/conformance-sig-node.md)
 #   FOCUS=regex, SKIP=regex  another selection (its report stays under CONFORMANCE_OUT)
-#   PROCS=n      parallel test processes (default 6); CONFORMANCE_OUT=dir for the reports.
+#   PROCS=n      parallel test processes (default 6); CONFORMANCE_OUT=dir for the reports;
+#   TIMEOUT=d    the whole run's limit (ginkgo duration, default 4h: what ran is reported).
 source "$(dirname "$0")/cluster/lib.sh"
 need_root
 
@@ -59,7 +60,7 @@ trap 'kill -TERM -- -$watcher 2>/dev/null || true' EXIT
 log "running conformance tests ($SUITE, $PROCS in parallel; focus: $FOCUS; skip: $SKIP)"
 start=$SECONDS
 set +e
-ginkgo --procs="$PROCS" --timeout=4h --no-color --silence-skips --output-dir="$OUTDIR" --junit-report=junit.xml \
+ginkgo --procs="$PROCS" --timeout="${TIMEOUT:-4h}" --no-color --silence-skips --output-dir="$OUTDIR" --junit-report=junit.xml \
   --focus="$FOCUS" --skip="$SKIP" "$BIN/e2e.test" -- \
   --provider=skeleton --kubeconfig="$KUBECONFIG_ADMIN" --kubectl-path="$BIN/kubectl" \
   --dump-logs-on-failure=false --report-dir="$OUTDIR" 2>&1 | tee "$OUTDIR/e2e.log"
