@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck lint up down test unit e2e conformance conformance-node conformance-sig-node bench bench-api clean
+.PHONY: all deps build typecheck lint up down test unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api clean
 
 all: build
 
@@ -63,6 +63,10 @@ conformance-node: build up
 # The sig-node tests that are not [Conformance] (nor serial, disruptive, flaky or alpha).
 conformance-sig-node: build up
 	SUITE=sig-node bash hack/conformance.sh
+
+# The [NodeConformance] tests of upstream's node e2e suite against the local stack's kubelet-ts.
+node-conformance: build up
+	bash hack/node-conformance.sh
 
 clean:
 	rm -rf dist node_modules

@@ -5,9 +5,10 @@
 # did not start, but with the stack's own apiserver instead of one in the test process:
 # --start-services=false (no etcd, apiserver or kubelet of its own), --host and --bearer-token
 # (node e2e reads no kubeconfig: a token of a cluster-admin ServiceAccount made here), the
-# kubelet's config from /configz through the apiserver's node proxy, pods bound to the node
-# directly, CRI on the host containerd, and --prepull-images=false (no registry is reachable:
-# the images are the ones hack/build-images.sh --conformance imports).
+# kubelet's config from /configz through the apiserver's node proxy (--dns-domain: its
+# clusterDomain), pods bound to the node directly, CRI on the host containerd, and
+# --prepull-images=false (no registry is reachable: the images are the ones
+# hack/build-images.sh --conformance imports).
 #   FOCUS=regex, SKIP=regex  another selection (default: all [NodeConformance] tests but
 #                            [Serial], [Disruptive], [Flaky], [Alpha] and [Feature:*])
 #   PROCS=n                  parallel test processes (default 2)
@@ -50,16 +51,32 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-
 subjects: [{kind: ServiceAccount, name: $SA, namespace: kube-system}]
 EOF
 token=$(k -n kube-system create token "$SA" --duration=24h) || die "could not get a token for $SA"
+# The tests expect pods' FQDNs in the kubelet's clusterDomain (node e2e has no default).
+configz=$(k get --raw "/api/v1/nodes/$NODE_NAME/proxy/configz") || die "could not read the kubelet's /configz"
+domain=$(jq -r '.kubeletconfig.clusterDomain // ""' <<<"$configz")
+# The mirror pod tests write static pods there, and a failed one leaves its manifest behind.
+static=$(jq -r '.kubeletconfig.staticPodPath // ""' <<<"$configz")
 
 rm -rf "$OUTDIR"; mkdir -p "$OUTDIR"
 # No registry is reachable: name a pull of an image we did not build while the run goes on.
-# (Its own process group, so that the whole pipeline stops with the run.)
+# (Its own process group, so that the whole pipeline stops with the run; it watches again
+# whenever the apiserver ends the watch, which it does after 30-60 minutes.)
 export -f log; export KUBECONFIG_ADMIN OUTDIR
-setsid bash -c 'kubectl --kubeconfig "$KUBECONFIG_ADMIN" get events -A --watch-only --field-selector reason=Failed \
-    -o jsonpath="{.message}{\"\n\"}" 2>/dev/null | grep --line-buffered -i pull \
+setsid bash -c 'while :; do kubectl --kubeconfig "$KUBECONFIG_ADMIN" get events -A --watch-only \
+    --field-selector reason=Failed -o jsonpath="{.message}{\"\n\"}" 2>/dev/null; sleep 1; done \
+  | grep --line-buffered -i pull \
   | while read -r line; do log "MISSING IMAGE: $line"; echo "$line" >> "$OUTDIR/missing-images.txt"; done' &
 watcher=$!
-trap 'kill -TERM -- -$watcher 2>/dev/null || true' EXIT
+stamp="$OUTDIR/.started"; touch "$stamp"
+cleanup() {
+  kill -TERM -- "-$watcher" 2>/dev/null || true
+  [ -n "$static" ] && [ -d "$static" ] || return 0
+  local f
+  for f in $(find "$static" -maxdepth 1 -type f -newer "$stamp" 2>/dev/null); do
+    log "removing the static pod a test left behind: $f"; rm -f "$f"
+  done
+}
+trap cleanup EXIT
 
 log "running node conformance tests on $NODE_NAME ($PROCS in parallel; focus: $FOCUS; skip: $SKIP)"
 start=$SECONDS
@@ -68,7 +85,7 @@ set +e
 (cd "$OUTDIR" && ginkgo --procs="$PROCS" --timeout=4h --no-color --silence-skips --output-dir="$OUTDIR" \
   --junit-report=junit.xml --focus="$FOCUS" --skip="$SKIP" "$BIN/e2e_node.test" -- \
   --start-services=false --stop-services=false --prepull-images=false \
-  --host="https://$KTS_IP:6443" --bearer-token="$token" --node-name="$NODE_NAME" \
+  --host="https://$KTS_IP:6443" --bearer-token="$token" --node-name="$NODE_NAME" --dns-domain="$domain" \
   --container-runtime-endpoint="unix://$CONTAINERD_SOCK" --kubectl-path="$BIN/kubectl" \
   --dump-logs-on-failure=false --report-dir="$OUTDIR") 2>&1 | tee "$OUTDIR/e2e.log"
 rc=${PIPESTATUS[0]}
