@@ -8,7 +8,8 @@
 #                without [Serial] (docs/conformance-node.md)
 #   SUITE=sig-node  the other sig-node tests, but alpha features (docs/conformance-sig-node.md)
 #   FOCUS=regex, SKIP=regex  another selection (its report stays under CONFORMANCE_OUT)
-#   PROCS=n      parallel test processes (default 6); CONFORMANCE_OUT=dir for the reports;
+#   PROCS=n      parallel test processes (default 6); CONFORMANCE_OUT=dir for the reports
+#                (default _output/conformance-SUITE);
 #   TIMEOUT=d    the whole run's limit (ginkgo duration, default 4h: what ran is reported).
 source "$(dirname "$0")/cluster/lib.sh"
 need_root
@@ -35,7 +36,7 @@ esac
 FOCUS="${FOCUS:-$focus}"
 SKIP="${SKIP:-$skip}"
 PROCS="${PROCS:-6}"
-OUTDIR="${CONFORMANCE_OUT:-$OUT/conformance}"
+OUTDIR="${CONFORMANCE_OUT:-$OUT/conformance-$SUITE}"
 KUBECONFIG_ADMIN="$CLUSTER_KUBECONFIG"
 
 [ -f "$KUBECONFIG_ADMIN" ] || die "no local cluster ($KUBECONFIG_ADMIN): run 'make up' first"
