@@ -41,10 +41,24 @@ fi
 
 log "waiting up to 90s for Node $NODE_NAME to be Ready"
 ready() { [ "$("${kubectl[@]}" get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]; }
+# not_ready REASON: what an operator would look at first (the Node's Ready condition, the
+# client certificate's CSRs, the pod CIDR, the kubelet's last lines), printed before failing,
+# so that a CI log says why without the machine.
+not_ready() {
+  {
+    echo "--- Node $NODE_NAME: Ready condition, pod CIDR"
+    "${kubectl[@]}" get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")]}{"\n"}podCIDR={.spec.podCIDR}{"\n"}' 2>&1
+    echo "--- certificate signing requests"
+    "${kubectl[@]}" get csr 2>&1 | tail -5
+    echo "--- last lines of $LOGS/kubelet-ts.log"
+    tail -n 25 "$LOGS/kubelet-ts.log" 2>&1 | cut -c1-400
+  } >&2
+  die "$1"
+}
 end=$((SECONDS + 90))
 until ready; do
-  [ $SECONDS -lt $end ] || die "Node $NODE_NAME is not Ready after 90s (see $LOGS/kubelet-ts.log)"
-  running kubelet-ts || die "kubelet-ts is not running (see $LOGS/kubelet-ts.log)"
+  [ $SECONDS -lt $end ] || not_ready "Node $NODE_NAME is not Ready after 90s (see $LOGS/kubelet-ts.log)"
+  running kubelet-ts || not_ready "kubelet-ts is not running (see $LOGS/kubelet-ts.log)"
   sleep 1
 done
 log "Node $NODE_NAME is Ready"
