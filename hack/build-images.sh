@@ -375,7 +375,7 @@ e2e_image() {
   for t in $(tr ',' ' ' <<<"${name#*:}"); do names+=("$repo:$t"); done
   local key tar
   key=$(cat "$0" <(echo "$bb_version ${names[*]}") <(declare -f "$fill") "${E2E_INPUTS[@]}" \
-    <(dpkg-query -W "${E2E_DEBS[@]}") "$KTS_ROOT/hack/images/sh.c" | sha256sum | cut -c1-16)
+    <(dpkg-query -W "${E2E_DEBS[@]}") "$KTS_ROOT/hack/images/sh.c" "$KTS_ROOT/hack/images/nmeter.c" | sha256sum | cut -c1-16)
   tar="$IMAGES/e2e-$base-$key.tar"
   if [ ! -f "$tar" ] || [ ! -f "$tar.digest" ]; then
     log "building ${names[*]}"
@@ -401,13 +401,15 @@ apt_install "${E2E_DEBS[@]}"
 for b in "${E2E_INPUTS[@]}"; do [ -x "$b" ] || die "$b is missing: run hack/build-conformance.sh (and hack/build-control-plane.sh) first"; done
 
 # busybox as the tests name it, with /bin/sh from hack/images/sh.c: busybox's ash, or bash
-# when the environment holds names ash would drop (hack/images/sh.c says why).
+# when the environment holds names ash would drop (hack/images/sh.c says why); and the
+# nmeter applet Debian's build lacks (hack/images/nmeter.c: the lifecycle tests' clock).
 fill_sh() {
   copy_with_libs "$1" /usr/bin/bash
-  gcc -static -O2 -s -Wall -o "$1/bin/sh.new" "$KTS_ROOT/hack/images/sh.c" && mv "$1/bin/sh.new" "$1/bin/sh"
+  gcc -static -O2 -s -Wall -o "$1/bin/sh.new" "$KTS_ROOT/hack/images/sh.c" && mv "$1/bin/sh.new" "$1/bin/sh" &&
+    gcc -static -O2 -s -Wall -o "$1/bin/nmeter" "$KTS_ROOT/hack/images/nmeter.c"
 }
-e2e_image busybox:1.37.0-1,1.36.1-1 fill_sh "{\"Cmd\":[\"sh\"],\"Env\":[\"$ENV_PATH\"]}" "data-1=x ash" \
-  /bin/busybox sh -c 'echo $(env data-1=x /bin/sh -c "env | grep ^data-1=") $(/bin/sh -c "echo \${BASH_VERSION:-ash}")'
+e2e_image busybox:1.37.0-1,1.36.1-1 fill_sh "{\"Cmd\":[\"sh\"],\"Env\":[\"$ENV_PATH\"]}" "data-1=x ash 1" \
+  /bin/busybox sh -c 'echo $(env data-1=x /bin/sh -c "env | grep ^data-1=") $(/bin/sh -c "echo \${BASH_VERSION:-ash}") $(nmeter -d0 "%3t" | head -n1 | grep -c "^[0-9:]*\.[0-9][0-9][0-9]$")'
 
 # The name-resolution tools the DNS tests' probe pods run: dig (UDP and TCP queries, PTR),
 # glibc's getent (the pod's /etc/hosts), and an nsswitch.conf that reads files then DNS.

@@ -63,6 +63,8 @@ done
 # Mounts: network namespaces, rootfs/shm of containers, pod volumes. Deepest first.
 mounts() { awk '{print $2}' /proc/self/mounts | grep -E '^(/run/netns|/var/run/netns|/run/containerd|/var/lib/kubelet|/var/lib/containerd/io\.containerd\.grpc\.v1\.cri)/' | sort -r; }
 for m in $(mounts); do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "cannot unmount $m"; done
+# The root dir itself: the kubelet bind-mounts it shared (upstream's MakeRShared), maybe twice.
+while mountpoint -q /var/lib/kubelet; do umount /var/lib/kubelet 2>/dev/null || umount -l /var/lib/kubelet || break; done
 rm -f /run/netns/cni-* /var/run/netns/cni-* 2>/dev/null
 
 # CNI state of our network: host-local IP allocations and libcni's result cache.

@@ -51,6 +51,17 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-
 subjects: [{kind: ServiceAccount, name: $SA, namespace: kube-system}]
 EOF
 token=$(k -n kube-system create token "$SA" --duration=24h) || die "could not get a token for $SA"
+# The Summary API and container metrics tests read the kubelet's read-only port, which
+# upstream's node e2e kubelet serves (10255): kubelet-ts runs with it for the run (its pods
+# survive the restart), and without it again afterwards (cleanup below).
+extra="$OUTDIR.kubelet-extra.yaml"; echo 'readOnlyPort: 10255' > "$extra"
+kubelet_healthy() {
+  local _
+  for _ in $(seq 60); do curl -fsS --max-time 2 http://127.0.0.1:10248/healthz >/dev/null 2>&1 && return 0; sleep 1; done
+  die "kubelet-ts is not healthy 60 s after a restart (see $LOGS/kubelet-ts.log)"
+}
+KTS_CONFIG_EXTRA="$extra" bash "$KTS_ROOT/hack/kubelet.sh" restart; kubelet_healthy
+curl -fsS --max-time 5 http://127.0.0.1:10255/healthz >/dev/null || die "kubelet-ts does not serve its read-only port 10255"
 # The tests expect pods' FQDNs in the kubelet's clusterDomain (node e2e has no default).
 configz=$(k get --raw "/api/v1/nodes/$NODE_NAME/proxy/configz") || die "could not read the kubelet's /configz"
 domain=$(jq -r '.kubeletconfig.clusterDomain // ""' <<<"$configz")
@@ -70,6 +81,8 @@ watcher=$!
 stamp="$OUTDIR/.started"; touch "$stamp"
 cleanup() {
   kill -TERM -- "-$watcher" 2>/dev/null || true
+  log "restarting kubelet-ts without the read-only port"
+  rm -f "$extra"; bash "$KTS_ROOT/hack/kubelet.sh" restart || true
   [ -n "$static" ] && [ -d "$static" ] || return 0
   local f
   for f in $(find "$static" -maxdepth 1 -type f -newer "$stamp" 2>/dev/null); do

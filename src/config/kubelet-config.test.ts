@@ -86,6 +86,8 @@ test('bad input names the field', () => {
     ['logging: verbose', /logging: expected a mapping/],
     ['rotateCertificates: "true"', /rotateCertificates: expected true or false/],
     ['port: 70000', /port: 70000 must be between 1 and 65535/],
+    ['readOnlyPort: 70000', /readOnlyPort: 70000 must be between 0 and 65535, inclusive/],
+    ['readOnlyPort: -1', /readOnlyPort: -1 must be between 0 and 65535, inclusive/],
     [
       'imageGCHighThresholdPercent: 50\nimageGCLowThresholdPercent: 60',
       /imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent/,
@@ -118,4 +120,10 @@ test('container log rotation fields: typed, defaulted and validated as upstream'
     ['containerLogMaxFiles: "5"', /containerLogMaxFiles: expected an integer/],
   ];
   for (const [line, re] of bad) assert.throws(() => parseKubeletConfig(head + line + '\n'), re, line);
+});
+
+test('readOnlyPort: 0 (none) by default, the port when set', () => {
+  assert.equal(parseKubeletConfig(head).readOnlyPort, 0);
+  assert.equal(parseKubeletConfig(head + 'readOnlyPort: 10255\n').readOnlyPort, 10255);
+  assert.equal(parseKubeletConfig(head + 'readOnlyPort: 0\n').readOnlyPort, 0);
 });

@@ -28,6 +28,8 @@ export interface KubeletConfig {
   healthzPort: number;
   healthzBindAddress: string;
   port: number;
+  /** The read-only port (plain HTTP, no auth, src/server/read-only.ts); 0 serves none. */
+  readOnlyPort: number;
   podLogsDir: string;
   /** Container log rotation (src/container-logs): a quantity such as 10Mi; negative turns rotation off. */
   containerLogMaxSize: string;
@@ -87,6 +89,7 @@ export const defaults: KubeletConfig = {
   healthzPort: 10248,
   healthzBindAddress: '127.0.0.1',
   port: 10250,
+  readOnlyPort: 0,
   podLogsDir: '/var/log/pods',
   containerLogMaxSize: '10Mi',
   containerLogMaxFiles: 5,
@@ -158,6 +161,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   healthzPort: ['int', 'healthzPort'],
   healthzBindAddress: ['string', 'healthzBindAddress'],
   port: ['int', 'port'],
+  readOnlyPort: ['int', 'readOnlyPort'],
   podLogsDir: ['string', 'podLogsDir'],
   containerLogMaxSize: ['string', 'containerLogMaxSize'],
   containerLogMaxFiles: ['int', 'containerLogMaxFiles'],
@@ -196,7 +200,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   ),
   ...accepted(
     'int',
-    `readOnlyPort registryPullQPS registryBurst eventRecordQPS eventBurst oomScoreAdj podPidsLimit maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls iptablesMasqueradeBit iptablesDropBit`,
+    `registryPullQPS registryBurst eventRecordQPS eventBurst oomScoreAdj podPidsLimit maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls iptablesMasqueradeBit iptablesDropBit`,
   ),
   ...accepted('number', `memoryThrottlingFactor`),
   ...accepted(
@@ -358,7 +362,7 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
     [c.maxPods <= 0, 'maxPods: must be positive'],
     [c.port < 1 || c.port > 65535, `port: ${c.port} must be between 1 and 65535`],
     [c.healthzPort < 0 || c.healthzPort > 65535, `healthzPort: ${c.healthzPort} must be between 0 and 65535, inclusive`],
-    [(int('readOnlyPort') ?? 0) < 0 || (int('readOnlyPort') ?? 0) > 65535, 'readOnlyPort: must be between 0 and 65535, inclusive'],
+    [c.readOnlyPort < 0 || c.readOnlyPort > 65535, `readOnlyPort: ${c.readOnlyPort} must be between 0 and 65535, inclusive`],
     [c.nodeLeaseDurationSeconds <= 0, 'nodeLeaseDurationSeconds: must be greater than 0'],
     [c.nodeStatusMaxImages < -1, 'nodeStatusMaxImages: must be -1 (no limit) or more'],
     [

@@ -3,7 +3,7 @@
 // pod), the pod workers and what they drive, then the node-level loops and the servers. It
 // holds no state and decides nothing; the parts do.
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Taint } from 'kubernetes-types/core/v1.js';
 import { apiClient } from '../apiserver/client.ts';
 import { loadKubeconfig } from '../apiserver/kubeconfig.ts';
@@ -43,9 +43,10 @@ import { CurrentNode } from '../node/current-node.ts';
 import { defaultNodeIP, filesystemStats, readHostFacts } from '../node/host.ts';
 import { leaseRenewer } from '../node/lease.ts';
 import { probeRuntime } from '../node/runtime-health.ts';
+import { makeRShared } from '../node/shared-mount.ts';
 import { containerdEvents, wakesRelist } from '../pleg/containerd-events.ts';
 import { startPleg } from '../pleg/relist.ts';
-import { isStaticPod } from '../podutil/podutil.ts';
+import { isStaticPod, podKey } from '../podutil/podutil.ts';
 import { podGauges } from '../pods/gauges.ts';
 import { MirrorPods } from '../pods/mirror.ts';
 import { StartupLatencyTracker } from '../pods/startup-latency.ts';
@@ -59,10 +60,12 @@ import { ensurePodCgroup } from '../resources/pod-cgroup.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { apiEnvSource } from '../runtime/env-sources.ts';
+import { withEnvFiles } from '../runtime/env-file-source.ts';
 import { apiRuntimeHandler } from '../runtime/runtime-class.ts';
 import { PodSyncer } from '../runtime/sync.ts';
 import { healthzServer } from '../server/local-healthz.ts';
-import { kubeletApiServer } from '../server/serve.ts';
+import { kubeletApiServer, kubeletReadOnlyServer } from '../server/serve.ts';
+import { appArmorHostError } from '../security/apparmor.ts';
 import { apiserverSource } from '../sources/apiserver.ts';
 import { PodConfig } from '../sources/config.ts';
 import { fileSource } from '../sources/static-file.ts';
@@ -102,6 +105,13 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const nodeIP = o.nodeIP || defaultNodeIP();
   if (!nodeIP) throw new Error('no --node-ip given and no non-loopback IPv4 address found on this host');
   mkdirSync(rootDir, { recursive: true });
+  // Shared, so that Bidirectional and HostToContainer volumeMounts work (upstream's setupDataDirs fails
+  // the start; here only those mounts would, so the kubelet runs on).
+  try {
+    if (makeRShared(resolve(rootDir))) log.info('Bind-mounted the root directory with shared mount propagation', { path: rootDir });
+  } catch (e) {
+    log.error('Error configuring root directory', { path: rootDir, err: e });
+  }
 
   // Connections: the apiserver, and the runtime (fail at start with one clear line rather than run against none).
   const api = apiClient(loadKubeconfig(o.kubeconfig), { userAgent: `kubelet-ts/${KUBELET_VERSION} (linux) ${nodeName}` });
@@ -140,6 +150,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     () => node.owner(),
     logger('mirror_pods'),
     (uid) => workers.wake(uid),
+    (fullName, exceptUID) => workers.staticPodActive(fullName, exceptUID),
   );
   const status = new StatusManager(api, logger('status'), {
     observe: statusMetrics,
@@ -147,6 +158,12 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   });
   // Upstream's pod start-up SLI: creation to all containers running as the watch shows it, without image pulls.
   const startup = new StartupLatencyTracker(startupMetrics(log));
+  const volumes = new VolumeManager({
+    rootDir,
+    sources: apiVolumeSources(api),
+    log: logger('volumes'),
+    nodeAllocatable: () => node.allocatable(),
+  });
   const syncer = new PodSyncer({
     runtime: cri,
     view,
@@ -164,13 +181,16 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       memoryCapacity: () => parseQuantity(node.capacity()?.memory ?? ''),
       cgroupRoot: config.cgroupRoot,
     },
-    env: apiEnvSource(api, () => node.get()),
-    volumes: new VolumeManager({
-      rootDir,
-      sources: apiVolumeSources(api),
-      log: logger('volumes'),
-      nodeAllocatable: () => node.allocatable(),
-    }),
+    // EnvFiles (beta, on by default): fileKeyRef reads files of the pod's volumes as set up.
+    env:
+      config.featureGates.EnvFiles === false
+        ? apiEnvSource(api, () => node.get())
+        : withEnvFiles(
+            apiEnvSource(api, () => node.get()),
+            (uid, name) => volumes.hostPath(uid, name),
+            logger('runtime'),
+          ),
+    volumes,
     resizer: new PodResizer({
       cri,
       view,
@@ -198,11 +218,16 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       node: () => node.get(),
       probes: prober,
       allowedUnsafeSysctls: config.allowedUnsafeSysctls,
+      appArmorHostError: appArmorHostError(),
       admitUnderPressure: (pod) => eviction?.admit(pod) ?? { admit: true },
     }),
     rootDir,
   );
-  const workers = new PodWorkers(steps, logger('pod_workers'), { resyncMs: config.syncFrequencyMs, observe: workerMetrics });
+  const workers = new PodWorkers(steps, logger('pod_workers'), {
+    resyncMs: config.syncFrequencyMs,
+    observe: workerMetrics,
+    stopped: (pod) => void mirrors.reconcile(podKey(pod)),
+  });
   registerPodGauges(() => podGauges(workers.snapshot(), isStaticPod));
 
   // PLEG: the relist wakes the workers of pods whose containers changed; containerd's task
@@ -375,7 +400,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     observe: logRotationMetrics,
   });
 
-  // Servers: the local healthz (:10248) and the kubelet API (:10250).
+  // Servers: the local healthz (:10248), the kubelet API (:10250) and, when readOnlyPort is set, its read-only port.
   const healthz = await healthzServer(config.healthzBindAddress, config.healthzPort, () => pleg.problem());
   const api10250 = await kubeletApiServer({
     config,
@@ -390,6 +415,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     runtimeStats,
     healthy: () => pleg.problem(),
   });
+  const readOnly = await kubeletReadOnlyServer({ config, nodeName, pods: () => workers.pods(), stats, healthy: () => pleg.problem() });
   log.info('Started kubelet', { node: nodeName, nodeIP, version: KUBELET_VERSION });
 
   return {
@@ -417,6 +443,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
         part?.stop();
       healthz.close();
       api10250.close();
+      readOnly?.close();
       cri.close();
       images.close();
     },

@@ -5,6 +5,7 @@
 import type { Container, Node, NodeSelectorRequirement, Pod } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../resources/quantity.ts';
 import { normalizeSysctlName } from '../runtime/security-context.ts';
+import { admitAppArmor } from '../security/apparmor.ts';
 
 /**
  * preempt: a critical pod is admitted once these pods are stopped (src/pods/preemption.ts);
@@ -136,6 +137,8 @@ export function forbiddenSysctl(pod: Pod, allowed: string[]): string | undefined
 export interface AdmitOptions {
   /** KubeletConfiguration allowedUnsafeSysctls. */
   allowedUnsafeSysctls?: string[];
+  /** Why the host cannot enforce AppArmor (read once at start); undefined: it can. */
+  appArmorHostError?: string;
 }
 
 /** active: the pods already admitted and not finished. */
@@ -185,5 +188,8 @@ export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions
       };
     }
   }
+  // Upstream's AppArmor admit handler runs after the predicates.
+  const appArmor = admitAppArmor(pod, opts.appArmorHostError);
+  if (!appArmor.admit) return appArmor;
   return { admit: true };
 }

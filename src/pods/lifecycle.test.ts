@@ -82,3 +82,16 @@ test('a kill request terminates a syncing pod with its own grace period, whateve
   assert.deepEqual(nextStep('syncing', pod(), 'Running', false, kill), { do: 'terminate', gracePeriodSeconds: 1, reason: 'Evicted', kill });
   assert.deepEqual(nextStep('terminated', pod(), 'Failed', false, kill), { do: 'nothing' });
 });
+
+test('a static pod whose file went is stopped within its own grace period; an apiserver pod gone, at once', () => {
+  const staticPod = pod({ annotations: { 'kubernetes.io/config.source': 'file' } }, 20);
+  assert.deepEqual(nextStep('syncing', undefined, 'Running', false, undefined, staticPod), {
+    do: 'terminate',
+    gracePeriodSeconds: 20,
+    reason: 'removed from its source',
+  });
+  assert.equal(
+    (nextStep('syncing', undefined, 'Running', false, undefined, pod({}, 20)) as { gracePeriodSeconds: number }).gracePeriodSeconds,
+    0,
+  );
+});

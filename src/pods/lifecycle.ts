@@ -7,6 +7,7 @@
 //
 // Pure: the worker runs the step this returns and records the state it leads to.
 import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
+import { isStaticPod } from '../podutil/podutil.ts';
 
 export type PodState = 'syncing' | 'terminating' | 'terminated' | 'finished';
 
@@ -30,9 +31,16 @@ export const isTerminalPhase = (phase?: string) => phase === 'Succeeded' || phas
  * pod is the newest object from the apiserver (undefined once it is gone);
  * phase is the phase the kubelet last computed for it; blocked: an older static pod
  * with the same full name still runs (upstream starts those in order); kill: the kubelet
- * decided to stop the pod itself.
+ * decided to stop the pod itself; lastPod: the last object seen, once its source dropped it.
  */
-export function nextStep(state: PodState, pod: Pod | undefined, phase?: string, blocked = false, kill?: KillPodOptions): Step {
+export function nextStep(
+  state: PodState,
+  pod: Pod | undefined,
+  phase?: string,
+  blocked = false,
+  kill?: KillPodOptions,
+  lastPod?: Pod,
+): Step {
   const deleting = !pod || !!pod.metadata?.deletionTimestamp;
   switch (state) {
     case 'syncing':
@@ -40,7 +48,17 @@ export function nextStep(state: PodState, pod: Pod | undefined, phase?: string, 
       if (deleting) {
         // Force deletion (gone, or grace 0) still gives containers upstream's minimum.
         const grace = pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;
-        return { do: 'terminate', gracePeriodSeconds: pod ? grace : 0, reason: pod ? 'deleted' : 'removed from the apiserver' };
+        if (pod) return { do: 'terminate', gracePeriodSeconds: grace, reason: 'deleted' };
+        // A static pod whose file went is stopped within its own grace period (upstream's
+        // calculateEffectiveGracePeriod on the last pod seen); a pod gone from the apiserver was
+        // deleted there, with its grace period spent or forced.
+        if (lastPod && isStaticPod(lastPod))
+          return {
+            do: 'terminate',
+            gracePeriodSeconds: lastPod.spec?.terminationGracePeriodSeconds ?? 30,
+            reason: 'removed from its source',
+          };
+        return { do: 'terminate', gracePeriodSeconds: 0, reason: 'removed from the apiserver' };
       }
       if (isTerminalPhase(phase))
         return { do: 'terminate', gracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? 30, reason: `phase ${phase}` };

@@ -43,13 +43,24 @@ export class MirrorPods {
   readonly #mirrors = new Map<string, Pod>();
   readonly #busy = new Set<string>();
   readonly #onMirror: (staticUID: string) => void;
+  readonly #staticPodActive: (fullName: string, exceptUID?: string) => boolean;
 
-  /** onMirror: a static pod has a (new) mirror, which should be given its status. */
-  constructor(api: ApiClient, node: () => { name: string; uid: string } | undefined, log: Logger, onMirror: (staticUID: string) => void) {
+  /**
+   * onMirror: a static pod has a (new) mirror, which should be given its status.
+   * staticPodActive: a static pod of that full name (other than exceptUID) still runs or stops.
+   */
+  constructor(
+    api: ApiClient,
+    node: () => { name: string; uid: string } | undefined,
+    log: Logger,
+    onMirror: (staticUID: string) => void,
+    staticPodActive: (fullName: string, exceptUID?: string) => boolean = () => false,
+  ) {
     this.#api = api;
     this.#node = node;
     this.#log = log;
     this.#onMirror = onMirror;
+    this.#staticPodActive = staticPodActive;
   }
 
   setStatic(pod: Pod) {
@@ -103,6 +114,11 @@ export class MirrorPods {
       mirror = this.#mirrors.get(k);
     const action = mirrorAction(st, mirror);
     if (action === 'keep') return;
+    // The mirror shows a static pod until it has stopped: an orphan is deleted, and a stale one
+    // replaced, once no other static pod of that name runs or stops (upstream deletes orphaned
+    // mirrors only when IsPodForMirrorPodTerminatingByFullName is false, and recreates them from
+    // SyncPod, which a static pod reaches after the older one of its name terminated).
+    if (this.#staticPodActive(k, st?.metadata?.uid)) return;
     this.#busy.add(k);
     try {
       if ((action === 'delete' || action === 'recreate') && mirror) {

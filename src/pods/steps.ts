@@ -35,6 +35,8 @@ export function podSteps(d: {
   probes?: PodProbes;
   /** KubeletConfiguration allowedUnsafeSysctls, for admission. */
   allowedUnsafeSysctls?: string[];
+  /** Why the host cannot enforce AppArmor, for admission; undefined: it can. */
+  appArmorHostError?: string;
   /** The eviction manager's admission under node pressure, asked first as upstream's handler chain does. */
   admitUnderPressure?: (pod: Pod) => Admission;
 }): PodSteps {
@@ -44,7 +46,7 @@ export function podSteps(d: {
       if (pressure && !pressure.admit) return pressure;
       const node = d.node();
       if (!node) return { admit: true };
-      const verdict = admitPod(pod, active, node, { allowedUnsafeSysctls: d.allowedUnsafeSysctls });
+      const verdict = admitPod(pod, active, node, { allowedUnsafeSysctls: d.allowedUnsafeSysctls, appArmorHostError: d.appArmorHostError });
       const preempt = podsToPreempt(pod, verdict, active, node);
       return preempt && !verdict.admit ? { admit: true, preempt, preemptFor: verdict.reason.replace(/^OutOf/, '') } : verdict;
     },
@@ -94,13 +96,14 @@ export function podSteps(d: {
       };
     },
 
-    async terminate(uid, pod, gracePeriodSeconds, reason, kill) {
+    async terminate(uid, pod, gracePeriodSeconds, reason, kill, lastPod) {
       // A pod being stopped is not probed any more (its liveness must not kill it meanwhile).
       d.probes?.removePod(uid);
       // A pod the kubelet stops itself shows why at once (upstream's killPodFunc status).
       if (kill && pod) d.status.set(pod, killedStatus(d.status.last(uid) ?? pod.status, kill));
       const before = await d.view.pod(uid);
-      const subject = pod ?? ({ metadata: { uid, name: '', namespace: '' }, spec: { containers: [] } } as Pod);
+      // A pod its source dropped is stopped as last seen (its preStop hooks, its containers' names).
+      const subject = pod ?? lastPod ?? ({ metadata: { uid, name: '', namespace: '' }, spec: { containers: [] } } as Pod);
       await d.syncer.killPod(subject, before, gracePeriodSeconds, reason);
       await d.syncer.releaseVolumes(uid);
       if (!pod) return;

@@ -79,6 +79,24 @@ test('pod workers: a static pod waits until the older one with its full name has
   w.stop();
 });
 
+test('pod workers: a static pod removed and re-added is terminated, then started afresh without a clean-up (upstream restartRequested)', async () => {
+  const r = recorder();
+  const stopped: string[] = [];
+  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000, stopped: (p) => stopped.push(p.metadata!.uid!) });
+  w.update('s', staticPod('s'));
+  await tick();
+  assert.equal(w.staticPodActive('ns/web'), true);
+  assert.equal(w.staticPodActive('ns/web', 's'), false);
+  w.update('s', undefined); // the file went ...
+  w.update('s', staticPod('s')); // ... and came back with the same content (same UID)
+  await tick();
+  assert.deepEqual(r.log, ['sync s', 'terminate s', 'sync s']);
+  assert.deepEqual(stopped, ['s']);
+  assert.equal(w.staticPodActive('ns/web'), true);
+  r.release.get('s')!();
+  w.stop();
+});
+
 test('pod workers: kill() cancels the sync in flight, terminates with its grace period and final status, and resolves once stopped', async () => {
   const r = recorder();
   const seen: unknown[] = [];

@@ -13,7 +13,15 @@ export interface PodSteps {
   /** Makes the runtime match the pod; returns the phase it now shows and when to look again. Aborted: stop early. */
   sync(pod: Pod, signal: AbortSignal): Promise<{ phase?: string; requeueAfterMs?: number }>;
   /** kill: the kubelet stopped the pod itself, and this is the final status it ends in. */
-  terminate(uid: string, pod: Pod | undefined, gracePeriodSeconds: number, reason: string, kill?: KillPodOptions): Promise<void>;
+  /** pod: undefined once its source dropped it (lastPod is then the last object seen). */
+  terminate(
+    uid: string,
+    pod: Pod | undefined,
+    gracePeriodSeconds: number,
+    reason: string,
+    kill?: KillPodOptions,
+    lastPod?: Pod,
+  ): Promise<void>;
   finish(uid: string, pod: Pod | undefined, deleteFromApiserver: boolean): Promise<void>;
   /** Whether a new pod may run here, given the pods that run. */
   admit(pod: Pod, active: Pod[]): Admission;
@@ -50,6 +58,11 @@ interface Worker {
   updated: boolean;
   /** Not yet started when first seen: its way to Running is timed (a kubelet restart does not time old pods). */
   timeStart: boolean;
+  /**
+   * Its source dropped it (a static pod's file went): it is terminated even if it comes back,
+   * and a pod that came back starts again afresh once terminated (upstream's restartRequested).
+   */
+  removed: boolean;
 }
 
 /** What the pod workers report, for upstream's pod worker and start-up metrics. */
@@ -81,11 +94,15 @@ export class PodWorkers {
   readonly #observe: WorkerObserver;
   #seq = 0;
 
-  constructor(steps: PodSteps, log: Logger, opts: { resyncMs: number; observe?: WorkerObserver }) {
+  readonly #stopped: (pod: Pod) => void;
+
+  /** stopped: a pod was terminated or finished (the mirror pod manager waits for static pods to stop). */
+  constructor(steps: PodSteps, log: Logger, opts: { resyncMs: number; observe?: WorkerObserver; stopped?: (pod: Pod) => void }) {
     this.#steps = steps;
     this.#log = log;
     this.#resyncMs = opts.resyncMs;
     this.#observe = opts.observe ?? {};
+    this.#stopped = opts.stopped ?? (() => {});
   }
 
   /** A new version of a pod from its source; undefined when the source no longer has it. */
@@ -107,6 +124,7 @@ export class PodWorkers {
         synced: false,
         updated: false,
         timeStart: (pod.status?.phase ?? 'Pending') === 'Pending',
+        removed: false,
       };
       // A pod that already ended (e.g. before a kubelet restart) is not started again; a new one must fit.
       const phase = pod.status?.phase;
@@ -122,11 +140,15 @@ export class PodWorkers {
       }
       if (verdict?.admit && verdict.preempt?.length) w.gate = this.#preempt(pod, verdict.preempt, verdict.preemptFor ?? '');
       this.#workers.set(uid, w);
-    } else w.updated = true;
+    } else {
+      w.updated = true;
+      if (!pod) w.removed = true;
+    }
     w.pod = pod;
     if (pod) w.lastPod = pod;
     // Upstream cancels a sync in flight (an image pull, a start back-off) when the pod must go.
-    if (w.abort && nextStep(w.state, pod, w.phase).do === 'terminate') w.abort.abort(new Error('the pod is being terminated'));
+    if (w.abort && nextStep(w.state, desired(w), w.phase, false, undefined, w.lastPod).do === 'terminate')
+      w.abort.abort(new Error('the pod is being terminated'));
     this.#schedule(w, 0);
   }
 
@@ -172,6 +194,20 @@ export class PodWorkers {
   /** An older static pod with the same full name has not terminated yet. */
   #blocked(w: Worker): boolean {
     return this.#sameName(w).some((o) => o.seq < w.seq && (o.state === 'syncing' || o.state === 'terminating'));
+  }
+
+  /**
+   * A static pod of this full name (other than exceptUID) is still running or stopping: its
+   * mirror pod is left alone until then (upstream's IsPodForMirrorPodTerminatingByFullName).
+   */
+  staticPodActive(fullName: string, exceptUID?: string): boolean {
+    return [...this.#workers.values()].some(
+      (w) =>
+        w.uid !== exceptUID &&
+        isStaticPod(w.lastPod) &&
+        podName(w.lastPod) === fullName &&
+        (w.state === 'syncing' || w.state === 'terminating'),
+    );
   }
 
   /** The pods admitted and not yet terminated (syncing or terminating): what admission and resize count against the node. */
@@ -223,7 +259,7 @@ export class PodWorkers {
     }
     while (w.pending) {
       w.pending = false;
-      const step = nextStep(w.state, w.pod, w.phase, this.#blocked(w), w.kill);
+      const step = nextStep(w.state, desired(w), w.phase, this.#blocked(w), w.kill, w.lastPod);
       if (step.do === 'nothing') break;
       const started = performance.now();
       const operation = operationType(w, step);
@@ -251,7 +287,20 @@ export class PodWorkers {
       this.#observe.step?.(operation, (performance.now() - started) / 1000);
       if (w.state === 'terminated') for (const done of w.killed.splice(0)) done();
       // A static pod waiting for this one (same full name) may start now.
-      if (step.do === 'terminate' || step.do === 'finish') for (const o of this.#sameName(w)) this.#schedule(o, 0);
+      if (step.do === 'terminate' || step.do === 'finish') {
+        for (const o of this.#sameName(w)) this.#schedule(o, 0);
+        if (w.state !== 'syncing') this.#stopped(w.lastPod);
+      }
+      // Back in its source while it was stopped: a new worker starts it again, admitted anew,
+      // beside what the old one left in the runtime (so the restart counts, as upstream's
+      // restartRequested, where the dead containers wait for GC).
+      if (w.state === 'terminated' && w.removed && w.pod) {
+        clearTimeout(w.timer);
+        this.#workers.delete(w.uid);
+        this.#log.info('Pod was restarted after being removed from its source', { pod: podName(w.pod), podUID: w.uid });
+        this.update(w.uid, w.pod);
+        break;
+      }
       if (w.state === 'finished') {
         clearTimeout(w.timer);
         this.#workers.delete(w.uid);
@@ -285,7 +334,7 @@ export class PodWorkers {
           reason: step.reason,
           gracePeriod: step.gracePeriodSeconds,
         });
-        await this.#steps.terminate(w.uid, w.pod, step.gracePeriodSeconds, step.reason, step.kill);
+        await this.#steps.terminate(w.uid, desired(w), step.gracePeriodSeconds, step.reason, step.kill, w.lastPod);
         w.pending = true; // a deleted pod can be finished right away
         return undefined;
       case 'finish':
@@ -299,6 +348,8 @@ export class PodWorkers {
 }
 
 const podName = podKey;
+/** The pod as the worker must treat it: undefined once its source dropped it, even if it came back. */
+const desired = (w: Worker) => (w.removed ? undefined : w.pod);
 
 /** Upstream's operation_type of kubelet_pod_worker_duration_seconds for a step. */
 function operationType(w: Worker, step: Step): string {

@@ -12,7 +12,11 @@ import { dialError } from './tcp.ts';
 
 // upstream: "kube-probe/<major>.<minor>" of the kubelet's version.
 export const PROBE_USER_AGENT = 'kube-probe/1.36';
+/** Lifecycle hooks' User-Agent (NewRequestForHTTPGetAction with the "lifecycle" fragment). */
+export const LIFECYCLE_USER_AGENT = 'kube-lifecycle/1.36';
 const MAX_REDIRECTS = 10;
+/** Go's http.Client error for an HTTPS request answered in plain HTTP. */
+export const HTTP_RESPONSE_TO_HTTPS = 'http: server gave HTTP response to HTTPS client';
 
 export interface ProbeRequest {
   url: string;
@@ -24,6 +28,7 @@ export function httpProbeRequest(
   g: HTTPGetAction,
   c: Pick<Container, 'ports'>,
   podIP: string | undefined,
+  userAgent = PROBE_USER_AGENT,
 ): ProbeRequest | { error: string } {
   const scheme = (g.scheme || 'HTTP').toLowerCase();
   const host = g.host || podIP;
@@ -34,7 +39,7 @@ export function httpProbeRequest(
   const url = `${scheme}://${joinHostPort(host, port)}${!path || path.startsWith('/') ? path : `/${path}`}`;
   const headers: [string, string][] = (g.httpHeaders ?? []).map((h) => [canonical(h.name), h.value]);
   const has = (n: string) => headers.some(([k]) => k === n);
-  if (!has('User-Agent')) headers.push(['User-Agent', PROBE_USER_AGENT]);
+  if (!has('User-Agent')) headers.push(['User-Agent', userAgent]);
   // An Accept header given empty removes it; none at all accepts everything.
   if (!has('Accept')) headers.push(['Accept', '*/*']);
   return { url, headers: headers.filter(([k, v]) => k !== 'Accept' || v !== '') };
@@ -46,6 +51,26 @@ const canonical = (name: string) =>
 
 export async function httpProbe(req: ProbeRequest, timeoutSeconds: number): Promise<Outcome> {
   const deadline = AbortSignal.timeout(timeoutSeconds * 1000);
+  const r = await httpGet(req, deadline);
+  if ('error' in r) return { result: 'failure', output: r.error };
+  const { res } = r;
+  const code = res.statusCode ?? 0;
+  if (code >= 200 && code < 400) {
+    const body = await readAtMost(res, MAX_OUTPUT_BYTES, deadline).catch(() => '');
+    if (code >= 300) return { result: 'warning', output: `Probe terminated redirects, Response body: ${body}` };
+    return { result: 'success', output: body };
+  }
+  // The body is not read (upstream keeps it out of the message, issue 99425).
+  res.destroy();
+  return { result: 'failure', output: `HTTP probe failed with statuscode: ${code}` };
+}
+
+/**
+ * The GET of an httpGet probe or lifecycle hook (upstream's probe http client with
+ * RedirectChecker(false)): redirects followed on the same host only, the last response
+ * returned unread; a transport error as Go's http.Client words it.
+ */
+export async function httpGet(req: ProbeRequest, deadline: AbortSignal): Promise<{ res: IncomingMessage } | { error: string }> {
   let url = new URL(req.url);
   const first = url.hostname;
   for (let hops = 0; ; hops++) {
@@ -55,7 +80,7 @@ export async function httpProbe(req: ProbeRequest, timeoutSeconds: number): Prom
     } catch (e) {
       // Go prints the URL as written (no "/" added to an empty path).
       const shown = hops === 0 ? req.url : url.href;
-      return { result: 'failure', output: `Get ${JSON.stringify(shown)}: ${goError(e as NodeJS.ErrnoException, url, deadline)}` };
+      return { error: `Get ${JSON.stringify(shown)}: ${goError(e as NodeJS.ErrnoException, url, deadline)}` };
     }
     const code = res.statusCode ?? 0;
     const location = res.headers.location;
@@ -64,19 +89,12 @@ export async function httpProbe(req: ProbeRequest, timeoutSeconds: number): Prom
       // Upstream follows redirects on the same host only; the last response answers otherwise.
       if (next.hostname === first) {
         res.destroy();
-        if (hops + 1 >= MAX_REDIRECTS) return { result: 'failure', output: `Get ${JSON.stringify(next.href)}: stopped after 10 redirects` };
+        if (hops + 1 >= MAX_REDIRECTS) return { error: `Get ${JSON.stringify(next.href)}: stopped after 10 redirects` };
         url = next;
         continue;
       }
     }
-    if (code >= 200 && code < 400) {
-      const body = await readAtMost(res, MAX_OUTPUT_BYTES, deadline).catch(() => '');
-      if (code >= 300) return { result: 'warning', output: `Probe terminated redirects, Response body: ${body}` };
-      return { result: 'success', output: body };
-    }
-    // The body is not read (upstream keeps it out of the message, issue 99425).
-    res.destroy();
-    return { result: 'failure', output: `HTTP probe failed with statuscode: ${code}` };
+    return { res };
   }
 }
 
@@ -126,5 +144,8 @@ function goError(e: NodeJS.ErrnoException, url: URL, deadline: AbortSignal): str
   if (e.syscall === 'connect' || ['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT'].includes(e.code ?? ''))
     return `dial tcp ${joinHostPort(url.hostname.replace(/^\[|\]$/g, ''), Number(port))}: ${dialError(e)}`;
   if (e.code === 'ECONNRESET') return 'EOF';
+  // OpenSSL's reading of a plain-HTTP answer to a TLS hello.
+  if (url.protocol === 'https:' && /wrong version number|packet length too long|http request/i.test(e.message))
+    return HTTP_RESPONSE_TO_HTTPS;
   return e.message;
 }

@@ -58,7 +58,7 @@ export function fieldRefValue(fs: ObjectFieldSelector, pod: Pod, inputs: Address
 }
 
 /** Go's %q for the strings labels and annotations hold. */
-function goQuote(s: string): string {
+export function goQuote(s: string): string {
   return (
     '"' +
     [...s]

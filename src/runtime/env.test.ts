@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ConfigMap, Container, Pod, Secret, Service } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap, Container, EnvVar, Pod, Secret, Service } from 'kubernetes-types/core/v1.js';
+import { type FileKeyRead, fileKeyId } from './env-file.ts';
 import { defaultedLimits } from '../resources/downward.ts';
 import {
   envReferences,
@@ -382,4 +383,42 @@ test('containerConfig takes the resolved environment, command and args', async (
     { key: 'B', value: Buffer.from('web') },
   ]);
   assert.deepEqual([cfg.command, cfg.args], [['echo', 'x'], []]);
+});
+
+test('fileKeyRef: the value from the file, upstream errors, optional only for a missing or empty key', () => {
+  const ref = (name: string, key: string, extra: { volumeName?: string; path?: string; optional?: boolean } = {}) =>
+    ({ name, valueFrom: { fileKeyRef: { volumeName: 'config', path: 'config.env', key, ...extra } } }) as unknown as EnvVar;
+  const id = (key: string, volumeName = 'config', path = 'config.env') => fileKeyId({ volumeName, path, key });
+  const file = '/var/lib/kubelet/pods/u-1/volumes/kubernetes.io~empty-dir/config/config.env';
+  const fileKeys = new Map<string, FileKeyRead>([
+    [id('CONFIG_1'), { path: file, value: 'value1' }],
+    [id('MISSING'), { path: file, value: '' }],
+    [id('EMPTY'), { path: file, value: '' }],
+    [id('BAD', 'config', 'bad.env'), { path: file, parseError: "invalid environment variable format at line 1: missing '='" }],
+    [id('X', 'config', 'loop'), { error: 'SecureJoin /v/loop: too many levels of symbolic links' }],
+    [id('X', 'gone'), { noVolume: true }],
+  ]);
+  const i = inputs({ fileKeys, services: [] });
+  const p = (...env: EnvVar[]) => pod({ env });
+  assert.deepEqual(envOf(p(ref('CONFIG_1', 'CONFIG_1'), { name: 'B', value: '$(CONFIG_1)-b' }), i), { CONFIG_1: 'value1', B: 'value1-b' });
+  assert.deepEqual(envOf(p(ref('M', 'MISSING', { optional: true }), ref('E', 'EMPTY', { optional: true })), i), {});
+  assert.equal(errorOf(p(ref('M', 'MISSING')), i), `environment variable key "MISSING" not found in file "${file}"`);
+  // Upstream cannot tell a key set to '' from a missing one.
+  assert.equal(errorOf(p(ref('E', 'EMPTY')), i), `environment variable key "EMPTY" not found in file "${file}"`);
+  // A file that cannot be read or parsed fails, optional or not; the reason goes to the log only.
+  assert.equal(errorOf(p(ref('B', 'BAD', { path: 'bad.env', optional: true })), i), "couldn't parse env file");
+  assert.equal(errorOf(p(ref('X', 'X', { path: 'loop' })), i), 'SecureJoin /v/loop: too many levels of symbolic links');
+  assert.equal(
+    errorOf(p(ref('X', 'X', { volumeName: 'gone', optional: true })), i),
+    'cannot find the volume "gone" referenced by FileKeyRef',
+  );
+  // Not read at the edge (a ref the edge did not see) reads as a missing volume, as upstream's nil mounter.
+  assert.equal(errorOf(p(ref('Y', 'Y', { volumeName: 'other' })), i), 'cannot find the volume "other" referenced by FileKeyRef');
+  // The first failing variable's error, in declaration order.
+  assert.equal(
+    errorOf(p(ref('M', 'MISSING'), ref('X', 'X', { volumeName: 'gone' })), i),
+    `environment variable key "MISSING" not found in file "${file}"`,
+  );
+  // EnvFiles off (no fileKeys): the switch finds no case and the variable is ''.
+  assert.deepEqual(envOf(p(ref('M', 'MISSING')), inputs({ services: [] })), { M: '' });
 });

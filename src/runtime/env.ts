@@ -1,11 +1,13 @@
 // A container's environment and its expanded command and args, as upstream's
 // makeEnvironmentVariables (pkg/kubelet/kubelet_pods.go), envvars.FromServices and
 // ExpandContainerCommandAndArgs build them. Pure: every object the environment reads
-// (ConfigMaps, Secrets, Services, the node's allocatable) is fetched before, at the edge
-// (env-sources.ts), and handed in here.
+// (ConfigMaps, Secrets, Services, the node's allocatable, the files fileKeyRef names) is
+// fetched before, at the edge (env-sources.ts, env-file-source.ts), and handed in here.
 import type { ConfigMap, Container, Pod, Secret, Service } from 'kubernetes-types/core/v1.js';
 import { fieldRefValue, resourceFieldRefValue } from '../resources/downward.ts';
 import { isStaticPod } from '../podutil/podutil.ts';
+import { goQuote } from '../resources/downward.ts';
+import { type FileKeyRead, type FileKeySelector, fileKeyId, fileKeyRefOf } from './env-file.ts';
 
 /** The result of reading one object: found, absent (404), or failed otherwise. */
 export type Fetched<T> = { found: T } | { notFound: true } | { error: string };
@@ -20,6 +22,11 @@ export interface EnvInputs {
   hostIPs: string[];
   /** node.status.allocatable: the limits resourceFieldRef reports for a container that sets none. */
   allocatable?: Record<string, string>;
+  /**
+   * The fileKeyRefs' files, read (EnvFiles, beta, on by default), by fileKeyId. Absent
+   * when the gate is off: then a fileKeyRef gives '', as upstream's switch falls through.
+   */
+  fileKeys?: ReadonlyMap<string, FileKeyRead>;
 }
 
 export interface EnvEntry {
@@ -115,6 +122,13 @@ export function makeEnvironment(pod: Pod, c: Container, inputs: EnvInputs): EnvR
           return { error: `couldn't find key ${key} in ${secret ? 'Secret' : 'ConfigMap'} ${ns}/${name}` };
         }
         value = secret ? secretValue(v) : v;
+      } else if (inputs.fileKeys) {
+        // EnvFiles: the key in a file of one of the pod's volumes (kubernetes-types predates fileKeyRef).
+        const file = fileKeyRefOf(e);
+        const r = file ? fileKeyValue(file, inputs.fileKeys) : { value: '' };
+        if ('skip' in r) continue;
+        if ('error' in r) return r;
+        value = r.value;
       }
     }
     tmp.set(e.name, value);
@@ -124,6 +138,21 @@ export function makeEnvironment(pod: Pod, c: Container, inputs: EnvInputs): EnvR
   for (const [name, value] of serviceEnv) if (!tmp.has(name)) env.push({ name, value });
   for (const [name, value] of tmp) env.push({ name, value });
   return { env };
+}
+
+/**
+ * The FileKeyRef case of makeEnvironmentVariables, with its errors. A file that cannot be
+ * read or parsed fails even when optional (the reason is only logged); optional covers a
+ * key the file does not set, or sets to '' (upstream cannot tell the two apart).
+ */
+function fileKeyValue(f: FileKeySelector, files: ReadonlyMap<string, FileKeyRead>): { value: string } | { skip: true } | { error: string } {
+  const r = files.get(fileKeyId(f));
+  if (!r || 'noVolume' in r) return { error: `cannot find the volume ${goQuote(f.volumeName)} referenced by FileKeyRef` };
+  if ('error' in r) return r;
+  if ('parseError' in r) return { error: "couldn't parse env file" };
+  if (r.value !== '') return { value: r.value };
+  if (f.optional) return { skip: true };
+  return { error: `environment variable key ${goQuote(f.key)} not found in file ${goQuote(r.path)}` };
 }
 
 /**

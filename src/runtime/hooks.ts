@@ -3,7 +3,7 @@
 // that fails is reported (FailedPostStartHook / FailedPreStopHook) by the caller.
 import type { Container, LifecycleHandler, Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
-import { resolveContainerPort } from '../prober/port.ts';
+import { HTTP_RESPONSE_TO_HTTPS, httpGet, httpProbeRequest, LIFECYCLE_USER_AGENT } from '../prober/http.ts';
 
 export interface HookTarget {
   pod: Pod;
@@ -29,18 +29,11 @@ export async function runHook(
       return `Exec lifecycle hook (${JSON.stringify(cmd)}) for Container "${t.container.name}" in Pod "${podName}" failed - error: command '${cmd.join(' ')}' exited with ${r.exitCode}: ${out}`;
     }
     if (h.httpGet) {
-      const url = hookURL(t, h.httpGet);
-      if (typeof url !== 'string') return url.error;
-      const res = await fetch(url, {
-        headers: Object.fromEntries((h.httpGet.httpHeaders ?? []).map((x) => [x.name, x.value])),
-        signal: AbortSignal.timeout(timeoutSeconds * 1000),
-        redirect: 'follow',
-      });
-      await res.body?.cancel();
-      // Upstream fails an HTTP hook on a transport error or a status outside 2xx/3xx.
-      if (res.status >= 400)
-        return `HTTP lifecycle hook (${h.httpGet.path ?? ''}) for Container "${t.container.name}" in Pod "${podName}" failed - error: HTTP status ${res.status}`;
-      return undefined;
+      const err = await httpHook(t, h.httpGet, timeoutSeconds);
+      return (
+        err &&
+        `HTTP lifecycle hook (${h.httpGet.path ?? ''}) for Container "${t.container.name}" in Pod "${podName}" failed - error: ${err}`
+      );
     }
     if (h.sleep) {
       await new Promise((r) => setTimeout(r, Math.min(h.sleep!.seconds, timeoutSeconds) * 1000));
@@ -52,16 +45,21 @@ export async function runHook(
   }
 }
 
-/** Pure: the URL of an httpGet hook (host defaults to the pod IP, a named port is looked up). */
-export function hookURL(
-  t: Pick<HookTarget, 'container' | 'podIP'>,
-  g: NonNullable<LifecycleHandler['httpGet']>,
-): string | { error: string } {
-  // Named ports resolve as for probes (upstream shares probe.ResolveContainerPort).
-  const port = resolveContainerPort(g.port, t.container);
-  if (typeof port !== 'number') return port;
-  const host = g.host || t.podIP;
-  if (!host) return { error: 'the pod has no IP for the HTTP lifecycle hook' };
-  const path = g.path ?? '';
-  return `${(g.scheme ?? 'HTTP').toLowerCase()}://${host.includes(':') ? `[${host}]` : host}:${port}${path.startsWith('/') || !path ? path : `/${path}`}`;
+/**
+ * upstream's runHTTPHandler: the probe's request (kube-lifecycle User-Agent, TLS unverified,
+ * same-host redirects); only a transport error fails the hook, whatever the status. An HTTPS
+ * hook answered in plain HTTP is retried over HTTP, without the Authorization header.
+ */
+async function httpHook(t: HookTarget, g: NonNullable<LifecycleHandler['httpGet']>, timeoutSeconds: number): Promise<string | undefined> {
+  const req = httpProbeRequest(g, t.container, t.podIP, LIFECYCLE_USER_AGENT);
+  if ('error' in req) return req.error;
+  const deadline = AbortSignal.timeout(timeoutSeconds * 1000);
+  let r = await httpGet(req, deadline);
+  if ('error' in r && r.error.endsWith(HTTP_RESPONSE_TO_HTTPS)) {
+    const headers = req.headers.filter(([k]) => k !== 'Authorization');
+    r = await httpGet({ url: req.url.replace(/^https:/, 'http:'), headers }, deadline);
+  }
+  if ('error' in r) return r.error;
+  r.res.destroy();
+  return undefined;
 }

@@ -18,6 +18,7 @@ import {
   type SeccompOptions,
 } from './security-context.ts';
 import { podCgroupPath } from '../resources/cgroup-layout.ts';
+import { kernelHostname } from '../podutil/hostname.ts';
 
 export interface NodeContext {
   podLogsDir: string;
@@ -74,13 +75,16 @@ export function dnsConfig(pod: Pod, node: NodeContext): PodSandboxConfig['dnsCon
   return { servers, searches, options: [...opts.values()] };
 }
 
+/** Throws with upstream's message when the pod's hostname cannot be the kernel's (an FQDN too long). */
 export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext): PodSandboxConfig {
   const ref = podRef(pod);
   const s = pod.spec!;
+  const hostname = kernelHostname(pod, node.clusterDomain);
+  if (typeof hostname !== 'string') throw new Error(hostname.error);
   return {
     metadata: { ...ref, attempt },
     // A hostname cannot be set in the node's network namespace.
-    hostname: s.hostNetwork ? '' : (s.hostname ?? ref.name).slice(0, 63),
+    hostname: s.hostNetwork ? '' : hostname,
     logDirectory: podLogDir(pod, node.podLogsDir),
     dnsConfig: dnsConfig(pod, node),
     portMappings: s.containers.flatMap((c) =>

@@ -71,6 +71,17 @@ const volumes = (mountError?: string) => ({
   },
   tearDown: async () => {},
 });
+/** A volume manager whose volumes are all set up: a mount per volumeMount, from /vol/NAME. */
+const volumeMounts = {
+  setUp: async () => ({ ready: true, failed: [] }),
+  containerMounts: (_p: Pod, c: Container) =>
+    (c.volumeMounts ?? []).map((m) => ({ containerPath: m.mountPath, hostPath: `/vol/${m.name}`, readonly: !!m.readOnly })),
+  tearDown: async () => {},
+};
+const RRO_UNSUPPORTED =
+  'failed to resolve recursive read-only mode: volume "mnt" requested recursive read-only mode, but it is not supported by the runtime';
+const createdMounts = (h: Harness) =>
+  (h.runtime.calls.find((c) => c.method === 'CreateContainer')!.request as { config: { mounts: unknown[] } }).config.mounts;
 
 const rows: Row[] = [
   {
@@ -181,6 +192,23 @@ const rows: Row[] = [
     ],
     waiting: { a: { reason: 'CrashLoopBackOff', message: `back-off 10s restarting failed container=a pod=web_shop(${UID})` } },
     requeueAfterMs: [9_000, 10_000],
+  },
+  {
+    // The e2e "back-off timer reset on image update": upstream's GetBackoffKey holds the image.
+    name: 'restartPolicy Always, a new image while in CrashLoopBackOff: a fresh back-off, the container restarts at once',
+    pod: pod(),
+    given: (rt) => {
+      running(rt, b);
+      rt.addContainer('sb1', a, { id: 'c9', phase: 'exited', exitCode: 1 });
+    },
+    act: async (h, p) => {
+      await sync(h, p);
+      h.runtime.exit(h.runtime.container('a')!.id, 1);
+      assert.equal((await sync(h, p)).waiting.get('a')?.reason, 'CrashLoopBackOff');
+      const updated = pod({ containers: [{ ...a, image: 'nginx:1.27' }, b] });
+      return sync(h, updated);
+    },
+    calls: ['CreateContainer a attempt=1 in sb1', 'StartContainer c2', 'CreateContainer a attempt=2 in sb1', 'StartContainer c3'],
   },
   {
     name: 'restartPolicy Never: an exited container is not restarted',
@@ -305,6 +333,59 @@ const rows: Row[] = [
         h.log.some((l) => l.msg === 'Cannot configure container'),
         'logged as the other config errors',
       ),
+  },
+  {
+    name: 'CreateContainerConfigError: recursiveReadOnly Enabled, and the runtime lists no handler that supports it',
+    pod: pod({ containers: [{ ...a, volumeMounts: [{ name: 'mnt', mountPath: '/mnt', readOnly: true, recursiveReadOnly: 'Enabled' }] }] }),
+    with: { volumes: volumeMounts },
+    given: (rt) => rt.addSandbox(UID, { id: 'sb1' }),
+    calls: ['Status'],
+    events: [`Warning Failed: Error: ${RRO_UNSUPPORTED}`],
+    waiting: { a: { reason: 'CreateContainerConfigError', message: RRO_UNSUPPORTED } },
+    requeueAfterMs: 10_000,
+  },
+  {
+    name: 'recursiveReadOnly IfPossible, and the runtime does not support it: a plain read-only mount',
+    pod: pod({
+      containers: [{ ...a, volumeMounts: [{ name: 'mnt', mountPath: '/mnt', readOnly: true, recursiveReadOnly: 'IfPossible' }] }],
+    }),
+    with: { volumes: volumeMounts },
+    given: (rt) => rt.addSandbox(UID, { id: 'sb1' }),
+    calls: ['Status', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
+    check: (h) => assert.deepEqual(createdMounts(h), [{ containerPath: '/mnt', hostPath: '/vol/mnt', readonly: true }]),
+  },
+  {
+    name: "recursiveReadOnly Enabled, and the pod's RuntimeClass handler supports it: recursive_read_only on the CRI mount",
+    pod: pod({
+      runtimeClassName: 'rro',
+      containers: [
+        {
+          ...a,
+          volumeMounts: [
+            { name: 'mnt', mountPath: '/mnt', readOnly: true, recursiveReadOnly: 'Enabled' },
+            { name: 'mnt', mountPath: '/rw' },
+          ],
+        },
+      ],
+    }),
+    with: { volumes: volumeMounts, runtimeHandler: async () => 'crun' },
+    given: (rt) => {
+      rt.addSandbox(UID, { id: 'sb1' });
+      const status = rt.status.bind(rt);
+      rt.status = async (r) => ({
+        ...(await status(r)),
+        runtimeHandlers: [
+          { name: '', features: { recursiveReadOnlyMounts: false, userNamespaces: false } },
+          { name: 'crun', features: { recursiveReadOnlyMounts: true, userNamespaces: false } },
+        ],
+      });
+    },
+    calls: ['Status', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
+    check: (h) =>
+      assert.deepEqual(createdMounts(h), [
+        { containerPath: '/mnt', hostPath: '/vol/mnt', readonly: true, recursiveReadOnly: true },
+        { containerPath: '/rw', hostPath: '/vol/mnt', readonly: false },
+      ]),
   },
   {
     name: 'an image that cannot be pulled: ErrImagePull, no container, retried in 1 s',

@@ -32,6 +32,8 @@ import type { VolumeManager } from '../volumes/volume-manager.ts';
 import { createLogSymlink, legacyLogSymlink, removeLogSymlink } from '../container-logs/symlink.ts';
 import { isSidecar } from '../podutil/podutil.ts';
 import { formatDuration } from '../config/duration.ts';
+import { requestsRecursiveReadOnly, runtimeHandlerSupportsRecursiveReadOnlyMounts, withRecursiveReadOnly } from './recursive-read-only.ts';
+import { CrashBackoff, crashBackoffKey } from './crash-backoff.ts';
 
 export interface SyncResult {
   runtime: PodRuntimeStatus;
@@ -58,10 +60,6 @@ export interface PodCgroups {
 }
 const hostPodCgroups: PodCgroups = { ensure: ensurePodCgroup, remove: removePodCgroup };
 
-const CRASH_BACKOFF_INITIAL_MS = 10_000;
-const CRASH_BACKOFF_MAX_MS = 300_000;
-// A container that ran this long without exiting earns a fresh back-off.
-const CRASH_BACKOFF_RESET_MS = 600_000;
 // runc needs a moment to deliver SIGKILL after SIGTERM: upstream's minimum.
 const MIN_GRACE_SECONDS = 2;
 
@@ -72,7 +70,7 @@ export class PodSyncer {
   readonly #events: Recorder;
   readonly #node: NodeContext;
   readonly #log: Logger;
-  readonly #crashBackoff = new Map<string, number>();
+  readonly #crashBackoff = new CrashBackoff();
   readonly #env: EnvSource;
   readonly #volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'tearDown'>;
   /** In-place resize: what each pod is allocated and what its containers run with (src/resize). */
@@ -195,7 +193,15 @@ export class PodSyncer {
     }
 
     let sandboxId = actions.sandboxId;
-    const sbConfig = sandboxConfig(pod, actions.sandboxAttempt, this.#node);
+    let sbConfig: PodSandboxConfig;
+    try {
+      sbConfig = sandboxConfig(pod, actions.sandboxAttempt, this.#node);
+    } catch (e) {
+      // Upstream's createPodSandbox fails on generatePodSandboxConfig's error: the pod stays Pending.
+      this.#events.event(podRef(pod), 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${(e as Error).message}`);
+      this.#log.error('Failed to generate sandbox config for pod', { ...ref, err: e });
+      return { runtime: status, waiting, requeueAfterMs: 10_000 };
+    }
     if (actions.createSandbox) {
       // Upstream does not start pod-network sandboxes while the runtime's network is not
       // ready: a sandbox that fails then keeps its name reserved in containerd.
@@ -272,12 +278,14 @@ export class PodSyncer {
     const key = `${uid}/${name}`;
     // As upstream's doBackOff: the newest exited instance decides, also when the latest one ran
     // until this sync killed it (a failed liveness probe), so that repeated kills back off too.
+    // Keyed as upstream's GetBackoffKey (image and resources too): a new image starts a fresh back-off.
     const exited = status.containers.find((x) => x.name === name && x.phase === 'exited');
     if (exited) {
-      const wait = this.#crashBackoffRemaining(key, exited.startedAtNs, exited.finishedAtNs);
+      const backoffKey = crashBackoffKey(pod, c);
+      const wait = this.#crashBackoffRemaining(backoffKey, exited.finishedAtNs);
       if (wait > 0) {
         const podDesc = `${pod.metadata!.name}_${pod.metadata!.namespace}(${uid})`;
-        const message = `back-off ${formatDuration(this.#crashBackoff.get(key)!)} restarting failed container=${name} pod=${podDesc}`;
+        const message = `back-off ${formatDuration(this.#crashBackoff.get(backoffKey))} restarting failed container=${name} pod=${podDesc}`;
         waiting.set(name, { reason: 'CrashLoopBackOff', message });
         this.#events.event(podRef(pod, fieldPath), 'Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${podDesc}`);
         return wait;
@@ -307,6 +315,8 @@ export class PodSyncer {
         clusterDomain: this.#node.clusterDomain,
         env: resolved.env,
       });
+      // recursiveReadOnly against what the pod's runtime handler supports (src/runtime/recursive-read-only.ts).
+      if (requestsRecursiveReadOnly(c)) mounts = withRecursiveReadOnly(c, mounts, await this.#supportsRecursiveReadOnly(pod));
     } catch (e) {
       return this.#configError(pod, name, waiting, (e as Error).message);
     }
@@ -447,7 +457,7 @@ export class PodSyncer {
     await this.#volumes?.tearDown(uid);
     this.#images.forget(`${uid}/`);
     this.#resizer.forget(uid);
-    for (const k of this.#crashBackoff.keys()) if (k.startsWith(`${uid}/`)) this.#crashBackoff.delete(k);
+    this.#crashBackoff.forget(`${uid}/`);
     if (pod) {
       for (const c of status.containers) this.#unlinkLog(pod, c.name, c.id);
       rmSync(podLogDir(pod, this.#node.podLogsDir), { recursive: true, force: true });
@@ -485,6 +495,25 @@ export class PodSyncer {
     }
   }
 
+  /**
+   * Upstream's runtimeClassSupportsRecursiveReadOnlyMounts: the pod's handler as CRI Status lists it.
+   * Asked only for containers that request it; a failed lookup is unsupported, as upstream logs and goes on.
+   */
+  async #supportsRecursiveReadOnly(pod: Pod): Promise<boolean> {
+    try {
+      const handler = pod.spec?.runtimeClassName ? await this.#runtimeHandler(pod.spec.runtimeClassName) : '';
+      const { runtimeHandlers } = await this.#cri.status({});
+      return runtimeHandlerSupportsRecursiveReadOnlyMounts(handler, runtimeHandlers ?? []);
+    } catch (e) {
+      this.#log.warn('Cannot tell whether the runtime handler supports recursive read-only mounts', {
+        pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+        podUID: pod.metadata!.uid,
+        err: e,
+      });
+      return false;
+    }
+  }
+
   /** The runtime's reason when its pod network is not ready, else undefined. */
   async #networkNotReady(): Promise<string | undefined> {
     const { status } = await this.#cri.status({});
@@ -498,14 +527,16 @@ export class PodSyncer {
     return Math.max(MIN_GRACE_SECONDS, pod.spec?.terminationGracePeriodSeconds ?? 30);
   }
 
-  /** ms left of the container's crash back-off; when none, arms the next (doubled) one. */
-  #crashBackoffRemaining(key: string, startedNs?: string, finishedNs?: string): number {
+  /**
+   * ms left of the container's crash back-off since it finished; when none, arms the next (doubled)
+   * one, as upstream's doBackOff (IsInBackOffSince, else Next). Stale entries (an old image's key)
+   * are dropped first, as upstream's HandlePodCleanups runs Backoff.GC, so the map stays bounded.
+   */
+  #crashBackoffRemaining(key: string, finishedNs?: string): number {
+    this.#crashBackoff.gc();
     const finished = finishedNs ? Number(BigInt(finishedNs) / 1_000_000n) : Date.now();
-    const ran = startedNs ? finished - Number(BigInt(startedNs) / 1_000_000n) : 0;
-    if (ran > CRASH_BACKOFF_RESET_MS) this.#crashBackoff.delete(key);
-    const delay = this.#crashBackoff.get(key);
-    if (delay !== undefined && Date.now() < finished + delay) return finished + delay - Date.now();
-    this.#crashBackoff.set(key, delay === undefined ? CRASH_BACKOFF_INITIAL_MS : Math.min(delay * 2, CRASH_BACKOFF_MAX_MS));
+    if (this.#crashBackoff.isInBackOffSince(key, finished)) return Math.max(1, finished + this.#crashBackoff.get(key) - Date.now());
+    this.#crashBackoff.next(key, finished);
     return 0;
   }
 }

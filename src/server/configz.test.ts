@@ -47,10 +47,13 @@ authentication:
     anonymous: { enabled: false },
   });
   assert.deepEqual(k.authorization, { mode: 'Webhook', webhook: { cacheAuthorizedTTL: '5m0s', cacheUnauthorizedTTL: '30s' } });
-  for (const empty of ['tlsCertFile', 'systemReserved', 'registerWithTaints', 'imageServiceEndpoint'])
+  for (const empty of ['readOnlyPort', 'tlsCertFile', 'systemReserved', 'registerWithTaints', 'imageServiceEndpoint'])
     assert.equal(empty in k, false, empty);
   assert.equal(k.serverTLSBootstrap, false, 'false is a value, not an empty field');
   // What round-trips: the document reads back as the same configuration.
   assert.deepEqual(parseKubeletConfig(JSON.stringify(k)), c);
   assert.deepEqual(parseKubeletConfig(JSON.stringify(configzDocument(defaults).kubeletconfig)), defaults);
+  const readOnly = { ...defaults, readOnlyPort: 10255 };
+  assert.equal(configzDocument(readOnly).kubeletconfig.readOnlyPort, 10255);
+  assert.deepEqual(parseKubeletConfig(JSON.stringify(configzDocument(readOnly).kubeletconfig)), readOnly);
 });

@@ -48,6 +48,8 @@ export function configzDocument(c: KubeletConfig): { kubeletconfig: Record<strin
       seccompDefault: c.seccompDefault,
       address: c.address,
       port: c.port,
+      // omitempty in upstream's type: 0 (not served) is left out.
+      readOnlyPort: c.readOnlyPort || undefined,
       tlsCertFile: c.tlsCertFile,
       tlsPrivateKeyFile: c.tlsPrivateKeyFile,
       serverTLSBootstrap: c.serverTLSBootstrap,

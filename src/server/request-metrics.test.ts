@@ -22,3 +22,22 @@ test('requestLabels: root path buckets, two segments under /metrics, other for t
   }
   assert.equal(requestLabels('BREW', '/pods').method, 'other');
 });
+
+test('requestLabels on the read-only port: server_type readonly, only the buckets that server registers', () => {
+  const rows: [string, string, string][] = [
+    ['/pods', 'pods', 'false'],
+    ['/metrics/cadvisor', 'metrics/cadvisor', 'false'],
+    ['/exec/ns/pod/c', 'exec', 'true'], // a debugging-disabled handler still has its bucket
+    ['/logs/syslog', 'logs', 'false'],
+    ['/configz', 'other', 'false'], // not installed there
+    ['/debug/pprof/', 'other', 'false'],
+    ['/checkpoint/ns/pod/c', 'other', 'false'],
+  ];
+  for (const [url, path, longRunning] of rows) {
+    assert.deepEqual(
+      requestLabels('GET', url, 'readonly'),
+      { method: 'GET', path, server_type: 'readonly', long_running: longRunning },
+      url,
+    );
+  }
+});

@@ -1,8 +1,9 @@
 // Serves the kubelet API (src/server) on :10250 over HTTPS with the node's serving
-// certificate, authenticating and authorizing as configured.
+// certificate, authenticating and authorizing as configured, and, when readOnlyPort is set,
+// its default handlers on the read-only port over plain HTTP.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import type { IncomingMessage } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
@@ -13,7 +14,7 @@ import { loadCurrent } from '../certificates/store.ts';
 
 const SERVING_PREFIX = 'kubelet-server';
 import type { KubeletConfig } from '../config/kubelet-config.ts';
-import { logger } from '../log/log.ts';
+import { logger, type Logger } from '../log/log.ts';
 import { containerLogFile } from '../container-logs/locate.ts';
 import { metrics, registry } from '../metrics/metrics.ts';
 import { requestLabels, type RequestLabels } from './request-metrics.ts';
@@ -21,7 +22,8 @@ import { probeRegistry } from '../metrics/probes.ts';
 import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { kubeletAuthenticator } from './authn.ts';
 import { webhookAuthorizer } from './authz.ts';
-import { kubeletServer } from './server.ts';
+import { kubeletServer, readOnlyKubeletServer, type DefaultHandlerDeps } from './server.ts';
+import { readOnlyEndpoint } from './read-only.ts';
 import type { SampleCache } from '../stats/cache.ts';
 import { statsEndpoints } from '../stats/endpoints.ts';
 import type { RuntimeStatsSource } from '../stats/runtime-source.ts';
@@ -56,6 +58,19 @@ function observeRequest(labels: RequestLabels): () => void {
   return () => {
     end();
     metrics.httpInflightRequests.dec(labels);
+  };
+}
+
+/** What the default handlers of either port read (upstream: the Server's host and resource analyzer). */
+function defaultHandlerDeps(o: Pick<Deps, 'nodeName' | 'pods' | 'healthy' | 'stats'>, log: Logger): DefaultHandlerDeps {
+  return {
+    log,
+    metrics: registry,
+    probeMetrics: probeRegistry,
+    healthy: o.healthy,
+    pods: o.pods,
+    stats: statsEndpoints(o.stats, o.nodeName),
+    observeRequest,
   };
 }
 
@@ -116,15 +131,10 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     authz.mode === 'AlwaysAllow'
       ? async () => ({ allowed: true })
       : webhookAuthorizer(o.api, { allowTTLMs: authz.cacheAuthorizedTTLMs, denyTTLMs: authz.cacheUnauthorizedTTLMs });
-  const { stats, runtimeStats } = o;
+  const { runtimeStats } = o;
   const app = kubeletServer({
+    ...defaultHandlerDeps(o, log),
     nodeName: o.nodeName,
-    log,
-    metrics: registry,
-    probeMetrics: probeRegistry,
-    healthy: o.healthy,
-    pods: o.pods,
-    stats: statsEndpoints(stats, o.nodeName),
     runningPods: async () => runningPods(...(await Promise.all([runtimeStats.sandboxes(), runtimeStats.containers()]))),
     configz: () => configzDocument(o.config),
     systemLogsDir: '/var/log',
@@ -142,7 +152,6 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     },
     authenticate,
     authorize,
-    observeRequest,
   });
   const server = createServer({ cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, app);
   const servingRotation = bootstrapTLS
@@ -175,5 +184,26 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
       log.info('Kubelet API serving', { address: o.config.address, port: o.config.port });
       resolve(server);
     });
+  });
+}
+
+/**
+ * Upstream's ListenAndServeKubeletReadOnlyServer: the default handlers over plain HTTP on
+ * address:readOnlyPort, to anyone; undefined (nothing listens) when readOnlyPort is 0.
+ * Streaming upgrades are not handled: node answers them as plain requests, which get 405.
+ */
+export async function kubeletReadOnlyServer(
+  o: Pick<Deps, 'config' | 'nodeName' | 'pods' | 'healthy' | 'stats'>,
+): Promise<HttpServer | undefined> {
+  const at = readOnlyEndpoint(o.config);
+  if (!at) return undefined;
+  const log = logger('server');
+  log.info('Starting to listen read-only', at);
+  const server = createHttpServer(readOnlyKubeletServer(defaultHandlerDeps(o, log)));
+  return new Promise((resolve, reject) => {
+    server.once('error', (e) => {
+      reject(new Error(`cannot listen on ${at.address}:${at.port} for the read-only kubelet API: ${e.message}`));
+    });
+    server.listen(at.port, at.address, () => resolve(server));
   });
 }

@@ -10,7 +10,8 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { Counter, Registry } from 'prom-client';
 import { logger } from '../log/log.ts';
 import type { Attributes } from './authz.ts';
-import { kubeletServer, podList, type ServerDeps } from './server.ts';
+import type { RequestLabels } from './request-metrics.ts';
+import { kubeletServer, podList, readOnlyKubeletServer, type ServerDeps } from './server.ts';
 
 const logDir = mkdtempSync(join(tmpdir(), 'pods-'));
 const rec = (sec: number, stream: string, text: string) => `2026-11-22T12:00:${String(sec).padStart(2, '0')}.5Z ${stream} F ${text}\n`;
@@ -298,4 +299,88 @@ test('/pods body: kept while the pod objects are the same, rebuilt when one is r
     ['a', 'b'],
   );
   assert.equal(JSON.parse(podList([a]).toString()).items.length, 1);
+});
+
+// The read-only port: the same default handlers without the auth filter; deps carry the
+// authenticator and authorizer of :10250 to prove they are never asked.
+const observed: RequestLabels[] = [];
+const readOnly = createServer(
+  readOnlyKubeletServer({
+    ...deps,
+    authenticate: async () => assert.fail('the read-only port authenticates nobody'),
+    authorize: async () => assert.fail('the read-only port authorizes nothing'),
+    observeRequest: (labels) => {
+      observed.push(labels);
+      return () => {};
+    },
+  } as ServerDeps),
+);
+await new Promise<void>((r) => readOnly.listen(0, '127.0.0.1', r));
+const readOnlyPort = (readOnly.address() as AddressInfo).port;
+after(() => {
+  readOnly.closeAllConnections();
+  readOnly.close();
+});
+
+function getReadOnly(path: string, method = 'GET', headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port: readOnlyPort, path, method, agent: false, headers }, (res) => {
+      let body = '';
+      res
+        .setEncoding('utf8')
+        .on('data', (d) => {
+          body += d;
+        })
+        .on('end', () => resolve({ status: res.statusCode!, body }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+test('read-only port: the default handlers, without credentials', async () => {
+  healthProblem = undefined;
+  assert.deepEqual(await getReadOnly('/healthz'), { status: 200, body: 'ok' });
+  assert.equal((await getReadOnly('/healthz/syncloop')).body, 'ok');
+  assert.deepEqual(JSON.parse((await getReadOnly('/pods')).body).items, [pod]);
+  assert.match((await getReadOnly('/metrics')).body, /^kubelet_test_total 1$/m);
+  assert.deepEqual(JSON.parse((await getReadOnly('/stats/summary')).body), { node: { nodeName: 'node-1', only: false }, pods: [] });
+  assert.equal((await getReadOnly('/stats/summary', 'POST')).status, 200);
+  assert.match((await getReadOnly('/metrics/cadvisor')).body, /^container_memory_working_set_bytes\{/m);
+  assert.match((await getReadOnly('/metrics/resource')).body, /^node_cpu_usage_seconds_total 1 1$/m);
+  assert.match((await getReadOnly('/metrics/probes')).body, /^prober_probe_total 1$/m);
+});
+
+test('read-only port: never the debugging handlers (405 as upstream InstallDebuggingDisabledHandlers), /configz 404', async () => {
+  const disabled = { status: 405, body: 'Debug endpoints are disabled.\n' };
+  for (const [path, method] of [
+    ['/exec/default/web/app?command=ls&output=1', 'POST'],
+    ['/attach/default/web/app?output=1', 'POST'],
+    ['/portForward/default/web', 'POST'],
+    ['/run/default/web/app?cmd=ls', 'POST'],
+    ['/containerLogs/default/web/app', 'GET'],
+    ['/logs/', 'GET'],
+    ['/logs/syslog', 'GET'],
+    ['/runningpods/', 'GET'],
+    ['/debug/pprof/', 'GET'],
+  ])
+    assert.deepEqual(await getReadOnly(path!, method), disabled, path);
+  // A streaming upgrade is not taken up: no upgrade listener, so it is a plain request.
+  assert.deepEqual(
+    await getReadOnly('/exec/default/web/app?command=ls&output=1', 'POST', { Connection: 'Upgrade', Upgrade: 'SPDY/3.1' }),
+    disabled,
+  );
+  assert.deepEqual(await getReadOnly('/configz'), { status: 404, body: '404 page not found\n' });
+  assert.equal((await getReadOnly('/debug/flags/v')).status, 404);
+  assert.equal((await getReadOnly('/nope')).status, 404);
+});
+
+test('read-only port: requests count under server_type readonly', async () => {
+  observed.length = 0;
+  await getReadOnly('/pods');
+  await getReadOnly('/configz');
+  assert.deepEqual(observed, [
+    { method: 'GET', path: 'pods', server_type: 'readonly', long_running: 'false' },
+    { method: 'GET', path: 'other', server_type: 'readonly', long_running: 'false' },
+  ]);
 });

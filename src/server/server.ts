@@ -1,7 +1,8 @@
-// The kubelet's API on :10250 (upstream pkg/kubelet/server): health, the pods it runs,
+// The kubelet's API (upstream pkg/kubelet/server): on :10250 health, the pods it runs,
 // stats, metrics, configuration, container and node logs, each request authenticated and
-// authorized first. The caller serves the app over HTTPS with the node's serving
+// authorized first; the caller serves that app over HTTPS with the node's serving
 // certificate, requesting (not verifying) client certificates; authentication verifies them.
+// The read-only port serves only the default handlers, to anyone, over plain HTTP.
 import express, { type Express } from 'express';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Registry } from 'prom-client';
@@ -14,32 +15,36 @@ import { containerLogsHandler, type ContainerLog } from './container-logs.ts';
 import { healthzReport, kubeletChecks, singleCheck } from './healthz.ts';
 import { onlyCpuAndMemory } from './summary-query.ts';
 import { systemLogsHandler } from './system-logs.ts';
-import { requestLabels, type RequestLabels } from './request-metrics.ts';
+import { requestLabels, type RequestLabels, type ServerType } from './request-metrics.ts';
 
-export interface ServerDeps {
-  nodeName: string;
+/** What the default handlers read: all the read-only port needs. */
+export interface DefaultHandlerDeps {
   /** The pods the kubelet runs. */
   pods(): Pod[];
-  /** The current instance's log, or with `previous` the last terminated one's; undefined: 404. */
-  containerLog(namespace: string, pod: string, container: string, previous: boolean): Promise<ContainerLog | undefined>;
   metrics: Registry;
   /** /metrics/probes: the prober's registry. */
   probeMetrics: Registry;
   /** /stats/summary, /metrics/cadvisor and /metrics/resource, from the stats cache. */
   stats: StatsEndpoints;
+  /** Why the sync loop is unhealthy, or undefined. */
+  healthy(): string | undefined;
+  log: Logger;
+  /** A request began (labels as upstream's kubelet_http_* metrics); call the result when it ends. */
+  observeRequest?: (labels: RequestLabels) => () => void;
+}
+
+export interface ServerDeps extends DefaultHandlerDeps {
+  nodeName: string;
+  /** The current instance's log, or with `previous` the last terminated one's; undefined: 404. */
+  containerLog(namespace: string, pod: string, container: string, previous: boolean): Promise<ContainerLog | undefined>;
   /** /runningpods/: the pods the runtime runs, as minimal Pods. */
   runningPods(): Promise<Pod[]>;
   /** /configz: the effective configuration document. */
   configz(): unknown;
   /** /logs/: the node's log directory (upstream: /var/log). */
   systemLogsDir: string;
-  /** Why the sync loop is unhealthy, or undefined. */
-  healthy(): string | undefined;
   authenticate: Authenticator;
   authorize: Authorizer;
-  log: Logger;
-  /** A request began (labels as upstream's kubelet_http_* metrics); call the result when it ends. */
-  observeRequest?: (labels: RequestLabels) => () => void;
 }
 
 // Pod objects are replaced, never changed, on update: each is serialized once, and the whole
@@ -58,22 +63,48 @@ export function podList(pods: Pod[]): Buffer {
   return last.body;
 }
 
+/** The app of :10250 (upstream NewServer with auth and enableDebuggingHandlers). */
 export function kubeletServer(deps: ServerDeps): Express {
+  const app = newApp(deps, 'readwrite');
+  app.use(authFilter(accessCheck(deps.nodeName, deps.authenticate, deps.authorize, deps.log)));
+  installAuthNotRequiredHandlers(app, deps);
+  installAuthRequiredHandlers(app, deps);
+  return finish(app, deps.log);
+}
+
+/**
+ * The app of the read-only port (upstream ListenAndServeKubeletReadOnlyServer: NewServer with
+ * neither auth nor a configuration): no authentication or authorization, the default handlers,
+ * and the debugging paths answering 405.
+ */
+export function readOnlyKubeletServer(deps: DefaultHandlerDeps): Express {
+  const app = newApp(deps, 'readonly');
+  installAuthNotRequiredHandlers(app, deps);
+  installDebuggingDisabledHandlers(app);
+  return finish(app, deps.log);
+}
+
+function newApp(deps: DefaultHandlerDeps, serverType: ServerType): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   // Authorization maps paths case-sensitively, so routing must too.
   app.enable('case sensitive routing');
-  // Every request counts, those refused by authentication or authorization too (as upstream's filter).
+  // Every request counts, those refused by authentication or authorization too (upstream's
+  // ServeHTTP counts before its container filters).
   const observe = deps.observeRequest;
   if (observe)
     app.use((req, res, next) => {
-      res.once('close', observe(requestLabels(req.method, req.url)));
+      res.once('close', observe(requestLabels(req.method, req.url, serverType)));
       next();
     });
-  app.use(authFilter(accessCheck(deps.nodeName, deps.authenticate, deps.authorize, deps.log)));
+  return app;
+}
 
-  const send = (res: express.Response, r: { status: number; body: string }) => void res.status(r.status).type('text/plain').send(r.body);
+const send = (res: express.Response, r: { status: number; body: string }) => void res.status(r.status).type('text/plain').send(r.body);
+
+/** Upstream's InstallAuthNotRequiredHandlers: served on both ports. */
+function installAuthNotRequiredHandlers(app: Express, deps: DefaultHandlerDeps): void {
   app.get('/healthz', (req, res) => send(res, healthzReport(kubeletChecks(deps.healthy), 'verbose' in req.query)));
   app.get('/healthz/:check', (req, res, next) => {
     const r = singleCheck(kubeletChecks(deps.healthy), req.params.check);
@@ -113,6 +144,10 @@ export function kubeletServer(deps: ServerDeps): Express {
   // Upstream serves the summary to GET and POST alike.
   app.get('/stats/summary', summary);
   app.post('/stats/summary', summary);
+}
+
+/** Upstream's InstallAuthRequiredHandlers and InstallSystemLogHandler: only behind the auth filter. */
+function installAuthRequiredHandlers(app: Express, deps: ServerDeps): void {
   app.get(
     '/runningpods/',
     async (_req, res) => void res.json({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: await deps.runningPods() }),
@@ -120,10 +155,22 @@ export function kubeletServer(deps: ServerDeps): Express {
   app.get('/configz', (_req, res) => void res.json(deps.configz()));
   app.get(/^\/logs\/.*$/, systemLogsHandler(deps.systemLogsDir));
   app.get('/containerLogs/:namespace/:pod/:container', containerLogsHandler(deps, deps.log));
+}
 
+/**
+ * Upstream's InstallDebuggingDisabledHandlers: the debugging subtrees answer any method with
+ * 405 "Debug endpoints are disabled." (http.Error, hence the newline); /configz is not among
+ * them and stays a 404.
+ */
+const DEBUGGING_PATHS = /^\/(run|exec|attach|portForward|containerLogs|runningpods|debug\/pprof|logs)\//;
+function installDebuggingDisabledHandlers(app: Express): void {
+  app.all(DEBUGGING_PATHS, (_req, res) => void res.status(405).type('text/plain').send('Debug endpoints are disabled.\n'));
+}
+
+function finish(app: Express, log: Logger): Express {
   app.use((_req, res) => void res.status(404).type('text/plain').send('404 page not found\n'));
   app.use(((err, req, res, _next) => {
-    deps.log.error('Kubelet API request failed', { path: req.path, err });
+    log.error('Kubelet API request failed', { path: req.path, err });
     if (res.headersSent) res.destroy();
     else res.status(500).type('text/plain').send('Internal Server Error\n');
   }) as express.ErrorRequestHandler);

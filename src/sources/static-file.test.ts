@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { staticPod } from './static-file.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { logger } from '../log/log.ts';
+import { fileSource, staticPod } from './static-file.ts';
 
 const manifest = (name = 'web', image = 'busybox:1.36') =>
   `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}, namespace: kube-system}\nspec:\n  containers: [{name: c, image: ${image}}]\n`;
@@ -43,4 +48,32 @@ test('bad manifests are refused naming the file and the reason', () => {
     ['apiVersion: v1\nkind: Pod\nmetadata: {name: ok}\nspec: {containers: [{name: c}]}', /spec.containers\[0\].image: required/],
   ];
   for (const [text, re] of cases) assert.throws(() => staticPod(text, '/m.yaml', 'vm'), re);
+});
+
+test('fileSource: a file removed and written back with the same content is a REMOVE, then an ADD of the same UID', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kts-static-'));
+  const seen: string[] = [];
+  const sink = {
+    update: (p: Pod) => void seen.push(`update ${p.metadata!.uid}`),
+    remove: (uid: string) => void seen.push(`remove ${uid}`),
+  };
+  const text = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: ns}\nspec: {containers: [{name: c, image: busybox}]}\n';
+  const file = join(dir, 'web.yaml');
+  writeFileSync(file, text);
+  const src = fileSource(dir, 'node-a', sink, logger('test'), 60_000);
+  const settle = () => new Promise((r) => setTimeout(r, 300));
+  try {
+    const uid = seen[0]?.split(' ')[1];
+    assert.deepEqual(seen, [`update ${uid}`]);
+    rmSync(file);
+    writeFileSync(file, text);
+    await settle();
+    assert.deepEqual(seen, [`update ${uid}`, `remove ${uid}`, `update ${uid}`]);
+    writeFileSync(file, text); // rewritten in place, unchanged: nothing to report
+    await settle();
+    assert.equal(seen.length, 3);
+  } finally {
+    src.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

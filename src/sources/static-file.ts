@@ -78,9 +78,18 @@ export function reportChanges(before: Pod[], after: Pod[], sink: PodSink): void 
   for (const p of after) if (!was.has(p.metadata!.uid!)) sink.update(p);
 }
 
+const fileBirth = (path: string) => {
+  try {
+    return statSync(path).birthtimeMs;
+  } catch {
+    return undefined;
+  }
+};
+
 /** Watches the directory (and rescans every periodMs); reports additions, edits and removals to sink. */
 export function fileSource(dir: string, nodeName: string, sink: PodSink, log: Logger, periodMs: number): { stop(): void } {
   let known = new Map<string, Pod>(); // path -> pod
+  const born = new Map<string, number>(); // path -> the file's birth time when it was read
   const failed = new Map<string, string>(); // path -> last error, logged once per change
   const scan = () => {
     let names: string[];
@@ -94,8 +103,10 @@ export function fileSource(dir: string, nodeName: string, sink: PodSink, log: Lo
       const path = join(dir, n);
       if (n.startsWith('.')) continue;
       try {
-        if (!statSync(path).isFile()) continue;
+        const st = statSync(path);
+        if (!st.isFile()) continue;
         next.set(path, staticPod(readFileSync(path, 'utf8'), path, nodeName));
+        born.set(path, st.birthtimeMs);
         failed.delete(path);
       } catch (e) {
         const msg = (e as Error).message;
@@ -107,9 +118,20 @@ export function fileSource(dir: string, nodeName: string, sink: PodSink, log: Lo
     }
     reportChanges([...known.values()], [...next.values()], sink);
     known = next;
+    for (const path of born.keys()) if (!known.has(path)) born.delete(path);
   };
   let timer: NodeJS.Timeout | undefined;
-  const soon = () => {
+  const soon = (_event?: string, name?: string | null) => {
+    // A file removed (or removed and written again: a new birth time) is a REMOVE at once, as
+    // upstream's inotify source reports IN_DELETE, so that a pod written back is started again
+    // rather than coalesced into no change by the scan below.
+    const path = name && join(dir, name);
+    const pod = path && known.get(path);
+    if (path && pod && fileBirth(path) !== born.get(path)) {
+      known.delete(path);
+      born.delete(path);
+      sink.remove(pod.metadata!.uid!);
+    }
     clearTimeout(timer);
     timer = setTimeout(scan, 100);
   };

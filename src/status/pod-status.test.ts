@@ -56,6 +56,20 @@ test('a running pod: phase, IPs, ready conditions, container status', () => {
   ]);
 });
 
+test("PodScheduled: True also for a pod bound by spec.nodeName (no scheduler), keeping the scheduler's transition time", () => {
+  const bound = { ...pod(), status: {} };
+  const s = generatePodStatus(bound, rt([ctr({})]), ctx());
+  const c = s.conditions!.find((x) => x.type === 'PodScheduled')!;
+  assert.deepEqual([c.status, c.lastTransitionTime], ['True', '2026-11-22T12:00:00Z']);
+  const scheduled = {
+    ...pod(),
+    status: { conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-11-22T11:00:00Z' }] },
+  };
+  const t = generatePodStatus(scheduled, rt([ctr({})]), ctx());
+  assert.equal(t.conditions!.filter((x) => x.type === 'PodScheduled').length, 1);
+  assert.equal(t.conditions!.find((x) => x.type === 'PodScheduled')!.lastTransitionTime, '2026-11-22T11:00:00Z');
+});
+
 test('an image that cannot be pulled shows its waiting reason and keeps the pod Pending', () => {
   const s = generatePodStatus(
     pod(),
@@ -359,4 +373,18 @@ test('in-place resize: without the sync, the spec is the allocation and the runt
   assert.deepEqual([running.allocatedResources, running.resources], [{ cpu: '20m' }, { requests: { cpu: '20m' }, limits: { cpu: '30m' } }]);
   const stopped = generatePodStatus(sized, rt([ctr({ phase: 'exited', exitCode: 0 })]), ctx()).containerStatuses![0]!;
   assert.deepEqual([stopped.allocatedResources, stopped.resources], [{ cpu: '20m' }, undefined]);
+});
+
+test('volumeMounts of a container the runtime has, read-only ones with their recursive mode (upstream convertContainerStatus)', () => {
+  const p = pod();
+  p.spec!.containers[0]!.volumeMounts = [
+    { name: 'data', mountPath: '/data' },
+    { name: 'conf', mountPath: '/conf', readOnly: true },
+  ];
+  const s = generatePodStatus(p, rt([ctr({})]), ctx());
+  assert.deepEqual(s.containerStatuses![0]!.volumeMounts, [
+    { name: 'data', mountPath: '/data' },
+    { name: 'conf', mountPath: '/conf', readOnly: true, recursiveReadOnly: 'Disabled' },
+  ]);
+  assert.equal(generatePodStatus(p, rt([]), ctx()).containerStatuses![0]!.volumeMounts, undefined, 'none before the runtime has it');
 });

@@ -14,6 +14,7 @@ import { resizeConditions } from '../resize/decide.ts';
 import { cpuAndMemory, fromLinux } from '../resources/linux-resources.ts';
 import { rfc3339 } from '../apiserver/time.ts';
 import { isSidecar } from '../podutil/podutil.ts';
+import { volumeMountStatuses } from '../runtime/recursive-read-only.ts';
 
 export interface StatusContext {
   nodeIP: string;
@@ -28,6 +29,8 @@ export interface StatusContext {
    * no result. Absent: the pod is not probed, and a running container is ready and started at once.
    */
   probes?: (containerId: string) => { ready?: boolean; started?: boolean };
+  /** The pod's runtime handler mounts read-only volumes recursively (containerd 2; 1.6 cannot: unset). */
+  recursiveReadOnlyMounts?: boolean;
 }
 
 const nsToTime = (ns?: string) => (ns && ns !== '0' ? rfc3339(new Date(Number(BigInt(ns) / 1_000_000n))) : undefined);
@@ -220,8 +223,13 @@ function initialized(
   return { ok: false, reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${incomplete.join(' ')}]` };
 }
 
-/** The pod conditions the kubelet owns; others (PodScheduled, readiness gates, DisruptionTarget, ...) are the apiserver's copy. */
+/**
+ * The pod conditions the kubelet owns (upstream's PodConditionsByKubelet plus the resize ones);
+ * others (readiness gates, DisruptionTarget, ...) are the apiserver's copy. PodScheduled is the
+ * kubelet's too: a pod bound by spec.nodeName never met the scheduler.
+ */
 export const KUBELET_CONDITIONS = [
+  'PodScheduled',
   'PodReadyToStartContainers',
   'Initialized',
   'Ready',
@@ -271,14 +279,20 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
   const prev = pod.status;
   const inits = pod.spec?.initContainers ?? [];
   const defaultWaiting = inits.length ? 'PodInitializing' : 'ContainerCreating';
-  const toStatus = (c: Container, init: boolean) =>
-    containerStatus(
-      c.name,
-      c.image ?? '',
-      rt.containers.filter((s) => s.name === c.name),
-      ctx.waiting.get(c.name),
-      { defaultWaiting, init, sidecar: init && isSidecar(c), readiness: !!c.readinessProbe, startup: !!c.startupProbe, probes: ctx.probes },
-    );
+  const toStatus = (c: Container, init: boolean): ContainerStatus => {
+    const instances = rt.containers.filter((s) => s.name === c.name);
+    const st = containerStatus(c.name, c.image ?? '', instances, ctx.waiting.get(c.name), {
+      defaultWaiting,
+      init,
+      sidecar: init && isSidecar(c),
+      readiness: !!c.readinessProbe,
+      startup: !!c.startupProbe,
+      probes: ctx.probes,
+    });
+    // Upstream's convertContainerStatus lists the mounts of a container the runtime has.
+    const mounts = instances.length ? volumeMountStatuses(c, ctx.recursiveReadOnlyMounts ?? false) : [];
+    return mounts.length ? { ...st, volumeMounts: mounts } : st;
+  };
   // In-place resize (upstream's convertToAPIContainerStatuses): what the kubelet allocated to each
   // container, and what a running one runs with.
   const withResources = (st: ContainerStatus, c: Container): ContainerStatus => {
@@ -307,6 +321,8 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
       cond('Initialized', init.ok, prev?.conditions, now, generation, init.reason, init.message),
       cond('Ready', podReady.ok, prev?.conditions, now, generation, podReady.reason, podReady.message),
       cond('ContainersReady', ready.ok, prev?.conditions, now, generation, ready.reason, ready.message),
+      // The pod runs here, so it was scheduled (generateAPIPodStatus appends PodScheduled=True).
+      cond('PodScheduled', true, prev?.conditions, now, generation),
       ...resizeConditions(rt.resize ?? {}, prev?.conditions, now),
       ...(prev?.conditions ?? []).filter((c) => !ours.includes(c.type)),
     ],

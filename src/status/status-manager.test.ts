@@ -53,3 +53,12 @@ test('newlyTerminated: containers of each kind that went to terminated, once', (
     { type: 'ephemeral_container', exitCode: 1, reason: 'Error' },
   ]);
 });
+
+test('withRemovals: the IP of a replaced sandbox is deleted from podIPs (the apiserver refuses two)', () => {
+  assert.deepEqual(
+    withRemovals({ podIP: '10.88.0.14', podIPs: [{ ip: '10.88.0.14' }] }, [{ podIPs: [{ ip: '10.88.0.13' }] }, undefined]).podIPs,
+    [{ ip: '10.88.0.14' }, { ip: '10.88.0.13', $patch: 'delete' }],
+  );
+  assert.deepEqual(withRemovals({ podIPs: [{ ip: '10.88.0.14' }] }, [{ podIPs: [{ ip: '10.88.0.14' }] }]).podIPs, [{ ip: '10.88.0.14' }]);
+  assert.equal(withRemovals({ phase: 'Pending' }, [{ podIPs: [{ ip: '10.88.0.13' }] }]).podIPs, undefined, 'no IP now: nothing to replace');
+});

@@ -1,7 +1,7 @@
 // Sends pod statuses to the apiserver: only when they changed, newest wins, one
 // request in flight per pod, retried with back-off. The patch carries the pod's UID
 // as a precondition so a status never lands on a recreated pod of the same name.
-import type { Pod, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
+import type { Pod, PodCondition, PodIP, PodStatus } from 'kubernetes-types/core/v1.js';
 import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import { backoff, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
@@ -140,15 +140,24 @@ export class StatusManager {
 const TRANSIENT_CONDITIONS = ['PodResizePending', 'PodResizeInProgress'];
 
 /**
- * Pure: the status as a strategic merge patch, with "$patch: delete" for the transient
- * conditions it does not carry that an earlier status (the apiserver's, or the last sent) did.
+ * Pure: the status as a strategic merge patch, with "$patch: delete" for what an earlier status
+ * (the apiserver's, or the last sent) had and this one does not: the transient conditions, and
+ * pod IPs of a sandbox that was replaced (podIPs merge by ip, and the apiserver refuses two).
  */
 export function withRemovals(status: PodStatus, earlier: (PodStatus | undefined)[]): PodStatus {
-  if (!status.conditions) return status;
-  const had = (t: string) => earlier.some((s) => s?.conditions?.some((c) => c.type === t));
-  const gone = TRANSIENT_CONDITIONS.filter((t) => had(t) && !status.conditions!.some((c) => c.type === t));
-  if (!gone.length) return status;
-  return { ...status, conditions: [...status.conditions, ...gone.map((type) => ({ type, $patch: 'delete' }) as unknown as PodCondition)] };
+  let out = status;
+  if (status.conditions) {
+    const had = (t: string) => earlier.some((s) => s?.conditions?.some((c) => c.type === t));
+    const gone = TRANSIENT_CONDITIONS.filter((t) => had(t) && !status.conditions!.some((c) => c.type === t));
+    if (gone.length)
+      out = { ...out, conditions: [...status.conditions, ...gone.map((type) => ({ type, $patch: 'delete' }) as unknown as PodCondition)] };
+  }
+  if (status.podIPs?.length) {
+    const now = new Set(status.podIPs.map((p) => p.ip));
+    const gone = [...new Set(earlier.flatMap((s) => (s?.podIPs ?? []).map((p) => p.ip)))].filter((ip) => ip && !now.has(ip));
+    if (gone.length) out = { ...out, podIPs: [...status.podIPs, ...gone.map((ip) => ({ ip, $patch: 'delete' }) as PodIP)] };
+  }
+  return out;
 }
 
 const STATUS_LISTS = [

@@ -1,14 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import {
-  containerMounts,
-  expandSubPath,
-  hostNetworkHostsFile,
-  managedHostsFile,
-  podHostNameAndDomain,
-  type MountContext,
-} from './mounts.ts';
+import { containerMounts, expandSubPath, hostNetworkHostsFile, managedHostsFile, type MountContext } from './mounts.ts';
 
 const pod: Pod = { metadata: { name: 'web', namespace: 'ns', uid: 'u' }, spec: { containers: [] } };
 const ctx = (over: Partial<MountContext> = {}): MountContext => ({
@@ -80,15 +73,6 @@ test('mount errors with upstream messages', () => {
     volumeMounts: [{ name: 'data', mountPath: '/x', mountPropagation: 'Bidirectional' }],
   };
   assert.equal(containerMounts(pod, priv, ctx())[0]!.propagation, 'PROPAGATION_BIDIRECTIONAL');
-});
-
-test('hostname and domain as upstream', () => {
-  assert.deepEqual(podHostNameAndDomain(pod, 'cluster.local'), { hostname: 'web', domain: '' });
-  assert.deepEqual(podHostNameAndDomain({ ...pod, spec: { containers: [], hostname: 'h', subdomain: 's' } }, 'cluster.local'), {
-    hostname: 'h',
-    domain: 's.ns.svc.cluster.local',
-  });
-  assert.equal(podHostNameAndDomain({ ...pod, metadata: { ...pod.metadata, name: `${'a'.repeat(62)}-b` } }, 'c').hostname, 'a'.repeat(62));
 });
 
 test('the managed hosts file, byte for byte as upstream', () => {

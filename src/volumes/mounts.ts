@@ -90,15 +90,6 @@ export function expandSubPath(expr: string, env: { name: string; value: string }
   return out;
 }
 
-/** The pod's hostname and domain as upstream's GeneratePodHostNameAndDomain. */
-export function podHostNameAndDomain(pod: Pod, clusterDomain: string): { hostname: string; domain: string } {
-  let hostname = pod.spec?.hostname || pod.metadata!.name!;
-  if (hostname.length > 63) hostname = hostname.slice(0, 63).replace(/[-.]+$/, '');
-  const sub = pod.spec?.subdomain;
-  const domain = sub ? `${sub}.${pod.metadata?.namespace ?? 'default'}.svc.${clusterDomain}` : '';
-  return { hostname, domain };
-}
-
 function aliasLines(aliases: HostAlias[] | undefined): string {
   if (!aliases?.length) return '';
   return '\n# Entries added by HostAliases.\n' + aliases.map((a) => `${a.ip}\t${(a.hostnames ?? []).join('\t')}\n`).join('');

@@ -3,18 +3,7 @@
 // contents current while the pod runs, hands each container its mounts, and tears the
 // volumes down when the pod is removed. Which files a volume holds is decided in
 // payload.ts; how they are written in atomic-writer.ts.
-import {
-  chmodSync,
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
@@ -22,8 +11,10 @@ import type { Logger } from '../log/log.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { writeAtomically } from './atomic-writer.ts';
 import { setUpHostPath } from './host-path.ts';
+import { prepareSubPath } from './subpath.ts';
 import { mountTmpfs, unmountAll, mountPointsUnder } from './mountinfo.ts';
-import { type Mount, type VolumePath, containerMounts, hostNetworkHostsFile, managedHostsFile, podHostNameAndDomain } from './mounts.ts';
+import { type Mount, type VolumePath, containerMounts, hostNetworkHostsFile, managedHostsFile } from './mounts.ts';
+import { podHostNameAndDomain } from '../podutil/hostname.ts';
 import { type Payload, DEFAULT_MODE, aggregate, configMapPayload, downwardAPIPayload, secretPayload } from './payload.ts';
 import { NotFound, type VolumeSources } from './sources.ts';
 import { TokenManager } from './tokens.ts';
@@ -325,6 +316,11 @@ export class VolumeManager {
     });
   }
 
+  /** The host directory of the pod's volume once set up (upstream's volumeutil.GetPath of its mounter), as fileKeyRef reads it. */
+  hostPath(uid: string, volume: string): string | undefined {
+    return this.#pods.get(uid)?.paths.get(volume)?.path;
+  }
+
   /** Unmounts the pod's memory-backed volumes and removes its volume directories. */
   async tearDown(uid: string): Promise<void> {
     this.#pods.delete(uid);
@@ -344,22 +340,4 @@ export class VolumeManager {
       this.#log.error('Failed to tear down volumes', { podUID: uid, err: e });
     }
   }
-}
-
-/**
- * volumePath/subPath, made a directory when missing (with the volume's mode, as upstream),
- * refused when it resolves (through symlinks) outside the volume.
- */
-export function prepareSubPath(volumePath: string, subPath: string): string {
-  const base = realpathSync(volumePath);
-  const inside = (p: string) => p === base || p.startsWith(base + '/');
-  const target = join(base, subPath);
-  let existing = target;
-  while (!existsSync(existing)) existing = dirname(existing);
-  const outside = () => new Error(`subpath "${target}" not within volume path "${base}"`);
-  if (!inside(realpathSync(existing))) throw outside();
-  if (existing !== target) mkdirSync(target, { recursive: true, mode: statSync(base).mode & 0o7777 });
-  const real = realpathSync(target);
-  if (!inside(real)) throw outside();
-  return real;
 }

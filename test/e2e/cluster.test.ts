@@ -204,6 +204,39 @@ test('DNS: a Service, the kubernetes Service and a pod hostname.subdomain resolv
   );
 });
 
+test('pod hostnames as upstream: setHostnameAsFQDN, hostnameOverride, and an FQDN too long for the kernel refused', async () => {
+  const sleeper = { name: 'c', image: BUSYBOX, command: ['sleep', '3600'] };
+  const pod = (name: string, spec: object) =>
+    apply({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: { nodeName: WORKERS[0], terminationGracePeriodSeconds: 1, containers: [sleeper], ...spec },
+    });
+  pod('fqdn', { hostname: 'beta', subdomain: 'sub', setHostnameAsFQDN: true });
+  pod('override', { hostname: 'beta', subdomain: 'sub', hostnameOverride: 'over.example' });
+  const long = 'l'.repeat(40);
+  pod('toolong', { hostname: long, subdomain: 'sub', setHostnameAsFQDN: true });
+  for (const name of ['fqdn', 'override'])
+    await eventually(`${name} running`, 60_000, async () => running(ckJSON<Pod>('-n', ns, 'get', 'pod', name)));
+  assert.equal(exec('fqdn', 'hostname').trim(), `beta.sub.${ns}.svc.cluster.local`);
+  assert.equal(exec('override', 'hostname').trim(), 'over.example');
+  assert.match(exec('override', 'cat', '/etc/hosts'), /\sover\.example\n/);
+  // The Linux nodename holds 64 characters: the sandbox is refused, the pod stays Pending.
+  const event = await eventually('FailedCreatePodSandBox for toolong', 60_000, async () =>
+    ckJSON<{ items: { reason: string; message: string }[] }>(
+      '-n',
+      ns,
+      'get',
+      'events',
+      '--field-selector',
+      'involvedObject.name=toolong',
+    ).items.find((e) => e.reason === 'FailedCreatePodSandBox'),
+  );
+  assert.match(event.message, /FQDN .* is too long \(64 characters is the max, \d+ characters requested\)/);
+  assert.equal(ckJSON<Pod>('-n', ns, 'get', 'pod', 'toolong').status.phase, 'Pending');
+});
+
 test('a hostNetwork pod has the node address and hostname; a hostPort answers on the node address', async () => {
   apply({
     apiVersion: 'v1',

@@ -9,7 +9,7 @@ import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { ROOT, BIN, clients, ensureStack, eventually, kubectl, NODE_IP } from './stack.ts';
+import { ROOT, BIN, clients, ensureStack, eventually, kubectl, NODE_IP, removeKubeletDir } from './stack.ts';
 import { caCertHash } from '../../src/join/discovery.ts';
 
 before(() => ensureStack());
@@ -94,6 +94,7 @@ test('kubelet-ts join: discovery, TLS bootstrap, a Ready node with the cluster k
       await new Promise((r) => proc.once('exit', r));
     }
     await core.deleteNode({ name }).catch(() => {});
+    removeKubeletDir(dir);
   }
 });
 
@@ -180,6 +181,7 @@ test("the real kubeadm join works with kubelet-ts as the node's kubelet, started
     }
     for (const f of written) rmSync(f, { recursive: true, force: true });
     await core.deleteNode({ name }).catch(() => {});
+    removeKubeletDir(dir);
   }
 });
 
@@ -260,5 +262,6 @@ test('serverTLSBootstrap: the kubelet serves :10250 with a certificate from an a
       await new Promise((r) => proc.once('exit', r));
     }
     await core.deleteNode({ name }).catch(() => {});
+    removeKubeletDir(dir);
   }
 });

@@ -52,6 +52,21 @@ test('a busybox pod reaches Running with a pod IP in the cluster CIDR within 20 
     console.log(`# pod startup (create -> Running seen by polling): ${startup} ms`);
   }));
 
+test('a pod bound by spec.nodeName (no scheduler) shows PodScheduled True, as the upstream kubelet sets it', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('bound', { nodeName: nodeName() }) });
+    const pod = await eventually('pod Running', 20_000, async () => {
+      const p = await core.readNamespacedPod({ name: 'bound', namespace: ns });
+      return p.status?.phase === 'Running' ? p : undefined;
+    });
+    const scheduled = pod.status!.conditions!.filter((c) => c.type === 'PodScheduled');
+    assert.deepEqual(
+      scheduled.map((c) => c.status),
+      ['True'],
+    );
+  }));
+
 test('kubectl delete completes and leaves no container or sandbox in containerd', () =>
   withNamespace(async (ns) => {
     const { core } = clients();

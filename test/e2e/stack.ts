@@ -3,6 +3,7 @@
 // kubectl, and through containerd with crictl. If it cannot start, tests FAIL.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CoordinationV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 
@@ -122,4 +123,18 @@ export function inCIDR(ip: string, cidr: string): boolean {
   const [net, bits] = cidr.split('/');
   const mask = bits === '0' ? 0 : (~0 << (32 - Number(bits))) >>> 0;
   return (toInt(ip) & mask) === (toInt(net!) & mask);
+}
+
+/**
+ * Removes the directories of a kubelet a test started: its root dir is a mount of its own
+ * (the kubelet bind-mounts it shared, as upstream's MakeRShared), so it is unmounted first.
+ */
+export function removeKubeletDir(dir: string): void {
+  const mounts = execFileSync('findmnt', ['-rn', '-o', 'TARGET'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((m) => m === dir || m.startsWith(`${dir}/`))
+    .sort()
+    .reverse();
+  for (const m of mounts) spawnSync('umount', ['-l', m]);
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -9,7 +9,20 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, NODE_IP, ROOT, clients, crictl, ensureStack, eventually, kubectl, nodeName, withNamespace, BUSYBOX } from './stack.ts';
+import {
+  BIN,
+  NODE_IP,
+  ROOT,
+  clients,
+  crictl,
+  ensureStack,
+  eventually,
+  removeKubeletDir,
+  kubectl,
+  nodeName,
+  withNamespace,
+  BUSYBOX,
+} from './stack.ts';
 
 before(() => ensureStack());
 
@@ -65,8 +78,21 @@ test('a static pod: mirror created, mirror deleted and recreated without a resta
       await eventually('the new log', 10_000, async () => kubectl('logs', '-n', ns, name) === 'second\n');
       const uid = edited.metadata!.annotations!['kubernetes.io/config.mirror']!;
 
-      // Removing the file stops the pod and removes its mirror.
+      // Removed and written back with the same content (so the same UID): the pod is stopped,
+      // then started again, its container's restart count 1 (upstream's restartRequested).
       rmSync(file);
+      writeFileSync(file, manifest(ns, 'second'));
+      await running('the pod started again', (p) => p.status!.containerStatuses![0]!.restartCount === 1);
+
+      // Removing the file stops the pod within its grace period (sh ignores SIGTERM: 1 s); the
+      // mirror shows it until then, and goes after.
+      rmSync(file);
+      const removedAt = Date.now();
+      for (let t = 0; t < 5; t++) {
+        const p = await core.readNamespacedPod({ name, namespace: ns }).catch(() => undefined);
+        if (Date.now() - removedAt < 800) assert.ok(p, `the mirror pod is kept while the static pod stops (${Date.now() - removedAt} ms)`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
       await eventually(
         'the mirror gone',
         30_000,
@@ -206,6 +232,6 @@ test('staticPodURL: a kubelet runs the pods a URL serves, with mirror pods; an e
     }
     server.close();
     await core.deleteNode({ name: node }).catch(() => {});
-    rmSync(dir, { recursive: true, force: true });
+    removeKubeletDir(dir);
   }
 });

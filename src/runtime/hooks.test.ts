@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { createServer as createTLS } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { newPrivateKey, selfSignedServingCert } from '../certificates/pki.ts';
+import { runHook } from './hooks.ts';
+
+const pod: Pod = { metadata: { namespace: 'ns', name: 'p' } };
+const target = { pod, container: { name: 'app' }, containerId: 'c', podIP: '127.0.0.1' };
+const noExec = { execSync: () => Promise.reject(new Error('no exec here')) };
+const listen = async <S extends { listen: (p: number, h: string, cb: () => void) => unknown; address: () => unknown }>(s: S) => {
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  return (s.address() as AddressInfo).port;
+};
+
+test('httpGet hooks as upstream runHTTPHandler: TLS unverified, any status succeeds, HTTPS answered in HTTP retried over HTTP', async () => {
+  const seen: string[] = [];
+  const plain = createServer((req, res) => {
+    seen.push(`${req.url} ${req.headers['user-agent']}`);
+    res.writeHead(req.url === '/fail' ? 500 : 200).end();
+  });
+  const key = newPrivateKey();
+  const tls = createTLS({ key, cert: await selfSignedServingCert(key, 'hook-test', ['127.0.0.1']) }, (req, res) => {
+    seen.push(`tls ${req.url}`);
+    res.end();
+  });
+  const [httpPort, tlsPort] = [await listen(plain), await listen(tls)];
+  try {
+    const hook = (port: number, path: string, scheme = 'HTTP') => runHook(noExec, target, { httpGet: { port, path, scheme } }, 2);
+    assert.equal(await hook(tlsPort, '/secure', 'HTTPS'), undefined);
+    assert.equal(await hook(httpPort, '/fail'), undefined);
+    assert.equal(await hook(httpPort, '/fallback', 'HTTPS'), undefined);
+    assert.deepEqual(seen, ['tls /secure', '/fail kube-lifecycle/1.36', '/fallback kube-lifecycle/1.36']);
+    plain.close();
+    const err = await hook(httpPort, '/gone');
+    assert.equal(
+      err,
+      `HTTP lifecycle hook (/gone) for Container "app" in Pod "ns/p" failed - error: Get "http://127.0.0.1:${httpPort}/gone": dial tcp 127.0.0.1:${httpPort}: connect: connection refused`,
+    );
+  } finally {
+    plain.closeAllConnections();
+    plain.close();
+    tls.closeAllConnections();
+    tls.close();
+  }
+});

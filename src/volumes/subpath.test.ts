@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { prepareSubPath } from './subpath.ts';
+
+function volume(t: { after(fn: () => void): void }, mode: number): string {
+  const root = mkdtempSync(join(tmpdir(), 'sp-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const vol = join(root, 'vol');
+  mkdirSync(vol);
+  chmodSync(vol, mode);
+  return vol;
+}
+
+test('subPath: made when missing, refused when a symlink leads out of the volume', (t) => {
+  const vol = volume(t, 0o755);
+  assert.equal(prepareSubPath(vol, 'x/y'), join(vol, 'x/y'));
+  assert.ok(statSync(join(vol, 'x/y')).isDirectory());
+  symlinkSync('/etc', join(vol, 'evil'));
+  assert.throws(() => prepareSubPath(vol, 'evil'), /not within volume path/);
+  assert.throws(() => prepareSubPath(vol, 'evil/new'), /not within volume path/);
+  symlinkSync('x', join(vol, 'fine'));
+  assert.equal(prepareSubPath(vol, 'fine/y'), join(vol, 'x/y'));
+});
+
+test("subPath: each directory made gets the volume's mode whatever the umask, as upstream's doSafeMakeDir", (t) => {
+  // [volume mode, what the e2e shows]: an fsGroup emptyDir on tmpfs is 3777 (tmpfs' sticky 1777 plus
+  // the fsGroup setgid): "dgtrwxrwxrwx"; on disk 2777; a plain 0755 volume stays 0755.
+  const rows: [number, string][] = [
+    [0o3777, '3777'],
+    [0o2777, '2777'],
+    [0o777, '777'],
+    [0o755, '755'],
+  ];
+  const umask = process.umask(0o022);
+  t.after(() => process.umask(umask));
+  for (const [mode, want] of rows) {
+    const vol = volume(t, mode);
+    prepareSubPath(vol, 'test-sub/deeper');
+    for (const dir of ['test-sub', 'test-sub/deeper'])
+      assert.equal((statSync(join(vol, dir)).mode & 0o7777).toString(8), want, `${mode.toString(8)}: ${dir}`);
+  }
+});
+
+test('subPath: an existing directory keeps its mode', (t) => {
+  const vol = volume(t, 0o777);
+  mkdirSync(join(vol, 'there'), { mode: 0o700 });
+  chmodSync(join(vol, 'there'), 0o700);
+  assert.equal(prepareSubPath(vol, 'there'), join(vol, 'there'));
+  assert.equal((statSync(join(vol, 'there')).mode & 0o7777).toString(8), '700');
+});
