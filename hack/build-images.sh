@@ -112,6 +112,13 @@ copy_with_libs() {
   done
 }
 
+# recipe FILL: what an image built by FILL is made by (the shared builders, FILL and the
+# fill_ functions it calls), for its cache key: an edit elsewhere does not rebuild every image.
+recipe() {
+  local deps; deps=$(declare -f "$1" | grep -o '\bfill_[a-z_]*' | grep -vx "$1" | sort -u)
+  declare -f oci_tar copy_with_libs busybox_root "$1" $deps
+}
+
 # busybox_root DIR: a minimal root file system, busybox-static with its applets as links.
 busybox_root() {
   local r=$1 a
@@ -306,7 +313,7 @@ cluster_image() {
   local name=$1 cfg=$2 fill=$3; shift 3
   local base=${name##*/}; base=${base%%:*}
   local key tar w f
-  key=$(cat "$0" <(for f in "$@"; do [ ! -f "$f" ] || cat "$f"; done) <(echo "$name $cfg $fill $*") \
+  key=$(cat <(recipe "$fill") <(for f in "$@"; do [ ! -f "$f" ] || cat "$f"; done) <(echo "$name $cfg $fill $*") \
       <(dpkg-query -W libc6 busybox-static "${IPTABLES_PKGS[@]}") | sha256sum | cut -c1-16)
   tar="$IMAGES/cluster-$base-$key.tar"
   if [ ! -f "$tar" ] || [ ! -f "$tar.digest" ]; then
@@ -374,7 +381,7 @@ e2e_image() {
   case "$name" in */*) repo=${name%%:*}; base=${base##*/} ;; esac
   for t in $(tr ',' ' ' <<<"${name#*:}"); do names+=("$repo:$t"); done
   local key tar
-  key=$(cat "$0" <(echo "$bb_version ${names[*]}") <(declare -f "$fill") "${E2E_INPUTS[@]}" \
+  key=$(cat <(recipe "$fill") <(echo "$bb_version ${names[*]} $cfg $want $*") "${E2E_INPUTS[@]}" \
     <(dpkg-query -W "${E2E_DEBS[@]}") "$KTS_ROOT/hack/images/sh.c" "$KTS_ROOT/hack/images/nmeter.c" | sha256sum | cut -c1-16)
   tar="$IMAGES/e2e-$base-$key.tar"
   if [ ! -f "$tar" ] || [ ! -f "$tar.digest" ]; then
@@ -405,9 +412,10 @@ for b in "${E2E_INPUTS[@]}"; do [ -x "$b" ] || die "$b is missing: run hack/buil
 # nmeter applet Debian's build lacks (hack/images/nmeter.c: the lifecycle tests' clock).
 fill_sh() {
   copy_with_libs "$1" /usr/bin/bash
-  gcc -static -O2 -s -Wall -o "$1/bin/sh.new" "$KTS_ROOT/hack/images/sh.c" && mv "$1/bin/sh.new" "$1/bin/sh" &&
-    gcc -static -O2 -s -Wall -o "$1/bin/nmeter" "$KTS_ROOT/hack/images/nmeter.c"
+  gcc -static -O2 -s -Wall -o "$1/bin/sh.new" "$KTS_ROOT/hack/images/sh.c" && mv "$1/bin/sh.new" "$1/bin/sh" && fill_nmeter "$1"
 }
+# nmeter: the lifecycle tests run it in busybox and in agnhost (their "alternate image").
+fill_nmeter() { gcc -static -O2 -s -Wall -o "$1/bin/nmeter" "$KTS_ROOT/hack/images/nmeter.c"; }
 e2e_image busybox:1.37.0-1,1.36.1-1 fill_sh "{\"Cmd\":[\"sh\"],\"Env\":[\"$ENV_PATH\"]}" "data-1=x ash 1" \
   /bin/busybox sh -c 'echo $(env data-1=x /bin/sh -c "env | grep ^data-1=") $(/bin/sh -c "echo \${BASH_VERSION:-ash}") $(nmeter -d0 "%3t" | head -n1 | grep -c "^[0-9:]*\.[0-9][0-9][0-9]$")'
 
@@ -420,7 +428,7 @@ fill_dns_tools() {
 
 # agnhost as upstream's Dockerfile lays it out: /agnhost, /agnhost-2, the porter
 # certificate, /uploads, the user and group the security-context tests look up, and the
-# tools its alpine base adds that tests call (bash, curl, dig, OpenBSD's nc: the Services
+# tools its alpine base adds that tests call (bash, curl, dig, busybox's nmeter, OpenBSD's nc: the Services
 # tests run `nc -v -t -w 2`, whose flags busybox's nc lacks). /bin/sh is bash: Debian's
 # busybox-static prefers its own applets to PATH, so its ash would run busybox's nc.
 fill_agnhost() {
@@ -428,7 +436,7 @@ fill_agnhost() {
   copy_with_libs "$r" /usr/bin/bash /usr/bin/curl /bin/nc.openbsd
   ln -sf /bin/nc.openbsd "$r/usr/bin/nc"
   ln -sf /usr/bin/bash "$r/bin/sh"
-  fill_dns_tools "$r" || return
+  fill_dns_tools "$r" && fill_nmeter "$r" || return
   ln -sf /usr/bin/bash "$r/bin/bash"
   cp "$BIN/agnhost" "$r/agnhost"; ln -s agnhost "$r/agnhost-2"
   cp "$SRC/agnhost/porter/localhost.crt" "$SRC/agnhost/porter/localhost.key" "$r/"

@@ -48,14 +48,7 @@ nodes=$(ckubectl get nodes -o jsonpath='{.items[*].metadata.name}')
 for n in $nodes; do bash "$KTS_ROOT/hack/cluster/node.sh" images "$n" --conformance; done
 
 rm -rf "$OUTDIR"; mkdir -p "$OUTDIR"
-# No registry is reachable: a pull of an image we did not build fails at once. Name it
-# loudly while the run goes on (the test itself then times out waiting for its pod).
-# (Its own process group, so that the whole pipeline stops with the run.)
-export -f log; export KUBECONFIG_ADMIN OUTDIR
-setsid bash -c 'kubectl --kubeconfig "$KUBECONFIG_ADMIN" get events -A --watch-only --field-selector reason=Failed \
-    -o jsonpath="{.message}{\"\n\"}" 2>/dev/null | grep --line-buffered -i pull \
-  | while read -r line; do log "MISSING IMAGE: $line"; echo "$line" >> "$OUTDIR/missing-images.txt"; done' &
-watcher=$!
+watcher=$(watch_failed_pulls "$KUBECONFIG_ADMIN" "$OUTDIR/missing-images.txt")
 trap 'kill -TERM -- -$watcher 2>/dev/null || true' EXIT
 
 log "running conformance tests ($SUITE, $PROCS in parallel; focus: $FOCUS; skip: $SKIP)"

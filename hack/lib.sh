@@ -199,3 +199,18 @@ write_kubeconfig() {
   chmod 600 "$file.tmp"
   if cmp -s "$file.tmp" "$file"; then rm -f "$file.tmp"; else mv "$file.tmp" "$file"; fi
 }
+
+# watch_failed_pulls KUBECONFIG FILE: no registry is reachable, so a pull of an image we did
+# not build fails at once; name each one loudly while a test run goes on (the test itself
+# then times out waiting for its pod), and append it to FILE. Runs in the background in its
+# own process group and watches again whenever the apiserver ends the watch (after 30-60
+# minutes); prints its group's ID: `kill -TERM -- -ID` stops the whole pipeline.
+watch_failed_pulls() {
+  export -f log
+  KUBECONFIG_WATCH=$1 PULLS_FILE=$2 setsid bash -c 'while :; do
+      "$0" --kubeconfig "$KUBECONFIG_WATCH" get events -A --watch-only --field-selector reason=Failed \
+        -o jsonpath="{.message}{\"\n\"}" 2>/dev/null; sleep 1; done \
+    | grep --line-buffered -i pull \
+    | while read -r line; do log "MISSING IMAGE: $line"; echo "$line" >> "$PULLS_FILE"; done' "$BIN/kubectl" >/dev/null &
+  echo $!
+}

@@ -12,6 +12,8 @@
 #   FOCUS=regex, SKIP=regex  another selection (default: all [NodeConformance] tests but
 #                            [Serial], [Disruptive], [Flaky], [Alpha] and [Feature:*])
 #   PROCS=n                  parallel test processes (default 2)
+#   TIMEOUT=duration         ginkgo's limit for the whole run (default 4h); the report is
+#                            written for what ran
 #   OUT=dir                  reports (default _output/node-conformance: junit.xml, e2e.log,
 #                            missing-images.txt)
 OUTDIR="${OUT:-}"  # (before lib.sh, which sets OUT to _output)
@@ -23,6 +25,7 @@ skip='\[Serial\]|\[Disruptive\]|\[Flaky\]|\[Alpha\]|\[Feature:[^\]]+\]'
 FOCUS="${FOCUS:-$focus}"
 SKIP="${SKIP:-$skip}"
 PROCS="${PROCS:-2}"
+TIMEOUT="${TIMEOUT:-4h}"
 OUTDIR="${OUTDIR:-$OUT/node-conformance}"
 KUBECONFIG_ADMIN="$LOCAL/admin.kubeconfig"
 SA=node-e2e
@@ -69,15 +72,7 @@ domain=$(jq -r '.kubeletconfig.clusterDomain // ""' <<<"$configz")
 static=$(jq -r '.kubeletconfig.staticPodPath // ""' <<<"$configz")
 
 rm -rf "$OUTDIR"; mkdir -p "$OUTDIR"
-# No registry is reachable: name a pull of an image we did not build while the run goes on.
-# (Its own process group, so that the whole pipeline stops with the run; it watches again
-# whenever the apiserver ends the watch, which it does after 30-60 minutes.)
-export -f log; export KUBECONFIG_ADMIN OUTDIR
-setsid bash -c 'while :; do kubectl --kubeconfig "$KUBECONFIG_ADMIN" get events -A --watch-only \
-    --field-selector reason=Failed -o jsonpath="{.message}{\"\n\"}" 2>/dev/null; sleep 1; done \
-  | grep --line-buffered -i pull \
-  | while read -r line; do log "MISSING IMAGE: $line"; echo "$line" >> "$OUTDIR/missing-images.txt"; done' &
-watcher=$!
+watcher=$(watch_failed_pulls "$KUBECONFIG_ADMIN" "$OUTDIR/missing-images.txt")
 stamp="$OUTDIR/.started"; touch "$stamp"
 cleanup() {
   kill -TERM -- "-$watcher" 2>/dev/null || true
@@ -95,7 +90,7 @@ log "running node conformance tests on $NODE_NAME ($PROCS in parallel; focus: $F
 start=$SECONDS
 set +e
 # From OUTDIR: the suite writes its kubelet.conf.d into the working directory.
-(cd "$OUTDIR" && ginkgo --procs="$PROCS" --timeout=4h --no-color --silence-skips --output-dir="$OUTDIR" \
+(cd "$OUTDIR" && ginkgo --procs="$PROCS" --timeout="$TIMEOUT" --no-color --silence-skips --output-dir="$OUTDIR" \
   --junit-report=junit.xml --focus="$FOCUS" --skip="$SKIP" "$BIN/e2e_node.test" -- \
   --start-services=false --stop-services=false --prepull-images=false \
   --host="https://$KTS_IP:6443" --bearer-token="$token" --node-name="$NODE_NAME" --dns-domain="$domain" \

@@ -60,6 +60,10 @@ const kubeletFlags = (y: Argv) =>
     .option('cgroup-root', { type: 'string', describe: 'the cgroup below which kubepods is made (config field cgroupRoot)' })
     .option('port', { type: 'number', describe: 'port of the kubelet API (config field port)' })
     .option('healthz-port', { type: 'number', describe: 'port of the local healthz endpoint (config field healthzPort)' })
+    .option('read-only-port', {
+      type: 'number',
+      describe: 'port of the unauthenticated read-only API, 0 for none (config field readOnlyPort)',
+    })
     .option('v', { type: 'number', default: 0, describe: 'log verbosity' });
 
 type KubeletArgs = Awaited<ReturnType<typeof kubeletFlags>['argv']>;
@@ -79,6 +83,7 @@ async function startKubelet(argv: KubeletArgs) {
   if (argv['container-runtime-endpoint']) config.containerRuntimeEndpoint = argv['container-runtime-endpoint'];
   if (argv.port !== undefined) config.port = argv.port;
   if (argv['healthz-port'] !== undefined) config.healthzPort = argv['healthz-port'];
+  if (argv['read-only-port'] !== undefined) config.readOnlyPort = argv['read-only-port'];
   if (argv['cgroup-root'] !== undefined) config.cgroupRoot = argv['cgroup-root'];
   const certDir = argv['cert-dir'] ?? joinPath(argv['root-dir'], 'pki');
   const nodeName = (argv['hostname-override'] || hostname()).toLowerCase();

@@ -73,6 +73,29 @@ test('memory: the threshold, what was left, and the containers over their reques
   });
 });
 
+test('memory with pod-level resources: the pod against its pod-level request first, then the containers', () => {
+  const p = pod([{ name: 'a' }, { name: 'b', resources: { requests: { memory: '10Mi' } } }]);
+  (p.spec as { resources?: object }).resources = { requests: { memory: '100Mi' }, limits: { memory: '200Mi' } };
+  const stats = { ...pstats([cstats('a', 20 * Mi), cstats('b', 30 * Mi)]), memory: { time: T, workingSetBytes: 50 * Mi } };
+  const got = evictionMessage('memory', { pod: p, stats }, memThreshold, memObs);
+  assert.equal(
+    got.message,
+    'The node was low on resource: memory. Threshold quantity: 100Mi, available: 12Ki. ' +
+      'Pod p was using 50Mi, request is 100Mi, has larger consumption of memory. ' +
+      'Container a was using 20Mi, request is 0, has larger consumption of memory. ' +
+      'Container b was using 30Mi, request is 10Mi, has larger consumption of memory. ',
+  );
+  assert.deepEqual(got.annotations, {
+    offending_pod: 'p',
+    offending_pod_usage: '50Mi',
+    offending_containers: 'a,b',
+    offending_containers_usage: '20Mi,30Mi',
+    starved_resource: 'memory',
+  });
+  // Only memory, and only with pod stats for memory.
+  assert.ok(!evictionMessage('memory', { pod: p, stats: pstats([]) }, memThreshold, memObs).message.includes('Pod p'));
+});
+
 test('disk: a percentage threshold prints as the bytes it came to; usage is writable layer plus logs', () => {
   const ts = parseThresholds({ evictionHard: { 'nodefs.available': '10%', 'memory.available': '1Gi' } });
   const obs: Observations = {

@@ -10,6 +10,7 @@ import type { Candidate } from './ranking.ts';
 import { isHard, thresholdQuantity } from './thresholds.ts';
 import { SIGNAL_RESOURCE, type ReclaimResource, type Signal, type Threshold } from './types.ts';
 import { isCriticalPod } from '../podutil/podutil.ts';
+import { isPodLevelResourcesSet, podLevelResources, podSpecResources } from '../resources/pod-resources.ts';
 
 export const EVICTED_REASON = 'Evicted';
 /** How long a pod gets to stop on a hard threshold (upstream's immediateEvictionGracePeriodSeconds). */
@@ -19,6 +20,16 @@ export const IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS = 1;
 export const OFFENDING_CONTAINERS_KEY = 'offending_containers';
 export const OFFENDING_CONTAINERS_USAGE_KEY = 'offending_containers_usage';
 export const STARVED_RESOURCE_KEY = 'starved_resource';
+export const OFFENDING_POD_KEY = 'offending_pod';
+export const OFFENDING_POD_USAGE_KEY = 'offending_pod_usage';
+
+/** spec.resources.requests.memory as written (the apiserver defaults it), else as defaulting would make it. */
+function podLevelMemoryRequest(pod: Pod): string | undefined {
+  const text = podSpecResources(pod)?.requests?.memory;
+  if (text !== undefined) return canonicalQuantity(text) ?? text;
+  const bytes = podLevelResources(pod)?.requests.memory;
+  return bytes === undefined ? undefined : formatQuantity(bytes, 'BinarySI');
+}
 
 /** The DisruptionTarget condition; observedGeneration is newer than kubernetes-types' PodCondition. */
 export type DisruptionCondition = PodCondition & { observedGeneration?: number };
@@ -63,6 +74,15 @@ export function evictionMessage(
   }
   const { pod, stats } = candidate;
   if (!stats) return { message, annotations: {} };
+  // Pod-level resources: the pod's memory use and pod-level request come first, whether or not above it, as upstream.
+  const podAnnotations: Record<string, string> = {};
+  const podMemoryRequest = resource === 'memory' && isPodLevelResourcesSet(pod) ? podLevelMemoryRequest(pod) : undefined;
+  if (podMemoryRequest !== undefined && stats.memory) {
+    const used = formatQuantity(stats.memory.workingSetBytes ?? 0, 'BinarySI');
+    message += `Pod ${pod.metadata?.name} was using ${used}, request is ${podMemoryRequest}, has larger consumption of ${resource}. `;
+    podAnnotations[OFFENDING_POD_KEY] = pod.metadata?.name ?? '';
+    podAnnotations[OFFENDING_POD_USAGE_KEY] = used;
+  }
   // Ephemeral containers cannot state requests, so they are never named.
   const containers = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])];
   const names: string[] = [],
@@ -85,6 +105,7 @@ export function evictionMessage(
   return {
     message,
     annotations: {
+      ...podAnnotations,
       [OFFENDING_CONTAINERS_KEY]: names.join(','),
       [OFFENDING_CONTAINERS_USAGE_KEY]: usages.join(','),
       [STARVED_RESOURCE_KEY]: resource,

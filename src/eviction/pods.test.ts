@@ -48,3 +48,20 @@ test('podRequest: containers summed, init containers and sidecars, limits standi
   ];
   for (const [name, spec, want] of cases) assert.equal(podRequest({ spec }, 'memory'), want, name);
 });
+
+test('podRequest with pod-level resources: the pod-level request alone (GetResourceRequestQuantity)', () => {
+  const Mi = 2 ** 20;
+  const withPod = (resources: object, spec: Pod['spec'] = { containers: [c('a', '100Mi')] }): Pod => ({
+    spec: { ...spec, resources } as Pod['spec'],
+  });
+  assert.equal(podRequest(withPod({ requests: { memory: '300Mi' } }), 'memory'), 300 * Mi);
+  // A pod-level limit alone defaults the request to the containers' aggregate, as the apiserver does.
+  assert.equal(podRequest(withPod({ limits: { memory: '300Mi' } }), 'memory'), 100 * Mi);
+  // A resource not set at the pod level counts as nothing once pod-level resources are set.
+  assert.equal(podRequest(withPod({ requests: { cpu: '1' } }), 'memory'), 0);
+  assert.equal(podRequest(withPod({ requests: { cpu: '1' } }), 'ephemeral-storage'), 0);
+  assert.equal(
+    podRequest(withPod({ requests: { memory: '300Mi' } }, { containers: [c('a')], overhead: { memory: '10Mi' } }), 'memory'),
+    310 * Mi,
+  );
+});

@@ -2,8 +2,9 @@
 // (pkg/kubelet/sysctl), then GeneralPredicates: the node's allocatable cpu, memory and pods;
 // its labels against the pod's node selector and required node affinity; host ports; the OS.
 // Pure: the sync loop asks it once per pod.
-import type { Container, Node, NodeSelectorRequirement, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, NodeSelectorRequirement, Pod } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../resources/quantity.ts';
+import { podCPUAndMemoryRequests } from '../resources/pod-resources.ts';
 import { normalizeSysctlName } from '../runtime/security-context.ts';
 import { admitAppArmor } from '../security/apparmor.ts';
 
@@ -13,13 +14,11 @@ import { admitAppArmor } from '../security/apparmor.ts';
  */
 export type Admission = { admit: true; preempt?: Pod[]; preemptFor?: string } | { admit: false; reason: string; message: string };
 
-/** Effective requests: the larger of the containers' sum and the largest init container, as the scheduler counts. */
-export function podRequests(pod: Pod): { cpu: number; memory: number } {
-  const req = (c: Container, r: 'cpu' | 'memory') => parseQuantity(c.resources?.requests?.[r] ?? c.resources?.limits?.[r] ?? '0') ?? 0;
-  const sum = (r: 'cpu' | 'memory') => (pod.spec?.containers ?? []).reduce((n, c) => n + req(c, r), 0);
-  const initMax = (r: 'cpu' | 'memory') => Math.max(0, ...(pod.spec?.initContainers ?? []).map((c) => req(c, r)));
-  return { cpu: Math.max(sum('cpu'), initMax('cpu')), memory: Math.max(sum('memory'), initMax('memory')) };
-}
+/**
+ * Effective requests in cores and bytes, as the scheduler counts them (resourcehelper.PodRequests):
+ * pod-level requests where set, else the containers' aggregate with init containers and sidecars; plus the overhead.
+ */
+export const podRequests = (pod: Pod): { cpu: number; memory: number } => podCPUAndMemoryRequests(pod);
 
 function matches(req: NodeSelectorRequirement, labels: Record<string, string>): boolean {
   const v = labels[req.key];

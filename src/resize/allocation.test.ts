@@ -1,6 +1,6 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
@@ -14,7 +14,9 @@ const pod = (cpu: string, extra = false): Pod => ({
 });
 
 test('AllocationManager: the spec when first seen, then only what is set; checkpointed', () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'kts-alloc-')), 'allocated_pods_state');
+  const dir = mkdtempSync(join(tmpdir(), 'kts-alloc-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'allocated_pods_state');
   const m = new AllocationManager({ file });
   assert.deepEqual(m.get(pod('1')), { c: { requests: { cpu: '1' } } });
   assert.deepEqual(m.get(pod('2')), { c: { requests: { cpu: '1' } } }, 'a resize is not taken for granted');

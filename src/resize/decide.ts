@@ -4,7 +4,8 @@
 // cgroup (CRI UpdateContainerResources), or a restart when its resizePolicy says so.
 import type { Container, Pod, PodCondition, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../resources/quantity.ts';
-import { changedResources, cpuAndMemory, podRequests, sameResources } from '../resources/linux-resources.ts';
+import { changedResources, cpuAndMemory, sameResources } from '../resources/linux-resources.ts';
+import { podCPUAndMemoryRequests } from '../resources/pod-resources.ts';
 
 /** Allocated resources by container name (app and init containers). */
 export type Allocation = Record<string, ResourceRequirements>;
@@ -55,7 +56,7 @@ export type ResizeVerdict = { ok: true } | { ok: false; reason: 'Infeasible' | '
  */
 export function admitResize(pod: Pod, others: Pod[], allocatable: Record<string, string> | undefined): ResizeVerdict {
   if (!allocatable) return { ok: true };
-  const want = podRequests(pod.spec?.containers ?? [], pod.spec?.initContainers ?? []);
+  const want = podCPUAndMemoryRequests(pod);
   const capacity = { cpu: parseQuantity(allocatable.cpu ?? '') ?? Infinity, memory: parseQuantity(allocatable.memory ?? '') ?? Infinity };
   // Upstream prints cpu in millicores and memory in bytes.
   const f = (r: 'cpu' | 'memory', x: number) => String(r === 'cpu' ? Math.round(x * 1000) : Math.round(x));
@@ -67,7 +68,7 @@ export function admitResize(pod: Pod, others: Pod[], allocatable: Record<string,
       message: `Node didn't have enough capacity: ${over}, requested: ${f(over, want[over])}, capacity: ${f(over, capacity[over])}`,
     };
   for (const r of ['cpu', 'memory'] as const) {
-    const used = others.reduce((n, p) => n + podRequests(p.spec?.containers ?? [], p.spec?.initContainers ?? [])[r], 0);
+    const used = others.reduce((n, p) => n + podCPUAndMemoryRequests(p)[r], 0);
     if (want[r] > 0 && used + want[r] > capacity[r]) {
       return {
         ok: false,

@@ -15,6 +15,7 @@ import { podCgroupLimits, readMemoryUsage, readPodCgroup, sameLimits, widenLimit
 import { AllocationManager } from './allocation.ts';
 import { admitResize, resizeRequested, specAllocation, withAllocation, type Allocation } from './decide.ts';
 import { CFS_PERIOD_US, cpuAndMemory, fromLinux, linuxResources, sameLinux, sameResources } from '../resources/linux-resources.ts';
+import { podLimitsForContainers } from '../resources/pod-resources.ts';
 
 /** The runtime calls in-place resize makes: new cgroup settings for a container, and the view told of them. */
 export interface ResizeRuntime {
@@ -190,10 +191,10 @@ export class PodResizer {
     }
     for (const u of actions.containersToUpdate) {
       if (!u.changed.includes('memory')) continue;
-      const want = linuxResources(u.resources).memoryLimitInBytes;
+      const want = linuxResources(u.resources, podLimitsForContainers(pod)).memoryLimitInBytes;
       const s = status.containers.find((x) => x.id === u.id)!;
       const before = actualOf(s);
-      const now = before ? linuxResources(before).memoryLimitInBytes : 0;
+      const now = before ? linuxResources(before, podLimitsForContainers(pod)).memoryLimitInBytes : 0;
       if (!want || (now && want >= now)) continue;
       const usage = readMemoryUsage(`${path}/${u.id}`);
       if (usage !== undefined && usage >= want)
@@ -207,11 +208,11 @@ export class PodResizer {
     const uid = pod.metadata!.uid!;
     for (const u of actions.containersToUpdate) {
       const s = status.containers.find((x) => x.id === u.id)!;
-      const want = linuxResources(u.resources);
+      const want = linuxResources(u.resources, podLimitsForContainers(pod));
       const before = actualOf(s);
       try {
         // Equivalent values (2m and 1m of cpu both make 2 shares) need no call, only bookkeeping.
-        if (!before || !sameLinux(want, linuxResources(before))) {
+        if (!before || !sameLinux(want, linuxResources(before, podLimitsForContainers(pod)))) {
           // Zero leaves a value alone in the runtime: an unlimited one is -1.
           await this.#deps.cri.updateContainerResources({
             containerId: u.id,

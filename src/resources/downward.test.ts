@@ -50,3 +50,33 @@ test('resourceFieldRef: limits default to node allocatable; divisors round up', 
     value: '2',
   });
 });
+
+// test/e2e/common/node/downwardapi.go, "Downward API tests for pod level resources".
+test('resourceFieldRef: an unset container limit reads as the pod-level limit, then node allocatable', () => {
+  const alloc = { cpu: '4', memory: '8Gi', 'ephemeral-storage': '10Gi' };
+  const withPod = (limits: Record<string, string>, container: Pod['spec'] = { containers: [{ name: 'c' }] }): Pod => ({
+    metadata: { name: 'p' },
+    spec: { ...container, resources: { requests: { cpu: '250m', memory: '32Mi' }, limits } } as Pod['spec'],
+  });
+  const cases: [string, Pod, string, string][] = [
+    ['pod cpu limit 1250m rounds up', withPod({ cpu: '1250m', memory: '64Mi' }), 'limits.cpu', '2'],
+    ['pod memory limit', withPod({ cpu: '1250m', memory: '64Mi' }), 'limits.memory', String(64 * 2 ** 20)],
+    ['no pod memory limit: node allocatable', withPod({ cpu: '1250m' }), 'limits.memory', String(8 * 2 ** 30)],
+    ['a zero pod limit is none', withPod({ cpu: '0' }), 'limits.cpu', '4'],
+    [
+      'ephemeral-storage is not a pod-level resource',
+      withPod({ 'ephemeral-storage': '1Gi' }),
+      'limits.ephemeral-storage',
+      String(10 * 2 ** 30),
+    ],
+    [
+      "the container's own limit wins",
+      withPod({ cpu: '1250m' }, { containers: [{ name: 'c', resources: { limits: { cpu: '500m' } } }] }),
+      'limits.cpu',
+      '1',
+    ],
+    ['requests never fall back', withPod({ cpu: '1250m', memory: '64Mi' }), 'requests.cpu', '0'],
+  ];
+  for (const [name, p, resource, want] of cases)
+    assert.deepEqual(resourceFieldRefValue({ resource }, p, p.spec!.containers[0], alloc), { value: want }, name);
+});

@@ -3,6 +3,7 @@
 // podFieldSelectorRuntimeValue and ExtractContainerResourceValue with the defaulted limits.
 import type { Container, ObjectFieldSelector, Pod, ResourceFieldSelector } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from './quantity.ts';
+import { isSupportedPodLevelResource, podSpecResources } from './pod-resources.ts';
 
 // --- fieldRef: podFieldSelectorRuntimeValue, fieldpath.ExtractFieldPathAsString --------
 
@@ -87,20 +88,21 @@ export const formatMap = (m: Record<string, string> | undefined) =>
 // --- resourceFieldRef: defaultPodLimitsForDownwardAPI, ExtractContainerResourceValue ---
 
 const DEFAULTED_LIMITS = ['cpu', 'memory', 'ephemeral-storage'] as const;
-const POD_LEVEL = ['cpu', 'memory'];
 
 /**
- * A limit the container leaves unset (or zero) reads as the pod-level limit when there is
- * one (cpu, memory), else as the node's allocatable.
+ * Upstream's defaultPodLimitsForDownwardAPI and MergeContainerResourceLimits: a limit the
+ * container leaves unset (or zero) reads as the pod-level limit when there is a non-zero one
+ * (cpu, memory: the pod-level resources among these), else as the node's allocatable; only a
+ * resource the node reports is defaulted at all.
  */
 export function defaultedLimits(pod: Pod, c: Container, allocatable: Record<string, string>): Record<string, string> {
   const limits: Record<string, string> = { ...c.resources?.limits };
-  const podLimits = (pod.spec as { resources?: { limits?: Record<string, string> } } | undefined)?.resources?.limits ?? {};
+  const podLimits = podSpecResources(pod)?.limits ?? {};
   for (const r of DEFAULTED_LIMITS) {
     const set = limits[r] !== undefined && (parseQuantity(limits[r]) ?? 0) !== 0;
     if (set) continue;
     const podLimit =
-      POD_LEVEL.includes(r) && podLimits[r] !== undefined && (parseQuantity(podLimits[r]) ?? 0) !== 0 ? podLimits[r] : undefined;
+      isSupportedPodLevelResource(r) && podLimits[r] !== undefined && (parseQuantity(podLimits[r]) ?? 0) !== 0 ? podLimits[r] : undefined;
     const fallback = allocatable[r] === undefined ? undefined : (podLimit ?? allocatable[r]);
     if (fallback !== undefined) limits[r] = fallback;
   }

@@ -1,15 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  changedResources,
-  cpuAndMemory,
-  fromLinux,
-  linuxResources,
-  milliCPU,
-  podRequests,
-  quotaFromMilli,
-  sharesFromMilli,
-} from './linux-resources.ts';
+import { changedResources, cpuAndMemory, fromLinux, linuxResources, milliCPU, quotaFromMilli, sharesFromMilli } from './linux-resources.ts';
 
 const rr = (requests?: Record<string, string>, limits?: Record<string, string>) => ({
   ...(requests ? { requests } : {}),
@@ -36,6 +27,38 @@ const linuxCases: [string, ReturnType<typeof rr>, ReturnType<typeof linuxResourc
   ['both', rr({ cpu: '2m' }, { cpu: '10m' }), { cpuShares: 2, cpuPeriod: 100000, cpuQuota: 1000, memoryLimitInBytes: 0 }],
 ];
 for (const [name, r, want] of linuxCases) test(`linuxResources: ${name}`, () => assert.deepEqual(linuxResources(r), want));
+
+// kuberuntime's getCPULimit and getMemoryLimit: a pod with pod-level resources lends its limits.
+const Mi = 2 ** 20;
+const podLevelCases: [string, ReturnType<typeof rr>, { cpu?: number; memory?: number }, ReturnType<typeof linuxResources>][] = [
+  [
+    'no container resources: quota, memory and shares from the pod limits',
+    rr(),
+    { cpu: 100, memory: 100 * Mi },
+    { cpuShares: 102, cpuPeriod: 100000, cpuQuota: 10000, memoryLimitInBytes: 100 * Mi },
+  ],
+  [
+    'a cpu request keeps its shares; the limits still come from the pod',
+    rr({ cpu: '50m', memory: '50Mi' }),
+    { cpu: 100, memory: 100 * Mi },
+    { cpuShares: 51, cpuPeriod: 100000, cpuQuota: 10000, memoryLimitInBytes: 100 * Mi },
+  ],
+  [
+    "the container's own limits win",
+    rr(undefined, { cpu: '30m', memory: '30Mi' }),
+    { cpu: 100, memory: 100 * Mi },
+    { cpuShares: 30, cpuPeriod: 100000, cpuQuota: 3000, memoryLimitInBytes: 30 * Mi },
+  ],
+  [
+    'a zero container limit counts as unset (its request, defaulted from it, stays zero)',
+    rr(undefined, { cpu: '0', memory: '0' }),
+    { cpu: 200, memory: 64 * Mi },
+    { cpuShares: 2, cpuPeriod: 100000, cpuQuota: 20000, memoryLimitInBytes: 64 * Mi },
+  ],
+  ['pod-level requests only: nothing to lend', rr(), {}, { cpuShares: 2, cpuPeriod: 0, cpuQuota: 0, memoryLimitInBytes: 0 }],
+];
+for (const [name, r, podLimits, want] of podLevelCases)
+  test(`linuxResources with pod-level limits: ${name}`, () => assert.deepEqual(linuxResources(r, podLimits), want));
 
 const changeCases: [string, ReturnType<typeof rr>, ReturnType<typeof rr>, string[]][] = [
   ['same', rr({ cpu: '20m' }), rr({ cpu: '20m' }), []],
@@ -70,13 +93,3 @@ const fromCases: [string, Parameters<typeof fromLinux>[0], ReturnType<typeof rr>
   ['a limit not applied yet is not shown', linuxResources(rr({ cpu: '20m' })), rr({ cpu: '20m' }, { cpu: '30m' }), rr({ cpu: '20m' }, {})],
 ];
 for (const [name, l, alloc, want] of fromCases) test(`fromLinux: ${name}`, () => assert.deepEqual(fromLinux(l, alloc), want));
-
-test('podRequests: app containers and sidecars add up, a regular init container counts alone', () => {
-  const c = (cpu: string, restartPolicy?: string) => ({
-    name: cpu,
-    resources: { requests: { cpu, memory: '1Mi' } },
-    ...(restartPolicy ? { restartPolicy } : {}),
-  });
-  assert.deepEqual(podRequests([c('100m'), c('200m')], [c('250m'), c('100m', 'Always')]), { cpu: 0.4, memory: 3 * 2 ** 20 });
-  assert.deepEqual(podRequests([c('100m')], [c('1')]), { cpu: 1, memory: 2 ** 20 });
-});

@@ -1,9 +1,8 @@
 // A container's cpu and memory in the three forms in-place resize juggles: the API's
 // ResourceRequirements (spec, allocated, actuated), the CRI's LinuxContainerResources
 // (what runc writes to the cgroup), and back again for status.resources. Pure.
-import type { Container, ResourceRequirements } from 'kubernetes-types/core/v1.js';
+import type { ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { formatBinary, formatCPU, parseQuantity } from './quantity.ts';
-import { isSidecar } from '../podutil/podutil.ts';
 
 /** The CRI fields kubelet-ts sets (cgroup v1 semantics); 0 means "not set". */
 export interface LinuxResources {
@@ -28,17 +27,25 @@ export const sharesFromMilli = (m: number) => (m === 0 ? MIN_SHARES : Math.max(M
 /** Upstream's MilliCPUToQuota. */
 export const quotaFromMilli = (m: number) => (m === 0 ? 0 : Math.max(MIN_QUOTA_US, Math.floor((m * CFS_PERIOD_US) / 1000)));
 
-/** CPU and memory for the runtime, with upstream's conversions (shares from requests, else limits; quota from limits). */
-export function linuxResources(r: ResourceRequirements | undefined): LinuxResources {
+/**
+ * CPU and memory for the runtime, with upstream's conversions (calculateLinuxResources: shares
+ * from requests, else limits; quota from limits). podLimits (millicores, bytes): the pod-level
+ * limits when the pod sets pod-level resources; they stand in for a container limit that is
+ * unset or zero (getCPULimit, getMemoryLimit), shares included when the container requests no cpu.
+ */
+export function linuxResources(r: ResourceRequirements | undefined, podLimits?: { cpu?: number; memory?: number }): LinuxResources {
   const req = r?.requests ?? {},
     lim = r?.limits ?? {};
-  const cpuReq = milliCPU(req.cpu ?? lim.cpu),
-    cpuLim = milliCPU(lim.cpu);
+  const cpuLim = milliCPU(lim.cpu) || (podLimits?.cpu ?? 0),
+    memLim = bytes(lim.memory) || (podLimits?.memory ?? 0);
+  // A container limit is a request too, as the apiserver defaults it; only with neither does the pod's limit give the shares.
+  const cpuReqText = req.cpu ?? lim.cpu;
+  const cpuReq = cpuReqText !== undefined ? milliCPU(cpuReqText) : cpuLim;
   return {
     cpuShares: sharesFromMilli(cpuReq),
     cpuPeriod: cpuLim ? CFS_PERIOD_US : 0,
     cpuQuota: quotaFromMilli(cpuLim),
-    memoryLimitInBytes: bytes(lim.memory),
+    memoryLimitInBytes: memLim,
   };
 }
 
@@ -112,15 +119,4 @@ export function fromLinux(l: LinuxResources, allocated: ResourceRequirements): R
     limits.memory = l.memoryLimitInBytes === want.memoryLimitInBytes ? lim.memory : formatBinary(l.memoryLimitInBytes);
   }
   return { ...(allocated.requests ? { requests } : {}), ...(allocated.limits ? { limits } : {}) };
-}
-
-/** Effective pod requests (cores, bytes): the app containers' sum or the largest init container, as the scheduler counts. */
-export function podRequests(containers: Container[], inits: Container[]): { cpu: number; memory: number } {
-  // Millicores and bytes while adding up: integers, no float noise at the boundary.
-  const req = (c: Container, r: Res) => amount(r, c.resources?.requests?.[r] ?? c.resources?.limits?.[r]);
-  // Sidecars run next to the app containers: they add to the sum.
-  const sidecars = inits.filter(isSidecar);
-  const sum = (r: Res) => [...containers, ...sidecars].reduce((n, c) => n + req(c, r), 0);
-  const initMax = (r: Res) => Math.max(0, ...inits.filter((c) => !isSidecar(c)).map((c) => req(c, r)));
-  return { cpu: Math.max(sum('cpu'), initMax('cpu')) / 1000, memory: Math.max(sum('memory'), initMax('memory')) };
 }

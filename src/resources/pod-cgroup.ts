@@ -1,42 +1,88 @@
 // The pod-level cgroup under kubepods, as upstream's pod container manager makes it
 // before the sandbox (ResourceConfigForPod): cpu.shares from the pod's requests, a CFS
-// quota and a memory limit only when every container declares one, so that the pod as a
-// whole cannot use more than its containers together. cgroup v1 with the cgroupfs driver
-// (this host); containerd places the sandbox and the containers below it.
+// quota and a memory limit when the pod sets them at the pod level (spec.resources) or
+// every container declares one, so that the pod as a whole cannot use more than that.
+// cgroup v1 with the cgroupfs driver (this host); containerd places the sandbox and the
+// containers below it.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { qosClass } from './qos.ts';
-import { bytes, CFS_PERIOD_US, milliCPU, MIN_QUOTA_US, MIN_SHARES, quotaFromMilli, sharesFromMilli } from './linux-resources.ts';
+import { CFS_PERIOD_US, MIN_SHARES, quotaFromMilli, sharesFromMilli } from './linux-resources.ts';
+import {
+  HUGEPAGES_PREFIX,
+  isPodLevelResourcesSet,
+  podLimits,
+  podRequests,
+  podSpecResources,
+  toAmounts,
+  type Amounts,
+} from './pod-resources.ts';
+import { parseQuantity } from './quantity.ts';
 
 export interface PodCgroupLimits {
   cpuShares: number;
   /** CFS quota in µs per 100 ms period; undefined: unlimited. */
   cpuQuotaUs?: number;
   memoryLimitBytes?: number;
+  /** hugetlb limits in bytes by page size as the cgroup names it ("2MB"); absent when the pod asks for none. */
+  hugePageLimits?: Record<string, number>;
 }
 
-/** Pure: upstream's ResourceConfigForPod for cgroup v1 (init containers: the larger of their max and the app sum). */
+/** libcontainer's page size names (upstream's HugePageUnitSizeFromByteSize): 2097152 is "2MB". */
+export function hugePageSizeName(bytes: number): string | undefined {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+  let i = 0;
+  while (bytes % 1024 === 0 && bytes > 0 && i < units.length - 1) {
+    bytes /= 1024;
+    i++;
+  }
+  return bytes > 1024 && i < units.length - 1 ? undefined : `${bytes}${units[i]}`;
+}
+
+/** Upstream's HugePageLimits: hugepages-<size> requests summed by page size. */
+function hugePageLimits(reqs: Amounts): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(reqs)) {
+    if (!k.startsWith(HUGEPAGES_PREFIX)) continue;
+    const size = parseQuantity(k.slice(HUGEPAGES_PREFIX.length));
+    const name = size === undefined ? undefined : hugePageSizeName(size);
+    if (name) out[name] = (out[name] ?? 0) + v;
+  }
+  return out;
+}
+
+/** Pure: upstream's ResourceConfigForPod for cgroup v1 (PodRequests and PodLimits, pod-level resources and overhead included). */
 export function podCgroupLimits(pod: Pod): PodCgroupLimits {
-  const apps = pod.spec?.containers ?? [],
-    inits = pod.spec?.initContainers ?? [];
-  const all = [...apps, ...inits];
-  // Millicores for cpu, bytes for memory: integers, so that 570m gives 57000 µs and not 56999.
-  const get = (c: Container, kind: 'requests' | 'limits', r: 'cpu' | 'memory') => {
-    const v = c.resources?.[kind]?.[r] ?? (kind === 'requests' ? c.resources?.limits?.[r] : undefined);
-    return v === undefined ? undefined : r === 'cpu' ? milliCPU(v) : bytes(v);
-  };
-  const effective = (kind: 'requests' | 'limits', r: 'cpu' | 'memory') =>
-    Math.max(
-      apps.reduce((n, c) => n + (get(c, kind, r) ?? 0), 0),
-      ...inits.map((c) => get(c, kind, r) ?? 0),
-    );
-  const declared = (r: 'cpu' | 'memory') => all.length > 0 && all.every((c) => get(c, 'limits', r) !== undefined);
-  if (qosClass(pod) === 'BestEffort') return { cpuShares: MIN_SHARES };
-  const cpuShares = sharesFromMilli(effective('requests', 'cpu'));
+  const reqs = podRequests(pod);
+  let cpuDeclared = true,
+    memoryDeclared = true;
+  // A container (an init container with the sidecars before it) without a limit leaves the pod unlimited...
+  const limits = podLimits(pod, {
+    containerFn: (a) => {
+      if (!a.cpu) cpuDeclared = false;
+      if (!a.memory) memoryDeclared = false;
+    },
+  });
+  // ...unless the pod sets that limit itself.
+  if (isPodLevelResourcesSet(pod)) {
+    const own = toAmounts(podSpecResources(pod)?.limits);
+    if (own.cpu) cpuDeclared = true;
+    if (own.memory) memoryDeclared = true;
+  }
+  const hugePages = hugePageLimits(reqs);
+  const withHugePages = Object.keys(hugePages).length ? { hugePageLimits: hugePages } : {};
+  const qos = qosClass(pod);
+  if (qos === 'BestEffort') return { cpuShares: MIN_SHARES, ...withHugePages };
+  const cpuShares = sharesFromMilli(reqs.cpu ?? 0),
+    cpuQuota = quotaFromMilli(limits.cpu ?? 0),
+    memory = limits.memory ?? 0;
+  // libcontainer leaves a zero quota or memory limit unset.
+  const guaranteed = qos === 'Guaranteed';
   return {
     cpuShares,
-    ...(declared('cpu') ? { cpuQuotaUs: Math.max(MIN_QUOTA_US, quotaFromMilli(effective('limits', 'cpu'))) } : {}),
-    ...(declared('memory') ? { memoryLimitBytes: effective('limits', 'memory') } : {}),
+    ...((guaranteed || cpuDeclared) && cpuQuota ? { cpuQuotaUs: cpuQuota } : {}),
+    ...((guaranteed || memoryDeclared) && memory ? { memoryLimitBytes: memory } : {}),
+    ...withHugePages,
   };
 }
 
@@ -83,7 +129,7 @@ export function writePodCgroup(path: string, l: PodCgroupLimits, root = '/sys/fs
 }
 
 /** Creates the pod's cgroup in the cpu and memory controllers with its limits (idempotent; cgroup v1 only). */
-export function ensurePodCgroup(path: string, l: PodCgroupLimits, root = '/sys/fs/cgroup'): void {
+export function ensurePodCgroup(path: string, l: PodCgroupLimits, root = '/sys/fs/cgroup', pageSizes = () => hugePageSizes()): void {
   if (!existsSync(`${root}/cpu`) || !existsSync(`${root}/memory`)) return; // cgroup v2: not handled yet
   const set = (controller: string, file: string, value: string | number) => {
     mkdirSync(`${root}/${controller}${path}`, { recursive: true });
@@ -95,6 +141,25 @@ export function ensurePodCgroup(path: string, l: PodCgroupLimits, root = '/sys/f
   // -1 only when no limit was ever set: lowering an existing limit below usage fails, so leave those alone.
   if (l.memoryLimitBytes !== undefined) set('memory', 'memory.limit_in_bytes', l.memoryLimitBytes);
   else mkdirSync(`${root}/memory${path}`, { recursive: true });
+  // Hugepages are never overcommitted: every page size the pod does not ask for is limited to 0 (upstream's toResources).
+  if (existsSync(`${root}/hugetlb`)) {
+    for (const size of pageSizes()) set('hugetlb', `hugetlb.${size}.limit_in_bytes`, l.hugePageLimits?.[size] ?? 0);
+  }
+}
+
+/** The host's huge page sizes as the cgroup names them (libcontainer's HugePageSizes: hugepages-2048kB is "2MB"). */
+export function hugePageSizes(sysfs = '/sys/kernel/mm/hugepages'): string[] {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(sysfs);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((e) => {
+    const kB = /^hugepages-(\d+)kB$/.exec(e)?.[1];
+    const name = kB === undefined ? undefined : hugePageSizeName(Number(kB) * 1024);
+    return name ? [name] : [];
+  });
 }
 
 /** memory.usage_in_bytes of a cgroup (cgroup v1), e.g. a pod's or a container's below it; undefined when unreadable. */

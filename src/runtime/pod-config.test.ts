@@ -79,6 +79,21 @@ test('container config: log path, labels, env as bytes, resources', () => {
   assert.deepEqual(c.linux!.resources, { cpuShares: 256, cpuPeriod: 100000, cpuQuota: 50000, memoryLimitInBytes: 64 * 2 ** 20 });
 });
 
+test('container resources with pod-level resources: unset limits come from the pod, and so does its cgroup parent', () => {
+  const p = pod({
+    containers: [
+      { name: 'free', image: 'busybox' },
+      { name: 'own', image: 'busybox', resources: { requests: { cpu: '50m', memory: '50Mi' }, limits: { cpu: '100m', memory: '100Mi' } } },
+    ],
+  });
+  (p.spec as { resources?: object }).resources = { requests: { cpu: '150m', memory: '150Mi' }, limits: { cpu: '200m', memory: '200Mi' } };
+  const [free, own] = p.spec!.containers.map((c) => containerConfig(p, c, 0, { memoryCapacityBytes: 8 * 2 ** 30 }).linux!.resources);
+  // Burstable: (150Mi - 50Mi) / 2 shared out; the free container has no request of its own.
+  assert.deepEqual(free, { cpuShares: 204, cpuPeriod: 100000, cpuQuota: 20000, memoryLimitInBytes: 200 * 2 ** 20, oomScoreAdj: 994 });
+  assert.deepEqual(own, { cpuShares: 51, cpuPeriod: 100000, cpuQuota: 10000, memoryLimitInBytes: 100 * 2 ** 20, oomScoreAdj: 988 });
+  assert.equal(podCgroup(p), '/kubepods/burstable/podu1');
+});
+
 test('security context: sysctls and the sandbox context; the container runs as the image user unless told', () => {
   const p = pod({
     securityContext: { runAsNonRoot: true, fsGroup: 2000, sysctls: [{ name: 'net.ipv4.ip_local_port_range', value: '1024 65535' }] },

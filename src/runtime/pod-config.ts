@@ -10,6 +10,7 @@ import { labels } from './types.ts';
 import { containerHash } from './hash.ts';
 import { containerOOMScoreAdj, qosClass } from '../resources/qos.ts';
 import { linuxResources } from '../resources/linux-resources.ts';
+import { podLimitsForContainers } from '../resources/pod-resources.ts';
 import {
   containerSecurityContext,
   sandboxSecurityContext,
@@ -107,9 +108,12 @@ export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext): Pod
   };
 }
 
-/** CPU and memory for the runtime, with upstream's conversions (shares from requests, quota from limits). */
-function resources(c: Container) {
-  return linuxResources(c.resources);
+/**
+ * CPU and memory for the runtime, with upstream's conversions (shares from requests, quota from
+ * limits); a limit the container leaves unset comes from the pod-level resources (generateLinuxContainerResources).
+ */
+function resources(pod: Pod, c: Container) {
+  return linuxResources(c.resources, podLimitsForContainers(pod));
 }
 
 /** What the container gets from outside its spec, decided elsewhere (volumes: src/volumes). */
@@ -154,7 +158,7 @@ export function containerConfig(pod: Pod, c: Container, attempt: number, inputs:
     tty: !!c.tty,
     linux: {
       resources: {
-        ...resources(c),
+        ...resources(pod, c),
         ...(inputs.memoryCapacityBytes ? { oomScoreAdj: containerOOMScoreAdj(pod, c, inputs.memoryCapacityBytes) } : {}),
       },
       securityContext: containerSecurityContext(pod, c, inputs.imageUser, inputs.seccomp),

@@ -253,6 +253,35 @@ const rows: Row[] = [
     check: (h) => assert.ok(h.log.some((l) => l.msg === 'Killed pod' && l.fields?.reason === 'deleted' && l.fields?.gracePeriod === 20)),
   },
   {
+    name: "killPod: sidecars' preStop hooks run at once, before any is signalled; then the later sidecar stops first",
+    pod: pod({
+      initContainers: [
+        { ...sidecar, lifecycle: { preStop: { exec: { command: ['drain-1'] } } } },
+        { ...sidecar, name: 'proxy-2', lifecycle: { preStop: { exec: { command: ['drain-2'] } } } },
+      ],
+      containers: [a],
+    }),
+    given: (rt) =>
+      running(
+        rt,
+        { ...sidecar, lifecycle: { preStop: { exec: { command: ['drain-1'] } } } },
+        { ...sidecar, name: 'proxy-2', lifecycle: { preStop: { exec: { command: ['drain-2'] } } } },
+        a,
+      ),
+    act: async (h, p) => {
+      await h.syncer.killPod(p, await h.runtime.pod(UID), 30, 'deleted');
+      return undefined;
+    },
+    calls: [
+      'ExecSync c2 ["drain-2"] timeout=30',
+      'ExecSync c1 ["drain-1"] timeout=30',
+      'StopContainer c3 timeout=30',
+      'StopContainer c2 timeout=30',
+      'StopContainer c1 timeout=30',
+      'StopPodSandbox sb1',
+    ],
+  },
+  {
     name: 'killPod: a preStop exec hook runs first, StopContainer gets what is left',
     pod: pod({ containers: [{ ...a, lifecycle: { preStop: { exec: { command: ['sh', '-c', 'drain'] } } } }] }),
     given: (rt) => running(rt, { ...a, lifecycle: { preStop: { exec: { command: ['sh', '-c', 'drain'] } } } }),

@@ -30,10 +30,10 @@ import { containerEnvironment } from './env.ts';
 import { noEnvSource, type EnvReads, type EnvSource } from './env-sources.ts';
 import type { VolumeManager } from '../volumes/volume-manager.ts';
 import { createLogSymlink, legacyLogSymlink, removeLogSymlink } from '../container-logs/symlink.ts';
-import { isSidecar } from '../podutil/podutil.ts';
 import { formatDuration } from '../config/duration.ts';
 import { requestsRecursiveReadOnly, runtimeHandlerSupportsRecursiveReadOnlyMounts, withRecursiveReadOnly } from './recursive-read-only.ts';
 import { CrashBackoff, crashBackoffKey } from './crash-backoff.ts';
+import { terminationPrereqs } from './termination-order.ts';
 
 export interface SyncResult {
   runtime: PodRuntimeStatus;
@@ -417,19 +417,45 @@ export class PodSyncer {
   }
 
   /** App containers together, then sidecars in reverse order, all by the deadline. */
+  /**
+   * Upstream's killContainersWithSyncResult: every running container is stopped at once, its
+   * preStop hook run at once; a sidecar's stop signal waits for its turn (termination-order.ts).
+   */
   async #stopContainers(pod: Pod, status: PodRuntimeStatus, deadline: number): Promise<void> {
     const running = status.containers.filter((c) => c.phase === 'running' || c.phase === 'unknown');
-    const sidecars = (pod.spec?.initContainers ?? [])
-      .filter(isSidecar)
-      .map((c) => c.name)
-      .reverse();
-    const kill = (c: ContainerState) => this.#killContainer(pod, c, status.sandboxes[0]?.ip, deadline);
-    await Promise.all(running.filter((c) => !sidecars.includes(c.name)).map(kill));
-    for (const name of sidecars) await Promise.all(running.filter((c) => c.name === name).map(kill));
+    const prereqs = terminationPrereqs(pod);
+    const names = [...new Set(running.map((c) => c.name))];
+    // Set before any kill starts, so that a turn sees every container it waits for. A container
+    // that failed to stop frees the others' turn all the same (upstream's is bounded by the
+    // grace period); its error fails the kill, and the next sync finds it running.
+    const exited = new Map(names.map((n) => [n, Promise.withResolvers<void>()]));
+    const turn = (name: string) => () => Promise.all((prereqs.get(name) ?? []).map((p) => exited.get(p)?.promise));
+    const kills = names.map(async (name) => {
+      try {
+        await Promise.all(
+          running
+            .filter((c) => c.name === name)
+            .map((c) => this.#killContainer(pod, c, status.sandboxes[0]?.ip, deadline, undefined, turn(name))),
+        );
+      } finally {
+        exited.get(name)!.resolve();
+      }
+    });
+    await Promise.all(kills);
   }
 
-  /** preStop (bounded by what is left of the grace period), then StopContainer with the rest. */
-  async #killContainer(pod: Pod, c: ContainerState, podIP: string | undefined, deadline: number, message?: string): Promise<void> {
+  /**
+   * preStop (bounded by what is left of the grace period), then the container's turn if it
+   * must wait for others (bounded too), then StopContainer with the rest.
+   */
+  async #killContainer(
+    pod: Pod,
+    c: ContainerState,
+    podIP: string | undefined,
+    deadline: number,
+    message?: string,
+    turn?: () => Promise<unknown>,
+  ): Promise<void> {
     const fieldPath = containerFieldPath(pod, c.name);
     this.#events.event(podRef(pod, fieldPath), 'Normal', 'Killing', message ?? `Stopping container ${c.name}`);
     const spec = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((x) => x.name === c.name);
@@ -438,6 +464,11 @@ export class PodSyncer {
     if (spec && preStop && c.phase === 'running' && left() > 0) {
       const failed = await runHook(this.#cri, { pod, container: spec, containerId: c.id, podIP }, preStop, left());
       if (failed) this.#events.event(podRef(pod, fieldPath), 'Warning', 'FailedPreStopHook', failed);
+    }
+    if (turn && left() > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([turn(), new Promise((r) => (timer = setTimeout(r, deadline - Date.now())))]);
+      clearTimeout(timer);
     }
     await this.#cri.stopContainer({ containerId: c.id, timeout: Math.max(MIN_GRACE_SECONDS, left()) });
   }

@@ -13,7 +13,7 @@ const inodes = { inodesFree: 70, inodes: 100 };
 const zero = { total: 0, avg10: 0, avg60: 0, avg300: 0 };
 const Z = { full: zero, some: zero };
 
-test('buildSummary: node, system containers, pods and containers with rates against the previous sample', () => {
+test("buildSummary: node, system containers, pods and containers with rates against the previous sample; page faults are the cgroup's own (cadvisor's ContainerData)", () => {
   assert.deepEqual(wire(buildSummary('node-1', later, earlier)), {
     node: {
       nodeName: 'node-1',
@@ -22,7 +22,7 @@ test('buildSummary: node, system containers, pods and containers with rates agai
           name: 'pods',
           startTime: '2026-11-22T08:00:05Z',
           cpu: { time: t, usageNanoCores: 500_000_000, usageCoreNanoSeconds: 15e9, psi: Z },
-          memory: { time: t, usageBytes: 900, workingSetBytes: 800, rssBytes: 100, pageFaults: 50, majorPageFaults: 5, psi: Z },
+          memory: { time: t, usageBytes: 900, workingSetBytes: 800, rssBytes: 100, pageFaults: 1, majorPageFaults: 0, psi: Z },
           io: { time: t, psi: Z },
           swap: { time: t, swapUsageBytes: 0 },
         },
@@ -35,8 +35,8 @@ test('buildSummary: node, system containers, pods and containers with rates agai
         usageBytes: 5000,
         workingSetBytes: 4000,
         rssBytes: 100,
-        pageFaults: 50,
-        majorPageFaults: 5,
+        pageFaults: 1,
+        majorPageFaults: 0,
         psi: Z,
       },
       io: { time: t, psi: Z },
@@ -76,8 +76,8 @@ test('buildSummary: node, system containers, pods and containers with rates agai
               usageBytes: 400,
               workingSetBytes: 300,
               rssBytes: 100,
-              pageFaults: 50,
-              majorPageFaults: 5,
+              pageFaults: 1,
+              majorPageFaults: 0,
             },
             // Containers in the CRI's shape: no PSI where the runtime has none (v1), unlimited swap is 0.
             io: { time: t },
@@ -97,7 +97,7 @@ test('buildSummary: node, system containers, pods and containers with rates agai
           },
         ],
         cpu: { time: t, usageNanoCores: 200_000_000, usageCoreNanoSeconds: 7e9, psi: Z },
-        memory: { time: t, usageBytes: 600, workingSetBytes: 500, rssBytes: 100, pageFaults: 50, majorPageFaults: 5, psi: Z },
+        memory: { time: t, usageBytes: 600, workingSetBytes: 500, rssBytes: 100, pageFaults: 1, majorPageFaults: 0, psi: Z },
         io: { time: t, psi: Z },
         network: {
           time: t,

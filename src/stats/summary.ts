@@ -68,8 +68,10 @@ function memoryStats(timeMs: number, m: MemorySample, limitBytes = m.limitBytes,
     usageBytes: m.usageBytes,
     workingSetBytes: m.workingSetBytes,
     rssBytes: m.rssBytes,
-    pageFaults: m.pageFaults,
-    majorPageFaults: m.majorPageFaults,
+    // cadvisorInfoToMemoryStats reads ContainerData: the cgroup's own faults (v1's pgfault,
+    // not total_pgfault), so a parent such as kubepods shows few.
+    pageFaults: m.localPageFaults,
+    majorPageFaults: m.localMajorPageFaults,
     psi,
   };
 }

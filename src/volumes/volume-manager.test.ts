@@ -204,6 +204,10 @@ test('tmpfs size as upstream: the smallest of allocatable, pod limit, sizeLimit'
     [p(['64Mi']), '1Mi', '1Gi', 2 ** 20],
     [p(['64Mi']), '1Ti', '1Gi', 64 * 2 ** 20],
   ];
+  // Pod-level resources: the pod's own memory limit bounds it, whatever its containers say.
+  const podLevel = { ...p(['64Mi', undefined]) };
+  (podLevel.spec as { resources?: object }).resources = { limits: { memory: '32Mi' } };
+  cases.push([podLevel, undefined, '1Gi', 32 * 2 ** 20]);
   for (const [pod, sizeLimit, alloc, want] of cases) assert.equal(tmpfsSize(pod, sizeLimit, alloc), want, `${sizeLimit} ${alloc}`);
 });
 

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
 import { parseQuantity } from '../resources/quantity.ts';
+import { podCgroupLimits } from '../resources/pod-cgroup.ts';
 import { writeAtomically } from './atomic-writer.ts';
 import { setUpHostPath } from './host-path.ts';
 import { prepareSubPath } from './subpath.ts';
@@ -42,19 +43,14 @@ const memoryBacked = (v: Volume, k: Kind) =>
   k === 'secret' || k === 'downwardAPI' || k === 'projected' || (k === 'emptyDir' && v.emptyDir?.medium === 'Memory');
 
 /**
- * Upstream's calculateEmptyDirMemorySize: node allocatable memory, or the pod's memory
- * limit when every container has one, or the volume's sizeLimit: whichever is smallest.
+ * Upstream's calculateEmptyDirMemorySize: node allocatable memory, or the pod cgroup's memory
+ * limit (ResourceConfigForPod: pod-level, or every container's), or the volume's sizeLimit:
+ * whichever is smallest.
  */
 export function tmpfsSize(pod: Pod, sizeLimit: string | undefined, allocatableMemory: string | undefined): number | undefined {
   let size = allocatableMemory === undefined ? Infinity : (parseQuantity(allocatableMemory) ?? Infinity);
-  const limit = (c: Container) => (c.resources?.limits?.memory === undefined ? undefined : parseQuantity(c.resources.limits.memory));
-  const apps = (pod.spec?.containers ?? []).map(limit),
-    inits = (pod.spec?.initContainers ?? []).map(limit);
-  // As the pod cgroup's: only when every container declares one; an init container runs alone.
-  if (apps.length && [...apps, ...inits].every((l) => l !== undefined)) {
-    const podLimit = Math.max(apps.reduce((a, b) => a! + b!, 0)!, ...inits.map((l) => l!));
-    if (podLimit > 0 && podLimit <= size) size = podLimit;
-  }
+  const podLimit = podCgroupLimits(pod).memoryLimitBytes;
+  if (podLimit !== undefined && podLimit > 0 && podLimit <= size) size = podLimit;
   const vol = sizeLimit === undefined ? undefined : parseQuantity(sizeLimit);
   if (vol !== undefined && vol > 0 && vol <= size) size = vol;
   return Number.isFinite(size) ? Math.floor(size) : undefined;

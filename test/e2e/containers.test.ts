@@ -296,3 +296,27 @@ test("resources: the pod cgroup carries the pod's CPU quota and memory limit; a 
     );
     assert.deepEqual([t.reason, t.exitCode], ['OOMKilled', 137]);
   }));
+
+test('pod-level resources (spec.resources): QoS, the pod cgroup and the limits of containers that set none come from them', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    const body = podSpec('pod-level', {
+      resources: { requests: { cpu: '100m', memory: '48Mi' }, limits: { cpu: '100m', memory: '48Mi' } },
+      containers: [sh('a', 'sleep 3600'), sh('b', 'sleep 3600')],
+    } as never);
+    await core.createNamespacedPod({ namespace: ns, body });
+    const pod = await eventually('pod Running', 30_000, async () => {
+      const p = await readPod(ns, 'pod-level');
+      return p.status?.phase === 'Running' ? p : undefined;
+    });
+    assert.equal(pod.status!.qosClass, 'Guaranteed');
+    const cg = (ctl: string, file: string) => readFileSync(`/sys/fs/cgroup/${ctl}/kubepods/pod${pod.metadata!.uid}/${file}`, 'utf8').trim();
+    assert.equal(cg('memory', 'memory.limit_in_bytes'), String(48 * 1024 * 1024));
+    assert.equal(cg('cpu', 'cpu.cfs_quota_us'), '10000');
+    assert.equal(cg('cpu', 'cpu.shares'), '102');
+    // A container without limits of its own is bounded by the pod's (upstream's getMemoryLimit).
+    assert.equal(
+      kubectl('exec', '-n', ns, 'pod-level', '-c', 'a', '--', 'cat', '/sys/fs/cgroup/memory/memory.limit_in_bytes').trim(),
+      String(48 * 1024 * 1024),
+    );
+  }));

@@ -9,7 +9,7 @@ import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { ROOT, BIN, clients, ensureStack, eventually, kubectl, NODE_IP, removeKubeletDir } from './stack.ts';
+import { ROOT, BIN, clients, ensureStack, eventually, kubectl, NODE_IP, removeKubeletDir, deleteTestNode } from './stack.ts';
 import { caCertHash } from '../../src/join/discovery.ts';
 
 before(() => ensureStack());
@@ -93,7 +93,7 @@ test('kubelet-ts join: discovery, TLS bootstrap, a Ready node with the cluster k
       proc.kill('SIGTERM');
       await new Promise((r) => proc.once('exit', r));
     }
-    await core.deleteNode({ name }).catch(() => {});
+    await deleteTestNode(name);
     removeKubeletDir(dir);
   }
 });
@@ -180,13 +180,12 @@ test("the real kubeadm join works with kubelet-ts as the node's kubelet, started
       await new Promise((r) => kubelet!.once('exit', r));
     }
     for (const f of written) rmSync(f, { recursive: true, force: true });
-    await core.deleteNode({ name }).catch(() => {});
+    await deleteTestNode(name);
     removeKubeletDir(dir);
   }
 });
 
 test('serverTLSBootstrap: the kubelet serves :10250 with a certificate from an approved kubelet-serving CSR', async () => {
-  const { core } = clients();
   const dir = mkdtempSync(join(tmpdir(), 'kts-tls-'));
   const name = `tls-${Math.random().toString(36).slice(2, 7)}`;
   const ca = readFileSync(`${ROOT}/_output/local/pki/ca.crt`, 'utf8');
@@ -261,7 +260,7 @@ test('serverTLSBootstrap: the kubelet serves :10250 with a certificate from an a
       proc.kill('SIGTERM');
       await new Promise((r) => proc.once('exit', r));
     }
-    await core.deleteNode({ name }).catch(() => {});
+    await deleteTestNode(name);
     removeKubeletDir(dir);
   }
 });

@@ -184,6 +184,14 @@ test('anonymous requests get 401; a service account without node rights gets 403
     assert.match(denied.body, new RegExp(`user=system:serviceaccount:${ns}:default`));
   }));
 
+test('the read-only port is off unless configured (readOnlyPort 0, as a kubeadm node)', async () => {
+  const refused = await fetch('http://127.0.0.1:10255/pods', { signal: AbortSignal.timeout(3000) }).then(
+    () => false,
+    (e: Error & { cause?: { code?: string } }) => e.cause?.code === 'ECONNREFUSED',
+  );
+  assert.ok(refused, 'nothing listens on 10255');
+});
+
 /** kubectl with stdin, returning status and output instead of throwing. */
 function kubectlRun(input: string, ...args: string[]) {
   return spawnSync(`${BIN}/kubectl`, ['--kubeconfig', ADMIN_KUBECONFIG, ...args], { input, encoding: 'utf8', timeout: 60_000 });

@@ -138,3 +138,14 @@ export function removeKubeletDir(dir: string): void {
   for (const m of mounts) spawnSync('umount', ['-l', m]);
   rmSync(dir, { recursive: true, force: true });
 }
+
+/**
+ * Removes a Node a test's own kubelet registered, and its Lease: a kubelet stopped before its
+ * first renewal after registering leaves a Lease without the Node as owner, which the garbage
+ * collector would then never remove (upstream's kubelet does the same).
+ */
+export async function deleteTestNode(name: string): Promise<void> {
+  const { core, coordination } = clients();
+  await core.deleteNode({ name }).catch(() => {});
+  await coordination.deleteNamespacedLease({ name, namespace: 'kube-node-lease' }).catch(() => {});
+}

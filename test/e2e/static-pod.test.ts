@@ -18,6 +18,7 @@ import {
   ensureStack,
   eventually,
   removeKubeletDir,
+  deleteTestNode,
   kubectl,
   nodeName,
   withNamespace,
@@ -231,7 +232,7 @@ test('staticPodURL: a kubelet runs the pods a URL serves, with mirror pods; an e
       await new Promise((r) => proc.once('exit', r));
     }
     server.close();
-    await core.deleteNode({ name: node }).catch(() => {});
+    await deleteTestNode(node);
     removeKubeletDir(dir);
   }
 });
