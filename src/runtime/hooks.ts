@@ -12,18 +12,21 @@ export interface HookTarget {
   podIP?: string;
 }
 
-/** Runs a hook within timeoutSeconds; resolves with why it failed, or undefined when it succeeded. */
+/**
+ * Runs a hook, within timeoutSeconds when given (else until it ends, as upstream's runner runs
+ * exec hooks with no timeout); resolves with why it failed, or undefined when it succeeded.
+ */
 export async function runHook(
   cri: Pick<RuntimeClient, 'execSync'>,
   t: HookTarget,
   h: LifecycleHandler,
-  timeoutSeconds: number,
+  timeoutSeconds?: number,
 ): Promise<string | undefined> {
   const podName = `${t.pod.metadata?.namespace}/${t.pod.metadata?.name}`;
   try {
     if (h.exec) {
       const cmd = h.exec.command ?? [];
-      const r = await cri.execSync({ containerId: t.containerId, cmd, timeout: timeoutSeconds });
+      const r = await cri.execSync({ containerId: t.containerId, cmd, timeout: timeoutSeconds ?? 0 });
       if (r.exitCode === 0) return undefined;
       const out = Buffer.concat([r.stdout, r.stderr]).toString('utf8');
       return `Exec lifecycle hook (${JSON.stringify(cmd)}) for Container "${t.container.name}" in Pod "${podName}" failed - error: command '${cmd.join(' ')}' exited with ${r.exitCode}: ${out}`;
@@ -36,7 +39,7 @@ export async function runHook(
       );
     }
     if (h.sleep) {
-      await new Promise((r) => setTimeout(r, Math.min(h.sleep!.seconds, timeoutSeconds) * 1000));
+      await new Promise((r) => setTimeout(r, Math.min(h.sleep!.seconds, timeoutSeconds ?? Infinity) * 1000));
       return undefined;
     }
     return 'a lifecycle hook with no action';
@@ -50,10 +53,14 @@ export async function runHook(
  * same-host redirects); only a transport error fails the hook, whatever the status. An HTTPS
  * hook answered in plain HTTP is retried over HTTP, without the Authorization header.
  */
-async function httpHook(t: HookTarget, g: NonNullable<LifecycleHandler['httpGet']>, timeoutSeconds: number): Promise<string | undefined> {
+async function httpHook(
+  t: HookTarget,
+  g: NonNullable<LifecycleHandler['httpGet']>,
+  timeoutSeconds: number | undefined,
+): Promise<string | undefined> {
   const req = httpProbeRequest(g, t.container, t.podIP, LIFECYCLE_USER_AGENT);
   if ('error' in req) return req.error;
-  const deadline = AbortSignal.timeout(timeoutSeconds * 1000);
+  const deadline = timeoutSeconds === undefined ? new AbortController().signal : AbortSignal.timeout(timeoutSeconds * 1000);
   let r = await httpGet(req, deadline);
   if ('error' in r && r.error.endsWith(HTTP_RESPONSE_TO_HTTPS)) {
     const headers = req.headers.filter(([k]) => k !== 'Authorization');

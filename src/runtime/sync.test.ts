@@ -273,8 +273,8 @@ const rows: Row[] = [
       return undefined;
     },
     calls: [
-      'ExecSync c2 ["drain-2"] timeout=30',
-      'ExecSync c1 ["drain-1"] timeout=30',
+      'ExecSync c2 ["drain-2"] timeout=0',
+      'ExecSync c1 ["drain-1"] timeout=0',
       'StopContainer c3 timeout=30',
       'StopContainer c2 timeout=30',
       'StopContainer c1 timeout=30',
@@ -282,14 +282,14 @@ const rows: Row[] = [
     ],
   },
   {
-    name: 'killPod: a preStop exec hook runs first, StopContainer gets what is left',
+    name: 'killPod: a preStop exec hook runs first, with no exec timeout (upstream waits for it at most the grace period), StopContainer gets what is left',
     pod: pod({ containers: [{ ...a, lifecycle: { preStop: { exec: { command: ['sh', '-c', 'drain'] } } } }] }),
     given: (rt) => running(rt, { ...a, lifecycle: { preStop: { exec: { command: ['sh', '-c', 'drain'] } } } }),
     act: async (h, p) => {
       await h.syncer.killPod(p, await h.runtime.pod(UID), 30, 'deleted');
       return undefined;
     },
-    calls: ['ExecSync c1 ["sh","-c","drain"] timeout=30', 'StopContainer c1 timeout=30', 'StopPodSandbox sb1'],
+    calls: ['ExecSync c1 ["sh","-c","drain"] timeout=0', 'StopContainer c1 timeout=30', 'StopPodSandbox sb1'],
   },
   {
     name: 'a dead sandbox with no containers: removed, and a new sandbox with attempt+1 runs the pod',

@@ -462,8 +462,14 @@ export class PodSyncer {
     const preStop = spec?.lifecycle?.preStop;
     const left = () => Math.ceil((deadline - Date.now()) / 1000);
     if (spec && preStop && c.phase === 'running' && left() > 0) {
-      const failed = await runHook(this.#cri, { pod, container: spec, containerId: c.id, podIP }, preStop, left());
-      if (failed) this.#events.event(podRef(pod, fieldPath), 'Warning', 'FailedPreStopHook', failed);
+      // upstream's executePreStopHook: the hook runs until it ends or the container dies; the
+      // kill waits for it at most the grace period, and a failure is reported whenever it comes.
+      const hook = runHook(this.#cri, { pod, container: spec, containerId: c.id, podIP }, preStop).then((failed) => {
+        if (failed) this.#events.event(podRef(pod, fieldPath), 'Warning', 'FailedPreStopHook', failed);
+      });
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([hook, new Promise((r) => (timer = setTimeout(r, deadline - Date.now())))]);
+      clearTimeout(timer);
     }
     if (turn && left() > 0) {
       let timer: NodeJS.Timeout | undefined;

@@ -34,24 +34,10 @@ const READWRITE_BUCKETS = new Set([
   'logs',
   'debug',
 ]);
-// The read-only server: InstallAuthNotRequiredHandlers and InstallDebuggingDisabledHandlers only.
-const READONLY_BUCKETS = new Set([
-  'healthz',
-  'pods',
-  'stats',
-  'metrics',
-  'metrics/cadvisor',
-  'metrics/probes',
-  'metrics/resource',
-  'run',
-  'exec',
-  'attach',
-  'portForward',
-  'containerLogs',
-  'runningpods',
-  'pprof',
-  'logs',
-]);
+// The read-only server: InstallAuthNotRequiredHandlers and InstallDebuggingDisabledHandlers only,
+// so none of the paths only the authenticated server registers.
+const READWRITE_ONLY = ['flagz', 'statusz', 'configz', 'checkpoint', 'debug'];
+const READONLY_BUCKETS = new Set([...READWRITE_BUCKETS].filter((b) => !READWRITE_ONLY.includes(b)));
 const METHOD_BUCKETS = new Set(['OPTIONS', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'TRACE', 'CONNECT']);
 // Upstream spells it "portforward", so /portForward/ requests count as not long-running there; kept for equal series.
 const LONG_RUNNING = new Set(['exec', 'attach', 'portforward', 'debug']);
