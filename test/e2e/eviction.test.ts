@@ -271,13 +271,15 @@ async function pressureEviction(
 test('disk pressure: a pod filling its emptyDir past nodefs.available is evicted, the condition clears', () =>
   withNamespace(async (ns) => {
     const MiB = 2 ** 20;
+    // The hog writes 2000 MiB more than the threshold leaves free: the node-level reclaim that
+    // comes first (unused images) may free some of it on a machine that has run other suites.
     const threshold = Math.floor((nodeSummary().node.fs.availableBytes - 1000 * MiB) / MiB);
     await pressureEviction(ns, {
       config: ['evictionHard:', `  nodefs.available: "${threshold}Mi"`],
       condition: 'DiskPressure',
       reason: 'KubeletHasDiskPressure',
       resource: 'ephemeral-storage',
-      hog: 'dd if=/dev/zero of=/fill/zeros bs=1M count=2000 && sleep 3600',
+      hog: 'dd if=/dev/zero of=/fill/zeros bs=1M count=3000 && sleep 3600',
       volumes: true,
     });
   }));
