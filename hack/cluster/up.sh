@@ -81,6 +81,8 @@ controlPlaneEndpoint: $cp_ip:6443
 networking: {podSubnet: $POD_SUBNET, serviceSubnet: $SERVICE_SUBNET, dnsDomain: cluster.local}
 # The etcd the repo builds (hack/versions.env), under kubeadm's tag scheme.
 etcd: {local: {dataDir: /var/lib/etcd, imageTag: ${ETCD_VERSION#v}-0}}
+# Upstream's e2e clusters keep 100 terminated pods (cluster/gce/config-test.sh), which the PodGC test assumes.
+controllerManager: {extraArgs: [{name: terminated-pod-gc-threshold, value: "100"}]}
 ---
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration

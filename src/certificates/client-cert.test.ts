@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -26,8 +26,9 @@ test('the written kubeconfig points at the current certificate, as upstream', ()
   assert.equal(conn.key!.toString(), 'file:/var/lib/kubelet/pki/kubelet-client-current.pem');
 });
 
-test('storeCurrent writes a dated file and switches the current link', () => {
+test('storeCurrent writes a dated file and switches the current link', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'kts-pki-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   storeCurrent(dir, 'kubelet-client', 'CERT1', 'KEY1', new Date('2026-11-22T12:00:00Z'));
   assert.equal(readlinkSync(join(dir, 'kubelet-client-current.pem')), 'kubelet-client-2026-11-22-12-00-00.pem');
   storeCurrent(dir, 'kubelet-client', 'CERT2', 'KEY2', new Date('2026-11-23T12:00:00Z'));

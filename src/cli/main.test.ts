@@ -1,8 +1,8 @@
 // The command line's promise to operators: a bad start is one line and a non-zero exit.
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseLabels, parseTaints } from './flags.ts';
@@ -10,6 +10,7 @@ import { parseLabels, parseTaints } from './flags.ts';
 const main = new URL('./main.ts', import.meta.url).pathname;
 const run = (...args: string[]) => spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', timeout: 20_000 });
 const dir = mkdtempSync(join(tmpdir(), 'kts-cli-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 const kubeconfig = join(dir, 'kubeconfig');
 writeFileSync(
   kubeconfig,

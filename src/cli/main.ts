@@ -15,6 +15,7 @@ import { parseKubeletConfig, defaults, type KubeletConfig } from '../config/kube
 import { setVerbosity, logger } from '../log/log.ts';
 import { runKubelet, KUBELET_VERSION } from '../kubelet/kubelet.ts';
 import { parseLabels, parseTaints } from './flags.ts';
+import { invalidSystemCgroups } from '../node/system-cgroups.ts';
 import { ensureClientCertificate } from '../certificates/client-cert.ts';
 import { join } from '../join/join.ts';
 
@@ -64,6 +65,16 @@ const kubeletFlags = (y: Argv) =>
       type: 'number',
       describe: 'port of the unauthenticated read-only API, 0 for none (config field readOnlyPort)',
     })
+    .option('kubelet-cgroups', { type: 'string', describe: 'the cgroup the kubelet moves itself into (config field kubeletCgroups)' })
+    .option('system-cgroups', {
+      type: 'string',
+      describe: "the cgroup the root cgroup's non-kernel processes are moved into (config field systemCgroups)",
+    })
+    .option('runtime-cgroups', {
+      type: 'string',
+      default: '',
+      describe: 'the runtime\'s cgroup, reported as the system container "runtime"',
+    })
     .option('v', { type: 'number', default: 0, describe: 'log verbosity' });
 
 type KubeletArgs = Awaited<ReturnType<typeof kubeletFlags>['argv']>;
@@ -85,6 +96,15 @@ async function startKubelet(argv: KubeletArgs) {
   if (argv['healthz-port'] !== undefined) config.healthzPort = argv['healthz-port'];
   if (argv['read-only-port'] !== undefined) config.readOnlyPort = argv['read-only-port'];
   if (argv['cgroup-root'] !== undefined) config.cgroupRoot = argv['cgroup-root'];
+  if (argv['kubelet-cgroups'] !== undefined) config.kubeletCgroups = argv['kubelet-cgroups'];
+  if (argv['system-cgroups'] !== undefined) config.systemCgroups = argv['system-cgroups'];
+  const systemCgroups = {
+    kubeletCgroups: config.kubeletCgroups,
+    systemCgroups: config.systemCgroups,
+    runtimeCgroups: argv['runtime-cgroups'],
+  };
+  const badCgroups = invalidSystemCgroups(systemCgroups);
+  if (badCgroups) throw new Error(badCgroups);
   const certDir = argv['cert-dir'] ?? joinPath(argv['root-dir'], 'pki');
   const nodeName = (argv['hostname-override'] || hostname()).toLowerCase();
   if (!argv['bootstrap-kubeconfig']) {
@@ -114,6 +134,7 @@ async function startKubelet(argv: KubeletArgs) {
     taints: [...(config.registerWithTaints as Taint[]), ...parseTaints(argv['register-with-taints'])],
     cniConfDir: argv['cni-conf-dir'],
     networkPlugin: argv['network-plugin'],
+    systemCgroups,
   });
   const log = logger('kubelet');
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {

@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { parseDuration } from './duration.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { parseThresholds } from '../eviction/thresholds.ts';
+import { isSignal } from '../eviction/types.ts';
 
 export interface KubeletConfig {
   staticPodPath: string;
@@ -66,6 +67,9 @@ export interface KubeletConfig {
   allowedUnsafeSysctls: string[];
   /** RuntimeDefault instead of Unconfined for containers that name no seccomp profile. */
   seccompDefault: boolean;
+  /** System containers (src/node/system-cgroups.ts): the kubelet's cgroup, and the one for the root cgroup's other processes. */
+  kubeletCgroups: string;
+  systemCgroups: string;
 }
 
 export const defaults: KubeletConfig = {
@@ -121,6 +125,8 @@ export const defaults: KubeletConfig = {
   authorization: { mode: 'Webhook', cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 },
   allowedUnsafeSysctls: [],
   seccompDefault: false,
+  kubeletCgroups: '',
+  systemCgroups: '',
 };
 
 type Kind =
@@ -193,6 +199,8 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   authorization: ['authorization', 'authorization'],
   allowedUnsafeSysctls: ['strings', 'allowedUnsafeSysctls'],
   seccompDefault: ['bool', 'seccompDefault'],
+  kubeletCgroups: ['string', 'kubeletCgroups'],
+  systemCgroups: ['string', 'systemCgroups'],
   // Upstream's other fields: type-checked now, in effect as their features land.
   ...accepted(
     'bool',
@@ -209,7 +217,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   ),
   ...accepted(
     'string',
-    `tlsMinVersion imagePullCredentialsVerificationPolicy kubeletCgroups systemCgroups cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`,
+    `tlsMinVersion imagePullCredentialsVerificationPolicy cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`,
   ),
   ...accepted('strings', `tlsCipherSuites preloadedImagesVerificationAllowlist`),
   ...accepted('stringMap', `cpuManagerPolicyOptions topologyManagerPolicyOptions qosReserved`),
@@ -339,18 +347,6 @@ export function parseKubeletConfig(text: string, source = 'config'): KubeletConf
   return cfg;
 }
 
-const EVICTION_SIGNALS = [
-  'memory.available',
-  'allocatableMemory.available',
-  'nodefs.available',
-  'nodefs.inodesFree',
-  'imagefs.available',
-  'imagefs.inodesFree',
-  'containerfs.available',
-  'containerfs.inodesFree',
-  'pid.available',
-];
-
 /** Pure: the first value upstream's ValidateKubeletConfiguration would refuse, as "field: reason". */
 export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): string | undefined {
   const int = (f: string) => raw[f] as number | undefined;
@@ -390,7 +386,7 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
   ];
   for (const [bad, why] of checks) if (bad) return why;
   for (const m of ['evictionHard', 'evictionSoft'] as const) {
-    const unknown = Object.keys((raw[m] as Record<string, string> | undefined) ?? {}).find((k) => !EVICTION_SIGNALS.includes(k));
+    const unknown = Object.keys((raw[m] as Record<string, string> | undefined) ?? {}).find((k) => !isSignal(k));
     if (unknown) return `${m}: unknown eviction signal "${unknown}"`;
   }
   // Upstream parses the thresholds at start-up: a bad quantity or a soft threshold without a grace period stops it.

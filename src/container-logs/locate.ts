@@ -20,7 +20,7 @@ export function containerLogFile(
   const init = pod.spec?.initContainers?.find((c) => c.name === container);
   const restarts =
     newest?.phase === 'exited' &&
-    (init ? isSidecar(init) || (newest.exitCode !== 0 && pod.spec?.restartPolicy !== 'Never') : shouldRestart(pod, newest));
+    (init ? isSidecar(init) || (newest.exitCode !== 0 && shouldRestart(pod, newest)) : shouldRestart(pod, newest));
   const inst = previous && !restarts ? instances[1] : newest;
   return inst && { path: `${podLogDir(pod, podLogsDir)}/${container}/${inst.attempt}.log`, containerID: inst.id };
 }

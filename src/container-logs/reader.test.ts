@@ -1,18 +1,22 @@
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readContainerLog } from './reader.ts';
 import type { LogOptions } from './writer.ts';
+import { isOpen } from './testing.ts';
 
 const rec = (sec: number, stream: string, tag: string, text: string) =>
   `2026-11-22T12:00:${String(sec).padStart(2, '0')}.000000001Z ${stream} ${tag} ${text}\n`;
 
+const scratch = mkdtempSync(join(tmpdir(), 'logs-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
 function logFile(content = ''): string {
-  const dir = join(mkdtempSync(join(tmpdir(), 'logs-')), 'app');
+  const dir = join(mkdtempSync(join(scratch, 'p-')), 'app');
   mkdirSync(dir);
   const path = join(dir, '0.log');
   writeFileSync(path, content);
@@ -32,16 +36,6 @@ async function read(content: string, opts: LogOptions): Promise<string> {
   await readContainerLog(logFile(content), s.out, opts);
   return s.text();
 }
-
-/** Whether this process still has the file open. */
-const isOpen = (path: string) =>
-  readdirSync('/proc/self/fd').some((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`) === path;
-    } catch {
-      return false;
-    }
-  });
 
 async function until(cond: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 200 && !cond(); i++) await sleep(10);

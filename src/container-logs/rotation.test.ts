@@ -1,6 +1,6 @@
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -8,8 +8,11 @@ import { diskLogFiles, rotateContainerLog, startLogRotation, type LogRuntime } f
 
 const quiet = { info() {}, v() {}, warn() {}, error() {} };
 
+const scratch = mkdtempSync(join(tmpdir(), 'logrotate-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
 function setup() {
-  const root = mkdtempSync(join(tmpdir(), 'logrotate-'));
+  const root = mkdtempSync(join(scratch, 'pods-'));
   const dir = join(root, 'ns_p_uid', 'c');
   mkdirSync(dir, { recursive: true });
   const log = join(dir, '0.log');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readlinkSync, writeFileSync, existsSync, lstatSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readlinkSync, writeFileSync, existsSync, lstatSync, symlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -23,8 +23,9 @@ test('legacyLogSymlink: upstream name, cut to 255 bytes before the suffix', () =
   assert.ok(long.endsWith('pp.log'));
 });
 
-test('createLogSymlink links an existing log, skips a missing one, tolerates a repeat; removeLogSymlink is idempotent', () => {
+test('createLogSymlink links an existing log, skips a missing one, tolerates a repeat; removeLogSymlink is idempotent', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'symlink-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const log = join(dir, '0.log'),
     link = join(dir, 'containers', 'p_ns_c-id.log');
   createLogSymlink(log, link);
@@ -53,8 +54,9 @@ test('containerIDOfLink and danglingLinksToRemove', () => {
   assert.deepEqual(danglingLinksToRemove(links, new Set(['running1'])), ['/d/p_ns_c-exited1.log', '/d/garbage.log']);
 });
 
-test('listLegacyLinks tells dangling links apart', () => {
+test('listLegacyLinks tells dangling links apart', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'links-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'target'), 'x');
   createLogSymlink(join(dir, 'target'), join(dir, 'ok-abcdef.log'));
   symlinkSync(join(dir, 'gone'), join(dir, 'dead-abcdef.log'));

@@ -1,6 +1,6 @@
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +8,11 @@ import { tailStart } from './tail.ts';
 
 const rec = (i: number, tag = 'F', text = `line ${i}`) => `2026-11-22T12:00:00.${String(i).padStart(9, '0')}Z stdout ${tag} ${text}\n`;
 
+const scratch = mkdtempSync(join(tmpdir(), 'tail-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
 async function tail(content: string, n: number, chunkSize?: number): Promise<string> {
-  const path = join(mkdtempSync(join(tmpdir(), 'tail-')), '0.log');
+  const path = join(mkdtempSync(join(scratch, 'f-')), '0.log');
   writeFileSync(path, content);
   const f = await open(path);
   try {
@@ -45,7 +48,7 @@ test('tailStart ignores an unterminated last record and empty files', async () =
 
 test('tailStart on a file much larger than the chunk size reads only its end', async () => {
   const lines = Array.from({ length: 20_000 }, (_, i) => rec(i, 'F', 'x'.repeat(100)));
-  const path = join(mkdtempSync(join(tmpdir(), 'tail-')), '0.log');
+  const path = join(mkdtempSync(join(scratch, 'f-')), '0.log');
   writeFileSync(path, lines.join(''));
   const f = await open(path);
   let read = 0;

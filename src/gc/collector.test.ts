@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCollector, type GCDisk } from './collector.ts';
+import { startCollector, type CollectorDeps, type GCDisk } from './collector.ts';
 import type { GCRuntime } from './cri.ts';
 import type { KnownPod } from './ownership.ts';
 import type { PodRuntimeStatus } from '../runtime/types.ts';
@@ -50,12 +50,24 @@ function fakes(pods: PodRuntimeStatus[], o: { owned?: string[]; logDirs?: string
       errors.push(m);
     },
   };
+  const deps: CollectorDeps = {
+    runtime: runtimeFake,
+    known: () => new Map(),
+    sourcesReady: () => true,
+    rootDir: '/r',
+    podLogsDir: '/l',
+    log,
+    disk,
+  };
   return {
     calls,
     errors,
     disk,
     runtimeFake,
     log,
+    deps,
+    /** A collector over these fakes, its passes run by the test (no loop). */
+    collector: (over: Partial<CollectorDeps> = {}) => startCollector({ ...deps, ...over }, { loop: false }),
     setRuntime: (p: PodRuntimeStatus[]) => {
       runtime = new Map(p.map((x) => [x.uid, x]));
     },
@@ -68,24 +80,14 @@ test('collector: an orphan is stopped, then removed; its dirs go on the next pas
   const f = fakes([orphan], { owned: ['o'], logDirs: ['ns_web_o', 'ns_other_x'] });
   const counts: Record<string, number> = {};
   let orphans = 0;
-  const c = startCollector(
-    {
-      runtime: f.runtimeFake,
-      known: () => new Map(),
-      sourcesReady: () => true,
-      rootDir: '/r',
-      podLogsDir: '/l',
-      log: f.log,
-      disk: f.disk,
-      observe: {
-        removed: (k, n) => {
-          counts[k] = (counts[k] ?? 0) + n;
-        },
-        orphan: () => orphans++,
+  const c = f.collector({
+    observe: {
+      removed: (k, n) => {
+        counts[k] = (counts[k] ?? 0) + n;
       },
+      orphan: () => orphans++,
     },
-    { loop: false },
-  );
+  });
   await c.housekeeping();
   assert.deepEqual(f.calls, ['stopContainer c1 2', 'stopSandbox s1', 'removeContainer c1', 'removeContainer c0', 'removeSandbox s1']);
   f.calls.length = 0;
@@ -100,35 +102,13 @@ test('collector: an orphan is stopped, then removed; its dirs go on the next pas
 test('collector: nothing is killed before the sources are ready, nor what a worker took over meanwhile', async () => {
   const f = fakes([orphan], { owned: ['o'] });
   let ready = false;
-  const c = startCollector(
-    {
-      runtime: f.runtimeFake,
-      known: () => new Map(),
-      sourcesReady: () => ready,
-      rootDir: '/r',
-      podLogsDir: '/l',
-      log: f.log,
-      disk: f.disk,
-    },
-    { loop: false },
-  );
+  const c = f.collector({ sourcesReady: () => ready });
   await c.housekeeping();
   assert.deepEqual(f.calls, []);
   // Unknown when the plan is made, known by the time it would be executed.
   ready = true;
   let reads = 0;
-  const c2 = startCollector(
-    {
-      runtime: f.runtimeFake,
-      known: () => (reads++ ? new Map<string, KnownPod>([['o', live]]) : new Map()),
-      sourcesReady: () => true,
-      rootDir: '/r',
-      podLogsDir: '/l',
-      log: f.log,
-      disk: f.disk,
-    },
-    { loop: false },
-  );
+  const c2 = f.collector({ known: () => (reads++ ? new Map<string, KnownPod>([['o', live]]) : new Map()) });
   await c2.housekeeping();
   assert.deepEqual(f.calls, []);
 });
@@ -136,18 +116,7 @@ test('collector: nothing is killed before the sources are ready, nor what a work
 test('collector: a failed item is logged and backs off alone', async () => {
   const pods = [rt('p', [ctr('a2', 'main', 'exited', '9', 2), ctr('a1', 'main', 'exited', '5', 1), ctr('a0', 'main', 'exited', '3', 0)])];
   const f = fakes(pods, { failRemove: 'a1' });
-  const c = startCollector(
-    {
-      runtime: f.runtimeFake,
-      known: () => new Map([['p', live]]),
-      sourcesReady: () => true,
-      rootDir: '/r',
-      podLogsDir: '/l',
-      log: f.log,
-      disk: f.disk,
-    },
-    { loop: false },
-  );
+  const c = f.collector({ known: () => new Map([['p', live]]) });
   await c.collect();
   assert.deepEqual(f.calls, ['removeContainer a1', 'removeContainer a0']);
   assert.deepEqual(f.errors, ['Failed to remove dead container']);
@@ -159,18 +128,7 @@ test('collector: a failed item is logged and backs off alone', async () => {
 test('collector: GC removes the containers first, then stops each sandbox before removing it', async () => {
   const pods = [rt('p', [ctr('x', 'main', 'exited', '5', 0, 's0')], [sb('s1', 1, true), sb('s0', 0, false)])];
   const f = fakes(pods);
-  const c = startCollector(
-    {
-      runtime: f.runtimeFake,
-      known: () => new Map([['p', { state: 'terminated', deleted: true }]]),
-      sourcesReady: () => true,
-      rootDir: '/r',
-      podLogsDir: '/l',
-      log: f.log,
-      disk: f.disk,
-    },
-    { loop: false },
-  );
+  const c = f.collector({ known: () => new Map([['p', { state: 'terminated', deleted: true }]]) });
   await c.collect();
   assert.deepEqual(f.calls, ['removeContainer x', 'stopSandbox s1', 'removeSandbox s1', 'stopSandbox s0', 'removeSandbox s0']);
 });
@@ -179,13 +137,7 @@ test('collector: the loop runs housekeeping and GC, and stops', async () => {
   const f = fakes([]);
   const loops: string[] = [];
   const c = startCollector({
-    runtime: f.runtimeFake,
-    known: () => new Map(),
-    sourcesReady: () => true,
-    rootDir: '/r',
-    podLogsDir: '/l',
-    log: f.log,
-    disk: f.disk,
+    ...f.deps,
     housekeepingMs: 10,
     gcMs: 1000,
     observe: { duration: (loop) => loops.push(loop) },
@@ -209,10 +161,7 @@ test('collector: a gone pod with volumes still mounted has them unmounted, then 
       return 1;
     },
   };
-  const c = startCollector(
-    { runtime: f.runtimeFake, known: () => new Map(), sourcesReady: () => true, rootDir: '/r', podLogsDir: '/l', log: f.log, disk },
-    { loop: false },
-  );
+  const c = f.collector({ disk });
   await c.housekeeping();
   assert.deepEqual(f.calls, ['unmountPodVolumes /r o']);
   await c.housekeeping();

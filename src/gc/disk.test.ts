@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
@@ -24,8 +24,9 @@ test('isSafeUID: one path segment only', () => {
   for (const bad of ['', '.', '..', 'a/b', '../x', '.hidden']) assert.ok(!isSafeUID(bad), bad);
 });
 
-test('withPodDirs: the pod dir exists before the sync runs; the sync gets every argument', async () => {
+test('withPodDirs: the pod dir exists before the sync runs; the sync gets every argument', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'kts-gc-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
   const seen: unknown[] = [];
   const steps = {
     sync: async (...args: unknown[]) => {
@@ -43,8 +44,10 @@ test('withPodDirs: the pod dir exists before the sync runs; the sync gets every 
   assert.throws(() => removeLogDir(root, '../etc'));
 });
 
-test('removeContainerLogs: the log file and its rotations, nothing else', () => {
-  const dir = join(mkdtempSync(join(tmpdir(), 'kts-gc-')), 'ns_p_u', 'main');
+test('removeContainerLogs: the log file and its rotations, nothing else', (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-gc-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const dir = join(root, 'ns_p_u', 'main');
   mkdirSync(dir, { recursive: true });
   for (const f of ['0.log', '0.log.20261122-120000', '0.log.20261122-120000.gz', '1.log', '10.log']) writeFileSync(join(dir, f), 'x');
   removeContainerLogs(join(dir, '0.log'));

@@ -1,13 +1,14 @@
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { caCertHash, parseToken, verifyClusterInfo, verifyDetachedJWS } from './discovery.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kts-join-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 execFileSync(
   'openssl',
   [

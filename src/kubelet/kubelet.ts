@@ -44,6 +44,8 @@ import { defaultNodeIP, filesystemStats, readHostFacts } from '../node/host.ts';
 import { leaseRenewer } from '../node/lease.ts';
 import { probeRuntime } from '../node/runtime-health.ts';
 import { makeRShared } from '../node/shared-mount.ts';
+import { ensureSystemCgroups, type SystemCgroupsConfig } from '../node/system-cgroups.ts';
+import { declaredFeatures } from '../node/declared-features.ts';
 import { containerdEvents, wakesRelist } from '../pleg/containerd-events.ts';
 import { startPleg } from '../pleg/relist.ts';
 import { isStaticPod, podKey } from '../podutil/podutil.ts';
@@ -62,6 +64,7 @@ import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { apiEnvSource } from '../runtime/env-sources.ts';
 import { withEnvFiles } from '../runtime/env-file-source.ts';
 import { apiRuntimeHandler } from '../runtime/runtime-class.ts';
+import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { PodSyncer } from '../runtime/sync.ts';
 import { healthzServer } from '../server/local-healthz.ts';
 import { kubeletApiServer, kubeletReadOnlyServer } from '../server/serve.ts';
@@ -94,6 +97,8 @@ export interface KubeletOptions {
   cniConfDir: string;
   /** 'kubenet': write a bridge network for the Node's podCIDR when no add-on installed one (src/network). */
   networkPlugin: 'cni' | 'kubenet';
+  /** kubeletCgroups, systemCgroups and --runtime-cgroups: the system containers (src/node/system-cgroups.ts). */
+  systemCgroups: SystemCgroupsConfig;
 }
 
 // The Kubernetes release whose kubelet behaviour kubelet-ts implements.
@@ -127,6 +132,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   metrics.cgroupVersion.set(cgroupReader().version);
   collectProcessMetrics();
   const view = new RuntimeView(cri);
+  // The runtime handlers as CRI Status lists them: the runtime probe keeps them, recursive read-only mounts read them.
+  const runtimeHandlers = new RuntimeHandlers(() => cri.status({}));
   const events = eventRecorder(api, { host: nodeName, log: logger('events'), onDrop: () => metrics.eventsDropped.inc() });
 
   // The Node: one holder that the node agent keeps current and every other part reads.
@@ -139,6 +146,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
     }
   }
+  for (const err of ensureSystemCgroups(o.systemCgroups)) log.error('Failed to ensure system container', { err });
 
   // Started once the sources run; admission and node status ask it before then.
   let eviction: EvictionManager | undefined;
@@ -181,15 +189,13 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       memoryCapacity: () => parseQuantity(node.capacity()?.memory ?? ''),
       cgroupRoot: config.cgroupRoot,
     },
-    // EnvFiles (beta, on by default): fileKeyRef reads files of the pod's volumes as set up.
-    env:
-      config.featureGates.EnvFiles === false
-        ? apiEnvSource(api, () => node.get())
-        : withEnvFiles(
-            apiEnvSource(api, () => node.get()),
-            (uid, name) => volumes.hostPath(uid, name),
-            logger('runtime'),
-          ),
+    // EnvFiles: fileKeyRef reads files of the pod's volumes as set up.
+    env: withEnvFiles(
+      apiEnvSource(api, () => node.get()),
+      (uid, name) => volumes.hostPath(uid, name),
+      config.featureGates,
+      logger('runtime'),
+    ),
     volumes,
     resizer: new PodResizer({
       cri,
@@ -202,6 +208,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       activePods: () => workers.active(),
     }),
     runtimeHandler: apiRuntimeHandler(api),
+    runtimeHandlers,
     observe: syncMetrics,
   });
   // Liveness, readiness and startup probes: a changed result syncs the pod again.
@@ -269,11 +276,12 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       maxPods: effectiveMaxPods(config.maxPods, config.podsPerCore, host.cpuCores),
       reserved: [config.kubeReserved, config.systemReserved],
       evictionHard: config.evictionHard,
+      declaredFeatures: declaredFeatures(config.featureGates),
     },
     fsCapacity: () => filesystemStats(rootDir).capacityBytes,
     pressure: () => eviction?.conditions() ?? [],
     probeRuntime: async () => {
-      const r = await probeRuntime(cri, images, config.nodeStatusMaxImages, log);
+      const r = await probeRuntime(cri, images, config.nodeStatusMaxImages, log, (h) => runtimeHandlers.set(h));
       return { ...r, health: { ...r.health, plegProblem: pleg.problem() } };
     },
     onNode: (n) => node.set(n),
@@ -360,6 +368,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
         podLogsDir: config.podLogsDir,
         cgroupRoot: config.cgroupRoot,
         kubeletStartMs,
+        systemCgroups: o.systemCgroups,
         volumes: volumeStats,
       }),
     { log: statsLog },

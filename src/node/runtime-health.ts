@@ -21,17 +21,23 @@ export function runtimeHealth(st: RuntimeResponse<'Status'>, v: RuntimeResponse<
   };
 }
 
-/** Asks the runtime; a runtime that does not answer is "down" (health without runtimeReady). */
+/**
+ * Asks the runtime; a runtime that does not answer is "down" (health without runtimeReady). A ready
+ * runtime's handlers go to onHandlers, as upstream's updateRuntimeUp calls runtimeState.setRuntimeHandlers.
+ */
 export async function probeRuntime(
   cri: RuntimeClient,
   images: ImageClient,
   maxImages: number,
   log: Logger,
+  onHandlers?: (handlers: RuntimeResponse<'Status'>['runtimeHandlers']) => void,
 ): Promise<{ health: RuntimeHealth; images: ContainerImage[] }> {
   try {
     const [st, v, imgs] = await Promise.all([cri.status({}), cri.version({}), images.listImages({})]);
     const list = imgs.images.map((i) => ({ repoTags: i.repoTags, repoDigests: i.repoDigests, size: Number(i.size) }));
-    return { health: runtimeHealth(st, v), images: nodeImages(list, maxImages) };
+    const health = runtimeHealth(st, v);
+    if (health.runtimeReady) onHandlers?.(st.runtimeHandlers);
+    return { health, images: nodeImages(list, maxImages) };
   } catch (e) {
     log.warn('Container runtime is down', { err: e });
     return { health: {}, images: [] };

@@ -112,3 +112,11 @@ test('pressure conditions follow the eviction manager: True with upstream reason
   });
   assert.deepEqual(byType(nodeStatus(inputs({ pressure: ['DiskPressure'] }))).DiskPressure, ['True', 'KubeletHasDiskPressure']);
 });
+
+test('declaredFeatures: in the status when given, and a change is a change to send', () => {
+  const without = nodeStatus(inputs());
+  assert.equal('declaredFeatures' in without, false);
+  const withFeatures = nodeStatus(inputs({ declaredFeatures: ['RestartAllContainersOnContainerExits'] }));
+  assert.deepEqual((withFeatures as { declaredFeatures?: string[] }).declaredFeatures, ['RestartAllContainersOnContainerExits']);
+  assert.equal(statusChanged(without, withFeatures), true);
+});

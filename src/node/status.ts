@@ -33,6 +33,8 @@ export interface StatusInputs {
   now: Date;
   /** The pressure conditions the eviction manager reports True. */
   pressure: string[];
+  /** status.declaredFeatures (src/node/declared-features.ts); undefined: the field is left out. */
+  declaredFeatures?: string[];
 }
 
 /** The Node object to create when registering. */
@@ -180,6 +182,8 @@ export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
       architecture: i.host.architecture,
     },
     images: i.images,
+    // Not in kubernetes-types yet (NodeStatus.declaredFeatures, 1.35).
+    ...(i.declaredFeatures ? ({ declaredFeatures: i.declaredFeatures } as NodeStatus) : {}),
   };
 }
 

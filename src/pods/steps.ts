@@ -78,7 +78,8 @@ export function podSteps(d: {
         d.status.set(pod, { ...prev, phase: 'Failed', reason: 'DeadlineExceeded', message });
         return { phase: 'Failed' };
       }
-      const r = await d.syncer.syncPod(pod, signal, d.probes?.health);
+      // The last status tells the sync whether all containers are being restarted in place.
+      const r = await d.syncer.syncPod(pod, signal, d.probes?.health, prev);
       const status = generatePodStatus({ ...pod, status: prev }, r.runtime, {
         nodeIP: d.nodeIP,
         now: new Date(),

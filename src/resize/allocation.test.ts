@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
@@ -18,17 +18,35 @@ test('AllocationManager: the spec when first seen, then only what is set; checkp
   after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'allocated_pods_state');
   const m = new AllocationManager({ file });
-  assert.deepEqual(m.get(pod('1')), { c: { requests: { cpu: '1' } } });
-  assert.deepEqual(m.get(pod('2')), { c: { requests: { cpu: '1' } } }, 'a resize is not taken for granted');
-  m.set('u', { c: { requests: { cpu: '2' } } });
+  assert.deepEqual(m.get(pod('1')), { containers: { c: { requests: { cpu: '1' } } } });
+  assert.deepEqual(m.get(pod('2')), { containers: { c: { requests: { cpu: '1' } } } }, 'a resize is not taken for granted');
+  m.set('u', { containers: { c: { requests: { cpu: '2' } } } });
   // A restarted kubelet reads the checkpoint.
   const again = new AllocationManager({ file });
-  assert.deepEqual(again.get(pod('3')), { c: { requests: { cpu: '2' } } });
+  assert.deepEqual(again.get(pod('3')), { containers: { c: { requests: { cpu: '2' } } } });
   assert.deepEqual(
     again.get(pod('3', true)),
-    { c: { requests: { cpu: '2' } }, d: { requests: { cpu: '3' } } },
+    { containers: { c: { requests: { cpu: '2' } }, d: { requests: { cpu: '3' } } } },
     'a new container gets its spec',
   );
   again.remove('u');
   assert.equal(new AllocationManager({ file }).peek('u'), undefined);
+});
+
+test('AllocationManager: pod-level resources are allocated with the containers; a version 1 checkpoint takes them from the spec', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kts-alloc-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'allocated_pods_state');
+  const plr = (cpu: string): Pod => ({ ...pod('1'), spec: { ...pod('1').spec!, resources: { requests: { cpu } } } as Pod['spec'] });
+  const m = new AllocationManager({ file });
+  assert.deepEqual(m.get(plr('2')).pod, { requests: { cpu: '2' } });
+  assert.deepEqual(
+    new AllocationManager({ file }).get(plr('3')).pod,
+    { requests: { cpu: '2' } },
+    'checkpointed, a resize not taken for granted',
+  );
+  writeFileSync(file, JSON.stringify({ pods: { u: { c: { requests: { cpu: '1' } } } } }));
+  const old = new AllocationManager({ file });
+  assert.deepEqual(old.get(plr('4')), { containers: { c: { requests: { cpu: '1' } } }, pod: { requests: { cpu: '4' } } });
+  assert.deepEqual(old.get(plr('5')).pod, { requests: { cpu: '4' } }, 'only once');
 });

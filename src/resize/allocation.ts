@@ -1,15 +1,20 @@
-// What the kubelet accepted for each pod (upstream's allocation manager): the cpu and memory
-// of every container, by pod UID and container name. A pod's spec is its allocation when first
-// seen; after that only an accepted resize changes it. Checkpointed as JSON under the root
-// directory (upstream: allocated_pods_state) so a restarted kubelet does not take a pending
-// resize for granted.
+// What the kubelet accepted for each pod (upstream's allocation manager): the cpu and memory of
+// every container, by pod UID and container name, and of the pod as a whole (spec.resources).
+// A pod's spec is its allocation when first seen; after that only an accepted resize changes
+// it. Checkpointed as JSON under the root directory (upstream: allocated_pods_state) so a
+// restarted kubelet does not take a pending resize for granted.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { specAllocation, type Allocation } from './decide.ts';
+
+/** The checkpoint's format: 2 holds pod-level allocations; 1 (no version) held containers only. */
+const VERSION = 2;
 
 export class AllocationManager {
   readonly #pods = new Map<string, Allocation>();
+  /** Pods read from a version 1 checkpoint: their pod-level allocation is their spec's, taken when next seen. */
+  readonly #legacy = new Set<string>();
   readonly #file?: string;
   readonly #onError?: (e: unknown) => void;
 
@@ -19,8 +24,14 @@ export class AllocationManager {
     this.#onError = o.onError;
     if (!this.#file) return;
     try {
-      const data = JSON.parse(readFileSync(this.#file, 'utf8')) as { pods?: Record<string, Allocation> };
-      for (const [uid, a] of Object.entries(data.pods ?? {})) this.#pods.set(uid, a);
+      const data = JSON.parse(readFileSync(this.#file, 'utf8')) as { version?: number; pods?: Record<string, unknown> };
+      for (const [uid, a] of Object.entries(data.pods ?? {})) {
+        if (data.version === VERSION) this.#pods.set(uid, a as Allocation);
+        else {
+          this.#pods.set(uid, { containers: a as Record<string, ResourceRequirements> });
+          this.#legacy.add(uid);
+        }
+      }
     } catch {
       /* none yet, or unreadable: start over from the specs */
     }
@@ -31,8 +42,10 @@ export class AllocationManager {
     const uid = pod.metadata!.uid!;
     const known = this.#pods.get(uid);
     const spec = specAllocation(pod);
-    if (known && Object.keys(spec).every((n) => known[n])) return known;
-    this.set(uid, { ...spec, ...known });
+    if (known && this.#legacy.delete(uid) && spec.pod) this.set(uid, { ...known, pod: spec.pod });
+    const now = this.#pods.get(uid);
+    if (now && Object.keys(spec.containers).every((n) => now.containers[n])) return now;
+    this.set(uid, now ? { ...now, containers: { ...spec.containers, ...now.containers } } : spec);
     return this.#pods.get(uid)!;
   }
 
@@ -47,6 +60,7 @@ export class AllocationManager {
   }
 
   remove(uid: string): void {
+    this.#legacy.delete(uid);
     if (this.#pods.delete(uid)) this.#save();
   }
 
@@ -55,7 +69,7 @@ export class AllocationManager {
     try {
       mkdirSync(dirname(this.#file), { recursive: true });
       const tmp = `${this.#file}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ pods: Object.fromEntries(this.#pods) }));
+      writeFileSync(tmp, JSON.stringify({ version: VERSION, pods: Object.fromEntries(this.#pods) }));
       renameSync(tmp, this.#file);
     } catch (e) {
       this.#onError?.(e);

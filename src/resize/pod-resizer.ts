@@ -1,8 +1,9 @@
 // In-place pod resize on the kubelet's side (upstream's handlePodResourcesResize and
-// doPodResizeAction): a resize of the spec is allocated when it fits (or left pending), the
-// pod cgroup grows before and shrinks after its containers, running containers get their new
-// limits through CRI UpdateContainerResources, and the status shows allocated and actual
-// resources with the resize conditions. The decisions are in decide.ts; PodSyncer calls this.
+// doPodResizeAction): a resize of the spec (containers' resources or the pod's own,
+// spec.resources) is allocated when it fits (or left pending), the pod cgroup grows before and
+// shrinks after its containers, running containers get their new limits through CRI
+// UpdateContainerResources, and the status shows allocated and actual resources with the
+// resize conditions. The decisions are in decide.ts; PodSyncer calls this.
 import type { Container, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { podRef, type Recorder } from '../events/recorder.ts';
@@ -11,17 +12,47 @@ import type { ActualOf, PodActions } from '../runtime/actions.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import { containerFieldPath, podCgroup } from '../runtime/pod-config.ts';
 import { latest, type PodRuntimeStatus, type ResizeState } from '../runtime/types.ts';
-import { podCgroupLimits, readMemoryUsage, readPodCgroup, sameLimits, widenLimits, writePodCgroup } from '../resources/pod-cgroup.ts';
+import {
+  podCgroupLimits,
+  readMemoryUsage,
+  readPodCgroup,
+  sameLimits,
+  widenLimits,
+  writePodCgroup,
+  type PodCgroupLimits,
+} from '../resources/pod-cgroup.ts';
 import { AllocationManager } from './allocation.ts';
-import { admitResize, resizeRequested, specAllocation, withAllocation, type Allocation } from './decide.ts';
+import {
+  admitResize,
+  containerStatusResources,
+  effectiveResources,
+  podLevelResizeNeeded,
+  resizeRequested,
+  specAllocation,
+  withAllocation,
+  type Allocation,
+} from './decide.ts';
 import { CFS_PERIOD_US, cpuAndMemory, fromLinux, linuxResources, sameLinux, sameResources } from '../resources/linux-resources.ts';
-import { podLimitsForContainers } from '../resources/pod-resources.ts';
+import { podSpecResources } from '../resources/pod-resources.ts';
 
 /** The runtime calls in-place resize makes: new cgroup settings for a container, and the view told of them. */
 export interface ResizeRuntime {
   cri: Pick<RuntimeClient, 'updateContainerResources'>;
   view: Pick<RuntimeView, 'noteResources'>;
 }
+
+/** The pod cgroup as in-place resize reads and writes it (cgroup v1 files; a fake in tests). */
+export interface PodCgroupIO {
+  read(path: string): PodCgroupLimits | undefined;
+  write(path: string, l: PodCgroupLimits): void;
+  /** memory.usage_in_bytes of the pod's cgroup or a container's below it. */
+  memoryUsage(path: string): number | undefined;
+}
+const hostPodCgroupIO: PodCgroupIO = {
+  read: (p) => readPodCgroup(p),
+  write: (p, l) => writePodCgroup(p, l),
+  memoryUsage: (p) => readMemoryUsage(p),
+};
 
 /** What in-place resize needs from the kubelet: the node's allocatable and the pods that hold resources on it. */
 export interface ResizeDeps {
@@ -32,12 +63,14 @@ export interface ResizeDeps {
   checkpointFile?: string;
   /** KubeletConfiguration cgroupRoot, where pod cgroups are; default '/'. */
   cgroupRoot?: string;
+  /** Default: the host's cgroup v1 files. */
+  podCgroupIO?: PodCgroupIO;
 }
 
 /** The resize events' summary of a pod's resources, as upstream's: containers with their resources, and the generation. */
 function resizeSummary(pod: Pod, allocated: Allocation): string {
   const list = (cs: Container[] | undefined) =>
-    (cs ?? []).map((c) => ({ name: c.name, resources: allocated[c.name] ?? cpuAndMemory(c.resources) }));
+    (cs ?? []).map((c) => ({ name: c.name, resources: allocated.containers[c.name] ?? cpuAndMemory(c.resources) }));
   const inits = list(pod.spec?.initContainers);
   return JSON.stringify({
     ...(inits.length ? { initContainers: inits } : {}),
@@ -48,9 +81,15 @@ function resizeSummary(pod: Pod, allocated: Allocation): string {
 
 export class PodResizer {
   readonly #deps: ResizeDeps & ResizeRuntime & { events: Recorder; log: Logger };
+  readonly #io: PodCgroupIO;
   readonly #allocation: AllocationManager;
-  /** The cpu and memory each container instance was created or last updated with, by pod UID and container ID. */
+  /**
+   * The cpu and memory each container instance was created or last updated with, by pod UID and
+   * container ID: its effective ones, pod-level limits included (upstream's actuated state).
+   */
   readonly #actuated = new Map<string, Map<string, ResourceRequirements>>();
+  /** The pod-level cpu and memory (spec.resources) the pod cgroup was created or last resized with, by pod UID. */
+  readonly #actuatedPod = new Map<string, ResourceRequirements | undefined>();
   /** The last PodResizePending reason and generation per pod (its event goes out once), and pods with a resize under way. */
   readonly #pendingSeen = new Map<string, string>();
   readonly #resizing = new Set<string>();
@@ -58,6 +97,7 @@ export class PodResizer {
   /** Built by the kubelet and handed to PodSyncer; allocatable and activePods default to none (tests). */
   constructor(deps: Partial<ResizeDeps> & ResizeRuntime & { events: Recorder; log: Logger }) {
     this.#deps = { allocatable: () => undefined, activePods: () => [], ...deps };
+    this.#io = deps.podCgroupIO ?? hostPodCgroupIO;
     this.#allocation = new AllocationManager({
       file: deps.checkpointFile,
       onError: (e) => deps.log.warn('Cannot write the pod resource allocation checkpoint', { err: e }),
@@ -85,7 +125,8 @@ export class PodResizer {
     const verdict = admitResize(pod, others, this.#deps.allocatable());
     const generation = pod.metadata?.generation;
     if (verdict.ok) {
-      const accepted = { ...allocated, ...specAllocation(pod) };
+      const spec = specAllocation(pod);
+      const accepted: Allocation = { ...spec, containers: { ...allocated.containers, ...spec.containers } };
       this.#allocation.set(uid, accepted);
       this.#pendingSeen.delete(uid);
       this.#resizing.add(uid);
@@ -112,10 +153,18 @@ export class PodResizer {
     return { allocated, pending: { reason: verdict.reason, message: verdict.message, generation } };
   }
 
-  /** What a running container instance runs with: what it was created or updated with, else what the runtime reports. */
+  /**
+   * What a running container instance runs with (effective: pod-level limits included): what it
+   * was created or updated with, else what the runtime reports.
+   */
   actualOf(uid: string, allocated: Allocation): ActualOf {
     const known = this.#actuated.get(uid);
-    return (s) => known?.get(s.id) ?? (s.linux && allocated[s.name] ? fromLinux(s.linux, allocated[s.name]!) : undefined);
+    return (s) => {
+      const mine = known?.get(s.id);
+      if (mine) return mine;
+      const a = allocated.containers[s.name];
+      return s.linux && a ? fromLinux(s.linux, effectiveResources(a, allocated.pod)) : undefined;
+    };
   }
 
   noteActuated(uid: string, containerId: string, r: ResourceRequirements) {
@@ -124,7 +173,36 @@ export class PodResizer {
     m.set(containerId, r);
   }
 
-  /** allocatedResources, resources and the resize conditions for pod status; PodResizeInProgress while a running container differs. */
+  /**
+   * The pod-level cpu and memory the pod cgroup was created or last resized with. Unknown after
+   * a kubelet restart: then taken to be the allocated ones (a pod-level resize the restart
+   * interrupted is not finished; one of its containers is).
+   */
+  #podActuated(uid: string, allocated: Allocation): ResourceRequirements | undefined {
+    if (!this.#actuatedPod.has(uid)) this.#actuatedPod.set(uid, allocated.pod);
+    return this.#actuatedPod.get(uid);
+  }
+
+  /** The pod cgroup was set up with the pod's (allocated) pod-level resources, as upstream's UpdateActuatedPodLevelResources. */
+  notePodActuated(pod: Pod): void {
+    this.#actuatedPod.set(pod.metadata!.uid!, cpuAndMemory(podSpecResources(pod)));
+  }
+
+  /**
+   * Upstream's computePodLevelResourcesResizeAction (UpdatePodLevelResources): the pod (with its
+   * allocation) has other pod-level cpu or memory than its pod cgroup was last set to.
+   */
+  podLevelResize(pod: Pod): boolean {
+    const uid = pod.metadata!.uid!;
+    const allocated = specAllocation(pod);
+    return podLevelResizeNeeded(allocated.pod, this.#podActuated(uid, allocated));
+  }
+
+  /**
+   * allocatedResources, resources and the resize conditions for pod status; PodResizeInProgress
+   * while a running container, or the pod cgroup, differs from the allocation (upstream's
+   * IsPodResizeInProgress).
+   */
   state(pod: Pod, allocated: Allocation, runtime: PodRuntimeStatus, pending: ResizeState['pending'], errors: string[]): ResizeState {
     const uid = pod.metadata!.uid!;
     const actualOf = this.actualOf(uid, allocated);
@@ -133,10 +211,13 @@ export class PodResizer {
     for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
       const s = latest(runtime, c.name);
       if (s?.phase !== 'running') continue;
-      const a = actualOf(s) ?? allocated[c.name] ?? cpuAndMemory(c.resources);
-      actual[s.id] = a;
-      if (allocated[c.name] && !sameResources(a, allocated[c.name])) differs = true;
+      const mine = allocated.containers[c.name] ?? cpuAndMemory(c.resources);
+      const want = effectiveResources(mine, allocated.pod);
+      const a = actualOf(s) ?? want;
+      actual[s.id] = containerStatusResources(mine, a);
+      if (allocated.containers[c.name] && !sameResources(a, want)) differs = true;
     }
+    if (runtime.sandboxes[0]?.ready && podLevelResizeNeeded(allocated.pod, this.#podActuated(uid, allocated))) differs = true;
     // Forget instances that are gone.
     const known = this.#actuated.get(uid);
     if (known) for (const id of known.keys()) if (!runtime.containers.some((s) => s.id === id)) known.delete(id);
@@ -146,31 +227,54 @@ export class PodResizer {
       this.#resizing.delete(uid);
       this.#deps.events.event(podRef(pod), 'Normal', 'ResizeCompleted', `Pod resize completed: ${resizeSummary(pod, allocated)}`);
     }
-    return { allocated, actual, ...(pending ? { pending } : {}), ...(inProgress ? { inProgress } : {}) };
+    const cgroup = runtime.sandboxes[0]?.ready ? this.#io.read(podCgroup(pod, this.#deps.cgroupRoot)) : undefined;
+    return {
+      allocated: allocated.containers,
+      ...(allocated.pod ? { allocatedPod: allocated.pod } : {}),
+      ...(cgroup ? { podCgroup: cgroup } : {}),
+      actual,
+      ...(pending ? { pending } : {}),
+      ...(inProgress ? { inProgress } : {}),
+    };
   }
 
   /**
    * The cgroup side of in-place resize (upstream's doPodResizeAction): the pod cgroup grows
    * first, then the containers get their new limits, then the pod cgroup shrinks, so that no
    * child ever exceeds its parent (cgroup v1 refuses a child CFS quota above the parent's).
-   * Grows it now; returns what shrinks it to its final limits once the containers are done
-   * (undefined: the pod cgroup is already right, or not there).
+   * Each of cpu.shares, the CFS quota and the memory limit moves on its own, so a resize that
+   * raises one and lowers another is ordered right for both. Grows it now; returns what
+   * shrinks it to its final limits once the containers are done, and then records the pod-level
+   * resources as actuated. Failures go to errors (PodResizeInProgress, reason Error).
    */
-  growPodCgroup(pod: Pod, ref: object): (() => void) | undefined {
+  growPodCgroup(pod: Pod, ref: object, errors: string[] = []): () => void {
     const path = podCgroup(pod, this.#deps.cgroupRoot),
       target = podCgroupLimits(pod);
-    const current = readPodCgroup(path);
-    if (!current || sameLimits(current, target)) return undefined;
+    const current = this.#io.read(path);
+    const fail = (what: string, e: unknown) => {
+      const message = `failed to ${what} the pod cgroup: ${(e as Error).message}`;
+      errors.push(message);
+      this.#deps.events.event(podRef(pod), 'Warning', 'ResizeError', `Pod resize error: ${message}`);
+      this.#deps.log.error('Cannot resize the pod cgroup', { ...ref, err: e });
+    };
+    // No pod cgroup here (cgroup v2 is not handled): nothing to resize.
+    if (!current || sameLimits(current, target)) return () => this.notePodActuated(pod);
+    const widened = widenLimits(current, target);
+    let grown = true;
     try {
-      writePodCgroup(path, widenLimits(current, target));
+      if (!sameLimits(widened, current)) this.#io.write(path, widened);
     } catch (e) {
-      this.#deps.log.warn('Cannot grow the pod cgroup for a resize', { ...ref, err: e });
+      grown = false;
+      fail('grow', e);
     }
     return () => {
+      if (!grown) return;
       try {
-        writePodCgroup(path, target);
+        if (!sameLimits(widened, target)) this.#io.write(path, target);
+        this.notePodActuated(pod);
+        this.#deps.log.info('Resized the pod cgroup', { ...ref, cgroup: path, limits: target });
       } catch (e) {
-        this.#deps.log.warn('Cannot set the pod cgroup after a resize', { ...ref, err: e });
+        fail('set', e);
       }
     };
   }
@@ -183,20 +287,21 @@ export class PodResizer {
     const path = podCgroup(pod, this.#deps.cgroupRoot);
     const errs: string[] = [];
     const podLimit = podCgroupLimits(pod).memoryLimitBytes,
-      podNow = readPodCgroup(path)?.memoryLimitBytes;
+      podNow = this.#io.read(path)?.memoryLimitBytes;
     if (podLimit !== undefined && (podNow === undefined || podLimit < podNow)) {
-      const usage = readMemoryUsage(path);
+      const usage = this.#io.memoryUsage(path);
       if (usage !== undefined && usage >= podLimit)
         errs.push(`attempting to set pod memory limit (${podLimit}) below current usage (${usage})`);
     }
     for (const u of actions.containersToUpdate) {
       if (!u.changed.includes('memory')) continue;
-      const want = linuxResources(u.resources, podLimitsForContainers(pod)).memoryLimitInBytes;
+      // Both effective: a limit the container gets from the pod counts as its own.
+      const want = linuxResources(u.resources).memoryLimitInBytes;
       const s = status.containers.find((x) => x.id === u.id)!;
       const before = actualOf(s);
-      const now = before ? linuxResources(before, podLimitsForContainers(pod)).memoryLimitInBytes : 0;
+      const now = before ? linuxResources(before).memoryLimitInBytes : 0;
       if (!want || (now && want >= now)) continue;
-      const usage = readMemoryUsage(`${path}/${u.id}`);
+      const usage = this.#io.memoryUsage(`${path}/${u.id}`);
       if (usage !== undefined && usage >= want)
         errs.push(`attempting to set container "${u.name}" memory limit (${want}) below current usage (${usage})`);
     }
@@ -208,11 +313,12 @@ export class PodResizer {
     const uid = pod.metadata!.uid!;
     for (const u of actions.containersToUpdate) {
       const s = status.containers.find((x) => x.id === u.id)!;
-      const want = linuxResources(u.resources, podLimitsForContainers(pod));
+      // u.resources and before are effective (pod-level limits included).
+      const want = linuxResources(u.resources);
       const before = actualOf(s);
       try {
         // Equivalent values (2m and 1m of cpu both make 2 shares) need no call, only bookkeeping.
-        if (!before || !sameLinux(want, linuxResources(before, podLimitsForContainers(pod)))) {
+        if (!before || !sameLinux(want, linuxResources(before))) {
           // Zero leaves a value alone in the runtime: an unlimited one is -1.
           await this.#deps.cri.updateContainerResources({
             containerId: u.id,
@@ -239,6 +345,7 @@ export class PodResizer {
   /** A pod that is gone: nothing of it is kept. */
   forget(uid: string): void {
     this.#actuated.delete(uid);
+    this.#actuatedPod.delete(uid);
     this.#allocation.remove(uid);
     this.#pendingSeen.delete(uid);
     this.#resizing.delete(uid);

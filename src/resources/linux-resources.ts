@@ -99,6 +99,21 @@ export function cpuAndMemory(r: ResourceRequirements | undefined): ResourceRequi
 }
 
 /**
+ * cpu and memory (as allocated or as running) with the spec's other resources (ephemeral-storage,
+ * hugepages, extended ones): upstream allocates a container's whole ResourceRequirements and
+ * reports them in allocatedResources and resources; only cpu and memory can differ from the spec.
+ */
+export function withOtherResources(cm: ResourceRequirements, spec: ResourceRequirements | undefined): ResourceRequirements {
+  const merge = (own?: Record<string, string>, all?: Record<string, unknown>) => {
+    const others = Object.entries(all ?? {}).filter(([k]) => k !== 'cpu' && k !== 'memory');
+    return own || others.length ? { ...Object.fromEntries(others.map(([k, v]) => [k, String(v)])), ...own } : undefined;
+  };
+  const requests = merge(cm.requests, spec?.requests),
+    limits = merge(cm.limits, spec?.limits);
+  return { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) };
+}
+
+/**
  * What the runtime applied, as API resources shaped like the allocated ones (upstream's
  * convertContainerStatusResources): each value the allocated one when the cgroup cannot tell
  * them apart (2m and 1m both make 2 shares), else converted back from the cgroup values.

@@ -1,15 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { ensurePodCgroup, hugePageSizeName, hugePageSizes, podCgroupLimits } from './pod-cgroup.ts';
+import { container, cpuMemory, podLevel, withResources } from './testing.ts';
 
-const c = (requests?: Record<string, string>, limits?: Record<string, string>): Container => ({
-  name: 'c',
-  resources: { requests, limits },
-});
+const c = (requests?: Record<string, string>, limits?: Record<string, string>): Container => container('c', requests, limits);
 const pod = (containers: Container[], initContainers: Container[] = []): Pod => ({ spec: { containers, initContainers } });
 
 const cases: [string, Pod, ReturnType<typeof podCgroupLimits>][] = [
@@ -35,75 +33,73 @@ for (const [name, p, want] of cases) test(`podCgroupLimits: ${name}`, () => asse
 // test/e2e/common/node/pod_level_resources.go: the pod cgroup follows totalPodResources; as
 // cgroup v1 values (cpu.shares, cpu.cfs_quota_us per 100 ms, memory.limit_in_bytes).
 const Mi = 1024 * 1024;
-const res = (cpuReq?: string, cpuLim?: string, memReq?: string, memLim?: string) => {
-  const requests: Record<string, string> = {},
-    limits: Record<string, string> = {};
-  if (cpuReq) requests.cpu = cpuReq;
-  if (memReq) requests.memory = memReq;
-  if (cpuLim) limits.cpu = cpuLim;
-  if (memLim) limits.memory = memLim;
-  return { requests, limits };
-};
-const named = (name: string, r?: ReturnType<typeof res>): Container => ({ name, resources: r ?? {} });
-const withPod = (r: ReturnType<typeof res>, containers: Container[]): Pod => ({ spec: { containers, resources: r } as Pod['spec'] });
 const podLevelCases: [string, Pod, ReturnType<typeof podCgroupLimits>][] = [
   [
     'Guaranteed, no container resources',
-    withPod(res('100m', '100m', '100Mi', '100Mi'), [named('c1'), named('c2')]),
+    podLevel(cpuMemory('100m', '100m', '100Mi', '100Mi'), [withResources('c1'), withResources('c2')]),
     { cpuShares: 102, cpuQuotaUs: 10_000, memoryLimitBytes: 100 * Mi },
   ],
   [
     'Guaranteed, 1 container with resources',
-    withPod(res('100m', '100m', '100Mi', '100Mi'), [named('c1', res('50m', '100m', '50Mi', '100Mi')), named('c2')]),
+    podLevel(cpuMemory('100m', '100m', '100Mi', '100Mi'), [
+      withResources('c1', cpuMemory('50m', '100m', '50Mi', '100Mi')),
+      withResources('c2'),
+    ]),
     { cpuShares: 102, cpuQuotaUs: 10_000, memoryLimitBytes: 100 * Mi },
   ],
   [
     'Guaranteed, pod limits only',
-    withPod(res(undefined, '100m', undefined, '100Mi'), [named('c1'), named('c2')]),
+    podLevel(cpuMemory(undefined, '100m', undefined, '100Mi'), [withResources('c1'), withResources('c2')]),
     { cpuShares: 102, cpuQuotaUs: 10_000, memoryLimitBytes: 100 * Mi },
   ],
   [
     'Burstable, pod limits, container limits: shares from the containers',
-    withPod(res(undefined, '100m', undefined, '100Mi'), [
-      named('c1', res(undefined, '50m', undefined, '50Mi')),
-      named('c2', res(undefined, '30m', undefined, '30Mi')),
+    podLevel(cpuMemory(undefined, '100m', undefined, '100Mi'), [
+      withResources('c1', cpuMemory(undefined, '50m', undefined, '50Mi')),
+      withResources('c2', cpuMemory(undefined, '30m', undefined, '30Mi')),
     ]),
     { cpuShares: 81, cpuQuotaUs: 10_000, memoryLimitBytes: 100 * Mi },
   ],
   [
     'Burstable, pod requests, no container resources: shares only',
-    withPod(res('100m', undefined, '100Mi'), [named('c1'), named('c2')]),
+    podLevel(cpuMemory('100m', undefined, '100Mi'), [withResources('c1'), withResources('c2')]),
     { cpuShares: 102 },
   ],
   [
     'Burstable, pod requests, containers with partial limits: unlimited',
-    withPod(res('100m', undefined, '100Mi'), [named('c1', res('50m', '50m', '50Mi', '50Mi')), named('c2', res('30m', undefined, '30Mi'))]),
+    podLevel(cpuMemory('100m', undefined, '100Mi'), [
+      withResources('c1', cpuMemory('50m', '50m', '50Mi', '50Mi')),
+      withResources('c2', cpuMemory('30m', undefined, '30Mi')),
+    ]),
     { cpuShares: 102 },
   ],
   [
     'Burstable, pod requests, every container limited: their sum',
-    withPod(res('100m', undefined, '100Mi'), [
-      named('c1', res('30m', '30m', '30Mi', '30Mi')),
-      named('c2', res('30m', '30m', '30Mi', '30Mi')),
+    podLevel(cpuMemory('100m', undefined, '100Mi'), [
+      withResources('c1', cpuMemory('30m', '30m', '30Mi', '30Mi')),
+      withResources('c2', cpuMemory('30m', '30m', '30Mi', '30Mi')),
     ]),
     { cpuShares: 102, cpuQuotaUs: 6000, memoryLimitBytes: 60 * Mi },
   ],
   [
     'Burstable, pod requests and limits',
-    withPod(res('50m', '100m', '50Mi', '100Mi'), [
-      named('c1', res('20m', '100m', '20Mi', '100Mi')),
-      named('c2', res('30m', '100m', '30Mi', '100Mi')),
+    podLevel(cpuMemory('50m', '100m', '50Mi', '100Mi'), [
+      withResources('c1', cpuMemory('20m', '100m', '20Mi', '100Mi')),
+      withResources('c2', cpuMemory('30m', '100m', '30Mi', '100Mi')),
     ]),
     { cpuShares: 51, cpuQuotaUs: 10_000, memoryLimitBytes: 100 * Mi },
   ],
   [
     'Burstable, partial pod requests: cpu shares from the containers',
-    withPod(res(undefined, '200m', '200Mi', '200Mi'), [named('c1', res('100m', '100m', '100Mi', '100Mi')), named('c2')]),
+    podLevel(cpuMemory(undefined, '200m', '200Mi', '200Mi'), [
+      withResources('c1', cpuMemory('100m', '100m', '100Mi', '100Mi')),
+      withResources('c2'),
+    ]),
     { cpuShares: 102, cpuQuotaUs: 20_000, memoryLimitBytes: 200 * Mi },
   ],
   [
     'Burstable, pod memory limit only: no quota without cpu limits',
-    withPod(res('100m', undefined, undefined, '64Mi'), [named('c1')]),
+    podLevel(cpuMemory('100m', undefined, undefined, '64Mi'), [withResources('c1')]),
     { cpuShares: 102, memoryLimitBytes: 64 * Mi },
   ],
 ];
@@ -113,7 +109,9 @@ for (const [name, p, want] of podLevelCases)
 test('podCgroupLimits: overhead and hugepages (ResourceConfigForPod, HugePageLimits)', () => {
   const p: Pod = {
     spec: {
-      containers: [named('c', { requests: { 'hugepages-2Mi': '4Mi' }, limits: { cpu: '1', memory: '64Mi', 'hugepages-2Mi': '4Mi' } })],
+      containers: [
+        withResources('c', { requests: { 'hugepages-2Mi': '4Mi' }, limits: { cpu: '1', memory: '64Mi', 'hugepages-2Mi': '4Mi' } }),
+      ],
       overhead: { cpu: '100m', memory: '10Mi' },
     },
   };
@@ -126,8 +124,9 @@ test('podCgroupLimits: overhead and hugepages (ResourceConfigForPod, HugePageLim
   assert.deepEqual([2 * Mi, 1024 * Mi, 64 * 1024].map(hugePageSizeName), ['2MB', '1GB', '64KB']);
 });
 
-test('ensurePodCgroup writes the cpu and memory files of a v1 hierarchy, and skips other hierarchies', () => {
+test('ensurePodCgroup writes the cpu and memory files of a v1 hierarchy, and skips other hierarchies', (t) => {
   const root = mkdtempSync(join(tmpdir(), 'kts-cg-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
   ensurePodCgroup('/kubepods/podu', { cpuShares: 2 }, root); // no controllers: nothing happens
   mkdirSync(join(root, 'cpu'));
   mkdirSync(join(root, 'memory'));
@@ -139,13 +138,15 @@ test('ensurePodCgroup writes the cpu and memory files of a v1 hierarchy, and ski
   );
 });
 
-test('ensurePodCgroup limits every huge page size when the hugetlb controller is there: 0 unless asked for', () => {
+test('ensurePodCgroup limits every huge page size when the hugetlb controller is there: 0 unless asked for', (t) => {
   const root = mkdtempSync(join(tmpdir(), 'kts-cg-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
   for (const d of ['cpu', 'memory', 'hugetlb']) mkdirSync(join(root, d));
   ensurePodCgroup('/kubepods/podh', { cpuShares: 2, hugePageLimits: { '2MB': 4194304 } }, root, () => ['2MB', '1GB']);
   const read = (f: string) => readFileSync(join(root, 'hugetlb/kubepods/podh', f), 'utf8');
   assert.deepEqual([read('hugetlb.2MB.limit_in_bytes'), read('hugetlb.1GB.limit_in_bytes')], ['4194304', '0']);
   const sysfs = mkdtempSync(join(tmpdir(), 'kts-hp-'));
+  t.after(() => rmSync(sysfs, { recursive: true, force: true }));
   for (const d of ['hugepages-2048kB', 'hugepages-1048576kB', 'other']) mkdirSync(join(sysfs, d));
   assert.deepEqual(hugePageSizes(sysfs).sort(), ['1GB', '2MB']);
   assert.deepEqual(hugePageSizes(join(sysfs, 'absent')), []);

@@ -11,13 +11,9 @@ import {
   podRequests,
   resourceRequest,
 } from './pod-resources.ts';
+import { container as c } from './testing.ts';
 
 const Mi = 2 ** 20;
-const c = (name: string, requests?: Record<string, string>, limits?: Record<string, string>, restartPolicy?: string): Container => ({
-  name,
-  resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) },
-  ...(restartPolicy ? { restartPolicy } : {}),
-});
 const pod = (containers: Container[], resources?: object, extra: Record<string, unknown> = {}): Pod => ({
   spec: { containers, ...(resources ? { resources } : {}), ...extra } as Pod['spec'],
 });

@@ -2,13 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { containerOOMScoreAdj, qosClass } from './qos.ts';
+import { container as c, cpuMemory, podLevel, withResources } from './testing.ts';
 
 const GiB = 2 ** 30;
-const c = (name: string, requests?: Record<string, string>, limits?: Record<string, string>, restartPolicy?: string): Container => ({
-  name,
-  resources: { requests, limits },
-  ...(restartPolicy ? { restartPolicy } : {}),
-});
 const pod = (containers: Container[], initContainers: Container[] = [], priorityClassName?: string): Pod => ({
   spec: { containers, initContainers, priorityClassName },
 });
@@ -31,83 +27,86 @@ for (const [name, p, ctr, want] of cases)
   test(`containerOOMScoreAdj: ${name}`, () => assert.equal(containerOOMScoreAdj(p, ctr, 8 * GiB), want));
 
 // ComputePodQOS, both branches; the pod-level cases of test/e2e/common/node/pod_level_resources.go.
-const R = (cpuReq?: string, cpuLim?: string, memReq?: string, memLim?: string) => {
-  const requests: Record<string, string> = {},
-    limits: Record<string, string> = {};
-  if (cpuReq) requests.cpu = cpuReq;
-  if (memReq) requests.memory = memReq;
-  if (cpuLim) limits.cpu = cpuLim;
-  if (memLim) limits.memory = memLim;
-  return { ...(Object.keys(requests).length ? { requests } : {}), ...(Object.keys(limits).length ? { limits } : {}) };
-};
-const withRes = (name: string, r: ReturnType<typeof R>): Container => ({ name, resources: r });
-const podLevel = (resources: ReturnType<typeof R> | undefined, containers: Container[]): Pod => ({
-  spec: { containers, ...(resources ? { resources } : {}) } as Pod['spec'],
-});
 const qosCases: [string, Pod, string][] = [
   [
     'Guaranteed, container resources only',
-    podLevel(undefined, [withRes('c1', R('50m', '50m', '70Mi', '70Mi')), withRes('c2', R('70m', '70m', '50Mi', '50Mi'))]),
+    podLevel(undefined, [
+      withResources('c1', cpuMemory('50m', '50m', '70Mi', '70Mi')),
+      withResources('c2', cpuMemory('70m', '70m', '50Mi', '50Mi')),
+    ]),
     'Guaranteed',
   ],
   [
     'Guaranteed, no container resources',
-    podLevel(R('100m', '100m', '100Mi', '100Mi'), [withRes('c1', {}), withRes('c2', {})]),
+    podLevel(cpuMemory('100m', '100m', '100Mi', '100Mi'), [withResources('c1', {}), withResources('c2', {})]),
     'Guaranteed',
   ],
   [
     'Guaranteed pod with other container resources',
-    podLevel(R('100m', '100m', '100Mi', '100Mi'), [
-      withRes('c1', R('50m', '100m', '50Mi', '100Mi')),
-      withRes('c2', R('50m', '100m', '50Mi', '100Mi')),
+    podLevel(cpuMemory('100m', '100m', '100Mi', '100Mi'), [
+      withResources('c1', cpuMemory('50m', '100m', '50Mi', '100Mi')),
+      withResources('c2', cpuMemory('50m', '100m', '50Mi', '100Mi')),
     ]),
     'Guaranteed',
   ],
   [
     'Guaranteed, pod limits only (requests defaulted)',
-    podLevel(R(undefined, '100m', undefined, '100Mi'), [withRes('c1', {})]),
+    podLevel(cpuMemory(undefined, '100m', undefined, '100Mi'), [withResources('c1', {})]),
     'Guaranteed',
   ],
   [
     'Burstable, pod limits, container limits',
-    podLevel(R(undefined, '100m', undefined, '100Mi'), [
-      withRes('c1', R(undefined, '50m', undefined, '50Mi')),
-      withRes('c2', R(undefined, '30m', undefined, '30Mi')),
+    podLevel(cpuMemory(undefined, '100m', undefined, '100Mi'), [
+      withResources('c1', cpuMemory(undefined, '50m', undefined, '50Mi')),
+      withResources('c2', cpuMemory(undefined, '30m', undefined, '30Mi')),
     ]),
     'Burstable',
   ],
-  ['Burstable, pod requests only', podLevel(R('100m', undefined, '100Mi'), [withRes('c1', {}), withRes('c2', {})]), 'Burstable'],
+  [
+    'Burstable, pod requests only',
+    podLevel(cpuMemory('100m', undefined, '100Mi'), [withResources('c1', {}), withResources('c2', {})]),
+    'Burstable',
+  ],
   [
     'Burstable, pod requests, Guaranteed containers',
-    podLevel(R('100m', undefined, '100Mi'), [
-      withRes('c1', R('30m', '30m', '30Mi', '30Mi')),
-      withRes('c2', R('30m', '30m', '30Mi', '30Mi')),
+    podLevel(cpuMemory('100m', undefined, '100Mi'), [
+      withResources('c1', cpuMemory('30m', '30m', '30Mi', '30Mi')),
+      withResources('c2', cpuMemory('30m', '30m', '30Mi', '30Mi')),
     ]),
     'Burstable',
   ],
-  ['Burstable, pod requests below limits', podLevel(R('50m', '100m', '50Mi', '100Mi'), [withRes('c1', {})]), 'Burstable'],
+  ['Burstable, pod requests below limits', podLevel(cpuMemory('50m', '100m', '50Mi', '100Mi'), [withResources('c1', {})]), 'Burstable'],
   [
     'Burstable, partial pod requests, 1 Guaranteed container',
-    podLevel(R(undefined, '200m', '200Mi', '200Mi'), [withRes('c1', R('100m', '100m', '100Mi', '100Mi')), withRes('c2', {})]),
+    podLevel(cpuMemory(undefined, '200m', '200Mi', '200Mi'), [
+      withResources('c1', cpuMemory('100m', '100m', '100Mi', '100Mi')),
+      withResources('c2', {}),
+    ]),
     'Burstable',
   ],
-  ['Burstable, pod cpu limit only', podLevel(R(undefined, '1'), [withRes('c1', R(undefined, '1', undefined, '1Gi'))]), 'Burstable'],
-  ['BestEffort', podLevel(undefined, [withRes('c1', {}), withRes('c2', {})]), 'BestEffort'],
+  [
+    'Burstable, pod cpu limit only',
+    podLevel(cpuMemory(undefined, '1'), [withResources('c1', cpuMemory(undefined, '1', undefined, '1Gi'))]),
+    'Burstable',
+  ],
+  ['BestEffort', podLevel(undefined, [withResources('c1', {}), withResources('c2', {})]), 'BestEffort'],
   // Any spec.resources takes the pod-level branch, even an empty one.
   [
     'an empty spec.resources: BestEffort, whatever the containers set',
-    podLevel({}, [withRes('c1', R('1', '1', '1Gi', '1Gi'))]),
+    podLevel({}, [withResources('c1', cpuMemory('1', '1', '1Gi', '1Gi'))]),
     'BestEffort',
   ],
-  ['a zero limit is no limit', podLevel(undefined, [withRes('c1', R('0', '0', '1Gi', '1Gi'))]), 'Burstable'],
+  ['a zero limit is no limit', podLevel(undefined, [withResources('c1', cpuMemory('0', '0', '1Gi', '1Gi'))]), 'Burstable'],
   [
     'a container without limits spoils Guaranteed',
-    podLevel(undefined, [withRes('c1', R('1', '1', '1Gi', '1Gi')), withRes('c2', {})]),
+    podLevel(undefined, [withResources('c1', cpuMemory('1', '1', '1Gi', '1Gi')), withResources('c2', {})]),
     'Burstable',
   ],
   [
     'an init container counts',
-    { spec: { containers: [withRes('c1', R('1', '1', '1Gi', '1Gi'))], initContainers: [withRes('i', R('1'))] } },
+    {
+      spec: { containers: [withResources('c1', cpuMemory('1', '1', '1Gi', '1Gi'))], initContainers: [withResources('i', cpuMemory('1'))] },
+    },
     'Burstable',
   ],
 ];
@@ -115,9 +114,9 @@ for (const [name, p, want] of qosCases) test(`qosClass: ${name}`, () => assert.e
 
 // Burstable with pod-level requests: the pod's memory request not given to containers is shared out (policy.go).
 test('containerOOMScoreAdj with pod-level requests: the unassigned pod memory request spread over the containers', () => {
-  const a = withRes('a', R(undefined, undefined, '1Gi')),
-    b = withRes('b', {}),
-    s: Container = { ...withRes('s', {}), restartPolicy: 'Always' };
+  const a = withResources('a', cpuMemory(undefined, undefined, '1Gi')),
+    b = withResources('b', {}),
+    s: Container = { ...withResources('s', {}), restartPolicy: 'Always' };
   // 4Gi at the pod level, 1Gi given to a: 3Gi shared by three containers, 1Gi each.
   const p: Pod = { spec: { containers: [a, b], initContainers: [s], resources: { requests: { memory: '4Gi' } } } as Pod['spec'] };
   assert.equal(containerOOMScoreAdj(p, a, 8 * GiB), 1000 - 250);

@@ -509,3 +509,135 @@ test('computePodActions: without a prober, probes do not hold a sidecar or kill 
     test(`computePodActions resize: ${name}`, () => assert.deepEqual(computePodActions(p, s, undefined, actual), { ...none, ...want }));
   }
 }
+
+// Container restart rules (ContainerRestartRules): a container's own restartPolicy and
+// restartPolicyRules override the pod's; RestartAllContainers resets every container.
+{
+  const rules = (action: string, values: number[]) => [{ action, exitCodes: { operator: 'In', values } }];
+  const own = (restartPolicy: string, restartPolicyRules?: unknown): Container =>
+    ({ ...app, restartPolicy, ...(restartPolicyRules ? { restartPolicyRules } : {}) }) as Container;
+  const pod = (restartPolicy: string, containers: Container[]): Pod => ({ metadata: { uid: 'u' }, spec: { restartPolicy, containers } });
+  const exited = (exitCode: number, over: Partial<ContainerState> = {}) => ctr({ phase: 'exited', exitCode, ...over });
+  const ruleCases: [string, Pod, PodRuntimeStatus, Partial<PodActions>][] = [
+    [
+      'a matching Restart rule restarts the container of a Never pod',
+      pod('Never', [own('Never', rules('Restart', [42]))]),
+      status([sb()], [exited(42)]),
+      { containersToStart: [{ name: 'app', reason: 'restart' }] },
+    ],
+    [
+      'a rule that does not match leaves the container policy (Never): the pod is done',
+      pod('Never', [own('Never', rules('Restart', [42]))]),
+      status([sb()], [exited(1)]),
+      { killPod: true },
+    ],
+    ['container Never in an Always pod: not restarted', pod('Always', [own('Never')]), status([sb()], [exited(1)]), { killPod: true }],
+    [
+      'container Always in a Never pod: restarted',
+      pod('Never', [own('Always')]),
+      status([sb()], [exited(0)]),
+      { containersToStart: [{ name: 'app', reason: 'restart' }] },
+    ],
+    ['container OnFailure, succeeded: not restarted', pod('Always', [own('OnFailure')]), status([sb()], [exited(0)]), { killPod: true }],
+    [
+      'a new sandbox: a succeeded container with its own OnFailure policy does not run again',
+      pod('Always', [own('OnFailure'), side]),
+      status([sb({ ready: false })], [exited(0), ctr({ id: 'c2', name: 'side', hash: containerHash(side), phase: 'exited', exitCode: 0 })]),
+      {
+        killPod: true,
+        createSandbox: true,
+        sandboxId: undefined,
+        sandboxAttempt: 1,
+        containersToStart: [{ name: 'side', reason: 'pod sandbox changed' }],
+      },
+    ],
+    [
+      'an init container of a Never pod restarted by its rule',
+      {
+        metadata: { uid: 'u' },
+        spec: {
+          restartPolicy: 'Never',
+          initContainers: [{ ...init1, restartPolicy: 'Never', restartPolicyRules: rules('Restart', [3]) } as Container],
+          containers: [app],
+        },
+      },
+      status([sb()], [init('init1', { phase: 'exited', exitCode: 3 })]),
+      { initContainersToStart: [{ name: 'init1', reason: 'restart' }] },
+    ],
+    [
+      'an init container with its own Never policy fails an Always pod',
+      {
+        metadata: { uid: 'u' },
+        spec: { restartPolicy: 'Always', initContainers: [{ ...init1, restartPolicy: 'Never' }], containers: [app] },
+      },
+      status([sb()], [init('init1', { phase: 'exited', exitCode: 3 })]),
+      { killPod: true },
+    ],
+  ];
+  for (const [name, p, s, want] of ruleCases) {
+    test(`computePodActions restart rules: ${name}`, () => assert.deepEqual(computePodActions(p, s), { ...none, ...want }));
+  }
+  test('computePodActions restart rules: a failed liveness probe restarts by the container policy only (no exit code for rules)', () => {
+    const live = { livenessProbe: { exec: { command: ['true'] } } };
+    const failed = () => ({ liveness: 'Failure' as const });
+    const never = pod('Always', [{ ...own('Never', rules('Restart', [137])), ...live }]);
+    assert.deepEqual(
+      computePodActions(never, status([sb()], [ctr()]), failed),
+      { ...none, killPod: true },
+      'killed, not started: the pod is done',
+    );
+    const always = pod('Never', [{ ...own('Always'), ...live }]);
+    const message = 'Container app failed liveness probe, will be restarted';
+    assert.deepEqual(computePodActions(always, status([sb()], [ctr()]), failed), {
+      ...none,
+      containersToKill: [{ id: 'c1', name: 'app', reason: message, message }],
+      containersToStart: [{ name: 'app', reason: message }],
+    });
+  });
+
+  // RestartAllContainers: every instance goes, app before init containers, the triggering ones last.
+  const source = { ...own('Never', rules('RestartAllContainers', [42])), name: 'source' } as Container;
+  const sourceInit = { ...init1, restartPolicy: 'Never', restartPolicyRules: rules('RestartAllContainers', [42]) } as Container;
+  const resetPod: Pod = {
+    metadata: { uid: 'u' },
+    spec: { restartPolicy: 'Never', initContainers: [init1, sidecar], containers: [source, app] },
+  };
+  test('computePodActions RestartAllContainers: reset every instance, nothing else', () => {
+    const s = status(
+      [sb()],
+      [
+        ctr({ id: 'app2' }),
+        exited(42, { id: 'src', name: 'source' }),
+        exited(1, { id: 'app1' }),
+        init('sidecar'),
+        done('init1'),
+        init('init1', { id: 'init1-old', phase: 'unknown' }),
+      ],
+    );
+    assert.deepEqual(computePodActions(resetPod, s, undefined, undefined, true), {
+      ...none,
+      containersToReset: [
+        { id: 'app2', name: 'app', kill: true },
+        { id: 'app1', name: 'app', kill: false },
+        { id: 'c-init1', name: 'init1', kill: false },
+        { id: 'init1-old', name: 'init1', kill: true },
+        { id: 'c-sidecar', name: 'sidecar', kill: true },
+        { id: 'src', name: 'source', kill: false },
+      ],
+    });
+  });
+  test('computePodActions RestartAllContainers: a triggering init container goes last', () => {
+    const p: Pod = { metadata: { uid: 'u' }, spec: { restartPolicy: 'Never', initContainers: [sidecar, sourceInit], containers: [app] } };
+    const s = status([sb()], [init('init1', { phase: 'exited', exitCode: 42 }), init('sidecar')]);
+    assert.deepEqual(computePodActions(p, s, undefined, undefined, true).containersToReset, [
+      { id: 'c-sidecar', name: 'sidecar', kill: true },
+      { id: 'c-init1', name: 'init1', kill: false },
+    ]);
+  });
+  test('computePodActions RestartAllContainers: once all are removed, initialization starts over', () => {
+    assert.deepEqual(computePodActions(resetPod, status([sb()], [])), {
+      ...none,
+      initContainersToStart: [{ name: 'init1', reason: 'not started yet' }],
+    });
+  });
+}

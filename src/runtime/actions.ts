@@ -5,9 +5,10 @@
 import type { Container, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { type PodRuntimeStatus, type ContainerState, latest } from './types.ts';
 import { containerHash } from './hash.ts';
-import { containerResize } from '../resize/decide.ts';
-import { cpuAndMemory } from '../resources/linux-resources.ts';
+import { containerResize, effectiveResources } from '../resize/decide.ts';
+import { podSpecResources } from '../resources/pod-resources.ts';
 import { isSidecar } from '../podutil/podutil.ts';
+import { containerShouldRestart, findMatchingRestartRule, shouldContainerBeRestarted } from './restart-policy.ts';
 
 export interface PodActions {
   /** Stop what runs: everything before a new sandbox, or (without one) the sidecars of a pod that is done. */
@@ -26,11 +27,22 @@ export interface PodActions {
   containersToKill: ContainerToKill[];
   /** In-place resize: running containers whose cgroup gets their allocated resources (CRI UpdateContainerResources). */
   containersToUpdate: Update[];
+  /**
+   * RestartAllContainers: every instance of every init and app container, killed if it runs and
+   * removed, in this order; the containers whose exit triggered it last. Only then, nothing else.
+   */
+  containersToReset?: ContainerToReset[];
+}
+export interface ContainerToReset {
+  id: string;
+  name: string;
+  /** It runs (or may): stop it first, without a grace period. */
+  kill: boolean;
 }
 export interface Update {
   id: string;
   name: string;
-  /** The allocated cpu and memory to apply. */
+  /** The allocated cpu and memory to apply (effective: pod-level limits for those the container does not set). */
   resources: ResourceRequirements;
   changed: ('cpu' | 'memory')[];
 }
@@ -64,18 +76,31 @@ export interface ProbeHealth {
 /** Looks up an instance's probe states by container ID; absent: the pod is not probed. */
 export type HealthOf = (containerId: string) => ProbeHealth | undefined;
 
-/** Whether a container that exited should run again, per the pod's restartPolicy. */
+/** Whether a container that exited should run again: its own restartPolicy and rules, else the pod's (restart-policy.ts). */
 export function shouldRestart(pod: Pod, c: ContainerState): boolean {
-  const policy = pod.spec?.restartPolicy ?? 'Always';
-  if (policy === 'Always') return true;
-  if (policy === 'OnFailure') return c.exitCode !== 0;
-  return false;
+  const spec = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((x) => x.name === c.name);
+  return containerShouldRestart(spec ?? { name: c.name }, pod, c.exitCode ?? 0);
 }
+
+/**
+ * Upstream's runOnce in computePodActions: a container that succeeded does not run again in a new
+ * sandbox when its policy (its own, else the pod's) is OnFailure.
+ */
+const runOnce = (pod: Pod, c: Container) => (c.restartPolicy ?? pod.spec?.restartPolicy) === 'OnFailure';
 
 const alive = (s: ContainerState | undefined) => s?.phase === 'running' || s?.phase === 'unknown';
 
-/** pod: with its allocated resources (src/resize), which running containers must get. */
-export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: HealthOf, actual?: ActualOf): PodActions {
+/**
+ * pod: with its allocated resources (src/resize), which running containers must get.
+ * restartAllContainers: the pod restarts all its containers in place (restart-policy.ts allContainersRestarting).
+ */
+export function computePodActions(
+  pod: Pod,
+  status: PodRuntimeStatus,
+  health?: HealthOf,
+  actual?: ActualOf,
+  restartAllContainers = false,
+): PodActions {
   const spec = pod.spec?.containers ?? [];
   const inits = pod.spec?.initContainers ?? [];
   const sandbox = status.sandboxes[0];
@@ -94,6 +119,13 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
     actions.killPod = !!sandbox?.ready || status.containers.some((c) => alive(c));
   };
 
+  // As upstream: the old containers go first, all of them, app containers before init
+  // containers and the ones that triggered it last; the next sync starts from a clean slate.
+  if (restartAllContainers) {
+    actions.containersToReset = containersToReset(pod, status);
+    return actions;
+  }
+
   const sandboxOK = sandbox?.ready && (pod.spec?.hostNetwork || !!sandbox.ip);
   if (!sandboxOK) {
     // A Never pod that ran its containers does not get a new sandbox: it is done.
@@ -101,14 +133,13 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
       killAll();
       return actions;
     }
-    // Neither does an OnFailure pod whose containers all succeeded.
-    const everyoneDone =
-      spec.length > 0 &&
-      spec.every((c) => {
-        const s = latest(status, c.name);
-        return s?.phase === 'exited' && !shouldRestart(pod, s);
-      });
-    if (sandbox && everyoneDone) {
+    // Neither does a pod whose containers all succeeded and run once (OnFailure).
+    const succeeded = (c: Container) => {
+      const s = latest(status, c.name);
+      return s?.phase === 'exited' && s.exitCode === 0;
+    };
+    const toStart = spec.filter((c) => !(runOnce(pod, c) && succeeded(c)));
+    if (sandbox && spec.length > 0 && toStart.length === 0) {
       killAll();
       return actions;
     }
@@ -123,10 +154,7 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
       actions.initContainersToStart.push({ name: inits[0]!.name, reason });
       return actions;
     }
-    for (const c of spec) {
-      const s = latest(status, c.name);
-      if (s?.phase !== 'exited' || shouldRestart(pod, s)) actions.containersToStart.push({ name: c.name, reason });
-    }
+    for (const c of toStart) actions.containersToStart.push({ name: c.name, reason });
     return actions;
   }
 
@@ -151,14 +179,14 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
       } else {
         const failed = failedProbe(c, s, health);
         if (!failed) {
-          if (resize(c, s, actions, actual) === 'restart')
+          if (resize(pod, c, s, actions, actual) === 'restart')
             actions.containersToStart.push({ name: c.name, reason: 'resize requires restart' });
           else keep++;
           continue;
         }
         // As upstream: a container that failed liveness or startup is killed, and started
-        // again unless the pod never restarts its containers.
-        const restart = (pod.spec?.restartPolicy ?? 'Always') !== 'Never';
+        // again unless its restartPolicy (its own, else the pod's) is Never; rules need an exit code.
+        const restart = (c.restartPolicy ?? pod.spec?.restartPolicy ?? 'Always') !== 'Never';
         const message = `Container ${c.name} failed ${failed.toLowerCase()} probe${restart ? ', will be restarted' : ''}`;
         actions.containersToKill.push({ id: s.id, name: c.name, reason: message, message, ...probeGrace(c, failed) });
         if (restart) actions.containersToStart.push({ name: c.name, reason: message });
@@ -166,7 +194,7 @@ export function computePodActions(pod: Pod, status: PodRuntimeStatus, health?: H
       continue;
     }
     // created-but-never-started or exited: run a new instance if the policy says so
-    if (s.phase === 'created' || shouldRestart(pod, s))
+    if (shouldContainerBeRestarted(c, pod, status))
       actions.containersToStart.push({ name: c.name, reason: s.phase === 'created' ? 'never started' : 'restart' });
   }
   // Nothing runs and nothing will: the pod is done, and its sidecars must not keep it alive.
@@ -202,7 +230,7 @@ function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodAc
   });
   let previousDone = initialized;
   const starts: Start[] = [];
-  const restartOnFailure = (pod.spec?.restartPolicy ?? 'Always') !== 'Never';
+  const podRestartsOnFailure = (pod.spec?.restartPolicy ?? 'Always') !== 'Never';
   // Backwards: the last init container that ran says how far initialization got.
   for (let i = inits.length - 1; i >= 0; i--) {
     const c = inits[i]!;
@@ -235,15 +263,16 @@ function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodAc
           const message = `Init container ${c.name} failed liveness probe`;
           actions.containersToKill.push({ id: s.id, name: c.name, reason: message, message, ...probeGrace(c, 'Liveness') });
           starts.push({ name: c.name, reason: message });
-        } else if (resize(c, s, actions, actual) === 'restart') {
+        } else if (resize(pod, c, s, actions, actual) === 'restart') {
           starts.push({ name: c.name, reason: 'resize requires restart' });
         }
       }
     } else if (s.phase === 'exited') {
       if (isSidecar(c)) starts.push({ name: c.name, reason: 'restart' });
       else if (s.exitCode !== 0) {
-        // A failed init container fails a Never pod; otherwise it runs again.
-        if (!restartOnFailure) {
+        // A failed init container runs again if its policy and rules say so (else the pod's);
+        // if not, the pod has failed.
+        if (!shouldContainerBeRestarted(c, pod, status)) {
           actions.killPod = true;
           return false;
         }
@@ -251,7 +280,9 @@ function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodAc
       } else if (last) initialized = true;
       else starts.push({ name: inits[i + 1]!.name, reason: 'not started yet' });
     } else {
-      // unknown: make sure the old instance is gone before a new one starts
+      // unknown: make sure the old instance is gone before a new one starts. With no exit
+      // code, only the restartPolicy (its own, else the pod's) decides, as upstream.
+      const restartOnFailure = c.restartPolicy ? c.restartPolicy !== 'Never' : podRestartsOnFailure;
       if (!isSidecar(c) && !restartOnFailure) {
         actions.killPod = true;
         return false;
@@ -272,19 +303,22 @@ function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodAc
 
 /**
  * In-place resize of a running container (upstream's computePodResizeAction): an update of its
- * cgroup, or a kill when its resizePolicy asks for a restart (the caller starts it again).
+ * cgroup, or a kill when its resizePolicy asks for a restart (the caller starts it again). A
+ * container without its own limits gets the pod's (spec.resources), so a pod-level resize
+ * reaches it too.
  */
-function resize(c: Container, s: ContainerState, actions: PodActions, actual?: ActualOf): 'none' | 'update' | 'restart' {
+function resize(pod: Pod, c: Container, s: ContainerState, actions: PodActions, actual?: ActualOf): 'none' | 'update' | 'restart' {
   const now = s.phase === 'running' ? actual?.(s) : undefined;
   if (!now) return 'none';
-  const r = containerResize(c, now);
+  const podLevel = podSpecResources(pod);
+  const r = containerResize(c, now, podLevel);
   if (r.action === 'none') return 'none';
   if (r.action === 'restart') {
     const message = `Container ${c.name} resize requires restart`;
     actions.containersToKill.push({ id: s.id, name: c.name, reason: message, message, resize: true });
     return 'restart';
   }
-  actions.containersToUpdate.push({ id: s.id, name: c.name, resources: cpuAndMemory(c.resources), changed: r.changed });
+  actions.containersToUpdate.push({ id: s.id, name: c.name, resources: effectiveResources(c.resources, podLevel), changed: r.changed });
   return 'update';
 }
 
@@ -306,4 +340,29 @@ function sidecarStartup(c: Container, s: ContainerState, health?: HealthOf): Pro
 function probeGrace(c: Container, probe: 'Liveness' | 'Startup'): { gracePeriodSeconds?: number } {
   const g = (probe === 'Liveness' ? c.livenessProbe : c.startupProbe)?.terminationGracePeriodSeconds;
   return g !== undefined && g !== null ? { gracePeriodSeconds: g } : {};
+}
+
+/**
+ * Upstream's getContainersToReset, for init and app containers alike: every instance (the old
+ * ones too, so that the runtime holds none), with the instances whose exit matched a
+ * RestartAllContainers rule apart; then ordered as upstream's computePodActions: app containers,
+ * init containers, and the triggering app and init containers last.
+ */
+function containersToReset(pod: Pod, status: PodRuntimeStatus): ContainerToReset[] {
+  const split = (containers: Container[]) => {
+    const sources: ContainerToReset[] = [];
+    const targets: ContainerToReset[] = [];
+    for (const c of containers) {
+      for (const s of status.containers.filter((x) => x.name === c.name)) {
+        if (s.phase !== 'exited') targets.push({ id: s.id, name: c.name, kill: true });
+        else if (findMatchingRestartRule(c, s.exitCode ?? 0)?.action === 'RestartAllContainers')
+          sources.push({ id: s.id, name: c.name, kill: false });
+        else targets.push({ id: s.id, name: c.name, kill: false });
+      }
+    }
+    return { sources, targets };
+  };
+  const inits = split(pod.spec?.initContainers ?? []);
+  const apps = split(pod.spec?.containers ?? []);
+  return [...apps.targets, ...inits.targets, ...apps.sources, ...inits.sources];
 }

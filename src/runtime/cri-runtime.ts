@@ -106,6 +106,15 @@ export class RuntimeView {
         finishedAtNs: st.finishedAt !== '0' ? st.finishedAt : undefined,
         ...(st.state === 'CONTAINER_EXITED' ? { exitCode: st.exitCode, reason: st.reason, message: exitMessage(st) } : {}),
         ...(st.resources?.linux ? { linux: parseLinux(st.resources.linux) } : {}),
+        ...(st.user?.linux
+          ? {
+              user: {
+                uid: Number(st.user.linux.uid),
+                gid: Number(st.user.linux.gid),
+                supplementalGroups: st.user.linux.supplementalGroups.map(Number),
+              },
+            }
+          : {}),
       };
       this.#containers.set(c.id, state);
       return state;

@@ -7,15 +7,11 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Container, EnvVar, Pod } from 'kubernetes-types/core/v1.js';
-import type { ImagePuller } from '../images/puller.ts';
 import type { Logger } from '../log/log.ts';
-import { PodResizer } from '../resize/pod-resizer.ts';
 import { fileKeyId } from './env-file.ts';
 import { readFileKey, readFileKeys, withEnvFiles } from './env-file-source.ts';
 import { noEnvSource } from './env-sources.ts';
-import type { PodRuntime } from './pod-runtime.ts';
-import { PodSyncer } from './sync.ts';
-import type { PodRuntimeStatus } from './types.ts';
+import { fakeSyncer } from './fake-runtime.test.ts';
 
 function withDir(fn: (dir: string) => Promise<void>) {
   return async () => {
@@ -101,35 +97,11 @@ test(
   }),
 );
 
-function syncer(vol: string | undefined) {
-  const created: { envs?: { key?: string; value?: unknown }[] }[] = [];
-  const events: string[] = [];
-  const status: PodRuntimeStatus = {
-    uid: 'u1',
-    sandboxes: [{ id: 'sb1', attempt: 0, ready: true, ip: '10.88.0.7', createdAtNs: '1' }],
-    containers: [],
-  };
-  const cri = {
-    createContainer: async (r: { config: (typeof created)[number] }) => {
-      created.push(r.config);
-      return { containerId: 'c1' };
-    },
-    startContainer: async () => ({}),
-  } as unknown as PodRuntime;
-  const noop = () => {};
-  const log = { info: noop, warn: noop, error: noop, v: noop } as unknown as Logger;
-  const recorder = { event: (_o: unknown, type: string, reason: string, message: string) => events.push(`${type} ${reason}: ${message}`) };
-  const s = new PodSyncer({
-    runtime: cri,
-    view: { pod: async () => status },
-    images: { ensure: async () => ({}) } as unknown as ImagePuller,
-    events: recorder,
-    log,
-    node: { podLogsDir: '/tmp', clusterDomain: 'cluster.local', clusterDNS: [], hostDNS: { servers: [], searches: [], options: [] } },
-    env: withEnvFiles(noEnvSource, (_uid, name) => (name === 'config' ? vol : undefined), log),
-    resizer: new PodResizer({ cri: { updateContainerResources: async () => ({}) }, view: { noteResources: noop }, events: recorder, log }),
-  });
-  return { s, created, events };
+// The shared in-memory runtime (fake-runtime.test.ts) with a ready sandbox for u1, its env source reading the volume "config" from vol.
+function syncer(vol: string | undefined, featureGates: Record<string, boolean> = {}) {
+  const h = fakeSyncer({ env: withEnvFiles(noEnvSource, (_uid, name) => (name === 'config' ? vol : undefined), featureGates) });
+  h.runtime.addSandbox('u1', { id: 'sb1' });
+  return { ...h, created: () => h.runtime.container('use-envfile')?.config };
 }
 
 const pod = (...env: EnvVar[]): Pod => ({
@@ -147,23 +119,41 @@ test(
     // What the e2e init container writes: echo CONFIG_1=\'value1\' > /data/config.env
     writeFileSync(join(vol, 'config.env'), "CONFIG_1='value1'\nCONFIG_2='value2'\n");
     const ok = syncer(vol);
-    const r = await ok.s.syncPod(pod(fileEnv('CONFIG_1', { key: 'CONFIG_1' }), fileEnv('OPT', { key: 'MISSING', optional: true })));
+    const r = await ok.syncer.syncPod(pod(fileEnv('CONFIG_1', { key: 'CONFIG_1' }), fileEnv('OPT', { key: 'MISSING', optional: true })));
     assert.equal(r.waiting.size, 0);
     assert.deepEqual(
-      ok.created[0]!.envs!.map((e) => `${e.key}=${e.value}`),
+      ok.created()!.envs!.map((e) => `${e.key}=${e.value}`),
       ['CONFIG_1=value1'],
     );
 
     const missing = syncer(vol);
-    const m = await missing.s.syncPod(pod(fileEnv('MISSING_KEY', { key: 'MISSING_KEY' })));
+    const m = await missing.syncer.syncPod(pod(fileEnv('MISSING_KEY', { key: 'MISSING_KEY' })));
     const message = `environment variable key "MISSING_KEY" not found in file "${vol}/config.env"`;
     assert.deepEqual(m.waiting.get('use-envfile'), { reason: 'CreateContainerConfigError', message });
     assert.deepEqual(missing.events, [`Warning Failed: Error: ${message}`]);
-    assert.equal(missing.created.length, 0);
+    assert.equal(missing.created(), undefined);
     assert.equal(m.requeueAfterMs, 10_000);
 
     const noFile = syncer(vol);
-    const n = await noFile.s.syncPod(pod(fileEnv('A', { path: 'nope.env', key: 'A', optional: true })));
+    const n = await noFile.syncer.syncPod(pod(fileEnv('A', { path: 'nope.env', key: 'A', optional: true })));
     assert.deepEqual(n.waiting.get('use-envfile'), { reason: 'CreateContainerConfigError', message: "couldn't parse env file" });
+  }),
+);
+
+test(
+  "EnvFiles off (featureGates): the source as it is, and a fileKeyRef gives '' (upstream's switch falls through)",
+  withDir(async (vol) => {
+    assert.equal(
+      withEnvFiles(noEnvSource, () => vol, { EnvFiles: false }),
+      noEnvSource,
+    );
+    writeFileSync(join(vol, 'config.env'), "CONFIG_1='value1'\n");
+    const off = syncer(vol, { EnvFiles: false });
+    const r = await off.syncer.syncPod(pod(fileEnv('CONFIG_1', { key: 'CONFIG_1' })));
+    assert.equal(r.waiting.size, 0);
+    assert.deepEqual(
+      off.created()!.envs!.map((e) => `${e.key}=${e.value}`),
+      ['CONFIG_1='],
+    );
   }),
 );

@@ -70,8 +70,13 @@ export async function readFileKeys(pod: Pod, c: Container, hostPath: VolumeHostP
   return new Map(reads);
 }
 
-/** The source with the container's env files read too (EnvFiles on); without this, fileKeyRef is ignored as with the gate off. */
-export function withEnvFiles(source: EnvSource, hostPath: VolumeHostPath, log?: Logger): EnvSource {
+/**
+ * The source with the container's env files read too, unless featureGates turn EnvFiles (beta, on
+ * by default) off: then the source as it is, and fileKeyRef ignored (upstream's
+ * makeEnvironmentVariables reads it only when the gate is enabled).
+ */
+export function withEnvFiles(source: EnvSource, hostPath: VolumeHostPath, featureGates: Record<string, boolean>, log?: Logger): EnvSource {
+  if (featureGates.EnvFiles === false) return source;
   return {
     session() {
       const reads = source.session();

@@ -3,30 +3,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { ImagePuller } from '../images/puller.ts';
-import type { Logger } from '../log/log.ts';
-import { PodResizer } from '../resize/pod-resizer.ts';
+import type { RuntimeRequest } from '../cri/runtime-client.ts';
 import type { EnvSource } from './env-sources.ts';
-import type { PodRuntime } from './pod-runtime.ts';
-import { PodSyncer } from './sync.ts';
-import type { PodRuntimeStatus } from './types.ts';
+import { fakeSyncer } from './fake-runtime.test.ts';
 
+type CreateRequest = RuntimeRequest<'CreateContainer'>;
+
+// The shared in-memory runtime (fake-runtime.test.ts) with a ready sandbox for u1 (IP 10.88.0.7), over an
+// apiserver that holds these ConfigMaps ("cfg" not found unless given), the kubernetes Service and the allocatable.
 function syncer(configMaps: Record<string, Record<string, string>>) {
-  const created: { envs?: { key?: string; value?: unknown }[]; command?: string[]; args?: string[] }[] = [];
-  const events: string[] = [];
   let reads = 0;
-  const status: PodRuntimeStatus = {
-    uid: 'u1',
-    sandboxes: [{ id: 'sb1', attempt: 0, ready: true, ip: '10.88.0.7', createdAtNs: '1' }],
-    containers: [],
-  };
-  const cri = {
-    createContainer: async (r: { config: (typeof created)[number] }) => {
-      created.push(r.config);
-      return { containerId: 'c1' };
-    },
-    startContainer: async () => ({}),
-  } as unknown as PodRuntime;
   const env: EnvSource = {
     session: () => async () => {
       reads++;
@@ -43,39 +29,10 @@ function syncer(configMaps: Record<string, Record<string, string>>) {
       };
     },
   };
-  const noop = () => {};
-  const log = { info: noop, warn: noop, error: noop, v: noop } as unknown as Logger;
-  const recorder = {
-    event: (_o: unknown, type: string, reason: string, message: string) => {
-      events.push(`${type} ${reason}: ${message}`);
-    },
-  };
-  const s = new PodSyncer({
-    runtime: cri,
-    view: { pod: async () => status },
-    images: { ensure: async () => ({}) } as unknown as ImagePuller,
-    events: recorder,
-    log,
-    node: {
-      podLogsDir: '/tmp',
-      clusterDomain: 'cluster.local',
-      clusterDNS: [],
-      hostDNS: { servers: [], searches: [], options: [] },
-      nodeIP: '172.30.0.2',
-    },
-    env,
-    resizer: new PodResizer({
-      cri: {
-        updateContainerResources: async () => {
-          throw new Error('no resize here');
-        },
-      },
-      view: { noteResources: () => {} },
-      events: recorder,
-      log,
-    }),
-  });
-  return { s, created, events, reads: () => reads };
+  const h = fakeSyncer({ env });
+  h.runtime.addSandbox('u1', { id: 'sb1' });
+  const created = () => h.runtime.calls.filter((c) => c.method === 'CreateContainer').map((c) => (c.request as CreateRequest).config!);
+  return { s: h.syncer, created, events: h.events, reads: () => reads };
 }
 
 const pod: Pod = {
@@ -102,7 +59,7 @@ test('a missing ConfigMap: CreateContainerConfigError, a Failed event, no contai
   const r = await s.syncPod(pod);
   assert.deepEqual(r.waiting.get('main'), { reason: 'CreateContainerConfigError', message: 'configmap "cfg" not found' });
   assert.deepEqual(events, ['Warning Failed: Error: configmap "cfg" not found']);
-  assert.equal(created.length, 0);
+  assert.equal(created().length, 0);
   assert.equal(r.requeueAfterMs, 10_000);
 });
 
@@ -110,10 +67,10 @@ test('the resolved environment and expanded command reach CreateContainer', asyn
   const { s, created, events, reads } = syncer({ cfg: { color: 'red' } });
   const r = await s.syncPod(pod);
   assert.equal(r.waiting.size, 0);
-  assert.equal(created.length, 1);
-  const env = Object.fromEntries(created[0]!.envs!.map((e) => [e.key, String(e.value)]));
+  assert.equal(created().length, 1);
+  const env = Object.fromEntries(created()[0]!.envs!.map((e) => [e.key, String(e.value)]));
   assert.deepEqual([env.COLOR, env.POD_IP, env.HOST_IP, env.KUBERNETES_SERVICE_HOST], ['red', '10.88.0.7', '172.30.0.2', '10.96.0.1']);
-  assert.deepEqual(created[0]!.command, ['echo', 'red', '10.88.0.7']);
+  assert.deepEqual(created()[0]!.command, ['echo', 'red', '10.88.0.7']);
   assert.ok(events.includes('Normal Started: Started container main'));
   assert.equal(reads(), 1);
 });

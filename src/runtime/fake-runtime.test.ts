@@ -250,6 +250,15 @@ export class FakeRuntime implements PodRuntime, PodView {
     return {};
   }
 
+  /** As containerd: a running container cannot be removed; one already gone is fine. */
+  async removeContainer(request: RuntimeRequest<'RemoveContainer'>): Promise<RuntimeResponse<'RemoveContainer'>> {
+    this.#call('RemoveContainer', request, 'removeContainer');
+    const c = this.#containers.get(request.containerId ?? '');
+    if (c?.phase === 'running') throw new Error(`container ${c.id} is running`);
+    this.#containers.delete(request.containerId ?? '');
+    return {};
+  }
+
   async execSync(request: RuntimeRequest<'ExecSync'>): Promise<RuntimeResponse<'ExecSync'>> {
     this.#call('ExecSync', request, 'execSync');
     return { stdout: Buffer.from(''), stderr: Buffer.from(this.execExitCode ? 'failed' : ''), exitCode: this.execExitCode };

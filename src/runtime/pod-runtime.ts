@@ -7,7 +7,15 @@ import type { PodRuntimeStatus } from './types.ts';
 /** The CRI calls of a pod's sync: a Pick of the real client, so that a fake takes and returns what the wire does. */
 export type PodRuntime = Pick<
   RuntimeClient,
-  'status' | 'runPodSandbox' | 'stopPodSandbox' | 'removePodSandbox' | 'createContainer' | 'startContainer' | 'stopContainer' | 'execSync'
+  | 'status'
+  | 'runPodSandbox'
+  | 'stopPodSandbox'
+  | 'removePodSandbox'
+  | 'createContainer'
+  | 'startContainer'
+  | 'stopContainer'
+  | 'removeContainer'
+  | 'execSync'
 >;
 
 /** The runtime's state of one pod (RuntimeView.pod); a pod the runtime does not know has no sandboxes and no containers. */

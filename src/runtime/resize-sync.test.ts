@@ -5,12 +5,14 @@ import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { ImagePuller } from '../images/puller.ts';
 import type { Logger } from '../log/log.ts';
-import { PodResizer, type ResizeRuntime } from '../resize/pod-resizer.ts';
+import { PodResizer, type PodCgroupIO, type ResizeRuntime } from '../resize/pod-resizer.ts';
 import type { PodRuntime } from './pod-runtime.ts';
 import { PodSyncer } from './sync.ts';
 import { containerHash } from './hash.ts';
 import type { PodRuntimeStatus } from './types.ts';
-import { linuxResources } from '../resources/linux-resources.ts';
+import { linuxResources, type LinuxResources } from '../resources/linux-resources.ts';
+import { podCgroupLimits, type PodCgroupLimits } from '../resources/pod-cgroup.ts';
+import { podLimitsForContainers } from '../resources/pod-resources.ts';
 
 const res = (cpu: string, memory: string) => ({ requests: { cpu, memory }, limits: { cpu, memory } });
 const ctr = (resources: Container['resources'], resizePolicy?: Container['resizePolicy']): Container => ({
@@ -24,11 +26,23 @@ const pod = (c: Container, generation = 1): Pod => ({
   spec: { containers: [c] },
 });
 
-function syncer(o: { allocatable?: Record<string, string>; others?: Pod[]; failUpdate?: boolean } = {}) {
+function syncer(
+  o: {
+    allocatable?: Record<string, string>;
+    others?: Pod[];
+    failUpdate?: boolean;
+    /** The container as it runs, and the cgroup values it runs with (default: from its own resources). */
+    first?: Container;
+    linux?: LinuxResources;
+    podCgroupIO?: PodCgroupIO;
+    /** Pod cgroup writes and CRI updates, in order. */
+    ops?: string[];
+  } = {},
+) {
   const updates: unknown[] = [];
   const killed: string[] = [];
   const events: string[] = [];
-  const first = ctr(res('100m', '64Mi'));
+  const first = o.first ?? ctr(res('100m', '64Mi'));
   const status: PodRuntimeStatus = {
     uid: 'u1',
     sandboxes: [{ id: 'sb1', attempt: 0, ready: true, ip: '10.88.0.7', createdAtNs: '1' }],
@@ -43,7 +57,7 @@ function syncer(o: { allocatable?: Record<string, string>; others?: Pod[]; failU
         imageRef: 'x',
         hash: containerHash(first),
         createdAtNs: '1',
-        linux: linuxResources(first.resources),
+        linux: o.linux ?? linuxResources(first.resources),
       },
     ],
   };
@@ -51,6 +65,8 @@ function syncer(o: { allocatable?: Record<string, string>; others?: Pod[]; failU
     updateContainerResources: async (r: unknown) => {
       if (o.failUpdate) throw new Error('boom');
       updates.push(r);
+      const l = (r as { containerId: string; linux: LinuxResources }).linux;
+      o.ops?.push(`container ${l.cpuShares} ${l.cpuQuota} ${l.memoryLimitInBytes}`);
       return {};
     },
     stopContainer: async (r: { containerId: string }) => {
@@ -75,7 +91,15 @@ function syncer(o: { allocatable?: Record<string, string>; others?: Pod[]; failU
     events: recorder,
     log,
     node: { podLogsDir: '/tmp', clusterDomain: 'cluster.local', clusterDNS: [], hostDNS: { servers: [], searches: [], options: [] } },
-    resizer: new PodResizer({ cri, view, events: recorder, log, allocatable: () => o.allocatable, activePods: () => o.others ?? [] }),
+    resizer: new PodResizer({
+      cri,
+      view,
+      events: recorder,
+      log,
+      allocatable: () => o.allocatable,
+      activePods: () => o.others ?? [],
+      ...(o.podCgroupIO ? { podCgroupIO: o.podCgroupIO } : {}),
+    }),
   });
   return { s, updates, killed, events, first };
 }
@@ -136,4 +160,125 @@ test('resize: resizePolicy RestartContainer restarts the container instead', asy
   await s.syncPod(pod(ctr(res('100m', '64Mi'), restart)));
   await s.syncPod(pod(ctr(res('100m', '128Mi'), restart), 2));
   assert.deepEqual([updates.length, killed], [0, ['c1']]);
+});
+
+// Pod-level resources (InPlacePodLevelResourcesVerticalScaling): spec.resources resized in place.
+const plr = (cpuReq: string, cpuLim: string, memReq: string, memLim: string) => ({
+  requests: { cpu: cpuReq, memory: memReq },
+  limits: { cpu: cpuLim, memory: memLim },
+});
+const plrPod = (c: Container, resources: Container['resources'], generation = 1): Pod => {
+  const p = pod(c, generation);
+  return { ...p, spec: { ...p.spec!, resources } as Pod['spec'] };
+};
+/** A pod cgroup in memory: writes are logged as "pod <shares> <quota> <memory>". */
+function fakePodCgroup(initial: PodCgroupLimits, ops: string[], usage?: number): PodCgroupIO & { now: () => PodCgroupLimits } {
+  let cur = initial;
+  return {
+    read: () => cur,
+    write: (_path, l) => {
+      ops.push(`pod ${l.cpuShares} ${l.cpuQuotaUs ?? -1} ${l.memoryLimitBytes ?? -1}`);
+      cur = l;
+    },
+    memoryUsage: () => usage,
+    now: () => cur,
+  };
+}
+/** A syncer running c1 in a pod with pod-level resources, its cgroups as the kubelet made them. */
+function plrSyncer(c: Container, resources: Container['resources'], usage?: number) {
+  const ops: string[] = [];
+  const p = plrPod(c, resources);
+  const cgroup = fakePodCgroup(podCgroupLimits(p), ops, usage);
+  const t = syncer({
+    allocatable: { cpu: '2', memory: '1Gi' },
+    first: c,
+    linux: linuxResources(c.resources, podLimitsForContainers(p)),
+    podCgroupIO: cgroup,
+    ops,
+  });
+  return { ...t, ops, cgroup };
+}
+const MiB = 2 ** 20;
+
+test('pod-level resize: cpu limit up, a container without limits: the pod cgroup grows first, then the container', async () => {
+  const c = ctr(undefined);
+  const { s, ops, events } = plrSyncer(c, plr('100m', '200m', '64Mi', '128Mi'));
+  await s.syncPod(plrPod(c, plr('100m', '200m', '64Mi', '128Mi')));
+  assert.deepEqual(ops, [], 'nothing while the spec is what runs');
+  const r = await s.syncPod(plrPod(c, plr('100m', '300m', '64Mi', '128Mi'), 2));
+  assert.deepEqual(ops, [`pod 102 30000 ${128 * MiB}`, `container 307 30000 ${128 * MiB}`]);
+  assert.deepEqual(r.runtime.resize?.allocatedPod, plr('100m', '300m', '64Mi', '128Mi'));
+  assert.deepEqual(r.runtime.resize?.podCgroup, { cpuShares: 102, cpuQuotaUs: 30000, memoryLimitBytes: 128 * MiB });
+  assert.deepEqual(r.runtime.resize?.actual, { c1: {} }, 'the container shows only its own resources');
+  assert.equal(r.runtime.resize?.inProgress, undefined);
+  assert.deepEqual(events, ['Normal ResizeStarted', 'Normal ResizeCompleted']);
+  await s.syncPod(plrPod(c, plr('100m', '300m', '64Mi', '128Mi'), 2));
+  assert.equal(ops.length, 2, 'applied once');
+});
+
+test('pod-level resize: cpu limit down: the container first, then the pod cgroup shrinks', async () => {
+  const c = ctr(undefined);
+  const { s, ops } = plrSyncer(c, plr('100m', '200m', '64Mi', '128Mi'));
+  await s.syncPod(plrPod(c, plr('100m', '200m', '64Mi', '128Mi')));
+  const r = await s.syncPod(plrPod(c, plr('100m', '100m', '64Mi', '128Mi'), 2));
+  assert.deepEqual(ops, [`container 102 10000 ${128 * MiB}`, `pod 102 10000 ${128 * MiB}`]);
+  assert.equal(r.runtime.resize?.inProgress, undefined);
+});
+
+test('pod-level resize: cpu up and memory down move each in its own direction', async () => {
+  const c = ctr(undefined);
+  const { s, ops } = plrSyncer(c, plr('100m', '200m', '64Mi', '128Mi'), 10 * MiB);
+  await s.syncPod(plrPod(c, plr('100m', '200m', '64Mi', '128Mi')));
+  await s.syncPod(plrPod(c, plr('100m', '300m', '64Mi', '96Mi'), 2));
+  assert.deepEqual(ops, [`pod 102 30000 ${128 * MiB}`, `container 307 30000 ${96 * MiB}`, `pod 102 30000 ${96 * MiB}`]);
+});
+
+test('pod-level resize: containers with their own limits are left alone, only the pod cgroup changes', async () => {
+  const c = ctr(res('100m', '64Mi'));
+  const { s, ops, updates } = plrSyncer(c, plr('100m', '200m', '64Mi', '128Mi'));
+  await s.syncPod(plrPod(c, plr('100m', '200m', '64Mi', '128Mi')));
+  const r = await s.syncPod(plrPod(c, plr('200m', '200m', '64Mi', '128Mi'), 2));
+  assert.deepEqual(ops, [`pod 204 20000 ${128 * MiB}`]);
+  assert.equal(updates.length, 0);
+  assert.equal(r.runtime.resize?.inProgress, undefined);
+});
+
+test('pod-level resize: a memory limit below usage is refused, PodResizeInProgress with the error', async () => {
+  const c = ctr(undefined);
+  const { s, ops } = plrSyncer(c, plr('100m', '200m', '64Mi', '128Mi'), 100 * MiB);
+  await s.syncPod(plrPod(c, plr('100m', '200m', '64Mi', '128Mi')));
+  const r = await s.syncPod(plrPod(c, plr('100m', '200m', '32Mi', '32Mi'), 2));
+  assert.deepEqual(ops, [], 'neither the pod cgroup nor the container changes');
+  assert.deepEqual(r.runtime.resize?.inProgress, {
+    reason: 'Error',
+    message:
+      'cannot decrease memory limits: [attempting to set pod memory limit (33554432) below current usage (104857600), ' +
+      'attempting to set container "c1" memory limit (33554432) below current usage (104857600)]',
+    generation: 2,
+  });
+  assert.equal(r.runtime.resize?.pending, undefined, 'allocated, not pending');
+  // Back to what runs: nothing to do, and the error is gone.
+  const back = await s.syncPod(plrPod(c, plr('100m', '200m', '64Mi', '128Mi'), 3));
+  assert.deepEqual(ops, []);
+  assert.equal(back.runtime.resize?.inProgress, undefined);
+});
+
+test('pod-level resize: resizePolicy RestartContainer restarts a container that gets the pod limit', async () => {
+  const c = ctr(undefined, [{ resourceName: 'cpu', restartPolicy: 'RestartContainer' }]);
+  const { s, ops, updates, killed } = plrSyncer(c, plr('100m', '200m', '64Mi', '128Mi'));
+  await s.syncPod(plrPod(c, plr('100m', '200m', '64Mi', '128Mi')));
+  await s.syncPod(plrPod(c, plr('100m', '300m', '64Mi', '128Mi'), 2));
+  assert.deepEqual([updates.length, killed, ops], [0, ['c1'], [`pod 102 30000 ${128 * MiB}`]]);
+});
+
+test('pod-level resize: adding spec.resources to a running pod resizes its pod cgroup', async () => {
+  const c = ctr({ requests: { cpu: '2m' }, limits: { cpu: '10m' } });
+  const ops: string[] = [];
+  const cgroup = fakePodCgroup(podCgroupLimits(pod(c)), ops);
+  const { s } = syncer({ allocatable: { cpu: '2', memory: '1Gi' }, first: c, podCgroupIO: cgroup, ops });
+  await s.syncPod(pod(c));
+  const r = await s.syncPod(plrPod(c, { requests: { cpu: '5m' }, limits: { cpu: '25m' } }, 2));
+  assert.deepEqual(ops, ['pod 5 2500 -1']);
+  assert.deepEqual(r.runtime.resize?.allocatedPod, { requests: { cpu: '5m' }, limits: { cpu: '25m' } });
+  assert.equal(r.runtime.resize?.inProgress, undefined);
 });

@@ -1,17 +1,17 @@
 // Executes computePodActions against the runtime: the only place where a pod's
 // sandbox and containers are created, started, stopped and removed.
 import { mkdirSync, rmSync } from 'node:fs';
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ImagePuller } from '../images/puller.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { podRef } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
-import { computePodActions, type HealthOf } from './actions.ts';
+import { computePodActions, type ContainerToReset, type HealthOf } from './actions.ts';
 import { runHook } from './hooks.ts';
 import { ensurePodCgroup, podCgroupLimits, removePodCgroup, type PodCgroupLimits } from '../resources/pod-cgroup.ts';
 import type { PodResizer } from '../resize/pod-resizer.ts';
-import { specAllocation, withAllocation } from '../resize/decide.ts';
-import { cpuAndMemory } from '../resources/linux-resources.ts';
+import { effectiveResources, specAllocation, withAllocation } from '../resize/decide.ts';
+import { podSpecResources } from '../resources/pod-resources.ts';
 import type { PodRuntime, PodView } from './pod-runtime.ts';
 import {
   containerConfig,
@@ -32,8 +32,11 @@ import type { VolumeManager } from '../volumes/volume-manager.ts';
 import { createLogSymlink, legacyLogSymlink, removeLogSymlink } from '../container-logs/symlink.ts';
 import { formatDuration } from '../config/duration.ts';
 import { requestsRecursiveReadOnly, runtimeHandlerSupportsRecursiveReadOnlyMounts, withRecursiveReadOnly } from './recursive-read-only.ts';
+import { RuntimeHandlers } from './runtime-handlers.ts';
 import { CrashBackoff, crashBackoffKey } from './crash-backoff.ts';
 import { terminationPrereqs } from './termination-order.ts';
+import { allContainersCouldRestart, allContainersRestarting, shouldAllContainersRestart } from './restart-policy.ts';
+import { calcRestartCountByLogDir } from '../container-logs/restart-count.ts';
 
 export interface SyncResult {
   runtime: PodRuntimeStatus;
@@ -76,13 +79,15 @@ export class PodSyncer {
   /** In-place resize: what each pod is allocated and what its containers run with (src/resize). */
   readonly #resizer: PodResizer;
   readonly #runtimeHandler: (runtimeClassName: string) => Promise<string>;
+  readonly #runtimeHandlers: RuntimeHandlers;
   readonly #observe: SyncObserver;
   readonly #podCgroups: PodCgroups;
 
   /**
    * runtime and view: the CRI calls and the runtime's state of a pod (RuntimeClient and RuntimeView, or a fake).
    * resizer: in-place resize, built by the caller over the same runtime. runtimeHandler: the handler of a
-   * RuntimeClass (its error fails the sandbox, as upstream's lookup).
+   * RuntimeClass (its error fails the sandbox, as upstream's lookup). runtimeHandlers: what CRI Status last
+   * listed (kept by the runtime probe; without one, Status is read once).
    */
   constructor(d: {
     runtime: PodRuntime;
@@ -95,6 +100,7 @@ export class PodSyncer {
     volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'tearDown'>;
     resizer: PodResizer;
     runtimeHandler?: (runtimeClassName: string) => Promise<string>;
+    runtimeHandlers?: RuntimeHandlers;
     observe?: SyncObserver;
     podCgroups?: PodCgroups;
   }) {
@@ -109,6 +115,7 @@ export class PodSyncer {
       (async (name) => {
         throw new Error(`RuntimeClass "${name}" cannot be looked up here`);
       });
+    this.#runtimeHandlers = d.runtimeHandlers ?? new RuntimeHandlers(() => d.runtime.status({}));
     this.#observe = d.observe ?? {};
     this.#env = d.env ?? noEnvSource;
     this.#volumes = d.volumes;
@@ -118,19 +125,20 @@ export class PodSyncer {
 
   /**
    * signal: the pod is being terminated; stop between steps (and abort a pull). health: the prober's liveness and startup states.
+   * last: the status the pod showed last (whether it restarts all its containers in place).
    * The pod runs with what the kubelet allocated: a resize of its spec is accepted first (or left pending).
    */
-  async syncPod(pod: Pod, signal?: AbortSignal, health?: HealthOf): Promise<SyncResult> {
+  async syncPod(pod: Pod, signal?: AbortSignal, health?: HealthOf, last?: PodStatus): Promise<SyncResult> {
     const { allocated, pending } = this.#resizer.allocate(pod);
     const errors: string[] = [];
-    const result = await this.#sync(withAllocation(pod, allocated), errors, signal, health);
+    const result = await this.#sync(withAllocation(pod, allocated), errors, signal, health, last);
     const resize = this.#resizer.state(pod, allocated, result.runtime, pending, errors);
     if (resize.pending?.reason === 'Deferred' || resize.inProgress)
       result.requeueAfterMs = Math.min(result.requeueAfterMs ?? 10_000, 10_000);
     return { ...result, runtime: { ...result.runtime, resize } };
   }
 
-  async #sync(pod: Pod, errors: string[], signal?: AbortSignal, health?: HealthOf): Promise<SyncResult> {
+  async #sync(pod: Pod, errors: string[], signal?: AbortSignal, health?: HealthOf, last?: PodStatus): Promise<SyncResult> {
     const uid = pod.metadata!.uid!;
     const ref = { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid };
     const waiting = new Map<string, Waiting>();
@@ -139,19 +147,35 @@ export class PodSyncer {
       requeueAfterMs = Math.min(requeueAfterMs ?? ms, ms);
     };
     let status = await this.#view.pod(uid);
+    // RestartAllContainers (restart-policy.ts), in two syncs as upstream's: the first kills and
+    // removes every container, the next starts them all over. Both report the runtime as it was
+    // before them and sync again at once: the status of the first shows the exit that triggered
+    // it (AllContainersRestarting True), that of the second every container removed (restarted,
+    // the condition False), before any new one runs.
+    const restarting = allContainersCouldRestart(pod) && shouldAllContainersRestart(pod, status, last);
+    const before = status;
     const actualOf = this.#resizer.actualOf(uid, specAllocation(pod));
-    const actions = computePodActions(pod, status, health, actualOf);
+    const actions = computePodActions(pod, status, health, actualOf, allContainersRestarting(pod, status, last));
     this.#log.v(4, 'computePodActions', { ...ref, actions });
+    if (actions.containersToReset) {
+      await this.#resetContainers(pod, status, actions.containersToReset, ref);
+      return { runtime: before, waiting, requeueAfterMs: 0 };
+    }
     // In-place resize: a memory limit is not set below what is in use (the kernel would reclaim or
-    // refuse); then the pod cgroup grows before any container gets more.
-    const belowUsage = actions.containersToUpdate.length ? this.#resizer.memoryBelowUsage(pod, actions, status, actualOf) : undefined;
+    // refuse); then the pod cgroup grows before any container gets more. A pod-level resize
+    // (spec.resources) of a running pod resizes the pod cgroup even when no container changes
+    // (upstream's UpdatePodLevelResources).
+    const podLevelResize = !actions.createSandbox && !actions.killPod && this.#resizer.podLevelResize(pod);
+    const belowUsage =
+      actions.containersToUpdate.length || podLevelResize ? this.#resizer.memoryBelowUsage(pod, actions, status, actualOf) : undefined;
     if (belowUsage) {
       errors.push(belowUsage);
       this.#events.event(podRef(pod), 'Warning', 'ResizeError', `Pod resize error: ${belowUsage}`);
       actions.containersToUpdate = [];
     }
-    const resizing = actions.containersToUpdate.length > 0 || actions.containersToKill.some((k) => k.resize);
-    const shrinkPodCgroup = resizing ? this.#resizer.growPodCgroup(pod, ref) : undefined;
+    const resizing =
+      !belowUsage && (podLevelResize || actions.containersToUpdate.length > 0 || actions.containersToKill.some((k) => k.resize));
+    const shrinkPodCgroup = resizing ? this.#resizer.growPodCgroup(pod, ref, errors) : undefined;
 
     if (actions.killPod && actions.createSandbox) {
       // Before a new sandbox the old containers are (nearly always) dead already.
@@ -217,6 +241,7 @@ export class PodSyncer {
       } catch (e) {
         this.#log.warn('Cannot set up the pod cgroup; its containers keep their own limits', { ...ref, err: e });
       }
+      this.#resizer.notePodActuated(pod);
       let runtimeHandler = '';
       let started: number | undefined;
       try {
@@ -257,7 +282,23 @@ export class PodSyncer {
       actions.containersToStart.length ||
       actions.containersToKill.length ||
       actions.killPod;
+    if (restarting) return { runtime: before, waiting, requeueAfterMs: 0 };
     return { runtime: changed ? await this.#view.pod(uid) : status, waiting, requeueAfterMs };
+  }
+
+  /**
+   * Upstream's SyncPod for ContainersToReset: each instance killed without a grace period (no
+   * preStop hook) if it runs, then removed; its log stays, so that the next instance's restart
+   * count goes on from it (calcRestartCountByLogDir). A failure ends the sync, to be tried again.
+   */
+  async #resetContainers(pod: Pod, status: PodRuntimeStatus, reset: ContainerToReset[], ref: { pod: string; podUID: string }) {
+    this.#log.info('Restarting all containers of the pod', { ...ref, containers: reset.length });
+    for (const r of reset) {
+      const c = status.containers.find((x) => x.id === r.id)!;
+      this.#log.v(3, 'Removing container before pod restarts', { ...ref, container: r.name, containerID: r.id, kill: r.kill });
+      if (r.kill) await this.#killContainer(pod, c, status.sandboxes[0]?.ip, Date.now(), 'killing');
+      await this.#cri.removeContainer({ containerId: r.id });
+    }
   }
 
   /** Starts one container, unless it waits on a back-off or its image; returns when to look again. */
@@ -302,7 +343,9 @@ export class PodSyncer {
       waiting.set(name, pulled.waiting);
       return pulled.waiting.reason === 'ErrImagePull' || pulled.waiting.reason === 'ImagePullBackOff' ? 1000 : 10_000;
     }
-    const attempt = prev ? prev.attempt + 1 : 0;
+    // A container the runtime has no instance of (all removed: RestartAllContainers, or lost) goes
+    // on counting from its log files, as upstream's calcRestartCountByLogDir.
+    const attempt = prev ? prev.attempt + 1 : this.#restartCountFromLogs(pod, name, sbConfig);
     // The environment and the expanded command and args, as upstream's generateContainerConfig:
     // a missing ConfigMap, Secret or key leaves the container waiting, and it is tried again.
     const resolved = await this.#environment(pod, c, status, sandboxId, envReads ?? this.#env.session());
@@ -335,7 +378,7 @@ export class PodSyncer {
         memoryCapacityBytes: this.#node.memoryCapacity?.(),
       });
       ({ containerId } = await this.#cri.createContainer({ podSandboxId: sandboxId, config, sandboxConfig: sbConfig }));
-      this.#resizer.noteActuated(uid, containerId, cpuAndMemory(c.resources));
+      this.#resizer.noteActuated(uid, containerId, effectiveResources(c.resources, podSpecResources(pod)));
       this.#events.event(podRef(pod, fieldPath), 'Normal', 'Created', `Created container: ${name}`);
       await this.#cri.startContainer({ containerId });
       this.#events.event(podRef(pod, fieldPath), 'Normal', 'Started', `Started container ${name}`);
@@ -533,14 +576,13 @@ export class PodSyncer {
   }
 
   /**
-   * Upstream's runtimeClassSupportsRecursiveReadOnlyMounts: the pod's handler as CRI Status lists it.
+   * Upstream's runtimeClassSupportsRecursiveReadOnlyMounts: the pod's handler as CRI Status last listed it.
    * Asked only for containers that request it; a failed lookup is unsupported, as upstream logs and goes on.
    */
   async #supportsRecursiveReadOnly(pod: Pod): Promise<boolean> {
     try {
       const handler = pod.spec?.runtimeClassName ? await this.#runtimeHandler(pod.spec.runtimeClassName) : '';
-      const { runtimeHandlers } = await this.#cri.status({});
-      return runtimeHandlerSupportsRecursiveReadOnlyMounts(handler, runtimeHandlers ?? []);
+      return runtimeHandlerSupportsRecursiveReadOnlyMounts(handler, await this.#runtimeHandlers.list());
     } catch (e) {
       this.#log.warn('Cannot tell whether the runtime handler supports recursive read-only mounts', {
         pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
@@ -558,6 +600,21 @@ export class PodSyncer {
     return net?.status
       ? undefined
       : `container runtime network not ready: NetworkReady=false reason:${net?.reason ?? ''} message:${net?.message ?? ''}`;
+  }
+
+  #restartCountFromLogs(pod: Pod, name: string, sbConfig: PodSandboxConfig): number {
+    const dir = `${sbConfig.logDirectory}/${name}`;
+    try {
+      return calcRestartCountByLogDir(dir);
+    } catch (e) {
+      this.#log.info('Cannot calculate restartCount from the log directory', {
+        pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+        podUID: pod.metadata!.uid,
+        logDir: dir,
+        err: e,
+      });
+      return 0;
+    }
   }
 
   #grace(pod: Pod) {

@@ -1,11 +1,12 @@
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastLogText, terminationMessage } from './termination-message.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kts-tm-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string, content: string) => {
   writeFileSync(join(dir, name), content);
   return join(dir, name);

@@ -2,6 +2,7 @@
 // decision in this folder. Built from CRI ListPodSandbox/ListContainers/*Status.
 import type { ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import type { LinuxResources } from '../resources/linux-resources.ts';
+import type { PodCgroupLimits } from '../resources/pod-cgroup.ts';
 
 export interface SandboxState {
   id: string;
@@ -32,6 +33,8 @@ export interface ContainerState {
   message?: string;
   /** The cgroup settings the runtime reports (CRI ContainerStatus resources.linux), or the last update sent. */
   linux?: LinuxResources;
+  /** The IDs the process runs with (CRI ContainerStatus user.linux), when the runtime reports them. */
+  user?: { uid: number; gid: number; supplementalGroups: number[] };
 }
 
 export interface PodRuntimeStatus {
@@ -48,6 +51,10 @@ export interface PodRuntimeStatus {
 export interface ResizeState {
   /** Allocated cpu and memory by container name. */
   allocated: Record<string, ResourceRequirements>;
+  /** Allocated pod-level cpu and memory (spec.resources); absent when the pod sets none. */
+  allocatedPod?: ResourceRequirements;
+  /** The pod cgroup's limits as read back, for pod status resources; absent when not running or unreadable. */
+  podCgroup?: PodCgroupLimits;
   /** The resources each running container runs with, by container ID. */
   actual: Record<string, ResourceRequirements>;
   pending?: { reason: string; message: string; generation?: number };

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Container, Pod, PodSecurityContext } from 'kubernetes-types/core/v1.js';
@@ -27,8 +27,9 @@ const annotated = (v: string, container = 'test') =>
 const field = (type: string, localhostProfile?: string) =>
   pod({ c: { securityContext: { appArmorProfile: { type, ...(localhostProfile !== undefined ? { localhostProfile } : {}) } } } });
 
-test('appArmorHostError: securityfs and the module parameter "Y" (upstream IsEnabled)', () => {
+test('appArmorHostError: securityfs and the module parameter "Y" (upstream IsEnabled)', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'apparmor-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const files = { securityfs: join(dir, 'securityfs'), enabled: join(dir, 'enabled') };
   assert.equal(appArmorHostError(files), NO_APPARMOR, 'neither');
   writeFileSync(files.enabled, 'Y\n');

@@ -1,6 +1,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { logger } from '../log/log.ts';
 import type { Attributes } from './authz.ts';
 import type { RequestLabels } from './request-metrics.ts';
 import { kubeletServer, podList, readOnlyKubeletServer, type ServerDeps } from './server.ts';
+import { isOpen } from '../container-logs/testing.ts';
 
 const logDir = mkdtempSync(join(tmpdir(), 'pods-'));
 const rec = (sec: number, stream: string, text: string) => `2026-11-22T12:00:${String(sec).padStart(2, '0')}.5Z ${stream} F ${text}\n`;
@@ -21,14 +22,6 @@ function logFile(name: string, content: string): string {
   writeFileSync(path, content);
   return path;
 }
-const isOpen = (path: string) =>
-  readdirSync('/proc/self/fd').some((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`) === path;
-    } catch {
-      return false;
-    }
-  });
 
 const pod: Pod = {
   metadata: { namespace: 'default', name: 'web', uid: 'u1' },
@@ -317,9 +310,11 @@ const readOnly = createServer(
 );
 await new Promise<void>((r) => readOnly.listen(0, '127.0.0.1', r));
 const readOnlyPort = (readOnly.address() as AddressInfo).port;
+// After the last top-level await: a root hook registered before it would run once the tests before it are done.
 after(() => {
   readOnly.closeAllConnections();
   readOnly.close();
+  for (const d of [logDir, varLog]) rmSync(d, { recursive: true, force: true });
 });
 
 function getReadOnly(path: string, method = 'GET', headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {

@@ -1,6 +1,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -62,9 +62,11 @@ app.get(/^\/logs\/.*$/, systemLogsHandler(root));
 const server = createServer(app);
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const { port } = server.address() as AddressInfo;
+// After the last top-level await: a root hook registered before it would run once the tests before it are done.
 after(() => {
   server.closeAllConnections();
   server.close();
+  for (const d of [root, outside]) rmSync(d, { recursive: true, force: true });
 });
 
 function get(path: string, headers: Record<string, string> = {}) {

@@ -1,8 +1,8 @@
-import { test, before } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,10 +16,14 @@ import { certificateUser, parseCertBundle, verifyClientChain } from './x509-auth
 
 // A throwaway PKI made with openssl: ca and other are roots, int an intermediate of ca.
 const dir = mkdtempSync(join(tmpdir(), 'kubelet-pki-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string) => join(dir, name);
 const pem = (name: string) => readFileSync(file(`${name}.crt`), 'utf8');
 const cert = (name: string) => new X509Certificate(pem(name));
 const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+
+/** openssl req's arguments for a new P-256 key, unencrypted, written to NAME.key. */
+const newKey = (name: string) => ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`];
 
 function root(name: string) {
   openssl(
@@ -29,13 +33,7 @@ function root(name: string) {
     'openssl.cnf',
     '-extensions',
     'ca',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    `${name}.key`,
+    ...newKey(name),
     '-out',
     `${name}.crt`,
     '-days',
@@ -45,23 +43,7 @@ function root(name: string) {
   );
 }
 function issue(name: string, subject: string, issuer: string, extensions: string) {
-  openssl(
-    'req',
-    '-new',
-    '-config',
-    'openssl.cnf',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.csr`,
-    '-subj',
-    subject,
-  );
+  openssl('req', '-new', '-config', 'openssl.cnf', ...newKey(name), '-out', `${name}.csr`, '-subj', subject);
   openssl(
     'x509',
     '-req',

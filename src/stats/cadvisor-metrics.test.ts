@@ -37,6 +37,56 @@ test('cadvisor series with the kubelet labels, for the root, system containers, 
   for (const w of want) assert.ok(lines.has(w), `missing: ${w}`);
 });
 
+test("cadvisor's disk I/O, filesystem, process, OOM and memory spec series of a container", () => {
+  const vda = { ...app, device: '/dev/vda' };
+  const want = [
+    `container_blkio_device_usage_total${L({ ...vda, major: '254', minor: '0', operation: 'Read' })} 12288 ${T}`,
+    `container_blkio_device_usage_total${L({ ...vda, major: '254', minor: '0', operation: 'Total' })} 16384 ${T}`,
+    `container_blkio_device_usage_total${L({ ...vda, major: '254', minor: '0', operation: 'Discard' })} 0 ${T}`,
+    // A device /proc/diskstats does not name: cadvisor's empty device label.
+    `container_blkio_device_usage_total${L({ ...app, device: '', major: '8', minor: '16', operation: 'Read' })} 512 ${T}`,
+    `container_fs_reads_bytes_total${L(vda)} 12288 ${T}`,
+    `container_fs_writes_bytes_total${L(vda)} 4096 ${T}`,
+    `container_fs_writes_bytes_total${L({ ...app, device: '' })} 0 ${T}`,
+    `container_fs_reads_total${L(vda)} 3 ${T}`,
+    `container_fs_writes_total${L(vda)} 1 ${T}`,
+    `container_fs_usage_bytes${L(vda)} 8192 ${T}`,
+    `container_processes${L(app)} 2 ${T}`,
+    `container_file_descriptors${L(app)} 7 ${T}`,
+    `container_sockets${L(app)} 1 ${T}`,
+    `container_threads${L(app)} 3 ${T}`,
+    `container_threads_max${L(app)} 0 ${T}`,
+    `container_ulimits_soft${L({ ...app, ulimit: 'max_open_files' })} 1048576 ${T}`,
+    `container_oom_events_total${L(app)} 1 ${T}`,
+    `container_spec_memory_reservation_limit_bytes${L(app)} 512`,
+    `container_spec_memory_swap_limit_bytes${L(app)} 0`,
+    // Unlimited (and unknown) limits are 0, as cadvisor's specMemoryValue.
+    `container_spec_memory_reservation_limit_bytes${L({ id: '/' })} 0`,
+    `container_spec_memory_swap_limit_bytes${L({ id: '/' })} 0`,
+    `container_oom_events_total${L({ id: '/' })} 0 ${T}`,
+  ];
+  const lines = new Set(text.split('\n'));
+  for (const w of want) assert.ok(lines.has(w), `missing: ${w}`);
+  assert.equal(text.match(/^container_blkio_device_usage_total\{/gm)?.length, 9, 'one series an operation a device');
+  assert.match(text, /^# HELP container_blkio_device_usage_total Blkio Device bytes usage$/m);
+  assert.match(text, /^# TYPE container_fs_reads_total counter$/m);
+  assert.match(text, /^# HELP container_threads_max Maximum number of threads allowed inside the container, infinity if value is zero$/m);
+  assert.match(text, /^# TYPE container_ulimits_soft gauge$/m);
+});
+
+test('the swap limit as cadvisor reads it: memsw on v1, swap.max on v2', () => {
+  const [c1, ...rest] = later.containers;
+  const memory = { ...c1!.cgroup!.memory!, swapLimitBytes: 83886080 };
+  const t = renderCadvisorMetrics({ ...later, containers: [{ ...c1!, cgroup: { ...c1!.cgroup, memory } }, ...rest] });
+  assert.ok(t.split('\n').includes(`container_spec_memory_swap_limit_bytes${L(app)} 83886080`));
+});
+
+test('cgroups without process, pids or I/O figures have none of those series', () => {
+  const side = /^container_(processes|threads|fs_|blkio|ulimits)\S*\{[^}]*id="\/c2"/m;
+  assert.doesNotMatch(text, side, 'the CRI-only container');
+  assert.doesNotMatch(text, /^container_(processes|threads|blkio_device)\S*\{[^}]*id="\/"/m, 'the root');
+});
+
 test('a container known only from CRI stats still has its usage series', () => {
   const side = { container: 'side', id: '/c2', image: 'busybox:1.36', name: 'c2', namespace: 'ns', pod: 'web' };
   assert.match(

@@ -1,14 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  blkioV1,
   cgroupReader,
   cgroupV1Sample,
   cgroupV2Sample,
   memoryFromMeminfo,
+  parseBlkioV1,
+  parseIoStat,
   parseKeyed,
+  parsePids,
   parsePsi,
   parseSwapLimit,
   type CgroupFileReader,
@@ -40,8 +44,15 @@ test('cgroupV1Sample: cadvisor figures from a v1 hierarchy', () => {
         'memory/memory.failcnt': '2\n',
         'memory/memory.limit_in_bytes': '4096\n',
         'memory/memory.memsw.limit_in_bytes': '8192\n',
+        'memory/memory.soft_limit_in_bytes': '2048\n',
+        'memory/memory.oom_control': 'oom_kill_disable 0\nunder_oom 0\noom_kill 1\n',
         'memory/memory.stat':
           'cache 1\nrss 2\nmapped_file 3\npgfault 4\npgmajfault 5\ntotal_cache 300\ntotal_rss 200\ntotal_mapped_file 30\ntotal_swap 7\ntotal_pgfault 40\ntotal_pgmajfault 6\ntotal_inactive_file 100\n',
+        'blkio/blkio.bfq.io_serviced_recursive': 'Total 0\n',
+        'blkio/blkio.throttle.io_serviced_recursive': '254:0 Read 3\n254:0 Write 1\n254:0 Total 4\nTotal 4\n',
+        'blkio/blkio.throttle.io_service_bytes_recursive': '254:0 Read 12288\n254:0 Write 4096\n254:0 Total 16384\nTotal 16384\n',
+        'pids/pids.current': '3\n',
+        'pids/pids.max': '1024\n',
       },
       {
         cpu: { usageNs: 5e9, userNs: 3e9, systemNs: 2e9, shares: 512, quotaUs: 50000, periodUs: 100000 },
@@ -60,7 +71,14 @@ test('cgroupV1Sample: cadvisor figures from a v1 hierarchy', () => {
           failcnt: 2,
           limitBytes: 4096,
           swapLimitBytes: 8192,
+          reservationBytes: 2048,
+          oomKills: 1,
         },
+        blkio: {
+          serviced: [{ major: 254, minor: 0, stats: { Read: 3, Write: 1, Total: 4 } }],
+          serviceBytes: [{ major: 254, minor: 0, stats: { Read: 12288, Write: 4096, Total: 16384 } }],
+        },
+        pids: { current: 3, max: 1024 },
       },
     ],
     [
@@ -72,7 +90,12 @@ test('cgroupV1Sample: cadvisor figures from a v1 hierarchy', () => {
         'memory/memory.usage_in_bytes': '50\n',
         'memory/memory.limit_in_bytes': '9223372036854771712\n',
         'memory/memory.memsw.limit_in_bytes': '9223372036854771712\n',
+        'memory/memory.soft_limit_in_bytes': '9223372036854771712\n',
         'memory/memory.stat': 'total_inactive_file 80\n',
+        'blkio/blkio.throttle.io_serviced_recursive': 'Total 0\n',
+        'blkio/blkio.throttle.io_serviced': 'Total 0\n',
+        'pids/pids.current': '0\n',
+        'pids/pids.max': 'max\n',
       },
       {
         cpu: { usageNs: 7, userNs: 30_000_000, systemNs: 10_000_000, shares: undefined, quotaUs: undefined, periodUs: undefined },
@@ -91,7 +114,10 @@ test('cgroupV1Sample: cadvisor figures from a v1 hierarchy', () => {
           failcnt: undefined,
           limitBytes: undefined,
           swapLimitBytes: undefined,
+          reservationBytes: undefined,
+          oomKills: undefined,
         },
+        pids: { current: 0, max: 0 },
       },
     ],
     [
@@ -116,6 +142,8 @@ test('cgroupV1Sample: cadvisor figures from a v1 hierarchy', () => {
           failcnt: undefined,
           limitBytes: undefined,
           swapLimitBytes: 0,
+          reservationBytes: undefined,
+          oomKills: undefined,
         },
       },
     ],
@@ -138,7 +166,11 @@ test('cgroupV2Sample: the same figures from the unified hierarchy, with pressure
       'memory.current': '1000\n',
       'memory.max': 'max\n',
       'memory.peak': '1200\n',
-      'memory.events': 'low 0\nhigh 0\nmax 3\noom 0\n',
+      'memory.events': 'low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n',
+      'memory.min': '1024\n',
+      'io.stat': '254:0 rbytes=8192 wbytes=4096 rios=2 wios=1 dbytes=0 dios=0\n7:0 rbytes=512 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n',
+      'pids.current': '4\n',
+      'pids.max': 'max\n',
       'memory.swap.current': '9\n',
       'memory.swap.max': '4096\n',
       'memory.stat': 'anon 200\nfile 300\nfile_mapped 30\npgfault 40\npgmajfault 6\ninactive_file 100\n',
@@ -164,7 +196,20 @@ test('cgroupV2Sample: the same figures from the unified hierarchy, with pressure
       failcnt: 3,
       limitBytes: undefined,
       swapLimitBytes: 4096,
+      reservationBytes: 1024,
+      oomKills: 1,
     },
+    blkio: {
+      serviceBytes: [
+        { major: 254, minor: 0, stats: { Read: 8192, Write: 4096 } },
+        { major: 7, minor: 0, stats: { Read: 512, Write: 0 } },
+      ],
+      serviced: [
+        { major: 254, minor: 0, stats: { Read: 2, Write: 1 } },
+        { major: 7, minor: 0, stats: { Read: 1, Write: 0 } },
+      ],
+    },
+    pids: { current: 4, max: 0 },
     psi: {
       cpu: psi([1.5, 0.75, 0.1, 123456], [0, 0, 0, 0]),
       memory: psi([0, 0, 0, 77], [0, 0, 0, 55]),
@@ -185,6 +230,79 @@ test('cgroupV2Sample: the same figures from the unified hierarchy, with pressure
     'a cgroup that is gone reads no pressure',
   );
   assert.equal(cgroupV2Sample(files({ 'cpu.stat': 'usage_usec 1\n', 'cpu.max': 'max 100000\n' })).cpu?.quotaUs, undefined, 'no quota');
+});
+
+test('parseBlkioV1: a blkio file by device, as cadvisor groups it', () => {
+  const cases: [name: string, text: string | undefined, want: ReturnType<typeof parseBlkioV1>][] = [
+    [
+      'two devices, every operation',
+      '8:0 Read 10\n8:0 Write 20\n8:0 Sync 5\n8:0 Async 25\n8:0 Discard 0\n8:0 Total 30\n254:16 Read 1\n254:16 Total 1\nTotal 31\n',
+      [
+        { major: 8, minor: 0, stats: { Read: 10, Write: 20, Sync: 5, Async: 25, Discard: 0, Total: 30 } },
+        { major: 254, minor: 16, stats: { Read: 1, Total: 1 } },
+      ],
+    ],
+    ['a line without an operation (blkio.time_recursive) is a Count', '8:0 1234\n', [{ major: 8, minor: 0, stats: { Count: 1234 } }]],
+    ['no I/O: only the Total line', 'Total 0\n', []],
+    ['malformed lines are skipped', '8:0 Read x\ngarbage\n8:0 Write 2\n', [{ major: 8, minor: 0, stats: { Write: 2 } }]],
+    ['no file', undefined, undefined],
+  ];
+  for (const [name, text, want] of cases) assert.deepEqual(parseBlkioV1(text), want, name);
+});
+
+test("blkioV1: libcontainer's sources in order, the first that lists a device", () => {
+  const dev = (n: number) => `8:0 Read ${n}\n8:0 Write 0\n8:0 Total ${n}\nTotal ${n}\n`;
+  const cases: [name: string, files: Record<string, string>, want: number | undefined][] = [
+    [
+      'BFQ when it counts',
+      {
+        'blkio/blkio.bfq.io_serviced_recursive': dev(1),
+        'blkio/blkio.bfq.io_service_bytes_recursive': dev(100),
+        'blkio/blkio.throttle.io_serviced_recursive': dev(2),
+      },
+      100,
+    ],
+    [
+      'BFQ built in but not the scheduler: its files are empty, the throttle ones count',
+      {
+        'blkio/blkio.bfq.io_serviced_recursive': 'Total 0\n',
+        'blkio/blkio.bfq.io_service_bytes_recursive': 'Total 0\n',
+        'blkio/blkio.throttle.io_serviced_recursive': dev(2),
+        'blkio/blkio.throttle.io_service_bytes_recursive': dev(200),
+      },
+      200,
+    ],
+    ['CFQ', { 'blkio/blkio.io_serviced_recursive': dev(3), 'blkio/blkio.io_service_bytes_recursive': dev(300) }, 300],
+    [
+      'the non-recursive throttle files last',
+      { 'blkio/blkio.throttle.io_serviced': dev(4), 'blkio/blkio.throttle.io_service_bytes': dev(400) },
+      400,
+    ],
+    [
+      'nothing counted anywhere (a kernel whose throttling was never set up counts no v1 I/O)',
+      { 'blkio/blkio.throttle.io_serviced_recursive': 'Total 0\n', 'blkio/blkio.throttle.io_serviced': 'Total 0\n' },
+      undefined,
+    ],
+  ];
+  for (const [name, f, want] of cases) assert.equal(blkioV1(files(f))?.serviceBytes[0]?.stats.Read, want, name);
+});
+
+test('parseIoStat: io.stat in v1 terms, as libcontainer maps it', () => {
+  assert.deepEqual(parseIoStat('259:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=5 dios=6 cost.usage=7\n'), {
+    serviceBytes: [{ major: 259, minor: 0, stats: { Read: 1, Write: 2 } }],
+    serviced: [{ major: 259, minor: 0, stats: { Read: 3, Write: 4 } }],
+  });
+  assert.equal(parseIoStat(''), undefined, 'no I/O yet: an empty file');
+  assert.equal(parseIoStat(undefined), undefined, 'no file');
+});
+
+test('parsePids: threads and their limit, "max" as 0', () => {
+  const cases: [current: string | undefined, max: string | undefined, want: ReturnType<typeof parsePids>][] = [
+    ['5\n', '100\n', { current: 5, max: 100 }],
+    ['5\n', 'max\n', { current: 5, max: 0 }],
+    [undefined, 'max\n', undefined],
+  ];
+  for (const [current, max, want] of cases) assert.deepEqual(parsePids(current, max), want, `${current} ${max}`);
 });
 
 test("parsePsi: the kernel's pressure files", () => {
@@ -232,8 +350,9 @@ test('memoryFromMeminfo: the node when the root cgroup has no memory files', () 
   assert.equal(m.cacheBytes, 100 * 1024);
 });
 
-test('cgroupReader on a v1 tree: samples, existence, pids and process counts', () => {
+test('cgroupReader on a v1 tree: samples, existence, pids and process counts', (t) => {
   const root = mkdtempSync(join(tmpdir(), 'cgroup-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
   const put = (path: string, content: string) => {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), content);
@@ -244,6 +363,10 @@ test('cgroupReader on a v1 tree: samples, existence, pids and process counts', (
   put('cpuacct/kubepods/podu/cpuacct.usage', '123\n');
   put('memory/kubepods/podu/memory.usage_in_bytes', '10\n');
   put('memory/kubepods/podu/memory.memsw.limit_in_bytes', '4096\n');
+  put('pids/kubepods/podu/pids.current', '3\n');
+  put('pids/kubepods/podu/pids.max', 'max\n');
+  put('blkio/kubepods/podu/blkio.throttle.io_serviced_recursive', '254:0 Read 1\nTotal 1\n');
+  put('blkio/kubepods/podu/blkio.throttle.io_service_bytes_recursive', '254:0 Read 4096\nTotal 4096\n');
   const r = cgroupReader(root);
   assert.equal(r.version, 1);
   assert.equal(r.exists('/kubepods/podu'), true);
@@ -254,11 +377,14 @@ test('cgroupReader on a v1 tree: samples, existence, pids and process counts', (
   assert.equal(r.sample('/kubepods/podu').memory?.usageBytes, 10);
   assert.equal(r.sample('/kubepods/podu').memory?.swapLimitBytes, 4096, 'memsw from the memory hierarchy');
   assert.equal(r.sample('/kubepods/podu').psi, undefined, 'v1: no pressure files');
+  assert.deepEqual(r.sample('/kubepods/podu').pids, { current: 3, max: 0 }, 'threads from the pids hierarchy');
+  assert.equal(r.sample('/kubepods/podu').blkio?.serviceBytes[0]?.stats.Read, 4096, 'I/O from the blkio hierarchy');
   assert.deepEqual(r.sample('/kubepods/gone'), {});
 });
 
-test('cgroupReader on a v2 tree: pressure and swap from the unified hierarchy, the root included', () => {
+test('cgroupReader on a v2 tree: pressure and swap from the unified hierarchy, the root included', (t) => {
   const root = mkdtempSync(join(tmpdir(), 'cgroup2-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
   const put = (path: string, content: string) => {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), content);

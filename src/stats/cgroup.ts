@@ -2,7 +2,7 @@
 // them, for cgroup v1 (this host: one hierarchy per controller) and v2 (one unified
 // hierarchy). The parsing is pure over a `read` function; cgroupReader does the file I/O.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import type { CgroupSample, CpuSample, MemorySample, Psi, PsiData } from './sample.ts';
+import type { BlkioSample, CgroupSample, CpuSample, DiskStats, MemorySample, PidsSample, Psi, PsiData } from './sample.ts';
 
 /** Reads one file of a cgroup; undefined when it does not exist. v2 ignores the controller. */
 export type CgroupFileReader = (controller: string, file: string) => string | undefined;
@@ -63,6 +63,90 @@ export function parseSwapLimit(text: string | undefined): number | undefined {
   return n < UNLIMITED ? n : undefined;
 }
 
+/** Pure: a memory limit file's value; "max" (v2) and the page-rounded 2^63 (v1) are unlimited (undefined). */
+function memoryLimit(text: string | undefined): number | undefined {
+  const n = num(text);
+  return n !== undefined && n < UNLIMITED ? n : undefined;
+}
+
+/** Appends one counter to its device's entry, keyed major:minor (cadvisor's diskStatsCopy). */
+function addDiskStat(byDev: Map<string, DiskStats>, major: number, minor: number, op: string, value: number): void {
+  const key = `${major}:${minor}`;
+  let d = byDev.get(key);
+  if (!d) byDev.set(key, (d = { major, minor, stats: {} }));
+  d.stats[op] = value;
+}
+
+/**
+ * Pure: a v1 blkio file, lines "8:0 Read 4096" (or "8:0 4096", which cadvisor counts as
+ * "Count"), by device; the "Total" line and malformed lines are skipped. undefined: no file.
+ */
+export function parseBlkioV1(text: string | undefined): DiskStats[] | undefined {
+  if (text === undefined) return undefined;
+  const byDev = new Map<string, DiskStats>();
+  for (const line of text.split('\n')) {
+    const f = line.trim().split(/[\s:]+/);
+    if (f.length !== 3 && f.length !== 4) continue;
+    const [major, minor, value] = [f[0], f[1], f[f.length - 1]].map((x) => (/^\d+$/.test(x!) ? Number(x) : undefined));
+    if (major === undefined || minor === undefined || value === undefined) continue;
+    addDiskStat(byDev, major, minor, f.length === 4 ? f[2]! : 'Count', value);
+  }
+  return [...byDev.values()];
+}
+
+// libcontainer's v1 blkio sources in its order (fs/blkio.go GetStats): BFQ, CFQ, then the
+// throttle files, recursive first. A source counts only when it lists a device: the BFQ
+// files exist, empty, wherever BFQ is built in but not the disk's scheduler. libcontainer
+// probes CFQ by blkio.sectors_recursive; the serviced file it reads next tells the same.
+const BLKIO_V1_SOURCES: [serviced: string, serviceBytes: string][] = [
+  ['blkio.bfq.io_serviced_recursive', 'blkio.bfq.io_service_bytes_recursive'],
+  ['blkio.io_serviced_recursive', 'blkio.io_service_bytes_recursive'],
+  ['blkio.throttle.io_serviced_recursive', 'blkio.throttle.io_service_bytes_recursive'],
+  ['blkio.throttle.io_serviced', 'blkio.throttle.io_service_bytes'],
+];
+
+/** Pure: cadvisor's DiskIo from a v1 blkio hierarchy; undefined when no source lists a device. */
+export function blkioV1(read: CgroupFileReader): BlkioSample | undefined {
+  for (const [serviced, serviceBytes] of BLKIO_V1_SOURCES) {
+    const ios = parseBlkioV1(read('blkio', serviced));
+    if (ios?.length) return { serviced: ios, serviceBytes: parseBlkioV1(read('blkio', serviceBytes)) ?? [] };
+  }
+  return undefined;
+}
+
+/**
+ * Pure: v2 io.stat ("254:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0") in v1's two
+ * tables, as libcontainer's fs2 statIo maps it: rbytes/wbytes are the bytes Read/Write,
+ * rios/wios the I/Os; the rest it drops. undefined: no file or no device.
+ */
+export function parseIoStat(text: string | undefined): BlkioSample | undefined {
+  const bytes = new Map<string, DiskStats>();
+  const ios = new Map<string, DiskStats>();
+  const ops: Record<string, [Map<string, DiskStats>, string]> = {
+    rbytes: [bytes, 'Read'],
+    wbytes: [bytes, 'Write'],
+    rios: [ios, 'Read'],
+    wios: [ios, 'Write'],
+  };
+  for (const line of (text ?? '').split('\n')) {
+    const [dev, ...fields] = line.trim().split(/\s+/);
+    const m = /^(\d+):(\d+)$/.exec(dev ?? '');
+    if (!m) continue;
+    for (const field of fields) {
+      const [key, value] = field.split('=');
+      const op = ops[key!];
+      if (op && value !== undefined && /^\d+$/.test(value)) addDiskStat(op[0], Number(m[1]), Number(m[2]), op[1], Number(value));
+    }
+  }
+  return bytes.size || ios.size ? { serviceBytes: [...bytes.values()], serviced: [...ios.values()] } : undefined;
+}
+
+/** Pure: pids.current and pids.max; "max" is 0, runc's "no limit" that cadvisor reports. */
+export function parsePids(current: string | undefined, max: string | undefined): PidsSample | undefined {
+  const n = num(current);
+  return n === undefined ? undefined : { current: n, max: num(max) ?? 0 };
+}
+
 // cpuacct.stat counts USER_HZ ticks (100 per second on Linux).
 const TICK_NS = 10_000_000;
 
@@ -105,8 +189,18 @@ export function cgroupV1Sample(read: CgroupFileReader): CgroupSample {
       failcnt: num(read('memory', 'memory.failcnt')),
       limitBytes: limit !== undefined && limit < UNLIMITED ? limit : undefined,
       swapLimitBytes: parseSwapLimit(read('memory', 'memory.memsw.limit_in_bytes')),
+      reservationBytes: memoryLimit(read('memory', 'memory.soft_limit_in_bytes')),
+      // cadvisor counts the OOM kills it reads from the kernel log since it started, on the
+      // cgroup whose limit was hit. The kernel's counter (Linux 4.13+) needs no log watcher and
+      // agrees for a container; it also counts kills from before a kubelet restart, and a pod's
+      // includes its containers'.
+      oomKills: parseKeyed(read('memory', 'memory.oom_control')).oom_kill,
     };
   }
+  const blkio = blkioV1(read);
+  if (blkio) out.blkio = blkio;
+  const pids = parsePids(read('pids', 'pids.current'), read('pids', 'pids.max'));
+  if (pids) out.pids = pids;
   // No psi: v1 has no per-cgroup pressure files (and /proc/pressure is the whole host's,
   // which cadvisor does not use for the root either). The Summary reports zeros, as upstream.
   return out;
@@ -133,6 +227,7 @@ export function cgroupV2Sample(read: CgroupFileReader): CgroupSample {
   const current = num(f('memory.current'));
   if (current !== undefined) {
     const s = parseKeyed(f('memory.stat'));
+    const events = parseKeyed(f('memory.events'));
     const limit = num(f('memory.max'));
     out.memory = {
       usageBytes: current,
@@ -146,11 +241,19 @@ export function cgroupV2Sample(read: CgroupFileReader): CgroupSample {
       localPageFaults: s.pgfault ?? 0,
       localMajorPageFaults: s.pgmajfault ?? 0,
       maxUsageBytes: num(f('memory.peak')),
-      failcnt: parseKeyed(f('memory.events')).max,
+      failcnt: events.max,
       limitBytes: limit !== undefined && limit < UNLIMITED ? limit : undefined,
       swapLimitBytes: parseSwapLimit(f('memory.swap.max')),
+      // memory.min, not memory.low: what cadvisor's GetSpec reads as the reservation.
+      reservationBytes: memoryLimit(f('memory.min')),
+      // The kernel's count, where cadvisor counts the kills it sees in the kernel log (see v1).
+      oomKills: events.oom_kill,
     };
   }
+  const blkio = parseIoStat(f('io.stat'));
+  if (blkio) out.blkio = blkio;
+  const pids = parsePids(f('pids.current'), f('pids.max'));
+  if (pids) out.pids = pids;
   // Every v2 cgroup has cpu.stat, so without it the cgroup is gone: no pressure files to try.
   // The root has them too (the host's figures), and its memory comes from /proc/meminfo.
   if (out.cpu) out.psi = { cpu: parsePsi(f('cpu.pressure')), memory: parsePsi(f('memory.pressure')), io: parsePsi(f('io.pressure')) };

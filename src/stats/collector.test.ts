@@ -37,7 +37,8 @@ function runtime(fail?: string): RuntimeStatsSource {
       return sandboxes;
     },
     containers: async () => containers,
-    containerStats: async () => new Map([['c1', { timeMs: 5, cpuNs: 9, writableLayer: { timeMs: 5, usedBytes: 8192 } }]]),
+    containerStats: async () =>
+      new Map([['c1', { timeMs: 5, cpuNs: 9, writableLayer: { timeMs: 5, usedBytes: 8192, mountpoint: '/snapshots' } }]]),
     imageFilesystems: async () => [{ timeMs: 4, usedBytes: 300, mountpoint: '/images' }],
   };
 }
@@ -48,7 +49,7 @@ function host(paths: string[]): HostStats {
     version: 1,
     sample: (p) => (paths.includes(p) ? { cpu: { usageNs: p.length }, memory: mem(10, 5) } : {}),
     exists: (p) => paths.includes(p),
-    pids: (p) => (p.endsWith('/s1') ? [4242] : []),
+    pids: (p) => (p.endsWith('/s1') ? [4242] : p.endsWith('/c1') ? [50, 51] : []),
     processCount: () => 3,
     createdAtMs: () => 77,
     ofProcess: () => '/',
@@ -65,6 +66,10 @@ function host(paths: string[]): HostStats {
     machine: () => ({ cpuCores: 2, memoryBytes: 100, swapBytes: 0 }),
     rlimit: () => ({ maxPid: 10, curProc: 5 }),
     meminfo: () => 'MemTotal: 1 kB\n',
+    openFiles: (pid) => (pid === 51 ? undefined : { fds: pid % 10, sockets: pid === 4242 ? 1 : 0 }),
+    ulimits: (pid) => [{ name: 'max_open_files', soft: pid, hard: pid }],
+    blockDevices: () => ({ '254:0': 'vda' }),
+    deviceOf: (p) => (p === '/snapshots' ? '254:0' : undefined),
   };
 }
 
@@ -102,6 +107,45 @@ test('collectSample: running containers grouped under their live sandbox, read f
   });
   assert.equal(s.rootFs?.capacityBytes, '/var/lib/kubelet'.length);
   assert.deepEqual(s.rlimit, { maxPid: 10, curProc: 5 });
+});
+
+test("collectSample: cadvisor's process stats of each cgroup but the root, ulimits of containers only", async () => {
+  const s = await collectSample(
+    runtime(),
+    host(['/', '/kubepods', '/kubepods/burstable/podu1', '/kubepods/burstable/podu1/s1', '/kubepods/burstable/podu1/c1']),
+    opts,
+  );
+  assert.equal(s.root.processes, undefined, "the root's processes are the host's: not walked");
+  assert.deepEqual(s.system[0]!.cgroup.processes, { processCount: 0, fdCount: 0, socketCount: 0, ulimits: [] });
+  assert.deepEqual(s.pods[0]!.cgroup?.processes, { processCount: 0, fdCount: 0, socketCount: 0, ulimits: [] }, 'a pod is no container');
+  assert.deepEqual(s.pods[0]!.sandboxCgroup?.processes, {
+    processCount: 1,
+    fdCount: 2,
+    socketCount: 1,
+    ulimits: [{ name: 'max_open_files', soft: 4242, hard: 4242 }],
+  });
+  assert.deepEqual(
+    s.containers[0]!.cgroup?.processes,
+    { processCount: 2, fdCount: 0, socketCount: 0, ulimits: [{ name: 'max_open_files', soft: 50, hard: 50 }] },
+    'a process gone since cgroup.procs counts, without descriptors',
+  );
+  assert.equal(s.containers[0]!.writableLayerDevice, '254:0');
+  assert.deepEqual(s.blockDevices, { '254:0': 'vda' });
+});
+
+test('collectSample: the configured system containers that exist, the kubelet started when it did', async () => {
+  const s = await collectSample(runtime(), host(['/', '/kubepods', '/kubelet.slice', '/system.slice/containerd.service']), {
+    ...opts,
+    systemCgroups: { kubeletCgroups: '/kubelet.slice', runtimeCgroups: '/system.slice/containerd.service', systemCgroups: '/gone' },
+  });
+  assert.deepEqual(
+    s.system.map((x) => [x.name, x.cgroupPath, x.startTimeMs]),
+    [
+      ['pods', '/kubepods', 77],
+      ['kubelet', '/kubelet.slice', 2],
+      ['runtime', '/system.slice/containerd.service', 77],
+    ],
+  );
 });
 
 test('collectSample: a runtime that does not answer leaves the node figures and says why', async () => {

@@ -4,14 +4,20 @@
 // pass yields to the event loop after each pod rather than stall requests for tens of ms.
 // Volumes: their directories are listed and statfs'd (once a filesystem) each sample, but
 // their contents are walked in the background (volumes.ts): a sample takes the last walk.
+// Process stats (cadvisor's fds, sockets, ulimits) walk /proc/<pid>/fd of each cgroup's own
+// processes, once a process a sample (processes.ts).
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { memoryFromMeminfo } from './cgroup.ts';
 import { kubepodsCgroup, podCgroupCandidates } from '../resources/cgroup-layout.ts';
 import type { HostStats } from './host.ts';
 import { liveContainers, liveSandboxes } from './live.ts';
 import type { RuntimeStatsSource } from './runtime-source.ts';
-import type { FsUsage, RawContainer, RawPod, RawSample, RawVolume, SystemContainer } from './sample.ts';
+import { processSampler } from './processes.ts';
+import type { CgroupSample, FsUsage, RawContainer, RawPod, RawSample, RawVolume, SystemContainer } from './sample.ts';
 import type { VolumeStatsSource } from './volumes.ts';
+import { systemContainerNames, type SystemCgroupsConfig } from '../node/system-cgroups.ts';
+
+const NONE: SystemCgroupsConfig = { kubeletCgroups: '', systemCgroups: '', runtimeCgroups: '' };
 
 export interface CollectorOptions {
   /** The kubelet's root directory: its filesystem is the node's "fs". */
@@ -21,6 +27,8 @@ export interface CollectorOptions {
   cgroupRoot?: string;
   /** When the kubelet started, the start time of its system container. */
   kubeletStartMs: number;
+  /** The configured system containers; the kubelet's own cgroup stands in for kubeletCgroups. */
+  systemCgroups?: SystemCgroupsConfig;
   /** The pods' volumes; without it pods have no volume stats. One for the kubelet's life: it caches the walks. */
   volumes?: VolumeStatsSource;
   now?: () => number;
@@ -53,6 +61,13 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
   const timeMs = now();
 
   const { cgroups } = host;
+  const processes = processSampler({ pids: (p) => cgroups.pids(p), openFiles: host.openFiles, ulimits: host.ulimits });
+  // cadvisor's process stats for every cgroup but the root: the root's own processes are the
+  // host's (here ~130, ~12 ms of fd walking a sample), which no kubelet consumer asks about.
+  const sample = (path: string, isContainer = false): CgroupSample => ({
+    ...cgroups.sample(path),
+    processes: processes(path, isContainer),
+  });
   const root = cgroups.sample('/');
   if (!root.memory) root.memory = memoryFromMeminfo(host.meminfo());
   const system: SystemContainer[] = [];
@@ -62,13 +77,15 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
       name: 'pods',
       cgroupPath: kubepods,
       startTimeMs: cgroups.createdAtMs(kubepods) ?? host.bootTimeMs(),
-      cgroup: cgroups.sample(kubepods),
+      cgroup: sample(kubepods),
     });
   }
-  // The kubelet's own cgroup, unless it shares the root's (then its figures would be the node's).
-  const own = cgroups.ofProcess('self');
-  if (own && own !== '/' && !own.startsWith(kubepods)) {
-    system.push({ name: 'kubelet', cgroupPath: own, startTimeMs: o.kubeletStartMs, cgroup: cgroups.sample(own) });
+  const names = systemContainerNames(o.systemCgroups ?? NONE, cgroups.ofProcess('self'), kubepods);
+  for (const [name, path] of Object.entries(names)) {
+    // A configured cgroup that is not there has no stats (upstream logs GetCgroupStats' error and skips it).
+    if (!path || !cgroups.exists(path)) continue;
+    const startTimeMs = name === 'kubelet' ? o.kubeletStartMs : (cgroups.createdAtMs(path) ?? host.bootTimeMs());
+    system.push({ name, cgroupPath: path, startTimeMs, cgroup: sample(path) });
   }
   const fsImage = imageFs.status === 'fulfilled' ? imageFs.value[0] : undefined;
 
@@ -79,6 +96,12 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
     const podOf = new Map<string, RawPod>();
     const fsByDev = new Map<number, FsUsage | undefined>();
     const volumePaths = new Set<string>();
+    const devOfMount = new Map<string, string | undefined>();
+    const layerDevice = (mountpoint: string | undefined) => {
+      if (!mountpoint) return undefined;
+      if (!devOfMount.has(mountpoint)) devOfMount.set(mountpoint, host.deviceOf(mountpoint));
+      return devOfMount.get(mountpoint);
+    };
     for (const c of liveContainers(containers.value)) {
       const sb = bySandbox.get(c.sandboxId);
       if (!sb) continue;
@@ -94,8 +117,8 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
           sandboxId: sb.id,
           createdAtMs: sb.createdAtMs,
           cgroupPath,
-          cgroup: cgroupPath ? cgroups.sample(cgroupPath) : undefined,
-          sandboxCgroup: sandboxPath && cgroups.exists(sandboxPath) ? cgroups.sample(sandboxPath) : undefined,
+          cgroup: cgroupPath ? sample(cgroupPath) : undefined,
+          sandboxCgroup: sandboxPath && cgroups.exists(sandboxPath) ? sample(sandboxPath, true) : undefined,
           processCount: cgroupPath ? cgroups.processCount(cgroupPath) : undefined,
           network: pausePid ? host.netDev(pausePid) : undefined,
           volumes: o.volumes && podVolumes(o.volumes, host, sb.uid, fsByDev, volumePaths),
@@ -106,6 +129,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
         await yieldToLoop();
       }
       const cgroupPath = pod.cgroupPath && `${pod.cgroupPath}/${c.id}`;
+      const cri = criStats.value.get(c.id);
       ctrs.push({
         id: c.id,
         name: c.name,
@@ -114,9 +138,10 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
         image: c.image,
         createdAtMs: c.createdAtMs,
         cgroupPath,
-        cgroup: cgroupPath && cgroups.exists(cgroupPath) ? cgroups.sample(cgroupPath) : undefined,
-        cri: criStats.value.get(c.id),
+        cgroup: cgroupPath && cgroups.exists(cgroupPath) ? sample(cgroupPath, true) : undefined,
+        cri,
         logs: host.dirUsage(`${o.podLogsDir}/${sb.namespace}_${sb.name}_${sb.uid}/${c.name}`),
+        writableLayerDevice: layerDevice(cri?.writableLayer?.mountpoint),
       });
     }
     // Only when the runtime answered: otherwise every pod would seem gone and its walks lost.
@@ -133,6 +158,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
     rootFs: host.fs(o.rootDir),
     imageFs: fsImage && { ...fsImage, fs: host.fs(fsImage.mountpoint) },
     rlimit: host.rlimit(),
+    blockDevices: host.blockDevices(),
     pods,
     containers: ctrs,
     runtimeError: failed?.status === 'rejected' ? String((failed.reason as Error)?.message ?? failed.reason) : undefined,

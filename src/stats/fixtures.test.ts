@@ -42,6 +42,7 @@ export function sample(at: number, cpu: { node: number; pods: number; pod: numbe
     rootFs: fs,
     imageFs: { timeMs: at - 3000, usedBytes: 300, inodesUsed: 40, mountpoint: '/var/lib/containerd/snapshots', fs },
     rlimit: { maxPid: 32768, curProc: 154 },
+    blockDevices: { '254:0': 'vda', '7:0': 'loop0' },
     pods: [
       {
         uid: 'u1',
@@ -67,7 +68,19 @@ export function sample(at: number, cpu: { node: number; pods: number; pod: numbe
         image: 'busybox:1.36',
         createdAtMs: Date.parse('2026-11-22T11:00:01Z'),
         cgroupPath: '/kubepods/besteffort/podu1/c1',
-        cgroup: cg(cpu.app, mem(400, 300, 1000)),
+        cgroup: {
+          ...cg(cpu.app, { ...mem(400, 300, 1000), reservationBytes: 512, oomKills: 1 }),
+          // Disk I/O on vda and on a device /proc/diskstats does not list.
+          blkio: {
+            serviceBytes: [
+              { major: 254, minor: 0, stats: { Read: 12288, Write: 4096, Sync: 4096, Async: 12288, Discard: 0, Total: 16384 } },
+              { major: 8, minor: 16, stats: { Read: 512, Write: 0, Total: 512 } },
+            ],
+            serviced: [{ major: 254, minor: 0, stats: { Read: 3, Write: 1, Sync: 1, Async: 3, Discard: 0, Total: 4 } }],
+          },
+          pids: { current: 3, max: 0 },
+          processes: { processCount: 2, fdCount: 7, socketCount: 1, ulimits: [{ name: 'max_open_files', soft: 1048576, hard: 1048576 }] },
+        },
         cri: {
           timeMs: at - 500,
           cpuNs: cpu.app - 1,
@@ -75,6 +88,7 @@ export function sample(at: number, cpu: { node: number; pods: number; pod: numbe
           writableLayer: { timeMs: at - 2000, usedBytes: 8192, inodesUsed: 5, mountpoint: '/var/lib/containerd/snapshots' },
         },
         logs: { usedBytes: 4096, inodesUsed: 2 },
+        writableLayerDevice: '254:0',
       },
       {
         id: 'c2',

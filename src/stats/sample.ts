@@ -36,6 +36,48 @@ export interface MemorySample {
    * swap together) on v1; 0 without swap accounting (no file); undefined: unlimited.
    */
   swapLimitBytes?: number;
+  /**
+   * cadvisor's spec reservation: memory.soft_limit_in_bytes on v1, memory.min on v2
+   * (common.GetSpec); undefined: unlimited.
+   */
+  reservationBytes?: number;
+  /** The kernel's oom_kill count of the cgroup and its descendants (memory.oom_control v1, memory.events v2). */
+  oomKills?: number;
+}
+
+/** One block device's counters by operation (Read, Write, Sync, Async, Discard, Total), as cadvisor's PerDiskStats. */
+export interface DiskStats {
+  major: number;
+  minor: number;
+  stats: Record<string, number>;
+}
+
+/** What cadvisor's DiskIo takes from blkio (v1) or io.stat (v2): bytes and I/Os per device. */
+export interface BlkioSample {
+  serviceBytes: DiskStats[];
+  serviced: DiskStats[];
+}
+
+/** The pids controller: tasks (threads) in the cgroup and below, and the limit; 0 is none, as runc reports it. */
+export interface PidsSample {
+  current: number;
+  max: number;
+}
+
+/** cadvisor's ProcessStats (processStatsFromProcs): the cgroup's own processes, not its children's. */
+export interface ProcessSample {
+  processCount: number;
+  fdCount: number;
+  socketCount: number;
+  /** Of the container's first process; none for a cgroup that is not a container's (cadvisor's pid 0). */
+  ulimits: Ulimit[];
+}
+
+/** A soft and hard limit from /proc/<pid>/limits; -1 is unlimited. */
+export interface Ulimit {
+  name: string;
+  soft: number;
+  hard: number;
 }
 
 /** One line of a pressure file: the share of time stalled (avg*, percent) and its total (µs). */
@@ -55,6 +97,11 @@ export interface Psi {
 export interface CgroupSample {
   cpu?: CpuSample;
   memory?: MemorySample;
+  /** Undefined without the controller's files or without any I/O counted. */
+  blkio?: BlkioSample;
+  pids?: PidsSample;
+  /** Read from /proc by the collector, not from the cgroup's files. */
+  processes?: ProcessSample;
   /**
    * Pressure stall information of cgroup v2's cpu/memory/io.pressure. Undefined on v1
    * (no per-cgroup pressure files) and for a file the kernel does not offer (PSI off).
@@ -113,6 +160,8 @@ export interface RawContainer {
   cri?: CriContainerStats;
   /** Bytes and inodes of the container's log directory. */
   logs?: { usedBytes: number; inodesUsed: number };
+  /** The block device (major:minor) of the filesystem holding the writable layer. */
+  writableLayerDevice?: string;
 }
 
 /** Bytes (allocated blocks, as du counts them) and inodes under a path, itself included. */
@@ -175,6 +224,8 @@ export interface RawSample {
   rootFs?: FsUsage;
   imageFs?: { timeMs: number; usedBytes: number; inodesUsed?: number; mountpoint: string; fs?: FsUsage };
   rlimit: { maxPid?: number; curProc?: number };
+  /** Block device names by major:minor ("254:0" -> "vda"), from /proc/diskstats. */
+  blockDevices?: Record<string, string>;
   pods: RawPod[];
   containers: RawContainer[];
   /** Set when the runtime could not be asked: pods and containers are then missing. */

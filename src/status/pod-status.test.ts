@@ -316,7 +316,11 @@ test('in-place resize: allocatedResources, resources of a running container, and
     metadata: { ...pod().metadata, generation: 3 },
     spec: {
       containers: [
-        { name: 'app', image: 'busybox:1.36', resources: { requests: { cpu: '200m', memory: '64Mi' }, limits: { cpu: '300m' } } },
+        {
+          name: 'app',
+          image: 'busybox:1.36',
+          resources: { requests: { cpu: '200m', memory: '64Mi', 'ephemeral-storage': '1' }, limits: { cpu: '300m' } },
+        },
       ],
     },
   };
@@ -335,8 +339,9 @@ test('in-place resize: allocatedResources, resources of a running container, and
     ctx(),
   );
   const c = s.containerStatuses![0]!;
-  assert.deepEqual(c.allocatedResources, { cpu: '100m', memory: '64Mi' });
-  assert.deepEqual(c.resources, { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '300m' } });
+  // ephemeral-storage (not resizable) as the spec has it, in both (upstream's whole allocated ResourceRequirements).
+  assert.deepEqual(c.allocatedResources, { 'ephemeral-storage': '1', cpu: '100m', memory: '64Mi' });
+  assert.deepEqual(c.resources, { requests: { 'ephemeral-storage': '1', cpu: '50m', memory: '64Mi' }, limits: { cpu: '300m' } });
   assert.deepEqual(
     s
       .conditions!.filter((x) => x.type.startsWith('PodResize'))
@@ -356,7 +361,10 @@ test('in-place resize: allocatedResources, resources of a running container, and
     done.conditions!.some((x) => x.type.startsWith('PodResize')),
     false,
   );
-  assert.deepEqual(done.containerStatuses![0]!.resources, allocated.app);
+  assert.deepEqual(done.containerStatuses![0]!.resources, {
+    ...allocated.app,
+    requests: { 'ephemeral-storage': '1', ...allocated.app.requests },
+  });
   assert.deepEqual(mergeConditions([], [{ type: 'PodResizePending', status: 'True' }]), [], 'the kubelet owns them');
 });
 
@@ -387,4 +395,99 @@ test('volumeMounts of a container the runtime has, read-only ones with their rec
     { name: 'conf', mountPath: '/conf', readOnly: true, recursiveReadOnly: 'Disabled' },
   ]);
   assert.equal(generatePodStatus(p, rt([]), ctx()).containerStatuses![0]!.volumeMounts, undefined, 'none before the runtime has it');
+});
+
+test('user: the IDs the runtime reports for the newest instance (upstream convertContainerStatus), none when it reports none', () => {
+  const user = { uid: 1000, gid: 1000, supplementalGroups: [1000, 50000, 60000] };
+  // Not in kubernetes-types yet (ContainerStatus.user, 1.31).
+  const userOf = (c: ContainerState) => (generatePodStatus(pod(), rt([c]), ctx()).containerStatuses![0] as { user?: unknown }).user;
+  assert.deepEqual(userOf(ctr({ user })), { linux: user });
+  assert.equal(userOf(ctr({})), undefined);
+});
+
+test('pod-level resources: allocatedResources as allocated, resources from the pod cgroup once Running', () => {
+  const p: Pod = {
+    ...pod(),
+    spec: {
+      ...pod().spec!,
+      resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '200m', memory: '128Mi' } },
+    } as Pod['spec'],
+  };
+  const allocatedPod = { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '100m', memory: '128Mi' } };
+  const resize = {
+    allocated: { app: {} },
+    allocatedPod,
+    actual: {},
+    podCgroup: { cpuShares: 102, cpuQuotaUs: 20000, memoryLimitBytes: 128 * 2 ** 20 },
+  };
+  type WithPodLevel = { resources?: unknown; allocatedResources?: unknown };
+  // Pending: the allocation; the spec's pending resize does not show.
+  const pending = generatePodStatus(p, { ...rt([ctr({})]), resize }, ctx()) as WithPodLevel;
+  assert.deepEqual(pending.allocatedResources, { cpu: '50m', memory: '64Mi' });
+  assert.deepEqual(pending.resources, allocatedPod);
+  // Running: what the pod cgroup enforces (a resize not yet applied).
+  const running = generatePodStatus(
+    { ...p, status: { ...p.status, phase: 'Running' } },
+    { ...rt([ctr({})]), resize },
+    ctx(),
+  ) as WithPodLevel;
+  assert.deepEqual(running.resources, { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '200m', memory: '128Mi' } });
+  // A pod without pod-level resources shows its containers' aggregate.
+  const plain = generatePodStatus(pod(), rt([ctr({})]), ctx()) as WithPodLevel;
+  assert.deepEqual([plain.allocatedResources, plain.resources], [undefined, {}]);
+});
+
+test('phase with container restart policies and rules (upstream getPhase with ContainerRestartRules)', () => {
+  const rules = [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }];
+  const phase = (podPolicy: string, c: object, exitCode: number, waiting = false) => {
+    const p = { ...pod(podPolicy), spec: { restartPolicy: podPolicy, containers: [{ name: 'app', image: 'busybox:1.36', ...c }] } };
+    const w = waiting ? new Map([['app', { reason: 'CrashLoopBackOff' }]]) : new Map();
+    return generatePodStatus(p, rt([ctr({ phase: 'exited', exitCode })]), ctx({ waiting: w })).phase;
+  };
+  assert.equal(phase('Never', { restartPolicy: 'Never', restartPolicyRules: rules }, 42), 'Running', 'a matching rule restarts it');
+  assert.equal(phase('Never', { restartPolicy: 'Never', restartPolicyRules: rules }, 42, true), 'Running', 'also while it backs off');
+  assert.equal(phase('Never', { restartPolicy: 'Never', restartPolicyRules: rules }, 1), 'Failed');
+  assert.equal(phase('Always', { restartPolicy: 'Never' }, 1), 'Failed', "the container's Never wins");
+  assert.equal(phase('Always', { restartPolicy: 'Never' }, 0), 'Succeeded');
+  assert.equal(phase('Never', { restartPolicy: 'Always' }, 0), 'Running', "the container's Always wins");
+  assert.equal(phase('Never', { restartPolicy: 'OnFailure' }, 3), 'Running');
+  assert.equal(phase('Always', { restartPolicy: 'OnFailure' }, 0), 'Succeeded');
+  // A failed init container: the pod fails unless it will run again.
+  const initPod = (c: object) => withInits('Always', [{ name: 'init1', image: 'busybox:1.36', ...c }]);
+  const failed = rt([ctr({ id: 'i1', name: 'init1', phase: 'exited', exitCode: 42 })]);
+  assert.equal(generatePodStatus(initPod({ restartPolicy: 'Never' }), failed, ctx()).phase, 'Failed');
+  assert.equal(generatePodStatus(initPod({ restartPolicy: 'Never', restartPolicyRules: rules }), failed, ctx()).phase, 'Pending');
+  assert.equal(
+    generatePodStatus(withInits('Never', [{ name: 'init1', image: 'busybox:1.36', restartPolicy: 'OnFailure' }]), failed, ctx()).phase,
+    'Pending',
+  );
+});
+
+test('AllContainersRestarting: only on a pod with a RestartAllContainers rule; kubelet-owned', () => {
+  const rules = [{ action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [42] } }];
+  const p = {
+    ...pod('Never'),
+    spec: {
+      restartPolicy: 'Never',
+      containers: [{ name: 'app', image: 'busybox:1.36', restartPolicy: 'Never', restartPolicyRules: rules }],
+    },
+  };
+  assert.equal(
+    generatePodStatus(pod('Never'), rt([ctr({})]), ctx()).conditions!.find((c) => c.type === 'AllContainersRestarting'),
+    undefined,
+  );
+  assert.deepEqual(condition(generatePodStatus(p, rt([ctr({})]), ctx()), 'AllContainersRestarting'), ['False', undefined, undefined]);
+  const s = generatePodStatus(p, rt([ctr({ phase: 'exited', exitCode: 42 })]), ctx());
+  assert.deepEqual(condition(s, 'AllContainersRestarting'), [
+    'True',
+    'RestartAllContainersStarted',
+    'container exited with restart policy rule',
+  ]);
+  assert.equal(s.phase, 'Running');
+  assert.deepEqual(condition(generatePodStatus(p, rt([ctr({ phase: 'exited', exitCode: 1 })]), ctx()), 'AllContainersRestarting'), [
+    'False',
+    'PodFailed',
+    undefined,
+  ]);
+  assert.deepEqual(mergeConditions([], [{ type: 'AllContainersRestarting', status: 'True' }]), [], 'the kubelet owns it');
 });

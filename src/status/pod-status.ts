@@ -10,11 +10,20 @@ import type {
 } from 'kubernetes-types/core/v1.js';
 import type { ContainerState, PodRuntimeStatus, Waiting } from '../runtime/types.ts';
 import { qosClass } from '../resources/qos.ts';
-import { resizeConditions } from '../resize/decide.ts';
-import { cpuAndMemory, fromLinux } from '../resources/linux-resources.ts';
+import { podAllocatedResources, podStatusResources, resizeConditions, withAllocation } from '../resize/decide.ts';
+import { cpuAndMemory, fromLinux, withOtherResources } from '../resources/linux-resources.ts';
 import { rfc3339 } from '../apiserver/time.ts';
 import { isSidecar } from '../podutil/podutil.ts';
 import { volumeMountStatuses } from '../runtime/recursive-read-only.ts';
+import {
+  ALL_CONTAINERS_RESTARTING,
+  RESTARTING_ALL_CONTAINERS,
+  allContainersCouldRestart,
+  allContainersRestartCleanedUp,
+  containerShouldRestart,
+  shouldAllContainersRestart,
+} from '../runtime/restart-policy.ts';
+import { allContainersRestartingCondition, withPreviousStatus } from './restarted-status.ts';
 
 export interface StatusContext {
   nodeIP: string;
@@ -124,21 +133,27 @@ const byName = (statuses: ContainerStatus[], name: string) => statuses.find((s) 
 const anyAppStarted = (statuses: ContainerStatus[]) =>
   statuses.some((s) => s.state?.running || s.state?.terminated || s.lastState?.terminated);
 
-/** Upstream's getPhase: init containers (regular and sidecars), then app containers by restartPolicy. */
+/**
+ * Upstream's getPhase: init containers (regular and sidecars), then app containers; whether a
+ * stopped one restarts is its own restartPolicy and rules, else the pod's (ContainerRestartRules).
+ */
 export function podPhase(
   pod: Pod,
   statuses: ContainerStatus[],
   terminated: boolean,
   initStatuses: ContainerStatus[] = [],
 ): PodStatus['phase'] {
-  const policy = pod.spec?.restartPolicy ?? 'Always';
   let pendingInit = 0,
-    failedInit = 0;
+    failedInitNotRestartable = 0;
   let unknown = 0,
     running = 0,
     waiting = 0,
     stopped = 0,
+    stoppedNotRestartable = 0,
     succeeded = 0;
+  // A container removed to restart with all the others (RestartAllContainers) restarts too.
+  const restarts = (c: Container | undefined, t: NonNullable<ApiContainerState['terminated']>) =>
+    t.reason === RESTARTING_ALL_CONTAINERS || containerShouldRestart(c ?? { name: '' }, pod, t.exitCode);
   for (const c of pod.spec?.initContainers ?? []) {
     const s = byName(initStatuses, c.name);
     if (isSidecar(c)) {
@@ -156,29 +171,31 @@ export function podPhase(
       continue;
     }
     if (!s || s.state?.running) pendingInit++;
-    else if (s.state?.terminated) {
-      if (s.state.terminated.exitCode !== 0) failedInit++;
-    } else if (s.lastState?.terminated) {
-      if (s.lastState.terminated.exitCode !== 0) failedInit++;
+    else if (s.state?.terminated || s.lastState?.terminated) {
+      const t = (s.state?.terminated ?? s.lastState?.terminated)!;
+      if (t.exitCode !== 0 && !restarts(c, t)) failedInitNotRestartable++;
     } else pendingInit++;
   }
   for (const s of statuses) {
+    const c = pod.spec?.containers?.find((x) => x.name === s.name);
     if (s.state?.running) running++;
     else if (s.state?.terminated) {
       stopped++;
+      if (!restarts(c, s.state.terminated)) stoppedNotRestartable++;
       if (s.state.terminated.exitCode === 0) succeeded++;
-    } else if (s.lastState?.terminated) stopped++;
-    else waiting++;
+    } else if (s.lastState?.terminated) {
+      stopped++;
+      if (!restarts(c, s.lastState.terminated)) stoppedNotRestartable++;
+    } else waiting++;
   }
   if (terminated) return running === 0 && stopped === succeeded && waiting === 0 && stopped > 0 ? 'Succeeded' : 'Failed';
-  if (failedInit > 0 && policy === 'Never') return 'Failed';
+  if (failedInitNotRestartable > 0) return 'Failed';
   if ((pendingInit > 0 && !anyAppStarted(statuses)) || waiting > 0) return 'Pending';
   if (running > 0 && unknown === 0) return 'Running';
   if (running === 0 && stopped > 0 && unknown === 0) {
-    if (policy === 'Always') return 'Running';
-    if (stopped === succeeded) return 'Succeeded';
-    if (policy === 'Never') return 'Failed';
-    return 'Running';
+    // Some will run again: the pod still runs.
+    if (stopped !== stoppedNotRestartable) return 'Running';
+    return stopped === succeeded ? 'Succeeded' : 'Failed';
   }
   return 'Pending';
 }
@@ -211,6 +228,7 @@ function initialized(
   initStatuses: ContainerStatus[],
   statuses: ContainerStatus[],
   phase: string | undefined,
+  prev?: PodCondition[],
 ): { ok: boolean; reason?: string; message?: string } {
   const incomplete = (pod.spec?.initContainers ?? [])
     .filter((c) => {
@@ -220,6 +238,8 @@ function initialized(
     .map((c) => c.name);
   if (phase === 'Succeeded') return { ok: true, reason: 'PodCompleted' };
   if (!incomplete.length || anyAppStarted(statuses)) return { ok: true };
+  // Once initialized, always: init containers restarted in place (RestartAllContainers) wait again, as upstream.
+  if (prev?.some((c) => c.type === 'Initialized' && c.status === 'True')) return { ok: true };
   return { ok: false, reason: 'ContainersNotInitialized', message: `containers with incomplete status: [${incomplete.join(' ')}]` };
 }
 
@@ -236,6 +256,7 @@ export const KUBELET_CONDITIONS = [
   'ContainersReady',
   'PodResizePending',
   'PodResizeInProgress',
+  ALL_CONTAINERS_RESTARTING,
 ];
 
 /** Pure: the kubelet's own conditions from its last status, everyone else's from the apiserver's object. */
@@ -279,9 +300,11 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
   const prev = pod.status;
   const inits = pod.spec?.initContainers ?? [];
   const defaultWaiting = inits.length ? 'PodInitializing' : 'ContainerCreating';
-  const toStatus = (c: Container, init: boolean): ContainerStatus => {
+  // RestartAllContainers: the old instances are removed, so the last status says what they were.
+  const restarting = shouldAllContainersRestart(pod, rt, prev);
+  const toStatus = (c: Container, init: boolean, olds: ContainerStatus[] | undefined): ContainerStatus => {
     const instances = rt.containers.filter((s) => s.name === c.name);
-    const st = containerStatus(c.name, c.image ?? '', instances, ctx.waiting.get(c.name), {
+    const fresh = containerStatus(c.name, c.image ?? '', instances, ctx.waiting.get(c.name), {
       defaultWaiting,
       init,
       sidecar: init && isSidecar(c),
@@ -289,29 +312,56 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
       startup: !!c.startupProbe,
       probes: ctx.probes,
     });
-    // Upstream's convertContainerStatus lists the mounts of a container the runtime has.
+    const st = withPreviousStatus(
+      fresh,
+      olds?.find((o) => o.name === c.name),
+      {
+        present: instances.length > 0,
+        previousInstance: instances.length > 1,
+        attempt: instances[0]?.attempt ?? 0,
+        restarting,
+        waiting: ctx.waiting.get(c.name),
+      },
+    );
+    // Upstream's convertContainerStatus lists the mounts of a container the runtime has, and the
+    // identity the runtime says its process runs with (containerd 2 reports it; 1.6 does not).
     const mounts = instances.length ? volumeMountStatuses(c, ctx.recursiveReadOnlyMounts ?? false) : [];
-    return mounts.length ? { ...st, volumeMounts: mounts } : st;
+    const user = instances[0]?.user;
+    return { ...st, ...(mounts.length ? { volumeMounts: mounts } : {}), ...(user ? { user: { linux: user } } : {}) };
   };
   // In-place resize (upstream's convertToAPIContainerStatuses): what the kubelet allocated to each
   // container, and what a running one runs with.
   const withResources = (st: ContainerStatus, c: Container): ContainerStatus => {
-    const alloc = rt.resize?.allocated[c.name] ?? cpuAndMemory(c.resources);
+    const alloc = withOtherResources(rt.resize?.allocated[c.name] ?? cpuAndMemory(c.resources), c.resources);
     const cur = st.state?.running ? rt.containers.find((s) => s.name === c.name) : undefined;
-    const actual = cur && (rt.resize?.actual[cur.id] ?? (cur.linux ? fromLinux(cur.linux, alloc) : alloc));
+    const running = cur && (rt.resize?.actual[cur.id] ?? (cur.linux ? fromLinux(cur.linux, alloc) : alloc));
+    const actual = running && withOtherResources(running, c.resources);
     return { ...st, ...(alloc.requests ? { allocatedResources: alloc.requests } : {}), ...(actual ? { resources: actual } : {}) };
   };
-  const statuses = (pod.spec?.containers ?? []).map((c) => withResources(toStatus(c, false), c));
-  const initStatuses = inits.map((c) => withResources(toStatus(c, true), c));
+  // Pod-level (upstream's generateAPIPodStatus with InPlacePodLevelResourcesVerticalScaling): the
+  // pod's requests as allocated, and the resources its pod cgroup enforces.
+  const allocatedPod = rt.resize ? withAllocation(pod, { containers: rt.resize.allocated, pod: rt.resize.allocatedPod }) : pod;
+  const podLevel = {
+    resources: podStatusResources(allocatedPod, prev?.phase === 'Running', rt.resize?.podCgroup),
+    allocatedResources: podAllocatedResources(allocatedPod),
+  };
+  const statuses = (pod.spec?.containers ?? []).map((c) => withResources(toStatus(c, false, prev?.containerStatuses), c));
+  const initStatuses = inits.map((c) => withResources(toStatus(c, true, prev?.initContainerStatuses), c));
   // Ephemeral containers show their state but never count for phase or readiness.
-  const ephemeral = (pod.spec?.ephemeralContainers ?? []).map((c) => toStatus(c as Container, false));
+  const ephemeral = (pod.spec?.ephemeralContainers ?? []).map((c) => toStatus(c as Container, false, prev?.ephemeralContainerStatuses));
   const phase = podPhase(pod, statuses, ctx.terminated, initStatuses);
   const sandbox = rt.sandboxes[0];
   const podIP = pod.spec?.hostNetwork ? ctx.nodeIP : sandbox?.ready ? sandbox.ip : undefined;
-  const init = initialized(pod, initStatuses, statuses, phase);
+  const init = initialized(pod, initStatuses, statuses, phase, prev?.conditions);
   const ready = containersReady(pod, initStatuses, statuses, phase);
   const ours = KUBELET_CONDITIONS;
   const podReady = ready.ok ? readinessGates(pod, prev?.conditions) : ready;
+  // Upstream's GenerateAllContainersRestartingCondition, for a pod with a RestartAllContainers rule.
+  const allContainersRestarting = (phase: PodStatus['phase']): PodCondition => {
+    const r = allContainersRestartingCondition(phase, restarting, allContainersRestartCleanedUp(pod, rt));
+    // Without observedGeneration, as upstream's.
+    return cond(ALL_CONTAINERS_RESTARTING, r.status === 'True', prev?.conditions, now, undefined, r.reason, r.message);
+  };
   const generation = pod.metadata?.generation;
   return {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
@@ -323,6 +373,7 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
       cond('ContainersReady', ready.ok, prev?.conditions, now, generation, ready.reason, ready.message),
       // The pod runs here, so it was scheduled (generateAPIPodStatus appends PodScheduled=True).
       cond('PodScheduled', true, prev?.conditions, now, generation),
+      ...(allContainersCouldRestart(pod) ? [allContainersRestarting(phase)] : []),
       ...resizeConditions(rt.resize ?? {}, prev?.conditions, now),
       ...(prev?.conditions ?? []).filter((c) => !ours.includes(c.type)),
     ],
@@ -334,5 +385,7 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
     containerStatuses: statuses,
     ...(ephemeral.length ? { ephemeralContainerStatuses: ephemeral } : {}),
     qosClass: qosClass(pod),
-  };
+    resources: podLevel.resources,
+    ...(Object.keys(podLevel.allocatedResources).length ? { allocatedResources: podLevel.allocatedResources } : {}),
+  } as PodStatus;
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { get } from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -16,6 +16,7 @@ import {
   eventually,
   kubectl,
   nodeName,
+  restartKubelet,
   seriesValue,
   withNamespace,
   BUSYBOX,
@@ -487,4 +488,36 @@ test('logs: /var/log listed through the node proxy; paths that leave it are refu
   assert.doesNotMatch(viaProxy.stdout, /root:/);
   assert.equal((await kubeletGet('/logs/', undefined, ADMIN_CERT)).status, 200, 'the admin certificate is let in');
   assert.equal((await kubeletGet('/logs/')).status, 401, 'anonymous is not');
+});
+
+test('stats/summary: kubeletCgroups moves the kubelet into that cgroup, reported as the system container "kubelet"', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kts-system-cgroups-'));
+  const extra = join(dir, 'config.yaml');
+  writeFileSync(extra, 'kubeletCgroups: /kubelet-ts-e2e\n');
+  t.after(() => {
+    // The kubelet as the stack runs it, then the cgroups it left (empty once it is gone).
+    restartKubelet();
+    for (const h of readdirSync('/sys/fs/cgroup')) {
+      try {
+        rmdirSync(`/sys/fs/cgroup/${h}/kubelet-ts-e2e`);
+      } catch {
+        /* not in this hierarchy, or removed through a link to it */
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+  restartKubelet(extra);
+  const procs = readFileSync('/sys/fs/cgroup/memory/kubelet-ts-e2e/cgroup.procs', 'utf8').trim().split('\n');
+  assert.equal(procs.length, 1, `the kubelet alone is in the cgroup: ${procs}`);
+  assert.match(readFileSync(`/proc/${procs[0]}/cmdline`, 'utf8'), /dist\/cli\/main\.js/);
+  const kubelet = await eventually(
+    'the kubelet system container with its CPU time',
+    30_000,
+    async () => {
+      const c = JSON.parse(proxy('/stats/summary')).node.systemContainers?.find((x: { name: string }) => x.name === 'kubelet');
+      return c?.cpu?.usageCoreNanoSeconds > 0 && c?.memory?.workingSetBytes > 0 ? c : undefined;
+    },
+    2000,
+  );
+  assert.ok(Date.now() - Date.parse(kubelet.startTime) < 120_000, `started with this kubelet: ${kubelet.startTime}`);
 });

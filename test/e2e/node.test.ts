@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { CertificatesV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ADMIN_KUBECONFIG, ROOT, clients, ensureStack, eventually, nodeName, NODE_IP } from './stack.ts';
+import { ADMIN_KUBECONFIG, ROOT, clients, ensureStack, eventually, kubectl, nodeName, NODE_IP } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -34,6 +34,12 @@ test('the kubelet-ts node is registered and Ready', async () => {
     node.status!.images!.some((i) => i.names!.some((n) => n.includes('busybox'))),
     'node images list busybox',
   );
+  // The features the apiserver and scheduler ask of a node before a resize or a RestartAllContainers pod.
+  assert.deepEqual(JSON.parse(kubectl('get', 'node', nodeName(), '-o', 'jsonpath={.status.declaredFeatures}')), [
+    'InPlacePodLevelResourcesVerticalScaling',
+    'InPlacePodVerticalScalingInitContainers',
+    'RestartAllContainersOnContainerExits',
+  ]);
 });
 
 test('the node Lease is renewed', async () => {

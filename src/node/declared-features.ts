@@ -1,0 +1,42 @@
+// Node declared features (NodeDeclaredFeatures, beta and on by default in 1.36): the Node lists
+// in status.declaredFeatures the features that the apiserver and the scheduler may not assume
+// of every kubelet. A pod update that needs one (a resize of pod-level resources or of an init
+// container) is accepted, and a pod that needs one (a RestartAllContainers rule) is placed, only
+// on a node that declares it. Upstream: discoverNodeDeclaredFeatures in
+// pkg/kubelet/kubelet_node_declared_features.go over the registry of
+// k8s.io/component-helpers/nodedeclaredfeatures/features (each feature's Discover).
+
+interface Declarable {
+  /** The feature's name in status.declaredFeatures (its gate's name, as upstream's registry). */
+  name: string;
+  /** The release's default for its gate. */
+  onByDefault: boolean;
+  /** Why kubelet-ts does not declare it although upstream would; undefined: kubelet-ts implements it. */
+  missing?: string;
+}
+
+// Upstream's registry of v1.36.3, in its order.
+export const DECLARABLE: Declarable[] = [
+  { name: 'RestartAllContainersOnContainerExits', onByDefault: true },
+  { name: 'InPlacePodLevelResourcesVerticalScaling', onByDefault: true },
+  {
+    name: 'ExtendWebSocketsToKubelet',
+    onByDefault: true,
+    // Declaring it makes the apiserver hand WebSocket exec/attach/port-forward to the kubelet
+    // as they come, where upstream's kubelet tunnels them to SPDY; kubelet-ts passes the upgraded
+    // connection to the runtime's streaming server, which speaks SPDY and the older WebSocket
+    // protocols only. Undeclared, the apiserver translates, as for a kubelet older than 1.34.
+    missing: 'no WebSocket-to-SPDY tunnel in the streaming proxy',
+  },
+  { name: 'InPlacePodVerticalScalingInitContainers', onByDefault: true },
+  // A runtime feature (the handler's user namespaces with host networking) behind an alpha gate.
+  { name: 'UserNamespacesHostNetworkSupport', onByDefault: false, missing: 'no user namespaces yet' },
+];
+
+/** Pure: the sorted status.declaredFeatures for these featureGates; undefined when NodeDeclaredFeatures is off. */
+export function declaredFeatures(gates: Record<string, boolean>): string[] | undefined {
+  if (gates.NodeDeclaredFeatures === false) return undefined;
+  return DECLARABLE.filter((f) => !f.missing && (gates[f.name] ?? f.onByDefault))
+    .map((f) => f.name)
+    .sort();
+}

@@ -1,0 +1,26 @@
+// The runtime's handlers and their features as CRI Status last listed them: upstream's
+// runtimeState.setRuntimeHandlers and runtimeHandlers (pkg/kubelet/runtime.go), which
+// updateRuntimeUp sets at start and on every runtime probe. A container's recursive read-only
+// check (runtimeClassSupportsRecursiveReadOnlyMounts) reads them here instead of calling Status.
+import type { RuntimeHandlerInfo } from './recursive-read-only.ts';
+
+export class RuntimeHandlers {
+  #handlers: readonly RuntimeHandlerInfo[] | undefined;
+  readonly #status: () => Promise<{ runtimeHandlers?: RuntimeHandlerInfo[] | null }>;
+
+  /** status: CRI Status, read once if a container asks before any probe has listed the handlers. */
+  constructor(status: () => Promise<{ runtimeHandlers?: RuntimeHandlerInfo[] | null }>) {
+    this.#status = status;
+  }
+
+  /** What CRI Status listed (upstream's setRuntimeHandlers, from updateRuntimeUp). */
+  set(handlers: readonly RuntimeHandlerInfo[] | null | undefined): void {
+    this.#handlers = handlers ?? [];
+  }
+
+  /** The handlers last listed; a failed first read rejects and is tried again on the next call. */
+  async list(): Promise<readonly RuntimeHandlerInfo[]> {
+    if (!this.#handlers) this.set((await this.#status()).runtimeHandlers);
+    return this.#handlers ?? [];
+  }
+}
