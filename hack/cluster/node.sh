@@ -57,14 +57,17 @@ add() {
     in_node "$n" sh -c "ip link set lo up && ip addr add $ip/$CLUSTER_PREFIX dev eth0 && ip link set eth0 up && ip route add default via $CLUSTER_GW" \
       || die "cannot configure the network of node $n"
     # The node's own directories over the host's. A new mount namespace starts as a copy of the
-    # host's mounts (running pods' volumes and rootfs among them): drop those copies first.
+    # host's mounts (running pods' volumes and rootfs among them): drop those copies first. They
+    # are shared, as a systemd host's mounts are: else the kubelet's rshared bind of its root
+    # directory stacks on a private one, and containerd, which looks at the first, refuses
+    # Bidirectional volumeMounts.
     local d
     for d in "${NODE_DIRS[@]}"; do mkdir -p "$state/$d" "/$d"; done
     printf 'nameserver %s\n' "$CLUSTER_GW" > "$state/etc/kts/resolv.conf"
     # shellcheck disable=SC2016
     in_node "$n" sh -c '
       state=$1; shift
-      for d in "$@"; do umount -R -l "/$d" 2>/dev/null; mount --bind "$state/$d" "/$d" || exit 1; done
+      for d in "$@"; do umount -R -l "/$d" 2>/dev/null; mount --bind "$state/$d" "/$d" && mount --make-rshared "/$d" || exit 1; done
       mount --bind "$state/etc/kts/resolv.conf" /etc/resolv.conf' sh "$state" "${NODE_DIRS[@]}" \
       || die "cannot bind the private directories of node $n"
     # The CNI plugins an add-on delegates to, where the add-on installs its own.

@@ -89,6 +89,8 @@ kind: KubeletConfiguration
 cgroupDriver: cgroupfs
 failSwapOn: false
 failCgroupV1: false
+# The node log query (/logs/?query=), which the [Feature:NodeLogQuery] tests use.
+enableSystemLogQuery: true
 ---
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration

@@ -127,3 +127,17 @@ test('readOnlyPort: 0 (none) by default, the port when set', () => {
   assert.equal(parseKubeletConfig(head + 'readOnlyPort: 10255\n').readOnlyPort, 10255);
   assert.equal(parseKubeletConfig(head + 'readOnlyPort: 0\n').readOnlyPort, 0);
 });
+
+test('the system log handler and the node log query: defaulted and validated as upstream', () => {
+  const d = parseKubeletConfig(head);
+  assert.deepEqual([d.enableSystemLogHandler, d.enableSystemLogQuery], [true, false]);
+  const on = parseKubeletConfig(head + 'enableSystemLogQuery: true\n');
+  assert.deepEqual([on.enableSystemLogHandler, on.enableSystemLogQuery], [true, true]);
+  assert.equal(parseKubeletConfig(head + 'enableSystemLogHandler: false\n').enableSystemLogHandler, false);
+  const bad: [string, RegExp][] = [
+    ['enableSystemLogQuery: true\nenableSystemLogHandler: false', /enableSystemLogHandler is required for enableSystemLogQuery/],
+    ['enableSystemLogQuery: true\nfeatureGates: {NodeLogQuery: false}', /NodeLogQuery feature gate is required for enableSystemLogQuery/],
+    ['enableSystemLogQuery: "yes"', /enableSystemLogQuery: expected true or false/],
+  ];
+  for (const [lines, re] of bad) assert.throws(() => parseKubeletConfig(`${head}${lines}\n`), re, lines);
+});

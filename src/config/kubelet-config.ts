@@ -70,6 +70,10 @@ export interface KubeletConfig {
   /** System containers (src/node/system-cgroups.ts): the kubelet's cgroup, and the one for the root cgroup's other processes. */
   kubeletCgroups: string;
   systemCgroups: string;
+  /** /logs/ (src/server/system-logs.ts); false answers it with 405. */
+  enableSystemLogHandler: boolean;
+  /** The node log query on /logs/ (src/server/node-logs.ts, NodeLogQuery); needs enableSystemLogHandler. */
+  enableSystemLogQuery: boolean;
 }
 
 export const defaults: KubeletConfig = {
@@ -127,6 +131,8 @@ export const defaults: KubeletConfig = {
   seccompDefault: false,
   kubeletCgroups: '',
   systemCgroups: '',
+  enableSystemLogHandler: true,
+  enableSystemLogQuery: false,
 };
 
 type Kind =
@@ -201,10 +207,12 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   seccompDefault: ['bool', 'seccompDefault'],
   kubeletCgroups: ['string', 'kubeletCgroups'],
   systemCgroups: ['string', 'systemCgroups'],
+  enableSystemLogHandler: ['bool', 'enableSystemLogHandler'],
+  enableSystemLogQuery: ['bool', 'enableSystemLogQuery'],
   // Upstream's other fields: type-checked now, in effect as their features land.
   ...accepted(
     'bool',
-    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS singleProcessOOMKill runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains failSwapOn kernelMemcgNotification enableSystemLogHandler enableSystemLogQuery enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
+    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS singleProcessOOMKill runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains failSwapOn kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
   ),
   ...accepted(
     'int',
@@ -382,6 +390,15 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
     [
       c.nodeStatusReportFrequencyMs < c.nodeStatusUpdateFrequencyMs && raw.nodeStatusReportFrequency !== undefined,
       'nodeStatusReportFrequency: must not be shorter than nodeStatusUpdateFrequency',
+    ],
+    // Upstream's ValidateKubeletConfiguration on the node log query.
+    [
+      c.enableSystemLogQuery && c.featureGates.NodeLogQuery === false,
+      'enableSystemLogQuery: NodeLogQuery feature gate is required for enableSystemLogQuery',
+    ],
+    [
+      c.enableSystemLogQuery && !c.enableSystemLogHandler,
+      'enableSystemLogQuery: enableSystemLogHandler is required for enableSystemLogQuery',
     ],
   ];
   for (const [bad, why] of checks) if (bad) return why;

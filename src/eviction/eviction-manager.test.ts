@@ -32,7 +32,7 @@ const summary = (availableMiB: number, time = T): Summary => ({
   })),
 });
 
-function manager(samples: Summary[]) {
+function manager(samples: Summary[], pods = [guaranteed, hog]) {
   const evicted: Eviction[] = [];
   const conditions: string[][] = [];
   const m = startEvictionManager({
@@ -41,7 +41,7 @@ function manager(samples: Summary[]) {
     maxPodGracePeriodSeconds: 0,
     summary: async () => samples.shift()!,
     facts: () => ({}),
-    pods: () => [guaranteed, hog],
+    pods: () => pods,
     reclaim: { containers: async () => {}, images: async () => {} },
     evict: async (e) => {
       evicted.push(e);
@@ -74,6 +74,27 @@ test('eviction manager: memory below the threshold reports MemoryPressure, evict
     message: 'Pod was rejected: The node had condition: [MemoryPressure]. ',
   });
   assert.deepEqual(m.admit(guaranteed), { admit: true });
+  m.stop();
+});
+
+test("eviction manager: a pod over its container's ephemeral-storage limit is evicted without node pressure (localStorageEviction)", async () => {
+  const writer = pod('writer', { limits: { 'ephemeral-storage': '5Mi' } });
+  const s = summary(2000);
+  const used = (bytes: number) => ({ ...fs, usedBytes: bytes });
+  s.pods.push({
+    podRef: { name: 'writer', namespace: 'ns', uid: 'writer' },
+    startTime: T,
+    containers: [{ name: 'main', startTime: T, rootfs: used(10 * MiB), logs: used(8192) }],
+    'ephemeral-storage': used(10 * MiB + 8192),
+  });
+  const { m, evicted, conditions } = manager([s], [guaranteed, hog, writer]);
+  await m.synchronize();
+  assert.deepEqual(conditions, [], 'no pressure');
+  assert.deepEqual(
+    evicted.map((e) => [e.pod.metadata!.name, e.signal, e.reason, e.message]),
+    // The pod's limit is its containers' sum, and upstream looks at it before the container's.
+    [['writer', 'ephemeralpodfs.limit', 'Evicted', 'Pod ephemeral local storage usage exceeds the total limit of containers 5Mi. ']],
+  );
   m.stop();
 });
 

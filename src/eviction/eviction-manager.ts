@@ -9,6 +9,7 @@ import type { Logger } from '../log/log.ts';
 import { jittered } from '../backoff/backoff.ts';
 import type { FsStats, Summary } from '../stats/summary-types.ts';
 import { evaluate, initialEvictionState, reclaimSatisfied } from './decide.ts';
+import { localStorageEvictions } from './local-storage.ts';
 import { chooseEviction, type Eviction } from './evicted-status.ts';
 import { makeObservations, type NodeFacts, type Observations } from './observations.ts';
 import { rankForEviction } from './ranking.ts';
@@ -111,6 +112,16 @@ export function startEvictionManager(d: EvictionDeps): EvictionManager {
       d.onConditions(conditions);
     }
     const near = memoryNear(thresholds, observations);
+    const stats = new Map(summary.pods.map((p) => [p.podRef.uid, p]));
+    const candidates = () => d.pods().map((pod) => ({ pod, stats: stats.get(pod.metadata!.uid!) }));
+    // Pods over their own ephemeral-storage limits (emptyDir sizeLimit, the pod's, a container's) go
+    // first, all of them, whatever the node's pressure (upstream's synchronize: localStorageEviction,
+    // as localStorageCapacityIsolation is on).
+    const overLimit = localStorageEvictions(candidates(), layout);
+    if (overLimit.length) {
+      for (const e of overLimit) await evictPod(e);
+      return true;
+    }
     const r = ev.reclaim;
     if (!r) return near;
     d.log.info('Eviction manager: attempting to reclaim', { resourceName: r.resource, signal: r.threshold.signal });
@@ -128,12 +139,7 @@ export function startEvictionManager(d: EvictionDeps): EvictionManager {
         return near;
       }
     }
-    const stats = new Map(summary.pods.map((p) => [p.podRef.uid, p]));
-    const ranked = rankForEviction(
-      d.pods().map((pod) => ({ pod, stats: stats.get(pod.metadata!.uid!) })),
-      r.threshold.signal,
-      layout,
-    );
+    const ranked = rankForEviction(candidates(), r.threshold.signal, layout);
     for (const t of ev.thresholds) {
       const timeMs = observations[t.signal]?.timeMs;
       if (timeMs !== undefined) d.observe.statsAge?.(t.signal, (Date.now() - timeMs) / 1000);
@@ -152,6 +158,11 @@ export function startEvictionManager(d: EvictionDeps): EvictionManager {
       });
       return near;
     }
+    await evictPod(eviction);
+    return true;
+  }
+
+  async function evictPod(eviction: Eviction): Promise<void> {
     const pod = eviction.pod;
     d.log.info('Evicting pod', {
       pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
@@ -163,7 +174,6 @@ export function startEvictionManager(d: EvictionDeps): EvictionManager {
     d.observe.evicted(eviction.signal);
     // Upstream waits for the pod's cleanup before the next round, so one eviction's relief is seen first.
     await d.evict(eviction);
-    return true;
   }
 
   const loop = async () => {

@@ -46,6 +46,9 @@ export function configzDocument(c: KubeletConfig): { kubeletconfig: Record<strin
       containerLogMonitorInterval: goDuration(c.containerLogMonitorIntervalMs),
       allowedUnsafeSysctls: c.allowedUnsafeSysctls,
       seccompDefault: c.seccompDefault,
+      // Pointers in upstream's v1beta1 type: false is shown too.
+      enableSystemLogHandler: c.enableSystemLogHandler,
+      enableSystemLogQuery: c.enableSystemLogQuery,
       address: c.address,
       port: c.port,
       // omitempty in upstream's type: 0 (not served) is left out.

@@ -29,6 +29,7 @@ import { statsEndpoints } from '../stats/endpoints.ts';
 import type { RuntimeStatsSource } from '../stats/runtime-source.ts';
 import { configzDocument } from './configz.ts';
 import { runningPods } from './running-pods.ts';
+import { journalctl } from './node-logs.ts';
 import { accessCheck } from './auth-filter.ts';
 import type { Authorizer } from './authz.ts';
 import { StreamError, streamingUpgrade, type StreamRequest } from './streaming.ts';
@@ -138,6 +139,9 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     runningPods: async () => runningPods(...(await Promise.all([runtimeStats.sandboxes(), runtimeStats.containers()]))),
     configz: () => configzDocument(o.config),
     systemLogsDir: '/var/log',
+    enableSystemLogHandler: o.config.enableSystemLogHandler,
+    // Upstream's Kubelet.Run: the query mode needs the NodeLogQuery gate (GA, locked on in 1.36) and the field.
+    systemLogQuery: o.config.enableSystemLogQuery && o.config.featureGates.NodeLogQuery !== false ? journalctl() : undefined,
     async containerLog(ns, name, container, previous) {
       const pod = o.pods().find((p) => p.metadata?.namespace === ns && p.metadata?.name === name);
       if (!pod) return undefined;

@@ -379,3 +379,44 @@ test('read-only port: requests count under server_type readonly', async () => {
     { method: 'GET', path: 'other', server_type: 'readonly', long_running: 'false' },
   ]);
 });
+
+/** Serves kubeletServer(over) for one request. */
+async function once(over: Partial<ServerDeps>, path: string, user: string | null): Promise<{ status: number; body: string }> {
+  const s = createServer(kubeletServer({ ...deps, ...over }));
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  try {
+    return await new Promise((resolve, reject) => {
+      const { port: p } = s.address() as AddressInfo;
+      request({ host: '127.0.0.1', port: p, path, agent: false, headers: user ? { 'x-user': user } : {} }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      })
+        .on('error', reject)
+        .end();
+    });
+  } finally {
+    s.close();
+  }
+}
+
+test('enableSystemLogHandler false: /logs/ answers 405 to anyone; enableSystemLogQuery: the query mode', async () => {
+  const disabled = { status: 405, body: 'logs endpoint is disabled.\n' };
+  assert.deepEqual(await once({ enableSystemLogHandler: false }, '/logs/syslog', null), disabled, 'before authentication, as upstream');
+  assert.deepEqual(await once({ enableSystemLogHandler: false }, '/logs/?query=kubelet', 'admin'), disabled);
+  assert.equal((await once({}, '/logs/?query', 'admin')).status, 200, 'without the query mode, the file server');
+  const journal = {
+    units: async () => 'kubelet.service\n',
+    read: async (a: string[], out: NodeJS.WritableStream) => {
+      out.write(`${a.at(-1)}\n`);
+      return 'exited' as const;
+    },
+  };
+  assert.deepEqual(await once({ systemLogQuery: journal }, '/logs/?query', 'admin'), {
+    status: 400,
+    body: 'query: Invalid value: [""]: may not be empty\n',
+  });
+  assert.deepEqual(await once({ systemLogQuery: journal }, '/logs/?query=kubelet', 'admin'), { status: 200, body: '--unit=kubelet\n' });
+  assert.equal((await once({ systemLogQuery: journal }, '/logs/syslog', 'admin')).body, 'booted\n');
+  assert.equal((await once({ systemLogQuery: journal }, '/logs/?query=kubelet', 'reader')).status, 403, 'nodes/log, as the file server');
+});

@@ -15,6 +15,7 @@ import { containerLogsHandler, type ContainerLog } from './container-logs.ts';
 import { healthzReport, kubeletChecks, singleCheck } from './healthz.ts';
 import { onlyCpuAndMemory } from './summary-query.ts';
 import { systemLogsHandler } from './system-logs.ts';
+import { type Journal, nodeLogQueryHandler } from './node-logs.ts';
 import { requestLabels, type RequestLabels, type ServerType } from './request-metrics.ts';
 
 /** What the default handlers read: all the read-only port needs. */
@@ -43,6 +44,10 @@ export interface ServerDeps extends DefaultHandlerDeps {
   configz(): unknown;
   /** /logs/: the node's log directory (upstream: /var/log). */
   systemLogsDir: string;
+  /** enableSystemLogHandler (default true): false answers /logs/ with 405. */
+  enableSystemLogHandler?: boolean;
+  /** enableSystemLogQuery with NodeLogQuery: /logs/ takes queries (node-logs.ts), read from this journal. */
+  systemLogQuery?: Journal;
   authenticate: Authenticator;
   authorize: Authorizer;
 }
@@ -66,6 +71,10 @@ export function podList(pods: Pod[]): Buffer {
 /** The app of :10250 (upstream NewServer with auth and enableDebuggingHandlers). */
 export function kubeletServer(deps: ServerDeps): Express {
   const app = newApp(deps, 'readwrite');
+  // Upstream's InstallSystemLogHandler registers the disabled endpoint on the mux, outside the
+  // filters: no authentication, any method.
+  if (deps.enableSystemLogHandler === false)
+    app.all(/^\/logs\/.*$/, (_req, res) => void res.status(405).type('text/plain').send('logs endpoint is disabled.\n'));
   app.use(authFilter(accessCheck(deps.nodeName, deps.authenticate, deps.authorize, deps.log)));
   installAuthNotRequiredHandlers(app, deps);
   installAuthRequiredHandlers(app, deps);
@@ -153,7 +162,13 @@ function installAuthRequiredHandlers(app: Express, deps: ServerDeps): void {
     async (_req, res) => void res.json({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: await deps.runningPods() }),
   );
   app.get('/configz', (_req, res) => void res.json(deps.configz()));
-  app.get(/^\/logs\/.*$/, systemLogsHandler(deps.systemLogsDir));
+  if (deps.enableSystemLogHandler !== false)
+    app.get(
+      /^\/logs\/.*$/,
+      deps.systemLogQuery
+        ? nodeLogQueryHandler({ root: deps.systemLogsDir, journal: deps.systemLogQuery })
+        : systemLogsHandler(deps.systemLogsDir),
+    );
   app.get('/containerLogs/:namespace/:pod/:container', containerLogsHandler(deps, deps.log));
 }
 

@@ -4,7 +4,7 @@
 // does) and so is a symlink that leads out (404).
 import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import type { RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 const notFound = '404 page not found\n';
 
@@ -18,6 +18,11 @@ export function logPath(urlPath: string, prefix = '/logs/'): LogPath {
   } catch {
     return { status: 400, message: 'invalid URL escape\n' };
   }
+  return relPath(rel);
+}
+
+/** Pure: Go's FileServer refuses a path with a ".." element (containsDotDot) or a NUL. */
+export function relPath(rel: string): LogPath {
   if (rel.includes('\0') || rel.split('/').includes('..')) return { status: 400, message: 'invalid URL path\n' };
   return { rel };
 }
@@ -48,38 +53,49 @@ async function inside(root: string, path: string): Promise<string | undefined> {
 }
 
 export function systemLogsHandler(root = '/var/log', prefix = '/logs/'): RequestHandler {
-  return async (req, res, next) => {
+  return (req, res, next) => {
     const p = logPath(req.path, prefix);
     if ('status' in p) return void res.status(p.status).type('text/plain').send(p.message);
-    const real = await inside(root, join(root, p.rel.replace(/\/+$/, '')));
-    const st = real && (await stat(real).catch(() => undefined));
-    if (!real || !st) return void res.status(404).type('text/plain').send(notFound);
-    // Go's FileServer redirects so that relative links in a listing resolve.
-    const wantsDir = p.rel === '' || p.rel.endsWith('/');
-    if (st.isDirectory() && !wantsDir) return void res.redirect(301, `${posix.basename(p.rel)}/`);
-    if (!st.isDirectory() && wantsDir) return void res.redirect(301, `../${posix.basename(p.rel.slice(0, -1))}`);
-
-    let file = real;
-    if (st.isDirectory()) {
-      const index = await inside(root, join(real, 'index.html'));
-      if (!index) {
-        const entries = await readdir(real, { withFileTypes: true });
-        return void res
-          .status(200)
-          .type('text/html; charset=utf-8')
-          .send(directoryListing(entries.map((e) => ({ name: e.name, dir: e.isDirectory() }))));
-      }
-      file = index;
-    }
-    const head = Buffer.alloc(512);
-    const fh = await open(file, 'r').catch(() => undefined);
-    if (!fh) return void res.status(404).type('text/plain').send(notFound);
-    const { bytesRead } = await fh.read(head, 0, 512, 0).finally(() => fh.close());
-    if (looksLikeText(head.subarray(0, bytesRead))) res.type('text/plain; charset=utf-8');
-    res.sendFile(file, { dotfiles: 'allow', etag: false }, (err?: NodeJS.ErrnoException) => {
-      if (!err || res.headersSent) return;
-      if (err.code === 'ENOENT') res.status(404).type('text/plain').send(notFound);
-      else next(err);
-    });
+    return serveLogFile(root, p.rel, req, res, next);
   };
+}
+
+/**
+ * Go's http.FileServer(http.Dir(root)) answering for rel (decoded, checked by relPath): the
+ * file server mode of /logs/, and a file query of the query mode (node-logs.ts).
+ */
+export async function serveLogFile(root: string, rel: string, req: Request, res: Response, next: NextFunction): Promise<void> {
+  const real = await inside(root, join(root, rel.replace(/\/+$/, '')));
+  const st = real && (await stat(real).catch(() => undefined));
+  if (!real || !st) return void res.status(404).type('text/plain').send(notFound);
+  // Go's FileServer redirects so that relative links in a listing resolve.
+  const wantsDir = rel === '' || rel.endsWith('/');
+  // Go's localRedirect keeps the query.
+  const at = req.originalUrl.indexOf('?');
+  const query = at >= 0 && at < req.originalUrl.length - 1 ? req.originalUrl.slice(at) : '';
+  if (st.isDirectory() && !wantsDir) return void res.redirect(301, `${posix.basename(rel)}/${query}`);
+  if (!st.isDirectory() && wantsDir) return void res.redirect(301, `../${posix.basename(rel.slice(0, -1))}${query}`);
+
+  let file = real;
+  if (st.isDirectory()) {
+    const index = await inside(root, join(real, 'index.html'));
+    if (!index) {
+      const entries = await readdir(real, { withFileTypes: true });
+      return void res
+        .status(200)
+        .type('text/html; charset=utf-8')
+        .send(directoryListing(entries.map((e) => ({ name: e.name, dir: e.isDirectory() }))));
+    }
+    file = index;
+  }
+  const head = Buffer.alloc(512);
+  const fh = await open(file, 'r').catch(() => undefined);
+  if (!fh) return void res.status(404).type('text/plain').send(notFound);
+  const { bytesRead } = await fh.read(head, 0, 512, 0).finally(() => fh.close());
+  if (looksLikeText(head.subarray(0, bytesRead))) res.type('text/plain; charset=utf-8');
+  res.sendFile(file, { dotfiles: 'allow', etag: false }, (err?: NodeJS.ErrnoException) => {
+    if (!err || res.headersSent) return;
+    if (err.code === 'ENOENT') res.status(404).type('text/plain').send(notFound);
+    else next(err);
+  });
 }

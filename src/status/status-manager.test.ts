@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newlyTerminated, withRemovals } from './status-manager.ts';
+import { newlyTerminated, withObservedGeneration, withRemovals } from './status-manager.ts';
 
 test('withRemovals: resize conditions an earlier status had and this one does not carry are deleted by the patch', () => {
   const ready = { type: 'Ready', status: 'True' };
@@ -61,4 +61,10 @@ test('withRemovals: the IP of a replaced sandbox is deleted from podIPs (the api
   );
   assert.deepEqual(withRemovals({ podIPs: [{ ip: '10.88.0.14' }] }, [{ podIPs: [{ ip: '10.88.0.14' }] }]).podIPs, [{ ip: '10.88.0.14' }]);
   assert.equal(withRemovals({ phase: 'Pending' }, [{ podIPs: [{ ip: '10.88.0.13' }] }]).podIPs, undefined, 'no IP now: nothing to replace');
+});
+
+test("withObservedGeneration: the pod's generation on any status set (a rejection has none of its own)", () => {
+  const rejected = { phase: 'Failed', reason: 'OutOfcpu' };
+  assert.deepEqual(withObservedGeneration({ metadata: { generation: 1 } }, rejected), { ...rejected, observedGeneration: 1 });
+  assert.deepEqual(withObservedGeneration({ metadata: {} }, rejected), rejected, 'a static pod has no generation');
 });

@@ -54,8 +54,9 @@ export class StatusManager {
   }
 
   /** Records the status the pod should show; sends it unless it is what was sent last. */
-  set(pod: Pod, status: PodStatus): void {
+  set(pod: Pod, given: PodStatus): void {
     const uid = pod.metadata!.uid!;
+    const status = withObservedGeneration(pod, given);
     const want = JSON.stringify(status);
     let e = this.#pods.get(uid);
     // Before the first status of this kubelet's, the apiserver's says what had already terminated.
@@ -165,6 +166,16 @@ const STATUS_LISTS = [
   ['initContainerStatuses', 'init_container'],
   ['ephemeralContainerStatuses', 'ephemeral_container'],
 ] as const;
+
+/**
+ * Pure: every status the kubelet sets observed the pod's generation, a rejection's or an
+ * eviction's too (upstream's SetPodStatus with CalculatePodStatusObservedGeneration;
+ * PodObservedGenerationTracking is GA).
+ */
+export function withObservedGeneration(pod: Pod, status: PodStatus): PodStatus {
+  const generation = pod.metadata?.generation;
+  return generation === undefined ? status : ({ ...status, observedGeneration: generation } as PodStatus);
+}
 
 /** Pure: the containers terminated in next that were not in prev, as upstream counts them (once each). */
 export function newlyTerminated(prev: PodStatus | undefined, next: PodStatus): Termination[] {

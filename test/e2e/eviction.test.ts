@@ -42,6 +42,22 @@ after(async () => {
   await eventually('MemoryPressure False again', 60_000, async () => (await nodeCondition('MemoryPressure'))?.status === 'False', 1000);
 });
 
+test('a container writing past its ephemeral-storage limit: the pod ends Failed/Evicted, with no node pressure (localStorageEviction)', () =>
+  withNamespace(async (ns) => {
+    const image = podSpec('x').spec!.containers[0]!.image;
+    const command = ['/bin/sh', '-c', 'dd if=/dev/zero of=/file bs=1M count=10; sleep 3600'];
+    await clients().core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('writer', {
+        restartPolicy: 'OnFailure',
+        containers: [{ name: 'bar', image, command, resources: { limits: { 'ephemeral-storage': '5Mi' } } }],
+      }),
+    });
+    const p = await failed(ns, 'writer', 90_000);
+    assert.equal(p.status?.reason, 'Evicted');
+    assert.equal(p.status?.message, 'Pod ephemeral local storage usage exceeds the total limit of containers 5Mi. ');
+  }));
+
 test('memory pressure: the BestEffort hog is evicted, the Guaranteed pod stays, BestEffort pods are refused, the condition clears', () =>
   withNamespace(async (ns) => {
     const { core } = clients();
