@@ -39,9 +39,16 @@ for (const [name, c, own, want] of names) {
 function fakeHost(t: { after: (fn: () => void) => void }, rootPids: number[], kernel: number[]) {
   const dir = mkdtempSync(`${tmpdir()}/system-cgroups-`);
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  for (const h of ['cpu,cpuacct', 'memory', 'systemd']) {
+  for (const h of ['cpu,cpuacct', 'cpuset', 'memory', 'systemd']) {
     mkdirSync(`${dir}/cg/${h}`, { recursive: true });
     writeFileSync(`${dir}/cg/${h}/cgroup.procs`, `${rootPids.join('\n')}\n`);
+  }
+  writeFileSync(`${dir}/cg/cpuset/cpuset.cpus`, '0-1\n');
+  writeFileSync(`${dir}/cg/cpuset/cpuset.mems`, '0\n');
+  // As the kernel makes them: a new cpuset cgroup's files exist, empty.
+  for (const sub of ['/kubelet.slice', '/kubelet.slice/inner']) {
+    mkdirSync(`${dir}/cg/cpuset${sub}`, { recursive: true });
+    for (const f of ['cpuset.cpus', 'cpuset.mems']) writeFileSync(`${dir}/cg/cpuset${sub}/${f}`, '\n');
   }
   symlinkSync('cpu,cpuacct', `${dir}/cg/cpu`);
   for (const pid of rootPids) {
@@ -57,6 +64,17 @@ test('ensureSystemCgroups: the kubelet into kubeletCgroups in every controller, 
   assert.equal(readFileSync(`${h.root}/memory/kubelet.slice/cgroup.procs`, 'utf8'), '77');
   assert.equal(readFileSync(`${h.root}/cpu,cpuacct/kubelet.slice/cgroup.procs`, 'utf8'), '77');
   assert.throws(() => readFileSync(`${h.root}/systemd/kubelet.slice/cgroup.procs`));
+  // cpuset: the parent's CPUs and memory nodes first, else the kernel refuses the PID.
+  assert.deepEqual(
+    ['cpuset.cpus', 'cpuset.mems', 'cgroup.procs'].map((f) => readFileSync(`${h.root}/cpuset/kubelet.slice/${f}`, 'utf8')),
+    ['0-1', '0', '77'],
+  );
+});
+
+test('ensureSystemCgroups: a nested cpuset cgroup inherits level by level', (t) => {
+  const h = fakeHost(t, [1], []);
+  assert.deepEqual(ensureSystemCgroups({ ...none, kubeletCgroups: '/kubelet.slice/inner' }, { ...h, pid: 9 }), []);
+  assert.equal(readFileSync(`${h.root}/cpuset/kubelet.slice/inner/cpuset.cpus`, 'utf8'), '0-1');
 });
 
 test("ensureSystemCgroups: the root cgroup's processes into systemCgroups, but init and kernel threads", (t) => {

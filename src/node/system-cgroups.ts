@@ -60,10 +60,28 @@ function hierarchies(root: string): string[] {
     .map((e) => `${root}/${e.name}`);
 }
 
+/**
+ * A new v1 cpuset cgroup has no CPUs and no memory nodes, and takes no process (ENOSPC) until
+ * given its parent's, level by level (libcontainer's cpusetCopyIfNeeded).
+ */
+function inheritCpuset(h: string, name: string): void {
+  let path = h;
+  for (const part of name.split('/').filter(Boolean)) {
+    const parent = path;
+    path = `${path}/${part}`;
+    for (const f of ['cpuset.cpus', 'cpuset.mems']) {
+      if (!existsSync(`${path}/${f}`) || readFileSync(`${path}/${f}`, 'utf8').trim() === '') {
+        writeFileSync(`${path}/${f}`, readFileSync(`${parent}/${f}`, 'utf8').trim());
+      }
+    }
+  }
+}
+
 /** Creates the cgroup in every hierarchy and writes the PID into it (libcontainer's Manager.Apply). */
 function place(root: string, name: string, pid: number): void {
   for (const h of hierarchies(root)) {
     mkdirSync(`${h}${name}`, { recursive: true });
+    if (existsSync(`${h}/cpuset.cpus`) && !existsSync(`${root}/cgroup.controllers`)) inheritCpuset(h, name);
     writeFileSync(`${h}${name}/cgroup.procs`, String(pid));
   }
 }

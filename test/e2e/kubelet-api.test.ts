@@ -507,9 +507,19 @@ test('stats/summary: kubeletCgroups moves the kubelet into that cgroup, reported
     rmSync(dir, { recursive: true, force: true });
   });
   restartKubelet(extra);
+  // The kubelet, and any child it has running at the moment (they inherit its cgroup).
   const procs = readFileSync('/sys/fs/cgroup/memory/kubelet-ts-e2e/cgroup.procs', 'utf8').trim().split('\n');
-  assert.equal(procs.length, 1, `the kubelet alone is in the cgroup: ${procs}`);
-  assert.match(readFileSync(`/proc/${procs[0]}/cmdline`, 'utf8'), /dist\/cli\/main\.js/);
+  const cmdline = (pid: string) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      return ''; // a child that has exited since
+    }
+  };
+  assert.ok(
+    procs.some((pid) => /dist\/cli\/main\.js/.test(cmdline(pid))),
+    `the kubelet is in the cgroup: ${procs.map(cmdline)}`,
+  );
   const kubelet = await eventually(
     'the kubelet system container with its CPU time',
     30_000,
