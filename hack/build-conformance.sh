@@ -2,10 +2,12 @@
 # Builds the upstream conformance tests of the pinned release from the Go module proxy
 # into $KTS_CACHE/conformance-$KUBE_VERSION/bin: e2e.test (`go test -c` of
 # k8s.io/kubernetes/test/e2e), e2e_node.test (of test/e2e_node, for hack/node-conformance.sh),
-# agnhost, nonewprivs' nnp and sample-apiserver (static, for their images) and the ginkgo
-# CLI of the version the tests were written against (it runs e2e.test in parallel). Only
-# what is missing is built.
+# agnhost, nonewprivs' nnp, sample-apiserver and sample-device-plugin (static, for their
+# images) and the ginkgo CLI of the version the tests were written against (it runs e2e.test
+# in parallel). Only what is missing is built.
 # kubectl comes from the control plane build of the same pin. A second run does nothing.
+# With names (hack/build-conformance.sh sample-device-plugin), only those: hack/up.sh builds
+# the sample device plugin so, for the image every set imports (hack/build-images.sh).
 source "$(dirname "$0")/lib.sh"
 
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
@@ -17,8 +19,13 @@ mkdir -p "$LOGS" "$BIN"
 # Each binary: its package and how it is linked (static for the images' roots).
 declare -A pkgs=([e2e.test]=k8s.io/kubernetes/test/e2e [e2e_node.test]=k8s.io/kubernetes/test/e2e_node [agnhost]=k8s.io/kubernetes/test/images/agnhost
   [nnp]=k8s.io/kubernetes/test/images/nonewprivs [sample-apiserver]=k8s.io/sample-apiserver
+  [sample-device-plugin]=k8s.io/kubernetes/test/images/sample-device-plugin
   [ginkgo]=github.com/onsi/ginkgo/v2/ginkgo)
-bins=(e2e.test e2e_node.test agnhost nnp sample-apiserver ginkgo)
+bins=(e2e.test e2e_node.test agnhost nnp sample-apiserver sample-device-plugin ginkgo)
+if [ $# -gt 0 ]; then
+  for b in "$@"; do [ -n "${pkgs[$b]:-}" ] || die "usage: $0 [${bins[*]}]..."; done
+  bins=("$@")
+fi
 todo=()
 for b in "${bins[@]}"; do [ -x "$dir/$b" ] || todo+=("$b"); done
 if [ ${#todo[@]} -gt 0 ]; then
@@ -27,7 +34,11 @@ if [ ${#todo[@]} -gt 0 ]; then
     ld+=" -X $p.gitVersion=$KUBE_VERSION -X $p.gitMajor=${v%%.*} -X $p.gitMinor=$(echo "$v" | cut -d. -f2) -X $p.gitTreeState=clean"
   done
   mkdir -p "$dir"
-  log "building ${todo[*]} of $KUBE_VERSION (cold: ~15 min on 2 cores; log: $LOGS/build-conformance.log)"
+  if [[ " ${todo[*]} " = *" e2e.test "* ]]; then
+    log "building ${todo[*]} of $KUBE_VERSION (cold: ~15 min on 2 cores; log: $LOGS/build-conformance.log)"
+  else
+    log "building ${todo[*]} of $KUBE_VERSION (log: $LOGS/build-conformance.log)"
+  fi
   (
     cd "$mod" || exit 1
     for b in "${todo[@]}"; do
@@ -38,12 +49,14 @@ if [ ${#todo[@]} -gt 0 ]; then
       esac && mv "$dir/$b.tmp" "$dir/$b" || exit 1
     done
   ) >"$LOGS/build-conformance.log" 2>&1 &
-  pid=$!
+  pid=$! n=0
+  # Polled every second, so that a quick build (hack/up.sh's one binary) does not wait 30 s.
   while kill -0 $pid 2>/dev/null; do
-    sleep 30
-    kill -0 $pid 2>/dev/null && log "  still building conformance tests... ($(for b in "${todo[@]}"; do [ -x "$dir/$b" ] && echo "$b"; done | wc -l)/${#todo[@]} linked)"
+    sleep 1; n=$((n + 1))
+    [ $((n % 30)) -ne 0 ] || ! kill -0 $pid 2>/dev/null \
+      || log "  still building conformance tests... ($(for b in "${todo[@]}"; do [ -x "$dir/$b" ] && echo "$b"; done | wc -l)/${#todo[@]} linked)"
   done
   wait $pid || die "conformance build failed (see $LOGS/build-conformance.log)"
 fi
 for b in "${bins[@]}"; do ln -sf "$dir/$b" "$BIN/$b"; done
-log "conformance binaries ready in $BIN ($KUBE_VERSION)"
+log "${bins[*]} ready in $BIN ($KUBE_VERSION)"

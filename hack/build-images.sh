@@ -3,7 +3,10 @@
 # image-layout tarballs cached under $KTS_CACHE/images, and imports each into containerd's
 # k8s.io namespace unless it already holds that exact image:
 #   - the sandbox image kubeadm expects (registry.k8s.io/pause:*) from hack/images/pause.c
-#   - busybox from Debian's busybox-static, under the names pods and e2e tests use.
+#   - busybox from Debian's busybox-static, under the names pods and e2e tests use;
+#   - upstream's sample device plugin (test/images/sample-device-plugin of the pinned release,
+#     built by `hack/build-conformance.sh sample-device-plugin`), under the name upstream's
+#     e2e manifests use: test/e2e/devices.test.ts and the node e2e device plugin tests run it.
 # With --cluster, also the images a kubeadm cluster with kube-proxy, CoreDNS and flannel
 # runs (from hack/build-control-plane.sh's and hack/build-addons.sh's binaries and Debian's
 # iptables): kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kube-proxy,
@@ -114,8 +117,10 @@ copy_with_libs() {
 
 # recipe FILL: what an image built by FILL is made by (the shared builders, FILL and the
 # fill_ functions it calls), for its cache key: an edit elsewhere does not rebuild every image.
+# (A FILL that calls no other fill_ leaves grep nothing to print: its status 1 must not end
+# the function, which runs under set -e in a process substitution, before it printed.)
 recipe() {
-  local deps; deps=$(declare -f "$1" | grep -o '\bfill_[a-z_]*' | grep -vx "$1" | sort -u)
+  local deps; deps=$(declare -f "$1" | grep -o '\bfill_[a-z_]*' | { grep -vx "$1" || true; } | sort -u)
   declare -f oci_tar copy_with_libs busybox_root "$1" $deps
 }
 
@@ -363,6 +368,32 @@ smoke_iptables() {
   smoke_expect --privileged "$1" '' iptables -w 5 -t nat -A PREROUTING -p tcp -m tcp --dport 80 -j DNAT --to-destination 10.0.0.1:80
   smoke_expect --privileged "$1" '' ip6tables -w 5 -t filter -A INPUT -m conntrack --ctstate INVALID -j DROP
 }
+
+# --- upstream's sample device plugin (every set) -------------------------------------
+# test/images/sample-device-plugin of the pinned release as its Dockerfile lays it out
+# (/sampledeviceplugin, run with -alsologtostderr), on the busybox root where upstream's is on
+# alpine: a shell, and the /tmp its Allocate creates the fake device files Dev-1 and Dev-2 in.
+# Named as upstream's testing manifests name it (test/e2e/testing-manifests/sample-device-plugin/
+# and manifests/addons/sample-device-plugin.yaml). The local stack's e2e tests and the node
+# e2e tests (--conformance) run it, so every set has it.
+SAMPLE_DEVICE_PLUGIN_IMAGE=registry.k8s.io/e2e-test-images/sample-device-plugin:1.7
+fill_sample_device_plugin() { busybox_root "$1" && install -m 755 "$2" "$1/sampledeviceplugin"; }
+[ -x "$BIN/sample-device-plugin" ] \
+  || die "$BIN/sample-device-plugin is missing: run hack/build-conformance.sh sample-device-plugin first"
+cluster_image "$SAMPLE_DEVICE_PLUGIN_IMAGE" \
+  "{\"Entrypoint\":[\"/sampledeviceplugin\",\"-alsologtostderr\"],\"Env\":[\"$ENV_PATH\"],\"WorkingDir\":\"/\"}" \
+  fill_sample_device_plugin "$BIN/sample-device-plugin"
+# The smoke run: with the DEPRECATION file in the kubelet's device-plugins dir (which the
+# plugin checks before registering) it serves its socket there without a kubelet to call.
+[ -z "$imported" ] || smoke_expect "$SAMPLE_DEVICE_PLUGIN_IMAGE" "serving dp.*" sh -c '
+  d=/var/lib/kubelet/device-plugins; mkdir -p $d && touch $d/DEPRECATION
+  PLUGIN_SOCK_DIR=$d /sampledeviceplugin >/tmp/log 2>&1 &
+  for i in $(seq 100); do
+    if s=$(ls $d | grep "^dp\.") && grep -q "Skip registration" /tmp/log; then echo "serving $s"; exit 0; fi
+    sleep 0.1
+  done
+  cat /tmp/log; exit 1'
+log "sample device plugin ready: $SAMPLE_DEVICE_PLUGIN_IMAGE"
 
 if [ -n "$cluster" ]; then cluster_images; fi
 [ -n "$conformance" ] || exit 0

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Brings up the whole local stack, reusing whatever is already built or running:
-# host packages, Node.js, control plane binaries, PKI, containerd, images, control plane,
+# host packages, Node.js, control plane binaries, PKI, containerd, images (with upstream's
+# sample device plugin, built from the pinned release), control plane,
 # then kubelet-ts (built by `make build` before this runs), and waits for the Node to be Ready.
 # KTS_NO_KUBELET=1 stops before kubelet-ts.
 source "$(dirname "$0")/lib.sh"
@@ -14,6 +15,7 @@ step "Node.js $NODE_VERSION";      "$h/install-node.sh" >/dev/null
 step "control plane binaries";    "$h/build-control-plane.sh"
 step "PKI and kubeconfigs";       "$h/pki.sh"
 step "containerd";                "$h/containerd.sh"
+step "test images' binaries";     "$h/build-conformance.sh" sample-device-plugin
 step "images";                    "$h/build-images.sh"
 step "control plane";             "$h/control-plane.sh"
 step "join objects";              "$h/join-objects.sh"

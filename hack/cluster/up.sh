@@ -15,6 +15,7 @@ mkdir -p "$LOGS"
 log "== cluster: binaries and images"
 "$h/build-control-plane.sh"
 "$h/build-addons.sh"
+"$h/build-conformance.sh" sample-device-plugin   # for the image every node gets (hack/build-images.sh)
 [ -f "$KTS_ROOT/dist/cli/main.js" ] || die "$KTS_ROOT/dist/cli/main.js is missing: run make build first"
 # kubeadm's preflight runs `kubelet --version`: the node's kubelet is kubelet-ts.
 mkdir -p "$CLUSTER_LOCAL/bin"

@@ -35,6 +35,8 @@ import {
   statusMetrics,
   syncMetrics,
   workerMetrics,
+  deviceMetrics,
+  podResourcesMetrics,
 } from '../metrics/observers.ts';
 import { ensureCniConfig } from '../network/cni-config.ts';
 import { readResolvConf } from '../network/resolv-conf.ts';
@@ -66,6 +68,9 @@ import { withEnvFiles } from '../runtime/env-file-source.ts';
 import { apiRuntimeHandler } from '../runtime/runtime-class.ts';
 import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { PodSyncer } from '../runtime/sync.ts';
+import { DeviceManager } from '../devices/manager.ts';
+import { startPodResourcesServer } from '../devices/pod-resources.ts';
+import { labels as criLabels } from '../runtime/types.ts';
 import { healthzServer } from '../server/local-healthz.ts';
 import { kubeletApiServer, kubeletReadOnlyServer } from '../server/serve.ts';
 import { appArmorHostError } from '../security/apparmor.ts';
@@ -148,6 +153,20 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   }
   for (const err of ensureSystemCgroups(o.systemCgroups)) log.error('Failed to ensure system container', { err });
 
+  // Device plugins (src/devices): registration on ROOT/device-plugins/kubelet.sock, their devices
+  // in the Node's capacity, admission and Allocate at container creation. Containers running now
+  // keep their devices while the sources are not yet listed (a restarted kubelet).
+  const running = await cri.listContainers({ filter: { state: { state: 'CONTAINER_RUNNING' } } }).catch(() => ({ containers: [] }));
+  const devices = new DeviceManager({
+    dir: join(rootDir, 'device-plugins'),
+    log: logger('devicemanager'),
+    activePods: () => workers.active().map((p) => p.metadata!.uid!),
+    sourcesReady: () => source.synced(),
+    runningAtStart: new Set(running.containers.map((c) => `${c.labels[criLabels.podUID]}/${c.labels[criLabels.containerName]}`)),
+    observe: deviceMetrics,
+  });
+  await devices.start().catch((e) => log.error('Failed to start the device plugin manager', { err: e }));
+
   // Started once the sources run; admission and node status ask it before then.
   let eviction: EvictionManager | undefined;
 
@@ -210,6 +229,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     runtimeHandler: apiRuntimeHandler(api),
     runtimeHandlers,
     observe: syncMetrics,
+    devices,
   });
   // Liveness, readiness and startup probes: a changed result syncs the pod again.
   const prober = new Prober({ cri, events, log: logger('prober'), onChange: (uid) => workers.wake(uid) });
@@ -227,6 +247,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       allowedUnsafeSysctls: config.allowedUnsafeSysctls,
       appArmorHostError: appArmorHostError(),
       admitUnderPressure: (pod) => eviction?.admit(pod) ?? { admit: true },
+      devices,
     }),
     rootDir,
   );
@@ -280,6 +301,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     },
     fsCapacity: () => filesystemStats(rootDir).capacityBytes,
     pressure: () => eviction?.conditions() ?? [],
+    devices: () => devices.capacity(),
     probeRuntime: async () => {
       const r = await probeRuntime(cri, images, config.nodeStatusMaxImages, log, (h) => runtimeHandlers.set(h));
       return { ...r, health: { ...r.health, plegProblem: pleg.problem() } };
@@ -425,6 +447,16 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     healthy: () => pleg.problem(),
   });
   const readOnly = await kubeletReadOnlyServer({ config, nodeName, pods: () => workers.pods(), stats, healthy: () => pleg.problem() });
+  // The PodResources API on ROOT/pod-resources/kubelet.sock: the active pods' devices.
+  const podResources = await startPodResourcesServer(
+    join(rootDir, 'pod-resources'),
+    {
+      pods: () => workers.active(),
+      containerDevices: (uid, c) => devices.containerDevices(uid, c),
+      allocatableDevices: () => devices.allocatableDevices(),
+    },
+    podResourcesMetrics,
+  ).catch((e) => log.error('Failed to start the PodResources API server', { err: e }));
   log.info('Started kubelet', { node: nodeName, nodeIP, version: KUBELET_VERSION });
 
   return {
@@ -453,6 +485,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       healthz.close();
       api10250.close();
       readOnly?.close();
+      podResources?.stop();
+      await devices.stop();
       cri.close();
       images.close();
     },

@@ -207,6 +207,70 @@ export const metrics = {
     ),
     registers: r,
   }),
+  // The device manager (src/devices) and the PodResources API: upstream's series, and ours for the reconnect loop.
+  devicePluginRegistrations: new Counter({
+    name: 'kubelet_device_plugin_registration_total',
+    help: alpha('Cumulative number of device plugin registrations. Broken down by resource name.'),
+    labelNames: ['resource_name'],
+    registers: r,
+  }),
+  devicePluginAllocDuration: new Histogram({
+    name: 'kubelet_device_plugin_alloc_duration_seconds',
+    help: alpha('Duration in seconds to serve a device plugin Allocation request. Broken down by resource name.'),
+    labelNames: ['resource_name'],
+    buckets,
+    registers: r,
+  }),
+  devicePluginReconnects: new Counter({
+    name: 'kubelet_ts_device_plugin_reconnects_total',
+    help: 'Tries to reconnect to a device plugin whose ListAndWatch stream ended, by resource name and result.',
+    labelNames: ['resource_name', 'result'],
+    registers: r,
+  }),
+  podResourcesRequestsTotal: new Counter({
+    name: 'kubelet_pod_resources_endpoint_requests_total',
+    help: alpha('Cumulative number of requests to the PodResource endpoint. Broken down by server api version.'),
+    labelNames: ['server_api_version'],
+    registers: r,
+  }),
+  podResourcesRequestsList: new Counter({
+    name: 'kubelet_pod_resources_endpoint_requests_list',
+    help: alpha('Number of requests to the PodResource List endpoint. Broken down by server api version.'),
+    labelNames: ['server_api_version'],
+    registers: r,
+  }),
+  podResourcesRequestsGetAllocatable: new Counter({
+    name: 'kubelet_pod_resources_endpoint_requests_get_allocatable',
+    help: alpha('Number of requests to the PodResource GetAllocatableResources endpoint. Broken down by server api version.'),
+    labelNames: ['server_api_version'],
+    registers: r,
+  }),
+  podResourcesRequestsGet: new Counter({
+    name: 'kubelet_pod_resources_endpoint_requests_get',
+    help: alpha('Number of requests to the PodResource Get endpoint. Broken down by server api version.'),
+    labelNames: ['server_api_version'],
+    registers: r,
+  }),
+  podResourcesErrorsList: new Counter({
+    name: 'kubelet_pod_resources_endpoint_errors_list',
+    help: alpha('Number of requests to the PodResource List endpoint which returned error. Broken down by server api version.'),
+    labelNames: ['server_api_version'],
+    registers: r,
+  }),
+  podResourcesErrorsGetAllocatable: new Counter({
+    name: 'kubelet_pod_resources_endpoint_errors_get_allocatable',
+    help: alpha(
+      'Number of requests to the PodResource GetAllocatableResources endpoint which returned error. Broken down by server api version.',
+    ),
+    labelNames: ['server_api_version'],
+    registers: r,
+  }),
+  podResourcesErrorsGet: new Counter({
+    name: 'kubelet_pod_resources_endpoint_errors_get',
+    help: alpha('Number of requests to the PodResource Get endpoint which returned error. Broken down by server api version.'),
+    labelNames: ['server_api_version'],
+    registers: r,
+  }),
   housekeepingDuration: new Histogram({
     name: 'kubelet_ts_housekeeping_duration_seconds',
     help: 'Duration in seconds of a pass of housekeeping (every 2 s) or of container garbage collection (every minute).',

@@ -7,6 +7,8 @@ import type { StartupLatencyTracker, StartupObservation } from '../pods/startup-
 import type { WorkerObserver } from '../pods/workers.ts';
 import { countRunning, type PlegObserver } from '../pleg/relist.ts';
 import type { CollectorDeps } from '../gc/collector.ts';
+import type { DeviceObserver } from '../devices/manager.ts';
+import type { PodResourcesObserver } from '../devices/pod-resources.ts';
 import type { SyncObserver } from '../runtime/sync.ts';
 import type { StatusObserver } from '../status/status-manager.ts';
 import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from './labels.ts';
@@ -100,3 +102,30 @@ export const imageGCMetrics = {
 };
 
 export const logRotationMetrics = (result: string) => metrics.containerLogRotations.inc({ result });
+
+export const deviceMetrics: DeviceObserver = {
+  registered: (resource) => metrics.devicePluginRegistrations.inc({ resource_name: resource }),
+  allocated: (resource, s) => metrics.devicePluginAllocDuration.observe({ resource_name: resource }, s),
+  reconnect: (resource, ok) => metrics.devicePluginReconnects.inc({ resource_name: resource, result: ok ? 'success' : 'error' }),
+};
+
+/** The PodResources API (v1 only), as upstream counts it: every request, and each endpoint's requests and errors. */
+export const podResourcesMetrics: PodResourcesObserver = {
+  request(endpoint) {
+    const v = { server_api_version: 'v1' };
+    metrics.podResourcesRequestsTotal.inc(v);
+    ({
+      list: metrics.podResourcesRequestsList,
+      get_allocatable: metrics.podResourcesRequestsGetAllocatable,
+      get: metrics.podResourcesRequestsGet,
+    })[endpoint].inc(v);
+  },
+  error: (endpoint) =>
+    ({
+      list: metrics.podResourcesErrorsList,
+      get_allocatable: metrics.podResourcesErrorsGetAllocatable,
+      get: metrics.podResourcesErrorsGet,
+    })[endpoint].inc({
+      server_api_version: 'v1',
+    }),
+};

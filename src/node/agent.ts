@@ -16,10 +16,12 @@ export interface NodeAgentOptions {
   updateEveryMs: number;
   reportEveryMs: number;
   /** Everything in StatusInputs that does not change while the kubelet runs. */
-  staticInputs: Omit<StatusInputs, 'runtime' | 'images' | 'now' | 'fs' | 'pressure'>;
+  staticInputs: Omit<StatusInputs, 'runtime' | 'images' | 'now' | 'fs' | 'pressure' | 'devices'>;
   fsCapacity: () => number;
   /** The eviction manager's pressure conditions (MemoryPressure, DiskPressure, PIDPressure). */
   pressure?: () => string[];
+  /** The device plugin resources' capacity and allocatable (src/devices). */
+  devices?: () => StatusInputs['devices'];
   probeRuntime: () => Promise<{ health: RuntimeHealth; images: ContainerImage[] }>;
   onNode: (node: Node) => void;
   log: Logger;
@@ -74,6 +76,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
         images,
         now: new Date(),
         pressure: o.pressure?.() ?? [],
+        devices: o.devices?.(),
       },
       lastComputed,
     );

@@ -57,6 +57,20 @@ test('allocatable withholds reservations and hard eviction thresholds', () => {
   assert.equal(allocatable['ephemeral-storage'], '90Gi');
 });
 
+test('device plugin resources: all devices in capacity, the healthy ones allocatable, a removed one at 0', () => {
+  const { capacity, allocatable } = capacityAndAllocatable({
+    ...inputs(),
+    devices: {
+      capacity: { 'example.com/resource': 3, 'example.com/gone': 0 },
+      allocatable: { 'example.com/resource': 2, 'example.com/gone': 0 },
+    },
+  });
+  assert.equal(capacity['example.com/resource'], '3');
+  assert.equal(allocatable['example.com/resource'], '2');
+  assert.equal(capacity['example.com/gone'], '0');
+  assert.equal(allocatable['example.com/gone'], '0');
+});
+
 test('Ready follows the runtime, and keeps its transition time while unchanged', () => {
   const first = nodeStatus(inputs({ runtime: {} }));
   const ready = first.conditions!.find((c) => c.type === 'Ready')!;

@@ -35,6 +35,11 @@ export interface StatusInputs {
   pressure: string[];
   /** status.declaredFeatures (src/node/declared-features.ts); undefined: the field is left out. */
   declaredFeatures?: string[];
+  /**
+   * Device plugin resources (src/devices, upstream's GetCapacity): capacity counts healthy and
+   * unhealthy devices, allocatable the healthy ones; a removed resource stays at 0.
+   */
+  devices?: { capacity: Record<string, number>; allocatable: Record<string, number> };
 }
 
 /** The Node object to create when registering. */
@@ -74,7 +79,7 @@ export function notReadyReason(r: RuntimeHealth): string | undefined {
   return problems.length ? problems.join(', ') : undefined;
 }
 
-export function capacityAndAllocatable(i: Pick<StatusInputs, 'host' | 'fs' | 'maxPods' | 'reserved' | 'evictionHard'>) {
+export function capacityAndAllocatable(i: Pick<StatusInputs, 'host' | 'fs' | 'maxPods' | 'reserved' | 'evictionHard' | 'devices'>) {
   const cap: Record<string, number> = {
     cpu: i.host.cpuCores,
     memory: i.host.memoryBytes,
@@ -98,7 +103,12 @@ export function capacityAndAllocatable(i: Pick<StatusInputs, 'host' | 'fs' | 'ma
     Object.fromEntries(
       Object.entries(m).map(([k, v]) => [k, k === 'cpu' ? formatCPU(v) : k === 'pods' ? String(Math.max(0, v)) : formatBinary(v)]),
     );
-  return { capacity: fmt(cap), allocatable: fmt(alloc) };
+  // Device counts are plain integers, set after the reservations as upstream's MachineInfo setter does.
+  const counts = (m: Record<string, number> = {}) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, String(v)]));
+  return {
+    capacity: { ...fmt(cap), ...counts(i.devices?.capacity) },
+    allocatable: { ...fmt(alloc), ...counts(i.devices?.allocatable) },
+  };
 }
 
 function condition(

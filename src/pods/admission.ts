@@ -7,6 +7,7 @@ import { parseQuantity } from '../resources/quantity.ts';
 import { podCPUAndMemoryRequests } from '../resources/pod-resources.ts';
 import { normalizeSysctlName } from '../runtime/security-context.ts';
 import { admitAppArmor } from '../security/apparmor.ts';
+import { admissionMessage, planPodDevices, type PodPlanInput } from '../devices/allocation.ts';
 
 /**
  * preempt: a critical pod is admitted once these pods are stopped (src/pods/preemption.ts);
@@ -138,12 +139,30 @@ export interface AdmitOptions {
   allowedUnsafeSysctls?: string[];
   /** Why the host cannot enforce AppArmor (read once at start); undefined: it can. */
   appArmorHostError?: string;
+  /** The device manager's state (src/devices): device plugin resources must be there, healthy and free. */
+  devices?: PodPlanInput;
+}
+
+/**
+ * upstream's topology manager admit handler (policy none) over the device manager's Allocate:
+ * each container's device plugin resources must be registered, healthy and free.
+ */
+export function admitDevices(pod: Pod, devices: PodPlanInput): Admission {
+  const plan = planPodDevices(pod, devices);
+  if ('error' in plan)
+    return { admit: false, reason: 'UnexpectedAdmissionError', message: `Pod was rejected: ${admissionMessage(plan.error)}` };
+  return { admit: true };
 }
 
 /** active: the pods already admitted and not finished. */
 export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions = {}): Admission {
   const sysctl = forbiddenSysctl(pod, [...safeSysctls(node.status?.nodeInfo?.kernelVersion), ...(opts.allowedUnsafeSysctls ?? [])]);
   if (sysctl) return { admit: false, reason: 'SysctlForbidden', message: `Pod was rejected: forbidden sysctl: ${sysctl}` };
+  // Upstream's handler chain: sysctls, then the resource managers' allocation, then the predicates.
+  if (opts.devices) {
+    const devices = admitDevices(pod, opts.devices);
+    if (!devices.admit) return devices;
+  }
   if (pod.spec?.os?.name && pod.spec.os.name !== 'linux') {
     return {
       admit: false,

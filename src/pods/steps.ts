@@ -10,6 +10,7 @@ import type { PodSyncer } from '../runtime/sync.ts';
 import { generatePodStatus, mergeConditions } from '../status/pod-status.ts';
 import type { StatusManager } from '../status/status-manager.ts';
 import type { PodSteps } from './workers.ts';
+import type { PodPlanInput } from '../devices/allocation.ts';
 import { activeDeadlineLeft, type KillPodOptions } from './lifecycle.ts';
 import type { HealthOf } from '../runtime/actions.ts';
 import type { PodRuntimeStatus } from '../runtime/types.ts';
@@ -39,6 +40,8 @@ export function podSteps(d: {
   appArmorHostError?: string;
   /** The eviction manager's admission under node pressure, asked first as upstream's handler chain does. */
   admitUnderPressure?: (pod: Pod) => Admission;
+  /** The device manager (src/devices): what admission checks device requests against, and where an admitted pod's devices are reserved. */
+  devices?: { admissionInput(pod: Pod): PodPlanInput; reserve(pod: Pod): string | undefined };
 }): PodSteps {
   return {
     admit(pod, active) {
@@ -46,9 +49,17 @@ export function podSteps(d: {
       if (pressure && !pressure.admit) return pressure;
       const node = d.node();
       if (!node) return { admit: true };
-      const verdict = admitPod(pod, active, node, { allowedUnsafeSysctls: d.allowedUnsafeSysctls, appArmorHostError: d.appArmorHostError });
+      const verdict = admitPod(pod, active, node, {
+        allowedUnsafeSysctls: d.allowedUnsafeSysctls,
+        appArmorHostError: d.appArmorHostError,
+        devices: d.devices?.admissionInput(pod),
+      });
       const preempt = podsToPreempt(pod, verdict, active, node);
-      return preempt && !verdict.admit ? { admit: true, preempt, preemptFor: verdict.reason.replace(/^OutOf/, '') } : verdict;
+      const result =
+        preempt && !verdict.admit ? { admit: true as const, preempt, preemptFor: verdict.reason.replace(/^OutOf/, '') } : verdict;
+      // As upstream's Allocate at admission: the devices are the pod's from now on.
+      if (result.admit) d.devices?.reserve(pod);
+      return result;
     },
 
     preempted(pod) {

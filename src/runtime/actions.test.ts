@@ -504,6 +504,20 @@ test('computePodActions: without a prober, probes do not hold a sidecar or kill 
       (s) => (s.name === 'sidecar' ? res('100m', '64Mi') : undefined),
       { containersToUpdate: [{ id: 'c-sidecar', name: 'sidecar', resources: res('200m', '64Mi'), changed: ['cpu'] }] },
     ],
+    [
+      'the regular init container running now is resized too (InPlacePodVerticalScalingInitContainers)',
+      {
+        metadata: { uid: 'u' },
+        spec: {
+          restartPolicy: 'Always',
+          initContainers: [{ name: 'setup', image: 'busybox:1.36', resources: res('200m', '64Mi') }],
+          containers: [{ ...app, resources: res('200m', '64Mi') }],
+        },
+      },
+      status([sb()], [init('setup')]),
+      (s) => (s.name === 'setup' ? res('100m', '64Mi') : undefined),
+      { containersToUpdate: [{ id: 'c-setup', name: 'setup', resources: res('200m', '64Mi'), changed: ['cpu'] }] },
+    ],
   ];
   for (const [name, p, s, actual, want] of resizeCases) {
     test(`computePodActions resize: ${name}`, () => assert.deepEqual(computePodActions(p, s, undefined, actual), { ...none, ...want }));

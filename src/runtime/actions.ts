@@ -243,17 +243,21 @@ function initContainerActions(pod: Pod, status: PodRuntimeStatus, actions: PodAc
     if (previousDone && !isSidecar(c)) continue; // done: only sidecars must keep running
     if (s.phase === 'created') {
       starts.push({ name: c.name, reason: 'never started' });
+    } else if (s.phase === 'running' && !isSidecar(c)) {
+      // The init container running now is resized in place too, or restarted when its
+      // resizePolicy says so (InPlacePodVerticalScalingInitContainers, beta and on in 1.36).
+      if (resize(pod, c, s, actions, actual) === 'restart') starts.push({ name: c.name, reason: 'resize requires restart' });
     } else if (s.phase === 'running') {
       // A sidecar with a startup probe counts as started only once it succeeded; one that
       // failed it (or its liveness probe) is restarted, as upstream's computeInitContainerActions.
       const startup = sidecarStartup(c, s, health);
-      if (isSidecar(c) && startup !== 'Success') {
+      if (startup !== 'Success') {
         if (startup === 'Failure') {
           const message = `Init container ${c.name} failed startup probe`;
           actions.containersToKill.push({ id: s.id, name: c.name, reason: message, message, ...probeGrace(c, 'Startup') });
           starts.push({ name: c.name, reason: message });
         }
-      } else if (isSidecar(c)) {
+      } else {
         if (last) initialized = true;
         else if (!previousDone) starts.push({ name: inits[i + 1]!.name, reason: 'not started yet' });
         if (s.hash && s.hash !== containerHash(c)) {

@@ -7,6 +7,7 @@ import type { Mount } from '../cri/generated/runtime/v1/Mount.ts';
 export type PodSandboxConfig = NonNullable<RuntimeRequest<'RunPodSandbox'>['config']>;
 type ContainerConfig = NonNullable<RuntimeRequest<'CreateContainer'>['config']>;
 import { labels } from './types.ts';
+import type { DeviceRunOptions } from '../devices/allocation.ts';
 import { containerHash } from './hash.ts';
 import { containerOOMScoreAdj, qosClass } from '../resources/qos.ts';
 import { linuxResources } from '../resources/linux-resources.ts';
@@ -130,9 +131,30 @@ export interface ContainerInputs {
   seccomp?: SeccompOptions;
   /** The node's memory in bytes: the container's oom_score_adj follows from it (upstream's GetContainerOOMScoreAdjust). */
   memoryCapacityBytes?: number;
+  /** What the device plugins' Allocate gave the container (src/devices): merged in ahead of its own, as upstream's GenerateRunContainerOptions. */
+  devices?: DeviceRunOptions;
+}
+
+/** The device plugins' share of a container's config: envs, mounts and annotations first, then the container's own. */
+function withDevices(config: ContainerConfig, d: DeviceRunOptions | undefined): ContainerConfig {
+  if (!d) return config;
+  const envs = d.envs.map((e) => ({ key: e.name, value: Buffer.from(e.value) }));
+  const mounts: Mount[] = d.mounts.map((m) => ({ containerPath: m.containerPath, hostPath: m.hostPath, readonly: m.readOnly }));
+  return {
+    ...config,
+    envs: [...envs, ...(config.envs ?? [])],
+    mounts: [...mounts, ...(config.mounts ?? [])],
+    devices: d.devices.map((x) => ({ containerPath: x.containerPath, hostPath: x.hostPath, permissions: x.permissions })),
+    annotations: { ...d.annotations, ...config.annotations },
+    CDIDevices: d.cdiDevices.map((name) => ({ name })),
+  };
 }
 
 export function containerConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInputs = {}): ContainerConfig {
+  return withDevices(ownConfig(pod, c, attempt, inputs), inputs.devices);
+}
+
+function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInputs): ContainerConfig {
   const ref = podRef(pod);
   return {
     metadata: { name: c.name, attempt },

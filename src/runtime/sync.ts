@@ -1,5 +1,6 @@
 // Executes computePodActions against the runtime: the only place where a pod's
 // sandbox and containers are created, started, stopped and removed.
+import type { DeviceRunOptions } from '../devices/allocation.ts';
 import { mkdirSync, rmSync } from 'node:fs';
 import type { Container, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ImagePuller } from '../images/puller.ts';
@@ -63,6 +64,11 @@ export interface PodCgroups {
 }
 const hostPodCgroups: PodCgroups = { ensure: ensurePodCgroup, remove: removePodCgroup };
 
+/** What a container gets from the device plugins (src/devices/manager.ts); throws when its devices cannot be had. */
+export interface ContainerDevices {
+  containerOptions(pod: Pod, c: Container): Promise<DeviceRunOptions | undefined>;
+}
+
 // runc needs a moment to deliver SIGKILL after SIGTERM: upstream's minimum.
 const MIN_GRACE_SECONDS = 2;
 
@@ -82,6 +88,8 @@ export class PodSyncer {
   readonly #runtimeHandlers: RuntimeHandlers;
   readonly #observe: SyncObserver;
   readonly #podCgroups: PodCgroups;
+  /** The device manager (src/devices): a container's devices at its creation. */
+  readonly #devices?: ContainerDevices;
 
   /**
    * runtime and view: the CRI calls and the runtime's state of a pod (RuntimeClient and RuntimeView, or a fake).
@@ -103,6 +111,7 @@ export class PodSyncer {
     runtimeHandlers?: RuntimeHandlers;
     observe?: SyncObserver;
     podCgroups?: PodCgroups;
+    devices?: ContainerDevices;
   }) {
     this.#cri = d.runtime;
     this.#view = d.view;
@@ -121,6 +130,7 @@ export class PodSyncer {
     this.#volumes = d.volumes;
     this.#resizer = d.resizer;
     this.#podCgroups = d.podCgroups ?? hostPodCgroups;
+    this.#devices = d.devices;
   }
 
   /**
@@ -366,6 +376,13 @@ export class PodSyncer {
     // runAsNonRoot against the image's user, and a usable seccomp profile, as upstream's generateContainerConfig.
     const insecure = securityContextError(pod, c, pulled.user, this.#node);
     if (insecure) return this.#configError(pod, name, waiting, insecure);
+    // The device plugins' Allocate (and PreStartContainer) for the container's devices, as upstream's GetDeviceRunContainerOptions.
+    let devices: DeviceRunOptions | undefined;
+    try {
+      devices = await this.#devices?.containerOptions(pod, c);
+    } catch (e) {
+      return this.#configError(pod, name, waiting, (e as Error).message);
+    }
     let containerId: string | undefined;
     const type = containerType(pod, name);
     this.#observe.container?.(type);
@@ -376,6 +393,7 @@ export class PodSyncer {
         imageUser: pulled.user,
         seccomp: this.#node,
         memoryCapacityBytes: this.#node.memoryCapacity?.(),
+        devices,
       });
       ({ containerId } = await this.#cri.createContainer({ podSandboxId: sandboxId, config, sandboxConfig: sbConfig }));
       this.#resizer.noteActuated(uid, containerId, effectiveResources(c.resources, podSpecResources(pod)));

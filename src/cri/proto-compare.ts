@@ -1,0 +1,106 @@
+// The wire comparison behind the proto compat tests (src/cri, src/devices): each proto of
+// ours is written here, not copied, and diffed element by element against the upstream
+// module fetched through the Go module proxy. No go or no proxy is a failure, never a skip.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import protobuf from 'protobufjs';
+
+const REPO = new URL('../../', import.meta.url);
+
+/** The staging modules' version for the pinned Kubernetes release (v0.Y.Z for v1.Y.Z). */
+export async function stagingVersion(): Promise<string> {
+  const env = await readFile(new URL('hack/versions.env', REPO), 'utf8');
+  const kube = /^KUBE_VERSION=v1\.(\d+\.\d+)\s*$/m.exec(env);
+  assert.ok(kube, 'hack/versions.env has no KUBE_VERSION=v1.Y.Z');
+  return `v0.${kube[1]}`;
+}
+
+/** One file of a Go module at a version, through `go mod download`. */
+export async function upstreamFile(module: string, version: string, path: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'proto-compat-'));
+  try {
+    const { stdout } = await promisify(execFile)('go', ['mod', 'download', '-json', `${module}@${version}`], {
+      cwd: dir,
+      env: { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' },
+      timeout: 120_000,
+    }).catch((err: Error & { stderr?: string; stdout?: string }) => {
+      throw new Error(
+        `go mod download ${module}@${version} failed (go and the Go module proxy are required): ${err.message} ${err.stdout ?? ''}`,
+      );
+    });
+    const { Dir } = JSON.parse(stdout) as { Dir: string };
+    return await readFile(join(Dir, path), 'utf8');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// Older cri-api releases carried gogoproto annotations; they change no wire format.
+export function stripGogo(source: string): string {
+  return source
+    .replace(/^\s*import\s+"[^"]*gogo[^"]*";\s*$/gm, '')
+    .replace(/^\s*option\s+\(gogoproto\.[^;]*;\s*$/gm, '')
+    .replace(/\(gogoproto\.\w+\)\s*=\s*[^,\]]+,?\s*/g, '')
+    .replace(/\[\s*\]/g, '');
+}
+
+export function parse(source: string): protobuf.Root {
+  const { root } = protobuf.parse(source, { keepCase: true });
+  root.resolveAll();
+  return root;
+}
+
+const fullName = (obj: protobuf.ReflectionObject) => obj.fullName.replace(/^\./, '');
+
+/** Every wire-relevant element as "kind name" -> description, so two protos diff as maps. */
+function describe(root: protobuf.Root): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (ns: protobuf.NamespaceBase) => {
+    for (const obj of ns.nestedArray) {
+      if (obj instanceof protobuf.Service) {
+        out.set(`service ${fullName(obj)}`, '');
+        for (const m of obj.methodsArray) {
+          m.resolve();
+          const req = `${m.requestStream ? 'stream ' : ''}${fullName(m.resolvedRequestType!)}`;
+          const res = `${m.responseStream ? 'stream ' : ''}${fullName(m.resolvedResponseType!)}`;
+          out.set(`method ${fullName(obj)}.${m.name}`, `(${req}) returns (${res})`);
+        }
+      } else if (obj instanceof protobuf.Type) {
+        out.set(`message ${fullName(obj)}`, '');
+        for (const f of obj.fieldsArray) {
+          const type = f.resolvedType ? fullName(f.resolvedType) : f.type;
+          const key = f instanceof protobuf.MapField ? `map<${f.keyType}> ` : '';
+          const rule = f.repeated ? 'repeated ' : f.options?.proto3_optional ? 'optional ' : '';
+          const packable = f.resolvedType instanceof protobuf.Enum || f.type in protobuf.types.packed;
+          const packed = f.repeated && packable && f.packed ? ' packed' : '';
+          const oneof = f.partOf ? ` oneof ${f.partOf.name}` : '';
+          out.set(`field ${fullName(obj)}.${f.name}`, `${rule}${key}${type} = ${f.id}${packed}${oneof}`);
+        }
+        for (const o of obj.oneofsArray) out.set(`oneof ${fullName(obj)}.${o.name}`, o.oneof.join(','));
+      } else if (obj instanceof protobuf.Enum) {
+        out.set(`enum ${fullName(obj)}`, '');
+        for (const [name, value] of Object.entries(obj.values)) out.set(`enum value ${fullName(obj)}.${name}`, String(value));
+      }
+      if (obj instanceof protobuf.Namespace || obj instanceof protobuf.Type) walk(obj);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** Differences between ours and upstream, one line each, naming the element. */
+export function compare(ours: protobuf.Root, upstream: protobuf.Root): string[] {
+  const a = describe(ours);
+  const b = describe(upstream);
+  const problems: string[] = [];
+  for (const [name, want] of b) {
+    if (!a.has(name)) problems.push(`missing ${name}${want ? `: ${want}` : ''}`);
+    else if (a.get(name) !== want) problems.push(`${name}: ours ${a.get(name)}, upstream ${want}`);
+  }
+  for (const [name, got] of a) if (!b.has(name)) problems.push(`extra ${name}${got ? `: ${got}` : ''}`);
+  return problems;
+}

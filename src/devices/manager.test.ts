@@ -1,0 +1,278 @@
+// The device manager against a fake device plugin served by grpc-js over a temporary unix socket.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { credentials, makeClientConstructor, Server, ServerCredentials, type ServerWritableStream } from '@grpc/grpc-js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Logger } from '../log/log.ts';
+import { admitDevices } from '../pods/admission.ts';
+import { readCheckpoint } from './checkpoint.ts';
+import { DeviceManager } from './manager.ts';
+import { deviceServices } from './proto.ts';
+import { allocatableResources, podResources, startPodResourcesServer } from './pod-resources.ts';
+
+const R = 'example.com/resource';
+const quiet: Logger = { info() {}, v() {}, warn() {}, error() {} };
+const until = async (cond: () => boolean, what: string) => {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(cond(), what);
+};
+
+/** A device plugin: its devices can change, and it records what the kubelet asked. */
+async function fakePlugin(socket: string, opts: { preStartRequired?: boolean; preferred?: string[] } = {}) {
+  let devices = [
+    { ID: 'dev-0', health: 'Healthy' },
+    { ID: 'dev-1', health: 'Healthy' },
+  ];
+  const streams = new Set<ServerWritableStream<unknown, unknown>>();
+  const calls: string[] = [];
+  const server = new Server();
+  server.addService(deviceServices().devicePlugin, {
+    GetDevicePluginOptions: (_c: unknown, cb: (e: null, r: object) => void) =>
+      cb(null, { preStartRequired: !!opts.preStartRequired, getPreferredAllocationAvailable: !!opts.preferred }),
+    ListAndWatch(call: ServerWritableStream<unknown, unknown>) {
+      streams.add(call);
+      call.write({ devices });
+      call.on('cancelled', () => streams.delete(call));
+    },
+    GetPreferredAllocation(call: { request: { containerRequests: { allocationSize: number }[] } }, cb: (e: null, r: object) => void) {
+      calls.push(`preferred ${call.request.containerRequests[0]!.allocationSize}`);
+      cb(null, { containerResponses: [{ deviceIDs: opts.preferred }] });
+    },
+    Allocate(call: { request: { containerRequests: { devicesIds: string[] }[] } }, cb: (e: null, r: object) => void) {
+      const ids = call.request.containerRequests[0]!.devicesIds;
+      calls.push(`allocate ${ids.join(',')}`);
+      cb(null, {
+        containerResponses: [
+          {
+            envs: { DEVICES: ids.join(',') },
+            devices: ids.map((id) => ({ containerPath: `/dev/${id}`, hostPath: `/dev/host-${id}`, permissions: 'rw' })),
+            cdiDevices: [{ name: `example.com/resource=${ids[0]}` }],
+          },
+        ],
+      });
+    },
+    PreStartContainer(call: { request: { devicesIds: string[] } }, cb: (e: null, r: object) => void) {
+      calls.push(`prestart ${call.request.devicesIds.join(',')}`);
+      cb(null, {});
+    },
+  });
+  await new Promise<void>((res, rej) =>
+    server.bindAsync(`unix://${socket}`, ServerCredentials.createInsecure(), (e) => (e ? rej(e) : res())),
+  );
+  return {
+    calls,
+    set(next: typeof devices) {
+      devices = next;
+      for (const s of streams) s.write({ devices });
+    },
+    stop() {
+      for (const s of streams) s.end();
+      server.forceShutdown();
+      rmSync(socket, { force: true });
+    },
+  };
+}
+
+function register(kubeletSocket: string, req: object): Promise<void> {
+  const Ctor = makeClientConstructor(deviceServices().registration, 'Registration');
+  const client = new Ctor(`unix://${kubeletSocket}`, credentials.createInsecure()) as unknown as {
+    Register(r: object, cb: (e: Error | null) => void): void;
+    close(): void;
+  };
+  return new Promise((res, rej) =>
+    client.Register(req, (e) => {
+      client.close();
+      return e ? rej(e) : res();
+    }),
+  );
+}
+
+const pod = (uid: string, n: number): Pod => ({
+  metadata: { uid, name: uid, namespace: 'ns' },
+  spec: { containers: [{ name: 'c', resources: { limits: { [R]: String(n) } } }] },
+});
+
+test('register, ListAndWatch, capacity, admission, Allocate, checkpoint, plugin gone', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devmgr-'));
+  let now = 1_000_000;
+  const active = new Set<string>();
+  const m = new DeviceManager({
+    dir,
+    log: quiet,
+    activePods: () => active,
+    sourcesReady: () => true,
+    now: () => now,
+    retry: { initialMs: 10, maxMs: 20 },
+  });
+  // Sockets left in the directory are removed at start: the plugin starts after.
+  await m.start();
+  const plugin = await fakePlugin(join(dir, 'plugin.sock'), { preStartRequired: true });
+  try {
+    await assert.rejects(
+      register(join(dir, 'kubelet.sock'), { version: 'v1alpha', endpoint: 'plugin.sock', resourceName: R }),
+      /not supported/,
+    );
+    await register(join(dir, 'kubelet.sock'), { version: 'v1beta1', endpoint: 'plugin.sock', resourceName: R });
+    await until(() => m.capacity().capacity[R] === 2, 'two devices registered');
+
+    // One device turns unhealthy: still in capacity, not allocatable.
+    plugin.set([
+      { ID: 'dev-0', health: 'Healthy' },
+      { ID: 'dev-1', health: 'Unhealthy' },
+    ]);
+    await until(() => m.capacity().allocatable[R] === 1, 'one healthy');
+    assert.deepEqual(m.capacity(), { capacity: { [R]: 2 }, allocatable: { [R]: 1 } });
+
+    // Admission: two are not there; one is.
+    assert.deepEqual(admitDevices(pod('p2', 2), m.admissionInput(pod('p2', 2))), {
+      admit: false,
+      reason: 'UnexpectedAdmissionError',
+      message: `Pod was rejected: Allocate failed due to requested number of devices unavailable for ${R}. Requested: 2, Available: 1, which is unexpected`,
+    });
+    const p1 = pod('p1', 1);
+    assert.deepEqual(admitDevices(p1, m.admissionInput(p1)), { admit: true });
+    assert.equal(m.reserve(p1), undefined);
+    active.add('p1');
+    // The device is taken: another pod is refused.
+    assert.equal(admitDevices(pod('p3', 1), m.admissionInput(pod('p3', 1))).admit, false);
+
+    // Container creation: Allocate, PreStartContainer, the answer merged for CRI.
+    const opts = await m.containerOptions(p1, p1.spec!.containers[0]!);
+    assert.deepEqual(plugin.calls, ['allocate dev-0', 'prestart dev-0']);
+    assert.deepEqual(opts, {
+      envs: [{ name: 'DEVICES', value: 'dev-0' }],
+      mounts: [],
+      devices: [{ containerPath: '/dev/dev-0', hostPath: '/dev/host-dev-0', permissions: 'rw' }],
+      annotations: {},
+      cdiDevices: ['example.com/resource=dev-0'],
+    });
+    // A restart of the container reuses the answer.
+    await m.containerOptions(p1, p1.spec!.containers[0]!);
+    assert.deepEqual(plugin.calls, ['allocate dev-0', 'prestart dev-0', 'prestart dev-0']);
+
+    // The checkpoint, read back by a new manager (a restarted kubelet).
+    const cp = readCheckpoint(dir)!;
+    assert.equal(cp.PodDeviceEntries?.[0]?.PodUID, 'p1');
+    assert.deepEqual(cp.RegisteredDevices, { [R]: ['dev-0'] });
+    // PodResources List and GetAllocatableResources from the manager.
+    assert.deepEqual(podResources(p1, m), {
+      name: 'p1',
+      namespace: 'ns',
+      containers: [
+        { name: 'c', devices: [{ resourceName: R, deviceIds: ['dev-0'], topology: null }], cpuIds: [], memory: [], dynamicResources: [] },
+      ],
+    });
+    assert.deepEqual(allocatableResources(m).devices, [{ resourceName: R, deviceIds: ['dev-0'], topology: null }]);
+
+    // The pod ends: its device is free again.
+    active.delete('p1');
+    assert.equal(admitDevices(pod('p3', 1), m.admissionInput(pod('p3', 1))).admit, true);
+
+    // The plugin goes away (its socket removed): all unhealthy at once, gone after the grace.
+    plugin.stop();
+    await until(() => m.capacity().allocatable[R] === 0, 'unhealthy once the plugin is gone');
+    assert.deepEqual(m.capacity(), { capacity: { [R]: 2 }, allocatable: { [R]: 0 } });
+    now += 5 * 60_000 + 1;
+    assert.deepEqual(m.capacity(), { capacity: { [R]: 0 }, allocatable: { [R]: 0 } });
+  } finally {
+    plugin.stop();
+    await m.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a restarted kubelet keeps assignments from the checkpoint; the plugin re-registers', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devmgr-'));
+  const active = new Set(['p1']);
+  const deps = { dir, log: quiet, activePods: () => active, sourcesReady: () => true, retry: { initialMs: 10, maxMs: 20 } };
+  const first = new DeviceManager(deps);
+  await first.start();
+  let plugin = await fakePlugin(join(dir, 'plugin.sock'), { preferred: ['dev-1'] });
+  try {
+    await register(join(dir, 'kubelet.sock'), { version: 'v1beta1', endpoint: 'plugin.sock', resourceName: R });
+    await until(() => first.capacity().allocatable[R] === 2, 'registered');
+    const p1 = pod('p1', 1);
+    assert.equal(first.reserve(p1), undefined);
+    // The plugin prefers dev-1: asked before Allocate.
+    await first.containerOptions(p1, p1.spec!.containers[0]!);
+    assert.deepEqual(plugin.calls, ['preferred 1', 'allocate dev-1']);
+    await first.stop();
+    plugin.stop();
+
+    const second = new DeviceManager(deps);
+    await second.start();
+    // Registered before, not yet again: at 0 until its plugin is back.
+    assert.deepEqual(second.capacity(), { capacity: { [R]: 0 }, allocatable: { [R]: 0 } });
+    assert.deepEqual(second.inUse(), new Map([[R, new Set(['dev-1'])]]));
+    plugin = await fakePlugin(join(dir, 'plugin.sock'));
+    await register(join(dir, 'kubelet.sock'), { version: 'v1beta1', endpoint: 'plugin.sock', resourceName: R });
+    await until(() => second.capacity().allocatable[R] === 2, 're-registered');
+    // The container's devices and answer are kept: no new Allocate.
+    const opts = await second.containerOptions(p1, p1.spec!.containers[0]!);
+    assert.deepEqual(plugin.calls, []);
+    assert.deepEqual(opts?.envs, [{ name: 'DEVICES', value: 'dev-1' }]);
+    // dev-1 is taken: a new pod gets dev-0.
+    assert.equal(second.reserve(pod('p2', 1)), undefined);
+    active.add('p2');
+    assert.deepEqual(second.inUse(), new Map([[R, new Set(['dev-1', 'dev-0'])]]));
+    await second.stop();
+  } finally {
+    plugin.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('PodResources API over its socket', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'podres-'));
+  const p = pod('p1', 1);
+  const requests: string[] = [];
+  const server = await startPodResourcesServer(
+    dir,
+    {
+      pods: () => [p],
+      containerDevices: () => [{ resourceName: R, deviceIds: ['dev-0'], numaNodes: [0] }],
+      allocatableDevices: () => [{ resourceName: R, deviceId: 'dev-0', numaNodes: [] }],
+    },
+    { request: (e) => requests.push(e) },
+  );
+  const Ctor = makeClientConstructor(deviceServices().podResources, 'PodResourcesLister');
+  const client = new Ctor(`unix://${server.socket}`, credentials.createInsecure()) as unknown as Record<
+    string,
+    (r: object, cb: (e: Error | null, r: unknown) => void) => void
+  >;
+  const call = (method: string, req: object) =>
+    new Promise((res, rej) => client[method]!.call(client, req, (e, r) => (e ? rej(e) : res(r))));
+  try {
+    assert.deepEqual(await call('List', {}), {
+      podResources: [
+        {
+          name: 'p1',
+          namespace: 'ns',
+          containers: [
+            {
+              name: 'c',
+              devices: [{ resourceName: R, deviceIds: ['dev-0'], topology: { nodes: [{ ID: '0' }] } }],
+              cpuIds: [],
+              memory: [],
+              dynamicResources: [],
+            },
+          ],
+        },
+      ],
+    });
+    assert.deepEqual(await call('GetAllocatableResources', {}), {
+      devices: [{ resourceName: R, deviceIds: ['dev-0'], topology: null }],
+      cpuIds: [],
+      memory: [],
+    });
+    await assert.rejects(call('Get', { podName: 'x', podNamespace: 'ns' }), /pod x in namespace ns not found/);
+    assert.deepEqual(requests, ['list', 'get_allocatable', 'get']);
+  } finally {
+    (client as unknown as { close(): void }).close();
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

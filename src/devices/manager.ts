@@ -1,0 +1,403 @@
+// The device manager (upstream's pkg/kubelet/cm/devicemanager ManagerImpl): device plugins
+// register on <root-dir>/device-plugins/kubelet.sock, their ListAndWatch streams keep each
+// resource's devices and health, pods are admitted against them and their containers get the
+// chosen devices at creation (Allocate). Which devices is decided in allocation.ts; this holds
+// the state, talks to the plugins, and checkpoints assignments for a restarted kubelet.
+import { existsSync } from 'node:fs';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import protobuf from 'protobufjs';
+import { backoff, sleep } from '../backoff/backoff.ts';
+import type { Logger } from '../log/log.ts';
+import {
+  byNuma,
+  capacity,
+  type ContainerDevices,
+  deviceIds,
+  deviceRequests,
+  deviceRunOptions,
+  devicesInUse,
+  type DeviceRunOptions,
+  ENDPOINT_STOP_GRACE_MS,
+  type PodDevices,
+  type PodPlanInput,
+  planPodDevices,
+  type ResourceState,
+} from './allocation.ts';
+import { type CheckpointData, readCheckpoint, writeCheckpoint } from './checkpoint.ts';
+import type { ContainerAllocateResponse__Output } from './generated/v1beta1/ContainerAllocateResponse.ts';
+import type { Device__Output } from './generated/v1beta1/Device.ts';
+import type { DevicePluginOptions__Output } from './generated/v1beta1/DevicePluginOptions.ts';
+import { dialPlugin, type PluginEndpoint } from './plugin-client.ts';
+import { DEVICE_PLUGIN_PROTO } from './proto.ts';
+import { validateRegistration } from './registration.ts';
+import { startRegistrationServer } from './registration-server.ts';
+
+/** What the manager reports, in its own terms (src/metrics/observers.ts maps them to upstream's series). */
+export interface DeviceObserver {
+  registered?(resource: string): void;
+  allocated?(resource: string, seconds: number): void;
+  /** One try of reconnecting to a plugin whose stream ended. */
+  reconnect?(resource: string, ok: boolean): void;
+}
+
+export interface DeviceManagerDeps {
+  /** <root-dir>/device-plugins */
+  dir: string;
+  log: Logger;
+  /** UIDs of the pods admitted and not terminated (upstream's activePods). */
+  activePods: () => Iterable<string>;
+  /** The pod sources have all been listed: assignments of pods not among them may go. */
+  sourcesReady: () => boolean;
+  /** Containers the runtime ran at start, as "podUID/name": a restarted kubelet leaves their devices be. */
+  runningAtStart?: ReadonlySet<string>;
+  observe?: DeviceObserver;
+  dial?: typeof dialPlugin;
+  now?: () => number;
+  /** Reconnect back-off (ms). */
+  retry?: { initialMs: number; maxMs: number };
+}
+
+interface Resource extends ResourceState {
+  endpoint?: PluginEndpoint;
+  options?: DevicePluginOptions__Output;
+}
+
+let responseType: protobuf.Type | undefined;
+const allocResponseType = () => (responseType ??= protobuf.loadSync(DEVICE_PLUGIN_PROTO).lookupType('v1beta1.ContainerAllocateResponse'));
+const CONVERSION = { defaults: true, arrays: true, objects: true, longs: String, enums: String } as const;
+
+export class DeviceManager {
+  readonly #d: DeviceManagerDeps;
+  readonly #resources = new Map<string, Resource>();
+  readonly #pods: PodDevices = new Map();
+  /** Resources deleted after their grace: 0 on the Node from then on, as upstream leaves them. */
+  readonly #removed = new Set<string>();
+  #server?: { stop(): Promise<void> };
+  #stopped = false;
+
+  constructor(d: DeviceManagerDeps) {
+    this.#d = d;
+  }
+
+  #now = () => this.#d.now?.() ?? Date.now();
+
+  /** upstream's Start: the checkpoint, then the Registration server. */
+  async start(): Promise<void> {
+    try {
+      this.#restore(readCheckpoint(this.#d.dir));
+    } catch (e) {
+      this.#d.log.error('Continue after failing to read checkpoint file. Device allocation info may NOT be up-to-date', { err: e });
+    }
+    this.#server = await startRegistrationServer(this.#d.dir, (r) => this.register(r));
+    this.#d.log.info('Started device plugin registration server', { dir: this.#d.dir });
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const r of this.#resources.values()) r.endpoint?.close();
+    await this.#server?.stop();
+  }
+
+  /** upstream's server.Register then PluginConnected: validated, dialled, its options asked. */
+  async register(r: { version: string; endpoint: string; resourceName: string }): Promise<void> {
+    this.#d.log.info('Got registration request from device plugin with resource', { resourceName: r.resourceName });
+    this.#d.observe?.registered?.(r.resourceName);
+    const v = validateRegistration(r, this.#d.dir);
+    if ('error' in v) {
+      this.#d.log.error('Bad registration request from device plugin', { resourceName: r.resourceName, err: v.error });
+      throw new Error(v.error);
+    }
+    const endpoint = await this.#connect(r.resourceName, v.socket);
+    this.#d.log.info('Device plugin connected', { resourceName: r.resourceName, endpoint: v.socket });
+    void this.#watch(endpoint);
+  }
+
+  async #connect(resource: string, socket: string): Promise<PluginEndpoint> {
+    const endpoint = await (this.#d.dial ?? dialPlugin)(resource, socket);
+    let options: DevicePluginOptions__Output;
+    try {
+      options = await endpoint.options();
+    } catch (e) {
+      endpoint.close();
+      throw new Error(`failed to get device plugin options: ${(e as Error).message}`);
+    }
+    const prev = this.#resources.get(resource);
+    if (prev?.endpoint && prev.endpoint !== endpoint) prev.endpoint.close();
+    this.#resources.set(resource, { devices: prev?.devices ?? [], stoppedAtMs: prev?.stoppedAtMs, endpoint, options });
+    this.#removed.delete(resource);
+    return endpoint;
+  }
+
+  /**
+   * ListAndWatch for as long as the plugin serves it. When the stream ends the resource's devices
+   * turn unhealthy (upstream's PluginDisconnected) and the socket is tried again with back-off
+   * until the plugin registers anew, the socket is gone, or the grace is over.
+   */
+  async #watch(endpoint: PluginEndpoint): Promise<void> {
+    const { resource, socket } = endpoint;
+    const retry = backoff(this.#d.retry?.initialMs ?? 1000, this.#d.retry?.maxMs ?? 30_000);
+    let current = endpoint;
+    for (;;) {
+      const err = await current
+        .listAndWatch((devices) => this.#onDevices(current, devices))
+        .then(
+          () => undefined,
+          (e: Error) => e,
+        );
+      if (this.#stopped || this.#resources.get(resource)?.endpoint !== current) return;
+      this.#d.log.error('ListAndWatch ended unexpectedly for device plugin', { resource, err: err?.message ?? 'stream closed' });
+      this.#disconnected(resource);
+      current.close();
+      for (;;) {
+        await sleep(retry.next());
+        const r = this.#resources.get(resource);
+        // Registered again (a new endpoint), deleted, or its socket is gone: this loop is done.
+        if (this.#stopped || !r || r.endpoint !== current || !existsSync(socket)) return;
+        if (r.stoppedAtMs !== undefined && this.#now() - r.stoppedAtMs > ENDPOINT_STOP_GRACE_MS) return;
+        try {
+          current = await this.#connect(resource, socket);
+          this.#d.observe?.reconnect?.(resource, true);
+          retry.reset();
+          break;
+        } catch (e) {
+          this.#d.observe?.reconnect?.(resource, false);
+          this.#d.log.v(2, 'Reconnecting to device plugin failed', { resource, err: e });
+        }
+      }
+    }
+  }
+
+  /** upstream's genericDeviceUpdateCallback: the plugin's whole list replaces the resource's. */
+  #onDevices(endpoint: PluginEndpoint, devices: Device__Output[]) {
+    const r = this.#resources.get(endpoint.resource);
+    if (!r || r.endpoint !== endpoint) return;
+    r.devices = devices.map((d) => ({
+      id: d.ID,
+      healthy: d.health === 'Healthy',
+      numaNodes: (d.topology?.nodes ?? []).map((n) => Number(n.ID)),
+    }));
+    r.stoppedAtMs = undefined;
+    this.#checkpoint();
+    this.#d.log.v(2, 'Processed device updates for resource', {
+      resourceName: endpoint.resource,
+      totalCount: devices.length,
+      healthyCount: r.devices.filter((d) => d.healthy).length,
+    });
+  }
+
+  /** upstream's PluginDisconnected: every device unhealthy, the grace starts. */
+  #disconnected(resource: string) {
+    const r = this.#resources.get(resource);
+    if (!r) return;
+    r.devices = r.devices.map((d) => ({ ...d, healthy: false }));
+    r.stoppedAtMs = this.#now();
+    this.#d.log.info('Endpoint became unhealthy', { resourceName: resource });
+  }
+
+  /** upstream's isDevicePluginResource: registered now, or allocated before (from the checkpoint). */
+  isDeviceResource = (name: string): boolean => {
+    if (this.#resources.has(name)) return true;
+    for (const containers of this.#pods.values()) for (const res of containers.values()) if (res.has(name)) return true;
+    return false;
+  };
+
+  /** upstream's GetCapacity for the Node's status; removed resources stay at 0. */
+  capacity(): { capacity: Record<string, number>; allocatable: Record<string, number> } {
+    const c = capacity(this.#resources, this.#now());
+    for (const name of c.deleted) {
+      this.#resources.get(name)?.endpoint?.close();
+      this.#resources.delete(name);
+      this.#removed.add(name);
+    }
+    if (c.deleted.length) this.#checkpoint();
+    for (const name of this.#removed) {
+      c.capacity[name] = 0;
+      c.allocatable[name] = 0;
+    }
+    return { capacity: c.capacity, allocatable: c.allocatable };
+  }
+
+  /** upstream's UpdateAllocatedDevices: the devices of pods no longer active are free again. */
+  updateAllocatedDevices(alsoActive?: string): void {
+    if (!this.#d.sourcesReady()) return;
+    const active = new Set(this.#d.activePods());
+    if (alsoActive) active.add(alsoActive);
+    let changed = false;
+    for (const uid of [...this.#pods.keys()])
+      if (!active.has(uid)) {
+        this.#pods.delete(uid);
+        changed = true;
+      }
+    if (changed) this.#checkpoint();
+  }
+
+  /** What admission plans against (pure data for planPodDevices), after freeing the devices of finished pods. */
+  admissionInput(pod: Pod): PodPlanInput {
+    this.updateAllocatedDevices(pod.metadata?.uid);
+    const running = this.#d.runningAtStart;
+    return {
+      resources: this.#resources,
+      pods: this.#pods,
+      isDeviceResource: this.isDeviceResource,
+      // Only until the sources are ready: a restarted kubelet's running containers keep what they have.
+      runningAtStart: running && !this.#d.sourcesReady() ? (uid, name) => running.has(`${uid}/${name}`) : undefined,
+    };
+  }
+
+  /** Records the devices an admitted pod's containers get; the plugin is asked at container creation. */
+  reserve(pod: Pod): string | undefined {
+    const plan = planPodDevices(pod, this.admissionInput(pod));
+    if ('error' in plan) return plan.error;
+    const uid = pod.metadata!.uid!;
+    for (const [container, resource, ids] of plan.assign)
+      this.#set(uid, container, resource, { byNuma: byNuma(ids, this.#resources.get(resource)) });
+    return undefined;
+  }
+
+  #set(uid: string, container: string, resource: string, d: ContainerDevices) {
+    const containers = this.#pods.get(uid) ?? new Map<string, Map<string, ContainerDevices>>();
+    const resources = containers.get(container) ?? new Map<string, ContainerDevices>();
+    resources.set(resource, d);
+    containers.set(container, resources);
+    this.#pods.set(uid, containers);
+  }
+
+  /**
+   * upstream's GetDeviceRunContainerOptions, with its Allocate: the plugin is asked for each
+   * device resource of the container (once; a restart reuses the answer), PreStartContainer
+   * when the plugin wants it, and the answers merged for the CRI config.
+   */
+  async containerOptions(pod: Pod, c: Container): Promise<DeviceRunOptions | undefined> {
+    const uid = pod.metadata!.uid!;
+    const requests = deviceRequests(c, this.isDeviceResource);
+    if (!requests.length) return undefined;
+    // Devices lost across a restart (no checkpoint entry yet): allocated now, as upstream's re-allocation.
+    if (requests.some(([r]) => !this.#pods.get(uid)?.get(c.name)?.has(r))) {
+      const err = this.reserve(pod);
+      if (err) throw new Error(err);
+    }
+    const responses: ContainerAllocateResponse__Output[] = [];
+    for (const [resource] of requests) {
+      const devices = this.#pods.get(uid)?.get(c.name)?.get(resource);
+      if (!devices) continue;
+      const r = this.#resources.get(resource);
+      if (!devices.response) {
+        if (!r?.endpoint || r.stoppedAtMs !== undefined) throw new Error(`unknown Device Plugin ${resource}`);
+        await this.#preferred(uid, c.name, resource, devices, r);
+        const started = this.#now();
+        const resp = await r.endpoint.allocate(deviceIds(devices));
+        this.#d.observe?.allocated?.(resource, (this.#now() - started) / 1000);
+        if (!resp.containerResponses.length) throw new Error('no containers return in allocation response');
+        devices.response = resp.containerResponses[0];
+        this.#checkpoint();
+      }
+      if (r?.options?.preStartRequired) {
+        if (!r.endpoint || r.stoppedAtMs !== undefined)
+          throw new Error(`endpoint not found in cache for a registered resource: ${resource}`);
+        await r.endpoint.preStartContainer(deviceIds(devices)).catch((e: Error) => {
+          throw new Error(`device plugin PreStartContainer rpc failed with err: ${e.message}`);
+        });
+      }
+      responses.push(devices.response!);
+    }
+    return deviceRunOptions(responses);
+  }
+
+  /**
+   * upstream's callGetPreferredAllocationIfAvailable, asked before the plugin's Allocate: its
+   * choice replaces the reserved devices when it is as large and free. Devices shared with the
+   * pod's other containers (init containers' reuse) are kept and must be included.
+   */
+  async #preferred(uid: string, container: string, resource: string, devices: ContainerDevices, r: Resource) {
+    if (!r.options?.getPreferredAllocationAvailable || !r.endpoint) return;
+    const mine = deviceIds(devices);
+    const others = new Set<string>();
+    for (const [uid2, containers] of this.#pods)
+      for (const [name, res] of containers)
+        if (uid2 !== uid || name !== container) for (const id of deviceIds(res.get(resource) ?? { byNuma: {} })) others.add(id);
+    const shared = mine.filter((id) => others.has(id));
+    const available = [...new Set([...r.devices.filter((d) => d.healthy && !others.has(d.id)).map((d) => d.id), ...mine])];
+    const resp = await r.endpoint.getPreferredAllocation(available, shared, mine.length).catch((e: Error) => {
+      throw new Error(`device plugin GetPreferredAllocation rpc failed with err: ${e.message}`);
+    });
+    const want = [...new Set(resp.containerResponses[0]?.deviceIDs ?? [])];
+    if (want.length === mine.length && want.every((id) => available.includes(id)) && shared.every((id) => want.includes(id)))
+      devices.byNuma = byNuma(want, r);
+  }
+
+  /** The devices of each container of a pod (upstream's GetDevices), for the PodResources API. */
+  containerDevices(uid: string, container: string): { resourceName: string; deviceIds: string[]; numaNodes: number[] }[] {
+    const out = [];
+    for (const [resourceName, d] of this.#pods.get(uid)?.get(container) ?? []) {
+      if (!d.response) continue;
+      const numa = Object.keys(d.byNuma)
+        .map(Number)
+        .filter((n) => n >= 0);
+      out.push({ resourceName, deviceIds: deviceIds(d), numaNodes: numa });
+    }
+    return out;
+  }
+
+  /** The healthy devices of each resource (upstream's GetAllocatableDevices). */
+  allocatableDevices(): { resourceName: string; deviceId: string; numaNodes: number[] }[] {
+    return [...this.#resources].flatMap(([resourceName, r]) =>
+      r.devices.filter((d) => d.healthy).map((d) => ({ resourceName, deviceId: d.id, numaNodes: d.numaNodes })),
+    );
+  }
+
+  /** The devices in use, per resource (for tests and logs). */
+  inUse(): Map<string, Set<string>> {
+    return devicesInUse(this.#pods);
+  }
+
+  /** upstream's writeCheckpoint: the assignments the plugins answered, and the registered healthy devices. */
+  #checkpoint() {
+    const entries: NonNullable<CheckpointData['PodDeviceEntries']> = [];
+    for (const [uid, containers] of this.#pods)
+      for (const [container, resources] of containers)
+        for (const [resource, d] of resources) {
+          if (!d.response) continue;
+          const type = allocResponseType();
+          entries.push({
+            PodUID: uid,
+            ContainerName: container,
+            ResourceName: resource,
+            DeviceIDs: d.byNuma,
+            AllocResp: Buffer.from(type.encode(type.fromObject(d.response)).finish()).toString('base64'),
+          });
+        }
+    const registered = Object.fromEntries(
+      [...this.#resources].map(([name, r]) => [name, r.devices.filter((d) => d.healthy).map((d) => d.id)]),
+    );
+    try {
+      writeCheckpoint(this.#d.dir, { PodDeviceEntries: entries, RegisteredDevices: registered });
+    } catch (e) {
+      this.#d.log.error('Failed to write checkpoint file', { err: e });
+    }
+  }
+
+  /** upstream's readCheckpoint: assignments back, and each registered resource at 0 devices, stopped, until its plugin registers again. */
+  #restore(data: CheckpointData | undefined) {
+    if (!data) return;
+    for (const e of data.PodDeviceEntries ?? []) {
+      try {
+        const type = allocResponseType();
+        const response = type.toObject(
+          type.decode(Buffer.from(e.AllocResp ?? '', 'base64')),
+          CONVERSION,
+        ) as ContainerAllocateResponse__Output;
+        const numa = Object.fromEntries(Object.entries(e.DeviceIDs ?? {}).map(([k, v]) => [k, v ?? []]));
+        this.#set(e.PodUID, e.ContainerName, e.ResourceName, { byNuma: numa, response });
+      } catch (err) {
+        this.#d.log.error("Can't unmarshal allocResp", {
+          podUID: e.PodUID,
+          containerName: e.ContainerName,
+          resourceName: e.ResourceName,
+          err,
+        });
+      }
+    }
+    for (const name of Object.keys(data.RegisteredDevices ?? {})) this.#resources.set(name, { devices: [], stoppedAtMs: this.#now() });
+    this.#d.log.v(4, 'Read data from checkpoint file', { entries: data.PodDeviceEntries?.length ?? 0 });
+  }
+}
