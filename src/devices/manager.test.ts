@@ -105,7 +105,6 @@ test('register, ListAndWatch, capacity, admission, Allocate, checkpoint, plugin 
     activePods: () => active,
     sourcesReady: () => true,
     now: () => now,
-    retry: { initialMs: 10, maxMs: 20 },
   });
   // Sockets left in the directory are removed at start: the plugin starts after.
   await m.start();
@@ -187,7 +186,7 @@ test('register, ListAndWatch, capacity, admission, Allocate, checkpoint, plugin 
 test('a restarted kubelet keeps assignments from the checkpoint; the plugin re-registers', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'devmgr-'));
   const active = new Set(['p1']);
-  const deps = { dir, log: quiet, activePods: () => active, sourcesReady: () => true, retry: { initialMs: 10, maxMs: 20 } };
+  const deps = { dir, log: quiet, activePods: () => active, sourcesReady: () => true };
   const first = new DeviceManager(deps);
   await first.start();
   let plugin = await fakePlugin(join(dir, 'plugin.sock'), { preferred: ['dev-1'] });

@@ -3,10 +3,8 @@
 // resource's devices and health, pods are admitted against them and their containers get the
 // chosen devices at creation (Allocate). Which devices is decided in allocation.ts; this holds
 // the state, talks to the plugins, and checkpoints assignments for a restarted kubelet.
-import { existsSync } from 'node:fs';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import protobuf from 'protobufjs';
-import { backoff, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import {
   byNuma,
@@ -17,7 +15,6 @@ import {
   deviceRunOptions,
   devicesInUse,
   type DeviceRunOptions,
-  ENDPOINT_STOP_GRACE_MS,
   type PodDevices,
   type PodPlanInput,
   planPodDevices,
@@ -36,8 +33,6 @@ import { startRegistrationServer } from './registration-server.ts';
 export interface DeviceObserver {
   registered?(resource: string): void;
   allocated?(resource: string, seconds: number): void;
-  /** One try of reconnecting to a plugin whose stream ended. */
-  reconnect?(resource: string, ok: boolean): void;
 }
 
 export interface DeviceManagerDeps {
@@ -53,8 +48,6 @@ export interface DeviceManagerDeps {
   observe?: DeviceObserver;
   dial?: typeof dialPlugin;
   now?: () => number;
-  /** Reconnect back-off (ms). */
-  retry?: { initialMs: number; maxMs: number };
 }
 
 interface Resource extends ResourceState {
@@ -130,41 +123,24 @@ export class DeviceManager {
 
   /**
    * ListAndWatch for as long as the plugin serves it. When the stream ends the resource's devices
-   * turn unhealthy (upstream's PluginDisconnected) and the socket is tried again with back-off
-   * until the plugin registers anew, the socket is gone, or the grace is over.
+   * turn unhealthy (upstream's PluginDisconnected) and the kubelet does not dial the socket again:
+   * the plugin must register anew (upstream's endpoint run; the node e2e "kubelet will not retry
+   * to list resources" tests check it). Nothing loops here, so there is no back-off to keep.
    */
   async #watch(endpoint: PluginEndpoint): Promise<void> {
-    const { resource, socket } = endpoint;
-    const retry = backoff(this.#d.retry?.initialMs ?? 1000, this.#d.retry?.maxMs ?? 30_000);
-    let current = endpoint;
-    for (;;) {
-      const err = await current
-        .listAndWatch((devices) => this.#onDevices(current, devices))
-        .then(
-          () => undefined,
-          (e: Error) => e,
-        );
-      if (this.#stopped || this.#resources.get(resource)?.endpoint !== current) return;
-      this.#d.log.error('ListAndWatch ended unexpectedly for device plugin', { resource, err: err?.message ?? 'stream closed' });
-      this.#disconnected(resource);
-      current.close();
-      for (;;) {
-        await sleep(retry.next());
-        const r = this.#resources.get(resource);
-        // Registered again (a new endpoint), deleted, or its socket is gone: this loop is done.
-        if (this.#stopped || !r || r.endpoint !== current || !existsSync(socket)) return;
-        if (r.stoppedAtMs !== undefined && this.#now() - r.stoppedAtMs > ENDPOINT_STOP_GRACE_MS) return;
-        try {
-          current = await this.#connect(resource, socket);
-          this.#d.observe?.reconnect?.(resource, true);
-          retry.reset();
-          break;
-        } catch (e) {
-          this.#d.observe?.reconnect?.(resource, false);
-          this.#d.log.v(2, 'Reconnecting to device plugin failed', { resource, err: e });
-        }
-      }
-    }
+    const err = await endpoint
+      .listAndWatch((devices) => this.#onDevices(endpoint, devices))
+      .then(
+        () => undefined,
+        (e: Error) => e,
+      );
+    if (this.#stopped || this.#resources.get(endpoint.resource)?.endpoint !== endpoint) return;
+    this.#d.log.error('ListAndWatch ended unexpectedly for device plugin', {
+      resource: endpoint.resource,
+      err: err?.message ?? 'stream closed',
+    });
+    this.#disconnected(endpoint.resource);
+    endpoint.close();
   }
 
   /** upstream's genericDeviceUpdateCallback: the plugin's whole list replaces the resource's. */

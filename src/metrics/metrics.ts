@@ -207,7 +207,7 @@ export const metrics = {
     ),
     registers: r,
   }),
-  // The device manager (src/devices) and the PodResources API: upstream's series, and ours for the reconnect loop.
+  // The device manager (src/devices) and the PodResources API, under upstream's names.
   devicePluginRegistrations: new Counter({
     name: 'kubelet_device_plugin_registration_total',
     help: alpha('Cumulative number of device plugin registrations. Broken down by resource name.'),
@@ -219,12 +219,6 @@ export const metrics = {
     help: alpha('Duration in seconds to serve a device plugin Allocation request. Broken down by resource name.'),
     labelNames: ['resource_name'],
     buckets,
-    registers: r,
-  }),
-  devicePluginReconnects: new Counter({
-    name: 'kubelet_ts_device_plugin_reconnects_total',
-    help: 'Tries to reconnect to a device plugin whose ListAndWatch stream ended, by resource name and result.',
-    labelNames: ['resource_name', 'result'],
     registers: r,
   }),
   podResourcesRequestsTotal: new Counter({

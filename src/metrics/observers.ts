@@ -106,7 +106,6 @@ export const logRotationMetrics = (result: string) => metrics.containerLogRotati
 export const deviceMetrics: DeviceObserver = {
   registered: (resource) => metrics.devicePluginRegistrations.inc({ resource_name: resource }),
   allocated: (resource, s) => metrics.devicePluginAllocDuration.observe({ resource_name: resource }, s),
-  reconnect: (resource, ok) => metrics.devicePluginReconnects.inc({ resource_name: resource, result: ok ? 'success' : 'error' }),
 };
 
 /** The PodResources API (v1 only), as upstream counts it: every request, and each endpoint's requests and errors. */
