@@ -28,6 +28,18 @@ import { dialPlugin, type PluginEndpoint } from './plugin-client.ts';
 import { DEVICE_PLUGIN_PROTO } from './proto.ts';
 import { validateRegistration } from './registration.ts';
 import { startRegistrationServer } from './registration-server.ts';
+import type { RuntimeClient } from '../cri/runtime-client.ts';
+import { labels as criLabels } from '../runtime/types.ts';
+
+/**
+ * The containers the runtime runs at start, as "podUID/name" (upstream's
+ * buildContainerMapAndRunningSetFromRuntime): a restarted kubelet leaves their devices be.
+ * A runtime that does not answer gives none.
+ */
+export async function runningContainersAtStart(cri: Pick<RuntimeClient, 'listContainers'>): Promise<Set<string>> {
+  const r = await cri.listContainers({ filter: { state: { state: 'CONTAINER_RUNNING' } } }).catch(() => ({ containers: [] }));
+  return new Set(r.containers.map((c) => `${c.labels[criLabels.podUID]}/${c.labels[criLabels.containerName]}`));
+}
 
 /** What the manager reports, in its own terms (src/metrics/observers.ts maps them to upstream's series). */
 export interface DeviceObserver {

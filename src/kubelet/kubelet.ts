@@ -68,9 +68,8 @@ import { withEnvFiles } from '../runtime/env-file-source.ts';
 import { apiRuntimeHandler } from '../runtime/runtime-class.ts';
 import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { PodSyncer } from '../runtime/sync.ts';
-import { DeviceManager } from '../devices/manager.ts';
+import { DeviceManager, runningContainersAtStart } from '../devices/manager.ts';
 import { startPodResourcesServer } from '../devices/pod-resources.ts';
-import { labels as criLabels } from '../runtime/types.ts';
 import { healthzServer } from '../server/local-healthz.ts';
 import { kubeletApiServer, kubeletReadOnlyServer } from '../server/serve.ts';
 import { appArmorHostError } from '../security/apparmor.ts';
@@ -156,13 +155,12 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   // Device plugins (src/devices): registration on ROOT/device-plugins/kubelet.sock, their devices
   // in the Node's capacity, admission and Allocate at container creation. Containers running now
   // keep their devices while the sources are not yet listed (a restarted kubelet).
-  const running = await cri.listContainers({ filter: { state: { state: 'CONTAINER_RUNNING' } } }).catch(() => ({ containers: [] }));
   const devices = new DeviceManager({
     dir: join(rootDir, 'device-plugins'),
     log: logger('devicemanager'),
     activePods: () => workers.active().map((p) => p.metadata!.uid!),
     sourcesReady: () => source.synced(),
-    runningAtStart: new Set(running.containers.map((c) => `${c.labels[criLabels.podUID]}/${c.labels[criLabels.containerName]}`)),
+    runningAtStart: await runningContainersAtStart(cri),
     observe: deviceMetrics,
   });
   await devices.start().catch((e) => log.error('Failed to start the device plugin manager', { err: e }));
