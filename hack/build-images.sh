@@ -7,6 +7,7 @@
 #   - upstream's sample device plugin (test/images/sample-device-plugin of the pinned release,
 #     built by `hack/build-conformance.sh sample-device-plugin`), under the name upstream's
 #     e2e manifests use: test/e2e/devices.test.ts and the node e2e device plugin tests run it.
+#   - rancher's local-path-provisioner (hack/images/local-path.sh), from hack/build-addons.sh's binary.
 # With --cluster, also the images a kubeadm cluster with kube-proxy, CoreDNS and flannel
 # runs (from hack/build-control-plane.sh's and hack/build-addons.sh's binaries and Debian's
 # iptables): kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kube-proxy,
@@ -394,6 +395,11 @@ cluster_image "$SAMPLE_DEVICE_PLUGIN_IMAGE" \
   done
   cat /tmp/log; exit 1'
 log "sample device plugin ready: $SAMPLE_DEVICE_PLUGIN_IMAGE"
+
+# rancher/local-path-provisioner (every set: the StorageClass local-path of
+# manifests/addons/local-path-storage.yaml), from hack/build-addons.sh's binary.
+source "$KTS_ROOT/hack/images/local-path.sh"
+local_path_images
 
 if [ -n "$cluster" ]; then cluster_images; fi
 [ -n "$conformance" ] || exit 0

@@ -106,6 +106,8 @@ fi
 # Pod logs of pods that no longer exist (the kubelet's and CRI's log directories).
 rm -rf /var/log/pods/* /var/log/containers/* 2>/dev/null
 [ -d "$LOCAL/etcd" ] && { log "removing etcd data ($LOCAL/etcd)"; rm -rf "$LOCAL/etcd"; }
+# The volumes local-path-provisioner made for claims that were never deleted.
+rm -rf --one-file-system /var/local-path-provisioner
 # The node's credentials go with the cluster state: the next up bootstraps them again.
 rm -f "$LOCAL/kubelet.kubeconfig"
 

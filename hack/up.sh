@@ -16,6 +16,7 @@ step "control plane binaries";    "$h/build-control-plane.sh"
 step "PKI and kubeconfigs";       "$h/pki.sh"
 step "containerd";                "$h/containerd.sh"
 step "test images' binaries";     "$h/build-conformance.sh" sample-device-plugin
+step "local-path-provisioner";    "$h/build-addons.sh" local-path-provisioner
 step "images";                    "$h/build-images.sh"
 step "control plane";             "$h/control-plane.sh"
 step "join objects";              "$h/join-objects.sh"

@@ -1,8 +1,8 @@
 // The device manager's checkpoint, <root-dir>/device-plugins/kubelet_internal_checkpoint, in
 // upstream's JSON (devicemanager/checkpoint.Data) with upstream's checksum, so that a restarted
 // kubelet (ours or upstream's) keeps which devices each container got.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { readCheckpointFile, writeCheckpointFile } from '../checkpoint/file-store.ts';
 
 export const CHECKPOINT_FILE = 'kubelet_internal_checkpoint';
 
@@ -98,21 +98,11 @@ export function unmarshalCheckpoint(text: string): CheckpointData {
 
 /** Reads the checkpoint in dir; undefined when there is none. */
 export function readCheckpoint(dir: string): CheckpointData | undefined {
-  let text: string;
-  try {
-    text = readFileSync(join(dir, CHECKPOINT_FILE), 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-  return unmarshalCheckpoint(text);
+  const text = readCheckpointFile(join(dir, CHECKPOINT_FILE));
+  return text === undefined ? undefined : unmarshalCheckpoint(text);
 }
 
-/** Writes it whole or not at all (a temporary file renamed over it), as upstream's file store. */
+/** Writes it whole or not at all (src/checkpoint). */
 export function writeCheckpoint(dir: string, d: CheckpointData): void {
-  const file = join(dir, CHECKPOINT_FILE);
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = join(dir, `.${CHECKPOINT_FILE}.tmp`);
-  writeFileSync(tmp, marshalCheckpoint(d), { mode: 0o644 });
-  renameSync(tmp, file);
+  writeCheckpointFile(join(dir, CHECKPOINT_FILE), marshalCheckpoint(d));
 }

@@ -39,6 +39,8 @@ export interface CollectorDeps {
   podLogsDir: string;
   log: Logger;
   disk?: GCDisk;
+  /** Releases what a pod that is gone has published by volume plugins (CSI) before its mounts go (src/volumes). */
+  releaseVolumes?(uid: string): Promise<void>;
   policy?: ContainerGCPolicy;
   housekeepingMs?: number;
   gcMs?: number;
@@ -152,6 +154,7 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
       if (abort.signal.aborted) return;
       if (d.known().has(uid)) continue;
       await item(hkItems, `mounted/${uid}`, 'unmount the volumes of an orphaned pod', ref(uid), async () => {
+        await d.releaseVolumes?.(uid);
         const n = (await disk.unmountPodVolumes?.(d.rootDir, uid)) ?? 0;
         if (n) d.log.info('Unmounted the volumes of a pod that is gone', { ...ref(uid), volumes: n });
         else d.log.v(3, 'Orphaned pod found, but volumes are still mounted; not removing its directory', ref(uid));

@@ -22,7 +22,7 @@ import { startImageGC } from '../gc/images.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
 import { ImagePuller } from '../images/puller.ts';
 import { logger } from '../log/log.ts';
-import { collectProcessMetrics, metrics, observeRuntimeOperation, registerPodGauges } from '../metrics/metrics.ts';
+import { collectProcessMetrics, metrics, observeRuntimeOperation, registerPodGauges, registerVolumeStats } from '../metrics/metrics.ts';
 import {
   eventedPlegMetrics,
   evictionMetrics,
@@ -37,6 +37,7 @@ import {
   workerMetrics,
   deviceMetrics,
   podResourcesMetrics,
+  pluginManagerMetrics,
 } from '../metrics/observers.ts';
 import { ensureCniConfig } from '../network/cni-config.ts';
 import { readResolvConf } from '../network/resolv-conf.ts';
@@ -84,9 +85,20 @@ import { hostStats } from '../stats/host.ts';
 import { criStatsSource } from '../stats/runtime-source.ts';
 import { buildSummary } from '../stats/summary.ts';
 import { volumeStatsSource } from '../stats/volumes.ts';
+import { claimStatsSource } from '../stats/claim-volumes.ts';
 import { StatusManager } from '../status/status-manager.ts';
 import { VolumeManager } from '../volumes/volume-manager.ts';
-import { apiVolumeSources } from '../volumes/sources.ts';
+import { apiClaimSources, apiVolumeSources } from '../volumes/sources.ts';
+import { PersistentVolumes } from '../volumes/persistent.ts';
+import { bindMount } from '../volumes/mountinfo.ts';
+import { CsiDrivers, CsiRegistrationHandler } from '../csi/drivers.ts';
+import { nodeInfoManager } from '../csi/node-info-manager.ts';
+import { CsiVolumes } from '../csi/volumes.ts';
+import { PluginManager } from '../plugin-manager/manager.ts';
+import { CSI_PLUGIN, DRA_PLUGIN } from '../plugin-manager/handler.ts';
+import { DraPlugins } from '../dra/plugins.ts';
+import { DraManager } from '../dra/manager.ts';
+import { withClaimDevices } from '../dra/container.ts';
 
 export interface KubeletOptions {
   kubeconfig: string;
@@ -183,11 +195,46 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   });
   // Upstream's pod start-up SLI: creation to all containers running as the watch shows it, without image pulls.
   const startup = new StartupLatencyTracker(startupMetrics(log));
+  // Plugins that register on ROOT/plugins_registry (src/plugin-manager): CSI drivers (src/csi),
+  // whose node ID and topology go on the Node and its CSINode.
+  const csiDrivers = new CsiDrivers();
+  const csiNodeInfo = nodeInfoManager(api, nodeName);
+  const plugins = new PluginManager({ rootDir, log: logger('plugin_manager'), observe: pluginManagerMetrics });
+  plugins.addHandler(CSI_PLUGIN, new CsiRegistrationHandler({ drivers: csiDrivers, nodeInfo: csiNodeInfo, log: logger('csi') }));
+  // DRA drivers (src/dra) register as "DRAPlugin"; the node's ResourceSlices of drivers not
+  // registered (at start, and 30 s after one goes) are deleted. Claims are prepared before a
+  // pod's sandbox and unprepared once its containers stopped.
+  const draPlugins = new DraPlugins({ api, nodeName, log: logger('dra') });
+  plugins.addHandler(DRA_PLUGIN, draPlugins);
+  const dra = new DraManager({
+    rootDir,
+    api,
+    plugins: draPlugins,
+    log: logger('dra'),
+    activePods: () => workers.active().map((p) => p.metadata!.uid!),
+    sourcesReady: () => source.synced(),
+  });
+  draPlugins.start();
+  dra.start();
+  const volumeSources = apiVolumeSources(api);
+  // Claims and their PersistentVolumes: hostPath, local, CSI (src/volumes/persistent.ts).
+  const persistent = new PersistentVolumes({
+    rootDir,
+    nodeName,
+    sources: apiClaimSources(api),
+    csi: new CsiVolumes({ rootDir, nodeName, drivers: csiDrivers, secret: volumeSources.secret, log: logger('csi') }),
+    volumesAttached: () => (node.get()?.status?.volumesAttached ?? []).map((v) => v.name),
+    // Pods start after the node agent exists: a new set of volumes in use goes out at once.
+    inUseChanged: () => agent.poke(),
+    bindMount,
+    log: logger('volumes'),
+  });
   const volumes = new VolumeManager({
     rootDir,
-    sources: apiVolumeSources(api),
+    sources: volumeSources,
     log: logger('volumes'),
     nodeAllocatable: () => node.allocatable(),
+    persistent,
   });
   const syncer = new PodSyncer({
     runtime: cri,
@@ -227,7 +274,9 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     runtimeHandler: apiRuntimeHandler(api),
     runtimeHandlers,
     observe: syncMetrics,
-    devices,
+    // The claims' CDI devices ahead of the device plugins' (upstream's GenerateRunContainerOptions).
+    devices: { containerOptions: async (pod, c) => withClaimDevices(dra.cdiDevices(pod, c), await devices.containerOptions(pod, c)) },
+    claims: dra,
   });
   // Liveness, readiness and startup probes: a changed result syncs the pod again.
   const prober = new Prober({ cri, events, log: logger('prober'), onChange: (uid) => workers.wake(uid) });
@@ -246,6 +295,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       appArmorHostError: appArmorHostError(),
       admitUnderPressure: (pod) => eviction?.admit(pod) ?? { admit: true },
       devices,
+      claims: dra,
     }),
     rootDir,
   );
@@ -300,14 +350,17 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     fsCapacity: () => filesystemStats(rootDir).capacityBytes,
     pressure: () => eviction?.conditions() ?? [],
     devices: () => devices.capacity(),
+    volumes: { inUse: () => persistent.volumesInUse(), markReportedInUse: (names) => persistent.markReportedInUse(names) },
     probeRuntime: async () => {
       const r = await probeRuntime(cri, images, config.nodeStatusMaxImages, log, (h) => runtimeHandlers.set(h));
       return { ...r, health: { ...r.health, plegProblem: pleg.problem() } };
     },
     onNode: (n) => node.set(n),
   });
-  // A re-registered Node has a new UID: mirror pods are owned by it.
+  // A re-registered Node has a new UID: mirror pods are owned by it, and so is the CSINode.
   node.onNewUID(() => mirrors.reconcileAll());
+  node.onNewUID(() => void csiNodeInfo.initialize().catch((e) => log.error('Failed to initialize the CSINode', { err: e })));
+  plugins.start();
   // --network-plugin=kubenet: a bridge network for the podCIDR, unless an add-on installed one.
   if (o.networkPlugin === 'kubenet') {
     node.onNewPodCIDR((podCIDR) => {
@@ -360,6 +413,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     cgroupRoot: config.cgroupRoot,
     log: logger('gc'),
     observe: housekeepingMetrics,
+    releaseVolumes: (uid) => persistent.release(uid),
   });
   // Image GC between imageGCLowThresholdPercent and imageGCHighThresholdPercent.
   const imageGC = startImageGC({
@@ -381,6 +435,14 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     rootDir,
     onError: (path, err) => statsLog.v(4, 'Failed to calculate volume metrics', { path, err }),
   });
+  // Claim volumes as their plugin measures them (src/stats/claim-volumes.ts).
+  const claimStats = claimStatsSource({
+    mounts: (uid) => persistent.claimMounts(uid),
+    csi: (driver) => csiDrivers.client(driver),
+    volumeHealth: config.featureGates.CSIVolumeHealth === true,
+    events,
+    onError: (volume, err) => statsLog.v(4, 'Failed to calculate volume metrics', { volume, err }),
+  });
   const stats = sampleCache(
     () =>
       collectSample(runtimeStats, hostStats(), {
@@ -390,9 +452,15 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
         kubeletStartMs,
         systemCgroups: o.systemCgroups,
         volumes: volumeStats,
+        claims: claimStats,
       }),
     { log: statsLog },
   );
+  // kubelet_volume_stats_*: the claim volumes of the Summary's pods.
+  registerVolumeStats(async () => {
+    const s = await stats.get();
+    return buildSummary(nodeName, s.cur, s.prev).pods;
+  });
   // Node pressure: conditions, reclaim, evictions (src/eviction).
   eviction = startEvictionManager({
     thresholds: parseThresholds(config),
@@ -478,6 +546,9 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
         workers,
         prober,
         events,
+        plugins,
+        dra,
+        draPlugins,
       ])
         part?.stop();
       healthz.close();

@@ -1,6 +1,7 @@
 // The kubelet's Prometheus metrics, under upstream's names so existing dashboards and
 // alerts work unchanged.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PodStats } from '../stats/summary-types.ts';
 
 export const registry = new Registry();
 
@@ -265,6 +266,13 @@ export const metrics = {
     labelNames: ['server_api_version'],
     registers: r,
   }),
+  // The plugin manager (src/plugin-manager): upstream's name, without the kubelet_ prefix.
+  pluginManagerTotalPlugins: new Gauge({
+    name: 'plugin_manager_total_plugins',
+    help: alpha('Number of plugins in Plugin Manager'),
+    labelNames: ['socket_path', 'state'],
+    registers: r,
+  }),
   housekeepingDuration: new Histogram({
     name: 'kubelet_ts_housekeeping_duration_seconds',
     help: 'Duration in seconds of a pass of housekeeping (every 2 s) or of container garbage collection (every minute).',
@@ -391,6 +399,79 @@ export function registerPodGauges(read: () => PodGauges): void {
   );
   gauge('kubelet_managed_ephemeral_containers', 'Current number of ephemeral containers in pods managed by this kubelet.', [], (g, p) =>
     g.set(p.ephemeralContainers),
+  );
+}
+
+/** One claim's figures, as the kubelet_volume_stats_* series show them. */
+export interface ClaimVolumeStats {
+  namespace: string;
+  persistentvolumeclaim: string;
+  capacityBytes: number;
+  availableBytes: number;
+  usedBytes: number;
+  inodes: number;
+  inodesFree: number;
+  inodesUsed: number;
+  /** Only when the volume's health is known (CSIVolumeHealth). */
+  abnormal?: boolean;
+}
+
+/** Pure: upstream's volumeStatsCollector: the pods' volumes that have a claim, the first of each namespace/claim. */
+export function claimVolumeStats(pods: Pick<PodStats, 'volume'>[]): ClaimVolumeStats[] {
+  const seen = new Map<string, ClaimVolumeStats>();
+  for (const v of pods.flatMap((p) => p.volume ?? [])) {
+    const ref = v.pvcRef;
+    if (!ref || seen.has(`${ref.namespace}/${ref.name}`)) continue;
+    seen.set(`${ref.namespace}/${ref.name}`, {
+      namespace: ref.namespace,
+      persistentvolumeclaim: ref.name,
+      capacityBytes: v.capacityBytes ?? 0,
+      availableBytes: v.availableBytes ?? 0,
+      usedBytes: v.usedBytes ?? 0,
+      inodes: v.inodes ?? 0,
+      inodesFree: v.inodesFree ?? 0,
+      inodesUsed: v.inodesUsed ?? 0,
+      abnormal: v.volumeHealthStats?.abnormal,
+    });
+  }
+  return [...seen.values()];
+}
+
+/** kubelet_volume_stats_*, from the pods' stats read at each scrape (upstream's volumeStatsCollector over ListPodStats). */
+export function registerVolumeStats(read: () => Promise<Pick<PodStats, 'volume'>[]>): void {
+  // A scrape collects all seven at once: one read serves them. No stats yet: no series, as upstream.
+  let pending: Promise<ClaimVolumeStats[]> | undefined;
+  const stats = () =>
+    (pending ??= read()
+      .then(claimVolumeStats, () => [])
+      .finally(() => {
+        pending = undefined;
+      }));
+  const gauge = (key: string, help: string, value: (s: ClaimVolumeStats) => number | undefined) =>
+    new Gauge({
+      name: `kubelet_volume_stats_${key}`,
+      help: alpha(help),
+      labelNames: ['namespace', 'persistentvolumeclaim'],
+      registers: r,
+      async collect() {
+        const all = await stats();
+        this.reset();
+        for (const s of all) {
+          const v = value(s);
+          if (v !== undefined) this.set({ namespace: s.namespace, persistentvolumeclaim: s.persistentvolumeclaim }, v);
+        }
+      },
+    });
+  gauge('capacity_bytes', 'Capacity in bytes of the volume', (s) => s.capacityBytes);
+  gauge('available_bytes', 'Number of available bytes in the volume', (s) => s.availableBytes);
+  gauge('used_bytes', 'Number of used bytes in the volume', (s) => s.usedBytes);
+  gauge('inodes', 'Maximum number of inodes in the volume', (s) => s.inodes);
+  gauge('inodes_free', 'Number of free inodes in the volume', (s) => s.inodesFree);
+  gauge('inodes_used', 'Number of used inodes in the volume', (s) => s.inodesUsed);
+  gauge(
+    'health_status_abnormal',
+    'Abnormal volume health status. The count is either 1 or 0. 1 indicates the volume is unhealthy, 0 indicates volume is healthy',
+    (s) => (s.abnormal === undefined ? undefined : Number(s.abnormal)),
   );
 }
 

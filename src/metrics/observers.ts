@@ -9,6 +9,7 @@ import { countRunning, type PlegObserver } from '../pleg/relist.ts';
 import type { CollectorDeps } from '../gc/collector.ts';
 import type { DeviceObserver } from '../devices/manager.ts';
 import type { PodResourcesObserver } from '../devices/pod-resources.ts';
+import type { PluginManagerObserver } from '../plugin-manager/manager.ts';
 import type { SyncObserver } from '../runtime/sync.ts';
 import type { StatusObserver } from '../status/status-manager.ts';
 import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from './labels.ts';
@@ -127,4 +128,14 @@ export const podResourcesMetrics: PodResourcesObserver = {
     })[endpoint].inc({
       server_api_version: 'v1',
     }),
+};
+
+/** upstream's totalPluginsCollector: one series per socket path and state, rebuilt after each pass. */
+export const pluginManagerMetrics: PluginManagerObserver = {
+  state(desired, actual) {
+    const g = metrics.pluginManagerTotalPlugins;
+    g.reset();
+    for (const path of desired) g.set({ socket_path: path, state: 'desired_state_of_world' }, 1);
+    for (const path of actual) g.set({ socket_path: path, state: 'actual_state_of_world' }, 1);
+  },
 };

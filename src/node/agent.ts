@@ -16,12 +16,14 @@ export interface NodeAgentOptions {
   updateEveryMs: number;
   reportEveryMs: number;
   /** Everything in StatusInputs that does not change while the kubelet runs. */
-  staticInputs: Omit<StatusInputs, 'runtime' | 'images' | 'now' | 'fs' | 'pressure' | 'devices'>;
+  staticInputs: Omit<StatusInputs, 'runtime' | 'images' | 'now' | 'fs' | 'pressure' | 'devices' | 'volumesInUse'>;
   fsCapacity: () => number;
   /** The eviction manager's pressure conditions (MemoryPressure, DiskPressure, PIDPressure). */
   pressure?: () => string[];
   /** The device plugin resources' capacity and allocatable (src/devices). */
   devices?: () => StatusInputs['devices'];
+  /** The volumes in use (src/volumes/persistent.ts), and whom to tell once a status carrying them was accepted. */
+  volumes?: { inUse(): string[]; markReportedInUse(names: string[]): void };
   probeRuntime: () => Promise<{ health: RuntimeHealth; images: ContainerImage[] }>;
   onNode: (node: Node) => void;
   log: Logger;
@@ -77,6 +79,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
         now: new Date(),
         pressure: o.pressure?.() ?? [],
         devices: o.devices?.(),
+        volumesInUse: o.volumes?.inUse(),
       },
       lastComputed,
     );
@@ -87,6 +90,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
       const node = await api.patch<Node>(`${path}/status`, { status }, 'merge');
       lastSent = status;
       lastSentAt = Date.now();
+      if (status.volumesInUse) o.volumes?.markReportedInUse(status.volumesInUse);
       o.onNode(node);
     } catch (e) {
       if (!isNotFound(e)) throw e;

@@ -134,3 +134,12 @@ test('declaredFeatures: in the status when given, and a change is a change to se
   assert.deepEqual((withFeatures as { declaredFeatures?: string[] }).declaredFeatures, ['RestartAllContainersOnContainerExits']);
   assert.equal(statusChanged(without, withFeatures), true);
 });
+
+test('volumesInUse: in the status once known, an empty list too (a merge patch must empty it), and a change is sent', () => {
+  assert.equal('volumesInUse' in nodeStatus(inputs()), false);
+  const used = nodeStatus(inputs({ volumesInUse: ['kubernetes.io/csi/d^v1'] }));
+  assert.deepEqual(used.volumesInUse, ['kubernetes.io/csi/d^v1']);
+  const none = nodeStatus(inputs({ volumesInUse: [] }));
+  assert.deepEqual(none.volumesInUse, []);
+  assert.equal(statusChanged(used, none), true);
+});

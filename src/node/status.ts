@@ -40,6 +40,8 @@ export interface StatusInputs {
    * unhealthy devices, allocatable the healthy ones; a removed resource stays at 0.
    */
   devices?: { capacity: Record<string, number>; allocatable: Record<string, number> };
+  /** upstream's GetVolumesInUse (src/volumes/persistent.ts): the attachable volumes the node's pods use; undefined: left out. */
+  volumesInUse?: string[];
 }
 
 /** The Node object to create when registering. */
@@ -192,6 +194,8 @@ export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
       architecture: i.host.architecture,
     },
     images: i.images,
+    // Always sent once known: a merge patch must be able to empty it.
+    ...(i.volumesInUse ? { volumesInUse: i.volumesInUse } : {}),
     // Not in kubernetes-types yet (NodeStatus.declaredFeatures, 1.35).
     ...(i.declaredFeatures ? ({ declaredFeatures: i.declaredFeatures } as NodeStatus) : {}),
   };

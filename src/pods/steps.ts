@@ -42,6 +42,8 @@ export function podSteps(d: {
   admitUnderPressure?: (pod: Pod) => Admission;
   /** The device manager (src/devices): what admission checks device requests against, and where an admitted pod's devices are reserved. */
   devices?: { admissionInput(pod: Pod): PodPlanInput; reserve(pod: Pod): string | undefined };
+  /** The DRA manager (src/dra): a stopped pod's ResourceClaims unprepared. */
+  claims?: { unprepareResources(pod: Pod): Promise<void> };
 }): PodSteps {
   return {
     admit(pod, active) {
@@ -117,6 +119,8 @@ export function podSteps(d: {
       // A pod its source dropped is stopped as last seen (its preStop hooks, its containers' names).
       const subject = pod ?? lastPod ?? ({ metadata: { uid, name: '', namespace: '' }, spec: { containers: [] } } as Pod);
       await d.syncer.killPod(subject, before, gracePeriodSeconds, reason);
+      // Upstream's SyncTerminatingPod: the claims unprepared once the containers are stopped (a failure retries the step).
+      await d.claims?.unprepareResources(subject);
       await d.syncer.releaseVolumes(uid);
       if (!pod) return;
       // The final status: every container terminated, the phase final.

@@ -3,8 +3,7 @@
 // A pod's spec is its allocation when first seen; after that only an accepted resize changes
 // it. Checkpointed as JSON under the root directory (upstream: allocated_pods_state) so a
 // restarted kubelet does not take a pending resize for granted.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readCheckpointFile, writeCheckpointFile } from '../checkpoint/file-store.ts';
 import type { Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { specAllocation, type Allocation } from './decide.ts';
 
@@ -24,7 +23,7 @@ export class AllocationManager {
     this.#onError = o.onError;
     if (!this.#file) return;
     try {
-      const data = JSON.parse(readFileSync(this.#file, 'utf8')) as { version?: number; pods?: Record<string, unknown> };
+      const data = JSON.parse(readCheckpointFile(this.#file) ?? '{}') as { version?: number; pods?: Record<string, unknown> };
       for (const [uid, a] of Object.entries(data.pods ?? {})) {
         if (data.version === VERSION) this.#pods.set(uid, a as Allocation);
         else {
@@ -67,10 +66,7 @@ export class AllocationManager {
   #save() {
     if (!this.#file) return;
     try {
-      mkdirSync(dirname(this.#file), { recursive: true });
-      const tmp = `${this.#file}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ version: VERSION, pods: Object.fromEntries(this.#pods) }));
-      renameSync(tmp, this.#file);
+      writeCheckpointFile(this.#file, JSON.stringify({ version: VERSION, pods: Object.fromEntries(this.#pods) }));
     } catch (e) {
       this.#onError?.(e);
     }

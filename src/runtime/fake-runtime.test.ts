@@ -334,7 +334,7 @@ function scratchDir(): string {
 export interface SyncerOptions {
   runtime?: FakeRuntime;
   env?: EnvSource;
-  volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'tearDown'>;
+  volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'containerDevices' | 'tearDown'>;
   /** The image's user by image name; pull: what ensure answers instead (an ErrImagePull, say). */
   imageUsers?: Record<string, ImageUser>;
   pull?: (c: Container) => PullResult | undefined;

@@ -121,6 +121,8 @@ function resources(pod: Pod, c: Container) {
 export interface ContainerInputs {
   /** CRI mounts: volumeMounts, /etc/hosts, the termination message file. */
   mounts?: Mount[];
+  /** The raw block volumes of its volumeDevices (src/volumes, upstream's makeBlockVolumes). */
+  volumeDevices?: { containerPath: string; hostPath: string; permissions: string }[];
   /** The environment and the expanded command and args (env.ts); without them, literal env values only. */
   env?: { name: string; value: string }[];
   command?: string[];
@@ -144,7 +146,10 @@ function withDevices(config: ContainerConfig, d: DeviceRunOptions | undefined): 
     ...config,
     envs: [...envs, ...(config.envs ?? [])],
     mounts: [...mounts, ...(config.mounts ?? [])],
-    devices: d.devices.map((x) => ({ containerPath: x.containerPath, hostPath: x.hostPath, permissions: x.permissions })),
+    devices: [
+      ...d.devices.map((x) => ({ containerPath: x.containerPath, hostPath: x.hostPath, permissions: x.permissions })),
+      ...(config.devices ?? []),
+    ],
     annotations: { ...d.annotations, ...config.annotations },
     CDIDevices: d.cdiDevices.map((name) => ({ name })),
   };
@@ -175,6 +180,7 @@ function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInp
     },
     logPath: `${c.name}/${attempt}.log`,
     mounts: inputs.mounts ?? [],
+    ...(inputs.volumeDevices?.length ? { devices: inputs.volumeDevices } : {}),
     stdin: !!c.stdin,
     stdinOnce: !!c.stdinOnce,
     tty: !!c.tty,

@@ -69,6 +69,7 @@ const volumes = (mountError?: string) => ({
     if (mountError) throw new Error(mountError);
     return [];
   },
+  containerDevices: () => [],
   tearDown: async () => {},
 });
 /** A volume manager whose volumes are all set up: a mount per volumeMount, from /vol/NAME. */
@@ -76,6 +77,7 @@ const volumeMounts = {
   setUp: async () => ({ ready: true, failed: [] }),
   containerMounts: (_p: Pod, c: Container) =>
     (c.volumeMounts ?? []).map((m) => ({ containerPath: m.mountPath, hostPath: `/vol/${m.name}`, readonly: !!m.readOnly })),
+  containerDevices: () => [],
   tearDown: async () => {},
 };
 const RRO_UNSUPPORTED =

@@ -81,7 +81,7 @@ export class PodSyncer {
   readonly #log: Logger;
   readonly #crashBackoff = new CrashBackoff();
   readonly #env: EnvSource;
-  readonly #volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'tearDown'>;
+  readonly #volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'containerDevices' | 'tearDown'>;
   /** In-place resize: what each pod is allocated and what its containers run with (src/resize). */
   readonly #resizer: PodResizer;
   readonly #runtimeHandler: (runtimeClassName: string) => Promise<string>;
@@ -90,6 +90,8 @@ export class PodSyncer {
   readonly #podCgroups: PodCgroups;
   /** The device manager (src/devices): a container's devices at its creation. */
   readonly #devices?: ContainerDevices;
+  /** The DRA manager (src/dra): the pod's ResourceClaims prepared before its sandbox. */
+  readonly #claims?: { prepareResources(pod: Pod): Promise<void> };
 
   /**
    * runtime and view: the CRI calls and the runtime's state of a pod (RuntimeClient and RuntimeView, or a fake).
@@ -105,13 +107,14 @@ export class PodSyncer {
     node: NodeContext;
     log: Logger;
     env?: EnvSource;
-    volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'tearDown'>;
+    volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'containerDevices' | 'tearDown'>;
     resizer: PodResizer;
     runtimeHandler?: (runtimeClassName: string) => Promise<string>;
     runtimeHandlers?: RuntimeHandlers;
     observe?: SyncObserver;
     podCgroups?: PodCgroups;
     devices?: ContainerDevices;
+    claims?: { prepareResources(pod: Pod): Promise<void> };
   }) {
     this.#cri = d.runtime;
     this.#view = d.view;
@@ -131,6 +134,7 @@ export class PodSyncer {
     this.#resizer = d.resizer;
     this.#podCgroups = d.podCgroups ?? hostPodCgroups;
     this.#devices = d.devices;
+    this.#claims = d.claims;
   }
 
   /**
@@ -243,6 +247,15 @@ export class PodSyncer {
       if (notReady) {
         this.#events.event(podRef(pod), 'Warning', 'NetworkNotReady', `network is not ready: ${notReady}`);
         return { runtime: status, waiting, requeueAfterMs: 1000 };
+      }
+      // The pod's ResourceClaims prepared by their DRA drivers before its sandbox, as upstream's SyncPod (PrepareDynamicResources).
+      try {
+        await this.#claims?.prepareResources(pod);
+      } catch (e) {
+        const message = `Failed to prepare dynamic resources: ${(e as Error).message}`;
+        this.#events.event(podRef(pod), 'Warning', 'FailedPrepareDynamicResources', message);
+        this.#log.error('Failed to prepare dynamic resources', { ...ref, err: e });
+        return { runtime: status, waiting, requeueAfterMs: 10_000 };
       }
       mkdirSync(sbConfig.logDirectory!, { recursive: true });
       try {
@@ -362,6 +375,7 @@ export class PodSyncer {
     if ('error' in resolved) return this.#configError(pod, name, waiting, resolved.error);
     // Volume mounts, /etc/hosts and the termination message file (src/volumes), as upstream's makeMounts.
     let mounts: ReturnType<VolumeManager['containerMounts']> | undefined;
+    let volumeDevices: ReturnType<VolumeManager['containerDevices']> | undefined;
     try {
       mounts = this.#volumes?.containerMounts(pod, c, {
         podIPs: [status.sandboxes.find((s) => s.id === sandboxId)?.ip ?? ''].filter(Boolean),
@@ -370,6 +384,7 @@ export class PodSyncer {
       });
       // recursiveReadOnly against what the pod's runtime handler supports (src/runtime/recursive-read-only.ts).
       if (requestsRecursiveReadOnly(c)) mounts = withRecursiveReadOnly(c, mounts, await this.#supportsRecursiveReadOnly(pod));
+      volumeDevices = this.#volumes?.containerDevices(pod, c);
     } catch (e) {
       return this.#configError(pod, name, waiting, (e as Error).message);
     }
@@ -390,6 +405,7 @@ export class PodSyncer {
       const config = containerConfig(pod, c, attempt, {
         ...resolved,
         mounts,
+        volumeDevices,
         imageUser: pulled.user,
         seccomp: this.#node,
         memoryCapacityBytes: this.#node.memoryCapacity?.(),

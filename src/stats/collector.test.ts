@@ -6,6 +6,8 @@ import type { HostStats } from './host.ts';
 import type { ContainerInfo, RuntimeStatsSource, SandboxInfo } from './runtime-source.ts';
 import { mem } from './fixtures.test.ts';
 import type { VolumeDir, VolumeStatsSource } from './volumes.ts';
+import type { ClaimStatsSource } from './claim-volumes.ts';
+import type { RawVolume } from './sample.ts';
 
 const sandboxes: SandboxInfo[] = [
   { id: 's1', uid: 'u1', name: 'web', namespace: 'ns', ready: true, createdAtMs: 1000 },
@@ -242,8 +244,50 @@ test("collectSample: the pod's volumes with their last walk, statfs once a files
   );
 });
 
-test("collectSample: a runtime that does not answer keeps the volumes' walks", async () => {
+function claims(): ClaimStatsSource & { kept?: Set<string> } {
+  const data: RawVolume = {
+    name: 'data',
+    plugin: 'kubernetes.io~csi',
+    ownFs: true,
+    metrics: { capacityBytes: 10, availableBytes: 6, usedBytes: 4, inodes: 0, inodesFree: 0, inodesUsed: 0, timeMs: 900 },
+    pvc: { name: 'data-web', namespace: 'ns' },
+  };
+  const src = {
+    kept: undefined as Set<string> | undefined,
+    volumes: (uid: string) => (uid === 'u1' ? [data] : []),
+    retain(uids: Set<string>) {
+      src.kept = uids;
+    },
+  };
+  return src;
+}
+
+test("collectSample: the pod's claim volumes after its directories; the live pods' figures kept", async () => {
+  const c = claims();
+  const s = await collectSample(runtime(), host(['/', '/kubepods/burstable/podu1']), { ...opts, volumes: volumes(), claims: c });
+  assert.deepEqual(
+    s.pods[0]!.volumes!.map((x) => [x.name, x.pvc?.name]),
+    [
+      ['config', undefined],
+      ['scratch', undefined],
+      ['tmp', undefined],
+      ['token', undefined],
+      ['data', 'data-web'],
+    ],
+  );
+  assert.deepEqual([...c.kept!], ['u1'], 'the pods sampled (u2 has no live container)');
+  // Claims alone (no directory source): still listed.
+  const only = await collectSample(runtime(), host(['/']), { ...opts, claims: claims() });
+  assert.deepEqual(
+    only.pods[0]!.volumes!.map((x) => x.name),
+    ['data'],
+  );
+});
+
+test("collectSample: a runtime that does not answer keeps the volumes' walks and the claims' figures", async () => {
   const v = volumes();
-  await collectSample(runtime('connection refused'), host(['/']), { ...opts, volumes: v });
+  const c = claims();
+  await collectSample(runtime('connection refused'), host(['/']), { ...opts, volumes: v, claims: c });
   assert.equal(v.kept, undefined);
+  assert.equal(c.kept, undefined);
 });

@@ -3,7 +3,8 @@
 // between samples rely on. The reads are small and synchronous (~0.8 ms a pod), so the
 // pass yields to the event loop after each pod rather than stall requests for tens of ms.
 // Volumes: their directories are listed and statfs'd (once a filesystem) each sample, but
-// their contents are walked in the background (volumes.ts): a sample takes the last walk.
+// their contents are walked in the background (volumes.ts): a sample takes the last walk. Claim
+// volumes are measured in the background too (claim-volumes.ts).
 // Process stats (cadvisor's fds, sockets, ulimits) walk /proc/<pid>/fd of each cgroup's own
 // processes, once a process a sample (processes.ts).
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -15,6 +16,7 @@ import type { RuntimeStatsSource } from './runtime-source.ts';
 import { processSampler } from './processes.ts';
 import type { CgroupSample, FsUsage, RawContainer, RawPod, RawSample, RawVolume, SystemContainer } from './sample.ts';
 import type { VolumeStatsSource } from './volumes.ts';
+import type { ClaimStatsSource } from './claim-volumes.ts';
 import { systemContainerNames, type SystemCgroupsConfig } from '../node/system-cgroups.ts';
 
 const NONE: SystemCgroupsConfig = { kubeletCgroups: '', systemCgroups: '', runtimeCgroups: '' };
@@ -31,22 +33,30 @@ export interface CollectorOptions {
   systemCgroups?: SystemCgroupsConfig;
   /** The pods' volumes; without it pods have no volume stats. One for the kubelet's life: it caches the walks. */
   volumes?: VolumeStatsSource;
+  /** The pods' claim volumes; one for the kubelet's life too. */
+  claims?: ClaimStatsSource;
   now?: () => number;
 }
 
-/** The pod's volumes: the last walk of each, and a statfs of each filesystem once a sample (`fsByDev`). */
+/**
+ * The pod's volumes: the last walk of each directory and a statfs of each filesystem once a
+ * sample (`fsByDev`), then the claim volumes' last figures.
+ */
 function podVolumes(
-  src: VolumeStatsSource,
+  o: CollectorOptions,
   host: HostStats,
   uid: string,
   fsByDev: Map<number, FsUsage | undefined>,
   keep: Set<string>,
-): RawVolume[] {
-  return src.list(uid).map((v) => {
+): RawVolume[] | undefined {
+  const src = o.volumes;
+  if (!src && !o.claims) return undefined;
+  const dirs = (src?.list(uid) ?? []).map((v): RawVolume => {
     keep.add(v.path);
     if (!fsByDev.has(v.dev)) fsByDev.set(v.dev, host.fs(v.path));
-    return { name: v.name, plugin: v.plugin, ownFs: v.ownFs, usage: src.usage(v.path), fs: fsByDev.get(v.dev) };
+    return { name: v.name, plugin: v.plugin, ownFs: v.ownFs, usage: src!.usage(v.path), fs: fsByDev.get(v.dev) };
   });
+  return [...dirs, ...(o.claims?.volumes(uid) ?? [])];
 }
 
 export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: CollectorOptions): Promise<RawSample> {
@@ -121,7 +131,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
           sandboxCgroup: sandboxPath && cgroups.exists(sandboxPath) ? sample(sandboxPath, true) : undefined,
           processCount: cgroupPath ? cgroups.processCount(cgroupPath) : undefined,
           network: pausePid ? host.netDev(pausePid) : undefined,
-          volumes: o.volumes && podVolumes(o.volumes, host, sb.uid, fsByDev, volumePaths),
+          volumes: podVolumes(o, host, sb.uid, fsByDev, volumePaths),
           etcHosts: host.dirUsage(`${o.rootDir}/pods/${sb.uid}/etc-hosts`),
         };
         podOf.set(sb.id, pod);
@@ -146,6 +156,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
     }
     // Only when the runtime answered: otherwise every pod would seem gone and its walks lost.
     o.volumes?.retain(volumePaths);
+    o.claims?.retain(new Set(pods.map((p) => p.uid)));
   }
 
   return {

@@ -170,19 +170,34 @@ export interface DirUsage {
   inodesUsed: number;
 }
 
-/** One of the pod's volume directories, ROOT/pods/UID/volumes/PLUGIN/NAME. */
+/**
+ * upstream's volume.Metrics of a claim volume, as its plugin's metrics provider measures it:
+ * statfs of the mount (local), or the driver's NodeGetVolumeStats (CSI).
+ */
+export interface VolumeMetrics extends FsUsage {
+  inodesUsed: number;
+  /** The CSI volume condition; undefined unless CSIVolumeHealth is on and the driver has VOLUME_CONDITION. */
+  abnormal?: boolean;
+}
+
+/**
+ * One of the pod's volumes, ROOT/pods/UID/volumes/PLUGIN/NAME: a directory the kubelet fills
+ * (measured by du and statfs: usage and fs) or a claim's mount (measured by its plugin: metrics).
+ */
 export interface RawVolume {
-  /** The pod's name for the volume (its directory's name, as upstream lays them out). */
+  /** The pod's name for the volume (its directory's name for the directories the kubelet fills). */
   name: string;
-  /** Upstream's plugin directory name: kubernetes.io~empty-dir, kubernetes.io~configmap, ... */
+  /** Upstream's plugin directory name: kubernetes.io~empty-dir, kubernetes.io~configmap, kubernetes.io~csi, ... */
   plugin: string;
-  /** A filesystem of its own, mounted on the directory: a tmpfs (emptyDir medium Memory, secret, projected, downwardAPI). */
+  /** A filesystem of its own, mounted on the directory: a tmpfs (emptyDir medium Memory, secret, projected, downwardAPI), a claim's mount. */
   ownFs: boolean;
   /** The last walk of the directory (du), when it began; walks are cached, so older than the sample. Undefined before the first one ends. */
   usage?: DirUsage & { timeMs: number };
   /** statfs of the volume's filesystem, this sample. */
   fs?: FsUsage;
-  /** The claim, for a volume backed by a PersistentVolumeClaim (none yet: kubelet-ts sets up no PVCs). */
+  /** A claim volume's last figures, when their measuring began (cached too); undefined before the first measure ends or when it failed. */
+  metrics?: VolumeMetrics & { timeMs: number };
+  /** The claim, for a volume backed by a PersistentVolumeClaim (persistentVolumeClaim or generic ephemeral). */
   pvc?: { name: string; namespace: string };
 }
 

@@ -131,4 +131,5 @@ export interface FsStats {
 export interface VolumeStats extends FsStats {
   name?: string;
   pvcRef?: { name: string; namespace: string };
+  volumeHealthStats?: { abnormal: boolean };
 }

@@ -332,6 +332,8 @@ test("isLocalEphemeral: upstream's IsLocalEphemeralVolume, told from the volume 
     ['kubernetes.io~secret', true, false],
     ['kubernetes.io~projected', true, false],
     ['kubernetes.io~downward-api', true, false],
+    ['kubernetes.io~local-volume', true, false], // a claim: persistent, whatever disk it is on
+    ['kubernetes.io~csi', true, false],
   ];
   for (const [plugin, ownFs, counts] of cases) assert.equal(isLocalEphemeral({ plugin, ownFs }), counts, `${plugin} ownFs=${ownFs}`);
 });
@@ -345,7 +347,24 @@ const vol = (name: string, plugin: string, ownFs: boolean, usedBytes: number, in
   fs,
 });
 
-test("volumeStats: used from du (at the walk's time), the rest from statfs; nothing before the first walk or without statfs", () => {
+const claimVol = (name: string, plugin: string, abnormal?: boolean): RawVolume => ({
+  name,
+  plugin,
+  ownFs: true,
+  metrics: {
+    capacityBytes: 8000,
+    availableBytes: 5000,
+    usedBytes: 3000,
+    inodes: 100,
+    inodesFree: 90,
+    inodesUsed: 10,
+    abnormal,
+    timeMs: T - 30_000,
+  },
+  pvc: { name: `${name}-web-0`, namespace: 'ns' },
+});
+
+test("volumeStats: used from du (at the walk's time), the rest from statfs; a claim's as measured; nothing before the first walk or without statfs", () => {
   const tmpfs = { capacityBytes: 64, availableBytes: 60, usedBytes: 4, inodes: 10, inodesFree: 7 };
   const cases: [name: string, v: RawVolume, want: unknown][] = [
     [
@@ -377,20 +396,37 @@ test("volumeStats: used from du (at the walk's time), the rest from statfs; noth
       },
     ],
     [
-      'a claim: pvcRef',
-      { ...vol('data', 'kubernetes.io~csi', false, 0, 1), pvc: { name: 'data-0', namespace: 'ns' } },
+      "a claim: its plugin's figures, at their time, and pvcRef",
+      claimVol('data', 'kubernetes.io~local-volume'),
       {
-        time: '2026-11-22T11:59:50Z',
-        availableBytes: 600,
-        capacityBytes: 1000,
-        usedBytes: 0,
-        inodesFree: 70,
+        time: '2026-11-22T11:59:40Z',
+        availableBytes: 5000,
+        capacityBytes: 8000,
+        usedBytes: 3000,
+        inodesFree: 90,
         inodes: 100,
-        inodesUsed: 1,
+        inodesUsed: 10,
         name: 'data',
-        pvcRef: { name: 'data-0', namespace: 'ns' },
+        pvcRef: { name: 'data-web-0', namespace: 'ns' },
       },
     ],
+    [
+      "a CSI claim with CSIVolumeHealth: the driver's condition",
+      claimVol('logs', 'kubernetes.io~csi', true),
+      {
+        time: '2026-11-22T11:59:40Z',
+        availableBytes: 5000,
+        capacityBytes: 8000,
+        usedBytes: 3000,
+        inodesFree: 90,
+        inodes: 100,
+        inodesUsed: 10,
+        name: 'logs',
+        pvcRef: { name: 'logs-web-0', namespace: 'ns' },
+        volumeHealthStats: { abnormal: true },
+      },
+    ],
+    ['a claim not measured yet', { ...claimVol('new', 'kubernetes.io~csi'), metrics: undefined }, undefined],
     ['not walked yet', { ...vol('new', 'kubernetes.io~empty-dir', false, 0, 0), usage: undefined }, undefined],
     ['no statfs', { ...vol('gone', 'kubernetes.io~empty-dir', false, 0, 0), fs: undefined }, undefined],
   ];
@@ -414,6 +450,8 @@ test("buildSummary: the pod's volumes, and its local ephemeral ones and etc-host
     vol('scratch', 'kubernetes.io~empty-dir', false, 40960, 12),
     vol('kube-api-access', 'kubernetes.io~projected', true, 12288, 6),
     { ...vol('fresh', 'kubernetes.io~empty-dir', false, 0, 0), usage: undefined },
+    claimVol('data', 'kubernetes.io~local-volume'),
+    claimVol('cache', 'kubernetes.io~csi'),
   ];
   s.pods[0]!.etcHosts = { usedBytes: 4096, inodesUsed: 1 };
   const w = wire(buildSummary('node-1', s, earlier));
@@ -423,10 +461,13 @@ test("buildSummary: the pod's volumes, and its local ephemeral ones and etc-host
     [
       ['config', 8192],
       ['scratch', 40960],
+      ['cache', 3000],
+      ['data', 3000],
       ['kube-api-access', 12288],
       ['tmp', 1 << 20],
     ],
   );
+  // Claim volumes are not local ephemeral storage (upstream's IsLocalEphemeralVolume): not counted.
   // Writable layer 8192 + logs 4096, configMap 8192, emptyDir 40960, etc-hosts 4096; inodes 5 + 2 + 4 + 12 + 1.
   assert.deepEqual(w.pods[0]['ephemeral-storage'], { time: t, ...fs, usedBytes: 65536, ...inodes, inodesUsed: 24 });
   assert.deepEqual(Object.keys(w.pods[0]), [

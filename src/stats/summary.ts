@@ -2,7 +2,8 @@
 // summary provider builds it from cadvisor and CRI: node figures from the root cgroup,
 // pod CPU and memory from the pod cgroup, containers from their cgroups (CRI stats when a
 // cgroup cannot be read), rootfs from the CRI writable layer, logs from the log directory,
-// volumes from the last walk of their directories and a statfs of their filesystems.
+// volumes from the last walk of their directories and a statfs of their filesystems, claim
+// volumes as their plugin measures them.
 // Node, system containers and pods take cadvisor's shape (PSI always there, zeros where the
 // kernel has none); containers take the CRI's (PSI only where the runtime reports it).
 import { usageNanoCores, type CpuReading } from './rate.ts';
@@ -205,23 +206,27 @@ export function isLocalEphemeral(v: Pick<RawVolume, 'plugin' | 'ownFs'>): boolea
 }
 
 /**
- * Pure: a volume's stats as upstream's parsePodVolumeStats makes them from metricsDu (every
- * plugin kubelet-ts sets up measures with du): used bytes and inodes from the walk, at its
- * time, the rest from statfs of the volume's filesystem. Before its first walk, or without
- * statfs, upstream has no metrics for it and leaves it out; so does this (undefined).
+ * Pure: a volume's stats as upstream's parsePodVolumeStats makes them from its plugin's metrics:
+ * a claim volume's as measured (statfs, or the CSI driver's), the others' as metricsDu gives them
+ * (used bytes and inodes from the walk, at its time, the rest from statfs of the volume's
+ * filesystem). Before its first measure, or without statfs, upstream has no metrics for it and
+ * leaves it out; so does this (undefined).
  */
 export function volumeStats(v: RawVolume): VolumeStats | undefined {
-  if (!v.usage || !v.fs) return undefined;
+  const m =
+    v.metrics ?? (v.usage && v.fs && { ...v.fs, usedBytes: v.usage.usedBytes, inodesUsed: v.usage.inodesUsed, timeMs: v.usage.timeMs });
+  if (!m) return undefined;
   return {
-    time: rfc3339(v.usage.timeMs),
-    availableBytes: v.fs.availableBytes,
-    capacityBytes: v.fs.capacityBytes,
-    usedBytes: v.usage.usedBytes,
-    inodesFree: v.fs.inodesFree,
-    inodes: v.fs.inodes,
-    inodesUsed: v.usage.inodesUsed,
+    time: rfc3339(m.timeMs),
+    availableBytes: m.availableBytes,
+    capacityBytes: m.capacityBytes,
+    usedBytes: m.usedBytes,
+    inodesFree: m.inodesFree,
+    inodes: m.inodes,
+    inodesUsed: m.inodesUsed,
     name: v.name,
     pvcRef: v.pvc && { name: v.pvc.name, namespace: v.pvc.namespace },
+    volumeHealthStats: v.metrics?.abnormal !== undefined ? { abnormal: v.metrics.abnormal } : undefined,
   };
 }
 

@@ -138,22 +138,32 @@ export interface VolumeStatsOptions {
   onError?: (path: string, err: unknown) => void;
 }
 
-interface Entry {
-  usage?: DirUsage & { timeMs: number };
+/** Figures measured in the background and cached by key (a volume's path). */
+export interface BackgroundMeasures<T> {
+  /** The last figures and when their measuring began; queues `measure` when none are there or they are due. */
+  get(key: string, measure: () => Promise<T | undefined>): (T & { timeMs: number }) | undefined;
+  /** Forgets the keys `keep` refuses (their pods are gone). */
+  retain(keep: (key: string) => boolean): void;
+}
+
+interface Entry<T> {
+  figures?: T & { timeMs: number };
+  measure: () => Promise<T | undefined>;
   dueAtMs: number;
   queued: boolean;
 }
 
 /**
- * The volume directories under ROOT/pods/UID/volumes and a cache of their walks. Walks run
- * one at a time, in the order they fell due, so a hundred pods' volumes falling due together
- * cost one walker's time, not a burst.
+ * Measures run one at a time, in the order they fell due, so a hundred pods' volumes falling due
+ * together cost one measurer's time, not a burst. A measure that finds its volume gone
+ * (undefined) forgets it; one that fails leaves no figures until one succeeds, as upstream.
  */
-export function volumeStatsSource(o: VolumeStatsOptions): VolumeStatsSource {
+export function backgroundMeasures<T extends object>(
+  o: { refreshMs?: number; now?: () => number; onError?: (key: string, err: unknown) => void } = {},
+): BackgroundMeasures<T> {
   const refreshMs = o.refreshMs ?? VOLUME_REFRESH_MS;
   const now = o.now ?? Date.now;
-  const walk = o.walk ?? ((p: string) => walkUsage(p));
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, Entry<T>>();
   const queue: string[] = [];
   let running = false;
 
@@ -161,20 +171,19 @@ export function volumeStatsSource(o: VolumeStatsOptions): VolumeStatsSource {
     if (running) return;
     running = true;
     try {
-      for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
-        // Between walks too: many small volumes falling due together are not one long turn.
+      for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
+        // Between measures too: many small volumes falling due together are not one long turn.
         await yieldToLoop();
-        const entry = entries.get(path);
+        const entry = entries.get(key);
         if (!entry) continue; // forgotten while it waited
         const startedMs = now();
         try {
-          const u = await walk(path);
-          if (u) entry.usage = { ...u, timeMs: startedMs };
-          else entries.delete(path);
+          const figures = await entry.measure();
+          if (figures) entry.figures = { ...figures, timeMs: startedMs };
+          else entries.delete(key);
         } catch (e) {
-          // As upstream, a volume whose walk failed has no figures until one succeeds.
-          entry.usage = undefined;
-          o.onError?.(path, e);
+          entry.figures = undefined;
+          o.onError?.(key, e);
         }
         entry.queued = false;
         entry.dueAtMs = now() + refreshMs;
@@ -184,6 +193,28 @@ export function volumeStatsSource(o: VolumeStatsOptions): VolumeStatsSource {
     }
   };
 
+  return {
+    get(key, measure) {
+      let entry = entries.get(key);
+      if (!entry) entries.set(key, (entry = { measure, dueAtMs: 0, queued: false }));
+      entry.measure = measure;
+      if (!entry.queued && now() >= entry.dueAtMs) {
+        entry.queued = true;
+        queue.push(key);
+        void drain();
+      }
+      return entry.figures;
+    },
+    retain(keep) {
+      for (const key of entries.keys()) if (!keep(key)) entries.delete(key);
+    },
+  };
+}
+
+/** The volume directories under ROOT/pods/UID/volumes and a cache of their walks (backgroundMeasures). */
+export function volumeStatsSource(o: VolumeStatsOptions): VolumeStatsSource {
+  const walk = o.walk ?? ((p: string) => walkUsage(p));
+  const walks = backgroundMeasures<DirUsage>(o);
   return {
     list(podUid) {
       const base = `${o.rootDir}/pods/${podUid}/volumes`;
@@ -209,18 +240,7 @@ export function volumeStatsSource(o: VolumeStatsOptions): VolumeStatsSource {
       }
       return out;
     },
-    usage(path) {
-      let entry = entries.get(path);
-      if (!entry) entries.set(path, (entry = { dueAtMs: 0, queued: false }));
-      if (!entry.queued && now() >= entry.dueAtMs) {
-        entry.queued = true;
-        queue.push(path);
-        void drain();
-      }
-      return entry.usage;
-    },
-    retain(paths) {
-      for (const path of entries.keys()) if (!paths.has(path)) entries.delete(path);
-    },
+    usage: (path) => walks.get(path, () => walk(path)),
+    retain: (paths) => walks.retain((p) => paths.has(p)),
   };
 }

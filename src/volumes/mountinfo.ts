@@ -1,7 +1,7 @@
 // tmpfs mounts for memory-backed volumes (emptyDir medium Memory, secret, projected,
 // downwardAPI as upstream) and their teardown. mount(8) does the syscall: Node has none.
 import { execFile } from 'node:child_process';
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -38,6 +38,28 @@ export async function mountTmpfs(dir: string, sizeBytes?: number): Promise<void>
     const err = e as { stderr?: string; message: string };
     throw new Error(`mount failed: ${(err.stderr || err.message).trim()}`);
   }
+}
+
+/**
+ * A bind mount of source at target (made when missing), read-only by a remount as upstream's
+ * MakeBindOpts does; a target already mounted is left as it is (a restarted kubelet).
+ */
+export async function bindMount(source: string, target: string, readOnly: boolean): Promise<void> {
+  mkdirSync(target, { recursive: true, mode: 0o750 });
+  // By mountinfo, not by device: a bind mount within one filesystem keeps the device.
+  if (mountPointsUnder(readFileSync('/proc/self/mountinfo', 'utf8'), target).includes(target)) return;
+  const mount = async (args: string[]) => {
+    try {
+      await run('mount', args);
+    } catch (e) {
+      const err = e as { stderr?: string; message: string };
+      throw new Error(
+        `mount failed: ${(err.stderr || err.message).trim()}\nMounting command: mount\nMounting arguments: ${args.join(' ')}`,
+      );
+    }
+  };
+  await mount(['--bind', source, target]);
+  if (readOnly) await mount(['-o', 'bind,remount,ro', target]);
 }
 
 /** Unmounts everything at or below dir, deepest first; returns how many mount points there were. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fsGroupMode, setVolumeOwnership } from './ownership.ts';
+import { fsGroupMode, rootMatches, setVolumeOwnership } from './ownership.ts';
 
 test('fsGroup modes as upstream (rw 0660, ro 0440; dirs setgid and g+x)', () => {
   const cases: [number, boolean, boolean, number][] = [
@@ -28,4 +28,16 @@ test('the whole tree gets the group; symlinks are not chmodded', (t) => {
   for (const p of ['', 'sub', 'sub/f', 'link']) assert.equal(lstatSync(join(d, p)).gid, 1234, p);
   assert.equal((statSync(join(d, 'sub/f')).mode & 0o7777).toString(8), '640');
   assert.equal((statSync(join(d, 'sub')).mode & 0o7777).toString(8), '2755');
+});
+
+test('OnRootMismatch: a root with the group, its permissions and setgid is left be (upstream requiresPermissionChange)', () => {
+  const cases: [string, { gid: number; mode: number; isDir: boolean }, boolean, boolean][] = [
+    ['matching rw dir', { gid: 2000, mode: 0o42770, isDir: true }, false, true],
+    ['other group', { gid: 1000, mode: 0o42770, isDir: true }, false, false],
+    ['no setgid', { gid: 2000, mode: 0o40770, isDir: true }, false, false],
+    ['no group write', { gid: 2000, mode: 0o42750, isDir: true }, false, false],
+    ['no group write, read-only', { gid: 2000, mode: 0o42750, isDir: true }, true, true],
+    ['a file', { gid: 2000, mode: 0o102770, isDir: false }, false, false],
+  ];
+  for (const [name, root, ro, want] of cases) assert.equal(rootMatches(root, 2000, ro), want, name);
 });

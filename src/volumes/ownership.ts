@@ -26,3 +26,22 @@ export function setVolumeOwnership(dir: string, fsGroup: number, readOnly: boole
   };
   walk(dir);
 }
+
+/**
+ * Pure: upstream's requiresPermissionChange, for fsGroupChangePolicy OnRootMismatch: the volume's
+ * root already has the group, the group's permissions and setgid, so nothing below is changed.
+ */
+export function rootMatches(root: { gid: number; mode: number; isDir: boolean }, fsGroup: number, readOnly: boolean): boolean {
+  if (root.gid !== fsGroup || !root.isDir) return false;
+  const want = (readOnly ? RO : RW) | EXEC;
+  return (root.mode & want) === want && (root.mode & SETGID) !== 0;
+}
+
+/** upstream's SetVolumeOwnership with its skipPermissionChange: OnRootMismatch leaves a matching volume be. */
+export function setVolumeOwnershipUnlessMatching(dir: string, fsGroup: number, readOnly: boolean, policy: string | undefined): void {
+  if (policy === 'OnRootMismatch') {
+    const st = lstatSync(dir);
+    if (rootMatches({ gid: st.gid, mode: st.mode, isDir: st.isDirectory() }, fsGroup, readOnly)) return;
+  }
+  setVolumeOwnership(dir, fsGroup, readOnly);
+}

@@ -1,11 +1,13 @@
 // The API objects volumes are made of, read with the kubelet's own client: the node
 // authorizer lets a node read the configMaps and secrets its pods reference and request
 // tokens for their service accounts (bound to the pod, as NodeRestriction requires).
-import type { ConfigMap, Secret } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Secret } from 'kubernetes-types/core/v1.js';
+import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { type ApiClient, isNotFound } from '../apiserver/client.ts';
 import type { RequestToken } from './tokens.ts';
 import { apiPath } from '../apiserver/paths.ts';
+import type { ClaimSources } from './persistent.ts';
 
 /** A referenced object that does not exist; its message is upstream's (`configmap "x" not found`). */
 export class NotFound extends Error {}
@@ -44,5 +46,21 @@ export function apiVolumeSources(api: Pick<ApiClient, 'get' | 'create'>, opts: {
     secret: get<Secret>('secret', 'secrets'),
     requestToken: (ns, sa, req) =>
       api.create<TokenRequest>(apiPath({ resource: 'serviceaccounts', namespace: ns, name: sa, subresource: 'token' }), req),
+  };
+}
+
+/**
+ * The claims, PersistentVolumes, CSIDrivers and VolumeAttachments persistent volumes are made of
+ * (the node authorizer lets a node read those of its pods). Read fresh each time: a claim binds
+ * and an attachment turns attached while a pod waits.
+ */
+export function apiClaimSources(api: Pick<ApiClient, 'get'>): ClaimSources {
+  const orUndefined = <T>(p: Promise<T>) => p.catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+  return {
+    claim: (ns, name) => api.get<PersistentVolumeClaim>(apiPath({ resource: 'persistentvolumeclaims', namespace: ns, name })),
+    volume: (name) => api.get<PersistentVolume>(apiPath({ resource: 'persistentvolumes', name })),
+    csiDriver: (name) => orUndefined(api.get<CSIDriver>(apiPath({ group: 'storage.k8s.io', resource: 'csidrivers', name }))),
+    volumeAttachment: (name) =>
+      orUndefined(api.get<VolumeAttachment>(apiPath({ group: 'storage.k8s.io', resource: 'volumeattachments', name }))),
   };
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigMap, Pod, Secret } from 'kubernetes-types/core/v1.js';
@@ -221,4 +221,58 @@ test('fsGroup: API data and emptyDir get the group; the token is 0640', async (t
   assert.equal((statSync(join(sa, 'token')).mode & 0o7777).toString(8), '640');
   assert.equal((statSync(join(sa, 'ca.crt')).mode & 0o7777).toString(8), '644');
   assert.equal(statSync(join(root, 'pods/uid-1/volumes/kubernetes.io~empty-dir/scratch')).gid, 2345);
+});
+
+test('claim volumes go to the persistent volumes; a raw block one is a device of the containers naming it in volumeDevices', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-vm-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const released: string[] = [];
+  let releaseError: Error | undefined;
+  const vm = new VolumeManager({
+    rootDir: root,
+    sources: fakeSources().sources,
+    log: quiet,
+    persistent: {
+      setUp: async (_p, v) =>
+        v.name === 'raw' ? { path: '/dev/loop7', readOnly: false, block: true } : { path: '/srv/fs', readOnly: true },
+      release: async (uid) => {
+        released.push(uid);
+        if (releaseError) throw releaseError;
+      },
+    },
+  });
+  const pod: Pod = {
+    metadata: { name: 'db', namespace: 'ns', uid: 'uid-db' },
+    spec: {
+      containers: [
+        {
+          name: 'c',
+          volumeMounts: [{ name: 'fs', mountPath: '/data' }],
+          volumeDevices: [{ name: 'raw', devicePath: '/dev/xvda' }],
+        },
+        { name: 'wrong', volumeDevices: [{ name: 'fs', devicePath: '/dev/xvdb' }] },
+      ],
+      volumes: [
+        { name: 'fs', persistentVolumeClaim: { claimName: 'fs' } },
+        { name: 'raw', ephemeral: { volumeClaimTemplate: { spec: {} } } },
+      ],
+    },
+  };
+  assert.deepEqual(await vm.setUp(pod), { ready: true, failed: [] });
+  const [c, wrong] = pod.spec!.containers;
+  assert.deepEqual(vm.containerDevices(pod, c!), [{ containerPath: '/dev/xvda', hostPath: '/dev/loop7', permissions: 'mrw' }]);
+  assert.throws(() => vm.containerDevices(pod, wrong!), { message: 'cannot find volume "fs" to pass into container "wrong"' });
+  const mounts = vm.containerMounts(pod, c!, { podIPs: [], clusterDomain: 'cluster.local' });
+  assert.ok(mounts.some((m) => m.containerPath === '/data' && m.hostPath === '/srv/fs' && m.readonly));
+
+  // A release that fails keeps the pod's volume directory for housekeeping to try again.
+  const volumesDir = join(root, 'pods', 'uid-db', 'volumes', 'kubernetes.io~csi');
+  mkdirSync(volumesDir, { recursive: true });
+  releaseError = new Error('driver name hostpath.csi.k8s.io not found in the list of registered CSI drivers');
+  await vm.tearDown('uid-db');
+  assert.ok(existsSync(volumesDir));
+  releaseError = undefined;
+  await vm.tearDown('uid-db');
+  assert.equal(existsSync(volumesDir), false);
+  assert.deepEqual(released, ['uid-db', 'uid-db']);
 });

@@ -14,12 +14,13 @@ import { writeAtomically } from './atomic-writer.ts';
 import { setUpHostPath } from './host-path.ts';
 import { prepareSubPath } from './subpath.ts';
 import { mountTmpfs, unmountAll, mountPointsUnder } from './mountinfo.ts';
-import { type Mount, type VolumePath, containerMounts, hostNetworkHostsFile, managedHostsFile } from './mounts.ts';
+import { type Mount, containerMounts, hostNetworkHostsFile, managedHostsFile } from './mounts.ts';
 import { podHostNameAndDomain } from '../podutil/hostname.ts';
 import { type Payload, DEFAULT_MODE, aggregate, configMapPayload, downwardAPIPayload, secretPayload } from './payload.ts';
 import { NotFound, type VolumeSources } from './sources.ts';
 import { TokenManager } from './tokens.ts';
-import { setVolumeOwnership } from './ownership.ts';
+import { setVolumeOwnershipUnlessMatching } from './ownership.ts';
+import type { PersistentPath, PersistentVolumes } from './persistent.ts';
 
 /** Upstream's plugin directory names. */
 const plugins = {
@@ -30,10 +31,20 @@ const plugins = {
   projected: 'kubernetes.io~projected',
 } as const;
 
-type Kind = keyof typeof plugins | 'hostPath';
+type Kind = keyof typeof plugins | 'hostPath' | 'persistentVolumeClaim' | 'ephemeral';
 
 export function volumeKind(v: Volume): Kind | undefined {
-  for (const k of ['emptyDir', 'hostPath', 'configMap', 'secret', 'downwardAPI', 'projected'] as const) if (v[k]) return k;
+  for (const k of [
+    'emptyDir',
+    'hostPath',
+    'configMap',
+    'secret',
+    'downwardAPI',
+    'projected',
+    'persistentVolumeClaim',
+    'ephemeral',
+  ] as const)
+    if (v[k]) return k;
   return undefined;
 }
 
@@ -66,7 +77,7 @@ export interface SetUpResult {
 }
 
 interface PodVolumes {
-  paths: Map<string, VolumePath>;
+  paths: Map<string, PersistentPath>;
   refreshedAt: Map<string, number>;
   failures: number;
 }
@@ -84,6 +95,7 @@ export class VolumeManager {
   readonly #pods = new Map<string, PodVolumes>();
   readonly #hostsFile: string;
   readonly #mountTmpfs: (dir: string, sizeBytes?: number) => Promise<void>;
+  readonly #persistent: Pick<PersistentVolumes, 'setUp' | 'release'> | undefined;
 
   constructor(d: {
     rootDir: string;
@@ -97,6 +109,8 @@ export class VolumeManager {
     hostsFile?: string;
     /** The tmpfs mount (tests replace it). */
     mountTmpfs?: (dir: string, sizeBytes?: number) => Promise<void>;
+    /** persistentVolumeClaim and ephemeral volumes (persistent.ts); undefined: refused as unsupported. */
+    persistent?: Pick<PersistentVolumes, 'setUp' | 'release'>;
   }) {
     this.#rootDir = d.rootDir;
     this.#sources = d.sources;
@@ -106,6 +120,7 @@ export class VolumeManager {
     this.#hostsFile = d.hostsFile ?? '/etc/hosts';
     this.#tokens = new TokenManager(d.sources.requestToken);
     this.#mountTmpfs = d.mountTmpfs ?? mountTmpfs;
+    this.#persistent = d.persistent;
   }
 
   #podDir(uid: string) {
@@ -165,7 +180,11 @@ export class VolumeManager {
     return { ready, failed, retryAfterMs };
   }
 
-  async #setUpOne(pod: Pod, v: Volume, kind: Kind): Promise<VolumePath> {
+  async #setUpOne(pod: Pod, v: Volume, kind: Kind): Promise<PersistentPath> {
+    if (kind === 'persistentVolumeClaim' || kind === 'ephemeral') {
+      if (!this.#persistent) throw new Error('volume type is not supported by kubelet-ts');
+      return this.#persistent.setUp(pod, v);
+    }
     if (kind === 'hostPath') {
       setUpHostPath(v.hostPath!);
       return { path: v.hostPath!.path, readOnly: false };
@@ -177,13 +196,14 @@ export class VolumeManager {
     }
     if (memoryBacked(v, kind)) await this.#mountTmpfs(dir, tmpfsSize(pod, v.emptyDir?.sizeLimit, this.#allocatable()?.memory));
     const fsGroup = pod.spec?.securityContext?.fsGroup;
+    const policy = pod.spec?.securityContext?.fsGroupChangePolicy;
     if (kind === 'emptyDir') {
-      if (fsGroup !== undefined) setVolumeOwnership(dir, fsGroup, false);
+      if (fsGroup !== undefined) setVolumeOwnershipUnlessMatching(dir, fsGroup, false, policy);
       return { path: dir, readOnly: false };
     }
     const payload = await this.#payload(pod, v, kind);
     if (writeAtomically(dir, payload)) {
-      if (fsGroup !== undefined) setVolumeOwnership(dir, fsGroup, true);
+      if (fsGroup !== undefined) setVolumeOwnershipUnlessMatching(dir, fsGroup, true, policy);
       this.#log.v(2, 'Volume contents written', { podUID: pod.metadata!.uid, volume: v.name, files: payload.size });
     }
     return { path: dir, readOnly: true };
@@ -312,17 +332,36 @@ export class VolumeManager {
     });
   }
 
+  /**
+   * upstream's makeBlockVolumes: the container's volumeDevices, the raw block volumes handed to
+   * it as devices (read-only ones with "r"). Upstream hands a symlink to the device under the
+   * pod's volumeDevices directory; kubelet-ts hands the device path itself.
+   */
+  containerDevices(pod: Pod, c: Container): { containerPath: string; hostPath: string; permissions: string }[] {
+    const paths = this.#pods.get(pod.metadata!.uid!)?.paths;
+    return (c.volumeDevices ?? []).map((d) => {
+      if (!d.devicePath.startsWith('/')) throw new Error(`error DevicePath \`${d.devicePath}\` must be an absolute path`);
+      const v = paths?.get(d.name);
+      if (!v?.block) throw new Error(`cannot find volume "${d.name}" to pass into container "${c.name}"`);
+      return { containerPath: d.devicePath, hostPath: v.path, permissions: v.readOnly ? 'r' : 'mrw' };
+    });
+  }
+
   /** The host directory of the pod's volume once set up (upstream's volumeutil.GetPath of its mounter), as fileKeyRef reads it. */
   hostPath(uid: string, volume: string): string | undefined {
     return this.#pods.get(uid)?.paths.get(volume)?.path;
   }
 
-  /** Unmounts the pod's memory-backed volumes and removes its volume directories. */
+  /**
+   * Unpublishes the pod's CSI volumes (persistent.ts), unmounts the others and removes its
+   * volume directories; what cannot be released stays for housekeeping to try again.
+   */
   async tearDown(uid: string): Promise<void> {
     this.#pods.delete(uid);
     this.#tokens.forget(uid);
     const dir = join(this.#podDir(uid), 'volumes');
     try {
+      await this.#persistent?.release(uid);
       if (!existsSync(dir)) return;
       const real = realpathSync(dir);
       await unmountAll(real);

@@ -2,7 +2,7 @@
 // truthfully, and heartbeating through its Lease.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync, statSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { CertificatesV1Api, KubeConfig } from '@kubernetes/client-node';
 import { ADMIN_KUBECONFIG, ROOT, clients, ensureStack, eventually, kubectl, nodeName, NODE_IP } from './stack.ts';
@@ -119,4 +119,19 @@ test('the client certificate is rotated before it expires, through a CSR made wi
     },
     1000,
   );
+});
+
+test('the node has its CSINode, owned by its Node, and the plugin registration directory, as upstream sets them up', async () => {
+  const node = await clients().core.readNode({ name: nodeName() });
+  const csiNode = JSON.parse(kubectl('get', 'csinode', nodeName(), '-o', 'json')) as {
+    metadata: { ownerReferences?: { kind: string; name: string; uid: string }[]; annotations?: Record<string, string> };
+    spec: { drivers: unknown[] | null };
+  };
+  assert.deepEqual(
+    csiNode.metadata.ownerReferences?.map((o) => [o.kind, o.name, o.uid]),
+    [['Node', nodeName(), node.metadata!.uid]],
+  );
+  assert.ok('storage.alpha.kubernetes.io/migrated-plugins' in (csiNode.metadata.annotations ?? {}), 'the migration annotation is set');
+  const rootDir = process.env.KUBELET_ROOT_DIR ?? '/var/lib/kubelet';
+  for (const dir of ['plugins_registry', 'plugins']) assert.ok(statSync(`${rootDir}/${dir}`).isDirectory(), `${rootDir}/${dir}`);
 });

@@ -1,0 +1,191 @@
+// Stage, publish, unpublish and unstage against a fake driver, in a temporary kubelet root.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { status } from '@grpc/grpc-js';
+import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
+import type { Logger } from '../log/log.ts';
+import { CsiDrivers } from './drivers.ts';
+import type { CsiError } from './errors.ts';
+import { fakeDriver } from './fake-driver.test.ts';
+import { kubeletAppliesFsGroup, CsiVolumes } from './volumes.ts';
+
+const quiet: Logger = { info() {}, v() {}, warn() {}, error() {} };
+const DRIVER = 'hostpath.csi.k8s.io';
+const SHA = 'd2e8363faaac7ae76def3b14091d8eb5755f6b92e9531627aeec833a8731cc49'; // sha256("vol-1")
+const ATTACH = 'csi-54a858e57cbeaf4824b4b433d9a396f665a0060a020b01f7e1c1dc9e95cd615b'; // sha256("vol-1" + driver + "kts-w1")
+
+const pv: PersistentVolume = {
+  metadata: { name: 'pvc-1' },
+  spec: {
+    accessModes: ['ReadWriteOnce'],
+    mountOptions: ['noatime'],
+    csi: {
+      driver: DRIVER,
+      volumeHandle: 'vol-1',
+      fsType: 'ext4',
+      volumeAttributes: { kind: 'fast' },
+      nodeStageSecretRef: { namespace: 'kube-system', name: 'stage-secret' },
+    },
+  },
+};
+const pod: Pod = { metadata: { name: 'p', namespace: 'ns', uid: 'uid-1' }, spec: { serviceAccountName: 'sa', containers: [] } };
+
+async function setUp(t: { after(fn: () => void): void }, answers: Parameters<typeof fakeDriver>[1] = {}) {
+  const root = mkdtempSync(join(tmpdir(), 'csi-volumes-'));
+  const socket = join(root, 'csi.sock');
+  const driver = await fakeDriver(socket, answers);
+  const drivers = new CsiDrivers();
+  drivers.set(DRIVER, socket, [1, 0, 0]);
+  const secrets: string[] = [];
+  const volumes = new CsiVolumes({
+    rootDir: root,
+    nodeName: 'kts-w1',
+    drivers,
+    secret: async (ns, name) => {
+      secrets.push(`${ns}/${name}`);
+      return { data: { password: Buffer.from('s3cret').toString('base64') } };
+    },
+    log: quiet,
+  });
+  t.after(() => {
+    drivers.delete(DRIVER);
+    driver.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const request = (method: string) => driver.calls.filter((c) => c.method === method).at(-1)?.request;
+  return { root, volumes, request, secrets };
+}
+
+test('stage, publish, unpublish, unstage', async (t) => {
+  const { root, volumes, request, secrets } = await setUp(t);
+  const req = {
+    pv,
+    readOnly: false,
+    publishContext: { device: '/dev/loop7' },
+    fsGroup: 2000,
+    csiDriver: { metadata: { name: DRIVER }, spec: { podInfoOnMount: true } },
+  };
+
+  const staging = await volumes.stage(req);
+  assert.equal(staging, `${root}/plugins/kubernetes.io/csi/${DRIVER}/${SHA}/globalmount`);
+  assert.equal(
+    readFileSync(`${root}/plugins/kubernetes.io/csi/${DRIVER}/${SHA}/vol_data.json`, 'utf8'),
+    `{"driverName":"${DRIVER}","volumeHandle":"vol-1"}\n`,
+  );
+  assert.deepEqual(secrets, ['kube-system/stage-secret']);
+  assert.deepEqual(request('NodeStageVolume'), {
+    volumeId: 'vol-1',
+    publishContext: { device: '/dev/loop7' },
+    stagingTargetPath: staging,
+    volumeCapability: {
+      mount: { fsType: 'ext4', mountFlags: ['noatime'], volumeMountGroup: '2000' },
+      accessMode: { mode: 'SINGLE_NODE_WRITER' },
+      accessType: 'mount',
+    },
+    secrets: { password: 's3cret' },
+    volumeContext: { kind: 'fast' },
+  });
+
+  const published = await volumes.publish(pod, req);
+  const target = `${root}/pods/uid-1/volumes/kubernetes.io~csi/pvc-1/mount`;
+  // The driver applies the fsGroup (VOLUME_MOUNT_GROUP): the kubelet does not.
+  assert.deepEqual(published, { path: target, applyFsGroup: false });
+  assert.equal(
+    readFileSync(`${root}/pods/uid-1/volumes/kubernetes.io~csi/pvc-1/vol_data.json`, 'utf8'),
+    `{"attachmentID":"${ATTACH}","driverName":"${DRIVER}","nodeName":"kts-w1","specVolID":"pvc-1","volumeHandle":"vol-1","volumeLifecycleMode":"Persistent"}\n`,
+  );
+  assert.deepEqual(request('NodePublishVolume'), {
+    volumeId: 'vol-1',
+    publishContext: { device: '/dev/loop7' },
+    stagingTargetPath: staging,
+    targetPath: target,
+    volumeCapability: {
+      mount: { fsType: 'ext4', mountFlags: ['noatime'], volumeMountGroup: '2000' },
+      accessMode: { mode: 'SINGLE_NODE_WRITER' },
+      accessType: 'mount',
+    },
+    readonly: false,
+    secrets: {},
+    volumeContext: {
+      kind: 'fast',
+      'csi.storage.k8s.io/pod.name': 'p',
+      'csi.storage.k8s.io/pod.namespace': 'ns',
+      'csi.storage.k8s.io/pod.uid': 'uid-1',
+      'csi.storage.k8s.io/serviceAccount.name': 'sa',
+      'csi.storage.k8s.io/ephemeral': 'false',
+    },
+  });
+
+  await volumes.unpublish('uid-1', 'pvc-1');
+  assert.deepEqual(request('NodeUnpublishVolume'), { volumeId: 'vol-1', targetPath: target });
+  assert.equal(existsSync(`${root}/pods/uid-1/volumes/kubernetes.io~csi/pvc-1`), false);
+
+  await volumes.unstage(staging);
+  assert.deepEqual(request('NodeUnstageVolume'), { volumeId: 'vol-1', stagingTargetPath: staging });
+  assert.equal(existsSync(`${root}/plugins/kubernetes.io/csi/${DRIVER}/${SHA}`), false);
+  // Unstaged already: nothing left to do.
+  await volumes.unstage(staging);
+});
+
+test('a driver that does not stage: no stage call, no staging path to publish', async (t) => {
+  const { volumes, request, secrets } = await setUp(t, { NodeGetCapabilities: { capabilities: [] } });
+  const req = { pv, readOnly: true, publishContext: {}, fsGroup: 2000 };
+  assert.equal(await volumes.stage(req), '');
+  assert.equal(request('NodeStageVolume'), undefined);
+  assert.deepEqual(secrets, [], 'no stage secret for a driver that does not stage');
+  const published = await volumes.publish(pod, req);
+  assert.equal((request('NodePublishVolume') as { stagingTargetPath: string }).stagingTargetPath, '');
+  assert.equal((request('NodePublishVolume') as { readonly: boolean }).readonly, true);
+  assert.equal(published.applyFsGroup, false, 'read-only: never');
+});
+
+test('a publish that surely failed is cleaned up; one that may be under way is kept', async (t) => {
+  const { root, volumes } = await setUp(t, { NodePublishVolume: { code: status.NOT_FOUND, details: 'no volume' } });
+  const dir = `${root}/pods/uid-1/volumes/kubernetes.io~csi/pvc-1`;
+  await assert.rejects(
+    volumes.publish(pod, { pv, readOnly: false, publishContext: {} }),
+    (e: unknown) => (e as CsiError).code === status.NOT_FOUND,
+  );
+  assert.equal(existsSync(dir), false);
+
+  const busy = await setUp(t, { NodePublishVolume: { code: status.ABORTED, details: 'operation pending' } });
+  await assert.rejects(
+    busy.volumes.publish(pod, { pv, readOnly: false, publishContext: {} }),
+    (e: unknown) => (e as CsiError).code === status.ABORTED,
+  );
+  assert.ok(existsSync(`${busy.root}/pods/uid-1/volumes/kubernetes.io~csi/pvc-1/vol_data.json`), 'kept for the teardown');
+});
+
+test('a driver not registered, a driver that refuses persistent volumes', async (t) => {
+  const { volumes } = await setUp(t);
+  const other: PersistentVolume = { ...pv, spec: { ...pv.spec, csi: { driver: 'other.csi', volumeHandle: 'v' } } };
+  await assert.rejects(volumes.stage({ pv: other, readOnly: false, publishContext: {} }), /driver name other\.csi not found/);
+  await assert.rejects(
+    volumes.publish(pod, {
+      pv,
+      readOnly: false,
+      publishContext: {},
+      csiDriver: { metadata: { name: DRIVER }, spec: { volumeLifecycleModes: ['Ephemeral'] } },
+    }),
+    /volume mode "Persistent" not supported by driver/,
+  );
+});
+
+test('kubeletAppliesFsGroup', () => {
+  const rwo = { fsGroup: 2000, readOnly: false, fsType: 'ext4', accessModes: ['ReadWriteOnce'] };
+  const cases: [string, Parameters<typeof kubeletAppliesFsGroup>[0], boolean][] = [
+    ['default policy, RWO with an fsType', rwo, true],
+    ['default policy, RWOP', { ...rwo, accessModes: ['ReadWriteOncePod'] }, true],
+    ['default policy, RWX only', { ...rwo, accessModes: ['ReadWriteMany'] }, false],
+    ['default policy, no fsType', { ...rwo, fsType: '' }, false],
+    ['default policy, no access modes', { ...rwo, accessModes: undefined }, false],
+    ['File: always', { ...rwo, fsGroupPolicy: 'File', fsType: '', accessModes: ['ReadWriteMany'] }, true],
+    ['None: never', { ...rwo, fsGroupPolicy: 'None' }, false],
+    ['no fsGroup', { ...rwo, fsGroup: undefined }, false],
+    ['read-only', { ...rwo, readOnly: true, fsGroupPolicy: 'File' }, false],
+  ];
+  for (const [name, input, want] of cases) assert.equal(kubeletAppliesFsGroup(input), want, name);
+});

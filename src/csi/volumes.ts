@@ -1,0 +1,280 @@
+// Staging and publishing the CSI volumes of this node's pods, as upstream's csiAttacher.MountDevice
+// (NodeStageVolume into the volume's global mount, once per node), csiMountMgr.SetUpAt
+// (NodePublishVolume into the pod's volume directory), csiMountMgr.TearDownAt (NodeUnpublishVolume)
+// and csiAttacher.UnmountDevice (NodeUnstageVolume). Each writes or reads the vol_data.json upstream
+// keeps beside the path, so that teardown needs only the path. Persistent (PV-backed) filesystem
+// volumes; which pod needs which volume, and when, is the volume manager's to decide.
+import { mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { PersistentVolume, Pod, Secret } from 'kubernetes-types/core/v1.js';
+import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
+import type { Logger } from '../log/log.ts';
+import { isMountPoint } from '../volumes/mountinfo.ts';
+import type { CsiDrivers } from './drivers.ts';
+import { CsiError, isFinalError } from './errors.ts';
+import { attachmentName, deviceMountPath, publishPath, volDataPath } from './paths.ts';
+import { volumeCapability } from './volume-capability.ts';
+
+/** One PersistentVolume as a pod uses it: what the volume manager resolved from the pod's claim. */
+export interface CsiVolumeRequest {
+  /** The bound PersistentVolume; its spec.csi names driver and volume handle (upstream: a volume.Spec of a PV). */
+  pv: PersistentVolume;
+  /** The pod's persistentVolumeClaim.readOnly (upstream's spec.ReadOnly). */
+  readOnly: boolean;
+  /** The VolumeAttachment's status.attachmentMetadata; {} when the CSIDriver has attachRequired: false (upstream's getPublishContext). */
+  publishContext: Record<string, string>;
+  /** The driver's CSIDriver object; undefined when it has none, and upstream's defaults apply. */
+  csiDriver?: CSIDriver;
+  /** The pod's securityContext.fsGroup, handed to a driver with VOLUME_MOUNT_GROUP. */
+  fsGroup?: number;
+}
+
+export interface PublishResult {
+  /** The target path, ROOT/pods/UID/volumes/kubernetes.io~csi/PV/mount: what the containers mount. */
+  path: string;
+  /** The kubelet must give the volume to the pod's fsGroup itself (the driver did not; upstream's supportsFSGroup). */
+  applyFsGroup: boolean;
+}
+
+/**
+ * upstream's supportsFSGroup: whether the kubelet changes the volume's ownership to the fsGroup, by
+ * the CSIDriver's fsGroupPolicy (default ReadWriteOnceWithFSType: only a volume with an fsType and a
+ * ReadWriteOnce or ReadWriteOncePod access mode). A read-only volume is never changed.
+ */
+export function kubeletAppliesFsGroup(v: {
+  fsGroup?: number;
+  fsGroupPolicy?: string;
+  readOnly: boolean;
+  fsType?: string;
+  accessModes?: string[];
+}): boolean {
+  const policy = v.fsGroupPolicy || 'ReadWriteOnceWithFSType';
+  if (v.fsGroup === undefined || policy === 'None' || v.readOnly) return false;
+  if (policy === 'File') return true;
+  if (!v.fsType || !v.accessModes) return false;
+  return v.accessModes.some((m) => m === 'ReadWriteOnce' || m === 'ReadWriteOncePod');
+}
+
+/** upstream's getPodInfoAttrs: what a driver with podInfoOnMount gets in the volume context. */
+function podInfoAttributes(pod: Pod): Record<string, string> {
+  return {
+    'csi.storage.k8s.io/pod.name': pod.metadata?.name ?? '',
+    'csi.storage.k8s.io/pod.namespace': pod.metadata?.namespace ?? '',
+    'csi.storage.k8s.io/pod.uid': pod.metadata?.uid ?? '',
+    'csi.storage.k8s.io/serviceAccount.name': pod.spec?.serviceAccountName ?? '',
+    'csi.storage.k8s.io/ephemeral': 'false',
+  };
+}
+
+// upstream's saveVolumeData and loadVolumeData. Callers give the keys sorted and a newline follows,
+// as Go's json.Encoder writes a map.
+const saveVolumeData = (mountPath: string, data: Record<string, string>) =>
+  writeFileSync(volDataPath(mountPath), JSON.stringify(data) + '\n');
+const loadVolumeData = (mountPath: string) => JSON.parse(readFileSync(volDataPath(mountPath), 'utf8')) as Record<string, string>;
+
+function ignoreMissing(remove: () => void): void {
+  try {
+    remove();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+}
+
+/** upstream's removeMountDir: unless still mounted, the mount directory, its vol_data.json and the directory holding them go. */
+function removeMountDir(mountPath: string): void {
+  if (isMountPoint(mountPath)) return;
+  ignoreMissing(() => rmdirSync(mountPath));
+  ignoreMissing(() => rmSync(volDataPath(mountPath)));
+  ignoreMissing(() => rmdirSync(dirname(mountPath)));
+}
+
+function csiSource(pv: PersistentVolume) {
+  const csi = pv.spec?.csi;
+  if (!csi) throw new Error(`PersistentVolume ${pv.metadata?.name} has no CSI source`);
+  return csi;
+}
+
+export class CsiVolumes {
+  readonly #rootDir: string;
+  readonly #nodeName: string;
+  readonly #drivers: CsiDrivers;
+  readonly #secret: (namespace: string, name: string) => Promise<Secret>;
+  readonly #log: Logger;
+
+  constructor(d: {
+    rootDir: string;
+    nodeName: string;
+    drivers: CsiDrivers;
+    /** Reads a Secret that nodeStageSecretRef or nodePublishSecretRef names (src/volumes/sources.ts's secret fits). */
+    secret: (namespace: string, name: string) => Promise<Secret>;
+    log: Logger;
+  }) {
+    this.#rootDir = d.rootDir;
+    this.#nodeName = d.nodeName;
+    this.#drivers = d.drivers;
+    this.#secret = d.secret;
+    this.#log = d.log;
+  }
+
+  /**
+   * After a failed save of vol_data.json, or a call that surely did nothing (isFinalError), the
+   * directories go; after one that may still be under way they stay, for the teardown.
+   */
+  #cleanUpAfter(err: unknown, path: string): void {
+    if (err instanceof CsiError && !isFinalError(err)) return;
+    try {
+      removeMountDir(path);
+    } catch (e) {
+      this.#log.error('Failed to remove mount dir after error', { path, err: e });
+    }
+  }
+
+  /** upstream's getCredentialsFromSecret: the Secret's data, decoded. */
+  async #credentials(ref: { namespace?: string; name?: string } | undefined): Promise<Record<string, string>> {
+    if (!ref) return {};
+    const s = await this.#secret(ref.namespace ?? '', ref.name ?? '').catch((e: Error) => {
+      throw new Error(`fetching secret ${ref.namespace}/${ref.name} failed: ${e.message}`);
+    });
+    return Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+  }
+
+  /**
+   * upstream's MountDevice: NodeStageVolume into the volume's global mount, when the driver has
+   * STAGE_UNSTAGE_VOLUME. Returns the staging path, '' for a driver that does not stage. Called once
+   * per volume and node, before the first publish. A CsiError that is not final (isFinalError) leaves
+   * the volume possibly staged: unstage it when no pod uses it.
+   */
+  async stage(req: CsiVolumeRequest): Promise<string> {
+    const src = csiSource(req.pv);
+    const client = this.#drivers.client(src.driver);
+    const caps = await client.nodeGetCapabilities();
+    const stages = caps.has('STAGE_UNSTAGE_VOLUME');
+    const secrets = stages ? await this.#credentials(src.nodeStageSecretRef) : {};
+    const path = deviceMountPath(this.#rootDir, src.driver, src.volumeHandle);
+    mkdirSync(path, { recursive: true, mode: 0o750 });
+    if (!stages) {
+      this.#log.v(4, 'STAGE_UNSTAGE_VOLUME capability not set, skipping MountDevice', {
+        driver: src.driver,
+        volumeHandle: src.volumeHandle,
+      });
+      return '';
+    }
+    try {
+      saveVolumeData(path, { driverName: src.driver, volumeHandle: src.volumeHandle });
+      await client.nodeStageVolume({
+        volumeId: src.volumeHandle,
+        publishContext: req.publishContext,
+        stagingTargetPath: path,
+        volumeCapability: volumeCapability({
+          fsType: src.fsType ?? '',
+          accessMode: req.pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce',
+          singleNodeMultiWriter: caps.has('SINGLE_NODE_MULTI_WRITER'),
+          mountFlags: req.pv.spec?.mountOptions,
+          fsGroup: caps.has('VOLUME_MOUNT_GROUP') ? req.fsGroup : undefined,
+        }),
+        secrets,
+        volumeContext: src.volumeAttributes ?? {},
+      });
+    } catch (e) {
+      this.#cleanUpAfter(e, path);
+      throw e;
+    }
+    this.#log.v(4, 'MountDevice: NodeStageVolume succeeded', { driver: src.driver, volumeHandle: src.volumeHandle, path });
+    return path;
+  }
+
+  /**
+   * upstream's SetUpAt: NodePublishVolume into the pod's volume directory (the volume staged first,
+   * when its driver stages). A CsiError that is not final leaves the volume possibly published:
+   * unpublish it when the pod goes.
+   */
+  async publish(pod: Pod, req: CsiVolumeRequest): Promise<PublishResult> {
+    const src = csiSource(req.pv);
+    const spec = req.csiDriver?.spec;
+    const modes = spec?.volumeLifecycleModes ?? ['Persistent'];
+    if (!modes.includes('Persistent'))
+      throw new Error(`volume mode "Persistent" not supported by driver ${src.driver} (only supports ${JSON.stringify(modes)})`);
+    const client = this.#drivers.client(src.driver);
+    const caps = await client.nodeGetCapabilities();
+    const uid = pod.metadata!.uid!;
+    const specName = req.pv.metadata!.name!;
+    const path = publishPath(this.#rootDir, uid, specName);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o750 });
+    const secrets = await this.#credentials(src.nodePublishSecretRef);
+    const volumeContext = { ...src.volumeAttributes, ...(spec?.podInfoOnMount ? podInfoAttributes(pod) : {}) };
+    const mountGroup = caps.has('VOLUME_MOUNT_GROUP');
+    const accessMode = req.pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce';
+    try {
+      saveVolumeData(path, {
+        attachmentID: attachmentName(src.volumeHandle, src.driver, this.#nodeName),
+        driverName: src.driver,
+        nodeName: this.#nodeName,
+        specVolID: specName,
+        volumeHandle: src.volumeHandle,
+        volumeLifecycleMode: 'Persistent',
+      });
+      await client.nodePublishVolume({
+        volumeId: src.volumeHandle,
+        publishContext: req.publishContext,
+        stagingTargetPath: caps.has('STAGE_UNSTAGE_VOLUME') ? deviceMountPath(this.#rootDir, src.driver, src.volumeHandle) : '',
+        targetPath: path,
+        volumeCapability: volumeCapability({
+          fsType: src.fsType ?? '',
+          accessMode,
+          singleNodeMultiWriter: caps.has('SINGLE_NODE_MULTI_WRITER'),
+          mountFlags: req.pv.spec?.mountOptions,
+          fsGroup: mountGroup ? req.fsGroup : undefined,
+        }),
+        readonly: req.readOnly,
+        secrets,
+        volumeContext,
+      });
+    } catch (e) {
+      this.#cleanUpAfter(e, path);
+      throw e;
+    }
+    this.#log.v(4, 'SetUp: NodePublishVolume succeeded', { podUID: uid, driver: src.driver, volumeHandle: src.volumeHandle, path });
+    const applyFsGroup =
+      !mountGroup &&
+      kubeletAppliesFsGroup({
+        fsGroup: req.fsGroup,
+        fsGroupPolicy: spec?.fsGroupPolicy,
+        readOnly: req.readOnly,
+        fsType: src.fsType,
+        accessModes: req.pv.spec?.accessModes,
+      });
+    return { path, applyFsGroup };
+  }
+
+  /** upstream's TearDownAt: NodeUnpublishVolume of the pod's volume, found by the vol_data.json beside it. */
+  async unpublish(podUID: string, specName: string): Promise<void> {
+    const path = publishPath(this.#rootDir, podUID, specName);
+    let data: Record<string, string>;
+    try {
+      data = loadVolumeData(path);
+    } catch (e) {
+      throw new Error(`unmounter failed to load volume data file [${path}]: ${(e as Error).message}`);
+    }
+    await this.#drivers.client(data.driverName!).nodeUnpublishVolume({ volumeId: data.volumeHandle!, targetPath: path });
+    // The driver removes the target path (the spec says so); some do not.
+    removeMountDir(path);
+  }
+
+  /**
+   * upstream's UnmountDevice: NodeUnstageVolume of the global mount that stage returned, once no pod
+   * has the volume published. Nothing to do without its vol_data.json (never staged, or done).
+   */
+  async unstage(stagingPath: string): Promise<void> {
+    let data: Record<string, string>;
+    try {
+      data = loadVolumeData(stagingPath);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    const client = this.#drivers.client(data.driverName!);
+    if ((await client.nodeGetCapabilities()).has('STAGE_UNSTAGE_VOLUME'))
+      await client.nodeUnstageVolume({ volumeId: data.volumeHandle!, stagingTargetPath: stagingPath });
+    removeMountDir(stagingPath);
+  }
+}

@@ -1,0 +1,33 @@
+// The DRA kubelet plugin services, loaded from proto/ as src/devices/proto.ts loads the device plugin API.
+import { fileURLToPath } from 'node:url';
+import { loadSync, type Options } from '@grpc/proto-loader';
+import type { DRAPluginDefinition } from './generated/k8s/io/kubelet/pkg/apis/dra/v1/DRAPlugin.ts';
+import type { DRAPluginDefinition as V1Beta1Definition } from './generated/k8s/io/kubelet/pkg/apis/dra/v1beta1/DRAPlugin.ts';
+
+// proto/ sits at the repo root, two levels above both src/dra/ and dist/dra/.
+export const DRA_V1_PROTO = fileURLToPath(new URL('../../proto/dra/v1/api.proto', import.meta.url));
+export const DRA_V1BETA1_PROTO = fileURLToPath(new URL('../../proto/dra/v1beta1/api.proto', import.meta.url));
+
+// These must match the flags of the "gen:dra" script, or the generated types lie.
+const LOADER_OPTIONS: Options = { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true };
+
+/**
+ * upstream's servicesSupportedByKubelet, newest first: a plugin names the services it serves as
+ * "<gRPC package's last part>.<service>" in the supported versions it registers with.
+ */
+export const SUPPORTED_SERVICES = ['v1.DRAPlugin', 'v1beta1.DRAPlugin'] as const;
+export type DraService = (typeof SUPPORTED_SERVICES)[number];
+
+let loaded: Record<DraService, DRAPluginDefinition | V1Beta1Definition> | undefined;
+
+/** The method definitions of one version of the DRAPlugin service, parsed once per process. */
+export function draService(service: DraService): DRAPluginDefinition | V1Beta1Definition {
+  // The generated types describe exactly these definitions; proto-loader types them loosely.
+  loaded ??= {
+    'v1.DRAPlugin': loadSync(DRA_V1_PROTO, LOADER_OPTIONS)['k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin'] as unknown as DRAPluginDefinition,
+    'v1beta1.DRAPlugin': loadSync(DRA_V1BETA1_PROTO, LOADER_OPTIONS)[
+      'k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin'
+    ] as unknown as V1Beta1Definition,
+  };
+  return loaded[service];
+}

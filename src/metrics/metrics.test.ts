@@ -1,0 +1,91 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { PodStats, VolumeStats } from '../stats/summary-types.ts';
+import { claimVolumeStats, registerVolumeStats, registry } from './metrics.ts';
+
+const vol = (name: string, pvc?: string, over: Partial<VolumeStats> = {}): VolumeStats => ({
+  time: '2026-11-22T12:00:00Z',
+  availableBytes: 600,
+  capacityBytes: 1000,
+  usedBytes: 400,
+  inodesFree: 90,
+  inodes: 100,
+  inodesUsed: 10,
+  name,
+  pvcRef: pvc ? { name: pvc, namespace: 'ns' } : undefined,
+  ...over,
+});
+const figures = { capacityBytes: 1000, availableBytes: 600, usedBytes: 400, inodes: 100, inodesFree: 90, inodesUsed: 10 };
+
+test("claimVolumeStats: upstream's volumeStatsCollector, the first volume of each claim", () => {
+  const cases: [string, Pick<PodStats, 'volume'>[], unknown][] = [
+    ['no volumes', [{}, { volume: [] }], []],
+    [
+      'only claims count',
+      [{ volume: [vol('scratch'), vol('data', 'data-0')] }],
+      [{ namespace: 'ns', persistentvolumeclaim: 'data-0', ...figures, abnormal: undefined }],
+    ],
+    [
+      'a claim two pods share: once, from the first',
+      [{ volume: [vol('data', 'shared', { usedBytes: 1 })] }, { volume: [vol('d', 'shared', { usedBytes: 2 })] }],
+      [{ namespace: 'ns', persistentvolumeclaim: 'shared', ...figures, usedBytes: 1, abnormal: undefined }],
+    ],
+    [
+      'the same claim name in two namespaces: two',
+      [{ volume: [vol('data', 'data-0'), { ...vol('data', 'data-0'), pvcRef: { name: 'data-0', namespace: 'other' } }] }],
+      [
+        { namespace: 'ns', persistentvolumeclaim: 'data-0', ...figures, abnormal: undefined },
+        { namespace: 'other', persistentvolumeclaim: 'data-0', ...figures, abnormal: undefined },
+      ],
+    ],
+    [
+      'health when known',
+      [{ volume: [vol('data', 'data-0', { volumeHealthStats: { abnormal: true } })] }],
+      [{ namespace: 'ns', persistentvolumeclaim: 'data-0', ...figures, abnormal: true }],
+    ],
+  ];
+  for (const [name, pods, want] of cases) assert.deepEqual(claimVolumeStats(pods), want, name);
+});
+
+test('registerVolumeStats: kubelet_volume_stats_* under upstream names and labels, read once a scrape, rebuilt each', async () => {
+  let reads = 0;
+  let pods: Pick<PodStats, 'volume'>[] = [
+    { volume: [vol('data', 'data-0', { volumeHealthStats: { abnormal: false } }), vol('scratch')] },
+    { volume: [vol('logs', 'logs-0')] },
+  ];
+  registerVolumeStats(async () => {
+    reads++;
+    return pods;
+  });
+  const lines = async () => (await registry.metrics()).split('\n').filter((l) => l.startsWith('kubelet_volume_stats_'));
+  assert.deepEqual(await lines(), [
+    'kubelet_volume_stats_capacity_bytes{namespace="ns",persistentvolumeclaim="data-0"} 1000',
+    'kubelet_volume_stats_capacity_bytes{namespace="ns",persistentvolumeclaim="logs-0"} 1000',
+    'kubelet_volume_stats_available_bytes{namespace="ns",persistentvolumeclaim="data-0"} 600',
+    'kubelet_volume_stats_available_bytes{namespace="ns",persistentvolumeclaim="logs-0"} 600',
+    'kubelet_volume_stats_used_bytes{namespace="ns",persistentvolumeclaim="data-0"} 400',
+    'kubelet_volume_stats_used_bytes{namespace="ns",persistentvolumeclaim="logs-0"} 400',
+    'kubelet_volume_stats_inodes{namespace="ns",persistentvolumeclaim="data-0"} 100',
+    'kubelet_volume_stats_inodes{namespace="ns",persistentvolumeclaim="logs-0"} 100',
+    'kubelet_volume_stats_inodes_free{namespace="ns",persistentvolumeclaim="data-0"} 90',
+    'kubelet_volume_stats_inodes_free{namespace="ns",persistentvolumeclaim="logs-0"} 90',
+    'kubelet_volume_stats_inodes_used{namespace="ns",persistentvolumeclaim="data-0"} 10',
+    'kubelet_volume_stats_inodes_used{namespace="ns",persistentvolumeclaim="logs-0"} 10',
+    // Only where the health is known.
+    'kubelet_volume_stats_health_status_abnormal{namespace="ns",persistentvolumeclaim="data-0"} 0',
+  ]);
+  assert.equal(reads, 1, 'one read serves the seven series');
+  const text = await registry.metrics();
+  assert.match(
+    text,
+    /# HELP kubelet_volume_stats_capacity_bytes \[ALPHA\] Capacity in bytes of the volume\n# TYPE kubelet_volume_stats_capacity_bytes gauge/,
+  );
+
+  // The pod with logs-0 is gone: its series go with it.
+  pods = [pods[0]!];
+  assert.deepEqual(
+    (await lines()).filter((l) => l.includes('logs-0')),
+    [],
+  );
+  assert.equal(reads, 3);
+});

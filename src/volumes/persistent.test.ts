@@ -1,0 +1,204 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
+import { attachmentName, deviceMountPath } from '../csi/paths.ts';
+import type { CsiVolumeRequest } from '../csi/volumes.ts';
+const silentLogger = { info() {}, v() {}, warn() {}, error() {} };
+import { type ClaimSources, PersistentVolumes } from './persistent.ts';
+
+const NODE = 'node-1';
+const DRIVER = 'hostpath.csi.k8s.io';
+
+function pod(volumes: Pod['spec'] extends infer S ? (S extends { volumes?: infer V } ? V : never) : never): Pod {
+  return {
+    metadata: { name: 'web-0', namespace: 'ns', uid: 'pod-1' },
+    spec: { containers: [{ name: 'c', volumeMounts: [{ name: 'data', mountPath: '/data' }] }], volumes },
+  };
+}
+const claimVolume = (readOnly = false) => pod([{ name: 'data', persistentVolumeClaim: { claimName: 'data', readOnly } }]);
+
+function harness(pv: PersistentVolume, opts: { driver?: CSIDriver; attachment?: VolumeAttachment; rootDir?: string } = {}) {
+  const claim: PersistentVolumeClaim = {
+    metadata: { name: 'data', namespace: 'ns', uid: 'claim-1' },
+    spec: { volumeName: pv.metadata!.name },
+    status: { phase: 'Bound' },
+  };
+  pv.spec!.claimRef = { uid: 'claim-1' };
+  const calls: string[] = [];
+  const requests: CsiVolumeRequest[] = [];
+  let attached: string[] = [];
+  let attachment = opts.attachment;
+  const sources: ClaimSources = {
+    claim: async () => claim,
+    volume: async () => pv,
+    csiDriver: async () => opts.driver,
+    volumeAttachment: async (name) => (attachment?.metadata?.name === name ? attachment : undefined),
+  };
+  let changed = 0;
+  const rootDir = opts.rootDir ?? '/nonexistent';
+  const volumes = new PersistentVolumes({
+    rootDir,
+    nodeName: NODE,
+    sources,
+    csi: {
+      stage: async (req) => {
+        calls.push('stage');
+        requests.push(req);
+        return 'staged';
+      },
+      publish: async (p, req) => {
+        calls.push(`publish ${p.metadata!.uid}`);
+        requests.push(req);
+        return { path: `/pods/${p.metadata!.uid}/mount`, applyFsGroup: false };
+      },
+      unpublish: async (uid, spec) => void calls.push(`unpublish ${uid} ${spec}`),
+      unstage: async (path) => void calls.push(`unstage ${path}`),
+    },
+    volumesAttached: () => attached,
+    inUseChanged: () => changed++,
+    bindMount: async (source, target, ro) => void calls.push(`bind ${source} ${target} ${ro}`),
+    log: silentLogger,
+  });
+  return {
+    volumes,
+    calls,
+    requests,
+    changed: () => changed,
+    attach: (names: string[], va?: VolumeAttachment) => {
+      attached = names;
+      attachment = va;
+    },
+  };
+}
+
+test('a claim that is not bound waits with upstream message', async () => {
+  const p = claimVolume();
+  const pending = new PersistentVolumes({
+    rootDir: '/nonexistent',
+    nodeName: NODE,
+    sources: {
+      claim: async () => ({ metadata: { name: 'data', namespace: 'ns', uid: 'c' }, spec: {}, status: { phase: 'Pending' } }),
+      volume: async () => assert.fail('no PV is read for an unbound claim'),
+      csiDriver: async () => undefined,
+      volumeAttachment: async () => undefined,
+    },
+    volumesAttached: () => [],
+    inUseChanged: () => {},
+    bindMount: async () => {},
+    log: silentLogger,
+  });
+  await assert.rejects(pending.setUp(p, p.spec!.volumes![0]!), { message: 'error processing PVC ns/data: PVC is not bound' });
+});
+
+test("a hostPath PV is its path; the claim's readOnly holds; it is not reported in use", async () => {
+  const h = harness({ metadata: { name: 'pv-1' }, spec: { hostPath: { path: '/srv/data' } } });
+  const p = claimVolume(true);
+  assert.deepEqual(await h.volumes.setUp(p, p.spec!.volumes![0]!), { path: '/srv/data', readOnly: true, block: false });
+  assert.deepEqual(h.volumes.volumesInUse(), []);
+});
+
+test("a local PV is bind-mounted into the pod's volume dir and reported in use; a Block one is handed as a device", async () => {
+  const h = harness({ metadata: { name: 'pv-1' }, spec: { local: { path: '/mnt/disk1' } } });
+  const p = claimVolume();
+  assert.deepEqual(await h.volumes.setUp(p, p.spec!.volumes![0]!), {
+    path: '/nonexistent/pods/pod-1/volumes/kubernetes.io~local-volume/pv-1',
+    readOnly: false,
+  });
+  assert.deepEqual(h.calls, ['bind /mnt/disk1 /nonexistent/pods/pod-1/volumes/kubernetes.io~local-volume/pv-1 false']);
+  assert.deepEqual(h.volumes.volumesInUse(), ['kubernetes.io/local-volume/pv-1']);
+  assert.equal(h.changed(), 1);
+  assert.deepEqual(
+    h.volumes.claimMounts('pod-1').map((m) => [m.volume, m.pvc.name, m.kind, m.path]),
+    [['data', 'data', 'local', '/nonexistent/pods/pod-1/volumes/kubernetes.io~local-volume/pv-1']],
+    'the claim volume as set up, for its stats',
+  );
+
+  const b = harness({ metadata: { name: 'pv-2' }, spec: { local: { path: '/dev/loop7' }, volumeMode: 'Block' } });
+  const raw: Pod = {
+    metadata: { name: 'raw', namespace: 'ns', uid: 'pod-2' },
+    spec: {
+      containers: [{ name: 'c', volumeDevices: [{ name: 'data', devicePath: '/dev/xvda' }] }],
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
+    },
+  };
+  assert.deepEqual(await b.volumes.setUp(raw, raw.spec!.volumes![0]!), { path: '/dev/loop7', readOnly: false, block: true });
+  assert.deepEqual(b.calls, [], 'nothing is mounted for a raw block volume');
+});
+
+test("CSI with attach: in use reported, attached on the Node, then the VolumeAttachment's metadata is the publish context", async () => {
+  const pv: PersistentVolume = { metadata: { name: 'pv-1' }, spec: { csi: { driver: DRIVER, volumeHandle: 'vol-1' } } };
+  const h = harness(pv);
+  const p = claimVolume();
+  const v = p.spec!.volumes![0]!;
+  const unique = `kubernetes.io/csi/${DRIVER}^vol-1`;
+  await assert.rejects(h.volumes.setUp(p, v), {
+    message: "Volume has not been added to the list of VolumesInUse in the node's volume status",
+  });
+  assert.deepEqual(h.volumes.volumesInUse(), [unique]);
+  assert.equal(h.changed(), 1, 'the node status is poked');
+  h.volumes.markReportedInUse([unique]);
+  await assert.rejects(h.volumes.setUp(p, v), { message: 'Volume not attached according to node status' });
+  const name = attachmentName('vol-1', DRIVER, NODE);
+  h.attach([unique], { metadata: { name }, spec: {} as VolumeAttachment['spec'], status: { attached: false } });
+  await assert.rejects(h.volumes.setUp(p, v), { message: `volume vol-1 is not attached yet (VolumeAttachment ${name})` });
+  h.attach([unique], {
+    metadata: { name },
+    spec: {} as VolumeAttachment['spec'],
+    status: { attached: true, attachmentMetadata: { dev: '/dev/sdb' } },
+  });
+  assert.deepEqual(await h.volumes.setUp(p, v), { path: '/pods/pod-1/mount', readOnly: false });
+  assert.deepEqual(h.calls, ['stage', 'publish pod-1']);
+  assert.deepEqual(h.requests[0]!.publishContext, { dev: '/dev/sdb' });
+  assert.equal(h.changed(), 1, 'the same volume again does not change the set');
+});
+
+test('CSI without attach (CSIDriver attachRequired false) is staged and published at once', async () => {
+  const h = harness(
+    { metadata: { name: 'pv-1' }, spec: { csi: { driver: DRIVER, volumeHandle: 'vol-1', readOnly: true } } },
+    { driver: { metadata: { name: DRIVER }, spec: { attachRequired: false } } },
+  );
+  const p = claimVolume();
+  assert.deepEqual(await h.volumes.setUp(p, p.spec!.volumes![0]!), { path: '/pods/pod-1/mount', readOnly: true });
+  assert.deepEqual(h.requests[0]!.publishContext, {});
+  assert.equal(h.requests[0]!.readOnly, true, "the PV source's readOnly counts");
+});
+
+test('release: each published CSI volume unpublished, unstaged only when no other pod has it, then out of use', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-persistent-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const publish = (uid: string, spec: string, handle: string) => {
+    const dir = join(root, 'pods', uid, 'volumes', 'kubernetes.io~csi', spec);
+    mkdirSync(join(dir, 'mount'), { recursive: true });
+    writeFileSync(join(dir, 'vol_data.json'), JSON.stringify({ driverName: DRIVER, volumeHandle: handle }));
+  };
+  publish('pod-1', 'pv-shared', 'vol-shared');
+  publish('pod-1', 'pv-own', 'vol-own');
+  publish('pod-2', 'pv-shared', 'vol-shared');
+  const h = harness(
+    { metadata: { name: 'pv-own' }, spec: { csi: { driver: DRIVER, volumeHandle: 'vol-own' } } },
+    {
+      rootDir: root,
+      driver: { metadata: { name: DRIVER }, spec: { attachRequired: false } },
+    },
+  );
+  const p = claimVolume();
+  await h.volumes.setUp(p, p.spec!.volumes![0]!);
+  assert.deepEqual(
+    h.volumes.claimMounts('pod-1').map((m) => [m.volume, m.kind, m.path, m.csi]),
+    [['data', 'csi', '/pods/pod-1/mount', { driver: DRIVER, volumeHandle: 'vol-own' }]],
+  );
+  h.calls.length = 0;
+  await h.volumes.release('pod-1');
+  assert.deepEqual(h.volumes.claimMounts('pod-1'), [], 'a released pod has no claim volumes to measure');
+  assert.deepEqual(h.calls.sort(), [
+    'unpublish pod-1 pv-own',
+    'unpublish pod-1 pv-shared',
+    `unstage ${deviceMountPath(root, DRIVER, 'vol-own')}`,
+  ]);
+  assert.deepEqual(h.volumes.volumesInUse(), []);
+  await h.volumes.release('pod-gone'); // nothing published: nothing to do
+});
