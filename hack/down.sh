@@ -8,17 +8,25 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 mkdir -p "$LOGS"
+# The cluster's nodes mount their own dirs over the host's /var/lib/kubelet and
+# /var/local-path-provisioner in their mount namespaces: removing those directories here (below)
+# would detach the nodes' mounts, and their kubelets would go on in the host's (taking its pods'
+# directories for orphans). `make down` removes the cluster first.
+compgen -G "/run/kts/ns/*.mnt" >/dev/null \
+  && die "the local cluster's nodes are up: run hack/cluster/down.sh first (make down runs both)"
 set +e   # Best effort from here on: one stuck item must not stop the rest of the cleanup.
 
 "$KTS_ROOT/hack/kubelet.sh" stop
+# The binaries of the runtime the stack came up with (RUNTIME then).
+use_runtime "$(recorded_runtime "$LOCAL/containerd")"
 
 # CRI pods live in containerd's database across restarts (a leaked sandbox name blocks the
 # next pod of that name), so when our containerd is not running, start it just to clean up.
-sock_ok() { [ -S "$CONTAINERD_SOCK" ] && ctr --address "$CONTAINERD_SOCK" --connect-timeout 2s version >/dev/null 2>&1; }
-if ! sock_ok && [ -f "$LOCAL/containerd/config.toml" ] && [ -f /var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db ] \
+sock_ok() { [ -S "$CONTAINERD_SOCK" ] && "$CTR" --address "$CONTAINERD_SOCK" --connect-timeout 2s version >/dev/null 2>&1; }
+if ! sock_ok && [ -f "$LOCAL/containerd/config.toml" ] && [ -f "$CTRD_ROOT/io.containerd.metadata.v1.bolt/meta.db" ] \
    && [ -z "$(foreign_containerd_pids)" ] && ! running containerd; then
   log "starting containerd to remove its pods through CRI"
-  start_bg containerd containerd --config "$LOCAL/containerd/config.toml"
+  start_bg containerd env PATH="$CTRD_PATH:$PATH" "$CTRD" --config "$LOCAL/containerd/config.toml"
   for _ in $(seq 60); do sock_ok && break; sleep 0.5; done
 fi
 
@@ -46,22 +54,22 @@ stop_bg containerd 30
 
 # Tasks containerd left behind (it was not running, or CRI failed): kill them with runc,
 # then their shims, which outlive containerd by design.
-for root in /run/containerd/runc/*; do
+for root in /run/containerd/runc/* /run/containerd1/runc/*; do
   [ -d "$root" ] || continue
-  for id in $(runc --root "$root" list -q 2>/dev/null); do
+  for id in $("$RUNC" --root "$root" list -q 2>/dev/null); do
     log "deleting leftover container $id (runc root $root)"
-    runc --root "$root" delete -f "$id" >>"$LOGS/down.log" 2>&1
+    "$RUNC" --root "$root" delete -f "$id" >>"$LOGS/down.log" 2>&1
   done
 done
 # (The cluster's nodes run shims with the same address inside their own mount namespaces.)
-for pid in $(pgrep -f '^/usr/bin/containerd-shim-runc-v2 ' || true); do
+for pid in $(pgrep -f '^/[^ ]*/containerd-shim-runc-v2 ' || true); do
   if in_host_mount_ns "$pid" && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-address $CONTAINERD_SOCK"; then
     log "killing leftover shim $pid"; kill -KILL "$pid" 2>/dev/null
   fi
 done
 
 # Mounts: network namespaces, rootfs/shm of containers, pod volumes. Deepest first.
-mounts() { awk '{print $2}' /proc/self/mounts | grep -E '^(/run/netns|/var/run/netns|/run/containerd|/var/lib/kubelet|/var/lib/containerd/io\.containerd\.grpc\.v1\.cri)/' | sort -r; }
+mounts() { awk '{print $2}' /proc/self/mounts | grep -E '^(/run/netns|/var/run/netns|/run/containerd1?|/var/lib/kubelet|/var/lib/containerd1?/io\.containerd\.grpc\.v1\.cri)/' | sort -r; }
 for m in $(mounts); do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "cannot unmount $m"; done
 # The root dir itself: the kubelet bind-mounts it shared (upstream's MakeRShared), maybe twice.
 while mountpoint -q /var/lib/kubelet; do umount /var/lib/kubelet 2>/dev/null || umount -l /var/lib/kubelet || break; done
@@ -110,6 +118,9 @@ rm -rf /var/log/pods/* /var/log/containers/* 2>/dev/null
 rm -rf --one-file-system /var/local-path-provisioner
 # The node's credentials go with the cluster state: the next up bootstraps them again.
 rm -f "$LOCAL/kubelet.kubeconfig"
+
+# The next `make up` runs RUNTIME's containerd (by default containerd2), not this one's.
+rm -f "$LOCAL/containerd/runtime"
 
 left=$(pgrep -a -f "$LOCAL|containerd-shim-runc-v2 .*-address $CONTAINERD_SOCK" | grep -v "^$$ " || true)
 [ -z "$left" ] || log "still running: $left"

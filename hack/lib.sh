@@ -117,7 +117,50 @@ pause_image() {
   echo "$img"
 }
 
-# containerd_toml KEY=VALUE...: the containerd config of every node this repo runs (the local
+# The node's container runtime (issue #20), chosen by RUNTIME when the stack comes up:
+#   containerd2 (default)  containerd 2.2 and runc 1.3, built by hack/build-runtime.sh
+#                          (hack/containerd2.sh): what a v1.36 node runs
+#   containerd1            Debian's containerd 1.6 and runc 1.1 (v1.35 was the last release
+#                          to support containerd 1.x), kept so that both stay tested
+# use_runtime NAME sets, for that runtime: CTRD, CTR, RUNC (its binaries), CTRD_PATH (put in
+# front of the daemon's PATH: a task that ctr starts names no shim, so containerd looks the
+# shim up there, and the shim runc) and the host stack's CTRD_ROOT and CTRD_STATE. Both keep
+# the standard socket; containerd 1.6 keeps its own root and state on this host (it cannot
+# open a database that 2.x has written), so both image stores stay warm and switching needs
+# only `make down`. A cluster node's directories are its own, so its roots stay standard.
+use_runtime() {
+  case "$1" in
+    containerd2)
+      CTRD=$CONTAINERD2_BIN/containerd CTR=$CONTAINERD2_BIN/ctr RUNC=$RUNC2_BIN/runc CTRD_PATH=$CONTAINERD2_PATH
+      CTRD_ROOT=/var/lib/containerd CTRD_STATE=/run/containerd ;;
+    containerd1)
+      CTRD=/usr/bin/containerd CTR=/usr/bin/ctr RUNC=/usr/sbin/runc CTRD_PATH=/usr/bin
+      CTRD_ROOT=/var/lib/containerd1 CTRD_STATE=/run/containerd1 ;;
+    *) die "RUNTIME=$1: the runtimes are containerd2 (the default) and containerd1" ;;
+  esac
+  RUNTIME=$1
+}
+# runtime_toml KEY=VALUE...: the runtime's config, with containerd_toml's keys.
+runtime_toml() {
+  if [ "$RUNTIME" = containerd2 ]; then containerd2_toml "$@"; else containerd_toml "$@"; fi
+}
+# install_runtime: what the runtime needs on this host (the build is cached: a no-op when done).
+install_runtime() {
+  apt_install containerd runc containernetworking-plugins iptables
+  [ "$RUNTIME" != containerd2 ] || "$KTS_ROOT/hack/build-runtime.sh" || die "cannot build containerd 2 (hack/build-runtime.sh)"
+}
+# A file "runtime" beside each containerd's config names the runtime it runs, so that the
+# scripts that stop or reuse it (hack/down.sh, hack/cluster/node.sh) use its binaries, and
+# bringing up the other one over it fails with what to do.
+# recorded_runtime DIR: the runtime DIR records, else RUNTIME.
+recorded_runtime() { cat "$1/runtime" 2>/dev/null || echo "$RUNTIME"; }
+# check_runtime DIR WHAT: fails when DIR records another runtime than RUNTIME.
+check_runtime() {
+  local was; was=$(recorded_runtime "$1")
+  [ "$was" = "$RUNTIME" ] || die "$2 runs $was, not RUNTIME=$RUNTIME: run make down first"
+}
+
+# containerd_toml KEY=VALUE...: the containerd 1.6 config of every node this repo runs (the local
 # stack's, the upstream kubelet's beside it, each cluster node's), from one template:
 #   by=WHO root=DIR state=DIR sock=PATH cni_bin=DIR cni_conf=DIR   where things are
 #   runc_root=DIR   runc's state (default /run/containerd/runc)   certs=DIR   hosts.toml dir
@@ -171,7 +214,7 @@ TOML
 # image mounts its snapshots, which must happen where that containerd's state is.
 ctr_k8s() {
   # shellcheck disable=SC2086
-  ${KTS_NODE_NS:+nsenter $KTS_NODE_NS} ctr --address "$CONTAINERD_SOCK" -n k8s.io "$@"
+  ${KTS_NODE_NS:+nsenter $KTS_NODE_NS} "$CTR" --address "$CONTAINERD_SOCK" -n k8s.io "$@"
 }
 
 # wait_for SECONDS WHAT CMD...: polls CMD until it succeeds; on timeout names WHAT and its log.
@@ -214,3 +257,8 @@ watch_failed_pulls() {
     | while read -r line; do log "MISSING IMAGE: $line"; echo "$line" >> "$PULLS_FILE"; done' "$BIN/kubectl" >/dev/null &
   echo $!
 }
+
+# shellcheck source=containerd2.sh
+source "$KTS_ROOT/hack/containerd2.sh"
+# RUNTIME unset: the one the local stack runs (hack/down.sh forgets it), else containerd2.
+use_runtime "${RUNTIME:-$(cat "$LOCAL/containerd/runtime" 2>/dev/null || echo containerd2)}"

@@ -4,7 +4,7 @@
 # `make bench` measures both kubelets side by side on one machine in one run.
 #
 # It gets everything of its own, so neither kubelet can touch the other's pods: a second
-# containerd (root /var/lib/containerd-upstream, state and socket under /run/containerd-upstream,
+# containerd of the stack's runtime (root /var/lib/containerd-upstream, or containerd1-upstream, state and socket under /run/containerd-upstream,
 # runc root there too), a CNI conf dir with a bridge kts-br1 for the Node's podCIDR and
 # host-local data in /var/lib/cni-upstream, the cgroup root /upstream, --root-dir
 # /var/lib/kubelet-upstream, pod logs in /var/log/pods-upstream, ports 10450/10448. The node is
@@ -18,7 +18,7 @@ need_root
 UP_NODE="$NODE_NAME-upstream"
 UP_DIR="$LOCAL/kubelet-upstream"           # config, kubeconfig, saved sysctls
 UP_CTD_DIR="$LOCAL/containerd-upstream"
-UP_CTD_ROOT=/var/lib/containerd-upstream
+UP_CTD_ROOT=$CTRD_ROOT-upstream
 UP_CTD_STATE=/run/containerd-upstream
 UP_SOCK="$UP_CTD_STATE/containerd.sock"
 UP_CNI_DIR="$LOCAL/cni-upstream/net.d"
@@ -40,21 +40,21 @@ SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops 
 HOST_DIRS=(/var/lib/kubelet/device-plugins /var/log/containers)
 
 kubectl=("$BIN/kubectl" --kubeconfig "$LOCAL/admin.kubeconfig" --request-timeout 20s)
-up_ctr() { ctr --address "$UP_SOCK" -n k8s.io "$@"; }
-up_sock_ok() { [ -S "$UP_SOCK" ] && ctr --address "$UP_SOCK" --connect-timeout 2s version >/dev/null 2>&1; }
-main_sock_ok() { [ -S "$CONTAINERD_SOCK" ] && ctr --address "$CONTAINERD_SOCK" --connect-timeout 2s version >/dev/null 2>&1; }
+up_ctr() { "$CTR" --address "$UP_SOCK" -n k8s.io "$@"; }
+up_sock_ok() { [ -S "$UP_SOCK" ] && "$CTR" --address "$UP_SOCK" --connect-timeout 2s version >/dev/null 2>&1; }
+main_sock_ok() { [ -S "$CONTAINERD_SOCK" ] && "$CTR" --address "$CONTAINERD_SOCK" --connect-timeout 2s version >/dev/null 2>&1; }
 apiserver_ok() { "${kubectl[@]}" get --raw /readyz >/dev/null 2>&1; }
 cgroup_dirs() { local d; for d in /sys/fs/cgroup/*/; do [ -f "$d/cgroup.procs" ] && echo "${d%/}/$UP_CGROUP"; done; return 0; }
 
 start_containerd() {
   mkdir -p "$UP_CTD_DIR" "$UP_CNI_DIR" "$UP_CNI_DATA"
   # As the stack's, but every path its own: runc's root and the netns mounts included.
-  containerd_toml by=hack/upstream-kubelet.sh root="$UP_CTD_ROOT" state="$UP_CTD_STATE" sock="$UP_SOCK" \
+  runtime_toml by=hack/upstream-kubelet.sh root="$UP_CTD_ROOT" state="$UP_CTD_STATE" sock="$UP_SOCK" \
     runc_root="$UP_CTD_STATE/runc" netns_under_state=true cni_bin=/usr/lib/cni cni_conf="$UP_CNI_DIR" \
     > "$UP_CTD_DIR/config.toml"
   log "starting containerd-upstream (log: $LOGS/containerd-upstream.log)"
   : > "$LOGS/containerd-upstream.log"   # one log per start, so a failure's last line is this run's
-  start_bg containerd-upstream containerd --config "$UP_CTD_DIR/config.toml"
+  start_bg containerd-upstream env PATH="$CTRD_PATH:$PATH" "$CTRD" --config "$UP_CTD_DIR/config.toml"
   wait_for 30 containerd-upstream up_sock_ok
 
   # No registry is reachable: copy the images from the stack's containerd.
@@ -218,9 +218,9 @@ stop() {
   local root id pid m
   for root in "$UP_CTD_STATE"/runc/*; do
     [ -d "$root" ] || continue
-    for id in $(runc --root "$root" list -q 2>/dev/null); do runc --root "$root" delete -f "$id" >/dev/null 2>&1; done
+    for id in $("$RUNC" --root "$root" list -q 2>/dev/null); do "$RUNC" --root "$root" delete -f "$id" >/dev/null 2>&1; done
   done
-  for pid in $(pgrep -f '^/usr/bin/containerd-shim-runc-v2 ' || true); do
+  for pid in $(pgrep -f '^/[^ ]*/containerd-shim-runc-v2 ' || true); do
     tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-address $UP_SOCK " && kill -KILL "$pid" 2>/dev/null
   done
   # Netns, rootfs and volume mounts, deepest first.

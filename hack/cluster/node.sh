@@ -10,7 +10,8 @@
 #   exec NODE CMD…  runs CMD in the node (kubeadm, crictl, ip, ...)
 source "$(dirname "$0")/lib.sh"
 need_root
-apt_install iproute2 util-linux iptables containerd runc containernetworking-plugins
+apt_install iproute2 util-linux iptables
+install_runtime
 LOGS="$CLUSTER_LOGS"
 PIDS="$CLUSTER_LOCAL/pids"
 mkdir -p "$LOGS" "$PIDS"
@@ -34,7 +35,7 @@ host_network() {
 
 containerd_config() {
   # With the CNI paths an add-on installs into, and netns mounts in the node's own state.
-  containerd_toml by="hack/cluster/node.sh for node $1" root=/var/lib/containerd state=/run/containerd \
+  runtime_toml by="hack/cluster/node.sh for node $1" root=/var/lib/containerd state=/run/containerd \
     sock=/run/containerd/containerd.sock netns_under_state=true cni_bin=/opt/cni/bin cni_conf=/etc/cni/net.d
 }
 
@@ -89,16 +90,19 @@ images() {
 
 start_containerd() {
   local n=$1 state conf; state=$(node_state "$n"); conf="$state/etc/kts/containerd.toml"
+  # The node's images and pods are in its runtime's database: another runtime needs a new node.
+  [ ! -f "$conf" ] || check_runtime "$state/etc/kts" "node $n"
   containerd_config "$n" > "$conf.new"
   if running "$n-containerd" && cmp -s "$conf.new" "$conf"; then rm -f "$conf.new"; return 0; fi
   stop_bg "$n-containerd" 30
   mv "$conf.new" "$conf"
-  log "node $n: containerd (log: $LOGS/$n-containerd.log)"
+  echo "$RUNTIME" > "$state/etc/kts/runtime"
+  log "node $n: containerd, $RUNTIME (log: $LOGS/$n-containerd.log)"
   # The config path under $NODES_STATE tells hack/containerd.sh this containerd is ours.
   # shellcheck disable=SC2046
-  start_bg "$n-containerd" nsenter $(node_ns_opts "$n") containerd --config "$conf"
+  start_bg "$n-containerd" nsenter $(node_ns_opts "$n") env PATH="$CTRD_PATH:$PATH" "$CTRD" --config "$conf"
   local sock; sock=$(node_sock "$n")
-  wait_for 30 "$n-containerd" ctr --address "$sock" --connect-timeout 2s version
+  wait_for 30 "$n-containerd" "$CTR" --address "$sock" --connect-timeout 2s version
 }
 
 # The flags of kubeadm's drop-in (manifests/10-kubeadm.conf), with the env file kubeadm writes.
@@ -140,7 +144,7 @@ remove() {
   if [ -e "$NS_DIR/$n.mnt" ]; then
     mnt=$(stat -L -c %i "$NS_DIR/$n.mnt" 2>/dev/null || true)
     stop_bg "$n-containerd" 30
-    for pid in $(pgrep -f '^/usr/bin/containerd-shim-runc-v2 ' || true); do
+    for pid in $(pgrep -f '^/[^ ]*/containerd-shim-runc-v2 ' || true); do
       [ "$(stat -L -c %i "/proc/$pid/ns/mnt" 2>/dev/null)" = "$mnt" ] && kill -KILL "$pid" 2>/dev/null
     done
   fi

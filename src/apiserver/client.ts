@@ -2,8 +2,12 @@
 // dozen endpoints; @kubernetes/client-node's generated clients cost ~60 MB of resident
 // memory on import (docs/benchmarks.md), so its models are used as types only.
 import { Agent, request as httpsRequest } from 'node:https';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Connection } from './kubeconfig.ts';
+
+// node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
+// WebSocket one loads undici, which only staticPodURL's fetch needs (docs/benchmarks.md).
+const { request: httpRequest } = process.getBuiltinModule('node:http');
 
 export type PatchType = 'merge' | 'strategic' | 'json';
 const patchContentType: Record<PatchType, string> = {

@@ -23,8 +23,8 @@ export interface CertificateSpec {
 
 /** A new key and a certificate for it, issued through a CSR. */
 export async function issueCertificate(api: ApiClient, spec: CertificateSpec, log: Logger, signal?: AbortSignal) {
-  const key = newPrivateKey();
-  const csr = await certificateRequest(key, spec.subject, spec.sans);
+  const key = newPrivateKey('ec');
+  const csr = certificateRequest(key, spec.subject, spec.sans);
   const cert = await requestCertificate(api, csr, spec.signer, log, { signal });
   return { cert, key };
 }

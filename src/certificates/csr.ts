@@ -19,10 +19,9 @@ export async function requestCertificate(
   log: Logger,
   opts: { signal?: AbortSignal } = {},
 ): Promise<string> {
-  const usages =
-    signerName === SERVING_SIGNER
-      ? ['digital signature', 'key encipherment', 'server auth']
-      : ['digital signature', 'key encipherment', 'client auth'];
+  // The requests are for ECDSA keys (pki.ts newPrivateKey): no key encipherment, as upstream's
+  // DefaultKubeletServingGetUsages and DefaultKubeletClientGetUsages give for a non-RSA key.
+  const usages = ['digital signature', signerName === SERVING_SIGNER ? 'server auth' : 'client auth'];
   const created = await api.create<CertificateSigningRequest>(
     apiPath({ group: 'certificates.k8s.io', resource: 'certificatesigningrequests' }),
     {

@@ -43,6 +43,20 @@ test('an invalid config field exits 1 naming the field', () => {
 
 test('an unknown flag exits 1', () => assertOneLineFailure(run('--no-such-flag'), /Unknown argument/));
 
+test("start-up does not load undici (node:http's ESM facade would, see src/apiserver/client.ts)", () => {
+  const hook = `process.on('exit', () => console.log(process.moduleLoadList.some((m) => m.includes('undici'))))`;
+  const r = spawnSync(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(hook)}`, main, '--kubeconfig', '/nonexistent'],
+    {
+      encoding: 'utf8',
+      timeout: 20_000,
+    },
+  );
+  assert.match(r.stderr, /cannot read --kubeconfig/, 'got as far as reading the kubeconfig: all modules loaded');
+  assert.equal(r.stdout.trim(), 'false');
+});
+
 test('--node-labels and --register-with-taints parse as upstream', () => {
   assert.deepEqual(parseLabels('a=1,node-role.kubernetes.io/worker='), { a: '1', 'node-role.kubernetes.io/worker': '' });
   assert.deepEqual(parseTaints('dedicated=gpu:NoSchedule,spot:PreferNoSchedule'), [

@@ -141,3 +141,18 @@ test('the system log handler and the node log query: defaulted and validated as 
   ];
   for (const [lines, re] of bad) assert.throws(() => parseKubeletConfig(`${head}${lines}\n`), re, lines);
 });
+
+test('failSwapOn and memorySwap: defaulted and validated as upstream', () => {
+  const d = parseKubeletConfig(head);
+  assert.deepEqual([d.failSwapOn, d.memorySwap], [true, { swapBehavior: '' }]);
+  const c = parseKubeletConfig(head + 'failSwapOn: false\nmemorySwap:\n  swapBehavior: LimitedSwap\n');
+  assert.deepEqual([c.failSwapOn, c.memorySwap], [false, { swapBehavior: 'LimitedSwap' }]);
+  assert.deepEqual(parseKubeletConfig(head + 'memorySwap: {}\n').memorySwap, { swapBehavior: '' });
+  const bad: [string, RegExp][] = [
+    ['memorySwap: {swapBehavior: UnlimitedSwap}', /memorySwap.swapBehavior: "UnlimitedSwap" must be one of: "", "LimitedSwap" or "NoSwap"/],
+    ['memorySwap: {swapLimit: 1}', /memorySwap: unknown field "swapLimit"/],
+    ['memorySwap: NoSwap', /memorySwap: expected a mapping/],
+    ['failSwapOn: "no"', /failSwapOn: expected true or false/],
+  ];
+  for (const [lines, re] of bad) assert.throws(() => parseKubeletConfig(`${head}${lines}\n`), re, lines);
+});

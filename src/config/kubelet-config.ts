@@ -74,6 +74,10 @@ export interface KubeletConfig {
   enableSystemLogHandler: boolean;
   /** The node log query on /logs/ (src/server/node-logs.ts, NodeLogQuery); needs enableSystemLogHandler. */
   enableSystemLogQuery: boolean;
+  /** Refuse to start while swap is on (src/node/swap.ts). */
+  failSwapOn: boolean;
+  /** Swap for containers (src/resources/swap.ts): NoSwap ('' too) or LimitedSwap. */
+  memorySwap: { swapBehavior: string };
 }
 
 export const defaults: KubeletConfig = {
@@ -133,6 +137,8 @@ export const defaults: KubeletConfig = {
   systemCgroups: '',
   enableSystemLogHandler: true,
   enableSystemLogQuery: false,
+  failSwapOn: true,
+  memorySwap: { swapBehavior: '' },
 };
 
 type Kind =
@@ -148,7 +154,8 @@ type Kind =
   | 'object'
   | 'list'
   | 'authentication'
-  | 'authorization';
+  | 'authorization'
+  | 'memorySwap';
 const accepted = (kind: Kind, names: string) => Object.fromEntries(names.split(/\s+/).map((n) => [n, [kind] as [Kind]]));
 // Fields read today map to a KubeletConfig key; the rest of upstream's fields are
 // accepted (a kubeadm-written file carries many of them) and take effect as features land.
@@ -209,10 +216,12 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   systemCgroups: ['string', 'systemCgroups'],
   enableSystemLogHandler: ['bool', 'enableSystemLogHandler'],
   enableSystemLogQuery: ['bool', 'enableSystemLogQuery'],
+  failSwapOn: ['bool', 'failSwapOn'],
+  memorySwap: ['memorySwap', 'memorySwap'],
   // Upstream's other fields: type-checked now, in effect as their features land.
   ...accepted(
     'bool',
-    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS singleProcessOOMKill runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains failSwapOn kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
+    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS singleProcessOOMKill runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
   ),
   ...accepted(
     'int',
@@ -230,7 +239,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   ...accepted('strings', `tlsCipherSuites preloadedImagesVerificationAllowlist`),
   ...accepted('stringMap', `cpuManagerPolicyOptions topologyManagerPolicyOptions qosReserved`),
   ...accepted('list', `shutdownGracePeriodByPodPriority reservedMemory`),
-  ...accepted('object', `memorySwap logging crashLoopBackOff tracing userNamespaces`),
+  ...accepted('object', `logging crashLoopBackOff tracing userNamespaces`),
 };
 
 export class ConfigError extends Error {}
@@ -308,6 +317,8 @@ function convert(path: string, kind: Kind, v: unknown): unknown {
         cacheUnauthorizedTTLMs: a['webhook.cacheUnauthorizedTTL'] || d.cacheUnauthorizedTTLMs,
       };
     }
+    case 'memorySwap':
+      return { swapBehavior: nested(path, v, { swapBehavior: 'string' }).swapBehavior ?? defaults.memorySwap.swapBehavior };
   }
 }
 
@@ -402,6 +413,9 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
     ],
   ];
   for (const [bad, why] of checks) if (bad) return why;
+  // Upstream's ValidateKubeletConfiguration (NodeSwap is GA).
+  if (!['', 'NoSwap', 'LimitedSwap'].includes(c.memorySwap.swapBehavior))
+    return `memorySwap.swapBehavior: ${JSON.stringify(c.memorySwap.swapBehavior)} must be one of: "", "LimitedSwap" or "NoSwap"`;
   for (const m of ['evictionHard', 'evictionSoft'] as const) {
     const unknown = Object.keys((raw[m] as Record<string, string> | undefined) ?? {}).find((k) => !isSignal(k));
     if (unknown) return `${m}: unknown eviction signal "${unknown}"`;

@@ -87,13 +87,14 @@ test('collector: an orphan is stopped, then removed; its dirs go on the next pas
       },
       orphan: () => orphans++,
     },
+    podDirRemoved: (uid) => f.calls.push(`podDirRemoved ${uid}`),
   });
   await c.housekeeping();
   assert.deepEqual(f.calls, ['stopContainer c1 2', 'stopSandbox s1', 'removeContainer c1', 'removeContainer c0', 'removeSandbox s1']);
   f.calls.length = 0;
   f.setRuntime([]);
   await c.housekeeping();
-  assert.deepEqual(f.calls, ['removeLogDir ns_web_o', 'removePodCgroups o', 'removePodDir o']);
+  assert.deepEqual(f.calls, ['removeLogDir ns_web_o', 'removePodCgroups o', 'removePodDir o', 'podDirRemoved o']);
   assert.deepEqual(counts, { container: 2, sandbox: 1, pod_log_dir: 1, pod_dir: 1 });
   assert.equal(orphans, 1);
   assert.deepEqual(f.errors, []);

@@ -41,6 +41,8 @@ export interface CollectorDeps {
   disk?: GCDisk;
   /** Releases what a pod that is gone has published by volume plugins (CSI) before its mounts go (src/volumes). */
   releaseVolumes?(uid: string): Promise<void>;
+  /** A pod's directory is gone: what it held for the pod is free (its user namespace IDs, src/userns). */
+  podDirRemoved?(uid: string): void;
   policy?: ContainerGCPolicy;
   housekeepingMs?: number;
   gcMs?: number;
@@ -171,6 +173,7 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
         }
         disk.removePodCgroups(d.cgroupRoot ?? '/', x.uid);
         disk.removePodDir(d.rootDir, x.uid); // last: it marks the pod as ours
+        d.podDirRemoved?.(x.uid);
         removed('pod_dir');
         d.log.info('Removed the directories of a pod that is gone', { ...ref(x.uid), logDirs: x.logDirs });
       });

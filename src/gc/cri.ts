@@ -6,7 +6,7 @@ import { CriError } from '../cri/error.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import { filesystemStats } from '../node/host.ts';
-import type { ImageGCDeps } from './images.ts';
+import { type ImageGCDeps, imagesInUse } from './images.ts';
 import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { removeContainerLogs } from './disk.ts';
 import { legacyLogSymlink, removeLogSymlink } from '../container-logs/symlink.ts';
@@ -92,7 +92,7 @@ export async function criImageGC(
         refs: [...i.repoTags, ...i.repoDigests],
         pinned: i.pinned || (!!sandboxImage && i.repoTags.includes(sandboxImage)),
       })),
-    inUse: async () => new Set([...(await pods()).values()].flatMap((p) => p.containers.flatMap((c) => [c.image, c.imageRef]))),
+    inUse: async () => imagesInUse((await pods()).values()),
     fs: () => {
       try {
         return filesystemStats(fsPath);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bytesToFree, planImageGC, updateHistory, type ImageRecord } from './images.ts';
+import { bytesToFree, imagesInUse, planImageGC, updateHistory, type ImageRecord } from './images.ts';
+import type { ContainerState } from '../runtime/types.ts';
 
 const img = (id: string, sizeBytes: number, pinned = false): ImageRecord => ({
   id,
@@ -57,4 +58,38 @@ test('plan: unused, unpinned, old enough images, least recently used first, unti
 test('history forgets images that are gone and keeps when each was first seen', () => {
   const h = updateHistory(updateHistory(new Map(), [img('a', 1), img('b', 1)], new Set(), 5), [img('a', 1)], new Set(['a']), 9);
   assert.deepEqual([...h], [['a', { firstSeenMs: 5, lastUsedMs: 9 }]]);
+});
+
+test('in use: the images containers name (tag and ID) and those they mount as image volumes, whatever their state', () => {
+  const ctr = (image: string, over: Partial<ContainerState> = {}): ContainerState => ({
+    id: image,
+    sandboxId: 'sb',
+    name: 'c',
+    attempt: 0,
+    phase: 'running',
+    image,
+    imageRef: `sha256:${image}`,
+    hash: '',
+    createdAtNs: '0',
+    ...over,
+  });
+  const pods = [
+    { uid: 'u1', sandboxes: [], containers: [ctr('app:1', { imageMounts: ['sha256:tools', 'sha256:models'] })] },
+    { uid: 'u2', sandboxes: [], containers: [ctr('job:1', { phase: 'exited', imageMounts: ['sha256:data'] })] },
+  ];
+  assert.deepEqual([...imagesInUse(pods)].sort(), [
+    'app:1',
+    'job:1',
+    'sha256:app:1',
+    'sha256:data',
+    'sha256:job:1',
+    'sha256:models',
+    'sha256:tools',
+  ]);
+  const plan = planImageGC([img('sha256:tools', 10), img('other', 10)], imagesInUse(pods), new Map(), 0, 0, Infinity);
+  assert.deepEqual(
+    plan.map((i) => i.id),
+    ['other'],
+    'an image an image volume mounts is not collected',
+  );
 });

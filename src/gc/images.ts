@@ -5,6 +5,7 @@
 // first seen less than imageMinimumGCAge ago stay. The eviction manager may also ask
 // for every unused image to go (collect(true)) when the disk runs out.
 import type { Logger } from '../log/log.ts';
+import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { jittered } from '../backoff/backoff.ts';
 
 /** refs: every name the runtime may report a container's image by (ID, tags, repo digests). */
@@ -14,6 +15,14 @@ export interface ImageRecord {
   pinned: boolean;
   tags: string[];
   refs: string[];
+}
+
+/**
+ * Pure: the images the runtime's containers (of any state) use: their own, by name and by ID, and
+ * those they mount as image volumes (upstream's detectImages with handleImageVolumes).
+ */
+export function imagesInUse(pods: Iterable<PodRuntimeStatus>): Set<string> {
+  return new Set([...pods].flatMap((p) => p.containers.flatMap((c) => [c.image, c.imageRef, ...(c.imageMounts ?? [])])));
 }
 
 /** Whether a container uses the image: containers name it by tag, digest or ID. */

@@ -14,7 +14,7 @@ test('default imagePullPolicy, as the apiserver would default it', () => {
     ['busybox@sha256:abc', undefined, 'IfNotPresent'],
     ['busybox:latest', 'Never', 'Never'],
   ];
-  for (const [image, policy, want] of cases) assert.equal(pullPolicy({ name: 'c', image, imagePullPolicy: policy }), want, image);
+  for (const [image, policy, want] of cases) assert.equal(pullPolicy({ image, imagePullPolicy: policy }), want, image);
 });
 
 type PullRequest = { image?: { image?: string } | null; auth?: Record<string, string> | null };
@@ -56,7 +56,7 @@ async function run(secrets: Record<string, Secret>, pod: Pod | undefined, opts: 
     },
   });
   const events: ImageEvent[] = [];
-  const result = await puller.ensure({ name: 'c', image: IMAGE, imagePullPolicy: opts.policy }, 'u1/c', (e) => events.push(e), pod);
+  const result = await puller.ensure({ image: IMAGE, imagePullPolicy: opts.policy }, 'u1/c', (e) => events.push(e), pod);
   return { result, pulls: rt.pulls, events, asked };
 }
 
@@ -143,7 +143,6 @@ test('pulls: the CRI AuthConfig carries the decoded credential; two failures rea
     [
       ['Pulling', `Pulling image "${IMAGE}"`],
       ['Failed', `Failed to pull image "${IMAGE}": ${message}`],
-      ['Failed', 'Error: ErrImagePull'],
     ],
   );
 });

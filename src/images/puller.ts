@@ -1,6 +1,7 @@
 // Makes a container's image present, per its imagePullPolicy, with back-off on
 // failure (ErrImagePull, then ImagePullBackOff while waiting), as upstream's image manager.
-// Pulls use the credentials of the pod's imagePullSecrets that match the image.
+// Pulls use the credentials of the pod's imagePullSecrets that match the image. Image
+// volumes (image-volumes.ts) are pulled the same way.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { Logger } from '../log/log.ts';
@@ -25,8 +26,11 @@ export function imageUser(image: Pick<Image__Output, 'uid' | 'username'> | null 
 export type ImageEvent = { type: 'Normal' | 'Warning'; reason: string; message: string; onPod?: boolean };
 export type ImageService = Pick<ImageClient, 'imageStatus' | 'pullImage'>;
 
+/** What is pulled: a container's image, or an image volume's reference and pullPolicy. */
+export type ImageToPull = Pick<Container, 'image' | 'imagePullPolicy'>;
+
 /** Upstream's default when the pod does not say: Always for :latest or no tag, else IfNotPresent. */
-export function pullPolicy(c: Container): string {
+export function pullPolicy(c: ImageToPull): string {
   if (c.imagePullPolicy) return c.imagePullPolicy;
   const image = c.image ?? '';
   const tag = image.includes('@') ? undefined : /:([^/:]+)$/.exec(image)?.[1];
@@ -66,7 +70,7 @@ export class ImagePuller {
    * key scopes the back-off (pod UID + image), like upstream's per-pod image back-off;
    * pod supplies the namespace and imagePullSecrets; signal cancels a pull in flight.
    */
-  async ensure(c: Container, key: string, emit: (e: ImageEvent) => void, pod?: Pod, signal?: AbortSignal): Promise<PullResult> {
+  async ensure(c: ImageToPull, key: string, emit: (e: ImageEvent) => void, pod?: Pod, signal?: AbortSignal): Promise<PullResult> {
     const image = c.image ?? '';
     if (!image) return { waiting: { reason: 'InvalidImageName', message: 'container has no image' } };
     const invalid = invalidReference(image);
@@ -133,8 +137,8 @@ export class ImagePuller {
   #failed(image: string, key: string, bk: { delayMs: number } | undefined, detail: string, emit: (e: ImageEvent) => void): PullResult {
     const delayMs = bk ? Math.min(bk.delayMs * 2, this.#maxMs) : this.#initialMs;
     this.#backoff.set(key, { until: Date.now() + delayMs, delayMs });
+    // The container's "Error: ErrImagePull" is its caller's, as upstream's startContainer emits it.
     emit({ type: 'Warning', reason: 'Failed', message: `Failed to pull image "${image}": ${detail}` });
-    emit({ type: 'Warning', reason: 'Failed', message: 'Error: ErrImagePull' });
     return { waiting: { reason: 'ErrImagePull', message: detail } };
   }
 

@@ -49,6 +49,7 @@ import { probeRuntime } from '../node/runtime-health.ts';
 import { makeRShared } from '../node/shared-mount.ts';
 import { ensureSystemCgroups, type SystemCgroupsConfig } from '../node/system-cgroups.ts';
 import { declaredFeatures } from '../node/declared-features.ts';
+import { nodeSwapAtStart } from '../node/swap.ts';
 import { containerdEvents, wakesRelist } from '../pleg/containerd-events.ts';
 import { startPleg } from '../pleg/relist.ts';
 import { isStaticPod, podKey } from '../podutil/podutil.ts';
@@ -99,6 +100,7 @@ import { CSI_PLUGIN, DRA_PLUGIN } from '../plugin-manager/handler.ts';
 import { DraPlugins } from '../dra/plugins.ts';
 import { DraManager } from '../dra/manager.ts';
 import { withClaimDevices } from '../dra/container.ts';
+import { UserNamespaces } from '../userns/manager.ts';
 
 export interface KubeletOptions {
   kubeconfig: string;
@@ -155,6 +157,15 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   // The Node: one holder that the node agent keeps current and every other part reads.
   const node = new CurrentNode(nodeName);
   const host = readHostFacts();
+  // Swap (src/node/swap.ts): no start with swap on unless failSwapOn is false, as upstream; the
+  // containers' swap limits follow from it.
+  const swap = nodeSwapAtStart({
+    failSwapOn: config.failSwapOn,
+    swapBehavior: config.memorySwap.swapBehavior,
+    memoryCapacityBytes: host.memoryBytes,
+    swapCapacityBytes: host.swapBytes ?? 0,
+    log,
+  });
   if (config.enforceNodeAllocatable.includes('pods')) {
     try {
       ensurePodCgroup(kubepodsCgroup(config.cgroupRoot), kubepodsLimits(host, [config.kubeReserved, config.systemReserved]));
@@ -236,6 +247,9 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     nodeAllocatable: () => node.allocatable(),
     persistent,
   });
+  // User namespaces (src/userns): the kubelet's ID range from /etc, the pods' ranges read back from
+  // ROOT/pods/UID/userns; a bad range or file fails the start, as upstream's MakeUserNsManager.
+  const userns = UserNamespaces.load({ rootDir, maxPods: config.maxPods, log: logger('userns') });
   const syncer = new PodSyncer({
     runtime: cri,
     view,
@@ -252,6 +266,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       seccompProfileRoot: join(rootDir, 'seccomp'),
       memoryCapacity: () => parseQuantity(node.capacity()?.memory ?? ''),
       cgroupRoot: config.cgroupRoot,
+      swap,
     },
     // EnvFiles: fileKeyRef reads files of the pod's volumes as set up.
     env: withEnvFiles(
@@ -277,6 +292,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     // The claims' CDI devices ahead of the device plugins' (upstream's GenerateRunContainerOptions).
     devices: { containerOptions: async (pod, c) => withClaimDevices(dra.cdiDevices(pod, c), await devices.containerOptions(pod, c)) },
     claims: dra,
+    userns,
   });
   // Liveness, readiness and startup probes: a changed result syncs the pod again.
   const prober = new Prober({ cri, events, log: logger('prober'), onChange: (uid) => workers.wake(uid) });
@@ -414,6 +430,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     log: logger('gc'),
     observe: housekeepingMetrics,
     releaseVolumes: (uid) => persistent.release(uid),
+    podDirRemoved: (uid) => userns.release(uid),
   });
   // Image GC between imageGCLowThresholdPercent and imageGCHighThresholdPercent.
   const imageGC = startImageGC({

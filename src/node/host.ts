@@ -12,6 +12,8 @@ export interface HostFacts {
   architecture: string;
   cpuCores: number;
   memoryBytes: number;
+  /** SwapTotal of /proc/meminfo, as cadvisor's SwapCapacity; 0 or absent: no swap. */
+  swapBytes?: number;
   hugepages: Record<string, number>;
 }
 
@@ -36,6 +38,7 @@ export function readHostFacts(): HostFacts {
     cpuCores: cpus().length,
     // MemTotal from /proc/meminfo, as cadvisor reports machine memory.
     memoryBytes: Number(readTrim('/proc/meminfo').match(/^MemTotal:\s+(\d+) kB/m)?.[1] ?? 0) * 1024 || totalmem(),
+    swapBytes: Number(readTrim('/proc/meminfo').match(/^SwapTotal:\s+(\d+) kB/m)?.[1] ?? 0) * 1024,
     hugepages: readHugepages(),
   };
 }

@@ -91,6 +91,14 @@ test('Ready follows the runtime, and keeps its transition time while unchanged',
   ]);
 });
 
+test("nodeInfo.swap: the node's swap capacity when it has swap, nothing without (upstream's MachineInfo setter)", () => {
+  const swapOf = (swapBytes?: number) =>
+    (nodeStatus(inputs({ host: { ...inputs().host, swapBytes } })).nodeInfo as { swap?: { capacity: number } }).swap;
+  assert.deepEqual(swapOf(2 * 2 ** 30), { capacity: 2 * 2 ** 30 });
+  assert.equal(swapOf(0), undefined);
+  assert.equal(swapOf(undefined), undefined);
+});
+
 test('node images: biggest first, digests before tags, capped', () => {
   const imgs = nodeImages(
     [

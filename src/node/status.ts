@@ -192,6 +192,8 @@ export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
       kubeProxyVersion: '',
       operatingSystem: 'linux',
       architecture: i.host.architecture,
+      // Upstream's MachineInfo setter: the node's swap, when it has any (not in kubernetes-types yet).
+      ...(i.host.swapBytes ? ({ swap: { capacity: i.host.swapBytes } } as object) : {}),
     },
     images: i.images,
     // Always sent once known: a merge patch must be able to empty it.

@@ -122,6 +122,7 @@ export function podSteps(d: {
       // Upstream's SyncTerminatingPod: the claims unprepared once the containers are stopped (a failure retries the step).
       await d.claims?.unprepareResources(subject);
       await d.syncer.releaseVolumes(uid);
+      d.syncer.releaseUserNamespace(uid);
       if (!pod) return;
       // The final status: every container terminated, the phase final.
       const after = await d.view.pod(uid);

@@ -91,7 +91,7 @@ test('httpGet: HTTPS without verifying the (self-signed) certificate', async () 
   const { createServer: createTLS } = await import('node:https');
   const { newPrivateKey, selfSignedServingCert } = await import('../certificates/pki.ts');
   const key = newPrivateKey();
-  const cert = await selfSignedServingCert(key, 'probe-test', ['127.0.0.1']);
+  const cert = selfSignedServingCert(key, 'probe-test', ['127.0.0.1']);
   const tls = createTLS({ key, cert }, (_req, res) => res.end('secure'));
   await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
   try {

@@ -2,13 +2,17 @@
 // User-Agent kube-probe/<minor> and Accept */* unless given), TLS without verification,
 // redirects followed only on the same host; 2xx succeeds, 3xx not followed is a success with
 // a warning, anything else fails. At most 10 KiB of the body is read, and only on success.
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { Container, HTTPGetAction } from 'kubernetes-types/core/v1.js';
 import { joinHostPort, resolveContainerPort } from './port.ts';
 import { MAX_OUTPUT_BYTES, type Outcome } from './outcome.ts';
 import { dialError } from './tcp.ts';
+
+// node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
+// WebSocket one loads undici, which only staticPodURL's fetch needs (docs/benchmarks.md).
+const { request: httpRequest } = process.getBuiltinModule('node:http');
 
 // upstream: "kube-probe/<major>.<minor>" of the kubelet's version.
 export const PROBE_USER_AGENT = 'kube-probe/1.36';

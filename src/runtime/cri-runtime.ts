@@ -92,6 +92,7 @@ export class RuntimeView {
     try {
       const { status: st } = await this.#cri.containerStatus({ containerId: c.id });
       if (!st) return undefined;
+      const imageMounts = st.mounts.flatMap((m) => (m.image?.image ? [m.image.image] : []));
       const state: ContainerState = {
         id: c.id,
         sandboxId: c.podSandboxId,
@@ -115,6 +116,7 @@ export class RuntimeView {
               },
             }
           : {}),
+        ...(imageMounts.length ? { imageMounts } : {}),
       };
       this.#containers.set(c.id, state);
       return state;

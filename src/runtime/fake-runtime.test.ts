@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Container } from 'kubernetes-types/core/v1.js';
 import type { RuntimeRequest, RuntimeResponse } from '../cri/runtime-client.ts';
 import type { ImageUser } from './security-context.ts';
-import type { PullResult } from '../images/puller.ts';
+import type { ImageToPull, PullResult } from '../images/puller.ts';
 import type { Fields, Logger } from '../log/log.ts';
 import type { VolumeManager } from '../volumes/volume-manager.ts';
 import { PodResizer, type ResizeDeps } from '../resize/pod-resizer.ts';
@@ -337,10 +337,12 @@ export interface SyncerOptions {
   volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'containerDevices' | 'tearDown'>;
   /** The image's user by image name; pull: what ensure answers instead (an ErrImagePull, say). */
   imageUsers?: Record<string, ImageUser>;
-  pull?: (c: Container) => PullResult | undefined;
+  pull?: (c: ImageToPull) => PullResult | undefined;
   resize?: Partial<ResizeDeps>;
   node?: Partial<NodeContext>;
   runtimeHandler?: (runtimeClassName: string) => Promise<string>;
+  /** Pods' user namespaces (src/userns); none: no usernsOptions at all. */
+  userns?: ConstructorParameters<typeof PodSyncer>[0]['userns'];
 }
 
 /** A PodSyncer over a FakeRuntime, with what it emits kept: events as "Type Reason: message". */
@@ -381,6 +383,7 @@ export function fakeSyncer(o: SyncerOptions = {}) {
     volumes: o.volumes,
     podCgroups,
     runtimeHandler: o.runtimeHandler,
+    userns: o.userns,
     images: {
       ensure: async (c) => o.pull?.(c) ?? { imageRef: `sha256:${c.image}`, user: o.imageUsers?.[c.image ?? ''] ?? {} },
       forget: (prefix) => {

@@ -94,6 +94,41 @@ test('container resources with pod-level resources: unset limits come from the p
   assert.equal(podCgroup(p), '/kubepods/burstable/podu1');
 });
 
+test("swap in the container's resources: cgroup v1 NoSwap caps memory+swap at the (pod-level) memory limit, v2 LimitedSwap a share", () => {
+  const p = pod({
+    containers: [
+      { name: 'free', image: 'busybox', resources: { requests: { memory: '1Gi' } } },
+      { name: 'own', image: 'busybox', resources: { requests: { memory: '1Gi' }, limits: { memory: '2Gi' } } },
+    ],
+  });
+  const swap = {
+    swapBehavior: 'NoSwap',
+    cgroupV2: false,
+    controllerAvailable: true,
+    memoryCapacityBytes: 8 * 2 ** 30,
+    swapCapacityBytes: 4 * 2 ** 30,
+  };
+  const swapOf = (q: Pod, s = swap) =>
+    q.spec!.containers.map((c) => {
+      const r = containerConfig(q, c, 0, { swap: s }).linux!.resources!;
+      return [r.memorySwapLimitInBytes, r.unified];
+    });
+  assert.deepEqual(swapOf(p), [
+    [0, undefined],
+    [2 * 2 ** 30, undefined],
+  ]);
+  const withPodLimit = { ...p, spec: { ...p.spec!, resources: { limits: { memory: '3Gi' } } } } as Pod;
+  assert.deepEqual(swapOf(withPodLimit)[0], [3 * 2 ** 30, undefined], 'the pod-level limit stands in for an unset one');
+  assert.deepEqual(swapOf(p, { ...swap, swapBehavior: 'LimitedSwap', cgroupV2: true }), [
+    [undefined, { 'memory.swap.max': '536870912' }],
+    [undefined, { 'memory.swap.max': '536870912' }],
+  ]);
+  assert.deepEqual(swapOf(p, { ...swap, controllerAvailable: false }), [
+    [undefined, undefined],
+    [undefined, undefined],
+  ]);
+});
+
 test('security context: sysctls and the sandbox context; the container runs as the image user unless told', () => {
   const p = pod({
     securityContext: { runAsNonRoot: true, fsGroup: 2000, sysctls: [{ name: 'net.ipv4.ip_local_port_range', value: '1024 65535' }] },
@@ -109,4 +144,40 @@ test('security context: sysctls and the sandbox context; the container runs as t
     [sc.runAsUser, sc.supplementalGroups, sc.seccomp, sc.namespaceOptions!.pid],
     [{ value: 101 }, [2000], { profileType: 'RuntimeDefault' }, 'POD'],
   );
+});
+
+test("user namespace: on the sandbox's and the container's namespace options; a pod's own IDs idmap every mount, the device plugins' too", () => {
+  const own = {
+    mode: 'POD' as const,
+    uids: [{ hostId: 65536, containerId: 0, length: 65536 }],
+    gids: [{ hostId: 65536, containerId: 0, length: 65536 }],
+  };
+  const p = pod({ hostUsers: false, shareProcessNamespace: true });
+  const sb = sandboxConfig(p, 0, node, own);
+  assert.deepEqual(sb.linux!.securityContext!.namespaceOptions, { network: 'POD', pid: 'POD', ipc: 'POD', usernsOptions: own });
+  const devices = {
+    envs: [],
+    mounts: [{ containerPath: '/dev-lib', hostPath: '/opt/lib', readOnly: true }],
+    devices: [],
+    annotations: {},
+    cdiDevices: [],
+  };
+  const c = containerConfig(p, p.spec!.containers[0]!, 0, {
+    mounts: [{ containerPath: '/data', hostPath: '/vol/data' }],
+    devices,
+    userNamespace: own,
+  });
+  assert.deepEqual(c.linux!.securityContext!.namespaceOptions!.usernsOptions, own);
+  assert.deepEqual(c.mounts, [
+    { containerPath: '/dev-lib', hostPath: '/opt/lib', readonly: true, uidMappings: own.uids, gidMappings: own.gids },
+    { containerPath: '/data', hostPath: '/vol/data', uidMappings: own.uids, gidMappings: own.gids },
+  ]);
+  // The node's user namespace: named, and the mounts left alone.
+  const onNode = containerConfig(p, p.spec!.containers[0]!, 0, {
+    mounts: [{ containerPath: '/data', hostPath: '/vol/data' }],
+    userNamespace: { mode: 'NODE' },
+  });
+  assert.deepEqual(onNode.linux!.securityContext!.namespaceOptions!.usernsOptions, { mode: 'NODE' });
+  assert.deepEqual(onNode.mounts, [{ containerPath: '/data', hostPath: '/vol/data' }]);
+  assert.equal(sandboxConfig(p, 0, node).linux!.securityContext!.namespaceOptions!.usernsOptions, undefined, 'none given: none sent');
 });

@@ -3,6 +3,8 @@
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeRequest } from '../cri/runtime-client.ts';
 import type { Mount } from '../cri/generated/runtime/v1/Mount.ts';
+import type { NamespaceOption } from '../cri/generated/runtime/v1/NamespaceOption.ts';
+import type { UserNamespace } from '../cri/generated/runtime/v1/UserNamespace.ts';
 
 export type PodSandboxConfig = NonNullable<RuntimeRequest<'RunPodSandbox'>['config']>;
 type ContainerConfig = NonNullable<RuntimeRequest<'CreateContainer'>['config']>;
@@ -12,6 +14,7 @@ import { containerHash } from './hash.ts';
 import { containerOOMScoreAdj, qosClass } from '../resources/qos.ts';
 import { linuxResources } from '../resources/linux-resources.ts';
 import { podLimitsForContainers } from '../resources/pod-resources.ts';
+import { containerSwap, type NodeSwap } from '../resources/swap.ts';
 import {
   containerSecurityContext,
   sandboxSecurityContext,
@@ -38,6 +41,8 @@ export interface NodeContext {
   memoryCapacity?: () => number | undefined;
   /** KubeletConfiguration cgroupRoot: the kubepods hierarchy is below it; unset: '/'. */
   cgroupRoot?: string;
+  /** The node's swap (src/node/swap.ts): the containers' swap limits follow from it; unset: none set. */
+  swap?: NodeSwap;
 }
 
 const podRef = (pod: Pod) => ({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? 'default', uid: pod.metadata!.uid! });
@@ -77,8 +82,11 @@ export function dnsConfig(pod: Pod, node: NodeContext): PodSandboxConfig['dnsCon
   return { servers, searches, options: [...opts.values()] };
 }
 
-/** Throws with upstream's message when the pod's hostname cannot be the kernel's (an FQDN too long). */
-export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext): PodSandboxConfig {
+/**
+ * Throws with upstream's message when the pod's hostname cannot be the kernel's (an FQDN too long).
+ * userns: the pod's user namespace (src/userns), as upstream's NamespacesForPod adds it.
+ */
+export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext, userns?: UserNamespace): PodSandboxConfig {
   const ref = podRef(pod);
   const s = pod.spec!;
   const hostname = kernelHostname(pod, node.clusterDomain);
@@ -103,7 +111,7 @@ export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext): Pod
     annotations: { ...pod.metadata?.annotations },
     linux: {
       cgroupParent: podCgroup(pod, node.cgroupRoot),
-      securityContext: sandboxSecurityContext(pod),
+      securityContext: withUserNamespace(sandboxSecurityContext(pod), userns),
       sysctls: sandboxSysctls(pod),
     },
   };
@@ -135,6 +143,10 @@ export interface ContainerInputs {
   memoryCapacityBytes?: number;
   /** What the device plugins' Allocate gave the container (src/devices): merged in ahead of its own, as upstream's GenerateRunContainerOptions. */
   devices?: DeviceRunOptions;
+  /** The node's swap: NoSwap or LimitedSwap in the container's resources (src/resources/swap.ts). */
+  swap?: NodeSwap;
+  /** The pod's user namespace, as its sandbox has it (src/userns). */
+  userNamespace?: UserNamespace;
 }
 
 /** The device plugins' share of a container's config: envs, mounts and annotations first, then the container's own. */
@@ -156,11 +168,31 @@ function withDevices(config: ContainerConfig, d: DeviceRunOptions | undefined): 
 }
 
 export function containerConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInputs = {}): ContainerConfig {
-  return withDevices(ownConfig(pod, c, attempt, inputs), inputs.devices);
+  return inUserNamespace(withDevices(ownConfig(pod, c, attempt, inputs), inputs.devices), inputs.userNamespace);
+}
+
+/** NamespacesForPod's usernsOptions on a sandbox's or container's namespace options. */
+function withUserNamespace<T extends { namespaceOptions?: NamespaceOption | null }>(sc: T, userns: UserNamespace | undefined): T {
+  return userns ? { ...sc, namespaceOptions: { ...sc.namespaceOptions, usernsOptions: userns } } : sc;
+}
+
+/**
+ * The container in the pod's user namespace, and every mount idmapped with its IDs (files on a
+ * volume keep their owners as the host sees them), as upstream's applyPlatformSpecificContainerConfig.
+ */
+function inUserNamespace(config: ContainerConfig, userns: UserNamespace | undefined): ContainerConfig {
+  if (!userns) return config;
+  const idmapped = userns.uids?.length ? { uidMappings: userns.uids, gidMappings: userns.gids } : undefined;
+  return {
+    ...config,
+    mounts: idmapped ? config.mounts?.map((m) => ({ ...m, ...idmapped })) : config.mounts,
+    linux: { ...config.linux, securityContext: withUserNamespace(config.linux?.securityContext ?? {}, userns) },
+  };
 }
 
 function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInputs): ContainerConfig {
   const ref = podRef(pod);
+  const linux = resources(pod, c);
   return {
     metadata: { name: c.name, attempt },
     image: { image: c.image ?? '' },
@@ -186,8 +218,9 @@ function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInp
     tty: !!c.tty,
     linux: {
       resources: {
-        ...resources(pod, c),
+        ...linux,
         ...(inputs.memoryCapacityBytes ? { oomScoreAdj: containerOOMScoreAdj(pod, c, inputs.memoryCapacityBytes) } : {}),
+        ...containerSwap(pod, c, linux.memoryLimitInBytes, inputs.swap),
       },
       securityContext: containerSecurityContext(pod, c, inputs.imageUser, inputs.seccomp),
     },

@@ -8,7 +8,7 @@ import type { Mount } from '../cri/generated/runtime/v1/Mount.ts';
 /** A handler as CRI StatusResponse.runtime_handlers lists it ('' is the default handler). */
 export interface RuntimeHandlerInfo {
   name: string;
-  features?: { recursiveReadOnlyMounts?: boolean } | null;
+  features?: { recursiveReadOnlyMounts?: boolean; userNamespaces?: boolean } | null;
 }
 
 /** Whether a container asks for recursive read-only anywhere: only then is the runtime asked. */

@@ -1,7 +1,8 @@
 // The runtime's handlers and their features as CRI Status last listed them: upstream's
 // runtimeState.setRuntimeHandlers and runtimeHandlers (pkg/kubelet/runtime.go), which
 // updateRuntimeUp sets at start and on every runtime probe. A container's recursive read-only
-// check (runtimeClassSupportsRecursiveReadOnlyMounts) reads them here instead of calling Status.
+// check (runtimeClassSupportsRecursiveReadOnlyMounts) and a hostUsers: false pod's user namespace
+// (HandlerSupportsUserNamespaces, src/userns) read them here instead of calling Status.
 import type { RuntimeHandlerInfo } from './recursive-read-only.ts';
 
 export class RuntimeHandlers {

@@ -12,6 +12,8 @@ import { podLogDir } from './pod-config.ts';
 import type { SyncResult } from './sync.ts';
 import type { Waiting } from './types.ts';
 import type { HealthOf } from './actions.ts';
+import type { ImageToPull } from '../images/puller.ts';
+import type { ImageSpec } from '../cri/generated/runtime/v1/ImageSpec.ts';
 
 const UID = 'u1';
 const a: Container = { name: 'a', image: 'busybox:1.36' };
@@ -80,6 +82,33 @@ const volumeMounts = {
   containerDevices: () => [],
   tearDown: async () => {},
 };
+/** As volumeMounts, an image volume's mount the pulled image (the volume manager's containerMounts). */
+const imageVolumeMounts = {
+  ...volumeMounts,
+  containerMounts: (_p: Pod, c: Container, ctx: { imageVolumes?: ReadonlyMap<string, ImageSpec> }) =>
+    (c.volumeMounts ?? []).map((m) => {
+      const image = ctx.imageVolumes?.get(m.name);
+      return image
+        ? { containerPath: m.mountPath, hostPath: '', image, imageSubPath: m.subPath ?? '', readonly: true }
+        : { containerPath: m.mountPath, hostPath: `/vol/${m.name}`, readonly: !!m.readOnly };
+    }),
+};
+// (Volume.image is not in kubernetes-types yet.)
+const toolsVolume = { name: 'tools', image: { reference: 'reg.example/tools:1', pullPolicy: 'IfNotPresent' } };
+const withImageVolume = (containers: Container[]) => pod({ containers, volumes: [toolsVolume] });
+const mountingTools: Container = { ...a, volumeMounts: [{ name: 'tools', mountPath: '/tools', subPath: 'bin' }] };
+/** ensure answers these for images by name (else pulled), and records what it was asked. */
+function pulls(fail: Record<string, Waiting> = {}) {
+  const asked: string[] = [];
+  return {
+    asked,
+    pull: (c: ImageToPull) => {
+      asked.push(c.image ?? '');
+      const w = fail[c.image ?? ''];
+      return w ? { waiting: w } : undefined;
+    },
+  };
+}
 const RRO_UNSUPPORTED =
   'failed to resolve recursive read-only mode: volume "mnt" requested recursive read-only mode, but it is not supported by the runtime';
 const createdMounts = (h: Harness) =>
@@ -424,9 +453,58 @@ const rows: Row[] = [
     with: { pull: () => ({ waiting: { reason: 'ErrImagePull', message: 'not found' } }) },
     given: (rt) => rt.addSandbox(UID, { id: 'sb1' }),
     calls: [],
+    events: ['Warning Failed: Error: ErrImagePull'],
     waiting: { a: { reason: 'ErrImagePull', message: 'not found' } },
     requeueAfterMs: 1000,
   },
+  (() => {
+    const p = pulls();
+    return {
+      name: "an image volume: pulled once for the sync before the containers' images; its mount carries the image and subPath, read-only",
+      pod: withImageVolume([mountingTools, b]),
+      with: { volumes: imageVolumeMounts, pull: p.pull },
+      given: (rt) => rt.addSandbox(UID, { id: 'sb1' }),
+      calls: ['CreateContainer a attempt=0 in sb1', 'StartContainer c1', 'CreateContainer b attempt=0 in sb1', 'StartContainer c2'],
+      check: (h) => {
+        assert.deepEqual(p.asked, ['reg.example/tools:1', 'busybox:1.36', 'nginx:1.27']);
+        assert.deepEqual(createdMounts(h), [
+          {
+            containerPath: '/tools',
+            hostPath: '',
+            image: { image: 'sha256:reg.example/tools:1', userSpecifiedImage: 'reg.example/tools:1', annotations: {} },
+            imageSubPath: 'bin',
+            readonly: true,
+          },
+        ]);
+      },
+    } satisfies Row;
+  })(),
+  (() => {
+    const p = pulls({ 'reg.example/tools:1': { reason: 'ErrImagePull', message: 'manifest unknown' } });
+    return {
+      name: 'an image volume that cannot be pulled: the container mounting it waits in ErrImagePull (its image not pulled), the others start',
+      pod: withImageVolume([mountingTools, b]),
+      with: { volumes: imageVolumeMounts, pull: p.pull },
+      given: (rt) => rt.addSandbox(UID, { id: 'sb1' }),
+      calls: ['CreateContainer b attempt=0 in sb1', 'StartContainer c1'],
+      events: ['Warning Failed: Error: ErrImagePull', 'Normal Created: Created container: b', 'Normal Started: Started container b'],
+      waiting: { a: { reason: 'ErrImagePull', message: 'manifest unknown' } },
+      requeueAfterMs: 1000,
+      check: () => assert.deepEqual(p.asked, ['reg.example/tools:1', 'nginx:1.27']),
+    } satisfies Row;
+  })(),
+  (() => {
+    const p = pulls();
+    return {
+      name: 'a running pod with an image volume: no pull (no event) while no container starts',
+      pod: withImageVolume([mountingTools, b]),
+      with: { volumes: imageVolumeMounts, pull: p.pull },
+      given: (rt) => running(rt, mountingTools, b),
+      calls: [],
+      events: [],
+      check: () => assert.deepEqual(p.asked, []),
+    } satisfies Row;
+  })(),
   {
     name: 'RunPodSandbox fails: FailedCreatePodSandBox, no container, retried in 2 s',
     pod: pod(),

@@ -4,6 +4,7 @@ import type { DeviceRunOptions } from '../devices/allocation.ts';
 import { mkdirSync, rmSync } from 'node:fs';
 import type { Container, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ImagePuller } from '../images/puller.ts';
+import { containerImageVolumes, pullImageVolumes, type ImageVolumePull } from '../images/image-volumes.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { podRef } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
@@ -38,6 +39,7 @@ import { CrashBackoff, crashBackoffKey } from './crash-backoff.ts';
 import { terminationPrereqs } from './termination-order.ts';
 import { allContainersCouldRestart, allContainersRestarting, shouldAllContainersRestart } from './restart-policy.ts';
 import { calcRestartCountByLogDir } from '../container-logs/restart-count.ts';
+import type { UserNamespaces } from '../userns/manager.ts';
 
 export interface SyncResult {
   runtime: PodRuntimeStatus;
@@ -72,6 +74,9 @@ export interface ContainerDevices {
 // runc needs a moment to deliver SIGKILL after SIGTERM: upstream's minimum.
 const MIN_GRACE_SECONDS = 2;
 
+/** When to look again at a container waiting on an image: soon while a pull fails or backs off. */
+const pullRetryMs = (w: Waiting) => (w.reason === 'ErrImagePull' || w.reason === 'ImagePullBackOff' ? 1000 : 10_000);
+
 export class PodSyncer {
   readonly #cri: PodRuntime;
   readonly #view: PodView;
@@ -92,6 +97,8 @@ export class PodSyncer {
   readonly #devices?: ContainerDevices;
   /** The DRA manager (src/dra): the pod's ResourceClaims prepared before its sandbox. */
   readonly #claims?: { prepareResources(pod: Pod): Promise<void> };
+  /** Pods' user namespaces (src/userns): hostUsers: false pods' IDs, on the sandbox and its containers. */
+  readonly #userns?: Pick<UserNamespaces, 'forPod' | 'release'>;
 
   /**
    * runtime and view: the CRI calls and the runtime's state of a pod (RuntimeClient and RuntimeView, or a fake).
@@ -115,6 +122,7 @@ export class PodSyncer {
     podCgroups?: PodCgroups;
     devices?: ContainerDevices;
     claims?: { prepareResources(pod: Pod): Promise<void> };
+    userns?: Pick<UserNamespaces, 'forPod' | 'release'>;
   }) {
     this.#cri = d.runtime;
     this.#view = d.view;
@@ -135,6 +143,7 @@ export class PodSyncer {
     this.#podCgroups = d.podCgroups ?? hostPodCgroups;
     this.#devices = d.devices;
     this.#claims = d.claims;
+    this.#userns = d.userns;
   }
 
   /**
@@ -233,7 +242,12 @@ export class PodSyncer {
     let sandboxId = actions.sandboxId;
     let sbConfig: PodSandboxConfig;
     try {
-      sbConfig = sandboxConfig(pod, actions.sandboxAttempt, this.#node);
+      // Upstream's NamespacesForPod: a hostUsers: false pod's IDs, or the refusal of its handler or of a full range.
+      const userns = await this.#userns?.forPod(pod, async () => ({
+        handler: pod.spec?.runtimeClassName ? await this.#runtimeHandler(pod.spec.runtimeClassName) : '',
+        handlers: await this.#runtimeHandlers.list(),
+      }));
+      sbConfig = sandboxConfig(pod, actions.sandboxAttempt, this.#node, userns);
     } catch (e) {
       // Upstream's createPodSandbox fails on generatePodSandboxConfig's error: the pod stays Pending.
       this.#events.event(podRef(pod), 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${(e as Error).message}`);
@@ -294,9 +308,20 @@ export class PodSyncer {
     );
     // ConfigMaps, Secrets and Services for the containers' environment: read once in this sync.
     const envReads = this.#env.session();
+    // Image volumes: pulled once in this sync, when the first container is about to start (upstream's
+    // getImageVolumes, made lazy by kubernetes#138655 after v1.36.3: a steady pod pulls nothing and
+    // leaves no event).
+    let imageVolumePulls: Promise<Map<string, ImageVolumePull>> | undefined;
+    const imageVolumes = () =>
+      (imageVolumePulls ??= pullImageVolumes(
+        pod,
+        this.#images,
+        (e) => this.#events.event(podRef(pod), e.type, e.reason, e.message),
+        signal,
+      ));
     for (const { name } of [...actions.ephemeralContainersToStart, ...actions.initContainersToStart, ...actions.containersToStart]) {
       signal?.throwIfAborted();
-      const wait = await this.#startContainer(pod, specs.get(name)!, status, sandboxId!, sbConfig, waiting, signal, envReads);
+      const wait = await this.#startContainer(pod, specs.get(name)!, status, sandboxId!, sbConfig, waiting, imageVolumes, signal, envReads);
       if (wait !== undefined) requeue(wait);
     }
     const changed =
@@ -332,6 +357,7 @@ export class PodSyncer {
     sandboxId: string,
     sbConfig: PodSandboxConfig,
     waiting: Map<string, Waiting>,
+    imageVolumes: () => Promise<ReadonlyMap<string, ImageVolumePull>>,
     signal?: AbortSignal,
     envReads?: EnvReads,
   ): Promise<number | undefined> {
@@ -355,6 +381,15 @@ export class PodSyncer {
         return wait;
       }
     }
+    // The image volumes it mounts, then its own image: a failed pull of either leaves it waiting
+    // with the pull's reason and an "Error: <reason>" event, as upstream's toKubeContainerImageVolumes
+    // and startContainer.
+    const volumeImages = containerImageVolumes(c, await imageVolumes());
+    if (volumeImages.failed) {
+      for (const message of volumeImages.events) this.#events.event(podRef(pod, fieldPath), 'Warning', 'Failed', message);
+      waiting.set(name, volumeImages.failed);
+      return pullRetryMs(volumeImages.failed);
+    }
     const pulled = await this.#images.ensure(
       c,
       key,
@@ -363,8 +398,9 @@ export class PodSyncer {
       signal,
     );
     if (pulled.waiting) {
+      this.#events.event(podRef(pod, fieldPath), 'Warning', 'Failed', `Error: ${pulled.waiting.reason}`);
       waiting.set(name, pulled.waiting);
-      return pulled.waiting.reason === 'ErrImagePull' || pulled.waiting.reason === 'ImagePullBackOff' ? 1000 : 10_000;
+      return pullRetryMs(pulled.waiting);
     }
     // A container the runtime has no instance of (all removed: RestartAllContainers, or lost) goes
     // on counting from its log files, as upstream's calcRestartCountByLogDir.
@@ -381,6 +417,7 @@ export class PodSyncer {
         podIPs: [status.sandboxes.find((s) => s.id === sandboxId)?.ip ?? ''].filter(Boolean),
         clusterDomain: this.#node.clusterDomain,
         env: resolved.env,
+        imageVolumes: volumeImages.specs,
       });
       // recursiveReadOnly against what the pod's runtime handler supports (src/runtime/recursive-read-only.ts).
       if (requestsRecursiveReadOnly(c)) mounts = withRecursiveReadOnly(c, mounts, await this.#supportsRecursiveReadOnly(pod));
@@ -409,7 +446,10 @@ export class PodSyncer {
         imageUser: pulled.user,
         seccomp: this.#node,
         memoryCapacityBytes: this.#node.memoryCapacity?.(),
+        swap: this.#node.swap,
         devices,
+        // The same user namespace as the sandbox's (upstream's NamespacesForPod again).
+        userNamespace: sbConfig.linux?.securityContext?.namespaceOptions?.usernsOptions ?? undefined,
       });
       ({ containerId } = await this.#cri.createContainer({ podSandboxId: sandboxId, config, sandboxConfig: sbConfig }));
       this.#resizer.noteActuated(uid, containerId, effectiveResources(c.resources, podSpecResources(pod)));
@@ -559,6 +599,11 @@ export class PodSyncer {
   /** A terminated pod's volumes go at once, deleted or not, as upstream's SyncTerminatedPod. Idempotent. */
   async releaseVolumes(uid: string): Promise<void> {
     await this.#volumes?.tearDown(uid);
+  }
+
+  /** A terminated pod's user namespace IDs are free again, as upstream's SyncTerminatedPod releases them. */
+  releaseUserNamespace(uid: string): void {
+    this.#userns?.release(uid);
   }
 
   /** Removes what is left of a pod that is gone: sandboxes (and their containers), logs, cgroups. */

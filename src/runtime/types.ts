@@ -35,6 +35,8 @@ export interface ContainerState {
   linux?: LinuxResources;
   /** The IDs the process runs with (CRI ContainerStatus user.linux), when the runtime reports them. */
   user?: { uid: number; gid: number; supplementalGroups: number[] };
+  /** The images it mounts as image volumes (CRI ContainerStatus mounts[].image), which image GC keeps. */
+  imageMounts?: string[];
 }
 
 export interface PodRuntimeStatus {

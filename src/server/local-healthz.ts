@@ -1,6 +1,10 @@
 // The local health endpoint upstream serves on 127.0.0.1:10248 (healthzPort), which
 // supervisors probe without credentials.
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+
+// node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
+// WebSocket one loads undici, which only staticPodURL's fetch needs (docs/benchmarks.md).
+const { createServer } = process.getBuiltinModule('node:http');
 
 export function healthzServer(address: string, port: number, healthy: () => string | undefined): Promise<Server> {
   const server = createServer((req, res) => {

@@ -3,7 +3,7 @@
 // its default handlers on the read-only port over plain HTTP.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
@@ -35,6 +35,10 @@ import type { Authorizer } from './authz.ts';
 import { StreamError, streamingUpgrade, type StreamRequest } from './streaming.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { latest } from '../runtime/types.ts';
+
+// node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
+// WebSocket one loads undici, which only staticPodURL's fetch needs (docs/benchmarks.md).
+const { createServer: createHttpServer } = process.getBuiltinModule('node:http');
 
 interface Deps {
   config: KubeletConfig;
@@ -106,7 +110,7 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     ? current
       ? { cert: current, key: current }
       : {}
-    : await servingCertificate({
+    : servingCertificate({
         certDir: o.certDir,
         nodeName: o.nodeName,
         addresses: [o.nodeIP],

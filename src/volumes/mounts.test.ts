@@ -107,3 +107,52 @@ test('subPathExpr is expanded with the container environment, as upstream', () =
   const c: Container = { name: 'c', volumeMounts: [{ name: 'data', mountPath: '/x', subPathExpr: '$(POD)' }] };
   assert.equal(containerMounts(pod, c, ctx({ env }))[0]!.hostPath, '/v/data/web-0');
 });
+
+test('image volumes: the runtime mounts the image read-only, its subPath inside it, no host path and nothing prepared (upstream makeMounts)', () => {
+  const tools = { image: 'sha256:t00l5', userSpecifiedImage: 'reg.example/tools:1' };
+  const prepared: string[] = [];
+  const m = ctx({
+    etcHosts: undefined,
+    terminationLog: undefined,
+    volumes: new Map([
+      ['tools', { path: '', readOnly: true, image: true }],
+      ['data', { path: '/v/data', readOnly: false }],
+    ]),
+    imageVolumes: new Map([['tools', tools]]),
+    env: [{ name: 'ARCH', value: 'amd64' }],
+    prepareSubPath: (v, s) => {
+      prepared.push(s);
+      return `${v}/${s}`;
+    },
+  });
+  const c: Container = {
+    name: 'c',
+    volumeMounts: [
+      { name: 'tools', mountPath: '/tools' },
+      { name: 'tools', mountPath: '/bin-only', subPath: 'bin' },
+      { name: 'tools', mountPath: '/per-arch', subPathExpr: 'lib/$(ARCH)', mountPropagation: 'HostToContainer' },
+      { name: 'data', mountPath: '/data', subPath: 'd' },
+    ],
+  };
+  assert.deepEqual(containerMounts(pod, c, m), [
+    { containerPath: '/tools', hostPath: '', image: tools, imageSubPath: '', readonly: true, propagation: 'PROPAGATION_PRIVATE' },
+    { containerPath: '/bin-only', hostPath: '', image: tools, imageSubPath: 'bin', readonly: true, propagation: 'PROPAGATION_PRIVATE' },
+    {
+      containerPath: '/per-arch',
+      hostPath: '',
+      image: tools,
+      imageSubPath: 'lib/amd64',
+      readonly: true,
+      propagation: 'PROPAGATION_HOST_TO_CONTAINER',
+    },
+    { containerPath: '/data', hostPath: '/v/data/d', readonly: false, propagation: 'PROPAGATION_PRIVATE' },
+  ]);
+  assert.deepEqual(prepared, ['d'], 'only the host volume has a subPath made');
+  // Its subPath is checked as any other's; a volume whose image is not at hand cannot be mounted.
+  assert.throws(() => containerMounts(pod, { name: 'c', volumeMounts: [{ name: 'tools', mountPath: '/t', subPath: '../x' }] }, m), {
+    message: "unable to provision SubPath `../x`: must not contain '..'",
+  });
+  assert.throws(() => containerMounts(pod, c, { ...m, imageVolumes: undefined }), {
+    message: 'cannot find volume "tools" to mount into container "c"',
+  });
+});

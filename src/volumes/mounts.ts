@@ -3,6 +3,7 @@
 // message file kuberuntime adds. Pure, but for the subPath preparation it is handed.
 import type { Container, HostAlias, Pod } from 'kubernetes-types/core/v1.js';
 import type { Mount } from '../cri/generated/runtime/v1/Mount.ts';
+import type { ImageSpec } from '../cri/generated/runtime/v1/ImageSpec.ts';
 import { expand } from '../runtime/env.ts';
 
 export type { Mount };
@@ -12,6 +13,8 @@ export interface VolumePath {
   path: string;
   /** The volume forces read-only mounts (configMap, secret, downwardAPI, projected as upstream). */
   readOnly: boolean;
+  /** An image volume: the runtime mounts the image, there is no host path (upstream's image plugin). */
+  image?: boolean;
 }
 
 export interface MountContext {
@@ -24,6 +27,8 @@ export interface MountContext {
   env?: { name: string; value: string }[];
   /** Makes volumePath/subPath exist and returns the host path to mount; throws when it escapes the volume. */
   prepareSubPath(volumePath: string, subPath: string): string;
+  /** The pulled images of the image volumes the container mounts, by volume name (src/images/image-volumes.ts). */
+  imageVolumes?: ReadonlyMap<string, ImageSpec>;
 }
 
 export const ETC_HOSTS = '/etc/hosts';
@@ -56,11 +61,15 @@ export function containerMounts(_pod: Pod, c: Container, ctx: MountContext): Mou
     if (subPath) {
       if (subPath.startsWith('/')) throw new Error(`error SubPath \`${subPath}\` must not be an absolute path`);
       if (subPath.split('/').includes('..')) throw new Error(`unable to provision SubPath \`${subPath}\`: must not contain '..'`);
-      hostPath = ctx.prepareSubPath(vol.path, subPath);
     }
+    // An image volume has no host path: the runtime mounts the pulled image (its subPath within it), read-only.
+    const image = vol.image ? ctx.imageVolumes?.get(m.name) : undefined;
+    if (vol.image && !image) throw new Error(`cannot find volume "${m.name}" to mount into container "${c.name}"`);
+    if (subPath && !image) hostPath = ctx.prepareSubPath(vol.path, subPath);
     out.push({
       containerPath: m.mountPath,
       hostPath,
+      ...(image ? { image, imageSubPath: subPath } : {}),
       readonly: !!m.readOnly || vol.readOnly,
       propagation: propagation(m.mountPropagation, !!c.securityContext?.privileged),
     });

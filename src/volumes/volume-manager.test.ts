@@ -192,6 +192,19 @@ test('hostNetwork pods get the node hosts file; no IP and no host network: no /e
   );
 });
 
+test('an image volume: ready at once with nothing on the host; the container gets the pulled image read-only', async (t) => {
+  const { root, m, mounted } = setup(t);
+  const p = pod([{ name: 'tools', image: { reference: 'reg.example/tools:1', pullPolicy: 'IfNotPresent' } }]);
+  assert.deepEqual(await m.setUp(p), { ready: true, failed: [] });
+  assert.equal(existsSync(join(root, 'pods/uid-1/volumes')), false, 'no volume directory');
+  assert.deepEqual(mounted, []);
+  const image = { image: 'sha256:t00l5', userSpecifiedImage: 'reg.example/tools:1' };
+  const c = { name: 'c', terminationMessagePath: '', volumeMounts: [{ name: 'tools', mountPath: '/tools', subPath: 'bin' }] };
+  assert.deepEqual(m.containerMounts(p, c, { podIPs: [], clusterDomain: 'x', imageVolumes: new Map([['tools', image]]) }), [
+    { containerPath: '/tools', hostPath: '', image, imageSubPath: 'bin', readonly: true, propagation: 'PROPAGATION_PRIVATE' },
+  ]);
+});
+
 test('tmpfs size as upstream: the smallest of allocatable, pod limit, sizeLimit', () => {
   const p = (limits: (string | undefined)[]): Pod => ({
     spec: { containers: limits.map((l, i) => ({ name: `c${i}`, resources: l ? { limits: { memory: l } } : {} })) },

@@ -21,6 +21,8 @@ import { NotFound, type VolumeSources } from './sources.ts';
 import { TokenManager } from './tokens.ts';
 import { setVolumeOwnershipUnlessMatching } from './ownership.ts';
 import type { PersistentPath, PersistentVolumes } from './persistent.ts';
+import { imageVolumeSource } from '../images/image-volumes.ts';
+import type { ImageSpec } from '../cri/generated/runtime/v1/ImageSpec.ts';
 
 /** Upstream's plugin directory names. */
 const plugins = {
@@ -31,7 +33,7 @@ const plugins = {
   projected: 'kubernetes.io~projected',
 } as const;
 
-type Kind = keyof typeof plugins | 'hostPath' | 'persistentVolumeClaim' | 'ephemeral';
+type Kind = keyof typeof plugins | 'hostPath' | 'persistentVolumeClaim' | 'ephemeral' | 'image';
 
 export function volumeKind(v: Volume): Kind | undefined {
   for (const k of [
@@ -45,6 +47,7 @@ export function volumeKind(v: Volume): Kind | undefined {
     'ephemeral',
   ] as const)
     if (v[k]) return k;
+  if (imageVolumeSource(v)) return 'image';
   return undefined;
 }
 
@@ -181,6 +184,8 @@ export class VolumeManager {
   }
 
   async #setUpOne(pod: Pod, v: Volume, kind: Kind): Promise<PersistentPath> {
+    // Nothing on the host: the image is pulled with the containers' and mounted by the runtime (src/images/image-volumes.ts).
+    if (kind === 'image') return { path: '', readOnly: true, image: true };
     if (kind === 'persistentVolumeClaim' || kind === 'ephemeral') {
       if (!this.#persistent) throw new Error('volume type is not supported by kubelet-ts');
       return this.#persistent.setUp(pod, v);
@@ -301,7 +306,12 @@ export class VolumeManager {
   containerMounts(
     pod: Pod,
     c: Container,
-    ctx: { podIPs: string[]; clusterDomain: string; env?: { name: string; value: string }[] },
+    ctx: {
+      podIPs: string[];
+      clusterDomain: string;
+      env?: { name: string; value: string }[];
+      imageVolumes?: ReadonlyMap<string, ImageSpec>;
+    },
   ): Mount[] {
     const uid = pod.metadata!.uid!;
     const podDir = this.#podDir(uid);
@@ -328,6 +338,7 @@ export class VolumeManager {
       etcHosts,
       terminationLog,
       env: ctx.env,
+      imageVolumes: ctx.imageVolumes,
       prepareSubPath: (volumePath, subPath) => prepareSubPath(volumePath, subPath),
     });
   }

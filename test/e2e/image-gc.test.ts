@@ -7,12 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUSYBOX, clients, crictl, ensureStack, reimportImages, restartKubelet, eventually, podSpec, withNamespace } from './stack.ts';
+import { BUSYBOX, clients, crictl, ctr, ensureStack, reimportImages, restartKubelet, eventually, podSpec, withNamespace } from './stack.ts';
 
 before(() => ensureStack());
 
-const ctr = (...args: string[]) =>
-  execFileSync('ctr', ['--address', '/run/containerd/containerd.sock', '-n', 'k8s.io', ...args], { encoding: 'utf8', timeout: 60_000 });
 // (crictl images REF lists every image when REF is absent, so ask containerd by name.)
 const present = (ref: string) => ctr('images', 'ls', '-q', `name==${ref}`).trim() !== '';
 const UNUSED = 'kts.local/e2e/unused:gc';
@@ -53,7 +51,9 @@ test('image GC removes an unused image and keeps the used and the pinned ones', 
     restartKubelet(extra);
     await eventually(`${UNUSED} removed`, 60_000, async () => !present(UNUSED), 1000);
     assert.ok(present(BUSYBOX), 'the image of the running pod stays');
-    const pause = crictl('info').match(/"sandboxImage":\s*"([^"]+)"/)?.[1];
+    // The sandbox image: pinned in CRI's image list (containerd 2), or named in `crictl info` (1.6).
+    const pinned = (JSON.parse(crictl('images', '-o', 'json')).images as { pinned?: boolean; repoTags?: string[] }[]).find((i) => i.pinned);
+    const pause = pinned?.repoTags?.[0] ?? crictl('info').match(/"sandboxImage":\s*"([^"]+)"/)?.[1];
     assert.ok(pause && present(pause), `the pinned sandbox image ${pause} stays`);
     assert.equal((await core.readNamespacedPod({ name: 'keeper', namespace: ns })).status?.phase, 'Running');
   }));

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readlinkSync, statSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { CertificatesV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ADMIN_KUBECONFIG, ROOT, clients, ensureStack, eventually, kubectl, nodeName, NODE_IP } from './stack.ts';
+import { ADMIN_KUBECONFIG, ROOT, RUNTIME, clients, ensureStack, eventually, kubectl, nodeName, NODE_IP } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -18,7 +18,8 @@ test('the kubelet-ts node is registered and Ready', async () => {
   const ready = node.status!.conditions!.find((c) => c.type === 'Ready')!;
   assert.equal(ready.reason, 'KubeletReady');
   const info = node.status!.nodeInfo!;
-  assert.match(info.containerRuntimeVersion, /^containerd:\/\/1\./);
+  // containerd 2 reports its tag (v2.2.9), Debian's 1.6 its package version (1.6.20~ds1).
+  assert.match(info.containerRuntimeVersion, RUNTIME === 'containerd1' ? /^containerd:\/\/1\./ : /^containerd:\/\/v2\./);
   assert.equal(info.kubeletVersion, 'v1.36.3');
   assert.equal(info.operatingSystem, 'linux');
   assert.ok(info.bootID && info.machineID !== undefined && info.kernelVersion);

@@ -3,7 +3,7 @@
 // kubectl, and through containerd with crictl. If it cannot start, tests FAIL.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CoordinationV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 
@@ -51,6 +51,26 @@ export function seriesValue(exposition: string, series: string): number {
 
 export function crictl(...args: string[]): string {
   return execFileSync(`${BIN}/crictl`, ['--runtime-endpoint', 'unix:///run/containerd/containerd.sock', ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
+
+// What hack/containerd.sh started: the runtime (containerd2 or containerd1, RUNTIME of
+// hack/lib.sh), its config, and a link to that runtime's own ctr.
+const CONTAINERD_DIR = `${ROOT}/_output/local/containerd`;
+export const CONTAINERD_CONFIG = `${CONTAINERD_DIR}/config.toml`;
+export const RUNTIME = (() => {
+  try {
+    return readFileSync(`${CONTAINERD_DIR}/runtime`, 'utf8').trim();
+  } catch {
+    return 'containerd2';
+  }
+})();
+
+/** ctr of the stack's runtime on its containerd, in the CRI plugin's namespace. */
+export function ctr(...args: string[]): string {
+  return execFileSync(`${CONTAINERD_DIR}/ctr`, ['--address', '/run/containerd/containerd.sock', '-n', 'k8s.io', ...args], {
     encoding: 'utf8',
     timeout: 60_000,
   });
