@@ -2,12 +2,14 @@
 # Builds the upstream conformance tests of the pinned release from the Go module proxy
 # into $KTS_CACHE/conformance-$KUBE_VERSION/bin: e2e.test (`go test -c` of
 # k8s.io/kubernetes/test/e2e), e2e_node.test (of test/e2e_node, for hack/node-conformance.sh),
-# agnhost, nonewprivs' nnp, sample-apiserver and sample-device-plugin (static, for their
-# images) and the ginkgo CLI of the version the tests were written against (it runs e2e.test
-# in parallel). Only what is missing is built.
+# agnhost, nonewprivs' nnp, sample-apiserver, sample-device-plugin and dra-test-driver
+# (static, for their images; the last is upstream's DRA test driver, test/e2e/dra/test-driver)
+# and the ginkgo CLI of the version the tests were written against (it runs e2e.test in
+# parallel). Only what is missing is built.
 # kubectl comes from the control plane build of the same pin. A second run does nothing.
 # With names (hack/build-conformance.sh sample-device-plugin), only those: hack/up.sh builds
-# the sample device plugin so, for the image every set imports (hack/build-images.sh).
+# the sample device plugin so, for the image every set imports (hack/build-images.sh), and
+# hack/cluster/up.sh the DRA test driver too, for the image the cluster's set (--cluster) adds.
 source "$(dirname "$0")/lib.sh"
 
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
@@ -20,8 +22,9 @@ mkdir -p "$LOGS" "$BIN"
 declare -A pkgs=([e2e.test]=k8s.io/kubernetes/test/e2e [e2e_node.test]=k8s.io/kubernetes/test/e2e_node [agnhost]=k8s.io/kubernetes/test/images/agnhost
   [nnp]=k8s.io/kubernetes/test/images/nonewprivs [sample-apiserver]=k8s.io/sample-apiserver
   [sample-device-plugin]=k8s.io/kubernetes/test/images/sample-device-plugin
+  [dra-test-driver]=k8s.io/kubernetes/test/e2e/dra/test-driver
   [ginkgo]=github.com/onsi/ginkgo/v2/ginkgo)
-bins=(e2e.test e2e_node.test agnhost nnp sample-apiserver sample-device-plugin ginkgo)
+bins=(e2e.test e2e_node.test agnhost nnp sample-apiserver sample-device-plugin dra-test-driver ginkgo)
 if [ $# -gt 0 ]; then
   for b in "$@"; do [ -n "${pkgs[$b]:-}" ] || die "usage: $0 [${bins[*]}]..."; done
   bins=("$@")

@@ -11,7 +11,9 @@
 # With --cluster, also the images a kubeadm cluster with kube-proxy, CoreDNS and flannel
 # runs (from hack/build-control-plane.sh's and hack/build-addons.sh's binaries and Debian's
 # iptables): kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kube-proxy,
-# coredns, flannel and flannel-cni-plugin, under the names kubeadm and kube-flannel.yml use.
+# coredns, flannel and flannel-cni-plugin, under the names kubeadm and kube-flannel.yml use;
+# and upstream's DRA test driver (hack/build-conformance.sh dra-test-driver), which
+# manifests/addons/dra-test-driver.yaml deploys.
 # With --conformance, also the images the upstream conformance tests run (built by
 # hack/build-conformance.sh first), each on the busybox root: agnhost, nonewprivs, nonroot,
 # and a stand-in for nginx (busybox httpd serving on port 80, see docs/conformance.md).
@@ -211,6 +213,7 @@ cluster_images() {
   for b in "$coredns" "$flannel_dir/flanneld" "$flannel_dir/install-conf" "$cni_flannel"; do
     [ -x "$b" ] || die "$b is missing: run hack/build-addons.sh first"
   done
+  [ -x "$BIN/dra-test-driver" ] || die "$BIN/dra-test-driver is missing: run hack/build-conformance.sh dra-test-driver first"
   apt_install "${IPTABLES_PKGS[@]}"
 
   local k8s=registry.k8s.io kv=$KUBE_VERSION c
@@ -262,7 +265,19 @@ cluster_images() {
   local cni_img="ghcr.io/flannel-io/flannel-cni-plugin:$CNI_PLUGINS_VERSION"
   cluster_image "$cni_img" "{\"Cmd\":[\"sh\"],\"Env\":[\"$ENV_PATH\"]}" fill_cni_flannel "$cni_flannel"
   [ -z "$imported" ] || smoke_expect "$cni_img" '*"supportedVersions"*"0.4.0"*' sh -c 'echo {} | CNI_COMMAND=VERSION /flannel'
-  log "cluster images ready: $k8s/{kube-apiserver,kube-controller-manager,kube-scheduler,kube-proxy}:$kv $etcd_img $coredns_img $flannel_img $cni_img"
+
+  # upstream's DRA test driver (test/e2e/dra/test-driver of the pinned release) as a driver's
+  # users deploy one: manifests/addons/dra-test-driver.yaml runs its kubelet plugin as a
+  # DaemonSet (test/e2e/cluster-dra.test.ts). Upstream publishes no image of it (its e2e tests
+  # run the plugin inside e2e.test, behind hostpathplugin proxy pods), so the name is ours, in
+  # the e2e-test-images namespace and tagged with the release; the manifest names the same.
+  # The static binary alone, at /dra-test-driver: it needs no shell, and its in-cluster client
+  # reads the service account's token through min_root's /var/run -> /run.
+  local dra_img="$k8s/e2e-test-images/dra-test-driver:$kv"
+  cluster_image "$dra_img" "{\"Entrypoint\":[\"/dra-test-driver\"],\"Env\":[\"$ENV_PATH\"]}" \
+    fill_bin "$BIN/dra-test-driver" /dra-test-driver
+  [ -z "$imported" ] || smoke_expect "$dra_img" '*--node-name*' /dra-test-driver kubelet-plugin --help
+  log "cluster images ready: $k8s/{kube-apiserver,kube-controller-manager,kube-scheduler,kube-proxy}:$kv $etcd_img $coredns_img $flannel_img $cni_img $dra_img"
 }
 
 # iptables as kube-proxy and flanneld exec it: the nf_tables backend (what this host's

@@ -15,7 +15,9 @@ mkdir -p "$LOGS"
 log "== cluster: binaries and images"
 "$h/build-control-plane.sh"
 "$h/build-addons.sh"
-"$h/build-conformance.sh" sample-device-plugin   # for the image every node gets (hack/build-images.sh)
+# For images every node gets (hack/build-images.sh): the sample device plugin's (every set) and
+# the DRA test driver's (--cluster: manifests/addons/dra-test-driver.yaml).
+"$h/build-conformance.sh" sample-device-plugin dra-test-driver
 [ -f "$KTS_ROOT/dist/cli/main.js" ] || die "$KTS_ROOT/dist/cli/main.js is missing: run make build first"
 # kubeadm's preflight runs `kubelet --version`: the node's kubelet is kubelet-ts.
 mkdir -p "$CLUSTER_LOCAL/bin"

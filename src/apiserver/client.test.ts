@@ -262,6 +262,25 @@ test('errors: connection refused and a request timeout are status 0 Unreachable'
   await closed(held!);
 });
 
+test('a request is bounded as a whole: a body trickled forever ends at timeoutMs', quick, async () => {
+  let held: ServerResponse | undefined;
+  route = (_q, res) => {
+    held = res;
+    res.writeHead(200, { 'Content-Type': 'application/json' }).write('{');
+    // Never silent for long enough for the socket timeout.
+    const drip = setInterval(() => res.write(' '), 10);
+    res.once('close', () => clearInterval(drip));
+  };
+  const started = Date.now();
+  const slow = await apiClient({ server: base }, { timeoutMs: 100 })
+    .get('/trickle')
+    .catch((e: unknown) => e);
+  assert.ok(slow instanceof ApiError);
+  assert.deepEqual([slow.status, slow.reason, slow.message], [0, 'Unreachable', 'GET /trickle: timed out after 100 ms']);
+  assert.ok(Date.now() - started < 1000);
+  await closed(held!);
+});
+
 const line = (type: string, object: unknown) => JSON.stringify({ type, object }) + '\n';
 const pod = (name: string, rv: string) => ({ metadata: { name, resourceVersion: rv } });
 type Pod = ReturnType<typeof pod>;

@@ -100,6 +100,15 @@ export function apiClient(conn: Connection, opts: { timeoutMs?: number; userAgen
     });
     return new Promise((resolveRes, reject) => {
       req.on('timeout', () => req.destroy(new Error(`timed out after ${timeoutMs} ms`)));
+      // The socket timeout above fires only on silence: a request is also bounded as a whole, so
+      // that a server that answers slowly forever cannot hold a caller (and what it serializes,
+      // a mirror pod's reconcile, a status patch) for good. Watches are bounded by the reflector.
+      if (!stream) {
+        let response: IncomingMessage | undefined;
+        req.once('response', (res) => (response = res));
+        const deadline = setTimeout(() => (response ?? req).destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+        req.once('close', () => clearTimeout(deadline));
+      }
       req.on('error', (e) => reject(new ApiError(0, 'Unreachable', `${method} ${path}: ${e.message}`)));
       req.on('response', async (res) => {
         if ((res.statusCode ?? 0) < 300) return resolveRes(res);
@@ -126,7 +135,13 @@ export function apiClient(conn: Connection, opts: { timeoutMs?: number; userAgen
 
   async function json<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
     const res = await send(method, path, body, contentType, false);
-    const text = await readAll(res);
+    let text: string;
+    try {
+      text = await readAll(res);
+    } catch (e) {
+      // The body cut short, by the deadline or the server.
+      throw new ApiError(0, 'Unreachable', `${method} ${path}: ${(e as Error).message}`);
+    }
     return (text ? JSON.parse(text) : undefined) as T;
   }
 

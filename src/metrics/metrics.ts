@@ -83,6 +83,17 @@ export const metrics = {
     help: alpha('Cumulative number of errors when starting pods'),
     registers: r,
   }),
+  // Upstream's StartedUserNamespacedPodsTotal and StartedUserNamespacedPodsErrorsTotal.
+  startedUserNamespacedPods: new Counter({
+    name: 'kubelet_started_user_namespaced_pods_total',
+    help: alpha('Cumulative number of pods with user namespaces started. This metric will only be collected on Linux.'),
+    registers: r,
+  }),
+  startedUserNamespacedPodsErrors: new Counter({
+    name: 'kubelet_started_user_namespaced_pods_errors_total',
+    help: alpha('Cumulative number of errors when starting pods with user namespaces. This metric will only be collected on Linux.'),
+    registers: r,
+  }),
   startedContainers: new Counter({
     name: 'kubelet_started_containers_total',
     help: alpha('Cumulative number of containers started'),

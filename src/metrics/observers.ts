@@ -39,6 +39,10 @@ export const syncMetrics: SyncObserver = {
     // A RuntimeClass lookup that failed never reached RunPodSandbox.
     if (seconds !== undefined) metrics.runPodSandboxErrors.inc({ runtime_handler: handler });
   },
+  userNamespacedPod(failed) {
+    metrics.startedUserNamespacedPods.inc();
+    if (failed) metrics.startedUserNamespacedPodsErrors.inc();
+  },
   container: (type, e) =>
     e
       ? metrics.startedContainersErrors.inc({ container_type: type, code: grpcCodeName(e) })

@@ -17,7 +17,7 @@ import type { EnvSource } from './env-sources.ts';
 import { containerHash } from './hash.ts';
 import type { NodeContext } from './pod-config.ts';
 import type { PodRuntime, PodView } from './pod-runtime.ts';
-import { PodSyncer, type PodCgroups } from './sync.ts';
+import { PodSyncer, type PodCgroups, type SyncObserver } from './sync.ts';
 import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from './types.ts';
 
 interface FakeSandbox extends SandboxState {
@@ -343,6 +343,7 @@ export interface SyncerOptions {
   runtimeHandler?: (runtimeClassName: string) => Promise<string>;
   /** Pods' user namespaces (src/userns); none: no usernsOptions at all. */
   userns?: ConstructorParameters<typeof PodSyncer>[0]['userns'];
+  observe?: SyncObserver;
 }
 
 /** A PodSyncer over a FakeRuntime, with what it emits kept: events as "Type Reason: message". */
@@ -384,6 +385,7 @@ export function fakeSyncer(o: SyncerOptions = {}) {
     podCgroups,
     runtimeHandler: o.runtimeHandler,
     userns: o.userns,
+    observe: o.observe,
     images: {
       ensure: async (c) => o.pull?.(c) ?? { imageRef: `sha256:${c.image}`, user: o.imageUsers?.[c.image ?? ''] ?? {} },
       forget: (prefix) => {

@@ -40,6 +40,7 @@ import { terminationPrereqs } from './termination-order.ts';
 import { allContainersCouldRestart, allContainersRestarting, shouldAllContainersRestart } from './restart-policy.ts';
 import { calcRestartCountByLogDir } from '../container-logs/restart-count.ts';
 import type { UserNamespaces } from '../userns/manager.ts';
+import { wantsUserNamespace } from '../userns/mappings.ts';
 
 export interface SyncResult {
   runtime: PodRuntimeStatus;
@@ -57,6 +58,12 @@ export interface SyncObserver {
   sandbox?(runtimeHandler: string, seconds: number | undefined, error?: unknown): void;
   /** A container is being created and started; error: creating or starting it failed. */
   container?(type: ContainerType, error?: unknown): void;
+  /**
+   * A sync created (or tried to create) the sandbox of a hostUsers: false pod; failed: something
+   * in that sync failed (its sandbox, a container of it), as upstream's SyncPod counts
+   * StartedUserNamespacedPodsTotal and, from its SyncResults, ...ErrorsTotal.
+   */
+  userNamespacedPod?(failed: boolean): void;
 }
 
 /** The pod's own cgroup (src/resources/pod-cgroup.ts); tests pass one that leaves /sys/fs/cgroup alone. */
@@ -241,6 +248,7 @@ export class PodSyncer {
 
     let sandboxId = actions.sandboxId;
     let sbConfig: PodSandboxConfig;
+    const userNamespaced = actions.createSandbox && wantsUserNamespace(pod);
     try {
       // Upstream's NamespacesForPod: a hostUsers: false pod's IDs, or the refusal of its handler or of a full range.
       const userns = await this.#userns?.forPod(pod, async () => ({
@@ -250,6 +258,7 @@ export class PodSyncer {
       sbConfig = sandboxConfig(pod, actions.sandboxAttempt, this.#node, userns);
     } catch (e) {
       // Upstream's createPodSandbox fails on generatePodSandboxConfig's error: the pod stays Pending.
+      if (userNamespaced) this.#observe.userNamespacedPod?.(true);
       this.#events.event(podRef(pod), 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${(e as Error).message}`);
       this.#log.error('Failed to generate sandbox config for pod', { ...ref, err: e });
       return { runtime: status, waiting, requeueAfterMs: 10_000 };
@@ -290,6 +299,7 @@ export class PodSyncer {
         this.#log.info('Created pod sandbox', { ...ref, sandboxID: sandboxId, attempt: actions.sandboxAttempt, runtimeHandler });
       } catch (e) {
         this.#observe.sandbox?.(runtimeHandler, started === undefined ? undefined : (performance.now() - started) / 1000, e);
+        if (userNamespaced) this.#observe.userNamespacedPod?.(true);
         const msg = `Failed to create pod sandbox: ${(e as Error).message}`;
         this.#events.event(podRef(pod), 'Warning', 'FailedCreatePodSandBox', msg);
         this.#log.error('Failed to create pod sandbox', { ...ref, err: e });
@@ -319,11 +329,14 @@ export class PodSyncer {
         (e) => this.#events.event(podRef(pod), e.type, e.reason, e.message),
         signal,
       ));
-    for (const { name } of [...actions.ephemeralContainersToStart, ...actions.initContainersToStart, ...actions.containersToStart]) {
+    const toStart = [...actions.ephemeralContainersToStart, ...actions.initContainersToStart, ...actions.containersToStart];
+    for (const { name } of toStart) {
       signal?.throwIfAborted();
       const wait = await this.#startContainer(pod, specs.get(name)!, status, sandboxId!, sbConfig, waiting, imageVolumes, signal, envReads);
       if (wait !== undefined) requeue(wait);
     }
+    // A container left waiting (its image, its config, its start) is a failed SyncResult upstream.
+    if (userNamespaced) this.#observe.userNamespacedPod?.(toStart.some(({ name }) => waiting.has(name)));
     const changed =
       actions.ephemeralContainersToStart.length ||
       actions.initContainersToStart.length ||

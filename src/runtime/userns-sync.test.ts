@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeRequest } from '../cri/runtime-client.ts';
 import { UserNamespaces } from '../userns/manager.ts';
-import { FakeRuntime, fakeSyncer } from './fake-runtime.test.ts';
+import { FakeRuntime, fakeSyncer, type SyncerOptions } from './fake-runtime.test.ts';
 
 const UID = 'u1';
 const silent = { info() {}, v() {}, warn() {}, error() {} };
@@ -25,7 +25,11 @@ const volumes = {
 };
 
 /** A syncer whose runtime lists these handlers, with user namespaces kept under a scratch root dir (the default range, first slot). */
-function harness(t: { after(fn: () => void): void }, handlers: { name: string; features: { userNamespaces: boolean } }[]) {
+function harness(
+  t: { after(fn: () => void): void },
+  handlers: { name: string; features: { userNamespaces: boolean } }[],
+  observe?: SyncerOptions['observe'],
+) {
   const rootDir = mkdtempSync(join(tmpdir(), 'kts-userns-sync-'));
   t.after(() => rmSync(rootDir, { recursive: true, force: true }));
   const userns = UserNamespaces.load({ rootDir, etcDir: join(rootDir, 'no-etc'), maxPods: 110, log: silent, random: () => 0 });
@@ -35,7 +39,7 @@ function harness(t: { after(fn: () => void): void }, handlers: { name: string; f
     ...(await status(r)),
     runtimeHandlers: handlers.map((h) => ({ ...h, features: { recursiveReadOnlyMounts: false, ...h.features } })),
   });
-  const h = fakeSyncer({ runtime, volumes, userns });
+  const h = fakeSyncer({ runtime, volumes, userns, observe });
   const request = <M extends 'RunPodSandbox' | 'CreateContainer'>(method: M) =>
     h.runtime.calls.find((c) => c.method === method)?.request as RuntimeRequest<M> | undefined;
   return { ...h, rootDir, request };
@@ -80,4 +84,17 @@ test('PodSyncer: hostUsers false on a runtime without user namespaces: FailedCre
   ]);
   assert.equal(r.requeueAfterMs, 10_000);
   assert.equal(existsSync(join(h.rootDir, 'pods', UID, 'userns')), false);
+});
+
+test('PodSyncer: a hostUsers: false pod counted started, and failed when its container cannot start (upstream StartedUserNamespacedPods*)', async (t) => {
+  const counted: boolean[] = [];
+  const h = harness(t, [{ name: '', features: { userNamespaces: true } }], { userNamespacedPod: (failed) => counted.push(failed) });
+  h.runtime.failNext('startContainer', new Error('exec: "bogus": executable file not found in $PATH'));
+  await h.syncer.syncPod(pod(false));
+  await h.syncer.syncPod(pod(false)); // the sandbox is there: not counted again
+  await h.syncer.syncPod(pod());
+  assert.deepEqual(counted, [true]);
+  const ok = harness(t, [{ name: '', features: { userNamespaces: true } }], { userNamespacedPod: (failed) => counted.push(failed) });
+  await ok.syncer.syncPod(pod(false));
+  assert.deepEqual(counted, [true, false]);
 });

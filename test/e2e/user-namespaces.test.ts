@@ -13,7 +13,7 @@ before(() => ensureStack());
 
 const ROOT_DIR = process.env.KUBELET_ROOT_DIR ?? '/var/lib/kubelet';
 // containerd 1.6 lists no runtime handlers, so no handler of it supports user namespaces.
-const noUserns = RUNTIME === 'containerd1' && 'containerd 1.6 has no user namespaces';
+const noUserns = RUNTIME === 'containerd1';
 
 const sh = (name: string, script: string, over: Partial<V1Container> = {}): V1Container => ({
   name,
@@ -67,48 +67,45 @@ async function startPod(ns: string, name: string): Promise<{ uid: string; hostId
   return { uid, hostId: uidMap!.hostId! };
 }
 
-test(
-  'hostUsers: false: 65536 IDs from a non-zero host ID, kept in ROOT/pods/UID/userns; the emptyDir files owned as inside',
-  { skip: noUserns },
-  () =>
-    withNamespace(async (ns) => {
-      const { core } = clients();
-      const { uid, hostId } = await startPod(ns, 'userns');
-      const log = kubectl('-n', ns, 'logs', 'userns', '-c', 'root');
-      assert.deepEqual(idMap(log.split('\n')[0]!), { containerId: 0, hostId, length: 65536 }, log);
-      assert.ok(hostId > 0 && hostId % 65536 === 0, `host ID ${hostId}: not 0, a multiple of 65536`);
+// One test per runtime: the pod's own IDs where the runtime has user namespaces, the refusal where not.
+const ownIDs = () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    const { uid, hostId } = await startPod(ns, 'userns');
+    const log = kubectl('-n', ns, 'logs', 'userns', '-c', 'root');
+    assert.deepEqual(idMap(log.split('\n')[0]!), { containerId: 0, hostId, length: 65536 }, log);
+    assert.ok(hostId > 0 && hostId % 65536 === 0, `host ID ${hostId}: not 0, a multiple of 65536`);
 
-      // The kubelet's record, as upstream writes it.
-      const file = `${ROOT_DIR}/pods/${uid}/userns`;
-      assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), {
-        uidMappings: [{ hostId, containerId: 0, length: 65536 }],
-        gidMappings: [{ hostId, containerId: 0, length: 65536 }],
-      });
-      // The host sees the processes as the mapped IDs: root is hostId, uid 1000 is hostId + 1000.
-      const uidOf = (c: string) => Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${hostPid(ns, 'userns', c)}/status`, 'utf8'))?.[1]);
-      assert.equal(uidOf('root'), hostId);
-      assert.equal(uidOf('user'), hostId + 1000);
+    // The kubelet's record, as upstream writes it.
+    const file = `${ROOT_DIR}/pods/${uid}/userns`;
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), {
+      uidMappings: [{ hostId, containerId: 0, length: 65536 }],
+      gidMappings: [{ hostId, containerId: 0, length: 65536 }],
+    });
+    // The host sees the processes as the mapped IDs: root is hostId, uid 1000 is hostId + 1000.
+    const uidOf = (c: string) => Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${hostPid(ns, 'userns', c)}/status`, 'utf8'))?.[1]);
+    assert.equal(uidOf('root'), hostId);
+    assert.equal(uidOf('user'), hostId + 1000);
 
-      // Inside, each file is its writer's; on the host too, through the idmapped mount.
-      assert.match(log, /owner=0:0/);
-      assert.match(kubectl('-n', ns, 'logs', 'userns', '-c', 'user'), /owner=1000:3000/);
-      const dir = `${ROOT_DIR}/pods/${uid}/volumes/kubernetes.io~empty-dir/data`;
-      const owner = (f: string) => {
-        const s = statSync(`${dir}/${f}`);
-        return `${s.uid}:${s.gid}`;
-      };
-      assert.equal(owner('root-file'), '0:0');
-      assert.equal(owner('user-file'), '1000:3000');
+    // Inside, each file is its writer's; on the host too, through the idmapped mount.
+    assert.match(log, /owner=0:0/);
+    assert.match(kubectl('-n', ns, 'logs', 'userns', '-c', 'user'), /owner=1000:3000/);
+    const dir = `${ROOT_DIR}/pods/${uid}/volumes/kubernetes.io~empty-dir/data`;
+    const owner = (f: string) => {
+      const s = statSync(`${dir}/${f}`);
+      return `${s.uid}:${s.gid}`;
+    };
+    assert.equal(owner('root-file'), '0:0');
+    assert.equal(owner('user-file'), '1000:3000');
 
-      // A second pod gets a range of its own.
-      const other = await startPod(ns, 'userns-2');
-      assert.notEqual(other.hostId, hostId);
+    // A second pod gets a range of its own.
+    const other = await startPod(ns, 'userns-2');
+    assert.notEqual(other.hostId, hostId);
 
-      // Terminated: the range is released and the record goes.
-      await core.deleteNamespacedPod({ name: 'userns', namespace: ns, gracePeriodSeconds: 1 });
-      await eventually('the userns record removed', 60_000, async () => !existsSync(file));
-    }),
-);
+    // Terminated: the range is released and the record goes.
+    await core.deleteNamespacedPod({ name: 'userns', namespace: ns, gracePeriodSeconds: 1 });
+    await eventually('the userns record removed', 60_000, async () => !existsSync(file));
+  });
 
 test("hostUsers: false on a handler without user namespaces: FailedCreatePodSandBox with upstream's words, no sandbox", () =>
   withNamespace(async (ns) => {
@@ -137,21 +134,24 @@ test("hostUsers: false on a handler without user namespaces: FailedCreatePodSand
     }
   }));
 
+const refusedOnContainerd1 = () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('refused', { hostUsers: false }) });
+    const event = await eventually('FailedCreatePodSandBox', 60_000, async () =>
+      (await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=refused' })).items.find(
+        (e) => e.reason === 'FailedCreatePodSandBox',
+      ),
+    );
+    assert.equal(
+      event.message,
+      "Failed to create pod sandbox: can't set `spec.hostUsers: false`, runtime does not support user namespaces",
+    );
+  });
+
 test(
-  'hostUsers: false on containerd 1.6: refused, the runtime has no user namespaces',
-  { skip: !noUserns && 'the runtime has user namespaces' },
-  () =>
-    withNamespace(async (ns) => {
-      const { core } = clients();
-      await core.createNamespacedPod({ namespace: ns, body: podSpec('refused', { hostUsers: false }) });
-      const event = await eventually('FailedCreatePodSandBox', 60_000, async () =>
-        (await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=refused' })).items.find(
-          (e) => e.reason === 'FailedCreatePodSandBox',
-        ),
-      );
-      assert.equal(
-        event.message,
-        "Failed to create pod sandbox: can't set `spec.hostUsers: false`, runtime does not support user namespaces",
-      );
-    }),
+  noUserns
+    ? 'hostUsers: false on containerd 1.6: refused, the runtime has no user namespaces'
+    : 'hostUsers: false: 65536 IDs from a non-zero host ID, kept in ROOT/pods/UID/userns; the emptyDir files owned as inside',
+  () => (noUserns ? refusedOnContainerd1() : ownIDs()),
 );
