@@ -2,11 +2,16 @@
 // nodeInfo.swap.capacity is the host's SwapTotal when it has swap and absent without; with
 // memorySwap.swapBehavior unset (NoSwap) a container's memory+swap limit is its memory limit
 // on cgroup v1, and memory.swap.max is 0 on v2, as upstream's configureContainerSwapResources.
-// (failSwapOn: the stack's host has no swap, so the refusal to start is unit-tested only.)
-import { before, test } from 'node:test';
+// On a node with swap (a swap file this test makes): failSwapOn, the default, keeps the kubelet
+// from starting, and LimitedSwap does on cgroup v1, each with upstream's words; with
+// failSwapOn false the Node reports the swap, as upstream's kubelet does.
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { clients, ensureStack, eventually, kubectl, nodeName, podSpec, withNamespace } from './stack.ts';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, withNamespace } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -46,3 +51,58 @@ test(
       }
     }),
 );
+
+const SWAP_FILE = '/var/tmp/kts-e2e.swap';
+const KUBELET_LOG = join(ROOT, '_output/local/logs/kubelet-ts.log');
+const swapOff = () => {
+  if (readFileSync('/proc/swaps', 'utf8').includes(SWAP_FILE)) execFileSync('swapoff', [SWAP_FILE]);
+  rmSync(SWAP_FILE, { force: true });
+};
+/** KubeletConfiguration fields for hack/kubelet.sh (KTS_CONFIG_EXTRA). */
+const extraConfig = (yaml: string) => {
+  const f = join(mkdtempSync(join(tmpdir(), 'kts-swap-')), 'config.yaml');
+  writeFileSync(f, yaml);
+  return f;
+};
+const nodeReady = async () =>
+  (await clients().core.readNode({ name: nodeName() })).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+
+// Whatever happens: swap off again and the kubelet back on the stack's own configuration.
+after(async () => {
+  swapOff();
+  restartKubelet();
+  await eventually('the node Ready again', 90_000, nodeReady, 1000);
+});
+
+test('a node with swap: failSwapOn refuses to start, LimitedSwap on cgroup v1 too; with failSwapOn false nodeInfo.swap is its SwapTotal', async () => {
+  swapOff();
+  execFileSync('fallocate', ['-l', '64M', SWAP_FILE]);
+  execFileSync('chmod', ['600', SWAP_FILE]);
+  execFileSync('mkswap', [SWAP_FILE], { stdio: 'ignore' });
+  execFileSync('swapon', [SWAP_FILE]);
+  assert.ok(swapTotalBytes() >= 60 * 2 ** 20, 'the swap file is on');
+
+  /** Restarts the kubelet with these fields and waits for this line in what it logs from now on. */
+  const refused = async (yaml: string | undefined, line: string) => {
+    const from = statSync(KUBELET_LOG).size;
+    restartKubelet(yaml === undefined ? undefined : extraConfig(yaml));
+    await eventually(`"${line}" in the kubelet's log`, 30_000, async () =>
+      readFileSync(KUBELET_LOG).subarray(from).toString('utf8').includes(`kubelet-ts: error: ${line}`),
+    );
+  };
+  await refused(undefined, 'running with swap on is not supported, please disable swap or set --fail-swap-on flag to false');
+  if (!cgroupV2)
+    await refused(
+      'failSwapOn: false\nmemorySwap:\n  swapBehavior: LimitedSwap\n',
+      'swap feature is enabled and LimitedSwap but it is only supported with cgroupv2',
+    );
+
+  restartKubelet(extraConfig('failSwapOn: false\n'));
+  await eventually('the node Ready with swap on', 90_000, nodeReady, 1000);
+  const swap = await eventually(
+    'nodeInfo.swap',
+    30_000,
+    async () => (await clients().core.readNode({ name: nodeName() })).status?.nodeInfo?.swap,
+  );
+  assert.equal(swap.capacity, swapTotalBytes());
+});
