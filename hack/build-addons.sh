@@ -11,15 +11,17 @@
 #   - local-path-provisioner-$LOCAL_PATH_PROVISIONER_VERSION/bin/local-path-provisioner:
 #     rancher's local-path-provisioner, static (its image, hack/images/local-path.sh, and
 #     manifests/addons/local-path-storage.yaml: the StorageClass local-path)
+#   - registry-$REGISTRY_VERSION/bin/registry: the CNCF distribution registry, static (hack/registry.sh
+#     runs it beside the stack as the registry the nodes pull from)
 # A second run with the same pins does nothing.
-#   hack/build-addons.sh [NAME...]   only those (cni-plugins flannel coredns local-path-provisioner;
+#   hack/build-addons.sh [NAME...]   only those (cni-plugins flannel coredns local-path-provisioner registry;
 #                                    default: every one)
 # KTS_NICE=19 and KTS_GO_P=1 build at the lowest priority on one core (a build beside a
 # test run); by default a build takes the whole machine.
 source "$(dirname "$0")/lib.sh"
 
 export GOTOOLCHAIN=local GOFLAGS="-mod=mod${KTS_GO_P:+ -p=$KTS_GO_P}"
-ADDONS=(cni-plugins flannel coredns local-path-provisioner)
+ADDONS=(cni-plugins flannel coredns local-path-provisioner registry)
 for a in "$@"; do [[ " ${ADDONS[*]} " = *" $a "* ]] || die "usage: $0 [${ADDONS[*]}]..."; done
 ARGS=("$@")
 # wanted NAME: NAME was asked for (or nothing was, which asks for every one).
@@ -98,6 +100,13 @@ build_local_path() {
     -o "$1/local-path-provisioner" github.com/rancher/local-path-provisioner
 }
 
+# The distribution registry as its Makefile builds it: no cgo, the release in its version package.
+build_registry() {
+  CGO_ENABLED=0 go build -trimpath \
+    -ldflags "-s -w -X github.com/distribution/distribution/v3/version.version=$REGISTRY_VERSION" \
+    -o "$1/registry" github.com/distribution/distribution/v3/cmd/registry
+}
+
 mkdir -p "$LOGS"
 ready=()
 if wanted cni-plugins; then
@@ -123,5 +132,9 @@ if wanted local-path-provisioner; then
   v=$("$lpp" --version 2>&1) || die "$lpp --version failed: $(head -3 <<<"$v")"
   [[ $v = *" $LOCAL_PATH_PROVISIONER_VERSION" ]] || die "$lpp --version says '$v', want $LOCAL_PATH_PROVISIONER_VERSION"
   ready+=("local-path-provisioner-$LOCAL_PATH_PROVISIONER_VERSION")
+fi
+if wanted registry; then
+  build_addon registry github.com/distribution/distribution/v3 "$REGISTRY_VERSION" build_registry registry
+  ready+=("registry-$REGISTRY_VERSION")
 fi
 log "add-ons ready in $KTS_CACHE: ${ready[*]}"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the images the node needs from local parts (no registry is reachable) as OCI
 # image-layout tarballs cached under $KTS_CACHE/images, and imports each into containerd's
-# k8s.io namespace unless it already holds that exact image:
+# k8s.io namespace unless it already holds that exact image, and pushes each into the local
+# registry (hack/registry.sh) under the names of the registries it mirrors:
 #   - the sandbox image kubeadm expects (registry.k8s.io/pause:*) from hack/images/pause.c
 #   - busybox from Debian's busybox-static, under the names pods and e2e tests use;
 #   - upstream's sample device plugin (test/images/sample-device-plugin of the pinned release,
@@ -30,9 +31,11 @@ for a in "$@"; do
     *) die "usage: $0 [--cluster] [--conformance]" ;;
   esac
 done
-apt_install busybox-static gcc libc6-dev jq tar gzip
+apt_install busybox-static gcc libc6-dev jq tar gzip curl
 ctr_k8s --connect-timeout 2s version >/dev/null 2>&1 \
   || die "containerd is not answering on $CONTAINERD_SOCK (run hack/containerd.sh)"
+curl -sf --max-time 5 "http://$REGISTRY/v2/" >/dev/null \
+  || die "the registry is not answering on $REGISTRY (run hack/registry.sh)"
 
 IMAGES="$KTS_CACHE/images"
 BUSYBOX_NAMES=(docker.io/library/busybox:1.36)
@@ -82,6 +85,7 @@ oci_tar() {
 }
 
 # import_if_needed TAR NAME...: true (0) when it imported, 1 when containerd already had it.
+# Either way the image is then in the registry too (publish).
 import_if_needed() {
   local tar=$1 want n; shift
   want=$(cat "$tar.digest")
@@ -91,10 +95,28 @@ import_if_needed() {
       log "importing $* into containerd (k8s.io)"
       ctr_k8s images import "$tar" >>"$LOGS/build-images.log" 2>&1 \
         || die "ctr images import $tar failed (see $LOGS/build-images.log)"
+      publish "$want" "$@"
       return 0
     fi
   done
+  publish "$want" "$@"
   return 1
+}
+
+# publish DIGEST NAME...: each NAME of a registry the local registry mirrors (hack/registry.sh)
+# is pushed there, from the containerd that holds it, unless the registry has that manifest
+# under that tag already (one HEAD request).
+publish() {
+  local want=$1 n have; shift
+  for n in "$@"; do
+    [[ " ${REGISTRY_MIRRORS[*]} " = *" ${n%%/*} "* ]] || continue
+    have=$(curl -sfI --max-time 5 -H 'Accept: application/vnd.oci.image.manifest.v1+json' \
+      "http://$REGISTRY/v2/${n%:*}/manifests/${n##*:}" | tr -d '\r' | awk 'tolower($1) == "docker-content-digest:" {print $2}')
+    [ "$have" != "$want" ] || continue
+    log "pushing $n to the registry $REGISTRY"
+    ctr_k8s images push --plain-http "$REGISTRY/$n" "$n" >>"$LOGS/build-images.log" 2>&1 \
+      || die "pushing $n to the registry $REGISTRY failed (is it running? hack/registry.sh; see $LOGS/build-images.log)"
+  done
 }
 
 # ctr_run ARGS...: ctr run with the container's stdio FIFOs next to containerd's socket.
@@ -496,6 +518,11 @@ fill_agnhost() {
   cp "$SRC/agnhost/porter/localhost.crt" "$SRC/agnhost/porter/localhost.key" "$r/"
   mkdir -p "$r/uploads"
   echo 'user-defined-in-image:x:1000:1000::/home:/bin/sh' >> "$r/etc/passwd"
+  # Upstream's agnhost (and kitten and nautilus on it) is built on Alpine, and the ImageVolume
+  # test reads the kitten image's /etc/os-release for "Alpine Linux": this root is not Alpine,
+  # and says so in the same words.
+  printf '%s\n' 'NAME="kubelet-ts e2e image"' 'ID=kubelet-ts-e2e' \
+    'PRETTY_NAME="kubelet-ts stand-in for the Alpine Linux base of upstream'"'"'s agnhost image"' > "$r/etc/os-release"
   printf 'user-defined-in-image:x:1000:\ngroup-defined-in-image:x:50000:user-defined-in-image\n' >> "$r/etc/group"
 }
 e2e_image agnhost:2.63.0,2.55 fill_agnhost "{\"Entrypoint\":[\"/agnhost\"],\"Cmd\":[\"pause\"],\"Env\":[\"$ENV_PATH\"],\"WorkingDir\":\"/\"}" \

@@ -17,24 +17,28 @@ need_root
 EXCLUDED="$KTS_ROOT/test/conformance/excluded.txt"
 # Excluded tests: one regex per line, then "  # " and why (docs/conformance.md lists them).
 excluded_re=$(sed -e 's/  # .*//' -e '/^#/d' -e '/^$/d' "$EXCLUDED" | paste -sd'|')
+# or_excluded RE: RE, or an excluded test (with no exclusion, an empty alternative would match all).
+or_excluded() { echo "$1${excluded_re:+|$excluded_re}"; }
 SUITE="${SUITE:-full}"
 case "$SUITE" in
   full)
     focus='\[Conformance\]'; skip="$excluded_re"; report="$KTS_ROOT/docs/conformance.md" ;;
   node)
     focus='\[sig-node\].*\[Conformance\]|\[sig-storage\] (ConfigMap|Secrets|Downward API|Projected|EmptyDir|HostPath|Subpath).*\[Conformance\]'
-    skip="\[Serial\]|\[Disruptive\]|\[Flaky\]|$excluded_re"; report="$KTS_ROOT/docs/conformance-node.md" ;;
+    skip=$(or_excluded '\[Serial\]|\[Disruptive\]|\[Flaky\]'); report="$KTS_ROOT/docs/conformance-node.md" ;;
   sig-node)
     # The other sig-node tests: not [Conformance], [Serial], [Disruptive] or [Flaky], and not
     # behind an alpha or off-by-default feature gate.
     focus='\[sig-node\]'
-    skip="\[Conformance\]|\[Serial\]|\[Disruptive\]|\[Flaky\]|\[Alpha\]|\[Feature:OffByDefault\]|$excluded_re"
+    skip=$(or_excluded '\[Conformance\]|\[Serial\]|\[Disruptive\]|\[Flaky\]|\[Alpha\]|\[Feature:OffByDefault\]')
     report="$KTS_ROOT/docs/conformance-sig-node.md" ;;
   *) die "SUITE is full, node or sig-node, not '$SUITE'" ;;
 esac
 [ -z "${FOCUS:-}${SKIP:-}" ] || report=""
 FOCUS="${FOCUS:-$focus}"
 SKIP="${SKIP:-$skip}"
+# (An empty --skip would be a pattern that matches every test.)
+skip_args=(); [ -z "$SKIP" ] || skip_args=(--skip="$SKIP")
 PROCS="${PROCS:-6}"
 OUTDIR="${CONFORMANCE_OUT:-$OUT/conformance-$SUITE}"
 KUBECONFIG_ADMIN="$CLUSTER_KUBECONFIG"
@@ -55,7 +59,7 @@ log "running conformance tests ($SUITE, $PROCS in parallel; focus: $FOCUS; skip:
 start=$SECONDS
 set +e
 ginkgo --procs="$PROCS" --timeout="${TIMEOUT:-4h}" --no-color --silence-skips --output-dir="$OUTDIR" --junit-report=junit.xml \
-  --focus="$FOCUS" --skip="$SKIP" "$BIN/e2e.test" -- \
+  --focus="$FOCUS" "${skip_args[@]}" "$BIN/e2e.test" -- \
   --provider=skeleton --kubeconfig="$KUBECONFIG_ADMIN" --kubectl-path="$BIN/kubectl" \
   --dump-logs-on-failure=false --report-dir="$OUTDIR" 2>&1 | tee "$OUTDIR/e2e.log"
 rc=${PIPESTATUS[0]}

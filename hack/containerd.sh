@@ -9,10 +9,12 @@ install_runtime
 
 conf_dir="$LOCAL/containerd"
 conf="$conf_dir/config.toml"
-# Per-registry hosts.toml files (containerd reads them at each pull, no restart needed);
-# the e2e tests put one there for their local plain-HTTP registry.
+# Per-registry hosts.toml files (containerd reads them at each pull, no restart needed):
+# the local registry for the registries it mirrors (hack/registry.sh), and the e2e tests put
+# one there for their own plain-HTTP registry.
 certs_dir="$conf_dir/certs.d"
 mkdir -p "$conf_dir" "$certs_dir" /etc/cni/net.d
+registry_hosts "$certs_dir"
 # Debian installs the CNI plugins in /usr/lib/cni.
 runtime_toml by=hack/containerd.sh root="$CTRD_ROOT" state="$CTRD_STATE" sock="$CONTAINERD_SOCK" \
   runc_root="$CTRD_STATE/runc" cni_bin=/usr/lib/cni cni_conf=/etc/cni/net.d certs="$certs_dir" > "$conf.new"

@@ -12,14 +12,7 @@ done
 [ -s "$PKI/ca.crt" ] && [ -s "$LOCAL/admin.kubeconfig" ] || die "no PKI in $PKI: run hack/pki.sh"
 
 # The address the apiserver advertises and the node uses as its InternalIP.
-# Some kernels (this VM's) have no dummy driver: a bridge without ports holds a local
-# address just as well, and the bridge driver is there since CNI's bridge plugin needs it.
-if ! ip link show "$KTS_IFACE" >/dev/null 2>&1; then
-  ip link add "$KTS_IFACE" type dummy 2>/dev/null || ip link add "$KTS_IFACE" type bridge \
-    || die "cannot create interface $KTS_IFACE (neither dummy nor bridge)"
-fi
-ip -4 addr show dev "$KTS_IFACE" | grep -qF " $KTS_IP/32 " || ip addr add "$KTS_IP/32" dev "$KTS_IFACE"
-ip link set "$KTS_IFACE" up
+host_address
 
 # need_port PORT NAME: the port must be free unless the process named NAME (ours) holds it.
 need_port() {

@@ -49,7 +49,7 @@ if command -v crictl >/dev/null && [ -S "$CONTAINERD_SOCK" ] && "${crictl[@]}" v
   [ -z "$("${crictl[@]}" ps -aq 2>/dev/null)" ] || "${crictl[@]}" rm -af >>"$LOGS/down.log" 2>&1
 fi
 
-for c in kube-scheduler kube-controller-manager kube-apiserver etcd; do stop_bg "$c"; done
+for c in kube-scheduler kube-controller-manager kube-apiserver etcd registry; do stop_bg "$c"; done
 stop_bg containerd 30
 
 # Tasks containerd left behind (it was not running, or CRI failed): kill them with runc,

@@ -20,6 +20,11 @@ KTS_IP="${KTS_IP:-172.30.255.10}"
 CLUSTER_CIDR="${CLUSTER_CIDR:-10.88.0.0/16}"
 SERVICE_CIDR="${SERVICE_CIDR:-10.96.0.0/16}"
 CONTAINERD_SOCK="${CONTAINERD_SOCK:-/run/containerd/containerd.sock}"
+# The registry every node pulls from (hack/registry.sh), and the registries whose images it
+# holds, each under a path of that registry's name (registry_hosts below). Port 5001, as kind's
+# local registry: upstream's image pull tests run a registry pod on hostPort 5000.
+REGISTRY="$KTS_IP:5001"
+REGISTRY_MIRRORS=(docker.io registry.k8s.io)
 # Certificates the controller-manager signs (the kubelets' client certificates) live this
 # long, so that client certificate rotation (at 70-90% of the lifetime) happens within
 # minutes on the local stack, and the tests see it. A production cluster uses a year.
@@ -103,6 +108,32 @@ stop_bg() {
     fi
   fi
   rm -f "$PIDS/$name.pid"
+}
+
+# host_address: our interface kts0 with $KTS_IP, where the apiserver and the registry listen.
+# Some kernels (this VM's) have no dummy driver: a bridge without ports holds a local
+# address just as well, and the bridge driver is there since CNI's bridge plugin needs it.
+host_address() {
+  if ! ip link show "$KTS_IFACE" >/dev/null 2>&1; then
+    ip link add "$KTS_IFACE" type dummy 2>/dev/null || ip link add "$KTS_IFACE" type bridge \
+      || die "cannot create interface $KTS_IFACE (neither dummy nor bridge)"
+  fi
+  ip -4 addr show dev "$KTS_IFACE" | grep -qF " $KTS_IP/32 " || ip addr add "$KTS_IP/32" dev "$KTS_IFACE"
+  ip link set "$KTS_IFACE" up
+}
+
+# registry_hosts DIR: containerd's hosts.toml under DIR (a CRI registry config_path) for each
+# of REGISTRY_MIRRORS: a pull tries the local registry first (override_path: the name's path
+# under /v2/REGISTRY-NAME/), then the registry itself (unreachable here: a deliberate
+# :nonexistent tag still fails as it would). containerd reads them at each pull.
+registry_hosts() {
+  local dir=$1 r server
+  for r in "${REGISTRY_MIRRORS[@]}"; do
+    case "$r" in docker.io) server=https://registry-1.docker.io ;; *) server="https://$r" ;; esac
+    mkdir -p "$dir/$r"
+    printf '# Written by hack/lib.sh registry_hosts; edits are overwritten.\nserver = "%s"\n\n[host."http://%s/v2/%s"]\n  capabilities = ["pull", "resolve"]\n  override_path = true\n' \
+      "$server" "$REGISTRY" "$r" > "$dir/$r/hosts.toml"
+  done
 }
 
 # port_holder PORT: prints the pid listening on a TCP port (empty when free).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Brings up the whole local stack, reusing whatever is already built or running:
-# host packages, Node.js, control plane binaries, PKI, containerd, images (with upstream's
-# sample device plugin, built from the pinned release), control plane,
+# host packages, Node.js, control plane binaries, PKI, containerd, the registry the nodes pull
+# from, images (with upstream's sample device plugin, built from the pinned release), control plane,
 # then kubelet-ts (built by `make build` before this runs), and waits for the Node to be Ready.
 # KTS_NO_KUBELET=1 stops before kubelet-ts.
 source "$(dirname "$0")/lib.sh"
@@ -17,6 +17,7 @@ step "PKI and kubeconfigs";       "$h/pki.sh"
 step "containerd";                "$h/containerd.sh"
 step "test images' binaries";     "$h/build-conformance.sh" sample-device-plugin
 step "local-path-provisioner";    "$h/build-addons.sh" local-path-provisioner
+step "registry";                  "$h/registry.sh"
 step "images";                    "$h/build-images.sh"
 step "control plane";             "$h/control-plane.sh"
 step "join objects";              "$h/join-objects.sh"

@@ -34,9 +34,11 @@ host_network() {
 }
 
 containerd_config() {
-  # With the CNI paths an add-on installs into, and netns mounts in the node's own state.
+  # With the CNI paths an add-on installs into, netns mounts in the node's own state, and the
+  # local registry's hosts.toml (written by start_containerd into the node's /etc/kts).
   runtime_toml by="hack/cluster/node.sh for node $1" root=/var/lib/containerd state=/run/containerd \
-    sock=/run/containerd/containerd.sock netns_under_state=true cni_bin=/opt/cni/bin cni_conf=/etc/cni/net.d
+    sock=/run/containerd/containerd.sock netns_under_state=true cni_bin=/opt/cni/bin cni_conf=/etc/cni/net.d \
+    certs=/etc/kts/certs.d
 }
 
 add() {
@@ -74,6 +76,9 @@ add() {
     # The CNI plugins an add-on delegates to, where the add-on installs its own.
     cp -f /usr/lib/cni/{bridge,host-local,loopback,portmap} "$state/opt/cni/bin/"
   fi
+  # Forwarding on, as on any kubeadm node (its preflight requires it). A new namespace copies
+  # the host's value at creation, which is 1 only once a bridge CNI plugin on the host set it.
+  in_node "$n" sysctl -qw net.ipv4.ip_forward=1 || die "cannot turn on IPv4 forwarding in node $n"
   start_containerd "$n"
   images "$n" --cluster
 }
@@ -92,6 +97,7 @@ start_containerd() {
   local n=$1 state conf; state=$(node_state "$n"); conf="$state/etc/kts/containerd.toml"
   # The node's images and pods are in its runtime's database: another runtime needs a new node.
   [ ! -f "$conf" ] || check_runtime "$state/etc/kts" "node $n"
+  registry_hosts "$state/etc/kts/certs.d"
   containerd_config "$n" > "$conf.new"
   if running "$n-containerd" && cmp -s "$conf.new" "$conf"; then rm -f "$conf.new"; return 0; fi
   stop_bg "$n-containerd" 30

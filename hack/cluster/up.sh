@@ -27,6 +27,8 @@ KPATH="$CLUSTER_LOCAL/bin:$BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin
 # Preflight here: cgroup v1 (SystemVerification) is refused unless skipped, as kubeadm says.
 PREFLIGHT=--ignore-preflight-errors=SystemVerification
 
+# The registry the nodes pull from (hack/build-images.sh pushes their images into it).
+"$h/registry.sh"
 mapfile -t nodes < <(node_names)
 for n in "${nodes[@]}"; do "$h/cluster/node.sh" add "$n"; done
 

@@ -18,12 +18,20 @@ export function parseDuration(text: string): number | undefined {
   return neg ? -total : total;
 }
 
-/** Go's time.Duration.String for whole seconds ("10s", "1m20s", "5m0s", "1h0m0s"), as upstream's messages print back-offs. */
+/** Pure: Go's time.Duration String() of a whole or fractional number of milliseconds ("1m0s", "1.5s", "300ms"). */
+export function goDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  if (ms < 0) return `-${goDuration(-ms)}`;
+  const trim = (n: number) => String(Number(n.toFixed(9)));
+  if (ms < 1) return ms * 1000 < 1 ? `${trim(ms * 1e6)}ns` : `${trim(ms * 1000)}µs`;
+  if (ms < 1000) return `${trim(ms)}ms`;
+  const h = Math.floor(ms / 3_600_000),
+    m = Math.floor((ms % 3_600_000) / 60_000),
+    s = trim((ms % 60_000) / 1000);
+  return h ? `${h}h${m}m${s}s` : m ? `${m}m${s}s` : `${s}s`;
+}
+
+/** Go's time.Duration.String rounded to whole seconds ("10s", "1m20s", "5m0s", "1h0m0s"), as upstream's messages print back-offs. */
 export function formatDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  const h = Math.floor(s / 3600),
-    m = Math.floor((s % 3600) / 60),
-    sec = s % 60;
-  if (h) return `${h}h${m}m${sec}s`;
-  return m ? `${m}m${sec}s` : `${sec}s`;
+  return goDuration(Math.round(ms / 1000) * 1000);
 }

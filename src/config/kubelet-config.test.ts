@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseKubeletConfig, defaults } from './kubelet-config.ts';
-import { formatDuration, parseDuration } from './duration.ts';
+import { formatDuration, goDuration, parseDuration } from './duration.ts';
 
 const head = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 
@@ -155,4 +155,24 @@ test('failSwapOn and memorySwap: defaulted and validated as upstream', () => {
     ['failSwapOn: "no"', /failSwapOn: expected true or false/],
   ];
   for (const [lines, re] of bad) assert.throws(() => parseKubeletConfig(`${head}${lines}\n`), re, lines);
+});
+
+test('goDuration prints as Go time.Duration does', () => {
+  const cases: [number, string][] = [
+    [0, '0s'],
+    [300, '300ms'],
+    [1000, '1s'],
+    [1500, '1.5s'],
+    [10_000, '10s'],
+    [60_000, '1m0s'],
+    [90_000, '1m30s'],
+    [120_000, '2m0s'],
+    [300_000, '5m0s'],
+    [3_600_000, '1h0m0s'],
+    [4 * 3_600_000 + 1000, '4h0m1s'],
+    [0.5, '500µs'],
+    [0.0001, '100ns'],
+    [-2000, '-2s'],
+  ];
+  for (const [ms, want] of cases) assert.equal(goDuration(ms), want, String(ms));
 });

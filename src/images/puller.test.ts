@@ -22,11 +22,14 @@ type PullRequest = { image?: { image?: string } | null; auth?: Record<string, st
 /** A runtime whose registry accepts only user "ok" and records each PullImage's auth. */
 function fakeRuntime(present = false) {
   const pulls: (Record<string, string> | undefined)[] = [];
+  let pulled = false;
   const images: ImageService = {
-    imageStatus: async () => ({ image: present ? { id: 'sha256:here' } : null, info: {} }) as never,
+    imageStatus: async () =>
+      ({ image: present ? { id: 'sha256:here' } : pulled ? { id: 'sha256:pulled', size: '4269694' } : null, info: {} }) as never,
     pullImage: async (req: PullRequest) => {
       pulls.push(req.auth ?? undefined);
-      if (req.auth?.username === 'ok') return { imageRef: 'sha256:pulled' };
+      pulled = req.auth?.username === 'ok';
+      if (pulled) return { imageRef: 'sha256:pulled' };
       throw new CriError('PullImage', 2, `401 Unauthorized (as ${req.auth?.username ?? 'anonymous'})`);
     },
   } as never;
@@ -167,4 +170,15 @@ test('pulls: an unreadable secret warns on the pod; a malformed one fails the pu
   assert.deepEqual(r.pulls, []);
   assert.equal(r.result.waiting?.reason, 'ErrImagePull');
   assert.match(r.result.waiting!.message!, /^secret team\/broken: \.dockerconfigjson is not valid JSON/);
+});
+
+test("pulls: a pull that succeeds reports upstream's words, its time with the wait, and the image size", async () => {
+  const r = await run({ good: pullSecret('good', { 'reg.example:5000': { auth: b64('ok:pw') } }) }, podWith('good'));
+  assert.deepEqual(r.result, { imageRef: 'sha256:pulled', user: { uid: 0 } });
+  assert.deepEqual(r.events[0], { type: 'Normal', reason: 'Pulling', message: `Pulling image "${IMAGE}"` });
+  assert.equal(r.events.length, 2);
+  assert.match(
+    r.events[1]!.message,
+    /^Successfully pulled image "reg\.example:5000\/team\/app:1" in (\d+ms|\d+(\.\d+)?s) \(\1 including waiting\)\. Image size: 4269694 bytes\.$/,
+  );
 });

@@ -11,6 +11,7 @@ import type { Image__Output } from '../cri/generated/runtime/v1/Image.ts';
 import { lookup, makeKeyring, type Keyring, type RegistryAuth } from './keyring.ts';
 import { fetchPullSecrets, type SecretGetter } from './pull-secrets.ts';
 import { invalidReference } from './reference.ts';
+import { goDuration } from '../config/duration.ts';
 
 /** user: the image's configured user, for runAsNonRoot and the default runAsUser. */
 export type PullResult = { imageRef: string; user?: ImageUser; waiting?: undefined } | { imageRef?: undefined; waiting: Waiting };
@@ -120,9 +121,17 @@ export class ImagePuller {
         const { imageRef } = await this.#images.pullImage({ image: { image }, ...(auth ? { auth } : {}) }, { signal });
         this.#backoff.delete(key);
         const ms = Date.now() - started;
-        emit({ type: 'Normal', reason: 'Pulled', message: `Successfully pulled image "${image}" in ${ms}ms` });
         const status = await this.#status(image);
-        this.#observe.finished?.(uid, ms / 1000, Number(status?.size ?? 0));
+        const size = Number(status?.size ?? 0);
+        // Upstream's pullImage words: the pull's time, then the time with the wait for a pull
+        // slot (pulls are not queued here: the same), and the image's size.
+        const took = goDuration(ms);
+        emit({
+          type: 'Normal',
+          reason: 'Pulled',
+          message: `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${size} bytes.`,
+        });
+        this.#observe.finished?.(uid, ms / 1000, size);
         return { imageRef, user: status === undefined ? undefined : imageUser(status) };
       } catch (e) {
         if (signal?.aborted) this.#observe.finished?.(uid);

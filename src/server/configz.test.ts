@@ -1,27 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaults, parseKubeletConfig } from '../config/kubelet-config.ts';
-import { configzDocument, goDuration } from './configz.ts';
-
-test('goDuration prints as Go time.Duration does', () => {
-  const cases: [number, string][] = [
-    [0, '0s'],
-    [300, '300ms'],
-    [1000, '1s'],
-    [1500, '1.5s'],
-    [10_000, '10s'],
-    [60_000, '1m0s'],
-    [90_000, '1m30s'],
-    [120_000, '2m0s'],
-    [300_000, '5m0s'],
-    [3_600_000, '1h0m0s'],
-    [4 * 3_600_000 + 1000, '4h0m1s'],
-    [0.5, '500µs'],
-    [0.0001, '100ns'],
-    [-2000, '-2s'],
-  ];
-  for (const [ms, want] of cases) assert.equal(goDuration(ms), want, String(ms));
-});
+import { configzDocument } from './configz.ts';
 
 test('configz: the effective configuration under upstream field names, empty fields left out', () => {
   const c = parseKubeletConfig(`apiVersion: kubelet.config.k8s.io/v1beta1

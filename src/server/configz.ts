@@ -3,19 +3,7 @@
 // upstream's omitempty does. Upstream's document carries no kind/apiVersion; this one
 // does, so that `.kubeletconfig` can be saved and used as a --config file as is.
 import type { KubeletConfig } from '../config/kubelet-config.ts';
-
-/** Pure: Go's time.Duration String() of a whole or fractional number of milliseconds. */
-export function goDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  if (ms < 0) return `-${goDuration(-ms)}`;
-  const trim = (n: number) => String(Number(n.toFixed(9)));
-  if (ms < 1) return ms * 1000 < 1 ? `${trim(ms * 1e6)}ns` : `${trim(ms * 1000)}µs`;
-  if (ms < 1000) return `${trim(ms)}ms`;
-  const h = Math.floor(ms / 3_600_000),
-    m = Math.floor((ms % 3_600_000) / 60_000),
-    s = trim((ms % 60_000) / 1000);
-  return h ? `${h}h${m}m${s}s` : m ? `${m}m${s}s` : `${s}s`;
-}
+import { goDuration } from '../config/duration.ts';
 
 const isEmpty = (v: unknown) =>
   v === '' ||

@@ -160,7 +160,7 @@ export function render(cases: Case[], opts: ReportOptions): string {
     '',
     '## Excluded',
     '',
-    ...excluded.map((e) => `- \`${e.re.source}\`: ${e.text}`),
+    ...(excluded.length ? excluded.map((e) => `- \`${e.re.source}\`: ${e.text}`) : ['None.']),
     '',
   );
   if (notRun.length) lines.push('## In the conformance list but not run', '', ...notRun.map((n) => `- ${n}`), '');

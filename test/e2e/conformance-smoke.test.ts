@@ -2,7 +2,8 @@
 // e2e.test binary of the pinned release against the cluster of kubelet-ts nodes, so that a
 // regression in what they check shows in `make test`. The tests are chosen to cover the kubelet's main paths in
 // about a minute: pod lifecycle, init containers, hooks, downward API env, projected
-// volumes, security context, ephemeral containers and exec; and what crosses nodes: Services,
+// volumes, security context, ephemeral containers and exec, an image volume pulled from the
+// registry; and what crosses nodes: Services,
 // DNS, the apiserver's proxy, logs and a rolling update.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,6 +25,8 @@ const SMOKE = [
   '\\[sig-node\\] Ephemeral Containers \\[NodeConformance\\] will start an ephemeral container in an existing pod',
   '\\[sig-node\\] Kubelet when scheduling a read only busybox container should not write to root filesystem',
   '\\[sig-node\\] Secrets should be consumable as environment variable names variable names with various prefixes',
+  // An image volume pulled with pullPolicy Always, from the cluster's registry (hack/registry.sh).
+  '\\[sig-node\\] ImageVolume should succeed with pod and pull policy of Always',
   // Across nodes: Services through kube-proxy, CoreDNS, the apiserver's proxy to pods, logs, rollouts.
   '\\[sig-network\\] DNS should provide DNS for services',
   '\\[sig-network\\] Services should be able to create a functioning NodePort service',
