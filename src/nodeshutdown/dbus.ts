@@ -45,7 +45,25 @@ export class DBusError extends Error {
 
 // --- wire format (the D-Bus specification, "Message Protocol") ---
 
-const ALIGN: Record<string, number> = { y: 1, g: 1, v: 1, n: 2, q: 2, b: 4, i: 4, u: 4, h: 4, s: 4, o: 4, a: 4, x: 8, t: 8, d: 8, '(': 8, '{': 8 };
+const ALIGN: Record<string, number> = {
+  y: 1,
+  g: 1,
+  v: 1,
+  n: 2,
+  q: 2,
+  b: 4,
+  i: 4,
+  u: 4,
+  h: 4,
+  s: 4,
+  o: 4,
+  a: 4,
+  x: 8,
+  t: 8,
+  d: 8,
+  '(': 8,
+  '{': 8,
+};
 
 /** The end index of the single complete type starting at sig[i]. */
 function typeEnd(sig: string, i: number): number {
@@ -94,37 +112,49 @@ class Writer {
     };
     switch (type[0]) {
       case 'y':
-        return b(1, (x) => x.writeUInt8(Number(v)));
+        b(1, (x) => x.writeUInt8(Number(v)));
+        break;
       case 'b':
-        return b(4, (x) => x.writeUInt32LE(v ? 1 : 0));
+        b(4, (x) => x.writeUInt32LE(v ? 1 : 0));
+        break;
       case 'n':
-        return b(2, (x) => x.writeInt16LE(Number(v)));
+        b(2, (x) => x.writeInt16LE(Number(v)));
+        break;
       case 'q':
-        return b(2, (x) => x.writeUInt16LE(Number(v)));
+        b(2, (x) => x.writeUInt16LE(Number(v)));
+        break;
       case 'i':
-        return b(4, (x) => x.writeInt32LE(Number(v)));
+        b(4, (x) => x.writeInt32LE(Number(v)));
+        break;
       case 'u':
-        return b(4, (x) => x.writeUInt32LE(Number(v)));
+        b(4, (x) => x.writeUInt32LE(Number(v)));
+        break;
       case 'x':
-        return b(8, (x) => x.writeBigInt64LE(BigInt(v as number)));
+        b(8, (x) => x.writeBigInt64LE(BigInt(v as number)));
+        break;
       case 't':
-        return b(8, (x) => x.writeBigUInt64LE(BigInt(v as number)));
+        b(8, (x) => x.writeBigUInt64LE(BigInt(v as number)));
+        break;
       case 'd':
-        return b(8, (x) => x.writeDoubleLE(Number(v)));
+        b(8, (x) => x.writeDoubleLE(Number(v)));
+        break;
       case 's':
       case 'o': {
         const s = Buffer.from(String(v));
         b(4, (x) => x.writeUInt32LE(s.length));
-        return this.#push(Buffer.concat([s, Buffer.alloc(1)]));
+        this.#push(Buffer.concat([s, Buffer.alloc(1)]));
+        break;
       }
       case 'g': {
         const s = Buffer.from(String(v));
-        return this.#push(Buffer.concat([Buffer.from([s.length]), s, Buffer.alloc(1)]));
+        this.#push(Buffer.concat([Buffer.from([s.length]), s, Buffer.alloc(1)]));
+        break;
       }
       case 'v': {
         const [sig, value] = v as [string, unknown];
         this.write('g', sig);
-        return this.write(sig, value);
+        this.write(sig, value);
+        break;
       }
       case 'a': {
         const elem = type.slice(1);
@@ -139,8 +169,8 @@ class Writer {
       case '(':
       case '{': {
         const inner = splitSignature(type.slice(1, -1));
-        inner.forEach((t, k) => this.write(t, (v as unknown[])[k]));
-        return;
+        for (const [k, t] of inner.entries()) this.write(t, (v as unknown[])[k]);
+        break;
       }
       default:
         throw new Error(`cannot write D-Bus type ${type}`);
@@ -243,7 +273,7 @@ interface Message {
 
 export function encodeMessage(type: number, serial: number, fields: Message['fields'], signature = '', body: unknown[] = []): Buffer {
   const bw = new Writer();
-  splitSignature(signature).forEach((t, k) => bw.write(t, body[k]));
+  for (const [k, t] of splitSignature(signature).entries()) bw.write(t, body[k]);
   const bodyBuf = bw.buffer();
   const hw = new Writer();
   hw.write('y', 'l'.charCodeAt(0));
@@ -301,7 +331,12 @@ export function decodeMessage(buf: Buffer): Message {
 export function socketPath(address: string): string {
   for (const entry of address.split(';')) {
     if (!entry.startsWith('unix:')) continue;
-    const kv = Object.fromEntries(entry.slice(5).split(',').map((p) => p.split('=', 2) as [string, string]));
+    const kv = Object.fromEntries(
+      entry
+        .slice(5)
+        .split(',')
+        .map((p) => p.split('=', 2) as [string, string]),
+    );
     if (kv.path) return decodeURIComponent(kv.path);
     if (kv.abstract) return `\0${decodeURIComponent(kv.abstract)}`;
   }
@@ -348,7 +383,7 @@ export async function connectBus(address: string, timeoutMs = 5000): Promise<DBu
   const signalHandlers: ((s: DBusSignal) => void)[] = [];
   const closeHandlers: ((err?: Error) => void)[] = [];
   let closed: { err?: Error } | undefined;
-  let inbox = Buffer.alloc(0);
+  let inbox: Buffer = Buffer.alloc(0);
 
   const finish = (err?: Error) => {
     if (closed) return;
@@ -423,7 +458,10 @@ export async function connectBus(address: string, timeoutMs = 5000): Promise<DBu
     close: () => socket.destroy(),
   };
   try {
-    await conn.call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'Hello' }, timeoutMs);
+    await conn.call(
+      { destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'Hello' },
+      timeoutMs,
+    );
   } catch (e) {
     conn.close();
     throw e;

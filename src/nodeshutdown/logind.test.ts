@@ -28,7 +28,9 @@ test('D-Bus messages: encoded and decoded back (the wire format the client speak
     ['yv', [7, 's']],
   ];
   for (const [sig, body] of cases) {
-    const m = decodeMessage(encodeMessage(1, 9, { path: '/a/b', member: 'M', destination: 'x.y' }, sig, sig === 'yv' ? [7, ['s', 'hi']] : body));
+    const m = decodeMessage(
+      encodeMessage(1, 9, { path: '/a/b', member: 'M', destination: 'x.y' }, sig, sig === 'yv' ? [7, ['s', 'hi']] : body),
+    );
     assert.equal(m.serial, 9, sig);
     assert.deepEqual(m.fields, { path: '/a/b', member: 'M', destination: 'x.y', ...(sig ? { signature: sig } : {}) }, sig);
     assert.deepEqual(m.body, sig === 'yv' ? [7, 'hi'] : body, sig);
@@ -122,12 +124,18 @@ after(() => {
 test('a bus without logind: start fails with the reason, as upstream logs it', { skip: noBus }, async () => {
   if (!noElogind) return; // logind is there in this run
   const l = await connectLogind({ address });
-  await assert.rejects(l.currentInhibitDelayMs(), /^Error: failed reading InhibitDelayMaxUSec property from logind: The name org.freedesktop.login1 was not provided/);
+  await assert.rejects(
+    l.currentInhibitDelayMs(),
+    /^Error: failed reading InhibitDelayMaxUSec property from logind: The name org.freedesktop.login1 was not provided/,
+  );
   l.close();
 });
 
 test('no bus at all: the connection error names the socket', async () => {
-  await assert.rejects(connectLogind({ address: 'unix:path=/nonexistent/kts/system_bus_socket' }), /^Error: dial unix \/nonexistent\/kts\/system_bus_socket: /);
+  await assert.rejects(
+    connectLogind({ address: 'unix:path=/nonexistent/kts/system_bus_socket' }),
+    /^Error: dial unix \/nonexistent\/kts\/system_bus_socket: /,
+  );
 });
 
 const inhibitOptions = () => {
@@ -156,16 +164,23 @@ async function inhibitors(): Promise<string[]> {
 }
 
 const emit = (active: boolean) =>
-  spawnSync('dbus-send', ['--system', '--type=signal', '/org/freedesktop/login1', 'org.freedesktop.login1.Manager.PrepareForShutdown', `boolean:${active}`], {
-    env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: address },
-  }).status;
+  spawnSync(
+    'dbus-send',
+    ['--system', '--type=signal', '/org/freedesktop/login1', 'org.freedesktop.login1.Manager.PrepareForShutdown', `boolean:${active}`],
+    {
+      env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: address },
+    },
+  ).status;
 
 test('elogind: InhibitDelayMaxUSec, the drop-in, and the reload that needs systemd', { skip: noElogind }, async () => {
   const l: Logind = await connectLogind({ ...inhibitOptions(), configDirectory: join(dir, 'logind.conf.d') });
   try {
     assert.equal(await l.currentInhibitDelayMs(), 7000);
     await l.overrideInhibitDelay(20_000);
-    assert.equal(readFileSync(join(dir, 'logind.conf.d/99-kubelet.conf'), 'utf8'), '# Kubelet logind override\n[Login]\nInhibitDelayMaxSec=20\n');
+    assert.equal(
+      readFileSync(join(dir, 'logind.conf.d/99-kubelet.conf'), 'utf8'),
+      '# Kubelet logind override\n[Login]\nInhibitDelayMaxSec=20\n',
+    );
     // upstream reloads logind through systemd's KillUnit: not there beside elogind.
     await assert.rejects(l.reloadLogindConf(), /^Error: unable to reload logind conf: The name org.freedesktop.systemd1 was not provided/);
   } finally {
@@ -173,7 +188,9 @@ test('elogind: InhibitDelayMaxUSec, the drop-in, and the reload that needs syste
   }
 });
 
-test('elogind: the delay lock, PrepareForShutdown(true) stops the pods and releases it, (false) takes it again', { skip: noElogind }, async () => {
+test('elogind: the delay lock, PrepareForShutdown(true) stops the pods and releases it, (false) takes it again', {
+  skip: noElogind,
+}, async () => {
   const killed: string[] = [];
   const pods: Pod[] = [
     { metadata: { name: 'normal', namespace: 'ns', uid: '1' }, spec: { containers: [], priority: 0, terminationGracePeriodSeconds: 30 } },
@@ -181,7 +198,12 @@ test('elogind: the delay lock, PrepareForShutdown(true) stops the pods and relea
   ];
   const m = nodeShutdownManager({
     // 4 s in all: under elogind's 7 s, so no override is needed.
-    config: { shutdownGracePeriodMs: 4000, shutdownGracePeriodCriticalPodsMs: 2000, shutdownGracePeriodByPodPriority: [], featureGates: {} },
+    config: {
+      shutdownGracePeriodMs: 4000,
+      shutdownGracePeriodCriticalPodsMs: 2000,
+      shutdownGracePeriodByPodPriority: [],
+      featureGates: {},
+    },
     connect: () => connectLogind(inhibitOptions()),
     state: stateFile(dir),
     pods: () => pods,

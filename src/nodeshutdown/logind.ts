@@ -177,7 +177,12 @@ async function inhibitWithChild(o: LogindOptions, list: () => Promise<unknown[]>
   while (!gone && Date.now() < end) {
     try {
       const [inhibitors] = (await list()) as [[string, string, string, string, number, number][]];
-      if (inhibitors.some(([what, who, , mode, , pid]) => pid === child.pid && what.split(':').includes(INHIBIT.what) && who === INHIBIT.who && mode === INHIBIT.mode))
+      if (
+        inhibitors.some(
+          ([what, who, , mode, , pid]) =>
+            pid === child.pid && what.split(':').includes(INHIBIT.what) && who === INHIBIT.who && mode === INHIBIT.mode,
+        )
+      )
         return { release };
     } catch {
       // ListInhibitors is not always allowed: trust the child if it keeps running.

@@ -75,7 +75,13 @@ function setup(
     error: (m, f2) => void logs.push(`${m}: ${(f2?.err as Error | undefined)?.message ?? ''}`),
   };
   const m = nodeShutdownManager({
-    config: { shutdownGracePeriodMs: 0, shutdownGracePeriodCriticalPodsMs: 0, shutdownGracePeriodByPodPriority: [], featureGates: {}, ...config },
+    config: {
+      shutdownGracePeriodMs: 0,
+      shutdownGracePeriodCriticalPodsMs: 0,
+      shutdownGracePeriodByPodPriority: [],
+      featureGates: {},
+      ...config,
+    },
     connect: o.connect ?? (async () => f.logind),
     state: { load: () => ({ startTime: new Date(1_000_000), endTime: new Date(1_020_000) }), store: (s) => void stored.push({ ...s }) },
     pods: () => pods,
@@ -95,7 +101,10 @@ function setup(
       waits.push(ms);
       return new Promise((r) => {
         const t = setTimeout(r, 5);
-        signal?.addEventListener('abort', () => (clearTimeout(t), r()));
+        signal?.addEventListener('abort', () => {
+          clearTimeout(t);
+          r();
+        });
       });
     },
     reconnect: { initialMs: 1, maxMs: 2 },

@@ -194,7 +194,9 @@ export function nodeShutdownManager(d: NodeShutdownDeps): NodeShutdownManager {
       d.syncNodeStatus();
       await processShutdownEvent();
     } else if (logind) {
-      await acquireInhibitLock(logind).catch((e) => log.error('Failed to take the inhibitor lock again after a cancelled shutdown', { err: e }));
+      await acquireInhibitLock(logind).catch((e) =>
+        log.error('Failed to take the inhibitor lock again after a cancelled shutdown', { err: e }),
+      );
     }
   }
 

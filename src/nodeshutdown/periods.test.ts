@@ -28,11 +28,43 @@ test('migrateConfig: shutdownGracePeriod and the critical share as two groups (u
   const cases: [string, number, number, [number, number][]][] = [
     ['off by default', 0, 0, []],
     ['critical share only', 0, 10_000, []],
-    ['both', 20_000, 10_000, [[0, 10], [2_000_000_000, 10]]],
-    ['no critical share', 30_000, 0, [[0, 30], [2_000_000_000, 0]]],
-    ['all critical', 10_000, 10_000, [[0, 0], [2_000_000_000, 10]]],
+    [
+      'both',
+      20_000,
+      10_000,
+      [
+        [0, 10],
+        [2_000_000_000, 10],
+      ],
+    ],
+    [
+      'no critical share',
+      30_000,
+      0,
+      [
+        [0, 30],
+        [2_000_000_000, 0],
+      ],
+    ],
+    [
+      'all critical',
+      10_000,
+      10_000,
+      [
+        [0, 0],
+        [2_000_000_000, 10],
+      ],
+    ],
     ['critical longer than the whole: none', 10_000, 20_000, []],
-    ['sub-second parts truncate', 3_500, 1_200, [[0, 2], [2_000_000_000, 1]]],
+    [
+      'sub-second parts truncate',
+      3_500,
+      1_200,
+      [
+        [0, 2],
+        [2_000_000_000, 1],
+      ],
+    ],
   ];
   for (const [name, period, critical, want] of cases)
     assert.deepEqual(
@@ -154,5 +186,13 @@ test('validation in upstream words', () => {
     ],
   ];
   for (const [name, over, want] of cases) assert.equal(shutdownConfigError(cfg(over)), want, name);
-  assert.deepEqual([0, 500, 1000, 1500, 20_000, 90_000, 3_600_000].map(goDuration), ['0s', '500ms', '1s', '1.5s', '20s', '1m30s', '1h0m0s']);
+  assert.deepEqual([0, 500, 1000, 1500, 20_000, 90_000, 3_600_000].map(goDuration), [
+    '0s',
+    '500ms',
+    '1s',
+    '1.5s',
+    '20s',
+    '1m30s',
+    '1h0m0s',
+  ]);
 });

@@ -105,7 +105,8 @@ export function shutdownConfigError(c: ShutdownConfig): string | undefined {
   if (gracefulShutdown(c)) {
     if (critical > period)
       return `invalid configuration: shutdownGracePeriodCriticalPods ${goDuration(critical)} must be <= shutdownGracePeriod ${goDuration(period)}`;
-    if (subSecond(period)) return `invalid configuration: shutdownGracePeriod ${goDuration(period)} must be either zero or otherwise >= 1 sec`;
+    if (subSecond(period))
+      return `invalid configuration: shutdownGracePeriod ${goDuration(period)} must be either zero or otherwise >= 1 sec`;
     if (subSecond(critical))
       return `invalid configuration: shutdownGracePeriodCriticalPods ${goDuration(critical)} must be either zero or otherwise >= 1 sec`;
   } else if (period > 0 || critical > 0) {

@@ -32,7 +32,10 @@ test('the state file: none is no state; written whole through a rename', () => {
     f.store(s);
     assert.deepEqual(f.load(), s);
     assert.deepEqual(readdirSync(dir), ['graceful_node_shutdown_state']);
-    assert.equal(readFileSync(join(dir, 'graceful_node_shutdown_state'), 'utf8'), '{"startTime":"2026-11-26T10:00:00Z","endTime":"2026-11-26T10:00:20Z"}');
+    assert.equal(
+      readFileSync(join(dir, 'graceful_node_shutdown_state'), 'utf8'),
+      '{"startTime":"2026-11-26T10:00:00Z","endTime":"2026-11-26T10:00:20Z"}',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
