@@ -176,3 +176,34 @@ test('goDuration prints as Go time.Duration does', () => {
   ];
   for (const [ms, want] of cases) assert.equal(goDuration(ms), want, String(ms));
 });
+
+test('graceful node shutdown: off by default, parsed and validated as upstream', () => {
+  const d = parseKubeletConfig(head);
+  assert.deepEqual([d.shutdownGracePeriodMs, d.shutdownGracePeriodCriticalPodsMs, d.shutdownGracePeriodByPodPriority], [0, 0, []]);
+  const c = parseKubeletConfig(head + 'shutdownGracePeriod: 20s\nshutdownGracePeriodCriticalPods: 10s\n');
+  assert.deepEqual([c.shutdownGracePeriodMs, c.shutdownGracePeriodCriticalPodsMs], [20_000, 10_000]);
+  const p = parseKubeletConfig(
+    head +
+      'shutdownGracePeriodByPodPriority:\n- priority: 100000\n  shutdownGracePeriodSeconds: 30\n- priority: 0\n  shutdownGracePeriodSeconds: 10\n',
+  );
+  assert.deepEqual(p.shutdownGracePeriodByPodPriority, [
+    { priority: 100000, shutdownGracePeriodSeconds: 30 },
+    { priority: 0, shutdownGracePeriodSeconds: 10 },
+  ]);
+  const bad: [string, RegExp][] = [
+    [
+      'shutdownGracePeriod: 10s\nshutdownGracePeriodCriticalPods: 20s',
+      /shutdownGracePeriodCriticalPods 20s must be <= shutdownGracePeriod 10s/,
+    ],
+    ['shutdownGracePeriod: 500ms', /shutdownGracePeriod 500ms must be either zero or otherwise >= 1 sec/],
+    ['shutdownGracePeriodByPodPriority: [{priority: 0, grace: 1}]', /shutdownGracePeriodByPodPriority\[0\]: unknown field "grace"/],
+    ['shutdownGracePeriodByPodPriority: [{priority: high}]', /shutdownGracePeriodByPodPriority\[0\].priority: expected an integer/],
+    ['shutdownGracePeriodByPodPriority: 10s', /shutdownGracePeriodByPodPriority: expected a list/],
+    [
+      'shutdownGracePeriod: 10s\nshutdownGracePeriodByPodPriority: [{priority: 0, shutdownGracePeriodSeconds: 1}]',
+      /Cannot specify both shutdownGracePeriodByPodPriority and shutdownGracePeriod at the same time/,
+    ],
+    ['shutdownGracePeriod: 10s\nfeatureGates: {GracefulNodeShutdown: false}', /requires feature gate GracefulNodeShutdown$/],
+  ];
+  for (const [lines, re] of bad) assert.throws(() => parseKubeletConfig(`${head}${lines}\n`), re, lines);
+});

@@ -6,6 +6,7 @@ import { parseDuration } from './duration.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { parseThresholds } from '../eviction/thresholds.ts';
 import { isSignal } from '../eviction/types.ts';
+import { shutdownConfigError, type ShutdownGracePeriodByPodPriority } from '../nodeshutdown/periods.ts';
 
 export interface KubeletConfig {
   staticPodPath: string;
@@ -78,6 +79,10 @@ export interface KubeletConfig {
   failSwapOn: boolean;
   /** Swap for containers (src/resources/swap.ts): NoSwap ('' too) or LimitedSwap. */
   memorySwap: { swapBehavior: string };
+  /** Graceful node shutdown (src/nodeshutdown): 0 and no list (the default) leave it off. */
+  shutdownGracePeriodMs: number;
+  shutdownGracePeriodCriticalPodsMs: number;
+  shutdownGracePeriodByPodPriority: ShutdownGracePeriodByPodPriority[];
 }
 
 export const defaults: KubeletConfig = {
@@ -139,6 +144,9 @@ export const defaults: KubeletConfig = {
   enableSystemLogQuery: false,
   failSwapOn: true,
   memorySwap: { swapBehavior: '' },
+  shutdownGracePeriodMs: 0,
+  shutdownGracePeriodCriticalPodsMs: 0,
+  shutdownGracePeriodByPodPriority: [],
 };
 
 type Kind =
@@ -155,7 +163,8 @@ type Kind =
   | 'list'
   | 'authentication'
   | 'authorization'
-  | 'memorySwap';
+  | 'memorySwap'
+  | 'shutdownPeriods';
 const accepted = (kind: Kind, names: string) => Object.fromEntries(names.split(/\s+/).map((n) => [n, [kind] as [Kind]]));
 // Fields read today map to a KubeletConfig key; the rest of upstream's fields are
 // accepted (a kubeadm-written file carries many of them) and take effect as features land.
@@ -218,6 +227,9 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   enableSystemLogQuery: ['bool', 'enableSystemLogQuery'],
   failSwapOn: ['bool', 'failSwapOn'],
   memorySwap: ['memorySwap', 'memorySwap'],
+  shutdownGracePeriod: ['duration', 'shutdownGracePeriodMs'],
+  shutdownGracePeriodCriticalPods: ['duration', 'shutdownGracePeriodCriticalPodsMs'],
+  shutdownGracePeriodByPodPriority: ['shutdownPeriods', 'shutdownGracePeriodByPodPriority'],
   // Upstream's other fields: type-checked now, in effect as their features land.
   ...accepted(
     'bool',
@@ -230,7 +242,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   ...accepted('number', `memoryThrottlingFactor`),
   ...accepted(
     'duration',
-    `streamingConnectionIdleTimeout imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod cpuCFSQuotaPeriod shutdownGracePeriod shutdownGracePeriodCriticalPods`,
+    `streamingConnectionIdleTimeout imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod cpuCFSQuotaPeriod`,
   ),
   ...accepted(
     'string',
@@ -238,7 +250,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   ),
   ...accepted('strings', `tlsCipherSuites preloadedImagesVerificationAllowlist`),
   ...accepted('stringMap', `cpuManagerPolicyOptions topologyManagerPolicyOptions qosReserved`),
-  ...accepted('list', `shutdownGracePeriodByPodPriority reservedMemory`),
+  ...accepted('list', `reservedMemory`),
   ...accepted('object', `logging crashLoopBackOff tracing userNamespaces`),
 };
 
@@ -319,6 +331,13 @@ function convert(path: string, kind: Kind, v: unknown): unknown {
     }
     case 'memorySwap':
       return { swapBehavior: nested(path, v, { swapBehavior: 'string' }).swapBehavior ?? defaults.memorySwap.swapBehavior };
+    case 'shutdownPeriods':
+      if (!Array.isArray(v)) throw bad('a list');
+      // Each entry strictly, as upstream's decoding: both fields integers, no others.
+      return v.map((e, i) => {
+        const f = nested(`${path}[${i}]`, e, { priority: 'int', shutdownGracePeriodSeconds: 'int' });
+        return { priority: (f.priority as number) ?? 0, shutdownGracePeriodSeconds: (f.shutdownGracePeriodSeconds as number) ?? 0 };
+      });
   }
 }
 
@@ -413,6 +432,9 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
     ],
   ];
   for (const [bad, why] of checks) if (bad) return why;
+  // Upstream's ValidateKubeletConfiguration on graceful node shutdown.
+  const shutdown = shutdownConfigError(c);
+  if (shutdown) return shutdown;
   // Upstream's ValidateKubeletConfiguration (NodeSwap is GA).
   if (!['', 'NoSwap', 'LimitedSwap'].includes(c.memorySwap.swapBehavior))
     return `memorySwap.swapBehavior: ${JSON.stringify(c.memorySwap.swapBehavior)} must be one of: "", "LimitedSwap" or "NoSwap"`;

@@ -38,6 +38,7 @@ import {
   deviceMetrics,
   podResourcesMetrics,
   pluginManagerMetrics,
+  nodeShutdownMetrics,
 } from '../metrics/observers.ts';
 import { ensureCniConfig } from '../network/cni-config.ts';
 import { readResolvConf } from '../network/resolv-conf.ts';
@@ -50,6 +51,8 @@ import { makeRShared } from '../node/shared-mount.ts';
 import { ensureSystemCgroups, type SystemCgroupsConfig } from '../node/system-cgroups.ts';
 import { declaredFeatures } from '../node/declared-features.ts';
 import { nodeSwapAtStart } from '../node/swap.ts';
+import { nodeShutdownManager } from '../nodeshutdown/manager.ts';
+import { stateFile } from '../nodeshutdown/state-file.ts';
 import { containerdEvents, wakesRelist } from '../pleg/containerd-events.ts';
 import { startPleg } from '../pleg/relist.ts';
 import { isStaticPod, podKey } from '../podutil/podutil.ts';
@@ -190,6 +193,23 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
 
   // Started once the sources run; admission and node status ask it before then.
   let eviction: EvictionManager | undefined;
+  // Graceful node shutdown (src/nodeshutdown): off (nothing connected, nothing spawned) unless
+  // shutdownGracePeriod or shutdownGracePeriodByPodPriority is set. Pods go through the
+  // eviction path (workers.kill); the Node goes NotReady at once.
+  const shutdown = nodeShutdownManager({
+    config,
+    // Loaded only when the manager is on: the D-Bus client costs memory on every node otherwise.
+    connect: async () =>
+      (await import('../nodeshutdown/logind.ts')).connectLogind({ onError: (msg, err) => logger('nodeshutdown').error(msg, { err }) }),
+    state: stateFile(rootDir),
+    pods: () => workers.running(),
+    killPod: (pod, kill) => workers.kill(pod.metadata!.uid!, kill),
+    syncNodeStatus: () => agent.poke(),
+    events,
+    node: { kind: 'Node', name: nodeName, uid: nodeName },
+    log: logger('nodeshutdown'),
+    observe: nodeShutdownMetrics,
+  });
 
   // Pods: status to the apiserver (a static pod's to its mirror), the sync against the runtime,
   // probes, and one worker per pod that runs them through the lifecycle.
@@ -310,6 +330,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       allowedUnsafeSysctls: config.allowedUnsafeSysctls,
       appArmorHostError: appArmorHostError(),
       admitUnderPressure: (pod) => eviction?.admit(pod) ?? { admit: true },
+      admitShutdown: (pod) => shutdown.admit(pod),
       devices,
       claims: dra,
     }),
@@ -365,6 +386,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     },
     fsCapacity: () => filesystemStats(rootDir).capacityBytes,
     pressure: () => eviction?.conditions() ?? [],
+    shutdown: () => shutdown.shutdownStatus(),
     devices: () => devices.capacity(),
     volumes: { inUse: () => persistent.volumesInUse(), markReportedInUse: (names) => persistent.markReportedInUse(names) },
     probeRuntime: async () => {
@@ -540,6 +562,9 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     },
     podResourcesMetrics,
   ).catch((e) => log.error('Failed to start the PodResources API server', { err: e }));
+  // As upstream's initializeRuntimeDependentModules: not critical, so a failure (no system bus,
+  // no logind) is logged and the kubelet runs on without it.
+  shutdown.start().catch((e) => log.error('Failed to start node shutdown manager', { err: e }));
   log.info('Started kubelet', { node: nodeName, nodeIP, version: KUBELET_VERSION });
 
   return {
@@ -552,6 +577,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
         gc,
         imageGC,
         eviction,
+        shutdown,
         stats,
         logRotation,
         taskEvents,

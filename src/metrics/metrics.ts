@@ -323,6 +323,17 @@ export const metrics = {
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: r,
   }),
+  // Graceful node shutdown (src/nodeshutdown): when the last one began and ended.
+  gracefulShutdownStartTime: new Gauge({
+    name: 'kubelet_graceful_shutdown_start_time_seconds',
+    help: alpha('Last graceful shutdown start time since unix epoch in seconds'),
+    registers: r,
+  }),
+  gracefulShutdownEndTime: new Gauge({
+    name: 'kubelet_graceful_shutdown_end_time_seconds',
+    help: alpha('Last graceful shutdown end time since unix epoch in seconds'),
+    registers: r,
+  }),
   evictionErrors: new Counter({ name: 'kubelet_ts_eviction_errors_total', help: 'Eviction manager rounds that failed.', registers: r }),
   imageGarbageCollected: new Counter({
     name: 'kubelet_image_garbage_collected_total',

@@ -1,6 +1,7 @@
 // The parts report what happened through observer hooks, in their own terms; these map
 // the reports to upstream's series. The composition root plugs them in.
 import type { EvictionObserver } from '../eviction/eviction-manager.ts';
+import type { NodeShutdownObserver } from '../nodeshutdown/manager.ts';
 import type { PullObserver } from '../images/puller.ts';
 import type { Logger } from '../log/log.ts';
 import type { StartupLatencyTracker, StartupObservation } from '../pods/startup-latency.ts';
@@ -28,6 +29,11 @@ export const evictionMetrics: EvictionObserver = {
   statsAge: (signal, s) => metrics.evictionStatsAge.observe({ eviction_signal: signal }, s),
   round: (s) => metrics.evictionRoundDuration.observe(s),
   error: () => metrics.evictionErrors.inc(),
+};
+
+export const nodeShutdownMetrics: NodeShutdownObserver = {
+  startTime: (s) => metrics.gracefulShutdownStartTime.set(s),
+  endTime: (s) => metrics.gracefulShutdownEndTime.set(s),
 };
 
 export const syncMetrics: SyncObserver = {

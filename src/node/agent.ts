@@ -16,10 +16,12 @@ export interface NodeAgentOptions {
   updateEveryMs: number;
   reportEveryMs: number;
   /** Everything in StatusInputs that does not change while the kubelet runs. */
-  staticInputs: Omit<StatusInputs, 'runtime' | 'images' | 'now' | 'fs' | 'pressure' | 'devices' | 'volumesInUse'>;
+  staticInputs: Omit<StatusInputs, 'runtime' | 'images' | 'now' | 'fs' | 'pressure' | 'devices' | 'volumesInUse' | 'shutdown'>;
   fsCapacity: () => number;
   /** The eviction manager's pressure conditions (MemoryPressure, DiskPressure, PIDPressure). */
   pressure?: () => string[];
+  /** The node shutdown manager's problem for the Ready condition (src/nodeshutdown). */
+  shutdown?: () => string | undefined;
   /** The device plugin resources' capacity and allocatable (src/devices). */
   devices?: () => StatusInputs['devices'];
   /** The volumes in use (src/volumes/persistent.ts), and whom to tell once a status carrying them was accepted. */
@@ -80,6 +82,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
         pressure: o.pressure?.() ?? [],
         devices: o.devices?.(),
         volumesInUse: o.volumes?.inUse(),
+        shutdown: o.shutdown?.(),
       },
       lastComputed,
     );

@@ -151,3 +151,14 @@ test('volumesInUse: in the status once known, an empty list too (a merge patch m
   assert.deepEqual(none.volumesInUse, []);
   assert.equal(statusChanged(used, none), true);
 });
+
+test('Ready while the node shuts down: False, KubeletNotReady, "node is shutting down" (after any runtime problem)', () => {
+  const cases: [StatusInputs['runtime'], string | undefined, string | undefined][] = [
+    [{ runtimeReady: true, networkReady: true }, undefined, undefined],
+    [{ runtimeReady: true, networkReady: true }, 'node is shutting down', 'node is shutting down'],
+    [{}, 'node is shutting down', 'container runtime is down, node is shutting down'],
+  ];
+  for (const [r, shutdown, want] of cases) assert.equal(notReadyReason(r, shutdown), want);
+  const ready = nodeStatus(inputs({ shutdown: 'node is shutting down' })).conditions!.find((c) => c.type === 'Ready')!;
+  assert.deepEqual([ready.status, ready.reason, ready.message], ['False', 'KubeletNotReady', 'node is shutting down']);
+});

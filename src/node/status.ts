@@ -40,6 +40,8 @@ export interface StatusInputs {
    * unhealthy devices, allocatable the healthy ones; a removed resource stays at 0.
    */
   devices?: { capacity: Record<string, number>; allocatable: Record<string, number> };
+  /** The node shutdown manager's problem (upstream's ShutdownStatus): "node is shutting down" while it does. */
+  shutdown?: string;
   /** upstream's GetVolumesInUse (src/volumes/persistent.ts): the attachable volumes the node's pods use; undefined: left out. */
   volumesInUse?: string[];
 }
@@ -65,8 +67,11 @@ export function nodeForRegistration(name: string, arch: string, labels: Record<s
   };
 }
 
-/** Why the node is not ready, in upstream's words, or undefined when it is ready. */
-export function notReadyReason(r: RuntimeHealth): string | undefined {
+/**
+ * Why the node is not ready, in upstream's words, or undefined when it is ready. shutdown: the
+ * node shutdown manager's problem, last as in upstream's ReadyCondition.
+ */
+export function notReadyReason(r: RuntimeHealth, shutdown?: string): string | undefined {
   const problems: string[] = [];
   if (r.runtimeReady === undefined) problems.push('container runtime is down');
   else if (!r.runtimeReady)
@@ -78,6 +83,7 @@ export function notReadyReason(r: RuntimeHealth): string | undefined {
       `container runtime network not ready: NetworkReady=false reason:${r.reason ?? 'NetworkPluginNotReady'} message:${r.message ?? 'network plugin is not ready'}`,
     );
   if (r.plegProblem) problems.push(`PLEG is not healthy: ${r.plegProblem}`);
+  if (shutdown) problems.push(shutdown);
   return problems.length ? problems.join(', ') : undefined;
 }
 
@@ -139,7 +145,7 @@ function condition(
 /** The full status; previous conditions keep their lastTransitionTime when unchanged. */
 export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
   const now = rfc3339(i.now);
-  const notReady = notReadyReason(i.runtime);
+  const notReady = notReadyReason(i.runtime, i.shutdown);
   const pc = prev?.conditions;
   return {
     ...capacityAndAllocatable(i),

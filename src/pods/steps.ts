@@ -40,6 +40,8 @@ export function podSteps(d: {
   appArmorHostError?: string;
   /** The eviction manager's admission under node pressure, asked first as upstream's handler chain does. */
   admitUnderPressure?: (pod: Pod) => Admission;
+  /** The node shutdown manager's admission (src/nodeshutdown): last in upstream's handler chain. */
+  admitShutdown?: (pod: Pod) => Admission;
   /** The device manager (src/devices): what admission checks device requests against, and where an admitted pod's devices are reserved. */
   devices?: { admissionInput(pod: Pod): PodPlanInput; reserve(pod: Pod): string | undefined };
   /** The DRA manager (src/dra): a stopped pod's ResourceClaims unprepared. */
@@ -50,7 +52,7 @@ export function podSteps(d: {
       const pressure = d.admitUnderPressure?.(pod);
       if (pressure && !pressure.admit) return pressure;
       const node = d.node();
-      if (!node) return { admit: true };
+      if (!node) return d.admitShutdown?.(pod) ?? { admit: true };
       const verdict = admitPod(pod, active, node, {
         allowedUnsafeSysctls: d.allowedUnsafeSysctls,
         appArmorHostError: d.appArmorHostError,
@@ -59,6 +61,9 @@ export function podSteps(d: {
       const preempt = podsToPreempt(pod, verdict, active, node);
       const result =
         preempt && !verdict.admit ? { admit: true as const, preempt, preemptFor: verdict.reason.replace(/^OutOf/, '') } : verdict;
+      // A node going down takes no pod, critical ones included, and preempts none for them.
+      const shutdown = result.admit ? d.admitShutdown?.(pod) : undefined;
+      if (shutdown && !shutdown.admit) return shutdown;
       // As upstream's Allocate at admission: the devices are the pod's from now on.
       if (result.admit) d.devices?.reserve(pod);
       return result;

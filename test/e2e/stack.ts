@@ -76,12 +76,15 @@ export function ctr(...args: string[]): string {
   });
 }
 
-/** Restarts kubelet-ts (hack/kubelet.sh), with the KubeletConfiguration fields in the file extraConfig added. */
-export function restartKubelet(extraConfig?: string): void {
+/**
+ * Restarts kubelet-ts (hack/kubelet.sh), with the KubeletConfiguration fields in the file
+ * extraConfig added, and env in its environment (e.g. DBUS_SYSTEM_BUS_ADDRESS).
+ */
+export function restartKubelet(extraConfig?: string, env: Record<string, string> = {}): void {
   execFileSync('bash', [`${ROOT}/hack/kubelet.sh`, 'restart'], {
     stdio: 'ignore',
     timeout: 90_000,
-    env: { ...process.env, ...(extraConfig ? { KTS_CONFIG_EXTRA: extraConfig } : {}) },
+    env: { ...process.env, ...(extraConfig ? { KTS_CONFIG_EXTRA: extraConfig } : {}), ...env },
   });
 }
 
