@@ -3,7 +3,7 @@
 // rather than taken as a dependency because what the kubelet needs is small, and a socket
 // plus a parser costs next to nothing in memory (a kubelet's RSS is reserved on every node).
 // It does not negotiate file descriptor passing: Node.js cannot receive descriptors over a
-// unix socket, so the inhibitor lock is held elsewhere (see inhibitor.ts).
+// unix socket, so the inhibitor lock is held elsewhere (see logind.ts).
 import { createConnection, type Socket } from 'node:net';
 
 /** godbus's default when DBUS_SYSTEM_BUS_ADDRESS is not set. */

@@ -4,6 +4,7 @@
 // own when shorter. Pure.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { SYSTEM_CRITICAL_PRIORITY } from '../podutil/podutil.ts';
+import { goDuration } from '../config/duration.ts';
 
 /** KubeletConfiguration shutdownGracePeriodByPodPriority entry. */
 export interface ShutdownGracePeriodByPodPriority {
@@ -84,17 +85,6 @@ export function groupByPriority(periods: ShutdownGracePeriodByPodPriority[], pod
 export function podShutdownGracePeriodSeconds(pod: Pod, groupSeconds: number): number {
   const own = pod.spec?.terminationGracePeriodSeconds;
   return own !== undefined && own !== null && own <= groupSeconds ? own : groupSeconds;
-}
-
-/** Go's time.Duration.String for the durations a KubeletConfiguration holds ("500ms", "10s", "1m30s"). */
-export function goDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  if (ms < 1000) return `${ms}ms`;
-  const h = Math.floor(ms / 3_600_000),
-    m = Math.floor((ms % 3_600_000) / 60_000),
-    s = (ms % 60_000) / 1000;
-  if (h) return `${h}h${m}m${s}s`;
-  return m ? `${m}m${s}s` : `${s}s`;
 }
 
 /** Pure: upstream's ValidateKubeletConfiguration on graceful node shutdown, in its words; undefined: valid. */
