@@ -24,6 +24,7 @@ import { kubeletAuthenticator } from './authn.ts';
 import { webhookAuthorizer } from './authz.ts';
 import { kubeletServer, readOnlyKubeletServer, type DefaultHandlerDeps } from './server.ts';
 import { readOnlyEndpoint } from './read-only.ts';
+import { HTTP_SETTINGS } from './http-settings.ts';
 import type { SampleCache } from '../stats/cache.ts';
 import { statsEndpoints } from '../stats/endpoints.ts';
 import type { RuntimeStatsSource } from '../stats/runtime-source.ts';
@@ -161,7 +162,10 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     authenticate,
     authorize,
   });
-  const server = createServer({ cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, app);
+  const server = createServer(
+    { ...HTTP_SETTINGS, cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
+    app,
+  );
   const servingRotation = bootstrapTLS
     ? certificateManager(
         o.api,
@@ -207,7 +211,7 @@ export async function kubeletReadOnlyServer(
   if (!at) return undefined;
   const log = logger('server');
   log.info('Starting to listen read-only', at);
-  const server = createHttpServer(readOnlyKubeletServer(defaultHandlerDeps(o, log)));
+  const server = createHttpServer(HTTP_SETTINGS, readOnlyKubeletServer(defaultHandlerDeps(o, log)));
   return new Promise((resolve, reject) => {
     server.once('error', (e) => {
       reject(new Error(`cannot listen on ${at.address}:${at.port} for the read-only kubelet API: ${e.message}`));

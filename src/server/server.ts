@@ -3,6 +3,7 @@
 // authorized first; the caller serves that app over HTTPS with the node's serving
 // certificate, requesting (not verifying) client certificates; authentication verifies them.
 // The read-only port serves only the default handlers, to anyone, over plain HTTP.
+import { STATUS_CODES } from 'node:http';
 import express, { type Express } from 'express';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Registry } from 'prom-client';
@@ -185,6 +186,14 @@ function installDebuggingDisabledHandlers(app: Express): void {
 function finish(app: Express, log: Logger): Express {
   app.use((_req, res) => void res.status(404).type('text/plain').send('404 page not found\n'));
   app.use(((err, req, res, _next) => {
+    // The client's fault (a path parameter that is not valid percent-encoding): Go's server
+    // refuses such a request URI with 400 before any handler; nothing to log as ours.
+    const status = (err as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500 && !res.headersSent)
+      return void res
+        .status(status)
+        .type('text/plain')
+        .send(`${status} ${STATUS_CODES[status] ?? 'Bad Request'}\n`);
     log.error('Kubelet API request failed', { path: req.path, err });
     if (res.headersSent) res.destroy();
     else res.status(500).type('text/plain').send('Internal Server Error\n');

@@ -26,10 +26,26 @@ export type StreamRequest =
 
 const flag = (q: URLSearchParams, ...names: string[]) => names.some((n) => q.get(n) === '1' || q.get(n) === 'true');
 
+/**
+ * Pure: a request target's path (still escaped) and query, or undefined when it is not a URL.
+ * A path is read as a path even when it starts with "//" (new URL would take a host from it).
+ */
+export function requestTarget(url: string): URL | undefined {
+  return URL.parse(url.startsWith('/') ? `https://kubelet${url}` : url) ?? undefined;
+}
+
+const badRequest = (why: string) => ({ status: 400, message: `400 Bad Request: ${why}` });
+
 /** Pure: upstream's streaming routes and query parameters, or a 400/404 answer. */
 export function parseStreamRequest(url: string): StreamRequest | { status: number; message: string } {
-  const u = new URL(url, 'https://kubelet');
-  const parts = u.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  const u = requestTarget(url);
+  if (!u) return badRequest('malformed request URI');
+  let parts: string[];
+  try {
+    parts = u.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return badRequest('invalid URL escape');
+  }
   const [kind, namespace, pod] = parts;
   const q = u.searchParams;
   if ((kind === 'exec' || kind === 'attach') && (parts.length === 4 || parts.length === 5)) {
@@ -80,8 +96,9 @@ export function streamingUpgrade(check: AccessCheck, streamURL: (r: StreamReques
   return async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     try {
-      const path = new URL(req.url ?? '/', 'https://kubelet').pathname;
-      const denied = await check(req, path);
+      const requested = requestTarget(req.url ?? '/');
+      if (!requested) return answer(socket, 400, '400 Bad Request: malformed request URI');
+      const denied = await check(req, requested.pathname);
       if (denied) return answer(socket, denied.status, denied.message);
       const parsed = parseStreamRequest(req.url ?? '/');
       if ('status' in parsed) return answer(socket, parsed.status, parsed.message);

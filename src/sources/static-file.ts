@@ -4,7 +4,7 @@
 // replaces the pod), hidden files are skipped, and a bad file is reported with its path
 // and ignored; the others run on.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { parse } from 'yaml';
@@ -12,16 +12,105 @@ import type { Logger } from '../log/log.ts';
 import type { PodSink } from './apiserver.ts';
 import { CONFIG_HASH, CONFIG_SOURCE } from '../podutil/podutil.ts';
 
-const DNS1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-/** Pure: YAML or JSON text as an object, or an Error naming where it came from. */
-export function parseManifest(text: string, where: string): unknown {
+/** Upstream's maxConfigLength: a manifest file or URL body is read up to this, and refused past it. */
+export const MAX_MANIFEST_BYTES = 10 << 20;
+/**
+ * YAML is refused well below that: the yaml library builds a document model of some hundred
+ * bytes per input byte and seconds per MiB (10 MiB of YAML ran out of a 4 GB heap), where
+ * upstream's goyaml streams. JSON, parsed by JSON.parse, takes the full 10 MiB.
+ */
+export const MAX_YAML_BYTES = 256 << 10;
+/**
+ * Upstream's decoders stop at 10000 levels ("exceeded max depth"); the yaml composer and
+ * JSON.stringify recurse and run out of stack first, so nesting stops here, far above any Pod's.
+ */
+export const MAX_DEPTH = 1000;
+
+const readLimitReached = (where: string) => new Error(`${where}: the read limit is reached`);
+
+/** Upstream's utilio.ReadAtMost(file, maxConfigLength): the file's bytes, or an Error past the limit. */
+export function readManifestFile(path: string, limit = MAX_MANIFEST_BYTES): Buffer {
+  const fd = openSync(path, 'r');
   try {
-    return parse(text);
-  } catch (e) {
-    throw new Error(`${where}: invalid YAML or JSON: ${(e as Error).message.split('\n')[0]}`);
+    const chunks: Buffer[] = [];
+    let n = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 << 10);
+      const r = readSync(fd, chunk, 0, chunk.length, null);
+      if (r === 0) return Buffer.concat(chunks, n);
+      n += r;
+      if (n > limit) throw readLimitReached(path);
+      chunks.push(chunk.subarray(0, r));
+    }
+  } finally {
+    closeSync(fd);
   }
 }
+
+/** Pure: whether JSON text nests deeper than max ([ and { outside strings). */
+function jsonTooDeep(text: string, max: number): boolean {
+  let depth = 0,
+    inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+// The yaml library reports a stack overflow in its composer as a parse error of its own.
+const isStackOverflow = (e: unknown) => /maximum call stack size exceeded/i.test((e as Error)?.message ?? '');
+
+/**
+ * Pure: a manifest's bytes (or text) as an object, or an Error naming where it came from.
+ * As upstream's utilyaml.ToJSON: text starting with "{" is JSON (invalid UTF-8 in it replaced,
+ * as Go's decoder does), anything else YAML (invalid UTF-8 refused, as goyaml does).
+ */
+export function parseManifest(data: Buffer | string, where: string): unknown {
+  const bad = (why: string) => new Error(`${where}: invalid YAML or JSON: ${why}`);
+  if (data.length > MAX_MANIFEST_BYTES) throw readLimitReached(where);
+  const bytes = typeof data === 'string' ? undefined : data;
+  const json = /^\s*\{/.test(bytes ? bytes.toString('latin1', 0, Math.min(bytes.length, 4096)) : (data as string).slice(0, 4096));
+  let text: string;
+  if (!bytes) text = data as string;
+  else if (json) text = new TextDecoder().decode(bytes);
+  else {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw bad('invalid UTF-8');
+    }
+  }
+  if (json) {
+    if (jsonTooDeep(text, MAX_DEPTH)) throw bad(`exceeded max depth of ${MAX_DEPTH}`);
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw bad((e as Error).message);
+    }
+  }
+  if (Buffer.byteLength(text) > MAX_YAML_BYTES)
+    throw new Error(`${where}: YAML of more than ${MAX_YAML_BYTES} bytes is refused (as JSON, up to ${MAX_MANIFEST_BYTES})`);
+  try {
+    // goyaml.v2, upstream's, lets a repeated key win; the yaml library's check is quadratic.
+    return parse(text, { uniqueKeys: false, logLevel: 'error' }); // no process warnings for odd tags
+  } catch (e) {
+    if (isStackOverflow(e)) throw bad(`exceeded max depth of ${MAX_DEPTH}`);
+    throw bad((e as Error).message.split('\n')[0]!);
+  }
+}
+
+const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isLabel = (v: unknown): v is string => typeof v === 'string' && v.length <= 63 && DNS1123_LABEL.test(v);
 
 /**
  * Pure: the pod a manifest defines on this node, or an Error saying what is wrong with it.
@@ -29,17 +118,45 @@ export function parseManifest(text: string, where: string): unknown {
  */
 export function staticPodFrom(doc: unknown, where: string, nodeName: string, source: 'file' | 'http'): Pod {
   const pod = doc as Pod;
-  if (!pod || typeof pod !== 'object') throw new Error(`${where}: not a Pod object`);
+  const fail = (why: string) => new Error(`${where}: ${why}`);
+  if (!isObject(pod)) throw fail('not a Pod object');
   if (pod.kind !== 'Pod' || pod.apiVersion !== 'v1')
-    throw new Error(`${where}: want apiVersion v1, kind Pod; got ${pod.apiVersion}/${pod.kind}`);
-  const name = pod.metadata?.name;
-  if (!name || !DNS1123.test(name)) throw new Error(`${where}: metadata.name ${JSON.stringify(name)} is not a valid DNS-1123 subdomain`);
-  const containers = pod.spec?.containers ?? [];
-  if (containers.length === 0) throw new Error(`${where}: spec.containers: at least one container is required`);
-  containers.forEach((c, i) => {
-    if (!c.name) throw new Error(`${where}: spec.containers[${i}].name: required`);
-    if (!c.image) throw new Error(`${where}: spec.containers[${i}].image: required`);
-  });
+    throw fail(`want apiVersion v1, kind Pod; got ${String(pod.apiVersion)}/${String(pod.kind)}`);
+  if (pod.metadata !== undefined && !isObject(pod.metadata)) throw fail('metadata: must be an object');
+  if (pod.spec !== undefined && !isObject(pod.spec)) throw fail('spec: must be an object');
+  const annotations: unknown = pod.metadata?.annotations;
+  if (annotations !== undefined && (!isObject(annotations) || Object.values(annotations).some((v) => typeof v !== 'string')))
+    throw fail('metadata.annotations: must be a map of strings');
+  const name: unknown = pod.metadata?.name;
+  // Upstream validates the name it gives the pod, NAME-NODENAME.
+  if (typeof name !== 'string' || !DNS1123_SUBDOMAIN.test(name) || name.length + 1 + nodeName.length > 253)
+    throw fail(`metadata.name ${JSON.stringify(name)} is not a valid DNS-1123 subdomain (of at most 253 characters with "-${nodeName}")`);
+  // The namespace and the names of containers and volumes become paths on the host (pod log
+  // directories, termination logs, volume directories): upstream's ValidatePodCreate checks them.
+  const namespace: unknown = pod.metadata?.namespace;
+  if (namespace !== undefined && namespace !== '' && !isLabel(namespace))
+    throw fail(`metadata.namespace ${JSON.stringify(namespace)} is not a valid DNS-1123 label`);
+  const spec = pod.spec ?? ({} as NonNullable<Pod['spec']>);
+  const containers = spec.containers ?? [];
+  if (!Array.isArray(containers)) throw fail('spec.containers: must be a list');
+  if (containers.length === 0) throw fail('spec.containers: at least one container is required');
+  const names = new Set<string>();
+  for (const field of ['initContainers', 'containers', 'ephemeralContainers', 'volumes'] as const) {
+    const list: unknown = spec[field] ?? [];
+    if (!Array.isArray(list)) throw fail(`spec.${field}: must be a list`);
+    const seen = field === 'volumes' ? new Set<string>() : names;
+    list.forEach((c: unknown, i) => {
+      const at = `spec.${field}[${i}]`;
+      if (!isObject(c)) throw fail(`${at}: must be an object`);
+      const n: unknown = (c as { name?: unknown }).name;
+      if (n === undefined || n === '') throw fail(`${at}.name: required`);
+      if (!isLabel(n)) throw fail(`${at}.name: ${JSON.stringify(n)} is not a valid DNS-1123 label`);
+      if (seen.has(n)) throw fail(`${at}.name: Duplicate value: ${JSON.stringify(n)}`);
+      seen.add(n);
+      if (field !== 'volumes' && (typeof (c as { image?: unknown }).image !== 'string' || !(c as { image: string }).image))
+        throw fail(`${at}.image: required`);
+    });
+  }
   const hash = createHash('md5');
   hash
     .update(`host:${nodeName}`)
@@ -65,8 +182,8 @@ export function staticPodFrom(doc: unknown, where: string, nodeName: string, sou
 }
 
 /** Pure: the pod a manifest file defines on this node. */
-export function staticPod(text: string, path: string, nodeName: string): Pod {
-  return staticPodFrom(parseManifest(text, path), path, nodeName, 'file');
+export function staticPod(data: Buffer | string, path: string, nodeName: string): Pod {
+  return staticPodFrom(parseManifest(data, path), path, nodeName, 'file');
 }
 
 /** Tells sink what changed between two sets of static pods (by UID: an edit is a remove and an add). */
@@ -105,7 +222,7 @@ export function fileSource(dir: string, nodeName: string, sink: PodSink, log: Lo
       try {
         const st = statSync(path);
         if (!st.isFile()) continue;
-        next.set(path, staticPod(readFileSync(path, 'utf8'), path, nodeName));
+        next.set(path, staticPod(readManifestFile(path), path, nodeName));
         born.set(path, st.birthtimeMs);
         failed.delete(path);
       } catch (e) {

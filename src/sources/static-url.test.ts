@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { podsFromURL, urlSource } from './static-url.ts';
+import { MAX_MANIFEST_BYTES } from './static-file.ts';
 import { logger } from '../log/log.ts';
 
 const pod = (name: string) => ({
@@ -75,6 +76,47 @@ test('urlSource: serves pods with the configured headers; a changed document rep
     assert.deepEqual(events, ['+web-n', '-', '+web-n', '-']);
   } finally {
     src.stop();
+    server.close();
+  }
+});
+
+test('urlSource: a body past maxConfigLength is the read limit reached, logged once; the pods it served before keep running', async () => {
+  let huge = false;
+  const server = createServer((_req, res) => {
+    if (!huge) return void res.end(JSON.stringify(pod('web')));
+    // Streamed without a length, as a runaway generator would: the reader stops at the limit.
+    const chunk = Buffer.alloc(1 << 20, 0x20);
+    let sent = 0;
+    const more = () => {
+      while (sent <= MAX_MANIFEST_BYTES && res.write(chunk)) sent += chunk.length;
+      if (sent <= MAX_MANIFEST_BYTES) res.once('drain', more);
+      else res.end();
+    };
+    res.on('error', () => undefined);
+    more();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pods`;
+  const events: string[] = [];
+  const errors: string[] = [];
+  const log = { info() {}, v() {}, warn() {}, error: (_m: string, f?: Record<string, unknown>) => void errors.push(String(f?.err)) };
+  const src = urlSource(
+    url,
+    {},
+    'n',
+    { update: (p: Pod) => events.push(`+${p.metadata!.name}`), remove: () => events.push('-') },
+    log,
+    100,
+  );
+  try {
+    await new Promise((r) => setTimeout(r, 150));
+    huge = true;
+    await new Promise((r) => setTimeout(r, 600));
+    assert.deepEqual(events, ['+web-n']);
+    assert.deepEqual(errors, [`${url}: the read limit is reached`]);
+  } finally {
+    src.stop();
+    server.closeAllConnections();
     server.close();
   }
 });

@@ -4,15 +4,20 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
 import type { PodSink } from './apiserver.ts';
-import { parseManifest, reportChanges, staticPodFrom } from './static-file.ts';
+import { MAX_MANIFEST_BYTES, parseManifest, reportChanges, staticPodFrom } from './static-file.ts';
 
 /** Pure: the static pods a response body defines (all of them, or an Error for the first bad one). */
-export function podsFromURL(body: string, url: string, nodeName: string): Pod[] {
-  if (!body.trim()) return [];
-  const doc = parseManifest(body, url) as { kind?: string; items?: unknown[] } | null;
+export function podsFromURL(body: Buffer | string, url: string, nodeName: string): Pod[] {
+  if (!body.toString().trim()) return [];
+  const doc = parseManifest(body, url) as { kind?: string; items?: unknown } | null;
   if (doc?.kind === 'PodList') {
+    const items = doc.items ?? [];
+    if (!Array.isArray(items)) throw new Error(`${url}: items: must be a list of Pods`);
     // Items of a list carry no kind of their own.
-    return (doc.items ?? []).map((item) => staticPodFrom({ apiVersion: 'v1', kind: 'Pod', ...(item as object) }, url, nodeName, 'http'));
+    return items.map((item, i) => {
+      if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new Error(`${url}: items[${i}]: not a Pod object`);
+      return staticPodFrom({ apiVersion: 'v1', kind: 'Pod', ...item }, url, nodeName, 'http');
+    });
   }
   return [staticPodFrom(doc, url, nodeName, 'http')];
 }
@@ -32,7 +37,7 @@ export function urlSource(
   const check = async () => {
     try {
       const res = await fetch(url, { headers: flat, signal: AbortSignal.any([abort.signal, AbortSignal.timeout(10_000)]) });
-      const body = await res.text();
+      const body = await readAtMost(res, MAX_MANIFEST_BYTES, url);
       if (!res.ok) throw new Error(`${url}: ${res.status} ${res.statusText}`);
       const next = podsFromURL(body, url, nodeName);
       reportChanges(known, next, sink);
@@ -53,4 +58,22 @@ export function urlSource(
       abort.abort();
     },
   };
+}
+
+/**
+ * Upstream's utilio.ReadAtMost(resp.Body, maxConfigLength): the body, or an Error once it
+ * passes the limit (leaving the loop cancels the rest of the body).
+ */
+export async function readAtMost(res: Response, limit: number, url: string): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  if (!res.body) return Buffer.alloc(0);
+  for await (const chunk of res.body) {
+    n += chunk.length;
+    if (n > limit) {
+      throw new Error(`${url}: the read limit is reached`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, n);
 }
