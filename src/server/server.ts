@@ -3,7 +3,6 @@
 // authorized first; the caller serves that app over HTTPS with the node's serving
 // certificate, requesting (not verifying) client certificates; authentication verifies them.
 // The read-only port serves only the default handlers, to anyone, over plain HTTP.
-import { STATUS_CODES } from 'node:http';
 import express, { type Express } from 'express';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Registry } from 'prom-client';
@@ -18,6 +17,10 @@ import { onlyCpuAndMemory } from './summary-query.ts';
 import { systemLogsHandler } from './system-logs.ts';
 import { type Journal, nodeLogQueryHandler } from './node-logs.ts';
 import { requestLabels, type RequestLabels, type ServerType } from './request-metrics.ts';
+
+// node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
+// WebSocket one loads undici (src/apiserver/client.ts says more).
+const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 /** What the default handlers read: all the read-only port needs. */
 export interface DefaultHandlerDeps {
