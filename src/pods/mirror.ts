@@ -136,15 +136,23 @@ export class MirrorPods {
         this.#mirrors.delete(k);
       }
       if (action === 'create' || action === 'recreate') {
-        const created = await this.#api
-          .create<Pod>(apiPath({ resource: 'pods', namespace: st!.metadata!.namespace }), mirrorPodFor(st!, node))
-          .catch((e) => {
-            if (isAlreadyExists(e)) return undefined;
-            throw e;
-          });
+        const namespace = st!.metadata!.namespace;
+        const created = await this.#api.create<Pod>(apiPath({ resource: 'pods', namespace }), mirrorPodFor(st!, node)).catch((e) => {
+          if (isAlreadyExists(e)) return undefined;
+          throw e;
+        });
         if (created) {
           this.#mirrors.set(k, created);
           this.#log.info('Created mirror pod', { pod: k, uid: created.metadata!.uid });
+          this.#onMirror(st!.metadata!.uid!);
+        } else {
+          // A pod of that name is there (a delete that did not take, during an apiserver
+          // restart, say): as upstream's CreateMirrorPod, it is fine only if it is this static
+          // pod's mirror. Else it is kept as the mirror seen, so that the next beat deletes it.
+          const existing = await this.#api.get<Pod>(apiPath({ resource: 'pods', namespace, name: st!.metadata!.name }));
+          this.#mirrors.set(k, existing);
+          if (mirrorAction(st, existing) !== 'keep')
+            throw new Error(`a stale pod of that name is in the way (uid ${existing.metadata?.uid})`);
           this.#onMirror(st!.metadata!.uid!);
         }
       }
