@@ -52,10 +52,23 @@ start etcd etcd_ok 60 "$BIN/etcd" --name kts --data-dir "$LOCAL/etcd" \
   --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
   --initial-cluster kts=http://127.0.0.1:2380 --initial-cluster-state new
 
+# An audit log of what nodes ask the apiserver (metadata only, nothing else logged): it lets
+# test/e2e/node-credentials.test.ts check that kubelet-ts works within NodeRestriction.
+cat > "$LOCAL/audit-policy.yaml" <<'YAML'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- {level: Metadata, userGroups: ["system:nodes"]}
+- {level: None}
+YAML
+
 start kube-apiserver apiserver_ok 120 "$BIN/kube-apiserver" \
   --advertise-address="$KTS_IP" --bind-address="$KTS_IP" --secure-port=6443 \
   --etcd-servers=http://127.0.0.1:2379 \
   --allow-privileged=true \
+  --audit-policy-file="$LOCAL/audit-policy.yaml" --audit-log-path="$LOGS/kube-apiserver-audit.log" \
+  --audit-log-maxsize=50 --audit-log-maxbackup=1 \
   --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction --enable-bootstrap-token-auth \
   --client-ca-file="$PKI/ca.crt" \
   --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" \

@@ -185,6 +185,39 @@ test('anonymous requests get 401; a service account without node rights gets 403
     assert.match(denied.body, new RegExp(`user=system:serviceaccount:${ns}:default`));
   }));
 
+// Upstream's authorization of the kubelet API (server/auth.go GetRequestAttributes): stats,
+// metrics and logs have their own subresource of nodes, everything else is nodes/proxy.
+// A token allowed one subresource gets in at its paths and is refused (403) at the others.
+test('each path asks for its own subresource: nodes/stats, nodes/metrics, nodes/log, else nodes/proxy', () =>
+  withNamespace(async (ns) => {
+    // The path, and the subresources a 403 names (/pods tries the fine-grained nodes/pods first).
+    const paths = {
+      stats: ['/stats/summary', 'stats'],
+      metrics: ['/metrics', 'metrics'],
+      log: ['/logs/', 'log'],
+      proxy: ['/pods', 'pods proxy'],
+    };
+    for (const sub of Object.keys(paths) as (keyof typeof paths)[]) {
+      const who = `node-${sub}-${ns}`;
+      kubectl('create', 'serviceaccount', who, '-n', ns);
+      kubectl('create', 'clusterrole', who, '--verb=get', `--resource=nodes/${sub}`);
+      kubectl('create', 'clusterrolebinding', who, `--clusterrole=${who}`, `--serviceaccount=${ns}:${who}`);
+      try {
+        const token = kubectl('create', 'token', who, '-n', ns).trim();
+        for (const [other, [path, asked]] of Object.entries(paths)) {
+          const { status, body } = await kubeletGet(path!, token);
+          if (other === sub) assert.equal(status, 200, `${who} at ${path}: ${body.slice(0, 200)}`);
+          else {
+            assert.equal(status, 403, `${who} at ${path}`);
+            assert.ok(body.includes(`resource=nodes, subresource(s)=[${asked}])`), body);
+          }
+        }
+      } finally {
+        kubectl('delete', 'clusterrolebinding,clusterrole', who, '--ignore-not-found');
+      }
+    }
+  }));
+
 test('the read-only port is off unless configured (readOnlyPort 0, as a kubeadm node)', async () => {
   const refused = await fetch('http://127.0.0.1:10255/pods', { signal: AbortSignal.timeout(3000) }).then(
     () => false,

@@ -1,0 +1,115 @@
+// What the node's own credentials are and may do: its keys readable by root alone, and,
+// with the Node authorizer and the NodeRestriction admission plugin on (as kubeadm sets
+// them), no way to touch another node's objects, and no need to: the apiserver's audit log
+// (hack/control-plane.sh logs the requests of system:nodes) shows every request kubelet-ts
+// made since the stack started within its rights.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { BIN, ROOT, clients, ensureStack, kubectl, nodeName } from './stack.ts';
+
+before(() => ensureStack());
+
+const KUBELET_KUBECONFIG = `${ROOT}/_output/local/kubelet.kubeconfig`;
+const LOGS = `${ROOT}/_output/local/logs`;
+const AUDIT_LOG = `${LOGS}/kube-apiserver-audit.log`;
+
+test('key files and the kubeconfig are 0600 and owned by root', () => {
+  const pki = '/var/lib/kubelet/pki';
+  const files = [
+    KUBELET_KUBECONFIG,
+    `${pki}/kubelet.key`,
+    ...readdirSync(pki)
+      .filter((f) => /^kubelet-client-\d.*\.pem$/.test(f))
+      .map((f) => `${pki}/${f}`),
+  ];
+  assert.ok(files.length >= 3, `files: ${files}`);
+  for (const f of files) {
+    const st = statSync(f);
+    assert.equal((st.mode & 0o777).toString(8), '600', f);
+    assert.equal(st.uid, 0, f);
+  }
+});
+
+/** kubectl as the node itself (its client certificate); the error text when refused. */
+function asNode(...args: string[]): { ok: boolean; out: string } {
+  try {
+    return {
+      ok: true,
+      out: execFileSync(`${BIN}/kubectl`, ['--kubeconfig', KUBELET_KUBECONFIG, ...args], { encoding: 'utf8', stdio: 'pipe' }),
+    };
+  } catch (e) {
+    return { ok: false, out: String((e as { stderr?: string }).stderr ?? e) };
+  }
+}
+
+test("NodeRestriction: the node's credentials cannot change another node, its lease, or read a secret no pod of it uses", async () => {
+  const other = `kts-other-${Date.now().toString(36)}`;
+  const { core } = clients();
+  await core.createNode({ body: { metadata: { name: other } } });
+  kubectl('create', 'secret', 'generic', other, '-n', 'default', '--from-literal=k=v');
+  try {
+    const me = nodeName();
+    const refusals: [string, string[]][] = [
+      ['label another node', ['label', 'node', other, 'kts=touched']],
+      ['delete another node', ['delete', 'node', other, '--wait=false']],
+      ['read a secret no pod of this node uses', ['get', 'secret', other, '-n', 'default']],
+      ['create a pod that is not its mirror pod', ['run', other, '-n', 'default', '--image=busybox', '--restart=Never']],
+      ['set a node-restriction label on itself', ['label', 'node', me, 'node-restriction.kubernetes.io/x=y']],
+    ];
+    for (const [what, args] of refusals) {
+      const r = asNode(...args);
+      assert.ok(!r.ok && /forbidden/i.test(r.out), `${what}: ${r.out}`);
+    }
+    // Its own Node stays its to read and label.
+    assert.ok(asNode('get', 'node', me).ok);
+    assert.equal((await core.readNode({ name: other })).metadata?.labels?.kts, undefined);
+  } finally {
+    await core.deleteNode({ name: other }).catch(() => {});
+    kubectl('delete', 'secret', other, '-n', 'default', '--ignore-not-found');
+  }
+});
+
+interface AuditEvent {
+  user: { username: string };
+  userAgent?: string;
+  verb: string;
+  requestURI: string;
+  objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string };
+  responseStatus?: { code?: number; message?: string };
+}
+
+const readOnly = new Set(['get', 'list', 'watch']);
+
+test('the audit log: kubelet-ts was never refused, and wrote only its own Node, Lease and CSINode', () => {
+  assert.ok(existsSync(AUDIT_LOG), `${AUDIT_LOG} is missing: the apiserver runs without hack/control-plane.sh's audit policy`);
+  const me = `system:node:${nodeName()}`;
+  // The log and its rotated backup (--audit-log-maxbackup=1).
+  const events = readdirSync(LOGS)
+    .filter((f) => f.startsWith('kube-apiserver-audit'))
+    .flatMap((f) => readFileSync(`${LOGS}/${f}`, 'utf8').split('\n'))
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as AuditEvent)
+    // kubectl run by the test above, with the node's certificate, is not the kubelet.
+    .filter((e) => e.user.username === me && !e.userAgent?.startsWith('kubectl'));
+  assert.ok(
+    events.some((e) => e.verb === 'update' && e.objectRef?.resource === 'leases'),
+    `no Lease renewal among the ${events.length} requests of ${me} in the audit log`,
+  );
+  const refused = events.filter((e) => e.responseStatus?.code === 403);
+  assert.deepEqual(
+    refused.map((e) => `${e.verb} ${e.requestURI}: ${e.responseStatus?.message}`),
+    [],
+    'requests of kubelet-ts that the apiserver refused',
+  );
+  const perNode = new Set(['nodes', 'leases', 'csinodes']);
+  const foreign = events.filter(
+    (e) => !readOnly.has(e.verb) && perNode.has(e.objectRef?.resource ?? '') && e.objectRef?.name !== nodeName(),
+  );
+  assert.deepEqual(
+    foreign.map((e) => `${e.verb} ${e.requestURI}`),
+    [],
+    "writes to another node's objects",
+  );
+});
