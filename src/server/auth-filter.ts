@@ -1,11 +1,11 @@
 // Upstream's InstallAuthFilter: every request is authenticated (401) and then authorized
 // against the node's subresources (403, or 500 when the apiserver cannot say). Shared by
-// plain requests (express) and streaming upgrades (exec, attach, port-forward).
+// plain requests (router.ts) and streaming upgrades (exec, attach, port-forward).
 import type { IncomingMessage } from 'node:http';
-import type { RequestHandler } from 'express';
 import type { Logger } from '../log/log.ts';
 import type { Authenticator } from './authn.ts';
 import { forbiddenMessage, requestAttributes, type Authorizer } from './authz.ts';
+import { type Handler, reply } from './router.ts';
 
 export type AccessCheck = (req: IncomingMessage, path: string) => Promise<{ status: number; message: string } | undefined>;
 
@@ -30,10 +30,10 @@ export function accessCheck(nodeName: string, authenticate: Authenticator, autho
   };
 }
 
-export function authFilter(check: AccessCheck): RequestHandler {
+export function authFilter(check: AccessCheck): Handler {
   return async (req, res, next) => {
     const denied = await check(req, req.path);
-    if (denied) res.status(denied.status).type('text/plain').send(denied.message);
+    if (denied) reply(res, denied.status, 'text/plain', denied.message);
     else next();
   };
 }

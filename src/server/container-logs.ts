@@ -1,11 +1,11 @@
 // GET /containerLogs/NAMESPACE/POD/CONTAINER: what `kubectl logs` reaches through the
 // apiserver. Checks the query and that the pod, container and log exist, then streams.
 import { stat } from 'node:fs/promises';
-import type { RequestHandler } from 'express';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
 import { readContainerLog } from '../container-logs/reader.ts';
 import { parseLogQuery } from './log-options.ts';
+import { type Handler, reply, startReply } from './router.ts';
 
 /** One container instance's log, as the kubelet knows it. */
 export interface ContainerLog {
@@ -25,13 +25,10 @@ const hasContainer = (pod: Pod, name: string) =>
     (c) => c.name === name,
   );
 
-export function containerLogsHandler(
-  src: ContainerLogSource,
-  log: Logger,
-): RequestHandler<{ namespace: string; pod: string; container: string }> {
+export function containerLogsHandler(src: ContainerLogSource, log: Logger): Handler {
   return async (req, res) => {
-    const { namespace, pod: podName, container } = req.params;
-    const fail = (status: number, message: string) => void res.status(status).type('text/plain').send(message);
+    const { namespace, pod: podName, container } = req.params as { namespace: string; pod: string; container: string };
+    const fail = (status: number, message: string) => reply(res, status, 'text/plain', message);
     const q = parseLogQuery(req.query, Date.now());
     if ('message' in q) return fail(q.status, q.message);
     const pod = src.pods().find((p) => p.metadata?.namespace === namespace && p.metadata?.name === podName);
@@ -49,7 +46,7 @@ export function containerLogsHandler(
     if (!(await stat(target.path).catch(() => undefined)))
       return fail(404, `log of container "${container}" in pod "${podName}" not found`);
 
-    res.status(200).type('text/plain');
+    startReply(res, 200, 'text/plain');
     res.flushHeaders(); // a follower of a quiet container learns at once that the log exists
     try {
       await readContainerLog(target.path, res, q.options, { running: () => target.running() });

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
-import express from 'express';
 import { copyNodeLogs, findInLogDir, journalctl, type Journal, nodeLogQueryHandler } from './node-logs.ts';
 import type { NodeLogQuery } from './node-log-query.ts';
+import { Router } from './router.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'varlog-'));
 const outside = mkdtempSync(join(tmpdir(), 'secret-'));
@@ -43,12 +43,12 @@ function fakeJournal(
   };
 }
 
-const app = express();
+const app = new Router();
 app.get(
   /^\/logs\/.*$/,
   nodeLogQueryHandler({ root, journal: { units: (s) => journal.units(s), read: (a, o, s) => journal.read(a, o, s) }, timeoutMs: 200 }),
 );
-const server = createServer(app);
+const server = createServer(app.listener());
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const { port } = server.address() as AddressInfo;
 after(() => server.close());

@@ -10,7 +10,6 @@ import { realpath, stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import type { Writable } from 'node:stream';
 import { constants, createGzip } from 'node:zlib';
-import type { RequestHandler } from 'express';
 import {
   aggregate,
   hasOptions,
@@ -22,6 +21,7 @@ import {
   splitLoggers,
   validateNodeLogQuery,
 } from './node-log-query.ts';
+import { type Handler, reply } from './router.ts';
 import { logPath, relPath, serveLogFile } from './system-logs.ts';
 
 /** The journal as the query mode reads it: journalctl in production, a fake in tests. */
@@ -164,10 +164,10 @@ export async function copyNodeLogs(q: NodeLogQuery, out: Writable, deps: { root:
  * Upstream's logServer with newNodeLogQuery (Kubelet.Run): the handler of GET /logs/... when
  * the query mode is on. Without query parameters it is the file server (serveLogFile).
  */
-export function nodeLogQueryHandler(deps: { root: string; journal: Journal; timeoutMs?: number }, prefix = '/logs/'): RequestHandler {
+export function nodeLogQueryHandler(deps: { root: string; journal: Journal; timeoutMs?: number }, prefix = '/logs/'): Handler {
   return async (req, res, next) => {
-    const text = (status: number, body: string) => void res.status(status).type('text/plain').send(body);
-    const { query, errors } = parseNodeLogQuery(new URL(req.originalUrl, 'http://kubelet').searchParams);
+    const text = (status: number, body: string) => reply(res, status, 'text/plain', body);
+    const { query, errors } = parseNodeLogQuery(new URL(req.url, 'http://kubelet').searchParams);
     if (errors.length > 0) return text(400, `${aggregate(errors)}\n`);
     const p = logPath(req.path, prefix);
     if (!query) return 'status' in p ? text(p.status, p.message) : serveLogFile(deps.root, p.rel, req, res, next);
@@ -185,7 +185,8 @@ export function nodeLogQueryHandler(deps: { root: string; journal: Journal; time
     }
 
     // Upstream's journalServer.ServeHTTP: streamed, gzipped only for exactly "Accept-Encoding: gzip".
-    res.status(200).setHeader('Content-Type', 'text/plain;charset=UTF-8');
+    res.statusCode = 200;
+    res.setHeader('Content-Type', 'text/plain;charset=UTF-8');
     let out: Writable = res;
     if (req.headers['accept-encoding'] === 'gzip') {
       res.setHeader('Content-Encoding', 'gzip');

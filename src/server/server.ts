@@ -3,7 +3,7 @@
 // authorized first; the caller serves that app over HTTPS with the node's serving
 // certificate, requesting (not verifying) client certificates; authentication verifies them.
 // The read-only port serves only the default handlers, to anyone, over plain HTTP.
-import express, { type Express } from 'express';
+import type { RequestListener } from 'node:http';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/log.ts';
@@ -17,6 +17,7 @@ import { onlyCpuAndMemory } from './summary-query.ts';
 import { systemLogsHandler } from './system-logs.ts';
 import { type Journal, nodeLogQueryHandler } from './node-logs.ts';
 import { requestLabels, type RequestLabels, type ServerType } from './request-metrics.ts';
+import { type Handler, reply, replyJSON, type Response, Router } from './router.ts';
 
 // node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
 // WebSocket one loads undici (src/apiserver/client.ts says more).
@@ -73,12 +74,12 @@ export function podList(pods: Pod[]): Buffer {
 }
 
 /** The app of :10250 (upstream NewServer with auth and enableDebuggingHandlers). */
-export function kubeletServer(deps: ServerDeps): Express {
+export function kubeletServer(deps: ServerDeps): RequestListener {
   const app = newApp(deps, 'readwrite');
   // Upstream's InstallSystemLogHandler registers the disabled endpoint on the mux, outside the
   // filters: no authentication, any method.
   if (deps.enableSystemLogHandler === false)
-    app.all(/^\/logs\/.*$/, (_req, res) => void res.status(405).type('text/plain').send('logs endpoint is disabled.\n'));
+    app.all(/^\/logs\/.*$/, (_req, res) => reply(res, 405, 'text/plain', 'logs endpoint is disabled.\n'));
   app.use(authFilter(accessCheck(deps.nodeName, deps.authenticate, deps.authorize, deps.log)));
   installAuthNotRequiredHandlers(app, deps);
   installAuthRequiredHandlers(app, deps);
@@ -90,19 +91,15 @@ export function kubeletServer(deps: ServerDeps): Express {
  * neither auth nor a configuration): no authentication or authorization, the default handlers,
  * and the debugging paths answering 405.
  */
-export function readOnlyKubeletServer(deps: DefaultHandlerDeps): Express {
+export function readOnlyKubeletServer(deps: DefaultHandlerDeps): RequestListener {
   const app = newApp(deps, 'readonly');
   installAuthNotRequiredHandlers(app, deps);
   installDebuggingDisabledHandlers(app);
   return finish(app, deps.log);
 }
 
-function newApp(deps: DefaultHandlerDeps, serverType: ServerType): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  // Authorization maps paths case-sensitively, so routing must too.
-  app.enable('case sensitive routing');
+function newApp(deps: DefaultHandlerDeps, serverType: ServerType): Router {
+  const app = new Router();
   // Every request counts, those refused by authentication or authorization too (upstream's
   // ServeHTTP counts before its container filters).
   const observe = deps.observeRequest;
@@ -114,22 +111,22 @@ function newApp(deps: DefaultHandlerDeps, serverType: ServerType): Express {
   return app;
 }
 
-const send = (res: express.Response, r: { status: number; body: string }) => void res.status(r.status).type('text/plain').send(r.body);
+const send = (res: Response, r: { status: number; body: string }) => reply(res, r.status, 'text/plain', r.body);
 
 /** Upstream's InstallAuthNotRequiredHandlers: served on both ports. */
-function installAuthNotRequiredHandlers(app: Express, deps: DefaultHandlerDeps): void {
+function installAuthNotRequiredHandlers(app: Router, deps: DefaultHandlerDeps): void {
   app.get('/healthz', (req, res) => send(res, healthzReport(kubeletChecks(deps.healthy), 'verbose' in req.query)));
   app.get('/healthz/:check', (req, res, next) => {
     const r = singleCheck(kubeletChecks(deps.healthy), req.params.check);
     if (r) send(res, r);
     else next();
   });
-  app.get('/pods', (_req, res) => void res.type('application/json').send(podList(deps.pods())));
-  app.get('/metrics', async (_req, res) => void res.type(deps.metrics.contentType).send(await deps.metrics.metrics()));
+  app.get('/pods', (_req, res) => reply(res, 200, 'application/json', podList(deps.pods())));
+  app.get('/metrics', async (_req, res) => reply(res, 200, deps.metrics.contentType, await deps.metrics.metrics()));
   const exposition =
-    (render: () => Promise<string>): express.RequestHandler =>
+    (render: () => Promise<string>): Handler =>
     async (_req, res) =>
-      void res.type('text/plain; version=0.0.4; charset=utf-8').send(await render());
+      reply(res, 200, 'text/plain; version=0.0.4; charset=utf-8', await render());
   app.get(
     '/metrics/resource',
     exposition(() => deps.stats.resourceMetrics()),
@@ -138,21 +135,18 @@ function installAuthNotRequiredHandlers(app: Express, deps: DefaultHandlerDeps):
     '/metrics/cadvisor',
     exposition(() => deps.stats.cadvisorMetrics()),
   );
-  app.get('/metrics/probes', async (_req, res) => void res.type(deps.probeMetrics.contentType).send(await deps.probeMetrics.metrics()));
-  const summary: express.RequestHandler = async (req, res) => {
-    const only = onlyCpuAndMemory(req.query as Record<string, unknown>);
-    if (typeof only !== 'boolean') return void res.status(only.status).type('text/plain').send(only.message);
+  app.get('/metrics/probes', async (_req, res) => reply(res, 200, deps.probeMetrics.contentType, await deps.probeMetrics.metrics()));
+  const summary: Handler = async (req, res) => {
+    const only = onlyCpuAndMemory(req.query);
+    if (typeof only !== 'boolean') return reply(res, only.status, 'text/plain', only.message);
     let body: string;
     try {
       body = await deps.stats.summaryJSON(only);
     } catch (e) {
       deps.log.error('HTTP InternalServerError serving /stats/summary', { err: e });
-      return void res
-        .status(500)
-        .type('text/plain')
-        .send(`Internal Error: ${(e as Error).message}\n`);
+      return reply(res, 500, 'text/plain', `Internal Error: ${(e as Error).message}\n`);
     }
-    res.type('application/json').send(body);
+    reply(res, 200, 'application/json', body);
   };
   // Upstream serves the summary to GET and POST alike.
   app.get('/stats/summary', summary);
@@ -160,12 +154,11 @@ function installAuthNotRequiredHandlers(app: Express, deps: DefaultHandlerDeps):
 }
 
 /** Upstream's InstallAuthRequiredHandlers and InstallSystemLogHandler: only behind the auth filter. */
-function installAuthRequiredHandlers(app: Express, deps: ServerDeps): void {
-  app.get(
-    '/runningpods/',
-    async (_req, res) => void res.json({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: await deps.runningPods() }),
+function installAuthRequiredHandlers(app: Router, deps: ServerDeps): void {
+  app.get('/runningpods/', async (_req, res) =>
+    replyJSON(res, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: await deps.runningPods() }),
   );
-  app.get('/configz', (_req, res) => void res.json(deps.configz()));
+  app.get('/configz', (_req, res) => replyJSON(res, deps.configz()));
   if (deps.enableSystemLogHandler !== false)
     app.get(
       /^\/logs\/.*$/,
@@ -182,24 +175,21 @@ function installAuthRequiredHandlers(app: Express, deps: ServerDeps): void {
  * them and stays a 404.
  */
 const DEBUGGING_PATHS = /^\/(run|exec|attach|portForward|containerLogs|runningpods|debug\/pprof|logs)\//;
-function installDebuggingDisabledHandlers(app: Express): void {
-  app.all(DEBUGGING_PATHS, (_req, res) => void res.status(405).type('text/plain').send('Debug endpoints are disabled.\n'));
+function installDebuggingDisabledHandlers(app: Router): void {
+  app.all(DEBUGGING_PATHS, (_req, res) => reply(res, 405, 'text/plain', 'Debug endpoints are disabled.\n'));
 }
 
-function finish(app: Express, log: Logger): Express {
-  app.use((_req, res) => void res.status(404).type('text/plain').send('404 page not found\n'));
-  app.use(((err, req, res, _next) => {
+function finish(app: Router, log: Logger): RequestListener {
+  app.use((_req, res) => reply(res, 404, 'text/plain', '404 page not found\n'));
+  app.onError((err, req, res) => {
     // The client's fault (a path parameter that is not valid percent-encoding): Go's server
     // refuses such a request URI with 400 before any handler; nothing to log as ours.
     const status = (err as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500 && !res.headersSent)
-      return void res
-        .status(status)
-        .type('text/plain')
-        .send(`${status} ${STATUS_CODES[status] ?? 'Bad Request'}\n`);
+      return reply(res, status, 'text/plain', `${status} ${STATUS_CODES[status] ?? 'Bad Request'}\n`);
     log.error('Kubelet API request failed', { path: req.path, err });
     if (res.headersSent) res.destroy();
-    else res.status(500).type('text/plain').send('Internal Server Error\n');
-  }) as express.ErrorRequestHandler);
-  return app;
+    else reply(res, 500, 'text/plain', 'Internal Server Error\n');
+  });
+  return app.listener();
 }

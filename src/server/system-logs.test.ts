@@ -5,8 +5,8 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import express from 'express';
 import { directoryListing, logPath, looksLikeText, systemLogsHandler } from './system-logs.ts';
+import { Router } from './router.ts';
 
 test('logPath: the path under the log directory; ".." in any spelling is a 400', () => {
   const cases: [url: string, want: ReturnType<typeof logPath>][] = [
@@ -57,9 +57,9 @@ symlinkSync(join(outside, 'passwd'), join(root, 'leak'));
 symlinkSync(outside, join(root, 'leakdir'));
 symlinkSync(join(root, 'syslog'), join(root, 'syslog.link'));
 
-const app = express();
+const app = new Router();
 app.get(/^\/logs\/.*$/, systemLogsHandler(root));
-const server = createServer(app);
+const server = createServer(app.listener());
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const { port } = server.address() as AddressInfo;
 // After the last top-level await: a root hook registered before it would run once the tests before it are done.

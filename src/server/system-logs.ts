@@ -4,7 +4,7 @@
 // does) and so is a symlink that leads out (404).
 import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { type Handler, type Next, redirect, reply, type Request, type Response } from './router.ts';
 
 const notFound = '404 page not found\n';
 
@@ -52,10 +52,10 @@ async function inside(root: string, path: string): Promise<string | undefined> {
   return real !== undefined && (real === base || real.startsWith(`${base}/`)) ? real : undefined;
 }
 
-export function systemLogsHandler(root = '/var/log', prefix = '/logs/'): RequestHandler {
+export function systemLogsHandler(root = '/var/log', prefix = '/logs/'): Handler {
   return (req, res, next) => {
     const p = logPath(req.path, prefix);
-    if ('status' in p) return void res.status(p.status).type('text/plain').send(p.message);
+    if ('status' in p) return reply(res, p.status, 'text/plain', p.message);
     return serveLogFile(root, p.rel, req, res, next);
   };
 }
@@ -64,38 +64,39 @@ export function systemLogsHandler(root = '/var/log', prefix = '/logs/'): Request
  * Go's http.FileServer(http.Dir(root)) answering for rel (decoded, checked by relPath): the
  * file server mode of /logs/, and a file query of the query mode (node-logs.ts).
  */
-export async function serveLogFile(root: string, rel: string, req: Request, res: Response, next: NextFunction): Promise<void> {
+export async function serveLogFile(root: string, rel: string, req: Request, res: Response, next: Next): Promise<void> {
   const real = await inside(root, join(root, rel.replace(/\/+$/, '')));
   const st = real && (await stat(real).catch(() => undefined));
-  if (!real || !st) return void res.status(404).type('text/plain').send(notFound);
+  if (!real || !st) return reply(res, 404, 'text/plain', notFound);
   // Go's FileServer redirects so that relative links in a listing resolve.
   const wantsDir = rel === '' || rel.endsWith('/');
   // Go's localRedirect keeps the query.
-  const at = req.originalUrl.indexOf('?');
-  const query = at >= 0 && at < req.originalUrl.length - 1 ? req.originalUrl.slice(at) : '';
-  if (st.isDirectory() && !wantsDir) return void res.redirect(301, `${posix.basename(rel)}/${query}`);
-  if (!st.isDirectory() && wantsDir) return void res.redirect(301, `../${posix.basename(rel.slice(0, -1))}${query}`);
+  const at = req.url.indexOf('?');
+  const query = at >= 0 && at < req.url.length - 1 ? req.url.slice(at) : '';
+  if (st.isDirectory() && !wantsDir) return redirect(res, 301, `${posix.basename(rel)}/${query}`);
+  if (!st.isDirectory() && wantsDir) return redirect(res, 301, `../${posix.basename(rel.slice(0, -1))}${query}`);
 
   let file = real;
   if (st.isDirectory()) {
     const index = await inside(root, join(real, 'index.html'));
     if (!index) {
       const entries = await readdir(real, { withFileTypes: true });
-      return void res
-        .status(200)
-        .type('text/html; charset=utf-8')
-        .send(directoryListing(entries.map((e) => ({ name: e.name, dir: e.isDirectory() }))));
+      return reply(res, 200, 'text/html; charset=utf-8', directoryListing(entries.map((e) => ({ name: e.name, dir: e.isDirectory() }))));
     }
     file = index;
   }
   const head = Buffer.alloc(512);
   const fh = await open(file, 'r').catch(() => undefined);
-  if (!fh) return void res.status(404).type('text/plain').send(notFound);
+  if (!fh) return reply(res, 404, 'text/plain', notFound);
   const { bytesRead } = await fh.read(head, 0, 512, 0).finally(() => fh.close());
-  if (looksLikeText(head.subarray(0, bytesRead))) res.type('text/plain; charset=utf-8');
-  res.sendFile(file, { dotfiles: 'allow', etag: false }, (err?: NodeJS.ErrnoException) => {
-    if (!err || res.headersSent) return;
-    if (err.code === 'ENOENT') res.status(404).type('text/plain').send(notFound);
-    else next(err);
-  });
+  if (looksLikeText(head.subarray(0, bytesRead))) res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  // send (ranges, conditional requests, a type by extension) is loaded by the first file served.
+  const { default: send } = await import('send');
+  send(req, encodeURI(file), { dotfiles: 'allow', etag: false })
+    .on('error', (err: NodeJS.ErrnoException) => {
+      if (res.headersSent) return;
+      if (err.code === 'ENOENT') reply(res, 404, 'text/plain', notFound);
+      else next(err);
+    })
+    .pipe(res);
 }
