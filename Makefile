@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck lint up down test test-containerd1 unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api clean
+.PHONY: all deps build typecheck lint up down test test-containerd1 unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api chaos clean
 
 all: build
 
@@ -44,7 +44,7 @@ down:
 # tests (build's tsconfig.build.json leaves tests out) come first, to fail before the cluster is up.
 # Then the slice on the second runtime (test-containerd1).
 test: lint typecheck build up
-	node --test --test-concurrency=1 --test-reporter=spec 'src/**/*.test.ts' 'test/conformance/*.test.ts' 'test/e2e/**/*.test.ts'
+	node --test --test-concurrency=1 --test-reporter=spec 'src/**/*.test.ts' 'test/conformance/*.test.ts' 'test/chaos/*.test.ts' 'test/e2e/**/*.test.ts'
 	$(MAKE) --no-print-directory test-containerd1
 
 # The local stack alone again on Debian's containerd 1.6 (RUNTIME=containerd1, hack/lib.sh) and
@@ -81,6 +81,11 @@ conformance-sig-node: build up
 # The [NodeConformance] tests of upstream's node e2e suite against the local stack's kubelet-ts.
 node-conformance: build up
 	bash hack/node-conformance.sh
+
+# Pods churning on the local stack while faults land at random (test/chaos/run.ts), then the
+# invariant table; CHAOS_DURATION (default 5m; 1h for the long run) and CHAOS_SEED.
+chaos: build up
+	node test/chaos/run.ts
 
 clean:
 	rm -rf dist node_modules

@@ -50,3 +50,17 @@ test('AllocationManager: pod-level resources are allocated with the containers; 
   assert.deepEqual(old.get(plr('4')), { containers: { c: { requests: { cpu: '1' } } }, pod: { requests: { cpu: '4' } } });
   assert.deepEqual(old.get(plr('5')).pod, { requests: { cpu: '4' } }, 'only once');
 });
+
+test('AllocationManager: a corrupt checkpoint is said, and the specs are taken again', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kts-alloc-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'allocated_pods_state');
+  writeFileSync(file, '{"version": 2, "pods": {"u": ');
+  const said: string[] = [];
+  const m = new AllocationManager({ file, onError: (message, e) => said.push(`${message}: ${(e as Error).message}`) });
+  assert.match(said[0] ?? '', /^Cannot read the pod resource allocation checkpoint, starting from the pods' specs: .*JSON/);
+  assert.deepEqual(m.get(pod('1')), { containers: { c: { requests: { cpu: '1' } } } });
+  assert.equal(said.length, 1, 'a missing checkpoint is not an error');
+  assert.equal(new AllocationManager({ file: join(dir, 'none'), onError: () => said.push('x') }).peek('u'), undefined);
+  assert.equal(said.length, 1);
+});

@@ -15,10 +15,10 @@ export class AllocationManager {
   /** Pods read from a version 1 checkpoint: their pod-level allocation is their spec's, taken when next seen. */
   readonly #legacy = new Set<string>();
   readonly #file?: string;
-  readonly #onError?: (e: unknown) => void;
+  readonly #onError?: (message: string, e: unknown) => void;
 
-  /** file: the checkpoint; none, memory only. */
-  constructor(o: { file?: string; onError?: (e: unknown) => void } = {}) {
+  /** file: the checkpoint; none, memory only. onError: what could not be read or written. */
+  constructor(o: { file?: string; onError?: (message: string, e: unknown) => void } = {}) {
     this.#file = o.file;
     this.#onError = o.onError;
     if (!this.#file) return;
@@ -31,8 +31,9 @@ export class AllocationManager {
           this.#legacy.add(uid);
         }
       }
-    } catch {
-      /* none yet, or unreadable: start over from the specs */
+    } catch (e) {
+      // As upstream's allocation manager on a corrupt checkpoint: said, and started over from the specs.
+      this.#onError?.("Cannot read the pod resource allocation checkpoint, starting from the pods' specs", e);
     }
   }
 
@@ -68,7 +69,7 @@ export class AllocationManager {
     try {
       writeCheckpointFile(this.#file, JSON.stringify({ version: VERSION, pods: Object.fromEntries(this.#pods) }));
     } catch (e) {
-      this.#onError?.(e);
+      this.#onError?.('Cannot write the pod resource allocation checkpoint', e);
     }
   }
 }

@@ -100,7 +100,7 @@ export class PodResizer {
     this.#io = deps.podCgroupIO ?? hostPodCgroupIO;
     this.#allocation = new AllocationManager({
       file: deps.checkpointFile,
-      onError: (e) => deps.log.warn('Cannot write the pod resource allocation checkpoint', { err: e }),
+      onError: (message, e) => deps.log.warn(message, { err: e }),
     });
   }
 

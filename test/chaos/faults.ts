@@ -1,0 +1,152 @@
+// The faults the chaos run injects on the local stack, each by name. A fault returns once what
+// it broke is started again (by hack/supervise.sh for the kubelet, by the hack scripts for the
+// rest); run.ts then waits for the node to be healthy and the statuses to converge.
+import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { NODE_IP } from '../e2e/stack.ts';
+import { KUBELET_ROOT, alive, cutFromApiserver, pidOf, startAgain } from './node.ts';
+import type { Churn } from './churn.ts';
+
+export interface FaultContext {
+  churn: Churn;
+  /** Random in [0, 1), from the run's seed. */
+  rnd: () => number;
+  /** The longest a control plane outage may last, ms. */
+  maxOutageMs: number;
+}
+
+export interface Fault {
+  name: string;
+  /** Injects the fault, heals it, and says what it did. */
+  inject(ctx: FaultContext): Promise<string>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const between = (ctx: FaultContext, lo: number, hi: number) => Math.round(lo + ctx.rnd() * (hi - lo));
+
+async function gone(pid: number): Promise<void> {
+  for (let i = 0; i < 300 && alive(pid); i++) await sleep(100);
+  if (alive(pid)) throw new Error(`pid ${pid} still alive 30 s after its signal`);
+}
+
+/** Signals the kubelet (the supervisor starts a new one) and waits for the old one to go. */
+async function signalKubelet(signal: NodeJS.Signals): Promise<number> {
+  const pid = pidOf('kubelet-ts.child');
+  process.kill(pid, signal);
+  await gone(pid);
+  return pid;
+}
+
+/** Stops a control plane process with SIGSTOP for a while, then lets it go on. */
+async function freeze(name: 'kube-apiserver' | 'etcd', ctx: FaultContext): Promise<string> {
+  const pid = pidOf(name);
+  const ms = between(ctx, ctx.maxOutageMs / 4, ctx.maxOutageMs);
+  process.kill(pid, 'SIGSTOP');
+  try {
+    await sleep(ms);
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  return `${name} (pid ${pid}) stopped for ${(ms / 1000).toFixed(0)} s`;
+}
+
+/** The files kubelet-ts writes and reads back at start. */
+export const CHECKPOINTS = [
+  'allocated_pods_state',
+  'dra_manager_state',
+  'device-plugins/kubelet_internal_checkpoint',
+  'graceful_node_shutdown_state',
+];
+
+export const FAULTS: Fault[] = [
+  {
+    name: 'kubelet SIGKILL',
+    inject: async () => `kubelet pid ${await signalKubelet('SIGKILL')} killed`,
+  },
+  {
+    name: 'kubelet SIGTERM',
+    inject: async () => `kubelet pid ${await signalKubelet('SIGTERM')} terminated`,
+  },
+  {
+    name: 'kubelet SIGKILL during a pod start',
+    async inject(ctx) {
+      const created = await ctx.churn.create();
+      const ms = between(ctx, 0, 1500);
+      await sleep(ms);
+      return `${created}, kubelet pid ${await signalKubelet('SIGKILL')} killed ${ms} ms later`;
+    },
+  },
+  {
+    name: 'kubelet SIGKILL during a graceful delete',
+    async inject(ctx) {
+      let name = await ctx.churn.remove('graceful');
+      if (!name) {
+        // None yet: make one, let it start, then delete it.
+        await ctx.churn.create('graceful');
+        await sleep(8000);
+        name = await ctx.churn.remove('graceful');
+      }
+      const ms = between(ctx, 200, 2500);
+      await sleep(ms);
+      return `deleted ${name}, kubelet pid ${await signalKubelet('SIGKILL')} killed ${ms} ms later`;
+    },
+  },
+  {
+    name: 'containerd SIGKILL',
+    async inject(ctx) {
+      const pid = pidOf('containerd');
+      process.kill(pid, 'SIGKILL');
+      await gone(pid);
+      const ms = between(ctx, 1000, 10_000);
+      await sleep(ms);
+      startAgain('containerd.sh');
+      return `containerd pid ${pid} killed, started again ${(ms / 1000).toFixed(0)} s later`;
+    },
+  },
+  { name: 'kube-apiserver SIGSTOP', inject: (ctx) => freeze('kube-apiserver', ctx) },
+  {
+    name: 'kubelet cut from the apiserver',
+    async inject(ctx) {
+      const pid = pidOf('kubelet-ts.child');
+      const ms = between(ctx, ctx.maxOutageMs / 4, ctx.maxOutageMs);
+      const restore = cutFromApiserver(pid, NODE_IP);
+      try {
+        await sleep(ms);
+      } finally {
+        restore();
+      }
+      return `kubelet pid ${pid} cut from ${NODE_IP}:6443 for ${(ms / 1000).toFixed(0)} s`;
+    },
+  },
+  { name: 'etcd SIGSTOP', inject: (ctx) => freeze('etcd', ctx) },
+  {
+    name: 'kube-apiserver SIGKILL',
+    async inject(ctx) {
+      const pid = pidOf('kube-apiserver');
+      // Its process group: hack/lib.sh's start_bg makes it a session leader.
+      process.kill(-pid, 'SIGKILL');
+      await gone(pid);
+      const ms = between(ctx, 1000, ctx.maxOutageMs / 2);
+      await sleep(ms);
+      startAgain('control-plane.sh');
+      return `kube-apiserver pid ${pid} killed, started again ${(ms / 1000).toFixed(0)} s later`;
+    },
+  },
+  {
+    name: 'corrupted checkpoint, kubelet SIGKILL',
+    async inject(ctx) {
+      const present = CHECKPOINTS.map((f) => `${KUBELET_ROOT}/${f}`).filter((f) => existsSync(f));
+      if (!present.length) return `no checkpoint file yet; kubelet pid ${await signalKubelet('SIGKILL')} killed`;
+      const file = present[Math.floor(ctx.rnd() * present.length)]!;
+      const size = readFileSync(file).length;
+      // The kubelet is killed first: a live one would write its checkpoint over the damage.
+      const pid = pidOf('kubelet-ts.child');
+      process.kill(pid, 'SIGSTOP');
+      const how = ctx.rnd() < 0.5 ? 'truncated to half' : 'overwritten with garbage';
+      if (how.startsWith('truncated')) truncateSync(file, Math.floor(size / 2));
+      else writeFileSync(file, '{"Data": not json \u0000\u00ff');
+      process.kill(pid, 'SIGKILL');
+      await gone(pid);
+      return `${file} ${how}; kubelet pid ${pid} killed`;
+    },
+  },
+];

@@ -1,0 +1,23 @@
+// The fast slice of `make chaos` (test/chaos/run.ts) that `make test` keeps green: every fault
+// once, amid churning pods, with short control plane outages; the invariant table must pass.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runChaos } from '../chaos/run.ts';
+import { ensureStack } from './stack.ts';
+
+before(() => ensureStack());
+
+test('chaos slice: each fault once amid churning pods; no unexplained restart, statuses converge, nothing leaked', async () => {
+  const lines: string[] = [];
+  const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
+  const report = await runChaos({
+    durationMs: 0,
+    seed,
+    faults: [],
+    maxOutageMs: 20_000,
+    convergeMs: 120_000,
+    population: 8,
+    log: (l) => lines.push(l),
+  });
+  assert.ok(report.ok, `seed ${seed}\n${lines.join('\n')}\n${report.table}`);
+});
