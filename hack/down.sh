@@ -2,7 +2,8 @@
 # Full reset of the local cluster: stops kubelet-ts, removes every CRI pod while containerd
 # still runs, stops the control plane and containerd, then removes what pods leave on the
 # host (netns, CNI IPs, bridge, iptables chains, mounts, cgroups), the kts0 interface,
-# the kubelet's CNI conflist, etcd's data, /var/lib/kubelet and pod logs (/var/log/pods).
+# the kubelet's CNI conflist, etcd's data, /var/lib/kubelet and its filesystem's image, and pod
+# logs (/var/log/pods).
 # Keeps the PKI, logs, images and build caches. Safe to run twice: every step tolerates
 # things already gone, and only a step that cannot make progress is reported.
 source "$(dirname "$0")/lib.sh"
@@ -108,6 +109,8 @@ done
 # State of the cluster itself. Never recurse through a mount (a hostPath bind would be emptied).
 if [ -z "$(awk '{print $2}' /proc/self/mounts | grep -E '^/var/lib/kubelet(/|$)')" ]; then
   rm -rf --one-file-system /var/lib/kubelet
+  # Its own filesystem (hack/kubelet.sh), unmounted above with the binds.
+  rm -f "$KUBELET_ROOT_IMG"
 else
   log "mounts remain under /var/lib/kubelet: not removing it"
 fi

@@ -32,12 +32,31 @@ YAML
   if [ -n "${KTS_CONFIG_EXTRA:-}" ]; then cat "$KTS_CONFIG_EXTRA" >> "$LOCAL/kubelet-config.yaml"; fi
 }
 
+# root_fs: mounts the root dir's own filesystem (KUBELET_ROOT_IMG of hack/lib.sh), made on first
+# use. A root dir still on the host's filesystem is taken over once it has no mounts beneath.
+root_fs() {
+  mkdir -p "$KUBELET_ROOT"
+  findmnt -rn -o SOURCE,TARGET | awk -v t="$KUBELET_ROOT" '$2 == t && $1 ~ /^\/dev\/loop/ {f = 1} END {exit !f}' && return 0
+  [ -z "$(awk -v r="$KUBELET_ROOT/" 'index($2, r) == 1' /proc/self/mounts)" ] \
+    || die "$KUBELET_ROOT is on the host's filesystem with pods' mounts beneath it: run make down once (the root dir moves to a filesystem of its own)"
+  while mountpoint -q "$KUBELET_ROOT"; do umount "$KUBELET_ROOT" || die "cannot unmount $KUBELET_ROOT"; done
+  apt_install e2fsprogs
+  if [ ! -f "$KUBELET_ROOT_IMG" ]; then
+    truncate -s "$KUBELET_ROOT_SIZE" "$KUBELET_ROOT_IMG" && mkfs.ext4 -q -m 0 -F "$KUBELET_ROOT_IMG" \
+      || { rm -f "$KUBELET_ROOT_IMG"; die "cannot make a $KUBELET_ROOT_SIZE ext4 image at $KUBELET_ROOT_IMG"; }
+  fi
+  # discard: what is freed inside is freed in the sparse image too.
+  mount -o loop,discard "$KUBELET_ROOT_IMG" "$KUBELET_ROOT" || die "cannot mount $KUBELET_ROOT_IMG on $KUBELET_ROOT"
+  log "$KUBELET_ROOT: a filesystem of its own, $KUBELET_ROOT_SIZE ($KUBELET_ROOT_IMG)"
+}
+
 start() {
   if running $name; then log "$name already running (supervisor pid $(cat "$PIDS/$name.pid"))"; return 0; fi
   [ -x "$BIN/node" ] || die "$BIN/node is missing: run hack/install-node.sh"
   [ -f "$KTS_ROOT/dist/cli/main.js" ] || die "$KTS_ROOT/dist/cli/main.js is missing: run make build"
   [ -s "$LOCAL/bootstrap-kubelet.conf" ] || die "$LOCAL/bootstrap-kubelet.conf is missing: run hack/join-objects.sh"
-  mkdir -p "$LOCAL" /etc/kubernetes/manifests /var/lib/kubelet /etc/cni/net.d
+  mkdir -p "$LOCAL" /etc/kubernetes/manifests /etc/cni/net.d
+  root_fs
   write_config
   log "starting $name (log: $LOGS/$name.log)"
   # The malloc settings and --max-semi-space-size as in the shebang of src/cli/main.ts (less resident memory).
@@ -47,7 +66,7 @@ start() {
     --bootstrap-kubeconfig "$LOCAL/bootstrap-kubelet.conf" --kubeconfig "$LOCAL/kubelet.kubeconfig" \
     --config "$LOCAL/kubelet-config.yaml" \
     --hostname-override "$NODE_NAME" --node-ip "$KTS_IP" \
-    --container-runtime-endpoint "unix://$CONTAINERD_SOCK" --root-dir /var/lib/kubelet --network-plugin kubenet --v 2
+    --container-runtime-endpoint "unix://$CONTAINERD_SOCK" --root-dir "$KUBELET_ROOT" --network-plugin kubenet --v 2
   sleep 1
   running $name || die "$name supervisor exited at once (see $LOGS/$name.log)"
 }

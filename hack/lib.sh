@@ -12,6 +12,12 @@ BIN="$OUT/bin"
 LOCAL="$OUT/local"
 LOGS="$LOCAL/logs"
 PIDS="$LOCAL/pids"
+# The local kubelet's root dir is a filesystem of its own, a sparse ext4 image on a loop device
+# (hack/kubelet.sh), as on a node whose /var/lib/kubelet has its own disk: test/chaos fills it
+# to 100% without touching the host's. KUBELET_ROOT_SIZE sets its size.
+KUBELET_ROOT=/var/lib/kubelet
+KUBELET_ROOT_IMG="$LOCAL/kubelet-root.img"
+KUBELET_ROOT_SIZE=${KUBELET_ROOT_SIZE:-10G}
 # The control plane and the node live on an address of our own interface kts0 (dummy,
 # or a portless bridge on kernels without the dummy driver, like this VM's):
 # Kubernetes refuses loopback for the apiserver's endpoint and the node's InternalIP.

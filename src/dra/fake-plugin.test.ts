@@ -4,7 +4,7 @@
 // recording NodePrepareResources and NodeUnprepareResources as the driver receives them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server, ServerCredentials, type UntypedServiceImplementation } from '@grpc/grpc-js';
@@ -265,6 +265,11 @@ test('claims prepared by their drivers over gRPC, per driver, shared, unprepared
       ['NodeUnprepareResources'],
     );
     assert.deepEqual(decodeCheckpoint(readFileSync(join(root, CHECKPOINT_FILE), 'utf8')), []);
+    // A pod with no claim here changes nothing: no checkpoint written (a full disk cannot hold up its stop).
+    rmSync(join(root, CHECKPOINT_FILE));
+    await manager.unprepareResources({ metadata: { uid: 'e', name: 'e', namespace: 'ns' }, spec: { containers: [] } });
+    await manager.unprepareResources(b);
+    assert.equal(existsSync(join(root, CHECKPOINT_FILE)), false);
 
     // The NIC driver's pod goes: deregistered, and its slices on this node deleted after the delay.
     api.deleted.length = 0;

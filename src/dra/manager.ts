@@ -162,6 +162,7 @@ export class DraManager {
   async #unprepare(uid: string, namespace: string, names: string[]): Promise<void> {
     const batches: Batches = new Map();
     const toUnprepare = new Map<string, ClaimInfo>();
+    let released = false;
     for (const name of names) {
       const info = this.#claims.get(claimKey(namespace, name));
       // Unlike upstream, a claim this pod never got onto (its prepare failed) is left to the pod that did.
@@ -169,6 +170,7 @@ export class DraManager {
       // Checkpointed below, only once all went well: a restarted kubelet does it again.
       if (info.podUIDs.size > 1) {
         info.podUIDs.delete(uid);
+        released = true;
         continue;
       }
       toUnprepare.set(info.claimUID, info);
@@ -191,7 +193,10 @@ export class DraManager {
       if (unfinished !== 0) throw new Error(`NodeUnprepareResources skipped ${unfinished} ResourceClaims`);
     }
     for (const info of toUnprepare.values()) this.#claims.delete(claimKey(info.namespace, info.claimName));
-    this.#checkpoint();
+    // Unlike upstream's syncToCheckpoint after every pod, only a change is written: a pod with no
+    // claim here then stops on a full disk too (make chaos filled the root dir and such pods hung
+    // in termination on ENOSPC).
+    if (released || toUnprepare.size > 0) this.#checkpoint();
   }
 
   /** upstream's GetResources: the container's CDI devices (fully qualified names), for its CRI config. */

@@ -76,3 +76,25 @@ test('services: no namespace list without service links; default/kubernetes from
     error: 'failed to list services when setting up env vars',
   });
 });
+
+test('while the apiserver cannot be reached, the last answer stands; a refusal or a 404 does not keep it', async () => {
+  const now: Record<string, unknown> = { ...objects, '/api/v1/namespaces/shop/secrets/locked': { metadata: { name: 'locked' }, data: {} } };
+  const api = fakeApi(now);
+  const source = apiEnvSource(api, () => undefined);
+  const before = await source.session()(pod(), c);
+  const down = new ApiError(0, 'Unreachable', 'GET: timed out after 30000 ms');
+  for (const p of Object.keys(now)) now[p] = down;
+  const during = await source.session()(pod(), c);
+  assert.deepEqual(during.services, before.services, 'the services last listed');
+  assert.deepEqual(during.configMaps.get('cfg'), before.configMaps.get('cfg'));
+  now['/api/v1/namespaces/shop/configmaps/cfg'] = new ApiError(403, 'Forbidden', 'GET cfg: 403 forbidden');
+  now['/api/v1/namespaces/shop/secrets/locked'] = new ApiError(404, 'NotFound', 'GET locked: 404');
+  const refused = await source.session()(pod(), c);
+  assert.deepEqual(refused.configMaps.get('cfg'), { error: 'GET cfg: 403 forbidden' });
+  assert.deepEqual(refused.secrets.get('locked'), { notFound: true });
+  now['/api/v1/namespaces/shop/configmaps/cfg'] = down;
+  now['/api/v1/namespaces/shop/secrets/locked'] = down;
+  const after = await source.session()(pod(), c);
+  assert.deepEqual(after.configMaps.get('cfg'), { error: 'GET: timed out after 30000 ms' }, 'what was refused does not come back');
+  assert.deepEqual(after.secrets.get('locked'), { error: 'GET: timed out after 30000 ms' }, 'what was deleted does not come back');
+});

@@ -2,8 +2,11 @@
 // env and envFrom name (GET by name: the node authorizer lets a node read exactly those
 // referenced by its pods), the services of its namespace and default/kubernetes (LIST and
 // GET, allowed for nodes), and the node's allocatable. Each object is read once per sync.
+// While the apiserver cannot be reached, the last answer read is used: upstream reads these
+// from informer and watch caches, which go on serving through an outage, so that a container
+// restarted then still starts (getServiceEnvVarMap, the configMap and secret managers).
 import type { ConfigMap, Container, Node, Pod, Secret, Service, ServiceList } from 'kubernetes-types/core/v1.js';
-import { isNotFound, type ApiClient } from '../apiserver/client.ts';
+import { ApiError, isNotFound, type ApiClient } from '../apiserver/client.ts';
 import { envReferences, type EnvInputs, type Fetched } from './env.ts';
 import { apiPath } from '../apiserver/paths.ts';
 
@@ -19,13 +22,34 @@ export interface EnvSource {
 
 const path = (namespace: string, resource: string, name?: string) => apiPath({ resource, namespace, name });
 
+/** Last answers kept for outages: one per object a pod of the node reads, bounded all the same. */
+const LAST_KEPT = 1024;
+
+/** The apiserver did not answer (unreachable, timed out, overloaded): an answer it gave before still stands. */
+const unanswered = (e: unknown) => !(e instanceof ApiError) || e.status === 0 || e.status === 429 || e.status >= 500;
+
 /** The kubelet's client: node is the Node as last seen (its status.allocatable). */
 export function apiEnvSource(api: Pick<ApiClient, 'get'>, node: () => Node | undefined): EnvSource {
+  const last = new Map<string, unknown>();
+  const read = (p: string) =>
+    api.get<unknown>(p).then(
+      (found) => {
+        last.delete(p);
+        last.set(p, found);
+        if (last.size > LAST_KEPT) last.delete(last.keys().next().value!);
+        return found;
+      },
+      (e: unknown) => {
+        if (unanswered(e) && last.has(p)) return last.get(p);
+        if (!unanswered(e)) last.delete(p);
+        throw e;
+      },
+    );
   return {
     session() {
       const cache = new Map<string, Promise<unknown>>();
       const once = <T>(p: string) => {
-        if (!cache.has(p)) cache.set(p, api.get<T>(p));
+        if (!cache.has(p)) cache.set(p, read(p));
         return cache.get(p) as Promise<T>;
       };
       const fetched = <T>(p: string): Promise<Fetched<T>> =>

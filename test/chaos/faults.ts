@@ -1,13 +1,17 @@
 // The faults the chaos run injects on the local stack, each by name. A fault returns once what
 // it broke is started again (by hack/supervise.sh for the kubelet, by the hack scripts for the
 // rest); run.ts then waits for the node to be healthy and the statuses to converge.
-import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statfsSync, truncateSync, writeFileSync } from 'node:fs';
 import { NODE_IP } from '../e2e/stack.ts';
-import { KUBELET_ROOT, alive, cutFromApiserver, pidOf, startAgain } from './node.ts';
+import { KUBELET_ROOT, alive, condition, cutFromApiserver, fill, onOwnFilesystem, pidOf, startAgain } from './node.ts';
 import type { Churn } from './churn.ts';
 
 export interface FaultContext {
   churn: Churn;
+  /** The node's name. */
+  node: string;
+  /** Says what went wrong while the fault lasted (the run counts it as a failure). */
+  problem: (what: string) => void;
   /** Random in [0, 1), from the run's seed. */
   rnd: () => number;
   /** The longest a control plane outage may last, ms. */
@@ -129,6 +133,34 @@ export const FAULTS: Fault[] = [
       await sleep(ms);
       startAgain('control-plane.sh');
       return `kube-apiserver pid ${pid} killed, started again ${(ms / 1000).toFixed(0)} s later`;
+    },
+  },
+  {
+    // A full disk degrades the node (DiskPressure, evictions, pods refused), not the agent.
+    name: 'kubelet root dir full',
+    async inject(ctx) {
+      if (!onOwnFilesystem(KUBELET_ROOT))
+        throw new Error(`${KUBELET_ROOT} is not a filesystem of its own (hack/kubelet.sh mounts one): filling it would fill the host's`);
+      const pid = pidOf('kubelet-ts.child');
+      // Long enough for the eviction manager (every 10 s) and the node status to say so.
+      const ms = between(ctx, 30_000, Math.max(30_000, ctx.maxOutageMs));
+      const t0 = Date.now();
+      const { bytes, undo } = fill(KUBELET_ROOT);
+      let seen: number | undefined;
+      try {
+        const left = statfsSync(KUBELET_ROOT).bavail;
+        if (left > 0) ctx.problem(`${KUBELET_ROOT} not full: ${left} blocks left`);
+        while (Date.now() - t0 < ms) {
+          if (seen === undefined && (await condition(ctx.node, 'DiskPressure').catch(() => undefined)) === 'True') seen = Date.now() - t0;
+          await sleep(1000);
+        }
+      } finally {
+        undo();
+      }
+      if (seen === undefined) ctx.problem(`no DiskPressure in ${(ms / 1000).toFixed(0)} s of a full ${KUBELET_ROOT}`);
+      if (pidOf('kubelet-ts.child') !== pid) ctx.problem(`the kubelet restarted while ${KUBELET_ROOT} was full`);
+      const pressure = seen === undefined ? 'no DiskPressure' : `DiskPressure after ${(seen / 1000).toFixed(0)} s`;
+      return `${KUBELET_ROOT} filled (${(bytes / 2 ** 30).toFixed(1)} GiB) to 100% for ${(ms / 1000).toFixed(0)} s: ${pressure}`;
     },
   },
   {

@@ -111,8 +111,10 @@ test('unsettled: pods of kinds that run for good that are not running', () => {
     pod({ kind: 'steady', name: 'going', deleting: true, phase: 'Pending' }),
     pod({ kind: 'crashloop', name: 'looping' }, c({ running: false })),
     pod({ kind: 'once', name: 'done', phase: 'Succeeded' }, c({ running: false })),
+    pod({ kind: 'volumes', name: 'evicted', phase: 'Failed', reason: 'Evicted' }, c({ running: false })),
+    pod({ kind: 'volumes', name: 'failed', phase: 'Failed' }, c({ running: false })),
   ]);
-  assert.deepEqual(got, ['pending: Pending, not running']);
+  assert.deepEqual(got, ['pending: Pending, not running', 'failed: Failed, not running']);
 });
 
 test('leaks: only what the end has beyond the start', () => {

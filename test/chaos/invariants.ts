@@ -28,6 +28,8 @@ export interface PodView {
   kind: string;
   deleting: boolean;
   phase: string;
+  /** status.reason: why the kubelet failed the pod as a whole (Evicted, OutOfcpu, ...). */
+  reason?: string;
   containers: ContainerView[];
 }
 
@@ -95,11 +97,12 @@ export function restartFindings(before: PodView[], now: PodView[]): string[] {
 
 /**
  * Pods that should be running and are not: not being deleted, of a kind that runs for good,
- * and not Running with every container up.
+ * not failed by the node with a reason (evicted, or refused at admission under pressure), and
+ * not Running with a container up.
  */
 export function unsettled(pods: PodView[]): string[] {
   return pods
-    .filter((p) => !p.deleting && !MAY_RESTART.has(p.kind) && p.kind !== 'once')
+    .filter((p) => !p.deleting && !MAY_RESTART.has(p.kind) && p.kind !== 'once' && !(p.phase === 'Failed' && p.reason))
     .filter((p) => p.phase !== 'Running' || !p.containers.some((c) => c.running))
     .map((p) => `${p.name}: ${p.phase || 'no phase'}, not running`);
 }

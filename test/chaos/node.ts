@@ -1,7 +1,7 @@
 // The local stack as the chaos run sees it (hack/up.sh): pods through the apiserver, containers
 // through crictl, what the node holds for pods on its filesystems, and the daemons' pids.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync, statfsSync, writeFileSync } from 'node:fs';
 import type { V1Pod } from '@kubernetes/client-node';
 import { ROOT, clients, crictl } from '../e2e/stack.ts';
 import type { Inventory, PodView, RuntimeContainer } from './invariants.ts';
@@ -29,14 +29,17 @@ export function rssMB(pid: number): number | undefined {
   }
 }
 
+/** The status of one of the node's conditions. */
+export async function condition(node: string, type: string): Promise<string | undefined> {
+  return (await clients().core.readNode({ name: node })).status?.conditions?.find((c) => c.type === type)?.status;
+}
+
 /** The kubelet answers its healthz (:10248) and the node is Ready. */
 export async function kubeletHealthy(node: string): Promise<boolean> {
   const ok = await fetch('http://127.0.0.1:10248/healthz', { signal: AbortSignal.timeout(2000) })
     .then((r) => r.ok)
     .catch(() => false);
-  if (!ok) return false;
-  const n = await clients().core.readNode({ name: node });
-  return n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  return ok && (await condition(node, 'Ready')) === 'True';
 }
 
 export function podView(p: V1Pod): PodView {
@@ -48,6 +51,7 @@ export function podView(p: V1Pod): PodView {
     kind: p.metadata?.labels?.['chaos.kts/kind'] ?? '',
     deleting: !!p.metadata?.deletionTimestamp,
     phase: p.status?.phase ?? '',
+    reason: p.status?.reason,
     containers: statuses.map((s) => ({
       name: s.name,
       id: s.containerID?.replace(/^\w+:\/\//, ''),
@@ -155,5 +159,27 @@ export function cutFromApiserver(pid: number, address: string, port = 6443): () 
     execFileSync('iptables', ['-D', ...rule]);
     if (alive(pid)) writeFileSync(`${NET_CLS}/cgroup.procs`, String(pid));
     rmdirSync(group);
+  };
+}
+
+/** Whether path is a mount of a loop device (hack/kubelet.sh's filesystem of the root dir). */
+export function onOwnFilesystem(path: string): boolean {
+  return execFileSync('findmnt', ['-rn', '-o', 'SOURCE,TARGET'], { encoding: 'utf8' })
+    .split('\n')
+    .some((l) => l.startsWith('/dev/loop') && l.endsWith(` ${path}`));
+}
+
+/** Fills the filesystem of path to its last block with files under it; returns what removes them. */
+export function fill(path: string): { bytes: number; undo: () => void } {
+  const files = [`${path}/chaos-fill`, `${path}/chaos-fill-rest`];
+  const { bfree, bsize } = statfsSync(path);
+  // fallocate takes all but what its own extents need; dd writes the rest until ENOSPC.
+  execFileSync('fallocate', ['-l', String(Math.max(0, bfree * bsize - 64 * 2 ** 20)), files[0]!]);
+  spawnSync('dd', ['if=/dev/zero', `of=${files[1]}`, 'bs=4k'], { stdio: 'ignore' });
+  return {
+    bytes: bfree * bsize,
+    undo: () => {
+      for (const f of files) rmSync(f, { force: true });
+    },
   };
 }
