@@ -125,14 +125,14 @@ test('leaks: only what the end has beyond the start', () => {
   });
 });
 
-test('slopePerHour: over the longest series of one process', () => {
-  const s = (t: number, value: number, pid = 1) => ({ t: t * 60_000, value, pid });
-  assert.equal(slopePerHour([s(0, 1), s(1, 2)]), undefined);
-  // 1 MB a minute is 60 an hour; the restarted process's short series is left out.
-  const got = slopePerHour([s(0, 100), s(1, 101), s(2, 102), s(3, 103), s(4, 50, 2), s(5, 90, 2)]);
+test('slopePerHour: over the samples of settled processes, across restarts', () => {
+  const s = (min: number, value: number, pid = 1) => ({ t: min * 60_000, value, pid });
+  assert.equal(slopePerHour([s(0, 1), s(1, 2), s(2, 3)], 2 * 60_000), undefined, 'only one settled sample');
+  // 1 MB a minute is 60 an hour; the restarted process's first minute is left out.
+  const got = slopePerHour([s(0, 100), s(1, 101), s(2, 102), s(3, 103), s(4, 50, 2), s(5, 105, 2), s(6, 106, 2)], 60_000);
   assert.equal(Math.round(got!.perHour), 60);
-  assert.equal(got!.spanMs, 3 * 60_000);
-  assert.equal(slopePerHour([s(0, 5), s(1, 5), s(2, 5)])!.perHour, 0);
+  assert.equal(got!.spanMs, 5 * 60_000);
+  assert.equal(slopePerHour([s(0, 5), s(1, 5), s(2, 5), s(3, 5)], 0)!.perHour, 0);
 });
 
 test('table: aligned columns', () => {

@@ -129,24 +129,21 @@ export interface Sample {
 }
 
 /**
- * The least-squares slope per hour of the longest run of samples from one process, and that
- * run's length in ms; undefined with fewer than 3 samples.
+ * The least-squares slope per hour of the samples taken once each process had run settleMs
+ * (a kubelet killed by a fault starts again from nothing: its first minute is start-up, not
+ * growth), across processes, and the time they span; undefined with fewer than 3 samples.
  */
-export function slopePerHour(samples: Sample[]): { perHour: number; spanMs: number } | undefined {
-  const runs: Sample[][] = [];
-  for (const s of samples) {
-    const last = runs.at(-1);
-    if (last && last[0]!.pid === s.pid) last.push(s);
-    else runs.push([s]);
-  }
-  const run = runs.reduce<Sample[]>((a, r) => (r.at(-1)!.t - r[0]!.t > (a.at(-1)?.t ?? 0) - (a[0]?.t ?? 0) ? r : a), []);
-  if (run.length < 3) return undefined;
-  const n = run.length;
-  const mt = run.reduce((a, s) => a + s.t, 0) / n;
-  const mv = run.reduce((a, s) => a + s.value, 0) / n;
-  const num = run.reduce((a, s) => a + (s.t - mt) * (s.value - mv), 0);
-  const den = run.reduce((a, s) => a + (s.t - mt) ** 2, 0);
-  return { perHour: den === 0 ? 0 : (num / den) * 3_600_000, spanMs: run.at(-1)!.t - run[0]!.t };
+export function slopePerHour(samples: Sample[], settleMs: number): { perHour: number; spanMs: number } | undefined {
+  const born = new Map<number, number>();
+  for (const s of samples) if (!born.has(s.pid)) born.set(s.pid, s.t);
+  const kept = samples.filter((s) => s.t - born.get(s.pid)! >= settleMs);
+  if (kept.length < 3) return undefined;
+  const n = kept.length;
+  const mt = kept.reduce((a, s) => a + s.t, 0) / n;
+  const mv = kept.reduce((a, s) => a + s.value, 0) / n;
+  const num = kept.reduce((a, s) => a + (s.t - mt) * (s.value - mv), 0);
+  const den = kept.reduce((a, s) => a + (s.t - mt) ** 2, 0);
+  return { perHour: den === 0 ? 0 : (num / den) * 3_600_000, spanMs: kept.at(-1)!.t - kept[0]!.t };
 }
 
 /** Rows of the invariant table, aligned for a terminal. */
