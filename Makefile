@@ -44,7 +44,7 @@ down:
 # tests (build's tsconfig.build.json leaves tests out) come first, to fail before the cluster is up.
 # Then the slice on the second runtime (test-containerd1).
 test: lint typecheck build up
-	node --test --test-concurrency=1 --test-reporter=spec 'src/**/*.test.ts' 'test/conformance/*.test.ts' 'test/chaos/*.test.ts' 'test/e2e/**/*.test.ts'
+	node --test --test-concurrency=1 --test-reporter=spec 'src/**/*.test.ts' 'test/conformance/*.test.ts' 'test/chaos/*.test.ts' 'test/bench/*.test.ts' 'test/e2e/**/*.test.ts'
 	$(MAKE) --no-print-directory test-containerd1
 
 # The local stack alone again on Debian's containerd 1.6 (RUNTIME=containerd1, hack/lib.sh) and

@@ -383,6 +383,23 @@ test('watch: aborting the signal mid-stream resolves the watch and closes the co
   await closed(res);
 });
 
+test('watch: a stream silent for watchIdleMs (a dead connection, no bookmark) is Unreachable and hung up', quick, async () => {
+  let res!: ServerResponse;
+  route = (_q, r) => {
+    res = r;
+    r.writeHead(200);
+    r.write(line('ADDED', pod('a', '10')));
+  };
+  const got: string[] = [];
+  const e = await apiClient({ server: base }, { watchIdleMs: 100 })
+    .watch<Pod>('/quiet', (ev) => got.push(ev.type))
+    .catch((err: unknown) => err);
+  assert.deepEqual(got, ['ADDED']);
+  assert.ok(e instanceof ApiError);
+  assert.deepEqual([e.status, e.reason, e.message], [0, 'Unreachable', 'watch /quiet: silent for 100 ms']);
+  await closed(res);
+});
+
 test("watch: aborting before the answer's headers resolves the watch too (not Unreachable)", quick, async () => {
   const got = deferred();
   route = () => got.resolve(); // never answers

@@ -48,10 +48,19 @@ export interface ApiClient {
   reload(conn: Connection): void;
 }
 
-export function apiClient(conn: Connection, opts: { timeoutMs?: number; userAgent?: string } = {}): ApiClient {
+/**
+ * How long a watch may be silent: the apiserver sends a bookmark to every watcher that asks for
+ * them each minute (the cacher's defaultBookmarkFrequency), so a longer silence is a dead
+ * connection (packets dropped, no reset), which TCP would take minutes to notice. Upstream's
+ * client notices with HTTP/2 pings (ReadIdleTimeout 30 s, PingTimeout 15 s).
+ */
+const WATCH_IDLE_MS = 90_000;
+
+export function apiClient(conn: Connection, opts: { timeoutMs?: number; watchIdleMs?: number; userAgent?: string } = {}): ApiClient {
   const url = new URL(conn.server);
   const tls = url.protocol === 'https:';
   const timeoutMs = opts.timeoutMs ?? 30_000;
+  const watchIdleMs = opts.watchIdleMs ?? WATCH_IDLE_MS;
   let agent: Agent | undefined;
   let headers: Record<string, string> = {};
   function use(c: Connection) {
@@ -96,16 +105,19 @@ export function apiClient(conn: Connection, opts: { timeoutMs?: number; userAgen
       headers: h,
       agent,
       signal,
-      timeout: stream ? 0 : timeoutMs,
+      timeout: stream ? watchIdleMs : timeoutMs,
     });
     return new Promise((resolveRes, reject) => {
-      req.on('timeout', () => req.destroy(new Error(`timed out after ${timeoutMs} ms`)));
+      // Destroyed with the reason, so that a watch's reader (after the headers) sees it too.
+      let response: IncomingMessage | undefined;
+      req.once('response', (res) => (response = res));
+      req.on('timeout', () =>
+        (response ?? req).destroy(new Error(stream ? `silent for ${watchIdleMs} ms` : `timed out after ${timeoutMs} ms`)),
+      );
       // The socket timeout above fires only on silence: a request is also bounded as a whole, so
       // that a server that answers slowly forever cannot hold a caller (and what it serializes,
       // a mirror pod's reconcile, a status patch) for good. Watches are bounded by the reflector.
       if (!stream) {
-        let response: IncomingMessage | undefined;
-        req.once('response', (res) => (response = res));
         const deadline = setTimeout(() => (response ?? req).destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
         req.once('close', () => clearTimeout(deadline));
       }
@@ -175,7 +187,9 @@ export function apiClient(conn: Connection, opts: { timeoutMs?: number; userAgen
         }
       } catch (e) {
         if (signal?.aborted) return;
-        throw e;
+        throw e instanceof ApiError || e instanceof SyntaxError
+          ? e
+          : new ApiError(0, 'Unreachable', `watch ${path}: ${(e as Error).message}`);
       }
     },
   };

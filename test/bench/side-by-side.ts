@@ -4,13 +4,15 @@
 // The same workload runs on one node, then on the other, so that the kubelet being
 // measured has the machine while the other idles: 30 busybox pods pinned by nodeName are
 // created at once; a watch timestamps when each is seen Running, then when each one's
-// container exit is seen in its status. Prints one table; docs/benchmarks.md records runs
-// with the machine they ran on.
+// container exit is seen in its status; the apiserver's audit log counts each kubelet's
+// requests, at idle and over the pods' lives. Prints one table; docs/benchmarks.md records
+// runs with the machine they ran on.
 import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
 import type { V1Pod } from '@kubernetes/client-node';
+import { nodeRequests, total } from './audit.ts';
 import { BUSYBOX, ROOT, benchNamespace, core, pct, sleep, usage as procUsage, watchPods } from './lib.ts';
 
 const PIDS = `${ROOT}/_output/local/pids`;
@@ -51,6 +53,10 @@ interface Result {
   rssPeak: number;
   cpuSeconds: number;
   runtimeCpuSeconds: number;
+  /** Its requests to the apiserver from the first create to the last pod deleted, by kind. */
+  requests: Map<string, number>;
+  /** Its requests per minute with no pod, measured before the runs (not for a variant of the same node). */
+  idlePerMinute?: number;
   version: string;
 }
 
@@ -182,6 +188,7 @@ async function runOnce(t: Target): Promise<Result> {
         gone = e;
       }
     }, 200);
+    const t0 = Date.now();
     const created = new Map<string, number>(),
       running = new Map<string, number>(),
       exited = new Map<string, number>(),
@@ -231,6 +238,11 @@ async function runOnce(t: Target): Promise<Result> {
     }
     const after = usage(pid);
     if (readPid(t) !== pid) throw new Restarted(`${t.label} restarted during the run`);
+    // The rest of the pods' lives: deleted, and what the kubelet asks meanwhile (the last
+    // status writes come after the apiserver removed the pods).
+    await deletePods(ns);
+    await sleep(2000);
+    const requests = nodeRequests(t.node, t0, Date.now());
     return {
       startup: [...running].map(([n, at]) => at - created.get(n)!),
       exitSeen: [...exited].map(([n, at]) => at - exitAt.get(n)!),
@@ -238,6 +250,7 @@ async function runOnce(t: Target): Promise<Result> {
       rssPeak: peakRSS,
       cpuSeconds: after.cpuSeconds - before.cpuSeconds,
       runtimeCpuSeconds: runtimeCpu(t) - runtimeBefore,
+      requests,
       version: node.status?.nodeInfo?.kubeletVersion ?? '?',
     };
   } finally {
@@ -288,19 +301,39 @@ function table(results: [Target, Result][]) {
     ['kubelet RSS peak', (r) => `${r.rssPeak.toFixed(0)} MB`],
     ['kubelet CPU during the run', (r) => `${r.cpuSeconds.toFixed(1)} s`],
     ["its containerd's CPU (daemon, not shims)", (r) => `${r.runtimeCpuSeconds.toFixed(1)} s`],
+    ['apiserver requests, create to delete', (r) => `${total(r.requests)} (${(total(r.requests) / N).toFixed(1)} a pod)`],
+    ['apiserver requests a minute at idle', (r) => (r.idlePerMinute === undefined ? '-' : r.idlePerMinute.toFixed(1))],
   ];
   const head = ['figure', ...results.map(([t, r]) => `${t.label} (${r.version})`)];
   const lines = [head, head.map(() => '---'), ...rows.map(([label, f]) => [label, ...results.map(([, r]) => f(r))])];
   console.log(`${N} busybox pods created at once, pinned to the node; latencies seen through a watch`);
   for (const l of lines) console.log(`| ${l.join(' | ')} |`);
+  console.log('\napiserver requests, create to delete, by kind (from its audit log)');
+  for (const [t, r] of results)
+    console.log(
+      `- ${t.label}: ${[...r.requests]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')}`,
+    );
+}
+
+/** Each node's kubelet's requests a minute with no pod on it (its lease, node status, watches). */
+async function idleRequests(nodes: string[]): Promise<Map<string, number>> {
+  console.error(`bench: apiserver requests of ${nodes.join(', ')} at idle, for 2 minutes`);
+  const from = Date.now();
+  await sleep(120_000);
+  const to = Date.now();
+  return new Map(nodes.map((n) => [n, total(nodeRequests(n, from, to)) / ((to - from) / 60_000)]));
 }
 
 async function main() {
   const results: [Target, Result][] = [];
+  const idle = await idleRequests([...new Set(TARGETS.map((t) => t.node))]);
   for (const t of TARGETS) {
     if (t.env) await restartKubeletTs(t.env);
     try {
-      results.push([t, await run(t)]);
+      results.push([t, { ...(await run(t)), idlePerMinute: t.env ? undefined : idle.get(t.node) }]);
     } finally {
       if (t.env) await restartKubeletTs();
     }

@@ -1,6 +1,7 @@
 // The faults the chaos run injects on the local stack, each by name. A fault returns once what
 // it broke is started again (by hack/supervise.sh for the kubelet, by the hack scripts for the
 // rest); run.ts then waits for the node to be healthy and the statuses to converge.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statfsSync, truncateSync, writeFileSync } from 'node:fs';
 import { NODE_IP } from '../e2e/stack.ts';
 import { KUBELET_ROOT, alive, condition, cutFromApiserver, fill, onOwnFilesystem, pidOf, startAgain } from './node.ts';
@@ -52,6 +53,9 @@ async function freeze(name: 'kube-apiserver' | 'etcd', ctx: FaultContext): Promi
   }
   return `${name} (pid ${pid}) stopped for ${(ms / 1000).toFixed(0)} s`;
 }
+
+/** Sets the system clock (CLOCK_REALTIME) to ms since the epoch. */
+const setClock = (ms: number) => execFileSync('date', ['-u', '-s', `@${(ms / 1000).toFixed(3)}`], { stdio: 'ignore' });
 
 /** The files kubelet-ts writes and reads back at start. */
 export const CHECKPOINTS = [
@@ -161,6 +165,24 @@ export const FAULTS: Fault[] = [
       if (pidOf('kubelet-ts.child') !== pid) ctx.problem(`the kubelet restarted while ${KUBELET_ROOT} was full`);
       const pressure = seen === undefined ? 'no DiskPressure' : `DiskPressure after ${(seen / 1000).toFixed(0)} s`;
       return `${KUBELET_ROOT} filled (${(bytes / 2 ** 30).toFixed(1)} GiB) to 100% for ${(ms / 1000).toFixed(0)} s: ${pressure}`;
+    },
+  },
+  {
+    // The whole host's clock: the control plane shares it, as on a one-machine cluster. It is put
+    // back from the monotonic clock afterwards (a second step, backwards), so the run's own time
+    // and the host stay right.
+    name: 'system clock stepped forward',
+    async inject(ctx) {
+      const stepMs = between(ctx, 30_000, 120_000);
+      const holdMs = between(ctx, 10_000, 30_000);
+      const offset = Date.now() - performance.now();
+      setClock(Date.now() + stepMs);
+      try {
+        await sleep(holdMs);
+      } finally {
+        setClock(performance.now() + offset);
+      }
+      return `clock stepped ${(stepMs / 1000).toFixed(0)} s forward for ${(holdMs / 1000).toFixed(0)} s, then back`;
     },
   },
   {
