@@ -1,12 +1,13 @@
 // Registers the Node and keeps its status: computed every nodeStatusUpdateFrequency,
-// sent when it changed or when nodeStatusReportFrequency has passed (the Lease is the
-// heartbeat). A deleted Node is registered again.
+// sent when it changed, when someone else changed a condition of it, or when
+// nodeStatusReportFrequency has passed (the Lease is the heartbeat). A deleted Node is
+// registered again.
 import type { Node, NodeStatus, ContainerImage, Taint } from 'kubernetes-types/core/v1.js';
 import { type ApiClient, isAlreadyExists, isNotFound } from '../apiserver/client.ts';
 import { backoff, jittered, sleep } from '../backoff/backoff.ts';
 import { reflector } from '../apiserver/reflector.ts';
 import type { Logger } from '../log/log.ts';
-import { nodeForRegistration, nodeStatus, statusChanged, type RuntimeHealth, type StatusInputs } from './status.ts';
+import { conditionsOverwritten, nodeForRegistration, nodeStatus, statusChanged, type RuntimeHealth, type StatusInputs } from './status.ts';
 import { apiPath } from '../apiserver/paths.ts';
 
 export interface NodeAgentOptions {
@@ -117,6 +118,14 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
       reregistering = false;
     }
   };
+  // The Node as the apiserver shows it: a condition of ours overwritten there is sent again now.
+  const seen = (node: Node) => {
+    if (conditionsOverwritten(lastSent, node.status)) {
+      lastSent = undefined;
+      wake?.();
+    }
+    o.onNode(node);
+  };
   let watch: { stop(): void } | undefined;
   register().then(
     async (node) => {
@@ -126,8 +135,8 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
         apiPath({ resource: 'nodes' }, { fieldSelector: `metadata.name=${o.nodeName}` }),
         'node',
         {
-          list: (items) => (items[0] ? o.onNode(items[0]) : void reregister()),
-          event: (type, n) => (type === 'DELETED' ? void reregister() : o.onNode(n)),
+          list: (items) => (items[0] ? seen(items[0]) : void reregister()),
+          event: (type, n) => (type === 'DELETED' ? void reregister() : seen(n)),
         },
         o.log,
       );

@@ -1,6 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nodeStatus, notReadyReason, statusChanged, nodeImages, capacityAndAllocatable, type StatusInputs } from './status.ts';
+import {
+  conditionsOverwritten,
+  nodeStatus,
+  notReadyReason,
+  statusChanged,
+  nodeImages,
+  capacityAndAllocatable,
+  type StatusInputs,
+} from './status.ts';
 
 const inputs = (over: Partial<StatusInputs> = {}): StatusInputs => ({
   host: {
@@ -161,4 +169,21 @@ test('Ready while the node shuts down: False, KubeletNotReady, "node is shutting
   for (const [r, shutdown, want] of cases) assert.equal(notReadyReason(r, shutdown), want);
   const ready = nodeStatus(inputs({ shutdown: 'node is shutting down' })).conditions!.find((c) => c.type === 'Ready')!;
   assert.deepEqual([ready.status, ready.reason, ready.message], ['False', 'KubeletNotReady', 'node is shutting down']);
+});
+
+test('conditionsOverwritten: the lifecycle controller set Ready Unknown; our own status echoed back is not', () => {
+  const cond = (type: string, status: string, reason: string) => ({
+    type,
+    status,
+    reason,
+    lastHeartbeatTime: 'a',
+    lastTransitionTime: 'b',
+  });
+  const sent = { conditions: [cond('Ready', 'True', 'KubeletReady'), cond('DiskPressure', 'False', 'KubeletHasNoDiskPressure')] };
+  const echoed = { conditions: sent.conditions.map((c) => ({ ...c, lastHeartbeatTime: 'later' })), volumesAttached: [] };
+  const unknown = { conditions: [cond('Ready', 'Unknown', 'NodeStatusUnknown'), cond('DiskPressure', 'Unknown', 'NodeStatusUnknown')] };
+  assert.equal(conditionsOverwritten(sent, echoed), false);
+  assert.equal(conditionsOverwritten(sent, unknown), true);
+  assert.equal(conditionsOverwritten(sent, { conditions: [sent.conditions[0]!] }), true, 'a condition gone');
+  assert.equal(conditionsOverwritten(undefined, unknown), false, 'nothing sent yet: the next beat sends anyway');
 });

@@ -216,6 +216,19 @@ export function statusChanged(a: NodeStatus | undefined, b: NodeStatus): boolean
   return JSON.stringify(strip(a)) !== JSON.stringify(strip(b));
 }
 
+/**
+ * Whether someone else changed a condition the kubelet sent (the node lifecycle controller sets
+ * Ready and the pressures Unknown when the Lease lapses): then the status must be sent again,
+ * as upstream's tryUpdateNodeStatus, which compares with the Node the apiserver holds.
+ */
+export function conditionsOverwritten(sent: NodeStatus | undefined, seen: NodeStatus | undefined): boolean {
+  if (!sent?.conditions) return false;
+  return sent.conditions.some((c) => {
+    const now = seen?.conditions?.find((x) => x.type === c.type);
+    return !now || now.status !== c.status || now.reason !== c.reason;
+  });
+}
+
 /** The images for the Node's status: biggest first, at most max, at most 5 names each (upstream's limits). */
 export function nodeImages(images: { repoTags: string[]; repoDigests: string[]; size: number }[], max: number): ContainerImage[] {
   return images
