@@ -129,7 +129,7 @@ kubelet() {
       # shellcheck disable=SC2046
       KTS_SUPERVISE_CHILD_PID_FILE="$PIDS/$n-kubelet.child.pid" start_bg "$n-kubelet" \
         nsenter $(node_ns_opts "$n") "$KTS_ROOT/hack/supervise.sh" env MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072 \
-        "$BIN/node" --max-semi-space-size=4 "$KTS_ROOT/dist/cli/main.js" $(kubelet_args "$n") --v 2
+        "$BIN/node" --max-semi-space-size=4 --no-maglev "$KTS_ROOT/dist/cli/main.js" $(kubelet_args "$n") --v 2
       ;;
     stop) stop_bg "$n-kubelet" 25; rm -f "$PIDS/$n-kubelet.child.pid" ;;
     restart) kubelet "$n" stop; kubelet "$n" start ;;
