@@ -36,14 +36,23 @@ export function certificateManager(
   o: {
     log: Logger;
     onCertificate: (pem: string) => void;
+    /**
+     * Whom to ask once the current certificate has expired, when it cannot authenticate the
+     * CSR itself (upstream's client certificate manager asks with the bootstrap credentials,
+     * its Current() being nil then).
+     */
+    whenExpired?: () => ApiClient | undefined;
   },
 ): { stop(): void } {
   const abort = new AbortController();
-  const retry = backoff(1000, 300_000);
+  // At most a minute apart: an outage longer than the certificate's life must not leave the
+  // kubelet minutes behind the apiserver's return.
+  const retry = backoff(1000, 64_000);
   (async () => {
     while (!abort.signal.aborted) {
       const v = certificateValidity(loadCurrent(certDir, spec.prefix)?.pem ?? '');
-      if (v && v.notAfter > new Date()) {
+      const valid = !!v && v.notAfter > new Date();
+      if (v && valid) {
         const deadline = rotationDeadline(v.notBefore, v.notAfter);
         o.log.info('Certificate rotation deadline determined', {
           certificate: spec.prefix,
@@ -56,7 +65,7 @@ export function certificateManager(
       }
       try {
         o.log.info('Requesting a new certificate', { certificate: spec.prefix, signer: spec.signer });
-        const { cert, key } = await issueCertificate(api, spec, o.log, abort.signal);
+        const { cert, key } = await issueCertificate((!valid && o.whenExpired?.()) || api, spec, o.log, abort.signal);
         storeCurrent(certDir, spec.prefix, cert, key);
         retry.reset();
         o.onCertificate(loadCurrent(certDir, spec.prefix)!.pem);

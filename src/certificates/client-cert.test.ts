@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { kubeletKubeconfig } from './client-cert.ts';
-import { rotationDeadline } from './certificate-manager.ts';
+import { certificateManager, rotationDeadline } from './certificate-manager.ts';
+import { CLIENT_SIGNER } from './csr.ts';
+import { certificateValidity, newPrivateKey, selfSignedServingCert } from './pki.ts';
+import { ApiError, type ApiClient } from '../apiserver/client.ts';
 import { storeCurrent, loadCurrent } from './store.ts';
 import { connectionFrom } from '../apiserver/kubeconfig.ts';
 
@@ -34,4 +37,41 @@ test('storeCurrent writes a dated file and switches the current link', (t) => {
   storeCurrent(dir, 'kubelet-client', 'CERT2', 'KEY2', new Date('2026-11-23T12:00:00Z'));
   assert.equal(loadCurrent(dir, 'kubelet-client')!.pem, 'CERT2\nKEY2\n');
   assert.equal(readFileSync(join(dir, 'kubelet-client-2026-11-22-12-00-00.pem'), 'utf8'), 'CERT1\nKEY1\n', 'the old file stays');
+});
+
+test('an expired certificate is renewed through the client whenExpired gives (the bootstrap credentials), not its own', {
+  timeout: 5000,
+}, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kts-certmgr-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const key = newPrivateKey();
+  storeCurrent(dir, 'kubelet-client', selfSignedServingCert(key, 'old', [], new Date(Date.now() - 2 * 365 * 86_400_000)), key);
+  const issued = selfSignedServingCert(newPrivateKey(), 'new', []);
+  const asked: string[] = [];
+  const fake = (who: string, works: boolean) =>
+    ({
+      create: async () => {
+        asked.push(who);
+        if (!works) throw new ApiError(401, 'Unauthorized', 'POST csr: 401 Unauthorized');
+        return { metadata: { name: 'node-csr-1' } };
+      },
+      get: async () => ({ status: { certificate: Buffer.from(issued).toString('base64') } }),
+    }) as unknown as ApiClient;
+  const quiet = { info() {}, v() {}, warn() {}, error() {} };
+  let got!: (pem: string) => void;
+  const handed = new Promise<string>((r) => (got = r));
+  const m = certificateManager(
+    fake('own', false),
+    dir,
+    { prefix: 'kubelet-client', signer: CLIENT_SIGNER, subject: { commonName: 'system:node:n' } },
+    {
+      log: quiet,
+      onCertificate: got,
+      whenExpired: () => fake('bootstrap', true),
+    },
+  );
+  t.after(() => m.stop());
+  assert.equal(await handed, loadCurrent(dir, 'kubelet-client')!.pem);
+  assert.match(certificateValidity(loadCurrent(dir, 'kubelet-client')!.pem)!.subject, /CN=new/);
+  assert.deepEqual(asked, ['bootstrap']);
 });

@@ -76,14 +76,26 @@ export async function ensureClientCertificate(o: {
   writeFileSync(o.kubeconfig, kubeletKubeconfig(boot.server, boot.ca, certFile), { mode: 0o600 });
 }
 
-/** Rotates the client certificate when it was bootstrapped here (not an admin-provided one). */
+/**
+ * Rotates the client certificate when it was bootstrapped here (not an admin-provided one). One
+ * that expired (the apiserver was out of reach past its end) is renewed with the bootstrap
+ * kubeconfig's credentials while there is one, as upstream does.
+ */
 export function clientCertificateRotation(
   api: ApiClient,
-  o: { kubeconfig: string; certDir: string; nodeName: string; log: Logger },
+  o: { kubeconfig: string; bootstrapKubeconfig?: string; certDir: string; nodeName: string; log: Logger },
 ): { stop(): void } {
   if (!loadCurrent(o.certDir, PREFIX)) return { stop() {} };
   return certificateManager(api, o.certDir, clientSpec(o.nodeName), {
     log: o.log,
     onCertificate: () => api.reload(loadKubeconfig(o.kubeconfig)),
+    whenExpired: () => {
+      const boot = o.bootstrapKubeconfig ? tryLoad(o.bootstrapKubeconfig) : undefined;
+      if (!boot) return undefined;
+      o.log.info('The client certificate expired: asking for a new one with the bootstrap kubeconfig', {
+        bootstrapKubeconfig: o.bootstrapKubeconfig,
+      });
+      return apiClient(boot);
+    },
   });
 }

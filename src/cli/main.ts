@@ -67,6 +67,7 @@ async function startKubelet(argv: KubeletArgs) {
 
   const kubelet = await runKubelet({
     kubeconfig: argv.kubeconfig,
+    bootstrapKubeconfig: argv['bootstrap-kubeconfig'],
     config,
     nodeName,
     nodeIP: argv['node-ip'],

@@ -107,6 +107,8 @@ import { UserNamespaces } from '../userns/manager.ts';
 
 export interface KubeletOptions {
   kubeconfig: string;
+  /** --bootstrap-kubeconfig: asks for a new client certificate once the current one expired. */
+  bootstrapKubeconfig?: string;
   config: KubeletConfig;
   nodeName: string;
   certDir: string;
@@ -410,7 +412,13 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       agent.poke();
     });
   }
-  const rotation = clientCertificateRotation(api, { kubeconfig: o.kubeconfig, certDir: o.certDir, nodeName, log: logger('certificate') });
+  const rotation = clientCertificateRotation(api, {
+    kubeconfig: o.kubeconfig,
+    bootstrapKubeconfig: o.bootstrapKubeconfig,
+    certDir: o.certDir,
+    nodeName,
+    log: logger('certificate'),
+  });
   // Nothing waits for the registration: static pods run while the apiserver is unreachable (on a
   // kubeadm control-plane node the apiserver is one of them), as upstream. The Lease gets the
   // Node as its owner once there is one.
