@@ -95,7 +95,9 @@ export const FAULTS: Fault[] = [
       }
       const ms = between(ctx, 200, 2500);
       await sleep(ms);
-      return `deleted ${name}, kubelet pid ${await signalKubelet('SIGKILL')} killed ${ms} ms later`;
+      // The churn may have deleted it first: then the kill lands amid the churn's deletes.
+      const what = name ? `deleted ${name}` : 'no slow-stopping pod left to delete';
+      return `${what}, kubelet pid ${await signalKubelet('SIGKILL')} killed ${ms} ms later`;
     },
   },
   {
