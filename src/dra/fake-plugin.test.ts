@@ -265,8 +265,9 @@ test('claims prepared by their drivers over gRPC, per driver, shared, unprepared
       ['NodeUnprepareResources'],
     );
     assert.deepEqual(decodeCheckpoint(readFileSync(join(root, CHECKPOINT_FILE), 'utf8')), []);
-    // A pod with no claim here changes nothing: no checkpoint written (a full disk cannot hold up its stop).
+    // A pod with no claim here changes nothing: no checkpoint written (a full disk cannot hold up its start or stop).
     rmSync(join(root, CHECKPOINT_FILE));
+    await manager.prepareResources({ metadata: { uid: 'e', name: 'e', namespace: 'ns' }, spec: { containers: [] } });
     await manager.unprepareResources({ metadata: { uid: 'e', name: 'e', namespace: 'ns' }, spec: { containers: [] } });
     await manager.unprepareResources(b);
     assert.equal(existsSync(join(root, CHECKPOINT_FILE)), false);

@@ -144,7 +144,8 @@ export class DraManager {
       if (unfinished !== 0) throw new Error(`NodePrepareResources skipped ${unfinished} ResourceClaims`);
     }
     for (const info of toPrepare.values()) info.prepared = true;
-    this.#checkpoint();
+    // Nothing prepared, nothing to write: a pod with no claim starts on a full disk too.
+    if (toPrepare.size > 0) this.#checkpoint();
   }
 
   /**

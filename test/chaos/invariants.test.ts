@@ -89,6 +89,18 @@ test('restartFindings: restarts without a reason, counts going down, healthy con
       want: [/restarted 1x after it had run, and nothing in it asks for a restart/],
     },
     {
+      name: 'an init container that failed by itself (exit 1 on a full disk) is restarted',
+      before: [pod({ kind: 'init' }, c({ running: false }))],
+      now: [pod({ kind: 'init' }, c({ id: 'bbb', restartCount: 1, lastTerminated: true, lastStarted: true, lastExitCode: 1 }))],
+      want: [],
+    },
+    {
+      name: 'a steady container killed (137) and restarted',
+      before: [pod({ kind: 'steady' })],
+      now: [pod({ kind: 'steady' }, c({ id: 'bbb', restartCount: 1, lastTerminated: true, lastStarted: true, lastExitCode: 137 }))],
+      want: [/restarted 1x after it had run/],
+    },
+    {
       name: 'a container that was created but never started is started anew',
       before: [pod({ kind: 'once' }, c({ running: false, id: 'aaa' }))],
       now: [pod({ kind: 'once' }, c({ id: 'bbb', restartCount: 1, lastTerminated: true }))],

@@ -13,6 +13,8 @@ export interface ContainerView {
   lastTerminated: boolean;
   /** The last container had started (lastState.terminated.startedAt): it ran before this one. */
   lastStarted: boolean;
+  /** lastState.terminated.exitCode. */
+  lastExitCode?: number;
   /** state.terminated.reason, when the container is terminated. */
   reason?: string;
 }
@@ -69,9 +71,16 @@ export function divergence(pods: PodView[], runtime: RuntimeContainer[]): string
 export const MAY_RESTART = new Set(['crashloop', 'failing-probe']);
 
 /**
+ * A container that failed by itself (a full disk, say), which its restartPolicy restarts: an
+ * exit code of its own, not 0 (done) nor 137 or 143 (killed, by the kubelet or the runtime).
+ */
+const failedByItself = (code: number | undefined) => code !== undefined && code !== 0 && code !== 137 && code !== 143;
+
+/**
  * Restarts between two looks at the same pods: a restart count that went down, one that went
  * up with no lastState.terminated to say why, a restart of a kind that never asks for one (a
- * healthy container, or one that ran to completion) after its last container had run, and a
+ * healthy container, or one that ran to completion) after its last container had run and did
+ * not fail by itself, and a
  * container replaced under the same restart count. A container created but never started (a
  * kubelet killed between CreateContainer and StartContainer) is started anew, as upstream's
  * ShouldContainerBeRestarted does for the created state.
@@ -86,7 +95,7 @@ export function restartFindings(before: PodView[], now: PodView[]): string[] {
       const where = `${pod.name}/${c.name}`;
       if (o && c.restartCount < o.restartCount) out.push(`${where}: restartCount went down from ${o.restartCount} to ${c.restartCount}`);
       if (o && c.restartCount > o.restartCount && !c.lastTerminated) out.push(`${where}: restarted with no lastState.terminated`);
-      if (!MAY_RESTART.has(pod.kind) && c.restartCount > (o?.restartCount ?? 0) && c.lastStarted)
+      if (!MAY_RESTART.has(pod.kind) && c.restartCount > (o?.restartCount ?? 0) && c.lastStarted && !failedByItself(c.lastExitCode))
         out.push(`${where}: restarted ${c.restartCount}x after it had run, and nothing in it asks for a restart`);
       if (o?.id && c.id && o.id !== c.id && c.restartCount === o.restartCount && o.running && c.running)
         out.push(`${where}: replaced (${o.id.slice(0, 12)} -> ${c.id.slice(0, 12)}) with no restart counted`);
