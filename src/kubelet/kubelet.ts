@@ -224,7 +224,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   );
   const status = new StatusManager(api, logger('status'), {
     observe: statusMetrics,
-    target: (pod) => (isStaticPod(pod) ? mirrors.mirrorUID(pod) : pod.metadata!.uid),
+    target: (pod) => (isStaticPod(pod) ? mirrors.mirror(pod) : (workers.latest(pod.metadata!.uid!) ?? pod)),
   });
   // Upstream's pod start-up SLI: creation to all containers running as the watch shows it, without image pulls.
   const startup = new StartupLatencyTracker(startupMetrics(log));
@@ -429,6 +429,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     log: logger('lease'),
   });
   const mirrorBeat = mirrors.start();
+  const statusBeat = status.start();
 
   // Pod sources: the apiserver (pods bound here and the mirrors of static pods), staticPodPath
   // and staticPodURL, merged and routed by PodConfig.
@@ -580,6 +581,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       // Pods keep running: a restarted kubelet adopts them from their CRI labels.
       for (const part of [
         mirrorBeat,
+        statusBeat,
         files,
         url,
         gc,

@@ -75,10 +75,10 @@ test('a create that finds a stale pod of the name keeps it as the mirror seen, a
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(calls, ['create', 'get']);
   assert.deepEqual(warnings, ['Failed to reconcile mirror pod, will retry']);
-  assert.equal(mirrors.mirrorUID(stat), undefined, 'the stale pod is not the mirror');
+  assert.equal(mirrors.mirror(stat), undefined, 'the stale pod is not the mirror');
   // The next beat deletes the stale pod by its UID and creates the mirror.
   await mirrors.reconcile('kube-system/web-n1');
   assert.deepEqual(calls.slice(2), ['delete m1', 'create']);
-  assert.equal(mirrors.mirrorUID(stat), 'm2');
+  assert.equal(mirrors.mirror(stat)?.metadata?.uid, 'm2');
   assert.deepEqual(onMirror, ['static-2']);
 });

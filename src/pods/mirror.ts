@@ -92,10 +92,10 @@ export class MirrorPods {
         return;
       }
   }
-  /** The UID of the mirror of a static pod, where its status goes. */
-  mirrorUID(staticPod: Pod): string | undefined {
+  /** The mirror of a static pod, where its status goes. */
+  mirror(staticPod: Pod): Pod | undefined {
     const m = this.#mirrors.get(key(staticPod));
-    return m && m.metadata?.annotations?.[CONFIG_MIRROR] === staticPod.metadata?.annotations?.[CONFIG_HASH] ? m.metadata!.uid : undefined;
+    return m && m.metadata?.annotations?.[CONFIG_MIRROR] === staticPod.metadata?.annotations?.[CONFIG_HASH] ? m : undefined;
   }
   reconcileAll() {
     for (const k of new Set([...this.#statics.keys(), ...this.#mirrors.keys()])) void this.reconcile(k);

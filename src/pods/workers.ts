@@ -220,6 +220,11 @@ export class PodWorkers {
     return [...this.#workers.values()].filter((w) => w.state === 'syncing').map((w) => w.lastPod);
   }
 
+  /** The last object seen of a pod: the apiserver's copy, whose status the status manager checks. */
+  latest(uid: string): Pod | undefined {
+    return this.#workers.get(uid)?.lastPod;
+  }
+
   /** The pods the kubelet is responsible for (the last object seen of each). */
   pods(): Pod[] {
     return [...this.#workers.values()].map((w) => w.lastPod);

@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newlyTerminated, withObservedGeneration, withRemovals } from './status-manager.ts';
+import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
+import type { ApiClient } from '../apiserver/client.ts';
+import { sleep } from '../backoff/backoff.ts';
+import type { Logger } from '../log/log.ts';
+import { StatusManager, newlyTerminated, statusDiffers, withObservedGeneration, withRemovals } from './status-manager.ts';
 
 test('withRemovals: resize conditions an earlier status had and this one does not carry are deleted by the patch', () => {
   const ready = { type: 'Ready', status: 'True' };
@@ -67,4 +71,96 @@ test("withObservedGeneration: the pod's generation on any status set (a rejectio
   const rejected = { phase: 'Failed', reason: 'OutOfcpu' };
   assert.deepEqual(withObservedGeneration({ metadata: { generation: 1 } }, rejected), { ...rejected, observedGeneration: 1 });
   assert.deepEqual(withObservedGeneration({ metadata: {} }, rejected), rejected, 'a static pod has no generation');
+});
+
+test('statusDiffers: what someone else changed in the apiserver, not its formatting', () => {
+  const running = {
+    name: 'app',
+    ready: true,
+    started: true,
+    restartCount: 0,
+    image: 'i',
+    imageID: 'x',
+    state: { running: { startedAt: 't' } },
+  };
+  const sent = {
+    phase: 'Running',
+    podIP: '10.88.0.4',
+    conditions: [
+      { type: 'Ready', status: 'True', lastTransitionTime: '2026-11-26T10:00:00.123Z' },
+      { type: 'ContainersReady', status: 'True' },
+    ],
+    containerStatuses: [running],
+  };
+  const rows: [string, object | undefined, string[], PodStatus?][] = [
+    ['the same status', sent, []],
+    [
+      'other timestamps, a readiness gate and the scheduler condition',
+      {
+        ...sent,
+        conditions: [
+          { type: 'Ready', status: 'True', lastTransitionTime: '2026-11-26T10:00:00Z' },
+          { type: 'ContainersReady', status: 'True' },
+          { type: 'example.com/gate', status: 'False' },
+        ],
+        containerStatuses: [{ ...running, state: { running: { startedAt: 'u' } } }],
+      },
+      [],
+    ],
+    [
+      "the node lifecycle controller's Ready=False",
+      {
+        ...sent,
+        conditions: [
+          { type: 'Ready', status: 'False' },
+          { type: 'ContainersReady', status: 'True' },
+        ],
+      },
+      ['conditions[Ready]'],
+    ],
+    ['a kubelet condition gone', { ...sent, conditions: [{ type: 'Ready', status: 'True' }] }, ['conditions[ContainersReady]']],
+    ['another phase', { ...sent, phase: 'Pending' }, ['phase']],
+    ['another pod IP', { ...sent, podIP: '10.88.0.5' }, ['podIP']],
+    ['a pod IP the kubelet no longer names (its sandbox stopped)', { ...sent, podIP: '10.88.0.5' }, [], { ...sent, podIP: undefined }],
+    ['a container not ready', { ...sent, containerStatuses: [{ ...running, ready: false }] }, ['containerStatuses[app]']],
+    ['another restart count', { ...sent, containerStatuses: [{ ...running, restartCount: 1 }] }, ['containerStatuses[app]']],
+    [
+      'another state',
+      { ...sent, containerStatuses: [{ ...running, state: { waiting: { reason: 'CrashLoopBackOff' } } }] },
+      ['containerStatuses[app]'],
+    ],
+    ['no status at all', undefined, ['phase', 'podIP', 'conditions[Ready]', 'conditions[ContainersReady]', 'containerStatuses[app]']],
+  ];
+  for (const [name, observed, want, ours = sent] of rows) assert.deepEqual(statusDiffers(observed, ours), want, name);
+});
+
+test('StatusManager: a status the apiserver lost is sent again on the next beat, one it kept is not', async () => {
+  const patches: { status: PodStatus }[] = [];
+  // The apiserver applies each patch (no transient conditions here: the patch is the status).
+  const api = {
+    patch: async (_path: string, body: { status: PodStatus }) => {
+      patches.push(body);
+      apiserver = { ...apiserver, status: body.status };
+    },
+  } as unknown as ApiClient;
+  const noop = () => {};
+  const log = { info: noop, warn: noop, error: noop, v: noop } as unknown as Logger;
+  const ready: PodStatus = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+  // What the watch shows: the kubelet's status, until the node lifecycle controller marks it not ready.
+  let apiserver: Pod = { metadata: { uid: 'u1', namespace: 'ns', name: 'p' }, status: ready };
+  const m = new StatusManager(api, log, { target: () => apiserver });
+  const beat = m.start(40);
+  try {
+    m.set(apiserver, ready);
+    await m.flushed('u1');
+    assert.equal(patches.length, 1);
+    await sleep(150);
+    assert.equal(patches.length, 1, 'the apiserver has what was sent: nothing more');
+    apiserver = { ...apiserver, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] } };
+    await sleep(150);
+    assert.equal(patches.length, 2, 'Ready=False set by someone else: sent again, once');
+    assert.deepEqual(patches[1]!.status.conditions, ready.conditions);
+  } finally {
+    beat.stop();
+  }
 });

@@ -1,16 +1,21 @@
 // Sends pod statuses to the apiserver: only when they changed, newest wins, one
 // request in flight per pod, retried with back-off. The patch carries the pod's UID
 // as a precondition so a status never lands on a recreated pod of the same name.
+// Every 10 s it compares what it sent with the apiserver's copy and sends it again where
+// someone else changed it (the node lifecycle controller's Ready=False, a user's patch).
+import { isDeepStrictEqual } from 'node:util';
 import type { Pod, PodCondition, PodIP, PodStatus } from 'kubernetes-types/core/v1.js';
 import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
-import { backoff, sleep } from '../backoff/backoff.ts';
+import { backoff, jittered, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import type { ContainerType } from '../runtime/pod-config.ts';
 import { apiPath } from '../apiserver/paths.ts';
+import { KUBELET_CONDITIONS } from './pod-status.ts';
 
 // sentTo: the object the status went to; a re-created mirror pod needs it again. changedAt: when
 // the status first differed from what was sent (performance.now()).
-// sentStatus: the status last patched, whose transient conditions a newer one may have to delete.
+// sentStatus: the status last patched, whose transient conditions a newer one may have to delete;
+// sentAt: when (performance.now()), so a watch that has not caught up yet is not taken for a change.
 interface Entry {
   pod: Pod;
   uid: string;
@@ -18,6 +23,7 @@ interface Entry {
   sent?: string;
   sentTo?: string;
   sentStatus?: PodStatus;
+  sentAt?: number;
   busy: boolean;
   status: PodStatus;
   changedAt?: number;
@@ -36,8 +42,8 @@ export interface Termination {
   reason: string;
 }
 
-/** The UID of the apiserver object that shows a pod's status: its own, or a static pod's mirror (undefined: not there yet). */
-export type StatusTarget = (pod: Pod) => string | undefined;
+/** The apiserver object that shows a pod's status, as last seen: the pod, or a static pod's mirror (undefined: not there yet). */
+export type StatusTarget = (pod: Pod) => Pod | undefined;
 
 export class StatusManager {
   readonly #api: ApiClient;
@@ -50,7 +56,7 @@ export class StatusManager {
     this.#api = api;
     this.#log = log;
     this.#observe = o.observe ?? {};
-    this.#target = o.target ?? ((p) => p.metadata!.uid);
+    this.#target = o.target ?? ((p) => p);
   }
 
   /** Records the status the pod should show; sends it unless it is what was sent last. */
@@ -88,8 +94,34 @@ export class StatusManager {
     return this.#pods.get(uid)?.status;
   }
 
+  /**
+   * Every periodMs (jittered), sends again each status the apiserver holds differently from what
+   * was last sent: upstream's syncBatch(all) with needsReconcile.
+   */
+  start(periodMs = 10_000): { stop(): void } {
+    const beat = setInterval(() => this.#reconcile(periodMs / 5), jittered(periodMs, 0.2));
+    return { stop: () => clearInterval(beat) };
+  }
+
+  #reconcile(settleMs: number): void {
+    for (const e of this.#pods.values()) {
+      if (e.busy || this.#stale(e) || !e.sentStatus || performance.now() - (e.sentAt ?? 0) < settleMs) continue;
+      const observed = this.#target(e.pod);
+      const differs = observed ? statusDiffers(observed.status, e.sentStatus) : [];
+      if (!differs.length) continue;
+      this.#log.info('Pod status differs from the one sent, sending it again', {
+        pod: `${e.pod.metadata!.namespace}/${e.pod.metadata!.name}`,
+        podUID: e.uid,
+        fields: differs.join(','),
+      });
+      e.sent = undefined;
+      e.changedAt ??= performance.now();
+      void this.#send(e);
+    }
+  }
+
   #stale(e: Entry): boolean {
-    return e.sent !== e.want || e.sentTo !== this.#target(e.pod);
+    return e.sent !== e.want || e.sentTo !== this.#target(e.pod)?.metadata?.uid;
   }
 
   async #send(e: Entry): Promise<void> {
@@ -100,7 +132,7 @@ export class StatusManager {
         const want = e.want;
         const status = e.status;
         const { namespace: ns, name } = e.pod.metadata!;
-        const target = this.#target(e.pod);
+        const target = this.#target(e.pod)?.metadata?.uid;
         try {
           if (!target) throw new Error('its mirror pod does not exist yet');
           // Strategic merge, as upstream: conditions merge by type, so those others set stay.
@@ -113,6 +145,7 @@ export class StatusManager {
           e.sent = want;
           e.sentTo = target;
           e.sentStatus = status;
+          e.sentAt = performance.now();
           if (!this.#stale(e) && e.changedAt !== undefined) {
             this.#observe.patched?.((performance.now() - e.changedAt) / 1000);
             e.changedAt = undefined;
@@ -159,6 +192,26 @@ export function withRemovals(status: PodStatus, earlier: (PodStatus | undefined)
     if (gone.length) out = { ...out, podIPs: [...status.podIPs, ...gone.map((ip) => ({ ip, $patch: 'delete' }) as PodIP)] };
   }
   return out;
+}
+
+/**
+ * Pure: what the apiserver's copy of a status lost of what the kubelet sent (empty: nothing):
+ * another phase or pod IP, a kubelet condition of another value, a container of another state,
+ * readiness or restart count. Upstream's !isPodStatusByKubeletEqual, narrowed to what someone
+ * else changes, so that formatting (timestamps, defaults) never makes it send forever.
+ */
+export function statusDiffers(observed: PodStatus | undefined, sent: PodStatus): string[] {
+  const gist = (s: PodStatus | undefined): Record<string, unknown> => {
+    const out: Record<string, unknown> = { phase: s?.phase, podIP: s?.podIP };
+    for (const c of s?.conditions ?? []) if (KUBELET_CONDITIONS.includes(c.type)) out[`conditions[${c.type}]`] = c.status;
+    for (const [list] of STATUS_LISTS)
+      for (const c of s?.[list] ?? []) out[`${list}[${c.name}]`] = [c.ready, c.started, c.restartCount, Object.keys(c.state ?? {})[0]];
+    return out;
+  };
+  // Only what was sent: a strategic merge leaves what the patch does not name (the pod IP of a
+  // pod whose sandbox stopped stays on the apiserver's copy, as upstream's does).
+  const [a, b] = [gist(observed), gist(sent)];
+  return Object.keys(b).filter((k) => b[k] !== undefined && !isDeepStrictEqual(a[k], b[k]));
 }
 
 const STATUS_LISTS = [

@@ -172,7 +172,10 @@ export const FAULTS: Fault[] = [
   {
     // The whole host's clock: the control plane shares it, as on a one-machine cluster. It is put
     // back from the monotonic clock afterwards (a second step, backwards), so the run's own time
-    // and the host stay right.
+    // and the host stay right. A kubeadm cluster's node lifecycle controller has taken the steps
+    // for a node gone stale and marked its pods Ready=False within seconds of the step back (make
+    // test's cluster did): the fault lasts 15 s more, so that the run's check after it sees whether
+    // the kubelet put its pods' Ready back.
     name: 'system clock stepped forward',
     async inject(ctx) {
       const stepMs = between(ctx, 30_000, 120_000);
@@ -184,7 +187,11 @@ export const FAULTS: Fault[] = [
       } finally {
         setClock(performance.now() + offset);
       }
-      return `clock stepped ${(stepMs / 1000).toFixed(0)} s forward for ${(holdMs / 1000).toFixed(0)} s, then back`;
+      let notReady = 0;
+      for (const end = performance.now() + 15_000; performance.now() < end; await sleep(1000))
+        if ((await condition(ctx.node, 'Ready').catch(() => undefined)) !== 'True') notReady++;
+      const marked = notReady ? `, the node not Ready for ${notReady} s after it` : '';
+      return `clock stepped ${(stepMs / 1000).toFixed(0)} s forward for ${(holdMs / 1000).toFixed(0)} s, then back${marked}`;
     },
   },
   {

@@ -18,6 +18,8 @@ const pod = (over: Partial<PodView> = {}, ...containers: ContainerView[]): PodVi
   kind: 'crashloop',
   deleting: false,
   phase: 'Running',
+  ready: true,
+  containersReady: true,
   containers: containers.length ? containers : [c()],
   ...over,
 });
@@ -116,7 +118,7 @@ test('restartFindings: restarts without a reason, counts going down, healthy con
   }
 });
 
-test('unsettled: pods of kinds that run for good that are not running', () => {
+test('unsettled: pods of kinds that run for good that are not running, and pods marked not ready by someone else', () => {
   const got = unsettled([
     pod({ kind: 'steady' }),
     pod({ kind: 'steady', name: 'pending', phase: 'Pending' }, c({ running: false })),
@@ -125,8 +127,10 @@ test('unsettled: pods of kinds that run for good that are not running', () => {
     pod({ kind: 'once', name: 'done', phase: 'Succeeded' }, c({ running: false })),
     pod({ kind: 'volumes', name: 'evicted', phase: 'Failed', reason: 'Evicted' }, c({ running: false })),
     pod({ kind: 'volumes', name: 'failed', phase: 'Failed' }, c({ running: false })),
+    pod({ kind: 'steady', name: 'marked', ready: false }),
+    pod({ kind: 'failing-probe', name: 'unready', ready: false, containersReady: false }),
   ]);
-  assert.deepEqual(got, ['pending: Pending, not running', 'failed: Failed, not running']);
+  assert.deepEqual(got, ['pending: Pending, not running', 'failed: Failed, not running', 'marked: Ready=False while ContainersReady=True']);
 });
 
 test('leaks: only what the end has beyond the start', () => {

@@ -32,6 +32,9 @@ export interface PodView {
   phase: string;
   /** status.reason: why the kubelet failed the pod as a whole (Evicted, OutOfcpu, ...). */
   reason?: string;
+  /** The Ready and ContainersReady conditions are True (the churn's pods have no readiness gates). */
+  ready: boolean;
+  containersReady: boolean;
   containers: ContainerView[];
 }
 
@@ -107,13 +110,19 @@ export function restartFindings(before: PodView[], now: PodView[]): string[] {
 /**
  * Pods that should be running and are not: not being deleted, of a kind that runs for good,
  * not failed by the node with a reason (evicted, or refused at admission under pressure), and
- * not Running with a container up.
+ * not Running with a container up. And any pod whose Ready condition says False while
+ * ContainersReady says True: someone else (the node lifecycle controller, after the node was
+ * NotReady) marked it, and the kubelet did not put its own status back.
  */
 export function unsettled(pods: PodView[]): string[] {
-  return pods
-    .filter((p) => !p.deleting && !MAY_RESTART.has(p.kind) && p.kind !== 'once' && !(p.phase === 'Failed' && p.reason))
-    .filter((p) => p.phase !== 'Running' || !p.containers.some((c) => c.running))
-    .map((p) => `${p.name}: ${p.phase || 'no phase'}, not running`);
+  const live = pods.filter((p) => !p.deleting);
+  return [
+    ...live
+      .filter((p) => !MAY_RESTART.has(p.kind) && p.kind !== 'once' && !(p.phase === 'Failed' && p.reason))
+      .filter((p) => p.phase !== 'Running' || !p.containers.some((c) => c.running))
+      .map((p) => `${p.name}: ${p.phase || 'no phase'}, not running`),
+    ...live.filter((p) => p.containersReady && !p.ready).map((p) => `${p.name}: Ready=False while ContainersReady=True`),
+  ];
 }
 
 /** What a node holds for its pods, by kind (sandboxes, netns, ...), each as a set of names. */

@@ -42,6 +42,8 @@ export async function kubeletHealthy(node: string): Promise<boolean> {
   return ok && (await condition(node, 'Ready')) === 'True';
 }
 
+const conditionTrue = (p: V1Pod, type: string) => p.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
+
 export function podView(p: V1Pod): PodView {
   const statuses = [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])];
   return {
@@ -52,6 +54,8 @@ export function podView(p: V1Pod): PodView {
     deleting: !!p.metadata?.deletionTimestamp,
     phase: p.status?.phase ?? '',
     reason: p.status?.reason,
+    ready: conditionTrue(p, 'Ready'),
+    containersReady: conditionTrue(p, 'ContainersReady'),
     containers: statuses.map((s) => ({
       name: s.name,
       id: s.containerID?.replace(/^\w+:\/\//, ''),

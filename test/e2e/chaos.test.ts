@@ -1,5 +1,5 @@
 // The fast slice of `make chaos` (test/chaos/run.ts) that `make test` keeps green: every fault
-// but the clock step once, amid churning pods, with short control plane outages; the invariant table must pass.
+// once, amid churning pods, with short control plane outages; the invariant table must pass.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FAULTS } from '../chaos/faults.ts';
@@ -14,11 +14,7 @@ test('chaos slice: each fault once amid churning pods; no unexplained restart, s
   const report = await runChaos({
     durationMs: 0,
     seed,
-    // Not the clock step: it also moves the local cluster's clock, whose node lifecycle
-    // controller then marks every pod Ready=False, and kubelet-ts does not yet send a pod status
-    // the apiserver holds differently from what it sent (upstream's status manager reconciles
-    // them every 10 s): the cluster tests after this one would find their add-ons unready.
-    faults: FAULTS.map((f) => f.name).filter((n) => n !== 'system clock stepped forward'),
+    faults: FAULTS.map((f) => f.name),
     maxOutageMs: 20_000,
     convergeMs: 120_000,
     population: 8,
