@@ -69,6 +69,7 @@ import { ensurePodCgroup } from '../resources/pod-cgroup.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { apiEnvSource } from '../runtime/env-sources.ts';
+import { serviceCache } from '../runtime/service-cache.ts';
 import { withEnvFiles } from '../runtime/env-file-source.ts';
 import { apiRuntimeHandler } from '../runtime/runtime-class.ts';
 import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
@@ -250,6 +251,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   draPlugins.start();
   dra.start();
   const volumeSources = apiVolumeSources(api);
+  // The cluster's Services, listed and watched, for containers' service link variables.
+  const services = serviceCache(api, logger('services'));
   // Claims and their PersistentVolumes: hostPath, local, CSI (src/volumes/persistent.ts).
   const persistent = new PersistentVolumes({
     rootDir,
@@ -292,7 +295,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     },
     // EnvFiles: fileKeyRef reads files of the pod's volumes as set up.
     env: withEnvFiles(
-      apiEnvSource(api, () => node.get()),
+      apiEnvSource(api, () => node.get(), services),
       (uid, name) => volumes.hostPath(uid, name),
       config.featureGates,
       logger('runtime'),
@@ -582,6 +585,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       for (const part of [
         mirrorBeat,
         statusBeat,
+        services,
         files,
         url,
         gc,

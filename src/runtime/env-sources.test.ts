@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { ApiError } from '../apiserver/client.ts';
-import { apiEnvSource } from './env-sources.ts';
+import { apiEnvSource, podServices } from './env-sources.ts';
+import type { ServiceLister } from './service-cache.ts';
 
 function fakeApi(objects: Record<string, unknown>) {
   const calls: string[] = [];
@@ -19,11 +20,15 @@ function fakeApi(objects: Record<string, unknown>) {
 }
 
 const kubernetes = { metadata: { name: 'kubernetes', namespace: 'default' }, spec: { clusterIP: '10.96.0.1', ports: [{ port: 443 }] } };
+const db = { metadata: { name: 'db', namespace: 'shop' }, spec: { clusterIP: '10.96.0.9', ports: [{ port: 5432 }] } };
+const other = { metadata: { name: 'web', namespace: 'default' }, spec: { clusterIP: '10.96.0.7', ports: [{ port: 80 }] } };
+const lister = (synced = true): ServiceLister => ({
+  synced: () => synced,
+  inNamespace: (ns) => [kubernetes, db, other].filter((s) => s.metadata.namespace === ns),
+});
 const objects = {
   '/api/v1/namespaces/shop/configmaps/cfg': { metadata: { name: 'cfg' }, data: { a: '1' } },
   '/api/v1/namespaces/shop/secrets/locked': new ApiError(403, 'Forbidden', 'GET /api/v1/namespaces/shop/secrets/locked: 403 forbidden'),
-  '/api/v1/namespaces/shop/services': { items: [{ metadata: { name: 'db' }, spec: { clusterIP: '10.96.0.9', ports: [{ port: 5432 }] } }] },
-  '/api/v1/namespaces/default/services/kubernetes': kubernetes,
 };
 const pod = (spec: Partial<NonNullable<Pod['spec']>> = {}): Pod => ({
   metadata: { name: 'p', namespace: 'shop', uid: 'u' },
@@ -40,7 +45,7 @@ const c: Container = {
 
 test('reads what the container names, once per sync; 404 is absence, other failures are kept', async () => {
   const api = fakeApi(objects);
-  const source = apiEnvSource(api, () => ({ status: { allocatable: { cpu: '2' } } }));
+  const source = apiEnvSource(api, () => ({ status: { allocatable: { cpu: '2' } } }), lister());
   const reads = source.session();
   const r = await reads(pod(), c);
   await reads(pod(), { ...c, name: 'second' });
@@ -57,35 +62,35 @@ test('reads what the container names, once per sync; 404 is absence, other failu
   assert.equal(api.calls.filter((p) => p.endsWith('/configmaps/cfg')).length, 2, 'a new sync reads again');
 });
 
-test('services: no namespace list without service links; default/kubernetes from the list in default; a failure is one error', async () => {
-  const api = fakeApi(objects);
-  const noLinks = await apiEnvSource(api, () => undefined).session()(pod({ enableServiceLinks: false }), { name: 'x' });
-  assert.deepEqual(noLinks.services, [kubernetes]);
-  assert.deepEqual(api.calls, ['/api/v1/namespaces/default/services/kubernetes']);
-
-  const inDefault = fakeApi({ '/api/v1/namespaces/default/services': { items: [kubernetes] } });
-  const r = await apiEnvSource(inDefault, () => undefined).session()(
-    { ...pod(), metadata: { name: 'p', namespace: 'default' } },
-    { name: 'x' },
-  );
-  assert.deepEqual(r.services, [kubernetes]);
-  assert.deepEqual(inDefault.calls, ['/api/v1/namespaces/default/services']);
-
-  const down = fakeApi({ '/api/v1/namespaces/shop/services': new ApiError(0, 'Unreachable', 'connect ECONNREFUSED') });
-  assert.deepEqual((await apiEnvSource(down, () => undefined).session()(pod(), { name: 'x' })).services, {
-    error: 'failed to list services when setting up env vars',
-  });
+test("podServices: the namespace's Services with service links, default/kubernetes always; a pod from the apiserver waits for the first list", () => {
+  const names = (r: ReturnType<typeof podServices>) =>
+    Array.isArray(r) ? r.map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`) : r;
+  const inDefault: Pod = { ...pod(), metadata: { name: 'p', namespace: 'default' } };
+  const staticPod: Pod = { ...pod(), metadata: { ...pod().metadata, annotations: { 'kubernetes.io/config.source': 'file' } } };
+  const rows: [string, Pod, ServiceLister, ReturnType<typeof names>][] = [
+    ['service links', pod(), lister(), ['shop/db', 'default/kubernetes']],
+    ['no service links', pod({ enableServiceLinks: false }), lister(), ['default/kubernetes']],
+    [
+      'in default: kubernetes is among its own (selectServices keeps one)',
+      inDefault,
+      lister(),
+      ['default/kubernetes', 'default/web', 'default/kubernetes'],
+    ],
+    ['not listed yet', pod(), lister(false), { error: 'services have not yet been read at least once, cannot construct envvars' }],
+    ['not listed yet, a static pod', staticPod, lister(false), ['shop/db', 'default/kubernetes']],
+  ];
+  for (const [name, p, l, want] of rows) assert.deepEqual(names(podServices(p, l)), want, name);
 });
 
 test('while the apiserver cannot be reached, the last answer stands; a refusal or a 404 does not keep it', async () => {
   const now: Record<string, unknown> = { ...objects, '/api/v1/namespaces/shop/secrets/locked': { metadata: { name: 'locked' }, data: {} } };
   const api = fakeApi(now);
-  const source = apiEnvSource(api, () => undefined);
+  const source = apiEnvSource(api, () => undefined, lister());
   const before = await source.session()(pod(), c);
+  assert.deepEqual(before.secrets.get('locked'), { found: { metadata: { name: 'locked' }, data: {} } });
   const down = new ApiError(0, 'Unreachable', 'GET: timed out after 30000 ms');
   for (const p of Object.keys(now)) now[p] = down;
   const during = await source.session()(pod(), c);
-  assert.deepEqual(during.services, before.services, 'the services last listed');
   assert.deepEqual(during.configMaps.get('cfg'), before.configMaps.get('cfg'));
   now['/api/v1/namespaces/shop/configmaps/cfg'] = new ApiError(403, 'Forbidden', 'GET cfg: 403 forbidden');
   now['/api/v1/namespaces/shop/secrets/locked'] = new ApiError(404, 'NotFound', 'GET locked: 404');

@@ -1,14 +1,16 @@
 // What a container's environment reads from the apiserver: the ConfigMaps and Secrets its
 // env and envFrom name (GET by name: the node authorizer lets a node read exactly those
-// referenced by its pods), the services of its namespace and default/kubernetes (LIST and
-// GET, allowed for nodes), and the node's allocatable. Each object is read once per sync.
-// While the apiserver cannot be reached, the last answer read is used: upstream reads these
-// from informer and watch caches, which go on serving through an outage, so that a container
-// restarted then still starts (getServiceEnvVarMap, the configMap and secret managers).
-import type { ConfigMap, Container, Node, Pod, Secret, Service, ServiceList } from 'kubernetes-types/core/v1.js';
+// referenced by its pods), the Services of its namespace and default/kubernetes (from the
+// service cache, service-cache.ts), and the node's allocatable. Each object is read once per
+// sync. While the apiserver cannot be reached, the last answer read is used: upstream reads
+// these from informer and watch caches, which go on serving through an outage, so that a
+// container restarted then still starts (getServiceEnvVarMap, the configMap and secret managers).
+import type { ConfigMap, Container, Node, Pod, Secret, Service } from 'kubernetes-types/core/v1.js';
 import { ApiError, isNotFound, type ApiClient } from '../apiserver/client.ts';
 import { envReferences, type EnvInputs, type Fetched } from './env.ts';
 import { apiPath } from '../apiserver/paths.ts';
+import { isStaticPod } from '../podutil/podutil.ts';
+import type { ServiceLister } from './service-cache.ts';
 
 export type EnvObjects = Omit<EnvInputs, 'podIPs' | 'hostIPs'>;
 
@@ -28,8 +30,21 @@ const LAST_KEPT = 1024;
 /** The apiserver did not answer (unreachable, timed out, overloaded): an answer it gave before still stands. */
 const unanswered = (e: unknown) => !(e instanceof ApiError) || e.status === 0 || e.status === 429 || e.status >= 500;
 
+/**
+ * Pure: the Services a pod's variables may name, from the cache: its namespace's when
+ * enableServiceLinks, and default/kubernetes always. A pod from the apiserver waits for the
+ * first list (upstream's makeEnvironmentVariables: without it KUBERNETES_SERVICE_HOST would be
+ * missing); a static pod does not, as it may run the apiserver itself.
+ */
+export function podServices(pod: Pod, services: ServiceLister): Service[] | { error: string } {
+  if (!isStaticPod(pod) && !services.synced()) return { error: 'services have not yet been read at least once, cannot construct envvars' };
+  const ns = pod.metadata?.namespace ?? 'default';
+  const kubernetes = services.inNamespace('default').filter((s) => s.metadata?.name === 'kubernetes');
+  return (pod.spec?.enableServiceLinks ?? true) ? [...services.inNamespace(ns), ...kubernetes] : kubernetes;
+}
+
 /** The kubelet's client: node is the Node as last seen (its status.allocatable). */
-export function apiEnvSource(api: Pick<ApiClient, 'get'>, node: () => Node | undefined): EnvSource {
+export function apiEnvSource(api: Pick<ApiClient, 'get'>, node: () => Node | undefined, services: ServiceLister): EnvSource {
   const last = new Map<string, unknown>();
   const read = (p: string) =>
     api.get<unknown>(p).then(
@@ -58,33 +73,19 @@ export function apiEnvSource(api: Pick<ApiClient, 'get'>, node: () => Node | und
           (e: unknown) => (isNotFound(e) ? { notFound: true as const } : { error: (e as Error).message }),
         );
 
-      async function services(pod: Pod): Promise<Service[] | { error: string }> {
-        const ns = pod.metadata?.namespace ?? 'default';
-        const links = pod.spec?.enableServiceLinks ?? true;
-        try {
-          // The namespace's list holds default/kubernetes when the pod is in default.
-          const [list, kubernetes] = await Promise.all([
-            links ? once<ServiceList>(path(ns, 'services')).then((l) => l.items) : Promise.resolve([]),
-            links && ns === 'default' ? Promise.resolve(undefined) : fetched<Service>(path('default', 'services', 'kubernetes')),
-          ]);
-          if (kubernetes && 'error' in kubernetes) throw new Error(kubernetes.error);
-          // A list's items carry no namespace on some servers' tables; the request said which.
-          const items = list.map((s) => ({ ...s, metadata: { ...s.metadata, namespace: s.metadata?.namespace ?? ns } }));
-          return kubernetes && 'found' in kubernetes ? [...items, kubernetes.found] : items;
-        } catch {
-          return { error: 'failed to list services when setting up env vars' };
-        }
-      }
-
       return async (pod, c) => {
         const ns = pod.metadata?.namespace ?? 'default';
         const refs = envReferences(c);
-        const [configMaps, secrets, svcs] = await Promise.all([
+        const [configMaps, secrets] = await Promise.all([
           Promise.all(refs.configMaps.map(async (n) => [n, await fetched<ConfigMap>(path(ns, 'configmaps', n))] as const)),
           Promise.all(refs.secrets.map(async (n) => [n, await fetched<Secret>(path(ns, 'secrets', n))] as const)),
-          services(pod),
         ]);
-        return { configMaps: new Map(configMaps), secrets: new Map(secrets), services: svcs, allocatable: node()?.status?.allocatable };
+        return {
+          configMaps: new Map(configMaps),
+          secrets: new Map(secrets),
+          services: podServices(pod, services),
+          allocatable: node()?.status?.allocatable,
+        };
       };
     },
   };
