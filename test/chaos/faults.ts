@@ -54,6 +54,18 @@ async function freeze(name: 'kube-apiserver' | 'etcd', ctx: FaultContext): Promi
   return `${name} (pid ${pid}) stopped for ${(ms / 1000).toFixed(0)} s`;
 }
 
+/** Kills a control plane process, and starts it again (hack/control-plane.sh) a while later. */
+async function kill(name: 'kube-apiserver' | 'etcd', ctx: FaultContext): Promise<string> {
+  const pid = pidOf(name);
+  // Its process group: hack/lib.sh's start_bg makes it a session leader.
+  process.kill(-pid, 'SIGKILL');
+  await gone(pid);
+  const ms = between(ctx, 1000, ctx.maxOutageMs / 2);
+  await sleep(ms);
+  startAgain('control-plane.sh');
+  return `${name} pid ${pid} killed, started again ${(ms / 1000).toFixed(0)} s later`;
+}
+
 /** Sets the system clock (CLOCK_REALTIME) to ms since the epoch. */
 const setClock = (ms: number) => execFileSync('date', ['-u', '-s', `@${(ms / 1000).toFixed(3)}`], { stdio: 'ignore' });
 
@@ -128,19 +140,9 @@ export const FAULTS: Fault[] = [
     },
   },
   { name: 'etcd SIGSTOP', inject: (ctx) => freeze('etcd', ctx) },
-  {
-    name: 'kube-apiserver SIGKILL',
-    async inject(ctx) {
-      const pid = pidOf('kube-apiserver');
-      // Its process group: hack/lib.sh's start_bg makes it a session leader.
-      process.kill(-pid, 'SIGKILL');
-      await gone(pid);
-      const ms = between(ctx, 1000, ctx.maxOutageMs / 2);
-      await sleep(ms);
-      startAgain('control-plane.sh');
-      return `kube-apiserver pid ${pid} killed, started again ${(ms / 1000).toFixed(0)} s later`;
-    },
-  },
+  { name: 'kube-apiserver SIGKILL', inject: (ctx) => kill('kube-apiserver', ctx) },
+  // The apiserver stays up and answers with errors (and from its watch cache) until etcd is back.
+  { name: 'etcd SIGKILL', inject: (ctx) => kill('etcd', ctx) },
   {
     // A full disk degrades the node (DiskPressure, evictions, pods refused), not the agent.
     name: 'kubelet root dir full',
