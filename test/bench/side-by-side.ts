@@ -7,17 +7,21 @@
 // container exit is seen in its status; the apiserver's audit log counts each kubelet's
 // requests, at idle and over the pods' lives. Prints one table; docs/benchmarks.md records
 // runs with the machine they ran on.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
 import type { V1Pod } from '@kubernetes/client-node';
 import { nodeRequests, total } from './audit.ts';
+import { type Phase, histograms, nodeMetrics, phases } from './phases.ts';
+import type { BenchRun } from './plot.ts';
 import { BUSYBOX, ROOT, benchNamespace, core, pct, sleep, usage as procUsage, watchPods } from './lib.ts';
 
 const PIDS = `${ROOT}/_output/local/pids`;
 const execFileP = promisify(execFile);
 const N = Number(process.env.BENCH_PODS ?? 30);
+/** BENCH_SEQUENTIAL=1: each pod created once the one before is Running (upstream's node density latency method), not all at once. */
+const SEQUENTIAL = process.env.BENCH_SEQUENTIAL === '1';
 const NODE = (process.env.NODE_NAME ?? hostname()).toLowerCase();
 
 interface Target {
@@ -53,6 +57,10 @@ interface Result {
   rssPeak: number;
   cpuSeconds: number;
   runtimeCpuSeconds: number;
+  /** Its CRI calls during the run (create to the last exit seen), per pod and mean time, by operation. */
+  runtimeOps: Phase[];
+  /** Its own pod start SLI (creation to running, without pulls) during the run, mean ms. */
+  startSliMs: number;
   /** Its requests to the apiserver from the first create to the last pod deleted, by kind. */
   requests: Map<string, number>;
   /** Its requests per minute with no pod, measured before the runs (not for a variant of the same node). */
@@ -177,6 +185,7 @@ async function runOnce(t: Target): Promise<Result> {
     await sleep(3000); // let the kubelet settle (sandbox removal, status writes) before measuring
 
     if (readPid(t) !== pid) throw new Restarted(`${t.label} restarted`);
+    const metricsBefore = await nodeMetrics(t.node).catch(unreadable);
     const before = usage(pid),
       runtimeBefore = runtimeCpu(t);
     let peakRSS = before.rssMB,
@@ -202,13 +211,17 @@ async function runOnce(t: Target): Promise<Result> {
     try {
       // Each container sleeps until a file appears, then exits: the exit moment is known to the ms.
       const script = 'while [ ! -f /tmp/go ]; do sleep 0.05; done; exit 0';
-      await Promise.all(
-        Array.from({ length: N }, (_, i) => {
-          const name = `p${i}`;
-          created.set(name, Date.now());
-          return core.createNamespacedPod({ namespace: ns, body: podBody(name, t.node, script) });
-        }),
-      );
+      const create = (i: number) => {
+        const name = `p${i}`;
+        created.set(name, Date.now());
+        return core.createNamespacedPod({ namespace: ns, body: podBody(name, t.node, script) });
+      };
+      if (SEQUENTIAL)
+        for (let i = 0; i < N && !gone; i++) {
+          await create(i);
+          await until(`pod p${i} Running on ${t.node}`, 60_000, () => running.has(`p${i}`));
+        }
+      else await Promise.all(Array.from({ length: N }, (_, i) => create(i)));
       const deadline = Date.now() + 120_000;
       while (running.size < N && Date.now() < deadline && !gone) await sleep(50);
       if (gone) throw gone;
@@ -237,7 +250,10 @@ async function runOnce(t: Target): Promise<Result> {
       watch.abort();
     }
     const after = usage(pid);
+    const metricsAfter = await nodeMetrics(t.node).catch(unreadable);
     if (readPid(t) !== pid) throw new Restarted(`${t.label} restarted during the run`);
+    const ops = 'kubelet_runtime_operations_duration_seconds',
+      sli = 'kubelet_pod_start_sli_duration_seconds';
     // The rest of the pods' lives: deleted, and what the kubelet asks meanwhile (the last
     // status writes come after the apiserver removed the pods).
     await deletePods(ns);
@@ -250,12 +266,20 @@ async function runOnce(t: Target): Promise<Result> {
       rssPeak: peakRSS,
       cpuSeconds: after.cpuSeconds - before.cpuSeconds,
       runtimeCpuSeconds: runtimeCpu(t) - runtimeBefore,
+      runtimeOps: phases(histograms(metricsBefore, ops), histograms(metricsAfter, ops), N),
+      startSliMs: phases(histograms(metricsBefore, sli), histograms(metricsAfter, sli), N)[0]?.meanMs ?? NaN,
       requests,
       version: node.status?.nodeInfo?.kubeletVersion ?? '?',
     };
   } finally {
     await cleanup(ns);
   }
+}
+
+/** The breakdown is left empty, not the run void, when a kubelet's /metrics cannot be read. */
+function unreadable(e: Error): string {
+  console.error(`bench: no per-phase breakdown: ${e.message.split('\n')[0]}`);
+  return '';
 }
 
 /** A kubelet restarted by someone else voids the run; up to 3 tries, waiting for the node to be Ready again. */
@@ -306,8 +330,20 @@ function table(results: [Target, Result][]) {
   ];
   const head = ['figure', ...results.map(([t, r]) => `${t.label} (${r.version})`)];
   const lines = [head, head.map(() => '---'), ...rows.map(([label, f]) => [label, ...results.map(([, r]) => f(r))])];
-  console.log(`${N} busybox pods created at once, pinned to the node; latencies seen through a watch`);
+  console.log(
+    `${N} busybox pods created ${SEQUENTIAL ? 'one by one, each once the one before is Running' : 'at once'}, pinned to the node; latencies seen through a watch`,
+  );
   for (const l of lines) console.log(`| ${l.join(' | ')} |`);
+  console.log(
+    "\nwhere a start's time goes: the kubelet's pod start SLI, and its CRI calls per pod x mean time, costliest first (its /metrics)",
+  );
+  for (const [t, r] of results)
+    console.log(
+      `- ${t.label}: start SLI ${ms(r.startSliMs)}; ${r.runtimeOps
+        .slice(0, 8)
+        .map((p) => `${/"(.*)"/.exec(p.what)?.[1] ?? p.what} ${p.perPod.toFixed(1)} x ${p.meanMs.toFixed(1)} ms`)
+        .join(', ')}`,
+    );
   console.log('\napiserver requests, create to delete, by kind (from its audit log)');
   for (const [t, r] of results)
     console.log(
@@ -339,6 +375,23 @@ async function main() {
     }
   }
   table(results);
+  // Kept for test/bench/plot.ts, which draws start-up latency against pods per node.
+  mkdirSync(`${ROOT}/_output/bench`, { recursive: true });
+  const file = `${ROOT}/_output/bench/side-by-side-${N}${SEQUENTIAL ? '-sequential' : ''}.json`;
+  const runs: BenchRun = {
+    pods: N,
+    sequential: SEQUENTIAL,
+    date: new Date().toISOString(),
+    kubelets: results.map(([t, r]) => ({
+      label: t.label,
+      version: r.version,
+      p50: pct(r.startup, 50),
+      p99: pct(r.startup, 99),
+      rssPeakMB: r.rssPeak,
+    })),
+  };
+  writeFileSync(file, `${JSON.stringify(runs, null, 1)}\n`);
+  console.error(`bench: figures kept in ${file}`);
 }
 
 main().catch((e) => {
