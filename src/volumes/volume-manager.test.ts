@@ -289,3 +289,26 @@ test('claim volumes go to the persistent volumes; a raw block one is a device of
   assert.equal(existsSync(volumesDir), false);
   assert.deepEqual(released, ['uid-db', 'uid-db']);
 });
+
+test('a refresh the apiserver does not answer holds the sync 2 s at most; the volume keeps its contents, the failure comes with a later sync', async (t) => {
+  const { root, m, configMaps, sources } = setup(t);
+  const p = pod([{ name: 'cfg', configMap: { name: 'c' } }]);
+  configMaps.set('ns/c', { data: { k: 'v1' } });
+  assert.deepEqual(await m.setUp(p, 0), { ready: true, failed: [] });
+  let fail!: (e: Error) => void;
+  const get = sources.configMap;
+  sources.configMap = () => new Promise((_, reject) => (fail = reject));
+  const t0 = performance.now();
+  assert.deepEqual(await m.setUp(p, 1100), { ready: true, failed: [] });
+  const waited = performance.now() - t0;
+  assert.ok(waited >= 1900 && waited < 3000, `waited ${waited} ms`);
+  assert.deepEqual(await m.setUp(p, 1200), { ready: true, failed: [] }, 'the refresh still running is not begun again');
+  fail(new Error('GET configmaps/c: timed out after 30000 ms'));
+  await new Promise((r) => setImmediate(r));
+  sources.configMap = get;
+  const r = await m.setUp(p, 1300);
+  assert.deepEqual(r.failed, [
+    { volume: 'cfg', message: 'MountVolume.SetUp failed for volume "cfg" : GET configmaps/c: timed out after 30000 ms' },
+  ]);
+  assert.equal(readFileSync(join(root, 'pods/uid-1/volumes/kubernetes.io~configmap/cfg/k'), 'utf8'), 'v1');
+});

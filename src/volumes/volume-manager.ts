@@ -83,9 +83,15 @@ interface PodVolumes {
   paths: Map<string, PersistentPath>;
   refreshedAt: Map<string, number>;
   failures: number;
+  /** Volumes whose refresh is still running, past the sync that began it. */
+  refreshing: Set<string>;
+  /** Failures of refreshes that ended after their sync returned. */
+  late: SetUpResult['failed'];
 }
 
 const RETRY_INITIAL_MS = 1000;
+/** How long a sync waits on the refresh of a volume that has its contents already. */
+const REFRESH_WAIT_MS = 2000;
 const RETRY_MAX_MS = 32_000;
 
 export class VolumeManager {
@@ -137,38 +143,32 @@ export class VolumeManager {
   async setUp(pod: Pod, now = Date.now()): Promise<SetUpResult> {
     const uid = pod.metadata!.uid!;
     let state = this.#pods.get(uid);
-    if (!state) this.#pods.set(uid, (state = { paths: new Map(), refreshedAt: new Map(), failures: 0 }));
+    if (!state) this.#pods.set(uid, (state = { paths: new Map(), refreshedAt: new Map(), failures: 0, refreshing: new Set(), late: [] }));
     const failed: SetUpResult['failed'] = [];
     const volumes = pod.spec?.volumes ?? [];
     // Side by side: a pod's start waits on the slowest volume, not on their sum.
+    // A refresh that outlived an earlier sync reports its failure now.
+    failed.push(...state.late.splice(0));
     await Promise.all(
       volumes.map(async (v) => {
         const kind = volumeKind(v);
         const done = state.paths.has(v.name);
         if (done && (!kind || !dynamic(kind) || now - (state.refreshedAt.get(v.name) ?? 0) < this.#refreshMs)) return;
-        try {
-          if (!kind) throw new Error('volume type is not supported by kubelet-ts');
-          const path = await this.#setUpOne(pod, v, kind);
-          if (!done)
-            this.#log.info('MountVolume.SetUp succeeded', {
-              pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
-              podUID: uid,
-              volume: v.name,
-            });
-          state.paths.set(v.name, path);
-          state.refreshedAt.set(v.name, now);
-        } catch (e) {
-          const message = `MountVolume.SetUp failed for volume "${v.name}" : ${(e as Error).message}`;
-          this.#log.warn('MountVolume.SetUp failed', {
-            pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
-            podUID: uid,
-            volume: v.name,
-            err: (e as Error).message,
-          });
-          failed.push({ volume: v.name, message });
-          // A failed refresh is tried again at the next sync, not after a full period.
-          state.refreshedAt.delete(v.name);
-        }
+        if (state.refreshing.has(v.name)) return;
+        let returned = false;
+        const work = this.#setUpOrRefresh(pod, v, kind, state, now).then((message) => {
+          state.refreshing.delete(v.name);
+          if (message) (returned ? state.late : failed).push({ volume: v.name, message });
+        });
+        if (!done) return work;
+        // A refresh keeps the sync waiting a moment at most: the volume has its contents, and an
+        // apiserver out of reach would hold every sync for its request timeout (upstream's
+        // reconciler refreshes apart from syncPod).
+        state.refreshing.add(v.name);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([work, new Promise((r) => (timer = setTimeout(r, REFRESH_WAIT_MS)))]);
+        clearTimeout(timer);
+        returned = true;
       }),
     );
     const order = new Map(volumes.map((v, i) => [v.name, i]));
@@ -181,6 +181,35 @@ export class VolumeManager {
     const retryAfterMs = Math.min(RETRY_MAX_MS, RETRY_INITIAL_MS * 2 ** state.failures);
     state.failures++;
     return { ready, failed, retryAfterMs };
+  }
+
+  /** Sets up or refreshes one volume; the failure's message, if it failed. */
+  async #setUpOrRefresh(pod: Pod, v: Volume, kind: Kind | undefined, state: PodVolumes, now: number): Promise<string | undefined> {
+    const uid = pod.metadata!.uid!;
+    const done = state.paths.has(v.name);
+    try {
+      if (!kind) throw new Error('volume type is not supported by kubelet-ts');
+      const path = await this.#setUpOne(pod, v, kind);
+      if (!done)
+        this.#log.info('MountVolume.SetUp succeeded', {
+          pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+          podUID: uid,
+          volume: v.name,
+        });
+      state.paths.set(v.name, path);
+      state.refreshedAt.set(v.name, now);
+      return undefined;
+    } catch (e) {
+      this.#log.warn('MountVolume.SetUp failed', {
+        pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+        podUID: uid,
+        volume: v.name,
+        err: (e as Error).message,
+      });
+      // A failed refresh is tried again at the next sync, not after a full period.
+      state.refreshedAt.delete(v.name);
+      return `MountVolume.SetUp failed for volume "${v.name}" : ${(e as Error).message}`;
+    }
   }
 
   async #setUpOne(pod: Pod, v: Volume, kind: Kind): Promise<PersistentPath> {
