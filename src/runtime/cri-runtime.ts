@@ -1,6 +1,6 @@
 // Reads the runtime's view of pods over CRI into plain PodRuntimeStatus data.
-// Lists are cheap (~5 ms for 20 pods); per-object status calls are not, so their
-// answers are cached while the object's state is unchanged.
+// Lists are cheap (~5 ms for 20 pods) and shared by the calls that overlap; per-object
+// status calls are not, so their answers are cached while the object's state is unchanged.
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { Container__Output } from '../cri/generated/runtime/v1/Container.ts';
 import type { PodSandbox__Output } from '../cri/generated/runtime/v1/PodSandbox.ts';
@@ -36,18 +36,37 @@ export class RuntimeView {
   readonly #cri: RuntimeClient;
   readonly #containers = new Map<string, ContainerState>();
   readonly #sandboxIPs = new Map<string, string>();
+  /** The list in flight, and the one that follows it, shared by whoever asks meanwhile. */
+  #running?: Promise<Map<string, PodRuntimeStatus>>;
+  #next?: Promise<Map<string, PodRuntimeStatus>>;
 
   constructor(cri: RuntimeClient) {
     this.#cri = cri;
   }
 
-  /** Every pod the runtime knows, by pod UID. With a uid, only that pod (a filtered list). */
-  async pods(uid?: string): Promise<Map<string, PodRuntimeStatus>> {
-    const labelSelector: Record<string, string> = uid ? { [labels.podUID]: uid } : {};
-    const [{ items: sandboxes }, { containers }] = await Promise.all([
-      this.#cri.listPodSandbox({ filter: { labelSelector } }),
-      this.#cri.listContainers({ filter: { labelSelector } }),
-    ]);
+  /**
+   * Every pod the runtime knows, by pod UID, from a list begun after this call. Calls made while
+   * a list is in flight share the one list that follows it, so a burst of pod syncs (each reads
+   * its pod before and after what it did) costs the runtime a list or two rather than two lists
+   * per sync: containerd filters a labelled list by walking every container anyway.
+   */
+  pods(): Promise<Map<string, PodRuntimeStatus>> {
+    if (!this.#running) return (this.#running = this.#list().finally(() => (this.#running = undefined)));
+    this.#next ??= this.#running
+      .catch(() => {})
+      .then(() => {
+        this.#next = undefined;
+        return this.pods();
+      });
+    return this.#next;
+  }
+
+  async pod(uid: string): Promise<PodRuntimeStatus> {
+    return (await this.pods()).get(uid) ?? { uid, sandboxes: [], containers: [] };
+  }
+
+  async #list(): Promise<Map<string, PodRuntimeStatus>> {
+    const [{ items: sandboxes }, { containers }] = await Promise.all([this.#cri.listPodSandbox({}), this.#cri.listContainers({})]);
     const out = new Map<string, PodRuntimeStatus>();
     const entry = (u: string) => {
       let p = out.get(u);
@@ -66,12 +85,8 @@ export class RuntimeView {
       p.sandboxes.sort(newestSandboxFirst);
       p.containers.sort(newestFirst);
     }
-    if (!uid) this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)));
+    this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)));
     return out;
-  }
-
-  async pod(uid: string): Promise<PodRuntimeStatus> {
-    return (await this.pods(uid)).get(uid) ?? { uid, sandboxes: [], containers: [] };
   }
 
   async #sandbox(s: PodSandbox__Output): Promise<SandboxState> {
