@@ -41,7 +41,7 @@ export function svg(runs: BenchRun[], title: string): string {
   for (const r of burst) out.push(`<text x="${x(r.pods)}" y="${H - B + 15}" text-anchor="middle">${r.pods}</text>`);
   for (let i = 0; i <= 4; i++) {
     const v = Math.round((maxY * i) / 4);
-    out.push(`<text x="${L - 5}" y="${y(v) + 4}" text-anchor="end">${v}</text>`);
+    out.push(`<text x="${L - 5}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${v}</text>`);
   }
   labels.forEach((label, i) => {
     const color = COLORS[i % COLORS.length]!;
