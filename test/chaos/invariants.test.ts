@@ -1,6 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type ContainerView, type PodView, divergence, leaks, restartFindings, unsettled, slopePerHour, table } from './invariants.ts';
+import {
+  type ContainerView,
+  type PodView,
+  apiErrorLine,
+  divergence,
+  leaks,
+  restartFindings,
+  unsettled,
+  slopePerHour,
+  table,
+} from './invariants.ts';
 
 const c = (over: Partial<ContainerView> = {}): ContainerView => ({
   name: 'main',
@@ -159,4 +169,12 @@ test('table: aligned columns', () => {
     ]),
     'invariant  result  detail\nleaks      ok      0\nrestarts   FAIL    x',
   );
+});
+
+test("apiErrorLine: client-node's multi-line error as the code and the apiserver's message", () => {
+  const e = new Error(
+    'HTTP-Code: 504\nMessage: Unknown API Status Code!\nBody: "{\\"kind\\":\\"Status\\",\\"message\\":\\"Timeout: request did not complete within requested timeout - context deadline exceeded\\",\\"code\\":504}\\n"\nHeaders: {"audit-id":"x"}',
+  );
+  assert.equal(apiErrorLine(e), '504 Timeout: request did not complete within requested timeout - context deadline exceeded');
+  assert.equal(apiErrorLine(new Error('connect ECONNREFUSED 172.30.255.10:6443\nmore')), 'connect ECONNREFUSED 172.30.255.10:6443');
 });

@@ -171,3 +171,10 @@ export function table(rows: [string, string, string][]): string {
   const w = [0, 1].map((i) => Math.max(...all.map((r) => r[i]!.length)));
   return all.map((r) => `${r[0].padEnd(w[0]!)}  ${r[1].padEnd(w[1]!)}  ${r[2]}`.trimEnd()).join('\n');
 }
+
+/** Pure: one line for a failed client call: client-node's message spans the status, the body and the headers. */
+export function apiErrorLine(e: Error): string {
+  const status = /"message":"((?:[^"\\]|\\.)*)"/.exec(e.message.replaceAll('\\"', '"'))?.[1];
+  const code = /HTTP-Code: (\d+)/.exec(e.message)?.[1];
+  return code && status ? `${code} ${status}` : (e.message.split('\n')[0] ?? '');
+}

@@ -14,7 +14,17 @@ import { join } from 'node:path';
 import { ROOT, clients, eventually, nodeName, restartKubelet } from '../e2e/stack.ts';
 import { churn, prepare } from './churn.ts';
 import { FAULTS, type FaultContext } from './faults.ts';
-import { type PodView, type Sample, divergence, leaks, restartFindings, slopePerHour, table, unsettled } from './invariants.ts';
+import {
+  type PodView,
+  type Sample,
+  apiErrorLine,
+  divergence,
+  leaks,
+  restartFindings,
+  slopePerHour,
+  table,
+  unsettled,
+} from './invariants.ts';
 import { inventory, kubeletHealthy, pidOf, pods, rssMB, runtimeContainers } from './node.ts';
 
 export interface ChaosOptions {
@@ -118,7 +128,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         if (!paused)
           await work.step().then(
             () => steps++,
-            (e: Error) => log(`churn: ${e.message}`),
+            (e: Error) => log(`churn: ${apiErrorLine(e)}`),
           );
         await sleep(1000 + rnd() * 2000);
       }
