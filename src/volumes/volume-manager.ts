@@ -146,9 +146,9 @@ export class VolumeManager {
     if (!state) this.#pods.set(uid, (state = { paths: new Map(), refreshedAt: new Map(), failures: 0, refreshing: new Set(), late: [] }));
     const failed: SetUpResult['failed'] = [];
     const volumes = pod.spec?.volumes ?? [];
-    // Side by side: a pod's start waits on the slowest volume, not on their sum.
     // A refresh that outlived an earlier sync reports its failure now.
     failed.push(...state.late.splice(0));
+    // Side by side: a pod's start waits on the slowest volume, not on their sum.
     await Promise.all(
       volumes.map(async (v) => {
         const kind = volumeKind(v);
