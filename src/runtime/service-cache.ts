@@ -38,8 +38,9 @@ export function serviceCache(api: ApiClient, log: Logger): ServiceLister & { sto
   };
   const remove = (s: Service) => {
     const ns = s.metadata?.namespace ?? '';
-    byNamespace.get(ns)?.delete(s.metadata?.name ?? '');
-    if (byNamespace.get(ns)?.size === 0) byNamespace.delete(ns);
+    const m = byNamespace.get(ns);
+    m?.delete(s.metadata?.name ?? '');
+    if (m?.size === 0) byNamespace.delete(ns);
   };
   const r = reflector<Service>(
     api,
