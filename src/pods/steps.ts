@@ -120,7 +120,7 @@ export function podSteps(d: {
       d.probes?.removePod(uid);
       // A pod the kubelet stops itself shows why at once (upstream's killPodFunc status).
       if (kill && pod) d.status.set(pod, killedStatus(d.status.last(uid) ?? pod.status, kill));
-      const before = await d.view.pod(uid);
+      const before = await d.view.current(uid);
       // A pod its source dropped is stopped as last seen (its preStop hooks, its containers' names).
       const subject = pod ?? lastPod ?? ({ metadata: { uid, name: '', namespace: '' }, spec: { containers: [] } } as Pod);
       await d.syncer.killPod(subject, before, gracePeriodSeconds, reason);

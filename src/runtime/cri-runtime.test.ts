@@ -62,3 +62,46 @@ test('RuntimeView: overlapping reads share the list that follows the one in flig
   assert.deepEqual(await later, { uid: 'b', sandboxes: [], containers: [] });
   assert.equal(f.lists(), 3, 'a read after the others are done lists again');
 });
+
+test('RuntimeView: current() answers from the last list unless the kubelet changed the pod after that list began', async () => {
+  const f = fakeCri();
+  const view = new RuntimeView(f.cri);
+  f.containers.push({ id: 'c1', uid: 'a' });
+  const relist = view.pods(); // the PLEG's
+  await f.answer();
+  await relist;
+  assert.deepEqual(
+    (await view.current('a')).containers.map((c) => c.id),
+    ['c1'],
+  );
+  assert.deepEqual(await view.current('b'), { uid: 'b', sandboxes: [], containers: [] }, 'a pod the list did not have');
+  assert.equal(f.lists(), 1, 'neither read listed');
+
+  // The kubelet starts a second container: the next read of that pod lists again, others do not.
+  f.containers.push({ id: 'c2', uid: 'a' });
+  view.changed('a');
+  const fresh = view.current('a');
+  await f.answer();
+  assert.deepEqual((await fresh).containers.map((c) => c.id).sort(), ['c1', 'c2']);
+  assert.equal(f.lists(), 2);
+  await view.current('a');
+  await view.current('b');
+  assert.equal(f.lists(), 2, 'the list begun after the change serves both');
+});
+
+test('RuntimeView: sandboxStatus() reads one sandbox, and the next list does not ask for its IP again', async () => {
+  let statusCalls = 0;
+  const sb = { id: 's1', state: 'SANDBOX_READY', createdAt: '5', metadata: { uid: 'a', attempt: 2 }, labels: {} };
+  const cri = {
+    podSandboxStatus: async () => {
+      statusCalls++;
+      return { status: { ...sb, network: { ip: '10.0.0.7' } } };
+    },
+    listPodSandbox: async () => ({ items: [sb] }),
+    listContainers: async () => ({ containers: [] }),
+  } as unknown as RuntimeClient;
+  const view = new RuntimeView(cri);
+  assert.deepEqual(await view.sandboxStatus('s1'), { id: 's1', attempt: 2, ready: true, ip: '10.0.0.7', createdAtNs: '5' });
+  assert.equal((await view.pod('a')).sandboxes[0]?.ip, '10.0.0.7');
+  assert.equal(statusCalls, 1);
+});

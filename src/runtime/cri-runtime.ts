@@ -39,6 +39,10 @@ export class RuntimeView {
   /** The list in flight, and the one that follows it, shared by whoever asks meanwhile. */
   #running?: Promise<Map<string, PodRuntimeStatus>>;
   #next?: Promise<Map<string, PodRuntimeStatus>>;
+  /** The last list that answered, and when it began (performance.now()). */
+  #last?: { began: number; pods: Map<string, PodRuntimeStatus> };
+  /** When the kubelet last changed each pod in the runtime, while no list has begun since. */
+  readonly #changed = new Map<string, number>();
 
   constructor(cri: RuntimeClient) {
     this.#cri = cri;
@@ -65,7 +69,34 @@ export class RuntimeView {
     return (await this.pods()).get(uid) ?? { uid, sandboxes: [], containers: [] };
   }
 
+  /**
+   * A pod's state from the last list (the PLEG's, every second) when that list began after the
+   * kubelet last changed the pod, else from a new one: upstream's podCache.GetNewerThan, without
+   * its wait. A sync woken by the PLEG, a resync and a pod's first sync then read no list of their
+   * own; what changed by itself since (an exit) wakes the pod again with the next relist.
+   */
+  async current(uid: string): Promise<PodRuntimeStatus> {
+    const last = this.#last;
+    if (last && last.began > (this.#changed.get(uid) ?? -Infinity)) return last.pods.get(uid) ?? { uid, sandboxes: [], containers: [] };
+    return this.pod(uid);
+  }
+
+  /** The kubelet has just changed this pod in the runtime (started, stopped, removed something): current() lists again. */
+  changed(uid: string): void {
+    this.#changed.set(uid, performance.now());
+  }
+
+  /** A sandbox just created, from its own status call (a list would walk every container for it). */
+  async sandboxStatus(id: string): Promise<SandboxState> {
+    const { status: st } = await this.#cri.podSandboxStatus({ podSandboxId: id });
+    const ready = st?.state === 'SANDBOX_READY';
+    const ip = st?.network?.ip ?? '';
+    if (ready) this.#sandboxIPs.set(id, ip);
+    return { id, attempt: st?.metadata?.attempt ?? 0, ready, ip: ip || undefined, createdAtNs: st?.createdAt ?? '0' };
+  }
+
   async #list(): Promise<Map<string, PodRuntimeStatus>> {
+    const began = performance.now();
     const [{ items: sandboxes }, { containers }] = await Promise.all([this.#cri.listPodSandbox({}), this.#cri.listContainers({})]);
     const out = new Map<string, PodRuntimeStatus>();
     const entry = (u: string) => {
@@ -86,6 +117,8 @@ export class RuntimeView {
       p.containers.sort(newestFirst);
     }
     this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)));
+    if (began > (this.#last?.began ?? -Infinity)) this.#last = { began, pods: out };
+    for (const [uid, at] of this.#changed) if (at < began) this.#changed.delete(uid);
     return out;
   }
 

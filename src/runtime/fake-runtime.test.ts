@@ -140,7 +140,22 @@ export class FakeRuntime implements PodRuntime, PodView {
     });
   }
 
-  // ---- PodView ----
+  // ---- PodView: every read is fresh ----
+
+  current(uid: string): Promise<PodRuntimeStatus> {
+    return this.pod(uid);
+  }
+
+  /** The pods changed() was called for, in order. */
+  readonly changes: string[] = [];
+  changed(uid: string): void {
+    this.changes.push(uid);
+  }
+
+  async sandboxStatus(id: string): Promise<SandboxState> {
+    const { attempt, ready, ip, createdAtNs } = this.#sandboxes.get(id)!;
+    return { id, attempt, ready, ip, createdAtNs };
+  }
 
   async pod(uid: string): Promise<PodRuntimeStatus> {
     const sandboxes = [...this.#sandboxes.values()].filter((s) => s.uid === uid);

@@ -2,7 +2,7 @@
 // makes (with its lifecycle hooks) and the runtime's view of one pod. RuntimeClient and
 // RuntimeView are the real ones; src/runtime/fake-runtime.test.ts is the one tests run against.
 import type { RuntimeClient } from '../cri/runtime-client.ts';
-import type { PodRuntimeStatus } from './types.ts';
+import type { RuntimeView } from './cri-runtime.ts';
 
 /** The CRI calls of a pod's sync: a Pick of the real client, so that a fake takes and returns what the wire does. */
 export type PodRuntime = Pick<
@@ -18,7 +18,9 @@ export type PodRuntime = Pick<
   | 'execSync'
 >;
 
-/** The runtime's state of one pod (RuntimeView.pod); a pod the runtime does not know has no sandboxes and no containers. */
-export interface PodView {
-  pod(uid: string): Promise<PodRuntimeStatus>;
-}
+/**
+ * The runtime's state of one pod (RuntimeView); a pod the runtime does not know has no sandboxes
+ * and no containers. pod: from a list begun after the call; current: from the last list when it
+ * began after changed(uid) was last called; sandboxStatus: one sandbox just created.
+ */
+export type PodView = Pick<RuntimeView, 'pod' | 'current' | 'changed' | 'sandboxStatus'>;

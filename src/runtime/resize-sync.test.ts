@@ -77,7 +77,13 @@ function syncer(
     startContainer: async () => ({}),
   } as unknown as PodRuntime & ResizeRuntime['cri'];
   const noop = () => {};
-  const view = { pod: async () => status, noteResources: noop };
+  const view = {
+    pod: async () => status,
+    current: async () => status,
+    changed: noop,
+    sandboxStatus: async () => status.sandboxes[0]!,
+    noteResources: noop,
+  };
   const recorder = {
     event: (_o: unknown, type: string, reason: string) => {
       events.push(`${type} ${reason}`);

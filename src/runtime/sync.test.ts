@@ -643,3 +643,15 @@ for (const row of rows) {
     await row.check?.(h, r);
   });
 }
+
+test('PodSyncer: a sync, a kill and a removal mark the pod changed, also when the sync fails, so that its next read lists again', async () => {
+  const h = fakeSyncer();
+  const aborted = new AbortController();
+  aborted.abort(new Error('the pod is being terminated'));
+  await assert.rejects(h.syncer.syncPod(pod(), aborted.signal));
+  assert.deepEqual(h.runtime.changes, [UID], 'the sandbox was created before the sync stopped');
+  await sync(h, pod());
+  await h.syncer.killPod(pod(), await h.runtime.pod(UID), 2, 'deleted');
+  await h.syncer.removePod(UID, pod());
+  assert.deepEqual(h.runtime.changes, [UID, UID, UID, UID]);
+});

@@ -161,7 +161,9 @@ export class PodSyncer {
   async syncPod(pod: Pod, signal?: AbortSignal, health?: HealthOf, last?: PodStatus): Promise<SyncResult> {
     const { allocated, pending } = this.#resizer.allocate(pod);
     const errors: string[] = [];
-    const result = await this.#sync(withAllocation(pod, allocated), errors, signal, health, last);
+    const result = await this.#sync(withAllocation(pod, allocated), errors, signal, health, last).finally(() =>
+      this.#view.changed(pod.metadata!.uid!),
+    );
     const resize = this.#resizer.state(pod, allocated, result.runtime, pending, errors);
     if (resize.pending?.reason === 'Deferred' || resize.inProgress)
       result.requeueAfterMs = Math.min(result.requeueAfterMs ?? 10_000, 10_000);
@@ -176,7 +178,7 @@ export class PodSyncer {
     const requeue = (ms: number) => {
       requeueAfterMs = Math.min(requeueAfterMs ?? ms, ms);
     };
-    let status = await this.#view.pod(uid);
+    let status = await this.#view.current(uid);
     // RestartAllContainers (restart-policy.ts), in two syncs as upstream's: the first kills and
     // removes every container, the next starts them all over. Both report the runtime as it was
     // before them and sync again at once: the status of the first shows the exit that triggered
@@ -305,7 +307,7 @@ export class PodSyncer {
         this.#log.error('Failed to create pod sandbox', { ...ref, err: e });
         return { runtime: await this.#view.pod(uid), waiting, requeueAfterMs: 2000 };
       }
-      status = await this.#view.pod(uid);
+      status = { ...status, sandboxes: [await this.#view.sandboxStatus(sandboxId), ...status.sandboxes] };
     }
 
     // Ephemeral containers first (as upstream), then init containers one after another (a
@@ -536,8 +538,12 @@ export class PodSyncer {
    * Idempotent.
    */
   async killPod(pod: Pod, status: PodRuntimeStatus, graceSeconds: number, why: string): Promise<void> {
-    await this.#stopContainers(pod, status, Date.now() + Math.max(MIN_GRACE_SECONDS, graceSeconds) * 1000);
-    for (const sb of status.sandboxes.filter((s) => s.ready)) await this.#cri.stopPodSandbox({ podSandboxId: sb.id });
+    try {
+      await this.#stopContainers(pod, status, Date.now() + Math.max(MIN_GRACE_SECONDS, graceSeconds) * 1000);
+      for (const sb of status.sandboxes.filter((s) => s.ready)) await this.#cri.stopPodSandbox({ podSandboxId: sb.id });
+    } finally {
+      this.#view.changed(status.uid);
+    }
     this.#log.info('Killed pod', {
       pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
       podUID: pod.metadata!.uid,
@@ -621,10 +627,14 @@ export class PodSyncer {
 
   /** Removes what is left of a pod that is gone: sandboxes (and their containers), logs, cgroups. */
   async removePod(uid: string, pod: Pod | undefined): Promise<void> {
-    const status = await this.#view.pod(uid);
-    for (const sb of status.sandboxes) {
-      await this.#cri.stopPodSandbox({ podSandboxId: sb.id });
-      await this.#cri.removePodSandbox({ podSandboxId: sb.id });
+    const status = await this.#view.current(uid);
+    try {
+      for (const sb of status.sandboxes) {
+        await this.#cri.stopPodSandbox({ podSandboxId: sb.id });
+        await this.#cri.removePodSandbox({ podSandboxId: sb.id });
+      }
+    } finally {
+      this.#view.changed(uid);
     }
     await this.#volumes?.tearDown(uid);
     this.#images.forget(`${uid}/`);
