@@ -262,6 +262,28 @@ test('errors: connection refused and a request timeout are status 0 Unreachable'
   await closed(held!);
 });
 
+test(
+  'observe: each request is counted once with its code, or <error> when no answer came (rest_client_requests_total)',
+  quick,
+  async () => {
+    const counted: string[] = [];
+    const observe = (method: string, code: string, host: string) => counted.push(`${method} ${code} ${host}`);
+    route = (q, res) => (q.url === '/ok' ? reply(res, 200, {}) : reply(res, 404, status(404, 'NotFound', 'no')));
+    const api = apiClient({ server: base }, { observe });
+    await api.get('/ok');
+    await api.patch('/missing', {}, 'merge').catch(() => {});
+    const s = createServer();
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const port = (s.address() as AddressInfo).port;
+    await new Promise((r) => s.close(r));
+    await apiClient({ server: `http://127.0.0.1:${port}` }, { observe })
+      .get('/x')
+      .catch(() => {});
+    const host = new URL(base).host;
+    assert.deepEqual(counted, [`GET 200 ${host}`, `PATCH 404 ${host}`, `GET <error> 127.0.0.1:${port}`]);
+  },
+);
+
 test('a request is bounded as a whole: a body trickled forever ends at timeoutMs', quick, async () => {
   let held: ServerResponse | undefined;
   route = (_q, res) => {

@@ -56,7 +56,13 @@ export interface ApiClient {
  */
 const WATCH_IDLE_MS = 90_000;
 
-export function apiClient(conn: Connection, opts: { timeoutMs?: number; watchIdleMs?: number; userAgent?: string } = {}): ApiClient {
+/** A request's outcome, for upstream's rest_client_requests_total: the HTTP code, or '<error>' when none came. */
+export type RequestObserver = (method: string, code: string, host: string) => void;
+
+export function apiClient(
+  conn: Connection,
+  opts: { timeoutMs?: number; watchIdleMs?: number; userAgent?: string; observe?: RequestObserver } = {},
+): ApiClient {
   const url = new URL(conn.server);
   const tls = url.protocol === 'https:';
   const timeoutMs = opts.timeoutMs ?? 30_000;
@@ -121,8 +127,12 @@ export function apiClient(conn: Connection, opts: { timeoutMs?: number; watchIdl
         const deadline = setTimeout(() => (response ?? req).destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
         req.once('close', () => clearTimeout(deadline));
       }
-      req.on('error', (e) => reject(new ApiError(0, 'Unreachable', `${method} ${path}: ${e.message}`)));
+      req.on('error', (e) => {
+        if (!response) opts.observe?.(method, '<error>', url.host);
+        reject(new ApiError(0, 'Unreachable', `${method} ${path}: ${e.message}`));
+      });
       req.on('response', async (res) => {
+        opts.observe?.(method, String(res.statusCode ?? 0), url.host);
         if ((res.statusCode ?? 0) < 300) return resolveRes(res);
         const text = await readAll(res).catch(() => '');
         let status: { reason?: string; message?: string } = {};

@@ -26,6 +26,7 @@ import { collectProcessMetrics, metrics, observeRuntimeOperation, registerPodGau
 import {
   eventedPlegMetrics,
   evictionMetrics,
+  restClientMetrics,
   housekeepingMetrics,
   imageGCMetrics,
   logRotationMetrics,
@@ -143,7 +144,10 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   }
 
   // Connections: the apiserver, and the runtime (fail at start with one clear line rather than run against none).
-  const api = apiClient(loadKubeconfig(o.kubeconfig), { userAgent: `kubelet-ts/${KUBELET_VERSION} (linux) ${nodeName}` });
+  const api = apiClient(loadKubeconfig(o.kubeconfig), {
+    userAgent: `kubelet-ts/${KUBELET_VERSION} (linux) ${nodeName}`,
+    observe: restClientMetrics,
+  });
   const cri = new RuntimeClient(o.runtimeEndpoint, { observer: observeRuntimeOperation });
   const images = new ImageClient(config.imageServiceEndpoint || o.runtimeEndpoint, { observer: observeRuntimeOperation });
   const version = await cri.version({});

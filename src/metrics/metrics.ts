@@ -211,6 +211,13 @@ export const metrics = {
     help: 'Kubernetes Events dropped because the send queue was full.',
     registers: r,
   }),
+  // client-go's request counter (src/apiserver/client.ts): what this kubelet costs the apiserver.
+  restClientRequests: new Counter({
+    name: 'rest_client_requests_total',
+    help: alpha('Number of HTTP requests, partitioned by status code, method, and host.'),
+    labelNames: ['code', 'host', 'method'],
+    registers: r,
+  }),
   // Housekeeping and container garbage collection (src/gc).
   orphanedRuntimePods: new Counter({
     name: 'kubelet_orphaned_runtime_pods_total',

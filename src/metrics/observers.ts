@@ -1,5 +1,6 @@
 // The parts report what happened through observer hooks, in their own terms; these map
 // the reports to upstream's series. The composition root plugs them in.
+import type { RequestObserver } from '../apiserver/client.ts';
 import type { EvictionObserver } from '../eviction/eviction-manager.ts';
 import type { NodeShutdownObserver } from '../nodeshutdown/manager.ts';
 import type { PullObserver } from '../images/puller.ts';
@@ -15,6 +16,8 @@ import type { SyncObserver } from '../runtime/sync.ts';
 import type { StatusObserver } from '../status/status-manager.ts';
 import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from './labels.ts';
 import { metrics } from './metrics.ts';
+
+export const restClientMetrics: RequestObserver = (method, code, host) => metrics.restClientRequests.inc({ code, host, method });
 
 export const workerMetrics: WorkerObserver = {
   step: (operation, s) => metrics.podWorkerDuration.observe({ operation_type: operation }, s),
