@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck lint up down test test-containerd1 unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api chaos clean
+.PHONY: all deps build typecheck lint up down test test-containerd1 unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api bench-cluster chaos clean
 
 all: build
 
@@ -95,6 +95,12 @@ clean:
 # (stopped again even on failure).
 bench: build up
 	trap 'bash hack/upstream-kubelet.sh stop' EXIT; bash hack/upstream-kubelet.sh start && node test/bench/side-by-side.ts && node test/bench/api.ts --upstream
+
+# Many nodes against one apiserver: NODES (5) workers join the local cluster with kubelet-ts,
+# then with the upstream kubelet; the apiserver's CPU and each kubelet's requests at idle and
+# with pods (test/bench/cluster.ts; BENCH_NODES, BENCH_PODS_PER_NODE).
+bench-cluster: build up
+	node test/bench/cluster.ts
 
 # The kubelet API alone under 50 concurrent clients: /stats/summary and /pods latency, kubelet CPU.
 bench-api: build up

@@ -56,3 +56,40 @@ in_node() {
 }
 # ckubectl ARGS...: kubectl on the cluster as its admin.
 ckubectl() { "$BIN/kubectl" --kubeconfig "$CLUSTER_KUBECONFIG" "$@"; }
+
+# kubeadm in a node: its preflight runs `kubelet --version` (up.sh writes the kubelet-ts wrapper
+# in $CLUSTER_LOCAL/bin), and refuses cgroup v1 (SystemVerification) unless told to skip it.
+KPATH="$CLUSTER_LOCAL/bin:$BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+PREFLIGHT=--ignore-preflight-errors=SystemVerification
+
+# The kubelet's settings as kubeadm writes them into each node's /var/lib/kubelet/kubeadm-flags.env.
+node_registration() {
+  local n=$1
+  cat <<YAML
+nodeRegistration:
+  name: $n
+  criSocket: unix:///run/containerd/containerd.sock
+  imagePullPolicy: Never
+  kubeletExtraArgs:
+  - {name: node-ip, value: $(node_ip "$n")}
+  - {name: cgroup-root, value: /kts-$n}
+YAML
+}
+
+# kubeadm (init or join) in the node, in the background; the node's kubelet is started as soon
+# as kubeadm has written its config, as systemd would start it. Waits for kubeadm to finish.
+kubeadm_with_kubelet() {
+  local n=$1 what=$2 state; shift 2; state=$(node_state "$n")
+  rm -f "$state/var/lib/kubelet/config.yaml"
+  log "node $n: kubeadm $what (log: $CLUSTER_LOGS/$n-kubeadm.log)"
+  "$KTS_ROOT/hack/cluster/node.sh" exec "$n" env PATH="$KPATH" kubeadm "$what" "$@" >"$CLUSTER_LOGS/$n-kubeadm.log" 2>&1 &
+  local pid=$! end=$((SECONDS + 600))
+  until [ -f "$state/var/lib/kubelet/config.yaml" ] && [ -f "$state/var/lib/kubelet/kubeadm-flags.env" ]; do
+    kill -0 $pid 2>/dev/null || { wait $pid; die "kubeadm $what on $n exited before writing the kubelet's config (see $CLUSTER_LOGS/$n-kubeadm.log)"; }
+    [ $SECONDS -lt $end ] || die "kubeadm $what on $n wrote no kubelet config in 600s (see $CLUSTER_LOGS/$n-kubeadm.log)"
+    sleep 0.5
+  done
+  "$KTS_ROOT/hack/cluster/node.sh" kubelet "$n" restart
+  wait $pid || die "kubeadm $what on $n failed (see $CLUSTER_LOGS/$n-kubeadm.log and $CLUSTER_LOGS/$n-kubelet.log)"
+}
+

@@ -3,8 +3,12 @@
 #   add NODE        namespaces, address, private dirs, its containerd and images
 #   remove NODE     stops everything of the node, removes all it made and its Node object
 #                   (hack/cluster/up.sh adds and joins the nodes NODES asks for)
+#   join NODE [kubelet-ts|upstream]
+#                   adds NODE if need be and joins it to the cluster with kubeadm join, its
+#                   kubelet kubelet-ts or the upstream kubelet of the pin (_output/bin/kubelet;
+#                   test/bench/cluster.ts compares the two)
 #   kubelet NODE start|stop|restart|status
-#                   kubelet-ts in the node, started as kubeadm's systemd drop-in would
+#                   the node's kubelet, started as kubeadm's systemd drop-in would
 #                   (manifests/10-kubeadm.conf), under hack/supervise.sh
 #   images NODE FLAGS…  hack/build-images.sh FLAGS (--cluster, --conformance) into the node
 #   exec NODE CMD…  runs CMD in the node (kubeadm, crictl, ip, ...)
@@ -118,24 +122,63 @@ kubelet_args() {
   echo "--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=/etc/kubernetes/kubelet.conf --config=/var/lib/kubelet/config.yaml $flags"
 }
 
+# Which kubelet the node runs: kubelet-ts, or upstream (written by join).
+kubelet_kind() { cat "$(node_state "$1")/etc/kts/kubelet" 2>/dev/null || echo kubelet-ts; }
+
 kubelet() {
-  local n=$1 state; state=$(node_state "$n")
+  local n=$1 state kind; state=$(node_state "$n"); kind=$(kubelet_kind "$n")
   case "$2" in
     start)
-      running "$n-kubelet" && { log "node $n: kubelet-ts already running"; return 0; }
+      running "$n-kubelet" && { log "node $n: $kind already running"; return 0; }
       [ -f "$state/var/lib/kubelet/config.yaml" ] || die "node $n has no /var/lib/kubelet/config.yaml yet (kubeadm init or join writes it)"
-      [ -f "$KTS_ROOT/dist/cli/main.js" ] || die "$KTS_ROOT/dist/cli/main.js is missing: run make build"
-      log "node $n: kubelet-ts (log: $LOGS/$n-kubelet.log)"
+      local cmd
+      if [ "$kind" = upstream ]; then
+        [ -x "$BIN/kubelet" ] || die "$BIN/kubelet is missing: run hack/build-control-plane.sh"
+        # It refuses a cgroup root that does not exist (kubelet-ts makes its own).
+        local d; for d in /sys/fs/cgroup/*/; do [ -f "$d/cgroup.procs" ] && mkdir -p "${d%/}/kts-$n"; done
+        cmd=("$BIN/kubelet")
+      else
+        [ -f "$KTS_ROOT/dist/cli/main.js" ] || die "$KTS_ROOT/dist/cli/main.js is missing: run make build"
+        cmd=(env MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072
+          "$BIN/node" --max-semi-space-size=4 --no-maglev "$KTS_ROOT/dist/cli/main.js")
+      fi
+      log "node $n: $kind (log: $LOGS/$n-kubelet.log)"
       # shellcheck disable=SC2046
       KTS_SUPERVISE_CHILD_PID_FILE="$PIDS/$n-kubelet.child.pid" start_bg "$n-kubelet" \
-        nsenter $(node_ns_opts "$n") "$KTS_ROOT/hack/supervise.sh" env MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072 \
-        "$BIN/node" --max-semi-space-size=4 --no-maglev "$KTS_ROOT/dist/cli/main.js" $(kubelet_args "$n") --v 2
+        nsenter $(node_ns_opts "$n") "$KTS_ROOT/hack/supervise.sh" "${cmd[@]}" $(kubelet_args "$n") --v 2
       ;;
     stop) stop_bg "$n-kubelet" 25; rm -f "$PIDS/$n-kubelet.child.pid" ;;
     restart) kubelet "$n" stop; kubelet "$n" start ;;
-    status) running "$n-kubelet" && echo "node $n: kubelet-ts running" || { echo "node $n: kubelet-ts stopped"; return 1; } ;;
+    status) running "$n-kubelet" && echo "node $n: $kind running" || { echo "node $n: $kind stopped"; return 1; } ;;
     *) die "usage: $0 kubelet NODE start|stop|restart|status" ;;
   esac
+}
+
+# join NODE [KIND]: kubeadm join with a new bootstrap token, as an operator joins a worker.
+join() {
+  local n=$1 kind=${2:-} state join_cmd token hash; state=$(node_state "$n")
+  [ "$n" != "$CP_NODE" ] || die "$CP_NODE is the control plane (hack/cluster/up.sh runs kubeadm init there)"
+  [ -f "$CLUSTER_KUBECONFIG" ] || die "no cluster to join: make up first"
+  case "$kind" in '' | kubelet-ts | upstream) ;; *) die "unknown kubelet $kind: kubelet-ts or upstream" ;; esac
+  if [ -f "$state/etc/kubernetes/kubelet.conf" ]; then
+    [ -z "$kind" ] || [ "$kind" = "$(kubelet_kind "$n")" ] || die "node $n was joined with $(kubelet_kind "$n"): remove it first"
+    kubelet "$n" start
+    return
+  fi
+  node_exists "$n" || add "$n"
+  echo "${kind:-kubelet-ts}" > "$state/etc/kts/kubelet"
+  join_cmd=$(in_node "$CP_NODE" kubeadm token create --print-join-command --kubeconfig /etc/kubernetes/admin.conf) \
+    || die "kubeadm token create failed on $CP_NODE"
+  token=$(awk '{for (i = 1; i < NF; i++) if ($i == "--token") print $(i + 1)}' <<<"$join_cmd")
+  hash=$(awk '{for (i = 1; i < NF; i++) if ($i == "--discovery-token-ca-cert-hash") print $(i + 1)}' <<<"$join_cmd")
+  cat > "$state/etc/kts/kubeadm.yaml" <<YAML
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: JoinConfiguration
+discovery:
+  bootstrapToken: {apiServerEndpoint: "$(node_ip "$CP_NODE"):6443", token: $token, caCertHashes: ["$hash"]}
+$(node_registration "$n")
+YAML
+  kubeadm_with_kubelet "$n" join --config /etc/kts/kubeadm.yaml "$PREFLIGHT"
 }
 
 # The node's processes: its kubelet, containerd, the shims containerd started (they share the
@@ -176,8 +219,9 @@ remove() {
 case "${1:-}" in
   add) [ $# = 2 ] || die "usage: $0 add NODE"; add "$2" ;;
   remove) [ $# = 2 ] || die "usage: $0 remove NODE"; remove "$2" ;;
+  join) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: $0 join NODE [kubelet-ts|upstream]"; join "$2" "${3:-}" ;;
   kubelet) [ $# = 3 ] || die "usage: $0 kubelet NODE start|stop|restart|status"; kubelet "$2" "$3" ;;
   images) [ $# -ge 3 ] || die "usage: $0 images NODE --cluster|--conformance..."; n=$2; shift 2; images "$n" "$@" ;;
   exec) [ $# -ge 3 ] || die "usage: $0 exec NODE CMD..."; n=$2; shift 2; in_node "$n" "$@" ;;
-  *) die "usage: $0 add|remove|kubelet|images|exec NODE ..." ;;
+  *) die "usage: $0 add|join|remove|kubelet|images|exec NODE ..." ;;
 esac

@@ -23,47 +23,13 @@ log "== cluster: binaries and images"
 mkdir -p "$CLUSTER_LOCAL/bin"
 printf '#!/bin/sh\nexec %s %s "$@"\n' "$BIN/node" "$KTS_ROOT/dist/cli/main.js" > "$CLUSTER_LOCAL/bin/kubelet"
 chmod +x "$CLUSTER_LOCAL/bin/kubelet"
-KPATH="$CLUSTER_LOCAL/bin:$BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-# Preflight here: cgroup v1 (SystemVerification) is refused unless skipped, as kubeadm says.
-PREFLIGHT=--ignore-preflight-errors=SystemVerification
 
 # The registry the nodes pull from (hack/build-images.sh pushes their images into it).
 "$h/registry.sh"
 mapfile -t nodes < <(node_names)
 for n in "${nodes[@]}"; do "$h/cluster/node.sh" add "$n"; done
 
-# The kubelet's settings as kubeadm writes them into each node's /var/lib/kubelet/kubeadm-flags.env.
-node_registration() {
-  local n=$1
-  cat <<YAML
-nodeRegistration:
-  name: $n
-  criSocket: unix:///run/containerd/containerd.sock
-  imagePullPolicy: Never
-  kubeletExtraArgs:
-  - {name: node-ip, value: $(node_ip "$n")}
-  - {name: cgroup-root, value: /kts-$n}
-YAML
-}
-
 api_ok() { ckubectl get --raw /readyz >/dev/null 2>&1; }
-
-# kubeadm (init or join) in the node, in the background; kubelet-ts is started as soon as
-# kubeadm has written its config, as systemd would start it. Waits for kubeadm to finish.
-kubeadm_with_kubelet() {
-  local n=$1 what=$2 state; shift 2; state=$(node_state "$n")
-  rm -f "$state/var/lib/kubelet/config.yaml"
-  log "node $n: kubeadm $what (log: $LOGS/$n-kubeadm.log)"
-  "$h/cluster/node.sh" exec "$n" env PATH="$KPATH" kubeadm "$what" "$@" >"$LOGS/$n-kubeadm.log" 2>&1 &
-  local pid=$! end=$((SECONDS + 600))
-  until [ -f "$state/var/lib/kubelet/config.yaml" ] && [ -f "$state/var/lib/kubelet/kubeadm-flags.env" ]; do
-    kill -0 $pid 2>/dev/null || { wait $pid; die "kubeadm $what on $n exited before writing the kubelet's config (see $LOGS/$n-kubeadm.log)"; }
-    [ $SECONDS -lt $end ] || die "kubeadm $what on $n wrote no kubelet config in 600s (see $LOGS/$n-kubeadm.log)"
-    sleep 0.5
-  done
-  "$h/cluster/node.sh" kubelet "$n" restart
-  wait $pid || die "kubeadm $what on $n failed (see $LOGS/$n-kubeadm.log and $LOGS/$n-kubelet.log)"
-}
 
 cp_state=$(node_state "$CP_NODE")
 if [ -f "$cp_state/etc/kubernetes/admin.conf" ]; then
@@ -112,26 +78,7 @@ log "== cluster: flannel"
 sed -e "s#POD_SUBNET#$POD_SUBNET#" -e "s#API_HOST#$(node_ip "$CP_NODE")#" "$KTS_ROOT/manifests/addons/kube-flannel.yaml" | ckubectl apply -f - >>"$LOGS/addons.log" \
   || die "kubectl apply of flannel failed (see $LOGS/addons.log)"
 
-join_cmd=""
-for n in "${nodes[@]}"; do
-  [ "$n" = "$CP_NODE" ] && continue
-  state=$(node_state "$n")
-  if [ -f "$state/etc/kubernetes/kubelet.conf" ]; then "$h/cluster/node.sh" kubelet "$n" start; continue; fi
-  if [ -z "$join_cmd" ]; then
-    join_cmd=$("$h/cluster/node.sh" exec "$CP_NODE" kubeadm token create --print-join-command --kubeconfig /etc/kubernetes/admin.conf) \
-      || die "kubeadm token create failed on $CP_NODE"
-  fi
-  token=$(awk '{for (i = 1; i < NF; i++) if ($i == "--token") print $(i + 1)}' <<<"$join_cmd")
-  hash=$(awk '{for (i = 1; i < NF; i++) if ($i == "--discovery-token-ca-cert-hash") print $(i + 1)}' <<<"$join_cmd")
-  cat > "$state/etc/kts/kubeadm.yaml" <<YAML
-apiVersion: kubeadm.k8s.io/v1beta4
-kind: JoinConfiguration
-discovery:
-  bootstrapToken: {apiServerEndpoint: "$(node_ip "$CP_NODE"):6443", token: $token, caCertHashes: ["$hash"]}
-$(node_registration "$n")
-YAML
-  kubeadm_with_kubelet "$n" join --config /etc/kts/kubeadm.yaml "$PREFLIGHT"
-done
+for n in "${nodes[@]}"; do [ "$n" = "$CP_NODE" ] || "$h/cluster/node.sh" join "$n"; done
 
 log "== cluster: waiting for ${#nodes[@]} nodes Ready and the add-ons"
 ready_nodes() { [ "$(ckubectl get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' 2>/dev/null | grep -c True)" -ge "${#nodes[@]}" ]; }
