@@ -179,6 +179,8 @@ async function podsOf(ns: string): Promise<{ ready: number; total: number }> {
 async function runSet(kind: 'kubelet-ts' | 'upstream') {
   log(`== ${NODES} nodes with ${kind}: joining ${names.join(', ')}`);
   const joinStart = Date.now();
+  // One node's images at a time (hack/build-images.sh shares its work dirs); then the joins together.
+  for (const n of names) await node('add', n);
   await Promise.all(names.map((n) => node('join', n, kind)));
   await kubectl('label', '--overwrite', 'node', ...names, `${LABEL}=${kind}`);
   await until(`${kind} nodes Ready with their DaemonSet pods`, 600_000, async () => {
