@@ -105,3 +105,37 @@ test('RuntimeView: sandboxStatus() reads one sandbox, and the next list does not
   assert.equal((await view.pod('a')).sandboxes[0]?.ip, '10.0.0.7');
   assert.equal(statusCalls, 1);
 });
+
+test('RuntimeView: the latest instance of a container is its highest attempt, whatever the clock said at creation', async () => {
+  // The wall clock stepped back between the two: the exited attempt 2 looks created after the running attempt 3.
+  const instances = [
+    { id: 'c2', attempt: 2, state: 'CONTAINER_EXITED', createdAt: '300' },
+    { id: 'c3', attempt: 3, state: 'CONTAINER_RUNNING', createdAt: '200' },
+  ];
+  const cri = {
+    listPodSandbox: async () => ({ items: [] }),
+    listContainers: async () => ({
+      containers: instances.map((c) => ({
+        id: c.id,
+        podSandboxId: 's',
+        state: c.state,
+        createdAt: c.createdAt,
+        metadata: { name: 'main', attempt: c.attempt },
+        labels: { 'io.kubernetes.pod.uid': 'a' },
+        annotations: {},
+      })),
+    }),
+    containerStatus: async ({ containerId }: { containerId: string }) => {
+      const c = instances.find((x) => x.id === containerId)!;
+      return { status: { id: c.id, state: c.state, createdAt: c.createdAt, startedAt: '1', finishedAt: '0', mounts: [], annotations: {} } };
+    },
+  } as unknown as RuntimeClient;
+  const p = await new RuntimeView(cri).pod('a');
+  assert.deepEqual(
+    p.containers.map((c) => [c.id, c.phase]),
+    [
+      ['c3', 'running'],
+      ['c2', 'exited'],
+    ],
+  );
+});

@@ -18,6 +18,10 @@ const phases: Record<string, ContainerPhase> = {
 const newestFirst = (a: { createdAtNs: string }, b: { createdAtNs: string }) => (BigInt(b.createdAtNs) > BigInt(a.createdAtNs) ? 1 : -1);
 // A sandbox whose network setup failed can carry no creation time: the attempt orders them.
 const newestSandboxFirst = (a: SandboxState, b: SandboxState) => b.attempt - a.attempt || newestFirst(a, b);
+// A container's instances by attempt too: creation times are the wall clock's, which a step back
+// (NTP, a restored VM) puts out of order, and the kubelet would take an exited instance for the
+// latest and leave the one that runs unprobed and unreported. Attempts only grow.
+const newestContainerFirst = (a: ContainerState, b: ContainerState) => b.attempt - a.attempt || newestFirst(a, b);
 
 /** The runtime's message, enriched with what the container wrote as its termination message. */
 function exitMessage(st: ContainerStatus__Output): string {
@@ -114,7 +118,7 @@ export class RuntimeView {
     });
     for (const p of out.values()) {
       p.sandboxes.sort(newestSandboxFirst);
-      p.containers.sort(newestFirst);
+      p.containers.sort(newestContainerFirst);
     }
     this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)));
     if (began > (this.#last?.began ?? -Infinity)) this.#last = { began, pods: out };

@@ -168,7 +168,7 @@ export class FakeRuntime implements PodRuntime, PodView {
         .map(({ id, attempt, ready, ip, createdAtNs }) => ({ id, attempt, ready, ip, createdAtNs })),
       containers: [...this.#containers.values()]
         .filter((c) => ids.has(c.sandboxId))
-        .sort(newest)
+        .sort((a, b) => b.attempt - a.attempt || newest(a, b))
         .map(({ config: _, ...c }) => ({ ...c })),
     };
   }
