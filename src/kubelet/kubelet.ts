@@ -26,7 +26,6 @@ import { collectProcessMetrics, metrics, observeRuntimeOperation, registerPodGau
 import {
   eventedPlegMetrics,
   evictionMetrics,
-  memoryReducerMetrics,
   restClientMetrics,
   housekeepingMetrics,
   imageGCMetrics,
@@ -57,7 +56,6 @@ import { nodeShutdownManager } from '../nodeshutdown/manager.ts';
 import { stateFile } from '../nodeshutdown/state-file.ts';
 import { containerdEvents, wakesRelist } from '../pleg/containerd-events.ts';
 import { startPleg } from '../pleg/relist.ts';
-import { startMemoryReducer } from '../memory/reducer.ts';
 import { isStaticPod, podKey } from '../podutil/podutil.ts';
 import { podGauges } from '../pods/gauges.ts';
 import { MirrorPods } from '../pods/mirror.ts';
@@ -354,9 +352,6 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   });
   registerPodGauges(() => podGauges(workers.snapshot(), isStaticPod));
 
-  // Garbage a burst of work left in V8's old generation, collected (src/memory/reducer.ts).
-  const memoryReducer = startMemoryReducer({ log: logger('memory'), observe: memoryReducerMetrics });
-
   // PLEG: the relist wakes the workers of pods whose containers changed; containerd's task
   // events wake the relist at once (upstream's EventedPLEG gate is off by default;
   // featureGates {EventedPLEG: false} leaves the 1 s relist alone, as the upstream kubelet runs).
@@ -615,7 +610,6 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
         plugins,
         dra,
         draPlugins,
-        memoryReducer,
       ])
         part?.stop();
       healthz.close();

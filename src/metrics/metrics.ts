@@ -291,18 +291,6 @@ export const metrics = {
     labelNames: ['socket_path', 'state'],
     registers: r,
   }),
-  // The memory reducer (src/memory/reducer.ts): its collections, their pauses, and what each gave back.
-  memoryReducerDuration: new Histogram({
-    name: 'kubelet_ts_memory_reducer_duration_seconds',
-    help: 'Duration in seconds of a full garbage collection the memory reducer ran.',
-    buckets,
-    registers: r,
-  }),
-  memoryReducerFreed: new Counter({
-    name: 'kubelet_ts_memory_reducer_freed_bytes_total',
-    help: 'Bytes of V8 heap the memory reducer collected.',
-    registers: r,
-  }),
   housekeepingDuration: new Histogram({
     name: 'kubelet_ts_housekeeping_duration_seconds',
     help: 'Duration in seconds of a pass of housekeeping (every 2 s) or of container garbage collection (every minute).',

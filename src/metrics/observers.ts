@@ -1,7 +1,6 @@
 // The parts report what happened through observer hooks, in their own terms; these map
 // the reports to upstream's series. The composition root plugs them in.
 import type { RequestObserver } from '../apiserver/client.ts';
-import type { ReducerObserver } from '../memory/reducer.ts';
 import type { EvictionObserver } from '../eviction/eviction-manager.ts';
 import type { NodeShutdownObserver } from '../nodeshutdown/manager.ts';
 import type { PullObserver } from '../images/puller.ts';
@@ -103,11 +102,6 @@ export const plegMetrics: PlegObserver = (seconds, interval, pods) => {
 
 /** containerd's event stream (upstream's evented PLEG connection counters). */
 export const eventedPlegMetrics = (ok: boolean) => (ok ? metrics.eventedPlegConnectionSuccess : metrics.eventedPlegConnectionError).inc();
-
-export const memoryReducerMetrics: ReducerObserver = (before, after, s) => {
-  metrics.memoryReducerDuration.observe(s);
-  metrics.memoryReducerFreed.inc(Math.max(0, before - after));
-};
 
 export const housekeepingMetrics: NonNullable<CollectorDeps['observe']> = {
   duration: (loop, s) => metrics.housekeepingDuration.observe({ loop }, s),
