@@ -96,7 +96,7 @@ clean:
 bench: build up
 	trap 'bash hack/upstream-kubelet.sh stop' EXIT; bash hack/upstream-kubelet.sh start && node test/bench/side-by-side.ts && node test/bench/api.ts --upstream
 
-# Many nodes against one apiserver: NODES (5) workers join the local cluster with kubelet-ts,
+# Many nodes against one apiserver: BENCH_NODES (5) workers join the local cluster with kubelet-ts,
 # then with the upstream kubelet; the apiserver's CPU and each kubelet's requests at idle and
 # with pods (test/bench/cluster.ts; BENCH_NODES, BENCH_PODS_PER_NODE).
 bench-cluster: build up
