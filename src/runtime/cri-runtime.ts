@@ -16,12 +16,12 @@ const phases: Record<string, ContainerPhase> = {
   CONTAINER_UNKNOWN: 'unknown',
 };
 const newestFirst = (a: { createdAtNs: string }, b: { createdAtNs: string }) => (BigInt(b.createdAtNs) > BigInt(a.createdAtNs) ? 1 : -1);
-// A sandbox whose network setup failed can carry no creation time: the attempt orders them.
-const newestSandboxFirst = (a: SandboxState, b: SandboxState) => b.attempt - a.attempt || newestFirst(a, b);
-// A container's instances by attempt too: creation times are the wall clock's, which a step back
-// (NTP, a restored VM) puts out of order, and the kubelet would take an exited instance for the
-// latest and leave the one that runs unprobed and unreported. Attempts only grow.
-const newestContainerFirst = (a: ContainerState, b: ContainerState) => b.attempt - a.attempt || newestFirst(a, b);
+// Sandboxes and a container's instances by attempt, which only grows: a sandbox whose network
+// setup failed can carry no creation time, and creation times are the wall clock's, which a step
+// back (NTP, a restored VM) puts out of order; the kubelet would then take an exited instance for
+// the latest and leave the one that runs unprobed and unreported.
+const newestAttemptFirst = (a: { attempt: number; createdAtNs: string }, b: { attempt: number; createdAtNs: string }) =>
+  b.attempt - a.attempt || newestFirst(a, b);
 
 /** The runtime's message, enriched with what the container wrote as its termination message. */
 function exitMessage(st: ContainerStatus__Output): string {
@@ -117,11 +117,11 @@ export class RuntimeView {
       if (c) entry(containers[i]!.labels[labels.podUID] ?? '').containers.push(c);
     });
     for (const p of out.values()) {
-      p.sandboxes.sort(newestSandboxFirst);
-      p.containers.sort(newestContainerFirst);
+      p.sandboxes.sort(newestAttemptFirst);
+      p.containers.sort(newestAttemptFirst);
     }
     this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)));
-    if (began > (this.#last?.began ?? -Infinity)) this.#last = { began, pods: out };
+    this.#last = { began, pods: out }; // lists run one after another (pods())
     for (const [uid, at] of this.#changed) if (at < began) this.#changed.delete(uid);
     return out;
   }

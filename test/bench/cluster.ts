@@ -198,6 +198,7 @@ async function runSet(kind: 'kubelet-ts' | 'upstream') {
   const idle0 = await read();
   await sleep(IDLE_MS);
   const idle1 = await read();
+  const idle = between(idle0, idle1);
 
   const ns = `bench-cluster-${Date.now().toString(36)}`;
   await kubectl('create', 'namespace', ns);
@@ -232,13 +233,13 @@ async function runSet(kind: 'kubelet-ts' | 'upstream') {
   return {
     kind,
     joinedS,
-    idle: between(idle0, idle1),
+    idle,
     allReadyS,
     readyP50S: pct(readyAt, 50) / 1000,
     readyP99S: pct(readyAt, 99) / 1000,
     steady: between(steady0, steady1),
     // Create to deleted, less the idle share of the same span: what the pods' lives cost each node.
-    requestsPerPod: (life.requestsPerNode - between(idle0, idle1).requestsPerNodePerMin * life.minutes) / PODS,
+    requestsPerPod: (life.requestsPerNode - idle.requestsPerNodePerMin * life.minutes) / PODS,
     lifeApiserverCpu: life.apiserverCpuPerMin * life.minutes,
     peakRssMB: peakRss,
   };
