@@ -7,7 +7,7 @@ import type { PodRuntimeStatus } from '../runtime/types.ts';
 import type { Logger } from '../log/log.ts';
 import { ctr, live, rt, sb } from './fixtures.test.ts';
 
-function fakes(pods: PodRuntimeStatus[], o: { owned?: string[]; logDirs?: string[]; failRemove?: string } = {}) {
+function fakes(pods: PodRuntimeStatus[], o: { owned?: string[]; logDirs?: string[]; failRemove?: string; busyCgroupPasses?: number } = {}) {
   const calls: string[] = [];
   const errors: string[] = [];
   let runtime = new Map(pods.map((p) => [p.uid, p]));
@@ -40,6 +40,7 @@ function fakes(pods: PodRuntimeStatus[], o: { owned?: string[]; logDirs?: string
     },
     removePodCgroups: (_root, uid) => {
       calls.push(`removePodCgroups ${uid}`);
+      return !(o.busyCgroupPasses && o.busyCgroupPasses-- > 0);
     },
   };
   const log: Logger = {
@@ -94,7 +95,7 @@ test('collector: an orphan is stopped, then removed; its dirs go on the next pas
   f.calls.length = 0;
   f.setRuntime([]);
   await c.housekeeping();
-  assert.deepEqual(f.calls, ['removeLogDir ns_web_o', 'removePodCgroups o', 'removePodDir o', 'podDirRemoved o']);
+  assert.deepEqual(f.calls, ['removePodCgroups o', 'removeLogDir ns_web_o', 'removePodDir o', 'podDirRemoved o']);
   assert.deepEqual(counts, { container: 2, sandbox: 1, pod_log_dir: 1, pod_dir: 1 });
   assert.equal(orphans, 1);
   assert.deepEqual(f.errors, []);
@@ -167,4 +168,14 @@ test('collector: a gone pod with volumes still mounted has them unmounted, then 
   assert.deepEqual(f.calls, ['unmountPodVolumes /r o']);
   await c.housekeeping();
   assert.deepEqual(f.calls, ['unmountPodVolumes /r o', 'removePodCgroups o', 'removePodDir o']);
+});
+
+test('collector: a gone pod whose cgroups still hold a process (killed, still exiting) keeps its dirs until they are gone', async () => {
+  const f = fakes([], { owned: ['o'], logDirs: ['ns_web_o'], busyCgroupPasses: 1 });
+  const c = f.collector();
+  await c.housekeeping();
+  assert.deepEqual(f.calls, ['removePodCgroups o']);
+  await c.housekeeping();
+  assert.deepEqual(f.calls, ['removePodCgroups o', 'removePodCgroups o', 'removeLogDir ns_web_o', 'removePodDir o']);
+  assert.deepEqual(f.errors, []);
 });

@@ -21,7 +21,8 @@ export interface GCDisk {
   /** Unmounts ROOT/pods/UID/volumes/* of a pod that is gone; how many were mounted. */
   unmountPodVolumes?(rootDir: string, uid: string): Promise<number>;
   removeLogDir(podLogsDir: string, name: string): void;
-  removePodCgroups(cgroupRoot: string, uid: string): void;
+  /** True when none is left: a process killed in one is still exiting (the next pass removes it). */
+  removePodCgroups(cgroupRoot: string, uid: string): boolean;
   /** Removes /var/log/containers links whose log is gone, but not those of containers that have not exited; how many. */
   removeDanglingLogSymlinks?(notExited: ReadonlySet<string>): number;
 }
@@ -167,11 +168,15 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
       // Checked and removed in one synchronous stretch: no worker can appear in between.
       if (d.known().has(x.uid)) continue;
       await item(hkItems, `dir/${x.uid}`, 'remove orphaned pod directories', ref(x.uid), () => {
+        // The pod's directory stays (and this comes back) until its cgroups are gone.
+        if (!disk.removePodCgroups(d.cgroupRoot ?? '/', x.uid)) {
+          d.log.info('Killed the processes left in the cgroups of a pod that is gone; removing them at the next pass', ref(x.uid));
+          return;
+        }
         for (const n of x.logDirs) {
           disk.removeLogDir(d.podLogsDir, n);
           removed('pod_log_dir');
         }
-        disk.removePodCgroups(d.cgroupRoot ?? '/', x.uid);
         disk.removePodDir(d.rootDir, x.uid); // last: it marks the pod as ours
         d.podDirRemoved?.(x.uid);
         removed('pod_dir');

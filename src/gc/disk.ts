@@ -97,13 +97,14 @@ export function removeContainerLogs(logPath: string): void {
 }
 
 /**
- * Empty cgroups containerd leaves behind for a pod, in every controller and QoS class
- * (upstream's cleanupOrphanedPodCgroups). rmdir removes only an empty cgroup, so a
- * cgroup still in use, or another kubelet's, is never harmed.
+ * The cgroups containerd leaves behind for a pod, in every controller and QoS class (upstream's
+ * cleanupOrphanedPodCgroups); true when none is left (see removePodCgroup).
  */
-export function removePodCgroups(cgroupRoot: string, uid: string): void {
-  if (!isSafeUID(uid)) return;
-  for (const path of podCgroupCandidates(cgroupRoot, uid)) removePodCgroup(path);
+export function removePodCgroups(cgroupRoot: string, uid: string): boolean {
+  if (!isSafeUID(uid)) return true;
+  let gone = true;
+  for (const path of podCgroupCandidates(cgroupRoot, uid)) gone = removePodCgroup(path) && gone;
+  return gone;
 }
 
 /** /var/log/containers links whose log is gone (see danglingLinksToRemove); how many were removed. */

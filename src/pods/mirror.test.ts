@@ -82,3 +82,31 @@ test('a create that finds a stale pod of the name keeps it as the mirror seen, a
   assert.equal(mirrors.mirror(stat)?.metadata?.uid, 'm2');
   assert.deepEqual(onMirror, ['static-2']);
 });
+
+test('a mirror the apiserver answers 404 for stays known until the watch says it is gone: the next beat deletes it again', async () => {
+  const calls: string[] = [];
+  const answers = [new ApiError(404, 'NotFound', 'the server could not find the requested resource')];
+  const api = {
+    delete: async (_path: string, opts: { preconditions: { uid: string } }) => {
+      calls.push(`delete ${opts.preconditions.uid}`);
+      const e = answers.shift();
+      if (e) throw e;
+      return {};
+    },
+  } as unknown as ApiClient;
+  const log = { info: () => {}, warn: () => {}, error: () => {}, v: () => {} } as unknown as Logger;
+  const mirrors = new MirrorPods(
+    api,
+    () => ({ name: 'vm', uid: 'node-uid' }),
+    log,
+    () => {},
+  );
+  // A mirror whose static pod was removed while the apiserver was down; it answers 404 as it starts.
+  mirrors.observe(mirror('h1'));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(calls, ['delete m-1']);
+  await mirrors.reconcile('default/web-vm');
+  assert.deepEqual(calls, ['delete m-1', 'delete m-1'], 'deleted again: this time it took');
+  await mirrors.reconcile('default/web-vm');
+  assert.equal(calls.length, 2, 'a successful delete is the end of it');
+});

@@ -123,17 +123,25 @@ export class MirrorPods {
     try {
       if ((action === 'delete' || action === 'recreate') && mirror) {
         this.#log.info('Deleting mirror pod', { pod: k, reason: action === 'delete' ? 'static pod removed' : 'stale or deleted mirror' });
-        await this.#api
+        const deleted = await this.#api
           .delete(apiPath({ resource: 'pods', namespace: mirror.metadata!.namespace, name: mirror.metadata!.name }), {
             apiVersion: 'v1',
             kind: 'DeleteOptions',
             gracePeriodSeconds: 0,
             preconditions: { uid: mirror.metadata!.uid },
           })
-          .catch((e) => {
-            if (!isNotFound(e) && !isConflict(e)) throw e;
-          });
-        this.#mirrors.delete(k);
+          .then(
+            () => true,
+            (e) => {
+              if (!isNotFound(e) && !isConflict(e)) throw e;
+              return false;
+            },
+          );
+        // Not found (or another pod by that name) is the apiserver's word of the moment: one
+        // restarting has answered 404 for a mirror it had. The watch says when the mirror is
+        // gone (forget); until then it stays known, so the next beat deletes it again, as
+        // upstream's housekeeping finds an orphaned mirror in its pod manager each time.
+        if (deleted) this.#mirrors.delete(k);
       }
       if (action === 'create' || action === 'recreate') {
         const namespace = st!.metadata!.namespace;

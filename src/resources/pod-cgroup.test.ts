@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { ensurePodCgroup, hugePageSizeName, hugePageSizes, podCgroupLimits } from './pod-cgroup.ts';
+import { ensurePodCgroup, hugePageSizeName, hugePageSizes, podCgroupLimits, removePodCgroup } from './pod-cgroup.ts';
 import { container, cpuMemory, podLevel, withResources } from './testing.ts';
 
 const c = (requests?: Record<string, string>, limits?: Record<string, string>): Container => container('c', requests, limits);
@@ -150,4 +150,22 @@ test('ensurePodCgroup limits every huge page size when the hugetlb controller is
   for (const d of ['hugepages-2048kB', 'hugepages-1048576kB', 'other']) mkdirSync(join(sysfs, d));
   assert.deepEqual(hugePageSizes(sysfs).sort(), ['1GB', '2MB']);
   assert.deepEqual(hugePageSizes(join(sysfs, 'absent')), []);
+});
+
+test('removePodCgroup removes a pod cgroup with the empty container cgroups below it, and says when one is busy', (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'cg-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const pod = '/kubepods/besteffort/podu1';
+  // A container cgroup left by a cancelled task creation, in two controllers.
+  for (const ctl of ['memory', 'cpu']) mkdirSync(`${root}/${ctl}${pod}/94eebd85`, { recursive: true });
+  assert.equal(removePodCgroup(pod, root), true);
+  assert.equal(existsSync(`${root}/memory${pod}`), false);
+  assert.equal(existsSync(`${root}/cpu${pod}`), false);
+  assert.equal(existsSync(`${root}/memory/kubepods/besteffort`), true, 'only the pod cgroup goes');
+  // A busy one: a file stands for what makes rmdir refuse (on cgroupfs, a process).
+  mkdirSync(`${root}/pids${pod}/busy`, { recursive: true });
+  writeFileSync(`${root}/pids${pod}/busy/other`, '');
+  assert.equal(removePodCgroup(pod, root), false);
+  assert.equal(existsSync(`${root}/pids${pod}/busy`), true);
+  assert.equal(removePodCgroup('/kubepods/besteffort/podnone', root), true, 'an absent one is gone');
 });

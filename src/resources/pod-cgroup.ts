@@ -4,7 +4,7 @@
 // every container declares one, so that the pod as a whole cannot use more than that.
 // cgroup v1 with the cgroupfs driver (this host); containerd places the sandbox and the
 // containers below it.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { type Dirent, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { qosClass } from './qos.ts';
 import { CFS_PERIOD_US, MIN_SHARES, quotaFromMilli, sharesFromMilli } from './linux-resources.ts';
@@ -172,21 +172,56 @@ export function readMemoryUsage(path: string, root = '/sys/fs/cgroup'): number |
 }
 
 /**
- * Removes a pod cgroup in every v1 controller: containerd leaves the directories behind.
- * rmdir takes only an empty cgroup, so one still in use is never harmed (housekeeping retries).
+ * Removes a pod cgroup in every v1 controller, once its pod is stopped or gone; true when
+ * nothing of it is left. containerd leaves the directories behind, and below them the cgroup of
+ * a container whose task creation was cut short (its StartContainer cancelled by a kubelet
+ * kill), with its `runc init` waiting for a start that never comes. As upstream's
+ * podContainerManager.Destroy: every process left in the pod's cgroups is killed, then the
+ * cgroups go, children first (libcontainer's RemovePath); a killed process takes a moment to
+ * exit, so its cgroup goes at the next try (housekeeping).
  */
-export function removePodCgroup(path: string, root = '/sys/fs/cgroup'): void {
+export function removePodCgroup(path: string, root = '/sys/fs/cgroup'): boolean {
   let controllers: string[] = [];
   try {
     controllers = readdirSync(root);
   } catch {
-    return;
+    return true;
   }
-  for (const ctl of controllers) {
+  const dirs = controllers.flatMap((ctl) => cgroupTree(`${root}/${ctl}${path}`));
+  for (const pid of new Set(dirs.flatMap(cgroupProcs))) {
     try {
-      rmdirSync(`${root}/${ctl}${path}`);
+      process.kill(pid, 'SIGKILL');
     } catch {
-      /* absent or busy */
+      /* gone */
     }
+  }
+  let left = 0;
+  // Deepest first: rmdir takes only a cgroup without processes or children.
+  for (const dir of dirs.reverse()) {
+    try {
+      rmdirSync(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') left++;
+    }
+  }
+  return left === 0;
+}
+
+/** A cgroup directory and those below it, parents before children; none when absent. */
+function cgroupTree(dir: string): string[] {
+  let children: Dirent[];
+  try {
+    children = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return [dir, ...children.filter((c) => c.isDirectory()).flatMap((c) => cgroupTree(`${dir}/${c.name}`))];
+}
+
+function cgroupProcs(dir: string): number[] {
+  try {
+    return readFileSync(`${dir}/cgroup.procs`, 'utf8').split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }

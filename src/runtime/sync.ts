@@ -69,7 +69,8 @@ export interface SyncObserver {
 /** The pod's own cgroup (src/resources/pod-cgroup.ts); tests pass one that leaves /sys/fs/cgroup alone. */
 export interface PodCgroups {
   ensure(path: string, limits: PodCgroupLimits): void;
-  remove(path: string): void;
+  /** What is still busy is left to housekeeping's orphan cleanup. */
+  remove(path: string): unknown;
 }
 const hostPodCgroups: PodCgroups = { ensure: ensurePodCgroup, remove: removePodCgroup };
 
