@@ -27,6 +27,8 @@ export function reflector<T extends Versioned>(
   what: string,
   h: ReflectorHandlers<T>,
   log: Logger,
+  /** Told of each failed list or watch (a reader waiting for the first list can say why). */
+  onError?: (e: unknown) => void,
 ): { stop(): void } {
   const abort = new AbortController();
   const retry = backoff(800, 30_000);
@@ -39,6 +41,8 @@ export function reflector<T extends Versioned>(
           const l = await api.get<Listed<T>>(path);
           h.list(l.items);
           rv = l.metadata?.resourceVersion ?? '';
+          // The consumer may have had all it needs (an immutable object).
+          if (abort.signal.aborted) break;
         }
         // The server ends each watch after 5-10 min, so a stale connection cannot hide for long.
         const timeout = Math.round(jittered(300_000, 1) / 1000);
@@ -53,6 +57,7 @@ export function reflector<T extends Versioned>(
         retry.reset();
       } catch (e) {
         if (abort.signal.aborted) break;
+        onError?.(e);
         // As upstream: only an expired resourceVersion needs a new list; after any other
         // failure (an apiserver restart, a dropped connection) the watch resumes where it was.
         if (isGone(e)) {

@@ -54,7 +54,7 @@ import { declaredFeatures } from '../node/declared-features.ts';
 import { nodeSwapAtStart } from '../node/swap.ts';
 import { nodeShutdownManager } from '../nodeshutdown/manager.ts';
 import { stateFile } from '../nodeshutdown/state-file.ts';
-import { containerdEvents, wakesRelist } from '../pleg/containerd-events.ts';
+import { containerdEvents } from '../pleg/containerd-events.ts';
 import { startPleg } from '../pleg/relist.ts';
 import { isStaticPod, podKey } from '../podutil/podutil.ts';
 import { podGauges } from '../pods/gauges.ts';
@@ -254,7 +254,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   });
   draPlugins.start();
   dra.start();
-  const volumeSources = apiVolumeSources(api);
+  const volumeSources = apiVolumeSources(api, logger('volumes'));
   // The cluster's Services, listed and watched, for containers' service link variables.
   const services = serviceCache(api, logger('services'));
   // Claims and their PersistentVolumes: hostPath, local, CSI (src/volumes/persistent.ts).
@@ -367,9 +367,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       ? undefined
       : containerdEvents(o.runtimeEndpoint, {
           log: logger('pleg'),
-          onEvent: (e) => {
-            if (wakesRelist(e)) pleg.kick();
-          },
+          onEvent: (e) => pleg.taskEvent(e),
           onReconnect: () => pleg.kick(),
           observe: eventedPlegMetrics,
         });
@@ -590,6 +588,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
         mirrorBeat,
         statusBeat,
         services,
+        volumeSources,
         files,
         url,
         gc,

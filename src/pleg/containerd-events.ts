@@ -28,11 +28,23 @@ const topics: Record<string, TaskEvent['kind']> = {
 };
 
 /**
- * Whether an event should wake the relist at once. Only exits (and OOM kills) are news:
- * starts and deletes are the kubelet's own doing, and its sync reads the runtime after
- * them. Relisting on every start cost ~60% more kubelet CPU during a burst of pod starts.
+ * Pure: when to relist after a task event (ms from now), none for most. containerd's CRI
+ * handles a TaskExit by deleting the task, then marking the container exited (its
+ * handleContainerExit): a relist at once would still see it running (~110 ms), so an exit
+ * asks for relists shortly after, and the TaskDelete of a container whose exit the relist has
+ * not seen yet, for one right after it. Starts and other deletes are the kubelet's own doing,
+ * and its sync reads the runtime after them: relisting on every start cost ~60% more kubelet
+ * CPU during a burst of pod starts.
  */
-export const wakesRelist = (e: TaskEvent) => e.kind === 'exit' || e.kind === 'oom';
+export function relistsAfter(e: TaskEvent, awaitingExit: (containerID: string) => boolean): readonly number[] {
+  if (e.kind === 'exit' || e.kind === 'oom') return EXIT_RELISTS_MS;
+  if (e.kind === 'delete' && awaitingExit(e.containerID)) return DELETE_RELISTS_MS;
+  return [];
+}
+/** After an exit: by then CRI usually shows it; later ones run only while it does not. */
+export const EXIT_RELISTS_MS = [120, 250, 500];
+/** After the exited container's task is deleted: CRI marks it exited next (a status file written). */
+export const DELETE_RELISTS_MS = [15];
 
 /** Pure: the event an envelope carries for us, or undefined (an exec's exit, other topics). */
 export function taskEvent(

@@ -6,11 +6,13 @@ import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { backoff, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import { diffRelist, type LifecycleEvent } from './events.ts';
+import { relistsAfter, type TaskEvent } from './containerd-events.ts';
 
 export interface Pleg {
-  /** Relist now (a container event arrived), and again shortly after: CRI still reports a
-   * container running for up to ~110 ms after containerd's TaskExit. */
+  /** Relist now (the event stream came back: events may have been missed). */
   kick(): void;
+  /** A containerd task event: relists when CRI will show what it means (relistsAfter). */
+  taskEvent(e: TaskEvent): void;
   /** Why the PLEG is unhealthy (upstream's wording), or undefined. */
   problem(): string | undefined;
   /** The last relist's view of every pod the runtime knows. */
@@ -31,6 +33,18 @@ export function countRunning(pods: Map<string, PodRuntimeStatus>): { pods: numbe
   return { pods: running, containers };
 }
 
+/**
+ * Pure: the exited containers (ID -> when the exit was told) a relist begun at listedAt has not
+ * seen stopped: those it shows running, and those told of after it began (it may predate them).
+ */
+export function notSeenStopped(exited: Map<string, number>, listedAt: number, pods: Map<string, PodRuntimeStatus>): Map<string, number> {
+  const left = new Map<string, number>();
+  for (const [id, at] of exited) if (at > listedAt) left.set(id, at);
+  for (const p of pods.values())
+    for (const c of p.containers) if (c.phase === 'running' && exited.has(c.id)) left.set(c.id, exited.get(c.id)!);
+  return left;
+}
+
 /** What a relist reports, for upstream's PLEG and running pods/containers metrics. */
 export type PlegObserver = (seconds: number, intervalSeconds: number, pods: Map<string, PodRuntimeStatus>) => void;
 
@@ -49,7 +63,15 @@ export function startPleg(
   let lastOK = Date.now();
   let lastStart = 0;
   let wake: (() => void) | undefined;
+  // A wake while a relist runs is kept: that relist may have begun before what woke it.
+  let woken = false;
+  const poke = () => (wake ? wake() : (woken = true));
   let kicks: NodeJS.Timeout[] = [];
+  let exited = new Map<string, number>();
+  const clearKicks = () => {
+    for (const t of kicks) clearTimeout(t);
+    kicks = [];
+  };
 
   (async () => {
     while (!abort.signal.aborted) {
@@ -62,7 +84,15 @@ export function startPleg(
         opts.observe?.((lastOK - start) / 1000, lastStart ? (start - lastStart) / 1000 : 0, now);
         lastStart = start;
         if (events.length) opts.onEvents(events);
+        if (exited.size) {
+          exited = notSeenStopped(exited, start, now);
+          if (!exited.size) clearKicks();
+        }
         retry.reset();
+        if (woken) {
+          woken = false;
+          continue;
+        }
         await new Promise<void>((resolve) => {
           wake = resolve;
           sleep(opts.periodMs ?? 1000, abort.signal).then(resolve);
@@ -77,9 +107,16 @@ export function startPleg(
   })();
 
   return {
-    kick() {
-      for (const t of kicks) clearTimeout(t);
-      kicks = [0, 120, 300].map((ms) => setTimeout(() => wake?.(), ms));
+    kick: poke,
+    taskEvent(e) {
+      const after = relistsAfter(e, (id) => exited.has(id));
+      if (!after.length) return;
+      if (e.kind === 'exit' || e.kind === 'oom') {
+        // Exits close together share one schedule: the newest's covers the ones before.
+        clearKicks();
+        exited.set(e.containerID, Date.now());
+      }
+      kicks.push(...after.map((ms) => setTimeout(poke, ms)));
     },
     problem() {
       const ago = Date.now() - lastOK;
@@ -90,7 +127,7 @@ export function startPleg(
     pods: () => last,
     stop: () => {
       abort.abort();
-      for (const t of kicks) clearTimeout(t);
+      clearKicks();
     },
   };
 }

@@ -5,6 +5,8 @@ import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Secret } from 
 import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { type ApiClient, isNotFound } from '../apiserver/client.ts';
+import { watchedObjects } from '../apiserver/object-cache.ts';
+import type { Logger } from '../log/log.ts';
 import type { RequestToken } from './tokens.ts';
 import { apiPath } from '../apiserver/paths.ts';
 import type { ClaimSources } from './persistent.ts';
@@ -19,33 +21,32 @@ export interface VolumeSources {
 }
 
 /**
- * ttlMs: how long a read object is reused (upstream's TTL cache strategy), so that pods
- * starting together read kube-root-ca.crt once; failures are not kept.
+ * ConfigMaps and Secrets come from watch-kept caches (upstream's default Watch change detection
+ * strategy), so that refreshing a pod's volumes at every resync sends no request; tokens are
+ * requested each time (the token manager caches them).
  */
-export function apiVolumeSources(api: Pick<ApiClient, 'get' | 'create'>, opts: { ttlMs?: number; now?: () => number } = {}): VolumeSources {
-  const ttlMs = opts.ttlMs ?? 5000,
-    now = opts.now ?? Date.now;
-  const cache = new Map<string, { at: number; value: Promise<unknown> }>();
+export function apiVolumeSources(api: Pick<ApiClient, 'get' | 'watch' | 'create'>, log: Logger): VolumeSources & { stop(): void } {
   // Upstream's object caches return NotFound with the singular resource name.
-  const get =
-    <T>(resource: string, plural: string) =>
-    (ns: string, name: string): Promise<T> => {
-      const path = apiPath({ resource: plural, namespace: ns, name });
-      const hit = cache.get(path);
-      if (hit && now() - hit.at < ttlMs) return hit.value as Promise<T>;
-      for (const [k, e] of cache) if (now() - e.at >= ttlMs) cache.delete(k);
-      const value = api.get<T>(path).catch((e: unknown) => {
-        cache.delete(path);
-        throw isNotFound(e) ? new NotFound(`${resource} "${name}" not found`) : e;
-      });
-      cache.set(path, { at: now(), value });
-      return value;
+  const watched = <T extends ConfigMap | Secret>(resource: string, plural: string) => {
+    const cache = watchedObjects<T>(api, plural, log);
+    const get = async (ns: string, name: string): Promise<T> => {
+      const found = await cache.get(ns, name);
+      if (!found) throw new NotFound(`${resource} "${name}" not found`);
+      return found;
     };
+    return { get, stop: cache.stop };
+  };
+  const configMaps = watched<ConfigMap>('configmap', 'configmaps'),
+    secrets = watched<Secret>('secret', 'secrets');
   return {
-    configMap: get<ConfigMap>('configmap', 'configmaps'),
-    secret: get<Secret>('secret', 'secrets'),
+    configMap: configMaps.get,
+    secret: secrets.get,
     requestToken: (ns, sa, req) =>
       api.create<TokenRequest>(apiPath({ resource: 'serviceaccounts', namespace: ns, name: sa, subresource: 'token' }), req),
+    stop() {
+      configMaps.stop();
+      secrets.stop();
+    },
   };
 }
 

@@ -1,7 +1,8 @@
 // What the benchmarks share: the admin client, a namespace of their own, busybox pods,
 // and the kubelet's CPU and memory as /proc tells them.
-import { readFileSync } from 'node:fs';
 import { CoreV1Api, KubeConfig, Watch, type V1Pod } from '@kubernetes/client-node';
+
+export { usage } from '../proc.ts';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 export const BUSYBOX = 'docker.io/library/busybox:1.36';
@@ -17,13 +18,6 @@ export const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
 };
-
-/** CPU seconds (user + system) and resident memory of a process. */
-export function usage(pid: number): { cpuSeconds: number; rssMB: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  const rssKB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
-  return { cpuSeconds: (Number(stat[11]) + Number(stat[12])) / 100, rssMB: rssKB / 1024 };
-}
 
 /** A fresh namespace whose default ServiceAccount exists (pods cannot be created before it). */
 export async function benchNamespace(prefix: string): Promise<string> {

@@ -32,17 +32,24 @@ interface Target {
   env?: Record<string, string>;
 }
 const kubeletTs = { node: NODE, pidFile: `${PIDS}/kubelet-ts.child.pid`, runtimePidFile: `${PIDS}/containerd.pid` };
-const TARGETS: Target[] = [
-  { label: 'kubelet-ts', ...kubeletTs },
-  {
-    label: 'upstream kubelet',
-    node: `${NODE}-upstream`,
-    pidFile: `${PIDS}/kubelet-upstream.pid`,
-    runtimePidFile: `${PIDS}/containerd-upstream.pid`,
-  },
-  // The same kubelet-ts with containerd's task events off: what the 1 s relist alone gives.
-  { label: 'kubelet-ts, relist only', ...kubeletTs, env: { KTS_FEATURE_GATES: 'EventedPLEG=false' } },
-];
+/** BENCH_NODE_FLAGS='--flag ...': one more run, 'kubelet-ts, node flags', under these extra node (V8) flags. */
+const NODE_FLAGS = process.env.BENCH_NODE_FLAGS;
+/** BENCH_ONLY=label,...: only these runs (e.g. BENCH_ONLY=kubelet-ts to try a change quickly). */
+const ONLY = process.env.BENCH_ONLY?.split(',');
+const TARGETS = (
+  [
+    { label: 'kubelet-ts', ...kubeletTs },
+    {
+      label: 'upstream kubelet',
+      node: `${NODE}-upstream`,
+      pidFile: `${PIDS}/kubelet-upstream.pid`,
+      runtimePidFile: `${PIDS}/containerd-upstream.pid`,
+    },
+    // The same kubelet-ts with containerd's task events off: what the 1 s relist alone gives.
+    { label: 'kubelet-ts, relist only', ...kubeletTs, env: { KTS_FEATURE_GATES: 'EventedPLEG=false' } },
+    ...(NODE_FLAGS ? [{ label: 'kubelet-ts, node flags', ...kubeletTs, env: { KTS_NODE_FLAGS: NODE_FLAGS } }] : []),
+  ] as Target[]
+).filter((t) => !ONLY || ONLY.includes(t.label));
 
 /** Restarts kubelet-ts with the given environment (its config's featureGates) and waits for its node. */
 async function restartKubeletTs(env: Record<string, string> = {}) {

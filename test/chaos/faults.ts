@@ -4,7 +4,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statfsSync, truncateSync, writeFileSync } from 'node:fs';
 import { NODE_IP } from '../e2e/stack.ts';
-import { KUBELET_ROOT, alive, condition, cutFromApiserver, fill, onOwnFilesystem, pidOf, startAgain } from './node.ts';
+import { alive } from '../proc.ts';
+import { KUBELET_ROOT, condition, cutFromApiserver, fill, onOwnFilesystem, pidOf, startAgain } from './node.ts';
 import type { Churn } from './churn.ts';
 
 export interface FaultContext {

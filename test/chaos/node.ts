@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync, st
 import type { V1Pod } from '@kubernetes/client-node';
 import { ROOT, clients, crictl } from '../e2e/stack.ts';
 import type { Inventory, PodView, RuntimeContainer } from './invariants.ts';
+import { alive } from '../proc.ts';
 
 export const PIDS = `${ROOT}/_output/local/pids`;
 export const KUBELET_ROOT = '/var/lib/kubelet';
@@ -12,22 +13,6 @@ export const KUBELET_ROOT = '/var/lib/kubelet';
 /** The pid in a pid file of hack/lib.sh's start_bg (or the kubelet's supervised child). */
 export const pidOf = (name: 'kubelet-ts.child' | 'containerd' | 'kube-apiserver' | 'etcd') =>
   Number(readFileSync(`${PIDS}/${name}.pid`, 'utf8'));
-
-export function alive(pid: number): boolean {
-  try {
-    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
-  } catch {
-    return false;
-  }
-}
-
-export function rssMB(pid: number): number | undefined {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The status of one of the node's conditions. */
 export async function condition(node: string, type: string): Promise<string | undefined> {

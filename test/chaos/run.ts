@@ -25,7 +25,8 @@ import {
   table,
   unsettled,
 } from './invariants.ts';
-import { inventory, kubeletHealthy, pidOf, pods, rssMB, runtimeContainers } from './node.ts';
+import { inventory, kubeletHealthy, pidOf, pods, runtimeContainers } from './node.ts';
+import { usage } from '../proc.ts';
 
 export interface ChaosOptions {
   durationMs: number;
@@ -117,8 +118,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         await look().catch(() => {});
         try {
           const pid = pidOf('kubelet-ts.child');
-          const v = rssMB(pid);
-          if (v !== undefined) rss.push({ t: Date.now(), value: v, pid });
+          rss.push({ t: Date.now(), value: usage(pid).rssMB, pid });
         } catch {}
         await sleep(3000);
       }

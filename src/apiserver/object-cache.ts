@@ -1,0 +1,105 @@
+// Single objects read by name (a pod's ConfigMaps and Secrets), each kept by its own watch
+// (fieldSelector metadata.name, which the node authorizer allows for what a node's pods
+// reference): upstream's watch-based object cache (pkg/kubelet/util/manager,
+// objectCache.Get). A volume refreshed at every resync then costs no request; the watch is
+// renewed every 5-10 min, stopped once the object is immutable, and dropped when nothing has
+// asked for the object for a while (upstream's startRecycleIdleWatch).
+import type { ApiClient } from './client.ts';
+import { reflector } from './reflector.ts';
+import { apiPath } from './paths.ts';
+import type { Logger } from '../log/log.ts';
+
+interface Named {
+  metadata?: { name?: string; resourceVersion?: string };
+  immutable?: boolean;
+}
+
+export interface ObjectCache<T> {
+  /** The object as last seen, undefined when it does not exist; throws when its watch never listed. */
+  get(namespace: string, name: string): Promise<T | undefined>;
+  stop(): void;
+}
+
+interface Item<T> {
+  object?: T;
+  synced: boolean;
+  lastError?: unknown;
+  /** Resolves at the first list. */
+  ready: Promise<void>;
+  stop(): void;
+  lastAccess: number;
+}
+
+/**
+ * resource: the plural (configmaps, secrets). idleMs: upstream's maxIdleTime, five resync
+ * periods. syncWaitMs: how long a first read waits for the first list.
+ */
+export function watchedObjects<T extends Named>(
+  api: Pick<ApiClient, 'get' | 'watch'>,
+  resource: string,
+  log: Logger,
+  opts: { idleMs?: number; syncWaitMs?: number; sweepEveryMs?: number; now?: () => number } = {},
+): ObjectCache<T> {
+  const idleMs = opts.idleMs ?? 300_000,
+    syncWaitMs = opts.syncWaitMs ?? 10_000,
+    now = opts.now ?? Date.now;
+  const items = new Map<string, Item<T>>();
+
+  function start(namespace: string, name: string): Item<T> {
+    let synced!: () => void;
+    const item: Item<T> = { synced: false, ready: new Promise((r) => (synced = r)), stop: () => {}, lastAccess: now() };
+    const seen = (o: T | undefined) => {
+      item.object = o;
+      item.synced = true;
+      synced();
+      // Nothing can change an immutable object but its deletion, which a new item would see.
+      if (o?.immutable) item.stop();
+    };
+    const path = apiPath({ resource, namespace }, { fieldSelector: `metadata.name=${name}` });
+    item.stop = reflector<T>(
+      api as ApiClient,
+      path,
+      `${resource} ${namespace}/${name}`,
+      {
+        list: (found) => seen(found.find((o) => o.metadata?.name === name)),
+        event: (type, o) => seen(type === 'DELETED' ? undefined : o),
+      },
+      log,
+      (e) => (item.lastError = e),
+    ).stop;
+    return item;
+  }
+
+  const sweep = setInterval(() => {
+    for (const [key, item] of items)
+      if (now() - item.lastAccess >= idleMs) {
+        item.stop();
+        items.delete(key);
+      }
+  }, opts.sweepEveryMs ?? 60_000);
+  sweep.unref();
+
+  return {
+    async get(namespace, name) {
+      const key = `${namespace}/${name}`;
+      let item = items.get(key);
+      if (!item) items.set(key, (item = start(namespace, name)));
+      item.lastAccess = now();
+      if (!item.synced) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([item.ready, new Promise((r) => (timer = setTimeout(r, syncWaitMs)))]);
+        clearTimeout(timer);
+        if (!item.synced) {
+          const why = item.lastError instanceof Error ? `: ${item.lastError.message}` : '';
+          throw new Error(`failed to sync ${resource} cache${why}`);
+        }
+      }
+      return item.object;
+    },
+    stop() {
+      clearInterval(sweep);
+      for (const item of items.values()) item.stop();
+      items.clear();
+    },
+  };
+}

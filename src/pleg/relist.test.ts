@@ -1,0 +1,69 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { notSeenStopped, startPleg } from './relist.ts';
+import type { RuntimeView } from '../runtime/cri-runtime.ts';
+import { logger } from '../log/log.ts';
+import type { ContainerState, PodRuntimeStatus } from '../runtime/types.ts';
+
+const pods = (...cs: [string, ContainerState['phase']][]): Map<string, PodRuntimeStatus> =>
+  new Map([['u', { uid: 'u', sandboxes: [], containers: cs.map(([id, phase]) => ({ id, phase }) as ContainerState) }]]);
+
+test('notSeenStopped: which exits the relists after a TaskExit must still look for', () => {
+  const cases: { name: string; exited: [string, number][]; listedAt: number; pods: Map<string, PodRuntimeStatus>; left: string[] }[] = [
+    { name: 'a relist shows the container exited: done', exited: [['a', 100]], listedAt: 150, pods: pods(['a', 'exited']), left: [] },
+    { name: 'CRI still reports it running: look again', exited: [['a', 100]], listedAt: 150, pods: pods(['a', 'running']), left: ['a'] },
+    { name: 'gone from the list (removed): done', exited: [['a', 100]], listedAt: 150, pods: pods(), left: [] },
+    {
+      name: 'a relist begun before the exit was told proves nothing, even if it lacks the container',
+      exited: [['a', 200]],
+      listedAt: 150,
+      pods: pods(),
+      left: ['a'],
+    },
+    {
+      name: 'several exits: each on its own',
+      exited: [
+        ['a', 100],
+        ['b', 100],
+      ],
+      listedAt: 150,
+      pods: pods(['a', 'exited'], ['b', 'running']),
+      left: ['b'],
+    },
+  ];
+  for (const c of cases) assert.deepEqual([...notSeenStopped(new Map(c.exited), c.listedAt, c.pods).keys()], c.left, c.name);
+});
+
+test('startPleg: after an exit, relists run until one sees it stopped, then no more; a delete of it relists at once', async () => {
+  let lists = 0,
+    phase: ContainerState['phase'] = 'running';
+  const view = {
+    pods: async () => {
+      lists++;
+      return pods(['a', phase]);
+    },
+  } as unknown as RuntimeView;
+  const seen: string[] = [];
+  const pleg = startPleg(view, { periodMs: 60_000, log: logger('test'), onEvents: (evs) => seen.push(...evs.map((e) => e.type)) });
+  const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  await wait(50);
+  assert.equal(lists, 1, 'the first relist');
+  pleg.taskEvent({ kind: 'exit', containerID: 'a' });
+  await wait(180); // the relist at 120 ms still shows it running (CRI's lag)
+  assert.equal(lists, 2);
+  phase = 'exited';
+  await wait(600); // the one at 250 ms sees the exit; the one at 500 ms does not run
+  assert.equal(lists, 3);
+  assert.ok(seen.length > 0, 'the exit reached the sync loop');
+
+  phase = 'running';
+  await wait(1); // a new instance runs and exits; its task is deleted at once
+  pleg.taskEvent({ kind: 'exit', containerID: 'a' });
+  phase = 'exited';
+  pleg.taskEvent({ kind: 'delete', containerID: 'a' });
+  await wait(80);
+  assert.equal(lists, 4, 'the relist right after the TaskDelete saw the exit: no other');
+  await wait(600);
+  assert.equal(lists, 4);
+  pleg.stop();
+});

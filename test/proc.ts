@@ -1,0 +1,18 @@
+// A process as /proc tells it, for the benchmarks and the chaos run.
+import { readFileSync } from 'node:fs';
+
+/** CPU seconds (user + system) and resident memory of a process; throws when it is gone. */
+export function usage(pid: number): { cpuSeconds: number; rssMB: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const rssKB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+  return { cpuSeconds: (Number(stat[11]) + Number(stat[12])) / 100, rssMB: rssKB / 1024 };
+}
+
+/** Whether the process exists and is not a zombie. */
+export function alive(pid: number): boolean {
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
+  } catch {
+    return false;
+  }
+}
