@@ -34,8 +34,8 @@ interface Target {
 const kubeletTs = { node: NODE, pidFile: `${PIDS}/kubelet-ts.child.pid`, runtimePidFile: `${PIDS}/containerd.pid` };
 /** BENCH_NODE_FLAGS='--flag ...': one more run, 'kubelet-ts, node flags', under these extra node (V8) flags. */
 const NODE_FLAGS = process.env.BENCH_NODE_FLAGS;
-/** BENCH_ONLY=label,...: only these runs (e.g. BENCH_ONLY=kubelet-ts to try a change quickly). */
-const ONLY = process.env.BENCH_ONLY?.split(',');
+/** BENCH_ONLY=regex: only the runs whose label it matches (e.g. '^kubelet-ts$' to try a change quickly). */
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
 const TARGETS = (
   [
     { label: 'kubelet-ts', ...kubeletTs },
@@ -49,7 +49,7 @@ const TARGETS = (
     { label: 'kubelet-ts, relist only', ...kubeletTs, env: { KTS_FEATURE_GATES: 'EventedPLEG=false' } },
     ...(NODE_FLAGS ? [{ label: 'kubelet-ts, node flags', ...kubeletTs, env: { KTS_NODE_FLAGS: NODE_FLAGS } }] : []),
   ] as Target[]
-).filter((t) => !ONLY || ONLY.includes(t.label));
+).filter((t) => !ONLY || ONLY.test(t.label));
 
 /** Restarts kubelet-ts with the given environment (its config's featureGates) and waits for its node. */
 async function restartKubeletTs(env: Record<string, string> = {}) {
