@@ -3,16 +3,33 @@ import assert from 'node:assert/strict';
 import { notSeenStopped, startPleg } from './relist.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import { logger } from '../log/log.ts';
-import type { ContainerState, PodRuntimeStatus } from '../runtime/types.ts';
+import type { ContainerState, PodRuntimeStatus, SandboxState } from '../runtime/types.ts';
 
 const pods = (...cs: [string, ContainerState['phase']][]): Map<string, PodRuntimeStatus> =>
-  new Map([['u', { uid: 'u', sandboxes: [], containers: cs.map(([id, phase]) => ({ id, phase }) as ContainerState) }]]);
+  new Map([
+    [
+      'u',
+      {
+        uid: 'u',
+        sandboxes: [{ id: 'sb', ready: cs.some(([id, phase]) => id === 'sb' && phase === 'running') } as SandboxState],
+        containers: cs.filter(([id]) => id !== 'sb').map(([id, phase]) => ({ id, phase }) as ContainerState),
+      },
+    ],
+  ]);
 
 test('notSeenStopped: which exits the relists after a TaskExit must still look for', () => {
   const cases: { name: string; exited: [string, number][]; listedAt: number; pods: Map<string, PodRuntimeStatus>; left: string[] }[] = [
     { name: 'a relist shows the container exited: done', exited: [['a', 100]], listedAt: 150, pods: pods(['a', 'exited']), left: [] },
     { name: 'CRI still reports it running: look again', exited: [['a', 100]], listedAt: 150, pods: pods(['a', 'running']), left: ['a'] },
     { name: 'gone from the list (removed): done', exited: [['a', 100]], listedAt: 150, pods: pods(), left: [] },
+    {
+      name: "a sandbox's pause container: done once it is not ready",
+      exited: [['sb', 100]],
+      listedAt: 150,
+      pods: pods(['sb', 'exited']),
+      left: [],
+    },
+    { name: 'a sandbox still ready: look again', exited: [['sb', 100]], listedAt: 150, pods: pods(['sb', 'running']), left: ['sb'] },
     {
       name: 'a relist begun before the exit was told proves nothing, even if it lacks the container',
       exited: [['a', 200]],

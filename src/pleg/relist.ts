@@ -34,14 +34,18 @@ export function countRunning(pods: Map<string, PodRuntimeStatus>): { pods: numbe
 }
 
 /**
- * Pure: the exited containers (ID -> when the exit was told) a relist begun at listedAt has not
- * seen stopped: those it shows running, and those told of after it began (it may predate them).
+ * Pure: the exited containers (ID -> when the exit was told; a sandbox's pause container too) a
+ * relist begun at listedAt has not seen stopped: those it shows running (a sandbox: ready), and
+ * those told of after it began (it may predate them).
  */
 export function notSeenStopped(exited: Map<string, number>, listedAt: number, pods: Map<string, PodRuntimeStatus>): Map<string, number> {
   const left = new Map<string, number>();
   for (const [id, at] of exited) if (at > listedAt) left.set(id, at);
-  for (const p of pods.values())
-    for (const c of p.containers) if (c.phase === 'running' && exited.has(c.id)) left.set(c.id, exited.get(c.id)!);
+  const keep = (id: string) => exited.has(id) && left.set(id, exited.get(id)!);
+  for (const p of pods.values()) {
+    for (const c of p.containers) if (c.phase === 'running') keep(c.id);
+    for (const sb of p.sandboxes) if (sb.ready) keep(sb.id);
+  }
   return left;
 }
 
