@@ -59,11 +59,11 @@ start() {
   root_fs
   write_config
   log "starting $name (log: $LOGS/$name.log)"
-  # The malloc settings, --max-semi-space-size and --no-maglev as in the shebang of src/cli/main.ts
+  # The malloc and V8 settings as in the shebang of src/cli/main.ts
   # (less resident memory); KTS_NODE_FLAGS: more node/V8 flags, for make bench's BENCH_NODE_FLAGS.
   KTS_SUPERVISE_CHILD_PID_FILE="$child_pid" start_bg $name "$KTS_ROOT/hack/supervise.sh" \
     env MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072 \
-    "$BIN/node" --max-semi-space-size=4 --no-maglev ${KTS_NODE_FLAGS:-} "$KTS_ROOT/dist/cli/main.js" \
+    "$BIN/node" --max-semi-space-size=4 --no-maglev --heap-growing-percent=50 ${KTS_NODE_FLAGS:-} "$KTS_ROOT/dist/cli/main.js" \
     --bootstrap-kubeconfig "$LOCAL/bootstrap-kubelet.conf" --kubeconfig "$LOCAL/kubelet.kubeconfig" \
     --config "$LOCAL/kubelet-config.yaml" \
     --hostname-override "$NODE_NAME" --node-ip "$KTS_IP" \

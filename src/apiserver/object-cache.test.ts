@@ -8,7 +8,7 @@ type Cm = { metadata: { name: string; resourceVersion: string }; data?: Record<s
 const cm = (name: string, rv: string, extra: Partial<Cm> = {}): Cm => ({ metadata: { name, resourceVersion: rv }, ...extra });
 
 /** An apiserver holding objects by path; each watch (keyed COLLECTION/NAME) stays open until aborted and can be sent events. */
-function fakeApi(objects: Record<string, Cm[]>, failLists = 0) {
+function fakeApi(objects: Record<string, Cm[]>, failLists = 0, failWatches = 0) {
   const calls: string[] = [];
   const open = new Map<string, (e: WatchEvent<Cm>) => void>();
   const api = {
@@ -20,6 +20,7 @@ function fakeApi(objects: Record<string, Cm[]>, failLists = 0) {
     async watch(path: string, on: (e: WatchEvent<Cm>) => void, signal?: AbortSignal) {
       const base = `${path.split('?')[0]!}/${/metadata\.name%3D([^&]+)/.exec(path)![1]}`;
       calls.push(`watch ${base}`);
+      if (failWatches-- > 0) throw new ApiError(403, 'Forbidden', 'no relationship found between node and this object');
       open.set(base, on);
       await new Promise((r) => signal?.addEventListener('abort', r));
       open.delete(base);
@@ -88,5 +89,23 @@ test('objectCache: a first list that keeps failing is an error naming why, after
   await assert.rejects(c.get('ns', 'cfg'), {
     message: 'failed to sync configmaps cache: no relationship found between node and this object',
   });
+  c.stop();
+});
+
+test('objectCache: a watch refused (403) for an object nobody read for a resync period is dropped, not retried for good', async () => {
+  let t = 0;
+  const { api, calls } = fakeApi({ [CMS]: [cm('cfg', '5')] }, 0, 100);
+  const c = watchedObjects<Cm>(api, 'configmaps', logger('test'), { now: () => t });
+  await c.get('ns', 'cfg');
+  await until(() => calls.filter((l) => l.startsWith('watch')).length >= 1);
+  // Read within the resync period, a refusal is taken as passing (the authorizer's graph lags a new
+  // pod): the watch is tried again 0.8-1 s later. Then nothing reads it (its namespace went): the
+  // second refusal drops it, where a third try would have come within 2.9 s.
+  t = 100_000;
+  await new Promise((r) => setTimeout(r, 3200));
+  assert.equal(calls.filter((l) => l.startsWith('watch')).length, 2);
+  // A later read starts anew.
+  await c.get('ns', 'cfg');
+  assert.equal(calls.filter((l) => l.startsWith('list')).length, 2);
   c.stop();
 });

@@ -3,8 +3,9 @@
 // reference): upstream's watch-based object cache (pkg/kubelet/util/manager,
 // objectCache.Get). A volume refreshed at every resync then costs no request; the watch is
 // renewed every 5-10 min, stopped once the object is immutable, and dropped when nothing has
-// asked for the object for a while (upstream's startRecycleIdleWatch).
-import type { ApiClient } from './client.ts';
+// asked for the object for a while (upstream's startRecycleIdleWatch) or when the apiserver
+// refuses it to a node that no longer reads it.
+import { ApiError, type ApiClient } from './client.ts';
 import { reflector } from './reflector.ts';
 import { apiPath } from './paths.ts';
 import type { Logger } from '../log/log.ts';
@@ -13,6 +14,9 @@ interface Named {
   metadata?: { name?: string; resourceVersion?: string };
   immutable?: boolean;
 }
+
+/** Longer than a resync period (1 min and its jitter), in which every mounted volume is read again. */
+const UNUSED_MS = 90_000;
 
 export interface ObjectCache<T> {
   /** The object as last seen, undefined when it does not exist; throws when its watch never listed. */
@@ -45,7 +49,7 @@ export function watchedObjects<T extends Named>(
     now = opts.now ?? Date.now;
   const items = new Map<string, Item<T>>();
 
-  function start(namespace: string, name: string): Item<T> {
+  function start(key: string, namespace: string, name: string): Item<T> {
     let synced!: () => void;
     const item: Item<T> = { synced: false, ready: new Promise((r) => (synced = r)), stop: () => {}, lastAccess: now() };
     const seen = (o: T | undefined) => {
@@ -65,7 +69,16 @@ export function watchedObjects<T extends Named>(
         event: (type, o) => seen(type === 'DELETED' ? undefined : o),
       },
       log,
-      (e) => (item.lastError = e),
+      (e) => {
+        item.lastError = e;
+        // Refused or gone, and not read for a resync period: no pod of the node uses it any
+        // more (the node authorizer refuses what none references, e.g. after its namespace
+        // went). Upstream stops the watch as the last pod referencing it is unregistered.
+        if (e instanceof ApiError && (e.status === 403 || e.status === 404) && now() - item.lastAccess > UNUSED_MS) {
+          item.stop();
+          if (items.get(key) === item) items.delete(key);
+        }
+      },
     ).stop;
     return item;
   }
@@ -83,7 +96,7 @@ export function watchedObjects<T extends Named>(
     async get(namespace, name) {
       const key = `${namespace}/${name}`;
       let item = items.get(key);
-      if (!item) items.set(key, (item = start(namespace, name)));
+      if (!item) items.set(key, (item = start(key, namespace, name)));
       item.lastAccess = now();
       if (!item.synced) {
         let timer: NodeJS.Timeout | undefined;
