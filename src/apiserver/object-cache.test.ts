@@ -109,3 +109,20 @@ test('objectCache: a watch refused (403) for an object nobody read for a resync 
   assert.equal(calls.filter((l) => l.startsWith('list')).length, 2);
   c.stop();
 });
+
+test('objectCache: the watch stops when the last pod reading the object is released, not before', async () => {
+  const { api, calls, open } = fakeApi({ [CMS]: [cm('cfg', '5')] });
+  const c = watchedObjects<Cm>(api, 'configmaps', logger('test'));
+  await c.get('ns', 'cfg', 'pod-a');
+  await c.get('ns', 'cfg', 'pod-b');
+  await until(() => open.has(CFG));
+  c.release('pod-a');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.ok(open.has(CFG), 'pod-b still reads it');
+  c.release('pod-b');
+  await until(() => calls.includes(`unwatch ${CFG}`));
+  assert.ok(!open.has(CFG));
+  await c.get('ns', 'cfg', 'pod-c');
+  assert.equal(calls.filter((l) => l.startsWith('list')).length, 2, 'a new reader lists it anew');
+  c.stop();
+});

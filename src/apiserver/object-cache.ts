@@ -2,8 +2,9 @@
 // (fieldSelector metadata.name, which the node authorizer allows for what a node's pods
 // reference): upstream's watch-based object cache (pkg/kubelet/util/manager,
 // objectCache.Get). A volume refreshed at every resync then costs no request; the watch is
-// renewed every 5-10 min, stopped once the object is immutable, and dropped when nothing has
-// asked for the object for a while (upstream's startRecycleIdleWatch) or when the apiserver
+// renewed every 5-10 min, stopped once the object is immutable, and dropped when the last pod
+// reading it goes (upstream's UnregisterPod: the node authorizer would refuse the next watch),
+// when nothing has asked for it for a while (startRecycleIdleWatch), or when the apiserver
 // refuses it to a node that no longer reads it.
 import { ApiError, type ApiClient } from './client.ts';
 import { reflector } from './reflector.ts';
@@ -19,8 +20,13 @@ interface Named {
 const UNUSED_MS = 90_000;
 
 export interface ObjectCache<T> {
-  /** The object as last seen, undefined when it does not exist; throws when its watch never listed. */
-  get(namespace: string, name: string): Promise<T | undefined>;
+  /**
+   * The object as last seen, undefined when it does not exist; throws when its watch never
+   * listed. referencedBy: the pod reading it (upstream's RegisterPod), until release.
+   */
+  get(namespace: string, name: string, referencedBy?: string): Promise<T | undefined>;
+  /** The pod is gone: the watches of objects no other pod reads stop (upstream's UnregisterPod). */
+  release(referencedBy: string): void;
   stop(): void;
 }
 
@@ -32,6 +38,8 @@ interface Item<T> {
   ready: Promise<void>;
   stop(): void;
   lastAccess: number;
+  /** The pods reading it: the node authorizer lets the node watch it while one of them exists. */
+  refs: Set<string>;
 }
 
 /**
@@ -51,7 +59,7 @@ export function watchedObjects<T extends Named>(
 
   function start(key: string, namespace: string, name: string): Item<T> {
     let synced!: () => void;
-    const item: Item<T> = { synced: false, ready: new Promise((r) => (synced = r)), stop: () => {}, lastAccess: now() };
+    const item: Item<T> = { synced: false, ready: new Promise((r) => (synced = r)), stop: () => {}, lastAccess: now(), refs: new Set() };
     const seen = (o: T | undefined) => {
       item.object = o;
       item.synced = true;
@@ -93,11 +101,12 @@ export function watchedObjects<T extends Named>(
   sweep.unref();
 
   return {
-    async get(namespace, name) {
+    async get(namespace, name, referencedBy) {
       const key = `${namespace}/${name}`;
       let item = items.get(key);
       if (!item) items.set(key, (item = start(key, namespace, name)));
       item.lastAccess = now();
+      if (referencedBy) item.refs.add(referencedBy);
       if (!item.synced) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([item.ready, new Promise((r) => (timer = setTimeout(r, syncWaitMs)))]);
@@ -108,6 +117,13 @@ export function watchedObjects<T extends Named>(
         }
       }
       return item.object;
+    },
+    release(referencedBy) {
+      for (const [key, item] of items)
+        if (item.refs.delete(referencedBy) && !item.refs.size) {
+          item.stop();
+          items.delete(key);
+        }
     },
     stop() {
       clearInterval(sweep);

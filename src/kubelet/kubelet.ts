@@ -262,7 +262,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     rootDir,
     nodeName,
     sources: apiClaimSources(api),
-    csi: new CsiVolumes({ rootDir, nodeName, drivers: csiDrivers, secret: volumeSources.secret, log: logger('csi') }),
+    csi: new CsiVolumes({ rootDir, nodeName, drivers: csiDrivers, secret: apiSecretGetter(api), log: logger('csi') }),
     volumesAttached: () => (node.get()?.status?.volumesAttached ?? []).map((v) => v.name),
     // Pods start after the node agent exists: a new set of volumes in use goes out at once.
     inUseChanged: () => agent.poke(),

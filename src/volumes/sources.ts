@@ -15,8 +15,11 @@ import type { ClaimSources } from './persistent.ts';
 export class NotFound extends Error {}
 
 export interface VolumeSources {
-  configMap(namespace: string, name: string): Promise<ConfigMap>;
-  secret(namespace: string, name: string): Promise<Secret>;
+  /** podUID: the pod whose volume reads it, until release(podUID). */
+  configMap(namespace: string, name: string, podUID?: string): Promise<ConfigMap>;
+  secret(namespace: string, name: string, podUID?: string): Promise<Secret>;
+  /** The pod's volumes are torn down: what only it read is no longer watched. */
+  release?(podUID: string): void;
   requestToken: RequestToken;
 }
 
@@ -29,18 +32,22 @@ export function apiVolumeSources(api: Pick<ApiClient, 'get' | 'watch' | 'create'
   // Upstream's object caches return NotFound with the singular resource name.
   const watched = <T extends ConfigMap | Secret>(resource: string, plural: string) => {
     const cache = watchedObjects<T>(api, plural, log);
-    const get = async (ns: string, name: string): Promise<T> => {
-      const found = await cache.get(ns, name);
+    const get = async (ns: string, name: string, podUID?: string): Promise<T> => {
+      const found = await cache.get(ns, name, podUID);
       if (!found) throw new NotFound(`${resource} "${name}" not found`);
       return found;
     };
-    return { get, stop: cache.stop };
+    return { get, release: cache.release, stop: cache.stop };
   };
   const configMaps = watched<ConfigMap>('configmap', 'configmaps'),
     secrets = watched<Secret>('secret', 'secrets');
   return {
     configMap: configMaps.get,
     secret: secrets.get,
+    release(podUID) {
+      configMaps.release(podUID);
+      secrets.release(podUID);
+    },
     requestToken: (ns, sa, req) =>
       api.create<TokenRequest>(apiPath({ resource: 'serviceaccounts', namespace: ns, name: sa, subresource: 'token' }), req),
     stop() {

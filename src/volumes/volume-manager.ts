@@ -250,7 +250,7 @@ export class VolumeManager {
       case 'configMap': {
         const s = v.configMap!,
           optional = !!s.optional;
-        const cm = await this.#sources.configMap(ns, s.name!).catch((e) => {
+        const cm = await this.#sources.configMap(ns, s.name!, pod.metadata!.uid).catch((e) => {
           if (optional && e instanceof NotFound) return {};
           throw e;
         });
@@ -259,7 +259,7 @@ export class VolumeManager {
       case 'secret': {
         const s = v.secret!,
           optional = !!s.optional;
-        const secret = await this.#sources.secret(ns, s.secretName!).catch((e) => {
+        const secret = await this.#sources.secret(ns, s.secretName!, pod.metadata!.uid).catch((e) => {
           if (optional && e instanceof NotFound) return {};
           throw e;
         });
@@ -286,14 +286,14 @@ export class VolumeManager {
           let part: Payload = new Map();
           if (src.secret) {
             const optional = !!src.secret.optional;
-            const s = await this.#sources.secret(ns, src.secret.name!).catch((e) => {
+            const s = await this.#sources.secret(ns, src.secret.name!, pod.metadata!.uid).catch((e) => {
               if (optional && e instanceof NotFound) return {};
               throw e;
             });
             part = secretPayload(s, src.secret.items, mode, optional);
           } else if (src.configMap) {
             const optional = !!src.configMap.optional;
-            const cm = await this.#sources.configMap(ns, src.configMap.name!).catch((e) => {
+            const cm = await this.#sources.configMap(ns, src.configMap.name!, pod.metadata!.uid).catch((e) => {
               if (optional && e instanceof NotFound) return {};
               throw e;
             });
@@ -399,6 +399,7 @@ export class VolumeManager {
   async tearDown(uid: string): Promise<void> {
     this.#pods.delete(uid);
     this.#tokens.forget(uid);
+    this.#sources.release?.(uid);
     const dir = join(this.#podDir(uid), 'volumes');
     try {
       await this.#persistent?.release(uid);

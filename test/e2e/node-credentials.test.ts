@@ -100,12 +100,13 @@ test('the audit log: kubelet-ts was never refused, and wrote only its own Node, 
   );
   // Refusals that are not the authorizer's verdict on the kubelet, as upstream's kubelet meets them too:
   // an event in a namespace being deleted (NamespaceLifecycle admission), and a read of an object
-  // the kubelet read successfully within a minute, refused while the node authorizer's graph
-  // had not caught up with a pod's binding or deletion.
+  // (or a pod's service account token request) that succeeded within a minute, refused while the
+  // node authorizer's graph had not caught up with a pod's binding or deletion.
   const when = (e: AuditEvent) => Date.parse(e.stageTimestamp ?? '');
+  const ok = (e: AuditEvent) => (e.responseStatus?.code ?? 0) >= 200 && (e.responseStatus?.code ?? 0) < 300;
   const lagging = (e: AuditEvent) =>
-    e.verb === 'get' &&
-    events.some((o) => o.requestURI === e.requestURI && o.responseStatus?.code === 200 && Math.abs(when(o) - when(e)) < 60_000);
+    (e.verb === 'get' || e.verb === 'list' || (e.verb === 'create' && e.objectRef?.subresource === 'token')) &&
+    events.some((o) => o.requestURI === e.requestURI && ok(o) && Math.abs(when(o) - when(e)) < 60_000);
   const refused = events.filter(
     (e) => e.responseStatus?.code === 403 && !/because it is being terminated/.test(e.responseStatus.message ?? '') && !lagging(e),
   );
