@@ -56,6 +56,10 @@ export function watchedObjects<T extends Named>(
     syncWaitMs = opts.syncWaitMs ?? 10_000,
     now = opts.now ?? Date.now;
   const items = new Map<string, Item<T>>();
+  const drop = (key: string, item: Item<T>) => {
+    item.stop();
+    if (items.get(key) === item) items.delete(key);
+  };
 
   function start(key: string, namespace: string, name: string): Item<T> {
     let synced!: () => void;
@@ -82,21 +86,14 @@ export function watchedObjects<T extends Named>(
         // Refused or gone, and not read for a resync period: no pod of the node uses it any
         // more (the node authorizer refuses what none references, e.g. after its namespace
         // went). Upstream stops the watch as the last pod referencing it is unregistered.
-        if (e instanceof ApiError && (e.status === 403 || e.status === 404) && now() - item.lastAccess > UNUSED_MS) {
-          item.stop();
-          if (items.get(key) === item) items.delete(key);
-        }
+        if (e instanceof ApiError && (e.status === 403 || e.status === 404) && now() - item.lastAccess > UNUSED_MS) drop(key, item);
       },
     ).stop;
     return item;
   }
 
   const sweep = setInterval(() => {
-    for (const [key, item] of items)
-      if (now() - item.lastAccess >= idleMs) {
-        item.stop();
-        items.delete(key);
-      }
+    for (const [key, item] of items) if (now() - item.lastAccess >= idleMs) drop(key, item);
   }, opts.sweepEveryMs ?? 60_000);
   sweep.unref();
 
@@ -119,11 +116,7 @@ export function watchedObjects<T extends Named>(
       return item.object;
     },
     release(referencedBy) {
-      for (const [key, item] of items)
-        if (item.refs.delete(referencedBy) && !item.refs.size) {
-          item.stop();
-          items.delete(key);
-        }
+      for (const [key, item] of items) if (item.refs.delete(referencedBy) && !item.refs.size) drop(key, item);
     },
     stop() {
       clearInterval(sweep);
