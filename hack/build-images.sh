@@ -17,7 +17,8 @@
 # manifests/addons/dra-test-driver.yaml deploys.
 # With --conformance, also the images the upstream conformance tests run (built by
 # hack/build-conformance.sh first), each on the busybox root: agnhost, nonewprivs, nonroot,
-# and a stand-in for nginx (busybox httpd serving on port 80, see docs/conformance.md).
+# a stand-in for nginx (busybox httpd serving on port 80, see docs/conformance.md), and one for
+# hostpathplugin in its proxy mode (hack/images/hostpathplugin-proxy.c, for the DRA tests).
 # A freshly imported image is run once with ctr to prove it works.
 # Every ctr call goes through ctr_k8s, so CONTAINERD_SOCK=/path/to/other.sock imports into
 # (and smoke-runs in) another containerd, a cluster node's say; the tarballs are shared.
@@ -458,7 +459,7 @@ e2e_image() {
   for t in $(tr ',' ' ' <<<"${name#*:}"); do names+=("$repo:$t"); done
   local key tar
   key=$(cat <(recipe "$fill") <(echo "$bb_version ${names[*]} $cfg $want $*") "${E2E_INPUTS[@]}" \
-    <(dpkg-query -W "${E2E_DEBS[@]}") "$KTS_ROOT/hack/images/sh.c" "$KTS_ROOT/hack/images/nmeter.c" | sha256sum | cut -c1-16)
+    <(dpkg-query -W "${E2E_DEBS[@]}") "$KTS_ROOT"/hack/images/{sh,nmeter,hostpathplugin-proxy}.c | sha256sum | cut -c1-16)
   tar="$IMAGES/e2e-$base-$key.tar"
   if [ ! -f "$tar" ] || [ ! -f "$tar.digest" ]; then
     log "building ${names[*]}"
@@ -570,5 +571,14 @@ e2e_image sample-apiserver:1.29.2 fill_sample_apiserver "{\"Entrypoint\":[\"/sam
 fill_etcd() { install_with_libs "$1" "$BIN/etcd" /usr/local/bin/etcd; }
 e2e_image registry.k8s.io/etcd:3.6.8-0 fill_etcd "{\"Env\":[\"$ENV_PATH\"]}" \
   "ok" sh -c '/usr/local/bin/etcd --version >/dev/null && echo ok'
+
+# hostpathplugin (csi-driver-host-path) in the proxy mode the DRA tests run in their
+# kubelet-plugin pods (test/e2e/dra/utils/deploy.go, which picks the newest tag the
+# storage-csi manifests name): csi-driver-host-path is not served by the Go module proxy here,
+# so /hostpathplugin is hack/images/hostpathplugin-proxy.c, that mode alone, on busybox (the
+# pods also run sh, sleep and rm in it).
+fill_hostpathplugin() { gcc -static -O2 -s -Wall -o "$1/hostpathplugin" "$KTS_ROOT/hack/images/hostpathplugin-proxy.c"; }
+e2e_image registry.k8s.io/sig-storage/hostpathplugin:v1.17.1 fill_hostpathplugin "{\"Entrypoint\":[\"/hostpathplugin\"],\"Env\":[\"$ENV_PATH\"]}" \
+  "hostpathplugin proxy (kubelet-ts stand-in)" /hostpathplugin --version
 
 log "conformance images ready"

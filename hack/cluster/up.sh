@@ -54,6 +54,9 @@ networking: {podSubnet: $POD_SUBNET, serviceSubnet: $SERVICE_SUBNET, dnsDomain: 
 etcd: {local: {dataDir: /var/lib/etcd, imageTag: ${ETCD_VERSION#v}-0}}
 # Upstream's e2e clusters keep 100 terminated pods (cluster/gce/config-test.sh), which the PodGC test assumes.
 controllerManager: {extraArgs: [{name: terminated-pod-gc-threshold, value: "100"}]}
+# The beta versions of resource.k8s.io beside v1, as upstream's DRA test cluster serves them
+# (test/e2e/dra/kind.yaml): the DRA tests "with v1beta1 API" and "with v1beta2 API" use them.
+apiServer: {extraArgs: [{name: runtime-config, value: "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true"}]}
 ---
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
