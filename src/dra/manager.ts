@@ -4,7 +4,7 @@
 // drivers returned; when the last pod on this node using a claim is gone, the drivers unprepare
 // it. What is prepared, and for which pods, is checkpointed for a restarted kubelet; a loop
 // unprepares the claims of pods that went away without it (upstream's reconcileLoop).
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
 import { apiPath } from '../apiserver/paths.ts';
 import type { Logger } from '../log/log.ts';
@@ -13,6 +13,7 @@ import { readCheckpoint, writeCheckpoint } from './checkpoint.ts';
 import { cdiDevicesOf, containerClaimRequests } from './container.ts';
 import type { Claim } from './generated/k8s/io/kubelet/pkg/apis/dra/v1/Claim.ts';
 import type { DraPlugin } from './plugin-client.ts';
+import { type HealthInfo, healthOf, podsUsing, type ReportedHealth, updateHealth, withAllocatedResourcesStatus } from './health.ts';
 
 /** upstream's defaultReconcilePeriod. */
 const RECONCILE_MS = 60_000;
@@ -28,6 +29,8 @@ export interface DraManagerDeps {
   activePods: () => Iterable<string>;
   /** The pod sources have all been listed: claims of pods not among the active ones may go. */
   sourcesReady: () => boolean;
+  /** The health of these pods' devices changed: their statuses are to be generated again. */
+  podsChanged?: (uids: string[]) => void;
 }
 
 /** Driver name -> the claims it is asked about in one call. */
@@ -37,10 +40,37 @@ export class DraManager {
   readonly #d: DraManagerDeps;
   /** upstream's claimInfoCache, by namespace/name. */
   readonly #claims = new Map<string, ClaimInfo>();
+  /** upstream's healthInfoCache (not checkpointed: a restarted kubelet hears it again from the streams). */
+  readonly #health: HealthInfo = new Map();
   #timer?: NodeJS.Timeout;
 
   constructor(d: DraManagerDeps) {
     this.#d = d;
+  }
+
+  /** upstream's HandleWatchResourcesStream, for one message: the pods whose devices changed health get a new status. */
+  update(driver: string, devices: ReportedHealth[]): void {
+    const changed = updateHealth(this.#health, driver, devices, Date.now());
+    if (!changed.length) return;
+    const pods = [...podsUsing(this.#claims.values(), driver, changed)];
+    this.#d.log.v(4, 'Health info changed', { driverName: driver, changedDevicesCount: changed.length, pods });
+    if (pods.length) this.#d.podsChanged?.(pods);
+  }
+
+  /** The driver's health stream ended (upstream's clearDriver). */
+  ended(driver: string): void {
+    this.#health.delete(driver);
+  }
+
+  /** upstream's UpdateAllocatedResourcesStatus: the health of each container's claimed devices in its status. */
+  allocatedResourcesStatus(pod: Pod, status: PodStatus): PodStatus {
+    const now = Date.now();
+    return withAllocatedResourcesStatus(
+      pod,
+      status,
+      (namespace, name) => this.#claims.get(claimKey(namespace, name)),
+      (driver, pool, device) => healthOf(this.#health, driver, pool, device, now),
+    );
   }
 
   /**

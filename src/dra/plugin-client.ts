@@ -6,7 +6,11 @@ import { Client, connectivityState, credentials, Metadata, type ServiceError } f
 import type { Claim } from './generated/k8s/io/kubelet/pkg/apis/dra/v1/Claim.ts';
 import type { NodePrepareResourcesResponse__Output } from './generated/k8s/io/kubelet/pkg/apis/dra/v1/NodePrepareResourcesResponse.ts';
 import type { NodeUnprepareResourcesResponse__Output } from './generated/k8s/io/kubelet/pkg/apis/dra/v1/NodeUnprepareResourcesResponse.ts';
-import { type DraService, draService } from './proto.ts';
+import type { NodeWatchResourcesResponse__Output } from './generated/v1alpha1/NodeWatchResourcesResponse.ts';
+import { type DraService, draHealthService, draService } from './proto.ts';
+import type { ReportedHealth } from './health.ts';
+import { backoff, sleep } from '../backoff/backoff.ts';
+import type { Logger } from '../log/log.ts';
 
 /** upstream's defaultClientCallTimeout: half the kubelet's retry period. */
 export const DEFAULT_CALL_TIMEOUT_MS = 45_000;
@@ -22,10 +26,25 @@ export interface DraPlugin {
   close(): void;
 }
 
+/** upstream's retry period of the health stream (wait.UntilWithContext every 5 s), here growing while a plugin has none. */
+const HEALTH_RETRY_MS = [5_000, 60_000] as const;
+
+/** What the plugin's health stream reports to (upstream's HandleWatchResourcesStream). */
+export interface HealthHandler {
+  /** A NodeWatchResources message: the health of some of the driver's devices. */
+  update(driver: string, devices: ReportedHealth[]): void;
+  /** The stream ended: what it said is forgotten (upstream's clearDriver). */
+  ended(driver: string): void;
+  log: Logger;
+}
+
 /**
  * upstream's DRAPluginManager.add for one plugin: the channel to endpoint (a socket path) for the
  * chosen service, which both versions answer with v1's messages (v1beta1 lacks only shareId).
- * onConnection: each change of connected.
+ * onConnection: each change of connected. With a health handler, the plugin's NodeWatchResources
+ * stream is kept open on the same channel while the plugin is registered (feature
+ * ResourceHealthStatus); a plugin without that service answers UNIMPLEMENTED, and is asked again
+ * less and less often.
  */
 export function draPlugin(
   driver: string,
@@ -33,6 +52,7 @@ export function draPlugin(
   service: DraService,
   callTimeoutMs: number,
   onConnection: (connected: boolean) => void,
+  health?: HealthHandler,
 ): DraPlugin {
   // A restarted driver is found within 3 s, not grpc-js's 2 min backoff: its ResourceSlices wait on it.
   const client = new Client(`unix:${endpoint}`, credentials.createInsecure(), {
@@ -73,6 +93,37 @@ export function draPlugin(
     );
   };
 
+  const stopHealth = new AbortController();
+  const retry = backoff(...HEALTH_RETRY_MS);
+  const watchHealth = () =>
+    new Promise<string>((resolve) => {
+      const m = draHealthService().NodeWatchResources;
+      const call = client.makeServerStreamRequest(m.path, m.requestSerialize, m.responseDeserialize, {}, new Metadata());
+      const onAbort = () => call.cancel();
+      stopHealth.signal.addEventListener('abort', onAbort, { once: true });
+      call.on('data', (r: NodeWatchResourcesResponse__Output) => {
+        retry.reset();
+        health!.update(driver, r.devices);
+      });
+      const done = (why: string) => {
+        stopHealth.signal.removeEventListener('abort', onAbort);
+        resolve(why);
+      };
+      call.on('error', (e: ServiceError) => done(e.details || e.message));
+      call.on('end', () => done('ended'));
+    });
+  if (health)
+    void (async () => {
+      while (!stopHealth.signal.aborted) {
+        const why = await watchHealth();
+        health.ended(driver);
+        if (stopHealth.signal.aborted) return;
+        const wait = retry.next();
+        health.log.v(3, 'WatchResources health stream ended, will retry', { driverName: driver, endpoint, reason: why, retryInMs: wait });
+        await sleep(wait, stopHealth.signal);
+      }
+    })();
+
   return {
     driver,
     endpoint,
@@ -84,6 +135,7 @@ export function draPlugin(
     nodeUnprepareResources: (claims) => call('NodeUnprepareResources', claims),
     close() {
       closed = true;
+      stopHealth.abort();
       client.close();
     },
   };

@@ -1,15 +1,16 @@
-// proto/dra/v1 and v1beta1 are written here, not copied: this proves them wire-compatible with
+// proto/dra/v1, v1beta1 and dra-health/v1alpha1 are written here, not copied: this proves them wire-compatible with
 // k8s.io/kubelet at the pinned release, fetched through the Go module proxy. No go or no proxy is
 // a failure, never a skip.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { compare, parse, stagingVersion, upstreamFile } from '../cri/proto-compare.ts';
-import { DRA_V1_PROTO, DRA_V1BETA1_PROTO } from './proto.ts';
+import { DRA_HEALTH_PROTO, DRA_V1_PROTO, DRA_V1BETA1_PROTO } from './proto.ts';
 
 const cases = [
   { ours: DRA_V1_PROTO, path: 'pkg/apis/dra/v1/api.proto' },
   { ours: DRA_V1BETA1_PROTO, path: 'pkg/apis/dra/v1beta1/api.proto' },
+  { ours: DRA_HEALTH_PROTO, path: 'pkg/apis/dra-health/v1alpha1/api.proto' },
 ];
 
 for (const c of cases) {

@@ -3,10 +3,12 @@ import { fileURLToPath } from 'node:url';
 import { loadSync, type Options } from '@grpc/proto-loader';
 import type { DRAPluginDefinition } from './generated/k8s/io/kubelet/pkg/apis/dra/v1/DRAPlugin.ts';
 import type { DRAPluginDefinition as V1Beta1Definition } from './generated/k8s/io/kubelet/pkg/apis/dra/v1beta1/DRAPlugin.ts';
+import type { DRAResourceHealthDefinition } from './generated/v1alpha1/DRAResourceHealth.ts';
 
 // proto/ sits at the repo root, two levels above both src/dra/ and dist/dra/.
 export const DRA_V1_PROTO = fileURLToPath(new URL('../../proto/dra/v1/api.proto', import.meta.url));
 export const DRA_V1BETA1_PROTO = fileURLToPath(new URL('../../proto/dra/v1beta1/api.proto', import.meta.url));
+export const DRA_HEALTH_PROTO = fileURLToPath(new URL('../../proto/dra-health/v1alpha1/api.proto', import.meta.url));
 
 // These must match the flags of the "gen:dra" script, or the generated types lie.
 const LOADER_OPTIONS: Options = { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true };
@@ -30,4 +32,12 @@ export function draService(service: DraService): DRAPluginDefinition | V1Beta1De
     ] as unknown as V1Beta1Definition,
   };
   return loaded[service];
+}
+
+let health: DRAResourceHealthDefinition | undefined;
+
+/** The DRAResourceHealth service (v1alpha1), which a plugin may serve beside DRAPlugin. */
+export function draHealthService(): DRAResourceHealthDefinition {
+  health ??= loadSync(DRA_HEALTH_PROTO, LOADER_OPTIONS)['v1alpha1.DRAResourceHealth'] as unknown as DRAResourceHealthDefinition;
+  return health;
 }

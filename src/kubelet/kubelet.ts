@@ -242,7 +242,16 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   // DRA drivers (src/dra) register as "DRAPlugin"; the node's ResourceSlices of drivers not
   // registered (at start, and 30 s after one goes) are deleted. Claims are prepared before a
   // pod's sandbox and unprepared once its containers stopped.
-  const draPlugins = new DraPlugins({ api, nodeName, log: logger('dra') });
+  // Each plugin's health stream reports to the DRA manager (ResourceHealthStatus, beta and on).
+  const draPlugins = new DraPlugins({
+    api,
+    nodeName,
+    log: logger('dra'),
+    health:
+      config.featureGates.ResourceHealthStatus === false
+        ? undefined
+        : { update: (d, r) => dra.update(d, r), ended: (d) => dra.ended(d), log: logger('dra') },
+  });
   plugins.addHandler(DRA_PLUGIN, draPlugins);
   const dra = new DraManager({
     rootDir,
@@ -251,6 +260,9 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     log: logger('dra'),
     activePods: () => workers.active().map((p) => p.metadata!.uid!),
     sourcesReady: () => source.synced(),
+    podsChanged: (uids) => {
+      for (const uid of uids) workers.wake(uid);
+    },
   });
   draPlugins.start();
   dra.start();

@@ -44,8 +44,8 @@ export function podSteps(d: {
   admitShutdown?: (pod: Pod) => Admission;
   /** The device manager (src/devices): what admission checks device requests against, and where an admitted pod's devices are reserved. */
   devices?: { admissionInput(pod: Pod): PodPlanInput; reserve(pod: Pod): string | undefined };
-  /** The DRA manager (src/dra): a stopped pod's ResourceClaims unprepared. */
-  claims?: { unprepareResources(pod: Pod): Promise<void> };
+  /** The DRA manager (src/dra): a stopped pod's ResourceClaims unprepared; its devices' health in the status. */
+  claims?: { unprepareResources(pod: Pod): Promise<void>; allocatedResourcesStatus?(pod: Pod, status: PodStatus): PodStatus };
 }): PodSteps {
   return {
     admit(pod, active) {
@@ -98,13 +98,14 @@ export function podSteps(d: {
       }
       // The last status tells the sync whether all containers are being restarted in place.
       const r = await d.syncer.syncPod(pod, signal, d.probes?.health, prev);
-      const status = generatePodStatus({ ...pod, status: prev }, r.runtime, {
+      const generated = generatePodStatus({ ...pod, status: prev }, r.runtime, {
         nodeIP: d.nodeIP,
         now: new Date(),
         waiting: r.waiting,
         terminated: false,
         probes: d.probes?.status,
       });
+      const status = d.claims?.allocatedResourcesStatus?.(pod, generated) ?? generated;
       d.status.set(pod, status);
       // Probe what runs now; a changed result wakes this pod's worker again.
       d.probes?.update(pod, r.runtime, status.podIP);

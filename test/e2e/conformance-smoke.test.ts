@@ -3,7 +3,7 @@
 // regression in what they check shows in `make test`. The tests are chosen to cover the kubelet's main paths in
 // about a minute: pod lifecycle, init containers, hooks, downward API env, projected
 // volumes, security context, ephemeral containers and exec, an image volume pulled from the
-// registry; and what crosses nodes: Services,
+// registry, DRA claims and device health; and what crosses nodes: Services,
 // DNS, the apiserver's proxy, logs and a rolling update.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,6 +27,10 @@ const SMOKE = [
   '\\[sig-node\\] Secrets should be consumable as environment variable names variable names with various prefixes',
   // An image volume pulled with pullPolicy Always, from the cluster's registry (hack/registry.sh).
   '\\[sig-node\\] ImageVolume should succeed with pod and pull policy of Always',
+  // DRA: upstream's test driver served from e2e.test through the hostpathplugin proxy pods
+  // (hack/images/hostpathplugin-proxy.c): prepared claims' CDI devices, and device health.
+  '\\[sig-node\\] \\[DRA\\] kubelet \\[Feature:DynamicResourceAllocation\\] must map configs and devices to the right containers',
+  '\\[sig-node\\] \\[DRA\\] kubelet \\[Feature:DynamicResourceAllocation\\] should report device health with custom messages',
   // Across nodes: Services through kube-proxy, CoreDNS, the apiserver's proxy to pods, logs, rollouts.
   '\\[sig-network\\] DNS should provide DNS for services',
   '\\[sig-network\\] Services should be able to create a functioning NodePort service',
