@@ -10,6 +10,7 @@ import type { Logger } from '../log/log.ts';
 import { admitDevices } from '../pods/admission.ts';
 import { readCheckpoint } from './checkpoint.ts';
 import { DeviceManager } from './manager.ts';
+import type { WithResourcesStatus } from '../status/allocated-resources.ts';
 import { deviceServices } from './proto.ts';
 import { allocatableResources, podResources, startPodResourcesServer } from './pod-resources.ts';
 
@@ -272,6 +273,52 @@ test('PodResources API over its socket', async () => {
   } finally {
     (client as unknown as { close(): void }).close();
     server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('device health (ResourceHealthStatus): a change wakes the pod holding the device, its status names each device', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devmgr-'));
+  const woken: string[][] = [];
+  const m = new DeviceManager({ dir, log: quiet, activePods: () => ['p1'], sourcesReady: () => true, podsChanged: (u) => woken.push(u) });
+  await m.start();
+  const plugin = await fakePlugin(join(dir, 'plugin.sock'));
+  try {
+    await register(join(dir, 'kubelet.sock'), { version: 'v1beta1', endpoint: 'plugin.sock', resourceName: R });
+    await until(() => m.capacity().allocatable[R] === 2, 'registered');
+    const p1 = pod('p1', 1);
+    assert.equal(m.reserve(p1), undefined);
+    const [held] = m.inUse().get(R)!;
+    const status = { containerStatuses: [{ name: 'c', image: 'i', imageID: '', ready: false, restartCount: 0 }] };
+    const entry = (health: string) => [{ name: R, resources: [{ resourceID: held, health }] }];
+    // Before Allocate (a pod whose image cannot be pulled still shows its device).
+    assert.deepEqual(
+      (m.allocatedResourcesStatus(p1, status).containerStatuses![0] as WithResourcesStatus).allocatedResourcesStatus,
+      entry('Healthy'),
+    );
+    // The other device turning unhealthy concerns no pod.
+    const other = held === 'dev-0' ? 'dev-1' : 'dev-0';
+    plugin.set([
+      { ID: held!, health: 'Healthy' },
+      { ID: other, health: 'Unhealthy' },
+    ]);
+    await until(() => m.capacity().allocatable[R] === 1, 'one unhealthy');
+    assert.deepEqual(woken, []);
+    plugin.set([
+      { ID: held!, health: 'Unhealthy' },
+      { ID: other, health: 'Unhealthy' },
+    ]);
+    await until(() => woken.length === 1, 'the pod woken');
+    assert.deepEqual(woken, [['p1']]);
+    assert.deepEqual(
+      (m.allocatedResourcesStatus(p1, status).containerStatuses![0] as WithResourcesStatus).allocatedResourcesStatus,
+      entry('Unhealthy'),
+    );
+    // A pod without devices keeps its status as it was.
+    assert.equal(m.allocatedResourcesStatus(pod('p2', 0), status), status);
+  } finally {
+    plugin.stop();
+    await m.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 });

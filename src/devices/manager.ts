@@ -3,7 +3,7 @@
 // resource's devices and health, pods are admitted against them and their containers get the
 // chosen devices at creation (Allocate). Which devices is decided in allocation.ts; this holds
 // the state, talks to the plugins, and checkpoints assignments for a restarted kubelet.
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import protobuf from 'protobufjs';
 import type { Logger } from '../log/log.ts';
 import {
@@ -21,6 +21,7 @@ import {
   type ResourceState,
 } from './allocation.ts';
 import { type CheckpointData, readCheckpoint, writeCheckpoint } from './checkpoint.ts';
+import { changedDevices, deviceResourcesStatus, podsWithDevices, type ReportedHealth, reportedHealth } from './health.ts';
 import type { ContainerAllocateResponse__Output } from './generated/v1beta1/ContainerAllocateResponse.ts';
 import type { Device__Output } from './generated/v1beta1/Device.ts';
 import type { DevicePluginOptions__Output } from './generated/v1beta1/DevicePluginOptions.ts';
@@ -30,6 +31,7 @@ import { validateRegistration } from './registration.ts';
 import { startRegistrationServer } from './registration-server.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { labels as criLabels } from '../runtime/types.ts';
+import { withResourceStatuses } from '../status/allocated-resources.ts';
 
 /**
  * The containers the runtime runs at start, as "podUID/name" (upstream's
@@ -58,6 +60,8 @@ export interface DeviceManagerDeps {
   /** Containers the runtime ran at start, as "podUID/name": a restarted kubelet leaves their devices be. */
   runningAtStart?: ReadonlySet<string>;
   observe?: DeviceObserver;
+  /** Pods holding devices whose health changed (ResourceHealthStatus): their status is due again. */
+  podsChanged?: (uids: string[]) => void;
   dial?: typeof dialPlugin;
   now?: () => number;
 }
@@ -65,6 +69,8 @@ export interface DeviceManagerDeps {
 interface Resource extends ResourceState {
   endpoint?: PluginEndpoint;
   options?: DevicePluginOptions__Output;
+  /** The health the plugin's last list gave, kept when it disconnects (upstream's allDevices). */
+  reported?: ReportedHealth;
 }
 
 let responseType: protobuf.Type | undefined;
@@ -128,7 +134,13 @@ export class DeviceManager {
     }
     const prev = this.#resources.get(resource);
     if (prev?.endpoint && prev.endpoint !== endpoint) prev.endpoint.close();
-    this.#resources.set(resource, { devices: prev?.devices ?? [], stoppedAtMs: prev?.stoppedAtMs, endpoint, options });
+    this.#resources.set(resource, {
+      devices: prev?.devices ?? [],
+      stoppedAtMs: prev?.stoppedAtMs,
+      reported: prev?.reported,
+      endpoint,
+      options,
+    });
     this.#removed.delete(resource);
     return endpoint;
   }
@@ -165,7 +177,12 @@ export class DeviceManager {
       numaNodes: (d.topology?.nodes ?? []).map((n) => Number(n.ID)),
     }));
     r.stoppedAtMs = undefined;
+    const reported = reportedHealth(r.devices);
+    const changed = changedDevices(r.reported, reported);
+    r.reported = reported;
     this.#checkpoint();
+    const pods = changed.length ? podsWithDevices(this.#pods, endpoint.resource, changed) : [];
+    if (pods.length) this.#d.podsChanged?.(pods);
     this.#d.log.v(2, 'Processed device updates for resource', {
       resourceName: endpoint.resource,
       totalCount: devices.length,
@@ -331,6 +348,13 @@ export class DeviceManager {
     return [...this.#resources].flatMap(([resourceName, r]) =>
       r.devices.filter((d) => d.healthy).map((d) => ({ resourceName, deviceId: d.id, numaNodes: d.numaNodes })),
     );
+  }
+
+  /** upstream's UpdateAllocatedResourcesStatus: the health of each container's devices in its status. */
+  allocatedResourcesStatus(pod: Pod, status: PodStatus): PodStatus {
+    const containers = this.#pods.get(pod.metadata?.uid ?? '');
+    if (!containers) return status;
+    return withResourceStatuses(status, (name) => deviceResourcesStatus(containers.get(name), (r) => this.#resources.get(r)?.reported));
   }
 
   /** The devices in use, per resource (for tests and logs). */

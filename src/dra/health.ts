@@ -3,10 +3,16 @@
 // NodeWatchResources stream last said of its devices, trusted for the report's timeout, and the
 // containers' allocatedResourcesStatus built from it. Pure: the stream and the pods are the
 // manager's.
-import type { ContainerStatus, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
+import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
+import {
+  type ResourceHealth,
+  type ResourceHealthStatus,
+  type ResourceStatus,
+  withResourceStatuses,
+} from '../status/allocated-resources.ts';
 import { type ClaimInfo, claimName, containerClaims, specClaims } from './claims.ts';
 
-export type Health = 'Healthy' | 'Unhealthy' | 'Unknown';
+export type Health = ResourceHealthStatus;
 
 export interface DeviceHealth {
   health: Health;
@@ -31,18 +37,6 @@ export interface ReportedHealth {
   healthCheckTimeoutSeconds: string;
   message: string;
 }
-
-// containerStatuses[].allocatedResourcesStatus, newer than kubernetes-types.
-interface ResourceHealth {
-  resourceID: string;
-  health: Health;
-  message?: string;
-}
-interface ResourceStatus {
-  name: string;
-  resources: ResourceHealth[];
-}
-type WithResources = ContainerStatus & { allocatedResourcesStatus?: ResourceStatus[] };
 
 const deviceKey = (pool: string, device: string) => `${pool}/${device}`;
 
@@ -114,18 +108,14 @@ export function withAllocatedResourcesStatus(
   health: (driver: string, pool: string, device: string) => { health: Health; message: string },
 ): PodStatus {
   const namespace = pod.metadata?.namespace ?? '';
-  let changed = false;
-  const containerStatuses = (status.containerStatuses as WithResources[] | undefined)?.map((cs): WithResources => {
-    const spec = pod.spec?.containers.find((c) => c.name === cs.name);
-    const wanted = spec ? containerClaims(spec) : [];
-    if (!wanted.length) return cs;
-    const byName = new Map<string, ResourceStatus>((cs.allocatedResourcesStatus ?? []).map((r) => [r.name, r]));
-    for (const c of wanted) {
+  return withResourceStatuses(status, (container) => {
+    const spec = pod.spec?.containers.find((c) => c.name === container);
+    const entries: ResourceStatus[] = [];
+    for (const c of spec ? containerClaims(spec) : []) {
       const podClaim = specClaims(pod).find((x) => x.name === c.name);
       const name = podClaim && claimName(pod, podClaim).name;
       const info = name !== undefined ? claim(namespace, name) : undefined;
       if (!info) continue;
-      const resourceName = c.request ? `claim:${c.name}/${c.request}` : `claim:${c.name}`;
       const resources: ResourceHealth[] = [];
       const seen = new Set<string>();
       for (const [driver, devices] of info.drivers)
@@ -138,12 +128,8 @@ export function withAllocatedResourcesStatus(
           const h = health(driver, d.poolName, d.deviceName);
           resources.push({ resourceID, health: h.health, ...(h.message ? { message: h.message } : {}) });
         }
-      byName.set(resourceName, { name: resourceName, resources });
+      entries.push({ name: c.request ? `claim:${c.name}/${c.request}` : `claim:${c.name}`, resources });
     }
-    const list = [...byName.values()].filter((r) => r.resources.length);
-    const { allocatedResourcesStatus: _, ...rest } = cs;
-    changed = true;
-    return list.length ? { ...rest, allocatedResourcesStatus: list } : rest;
+    return entries;
   });
-  return changed ? { ...status, containerStatuses } : status;
 }

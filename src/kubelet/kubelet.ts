@@ -188,6 +188,11 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   // Device plugins (src/devices): registration on ROOT/device-plugins/kubelet.sock, their devices
   // in the Node's capacity, admission and Allocate at container creation. Containers running now
   // keep their devices while the sources are not yet listed (a restarted kubelet).
+  // With ResourceHealthStatus (beta, on) a device's health change wakes the pods holding it.
+  const resourceHealth = config.featureGates.ResourceHealthStatus !== false;
+  const wakePods = (uids: string[]) => {
+    for (const uid of uids) workers.wake(uid);
+  };
   const devices = new DeviceManager({
     dir: join(rootDir, 'device-plugins'),
     log: logger('devicemanager'),
@@ -195,6 +200,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     sourcesReady: () => source.synced(),
     runningAtStart: await runningContainersAtStart(cri),
     observe: deviceMetrics,
+    podsChanged: resourceHealth ? wakePods : undefined,
   });
   await devices.start().catch((e) => log.error('Failed to start the device plugin manager', { err: e }));
 
@@ -247,10 +253,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     api,
     nodeName,
     log: logger('dra'),
-    health:
-      config.featureGates.ResourceHealthStatus === false
-        ? undefined
-        : { update: (d, r) => dra.update(d, r), ended: (d) => dra.ended(d), log: logger('dra') },
+    health: resourceHealth ? { update: (d, r) => dra.update(d, r), ended: (d) => dra.ended(d), log: logger('dra') } : undefined,
   });
   plugins.addHandler(DRA_PLUGIN, draPlugins);
   const dra = new DraManager({
@@ -260,9 +263,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     log: logger('dra'),
     activePods: () => workers.active().map((p) => p.metadata!.uid!),
     sourcesReady: () => source.synced(),
-    podsChanged: (uids) => {
-      for (const uid of uids) workers.wake(uid);
-    },
+    podsChanged: wakePods,
   });
   draPlugins.start();
   dra.start();
@@ -354,6 +355,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       admitShutdown: (pod) => shutdown.admit(pod),
       devices,
       claims: dra,
+      // Device plugins' entries, then the claims', as upstream's containerManagerImpl.UpdateAllocatedResourcesStatus.
+      resourcesStatus: resourceHealth ? (pod, s) => dra.allocatedResourcesStatus(pod, devices.allocatedResourcesStatus(pod, s)) : undefined,
     }),
     rootDir,
   );

@@ -44,8 +44,10 @@ export function podSteps(d: {
   admitShutdown?: (pod: Pod) => Admission;
   /** The device manager (src/devices): what admission checks device requests against, and where an admitted pod's devices are reserved. */
   devices?: { admissionInput(pod: Pod): PodPlanInput; reserve(pod: Pod): string | undefined };
-  /** The DRA manager (src/dra): a stopped pod's ResourceClaims unprepared; its devices' health in the status. */
-  claims?: { unprepareResources(pod: Pod): Promise<void>; allocatedResourcesStatus?(pod: Pod, status: PodStatus): PodStatus };
+  /** The DRA manager (src/dra): a stopped pod's ResourceClaims unprepared. */
+  claims?: { unprepareResources(pod: Pod): Promise<void> };
+  /** The health of the containers' devices in their status (ResourceHealthStatus; src/status/allocated-resources.ts). */
+  resourcesStatus?: (pod: Pod, status: PodStatus) => PodStatus;
 }): PodSteps {
   return {
     admit(pod, active) {
@@ -105,7 +107,7 @@ export function podSteps(d: {
         terminated: false,
         probes: d.probes?.status,
       });
-      const status = d.claims?.allocatedResourcesStatus?.(pod, generated) ?? generated;
+      const status = d.resourcesStatus?.(pod, generated) ?? generated;
       d.status.set(pod, status);
       // Probe what runs now; a changed result wakes this pod's worker again.
       d.probes?.update(pod, r.runtime, status.podIP);

@@ -180,6 +180,12 @@ test(
       const mounts = kubectl('-n', ns, 'exec', 'one', '--', 'cat', '/proc/mounts');
       assert.match(mounts, new RegExp(` /tmp/${device} `), `/tmp/${device} is a mount in the container (the plugin's Allocate response)`);
       assert.deepEqual(await assignedDevices(ns, 'one'), [device], 'the PodResources API lists the device for pod one');
+      // ResourceHealthStatus (beta, on): the container's status names its device and its health.
+      assert.deepEqual(
+        JSON.parse(JSON.stringify(one.status?.containerStatuses?.[0]?.allocatedResourcesStatus ?? null)),
+        [{ name: RESOURCE, resources: [{ resourceID: device, health: 'Healthy' }] }],
+        'pod one status: allocatedResourcesStatus',
+      );
 
       // A pod asking for two, bound to the node past the scheduler (as upstream's node e2e tests
       // place their pods): one device is free, so the kubelet's admission refuses it, and never
