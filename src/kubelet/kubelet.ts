@@ -54,7 +54,7 @@ import { declaredFeatures } from '../node/declared-features.ts';
 import { nodeSwapAtStart } from '../node/swap.ts';
 import { nodeShutdownManager } from '../nodeshutdown/manager.ts';
 import { stateFile } from '../nodeshutdown/state-file.ts';
-import { containerdEvents } from '../pleg/containerd-events.ts';
+import { runtimeEvents } from '../pleg/cri-events.ts';
 import { startPleg } from '../pleg/relist.ts';
 import { isStaticPod, podKey } from '../podutil/podutil.ts';
 import { podGauges } from '../pods/gauges.ts';
@@ -367,9 +367,10 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   });
   registerPodGauges(() => podGauges(workers.snapshot(), isStaticPod));
 
-  // PLEG: the relist wakes the workers of pods whose containers changed; containerd's task
-  // events wake the relist at once (upstream's EventedPLEG gate is off by default;
-  // featureGates {EventedPLEG: false} leaves the 1 s relist alone, as the upstream kubelet runs).
+  // PLEG: the relist wakes the workers of pods whose containers changed; the runtime's events
+  // (CRI's container events, or containerd's task events on containerd 1.6) wake the relist
+  // when an exit shows (upstream's EventedPLEG gate is off by default; featureGates
+  // {EventedPLEG: false} leaves the 1 s relist alone, as the upstream kubelet runs).
   const pleg = startPleg(view, {
     log: logger('pleg'),
     observe: plegMetrics,
@@ -377,12 +378,12 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       for (const uid of new Set(evs.map((e) => e.uid))) workers.wake(uid);
     },
   });
-  const taskEvents =
+  const runtimeEventStream =
     config.featureGates.EventedPLEG === false
       ? undefined
-      : containerdEvents(o.runtimeEndpoint, {
+      : runtimeEvents(o.runtimeEndpoint, {
           log: logger('pleg'),
-          onEvent: (e) => pleg.taskEvent(e),
+          onEvent: (e) => pleg.runtimeEvent(e),
           onReconnect: () => pleg.kick(),
           observe: eventedPlegMetrics,
         });
@@ -612,7 +613,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
         shutdown,
         stats,
         logRotation,
-        taskEvents,
+        runtimeEventStream,
         rotation,
         source,
         lease,

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import { DELETE_RELISTS_MS, EXIT_RELISTS_MS, relistsAfter, taskEvent, type TaskEvent } from './containerd-events.ts';
+import { taskEvent } from './containerd-events.ts';
 
 const root = new protobuf.Root().loadSync(fileURLToPath(new URL('../../proto/containerd/task-events.proto', import.meta.url)), {
   keepCase: true,
@@ -32,20 +32,4 @@ test('task events: a container exit counts, an exec exit does not', () => {
     ),
     undefined,
   );
-});
-
-test('relistsAfter: exits ask for relists shortly after; the TaskDelete of an exit not yet seen, for one at once; the rest for none', () => {
-  const cases: [TaskEvent['kind'], boolean, readonly number[]][] = [
-    ['exit', false, EXIT_RELISTS_MS],
-    ['oom', false, EXIT_RELISTS_MS],
-    ['delete', true, DELETE_RELISTS_MS],
-    ['delete', false, []],
-    ['start', true, []],
-  ];
-  for (const [kind, awaiting, want] of cases)
-    assert.deepEqual(
-      relistsAfter({ kind, containerID: 'c' }, () => awaiting),
-      want,
-      `${kind}, awaiting its exit: ${awaiting}`,
-    );
 });

@@ -51,7 +51,7 @@ test('notSeenStopped: which exits the relists after a TaskExit must still look f
   for (const c of cases) assert.deepEqual([...notSeenStopped(new Map(c.exited), c.listedAt, c.pods).keys()], c.left, c.name);
 });
 
-test('startPleg: after an exit, relists run until one sees it stopped, then no more; a delete of it relists at once', async () => {
+test('startPleg: after an exit, relists run until one sees it stopped, then no more; a delete of it, or CRI saying it stopped, relists at once', async () => {
   let lists = 0,
     phase: ContainerState['phase'] = 'running';
   const view = {
@@ -65,7 +65,7 @@ test('startPleg: after an exit, relists run until one sees it stopped, then no m
   const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
   await wait(50);
   assert.equal(lists, 1, 'the first relist');
-  pleg.taskEvent({ kind: 'exit', containerID: 'a' });
+  pleg.runtimeEvent({ kind: 'exit', containerID: 'a' });
   await wait(180); // the relist at 120 ms still shows it running (CRI's lag)
   assert.equal(lists, 2);
   phase = 'exited';
@@ -75,12 +75,22 @@ test('startPleg: after an exit, relists run until one sees it stopped, then no m
 
   phase = 'running';
   await wait(1); // a new instance runs and exits; its task is deleted at once
-  pleg.taskEvent({ kind: 'exit', containerID: 'a' });
+  pleg.runtimeEvent({ kind: 'exit', containerID: 'a' });
   phase = 'exited';
-  pleg.taskEvent({ kind: 'delete', containerID: 'a' });
+  pleg.runtimeEvent({ kind: 'delete', containerID: 'a' });
   await wait(80);
   assert.equal(lists, 4, 'the relist right after the TaskDelete saw the exit: no other');
   await wait(600);
   assert.equal(lists, 4);
+
+  // CRI's stopped event: the runtime shows the exit already, one relist at once and no other.
+  phase = 'running';
+  await wait(1);
+  phase = 'exited';
+  pleg.runtimeEvent({ kind: 'stopped', containerID: 'a' });
+  await wait(30);
+  assert.equal(lists, 5, 'one relist right after the stopped event');
+  await wait(600);
+  assert.equal(lists, 5);
   pleg.stop();
 });

@@ -6,13 +6,13 @@ import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { backoff, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import { diffRelist, type LifecycleEvent } from './events.ts';
-import { relistsAfter, type TaskEvent } from './containerd-events.ts';
+import { relistsAfter, type RuntimeEvent } from './runtime-events.ts';
 
 export interface Pleg {
   /** Relist now (the event stream came back: events may have been missed). */
   kick(): void;
-  /** A containerd task event: relists when CRI will show what it means (relistsAfter). */
-  taskEvent(e: TaskEvent): void;
+  /** A runtime event: relists when CRI will show what it means (relistsAfter). */
+  runtimeEvent(e: RuntimeEvent): void;
   /** Why the PLEG is unhealthy (upstream's wording), or undefined. */
   problem(): string | undefined;
   /** The last relist's view of every pod the runtime knows. */
@@ -112,7 +112,7 @@ export function startPleg(
 
   return {
     kick: poke,
-    taskEvent(e) {
+    runtimeEvent(e) {
       const after = relistsAfter(e, (id) => exited.has(id));
       if (!after.length) return;
       if (e.kind === 'exit' || e.kind === 'oom') {

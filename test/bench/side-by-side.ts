@@ -45,7 +45,7 @@ const TARGETS = (
       pidFile: `${PIDS}/kubelet-upstream.pid`,
       runtimePidFile: `${PIDS}/containerd-upstream.pid`,
     },
-    // The same kubelet-ts with containerd's task events off: what the 1 s relist alone gives.
+    // The same kubelet-ts with the runtime's events off: what the 1 s relist alone gives.
     { label: 'kubelet-ts, relist only', ...kubeletTs, env: { KTS_FEATURE_GATES: 'EventedPLEG=false' } },
     ...(NODE_FLAGS ? [{ label: 'kubelet-ts, node flags', ...kubeletTs, env: { KTS_NODE_FLAGS: NODE_FLAGS } }] : []),
   ] as Target[]

@@ -1,0 +1,69 @@
+// CRI's container events (RuntimeService.GetContainerEvents, containerd 1.7 and on), the stream
+// upstream's Evented PLEG reads: the runtime says when it shows a container stopped, after it
+// updated the container's status, so the relist it wakes sees the exit at once instead of at
+// a guessed moment after containerd's TaskExit. Only the event's container and type are read:
+// each event also carries the statuses of every container of its pod, which the relist reads
+// anyway. A runtime that answers UNIMPLEMENTED (containerd 1.6) gets containerd's task events
+// instead (containerd-events.ts). The stream is re-established with backoff when it drops.
+import { Client, credentials, Metadata, status } from '@grpc/grpc-js';
+import protobuf from 'protobufjs';
+import { grpcTarget } from '../cri/endpoint.ts';
+import { criServices } from '../cri/proto.ts';
+import { containerdEvents } from './containerd-events.ts';
+import { keepStream } from './event-stream.ts';
+import type { RuntimeEvent, RuntimeEventsOptions } from './runtime-events.ts';
+
+/** runtime.v1.ContainerEventType */
+const CONTAINER_STOPPED_EVENT = 2;
+
+/**
+ * Pure: a ContainerEventResponse's container_id (field 1) and container_event_type (field 2),
+ * every other field skipped undecoded.
+ */
+export function decodeEventHead(buf: Uint8Array): { containerID: string; type: number } {
+  const r = protobuf.Reader.create(buf);
+  let containerID = '',
+    type = 0;
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    if (tag >>> 3 === 1) containerID = r.string();
+    else if (tag >>> 3 === 2) type = r.int32();
+    else r.skipType(tag & 7);
+  }
+  return { containerID, type };
+}
+
+/** Pure: the event the PLEG acts on (a container or sandbox stopped), or undefined. */
+export function criEvent(head: { containerID: string; type: number }): RuntimeEvent | undefined {
+  return head.type === CONTAINER_STOPPED_EVENT && head.containerID ? { kind: 'stopped', containerID: head.containerID } : undefined;
+}
+
+/** CRI's container events, or containerd's task events where the runtime does not serve them. */
+export function runtimeEvents(endpoint: string, o: RuntimeEventsOptions): { stop(): void } {
+  const method = criServices().runtime.GetContainerEvents;
+  // No keepalive pings: containerd answers frequent pings with GOAWAY too_many_pings.
+  const client = new Client(grpcTarget(endpoint), credentials.createInsecure());
+  let fallback: { stop(): void } | undefined;
+  const stream = keepStream(
+    {
+      name: 'CRI container events',
+      open: () =>
+        client.makeServerStreamRequest(method.path, () => Buffer.alloc(0), decodeEventHead, {}, new Metadata({ waitForReady: true })),
+      event: (head) => criEvent(head),
+      final: (e) => e.code === status.UNIMPLEMENTED,
+      ended: () => {
+        o.log.info("The runtime does not serve CRI container events (GetContainerEvents); watching containerd's task events");
+        client.close();
+        fallback = containerdEvents(endpoint, o);
+      },
+    },
+    o,
+  );
+  return {
+    stop() {
+      stream.stop();
+      client.close();
+      fallback?.stop();
+    },
+  };
+}
