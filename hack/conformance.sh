@@ -57,6 +57,8 @@ trap 'kill -TERM -- -$watcher 2>/dev/null || true' EXIT
 
 log "running conformance tests ($SUITE, $PROCS in parallel; focus: $FOCUS; skip: $SKIP)"
 start=$SECONDS
+# The commit of the kubelet-ts under test: the checkout as the run begins (it may move during it).
+commit=$(git -C "$KTS_ROOT" rev-parse --short HEAD)
 set +e
 ginkgo --procs="$PROCS" --timeout="${TIMEOUT:-4h}" --no-color --silence-skips --output-dir="$OUTDIR" --junit-report=junit.xml \
   --focus="$FOCUS" "${skip_args[@]}" "$BIN/e2e.test" -- \
@@ -70,7 +72,7 @@ log "conformance run finished in $((wall / 60))m$((wall % 60))s (exit $rc)"
 list=$(cd "$KTS_ROOT/hack/tools/conformance" && GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/conformance/testdata/conformance.yaml
 args=(--junit "$OUTDIR/junit.xml" --excluded "$EXCLUDED" --known "$KTS_ROOT/test/conformance/known-failures.txt"
   --wall "$wall" --procs "$PROCS" --release "$KUBE_VERSION" --suite "$SUITE" --nodes "$(wc -w <<<"$nodes")"
-  --commit "$(git -C "$KTS_ROOT" rev-parse --short HEAD)" --missing "$OUTDIR/missing-images.txt"
+  --commit "$commit" --missing "$OUTDIR/missing-images.txt"
   --notes "$KTS_ROOT/test/conformance/notes-$SUITE.md")
 [ "$SUITE" = full ] && args+=(--list "$list")
 node "$KTS_ROOT/test/conformance/report.ts" "${args[@]}" > "$OUTDIR/conformance.md"
