@@ -416,6 +416,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       const r = await probeRuntime(cri, images, config.nodeStatusMaxImages, log, (h) => runtimeHandlers.set(h));
       return { ...r, health: { ...r.health, plegProblem: pleg.problem() } };
     },
+    // Both features' gates (RecursiveReadOnlyMounts GA, UserNamespacesSupport beta) are on: always published.
+    runtimeHandlers: () => runtimeHandlers.known(),
     onNode: (n) => node.set(n),
   });
   // A re-registered Node has a new UID: mirror pods are owned by it, and so is the CSINode.

@@ -28,6 +28,8 @@ export interface NodeAgentOptions {
   /** The volumes in use (src/volumes/persistent.ts), and whom to tell once a status carrying them was accepted. */
   volumes?: { inUse(): string[]; markReportedInUse(names: string[]): void };
   probeRuntime: () => Promise<{ health: RuntimeHealth; images: ContainerImage[] }>;
+  /** The runtime's handlers as CRI Status last listed them (src/runtime/runtime-handlers.ts). */
+  runtimeHandlers?: () => StatusInputs['runtimeHandlers'];
   onNode: (node: Node) => void;
   log: Logger;
 }
@@ -84,6 +86,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
         devices: o.devices?.(),
         volumesInUse: o.volumes?.inUse(),
         shutdown: o.shutdown?.(),
+        runtimeHandlers: o.runtimeHandlers?.(),
       },
       lastComputed,
     );

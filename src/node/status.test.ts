@@ -151,6 +151,28 @@ test('declaredFeatures: in the status when given, and a change is a change to se
   assert.equal(statusChanged(without, withFeatures), true);
 });
 
+test("runtimeHandlers: CRI Status's handlers with both features (false when unsaid), none before the runtime listed any", () => {
+  const cases: [string, StatusInputs['runtimeHandlers'], unknown][] = [
+    ['not listed yet', undefined, undefined],
+    ['a runtime without handlers (containerd 1.6)', [], undefined],
+    [
+      'containerd 2: the default handler and runc',
+      [
+        { name: '', features: { recursiveReadOnlyMounts: true, userNamespaces: true } },
+        { name: 'runc', features: { recursiveReadOnlyMounts: true } },
+        { name: 'old', features: null },
+      ],
+      [
+        { name: '', features: { recursiveReadOnlyMounts: true, userNamespaces: true } },
+        { name: 'runc', features: { recursiveReadOnlyMounts: true, userNamespaces: false } },
+        { name: 'old', features: { recursiveReadOnlyMounts: false, userNamespaces: false } },
+      ],
+    ],
+  ];
+  for (const [name, handlers, want] of cases)
+    assert.deepEqual(nodeStatus(inputs({ runtimeHandlers: handlers })).runtimeHandlers, want, name);
+});
+
 test('volumesInUse: in the status once known, an empty list too (a merge patch must empty it), and a change is sent', () => {
   assert.equal('volumesInUse' in nodeStatus(inputs()), false);
   const used = nodeStatus(inputs({ volumesInUse: ['kubernetes.io/csi/d^v1'] }));

@@ -4,6 +4,7 @@ import type { Node, NodeCondition, NodeStatus, ContainerImage, Taint } from 'kub
 import type { HostFacts } from './host.ts';
 import { formatBinary, formatCPU, parseQuantity } from '../resources/quantity.ts';
 import { rfc3339 } from '../apiserver/time.ts';
+import type { RuntimeHandlerInfo } from '../runtime/recursive-read-only.ts';
 
 export interface RuntimeHealth {
   /** Undefined when the runtime could not be asked (it is down). */
@@ -44,6 +45,8 @@ export interface StatusInputs {
   shutdown?: string;
   /** upstream's GetVolumesInUse (src/volumes/persistent.ts): the attachable volumes the node's pods use; undefined: left out. */
   volumesInUse?: string[];
+  /** The runtime's handlers as CRI Status last listed them (upstream's RuntimeHandlers setter); undefined: left out. */
+  runtimeHandlers?: readonly RuntimeHandlerInfo[];
 }
 
 /** The Node object to create when registering. */
@@ -204,9 +207,21 @@ export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
     images: i.images,
     // Always sent once known: a merge patch must be able to empty it.
     ...(i.volumesInUse ? { volumesInUse: i.volumesInUse } : {}),
+    ...(i.runtimeHandlers?.length ? { runtimeHandlers: nodeRuntimeHandlers(i.runtimeHandlers) } : {}),
     // Not in kubernetes-types yet (NodeStatus.declaredFeatures, 1.35).
     ...(i.declaredFeatures ? ({ declaredFeatures: i.declaredFeatures } as NodeStatus) : {}),
   };
+}
+
+/** upstream's RuntimeHandlers setter: each handler with both features, false when the runtime does not say. */
+export function nodeRuntimeHandlers(handlers: readonly RuntimeHandlerInfo[]): NonNullable<NodeStatus['runtimeHandlers']> {
+  return handlers.map((h) => ({
+    name: h.name,
+    features: {
+      recursiveReadOnlyMounts: h.features?.recursiveReadOnlyMounts === true,
+      userNamespaces: h.features?.userNamespaces === true,
+    },
+  }));
 }
 
 /** Whether two statuses differ in anything but heartbeat times: the rule for sending early. */

@@ -19,6 +19,11 @@ export class RuntimeHandlers {
     this.#handlers = handlers ?? [];
   }
 
+  /** The handlers last listed, undefined before the first list. */
+  known(): readonly RuntimeHandlerInfo[] | undefined {
+    return this.#handlers;
+  }
+
   /** The handlers last listed; a failed first read rejects and is tried again on the next call. */
   async list(): Promise<readonly RuntimeHandlerInfo[]> {
     if (!this.#handlers) this.set((await this.#status()).runtimeHandlers);

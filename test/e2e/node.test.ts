@@ -35,6 +35,16 @@ test('the kubelet-ts node is registered and Ready', async () => {
     node.status!.images!.some((i) => i.names!.some((n) => n.includes('busybox'))),
     'node images list busybox',
   );
+  // The runtime's handlers and what each supports, from CRI Status (upstream's RuntimeHandlers
+  // setter): containerd 2 lists the default handler ("") and its runtimes; containerd 1.6 none.
+  const handlers = node.status!.runtimeHandlers ?? [];
+  if (RUNTIME === 'containerd1') assert.deepEqual(handlers, [], 'containerd 1.6 lists no runtime handlers');
+  else
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(handlers.find((h) => !h.name)?.features ?? null)),
+      { recursiveReadOnlyMounts: true, userNamespaces: true },
+      'the default runtime handler with recursive read-only mounts and user namespaces',
+    );
   // The features the apiserver and scheduler ask of a node before a resize or a RestartAllContainers pod.
   assert.deepEqual(JSON.parse(kubectl('get', 'node', nodeName(), '-o', 'jsonpath={.status.declaredFeatures}')), [
     'InPlacePodLevelResourcesVerticalScaling',
