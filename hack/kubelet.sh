@@ -47,6 +47,10 @@ root_fs() {
   fi
   # discard: what is freed inside is freed in the sparse image too.
   mount -o loop,discard "$KUBELET_ROOT_IMG" "$KUBELET_ROOT" || die "cannot mount $KUBELET_ROOT_IMG on $KUBELET_ROOT"
+  # Shared, as a systemd host's mounts are (this one's / is private): else the kubelet's rshared
+  # bind of its root dir stacks on a private mount, and containerd, which looks at the first of
+  # the two, refuses Bidirectional volumeMounts ("... is not a shared mount"; hack/cluster/node.sh).
+  mount --make-rshared "$KUBELET_ROOT" || die "cannot make $KUBELET_ROOT a shared mount"
   log "$KUBELET_ROOT: a filesystem of its own, $KUBELET_ROOT_SIZE ($KUBELET_ROOT_IMG)"
 }
 

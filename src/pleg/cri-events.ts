@@ -49,7 +49,7 @@ export function runtimeEvents(endpoint: string, o: RuntimeEventsOptions): { stop
       name: 'CRI container events',
       open: () =>
         client.makeServerStreamRequest(method.path, () => Buffer.alloc(0), decodeEventHead, {}, new Metadata({ waitForReady: true })),
-      event: (head) => criEvent(head),
+      event: criEvent,
       final: (e) => e.code === status.UNIMPLEMENTED,
       ended: () => {
         o.log.info("The runtime does not serve CRI container events (GetContainerEvents); watching containerd's task events");

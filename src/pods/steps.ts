@@ -106,6 +106,7 @@ export function podSteps(d: {
         waiting: r.waiting,
         terminated: false,
         probes: d.probes?.status,
+        recursiveReadOnlyMounts: r.recursiveReadOnlyMounts,
       });
       const status = d.resourcesStatus?.(pod, generated) ?? generated;
       d.status.set(pod, status);

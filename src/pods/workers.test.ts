@@ -64,6 +64,27 @@ test('pod workers: updates during a sync coalesce into one more sync of the newe
   w.stop();
 });
 
+test("pod workers: a status change alone is kept for the next sync and starts one only on resync (upstream's HandlePodReconcile)", async () => {
+  const r = recorder();
+  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });
+  w.update('a', pod('a'));
+  await tick();
+  r.release.get('a')!();
+  await tick();
+  w.reconcile('a', { ...pod('a'), status: { phase: 'Running' } }, false);
+  await tick();
+  assert.deepEqual(r.log, ['sync a']);
+  assert.equal(w.pods()[0]!.status!.phase, 'Running');
+  w.reconcile('a', pod('a', { labels: { v: '1' } }), true);
+  await tick();
+  assert.deepEqual(r.log, ['sync a', 'sync a']);
+  w.reconcile('gone', pod('gone'), true);
+  await tick();
+  assert.equal(w.pods().length, 1);
+  r.release.get('a')!();
+  w.stop();
+});
+
 test('pod workers: a static pod waits until the older one with its full name has terminated', async () => {
   const r = recorder();
   const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });

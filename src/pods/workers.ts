@@ -152,6 +152,15 @@ export class PodWorkers {
     this.#schedule(w, 0);
   }
 
+  /** The pod's status changed (upstream's HandlePodReconcile): the next sync sees it; it runs now only on resync. */
+  reconcile(uid: string, pod: Pod, resync: boolean): void {
+    const w = this.#workers.get(uid);
+    if (!w?.pod) return;
+    w.pod = pod;
+    w.lastPod = pod;
+    if (resync) this.#schedule(w, 0);
+  }
+
   /**
    * Stops a running pod on the kubelet's own account (eviction, preemption), ending in the
    * status kill names. Resolves once its containers are stopped (false: not a running pod).

@@ -151,7 +151,9 @@ export class RuntimeView {
         name: c.metadata?.name ?? c.labels[labels.containerName] ?? '',
         attempt: c.metadata?.attempt ?? 0,
         phase: phases[st.state] ?? 'unknown',
-        image: st.image?.image ?? '',
+        // The image as the kubelet named it at creation (the listed config's): containerd's
+        // status answers with the image's first tag, another name when one image has several.
+        image: c.image?.image || st.image?.image || '',
         imageRef: st.imageRef,
         hash: c.annotations[labels.containerHash] ?? '',
         createdAtNs: st.createdAt,

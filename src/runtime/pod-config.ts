@@ -195,7 +195,8 @@ function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInp
   const linux = resources(pod, c);
   return {
     metadata: { name: c.name, attempt },
-    image: { image: c.image ?? '' },
+    // userSpecifiedImage as upstream's generateContainerConfig: containerd names the OCI spec's image after it.
+    image: { image: c.image ?? '', userSpecifiedImage: c.image ?? '' },
     command: inputs.command ?? c.command ?? [],
     args: inputs.args ?? c.args ?? [],
     workingDir: c.workingDir ?? '',

@@ -441,11 +441,13 @@ const rows: Row[] = [
       });
     },
     calls: ['Status', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
-    check: (h) =>
+    check: (h, r) => {
       assert.deepEqual(createdMounts(h), [
         { containerPath: '/mnt', hostPath: '/vol/mnt', readonly: true, recursiveReadOnly: true },
         { containerPath: '/rw', hostPath: '/vol/mnt', readonly: false },
-      ]),
+      ]);
+      assert.equal(r?.recursiveReadOnlyMounts, true, "for the status's volumeMounts");
+    },
   },
   {
     name: 'an image that cannot be pulled: ErrImagePull, no container, retried in 1 s',

@@ -47,6 +47,8 @@ export interface SyncResult {
   waiting: Map<string, Waiting>;
   /** Sync again after this long, when something waits on a back-off. */
   requeueAfterMs?: number;
+  /** The pod's runtime handler makes recursive read-only mounts (asked only when a container wants one), for the status's volumeMounts. */
+  recursiveReadOnlyMounts?: boolean;
 }
 
 /** What the syncer reports for upstream's started-pods and started-containers metrics. */
@@ -168,7 +170,9 @@ export class PodSyncer {
     const resize = this.#resizer.state(pod, allocated, result.runtime, pending, errors);
     if (resize.pending?.reason === 'Deferred' || resize.inProgress)
       result.requeueAfterMs = Math.min(result.requeueAfterMs ?? 10_000, 10_000);
-    return { ...result, runtime: { ...result.runtime, resize } };
+    const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+    const rro = containers.some(requestsRecursiveReadOnly) && (await this.#supportsRecursiveReadOnly(pod));
+    return { ...result, runtime: { ...result.runtime, resize }, ...(rro ? { recursiveReadOnlyMounts: true } : {}) };
   }
 
   async #sync(pod: Pod, errors: string[], signal?: AbortSignal, health?: HealthOf, last?: PodStatus): Promise<SyncResult> {

@@ -21,6 +21,7 @@ export interface ContainerState {
   /** CRI metadata.attempt: how many times this container restarted before this instance. */
   attempt: number;
   phase: ContainerPhase;
+  /** The image this instance was created from, as the pod spec named it then. */
   image: string;
   imageRef: string;
   /** The spec hash the container was created from (annotation io.kubernetes.container.hash). */

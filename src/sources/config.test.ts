@@ -57,7 +57,10 @@ test("PodConfig: each source's reports reach the workers, the mirror manager and
   const calls: string[] = [];
   const noop = () => {};
   const config = new PodConfig({
-    pods: { update: (uid, p) => calls.push(`worker ${uid} ${p ? p.spec!.containers[0]!.image : 'gone'}`) },
+    pods: {
+      update: (uid, p) => calls.push(`worker ${uid} ${p ? p.spec!.containers[0]!.image : 'gone'}`),
+      reconcile: (uid, _p, resync) => calls.push(`reconcile ${uid}${resync ? ' and sync' : ''}`),
+    },
     mirrors: {
       observe: (m) => calls.push(`mirror ${m.metadata!.uid}`),
       forget: (uid) => calls.push(`forget mirror ${uid}`),
@@ -83,7 +86,7 @@ test("PodConfig: each source's reports reach the workers, the mirror manager and
     'watch a',
     'worker a busybox',
     'watch a',
-    'worker a busybox',
+    'reconcile a',
     'mirror m',
     'worker s busybox',
     'static s',

@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
 import { isMirrorPod, podKey } from '../podutil/podutil.ts';
+import { needsReadinessReconcile } from '../status/pod-status.ts';
 import type { PodSink } from './apiserver.ts';
 
 export type PodOperation = 'ADD' | 'UPDATE' | 'DELETE' | 'REMOVE' | 'RECONCILE';
@@ -49,6 +50,8 @@ export function route(source: SourceName, pod: Pod): Route {
 /** The pod workers as PodConfig feeds them: the newest version of a pod, undefined once its source dropped it. */
 export interface PodUpdates {
   update(uid: string, pod: Pod | undefined): void;
+  /** A change of the pod's status alone: kept for the next sync, which runs now only when resync is set. */
+  reconcile(uid: string, pod: Pod, resync: boolean): void;
 }
 
 /** The mirror pod manager (src/pods/mirror.ts). */
@@ -115,7 +118,11 @@ export class PodConfig {
       if (removed) this.#watch?.forget(uid);
       else this.#watch?.observedOnWatch(pod);
     }
-    this.#pods.update(uid, removed ? undefined : pod);
+    // Upstream's HandlePodReconcile: a status written (mostly by this kubelet) starts no sync,
+    // unless the Ready condition no longer matches the readiness gates. Syncing on each would
+    // undo a failed start's back-off whenever the status it wrote changed.
+    if (op === 'RECONCILE') this.#pods.reconcile(uid, pod, needsReadinessReconcile(pod));
+    else this.#pods.update(uid, removed ? undefined : pod);
     if (to === 'static') {
       if (removed) this.#mirrors.removeStatic(uid);
       else this.#mirrors.setStatic(pod);

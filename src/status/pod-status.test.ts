@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { generatePodStatus, mergeConditions, podPhase } from './pod-status.ts';
+import { generatePodStatus, mergeConditions, needsReadinessReconcile, podPhase } from './pod-status.ts';
 import type { ContainerState, PodRuntimeStatus } from '../runtime/types.ts';
 import { qosClass } from '../resources/qos.ts';
 
@@ -54,6 +54,40 @@ test('a running pod: phase, IPs, ready conditions, container status', () => {
     'ContainersReady=True',
     'PodScheduled=True',
   ]);
+});
+
+test("a container's image is its instance's, until one from the edited spec exists (upstream's cs.Image)", () => {
+  const edited = { ...pod(), spec: { containers: [{ name: 'app', image: 'busybox:1.37' }] } };
+  const image = (containers: ContainerState[]) => generatePodStatus(edited, rt(containers), ctx()).containerStatuses![0]!.image;
+  assert.equal(image([ctr({})]), 'busybox:1.36');
+  assert.equal(image([ctr({ id: 'c2', attempt: 1, image: 'busybox:1.37' }), ctr({ phase: 'exited' })]), 'busybox:1.37');
+  assert.equal(image([]), 'busybox:1.37');
+});
+
+test('needsReadinessReconcile: only a pod with readiness gates whose Ready condition others left stale (upstream NeedToReconcilePodReadiness)', () => {
+  const gated = (ready: string, gate?: string, message?: string): Pod => ({
+    ...pod(),
+    spec: { ...pod().spec!, readinessGates: [{ conditionType: 'example.com/lb' }] },
+    status: {
+      phase: 'Running',
+      containerStatuses: [{ name: 'app', image: 'busybox:1.36', imageID: '', ready: true, restartCount: 0 }],
+      conditions: [
+        { type: 'Ready', status: ready, ...(message ? { message } : {}) },
+        ...(gate ? [{ type: 'example.com/lb', status: gate }] : []),
+      ],
+    },
+  });
+  const missing = 'corresponding condition of pod readiness gate "example.com/lb" does not exist.';
+  const rows: [string, Pod, boolean][] = [
+    ['no readiness gates', { ...pod(), status: { conditions: [{ type: 'Ready', status: 'False' }] } }, false],
+    ['the gate turned True, Ready still False', gated('False', 'True'), true],
+    ['the gate and Ready both True', gated('True', 'True'), false],
+    ['the gate turned False, Ready still True', gated('True', 'False'), true],
+    ['no gate condition yet, Ready False with its message', gated('False', undefined, missing), false],
+    ['no gate condition yet, the message differs', gated('False'), true],
+    ['no Ready condition yet', { ...gated('True'), status: { phase: 'Pending', conditions: [] } }, false],
+  ];
+  for (const [name, p, want] of rows) assert.equal(needsReadinessReconcile(p), want, name);
 });
 
 test("PodScheduled: True also for a pod bound by spec.nodeName (no scheduler), keeping the scheduler's transition time", () => {
@@ -395,6 +429,11 @@ test('volumeMounts of a container the runtime has, read-only ones with their rec
     { name: 'conf', mountPath: '/conf', readOnly: true, recursiveReadOnly: 'Disabled' },
   ]);
   assert.equal(generatePodStatus(p, rt([]), ctx()).containerStatuses![0]!.volumeMounts, undefined, 'none before the runtime has it');
+  p.spec!.containers[0]!.volumeMounts[1]!.recursiveReadOnly = 'Enabled';
+  const rro = generatePodStatus(p, rt([ctr({})]), ctx({ recursiveReadOnlyMounts: true }));
+  assert.equal(rro.containerStatuses![0]!.volumeMounts![1]!.recursiveReadOnly, 'Enabled', 'the runtime handler makes RRO mounts');
+  const final = generatePodStatus({ ...p, status: rro }, rt([ctr({ phase: 'exited', exitCode: 0 })]), ctx());
+  assert.equal(final.containerStatuses![0]!.volumeMounts![1]!.recursiveReadOnly, 'Enabled', 'kept as first written');
 });
 
 test('user: the IDs the runtime reports for the newest instance (upstream convertContainerStatus), none when it reports none', () => {

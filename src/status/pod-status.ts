@@ -75,7 +75,9 @@ function containerStatus(
   shape: Shape,
 ): ContainerStatus {
   const [cur, prev] = instances;
-  const base = { name, image, imageID: cur?.imageRef ?? '', restartCount: cur?.attempt ?? 0 };
+  // The image of the instance the status describes, not the spec's: an image edited while
+  // an init container runs shows the new one only once it runs (upstream's cs.Image).
+  const base = { name, image: cur?.image || image, imageID: cur?.imageRef ?? '', restartCount: cur?.attempt ?? 0 };
   if (!cur) {
     return { ...base, ready: false, started: false, state: { waiting: waiting ?? { reason: shape.defaultWaiting } }, lastState: {} };
   }
@@ -295,6 +297,21 @@ function containersReady(
     : { ok: true };
 }
 
+/**
+ * Pure: a status written by someone else leaves the pod's Ready condition other than its readiness
+ * gates and container statuses make it, and a sync must write it again (upstream's
+ * NeedToReconcilePodReadiness; only pods with readiness gates, whose conditions others set).
+ */
+export function needsReadinessReconcile(pod: Pod): boolean {
+  if (!pod.spec?.readinessGates?.length) return false;
+  const s = pod.status ?? {};
+  const current = s.conditions?.find((c) => c.type === 'Ready');
+  if (!current) return false;
+  const ready = containersReady(pod, s.initContainerStatuses ?? [], s.containerStatuses ?? [], s.phase);
+  const want = ready.ok ? readinessGates(pod, s.conditions) : ready;
+  return current.status !== (want.ok ? 'True' : 'False') || (current.message ?? '') !== (want.message ?? '');
+}
+
 export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusContext): PodStatus {
   const now = rfc3339(ctx.now);
   const prev = pod.status;
@@ -312,20 +329,18 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
       startup: !!c.startupProbe,
       probes: ctx.probes,
     });
-    const st = withPreviousStatus(
-      fresh,
-      olds?.find((o) => o.name === c.name),
-      {
-        present: instances.length > 0,
-        previousInstance: instances.length > 1,
-        attempt: instances[0]?.attempt ?? 0,
-        restarting,
-        waiting: ctx.waiting.get(c.name),
-      },
-    );
-    // Upstream's convertContainerStatus lists the mounts of a container the runtime has, and the
-    // identity the runtime says its process runs with (containerd 2 reports it; 1.6 does not).
-    const mounts = instances.length ? volumeMountStatuses(c, ctx.recursiveReadOnlyMounts ?? false) : [];
+    const old = olds?.find((o) => o.name === c.name);
+    const st = withPreviousStatus(fresh, old, {
+      present: instances.length > 0,
+      previousInstance: instances.length > 1,
+      attempt: instances[0]?.attempt ?? 0,
+      restarting,
+      waiting: ctx.waiting.get(c.name),
+    });
+    // Upstream's convertContainerStatus lists the mounts of a container the runtime has, kept as
+    // first written ("immutable": the final status of a stopped pod resolves no RRO mode again),
+    // and the identity the runtime says its process runs with (containerd 2 reports it; 1.6 does not).
+    const mounts = instances.length ? (old?.volumeMounts ?? volumeMountStatuses(c, ctx.recursiveReadOnlyMounts ?? false)) : [];
     const user = instances[0]?.user;
     return { ...st, ...(mounts.length ? { volumeMounts: mounts } : {}), ...(user ? { user: { linux: user } } : {}) };
   };

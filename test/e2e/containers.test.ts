@@ -55,6 +55,38 @@ test('init containers run in order, each to success, before the app container', 
     assert.ok(main > second, 'main started after second');
   }));
 
+test("an init container's image edited while it runs: it is not restarted, and its status shows the image it ran (upstream's container lifecycle node e2e)", () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('edited', { initContainers: [sh('init', 'sleep 4')], containers: [sh('main', 'exec sleep 3600')] }),
+    });
+    await eventually(
+      'the init container running',
+      30_000,
+      async () => (await readPod(ns, 'edited')).status?.initContainerStatuses?.[0]?.state?.running,
+    );
+    const edited = 'registry.invalid/never/pulled:1';
+    kubectl(
+      '-n',
+      ns,
+      'patch',
+      'pod',
+      'edited',
+      '--type=json',
+      '-p',
+      JSON.stringify([{ op: 'replace', path: '/spec/initContainers/0/image', value: edited }]),
+    );
+    const pod = await eventually('pod Running', 40_000, async () => {
+      const p = await readPod(ns, 'edited');
+      return p.status?.phase === 'Running' ? p : undefined;
+    });
+    const init = pod.status!.initContainerStatuses![0]!;
+    assert.deepEqual([init.image, init.state?.terminated?.exitCode, init.restartCount], [BUSYBOX, 0, 0]);
+    assert.equal(pod.spec!.initContainers![0]!.image, edited);
+  }));
+
 test('a failing init container: Init:CrashLoopBackOff with restartPolicy Always, Failed with Never', () =>
   withNamespace(async (ns) => {
     const { core } = clients();

@@ -212,6 +212,47 @@ test('/etc/hosts is managed: localhost, the pod IP with its hostname, hostAliase
     assert.equal(readFileSync(`${dir}/${files[0]}`, 'utf8'), 'last-words\n');
   }));
 
+test("mount propagation and recursive read-only mounts: a Bidirectional mount reaches the next container, read-only below where asked (upstream's RRO node e2e pod)", () =>
+  withNamespace(async (ns) => {
+    const privileged = { securityContext: { privileged: true } };
+    const shared = [{ name: 'mnt', mountPath: '/mnt', mountPropagation: 'Bidirectional' }];
+    await clients().core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('rro', {
+        restartPolicy: 'Never',
+        volumes: [{ name: 'mnt', emptyDir: {} }],
+        initContainers: [
+          sh('mount', 'mkdir -p /mnt/tmpfs && mount -t tmpfs none /mnt/tmpfs', { ...privileged, volumeMounts: shared }),
+          sh(
+            'test',
+            'for f in rro rro-if-possible; do touch /mnt-$f/tmpfs/foo 2>&1 | grep Read-only; done; for f in ro rw; do touch /mnt-$f/tmpfs/foo; done',
+            {
+              volumeMounts: [
+                { name: 'mnt', mountPath: '/mnt-rro', readOnly: true, recursiveReadOnly: 'Enabled' },
+                { name: 'mnt', mountPath: '/mnt-rro-if-possible', readOnly: true, recursiveReadOnly: 'IfPossible' },
+                { name: 'mnt', mountPath: '/mnt-ro', readOnly: true },
+                { name: 'mnt', mountPath: '/mnt-rw' },
+              ],
+            },
+          ),
+          sh('unmount', 'umount /mnt/tmpfs', { ...privileged, volumeMounts: shared }),
+        ],
+        containers: [sh('done', 'echo OK')],
+      }),
+    });
+    const pod = await eventually('pod rro to finish', 90_000, async () => {
+      const p = await readPod(ns, 'rro');
+      if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') return p;
+      throw new Error(`${p.status?.phase}; events: ${(await events(ns, 'rro')).join('; ')}`);
+    });
+    assert.equal(pod.status!.phase, 'Succeeded', (await events(ns, 'rro')).join('; '));
+    const mounts = pod.status!.initContainerStatuses![1]!.volumeMounts!.filter((m) => m.name === 'mnt');
+    assert.deepEqual(
+      mounts.map((m) => `${m.mountPath} ${m.recursiveReadOnly ?? '-'}`),
+      ['/mnt-rro Enabled', '/mnt-rro-if-possible Enabled', '/mnt-ro Disabled', '/mnt-rw -'],
+    );
+  }));
+
 test('subPath (made when missing), subPathExpr, readOnly mounts and fsGroup ownership', () =>
   withNamespace(async (ns) => {
     await clients().core.createNamespacedPod({
