@@ -28,6 +28,7 @@ import {
   evictionMetrics,
   restClientMetrics,
   housekeepingMetrics,
+  statsSampleMetrics,
   imageGCMetrics,
   logRotationMetrics,
   plegMetrics,
@@ -525,7 +526,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
         volumes: volumeStats,
         claims: claimStats,
       }),
-    { log: statsLog },
+    { log: statsLog, observe: statsSampleMetrics },
   );
   // kubelet_volume_stats_*: the claim volumes of the Summary's pods.
   registerVolumeStats(async () => {

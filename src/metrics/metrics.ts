@@ -293,7 +293,7 @@ export const metrics = {
   }),
   housekeepingDuration: new Histogram({
     name: 'kubelet_ts_housekeeping_duration_seconds',
-    help: 'Duration in seconds of a pass of housekeeping (every 2 s) or of container garbage collection (every minute).',
+    help: 'Duration in seconds of a pass of housekeeping (every 2 s), of container garbage collection (every minute) or of a stats sample (every 10 s).',
     labelNames: ['loop'],
     buckets,
     registers: r,

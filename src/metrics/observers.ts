@@ -110,6 +110,12 @@ export const housekeepingMetrics: NonNullable<CollectorDeps['observe']> = {
   error: (loop) => metrics.housekeepingErrors.inc({ loop }),
 };
 
+/** The stats sampler's loop (src/stats/cache.ts), beside housekeeping's. */
+export const statsSampleMetrics = (seconds: number, ok: boolean) => {
+  metrics.housekeepingDuration.observe({ loop: 'stats' }, seconds);
+  if (!ok) metrics.housekeepingErrors.inc({ loop: 'stats' });
+};
+
 export const imageGCMetrics = {
   removed: (n: number) => metrics.imageGarbageCollected.inc({ reason: 'space' }, n),
   error: () => metrics.imageGCErrors.inc(),

@@ -60,17 +60,24 @@ test('the background loop samples every interval until stopped', async () => {
   assert.equal(c.calls.length, n, 'no sample after stop');
 });
 
-test('a failing collector leaves the last good sample; none at all is an error', async () => {
+test('a failing collector leaves the last good sample; none at all is an error; each sample is timed, ok or not', async () => {
   let fail = true;
+  const timed: boolean[] = [];
   const cache = sampleCache(
     async () => {
       if (fail) throw new Error('boom');
       return later;
     },
-    { intervalMs: 60_000, maxAgeMs: Infinity, log: { ...logger('test'), error: () => {} } },
+    {
+      intervalMs: 60_000,
+      maxAgeMs: Infinity,
+      log: { ...logger('test'), error: () => {} },
+      observe: (seconds, ok) => timed.push(seconds >= 0 && ok),
+    },
   );
   await assert.rejects(cache.get(), /no stats sample/);
   fail = false;
   assert.equal((await cache.get()).cur, later);
+  assert.deepEqual(timed, [false, true]);
   cache.stop();
 });

@@ -24,6 +24,8 @@ export interface SampleCacheOptions {
   maxAgeMs?: number;
   log: Logger;
   now?: () => number;
+  /** A sample took this long; ok false: it failed or the runtime did not answer. */
+  observe?: (seconds: number, ok: boolean) => void;
 }
 
 export function sampleCache(collect: () => Promise<RawSample>, o: SampleCacheOptions): SampleCache {
@@ -42,10 +44,13 @@ export function sampleCache(collect: () => Promise<RawSample>, o: SampleCacheOpt
     timer = setTimeout(() => void refresh(), intervalMs);
     timer.unref();
   };
-  const refresh = (): Promise<void> =>
-    (inflight ??= collect()
+  const refresh = (): Promise<void> => {
+    const started = performance.now();
+    const took = (ok: boolean) => o.observe?.((performance.now() - started) / 1000, ok);
+    return (inflight ??= collect()
       .then(
         (cur) => {
+          took(!cur.runtimeError);
           samples = { cur, prev: samples?.cur };
           // Logged when it changes, not every 10 s.
           if (cur.runtimeError !== lastProblem) {
@@ -55,6 +60,7 @@ export function sampleCache(collect: () => Promise<RawSample>, o: SampleCacheOpt
           }
         },
         (e: unknown) => {
+          took(false);
           o.log.error('Failed to take a stats sample', { err: e });
         },
       )
@@ -62,6 +68,7 @@ export function sampleCache(collect: () => Promise<RawSample>, o: SampleCacheOpt
         inflight = undefined;
         schedule();
       }));
+  };
 
   void refresh();
   return {
