@@ -58,12 +58,14 @@ start_containerd() {
   wait_for 30 containerd-upstream up_sock_ok
 
   # No registry is reachable: copy the images from the stack's containerd.
-  local img tar
+  local img tar err
   tar=$(mktemp "$UP_CTD_DIR/image.XXXXXX.tar")
   for img in "${IMAGES[@]}"; do
     up_ctr images check "name==$img" 2>/dev/null | grep -q complete && continue
     ctr_k8s images export "$tar" "$img" >/dev/null 2>&1 || { rm -f "$tar"; die "cannot export $img from $CONTAINERD_SOCK (run hack/build-images.sh)"; }
-    up_ctr images import "$tar" >/dev/null 2>&1 || { rm -f "$tar"; die "cannot import $img into $UP_SOCK"; }
+    # Tried twice: right after its start, containerd has refused an import once (2026-11-27).
+    err=$(up_ctr images import "$tar" 2>&1) || { sleep 1; err=$(up_ctr images import "$tar" 2>&1); } \
+      || { rm -f "$tar"; die "cannot import $img into $UP_SOCK: ${err##*$'\n'}"; }
   done
   rm -f "$tar"
 }
