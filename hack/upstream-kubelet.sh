@@ -46,6 +46,12 @@ main_sock_ok() { [ -S "$CONTAINERD_SOCK" ] && "$CTR" --address "$CONTAINERD_SOCK
 apiserver_ok() { "${kubectl[@]}" get --raw /readyz >/dev/null 2>&1; }
 cgroup_dirs() { local d; for d in /sys/fs/cgroup/*/; do [ -f "$d/cgroup.procs" ] && echo "${d%/}/$UP_CGROUP"; done; return 0; }
 
+# copy_image IMAGE TAR: the image from the stack's containerd into this one's, through TAR.
+copy_image() {
+  ctr_k8s images export "$2" "$1" 2>&1 || { echo "(run hack/build-images.sh)"; return 1; }
+  up_ctr images import "$2" 2>&1
+}
+
 start_containerd() {
   mkdir -p "$UP_CTD_DIR" "$UP_CNI_DIR" "$UP_CNI_DATA"
   # As the stack's, but every path its own: runc's root and the netns mounts included.
@@ -62,10 +68,10 @@ start_containerd() {
   tar=$(mktemp "$UP_CTD_DIR/image.XXXXXX.tar")
   for img in "${IMAGES[@]}"; do
     up_ctr images check "name==$img" 2>/dev/null | grep -q complete && continue
-    ctr_k8s images export "$tar" "$img" >/dev/null 2>&1 || { rm -f "$tar"; die "cannot export $img from $CONTAINERD_SOCK (run hack/build-images.sh)"; }
-    # Tried twice: right after its start, containerd has refused an import once (2026-11-27).
-    err=$(up_ctr images import "$tar" 2>&1) || { sleep 1; err=$(up_ctr images import "$tar" 2>&1); } \
-      || { rm -f "$tar"; die "cannot import $img into $UP_SOCK: ${err##*$'\n'}"; }
+    # Export and import tried twice: twice on 2026-11-27 the import failed, once on a blob of
+    # the exported tar cut short ("short read"), and the next start went through.
+    err=$(copy_image "$img" "$tar") || { sleep 1; err=$(copy_image "$img" "$tar"); } \
+      || { rm -f "$tar"; die "cannot copy $img from $CONTAINERD_SOCK into $UP_SOCK: ${err##*$'\n'}"; }
   done
   rm -f "$tar"
 }
