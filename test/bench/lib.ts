@@ -54,13 +54,19 @@ export function createBusyboxPods(
 }
 
 /** Calls back with every pod of the namespace as the apiserver's watch sees it change. */
-export function watchPods(ns: string, onPod: (pod: V1Pod) => void): Promise<AbortController> {
-  return new Watch(kc).watch(
+export async function watchPods(ns: string, onPod: (pod: V1Pod) => void): Promise<AbortController> {
+  let ac: AbortController | undefined;
+  ac = await new Watch(kc).watch(
     `/api/v1/namespaces/${ns}/pods`,
     {},
     (_type, pod: V1Pod) => onPod(pod),
-    () => {},
+    // Said, not silent: a watch that ends early leaves a run waiting for pods it cannot see
+    // (once, on 2026-11-27: "only 0/100 pods Running" while all ran).
+    (err: unknown) => {
+      if (!ac?.signal.aborted) console.error(`bench: the watch of pods in ${ns} ended${err ? `: ${(err as Error).message}` : ''}`);
+    },
   );
+  return ac;
 }
 
 /** Resolves once n pods of the namespace are Running, or fails after timeoutMs. */
