@@ -47,8 +47,10 @@ apiserver_ok() { "${kubectl[@]}" get --raw /readyz >/dev/null 2>&1; }
 cgroup_dirs() { local d; for d in /sys/fs/cgroup/*/; do [ -f "$d/cgroup.procs" ] && echo "${d%/}/$UP_CGROUP"; done; return 0; }
 
 # copy_image IMAGE TAR: the image from the stack's containerd into this one's, through TAR.
+# On failure, its last output line is the reason (ctr's own, with a hint when the export failed).
 copy_image() {
-  ctr_k8s images export "$2" "$1" 2>&1 || { echo "(run hack/build-images.sh)"; return 1; }
+  local out
+  out=$(ctr_k8s images export "$2" "$1" 2>&1) || { echo "${out##*$'\n'} (is it built? hack/build-images.sh)"; return 1; }
   up_ctr images import "$2" 2>&1
 }
 

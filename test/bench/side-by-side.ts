@@ -3,7 +3,8 @@
 // upstream one runs as node "<node>-upstream", started by hack/upstream-kubelet.sh).
 // The same workload runs on one node, then on the other, so that the kubelet being
 // measured has the machine while the other idles: 30 busybox pods pinned by nodeName are
-// created at once; a watch timestamps when each is seen Running, then when each one's
+// created at once, each with a readiness probe; a watch timestamps when each is seen Running;
+// the pods then run for a minute (the kubelet's steady-state CPU and RSS); then when each one's
 // container exit is seen in its status; the apiserver's audit log counts each kubelet's
 // requests, at idle and over the pods' lives. Prints one table; docs/benchmarks.md records
 // runs with the machine they ran on.
@@ -23,6 +24,8 @@ const N = Number(process.env.BENCH_PODS ?? 30);
 /** BENCH_SEQUENTIAL=1: each pod created once the one before is Running (upstream's node density latency method), not all at once. */
 const SEQUENTIAL = process.env.BENCH_SEQUENTIAL === '1';
 const NODE = (process.env.NODE_NAME ?? hostname()).toLowerCase();
+/** BENCH_STEADY_SECONDS (60): how long the N pods run, probed, before their exits, to measure the kubelet at steady state. */
+const STEADY_S = Number(process.env.BENCH_STEADY_SECONDS ?? 60);
 
 interface Target {
   label: string;
@@ -64,14 +67,18 @@ interface Result {
   rssPeak: number;
   cpuSeconds: number;
   runtimeCpuSeconds: number;
+  /** With the N pods running and probed, after STEADY_S seconds: the kubelet's RSS, and its CPU seconds a minute over that window. */
+  rssSteady: number;
+  cpuPerMinuteSteady: number;
   /** Its CRI calls during the run (create to the last exit seen), per pod and mean time, by operation. */
   runtimeOps: Phase[];
   /** Its own pod start SLI (creation to running, without pulls) during the run, mean ms. */
   startSliMs: number;
   /** Its requests to the apiserver from the first create to the last pod deleted, by kind. */
   requests: Map<string, number>;
-  /** Its requests per minute with no pod, measured before the runs (not for a variant of the same node). */
+  /** Its requests and CPU seconds per minute with no pod, measured before the runs (not for a variant of the same node). */
   idlePerMinute?: number;
+  idleCpuPerMinute?: number;
   version: string;
 }
 
@@ -155,7 +162,15 @@ function podBody(name: string, node: string, script: string): V1Pod {
       nodeName: node,
       restartPolicy: 'Never',
       terminationGracePeriodSeconds: 1,
-      containers: [{ name: 'c', image: BUSYBOX, command: ['sh', '-c', script] }],
+      containers: [
+        {
+          name: 'c',
+          image: BUSYBOX,
+          command: ['sh', '-c', script],
+          // Issue #17's steady state: a readiness probe every 10 s on each pod, as real workloads have.
+          readinessProbe: { exec: { command: ['true'] }, periodSeconds: 10 },
+        },
+      ],
     },
   };
 }
@@ -196,7 +211,8 @@ async function runOnce(t: Target): Promise<Result> {
     const before = usage(pid),
       runtimeBefore = runtimeCpu(t);
     let peakRSS = before.rssMB,
-      gone: unknown;
+      gone: unknown,
+      steady: { from: { cpuSeconds: number }; to: { cpuSeconds: number; rssMB: number } } | undefined;
     const sampler = setInterval(() => {
       try {
         peakRSS = Math.max(peakRSS, usage(pid).rssMB);
@@ -237,6 +253,12 @@ async function runOnce(t: Target): Promise<Result> {
       if (gone) throw gone;
       if (running.size < N) throw new Error(`only ${running.size}/${N} pods Running on ${t.node} after 120 s`);
 
+      // Steady state: the N pods running and probed, nothing else asked of the kubelet.
+      const steadyFrom = usage(pid);
+      await sleep(STEADY_S * 1000);
+      if (gone) throw gone;
+      steady = { from: steadyFrom, to: usage(pid) };
+
       for (const name of created.keys()) {
         // Asynchronous, so the watch callbacks keep timestamping while kubectl runs. The FIFO
         // written, the container may exit before the exec's shell does, which is then killed
@@ -257,7 +279,8 @@ async function runOnce(t: Target): Promise<Result> {
         });
         exitAt.set(name, Date.now()); // the container's read returned: it exits now
       }
-      while (exited.size < N && Date.now() < deadline + 60_000 && !gone) await sleep(50);
+      const exitDeadline = Date.now() + 60_000;
+      while (exited.size < N && Date.now() < exitDeadline && !gone) await sleep(50);
       if (gone) throw gone;
       if (exited.size < N) throw new Error(`only ${exited.size}/${N} container exits seen on ${t.node}`);
     } finally {
@@ -279,8 +302,10 @@ async function runOnce(t: Target): Promise<Result> {
       exitSeen: [...exited].map(([n, at]) => at - exitAt.get(n)!),
       rssBefore: before.rssMB,
       rssPeak: peakRSS,
-      cpuSeconds: after.cpuSeconds - before.cpuSeconds,
+      cpuSeconds: after.cpuSeconds - before.cpuSeconds - (steady!.to.cpuSeconds - steady!.from.cpuSeconds),
       runtimeCpuSeconds: runtimeCpu(t) - runtimeBefore,
+      rssSteady: steady!.to.rssMB,
+      cpuPerMinuteSteady: ((steady!.to.cpuSeconds - steady!.from.cpuSeconds) * 60) / STEADY_S,
       runtimeOps: phases(histograms(metricsBefore, ops), histograms(metricsAfter, ops), N),
       startSliMs: phases(histograms(metricsBefore, sli), histograms(metricsAfter, sli), N)[0]?.meanMs ?? NaN,
       requests,
@@ -336,9 +361,12 @@ function table(results: [Target, Result][]) {
     ['container exit -> status, p50', (r) => ms(pct(r.exitSeen, 50))],
     ['container exit -> status, p90', (r) => ms(pct(r.exitSeen, 90))],
     ['container exit -> status, p99', (r) => ms(pct(r.exitSeen, 99))],
-    ['kubelet RSS before', (r) => `${r.rssBefore.toFixed(0)} MB`],
+    ['kubelet RSS before (0 pods)', (r) => `${r.rssBefore.toFixed(0)} MB`],
     ['kubelet RSS peak', (r) => `${r.rssPeak.toFixed(0)} MB`],
-    ['kubelet CPU during the run', (r) => `${r.cpuSeconds.toFixed(1)} s`],
+    [`kubelet RSS, ${N} pods running ${STEADY_S} s`, (r) => `${r.rssSteady.toFixed(0)} MB`],
+    ['kubelet CPU during the run (but the steady window)', (r) => `${r.cpuSeconds.toFixed(1)} s`],
+    ['kubelet CPU a minute, idle', (r) => (r.idleCpuPerMinute === undefined ? '-' : `${r.idleCpuPerMinute.toFixed(2)} s`)],
+    [`kubelet CPU a minute, ${N} pods running and probed`, (r) => `${r.cpuPerMinuteSteady.toFixed(2)} s`],
     ["its containerd's CPU (daemon, not shims)", (r) => `${r.runtimeCpuSeconds.toFixed(1)} s`],
     ['apiserver requests, create to delete', (r) => `${total(r.requests)} (${(total(r.requests) / N).toFixed(1)} a pod)`],
     ['apiserver requests a minute at idle', (r) => (r.idlePerMinute === undefined ? '-' : r.idlePerMinute.toFixed(1))],
@@ -369,22 +397,31 @@ function table(results: [Target, Result][]) {
     );
 }
 
-/** Each node's kubelet's requests a minute with no pod on it (its lease, node status, watches). */
-async function idleRequests(nodes: string[]): Promise<Map<string, number>> {
-  console.error(`bench: apiserver requests of ${nodes.join(', ')} at idle, for 2 minutes`);
-  const from = Date.now();
+/** Each node's kubelet's requests and CPU seconds a minute with no pod on it (its lease, node status, watches). */
+async function idle(targets: Target[]): Promise<Map<string, { requests: number; cpu: number }>> {
+  const nodes = [...new Map(targets.map((t) => [t.node, t])).values()];
+  console.error(`bench: apiserver requests and CPU of ${nodes.map((t) => t.node).join(', ')} at idle, for 2 minutes`);
+  const from = Date.now(),
+    cpuFrom = nodes.map((t) => usage(readPid(t)).cpuSeconds);
   await sleep(120_000);
-  const to = Date.now();
-  return new Map(nodes.map((n) => [n, total(nodeRequests(n, from, to)) / ((to - from) / 60_000)]));
+  const to = Date.now(),
+    minutes = (to - from) / 60_000;
+  return new Map(
+    nodes.map((t, i) => [
+      t.node,
+      { requests: total(nodeRequests(t.node, from, to)) / minutes, cpu: (usage(readPid(t)).cpuSeconds - cpuFrom[i]!) / minutes },
+    ]),
+  );
 }
 
 async function main() {
   const results: [Target, Result][] = [];
-  const idle = await idleRequests([...new Set(TARGETS.map((t) => t.node))]);
+  const atIdle = await idle(TARGETS);
   for (const t of TARGETS) {
     if (t.env) await restartKubeletTs(t.env);
     try {
-      results.push([t, { ...(await run(t)), idlePerMinute: t.env ? undefined : idle.get(t.node) }]);
+      const i = t.env ? undefined : atIdle.get(t.node);
+      results.push([t, { ...(await run(t)), idlePerMinute: i?.requests, idleCpuPerMinute: i?.cpu }]);
     } finally {
       if (t.env) await restartKubeletTs();
     }
@@ -403,6 +440,7 @@ async function main() {
       p50: pct(r.startup, 50),
       p99: pct(r.startup, 99),
       rssPeakMB: r.rssPeak,
+      rssSteadyMB: r.rssSteady,
     })),
   };
   writeFileSync(file, `${JSON.stringify(runs, null, 1)}\n`);
