@@ -349,6 +349,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       events,
       nodeIP,
       node: () => node.get(),
+      refreshNode: () => agent.refresh(),
       probes: prober,
       allowedUnsafeSysctls: config.allowedUnsafeSysctls,
       appArmorHostError: appArmorHostError(),

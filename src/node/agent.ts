@@ -37,6 +37,8 @@ export interface NodeAgentOptions {
 export interface NodeAgent {
   /** Computes the status now and sends it if it changed (e.g. right after the runtime recovers). */
   poke(): void;
+  /** Reads the Node from the apiserver now, past the watch (upstream's getNodeAnyWay without its cache). */
+  refresh(): Promise<void>;
   stop(): void;
 }
 
@@ -163,6 +165,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
   );
   return {
     poke: () => wake?.(),
+    refresh: async () => seen(await api.get<Node>(path)),
     stop: () => {
       abort.abort();
       watch?.stop();

@@ -15,6 +15,9 @@ import { admissionMessage, planPodDevices, type PodPlanInput } from '../devices/
  */
 export type Admission = { admit: true; preempt?: Pod[]; preemptFor?: string } | { admit: false; reason: string; message: string };
 
+/** The reason of a pod refused for its node selector or required node affinity. */
+export const NODE_AFFINITY = 'NodeAffinity';
+
 /**
  * Effective requests in cores and bytes, as the scheduler counts them (resourcehelper.PodRequests):
  * pod-level requests where set, else the containers' aggregate with init containers and sidecars; plus the overhead.
@@ -173,7 +176,7 @@ export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions
   if (!fitsNode(pod, node))
     return {
       admit: false,
-      reason: 'NodeAffinity',
+      reason: NODE_AFFINITY,
       message: "Pod was rejected: Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector",
     };
   if (portsConflict(hostPorts(pod), active.flatMap(hostPorts))) {

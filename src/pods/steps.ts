@@ -33,6 +33,8 @@ export function podSteps(d: {
   events: Recorder;
   nodeIP: string;
   node: () => Node | undefined;
+  /** Reads the Node from the apiserver past the watch: admission asks again with it (src/pods/workers.ts). */
+  refreshNode?: () => Promise<void>;
   probes?: PodProbes;
   /** KubeletConfiguration allowedUnsafeSysctls, for admission. */
   allowedUnsafeSysctls?: string[];
@@ -50,6 +52,8 @@ export function podSteps(d: {
   resourcesStatus?: (pod: Pod, status: PodStatus) => PodStatus;
 }): PodSteps {
   return {
+    refreshNode: d.refreshNode,
+
     admit(pod, active) {
       const pressure = d.admitUnderPressure?.(pod);
       if (pressure && !pressure.admit) return pressure;

@@ -85,6 +85,50 @@ test("pod workers: a status change alone is kept for the next sync and starts on
   w.stop();
 });
 
+test("pod workers: a pod refused for its node affinity alone is admitted again against the Node read anew (upstream's generalFilter)", async () => {
+  for (const [labelled, want] of [
+    [true, ['sync a']],
+    [false, ['reject a NodeAffinity']],
+  ] as const) {
+    const r = recorder();
+    let nodeLabelled = false;
+    const refused = { admit: false as const, reason: 'NodeAffinity', message: 'no' };
+    const steps: PodSteps = {
+      ...r.steps,
+      admit: () => (nodeLabelled ? { admit: true } : refused),
+      refreshNode: async () => {
+        nodeLabelled = labelled;
+      },
+      reject: (p, why) => r.log.push(`reject ${p.metadata!.uid} ${why.reason}`),
+    };
+    const w = new PodWorkers(steps, logger('test'), { resyncMs: 60_000 });
+    w.update('a', pod('a'));
+    await tick();
+    assert.deepEqual(r.log, want, labelled ? 'the label was there' : 'still refused');
+    r.release.get('a')?.();
+    w.stop();
+  }
+});
+
+test('pod workers: a pod refused for another reason is not admitted again', async () => {
+  const r = recorder();
+  let refreshed = 0;
+  const steps: PodSteps = {
+    ...r.steps,
+    admit: () => ({ admit: false, reason: 'OutOfcpu', message: 'no' }),
+    refreshNode: async () => {
+      refreshed++;
+    },
+    reject: (p, why) => r.log.push(`reject ${p.metadata!.uid} ${why.reason}`),
+  };
+  const w = new PodWorkers(steps, logger('test'), { resyncMs: 60_000 });
+  w.update('a', pod('a'));
+  await tick();
+  assert.deepEqual(r.log, ['reject a OutOfcpu']);
+  assert.equal(refreshed, 0);
+  w.stop();
+});
+
 test('pod workers: a static pod waits until the older one with its full name has terminated', async () => {
   const r = recorder();
   const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });

@@ -5,7 +5,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { backoff, jittered, type Backoff } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import { afterStep, isTerminalPhase, nextStep, type KillPodOptions, type PodState, type Step } from './lifecycle.ts';
-import type { Admission } from './admission.ts';
+import { NODE_AFFINITY, type Admission } from './admission.ts';
 import { PREEMPTED } from './preemption.ts';
 import { isStaticPod, podKey } from '../podutil/podutil.ts';
 
@@ -25,6 +25,8 @@ export interface PodSteps {
   finish(uid: string, pod: Pod | undefined, deleteFromApiserver: boolean): Promise<void>;
   /** Whether a new pod may run here, given the pods that run. */
   admit(pod: Pod, active: Pod[]): Admission;
+  /** Reads the Node from the apiserver, past the watch (which may lag behind a label just added). */
+  refreshNode?(): Promise<void>;
   /** Records why a pod was not admitted (phase Failed, reason, message, an Event). */
   reject(pod: Pod, rejection: { reason: string; message: string }): void;
   /** Records that a pod is stopped to make room for a critical one (an Event). */
@@ -129,15 +131,29 @@ export class PodWorkers {
       // A pod that already ended (e.g. before a kubelet restart) is not started again; a new one must fit.
       const phase = pod.status?.phase;
       const verdict = isTerminalPhase(phase) ? undefined : this.#steps.admit(pod, this.active());
-      if (isTerminalPhase(phase) || (verdict && !verdict.admit)) {
+      if (isTerminalPhase(phase)) {
         w.state = 'terminated';
-        w.phase = phase ?? 'Failed';
-      }
-      if (verdict && !verdict.admit) {
-        this.#log.info('Pod was not admitted', { pod: podName(pod), podUID: uid, reason: verdict.reason, message: verdict.message });
-        this.#steps.reject(pod, verdict);
-        this.#observe.rejected?.(verdict.reason);
-      }
+        w.phase = phase;
+      } else if (verdict && !verdict.admit && verdict.reason === NODE_AFFINITY && this.#steps.refreshNode) {
+        // Upstream's predicateAdmitHandler.generalFilter: refused for its node affinity alone, the
+        // pod is admitted again against the Node read from the apiserver, whose labels the watch
+        // may not have brought yet (a scheduler test labels a node, then binds a pod to it).
+        // Before its first sync, and without holding up other pods' admission.
+        const fresh = w;
+        w.gate = this.#steps
+          .refreshNode()
+          .catch((e: unknown) =>
+            this.#log.error('Failed to fetch the Node to admit a pod again', { pod: podName(pod), podUID: uid, err: e }),
+          )
+          .then(() => {
+            const again = this.#steps.admit(
+              pod,
+              this.active().filter((p) => p.metadata?.uid !== uid),
+            );
+            if (!again.admit) this.#reject(fresh, pod, again);
+            else if (again.preempt?.length) return this.#preempt(pod, again.preempt, again.preemptFor ?? '');
+          });
+      } else if (verdict && !verdict.admit) this.#reject(w, pod, verdict);
       if (verdict?.admit && verdict.preempt?.length) w.gate = this.#preempt(pod, verdict.preempt, verdict.preemptFor ?? '');
       this.#workers.set(uid, w);
     } else {
@@ -150,6 +166,15 @@ export class PodWorkers {
     if (w.abort && nextStep(w.state, desired(w), w.phase, false, undefined, w.lastPod).do === 'terminate')
       w.abort.abort(new Error('the pod is being terminated'));
     this.#schedule(w, 0);
+  }
+
+  /** A new pod was not admitted: it ends Failed, for this reason, without running. */
+  #reject(w: Worker, pod: Pod, r: { reason: string; message: string }) {
+    w.state = 'terminated';
+    w.phase = pod.status?.phase ?? 'Failed';
+    this.#log.info('Pod was not admitted', { pod: podName(pod), podUID: w.uid, reason: r.reason, message: r.message });
+    this.#steps.reject(pod, r);
+    this.#observe.rejected?.(r.reason);
   }
 
   /** The pod's status changed (upstream's HandlePodReconcile): the next sync sees it; it runs now only on resync. */
