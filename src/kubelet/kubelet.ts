@@ -22,6 +22,7 @@ import { startImageGC } from '../gc/images.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
 import { ImagePuller } from '../images/puller.ts';
 import { logger } from '../log/log.ts';
+import { watchEventLoop } from '../log/event-loop.ts';
 import { collectProcessMetrics, metrics, observeRuntimeOperation, registerPodGauges, registerVolumeStats } from '../metrics/metrics.ts';
 import {
   eventedPlegMetrics,
@@ -160,6 +161,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   metrics.nodeName.set({ node: nodeName }, 1);
   metrics.cgroupVersion.set(cgroupReader().version);
   collectProcessMetrics();
+  watchEventLoop(log);
   const view = new RuntimeView(cri);
   // The runtime handlers as CRI Status lists them: the runtime probe keeps them, recursive read-only mounts read them.
   const runtimeHandlers = new RuntimeHandlers(() => cri.status({}));
