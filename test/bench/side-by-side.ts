@@ -251,7 +251,11 @@ async function runOnce(t: Target): Promise<Result> {
       const deadline = Date.now() + 120_000;
       while (running.size < N && Date.now() < deadline && !gone) await sleep(50);
       if (gone) throw gone;
-      if (running.size < N) throw new Error(`only ${running.size}/${N} pods Running on ${t.node} after 120 s`);
+      if (running.size < N) {
+        // What a list says beside what the watch saw: twice on 2026-11-27 the watch saw none while pods ran.
+        const listed = (await core.listNamespacedPod({ namespace: ns })).items.filter((p) => p.status?.phase === 'Running').length;
+        throw new Error(`only ${running.size}/${N} pods seen Running on ${t.node} after 120 s (a list shows ${listed})`);
+      }
 
       // Steady state: the N pods running and probed, nothing else asked of the kubelet.
       const steadyFrom = usage(pid);
