@@ -10,7 +10,7 @@ export interface BenchRun {
   pods: number;
   sequential: boolean;
   date: string;
-  kubelets: { label: string; version: string; p50: number; p99: number; rssPeakMB: number; rssSteadyMB?: number }[];
+  kubelets: { label: string; version: string; p50: number; p99: number; rssPeakMB: number }[];
 }
 
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];

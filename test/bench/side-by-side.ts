@@ -444,7 +444,6 @@ async function main() {
       p50: pct(r.startup, 50),
       p99: pct(r.startup, 99),
       rssPeakMB: r.rssPeak,
-      rssSteadyMB: r.rssSteady,
     })),
   };
   writeFileSync(file, `${JSON.stringify(runs, null, 1)}\n`);
