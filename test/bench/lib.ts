@@ -53,20 +53,51 @@ export function createBusyboxPods(
   );
 }
 
-/** Calls back with every pod of the namespace as the apiserver's watch sees it change. */
+/**
+ * Calls back with every pod of the namespace as the apiserver's watch sees it change, until the
+ * returned controller aborts. A watch that ends is resumed from a fresh list (whose pods are called
+ * back too), as an informer does. The client's Watch gives up after 30 s without an event (a fixed,
+ * private timeout), and a slow start of 100 pods has such gaps: twice on 2026-11-27 the bench then
+ * saw no pod Running. That end went unsaid because the client aborts its own controller before it
+ * calls `done`, which the old check for "aborted by us" read as the bench's own stop.
+ */
 export async function watchPods(ns: string, onPod: (pod: V1Pod) => void): Promise<AbortController> {
-  let ac: AbortController | undefined;
-  ac = await new Watch(kc).watch(
-    `/api/v1/namespaces/${ns}/pods`,
-    {},
-    (_type, pod: V1Pod) => onPod(pod),
-    // Said, not silent: a watch that ends early leaves a run waiting for pods it cannot see
-    // (once, on 2026-11-27: "only 0/100 pods Running" while all ran).
-    (err: unknown) => {
-      if (!ac?.signal.aborted) console.error(`bench: the watch of pods in ${ns} ended${err ? `: ${(err as Error).message}` : ''}`);
-    },
-  );
-  return ac;
+  const stop = new AbortController();
+  const path = `/api/v1/namespaces/${ns}/pods`;
+  const watch = new Watch(kc);
+  let current: AbortController | undefined;
+  const start = async (resourceVersion?: string): Promise<void> => {
+    if (stop.signal.aborted) return;
+    current = await watch.watch(
+      path,
+      { resourceVersion, allowWatchBookmarks: true },
+      (type: string, pod: V1Pod) => {
+        if (type !== 'BOOKMARK' && type !== 'ERROR') onPod(pod);
+      },
+      (err: unknown) => {
+        if (stop.signal.aborted) return;
+        // The 30 s without an event is the client's doing and expected (the steady minute has no event).
+        if ((err as Error | null)?.name !== 'TimeoutError')
+          console.error(`bench: the watch of pods in ${ns} ended${err ? `: ${(err as Error).message}` : ''}; listing and watching again`);
+        void resume();
+      },
+    );
+  };
+  const resume = async (): Promise<void> => {
+    for (let attempt = 0; !stop.signal.aborted; attempt++) {
+      try {
+        const list = await core.listNamespacedPod({ namespace: ns });
+        for (const pod of list.items) onPod(pod);
+        return await start(list.metadata?.resourceVersion);
+      } catch (e) {
+        console.error(`bench: listing pods in ${ns} failed: ${(e as Error).message}`);
+        await sleep(Math.min(5000, 200 * 2 ** attempt));
+      }
+    }
+  };
+  stop.signal.addEventListener('abort', () => current?.abort());
+  await start();
+  return stop;
 }
 
 /** Resolves once n pods of the namespace are Running, or fails after timeoutMs. */
