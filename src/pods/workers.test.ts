@@ -129,6 +129,34 @@ test('pod workers: a pod refused for another reason is not admitted again', asyn
   w.stop();
 });
 
+test("pod workers: admission counts a pod being deleted, not one its source removed while it is still stopped (upstream's GetActivePods)", async () => {
+  const r = recorder();
+  let held: () => void = () => {};
+  const steps: PodSteps = {
+    ...r.steps,
+    terminate: (uid) => {
+      r.log.push(`terminate ${uid}`);
+      return new Promise<void>((resolve) => {
+        held = resolve;
+      });
+    },
+  };
+  const w = new PodWorkers(steps, logger('test'), { resyncMs: 60_000 });
+  const active = () => w.active().map((p) => p.metadata!.uid);
+  w.update('a', pod('a'));
+  w.update('b', pod('b'));
+  await tick();
+  w.update('a', deleting(pod('a')));
+  await tick();
+  assert.deepEqual(r.log, ['sync a', 'sync b', 'terminate a']);
+  assert.deepEqual(active(), ['a', 'b'], 'still in the apiserver, still stopping: counted');
+  w.update('a', undefined);
+  assert.deepEqual(active(), ['b'], 'removed from its source, still stopping: not counted');
+  held();
+  r.release.get('b')!();
+  w.stop();
+});
+
 test('pod workers: a static pod waits until the older one with its full name has terminated', async () => {
   const r = recorder();
   const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });

@@ -244,9 +244,17 @@ export class PodWorkers {
     );
   }
 
-  /** The pods admitted and not yet terminated (syncing or terminating): what admission and resize count against the node. */
+  /**
+   * The pods admitted and not yet terminated (syncing or terminating) that their source still
+   * has: what admission, resize and the device and DRA managers count against the node.
+   * Upstream's GetActivePods reads the pod manager, which drops a pod on REMOVE while its worker
+   * may still be killing it. Counting those too refused a garbage collector test's pods
+   * OutOfpods ("used: 110") while a hundred pods of the test before were still being stopped.
+   */
   active(): Pod[] {
-    return [...this.#workers.values()].filter((w) => w.state === 'syncing' || w.state === 'terminating').map((w) => w.lastPod);
+    return [...this.#workers.values()]
+      .filter((w) => !w.removed && (w.state === 'syncing' || w.state === 'terminating'))
+      .map((w) => w.lastPod);
   }
 
   /** The pods admitted and not yet terminated: what the eviction manager may choose from. */
