@@ -95,6 +95,7 @@ export class PodWorkers {
   readonly #resyncMs: number;
   readonly #observe: WorkerObserver;
   #seq = 0;
+  #halted = false;
 
   readonly #stopped: (pod: Pod) => void;
 
@@ -283,12 +284,15 @@ export class PodWorkers {
     return [...this.#workers.values()].map((w) => ({ pod: w.lastPod, state: w.state, desired: !!w.pod }));
   }
 
+  /** No sync starts or is timed from now on (a sync in flight still finishes). */
   stop(): void {
+    this.#halted = true;
     for (const w of this.#workers.values()) clearTimeout(w.timer);
   }
 
   #schedule(w: Worker, delayMs: number) {
     clearTimeout(w.timer);
+    if (this.#halted) return;
     if (delayMs > 0) {
       w.timer = setTimeout(() => this.#schedule(w, 0), delayMs);
       return;
