@@ -254,7 +254,7 @@ async function runOnce(t: Target): Promise<Result> {
       while (running.size < N && Date.now() < deadline && !gone) await sleep(50);
       if (gone) throw gone;
       if (running.size < N) {
-        // What a list says beside what the watch saw: twice on 2026-11-27 the watch saw none while pods ran.
+        // What a list says beside what the watch saw, so that a watch gone wrong (watchPods) shows.
         const listed = (await core.listNamespacedPod({ namespace: ns })).items.filter((p) => p.status?.phase === 'Running').length;
         throw new Error(`only ${running.size}/${N} pods seen Running on ${t.node} after ${START_S} s (a list shows ${listed})`);
       }
