@@ -2,6 +2,7 @@
 // dozen endpoints; @kubernetes/client-node's generated clients cost ~60 MB of resident
 // memory on import (docs/benchmarks.md), so its models are used as types only.
 import { Agent, request as httpsRequest } from 'node:https';
+import { createSecureContext } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import type { Connection } from './kubeconfig.ts';
 
@@ -56,6 +57,14 @@ export interface ApiClient {
  */
 const WATCH_IDLE_MS = 90_000;
 
+/**
+ * Connections for requests (watches have their own). Without a bound, a burst of 100 pods'
+ * token requests and status patches opened 100 TLS connections at once, each a handshake and
+ * a client certificate for the kubelet's loop and the apiserver (profile of 2026-11-27);
+ * upstream's client multiplexes everything over one HTTP/2 connection.
+ */
+const REQUEST_SOCKETS = 16;
+
 /** A request's outcome, for upstream's rest_client_requests_total: the HTTP code, or '<error>' when none came. */
 export type RequestObserver = (method: string, code: string, host: string) => void;
 
@@ -67,20 +76,21 @@ export function apiClient(
   const tls = url.protocol === 'https:';
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const watchIdleMs = opts.watchIdleMs ?? WATCH_IDLE_MS;
-  let agent: Agent | undefined;
+  let agents: { requests: Agent; streams: Agent } | undefined;
   let headers: Record<string, string> = {};
   function use(c: Connection) {
-    const old = agent;
-    agent = tls
-      ? new Agent({
-          keepAlive: true,
-          ca: c.ca,
-          cert: c.cert,
-          key: c.key,
-          rejectUnauthorized: !c.insecureSkipTLSVerify,
-          servername: c.tlsServerName,
-        })
-      : undefined;
+    const old = agents;
+    if (tls) {
+      // One TLS context for every connection: given ca, cert and key, each connection would
+      // parse them again.
+      const o = {
+        keepAlive: true,
+        secureContext: createSecureContext({ ca: c.ca, cert: c.cert, key: c.key }),
+        rejectUnauthorized: !c.insecureSkipTLSVerify,
+        servername: c.tlsServerName,
+      };
+      agents = { requests: new Agent({ ...o, maxSockets: REQUEST_SOCKETS }), streams: new Agent(o) };
+    }
     headers = {
       Accept: 'application/json',
       'User-Agent': opts.userAgent ?? 'kubelet-ts',
@@ -88,7 +98,11 @@ export function apiClient(
     };
     // Requests in flight (and watches, which the reflector renews within 10 min) finish on
     // the old connections; then they go.
-    if (old) setTimeout(() => old.destroy(), 600_000).unref();
+    if (old)
+      setTimeout(() => {
+        old.requests.destroy();
+        old.streams.destroy();
+      }, 600_000).unref();
   }
   use(conn);
 
@@ -109,7 +123,7 @@ export function apiClient(
       path: url.pathname.replace(/\/$/, '') + path,
       method,
       headers: h,
-      agent,
+      agent: stream ? agents?.streams : agents?.requests,
       signal,
       timeout: stream ? watchIdleMs : timeoutMs,
     });

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import type { PersistentVolume, Pod, Secret } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
 import type { Logger } from '../log/log.ts';
-import { isMountPoint } from '../volumes/mountinfo.ts';
+import { isMountPoint } from '../mount/mountinfo.ts';
 import type { CsiDrivers } from './drivers.ts';
 import { CsiError, isFinalError } from './errors.ts';
 import { attachmentName, deviceMountPath, publishPath, volDataPath } from './paths.ts';

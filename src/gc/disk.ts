@@ -70,7 +70,7 @@ export function mountedPods(rootDir: string): Set<string> {
 }
 
 /** The volumes of a pod that is gone, unmounted (src/volumes); returns how many were mounted. */
-export { unmountPodVolumes } from '../volumes/mountinfo.ts';
+export { unmountPodVolumes } from '../mount/mountinfo.ts';
 
 export function removePodDir(rootDir: string, uid: string): void {
   if (!isSafeUID(uid)) throw new Error(`refusing to remove the pod dir of UID ${JSON.stringify(uid)}`);

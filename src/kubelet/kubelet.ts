@@ -98,7 +98,7 @@ import { StatusManager } from '../status/status-manager.ts';
 import { VolumeManager } from '../volumes/volume-manager.ts';
 import { apiClaimSources, apiVolumeSources } from '../volumes/sources.ts';
 import { PersistentVolumes } from '../volumes/persistent.ts';
-import { bindMount } from '../volumes/mountinfo.ts';
+import { bindMount } from '../mount/mountinfo.ts';
 import { CsiDrivers, CsiRegistrationHandler } from '../csi/drivers.ts';
 import { nodeInfoManager } from '../csi/node-info-manager.ts';
 import { CsiVolumes } from '../csi/volumes.ts';

@@ -13,7 +13,7 @@ const pod = (cpu: string, extra = false): Pod => ({
   },
 });
 
-test('AllocationManager: the spec when first seen, then only what is set; checkpointed', () => {
+test('AllocationManager: the spec when first seen, then only what is set; checkpointed', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kts-alloc-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'allocated_pods_state');
@@ -21,6 +21,7 @@ test('AllocationManager: the spec when first seen, then only what is set; checkp
   assert.deepEqual(m.get(pod('1')), { containers: { c: { requests: { cpu: '1' } } } });
   assert.deepEqual(m.get(pod('2')), { containers: { c: { requests: { cpu: '1' } } } }, 'a resize is not taken for granted');
   m.set('u', { containers: { c: { requests: { cpu: '2' } } } });
+  await m.flushed();
   // A restarted kubelet reads the checkpoint.
   const again = new AllocationManager({ file });
   assert.deepEqual(again.get(pod('3')), { containers: { c: { requests: { cpu: '2' } } } });
@@ -30,16 +31,18 @@ test('AllocationManager: the spec when first seen, then only what is set; checkp
     'a new container gets its spec',
   );
   again.remove('u');
+  await again.flushed();
   assert.equal(new AllocationManager({ file }).peek('u'), undefined);
 });
 
-test('AllocationManager: pod-level resources are allocated with the containers; a version 1 checkpoint takes them from the spec', () => {
+test('AllocationManager: pod-level resources are allocated with the containers; a version 1 checkpoint takes them from the spec', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kts-alloc-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'allocated_pods_state');
   const plr = (cpu: string): Pod => ({ ...pod('1'), spec: { ...pod('1').spec!, resources: { requests: { cpu } } } as Pod['spec'] });
   const m = new AllocationManager({ file });
   assert.deepEqual(m.get(plr('2')).pod, { requests: { cpu: '2' } });
+  await m.flushed();
   assert.deepEqual(
     new AllocationManager({ file }).get(plr('3')).pod,
     { requests: { cpu: '2' } },
@@ -51,7 +54,7 @@ test('AllocationManager: pod-level resources are allocated with the containers; 
   assert.deepEqual(old.get(plr('5')).pod, { requests: { cpu: '4' } }, 'only once');
 });
 
-test('AllocationManager: a corrupt checkpoint is said, and the specs are taken again', () => {
+test('AllocationManager: a corrupt checkpoint is said, and the specs are taken again', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kts-alloc-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'allocated_pods_state');
@@ -60,6 +63,7 @@ test('AllocationManager: a corrupt checkpoint is said, and the specs are taken a
   const m = new AllocationManager({ file, onError: (message, e) => said.push(`${message}: ${(e as Error).message}`) });
   assert.match(said[0] ?? '', /^Cannot read the pod resource allocation checkpoint, starting from the pods' specs: .*JSON/);
   assert.deepEqual(m.get(pod('1')), { containers: { c: { requests: { cpu: '1' } } } });
+  await m.flushed();
   assert.equal(said.length, 1, 'the checkpoint written again');
   assert.equal(new AllocationManager({ file: join(dir, 'none'), onError: () => said.push('x') }).peek('u'), undefined);
   assert.equal(said.length, 1, 'a missing checkpoint is not an error');

@@ -3,7 +3,7 @@
 // A pod's spec is its allocation when first seen; after that only an accepted resize changes
 // it. Checkpointed as JSON under the root directory (upstream: allocated_pods_state) so a
 // restarted kubelet does not take a pending resize for granted.
-import { readCheckpointFile, writeCheckpointFile } from '../checkpoint/file-store.ts';
+import { CheckpointWriter, readCheckpointFile } from '../checkpoint/file-store.ts';
 import type { Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { specAllocation, type Allocation } from './decide.ts';
 
@@ -14,16 +14,18 @@ export class AllocationManager {
   readonly #pods = new Map<string, Allocation>();
   /** Pods read from a version 1 checkpoint: their pod-level allocation is their spec's, taken when next seen. */
   readonly #legacy = new Set<string>();
-  readonly #file?: string;
-  readonly #onError?: (message: string, e: unknown) => void;
+  readonly #checkpoint?: CheckpointWriter;
 
   /** file: the checkpoint; none, memory only. onError: what could not be read or written. */
   constructor(o: { file?: string; onError?: (message: string, e: unknown) => void } = {}) {
-    this.#file = o.file;
-    this.#onError = o.onError;
-    if (!this.#file) return;
+    if (!o.file) return;
+    this.#checkpoint = new CheckpointWriter(
+      o.file,
+      () => JSON.stringify({ version: VERSION, pods: Object.fromEntries(this.#pods) }),
+      (e) => o.onError?.('Cannot write the pod resource allocation checkpoint', e),
+    );
     try {
-      const data = JSON.parse(readCheckpointFile(this.#file) ?? '{}') as { version?: number; pods?: Record<string, unknown> };
+      const data = JSON.parse(readCheckpointFile(o.file) ?? '{}') as { version?: number; pods?: Record<string, unknown> };
       for (const [uid, a] of Object.entries(data.pods ?? {})) {
         if (data.version === VERSION) this.#pods.set(uid, a as Allocation);
         else {
@@ -33,7 +35,7 @@ export class AllocationManager {
       }
     } catch (e) {
       // As upstream's allocation manager on a corrupt checkpoint: said, and started over from the specs.
-      this.#onError?.("Cannot read the pod resource allocation checkpoint, starting from the pods' specs", e);
+      o.onError?.("Cannot read the pod resource allocation checkpoint, starting from the pods' specs", e);
     }
   }
 
@@ -56,20 +58,16 @@ export class AllocationManager {
 
   set(uid: string, a: Allocation): void {
     this.#pods.set(uid, a);
-    this.#save();
+    this.#checkpoint?.changed();
   }
 
   remove(uid: string): void {
     this.#legacy.delete(uid);
-    if (this.#pods.delete(uid)) this.#save();
+    if (this.#pods.delete(uid)) this.#checkpoint?.changed();
   }
 
-  #save() {
-    if (!this.#file) return;
-    try {
-      writeCheckpointFile(this.#file, JSON.stringify({ version: VERSION, pods: Object.fromEntries(this.#pods) }));
-    } catch (e) {
-      this.#onError?.('Cannot write the pod resource allocation checkpoint', e);
-    }
+  /** Resolves once the changes made so far are checkpointed. */
+  flushed(): Promise<void> {
+    return this.#checkpoint?.flushed() ?? Promise.resolve();
   }
 }

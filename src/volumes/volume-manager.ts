@@ -13,7 +13,7 @@ import { podCgroupLimits } from '../resources/pod-cgroup.ts';
 import { writeAtomically } from './atomic-writer.ts';
 import { setUpHostPath } from './host-path.ts';
 import { prepareSubPath } from './subpath.ts';
-import { mountTmpfs, unmountAll, mountPointsUnder } from './mountinfo.ts';
+import { mountTmpfs, unmountAll, mountPointsUnder } from '../mount/mountinfo.ts';
 import { type Mount, containerMounts, hostNetworkHostsFile, managedHostsFile } from './mounts.ts';
 import { podHostNameAndDomain } from '../podutil/hostname.ts';
 import { type Payload, DEFAULT_MODE, aggregate, configMapPayload, downwardAPIPayload, secretPayload } from './payload.ts';

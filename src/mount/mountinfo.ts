@@ -1,11 +1,9 @@
 // tmpfs mounts for memory-backed volumes (emptyDir medium Memory, secret, projected,
-// downwardAPI as upstream) and their teardown. mount(8) does the syscall: Node has none.
-import { execFile } from 'node:child_process';
+// downwardAPI as upstream) and their teardown. mount(8) does the syscall: Node has none; the
+// command helper runs it without forking the kubelet (command.ts).
 import { mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { runCommand } from './command.ts';
 
 /** Pure: the mount points at or below dir, deepest first, from /proc/self/mountinfo. */
 export function mountPointsUnder(mountinfo: string, dir: string): string[] {
@@ -33,10 +31,9 @@ export async function mountTmpfs(dir: string, sizeBytes?: number): Promise<void>
   if (isMountPoint(dir)) return;
   const args = ['-t', 'tmpfs', ...(sizeBytes ? ['-o', `size=${sizeBytes}`] : []), 'tmpfs', dir];
   try {
-    await run('mount', args);
+    await runCommand(['mount', ...args]);
   } catch (e) {
-    const err = e as { stderr?: string; message: string };
-    throw new Error(`mount failed: ${(err.stderr || err.message).trim()}`);
+    throw new Error(`mount failed: ${(e as Error).message}`);
   }
 }
 
@@ -50,12 +47,9 @@ export async function bindMount(source: string, target: string, readOnly: boolea
   if (mountPointsUnder(readFileSync('/proc/self/mountinfo', 'utf8'), target).includes(target)) return;
   const mount = async (args: string[]) => {
     try {
-      await run('mount', args);
+      await runCommand(['mount', ...args]);
     } catch (e) {
-      const err = e as { stderr?: string; message: string };
-      throw new Error(
-        `mount failed: ${(err.stderr || err.message).trim()}\nMounting command: mount\nMounting arguments: ${args.join(' ')}`,
-      );
+      throw new Error(`mount failed: ${(e as Error).message}\nMounting command: mount\nMounting arguments: ${args.join(' ')}`);
     }
   };
   await mount(['--bind', source, target]);
@@ -73,9 +67,9 @@ export async function unmountAll(dir: string): Promise<number> {
   const points = mountPointsUnder(info, dir);
   for (const p of points) {
     try {
-      await run('umount', [p]);
+      await runCommand(['umount', p]);
     } catch {
-      await run('umount', ['-l', p]).catch(() => {
+      await runCommand(['umount', '-l', p]).catch(() => {
         /* housekeeping leaves the pod dir while it stays mounted */
       });
     }
