@@ -39,12 +39,15 @@ down:
 	bash hack/cluster/down.sh
 	bash hack/down.sh
 
-# One run of node's test runner over unit and e2e tests, so CI reads one summary.
-# e2e tests share one cluster, so files run one at a time. Lint and the type-check of src and
-# tests (build's tsconfig.build.json leaves tests out) come first, to fail before the cluster is up.
-# Then the slice on the second runtime (test-containerd1).
-test: lint typecheck build up
-	node --test --test-concurrency=1 --test-reporter=spec 'src/**/*.test.ts' 'test/conformance/*.test.ts' 'test/chaos/*.test.ts' 'test/bench/*.test.ts' 'test/e2e/**/*.test.ts'
+# Lint, the type-check of src and tests (build's tsconfig.build.json leaves tests out) and the
+# unit tests (files in parallel, as `npm run test:unit`) come first, to fail before the cluster
+# is up. e2e tests share one cluster, so their files run one at a time. Then the slice on the
+# second runtime (test-containerd1).
+UNIT_TESTS := 'src/**/*.test.ts' 'test/conformance/*.test.ts' 'test/chaos/*.test.ts' 'test/bench/*.test.ts'
+test: lint typecheck build
+	node --test --test-reporter=spec $(UNIT_TESTS)
+	$(MAKE) --no-print-directory up
+	node --test --test-concurrency=1 --test-reporter=spec 'test/e2e/**/*.test.ts'
 	$(MAKE) --no-print-directory test-containerd1
 
 # The local stack alone again on Debian's containerd 1.6 (RUNTIME=containerd1, hack/lib.sh) and
