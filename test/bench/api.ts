@@ -10,7 +10,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { benchNamespace, core, createBusyboxPods, ROOT, usage, waitRunning } from './lib.ts';
+import { admin, benchNamespace, createBusyboxPods, ROOT, usage, waitRunning } from './lib.ts';
+
+const { core } = admin();
 
 const PODS = Number(process.env.BENCH_PODS ?? 30);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);

@@ -7,9 +7,16 @@ export { usage } from '../proc.ts';
 export const ROOT = new URL('../..', import.meta.url).pathname;
 export const BUSYBOX = 'docker.io/library/busybox:1.36';
 
-export const kc = new KubeConfig();
-kc.loadFromFile(`${ROOT}/_output/local/admin.kubeconfig`);
-export const core = kc.makeApiClient(CoreV1Api);
+let client: { kc: KubeConfig; core: CoreV1Api } | undefined;
+/** The local stack's admin client, made on first use: the bench's unit tests import this file with no stack up. */
+export function admin(): { kc: KubeConfig; core: CoreV1Api } {
+  if (!client) {
+    const kc = new KubeConfig();
+    kc.loadFromFile(`${ROOT}/_output/local/admin.kubeconfig`);
+    client = { kc, core: kc.makeApiClient(CoreV1Api) };
+  }
+  return client;
+}
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -22,8 +29,15 @@ export const pct = (xs: number[], p: number) => {
 /** A fresh namespace whose default ServiceAccount exists (pods cannot be created before it). */
 export async function benchNamespace(prefix: string): Promise<string> {
   const ns = `${prefix}-${Date.now().toString(36)}`;
-  await core.createNamespace({ body: { metadata: { name: ns } } });
-  for (let i = 0; i < 100 && !(await core.readNamespacedServiceAccount({ name: 'default', namespace: ns }).catch(() => undefined)); i++)
+  await admin().core.createNamespace({ body: { metadata: { name: ns } } });
+  for (
+    let i = 0;
+    i < 100 &&
+    !(await admin()
+      .core.readNamespacedServiceAccount({ name: 'default', namespace: ns })
+      .catch(() => undefined));
+    i++
+  )
     await sleep(100);
   return ns;
 }
@@ -37,7 +51,7 @@ export function createBusyboxPods(
 ): Promise<unknown> {
   return Promise.all(
     Array.from({ length: n }, (_, i) =>
-      core.createNamespacedPod({
+      admin().core.createNamespacedPod({
         namespace: ns,
         body: {
           metadata: { name: `p${i}` },
@@ -64,7 +78,7 @@ export function createBusyboxPods(
 export async function watchPods(ns: string, onPod: (pod: V1Pod) => void): Promise<AbortController> {
   const stop = new AbortController();
   const path = `/api/v1/namespaces/${ns}/pods`;
-  const watch = new Watch(kc);
+  const watch = new Watch(admin().kc);
   let current: AbortController | undefined;
   const start = async (resourceVersion?: string): Promise<void> => {
     if (stop.signal.aborted) return;
@@ -86,7 +100,7 @@ export async function watchPods(ns: string, onPod: (pod: V1Pod) => void): Promis
   const resume = async (): Promise<void> => {
     for (let attempt = 0; !stop.signal.aborted; attempt++) {
       try {
-        const list = await core.listNamespacedPod({ namespace: ns });
+        const list = await admin().core.listNamespacedPod({ namespace: ns });
         for (const pod of list.items) onPod(pod);
         return await start(list.metadata?.resourceVersion);
       } catch (e) {
@@ -104,7 +118,7 @@ export async function watchPods(ns: string, onPod: (pod: V1Pod) => void): Promis
 export async function waitRunning(ns: string, n: number, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const running = (await core.listNamespacedPod({ namespace: ns })).items.filter((p) => p.status?.phase === 'Running').length;
+    const running = (await admin().core.listNamespacedPod({ namespace: ns })).items.filter((p) => p.status?.phase === 'Running').length;
     if (running >= n) return;
     if (Date.now() > deadline) throw new Error(`only ${running}/${n} pods Running after ${timeoutMs / 1000} s`);
     await sleep(500);

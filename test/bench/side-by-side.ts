@@ -16,7 +16,9 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { nodeRequests, total } from './audit.ts';
 import { type Phase, histograms, nodeMetrics, phases } from './phases.ts';
 import type { BenchRun } from './plot.ts';
-import { BUSYBOX, ROOT, benchNamespace, core, pct, sleep, usage as procUsage, watchPods } from './lib.ts';
+import { BUSYBOX, ROOT, admin, benchNamespace, pct, sleep, usage as procUsage, watchPods } from './lib.ts';
+
+const { core } = admin();
 
 const PIDS = `${ROOT}/_output/local/pids`;
 const execFileP = promisify(execFile);
