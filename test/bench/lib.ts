@@ -29,15 +29,9 @@ export const pct = (xs: number[], p: number) => {
 /** A fresh namespace whose default ServiceAccount exists (pods cannot be created before it). */
 export async function benchNamespace(prefix: string): Promise<string> {
   const ns = `${prefix}-${Date.now().toString(36)}`;
-  await admin().core.createNamespace({ body: { metadata: { name: ns } } });
-  for (
-    let i = 0;
-    i < 100 &&
-    !(await admin()
-      .core.readNamespacedServiceAccount({ name: 'default', namespace: ns })
-      .catch(() => undefined));
-    i++
-  )
+  const { core } = admin();
+  await core.createNamespace({ body: { metadata: { name: ns } } });
+  for (let i = 0; i < 100 && !(await core.readNamespacedServiceAccount({ name: 'default', namespace: ns }).catch(() => undefined)); i++)
     await sleep(100);
   return ns;
 }
