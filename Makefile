@@ -40,14 +40,10 @@ down:
 	bash hack/down.sh
 
 # Lint, the type-check of src and tests (build's tsconfig.build.json leaves tests out) and the
-# unit tests (files in parallel, as `npm run test:unit`) come first, to fail before the cluster
+# unit tests (files in parallel) come first, to fail before the cluster
 # is up. e2e tests share one cluster, so their files run one at a time. Then the slice on the
 # second runtime (test-containerd1).
-UNIT_TESTS := 'src/**/*.test.ts' 'test/conformance/*.test.ts' 'test/chaos/*.test.ts' 'test/bench/*.test.ts'
-test: lint typecheck build
-	node --test --test-reporter=spec $(UNIT_TESTS)
-	$(MAKE) --no-print-directory up
-	node --test --test-concurrency=1 --test-reporter=spec 'test/e2e/**/*.test.ts'
+test: lint typecheck build unit e2e
 	$(MAKE) --no-print-directory test-containerd1
 
 # The local stack alone again on Debian's containerd 1.6 (RUNTIME=containerd1, hack/lib.sh) and

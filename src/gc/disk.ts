@@ -69,7 +69,7 @@ export function mountedPods(rootDir: string): Set<string> {
   return podsWithMounts(readFileSync('/proc/self/mountinfo', 'utf8'), podsDir);
 }
 
-/** The volumes of a pod that is gone, unmounted (src/volumes); returns how many were mounted. */
+/** The volumes of a pod that is gone, unmounted (src/mount); returns how many were mounted. */
 export { unmountPodVolumes } from '../mount/mountinfo.ts';
 
 export function removePodDir(rootDir: string, uid: string): void {
