@@ -3,7 +3,7 @@
 // upstream one runs as node "<node>-upstream", started by hack/upstream-kubelet.sh).
 // The same workload runs on one node, then on the other, so that the kubelet being
 // measured has the machine while the other idles: 30 busybox pods pinned by nodeName are
-// created at once, each with a readiness probe; a watch timestamps when each is seen Running;
+// created at once, each with a readiness probe (BENCH_PROBE); a watch timestamps when each is seen Running;
 // the pods then run for a minute (the kubelet's steady-state CPU and RSS); then when each one's
 // container exit is seen in its status; the apiserver's audit log counts each kubelet's
 // requests, at idle and over the pods' lives. Prints one table; docs/benchmarks.md records
@@ -28,6 +28,13 @@ const SEQUENTIAL = process.env.BENCH_SEQUENTIAL === '1';
 const NODE = (process.env.NODE_NAME ?? hostname()).toLowerCase();
 /** BENCH_STEADY_SECONDS (60): how long the N pods run, probed, before their exits, to measure the kubelet at steady state. */
 const STEADY_S = Number(process.env.BENCH_STEADY_SECONDS ?? 60);
+/**
+ * BENCH_PROBE (httpGet): each pod's readiness probe, every 10 s. httpGet, as most workloads
+ * probe, is the kubelet's own work; exec forks runc for every probe, which at 100 pods kept this
+ * 2-core machine at a load of 80-150 for both kubelets (docs/benchmarks.md, 2026-11-27 19:37).
+ */
+const PROBE = process.env.BENCH_PROBE ?? 'httpGet';
+if (PROBE !== 'httpGet' && PROBE !== 'exec') throw new Error(`BENCH_PROBE=${PROBE}: the probes are httpGet and exec`);
 /** BENCH_START_SECONDS (300): how long the N pods may take to be Running before the run fails. */
 const START_S = Number(process.env.BENCH_START_SECONDS ?? 300);
 
@@ -159,6 +166,9 @@ async function cleanup(ns: string) {
   }
 }
 
+/** Port 8080 of each pod: busybox httpd (it forks itself to the background) for the httpGet probe. */
+const SERVE = 'echo ok > /tmp/index.html && httpd -p 8080 -h /tmp && ';
+
 function podBody(name: string, node: string, script: string): V1Pod {
   return {
     metadata: { name },
@@ -170,9 +180,12 @@ function podBody(name: string, node: string, script: string): V1Pod {
         {
           name: 'c',
           image: BUSYBOX,
-          command: ['sh', '-c', script],
+          command: ['sh', '-c', PROBE === 'httpGet' ? SERVE + script : script],
           // Issue #17's steady state: a readiness probe every 10 s on each pod, as real workloads have.
-          readinessProbe: { exec: { command: ['true'] }, periodSeconds: 10 },
+          readinessProbe: {
+            ...(PROBE === 'httpGet' ? { httpGet: { path: '/', port: 8080 } } : { exec: { command: ['true'] } }),
+            periodSeconds: 10,
+          },
         },
       ],
     },
@@ -374,7 +387,7 @@ function table(results: [Target, Result][]) {
     [`kubelet RSS, ${N} pods running ${STEADY_S} s`, (r) => `${r.rssSteady.toFixed(0)} MB`],
     ['kubelet CPU during the run (but the steady window)', (r) => `${r.cpuSeconds.toFixed(1)} s`],
     ['kubelet CPU a minute, idle', (r) => (r.idleCpuPerMinute === undefined ? '-' : `${r.idleCpuPerMinute.toFixed(2)} s`)],
-    [`kubelet CPU a minute, ${N} pods running and probed`, (r) => `${r.cpuPerMinuteSteady.toFixed(2)} s`],
+    [`kubelet CPU a minute, ${N} pods running and probed (${PROBE})`, (r) => `${r.cpuPerMinuteSteady.toFixed(2)} s`],
     ["its containerd's CPU (daemon, not shims)", (r) => `${r.runtimeCpuSeconds.toFixed(1)} s`],
     ['apiserver requests, create to delete', (r) => `${total(r.requests)} (${(total(r.requests) / N).toFixed(1)} a pod)`],
     ['apiserver requests a minute at idle', (r) => (r.idlePerMinute === undefined ? '-' : r.idlePerMinute.toFixed(1))],

@@ -39,6 +39,8 @@ export interface ChaosOptions {
   convergeMs: number;
   /** Pods kept churning. */
   population: number;
+  /** The quiet time before each fault, ms: drawn from [min, max). */
+  gapMs: [number, number];
   log: (line: string) => void;
 }
 
@@ -139,7 +141,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const done = new Map<string, number[]>();
     let deck: typeof chosen = [];
     while (Date.now() - t0 < o.durationMs || done.size < chosen.length) {
-      await sleep(5000 + rnd() * 10_000);
+      await sleep(o.gapMs[0] + rnd() * (o.gapMs[1] - o.gapMs[0]));
       if (!deck.length) deck = [...chosen].sort(() => rnd() - 0.5);
       const fault = deck.pop()!;
       log(`fault: ${fault.name}`);
@@ -265,6 +267,7 @@ if (import.meta.main) {
     maxOutageMs: duration(values.outage),
     convergeMs: 120_000,
     population: 12,
+    gapMs: [5000, 15_000],
     log: (l) => console.log(l),
   });
   console.log(`\n${report.table}`);
