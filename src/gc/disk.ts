@@ -7,6 +7,7 @@ import type { PodSteps } from '../pods/workers.ts';
 import { removePodCgroup } from '../resources/pod-cgroup.ts';
 import { podCgroupCandidates } from '../resources/cgroup-layout.ts';
 import { danglingLinksToRemove, listLegacyLinks, removeLogSymlink } from '../container-logs/symlink.ts';
+import { mountPointsUnder } from '../mount/mountinfo.ts';
 
 // A UID is one path segment: never '', '.', '..' or anything with a slash.
 const SAFE_UID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -47,15 +48,11 @@ export const listLogDirs = (podLogsDir: string): string[] => subdirs(podLogsDir)
 /** Pure: the pod UIDs under podsDir that have a mount point below them, from /proc/self/mountinfo. */
 export function podsWithMounts(mountinfo: string, podsDir: string): Set<string> {
   const prefix = podsDir.replace(/\/+$/, '') + '/';
-  const out = new Set<string>();
-  for (const line of mountinfo.split('\n')) {
-    const raw = line.split(' ')[4];
-    if (!raw) continue;
-    // mountinfo escapes space, tab, newline and backslash as octal.
-    const point = raw.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
-    if (point.startsWith(prefix)) out.add(point.slice(prefix.length).split('/')[0]!);
-  }
-  return out;
+  return new Set(
+    mountPointsUnder(mountinfo, podsDir)
+      .filter((point) => point.startsWith(prefix))
+      .map((point) => point.slice(prefix.length).split('/')[0]!),
+  );
 }
 
 /** The pods whose directory still has something mounted below it. */

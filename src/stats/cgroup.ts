@@ -155,12 +155,19 @@ export function cgroupV1Sample(read: CgroupFileReader): CgroupSample {
   const out: CgroupSample = {};
   const usage = num(read('cpuacct', 'cpuacct.usage'));
   if (usage !== undefined) {
-    const ticks = parseKeyed(read('cpuacct', 'cpuacct.stat'));
     const quota = num(read('cpu', 'cpu.cfs_quota_us'));
+    let userNs = num(read('cpuacct', 'cpuacct.usage_user')),
+      systemNs = num(read('cpuacct', 'cpuacct.usage_sys'));
+    // Kernels before 4.6 have only the ticks (read only then: ~20 files a cgroup, each sample).
+    if (userNs === undefined || systemNs === undefined) {
+      const ticks = parseKeyed(read('cpuacct', 'cpuacct.stat'));
+      userNs ??= ticks.user !== undefined ? ticks.user * TICK_NS : undefined;
+      systemNs ??= ticks.system !== undefined ? ticks.system * TICK_NS : undefined;
+    }
     const cpu: CpuSample = {
       usageNs: usage,
-      userNs: num(read('cpuacct', 'cpuacct.usage_user')) ?? (ticks.user !== undefined ? ticks.user * TICK_NS : undefined),
-      systemNs: num(read('cpuacct', 'cpuacct.usage_sys')) ?? (ticks.system !== undefined ? ticks.system * TICK_NS : undefined),
+      userNs,
+      systemNs,
       shares: num(read('cpu', 'cpu.shares')),
       quotaUs: quota !== undefined && quota > 0 ? quota : undefined,
       periodUs: num(read('cpu', 'cpu.cfs_period_us')),
