@@ -158,7 +158,8 @@ export function cgroupV1Sample(read: CgroupFileReader): CgroupSample {
     const quota = num(read('cpu', 'cpu.cfs_quota_us'));
     let userNs = num(read('cpuacct', 'cpuacct.usage_user')),
       systemNs = num(read('cpuacct', 'cpuacct.usage_sys'));
-    // Kernels before 4.6 have only the ticks (read only then: ~20 files a cgroup, each sample).
+    // Kernels before 4.6 have only cpuacct.stat's ticks: read it only there, as a sample already
+    // reads ~20 files of each cgroup (libcontainer's getCpuUsageBreakdown reads the ticks).
     if (userNs === undefined || systemNs === undefined) {
       const ticks = parseKeyed(read('cpuacct', 'cpuacct.stat'));
       userNs ??= ticks.user !== undefined ? ticks.user * TICK_NS : undefined;
