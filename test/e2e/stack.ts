@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CoordinationV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { alive } from '../proc.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = `${ROOT}/_output/bin`;
@@ -14,15 +15,11 @@ export const CLUSTER_CIDR = process.env.CLUSTER_CIDR ?? '10.88.0.0/16';
 export const NODE_IP = process.env.KTS_IP ?? '172.30.255.10';
 export const BUSYBOX = 'docker.io/library/busybox:1.36';
 
-/**
- * The daemons hack/lib.sh's start_bg recorded in PIDS are alive (hack/lib.sh `alive`: a
- * zombie is gone too).
- */
+/** The daemons hack/lib.sh's start_bg recorded in PIDS are alive (not zombies, as hack/lib.sh's `alive`). */
 export function daemonsAlive(pids: string, names: string[]): boolean {
   return names.every((name) => {
     try {
-      const stat = readFileSync(`/proc/${readFileSync(`${pids}/${name}.pid`, 'utf8').trim()}/stat`, 'utf8');
-      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+      return alive(Number(readFileSync(`${pids}/${name}.pid`, 'utf8')));
     } catch {
       return false;
     }
