@@ -179,3 +179,21 @@ test('collector: a gone pod whose cgroups still hold a process (killed, still ex
   assert.deepEqual(f.calls, ['removePodCgroups o', 'removePodCgroups o', 'removeLogDir ns_web_o', 'removePodDir o']);
   assert.deepEqual(f.errors, []);
 });
+
+test("collector: mounts are looked up only when a pod dir is no pod's", async () => {
+  const f = fakes([], { owned: ['a', 'gone'] });
+  let reads = 0;
+  const disk: GCDisk = {
+    ...f.disk,
+    mountedPods: () => {
+      reads++;
+      return new Set();
+    },
+  };
+  const known = new Map([['a', {} as KnownPod]]);
+  await f.collector({ disk, known: () => new Map([...known, ['gone', {} as KnownPod]]) }).housekeeping();
+  assert.equal(reads, 0, 'every pod dir is a known pod: mountinfo is not read');
+  await f.collector({ disk, known: () => known }).housekeeping();
+  assert.equal(reads, 1, 'once a pass for a pod dir that no pod holds');
+  assert.deepEqual(f.calls, ['removePodCgroups gone', 'removePodDir gone']);
+});

@@ -128,7 +128,9 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
         return [logDirUID(n), `${ns}/${rest.join('_')}`];
       }),
     );
-    const plan = planHousekeeping({ runtime, scope: scope(), logDirs, mountedPods: disk.mountedPods(d.rootDir) });
+    let mounted: Set<string> | undefined;
+    const mountedPods = { has: (uid: string) => (mounted ??= disk.mountedPods(d.rootDir)).has(uid) };
+    const plan = planHousekeeping({ runtime, scope: scope(), logDirs, mountedPods });
     hkItems.retain(
       new Set([
         ...plan.orphans.map((o) => `orphan/${o.uid}`),

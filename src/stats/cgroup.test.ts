@@ -34,8 +34,7 @@ test('cgroupV1Sample: cadvisor figures from a v1 hierarchy', () => {
       'a container with a limit and a quota',
       {
         'cpuacct/cpuacct.usage': '5000000000\n',
-        'cpuacct/cpuacct.usage_user': '3000000000\n',
-        'cpuacct/cpuacct.usage_sys': '2000000000\n',
+        'cpuacct/cpuacct.stat': 'user 300\nsystem 200\n',
         'cpu/cpu.shares': '512\n',
         'cpu/cpu.cfs_quota_us': '50000\n',
         'cpu/cpu.cfs_period_us': '100000\n',
@@ -82,7 +81,7 @@ test('cgroupV1Sample: cadvisor figures from a v1 hierarchy', () => {
       },
     ],
     [
-      'unlimited, no quota, user/system only as ticks',
+      'unlimited, no quota',
       {
         'cpuacct/cpuacct.usage': '7\n',
         'cpuacct/cpuacct.stat': 'user 3\nsystem 1\n',
@@ -296,11 +295,11 @@ test('parseIoStat: io.stat in v1 terms, as libcontainer maps it', () => {
   assert.equal(parseIoStat(undefined), undefined, 'no file');
 });
 
-test('parsePids: threads and their limit, "max" as 0', () => {
-  const cases: [current: string | undefined, max: string | undefined, want: ReturnType<typeof parsePids>][] = [
-    ['5\n', '100\n', { current: 5, max: 100 }],
-    ['5\n', 'max\n', { current: 5, max: 0 }],
-    [undefined, 'max\n', undefined],
+test('parsePids: threads and their limit', () => {
+  const cases: [current: string | undefined, max: number | undefined, want: ReturnType<typeof parsePids>][] = [
+    ['5\n', 100, { current: 5, max: 100 }],
+    ['5\n', undefined, { current: 5, max: 0 }],
+    [undefined, 0, undefined],
   ];
   for (const [current, max, want] of cases) assert.deepEqual(parsePids(current, max), want, `${current} ${max}`);
 });
@@ -365,6 +364,8 @@ test('cgroupReader on a v1 tree: samples, existence, pids and process counts', (
   put('memory/kubepods/podu/memory.memsw.limit_in_bytes', '4096\n');
   put('pids/kubepods/podu/pids.current', '3\n');
   put('pids/kubepods/podu/pids.max', 'max\n');
+  // The root has the files of the kernel's blkio sources (CFQ's are not there: not on this kernel).
+  put('blkio/blkio.throttle.io_serviced_recursive', 'Total 0\n');
   put('blkio/kubepods/podu/blkio.throttle.io_serviced_recursive', '254:0 Read 1\nTotal 1\n');
   put('blkio/kubepods/podu/blkio.throttle.io_service_bytes_recursive', '254:0 Read 4096\nTotal 4096\n');
   const r = cgroupReader(root);
@@ -409,4 +410,47 @@ test('cgroupReader on a v2 tree: pressure and swap from the unified hierarchy, t
   const pod = r.sample('/kubepods/podu');
   assert.deepEqual([pod.psi?.cpu, pod.psi?.memory, pod.psi?.io?.some.total], [undefined, undefined, 9]);
   assert.deepEqual([pod.memory?.swapBytes, pod.memory?.swapLimitBytes], [7, undefined]);
+});
+
+test('cgroupReader: limits are read again only after a minute; a blkio source missing at the root is never read', (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'cgroup-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const put = (path: string, content: string) => {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), content);
+  };
+  const dev = (n: number) => `8:0 Read ${n}\nTotal ${n}\n`;
+  put('cpuacct/kubepods/podu/cpuacct.usage', '1\n');
+  put('cpu/kubepods/podu/cpu.shares', '2\n');
+  put('memory/kubepods/podu/memory.usage_in_bytes', '10\n');
+  put('memory/kubepods/podu/memory.limit_in_bytes', '100\n');
+  put('pids/kubepods/podu/pids.current', '3\n');
+  put('pids/kubepods/podu/pids.max', '50\n');
+  put('blkio/blkio.throttle.io_serviced', 'Total 0\n');
+  // CFQ files under the pod but not at the root: a kernel without CFQ would have none; they are not read.
+  put('blkio/kubepods/podu/blkio.io_serviced_recursive', dev(1));
+  put('blkio/kubepods/podu/blkio.io_service_bytes_recursive', dev(100));
+  put('blkio/kubepods/podu/blkio.throttle.io_serviced', dev(2));
+  put('blkio/kubepods/podu/blkio.throttle.io_service_bytes', dev(200));
+  let clock = 1_000_000;
+  const r = cgroupReader(root, () => clock);
+  const figures = () => {
+    const s = r.sample('/kubepods/podu');
+    return [s.cpu?.usageNs, s.cpu?.shares, s.memory?.usageBytes, s.memory?.limitBytes, s.pids?.current, s.pids?.max];
+  };
+  assert.deepEqual(figures(), [1, 2, 10, 100, 3, 50]);
+  assert.equal(r.sample('/kubepods/podu').blkio?.serviceBytes[0]?.stats.Read, 200, 'the throttle source, the one the root has');
+  // A resize: new limits, and usage moves on.
+  put('cpuacct/kubepods/podu/cpuacct.usage', '5\n');
+  put('cpu/kubepods/podu/cpu.shares', '20\n');
+  put('memory/kubepods/podu/memory.limit_in_bytes', '1000\n');
+  put('pids/kubepods/podu/pids.max', '500\n');
+  clock += 59_000;
+  assert.deepEqual(figures(), [5, 2, 10, 100, 3, 50], 'usage every sample, the limits as read within the minute');
+  clock += 2_000;
+  assert.deepEqual(figures(), [5, 20, 10, 1000, 3, 500], 'the limits again after it');
+  // Another cgroup's limits are its own.
+  put('cpuacct/kubepods/podv/cpuacct.usage', '7\n');
+  put('cpu/kubepods/podv/cpu.shares', '9\n');
+  assert.equal(r.sample('/kubepods/podv').cpu?.shares, 9);
 });

@@ -2,7 +2,7 @@
 // them, for cgroup v1 (this host: one hierarchy per controller) and v2 (one unified
 // hierarchy). The parsing is pure over a `read` function; cgroupReader does the file I/O.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import type { BlkioSample, CgroupSample, CpuSample, DiskStats, MemorySample, PidsSample, Psi, PsiData } from './sample.ts';
+import type { BlkioSample, CgroupSample, DiskStats, MemorySample, PidsSample, Psi, PsiData } from './sample.ts';
 
 /** Reads one file of a cgroup; undefined when it does not exist. v2 ignores the controller. */
 export type CgroupFileReader = (controller: string, file: string) => string | undefined;
@@ -98,16 +98,20 @@ export function parseBlkioV1(text: string | undefined): DiskStats[] | undefined 
 // throttle files, recursive first. A source counts only when it lists a device: the BFQ
 // files exist, empty, wherever BFQ is built in but not the disk's scheduler. libcontainer
 // probes CFQ by blkio.sectors_recursive; the serviced file it reads next tells the same.
-const BLKIO_V1_SOURCES: [serviced: string, serviceBytes: string][] = [
+export type BlkioV1Source = [serviced: string, serviceBytes: string];
+export const BLKIO_V1_SOURCES: BlkioV1Source[] = [
   ['blkio.bfq.io_serviced_recursive', 'blkio.bfq.io_service_bytes_recursive'],
   ['blkio.io_serviced_recursive', 'blkio.io_service_bytes_recursive'],
   ['blkio.throttle.io_serviced_recursive', 'blkio.throttle.io_service_bytes_recursive'],
   ['blkio.throttle.io_serviced', 'blkio.throttle.io_service_bytes'],
 ];
 
-/** Pure: cadvisor's DiskIo from a v1 blkio hierarchy; undefined when no source lists a device. */
-export function blkioV1(read: CgroupFileReader): BlkioSample | undefined {
-  for (const [serviced, serviceBytes] of BLKIO_V1_SOURCES) {
+/**
+ * Pure: cadvisor's DiskIo from a v1 blkio hierarchy; undefined when no source lists a device.
+ * `sources`: those this kernel has (cgroupReader drops the ones its root lacks).
+ */
+export function blkioV1(read: CgroupFileReader, sources = BLKIO_V1_SOURCES): BlkioSample | undefined {
+  for (const [serviced, serviceBytes] of sources) {
     const ios = parseBlkioV1(read('blkio', serviced));
     if (ios?.length) return { serviced: ios, serviceBytes: parseBlkioV1(read('blkio', serviceBytes)) ?? [] };
   }
@@ -141,44 +145,91 @@ export function parseIoStat(text: string | undefined): BlkioSample | undefined {
   return bytes.size || ios.size ? { serviceBytes: [...bytes.values()], serviced: [...ios.values()] } : undefined;
 }
 
-/** Pure: pids.current and pids.max; "max" is 0, runc's "no limit" that cadvisor reports. */
-export function parsePids(current: string | undefined, max: string | undefined): PidsSample | undefined {
+/** Pure: pids.current and the limit; undefined without pids.current. */
+export function parsePids(current: string | undefined, max: number | undefined): PidsSample | undefined {
   const n = num(current);
-  return n === undefined ? undefined : { current: n, max: num(max) ?? 0 };
+  return n === undefined ? undefined : { current: n, max: max ?? 0 };
+}
+
+/**
+ * What a cgroup's limit files say. They change only when something writes them (runc when it
+ * makes a container, the kubelet for pod cgroups and on a resize), so cgroupReader re-reads
+ * them at most every LIMITS_TTL_MS rather than on every sample: ~7 of a v1 sample's ~20 reads.
+ * cadvisor likewise keeps a container's spec and refreshes it only when asked for its info, at
+ * most every 5 s (containerData.GetInfo -> updateSpec).
+ */
+export interface CgroupLimits {
+  cpuShares?: number;
+  /** undefined: no quota. */
+  cpuQuotaUs?: number;
+  cpuPeriodUs?: number;
+  memoryLimitBytes?: number;
+  swapLimitBytes?: number;
+  memoryReservationBytes?: number;
+  /** pids.max; "max" is 0, runc's "no limit" that cadvisor reports. */
+  pidsMax?: number;
+}
+
+/** Pure: the limits of a v1 cgroup (cadvisor's common.GetSpec for v1). */
+export function cgroupV1Limits(read: CgroupFileReader): CgroupLimits {
+  const quota = num(read('cpu', 'cpu.cfs_quota_us'));
+  return {
+    cpuShares: num(read('cpu', 'cpu.shares')),
+    cpuQuotaUs: quota !== undefined && quota > 0 ? quota : undefined,
+    cpuPeriodUs: num(read('cpu', 'cpu.cfs_period_us')),
+    memoryLimitBytes: memoryLimit(read('memory', 'memory.limit_in_bytes')),
+    swapLimitBytes: parseSwapLimit(read('memory', 'memory.memsw.limit_in_bytes')),
+    memoryReservationBytes: memoryLimit(read('memory', 'memory.soft_limit_in_bytes')),
+    pidsMax: num(read('pids', 'pids.max')) ?? 0,
+  };
+}
+
+/** Pure: the limits of a v2 cgroup; "max" is no quota, no memory limit and no pids limit. */
+export function cgroupV2Limits(read: CgroupFileReader): CgroupLimits {
+  const f = (file: string) => read('', file);
+  const weight = num(f('cpu.weight'));
+  const [quota, period] = (f('cpu.max') ?? '').trim().split(/\s+/);
+  return {
+    // The inverse of upstream's shares -> weight conversion, so both versions report shares.
+    cpuShares: weight !== undefined ? Math.round(2 + ((weight - 1) * 262142) / 9999) : undefined,
+    cpuQuotaUs: num(quota),
+    cpuPeriodUs: num(period),
+    memoryLimitBytes: memoryLimit(f('memory.max')),
+    swapLimitBytes: parseSwapLimit(f('memory.swap.max')),
+    // memory.min, not memory.low: what cadvisor's GetSpec reads as the reservation.
+    memoryReservationBytes: memoryLimit(f('memory.min')),
+    pidsMax: num(f('pids.max')) ?? 0,
+  };
+}
+
+/** How a sample gets a cgroup's limits (called only when the cgroup is there), and v1's blkio sources. */
+export interface SampleOptions {
+  limits?: () => CgroupLimits;
+  blkioSources?: BlkioV1Source[];
 }
 
 // cpuacct.stat counts USER_HZ ticks (100 per second on Linux).
 const TICK_NS = 10_000_000;
 
 /** Pure: a cgroup v1 sample; parts whose files are missing are left out. */
-export function cgroupV1Sample(read: CgroupFileReader): CgroupSample {
+export function cgroupV1Sample(read: CgroupFileReader, o: SampleOptions = {}): CgroupSample {
   const out: CgroupSample = {};
+  let limits: CgroupLimits | undefined;
+  const limitsOf = () => (limits ??= o.limits?.() ?? cgroupV1Limits(read));
   const usage = num(read('cpuacct', 'cpuacct.usage'));
   if (usage !== undefined) {
-    const quota = num(read('cpu', 'cpu.cfs_quota_us'));
-    let userNs = num(read('cpuacct', 'cpuacct.usage_user')),
-      systemNs = num(read('cpuacct', 'cpuacct.usage_sys'));
-    // Kernels before 4.6 have only cpuacct.stat's ticks: read it only there, as a sample already
-    // reads ~20 files of each cgroup (libcontainer's getCpuUsageBreakdown reads the ticks).
-    if (userNs === undefined || systemNs === undefined) {
-      const ticks = parseKeyed(read('cpuacct', 'cpuacct.stat'));
-      userNs ??= ticks.user !== undefined ? ticks.user * TICK_NS : undefined;
-      systemNs ??= ticks.system !== undefined ? ticks.system * TICK_NS : undefined;
-    }
-    const cpu: CpuSample = {
-      usageNs: usage,
-      userNs,
-      systemNs,
-      shares: num(read('cpu', 'cpu.shares')),
-      quotaUs: quota !== undefined && quota > 0 ? quota : undefined,
-      periodUs: num(read('cpu', 'cpu.cfs_period_us')),
-    };
-    out.cpu = cpu;
+    // One file for both, in ticks, as libcontainer's getCpuUsageBreakdown reads them (the same
+    // figures as cadvisor's), rather than cpuacct.usage_user and usage_sys: two reads.
+    const ticks = parseKeyed(read('cpuacct', 'cpuacct.stat'));
+    const userNs = ticks.user !== undefined ? ticks.user * TICK_NS : undefined;
+    const systemNs = ticks.system !== undefined ? ticks.system * TICK_NS : undefined;
+    const { cpuShares, cpuQuotaUs, cpuPeriodUs } = limitsOf();
+    out.cpu = { usageNs: usage, userNs, systemNs, shares: cpuShares, quotaUs: cpuQuotaUs, periodUs: cpuPeriodUs };
   }
   const memUsage = num(read('memory', 'memory.usage_in_bytes'));
   if (memUsage !== undefined) {
     const s = parseKeyed(read('memory', 'memory.stat'));
-    const limit = num(read('memory', 'memory.limit_in_bytes'));
+    const l = limitsOf();
     // The total_* figures cover the subtree (pods hold their containers' tasks).
     // total_swap is cadvisor's v1 swap figure: the same as memsw.usage_in_bytes minus
     // usage_in_bytes, and present only with swap accounting (else 0), without two more reads.
@@ -195,9 +246,9 @@ export function cgroupV1Sample(read: CgroupFileReader): CgroupSample {
       localMajorPageFaults: s.pgmajfault ?? 0,
       maxUsageBytes: num(read('memory', 'memory.max_usage_in_bytes')),
       failcnt: num(read('memory', 'memory.failcnt')),
-      limitBytes: limit !== undefined && limit < UNLIMITED ? limit : undefined,
-      swapLimitBytes: parseSwapLimit(read('memory', 'memory.memsw.limit_in_bytes')),
-      reservationBytes: memoryLimit(read('memory', 'memory.soft_limit_in_bytes')),
+      limitBytes: l.memoryLimitBytes,
+      swapLimitBytes: l.swapLimitBytes,
+      reservationBytes: l.memoryReservationBytes,
       // cadvisor counts the OOM kills it reads from the kernel log since it started, on the
       // cgroup whose limit was hit. The kernel's counter (Linux 4.13+) needs no log watcher and
       // agrees for a container; it also counts kills from before a kubelet restart, and a pod's
@@ -205,9 +256,10 @@ export function cgroupV1Sample(read: CgroupFileReader): CgroupSample {
       oomKills: parseKeyed(read('memory', 'memory.oom_control')).oom_kill,
     };
   }
-  const blkio = blkioV1(read);
+  const blkio = blkioV1(read, o.blkioSources);
   if (blkio) out.blkio = blkio;
-  const pids = parsePids(read('pids', 'pids.current'), read('pids', 'pids.max'));
+  const pidsCurrent = read('pids', 'pids.current');
+  const pids = pidsCurrent !== undefined ? parsePids(pidsCurrent, limitsOf().pidsMax) : undefined;
   if (pids) out.pids = pids;
   // No psi: v1 has no per-cgroup pressure files (and /proc/pressure is the whole host's,
   // which cadvisor does not use for the root either). The Summary reports zeros, as upstream.
@@ -215,28 +267,28 @@ export function cgroupV1Sample(read: CgroupFileReader): CgroupSample {
 }
 
 /** Pure: a cgroup v2 sample. */
-export function cgroupV2Sample(read: CgroupFileReader): CgroupSample {
+export function cgroupV2Sample(read: CgroupFileReader, o: SampleOptions = {}): CgroupSample {
   const out: CgroupSample = {};
   const f = (file: string) => read('', file);
+  let limits: CgroupLimits | undefined;
+  const limitsOf = () => (limits ??= o.limits?.() ?? cgroupV2Limits(read));
   const cpuStat = parseKeyed(f('cpu.stat'));
   if (cpuStat.usage_usec !== undefined) {
-    const weight = num(f('cpu.weight'));
-    const [quota, period] = (f('cpu.max') ?? '').trim().split(/\s+/);
+    const { cpuShares, cpuQuotaUs, cpuPeriodUs } = limitsOf();
     out.cpu = {
       usageNs: cpuStat.usage_usec * 1000,
       userNs: cpuStat.user_usec !== undefined ? cpuStat.user_usec * 1000 : undefined,
       systemNs: cpuStat.system_usec !== undefined ? cpuStat.system_usec * 1000 : undefined,
-      // The inverse of upstream's shares -> weight conversion, so both versions report shares.
-      shares: weight !== undefined ? Math.round(2 + ((weight - 1) * 262142) / 9999) : undefined,
-      quotaUs: num(quota),
-      periodUs: num(period),
+      shares: cpuShares,
+      quotaUs: cpuQuotaUs,
+      periodUs: cpuPeriodUs,
     };
   }
   const current = num(f('memory.current'));
   if (current !== undefined) {
     const s = parseKeyed(f('memory.stat'));
     const events = parseKeyed(f('memory.events'));
-    const limit = num(f('memory.max'));
+    const l = limitsOf();
     out.memory = {
       usageBytes: current,
       workingSetBytes: Math.max(0, current - (s.inactive_file ?? 0)),
@@ -250,17 +302,17 @@ export function cgroupV2Sample(read: CgroupFileReader): CgroupSample {
       localMajorPageFaults: s.pgmajfault ?? 0,
       maxUsageBytes: num(f('memory.peak')),
       failcnt: events.max,
-      limitBytes: limit !== undefined && limit < UNLIMITED ? limit : undefined,
-      swapLimitBytes: parseSwapLimit(f('memory.swap.max')),
-      // memory.min, not memory.low: what cadvisor's GetSpec reads as the reservation.
-      reservationBytes: memoryLimit(f('memory.min')),
+      limitBytes: l.memoryLimitBytes,
+      swapLimitBytes: l.swapLimitBytes,
+      reservationBytes: l.memoryReservationBytes,
       // The kernel's count, where cadvisor counts the kills it sees in the kernel log (see v1).
       oomKills: events.oom_kill,
     };
   }
   const blkio = parseIoStat(f('io.stat'));
   if (blkio) out.blkio = blkio;
-  const pids = parsePids(f('pids.current'), f('pids.max'));
+  const pidsCurrent = f('pids.current');
+  const pids = pidsCurrent !== undefined ? parsePids(pidsCurrent, limitsOf().pidsMax) : undefined;
   if (pids) out.pids = pids;
   // Every v2 cgroup has cpu.stat, so without it the cgroup is gone: no pressure files to try.
   // The root has them too (the host's figures), and its memory comes from /proc/meminfo.
@@ -301,8 +353,30 @@ export interface CgroupReader {
   ofProcess(pid: number | 'self'): string | undefined;
 }
 
-export function cgroupReader(root = '/sys/fs/cgroup'): CgroupReader {
+// How long a cgroup's limits are taken as read (CgroupLimits): a resize shows in the stats
+// within a minute, as it would in a scrape of cadvisor's metrics every 30-60 s.
+const LIMITS_TTL_MS = 60_000;
+
+export function cgroupReader(root = '/sys/fs/cgroup', now: () => number = Date.now): CgroupReader {
   const version: 1 | 2 = exists(`${root}/cgroup.controllers`) ? 2 : 1;
+  // A blkio source this kernel lacks is missing from every cgroup, the root first: a failed
+  // read (an exception) of each cgroup every sample costs more than any file that is there.
+  const blkioSources = BLKIO_V1_SOURCES.filter(([serviced]) => exists(`${root}/blkio/${serviced}`));
+  const limits = new Map<string, { atMs: number; limits: CgroupLimits }>();
+  let sweptMs = now();
+  const limitsOf = (path: string, read: CgroupFileReader) => (): CgroupLimits => {
+    const t = now();
+    const hit = limits.get(path);
+    if (hit && t - hit.atMs < LIMITS_TTL_MS) return hit.limits;
+    // Entries of cgroups no longer sampled (gone pods) are dropped a TTL after their refresh was due.
+    if (t - sweptMs > LIMITS_TTL_MS) {
+      for (const [p, e] of limits) if (t - e.atMs > 2 * LIMITS_TTL_MS) limits.delete(p);
+      sweptMs = t;
+    }
+    const fresh = version === 2 ? cgroupV2Limits(read) : cgroupV1Limits(read);
+    limits.set(path, { atMs: t, limits: fresh });
+    return fresh;
+  };
   // Where a cgroup's directory is for questions that are not about one controller.
   const dir = (path: string) => (version === 2 ? `${root}${path}` : `${root}/cpuacct${path}`);
   const readAt =
@@ -337,7 +411,11 @@ export function cgroupReader(root = '/sys/fs/cgroup'): CgroupReader {
   };
   return {
     version,
-    sample: (path) => (version === 2 ? cgroupV2Sample(readAt(norm(path))) : cgroupV1Sample(readAt(norm(path)))),
+    sample(path) {
+      const read = readAt(norm(path));
+      const o: SampleOptions = { limits: limitsOf(path, read), blkioSources };
+      return version === 2 ? cgroupV2Sample(read, o) : cgroupV1Sample(read, o);
+    },
     exists: (path) => exists(dir(norm(path))),
     pids,
     processCount: (path) => count(dir(norm(path))),
