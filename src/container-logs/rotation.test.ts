@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { diskLogFiles, rotateContainerLog, startLogRotation, type LogRuntime } from './rotation.ts';
+import { criLogRuntime, diskLogFiles, rotateContainerLog, startLogRotation, type LogRuntime } from './rotation.ts';
+import type { RuntimeClient } from '../cri/runtime-client.ts';
 
 const quiet = { info() {}, v() {}, warn() {}, error() {} };
 
@@ -153,4 +154,25 @@ test('startLogRotation: a pass rotates with bounded workers and counts; a failin
   await rot.pass(); // 'bad' is backing off; c1 is small now
   assert.deepEqual(seen.sort(), ['error', 'rotated']);
   rot.stop();
+});
+
+test("criLogRuntime: a container's log path is asked of the runtime once, and forgotten once it no longer runs", async () => {
+  let running = ['a', 'b'];
+  const asked: string[] = [];
+  const cri = {
+    listContainers: async () => ({ containers: running.map((id) => ({ id, state: 'CONTAINER_RUNNING' })) }),
+    containerStatus: async ({ containerId }: { containerId: string }) => {
+      asked.push(containerId);
+      return { status: { logPath: `/var/log/pods/x/${containerId}/0.log` } };
+    },
+  } as unknown as RuntimeClient;
+  const rt = criLogRuntime(cri);
+  for (let pass = 0; pass < 3; pass++) for (const id of await rt.running()) await rt.logPath(id);
+  assert.deepEqual(asked, ['a', 'b'], 'once each over three passes');
+  assert.equal(await rt.logPath('a'), '/var/log/pods/x/a/0.log');
+  running = ['b'];
+  await rt.running();
+  running = ['a', 'b'];
+  for (const id of await rt.running()) await rt.logPath(id);
+  assert.deepEqual(asked, ['a', 'b', 'a'], 'a container that left the list is asked again');
 });

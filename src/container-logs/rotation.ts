@@ -38,14 +38,26 @@ export interface LogFiles {
 export type RotateResult = 'rotated' | 'small' | 'skipped';
 
 export function criLogRuntime(cri: RuntimeClient): LogRuntime {
+  // A container's log path is fixed when it is created: asked once, not every pass. (Upstream's
+  // rotateLogs asks ContainerStatus of every running container every 10 s: 600 calls a minute
+  // at 100 pods.) Kept for the containers the last list showed running.
+  const paths = new Map<string, string>();
   return {
     async running() {
       const { containers } = await cri.listContainers({ filter: { state: { state: 'CONTAINER_RUNNING' } } });
       // The filter is the runtime's to honour: check again, as upstream does.
-      return containers.filter((c) => c.state === 'CONTAINER_RUNNING').map((c) => c.id);
+      const ids = containers.filter((c) => c.state === 'CONTAINER_RUNNING').map((c) => c.id);
+      const live = new Set(ids);
+      for (const id of paths.keys()) if (!live.has(id)) paths.delete(id);
+      return ids;
     },
     async logPath(id) {
-      return (await cri.containerStatus({ containerId: id })).status?.logPath ?? '';
+      let path = paths.get(id);
+      if (path === undefined) {
+        path = (await cri.containerStatus({ containerId: id })).status?.logPath ?? '';
+        paths.set(id, path);
+      }
+      return path;
     },
     async reopen(id) {
       await cri.reopenContainerLog({ containerId: id });

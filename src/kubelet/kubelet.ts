@@ -388,7 +388,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       : runtimeEvents(o.runtimeEndpoint, {
           log: logger('pleg'),
           onEvent: (e) => pleg.runtimeEvent(e),
-          onReconnect: () => pleg.kick(),
+          onReconnect: () => pleg.eventStream(true),
+          onDisconnect: () => pleg.eventStream(false),
           observe: eventedPlegMetrics,
         });
 

@@ -62,7 +62,8 @@ test('runtimeEvents: a runtime serving GetContainerEvents; one that does not get
   try {
     const events: RuntimeEvent[] = [];
     const lines: string[] = [];
-    let reconnects = 0;
+    let reconnects = 0,
+      disconnects = 0;
     const server = await serve(join(dir, 'a.sock'), {
       GetContainerEvents(call: ServerWritableStream<unknown, unknown>) {
         call.sendMetadata(new Metadata());
@@ -74,13 +75,16 @@ test('runtimeEvents: a runtime serving GetContainerEvents; one that does not get
       log: quiet(lines),
       onEvent: (e) => events.push(e),
       onReconnect: () => reconnects++,
+      onDisconnect: () => disconnects++,
     });
     await until(() => events.length === 1, 'the stopped event');
     assert.deepEqual(events, [{ kind: 'stopped', containerID: 'c1' }]);
     assert.equal(reconnects, 1);
     assert.ok(lines.includes('Subscribed to CRI container events'), lines.join('\n'));
-    s.stop();
+    assert.equal(disconnects, 0);
     server.forceShutdown();
+    await until(() => disconnects === 1, 'the stream down told once');
+    s.stop();
 
     const old = await serve(join(dir, 'b.sock'), {});
     const lines2: string[] = [];

@@ -19,6 +19,7 @@ export interface StreamSpec<T> {
 
 export function keepStream<T>(spec: StreamSpec<T>, o: RuntimeEventsOptions): { stop(): void } {
   let stopped = false,
+    up = false,
     call: ClientReadableStream<T> | undefined;
   const retry = backoff(200, 30_000);
   (async () => {
@@ -27,7 +28,7 @@ export function keepStream<T>(spec: StreamSpec<T>, o: RuntimeEventsOptions): { s
         call = spec.open();
         let connected = false;
         call.on('metadata', () => {
-          connected = true;
+          connected = up = true;
           retry.reset();
           o.observe?.(true);
           o.log.info(`Subscribed to ${spec.name}`);
@@ -46,6 +47,10 @@ export function keepStream<T>(spec: StreamSpec<T>, o: RuntimeEventsOptions): { s
         });
         call.on('end', () => resolve(false));
       });
+      if (up && !stopped) {
+        up = false;
+        o.onDisconnect?.();
+      }
       if (final) return spec.ended?.();
       if (!stopped) await sleep(retry.next());
     }

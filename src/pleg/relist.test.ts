@@ -94,3 +94,38 @@ test('startPleg: after an exit, relists run until one sees it stopped, then no m
   assert.equal(lists, 5);
   pleg.stop();
 });
+
+test('startPleg: every periodMs without the event stream, every eventedPeriodMs with it, but periodMs while an exit is awaited', async () => {
+  let lists = 0,
+    phase: ContainerState['phase'] = 'running';
+  const view = {
+    pods: async () => {
+      lists++;
+      return pods(['a', phase]);
+    },
+  } as unknown as RuntimeView;
+  const pleg = startPleg(view, { periodMs: 40, eventedPeriodMs: 60_000, log: logger('test'), onEvents: () => {} });
+  const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  await wait(300);
+  assert.ok(lists >= 4, `no stream: relists every 40 ms (${lists})`);
+  pleg.eventStream(true);
+  await wait(20);
+  const up = lists;
+  await wait(300);
+  assert.equal(lists, up, 'the stream up: no periodic relist within the minute');
+  // containerd's TaskExit: its relists at 120, 250 and 500 ms find it still running, then the short period.
+  pleg.runtimeEvent({ kind: 'exit', containerID: 'a' });
+  await wait(800);
+  assert.ok(lists - up >= 6, `an awaited exit keeps the 40 ms period (${lists - up} relists)`);
+  phase = 'exited';
+  await wait(100);
+  const seen = lists;
+  await wait(300);
+  assert.equal(lists, seen, 'seen stopped: the long period again');
+  pleg.eventStream(false);
+  await wait(20);
+  assert.equal(lists, seen + 1, 'the stream down: a relist at once');
+  await wait(300);
+  assert.ok(lists >= seen + 5, 'then every 40 ms');
+  pleg.stop();
+});

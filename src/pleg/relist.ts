@@ -1,6 +1,9 @@
-// The pod lifecycle event generator: relists the runtime every second and tells the
-// sync loop which pods changed. A relist with no change costs two list calls and no
-// per-pod work. Its health (time since the last good relist) feeds the Ready condition.
+// The pod lifecycle event generator: relists the runtime and tells the sync loop which pods
+// changed. A relist with no change costs two list calls and no per-pod work. Every second,
+// as upstream's generic PLEG; every 10 s while the runtime's event stream is up, since the
+// events then ask for the relists that matter (an exit, at once): upstream's Evented PLEG
+// likewise slows its generic relist to 300 s (eventedPlegRelistPeriod), and falls back to 1 s
+// when the stream fails. Its health (time since the last good relist) feeds the Ready condition.
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import type { PodRuntimeStatus } from '../runtime/types.ts';
 import { backoff, sleep } from '../backoff/backoff.ts';
@@ -9,8 +12,8 @@ import { diffRelist, type LifecycleEvent } from './events.ts';
 import { relistsAfter, type RuntimeEvent } from './runtime-events.ts';
 
 export interface Pleg {
-  /** Relist now (the event stream came back: events may have been missed). */
-  kick(): void;
+  /** The runtime's event stream is up, or down: relist now (events may have been missed) and set the period. */
+  eventStream(up: boolean): void;
   /** A runtime event: relists when CRI will show what it means (relistsAfter). */
   runtimeEvent(e: RuntimeEvent): void;
   /** Why the PLEG is unhealthy (upstream's wording), or undefined. */
@@ -56,6 +59,8 @@ export function startPleg(
   view: RuntimeView,
   opts: {
     periodMs?: number;
+    /** With the event stream up and no exit awaited (the events' relists see to those). */
+    eventedPeriodMs?: number;
     onEvents: (events: LifecycleEvent[]) => void;
     log: Logger;
     observe?: PlegObserver;
@@ -72,6 +77,10 @@ export function startPleg(
   const poke = () => (wake ? wake() : (woken = true));
   let kicks: NodeJS.Timeout[] = [];
   let exited = new Map<string, number>();
+  let streamUp = false;
+  // An exit told by containerd's task events but not yet seen keeps the short period: the
+  // runtime may take longer than the event's relists to show it (notSeenStopped).
+  const period = () => (streamUp && !exited.size ? (opts.eventedPeriodMs ?? 10_000) : (opts.periodMs ?? 1000));
   const clearKicks = () => {
     for (const t of kicks) clearTimeout(t);
     kicks = [];
@@ -99,7 +108,7 @@ export function startPleg(
         }
         await new Promise<void>((resolve) => {
           wake = resolve;
-          sleep(opts.periodMs ?? 1000, abort.signal).then(resolve);
+          sleep(period(), abort.signal).then(resolve);
         });
         wake = undefined;
       } catch (e) {
@@ -111,7 +120,10 @@ export function startPleg(
   })();
 
   return {
-    kick: poke,
+    eventStream(up) {
+      streamUp = up;
+      poke();
+    },
     runtimeEvent(e) {
       const after = relistsAfter(e, (id) => exited.has(id));
       if (!after.length) return;

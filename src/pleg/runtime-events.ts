@@ -13,6 +13,8 @@ export interface RuntimeEventsOptions {
   onEvent: (e: RuntimeEvent) => void;
   /** The stream is (back) up: events may have been missed meanwhile. */
   onReconnect: () => void;
+  /** The stream is down: no events until onReconnect. */
+  onDisconnect?: () => void;
   log: Logger;
   /** A subscription made (true) or failed (false), for kubelet_evented_pleg_connection_*. */
   observe?: (ok: boolean) => void;
