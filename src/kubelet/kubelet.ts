@@ -47,7 +47,7 @@ import { ensureCniConfig } from '../network/cni-config.ts';
 import { readResolvConf } from '../network/resolv-conf.ts';
 import { nodeAgent } from '../node/agent.ts';
 import { CurrentNode } from '../node/current-node.ts';
-import { defaultNodeIP, filesystemStats, readHostFacts } from '../node/host.ts';
+import { defaultNodeIP, filesystemStats, readHostFacts, thermalThrottlePaths } from '../node/host.ts';
 import { leaseRenewer } from '../node/lease.ts';
 import { probeRuntime } from '../node/runtime-health.ts';
 import { makeRShared } from '../node/shared-mount.ts';
@@ -309,6 +309,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       nodeIP,
       seccompDefault: config.seccompDefault,
       seccompProfileRoot: join(rootDir, 'seccomp'),
+      hostMaskedPaths: thermalThrottlePaths(),
       memoryCapacity: () => parseQuantity(node.capacity()?.memory ?? ''),
       cgroupRoot: config.cgroupRoot,
       swap,

@@ -1,6 +1,6 @@
 // Facts about the host that go into the Node object. Read once at start-up (they do
 // not change while the kubelet runs) except the filesystem size, read per status.
-import { readFileSync, statfsSync } from 'node:fs';
+import { existsSync, readFileSync, statfsSync } from 'node:fs';
 import { arch, cpus, networkInterfaces, release, totalmem } from 'node:os';
 
 export interface HostFacts {
@@ -64,4 +64,27 @@ export function defaultNodeIP(): string | undefined {
     for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
   }
   return undefined;
+}
+
+/** Pure: the CPUs of a kernel CPU list ("0-3,8"), as upstream's possibleCPUsParsed reads /sys/devices/system/cpu/possible; undefined when malformed. */
+export function parseCpuList(text: string): number[] | undefined {
+  const out: number[] = [];
+  for (const part of text.trim().split(',')) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part);
+    if (!m) return undefined;
+    const [from, to] = [Number(m[1]), Number(m[2] ?? m[1])];
+    if (to < from) return undefined;
+    for (let cpu = from; cpu <= to; cpu++) out.push(cpu);
+  }
+  return out;
+}
+
+/**
+ * Each possible CPU's thermal_throttle directory that this host has: upstream's defaultMaskedPaths
+ * masks them in every container (as moby does), beside the fixed list. Without a readable CPU
+ * list, the CPUs node counts (upstream: runtime.NumCPU).
+ */
+export function thermalThrottlePaths(sys = '/sys/devices/system/cpu'): string[] {
+  const list = parseCpuList(readTrim(`${sys}/possible`)) ?? cpus().map((_, i) => i);
+  return list.map((cpu) => `${sys}/cpu${cpu}/thermal_throttle`).filter((p) => existsSync(p));
 }

@@ -138,7 +138,7 @@ test('security context: sysctls and the sandbox context; the container runs as t
   assert.deepEqual(sb.linux!.sysctls, { 'net.ipv4.ip_local_port_range': '1024 65535' });
   assert.deepEqual(sb.linux!.securityContext!.seccomp, { profileType: 'RuntimeDefault' });
   assert.equal(sb.linux!.securityContext!.namespaceOptions!.pid, 'POD');
-  const sc = containerConfig(p, p.spec!.containers[0]!, 0, { imageUser: { uid: 101 }, seccomp: { seccompDefault: true } }).linux!
+  const sc = containerConfig(p, p.spec!.containers[0]!, 0, { imageUser: { uid: 101 }, security: { seccompDefault: true } }).linux!
     .securityContext!;
   assert.deepEqual(
     [sc.runAsUser, sc.supplementalGroups, sc.seccomp, sc.namespaceOptions!.pid],

@@ -15,13 +15,7 @@ import { containerOOMScoreAdj, qosClass } from '../resources/qos.ts';
 import { linuxResources } from '../resources/linux-resources.ts';
 import { podLimitsForContainers } from '../resources/pod-resources.ts';
 import { containerSwap, type NodeSwap } from '../resources/swap.ts';
-import {
-  containerSecurityContext,
-  sandboxSecurityContext,
-  sandboxSysctls,
-  type ImageUser,
-  type SeccompOptions,
-} from './security-context.ts';
+import { containerSecurityContext, sandboxSecurityContext, sandboxSysctls, type ImageUser, type NodeSecurity } from './security-context.ts';
 import { podCgroupPath } from '../resources/cgroup-layout.ts';
 import { kernelHostname } from '../podutil/hostname.ts';
 
@@ -37,6 +31,8 @@ export interface NodeContext {
   seccompDefault?: boolean;
   /** <root-dir>/seccomp, for Localhost profiles; unset: /var/lib/kubelet/seccomp. */
   seccompProfileRoot?: string;
+  /** This host's paths masked in containers beside the fixed list (thermalThrottlePaths). */
+  hostMaskedPaths?: string[];
   /** The node's memory capacity in bytes (status.capacity), for containers' oom_score_adj; unknown: the runtime's default. */
   memoryCapacity?: () => number | undefined;
   /** KubeletConfiguration cgroupRoot: the kubepods hierarchy is below it; unset: '/'. */
@@ -137,8 +133,8 @@ export interface ContainerInputs {
   args?: string[];
   /** The image's user (CRI ImageStatus): the container runs as it when the pod names no runAsUser. */
   imageUser?: ImageUser;
-  /** The node's seccomp settings (seccompDefault, the Localhost profile root). */
-  seccomp?: SeccompOptions;
+  /** The node's seccomp settings (seccompDefault, the Localhost profile root) and masked paths. */
+  security?: NodeSecurity;
   /** The node's memory in bytes: the container's oom_score_adj follows from it (upstream's GetContainerOOMScoreAdjust). */
   memoryCapacityBytes?: number;
   /** What the device plugins' Allocate gave the container (src/devices): merged in ahead of its own, as upstream's GenerateRunContainerOptions. */
@@ -223,7 +219,7 @@ function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInp
         ...(inputs.memoryCapacityBytes ? { oomScoreAdj: containerOOMScoreAdj(pod, c, inputs.memoryCapacityBytes) } : {}),
         ...containerSwap(pod, c, linux.memoryLimitInBytes, inputs.swap),
       },
-      securityContext: containerSecurityContext(pod, c, inputs.imageUser, inputs.seccomp),
+      securityContext: containerSecurityContext(pod, c, inputs.imageUser, inputs.security),
     },
   };
 }

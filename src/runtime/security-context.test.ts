@@ -110,6 +110,13 @@ test('container security context: users, groups, capabilities, no_new_privs, pat
   assert.deepEqual(sc.seccomp, { profileType: 'Unconfined' });
   assert.deepEqual(sc.namespaceOptions, { network: 'POD', pid: 'CONTAINER', ipc: 'POD' });
   assert.ok(sc.maskedPaths!.includes('/proc/kcore') && sc.readonlyPaths!.includes('/proc/sys'), 'default masked and read-only paths');
+  const thermal = '/sys/devices/system/cpu/cpu0/thermal_throttle';
+  const masked = containerSecurityContext(pod(), pod().spec!.containers[0]!, {}, { hostMaskedPaths: [thermal] }).maskedPaths!;
+  assert.deepEqual(
+    [masked[1], masked[2], masked.at(-1)],
+    ['/proc/acpi', '/proc/interrupts', thermal],
+    "upstream's order, then the host's thermal_throttle dirs",
+  );
 
   const cases: [string, Pod, ImageUser, (s: ReturnType<typeof containerSecurityContext>) => unknown, unknown][] = [
     ['image uid when no runAsUser', pod(), { uid: 101 }, (s) => [s.runAsUser, s.runAsUsername], [{ value: 101 }, undefined]],

@@ -13,11 +13,14 @@ export interface ImageUser {
   username?: string;
 }
 
-export interface SeccompOptions {
+/** What of the node a container's security context depends on. */
+export interface NodeSecurity {
   /** KubeletConfiguration seccompDefault: RuntimeDefault instead of Unconfined when a pod says nothing. */
   seccompDefault?: boolean;
   /** <root-dir>/seccomp: where Localhost profiles live. */
   seccompProfileRoot?: string;
+  /** This host's paths masked beside the fixed list (src/node/host.ts thermalThrottlePaths). */
+  hostMaskedPaths?: string[];
 }
 
 const DEFAULT_SECCOMP_ROOT = '/var/lib/kubelet/seccomp';
@@ -27,6 +30,7 @@ const MAX_USER_ID = 2147483647;
 const DEFAULT_MASKED_PATHS = [
   '/proc/asound',
   '/proc/acpi',
+  '/proc/interrupts',
   '/proc/kcore',
   '/proc/keys',
   '/proc/latency_stats',
@@ -96,14 +100,14 @@ function fieldSeccompProfile(p: SeccompProfile, root: string): SecurityProfile |
 }
 
 /** getSeccompProfile: the container's field, else the pod's, else RuntimeDefault with seccompDefault, else Unconfined. */
-export function seccompProfile(pod: Pod, c: Container, opts: SeccompOptions = {}): SecurityProfile | string {
+export function seccompProfile(pod: Pod, c: Container, opts: NodeSecurity = {}): SecurityProfile | string {
   const p = c.securityContext?.seccompProfile ?? pod.spec?.securityContext?.seccompProfile;
   if (p) return fieldSeccompProfile(p, opts.seccompProfileRoot ?? DEFAULT_SECCOMP_ROOT);
   return { profileType: opts.seccompDefault ? 'RuntimeDefault' : 'Unconfined' };
 }
 
 /** What keeps a container from being configured (CreateContainerConfigError), as generateContainerConfig checks it. */
-export function securityContextError(pod: Pod, c: Container, user: ImageUser = {}, opts: SeccompOptions = {}): string | undefined {
+export function securityContextError(pod: Pod, c: Container, user: ImageUser = {}, opts: NodeSecurity = {}): string | undefined {
   const seccomp = seccompProfile(pod, c, opts);
   if (typeof seccomp === 'string') return seccomp;
   return verifyRunAsNonRoot(pod, c, user);
@@ -127,7 +131,7 @@ export function containerSecurityContext(
   pod: Pod,
   c: Container,
   user: ImageUser = {},
-  opts: SeccompOptions = {},
+  opts: NodeSecurity = {},
 ): LinuxContainerSecurityContext {
   const sc = effectiveSecurityContext(pod, c);
   const seccomp = seccompProfile(pod, c, opts);
@@ -144,7 +148,7 @@ export function containerSecurityContext(
     supplementalGroups: supplementalGroups(pod),
     ...(strictGroups(pod) ? { supplementalGroupsPolicy: 'Strict' as const } : {}),
     noNewPrivs: noNewPrivs(sc),
-    maskedPaths: unmasked ? [] : DEFAULT_MASKED_PATHS,
+    maskedPaths: unmasked ? [] : [...DEFAULT_MASKED_PATHS, ...(opts.hostMaskedPaths ?? [])],
     readonlyPaths: unmasked ? [] : DEFAULT_READONLY_PATHS,
     // A Localhost profile without a name never gets here: securityContextError stops the container first.
     seccomp: typeof seccomp === 'string' ? { profileType: 'Unconfined' } : seccomp,

@@ -464,7 +464,7 @@ export class PodSyncer {
         mounts,
         volumeDevices,
         imageUser: pulled.user,
-        seccomp: this.#node,
+        security: this.#node,
         memoryCapacityBytes: this.#node.memoryCapacity?.(),
         swap: this.#node.swap,
         devices,

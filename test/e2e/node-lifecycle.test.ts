@@ -5,18 +5,12 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { alive } from '../proc.ts';
 import { ROOT, clients, ensureStack, eventually, nodeName, podSpec, withNamespace } from './stack.ts';
 
 before(() => ensureStack());
 
 const kubeletPid = () => Number(readFileSync(`${ROOT}/_output/local/pids/kubelet-ts.child.pid`, 'utf8'));
-const alive = (pid: number) => {
-  try {
-    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
-  } catch {
-    return false;
-  }
-};
 const ready = async () => (await clients().core.readNode({ name: nodeName() })).status?.conditions?.find((c) => c.type === 'Ready');
 
 for (const signal of ['SIGTERM', 'SIGKILL'] as const) {

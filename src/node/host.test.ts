@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseCpuList, thermalThrottlePaths } from './host.ts';
+
+test('parseCpuList: the kernel CPU list format', () => {
+  const cases: [text: string, want: number[] | undefined][] = [
+    ['0\n', [0]],
+    ['0-3\n', [0, 1, 2, 3]],
+    ['0-1,4,6-7', [0, 1, 4, 6, 7]],
+    ['', undefined],
+    ['3-1', undefined],
+    ['0-x', undefined],
+  ];
+  for (const [text, want] of cases) assert.deepEqual(parseCpuList(text), want, JSON.stringify(text));
+});
+
+test("thermalThrottlePaths: each possible CPU's thermal_throttle directory that exists", (t) => {
+  const sys = mkdtempSync(join(tmpdir(), 'cpu-'));
+  t.after(() => rmSync(sys, { recursive: true, force: true }));
+  writeFileSync(join(sys, 'possible'), '0-2\n');
+  mkdirSync(join(sys, 'cpu0', 'thermal_throttle'), { recursive: true });
+  mkdirSync(join(sys, 'cpu2', 'thermal_throttle'), { recursive: true });
+  mkdirSync(join(sys, 'cpu3', 'thermal_throttle'), { recursive: true });
+  assert.deepEqual(
+    thermalThrottlePaths(sys),
+    [`${sys}/cpu0/thermal_throttle`, `${sys}/cpu2/thermal_throttle`],
+    'cpu1 has none, cpu3 is not possible',
+  );
+});
