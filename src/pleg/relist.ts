@@ -106,9 +106,14 @@ export function startPleg(
           woken = false;
           continue;
         }
+        // The timer goes with the wake: pokes (every exit) would otherwise leave one pending per
+        // wait, each holding a listener on the abort signal for up to the 10 s period.
         await new Promise<void>((resolve) => {
-          wake = resolve;
-          sleep(period(), abort.signal).then(resolve);
+          const timer = setTimeout(resolve, period());
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
         });
         wake = undefined;
       } catch (e) {
@@ -144,6 +149,7 @@ export function startPleg(
     stop: () => {
       abort.abort();
       clearKicks();
+      wake?.();
     },
   };
 }
