@@ -540,8 +540,8 @@ test('stats/summary: kubeletCgroups moves the kubelet into that cgroup, reported
     rmSync(dir, { recursive: true, force: true });
   });
   restartKubelet(extra);
-  // The kubelet, and any child it has running at the moment (they inherit its cgroup).
-  const procs = readFileSync('/sys/fs/cgroup/memory/kubelet-ts-e2e/cgroup.procs', 'utf8').trim().split('\n');
+  // The kubelet, and any child it has running at the moment (they inherit its cgroup). The
+  // restart returns a second after the start: the kubelet may not have moved itself yet.
   const cmdline = (pid: string) => {
     try {
       return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
@@ -549,10 +549,19 @@ test('stats/summary: kubeletCgroups moves the kubelet into that cgroup, reported
       return ''; // a child that has exited since
     }
   };
-  assert.ok(
-    procs.some((pid) => /dist\/cli\/main\.js/.test(cmdline(pid))),
-    `the kubelet is in the cgroup: ${procs.map(cmdline)}`,
-  );
+  const procs = () => {
+    try {
+      return readFileSync('/sys/fs/cgroup/memory/kubelet-ts-e2e/cgroup.procs', 'utf8').trim().split('\n');
+    } catch {
+      return []; // not made yet
+    }
+  };
+  await eventually(
+    'the kubelet in the cgroup',
+    30_000,
+    async () => procs().some((pid) => /dist\/cli\/main\.js/.test(cmdline(pid))),
+    200,
+  ).catch((e: Error) => assert.fail(`${e.message}: ${procs().map(cmdline)}`));
   const kubelet = await eventually(
     'the kubelet system container with its CPU time',
     30_000,
