@@ -51,81 +51,79 @@ test('notSeenStopped: which exits the relists after a TaskExit must still look f
   for (const c of cases) assert.deepEqual([...notSeenStopped(new Map(c.exited), c.listedAt, c.pods).keys()], c.left, c.name);
 });
 
-test('startPleg: after an exit, relists run until one sees it stopped, then no more; a delete of it, or CRI saying it stopped, relists at once', async () => {
-  let lists = 0,
-    phase: ContainerState['phase'] = 'running';
-  const view = {
+/** A runtime of one pod with container a in the phase the test sets; counts the relists. */
+function oneContainer() {
+  const rt = { lists: 0, phase: 'running' as ContainerState['phase'], view: undefined as unknown as RuntimeView };
+  rt.view = {
     pods: async () => {
-      lists++;
-      return pods(['a', phase]);
+      rt.lists++;
+      return pods(['a', rt.phase]);
     },
   } as unknown as RuntimeView;
+  return rt;
+}
+
+test('startPleg: after an exit, relists run until one sees it stopped, then no more; a delete of it, or CRI saying it stopped, relists at once', async () => {
+  const rt = oneContainer();
   const seen: string[] = [];
-  const pleg = startPleg(view, { periodMs: 60_000, log: logger('test'), onEvents: (evs) => seen.push(...evs.map((e) => e.type)) });
+  const pleg = startPleg(rt.view, { periodMs: 60_000, log: logger('test'), onEvents: (evs) => seen.push(...evs.map((e) => e.type)) });
   const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
   await wait(50);
-  assert.equal(lists, 1, 'the first relist');
+  assert.equal(rt.lists, 1, 'the first relist');
   pleg.runtimeEvent({ kind: 'exit', containerID: 'a' });
   await wait(180); // the relist at 120 ms still shows it running (CRI's lag)
-  assert.equal(lists, 2);
-  phase = 'exited';
+  assert.equal(rt.lists, 2);
+  rt.phase = 'exited';
   await wait(600); // the one at 250 ms sees the exit; the one at 500 ms does not run
-  assert.equal(lists, 3);
+  assert.equal(rt.lists, 3);
   assert.ok(seen.length > 0, 'the exit reached the sync loop');
 
-  phase = 'running';
+  rt.phase = 'running';
   await wait(1); // a new instance runs and exits; its task is deleted at once
   pleg.runtimeEvent({ kind: 'exit', containerID: 'a' });
-  phase = 'exited';
+  rt.phase = 'exited';
   pleg.runtimeEvent({ kind: 'delete', containerID: 'a' });
   await wait(80);
-  assert.equal(lists, 4, 'the relist right after the TaskDelete saw the exit: no other');
+  assert.equal(rt.lists, 4, 'the relist right after the TaskDelete saw the exit: no other');
   await wait(600);
-  assert.equal(lists, 4);
+  assert.equal(rt.lists, 4);
 
   // CRI's stopped event: the runtime shows the exit already, one relist at once and no other.
-  phase = 'running';
+  rt.phase = 'running';
   await wait(1);
-  phase = 'exited';
+  rt.phase = 'exited';
   pleg.runtimeEvent({ kind: 'stopped', containerID: 'a' });
   await wait(30);
-  assert.equal(lists, 5, 'one relist right after the stopped event');
+  assert.equal(rt.lists, 5, 'one relist right after the stopped event');
   await wait(600);
-  assert.equal(lists, 5);
+  assert.equal(rt.lists, 5);
   pleg.stop();
 });
 
 test('startPleg: every periodMs without the event stream, every eventedPeriodMs with it, but periodMs while an exit is awaited', async () => {
-  let lists = 0,
-    phase: ContainerState['phase'] = 'running';
-  const view = {
-    pods: async () => {
-      lists++;
-      return pods(['a', phase]);
-    },
-  } as unknown as RuntimeView;
-  const pleg = startPleg(view, { periodMs: 40, eventedPeriodMs: 60_000, log: logger('test'), onEvents: () => {} });
+  const rt = oneContainer();
+  const pleg = startPleg(rt.view, { periodMs: 40, eventedPeriodMs: 60_000, log: logger('test'), onEvents: () => {} });
   const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
   await wait(300);
-  assert.ok(lists >= 4, `no stream: relists every 40 ms (${lists})`);
+  assert.ok(rt.lists >= 4, `no stream: relists every 40 ms (${rt.lists})`);
   pleg.eventStream(true);
   await wait(20);
-  const up = lists;
+  const up = rt.lists;
   await wait(300);
-  assert.equal(lists, up, 'the stream up: no periodic relist within the minute');
+  assert.equal(rt.lists, up, 'the stream up: no periodic relist within the minute');
   // containerd's TaskExit: its relists at 120, 250 and 500 ms find it still running, then the short period.
   pleg.runtimeEvent({ kind: 'exit', containerID: 'a' });
   await wait(800);
-  assert.ok(lists - up >= 6, `an awaited exit keeps the 40 ms period (${lists - up} relists)`);
-  phase = 'exited';
+  assert.ok(rt.lists - up >= 6, `an awaited exit keeps the 40 ms period (${rt.lists - up} relists)`);
+  rt.phase = 'exited';
   await wait(100);
-  const seen = lists;
+  const seen = rt.lists;
   await wait(300);
-  assert.equal(lists, seen, 'seen stopped: the long period again');
+  assert.equal(rt.lists, seen, 'seen stopped: the long period again');
   pleg.eventStream(false);
   await wait(20);
-  assert.equal(lists, seen + 1, 'the stream down: a relist at once');
+  assert.equal(rt.lists, seen + 1, 'the stream down: a relist at once');
   await wait(300);
-  assert.ok(lists >= seen + 5, 'then every 40 ms');
+  assert.ok(rt.lists >= seen + 5, 'then every 40 ms');
   pleg.stop();
 });

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -349,13 +349,19 @@ test('memoryFromMeminfo: the node when the root cgroup has no memory files', () 
   assert.equal(m.cacheBytes, 100 * 1024);
 });
 
-test('cgroupReader on a v1 tree: samples, existence, pids and process counts', (t) => {
+/** A scratch cgroup tree, removed after the test; put writes a file, making its dirs. */
+function cgroupTree(t: TestContext) {
   const root = mkdtempSync(join(tmpdir(), 'cgroup-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   const put = (path: string, content: string) => {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), content);
   };
+  return { root, put };
+}
+
+test('cgroupReader on a v1 tree: samples, existence, pids and process counts', (t) => {
+  const { root, put } = cgroupTree(t);
   put('cpuacct/kubepods/podu/cgroup.procs', '');
   put('cpuacct/kubepods/podu/sandbox/cgroup.procs', '42\n');
   put('cpuacct/kubepods/podu/app/cgroup.procs', '43\n44\n');
@@ -384,12 +390,7 @@ test('cgroupReader on a v1 tree: samples, existence, pids and process counts', (
 });
 
 test('cgroupReader on a v2 tree: pressure and swap from the unified hierarchy, the root included', (t) => {
-  const root = mkdtempSync(join(tmpdir(), 'cgroup2-'));
-  t.after(() => rmSync(root, { recursive: true, force: true }));
-  const put = (path: string, content: string) => {
-    mkdirSync(join(root, path, '..'), { recursive: true });
-    writeFileSync(join(root, path), content);
-  };
+  const { root, put } = cgroupTree(t);
   const pressure = (total: number) =>
     `some avg10=1.00 avg60=0.50 avg300=0.25 total=${total}\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n`;
   put('cgroup.controllers', 'cpu io memory pids\n');
@@ -413,12 +414,7 @@ test('cgroupReader on a v2 tree: pressure and swap from the unified hierarchy, t
 });
 
 test('cgroupReader: limits are read again only after a minute; a blkio source missing at the root is never read', (t) => {
-  const root = mkdtempSync(join(tmpdir(), 'cgroup-'));
-  t.after(() => rmSync(root, { recursive: true, force: true }));
-  const put = (path: string, content: string) => {
-    mkdirSync(join(root, path, '..'), { recursive: true });
-    writeFileSync(join(root, path), content);
-  };
+  const { root, put } = cgroupTree(t);
   const dev = (n: number) => `8:0 Read ${n}\nTotal ${n}\n`;
   put('cpuacct/kubepods/podu/cpuacct.usage', '1\n');
   put('cpu/kubepods/podu/cpu.shares', '2\n');
