@@ -19,7 +19,8 @@ import { containerSecurityContext, sandboxSecurityContext, sandboxSysctls, type 
 import { podCgroupPath } from '../resources/cgroup-layout.ts';
 import { kernelHostname } from '../podutil/hostname.ts';
 
-export interface NodeContext {
+/** The node's settings a pod's configs depend on; its security ones (seccomp, masked paths) as NodeSecurity. */
+export interface NodeContext extends NodeSecurity {
   podLogsDir: string;
   clusterDomain: string;
   clusterDNS: string[];
@@ -27,12 +28,6 @@ export interface NodeContext {
   hostDNS: { servers: string[]; searches: string[]; options: string[] };
   /** The node's IP: status.hostIP(s) in a container's environment. */
   nodeIP?: string;
-  /** KubeletConfiguration seccompDefault; unset: Unconfined for pods that name no profile. */
-  seccompDefault?: boolean;
-  /** <root-dir>/seccomp, for Localhost profiles; unset: /var/lib/kubelet/seccomp. */
-  seccompProfileRoot?: string;
-  /** This host's paths masked in containers beside the fixed list (thermalThrottlePaths). */
-  hostMaskedPaths?: string[];
   /** The node's memory capacity in bytes (status.capacity), for containers' oom_score_adj; unknown: the runtime's default. */
   memoryCapacity?: () => number | undefined;
   /** KubeletConfiguration cgroupRoot: the kubepods hierarchy is below it; unset: '/'. */
