@@ -16,3 +16,13 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** The machine's busy CPU time (all but idle and iowait) in seconds, summed over its cores: /proc/stat's first line. */
+export function machineBusySeconds(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
+}

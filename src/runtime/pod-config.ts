@@ -126,6 +126,8 @@ export interface ContainerInputs {
   env?: { name: string; value: string }[];
   command?: string[];
   args?: string[];
+  /** The image's ID from the pull or the image check: the runtime creates the container from it. */
+  imageRef?: string;
   /** The image's user (CRI ImageStatus): the container runs as it when the pod names no runAsUser. */
   imageUser?: ImageUser;
   /** The node's seccomp settings (seccompDefault, the Localhost profile root) and masked paths. */
@@ -186,8 +188,9 @@ function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInp
   const linux = resources(pod, c);
   return {
     metadata: { name: c.name, attempt },
-    // userSpecifiedImage as upstream's generateContainerConfig: containerd names the OCI spec's image after it.
-    image: { image: c.image ?? '', userSpecifiedImage: c.image ?? '' },
+    // The image's ID, and the name the pod gave as userSpecifiedImage, as upstream's generateContainerConfig:
+    // containerd resolves the ID without parsing a reference, and names the OCI spec's image after the name.
+    image: { image: inputs.imageRef || c.image || '', userSpecifiedImage: c.image ?? '' },
     command: inputs.command ?? c.command ?? [],
     args: inputs.args ?? c.args ?? [],
     workingDir: c.workingDir ?? '',

@@ -463,6 +463,7 @@ export class PodSyncer {
         ...resolved,
         mounts,
         volumeDevices,
+        imageRef: pulled.imageRef,
         imageUser: pulled.user,
         security: this.#node,
         memoryCapacityBytes: this.#node.memoryCapacity?.(),

@@ -5,6 +5,7 @@ import type { PsiStats__Output } from '../cri/generated/runtime/v1/PsiStats.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { labels } from '../runtime/types.ts';
+import { listedImage } from '../cri/image-spec.ts';
 import type { CriContainerStats, Psi, PsiData } from './sample.ts';
 
 export interface SandboxInfo {
@@ -83,7 +84,7 @@ export function criStatsSource(
         podName: c.labels[labels.podName] ?? '',
         podNamespace: c.labels[labels.podNamespace] ?? '',
         name: c.metadata?.name ?? c.labels[labels.containerName] ?? '',
-        image: c.image?.image ?? '',
+        image: listedImage(c.image),
         running: c.state === 'CONTAINER_RUNNING',
         createdAtMs: nsToMs(c.createdAt),
       }));

@@ -3,6 +3,7 @@
 import { CoreV1Api, KubeConfig, Watch, type V1Pod } from '@kubernetes/client-node';
 
 export { usage } from '../proc.ts';
+import { machineBusySeconds } from '../proc.ts';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 export const BUSYBOX = 'docker.io/library/busybox:1.36';
@@ -116,5 +117,26 @@ export async function waitRunning(ns: string, n: number, timeoutMs = 120_000): P
     if (running >= n) return;
     if (Date.now() > deadline) throw new Error(`only ${running}/${n} pods Running after ${timeoutMs / 1000} s`);
     await sleep(500);
+  }
+}
+
+/**
+ * Waits until the machine is quiet: a 3 s window in which all processes together used less than
+ * `cores` of CPU. What the last run left behind (the other kubelet's sandbox teardown after its
+ * pods were deleted, their network namespaces, GC) otherwise lands in the next run's figures.
+ * Gives up after `timeoutMs` and says so: a loaded machine is then part of the figures.
+ */
+export async function quietMachine(cores = 0.3, timeoutMs = 180_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const t0 = Date.now(),
+      b0 = machineBusySeconds();
+    await sleep(3000);
+    const busy = (machineBusySeconds() - b0) / ((Date.now() - t0) / 1000);
+    if (busy < cores) return;
+    if (Date.now() > end) {
+      console.error(`bench: the machine is still busy (${busy.toFixed(2)} cores) after ${timeoutMs / 1000} s; measuring anyway`);
+      return;
+    }
   }
 }

@@ -16,7 +16,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { nodeRequests, total } from './audit.ts';
 import { type Phase, histograms, nodeMetrics, phases } from './phases.ts';
 import type { BenchRun } from './plot.ts';
-import { BUSYBOX, ROOT, admin, benchNamespace, pct, sleep, usage as procUsage, watchPods } from './lib.ts';
+import { BUSYBOX, ROOT, admin, benchNamespace, pct, quietMachine, sleep, usage as procUsage, watchPods } from './lib.ts';
 
 const { core } = admin();
 
@@ -221,7 +221,9 @@ async function runOnce(t: Target): Promise<Result> {
       async () => (await core.readNamespacedPod({ name: 'warmup', namespace: ns })).status?.phase === 'Succeeded',
     );
     await deletePods(ns);
-    await sleep(3000); // let the kubelet settle (sandbox removal, status writes) before measuring
+    // Let both kubelets settle (sandbox removal, the last run's teardown, status writes) before measuring.
+    await sleep(3000);
+    await quietMachine();
 
     if (readPid(t) !== pid) throw new Restarted(`${t.label} restarted`);
     const metricsBefore = await nodeMetrics(t.node).catch(unreadable);
