@@ -189,7 +189,8 @@ function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInp
   return {
     metadata: { name: c.name, attempt },
     // The image's ID, and the name the pod gave as userSpecifiedImage, as upstream's generateContainerConfig:
-    // containerd resolves the ID without parsing a reference, and names the OCI spec's image after the name.
+    // the container is made from the image that was checked, whatever the tag names by then, and
+    // containerd names the OCI spec's image after the pod's name.
     image: { image: inputs.imageRef || c.image || '', userSpecifiedImage: c.image ?? '' },
     command: inputs.command ?? c.command ?? [],
     args: inputs.args ?? c.args ?? [],
