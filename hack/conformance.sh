@@ -11,6 +11,8 @@
 #   PROCS=n      parallel test processes (default 6); CONFORMANCE_OUT=dir for the reports
 #                (default _output/conformance-SUITE);
 #   TIMEOUT=d    the whole run's limit (ginkgo duration, default 4h: what ran is reported).
+#   BUILD_ONLY=1 builds e2e.test, ginkgo and the tests' binaries, then stops (the e2e smoke's
+#                setup: 15 minutes on a cold machine, not to be counted in its time limit).
 source "$(dirname "$0")/cluster/lib.sh"
 need_root
 
@@ -46,6 +48,7 @@ KUBECONFIG_ADMIN="$CLUSTER_KUBECONFIG"
 [ -f "$KUBECONFIG_ADMIN" ] || die "no local cluster ($KUBECONFIG_ADMIN): run 'make up' first"
 # Not e2e_node.test: only hack/node-conformance.sh runs it (a few minutes more on a cold machine).
 bash "$KTS_ROOT/hack/build-conformance.sh" e2e.test ginkgo agnhost nnp sample-apiserver sample-device-plugin dra-test-driver
+[ -z "${BUILD_ONLY:-}" ] || exit 0
 ckubectl get --raw /readyz >/dev/null || die "the cluster's apiserver is not ready: run 'make up'"
 # The tests' images, into every node's containerd (no registry is reachable).
 nodes=$(ckubectl get nodes -o jsonpath='{.items[*].metadata.name}')
