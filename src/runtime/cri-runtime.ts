@@ -5,7 +5,6 @@ import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { Container__Output } from '../cri/generated/runtime/v1/Container.ts';
 import type { PodSandbox__Output } from '../cri/generated/runtime/v1/PodSandbox.ts';
 import type { ContainerStatus__Output } from '../cri/generated/runtime/v1/ContainerStatus.ts';
-import { listedImage } from '../cri/image-spec.ts';
 import { terminationMessage } from './termination-message.ts';
 import { parseLinux, type LinuxResources } from '../resources/linux-resources.ts';
 import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from './types.ts';
@@ -152,11 +151,9 @@ export class RuntimeView {
         name: c.metadata?.name ?? c.labels[labels.containerName] ?? '',
         attempt: c.metadata?.attempt ?? 0,
         phase: phases[st.state] ?? 'unknown',
-        // The image as the pod named it at creation (the listed config's userSpecifiedImage):
-        // containerd's status answers with the image's first tag, another name when one image
-        // has several. A runtime that drops userSpecifiedImage (containerd 1.6) lists the ID
-        // the kubelet created it from: then the first tag, as upstream's status shows always.
-        image: listedImage(c.image) || st.image?.image || '',
+        // The image as the kubelet named it at creation (the listed config's): containerd's
+        // status answers with the image's first tag, another name when one image has several.
+        image: c.image?.image || st.image?.image || '',
         imageRef: st.imageRef,
         hash: c.annotations[labels.containerHash] ?? '',
         createdAtNs: st.createdAt,

@@ -126,8 +126,6 @@ export interface ContainerInputs {
   env?: { name: string; value: string }[];
   command?: string[];
   args?: string[];
-  /** The image's ID from the pull or the image check: the runtime creates the container from it. */
-  imageRef?: string;
   /** The image's user (CRI ImageStatus): the container runs as it when the pod names no runAsUser. */
   imageUser?: ImageUser;
   /** The node's seccomp settings (seccompDefault, the Localhost profile root) and masked paths. */
@@ -188,10 +186,8 @@ function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInp
   const linux = resources(pod, c);
   return {
     metadata: { name: c.name, attempt },
-    // The image's ID, and the name the pod gave as userSpecifiedImage, as upstream's generateContainerConfig:
-    // the container is made from the image that was checked, whatever the tag names by then, and
-    // containerd names the OCI spec's image after the pod's name.
-    image: { image: inputs.imageRef || c.image || '', userSpecifiedImage: c.image ?? '' },
+    // userSpecifiedImage as upstream's generateContainerConfig: containerd names the OCI spec's image after it.
+    image: { image: c.image ?? '', userSpecifiedImage: c.image ?? '' },
     command: inputs.command ?? c.command ?? [],
     args: inputs.args ?? c.args ?? [],
     workingDir: c.workingDir ?? '',

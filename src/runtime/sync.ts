@@ -463,7 +463,6 @@ export class PodSyncer {
         ...resolved,
         mounts,
         volumeDevices,
-        imageRef: pulled.imageRef,
         imageUser: pulled.user,
         security: this.#node,
         memoryCapacityBytes: this.#node.memoryCapacity?.(),

@@ -5,7 +5,6 @@ import type { PsiStats__Output } from '../cri/generated/runtime/v1/PsiStats.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { labels } from '../runtime/types.ts';
-import { listedImage } from '../cri/image-spec.ts';
 import type { CriContainerStats, Psi, PsiData } from './sample.ts';
 
 export interface SandboxInfo {
@@ -84,7 +83,7 @@ export function criStatsSource(
         podName: c.labels[labels.podName] ?? '',
         podNamespace: c.labels[labels.podNamespace] ?? '',
         name: c.metadata?.name ?? c.labels[labels.containerName] ?? '',
-        image: listedImage(c.image),
+        image: c.image?.image ?? '',
         running: c.state === 'CONTAINER_RUNNING',
         createdAtMs: nsToMs(c.createdAt),
       }));
