@@ -221,8 +221,8 @@ async function runOnce(t: Target): Promise<Result> {
       async () => (await core.readNamespacedPod({ name: 'warmup', namespace: ns })).status?.phase === 'Succeeded',
     );
     await deletePods(ns);
-    // Let both kubelets settle (sandbox removal, the last run's teardown, status writes) before measuring.
-    await sleep(3000);
+    // Let both kubelets settle (sandbox removal, the last run's teardown, status writes) before
+    // measuring: quietMachine's first 3 s window is the settling time the fixed sleep gave.
     await quietMachine();
 
     if (readPid(t) !== pid) throw new Restarted(`${t.label} restarted`);
