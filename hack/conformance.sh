@@ -53,7 +53,12 @@ ckubectl get --raw /readyz >/dev/null || die "the cluster's apiserver is not rea
 # The tests' images, into every node's containerd (no registry is reachable).
 nodes=$(ckubectl get nodes -o jsonpath='{.items[*].metadata.name}')
 [ "$(wc -w <<<"$nodes")" -ge 3 ] || die "the conformance tests need two untainted nodes: run 'make up' with NODES>=3"
-for n in $nodes; do bash "$KTS_ROOT/hack/cluster/node.sh" images "$n" --conformance; done
+# The first node's call builds them (cached in $KTS_CACHE) and imports them; the other nodes
+# only import, side by side.
+set -- $nodes
+bash "$KTS_ROOT/hack/cluster/node.sh" images "$1" --conformance
+pids=(); for n in "${@:2}"; do bash "$KTS_ROOT/hack/cluster/node.sh" images "$n" --conformance & pids+=($!); done
+for p in "${pids[@]}"; do wait "$p" || die "the conformance images could not be imported (see the lines above)"; done
 
 rm -rf "$OUTDIR"; mkdir -p "$OUTDIR"
 watcher=$(watch_failed_pulls "$KUBECONFIG_ADMIN" "$OUTDIR/missing-images.txt")

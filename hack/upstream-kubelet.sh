@@ -151,7 +151,8 @@ start() {
   if running kubelet-upstream && running containerd-upstream; then
     log "upstream kubelet already running (pid $(cat "$PIDS/kubelet-upstream.pid"), node $UP_NODE)"; return 0
   fi
-  [ -x "$BIN/kubelet" ] || die "$BIN/kubelet is missing: run hack/build-control-plane.sh"
+  # (Not built by `make up`: only the upstream kubelet's users build it.)
+  [ -x "$BIN/kubelet" ] || "$KTS_ROOT/hack/build-control-plane.sh" kubelet || die "cannot build the upstream kubelet (hack/build-control-plane.sh kubelet)"
   [ -s "$LOCAL/bootstrap-kubelet.conf" ] || die "$LOCAL/bootstrap-kubelet.conf is missing: run make up"
   apiserver_ok || die "the apiserver is not reachable: run make up"
   main_sock_ok || die "the stack's containerd is not running on $CONTAINERD_SOCK: run make up"

@@ -133,7 +133,8 @@ kubelet() {
       [ -f "$state/var/lib/kubelet/config.yaml" ] || die "node $n has no /var/lib/kubelet/config.yaml yet (kubeadm init or join writes it)"
       local cmd
       if [ "$kind" = upstream ]; then
-        [ -x "$BIN/kubelet" ] || die "$BIN/kubelet is missing: run hack/build-control-plane.sh"
+        # (Not built by `make up`: only the upstream kubelet's users build it.)
+        [ -x "$BIN/kubelet" ] || "$KTS_ROOT/hack/build-control-plane.sh" kubelet || die "cannot build the upstream kubelet (hack/build-control-plane.sh kubelet)"
         # It refuses a cgroup root that does not exist (kubelet-ts makes its own).
         local d; for d in /sys/fs/cgroup/*/; do [ -f "$d/cgroup.procs" ] && mkdir -p "${d%/}/kts-$n"; done
         cmd=("$BIN/kubelet")
