@@ -13,9 +13,10 @@ command -v go >/dev/null || die "go is not installed (need Go >= 1.26 for $KUBE_
 
 kube_dir="$KTS_CACHE/kube-$KUBE_VERSION/bin"
 etcd_dir="$KTS_CACHE/etcd-$ETCD_VERSION/bin"
-kube_bins=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl kubeadm)
+control_plane=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl kubeadm)
+kube_bins=("${control_plane[@]}")
 if [ $# -gt 0 ]; then
-  for b in "$@"; do [[ " ${kube_bins[*]} kubelet " = *" $b "* ]] || die "usage: $0 [${kube_bins[*]} kubelet]..."; done
+  for b in "$@"; do [[ " ${control_plane[*]} kubelet " = *" $b "* ]] || die "usage: $0 [${control_plane[*]} kubelet]..."; done
   kube_bins=("$@")
 fi
 
@@ -29,7 +30,7 @@ build_kube() {
     ld+=" -X $p.gitVersion=$KUBE_VERSION -X $p.gitMajor=${v%%.*} -X $p.gitMinor=$(echo "$v" | cut -d. -f2) -X $p.gitTreeState=clean"
   done
   rm -rf "$kube_dir.tmp"; mkdir -p "$kube_dir.tmp"
-  if [ $# -ge 6 ]; then
+  if [ $# -ge ${#control_plane[@]} ]; then
     log "building $* $KUBE_VERSION (cold: ~20-30 min on 2 cores; log: $LOGS/build-kube.log)"
   else
     log "building $* $KUBE_VERSION, missing from $kube_dir (log: $LOGS/build-kube.log)"
