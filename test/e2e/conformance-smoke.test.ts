@@ -15,8 +15,9 @@ import { parseJUnit } from '../conformance/report.ts';
 
 before(() => {
   ensureCluster();
-  // e2e.test and the rest first, outside the test's time limit: their cold build (~15 min on 2
-  // cores) would otherwise take most of it, and a fresh machine's `make test` would fail here.
+  // e2e.test and the rest first, outside the test's time limit: their cold build would
+  // otherwise take most of it. Under `make e2e` this waits for the build it started in the
+  // background (hack/build-conformance.sh's lock), usually done by the time this file runs.
   const r = spawnSync('bash', [`${ROOT}/hack/conformance.sh`], { stdio: 'inherit', env: { ...process.env, BUILD_ONLY: '1' } });
   assert.equal(r.status, 0, 'hack/conformance.sh could not build the conformance tests (BUILD_ONLY=1): see the lines above');
 });
