@@ -34,12 +34,16 @@ command -v readelf >/dev/null || apt_install binutils    # the static check belo
 # BIN, checks that hack/tools/NAME/go.mod requires MODULE at VERSION (the cache is keyed by
 # the pin, so the two must agree), runs the function BUILD OUTDIR there in the background with
 # its output in $LOGS/build-NAME.log and a progress line every 30 s, and moves OUTDIR into
-# the cache only when every BIN is in it.
+# the cache only when every BIN is in it. A build of NAME already running (`make e2e` starts
+# one in the background) is waited for first (hack/lib.sh build_lock).
 build_addon() {
   local name=$1 module=$2 version=$3 build=$4; shift 4
-  local dir="$KTS_CACHE/$name-$version/bin" mod="$KTS_ROOT/hack/tools/$name" b missing=()
-  for b in "$@"; do [ -x "$dir/$b" ] || missing+=("$b"); done
-  [ ${#missing[@]} -gt 0 ] || return 0
+  local dir="$KTS_CACHE/$name-$version/bin" mod="$KTS_ROOT/hack/tools/$name"
+  built() { local b; for b in "$@"; do [ -x "$dir/$b" ] || return 1; done; }
+  ! built "$@" || return 0
+  mkdir -p "$KTS_CACHE"
+  build_lock "$KTS_CACHE/$name-$version.lock" "$name"
+  ! built "$@" || return 0
   local have
   have=$(cd "$mod" && go list -m -f '{{.Version}}' "$module" 2>/dev/null) \
     || die "cannot read the version of $module from $mod/go.mod"

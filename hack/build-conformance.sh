@@ -10,8 +10,8 @@
 # With names (hack/build-conformance.sh sample-device-plugin), only those: hack/up.sh builds
 # the sample device plugin so, for the image every set imports (hack/build-images.sh), and
 # hack/cluster/up.sh the DRA test driver too, for the image the cluster's set (--cluster) adds.
-# One build at a time: a second run waits for the first (`make e2e` starts one in the
-# background that the conformance smoke's then waits for), then builds what is still missing.
+# One build at a time: a run that misses a binary waits for a build already running (`make e2e`
+# starts one in the background), then builds what is still missing.
 source "$(dirname "$0")/lib.sh"
 
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
@@ -20,11 +20,6 @@ command -v go >/dev/null || die "go is not installed (need Go >= 1.26 for $KUBE_
 dir="$KTS_CACHE/conformance-$KUBE_VERSION/bin"
 mod="$KTS_ROOT/hack/tools/conformance"
 mkdir -p "$LOGS" "$BIN" "$dir"
-exec 9>"$dir/.lock"
-if ! flock -n 9; then
-  log "waiting for the conformance build already running (log: $LOGS/build-conformance.log)"
-  until flock -w 60 9; do log "  still waiting for the conformance build..."; done
-fi
 # Each binary: its package and how it is linked (static for the images' roots).
 declare -A pkgs=([e2e.test]=k8s.io/kubernetes/test/e2e [e2e_node.test]=k8s.io/kubernetes/test/e2e_node [agnhost]=k8s.io/kubernetes/test/images/agnhost
   [nnp]=k8s.io/kubernetes/test/images/nonewprivs [sample-apiserver]=k8s.io/sample-apiserver
@@ -36,8 +31,10 @@ if [ $# -gt 0 ]; then
   for b in "$@"; do [ -n "${pkgs[$b]:-}" ] || die "usage: $0 [${bins[*]}]..."; done
   bins=("$@")
 fi
-todo=()
-for b in "${bins[@]}"; do [ -x "$dir/$b" ] || todo+=("$b"); done
+missing() { todo=(); for b in "${bins[@]}"; do [ -x "$dir/$b" ] || todo+=("$b"); done; }
+missing
+# Another run may be building them (hack/lib.sh build_lock): wait for it, then look again.
+[ ${#todo[@]} -eq 0 ] || { build_lock "$dir/.lock" "conformance (log: $LOGS/build-conformance.log)"; missing; }
 if [ ${#todo[@]} -gt 0 ]; then
   v=${KUBE_VERSION#v}; ld=""
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do

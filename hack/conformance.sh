@@ -45,10 +45,10 @@ PROCS="${PROCS:-6}"
 OUTDIR="${CONFORMANCE_OUT:-$OUT/conformance-$SUITE}"
 KUBECONFIG_ADMIN="$CLUSTER_KUBECONFIG"
 
-[ -f "$KUBECONFIG_ADMIN" ] || die "no local cluster ($KUBECONFIG_ADMIN): run 'make up' first"
 # Not e2e_node.test: only hack/node-conformance.sh runs it (a few minutes more on a cold machine).
 bash "$KTS_ROOT/hack/build-conformance.sh" e2e.test ginkgo agnhost nnp sample-apiserver sample-device-plugin dra-test-driver
 [ -z "${BUILD_ONLY:-}" ] || exit 0
+[ -f "$KUBECONFIG_ADMIN" ] || die "no local cluster ($KUBECONFIG_ADMIN): run 'make up' first"
 ckubectl get --raw /readyz >/dev/null || die "the cluster's apiserver is not ready: run 'make up'"
 # The tests' images, into every node's containerd (no registry is reachable).
 nodes=$(ckubectl get nodes -o jsonpath='{.items[*].metadata.name}')

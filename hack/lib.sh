@@ -49,6 +49,18 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 need_root() { [ "$(id -u)" = 0 ] || die "must run as root (containerd, CNI and cgroups need it)"; }
 
+# build_lock FILE WHAT: one build of WHAT at a time. `make e2e` builds the cluster's add-ons
+# and the conformance tests in the background while test files that need them may start
+# their own build: the second waits (a line a minute) and then finds what the first built.
+# The lock is fd 9's: a second build_lock in the same script releases the first; exiting
+# releases it. Callers take it only when something is missing, so that a warm caller never waits.
+build_lock() {
+  exec 9>"$1"
+  flock -n 9 && return 0
+  log "waiting for the $2 build already running"
+  until flock -w 60 9; do log "  still waiting for the $2 build..."; done
+}
+
 # apt_install PKG...: installs the Debian packages that are missing, updating the index once.
 apt_install() {
   local missing=()
