@@ -77,6 +77,11 @@ export interface KubeletConfig {
   enableSystemLogQuery: boolean;
   /** Refuse to start while swap is on (src/node/swap.ts). */
   failSwapOn: boolean;
+  /**
+   * Unset: on cgroup v2 an OOM kill takes the whole container (memory.oom.group), on v1 one
+   * process (src/resources/linux-resources.ts singleProcessOOMKill); false is refused on v1.
+   */
+  singleProcessOOMKill?: boolean;
   /** Swap for containers (src/resources/swap.ts): NoSwap ('' too) or LimitedSwap. */
   memorySwap: { swapBehavior: string };
   /** Graceful node shutdown (src/nodeshutdown): 0 and no list (the default) leave it off. */
@@ -226,6 +231,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   enableSystemLogHandler: ['bool', 'enableSystemLogHandler'],
   enableSystemLogQuery: ['bool', 'enableSystemLogQuery'],
   failSwapOn: ['bool', 'failSwapOn'],
+  singleProcessOOMKill: ['bool', 'singleProcessOOMKill'],
   memorySwap: ['memorySwap', 'memorySwap'],
   shutdownGracePeriod: ['duration', 'shutdownGracePeriodMs'],
   shutdownGracePeriodCriticalPods: ['duration', 'shutdownGracePeriodCriticalPodsMs'],
@@ -233,7 +239,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   // Upstream's other fields: type-checked now, in effect as their features land.
   ...accepted(
     'bool',
-    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS singleProcessOOMKill runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
+    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
   ),
   ...accepted(
     'int',

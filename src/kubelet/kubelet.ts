@@ -70,6 +70,7 @@ import { kubepodsCgroup } from '../resources/cgroup-layout.ts';
 import { effectiveMaxPods, kubepodsLimits } from '../resources/node-allocatable.ts';
 import { ensurePodCgroup } from '../resources/pod-cgroup.ts';
 import { parseQuantity } from '../resources/quantity.ts';
+import { singleProcessOOMKill } from '../resources/linux-resources.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { apiEnvSource } from '../runtime/env-sources.ts';
 import { serviceCache } from '../runtime/service-cache.ts';
@@ -179,6 +180,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     swapCapacityBytes: host.swapBytes ?? 0,
     log,
   });
+  // One process or the whole container per OOM kill; refused as upstream's validation does.
+  const oomKill = singleProcessOOMKill(config.singleProcessOOMKill, swap.cgroupV2);
   if (config.enforceNodeAllocatable.includes('pods')) {
     try {
       ensurePodCgroup(kubepodsCgroup(config.cgroupRoot), kubepodsLimits(host, [config.kubeReserved, config.systemReserved]));
@@ -313,6 +316,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       memoryCapacity: () => parseQuantity(node.capacity()?.memory ?? ''),
       cgroupRoot: config.cgroupRoot,
       swap,
+      singleProcessOOMKill: oomKill,
     },
     // EnvFiles: fileKeyRef reads files of the pod's volumes as set up.
     env: withEnvFiles(

@@ -10,6 +10,7 @@ import {
   milliCPU,
   quotaFromMilli,
   sharesFromMilli,
+  singleProcessOOMKill,
 } from './linux-resources.ts';
 import { requirements } from './testing.ts';
 
@@ -21,6 +22,21 @@ test('upstream conversions: MilliCPUToShares and MilliCPUToQuota', () => {
   assert.deepEqual([0, 1, 2, 20, 25, 1000].map(sharesFromMilli), [2, 2, 2, 20, 25, 1024]);
   assert.deepEqual([0, 5, 10, 35, 570].map(quotaFromMilli), [0, 1000, 1000, 3500, 57000]);
 });
+
+// Upstream's NewMainKubelet and validation_linux.go.
+const oomCases: [string, boolean | undefined, boolean, boolean | RegExp][] = [
+  ['cgroup v2, unset: the whole container', undefined, true, false],
+  ['cgroup v2, true: one process', true, true, true],
+  ['cgroup v2, false', false, true, false],
+  ['cgroup v1, unset: one process', undefined, false, true],
+  ['cgroup v1, true', true, false, true],
+  ['cgroup v1, false: refused', false, false, /must not be explicitly set to false when using cgroup v1/],
+];
+for (const [name, configured, v2, want] of oomCases)
+  test(`singleProcessOOMKill: ${name}`, () => {
+    if (want instanceof RegExp) assert.throws(() => singleProcessOOMKill(configured, v2), want);
+    else assert.equal(singleProcessOOMKill(configured, v2), want);
+  });
 
 const linuxCases: [string, ResourceRequirements, ReturnType<typeof linuxResources>][] = [
   ['nothing: minimum shares, no limits', requirements(), { cpuShares: 2, cpuPeriod: 0, cpuQuota: 0, memoryLimitInBytes: 0 }],

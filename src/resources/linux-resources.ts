@@ -40,13 +40,36 @@ export function linuxResources(r: ResourceRequirements | undefined, podLimits?: 
     memLim = bytes(lim.memory) || (podLimits?.memory ?? 0);
   // A container limit is a request too, as the apiserver defaults it; only with neither does the pod's limit give the shares.
   const cpuReqText = req.cpu ?? lim.cpu;
-  const cpuReq = cpuReqText !== undefined ? milliCPU(cpuReqText) : cpuLim;
+  return fromAmounts(cpuReqText !== undefined ? milliCPU(cpuReqText) : undefined, cpuLim, memLim);
+}
+
+/**
+ * Upstream's calculateLinuxResources over millicores and bytes (0: unset): shares from the cpu
+ * request, or the limit when there is no request; quota from the cpu limit.
+ */
+export function fromAmounts(cpuRequest: number | undefined, cpuLimit: number, memoryLimit: number): LinuxResources {
   return {
-    cpuShares: sharesFromMilli(cpuReq),
-    cpuPeriod: cpuLim ? CFS_PERIOD_US : 0,
-    cpuQuota: quotaFromMilli(cpuLim),
-    memoryLimitInBytes: memLim,
+    cpuShares: sharesFromMilli(cpuRequest ?? cpuLimit),
+    cpuPeriod: cpuLimit ? CFS_PERIOD_US : 0,
+    cpuQuota: quotaFromMilli(cpuLimit),
+    memoryLimitInBytes: memoryLimit,
   };
+}
+
+/** cgroup v2's switch that has the kernel kill every process of the cgroup when it OOM-kills one. */
+export const OOM_GROUP = 'memory.oom.group';
+
+/**
+ * Whether an OOM kill takes one process or the whole container, as upstream's NewMainKubelet
+ * settles singleProcessOOMKill at start: always one on cgroup v1 (where false is refused, as
+ * validation_linux.go does), the whole container on v2 unless the configuration says true.
+ * false: containers get OOM_GROUP (calculateLinuxResources' Unified).
+ */
+export function singleProcessOOMKill(configured: boolean | undefined, cgroupV2: boolean): boolean {
+  if (cgroupV2) return configured ?? false;
+  if (configured === false)
+    throw new Error('invalid configuration: singleProcessOOMKill must not be explicitly set to false when using cgroup v1');
+  return true;
 }
 
 export const sameLinux = (a: LinuxResources, b: LinuxResources) =>

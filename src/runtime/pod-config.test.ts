@@ -129,6 +129,47 @@ test("swap in the container's resources: cgroup v1 NoSwap caps memory+swap at th
   ]);
 });
 
+// Upstream's applySandboxResources, and calculateLinuxResources' Unified.
+test("the sandbox's resources: the pod's requests and limits without the overhead; the overhead as both", () => {
+  const p = pod({
+    containers: [
+      { name: 'a', image: 'busybox', resources: { requests: { cpu: '100m' }, limits: { cpu: '500m', memory: '64Mi' } } },
+      { name: 'b', image: 'busybox', resources: { requests: { cpu: '150m', memory: '32Mi' } } },
+    ],
+    overhead: { cpu: '250m', memory: '120Mi' },
+  });
+  const { resources, overhead } = sandboxConfig(p, 0, node).linux!;
+  // b has no limits: the pod's sums hold only a's.
+  assert.deepEqual(resources, { cpuShares: 256, cpuPeriod: 100000, cpuQuota: 50000, memoryLimitInBytes: 64 * 2 ** 20 });
+  assert.deepEqual(overhead, { cpuShares: 256, cpuPeriod: 100000, cpuQuota: 25000, memoryLimitInBytes: 120 * 2 ** 20 });
+  const bare = sandboxConfig(pod(), 0, node).linux!;
+  assert.deepEqual(
+    bare.resources,
+    { cpuShares: 2, cpuPeriod: 100000, cpuQuota: 0, memoryLimitInBytes: 0 },
+    'besteffort: the minimum shares',
+  );
+  assert.deepEqual(bare.overhead, {}, 'no overhead: an empty one, as upstream');
+  const group = sandboxConfig(p, 0, { ...node, singleProcessOOMKill: false }).linux!;
+  assert.deepEqual([group.resources!.unified, group.overhead!.unified], [{ 'memory.oom.group': '1' }, { 'memory.oom.group': '1' }]);
+});
+
+test('singleProcessOOMKill false: the container gets memory.oom.group, beside its swap limit', () => {
+  const p = pod({ containers: [{ name: 'a', image: 'busybox', resources: { requests: { memory: '1Gi' } } }] });
+  const c = p.spec!.containers[0]!;
+  const unified = (inputs: Parameters<typeof containerConfig>[3]) => containerConfig(p, c, 0, inputs).linux!.resources!.unified;
+  assert.equal(unified({}), undefined);
+  assert.equal(unified({ singleProcessOOMKill: true }), undefined);
+  assert.deepEqual(unified({ singleProcessOOMKill: false }), { 'memory.oom.group': '1' });
+  const swap = {
+    swapBehavior: 'NoSwap',
+    cgroupV2: true,
+    controllerAvailable: true,
+    memoryCapacityBytes: 8 * 2 ** 30,
+    swapCapacityBytes: 2 ** 30,
+  };
+  assert.deepEqual(unified({ singleProcessOOMKill: false, swap }), { 'memory.oom.group': '1', 'memory.swap.max': '0' });
+});
+
 test('security context: sysctls and the sandbox context; the container runs as the image user unless told', () => {
   const p = pod({
     securityContext: { runAsNonRoot: true, fsGroup: 2000, sysctls: [{ name: 'net.ipv4.ip_local_port_range', value: '1024 65535' }] },

@@ -12,8 +12,8 @@ import { labels } from './types.ts';
 import type { DeviceRunOptions } from '../devices/allocation.ts';
 import { containerHash } from './hash.ts';
 import { containerOOMScoreAdj, qosClass } from '../resources/qos.ts';
-import { linuxResources } from '../resources/linux-resources.ts';
-import { podLimitsForContainers } from '../resources/pod-resources.ts';
+import { CFS_PERIOD_US, fromAmounts, linuxResources, OOM_GROUP } from '../resources/linux-resources.ts';
+import { podLimits, podLimitsForContainers, podRequests, toAmounts } from '../resources/pod-resources.ts';
 import { containerSwap, type NodeSwap } from '../resources/swap.ts';
 import { containerSecurityContext, sandboxSecurityContext, sandboxSysctls, type ImageUser, type NodeSecurity } from './security-context.ts';
 import { podCgroupPath } from '../resources/cgroup-layout.ts';
@@ -34,6 +34,8 @@ export interface NodeContext extends NodeSecurity {
   cgroupRoot?: string;
   /** The node's swap (src/node/swap.ts): the containers' swap limits follow from it; unset: none set. */
   swap?: NodeSwap;
+  /** false: an OOM kill takes the whole container (src/resources/linux-resources.ts singleProcessOOMKill); unset: one process. */
+  singleProcessOOMKill?: boolean;
 }
 
 const podRef = (pod: Pod) => ({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? 'default', uid: pod.metadata!.uid! });
@@ -104,9 +106,34 @@ export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext, user
       cgroupParent: podCgroup(pod, node.cgroupRoot),
       securityContext: withUserNamespace(sandboxSecurityContext(pod), userns),
       sysctls: sandboxSysctls(pod),
+      ...sandboxResources(pod, node.singleProcessOOMKill),
     },
   };
 }
+
+/**
+ * The pod's resources and overhead on its sandbox, as upstream's applySandboxResources
+ * (calculateSandboxResources: the pod's requests and limits without the overhead;
+ * convertOverheadToLinuxResources: the overhead as both). runc pods are bounded by their pod
+ * cgroup (src/resources/pod-cgroup.ts); containerd passes these on as the sandbox's
+ * io.kubernetes.cri.sandbox-* annotations, from which VM runtimes (Kata) size the VM.
+ */
+function sandboxResources(pod: Pod, singleProcessOOMKill: boolean | undefined) {
+  const unified = oomGroup(singleProcessOOMKill);
+  // Upstream sends the CFS period whatever the limit (cpuCFSQuota, on by default).
+  const of = (cpuRequest: number | undefined, cpuLimit = 0, memoryLimit = 0) => ({
+    ...fromAmounts(cpuRequest, cpuLimit, memoryLimit),
+    cpuPeriod: CFS_PERIOD_US,
+    ...(unified && { unified }),
+  });
+  const req = podRequests(pod, { excludeOverhead: true }),
+    lim = podLimits(pod, { excludeOverhead: true });
+  const o = pod.spec?.overhead && toAmounts(pod.spec.overhead);
+  return { resources: of(req.cpu, lim.cpu, lim.memory), overhead: o ? of(o.cpu ?? 0, o.cpu, o.memory) : {} };
+}
+
+/** calculateLinuxResources' Unified: the kernel kills the whole cgroup on OOM unless single process kills were asked for. */
+const oomGroup = (singleProcessOOMKill: boolean | undefined) => (singleProcessOOMKill === false ? { [OOM_GROUP]: '1' } : undefined);
 
 /**
  * CPU and memory for the runtime, with upstream's conversions (shares from requests, quota from
@@ -138,6 +165,8 @@ export interface ContainerInputs {
   swap?: NodeSwap;
   /** The pod's user namespace, as its sandbox has it (src/userns). */
   userNamespace?: UserNamespace;
+  /** The node's (NodeContext): false puts memory.oom.group in the container's resources. */
+  singleProcessOOMKill?: boolean;
 }
 
 /** The device plugins' share of a container's config: envs, mounts and annotations first, then the container's own. */
@@ -184,6 +213,9 @@ function inUserNamespace(config: ContainerConfig, userns: UserNamespace | undefi
 function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInputs): ContainerConfig {
   const ref = podRef(pod);
   const linux = resources(pod, c);
+  const swap = containerSwap(pod, c, linux.memoryLimitInBytes, inputs.swap);
+  // Upstream's order: the OOM group (calculateLinuxResources), then the swap limit beside it.
+  const unified = { ...oomGroup(inputs.singleProcessOOMKill), ...swap.unified };
   return {
     metadata: { name: c.name, attempt },
     // userSpecifiedImage as upstream's generateContainerConfig: containerd names the OCI spec's image after it.
@@ -212,7 +244,8 @@ function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInp
       resources: {
         ...linux,
         ...(inputs.memoryCapacityBytes ? { oomScoreAdj: containerOOMScoreAdj(pod, c, inputs.memoryCapacityBytes) } : {}),
-        ...containerSwap(pod, c, linux.memoryLimitInBytes, inputs.swap),
+        ...swap,
+        ...(Object.keys(unified).length ? { unified } : {}),
       },
       securityContext: containerSecurityContext(pod, c, inputs.imageUser, inputs.security),
     },

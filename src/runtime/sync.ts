@@ -467,6 +467,7 @@ export class PodSyncer {
         security: this.#node,
         memoryCapacityBytes: this.#node.memoryCapacity?.(),
         swap: this.#node.swap,
+        singleProcessOOMKill: this.#node.singleProcessOOMKill,
         devices,
         // The same user namespace as the sandbox's (upstream's NamespacesForPod again).
         userNamespace: sbConfig.linux?.securityContext?.namespaceOptions?.usernsOptions ?? undefined,

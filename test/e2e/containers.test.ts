@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { V1Pod } from '@kubernetes/client-node';
-import { clients, ensureStack, eventually, kubectl, podSpec, withNamespace, BUSYBOX, NODE_IP } from './stack.ts';
+import { clients, crictl, ensureStack, eventually, kubectl, podSpec, withNamespace, BUSYBOX, NODE_IP } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -296,7 +296,7 @@ test("readiness gates: Ready waits for the gate's condition, which a controller 
     assert.equal(gate?.status, 'True', "the controller's condition stays after the kubelet's patches");
   }));
 
-test("resources: the pod cgroup carries the pod's CPU quota and memory limit; a container over its limit is OOMKilled", () =>
+test("resources: the pod cgroup and the sandbox carry the pod's CPU quota and memory limit; a container over its limit is OOMKilled", () =>
   withNamespace(async (ns) => {
     const { core } = clients();
     const limits = { cpu: '200m', memory: '64Mi' };
@@ -313,6 +313,14 @@ test("resources: the pod cgroup carries the pod's CPU quota and memory limit; a 
     assert.equal(cg('memory', 'memory.limit_in_bytes'), String(64 * 1024 * 1024));
     assert.equal(cg('cpu', 'cpu.cfs_quota_us'), '20000');
     assert.equal(cg('cpu', 'cpu.shares'), '204');
+    // The pod's resources on its sandbox (upstream's applySandboxResources), which containerd
+    // writes into the sandbox's OCI spec for VM runtimes: what Kata would size the VM from.
+    const sandbox = crictl('pods', '-q', '--label', `io.kubernetes.pod.uid=${pod.metadata!.uid}`).trim();
+    const annotations = JSON.parse(crictl('inspectp', sandbox)).info.runtimeSpec.annotations as Record<string, string>;
+    assert.deepEqual(
+      ['cpu-period', 'cpu-quota', 'cpu-shares', 'memory'].map((k) => annotations[`io.kubernetes.cri.sandbox-${k}`]),
+      ['100000', '20000', '204', String(64 * 1024 * 1024)],
+    );
     // tail keeps its whole input in memory, waiting for a newline that never comes.
     await core.createNamespacedPod({
       namespace: ns,
