@@ -27,6 +27,8 @@ export interface KubeletConfig {
   maxPods: number;
   /** Pods per CPU core (0: no limit but maxPods). */
   podsPerCore: number;
+  /** pids.max of each pod's cgroup (src/resources/pod-cgroup.ts); -1: no limit. */
+  podPidsLimit: number;
   healthzPort: number;
   healthzBindAddress: string;
   port: number;
@@ -107,6 +109,7 @@ export const defaults: KubeletConfig = {
   nodeLeaseDurationSeconds: 40,
   nodeStatusMaxImages: 50,
   maxPods: 110,
+  podPidsLimit: -1,
   podsPerCore: 0,
   healthzPort: 10248,
   healthzBindAddress: '127.0.0.1',
@@ -190,6 +193,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   nodeLeaseDurationSeconds: ['int', 'nodeLeaseDurationSeconds'],
   nodeStatusMaxImages: ['int', 'nodeStatusMaxImages'],
   maxPods: ['int', 'maxPods'],
+  podPidsLimit: ['int', 'podPidsLimit'],
   podsPerCore: ['int', 'podsPerCore'],
   healthzPort: ['int', 'healthzPort'],
   healthzBindAddress: ['string', 'healthzBindAddress'],
@@ -243,7 +247,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   ),
   ...accepted(
     'int',
-    `registryPullQPS registryBurst eventRecordQPS eventBurst oomScoreAdj podPidsLimit maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls iptablesMasqueradeBit iptablesDropBit`,
+    `registryPullQPS registryBurst eventRecordQPS eventBurst oomScoreAdj maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls iptablesMasqueradeBit iptablesDropBit`,
   ),
   ...accepted('number', `memoryThrottlingFactor`),
   ...accepted(
@@ -417,7 +421,7 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
       (int('imageGCLowThresholdPercent') ?? 80) >= (int('imageGCHighThresholdPercent') ?? 85),
       'imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent',
     ],
-    [(int('podPidsLimit') ?? -1) < -1, 'podPidsLimit: must be -1 (no limit) or more'],
+    [c.podPidsLimit < -1, 'podPidsLimit: must be -1 (no limit) or more'],
     // Upstream's container log checks (ValidateKubeletConfiguration, NewContainerLogManager).
     [parseQuantity(c.containerLogMaxSize) === undefined, `containerLogMaxSize: ${JSON.stringify(c.containerLogMaxSize)} is not a quantity`],
     [c.containerLogMaxFiles <= 1, `containerLogMaxFiles: ${c.containerLogMaxFiles} must be greater than 1`],

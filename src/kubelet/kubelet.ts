@@ -317,6 +317,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       cgroupRoot: config.cgroupRoot,
       swap,
       singleProcessOOMKill: oomKill,
+      podPidsLimit: config.podPidsLimit,
     },
     // EnvFiles: fileKeyRef reads files of the pod's volumes as set up.
     env: withEnvFiles(

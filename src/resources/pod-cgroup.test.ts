@@ -152,6 +152,25 @@ test('ensurePodCgroup limits every huge page size when the hugetlb controller is
   assert.deepEqual(hugePageSizes(join(sysfs, 'absent')), []);
 });
 
+// podContainerManager.EnsureExists: the kubelet's podPidsLimit on every pod's cgroup, when above 0.
+test('podPidsLimit: pids.max of the pod cgroup when above 0, whatever the QoS', (t) => {
+  const guaranteed: Pod = { spec: { containers: [withResources('c', { limits: { cpu: '1', memory: '64Mi' } })] } };
+  const bestEffort: Pod = { spec: { containers: [withResources('c')] } };
+  assert.equal(podCgroupLimits(guaranteed, 100).pidsLimit, 100);
+  assert.equal(podCgroupLimits(bestEffort, 100).pidsLimit, 100);
+  assert.equal(podCgroupLimits(guaranteed, -1).pidsLimit, undefined, '-1: no limit');
+  assert.equal(podCgroupLimits(guaranteed, 0).pidsLimit, undefined, '0: no limit');
+  assert.equal(podCgroupLimits(guaranteed).pidsLimit, undefined);
+  const root = mkdtempSync(join(tmpdir(), 'kts-cg-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  for (const d of ['cpu', 'memory']) mkdirSync(join(root, d));
+  ensurePodCgroup('/kubepods/podp', { cpuShares: 2, pidsLimit: 100 }, root);
+  assert.ok(!existsSync(join(root, 'pids')), 'no pids controller: nothing written');
+  mkdirSync(join(root, 'pids'));
+  ensurePodCgroup('/kubepods/podp', { cpuShares: 2, pidsLimit: 100 }, root);
+  assert.equal(readFileSync(join(root, 'pids/kubepods/podp/pids.max'), 'utf8'), '100');
+});
+
 test('removePodCgroup removes a pod cgroup with the empty container cgroups below it, and says when one is busy', (t) => {
   const root = mkdtempSync(join(tmpdir(), 'cg-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));

@@ -26,6 +26,8 @@ export interface PodCgroupLimits {
   memoryLimitBytes?: number;
   /** hugetlb limits in bytes by page size as the cgroup names it ("2MB"); absent when the pod asks for none. */
   hugePageLimits?: Record<string, number>;
+  /** pids.max: the kubelet's podPidsLimit when above 0; absent: no limit. */
+  pidsLimit?: number;
 }
 
 /** libcontainer's page size names (upstream's HugePageUnitSizeFromByteSize): 2097152 is "2MB". */
@@ -51,8 +53,13 @@ function hugePageLimits(reqs: Amounts): Record<string, number> {
   return out;
 }
 
-/** Pure: upstream's ResourceConfigForPod for cgroup v1 (PodRequests and PodLimits, pod-level resources and overhead included). */
-export function podCgroupLimits(pod: Pod): PodCgroupLimits {
+/**
+ * Pure: upstream's ResourceConfigForPod for cgroup v1 (PodRequests and PodLimits, pod-level
+ * resources and overhead included), and the node's podPidsLimit when above 0, as
+ * podContainerManager.EnsureExists adds it.
+ */
+export function podCgroupLimits(pod: Pod, podPidsLimit = -1): PodCgroupLimits {
+  const pids = podPidsLimit > 0 ? { pidsLimit: podPidsLimit } : {};
   const reqs = podRequests(pod);
   let cpuDeclared = true,
     memoryDeclared = true;
@@ -72,7 +79,7 @@ export function podCgroupLimits(pod: Pod): PodCgroupLimits {
   const hugePages = hugePageLimits(reqs);
   const withHugePages = Object.keys(hugePages).length ? { hugePageLimits: hugePages } : {};
   const qos = qosClass(pod);
-  if (qos === 'BestEffort') return { cpuShares: MIN_SHARES, ...withHugePages };
+  if (qos === 'BestEffort') return { cpuShares: MIN_SHARES, ...withHugePages, ...pids };
   const cpuShares = sharesFromMilli(reqs.cpu ?? 0),
     cpuQuota = quotaFromMilli(limits.cpu ?? 0),
     memory = limits.memory ?? 0;
@@ -83,6 +90,7 @@ export function podCgroupLimits(pod: Pod): PodCgroupLimits {
     ...((guaranteed || cpuDeclared) && cpuQuota ? { cpuQuotaUs: cpuQuota } : {}),
     ...((guaranteed || memoryDeclared) && memory ? { memoryLimitBytes: memory } : {}),
     ...withHugePages,
+    ...pids,
   };
 }
 
@@ -145,6 +153,7 @@ export function ensurePodCgroup(path: string, l: PodCgroupLimits, root = '/sys/f
   if (existsSync(`${root}/hugetlb`)) {
     for (const size of pageSizes()) set('hugetlb', `hugetlb.${size}.limit_in_bytes`, l.hugePageLimits?.[size] ?? 0);
   }
+  if (l.pidsLimit !== undefined && existsSync(`${root}/pids`)) set('pids', 'pids.max', l.pidsLimit);
 }
 
 /** The host's huge page sizes as the cgroup names them (libcontainer's HugePageSizes: hugepages-2048kB is "2MB"). */

@@ -34,6 +34,8 @@ export interface NodeContext extends NodeSecurity {
   cgroupRoot?: string;
   /** The node's swap (src/node/swap.ts): the containers' swap limits follow from it; unset: none set. */
   swap?: NodeSwap;
+  /** KubeletConfiguration podPidsLimit: pids.max of each pod's cgroup when above 0. */
+  podPidsLimit?: number;
   /** false: an OOM kill takes the whole container (src/resources/linux-resources.ts singleProcessOOMKill); unset: one process. */
   singleProcessOOMKill?: boolean;
 }

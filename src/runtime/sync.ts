@@ -290,7 +290,7 @@ export class PodSyncer {
       mkdirSync(sbConfig.logDirectory!, { recursive: true });
       try {
         // The pod's own cgroup with its limits first, as upstream's pod container manager.
-        this.#podCgroups.ensure(podCgroup(pod, this.#node.cgroupRoot), podCgroupLimits(pod));
+        this.#podCgroups.ensure(podCgroup(pod, this.#node.cgroupRoot), podCgroupLimits(pod, this.#node.podPidsLimit));
       } catch (e) {
         this.#log.warn('Cannot set up the pod cgroup; its containers keep their own limits', { ...ref, err: e });
       }

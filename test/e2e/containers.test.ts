@@ -3,11 +3,13 @@
 // crash-loop back-off.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { clients, crictl, ensureStack, eventually, kubectl, podSpec, withNamespace, BUSYBOX, NODE_IP } from './stack.ts';
+import { clients, crictl, ensureStack, eventually, kubectl, podSpec, restartKubelet, withNamespace, BUSYBOX, NODE_IP } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -336,6 +338,38 @@ test("resources: the pod cgroup and the sandbox carry the pod's CPU quota and me
     );
     assert.deepEqual([t.reason, t.exitCode], ['OOMKilled', 137]);
   }));
+
+test("podPidsLimit: a pod's cgroup gets pids.max, and its containers cannot fork past it", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kts-pids-'));
+  const extra = join(dir, 'config.yaml');
+  writeFileSync(extra, 'podPidsLimit: 20\n');
+  t.after(() => {
+    restartKubelet();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  restartKubelet(extra);
+  await withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('forks', { containers: [sh('main', 'sleep 3600')] }) });
+    const pod = await eventually('pod Running', 60_000, async () => {
+      const p = await readPod(ns, 'forks');
+      return p.status?.phase === 'Running' ? p : undefined;
+    });
+    assert.equal(readFileSync(`/sys/fs/cgroup/pids/kubepods/besteffort/pod${pod.metadata!.uid}/pids.max`, 'utf8').trim(), '20');
+    // 30 more processes in a pod that may hold 20 (the pause process and this shell among them).
+    const out = kubectl(
+      'exec',
+      '-n',
+      ns,
+      'forks',
+      '--',
+      'sh',
+      '-c',
+      'i=0; while [ $i -lt 30 ]; do sleep 600 >/dev/null 2>&1 & i=$((i+1)); done 2>&1; echo end',
+    );
+    assert.match(out, /can't fork|Resource temporarily unavailable/, out);
+  });
+});
 
 test('pod-level resources (spec.resources): QoS, the pod cgroup and the limits of containers that set none come from them', () =>
   withNamespace(async (ns) => {
