@@ -88,6 +88,9 @@ test('bad input names the field', () => {
     ['port: 70000', /port: 70000 must be between 1 and 65535/],
     ['readOnlyPort: 70000', /readOnlyPort: 70000 must be between 0 and 65535, inclusive/],
     ['readOnlyPort: -1', /readOnlyPort: -1 must be between 0 and 65535, inclusive/],
+    ['oomScoreAdj: -1001', /oomScoreAdj: -1001 must be between -1000 and 1000, inclusive/],
+    ['podPidsLimit: -2', /podPidsLimit: must be -1 \(no limit\) or more/],
+    ['singleProcessOOMKill: sometimes', /singleProcessOOMKill: expected true or false/],
     [
       'imageGCHighThresholdPercent: 50\nimageGCLowThresholdPercent: 60',
       /imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent/,

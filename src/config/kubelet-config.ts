@@ -29,6 +29,8 @@ export interface KubeletConfig {
   podsPerCore: number;
   /** pids.max of each pod's cgroup (src/resources/pod-cgroup.ts); -1: no limit. */
   podPidsLimit: number;
+  /** The kubelet's own oom_score_adj (src/node/oom-score.ts). */
+  oomScoreAdj: number;
   healthzPort: number;
   healthzBindAddress: string;
   port: number;
@@ -110,6 +112,7 @@ export const defaults: KubeletConfig = {
   nodeStatusMaxImages: 50,
   maxPods: 110,
   podPidsLimit: -1,
+  oomScoreAdj: -999,
   podsPerCore: 0,
   healthzPort: 10248,
   healthzBindAddress: '127.0.0.1',
@@ -194,6 +197,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   nodeStatusMaxImages: ['int', 'nodeStatusMaxImages'],
   maxPods: ['int', 'maxPods'],
   podPidsLimit: ['int', 'podPidsLimit'],
+  oomScoreAdj: ['int', 'oomScoreAdj'],
   podsPerCore: ['int', 'podsPerCore'],
   healthzPort: ['int', 'healthzPort'],
   healthzBindAddress: ['string', 'healthzBindAddress'],
@@ -247,7 +251,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   ),
   ...accepted(
     'int',
-    `registryPullQPS registryBurst eventRecordQPS eventBurst oomScoreAdj maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls iptablesMasqueradeBit iptablesDropBit`,
+    `registryPullQPS registryBurst eventRecordQPS eventBurst maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls iptablesMasqueradeBit iptablesDropBit`,
   ),
   ...accepted('number', `memoryThrottlingFactor`),
   ...accepted(
@@ -422,6 +426,7 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
       'imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent',
     ],
     [c.podPidsLimit < -1, 'podPidsLimit: must be -1 (no limit) or more'],
+    [c.oomScoreAdj < -1000 || c.oomScoreAdj > 1000, `oomScoreAdj: ${c.oomScoreAdj} must be between -1000 and 1000, inclusive`],
     // Upstream's container log checks (ValidateKubeletConfiguration, NewContainerLogManager).
     [parseQuantity(c.containerLogMaxSize) === undefined, `containerLogMaxSize: ${JSON.stringify(c.containerLogMaxSize)} is not a quantity`],
     [c.containerLogMaxFiles <= 1, `containerLogMaxFiles: ${c.containerLogMaxFiles} must be greater than 1`],

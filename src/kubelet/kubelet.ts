@@ -52,6 +52,7 @@ import { leaseRenewer } from '../node/lease.ts';
 import { probeRuntime } from '../node/runtime-health.ts';
 import { makeRShared } from '../node/shared-mount.ts';
 import { ensureSystemCgroups, type SystemCgroupsConfig } from '../node/system-cgroups.ts';
+import { applyOwnOOMScoreAdj } from '../node/oom-score.ts';
 import { declaredFeatures } from '../node/declared-features.ts';
 import { nodeSwapAtStart } from '../node/swap.ts';
 import { nodeShutdownManager } from '../nodeshutdown/manager.ts';
@@ -137,6 +138,8 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const { config, nodeName, rootDir } = o;
   const nodeIP = o.nodeIP || defaultNodeIP();
   if (!nodeIP) throw new Error('no --node-ip given and no non-loopback IPv4 address found on this host');
+  const oom = applyOwnOOMScoreAdj(config.oomScoreAdj);
+  if (oom) log.info('Failed to ApplyOOMScoreAdj', { err: oom });
   mkdirSync(rootDir, { recursive: true });
   // Shared, so that Bidirectional and HostToContainer volumeMounts work (upstream's setupDataDirs fails
   // the start; here only those mounts would, so the kubelet runs on).

@@ -2,10 +2,12 @@
 // truthfully, and heartbeating through its Lease.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readlinkSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { CertificatesV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ADMIN_KUBECONFIG, ROOT, RUNTIME, clients, ensureStack, eventually, kubectl, nodeName, NODE_IP } from './stack.ts';
+import { ADMIN_KUBECONFIG, ROOT, RUNTIME, clients, ensureStack, eventually, kubectl, nodeName, restartKubelet, NODE_IP } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -145,4 +147,33 @@ test('the node has its CSINode, owned by its Node, and the plugin registration d
   assert.ok('storage.alpha.kubernetes.io/migrated-plugins' in (csiNode.metadata.annotations ?? {}), 'the migration annotation is set');
   const rootDir = process.env.KUBELET_ROOT_DIR ?? '/var/lib/kubelet';
   for (const dir of ['plugins_registry', 'plugins']) assert.ok(statSync(`${rootDir}/${dir}`).isDirectory(), `${rootDir}/${dir}`);
+});
+
+// Upstream's run(): the kubelet's own oom_score_adj is oomScoreAdj (-999 by default), so that the
+// OOM killer takes pods before it. Lowering it takes CAP_SYS_RESOURCE, which this host's
+// container lacks: then the kubelet logs why, as upstream, and a raised value shows it applied.
+test("the kubelet's own oom_score_adj is oomScoreAdj (-999 by default), or its log says why not", async (t) => {
+  const LOG = `${ROOT}/_output/local/logs/kubelet-ts.log`;
+  const kubeletAdj = () => {
+    try {
+      const pid = readFileSync(`${ROOT}/_output/local/pids/kubelet-ts.child.pid`, 'utf8').trim();
+      return readFileSync(`/proc/${pid}/oom_score_adj`, 'utf8').trim();
+    } catch {
+      return undefined; // between restarts
+    }
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'kts-oom-'));
+  t.after(() => {
+    restartKubelet();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const from = statSync(LOG).size;
+  restartKubelet();
+  await eventually('-999, or "Failed to ApplyOOMScoreAdj" in the log', 30_000, async () => {
+    const refused = readFileSync(LOG).subarray(from).toString('utf8').includes('Failed to ApplyOOMScoreAdj');
+    return kubeletAdj() === '-999' || refused;
+  });
+  writeFileSync(join(dir, 'config.yaml'), 'oomScoreAdj: 500\n');
+  restartKubelet(join(dir, 'config.yaml'));
+  await eventually('oom_score_adj 500', 30_000, async () => kubeletAdj() === '500');
 });
