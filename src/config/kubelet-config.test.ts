@@ -91,6 +91,11 @@ test('bad input names the field', () => {
     ['oomScoreAdj: -1001', /oomScoreAdj: -1001 must be between -1000 and 1000, inclusive/],
     ['podPidsLimit: -2', /podPidsLimit: must be -1 \(no limit\) or more/],
     ['singleProcessOOMKill: sometimes', /singleProcessOOMKill: expected true or false/],
+    ['tlsMinVersion: TLS1.3', /tlsMinVersion: unknown tls version "TLS1.3"/],
+    [
+      'tlsCipherSuites: [ECDHE-RSA-AES128-GCM-SHA256]',
+      /tlsCipherSuites: Cipher suite ECDHE-RSA-AES128-GCM-SHA256 not supported or doesn't exist/,
+    ],
     [
       'imageGCHighThresholdPercent: 50\nimageGCLowThresholdPercent: 60',
       /imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent/,

@@ -3,6 +3,7 @@
 // the field path, as upstream's strict decoding does.
 import { parse } from 'yaml';
 import { parseDuration } from './duration.ts';
+import { serverTLS } from './tls-options.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { parseThresholds } from '../eviction/thresholds.ts';
 import { isSignal } from '../eviction/types.ts';
@@ -31,6 +32,9 @@ export interface KubeletConfig {
   podPidsLimit: number;
   /** The kubelet's own oom_score_adj (src/node/oom-score.ts). */
   oomScoreAdj: number;
+  /** The :10250 server's lowest TLS version and its TLS 1.2 suites, in Go's names (src/config/tls-options.ts). */
+  tlsMinVersion: string;
+  tlsCipherSuites: string[];
   healthzPort: number;
   healthzBindAddress: string;
   port: number;
@@ -113,6 +117,8 @@ export const defaults: KubeletConfig = {
   maxPods: 110,
   podPidsLimit: -1,
   oomScoreAdj: -999,
+  tlsMinVersion: '',
+  tlsCipherSuites: [],
   podsPerCore: 0,
   healthzPort: 10248,
   healthzBindAddress: '127.0.0.1',
@@ -198,6 +204,8 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   maxPods: ['int', 'maxPods'],
   podPidsLimit: ['int', 'podPidsLimit'],
   oomScoreAdj: ['int', 'oomScoreAdj'],
+  tlsMinVersion: ['string', 'tlsMinVersion'],
+  tlsCipherSuites: ['strings', 'tlsCipherSuites'],
   podsPerCore: ['int', 'podsPerCore'],
   healthzPort: ['int', 'healthzPort'],
   healthzBindAddress: ['string', 'healthzBindAddress'],
@@ -260,9 +268,9 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   ),
   ...accepted(
     'string',
-    `tlsMinVersion imagePullCredentialsVerificationPolicy cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`,
+    `imagePullCredentialsVerificationPolicy cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`,
   ),
-  ...accepted('strings', `tlsCipherSuites preloadedImagesVerificationAllowlist`),
+  ...accepted('strings', `preloadedImagesVerificationAllowlist`),
   ...accepted('stringMap', `cpuManagerPolicyOptions topologyManagerPolicyOptions qosReserved`),
   ...accepted('list', `reservedMemory`),
   ...accepted('object', `logging crashLoopBackOff tracing userNamespaces`),
@@ -447,6 +455,17 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
     ],
   ];
   for (const [bad, why] of checks) if (bad) return why;
+  // What upstream's server.go refuses at start (cliflag.TLSVersion, cliflag.TLSCipherSuites).
+  for (const [field, check] of [
+    ['tlsMinVersion', () => serverTLS(c.tlsMinVersion, [])],
+    ['tlsCipherSuites', () => serverTLS('', c.tlsCipherSuites)],
+  ] as const) {
+    try {
+      check();
+    } catch (e) {
+      return `${field}: ${(e as Error).message}`;
+    }
+  }
   // Upstream's ValidateKubeletConfiguration on graceful node shutdown.
   const shutdown = shutdownConfigError(c);
   if (shutdown) return shutdown;

@@ -14,6 +14,7 @@ import { loadCurrent } from '../certificates/store.ts';
 
 const SERVING_PREFIX = 'kubelet-server';
 import type { KubeletConfig } from '../config/kubelet-config.ts';
+import { serverTLS } from '../config/tls-options.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { containerLogFile } from '../container-logs/locate.ts';
 import { metrics, registry } from '../metrics/metrics.ts';
@@ -162,8 +163,13 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     authenticate,
     authorize,
   });
+  // tlsMinVersion and tlsCipherSuites (validated with the configuration), as upstream's server.go reports them.
+  const { insecure, ...versionAndCiphers } = serverTLS(o.config.tlsMinVersion, o.config.tlsCipherSuites);
+  for (const cipher of insecure) log.info('Use of insecure cipher detected.', { cipher });
+  if (o.config.tlsMinVersion === 'VersionTLS13' && o.config.tlsCipherSuites.length)
+    log.info('Warning: TLS 1.3 cipher suites are not configurable, ignoring --tls-cipher-suites');
   const server = createServer(
-    { ...HTTP_SETTINGS, cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
+    { ...HTTP_SETTINGS, cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, ...versionAndCiphers },
     app,
   );
   const servingRotation = bootstrapTLS
@@ -176,7 +182,8 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
           sans: [o.nodeName, o.nodeIP],
           subject: { commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'] },
         },
-        { log, onCertificate: (pem) => server.setSecureContext({ cert: pem, key: pem }) },
+        // A new secure context: the version and ciphers go with the certificate.
+        { log, onCertificate: (pem) => server.setSecureContext({ cert: pem, key: pem, ...versionAndCiphers }) },
       )
     : undefined;
   server.on('close', () => {

@@ -3,6 +3,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
+import { connect, type ConnectionOptions } from 'node:tls';
 import { get } from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -572,4 +573,44 @@ test('stats/summary: kubeletCgroups moves the kubelet into that cgroup, reported
     2000,
   );
   assert.ok(Date.now() - Date.parse(kubelet.startTime) < 120_000, `started with this kubelet: ${kubelet.startTime}`);
+});
+
+// Upstream's server.go: tlsCipherSuites (Go's names) for TLS 1.2, TLS 1.3 not configurable,
+// and tlsMinVersion; what a hardened node (the CIS benchmark's strong ciphers) sets.
+test('tlsCipherSuites and tlsMinVersion: the kubelet API refuses handshakes they leave out', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kts-tls-'));
+  t.after(() => {
+    restartKubelet();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  /** The protocol and cipher agreed, or "refused: CODE". */
+  const handshake = (o: ConnectionOptions) =>
+    new Promise<string>((resolve) => {
+      const s = connect({ host: NODE_IP, port: 10250, rejectUnauthorized: false, ...o }, () => {
+        resolve(`${s.getProtocol()} ${s.getCipher().name} ${s.getPeerX509Certificate()?.publicKey.asymmetricKeyType}`);
+        s.destroy();
+      });
+      s.on('error', (e: NodeJS.ErrnoException) => resolve(`refused: ${e.code}`));
+    });
+  // The serving certificate's key names the suites that can serve it.
+  const rsa = (await handshake({})).endsWith(' rsa');
+  const [aes128, aes256, goAes256] = rsa
+    ? ['ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES256-GCM-SHA384', 'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384']
+    : ['ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-AES256-GCM-SHA384', 'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384'];
+  const config = (name: string, yaml: string) => {
+    writeFileSync(join(dir, name), yaml);
+    return join(dir, name);
+  };
+
+  restartKubelet(config('ciphers.yaml', `tlsCipherSuites: [${goAes256}]\n`));
+  // Up again once the allowed suite connects; only then is a refusal the server's.
+  await eventually(`TLS 1.2 with ${aes256}`, 60_000, async () =>
+    (await handshake({ maxVersion: 'TLSv1.2', ciphers: aes256 })).startsWith('TLSv1.2'),
+  );
+  assert.match(await handshake({ maxVersion: 'TLSv1.2', ciphers: aes128 }), /^refused/, `${aes128} is not in tlsCipherSuites`);
+  assert.match(await handshake({ minVersion: 'TLSv1.3' }), /^TLSv1\.3 /, 'TLS 1.3 keeps its own suites');
+
+  restartKubelet(config('tls13.yaml', 'tlsMinVersion: VersionTLS13\n'));
+  await eventually('TLS 1.3', 60_000, async () => (await handshake({ minVersion: 'TLSv1.3' })).startsWith('TLSv1.3'));
+  assert.match(await handshake({ maxVersion: 'TLSv1.2' }), /^refused/, 'TLS 1.2 under tlsMinVersion VersionTLS13');
 });
