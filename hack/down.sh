@@ -125,6 +125,10 @@ rm -f "$LOCAL/kubelet.kubeconfig"
 # The next `make up` runs RUNTIME's containerd (by default containerd2), not this one's.
 rm -f "$LOCAL/containerd/runtime"
 
+# The kernel settings the kubelets wrote (hack/lib.sh save_kernel_tunables); the cluster's too:
+# `make down` takes it down first.
+restore_kernel_tunables
+
 left=$(pgrep -a -f "$LOCAL|containerd-shim-runc-v2 .*-address $CONTAINERD_SOCK" | grep -v "^$$ " || true)
 [ -z "$left" ] || log "still running: $left"
 log "local cluster is down"

@@ -62,6 +62,7 @@ start() {
   mkdir -p "$LOCAL" /etc/kubernetes/manifests /etc/cni/net.d
   root_fs
   write_config
+  save_kernel_tunables
   log "starting $name (log: $LOGS/$name.log)"
   # The malloc and V8 settings as in the shebang of src/cli/main.ts
   # (less resident memory); KTS_NODE_FLAGS: more node/V8 flags, for make bench's BENCH_NODE_FLAGS.

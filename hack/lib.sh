@@ -49,6 +49,22 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 need_root() { [ "$(id -u)" = 0 ] || die "must run as root (containerd, CNI and cgroups need it)"; }
 
+# The kernel settings every kubelet writes at start (upstream's setupKernelTunables,
+# src/node/kernel-tunables.ts). The kubelets this repo starts save the host's values first
+# (save_kernel_tunables [FILE]) and their `down` puts them back: the machine stays as it was.
+KERNEL_TUNABLES=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
+save_kernel_tunables() {
+  local f=${1:-$LOCAL/kernel-tunables.saved}
+  mkdir -p "$(dirname "$f")"
+  [ -f "$f" ] || sysctl -e "${KERNEL_TUNABLES[@]}" > "$f"
+}
+restore_kernel_tunables() {
+  local f=${1:-$LOCAL/kernel-tunables.saved}
+  [ -f "$f" ] || return 0
+  sysctl -q -p "$f" >/dev/null 2>&1 || log "cannot restore the sysctls in $f"
+  rm -f "$f"
+}
+
 # build_lock FILE WHAT: one build of WHAT at a time. `make e2e` builds the cluster's add-ons
 # and the conformance tests in the background while test files that need them may start
 # their own build: the second waits (a line a minute) and then finds what the first built.

@@ -33,7 +33,6 @@ UP_HEALTHZ=10448
 UP_TAINT=kubelet-ts.dev/bench
 IMAGES=("$(pause_image)" docker.io/library/busybox:1.36)   # the sandbox image, as the stack's containerd
 # What the kubelet's container manager sets on start (setupKernelTunables): saved, then restored by stop.
-SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
 # Paths the kubelet hard-codes whatever its --root-dir: the device plugin socket dir (its
 # device manager empties it on start; kubelet-ts does not use it) and the container log
 # symlinks. stop removes what the upstream kubelet put there, and the dir if start made it.
@@ -164,7 +163,7 @@ start() {
   start_containerd
   local d; for d in $(cgroup_dirs); do mkdir -p "$d"; done   # the kubelet requires its cgroup root to exist
   mkdir -p "$UP_DIR"
-  [ -f "$UP_DIR/sysctl.saved" ] || sysctl -e "${SYSCTLS[@]}" > "$UP_DIR/sysctl.saved"
+  save_kernel_tunables "$UP_DIR/sysctl.saved"
   for d in "${HOST_DIRS[@]}"; do [ -e "$d" ] || echo "$d" >> "$UP_DIR/host-dirs.created"; done
   write_kubelet_config
   log "starting the upstream kubelet $("$BIN/kubelet" --version) as node $UP_NODE (log: $LOGS/kubelet-upstream.log)"
@@ -268,9 +267,7 @@ stop() {
   fi
   for dir in $(cgroup_dirs); do [ -d "$dir" ] && find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null; done
   for dir in $(cgroup_dirs); do [ -d "$dir" ] && log "cannot remove cgroup $dir (processes left in it?)"; done
-  if [ -f "$UP_DIR/sysctl.saved" ]; then
-    sysctl -q -p "$UP_DIR/sysctl.saved" >/dev/null 2>&1 || log "cannot restore the sysctls in $UP_DIR/sysctl.saved"
-  fi
+  restore_kernel_tunables "$UP_DIR/sysctl.saved"
   rm -rf "$UP_DIR"
   return 0
 }

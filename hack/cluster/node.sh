@@ -143,6 +143,7 @@ kubelet() {
         cmd=(env MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072
           "$BIN/node" --max-semi-space-size=4 --no-maglev --heap-growing-percent=50 "$KTS_ROOT/dist/cli/main.js")
       fi
+      save_kernel_tunables
       log "node $n: $kind (log: $LOGS/$n-kubelet.log)"
       # shellcheck disable=SC2046
       KTS_SUPERVISE_CHILD_PID_FILE="$PIDS/$n-kubelet.child.pid" start_bg "$n-kubelet" \

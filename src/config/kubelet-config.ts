@@ -30,6 +30,8 @@ export interface KubeletConfig {
   podsPerCore: number;
   /** pids.max of each pod's cgroup (src/resources/pod-cgroup.ts); -1: no limit. */
   podPidsLimit: number;
+  /** Refuse to start when the kernel's settings differ from upstream's, instead of writing them (src/node/kernel-tunables.ts). */
+  protectKernelDefaults: boolean;
   /** The kubelet's own oom_score_adj (src/node/oom-score.ts). */
   oomScoreAdj: number;
   /** The :10250 server's lowest TLS version and its TLS 1.2 suites, in Go's names (src/config/tls-options.ts). */
@@ -117,6 +119,7 @@ export const defaults: KubeletConfig = {
   maxPods: 110,
   podPidsLimit: -1,
   oomScoreAdj: -999,
+  protectKernelDefaults: false,
   tlsMinVersion: '',
   tlsCipherSuites: [],
   podsPerCore: 0,
@@ -204,6 +207,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   maxPods: ['int', 'maxPods'],
   podPidsLimit: ['int', 'podPidsLimit'],
   oomScoreAdj: ['int', 'oomScoreAdj'],
+  protectKernelDefaults: ['bool', 'protectKernelDefaults'],
   tlsMinVersion: ['string', 'tlsMinVersion'],
   tlsCipherSuites: ['strings', 'tlsCipherSuites'],
   podsPerCore: ['int', 'podsPerCore'],
@@ -255,7 +259,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   // Upstream's other fields: type-checked now, in effect as their features land.
   ...accepted(
     'bool',
-    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach protectKernelDefaults makeIPTablesUtilChains kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
+    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach makeIPTablesUtilChains kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
   ),
   ...accepted(
     'int',

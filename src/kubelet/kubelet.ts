@@ -53,6 +53,7 @@ import { probeRuntime } from '../node/runtime-health.ts';
 import { makeRShared } from '../node/shared-mount.ts';
 import { ensureSystemCgroups, type SystemCgroupsConfig } from '../node/system-cgroups.ts';
 import { applyOwnOOMScoreAdj } from '../node/oom-score.ts';
+import { setupKernelTunables } from '../node/kernel-tunables.ts';
 import { declaredFeatures } from '../node/declared-features.ts';
 import { nodeSwapAtStart } from '../node/swap.ts';
 import { nodeShutdownManager } from '../nodeshutdown/manager.ts';
@@ -183,6 +184,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     swapCapacityBytes: host.swapBytes ?? 0,
     log,
   });
+  setupKernelTunables(config.protectKernelDefaults, log);
   // One process or the whole container per OOM kill; refused as upstream's validation does.
   const oomKill = singleProcessOOMKill(config.singleProcessOOMKill, swap.cgroupV2);
   if (config.enforceNodeAllocatable.includes('pods')) {

@@ -177,3 +177,26 @@ test("the kubelet's own oom_score_adj is oomScoreAdj (-999 by default), or its l
   restartKubelet(join(dir, 'config.yaml'));
   await eventually('oom_score_adj 500', 30_000, async () => kubeletAdj() === '500');
 });
+
+// Upstream's setupKernelTunables: the node's kernel settings are written at start, or with
+// protectKernelDefaults (the CIS benchmark's setting) one that differs refuses the start.
+test("kernel settings: the kubelet writes upstream's at start; with protectKernelDefaults one that differs stops it", async (t) => {
+  const LOG = `${ROOT}/_output/local/logs/kubelet-ts.log`;
+  const sysctl = (name: string) => readFileSync(`/proc/sys/${name}`, 'utf8').trim();
+  const names = ['vm/overcommit_memory', 'vm/panic_on_oom', 'kernel/panic', 'kernel/panic_on_oops', 'kernel/keys/root_maxkeys'];
+  assert.deepEqual(names.map(sysctl), ['1', '0', '10', '1', '1000000']);
+  const dir = mkdtempSync(join(tmpdir(), 'kts-kernel-'));
+  t.after(() => {
+    restartKubelet();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  writeFileSync('/proc/sys/kernel/panic', '0');
+  writeFileSync(join(dir, 'config.yaml'), 'protectKernelDefaults: true\n');
+  const from = statSync(LOG).size;
+  restartKubelet(join(dir, 'config.yaml'));
+  const refusal =
+    'kubelet-ts: error: Failed to start ContainerManager: invalid kernel flag: kernel/panic, expected value: 10, actual value: 0';
+  await eventually('the refusal in the log', 30_000, async () => readFileSync(LOG).subarray(from).toString('utf8').includes(refusal));
+  restartKubelet();
+  await eventually('kernel/panic written back', 30_000, async () => sysctl('kernel/panic') === '10');
+});
