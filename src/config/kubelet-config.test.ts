@@ -91,6 +91,8 @@ test('bad input names the field', () => {
     ['oomScoreAdj: -1001', /oomScoreAdj: -1001 must be between -1000 and 1000, inclusive/],
     ['podPidsLimit: -2', /podPidsLimit: must be -1 \(no limit\) or more/],
     ['singleProcessOOMKill: sometimes', /singleProcessOOMKill: expected true or false/],
+    ['maxParallelImagePulls: 3', /maxParallelImagePulls: cannot be larger than 1 unless serializeImagePulls is set to false/],
+    ['serializeImagePulls: false\nmaxParallelImagePulls: 0', /maxParallelImagePulls: 0 must be a positive number/],
     ['tlsMinVersion: TLS1.3', /tlsMinVersion: unknown tls version "TLS1.3"/],
     [
       'tlsCipherSuites: [ECDHE-RSA-AES128-GCM-SHA256]',

@@ -30,6 +30,9 @@ export interface KubeletConfig {
   podsPerCore: number;
   /** pids.max of each pod's cgroup (src/resources/pod-cgroup.ts); -1: no limit. */
   podPidsLimit: number;
+  /** One image pull at a time (upstream's default); false: at most maxParallelImagePulls (unset: no limit). src/images/pull-slots.ts. */
+  serializeImagePulls: boolean;
+  maxParallelImagePulls?: number;
   /** Refuse to start when the kernel's settings differ from upstream's, instead of writing them (src/node/kernel-tunables.ts). */
   protectKernelDefaults: boolean;
   /** The kubelet's own oom_score_adj (src/node/oom-score.ts). */
@@ -120,6 +123,7 @@ export const defaults: KubeletConfig = {
   podPidsLimit: -1,
   oomScoreAdj: -999,
   protectKernelDefaults: false,
+  serializeImagePulls: true,
   tlsMinVersion: '',
   tlsCipherSuites: [],
   podsPerCore: 0,
@@ -208,6 +212,8 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   podPidsLimit: ['int', 'podPidsLimit'],
   oomScoreAdj: ['int', 'oomScoreAdj'],
   protectKernelDefaults: ['bool', 'protectKernelDefaults'],
+  serializeImagePulls: ['bool', 'serializeImagePulls'],
+  maxParallelImagePulls: ['int', 'maxParallelImagePulls'],
   tlsMinVersion: ['string', 'tlsMinVersion'],
   tlsCipherSuites: ['strings', 'tlsCipherSuites'],
   podsPerCore: ['int', 'podsPerCore'],
@@ -259,11 +265,11 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   // Upstream's other fields: type-checked now, in effect as their features land.
   ...accepted(
     'bool',
-    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS runOnce cpuCFSQuota serializeImagePulls mergeDefaultEvictionSettings enableControllerAttachDetach makeIPTablesUtilChains kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
+    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS runOnce cpuCFSQuota mergeDefaultEvictionSettings enableControllerAttachDetach makeIPTablesUtilChains kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
   ),
   ...accepted(
     'int',
-    `registryPullQPS registryBurst eventRecordQPS eventBurst maxOpenFiles kubeAPIQPS kubeAPIBurst maxParallelImagePulls iptablesMasqueradeBit iptablesDropBit`,
+    `registryPullQPS registryBurst eventRecordQPS eventBurst maxOpenFiles kubeAPIQPS kubeAPIBurst iptablesMasqueradeBit iptablesDropBit`,
   ),
   ...accepted('number', `memoryThrottlingFactor`),
   ...accepted(
@@ -438,6 +444,11 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
       'imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent',
     ],
     [c.podPidsLimit < -1, 'podPidsLimit: must be -1 (no limit) or more'],
+    [(c.maxParallelImagePulls ?? 1) < 1, `maxParallelImagePulls: ${c.maxParallelImagePulls} must be a positive number`],
+    [
+      c.serializeImagePulls && (c.maxParallelImagePulls ?? 1) > 1,
+      'maxParallelImagePulls: cannot be larger than 1 unless serializeImagePulls is set to false',
+    ],
     [c.oomScoreAdj < -1000 || c.oomScoreAdj > 1000, `oomScoreAdj: ${c.oomScoreAdj} must be between -1000 and 1000, inclusive`],
     // Upstream's container log checks (ValidateKubeletConfiguration, NewContainerLogManager).
     [parseQuantity(c.containerLogMaxSize) === undefined, `containerLogMaxSize: ${JSON.stringify(c.containerLogMaxSize)} is not a quantity`],

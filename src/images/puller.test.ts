@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { Pod, Secret } from 'kubernetes-types/core/v1.js';
 import { CriError } from '../cri/error.ts';
 import { ImagePuller, pullPolicy, type ImageEvent, type ImageService } from './puller.ts';
+import { PullSlots } from './pull-slots.ts';
 
 test('default imagePullPolicy, as the apiserver would default it', () => {
   const cases: [string, string | undefined, string][] = [
@@ -179,6 +180,33 @@ test("pulls: a pull that succeeds reports upstream's words, its time with the wa
   assert.equal(r.events.length, 2);
   assert.match(
     r.events[1]!.message,
-    /^Successfully pulled image "reg\.example:5000\/team\/app:1" in (\d+ms|\d+(\.\d+)?s) \(\1 including waiting\)\. Image size: 4269694 bytes\.$/,
+    /^Successfully pulled image "reg\.example:5000\/team\/app:1" in (\d+ms|\d+(\.\d+)?s) \((\d+ms|\d+(\.\d+)?s) including waiting\)\. Image size: 4269694 bytes\.$/,
   );
+});
+
+// serializeImagePulls (upstream's serialImagePuller): the second pull waits for the first, and says so.
+test('pulls: with one slot a second pull starts when the first ends, its wait in "including waiting"', async () => {
+  let finishFirst!: () => void;
+  const started: string[] = [];
+  const images: ImageService = {
+    imageStatus: async () => ({ image: null, info: {} }) as never,
+    pullImage: async (req: PullRequest) => {
+      started.push(req.image!.image!);
+      if (started.length === 1) await new Promise<void>((r) => (finishFirst = r));
+      return { imageRef: `sha256:${started.length}` };
+    },
+  } as never;
+  const puller = new ImagePuller(images, { slots: new PullSlots(1) });
+  const events: ImageEvent[] = [];
+  const first = puller.ensure({ image: 'a:1' }, 'u/a', (e) => events.push(e));
+  const second = puller.ensure({ image: 'b:1' }, 'u/b', (e) => events.push(e));
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(started, ['a:1'], 'b waits for its turn');
+  finishFirst();
+  await Promise.all([first, second]);
+  assert.deepEqual(started, ['a:1', 'b:1']);
+  const pulledB = events.find((e) => e.reason === 'Pulled' && e.message.includes('"b:1"'))!.message;
+  // Its pull took no time: the rest was the wait.
+  const [, total] = /in (?:0s|\d+ms) \((\d+)ms including waiting\)/.exec(pulledB) ?? [];
+  assert.ok(Number(total) >= 15, pulledB);
 });

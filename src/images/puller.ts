@@ -12,6 +12,7 @@ import { lookup, makeKeyring, type Keyring, type RegistryAuth } from './keyring.
 import { fetchPullSecrets, type SecretGetter } from './pull-secrets.ts';
 import { invalidReference } from './reference.ts';
 import { goDuration } from '../config/duration.ts';
+import { PullSlots } from './pull-slots.ts';
 
 /** user: the image's configured user, for runAsNonRoot and the default runAsUser. */
 export type PullResult = { imageRef: string; user?: ImageUser; waiting?: undefined } | { imageRef?: undefined; waiting: Waiting };
@@ -53,11 +54,20 @@ export class ImagePuller {
   readonly #secrets: SecretGetter | undefined;
   readonly #log: Logger | undefined;
   readonly #observe: PullObserver;
+  readonly #slots: PullSlots;
 
   /** secrets reads a pod's imagePullSecrets; without it every pull is anonymous. */
   constructor(
     images: ImageService,
-    opts: { initialBackoffMs?: number; maxBackoffMs?: number; secrets?: SecretGetter; log?: Logger; observe?: PullObserver } = {},
+    opts: {
+      initialBackoffMs?: number;
+      maxBackoffMs?: number;
+      secrets?: SecretGetter;
+      log?: Logger;
+      observe?: PullObserver;
+      /** How many pulls run at once (serializeImagePulls, maxParallelImagePulls); unset: no limit. */
+      slots?: PullSlots;
+    } = {},
   ) {
     this.#images = images;
     this.#initialMs = opts.initialBackoffMs ?? 10_000;
@@ -65,6 +75,7 @@ export class ImagePuller {
     this.#secrets = opts.secrets;
     this.#log = opts.log;
     this.#observe = opts.observe ?? {};
+    this.#slots = opts.slots ?? new PullSlots(Number.POSITIVE_INFINITY);
   }
 
   /**
@@ -114,30 +125,40 @@ export class ImagePuller {
       this.#log?.v(3, 'Pulling image without credentials', { image });
       creds.push(undefined);
     }
+    let release: () => void;
+    try {
+      release = await this.#slots.acquire(signal);
+    } catch (e) {
+      this.#observe.finished?.(uid);
+      throw e; // cancelled while waiting for its turn
+    }
     // Each matching credential in turn (upstream allows rotation this way); the first that works wins.
     const errors: string[] = [];
-    for (const auth of creds) {
-      try {
-        const { imageRef } = await this.#images.pullImage({ image: { image }, ...(auth ? { auth } : {}) }, { signal });
-        this.#backoff.delete(key);
-        const ms = Date.now() - started;
-        const status = await this.#status(image);
-        const size = Number(status?.size ?? 0);
-        // Upstream's pullImage words: the pull's time, then the time with the wait for a pull
-        // slot (pulls are not queued here: the same), and the image's size.
-        const took = goDuration(ms);
-        emit({
-          type: 'Normal',
-          reason: 'Pulled',
-          message: `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${size} bytes.`,
-        });
-        this.#observe.finished?.(uid, ms / 1000, size);
-        return { imageRef, user: status === undefined ? undefined : imageUser(status) };
-      } catch (e) {
-        if (signal?.aborted) this.#observe.finished?.(uid);
-        signal?.throwIfAborted(); // cancelled, not failed: no back-off for a pod that is going away
-        errors.push((e as { details?: string }).details ?? (e as Error).message);
+    const pullStarted = Date.now();
+    try {
+      for (const auth of creds) {
+        try {
+          const { imageRef } = await this.#images.pullImage({ image: { image }, ...(auth ? { auth } : {}) }, { signal });
+          this.#backoff.delete(key);
+          const now = Date.now();
+          const status = await this.#status(image);
+          const size = Number(status?.size ?? 0);
+          // Upstream's pullImage words: the pull's time, then the time with the wait for a pull slot, and the image's size.
+          emit({
+            type: 'Normal',
+            reason: 'Pulled',
+            message: `Successfully pulled image "${image}" in ${goDuration(now - pullStarted)} (${goDuration(now - started)} including waiting). Image size: ${size} bytes.`,
+          });
+          this.#observe.finished?.(uid, (now - pullStarted) / 1000, size);
+          return { imageRef, user: status === undefined ? undefined : imageUser(status) };
+        } catch (e) {
+          if (signal?.aborted) this.#observe.finished?.(uid);
+          signal?.throwIfAborted(); // cancelled, not failed: no back-off for a pod that is going away
+          errors.push((e as { details?: string }).details ?? (e as Error).message);
+        }
       }
+    } finally {
+      release();
     }
     this.#observe.finished?.(uid);
     return this.#failed(image, key, bk, aggregate(errors), emit);

@@ -21,6 +21,7 @@ import { withPodDirs } from '../gc/disk.ts';
 import { startImageGC } from '../gc/images.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
 import { ImagePuller } from '../images/puller.ts';
+import { PullSlots, pullLimit } from '../images/pull-slots.ts';
 import { logger } from '../log/log.ts';
 import { watchEventLoop } from '../log/event-loop.ts';
 import { collectProcessMetrics, metrics, observeRuntimeOperation, registerPodGauges, registerVolumeStats } from '../metrics/metrics.ts';
@@ -308,7 +309,12 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
     view,
     events,
     log: logger('runtime'),
-    images: new ImagePuller(images, { secrets: apiSecretGetter(api), log: logger('images'), observe: pullMetrics(startup) }),
+    images: new ImagePuller(images, {
+      secrets: apiSecretGetter(api),
+      log: logger('images'),
+      observe: pullMetrics(startup),
+      slots: new PullSlots(pullLimit(config.serializeImagePulls, config.maxParallelImagePulls)),
+    }),
     node: {
       podLogsDir: config.podLogsDir,
       clusterDomain: config.clusterDomain,
