@@ -32,7 +32,6 @@ UP_PORT=10450
 UP_HEALTHZ=10448
 UP_TAINT=kubelet-ts.dev/bench
 IMAGES=("$(pause_image)" docker.io/library/busybox:1.36)   # the sandbox image, as the stack's containerd
-# What the kubelet's container manager sets on start (setupKernelTunables): saved, then restored by stop.
 # Paths the kubelet hard-codes whatever its --root-dir: the device plugin socket dir (its
 # device manager empties it on start; kubelet-ts does not use it) and the container log
 # symlinks. stop removes what the upstream kubelet put there, and the dir if start made it.
@@ -163,7 +162,7 @@ start() {
   start_containerd
   local d; for d in $(cgroup_dirs); do mkdir -p "$d"; done   # the kubelet requires its cgroup root to exist
   mkdir -p "$UP_DIR"
-  save_kernel_tunables "$UP_DIR/sysctl.saved"
+  save_kernel_tunables "$UP_DIR/sysctl.saved"   # what its setupKernelTunables writes; stop restores it
   for d in "${HOST_DIRS[@]}"; do [ -e "$d" ] || echo "$d" >> "$UP_DIR/host-dirs.created"; done
   write_kubelet_config
   log "starting the upstream kubelet $("$BIN/kubelet" --version) as node $UP_NODE (log: $LOGS/kubelet-upstream.log)"
