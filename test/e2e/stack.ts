@@ -146,9 +146,15 @@ export function restartKubelet(extraConfig?: string, env: Record<string, string>
   });
 }
 
-/** Imports the images the tests use again (hack/build-images.sh), after a test let the kubelet remove unused ones. */
+/**
+ * Imports the stack's images again (hack/build-images.sh, as hack/up.sh does), after a test let
+ * the kubelet remove unused ones. Not the conformance set: on a cold machine `make e2e` is still
+ * building its binaries then, and hack/node-conformance.sh imports it itself.
+ */
 export function reimportImages(): void {
-  execFileSync('bash', [`${ROOT}/hack/build-images.sh`, '--conformance'], { stdio: 'ignore', timeout: 300_000 });
+  const r = spawnSync('bash', [`${ROOT}/hack/build-images.sh`], { encoding: 'utf8', timeout: 300_000 });
+  if (r.status !== 0)
+    throw new Error(`hack/build-images.sh exited ${r.status ?? r.signal}: ${(r.stderr ?? '').trim().split('\n').slice(-3).join(' | ')}`);
 }
 
 /** A fresh namespace per test, deleted afterwards. */
