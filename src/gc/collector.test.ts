@@ -120,7 +120,7 @@ test('collector: a failed item is logged and backs off alone', async () => {
   const f = fakes(pods, { failRemove: 'a1' });
   const c = f.collector({ known: () => new Map([['p', live]]) });
   await c.collect();
-  assert.deepEqual(f.calls, ['removeContainer a1', 'removeContainer a0']);
+  assert.deepEqual(f.calls, ['removeContainer a0', 'removeContainer a1'], 'oldest first, as upstream');
   assert.deepEqual(f.errors, ['Failed to remove dead container']);
   f.calls.length = 0;
   await c.collect();

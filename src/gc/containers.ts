@@ -66,8 +66,9 @@ export function planContainerGC(pods: Iterable<PodRuntimeStatus>, scope: Scope, 
   }
   for (const u of units.values()) u.dead.sort(newestFirst);
 
+  // Oldest first, as upstream's removeOldestN: a pass cut short leaves the newest.
   const keepPerUnit = (n: number, reason: ContainerGCReason) => {
-    for (const u of units.values()) if (u.dead.length > n) remove(u.uid, u.dead.splice(n), reason);
+    for (const u of units.values()) if (u.dead.length > n) remove(u.uid, u.dead.splice(n).reverse(), reason);
   };
   if (policy.maxPerPodContainer >= 0) keepPerUnit(policy.maxPerPodContainer, 'maxPerPodContainer');
 
@@ -78,7 +79,7 @@ export function planContainerGC(pods: Iterable<PodRuntimeStatus>, scope: Scope, 
     const excess = total() - policy.maxContainers;
     if (excess > 0) {
       const all = [...units.values()].flatMap((u) => u.dead.map((c) => ({ uid: u.uid, c }))).sort((a, b) => newestFirst(a.c, b.c));
-      for (const { uid, c } of all.slice(all.length - excess)) remove(uid, [c], 'maxContainers');
+      for (const { uid, c } of all.slice(all.length - excess).reverse()) remove(uid, [c], 'maxContainers');
     }
   }
   return out;
