@@ -67,7 +67,7 @@ unit: deps
 # (cluster*.test.ts bring the cluster up, hack/cluster/up.sh) and the conformance smoke last.
 # What only those need builds meanwhile at the lowest CPU and I/O priority, in the time the
 # local files leave idle: the cluster's add-ons, upstream's DRA test driver, then the smoke's
-# binaries (~20 minutes of both cores on a cold machine; none on a warm one). A file that
+# binaries (30 minutes beside the tests on a cold machine; none on a warm one). A file that
 # needs one before it is built waits for that build (hack/lib.sh build_lock).
 E2E_LAST := $(wildcard test/e2e/cluster*.test.ts) test/e2e/conformance-smoke.test.ts
 E2E_BG_BUILD := hack/build-addons.sh cni-plugins flannel coredns && hack/build-conformance.sh dra-test-driver \
