@@ -27,7 +27,17 @@ authentication:
     anonymous: { enabled: false },
   });
   assert.deepEqual(k.authorization, { mode: 'Webhook', webhook: { cacheAuthorizedTTL: '5m0s', cacheUnauthorizedTTL: '30s' } });
-  for (const empty of ['readOnlyPort', 'tlsCertFile', 'systemReserved', 'registerWithTaints', 'imageServiceEndpoint'])
+  assert.deepEqual([k.podPidsLimit, k.oomScoreAdj, k.serializeImagePulls], [-1, -999, true], "upstream's defaults");
+  for (const empty of [
+    'readOnlyPort',
+    'tlsCertFile',
+    'systemReserved',
+    'registerWithTaints',
+    'imageServiceEndpoint',
+    'protectKernelDefaults',
+    'singleProcessOOMKill',
+    'tlsCipherSuites',
+  ])
     assert.equal(empty in k, false, empty);
   assert.equal(k.serverTLSBootstrap, false, 'false is a value, not an empty field');
   // What round-trips: the document reads back as the same configuration.
