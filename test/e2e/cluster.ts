@@ -2,8 +2,8 @@
 // kts-cp and workers kts-w1.., each node in its own namespaces with its own containerd. Used
 // as an operator uses a cluster: kubectl with the admin kubeconfig kubeadm wrote. If it
 // cannot come up, the tests FAIL with up.sh's reason.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { BIN, ROOT, daemonsAlive } from './stack.ts';
+import { execFileSync } from 'node:child_process';
+import { BIN, ROOT, daemonsAlive, runHack } from './stack.ts';
 
 export const CLUSTER_KUBECONFIG = `${ROOT}/_output/cluster/admin.conf`;
 export const CP = 'kts-cp';
@@ -49,10 +49,7 @@ export function ensureCluster(): void {
   }
   // Its progress shows as it goes: under `make e2e` it may first wait minutes for the add-ons'
   // background build, and then takes minutes more to bring three nodes up.
-  const r = spawnSync('bash', [`${ROOT}/hack/cluster/up.sh`], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 40 * 60_000 });
-  if (r.status !== 0) {
-    throw new Error(`the local cluster did not come up (hack/cluster/up.sh exited ${r.status ?? r.signal}): see its lines above`);
-  }
+  runHack('cluster/up.sh', 'the local cluster did not come up', 40 * 60_000, true);
   started = true;
 }
 

@@ -3,11 +3,9 @@
 // crash-loop back-off.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { clients, crictl, ensureStack, eventually, kubectl, podSpec, restartKubelet, withNamespace, BUSYBOX, NODE_IP } from './stack.ts';
 
@@ -340,14 +338,8 @@ test("resources: the pod cgroup and the sandbox carry the pod's CPU quota and me
   }));
 
 test("podPidsLimit: a pod's cgroup gets pids.max, and its containers cannot fork past it", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kts-pids-'));
-  const extra = join(dir, 'config.yaml');
-  writeFileSync(extra, 'podPidsLimit: 20\n');
-  t.after(() => {
-    restartKubelet();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  restartKubelet(extra);
+  t.after(() => restartKubelet());
+  restartKubelet('podPidsLimit: 20\n');
   await withNamespace(async (ns) => {
     const { core } = clients();
     await core.createNamespacedPod({ namespace: ns, body: podSpec('forks', { containers: [sh('main', 'sleep 3600')] }) });

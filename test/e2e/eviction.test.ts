@@ -7,9 +7,7 @@
 // Also: critical pod preemption on a full node, and node allocatable on the kubepods cgroup.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import {
   clients,
   ensureStack,
@@ -63,9 +61,7 @@ test('memory pressure: the BestEffort hog is evicted, the Guaranteed pod stays, 
     const { core } = clients();
     const MiB = 2 ** 20;
     const threshold = Math.floor(memoryAvailable() - 800 * MiB);
-    const extra = join(mkdtempSync(join(tmpdir(), 'kts-eviction-')), 'config.yaml');
-    writeFileSync(
-      extra,
+    restartKubelet(
       [
         'evictionHard:',
         `  memory.available: "${Math.floor(threshold / 1024)}Ki"`,
@@ -76,7 +72,6 @@ test('memory pressure: the BestEffort hog is evicted, the Guaranteed pod stays, 
         '',
       ].join('\n'),
     );
-    restartKubelet(extra);
 
     await core.createNamespacedPod({
       namespace: ns,
@@ -232,9 +227,7 @@ async function pressureEviction(
   o: { config: string[]; condition: string; reason: string; resource: string; hog: string; volumes?: boolean },
 ) {
   const { core } = clients();
-  const extra = join(mkdtempSync(join(tmpdir(), 'kts-eviction-')), 'config.yaml');
-  writeFileSync(extra, [...o.config, 'evictionPressureTransitionPeriod: 10s', ''].join('\n'));
-  restartKubelet(extra);
+  restartKubelet([...o.config, 'evictionPressureTransitionPeriod: 10s', ''].join('\n'));
   const image = podSpec('x').spec!.containers[0]!.image;
   // The keeper stays within what it requests, ephemeral storage included: upstream ranks pods
   // over their requests first, so the hog goes first whatever the stats show at that moment.

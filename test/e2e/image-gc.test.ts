@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUSYBOX, clients, crictl, ctr, ensureStack, reimportImages, restartKubelet, eventually, podSpec, withNamespace } from './stack.ts';
@@ -46,9 +46,7 @@ test('image GC removes an unused image and keeps the used and the pinned ones', 
       500,
     );
 
-    const extra = join(dir, 'config.yaml');
-    writeFileSync(extra, 'imageGCHighThresholdPercent: 1\nimageGCLowThresholdPercent: 0\nimageMinimumGCAge: 1s\n');
-    restartKubelet(extra);
+    restartKubelet('imageGCHighThresholdPercent: 1\nimageGCLowThresholdPercent: 0\nimageMinimumGCAge: 1s\n');
     await eventually(`${UNUSED} removed`, 60_000, async () => !present(UNUSED), 1000);
     assert.ok(present(BUSYBOX), 'the image of the running pod stays');
     // The sandbox image: pinned in CRI's image list (containerd 2), or named in `crictl info` (1.6).

@@ -6,7 +6,7 @@ import { request } from 'node:https';
 import { connect, type ConnectionOptions } from 'node:tls';
 import { get } from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -525,9 +525,6 @@ test('logs: /var/log listed through the node proxy; paths that leave it are refu
 });
 
 test('stats/summary: kubeletCgroups moves the kubelet into that cgroup, reported as the system container "kubelet"', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kts-system-cgroups-'));
-  const extra = join(dir, 'config.yaml');
-  writeFileSync(extra, 'kubeletCgroups: /kubelet-ts-e2e\n');
   t.after(() => {
     // The kubelet as the stack runs it, then the cgroups it left (empty once it is gone).
     restartKubelet();
@@ -538,9 +535,8 @@ test('stats/summary: kubeletCgroups moves the kubelet into that cgroup, reported
         /* not in this hierarchy, or removed through a link to it */
       }
     }
-    rmSync(dir, { recursive: true, force: true });
   });
-  restartKubelet(extra);
+  restartKubelet('kubeletCgroups: /kubelet-ts-e2e\n');
   // The kubelet, and any child it has running at the moment (they inherit its cgroup). The
   // restart returns a second after the start: the kubelet may not have moved itself yet.
   const cmdline = (pid: string) => {
@@ -578,11 +574,7 @@ test('stats/summary: kubeletCgroups moves the kubelet into that cgroup, reported
 // Upstream's server.go: tlsCipherSuites (Go's names) for TLS 1.2, TLS 1.3 not configurable,
 // and tlsMinVersion; what a hardened node (the CIS benchmark's strong ciphers) sets.
 test('tlsCipherSuites and tlsMinVersion: the kubelet API refuses handshakes they leave out', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kts-tls-'));
-  t.after(() => {
-    restartKubelet();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  t.after(() => restartKubelet());
   /** The protocol and cipher agreed, or "refused: CODE". */
   const handshake = (o: ConnectionOptions) =>
     new Promise<string>((resolve) => {
@@ -597,12 +589,7 @@ test('tlsCipherSuites and tlsMinVersion: the kubelet API refuses handshakes they
   const [aes128, aes256, goAes256] = rsa
     ? ['ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES256-GCM-SHA384', 'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384']
     : ['ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-AES256-GCM-SHA384', 'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384'];
-  const config = (name: string, yaml: string) => {
-    writeFileSync(join(dir, name), yaml);
-    return join(dir, name);
-  };
-
-  restartKubelet(config('ciphers.yaml', `tlsCipherSuites: [${goAes256}]\n`));
+  restartKubelet(`tlsCipherSuites: [${goAes256}]\n`);
   // Up again once the allowed suite connects; only then is a refusal the server's.
   await eventually(`TLS 1.2 with ${aes256}`, 60_000, async () =>
     (await handshake({ maxVersion: 'TLSv1.2', ciphers: aes256 })).startsWith('TLSv1.2'),
@@ -610,7 +597,7 @@ test('tlsCipherSuites and tlsMinVersion: the kubelet API refuses handshakes they
   assert.match(await handshake({ maxVersion: 'TLSv1.2', ciphers: aes128 }), /^refused/, `${aes128} is not in tlsCipherSuites`);
   assert.match(await handshake({ minVersion: 'TLSv1.3' }), /^TLSv1\.3 /, 'TLS 1.3 keeps its own suites');
 
-  restartKubelet(config('tls13.yaml', 'tlsMinVersion: VersionTLS13\n'));
+  restartKubelet('tlsMinVersion: VersionTLS13\n');
   await eventually('TLS 1.3', 60_000, async () => (await handshake({ minVersion: 'TLSv1.3' })).startsWith('TLSv1.3'));
   assert.match(await handshake({ maxVersion: 'TLSv1.2' }), /^refused/, 'TLS 1.2 under tlsMinVersion VersionTLS13');
 });

@@ -9,9 +9,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { V1Pod } from '@kubernetes/client-node';
 import { ROOT, clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, seriesValue, withNamespace } from './stack.ts';
 
@@ -52,9 +50,7 @@ before(() => {
   ensureStack();
   address = logind('start');
   rmSync(STATE_FILE, { force: true });
-  const extra = join(mkdtempSync(join(tmpdir(), 'kts-shutdown-')), 'config.yaml');
-  writeFileSync(extra, 'shutdownGracePeriod: 20s\nshutdownGracePeriodCriticalPods: 10s\n');
-  restartKubelet(extra, { DBUS_SYSTEM_BUS_ADDRESS: address });
+  restartKubelet('shutdownGracePeriod: 20s\nshutdownGracePeriodCriticalPods: 10s\n', { DBUS_SYSTEM_BUS_ADDRESS: address });
 });
 
 // Whatever happens: the shutdown cancelled, the kubelet back on its own configuration (no

@@ -2,9 +2,7 @@
 // truthfully, and heartbeating through its Lease.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { CertificatesV1Api, KubeConfig } from '@kubernetes/client-node';
 import { ADMIN_KUBECONFIG, ROOT, RUNTIME, clients, ensureStack, eventually, kubectl, nodeName, restartKubelet, NODE_IP } from './stack.ts';
@@ -162,19 +160,14 @@ test("the kubelet's own oom_score_adj is oomScoreAdj (-999 by default), or its l
       return undefined; // between restarts
     }
   };
-  const dir = mkdtempSync(join(tmpdir(), 'kts-oom-'));
-  t.after(() => {
-    restartKubelet();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  t.after(() => restartKubelet());
   const from = statSync(LOG).size;
   restartKubelet();
   await eventually('-999, or "Failed to ApplyOOMScoreAdj" in the log', 30_000, async () => {
     const refused = readFileSync(LOG).subarray(from).toString('utf8').includes('Failed to ApplyOOMScoreAdj');
     return kubeletAdj() === '-999' || refused;
   });
-  writeFileSync(join(dir, 'config.yaml'), 'oomScoreAdj: 500\n');
-  restartKubelet(join(dir, 'config.yaml'));
+  restartKubelet('oomScoreAdj: 500\n');
   await eventually('oom_score_adj 500', 30_000, async () => kubeletAdj() === '500');
 });
 
@@ -185,15 +178,11 @@ test("kernel settings: the kubelet writes upstream's at start; with protectKerne
   const sysctl = (name: string) => readFileSync(`/proc/sys/${name}`, 'utf8').trim();
   const names = ['vm/overcommit_memory', 'vm/panic_on_oom', 'kernel/panic', 'kernel/panic_on_oops', 'kernel/keys/root_maxkeys'];
   assert.deepEqual(names.map(sysctl), ['1', '0', '10', '1', '1000000']);
-  const dir = mkdtempSync(join(tmpdir(), 'kts-kernel-'));
-  t.after(() => {
-    restartKubelet();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  t.after(() => restartKubelet());
   writeFileSync('/proc/sys/kernel/panic', '0');
-  writeFileSync(join(dir, 'config.yaml'), 'protectKernelDefaults: true\n');
+
   const from = statSync(LOG).size;
-  restartKubelet(join(dir, 'config.yaml'));
+  restartKubelet('protectKernelDefaults: true\n');
   const refusal =
     'kubelet-ts: error: Failed to start ContainerManager: invalid kernel flag: kernel/panic, expected value: 10, actual value: 0';
   await eventually('the refusal in the log', 30_000, async () => readFileSync(LOG).subarray(from).toString('utf8').includes(refusal));

@@ -3,7 +3,9 @@
 // kubectl, and through containerd with crictl. If it cannot start, tests FAIL.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CoordinationV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { alive } from '../proc.ts';
@@ -68,6 +70,18 @@ function stackUp(): boolean {
   }
 }
 
+/**
+ * Runs a script of hack/ and throws, failing the test, when it exits non-zero: "WHAT (hack/X
+ * exited N)" with its last lines, or, when show lets its lines out as it goes, pointing at them.
+ */
+export function runHack(script: string, what: string, timeout: number, show = false): void {
+  const out = show ? 'inherit' : 'pipe';
+  const r = spawnSync('bash', [`${ROOT}/hack/${script}`], { encoding: 'utf8', stdio: ['ignore', out, out], timeout });
+  if (r.status === 0) return;
+  const lines = show ? ' see its lines above' : `\n${`${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-15).join('\n')}`;
+  throw new Error(`${what} (hack/${script} exited ${r.status ?? r.signal}):${lines}`);
+}
+
 let started = false;
 /** Brings the stack up once per test process; throws (failing the test) with up.sh's reason. */
 export function ensureStack(): void {
@@ -76,11 +90,7 @@ export function ensureStack(): void {
     started = true;
     return;
   }
-  const r = spawnSync('bash', [`${ROOT}/hack/up.sh`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 45 * 60_000 });
-  if (r.status !== 0) {
-    const tail = `${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-15).join('\n');
-    throw new Error(`the real stack did not start (hack/up.sh exited ${r.status ?? r.signal}):\n${tail}`);
-  }
+  runHack('up.sh', 'the real stack did not start', 45 * 60_000);
   started = true;
 }
 
@@ -135,15 +145,24 @@ export function ctr(...args: string[]): string {
 }
 
 /**
- * Restarts kubelet-ts (hack/kubelet.sh), with the KubeletConfiguration fields in the file
- * extraConfig added, and env in its environment (e.g. DBUS_SYSTEM_BUS_ADDRESS).
+ * Restarts kubelet-ts (hack/kubelet.sh), with the KubeletConfiguration fields of the YAML
+ * extraConfig added to the stack's own, and env in its environment (e.g.
+ * DBUS_SYSTEM_BUS_ADDRESS). hack/kubelet.sh copies the fields into the configuration it writes
+ * at the restart, so their file is gone when this returns; a restart without them goes back to
+ * the stack's configuration.
  */
 export function restartKubelet(extraConfig?: string, env: Record<string, string> = {}): void {
-  execFileSync('bash', [`${ROOT}/hack/kubelet.sh`, 'restart'], {
-    stdio: 'ignore',
-    timeout: 90_000,
-    env: { ...process.env, ...(extraConfig ? { KTS_CONFIG_EXTRA: extraConfig } : {}), ...env },
-  });
+  const dir = extraConfig === undefined ? undefined : mkdtempSync(join(tmpdir(), 'kts-config-'));
+  try {
+    if (dir) writeFileSync(join(dir, 'config.yaml'), extraConfig!);
+    execFileSync('bash', [`${ROOT}/hack/kubelet.sh`, 'restart'], {
+      stdio: 'ignore',
+      timeout: 90_000,
+      env: { ...process.env, ...(dir ? { KTS_CONFIG_EXTRA: join(dir, 'config.yaml') } : {}), ...env },
+    });
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -152,9 +171,7 @@ export function restartKubelet(extraConfig?: string, env: Record<string, string>
  * building its binaries then, and hack/node-conformance.sh imports it itself.
  */
 export function reimportImages(): void {
-  const r = spawnSync('bash', [`${ROOT}/hack/build-images.sh`], { encoding: 'utf8', timeout: 300_000 });
-  if (r.status !== 0)
-    throw new Error(`hack/build-images.sh exited ${r.status ?? r.signal}: ${(r.stderr ?? '').trim().split('\n').slice(-3).join(' | ')}`);
+  runHack('build-images.sh', "the stack's images were not imported again", 300_000);
 }
 
 /** A fresh namespace per test, deleted afterwards. */

@@ -8,8 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, withNamespace } from './stack.ts';
 
@@ -58,12 +57,6 @@ const swapOff = () => {
   if (readFileSync('/proc/swaps', 'utf8').includes(SWAP_FILE)) execFileSync('swapoff', [SWAP_FILE]);
   rmSync(SWAP_FILE, { force: true });
 };
-/** KubeletConfiguration fields for hack/kubelet.sh (KTS_CONFIG_EXTRA). */
-const extraConfig = (yaml: string) => {
-  const f = join(mkdtempSync(join(tmpdir(), 'kts-swap-')), 'config.yaml');
-  writeFileSync(f, yaml);
-  return f;
-};
 const nodeReady = async () =>
   (await clients().core.readNode({ name: nodeName() })).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
 
@@ -85,7 +78,7 @@ test('a node with swap: failSwapOn refuses to start, LimitedSwap on cgroup v1 to
   /** Restarts the kubelet with these fields and waits for this line in what it logs from now on. */
   const refused = async (yaml: string | undefined, line: string) => {
     const from = statSync(KUBELET_LOG).size;
-    restartKubelet(yaml === undefined ? undefined : extraConfig(yaml));
+    restartKubelet(yaml);
     await eventually(`"${line}" in the kubelet's log`, 30_000, async () =>
       readFileSync(KUBELET_LOG).subarray(from).toString('utf8').includes(`kubelet-ts: error: ${line}`),
     );
@@ -97,7 +90,7 @@ test('a node with swap: failSwapOn refuses to start, LimitedSwap on cgroup v1 to
       'swap feature is enabled and LimitedSwap but it is only supported with cgroupv2',
     );
 
-  restartKubelet(extraConfig('failSwapOn: false\n'));
+  restartKubelet('failSwapOn: false\n');
   await eventually('the node Ready with swap on', 90_000, nodeReady, 1000);
   const swap = await eventually(
     'nodeInfo.swap',
