@@ -71,7 +71,8 @@ import { Prober } from '../prober/prober.ts';
 import { PodResizer } from '../resize/pod-resizer.ts';
 import { kubepodsCgroup } from '../resources/cgroup-layout.ts';
 import { effectiveMaxPods, kubepodsLimits } from '../resources/node-allocatable.ts';
-import { ensurePodCgroup } from '../resources/pod-cgroup.ts';
+import { ensurePodCgroup, removePodCgroup } from '../resources/pod-cgroup.ts';
+import { keepQosCgroups, updateQosCgroups } from '../resources/qos-cgroups.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { singleProcessOOMKill } from '../resources/linux-resources.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
@@ -304,8 +305,11 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   // User namespaces (src/userns): the kubelet's ID range from /etc, the pods' ranges read back from
   // ROOT/pods/UID/userns; a bad range or file fails the start, as upstream's MakeUserNsManager.
   const userns = UserNamespaces.load({ rootDir, maxPods: config.maxPods, log: logger('userns') });
+  // The QoS cgroups' CPU weights follow the active pods (before each pod cgroup, and every minute).
+  const updateQos = () => updateQosCgroups(config.cgroupRoot, workers.active());
   const syncer = new PodSyncer({
     runtime: cri,
+    podCgroups: { updateQos, ensure: ensurePodCgroup, remove: removePodCgroup },
     view,
     events,
     log: logger('runtime'),
@@ -496,6 +500,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
 
   // Housekeeping (2 s) and container GC (1 min). The static pod dir is read once before
   // fileSource returns, so the apiserver's first list is all sources wait for.
+  const qosCgroups = keepQosCgroups(updateQos, logger('qos'));
   const gc = startCollector({
     runtime: criGCRuntime(cri, () => view.pods(), config.podLogsDir),
     known: () => workers.states(),
@@ -631,6 +636,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
         volumeSources,
         files,
         url,
+        qosCgroups,
         gc,
         imageGC,
         eviction,

@@ -257,7 +257,7 @@ export class PodResizer {
       this.#deps.events.event(podRef(pod), 'Warning', 'ResizeError', `Pod resize error: ${message}`);
       this.#deps.log.error('Cannot resize the pod cgroup', { ...ref, err: e });
     };
-    // No pod cgroup here (cgroup v2 is not handled): nothing to resize.
+    // No pod cgroup here (no cgroup filesystem): nothing to resize.
     if (!current || sameLimits(current, target)) return () => this.notePodActuated(pod);
     const widened = widenLimits(current, target);
     let grown = true;

@@ -8,6 +8,12 @@ test('kubepods limits: capacity less the reservations, cpu as shares', () => {
     cpuShares: 1433,
     memoryLimitBytes: 3 * 2 ** 30,
   });
+  // Huge pages: what the node has, less what is reserved of them, by the cgroup's page size names.
+  const hugepages = { 'hugepages-2Mi': 512 * 2 ** 20, 'hugepages-1Gi': 0 };
+  assert.deepEqual(kubepodsLimits({ cpuCores: 2, memoryBytes: 4 * 2 ** 30, hugepages }, [{ 'hugepages-2Mi': '128Mi' }]).hugePageLimits, {
+    '2MB': 384 * 2 ** 20,
+    '1GB': 0,
+  });
 });
 
 test('podsPerCore caps maxPods when set', () => {

@@ -3,16 +3,32 @@
 // systemReserved, so pods together can never take what was promised to the system's
 // daemons. (The hard eviction threshold is not subtracted here, as upstream: eviction
 // keeps that margin, the cgroup only the reservations.)
-import type { PodCgroupLimits } from './pod-cgroup.ts';
+import { hugePageSizeName, type PodCgroupLimits } from './pod-cgroup.ts';
+import { HUGEPAGES_PREFIX } from './pod-resources.ts';
 import { parseQuantity } from './quantity.ts';
 
-/** Pure: the kubepods cgroup's limits for a node of this size with these reservations. */
-export function kubepodsLimits(capacity: { cpuCores: number; memoryBytes: number }, reserved: Record<string, string>[]): PodCgroupLimits {
+/**
+ * Pure: the kubepods cgroup's limits for a node of this size with these reservations
+ * (upstream's getCgroupConfig of the node allocatable): cpu as shares, memory, and each huge
+ * page size the node has (capacity as hugepages-<size> bytes), so that pods can use them: a
+ * size left out is limited to 0 (src/resources/cgroup-files.ts).
+ */
+export function kubepodsLimits(
+  capacity: { cpuCores: number; memoryBytes: number; hugepages?: Record<string, number> },
+  reserved: Record<string, string>[],
+): PodCgroupLimits {
   const sum = (r: string) => reserved.reduce((n, m) => n + (parseQuantity(m[r] ?? '0') ?? 0), 0);
   const milli = Math.max(0, Math.round((capacity.cpuCores - sum('cpu')) * 1000));
+  const hugePageLimits: Record<string, number> = {};
+  for (const [resource, bytes] of Object.entries(capacity.hugepages ?? {})) {
+    const size = parseQuantity(resource.slice(HUGEPAGES_PREFIX.length));
+    const name = size === undefined ? undefined : hugePageSizeName(size);
+    if (name) hugePageLimits[name] = Math.max(0, bytes - sum(resource));
+  }
   return {
     cpuShares: Math.max(2, Math.floor((milli * 1024) / 1000)),
     memoryLimitBytes: Math.max(0, Math.floor(capacity.memoryBytes - sum('memory'))),
+    ...(Object.keys(hugePageLimits).length ? { hugePageLimits } : {}),
   };
 }
 

@@ -1,10 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { ensurePodCgroup, hugePageSizeName, hugePageSizes, podCgroupLimits, removePodCgroup } from './pod-cgroup.ts';
+import {
+  cgroupHierarchy,
+  ensurePodCgroup,
+  hugePageSizeName,
+  hugePageSizes,
+  podCgroupLimits,
+  readMemoryUsage,
+  readPodCgroup,
+  removePodCgroup,
+  writePodCgroup,
+} from './pod-cgroup.ts';
 import { container, cpuMemory, podLevel, withResources } from './testing.ts';
 
 const c = (requests?: Record<string, string>, limits?: Record<string, string>): Container => container('c', requests, limits);
@@ -142,7 +152,12 @@ test('ensurePodCgroup limits every huge page size when the hugetlb controller is
   const root = mkdtempSync(join(tmpdir(), 'kts-cg-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   for (const d of ['cpu', 'memory', 'hugetlb']) mkdirSync(join(root, d));
-  ensurePodCgroup('/kubepods/podh', { cpuShares: 2, hugePageLimits: { '2MB': 4194304 } }, root, () => ['2MB', '1GB']);
+  ensurePodCgroup(
+    '/kubepods/podh',
+    { cpuShares: 2, hugePageLimits: { '2MB': 4194304 } },
+    root,
+    cgroupHierarchy(root, () => ['2MB', '1GB']),
+  );
   const read = (f: string) => readFileSync(join(root, 'hugetlb/kubepods/podh', f), 'utf8');
   assert.deepEqual([read('hugetlb.2MB.limit_in_bytes'), read('hugetlb.1GB.limit_in_bytes')], ['4194304', '0']);
   const sysfs = mkdtempSync(join(tmpdir(), 'kts-hp-'));
@@ -187,4 +202,46 @@ test('removePodCgroup removes a pod cgroup with the empty container cgroups belo
   assert.equal(removePodCgroup(pod, root), false);
   assert.equal(existsSync(`${root}/pids${pod}/busy`), true);
   assert.equal(removePodCgroup('/kubepods/besteffort/podnone', root), true, 'an absent one is gone');
+});
+
+// cgroup v2 (a unified hierarchy: cgroup.controllers at its root), as upstream's cgroupV2impl
+// has libcontainer's fs2 make it. A directory stands for the cgroupfs: the kernel's own files
+// (cgroup.subtree_control, cpu.weight, ...) are plain files here.
+test('cgroup v2: the pod cgroup made below parents that enable its controllers, read, resized, removed', (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-cg2-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  writeFileSync(join(root, 'cgroup.controllers'), 'cpuset cpu io memory hugetlb pids\n');
+  const h = cgroupHierarchy(root, () => ['2MB']);
+  assert.equal(h.version, 2);
+  const pod = '/kubepods/burstable/podu';
+  ensurePodCgroup(pod, { cpuShares: 1024, cpuQuotaUs: 50_000, memoryLimitBytes: 2 ** 26, pidsLimit: 20 }, root, h);
+  const read = (f: string) => readFileSync(join(root, f), 'utf8');
+  const all = '+cpuset +cpu +io +memory +hugetlb +pids';
+  assert.deepEqual(['cgroup.subtree_control', 'kubepods/cgroup.subtree_control', 'kubepods/burstable/cgroup.subtree_control'].map(read), [
+    all,
+    all,
+    all,
+  ]);
+  assert.ok(!existsSync(join(root, pod, 'cgroup.subtree_control')), 'the pod cgroup itself: runc enables what its containers need');
+  assert.deepEqual(
+    ['cpu.weight', 'cpu.max', 'memory.max', 'hugetlb.2MB.max', 'pids.max'].map((f) => read(`${pod}/${f}`)),
+    ['39', '50000 100000', '67108864', '0', '20'],
+  );
+  assert.ok(!existsSync(join(root, pod, 'hugetlb.2MB.rsvd.max')) || read(`${pod}/hugetlb.2MB.rsvd.max`) === '0');
+  assert.deepEqual(readPodCgroup(pod, root, h), { cpuShares: 998, cpuQuotaUs: 50_000, memoryLimitBytes: 2 ** 26 });
+
+  writePodCgroup(pod, { cpuShares: 2048 }, root, h);
+  assert.deepEqual(
+    ['cpu.weight', 'cpu.max', 'memory.max'].map((f) => read(`${pod}/${f}`)),
+    ['79', 'max 100000', 'max'],
+  );
+  assert.deepEqual(readPodCgroup(pod, root, h), { cpuShares: 2046 });
+
+  writeFileSync(join(root, pod, 'memory.current'), '12345\n');
+  assert.equal(readMemoryUsage(pod, root, h), 12345);
+  for (const f of readdirSync(join(root, pod))) rmSync(join(root, pod, f)); // the kernel's files go with the directory
+  mkdirSync(join(root, pod, 'c1'));
+  assert.equal(removePodCgroup(pod, root), true);
+  assert.equal(existsSync(join(root, pod)), false);
+  assert.equal(existsSync(join(root, 'kubepods/burstable')), true, 'only the pod cgroup goes');
 });

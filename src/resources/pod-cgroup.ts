@@ -2,12 +2,21 @@
 // before the sandbox (ResourceConfigForPod): cpu.shares from the pod's requests, a CFS
 // quota and a memory limit when the pod sets them at the pod level (spec.resources) or
 // every container declares one, so that the pod as a whole cannot use more than that.
-// cgroup v1 with the cgroupfs driver (this host); containerd places the sandbox and the
-// containers below it.
-import { type Dirent, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+// The cgroupfs driver, on cgroup v1 or v2 (the files of each: cgroup-files.ts); containerd
+// places the sandbox and the containers below it.
+import { type Dirent, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { qosClass } from './qos.ts';
-import { CFS_PERIOD_US, MIN_SHARES, quotaFromMilli, sharesFromMilli } from './linux-resources.ts';
+import {
+  type CgroupFile,
+  type CgroupHierarchy,
+  cgroupFiles,
+  cgroupHierarchies,
+  cpuMemoryFiles,
+  parseV2Limits,
+  subtreeControl,
+} from './cgroup-files.ts';
+import { MIN_SHARES, quotaFromMilli, sharesFromMilli } from './linux-resources.ts';
 import {
   HUGEPAGES_PREFIX,
   isPodLevelResourcesSet,
@@ -112,13 +121,48 @@ export const sameLimits = (a: PodCgroupLimits, b: PodCgroupLimits) =>
 // memory.limit_in_bytes reads back as this (page-rounded LONG_MAX) when unlimited.
 const UNLIMITED_MEMORY = 2 ** 62;
 
-/** The pod cgroup's current limits (cgroup v1); undefined when it is not there. */
-export function readPodCgroup(path: string, root = '/sys/fs/cgroup'): PodCgroupLimits | undefined {
+/** The host's cgroup filesystem under root: its version, controllers and huge page sizes. */
+export function cgroupHierarchy(root = '/sys/fs/cgroup', pageSizes = hugePageSizes): CgroupHierarchy {
+  const unified = readText(`${root}/cgroup.controllers`);
+  if (unified !== undefined) return { version: 2, controllers: new Set(unified.split(/\s+/).filter(Boolean)), pageSizes: pageSizes() };
+  let mounted: string[] = [];
   try {
-    const read = (f: string) => Number(readFileSync(`${root}/${f}`, 'utf8').trim());
-    const shares = read(`cpu${path}/cpu.shares`),
-      quota = read(`cpu${path}/cpu.cfs_quota_us`),
-      memory = read(`memory${path}/memory.limit_in_bytes`);
+    mounted = readdirSync(root);
+  } catch {
+    /* no cgroup filesystem */
+  }
+  return { version: 1, controllers: new Set(mounted), pageSizes: pageSizes() };
+}
+
+const readText = (file: string) => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+/** A cgroup's directory in a hierarchy ('' on v2). */
+const dirOf = (root: string, hierarchy: string, path: string) => `${root}${hierarchy ? `/${hierarchy}` : ''}${path}`;
+
+function writeFiles(root: string, path: string, files: CgroupFile[]): void {
+  for (const f of files) {
+    try {
+      writeFileSync(`${dirOf(root, f.hierarchy, path)}/${f.file}`, f.value);
+    } catch (e) {
+      if (!(f.optional && (e as NodeJS.ErrnoException).code === 'ENOENT')) throw e;
+    }
+  }
+}
+
+/** The pod cgroup's current cpu and memory limits; undefined when it is not there. */
+export function readPodCgroup(path: string, root = '/sys/fs/cgroup', h = cgroupHierarchy(root)): PodCgroupLimits | undefined {
+  try {
+    const read = (hierarchy: string, f: string) => readFileSync(`${dirOf(root, hierarchy, path)}/${f}`, 'utf8');
+    if (h.version === 2) return parseV2Limits(read('', 'cpu.weight'), read('', 'cpu.max'), read('', 'memory.max'));
+    const shares = Number(read('cpu', 'cpu.shares')),
+      quota = Number(read('cpu', 'cpu.cfs_quota_us')),
+      memory = Number(read('memory', 'memory.limit_in_bytes'));
     return {
       cpuShares: shares,
       ...(quota > 0 ? { cpuQuotaUs: quota } : {}),
@@ -129,31 +173,53 @@ export function readPodCgroup(path: string, root = '/sys/fs/cgroup'): PodCgroupL
   }
 }
 
-/** Sets an existing pod cgroup's limits, an absent limit as unlimited (in-place resize; cgroup v1). */
-export function writePodCgroup(path: string, l: PodCgroupLimits, root = '/sys/fs/cgroup'): void {
-  writeFileSync(`${root}/cpu${path}/cpu.shares`, String(l.cpuShares));
-  writeFileSync(`${root}/cpu${path}/cpu.cfs_quota_us`, String(l.cpuQuotaUs ?? -1));
-  writeFileSync(`${root}/memory${path}/memory.limit_in_bytes`, String(l.memoryLimitBytes ?? -1));
+/** Sets an existing pod cgroup's cpu and memory limits, an absent limit as unlimited (in-place resize). */
+export function writePodCgroup(path: string, l: PodCgroupLimits, root = '/sys/fs/cgroup', h = cgroupHierarchy(root)): void {
+  writeFiles(root, path, cpuMemoryFiles(l, h.version, true));
 }
 
-/** Creates the pod's cgroup in the cpu and memory controllers with its limits (idempotent; cgroup v1 only). */
-export function ensurePodCgroup(path: string, l: PodCgroupLimits, root = '/sys/fs/cgroup', pageSizes = () => hugePageSizes()): void {
-  if (!existsSync(`${root}/cpu`) || !existsSync(`${root}/memory`)) return; // cgroup v2: not handled yet
-  const set = (controller: string, file: string, value: string | number) => {
-    mkdirSync(`${root}/${controller}${path}`, { recursive: true });
-    writeFileSync(`${root}/${controller}${path}/${file}`, String(value));
-  };
-  set('cpu', 'cpu.shares', l.cpuShares);
-  set('cpu', 'cpu.cfs_period_us', CFS_PERIOD_US);
-  set('cpu', 'cpu.cfs_quota_us', l.cpuQuotaUs ?? -1);
-  // -1 only when no limit was ever set: lowering an existing limit below usage fails, so leave those alone.
-  if (l.memoryLimitBytes !== undefined) set('memory', 'memory.limit_in_bytes', l.memoryLimitBytes);
-  else mkdirSync(`${root}/memory${path}`, { recursive: true });
-  // Hugepages are never overcommitted: every page size the pod does not ask for is limited to 0 (upstream's toResources).
-  if (existsSync(`${root}/hugetlb`)) {
-    for (const size of pageSizes()) set('hugetlb', `hugetlb.${size}.limit_in_bytes`, l.hugePageLimits?.[size] ?? 0);
+/**
+ * Creates a pod's (or kubepods') cgroup with its limits (idempotent), as upstream's
+ * cgroupManager.Create. Without a cgroup filesystem there is nothing to make.
+ */
+export function ensurePodCgroup(path: string, l: PodCgroupLimits, root = '/sys/fs/cgroup', h = cgroupHierarchy(root)): void {
+  ensureCgroup(path, cgroupFiles(l, h), root, h);
+}
+
+/**
+ * Makes a cgroup and writes its files (idempotent): on v2 its controllers are enabled in the
+ * parents' subtree_control first (libcontainer's fs2 CreateCgroupPath). Nothing without a
+ * cgroup filesystem (neither v1's cpu and memory controllers nor v2).
+ */
+export function ensureCgroup(path: string, files: CgroupFile[], root: string, h: CgroupHierarchy): void {
+  if (h.version === 1 && !(h.controllers.has('cpu') && h.controllers.has('memory'))) return;
+  if (h.version === 2) {
+    const { parents, value } = subtreeControl(path, h.controllers);
+    for (const parent of parents) {
+      mkdirSync(`${root}${parent}`, { recursive: true });
+      enableControllers(`${root}${parent}/cgroup.subtree_control`, value);
+    }
   }
-  if (l.pidsLimit !== undefined && existsSync(`${root}/pids`)) set('pids', 'pids.max', l.pidsLimit);
+  for (const hierarchy of cgroupHierarchies(files, h.version)) mkdirSync(dirOf(root, hierarchy, path), { recursive: true });
+  writeFiles(root, path, files);
+}
+
+/**
+ * libcontainer's way: all at once, else one by one, each failure left to the writes that need
+ * the controller (a controller the kernel will not delegate there fails them with its reason).
+ */
+function enableControllers(file: string, value: string): void {
+  try {
+    writeFileSync(file, value);
+  } catch {
+    for (const c of value.split(' ')) {
+      try {
+        writeFileSync(file, c);
+      } catch {
+        /* see above */
+      }
+    }
+  }
 }
 
 /** The host's huge page sizes as the cgroup names them (libcontainer's HugePageSizes: hugepages-2048kB is "2MB"). */
@@ -171,17 +237,14 @@ export function hugePageSizes(sysfs = '/sys/kernel/mm/hugepages'): string[] {
   });
 }
 
-/** memory.usage_in_bytes of a cgroup (cgroup v1), e.g. a pod's or a container's below it; undefined when unreadable. */
-export function readMemoryUsage(path: string, root = '/sys/fs/cgroup'): number | undefined {
-  try {
-    return Number(readFileSync(`${root}/memory${path}/memory.usage_in_bytes`, 'utf8').trim());
-  } catch {
-    return undefined;
-  }
+/** A cgroup's memory usage (v1 memory.usage_in_bytes, v2 memory.current), e.g. a pod's or a container's below it; undefined when unreadable. */
+export function readMemoryUsage(path: string, root = '/sys/fs/cgroup', h = cgroupHierarchy(root)): number | undefined {
+  const text = h.version === 2 ? readText(`${root}${path}/memory.current`) : readText(`${root}/memory${path}/memory.usage_in_bytes`);
+  return text === undefined ? undefined : Number(text.trim());
 }
 
 /**
- * Removes a pod cgroup in every v1 controller, once its pod is stopped or gone; true when
+ * Removes a pod cgroup (in every v1 controller, or v2's one hierarchy), once its pod is stopped or gone; true when
  * nothing of it is left. containerd leaves the directories behind, and below them the cgroup of
  * a container whose task creation was cut short (its StartContainer cancelled by a kubelet
  * kill), with its `runc init` waiting for a start that never comes. As upstream's
@@ -190,13 +253,9 @@ export function readMemoryUsage(path: string, root = '/sys/fs/cgroup'): number |
  * exit, so its cgroup goes at the next try (housekeeping).
  */
 export function removePodCgroup(path: string, root = '/sys/fs/cgroup'): boolean {
-  let controllers: string[] = [];
-  try {
-    controllers = readdirSync(root);
-  } catch {
-    return true;
-  }
-  const dirs = controllers.flatMap((ctl) => cgroupTree(`${root}/${ctl}${path}`));
+  const h = cgroupHierarchy(root, () => []);
+  const hierarchies = h.version === 2 ? [''] : [...h.controllers];
+  const dirs = hierarchies.flatMap((ctl) => cgroupTree(dirOf(root, ctl, path)));
   for (const pid of new Set(dirs.flatMap(cgroupProcs))) {
     try {
       process.kill(pid, 'SIGKILL');

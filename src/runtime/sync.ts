@@ -70,6 +70,8 @@ export interface SyncObserver {
 
 /** The pod's own cgroup (src/resources/pod-cgroup.ts); tests pass one that leaves /sys/fs/cgroup alone. */
 export interface PodCgroups {
+  /** The QoS cgroups up to date with the active pods (src/resources/qos-cgroups.ts), before a pod cgroup is made. */
+  updateQos?(): void;
   ensure(path: string, limits: PodCgroupLimits): void;
   /** What is still busy is left to housekeeping's orphan cleanup. */
   remove(path: string): unknown;
@@ -289,7 +291,9 @@ export class PodSyncer {
       }
       mkdirSync(sbConfig.logDirectory!, { recursive: true });
       try {
-        // The pod's own cgroup with its limits first, as upstream's pod container manager.
+        // The pod's own cgroup with its limits first, as upstream's SyncPod: the QoS cgroups
+        // updated (UpdateQOSCgroups), then the pod container manager's EnsureExists.
+        this.#podCgroups.updateQos?.();
         this.#podCgroups.ensure(podCgroup(pod, this.#node.cgroupRoot), podCgroupLimits(pod, this.#node.podPidsLimit));
       } catch (e) {
         this.#log.warn('Cannot set up the pod cgroup; its containers keep their own limits', { ...ref, err: e });

@@ -7,7 +7,19 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { V1Pod } from '@kubernetes/client-node';
-import { clients, crictl, ensureStack, eventually, kubectl, podSpec, restartKubelet, withNamespace, BUSYBOX, NODE_IP } from './stack.ts';
+import {
+  clients,
+  crictl,
+  ensureStack,
+  eventually,
+  kubectl,
+  nodeName,
+  podSpec,
+  restartKubelet,
+  withNamespace,
+  BUSYBOX,
+  NODE_IP,
+} from './stack.ts';
 
 before(() => ensureStack());
 
@@ -335,6 +347,41 @@ test("resources: the pod cgroup and the sandbox carry the pod's CPU quota and me
       async () => (await readPod(ns, 'hungry')).status?.containerStatuses?.[0]?.state?.terminated,
     );
     assert.deepEqual([t.reason, t.exitCode], ['OOMKilled', 137]);
+  }));
+
+// upstream's qosContainerManager: BestEffort pods share the least CPU weight there is, Burstable
+// pods the weight of their CPU requests together (UpdateCgroups, before each pod cgroup and
+// every minute); Guaranteed pods sit in kubepods itself, each with its own.
+test("QoS cgroups: kubepods/besteffort has the least CPU weight, kubepods/burstable its pods' CPU requests", () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    const shares = (qos: string) => Number(readFileSync(`/sys/fs/cgroup/cpu/kubepods/${qos}/cpu.shares`, 'utf8'));
+    const milli = (q = '0') => (q.endsWith('m') ? Number(q.slice(0, -1)) : Number(q) * 1000);
+    /** upstream's MilliCPUToShares of what the Burstable pods on the node request (test pods: no init containers or overhead). */
+    const burstableShares = async () => {
+      const pods = await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${nodeName()}` });
+      const m = pods.items
+        .filter((p) => p.status?.qosClass === 'Burstable' && !['Succeeded', 'Failed'].includes(p.status?.phase ?? ''))
+        .flatMap((p) => p.spec!.containers)
+        .reduce((n, c) => n + milli(c.resources?.requests?.cpu), 0);
+      return Math.max(2, Math.floor((m * 1024) / 1000));
+    };
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('burst', { containers: [{ ...sh('main', 'sleep 3600'), resources: { requests: { cpu: '300m' } } }] }),
+    });
+    await eventually('burst Running', 60_000, async () => (await readPod(ns, 'burst')).status?.phase === 'Running');
+    assert.equal(shares('besteffort'), 2);
+    const want = await eventually(
+      "kubepods/burstable's cpu.shares: the Burstable pods' CPU requests",
+      90_000,
+      async () => {
+        const w = await burstableShares();
+        return shares('burstable') === w ? w : undefined;
+      },
+      1000,
+    );
+    assert.ok(want >= 307, `the new pod's 300m among them: ${want}`);
   }));
 
 test("podPidsLimit: a pod's cgroup gets pids.max, and its containers cannot fork past it", async (t) => {
