@@ -37,6 +37,12 @@ export interface KubeletConfig {
   protectKernelDefaults: boolean;
   /** The kubelet's own oom_score_adj (src/node/oom-score.ts). */
   oomScoreAdj: number;
+  /** The event client's limit (src/events/recorder.ts): events per second, and at once; 0 qps: no limit. */
+  eventRecordQPS: number;
+  eventBurst: number;
+  /** Image pulls begun per second, and at once (src/images/puller.ts); 0 qps: no limit. */
+  registryPullQPS: number;
+  registryBurst: number;
   /** The :10250 server's lowest TLS version and its TLS 1.2 suites, in Go's names (src/config/tls-options.ts). */
   tlsMinVersion: string;
   tlsCipherSuites: string[];
@@ -122,6 +128,10 @@ export const defaults: KubeletConfig = {
   maxPods: 110,
   podPidsLimit: -1,
   oomScoreAdj: -999,
+  eventRecordQPS: 50,
+  eventBurst: 100,
+  registryPullQPS: 5,
+  registryBurst: 10,
   protectKernelDefaults: false,
   serializeImagePulls: true,
   tlsMinVersion: '',
@@ -211,6 +221,10 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   maxPods: ['int', 'maxPods'],
   podPidsLimit: ['int', 'podPidsLimit'],
   oomScoreAdj: ['int', 'oomScoreAdj'],
+  eventRecordQPS: ['int', 'eventRecordQPS'],
+  eventBurst: ['int', 'eventBurst'],
+  registryPullQPS: ['int', 'registryPullQPS'],
+  registryBurst: ['int', 'registryBurst'],
   protectKernelDefaults: ['bool', 'protectKernelDefaults'],
   serializeImagePulls: ['bool', 'serializeImagePulls'],
   maxParallelImagePulls: ['int', 'maxParallelImagePulls'],
@@ -267,10 +281,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
     'bool',
     `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS runOnce cpuCFSQuota mergeDefaultEvictionSettings enableControllerAttachDetach makeIPTablesUtilChains kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
   ),
-  ...accepted(
-    'int',
-    `registryPullQPS registryBurst eventRecordQPS eventBurst maxOpenFiles kubeAPIQPS kubeAPIBurst iptablesMasqueradeBit iptablesDropBit`,
-  ),
+  ...accepted('int', `maxOpenFiles kubeAPIQPS kubeAPIBurst iptablesMasqueradeBit iptablesDropBit`),
   ...accepted('number', `memoryThrottlingFactor`),
   ...accepted(
     'duration',
@@ -449,6 +460,10 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
       c.serializeImagePulls && (c.maxParallelImagePulls ?? 1) > 1,
       'maxParallelImagePulls: cannot be larger than 1 unless serializeImagePulls is set to false',
     ],
+    [c.registryBurst < 0, `registryBurst (--registry-burst) ${c.registryBurst} must not be a negative number`],
+    [c.registryPullQPS < 0, `registryPullQPS (--registry-qps) ${c.registryPullQPS} must not be a negative number`],
+    [c.eventBurst < 0, `eventBurst (--event-burst) ${c.eventBurst} must not be a negative number`],
+    [c.eventRecordQPS < 0, `eventRecordQPS (--event-qps) ${c.eventRecordQPS} must not be a negative number`],
     [c.oomScoreAdj < -1000 || c.oomScoreAdj > 1000, `oomScoreAdj: ${c.oomScoreAdj} must be between -1000 and 1000, inclusive`],
     // Upstream's container log checks (ValidateKubeletConfiguration, NewContainerLogManager).
     [parseQuantity(c.containerLogMaxSize) === undefined, `containerLogMaxSize: ${JSON.stringify(c.containerLogMaxSize)} is not a quantity`],

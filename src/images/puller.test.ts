@@ -210,3 +210,21 @@ test('pulls: with one slot a second pull starts when the first ends, its wait in
   const [, total] = /in (?:0s|\d+ms) \((\d+)ms including waiting\)/.exec(pulledB) ?? [];
   assert.ok(Number(total) >= 15, pulledB);
 });
+
+// upstream's throttledImageService: past registryPullQPS a pull fails at once, and backs off.
+test('registryPullQPS: a pull over the limit fails with "pull QPS exceeded" and backs off; the runtime is not asked', async () => {
+  const rt = fakeRuntime();
+  let tokens = 1;
+  const puller = new ImagePuller(rt.images, { limit: { tryAccept: () => tokens-- > 0 } });
+  const events: ImageEvent[] = [];
+  const emit = (e: ImageEvent) => events.push(e);
+  const first = await puller.ensure({ image: IMAGE, imagePullPolicy: 'IfNotPresent' }, 'u1/a', emit);
+  assert.equal(first.waiting?.reason, 'ErrImagePull', 'the first is pulled (and refused by the registry)');
+  assert.equal(rt.pulls.length, 1);
+  const second = await puller.ensure({ image: IMAGE, imagePullPolicy: 'IfNotPresent' }, 'u2/a', emit);
+  assert.deepEqual(second.waiting, { reason: 'ErrImagePull', message: 'pull QPS exceeded' });
+  assert.equal(rt.pulls.length, 1, 'no second PullImage');
+  assert.equal(events.at(-1)?.message, `Failed to pull image "${IMAGE}": pull QPS exceeded`);
+  const third = await puller.ensure({ image: IMAGE, imagePullPolicy: 'IfNotPresent' }, 'u2/a', emit);
+  assert.equal(third.waiting?.reason, 'ImagePullBackOff');
+});

@@ -13,6 +13,7 @@ import { fetchPullSecrets, type SecretGetter } from './pull-secrets.ts';
 import { invalidReference } from './reference.ts';
 import { goDuration } from '../config/duration.ts';
 import { PullSlots } from './pull-slots.ts';
+import type { TokenBucket } from '../backoff/token-bucket.ts';
 
 /** user: the image's configured user, for runAsNonRoot and the default runAsUser. */
 export type PullResult = { imageRef: string; user?: ImageUser; waiting?: undefined } | { imageRef?: undefined; waiting: Waiting };
@@ -55,6 +56,7 @@ export class ImagePuller {
   readonly #log: Logger | undefined;
   readonly #observe: PullObserver;
   readonly #slots: PullSlots;
+  readonly #limit: Pick<TokenBucket, 'tryAccept'> | undefined;
 
   /** secrets reads a pod's imagePullSecrets; without it every pull is anonymous. */
   constructor(
@@ -67,6 +69,8 @@ export class ImagePuller {
       observe?: PullObserver;
       /** How many pulls run at once (serializeImagePulls, maxParallelImagePulls); unset: no limit. */
       slots?: PullSlots;
+      /** How many pulls begin per second (registryPullQPS, registryBurst); unset: no limit. */
+      limit?: Pick<TokenBucket, 'tryAccept'>;
     } = {},
   ) {
     this.#images = images;
@@ -76,6 +80,7 @@ export class ImagePuller {
     this.#log = opts.log;
     this.#observe = opts.observe ?? {};
     this.#slots = opts.slots ?? new PullSlots(Number.POSITIVE_INFINITY);
+    this.#limit = opts.limit;
   }
 
   /**
@@ -131,6 +136,12 @@ export class ImagePuller {
     } catch (e) {
       this.#observe.finished?.(uid);
       throw e; // cancelled while waiting for its turn
+    }
+    // Over registryPullQPS the pull fails, and backs off, as upstream's throttledImageService.
+    if (this.#limit && !this.#limit.tryAccept()) {
+      release();
+      this.#observe.finished?.(uid);
+      return this.#failed(image, key, bk, 'pull QPS exceeded', emit);
     }
     // Each matching credential in turn (upstream allows rotation this way); the first that works wins.
     const errors: string[] = [];

@@ -73,6 +73,7 @@ import { kubepodsCgroup } from '../resources/cgroup-layout.ts';
 import { effectiveMaxPods, kubepodsLimits } from '../resources/node-allocatable.ts';
 import { ensurePodCgroup, removePodCgroup } from '../resources/pod-cgroup.ts';
 import { keepQosCgroups, updateQosCgroups } from '../resources/qos-cgroups.ts';
+import { TokenBucket } from '../backoff/token-bucket.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { singleProcessOOMKill } from '../resources/linux-resources.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
@@ -172,7 +173,13 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const view = new RuntimeView(cri);
   // The runtime handlers as CRI Status lists them: the runtime probe keeps them, recursive read-only mounts read them.
   const runtimeHandlers = new RuntimeHandlers(() => cri.status({}));
-  const events = eventRecorder(api, { host: nodeName, log: logger('events'), onDrop: () => metrics.eventsDropped.inc() });
+  const events = eventRecorder(api, {
+    host: nodeName,
+    log: logger('events'),
+    onDrop: () => metrics.eventsDropped.inc(),
+    qps: config.eventRecordQPS,
+    burst: config.eventBurst,
+  });
 
   // The Node: one holder that the node agent keeps current and every other part reads.
   const node = new CurrentNode(nodeName);
@@ -318,6 +325,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       log: logger('images'),
       observe: pullMetrics(startup),
       slots: new PullSlots(pullLimit(config.serializeImagePulls, config.maxParallelImagePulls)),
+      limit: new TokenBucket(config.registryPullQPS, config.registryBurst),
     }),
     node: {
       podLogsDir: config.podLogsDir,

@@ -110,6 +110,16 @@ test('liveness: a container its probe keeps killing goes into CrashLoopBackOff, 
       evs.some((e) => e.startsWith('Warning BackOff: Back-off restarting failed container main in pod always-sick_')),
       evs.join('\n'),
     );
+    // The probe fails every second with the same words: one event whose count goes up, as
+    // upstream's recorder correlates repeats (kubectl describe's "(x5 over 10s)").
+    const unhealthy = await eventually('one Unhealthy event, counted up', 30_000, async () => {
+      const list = await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=always-sick,reason=Unhealthy' });
+      return list.items.length === 1 && (list.items[0]!.count ?? 0) >= 3 ? list.items[0] : undefined;
+    });
+    assert.ok(
+      new Date(unhealthy.lastTimestamp!).getTime() > new Date(unhealthy.firstTimestamp!).getTime(),
+      `first ${unhealthy.firstTimestamp}, last ${unhealthy.lastTimestamp}`,
+    );
   }));
 
 test('liveness httpGet probe: a server that starts failing is restarted, with Unhealthy and Killing events', () =>
