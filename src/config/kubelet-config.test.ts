@@ -91,6 +91,7 @@ test('bad input names the field', () => {
     ['oomScoreAdj: -1001', /oomScoreAdj: -1001 must be between -1000 and 1000, inclusive/],
     ['podPidsLimit: -2', /podPidsLimit: must be -1 \(no limit\) or more/],
     ['eventRecordQPS: -1', /eventRecordQPS \(--event-qps\) -1 must not be a negative number/],
+    ['kubeAPIQPS: -1', /kubeAPIQPS \(--kube-api-qps\) -1 must not be a negative number/],
     ['registryPullQPS: -1', /registryPullQPS \(--registry-qps\) -1 must not be a negative number/],
     ['eventBurst: -5', /eventBurst \(--event-burst\) -5 must not be a negative number/],
     ['singleProcessOOMKill: sometimes', /singleProcessOOMKill: expected true or false/],

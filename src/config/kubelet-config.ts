@@ -40,6 +40,9 @@ export interface KubeletConfig {
   /** The event client's limit (src/events/recorder.ts): events per second, and at once; 0 qps: no limit. */
   eventRecordQPS: number;
   eventBurst: number;
+  /** The kubelet's apiserver requests per second, and at once (src/apiserver/rate-limited.ts); 0 qps: no limit. */
+  kubeAPIQPS: number;
+  kubeAPIBurst: number;
   /** Image pulls begun per second, and at once (src/images/puller.ts); 0 qps: no limit. */
   registryPullQPS: number;
   registryBurst: number;
@@ -132,6 +135,8 @@ export const defaults: KubeletConfig = {
   eventBurst: 100,
   registryPullQPS: 5,
   registryBurst: 10,
+  kubeAPIQPS: 50,
+  kubeAPIBurst: 100,
   protectKernelDefaults: false,
   serializeImagePulls: true,
   tlsMinVersion: '',
@@ -225,6 +230,8 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   eventBurst: ['int', 'eventBurst'],
   registryPullQPS: ['int', 'registryPullQPS'],
   registryBurst: ['int', 'registryBurst'],
+  kubeAPIQPS: ['int', 'kubeAPIQPS'],
+  kubeAPIBurst: ['int', 'kubeAPIBurst'],
   protectKernelDefaults: ['bool', 'protectKernelDefaults'],
   serializeImagePulls: ['bool', 'serializeImagePulls'],
   maxParallelImagePulls: ['int', 'maxParallelImagePulls'],
@@ -281,7 +288,7 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
     'bool',
     `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS runOnce cpuCFSQuota mergeDefaultEvictionSettings enableControllerAttachDetach makeIPTablesUtilChains kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
   ),
-  ...accepted('int', `maxOpenFiles kubeAPIQPS kubeAPIBurst iptablesMasqueradeBit iptablesDropBit`),
+  ...accepted('int', `maxOpenFiles iptablesMasqueradeBit iptablesDropBit`),
   ...accepted('number', `memoryThrottlingFactor`),
   ...accepted(
     'duration',
@@ -460,6 +467,8 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
       c.serializeImagePulls && (c.maxParallelImagePulls ?? 1) > 1,
       'maxParallelImagePulls: cannot be larger than 1 unless serializeImagePulls is set to false',
     ],
+    [c.kubeAPIBurst < 0, `kubeAPIBurst (--kube-api-burst) ${c.kubeAPIBurst} must not be a negative number`],
+    [c.kubeAPIQPS < 0, `kubeAPIQPS (--kube-api-qps) ${c.kubeAPIQPS} must not be a negative number`],
     [c.registryBurst < 0, `registryBurst (--registry-burst) ${c.registryBurst} must not be a negative number`],
     [c.registryPullQPS < 0, `registryPullQPS (--registry-qps) ${c.registryPullQPS} must not be a negative number`],
     [c.eventBurst < 0, `eventBurst (--event-burst) ${c.eventBurst} must not be a negative number`],

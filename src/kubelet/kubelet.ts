@@ -74,6 +74,7 @@ import { effectiveMaxPods, kubepodsLimits } from '../resources/node-allocatable.
 import { ensurePodCgroup, removePodCgroup } from '../resources/pod-cgroup.ts';
 import { keepQosCgroups, updateQosCgroups } from '../resources/qos-cgroups.ts';
 import { TokenBucket } from '../backoff/token-bucket.ts';
+import { rateLimited } from '../apiserver/rate-limited.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { singleProcessOOMKill } from '../resources/linux-resources.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
@@ -154,10 +155,13 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   }
 
   // Connections: the apiserver, and the runtime (fail at start with one clear line rather than run against none).
-  const api = apiClient(loadKubeconfig(o.kubeconfig), {
+  // upstream's clients: the kube client waits within kubeAPIQPS/kubeAPIBurst; heartbeats (node
+  // status, the Lease) go around that limit, events within their own (eventRecordQPS).
+  const heartbeats = apiClient(loadKubeconfig(o.kubeconfig), {
     userAgent: `kubelet-ts/${KUBELET_VERSION} (linux) ${nodeName}`,
     observe: restClientMetrics,
   });
+  const api = rateLimited(heartbeats, new TokenBucket(config.kubeAPIQPS, config.kubeAPIBurst));
   const cri = new RuntimeClient(o.runtimeEndpoint, { observer: observeRuntimeOperation });
   const images = new ImageClient(config.imageServiceEndpoint || o.runtimeEndpoint, { observer: observeRuntimeOperation });
   const version = await cri.version({});
@@ -173,7 +177,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   const view = new RuntimeView(cri);
   // The runtime handlers as CRI Status lists them: the runtime probe keeps them, recursive read-only mounts read them.
   const runtimeHandlers = new RuntimeHandlers(() => cri.status({}));
-  const events = eventRecorder(api, {
+  const events = eventRecorder(heartbeats, {
     host: nodeName,
     log: logger('events'),
     onDrop: () => metrics.eventsDropped.inc(),
@@ -423,7 +427,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
         });
 
   // The Node object, its status and Lease, and the client certificate.
-  const agent = nodeAgent(api, {
+  const agent = nodeAgent(heartbeats, {
     nodeName,
     labels: o.nodeLabels,
     taints: o.taints,
@@ -479,7 +483,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   // Nothing waits for the registration: static pods run while the apiserver is unreachable (on a
   // kubeadm control-plane node the apiserver is one of them), as upstream. The Lease gets the
   // Node as its owner once there is one.
-  const lease = leaseRenewer(api, {
+  const lease = leaseRenewer(heartbeats, {
     nodeName,
     durationSeconds: config.nodeLeaseDurationSeconds,
     nodeUID: () => node.uid(),

@@ -76,6 +76,8 @@ export function configzDocument(c: KubeletConfig): { kubeletconfig: Record<strin
       eventBurst: c.eventBurst,
       registryPullQPS: c.registryPullQPS,
       registryBurst: c.registryBurst,
+      kubeAPIQPS: c.kubeAPIQPS,
+      kubeAPIBurst: c.kubeAPIBurst,
       serializeImagePulls: c.serializeImagePulls,
       maxParallelImagePulls: c.maxParallelImagePulls,
       singleProcessOOMKill: c.singleProcessOOMKill,
