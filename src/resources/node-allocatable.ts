@@ -3,8 +3,7 @@
 // systemReserved, so pods together can never take what was promised to the system's
 // daemons. (The hard eviction threshold is not subtracted here, as upstream: eviction
 // keeps that margin, the cgroup only the reservations.)
-import { hugePageSizeName, type PodCgroupLimits } from './pod-cgroup.ts';
-import { HUGEPAGES_PREFIX } from './pod-resources.ts';
+import { hugePageLimits, type PodCgroupLimits } from './pod-cgroup.ts';
 import { parseQuantity } from './quantity.ts';
 
 /**
@@ -19,16 +18,13 @@ export function kubepodsLimits(
 ): PodCgroupLimits {
   const sum = (r: string) => reserved.reduce((n, m) => n + (parseQuantity(m[r] ?? '0') ?? 0), 0);
   const milli = Math.max(0, Math.round((capacity.cpuCores - sum('cpu')) * 1000));
-  const hugePageLimits: Record<string, number> = {};
-  for (const [resource, bytes] of Object.entries(capacity.hugepages ?? {})) {
-    const size = parseQuantity(resource.slice(HUGEPAGES_PREFIX.length));
-    const name = size === undefined ? undefined : hugePageSizeName(size);
-    if (name) hugePageLimits[name] = Math.max(0, bytes - sum(resource));
-  }
+  const hugePages = hugePageLimits(
+    Object.fromEntries(Object.entries(capacity.hugepages ?? {}).map(([r, bytes]) => [r, Math.max(0, bytes - sum(r))])),
+  );
   return {
     cpuShares: Math.max(2, Math.floor((milli * 1024) / 1000)),
     memoryLimitBytes: Math.max(0, Math.floor(capacity.memoryBytes - sum('memory'))),
-    ...(Object.keys(hugePageLimits).length ? { hugePageLimits } : {}),
+    ...(Object.keys(hugePages).length ? { hugePageLimits: hugePages } : {}),
   };
 }
 

@@ -50,8 +50,8 @@ export function hugePageSizeName(bytes: number): string | undefined {
   return bytes > 1024 && i < units.length - 1 ? undefined : `${bytes}${units[i]}`;
 }
 
-/** Upstream's HugePageLimits: hugepages-<size> requests summed by page size. */
-function hugePageLimits(reqs: Amounts): Record<string, number> {
+/** Upstream's HugePageLimits: hugepages-<size> amounts (a pod's requests, the node's allocatable) summed by page size. */
+export function hugePageLimits(reqs: Amounts): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(reqs)) {
     if (!k.startsWith(HUGEPAGES_PREFIX)) continue;

@@ -290,10 +290,14 @@ export class PodSyncer {
         return { runtime: status, waiting, requeueAfterMs: 10_000 };
       }
       mkdirSync(sbConfig.logDirectory!, { recursive: true });
+      // The pod's own cgroup with its limits first, as upstream's SyncPod: the QoS cgroups
+      // updated (UpdateQOSCgroups; a failure only logs), then the pod container manager's EnsureExists.
       try {
-        // The pod's own cgroup with its limits first, as upstream's SyncPod: the QoS cgroups
-        // updated (UpdateQOSCgroups), then the pod container manager's EnsureExists.
         this.#podCgroups.updateQos?.();
+      } catch (e) {
+        this.#log.v(2, 'Failed to update QoS cgroups while syncing pod', { ...ref, err: e });
+      }
+      try {
         this.#podCgroups.ensure(podCgroup(pod, this.#node.cgroupRoot), podCgroupLimits(pod, this.#node.podPidsLimit));
       } catch (e) {
         this.#log.warn('Cannot set up the pod cgroup; its containers keep their own limits', { ...ref, err: e });
