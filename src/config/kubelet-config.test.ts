@@ -221,3 +221,15 @@ test('graceful node shutdown: off by default, parsed and validated as upstream',
   ];
   for (const [lines, re] of bad) assert.throws(() => parseKubeletConfig(`${head}${lines}\n`), re, lines);
 });
+
+// SetDefaults_KubeletConfiguration: these ints take their default when 0, as an unset field.
+test('a zero port, maxPods, nodeLeaseDurationSeconds or burst takes the default, as upstream defaults it', () => {
+  const c = parseKubeletConfig(
+    'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nport: 0\nmaxPods: 0\nnodeLeaseDurationSeconds: 0\neventBurst: 0\nregistryBurst: 0\nkubeAPIBurst: 0\neventRecordQPS: 0\n',
+  );
+  assert.deepEqual(
+    [c.port, c.maxPods, c.nodeLeaseDurationSeconds, c.eventBurst, c.registryBurst, c.kubeAPIBurst, c.eventRecordQPS],
+    [10250, 110, 40, 100, 10, 100, 0],
+    'eventRecordQPS 0 stays: no limit',
+  );
+});

@@ -405,6 +405,17 @@ function nested(path: string, v: unknown, schema: Schema): Record<string, unknow
   return out;
 }
 
+/** upstream's SetDefaults_KubeletConfiguration: these take their default when 0 (`if obj.X == 0`). */
+const ZERO_IS_UNSET = new Set([
+  'port',
+  'registryBurst',
+  'eventBurst',
+  'nodeLeaseDurationSeconds',
+  'maxPods',
+  'maxOpenFiles',
+  'kubeAPIBurst',
+]);
+
 /** Pure: parses a KubeletConfiguration document over the defaults. */
 export function parseKubeletConfig(text: string, source = 'config'): KubeletConfig {
   let doc: unknown;
@@ -425,8 +436,9 @@ export function parseKubeletConfig(text: string, source = 'config'): KubeletConf
     if (!spec) throw new ConfigError(`${source}: unknown field "${name}"`);
     const converted = convert(name, spec[0], value);
     // As upstream's defaulting: an empty string or zero duration (what kubeadm writes for
-    // "unset", e.g. containerRuntimeEndpoint: "") takes the default.
-    const unset = value === null || value === '' || (spec[0] === 'duration' && converted === 0);
+    // "unset", e.g. containerRuntimeEndpoint: "") takes the default, and so does a zero in the
+    // int fields SetDefaults_KubeletConfiguration defaults on 0.
+    const unset = value === null || value === '' || (converted === 0 && (spec[0] === 'duration' || ZERO_IS_UNSET.has(name)));
     if (spec[1] && !unset) out[spec[1]] = converted;
   }
   const cfg = out as unknown as KubeletConfig;
