@@ -106,6 +106,18 @@ test('planPodDevices: init containers reuse, sidecars keep theirs, others in use
   // Admitted again (a restart): what it has stands, nothing new.
   const mine: PodDevices = new Map([['u', new Map([['a', new Map([[R, { byNuma: { '-1': ['d3'] } }]])]])]]);
   assert.deepEqual(plan(pod('u', [c('a', 1)]), mine), { assign: [] });
+  // A kubelet restart before the plugin registered again (its devices not healthy yet): a
+  // container the runtime runs keeps what the checkpoint says, or needs nothing, while the
+  // sources are not ready; one not running is refused as upstream.
+  const restarted = new Map([[R, state([], ['d0', 'd1', 'd2', 'd3'], 0)]]);
+  const running = (uid: string, name: string) => uid === 'u' && name === 'a';
+  const afterRestart = (p: Pod, pods: PodDevices, runningAtStart?: typeof running) =>
+    planPodDevices(p, { resources: restarted, pods, isDeviceResource, runningAtStart });
+  assert.deepEqual(afterRestart(pod('u', [c('a', 1)]), mine, running), { assign: [] }, 'in the checkpoint');
+  assert.deepEqual(afterRestart(pod('u', [c('a', 1)]), new Map(), running), { assign: [] }, 'not in the checkpoint');
+  assert.deepEqual(afterRestart(pod('u', [c('a', 1)]), mine), {
+    error: `no healthy devices present; cannot allocate unhealthy devices ${R}`,
+  });
   // Not a device resource (cpu, an unknown extended resource): nothing to do.
   assert.deepEqual(plan(pod('u', [{ name: 'x', resources: { limits: { cpu: '1', 'other.io/y': '1' } } }])), { assign: [] });
 });

@@ -157,7 +157,14 @@ export function planPodDevices(
     const mine = new Map<string, string[]>();
     for (const [resource, required] of deviceRequests(c, input.isDeviceResource)) {
       const had = existing?.get(c.name)?.get(resource);
-      if (!had && input.runningAtStart?.(uid, c.name)) continue;
+      // upstream's devicesToAllocate, scenario 2 (a kubelet restart): a container the runtime
+      // runs, seen before the sources are ready, already has what it needs, whether the checkpoint
+      // remembers its devices or not; the plugin may not have registered again yet, so its
+      // devices' health is not asked.
+      if (input.runningAtStart?.(uid, c.name)) {
+        if (had) mine.set(resource, deviceIds(had));
+        continue;
+      }
       const r = devicesToAllocate({
         resource,
         required,

@@ -8,9 +8,7 @@
 // CHAOS_DURATION and CHAOS_SEED are the same knobs for make. The run lasts at least until every
 // fault chosen ran once.
 import { parseArgs } from 'node:util';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { ROOT, clients, eventually, nodeName, restartKubelet } from '../e2e/stack.ts';
 import { churn, prepare } from './churn.ts';
 import { FAULTS, type FaultContext } from './faults.ts';
@@ -77,9 +75,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   // Pressure ends 30 s after the disk is freed, not upstream's default 5 min, so that a full disk
   // does not leave the node refusing pods for the faults after it; hack/kubelet.sh's config
   // comes back at the end.
-  const extra = join(mkdtempSync(join(tmpdir(), 'kts-chaos-')), 'config.yaml');
-  writeFileSync(extra, 'evictionPressureTransitionPeriod: 30s\n');
-  restartKubelet(extra);
+  restartKubelet('evictionPressureTransitionPeriod: 30s\n');
   // Set when the run ends, also by an error: the churn and the observer stop.
   let stopped = false;
   try {
