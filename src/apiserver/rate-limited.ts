@@ -7,7 +7,11 @@ import { sleep } from '../backoff/backoff.ts';
 import type { ApiClient } from './client.ts';
 
 export function rateLimited(api: ApiClient, bucket: Pick<TokenBucket, 'reserve'>): ApiClient {
-  const inTurn = <T>(request: () => Promise<T>) => sleep(bucket.reserve()).then(request);
+  // Within the burst a request goes at once: no timer turn on every call.
+  const inTurn = <T>(request: () => Promise<T>) => {
+    const waitMs = bucket.reserve();
+    return waitMs > 0 ? sleep(waitMs).then(request) : request();
+  };
   return {
     get: (p) => inTurn(() => api.get(p)),
     create: (p, b) => inTurn(() => api.create(p, b)),

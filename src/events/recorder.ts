@@ -50,7 +50,8 @@ export function eventRecorder(
       const c = correlator.correlate(ev);
       while (!c.skip && !stopped) {
         try {
-          await sleep(limit.reserve());
+          const waitMs = limit.reserve();
+          if (waitMs > 0) await sleep(waitMs);
           await send(c.event, c.patch);
           retry.reset();
           break;
