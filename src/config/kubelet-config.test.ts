@@ -90,6 +90,13 @@ test('bad input names the field', () => {
     ['readOnlyPort: -1', /readOnlyPort: -1 must be between 0 and 65535, inclusive/],
     ['oomScoreAdj: -1001', /oomScoreAdj: -1001 must be between -1000 and 1000, inclusive/],
     ['podPidsLimit: -2', /podPidsLimit: must be -1 \(no limit\) or more/],
+    ['cpuCFSQuotaPeriod: 2s', /cpuCFSQuotaPeriod \(--cpu-cfs-quota-period\) 2s must be between 1ms and 1sec, inclusive/],
+    ['cpuCFSQuotaPeriod: 500us', /cpuCFSQuotaPeriod \(--cpu-cfs-quota-period\) 500µs must be between 1ms and 1sec, inclusive/],
+    [
+      'cpuCFSQuotaPeriod: 50ms\nfeatureGates: {CustomCPUCFSQuotaPeriod: false}',
+      /cpuCFSQuotaPeriod \(--cpu-cfs-quota-period\) 50ms requires feature gate CustomCPUCFSQuotaPeriod/,
+    ],
+    ['cpuCFSQuota: no', /cpuCFSQuota: expected true or false/],
     ['eventRecordQPS: -1', /eventRecordQPS \(--event-qps\) -1 must not be a negative number/],
     ['kubeAPIQPS: -1', /kubeAPIQPS \(--kube-api-qps\) -1 must not be a negative number/],
     ['registryPullQPS: -1', /registryPullQPS \(--registry-qps\) -1 must not be a negative number/],
@@ -140,6 +147,19 @@ test('readOnlyPort: 0 (none) by default, the port when set', () => {
   assert.equal(parseKubeletConfig(head).readOnlyPort, 0);
   assert.equal(parseKubeletConfig(head + 'readOnlyPort: 10255\n').readOnlyPort, 10255);
   assert.equal(parseKubeletConfig(head + 'readOnlyPort: 0\n').readOnlyPort, 0);
+});
+
+test('cpuCFSQuota and cpuCFSQuotaPeriod: on and 100 ms by default, as set otherwise (CustomCPUCFSQuotaPeriod is GA)', () => {
+  const d = parseKubeletConfig(head);
+  assert.deepEqual([d.cpuCFSQuota, d.cpuCFSQuotaPeriodMs], [true, 100]);
+  const c = parseKubeletConfig(`${head}cpuCFSQuota: false\ncpuCFSQuotaPeriod: 50ms\n`);
+  assert.deepEqual([c.cpuCFSQuota, c.cpuCFSQuotaPeriodMs], [false, 50]);
+  assert.equal(parseKubeletConfig(`${head}cpuCFSQuotaPeriod: 1s\n`).cpuCFSQuotaPeriodMs, 1000, 'inclusive');
+  // The gate off still allows the default period.
+  assert.equal(
+    parseKubeletConfig(`${head}cpuCFSQuotaPeriod: 100ms\nfeatureGates: {CustomCPUCFSQuotaPeriod: false}\n`).cpuCFSQuotaPeriodMs,
+    100,
+  );
 });
 
 test('the system log handler and the node log query: defaulted and validated as upstream', () => {

@@ -2,7 +2,7 @@
 // upstream field names and defaults. Unknown fields and wrong types are errors naming
 // the field path, as upstream's strict decoding does.
 import { parse } from 'yaml';
-import { parseDuration } from './duration.ts';
+import { goDuration, parseDuration } from './duration.ts';
 import { serverTLS } from './tls-options.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { parseThresholds } from '../eviction/thresholds.ts';
@@ -30,6 +30,10 @@ export interface KubeletConfig {
   podsPerCore: number;
   /** pids.max of each pod's cgroup (src/resources/pod-cgroup.ts); -1: no limit. */
   podPidsLimit: number;
+  /** CFS quota for the cpu limits of containers and pod cgroups (src/resources/linux-resources.ts CFS); false: none enforced. */
+  cpuCFSQuota: boolean;
+  /** The CFS period of those quotas (cpu.cfs_period_us), 1 ms to 1 s. */
+  cpuCFSQuotaPeriodMs: number;
   /** One image pull at a time (upstream's default); false: at most maxParallelImagePulls (unset: no limit). src/images/pull-slots.ts. */
   serializeImagePulls: boolean;
   maxParallelImagePulls?: number;
@@ -130,6 +134,8 @@ export const defaults: KubeletConfig = {
   nodeStatusMaxImages: 50,
   maxPods: 110,
   podPidsLimit: -1,
+  cpuCFSQuota: true,
+  cpuCFSQuotaPeriodMs: 100,
   oomScoreAdj: -999,
   eventRecordQPS: 50,
   eventBurst: 100,
@@ -225,6 +231,8 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   nodeStatusMaxImages: ['int', 'nodeStatusMaxImages'],
   maxPods: ['int', 'maxPods'],
   podPidsLimit: ['int', 'podPidsLimit'],
+  cpuCFSQuota: ['bool', 'cpuCFSQuota'],
+  cpuCFSQuotaPeriod: ['duration', 'cpuCFSQuotaPeriodMs'],
   oomScoreAdj: ['int', 'oomScoreAdj'],
   eventRecordQPS: ['int', 'eventRecordQPS'],
   eventBurst: ['int', 'eventBurst'],
@@ -286,14 +294,11 @@ const fields: Record<string, [Kind, (keyof KubeletConfig)?]> = {
   // Upstream's other fields: type-checked now, in effect as their features land.
   ...accepted(
     'bool',
-    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS runOnce cpuCFSQuota mergeDefaultEvictionSettings enableControllerAttachDetach makeIPTablesUtilChains kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
+    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS runOnce mergeDefaultEvictionSettings enableControllerAttachDetach makeIPTablesUtilChains kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
   ),
   ...accepted('int', `maxOpenFiles iptablesMasqueradeBit iptablesDropBit`),
   ...accepted('number', `memoryThrottlingFactor`),
-  ...accepted(
-    'duration',
-    `streamingConnectionIdleTimeout imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod cpuCFSQuotaPeriod`,
-  ),
+  ...accepted('duration', `streamingConnectionIdleTimeout imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod`),
   ...accepted(
     'string',
     `imagePullCredentialsVerificationPolicy cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`,
@@ -474,6 +479,15 @@ export function invalidValue(c: KubeletConfig, raw: Record<string, unknown>): st
       'imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent',
     ],
     [c.podPidsLimit < -1, 'podPidsLimit: must be -1 (no limit) or more'],
+    // CustomCPUCFSQuotaPeriod is GA (on) in v1.36: off, only the default period is allowed.
+    [
+      c.featureGates.CustomCPUCFSQuotaPeriod === false && c.cpuCFSQuotaPeriodMs !== 100,
+      `invalid configuration: cpuCFSQuotaPeriod (--cpu-cfs-quota-period) ${goDuration(c.cpuCFSQuotaPeriodMs)} requires feature gate CustomCPUCFSQuotaPeriod`,
+    ],
+    [
+      c.featureGates.CustomCPUCFSQuotaPeriod !== false && (c.cpuCFSQuotaPeriodMs < 1 || c.cpuCFSQuotaPeriodMs > 1000),
+      `invalid configuration: cpuCFSQuotaPeriod (--cpu-cfs-quota-period) ${goDuration(c.cpuCFSQuotaPeriodMs)} must be between 1ms and 1sec, inclusive`,
+    ],
     [(c.maxParallelImagePulls ?? 1) < 1, `maxParallelImagePulls: ${c.maxParallelImagePulls} must be a positive number`],
     [
       c.serializeImagePulls && (c.maxParallelImagePulls ?? 1) > 1,

@@ -76,7 +76,7 @@ import { keepQosCgroups, updateQosCgroups } from '../resources/qos-cgroups.ts';
 import { TokenBucket } from '../backoff/token-bucket.ts';
 import { rateLimited } from '../apiserver/rate-limited.ts';
 import { parseQuantity } from '../resources/quantity.ts';
-import { singleProcessOOMKill } from '../resources/linux-resources.ts';
+import { cfsOf, singleProcessOOMKill } from '../resources/linux-resources.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { apiEnvSource } from '../runtime/env-sources.ts';
 import { serviceCache } from '../runtime/service-cache.ts';
@@ -200,6 +200,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   setupKernelTunables(config.protectKernelDefaults, log);
   // One process or the whole container per OOM kill; refused as upstream's validation does.
   const oomKill = singleProcessOOMKill(config.singleProcessOOMKill, swap.cgroupV2);
+  const cfs = cfsOf(config.cpuCFSQuota, config.cpuCFSQuotaPeriodMs);
   if (config.enforceNodeAllocatable.includes('pods')) {
     try {
       ensurePodCgroup(kubepodsCgroup(config.cgroupRoot), kubepodsLimits(host, [config.kubeReserved, config.systemReserved]));
@@ -344,6 +345,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       cgroupRoot: config.cgroupRoot,
       swap,
       singleProcessOOMKill: oomKill,
+      cfs,
       podPidsLimit: config.podPidsLimit,
     },
     // EnvFiles: fileKeyRef reads files of the pod's volumes as set up.
@@ -362,6 +364,7 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
       allocatable: () => node.allocatable(),
       checkpointFile: join(rootDir, 'allocated_pods_state'),
       cgroupRoot: config.cgroupRoot,
+      cfs,
       activePods: () => workers.active(),
     }),
     runtimeHandler: apiRuntimeHandler(api),

@@ -259,7 +259,7 @@ export function podStatusResources(allocatedPod: Pod, running: boolean, cgroup: 
     const memory = podRequests(allocatedPod).memory;
     if (memory !== undefined) requests.memory = formatBinary(memory);
   }
-  const cpuLimit = cgroup.cpuQuotaUs ? Math.floor((cgroup.cpuQuotaUs * 1000) / CFS_PERIOD_US) : 0;
+  const cpuLimit = cgroup.cpuQuotaUs ? Math.floor((cgroup.cpuQuotaUs * 1000) / (cgroup.cpuPeriodUs ?? CFS_PERIOD_US)) : 0;
   if (cpuLimit > 0 && (cpuLimit > MIN_MILLI_CPU_LIMIT || milliCPU(limits.cpu) > MIN_MILLI_CPU_LIMIT))
     limits.cpu = formatCPU(cpuLimit / 1000);
   if (cgroup.memoryLimitBytes) limits.memory = formatBinary(cgroup.memoryLimitBytes);

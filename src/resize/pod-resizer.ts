@@ -32,7 +32,7 @@ import {
   withAllocation,
   type Allocation,
 } from './decide.ts';
-import { CFS_PERIOD_US, cpuAndMemory, fromLinux, linuxResources, sameLinux, sameResources } from '../resources/linux-resources.ts';
+import { type CFS, cpuAndMemory, DEFAULT_CFS, fromLinux, linuxResources, sameLinux, sameResources } from '../resources/linux-resources.ts';
 import { podSpecResources } from '../resources/pod-resources.ts';
 
 /** The runtime calls in-place resize makes: new cgroup settings for a container, and the view told of them. */
@@ -65,6 +65,8 @@ export interface ResizeDeps {
   cgroupRoot?: string;
   /** Default: the host's cgroup v1 files. */
   podCgroupIO?: PodCgroupIO;
+  /** KubeletConfiguration cpuCFSQuota and cpuCFSQuotaPeriod; default: quota on, 100 ms. */
+  cfs?: CFS;
 }
 
 /** The resize events' summary of a pod's resources, as upstream's: containers with their resources, and the generation. */
@@ -163,7 +165,7 @@ export class PodResizer {
       const mine = known?.get(s.id);
       if (mine) return mine;
       const a = allocated.containers[s.name];
-      return s.linux && a ? fromLinux(s.linux, effectiveResources(a, allocated.pod)) : undefined;
+      return s.linux && a ? fromLinux(s.linux, effectiveResources(a, allocated.pod), this.#deps.cfs) : undefined;
     };
   }
 
@@ -249,7 +251,7 @@ export class PodResizer {
    */
   growPodCgroup(pod: Pod, ref: object, errors: string[] = []): () => void {
     const path = podCgroup(pod, this.#deps.cgroupRoot),
-      target = podCgroupLimits(pod);
+      target = podCgroupLimits(pod, -1, this.#deps.cfs);
     const current = this.#io.read(path);
     const fail = (what: string, e: unknown) => {
       const message = `failed to ${what} the pod cgroup: ${(e as Error).message}`;
@@ -314,18 +316,20 @@ export class PodResizer {
     for (const u of actions.containersToUpdate) {
       const s = status.containers.find((x) => x.id === u.id)!;
       // u.resources and before are effective (pod-level limits included).
-      const want = linuxResources(u.resources);
+      const cfs = this.#deps.cfs ?? DEFAULT_CFS;
+      const want = linuxResources(u.resources, undefined, cfs);
       const before = actualOf(s);
       try {
         // Equivalent values (2m and 1m of cpu both make 2 shares) need no call, only bookkeeping.
-        if (!before || !sameLinux(want, linuxResources(before))) {
-          // Zero leaves a value alone in the runtime: an unlimited one is -1.
+        if (!before || !sameLinux(want, linuxResources(before, undefined, cfs))) {
+          // Zero leaves a value alone in the runtime: an unlimited one is -1. With CFS quota
+          // off neither quota nor period is set (calculateLinuxResources).
           await this.#deps.cri.updateContainerResources({
             containerId: u.id,
             linux: {
               cpuShares: want.cpuShares,
-              cpuPeriod: want.cpuPeriod || CFS_PERIOD_US,
-              cpuQuota: want.cpuQuota || -1,
+              cpuPeriod: want.cpuPeriod,
+              cpuQuota: cfs.quota ? want.cpuQuota || -1 : 0,
               memoryLimitInBytes: want.memoryLimitInBytes || -1,
             },
           });

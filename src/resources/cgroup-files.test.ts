@@ -64,6 +64,18 @@ test('cpuMemoryFiles: v1 per controller, v2 unified; an absent memory limit left
     },
     { name: 'v2 unlimited', v: 2, l: { cpuShares: 2 }, want: ['/cpu.weight=1', '/cpu.max=max 100000'] },
     {
+      name: 'v2 at a 50 ms period (cpuCFSQuotaPeriod)',
+      v: 2,
+      l: { cpuShares: 2, cpuQuotaUs: 25_000, cpuPeriodUs: 50_000 },
+      want: ['/cpu.weight=1', '/cpu.max=25000 50000'],
+    },
+    {
+      name: 'v1 at a 50 ms period',
+      v: 1,
+      l: { cpuShares: 2, cpuQuotaUs: 25_000, cpuPeriodUs: 50_000 },
+      want: ['cpu/cpu.shares=2', 'cpu/cpu.cfs_period_us=50000', 'cpu/cpu.cfs_quota_us=25000'],
+    },
+    {
       name: 'v2 resized to no limits',
       v: 2,
       unlimited: true,
@@ -109,4 +121,6 @@ test('parseV2Limits: "max" is no limit', () => {
     memoryLimitBytes: 67_108_864,
   });
   assert.deepEqual(parseV2Limits('1', 'max 100000', 'max'), { cpuShares: 2 });
+  // A period other than the default is named beside its quota.
+  assert.deepEqual(parseV2Limits('1', '25000 50000', 'max'), { cpuShares: 2, cpuQuotaUs: 25_000, cpuPeriodUs: 50_000 });
 });

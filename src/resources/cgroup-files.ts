@@ -47,13 +47,13 @@ export function cpuMemoryFiles(l: PodCgroupLimits, version: 1 | 2, unlimitedMemo
   if (version === 1)
     return [
       cpuSharesFile(l.cpuShares, 1),
-      { hierarchy: 'cpu', file: 'cpu.cfs_period_us', value: String(CFS_PERIOD_US) },
+      { hierarchy: 'cpu', file: 'cpu.cfs_period_us', value: String(l.cpuPeriodUs ?? CFS_PERIOD_US) },
       { hierarchy: 'cpu', file: 'cpu.cfs_quota_us', value: String(l.cpuQuotaUs ?? -1) },
       ...(memory === undefined ? [] : [{ hierarchy: 'memory', file: 'memory.limit_in_bytes', value: String(memory) }]),
     ];
   return [
     cpuSharesFile(l.cpuShares, 2),
-    { hierarchy: '', file: 'cpu.max', value: `${l.cpuQuotaUs ?? 'max'} ${CFS_PERIOD_US}` },
+    { hierarchy: '', file: 'cpu.max', value: `${l.cpuQuotaUs ?? 'max'} ${l.cpuPeriodUs ?? CFS_PERIOD_US}` },
     ...(memory === undefined ? [] : [{ hierarchy: '', file: 'memory.max', value: memory < 0 ? 'max' : String(memory) }]),
   ];
 }
@@ -96,13 +96,16 @@ export function subtreeControl(path: string, controllers: ReadonlySet<string>): 
   return { parents, value: [...controllers].map((c) => `+${c}`).join(' ') };
 }
 
+/** The period beside a quota in PodCgroupLimits: only a period other than the default 100 ms is named. */
+export const period = (us: number | undefined): { cpuPeriodUs?: number } => (us && us !== CFS_PERIOD_US ? { cpuPeriodUs: us } : {});
+
 /** Pure: a v2 cgroup's cpu and memory limits from its cpu.weight, cpu.max and memory.max. */
 export function parseV2Limits(weight: string, cpuMax: string, memoryMax: string): PodCgroupLimits {
-  const quota = cpuMax.trim().split(/\s+/)[0];
+  const [quota, periodUs] = cpuMax.trim().split(/\s+/);
   const memory = memoryMax.trim();
   return {
     cpuShares: cpuSharesFromWeight(Number(weight.trim())),
-    ...(quota && quota !== 'max' ? { cpuQuotaUs: Number(quota) } : {}),
+    ...(quota && quota !== 'max' ? { cpuQuotaUs: Number(quota), ...period(Number(periodUs)) } : {}),
     ...(memory && memory !== 'max' ? { memoryLimitBytes: Number(memory) } : {}),
   };
 }

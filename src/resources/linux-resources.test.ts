@@ -2,7 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import {
+  type CFS,
+  cfsOf,
   changedResources,
+  DEFAULT_CFS,
   cpuAndMemory,
   fromLinux,
   withOtherResources,
@@ -20,7 +23,15 @@ test('milliCPU rounds up as MilliValue, without float noise', () => {
 
 test('upstream conversions: MilliCPUToShares and MilliCPUToQuota', () => {
   assert.deepEqual([0, 1, 2, 20, 25, 1000].map(sharesFromMilli), [2, 2, 2, 20, 25, 1024]);
-  assert.deepEqual([0, 5, 10, 35, 570].map(quotaFromMilli), [0, 1000, 1000, 3500, 57000]);
+  assert.deepEqual(
+    [0, 5, 10, 35, 570].map((m) => quotaFromMilli(m)),
+    [0, 1000, 1000, 3500, 57000],
+  );
+  // At another period (cpuCFSQuotaPeriod): 570m of a 50 ms period; still at least 1 ms.
+  assert.deepEqual(
+    [570, 5].map((m) => quotaFromMilli(m, 50_000)),
+    [28500, 1000],
+  );
 });
 
 // Upstream's NewMainKubelet and validation_linux.go.
@@ -39,8 +50,9 @@ for (const [name, configured, v2, want] of oomCases)
   });
 
 const linuxCases: [string, ResourceRequirements, ReturnType<typeof linuxResources>][] = [
-  ['nothing: minimum shares, no limits', requirements(), { cpuShares: 2, cpuPeriod: 0, cpuQuota: 0, memoryLimitInBytes: 0 }],
-  ['requests only', requirements({ cpu: '20m', memory: '35Mi' }), { cpuShares: 20, cpuPeriod: 0, cpuQuota: 0, memoryLimitInBytes: 0 }],
+  // The period whatever the limit, as calculateLinuxResources with cpuCFSQuota on.
+  ['nothing: minimum shares, no limits', requirements(), { cpuShares: 2, cpuPeriod: 100000, cpuQuota: 0, memoryLimitInBytes: 0 }],
+  ['requests only', requirements({ cpu: '20m', memory: '35Mi' }), { cpuShares: 20, cpuPeriod: 100000, cpuQuota: 0, memoryLimitInBytes: 0 }],
   [
     'limits only: shares from the limit',
     requirements(undefined, { cpu: '30m', memory: '45Mi' }),
@@ -77,10 +89,33 @@ const podLevelCases: [string, ResourceRequirements, { cpu?: number; memory?: num
     { cpu: 200, memory: 64 * Mi },
     { cpuShares: 2, cpuPeriod: 100000, cpuQuota: 20000, memoryLimitInBytes: 64 * Mi },
   ],
-  ['pod-level requests only: nothing to lend', requirements(), {}, { cpuShares: 2, cpuPeriod: 0, cpuQuota: 0, memoryLimitInBytes: 0 }],
+  ['pod-level requests only: nothing to lend', requirements(), {}, { cpuShares: 2, cpuPeriod: 100000, cpuQuota: 0, memoryLimitInBytes: 0 }],
 ];
 for (const [name, r, podLimits, want] of podLevelCases)
   test(`linuxResources with pod-level limits: ${name}`, () => assert.deepEqual(linuxResources(r, podLimits), want));
+
+// calculateLinuxResources with the node's cpuCFSQuota and cpuCFSQuotaPeriod.
+const cfsCases: [string, CFS, ReturnType<typeof linuxResources>][] = [
+  [
+    'quota off: neither quota nor period, shares and memory as ever',
+    { quota: false, periodUs: 100_000 },
+    { cpuShares: 256, cpuPeriod: 0, cpuQuota: 0, memoryLimitInBytes: 64 * Mi },
+  ],
+  [
+    'a 50 ms period: the quota of the limit in it',
+    { quota: true, periodUs: 50_000 },
+    { cpuShares: 256, cpuPeriod: 50_000, cpuQuota: 25_000, memoryLimitInBytes: 64 * Mi },
+  ],
+];
+for (const [name, cfs, want] of cfsCases)
+  test(`linuxResources with the node's CFS settings: ${name}`, () =>
+    assert.deepEqual(linuxResources(requirements({ cpu: '250m' }, { cpu: '500m', memory: '64Mi' }), undefined, cfs), want));
+
+test('cfsOf: the configured period in whole microseconds', () => {
+  assert.deepEqual(cfsOf(true, 100), DEFAULT_CFS);
+  assert.deepEqual(cfsOf(false, 0.0015), { quota: false, periodUs: 1 });
+  assert.deepEqual(cfsOf(true, 33.3337), { quota: true, periodUs: 33333 });
+});
 
 const changeCases: [string, ResourceRequirements, ResourceRequirements, string[]][] = [
   ['same', requirements({ cpu: '20m' }), requirements({ cpu: '20m' }), []],
@@ -134,3 +169,19 @@ const fromCases: [string, Parameters<typeof fromLinux>[0], ResourceRequirements,
   ],
 ];
 for (const [name, l, alloc, want] of fromCases) test(`fromLinux: ${name}`, () => assert.deepEqual(fromLinux(l, alloc), want));
+
+test('fromLinux with CFS quota off: the cpu limit as allocated, which no cgroup holds (upstream: CPULimit nil)', () => {
+  const off = { quota: false, periodUs: 100_000 };
+  const alloc = requirements({ cpu: '250m' }, { cpu: '500m', memory: '64Mi' });
+  assert.deepEqual(fromLinux(linuxResources(alloc, undefined, off), alloc, off), alloc);
+});
+
+test('fromLinux at another period: the quota the allocation makes at that period keeps the allocated text', () => {
+  const p50 = { quota: true, periodUs: 50_000 };
+  const alloc = requirements(undefined, { cpu: '0.5' });
+  assert.deepEqual(fromLinux(linuxResources(alloc, undefined, p50), alloc, p50), alloc);
+  // A quota the allocation does not make, read back at its period: 30 ms of 50 is 600m.
+  assert.deepEqual(fromLinux({ cpuShares: 512, cpuPeriod: 50_000, cpuQuota: 30_000, memoryLimitInBytes: 0 }, alloc, p50).limits, {
+    cpu: '600m',
+  });
+});

@@ -16,6 +16,19 @@ export const CFS_PERIOD_US = 100_000;
 export const MIN_SHARES = 2;
 export const MIN_QUOTA_US = 1000;
 
+/**
+ * The node's CFS settings (KubeletConfiguration cpuCFSQuota, cpuCFSQuotaPeriod): with quota
+ * off no cpu limit is enforced, in containers (calculateLinuxResources sets neither quota nor
+ * period) or pod cgroups (ResourceConfigForPod's enforceCPULimits: quota -1).
+ */
+export interface CFS {
+  quota: boolean;
+  periodUs: number;
+}
+export const DEFAULT_CFS: CFS = { quota: true, periodUs: CFS_PERIOD_US };
+/** The configuration's period (a duration in ms) in whole µs, as upstream's Duration / time.Microsecond. */
+export const cfsOf = (quota: boolean, periodMs: number): CFS => ({ quota, periodUs: Math.floor(Math.round(periodMs * 1e6) / 1000) });
+
 /** Millicores of a quantity, rounded as upstream's MilliValue (up). */
 export const milliCPU = (q: string | number | undefined): number =>
   q === undefined ? 0 : Math.ceil(Math.round((parseQuantity(q) ?? 0) * 1e6) / 1000);
@@ -25,7 +38,8 @@ export const bytes = (q: string | number | undefined): number => (q === undefine
 /** Upstream's MilliCPUToShares. */
 export const sharesFromMilli = (m: number) => (m === 0 ? MIN_SHARES : Math.max(MIN_SHARES, Math.floor((m * 1024) / 1000)));
 /** Upstream's MilliCPUToQuota. */
-export const quotaFromMilli = (m: number) => (m === 0 ? 0 : Math.max(MIN_QUOTA_US, Math.floor((m * CFS_PERIOD_US) / 1000)));
+export const quotaFromMilli = (m: number, periodUs = CFS_PERIOD_US) =>
+  m === 0 ? 0 : Math.max(MIN_QUOTA_US, Math.floor((m * periodUs) / 1000));
 
 /**
  * CPU and memory for the runtime, with upstream's conversions (calculateLinuxResources: shares
@@ -33,25 +47,30 @@ export const quotaFromMilli = (m: number) => (m === 0 ? 0 : Math.max(MIN_QUOTA_U
  * limits when the pod sets pod-level resources; they stand in for a container limit that is
  * unset or zero (getCPULimit, getMemoryLimit), shares included when the container requests no cpu.
  */
-export function linuxResources(r: ResourceRequirements | undefined, podLimits?: { cpu?: number; memory?: number }): LinuxResources {
+export function linuxResources(
+  r: ResourceRequirements | undefined,
+  podLimits?: { cpu?: number; memory?: number },
+  cfs = DEFAULT_CFS,
+): LinuxResources {
   const req = r?.requests ?? {},
     lim = r?.limits ?? {};
   const cpuLim = milliCPU(lim.cpu) || (podLimits?.cpu ?? 0),
     memLim = bytes(lim.memory) || (podLimits?.memory ?? 0);
   // A container limit is a request too, as the apiserver defaults it; only with neither does the pod's limit give the shares.
   const cpuReqText = req.cpu ?? lim.cpu;
-  return fromAmounts(cpuReqText !== undefined ? milliCPU(cpuReqText) : undefined, cpuLim, memLim);
+  return fromAmounts(cpuReqText !== undefined ? milliCPU(cpuReqText) : undefined, cpuLim, memLim, cfs);
 }
 
 /**
  * Upstream's calculateLinuxResources over millicores and bytes (0: unset): shares from the cpu
- * request, or the limit when there is no request; quota from the cpu limit.
+ * request, or the limit when there is no request; with CFS quota on, the node's period whatever
+ * the limit and the quota from the limit (0, none, without one); with it off, neither.
  */
-export function fromAmounts(cpuRequest: number | undefined, cpuLimit: number, memoryLimit: number): LinuxResources {
+export function fromAmounts(cpuRequest: number | undefined, cpuLimit: number, memoryLimit: number, cfs = DEFAULT_CFS): LinuxResources {
   return {
     cpuShares: sharesFromMilli(cpuRequest ?? cpuLimit),
-    cpuPeriod: cpuLimit ? CFS_PERIOD_US : 0,
-    cpuQuota: quotaFromMilli(cpuLimit),
+    cpuPeriod: cfs.quota ? cfs.periodUs : 0,
+    cpuQuota: cfs.quota ? quotaFromMilli(cpuLimit, cfs.periodUs) : 0,
     memoryLimitInBytes: memoryLimit,
   };
 }
@@ -140,18 +159,21 @@ export function withOtherResources(cm: ResourceRequirements, spec: ResourceRequi
  * What the runtime applied, as API resources shaped like the allocated ones (upstream's
  * convertContainerStatusResources): each value the allocated one when the cgroup cannot tell
  * them apart (2m and 1m both make 2 shares), else converted back from the cgroup values.
- * Memory requests are not in the cgroup: always the allocated one.
+ * Memory requests are not in the cgroup: always the allocated one; nor is a cpu limit with CFS
+ * quota off (upstream's CPULimit is then nil and the allocated one is shown).
  */
-export function fromLinux(l: LinuxResources, allocated: ResourceRequirements): ResourceRequirements {
-  const want = linuxResources(allocated);
+export function fromLinux(l: LinuxResources, allocated: ResourceRequirements, cfs = DEFAULT_CFS): ResourceRequirements {
+  // The quota the allocation makes at the period the runtime reports.
+  const want = linuxResources(allocated, undefined, { quota: true, periodUs: l.cpuPeriod || cfs.periodUs });
   const requests: Record<string, string> = {},
     limits: Record<string, string> = {};
   const req = allocated.requests ?? {},
     lim = allocated.limits ?? {};
   if (req.cpu !== undefined) requests.cpu = l.cpuShares === want.cpuShares ? req.cpu : formatCPU((l.cpuShares * 1000) / 1024 / 1000);
   if (req.memory !== undefined) requests.memory = req.memory;
-  if (lim.cpu !== undefined && l.cpuQuota > 0) {
-    limits.cpu = l.cpuQuota === want.cpuQuota ? lim.cpu : formatCPU(l.cpuQuota / (l.cpuPeriod || CFS_PERIOD_US));
+  if (lim.cpu !== undefined && !cfs.quota) limits.cpu = lim.cpu;
+  else if (lim.cpu !== undefined && l.cpuQuota > 0) {
+    limits.cpu = l.cpuQuota === want.cpuQuota ? lim.cpu : formatCPU(l.cpuQuota / (l.cpuPeriod || cfs.periodUs));
   }
   if (lim.memory !== undefined && l.memoryLimitInBytes > 0) {
     limits.memory = l.memoryLimitInBytes === want.memoryLimitInBytes ? lim.memory : formatBinary(l.memoryLimitInBytes);

@@ -40,6 +40,20 @@ const cases: [string, Pod, ReturnType<typeof podCgroupLimits>][] = [
 ];
 for (const [name, p, want] of cases) test(`podCgroupLimits: ${name}`, () => assert.deepEqual(podCgroupLimits(p), want));
 
+test("podCgroupLimits with the node's CFS settings: quota off is unlimited (enforceCPULimits false), another period is named", () => {
+  const guaranteed = pod([c(undefined, { cpu: '200m', memory: '64Mi' }), c(undefined, { cpu: '300m', memory: '64Mi' })]);
+  assert.deepEqual(podCgroupLimits(guaranteed, -1, { quota: false, periodUs: 100_000 }), {
+    cpuShares: 512,
+    memoryLimitBytes: 128 * 1024 * 1024,
+  });
+  assert.deepEqual(podCgroupLimits(guaranteed, -1, { quota: true, periodUs: 50_000 }), {
+    cpuShares: 512,
+    cpuQuotaUs: 25_000,
+    cpuPeriodUs: 50_000,
+    memoryLimitBytes: 128 * 1024 * 1024,
+  });
+});
+
 // test/e2e/common/node/pod_level_resources.go: the pod cgroup follows totalPodResources; as
 // cgroup v1 values (cpu.shares, cpu.cfs_quota_us per 100 ms, memory.limit_in_bytes).
 const Mi = 1024 * 1024;
@@ -132,6 +146,17 @@ test('podCgroupLimits: overhead and hugepages (ResourceConfigForPod, HugePageLim
     hugePageLimits: { '2MB': 4 * Mi },
   });
   assert.deepEqual([2 * Mi, 1024 * Mi, 64 * 1024].map(hugePageSizeName), ['2MB', '1GB', '64KB']);
+});
+
+test('a v1 pod cgroup at another CFS period: written, read back with it, and the same limits again', (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-cg-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  for (const d of ['cpu', 'memory']) mkdirSync(join(root, d));
+  const limits = { cpuShares: 512, cpuQuotaUs: 25_000, cpuPeriodUs: 50_000 };
+  ensurePodCgroup('/kubepods/podp', limits, root);
+  assert.equal(readFileSync(join(root, 'cpu/kubepods/podp/cpu.cfs_period_us'), 'utf8'), '50000');
+  writeFileSync(join(root, 'memory/kubepods/podp/memory.limit_in_bytes'), String(2 ** 63 - 4096));
+  assert.deepEqual(readPodCgroup('/kubepods/podp', root), limits);
 });
 
 test('ensurePodCgroup writes the cpu and memory files of a v1 hierarchy, and skips other hierarchies', (t) => {

@@ -14,9 +14,10 @@ import {
   cgroupHierarchies,
   cpuMemoryFiles,
   parseV2Limits,
+  period,
   subtreeControl,
 } from './cgroup-files.ts';
-import { MIN_SHARES, quotaFromMilli, sharesFromMilli } from './linux-resources.ts';
+import { DEFAULT_CFS, MIN_SHARES, quotaFromMilli, sharesFromMilli } from './linux-resources.ts';
 import {
   HUGEPAGES_PREFIX,
   isPodLevelResourcesSet,
@@ -30,8 +31,10 @@ import { parseQuantity } from './quantity.ts';
 
 export interface PodCgroupLimits {
   cpuShares: number;
-  /** CFS quota in µs per 100 ms period; undefined: unlimited. */
+  /** CFS quota in µs per period; undefined: unlimited. */
   cpuQuotaUs?: number;
+  /** The CFS period in µs when a quota is set and the node's period is not the default 100 ms (cpuCFSQuotaPeriod). */
+  cpuPeriodUs?: number;
   memoryLimitBytes?: number;
   /** hugetlb limits in bytes by page size as the cgroup names it ("2MB"); absent when the pod asks for none. */
   hugePageLimits?: Record<string, number>;
@@ -65,9 +68,10 @@ export function hugePageLimits(reqs: Amounts): Record<string, number> {
 /**
  * Pure: upstream's ResourceConfigForPod for cgroup v1 (PodRequests and PodLimits, pod-level
  * resources and overhead included), and the node's podPidsLimit when above 0, as
- * podContainerManager.EnsureExists adds it.
+ * podContainerManager.EnsureExists adds it. With the node's CFS quota off (enforceCPULimits
+ * false) the quota is unlimited.
  */
-export function podCgroupLimits(pod: Pod, podPidsLimit = -1): PodCgroupLimits {
+export function podCgroupLimits(pod: Pod, podPidsLimit = -1, cfs = DEFAULT_CFS): PodCgroupLimits {
   const pids = podPidsLimit > 0 ? { pidsLimit: podPidsLimit } : {};
   const reqs = podRequests(pod);
   let cpuDeclared = true,
@@ -90,13 +94,13 @@ export function podCgroupLimits(pod: Pod, podPidsLimit = -1): PodCgroupLimits {
   const qos = qosClass(pod);
   if (qos === 'BestEffort') return { cpuShares: MIN_SHARES, ...withHugePages, ...pids };
   const cpuShares = sharesFromMilli(reqs.cpu ?? 0),
-    cpuQuota = quotaFromMilli(limits.cpu ?? 0),
+    cpuQuota = cfs.quota ? quotaFromMilli(limits.cpu ?? 0, cfs.periodUs) : 0,
     memory = limits.memory ?? 0;
   // libcontainer leaves a zero quota or memory limit unset.
   const guaranteed = qos === 'Guaranteed';
   return {
     cpuShares,
-    ...((guaranteed || cpuDeclared) && cpuQuota ? { cpuQuotaUs: cpuQuota } : {}),
+    ...((guaranteed || cpuDeclared) && cpuQuota ? { cpuQuotaUs: cpuQuota, ...period(cfs.periodUs) } : {}),
     ...((guaranteed || memoryDeclared) && memory ? { memoryLimitBytes: memory } : {}),
     ...withHugePages,
     ...pids,
@@ -110,13 +114,16 @@ export function widenLimits(a: PodCgroupLimits, b: PodCgroupLimits): PodCgroupLi
     memory = max(a.memoryLimitBytes, b.memoryLimitBytes);
   return {
     cpuShares: Math.max(a.cpuShares, b.cpuShares),
-    ...(quota !== undefined ? { cpuQuotaUs: quota } : {}),
+    ...(quota !== undefined ? { cpuQuotaUs: quota, ...period(b.cpuPeriodUs) } : {}),
     ...(memory !== undefined ? { memoryLimitBytes: memory } : {}),
   };
 }
 
 export const sameLimits = (a: PodCgroupLimits, b: PodCgroupLimits) =>
-  a.cpuShares === b.cpuShares && a.cpuQuotaUs === b.cpuQuotaUs && a.memoryLimitBytes === b.memoryLimitBytes;
+  a.cpuShares === b.cpuShares &&
+  a.cpuQuotaUs === b.cpuQuotaUs &&
+  a.cpuPeriodUs === b.cpuPeriodUs &&
+  a.memoryLimitBytes === b.memoryLimitBytes;
 
 // memory.limit_in_bytes reads back as this (page-rounded LONG_MAX) when unlimited.
 const UNLIMITED_MEMORY = 2 ** 62;
@@ -159,13 +166,20 @@ function writeFiles(root: string, path: string, files: CgroupFile[]): void {
 export function readPodCgroup(path: string, root = '/sys/fs/cgroup', h = cgroupHierarchy(root)): PodCgroupLimits | undefined {
   try {
     const read = (hierarchy: string, f: string) => readFileSync(`${dirOf(root, hierarchy, path)}/${f}`, 'utf8');
+    const readOptional = (hierarchy: string, f: string) => {
+      try {
+        return read(hierarchy, f);
+      } catch {
+        return undefined;
+      }
+    };
     if (h.version === 2) return parseV2Limits(read('', 'cpu.weight'), read('', 'cpu.max'), read('', 'memory.max'));
     const shares = Number(read('cpu', 'cpu.shares')),
       quota = Number(read('cpu', 'cpu.cfs_quota_us')),
       memory = Number(read('memory', 'memory.limit_in_bytes'));
     return {
       cpuShares: shares,
-      ...(quota > 0 ? { cpuQuotaUs: quota } : {}),
+      ...(quota > 0 ? { cpuQuotaUs: quota, ...period(Number(readOptional('cpu', 'cpu.cfs_period_us'))) } : {}),
       ...(memory > 0 && memory < UNLIMITED_MEMORY ? { memoryLimitBytes: memory } : {}),
     };
   } catch {

@@ -153,6 +153,23 @@ test("the sandbox's resources: the pod's requests and limits without the overhea
   assert.deepEqual([group.resources!.unified, group.overhead!.unified], [{ 'memory.oom.group': '1' }, { 'memory.oom.group': '1' }]);
 });
 
+test("the node's cpuCFSQuota and cpuCFSQuotaPeriod: the sandbox's and the container's quota and period", () => {
+  const p = pod({ containers: [{ name: 'a', image: 'busybox', resources: { requests: { cpu: '100m' }, limits: { cpu: '500m' } } }] });
+  const c = p.spec!.containers[0]!;
+  const off = { quota: false, periodUs: 100_000 },
+    p50 = { quota: true, periodUs: 50_000 };
+  const cpu = (r: { cpuShares?: unknown; cpuPeriod?: unknown; cpuQuota?: unknown } | null | undefined) => [
+    r?.cpuShares,
+    r?.cpuPeriod,
+    r?.cpuQuota,
+  ];
+  assert.deepEqual(cpu(sandboxConfig(p, 0, { ...node, cfs: off }).linux!.resources), [102, 0, 0], 'quota off: neither quota nor period');
+  assert.deepEqual(cpu(containerConfig(p, c, 0, { cfs: off }).linux!.resources), [102, 0, 0]);
+  assert.deepEqual(cpu(sandboxConfig(p, 0, { ...node, cfs: p50 }).linux!.resources), [102, 50_000, 25_000], '500m of a 50 ms period');
+  assert.deepEqual(cpu(containerConfig(p, c, 0, { cfs: p50 }).linux!.resources), [102, 50_000, 25_000]);
+  assert.deepEqual(cpu(containerConfig(p, c, 0, {}).linux!.resources), [102, 100_000, 50_000], 'unset: upstream defaults');
+});
+
 test('singleProcessOOMKill false: the container gets memory.oom.group, beside its swap limit', () => {
   const p = pod({ containers: [{ name: 'a', image: 'busybox', resources: { requests: { memory: '1Gi' } } }] });
   const c = p.spec!.containers[0]!;

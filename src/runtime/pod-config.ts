@@ -12,7 +12,7 @@ import { labels } from './types.ts';
 import type { DeviceRunOptions } from '../devices/allocation.ts';
 import { containerHash } from './hash.ts';
 import { containerOOMScoreAdj, qosClass } from '../resources/qos.ts';
-import { CFS_PERIOD_US, fromAmounts, linuxResources, OOM_GROUP } from '../resources/linux-resources.ts';
+import { type CFS, fromAmounts, linuxResources, OOM_GROUP } from '../resources/linux-resources.ts';
 import { podLimits, podLimitsForContainers, podRequests, toAmounts } from '../resources/pod-resources.ts';
 import { containerSwap, type NodeSwap } from '../resources/swap.ts';
 import { containerSecurityContext, sandboxSecurityContext, sandboxSysctls, type ImageUser, type NodeSecurity } from './security-context.ts';
@@ -38,6 +38,8 @@ export interface NodeContext extends NodeSecurity {
   podPidsLimit?: number;
   /** false: an OOM kill takes the whole container (src/resources/linux-resources.ts singleProcessOOMKill); unset: one process. */
   singleProcessOOMKill?: boolean;
+  /** KubeletConfiguration cpuCFSQuota and cpuCFSQuotaPeriod; unset: quota on, 100 ms. */
+  cfs?: CFS;
 }
 
 const podRef = (pod: Pod) => ({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? 'default', uid: pod.metadata!.uid! });
@@ -108,7 +110,7 @@ export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext, user
       cgroupParent: podCgroup(pod, node.cgroupRoot),
       securityContext: withUserNamespace(sandboxSecurityContext(pod), userns),
       sysctls: sandboxSysctls(pod),
-      ...sandboxResources(pod, node.singleProcessOOMKill),
+      ...sandboxResources(pod, node.singleProcessOOMKill, node.cfs),
     },
   };
 }
@@ -120,12 +122,10 @@ export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext, user
  * cgroup (src/resources/pod-cgroup.ts); containerd passes these on as the sandbox's
  * io.kubernetes.cri.sandbox-* annotations, from which VM runtimes (Kata) size the VM.
  */
-function sandboxResources(pod: Pod, singleProcessOOMKill: boolean | undefined) {
+function sandboxResources(pod: Pod, singleProcessOOMKill: boolean | undefined, cfs: CFS | undefined) {
   const unified = oomGroup(singleProcessOOMKill);
-  // Upstream sends the CFS period whatever the limit (cpuCFSQuota, on by default).
   const of = (cpuRequest: number | undefined, cpuLimit = 0, memoryLimit = 0) => ({
-    ...fromAmounts(cpuRequest, cpuLimit, memoryLimit),
-    cpuPeriod: CFS_PERIOD_US,
+    ...fromAmounts(cpuRequest, cpuLimit, memoryLimit, cfs),
     ...(unified && { unified }),
   });
   const req = podRequests(pod, { excludeOverhead: true }),
@@ -141,8 +141,8 @@ const oomGroup = (singleProcessOOMKill: boolean | undefined) => (singleProcessOO
  * CPU and memory for the runtime, with upstream's conversions (shares from requests, quota from
  * limits); a limit the container leaves unset comes from the pod-level resources (generateLinuxContainerResources).
  */
-function resources(pod: Pod, c: Container) {
-  return linuxResources(c.resources, podLimitsForContainers(pod));
+function resources(pod: Pod, c: Container, cfs: CFS | undefined) {
+  return linuxResources(c.resources, podLimitsForContainers(pod), cfs);
 }
 
 /** What the container gets from outside its spec, decided elsewhere (volumes: src/volumes). */
@@ -169,6 +169,8 @@ export interface ContainerInputs {
   userNamespace?: UserNamespace;
   /** The node's (NodeContext): false puts memory.oom.group in the container's resources. */
   singleProcessOOMKill?: boolean;
+  /** The node's (NodeContext): the CFS quota and period of the container's cpu limit. */
+  cfs?: CFS;
 }
 
 /** The device plugins' share of a container's config: envs, mounts and annotations first, then the container's own. */
@@ -214,7 +216,7 @@ function inUserNamespace(config: ContainerConfig, userns: UserNamespace | undefi
 
 function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInputs): ContainerConfig {
   const ref = podRef(pod);
-  const linux = resources(pod, c);
+  const linux = resources(pod, c, inputs.cfs);
   const swap = containerSwap(pod, c, linux.memoryLimitInBytes, inputs.swap);
   // Upstream's order: the OOM group (calculateLinuxResources), then the swap limit beside it.
   const unified = { ...oomGroup(inputs.singleProcessOOMKill), ...swap.unified };

@@ -298,7 +298,7 @@ export class PodSyncer {
         this.#log.v(2, 'Failed to update QoS cgroups while syncing pod', { ...ref, err: e });
       }
       try {
-        this.#podCgroups.ensure(podCgroup(pod, this.#node.cgroupRoot), podCgroupLimits(pod, this.#node.podPidsLimit));
+        this.#podCgroups.ensure(podCgroup(pod, this.#node.cgroupRoot), podCgroupLimits(pod, this.#node.podPidsLimit, this.#node.cfs));
       } catch (e) {
         this.#log.warn('Cannot set up the pod cgroup; its containers keep their own limits', { ...ref, err: e });
       }
@@ -476,6 +476,7 @@ export class PodSyncer {
         memoryCapacityBytes: this.#node.memoryCapacity?.(),
         swap: this.#node.swap,
         singleProcessOOMKill: this.#node.singleProcessOOMKill,
+        cfs: this.#node.cfs,
         devices,
         // The same user namespace as the sandbox's (upstream's NamespacesForPod again).
         userNamespace: sbConfig.linux?.securityContext?.namespaceOptions?.usernsOptions ?? undefined,

@@ -71,6 +71,8 @@ export function configzDocument(c: KubeletConfig): { kubeletconfig: Record<strin
       runtimeRequestTimeout: goDuration(c.runtimeRequestTimeoutMs),
       maxPods: c.maxPods,
       podPidsLimit: c.podPidsLimit,
+      cpuCFSQuota: c.cpuCFSQuota,
+      cpuCFSQuotaPeriod: goDuration(c.cpuCFSQuotaPeriodMs),
       oomScoreAdj: c.oomScoreAdj,
       eventRecordQPS: c.eventRecordQPS,
       eventBurst: c.eventBurst,

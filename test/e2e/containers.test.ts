@@ -416,6 +416,46 @@ test("podPidsLimit: a pod's cgroup gets pids.max, and its containers cannot fork
   });
 });
 
+// KubeletConfiguration cpuCFSQuotaPeriod (CustomCPUCFSQuotaPeriod, GA) and cpuCFSQuota: the
+// period of every quota, and with quota off no cpu limit enforced (calculateLinuxResources,
+// ResourceConfigForPod's enforceCPULimits); the pod still shows its limit in status.resources.
+test('cpuCFSQuotaPeriod and cpuCFSQuota: the quota of a cpu limit at the configured period, and none with quota off', async (t) => {
+  t.after(() => restartKubelet());
+  const limited = async (ns: string, name: string) => {
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec(name, { containers: [{ ...sh('main', 'sleep 3600'), resources: { limits: { cpu: '200m', memory: '64Mi' } } }] }),
+    });
+    const pod = await eventually(`${name} Running`, 60_000, async () => {
+      const p = await readPod(ns, name);
+      return p.status?.phase === 'Running' ? p : undefined;
+    });
+    const id = pod.status!.containerStatuses![0]!.containerID!.replace(/^\w+:\/\//, '');
+    const dir = `/sys/fs/cgroup/cpu/kubepods/pod${pod.metadata!.uid}`;
+    const read = (f: string) => readFileSync(f, 'utf8').trim();
+    return {
+      pod: [read(`${dir}/cpu.cfs_period_us`), read(`${dir}/cpu.cfs_quota_us`)],
+      container: [read(`${dir}/${id}/cpu.cfs_period_us`), read(`${dir}/${id}/cpu.cfs_quota_us`)],
+      statusLimit: pod.status!.containerStatuses![0]!.resources?.limits?.cpu,
+    };
+  };
+  restartKubelet('cpuCFSQuotaPeriod: 50ms\n');
+  await withNamespace(async (ns) => {
+    const got = await limited(ns, 'period');
+    assert.deepEqual(got.pod, ['50000', '10000'], 'the pod cgroup: 200m of a 50 ms period');
+    assert.deepEqual(got.container, ['50000', '10000'], "the container's cgroup");
+    assert.equal(got.statusLimit, '200m');
+  });
+  restartKubelet('cpuCFSQuota: false\n');
+  await withNamespace(async (ns) => {
+    const got = await limited(ns, 'unbounded');
+    assert.equal(got.pod[1], '-1', 'the pod cgroup: no quota');
+    assert.equal(got.container[1], '-1', "the container's cgroup: no quota");
+    assert.equal(got.statusLimit, '200m', 'the limit as allocated, which no cgroup holds');
+  });
+});
+
 test('pod-level resources (spec.resources): QoS, the pod cgroup and the limits of containers that set none come from them', () =>
   withNamespace(async (ns) => {
     const { core } = clients();
