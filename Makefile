@@ -103,11 +103,18 @@ chaos: build up
 clean:
 	rm -rf dist node_modules
 
-# Pod start-up and status latency, kubelet RSS and CPU, then the kubelet API under load, on the
-# running local stack: kubelet-ts and, side by side, the upstream kubelet on a node of its own
-# (stopped again even on failure).
+# Pod start-up and status latency, kubelet RSS and CPU, the apiserver's requests and watch
+# events, then the kubelet API under load, on the running local stack: kubelet-ts and, side by
+# side, the upstream kubelet on a node of its own (stopped again even on failure). The densities
+# of issue #17: 30 pods at once (with kubelet-ts on its relist alone too), 100 at once, and 100
+# one by one (upstream's node density method); then docs/startup-latency.svg is redrawn.
+BENCH_PAIR := BENCH_ONLY='^kubelet-ts$$|upstream'
 bench: build up
-	trap 'bash hack/upstream-kubelet.sh stop' EXIT; bash hack/upstream-kubelet.sh start && node test/bench/side-by-side.ts && node test/bench/api.ts --upstream
+	trap 'bash hack/upstream-kubelet.sh stop' EXIT; bash hack/upstream-kubelet.sh start \
+	  && node test/bench/side-by-side.ts \
+	  && BENCH_PODS=100 $(BENCH_PAIR) node test/bench/side-by-side.ts \
+	  && BENCH_PODS=100 BENCH_SEQUENTIAL=1 $(BENCH_PAIR) node test/bench/side-by-side.ts \
+	  && node test/bench/plot.ts && node test/bench/api.ts --upstream
 
 # Many nodes against one apiserver: BENCH_NODES (5) workers join the local cluster with kubelet-ts,
 # then with the upstream kubelet; the apiserver's CPU and each kubelet's requests at idle and

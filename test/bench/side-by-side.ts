@@ -16,6 +16,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { nodeRequests, total } from './audit.ts';
 import { type Phase, histograms, nodeMetrics, phases } from './phases.ts';
 import type { BenchRun } from './plot.ts';
+import { type Figures, verdicts } from './targets.ts';
+import { apiserverWatchEvents, grewBy } from './watch-events.ts';
 import { BUSYBOX, ROOT, admin, benchNamespace, pct, quietMachine, sleep, usage as procUsage, watchPods } from './lib.ts';
 
 const { core } = admin();
@@ -87,6 +89,8 @@ interface Result {
   startSliMs: number;
   /** Its requests to the apiserver from the first create to the last pod deleted, by kind. */
   requests: Map<string, number>;
+  /** The apiserver's watch events to all its watchers over the same span, by kind (test/bench/watch-events.ts). */
+  watchEvents: Map<string, number>;
   /** Its requests and CPU seconds per minute with no pod, measured before the runs (not for a variant of the same node). */
   idlePerMinute?: number;
   idleCpuPerMinute?: number;
@@ -239,6 +243,7 @@ async function runOnce(t: Target): Promise<Result> {
         gone = e;
       }
     }, 200);
+    const watchEventsBefore = await apiserverWatchEvents();
     const t0 = Date.now();
     const created = new Map<string, number>(),
       running = new Map<string, number>(),
@@ -320,6 +325,7 @@ async function runOnce(t: Target): Promise<Result> {
     await deletePods(ns);
     await sleep(2000);
     const requests = nodeRequests(t.node, t0, Date.now());
+    const watchEvents = grewBy(watchEventsBefore, await apiserverWatchEvents());
     return {
       startup: [...running].map(([n, at]) => at - created.get(n)!),
       exitSeen: [...exited].map(([n, at]) => at - exitAt.get(n)!),
@@ -332,6 +338,7 @@ async function runOnce(t: Target): Promise<Result> {
       runtimeOps: phases(histograms(metricsBefore, ops), histograms(metricsAfter, ops), N),
       startSliMs: phases(histograms(metricsBefore, sli), histograms(metricsAfter, sli), N)[0]?.meanMs ?? NaN,
       requests,
+      watchEvents,
       version: node.status?.nodeInfo?.kubeletVersion ?? '?',
     };
   } finally {
@@ -393,6 +400,10 @@ function table(results: [Target, Result][]) {
     ["its containerd's CPU (daemon, not shims)", (r) => `${r.runtimeCpuSeconds.toFixed(1)} s`],
     ['apiserver requests, create to delete', (r) => `${total(r.requests)} (${(total(r.requests) / N).toFixed(1)} a pod)`],
     ['apiserver requests a minute at idle', (r) => (r.idlePerMinute === undefined ? '-' : r.idlePerMinute.toFixed(1))],
+    [
+      'apiserver watch events sent, create to delete (to all its watchers)',
+      (r) => `${total(r.watchEvents)} (${(total(r.watchEvents) / N).toFixed(1)} a pod)`,
+    ],
   ];
   const head = ['figure', ...results.map(([t, r]) => `${t.label} (${r.version})`)];
   const lines = [head, head.map(() => '---'), ...rows.map(([label, f]) => [label, ...results.map(([, r]) => f(r))])];
@@ -410,15 +421,33 @@ function table(results: [Target, Result][]) {
         .map((p) => `${/"(.*)"/.exec(p.what)?.[1] ?? p.what} ${p.perPod.toFixed(1)} x ${p.meanMs.toFixed(1)} ms`)
         .join(', ')}`,
     );
+  const byKind = (m: Map<string, number>) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
   console.log('\napiserver requests, create to delete, by kind (from its audit log)');
-  for (const [t, r] of results)
-    console.log(
-      `- ${t.label}: ${[...r.requests]
-        .sort((a, b) => b[1] - a[1])
-        .map(([k, n]) => `${k} ${n}`)
-        .join(', ')}`,
-    );
+  for (const [t, r] of results) console.log(`- ${t.label}: ${byKind(r.requests)}`);
+  console.log('\napiserver watch events sent, create to delete, by kind (its apiserver_watch_events_total)');
+  for (const [t, r] of results) console.log(`- ${t.label}: ${byKind(r.watchEvents)}`);
+  const ours = results.find(([t]) => t.label === 'kubelet-ts')?.[1],
+    theirs = results.find(([t]) => t.label === 'upstream kubelet')?.[1];
+  if (ours && theirs) {
+    console.log("\nissue #17's targets, kubelet-ts against the upstream kubelet of this run");
+    for (const v of verdicts(figures(ours), figures(theirs), N)) console.log(`- ${v.met ? 'met' : 'MISSED'}: ${v.target}: ${v.detail}`);
+  }
 }
+
+const figures = (r: Result): Figures => ({
+  startP99Ms: pct(r.startup, 99),
+  exitP99Ms: pct(r.exitSeen, 99),
+  rssBeforeMB: r.rssBefore,
+  rssSteadyMB: r.rssSteady,
+  rssPeakMB: r.rssPeak,
+  cpuPerMinuteSteady: r.cpuPerMinuteSteady,
+  requestsPerPod: total(r.requests) / N,
+  idleRequestsPerMinute: r.idlePerMinute,
+});
 
 /** Each node's kubelet's requests and CPU seconds a minute with no pod on it (its lease, node status, watches). */
 async function idle(targets: Target[]): Promise<Map<string, { requests: number; cpu: number }>> {

@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { type Figures, verdicts } from './targets.ts';
+
+const upstream: Figures = {
+  startP99Ms: 36000,
+  exitP99Ms: 1400,
+  rssBeforeMB: 100,
+  rssSteadyMB: 130,
+  rssPeakMB: 136,
+  cpuPerMinuteSteady: 5.4,
+  requestsPerPod: 19.4,
+  idleRequestsPerMinute: 11,
+};
+
+test('verdicts: each target met or missed, and by how much', () => {
+  const cases: { name: string; ts: Partial<Figures>; target: string; met: boolean; detail: RegExp }[] = [
+    {
+      name: 'start p99 at 0.8x is met',
+      ts: { startP99Ms: 28800 },
+      target: 'podstart',
+      met: true,
+      detail: /^0\.80x \(28800 against 36000 ms\)$/,
+    },
+    {
+      name: 'start p99 at 0.93x misses by the ms over 0.8x',
+      ts: { startP99Ms: 33343 },
+      target: 'podstart',
+      met: false,
+      detail: /0\.93x .*missed by 4543 ms/,
+    },
+    { name: 'exit p99 under 250 ms', ts: { exitP99Ms: 248 }, target: 'exit->', met: true, detail: /^248 ms \(upstream's 1400 ms\)$/ },
+    { name: 'exit p99 of 250 ms is not under', ts: { exitP99Ms: 260 }, target: 'exit->', met: false, detail: /missed by 10 ms/ },
+    { name: 'RSS equal to upstream is met', ts: { rssSteadyMB: 130 }, target: 'RSSwith', met: true, detail: /^1\.00x/ },
+    {
+      name: 'peak RSS 8 MB over',
+      ts: { rssPeakMB: 144 },
+      target: 'RSSpeak',
+      met: false,
+      detail: /1\.06x \(144 against 136 MB\), missed by 8 MB/,
+    },
+    {
+      name: 'CPU in seconds with two digits',
+      ts: { cpuPerMinuteSteady: 4.3 },
+      target: 'CPUa',
+      met: true,
+      detail: /^0\.80x \(4\.30 against 5\.40 s\)$/,
+    },
+    { name: 'requests a pod', ts: { requestsPerPod: 20 }, target: 'apiserverrequests', met: false, detail: /missed by 0\.6 requests/ },
+  ];
+  for (const c of cases) {
+    const ts = { ...upstream, startP99Ms: 1, exitP99Ms: 1, requestsPerPod: 1, idleRequestsPerMinute: 1, ...c.ts };
+    const vs = verdicts(ts, upstream, 100).filter((v) => v.target.replaceAll(' ', '').startsWith(c.target));
+    assert.ok(vs.length >= 1, `${c.name}: no verdict for ${c.target}`);
+    const v = c.target === 'RSSwith' ? vs.find((x) => /running/.test(x.target))! : vs[0]!;
+    assert.equal(v.met, c.met, `${c.name}: ${v.detail}`);
+    assert.match(v.detail, c.detail, c.name);
+  }
+});
+
+test('verdicts: a figure not measured (a restarted variant has no idle window) gives no verdict', () => {
+  const vs = verdicts({ ...upstream, idleRequestsPerMinute: undefined }, upstream, 30);
+  assert.ok(!vs.some((v) => /idle/.test(v.target)));
+  assert.equal(vs.length, 7);
+  assert.match(vs[0]!.target, /^pod start p99 at 30 pods/, 'the run size is named');
+});

@@ -1,0 +1,66 @@
+// Issue #17's targets for kubelet-ts, judged against the upstream kubelet of the same run, so
+// that a run says which it met and, where it missed one, by how much. Pure.
+
+/** One kubelet's figures from a side-by-side run (test/bench/side-by-side.ts). */
+export interface Figures {
+  startP99Ms: number;
+  exitP99Ms: number;
+  rssBeforeMB: number;
+  rssSteadyMB: number;
+  rssPeakMB: number;
+  cpuPerMinuteSteady: number;
+  requestsPerPod: number;
+  /** Not measured for a variant restarted within the run. */
+  idleRequestsPerMinute?: number;
+}
+
+export interface Verdict {
+  target: string;
+  met: boolean;
+  /** The two figures and how far from the target, e.g. "0.93x (33343 against 36002 ms), missed by 4541 ms". */
+  detail: string;
+}
+
+/** The exit -> status p99 the issue asks for at 100 pods, whatever upstream's. */
+export const EXIT_P99_LIMIT_MS = 250;
+
+export function verdicts(ts: Figures, up: Figures, pods: number): Verdict[] {
+  const out: Verdict[] = [];
+  // ours at most factor x theirs; unit names the figures in the detail.
+  const relative = (target: string, ours: number | undefined, theirs: number | undefined, factor: number, unit: string, digits = 0) => {
+    if (ours === undefined || theirs === undefined || !Number.isFinite(ours) || !Number.isFinite(theirs) || theirs <= 0) return;
+    const limit = factor * theirs,
+      met = ours <= limit;
+    const f = (x: number) => x.toFixed(digits);
+    const detail = `${(ours / theirs).toFixed(2)}x (${f(ours)} against ${f(theirs)} ${unit})${met ? '' : `, missed by ${f(ours - limit)} ${unit}`}`;
+    out.push({ target, met, detail });
+  };
+  relative(`pod start p99 at ${pods} pods at most 0.8x upstream's`, ts.startP99Ms, up.startP99Ms, 0.8, 'ms');
+  const exitMet = ts.exitP99Ms < EXIT_P99_LIMIT_MS;
+  out.push({
+    target: `exit -> status p99 at ${pods} pods under ${EXIT_P99_LIMIT_MS} ms`,
+    met: exitMet,
+    detail: `${ts.exitP99Ms.toFixed(0)} ms (upstream's ${up.exitP99Ms.toFixed(0)} ms)${exitMet ? '' : `, missed by ${(ts.exitP99Ms - EXIT_P99_LIMIT_MS).toFixed(0)} ms`}`,
+  });
+  relative("RSS with 0 pods no higher than upstream's", ts.rssBeforeMB, up.rssBeforeMB, 1, 'MB');
+  relative(`RSS with ${pods} pods running no higher than upstream's`, ts.rssSteadyMB, up.rssSteadyMB, 1, 'MB');
+  relative(`RSS peak of the ${pods}-pod run no higher than upstream's`, ts.rssPeakMB, up.rssPeakMB, 1, 'MB');
+  relative(
+    `CPU a minute with ${pods} pods running and probed no higher than upstream's`,
+    ts.cpuPerMinuteSteady,
+    up.cpuPerMinuteSteady,
+    1,
+    's',
+    2,
+  );
+  relative("apiserver requests a pod no higher than upstream's", ts.requestsPerPod, up.requestsPerPod, 1, 'requests', 1);
+  relative(
+    "apiserver requests a minute at idle no higher than upstream's",
+    ts.idleRequestsPerMinute,
+    up.idleRequestsPerMinute,
+    1,
+    'requests',
+    1,
+  );
+  return out;
+}
