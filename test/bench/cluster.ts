@@ -14,6 +14,7 @@ import { parseArgs, promisify } from 'node:util';
 import { parseDuration } from '../../src/config/duration.ts';
 import { ROOT, pct, sleep, usage } from './lib.ts';
 import { counterTotal } from './phases.ts';
+import { atMost, type Verdict } from './targets.ts';
 
 const execFileP = promisify(execFile);
 const KUBECONFIG = `${ROOT}/_output/cluster/admin.conf`;
@@ -247,6 +248,22 @@ async function runSet(kind: 'kubelet-ts' | 'upstream') {
 
 type SetResult = Awaited<ReturnType<typeof runSet>>;
 
+/** Issue #17's targets for a set of nodes: no more requests, apiserver CPU, kubelet CPU or RSS than upstream's. */
+function clusterVerdicts(ts: SetResult, up: SetResult): Verdict[] {
+  const checks: [string, (r: SetResult) => number, string, number][] = [
+    ['apiserver requests a node a minute at idle', (r) => r.idle.requestsPerNodePerMin, 'requests', 1],
+    ['apiserver requests a pod', (r) => r.requestsPerPod, 'requests', 1],
+    [`apiserver requests a node a minute, ${PODS} pods a node`, (r) => r.steady.requestsPerNodePerMin, 'requests', 1],
+    ['apiserver CPU a minute at idle', (r) => r.idle.apiserverCpuPerMin, 's', 2],
+    [`apiserver CPU a minute, ${PODS} pods a node`, (r) => r.steady.apiserverCpuPerMin, 's', 2],
+    ['kubelet CPU a minute at idle', (r) => r.idle.kubeletCpuPerMin, 's', 2],
+    [`kubelet CPU a minute, ${PODS} pods a node`, (r) => r.steady.kubeletCpuPerMin, 's', 2],
+    ['kubelet RSS at idle', (r) => r.idle.rssMB, 'MB', 1],
+    [`kubelet RSS, ${PODS} pods a node`, (r) => r.steady.rssMB, 'MB', 1],
+  ];
+  return checks.flatMap(([what, f, unit, digits]) => atMost(`${what} no higher than upstream's`, f(ts), f(up), 1, unit, digits) ?? []);
+}
+
 async function main() {
   if (!existsSync(KUBECONFIG)) throw new Error(`${KUBECONFIG} is missing: make up brings the cluster up`);
   apiserverPid();
@@ -284,6 +301,11 @@ async function main() {
   console.log(`| figure | ${results.map((r) => r.kind).join(' | ')} |`);
   console.log(`| --- |${results.map(() => ' --- |').join('')}`);
   for (const [label, fmt] of rows) console.log(`| ${label} | ${results.map(fmt).join(' | ')} |`);
+  const [ts, up] = [results.find((r) => r.kind === 'kubelet-ts'), results.find((r) => r.kind === 'upstream')];
+  if (ts && up) {
+    console.log(`\nissue #17's targets at ${NODES} nodes, kubelet-ts against the upstream kubelet of this run`);
+    for (const v of clusterVerdicts(ts, up)) console.log(`- ${v.met ? 'met' : 'MISSED'}: ${v.target}: ${v.detail}`);
+  }
   mkdirSync(`${ROOT}/_output/bench`, { recursive: true });
   writeFileSync(
     `${ROOT}/_output/bench/cluster-${NODES}.json`,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type Figures, verdicts } from './targets.ts';
+import { atMost, type Figures, verdicts } from './targets.ts';
 
 const upstream: Figures = {
   startP99Ms: 36000,
@@ -63,4 +63,15 @@ test('verdicts: a figure not measured (a restarted variant has no idle window) g
   assert.ok(!vs.some((v) => /idle/.test(v.target)));
   assert.equal(vs.length, 7);
   assert.match(vs[0]!.target, /^pod start p99 at 30 pods/, 'the run size is named');
+});
+
+test('atMost: within the factor is met; over it says by how much in the unit; an unmeasured side gives nothing', () => {
+  assert.deepEqual(atMost('x', 8.6, 6.5, 1, 'requests', 1), {
+    target: 'x',
+    met: false,
+    detail: '1.32x (8.6 against 6.5 requests), missed by 2.1 requests',
+  });
+  assert.equal(atMost('x', 101.5, 101.5, 1, 'MB', 1)?.met, true, 'equal is no higher');
+  assert.equal(atMost('x', undefined, 3, 1, 's'), undefined);
+  assert.equal(atMost('x', 1, 0, 1, 's'), undefined, 'nothing to compare with');
 });

@@ -24,16 +24,31 @@ export interface Verdict {
 /** The exit -> status p99 the issue asks for at 100 pods, whatever upstream's. */
 export const EXIT_P99_LIMIT_MS = 250;
 
+/** Ours at most factor x theirs (unit names the figures in the detail); undefined when either was not measured. */
+export function atMost(
+  target: string,
+  ours: number | undefined,
+  theirs: number | undefined,
+  factor: number,
+  unit: string,
+  digits = 0,
+): Verdict | undefined {
+  if (ours === undefined || theirs === undefined || !Number.isFinite(ours) || !Number.isFinite(theirs) || theirs <= 0) return undefined;
+  const limit = factor * theirs,
+    met = ours <= limit;
+  const f = (x: number) => x.toFixed(digits);
+  return {
+    target,
+    met,
+    detail: `${(ours / theirs).toFixed(2)}x (${f(ours)} against ${f(theirs)} ${unit})${met ? '' : `, missed by ${f(ours - limit)} ${unit}`}`,
+  };
+}
+
 export function verdicts(ts: Figures, up: Figures, pods: number): Verdict[] {
   const out: Verdict[] = [];
-  // ours at most factor x theirs; unit names the figures in the detail.
-  const relative = (target: string, ours: number | undefined, theirs: number | undefined, factor: number, unit: string, digits = 0) => {
-    if (ours === undefined || theirs === undefined || !Number.isFinite(ours) || !Number.isFinite(theirs) || theirs <= 0) return;
-    const limit = factor * theirs,
-      met = ours <= limit;
-    const f = (x: number) => x.toFixed(digits);
-    const detail = `${(ours / theirs).toFixed(2)}x (${f(ours)} against ${f(theirs)} ${unit})${met ? '' : `, missed by ${f(ours - limit)} ${unit}`}`;
-    out.push({ target, met, detail });
+  const relative = (...a: Parameters<typeof atMost>) => {
+    const v = atMost(...a);
+    if (v) out.push(v);
   };
   relative(`pod start p99 at ${pods} pods at most 0.8x upstream's`, ts.startP99Ms, up.startP99Ms, 0.8, 'ms');
   const exitMet = ts.exitP99Ms < EXIT_P99_LIMIT_MS;
