@@ -312,11 +312,11 @@ export class PodResizer {
 
   /** In-place updates of running containers (CRI UpdateContainerResources); failures are collected for PodResizeInProgress. */
   async updateContainers(pod: Pod, actions: PodActions, status: PodRuntimeStatus, actualOf: ActualOf, errors: string[], ref: object) {
-    const uid = pod.metadata!.uid!;
+    const uid = pod.metadata!.uid!,
+      cfs = this.#deps.cfs ?? DEFAULT_CFS;
     for (const u of actions.containersToUpdate) {
       const s = status.containers.find((x) => x.id === u.id)!;
       // u.resources and before are effective (pod-level limits included).
-      const cfs = this.#deps.cfs ?? DEFAULT_CFS;
       const want = linuxResources(u.resources, undefined, cfs);
       const before = actualOf(s);
       try {

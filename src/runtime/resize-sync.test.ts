@@ -10,7 +10,7 @@ import type { PodRuntime } from './pod-runtime.ts';
 import { PodSyncer } from './sync.ts';
 import { containerHash } from './hash.ts';
 import type { PodRuntimeStatus } from './types.ts';
-import { linuxResources, type LinuxResources } from '../resources/linux-resources.ts';
+import { type CFS, linuxResources, type LinuxResources } from '../resources/linux-resources.ts';
 import { podCgroupLimits, type PodCgroupLimits } from '../resources/pod-cgroup.ts';
 import { podLimitsForContainers } from '../resources/pod-resources.ts';
 
@@ -37,6 +37,8 @@ function syncer(
     podCgroupIO?: PodCgroupIO;
     /** Pod cgroup writes and CRI updates, in order. */
     ops?: string[];
+    /** The node's cpuCFSQuota and cpuCFSQuotaPeriod. */
+    cfs?: CFS;
   } = {},
 ) {
   const updates: unknown[] = [];
@@ -57,7 +59,7 @@ function syncer(
         imageRef: 'x',
         hash: containerHash(first),
         createdAtNs: '1',
-        linux: o.linux ?? linuxResources(first.resources),
+        linux: o.linux ?? linuxResources(first.resources, undefined, o.cfs),
       },
     ],
   };
@@ -96,7 +98,13 @@ function syncer(
     images: { ensure: async () => ({}) } as unknown as ImagePuller,
     events: recorder,
     log,
-    node: { podLogsDir: '/tmp', clusterDomain: 'cluster.local', clusterDNS: [], hostDNS: { servers: [], searches: [], options: [] } },
+    node: {
+      podLogsDir: '/tmp',
+      clusterDomain: 'cluster.local',
+      clusterDNS: [],
+      hostDNS: { servers: [], searches: [], options: [] },
+      ...(o.cfs ? { cfs: o.cfs } : {}),
+    },
     resizer: new PodResizer({
       cri,
       view,
@@ -105,6 +113,7 @@ function syncer(
       allocatable: () => o.allocatable,
       activePods: () => o.others ?? [],
       ...(o.podCgroupIO ? { podCgroupIO: o.podCgroupIO } : {}),
+      ...(o.cfs ? { cfs: o.cfs } : {}),
     }),
   });
   return { s, updates, killed, events, first };
@@ -125,6 +134,26 @@ test('resize: accepted, applied in place with UpdateContainerResources, done', a
   assert.deepEqual(events, ['Normal ResizeStarted', 'Normal ResizeCompleted']);
   await s.syncPod(pod(ctr(res('200m', '128Mi')), 2));
   assert.equal(updates.length, 1, 'applied once');
+});
+
+test('resize with CFS quota off (cpuCFSQuota: false): neither quota nor period is sent, and the cpu limit shows as allocated', async () => {
+  const cfs = { quota: false, periodUs: 100_000 };
+  const { s, updates, first } = syncer({ allocatable: { cpu: '2', memory: '1Gi' }, cfs });
+  await s.syncPod(pod(first));
+  const r = await s.syncPod(pod(ctr(res('200m', '128Mi')), 2));
+  assert.deepEqual(updates, [
+    { containerId: 'c1', linux: { cpuShares: 204, cpuPeriod: 0, cpuQuota: 0, memoryLimitInBytes: 128 * 2 ** 20 } },
+  ]);
+  assert.deepEqual(r.runtime.resize?.actual, { c1: res('200m', '128Mi') });
+});
+
+test('resize at a 50 ms CFS period (cpuCFSQuotaPeriod): the quota of the new limit in that period', async () => {
+  const { s, updates, first } = syncer({ allocatable: { cpu: '2', memory: '1Gi' }, cfs: { quota: true, periodUs: 50_000 } });
+  await s.syncPod(pod(first));
+  await s.syncPod(pod(ctr(res('200m', '128Mi')), 2));
+  assert.deepEqual(updates, [
+    { containerId: 'c1', linux: { cpuShares: 204, cpuPeriod: 50_000, cpuQuota: 10_000, memoryLimitInBytes: 128 * 2 ** 20 } },
+  ]);
 });
 
 test('resize: more than the node has is Infeasible, not applied', async () => {
