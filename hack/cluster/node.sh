@@ -196,16 +196,17 @@ remove() {
     mnt=$(stat -L -c %i "$NS_DIR/$n.mnt" 2>/dev/null || true)
     stop_bg "$n-containerd" 30
     for pid in $(pgrep -f '^/[^ ]*/containerd-shim-runc-v2 ' || true); do
-      [ "$(stat -L -c %i "/proc/$pid/ns/mnt" 2>/dev/null)" = "$mnt" ] && kill -KILL "$pid" 2>/dev/null
+      [ "$(stat -L -c %i "/proc/$pid/ns/mnt" 2>/dev/null)" = "$mnt" ] && { kill -KILL "$pid" 2>/dev/null || true; }
     done
   fi
   local ctl procs
   for ctl in /sys/fs/cgroup/*/"kts-$n"; do
     [ -d "$ctl" ] || continue
-    for procs in $(find "$ctl" -name cgroup.procs); do xargs -r kill -KILL < "$procs" 2>/dev/null; done
+    # A process may exit between the read and the kill (set -e would stop the removal there).
+    for procs in $(find "$ctl" -name cgroup.procs); do xargs -r kill -KILL < "$procs" 2>/dev/null || true; done
   done
   sleep 0.5
-  for ctl in /sys/fs/cgroup/*/"kts-$n"; do [ -d "$ctl" ] && find "$ctl" -depth -type d -exec rmdir {} + 2>/dev/null; done
+  for ctl in /sys/fs/cgroup/*/"kts-$n"; do [ -d "$ctl" ] && { find "$ctl" -depth -type d -exec rmdir {} + 2>/dev/null || true; }; done
   if [ -e "$NS_DIR/$n.mnt" ]; then
     # Mounts inside the node (pod volumes, netns files, rootfs) go with its namespace.
     umount "$NS_DIR/$n.mnt" 2>/dev/null || umount -l "$NS_DIR/$n.mnt"
