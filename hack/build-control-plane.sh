@@ -53,7 +53,10 @@ build_etcd() {
   rm -rf "$etcd_dir" && mv "$etcd_dir.tmp" "$etcd_dir"
 }
 
-mkdir -p "$LOGS" "$BIN"
+mkdir -p "$LOGS" "$BIN" "$KTS_CACHE"
+# One build at a time: nodes joined with the upstream kubelet at once each ask for it (make
+# bench-cluster's five joins raced on $kube_dir.tmp); the others wait, then find it built.
+build_lock "$KTS_CACHE/kube-$KUBE_VERSION.lock" "control plane"
 [ $# -gt 0 ] || [ -x "$etcd_dir/etcd" ] || build_etcd
 missing=()
 for b in "${kube_bins[@]}"; do [ -x "$kube_dir/$b" ] || missing+=("$b"); done

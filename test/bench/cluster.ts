@@ -271,9 +271,13 @@ async function main() {
   if (taken.length) throw new Error(`${taken.join(', ')} exist already: hack/cluster/node.sh remove them first`);
   const { stdout: saved } = await execFileP('sysctl', ['-e', ...SYSCTLS]);
   const results: SetResult[] = [];
+  let failed: unknown;
   try {
     results.push(await runSet('kubelet-ts'));
     results.push(await runSet('upstream'));
+  } catch (e) {
+    // The set measured before the failure is still printed.
+    failed = e;
   } finally {
     for (const n of names) if (existsSync(`/var/lib/kts/nodes/${n}`)) await node('remove', n).catch((e) => log(String(e)));
     for (const line of saved.trim().split('\n')) {
@@ -311,6 +315,7 @@ async function main() {
     `${ROOT}/_output/bench/cluster-${NODES}.json`,
     JSON.stringify({ date: new Date().toISOString(), nodes: NODES, pods: PODS, results }, null, 1),
   );
+  if (failed) throw failed;
 }
 
 main().catch((e) => fail((e as Error).message));
