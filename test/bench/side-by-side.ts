@@ -89,7 +89,7 @@ interface Result {
   startSliMs: number;
   /** Its requests to the apiserver from the first create to the last pod deleted, by kind. */
   requests: Map<string, number>;
-  /** The apiserver's watch events to all its watchers over the same span, by kind (test/bench/watch-events.ts). */
+  /** The apiserver's watch events to all its watchers over the same span, by resource (test/bench/watch-events.ts). */
   watchEvents: Map<string, number>;
   /** Its requests and CPU seconds per minute with no pod, measured before the runs (not for a variant of the same node). */
   idlePerMinute?: number;
@@ -428,7 +428,7 @@ function table(results: [Target, Result][]) {
       .join(', ');
   console.log('\napiserver requests, create to delete, by kind (from its audit log)');
   for (const [t, r] of results) console.log(`- ${t.label}: ${byKind(r.requests)}`);
-  console.log('\napiserver watch events sent, create to delete, by kind (its apiserver_watch_events_total)');
+  console.log('\napiserver watch events sent, create to delete, by resource (its apiserver_watch_events_total)');
   for (const [t, r] of results) console.log(`- ${t.label}: ${byKind(r.watchEvents)}`);
   const ours = results.find(([t]) => t.label === 'kubelet-ts')?.[1],
     theirs = results.find(([t]) => t.label === 'upstream kubelet')?.[1];
