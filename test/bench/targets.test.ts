@@ -61,7 +61,8 @@ test('verdicts: each target met or missed, and by how much', () => {
 test('verdicts: a figure not measured (a restarted variant has no idle window) gives no verdict', () => {
   const vs = verdicts({ ...upstream, idleRequestsPerMinute: undefined }, upstream, 30);
   assert.ok(!vs.some((v) => /idle/.test(v.target)));
-  assert.equal(vs.length, 7);
+  assert.equal(vs.length, 6, 'and no exit -> status verdict below 100 pods');
+  assert.ok(!vs.some((v) => /exit/.test(v.target)));
   assert.match(vs[0]!.target, /^pod start p99 at 30 pods/, 'the run size is named');
 });
 

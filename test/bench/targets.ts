@@ -51,12 +51,15 @@ export function verdicts(ts: Figures, up: Figures, pods: number): Verdict[] {
     if (v) out.push(v);
   };
   relative(`pod start p99 at ${pods} pods at most 0.8x upstream's`, ts.startP99Ms, up.startP99Ms, 0.8, 'ms');
-  const exitMet = ts.exitP99Ms < EXIT_P99_LIMIT_MS;
-  out.push({
-    target: `exit -> status p99 at ${pods} pods under ${EXIT_P99_LIMIT_MS} ms`,
-    met: exitMet,
-    detail: `${ts.exitP99Ms.toFixed(0)} ms (upstream's ${up.exitP99Ms.toFixed(0)} ms)${exitMet ? '' : `, missed by ${(ts.exitP99Ms - EXIT_P99_LIMIT_MS).toFixed(0)} ms`}`,
-  });
+  // The issue asks it of 100 pods: at fewer it is not judged.
+  if (pods >= 100) {
+    const exitMet = ts.exitP99Ms < EXIT_P99_LIMIT_MS;
+    out.push({
+      target: `exit -> status p99 at ${pods} pods under ${EXIT_P99_LIMIT_MS} ms`,
+      met: exitMet,
+      detail: `${ts.exitP99Ms.toFixed(0)} ms (upstream's ${up.exitP99Ms.toFixed(0)} ms)${exitMet ? '' : `, missed by ${(ts.exitP99Ms - EXIT_P99_LIMIT_MS).toFixed(0)} ms`}`,
+    });
+  }
   relative("RSS with 0 pods no higher than upstream's", ts.rssBeforeMB, up.rssBeforeMB, 1, 'MB');
   relative(`RSS with ${pods} pods running no higher than upstream's`, ts.rssSteadyMB, up.rssSteadyMB, 1, 'MB');
   relative(`RSS peak of the ${pods}-pod run no higher than upstream's`, ts.rssPeakMB, up.rssPeakMB, 1, 'MB');
