@@ -25,3 +25,11 @@ test('svg: a p50 and a p99 line per kubelet through the runs by pods, sequential
   assert.equal(Number(lines[3]![1]!.split(',')[1]), 40);
   assert.match(out, /upstream kubelet p99/);
 });
+
+test('svg: a kubelet measured at one size only (a node-flags variant) draws no line', () => {
+  const thirty = run(30, 3000, 4000);
+  thirty.kubelets.push({ label: 'kubelet-ts, node flags', version: 'v1.36.3', p50: 3100, p99: 3500, rssPeakMB: 110 });
+  const out = svg([thirty, run(100, 9000, 12000)], 'title');
+  assert.equal([...out.matchAll(/<polyline /g)].length, 4);
+  assert.doesNotMatch(out, /node flags/);
+});

@@ -24,7 +24,10 @@ export function svg(runs: BenchRun[], title: string): string {
     T = 40,
     B = 50;
   const burst = runs.filter((r) => !r.sequential).sort((a, b) => a.pods - b.pods);
-  const labels = [...new Set(burst.flatMap((r) => r.kubelets.map((k) => k.label)))];
+  // The kubelets of every run: a variant measured at one size only (BENCH_NODE_FLAGS) makes no line.
+  const labels = [...new Set(burst.flatMap((r) => r.kubelets.map((k) => k.label)))].filter((l) =>
+    burst.every((r) => r.kubelets.some((k) => k.label === l)),
+  );
   const maxX = Math.max(1, ...burst.map((r) => r.pods));
   const maxY = Math.max(1, ...burst.flatMap((r) => r.kubelets.map((k) => k.p99)));
   const x = (v: number) => L + (v / maxX) * (W - L - R);
