@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# upstream-kubelet.sh start|stop|status: runs the upstream kubelet (_output/bin/kubelet, the
+# upstream-kubelet.sh start|restart|stop|status: runs the upstream kubelet (_output/bin/kubelet, the
 # pinned release) as a second node "<node>-upstream" beside the running local stack, so that
 # `make bench` measures both kubelets side by side on one machine in one run.
 #
@@ -145,6 +145,24 @@ last_log() { tail -n 1 "$LOGS/$1.log" 2>/dev/null | cut -c1-300; }
 
 node_field() { "${kubectl[@]}" get node "$UP_NODE" -o jsonpath="$1" 2>/dev/null; }
 
+# --cert-dir: its default is /var/lib/kubelet/pki whatever --root-dir says, where it would
+# find (and use) kubelet-ts's client certificate.
+start_kubelet() {
+  start_bg kubelet-upstream "$BIN/kubelet" --config "$UP_DIR/config.yaml" \
+    --bootstrap-kubeconfig "$LOCAL/bootstrap-kubelet.conf" --kubeconfig "$UP_DIR/kubelet.kubeconfig" \
+    --root-dir "$UP_ROOT" --cert-dir "$UP_ROOT/pki" --hostname-override "$UP_NODE" --node-ip "$KTS_IP" --v 2
+}
+
+# restart: the kubelet process alone (its node, containerd and state stay), as `systemctl
+# restart kubelet`: make bench measures both kubelets at the same age. Waits for its healthz.
+restart() {
+  running kubelet-upstream || die "the upstream kubelet is not running: $0 start"
+  stop_bg kubelet-upstream
+  start_kubelet
+  wait_for 60 "kubelet-upstream healthz" curl -sf "http://127.0.0.1:$UP_HEALTHZ/healthz"
+  log "upstream kubelet restarted (pid $(cat "$PIDS/kubelet-upstream.pid"))"
+}
+
 start() {
   if running kubelet-upstream && running containerd-upstream; then
     log "upstream kubelet already running (pid $(cat "$PIDS/kubelet-upstream.pid"), node $UP_NODE)"; return 0
@@ -166,12 +184,8 @@ start() {
   for d in "${HOST_DIRS[@]}"; do [ -e "$d" ] || echo "$d" >> "$UP_DIR/host-dirs.created"; done
   write_kubelet_config
   log "starting the upstream kubelet $("$BIN/kubelet" --version) as node $UP_NODE (log: $LOGS/kubelet-upstream.log)"
-  # --cert-dir: its default is /var/lib/kubelet/pki whatever --root-dir says, where it would
-  # find (and use) kubelet-ts's client certificate.
   : > "$LOGS/kubelet-upstream.log"
-  start_bg kubelet-upstream "$BIN/kubelet" --config "$UP_DIR/config.yaml" \
-    --bootstrap-kubeconfig "$LOCAL/bootstrap-kubelet.conf" --kubeconfig "$UP_DIR/kubelet.kubeconfig" \
-    --root-dir "$UP_ROOT" --cert-dir "$UP_ROOT/pki" --hostname-override "$UP_NODE" --node-ip "$KTS_IP" --v 2
+  start_kubelet
 
   local cidr="" end=$((SECONDS + 90))
   until cidr=$(node_field '{.spec.podCIDR}') && [ -n "$cidr" ]; do
@@ -273,6 +287,7 @@ stop() {
 
 case "${1:-}" in
   start) start ;;
+  restart) restart ;;
   stop) stop; log "upstream kubelet stopped and its node $UP_NODE removed" ;;
   status) if running kubelet-upstream; then echo "upstream kubelet running (pid $(cat "$PIDS/kubelet-upstream.pid"), node $UP_NODE)"; else echo "upstream kubelet stopped"; exit 1; fi ;;
   *) die "usage: $0 start|stop|status" ;;

@@ -6,7 +6,8 @@
 // created at once, each with a readiness probe (BENCH_PROBE); a watch timestamps when each is seen Running;
 // the pods then run for a minute (the kubelet's steady-state CPU and RSS); then when each one's
 // container exit is seen in its status; the apiserver's audit log counts each kubelet's
-// requests, at idle and over the pods' lives. Prints one table; docs/benchmarks.md records
+// requests, at idle and over the pods' lives. Each kubelet is restarted before it is measured
+// (BENCH_RESTART), so that both are of the same age. Prints one table; docs/benchmarks.md records
 // runs with the machine they ran on.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
@@ -67,10 +68,27 @@ const TARGETS = (
   ] as Target[]
 ).filter((t) => !ONLY || ONLY.test(t.label));
 
-/** Restarts kubelet-ts with the given environment (its config's featureGates) and waits for its node. */
-async function restartKubeletTs(env: Record<string, string> = {}) {
-  await execFileP('bash', [`${ROOT}/hack/kubelet.sh`, 'restart'], { env: { ...process.env, ...env } });
-  await until(`node ${NODE} Ready`, 120_000, async () => !!(await nodeReady(NODE)));
+/**
+ * BENCH_RESTART (1): each kubelet restarted, then left BENCH_SETTLE_SECONDS (60) idle, before the
+ * idle window and before its run, so that both are measured at the same age: a kubelet's RSS
+ * grows with its age and what it did before (docs/benchmarks.md, 2026-12-01: kubelet-ts 50 minutes
+ * old read 104 MB idle, 3 minutes old 89 MB). 0: measure the kubelets as they are.
+ */
+const FRESH = process.env.BENCH_RESTART !== '0';
+const SETTLE_S = Number(process.env.BENCH_SETTLE_SECONDS ?? 60);
+
+/**
+ * Restarts a target's kubelet (kubelet-ts with the environment of its variant: featureGates,
+ * node flags), waits for its node, then lets it settle.
+ */
+async function restartKubelet(t: Target, env: Record<string, string> = t.env ?? {}, settleS = SETTLE_S) {
+  const script = t.node === NODE ? 'kubelet.sh' : 'upstream-kubelet.sh';
+  await execFileP('bash', [`${ROOT}/hack/${script}`, 'restart'], { env: { ...process.env, ...env } });
+  await until(`node ${t.node} Ready`, 120_000, async () => !!(await nodeReady(t.node)));
+  if (settleS > 0) {
+    console.error(`bench: ${t.label} restarted; ${settleS} s idle before it is measured`);
+    await sleep(settleS * 1000);
+  }
 }
 
 interface Result {
@@ -450,8 +468,7 @@ const figures = (r: Result): Figures => ({
 });
 
 /** Each node's kubelet's requests and CPU seconds a minute with no pod on it (its lease, node status, watches). */
-async function idle(targets: Target[]): Promise<Map<string, { requests: number; cpu: number }>> {
-  const nodes = [...new Map(targets.map((t) => [t.node, t])).values()];
+async function idle(nodes: Target[]): Promise<Map<string, { requests: number; cpu: number }>> {
   console.error(`bench: apiserver requests and CPU of ${nodes.map((t) => t.node).join(', ')} at idle, for 2 minutes`);
   const from = Date.now(),
     cpuFrom = nodes.map((t) => usage(readPid(t)).cpuSeconds);
@@ -469,9 +486,12 @@ async function idle(targets: Target[]): Promise<Map<string, { requests: number; 
 async function main() {
   const results: [Target, Result][] = [];
   const failed: string[] = [];
-  const atIdle = await idle(TARGETS);
+  // Each node's kubelet without a variant's environment, restarted together: the same age at idle.
+  const nodes = [...new Map(TARGETS.map((t) => [t.node, { ...t, env: undefined }])).values()];
+  if (FRESH) await Promise.all(nodes.map((t) => restartKubelet(t)));
+  const atIdle = await idle(nodes);
   for (const t of TARGETS) {
-    if (t.env) await restartKubeletTs(t.env);
+    if (FRESH || t.env) await restartKubelet(t);
     try {
       const i = t.env ? undefined : atIdle.get(t.node);
       results.push([t, { ...(await run(t)), idlePerMinute: i?.requests, idleCpuPerMinute: i?.cpu }]);
@@ -481,7 +501,7 @@ async function main() {
       failed.push(`${t.label}: ${(e as Error).message}`);
       console.error(`bench: ${t.label} failed: ${(e as Error).message}`);
     } finally {
-      if (t.env) await restartKubeletTs();
+      if (t.env) await restartKubelet(t, {}, 0);
     }
   }
   if (results.length) table(results);
