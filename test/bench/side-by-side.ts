@@ -487,7 +487,7 @@ async function main() {
   const results: [Target, Result][] = [];
   const failed: string[] = [];
   // Each node's kubelet without a variant's environment, restarted together: the same age at idle.
-  const nodes = [...new Map(TARGETS.map((t) => [t.node, { ...t, env: undefined }])).values()];
+  const nodes = TARGETS.filter((t, i) => TARGETS.findIndex((u) => u.node === t.node) === i).map((t) => ({ ...t, env: undefined }));
   if (FRESH) await Promise.all(nodes.map((t) => restartKubelet(t)));
   const atIdle = await idle(nodes);
   for (const t of TARGETS) {
