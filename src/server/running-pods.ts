@@ -3,6 +3,7 @@
 // containers carry only a name and an image. Useful to spot pods the kubelet lost track of.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ContainerInfo, SandboxInfo } from '../stats/runtime-source.ts';
+import { byCodeUnits } from '../podutil/podutil.ts';
 
 /** Pure: the running pods, ordered by namespace and name. */
 export function runningPods(sandboxes: SandboxInfo[], containers: ContainerInfo[]): Pod[] {
@@ -16,8 +17,8 @@ export function runningPods(sandboxes: SandboxInfo[], containers: ContainerInfo[
   // A running container whose sandbox is gone still runs: its pod is listed from its labels.
   for (const c of containers)
     if (c.running) entry(c.podUid, c.podName, c.podNamespace).spec!.containers.push({ name: c.name, image: c.image });
-  for (const p of pods.values()) p.spec!.containers.sort((a, b) => a.name.localeCompare(b.name));
+  for (const p of pods.values()) p.spec!.containers.sort((a, b) => byCodeUnits(a.name, b.name));
   return [...pods.values()].sort((a, b) =>
-    `${a.metadata!.namespace}/${a.metadata!.name}`.localeCompare(`${b.metadata!.namespace}/${b.metadata!.name}`),
+    byCodeUnits(`${a.metadata!.namespace}/${a.metadata!.name}`, `${b.metadata!.namespace}/${b.metadata!.name}`),
   );
 }

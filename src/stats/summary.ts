@@ -20,6 +20,7 @@ import type {
   RawVolume,
 } from './sample.ts';
 import { rfc3339 } from '../apiserver/time.ts';
+import { byCodeUnits } from '../podutil/podutil.ts';
 import type {
   ContainerStats,
   CPUStats,
@@ -305,7 +306,7 @@ function podStats(pod: RawPod, containers: ContainerStats[], s: RawSample, prev:
   };
 }
 
-const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byName = <T extends { name: string }>(a: T, b: T) => byCodeUnits(a.name, b.name);
 
 /** Pure: the Summary of `cur`, with CPU rates against `prev`. */
 export function buildSummary(nodeName: string, cur: RawSample, prev?: RawSample): Summary {
@@ -342,7 +343,7 @@ export function buildSummary(nodeName: string, cur: RawSample, prev?: RawSample)
       prev,
     ),
   );
-  pods.sort((a, b) => `${a.podRef.namespace}/${a.podRef.name}`.localeCompare(`${b.podRef.namespace}/${b.podRef.name}`));
+  pods.sort((a, b) => byCodeUnits(`${a.podRef.namespace}/${a.podRef.name}`, `${b.podRef.namespace}/${b.podRef.name}`));
   return {
     node: {
       nodeName,
