@@ -68,7 +68,7 @@ start() {
   # (less resident memory); KTS_NODE_FLAGS: more node/V8 flags, for make bench's BENCH_NODE_FLAGS.
   KTS_SUPERVISE_CHILD_PID_FILE="$child_pid" start_bg $name "$KTS_ROOT/hack/supervise.sh" \
     env MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072 \
-    "$BIN/node" --max-semi-space-size=4 --no-maglev --heap-growing-percent=50 ${KTS_NODE_FLAGS:-} "$KTS_ROOT/dist/cli/main.js" \
+    "$BIN/node" --max-semi-space-size=2 --no-maglev --no-opt --heap-growing-percent=50 ${KTS_NODE_FLAGS:-} "$KTS_ROOT/dist/cli/main.js" \
     --bootstrap-kubeconfig "$LOCAL/bootstrap-kubelet.conf" --kubeconfig "$LOCAL/kubelet.kubeconfig" \
     --config "$LOCAL/kubelet-config.yaml" \
     --hostname-override "$NODE_NAME" --node-ip "$KTS_IP" \

@@ -141,7 +141,7 @@ kubelet() {
       else
         [ -f "$KTS_ROOT/dist/cli/main.js" ] || die "$KTS_ROOT/dist/cli/main.js is missing: run make build"
         cmd=(env MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072
-          "$BIN/node" --max-semi-space-size=4 --no-maglev --heap-growing-percent=50 "$KTS_ROOT/dist/cli/main.js")
+          "$BIN/node" --max-semi-space-size=2 --no-maglev --no-opt --heap-growing-percent=50 "$KTS_ROOT/dist/cli/main.js")
       fi
       save_kernel_tunables
       log "node $n: $kind (log: $LOGS/$n-kubelet.log)"
