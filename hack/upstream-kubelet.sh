@@ -290,5 +290,5 @@ case "${1:-}" in
   restart) restart ;;
   stop) stop; log "upstream kubelet stopped and its node $UP_NODE removed" ;;
   status) if running kubelet-upstream; then echo "upstream kubelet running (pid $(cat "$PIDS/kubelet-upstream.pid"), node $UP_NODE)"; else echo "upstream kubelet stopped"; exit 1; fi ;;
-  *) die "usage: $0 start|stop|status" ;;
+  *) die "usage: $0 start|restart|stop|status" ;;
 esac

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { isCriticalPod, isMirrorPod, isSidecar, isStaticPod, podKey } from './podutil.ts';
+import { byCodeUnits, isCriticalPod, isMirrorPod, isSidecar, isStaticPod, podKey } from './podutil.ts';
 
 const pod = (annotations: Record<string, string> = {}, priority?: number): Pod => ({
   metadata: { name: 'p', namespace: 'ns', annotations },
@@ -25,4 +25,10 @@ test('sidecars and keys', () => {
   assert.equal(isSidecar({ name: 's', restartPolicy: 'Always' }), true);
   assert.equal(isSidecar({ name: 'i' }), false);
   assert.equal(podKey(pod()), 'ns/p');
+});
+
+test('pod keys sort as Go compares strings: by code unit, upper case before lower', () => {
+  const keys = ['kube-system/b', 'default/web-10', 'Default/x', 'default/web-2', 'default/web-1'];
+  assert.deepEqual(keys.sort(byCodeUnits), ['Default/x', 'default/web-1', 'default/web-10', 'default/web-2', 'kube-system/b']);
+  assert.equal(byCodeUnits('a', 'a'), 0);
 });

@@ -26,11 +26,11 @@ export const isCriticalPod = (pod: Pod) => isStaticPod(pod) || isMirrorPod(pod) 
 /** An init container with restartPolicy Always runs beside the app containers (podutil.IsRestartableInitContainer). */
 export const isSidecar = (c: Container) => c.restartPolicy === 'Always';
 
-/** namespace/name, as logs and events name a pod (upstream's klog.KObj). */
 /**
- * Pod keys and names in code-unit order, as Go compares strings. Not
- * localeCompare: ICU's collation is slower, and its data is ~2 MB of the node binary's pages.
+ * Pod keys and names in code-unit order, as Go compares strings. Not localeCompare: ICU's
+ * collation is slower, and its data is ~2 MB of the node binary's pages.
  */
 export const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** namespace/name, as logs and events name a pod (upstream's klog.KObj). */
 export const podKey = (pod: Pod) => `${pod.metadata?.namespace}/${pod.metadata?.name}`;
