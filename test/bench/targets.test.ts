@@ -37,7 +37,7 @@ test('verdicts: each target met or missed, and by how much', () => {
       ts: { rssPeakMB: 144 },
       target: 'RSSpeak',
       met: false,
-      detail: /1\.06x \(144 against 136 MB\), missed by 8 MB/,
+      detail: /1\.06x \(144\.0 against 136\.0 MB\), missed by 8\.0 MB/,
     },
     {
       name: 'CPU in seconds with two digits',

@@ -60,9 +60,9 @@ export function verdicts(ts: Figures, up: Figures, pods: number): Verdict[] {
       detail: `${ts.exitP99Ms.toFixed(0)} ms (upstream's ${up.exitP99Ms.toFixed(0)} ms)${exitMet ? '' : `, missed by ${(ts.exitP99Ms - EXIT_P99_LIMIT_MS).toFixed(0)} ms`}`,
     });
   }
-  relative("RSS with 0 pods no higher than upstream's", ts.rssBeforeMB, up.rssBeforeMB, 1, 'MB');
-  relative(`RSS with ${pods} pods running no higher than upstream's`, ts.rssSteadyMB, up.rssSteadyMB, 1, 'MB');
-  relative(`RSS peak of the ${pods}-pod run no higher than upstream's`, ts.rssPeakMB, up.rssPeakMB, 1, 'MB');
+  relative("RSS with 0 pods no higher than upstream's", ts.rssBeforeMB, up.rssBeforeMB, 1, 'MB', 1);
+  relative(`RSS with ${pods} pods running no higher than upstream's`, ts.rssSteadyMB, up.rssSteadyMB, 1, 'MB', 1);
+  relative(`RSS peak of the ${pods}-pod run no higher than upstream's`, ts.rssPeakMB, up.rssPeakMB, 1, 'MB', 1);
   relative(
     `CPU a minute with ${pods} pods running and probed no higher than upstream's`,
     ts.cpuPerMinuteSteady,
