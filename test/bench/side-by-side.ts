@@ -40,6 +40,12 @@ const PROBE = process.env.BENCH_PROBE ?? 'httpGet';
 if (PROBE !== 'httpGet' && PROBE !== 'exec') throw new Error(`BENCH_PROBE=${PROBE}: the probes are httpGet and exec`);
 /** BENCH_START_SECONDS (300): how long the N pods may take to be Running before the run fails. */
 const START_S = Number(process.env.BENCH_START_SECONDS ?? 300);
+/** BENCH_IDLE_SECONDS (120): the window with no pod, for each kubelet's requests and CPU at idle. */
+const IDLE_S = Number(process.env.BENCH_IDLE_SECONDS ?? 120);
+/** BENCH_QUIET_SECONDS (180): how long a run waits for the machine to be quiet before it measures anyway. */
+const QUIET_S = Number(process.env.BENCH_QUIET_SECONDS ?? 180);
+/** BENCH_OUT (_output/bench): where the run's figures are kept for test/bench/plot.ts. */
+const OUT = process.env.BENCH_OUT ?? `${ROOT}/_output/bench`;
 
 interface Target {
   label: string;
@@ -245,7 +251,7 @@ async function runOnce(t: Target): Promise<Result> {
     await deletePods(ns);
     // Let both kubelets settle (sandbox removal, the last run's teardown, status writes) before
     // measuring: quietMachine's first 3 s window is the settling time the fixed sleep gave.
-    await quietMachine();
+    await quietMachine(0.3, QUIET_S * 1000);
 
     if (readPid(t) !== pid) throw new Restarted(`${t.label} restarted`);
     const metricsBefore = await nodeMetrics(t.node).catch(unreadable);
@@ -469,10 +475,10 @@ const figures = (r: Result): Figures => ({
 
 /** Each node's kubelet's requests and CPU seconds a minute with no pod on it (its lease, node status, watches). */
 async function idle(nodes: Target[]): Promise<Map<string, { requests: number; cpu: number }>> {
-  console.error(`bench: apiserver requests and CPU of ${nodes.map((t) => t.node).join(', ')} at idle, for 2 minutes`);
+  console.error(`bench: apiserver requests and CPU of ${nodes.map((t) => t.node).join(', ')} at idle, for ${IDLE_S} s`);
   const from = Date.now(),
     cpuFrom = nodes.map((t) => usage(readPid(t)).cpuSeconds);
-  await sleep(120_000);
+  await sleep(IDLE_S * 1000);
   const to = Date.now(),
     minutes = (to - from) / 60_000;
   return new Map(
@@ -507,8 +513,8 @@ async function main() {
   if (results.length) table(results);
   if (failed.length) throw new Error(failed.join('; '));
   // Kept for test/bench/plot.ts, which draws start-up latency against pods per node.
-  mkdirSync(`${ROOT}/_output/bench`, { recursive: true });
-  const file = `${ROOT}/_output/bench/side-by-side-${N}${SEQUENTIAL ? '-sequential' : ''}.json`;
+  mkdirSync(OUT, { recursive: true });
+  const file = `${OUT}/side-by-side-${N}${SEQUENTIAL ? '-sequential' : ''}.json`;
   const runs: BenchRun = {
     pods: N,
     sequential: SEQUENTIAL,

@@ -1,0 +1,67 @@
+// The fast slice of `make bench` (test/bench/side-by-side.ts) that `make test` keeps green:
+// kubelet-ts alone (the upstream kubelet builds only for `make bench`), 3 pods and short
+// windows, as it is, not restarted. What is checked is what a reader of the bench's table
+// relies on: every figure measured (no NaN, no empty breakdown), the figures kept for the plot.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
+import { ROOT, ensureStack } from './stack.ts';
+
+before(() => ensureStack());
+
+const PODS = 3;
+
+/** The table's row of that figure, cells after the label (the run's only column here). */
+function row(table: string, label: string): string {
+  const line = table.split('\n').find((l) => l.startsWith(`| ${label}`));
+  assert.ok(line, `no row "${label}" in\n${table}`);
+  return line.split('|')[2]!.trim();
+}
+const number = (cell: string) => Number(cell.match(/^[\d.]+/)?.[0] ?? NaN);
+
+test('bench slice: kubelet-ts with 3 pods; every figure of the table measured, the run kept for the plot', async () => {
+  const out = mkdtempSync(`${tmpdir()}/kts-bench-`);
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [`${ROOT}/test/bench/side-by-side.ts`], {
+      env: {
+        ...process.env,
+        BENCH_PODS: String(PODS),
+        BENCH_ONLY: '^kubelet-ts$',
+        BENCH_RESTART: '0',
+        BENCH_IDLE_SECONDS: '10',
+        BENCH_STEADY_SECONDS: '10',
+        // make test builds the cluster's add-ons at the lowest priority meanwhile: the machine is never quiet.
+        BENCH_QUIET_SECONDS: '5',
+        BENCH_OUT: out,
+      },
+      timeout: 300_000,
+      maxBuffer: 16 << 20,
+    });
+    assert.doesNotMatch(stdout, /NaN/, stdout);
+    for (const label of ['create -> Running, p99', 'container exit -> status, p99']) {
+      const ms = number(row(stdout, label));
+      assert.ok(ms > 0 && ms < 120_000, `${label}: ${ms} ms`);
+    }
+    for (const label of ['kubelet RSS before (0 pods)', 'kubelet RSS peak', `kubelet RSS, ${PODS} pods running 10 s`]) {
+      const mb = number(row(stdout, label));
+      assert.ok(mb > 20 && mb < 1000, `${label}: ${mb} MB`);
+    }
+    assert.ok(number(row(stdout, `kubelet CPU a minute, ${PODS} pods running and probed (httpGet)`)) > 0, stdout);
+    assert.ok(number(row(stdout, 'kubelet CPU a minute, idle')) > 0, stdout);
+    // Each pod's life asks the apiserver at least its status patches and its token.
+    const requests = number(row(stdout, 'apiserver requests, create to delete'));
+    assert.ok(requests >= 2 * PODS, `apiserver requests, create to delete: ${requests}`);
+    assert.match(stdout, /- kubelet-ts: start SLI \d+ ms; run_podsandbox 1\.0 x /, 'the per-phase breakdown');
+    assert.match(stdout, /- kubelet-ts: patch pods\/status \d+/, 'requests by kind, from the audit log');
+    const kept = JSON.parse(readFileSync(`${out}/side-by-side-${PODS}.json`, 'utf8'));
+    assert.equal(kept.pods, PODS);
+    assert.equal(kept.kubelets.length, 1);
+    assert.equal(kept.kubelets[0].label, 'kubelet-ts');
+    assert.ok(kept.kubelets[0].p99 >= kept.kubelets[0].p50 && kept.kubelets[0].p50 > 0, JSON.stringify(kept));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
