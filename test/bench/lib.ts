@@ -27,6 +27,9 @@ export const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
 };
 
+/** The arithmetic mean (NaN for none). */
+export const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+
 /** A fresh namespace whose default ServiceAccount exists (pods cannot be created before it). */
 export async function benchNamespace(prefix: string): Promise<string> {
   const ns = `${prefix}-${Date.now().toString(36)}`;

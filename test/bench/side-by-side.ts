@@ -19,7 +19,7 @@ import { type Phase, histograms, nodeMetrics, phases } from './phases.ts';
 import type { BenchRun } from './plot.ts';
 import { type Figures, verdicts } from './targets.ts';
 import { apiserverWatchEvents, grewBy } from './watch-events.ts';
-import { BUSYBOX, ROOT, admin, benchNamespace, pct, quietMachine, sleep, usage as procUsage, watchPods } from './lib.ts';
+import { BUSYBOX, ROOT, admin, benchNamespace, mean, pct, quietMachine, sleep, usage as procUsage, watchPods } from './lib.ts';
 
 const { core } = admin();
 
@@ -111,6 +111,13 @@ interface Result {
   runtimeOps: Phase[];
   /** Its own pod start SLI (creation to running, without pulls) during the run, mean ms. */
   startSliMs: number;
+  /**
+   * From its first sight of a pod to the pod's worker started (admission and the queue), and to
+   * the sync that found it Running, before its status is written: means in ms, of the histograms
+   * both kubelets export (kubelet_pod_worker_start_duration_seconds, kubelet_pod_start_duration_seconds).
+   */
+  seenToWorkerMs: number;
+  seenToRunningMs: number;
   /** Its requests to the apiserver from the first create to the last pod deleted, by kind. */
   requests: Map<string, number>;
   /** The apiserver's watch events to all its watchers over the same span, by resource (test/bench/watch-events.ts). */
@@ -344,6 +351,7 @@ async function runOnce(t: Target): Promise<Result> {
     if (readPid(t) !== pid) throw new Restarted(`${t.label} restarted during the run`);
     const ops = 'kubelet_runtime_operations_duration_seconds',
       sli = 'kubelet_pod_start_sli_duration_seconds';
+    const meanMs = (metric: string) => phases(histograms(metricsBefore, metric), histograms(metricsAfter, metric), N)[0]?.meanMs ?? NaN;
     // The rest of the pods' lives: deleted, and what the kubelet asks meanwhile (the last
     // status writes come after the apiserver removed the pods).
     await deletePods(ns);
@@ -360,7 +368,9 @@ async function runOnce(t: Target): Promise<Result> {
       rssSteady: steady!.to.rssMB,
       cpuPerMinuteSteady: ((steady!.to.cpuSeconds - steady!.from.cpuSeconds) * 60) / STEADY_S,
       runtimeOps: phases(histograms(metricsBefore, ops), histograms(metricsAfter, ops), N),
-      startSliMs: phases(histograms(metricsBefore, sli), histograms(metricsAfter, sli), N)[0]?.meanMs ?? NaN,
+      startSliMs: meanMs(sli),
+      seenToWorkerMs: meanMs('kubelet_pod_worker_start_duration_seconds'),
+      seenToRunningMs: meanMs('kubelet_pod_start_duration_seconds'),
       requests,
       watchEvents,
       version: node.status?.nodeInfo?.kubeletVersion ?? '?',
@@ -444,6 +454,16 @@ function table(results: [Target, Result][]) {
         .slice(0, 8)
         .map((p) => `${/"(.*)"/.exec(p.what)?.[1] ?? p.what} ${p.perPod.toFixed(1)} x ${p.meanMs.toFixed(1)} ms`)
         .join(', ')}`,
+    );
+  // The bench's create -> Running, less the kubelet's first sight -> Running, is what the
+  // apiserver adds both ways: the create reaching the kubelet's watch, the Running status
+  // (patch, then the bench's watch) reaching the bench. Both clocks are this machine's.
+  console.log(
+    "\na pod's way through the kubelet, means: first seen -> worker started (admission), first seen -> Running in its sync, and the apiserver both ways",
+  );
+  for (const [t, r] of results)
+    console.log(
+      `- ${t.label}: admission ${ms(r.seenToWorkerMs)}, seen -> Running ${ms(r.seenToRunningMs)}, the apiserver both ways ${ms(mean(r.startup) - r.seenToRunningMs)}`,
     );
   const byKind = (m: Map<string, number>) =>
     [...m]

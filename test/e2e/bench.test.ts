@@ -56,6 +56,13 @@ test('bench slice: kubelet-ts with 3 pods; every figure of the table measured, t
     assert.ok(requests >= 2 * PODS, `apiserver requests, create to delete: ${requests}`);
     assert.match(stdout, /- kubelet-ts: start SLI \d+ ms; run_podsandbox 1\.0 x /, 'the per-phase breakdown');
     assert.match(stdout, /- kubelet-ts: patch pods\/status \d+/, 'requests by kind, from the audit log');
+    const way = stdout.match(/- kubelet-ts: admission (\d+) ms, seen -> Running (\d+) ms, the apiserver both ways (-?\d+) ms/);
+    assert.ok(way, `a pod's way through the kubelet:\n${stdout}`);
+    // Admission within the time to Running; the apiserver's share both ways on a local stack is
+    // not negative (the bench created the pod before the kubelet saw it) and under the start.
+    const [admission, running, apiserver] = way.slice(1).map(Number) as [number, number, number];
+    assert.ok(admission <= running && running > 0, way[0]);
+    assert.ok(apiserver >= 0 && apiserver < number(row(stdout, 'create -> Running, p99')), way[0]);
     const kept = JSON.parse(readFileSync(`${out}/side-by-side-${PODS}.json`, 'utf8'));
     assert.equal(kept.pods, PODS);
     assert.equal(kept.kubelets.length, 1);
