@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { counterTotal, histograms, phases } from './phases.ts';
+import { counterTotal, histograms, phases, seenToRunningMs } from './phases.ts';
 
 const text = (
   sandbox: [number, number],
@@ -48,4 +48,14 @@ test('counterTotal: every label set of the one counter asked for, and 0 when a k
   assert.equal(counterTotal(text, 'rest_client_requests_total'), 50);
   assert.equal(counterTotal('', 'rest_client_requests_total'), 0);
   assert.equal(counterTotal('rest_client_requests_total 3\n', 'rest_client_requests_total'), 3);
+});
+
+test("seenToRunningMs: one observation a pod is the mean; upstream's extra first-sync one is taken off", () => {
+  const cases: { name: string; perPod: number; meanMs: number; worker: number; want: number }[] = [
+    { name: 'kubelet-ts: once a pod', perPod: 1, meanMs: 15471, worker: 1, want: 15471 },
+    { name: 'upstream: twice a pod, the first at its worker start', perPod: 2, meanMs: 8413, worker: 43, want: 16783 },
+    { name: 'no worker figure: the sum a pod', perPod: 2, meanMs: 100, worker: NaN, want: 200 },
+  ];
+  for (const c of cases) assert.equal(seenToRunningMs({ what: '', perPod: c.perPod, meanMs: c.meanMs }, c.worker), c.want, c.name);
+  assert.ok(Number.isNaN(seenToRunningMs(undefined, 5)), 'not measured');
 });

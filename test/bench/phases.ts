@@ -43,6 +43,19 @@ export function phases(before: Histograms, after: Histograms, pods: number): Pha
   return out.sort((x, y) => y.perPod * y.meanMs - x.perPod * x.meanMs);
 }
 
+/**
+ * Pure: first seen -> Running in its sync, ms a pod, from kubelet_pod_start_duration_seconds's
+ * change over the run (`started`) and the mean first seen -> worker started. Upstream's
+ * SyncPod observes that histogram at a pod's first sync too (`!ok || existing Pending && now
+ * Running`, kubelet.go), so it holds about two observations a pod; each extra one is about its
+ * worker's start, which is taken off the pod's sum. kubelet-ts observes once a pod: the mean.
+ */
+export function seenToRunningMs(started: Phase | undefined, seenToWorkerMs: number): number {
+  if (!started) return NaN;
+  const extra = Math.max(0, started.perPod - 1);
+  return started.perPod * started.meanMs - extra * (Number.isFinite(seenToWorkerMs) ? seenToWorkerMs : 0);
+}
+
 /** The node's kubelet's /metrics, through the apiserver (GET nodes/<node>/proxy/metrics). */
 export async function nodeMetrics(node: string): Promise<string> {
   const { stdout } = await execFileP(

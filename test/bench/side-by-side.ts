@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import { promisify } from 'node:util';
 import type { V1Pod } from '@kubernetes/client-node';
 import { nodeRequests, total } from './audit.ts';
-import { type Phase, histograms, nodeMetrics, phases } from './phases.ts';
+import { type Phase, histograms, nodeMetrics, phases, seenToRunningMs } from './phases.ts';
 import type { BenchRun } from './plot.ts';
 import { type Figures, verdicts } from './targets.ts';
 import { apiserverWatchEvents, grewBy } from './watch-events.ts';
@@ -113,8 +113,9 @@ interface Result {
   startSliMs: number;
   /**
    * From its first sight of a pod to the pod's worker started (admission and the queue), and to
-   * the sync that found it Running, before its status is written: means in ms, of the histograms
-   * both kubelets export (kubelet_pod_worker_start_duration_seconds, kubelet_pod_start_duration_seconds).
+   * the sync that found it Running, before its status is written: ms a pod, from the histograms
+   * both kubelets export (kubelet_pod_worker_start_duration_seconds, kubelet_pod_start_duration_seconds;
+   * test/bench/phases.ts seenToRunningMs).
    */
   seenToWorkerMs: number;
   seenToRunningMs: number;
@@ -351,7 +352,9 @@ async function runOnce(t: Target): Promise<Result> {
     if (readPid(t) !== pid) throw new Restarted(`${t.label} restarted during the run`);
     const ops = 'kubelet_runtime_operations_duration_seconds',
       sli = 'kubelet_pod_start_sli_duration_seconds';
-    const meanMs = (metric: string) => phases(histograms(metricsBefore, metric), histograms(metricsAfter, metric), N)[0]?.meanMs ?? NaN;
+    const change = (metric: string) => phases(histograms(metricsBefore, metric), histograms(metricsAfter, metric), N)[0];
+    const meanMs = (metric: string) => change(metric)?.meanMs ?? NaN;
+    const seenToWorkerMs = meanMs('kubelet_pod_worker_start_duration_seconds');
     // The rest of the pods' lives: deleted, and what the kubelet asks meanwhile (the last
     // status writes come after the apiserver removed the pods).
     await deletePods(ns);
@@ -369,8 +372,8 @@ async function runOnce(t: Target): Promise<Result> {
       cpuPerMinuteSteady: ((steady!.to.cpuSeconds - steady!.from.cpuSeconds) * 60) / STEADY_S,
       runtimeOps: phases(histograms(metricsBefore, ops), histograms(metricsAfter, ops), N),
       startSliMs: meanMs(sli),
-      seenToWorkerMs: meanMs('kubelet_pod_worker_start_duration_seconds'),
-      seenToRunningMs: meanMs('kubelet_pod_start_duration_seconds'),
+      seenToWorkerMs,
+      seenToRunningMs: seenToRunningMs(change('kubelet_pod_start_duration_seconds'), seenToWorkerMs),
       requests,
       watchEvents,
       version: node.status?.nodeInfo?.kubeletVersion ?? '?',
