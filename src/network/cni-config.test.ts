@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cniAction, bridgeConflist, outsideSubnet, CONFLIST_NAME } from './cni-config.ts';
+import { cniAction, cniConfigLogFields, bridgeConflist, outsideSubnet, CONFLIST_NAME } from './cni-config.ts';
 
 test('cniAction: writes into an empty dir, keeps an identical file, never overrides another network', () => {
   const ours = bridgeConflist('10.88.0.0/24');
@@ -25,4 +25,13 @@ test('a bridge address from another podCIDR is stale', () => {
   assert.equal(outsideSubnet('10.88.2.1', 24, '10.88.2.0/24'), false);
   assert.equal(outsideSubnet('10.88.0.1', 24, '10.88.2.0/24'), true);
   assert.equal(outsideSubnet('10.88.2.1', 16, '10.88.2.0/24'), true, 'another prefix length');
+});
+
+test('cniConfigLogFields: what the kubenet log line says of each action', () => {
+  for (const [action, said] of [
+    ['write', 'written'],
+    ['keep', 'unchanged'],
+    ['foreign', 'left to the installed network add-on'],
+  ] as const)
+    assert.deepEqual(cniConfigLogFields('10.1.0.0/24', action), { podCIDR: '10.1.0.0/24', cniConfig: said });
 });

@@ -61,6 +61,12 @@ export function ensureCniConfig(dir: string, podCIDR: string): 'write' | 'keep' 
   return action;
 }
 
+/** The log line's fields for what ensureCniConfig did with the Node's podCIDR (--network-plugin=kubenet). */
+export function cniConfigLogFields(podCIDR: string, action: 'write' | 'keep' | 'foreign'): { podCIDR: string; cniConfig: string } {
+  const cniConfig = { foreign: 'left to the installed network add-on', write: 'written', keep: 'unchanged' }[action];
+  return { podCIDR, cniConfig };
+}
+
 /** Pure: whether an IPv4 address/prefix lies outside the subnet (both in CIDR form). */
 export function outsideSubnet(address: string, prefixLen: number, subnet: string): boolean {
   const toInt = (a: string) => a.split('.').reduce((n, o) => n * 256 + Number(o), 0);

@@ -7,7 +7,7 @@ import { Metadata, Server, ServerCredentials, type ServerWritableStream, type Un
 import protobuf from 'protobufjs';
 import { CRI_PROTO, criServices } from '../cri/proto.ts';
 import type { Logger } from '../log/log.ts';
-import { criEvent, decodeEventHead, runtimeEvents } from './cri-events.ts';
+import { criEvent, decodeEventHead, runtimeEvents, runtimeEventsWanted } from './cri-events.ts';
 import type { RuntimeEvent } from './runtime-events.ts';
 
 const Response = new protobuf.Root().loadSync(CRI_PROTO, { keepCase: true }).lookupType('runtime.v1.ContainerEventResponse');
@@ -96,4 +96,14 @@ test('runtimeEvents: a runtime serving GetContainerEvents; one that does not get
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('runtimeEventsWanted: the events wake the relist unless EventedPLEG is set false', () => {
+  for (const [gates, wanted] of [
+    [{}, true],
+    [{ EventedPLEG: true }, true],
+    [{ EventedPLEG: false }, false],
+    [{ OtherGate: false }, true],
+  ] as const)
+    assert.equal(runtimeEventsWanted(gates), wanted, JSON.stringify(gates));
 });

@@ -67,3 +67,10 @@ export function runtimeEvents(endpoint: string, o: RuntimeEventsOptions): { stop
     },
   };
 }
+
+/**
+ * Whether the runtime's events wake the relist. Upstream's EventedPLEG gate is off by default and
+ * its PLEG then relists every second; kubelet-ts listens to the events unless the gate is set
+ * false, which leaves the 1 s relist alone, as the upstream kubelet runs.
+ */
+export const runtimeEventsWanted = (featureGates: Record<string, boolean>): boolean => featureGates.EventedPLEG !== false;

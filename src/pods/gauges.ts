@@ -2,13 +2,13 @@
 // _mirror_pods, _working_pods, _managed_ephemeral_containers), from the pod workers' snapshot.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { PodGauges } from '../metrics/metrics.ts';
-import type { WorkerSnapshot } from './workers.ts';
+import type { PodSnapshot } from './pod-manager.ts';
 
 // Upstream's lifecycle label values for the pod worker states (finished workers are gone).
 const LIFECYCLE = { syncing: 'sync', terminating: 'terminating', terminated: 'terminated' } as const;
 
 /** Pure. isStatic: the pod comes from a file or URL rather than the apiserver. */
-export function podGauges(workers: WorkerSnapshot[], isStatic: (p: Pod) => boolean): PodGauges {
+export function podGauges(workers: PodSnapshot[], isStatic: (p: Pod) => boolean): PodGauges {
   const g: PodGauges = {
     desired: { regular: 0, static: 0 },
     active: { regular: 0, static: 0 },

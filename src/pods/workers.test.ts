@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { PodManager } from './pod-manager.ts';
 import { PodWorkers, type PodSteps } from './workers.ts';
 import { logger } from '../log/log.ts';
 
@@ -40,7 +41,8 @@ function recorder() {
 
 test('pod workers: deleting a pod cancels its sync in flight and terminates it', async () => {
   const r = recorder();
-  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });
+  const pm = new PodManager();
+  const w = new PodWorkers(pm, r.steps, logger('test'), { resyncMs: 60_000 });
   w.update('a', pod('a'));
   await tick();
   w.update('a', deleting(pod('a')));
@@ -51,7 +53,8 @@ test('pod workers: deleting a pod cancels its sync in flight and terminates it',
 
 test('pod workers: updates during a sync coalesce into one more sync of the newest pod', async () => {
   const r = recorder();
-  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });
+  const pm = new PodManager();
+  const w = new PodWorkers(pm, r.steps, logger('test'), { resyncMs: 60_000 });
   w.update('a', pod('a'));
   await tick();
   w.update('a', pod('a', { labels: { v: '1' } }));
@@ -59,14 +62,15 @@ test('pod workers: updates during a sync coalesce into one more sync of the newe
   r.release.get('a')!();
   await tick();
   assert.deepEqual(r.log, ['sync a', 'sync a']);
-  assert.equal(w.pods()[0]!.metadata!.labels!.v, '2');
+  assert.equal(pm.pods()[0]!.metadata!.labels!.v, '2');
   r.release.get('a')!();
   w.stop();
 });
 
 test("pod workers: a status change alone is kept for the next sync and starts one only on resync (upstream's HandlePodReconcile)", async () => {
   const r = recorder();
-  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });
+  const pm = new PodManager();
+  const w = new PodWorkers(pm, r.steps, logger('test'), { resyncMs: 60_000 });
   w.update('a', pod('a'));
   await tick();
   r.release.get('a')!();
@@ -74,13 +78,13 @@ test("pod workers: a status change alone is kept for the next sync and starts on
   w.reconcile('a', { ...pod('a'), status: { phase: 'Running' } }, false);
   await tick();
   assert.deepEqual(r.log, ['sync a']);
-  assert.equal(w.pods()[0]!.status!.phase, 'Running');
+  assert.equal(pm.pods()[0]!.status!.phase, 'Running');
   w.reconcile('a', pod('a', { labels: { v: '1' } }), true);
   await tick();
   assert.deepEqual(r.log, ['sync a', 'sync a']);
   w.reconcile('gone', pod('gone'), true);
   await tick();
-  assert.equal(w.pods().length, 1);
+  assert.equal(pm.pods().length, 1);
   r.release.get('a')!();
   w.stop();
 });
@@ -101,7 +105,8 @@ test("pod workers: a pod refused for its node affinity alone is admitted again a
       },
       reject: (p, why) => r.log.push(`reject ${p.metadata!.uid} ${why.reason}`),
     };
-    const w = new PodWorkers(steps, logger('test'), { resyncMs: 60_000 });
+    const pm = new PodManager();
+    const w = new PodWorkers(pm, steps, logger('test'), { resyncMs: 60_000 });
     w.update('a', pod('a'));
     await tick();
     assert.deepEqual(r.log, want, labelled ? 'the label was there' : 'still refused');
@@ -121,7 +126,8 @@ test('pod workers: a pod refused for another reason is not admitted again', asyn
     },
     reject: (p, why) => r.log.push(`reject ${p.metadata!.uid} ${why.reason}`),
   };
-  const w = new PodWorkers(steps, logger('test'), { resyncMs: 60_000 });
+  const pm = new PodManager();
+  const w = new PodWorkers(pm, steps, logger('test'), { resyncMs: 60_000 });
   w.update('a', pod('a'));
   await tick();
   assert.deepEqual(r.log, ['reject a OutOfcpu']);
@@ -141,8 +147,9 @@ test("pod workers: admission counts a pod being deleted, not one its source remo
       });
     },
   };
-  const w = new PodWorkers(steps, logger('test'), { resyncMs: 60_000 });
-  const active = () => w.active().map((p) => p.metadata!.uid);
+  const pm = new PodManager();
+  const w = new PodWorkers(pm, steps, logger('test'), { resyncMs: 60_000 });
+  const active = () => pm.active().map((p) => p.metadata!.uid);
   w.update('a', pod('a'));
   w.update('b', pod('b'));
   await tick();
@@ -159,7 +166,8 @@ test("pod workers: admission counts a pod being deleted, not one its source remo
 
 test('pod workers: a static pod waits until the older one with its full name has terminated', async () => {
   const r = recorder();
-  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });
+  const pm = new PodManager();
+  const w = new PodWorkers(pm, r.steps, logger('test'), { resyncMs: 60_000 });
   w.update('old', staticPod('old'));
   await tick();
   w.update('new', staticPod('new'));
@@ -175,17 +183,18 @@ test('pod workers: a static pod waits until the older one with its full name has
 test('pod workers: a static pod removed and re-added is terminated, then started afresh without a clean-up (upstream restartRequested)', async () => {
   const r = recorder();
   const stopped: string[] = [];
-  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000, stopped: (p) => stopped.push(p.metadata!.uid!) });
+  const pm = new PodManager();
+  const w = new PodWorkers(pm, r.steps, logger('test'), { resyncMs: 60_000, stopped: (p) => stopped.push(p.metadata!.uid!) });
   w.update('s', staticPod('s'));
   await tick();
-  assert.equal(w.staticPodActive('ns/web'), true);
-  assert.equal(w.staticPodActive('ns/web', 's'), false);
+  assert.equal(pm.staticPodActive('ns/web'), true);
+  assert.equal(pm.staticPodActive('ns/web', 's'), false);
   w.update('s', undefined); // the file went ...
   w.update('s', staticPod('s')); // ... and came back with the same content (same UID)
   await tick();
   assert.deepEqual(r.log, ['sync s', 'terminate s', 'sync s']);
   assert.deepEqual(stopped, ['s']);
-  assert.equal(w.staticPodActive('ns/web'), true);
+  assert.equal(pm.staticPodActive('ns/web'), true);
   r.release.get('s')!();
   w.stop();
 });
@@ -197,18 +206,19 @@ test('pod workers: kill() cancels the sync in flight, terminates with its grace 
     r.log.push(`terminate ${uid}`);
     seen.push([grace, reason, kill?.message]);
   };
-  const w = new PodWorkers(r.steps, logger('test'), { resyncMs: 60_000 });
+  const pm = new PodManager();
+  const w = new PodWorkers(pm, r.steps, logger('test'), { resyncMs: 60_000 });
   w.update('a', pod('a'));
   await tick();
   assert.deepEqual(
-    w.running().map((p) => p.metadata!.uid),
+    pm.running().map((p) => p.metadata!.uid),
     ['a'],
   );
   const done = await w.kill('a', { gracePeriodSeconds: 1, reason: 'Evicted', message: 'low on memory' });
   assert.equal(done, true);
   assert.deepEqual(r.log, ['sync a', 'terminate a']);
   assert.deepEqual(seen, [[1, 'Evicted', 'low on memory']]);
-  assert.deepEqual(w.running(), [], 'a killed pod is no longer running');
+  assert.deepEqual(pm.running(), [], 'a killed pod is no longer running');
   assert.equal(
     await w.kill('a', { gracePeriodSeconds: 1, reason: 'Evicted', message: 'again' }),
     false,
@@ -221,7 +231,8 @@ test('pod workers: report upstream operation types, and time a pod from first si
   const r = recorder();
   const ops: string[] = [];
   const started: number[] = [];
-  const w = new PodWorkers(r.steps, logger('test'), {
+  const pm = new PodManager();
+  const w = new PodWorkers(pm, r.steps, logger('test'), {
     resyncMs: 60_000,
     observe: { step: (op) => ops.push(op), podStarted: (s) => started.push(s) },
   });
@@ -248,7 +259,7 @@ test('pod workers: report upstream operation types, and time a pod from first si
   assert.equal(started.length, 1);
   assert.ok(started[0]! >= 0 && started[0]! < 5, `${started[0]} s`);
   assert.deepEqual(
-    w.snapshot().map((s) => [s.pod.metadata!.uid, s.state, s.desired]),
+    pm.snapshot().map((s) => [s.pod.metadata!.uid, s.state, s.desired]),
     [['b', 'syncing', true]],
   );
   w.stop();

@@ -1,13 +1,15 @@
 // One serialized worker per pod UID. Updates coalesce (the newest pod wins), steps of
 // one pod never overlap, and different pods proceed in parallel. What a step does
-// is decided by lifecycle.ts; how it is done is behind PodSteps.
+// is decided by lifecycle.ts; how it is done is behind PodSteps. Each pod's record (its
+// object and lifecycle state) is kept in the pod manager, which every other part reads.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { backoff, jittered, type Backoff } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
-import { afterStep, isTerminalPhase, nextStep, type KillPodOptions, type PodState, type Step } from './lifecycle.ts';
+import { afterStep, isTerminalPhase, nextStep, type KillPodOptions, type Step } from './lifecycle.ts';
 import { NODE_AFFINITY, type Admission } from './admission.ts';
 import { PREEMPTED } from './preemption.ts';
 import { isStaticPod, podKey } from '../podutil/podutil.ts';
+import type { PodManager, PodRecord } from './pod-manager.ts';
 
 export interface PodSteps {
   /** Makes the runtime match the pod; returns the phase it now shows and when to look again. Aborted: stop early. */
@@ -33,12 +35,9 @@ export interface PodSteps {
   preempted?(pod: Pod): void;
 }
 
+/** A pod's worker: its record in the pod manager, and how its steps are scheduled. */
 interface Worker {
-  uid: string;
-  pod: Pod | undefined;
-  /** The last pod object seen, kept after the apiserver forgets it (for names in logs and cleanup). */
-  lastPod: Pod;
-  state: PodState;
+  rec: PodRecord;
   phase?: string;
   pending: boolean;
   running: boolean;
@@ -46,8 +45,6 @@ interface Worker {
   errors: Backoff;
   /** Cancels the sync in flight, when the pod must be terminated instead. */
   abort?: AbortController;
-  /** Creation order: of two static pods with one full name, the older runs first. */
-  seq: number;
   /** Set by kill(): stop the pod with this status; the callbacks wait for it to be terminated. */
   kill?: KillPodOptions;
   killed: (() => void)[];
@@ -60,11 +57,6 @@ interface Worker {
   updated: boolean;
   /** Not yet started when first seen: its way to Running is timed (a kubelet restart does not time old pods). */
   timeStart: boolean;
-  /**
-   * Its source dropped it (a static pod's file went): it is terminated even if it comes back,
-   * and a pod that came back starts again afresh once terminated (upstream's restartRequested).
-   */
-  removed: boolean;
 }
 
 /** What the pod workers report, for upstream's pod worker and start-up metrics. */
@@ -81,26 +73,28 @@ export interface WorkerObserver {
   preempted?(resource: string): void;
 }
 
-/** One pod worker as the pod gauges see it: desired, its source still has it. */
-export interface WorkerSnapshot {
-  pod: Pod;
-  state: PodState;
-  desired: boolean;
-}
-
 export class PodWorkers {
   readonly #workers = new Map<string, Worker>();
+  readonly #pods: PodManager;
   readonly #steps: PodSteps;
   readonly #log: Logger;
   readonly #resyncMs: number;
   readonly #observe: WorkerObserver;
-  #seq = 0;
   #halted = false;
 
   readonly #stopped: (pod: Pod) => void;
 
-  /** stopped: a pod was terminated or finished (the mirror pod manager waits for static pods to stop). */
-  constructor(steps: PodSteps, log: Logger, opts: { resyncMs: number; observe?: WorkerObserver; stopped?: (pod: Pod) => void }) {
+  /**
+   * pods: where each pod's record is kept for every other part to read.
+   * stopped: a pod was terminated or finished (the mirror pod manager waits for static pods to stop).
+   */
+  constructor(
+    pods: PodManager,
+    steps: PodSteps,
+    log: Logger,
+    opts: { resyncMs: number; observe?: WorkerObserver; stopped?: (pod: Pod) => void },
+  ) {
+    this.#pods = pods;
     this.#steps = steps;
     this.#log = log;
     this.#resyncMs = opts.resyncMs;
@@ -113,27 +107,24 @@ export class PodWorkers {
     let w = this.#workers.get(uid);
     if (!w) {
       if (!pod) return;
+      // Admitted against the pods active before this one.
+      const active = this.#pods.active();
       w = {
-        uid,
-        pod,
-        lastPod: pod,
-        state: 'syncing',
+        rec: this.#pods.add(uid, pod, 'syncing'),
         pending: false,
         running: false,
         errors: backoff(1000, 60_000),
-        seq: this.#seq++,
         killed: [],
         firstSeen: performance.now(),
         synced: false,
         updated: false,
         timeStart: (pod.status?.phase ?? 'Pending') === 'Pending',
-        removed: false,
       };
       // A pod that already ended (e.g. before a kubelet restart) is not started again; a new one must fit.
       const phase = pod.status?.phase;
-      const verdict = isTerminalPhase(phase) ? undefined : this.#steps.admit(pod, this.active());
+      const verdict = isTerminalPhase(phase) ? undefined : this.#steps.admit(pod, active);
       if (isTerminalPhase(phase)) {
-        w.state = 'terminated';
+        w.rec.state = 'terminated';
         w.phase = phase;
       } else if (verdict && !verdict.admit && verdict.reason === NODE_AFFINITY && this.#steps.refreshNode) {
         // Upstream's predicateAdmitHandler.generalFilter: refused for its node affinity alone, the
@@ -149,7 +140,7 @@ export class PodWorkers {
           .then(() => {
             const again = this.#steps.admit(
               pod,
-              this.active().filter((p) => p.metadata?.uid !== uid),
+              this.#pods.active().filter((p) => p.metadata?.uid !== uid),
             );
             if (!again.admit) this.#reject(fresh, pod, again);
             else if (again.preempt?.length) return this.#preempt(pod, again.preempt, again.preemptFor ?? '');
@@ -159,21 +150,21 @@ export class PodWorkers {
       this.#workers.set(uid, w);
     } else {
       w.updated = true;
-      if (!pod) w.removed = true;
+      if (!pod) w.rec.removed = true;
     }
-    w.pod = pod;
-    if (pod) w.lastPod = pod;
+    w.rec.pod = pod;
+    if (pod) w.rec.lastPod = pod;
     // Upstream cancels a sync in flight (an image pull, a start back-off) when the pod must go.
-    if (w.abort && nextStep(w.state, desired(w), w.phase, false, undefined, w.lastPod).do === 'terminate')
+    if (w.abort && nextStep(w.rec.state, desired(w), w.phase, false, undefined, w.rec.lastPod).do === 'terminate')
       w.abort.abort(new Error('the pod is being terminated'));
     this.#schedule(w, 0);
   }
 
   /** A new pod was not admitted: it ends Failed, for this reason, without running. */
   #reject(w: Worker, pod: Pod, r: { reason: string; message: string }) {
-    w.state = 'terminated';
+    w.rec.state = 'terminated';
     w.phase = pod.status?.phase ?? 'Failed';
-    this.#log.info('Pod was not admitted', { pod: podName(pod), podUID: w.uid, reason: r.reason, message: r.message });
+    this.#log.info('Pod was not admitted', { pod: podName(pod), podUID: w.rec.uid, reason: r.reason, message: r.message });
     this.#steps.reject(pod, r);
     this.#observe.rejected?.(r.reason);
   }
@@ -181,9 +172,9 @@ export class PodWorkers {
   /** The pod's status changed (upstream's HandlePodReconcile): the next sync sees it; it runs now only on resync. */
   reconcile(uid: string, pod: Pod, resync: boolean): void {
     const w = this.#workers.get(uid);
-    if (!w?.pod) return;
-    w.pod = pod;
-    w.lastPod = pod;
+    if (!w?.rec.pod) return;
+    w.rec.pod = pod;
+    w.rec.lastPod = pod;
     if (resync) this.#schedule(w, 0);
   }
 
@@ -193,7 +184,7 @@ export class PodWorkers {
    */
   kill(uid: string, kill: KillPodOptions): Promise<boolean> {
     const w = this.#workers.get(uid);
-    if (w?.state !== 'syncing') return Promise.resolve(false);
+    if (w?.rec.state !== 'syncing') return Promise.resolve(false);
     w.kill ??= kill;
     w.abort?.abort(new Error('the pod is being terminated'));
     const done = new Promise<boolean>((resolve) => w.killed.push(() => resolve(true)));
@@ -219,75 +210,22 @@ export class PodWorkers {
     if (w) this.#schedule(w, 0);
   }
 
-  /** Other workers of static pods with this one's full name. */
-  #sameName(w: Worker): Worker[] {
-    if (!isStaticPod(w.lastPod)) return [];
-    const name = podName(w.lastPod);
-    return [...this.#workers.values()].filter((o) => o !== w && isStaticPod(o.lastPod) && podName(o.lastPod) === name);
-  }
-
   /** An older static pod with the same full name has not terminated yet. */
   #blocked(w: Worker): boolean {
-    return this.#sameName(w).some((o) => o.seq < w.seq && (o.state === 'syncing' || o.state === 'terminating'));
-  }
-
-  /**
-   * A static pod of this full name (other than exceptUID) is still running or stopping: its
-   * mirror pod is left alone until then (upstream's IsPodForMirrorPodTerminatingByFullName).
-   */
-  staticPodActive(fullName: string, exceptUID?: string): boolean {
-    return [...this.#workers.values()].some(
-      (w) =>
-        w.uid !== exceptUID &&
-        isStaticPod(w.lastPod) &&
-        podName(w.lastPod) === fullName &&
-        (w.state === 'syncing' || w.state === 'terminating'),
-    );
-  }
-
-  /**
-   * The pods admitted and not yet terminated (syncing or terminating) that their source still
-   * has: what admission, resize and the device and DRA managers count against the node.
-   * Upstream's GetActivePods reads the pod manager, which drops a pod on REMOVE while its worker
-   * may still be killing it. Counting those too refused a garbage collector test's pods
-   * OutOfpods ("used: 110") while a hundred pods of the test before were still being stopped.
-   */
-  active(): Pod[] {
-    return [...this.#workers.values()]
-      .filter((w) => !w.removed && (w.state === 'syncing' || w.state === 'terminating'))
-      .map((w) => w.lastPod);
-  }
-
-  /** The pods admitted and not yet terminated: what the eviction manager may choose from. */
-  running(): Pod[] {
-    return [...this.#workers.values()].filter((w) => w.state === 'syncing').map((w) => w.lastPod);
-  }
-
-  /** The last object seen of a pod: the apiserver's copy, whose status the status manager checks. */
-  latest(uid: string): Pod | undefined {
-    return this.#workers.get(uid)?.lastPod;
-  }
-
-  /** The pods the kubelet is responsible for (the last object seen of each). */
-  pods(): Pod[] {
-    return [...this.#workers.values()].map((w) => w.lastPod);
-  }
-
-  /** Each pod's lifecycle state and whether its source deleted it: read by housekeeping and GC. */
-  states(): Map<string, { state: PodState; deleted: boolean }> {
-    return new Map(
-      [...this.#workers.values()].map((w) => [w.uid, { state: w.state, deleted: !w.pod || !!w.pod.metadata?.deletionTimestamp }]),
-    );
-  }
-
-  snapshot(): WorkerSnapshot[] {
-    return [...this.#workers.values()].map((w) => ({ pod: w.lastPod, state: w.state, desired: !!w.pod }));
+    return this.#pods
+      .staticPodsNamed(podName(w.rec.lastPod), w.rec.uid)
+      .some((o) => isStaticPod(w.rec.lastPod) && o.seq < w.rec.seq && (o.state === 'syncing' || o.state === 'terminating'));
   }
 
   /** No sync starts or is timed from now on (a sync in flight still finishes). */
   stop(): void {
     this.#halted = true;
     for (const w of this.#workers.values()) clearTimeout(w.timer);
+  }
+
+  #forget(w: Worker) {
+    this.#workers.delete(w.rec.uid);
+    this.#pods.delete(w.rec.uid);
   }
 
   #schedule(w: Worker, delayMs: number) {
@@ -310,7 +248,7 @@ export class PodWorkers {
     }
     while (w.pending) {
       w.pending = false;
-      const step = nextStep(w.state, desired(w), w.phase, this.#blocked(w), w.kill, w.lastPod);
+      const step = nextStep(w.rec.state, desired(w), w.phase, this.#blocked(w), w.kill, w.rec.lastPod);
       if (step.do === 'nothing') break;
       const started = performance.now();
       const operation = operationType(w, step);
@@ -318,16 +256,16 @@ export class PodWorkers {
       let next: number | undefined;
       try {
         next = await this.#execute(w, step);
-        w.state = afterStep(w.state, step);
+        w.rec.state = afterStep(w.rec.state, step);
         w.errors.reset();
       } catch (e) {
         if (w.abort?.signal.aborted) {
-          this.#log.info('Pod sync cancelled: the pod is being terminated', { pod: podName(w.lastPod), podUID: w.uid });
+          this.#log.info('Pod sync cancelled: the pod is being terminated', { pod: podName(w.rec.lastPod), podUID: w.rec.uid });
         } else {
           next = w.errors.next();
           this.#log.error('Error syncing pod, skipping', {
-            pod: podName(w.lastPod),
-            podUID: w.uid,
+            pod: podName(w.rec.lastPod),
+            podUID: w.rec.uid,
             step: step.do,
             err: e,
             retryInMs: next,
@@ -336,25 +274,25 @@ export class PodWorkers {
       }
       w.abort = undefined;
       this.#observe.step?.(operation, (performance.now() - started) / 1000);
-      if (w.state === 'terminated') for (const done of w.killed.splice(0)) done();
+      if (w.rec.state === 'terminated') for (const done of w.killed.splice(0)) done();
       // A static pod waiting for this one (same full name) may start now.
       if (step.do === 'terminate' || step.do === 'finish') {
-        for (const o of this.#sameName(w)) this.#schedule(o, 0);
-        if (w.state !== 'syncing') this.#stopped(w.lastPod);
+        if (isStaticPod(w.rec.lastPod)) for (const o of this.#pods.staticPodsNamed(podName(w.rec.lastPod), w.rec.uid)) this.wake(o.uid);
+        if (w.rec.state !== 'syncing') this.#stopped(w.rec.lastPod);
       }
       // Back in its source while it was stopped: a new worker starts it again, admitted anew,
       // beside what the old one left in the runtime (so the restart counts, as upstream's
       // restartRequested, where the dead containers wait for GC).
-      if (w.state === 'terminated' && w.removed && w.pod) {
+      if (w.rec.state === 'terminated' && w.rec.removed && w.rec.pod) {
         clearTimeout(w.timer);
-        this.#workers.delete(w.uid);
-        this.#log.info('Pod was restarted after being removed from its source', { pod: podName(w.pod), podUID: w.uid });
-        this.update(w.uid, w.pod);
+        this.#forget(w);
+        this.#log.info('Pod was restarted after being removed from its source', { pod: podName(w.rec.pod), podUID: w.rec.uid });
+        this.update(w.rec.uid, w.rec.pod);
         break;
       }
-      if (w.state === 'finished') {
+      if (w.rec.state === 'finished') {
         clearTimeout(w.timer);
-        this.#workers.delete(w.uid);
+        this.#forget(w);
         break;
       }
       if (!w.pending && next !== undefined) this.#schedule(w, next);
@@ -368,7 +306,7 @@ export class PodWorkers {
       case 'sync': {
         w.abort = new AbortController();
         w.updated = false;
-        const r = await this.#steps.sync(w.pod!, w.abort.signal);
+        const r = await this.#steps.sync(w.rec.pod!, w.abort.signal);
         w.synced = true;
         w.phase = r.phase;
         if (w.timeStart && r.phase === 'Running') {
@@ -380,17 +318,17 @@ export class PodWorkers {
       }
       case 'terminate':
         this.#log.info('Terminating pod', {
-          pod: podName(w.lastPod),
-          podUID: w.uid,
+          pod: podName(w.rec.lastPod),
+          podUID: w.rec.uid,
           reason: step.reason,
           gracePeriod: step.gracePeriodSeconds,
         });
-        await this.#steps.terminate(w.uid, desired(w), step.gracePeriodSeconds, step.reason, step.kill, w.lastPod);
+        await this.#steps.terminate(w.rec.uid, desired(w), step.gracePeriodSeconds, step.reason, step.kill, w.rec.lastPod);
         w.pending = true; // a deleted pod can be finished right away
         return undefined;
       case 'finish':
-        await this.#steps.finish(w.uid, w.lastPod, step.deleteFromApiserver);
-        this.#log.info('Pod fully terminated and removed', { pod: podName(w.lastPod), podUID: w.uid });
+        await this.#steps.finish(w.rec.uid, w.rec.lastPod, step.deleteFromApiserver);
+        this.#log.info('Pod fully terminated and removed', { pod: podName(w.rec.lastPod), podUID: w.rec.uid });
         return undefined;
       case 'nothing':
         return undefined;
@@ -400,7 +338,7 @@ export class PodWorkers {
 
 const podName = podKey;
 /** The pod as the worker must treat it: undefined once its source dropped it, even if it came back. */
-const desired = (w: Worker) => (w.removed ? undefined : w.pod);
+const desired = (w: Worker) => (w.rec.removed ? undefined : w.rec.pod);
 
 /** Upstream's operation_type of kubelet_pod_worker_duration_seconds for a step. */
 function operationType(w: Worker, step: Step): string {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { effectiveMaxPods, kubepodsLimits } from './node-allocatable.ts';
+import { effectiveMaxPods, enforcesPods, kubepodsLimits } from './node-allocatable.ts';
 
 test('kubepods limits: capacity less the reservations, cpu as shares', () => {
   assert.deepEqual(kubepodsLimits({ cpuCores: 2, memoryBytes: 4 * 2 ** 30 }, []), { cpuShares: 2048, memoryLimitBytes: 4 * 2 ** 30 });
@@ -20,4 +20,15 @@ test('podsPerCore caps maxPods when set', () => {
   assert.equal(effectiveMaxPods(110, 0, 2), 110);
   assert.equal(effectiveMaxPods(110, 10, 2), 20);
   assert.equal(effectiveMaxPods(15, 10, 2), 15);
+});
+
+test('enforcesPods: the kubepods cgroup is held to node allocatable only when enforceNodeAllocatable lists pods', () => {
+  for (const [enforce, held] of [
+    [['pods'], true],
+    [['pods', 'system-reserved', 'kube-reserved'], true],
+    [['none'], false],
+    [[], false],
+    [['system-reserved'], false],
+  ] as const)
+    assert.equal(enforcesPods([...enforce]), held, enforce.join(','));
 });

@@ -31,3 +31,9 @@ export function kubepodsLimits(
 /** Upstream's maxPods with podsPerCore: the smaller of the two when podsPerCore is set. */
 export const effectiveMaxPods = (maxPods: number, podsPerCore: number, cpuCores: number) =>
   podsPerCore > 0 ? Math.min(maxPods, podsPerCore * cpuCores) : maxPods;
+
+/**
+ * Whether the kubepods cgroup is held to node allocatable: enforceNodeAllocatable lists "pods"
+ * (upstream's kubetypes.NodeAllocatableEnforcementKey; "none" or an empty list: not held).
+ */
+export const enforcesPods = (enforceNodeAllocatable: string[]): boolean => enforceNodeAllocatable.includes('pods');

@@ -4,7 +4,7 @@ import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
 import { sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
-import { StatusManager, newlyTerminated, statusDiffers, withObservedGeneration, withRemovals } from './status-manager.ts';
+import { StatusManager, newlyTerminated, statusDiffers, statusTargetOf, withObservedGeneration, withRemovals } from './status-manager.ts';
 
 test('withRemovals: resize conditions an earlier status had and this one does not carry are deleted by the patch', () => {
   const ready = { type: 'Ready', status: 'True' };
@@ -163,4 +163,23 @@ test('StatusManager: a status the apiserver lost is sent again on the next beat,
   } finally {
     beat.stop();
   }
+});
+
+test("statusTargetOf: a static pod's status goes to its mirror, any other pod's to the apiserver's copy last seen", () => {
+  const pod = (uid: string, source?: string): Pod => ({
+    metadata: { uid, name: uid, namespace: 'ns', annotations: source ? { 'kubernetes.io/config.source': source } : {} },
+  });
+  const mirror = pod('mirror-of-s', 'api');
+  const seen = pod('p', 'api');
+  const target = statusTargetOf({
+    mirrorOf: (p) => (p.metadata!.uid === 's' ? mirror : undefined),
+    latest: (uid) => (uid === 'p' ? seen : undefined),
+  });
+  for (const [name, given, want] of [
+    ['a file pod with its mirror', pod('s', 'file'), mirror],
+    ['an http pod with no mirror yet', pod('h', 'http'), undefined],
+    ['an apiserver pod seen before', pod('p', 'api'), seen],
+    ['an apiserver pod not seen: itself', pod('q', 'api'), 'self'],
+  ] as const)
+    assert.equal(target(given), want === 'self' ? given : want, name);
 });

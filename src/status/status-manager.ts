@@ -11,6 +11,7 @@ import type { Logger } from '../log/log.ts';
 import type { ContainerType } from '../runtime/pod-config.ts';
 import { apiPath } from '../apiserver/paths.ts';
 import { KUBELET_CONDITIONS } from './pod-status.ts';
+import { isStaticPod } from '../podutil/podutil.ts';
 
 // sentTo: the object the status went to; a re-created mirror pod needs it again. changedAt: when
 // the status first differed from what was sent (performance.now()).
@@ -44,6 +45,17 @@ export interface Termination {
 
 /** The apiserver object that shows a pod's status, as last seen: the pod, or a static pod's mirror (undefined: not there yet). */
 export type StatusTarget = (pod: Pod) => Pod | undefined;
+
+/**
+ * Where a pod's status goes (upstream's podManager.TranslatePodUID in the status manager's
+ * syncPod): a static pod's to its mirror pod, any other's to the pod as the apiserver last showed it.
+ */
+export function statusTargetOf(d: {
+  mirrorOf: (staticPod: Pod) => Pod | undefined;
+  latest: (uid: string) => Pod | undefined;
+}): StatusTarget {
+  return (pod) => (isStaticPod(pod) ? d.mirrorOf(pod) : (d.latest(pod.metadata!.uid!) ?? pod));
+}
 
 export class StatusManager {
   readonly #api: ApiClient;

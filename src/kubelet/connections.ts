@@ -1,0 +1,70 @@
+// The kubelet's connections: the apiserver (a rate-limited client, and the heartbeats' own),
+// the container runtime's two CRI services, and the event recorder. The start fails with one
+// clear line when the runtime does not answer, rather than running against none.
+import { apiClient, type ApiClient } from '../apiserver/client.ts';
+import { loadKubeconfig } from '../apiserver/kubeconfig.ts';
+import { rateLimited } from '../apiserver/rate-limited.ts';
+import { TokenBucket } from '../backoff/token-bucket.ts';
+import { ImageClient } from '../cri/image-client.ts';
+import { RuntimeClient } from '../cri/runtime-client.ts';
+import { eventRecorder, type Recorder } from '../events/recorder.ts';
+import type { Logger } from '../log/log.ts';
+import { logger } from '../log/log.ts';
+import { metrics, observeRuntimeOperation } from '../metrics/metrics.ts';
+import { restClientMetrics } from '../metrics/observers.ts';
+import { RuntimeView } from '../runtime/cri-runtime.ts';
+import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
+import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
+
+export interface Connections {
+  /** The node status and the Lease: around kubeAPIQPS, as upstream's heartbeat client. */
+  heartbeats: ApiClient;
+  /** Everything else: within kubeAPIQPS/kubeAPIBurst. */
+  api: ApiClient;
+  cri: RuntimeClient;
+  images: ImageClient;
+  /** The runtime's pods as the PLEG, GC and the kubelet API read them. */
+  view: RuntimeView;
+  /** The runtime handlers as CRI Status lists them: the runtime probe keeps them, recursive read-only mounts read them. */
+  runtimeHandlers: RuntimeHandlers;
+  /** Events within eventRecordQPS/eventBurst. */
+  events: Recorder & { stop(): void };
+  stop(): void;
+}
+
+export async function connect(o: KubeletOptions, log: Logger): Promise<Connections> {
+  const { config, nodeName } = o;
+  const heartbeats = apiClient(loadKubeconfig(o.kubeconfig), {
+    userAgent: `kubelet-ts/${KUBELET_VERSION} (linux) ${nodeName}`,
+    observe: restClientMetrics,
+  });
+  const cri = new RuntimeClient(o.runtimeEndpoint, { observer: observeRuntimeOperation });
+  const images = new ImageClient(config.imageServiceEndpoint || o.runtimeEndpoint, { observer: observeRuntimeOperation });
+  const version = await cri.version({});
+  log.info('Container runtime initialized', {
+    runtime: version.runtimeName,
+    version: version.runtimeVersion,
+    apiVersion: version.runtimeApiVersion,
+  });
+  const events = eventRecorder(heartbeats, {
+    host: nodeName,
+    log: logger('events'),
+    onDrop: () => metrics.eventsDropped.inc(),
+    qps: config.eventRecordQPS,
+    burst: config.eventBurst,
+  });
+  return {
+    heartbeats,
+    api: rateLimited(heartbeats, new TokenBucket(config.kubeAPIQPS, config.kubeAPIBurst)),
+    cri,
+    images,
+    view: new RuntimeView(cri),
+    runtimeHandlers: new RuntimeHandlers(() => cri.status({})),
+    events,
+    stop() {
+      events.stop();
+      cri.close();
+      images.close();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+// The container manager (upstream's pkg/kubelet/cm): the node's cgroups (kubepods held to node
+// allocatable, the system containers, the QoS classes, one cgroup per pod), the node-wide
+// container settings (OOM kill, CFS quota), device plugins, DRA drivers and user namespaces.
+// The CPU, memory and topology managers belong here when they come.
+import { join } from 'node:path';
+import type { Container, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
+import type { ApiClient } from '../apiserver/client.ts';
+import type { RuntimeClient } from '../cri/runtime-client.ts';
+import { DeviceManager, runningContainersAtStart } from '../devices/manager.ts';
+import { withClaimDevices } from '../dra/container.ts';
+import { DraManager } from '../dra/manager.ts';
+import { DraPlugins } from '../dra/plugins.ts';
+import { logger, type Logger } from '../log/log.ts';
+import { deviceMetrics } from '../metrics/observers.ts';
+import { ensureSystemCgroups } from '../node/system-cgroups.ts';
+import type { PodManager } from '../pods/pod-manager.ts';
+import { kubepodsCgroup } from '../resources/cgroup-layout.ts';
+import { cfsOf, singleProcessOOMKill } from '../resources/linux-resources.ts';
+import { enforcesPods, kubepodsLimits } from '../resources/node-allocatable.ts';
+import { ensurePodCgroup, removePodCgroup } from '../resources/pod-cgroup.ts';
+import { keepQosCgroups, updateQosCgroups } from '../resources/qos-cgroups.ts';
+import { UserNamespaces } from '../userns/manager.ts';
+import type { Host } from './node.ts';
+import type { KubeletOptions } from './options.ts';
+
+export type ContainerManager = Awaited<ReturnType<typeof containerManager>>;
+
+export async function containerManager(
+  o: KubeletOptions,
+  d: {
+    api: ApiClient;
+    cri: RuntimeClient;
+    host: Host;
+    pods: PodManager;
+    /** Wakes the workers of these pods (a device's or a claim's health changed). */
+    wakePods: (uids: string[]) => void;
+    log: Logger;
+  },
+) {
+  const { config, rootDir } = o;
+  const { log, pods } = d;
+  if (enforcesPods(config.enforceNodeAllocatable)) {
+    try {
+      ensurePodCgroup(kubepodsCgroup(config.cgroupRoot), kubepodsLimits(d.host.facts, [config.kubeReserved, config.systemReserved]));
+    } catch (e) {
+      log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
+    }
+  }
+  for (const err of ensureSystemCgroups(o.systemCgroups)) log.error('Failed to ensure system container', { err });
+  // The QoS cgroups' CPU weights follow the active pods (before each pod cgroup, and every minute).
+  const updateQos = () => updateQosCgroups(config.cgroupRoot, pods.active());
+  const qosCgroups = keepQosCgroups(updateQos, logger('qos'));
+
+  // Device plugins (src/devices): registration on ROOT/device-plugins/kubelet.sock, their devices
+  // in the Node's capacity, admission and Allocate at container creation. Containers running now
+  // keep their devices while the sources are not yet listed (a restarted kubelet).
+  // With ResourceHealthStatus (beta, on) a device's or claim's health change wakes the pods holding it.
+  const resourceHealth = config.featureGates.ResourceHealthStatus !== false;
+  const devices = new DeviceManager({
+    dir: join(rootDir, 'device-plugins'),
+    log: logger('devicemanager'),
+    activePods: () => pods.activeUIDs(),
+    sourcesReady: () => pods.sourcesReady(),
+    runningAtStart: await runningContainersAtStart(d.cri),
+    observe: deviceMetrics,
+    podsChanged: resourceHealth ? d.wakePods : undefined,
+  });
+  await devices.start().catch((e) => log.error('Failed to start the device plugin manager', { err: e }));
+
+  // DRA drivers (src/dra) register as "DRAPlugin" through the plugin manager; the node's
+  // ResourceSlices of drivers not registered (at start, and 30 s after one goes) are deleted.
+  // Claims are prepared before a pod's sandbox and unprepared once its containers stopped.
+  // Each plugin's health stream reports to the DRA manager.
+  const draPlugins: DraPlugins = new DraPlugins({
+    api: d.api,
+    nodeName: o.nodeName,
+    log: logger('dra'),
+    health: resourceHealth ? { update: (dev, r) => dra.update(dev, r), ended: (dev) => dra.ended(dev), log: logger('dra') } : undefined,
+  });
+  const dra: DraManager = new DraManager({
+    rootDir,
+    api: d.api,
+    plugins: draPlugins,
+    log: logger('dra'),
+    activePods: () => pods.activeUIDs(),
+    sourcesReady: () => pods.sourcesReady(),
+    podsChanged: d.wakePods,
+  });
+  draPlugins.start();
+  dra.start();
+
+  return {
+    /** Upstream's NodeConfig parts that every container's resources follow. */
+    settings: {
+      cgroupRoot: config.cgroupRoot,
+      podPidsLimit: config.podPidsLimit,
+      swap: d.host.swap,
+      // One process or the whole container per OOM kill; refused as upstream's validation does.
+      singleProcessOOMKill: singleProcessOOMKill(config.singleProcessOOMKill, d.host.swap.cgroupV2),
+      cfs: cfsOf(config.cpuCFSQuota, config.cpuCFSQuotaPeriodMs),
+    },
+    podCgroups: { updateQos, ensure: ensurePodCgroup, remove: removePodCgroup },
+    devices,
+    dra,
+    draPlugins,
+    // User namespaces (src/userns): the kubelet's ID range from /etc, the pods' ranges read back from
+    // ROOT/pods/UID/userns; a bad range or file fails the start, as upstream's MakeUserNsManager.
+    userns: UserNamespaces.load({ rootDir, maxPods: config.maxPods, log: logger('userns') }),
+    /** The claims' CDI devices ahead of the device plugins' (upstream's GenerateRunContainerOptions). */
+    containerOptions: async (pod: Pod, c: Container) => withClaimDevices(dra.cdiDevices(pod, c), await devices.containerOptions(pod, c)),
+    /** Device plugins' entries, then the claims', as upstream's containerManagerImpl.UpdateAllocatedResourcesStatus. */
+    resourcesStatus: resourceHealth
+      ? (pod: Pod, s: PodStatus) => dra.allocatedResourcesStatus(pod, devices.allocatedResourcesStatus(pod, s))
+      : undefined,
+    async stop() {
+      qosCgroups.stop();
+      dra.stop();
+      draPlugins.stop();
+      await devices.stop();
+    },
+  };
+}

@@ -1,0 +1,156 @@
+// The node: the host prepared for pods (its facts, swap, kernel settings, the root directory's
+// mount propagation, the kubelet's own OOM score) and, once every part it reports on is built,
+// the Node object kept current (upstream's node status loop and Lease) with the client
+// certificate rotated. CurrentNode, built first, is what every other part reads of the Node.
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ApiClient } from '../apiserver/client.ts';
+import { clientCertificateRotation } from '../certificates/client-cert.ts';
+import type { ImageClient } from '../cri/image-client.ts';
+import type { RuntimeClient } from '../cri/runtime-client.ts';
+import { logger, type Logger } from '../log/log.ts';
+import { watchEventLoop } from '../log/event-loop.ts';
+import { collectProcessMetrics, metrics } from '../metrics/metrics.ts';
+import { cniConfigLogFields, ensureCniConfig } from '../network/cni-config.ts';
+import { nodeAgent, type NodeAgent, type NodeAgentOptions } from '../node/agent.ts';
+import type { CurrentNode } from '../node/current-node.ts';
+import { declaredFeatures } from '../node/declared-features.ts';
+import { defaultNodeIP, filesystemStats, readHostFacts, type HostFacts } from '../node/host.ts';
+import { setupKernelTunables } from '../node/kernel-tunables.ts';
+import { leaseRenewer } from '../node/lease.ts';
+import { applyOwnOOMScoreAdj } from '../node/oom-score.ts';
+import { probeRuntime } from '../node/runtime-health.ts';
+import { makeRShared } from '../node/shared-mount.ts';
+import { nodeSwapAtStart } from '../node/swap.ts';
+import type { NodeSwap } from '../resources/swap.ts';
+import { effectiveMaxPods } from '../resources/node-allocatable.ts';
+import type { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
+import { cgroupReader } from '../stats/cgroup.ts';
+import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
+
+export interface Host {
+  nodeIP: string;
+  facts: HostFacts;
+  swap: NodeSwap;
+}
+
+/** Upstream's setupDataDirs and the host checks of its NewMainKubelet, before any part starts. */
+export function prepareHost(o: KubeletOptions, log: Logger): Host {
+  const { config, rootDir } = o;
+  const nodeIP = o.nodeIP || defaultNodeIP();
+  if (!nodeIP) throw new Error('no --node-ip given and no non-loopback IPv4 address found on this host');
+  const oom = applyOwnOOMScoreAdj(config.oomScoreAdj);
+  if (oom) log.info('Failed to ApplyOOMScoreAdj', { err: oom });
+  mkdirSync(rootDir, { recursive: true });
+  // Shared, so that Bidirectional and HostToContainer volumeMounts work (upstream's setupDataDirs fails
+  // the start; here only those mounts would, so the kubelet runs on).
+  try {
+    if (makeRShared(resolve(rootDir))) log.info('Bind-mounted the root directory with shared mount propagation', { path: rootDir });
+  } catch (e) {
+    log.error('Error configuring root directory', { path: rootDir, err: e });
+  }
+  metrics.nodeName.set({ node: o.nodeName }, 1);
+  metrics.cgroupVersion.set(cgroupReader().version);
+  collectProcessMetrics();
+  watchEventLoop(log);
+  const facts = readHostFacts();
+  // Swap (src/node/swap.ts): no start with swap on unless failSwapOn is false, as upstream; the
+  // containers' swap limits follow from it.
+  const swap = nodeSwapAtStart({
+    failSwapOn: config.failSwapOn,
+    swapBehavior: config.memorySwap.swapBehavior,
+    memoryCapacityBytes: facts.memoryBytes,
+    swapCapacityBytes: facts.swapBytes ?? 0,
+    log,
+  });
+  setupKernelTunables(config.protectKernelDefaults, log);
+  return { nodeIP, facts, swap };
+}
+
+/** What the node status reports on, from the parts that know it. */
+export type NodeReports = Pick<NodeAgentOptions, 'pressure' | 'shutdown' | 'devices' | 'volumes'> & {
+  /** The PLEG's problem, if any: the runtime is then not healthy (upstream's PLEG health check). */
+  plegProblem(): string | undefined;
+};
+
+export interface NodeStatus {
+  agent: NodeAgent;
+  stop(): void;
+}
+
+/** The Node object, its status and Lease, and the client certificate (upstream's syncNodeStatus, nodeLeaseController, certificate manager). */
+export function nodeStatus(
+  o: KubeletOptions,
+  d: {
+    heartbeats: ApiClient;
+    api: ApiClient;
+    cri: RuntimeClient;
+    images: ImageClient;
+    runtimeHandlers: RuntimeHandlers;
+    host: Host;
+    node: CurrentNode;
+    reports: NodeReports;
+  },
+): NodeStatus {
+  const { config, nodeName } = o;
+  const log = logger('kubelet');
+  const agent = nodeAgent(d.heartbeats, {
+    nodeName,
+    labels: o.nodeLabels,
+    taints: o.taints,
+    log: logger('node_status'),
+    updateEveryMs: config.nodeStatusUpdateFrequencyMs,
+    reportEveryMs: config.nodeStatusReportFrequencyMs,
+    staticInputs: {
+      host: d.host.facts,
+      nodeIP: d.host.nodeIP,
+      hostname: nodeName,
+      kubeletVersion: KUBELET_VERSION,
+      kubeletPort: config.port,
+      maxPods: effectiveMaxPods(config.maxPods, config.podsPerCore, d.host.facts.cpuCores),
+      reserved: [config.kubeReserved, config.systemReserved],
+      evictionHard: config.evictionHard,
+      declaredFeatures: declaredFeatures(config.featureGates),
+    },
+    fsCapacity: () => filesystemStats(o.rootDir).capacityBytes,
+    ...d.reports,
+    probeRuntime: async () => {
+      const r = await probeRuntime(d.cri, d.images, config.nodeStatusMaxImages, log, (h) => d.runtimeHandlers.set(h));
+      return { ...r, health: { ...r.health, plegProblem: d.reports.plegProblem() } };
+    },
+    // Both features' gates (RecursiveReadOnlyMounts GA, UserNamespacesSupport beta) are on: always published.
+    runtimeHandlers: () => d.runtimeHandlers.known(),
+    onNode: (n) => d.node.set(n),
+  });
+  // --network-plugin=kubenet: a bridge network for the podCIDR, unless an add-on installed one.
+  if (o.networkPlugin === 'kubenet') {
+    d.node.onNewPodCIDR((podCIDR) => {
+      log.info('Pod CIDR of the node', cniConfigLogFields(podCIDR, ensureCniConfig(o.cniConfDir, podCIDR)));
+      agent.poke();
+    });
+  }
+  const rotation = clientCertificateRotation(d.api, {
+    kubeconfig: o.kubeconfig,
+    bootstrapKubeconfig: o.bootstrapKubeconfig,
+    certDir: o.certDir,
+    nodeName,
+    log: logger('certificate'),
+  });
+  // Nothing waits for the registration: static pods run while the apiserver is unreachable (on a
+  // kubeadm control-plane node the apiserver is one of them), as upstream. The Lease gets the
+  // Node as its owner once there is one.
+  const lease = leaseRenewer(d.heartbeats, {
+    nodeName,
+    durationSeconds: config.nodeLeaseDurationSeconds,
+    nodeUID: () => d.node.uid(),
+    log: logger('lease'),
+  });
+  return {
+    agent,
+    stop() {
+      rotation.stop();
+      lease.stop();
+      agent.stop();
+    },
+  };
+}

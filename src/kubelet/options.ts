@@ -1,0 +1,36 @@
+// What the command line hands the kubelet: its flags and the KubeletConfiguration, resolved (src/cli).
+import type { Taint } from 'kubernetes-types/core/v1.js';
+import type { KubeletConfig } from '../config/kubelet-config.ts';
+import type { SystemCgroupsConfig } from '../node/system-cgroups.ts';
+
+export interface KubeletOptions {
+  kubeconfig: string;
+  /** --bootstrap-kubeconfig: asks for a new client certificate once the current one expired. */
+  bootstrapKubeconfig?: string;
+  config: KubeletConfig;
+  nodeName: string;
+  certDir: string;
+  nodeIP?: string;
+  runtimeEndpoint: string;
+  rootDir: string;
+  nodeLabels: Record<string, string>;
+  taints: Taint[];
+  cniConfDir: string;
+  /** 'kubenet': write a bridge network for the Node's podCIDR when no add-on installed one (src/network). */
+  networkPlugin: 'cni' | 'kubenet';
+  /** kubeletCgroups, systemCgroups and --runtime-cgroups: the system containers (src/node/system-cgroups.ts). */
+  systemCgroups: SystemCgroupsConfig;
+}
+
+// The Kubernetes release whose kubelet behaviour kubelet-ts implements.
+export const KUBELET_VERSION = 'v1.36.3';
+
+/** Something a subsystem runs that the kubelet's stop ends. */
+export interface Stoppable {
+  stop(): unknown;
+}
+
+/** Stops parts in the order given (a part not built is skipped), then waits for those whose stop takes time. */
+export async function stopAll(parts: (Stoppable | undefined)[]): Promise<void> {
+  await Promise.all(parts.map((part) => part?.stop()));
+}

@@ -1,0 +1,176 @@
+// A pod's way through the kubelet, in the order it travels: its sources (the apiserver, static
+// files, a manifest URL) merged by PodConfig into the pod workers, one worker per pod running
+// it through its lifecycle (src/pods/lifecycle.ts) by steps that admit it, sync it on the
+// runtime (src/runtime) and report its status (the status manager, a static pod's to its
+// mirror); the PLEG and the prober tell the workers what changed in the runtime.
+//
+// What wakes a pod worker (upstream's syncLoopIteration channels), all here but two:
+//   - an update of the pod from its source (PodConfig -> workers.update);
+//   - a PLEG event: its containers changed in the runtime (relist, woken by runtime events);
+//   - a probe result that changed (the prober);
+//   - a mirror pod created for a static pod (MirrorPods);
+//   - a static pod of the same full name that stopped (the workers themselves);
+//   - its resync timer, or the requeue its last sync asked for (the workers themselves);
+//   - a device's or ResourceClaim's health that changed (the container manager, wakePods);
+//   - an eviction, a preemption or a node shutdown kills it (the node-level loops, kill).
+import type { ApiClient } from '../apiserver/client.ts';
+import type { ImageClient } from '../cri/image-client.ts';
+import type { RuntimeClient } from '../cri/runtime-client.ts';
+import type { Recorder } from '../events/recorder.ts';
+import { withPodDirs } from '../gc/disk.ts';
+import { logger } from '../log/log.ts';
+import { registerPodGauges } from '../metrics/metrics.ts';
+import { eventedPlegMetrics, plegMetrics, startupMetrics, statusMetrics, workerMetrics } from '../metrics/observers.ts';
+import type { CurrentNode } from '../node/current-node.ts';
+import { runtimeEvents, runtimeEventsWanted } from '../pleg/cri-events.ts';
+import { startPleg } from '../pleg/relist.ts';
+import { isStaticPod, podKey } from '../podutil/podutil.ts';
+import { podGauges } from '../pods/gauges.ts';
+import { MirrorPods } from '../pods/mirror.ts';
+import type { PodManager } from '../pods/pod-manager.ts';
+import { StartupLatencyTracker } from '../pods/startup-latency.ts';
+import { podSteps } from '../pods/steps.ts';
+import { PodWorkers } from '../pods/workers.ts';
+import { Prober } from '../prober/prober.ts';
+import type { RuntimeView } from '../runtime/cri-runtime.ts';
+import type { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
+import { appArmorHostError } from '../security/apparmor.ts';
+import { apiserverSource } from '../sources/apiserver.ts';
+import { PodConfig } from '../sources/config.ts';
+import { fileSource } from '../sources/static-file.ts';
+import { urlSource } from '../sources/static-url.ts';
+import { StatusManager, statusTargetOf } from '../status/status-manager.ts';
+import type { VolumeManager } from '../volumes/volume-manager.ts';
+import type { ContainerManager } from './container-manager.ts';
+import type { Late } from './late.ts';
+import type { NodeLoops } from './loops.ts';
+import type { Host } from './node.ts';
+import { stopAll, type KubeletOptions, type Stoppable } from './options.ts';
+import { podRuntime } from './pod-runtime.ts';
+
+export function podLifecycle(
+  o: KubeletOptions,
+  d: {
+    api: ApiClient;
+    cri: RuntimeClient;
+    images: ImageClient;
+    view: RuntimeView;
+    runtimeHandlers: RuntimeHandlers;
+    events: Recorder;
+    host: Host;
+    node: CurrentNode;
+    pods: PodManager;
+    cm: ContainerManager;
+    volumes: VolumeManager;
+    loops: NodeLoops;
+    /** Set here; the parts built before call through it. */
+    workers: Late<PodWorkers>;
+    /** Reads the Node from the apiserver past the watch (the node status, built after). */
+    refreshNode: () => Promise<void>;
+  },
+) {
+  const { config, nodeName, rootDir } = o;
+  const { pods, node } = d;
+  const wake = (uid: string) => d.workers.get().wake(uid);
+
+  const mirrors = new MirrorPods(
+    d.api,
+    () => node.owner(),
+    logger('mirror_pods'),
+    wake,
+    (fullName, exceptUID) => pods.staticPodActive(fullName, exceptUID),
+  );
+  // A re-registered Node has a new UID: mirror pods are owned by it.
+  node.onNewUID(() => mirrors.reconcileAll());
+  const status = new StatusManager(d.api, logger('status'), {
+    observe: statusMetrics,
+    target: statusTargetOf({ mirrorOf: (p) => mirrors.mirror(p), latest: (uid) => pods.latest(uid) }),
+  });
+  // Upstream's pod start-up SLI: creation to all containers running as the watch shows it, without image pulls.
+  const startup = new StartupLatencyTracker(startupMetrics(logger('kubelet')));
+  const runtime = podRuntime(o, { ...d, startup });
+  // Liveness, readiness and startup probes: a changed result syncs the pod again.
+  const prober = new Prober({ cri: d.cri, events: d.events, log: logger('prober'), onChange: wake });
+  // Each pod gets ROOT/pods/UID before its first sandbox: the mark housekeeping goes by.
+  const steps = withPodDirs(
+    podSteps({
+      api: d.api,
+      view: d.view,
+      syncer: runtime.syncer,
+      status,
+      events: d.events,
+      nodeIP: d.host.nodeIP,
+      node: () => node.get(),
+      refreshNode: d.refreshNode,
+      probes: prober,
+      allowedUnsafeSysctls: config.allowedUnsafeSysctls,
+      appArmorHostError: appArmorHostError(),
+      admitUnderPressure: (pod) => d.loops.eviction.admit(pod),
+      admitShutdown: (pod) => d.loops.shutdown.admit(pod),
+      devices: d.cm.devices,
+      claims: d.cm.dra,
+      resourcesStatus: d.cm.resourcesStatus,
+    }),
+    rootDir,
+  );
+  const workers = d.workers.set(
+    new PodWorkers(pods, steps, logger('pod_workers'), {
+      resyncMs: config.syncFrequencyMs,
+      observe: workerMetrics,
+      stopped: (pod) => void mirrors.reconcile(podKey(pod)),
+    }),
+  );
+  registerPodGauges(() => podGauges(pods.snapshot(), isStaticPod));
+
+  // PLEG: the relist wakes the workers of pods whose containers changed; the runtime's events
+  // (CRI's container events, or containerd's task events on containerd 1.6) wake the relist
+  // when an exit shows.
+  const pleg = startPleg(d.view, {
+    log: logger('pleg'),
+    observe: plegMetrics,
+    onEvents: (evs) => {
+      for (const uid of new Set(evs.map((e) => e.uid))) wake(uid);
+    },
+  });
+  const runtimeEventStream = runtimeEventsWanted(config.featureGates)
+    ? runtimeEvents(o.runtimeEndpoint, {
+        log: logger('pleg'),
+        onEvent: (e) => pleg.runtimeEvent(e),
+        onReconnect: () => pleg.eventStream(true),
+        onDisconnect: () => pleg.eventStream(false),
+        observe: eventedPlegMetrics,
+      })
+    : undefined;
+  const beats: Stoppable[] = [mirrors.start(), status.start()];
+
+  let sources: (Stoppable | undefined)[] = [];
+  return {
+    pleg,
+    /**
+     * Pod sources: the apiserver (pods bound here and the mirrors of static pods), staticPodPath
+     * and staticPodURL, merged and routed by PodConfig. Started once the node status runs: a
+     * pod admitted again for its node affinity reads the Node through it.
+     */
+    startSources() {
+      const podConfig = new PodConfig({ pods: workers, mirrors, watch: startup, log: logger('config') });
+      const api = apiserverSource(d.api, nodeName, podConfig.source('api'), logger('config'));
+      pods.sourcesReadyWhen(() => api.synced());
+      const files = config.staticPodPath
+        ? fileSource(config.staticPodPath, nodeName, podConfig.source('file'), logger('config'), config.fileCheckFrequencyMs)
+        : undefined;
+      const url = config.staticPodURL
+        ? urlSource(
+            config.staticPodURL,
+            config.staticPodURLHeader,
+            nodeName,
+            podConfig.source('http'),
+            logger('config'),
+            config.httpCheckFrequencyMs,
+          )
+        : undefined;
+      sources = [files, url, api];
+    },
+    // Pods keep running: a restarted kubelet adopts them from their CRI labels.
+    stop: () => stopAll([...beats, runtime, ...sources, runtimeEventStream, pleg, workers, prober]),
+  };
+}

@@ -1,0 +1,107 @@
+// The runtime side of a pod's sync (upstream's kuberuntime manager and what it is given): the
+// CRI executor, image pulls, the containers' environment, in-place resize, and the node-wide
+// settings every container follows.
+import { join } from 'node:path';
+import type { ApiClient } from '../apiserver/client.ts';
+import { TokenBucket } from '../backoff/token-bucket.ts';
+import type { ImageClient } from '../cri/image-client.ts';
+import type { RuntimeClient } from '../cri/runtime-client.ts';
+import type { Recorder } from '../events/recorder.ts';
+import { apiSecretGetter } from '../images/pull-secrets.ts';
+import { ImagePuller } from '../images/puller.ts';
+import { PullSlots, pullLimit } from '../images/pull-slots.ts';
+import { logger } from '../log/log.ts';
+import type { StartupLatencyTracker } from '../pods/startup-latency.ts';
+import { pullMetrics, syncMetrics } from '../metrics/observers.ts';
+import { readResolvConf } from '../network/resolv-conf.ts';
+import type { CurrentNode } from '../node/current-node.ts';
+import { thermalThrottlePaths } from '../node/host.ts';
+import type { PodManager } from '../pods/pod-manager.ts';
+import { PodResizer } from '../resize/pod-resizer.ts';
+import { parseQuantity } from '../resources/quantity.ts';
+import type { RuntimeView } from '../runtime/cri-runtime.ts';
+import { withEnvFiles } from '../runtime/env-file-source.ts';
+import { apiEnvSource } from '../runtime/env-sources.ts';
+import { apiRuntimeHandler } from '../runtime/runtime-class.ts';
+import type { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
+import { serviceCache } from '../runtime/service-cache.ts';
+import { PodSyncer } from '../runtime/sync.ts';
+import type { VolumeManager } from '../volumes/volume-manager.ts';
+import type { ContainerManager } from './container-manager.ts';
+import type { Host } from './node.ts';
+import type { KubeletOptions } from './options.ts';
+
+export function podRuntime(
+  o: KubeletOptions,
+  d: {
+    api: ApiClient;
+    cri: RuntimeClient;
+    images: ImageClient;
+    view: RuntimeView;
+    runtimeHandlers: RuntimeHandlers;
+    events: Recorder;
+    host: Host;
+    node: CurrentNode;
+    pods: PodManager;
+    cm: ContainerManager;
+    volumes: VolumeManager;
+    startup: StartupLatencyTracker;
+  },
+) {
+  const { config, rootDir } = o;
+  const log = logger('runtime');
+  // The cluster's Services, listed and watched, for containers' service link variables.
+  const services = serviceCache(d.api, logger('services'));
+  const syncer = new PodSyncer({
+    runtime: d.cri,
+    podCgroups: d.cm.podCgroups,
+    view: d.view,
+    events: d.events,
+    log,
+    images: new ImagePuller(d.images, {
+      secrets: apiSecretGetter(d.api),
+      log: logger('images'),
+      observe: pullMetrics(d.startup),
+      slots: new PullSlots(pullLimit(config.serializeImagePulls, config.maxParallelImagePulls)),
+      limit: new TokenBucket(config.registryPullQPS, config.registryBurst),
+    }),
+    node: {
+      ...d.cm.settings,
+      podLogsDir: config.podLogsDir,
+      clusterDomain: config.clusterDomain,
+      clusterDNS: config.clusterDNS,
+      hostDNS: readResolvConf(config.resolvConf),
+      nodeIP: d.host.nodeIP,
+      seccompDefault: config.seccompDefault,
+      seccompProfileRoot: join(rootDir, 'seccomp'),
+      hostMaskedPaths: thermalThrottlePaths(),
+      memoryCapacity: () => parseQuantity(d.node.capacity()?.memory ?? ''),
+    },
+    // EnvFiles: fileKeyRef reads files of the pod's volumes as set up.
+    env: withEnvFiles(
+      apiEnvSource(d.api, () => d.node.get(), services),
+      (uid, name) => d.volumes.hostPath(uid, name),
+      config.featureGates,
+      log,
+    ),
+    volumes: d.volumes,
+    resizer: new PodResizer({
+      cri: d.cri,
+      view: d.view,
+      events: d.events,
+      log,
+      allocatable: () => d.node.allocatable(),
+      checkpointFile: join(rootDir, 'allocated_pods_state'),
+      cgroupRoot: config.cgroupRoot,
+      cfs: d.cm.settings.cfs,
+      activePods: () => d.pods.active(),
+    }),
+    runtimeHandler: apiRuntimeHandler(d.api),
+    runtimeHandlers: d.runtimeHandlers,
+    observe: syncMetrics,
+    devices: { containerOptions: d.cm.containerOptions },
+    claims: d.cm.dra,
+    userns: d.cm.userns,
+  });
+  return { syncer, stop: () => services.stop() };
+}

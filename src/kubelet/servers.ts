@@ -1,0 +1,70 @@
+// The kubelet's servers: the local healthz (:10248), the kubelet API (:10250) and, when
+// readOnlyPort is set, its read-only port, and the PodResources API on
+// ROOT/pod-resources/kubelet.sock. They only read: pods from the pod manager, the runtime
+// from its view, stats from the sample cache.
+import { join } from 'node:path';
+import type { ApiClient } from '../apiserver/client.ts';
+import type { RuntimeClient } from '../cri/runtime-client.ts';
+import type { DeviceManager } from '../devices/manager.ts';
+import { startPodResourcesServer } from '../devices/pod-resources.ts';
+import type { Logger } from '../log/log.ts';
+import { podResourcesMetrics } from '../metrics/observers.ts';
+import type { PodManager } from '../pods/pod-manager.ts';
+import type { RuntimeView } from '../runtime/cri-runtime.ts';
+import { healthzServer } from '../server/local-healthz.ts';
+import { kubeletApiServer, kubeletReadOnlyServer } from '../server/serve.ts';
+import type { Host } from './node.ts';
+import type { KubeletOptions } from './options.ts';
+import type { Stats } from './stats.ts';
+
+export async function kubeletServers(
+  o: KubeletOptions,
+  d: {
+    api: ApiClient;
+    cri: RuntimeClient;
+    view: RuntimeView;
+    host: Host;
+    pods: PodManager;
+    stats: Stats;
+    devices: DeviceManager;
+    /** The PLEG's problem, if any: /healthz fails with it. */
+    healthy: () => string | undefined;
+    log: Logger;
+  },
+) {
+  const { config, nodeName } = o;
+  const pods = () => d.pods.pods();
+  const healthz = await healthzServer(config.healthzBindAddress, config.healthzPort, d.healthy);
+  const api = await kubeletApiServer({
+    config,
+    certDir: o.certDir,
+    nodeName,
+    nodeIP: d.host.nodeIP,
+    api: d.api,
+    pods,
+    runtime: (uid) => d.view.pod(uid),
+    cri: d.cri,
+    stats: d.stats.cache,
+    runtimeStats: d.stats.runtimeStats,
+    healthy: d.healthy,
+  });
+  const readOnly = await kubeletReadOnlyServer({ config, nodeName, pods, stats: d.stats.cache, healthy: d.healthy });
+  // The active pods' devices.
+  const podResources = await startPodResourcesServer(
+    join(o.rootDir, 'pod-resources'),
+    {
+      pods: () => d.pods.active(),
+      containerDevices: (uid, c) => d.devices.containerDevices(uid, c),
+      allocatableDevices: () => d.devices.allocatableDevices(),
+    },
+    podResourcesMetrics,
+  ).catch((e) => d.log.error('Failed to start the PodResources API server', { err: e }));
+  return {
+    stop() {
+      healthz.close();
+      api.close();
+      readOnly?.close();
+      podResources?.stop();
+    },
+  };
+}

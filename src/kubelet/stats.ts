@@ -1,0 +1,64 @@
+// Stats (upstream's stats provider and cAdvisor's part of it): one sample cache for the kubelet
+// API, the eviction manager and the volume metrics, since the runtime's stats calls are slow.
+// The volumes' walks are cached across samples, so one source lives as long as the kubelet.
+import type { ImageClient } from '../cri/image-client.ts';
+import type { RuntimeClient } from '../cri/runtime-client.ts';
+import type { CsiDrivers } from '../csi/drivers.ts';
+import type { Recorder } from '../events/recorder.ts';
+import { logger } from '../log/log.ts';
+import { registerVolumeStats } from '../metrics/metrics.ts';
+import { statsSampleMetrics } from '../metrics/observers.ts';
+import { sampleCache } from '../stats/cache.ts';
+import { claimStatsSource } from '../stats/claim-volumes.ts';
+import { collectSample } from '../stats/collector.ts';
+import { hostStats } from '../stats/host.ts';
+import { criStatsSource } from '../stats/runtime-source.ts';
+import { buildSummary } from '../stats/summary.ts';
+import { volumeStatsSource } from '../stats/volumes.ts';
+import type { PersistentVolumes } from '../volumes/persistent.ts';
+import type { KubeletOptions } from './options.ts';
+
+export type Stats = ReturnType<typeof statsProvider>;
+
+export function statsProvider(
+  o: KubeletOptions,
+  d: { cri: RuntimeClient; images: ImageClient; persistent: PersistentVolumes; csiDrivers: CsiDrivers; events: Recorder },
+) {
+  const { config, rootDir, nodeName } = o;
+  const log = logger('stats');
+  const runtimeStats = criStatsSource(d.cri, d.images);
+  const kubeletStartMs = Date.now() - process.uptime() * 1000;
+  const volumes = volumeStatsSource({
+    rootDir,
+    onError: (path, err) => log.v(4, 'Failed to calculate volume metrics', { path, err }),
+  });
+  // Claim volumes as their plugin measures them (src/stats/claim-volumes.ts).
+  const claims = claimStatsSource({
+    mounts: (uid) => d.persistent.claimMounts(uid),
+    csi: (driver) => d.csiDrivers.client(driver),
+    volumeHealth: config.featureGates.CSIVolumeHealth === true,
+    events: d.events,
+    onError: (volume, err) => log.v(4, 'Failed to calculate volume metrics', { volume, err }),
+  });
+  const cache = sampleCache(
+    () =>
+      collectSample(runtimeStats, hostStats(), {
+        rootDir,
+        podLogsDir: config.podLogsDir,
+        cgroupRoot: config.cgroupRoot,
+        kubeletStartMs,
+        systemCgroups: o.systemCgroups,
+        volumes,
+        claims,
+      }),
+    { log, observe: statsSampleMetrics },
+  );
+  /** The Summary API's document from the cached sample, or from one taken now when fresh. */
+  const summary = async (fresh = false) => {
+    const s = await (fresh ? cache.fresh() : cache.get());
+    return buildSummary(nodeName, s.cur, s.prev);
+  };
+  // kubelet_volume_stats_*: the claim volumes of the Summary's pods.
+  registerVolumeStats(async () => (await summary()).pods);
+  return { cache, runtimeStats, summary, stop: () => cache.stop() };
+}

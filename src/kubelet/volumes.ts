@@ -1,0 +1,75 @@
+// Volumes and the plugins that register on ROOT/plugins_registry (upstream's volume manager and
+// plugin manager): the pods' volumes (src/volumes), claims and their PersistentVolumes
+// (hostPath, local, CSI), CSI drivers whose node ID and topology go on the Node and its
+// CSINode, and the DRA drivers' registration handed over by the container manager.
+import type { ApiClient } from '../apiserver/client.ts';
+import { CsiDrivers, CsiRegistrationHandler } from '../csi/drivers.ts';
+import { nodeInfoManager } from '../csi/node-info-manager.ts';
+import { CsiVolumes } from '../csi/volumes.ts';
+import { apiSecretGetter } from '../images/pull-secrets.ts';
+import { logger, type Logger } from '../log/log.ts';
+import { pluginManagerMetrics } from '../metrics/observers.ts';
+import { bindMount } from '../mount/mountinfo.ts';
+import type { CurrentNode } from '../node/current-node.ts';
+import { CSI_PLUGIN, DRA_PLUGIN } from '../plugin-manager/handler.ts';
+import type { PluginHandler } from '../plugin-manager/handler.ts';
+import { PluginManager } from '../plugin-manager/manager.ts';
+import { PersistentVolumes } from '../volumes/persistent.ts';
+import { apiClaimSources, apiVolumeSources } from '../volumes/sources.ts';
+import { VolumeManager } from '../volumes/volume-manager.ts';
+import type { KubeletOptions } from './options.ts';
+
+export type Volumes = ReturnType<typeof volumesAndPlugins>;
+
+export function volumesAndPlugins(
+  o: KubeletOptions,
+  d: {
+    api: ApiClient;
+    node: CurrentNode;
+    /** The DRA drivers' registration (src/dra), built with the container manager. */
+    draPlugins: PluginHandler;
+    /** A new set of volumes in use goes out with the node status at once. */
+    inUseChanged: () => void;
+    log: Logger;
+  },
+) {
+  const { rootDir, nodeName } = o;
+  const csiDrivers = new CsiDrivers();
+  const csiNodeInfo = nodeInfoManager(d.api, nodeName);
+  const plugins = new PluginManager({ rootDir, log: logger('plugin_manager'), observe: pluginManagerMetrics });
+  plugins.addHandler(CSI_PLUGIN, new CsiRegistrationHandler({ drivers: csiDrivers, nodeInfo: csiNodeInfo, log: logger('csi') }));
+  plugins.addHandler(DRA_PLUGIN, d.draPlugins);
+  // A re-registered Node has a new UID: so must its CSINode's owner.
+  d.node.onNewUID(() => void csiNodeInfo.initialize().catch((e) => d.log.error('Failed to initialize the CSINode', { err: e })));
+
+  const sources = apiVolumeSources(d.api, logger('volumes'));
+  // Claims and their PersistentVolumes: hostPath, local, CSI (src/volumes/persistent.ts).
+  const persistent = new PersistentVolumes({
+    rootDir,
+    nodeName,
+    sources: apiClaimSources(d.api),
+    csi: new CsiVolumes({ rootDir, nodeName, drivers: csiDrivers, secret: apiSecretGetter(d.api), log: logger('csi') }),
+    volumesAttached: () => (d.node.get()?.status?.volumesAttached ?? []).map((v) => v.name),
+    inUseChanged: d.inUseChanged,
+    bindMount,
+    log: logger('volumes'),
+  });
+  const volumes = new VolumeManager({
+    rootDir,
+    sources,
+    log: logger('volumes'),
+    nodeAllocatable: () => d.node.allocatable(),
+    persistent,
+  });
+  return {
+    volumes,
+    persistent,
+    csiDrivers,
+    /** Starts watching ROOT/plugins_registry once the node status runs (a driver's registration updates the Node). */
+    startPlugins: () => plugins.start(),
+    stop() {
+      sources.stop();
+      plugins.stop();
+    },
+  };
+}
