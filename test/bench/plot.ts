@@ -1,5 +1,5 @@
 // Start-up latency against pods per node, for each kubelet of `make bench`'s runs: reads the
-// figures test/bench/side-by-side.ts keeps in _output/bench/ and writes an SVG (the README
+// figures test/bench/side-by-side.ts keeps in _output/bench/ and writes an SVG (docs/testing.md
 // links docs/startup-latency.svg).
 //   node test/bench/plot.ts [out.svg]
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
