@@ -1,8 +1,9 @@
 // The volume manager: sets up a pod's volumes under ROOT/pods/UID/volumes/PLUGIN/NAME
 // before its containers start, keeps configMap, secret, downwardAPI and projected
 // contents current while the pod runs, hands each container its mounts, and tears the
-// volumes down when the pod is removed. Which files a volume holds is decided in
-// payload.ts; how they are written in atomic-writer.ts.
+// volumes down when the pod is removed. Each volume type is a plugin (plugins/registry.ts),
+// which this finds by the volume's spec; the files an API-data volume holds are decided in
+// payload.ts, and written in atomic-writer.ts.
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
