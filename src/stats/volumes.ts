@@ -6,6 +6,7 @@
 // waits on a walk. A walk does a slice of lstats, then yields to the event loop.
 import { lstatSync, opendirSync, readdirSync, type Dir, type Stats } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { podVolumesDir } from '../podutil/pod-dirs.ts';
 import type { DirUsage } from './sample.ts';
 
 /**
@@ -217,7 +218,7 @@ export function volumeStatsSource(o: VolumeStatsOptions): VolumeStatsSource {
   const walks = backgroundMeasures<DirUsage>(o);
   return {
     list(podUid) {
-      const base = `${o.rootDir}/pods/${podUid}/volumes`;
+      const base = podVolumesDir(o.rootDir, podUid);
       const out: VolumeDir[] = [];
       let plugins: string[];
       try {
