@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { escapeQualifiedName, podVolumeDeviceDir, podVolumeDir, pluginDir, volumeDevicePluginDir } from '../podutil/pod-dirs.ts';
 
 /** upstream's CSIPluginName. */
-const CSI_PLUGIN_NAME = 'kubernetes.io/csi';
+export const CSI_PLUGIN_NAME = 'kubernetes.io/csi';
 const VOL_DATA_FILE = 'vol_data.json';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
