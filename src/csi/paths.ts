@@ -4,15 +4,13 @@
 // vol_data.json beside them says which driver and volume handle they belong to.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { escapeQualifiedName, podVolumeDeviceDir, podVolumeDir, pluginDir, volumeDevicePluginDir } from '../podutil/pod-dirs.ts';
 
 /** upstream's CSIPluginName. */
-const CSI_PLUGIN_NAME = 'kubernetes.io/csi';
+export const CSI_PLUGIN_NAME = 'kubernetes.io/csi';
 const VOL_DATA_FILE = 'vol_data.json';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-
-/** upstream's utilstrings.EscapeQualifiedName: a plugin or volume name as one path element. */
-const escapeQualifiedName = (s: string) => s.replaceAll('/', '~');
 
 /** upstream's getAttachmentName: the VolumeAttachment of a volume on a node, csi-<sha256(handle, driver, node)>. */
 export const attachmentName = (volumeHandle: string, driver: string, nodeName: string) => `csi-${sha256(volumeHandle + driver + nodeName)}`;
@@ -23,7 +21,7 @@ export const attachmentName = (volumeHandle: string, driver: string, nodeName: s
  * ({driverName, volumeHandle}) sits in the directory above.
  */
 export const deviceMountPath = (rootDir: string, driver: string, volumeHandle: string) =>
-  join(rootDir, 'plugins', CSI_PLUGIN_NAME, driver, sha256(volumeHandle), 'globalmount');
+  join(pluginDir(rootDir, CSI_PLUGIN_NAME), driver, sha256(volumeHandle), 'globalmount');
 
 /**
  * upstream's csiMountMgr.GetPath: the target_path of NodePublishVolume,
@@ -31,13 +29,13 @@ export const deviceMountPath = (rootDir: string, driver: string, volumeHandle: s
  * PersistentVolume's name for a PV-backed volume, the pod's volume name for an inline one.
  */
 export const publishPath = (rootDir: string, podUID: string, specName: string) =>
-  join(rootDir, 'pods', podUID, 'volumes', escapeQualifiedName(CSI_PLUGIN_NAME), escapeQualifiedName(specName), 'mount');
+  join(podVolumeDir(rootDir, podUID, escapeQualifiedName(CSI_PLUGIN_NAME), escapeQualifiedName(specName)), 'mount');
 
 /** The vol_data.json beside a staging or publish path (upstream: in filepath.Dir of it). */
 export const volDataPath = (mountPath: string) => join(mountPath, '..', VOL_DATA_FILE);
 
 // Raw block volumes, upstream's csi_block.go, all below ROOT/plugins/kubernetes.io/csi/volumeDevices.
-const volumeDevices = (rootDir: string) => join(rootDir, 'plugins', CSI_PLUGIN_NAME, 'volumeDevices');
+const volumeDevices = (rootDir: string) => volumeDevicePluginDir(rootDir, CSI_PLUGIN_NAME);
 
 /** upstream's csiBlockMapper.GetStagingPath: volumeDevices/staging/SPEC (SPEC not escaped, as upstream). */
 export const blockStagingPath = (rootDir: string, specName: string) => join(volumeDevices(rootDir), 'staging', specName);
@@ -55,4 +53,4 @@ export const blockVolDataPath = (rootDir: string, specName: string) =>
 
 /** upstream's GetPodDeviceMapPath: the pod's symlink to the device, ROOT/pods/UID/volumeDevices/kubernetes.io~csi/SPEC. */
 export const podDeviceMapPath = (rootDir: string, podUID: string, specName: string) =>
-  join(rootDir, 'pods', podUID, 'volumeDevices', escapeQualifiedName(CSI_PLUGIN_NAME), specName);
+  join(podVolumeDeviceDir(rootDir, podUID, escapeQualifiedName(CSI_PLUGIN_NAME)), specName);

@@ -2,7 +2,8 @@
 // downwardAPI as upstream) and their teardown. mount(8) does the syscall: Node has none; the
 // command helper runs it without forking the kubelet (command.ts).
 import { mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { podVolumesDir } from '../podutil/pod-dirs.ts';
 import { runCommand } from './command.ts';
 
 /** Pure: the mount points at or below dir, deepest first, from /proc/self/mountinfo. */
@@ -85,7 +86,7 @@ export async function unmountPodVolumes(rootDir: string, uid: string): Promise<n
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(uid)) return 0;
   let dir: string;
   try {
-    dir = realpathSync(join(rootDir, 'pods', uid, 'volumes'));
+    dir = realpathSync(podVolumesDir(rootDir, uid));
   } catch {
     return 0;
   }

@@ -4,9 +4,9 @@
 // second as upstream's reconciler loop runs, and fs.watch wakes the loop early, so a lost
 // event costs at most a second. What to do in a pass is decided in reconcile.ts.
 import { type FSWatcher, mkdirSync, watch } from 'node:fs';
-import { join } from 'node:path';
 import { type Backoff, backoff, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
+import { pluginsDir, pluginsRegistrationDir } from '../podutil/pod-dirs.ts';
 import type { PluginHandler } from './handler.ts';
 import { type RegisteredPlugin, type Retry, reconcile } from './reconcile.ts';
 import { registerSocket } from './register.ts';
@@ -46,7 +46,7 @@ export class PluginManager {
 
   constructor(d: PluginManagerDeps) {
     this.#d = d;
-    this.#dir = join(d.rootDir, 'plugins_registry');
+    this.#dir = pluginsRegistrationDir(d.rootDir);
   }
 
   /** upstream's AddHandler: plugins of this type go to handler from the next pass on. */
@@ -56,7 +56,7 @@ export class PluginManager {
 
   /** upstream's setupDataDirs for the plugin directories, then the loop (pluginManager.Run). */
   start(): void {
-    for (const dir of [this.#dir, join(this.#d.rootDir, 'plugins')]) mkdirSync(dir, { recursive: true, mode: 0o750 });
+    for (const dir of [this.#dir, pluginsDir(this.#d.rootDir)]) mkdirSync(dir, { recursive: true, mode: 0o750 });
     this.#d.log.info('Starting Kubelet Plugin Manager', { path: this.#dir });
     void this.#run();
   }

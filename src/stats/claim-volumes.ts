@@ -11,6 +11,7 @@ import type { CsiClient } from '../csi/client.ts';
 import type { NodeGetVolumeStatsResponse__Output } from '../csi/generated/csi/v1/NodeGetVolumeStatsResponse.ts';
 import { podRef, type Recorder } from '../events/recorder.ts';
 import type { ClaimMount } from '../volumes/claims.ts';
+import { CSI, LOCAL_VOLUME, pluginDirName } from '../volumes/plugins/names.ts';
 import { fsUsageOf } from './host.ts';
 import type { RawVolume, VolumeMetrics } from './sample.ts';
 import { backgroundMeasures } from './volumes.ts';
@@ -124,7 +125,7 @@ export function claimStatsSource(o: ClaimStatsOptions): ClaimStatsSource {
         if (!provider) return [];
         const metrics = measures.get(`${podUid}/${m.volume}`, () => measure[provider](m));
         // upstream's plugin directory names: not a local ephemeral volume (isLocalEphemeral).
-        const plugin = m.kind === 'csi' ? 'kubernetes.io~csi' : 'kubernetes.io~local-volume';
+        const plugin = pluginDirName(m.kind === 'csi' ? CSI : LOCAL_VOLUME);
         return [{ name: m.volume, plugin, ownFs: true, metrics, pvc: m.pvc }];
       });
     },

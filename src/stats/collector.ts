@@ -10,6 +10,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { memoryFromMeminfo } from './cgroup.ts';
 import { kubepodsCgroup, podCgroupCandidates } from '../resources/cgroup-layout.ts';
+import { podEtcHostsPath } from '../podutil/pod-dirs.ts';
 import type { HostStats } from './host.ts';
 import { liveContainers, liveSandboxes } from './live.ts';
 import type { RuntimeStatsSource } from './runtime-source.ts';
@@ -132,7 +133,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
           processCount: cgroupPath ? cgroups.processCount(cgroupPath) : undefined,
           network: pausePid ? host.netDev(pausePid) : undefined,
           volumes: podVolumes(o, host, sb.uid, fsByDev, volumePaths),
-          etcHosts: host.dirUsage(`${o.rootDir}/pods/${sb.uid}/etc-hosts`),
+          etcHosts: host.dirUsage(podEtcHostsPath(o.rootDir, sb.uid)),
         };
         podOf.set(sb.id, pod);
         pods.push(pod);

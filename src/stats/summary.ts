@@ -21,6 +21,7 @@ import type {
 } from './sample.ts';
 import { rfc3339 } from '../apiserver/time.ts';
 import { byCodeUnits } from '../podutil/podutil.ts';
+import { CONFIG_MAP, EMPTY_DIR, GIT_REPO, pluginDirName } from '../volumes/plugins/names.ts';
 import type {
   ContainerStats,
   CPUStats,
@@ -202,7 +203,7 @@ function containerStats(c: RawContainer, s: RawSample, prev: RawSample | undefin
  */
 export function isLocalEphemeral(v: Pick<RawVolume, 'plugin' | 'ownFs'>): boolean {
   return (
-    v.plugin === 'kubernetes.io~configmap' || v.plugin === 'kubernetes.io~git-repo' || (v.plugin === 'kubernetes.io~empty-dir' && !v.ownFs)
+    v.plugin === pluginDirName(CONFIG_MAP) || v.plugin === pluginDirName(GIT_REPO) || (v.plugin === pluginDirName(EMPTY_DIR) && !v.ownFs)
   );
 }
 

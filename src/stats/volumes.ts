@@ -6,6 +6,8 @@
 // waits on a walk. A walk does a slice of lstats, then yields to the event loop.
 import { lstatSync, opendirSync, readdirSync, type Dir, type Stats } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { podVolumesDir } from '../podutil/pod-dirs.ts';
+import { CONFIG_MAP, DOWNWARD_API, EMPTY_DIR, GIT_REPO, PROJECTED, SECRET, pluginDirName } from '../volumes/plugins/names.ts';
 import type { DirUsage } from './sample.ts';
 
 /**
@@ -23,14 +25,7 @@ export const VOLUME_REFRESH_MS = 30_000;
 const SLICE = 256;
 
 /** The plugins whose directories kubelet-ts sets up and upstream measures with du (hostPath has no directory, nor stats). */
-export const DU_PLUGINS = new Set([
-  'kubernetes.io~empty-dir',
-  'kubernetes.io~configmap',
-  'kubernetes.io~secret',
-  'kubernetes.io~downward-api',
-  'kubernetes.io~projected',
-  'kubernetes.io~git-repo',
-]);
+export const DU_PLUGINS = new Set([EMPTY_DIR, CONFIG_MAP, SECRET, DOWNWARD_API, PROJECTED, GIT_REPO].map(pluginDirName));
 
 const gone = (e: unknown) => {
   const code = (e as NodeJS.ErrnoException)?.code;
@@ -217,7 +212,7 @@ export function volumeStatsSource(o: VolumeStatsOptions): VolumeStatsSource {
   const walks = backgroundMeasures<DirUsage>(o);
   return {
     list(podUid) {
-      const base = `${o.rootDir}/pods/${podUid}/volumes`;
+      const base = podVolumesDir(o.rootDir, podUid);
       const out: VolumeDir[] = [];
       let plugins: string[];
       try {

@@ -4,10 +4,11 @@
 // allocations rebuilt from those files at start, released when the pod is terminated or its
 // directory goes. The decisions are in id-range.ts, allocator.ts and mappings.ts; this is the I/O.
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { UserNamespace } from '../cri/generated/runtime/v1/UserNamespace.ts';
 import type { Logger } from '../log/log.ts';
+import { podUsernsMappingsPath, podsDir } from '../podutil/pod-dirs.ts';
 import { UsernsAllocator } from './allocator.ts';
 import { allocatorSlots, IDS_PER_POD, kubeletIdRange } from './id-range.ts';
 import {
@@ -19,9 +20,6 @@ import {
   userNamespacesRefusal,
   wantsUserNamespace,
 } from './mappings.ts';
-
-/** Upstream's mappingsFile, in the pod's directory. */
-const MAPPINGS_FILE = 'userns';
 
 /** The runtime handler a pod's sandbox runs with, and the handlers CRI Status lists. */
 export type HandlerLookup = () => Promise<{ handler: string; handlers: readonly HandlerFeatures[] }>;
@@ -36,7 +34,9 @@ const readIfThere = (path: string): string | undefined => {
 };
 
 /** upstream's FileStore.Write and the fsync of the directory after it: the file is whole, and there after a crash. */
-function writeDurably(dir: string, name: string, text: string): void {
+function writeDurably(path: string, text: string): void {
+  const dir = dirname(path),
+    name = basename(path);
   mkdirSync(dir, { recursive: true, mode: 0o750 });
   const tmp = join(dir, `.${name}.tmp`);
   try {
@@ -61,12 +61,12 @@ function writeDurably(dir: string, name: string, text: string): void {
 }
 
 export class UserNamespaces {
-  readonly #podsDir: string;
+  readonly #rootDir: string;
   readonly #allocator: UsernsAllocator;
   readonly #log: Logger;
 
-  private constructor(podsDir: string, allocator: UsernsAllocator, log: Logger) {
-    this.#podsDir = podsDir;
+  private constructor(rootDir: string, allocator: UsernsAllocator, log: Logger) {
+    this.#rootDir = rootDir;
     this.#allocator = allocator;
     this.#log = log;
   }
@@ -78,7 +78,6 @@ export class UserNamespaces {
    */
   static load(d: { rootDir: string; maxPods: number; log: Logger; etcDir?: string; random?: () => number }): UserNamespaces {
     const etc = d.etcDir ?? '/etc';
-    const podsDir = join(d.rootDir, 'pods');
     try {
       let range: ReturnType<typeof kubeletIdRange>;
       try {
@@ -92,7 +91,7 @@ export class UserNamespaces {
       }
       const slots = allocatorSlots(range, d.maxPods);
       d.log.v(5, 'User namespace manager mapping', { offset: slots.offset, length: slots.count, idsPerPod: IDS_PER_POD });
-      const m = new UserNamespaces(podsDir, new UsernsAllocator(slots, d.random), d.log);
+      const m = new UserNamespaces(d.rootDir, new UsernsAllocator(slots, d.random), d.log);
       for (const uid of m.#podsOnDisk()) {
         try {
           m.#recordFromFile(uid);
@@ -128,7 +127,7 @@ export class UserNamespaces {
   /** Release: the pod's range is free again and its file removed; nothing when it has none. */
   release(uid: string): void {
     if (!this.#allocator.release(uid)) return;
-    rmSync(join(this.#podsDir, uid, MAPPINGS_FILE), { force: true });
+    rmSync(podUsernsMappingsPath(this.#rootDir, uid), { force: true });
     this.#log.v(5, 'Released pod user namespace allocation', { podUID: uid });
   }
 
@@ -137,7 +136,7 @@ export class UserNamespaces {
     let firstID: number;
     try {
       firstID = this.#allocator.allocate(uid);
-      writeDurably(join(this.#podsDir, uid), MAPPINGS_FILE, mappingsFileContent(firstID, IDS_PER_POD));
+      writeDurably(podUsernsMappingsPath(this.#rootDir, uid), mappingsFileContent(firstID, IDS_PER_POD));
     } catch (e) {
       this.release(uid);
       throw new Error(`create user namespace: ${(e as Error).message}`);
@@ -148,7 +147,7 @@ export class UserNamespaces {
 
   /** recordPodMappings: the range in the pod's file, if it has one (an empty file is none). */
   #recordFromFile(uid: string): void {
-    const text = readIfThere(join(this.#podsDir, uid, MAPPINGS_FILE));
+    const text = readIfThere(podUsernsMappingsPath(this.#rootDir, uid));
     if (!text) return;
     const { hostId, length } = parseMappingsFile(text);
     this.#allocator.record(uid, hostId, length);
@@ -157,7 +156,7 @@ export class UserNamespaces {
   /** listPodsFromDisk: the directories under ROOT/pods (none when it does not exist yet). */
   #podsOnDisk(): string[] {
     try {
-      return readdirSync(this.#podsDir, { withFileTypes: true })
+      return readdirSync(podsDir(this.#rootDir), { withFileTypes: true })
         .filter((e) => e.isDirectory())
         .map((e) => e.name);
     } catch (e) {

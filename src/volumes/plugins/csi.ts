@@ -1,0 +1,115 @@
+// CSI PersistentVolumes (upstream's pkg/volume/csi; the driver calls and their paths are in
+// src/csi): wait for the VolumeAttachment when the driver needs attach, stage once per node,
+// publish per pod; on teardown unpublish, and unstage once no other pod has the volume. What was
+// published is read back from disk (vol_data.json), so a restarted kubelet tears down what the
+// previous one left.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
+import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
+import { attachmentName, deviceMountPath, volDataPath } from '../../csi/paths.ts';
+import type { CsiVolumeRequest } from '../../csi/volumes.ts';
+import { podsDir, podVolumePluginDir } from '../../podutil/pod-dirs.ts';
+import { uniqueVolumeName } from '../claims.ts';
+import { setVolumeOwnershipUnlessMatching } from '../ownership.ts';
+import { CSI, pluginDirName } from './names.ts';
+import type { PersistentPath, ReconstructedVolume, VolumePlugin } from './plugin.ts';
+import type { PersistentHost } from './persistent-host.ts';
+
+/**
+ * upstream's VerifyControllerAttachedVolume and csiAttacher.WaitForAttach: for a driver that
+ * needs attach, the volume is in use as the Node reports it, attached as the Node says, and
+ * its VolumeAttachment attached; the attachment's metadata is the publish context.
+ */
+async function publishContext(
+  host: PersistentHost,
+  driverName: string,
+  handle: string,
+  driver: CSIDriver | undefined,
+  unique: string,
+): Promise<Record<string, string>> {
+  if (driver?.spec?.attachRequired === false) return {};
+  if (!host.reportedInUse(unique)) throw new Error(`Volume has not been added to the list of VolumesInUse in the node's volume status`);
+  if (!host.volumesAttached().includes(unique)) throw new Error('Volume not attached according to node status');
+  const name = attachmentName(handle, driverName, host.nodeName);
+  const va = await host.sources.volumeAttachment(name);
+  if (!va) throw new Error(`volumeattachment ${name} not found`);
+  const err = va.status?.attachError;
+  if (err) throw new Error(`attachment for ${handle} failed: ${err.message ?? ''}`);
+  if (!va.status?.attached) throw new Error(`volume ${handle} is not attached yet (VolumeAttachment ${name})`);
+  return va.status.attachmentMetadata ?? {};
+}
+
+async function setUpCsi(host: PersistentHost, pod: Pod, pv: PersistentVolume, readOnly: boolean): Promise<PersistentPath> {
+  if (!host.csi) throw new Error('CSI volumes are not enabled');
+  if (pv.spec?.volumeMode === 'Block')
+    throw new Error(`volume ${pv.metadata!.name}: raw block CSI volumes are not supported by kubelet-ts`);
+  const src = pv.spec!.csi!;
+  const driver = await host.sources.csiDriver(src.driver);
+  const req: CsiVolumeRequest = {
+    pv,
+    readOnly,
+    csiDriver: driver,
+    publishContext: await publishContext(host, src.driver, src.volumeHandle, driver, uniqueVolumeName(pv)!),
+    fsGroup: pod.spec?.securityContext?.fsGroup,
+  };
+  // NodeStageVolume is idempotent (the CSI spec): staged again for each pod, as cheap as
+  // upstream's check of its actual state, and right after a restart.
+  await host.csi.stage(req);
+  const { path, applyFsGroup } = await host.csi.publish(pod, req);
+  if (applyFsGroup) setVolumeOwnershipUnlessMatching(path, req.fsGroup!, readOnly, pod.spec?.securityContext?.fsGroupChangePolicy);
+  return { path, readOnly };
+}
+
+/** The CSI volumes published into the pod's directory, by the vol_data.json beside each. */
+function published(rootDir: string, uid: string): ReconstructedVolume[] {
+  const dir = podVolumePluginDir(rootDir, uid, pluginDirName(CSI));
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.flatMap((specName) => {
+    try {
+      const data = JSON.parse(readFileSync(volDataPath(join(dir, specName, 'mount')), 'utf8')) as Record<string, string>;
+      return data.driverName && data.volumeHandle ? [{ specName, driverName: data.driverName, volumeHandle: data.volumeHandle }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Whether a pod other than exceptUID has the volume published. */
+function publishedElsewhere(rootDir: string, exceptUID: string, driverName: string, volumeHandle: string): boolean {
+  let pods: string[];
+  try {
+    pods = readdirSync(podsDir(rootDir));
+  } catch {
+    return false;
+  }
+  return pods.some(
+    (uid) => uid !== exceptUID && published(rootDir, uid).some((p) => p.driverName === driverName && p.volumeHandle === volumeHandle),
+  );
+}
+
+export const csiPlugin: VolumePlugin<PersistentHost> = {
+  name: CSI,
+  canSupport: (s) => !!s.pv?.spec?.csi,
+  setUp: (host, pod, { pv, readOnly }) => setUpCsi(host, pod, pv!, readOnly || !!pv!.spec!.csi!.readOnly),
+  /**
+   * upstream's TearDown and UnmountDevice of the pod's CSI volumes: each is unpublished, and
+   * unstaged once no other pod has it. Throws when a driver fails or is not registered.
+   */
+  async tearDown(host, uid) {
+    for (const p of published(host.rootDir, uid)) {
+      if (!host.csi) throw new Error(`CSI volume ${p.specName} is published but CSI is not enabled`);
+      await host.csi.unpublish(uid, p.specName);
+      host.log.info('UnmountVolume.TearDown succeeded', { podUID: uid, volume: p.specName, driver: p.driverName });
+      if (publishedElsewhere(host.rootDir, uid, p.driverName, p.volumeHandle)) continue;
+      await host.csi.unstage(deviceMountPath(host.rootDir, p.driverName, p.volumeHandle));
+      host.log.info('UnmountDevice succeeded', { driver: p.driverName, volumeHandle: p.volumeHandle });
+    }
+  },
+  reconstruct: published,
+};

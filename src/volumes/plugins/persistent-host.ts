@@ -1,0 +1,19 @@
+// What PersistentVolumes hands the plugins of a claim's PersistentVolume (upstream's VolumeHost
+// and the attach state of its actual state of world, cut down).
+import type { CsiVolumes } from '../../csi/volumes.ts';
+import type { Logger } from '../../log/log.ts';
+import type { ClaimSources } from '../persistent.ts';
+
+export interface PersistentHost {
+  rootDir: string;
+  nodeName: string;
+  sources: ClaimSources;
+  /** undefined: no CSI (tests of the other plugins). */
+  csi?: Pick<CsiVolumes, 'stage' | 'publish' | 'unpublish' | 'unstage'>;
+  /** The Node's status.volumesAttached names, as the attach/detach controller set them. */
+  volumesAttached(): string[];
+  /** Whether the last node status sent carried the volume in volumesInUse (upstream's MarkVolumesAsReportedInUse). */
+  reportedInUse(unique: string): boolean;
+  bindMount(source: string, target: string, readOnly: boolean): Promise<void>;
+  log: Logger;
+}
