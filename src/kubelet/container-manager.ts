@@ -2,7 +2,7 @@
 // allocatable, the system containers, the QoS classes, one cgroup per pod), the node-wide
 // container settings (OOM kill, CFS quota), device plugins, DRA drivers and user namespaces.
 // The CPU, memory and topology managers belong here when they come.
-import { join } from 'node:path';
+import { devicePluginsDir } from '../podutil/pod-dirs.ts';
 import type { Container, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
@@ -57,7 +57,7 @@ export async function containerManager(
   // With ResourceHealthStatus (beta, on) a device's or claim's health change wakes the pods holding it.
   const resourceHealth = config.featureGates.ResourceHealthStatus !== false;
   const devices = new DeviceManager({
-    dir: join(rootDir, 'device-plugins'),
+    dir: devicePluginsDir(rootDir),
     log: logger('devicemanager'),
     activePods: () => pods.activeUIDs(),
     sourcesReady: () => pods.sourcesReady(),

@@ -2,7 +2,7 @@
 // readOnlyPort is set, its read-only port, and the PodResources API on
 // ROOT/pod-resources/kubelet.sock. They only read: pods from the pod manager, the runtime
 // from its view, stats from the sample cache.
-import { join } from 'node:path';
+import { podResourcesDir } from '../podutil/pod-dirs.ts';
 import type { ApiClient } from '../apiserver/client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { DeviceManager } from '../devices/manager.ts';
@@ -51,7 +51,7 @@ export async function kubeletServers(
   const readOnly = await kubeletReadOnlyServer({ config, nodeName, pods, stats: d.stats.cache, healthy: d.healthy });
   // The active pods' devices.
   const podResources = await startPodResourcesServer(
-    join(o.rootDir, 'pod-resources'),
+    podResourcesDir(o.rootDir),
     {
       pods: () => d.pods.active(),
       containerDevices: (uid, c) => d.devices.containerDevices(uid, c),

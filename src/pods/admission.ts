@@ -8,12 +8,9 @@ import { podCPUAndMemoryRequests } from '../resources/pod-resources.ts';
 import { normalizeSysctlName } from '../runtime/security-context.ts';
 import { admitAppArmor } from '../security/apparmor.ts';
 import { admissionMessage, planPodDevices, type PodPlanInput } from '../devices/allocation.ts';
+import type { Admission } from './verdict.ts';
 
-/**
- * preempt: a critical pod is admitted once these pods are stopped (src/pods/preemption.ts);
- * preemptFor: the resource it lacked without them (cpu, memory, pods).
- */
-export type Admission = { admit: true; preempt?: Pod[]; preemptFor?: string } | { admit: false; reason: string; message: string };
+export type { Admission };
 
 /** The reason of a pod refused for its node selector or required node affinity. */
 export const NODE_AFFINITY = 'NodeAffinity';

@@ -4,7 +4,7 @@
 // on v2 one unified hierarchy holds every controller's files, and a cgroup's controllers must
 // first be enabled in its parents' cgroup.subtree_control. Pure: which files, which values.
 import { CFS_PERIOD_US } from './linux-resources.ts';
-import type { PodCgroupLimits } from './pod-cgroup.ts';
+import type { PodCgroupLimits } from './cgroup-limits.ts';
 
 /** What the host's cgroup filesystem offers (read at the edge: src/resources/pod-cgroup.ts). */
 export interface CgroupHierarchy {

@@ -28,19 +28,9 @@ import {
   type Amounts,
 } from './pod-resources.ts';
 import { parseQuantity } from './quantity.ts';
+import type { PodCgroupLimits } from './cgroup-limits.ts';
 
-export interface PodCgroupLimits {
-  cpuShares: number;
-  /** CFS quota in µs per period; undefined: unlimited. */
-  cpuQuotaUs?: number;
-  /** The CFS period in µs when a quota is set and the node's period is not the default 100 ms (cpuCFSQuotaPeriod). */
-  cpuPeriodUs?: number;
-  memoryLimitBytes?: number;
-  /** hugetlb limits in bytes by page size as the cgroup names it ("2MB"); absent when the pod asks for none. */
-  hugePageLimits?: Record<string, number>;
-  /** pids.max: the kubelet's podPidsLimit when above 0; absent: no limit. */
-  pidsLimit?: number;
-}
+export type { PodCgroupLimits };
 
 /** libcontainer's page size names (upstream's HugePageUnitSizeFromByteSize): 2097152 is "2MB". */
 export function hugePageSizeName(bytes: number): string | undefined {

@@ -5,7 +5,7 @@
 // upstream's NewValidator: enabling AppArmor takes a kubelet restart.
 import { existsSync, readFileSync } from 'node:fs';
 import type { AppArmorProfile, Container, Pod } from 'kubernetes-types/core/v1.js';
-import type { Admission } from '../pods/admission.ts';
+import type { Admission } from '../pods/verdict.ts';
 
 /** v1.DeprecatedAppArmorBetaContainerAnnotationKeyPrefix; the key ends with the container's name. */
 export const APPARMOR_ANNOTATION_PREFIX = 'container.apparmor.security.beta.kubernetes.io/';

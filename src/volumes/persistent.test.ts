@@ -8,7 +8,8 @@ import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js
 import { attachmentName, deviceMountPath } from '../csi/paths.ts';
 import type { CsiVolumeRequest } from '../csi/volumes.ts';
 const silentLogger = { info() {}, v() {}, warn() {}, error() {} };
-import { type ClaimSources, PersistentVolumes } from './persistent.ts';
+import { PersistentVolumes } from './persistent.ts';
+import type { ClaimSources } from './sources.ts';
 
 const NODE = 'node-1';
 const DRIVER = 'hostpath.csi.k8s.io';

@@ -8,8 +8,8 @@
 // an attachable volume is not mounted before that report went out. Teardown reads what was
 // published from disk (vol_data.json), so a restarted kubelet unpublishes and unstages what the
 // previous one left.
-import type { PersistentVolume, PersistentVolumeClaim, Pod, Volume } from 'kubernetes-types/core/v1.js';
-import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
+import type { Pod, Volume } from 'kubernetes-types/core/v1.js';
+import type { ClaimSources } from './sources.ts';
 import type { Logger } from '../log/log.ts';
 import type { CsiVolumes } from '../csi/volumes.ts';
 import {
@@ -27,15 +27,6 @@ import type { PersistentHost } from './plugins/persistent-host.ts';
 import { persistentVolumePlugins } from './plugins/registry.ts';
 
 /** The API objects persistent volumes are made of (src/volumes/sources.ts reads them). */
-export interface ClaimSources {
-  claim(namespace: string, name: string): Promise<PersistentVolumeClaim>;
-  volume(name: string): Promise<PersistentVolume>;
-  /** undefined when the driver has no CSIDriver object (upstream's defaults apply: attach required). */
-  csiDriver(name: string): Promise<CSIDriver | undefined>;
-  /** undefined when it does not exist (yet). */
-  volumeAttachment(name: string): Promise<VolumeAttachment | undefined>;
-}
-
 /** A volume as set up for the pod (plugins/plugin.ts). */
 export type { PersistentPath };
 

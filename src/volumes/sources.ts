@@ -9,7 +9,6 @@ import { watchedObjects } from '../apiserver/object-cache.ts';
 import type { Logger } from '../log/log.ts';
 import type { RequestToken } from './tokens.ts';
 import { apiPath } from '../apiserver/paths.ts';
-import type { ClaimSources } from './persistent.ts';
 
 /** A referenced object that does not exist; its message is upstream's (`configmap "x" not found`). */
 export class NotFound extends Error {}
@@ -55,6 +54,16 @@ export function apiVolumeSources(api: Pick<ApiClient, 'get' | 'watch' | 'create'
       secrets.stop();
     },
   };
+}
+
+/** Where a claim, its PersistentVolume and its CSI objects are read from (the apiserver, or a test's fake). */
+export interface ClaimSources {
+  claim(namespace: string, name: string): Promise<PersistentVolumeClaim>;
+  volume(name: string): Promise<PersistentVolume>;
+  /** undefined when the driver has no CSIDriver object (upstream's defaults apply: attach required). */
+  csiDriver(name: string): Promise<CSIDriver | undefined>;
+  /** undefined when it does not exist (yet). */
+  volumeAttachment(name: string): Promise<VolumeAttachment | undefined>;
 }
 
 /**

@@ -2,7 +2,7 @@
 // and the attach state of its actual state of world, cut down).
 import type { CsiVolumes } from '../../csi/volumes.ts';
 import type { Logger } from '../../log/log.ts';
-import type { ClaimSources } from '../persistent.ts';
+import type { ClaimSources } from '../sources.ts';
 
 export interface PersistentHost {
   rootDir: string;

@@ -2,7 +2,8 @@
 // where the pods' directories are, the API objects, the token cache, the tmpfs mount and, for
 // claims, the PersistentVolumes.
 import type { Logger } from '../../log/log.ts';
-import type { PersistentVolumes } from '../persistent.ts';
+import type { Pod, Volume } from 'kubernetes-types/core/v1.js';
+import type { PersistentPath } from './plugin.ts';
 import type { VolumeSources } from '../sources.ts';
 import type { TokenManager } from '../tokens.ts';
 
@@ -15,5 +16,5 @@ export interface PodVolumeHost {
   allocatable(): Record<string, string> | undefined;
   mountTmpfs(dir: string, sizeBytes?: number): Promise<void>;
   /** persistentVolumeClaim and ephemeral volumes; undefined: refused as unsupported. */
-  persistent?: Pick<PersistentVolumes, 'setUp' | 'release'>;
+  persistent?: { setUp(pod: Pod, v: Volume): Promise<PersistentPath>; release(uid: string): Promise<void> };
 }
