@@ -125,7 +125,7 @@ const shutdownPeriods: Codec<ShutdownGracePeriodByPodPriority[]> = {
 };
 
 // In the order of upstream's v1beta1 KubeletConfiguration struct, which /configz keeps.
-const FIELDS = {
+export const FIELDS = {
   staticPodPath: field(str, ''),
   podLogsDir: field(str, '/var/log/pods'),
   syncFrequencyMs: field(duration, 60_000),
