@@ -73,6 +73,7 @@ test('empty strings and zero durations take the defaults, as kubeadm relies on',
 test('bad input names the field', () => {
   const cases: [string, RegExp][] = [
     ['bogusField: 1', /unknown field "bogusField"/],
+    ['constructor: 1', /unknown field "constructor"/],
     ['maxPods: many', /maxPods: expected an integer/],
     ['syncFrequency: soon', /syncFrequency: expected a duration/],
     ['cgroupDriver: upstart', /cgroupDriver: expected cgroupfs or systemd/],

@@ -355,7 +355,7 @@ export function parseKubeletConfig(text: string, source = 'config'): KubeletConf
   for (const [name, value] of Object.entries(rest)) {
     const row = BY_YAML.get(name);
     if (!row) {
-      const codec = ACCEPTED[name];
+      const codec = Object.hasOwn(ACCEPTED, name) ? ACCEPTED[name] : undefined;
       if (!codec) throw new ConfigError(`${source}: unknown field "${name}"`);
       codec.decode(name, value, undefined);
       continue;
