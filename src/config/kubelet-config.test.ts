@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseKubeletConfig, defaults } from './kubelet-config.ts';
+import { FIELDS, defaults, invalidValue, notInEffect, parseKubeletConfig, yamlName } from './kubelet-config.ts';
 import { formatDuration, goDuration, parseDuration } from './duration.ts';
 
 const head = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
@@ -73,6 +73,7 @@ test('empty strings and zero durations take the defaults, as kubeadm relies on',
 test('bad input names the field', () => {
   const cases: [string, RegExp][] = [
     ['bogusField: 1', /unknown field "bogusField"/],
+    ['constructor: 1', /unknown field "constructor"/],
     ['maxPods: many', /maxPods: expected an integer/],
     ['syncFrequency: soon', /syncFrequency: expected a duration/],
     ['cgroupDriver: upstart', /cgroupDriver: expected cgroupfs or systemd/],
@@ -252,4 +253,57 @@ test('a zero port, maxPods, nodeLeaseDurationSeconds or burst takes the default,
     [10250, 110, 40, 100, 10, 100, 0],
     'eventRecordQPS 0 stays: no limit',
   );
+});
+
+const rows = () => Object.entries(FIELDS).map(([key, f]) => ({ key, f, yaml: yamlName(key, f as never) }));
+
+test('the field table: one row a field, names upstream spells, durations read into *Ms', () => {
+  const all = rows();
+  assert.equal(all.length, 77);
+  assert.equal(new Set(all.map((r) => r.yaml)).size, all.length, 'one row per YAML name');
+  for (const { key, yaml } of all) {
+    if (key.endsWith('Ms')) assert.equal(yaml, key.slice(0, -2), key);
+    else assert.equal(yaml, key, key);
+  }
+  // Every property of the parsed configuration comes from a row (the optional ones only when set).
+  assert.deepEqual(
+    Object.keys(defaults).sort(),
+    all
+      .map((r) => r.key)
+      .filter((k) => k !== 'maxParallelImagePulls' && k !== 'singleProcessOOMKill')
+      .sort(),
+  );
+  // The defaults pass every check, the row's own and the cross-field ones.
+  assert.equal(invalidValue(defaults, {}), undefined);
+});
+
+test('the field table marks the fields read by nothing yet', () => {
+  assert.deepEqual(notInEffect.sort(), ['cgroupDriver', 'registerNode', 'runtimeRequestTimeout']);
+  // Still parsed and validated as upstream.
+  const c = parseKubeletConfig(head + 'registerNode: false\nruntimeRequestTimeout: 5m\ncgroupDriver: systemd\n');
+  assert.deepEqual([c.registerNode, c.runtimeRequestTimeoutMs, c.cgroupDriver], [false, 300_000, 'systemd']);
+});
+
+test('every field refuses a value of the wrong type, naming the field', () => {
+  for (const { yaml } of rows()) {
+    assert.throws(
+      () => parseKubeletConfig(`${head}${yaml}: {a: [1]}\n`, 'f.yaml'),
+      (e: Error) => e.message.startsWith(`${yaml}: `) || e.message.startsWith(`${yaml}.`),
+      yaml,
+    );
+  }
+});
+
+test('a null, an empty string or a zero SetDefaults_KubeletConfiguration treats as unset takes the default', () => {
+  const cases: [string, keyof typeof defaults, unknown][] = [
+    ['imageServiceEndpoint: ""', 'imageServiceEndpoint', ''],
+    ['podLogsDir: ""', 'podLogsDir', '/var/log/pods'],
+    ['evictionPressureTransitionPeriod: 0s', 'evictionPressureTransitionPeriodMs', 300_000],
+    ['imageMinimumGCAge: "0"', 'imageMinimumGCAgeMs', 120_000],
+    ['kubeAPIBurst: 0', 'kubeAPIBurst', 100],
+    ['kubeAPIQPS: 0', 'kubeAPIQPS', 0],
+    ['healthzPort: 0', 'healthzPort', 0],
+    ['evictionMaxPodGracePeriod: 0', 'evictionMaxPodGracePeriod', 0],
+  ];
+  for (const [line, key, want] of cases) assert.deepEqual(parseKubeletConfig(`${head}${line}\n`)[key], want, line);
 });

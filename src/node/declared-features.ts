@@ -5,38 +5,36 @@
 // on a node that declares it. Upstream: discoverNodeDeclaredFeatures in
 // pkg/kubelet/kubelet_node_declared_features.go over the registry of
 // k8s.io/component-helpers/nodedeclaredfeatures/features (each feature's Discover).
+import { featureEnabled, type GateName } from '../config/feature-gates.ts';
 
 interface Declarable {
-  /** The feature's name in status.declaredFeatures (its gate's name, as upstream's registry). */
-  name: string;
-  /** The release's default for its gate. */
-  onByDefault: boolean;
+  /** The feature's name in status.declaredFeatures (its gate's name, as upstream's registry); its default is FEATURE_GATES'. */
+  name: GateName;
   /** Why kubelet-ts does not declare it although upstream would; undefined: kubelet-ts implements it. */
   missing?: string;
 }
 
 // Upstream's registry of v1.36.3, in its order.
 export const DECLARABLE: Declarable[] = [
-  { name: 'RestartAllContainersOnContainerExits', onByDefault: true },
-  { name: 'InPlacePodLevelResourcesVerticalScaling', onByDefault: true },
+  { name: 'RestartAllContainersOnContainerExits' },
+  { name: 'InPlacePodLevelResourcesVerticalScaling' },
   {
     name: 'ExtendWebSocketsToKubelet',
-    onByDefault: true,
     // Declaring it makes the apiserver hand WebSocket exec/attach/port-forward to the kubelet
     // as they come, where upstream's kubelet tunnels them to SPDY; kubelet-ts passes the upgraded
     // connection to the runtime's streaming server, which speaks SPDY and the older WebSocket
     // protocols only. Undeclared, the apiserver translates, as for a kubelet older than 1.34.
     missing: 'no WebSocket-to-SPDY tunnel in the streaming proxy',
   },
-  { name: 'InPlacePodVerticalScalingInitContainers', onByDefault: true },
+  { name: 'InPlacePodVerticalScalingInitContainers' },
   // A runtime feature (the handler's user namespaces with host networking) behind an alpha gate.
-  { name: 'UserNamespacesHostNetworkSupport', onByDefault: false, missing: 'no user namespaces yet' },
+  { name: 'UserNamespacesHostNetworkSupport', missing: 'no user namespaces yet' },
 ];
 
 /** Pure: the sorted status.declaredFeatures for these featureGates; undefined when NodeDeclaredFeatures is off. */
 export function declaredFeatures(gates: Record<string, boolean>): string[] | undefined {
-  if (gates.NodeDeclaredFeatures === false) return undefined;
-  return DECLARABLE.filter((f) => !f.missing && (gates[f.name] ?? f.onByDefault))
+  if (!featureEnabled(gates, 'NodeDeclaredFeatures')) return undefined;
+  return DECLARABLE.filter((f) => !f.missing && featureEnabled(gates, f.name))
     .map((f) => f.name)
     .sort();
 }

@@ -5,6 +5,7 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { SYSTEM_CRITICAL_PRIORITY } from '../podutil/podutil.ts';
 import { goDuration } from '../config/duration.ts';
+import { featureEnabled } from '../config/feature-gates.ts';
 
 /** KubeletConfiguration shutdownGracePeriodByPodPriority entry. */
 export interface ShutdownGracePeriodByPodPriority {
@@ -23,9 +24,9 @@ export interface ShutdownConfig {
 const DEFAULT_PRIORITY = 0;
 
 // Both gates are beta and on by default in v1.36.
-const gracefulShutdown = (c: ShutdownConfig) => c.featureGates.GracefulNodeShutdown !== false;
+const gracefulShutdown = (c: ShutdownConfig) => featureEnabled(c.featureGates, 'GracefulNodeShutdown');
 export const byPodPriorityEnabled = (c: ShutdownConfig) =>
-  gracefulShutdown(c) && c.featureGates.GracefulNodeShutdownBasedOnPodPriority !== false;
+  gracefulShutdown(c) && featureEnabled(c.featureGates, 'GracefulNodeShutdownBasedOnPodPriority');
 
 /**
  * upstream's migrateConfig: shutdownGracePeriod and shutdownGracePeriodCriticalPods as two
@@ -103,7 +104,7 @@ export function shutdownConfigError(c: ShutdownConfig): string | undefined {
     return 'invalid configuration: specifying shutdownGracePeriod or shutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown';
   }
   const byPriority = c.shutdownGracePeriodByPodPriority.length > 0;
-  if (c.featureGates.GracefulNodeShutdownBasedOnPodPriority !== false) {
+  if (featureEnabled(c.featureGates, 'GracefulNodeShutdownBasedOnPodPriority')) {
     if (byPriority && (period > 0 || critical > 0))
       return 'invalid configuration: Cannot specify both shutdownGracePeriodByPodPriority and shutdownGracePeriod at the same time';
   } else if (byPriority) {

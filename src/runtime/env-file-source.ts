@@ -10,6 +10,7 @@ import { goQuote } from '../resources/downward.ts';
 import { goSyscallError, secureJoin } from '../volumes/secure-join.ts';
 import { type FileKeyRead, type ParseResult, fileKeyId, fileKeyRefs, parseEnv, scanLines } from './env-file.ts';
 import type { EnvSource } from './env-sources.ts';
+import { featureEnabled } from '../config/feature-gates.ts';
 
 /** The host directory of a pod's volume as set up (the volume manager's), or undefined. */
 export type VolumeHostPath = (podUID: string, volumeName: string) => string | undefined;
@@ -76,7 +77,7 @@ export async function readFileKeys(pod: Pod, c: Container, hostPath: VolumeHostP
  * makeEnvironmentVariables reads it only when the gate is enabled).
  */
 export function withEnvFiles(source: EnvSource, hostPath: VolumeHostPath, featureGates: Record<string, boolean>, log?: Logger): EnvSource {
-  if (featureGates.EnvFiles === false) return source;
+  if (!featureEnabled(featureGates, 'EnvFiles')) return source;
   return {
     session() {
       const reads = source.session();

@@ -37,6 +37,7 @@ import type { Authorizer } from './authz.ts';
 import { StreamError, streamingUpgrade, type StreamRequest } from './streaming.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { latest } from '../runtime/types.ts';
+import { featureEnabled } from '../config/feature-gates.ts';
 
 // node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
 // WebSocket one loads undici, which only staticPodURL's fetch needs (docs/benchmarks.md).
@@ -147,7 +148,7 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     systemLogsDir: '/var/log',
     enableSystemLogHandler: o.config.enableSystemLogHandler,
     // Upstream's Kubelet.Run: the query mode needs the NodeLogQuery gate (GA, locked on in 1.36) and the field.
-    systemLogQuery: o.config.enableSystemLogQuery && o.config.featureGates.NodeLogQuery !== false ? journalctl() : undefined,
+    systemLogQuery: o.config.enableSystemLogQuery && featureEnabled(o.config.featureGates, 'NodeLogQuery') ? journalctl() : undefined,
     async containerLog(ns, name, container, previous) {
       const pod = o.pods().find((p) => p.metadata?.namespace === ns && p.metadata?.name === name);
       if (!pod) return undefined;
