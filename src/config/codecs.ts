@@ -1,7 +1,7 @@
 // How one KubeletConfiguration field is read from the --config document and written back in
 // /configz: upstream's strict decoding (a wrong type is an error naming the field path) and the
 // v1beta1 JSON form its /configz marshals (durations as Go's time.Duration String()).
-import { goDuration, parseDuration } from './duration.ts';
+import { goDuration, parseDuration } from '../apiserver/duration.ts';
 
 export class ConfigError extends Error {}
 

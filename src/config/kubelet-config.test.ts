@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FIELDS, defaults, invalidValue, notInEffect, parseKubeletConfig, yamlName } from './kubelet-config.ts';
-import { formatDuration, goDuration, parseDuration } from './duration.ts';
+import { formatDuration, goDuration, parseDuration } from '../apiserver/duration.ts';
 
 const head = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 

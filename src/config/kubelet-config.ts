@@ -10,9 +10,9 @@
 // in Ms (syncFrequencyMs reads syncFrequency).
 import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { goDuration } from './duration.ts';
+import { goDuration } from '../apiserver/duration.ts';
 import { serverTLS } from './tls-options.ts';
-import { featureEnabled } from './feature-gates.ts';
+import { featureEnabled } from '../features/gates.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { parseThresholds } from '../eviction/thresholds.ts';
 import { isSignal } from '../eviction/types.ts';

@@ -43,7 +43,7 @@ export async function runningContainersAtStart(cri: Pick<RuntimeClient, 'listCon
   return new Set(r.containers.map((c) => `${c.labels[criLabels.podUID]}/${c.labels[criLabels.containerName]}`));
 }
 
-/** What the manager reports, in its own terms (src/metrics/observers.ts maps them to upstream's series). */
+/** What the manager reports, in its own terms (src/kubelet/observers.ts maps them to upstream's series). */
 export interface DeviceObserver {
   registered?(resource: string): void;
   allocated?(resource: string, seconds: number): void;

@@ -2,7 +2,7 @@
 // evictionSoftGracePeriod / evictionMinimumReclaim maps, validated as upstream's
 // ParseThresholdConfig: a bad entry refuses the whole configuration, since evicting on a
 // misread threshold (or never evicting) is worse than not starting.
-import { parseDuration } from '../config/duration.ts';
+import { parseDuration } from '../apiserver/duration.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { formatQuantity, quantityFormat } from './format.ts';
 import { isSignal, type FsLayout, type QuantityFormat, type Signal, type Threshold, type ThresholdValue } from './types.ts';

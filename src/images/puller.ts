@@ -11,7 +11,7 @@ import type { Image__Output } from '../cri/generated/runtime/v1/Image.ts';
 import { lookup, makeKeyring, type Keyring, type RegistryAuth } from './keyring.ts';
 import { fetchPullSecrets, type SecretGetter } from './pull-secrets.ts';
 import { invalidReference } from './reference.ts';
-import { goDuration } from '../config/duration.ts';
+import { goDuration } from '../apiserver/duration.ts';
 import { PullSlots } from './pull-slots.ts';
 import type { TokenBucket } from '../backoff/token-bucket.ts';
 

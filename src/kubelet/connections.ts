@@ -11,7 +11,7 @@ import { eventRecorder, type Recorder } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
 import { logger } from '../log/log.ts';
 import { metrics, observeRuntimeOperation } from '../metrics/metrics.ts';
-import { restClientMetrics } from '../metrics/observers.ts';
+import { restClientMetrics } from './observers.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { KUBELET_VERSION, type KubeletOptions } from './options.ts';

@@ -2,6 +2,7 @@
 // allocatable, the system containers, the QoS classes, one cgroup per pod), the node-wide
 // container settings (OOM kill, CFS quota), device plugins, DRA drivers and user namespaces.
 // The CPU, memory and topology managers belong here when they come.
+import { featureEnabled } from '../features/gates.ts';
 import { devicePluginsDir } from '../podutil/pod-dirs.ts';
 import type { Container, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
@@ -11,7 +12,7 @@ import { withClaimDevices } from '../dra/container.ts';
 import { DraManager } from '../dra/manager.ts';
 import { DraPlugins } from '../dra/plugins.ts';
 import { logger, type Logger } from '../log/log.ts';
-import { deviceMetrics } from '../metrics/observers.ts';
+import { deviceMetrics } from './observers.ts';
 import { ensureSystemCgroups } from '../node/system-cgroups.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
 import { kubepodsCgroup } from '../resources/cgroup-layout.ts';
@@ -55,7 +56,7 @@ export async function containerManager(
   // in the Node's capacity, admission and Allocate at container creation. Containers running now
   // keep their devices while the sources are not yet listed (a restarted kubelet).
   // With ResourceHealthStatus (beta, on) a device's or claim's health change wakes the pods holding it.
-  const resourceHealth = config.featureGates.ResourceHealthStatus !== false;
+  const resourceHealth = featureEnabled(config.featureGates, 'ResourceHealthStatus');
   const devices = new DeviceManager({
     dir: devicePluginsDir(rootDir),
     log: logger('devicemanager'),

@@ -12,7 +12,7 @@ import { startCollector } from '../gc/collector.ts';
 import { criGCRuntime, criImageGC } from '../gc/cri.ts';
 import { startImageGC } from '../gc/images.ts';
 import { logger } from '../log/log.ts';
-import { evictionMetrics, housekeepingMetrics, imageGCMetrics, logRotationMetrics, nodeShutdownMetrics } from '../metrics/observers.ts';
+import { evictionMetrics, housekeepingMetrics, imageGCMetrics, logRotationMetrics, nodeShutdownMetrics } from './observers.ts';
 import type { CurrentNode } from '../node/current-node.ts';
 import { nodeShutdownManager } from '../nodeshutdown/manager.ts';
 import { stateFile } from '../nodeshutdown/state-file.ts';

@@ -20,7 +20,7 @@ import type { Recorder } from '../events/recorder.ts';
 import { withPodDirs } from '../gc/disk.ts';
 import { logger } from '../log/log.ts';
 import { registerPodGauges } from '../metrics/metrics.ts';
-import { eventedPlegMetrics, plegMetrics, startupMetrics, statusMetrics, workerMetrics } from '../metrics/observers.ts';
+import { eventedPlegMetrics, plegMetrics, startupMetrics, statusMetrics, workerMetrics } from './observers.ts';
 import type { CurrentNode } from '../node/current-node.ts';
 import { runtimeEvents, runtimeEventsWanted } from '../pleg/cri-events.ts';
 import { startPleg } from '../pleg/relist.ts';

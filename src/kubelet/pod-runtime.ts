@@ -12,7 +12,7 @@ import { ImagePuller } from '../images/puller.ts';
 import { PullSlots, pullLimit } from '../images/pull-slots.ts';
 import { logger } from '../log/log.ts';
 import type { StartupLatencyTracker } from '../pods/startup-latency.ts';
-import { pullMetrics, syncMetrics } from '../metrics/observers.ts';
+import { pullMetrics, syncMetrics } from './observers.ts';
 import { readResolvConf } from '../network/resolv-conf.ts';
 import type { CurrentNode } from '../node/current-node.ts';
 import { thermalThrottlePaths } from '../node/host.ts';

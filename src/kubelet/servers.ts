@@ -8,7 +8,7 @@ import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { DeviceManager } from '../devices/manager.ts';
 import { startPodResourcesServer } from '../devices/pod-resources.ts';
 import type { Logger } from '../log/log.ts';
-import { podResourcesMetrics } from '../metrics/observers.ts';
+import { podResourcesMetrics } from './observers.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import { healthzServer } from '../server/local-healthz.ts';

@@ -1,13 +1,14 @@
 // Stats (upstream's stats provider and cAdvisor's part of it): one sample cache for the kubelet
 // API, the eviction manager and the volume metrics, since the runtime's stats calls are slow.
 // The volumes' walks are cached across samples, so one source lives as long as the kubelet.
+import { featureEnabled } from '../features/gates.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { CsiDrivers } from '../csi/drivers.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { logger } from '../log/log.ts';
 import { registerVolumeStats } from '../metrics/metrics.ts';
-import { statsSampleMetrics } from '../metrics/observers.ts';
+import { statsSampleMetrics } from './observers.ts';
 import { sampleCache } from '../stats/cache.ts';
 import { claimStatsSource } from '../stats/claim-volumes.ts';
 import { collectSample } from '../stats/collector.ts';
@@ -36,7 +37,7 @@ export function statsProvider(
   const claims = claimStatsSource({
     mounts: (uid) => d.persistent.claimMounts(uid),
     csi: (driver) => d.csiDrivers.client(driver),
-    volumeHealth: config.featureGates.CSIVolumeHealth === true,
+    volumeHealth: featureEnabled(config.featureGates, 'CSIVolumeHealth'),
     events: d.events,
     onError: (volume, err) => log.v(4, 'Failed to calculate volume metrics', { volume, err }),
   });

@@ -8,7 +8,7 @@ import { nodeInfoManager } from '../csi/node-info-manager.ts';
 import { CsiVolumes } from '../csi/volumes.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
 import { logger, type Logger } from '../log/log.ts';
-import { pluginManagerMetrics } from '../metrics/observers.ts';
+import { pluginManagerMetrics } from './observers.ts';
 import { bindMount } from '../mount/mountinfo.ts';
 import type { CurrentNode } from '../node/current-node.ts';
 import { CSI_PLUGIN, DRA_PLUGIN } from '../plugin-manager/handler.ts';

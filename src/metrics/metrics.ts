@@ -1,7 +1,6 @@
 // The kubelet's Prometheus metrics, under upstream's names so existing dashboards and
 // alerts work unchanged.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { PodStats } from '../stats/summary-types.ts';
 
 export const registry = new Registry();
 
@@ -431,6 +430,23 @@ export function registerPodGauges(read: () => PodGauges): void {
   );
 }
 
+/**
+ * What kubelet_volume_stats_* read of a pod in the Summary (src/stats/summary-types.ts PodStats,
+ * whose volumes are structurally this): named here, so that metrics need not import stats.
+ */
+export interface PodVolumes {
+  volume?: {
+    pvcRef?: { name: string; namespace: string };
+    capacityBytes?: number;
+    availableBytes?: number;
+    usedBytes?: number;
+    inodes?: number;
+    inodesFree?: number;
+    inodesUsed?: number;
+    volumeHealthStats?: { abnormal: boolean };
+  }[];
+}
+
 /** One claim's figures, as the kubelet_volume_stats_* series show them. */
 export interface ClaimVolumeStats {
   namespace: string;
@@ -446,7 +462,7 @@ export interface ClaimVolumeStats {
 }
 
 /** Pure: upstream's volumeStatsCollector: the pods' volumes that have a claim, the first of each namespace/claim. */
-export function claimVolumeStats(pods: Pick<PodStats, 'volume'>[]): ClaimVolumeStats[] {
+export function claimVolumeStats(pods: PodVolumes[]): ClaimVolumeStats[] {
   const seen = new Map<string, ClaimVolumeStats>();
   for (const v of pods.flatMap((p) => p.volume ?? [])) {
     const ref = v.pvcRef;
@@ -467,7 +483,7 @@ export function claimVolumeStats(pods: Pick<PodStats, 'volume'>[]): ClaimVolumeS
 }
 
 /** kubelet_volume_stats_*, from the pods' stats read at each scrape (upstream's volumeStatsCollector over ListPodStats). */
-export function registerVolumeStats(read: () => Promise<Pick<PodStats, 'volume'>[]>): void {
+export function registerVolumeStats(read: () => Promise<PodVolumes[]>): void {
   // A scrape collects all seven at once: one read serves them. No stats yet: no series, as upstream.
   let pending: Promise<ClaimVolumeStats[]> | undefined;
   const stats = () =>

@@ -5,7 +5,7 @@
 // on a node that declares it. Upstream: discoverNodeDeclaredFeatures in
 // pkg/kubelet/kubelet_node_declared_features.go over the registry of
 // k8s.io/component-helpers/nodedeclaredfeatures/features (each feature's Discover).
-import { featureEnabled, type GateName } from '../config/feature-gates.ts';
+import { featureEnabled, type GateName } from '../features/gates.ts';
 
 interface Declarable {
   /** The feature's name in status.declaredFeatures (its gate's name, as upstream's registry); its default is FEATURE_GATES'. */

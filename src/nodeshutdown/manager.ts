@@ -9,7 +9,7 @@ import type { Recorder } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
 import { backoff, sleep as abortableSleep } from '../backoff/backoff.ts';
 import type { Admission } from '../pods/admission.ts';
-import { goDuration } from '../config/duration.ts';
+import { goDuration } from '../apiserver/duration.ts';
 import type { KillPodOptions } from '../pods/lifecycle.ts';
 import type { InhibitLock, Logind } from './logind.ts';
 import {

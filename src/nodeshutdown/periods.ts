@@ -4,8 +4,8 @@
 // own when shorter. Pure.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { SYSTEM_CRITICAL_PRIORITY } from '../podutil/podutil.ts';
-import { goDuration } from '../config/duration.ts';
-import { featureEnabled } from '../config/feature-gates.ts';
+import { goDuration } from '../apiserver/duration.ts';
+import { featureEnabled } from '../features/gates.ts';
 
 /** KubeletConfiguration shutdownGracePeriodByPodPriority entry. */
 export interface ShutdownGracePeriodByPodPriority {

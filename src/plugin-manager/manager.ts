@@ -19,7 +19,7 @@ const RETRY_MAX_MS = 122_000;
 // Upstream starts every registration at once; a burst of sockets here waits for a slot.
 const MAX_REGISTRATIONS = 16;
 
-/** What the manager reports, in its own terms (src/metrics/observers.ts maps it to upstream's series). */
+/** What the manager reports, in its own terms (src/kubelet/observers.ts maps it to upstream's series). */
 export interface PluginManagerObserver {
   /** After each pass, by socket path: the sockets found (desired) and the plugins registered (actual). */
   state(desired: string[], actual: string[]): void;

@@ -10,7 +10,7 @@ import { goQuote } from '../resources/downward.ts';
 import { goSyscallError, secureJoin } from '../volumes/secure-join.ts';
 import { type FileKeyRead, type ParseResult, fileKeyId, fileKeyRefs, parseEnv, scanLines } from './env-file.ts';
 import type { EnvSource } from './env-sources.ts';
-import { featureEnabled } from '../config/feature-gates.ts';
+import { featureEnabled } from '../features/gates.ts';
 
 /** The host directory of a pod's volume as set up (the volume manager's), or undefined. */
 export type VolumeHostPath = (podUID: string, volumeName: string) => string | undefined;

@@ -32,7 +32,7 @@ import { containerEnvironment } from './env.ts';
 import { noEnvSource, type EnvReads, type EnvSource } from './env-sources.ts';
 import type { VolumeManager } from '../volumes/volume-manager.ts';
 import { createLogSymlink, legacyLogSymlink, removeLogSymlink } from '../container-logs/symlink.ts';
-import { formatDuration } from '../config/duration.ts';
+import { formatDuration } from '../apiserver/duration.ts';
 import { requestsRecursiveReadOnly, runtimeHandlerSupportsRecursiveReadOnlyMounts, withRecursiveReadOnly } from './recursive-read-only.ts';
 import { RuntimeHandlers } from './runtime-handlers.ts';
 import { CrashBackoff, crashBackoffKey } from './crash-backoff.ts';

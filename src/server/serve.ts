@@ -37,7 +37,7 @@ import type { Authorizer } from './authz.ts';
 import { StreamError, streamingUpgrade, type StreamRequest } from './streaming.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { latest } from '../runtime/types.ts';
-import { featureEnabled } from '../config/feature-gates.ts';
+import { featureEnabled } from '../features/gates.ts';
 
 // node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
 // WebSocket one loads undici, which only staticPodURL's fetch needs (docs/benchmarks.md).

@@ -11,7 +11,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { parseArgs, promisify } from 'node:util';
-import { parseDuration } from '../../src/config/duration.ts';
+import { parseDuration } from '../../src/apiserver/duration.ts';
 import { ROOT, pct, sleep, usage } from './lib.ts';
 import { counterTotal } from './phases.ts';
 import { atMost, type Verdict } from './targets.ts';

@@ -6,7 +6,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { parseQuantity } from '../../src/resources/quantity.ts';
-import { parseDuration } from '../../src/config/duration.ts';
+import { parseDuration } from '../../src/apiserver/duration.ts';
 import { BUSYBOX, clients, ensureStack, eventually, kubectl, nodeName, podSpec, withNamespace } from './stack.ts';
 
 before(() => ensureStack());

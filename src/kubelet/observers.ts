@@ -14,8 +14,8 @@ import type { PodResourcesObserver } from '../devices/pod-resources.ts';
 import type { PluginManagerObserver } from '../plugin-manager/manager.ts';
 import type { SyncObserver } from '../runtime/sync.ts';
 import type { StatusObserver } from '../status/status-manager.ts';
-import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from './labels.ts';
-import { metrics } from './metrics.ts';
+import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from '../metrics/labels.ts';
+import { metrics } from '../metrics/metrics.ts';
 
 export const restClientMetrics: RequestObserver = (method, code, host) => metrics.restClientRequests.inc({ code, host, method });
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FEATURE_GATES, featureEnabled, type GateName, type GateSpec } from './feature-gates.ts';
+import { FEATURE_GATES, featureEnabled, type GateName, type GateSpec } from './gates.ts';
 
 test("feature gates: v1.36.3's specs at 1.36, from each registry the kubelet's gate set merges", () => {
   const cases: [GateName, GateSpec][] = [
