@@ -3,10 +3,11 @@
 // a claim is bound to (PersistentVolumes). The first plugin whose canSupport takes a spec serves it
 // (findPlugin); a valid spec names one source, so the order only matters for one that names several.
 //
-// To add a volume type: write src/volumes/plugins/<type>.ts exporting a VolumePlugin (its name
-// in names.ts, a canSupport that takes only its specs, setUp; tearDown and reconstruct if it
-// holds something outside ROOT/pods/UID/volumes, which is unmounted and removed whole), and add
-// it below to the list of the host it needs. Add its spec to registry.test.ts's table.
+// To add a volume type: write src/volumes/plugins/<type>.ts exporting a VolumePlugin (its name,
+// a canSupport that takes only its specs, setUp; tearDown and reconstruct if it holds something
+// outside ROOT/pods/UID/volumes, which is unmounted and removed whole), and add it below to the
+// list of the host it needs: one file and one line. Its name goes to names.ts only if src/stats
+// must tell its directories apart. Add its spec to registry.test.ts's table.
 import { claimPlugin } from './claim.ts';
 import { configMapPlugin } from './config-map.ts';
 import { csiPlugin } from './csi.ts';
