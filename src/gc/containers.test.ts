@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_CONTAINER_GC_POLICY, planContainerGC, type ContainerGCPolicy } from './containers.ts';
-import type { PodRuntimeStatus } from '../runtime/types.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import type { Scope } from './ownership.ts';
 import { ctr, deletedTerminated, deletedTerminating, live, rt, scope, terminatedKept } from './fixtures.test.ts';
 

@@ -1,5 +1,5 @@
 // Builders for the gc table tests (a .test.ts file so that the build leaves it out).
-import type { ContainerPhase, ContainerState, PodRuntimeStatus, SandboxState } from '../runtime/types.ts';
+import type { ContainerPhase, ContainerState, PodRuntimeStatus, SandboxState } from '../container/types.ts';
 import type { KnownPod, Scope } from './ownership.ts';
 
 export const ctr = (

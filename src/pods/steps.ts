@@ -13,7 +13,7 @@ import type { PodSteps } from './workers.ts';
 import type { PodPlanInput } from '../devices/allocation.ts';
 import { activeDeadlineLeft, type KillPodOptions } from './lifecycle.ts';
 import type { HealthOf } from '../runtime/actions.ts';
-import type { PodRuntimeStatus } from '../runtime/types.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import { apiPath } from '../apiserver/paths.ts';
 import { rfc3339 } from '../apiserver/time.ts';
 

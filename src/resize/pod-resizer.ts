@@ -11,7 +11,7 @@ import type { Logger } from '../log/log.ts';
 import type { ActualOf, PodActions } from '../runtime/actions.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import { containerFieldPath, podCgroup } from '../runtime/pod-config.ts';
-import { latest, type PodRuntimeStatus, type ResizeState } from '../runtime/types.ts';
+import { latest, type PodRuntimeStatus, type ResizeState } from '../container/types.ts';
 import {
   podCgroupLimits,
   readMemoryUsage,

@@ -3,7 +3,7 @@
 // kuberuntime_manager.go's function of the same name, with init containers and
 // sidecars (init containers with restartPolicy Always) as computeInitContainerActions.
 import type { Container, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
-import { type PodRuntimeStatus, type ContainerState, latest } from './types.ts';
+import { type PodRuntimeStatus, type ContainerState, latest } from '../container/types.ts';
 import { containerHash } from './hash.ts';
 import { containerResize, effectiveResources } from '../resize/decide.ts';
 import { podSpecResources } from '../resources/pod-resources.ts';

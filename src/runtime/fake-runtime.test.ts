@@ -18,7 +18,7 @@ import { containerHash } from './hash.ts';
 import type { NodeContext } from './pod-config.ts';
 import type { PodRuntime, PodView } from './pod-runtime.ts';
 import { PodSyncer, type PodCgroups, type SyncObserver } from './sync.ts';
-import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from './types.ts';
+import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from '../container/types.ts';
 
 interface FakeSandbox extends SandboxState {
   uid: string;

@@ -9,7 +9,7 @@ import { PodResizer, type PodCgroupIO, type ResizeRuntime } from '../resize/pod-
 import type { PodRuntime } from './pod-runtime.ts';
 import { PodSyncer } from './sync.ts';
 import { containerHash } from './hash.ts';
-import type { PodRuntimeStatus } from './types.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import { type CFS, linuxResources, type LinuxResources } from '../resources/linux-resources.ts';
 import { podCgroupLimits, type PodCgroupLimits } from '../resources/pod-cgroup.ts';
 import { podLimitsForContainers } from '../resources/pod-resources.ts';

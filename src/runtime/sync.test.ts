@@ -10,7 +10,7 @@ import type { EnvSource } from './env-sources.ts';
 import { type FakeRuntime, fakeSyncer, type SyncerOptions } from './fake-runtime.test.ts';
 import { podLogDir } from './pod-config.ts';
 import type { SyncResult } from './sync.ts';
-import type { Waiting } from './types.ts';
+import type { Waiting } from '../container/types.ts';
 import type { HealthOf } from './actions.ts';
 import type { ImageToPull } from '../images/puller.ts';
 import type { ImageSpec } from '../cri/generated/runtime/v1/ImageSpec.ts';

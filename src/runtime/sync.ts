@@ -27,7 +27,7 @@ import {
   type PodSandboxConfig,
 } from './pod-config.ts';
 import { securityContextError } from './security-context.ts';
-import { type ContainerState, type PodRuntimeStatus, type Waiting, latest } from './types.ts';
+import { type ContainerState, type PodRuntimeStatus, type Waiting, latest } from '../container/types.ts';
 import { containerEnvironment } from './env.ts';
 import { noEnvSource, type EnvReads, type EnvSource } from './env-sources.ts';
 import type { VolumeManager } from '../volumes/volume-manager.ts';
