@@ -1,4 +1,4 @@
-// PodSyncer over an in-memory runtime (fake-runtime.test.ts): for each starting state of the
+// PodSyncer over an in-memory runtime (testing.ts): for each starting state of the
 // runtime, the CRI calls a sync makes, in order, and what the pod shows (waiting reasons,
 // events, when to look again). computePodActions decides; these rows check that the decision
 // is carried out as upstream's SyncPod, killPod and removal would.
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { EnvSource } from './env-sources.ts';
-import { type FakeRuntime, fakeSyncer, type SyncerOptions } from './fake-runtime.test.ts';
+import { type FakeRuntime, fakeSyncer, type SyncerOptions } from './testing.ts';
 import { podLogDir } from './pod-config.ts';
 import type { SyncResult } from './sync.ts';
 import type { Waiting } from '../container/types.ts';

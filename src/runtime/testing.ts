@@ -1,6 +1,6 @@
-// An in-memory container runtime for PodSyncer's tests, and a syncer wired to it (a .test.ts
-// file so that the build leaves it out). It keeps sandboxes and containers with their states,
-// attempts and exit codes as containerd would, records every CRI call, and answers the view's
+// An in-memory container runtime for PodSyncer's tests, and a syncer wired to it (testing.ts: the
+// build leaves it out, the unit test glob does not run it). It keeps sandboxes and containers with
+// their states, attempts and exit codes as containerd would, records every CRI call, and answers the view's
 // pod(uid) from that state, so that a sync runs its real decisions (computePodActions) over it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
