@@ -17,7 +17,7 @@ import { startEvictionManager, type EvictionManager } from '../eviction/eviction
 import { parseThresholds } from '../eviction/thresholds.ts';
 import { startCollector } from '../gc/collector.ts';
 import { criGCRuntime, criImageGC } from '../gc/cri.ts';
-import { withPodDirs } from '../gc/disk.ts';
+import { withPodDirs } from '../pods/pod-dirs.ts';
 import { startImageGC } from '../gc/images.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
 import { ImagePuller } from '../images/puller.ts';
