@@ -83,7 +83,7 @@ import { serviceCache } from '../runtime/service-cache.ts';
 import { withEnvFiles } from '../runtime/env-file-source.ts';
 import { apiRuntimeHandler } from '../runtime/runtime-class.ts';
 import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
-import { PodSyncer } from '../runtime/sync.ts';
+import { PodSyncer } from '../pods/sync-pod.ts';
 import { DeviceManager, runningContainersAtStart } from '../devices/manager.ts';
 import { startPodResourcesServer } from '../devices/pod-resources.ts';
 import { healthzServer } from '../server/local-healthz.ts';

@@ -6,7 +6,7 @@ import { admitPod, type Admission } from './admission.ts';
 import { PREEMPTED, podsToPreempt } from './preemption.ts';
 import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
-import type { PodSyncer } from '../runtime/sync.ts';
+import type { PodSyncer } from './sync-pod.ts';
 import { generatePodStatus, mergeConditions } from '../status/pod-status.ts';
 import type { StatusManager } from '../status/status-manager.ts';
 import type { PodSteps } from './workers.ts';

@@ -7,7 +7,7 @@ import type { ImagePuller } from '../images/puller.ts';
 import type { Logger } from '../log/log.ts';
 import { PodResizer, type PodCgroupIO, type ResizeRuntime } from '../resize/pod-resizer.ts';
 import type { PodRuntime } from './pod-runtime.ts';
-import { PodSyncer } from './sync.ts';
+import { PodSyncer } from '../pods/sync-pod.ts';
 import { containerHash } from './hash.ts';
 import type { PodRuntimeStatus } from '../container/types.ts';
 import { type CFS, linuxResources, type LinuxResources } from '../resources/linux-resources.ts';
