@@ -13,6 +13,7 @@ import type { PodSteps } from './workers.ts';
 import type { PodPlanInput } from '../devices/allocation.ts';
 import { activeDeadlineLeft, type KillPodOptions } from './lifecycle.ts';
 import type { HealthOf } from '../runtime/actions.ts';
+import { REQUEUE_PAST_DEADLINE_MS } from '../runtime/requeue.ts';
 import type { PodRuntimeStatus } from '../container/types.ts';
 import { apiPath } from '../apiserver/paths.ts';
 import { rfc3339 } from '../apiserver/time.ts';
@@ -119,7 +120,8 @@ export function podSteps(d: {
       const deadline = activeDeadlineLeft(pod, status.startTime, new Date());
       return {
         phase: status.phase,
-        requeueAfterMs: deadline === undefined ? r.requeueAfterMs : Math.min(r.requeueAfterMs ?? Infinity, deadline + 10),
+        requeueAfterMs:
+          deadline === undefined ? r.requeueAfterMs : Math.min(r.requeueAfterMs ?? Infinity, deadline + REQUEUE_PAST_DEADLINE_MS),
       };
     },
 

@@ -36,3 +36,6 @@ export const REQUEUE_RESIZE_MS = 10_000;
 /** When to look again at a container waiting on an image: soon while a pull fails or backs off. */
 export const pullRetryMs = (w: Waiting) =>
   w.reason === 'ErrImagePull' || w.reason === 'ImagePullBackOff' ? REQUEUE_PULL_FAILED_MS : REQUEUE_ERROR_MS;
+
+/** A pod with activeDeadlineSeconds syncs again just past it, so that the sync finds it exceeded (not a few ms early). */
+export const REQUEUE_PAST_DEADLINE_MS = 10;
