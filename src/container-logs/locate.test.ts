@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { containerLogFile } from './locate.ts';
-import type { ContainerState } from '../runtime/types.ts';
+import type { ContainerState } from '../container/types.ts';
 
 const pod = (restartPolicy: string): Pod => ({
   metadata: { name: 'p', namespace: 'ns', uid: 'u1' },

@@ -5,7 +5,7 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { podLogDir } from '../runtime/pod-config.ts';
 import { shouldRestart } from '../runtime/actions.ts';
-import type { PodRuntimeStatus } from '../runtime/types.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import { isSidecar } from '../podutil/podutil.ts';
 
 export function containerLogFile(

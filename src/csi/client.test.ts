@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { csiClient } from './client.ts';
 import { CsiError, isFinalError } from './errors.ts';
-import { fakeDriver } from './fake-driver.test.ts';
+import { fakeDriver } from './testing.ts';
 
 test('Identity and Node calls against a fake driver', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'csi-client-'));

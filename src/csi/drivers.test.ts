@@ -8,7 +8,7 @@ import { status } from '@grpc/grpc-js';
 import type { Logger } from '../log/log.ts';
 import type { NodeInfo } from './client.ts';
 import { CsiDrivers, CsiRegistrationHandler, highestSupportedVersion } from './drivers.ts';
-import { fakeDriver } from './fake-driver.test.ts';
+import { fakeDriver } from './testing.ts';
 import type { NodeInfoManager } from './node-info-manager.ts';
 
 const quiet: Logger = { info() {}, v() {}, warn() {}, error() {} };

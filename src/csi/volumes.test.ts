@@ -9,7 +9,7 @@ import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
 import { CsiDrivers } from './drivers.ts';
 import type { CsiError } from './errors.ts';
-import { fakeDriver } from './fake-driver.test.ts';
+import { fakeDriver } from './testing.ts';
 import { kubeletAppliesFsGroup, CsiVolumes } from './volumes.ts';
 
 const quiet: Logger = { info() {}, v() {}, warn() {}, error() {} };

@@ -30,7 +30,7 @@ import { DEVICE_PLUGIN_PROTO } from './proto.ts';
 import { validateRegistration } from './registration.ts';
 import { startRegistrationServer } from './registration-server.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
-import { labels as criLabels } from '../runtime/types.ts';
+import { labels as criLabels } from '../container/types.ts';
 import { withResourceStatuses } from '../status/allocated-resources.ts';
 
 /**

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { startCollector, type CollectorDeps, type GCDisk } from './collector.ts';
 import type { GCRuntime } from './cri.ts';
 import type { KnownPod } from './ownership.ts';
-import type { PodRuntimeStatus } from '../runtime/types.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import type { Logger } from '../log/log.ts';
-import { ctr, live, rt, sb } from './fixtures.test.ts';
+import { ctr, live, rt, sb } from './testing.ts';
 
 function fakes(pods: PodRuntimeStatus[], o: { owned?: string[]; logDirs?: string[]; failRemove?: string; busyCgroupPasses?: number } = {}) {
   const calls: string[] = [];

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_CONTAINER_GC_POLICY, planContainerGC, type ContainerGCPolicy } from './containers.ts';
-import type { PodRuntimeStatus } from '../runtime/types.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import type { Scope } from './ownership.ts';
-import { ctr, deletedTerminated, deletedTerminating, live, rt, scope, terminatedKept } from './fixtures.test.ts';
+import { ctr, deletedTerminated, deletedTerminating, live, rt, scope, terminatedKept } from './testing.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const ns = (secondsAgo: number) => String(BigInt(NOW.getTime() - secondsAgo * 1000) * 1_000_000n);

@@ -2,7 +2,7 @@
 // containers are grouped by (pod UID, container name); a pod whose content may go loses
 // all of them, any other keeps the newest maxPerPodContainer of each group, and
 // maxContainers caps the node's total. Pure: returns what to remove, and why.
-import type { ContainerState, PodRuntimeStatus } from '../runtime/types.ts';
+import type { ContainerState, PodRuntimeStatus } from '../container/types.ts';
 import { contentRemovable, isOurs, type Scope } from './ownership.ts';
 
 /** Upstream's ContainerGCPolicy. */

@@ -7,10 +7,10 @@ import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import { filesystemStats } from '../node/host.ts';
 import { type ImageGCDeps, imagesInUse } from './images.ts';
-import type { PodRuntimeStatus } from '../runtime/types.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import { removeContainerLogs } from './disk.ts';
 import { legacyLogSymlink, removeLogSymlink } from '../container-logs/symlink.ts';
-import { labels } from '../runtime/types.ts';
+import { labels } from '../container/types.ts';
 
 export interface GCRuntime {
   /** Every pod the runtime knows, freshly listed. */

@@ -1,9 +1,8 @@
 // The filesystem side of garbage collection: pod directories under the root dir (the
 // mark of the pods this kubelet ran, see ownership.ts), pod log directories, container
 // log files and pod cgroups. Reads are cheap (a few readdirs) and done every 2 s.
-import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { PodSteps } from '../pods/workers.ts';
 import { removePodCgroup } from '../resources/pod-cgroup.ts';
 import { podCgroupCandidates } from '../resources/cgroup-layout.ts';
 import { danglingLinksToRemove, listLegacyLinks, removeLogSymlink } from '../container-logs/symlink.ts';
@@ -15,18 +14,6 @@ export const isSafeUID = (uid: string) => SAFE_UID.test(uid);
 
 /** ROOT/pods/UID, upstream's layout. */
 export const podDir = (rootDir: string, uid: string) => join(rootDir, 'pods', uid);
-
-/** PodSteps whose sync first makes the pod's directory (upstream's makePodDataDirs), before any sandbox exists. */
-export function withPodDirs(steps: PodSteps, rootDir: string): PodSteps {
-  return {
-    ...steps,
-    sync(...args: Parameters<PodSteps['sync']>) {
-      const uid = args[0].metadata!.uid!;
-      if (isSafeUID(uid)) mkdirSync(podDir(rootDir, uid), { recursive: true, mode: 0o750 });
-      return steps.sync(...args);
-    },
-  };
-}
 
 const subdirs = (dir: string): string[] => {
   try {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { logDirUID, planHousekeeping, type HousekeepingInput, type HousekeepingPlan } from './housekeeping.ts';
-import { ctr, live, rt, sb, scope, terminatedKept } from './fixtures.test.ts';
+import { ctr, live, rt, sb, scope, terminatedKept } from './testing.ts';
 
 const running = rt(
   'orphan',

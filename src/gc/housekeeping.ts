@@ -4,7 +4,7 @@
 // and the directories of pods that are neither known nor in the runtime are removed.
 // Nothing happens before all sources have been seen: a pod not listed yet is not an
 // orphan. Pure: returns what to do.
-import type { PodRuntimeStatus } from '../runtime/types.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import type { Scope } from './ownership.ts';
 
 export interface OrphanKill {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bytesToFree, imagesInUse, planImageGC, updateHistory, type ImageRecord } from './images.ts';
-import type { ContainerState } from '../runtime/types.ts';
+import type { ContainerState } from '../container/types.ts';
 
 const img = (id: string, sizeBytes: number, pinned = false): ImageRecord => ({
   id,

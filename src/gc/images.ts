@@ -5,7 +5,7 @@
 // first seen less than imageMinimumGCAge ago stay. The eviction manager may also ask
 // for every unused image to go (collect(true)) when the disk runs out.
 import type { Logger } from '../log/log.ts';
-import type { PodRuntimeStatus } from '../runtime/types.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import { jittered } from '../backoff/backoff.ts';
 
 /** refs: every name the runtime may report a container's image by (ID, tags, repo digests). */

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { planSandboxGC } from './sandboxes.ts';
-import type { PodRuntimeStatus } from '../runtime/types.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import type { Scope } from './ownership.ts';
-import { ctr, deletedTerminated, live, rt, sb, scope } from './fixtures.test.ts';
+import { ctr, deletedTerminated, live, rt, sb, scope } from './testing.ts';
 
 const cases: [string, PodRuntimeStatus[], Scope, string[], string[]?][] = [
   [

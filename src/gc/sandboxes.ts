@@ -7,7 +7,7 @@
 // minutes: containers removed in the same pass do not count as held, and a gone pod's
 // ready sandbox is stopped and removed once none of its containers is left to run.
 // (Upstream leaves that one to housekeeping's orphan kill.)
-import type { PodRuntimeStatus, SandboxState } from '../runtime/types.ts';
+import type { PodRuntimeStatus, SandboxState } from '../container/types.ts';
 import { contentRemovable, isOurs, type Scope } from './ownership.ts';
 
 export interface SandboxRemoval {

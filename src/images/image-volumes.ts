@@ -5,7 +5,7 @@
 // mounted on the host (upstream's image volume plugin sets up nothing).
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { ImageSpec } from '../cri/generated/runtime/v1/ImageSpec.ts';
-import type { Waiting } from '../runtime/types.ts';
+import type { Waiting } from '../container/types.ts';
 import type { ImageEvent, ImagePuller } from './puller.ts';
 
 /** core/v1 ImageVolumeSource (not in kubernetes-types yet). */

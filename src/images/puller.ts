@@ -5,7 +5,7 @@
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { Logger } from '../log/log.ts';
-import type { Waiting } from '../runtime/types.ts';
+import type { Waiting } from '../container/types.ts';
 import type { ImageUser } from '../runtime/security-context.ts';
 import type { Image__Output } from '../cri/generated/runtime/v1/Image.ts';
 import { lookup, makeKeyring, type Keyring, type RegistryAuth } from './keyring.ts';

@@ -17,7 +17,7 @@ import type { ApiClient } from '../apiserver/client.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { Recorder } from '../events/recorder.ts';
-import { withPodDirs } from '../gc/disk.ts';
+import { withPodDirs } from '../pods/pod-dirs.ts';
 import { logger } from '../log/log.ts';
 import { registerPodGauges } from '../metrics/metrics.ts';
 import { eventedPlegMetrics, plegMetrics, startupMetrics, statusMetrics, workerMetrics } from './observers.ts';

@@ -25,7 +25,7 @@ import { apiEnvSource } from '../runtime/env-sources.ts';
 import { apiRuntimeHandler } from '../runtime/runtime-class.ts';
 import type { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { serviceCache } from '../runtime/service-cache.ts';
-import { PodSyncer } from '../runtime/sync.ts';
+import { PodSyncer } from '../pods/sync-pod.ts';
 import type { VolumeManager } from '../volumes/volume-manager.ts';
 import type { ContainerManager } from './container-manager.ts';
 import type { Host } from './node.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateEvents, diffRelist } from './events.ts';
-import type { PodRuntimeStatus } from '../runtime/types.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 
 test('generateEvents: every transition', () => {
   const cases: [Parameters<typeof generateEvents>[2], Parameters<typeof generateEvents>[3], string[]][] = [

@@ -1,6 +1,6 @@
 // generateEvents: the lifecycle events between two relists of one container, as
 // upstream's pleg/generic.go. Pure, so the table test pins every transition.
-import type { ContainerPhase, PodRuntimeStatus } from '../runtime/types.ts';
+import type { ContainerPhase, PodRuntimeStatus } from '../container/types.ts';
 
 export type LifecycleEventType = 'ContainerStarted' | 'ContainerDied' | 'ContainerRemoved' | 'ContainerChanged';
 export interface LifecycleEvent {

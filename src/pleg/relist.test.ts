@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { notSeenStopped, startPleg } from './relist.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import { logger } from '../log/log.ts';
-import type { ContainerState, PodRuntimeStatus, SandboxState } from '../runtime/types.ts';
+import type { ContainerState, PodRuntimeStatus, SandboxState } from '../container/types.ts';
 
 const pods = (...cs: [string, ContainerState['phase']][]): Map<string, PodRuntimeStatus> =>
   new Map([

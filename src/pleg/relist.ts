@@ -5,7 +5,7 @@
 // likewise slows its generic relist to 300 s (eventedPlegRelistPeriod), and falls back to 1 s
 // when the stream fails. Its health (time since the last good relist) feeds the Ready condition.
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
-import type { PodRuntimeStatus } from '../runtime/types.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import { backoff, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import { diffRelist, type LifecycleEvent } from './events.ts';

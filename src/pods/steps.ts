@@ -6,14 +6,15 @@ import { admitPod, type Admission } from './admission.ts';
 import { PREEMPTED, podsToPreempt } from './preemption.ts';
 import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
-import type { PodSyncer } from '../runtime/sync.ts';
+import type { PodSyncer } from './sync-pod.ts';
 import { generatePodStatus, mergeConditions } from '../status/pod-status.ts';
 import type { StatusManager } from '../status/status-manager.ts';
 import type { PodSteps } from './workers.ts';
 import type { PodPlanInput } from '../devices/allocation.ts';
 import { activeDeadlineLeft, type KillPodOptions } from './lifecycle.ts';
 import type { HealthOf } from '../runtime/actions.ts';
-import type { PodRuntimeStatus } from '../runtime/types.ts';
+import { REQUEUE_PAST_DEADLINE_MS } from '../runtime/requeue.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import { apiPath } from '../apiserver/paths.ts';
 import { rfc3339 } from '../apiserver/time.ts';
 
@@ -119,7 +120,8 @@ export function podSteps(d: {
       const deadline = activeDeadlineLeft(pod, status.startTime, new Date());
       return {
         phase: status.phase,
-        requeueAfterMs: deadline === undefined ? r.requeueAfterMs : Math.min(r.requeueAfterMs ?? Infinity, deadline + 10),
+        requeueAfterMs:
+          deadline === undefined ? r.requeueAfterMs : Math.min(r.requeueAfterMs ?? Infinity, deadline + REQUEUE_PAST_DEADLINE_MS),
       };
     },
 

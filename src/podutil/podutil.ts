@@ -34,3 +34,7 @@ export const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0
 
 /** namespace/name, as logs and events name a pod (upstream's klog.KObj). */
 export const podKey = (pod: Pod) => `${pod.metadata?.namespace}/${pod.metadata?.name}`;
+
+/** A pod in a log line: its key and UID, as upstream's klog.KObj(pod) with "podUID". */
+export const logRef = (pod: Pod) => ({ pod: podKey(pod), podUID: pod.metadata!.uid! });
+export type LogRef = ReturnType<typeof logRef>;

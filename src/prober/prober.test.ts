@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Container, Pod, Probe } from 'kubernetes-types/core/v1.js';
 import { Prober } from './prober.ts';
 import type { Outcome } from './outcome.ts';
-import type { ContainerState, PodRuntimeStatus } from '../runtime/types.ts';
+import type { ContainerState, PodRuntimeStatus } from '../container/types.ts';
 import { probeRegistry } from '../metrics/probes.ts';
 import type { Logger } from '../log/log.ts';
 

@@ -3,15 +3,17 @@
 // spec.resources) is allocated when it fits (or left pending), the pod cgroup grows before and
 // shrinks after its containers, running containers get their new limits through CRI
 // UpdateContainerResources, and the status shows allocated and actual resources with the
-// resize conditions. The decisions are in decide.ts; PodSyncer calls this.
+// resize conditions. The decisions are in decide.ts; src/pods/sync-pod.ts calls the allocation
+// (allocate, state), the CRI executor's resize.ts and start-container.ts the actuation.
 import type { Container, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { podRef, type Recorder } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
+import { podKey } from '../podutil/podutil.ts';
 import type { ActualOf, PodActions } from '../runtime/actions.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import { containerFieldPath, podCgroup } from '../runtime/pod-config.ts';
-import { latest, type PodRuntimeStatus, type ResizeState } from '../runtime/types.ts';
+import { latest, type PodRuntimeStatus, type ResizeState } from '../container/types.ts';
 import {
   podCgroupLimits,
   readMemoryUsage,
@@ -96,7 +98,7 @@ export class PodResizer {
   readonly #pendingSeen = new Map<string, string>();
   readonly #resizing = new Set<string>();
 
-  /** Built by the kubelet and handed to PodSyncer; allocatable and activePods default to none (tests). */
+  /** Built by the kubelet and handed to PodSyncer (src/pods/sync-pod.ts); allocatable and activePods default to none (tests). */
   constructor(deps: Partial<ResizeDeps> & ResizeRuntime & { events: Recorder; log: Logger }) {
     this.#deps = { allocatable: () => undefined, activePods: () => [], ...deps };
     this.#io = deps.podCgroupIO ?? hostPodCgroupIO;
@@ -133,7 +135,7 @@ export class PodResizer {
       this.#pendingSeen.delete(uid);
       this.#resizing.add(uid);
       this.#deps.events.event(podRef(pod), 'Normal', 'ResizeStarted', `Pod resize started: ${resizeSummary(pod, accepted)}`);
-      this.#deps.log.info('Pod resize accepted', { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, podUID: uid, generation });
+      this.#deps.log.info('Pod resize accepted', { pod: podKey(pod), podUID: uid, generation });
       return { allocated: accepted };
     }
     const seen = `${verdict.reason}/${generation}`;
@@ -146,7 +148,7 @@ export class PodResizer {
         `Pod resize ${verdict.reason}: ${verdict.message}`,
       );
       this.#deps.log.info('Pod resize cannot be allocated', {
-        pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+        pod: podKey(pod),
         podUID: uid,
         reason: verdict.reason,
         message: verdict.message,

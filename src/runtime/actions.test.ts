@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { computePodActions, type PodActions, type ProbeHealth } from './actions.ts';
 import { containerHash } from './hash.ts';
-import type { ContainerState, PodRuntimeStatus, SandboxState } from './types.ts';
+import type { ContainerState, PodRuntimeStatus, SandboxState } from '../container/types.ts';
 
 const app = { name: 'app', image: 'busybox:1.36' };
 const side = { name: 'side', image: 'busybox:1.36' };

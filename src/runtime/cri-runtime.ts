@@ -7,7 +7,7 @@ import type { PodSandbox__Output } from '../cri/generated/runtime/v1/PodSandbox.
 import type { ContainerStatus__Output } from '../cri/generated/runtime/v1/ContainerStatus.ts';
 import { terminationMessage } from './termination-message.ts';
 import { parseLinux, type LinuxResources } from '../resources/linux-resources.ts';
-import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from './types.ts';
+import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from '../container/types.ts';
 
 const phases: Record<string, ContainerPhase> = {
   CONTAINER_CREATED: 'created',

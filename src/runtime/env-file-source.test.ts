@@ -11,7 +11,7 @@ import type { Logger } from '../log/log.ts';
 import { fileKeyId } from './env-file.ts';
 import { readFileKey, readFileKeys, withEnvFiles } from './env-file-source.ts';
 import { noEnvSource } from './env-sources.ts';
-import { fakeSyncer } from './fake-runtime.test.ts';
+import { fakeSyncer } from './testing.ts';
 
 function withDir(fn: (dir: string) => Promise<void>) {
   return async () => {
@@ -97,7 +97,7 @@ test(
   }),
 );
 
-// The shared in-memory runtime (fake-runtime.test.ts) with a ready sandbox for u1, its env source reading the volume "config" from vol.
+// The shared in-memory runtime (testing.ts) with a ready sandbox for u1, its env source reading the volume "config" from vol.
 function syncer(vol: string | undefined, featureGates: Record<string, boolean> = {}) {
   const h = fakeSyncer({ env: withEnvFiles(noEnvSource, (_uid, name) => (name === 'config' ? vol : undefined), featureGates) });
   h.runtime.addSandbox('u1', { id: 'sb1' });

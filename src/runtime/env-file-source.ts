@@ -11,6 +11,7 @@ import { goSyscallError, secureJoin } from '../volumes/secure-join.ts';
 import { type FileKeyRead, type ParseResult, fileKeyId, fileKeyRefs, parseEnv, scanLines } from './env-file.ts';
 import type { EnvSource } from './env-sources.ts';
 import { featureEnabled } from '../features/gates.ts';
+import { podKey } from '../podutil/podutil.ts';
 
 /** The host directory of a pod's volume as set up (the volume manager's), or undefined. */
 export type VolumeHostPath = (podUID: string, volumeName: string) => string | undefined;
@@ -64,7 +65,7 @@ export async function readFileKeys(pod: Pod, c: Container, hostPath: VolumeHostP
       }
       const r = await readFileKey(path, f.key);
       if ('value' in r) return [id, { path, value: r.value }];
-      log?.error('Failed to parse env file', { pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, err: r.error });
+      log?.error('Failed to parse env file', { pod: podKey(pod), err: r.error });
       return [id, { path, parseError: r.error }];
     }),
   );

@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeRequest } from '../cri/runtime-client.ts';
 import type { EnvSource } from './env-sources.ts';
-import { fakeSyncer } from './fake-runtime.test.ts';
+import { fakeSyncer } from './testing.ts';
 
 type CreateRequest = RuntimeRequest<'CreateContainer'>;
 
-// The shared in-memory runtime (fake-runtime.test.ts) with a ready sandbox for u1 (IP 10.88.0.7), over an
+// The shared in-memory runtime (testing.ts) with a ready sandbox for u1 (IP 10.88.0.7), over an
 // apiserver that holds these ConfigMaps ("cfg" not found unless given), the kubernetes Service and the allocatable.
 function syncer(configMaps: Record<string, Record<string, string>>) {
   let reads = 0;

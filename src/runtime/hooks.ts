@@ -4,6 +4,7 @@
 import type { Container, LifecycleHandler, Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { HTTP_RESPONSE_TO_HTTPS, httpGet, httpProbeRequest, LIFECYCLE_USER_AGENT } from '../prober/http.ts';
+import { podKey } from '../podutil/podutil.ts';
 
 export interface HookTarget {
   pod: Pod;
@@ -22,7 +23,7 @@ export async function runHook(
   h: LifecycleHandler,
   timeoutSeconds?: number,
 ): Promise<string | undefined> {
-  const podName = `${t.pod.metadata?.namespace}/${t.pod.metadata?.name}`;
+  const podName = podKey(t.pod);
   try {
     if (h.exec) {
       const cmd = h.exec.command ?? [];

@@ -8,7 +8,7 @@ import type { UserNamespace } from '../cri/generated/runtime/v1/UserNamespace.ts
 
 export type PodSandboxConfig = NonNullable<RuntimeRequest<'RunPodSandbox'>['config']>;
 type ContainerConfig = NonNullable<RuntimeRequest<'CreateContainer'>['config']>;
-import { labels } from './types.ts';
+import { labels } from '../container/types.ts';
 import type { DeviceRunOptions } from '../devices/allocation.ts';
 import { containerHash } from './hash.ts';
 import { containerOOMScoreAdj, qosClass } from '../resources/qos.ts';

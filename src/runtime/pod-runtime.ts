@@ -1,6 +1,6 @@
-// What PodSyncer needs from the container runtime, and no more: the CRI calls a pod's sync
-// makes (with its lifecycle hooks) and the runtime's view of one pod. RuntimeClient and
-// RuntimeView are the real ones; src/runtime/fake-runtime.test.ts is the one tests run against.
+// What the CRI executor (RuntimeSyncer, sync.ts) needs from the container runtime, and no more:
+// the CRI calls a pod's sync makes (with its lifecycle hooks) and the runtime's view of one pod.
+// RuntimeClient and RuntimeView are the real ones; src/runtime/testing.ts is the one tests run against.
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { RuntimeView } from './cri-runtime.ts';
 

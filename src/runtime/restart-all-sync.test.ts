@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Container, ContainerStatus, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
-import { fakeSyncer } from './fake-runtime.test.ts';
+import { fakeSyncer } from './testing.ts';
 import { podLogDir } from './pod-config.ts';
 import { generatePodStatus } from '../status/pod-status.ts';
 import type { SyncResult } from './sync.ts';

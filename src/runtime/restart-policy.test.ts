@@ -11,7 +11,7 @@ import {
   shouldContainerBeRestarted,
   type ContainerRestartRule,
 } from './restart-policy.ts';
-import type { ContainerState, PodRuntimeStatus } from './types.ts';
+import type { ContainerState, PodRuntimeStatus } from '../container/types.ts';
 
 const rule = (action: string, operator: string, values: number[]): ContainerRestartRule => ({ action, exitCodes: { operator, values } });
 const ctr = (restartPolicy?: string, rules?: ContainerRestartRule[]): Container =>

@@ -6,7 +6,7 @@
 // kubecontainer (pkg/kubelet/container/helpers.go: ShouldContainerBeRestarted,
 // ShouldAllContainersRestart, AllContainersRestartCleanedUp).
 import type { Container, ContainerStatus, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
-import { type PodRuntimeStatus, latest } from './types.ts';
+import { type PodRuntimeStatus, latest } from '../container/types.ts';
 
 /** A container's restartPolicyRules entry (not in kubernetes-types 1.30). */
 export interface ContainerRestartRule {

@@ -3,7 +3,10 @@
 // updateRuntimeUp sets at start and on every runtime probe. A container's recursive read-only
 // check (runtimeClassSupportsRecursiveReadOnlyMounts) and a hostUsers: false pod's user namespace
 // (HandlerSupportsUserNamespaces, src/userns) read them here instead of calling Status.
-import type { RuntimeHandlerInfo } from './recursive-read-only.ts';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { type RuntimeHandlerInfo, runtimeHandlerSupportsRecursiveReadOnlyMounts } from './recursive-read-only.ts';
+import type { Logger } from '../log/log.ts';
+import { logRef } from '../podutil/podutil.ts';
 
 export class RuntimeHandlers {
   #handlers: readonly RuntimeHandlerInfo[] | undefined;
@@ -28,5 +31,22 @@ export class RuntimeHandlers {
   async list(): Promise<readonly RuntimeHandlerInfo[]> {
     if (!this.#handlers) this.set((await this.#status()).runtimeHandlers);
     return this.#handlers ?? [];
+  }
+}
+
+/**
+ * Upstream's runtimeClassSupportsRecursiveReadOnlyMounts: the pod's handler as CRI Status last listed it.
+ * Asked only for containers that request it; a failed lookup is unsupported, as upstream logs and goes on.
+ */
+export async function supportsRecursiveReadOnly(
+  ctx: { runtimeHandler(runtimeClassName: string): Promise<string>; runtimeHandlers: RuntimeHandlers; log: Logger },
+  pod: Pod,
+): Promise<boolean> {
+  try {
+    const handler = pod.spec?.runtimeClassName ? await ctx.runtimeHandler(pod.spec.runtimeClassName) : '';
+    return runtimeHandlerSupportsRecursiveReadOnlyMounts(handler, await ctx.runtimeHandlers.list());
+  } catch (e) {
+    ctx.log.warn('Cannot tell whether the runtime handler supports recursive read-only mounts', { ...logRef(pod), err: e });
+    return false;
   }
 }

@@ -1,4 +1,4 @@
-// PodSyncer over an in-memory runtime (fake-runtime.test.ts): for each starting state of the
+// PodSyncer over an in-memory runtime (testing.ts): for each starting state of the
 // runtime, the CRI calls a sync makes, in order, and what the pod shows (waiting reasons,
 // events, when to look again). computePodActions decides; these rows check that the decision
 // is carried out as upstream's SyncPod, killPod and removal would.
@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { EnvSource } from './env-sources.ts';
-import { type FakeRuntime, fakeSyncer, type SyncerOptions } from './fake-runtime.test.ts';
+import { type FakeRuntime, fakeSyncer, type SyncerOptions } from './testing.ts';
 import { podLogDir } from './pod-config.ts';
 import type { SyncResult } from './sync.ts';
-import type { Waiting } from './types.ts';
+import type { Waiting } from '../container/types.ts';
 import type { HealthOf } from './actions.ts';
 import type { ImageToPull } from '../images/puller.ts';
 import type { ImageSpec } from '../cri/generated/runtime/v1/ImageSpec.ts';
@@ -38,8 +38,8 @@ interface Row {
   act?: (h: Harness, pod: Pod) => Promise<SyncResult | undefined>;
   /** Every CRI call, in order (FakeRuntime.trace). */
   calls: string[];
-  /** Every event, in order, as "Type Reason: message"; unchecked when absent. */
-  events?: string[];
+  /** Every event, in order, as "Type Reason: message"; [] when none. */
+  events: string[];
   /** Waiting containers of the (last) sync; none when absent. */
   waiting?: Record<string, Waiting>;
   /** When to sync again, or the range it must be in; none when absent. */
@@ -240,6 +240,13 @@ const rows: Row[] = [
       return sync(h, updated);
     },
     calls: ['CreateContainer a attempt=1 in sb1', 'StartContainer c2', 'CreateContainer a attempt=2 in sb1', 'StartContainer c3'],
+    events: [
+      'Normal Created: Created container: a',
+      'Normal Started: Started container a',
+      `Warning BackOff: Back-off restarting failed container a in pod web_shop(${UID})`,
+      'Normal Created: Created container: a',
+      'Normal Started: Started container a',
+    ],
   },
   {
     name: 'restartPolicy Never: an exited container is not restarted',
@@ -260,6 +267,7 @@ const rows: Row[] = [
       rt.addContainer(sb, b, { id: 'c9', phase: 'exited', exitCode: 2 });
     },
     calls: ['CreateContainer b attempt=1 in sb1', 'StartContainer c1'],
+    events: ['Normal Created: Created container: b', 'Normal Started: Started container b'],
   },
   {
     name: 'all containers done (restartPolicy Never): the running sidecar is stopped with the pod grace period, the sandbox stays',
@@ -311,6 +319,11 @@ const rows: Row[] = [
       'StopContainer c1 timeout=30',
       'StopPodSandbox sb1',
     ],
+    events: [
+      'Normal Killing: Stopping container a',
+      'Normal Killing: Stopping container proxy-2',
+      'Normal Killing: Stopping container proxy',
+    ],
   },
   {
     name: 'killPod: a preStop exec hook runs first, with no exec timeout (upstream waits for it at most the grace period), StopContainer gets what is left',
@@ -321,6 +334,7 @@ const rows: Row[] = [
       return undefined;
     },
     calls: ['ExecSync c1 ["sh","-c","drain"] timeout=0', 'StopContainer c1 timeout=30', 'StopPodSandbox sb1'],
+    events: ['Normal Killing: Stopping container a'],
   },
   {
     name: 'a dead sandbox with no containers: removed, and a new sandbox with attempt+1 runs the pod',
@@ -333,6 +347,7 @@ const rows: Row[] = [
       'CreateContainer a attempt=0 in sb1',
       'StartContainer c1',
     ],
+    events: ['Normal Created: Created container: a', 'Normal Started: Started container a'],
     check: (h) => assert.equal(h.runtime.sandbox('sb1')!.config!.metadata!.attempt, 1),
   },
   {
@@ -412,6 +427,7 @@ const rows: Row[] = [
     with: { volumes: volumeMounts },
     given: (rt) => rt.addSandbox(UID, { id: 'sb1' }),
     calls: ['Status', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
+    events: ['Normal Created: Created container: a', 'Normal Started: Started container a'],
     check: (h) => assert.deepEqual(createdMounts(h), [{ containerPath: '/mnt', hostPath: '/vol/mnt', readonly: true }]),
   },
   {
@@ -441,6 +457,7 @@ const rows: Row[] = [
       });
     },
     calls: ['Status', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
+    events: ['Normal Created: Created container: a', 'Normal Started: Started container a'],
     check: (h, r) => {
       assert.deepEqual(createdMounts(h), [
         { containerPath: '/mnt', hostPath: '/vol/mnt', readonly: true, recursiveReadOnly: true },
@@ -467,6 +484,12 @@ const rows: Row[] = [
       with: { volumes: imageVolumeMounts, pull: p.pull },
       given: (rt) => rt.addSandbox(UID, { id: 'sb1' }),
       calls: ['CreateContainer a attempt=0 in sb1', 'StartContainer c1', 'CreateContainer b attempt=0 in sb1', 'StartContainer c2'],
+      events: [
+        'Normal Created: Created container: a',
+        'Normal Started: Started container a',
+        'Normal Created: Created container: b',
+        'Normal Started: Started container b',
+      ],
       check: (h) => {
         assert.deepEqual(p.asked, ['reg.example/tools:1', 'busybox:1.36', 'nginx:1.27']);
         assert.deepEqual(createdMounts(h), [
@@ -548,6 +571,7 @@ const rows: Row[] = [
       rt.network = { ready: false, reason: 'NetworkPluginNotReady', message: '' };
     },
     calls: ['RunPodSandbox shop/web attempt=0', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
+    events: ['Normal Created: Created container: a', 'Normal Started: Started container a'],
     check: (h) => assert.equal(h.runtime.sandbox('sb1')!.config!.hostname, ''),
   },
   {
@@ -582,6 +606,11 @@ const rows: Row[] = [
       rt.execExitCode = 1;
     },
     calls: ['CreateContainer a attempt=0 in sb1', 'StartContainer c1', 'ExecSync c1 ["false"] timeout=30', 'StopContainer c1 timeout=2'],
+    events: [
+      'Normal Created: Created container: a',
+      'Normal Started: Started container a',
+      'Warning FailedPostStartHook: Exec lifecycle hook (["false"]) for Container "a" in Pod "shop/web" failed - error: command \'false\' exited with 1: failed',
+    ],
     waiting: {
       a: {
         reason: 'PostStartHookError',
@@ -634,7 +663,7 @@ for (const row of rows) {
     row.given?.(h.runtime);
     const r = await (row.act ?? ((x, p) => sync(x, p)))(h, row.pod);
     assert.deepEqual(h.runtime.trace(), row.calls, 'CRI calls');
-    if (row.events) assert.deepEqual(h.events, row.events, 'events');
+    assert.deepEqual(h.events, row.events, 'events');
     if (r) {
       assert.deepEqual(Object.fromEntries(r.waiting), row.waiting ?? {}, 'waiting');
       const want = row.requeueAfterMs;

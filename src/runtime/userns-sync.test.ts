@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeRequest } from '../cri/runtime-client.ts';
 import { UserNamespaces } from '../userns/manager.ts';
-import { FakeRuntime, fakeSyncer, type SyncerOptions } from './fake-runtime.test.ts';
+import { FakeRuntime, fakeSyncer, type SyncerOptions } from './testing.ts';
 
 const UID = 'u1';
 const silent = { info() {}, v() {}, warn() {}, error() {} };

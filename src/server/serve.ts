@@ -20,7 +20,7 @@ import { containerLogFile } from '../container-logs/locate.ts';
 import { metrics, registry } from '../metrics/metrics.ts';
 import { requestLabels, type RequestLabels } from './request-metrics.ts';
 import { probeRegistry } from '../metrics/probes.ts';
-import type { PodRuntimeStatus } from '../runtime/types.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import { kubeletAuthenticator } from './authn.ts';
 import { webhookAuthorizer } from './authz.ts';
 import { kubeletServer, readOnlyKubeletServer, type DefaultHandlerDeps } from './server.ts';
@@ -36,7 +36,7 @@ import { accessCheck } from './auth-filter.ts';
 import type { Authorizer } from './authz.ts';
 import { StreamError, streamingUpgrade, type StreamRequest } from './streaming.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
-import { latest } from '../runtime/types.ts';
+import { latest } from '../container/types.ts';
 import { featureEnabled } from '../features/gates.ts';
 
 // node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy

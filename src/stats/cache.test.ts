@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { logger } from '../log/log.ts';
 import { sampleCache } from './cache.ts';
-import { later } from './fixtures.test.ts';
+import { later } from './testing.ts';
 import type { RawSample } from './sample.ts';
 
 function collector() {

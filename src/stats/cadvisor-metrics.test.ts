@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { later, T } from './fixtures.test.ts';
+import { later, T } from './testing.ts';
 import { renderCadvisorMetrics } from './cadvisor-metrics.ts';
 
 const text = renderCadvisorMetrics(later);

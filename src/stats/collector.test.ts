@@ -4,7 +4,7 @@ import type { CgroupReader } from './cgroup.ts';
 import { collectSample } from './collector.ts';
 import type { HostStats } from './host.ts';
 import type { ContainerInfo, RuntimeStatsSource, SandboxInfo } from './runtime-source.ts';
-import { mem } from './fixtures.test.ts';
+import { mem } from './testing.ts';
 import type { VolumeDir, VolumeStatsSource } from './volumes.ts';
 import type { ClaimStatsSource } from './claim-volumes.ts';
 import type { RawVolume } from './sample.ts';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SampleCache } from './cache.ts';
 import { statsEndpoints } from './endpoints.ts';
-import { earlier, later } from './fixtures.test.ts';
+import { earlier, later } from './testing.ts';
 import type { RawSample } from './sample.ts';
 
 const cacheOf = (cur: RawSample, prev?: RawSample): SampleCache => ({

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { earlier, later, T } from './fixtures.test.ts';
+import { earlier, later, T } from './testing.ts';
 import { renderResourceMetrics } from './resource-metrics.ts';
 import { buildSummary } from './summary.ts';
 

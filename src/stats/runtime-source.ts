@@ -4,7 +4,7 @@
 import type { PsiStats__Output } from '../cri/generated/runtime/v1/PsiStats.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
-import { labels } from '../runtime/types.ts';
+import { labels } from '../container/types.ts';
 import type { CriContainerStats, Psi, PsiData } from './sample.ts';
 
 export interface SandboxInfo {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { earlier, later, T } from './fixtures.test.ts';
+import { earlier, later, T } from './testing.ts';
 import { buildSummary, cpuAndMemoryOnly, isLocalEphemeral, volumeStats } from './summary.ts';
 import type { RawSample, RawVolume } from './sample.ts';
 

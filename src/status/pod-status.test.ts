@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { generatePodStatus, mergeConditions, needsReadinessReconcile, podPhase } from './pod-status.ts';
-import type { ContainerState, PodRuntimeStatus } from '../runtime/types.ts';
+import type { ContainerState, PodRuntimeStatus } from '../container/types.ts';
 import { qosClass } from '../resources/qos.ts';
 
 const pod = (restartPolicy = 'Always'): Pod => ({

@@ -8,7 +8,7 @@ import type {
   PodCondition,
   PodStatus,
 } from 'kubernetes-types/core/v1.js';
-import type { ContainerState, PodRuntimeStatus, Waiting } from '../runtime/types.ts';
+import type { ContainerState, PodRuntimeStatus, Waiting } from '../container/types.ts';
 import { qosClass } from '../resources/qos.ts';
 import { podAllocatedResources, podStatusResources, resizeConditions, withAllocation } from '../resize/decide.ts';
 import { cpuAndMemory, fromLinux, withOtherResources } from '../resources/linux-resources.ts';

@@ -4,7 +4,7 @@
 // Pure. Mirrors upstream's convertToAPIContainerStatuses (pkg/kubelet/kubelet_pods.go) with
 // RestartAllContainersOnContainerExits on.
 import type { ContainerStatus, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
-import type { Waiting } from '../runtime/types.ts';
+import type { Waiting } from '../container/types.ts';
 import { RESTART_ALL_CONTAINERS_STARTED, RESTARTING_ALL_CONTAINERS } from '../runtime/restart-policy.ts';
 
 const REMOVED = 'The container is removed because RestartAllContainers in place';

@@ -6,16 +6,17 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 
-// 0: the vocabulary everything may use; 1: clients and shared mechanics; 2: the kubelet's parts;
-// 3: what reads every part (the config file, the kubelet API); 4: the wiring and the command line.
+// 0: the vocabulary everything may use; 1: clients, the runtime's plain data (container) and
+// shared mechanics; 2: the kubelet's parts; 3: what reads every part (the config file, the
+// kubelet API); 4: the wiring and the command line.
 const LAYERS: Record<string, number> = {
   log: 0,
   backoff: 0,
   podutil: 0,
   features: 0,
   checkpoint: 0,
-  container: 0,
   apiserver: 1,
+  container: 1,
   cri: 1,
   resources: 1,
   mount: 1,

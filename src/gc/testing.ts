@@ -1,5 +1,6 @@
-// Builders for the gc table tests (a .test.ts file so that the build leaves it out).
-import type { ContainerPhase, ContainerState, PodRuntimeStatus, SandboxState } from '../runtime/types.ts';
+// Builders for the gc table tests. Not named .test.ts, so the unit test glob does not run it as
+// a test file; tsconfig.build.json leaves it out of dist.
+import type { ContainerPhase, ContainerState, PodRuntimeStatus, SandboxState } from '../container/types.ts';
 import type { KnownPod, Scope } from './ownership.ts';
 
 export const ctr = (

@@ -1,7 +1,8 @@
-// An in-memory container runtime for PodSyncer's tests, and a syncer wired to it (a .test.ts
-// file so that the build leaves it out). It keeps sandboxes and containers with their states,
-// attempts and exit codes as containerd would, records every CRI call, and answers the view's
-// pod(uid) from that state, so that a sync runs its real decisions (computePodActions) over it.
+// An in-memory container runtime for the sync's tests, and a PodSyncer (src/pods/sync-pod.ts, with
+// its CRI executor) wired to it (testing.ts: the build leaves it out, the unit test glob does not
+// run it). It keeps sandboxes and containers with their states, attempts and exit codes as
+// containerd would, records every CRI call, and answers the view's pod(uid) from that state, so
+// that a sync runs its real decisions (computePodActions) over it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +18,9 @@ import type { EnvSource } from './env-sources.ts';
 import { containerHash } from './hash.ts';
 import type { NodeContext } from './pod-config.ts';
 import type { PodRuntime, PodView } from './pod-runtime.ts';
-import { PodSyncer, type PodCgroups, type SyncObserver } from './sync.ts';
-import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from './types.ts';
+import { PodSyncer, type PodCgroups } from '../pods/sync-pod.ts';
+import type { SyncObserver } from './sync.ts';
+import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from '../container/types.ts';
 
 interface FakeSandbox extends SandboxState {
   uid: string;

@@ -1,8 +1,9 @@
-// What the container runtime says about one pod, as plain data: the input of every
-// decision in this folder. Built from CRI ListPodSandbox/ListContainers/*Status.
+// What the container runtime says about one pod, as plain data (upstream's pkg/kubelet/container
+// vocabulary: pod and container status): the bottom layer the runtime, the prober, images,
+// devices, container logs, status and gc all read. Built from CRI ListPodSandbox/ListContainers/*Status.
 import type { ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import type { LinuxResources } from '../resources/linux-resources.ts';
-import type { PodCgroupLimits } from '../resources/pod-cgroup.ts';
+import type { PodCgroupLimits } from '../resources/cgroup-limits.ts';
 
 export interface SandboxState {
   id: string;

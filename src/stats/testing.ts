@@ -1,5 +1,6 @@
-// Samples for the stats tests: one node, one pod with two containers (one read from its
-// cgroup, one known only from CRI stats), taken at T, and an earlier one 10 s before.
+// Samples for the stats tests (testing.ts: left out of the build and of the unit test glob): one
+// node, one pod with two containers (one read from its cgroup, one known only from CRI stats),
+// taken at T, and an earlier one 10 s before.
 import type { CgroupSample, MemorySample, RawSample } from './sample.ts';
 
 export const T = Date.parse('2026-11-22T12:00:10Z');

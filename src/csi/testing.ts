@@ -1,5 +1,6 @@
-// A fake CSI driver for the tests (a .test.ts file so that the build leaves it out): Identity and
-// Node served by grpc-js on a unix socket, recording every request, answering as told.
+// A fake CSI driver for the tests (testing.ts: the build leaves it out, the unit test glob does not
+// run it): Identity and Node served by grpc-js on a unix socket, recording every request,
+// answering as told.
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { csiServices } from './proto.ts';
 

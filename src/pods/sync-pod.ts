@@ -1,0 +1,152 @@
+// A pod's sync at the kubelet's level, as upstream's Kubelet.SyncPod, SyncTerminatingPod and
+// SyncTerminatedPod (kubelet.go) wrap the container runtime's SyncPod: the resources the
+// kubelet allocated (a resize of the spec accepted first, or left pending), the pod's volumes
+// mounted, its cgroup (with the QoS cgroups) made before its sandbox; the CRI executor
+// (src/runtime/sync.ts) does the rest. The pod's directory comes first (pod-dirs.ts).
+import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
+import type { PodRuntimeStatus } from '../container/types.ts';
+import type { Recorder } from '../events/recorder.ts';
+import { podRef } from '../events/recorder.ts';
+import type { ImagePuller } from '../images/puller.ts';
+import type { Logger } from '../log/log.ts';
+import { withAllocation } from '../resize/decide.ts';
+import type { PodResizer } from '../resize/pod-resizer.ts';
+import { ensurePodCgroup, podCgroupLimits, removePodCgroup, type PodCgroupLimits } from '../resources/pod-cgroup.ts';
+import type { HealthOf } from '../runtime/actions.ts';
+import type { EnvSource } from '../runtime/env-sources.ts';
+import { podCgroup, type NodeContext } from '../runtime/pod-config.ts';
+import type { PodRuntime, PodView } from '../runtime/pod-runtime.ts';
+import { REQUEUE_RESIZE_MS } from '../runtime/requeue.ts';
+import type { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
+import { logRef } from '../podutil/podutil.ts';
+import { RuntimeSyncer, type ContainerDevices, type SyncObserver, type SyncResult } from '../runtime/sync.ts';
+import type { UserNamespaces } from '../userns/manager.ts';
+import type { VolumeManager } from '../volumes/volume-manager.ts';
+
+/** The pod's own cgroup (src/resources/pod-cgroup.ts); tests pass one that leaves /sys/fs/cgroup alone. */
+export interface PodCgroups {
+  /** The QoS cgroups up to date with the active pods (src/resources/qos-cgroups.ts), before a pod cgroup is made. */
+  updateQos?(): void;
+  ensure(path: string, limits: PodCgroupLimits): void;
+  /** What is still busy is left to housekeeping's orphan cleanup. */
+  remove(path: string): unknown;
+}
+const hostPodCgroups: PodCgroups = { ensure: ensurePodCgroup, remove: removePodCgroup };
+
+export class PodSyncer {
+  readonly #runtime: RuntimeSyncer;
+  readonly #volumes?: Pick<VolumeManager, 'setUp' | 'tearDown'>;
+  readonly #resizer: PodResizer;
+  readonly #podCgroups: PodCgroups;
+  readonly #userns?: Pick<UserNamespaces, 'release'>;
+  readonly #events: Recorder;
+  readonly #node: NodeContext;
+  readonly #log: Logger;
+
+  /**
+   * The executor's parts (runtime and view: the CRI calls and the runtime's state of a pod, RuntimeClient
+   * and RuntimeView or a fake; runtimeHandler: the handler of a RuntimeClass, its error failing the
+   * sandbox; runtimeHandlers: what CRI Status last listed) and the kubelet's: volumes, resizer (in-place
+   * resize, built by the caller over the same runtime), podCgroups, userns. One object for the kubelet
+   * to wire; it builds its executor.
+   */
+  constructor(d: {
+    runtime: PodRuntime;
+    view: PodView;
+    images: Pick<ImagePuller, 'ensure' | 'forget'>;
+    events: Recorder;
+    node: NodeContext;
+    log: Logger;
+    env?: EnvSource;
+    volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'containerDevices' | 'tearDown'>;
+    resizer: PodResizer;
+    runtimeHandler?: (runtimeClassName: string) => Promise<string>;
+    runtimeHandlers?: RuntimeHandlers;
+    observe?: SyncObserver;
+    podCgroups?: PodCgroups;
+    devices?: ContainerDevices;
+    claims?: { prepareResources(pod: Pod): Promise<void> };
+    userns?: Pick<UserNamespaces, 'forPod' | 'release'>;
+  }) {
+    this.#volumes = d.volumes;
+    this.#resizer = d.resizer;
+    this.#podCgroups = d.podCgroups ?? hostPodCgroups;
+    this.#userns = d.userns;
+    this.#events = d.events;
+    this.#node = d.node;
+    this.#log = d.log;
+    const { runtime, volumes, podCgroups: _, ...rest } = d;
+    this.#runtime = new RuntimeSyncer({
+      ...rest,
+      cri: runtime,
+      mounts: volumes,
+      podLevel: { mountVolumes: (pod) => this.#mountVolumes(pod), ensurePodCgroup: (pod) => this.#ensurePodCgroup(pod) },
+    });
+  }
+
+  /**
+   * Upstream's Kubelet.SyncPod around the runtime's: the pod runs with what the kubelet allocated
+   * (a resize of its spec accepted first, or left pending), and its resize state is what the sync did.
+   * signal: the pod is being terminated. health: the prober's liveness and startup states.
+   * last: the status the pod showed last (whether it restarts all its containers in place).
+   */
+  async syncPod(pod: Pod, signal?: AbortSignal, health?: HealthOf, last?: PodStatus): Promise<SyncResult> {
+    const { allocated, pending } = this.#resizer.allocate(pod);
+    const errors: string[] = [];
+    const result = await this.#runtime.syncPod(withAllocation(pod, allocated), { errors, signal, health, last });
+    const resize = this.#resizer.state(pod, allocated, result.runtime, pending, errors);
+    if (resize.pending?.reason === 'Deferred' || resize.inProgress)
+      result.requeueAfterMs = Math.min(result.requeueAfterMs ?? REQUEUE_RESIZE_MS, REQUEUE_RESIZE_MS);
+    const rro = await this.#runtime.recursiveReadOnlyMounts(pod);
+    return { ...result, runtime: { ...result.runtime, resize }, ...(rro ? { recursiveReadOnlyMounts: true } : {}) };
+  }
+
+  /** SyncTerminatingPod's kill: every container, then the sandbox (src/runtime/kill.ts). Idempotent. */
+  killPod(pod: Pod, status: PodRuntimeStatus, graceSeconds: number, why: string): Promise<void> {
+    return this.#runtime.killPod(pod, status, graceSeconds, why);
+  }
+
+  /** A terminated pod's volumes go at once, deleted or not, as upstream's SyncTerminatedPod. Idempotent. */
+  async releaseVolumes(uid: string): Promise<void> {
+    await this.#volumes?.tearDown(uid);
+  }
+
+  /** A terminated pod's user namespace IDs are free again, as upstream's SyncTerminatedPod releases them. */
+  releaseUserNamespace(uid: string): void {
+    this.#userns?.release(uid);
+  }
+
+  /** Removes what is left of a pod that is gone: sandboxes (and their containers), volumes, logs, allocation, cgroup. */
+  async removePod(uid: string, pod: Pod | undefined): Promise<void> {
+    const status = await this.#runtime.removeSandboxes(uid);
+    await this.#volumes?.tearDown(uid);
+    this.#runtime.forgetPod(uid, pod, status);
+    this.#resizer.forget(uid);
+    if (pod) this.#podCgroups.remove(podCgroup(pod, this.#node.cgroupRoot));
+  }
+
+  /** Upstream's WaitForAttachAndMount: a volume that fails shows as a FailedMount event; not ready, the pod waits. */
+  async #mountVolumes(pod: Pod): Promise<{ ready: boolean; retryAfterMs?: number }> {
+    if (!this.#volumes) return { ready: true };
+    const v = await this.#volumes.setUp(pod);
+    for (const f of v.failed) this.#events.event(podRef(pod), 'Warning', 'FailedMount', f.message);
+    return v;
+  }
+
+  /**
+   * The pod's own cgroup with its limits, before its sandbox, as upstream's SyncPod: the QoS cgroups
+   * updated (UpdateQOSCgroups; a failure only logs), then the pod container manager's EnsureExists.
+   */
+  #ensurePodCgroup(pod: Pod): void {
+    try {
+      this.#podCgroups.updateQos?.();
+    } catch (e) {
+      this.#log.v(2, 'Failed to update QoS cgroups while syncing pod', { ...logRef(pod), err: e });
+    }
+    try {
+      this.#podCgroups.ensure(podCgroup(pod, this.#node.cgroupRoot), podCgroupLimits(pod, this.#node.podPidsLimit, this.#node.cfs));
+    } catch (e) {
+      this.#log.warn('Cannot set up the pod cgroup; its containers keep their own limits', { ...logRef(pod), err: e });
+    }
+  }
+}
