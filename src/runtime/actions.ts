@@ -2,7 +2,7 @@
 // Pure over (pod, runtime status); the sync executes the result. Mirrors upstream
 // kuberuntime_manager.go's function of the same name, with init containers and
 // sidecars (init containers with restartPolicy Always) as computeInitContainerActions (init-actions.ts).
-import type { Container, Pod, } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { type PodRuntimeStatus, type ContainerState, latest } from '../container/types.ts';
 import { containerHash } from './hash.ts';
 import { containerShouldRestart, findMatchingRestartRule, shouldContainerBeRestarted } from './restart-policy.ts';
