@@ -1,67 +1,30 @@
-// A pod's way through the kubelet, in the order it travels: its sources (the apiserver, static
-// files, a manifest URL) merged by PodConfig into the pod workers, one worker per pod running
-// it through its lifecycle (src/pods/lifecycle.ts) by steps that admit it, sync it on the
-// runtime (src/runtime) and report its status (the status manager, a static pod's to its
-// mirror); the PLEG and the prober tell the workers what changed in the runtime.
-//
-// What wakes a pod worker (upstream's syncLoopIteration channels), all here but two:
-//   - an update of the pod from its source (PodConfig -> workers.update);
-//   - a PLEG event: its containers changed in the runtime (relist, woken by runtime events);
-//   - a probe result that changed (the prober);
-//   - a mirror pod created for a static pod (MirrorPods);
-//   - a static pod of the same full name that stopped (the workers themselves);
-//   - its resync timer, or the requeue its last sync asked for (the workers themselves);
-//   - a device's or ResourceClaim's health that changed (the container manager, wakePods);
-//   - an eviction, a preemption or a node shutdown kills it (the node-level loops, kill).
-import type { ApiClient } from '../apiserver/client.ts';
-import type { ImageClient } from '../cri/image-client.ts';
-import type { RuntimeClient } from '../cri/runtime-client.ts';
-import type { Recorder } from '../events/recorder.ts';
 import { withPodDirs } from '../pods/pod-dirs.ts';
 import { logger } from '../log/log.ts';
 import { registerPodGauges } from '../metrics/metrics.ts';
 import { eventedPlegMetrics, plegMetrics, startupMetrics, statusMetrics, workerMetrics } from './observers.ts';
-import type { CurrentNode } from '../node/current-node.ts';
 import { runtimeEvents, runtimeEventsWanted } from '../pleg/cri-events.ts';
 import { startPleg } from '../pleg/relist.ts';
 import { isStaticPod, podKey } from '../podutil/podutil.ts';
 import { podGauges } from '../pods/gauges.ts';
 import { MirrorPods } from '../pods/mirror.ts';
-import type { PodManager } from '../pods/pod-manager.ts';
 import { StartupLatencyTracker } from '../pods/startup-latency.ts';
 import { podSteps } from '../pods/steps.ts';
 import { PodWorkers } from '../pods/workers.ts';
 import { Prober } from '../prober/prober.ts';
-import type { RuntimeView } from '../runtime/cri-runtime.ts';
-import type { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { appArmorHostError } from '../security/apparmor.ts';
 import { apiserverSource } from '../sources/apiserver.ts';
 import { PodConfig } from '../sources/config.ts';
 import { fileSource } from '../sources/static-file.ts';
 import { urlSource } from '../sources/static-url.ts';
 import { StatusManager, statusTargetOf } from '../status/status-manager.ts';
-import type { VolumeManager } from '../volumes/volume-manager.ts';
-import type { ContainerManager } from './container-manager.ts';
 import type { Late } from './late.ts';
 import type { NodeLoops } from './loops.ts';
-import type { Host } from './node.ts';
 import { stopAll, type KubeletOptions, type Stoppable } from './options.ts';
-import { podRuntime } from './pod-runtime.ts';
+import { podRuntime, type PodSyncDeps } from './pod-runtime.ts';
 
 export function podLifecycle(
   o: KubeletOptions,
-  d: {
-    api: ApiClient;
-    cri: RuntimeClient;
-    images: ImageClient;
-    view: RuntimeView;
-    runtimeHandlers: RuntimeHandlers;
-    events: Recorder;
-    host: Host;
-    node: CurrentNode;
-    pods: PodManager;
-    cm: ContainerManager;
-    volumes: VolumeManager;
+  d: PodSyncDeps & {
     loops: NodeLoops;
     /** Set here; the parts built before call through it. */
     workers: Late<PodWorkers>;

@@ -31,23 +31,22 @@ import type { ContainerManager } from './container-manager.ts';
 import type { Host } from './node.ts';
 import type { KubeletOptions } from './options.ts';
 
-export function podRuntime(
-  o: KubeletOptions,
-  d: {
-    api: ApiClient;
-    cri: RuntimeClient;
-    images: ImageClient;
-    view: RuntimeView;
-    runtimeHandlers: RuntimeHandlers;
-    events: Recorder;
-    host: Host;
-    node: CurrentNode;
-    pods: PodManager;
-    cm: ContainerManager;
-    volumes: VolumeManager;
-    startup: StartupLatencyTracker;
-  },
-) {
+/** What a pod's sync is built from: the connections, the host and its Node, the pods, the container manager, the volumes. */
+export interface PodSyncDeps {
+  api: ApiClient;
+  cri: RuntimeClient;
+  images: ImageClient;
+  view: RuntimeView;
+  runtimeHandlers: RuntimeHandlers;
+  events: Recorder;
+  host: Host;
+  node: CurrentNode;
+  pods: PodManager;
+  cm: ContainerManager;
+  volumes: VolumeManager;
+}
+
+export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: StartupLatencyTracker }) {
   const { config, rootDir } = o;
   const log = logger('runtime');
   // The cluster's Services, listed and watched, for containers' service link variables.
