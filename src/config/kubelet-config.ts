@@ -182,9 +182,8 @@ export const FIELDS = {
   kubeletCgroups: field(str, ''),
   systemCgroups: field(str, ''),
   cgroupRoot: field(str, '/'),
-  // Validated, but kubelet-ts drives cgroupfs paths whatever this says.
+  // The runtime's driver wins when CRI RuntimeConfig answers (src/resources/cgroup-driver.ts); systemd is refused at start so far.
   cgroupDriver: field(str as Codec<'cgroupfs' | 'systemd'>, 'cgroupfs', {
-    inEffect: false,
     check: (v) =>
       v !== 'cgroupfs' && v !== 'systemd' ? `cgroupDriver: expected cgroupfs or systemd, got ${JSON.stringify(v)}` : undefined,
   }),

@@ -20,6 +20,7 @@ const write = (operation: string, timeoutMs = WRITE_MS): Rpc => ({ operation, ti
 const RPC = {
   Version: read('version'),
   Status: read('status'),
+  RuntimeConfig: read('runtime_config'),
   RunPodSandbox: write('run_podsandbox'),
   StopPodSandbox: write('stop_podsandbox'),
   RemovePodSandbox: write('remove_podsandbox'),
@@ -59,6 +60,11 @@ export class RuntimeClient {
 
   version(request: RuntimeRequest<'Version'> = {}, options?: CallOptions) {
     return this.#call('Version', request, options);
+  }
+
+  /** The runtime's cgroup driver (containerd 2; containerd 1.6 answers UNIMPLEMENTED). */
+  runtimeConfig(request: RuntimeRequest<'RuntimeConfig'> = {}, options?: CallOptions) {
+    return this.#call('RuntimeConfig', request, options);
   }
 
   status(request: RuntimeRequest<'Status'> = {}, options?: CallOptions) {

@@ -1,7 +1,11 @@
 // The kubelet's connections: the apiserver (a rate-limited client, and the heartbeats' own),
 // the container runtime's two CRI services, and the event recorder. The start fails with one
 // clear line when the runtime does not answer, rather than running against none.
+import { status } from '@grpc/grpc-js';
 import { apiClient, type ApiClient } from '../apiserver/client.ts';
+import { sleep } from '../backoff/backoff.ts';
+import { CriError } from '../cri/error.ts';
+import { cgroupDriverInEffect, type CgroupDriver, type RuntimeConfigAnswer, unsupportedDriver } from '../resources/cgroup-driver.ts';
 import { loadKubeconfig } from '../apiserver/kubeconfig.ts';
 import { rateLimited } from '../apiserver/rate-limited.ts';
 import { TokenBucket } from '../backoff/token-bucket.ts';
@@ -17,6 +21,8 @@ import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
 
 export interface Connections {
+  /** The cgroup driver in effect: the runtime's when it says (cgroupfs: kubelet-ts refuses to start on systemd so far). */
+  cgroupDriver: CgroupDriver;
   /** The node status and the Lease: around kubeAPIQPS, as upstream's heartbeat client. */
   heartbeats: ApiClient;
   /** Everything else: within kubeAPIQPS/kubeAPIBurst. */
@@ -46,6 +52,7 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
     version: version.runtimeVersion,
     apiVersion: version.runtimeApiVersion,
   });
+  const cgroupDriver = await cgroupDriverOf(config.cgroupDriver, cri, log);
   const events = eventRecorder(heartbeats, {
     host: nodeName,
     log: logger('events'),
@@ -54,6 +61,7 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
     burst: config.eventBurst,
   });
   return {
+    cgroupDriver,
     heartbeats,
     api: rateLimited(heartbeats, new TokenBucket(config.kubeAPIQPS, config.kubeAPIBurst)),
     cri,
@@ -67,4 +75,30 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
       images.close();
     },
   };
+}
+
+/**
+ * upstream's getCgroupDriverFromCRI: up to three tries 2 s apart, since the runtime may still be
+ * starting; UNIMPLEMENTED (containerd 1.6) at once. A driver kubelet-ts cannot drive stops the start.
+ */
+async function cgroupDriverOf(configured: CgroupDriver, cri: RuntimeClient, log: Logger): Promise<CgroupDriver> {
+  let answer: RuntimeConfigAnswer = { error: 'not asked' };
+  for (let i = 0; i < 3; i++) {
+    try {
+      const r = await cri.runtimeConfig({});
+      answer = { linux: r.linux ? { cgroupDriver: String(r.linux.cgroupDriver) } : undefined };
+      break;
+    } catch (e) {
+      answer = e instanceof CriError && e.code === status.UNIMPLEMENTED ? { unimplemented: true } : { error: e };
+      if ('unimplemented' in answer) break;
+      await sleep(2000);
+    }
+  }
+  const choice = cgroupDriverInEffect(configured, answer);
+  if ('error' in choice) throw new Error(choice.error);
+  if (choice.criLosingSupport) metrics.criLosingSupport.set({ version: choice.criLosingSupport }, 1);
+  if (choice.log) log.info(choice.log, { cgroupDriver: choice.driver });
+  const unsupported = unsupportedDriver(choice);
+  if (unsupported) throw new Error(unsupported);
+  return choice.driver;
 }

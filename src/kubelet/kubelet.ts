@@ -20,10 +20,10 @@ import { kubeletServers } from './servers.ts';
 import { statsProvider } from './stats.ts';
 import { volumesAndPlugins } from './volumes.ts';
 
-export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<void> }> {
+export async function runKubelet(given: KubeletOptions): Promise<{ stop(): Promise<void> }> {
   const log = logger('kubelet');
   const pods = new PodManager();
-  const node = new CurrentNode(o.nodeName);
+  const node = new CurrentNode(given.nodeName);
   const workers = new Late<PodWorkers>('the pod workers');
   const status = new Late<NodeStatus>('the node status');
   const wakePods = (uids: string[]) => {
@@ -31,8 +31,10 @@ export async function runKubelet(o: KubeletOptions): Promise<{ stop(): Promise<v
   };
   const pokeNodeStatus = () => status.get().agent.poke();
 
-  const host = prepareHost(o, log);
-  const conn = await connect(o, log);
+  const host = prepareHost(given, log);
+  const conn = await connect(given, log);
+  // The cgroup driver in effect is the runtime's, and /configz shows it.
+  const o = { ...given, config: { ...given.config, cgroupDriver: conn.cgroupDriver } };
   const cm = await containerManager(o, { ...conn, host, pods, wakePods, log });
   const vol = volumesAndPlugins(o, { api: conn.api, node, draPlugins: cm.draPlugins, inUseChanged: pokeNodeStatus, log });
   const stats = statsProvider(o, { ...conn, persistent: vol.persistent, csiDrivers: vol.csiDrivers });

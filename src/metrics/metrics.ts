@@ -20,6 +20,13 @@ export const metrics = {
     labelNames: ['node'],
     registers: r,
   }),
+  /** Set (to 1) when the runtime answers UNIMPLEMENTED to RuntimeConfig, with the release that drops the fallback. */
+  criLosingSupport: new Gauge({
+    name: 'kubelet_cri_losing_support',
+    help: alpha('the Kubernetes version that the currently running CRI implementation will lose support on if not upgraded.'),
+    labelNames: ['version'],
+    registers: r,
+  }),
   runningPods: new Gauge({ name: 'kubelet_running_pods', help: alpha('Number of pods that have a running pod sandbox'), registers: r }),
   runningContainers: new Gauge({
     name: 'kubelet_running_containers',

@@ -18,6 +18,7 @@ import {
   kubectl,
   nodeName,
   restartKubelet,
+  RUNTIME,
   seriesValue,
   withNamespace,
   BUSYBOX,
@@ -501,6 +502,30 @@ test('configz: the effective KubeletConfiguration with staticPodPath and Go dura
   assert.ok(kubeletconfig.staticPodPath.length > 0, 'staticPodPath is set on this stack');
   assert.match(kubeletconfig.syncFrequency, /^(\d+h)?(\d+m)?\d+(\.\d+)?s$/);
   assert.equal(kubeletconfig.port, 10250);
+});
+
+// upstream's getCgroupDriverFromCRI: containerd 2 answers CRI RuntimeConfig and its driver wins over
+// the config's; containerd 1.6 answers UNIMPLEMENTED and the config's stands, counted in
+// kubelet_cri_losing_support with the release that drops that fallback.
+test("cgroup driver: the runtime's when it says one (configz shows it), else the config's with kubelet_cri_losing_support", (t) => {
+  const driver = () => JSON.parse(proxy('/configz')).kubeletconfig.cgroupDriver;
+  const losing = () =>
+    kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`).match(/^kubelet_cri_losing_support\{.*$/gm) ?? [];
+  assert.equal(driver(), 'cgroupfs');
+  if (RUNTIME === 'containerd1') {
+    assert.deepEqual(losing(), ['kubelet_cri_losing_support{version="1.37.0"} 1']);
+    return;
+  }
+  assert.deepEqual(losing(), [], 'containerd 2 answers RuntimeConfig');
+  // The config says systemd, the runtime cgroupfs: the runtime's driver is the one in effect.
+  t.after(() => restartKubelet());
+  restartKubelet('cgroupDriver: systemd\n');
+  assert.equal(driver(), 'cgroupfs');
+  const log = readFileSync(`${ROOT}/_output/local/logs/kubelet-ts.log`, 'utf8');
+  assert.match(
+    log.slice(log.lastIndexOf('Container runtime initialized')),
+    /Using cgroup driver setting received from the CRI runtime.*cgroupfs/,
+  );
 });
 
 test('logs: /var/log listed through the node proxy; paths that leave it are refused', async () => {
