@@ -288,7 +288,6 @@ JSON
   echo "== on the host"
   local c; c=$(sd_cgroup)
   find /sys/fs/cgroup/memory"$c" /sys/fs/cgroup/systemd"$c" -maxdepth 5 -type d -name "*$cid*"
-  echo "$pod" > "$SD_DIR/last-pod"
   if [ "${KEEP:-0}" != 1 ]; then
     in_sd "$crictl" stopp "$pod" >/dev/null && in_sd "$crictl" rmp "$pod" >/dev/null
     sleep 1
