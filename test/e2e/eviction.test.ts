@@ -60,7 +60,11 @@ test('memory pressure: the BestEffort hog is evicted, the Guaranteed pod stays, 
   withNamespace(async (ns) => {
     const { core } = clients();
     const MiB = 2 ** 20;
-    const threshold = Math.floor(memoryAvailable() - 800 * MiB);
+    // 1500 MiB under the free memory: once the hog is gone, the node is that far above the
+    // threshold, which a build beside the tests (make e2e compiles the conformance binaries at
+    // the lowest priority on a cold machine, a GB or more) must not eat into; with 800 MiB it
+    // did, and the Guaranteed pod was evicted after the hog.
+    const threshold = Math.floor(memoryAvailable() - 1500 * MiB);
     restartKubelet(
       [
         'evictionHard:',
@@ -94,9 +98,10 @@ test('memory pressure: the BestEffort hog is evicted, the Guaranteed pod stays, 
     );
     assert.equal((await nodeCondition('MemoryPressure'))?.status, 'False', 'no pressure before the hog');
 
-    // Two tmpfs volumes of 900 MiB each: a memory-backed emptyDir is sized to the node's
-    // allocatable memory, which this threshold (close to the free memory) makes as small as
-    // the memory in use plus 800 MiB; one 1600 MiB file did not always fit (ENOSPC, a restart).
+    // Three tmpfs volumes of 900 MiB each (2700 MiB, 1200 past the threshold): a memory-backed
+    // emptyDir is sized to the node's allocatable memory, which this threshold (close to the free
+    // memory) makes as small as the memory in use plus 1500 MiB; one large file did not always
+    // fit (ENOSPC, a restart).
     await core.createNamespacedPod({
       namespace: ns,
       body: podSpec('hog', {
@@ -107,17 +112,19 @@ test('memory pressure: the BestEffort hog is evicted, the Guaranteed pod stays, 
             command: [
               'sh',
               '-c',
-              'dd if=/dev/zero of=/a/zeros bs=1M count=900 && dd if=/dev/zero of=/b/zeros bs=1M count=900 && sleep 3600',
+              'for v in a b c; do dd if=/dev/zero of=/$v/zeros bs=1M count=900 || exit 1; done; sleep 3600',
             ],
             volumeMounts: [
               { name: 'a', mountPath: '/a' },
               { name: 'b', mountPath: '/b' },
+              { name: 'c', mountPath: '/c' },
             ],
           },
         ],
         volumes: [
           { name: 'a', emptyDir: { medium: 'Memory' } },
           { name: 'b', emptyDir: { medium: 'Memory' } },
+          { name: 'c', emptyDir: { medium: 'Memory' } },
         ],
       }),
     });
