@@ -193,7 +193,8 @@ export const FIELDS = {
    */
   singleProcessOOMKill: optional(bool),
   // Read by nothing: CRI calls take their own deadlines.
-  runtimeRequestTimeoutMs: field(duration, 120_000, { inEffect: false }),
+  /** The deadline of the CRI calls that change state (src/cri/connection.ts). */
+  runtimeRequestTimeoutMs: field(duration, 120_000),
   maxPods: field(int, 110, { zeroIsUnset: true, omitEmpty: true, check: (v) => (v <= 0 ? 'maxPods: must be positive' : undefined) }),
   /** pids.max of each pod's cgroup (src/resources/pod-cgroup.ts); -1: no limit. */
   podPidsLimit: field(int, -1, { check: (v) => (v < -1 ? 'podPidsLimit: must be -1 (no limit) or more' : undefined) }),

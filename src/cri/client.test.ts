@@ -173,6 +173,33 @@ test('stopContainer waits longer than the grace period', async () => {
   assert.ok(deadline - Date.now() > 30_000 + 110_000, `deadline only ${deadline - Date.now()} ms away`);
 });
 
+test('runtimeRequestTimeout is the deadline of the calls that change state, and what StopContainer adds its grace period to', async () => {
+  reset();
+  const short = new RuntimeClient(`unix://${dir}/cri.sock`, { requestTimeoutMs: 150 });
+  const shortImages = new ImageClient(`unix://${dir}/cri.sock`, { requestTimeoutMs: 150 });
+  try {
+    const deadlines: Record<string, number> = {};
+    for (const name of ['RemovePodSandbox', 'StopContainer', 'RemoveImage', 'ListContainers'])
+      handlers[name] = (call, cb) => {
+        deadlines[name] = Number(call.getDeadline()) - Date.now();
+        cb(null, {});
+      };
+    await short.removePodSandbox({ podSandboxId: 's' });
+    await short.stopContainer({ containerId: 'c1', timeout: 2 });
+    await shortImages.removeImage({ image: { image: 'i' } });
+    await short.listContainers({});
+    assert.ok(deadlines.RemovePodSandbox! <= 150, `RemovePodSandbox ${deadlines.RemovePodSandbox} ms`);
+    assert.ok(deadlines.StopContainer! > 2000 && deadlines.StopContainer! <= 2150, `StopContainer ${deadlines.StopContainer} ms`);
+    assert.ok(deadlines.RemoveImage! <= 150, `RemoveImage ${deadlines.RemoveImage} ms`);
+    assert.ok(deadlines.ListContainers! > 150, 'a read keeps its own deadline');
+    handlers.RemovePodSandbox = () => {}; // never answers
+    await assert.rejects(short.removePodSandbox({ podSandboxId: 's' }), { code: status.DEADLINE_EXCEEDED });
+  } finally {
+    short.close();
+    shortImages.close();
+  }
+});
+
 test('an unreachable socket says so on one line', async () => {
   const missing = new RuntimeClient(`unix://${dir}/missing.sock`, { readAttempts: 1 });
   try {

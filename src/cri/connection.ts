@@ -16,6 +16,11 @@ export interface ConnectionOptions {
   readAttempts?: number;
   /** First retry delay in ms, doubled per retry plus up to 20% jitter; default 100. */
   retryDelayMs?: number;
+  /**
+   * upstream's runtimeRequestTimeout (default 2 min): the deadline of every call that changes
+   * state, but for those that run long (pulls) or only mint a streaming URL.
+   */
+  requestTimeoutMs?: number;
 }
 
 export interface CallOptions {
@@ -25,12 +30,18 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** How one method is called: its metrics name, default deadline, and whether it may be retried. */
+/**
+ * How one method is called: its metrics name, default deadline (undefined: runtimeRequestTimeout),
+ * and whether it may be retried.
+ */
 export interface Rpc {
   operation: string;
-  timeoutMs: number;
+  timeoutMs?: number;
   idempotent: boolean;
 }
+
+/** upstream's --runtime-request-timeout default. */
+export const RUNTIME_REQUEST_TIMEOUT_MS = 120_000;
 
 // proto-loader accepts a string for a bytes field and base64-decodes it, silently
 // turning plain text into garbage: requests take Buffers only.
@@ -60,6 +71,8 @@ export class CriConnection {
   readonly #observer: Observer | undefined;
   readonly #readAttempts: number;
   readonly #retryDelayMs: number;
+  /** runtimeRequestTimeout: what StopContainer and ExecSync add their own timeouts to, as upstream. */
+  readonly requestTimeoutMs: number;
 
   constructor(endpoint: string, options: ConnectionOptions = {}) {
     this.target = grpcTarget(endpoint);
@@ -74,13 +87,14 @@ export class CriConnection {
     this.#observer = options.observer;
     this.#readAttempts = Math.max(1, Math.floor(options.readAttempts ?? 3));
     this.#retryDelayMs = options.retryDelayMs ?? 100;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? RUNTIME_REQUEST_TIMEOUT_MS;
   }
 
   async call<D extends MethodDefinition<any, any, any, any>>(
     method: D,
     rpc: Rpc,
     request: RequestOf<D>,
-    timeoutMs = rpc.timeoutMs,
+    timeoutMs = rpc.timeoutMs ?? this.requestTimeoutMs,
     signal?: AbortSignal,
   ): Promise<ResponseOf<D>> {
     const name = method.path.slice(method.path.lastIndexOf('/') + 1);

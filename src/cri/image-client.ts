@@ -14,7 +14,8 @@ const RPC = {
   ImageStatus: read('image_status'),
   // Upstream bounds a pull by progress, not time; 10 min covers a large image on a slow link.
   PullImage: { operation: 'pull_image', timeoutMs: 600_000, idempotent: false },
-  RemoveImage: { operation: 'remove_image', timeoutMs: 120_000, idempotent: false },
+  // runtimeRequestTimeout, the connection's.
+  RemoveImage: { operation: 'remove_image', idempotent: false },
   ImageFsInfo: read('image_fs_info'),
 } satisfies { [M in keyof Methods]?: Rpc };
 

@@ -7,14 +7,13 @@ type Methods = RuntimeServiceDefinition;
 export type RuntimeRequest<M extends keyof Methods> = RequestOf<Methods[M]>;
 export type RuntimeResponse<M extends keyof Methods> = ResponseOf<Methods[M]>;
 
-// Upstream's --runtime-request-timeout default (2 min) for anything that changes
-// state; reads are cheap here (a full relist takes ~5 ms) so they fail fast.
-const WRITE_MS = 120_000;
+// Anything that changes state has runtimeRequestTimeout as its deadline (the connection's);
+// reads are cheap here (a full relist takes ~5 ms) so they fail fast.
 const READ_MS = 10_000;
 const STATS_MS = 30_000;
 
 const read = (operation: string, timeoutMs = READ_MS): Rpc => ({ operation, timeoutMs, idempotent: true });
-const write = (operation: string, timeoutMs = WRITE_MS): Rpc => ({ operation, timeoutMs, idempotent: false });
+const write = (operation: string, timeoutMs?: number): Rpc => ({ operation, timeoutMs, idempotent: false });
 
 // Operation names are upstream's operation_type metric labels.
 const RPC = {
@@ -99,9 +98,12 @@ export class RuntimeClient {
     return this.#call('StartContainer', request, options);
   }
 
-  /** The default deadline is the grace period (request.timeout, seconds) plus 2 min. */
+  /** The default deadline is the grace period (request.timeout, seconds) plus runtimeRequestTimeout. */
   stopContainer(request: RuntimeRequest<'StopContainer'>, options?: CallOptions) {
-    return this.#call('StopContainer', request, { timeoutMs: WRITE_MS + seconds(request.timeout) * 1000, ...options });
+    return this.#call('StopContainer', request, {
+      timeoutMs: this.#connection.requestTimeoutMs + seconds(request.timeout) * 1000,
+      ...options,
+    });
   }
 
   removeContainer(request: RuntimeRequest<'RemoveContainer'>, options?: CallOptions) {
@@ -121,9 +123,9 @@ export class RuntimeClient {
     return this.#call('UpdateContainerResources', request, options);
   }
 
-  /** The default deadline is the command's timeout (seconds) plus 2 min. */
+  /** The default deadline is the command's timeout (seconds) plus runtimeRequestTimeout. */
   execSync(request: RuntimeRequest<'ExecSync'>, options?: CallOptions) {
-    return this.#call('ExecSync', request, { timeoutMs: WRITE_MS + seconds(request.timeout) * 1000, ...options });
+    return this.#call('ExecSync', request, { timeoutMs: this.#connection.requestTimeoutMs + seconds(request.timeout) * 1000, ...options });
   }
 
   exec(request: RuntimeRequest<'Exec'>, options?: CallOptions) {

@@ -44,8 +44,9 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
     userAgent: `kubelet-ts/${KUBELET_VERSION} (linux) ${nodeName}`,
     observe: restClientMetrics,
   });
-  const cri = new RuntimeClient(o.runtimeEndpoint, { observer: observeRuntimeOperation });
-  const images = new ImageClient(config.imageServiceEndpoint || o.runtimeEndpoint, { observer: observeRuntimeOperation });
+  const runtime = { observer: observeRuntimeOperation, requestTimeoutMs: config.runtimeRequestTimeoutMs };
+  const cri = new RuntimeClient(o.runtimeEndpoint, runtime);
+  const images = new ImageClient(config.imageServiceEndpoint || o.runtimeEndpoint, runtime);
   const version = await cri.version({});
   log.info('Container runtime initialized', {
     runtime: version.runtimeName,
