@@ -215,13 +215,20 @@ test('uninstalling the driver: its plugins unregister and each kubelet deletes t
 }, async () => {
   // What the uninstall takes away must be there first: registered plugins and published slices.
   await driverAtWork();
-  // kubectl waits for each object to be gone: the namespace with the plugin pods, each of which
-  // removes its sockets when stopped.
-  ck(['delete', '-f', MANIFEST, '--wait=true', '--timeout=100s']);
+  // The plugin pods go with the namespace; each removes its sockets when stopped.
+  ck(['delete', '-f', MANIFEST, '--wait=false']);
   for (const w of WORKERS) {
-    await eventually(`the plugin unregistered from the kubelet of ${w}`, 60_000, async () => !registeredOn(w));
+    await eventually(`the plugin unregistered from the kubelet of ${w}`, 100_000, async () => !registeredOn(w));
   }
   // The driver leaves its slices; the kubelet deletes a driver's slices on its node once the
-  // driver has been away for 30 s (upstream's DRAPluginManager wipingDelay).
+  // driver has been away for 30 s (upstream's DRAPluginManager wipingDelay): they are still
+  // there once the plugins are gone, and go after.
+  assert.deepEqual(
+    driverSlices()
+      .map((s) => s.spec.nodeName)
+      .sort(),
+    WORKERS,
+    "the slices outlive the plugins, for the kubelet's wiping delay",
+  );
   await eventually("the driver's ResourceSlices deleted", 120_000, async () => driverSlices().length === 0, 1000);
 });
