@@ -93,17 +93,26 @@ const driverEnv = (pod: string, container: string) =>
     .filter((l) => /^(?:admin|user|claim)_[a-zA-Z0-9_]*=.*$/.test(l))
     .sort();
 
-test("the driver's kubelet plugin runs on each worker, registers with its kubelet and publishes the node's devices", {
-  timeout: 5 * 60_000,
-}, async () => {
+/**
+ * The driver at work, as the first test checks it and the last needs it (each may run alone):
+ * its plugin rolled out, registered with each worker's kubelet, and a ResourceSlice of each
+ * worker published. Returns the slices by node.
+ */
+async function driverAtWork(): Promise<Map<string | undefined, Slice>> {
   ck(['-n', DRIVER_NS, 'rollout', 'status', 'ds/dra-test-driver-kubelet-plugin', '--timeout=180s']);
-  const plugins = ckJSON<{ items: Pod[] }>('-n', DRIVER_NS, 'get', 'pods', '-l', PLUGIN_LABEL).items;
-  assert.deepEqual(plugins.map((p) => p.spec.nodeName).sort(), WORKERS, 'one plugin per worker, none on the tainted control plane');
   for (const w of WORKERS) await eventually(`the plugin registered with the kubelet of ${w}`, 60_000, async () => registeredOn(w));
-  const byNode = await eventually('a ResourceSlice of the driver for each worker', 60_000, async () => {
+  return eventually('a ResourceSlice of the driver for each worker', 60_000, async () => {
     const m = new Map(driverSlices().map((s) => [s.spec.nodeName, s]));
     return WORKERS.every((w) => m.has(w)) ? m : undefined;
   });
+}
+
+test("the driver's kubelet plugin runs on each worker, registers with its kubelet and publishes the node's devices", {
+  timeout: 5 * 60_000,
+}, async () => {
+  const byNode = await driverAtWork();
+  const plugins = ckJSON<{ items: Pod[] }>('-n', DRIVER_NS, 'get', 'pods', '-l', PLUGIN_LABEL).items;
+  assert.deepEqual(plugins.map((p) => p.spec.nodeName).sort(), WORKERS, 'one plugin per worker, none on the tainted control plane');
   for (const w of WORKERS) {
     const s = byNode.get(w)!;
     assert.equal(s.spec.pool.name, w, 'one pool per node, named after it');
@@ -202,15 +211,24 @@ test('a pod with a claim from a ResourceClaimTemplate: allocated on its node, re
 });
 
 test('uninstalling the driver: its plugins unregister and each kubelet deletes the ResourceSlices of its node', {
-  timeout: 5 * 60_000,
+  timeout: 8 * 60_000,
 }, async () => {
-  // kubectl waits for each object to be gone: the namespace with the plugin pods, each of which
-  // removes its sockets when stopped.
-  ck(['delete', '-f', MANIFEST, '--wait=true', '--timeout=100s']);
+  // What the uninstall takes away must be there first: registered plugins and published slices.
+  await driverAtWork();
+  // The plugin pods go with the namespace; each removes its sockets when stopped.
+  ck(['delete', '-f', MANIFEST, '--wait=false']);
   for (const w of WORKERS) {
-    await eventually(`the plugin unregistered from the kubelet of ${w}`, 60_000, async () => !registeredOn(w));
+    await eventually(`the plugin unregistered from the kubelet of ${w}`, 100_000, async () => !registeredOn(w));
   }
   // The driver leaves its slices; the kubelet deletes a driver's slices on its node once the
-  // driver has been away for 30 s (upstream's DRAPluginManager wipingDelay).
+  // driver has been away for 30 s (upstream's DRAPluginManager wipingDelay): they are still
+  // there once the plugins are gone, and go after.
+  assert.deepEqual(
+    driverSlices()
+      .map((s) => s.spec.nodeName)
+      .sort(),
+    WORKERS,
+    "the slices outlive the plugins, for the kubelet's wiping delay",
+  );
   await eventually("the driver's ResourceSlices deleted", 120_000, async () => driverSlices().length === 0, 1000);
 });

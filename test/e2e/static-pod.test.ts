@@ -4,7 +4,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,8 @@ import {
 } from './stack.ts';
 
 before(() => ensureStack());
+
+const KUBELET_LOG = join(ROOT, '_output/local/logs/kubelet-ts.log');
 
 const manifest = (ns: string, message: string) => `apiVersion: v1
 kind: Pod
@@ -115,8 +117,9 @@ test('an invalid manifest is logged and ignored; other static pods run on', () =
   withNamespace(async (ns) => {
     const bad = `/etc/kubernetes/manifests/e2e-bad-${ns}.yaml`;
     const good = `/etc/kubernetes/manifests/e2e-${ns}.yaml`;
+    const from = statSync(KUBELET_LOG).size;
     try {
-      writeFileSync(bad, 'apiVersion: v1\nkind: Pod\nmetadata: {name: Not_Valid}\nspec: {containers: []}\n');
+      writeFileSync(bad, `apiVersion: v1\nkind: Pod\nmetadata: {name: Not_Valid, namespace: ${ns}}\nspec: {containers: []}\n`);
       writeFileSync(good, manifest(ns, 'fine'));
       await eventually(
         'the valid static pod Running',
@@ -129,6 +132,27 @@ test('an invalid manifest is logged and ignored; other static pods run on', () =
           )?.status?.phase === 'Running',
         250,
       );
+      // Logged: the kubelet's error line names the file and what is wrong with it (upstream's
+      // "Could not process manifest file" of its file source), once.
+      const said = `"Could not process manifest file, ignoring it" path=${JSON.stringify(bad)} err=`;
+      const lines = await eventually(`${said} in the kubelet's log`, 10_000, async () => {
+        const l = readFileSync(KUBELET_LOG).subarray(from).toString('utf8').split('\n');
+        const found = l.filter((x) => x.includes(said));
+        return found.length ? found : undefined;
+      });
+      assert.equal(lines.length, 1, lines.join('\n'));
+      assert.match(lines[0]!, /^E\d{4} /, 'an error line');
+      assert.ok(
+        lines[0]!.includes(JSON.stringify(`${bad}: metadata.name "Not_Valid" is not a valid DNS-1123 subdomain`).slice(0, -1)),
+        `the reason in ${lines[0]}`,
+      );
+      // Ignored: no pod of it, in the apiserver or in the runtime; the namespace has the valid one alone.
+      const pods = await clients().core.listNamespacedPod({ namespace: ns });
+      assert.deepEqual(
+        pods.items.map((p) => p.metadata!.name),
+        [`static-web-${nodeName()}`],
+      );
+      assert.equal(crictl('pods', '-q', '--namespace', ns).trim().split('\n').filter(Boolean).length, 1, 'one sandbox in the namespace');
     } finally {
       rmSync(bad, { force: true });
       rmSync(good, { force: true });

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { swapControllerFile } from '../../src/node/swap.ts';
 import { ROOT, clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, withNamespace } from './stack.ts';
 
 before(() => ensureStack());
@@ -24,32 +25,45 @@ test("nodeInfo.swap: the node's swap capacity when it has swap, nothing without"
 });
 
 const cgroupV2 = existsSync('/sys/fs/cgroup/cgroup.controllers');
-// cgroup v1 accounts swap only with the kernel's swapaccount: without it upstream (and kubelet-ts) set nothing.
-const noController = !cgroupV2 && !existsSync('/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes');
+/**
+ * The file by which the kubelet tells whether the node accounts swap in memory cgroups
+ * (src/node/swap.ts): memsw on cgroup v1 (the kernel's swapaccount), memory.swap.max in the
+ * kubelet's own cgroup on v2. Without it upstream (and kubelet-ts) set nothing.
+ */
+const swapController = () => {
+  const pid = readFileSync(join(ROOT, '_output/local/pids/kubelet-ts.child.pid'), 'utf8').trim();
+  return swapControllerFile(cgroupV2, readFileSync(`/proc/${pid}/cgroup`, 'utf8'));
+};
 
-test(
-  'NoSwap: memory+swap is the memory limit (cgroup v1), memory.swap.max is 0 (v2)',
-  { skip: noController && 'the kernel does not account swap in memory cgroups' },
-  () =>
-    withNamespace(async (ns) => {
-      const body = podSpec('noswap');
-      body.spec!.containers[0]!.resources = { requests: { memory: '32Mi' }, limits: { memory: '64Mi' } };
-      await clients().core.createNamespacedPod({ namespace: ns, body });
-      await eventually('pod noswap Running', 60_000, async () => {
-        const p = await clients().core.readNamespacedPod({ name: 'noswap', namespace: ns });
-        return p.status?.phase === 'Running';
-      });
-      // The container's own cgroup, as runc mounts it at /sys/fs/cgroup.
-      const cat = (file: string) => kubectl('-n', ns, 'exec', 'noswap', '--', 'sh', '-c', `cat ${file} 2>/dev/null || echo none`).trim();
-      if (cgroupV2) {
-        const max = cat('/sys/fs/cgroup/memory.swap.max');
-        assert.ok(max === '0' || max === 'none', `memory.swap.max: ${max}`);
-      } else {
-        assert.equal(cat('/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes'), String(64 * 2 ** 20));
-        assert.equal(cat('/sys/fs/cgroup/memory/memory.limit_in_bytes'), String(64 * 2 ** 20));
-      }
-    }),
-);
+test('NoSwap: memory+swap is the memory limit (cgroup v1), memory.swap.max is 0 (v2)', async (t) => {
+  const controller = swapController();
+  if (!existsSync(controller)) {
+    t.skip(`the node does not account swap in memory cgroups (no ${controller})`);
+    return;
+  }
+  await withNamespace(async (ns) => {
+    const body = podSpec('noswap');
+    body.spec!.containers[0]!.resources = { requests: { memory: '32Mi' }, limits: { memory: '64Mi' } };
+    await clients().core.createNamespacedPod({ namespace: ns, body });
+    await eventually('pod noswap Running', 60_000, async () => {
+      const p = await clients().core.readNamespacedPod({ name: 'noswap', namespace: ns });
+      return p.status?.phase === 'Running';
+    });
+    // The container's own cgroup, as runc mounts it at /sys/fs/cgroup. The node accounts swap,
+    // so the file is there: a missing one fails, as a wrong value does.
+    const cat = (file: string) => {
+      const v = kubectl('-n', ns, 'exec', 'noswap', '--', 'sh', '-c', `cat ${file} 2>/dev/null || echo missing`).trim();
+      assert.notEqual(v, 'missing', `${file} is missing in the container, though the node accounts swap (${controller})`);
+      return v;
+    };
+    if (cgroupV2) {
+      assert.equal(cat('/sys/fs/cgroup/memory.swap.max'), '0');
+    } else {
+      assert.equal(cat('/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes'), String(64 * 2 ** 20));
+      assert.equal(cat('/sys/fs/cgroup/memory/memory.limit_in_bytes'), String(64 * 2 ** 20));
+    }
+  });
+});
 
 const SWAP_FILE = '/var/tmp/kts-e2e.swap';
 const KUBELET_LOG = join(ROOT, '_output/local/logs/kubelet-ts.log');
