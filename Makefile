@@ -52,7 +52,7 @@ test: lint typecheck build unit e2e
 # default runtime (4 minutes that a CI run, which ends with `make down`, does not spend). (The
 # cluster goes down first: the local stack's reset would take the nodes' mounts with it, see
 # hack/down.sh.)
-CONTAINERD1_E2E := pod containers logs kubelet-api security runtime-class user-namespaces node
+CONTAINERD1_E2E := pod-lifecycle containers container-logs kubelet-api security-context runtime-class user-namespaces node-registration
 test-containerd1: build
 	bash hack/cluster/down.sh
 	bash hack/down.sh

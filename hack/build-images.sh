@@ -7,7 +7,7 @@
 #   - busybox from Debian's busybox-static, under the names pods and e2e tests use;
 #   - upstream's sample device plugin (test/images/sample-device-plugin of the pinned release,
 #     built by `hack/build-conformance.sh sample-device-plugin`), under the name upstream's
-#     e2e manifests use: test/e2e/devices.test.ts and the node e2e device plugin tests run it.
+#     e2e manifests use: test/e2e/device-plugins.test.ts and the node e2e device plugin tests run it.
 #   - rancher's local-path-provisioner (hack/images/local-path.sh), from hack/build-addons.sh's binary.
 # With --cluster, also the images a kubeadm cluster with kube-proxy, CoreDNS and flannel
 # runs (from hack/build-control-plane.sh's and hack/build-addons.sh's binaries and Debian's

@@ -1,7 +1,7 @@
 // Which runtime pods garbage collection may touch, and when a pod's content may go.
 //
 // Upstream assumes one kubelet per runtime, so every CRI object with a pod UID label is
-// its own. Here several kubelets can share one containerd (test/e2e/join.test.ts runs
+// its own. Here several kubelets can share one containerd (test/e2e/kubeadm-join.test.ts runs
 // extra ones with other node names and root dirs), and pod labels carry no node name.
 // The mark of ownership is the pod's directory under this kubelet's root dir
 // (ROOT/pods/UID, upstream's layout), made before the pod's first sandbox is created:
