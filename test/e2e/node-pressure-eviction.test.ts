@@ -109,11 +109,7 @@ test('memory pressure: the BestEffort hog is evicted, the Guaranteed pod stays, 
           {
             name: 'main',
             image: podSpec('x').spec!.containers[0]!.image,
-            command: [
-              'sh',
-              '-c',
-              'for v in a b c; do dd if=/dev/zero of=/$v/zeros bs=1M count=900 || exit 1; done; sleep 3600',
-            ],
+            command: ['sh', '-c', 'for v in a b c; do dd if=/dev/zero of=/$v/zeros bs=1M count=900 || exit 1; done; sleep 3600'],
             volumeMounts: [
               { name: 'a', mountPath: '/a' },
               { name: 'b', mountPath: '/b' },
