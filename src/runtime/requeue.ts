@@ -3,7 +3,13 @@
 // completeWork: a failed sync is tried again after backOffPeriod, a transient one after 1 s).
 import type { Waiting } from '../container/types.ts';
 
-/** RestartAllContainers' two syncs, and the status between them, follow each other at once. */
+/**
+ * At once: RestartAllContainers' two syncs and the status between them; and the sync after one
+ * that started a sidecar, which the next init or app container waits for. Upstream's generic
+ * PLEG sees that start within its 1 s relist and wakes the pod; here the relist runs every 10 s
+ * while the runtime's event stream is up, and starts (the kubelet's own doing) send no event
+ * that relists, so the pod's app containers waited up to 10 s behind every sidecar.
+ */
 export const REQUEUE_NOW_MS = 0;
 
 /**

@@ -270,6 +270,25 @@ const rows: Row[] = [
     events: ['Normal Created: Created container: b', 'Normal Started: Started container b'],
   },
   {
+    name: 'a new pod with a sidecar: the sandbox and the sidecar, then a sync at once, which the app containers wait for',
+    pod: pod({ initContainers: [sidecar] }),
+    calls: ['Status', 'RunPodSandbox shop/web attempt=0', 'CreateContainer proxy attempt=0 in sb1', 'StartContainer c1'],
+    events: ['Normal Created: Created container: proxy', 'Normal Started: Started container proxy'],
+    requeueAfterMs: 0,
+  },
+  {
+    name: 'the sidecar runs: the app containers start, and no sync at once',
+    pod: pod({ initContainers: [sidecar] }),
+    given: (rt) => running(rt, sidecar),
+    calls: ['CreateContainer a attempt=0 in sb1', 'StartContainer c2', 'CreateContainer b attempt=0 in sb1', 'StartContainer c3'],
+    events: [
+      'Normal Created: Created container: a',
+      'Normal Started: Started container a',
+      'Normal Created: Created container: b',
+      'Normal Started: Started container b',
+    ],
+  },
+  {
     name: 'all containers done (restartPolicy Never): the running sidecar is stopped with the pod grace period, the sandbox stays',
     pod: pod({ restartPolicy: 'Never', initContainers: [sidecar], containers: [a], terminationGracePeriodSeconds: 45 }),
     given: (rt) => {

@@ -23,7 +23,7 @@ import { allContainersCouldRestart, allContainersRestarting, shouldAllContainers
 import { RuntimeHandlers, supportsRecursiveReadOnly } from './runtime-handlers.ts';
 import { createSandbox, podSandboxConfig } from './sandbox.ts';
 import { startContainer, type StartScope } from './start-container.ts';
-import { logRef, type LogRef } from '../podutil/podutil.ts';
+import { isSidecar, logRef, type LogRef } from '../podutil/podutil.ts';
 import type { SyncContext, SyncResult } from './sync-context.ts';
 
 export type { ContainerDevices, PodLevelSteps, SyncObserver, SyncResult } from './sync-context.ts';
@@ -202,9 +202,13 @@ export class RuntimeSyncer {
     let requeueAfterMs: number | undefined;
     for (const { name } of toStart) {
       scope.signal?.throwIfAborted();
-      const wait = await startContainer(ctx, pod, specs.get(name)!, { ...scope, imageVolumes });
+      const c = specs.get(name)!;
+      const wait = (await startContainer(ctx, pod, c, { ...scope, imageVolumes })) ?? (isSidecarOf(spec, c) ? REQUEUE_NOW_MS : undefined);
       if (wait !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
     }
     return requeueAfterMs;
   }
 }
+
+/** A restartable init container of this pod (a sidecar): the containers after it wait for it to run. */
+const isSidecarOf = (spec: NonNullable<Pod['spec']>, c: Container) => isSidecar(c) && (spec.initContainers ?? []).includes(c);
