@@ -28,8 +28,12 @@ YAML
     echo "featureGates:" >> "$LOCAL/kubelet-config.yaml"
     local g; for g in ${KTS_FEATURE_GATES//,/ }; do echo "  ${g%%=*}: ${g#*=}" >> "$LOCAL/kubelet-config.yaml"; done
   fi
-  # KTS_CONFIG_EXTRA=FILE: more KubeletConfiguration fields (the eviction tests' thresholds).
-  if [ -n "${KTS_CONFIG_EXTRA:-}" ]; then cat "$KTS_CONFIG_EXTRA" >> "$LOCAL/kubelet-config.yaml"; fi
+  # KTS_CONFIG_EXTRA=FILE: more KubeletConfiguration fields (the eviction tests' thresholds). A
+  # one-line field of the stack's own that it sets again is its (YAML keys must be unique).
+  if [ -n "${KTS_CONFIG_EXTRA:-}" ]; then
+    local k; for k in $(grep -oE '^[A-Za-z]+:' "$KTS_CONFIG_EXTRA" | tr -d :); do sed -i "/^$k: [^ ]/d" "$LOCAL/kubelet-config.yaml"; done
+    cat "$KTS_CONFIG_EXTRA" >> "$LOCAL/kubelet-config.yaml"
+  fi
 }
 
 # root_fs: mounts the root dir's own filesystem (KUBELET_ROOT_IMG of hack/lib.sh), made on first

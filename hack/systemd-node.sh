@@ -52,8 +52,17 @@ MIRROR=http://deb.debian.org/debian
 in_sd() { podman exec -i "$SD_NAME" "$@"; }
 sd_running() { [ "$(podman inspect -f '{{.State.Running}}' "$SD_NAME" 2>/dev/null)" = true ]; }
 
-rootfs() {
+# Debian's podman installs a CNI network of its own, /etc/cni/net.d/87-podman-bridge.conflist
+# (10.88.0.0/16): the host's containerd then puts the local stack's pods on it, kubelet-ts leaves
+# the podCIDR's network to that "installed add-on", and pods get IPs outside the node's podCIDR.
+# The nodes here run with --network=none, so the host needs none of it.
+install_podman() {
   apt_install podman debootstrap
+  rm -f /etc/cni/net.d/87-podman-bridge.conflist
+}
+
+rootfs() {
+  install_podman
   if [ -x "$SD_ROOTFS/sbin/init" ] && [ -f "$SD_DIR/rootfs.done" ]; then log "root filesystem $SD_ROOTFS exists"; else
     rm -rf --one-file-system "$SD_ROOTFS"
     mkdir -p "$SD_ROOTFS"
