@@ -75,11 +75,6 @@ for m in $(mounts); do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || 
 # The root dir itself: the kubelet bind-mounts it shared (upstream's MakeRShared), maybe twice.
 while mountpoint -q /var/lib/kubelet; do umount /var/lib/kubelet 2>/dev/null || umount -l /var/lib/kubelet || break; done
 rm -f /run/netns/cni-* /var/run/netns/cni-* 2>/dev/null
-# The chaos run's net_cls hierarchy (test/chaos/node.ts), left by a run that died: runc would
-# bind-mount it into every privileged container, whose start then fails.
-if mountpoint -q /run/kts-netcls; then
-  rmdir /run/kts-netcls/chaos-cut 2>/dev/null; umount /run/kts-netcls 2>/dev/null || log "cannot unmount /run/kts-netcls"
-fi
 
 # CNI state of our network: host-local IP allocations and libcni's result cache.
 rm -rf "/var/lib/cni/networks/$CNI_NETWORK" /var/lib/cni/results/"$CNI_NETWORK"-* 2>/dev/null

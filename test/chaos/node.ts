@@ -132,17 +132,16 @@ export function startAgain(script: 'containerd.sh' | 'control-plane.sh'): void {
 
 // A network cut of one process from the apiserver: the process moves into a net_cls cgroup of
 // its own, whose packets to the apiserver's port an iptables rule drops (established
-// connections included). The net_cls hierarchy is mounted for it when no one has, and unmounted
-// again with the cut: a hierarchy left mounted is bind-mounted by runc into every privileged
-// container, whose start then fails (hack/down.sh unmounts it too, after a run that died).
+// connections included). The net_cls hierarchy is mounted for it when no one has, and stays
+// mounted: on this kernel an unmounted v1 hierarchy is still listed in every /proc/PID/cgroup,
+// and containerd's shims then cannot load any task's cgroups ("cannot find cgroup mount
+// destination": no OOM events, no OOMKilled). hack/systemd-node.sh hides it from podman.
 const NET_CLS = '/run/kts-netcls';
 const CUT_CLASS = '0x00100001';
 
 /** Cuts pid from the apiserver at address:port; returns what undoes it. */
 export function cutFromApiserver(pid: number, address: string, port = 6443): () => void {
-  mkdirSync(NET_CLS, { recursive: true });
-  const mounted = spawnSync('mountpoint', ['-q', NET_CLS]).status !== 0;
-  if (mounted) execFileSync('mount', ['-t', 'cgroup', '-o', 'net_cls', 'none', NET_CLS]);
+  execFileSync('sh', ['-c', `mkdir -p ${NET_CLS} && (mountpoint -q ${NET_CLS} || mount -t cgroup -o net_cls none ${NET_CLS})`]);
   const group = `${NET_CLS}/chaos-cut`;
   mkdirSync(group, { recursive: true });
   writeFileSync(`${group}/net_cls.classid`, CUT_CLASS);
@@ -153,8 +152,6 @@ export function cutFromApiserver(pid: number, address: string, port = 6443): () 
     execFileSync('iptables', ['-D', ...rule]);
     if (alive(pid)) writeFileSync(`${NET_CLS}/cgroup.procs`, String(pid));
     rmdirSync(group);
-    // Busy (another cut still in it): that cut's undo unmounts it.
-    if (mounted) spawnSync('umount', [NET_CLS]);
   };
 }
 
