@@ -92,7 +92,7 @@ async function cgroupDriverOf(configured: CgroupDriver, cri: RuntimeClient, log:
     } catch (e) {
       answer = e instanceof CriError && e.code === status.UNIMPLEMENTED ? { unimplemented: true } : { error: e };
       if ('unimplemented' in answer) break;
-      await sleep(2000);
+      if (i < 2) await sleep(2000);
     }
   }
   const choice = cgroupDriverInEffect(configured, answer);
