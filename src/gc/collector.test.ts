@@ -38,7 +38,7 @@ function fakes(pods: PodRuntimeStatus[], o: { owned?: string[]; logDirs?: string
     removeLogDir: (_dir, name) => {
       calls.push(`removeLogDir ${name}`);
     },
-    removePodCgroups: (_root, uid) => {
+    removePodCgroups: async (_cgroups, uid) => {
       calls.push(`removePodCgroups ${uid}`);
       return !(o.busyCgroupPasses && o.busyCgroupPasses-- > 0);
     },

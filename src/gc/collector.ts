@@ -8,6 +8,7 @@ import type { Logger } from '../log/log.ts';
 import { DEFAULT_CONTAINER_GC_POLICY, planContainerGC, type ContainerGCPolicy } from './containers.ts';
 import type { GCRuntime } from './cri.ts';
 import * as realDisk from './disk.ts';
+import { defaultNodeCgroups, type NodeCgroups } from '../resources/cgroup-manager.ts';
 import { logDirUID, planHousekeeping } from './housekeeping.ts';
 import type { KnownPod, Scope } from './ownership.ts';
 import { planSandboxGC } from './sandboxes.ts';
@@ -22,7 +23,7 @@ export interface GCDisk {
   unmountPodVolumes?(rootDir: string, uid: string): Promise<number>;
   removeLogDir(podLogsDir: string, name: string): void;
   /** True when none is left: a process killed in one is still exiting (the next pass removes it). */
-  removePodCgroups(cgroupRoot: string, uid: string): boolean;
+  removePodCgroups(cgroups: NodeCgroups, uid: string): Promise<boolean>;
   /** Removes /var/log/containers links whose log is gone, but not those of containers that have not exited; how many. */
   removeDanglingLogSymlinks?(notExited: ReadonlySet<string>): number;
 }
@@ -30,8 +31,8 @@ export interface GCDisk {
 export type Removed = 'container' | 'sandbox' | 'pod_dir' | 'pod_log_dir' | 'log_symlink';
 
 export interface CollectorDeps {
-  /** KubeletConfiguration cgroupRoot, below which orphaned pod cgroups are removed; default '/'. */
-  cgroupRoot?: string;
+  /** The node's cgroups, where orphaned pod cgroups are found and removed; default cgroupfs below '/'. */
+  cgroups?: NodeCgroups;
   runtime: GCRuntime;
   /** The pods with a worker (PodWorkers.states()). Read after the runtime is listed: see housekeeping. */
   known(): ReadonlyMap<string, KnownPod>;
@@ -167,14 +168,15 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
     }
     for (const x of plan.dirs) {
       if (abort.signal.aborted) return;
-      // Checked and removed in one synchronous stretch: no worker can appear in between.
       if (d.known().has(x.uid)) continue;
-      await item(hkItems, `dir/${x.uid}`, 'remove orphaned pod directories', ref(x.uid), () => {
+      await item(hkItems, `dir/${x.uid}`, 'remove orphaned pod directories', ref(x.uid), async () => {
         // The pod's directory stays (and this comes back) until its cgroups are gone.
-        if (!disk.removePodCgroups(d.cgroupRoot ?? '/', x.uid)) {
+        if (!(await disk.removePodCgroups(d.cgroups ?? defaultNodeCgroups(), x.uid))) {
           d.log.info('Killed the processes left in the cgroups of a pod that is gone; removing them at the next pass', ref(x.uid));
           return;
         }
+        // Checked again and removed in one synchronous stretch: no worker can appear in between.
+        if (d.known().has(x.uid)) return;
         for (const n of x.logDirs) {
           disk.removeLogDir(d.podLogsDir, n);
           removed('pod_log_dir');

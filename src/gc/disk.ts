@@ -3,8 +3,8 @@
 // log files and pod cgroups. Reads are cheap (a few readdirs) and done every 2 s.
 import { readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { removePodCgroup } from '../resources/pod-cgroup.ts';
 import { podCgroupCandidates } from '../resources/cgroup-layout.ts';
+import type { NodeCgroups } from '../resources/cgroup-manager.ts';
 import { danglingLinksToRemove, listLegacyLinks, removeLogSymlink } from '../container-logs/symlink.ts';
 import { mountPointsUnder } from '../mount/mountinfo.ts';
 
@@ -82,12 +82,12 @@ export function removeContainerLogs(logPath: string): void {
 
 /**
  * The cgroups containerd leaves behind for a pod, in every controller and QoS class (upstream's
- * cleanupOrphanedPodCgroups); true when none is left (see removePodCgroup).
+ * cleanupOrphanedPodCgroups); true when none is left (see CgroupManager.remove).
  */
-export function removePodCgroups(cgroupRoot: string, uid: string): boolean {
+export async function removePodCgroups(cgroups: NodeCgroups, uid: string): Promise<boolean> {
   if (!isSafeUID(uid)) return true;
   let gone = true;
-  for (const path of podCgroupCandidates(cgroupRoot, uid)) gone = removePodCgroup(path) && gone;
+  for (const path of podCgroupCandidates(cgroups.layout, uid)) gone = (await cgroups.manager.remove(path)) && gone;
   return gone;
 }
 

@@ -1,11 +1,12 @@
 // The kubelet's connections: the apiserver (a rate-limited client, and the heartbeats' own),
 // the container runtime's two CRI services, and the event recorder. The start fails with one
 // clear line when the runtime does not answer, rather than running against none.
+import { existsSync } from 'node:fs';
 import { status } from '@grpc/grpc-js';
 import { apiClient, type ApiClient } from '../apiserver/client.ts';
 import { sleep } from '../backoff/backoff.ts';
 import { CriError } from '../cri/error.ts';
-import { cgroupDriverInEffect, type CgroupDriver, type RuntimeConfigAnswer, unsupportedDriver } from '../resources/cgroup-driver.ts';
+import { cgroupDriverInEffect, type CgroupDriver, driverUnusable, type RuntimeConfigAnswer } from '../resources/cgroup-driver.ts';
 import { loadKubeconfig } from '../apiserver/kubeconfig.ts';
 import { rateLimited } from '../apiserver/rate-limited.ts';
 import { TokenBucket } from '../backoff/token-bucket.ts';
@@ -80,7 +81,7 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
 
 /**
  * upstream's getCgroupDriverFromCRI: up to three tries 2 s apart, since the runtime may still be
- * starting; UNIMPLEMENTED (containerd 1.6) at once. A driver kubelet-ts cannot drive stops the start.
+ * starting; UNIMPLEMENTED (containerd 1.6) at once. The systemd driver without systemd stops the start.
  */
 async function cgroupDriverOf(configured: CgroupDriver, cri: RuntimeClient, log: Logger): Promise<CgroupDriver> {
   let answer: RuntimeConfigAnswer = { error: 'not asked' };
@@ -99,7 +100,7 @@ async function cgroupDriverOf(configured: CgroupDriver, cri: RuntimeClient, log:
   if ('error' in choice) throw new Error(choice.error);
   if (choice.criLosingSupport) metrics.criLosingSupport.set({ version: choice.criLosingSupport }, 1);
   if (choice.log) log.info(choice.log, { cgroupDriver: choice.driver });
-  const unsupported = unsupportedDriver(choice);
-  if (unsupported) throw new Error(unsupported);
+  const unusable = driverUnusable(choice.driver, existsSync('/run/systemd/system'));
+  if (unusable) throw new Error(unusable);
   return choice.driver;
 }

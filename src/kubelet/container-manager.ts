@@ -15,11 +15,13 @@ import { logger, type Logger } from '../log/log.ts';
 import { deviceMetrics } from './observers.ts';
 import { ensureSystemCgroups } from '../node/system-cgroups.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
-import { kubepodsCgroup } from '../resources/cgroup-layout.ts';
+import { systemdOverDBus } from '../dbus/systemd.ts';
+import { cgroupLayout, kubepodsCgroup } from '../resources/cgroup-layout.ts';
+import { cgroupfsManager, type NodeCgroups } from '../resources/cgroup-manager.ts';
 import { cfsOf, singleProcessOOMKill } from '../resources/linux-resources.ts';
 import { enforcesPods, kubepodsLimits } from '../resources/node-allocatable.ts';
-import { ensurePodCgroup, removePodCgroup } from '../resources/pod-cgroup.ts';
 import { keepQosCgroups, updateQosCgroups } from '../resources/qos-cgroups.ts';
+import { systemdCgroupManager } from '../resources/systemd-cgroups.ts';
 import { UserNamespaces } from '../userns/manager.ts';
 import type { Host } from './node.ts';
 import type { KubeletOptions } from './options.ts';
@@ -40,16 +42,24 @@ export async function containerManager(
 ) {
   const { config, rootDir } = o;
   const { log, pods } = d;
+  // The cgroups the kubelet owns, named and made as the driver in effect does (the runtime's, when it says).
+  const cgroups: NodeCgroups = {
+    layout: cgroupLayout(config.cgroupDriver, config.cgroupRoot),
+    manager: config.cgroupDriver === 'systemd' ? systemdCgroupManager(systemdOverDBus()) : cgroupfsManager(),
+  };
   if (enforcesPods(config.enforceNodeAllocatable)) {
     try {
-      ensurePodCgroup(kubepodsCgroup(config.cgroupRoot), kubepodsLimits(d.host.facts, [config.kubeReserved, config.systemReserved]));
+      await cgroups.manager.ensure(
+        kubepodsCgroup(cgroups.layout),
+        kubepodsLimits(d.host.facts, [config.kubeReserved, config.systemReserved]),
+      );
     } catch (e) {
       log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
     }
   }
   for (const err of ensureSystemCgroups(o.systemCgroups)) log.error('Failed to ensure system container', { err });
   // The QoS cgroups' CPU weights follow the active pods (before each pod cgroup, and every minute).
-  const updateQos = () => updateQosCgroups(config.cgroupRoot, pods.active());
+  const updateQos = () => updateQosCgroups(cgroups.layout, pods.active(), cgroups.manager);
   const qosCgroups = keepQosCgroups(updateQos, logger('qos'));
 
   // Device plugins (src/devices): registration on ROOT/device-plugins/kubelet.sock, their devices
@@ -93,14 +103,15 @@ export async function containerManager(
   return {
     /** Upstream's NodeConfig parts that every container's resources follow. */
     settings: {
-      cgroupRoot: config.cgroupRoot,
+      cgroups: cgroups.layout,
       podPidsLimit: config.podPidsLimit,
       swap: d.host.swap,
       // One process or the whole container per OOM kill; refused as upstream's validation does.
       singleProcessOOMKill: singleProcessOOMKill(config.singleProcessOOMKill, d.host.swap.cgroupV2),
       cfs: cfsOf(config.cpuCFSQuota, config.cpuCFSQuotaPeriodMs),
     },
-    podCgroups: { updateQos, ensure: ensurePodCgroup, remove: removePodCgroup },
+    cgroups,
+    podCgroups: { updateQos, ensure: cgroups.manager.ensure, remove: cgroups.manager.remove },
     devices,
     dra,
     draPlugins,

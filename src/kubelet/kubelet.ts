@@ -37,7 +37,7 @@ export async function runKubelet(given: KubeletOptions): Promise<{ stop(): Promi
   const o = { ...given, config: { ...given.config, cgroupDriver: conn.cgroupDriver } };
   const cm = await containerManager(o, { ...conn, host, pods, wakePods, log });
   const vol = volumesAndPlugins(o, { api: conn.api, node, draPlugins: cm.draPlugins, inUseChanged: pokeNodeStatus, log });
-  const stats = statsProvider(o, { ...conn, persistent: vol.persistent, csiDrivers: vol.csiDrivers });
+  const stats = statsProvider(o, { ...conn, cgroups: cm.cgroups, persistent: vol.persistent, csiDrivers: vol.csiDrivers });
   const loops = await nodeLoops(o, {
     ...conn,
     host,
@@ -45,6 +45,7 @@ export async function runKubelet(given: KubeletOptions): Promise<{ stop(): Promi
     pods,
     persistent: vol.persistent,
     userns: cm.userns,
+    cgroups: cm.cgroups,
     stats,
     kill: (uid, kill) => workers.get().kill(uid, kill),
     poke: pokeNodeStatus,

@@ -2,6 +2,7 @@
 // GC, image GC, the eviction manager, container log rotation and graceful node shutdown. Each
 // stops a pod only through the pod workers (kill) and tells the node status when its
 // conditions change (poke).
+import type { NodeCgroups } from '../resources/cgroup-manager.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { criLogRuntime, startLogRotation } from '../container-logs/rotation.ts';
@@ -40,6 +41,7 @@ export async function nodeLoops(
     pods: PodManager;
     persistent: PersistentVolumes;
     userns: UserNamespaces;
+    cgroups: NodeCgroups;
     stats: Stats;
     /** Stops a pod through its worker with this final status; resolves once stopped. */
     kill: (uid: string, kill: KillPodOptions) => Promise<boolean>;
@@ -57,7 +59,7 @@ export async function nodeLoops(
     sourcesReady: () => d.pods.sourcesReady(),
     rootDir,
     podLogsDir: config.podLogsDir,
-    cgroupRoot: config.cgroupRoot,
+    cgroups: d.cgroups,
     log: logger('gc'),
     observe: housekeepingMetrics,
     releaseVolumes: (uid) => d.persistent.release(uid),

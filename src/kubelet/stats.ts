@@ -2,6 +2,7 @@
 // API, the eviction manager and the volume metrics, since the runtime's stats calls are slow.
 // The volumes' walks are cached across samples, so one source lives as long as the kubelet.
 import { featureEnabled } from '../features/gates.ts';
+import type { NodeCgroups } from '../resources/cgroup-manager.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { CsiDrivers } from '../csi/drivers.ts';
@@ -23,7 +24,14 @@ export type Stats = ReturnType<typeof statsProvider>;
 
 export function statsProvider(
   o: KubeletOptions,
-  d: { cri: RuntimeClient; images: ImageClient; persistent: PersistentVolumes; csiDrivers: CsiDrivers; events: Recorder },
+  d: {
+    cri: RuntimeClient;
+    images: ImageClient;
+    cgroups: NodeCgroups;
+    persistent: PersistentVolumes;
+    csiDrivers: CsiDrivers;
+    events: Recorder;
+  },
 ) {
   const { config, rootDir, nodeName } = o;
   const log = logger('stats');
@@ -46,7 +54,7 @@ export function statsProvider(
       collectSample(runtimeStats, hostStats(), {
         rootDir,
         podLogsDir: config.podLogsDir,
-        cgroupRoot: config.cgroupRoot,
+        cgroups: d.cgroups.layout,
         kubeletStartMs,
         systemCgroups: o.systemCgroups,
         volumes,

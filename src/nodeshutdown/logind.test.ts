@@ -10,7 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectBus, decodeMessage, encodeMessage } from './dbus.ts';
+import { connectBus, decodeMessage, encodeMessage } from '../dbus/dbus.ts';
 import { connectLogind, findOnPath, type Logind } from './logind.ts';
 import { nodeShutdownManager } from './manager.ts';
 import { stateFile } from './state-file.ts';

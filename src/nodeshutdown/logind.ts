@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { connectBus, DEFAULT_SYSTEM_BUS_ADDRESS } from './dbus.ts';
+import { connectBus, DEFAULT_SYSTEM_BUS_ADDRESS } from '../dbus/dbus.ts';
 
 const LOGIND_SERVICE = 'org.freedesktop.login1';
 const LOGIND_OBJECT = '/org/freedesktop/login1';

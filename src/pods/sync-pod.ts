@@ -11,7 +11,8 @@ import type { ImagePuller } from '../images/puller.ts';
 import type { Logger } from '../log/log.ts';
 import { withAllocation } from '../resize/decide.ts';
 import type { PodResizer } from '../resize/pod-resizer.ts';
-import { ensurePodCgroup, podCgroupLimits, removePodCgroup, type PodCgroupLimits } from '../resources/pod-cgroup.ts';
+import { cgroupfsManager, type CgroupManager } from '../resources/cgroup-manager.ts';
+import { podCgroupLimits } from '../resources/pod-cgroup.ts';
 import type { HealthOf } from '../runtime/actions.ts';
 import type { EnvSource } from '../runtime/env-sources.ts';
 import { podCgroup, type NodeContext } from '../runtime/pod-config.ts';
@@ -23,15 +24,12 @@ import { RuntimeSyncer, type ContainerDevices, type SyncObserver, type SyncResul
 import type { UserNamespaces } from '../userns/manager.ts';
 import type { VolumeManager } from '../volumes/volume-manager.ts';
 
-/** The pod's own cgroup (src/resources/pod-cgroup.ts); tests pass one that leaves /sys/fs/cgroup alone. */
-export interface PodCgroups {
+/** The pod's own cgroup (src/resources/cgroup-manager.ts); tests pass one that leaves /sys/fs/cgroup alone. */
+export interface PodCgroups extends Pick<CgroupManager, 'ensure' | 'remove'> {
   /** The QoS cgroups up to date with the active pods (src/resources/qos-cgroups.ts), before a pod cgroup is made. */
-  updateQos?(): void;
-  ensure(path: string, limits: PodCgroupLimits): void;
-  /** What is still busy is left to housekeeping's orphan cleanup. */
-  remove(path: string): unknown;
+  updateQos?(): Promise<void>;
 }
-const hostPodCgroups: PodCgroups = { ensure: ensurePodCgroup, remove: removePodCgroup };
+const hostPodCgroups: PodCgroups = cgroupfsManager();
 
 export class PodSyncer {
   readonly #runtime: RuntimeSyncer;
@@ -122,7 +120,7 @@ export class PodSyncer {
     await this.#volumes?.tearDown(uid);
     this.#runtime.forgetPod(uid, pod, status);
     this.#resizer.forget(uid);
-    if (pod) this.#podCgroups.remove(podCgroup(pod, this.#node.cgroupRoot));
+    if (pod) await this.#podCgroups.remove(podCgroup(pod, this.#node.cgroups));
   }
 
   /** Upstream's WaitForAttachAndMount: a volume that fails shows as a FailedMount event; not ready, the pod waits. */
@@ -137,14 +135,14 @@ export class PodSyncer {
    * The pod's own cgroup with its limits, before its sandbox, as upstream's SyncPod: the QoS cgroups
    * updated (UpdateQOSCgroups; a failure only logs), then the pod container manager's EnsureExists.
    */
-  #ensurePodCgroup(pod: Pod): void {
+  async #ensurePodCgroup(pod: Pod): Promise<void> {
     try {
-      this.#podCgroups.updateQos?.();
+      await this.#podCgroups.updateQos?.();
     } catch (e) {
       this.#log.v(2, 'Failed to update QoS cgroups while syncing pod', { ...logRef(pod), err: e });
     }
     try {
-      this.#podCgroups.ensure(podCgroup(pod, this.#node.cgroupRoot), podCgroupLimits(pod, this.#node.podPidsLimit, this.#node.cfs));
+      await this.#podCgroups.ensure(podCgroup(pod, this.#node.cgroups), podCgroupLimits(pod, this.#node.podPidsLimit, this.#node.cfs));
     } catch (e) {
       this.#log.warn('Cannot set up the pod cgroup; its containers keep their own limits', { ...logRef(pod), err: e });
     }

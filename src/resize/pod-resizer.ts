@@ -14,15 +14,9 @@ import type { ActualOf, PodActions } from '../runtime/actions.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import { containerFieldPath, podCgroup } from '../runtime/pod-config.ts';
 import { latest, type PodRuntimeStatus, type ResizeState } from '../container/types.ts';
-import {
-  podCgroupLimits,
-  readMemoryUsage,
-  readPodCgroup,
-  sameLimits,
-  widenLimits,
-  writePodCgroup,
-  type PodCgroupLimits,
-} from '../resources/pod-cgroup.ts';
+import { containerCgroupPath, DEFAULT_LAYOUT, type CgroupLayout } from '../resources/cgroup-layout.ts';
+import { cgroupfsManager, type CgroupManager } from '../resources/cgroup-manager.ts';
+import { podCgroupLimits, sameLimits, widenLimits } from '../resources/pod-cgroup.ts';
 import { AllocationManager } from './allocation.ts';
 import {
   admitResize,
@@ -43,18 +37,8 @@ export interface ResizeRuntime {
   view: Pick<RuntimeView, 'noteResources'>;
 }
 
-/** The pod cgroup as in-place resize reads and writes it (cgroup v1 files; a fake in tests). */
-export interface PodCgroupIO {
-  read(path: string): PodCgroupLimits | undefined;
-  write(path: string, l: PodCgroupLimits): void;
-  /** memory.usage_in_bytes of the pod's cgroup or a container's below it. */
-  memoryUsage(path: string): number | undefined;
-}
-const hostPodCgroupIO: PodCgroupIO = {
-  read: (p) => readPodCgroup(p),
-  write: (p, l) => writePodCgroup(p, l),
-  memoryUsage: (p) => readMemoryUsage(p),
-};
+/** The pod cgroup as in-place resize reads and writes it (the node's cgroup manager; a fake in tests). */
+export type PodCgroupIO = Pick<CgroupManager, 'read' | 'update' | 'memoryUsage'>;
 
 /** What in-place resize needs from the kubelet: the node's allocatable and the pods that hold resources on it. */
 export interface ResizeDeps {
@@ -63,8 +47,8 @@ export interface ResizeDeps {
   activePods: () => Pod[];
   /** The allocation checkpoint (upstream: ROOT/allocated_pods_state); default: memory only. */
   checkpointFile?: string;
-  /** KubeletConfiguration cgroupRoot, where pod cgroups are; default '/'. */
-  cgroupRoot?: string;
+  /** The cgroup driver and cgroupRoot: where pod cgroups are; default cgroupfs below '/'. */
+  cgroups?: CgroupLayout;
   /** Default: the host's cgroup v1 files. */
   podCgroupIO?: PodCgroupIO;
   /** KubeletConfiguration cpuCFSQuota and cpuCFSQuotaPeriod; default: quota on, 100 ms. */
@@ -101,7 +85,7 @@ export class PodResizer {
   /** Built by the kubelet and handed to PodSyncer (src/pods/sync-pod.ts); allocatable and activePods default to none (tests). */
   constructor(deps: Partial<ResizeDeps> & ResizeRuntime & { events: Recorder; log: Logger }) {
     this.#deps = { allocatable: () => undefined, activePods: () => [], ...deps };
-    this.#io = deps.podCgroupIO ?? hostPodCgroupIO;
+    this.#io = deps.podCgroupIO ?? cgroupfsManager();
     this.#allocation = new AllocationManager({
       file: deps.checkpointFile,
       onError: (message, e) => deps.log.warn(message, { err: e }),
@@ -231,7 +215,7 @@ export class PodResizer {
       this.#resizing.delete(uid);
       this.#deps.events.event(podRef(pod), 'Normal', 'ResizeCompleted', `Pod resize completed: ${resizeSummary(pod, allocated)}`);
     }
-    const cgroup = runtime.sandboxes[0]?.ready ? this.#io.read(podCgroup(pod, this.#deps.cgroupRoot)) : undefined;
+    const cgroup = runtime.sandboxes[0]?.ready ? this.#io.read(podCgroup(pod, this.#deps.cgroups)) : undefined;
     return {
       allocated: allocated.containers,
       ...(allocated.pod ? { allocatedPod: allocated.pod } : {}),
@@ -252,7 +236,7 @@ export class PodResizer {
    * resources as actuated. Failures go to errors (PodResizeInProgress, reason Error).
    */
   growPodCgroup(pod: Pod, ref: object, errors: string[] = []): () => void {
-    const path = podCgroup(pod, this.#deps.cgroupRoot),
+    const path = podCgroup(pod, this.#deps.cgroups),
       target = podCgroupLimits(pod, -1, this.#deps.cfs);
     const current = this.#io.read(path);
     const fail = (what: string, e: unknown) => {
@@ -266,7 +250,7 @@ export class PodResizer {
     const widened = widenLimits(current, target);
     let grown = true;
     try {
-      if (!sameLimits(widened, current)) this.#io.write(path, widened);
+      if (!sameLimits(widened, current)) this.#io.update(path, widened);
     } catch (e) {
       grown = false;
       fail('grow', e);
@@ -274,7 +258,7 @@ export class PodResizer {
     return () => {
       if (!grown) return;
       try {
-        if (!sameLimits(widened, target)) this.#io.write(path, target);
+        if (!sameLimits(widened, target)) this.#io.update(path, target);
         this.notePodActuated(pod);
         this.#deps.log.info('Resized the pod cgroup', { ...ref, cgroup: path, limits: target });
       } catch (e) {
@@ -288,7 +272,7 @@ export class PodResizer {
    * the pod, must stay above current usage. The error, or undefined.
    */
   memoryBelowUsage(pod: Pod, actions: PodActions, status: PodRuntimeStatus, actualOf: ActualOf): string | undefined {
-    const path = podCgroup(pod, this.#deps.cgroupRoot);
+    const path = podCgroup(pod, this.#deps.cgroups);
     const errs: string[] = [];
     const podLimit = podCgroupLimits(pod).memoryLimitBytes,
       podNow = this.#io.read(path)?.memoryLimitBytes;
@@ -305,7 +289,7 @@ export class PodResizer {
       const before = actualOf(s);
       const now = before ? linuxResources(before).memoryLimitInBytes : 0;
       if (!want || (now && want >= now)) continue;
-      const usage = this.#io.memoryUsage(`${path}/${u.id}`);
+      const usage = this.#io.memoryUsage(containerCgroupPath(this.#deps.cgroups ?? DEFAULT_LAYOUT, path, u.id));
       if (usage !== undefined && usage >= want)
         errs.push(`attempting to set container "${u.name}" memory limit (${want}) below current usage (${usage})`);
     }

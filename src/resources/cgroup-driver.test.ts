@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cgroupDriverInEffect, unsupportedDriver, type RuntimeConfigAnswer } from './cgroup-driver.ts';
+import { cgroupDriverInEffect, driverUnusable, type RuntimeConfigAnswer } from './cgroup-driver.ts';
 
 test("cgroupDriverInEffect: the runtime's driver when it says one, else the config's, as upstream's getCgroupDriverFromCRI", () => {
   const rows: [string, 'cgroupfs' | 'systemd', RuntimeConfigAnswer, unknown][] = [
@@ -36,14 +36,8 @@ test("cgroupDriverInEffect: the runtime's driver when it says one, else the conf
   );
 });
 
-test('unsupportedDriver: cgroupfs runs; systemd stops the start with a line saying where it came from', () => {
-  assert.equal(unsupportedDriver({ driver: 'cgroupfs', from: 'runtime' }), undefined);
-  assert.match(
-    unsupportedDriver({ driver: 'systemd', from: 'runtime' }) ?? '',
-    /container runtime uses the systemd cgroup driver.*SystemdCgroup = true/,
-  );
-  assert.match(
-    unsupportedDriver({ driver: 'systemd', from: 'config' }) ?? '',
-    /cgroupDriver is systemd and the container runtime does not say/,
-  );
+test('driverUnusable: cgroupfs anywhere; systemd only where systemd runs, else one line naming why', () => {
+  assert.equal(driverUnusable('cgroupfs', false), undefined);
+  assert.equal(driverUnusable('systemd', true), undefined);
+  assert.match(driverUnusable('systemd', false) ?? '', /systemd cgroup driver is in effect, but systemd is not running on this host/);
 });

@@ -28,15 +28,11 @@ export function cgroupDriverInEffect(configured: CgroupDriver, answer: RuntimeCo
 }
 
 /**
- * kubelet-ts drives the cgroupfs layout only, so far: a systemd-driven runtime (or, where the
- * runtime does not say, cgroupDriver: systemd) stops the start with this line rather than fail
- * every pod's sandbox later.
+ * libcontainer's check before its systemd manager (IsRunningSystemd: /run/systemd/system is
+ * there): the systemd driver on a host whose init is not systemd stops the start with this
+ * line, rather than fail every pod's cgroup later.
  */
-export function unsupportedDriver(choice: { driver: CgroupDriver; from: 'runtime' | 'config' }): string | undefined {
-  if (choice.driver === 'cgroupfs') return undefined;
-  const where =
-    choice.from === 'runtime'
-      ? 'the container runtime uses the systemd cgroup driver (containerd: SystemdCgroup = true)'
-      : 'cgroupDriver is systemd and the container runtime does not say which driver it uses';
-  return `${where}; kubelet-ts supports only the cgroupfs driver so far: configure the runtime and cgroupDriver for cgroupfs`;
+export function driverUnusable(driver: CgroupDriver, systemdRunning: boolean): string | undefined {
+  if (driver === 'cgroupfs' || systemdRunning) return undefined;
+  return 'the systemd cgroup driver is in effect, but systemd is not running on this host (no /run/systemd/system): configure the container runtime and cgroupDriver for cgroupfs';
 }

@@ -1,14 +1,75 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { kubepodsCgroup, podCgroupCandidates, podCgroupPath } from './cgroup-layout.ts';
+import {
+  cgroupLayout,
+  containerCgroupPath,
+  kubepodsCgroup,
+  podCgroupCandidates,
+  podCgroupPath,
+  qosCgroup,
+  sliceOf,
+  toSystemd,
+} from './cgroup-layout.ts';
 
-test('cgroupfs layout under cgroupRoot, as upstream names it', () => {
-  assert.equal(kubepodsCgroup('/'), '/kubepods');
-  assert.equal(kubepodsCgroup(''), '/kubepods');
-  assert.equal(kubepodsCgroup('/kts/node-2'), '/kts/node-2/kubepods');
-  assert.equal(kubepodsCgroup('kts/node-2/'), '/kts/node-2/kubepods');
-  assert.equal(podCgroupPath('/', 'Guaranteed', 'u1'), '/kubepods/podu1');
-  assert.equal(podCgroupPath('/', 'Burstable', 'u1'), '/kubepods/burstable/podu1');
-  assert.equal(podCgroupPath('/kts/n2', 'BestEffort', 'u1'), '/kts/n2/kubepods/besteffort/podu1');
-  assert.deepEqual(podCgroupCandidates('/', 'u1'), ['/kubepods/podu1', '/kubepods/burstable/podu1', '/kubepods/besteffort/podu1']);
+const fs = (root = '/') => cgroupLayout('cgroupfs', root);
+const sd = (root = '/') => cgroupLayout('systemd', root);
+const UID = '6f1c0a2e-93b4-4d1e-8c1a-0b5e2f7d9a11';
+const ESCAPED = '6f1c0a2e_93b4_4d1e_8c1a_0b5e2f7d9a11';
+
+test('both layouts name the same cgroups, each as its driver does', () => {
+  const rows: [string, string, string][] = [
+    // [what, cgroupfs, systemd]
+    ['kubepods', kubepodsCgroup(fs()), kubepodsCgroup(sd())],
+    ['burstable', qosCgroup(fs(), 'burstable'), qosCgroup(sd(), 'burstable')],
+    ['besteffort', qosCgroup(fs(), 'besteffort'), qosCgroup(sd(), 'besteffort')],
+    ['guaranteed pod', podCgroupPath(fs(), 'Guaranteed', UID), podCgroupPath(sd(), 'Guaranteed', UID)],
+    ['burstable pod', podCgroupPath(fs(), 'Burstable', UID), podCgroupPath(sd(), 'Burstable', UID)],
+    ['besteffort pod', podCgroupPath(fs(), 'BestEffort', UID), podCgroupPath(sd(), 'BestEffort', UID)],
+  ];
+  assert.deepEqual(rows, [
+    ['kubepods', '/kubepods', '/kubepods.slice'],
+    ['burstable', '/kubepods/burstable', '/kubepods.slice/kubepods-burstable.slice'],
+    ['besteffort', '/kubepods/besteffort', '/kubepods.slice/kubepods-besteffort.slice'],
+    ['guaranteed pod', `/kubepods/pod${UID}`, `/kubepods.slice/kubepods-pod${ESCAPED}.slice`],
+    ['burstable pod', `/kubepods/burstable/pod${UID}`, `/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${ESCAPED}.slice`],
+    [
+      'besteffort pod',
+      `/kubepods/besteffort/pod${UID}`,
+      `/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${ESCAPED}.slice`,
+    ],
+  ]);
+});
+
+test('cgroupRoot: the cgroupfs form, below which kubepods is made with either driver', () => {
+  assert.equal(kubepodsCgroup(fs('')), '/kubepods');
+  assert.equal(kubepodsCgroup(fs('/kts/node-2')), '/kts/node-2/kubepods');
+  assert.equal(kubepodsCgroup(fs('kts/node-2/')), '/kts/node-2/kubepods');
+  assert.equal(podCgroupPath(fs('/kts/n2'), 'BestEffort', 'u1'), '/kts/n2/kubepods/besteffort/podu1');
+  // A component's dash is escaped, so kts-n2 stays one slice level.
+  assert.equal(kubepodsCgroup(sd('/kts-n2')), '/kts_n2.slice/kts_n2-kubepods.slice');
+  assert.equal(toSystemd([]), '/');
+});
+
+test('pod candidates: every QoS class, in the layout of the driver', () => {
+  assert.deepEqual(podCgroupCandidates(fs(), 'u1'), ['/kubepods/podu1', '/kubepods/burstable/podu1', '/kubepods/besteffort/podu1']);
+  assert.deepEqual(podCgroupCandidates(sd(), 'u-1'), [
+    '/kubepods.slice/kubepods-podu_1.slice',
+    '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podu_1.slice',
+    '/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podu_1.slice',
+  ]);
+});
+
+test("containers: containerd's directory below the pod's", () => {
+  assert.equal(containerCgroupPath(fs(), '/kubepods/podu1', 'abc'), '/kubepods/podu1/abc');
+  assert.equal(
+    containerCgroupPath(sd(), '/kubepods.slice/kubepods-podu1.slice', 'abc'),
+    '/kubepods.slice/kubepods-podu1.slice/cri-containerd-abc.scope',
+  );
+});
+
+test('sliceOf: the unit and its parent, the root slice at the top; not a slice: undefined', () => {
+  assert.deepEqual(sliceOf('/kubepods.slice'), { unit: 'kubepods.slice', parent: '-.slice' });
+  assert.deepEqual(sliceOf('/kubepods.slice/kubepods-burstable.slice'), { unit: 'kubepods-burstable.slice', parent: 'kubepods.slice' });
+  assert.equal(sliceOf('/kubepods/burstable'), undefined);
+  assert.equal(sliceOf('/'), undefined);
 });

@@ -1,20 +1,84 @@
-// Where the kubelet's cgroups are, with the cgroupfs driver (upstream's
-// pkg/kubelet/cm: qos_container_manager_linux.go and pod_container_manager_linux.go):
-// CGROUP_ROOT/kubepods holds Guaranteed pods, kubepods/burstable and kubepods/besteffort
-// the others, each pod in pod<UID>. cgroupRoot (KubeletConfiguration, default '/') lets
-// several kubelets share one host's cgroup hierarchy, each under its own root. Pure.
-import { posix } from 'node:path';
+// Where the kubelet's cgroups are, for either cgroup driver (upstream's CgroupName in
+// pkg/kubelet/cm/cgroup_manager_linux.go). A cgroup is named by its components, the same for
+// both drivers: [kubepods] holds Guaranteed pods, [kubepods, burstable] and
+// [kubepods, besteffort] the others, each pod in pod<UID>, all below cgroupRoot
+// (KubeletConfiguration, default '/', which lets several kubelets share one host's hierarchy).
+// The driver decides the path: cgroupfs joins the components (/kubepods/burstable/pod<UID>);
+// systemd makes each prefix a slice, with dashes in a component as underscores
+// (/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<UID>.slice). Either path is
+// the cgroup's directory in every hierarchy, and what the runtime is handed as cgroup_parent.
+// Pure.
+import type { CgroupDriver } from './cgroup-driver.ts';
 import type { QOSClass } from './qos.ts';
 
-/** CGROUP_ROOT/kubepods: node allocatable's limit, and the parent of every pod cgroup. */
-export const kubepodsCgroup = (cgroupRoot: string) => posix.join('/', cgroupRoot, 'kubepods');
+/** Upstream's CgroupName: a cgroup's components below the root of the hierarchy. */
+export type CgroupName = readonly string[];
 
-/** A pod's cgroup for its QoS class (absolute, as runc's cgroup_parent must be). */
-export function podCgroupPath(cgroupRoot: string, qos: QOSClass, uid: string): string {
-  const parent = kubepodsCgroup(cgroupRoot);
-  return qos === 'Guaranteed' ? `${parent}/pod${uid}` : `${parent}/${qos.toLowerCase()}/pod${uid}`;
+/** How the node's cgroups are named: the driver, and cgroupRoot's components. */
+export interface CgroupLayout {
+  driver: CgroupDriver;
+  root: CgroupName;
+}
+
+/** Upstream's ParseCgroupfsToCgroupName: '/a/b' is [a, b]; '/' or '' is the root. */
+export const parseCgroupfs = (path: string): CgroupName => path.split('/').filter(Boolean);
+
+/** The layout of a node (cgroupRoot is given in the cgroupfs form with either driver, as upstream). */
+export const cgroupLayout = (driver: CgroupDriver, cgroupRoot = '/'): CgroupLayout => ({ driver, root: parseCgroupfs(cgroupRoot) });
+
+/** The layout when nothing says otherwise (tests, tools): cgroupfs below '/'. */
+export const DEFAULT_LAYOUT: CgroupLayout = cgroupLayout('cgroupfs');
+
+/** Upstream's CgroupName.ToCgroupfs. */
+export const toCgroupfs = (name: CgroupName): string => `/${name.join('/')}`;
+
+/**
+ * Upstream's CgroupName.ToSystemd: each component escaped (libcontainer's slice names cannot
+ * hold a dash inside a component), joined by dashes into a slice, expanded into its parents
+ * (ExpandSlice: a-b-c.slice is /a.slice/a-b.slice/a-b-c.slice). The root is '/'.
+ */
+export function toSystemd(name: CgroupName): string {
+  const parts = name.map((c) => c.replaceAll('-', '_'));
+  return parts.map((_, i) => `/${parts.slice(0, i + 1).join('-')}.slice`).join('') || '/';
+}
+
+/** The cgroup's path for the layout's driver (upstream's cgroupManager.Name). */
+export const cgroupPath = (l: CgroupLayout, name: CgroupName): string => (l.driver === 'systemd' ? toSystemd(name) : toCgroupfs(name));
+
+const kubepodsName = (l: CgroupLayout): CgroupName => [...l.root, 'kubepods'];
+
+/** kubepods: node allocatable's limit, and the parent of every pod cgroup. */
+export const kubepodsCgroup = (l: CgroupLayout) => cgroupPath(l, kubepodsName(l));
+
+/** The QoS cgroups below kubepods (Guaranteed pods have none: they are kubepods' own children). */
+export const qosCgroup = (l: CgroupLayout, qos: 'burstable' | 'besteffort') => cgroupPath(l, [...kubepodsName(l), qos]);
+
+/** A pod's cgroup for its QoS class (upstream's GetPodContainerName), absolute as cgroup_parent must be. */
+export function podCgroupPath(l: CgroupLayout, qos: QOSClass, uid: string): string {
+  const parent = qos === 'Guaranteed' ? kubepodsName(l) : [...kubepodsName(l), qos.toLowerCase()];
+  return cgroupPath(l, [...parent, `pod${uid}`]);
 }
 
 /** Where a pod's cgroup may be when only its UID is known (stats, cleanup of orphans). */
-export const podCgroupCandidates = (cgroupRoot: string, uid: string): string[] =>
-  (['Guaranteed', 'Burstable', 'BestEffort'] as const).map((qos) => podCgroupPath(cgroupRoot, qos, uid));
+export const podCgroupCandidates = (l: CgroupLayout, uid: string): string[] =>
+  (['Guaranteed', 'Burstable', 'BestEffort'] as const).map((qos) => podCgroupPath(l, qos, uid));
+
+/**
+ * A container's (or sandbox's) cgroup below its pod's, as containerd makes it: the ID itself
+ * with cgroupfs, runc's transient scope cri-containerd-<ID>.scope with systemd (containerd's
+ * "slice:cri-containerd:<ID>" cgroups path).
+ */
+export const containerCgroupPath = (l: CgroupLayout, podPath: string, id: string): string =>
+  l.driver === 'systemd' ? `${podPath}/cri-containerd-${id}.scope` : `${podPath}/${id}`;
+
+/**
+ * A systemd cgroup path's unit and its parent slice (upstream's updateSystemdCgroupInfo): the
+ * last component, and the one before it or the root slice '-.slice'. Undefined when the path
+ * is not a slice (a cgroupfs path given to the systemd driver).
+ */
+export function sliceOf(path: string): { unit: string; parent: string } | undefined {
+  const parts = path.split('/').filter(Boolean);
+  const unit = parts.at(-1);
+  if (!unit?.endsWith('.slice')) return undefined;
+  return { unit, parent: parts.at(-2) ?? '-.slice' };
+}

@@ -7,10 +7,9 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { jittered } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
-import { cpuSharesFile } from './cgroup-files.ts';
-import { kubepodsCgroup } from './cgroup-layout.ts';
+import { type CgroupLayout, qosCgroup } from './cgroup-layout.ts';
+import type { CgroupManager } from './cgroup-manager.ts';
 import { MIN_SHARES, sharesFromMilli } from './linux-resources.ts';
-import { cgroupHierarchy, ensureCgroup } from './pod-cgroup.ts';
 import { podRequests } from './pod-resources.ts';
 import { qosClass } from './qos.ts';
 
@@ -22,15 +21,13 @@ export function qosCgroupShares(pods: Iterable<Pod>): { burstable: number; beste
 }
 
 /** Writes the QoS cgroups' CPU weights for these active pods, making the cgroups where missing. */
-export function updateQosCgroups(
-  cgroupRoot: string,
+export async function updateQosCgroups(
+  layout: CgroupLayout,
   pods: Iterable<Pod>,
-  root = '/sys/fs/cgroup',
-  h = cgroupHierarchy(root, () => []),
-): void {
+  cgroups: Pick<CgroupManager, 'ensureShares'>,
+): Promise<void> {
   const shares = qosCgroupShares(pods);
-  for (const qos of ['burstable', 'besteffort'] as const)
-    ensureCgroup(`${kubepodsCgroup(cgroupRoot)}/${qos}`, [cpuSharesFile(shares[qos], h.version)], root, h);
+  for (const qos of ['burstable', 'besteffort'] as const) await cgroups.ensureShares(qosCgroup(layout, qos), shares[qos]);
 }
 
 /**
@@ -38,17 +35,24 @@ export function updateQosCgroups(
  * (jittered, so that a fleet of nodes does not write in step); a failure is logged and the
  * next round tries again.
  */
-export function keepQosCgroups(update: () => void, log: Logger, periodMs = 60_000): { stop(): void } {
+export function keepQosCgroups(update: () => Promise<void>, log: Logger, periodMs = 60_000): { stop(): void } {
   let timer: NodeJS.Timeout | undefined;
-  const round = () => {
+  let stopped = false;
+  const round = async () => {
     try {
-      update();
+      await update();
     } catch (e) {
       log.error('Failed to reserve QoS requests', { err: e });
     }
+    if (stopped) return;
     timer = setTimeout(round, jittered(periodMs));
     timer.unref();
   };
-  round();
-  return { stop: () => clearTimeout(timer) };
+  void round();
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }

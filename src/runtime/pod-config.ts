@@ -16,7 +16,7 @@ import { type CFS, fromAmounts, linuxResources, OOM_GROUP } from '../resources/l
 import { podLimits, podLimitsForContainers, podRequests, toAmounts } from '../resources/pod-resources.ts';
 import { containerSwap, type NodeSwap } from '../resources/swap.ts';
 import { containerSecurityContext, sandboxSecurityContext, sandboxSysctls, type ImageUser, type NodeSecurity } from './security-context.ts';
-import { podCgroupPath } from '../resources/cgroup-layout.ts';
+import { type CgroupLayout, DEFAULT_LAYOUT, podCgroupPath } from '../resources/cgroup-layout.ts';
 import { kernelHostname } from '../podutil/hostname.ts';
 
 /** The node's settings a pod's configs depend on; its security ones (seccomp, masked paths) as NodeSecurity. */
@@ -30,8 +30,8 @@ export interface NodeContext extends NodeSecurity {
   nodeIP?: string;
   /** The node's memory capacity in bytes (status.capacity), for containers' oom_score_adj; unknown: the runtime's default. */
   memoryCapacity?: () => number | undefined;
-  /** KubeletConfiguration cgroupRoot: the kubepods hierarchy is below it; unset: '/'. */
-  cgroupRoot?: string;
+  /** The cgroup driver and cgroupRoot (src/resources/cgroup-layout.ts): where pod cgroups are; unset: cgroupfs below '/'. */
+  cgroups?: CgroupLayout;
   /** The node's swap (src/node/swap.ts): the containers' swap limits follow from it; unset: none set. */
   swap?: NodeSwap;
   /** KubeletConfiguration podPidsLimit: pids.max of each pod's cgroup when above 0. */
@@ -50,8 +50,8 @@ export const podLogDir = (pod: Pod, root: string) => {
   return `${root}/${r.namespace}_${r.name}_${r.uid}`;
 };
 
-/** The pod's cgroup under the kubepods hierarchy (cgroupfs driver, absolute as runc needs). */
-export const podCgroup = (pod: Pod, cgroupRoot = '/'): string => podCgroupPath(cgroupRoot, qosClass(pod), pod.metadata!.uid!);
+/** The pod's cgroup under kubepods, in the driver's form (absolute: the runtime's cgroup_parent). */
+export const podCgroup = (pod: Pod, cgroups = DEFAULT_LAYOUT): string => podCgroupPath(cgroups, qosClass(pod), pod.metadata!.uid!);
 
 /** Upstream's DNS rules for ClusterFirst, Default and None (search paths capped at 32). */
 export function dnsConfig(pod: Pod, node: NodeContext): PodSandboxConfig['dnsConfig'] {
@@ -107,7 +107,7 @@ export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext, user
     labels: { ...pod.metadata?.labels, [labels.podName]: ref.name, [labels.podNamespace]: ref.namespace, [labels.podUID]: ref.uid },
     annotations: { ...pod.metadata?.annotations },
     linux: {
-      cgroupParent: podCgroup(pod, node.cgroupRoot),
+      cgroupParent: podCgroup(pod, node.cgroups),
       securityContext: withUserNamespace(sandboxSecurityContext(pod), userns),
       sysctls: sandboxSysctls(pod),
       ...sandboxResources(pod, node.singleProcessOOMKill, node.cfs),

@@ -211,7 +211,7 @@ function fakePodCgroup(initial: PodCgroupLimits, ops: string[], usage?: number):
   let cur = initial;
   return {
     read: () => cur,
-    write: (_path, l) => {
+    update: (_path, l) => {
       ops.push(`pod ${l.cpuShares} ${l.cpuQuotaUs ?? -1} ${l.memoryLimitBytes ?? -1}`);
       cur = l;
     },

@@ -69,7 +69,7 @@ export async function createSandbox(
     return { requeueAfterMs: REQUEUE_ERROR_MS };
   }
   mkdirSync(config.logDirectory!, { recursive: true });
-  ctx.podLevel.ensurePodCgroup(pod);
+  await ctx.podLevel.ensurePodCgroup(pod);
   ctx.resizer.notePodActuated(pod);
   let runtimeHandler = '';
   let started: number | undefined;

@@ -60,7 +60,7 @@ export interface PodLevelSteps {
    */
   mountVolumes(pod: Pod): Promise<{ ready: boolean; retryAfterMs?: number }>;
   /** Upstream's UpdateQOSCgroups and the pod container manager's EnsureExists, before a new sandbox. */
-  ensurePodCgroup(pod: Pod): void;
+  ensurePodCgroup(pod: Pod): Promise<void>;
 }
 
 /** The container's volume mounts and block devices (src/volumes), as upstream's makeMounts. */

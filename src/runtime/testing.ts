@@ -371,11 +371,12 @@ export function fakeSyncer(o: SyncerOptions = {}) {
   const cgroups: string[] = [];
   const forgotten: string[] = [];
   const podCgroups: PodCgroups = {
-    ensure: (path) => {
+    ensure: async (path) => {
       cgroups.push(`ensure ${path}`);
     },
-    remove: (path) => {
+    remove: async (path) => {
       cgroups.push(`remove ${path}`);
+      return true;
     },
   };
   const recorder = {

@@ -49,11 +49,11 @@ function entities(s: RawSample): Entity[] {
     const ref = { pod: p.name, namespace: p.namespace };
     if (p.cgroup) out.push({ ...blank, ...ref, id: p.cgroupPath, startTimeMs: p.createdAtMs, cgroup: p.cgroup });
     // The sandbox holds the pod's network namespace, so its interfaces are reported on it.
-    if (p.sandboxCgroup)
+    if (p.sandboxCgroup && p.sandboxCgroupPath)
       out.push({
         ...blank,
         ...ref,
-        id: `${p.cgroupPath}/${p.sandboxId}`,
+        id: p.sandboxCgroupPath,
         name: p.sandboxId,
         startTimeMs: p.createdAtMs,
         cgroup: p.sandboxCgroup,

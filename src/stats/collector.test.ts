@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { cgroupLayout } from '../resources/cgroup-layout.ts';
 import type { CgroupReader } from './cgroup.ts';
 import { collectSample } from './collector.ts';
 import type { HostStats } from './host.ts';
@@ -51,7 +52,7 @@ function host(paths: string[]): HostStats {
     version: 1,
     sample: (p) => (paths.includes(p) ? { cpu: { usageNs: p.length }, memory: mem(10, 5) } : {}),
     exists: (p) => paths.includes(p),
-    pids: (p) => (p.endsWith('/s1') ? [4242] : p.endsWith('/c1') ? [50, 51] : []),
+    pids: (p) => (/\/(cri-containerd-)?s1(\.scope)?$/.test(p) ? [4242] : /\/(cri-containerd-)?c1(\.scope)?$/.test(p) ? [50, 51] : []),
     processCount: () => 3,
     createdAtMs: () => 77,
     ofProcess: () => '/',
@@ -76,6 +77,27 @@ function host(paths: string[]): HostStats {
 }
 
 const opts = { rootDir: '/var/lib/kubelet', podLogsDir: '/logs', kubeletStartMs: 2, now: () => 1234 };
+
+test('collectSample with the systemd driver: kubepods, the pod and its containers as slices and scopes', async () => {
+  const pod = '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podu1.slice';
+  const s = await collectSample(
+    runtime(),
+    host(['/', '/kubepods.slice', pod, `${pod}/cri-containerd-s1.scope`, `${pod}/cri-containerd-c1.scope`]),
+    { ...opts, cgroups: cgroupLayout('systemd') },
+  );
+  assert.deepEqual(
+    s.system.map((x) => x.cgroupPath),
+    ['/kubepods.slice'],
+  );
+  assert.deepEqual(
+    s.pods.map((p) => [p.cgroupPath, p.sandboxCgroupPath, p.sandboxCgroup?.cpu?.usageNs]),
+    [[pod, `${pod}/cri-containerd-s1.scope`, `${pod}/cri-containerd-s1.scope`.length]],
+  );
+  assert.deepEqual(
+    s.containers.filter((c) => c.cgroup).map((c) => c.cgroupPath),
+    [`${pod}/cri-containerd-c1.scope`],
+  );
+});
 
 test('collectSample: running containers grouped under their live sandbox, read from their cgroups', async () => {
   const s = await collectSample(

@@ -9,7 +9,7 @@
 // processes, once a process a sample (processes.ts).
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { memoryFromMeminfo } from './cgroup.ts';
-import { kubepodsCgroup, podCgroupCandidates } from '../resources/cgroup-layout.ts';
+import { type CgroupLayout, containerCgroupPath, DEFAULT_LAYOUT, kubepodsCgroup, podCgroupCandidates } from '../resources/cgroup-layout.ts';
 import { podEtcHostsPath } from '../podutil/pod-dirs.ts';
 import type { HostStats } from './host.ts';
 import { liveContainers, liveSandboxes } from './live.ts';
@@ -26,8 +26,8 @@ export interface CollectorOptions {
   /** The kubelet's root directory: its filesystem is the node's "fs". */
   rootDir: string;
   podLogsDir: string;
-  /** KubeletConfiguration cgroupRoot: pods are below its kubepods; default '/'. */
-  cgroupRoot?: string;
+  /** The cgroup driver and cgroupRoot: where kubepods and the pods' cgroups are; default cgroupfs below '/'. */
+  cgroups?: CgroupLayout;
   /** When the kubelet started, the start time of its system container. */
   kubeletStartMs: number;
   /** The configured system containers; the kubelet's own cgroup stands in for kubeletCgroups. */
@@ -82,7 +82,8 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
   const root = cgroups.sample('/');
   if (!root.memory) root.memory = memoryFromMeminfo(host.meminfo());
   const system: SystemContainer[] = [];
-  const kubepods = kubepodsCgroup(o.cgroupRoot ?? '/');
+  const layout = o.cgroups ?? DEFAULT_LAYOUT;
+  const kubepods = kubepodsCgroup(layout);
   if (cgroups.exists(kubepods)) {
     system.push({
       name: 'pods',
@@ -118,8 +119,8 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
       if (!sb) continue;
       let pod = podOf.get(sb.id);
       if (!pod) {
-        const cgroupPath = podCgroupCandidates(o.cgroupRoot ?? '/', sb.uid).find((p) => cgroups.exists(p));
-        const sandboxPath = cgroupPath && `${cgroupPath}/${sb.id}`;
+        const cgroupPath = podCgroupCandidates(layout, sb.uid).find((p) => cgroups.exists(p));
+        const sandboxPath = cgroupPath && containerCgroupPath(layout, cgroupPath, sb.id);
         const pausePid = sandboxPath ? cgroups.pids(sandboxPath)[0] : undefined;
         pod = {
           uid: sb.uid,
@@ -128,6 +129,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
           sandboxId: sb.id,
           createdAtMs: sb.createdAtMs,
           cgroupPath,
+          sandboxCgroupPath: sandboxPath,
           cgroup: cgroupPath ? sample(cgroupPath) : undefined,
           sandboxCgroup: sandboxPath && cgroups.exists(sandboxPath) ? sample(sandboxPath, true) : undefined,
           processCount: cgroupPath ? cgroups.processCount(cgroupPath) : undefined,
@@ -139,7 +141,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
         pods.push(pod);
         await yieldToLoop();
       }
-      const cgroupPath = pod.cgroupPath && `${pod.cgroupPath}/${c.id}`;
+      const cgroupPath = pod.cgroupPath && containerCgroupPath(layout, pod.cgroupPath, c.id);
       const cri = criStats.value.get(c.id);
       ctrs.push({
         id: c.id,

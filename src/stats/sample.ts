@@ -208,6 +208,8 @@ export interface RawPod {
   sandboxId: string;
   createdAtMs: number;
   cgroupPath?: string;
+  /** The sandbox (pause) container's cgroup below the pod's, in the driver's form. */
+  sandboxCgroupPath?: string;
   cgroup?: CgroupSample;
   /** The sandbox (pause) container's own cgroup. */
   sandboxCgroup?: CgroupSample;

@@ -52,6 +52,7 @@ export function sample(at: number, cpu: { node: number; pods: number; pod: numbe
         sandboxId: 's1',
         createdAtMs: Date.parse('2026-11-22T11:00:00Z'),
         cgroupPath: '/kubepods/besteffort/podu1',
+        sandboxCgroupPath: '/kubepods/besteffort/podu1/s1',
         cgroup: cg(cpu.pod, mem(600, 500)),
         sandboxCgroup: cg(1e6, mem(60, 50)),
         processCount: 3,

@@ -20,6 +20,7 @@ const LAYERS: Record<string, number> = {
   cri: 1,
   resources: 1,
   mount: 1,
+  dbus: 1,
   events: 1,
   metrics: 1,
   network: 1,

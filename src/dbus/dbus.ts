@@ -1,4 +1,4 @@
-// A minimal D-Bus client over the system bus socket, enough for logind: method calls
+// A minimal D-Bus client over the system bus socket, enough for logind and systemd: method calls
 // (properties, KillUnit, ListInhibitors) and signals (PrepareForShutdown). Written here
 // rather than taken as a dependency because what the kubelet needs is small, and a socket
 // plus a parser costs next to nothing in memory (a kubelet's RSS is reserved on every node).

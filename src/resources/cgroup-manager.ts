@@ -1,0 +1,58 @@
+// The kubelet's cgroup manager (upstream's CgroupManager, pkg/kubelet/cm/types.go): how the
+// cgroups it owns (kubepods, the QoS classes, one per pod) are made, sized, updated and removed.
+// With the cgroupfs driver the kubelet writes the cgroup filesystem itself (pod-cgroup.ts); with
+// systemd the cgroups are slices that systemd makes and sizes over D-Bus (systemd-cgroups.ts),
+// the same files written after, as libcontainer does. Reading is the same for both: the path
+// (cgroup-layout.ts) is the cgroup's directory in every hierarchy.
+import type { CgroupDriver } from './cgroup-driver.ts';
+import { type CgroupLayout, DEFAULT_LAYOUT } from './cgroup-layout.ts';
+import { cpuSharesFile } from './cgroup-files.ts';
+import type { PodCgroupLimits } from './cgroup-limits.ts';
+import {
+  cgroupHierarchy,
+  ensureCgroup,
+  ensurePodCgroup,
+  readMemoryUsage,
+  readPodCgroup,
+  removePodCgroup,
+  writePodCgroup,
+} from './pod-cgroup.ts';
+
+export interface CgroupManager {
+  readonly driver: CgroupDriver;
+  /** Makes the cgroup with these limits, or brings an existing one to them (upstream's Create, then Update). */
+  ensure(path: string, l: PodCgroupLimits): Promise<void>;
+  /** A QoS cgroup: made if need be, with this CPU weight alone (upstream's qosContainerManager). */
+  ensureShares(path: string, shares: number): Promise<void>;
+  /** In-place resize of an existing cgroup: its cpu and memory now, an absent limit as unlimited. */
+  update(path: string, l: PodCgroupLimits): void;
+  /** The cgroup's cpu and memory limits; undefined when it is not there. */
+  read(path: string): PodCgroupLimits | undefined;
+  /** memory usage of the cgroup (a pod's, or a container's below it). */
+  memoryUsage(path: string): number | undefined;
+  /** Its processes killed and the cgroup gone (upstream's podContainerManager.Destroy); false while some of it is left. */
+  remove(path: string): Promise<boolean>;
+}
+
+/** The cgroupfs driver: the kubelet makes and writes the cgroups itself (pod-cgroup.ts). */
+export const cgroupfsManager = (root = '/sys/fs/cgroup'): CgroupManager => ({
+  driver: 'cgroupfs',
+  ensure: async (path, l) => ensurePodCgroup(path, l, root),
+  ensureShares: async (path, shares) => {
+    const h = cgroupHierarchy(root, () => []);
+    ensureCgroup(path, [cpuSharesFile(shares, h.version)], root, h);
+  },
+  update: (path, l) => writePodCgroup(path, l, root),
+  read: (path) => readPodCgroup(path, root),
+  memoryUsage: (path) => readMemoryUsage(path, root),
+  remove: async (path) => removePodCgroup(path, root),
+});
+
+/** The node's cgroups: how they are named, and the manager that makes them. */
+export interface NodeCgroups {
+  layout: CgroupLayout;
+  manager: CgroupManager;
+}
+
+/** cgroupfs below '/' (tests, tools: what nothing configured means). */
+export const defaultNodeCgroups = (): NodeCgroups => ({ layout: DEFAULT_LAYOUT, manager: cgroupfsManager() });
