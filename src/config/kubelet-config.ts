@@ -14,6 +14,7 @@ import { goDuration } from '../apiserver/duration.ts';
 import { serverTLS } from './tls-options.ts';
 import { featureEnabled } from '../features/gates.ts';
 import { parseQuantity } from '../resources/quantity.ts';
+import { invalidEnforcement } from '../resources/node-allocatable.ts';
 import { parseThresholds } from '../eviction/thresholds.ts';
 import { isSignal } from '../eviction/types.ts';
 import { shutdownConfigError, type ShutdownGracePeriodByPodPriority } from '../nodeshutdown/periods.ts';
@@ -257,6 +258,9 @@ export const FIELDS = {
   systemReserved: field(stringMap, {}),
   kubeReserved: field(stringMap, {}),
   enforceNodeAllocatable: field(strings, ['pods']),
+  /** Read only where enforceNodeAllocatable limits them, which kubelet-ts refuses so far (invalidEnforcement). */
+  systemReservedCgroup: field(str, ''),
+  kubeReservedCgroup: field(str, ''),
   /** Sysctls (or prefixes ending in *) pods may set beyond the safe ones. */
   allowedUnsafeSysctls: field(strings, []),
   /** /logs/ (src/server/system-logs.ts); false answers it with 405. */
@@ -329,7 +333,7 @@ const ACCEPTED: Record<string, Codec<unknown>> = {
   ...accepted(duration, `streamingConnectionIdleTimeout imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod`),
   ...accepted(
     str,
-    `imagePullCredentialsVerificationPolicy cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion systemReservedCgroup kubeReservedCgroup volumePluginDir providerID`,
+    `imagePullCredentialsVerificationPolicy cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion volumePluginDir providerID`,
   ),
   ...accepted(strings, `preloadedImagesVerificationAllowlist`),
   ...accepted(stringMap, `cpuManagerPolicyOptions topologyManagerPolicyOptions qosReserved`),
@@ -409,6 +413,11 @@ const CROSS_CHECKS: ((c: KubeletConfig, raw: Record<string, unknown>) => string 
       : undefined,
   // Upstream's ValidateKubeletConfiguration on graceful node shutdown.
   (c) => shutdownConfigError(c),
+  (c) => invalidEnforcement(c.enforceNodeAllocatable, c),
+  (c, raw) =>
+    raw.reservedSystemCPUs && (c.systemReservedCgroup || c.kubeReservedCgroup)
+      ? "invalid configuration: can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)"
+      : undefined,
   // Upstream parses the thresholds at start-up: a bad quantity or a soft threshold without a grace period stops it.
   (c) => {
     try {

@@ -47,15 +47,13 @@ export async function containerManager(
     layout: cgroupLayout(config.cgroupDriver, config.cgroupRoot),
     manager: config.cgroupDriver === 'systemd' ? systemdCgroupManager(systemdOverDBus()) : cgroupfsManager(),
   };
-  if (enforcesPods(config.enforceNodeAllocatable)) {
-    try {
-      await cgroups.manager.ensure(
-        kubepodsCgroup(cgroups.layout),
-        kubepodsLimits(d.host.facts, [config.kubeReserved, config.systemReserved]),
-      );
-    } catch (e) {
-      log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
-    }
+  // kubepods, held to node allocatable when enforceNodeAllocatable has "pods", else to the
+  // node's capacity (upstream's createNodeAllocatableCgroups: the default CPU weight would starve pods).
+  const reserved = enforcesPods(config.enforceNodeAllocatable) ? [config.kubeReserved, config.systemReserved] : [];
+  try {
+    await cgroups.manager.ensure(kubepodsCgroup(cgroups.layout), kubepodsLimits(d.host.facts, reserved));
+  } catch (e) {
+    log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
   }
   for (const err of ensureSystemCgroups(o.systemCgroups)) log.error('Failed to ensure system container', { err });
   // The QoS cgroups' CPU weights follow the active pods (before each pod cgroup, and every minute).

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { effectiveMaxPods, enforcesPods, kubepodsLimits } from './node-allocatable.ts';
+import { effectiveMaxPods, enforcesPods, invalidEnforcement, kubepodsLimits } from './node-allocatable.ts';
 
 test('kubepods limits: capacity less the reservations, cpu as shares', () => {
   assert.deepEqual(kubepodsLimits({ cpuCores: 2, memoryBytes: 4 * 2 ** 30 }, []), { cpuShares: 2048, memoryLimitBytes: 4 * 2 ** 30 });
@@ -31,4 +31,25 @@ test('enforcesPods: the kubepods cgroup is held to node allocatable only when en
     [['system-reserved'], false],
   ] as const)
     assert.equal(enforcesPods([...enforce]), held, enforce.join(','));
+});
+
+test('invalidEnforcement: upstream refusals, then the reserved cgroups kubelet-ts does not limit yet', () => {
+  const named = { systemReservedCgroup: '/system.slice', kubeReservedCgroup: '/kube.slice' };
+  const rows: [string[], object, RegExp | undefined][] = [
+    [['pods'], {}, undefined],
+    [[], {}, undefined],
+    [['none'], {}, undefined],
+    [['pod'], {}, /option "pod" specified for enforceNodeAllocatable/],
+    [['pods', 'pods'], {}, /duplicated enforcements "pods"/],
+    [['none', 'pods'], {}, /may not contain additional enforcements when "none"/],
+    [['pods', 'kube-reserved'], {}, /kubeReservedCgroup \(--kube-reserved-cgroup\) must be specified/],
+    [['system-reserved', 'system-reserved-compressible'], named, /cannot be specified together/],
+    [['pods', 'system-reserved'], named, /"system-reserved" \(limits on systemReservedCgroup\) is not enforced by kubelet-ts yet/],
+    [['kube-reserved-compressible'], named, /"kube-reserved-compressible" .* not enforced by kubelet-ts yet/],
+  ];
+  for (const [values, cgroups, want] of rows) {
+    const got = invalidEnforcement(values, cgroups);
+    if (want) assert.match(got ?? '', want, values.join(','));
+    else assert.equal(got, undefined, values.join(','));
+  }
 });

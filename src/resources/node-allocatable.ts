@@ -37,3 +37,37 @@ export const effectiveMaxPods = (maxPods: number, podsPerCore: number, cpuCores:
  * (upstream's kubetypes.NodeAllocatableEnforcementKey; "none" or an empty list: not held).
  */
 export const enforcesPods = (enforceNodeAllocatable: string[]): boolean => enforceNodeAllocatable.includes('pods');
+
+/** The values of enforceNodeAllocatable (upstream's kubetypes *EnforcementKey and NodeAllocatableNoneKey). */
+const ENFORCEMENTS = ['pods', 'system-reserved', 'system-reserved-compressible', 'kube-reserved', 'kube-reserved-compressible', 'none'];
+
+/**
+ * Pure: upstream's ValidateKubeletConfiguration on enforceNodeAllocatable (known values, no
+ * duplicate, "none" alone, a reserved cgroup named for its enforcement, a key and its
+ * -compressible form not together), then what kubelet-ts does not enforce yet: limits on
+ * systemReservedCgroup and kubeReservedCgroup, refused rather than ignored.
+ */
+export function invalidEnforcement(
+  values: string[],
+  cgroups: { systemReservedCgroup?: unknown; kubeReservedCgroup?: unknown },
+): string | undefined {
+  const field = 'invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable)';
+  for (const [i, v] of values.entries()) {
+    if (!ENFORCEMENTS.includes(v))
+      return `invalid configuration: option "${v}" specified for enforceNodeAllocatable (--enforce-node-allocatable). Valid options are ${ENFORCEMENTS.map((e) => `"${e}"`).join(', ')}`;
+    if (values.indexOf(v) !== i)
+      return `invalid configuration: duplicated enforcements "${v}" in enforceNodeAllocatable (--enforce-node-allocatable)`;
+  }
+  if (values.includes('none') && values.length > 1) return `${field} may not contain additional enforcements when "none" is specified`;
+  for (const who of ['system', 'kube'] as const) {
+    const keys = [`${who}-reserved`, `${who}-reserved-compressible`];
+    const named = keys.filter((k) => values.includes(k));
+    if (named.length === 2)
+      return `invalid configuration: both "${keys[0]}" and "${keys[1]}" cannot be specified together in enforceNodeAllocatable (--enforce-node-allocatable)`;
+    if (!named.length) continue;
+    if (!cgroups[`${who}ReservedCgroup`])
+      return `invalid configuration: ${who}ReservedCgroup (--${who}-reserved-cgroup) must be specified when "${keys[0]}" or "${keys[1]}" included in enforceNodeAllocatable (--enforce-node-allocatable)`;
+    return `enforceNodeAllocatable: "${named[0]}" (limits on ${who}ReservedCgroup) is not enforced by kubelet-ts yet; leave it out`;
+  }
+  return undefined;
+}

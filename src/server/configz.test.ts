@@ -117,7 +117,9 @@ containerLogMaxWorkers: 2
 containerLogMonitorInterval: 30s
 systemReserved: {cpu: 500m, memory: 1Gi}
 kubeReserved: {cpu: 250m}
-enforceNodeAllocatable: [pods, system-reserved]
+enforceNodeAllocatable: [pods]
+systemReservedCgroup: /system.slice
+kubeReservedCgroup: /kube.slice
 allowedUnsafeSysctls: [net.core.*]
 enableSystemLogHandler: true
 enableSystemLogQuery: true

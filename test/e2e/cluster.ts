@@ -2,7 +2,7 @@
 // kts-cp and workers kts-w1.., each node in its own namespaces with its own containerd. Used
 // as an operator uses a cluster: kubectl with the admin kubeconfig kubeadm wrote. If it
 // cannot come up, the tests FAIL with up.sh's reason.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { BIN, ROOT, daemonsAlive, runHack } from './stack.ts';
 
 export const CLUSTER_KUBECONFIG = `${ROOT}/_output/cluster/admin.conf`;
@@ -71,6 +71,18 @@ export function ckJSON<T = any>(...args: string[]): T {
 /** Runs a command in a cluster node's namespaces (hack/cluster/node.sh exec). */
 export function inNode(node: string, ...cmd: string[]): string {
   return execFileSync('bash', [`${ROOT}/hack/cluster/node.sh`, 'exec', node, ...cmd], { encoding: 'utf8', timeout: 60_000 });
+}
+
+/**
+ * hack/cluster/node.sh join NODE: adds the node (kts-sN: a systemd node) and joins it with
+ * kubeadm, or starts its kubelet when it was joined before; throws with the script's reason.
+ */
+export function joinNode(node: string): void {
+  const r = spawnSync('bash', [`${ROOT}/hack/cluster/node.sh`, 'join', node], { encoding: 'utf8', timeout: 15 * 60_000 });
+  if (r.status !== 0)
+    throw new Error(
+      `node ${node} did not join (hack/cluster/node.sh join exited ${r.status ?? r.signal}):\n${`${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-15).join('\n')}`,
+    );
 }
 
 /** hack/cluster/node.sh kubelet NODE start|stop. */
