@@ -149,11 +149,16 @@ export function podSteps(d: {
         terminated: true,
       });
       // Why the pod failed (DeadlineExceeded, ...) stays on it.
+      // Set, not awaited: the step ends, and the pod stops counting against the node (admission), before
+      // the apiserver shows it terminal, as upstream's SyncTerminatingPod hands the status manager its
+      // status and completeTerminating follows at once. Awaited, a scheduler that saw the Failed phase
+      // bound a preemptor here, and admission still counted the pod it had preempted (OutOfcpu).
       d.status.set(pod, last?.reason ? { ...final, phase: last.phase, reason: last.reason, message: last.message } : final);
-      await d.status.flushed(uid);
     },
 
     async finish(uid, pod, deleteFromApiserver) {
+      // The final status reaches the apiserver before the pod is forgotten and deleted there.
+      if (pod) await d.status.flushed(uid);
       await d.syncer.removePod(uid, pod);
       d.probes?.removePod(uid);
       d.status.forget(uid);

@@ -15,7 +15,7 @@ import {
   removePodCgroup,
   writePodCgroup,
 } from './pod-cgroup.ts';
-import { container, cpuMemory, podLevel, withResources } from './testing.ts';
+import { container, cpuMemory, mountV1, podLevel, withResources } from './testing.ts';
 
 const c = (requests?: Record<string, string>, limits?: Record<string, string>): Container => container('c', requests, limits);
 const pod = (containers: Container[], initContainers: Container[] = []): Pod => ({ spec: { containers, initContainers } });
@@ -151,7 +151,7 @@ test('podCgroupLimits: overhead and hugepages (ResourceConfigForPod, HugePageLim
 test('a v1 pod cgroup at another CFS period: written, read back with it, and the same limits again', (t) => {
   const root = mkdtempSync(join(tmpdir(), 'kts-cg-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
-  for (const d of ['cpu', 'memory']) mkdirSync(join(root, d));
+  mountV1(root, 'cpu', 'memory');
   const limits = { cpuShares: 512, cpuQuotaUs: 25_000, cpuPeriodUs: 50_000 };
   ensurePodCgroup('/kubepods/podp', limits, root);
   assert.equal(readFileSync(join(root, 'cpu/kubepods/podp/cpu.cfs_period_us'), 'utf8'), '50000');
@@ -163,8 +163,7 @@ test('ensurePodCgroup writes the cpu and memory files of a v1 hierarchy, and ski
   const root = mkdtempSync(join(tmpdir(), 'kts-cg-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   ensurePodCgroup('/kubepods/podu', { cpuShares: 2 }, root); // no controllers: nothing happens
-  mkdirSync(join(root, 'cpu'));
-  mkdirSync(join(root, 'memory'));
+  mountV1(root, 'cpu', 'memory');
   ensurePodCgroup('/kubepods/podu', { cpuShares: 512, cpuQuotaUs: 50_000, memoryLimitBytes: 1024 }, root);
   const read = (f: string) => readFileSync(join(root, f), 'utf8');
   assert.deepEqual(
@@ -176,7 +175,7 @@ test('ensurePodCgroup writes the cpu and memory files of a v1 hierarchy, and ski
 test('ensurePodCgroup limits every huge page size when the hugetlb controller is there: 0 unless asked for', (t) => {
   const root = mkdtempSync(join(tmpdir(), 'kts-cg-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
-  for (const d of ['cpu', 'memory', 'hugetlb']) mkdirSync(join(root, d));
+  mountV1(root, 'cpu', 'memory', 'hugetlb');
   ensurePodCgroup(
     '/kubepods/podh',
     { cpuShares: 2, hugePageLimits: { '2MB': 4194304 } },
@@ -203,10 +202,10 @@ test('podPidsLimit: pids.max of the pod cgroup when above 0, whatever the QoS', 
   assert.equal(podCgroupLimits(guaranteed).pidsLimit, undefined);
   const root = mkdtempSync(join(tmpdir(), 'kts-cg-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
-  for (const d of ['cpu', 'memory']) mkdirSync(join(root, d));
+  mountV1(root, 'cpu', 'memory');
   ensurePodCgroup('/kubepods/podp', { cpuShares: 2, pidsLimit: 100 }, root);
   assert.ok(!existsSync(join(root, 'pids')), 'no pids controller: nothing written');
-  mkdirSync(join(root, 'pids'));
+  mountV1(root, 'pids');
   ensurePodCgroup('/kubepods/podp', { cpuShares: 2, pidsLimit: 100 }, root);
   assert.equal(readFileSync(join(root, 'pids/kubepods/podp/pids.max'), 'utf8'), '100');
 });
@@ -215,6 +214,7 @@ test('removePodCgroup removes a pod cgroup with the empty container cgroups belo
   const root = mkdtempSync(join(tmpdir(), 'cg-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   const pod = '/kubepods/besteffort/podu1';
+  mountV1(root, 'memory', 'cpu', 'pids');
   // A container cgroup left by a cancelled task creation, in two controllers.
   for (const ctl of ['memory', 'cpu']) mkdirSync(`${root}/${ctl}${pod}/94eebd85`, { recursive: true });
   assert.equal(removePodCgroup(pod, root), true);

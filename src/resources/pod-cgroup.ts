@@ -4,7 +4,7 @@
 // every container declares one, so that the pod as a whole cannot use more than that.
 // The cgroupfs driver, on cgroup v1 or v2 (the files of each: cgroup-files.ts); containerd
 // places the sandbox and the containers below it.
-import { type Dirent, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { type Dirent, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { qosClass } from './qos.ts';
 import {
@@ -124,7 +124,9 @@ export function cgroupHierarchy(root = '/sys/fs/cgroup', pageSizes = hugePageSiz
   if (unified !== undefined) return { version: 2, controllers: new Set(unified.split(/\s+/).filter(Boolean)), pageSizes: pageSizes() };
   let mounted: string[] = [];
   try {
-    mounted = readdirSync(root);
+    // Hierarchies that are mounted: a node container may list a controller the host never
+    // mounted (hugetlb on this project's VMs) as an empty directory or a dangling link.
+    mounted = readdirSync(root).filter((c) => existsSync(`${root}/${c}/cgroup.procs`));
   } catch {
     /* no cgroup filesystem */
   }

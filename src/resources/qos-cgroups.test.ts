@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { cgroupLayout } from './cgroup-layout.ts';
 import { cgroupfsManager } from './cgroup-manager.ts';
 import { keepQosCgroups, qosCgroupShares, updateQosCgroups } from './qos-cgroups.ts';
-import { container, podLevel } from './testing.ts';
+import { container, mountV1, podLevel } from './testing.ts';
 
 const pod = (...containers: Parameters<typeof container>[]): Pod =>
   podLevel(
@@ -41,7 +41,7 @@ test("qosCgroupShares: BestEffort the least weight; Burstable its pods' CPU requ
 test('updateQosCgroups writes the QoS cgroups of kubepods under the cgroup root, on v1 and v2', async (t) => {
   const v1 = mkdtempSync(join(tmpdir(), 'kts-qos-'));
   t.after(() => rmSync(v1, { recursive: true, force: true }));
-  for (const d of ['cpu', 'memory']) mkdirSync(join(v1, d));
+  mountV1(v1, 'cpu', 'memory');
   await updateQosCgroups(cgroupLayout('cgroupfs', '/'), [burstable('500m')], cgroupfsManager(v1));
   const read = (root: string, f: string) => readFileSync(join(root, f), 'utf8');
   assert.deepEqual([read(v1, 'cpu/kubepods/burstable/cpu.shares'), read(v1, 'cpu/kubepods/besteffort/cpu.shares')], ['512', '2']);

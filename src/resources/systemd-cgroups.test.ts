@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SystemdManager, UnitProperty } from '../dbus/systemd.ts';
 import { DBusError } from '../dbus/dbus.ts';
+import { mountV1 } from './testing.ts';
 import { cpuQuotaPerSecUSec, INFINITY, resourceProperties, sliceProperties, systemdCgroupManager } from './systemd-cgroups.ts';
 
 test("cpuQuotaPerSecUSec: runc's rounding up to whole percent; no quota is infinity", () => {
@@ -80,7 +81,7 @@ function fakeSystemd(root: string, dirOf: (unit: string) => string) {
 test('the systemd driver: a slice started with its limits, found there next time, resized, stopped; its files written too', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'kts-sd-'));
   t.after(() => rmSync(root, { recursive: true, force: true }));
-  for (const c of ['cpu', 'memory']) mkdirSync(join(root, c));
+  mountV1(root, 'cpu', 'memory');
   const path = '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podu_1.slice';
   const { systemd, calls, units } = fakeSystemd(root, () => path);
   const m = systemdCgroupManager(systemd, root, { realizeWaitMs: 0 });

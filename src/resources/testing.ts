@@ -1,6 +1,8 @@
 // Builders of resource requirements, containers and pods for the resource tests in this folder (as
 // upstream's testing packages, e.g. pkg/kubelet/container/testing). Not named .test.ts, so the unit
 // test glob does not run it as a test file; tsconfig.build.json leaves it out of dist.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Container, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 
 type Quantities = Record<string, string>;
@@ -36,3 +38,11 @@ export const withResources = (name: string, resources: ResourceRequirements = {}
 export const podLevel = (resources: ResourceRequirements | undefined, containers: Container[]): Pod => ({
   spec: { containers, ...(resources ? { resources } : {}) } as Pod['spec'],
 });
+
+/** A cgroup v1 root of these mounted controllers in a directory (each with its cgroup.procs, as a mount has). */
+export function mountV1(root: string, ...controllers: string[]): void {
+  for (const c of controllers) {
+    mkdirSync(join(root, c), { recursive: true });
+    writeFileSync(join(root, c, 'cgroup.procs'), '');
+  }
+}
