@@ -7,7 +7,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { BUSYBOX, eventually } from './stack.ts';
-import { ck, ckJSON, ensureCluster, inNode, joinNode, nodeKubelet } from './cluster.ts';
+import { ck, ckJSON, ensureCluster, inNode, joinNode, nodeKubelet, WORKERS } from './cluster.ts';
+import { buildConformance, runSmoke } from './smoke.ts';
 
 const NODE = 'kts-s1';
 const ns = `sd-${randomBytes(3).toString('hex')}`;
@@ -220,4 +221,14 @@ test('preemption: a higher-priority pod takes the node from a lower one, whose s
   sleeper('high', ask, { priorityClassName: `${ns}-high` });
   await runningPod('high');
   await eventually('the preempted pod slice gone', 60_000, async () => !exists(podSlice('burstable', low.metadata.uid)));
+});
+
+test('the conformance smoke passes with the systemd node the only worker', { timeout: 25 * 60_000 }, (t) => {
+  buildConformance();
+  // The other workers cordoned: every pod the tests make lands on the systemd node.
+  t.after(() => {
+    for (const w of WORKERS) ck(['uncordon', w]);
+  });
+  for (const w of WORKERS) ck(['cordon', w]);
+  runSmoke('conformance-smoke-systemd');
 });

@@ -1,0 +1,58 @@
+// The conformance smoke (conformance-smoke.test.ts runs it on the local cluster,
+// cluster-systemd.test.ts on its systemd node): a slice of the pinned release's conformance tests
+// run by hack/conformance.sh, checked from its JUnit report.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { ROOT } from './stack.ts';
+import { parseJUnit } from '../conformance/report.ts';
+
+/** e2e.test and the rest built, outside a test's time limit (under `make e2e` this waits for its background build). */
+export function buildConformance(): void {
+  const r = spawnSync('bash', [`${ROOT}/hack/conformance.sh`], { stdio: 'inherit', env: { ...process.env, BUILD_ONLY: '1' } });
+  assert.equal(r.status, 0, 'hack/conformance.sh could not build the conformance tests (BUILD_ONLY=1): see the lines above');
+}
+
+export const SMOKE = [
+  '\\[sig-node\\] Pods should be submitted and removed',
+  '\\[sig-node\\] InitContainer \\[NodeConformance\\] should invoke init containers on a RestartNever pod',
+  '\\[sig-node\\] Container Lifecycle Hook when create a pod with lifecycle hook should execute poststart exec hook properly',
+  '\\[sig-node\\] Downward API should provide pod name, namespace and IP address as env vars',
+  '\\[sig-storage\\] Projected configMap should be consumable from pods in volume \\[NodeConformance\\]',
+  '\\[sig-node\\] Security Context When creating a container with runAsUser should run the container with uid 65534',
+  '\\[sig-node\\] Ephemeral Containers \\[NodeConformance\\] will start an ephemeral container in an existing pod',
+  '\\[sig-node\\] Kubelet when scheduling a read only busybox container should not write to root filesystem',
+  '\\[sig-node\\] Secrets should be consumable as environment variable names variable names with various prefixes',
+  // An image volume pulled with pullPolicy Always, from the cluster's registry (hack/registry.sh).
+  '\\[sig-node\\] ImageVolume should succeed with pod and pull policy of Always',
+  // DRA: upstream's test driver served from e2e.test through the hostpathplugin proxy pods
+  // (hack/images/hostpathplugin-proxy.c): prepared claims' CDI devices, and device health.
+  '\\[sig-node\\] \\[DRA\\] kubelet \\[Feature:DynamicResourceAllocation\\] must map configs and devices to the right containers',
+  '\\[sig-node\\] \\[DRA\\] kubelet \\[Feature:DynamicResourceAllocation\\] should report device health with custom messages',
+  // Across nodes: Services through kube-proxy, CoreDNS, the apiserver's proxy to pods, logs, rollouts.
+  '\\[sig-network\\] DNS should provide DNS for services',
+  '\\[sig-network\\] Services should be able to create a functioning NodePort service',
+  '\\[sig-network\\] Services should serve multiport endpoints from pods',
+  '\\[sig-network\\] Proxy version v1 should proxy through a service and a pod',
+  '\\[sig-cli\\] Kubectl logs logs should be able to retrieve and filter logs',
+  '\\[sig-apps\\] Deployment RollingUpdateDeployment should delete old pods and create new ones',
+];
+
+/** Runs the smoke against the local cluster; fails naming each failed test, or a test that did not run once. */
+export function runSmoke(name: string): void {
+  const out = `${ROOT}/_output/${name}`;
+  const r = spawnSync('bash', [`${ROOT}/hack/conformance.sh`], {
+    encoding: 'utf8',
+    timeout: 20 * 60_000,
+    env: { ...process.env, FOCUS: SMOKE.join('|'), SKIP: '\\[Serial\\]|\\[Disruptive\\]', PROCS: '4', CONFORMANCE_OUT: out },
+  });
+  const tail = () => `${r.stdout ?? ''}\n${r.stderr ?? ''}`.trim().split('\n').slice(-10).join('\n');
+  assert.ok(existsSync(`${out}/junit.xml`), `hack/conformance.sh wrote no JUnit report (exit ${r.status}):\n${tail()}`);
+  const cases = parseJUnit(readFileSync(`${out}/junit.xml`, 'utf8')).filter(
+    (c) => c.outcome !== 'skipped' && !/^\[(Synchronized|Report)/.test(c.name),
+  );
+  const failed = cases.filter((c) => c.outcome === 'failed').map((c) => `${c.name}: ${c.message.split('\n')[0]}`);
+  assert.deepEqual(failed, [], `conformance failures (log: ${out}/e2e.log)`);
+  assert.equal(cases.length, SMOKE.length, `each selected test ran once: ${cases.map((c) => c.name).join('; ')}`);
+  assert.equal(r.status, 0, `hack/conformance.sh exited ${r.status}:\n${tail()}`);
+}
