@@ -32,11 +32,13 @@ node_names() {
   echo "$CP_NODE"
   local i; for ((i = 1; i < CLUSTER_NODES; i++)); do echo "kts-w$i"; done
 }
-# node_ip NODE: kts-cp 172.30.254.11, kts-wK 172.30.254.(11+K).
+# node_ip NODE: kts-cp 172.30.254.11, kts-wK 172.30.254.(11+K), and the systemd nodes
+# (hack/cluster/systemd.sh) kts-sN 172.30.254.(30+N), N 1..9.
 node_ip() {
   case "$1" in
     "$CP_NODE") echo 172.30.254.11 ;;
     kts-w*) echo "172.30.254.$((11 + ${1#kts-w}))" ;;
+    kts-s[1-9]) echo "172.30.254.$((30 + ${1#kts-s}))" ;;
     *) die "unknown node name $1" ;;
   esac
 }
@@ -72,9 +74,16 @@ nodeRegistration:
   imagePullPolicy: Never
   kubeletExtraArgs:
   - {name: node-ip, value: $(node_ip "$n")}
-  - {name: cgroup-root, value: /kts-$n}
 YAML
+  # A namespace node's pods go below a cgroup of its own on the host; a systemd node's in
+  # kubepods(.slice) of its own cgroup namespace.
+  [[ $n =~ ^kts-s[1-9]$ ]] || echo "  - {name: cgroup-root, value: /kts-$n}"
 }
+
+# kubelet-ts as the nodes run it: Node 24 (a symlink into the build cache) with flags that keep
+# its heap small, on the repo's build.
+KUBELET_TS_CMD=(env MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072
+  "$BIN/node" --max-semi-space-size=2 --no-maglev --no-opt --heap-growing-percent=50 "$KTS_ROOT/dist/cli/main.js")
 
 # kubeadm (init or join) in the node, in the background; the node's kubelet is started as soon
 # as kubeadm has written its config, as systemd would start it. Waits for kubeadm to finish.

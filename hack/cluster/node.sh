@@ -12,7 +12,12 @@
 #                   (manifests/10-kubeadm.conf), under hack/supervise.sh
 #   images NODE FLAGS…  hack/build-images.sh FLAGS (--cluster, --conformance) into the node
 #   exec NODE CMD…  runs CMD in the node (kubeadm, crictl, ip, ...)
+# A node named kts-sN (N 1..9) is a systemd node instead (hack/cluster/systemd.sh): a podman
+# container with systemd as init, containerd and kubelet-ts as its units; join, remove,
+# kubelet (systemctl in the node), images and exec (podman exec) take it the same way.
 source "$(dirname "$0")/lib.sh"
+# shellcheck source=systemd.sh
+source "$(dirname "$0")/systemd.sh"
 need_root
 apt_install iproute2 util-linux iptables
 install_runtime
@@ -90,9 +95,15 @@ add() {
 # images NODE FLAGS...: hack/build-images.sh FLAGS into the node's containerd.
 images() {
   local n=$1; shift
-  node_exists "$n" || die "node $n does not exist (hack/cluster/node.sh add $n)"
+  if is_systemd_node "$n"; then sd_running "$n" || die "node $n is not running (hack/cluster/node.sh join $n)"; else
+    node_exists "$n" || die "node $n does not exist (hack/cluster/node.sh add $n)"; fi
   log "node $n: images ($*)"
-  CONTAINERD_SOCK=$(node_sock "$n") KTS_NODE_NS=$(node_ns_opts "$n") \
+  local sock ns
+  sock=$(node_sock "$n") ns=$(node_ns_opts "$n")
+  # A systemd node's containerd is reached in the container's mount and PID namespaces (its
+  # /proc: ctr run opens /proc/self/fd), by its path there.
+  if is_systemd_node "$n"; then sock=/run/containerd/containerd.sock ns="-t $(sd_pid "$n") -m -p"; fi
+  CONTAINERD_SOCK=$sock KTS_NODE_NS=$ns \
     bash "$KTS_ROOT/hack/build-images.sh" "$@" >>"$LOGS/$n-images.log" 2>&1 \
     || die "importing images into node $n failed (see $LOGS/$n-images.log and $LOCAL/logs/build-images.log)"
 }
@@ -140,8 +151,7 @@ kubelet() {
         cmd=("$BIN/kubelet")
       else
         [ -f "$KTS_ROOT/dist/cli/main.js" ] || die "$KTS_ROOT/dist/cli/main.js is missing: run make build"
-        cmd=(env MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072
-          "$BIN/node" --max-semi-space-size=2 --no-maglev --no-opt --heap-growing-percent=50 "$KTS_ROOT/dist/cli/main.js")
+        cmd=("${KUBELET_TS_CMD[@]}")
       fi
       save_kernel_tunables
       log "node $n: $kind (log: $LOGS/$n-kubelet.log)"
@@ -158,7 +168,7 @@ kubelet() {
 
 # join NODE [KIND]: kubeadm join with a new bootstrap token, as an operator joins a worker.
 join() {
-  local n=$1 kind=${2:-} state join_cmd token hash; state=$(node_state "$n")
+  local n=$1 kind=${2:-} state; state=$(node_state "$n")
   [ "$n" != "$CP_NODE" ] || die "$CP_NODE is the control plane (hack/cluster/up.sh runs kubeadm init there)"
   [ -f "$CLUSTER_KUBECONFIG" ] || die "no cluster to join: make up first"
   case "$kind" in '' | kubelet-ts | upstream) ;; *) die "unknown kubelet $kind: kubelet-ts or upstream" ;; esac
@@ -169,6 +179,14 @@ join() {
   fi
   node_exists "$n" || add "$n"
   echo "${kind:-kubelet-ts}" > "$state/etc/kts/kubelet"
+  write_join_config "$n"
+  kubeadm_with_kubelet "$n" join --config /etc/kts/kubeadm.yaml "$PREFLIGHT"
+}
+
+# write_join_config NODE: the node's JoinConfiguration, /etc/kts/kubeadm.yaml in the node, with
+# a new bootstrap token, as an operator joins a worker.
+write_join_config() {
+  local n=$1 state join_cmd token hash; state=$(node_state "$n")
   join_cmd=$(in_node "$CP_NODE" kubeadm token create --print-join-command --kubeconfig /etc/kubernetes/admin.conf) \
     || die "kubeadm token create failed on $CP_NODE"
   token=$(awk '{for (i = 1; i < NF; i++) if ($i == "--token") print $(i + 1)}' <<<"$join_cmd")
@@ -180,7 +198,6 @@ discovery:
   bootstrapToken: {apiServerEndpoint: "$(node_ip "$CP_NODE"):6443", token: $token, caCertHashes: ["$hash"]}
 $(node_registration "$n")
 YAML
-  kubeadm_with_kubelet "$n" join --config /etc/kts/kubeadm.yaml "$PREFLIGHT"
 }
 
 # The node's processes: its kubelet, containerd, the shims containerd started (they share the
@@ -218,6 +235,20 @@ remove() {
   [ -d "$state" ] && rm -rf --one-file-system "$state"
   log "node $n removed"
 }
+
+# A systemd node's commands (hack/cluster/systemd.sh).
+if [ $# -ge 2 ] && is_systemd_node "$2"; then
+  case "$1" in
+    add) [ $# = 2 ] || die "usage: $0 add NODE"; sd_add "$2" ;;
+    remove) [ $# = 2 ] || die "usage: $0 remove NODE"; sd_remove "$2" ;;
+    join) [ $# = 2 ] || [ "${3:-}" = kubelet-ts ] || die "usage: $0 join $2 (a systemd node runs kubelet-ts)"; sd_join "$2" ;;
+    kubelet) [ $# = 3 ] || die "usage: $0 kubelet NODE start|stop|restart|status"; sd_kubelet "$2" "$3" ;;
+    images) [ $# -ge 3 ] || die "usage: $0 images NODE --cluster|--conformance..."; n=$2; shift 2; images "$n" "$@" ;;
+    exec) [ $# -ge 3 ] || die "usage: $0 exec NODE CMD..."; n=$2; shift 2; sd_running "$n" || die "node $n is not running"; sd_exec "$n" "$@" ;;
+    *) die "usage: $0 add|join|remove|kubelet|images|exec NODE ..." ;;
+  esac
+  exit
+fi
 
 case "${1:-}" in
   add) [ $# = 2 ] || die "usage: $0 add NODE"; add "$2" ;;
