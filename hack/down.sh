@@ -13,8 +13,12 @@ mkdir -p "$LOGS"
 # /var/local-path-provisioner in their mount namespaces: removing those directories here (below)
 # would detach the nodes' mounts, and their kubelets would go on in the host's (taking its pods'
 # directories for orphans). `make down` removes the cluster first.
-compgen -G "/run/kts/ns/*.mnt" >/dev/null \
-  && die "the local cluster's nodes are up: run hack/cluster/down.sh first (make down runs both)"
+# (And its systemd nodes, hack/cluster/systemd.sh: their kubelets write the kernel settings
+# restored below.)
+if compgen -G "/run/kts/ns/*.mnt" >/dev/null \
+  || { command -v podman >/dev/null && [ -n "$(podman ps -aq --filter label=kts.cluster.node 2>/dev/null)" ]; }; then
+  die "the local cluster's nodes are up: run hack/cluster/down.sh first (make down runs both)"
+fi
 set +e   # Best effort from here on: one stuck item must not stop the rest of the cleanup.
 
 "$KTS_ROOT/hack/kubelet.sh" stop

@@ -114,11 +114,14 @@ running() { [ -f "$PIDS/$1.pid" ] && alive "$(cat "$PIDS/$1.pid")"; }
 
 # live_pids NAME: pids of live (non-zombie) processes whose name is exactly NAME.
 live_pids() { local p; for p in $(pgrep -x "$1" || true); do alive "$p" && echo "$p"; done; return 0; }
-# foreign_containerd_pids: live containerds other than those with a config of ours under
-# $LOCAL (the bench's second containerd for the upstream kubelet has its own socket) or
-# under /var/lib/kts/nodes (the cluster's nodes, hack/cluster/node.sh, each in its own namespaces).
+# foreign_containerd_pids: live containerds of this host's mount namespace other than those with
+# a config of ours under $LOCAL (the bench's second containerd for the upstream kubelet has its
+# own socket) or under /var/lib/kts/nodes (the cluster's namespace nodes, hack/cluster/node.sh).
+# One in another mount namespace (a systemd node's, hack/cluster/systemd.sh, in its container)
+# has its own /run/containerd and is nobody's business here.
 foreign_containerd_pids() {
   local p; for p in $(live_pids containerd); do
+    in_host_mount_ns "$p" || continue
     tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -qE -- "--config ($LOCAL|/var/lib/kts/nodes)/" || echo "$p"
   done; return 0
 }

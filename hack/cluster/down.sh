@@ -3,9 +3,13 @@
 # namespaces, cgroups and state), then the host bridge, its FORWARD rule and the namespace
 # directory. Safe to run twice. Keeps logs, images and build caches.
 source "$(dirname "$0")/lib.sh"
+# shellcheck source=systemd.sh
+source "$(dirname "$0")/systemd.sh"
 need_root
 set +e
-for n in $(for f in "$NS_DIR"/*.mnt "$NS_DIR"/*.net "$NODES_STATE"/*; do [ -e "$f" ] && basename "${f%.*}"; done | sort -u); do
+# (The systemd nodes' containers too, hack/cluster/systemd.sh, by their label.)
+sd_nodes() { command -v podman >/dev/null && podman ps -a --filter "label=$SD_LABEL" --format '{{.Names}}'; }
+for n in $( (for f in "$NS_DIR"/*.mnt "$NS_DIR"/*.net "$NODES_STATE"/*; do [ -e "$f" ] && basename "${f%.*}"; done; sd_nodes) | sort -u); do
   "$KTS_ROOT/hack/cluster/node.sh" remove "$n"
 done
 ip link show "$CLUSTER_BRIDGE" >/dev/null 2>&1 && { log "deleting interface $CLUSTER_BRIDGE"; ip link del "$CLUSTER_BRIDGE"; }
@@ -27,5 +31,7 @@ rm -rf "$NODES_STATE" "$CLUSTER_LOCAL/pids" "$CLUSTER_KUBECONFIG"
 rmdir /var/lib/kts 2>/dev/null
 # Mount points node.sh made on the host for the nodes' own dirs, where they were not there before.
 for d in "${NODE_DIRS[@]}"; do rmdir "/$d" 2>/dev/null; done
+left=$(sd_nodes)
+[ -z "$left" ] || log "systemd nodes' containers still there: $left"
 log "local cluster of kubelet-ts nodes is down"
 exit 0

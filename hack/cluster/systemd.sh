@@ -69,6 +69,10 @@ sd_node_files() {
     e2scrub_all.timer fstrim.timer man-db.timer dpkg-db-backup.timer getty.target console-getty.service; do
     ln -sf /dev/null "$r/etc/systemd/system/$u"
   done
+  # A pod's process that ignores SIGTERM (a shell as a container's PID 1) would hold the
+  # node's shutdown for systemd's 90 s default; the node stops within seconds instead.
+  mkdir -p "$r/etc/systemd/system.conf.d"
+  printf '[Manager]\nDefaultTimeoutStopSec=10s\n' > "$r/etc/systemd/system.conf.d/10-kts.conf"
   # containerd.service is containerd 2 (the cached binaries at their host paths, the cache being
   # bind-mounted read-only) with the node's config in its /etc/kts, in place of Debian's 1.6.
   sd_containerd_unit > "$r/etc/systemd/system/containerd.service"
@@ -257,10 +261,11 @@ sd_join() {
   log "node $n: kubeadm join (log: $CLUSTER_LOGS/$n-kubeadm.log)"
   sd_exec "$n" env PATH="$BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
     kubeadm join --config /etc/kts/kubeadm.yaml "$PREFLIGHT" >"$CLUSTER_LOGS/$n-kubeadm.log" 2>&1 &
-  local pid=$! end=$((SECONDS + 300)) restarts
+  local pid=$! end=$((SECONDS + 300)) state
   while kill -0 $pid 2>/dev/null; do
-    restarts=$(sd_exec "$n" systemctl show -p NRestarts --value kubelet.service 2>/dev/null || echo 0)
-    if [ "${restarts:-0}" -ge 2 ]; then
+    # The kubelet exited and systemd waits to start it again (RestartSec).
+    state=$(sd_exec "$n" systemctl show -p SubState,NRestarts kubelet.service 2>/dev/null | tr '\n' ' ' || true)
+    if [[ $state = *SubState=auto-restart* ]] || [[ ! $state =~ NRestarts=0 ]] && [[ $state = *NRestarts=* ]]; then
       kill $pid 2>/dev/null; wait $pid 2>/dev/null || true
       die "node $n: kubelet.service exits: $(sd_kubelet_error "$n")"
     fi
@@ -310,7 +315,7 @@ sd_remove_cgroups() {
     for d in /sys/fs/cgroup/*/libpod_parent; do
       [ -d "$d" ] || continue
       rmdir "$d/conmon" 2>/dev/null || true
-      rmdir "$d" 2>/dev/null || log "cannot remove $d (not empty: $(ls "$d" | head -3 | tr '\n' ' '))"
+      rmdir "$d" 2>/dev/null || log "cannot remove $d (not empty: $(find "$d" -mindepth 1 -maxdepth 1 -printf "%f " | head -c 200))"
     done
   fi
 }
@@ -322,7 +327,7 @@ sd_remove_container() {
   cid=$(podman inspect -f '{{.Id}}' "$n" 2>/dev/null || cat "$(node_state "$n")/etc/kts/podman.cid" 2>/dev/null || true)
   if podman container exists "$n" 2>/dev/null; then
     log "node $n: stopping its container"
-    podman stop -t 20 "$n" >/dev/null 2>&1 || true
+    podman stop -t 30 "$n" >/dev/null 2>&1 || true
     podman rm -f "$n" >/dev/null || die "podman rm -f $n failed"
   fi
   sd_remove_cgroups "$cid"
