@@ -326,8 +326,10 @@ sd_remove_container() {
   local n=$1 cid
   cid=$(podman inspect -f '{{.Id}}' "$n" 2>/dev/null || cat "$(node_state "$n")/etc/kts/podman.cid" 2>/dev/null || true)
   if podman container exists "$n" 2>/dev/null; then
+    # systemd stops its units (the kubelet, containerd) at once; what then ignores its SIGTERM
+    # (a pod's shell as PID 1) is killed with the node's PID namespace after 5 s.
     log "node $n: stopping its container"
-    podman stop -t 30 "$n" >/dev/null 2>&1 || true
+    podman stop -t 5 "$n" >/dev/null 2>&1 || true
     podman rm -f "$n" >/dev/null || die "podman rm -f $n failed"
   fi
   sd_remove_cgroups "$cid"
