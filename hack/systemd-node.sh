@@ -4,10 +4,11 @@
 #   hack/cluster/node.sh add kts-s1     boots it (containerd with SystemdCgroup = true; no kubelet)
 #   hack/cluster/node.sh join kts-s1    ... and joins it to the cluster with kubelet-ts
 #   hack/cluster/node.sh remove kts-s1  removes it and all it made on the host (safe twice)
-# The experiments (SD_NAME, default kts-s1):
+# The experiments (SD_NAME, default kts-s1; on a node that was added, not joined: a kubelet
+# there manages the same kubepods slices):
 #   sandbox     a pod sandbox and a container under a systemd slice parent; prints their cgroups
 #   slices      transient slices with limits made over D-Bus; prints their cgroup files
-#   probe       Node 24 and the repo in the node: a pod slice through src/nodeshutdown/dbus.ts, the apiserver
+#   probe       Node 24 and the repo in the node: a pod slice through src/dbus/dbus.ts, the apiserver
 #   exec CMD…   runs CMD in the node
 source "$(dirname "$0")/cluster/lib.sh"
 # shellcheck source=cluster/systemd.sh
@@ -126,13 +127,13 @@ slices() {
 
 # probe: what kubelet-ts would need in the node: Node 24 (the cache's, where _output/bin/node points)
 # and the repo (both read-only at their host paths), systemd over the system bus through the repo's own D-Bus client
-# (src/nodeshutdown/dbus.ts: StartTransientUnit of a pod slice with limits, read back, StopUnit),
+# (src/dbus/dbus.ts: StartTransientUnit of a pod slice with limits, read back, StopUnit),
 # and the cluster's apiserver ($API_IP:6443) through the node's eth0.
 probe() {
   cat <<TS | in_sd sh -c 'mkdir -p /tmp/kts && cat > /tmp/kts/probe.ts'
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { connectBus } from '$KTS_ROOT/src/nodeshutdown/dbus.ts';
+import { connectBus } from '$KTS_ROOT/src/dbus/dbus.ts';
 const bus = await connectBus('unix:path=/run/dbus/system_bus_socket');
 const mgr = { destination: 'org.freedesktop.systemd1', path: '/org/freedesktop/systemd1', interface: 'org.freedesktop.systemd1.Manager' };
 const name = 'kubepods-burstable-podnodeprobe.slice';
