@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck lint up down test test-containerd1 unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api bench-cluster chaos clean
+.PHONY: all deps build typecheck lint up down sd-node test test-containerd1 unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api bench-cluster chaos clean
 
 all: build
 
@@ -38,6 +38,13 @@ up: build
 down:
 	bash hack/cluster/down.sh
 	bash hack/down.sh
+
+# A systemd node joins the local cluster (`make up` first): SD_NODE (kts-s1 .. kts-s9), a podman
+# container with systemd as init, containerd and kubelet-ts as its units (hack/cluster/systemd.sh);
+# SD_CGROUP=cgroupfs runs containerd with the cgroupfs driver. `make down` removes it too.
+SD_NODE ?= kts-s1
+sd-node: build
+	bash hack/cluster/node.sh join $(SD_NODE)
 
 # Lint, the type-check of src and tests (build's tsconfig.build.json leaves tests out) and the
 # unit tests (files in parallel) come first, to fail before the cluster

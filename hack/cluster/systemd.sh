@@ -12,6 +12,7 @@
 #     RuntimeConfig reports, whatever the KubeletConfiguration's cgroupDriver says.
 # shellcheck shell=bash disable=SC2034  # (its variables are used by the scripts that source it)
 
+SD_CGROUP_ASKED="${SD_CGROUP:-}"
 SD_CGROUP="${SD_CGROUP:-systemd}"
 # The root filesystem (debootstrap, once) is cached outside the repo; the image podman imports
 # from it is rebuilt when what this file puts into it changes (sd_image).
@@ -164,11 +165,19 @@ sd_podman_run() {
     podman run "$@"
 }
 
+# sd_check_driver NODE: an SD_CGROUP given must be the node's.
+sd_check_driver() {
+  local was; was=$(cat "$(node_state "$1")/etc/kts/cgroup-driver" 2>/dev/null || true)
+  [ -z "$SD_CGROUP_ASKED" ] || [ -z "$was" ] || [ "$was" = "$SD_CGROUP_ASKED" ] \
+    || die "node $1 runs containerd with SD_CGROUP=$was, not $SD_CGROUP_ASKED: remove it first"
+}
+
 # sd_add NODE: boots the node (its state, the container, its address) and starts its
 # containerd; the kubelet's unit is installed and enabled (kubeadm join starts it).
 sd_add() {
   local n=$1 ip state pid d; ip=$(node_ip "$n"); state=$(node_state "$n")
   host_network
+  sd_check_driver "$n"
   if sd_running "$n"; then log "node $n is running"; else
     sd_image
     if podman container exists "$n"; then
@@ -250,6 +259,7 @@ sd_kubelet_unit() {
 sd_join() {
   local n=$1 state; state=$(node_state "$n")
   [ -f "$CLUSTER_KUBECONFIG" ] || die "no cluster to join: make up first"
+  sd_check_driver "$n"
   if [ -f "$state/etc/kubernetes/kubelet.conf" ]; then
     sd_running "$n" || die "node $n was joined but its container does not run: remove it first"
     sd_kubelet "$n" start
