@@ -129,8 +129,9 @@ sd_image() {
   rm -rf "$tmp"
   have=$(podman image inspect -f '{{index .Labels "kts.files"}}' "$SD_IMAGE" 2>/dev/null || true)
   [ "$have" = "$hash" ] && return 0
-  sd_rootfs
+  mkdir -p "$SD_CACHE"
   build_lock "$SD_CACHE.lock" "systemd node image"
+  sd_rootfs
   have=$(podman image inspect -f '{{index .Labels "kts.files"}}' "$SD_IMAGE" 2>/dev/null || true)
   [ "$have" = "$hash" ] && return 0
   sd_node_files "$SD_ROOTFS"
