@@ -268,6 +268,12 @@ sd_join() {
   fi
   sd_add "$n"
   write_join_config "$n"
+  # The cluster's KubeletConfiguration (kubeadm's kubelet-config ConfigMap) says cgroupDriver:
+  # cgroupfs for the namespace nodes (hack/cluster/up.sh); kubeadm's per-node patch gives this
+  # node the driver of its runtime, as kubeadm's default would on a systemd cluster.
+  mkdir -p "$state/etc/kts/kubeadm-patches"
+  printf 'cgroupDriver: %s\n' "$SD_CGROUP" > "$state/etc/kts/kubeadm-patches/kubeletconfiguration+merge.yaml"
+  printf 'patches: {directory: /etc/kts/kubeadm-patches}\n' >> "$state/etc/kts/kubeadm.yaml"
   save_kernel_tunables
   log "node $n: kubeadm join (log: $CLUSTER_LOGS/$n-kubeadm.log)"
   sd_exec "$n" env PATH="$BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
