@@ -352,18 +352,19 @@ sd_remove_container() {
   sd_remove_cgroups "$cid"
 }
 
-# sd_remove NODE: the node leaves the cluster (its Node object), its container stops first, then
-# its veth, its cgroups and its state go. Safe twice.
+# sd_remove NODE: the node's container stops first, then its veth, its cgroups and its state go,
+# and it leaves the cluster (its Node object: last, else its kubelet registers it again while
+# the container stops). Safe twice.
 sd_remove() {
   local n=$1 state; state=$(node_state "$n")
-  if [ -f "$CLUSTER_KUBECONFIG" ] && [ -e "$NS_DIR/$CP_NODE.mnt" ]; then
-    ckubectl delete node "$n" --wait=false --request-timeout=10s >/dev/null 2>&1 || true
-  fi
-  command -v podman >/dev/null && sd_remove_container "$n"
+  if command -v podman >/dev/null; then sd_remove_container "$n"; fi
   ip link del "veth-$n" 2>/dev/null || true
   if [ -d "$state" ]; then
     ! grep -qF " $state/" /proc/self/mounts || die "something is still mounted under $state: $(grep -F " $state/" /proc/self/mounts | head -1)"
     rm -rf --one-file-system "$state"
+  fi
+  if [ -f "$CLUSTER_KUBECONFIG" ] && [ -e "$NS_DIR/$CP_NODE.mnt" ]; then
+    ckubectl delete node "$n" --wait=false --request-timeout=10s >/dev/null 2>&1 || true
   fi
   log "node $n removed"
 }
