@@ -264,6 +264,7 @@ sd_join() {
   if [ -f "$state/etc/kubernetes/kubelet.conf" ]; then
     sd_running "$n" || die "node $n was joined but its container does not run: remove it first"
     sd_kubelet "$n" start
+    sd_wait_ready "$n"
     return
   fi
   sd_add "$n"
@@ -291,6 +292,18 @@ sd_join() {
   done
   wait $pid || die "kubeadm join on $n failed: $(grep -m1 -E '^(error|\[ERROR)' "$CLUSTER_LOGS/$n-kubeadm.log" || tail -1 "$CLUSTER_LOGS/$n-kubeadm.log")"
   log "node $n joined"
+  sd_wait_ready "$n"
+}
+
+# sd_wait_ready NODE: until the Node is Ready (its CNI, flannel's DaemonSet pod, comes up ~10 s
+# after the join), or fails with the kubelet's last error line.
+sd_wait_ready() {
+  local n=$1 end=$((SECONDS + 120)) t0=$SECONDS
+  until [ "$(ckubectl get node "$n" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]; do
+    [ $SECONDS -lt $end ] || die "node $n not Ready within 120s: $(ckubectl get node "$n" -o jsonpath='{.status.conditions[?(@.type=="Ready")].message}' 2>&1) $(sd_kubelet_error "$n")"
+    sleep 1
+  done
+  log "node $n Ready after $((SECONDS - t0))s"
 }
 
 # sd_kubelet_error NODE: the kubelet's last error line in the node's journal.
