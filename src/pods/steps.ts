@@ -137,6 +137,7 @@ export function podSteps(d: {
       // Upstream's SyncTerminatingPod: the claims unprepared once the containers are stopped (a failure retries the step).
       await d.claims?.unprepareResources(subject);
       await d.syncer.releaseVolumes(uid);
+      await d.syncer.releasePodCgroup(subject);
       d.syncer.releaseUserNamespace(uid);
       if (!pod) return;
       // The final status: every container terminated, the phase final.

@@ -109,6 +109,19 @@ export class PodSyncer {
     await this.#volumes?.tearDown(uid);
   }
 
+  /**
+   * A terminated pod's cgroup goes (its slice, with the systemd driver), as upstream's
+   * SyncTerminatedPod destroys it: an evicted or failed pod stays in the apiserver, and its
+   * cgroup must not wait for its deletion. What is still busy is left to housekeeping.
+   */
+  async releasePodCgroup(pod: Pod): Promise<void> {
+    try {
+      await this.#podCgroups.remove(podCgroup(pod, this.#node.cgroups));
+    } catch (e) {
+      this.#log.warn('Failed to remove the pod cgroup', { ...logRef(pod), err: e });
+    }
+  }
+
   /** A terminated pod's user namespace IDs are free again, as upstream's SyncTerminatedPod releases them. */
   releaseUserNamespace(uid: string): void {
     this.#userns?.release(uid);

@@ -674,6 +674,23 @@ const rows: Row[] = [
       assert.equal(existsSync(podLogDir(pod(), h.podLogsDir)), false);
     },
   },
+  {
+    name: 'releasePodCgroup: a terminated pod still in its source loses its cgroup, its sandbox left for removal',
+    pod: pod(),
+    given: (rt) => {
+      rt.addSandbox(UID, { id: 'sb1', attempt: 0, ready: false });
+    },
+    act: async (h, p) => {
+      await h.syncer.releasePodCgroup(p);
+      return undefined;
+    },
+    calls: [],
+    events: [],
+    check: async (h, _r) => {
+      assert.deepEqual(h.cgroups, [`remove /kubepods/besteffort/pod${UID}`]);
+      assert.equal((await h.runtime.pod(UID)).sandboxes.length, 1);
+    },
+  },
 ];
 
 for (const row of rows) {
