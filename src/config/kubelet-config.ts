@@ -607,6 +607,12 @@ function decodeFields(rest: Record<string, unknown>, source: string, explicit: R
   return out as KubeletConfig;
 }
 
+// A patch's nulls delete; the rest is checked as a document.
+const withoutNulls = (v: unknown): unknown =>
+  v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v).flatMap(([k, x]) => (x === null ? [] : [[k, withoutNulls(x)]])))
+    : v;
+
 function wrap<T>(source: string, decode: () => T): T {
   try {
     return decode();
@@ -738,7 +744,7 @@ export function loadKubeletConfig(s: ConfigSources): { config: KubeletConfig; do
     let base: Record<string, unknown> = { ...doc, ...toV1beta1(decodeFields(doc, source)) };
     for (const d of s.dropIns) {
       const rest = readDocument(d.text, d.source);
-      wrap(d.source, () => decodeFields(rest, d.source)); // strictly, naming the drop-in
+      wrap(d.source, () => decodeFields(withoutNulls(rest) as Record<string, unknown>, d.source)); // strictly, naming the drop-in
       base = mergePatch(base, rest) as Record<string, unknown>;
     }
     doc = base;
