@@ -617,7 +617,7 @@ function wrap<T>(source: string, decode: () => T): T {
   try {
     return decode();
   } catch (e) {
-    if (e instanceof ConfigError) throw new ConfigError(`${source}: ${e.message}`);
+    if (e instanceof ConfigError) throw e.message.startsWith(`${source}: `) ? e : new ConfigError(`${source}: ${e.message}`);
     throw e;
   }
 }
@@ -737,6 +737,8 @@ export interface ConfigSources {
  */
 export function loadKubeletConfig(s: ConfigSources): { config: KubeletConfig; document: Record<string, unknown> } {
   const source = s.file?.source ?? 'command line';
+  // The checks run on what all three made: name them all.
+  const sources = [s.file?.source, s.dropIns?.length ? '--config-dir' : '', s.flags?.length ? 'flags' : ''].filter(Boolean).join(' + ');
   let doc = s.file ? readDocument(s.file.text, s.file.source) : {};
   if (s.dropIns?.length) {
     // The base is the full configuration so far, as upstream marshals it (defaults included):
@@ -750,7 +752,7 @@ export function loadKubeletConfig(s: ConfigSources): { config: KubeletConfig; do
     doc = base;
   }
   const { document, set } = applyConfigFlags(doc, s.flags ?? []);
-  return { config: decodeDocument(document, source, set), document };
+  return { config: decodeDocument(document, sources || source, set), document };
 }
 /**
  * Pure: the settings of a loaded document (the --config file, drop-ins and flags) that
