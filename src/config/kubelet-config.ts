@@ -1,12 +1,12 @@
-// KubeletConfiguration (kubelet.config.k8s.io/v1beta1): the file named by --config, with
-// upstream field names and defaults. Unknown fields and wrong types are errors naming the
+// KubeletConfiguration (kubelet.config.k8s.io/v1beta1): the file named by --config, its
+// --config-dir drop-ins and the flags that set its fields, with upstream field names and defaults. Unknown fields and wrong types are errors naming the
 // field path, as upstream's strict decoding does.
 //
 // FIELDS is the one list of the fields kubelet-ts maps: each row gives the field's codec
 // (YAML/JSON form in, the v1beta1 form /configz writes out), its default
-// (SetDefaults_KubeletConfiguration), its own checks (ValidateKubeletConfiguration) and whether
-// anything reads it yet. The KubeletConfig type, `defaults`, parsing and /configz all derive
-// from it, so a new field is one row. The YAML name is the row's key, but a duration's key ends
+// (SetDefaults_KubeletConfiguration), its own checks (ValidateKubeletConfiguration), its flag
+// (AddKubeletConfigFlags) and whether anything reads it yet. The KubeletConfig type, `defaults`,
+// parsing, the config flags and /configz all derive from it, so a new field is one row. The YAML name is the row's key, but a duration's key ends
 // in Ms (syncFrequencyMs reads syncFrequency).
 import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml } from 'yaml';
@@ -61,8 +61,8 @@ interface Field<T> {
   /** SetDefaults_KubeletConfiguration's value; undefined leaves the property out (an unset pointer). */
   default: T;
   /**
-   * false: parsed and validated but read by nothing in kubelet-ts, so setting it changes nothing.
-   * What a later change needs to refuse (or warn about) fields that are silently ignored.
+   * false: parsed and validated but read by nothing in kubelet-ts, so setting it changes nothing;
+   * the start warns when it is set to other than its default (ignoredSettings).
    */
   inEffect: boolean;
   /** SetDefaults_KubeletConfiguration defaults this int when 0 (`if obj.X == 0`), as an unset field. */
