@@ -158,7 +158,7 @@ test('ignoredSettings: the fields read by nothing, named when not at their defau
   const cases: [string, string, string[]][] = [
     ['none', '', []],
     [
-      "kubeadm's file: zeros and defaults are quiet; rotateCertificates is not",
+      "kubeadm's file: zeros and defaults are quiet, rotateCertificates: true is what kubelet-ts does",
       `cgroupDriver: systemd
 cpuManagerReconcilePeriod: 0s
 crashLoopBackOff: {}
@@ -168,7 +168,7 @@ rotateCertificates: true
 streamingConnectionIdleTimeout: 0s
 volumeStatsAggPeriod: 0s
 `,
-      ['rotateCertificates'],
+      [],
     ],
     ['a default set out loud is quiet', 'cgroupsPerQOS: true\nhairpinMode: promiscuous-bridge\nenableProfilingHandler: true\n', []],
     [

@@ -275,7 +275,8 @@ export const FIELDS = {
   /** The :10250 server's TLS 1.2 suites and lowest TLS version, in Go's names (src/config/tls-options.ts); refused as upstream's server.go does at start. */
   tlsCipherSuites: field(strings, [], { check: (v) => tlsError('tlsCipherSuites', () => serverTLS('', v)), flag: 'tls-cipher-suites' }),
   tlsMinVersion: field(str, '', { check: (v) => tlsError('tlsMinVersion', () => serverTLS(v, [])), flag: 'tls-min-version' }),
-  rotateCertificates: ignored(bool, false, 'rotate-certificates'),
+  /** kubelet-ts always rotates its client certificate (src/certificates/client-cert.ts), as true asks (kubeadm writes true); false is not honoured. */
+  rotateCertificates: field(bool, false, { flag: 'rotate-certificates' }),
   // omitempty upstream, but /configz has always shown false here.
   serverTLSBootstrap: field(bool, false, { flag: 'rotate-server-certificates' }),
   authentication: field(
