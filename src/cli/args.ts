@@ -4,8 +4,11 @@
 import { parseArgs } from 'node:util';
 
 export interface Flag {
-  type: 'string' | 'number' | 'strings';
+  /** 'boolean': pflag's bool, --name alone is true, or --name=false (never --name false); 'strings': every occurrence kept, in order. */
+  type: 'string' | 'number' | 'strings' | 'boolean';
   describe: string;
+  /** The value's kind in the help, when not the type's (upstream's: duration, mapStringString, ...). */
+  typeName?: string;
   default?: string | number | readonly string[];
   choices?: readonly string[];
   required?: true;
@@ -36,7 +39,9 @@ type Value<F extends Flag> = F extends { choices: readonly (infer C)[] }
     ? number
     : F['type'] extends 'strings'
       ? string[]
-      : string;
+      : F['type'] extends 'boolean'
+        ? boolean
+        : string;
 
 /** A command's flags as parsed: set, defaulted or required ones always present. */
 export type Values<F extends Flags> = {
@@ -54,7 +59,11 @@ export function parseCommandLine<C extends Record<string, Command>>(p: Program<C
   const options = Object.fromEntries(
     Object.entries(every).map(([name, f]) => [
       name,
-      { type: 'string' as const, multiple: f.type === 'strings', ...(name.length === 1 ? { short: name } : {}) },
+      {
+        type: f.type === 'boolean' ? ('boolean' as const) : ('string' as const),
+        multiple: f.type === 'strings',
+        ...(name.length === 1 ? { short: name } : {}),
+      },
     ]),
   );
   const { tokens } = parseArgs({
@@ -83,6 +92,10 @@ export function parseCommandLine<C extends Record<string, Command>>(p: Program<C
       unknown.add(args[t.index]!.split('=')[0]!); // as typed: -abc stays one
       continue;
     }
+    if (flag.type === 'boolean') {
+      values[t.name] = t.value === undefined || parseBool(t.value, t.rawName);
+      continue;
+    }
     if (t.value === undefined) throw new Error(`flag needs an argument: ${t.rawName}`);
     // pflag also reads -v=3 as 3.
     const text = t.rawName.length === 2 && t.inlineValue && t.value.startsWith('=') ? t.value.slice(1) : t.value;
@@ -106,6 +119,13 @@ export function parseCommandLine<C extends Record<string, Command>>(p: Program<C
       throw new Error(`Invalid values: Argument: ${flagName}, Given: "${v}", Choices: ${f.choices.map((c) => `"${c}"`).join(', ')}`);
   }
   return { command: name, positionals, values } as CommandLine<C>;
+}
+
+/** strconv.ParseBool, as pflag's bool flags. */
+function parseBool(text: string, flag: string): boolean {
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(text)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(text)) return false;
+  throw new Error(`invalid argument "${text}" for "${flag}" flag: strconv.ParseBool: parsing "${text}": invalid syntax`);
 }
 
 const WIDTH = 80;
@@ -144,18 +164,26 @@ const words = (text: string) => text.split(' ');
 
 function annotations(f: Flag): string[] {
   return [
-    f.choices ? `[choices: ${f.choices.map((c) => JSON.stringify(c)).join(', ')}]` : `[${f.type === 'strings' ? 'array' : f.type}]`,
+    f.choices
+      ? `[choices: ${f.choices.map((c) => JSON.stringify(c)).join(', ')}]`
+      : `[${f.typeName ?? (f.type === 'strings' ? 'array' : f.type)}]`,
     ...(f.default !== undefined ? [`[default: ${JSON.stringify(f.default)}]`] : []),
     ...(f.required ? ['[required]'] : []),
   ];
 }
 
+// The left column's widest: a longer flag name has its text on the lines below it.
+const LEFT_MAX = 32;
+
 function table(rows: Row[]): string[] {
-  const left = Math.max(...rows.map(([l]) => l.length));
+  const left = Math.min(LEFT_MAX, Math.max(...rows.map(([l]) => l.length)));
   // A continuation too long for the column (a long default) ends at the right margin instead, as in yargs.
   const lay = (l: string, line: string, i: number) =>
     i && left + 4 + line.length > WIDTH ? line.padStart(WIDTH) : `  ${(i ? '' : l).padEnd(left)}  ${line}`;
-  return rows.flatMap(([l, text]) => wrap(text, WIDTH - left - 4).map((line, i) => lay(l, line, i)));
+  return rows.flatMap(([l, text]) => {
+    const lines = wrap(text, WIDTH - left - 4);
+    return l.length > left ? [`  ${l}`, ...lines.map((line) => lay('', line, 1))] : lines.map((line, i) => lay(l, line, i));
+  });
 }
 
 function wrap(text: string[], width: number): string[] {

@@ -1,6 +1,30 @@
-// kubelet-ts's commands: the kubelet with upstream's flag names, and join.
-import type { Command, Flags, Program, Values } from './args.ts';
+// kubelet-ts's commands: the kubelet with upstream's flags, and join.
+//
+// Every flag of upstream's kubelet (NewKubeletCommand: KubeletFlags.AddFlags,
+// AddKubeletConfigFlags, AddGlobalFlags) is one of three kinds here: a KubeletConfiguration
+// flag, read from the flag column of src/config/kubelet-config.ts's FIELDS; one of the
+// KubeletFlags below; or REFUSED, which stops the start with one line saying why.
+// src/cli/upstream-flags.test.ts checks the three against the pinned release's list.
+import { CONFIG_FLAGS, FIELDS, isBoolFlag, yamlName } from '../config/kubelet-config.ts';
+import {
+  type FlagForm,
+  boolMapForm,
+  colonMultimapForm,
+  durationForm,
+  intForm,
+  langleMapForm,
+  mapForm,
+  mapNoSplitForm,
+  quantityForm,
+  reservedMemoryForm,
+  stringsForm,
+  taintsForm,
+  vmoduleForm,
+} from '../config/flag-forms.ts';
+import type { Command, Flag, Flags, Program, Values } from './args.ts';
 
+// Upstream's KubeletFlags (options.go KubeletFlags.AddFlags) kubelet-ts reads, and its own two
+// network flags.
 const kubeletFlags = {
   kubeconfig: {
     type: 'string',
@@ -11,21 +35,51 @@ const kubeletFlags = {
     type: 'string',
     describe: 'kubeconfig for TLS bootstrap, used when --kubeconfig holds no usable credentials',
   },
-  config: { type: 'string', describe: 'KubeletConfiguration file (kubelet.config.k8s.io/v1beta1)' },
+  config: { type: 'string', describe: 'KubeletConfiguration file (kubelet.config.k8s.io/v1beta1); flags override it' },
+  'config-dir': {
+    type: 'string',
+    describe:
+      'drop-in directory: its *.conf KubeletConfiguration files, in lexical order (subdirectories too), merged over --config; flags override them',
+  },
   'hostname-override': { type: 'string', describe: 'the node name to use instead of the hostname' },
   'node-ip': { type: 'string', describe: "the node's InternalIP (default: the first non-loopback IPv4 address)" },
-  'container-runtime-endpoint': { type: 'string', describe: 'CRI endpoint, e.g. unix:///run/containerd/containerd.sock' },
+  'cloud-provider': {
+    type: 'string',
+    default: '',
+    describe: '"" for no cloud provider, or "external" for an external cloud controller manager (in-tree providers are gone upstream)',
+  },
   'root-dir': {
     type: 'string',
     default: '/var/lib/kubelet',
     describe: 'directory for kubelet files (pods, plugins, certificates)',
   },
   'cert-dir': { type: 'string', describe: 'directory of the TLS certificates (default ROOT-DIR/pki)' },
+  'seccomp-default': {
+    type: 'boolean',
+    describe: 'RuntimeDefault as the default seccomp profile of every workload (or seccompDefault in the config)',
+  },
   'node-labels': { type: 'string', default: '', describe: 'labels to add when registering the node, key=value,...' },
-  'register-with-taints': {
+  'runtime-cgroups': {
     type: 'string',
     default: '',
-    describe: 'taints to add when registering the node, key=value:Effect,...',
+    describe: 'the runtime\'s cgroup, reported as the system container "runtime"',
+  },
+  // Deprecated upstream, kept: the container GC policy (upstream's defaults).
+  'minimum-container-ttl-duration': {
+    type: 'string',
+    typeName: 'duration',
+    default: '0s',
+    describe: 'deprecated: minimum age of a finished container before it is garbage collected',
+  },
+  'maximum-dead-containers-per-container': {
+    type: 'number',
+    default: 1,
+    describe: 'deprecated: dead instances kept per container',
+  },
+  'maximum-dead-containers': {
+    type: 'number',
+    default: -1,
+    describe: 'deprecated: dead containers kept on the node; negative: no limit',
   },
   'cni-conf-dir': {
     type: 'string',
@@ -40,39 +94,120 @@ const kubeletFlags = {
       "cni: the pod network is the runtime's CNI config, installed by a network add-on (upstream's only mode); " +
       "kubenet: with no add-on, the kubelet writes a bridge network for the Node's podCIDR, as the kubenet plugin did before 1.24",
   },
-  'cgroup-root': { type: 'string', describe: 'the cgroup below which kubepods is made (config field cgroupRoot)' },
-  port: { type: 'number', describe: 'port of the kubelet API (config field port)' },
-  'healthz-port': { type: 'number', describe: 'port of the local healthz endpoint (config field healthzPort)' },
-  'read-only-port': {
-    type: 'number',
-    describe: 'port of the unauthenticated read-only API, 0 for none (config field readOnlyPort)',
-  },
-  'kubelet-cgroups': { type: 'string', describe: 'the cgroup the kubelet moves itself into (config field kubeletCgroups)' },
-  'system-cgroups': {
-    type: 'string',
-    describe: "the cgroup the root cgroup's non-kernel processes are moved into (config field systemCgroups)",
-  },
-  'runtime-cgroups': {
-    type: 'string',
-    default: '',
-    describe: 'the runtime\'s cgroup, reported as the system container "runtime"',
-  },
-  v: { type: 'number', default: 0, describe: 'log verbosity' },
 } as const satisfies Flags;
+
+const CADVISOR = 'a cAdvisor flag (deprecated upstream); kubelet-ts has no cAdvisor';
+/** Upstream's flags kubelet-ts does not do: given, each stops the start with "--name: why". */
+export const REFUSED: Record<string, { type: 'string' | 'boolean'; why: string }> = {
+  'image-credential-provider-config': { type: 'string', why: 'credential provider plugins are not supported yet (issue 45)' },
+  'image-credential-provider-bin-dir': { type: 'string', why: 'credential provider plugins are not supported yet (issue 45)' },
+  'lock-file': { type: 'string', why: 'not supported: Node.js cannot hold an flock on a file without a native addon or a child process' },
+  'exit-on-lock-contention': { type: 'boolean', why: 'not supported, as --lock-file is not' },
+  'experimental-mounter-path': { type: 'string', why: "deprecated upstream; kubelet-ts mounts with the host's mount only" },
+  'experimental-allocatable-ignore-eviction': {
+    type: 'boolean',
+    why: 'deprecated upstream; kubelet-ts always takes the hard eviction thresholds off allocatable',
+  },
+  'housekeeping-interval': {
+    type: 'string',
+    why: "cAdvisor's housekeeping interval; kubelet-ts has no cAdvisor (its stats are read when asked)",
+  },
+  ...Object.fromEntries(
+    [
+      'application-metrics-count-limit',
+      'boot-id-file',
+      'container-hints',
+      'containerd',
+      'containerd-namespace',
+      'event-storage-age-limit',
+      'event-storage-event-limit',
+      'global-housekeeping-interval',
+      'machine-id-file',
+      'storage-driver-buffer-duration',
+      'storage-driver-db',
+      'storage-driver-host',
+      'storage-driver-password',
+      'storage-driver-table',
+      'storage-driver-user',
+    ].map((n) => [n, { type: 'string', why: CADVISOR }]),
+  ),
+  ...Object.fromEntries(
+    ['enable-load-reader', 'log-cadvisor-usage', 'storage-driver-secure'].map((n) => [n, { type: 'boolean', why: CADVISOR }]),
+  ),
+};
+
+// How each flag form reads, in the help.
+const FORM_NAMES = new Map<FlagForm, string>([
+  [intForm, 'int'],
+  [durationForm, 'duration'],
+  [quantityForm, 'quantity'],
+  [stringsForm, 'a,b,...'],
+  [mapForm, 'k=v,...'],
+  [langleMapForm, 'signal<quantity,...'],
+  [mapNoSplitForm, 'k=v'],
+  [boolMapForm, 'Gate=true,...'],
+  [colonMultimapForm, 'name:value,...'],
+  [taintsForm, 'key=value:Effect,...'],
+  [reservedMemoryForm, 'node:type=quantity,...'],
+  [vmoduleForm, 'pattern=N,...'],
+]);
+
+const notInEffect = new Set(
+  Object.entries(FIELDS).flatMap(([key, f]) => (f.inEffect ? [] : [yamlName(key, f as Parameters<typeof yamlName>[1])])),
+);
+
+/** The KubeletConfiguration flags, from the field table: every occurrence's text kept, a bool one as pflag's. */
+export const configFlags: Flags = Object.fromEntries(
+  [...CONFIG_FLAGS].map(([name, spec]): [string, Flag] => {
+    const field = [spec.field, ...spec.path].join('.');
+    const describe = `sets KubeletConfiguration ${field}${notInEffect.has(spec.field) ? ' (not in effect in kubelet-ts: warned about when set)' : ''}`;
+    return [
+      name,
+      isBoolFlag(name) ? { type: 'boolean', describe } : { type: 'strings', typeName: FORM_NAMES.get(spec.form) ?? 'string', describe },
+    ];
+  }),
+);
+
+const refusedFlags: Flags = Object.fromEntries(
+  Object.entries(REFUSED).map(([name, r]): [string, Flag] => [
+    name,
+    r.type === 'boolean'
+      ? { type: 'boolean', describe: `refused: ${r.why}` }
+      : { type: 'strings', typeName: 'string', describe: `refused: ${r.why}` },
+  ]),
+);
+
+const allKubeletFlags = { ...kubeletFlags, ...configFlags, ...refusedFlags } as typeof kubeletFlags & Flags;
 
 // kubeadm join's flags and the files it writes, for the kubelet that follows.
 const joinFlags = {
-  ...kubeletFlags,
+  ...allKubeletFlags,
   'bootstrap-kubeconfig': { ...kubeletFlags['bootstrap-kubeconfig'], default: '/etc/kubernetes/bootstrap-kubelet.conf' },
   config: { ...kubeletFlags.config, default: '/var/lib/kubelet/config.yaml' },
   token: { type: 'string', required: true, describe: 'bootstrap token, [a-z0-9]{6}.[a-z0-9]{16}' },
   'discovery-token-ca-cert-hash': { type: 'strings', default: [], describe: 'sha256:<hex> pin of the cluster CA public key' },
 } as const satisfies Flags;
 
-export type KubeletArgs = Values<typeof kubeletFlags>;
+/** The kubelet's own flags typed; the config and refused ones by name (`given`). */
+export type KubeletArgs = Values<typeof kubeletFlags> & Record<string, unknown>;
+
+/** The KubeletConfiguration flags given, in the form loadKubeletConfig takes: [name, text] in order. */
+export function givenConfigFlags(values: Record<string, unknown>): [string, string][] {
+  return [...CONFIG_FLAGS.keys()].flatMap((name): [string, string][] => {
+    const v = values[name];
+    if (v === undefined) return [];
+    return Array.isArray(v) ? v.map((t): [string, string] => [name, String(t)]) : [[name, String(v)]];
+  });
+}
+
+/** The first refused flag given, as its one-line refusal. */
+export function refusedFlag(values: Record<string, unknown>): string | undefined {
+  const name = Object.keys(REFUSED).find((n) => values[n] !== undefined);
+  return name && `--${name}: ${REFUSED[name]!.why}`;
+}
 
 const commands = {
-  kubelet: { usage: '', describe: 'run the kubelet', positionals: [], flags: kubeletFlags },
+  kubelet: { usage: '', describe: 'run the kubelet', positionals: [], flags: allKubeletFlags },
   join: {
     usage: 'join <endpoint>',
     describe: 'join a kubeadm cluster as a worker (token discovery, as kubeadm join), then run the kubelet',

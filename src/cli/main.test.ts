@@ -2,10 +2,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseLabels, parseTaints } from './flags.ts';
+import { parseLabels } from './flags.ts';
 
 const main = new URL('./main.ts', import.meta.url).pathname;
 const run = (...args: string[]) => spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', timeout: 20_000 });
@@ -57,13 +57,8 @@ test("start-up does not load undici (node:http's ESM facade would, see src/apise
   assert.equal(r.stdout.trim(), 'false');
 });
 
-test('--node-labels and --register-with-taints parse as upstream', () => {
+test('--node-labels parses as upstream', () => {
   assert.deepEqual(parseLabels('a=1,node-role.kubernetes.io/worker='), { a: '1', 'node-role.kubernetes.io/worker': '' });
-  assert.deepEqual(parseTaints('dedicated=gpu:NoSchedule,spot:PreferNoSchedule'), [
-    { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' },
-    { key: 'spot', effect: 'PreferNoSchedule' },
-  ]);
-  assert.throws(() => parseTaints('bad'), /invalid --register-with-taints entry "bad"/);
 });
 
 test("--version prints 'Kubernetes vX.Y.Z', the line kubeadm's preflight reads", () => {
@@ -74,3 +69,33 @@ test("--version prints 'Kubernetes vX.Y.Z', the line kubeadm's preflight reads",
 
 test('an unknown --network-plugin exits 1 naming the choices', () =>
   assertOneLineFailure(run('--kubeconfig', kubeconfig, '--network-plugin', 'weave'), /network-plugin.*Choices: "cni", "kubenet"/));
+
+test('an upstream flag kubelet-ts does not do exits 1 naming it and why', () =>
+  assertOneLineFailure(
+    run('--kubeconfig', kubeconfig, '--lock-file', '/run/kubelet.lock'),
+    /^kubelet-ts: error: --lock-file: not supported: /,
+  ));
+
+test('--config-dir: *.conf drop-ins in lexical order over --config, subdirectories too; flags over all', () => {
+  const cfg = join(dir, 'base.yaml');
+  const drop = join(dir, 'conf.d');
+  const head = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+  mkdirSync(join(drop, 'sub'), { recursive: true });
+  writeFileSync(cfg, `${head}maxPods: 10\n`);
+  writeFileSync(join(drop, '10-a.conf'), `${head}maxPods: 20\ncgroupsPerQOS: false\n`);
+  writeFileSync(join(drop, 'sub', '20-b.conf'), `${head}maxPods: lots\n`);
+  writeFileSync(join(drop, '30-c.yaml'), 'not a drop-in');
+  // The subdirectory's file is read (and refused, naming it).
+  assertOneLineFailure(
+    run('--kubeconfig', '/nonexistent', '--config', cfg, '--config-dir', drop),
+    /conf\.d\/sub\/20-b\.conf: maxPods: expected an integer/,
+  );
+  writeFileSync(join(drop, 'sub', '20-b.conf'), `${head}maxPods: 0\n`);
+  // A flag mends it; the ignored field the drop-in set is warned about once, before the start fails on the kubeconfig.
+  const r = run('--kubeconfig', '/nonexistent', '--config', cfg, '--config-dir', drop, '--max-pods=30');
+  assert.equal(r.status, 1);
+  assert.match(
+    r.stderr,
+    /^W.* "KubeletConfiguration field is not in effect in kubelet-ts: cgroupsPerQOS"\nkubelet-ts: error: cannot read --kubeconfig/,
+  );
+});

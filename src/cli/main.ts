@@ -15,40 +15,47 @@
 // All measured in docs/benchmarks.md.)
 // kubelet-ts: the command line. Upstream's flag names; a flag overrides the same
 // field of the --config file. Any start-up failure is one line and a non-zero exit.
-import { readFileSync } from 'node:fs';
+import { type Dirent, readFileSync, readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join as joinPath } from 'node:path';
+import { extname, join as joinPath } from 'node:path';
 import type { Taint } from 'kubernetes-types/core/v1.js';
-import { parseKubeletConfig, defaults, type KubeletConfig } from '../config/kubelet-config.ts';
+import { ignoredSettings, loadKubeletConfig } from '../config/kubelet-config.ts';
+import { parseDuration } from '../apiserver/duration.ts';
 import { setVerbosity, logger } from '../log/log.ts';
 import { runKubelet } from '../kubelet/kubelet.ts';
 import { KUBELET_VERSION } from '../kubelet/options.ts';
-import { parseLabels, parseTaints } from './flags.ts';
+import { parseLabels } from './flags.ts';
 import { parseCommandLine } from './args.ts';
-import { program, type KubeletArgs } from './commands.ts';
+import { givenConfigFlags, program, refusedFlag, type KubeletArgs } from './commands.ts';
 import { invalidSystemCgroups } from '../node/system-cgroups.ts';
 import { ensureClientCertificate } from '../certificates/client-cert.ts';
 import { join } from '../join/join.ts';
 
 async function startKubelet(argv: KubeletArgs) {
-  setVerbosity(argv.v);
-  let config: KubeletConfig = { ...defaults };
-  if (argv.config) {
-    let text: string;
-    try {
-      text = readFileSync(argv.config, 'utf8');
-    } catch (e) {
-      throw new Error(`cannot read --config ${argv.config}: ${(e as Error).message}`);
-    }
-    config = parseKubeletConfig(text, argv.config);
-  }
-  if (argv['container-runtime-endpoint']) config.containerRuntimeEndpoint = argv['container-runtime-endpoint'];
-  if (argv.port !== undefined) config.port = argv.port;
-  if (argv['healthz-port'] !== undefined) config.healthzPort = argv['healthz-port'];
-  if (argv['read-only-port'] !== undefined) config.readOnlyPort = argv['read-only-port'];
-  if (argv['cgroup-root'] !== undefined) config.cgroupRoot = argv['cgroup-root'];
-  if (argv['kubelet-cgroups'] !== undefined) config.kubeletCgroups = argv['kubelet-cgroups'];
-  if (argv['system-cgroups'] !== undefined) config.systemCgroups = argv['system-cgroups'];
+  const refused = refusedFlag(argv);
+  if (refused) throw new Error(refused);
+  const cloudProvider = argv['cloud-provider'];
+  // kubelet.go NewMainKubelet: only an external provider is left upstream.
+  if (cloudProvider !== '' && cloudProvider !== 'external')
+    throw new Error(
+      `cloud provider "${cloudProvider}" was specified, but built-in cloud providers are disabled. Please set --cloud-provider=external and migrate to an external cloud provider`,
+    );
+  const { config, document } = loadKubeletConfig({
+    ...(argv.config ? { file: { source: argv.config, text: readConfig('--config', argv.config) } } : {}),
+    dropIns: argv['config-dir'] ? dropInFiles(argv['config-dir']).map((f) => ({ source: f, text: readConfig('--config-dir', f) })) : [],
+    flags: givenConfigFlags(argv),
+  });
+  // server.go: the flag or the field.
+  if (argv['seccomp-default']) config.seccompDefault = true;
+  setVerbosity(config.logging.verbosity);
+  const log = logger('kubelet');
+  // What kubelet-ts reads nothing of is said once, never silently dropped.
+  for (const name of ignoredSettings(document)) log.warn(`KubeletConfiguration field is not in effect in kubelet-ts: ${name}`);
+  const minAgeMs = parseDuration(argv['minimum-container-ttl-duration']);
+  if (minAgeMs === undefined)
+    throw new Error(
+      `invalid argument "${argv['minimum-container-ttl-duration']}" for "--minimum-container-ttl-duration" flag: time: invalid duration`,
+    );
   const systemCgroups = {
     kubeletCgroups: config.kubeletCgroups,
     systemCgroups: config.systemCgroups,
@@ -58,6 +65,7 @@ async function startKubelet(argv: KubeletArgs) {
   if (badCgroups) throw new Error(badCgroups);
   const certDir = argv['cert-dir'] ?? joinPath(argv['root-dir'], 'pki');
   const nodeName = (argv['hostname-override'] || hostname()).toLowerCase();
+  const nodeLabels = parseLabels(argv['node-labels']);
   if (!argv['bootstrap-kubeconfig']) {
     try {
       readFileSync(argv.kubeconfig);
@@ -82,13 +90,18 @@ async function startKubelet(argv: KubeletArgs) {
     certDir,
     runtimeEndpoint: config.containerRuntimeEndpoint,
     rootDir: argv['root-dir'],
-    nodeLabels: parseLabels(argv['node-labels']),
-    taints: [...(config.registerWithTaints as Taint[]), ...parseTaints(argv['register-with-taints'])],
+    nodeLabels,
+    taints: config.registerWithTaints as Taint[],
+    cloudProvider,
+    containerGCPolicy: {
+      minAgeMs,
+      maxPerPodContainer: argv['maximum-dead-containers-per-container'],
+      maxContainers: argv['maximum-dead-containers'],
+    },
     cniConfDir: argv['cni-conf-dir'],
     networkPlugin: argv['network-plugin'],
     systemCgroups,
   });
-  const log = logger('kubelet');
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     process.once(sig, async () => {
       log.info('Shutting down on signal; pods keep running', { signal: sig });
@@ -100,13 +113,38 @@ async function startKubelet(argv: KubeletArgs) {
   }
 }
 
+function readConfig(flag: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(`cannot read ${flag} ${path}: ${(e as Error).message}`);
+  }
+}
+
+/** server.go mergeKubeletConfigurations: filepath.WalkDir's order (lexical, depth first), *.conf files only. */
+function dropInFiles(dir: string): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    throw new Error(`failed to walk through kubelet dropin directory "${dir}": ${(e as Error).message}`);
+  }
+  return entries
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .flatMap((e) => {
+      const path = joinPath(dir, e.name);
+      if (e.isDirectory()) return dropInFiles(path);
+      return extname(e.name) === '.conf' ? [path] : [];
+    });
+}
+
 async function main() {
   // kubeadm's preflight reads the version line: 'Kubernetes vX.Y.Z', as the upstream kubelet prints it.
   const line = parseCommandLine(program(`Kubernetes ${KUBELET_VERSION}`), process.argv.slice(2));
   if ('output' in line) return void process.stdout.write(line.output);
-  if (line.command === 'kubelet') return startKubelet(line.values);
+  if (line.command === 'kubelet') return startKubelet(line.values as KubeletArgs);
   const argv = line.values;
-  setVerbosity(argv.v);
+  setVerbosity(Number(((argv as Record<string, unknown>).v as string[] | undefined)?.at(-1) ?? 0));
   await join({
     endpoint: line.positionals[0]!,
     token: argv.token,
@@ -115,7 +153,7 @@ async function main() {
     config: argv.config,
     log: logger('join'),
   });
-  await startKubelet(argv);
+  await startKubelet(argv as KubeletArgs);
 }
 
 main().catch((e: unknown) => {

@@ -1,12 +1,12 @@
-// KubeletConfiguration (kubelet.config.k8s.io/v1beta1): the file named by --config, with
-// upstream field names and defaults. Unknown fields and wrong types are errors naming the
+// KubeletConfiguration (kubelet.config.k8s.io/v1beta1): the file named by --config, its
+// --config-dir drop-ins and the flags that set its fields, with upstream field names and defaults. Unknown fields and wrong types are errors naming the
 // field path, as upstream's strict decoding does.
 //
 // FIELDS is the one list of the fields kubelet-ts maps: each row gives the field's codec
 // (YAML/JSON form in, the v1beta1 form /configz writes out), its default
-// (SetDefaults_KubeletConfiguration), its own checks (ValidateKubeletConfiguration) and whether
-// anything reads it yet. The KubeletConfig type, `defaults`, parsing and /configz all derive
-// from it, so a new field is one row. The YAML name is the row's key, but a duration's key ends
+// (SetDefaults_KubeletConfiguration), its own checks (ValidateKubeletConfiguration), its flag
+// (AddKubeletConfigFlags) and whether anything reads it yet. The KubeletConfig type, `defaults`,
+// parsing, the config flags and /configz all derive from it, so a new field is one row. The YAML name is the row's key, but a duration's key ends
 // in Ms (syncFrequencyMs reads syncFrequency).
 import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml } from 'yaml';
@@ -35,6 +35,24 @@ import {
   strings,
   stringsMap,
 } from './codecs.ts';
+import {
+  type FlagForm,
+  FlagError,
+  boolForm,
+  boolMapForm,
+  colonMultimapForm,
+  durationForm,
+  intForm,
+  langleMapForm,
+  mapForm,
+  mapNoSplitForm,
+  quantityForm,
+  reservedMemoryForm,
+  stringForm,
+  stringsForm,
+  taintsForm,
+  vmoduleForm,
+} from './flag-forms.ts';
 
 export { ConfigError };
 
@@ -43,8 +61,8 @@ interface Field<T> {
   /** SetDefaults_KubeletConfiguration's value; undefined leaves the property out (an unset pointer). */
   default: T;
   /**
-   * false: parsed and validated but read by nothing in kubelet-ts, so setting it changes nothing.
-   * What a later change needs to refuse (or warn about) fields that are silently ignored.
+   * false: parsed and validated but read by nothing in kubelet-ts, so setting it changes nothing;
+   * the start warns when it is set to other than its default (ignoredSettings).
    */
   inEffect: boolean;
   /** SetDefaults_KubeletConfiguration defaults this int when 0 (`if obj.X == 0`), as an unset field. */
@@ -53,12 +71,30 @@ interface Field<T> {
   omitEmpty?: boolean;
   /** ValidateKubeletConfiguration on this field alone: the refusal as "field: reason". */
   check?: (v: T) => string | undefined;
+  /**
+   * The flags of upstream's AddKubeletConfigFlags that set this field: a name alone reads the
+   * flag's text in the form its codec's flag takes (FORM_OF below), a spec names another form
+   * or, for a nested field, the path below it the flag sets.
+   */
+  flag?: string | FlagSpec | FlagSpec[];
+  /** An in-effect field's parts that are read by nothing yet, for the start-up warning: their paths when set to other than their defaults. */
+  ignoredParts?: (v: T) => string[];
+}
+
+export interface FlagSpec {
+  name: string;
+  form?: FlagForm;
+  /** Below the field, in the v1beta1 document ("anonymous.enabled" of authentication). */
+  path?: string;
 }
 
 type Options<T> = Partial<Omit<Field<T>, 'codec' | 'default'>>;
 const field = <T>(codec: Codec<T>, dflt: NoInfer<T>, o: Options<T> = {}): Field<T> => ({ codec, default: dflt, inEffect: true, ...o });
 /** An optional field (a pointer upstream leaves nil): absent unless set. */
 const optional = <T>(codec: Codec<T>, o: Options<T | undefined> = {}) => field<T | undefined>(codec as Codec<T | undefined>, undefined, o);
+/** A field read by nothing in kubelet-ts yet, with its flag. */
+const ignored = <T>(codec: Codec<T>, dflt: NoInfer<T>, flag: Field<T>['flag'], o: Options<T> = {}) =>
+  field(codec, dflt, { ...o, flag, inEffect: false });
 const between = (name: string, lo: number, hi: number) => (v: number) =>
   v < lo || v > hi ? `${name}: ${v} must be between ${lo} and ${hi}, inclusive` : undefined;
 const notNegative = (name: string, flag: string) => (v: number) =>
@@ -113,6 +149,95 @@ const memorySwap: Codec<{ swapBehavior: string }> = {
   encode: (m) => omitEmptyStrings(m),
 };
 
+// component-base's LoggingConfiguration (logs/api/v1), as v1beta1 writes it. flushFrequency is
+// a Go duration or integer nanoseconds (TimeOrMetaDuration; kubeadm writes 0), a buffer size a
+// quantity or an integer.
+type LogOutput = { splitStream: boolean; infoBufferSize: string };
+export type Logging = {
+  format: string;
+  flushFrequency: string;
+  verbosity: number;
+  vmodule: { filePattern: string; verbosity: number }[];
+  options: { text: LogOutput; json: LogOutput };
+};
+const LOGGING_DEFAULTS: Logging = {
+  format: 'text',
+  flushFrequency: '5s',
+  verbosity: 0,
+  vmodule: [],
+  options: { text: { splitStream: false, infoBufferSize: '0' }, json: { splitStream: false, infoBufferSize: '0' } },
+};
+const nanosOrDuration: Codec<string> = {
+  decode(path, v) {
+    if (Number.isInteger(v)) return goDuration((v as number) / 1e6);
+    return goDuration(duration.decode(path, v, 0));
+  },
+  encode: (v) => v,
+};
+const quantityOrInt: Codec<string> = {
+  decode(path, v) {
+    if (Number.isInteger(v)) return String(v);
+    if (typeof v === 'string' && parseQuantity(v) !== undefined) return v;
+    throw new ConfigError(`${path}: expected a quantity, got ${JSON.stringify(v)}`);
+  },
+  encode: (v) => v,
+};
+const logOutput = { splitStream: bool, infoBufferSize: quantityOrInt };
+const logging: Codec<Logging> = {
+  decode(path, v, d) {
+    const l = nested(path, v, {
+      format: str,
+      flushFrequency: nanosOrDuration,
+      verbosity: int,
+      vmodule: list,
+      options: { text: logOutput, json: logOutput },
+    });
+    const output = (o: 'text' | 'json'): LogOutput => ({
+      splitStream: (l[`options.${o}.splitStream`] as boolean | undefined) ?? d.options[o].splitStream,
+      infoBufferSize: (l[`options.${o}.infoBufferSize`] as string | undefined) ?? d.options[o].infoBufferSize,
+    });
+    const vmodule = ((l.vmodule as unknown[] | undefined) ?? d.vmodule).map((e, i) => {
+      const m = nested(`${path}.vmodule[${i}]`, e, { filePattern: str, verbosity: int });
+      return { filePattern: (m.filePattern as string) ?? '', verbosity: (m.verbosity as number) ?? 0 };
+    });
+    return {
+      format: (l.format as string) || d.format,
+      // Zero is unset: SetRecommendedLoggingConfiguration's 5 s.
+      flushFrequency: l.flushFrequency && l.flushFrequency !== '0s' ? (l.flushFrequency as string) : d.flushFrequency,
+      verbosity: (l.verbosity as number | undefined) ?? d.verbosity,
+      vmodule,
+      options: { text: output('text'), json: output('json') },
+    };
+  },
+  encode: (l) => ({
+    format: l.format,
+    flushFrequency: l.flushFrequency,
+    verbosity: l.verbosity,
+    ...(l.vmodule.length ? { vmodule: l.vmodule } : {}),
+    options: { text: omitZero(l.options.text), json: omitZero(l.options.json) },
+  }),
+};
+const omitZero = (o: LogOutput) => ({ ...(o.splitStream ? { splitStream: true } : {}), infoBufferSize: o.infoBufferSize });
+// logsapi.ValidateAndApplyAsField accepts the registered formats, text and json; kubelet-ts writes text only.
+function loggingError(l: Logging): string | undefined {
+  if (l.format === 'json') return 'logging.format: "json" is not supported by kubelet-ts (text only)';
+  if (l.format !== 'text') return `logging.format: Unsupported value: ${JSON.stringify(l.format)}: supported values: "json", "text"`;
+  if (l.verbosity < 0) return `logging.verbosity: ${l.verbosity} must not be negative`;
+  return undefined;
+}
+// Every line is written at once (nothing to flush); the rest is not read.
+function loggingIgnored(l: Logging): string[] {
+  const d = LOGGING_DEFAULTS;
+  return [
+    ...(l.vmodule.length ? ['logging.vmodule'] : []),
+    ...(['text', 'json'] as const).flatMap((o) =>
+      (['splitStream', 'infoBufferSize'] as const)
+        .filter((k) => l.options[o][k] !== d.options[o][k])
+        .map((k) => `logging.options.${o}.${k}`),
+    ),
+  ];
+}
+
 // Each entry strictly, as upstream's decoding: both fields integers, no others.
 const shutdownPeriods: Codec<ShutdownGracePeriodByPodPriority[]> = {
   decode(path, v) {
@@ -127,48 +252,86 @@ const shutdownPeriods: Codec<ShutdownGracePeriodByPodPriority[]> = {
 
 // In the order of upstream's v1beta1 KubeletConfiguration struct, which /configz keeps.
 export const FIELDS = {
-  staticPodPath: field(str, ''),
+  // Upstream's fields read by nothing in kubelet-ts yet (inEffect false): parsed, checked and shown by /configz as upstream's, and warned about at start when set (ignoredSettings).
+  enableServer: ignored(bool, true, 'enable-server'),
+  staticPodPath: field(str, '', { flag: 'pod-manifest-path' }),
   podLogsDir: field(str, '/var/log/pods'),
-  syncFrequencyMs: field(duration, 60_000),
-  fileCheckFrequencyMs: field(duration, 20_000),
-  httpCheckFrequencyMs: field(duration, 20_000),
-  staticPodURL: field(str, ''),
-  staticPodURLHeader: field(stringsMap, {}),
-  address: field(str, '0.0.0.0'),
+  syncFrequencyMs: field(duration, 60_000, { flag: 'sync-frequency' }),
+  fileCheckFrequencyMs: field(duration, 20_000, { flag: 'file-check-frequency' }),
+  httpCheckFrequencyMs: field(duration, 20_000, { flag: 'http-check-frequency' }),
+  staticPodURL: field(str, '', { flag: 'manifest-url' }),
+  staticPodURLHeader: field(stringsMap, {}, { flag: 'manifest-url-header' }),
+  address: field(str, '0.0.0.0', { flag: 'address' }),
   port: field(int, 10250, {
     zeroIsUnset: true,
     omitEmpty: true,
     check: (v) => (v < 1 || v > 65535 ? `port: ${v} must be between 1 and 65535` : undefined),
+    flag: 'port',
   }),
   /** The read-only port (plain HTTP, no auth, src/server/read-only.ts); 0 serves none. */
-  readOnlyPort: field(int, 0, { omitEmpty: true, check: between('readOnlyPort', 0, 65535) }),
-  tlsCertFile: field(str, ''),
-  tlsPrivateKeyFile: field(str, ''),
+  readOnlyPort: field(int, 0, { omitEmpty: true, check: between('readOnlyPort', 0, 65535), flag: 'read-only-port' }),
+  tlsCertFile: field(str, '', { flag: 'tls-cert-file' }),
+  tlsPrivateKeyFile: field(str, '', { flag: 'tls-private-key-file' }),
   /** The :10250 server's TLS 1.2 suites and lowest TLS version, in Go's names (src/config/tls-options.ts); refused as upstream's server.go does at start. */
-  tlsCipherSuites: field(strings, [], { check: (v) => tlsError('tlsCipherSuites', () => serverTLS('', v)) }),
-  tlsMinVersion: field(str, '', { check: (v) => tlsError('tlsMinVersion', () => serverTLS(v, [])) }),
+  tlsCipherSuites: field(strings, [], { check: (v) => tlsError('tlsCipherSuites', () => serverTLS('', v)), flag: 'tls-cipher-suites' }),
+  tlsMinVersion: field(str, '', { check: (v) => tlsError('tlsMinVersion', () => serverTLS(v, [])), flag: 'tls-min-version' }),
+  /** kubelet-ts always rotates its client certificate (src/certificates/client-cert.ts), as true asks (kubeadm writes true); false is not honoured. */
+  rotateCertificates: field(bool, false, { flag: 'rotate-certificates' }),
   // omitempty upstream, but /configz has always shown false here.
-  serverTLSBootstrap: field(bool, false),
-  authentication: field(authentication, {
-    x509ClientCAFile: '',
-    webhookEnabled: true,
-    webhookCacheTTLMs: 120_000,
-    anonymousEnabled: false,
-  }),
-  authorization: field(authorization, { mode: 'Webhook', cacheAuthorizedTTLMs: 300_000, cacheUnauthorizedTTLMs: 30_000 }),
+  serverTLSBootstrap: field(bool, false, { flag: 'rotate-server-certificates' }),
+  authentication: field(
+    authentication,
+    {
+      x509ClientCAFile: '',
+      webhookEnabled: true,
+      webhookCacheTTLMs: 120_000,
+      anonymousEnabled: false,
+    },
+    {
+      flag: [
+        { name: 'anonymous-auth', path: 'anonymous.enabled', form: boolForm },
+        { name: 'authentication-token-webhook', path: 'webhook.enabled', form: boolForm },
+        { name: 'authentication-token-webhook-cache-ttl', path: 'webhook.cacheTTL', form: durationForm },
+        { name: 'client-ca-file', path: 'x509.clientCAFile', form: stringForm },
+      ],
+    },
+  ),
+  authorization: field(
+    authorization,
+    {
+      mode: 'Webhook',
+      cacheAuthorizedTTLMs: 300_000,
+      cacheUnauthorizedTTLMs: 30_000,
+    },
+    {
+      flag: [
+        { name: 'authorization-mode', path: 'mode', form: stringForm },
+        { name: 'authorization-webhook-cache-authorized-ttl', path: 'webhook.cacheAuthorizedTTL', form: durationForm },
+        { name: 'authorization-webhook-cache-unauthorized-ttl', path: 'webhook.cacheUnauthorizedTTL', form: durationForm },
+      ],
+    },
+  ),
   /** Image pulls begun per second, and at once (src/images/puller.ts); 0 qps: no limit. */
-  registryPullQPS: field(int, 5, { check: notNegative('registryPullQPS', 'registry-qps') }),
-  registryBurst: field(int, 10, { zeroIsUnset: true, omitEmpty: true, check: notNegative('registryBurst', 'registry-burst') }),
+  registryPullQPS: field(int, 5, { check: notNegative('registryPullQPS', 'registry-qps'), flag: 'registry-qps' }),
+  registryBurst: field(int, 10, {
+    zeroIsUnset: true,
+    omitEmpty: true,
+    check: notNegative('registryBurst', 'registry-burst'),
+    flag: 'registry-burst',
+  }),
   /** The event client's limit (src/events/recorder.ts): events per second, and at once; 0 qps: no limit. */
-  eventRecordQPS: field(int, 50, { check: notNegative('eventRecordQPS', 'event-qps') }),
-  eventBurst: field(int, 100, { zeroIsUnset: true, omitEmpty: true, check: notNegative('eventBurst', 'event-burst') }),
-  healthzPort: field(int, 10248, { check: between('healthzPort', 0, 65535) }),
-  healthzBindAddress: field(str, '127.0.0.1'),
+  eventRecordQPS: field(int, 50, { check: notNegative('eventRecordQPS', 'event-qps'), flag: 'event-qps' }),
+  eventBurst: field(int, 100, { zeroIsUnset: true, omitEmpty: true, check: notNegative('eventBurst', 'event-burst'), flag: 'event-burst' }),
+  enableDebuggingHandlers: ignored(bool, true, 'enable-debugging-handlers'),
+  enableContentionProfiling: ignored(bool, false, 'contention-profiling'),
+  healthzPort: field(int, 10248, { check: between('healthzPort', 0, 65535), flag: 'healthz-port' }),
+  healthzBindAddress: field(str, '127.0.0.1', { flag: 'healthz-bind-address' }),
   /** The kubelet's own oom_score_adj (src/node/oom-score.ts). */
-  oomScoreAdj: field(int, -999, { check: between('oomScoreAdj', -1000, 1000) }),
-  clusterDomain: field(str, ''),
-  clusterDNS: field(strings, []),
-  nodeStatusUpdateFrequencyMs: field(duration, 10_000),
+  oomScoreAdj: field(int, -999, { check: between('oomScoreAdj', -1000, 1000), flag: 'oom-score-adj' }),
+  clusterDomain: field(str, '', { flag: 'cluster-domain' }),
+  clusterDNS: field(strings, [], { flag: 'cluster-dns' }),
+  streamingConnectionIdleTimeoutMs: ignored(duration, 14_400_000, 'streaming-connection-idle-timeout'),
+  nodeStatusUpdateFrequencyMs: field(duration, 10_000, { flag: 'node-status-update-frequency' }),
   nodeStatusReportFrequencyMs: field(duration, 300_000),
   nodeLeaseDurationSeconds: field(int, 40, {
     zeroIsUnset: true,
@@ -176,40 +339,72 @@ export const FIELDS = {
     check: (v) => (v <= 0 ? 'nodeLeaseDurationSeconds: must be greater than 0' : undefined),
   }),
   /** Image garbage collection (src/gc/images.ts). */
-  imageMinimumGCAgeMs: field(duration, 120_000),
-  imageGCHighThresholdPercent: field(int, 85, { check: percent('imageGCHighThresholdPercent') }),
-  imageGCLowThresholdPercent: field(int, 80, { check: percent('imageGCLowThresholdPercent') }),
+  imageMinimumGCAgeMs: field(duration, 120_000, { flag: 'minimum-image-ttl-duration' }),
+  imageGCHighThresholdPercent: field(int, 85, { check: percent('imageGCHighThresholdPercent'), flag: 'image-gc-high-threshold' }),
+  imageGCLowThresholdPercent: field(int, 80, { check: percent('imageGCLowThresholdPercent'), flag: 'image-gc-low-threshold' }),
+  volumeStatsAggPeriodMs: ignored(duration, 60_000, 'volume-stats-agg-period'),
   /** System containers (src/node/system-cgroups.ts): the kubelet's cgroup, and the one for the root cgroup's other processes. */
-  kubeletCgroups: field(str, ''),
-  systemCgroups: field(str, ''),
-  cgroupRoot: field(str, '/'),
+  kubeletCgroups: field(str, '', { flag: 'kubelet-cgroups' }),
+  systemCgroups: field(str, '', { flag: 'system-cgroups' }),
+  cgroupRoot: field(str, '/', { flag: 'cgroup-root' }),
+  cgroupsPerQOS: ignored(bool, true, 'cgroups-per-qos'),
   // The runtime's driver wins when CRI RuntimeConfig answers (src/resources/cgroup-driver.ts); systemd is refused at start so far.
   cgroupDriver: field(str as Codec<'cgroupfs' | 'systemd'>, 'cgroupfs', {
     check: (v) =>
       v !== 'cgroupfs' && v !== 'systemd' ? `cgroupDriver: expected cgroupfs or systemd, got ${JSON.stringify(v)}` : undefined,
+    flag: 'cgroup-driver',
   }),
+  cpuManagerPolicy: ignored(str, 'none', 'cpu-manager-policy'),
   /**
    * Unset: on cgroup v2 an OOM kill takes the whole container (memory.oom.group), on v1 one
    * process (src/resources/linux-resources.ts singleProcessOOMKill); false is refused on v1.
    */
   singleProcessOOMKill: optional(bool),
+  cpuManagerPolicyOptions: ignored(stringMap, {}, { name: 'cpu-manager-policy-options', form: mapNoSplitForm }),
+  cpuManagerReconcilePeriodMs: ignored(duration, 10_000, 'cpu-manager-reconcile-period'),
+  memoryManagerPolicy: ignored(str, 'None', 'memory-manager-policy'),
+  topologyManagerPolicy: ignored(str, 'none', 'topology-manager-policy'),
+  topologyManagerScope: ignored(str, 'container', 'topology-manager-scope'),
+  topologyManagerPolicyOptions: ignored(stringMap, {}, 'topology-manager-policy-options'),
+  qosReserved: ignored(stringMap, {}, 'qos-reserved'),
   // Read by nothing: CRI calls take their own deadlines.
   /** The deadline of the CRI calls that change state (src/cri/connection.ts). */
-  runtimeRequestTimeoutMs: field(duration, 120_000),
-  maxPods: field(int, 110, { zeroIsUnset: true, omitEmpty: true, check: (v) => (v <= 0 ? 'maxPods: must be positive' : undefined) }),
+  runtimeRequestTimeoutMs: field(duration, 120_000, { flag: 'runtime-request-timeout' }),
+  hairpinMode: ignored(str, 'promiscuous-bridge', 'hairpin-mode'),
+  maxPods: field(int, 110, {
+    zeroIsUnset: true,
+    omitEmpty: true,
+    check: (v) => (v <= 0 ? 'maxPods: must be positive' : undefined),
+    flag: 'max-pods',
+  }),
+  podCIDR: ignored(str, '', 'pod-cidr'),
   /** pids.max of each pod's cgroup (src/resources/pod-cgroup.ts); -1: no limit. */
-  podPidsLimit: field(int, -1, { check: (v) => (v < -1 ? 'podPidsLimit: must be -1 (no limit) or more' : undefined) }),
-  resolvConf: field(str, '/etc/resolv.conf'),
+  podPidsLimit: field(int, -1, {
+    check: (v) => (v < -1 ? 'podPidsLimit: must be -1 (no limit) or more' : undefined),
+    flag: 'pod-max-pids',
+  }),
+  resolvConf: field(str, '/etc/resolv.conf', { flag: 'resolv-conf' }),
+  runOnce: ignored(bool, false, 'runonce'),
   /** CFS quota for the cpu limits of containers and pod cgroups (src/resources/linux-resources.ts CFS); false: none enforced. */
-  cpuCFSQuota: field(bool, true),
+  cpuCFSQuota: field(bool, true, { flag: 'cpu-cfs-quota' }),
   /** The CFS period of those quotas (cpu.cfs_period_us), 1 ms to 1 s; checked with CustomCPUCFSQuotaPeriod below. */
-  cpuCFSQuotaPeriodMs: field(duration, 100),
-  nodeStatusMaxImages: field(int, 50, { check: (v) => (v < -1 ? 'nodeStatusMaxImages: must be -1 (no limit) or more' : undefined) }),
+  cpuCFSQuotaPeriodMs: field(duration, 100, { flag: 'cpu-cfs-quota-period' }),
+  nodeStatusMaxImages: field(int, 50, {
+    check: (v) => (v < -1 ? 'nodeStatusMaxImages: must be -1 (no limit) or more' : undefined),
+    flag: 'node-status-max-images',
+  }),
+  maxOpenFiles: ignored(int, 1_000_000, 'max-open-files', { zeroIsUnset: true, omitEmpty: true }),
+  contentType: ignored(str, 'application/vnd.kubernetes.protobuf', 'kube-api-content-type'),
   /** The kubelet's apiserver requests per second, and at once (src/apiserver/rate-limited.ts); 0 qps: no limit. */
-  kubeAPIQPS: field(int, 50, { check: notNegative('kubeAPIQPS', 'kube-api-qps') }),
-  kubeAPIBurst: field(int, 100, { zeroIsUnset: true, omitEmpty: true, check: notNegative('kubeAPIBurst', 'kube-api-burst') }),
+  kubeAPIQPS: field(int, 50, { check: notNegative('kubeAPIQPS', 'kube-api-qps'), flag: 'kube-api-qps' }),
+  kubeAPIBurst: field(int, 100, {
+    zeroIsUnset: true,
+    omitEmpty: true,
+    check: notNegative('kubeAPIBurst', 'kube-api-burst'),
+    flag: 'kube-api-burst',
+  }),
   /** One image pull at a time (upstream's default); false: at most maxParallelImagePulls (unset: no limit). src/images/pull-slots.ts. */
-  serializeImagePulls: field(bool, true),
+  serializeImagePulls: field(bool, true, { flag: 'serialize-image-pulls' }),
   maxParallelImagePulls: optional(int, {
     check: (v) => (v !== undefined && v < 1 ? `maxParallelImagePulls: ${v} must be a positive number` : undefined),
   }),
@@ -218,21 +413,24 @@ export const FIELDS = {
     { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%' },
     {
       check: signals('evictionHard'),
+      flag: { name: 'eviction-hard', form: langleMapForm },
     },
   ),
   /** Eviction (src/eviction): soft thresholds with their grace periods, minimum reclaim, and the condition hysteresis. */
-  evictionSoft: field(stringMap, {}, { check: signals('evictionSoft') }),
-  evictionSoftGracePeriod: field(stringMap, {}),
-  evictionPressureTransitionPeriodMs: field(duration, 300_000),
-  evictionMaxPodGracePeriod: field(int, 0, { omitEmpty: true }),
-  evictionMinimumReclaim: field(stringMap, {}),
+  evictionSoft: field(stringMap, {}, { check: signals('evictionSoft'), flag: { name: 'eviction-soft', form: langleMapForm } }),
+  evictionSoftGracePeriod: field(stringMap, {}, { flag: 'eviction-soft-grace-period' }),
+  evictionPressureTransitionPeriodMs: field(duration, 300_000, { flag: 'eviction-pressure-transition-period' }),
+  evictionMaxPodGracePeriod: field(int, 0, { omitEmpty: true, flag: 'eviction-max-pod-grace-period' }),
+  evictionMinimumReclaim: field(stringMap, {}, { flag: 'eviction-minimum-reclaim' }),
   /** Pods per CPU core (0: no limit but maxPods). */
-  podsPerCore: field(int, 0, { omitEmpty: true }),
+  podsPerCore: field(int, 0, { omitEmpty: true, flag: 'pods-per-core' }),
+  enableControllerAttachDetach: ignored(bool, true, 'enable-controller-attach-detach'),
   /** Refuse to start when the kernel's settings differ from upstream's, instead of writing them (src/node/kernel-tunables.ts). */
-  protectKernelDefaults: field(bool, false, { omitEmpty: true }),
-  featureGates: field(boolMap, {}),
+  protectKernelDefaults: field(bool, false, { omitEmpty: true, flag: 'protect-kernel-defaults' }),
+  makeIPTablesUtilChains: ignored(bool, true, 'make-iptables-util-chains'),
+  featureGates: field(boolMap, {}, { flag: 'feature-gates' }),
   /** Refuse to start while swap is on (src/node/swap.ts). */
-  failSwapOn: field(bool, true),
+  failSwapOn: field(bool, true, { flag: 'fail-swap-on' }),
   /** Swap for containers (src/resources/swap.ts): NoSwap ('' too) or LimitedSwap. NodeSwap is GA. */
   memorySwap: field(
     memorySwap,
@@ -247,22 +445,44 @@ export const FIELDS = {
   /** Container log rotation (src/container-logs): a quantity such as 10Mi; negative turns rotation off. NewContainerLogManager's checks too. */
   containerLogMaxSize: field(str, '10Mi', {
     check: (v) => (parseQuantity(v) === undefined ? `containerLogMaxSize: ${JSON.stringify(v)} is not a quantity` : undefined),
+    flag: 'container-log-max-size',
   }),
-  containerLogMaxFiles: field(int, 5, { check: (v) => (v <= 1 ? `containerLogMaxFiles: ${v} must be greater than 1` : undefined) }),
+  containerLogMaxFiles: field(int, 5, {
+    check: (v) => (v <= 1 ? `containerLogMaxFiles: ${v} must be greater than 1` : undefined),
+    flag: 'container-log-max-files',
+  }),
   containerLogMaxWorkers: field(int, 1, {
     check: (v) => (v < 1 ? `containerLogMaxWorkers: ${v} must be greater than or equal to 1` : undefined),
   }),
   containerLogMonitorIntervalMs: field(duration, 10_000, {
     check: (v) => (v < 3000 ? 'containerLogMonitorInterval: must be a positive time duration greater than or equal to 3s' : undefined),
   }),
-  systemReserved: field(stringMap, {}),
-  kubeReserved: field(stringMap, {}),
-  enforceNodeAllocatable: field(strings, ['pods']),
+  systemReserved: field(stringMap, {}, { flag: 'system-reserved' }),
+  kubeReserved: field(stringMap, {}, { flag: 'kube-reserved' }),
+  reservedSystemCPUs: ignored(str, '', 'reserved-cpus'),
+  enforceNodeAllocatable: field(strings, ['pods'], { flag: 'enforce-node-allocatable' }),
   /** Read only where enforceNodeAllocatable limits them, which kubelet-ts refuses so far (invalidEnforcement). */
-  systemReservedCgroup: field(str, ''),
-  kubeReservedCgroup: field(str, ''),
+  systemReservedCgroup: field(str, '', { flag: 'system-reserved-cgroup' }),
+  kubeReservedCgroup: field(str, '', { flag: 'kube-reserved-cgroup' }),
   /** Sysctls (or prefixes ending in *) pods may set beyond the safe ones. */
-  allowedUnsafeSysctls: field(strings, []),
+  allowedUnsafeSysctls: field(strings, [], { flag: 'allowed-unsafe-sysctls' }),
+  volumePluginDir: ignored(str, '/usr/libexec/kubernetes/kubelet-plugins/volume/exec/', 'volume-plugin-dir'),
+  /** Parsed for the cloud provider's node name and spec.providerID (a later change). */
+  providerID: ignored(str, '', 'provider-id'),
+  kernelMemcgNotification: ignored(bool, false, 'kernel-memcg-notification'),
+  /** The log's verbosity (-v) and format (text only; json is refused); vmodule and the text options are not read (ignoredParts). */
+  logging: field(logging, LOGGING_DEFAULTS, {
+    check: loggingError,
+    ignoredParts: loggingIgnored,
+    flag: [
+      { name: 'v', path: 'verbosity', form: intForm },
+      { name: 'vmodule', path: 'vmodule', form: vmoduleForm },
+      { name: 'log-flush-frequency', path: 'flushFrequency', form: durationForm },
+      { name: 'logging-format', path: 'format', form: stringForm },
+      { name: 'log-text-info-buffer-size', path: 'options.text.infoBufferSize', form: quantityForm },
+      { name: 'log-text-split-stream', path: 'options.text.splitStream', form: boolForm },
+    ],
+  }),
   /** /logs/ (src/server/system-logs.ts); false answers it with 405. */
   enableSystemLogHandler: field(bool, true),
   /** The node log query on /logs/ (src/server/node-logs.ts, NodeLogQuery); needs enableSystemLogHandler. */
@@ -271,13 +491,16 @@ export const FIELDS = {
   shutdownGracePeriodMs: field(duration, 0),
   shutdownGracePeriodCriticalPodsMs: field(duration, 0),
   shutdownGracePeriodByPodPriority: field(shutdownPeriods, []),
+  reservedMemory: ignored(list, [], { name: 'reserved-memory', form: reservedMemoryForm }),
   /** RuntimeDefault instead of Unconfined for containers that name no seccomp profile. */
   seccompDefault: field(bool, false),
-  registerWithTaints: field(list as Codec<Taint[]>, []),
+  registerWithTaints: field(list as Codec<Taint[]>, [], { flag: { name: 'register-with-taints', form: taintsForm } }),
   // Read by nothing: kubelet-ts always registers its Node.
-  registerNode: field(bool, true, { inEffect: false }),
-  containerRuntimeEndpoint: field(str, 'unix:///run/containerd/containerd.sock'),
-  imageServiceEndpoint: field(str, ''),
+  registerNode: field(bool, true, { inEffect: false, flag: 'register-node' }),
+  localStorageCapacityIsolation: ignored(bool, true, 'local-storage-capacity-isolation'),
+  containerRuntimeEndpoint: field(str, 'unix:///run/containerd/containerd.sock', { flag: 'container-runtime-endpoint' }),
+  imageServiceEndpoint: field(str, '', { flag: 'image-service-endpoint' }),
+  failCgroupV1: ignored(bool, true, 'fail-cgroupv1'),
 };
 
 function tlsError(name: string, check: () => unknown): string | undefined {
@@ -320,29 +543,30 @@ export const defaults = Object.fromEntries(
   ROWS.filter(([, f]) => f.default !== undefined).map(([key, f]) => [key, f.default]),
 ) as KubeletConfig;
 
-const accepted = (codec: Codec<unknown>, names: string) => Object.fromEntries(names.split(/\s+/).map((n) => [n, codec]));
-// Upstream's other fields: type-checked now (a kubeadm-written file carries many of them), in
-// effect as their features land; a field that lands moves from here to a row of FIELDS.
-const ACCEPTED: Record<string, Codec<unknown>> = {
-  ...accepted(
-    bool,
-    `enableServer rotateCertificates enableDebuggingHandlers enableContentionProfiling cgroupsPerQOS runOnce mergeDefaultEvictionSettings enableControllerAttachDetach makeIPTablesUtilChains kernelMemcgNotification enableProfilingHandler enableDebugFlagsHandler localStorageCapacityIsolation failCgroupV1`,
-  ),
-  ...accepted(int, `maxOpenFiles iptablesMasqueradeBit iptablesDropBit`),
-  ...accepted(num, `memoryThrottlingFactor`),
-  ...accepted(duration, `streamingConnectionIdleTimeout imageMaximumGCAge volumeStatsAggPeriod cpuManagerReconcilePeriod`),
-  ...accepted(
-    str,
-    `imagePullCredentialsVerificationPolicy cpuManagerPolicy memoryManagerPolicy topologyManagerPolicy topologyManagerScope hairpinMode podCIDR contentType configMapAndSecretChangeDetectionStrategy reservedSystemCPUs showHiddenMetricsForVersion volumePluginDir providerID`,
-  ),
-  ...accepted(strings, `preloadedImagesVerificationAllowlist`),
-  ...accepted(stringMap, `cpuManagerPolicyOptions topologyManagerPolicyOptions qosReserved`),
-  ...accepted(list, `reservedMemory`),
-  ...accepted(object, `logging crashLoopBackOff tracing userNamespaces`),
+// Upstream's other fields, without a flag: type-checked (a kubeadm-written file carries many of
+// them) but read by nothing, with upstream's default for the start-up warning; a field that
+// lands moves from here to a row of FIELDS.
+const ACCEPTED: Record<string, { codec: Codec<unknown>; default: unknown }> = {
+  imagePullCredentialsVerificationPolicy: { codec: str, default: 'NeverVerifyPreloadedImages' },
+  preloadedImagesVerificationAllowlist: { codec: strings, default: [] },
+  imageMaximumGCAge: { codec: duration, default: 0 },
+  mergeDefaultEvictionSettings: { codec: bool, default: false },
+  iptablesMasqueradeBit: { codec: int, default: 14 },
+  iptablesDropBit: { codec: int, default: 15 },
+  configMapAndSecretChangeDetectionStrategy: { codec: str, default: 'Watch' },
+  showHiddenMetricsForVersion: { codec: str, default: '' },
+  crashLoopBackOff: { codec: object, default: {} },
+  enableProfilingHandler: { codec: bool, default: true },
+  enableDebugFlagsHandler: { codec: bool, default: true },
+  memoryThrottlingFactor: { codec: num, default: 0.9 },
+  tracing: { codec: object, default: {} },
+  userNamespaces: { codec: object, default: {} },
 };
 
-/** Pure: parses a KubeletConfiguration document over the defaults. */
-export function parseKubeletConfig(text: string, source = 'config'): KubeletConfig {
+const V1BETA1 = 'kubelet.config.k8s.io/v1beta1';
+
+/** Pure: a KubeletConfiguration document's fields, its apiVersion and kind checked and taken off. */
+export function readDocument(text: string, source: string): Record<string, unknown> {
   let doc: unknown;
   try {
     doc = parseYaml(text);
@@ -352,16 +576,25 @@ export function parseKubeletConfig(text: string, source = 'config'): KubeletConf
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${source}: not a KubeletConfiguration mapping`);
   const { apiVersion, kind, ...rest } = doc as Record<string, unknown>;
   if (kind !== 'KubeletConfiguration') throw new ConfigError(`${source}: kind: expected KubeletConfiguration, got ${JSON.stringify(kind)}`);
-  if (apiVersion !== 'kubelet.config.k8s.io/v1beta1' && apiVersion !== 'kubelet.config.k8s.io/v1') {
-    throw new ConfigError(`${source}: apiVersion: expected kubelet.config.k8s.io/v1beta1, got ${JSON.stringify(apiVersion)}`);
+  if (apiVersion !== V1BETA1 && apiVersion !== 'kubelet.config.k8s.io/v1') {
+    throw new ConfigError(`${source}: apiVersion: expected ${V1BETA1}, got ${JSON.stringify(apiVersion)}`);
   }
+  return rest;
+}
+
+/**
+ * Pure: a document's fields decoded over the defaults, strictly, without the checks.
+ * `explicit` names the fields a flag set: upstream sets flags after defaulting, so their zero
+ * is a value, not "unset".
+ */
+function decodeFields(rest: Record<string, unknown>, source: string, explicit: ReadonlySet<string> = new Set()): KubeletConfig {
   const out: Record<string, unknown> = { ...defaults };
   for (const [name, value] of Object.entries(rest)) {
     const row = BY_YAML.get(name);
     if (!row) {
-      const codec = Object.hasOwn(ACCEPTED, name) ? ACCEPTED[name] : undefined;
-      if (!codec) throw new ConfigError(`${source}: unknown field "${name}"`);
-      codec.decode(name, value, undefined);
+      const accepted = Object.hasOwn(ACCEPTED, name) ? ACCEPTED[name] : undefined;
+      if (!accepted) throw new ConfigError(`${source}: unknown field "${name}"`);
+      accepted.codec.decode(name, value, undefined);
       continue;
     }
     const [key, f] = row;
@@ -369,13 +602,178 @@ export function parseKubeletConfig(text: string, source = 'config'): KubeletConf
     // As upstream's defaulting: an empty string or zero duration (what kubeadm writes for
     // "unset", e.g. containerRuntimeEndpoint: "") takes the default, and so does a zero in the
     // int fields SetDefaults_KubeletConfiguration defaults on 0.
-    const unset = value === null || value === '' || (converted === 0 && (f.codec.zeroIsUnset || f.zeroIsUnset));
+    const unset = !explicit.has(name) && (value === null || value === '' || (converted === 0 && (f.codec.zeroIsUnset || f.zeroIsUnset)));
     if (!unset) out[key] = converted;
   }
-  const cfg = out as KubeletConfig;
+  return out as KubeletConfig;
+}
+
+// A patch's nulls delete; the rest is checked as a document.
+const withoutNulls = (v: unknown): unknown =>
+  v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v).flatMap(([k, x]) => (x === null ? [] : [[k, withoutNulls(x)]])))
+    : v;
+
+function wrap<T>(source: string, decode: () => T): T {
+  try {
+    return decode();
+  } catch (e) {
+    if (e instanceof ConfigError) throw e.message.startsWith(`${source}: `) ? e : new ConfigError(`${source}: ${e.message}`);
+    throw e;
+  }
+}
+
+function decodeDocument(rest: Record<string, unknown>, source: string, explicit?: ReadonlySet<string>): KubeletConfig {
+  const cfg = decodeFields(rest, source, explicit);
   const problem = invalidValue(cfg, rest);
   if (problem) throw new ConfigError(`${source}: ${problem}`);
   return cfg;
+}
+
+/** Pure: parses a KubeletConfiguration document over the defaults. */
+export function parseKubeletConfig(text: string, source = 'config'): KubeletConfig {
+  return decodeDocument(readDocument(text, source), source);
+}
+
+/** RFC 7386 JSON merge patch, as evanphx/json-patch's MergePatch: mappings merge, null deletes, anything else (a list too) replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!patch || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> = target && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+/** One config flag's spec: the field's YAML name and the path below it. */
+interface ConfigFlag {
+  field: string;
+  path: string[];
+  form: FlagForm;
+}
+// The form a flag of a field with this codec reads, when its row names none.
+const FORM_OF = new Map<unknown, FlagForm>([
+  [str, stringForm],
+  [int, intForm],
+  [bool, boolForm],
+  [duration, durationForm],
+  [strings, stringsForm],
+  [stringMap, mapForm],
+  [boolMap, boolMapForm],
+  [stringsMap, colonMultimapForm],
+]);
+
+/** Every flag of upstream's AddKubeletConfigFlags kubelet-ts reads, from the rows' flag column. */
+export const CONFIG_FLAGS: ReadonlyMap<string, ConfigFlag> = new Map(
+  ROWS.flatMap(([key, f]) => {
+    const specs = f.flag === undefined ? [] : Array.isArray(f.flag) ? f.flag : [typeof f.flag === 'string' ? { name: f.flag } : f.flag];
+    return specs.map((spec): [string, ConfigFlag] => {
+      const form = spec.form ?? FORM_OF.get(f.codec);
+      if (!form) throw new Error(`FIELDS.${key}: flag --${spec.name} needs a form`);
+      return [spec.name, { field: yamlName(key, f), path: spec.path ? spec.path.split('.') : [], form }];
+    });
+  }),
+);
+
+/** Whether a config flag is a bool one (pflag's NoOptDefVal "true": --flag alone is --flag=true). */
+export const isBoolFlag = (name: string) => CONFIG_FLAGS.get(name)?.form === boolForm;
+
+/**
+ * Pure: the config flags' occurrences (in command-line order) set over a document, as
+ * kubeletConfigFlagPrecedence re-parses them over the loaded configuration: each flag sets
+ * its field (lists and maps as a whole, the occurrences of one flag accumulating), except that
+ * the document's feature gates the flags do not name are kept. Returns the document and the
+ * fields set.
+ */
+export function applyConfigFlags(
+  doc: Record<string, unknown>,
+  given: readonly (readonly [name: string, text: string])[],
+): { document: Record<string, unknown>; set: Set<string> } {
+  const values = new Map<string, unknown>();
+  for (const [name, text] of given) {
+    const spec = CONFIG_FLAGS.get(name);
+    if (!spec) throw new Error(`--${name} is not a KubeletConfiguration flag`);
+    try {
+      values.set(name, spec.form(text, values.get(name)));
+    } catch (e) {
+      if (!(e instanceof FlagError)) throw e;
+      throw new ConfigError(`invalid argument "${text}" for "--${name}" flag: ${e.message}`);
+    }
+  }
+  let out: Record<string, unknown> = { ...doc };
+  const set = new Set<string>();
+  for (const [name, value] of values) {
+    const { field, path } = CONFIG_FLAGS.get(name)!;
+    set.add(field);
+    if (field === 'featureGates') out.featureGates = { ...(doc.featureGates as object | undefined), ...(value as object) };
+    else out = setAt(out, [field, ...path], value);
+  }
+  return { document: out, set };
+}
+// The value put at a path, the mappings along it copied; a map a flag sets replaces the
+// document's (pflag's first Set clears the map).
+function setAt(doc: Record<string, unknown>, path: string[], value: unknown): Record<string, unknown> {
+  const [head, ...rest] = path as [string, ...string[]];
+  const below = doc[head];
+  const inner = below && typeof below === 'object' && !Array.isArray(below) ? (below as Record<string, unknown>) : {};
+  return { ...doc, [head]: rest.length ? setAt(inner, rest, value) : value };
+}
+
+export interface ConfigSources {
+  /** --config: its path (for messages) and text. */
+  file?: { source: string; text: string };
+  /** --config-dir: its *.conf files in the order upstream walks them. */
+  dropIns?: readonly { source: string; text: string }[];
+  /** The config flags as given, in order; a bool flag alone is "true". */
+  flags?: readonly (readonly [name: string, text: string])[];
+}
+
+/**
+ * Pure: the configuration as upstream's NewKubeletCommand builds it: defaults, the --config file
+ * (loadConfigFile), its --config-dir drop-ins merged in lexical order (mergeKubeletConfigurations:
+ * JSON merge patches over the whole v1beta1 form of what came before), then the flags over all
+ * of it (kubeletConfigFlagPrecedence), and only then the checks (ValidateKubeletConfiguration).
+ * Also returns the final document, for ignoredSettings.
+ */
+export function loadKubeletConfig(s: ConfigSources): { config: KubeletConfig; document: Record<string, unknown> } {
+  const source = s.file?.source ?? 'command line';
+  // The checks run on what all three made: name them all.
+  const sources = [s.file?.source, s.dropIns?.length ? '--config-dir' : '', s.flags?.length ? 'flags' : ''].filter(Boolean).join(' + ');
+  let doc = s.file ? readDocument(s.file.text, s.file.source) : {};
+  if (s.dropIns?.length) {
+    // The base is the full configuration so far, as upstream marshals it (defaults included):
+    // a drop-in's key in a map (evictionHard) merges with the defaults' keys.
+    let base: Record<string, unknown> = { ...doc, ...toV1beta1(decodeFields(doc, source)) };
+    for (const d of s.dropIns) {
+      const rest = readDocument(d.text, d.source);
+      wrap(d.source, () => decodeFields(withoutNulls(rest) as Record<string, unknown>, d.source)); // strictly, naming the drop-in
+      base = mergePatch(base, rest) as Record<string, unknown>;
+    }
+    doc = base;
+  }
+  const { document, set } = applyConfigFlags(doc, s.flags ?? []);
+  return { config: decodeDocument(document, sources || source, set), document };
+}
+/**
+ * Pure: the settings of a loaded document (the --config file, drop-ins and flags) that
+ * kubelet-ts reads nothing of, when they are not upstream's default: the fields whose row is
+ * not in effect, the in-effect fields' ignored parts, and the flagless fields ACCEPTED only.
+ * What the start-up warnings name; a zero kubeadm writes for "unset" is the default.
+ */
+export function ignoredSettings(doc: Record<string, unknown>): string[] {
+  const c = decodeFields(doc, 'config') as Record<string, unknown>;
+  const out: string[] = [];
+  for (const [key, f] of ROWS) {
+    if (!f.inEffect && !isDeepStrictEqual(c[key], f.default)) out.push(yamlName(key, f));
+    else if (f.inEffect && f.ignoredParts && c[key] !== undefined) out.push(...f.ignoredParts(c[key]));
+  }
+  for (const [name, a] of Object.entries(ACCEPTED)) {
+    if (!Object.hasOwn(doc, name)) continue;
+    const v = doc[name] === null || doc[name] === '' ? a.default : a.codec.decode(name, doc[name], undefined);
+    if (!isDeepStrictEqual(v, a.default) && !(a.codec.zeroIsUnset && v === 0)) out.push(name);
+  }
+  return out;
 }
 
 // ValidateKubeletConfiguration's checks across fields (and the feature gates), after each

@@ -59,6 +59,7 @@ export async function nodeLoops(
     sourcesReady: () => d.pods.sourcesReady(),
     rootDir,
     podLogsDir: config.podLogsDir,
+    ...(o.containerGCPolicy ? { policy: o.containerGCPolicy } : {}),
     cgroups: d.cgroups,
     log: logger('gc'),
     observe: housekeepingMetrics,

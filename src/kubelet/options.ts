@@ -2,6 +2,7 @@
 import type { Taint } from 'kubernetes-types/core/v1.js';
 import type { KubeletConfig } from '../config/kubelet-config.ts';
 import type { SystemCgroupsConfig } from '../node/system-cgroups.ts';
+import type { ContainerGCPolicy } from '../gc/containers.ts';
 
 export interface KubeletOptions {
   kubeconfig: string;
@@ -20,6 +21,10 @@ export interface KubeletOptions {
   networkPlugin: 'cni' | 'kubenet';
   /** kubeletCgroups, systemCgroups and --runtime-cgroups: the system containers (src/node/system-cgroups.ts). */
   systemCgroups: SystemCgroupsConfig;
+  /** --cloud-provider: '' or 'external' (the only ones upstream has left); read by nothing yet. */
+  cloudProvider?: '' | 'external';
+  /** The deprecated --minimum-container-ttl-duration, --maximum-dead-containers(-per-container); upstream's defaults when unset. */
+  containerGCPolicy?: ContainerGCPolicy;
 }
 
 // The Kubernetes release whose kubelet behaviour kubelet-ts implements.

@@ -1,0 +1,82 @@
+// kubelet-ts's command line against the pinned release's: every flag upstream's kubelet has
+// (testdata/upstream-flags.json, written by hack/tools/kube/kubelet-flags from the release's
+// own NewKubeletCommand; regenerate with
+//   (cd hack/tools/kube && go run ./kubelet-flags) > src/cli/testdata/upstream-flags.json)
+// is known here: a KubeletConfiguration flag setting the same field, a kubelet flag, or
+// refused with its reason. None is "Unknown argument".
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { CONFIG_FLAGS, isBoolFlag } from '../config/kubelet-config.ts';
+import { parseCommandLine } from './args.ts';
+import { REFUSED, program, refusedFlag } from './commands.ts';
+
+interface UpstreamFlag {
+  name: string;
+  type: string;
+  default: string;
+  deprecated?: string;
+  field?: string;
+}
+const upstream: UpstreamFlag[] = JSON.parse(readFileSync(new URL('testdata/upstream-flags.json', import.meta.url), 'utf8'));
+const kubelet = program('Kubernetes v1.36.3').commands.kubelet.flags;
+// --help and --version are the parser's own.
+const known = (name: string) => name === 'help' || name === 'version' || Object.hasOwn(kubelet, name);
+
+test("the list is the release's: 147 flags, the config ones with their field", () => {
+  assert.equal(upstream.length, 147);
+  assert.equal(upstream.filter((f) => f.field).length, 105);
+});
+
+test('every upstream flag is known to kubelet-ts', () => {
+  assert.deepEqual(
+    upstream.filter((f) => !known(f.name)).map((f) => f.name),
+    [],
+  );
+});
+
+test('every KubeletConfiguration flag sets the field it sets upstream, and no other flag is one', () => {
+  for (const f of upstream) {
+    const ours = CONFIG_FLAGS.get(f.name);
+    if (!f.field) {
+      assert.equal(ours, undefined, `--${f.name} is not a config flag upstream`);
+      continue;
+    }
+    assert.ok(ours, `--${f.name} sets ${f.field} upstream`);
+    assert.equal([ours.field, ...ours.path].join('.'), f.field, `--${f.name}`);
+    assert.equal(isBoolFlag(f.name), f.type === 'bool', `--${f.name} is a bool flag as upstream's`);
+  }
+  // And kubelet-ts has no config flag of its own.
+  const upstreamNames = new Set(upstream.map((f) => f.name));
+  assert.deepEqual(
+    [...CONFIG_FLAGS.keys()].filter((n) => !upstreamNames.has(n)),
+    [],
+  );
+});
+
+test("the flags kubelet-ts adds are its network ones only; refused flags are upstream's", () => {
+  const upstreamNames = new Set(upstream.map((f) => f.name));
+  assert.deepEqual(
+    Object.keys(kubelet).filter((n) => !upstreamNames.has(n)),
+    ['cni-conf-dir', 'network-plugin'],
+  );
+  for (const name of Object.keys(REFUSED)) assert.ok(upstreamNames.has(name), name);
+  for (const [name, r] of Object.entries(REFUSED))
+    assert.equal(r.type === 'boolean', upstream.find((f) => f.name === name)!.type === 'bool', `--${name} parses as upstream's`);
+});
+
+test('a refused flag stops the start with one line naming it and why', () => {
+  for (const name of Object.keys(REFUSED)) {
+    const line = parseCommandLine(program(''), [`--${name}=1`.replace(/=1$/, REFUSED[name]!.type === 'boolean' ? '' : '=x')]);
+    assert.ok(!('output' in line));
+    const why = refusedFlag(line.values as Record<string, unknown>);
+    assert.match(why ?? '', new RegExp(`^--${name}: \\S`), name);
+    assert.doesNotMatch(why!, /\n/);
+  }
+  assert.equal(refusedFlag({ port: ['1'] }), undefined);
+});
+
+test('a flag upstream lacks is still an unknown argument', () => {
+  assert.throws(() => parseCommandLine(program(''), ['--no-such-flag']), /^Error: Unknown argument: --no-such-flag$/);
+  assert.throws(() => parseCommandLine(program(''), ['--pod-infra-container-image=x']), /Unknown argument/, 'not a flag of this release');
+});
