@@ -144,7 +144,8 @@ const cases: Case[] = [
   ],
   ['a bad drop-in names itself', { dropIns: [dropIn('a.conf', 'bogus: 1\n')] }, () => 0, /conf\.d\/a\.conf: unknown field "bogus"/],
   ['json logging refused', { flags: [['logging-format', 'json']] }, () => 0, /logging.format: "json" is not supported by kubelet-ts/],
-  ['an ignored field by flag', { flags: [['provider-id', 'aws:///i-1']] }, (c) => c.providerID, 'aws:///i-1'],
+  ['an ignored field by flag', { flags: [['pod-cidr', '10.0.0.0/24']] }, (c) => c.podCIDR, '10.0.0.0/24'],
+  ['providerID by flag', { flags: [['provider-id', 'aws:///i-1']] }, (c) => c.providerID, 'aws:///i-1'],
 ];
 
 for (const [name, sources, pick, want] of cases) {
@@ -173,8 +174,8 @@ volumeStatsAggPeriod: 0s
     ['a default set out loud is quiet', 'cgroupsPerQOS: true\nhairpinMode: promiscuous-bridge\nenableProfilingHandler: true\n', []],
     [
       'ignored rows',
-      'cgroupsPerQOS: false\ncpuManagerPolicy: static\nprovider' + 'ID: x\n',
-      ['cgroupsPerQOS', 'cpuManagerPolicy', 'providerID'],
+      'cgroupsPerQOS: false\ncpuManagerPolicy: static\npodCIDR: 10.0.0.0/24\n',
+      ['cgroupsPerQOS', 'cpuManagerPolicy', 'podCIDR'],
     ],
     [
       'flagless accepted fields',

@@ -302,7 +302,6 @@ test('the field table marks the fields read by nothing yet', () => {
     'makeIPTablesUtilChains',
     'reservedSystemCPUs',
     'volumePluginDir',
-    'providerID',
     'kernelMemcgNotification',
     'reservedMemory',
     'registerNode',

@@ -276,6 +276,10 @@ export const FIELDS = {
   tlsCipherSuites: field(strings, [], { check: (v) => tlsError('tlsCipherSuites', () => serverTLS('', v)), flag: 'tls-cipher-suites' }),
   tlsMinVersion: field(str, '', { check: (v) => tlsError('tlsMinVersion', () => serverTLS(v, [])), flag: 'tls-min-version' }),
   /** kubelet-ts always rotates its client certificate (src/certificates/client-cert.ts), as true asks (kubeadm writes true); false is not honoured. */
+  /**
+   * kubelet-ts always rotates its client certificate. false is upstream's default, so it cannot be
+   * told from a file that never set it (the documents merge over the defaults): read as true.
+   */
   rotateCertificates: field(bool, false, { flag: 'rotate-certificates' }),
   // omitempty upstream, but /configz has always shown false here.
   serverTLSBootstrap: field(bool, false, { flag: 'rotate-server-certificates' }),
@@ -467,8 +471,8 @@ export const FIELDS = {
   /** Sysctls (or prefixes ending in *) pods may set beyond the safe ones. */
   allowedUnsafeSysctls: field(strings, [], { flag: 'allowed-unsafe-sysctls' }),
   volumePluginDir: ignored(str, '/usr/libexec/kubernetes/kubelet-plugins/volume/exec/', 'volume-plugin-dir'),
-  /** Parsed for the cloud provider's node name and spec.providerID (a later change). */
-  providerID: ignored(str, '', 'provider-id'),
+  /** Node.spec.providerID at registration (src/node/status.ts nodeForRegistration). */
+  providerID: field(str, '', { flag: 'provider-id' }),
   kernelMemcgNotification: ignored(bool, false, 'kernel-memcg-notification'),
   /** The log's verbosity (-v) and format (text only; json is refused); vmodule and the text options are not read (ignoredParts). */
   logging: field(logging, LOGGING_DEFAULTS, {

@@ -104,6 +104,7 @@ export function nodeStatus(
     staticInputs: {
       host: d.host.facts,
       nodeIP: d.host.nodeIP,
+      cloud: { external: o.cloudProvider === 'external', providerID: config.providerID, nodeIPSpecified: !!o.nodeIP },
       hostname: nodeName,
       kubeletVersion: KUBELET_VERSION,
       kubeletPort: config.port,

@@ -21,7 +21,7 @@ export interface KubeletOptions {
   networkPlugin: 'cni' | 'kubenet';
   /** kubeletCgroups, systemCgroups and --runtime-cgroups: the system containers (src/node/system-cgroups.ts). */
   systemCgroups: SystemCgroupsConfig;
-  /** --cloud-provider: '' or 'external' (the only ones upstream has left); read by nothing yet. */
+  /** --cloud-provider: '' or 'external' (the only ones upstream has left): the Node's uninitialized taint and addresses (src/node/status.ts). */
   cloudProvider?: '' | 'external';
   /** The deprecated --minimum-container-ttl-duration, --maximum-dead-containers(-per-container); upstream's defaults when unset. */
   containerGCPolicy?: ContainerGCPolicy;

@@ -2,7 +2,7 @@
 // sent when it changed, when someone else changed a condition of it, or when
 // nodeStatusReportFrequency has passed (the Lease is the heartbeat). A deleted Node is
 // registered again.
-import type { Node, NodeStatus, ContainerImage, Taint } from 'kubernetes-types/core/v1.js';
+import type { Node, NodeAddress, NodeStatus, ContainerImage, Taint } from 'kubernetes-types/core/v1.js';
 import { type ApiClient, isAlreadyExists, isNotFound } from '../apiserver/client.ts';
 import { backoff, jittered, sleep } from '../backoff/backoff.ts';
 import { reflector } from '../apiserver/reflector.ts';
@@ -17,7 +17,10 @@ export interface NodeAgentOptions {
   updateEveryMs: number;
   reportEveryMs: number;
   /** Everything in StatusInputs that does not change while the kubelet runs. */
-  staticInputs: Omit<StatusInputs, 'runtime' | 'images' | 'now' | 'fs' | 'pressure' | 'devices' | 'volumesInUse' | 'shutdown'>;
+  staticInputs: Omit<
+    StatusInputs,
+    'runtime' | 'images' | 'now' | 'fs' | 'pressure' | 'devices' | 'volumesInUse' | 'shutdown' | 'existingAddresses'
+  >;
   fsCapacity: () => number;
   /** The eviction manager's pressure conditions (MemoryPressure, DiskPressure, PIDPressure). */
   pressure?: () => string[];
@@ -49,10 +52,17 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
   let lastSentAt = 0;
   let lastComputed: NodeStatus | undefined;
   let wake: (() => void) | undefined;
+  /** The Node's addresses as last seen from the apiserver (an external cloud controller sets them). */
+  let existingAddresses: NodeAddress[] | undefined;
+  const onNode = (node: Node) => {
+    existingAddresses = node.status?.addresses;
+    o.onNode(node);
+  };
 
   async function register(): Promise<Node> {
     const retry = backoff(100, 7000);
-    const want = nodeForRegistration(o.nodeName, o.staticInputs.host.architecture, o.labels, o.taints);
+    const { cloud, nodeIP } = o.staticInputs;
+    const want = nodeForRegistration(o.nodeName, o.staticInputs.host.architecture, o.labels, o.taints, cloud && { ...cloud, nodeIP });
     for (;;) {
       try {
         const node = await api.create<Node>(apiPath({ resource: 'nodes' }), want);
@@ -80,6 +90,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
     const status = nodeStatus(
       {
         ...o.staticInputs,
+        existingAddresses,
         fs: { capacityBytes: o.fsCapacity() },
         runtime: health,
         images,
@@ -100,7 +111,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
       lastSent = status;
       lastSentAt = Date.now();
       if (status.volumesInUse) o.volumes?.markReportedInUse(status.volumesInUse);
-      o.onNode(node);
+      onNode(node);
     } catch (e) {
       if (!isNotFound(e)) throw e;
       await reregister();
@@ -116,7 +127,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
     o.log.warn('Node object is gone, registering it again', { node: o.nodeName });
     try {
       lastSent = undefined;
-      o.onNode(await register());
+      onNode(await register());
     } catch {
       /* stopped */
     } finally {
@@ -129,12 +140,12 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
       lastSent = undefined;
       wake?.();
     }
-    o.onNode(node);
+    onNode(node);
   };
   let watch: { stop(): void } | undefined;
   register().then(
     async (node) => {
-      o.onNode(node);
+      onNode(node);
       watch = reflector<Node>(
         api,
         apiPath({ resource: 'nodes' }, { fieldSelector: `metadata.name=${o.nodeName}` }),

@@ -2,6 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   conditionsOverwritten,
+  nodeAddresses,
+  nodeForRegistration,
+  PROVIDED_NODE_IP,
+  UNINITIALIZED_TAINT,
   nodeStatus,
   notReadyReason,
   statusChanged,
@@ -208,4 +212,35 @@ test('conditionsOverwritten: the lifecycle controller set Ready Unknown; our own
   assert.equal(conditionsOverwritten(sent, unknown), true);
   assert.equal(conditionsOverwritten(sent, { conditions: [sent.conditions[0]!] }), true, 'a condition gone');
   assert.equal(conditionsOverwritten(undefined, unknown), false, 'nothing sent yet: the next beat sends anyway');
+});
+
+test('registration with an external cloud provider: its taint, the node IP given as an annotation, providerID', () => {
+  const cloud = { external: true, providerID: 'kind://podman/kind/kind-worker', nodeIPSpecified: true, nodeIP: '10.0.0.5' };
+  const n = nodeForRegistration('w1', 'amd64', {}, [{ key: 'a', effect: 'NoSchedule' }], cloud);
+  assert.deepEqual(n.spec, {
+    taints: [{ key: 'a', effect: 'NoSchedule' }, UNINITIALIZED_TAINT],
+    providerID: 'kind://podman/kind/kind-worker',
+  });
+  assert.equal(n.metadata?.annotations?.[PROVIDED_NODE_IP], '10.0.0.5');
+  // providerID alone (kind passes --provider-id without a cloud provider): no taint, no annotation.
+  const plain = nodeForRegistration('w1', 'amd64', {}, [], { ...cloud, external: false });
+  assert.deepEqual(plain.spec, { providerID: 'kind://podman/kind/kind-worker' });
+  assert.equal(plain.metadata?.annotations?.[PROVIDED_NODE_IP], undefined);
+  assert.deepEqual(nodeForRegistration('w1', 'amd64', {}, []).spec, {});
+});
+
+test("nodeAddresses: the kubelet's, unless an external cloud controller owns them (upstream's NodeAddress setter)", () => {
+  const base = { nodeIP: '10.0.0.5', hostname: 'w1' };
+  const both = [
+    { type: 'InternalIP', address: '10.0.0.5' },
+    { type: 'Hostname', address: 'w1' },
+  ];
+  const cloud = (nodeIPSpecified: boolean) => ({ ...base, cloud: { external: true, providerID: '', nodeIPSpecified } });
+  const rows: [string, ReturnType<typeof nodeAddresses>, ReturnType<typeof nodeAddresses>][] = [
+    ['no cloud provider', nodeAddresses(base, [{ type: 'ExternalIP', address: '1.2.3.4' }]), both],
+    ['external, --node-ip given, none yet', nodeAddresses(cloud(true), []), both],
+    ['external, no --node-ip, none yet: the hostname alone', nodeAddresses(cloud(false), undefined), [{ type: 'Hostname', address: 'w1' }]],
+    ["external, the controller's set: left alone", nodeAddresses(cloud(true), [{ type: 'InternalIP', address: '10.9.9.9' }]), undefined],
+  ];
+  for (const [name, got, want] of rows) assert.deepEqual(got, want, name);
 });

@@ -1,6 +1,6 @@
 // What the Node object says about this node: pure functions over plain facts, so
 // the status loop can compute it every 10 s and send it only when it changed.
-import type { Node, NodeCondition, NodeStatus, ContainerImage, Taint } from 'kubernetes-types/core/v1.js';
+import type { Node, NodeAddress, NodeCondition, NodeStatus, ContainerImage, Taint } from 'kubernetes-types/core/v1.js';
 import type { HostFacts } from './host.ts';
 import { formatBinary, formatCPU, parseQuantity } from '../resources/quantity.ts';
 import { rfc3339 } from '../apiserver/time.ts';
@@ -24,6 +24,10 @@ export interface StatusInputs {
   fs: { capacityBytes: number };
   nodeIP: string;
   hostname: string;
+  /** --cloud-provider=external: a cloud controller owns the Node's addresses (nodeAddresses). */
+  cloud?: CloudSettings;
+  /** The addresses the Node has in the apiserver now (a cloud controller's, with an external provider). */
+  existingAddresses?: NodeAddress[];
   kubeletVersion: string;
   kubeletPort: number;
   maxPods: number;
@@ -49,8 +53,55 @@ export interface StatusInputs {
   runtimeHandlers?: readonly RuntimeHandlerInfo[];
 }
 
-/** The Node object to create when registering. */
-export function nodeForRegistration(name: string, arch: string, labels: Record<string, string>, taints: Taint[]): Node {
+/** What an external cloud provider changes (upstream's externalCloudProvider, providerID, nodeIPs given). */
+export interface CloudSettings {
+  /** --cloud-provider=external. */
+  external: boolean;
+  /** providerID (--provider-id): Node.spec.providerID at registration. */
+  providerID: string;
+  /** --node-ip was given (not found by the kubelet). */
+  nodeIPSpecified: boolean;
+}
+
+/** The taint a Node registers with until an external cloud controller has initialised it. */
+export const UNINITIALIZED_TAINT: Taint = { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' };
+/** Tells the cloud controller the node IP the kubelet was given. */
+export const PROVIDED_NODE_IP = 'alpha.kubernetes.io/provided-node-ip';
+
+/**
+ * Pure: the Node's addresses as upstream's NodeAddress setter: InternalIP and Hostname, except
+ * with an external cloud provider, whose controller owns them: none sent once the Node has any
+ * (undefined: left out of the patch), and the Hostname alone while it has none and no --node-ip
+ * was given.
+ */
+export function nodeAddresses(
+  i: Pick<StatusInputs, 'nodeIP' | 'hostname' | 'cloud'>,
+  existing: NodeAddress[] | undefined,
+): NodeAddress[] | undefined {
+  if (i.cloud?.external) {
+    if (existing?.length) return undefined;
+    if (!i.cloud.nodeIPSpecified) return [{ type: 'Hostname', address: i.hostname }];
+  }
+  return [
+    { type: 'InternalIP', address: i.nodeIP },
+    { type: 'Hostname', address: i.hostname },
+  ];
+}
+const withAddresses = (a: NodeAddress[] | undefined) => (a ? { addresses: a } : {});
+
+/**
+ * The Node object to create when registering (upstream's initialNode): with an external cloud
+ * provider, its uninitialized taint and the node IP given as an annotation; providerID in the spec.
+ */
+export function nodeForRegistration(
+  name: string,
+  arch: string,
+  labels: Record<string, string>,
+  taints: Taint[],
+  cloud?: CloudSettings & { nodeIP: string },
+): Node {
+  const allTaints = cloud?.external ? [...taints, UNINITIALIZED_TAINT] : taints;
+  const providedIP: Record<string, string> = cloud?.external && cloud.nodeIPSpecified ? { [PROVIDED_NODE_IP]: cloud.nodeIP } : {};
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -64,9 +115,12 @@ export function nodeForRegistration(name: string, arch: string, labels: Record<s
         'beta.kubernetes.io/os': 'linux',
         ...labels,
       },
-      annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+      annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true', ...providedIP },
     },
-    spec: taints.length ? { taints } : {},
+    spec: {
+      ...(allTaints.length ? { taints: allTaints } : {}),
+      ...(cloud?.providerID ? { providerID: cloud.providerID } : {}),
+    },
   };
 }
 
@@ -185,10 +239,7 @@ export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
       ),
       condition('Ready', !notReady, 'KubeletReady', 'kubelet is posting ready status', 'KubeletNotReady', notReady ?? '', pc, now),
     ],
-    addresses: [
-      { type: 'InternalIP', address: i.nodeIP },
-      { type: 'Hostname', address: i.hostname },
-    ],
+    ...withAddresses(nodeAddresses(i, i.existingAddresses)),
     daemonEndpoints: { kubeletEndpoint: { Port: i.kubeletPort } },
     nodeInfo: {
       machineID: i.host.machineID,

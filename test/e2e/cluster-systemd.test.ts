@@ -197,7 +197,11 @@ test('preemption: a higher-priority pod takes the node from a lower one, whose s
     ['apply', '-f', '-'],
     JSON.stringify({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: `${ns}-high` }, value: 1_000_000 }),
   );
-  t.after(() => ck(['delete', 'priorityclass', `${ns}-high`, '--ignore-not-found']));
+  t.after(() => {
+    // The node's CPU back for the tests after this one.
+    ck(['-n', ns, 'delete', 'pod', 'high', 'low', '--ignore-not-found', '--wait=true']);
+    ck(['delete', 'priorityclass', `${ns}-high`, '--ignore-not-found']);
+  });
   // What is left of the node's CPU, nearly all taken by the low-priority pod; the high one asks as much.
   const node = ckJSON<any>('get', 'node', NODE);
   const allocatable = Number(node.status.allocatable.cpu.replace(/m$/, '')) * (node.status.allocatable.cpu.endsWith('m') ? 1 : 1000);
@@ -225,6 +229,8 @@ test('preemption: a higher-priority pod takes the node from a lower one, whose s
 
 test('the conformance smoke passes with the systemd node the only worker', { timeout: 25 * 60_000 }, (t) => {
   buildConformance();
+  // The earlier tests' pods gone: the smoke's must fit on this one node.
+  ck(['-n', ns, 'delete', 'pods', '--all', '--wait=true', '--timeout=120s']);
   // The other workers cordoned: every pod the tests make lands on the systemd node.
   t.after(() => {
     for (const w of WORKERS) ck(['uncordon', w]);
