@@ -326,7 +326,8 @@ export const FIELDS = {
   /** The event client's limit (src/events/recorder.ts): events per second, and at once; 0 qps: no limit. */
   eventRecordQPS: field(int, 50, { check: notNegative('eventRecordQPS', 'event-qps'), flag: 'event-qps' }),
   eventBurst: field(int, 100, { zeroIsUnset: true, omitEmpty: true, check: notNegative('eventBurst', 'event-burst'), flag: 'event-burst' }),
-  enableDebuggingHandlers: ignored(bool, true, 'enable-debugging-handlers'),
+  /** false: the kubelet API's debugging endpoints (exec, logs, ...) answer 405 (src/server/server.ts). */
+  enableDebuggingHandlers: field(bool, true, { flag: 'enable-debugging-handlers' }),
   enableContentionProfiling: ignored(bool, false, 'contention-profiling'),
   healthzPort: field(int, 10248, { check: between('healthzPort', 0, 65535), flag: 'healthz-port' }),
   healthzBindAddress: field(str, '127.0.0.1', { flag: 'healthz-bind-address' }),

@@ -147,6 +147,7 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     configz: () => configzDocument(o.config),
     systemLogsDir: '/var/log',
     enableSystemLogHandler: o.config.enableSystemLogHandler,
+    debuggingHandlers: o.config.enableDebuggingHandlers,
     // Upstream's Kubelet.Run: the query mode needs the NodeLogQuery gate (GA, locked on in 1.36) and the field.
     systemLogQuery: o.config.enableSystemLogQuery && featureEnabled(o.config.featureGates, 'NodeLogQuery') ? journalctl() : undefined,
     async containerLog(ns, name, container, previous) {
@@ -190,12 +191,15 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
   server.on('close', () => {
     servingRotation?.stop();
   });
-  // exec, attach and port-forward: in flight while their stream is open.
-  const upgrade = streamingUpgrade(accessCheck(o.nodeName, authenticate, authorize, log), (r) => streamURL(o, r), log);
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.once('close', observeRequest(requestLabels(req.method ?? '', req.url ?? '/')));
-    void upgrade(req, socket, head);
-  });
+  // exec, attach and port-forward: in flight while their stream is open. Without the debugging
+  // handlers no upgrade is taken up: the request is a plain one, and gets their 405.
+  if (o.config.enableDebuggingHandlers) {
+    const upgrade = streamingUpgrade(accessCheck(o.nodeName, authenticate, authorize, log), (r) => streamURL(o, r), log);
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.once('close', observeRequest(requestLabels(req.method ?? '', req.url ?? '/')));
+      void upgrade(req, socket, head);
+    });
+  }
   return new Promise((resolve, reject) => {
     server.once('error', (e) => {
       reject(new Error(`cannot listen on ${o.config.address}:${o.config.port} for the kubelet API: ${e.message}`));

@@ -370,6 +370,23 @@ test('read-only port: never the debugging handlers (405 as upstream InstallDebug
   assert.equal((await getReadOnly('/nope')).status, 404);
 });
 
+test('enableDebuggingHandlers false: the debugging endpoints answer 405 to anyone, /configz is gone, the rest still served', async () => {
+  const disabled = { status: 405, body: 'Debug endpoints are disabled.\n' };
+  const off = { debuggingHandlers: false };
+  for (const path of [
+    '/exec/default/web/app?command=ls&output=1',
+    '/containerLogs/default/web/app',
+    '/logs/',
+    '/runningpods/',
+    '/debug/pprof/',
+  ])
+    assert.deepEqual(await once(off, path, null), disabled, path);
+  assert.equal((await once(off, '/configz', 'admin')).status, 404);
+  assert.equal((await once(off, '/healthz', 'admin')).status, 200);
+  assert.equal((await once(off, '/pods', null)).status, 401, 'the other endpoints keep their authentication');
+  assert.equal((await once({}, '/configz', 'admin')).status, 200, 'on by default');
+});
+
 test('read-only port: requests count under server_type readonly', async () => {
   observed.length = 0;
   await getReadOnly('/pods');

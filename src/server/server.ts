@@ -51,6 +51,11 @@ export interface ServerDeps extends DefaultHandlerDeps {
   systemLogsDir: string;
   /** enableSystemLogHandler (default true): false answers /logs/ with 405. */
   enableSystemLogHandler?: boolean;
+  /**
+   * enableDebuggingHandlers (default true): false answers exec, attach, port-forward, run,
+   * containerLogs, runningpods, pprof and logs with 405, and serves no /configz (upstream's NewServer).
+   */
+  debuggingHandlers?: boolean;
   /** enableSystemLogQuery with NodeLogQuery: /logs/ takes queries (node-logs.ts), read from this journal. */
   systemLogQuery?: Journal;
   authenticate: Authenticator;
@@ -76,13 +81,15 @@ export function podList(pods: Pod[]): Buffer {
 /** The app of :10250 (upstream NewServer with auth and enableDebuggingHandlers). */
 export function kubeletServer(deps: ServerDeps): RequestListener {
   const app = newApp(deps, 'readwrite');
-  // Upstream's InstallSystemLogHandler registers the disabled endpoint on the mux, outside the
-  // filters: no authentication, any method.
-  if (deps.enableSystemLogHandler === false)
+  const debugging = deps.debuggingHandlers !== false;
+  // Upstream registers both disabled forms on the mux, outside the filters: no authentication, any method.
+  if (!debugging) installDebuggingDisabledHandlers(app);
+  // (InstallSystemLogHandler's, only with the debugging handlers.)
+  else if (deps.enableSystemLogHandler === false)
     app.all(/^\/logs\/.*$/, (_req, res) => reply(res, 405, 'text/plain', 'logs endpoint is disabled.\n'));
   app.use(authFilter(accessCheck(deps.nodeName, deps.authenticate, deps.authorize, deps.log)));
   installAuthNotRequiredHandlers(app, deps);
-  installAuthRequiredHandlers(app, deps);
+  if (debugging) installAuthRequiredHandlers(app, deps);
   return finish(app, deps.log);
 }
 

@@ -114,6 +114,31 @@ test('pods of each QoS class run in their slices with their limits; systemctl li
   assert.match(inNode(NODE, 'sh', '-c', `systemctl list-units --all --no-legend ${unitOf(gone)} | wc -l`).trim(), /^0$/, 'no unit left');
 });
 
+test("stats: /stats/summary and /metrics/cadvisor read the pods' slices and the containers' scopes", async () => {
+  const g = getPod('guaranteed');
+  const id = g.status.containerStatuses[0].containerID.replace('containerd://', '');
+  const proxy = (path: string) => ck(['get', '--raw', `/api/v1/nodes/${NODE}/proxy${path}`]);
+  // Stats are sampled every ~10 s.
+  const pod = await eventually(
+    'the pod in /stats/summary',
+    40_000,
+    async () => JSON.parse(proxy('/stats/summary')).pods.find((p: any) => p.podRef.uid === g.metadata.uid && p.containers.length),
+    2000,
+  );
+  assert.ok(pod.memory.workingSetBytes > 0 && pod.cpu.usageCoreNanoSeconds > 0, 'the pod slice read');
+  assert.ok(pod.containers[0].memory.workingSetBytes > 0, 'the container scope read');
+  assert.equal(pod.network.name, 'eth0', "the sandbox scope's pause process found, and its network namespace");
+  const summary = JSON.parse(proxy('/stats/summary'));
+  assert.ok(
+    summary.node.systemContainers.some((c: any) => c.name === 'pods' && c.memory.workingSetBytes > 0),
+    'kubepods.slice as the system container "pods"',
+  );
+  const cadvisor = proxy('/metrics/cadvisor');
+  const slice = podSlice('guaranteed', g.metadata.uid);
+  assert.match(cadvisor, new RegExp(`container_memory_working_set_bytes\\{[^}]*id="${slice}/cri-containerd-${id}\\.scope"`));
+  assert.match(cadvisor, new RegExp(`container_memory_working_set_bytes\\{[^}]*id="${slice}"`));
+});
+
 test('an in-place resize changes the pod slice, in the files and in systemd', async () => {
   sleeper('resized', { requests: { cpu: '100m', memory: '32Mi' }, limits: { cpu: '200m', memory: '64Mi' } });
   const p = await runningPod('resized');

@@ -626,3 +626,19 @@ test('tlsCipherSuites and tlsMinVersion: the kubelet API refuses handshakes they
   await eventually('TLS 1.3', 60_000, async () => (await handshake({ minVersion: 'TLSv1.3' })).startsWith('TLSv1.3'));
   assert.match(await handshake({ maxVersion: 'TLSv1.2' }), /^refused/, 'TLS 1.2 under tlsMinVersion VersionTLS13');
 });
+
+test('enableDebuggingHandlers: false closes kubectl logs and exec (405), the pod keeps running', (t) =>
+  withNamespace(async (ns) => {
+    await smallPod(ns, 'closed');
+    t.after(() => restartKubelet());
+    restartKubelet('enableDebuggingHandlers: false\n');
+    for (const args of [
+      ['logs', 'closed'],
+      ['exec', 'closed', '--', 'true'],
+    ]) {
+      const r = spawnSync(`${BIN}/kubectl`, ['--kubeconfig', ADMIN_KUBECONFIG, '-n', ns, ...args], { encoding: 'utf8' });
+      assert.notEqual(r.status, 0, args.join(' '));
+      assert.match(r.stderr, /Debug endpoints are disabled|MethodNotAllowed|405/, args.join(' '));
+    }
+    assert.equal(kubectl('-n', ns, 'get', 'pod', 'closed', '-o', 'jsonpath={.status.phase}'), 'Running');
+  }));
