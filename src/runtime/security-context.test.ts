@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod, PodSecurityContext } from 'kubernetes-types/core/v1.js';
 import {
+  appArmorSecurity,
   containerSecurityContext,
   effectiveSecurityContext,
   namespaceOptions,
@@ -207,4 +208,39 @@ test('the image user from CRI ImageStatus, as upstream getImageUser', () => {
   assert.deepEqual(imageUser({ uid: null, username: 'nginx' }), { username: 'nginx' });
   assert.deepEqual(imageUser({ uid: null, username: '' }), { uid: 0 }, 'no user: root');
   assert.deepEqual(imageUser(null), { uid: 0 });
+});
+
+test("AppArmor: the container's field, its deprecated annotation, the pod's field, to the runtime with the old string beside it", () => {
+  const withAnnotation = (v: string): Pod => ({
+    ...pod(),
+    metadata: { ...pod().metadata, annotations: { 'container.apparmor.security.beta.kubernetes.io/main': v } },
+  });
+  const rows: [string, Pod, ReturnType<typeof appArmorSecurity>][] = [
+    ['none asked for: none sent', pod(), {}],
+    [
+      'the pod says RuntimeDefault',
+      pod({ appArmorProfile: { type: 'RuntimeDefault' } }),
+      { apparmor: { profileType: 'RuntimeDefault' }, apparmorProfile: 'runtime/default' },
+    ],
+    [
+      'the container says Unconfined over the pod',
+      pod({ appArmorProfile: { type: 'RuntimeDefault' } }, { securityContext: { appArmorProfile: { type: 'Unconfined' } } }),
+      { apparmor: { profileType: 'Unconfined' }, apparmorProfile: 'unconfined' },
+    ],
+    [
+      'a Localhost profile by name',
+      pod(undefined, { securityContext: { appArmorProfile: { type: 'Localhost', localhostProfile: 'k8s-deny-write' } } }),
+      { apparmor: { profileType: 'Localhost', localhostRef: 'k8s-deny-write' }, apparmorProfile: 'localhost/k8s-deny-write' },
+    ],
+    [
+      'the deprecated annotation',
+      withAnnotation('localhost/k8s-deny-write'),
+      { apparmor: { profileType: 'Localhost', localhostRef: 'k8s-deny-write' }, apparmorProfile: 'localhost/k8s-deny-write' },
+    ],
+  ];
+  for (const [name, p, want] of rows) {
+    assert.deepEqual(appArmorSecurity(p, main(p)), want, name);
+    const sc = containerSecurityContext(p, main(p));
+    assert.deepEqual([sc.apparmor, sc.apparmorProfile], [want.apparmor, want.apparmorProfile], `${name}: in the container's context`);
+  }
 });

@@ -6,6 +6,7 @@ import type { LinuxContainerSecurityContext } from '../cri/generated/runtime/v1/
 import type { LinuxSandboxSecurityContext } from '../cri/generated/runtime/v1/LinuxSandboxSecurityContext.ts';
 import type { NamespaceOption } from '../cri/generated/runtime/v1/NamespaceOption.ts';
 import type { SecurityProfile } from '../cri/generated/runtime/v1/SecurityProfile.ts';
+import { appArmorProfile } from '../security/apparmor.ts';
 
 /** The user an image's config names (CRI ImageStatus): a numeric uid, or a name the runtime resolves. */
 export interface ImageUser {
@@ -152,6 +153,7 @@ export function containerSecurityContext(
     readonlyPaths: unmasked ? [] : DEFAULT_READONLY_PATHS,
     // A Localhost profile without a name never gets here: securityContextError stops the container first.
     seccomp: typeof seccomp === 'string' ? { profileType: 'Unconfined' } : seccomp,
+    ...appArmorSecurity(pod, c),
   };
   // Without runAsUser the image's user, as upstream passes it: a uid, else its name.
   if (sc.runAsUser !== undefined) out.runAsUser = { value: sc.runAsUser };
@@ -160,6 +162,28 @@ export function containerSecurityContext(
     if (user.username) out.runAsUsername = user.username;
   }
   return out;
+}
+
+/**
+ * Upstream's getAppArmorProfile: the container's profile (its field, its deprecated annotation,
+ * the pod's field) for the runtime, with the deprecated string form beside it; none asked for,
+ * none sent (the runtime's default applies). A Localhost profile without a name never gets here:
+ * admission refuses it (src/security/apparmor.ts).
+ */
+export function appArmorSecurity(pod: Pod, c: Container): Pick<LinuxContainerSecurityContext, 'apparmor' | 'apparmorProfile'> {
+  const p = appArmorProfile(pod, c);
+  switch (p?.type) {
+    case 'RuntimeDefault':
+      return { apparmor: { profileType: 'RuntimeDefault' }, apparmorProfile: 'runtime/default' };
+    case 'Unconfined':
+      return { apparmor: { profileType: 'Unconfined' }, apparmorProfile: 'unconfined' };
+    case 'Localhost':
+      return p.localhostProfile
+        ? { apparmor: { profileType: 'Localhost', localhostRef: p.localhostProfile }, apparmorProfile: `localhost/${p.localhostProfile}` }
+        : {};
+    default:
+      return {};
+  }
 }
 
 /**
