@@ -1,3 +1,4 @@
+import { featureEnabled } from '../features/gates.ts';
 import { withPodDirs } from '../pods/pod-dirs.ts';
 import { logger } from '../log/log.ts';
 import { registerPodGauges } from '../metrics/metrics.ts';
@@ -118,8 +119,16 @@ export function podLifecycle(
       const podConfig = new PodConfig({ pods: workers, mirrors, watch: startup, log: logger('config') });
       const api = apiserverSource(d.api, nodeName, podConfig.source('api'), logger('config'));
       pods.sourcesReadyWhen(() => api.synced());
+      const noAPIReferences = featureEnabled(config.featureGates, 'PreventStaticPodAPIReferences');
       const files = config.staticPodPath
-        ? fileSource(config.staticPodPath, nodeName, podConfig.source('file'), logger('config'), config.fileCheckFrequencyMs)
+        ? fileSource(
+            config.staticPodPath,
+            nodeName,
+            podConfig.source('file'),
+            logger('config'),
+            config.fileCheckFrequencyMs,
+            noAPIReferences,
+          )
         : undefined;
       const url = config.staticPodURL
         ? urlSource(
@@ -129,6 +138,7 @@ export function podLifecycle(
             podConfig.source('http'),
             logger('config'),
             config.httpCheckFrequencyMs,
+            noAPIReferences,
           )
         : undefined;
       sources = [files, url, api];

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { parse } from 'yaml';
 import type { Logger } from '../log/log.ts';
+import { apiObjectReference } from './api-references.ts';
 import type { PodSink } from './apiserver.ts';
 import { CONFIG_HASH, CONFIG_SOURCE } from '../podutil/podutil.ts';
 
@@ -116,7 +117,11 @@ const isLabel = (v: unknown): v is string => typeof v === 'string' && v.length <
  * Pure: the pod a manifest defines on this node, or an Error saying what is wrong with it.
  * where is the file path or the URL, which the UID depends on.
  */
-export function staticPodFrom(doc: unknown, where: string, nodeName: string, source: 'file' | 'http'): Pod {
+/**
+ * Pure: the static pod a document defines on this node, checked as upstream's tryDecodeSinglePod
+ * (and, with PreventStaticPodAPIReferences, refused when it names an API object).
+ */
+export function staticPodFrom(doc: unknown, where: string, nodeName: string, source: 'file' | 'http', preventAPIReferences = true): Pod {
   const pod = doc as Pod;
   const fail = (why: string) => new Error(`${where}: ${why}`);
   if (!isObject(pod)) throw fail('not a Pod object');
@@ -157,6 +162,11 @@ export function staticPodFrom(doc: unknown, where: string, nodeName: string, sou
         throw fail(`${at}.image: required`);
     });
   }
+  if (preventAPIReferences) {
+    const ref = apiObjectReference(pod as Pod);
+    if (ref && 'error' in ref) throw fail(ref.error);
+    if (ref) throw fail(`static pods may not reference ${ref.resource}`);
+  }
   const hash = createHash('md5');
   hash
     .update(`host:${nodeName}`)
@@ -182,8 +192,8 @@ export function staticPodFrom(doc: unknown, where: string, nodeName: string, sou
 }
 
 /** Pure: the pod a manifest file defines on this node. */
-export function staticPod(data: Buffer | string, path: string, nodeName: string): Pod {
-  return staticPodFrom(parseManifest(data, path), path, nodeName, 'file');
+export function staticPod(data: Buffer | string, path: string, nodeName: string, preventAPIReferences = true): Pod {
+  return staticPodFrom(parseManifest(data, path), path, nodeName, 'file', preventAPIReferences);
 }
 
 /** Tells sink what changed between two sets of static pods (by UID: an edit is a remove and an add). */
@@ -204,7 +214,14 @@ const fileBirth = (path: string) => {
 };
 
 /** Watches the directory (and rescans every periodMs); reports additions, edits and removals to sink. */
-export function fileSource(dir: string, nodeName: string, sink: PodSink, log: Logger, periodMs: number): { stop(): void } {
+export function fileSource(
+  dir: string,
+  nodeName: string,
+  sink: PodSink,
+  log: Logger,
+  periodMs: number,
+  preventAPIReferences = true,
+): { stop(): void } {
   let known = new Map<string, Pod>(); // path -> pod
   const born = new Map<string, number>(); // path -> the file's birth time when it was read
   const failed = new Map<string, string>(); // path -> last error, logged once per change
@@ -222,7 +239,7 @@ export function fileSource(dir: string, nodeName: string, sink: PodSink, log: Lo
       try {
         const st = statSync(path);
         if (!st.isFile()) continue;
-        next.set(path, staticPod(readManifestFile(path), path, nodeName));
+        next.set(path, staticPod(readManifestFile(path), path, nodeName, preventAPIReferences));
         born.set(path, st.birthtimeMs);
         failed.delete(path);
       } catch (e) {

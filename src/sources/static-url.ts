@@ -7,7 +7,7 @@ import type { PodSink } from './apiserver.ts';
 import { MAX_MANIFEST_BYTES, parseManifest, reportChanges, staticPodFrom } from './static-file.ts';
 
 /** Pure: the static pods a response body defines (all of them, or an Error for the first bad one). */
-export function podsFromURL(body: Buffer | string, url: string, nodeName: string): Pod[] {
+export function podsFromURL(body: Buffer | string, url: string, nodeName: string, preventAPIReferences = true): Pod[] {
   if (!body.toString().trim()) return [];
   const doc = parseManifest(body, url) as { kind?: string; items?: unknown } | null;
   if (doc?.kind === 'PodList') {
@@ -16,10 +16,10 @@ export function podsFromURL(body: Buffer | string, url: string, nodeName: string
     // Items of a list carry no kind of their own.
     return items.map((item, i) => {
       if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new Error(`${url}: items[${i}]: not a Pod object`);
-      return staticPodFrom({ apiVersion: 'v1', kind: 'Pod', ...item }, url, nodeName, 'http');
+      return staticPodFrom({ apiVersion: 'v1', kind: 'Pod', ...item }, url, nodeName, 'http', preventAPIReferences);
     });
   }
-  return [staticPodFrom(doc, url, nodeName, 'http')];
+  return [staticPodFrom(doc, url, nodeName, 'http', preventAPIReferences)];
 }
 
 export function urlSource(
@@ -29,6 +29,7 @@ export function urlSource(
   sink: PodSink,
   log: Logger,
   periodMs: number,
+  preventAPIReferences = true,
 ): { stop(): void } {
   let known: Pod[] = [];
   let lastError = '';
@@ -39,7 +40,7 @@ export function urlSource(
       const res = await fetch(url, { headers: flat, signal: AbortSignal.any([abort.signal, AbortSignal.timeout(10_000)]) });
       const body = await readAtMost(res, MAX_MANIFEST_BYTES, url);
       if (!res.ok) throw new Error(`${url}: ${res.status} ${res.statusText}`);
-      const next = podsFromURL(body, url, nodeName);
+      const next = podsFromURL(body, url, nodeName, preventAPIReferences);
       reportChanges(known, next, sink);
       known = next;
       lastError = '';
