@@ -42,6 +42,7 @@ networking:
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 cgroupDriver: cgroupfs
+failCgroupV1: false
 clusterDNS: [10.96.0.10]
 clusterDomain: cluster.local
 staticPodPath: /etc/kubernetes/manifests

@@ -2,7 +2,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseLabels } from './flags.ts';
@@ -31,7 +31,7 @@ test('a missing kubeconfig exits 1 naming it', () =>
 
 test('an unreachable runtime exits 1 naming the socket', () =>
   assertOneLineFailure(
-    run('--kubeconfig', kubeconfig, '--container-runtime-endpoint', `unix://${dir}/none.sock`),
+    run('--kubeconfig', kubeconfig, '--fail-cgroupv1=false', '--container-runtime-endpoint', `unix://${dir}/none.sock`),
     /cannot reach the container runtime at unix:\/\/.*none\.sock/,
   ));
 
@@ -99,3 +99,11 @@ test('--config-dir: *.conf drop-ins in lexical order over --config, subdirectori
     /^W.* "KubeletConfiguration field is not in effect in kubelet-ts: cgroupsPerQOS"\nkubelet-ts: error: cannot read --kubeconfig/,
   );
 });
+
+test("failCgroupV1 (true by default) stops the start on a cgroup v1 host with upstream's line; a v2 host goes on", () =>
+  assertOneLineFailure(
+    run('--kubeconfig', kubeconfig, '--container-runtime-endpoint', `unix://${dir}/none.sock`),
+    existsSync('/sys/fs/cgroup/cgroup.controllers')
+      ? /cannot reach the container runtime/
+      : /kubelet is configured to not run on a host using cgroup v1/,
+  ));

@@ -305,7 +305,6 @@ test('the field table marks the fields read by nothing yet', () => {
     'reservedMemory',
     'registerNode',
     'localStorageCapacityIsolation',
-    'failCgroupV1',
   ]);
   // Still parsed and validated as upstream.
   const c = parseKubeletConfig(head + 'registerNode: false\nruntimeRequestTimeout: 5m\ncgroupDriver: systemd\n');

@@ -505,7 +505,8 @@ export const FIELDS = {
   localStorageCapacityIsolation: ignored(bool, true, 'local-storage-capacity-isolation'),
   containerRuntimeEndpoint: field(str, 'unix:///run/containerd/containerd.sock', { flag: 'container-runtime-endpoint' }),
   imageServiceEndpoint: field(str, '', { flag: 'image-service-endpoint' }),
-  failCgroupV1: ignored(bool, true, 'fail-cgroupv1'),
+  /** true (the default): no start on a cgroup v1 host (src/resources/linux-resources.ts cgroupV1Refused). */
+  failCgroupV1: field(bool, true, { flag: 'fail-cgroupv1' }),
 };
 
 function tlsError(name: string, check: () => unknown): string | undefined {

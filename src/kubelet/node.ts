@@ -2,6 +2,7 @@
 // mount propagation, the kubelet's own OOM score) and, once every part it reports on is built,
 // the Node object kept current (upstream's node status loop and Lease) with the client
 // certificate rotated. CurrentNode, built first, is what every other part reads of the Node.
+import { cgroupV1Refused } from '../resources/linux-resources.ts';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ApiClient } from '../apiserver/client.ts';
@@ -37,6 +38,9 @@ export interface Host {
 /** Upstream's setupDataDirs and the host checks of its NewMainKubelet, before any part starts. */
 export function prepareHost(o: KubeletOptions, log: Logger): Host {
   const { config, rootDir } = o;
+  // failCgroupV1: false is what a cgroup v1 host needs, as for the upstream kubelet (metrics.cgroupVersion's reader).
+  const v1Refused = cgroupV1Refused(config.failCgroupV1, cgroupReader().version === 2);
+  if (v1Refused) throw new Error(v1Refused);
   const nodeIP = o.nodeIP || defaultNodeIP();
   if (!nodeIP) throw new Error('no --node-ip given and no non-loopback IPv4 address found on this host');
   const oom = applyOwnOOMScoreAdj(config.oomScoreAdj);

@@ -14,6 +14,7 @@ import {
   quotaFromMilli,
   sharesFromMilli,
   singleProcessOOMKill,
+  cgroupV1Refused,
 } from './linux-resources.ts';
 import { requirements } from './testing.ts';
 
@@ -184,4 +185,10 @@ test('fromLinux at another period: the quota the allocation makes at that period
   assert.deepEqual(fromLinux({ cpuShares: 512, cpuPeriod: 50_000, cpuQuota: 30_000, memoryLimitInBytes: 0 }, alloc, p50).limits, {
     cpu: '600m',
   });
+});
+
+test("cgroupV1Refused: upstream's validateKubeletOSConfiguration; failCgroupV1 false lets a v1 host run", () => {
+  assert.match(cgroupV1Refused(true, false) ?? '', /^kubelet is configured to not run on a host using cgroup v1\./);
+  assert.equal(cgroupV1Refused(false, false), undefined);
+  assert.equal(cgroupV1Refused(true, true), undefined);
 });

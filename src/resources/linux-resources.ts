@@ -79,6 +79,15 @@ export function fromAmounts(cpuRequest: number | undefined, cpuLimit: number, me
 export const OOM_GROUP = 'memory.oom.group';
 
 /**
+ * Upstream's validateKubeletOSConfiguration: with failCgroupV1 (true by default since 1.35) the
+ * kubelet does not start on a cgroup v1 host; the error, or undefined.
+ */
+export const cgroupV1Refused = (failCgroupV1: boolean, cgroupV2: boolean): string | undefined =>
+  failCgroupV1 && !cgroupV2
+    ? 'kubelet is configured to not run on a host using cgroup v1. cgroup v1 support is unsupported and will be removed in a future release'
+    : undefined;
+
+/**
  * Whether an OOM kill takes one process or the whole container, as upstream's NewMainKubelet
  * settles singleProcessOOMKill at start: always one on cgroup v1 (where false is refused, as
  * validation_linux.go does), the whole container on v2 unless the configuration says true.

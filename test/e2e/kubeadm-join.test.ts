@@ -191,7 +191,7 @@ test('serverTLSBootstrap: the kubelet serves :10250 with a certificate from an a
   const ca = readFileSync(`${ROOT}/_output/local/pki/ca.crt`, 'utf8');
   writeFileSync(
     join(dir, 'config.yaml'),
-    `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nserverTLSBootstrap: true\n` +
+    `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nserverTLSBootstrap: true\nfailCgroupV1: false\n` +
       `authentication: {x509: {clientCAFile: ${ROOT}/_output/local/pki/ca.crt}}\n`,
   );
   const proc = spawn(

@@ -182,7 +182,7 @@ test('staticPodURL: a kubelet runs the pods a URL serves, with mirror pods; an e
   body = served('first');
   writeFileSync(
     join(dir, 'config.yaml'),
-    `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n` +
+    `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfailCgroupV1: false\n` +
       `staticPodURL: http://${NODE_IP}:${(server.address() as AddressInfo).port}/pods\nhttpCheckFrequency: 1s\n` +
       `authentication: {x509: {clientCAFile: ${ROOT}/_output/local/pki/ca.crt}}\n`,
   );
