@@ -88,9 +88,9 @@ const cases: Case[] = [
   ],
   [
     "feature gate flags merge with the file's",
-    { file: file('featureGates: {A: true, B: true}\n'), flags: [['feature-gates', 'B=false,C=true']] },
+    { file: file('featureGates: {EventedPLEG: true, AllAlpha: true}\n'), flags: [['feature-gates', 'AllAlpha=false,AllBeta=true']] },
     (c) => c.featureGates,
-    { A: true, B: false, C: true },
+    { EventedPLEG: true, AllAlpha: false, AllBeta: true },
   ],
   [
     'a list flag, repeated',

@@ -171,7 +171,12 @@ test('the system log handler and the node log query: defaulted and validated as 
   assert.equal(parseKubeletConfig(head + 'enableSystemLogHandler: false\n').enableSystemLogHandler, false);
   const bad: [string, RegExp][] = [
     ['enableSystemLogQuery: true\nenableSystemLogHandler: false', /enableSystemLogHandler is required for enableSystemLogQuery/],
-    ['enableSystemLogQuery: true\nfeatureGates: {NodeLogQuery: false}', /NodeLogQuery feature gate is required for enableSystemLogQuery/],
+    // NodeLogQuery is GA and locked on: off is refused before the query needs it.
+    [
+      'enableSystemLogQuery: true\nfeatureGates: {NodeLogQuery: false}',
+      /cannot set feature gate NodeLogQuery to false, feature is locked to true/,
+    ],
+    ['featureGates: {NodeLogQuerry: true}', /featureGates: unrecognized feature gate: NodeLogQuerry/],
     ['enableSystemLogQuery: "yes"', /enableSystemLogQuery: expected true or false/],
   ];
   for (const [lines, re] of bad) assert.throws(() => parseKubeletConfig(`${head}${lines}\n`), re, lines);

@@ -12,7 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { goDuration } from '../apiserver/duration.ts';
 import { serverTLS } from './tls-options.ts';
-import { featureEnabled } from '../features/gates.ts';
+import { featureEnabled, invalidGates } from '../features/gates.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { invalidEnforcement } from '../resources/node-allocatable.ts';
 import { parseThresholds } from '../eviction/thresholds.ts';
@@ -433,7 +433,11 @@ export const FIELDS = {
   /** Refuse to start when the kernel's settings differ from upstream's, instead of writing them (src/node/kernel-tunables.ts). */
   protectKernelDefaults: field(bool, false, { omitEmpty: true, flag: 'protect-kernel-defaults' }),
   makeIPTablesUtilChains: ignored(bool, true, 'make-iptables-util-chains'),
-  featureGates: field(boolMap, {}, { flag: 'feature-gates' }),
+  featureGates: field(
+    boolMap,
+    {},
+    { flag: 'feature-gates', check: (v) => (invalidGates(v) ? `featureGates: ${invalidGates(v)}` : undefined) },
+  ),
   /** Refuse to start while swap is on (src/node/swap.ts). */
   failSwapOn: field(bool, true, { flag: 'fail-swap-on' }),
   /** Swap for containers (src/resources/swap.ts): NoSwap ('' too) or LimitedSwap. NodeSwap is GA. */

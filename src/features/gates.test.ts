@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FEATURE_GATES, featureEnabled, type GateName, type GateSpec } from './gates.ts';
+import { FEATURE_GATES, featureEnabled, invalidGates, type GateName, type GateSpec } from './gates.ts';
 
 test("feature gates: v1.36.3's specs at 1.36, from each registry the kubelet's gate set merges", () => {
   const cases: [GateName, GateSpec][] = [
@@ -65,4 +65,15 @@ test('the defaults the readers of featureGates relied on', () => {
     ['CSIVolumeHealth', false], // src/kubelet/kubelet.ts
   ];
   for (const [name, on] of assumed) assert.equal(featureEnabled({}, name), on, name);
+});
+
+test("invalidGates: upstream's SetFromMap refusals (unknown, locked against its default); others pass", () => {
+  const rows: [Record<string, boolean>, string | undefined][] = [
+    [{}, undefined],
+    [{ EventedPLEG: true, AllAlpha: false }, undefined],
+    [{ NodeLogQuery: true }, undefined],
+    [{ NodeLogQuery: false }, 'cannot set feature gate NodeLogQuery to false, feature is locked to true'],
+    [{ EventedPleg: true }, 'unrecognized feature gate: EventedPleg'],
+  ];
+  for (const [gates, want] of rows) assert.equal(invalidGates(gates), want, JSON.stringify(gates));
 });

@@ -8,9 +8,8 @@
 // (logsapi.AddFeatureGates in cmd/kubelet/app/server.go), and featuregate's own AllAlpha/AllBeta.
 //
 // Reading a gate goes through featureEnabled: the configured value, else the release's default.
-// Nothing here refuses a gate yet (kubelet-ts accepts any name, as it always has); `locked` and the
-// full name list are what a later check needs to refuse unknown gates and locked ones set against
-// their default, as upstream's featureGate.SetFromMap does.
+// A gate the release does not know, or a locked one set against its default, is refused as
+// upstream's featureGate.SetFromMap refuses it (invalidGates).
 
 export type Stage = 'ALPHA' | 'BETA' | 'GA' | 'DEPRECATED';
 
@@ -274,4 +273,15 @@ export type GateName = keyof typeof FEATURE_GATES;
  */
 export function featureEnabled(gates: Readonly<Record<string, boolean>>, name: GateName): boolean {
   return gates[name] ?? FEATURE_GATES[name].default;
+}
+
+/** Pure: upstream's featureGate.SetFromMap errors for these settings (the first, in name order), or undefined. */
+export function invalidGates(gates: Readonly<Record<string, boolean>>): string | undefined {
+  for (const name of Object.keys(gates).sort()) {
+    const spec = (FEATURE_GATES as Record<string, GateSpec>)[name];
+    if (!spec) return `unrecognized feature gate: ${name}`;
+    if (spec.locked && gates[name] !== spec.default)
+      return `cannot set feature gate ${name} to ${gates[name]}, feature is locked to ${spec.default}`;
+  }
+  return undefined;
 }
