@@ -21,7 +21,7 @@ import { extname, join as joinPath } from 'node:path';
 import type { Taint } from 'kubernetes-types/core/v1.js';
 import { ignoredSettings, loadKubeletConfig } from '../config/kubelet-config.ts';
 import { parseDuration } from '../apiserver/duration.ts';
-import { setVerbosity, logger } from '../log/log.ts';
+import { setLogFormat, setVerbosity, logger } from '../log/log.ts';
 import { runKubelet } from '../kubelet/kubelet.ts';
 import { KUBELET_VERSION } from '../kubelet/options.ts';
 import { parseLabels } from './flags.ts';
@@ -48,6 +48,7 @@ async function startKubelet(argv: KubeletArgs) {
   // server.go: the flag or the field.
   if (argv['seccomp-default']) config.seccompDefault = true;
   setVerbosity(config.logging.verbosity);
+  setLogFormat(config.logging.format as 'text' | 'json');
   const log = logger('kubelet');
   // What kubelet-ts reads nothing of is said once, never silently dropped.
   for (const name of ignoredSettings(document)) log.warn(`KubeletConfiguration field is not in effect in kubelet-ts: ${name}`);

@@ -143,7 +143,8 @@ const cases: Case[] = [
     /invalid argument "many" for "--max-pods" flag: strconv.ParseInt/,
   ],
   ['a bad drop-in names itself', { dropIns: [dropIn('a.conf', 'bogus: 1\n')] }, () => 0, /conf\.d\/a\.conf: unknown field "bogus"/],
-  ['json logging refused', { flags: [['logging-format', 'json']] }, () => 0, /logging.format: "json" is not supported by kubelet-ts/],
+  ['json logging', { flags: [['logging-format', 'json']] }, (c) => c.logging.format, 'json'],
+  ['an unknown log format refused', { flags: [['logging-format', 'xml']] }, () => 0, /logging.format: Unsupported value: "xml"/],
   ['an ignored field by flag', { flags: [['pod-cidr', '10.0.0.0/24']] }, (c) => c.podCIDR, '10.0.0.0/24'],
   ['providerID by flag', { flags: [['provider-id', 'aws:///i-1']] }, (c) => c.providerID, 'aws:///i-1'],
 ];

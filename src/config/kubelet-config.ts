@@ -218,10 +218,10 @@ const logging: Codec<Logging> = {
   }),
 };
 const omitZero = (o: LogOutput) => ({ ...(o.splitStream ? { splitStream: true } : {}), infoBufferSize: o.infoBufferSize });
-// logsapi.ValidateAndApplyAsField accepts the registered formats, text and json; kubelet-ts writes text only.
+// logsapi.ValidateAndApplyAsField accepts the registered formats, text and json (src/log/log.ts writes both).
 function loggingError(l: Logging): string | undefined {
-  if (l.format === 'json') return 'logging.format: "json" is not supported by kubelet-ts (text only)';
-  if (l.format !== 'text') return `logging.format: Unsupported value: ${JSON.stringify(l.format)}: supported values: "json", "text"`;
+  if (l.format !== 'text' && l.format !== 'json')
+    return `logging.format: Unsupported value: ${JSON.stringify(l.format)}: supported values: "json", "text"`;
   if (l.verbosity < 0) return `logging.verbosity: ${l.verbosity} must not be negative`;
   return undefined;
 }
@@ -479,7 +479,7 @@ export const FIELDS = {
   /** Node.spec.providerID at registration (src/node/status.ts nodeForRegistration). */
   providerID: field(str, '', { flag: 'provider-id' }),
   kernelMemcgNotification: ignored(bool, false, 'kernel-memcg-notification'),
-  /** The log's verbosity (-v) and format (text only; json is refused); vmodule and the text options are not read (ignoredParts). */
+  /** The log's verbosity (-v) and format (text or json, src/log/log.ts); vmodule and the output options are not read (ignoredParts). */
   logging: field(logging, LOGGING_DEFAULTS, {
     check: loggingError,
     ignoredParts: loggingIgnored,
