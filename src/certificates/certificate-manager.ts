@@ -29,6 +29,13 @@ export async function issueCertificate(api: ApiClient, spec: CertificateSpec, lo
   return { cert, key };
 }
 
+/** What a certificate manager reports (upstream's *_ttl_seconds and *_expiration_renew_errors). */
+export interface CertificateObserver {
+  /** The current certificate's notAfter, whenever it is read (undefined: none, or not readable). */
+  expiresAt(ms: number | undefined): void;
+  renewFailed(): void;
+}
+
 export function certificateManager(
   api: ApiClient,
   certDir: string,
@@ -42,6 +49,7 @@ export function certificateManager(
      * its Current() being nil then).
      */
     whenExpired?: () => ApiClient | undefined;
+    observe?: CertificateObserver;
   },
 ): { stop(): void } {
   const abort = new AbortController();
@@ -52,6 +60,7 @@ export function certificateManager(
     while (!abort.signal.aborted) {
       const v = certificateValidity(loadCurrent(certDir, spec.prefix)?.pem ?? '');
       const valid = !!v && v.notAfter > new Date();
+      o.observe?.expiresAt(v?.notAfter.getTime());
       if (v && valid) {
         const deadline = rotationDeadline(v.notBefore, v.notAfter);
         o.log.info('Certificate rotation deadline determined', {
@@ -71,6 +80,7 @@ export function certificateManager(
         o.onCertificate(loadCurrent(certDir, spec.prefix)!.pem);
       } catch (e) {
         if (abort.signal.aborted) return;
+        o.observe?.renewFailed();
         const wait = jittered(retry.next(), 0.1);
         o.log.warn('Failed to get a new certificate, will retry', { certificate: spec.prefix, err: e, retryInMs: wait });
         await sleep(wait, abort.signal);

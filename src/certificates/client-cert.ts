@@ -8,7 +8,7 @@ import { apiClient, type ApiClient } from '../apiserver/client.ts';
 import { loadKubeconfig, type Connection } from '../apiserver/kubeconfig.ts';
 import type { Logger } from '../log/log.ts';
 import { CLIENT_SIGNER } from './csr.ts';
-import { certificateManager, issueCertificate, type CertificateSpec } from './certificate-manager.ts';
+import { certificateManager, issueCertificate, type CertificateObserver, type CertificateSpec } from './certificate-manager.ts';
 import { currentPath, loadCurrent, storeCurrent } from './store.ts';
 import { certificateValidity } from './pki.ts';
 
@@ -83,11 +83,12 @@ export async function ensureClientCertificate(o: {
  */
 export function clientCertificateRotation(
   api: ApiClient,
-  o: { kubeconfig: string; bootstrapKubeconfig?: string; certDir: string; nodeName: string; log: Logger },
+  o: { kubeconfig: string; bootstrapKubeconfig?: string; certDir: string; nodeName: string; log: Logger; observe?: CertificateObserver },
 ): { stop(): void } {
   if (!loadCurrent(o.certDir, PREFIX)) return { stop() {} };
   return certificateManager(api, o.certDir, clientSpec(o.nodeName), {
     log: o.log,
+    observe: o.observe,
     onCertificate: () => api.reload(loadKubeconfig(o.kubeconfig)),
     whenExpired: () => {
       const boot = o.bootstrapKubeconfig ? tryLoad(o.bootstrapKubeconfig) : undefined;

@@ -2,6 +2,7 @@
 // mount propagation, the kubelet's own OOM score) and, once every part it reports on is built,
 // the Node object kept current (upstream's node status loop and Lease) with the client
 // certificate rotated. CurrentNode, built first, is what every other part reads of the Node.
+import { clientCertificateMetrics } from './observers.ts';
 import { cgroupV1Refused } from '../resources/linux-resources.ts';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -58,6 +59,22 @@ export function prepareHost(o: KubeletOptions, log: Logger): Host {
   collectProcessMetrics();
   watchEventLoop(log);
   const facts = readHostFacts();
+  // component-base's version metric: the release kubelet-ts implements, built by Node.js (no Go, no commit of upstream's).
+  const [major, minor] = KUBELET_VERSION.slice(1).split('.');
+  metrics.buildInfo.set(
+    {
+      build_date: '',
+      compiler: 'node',
+      git_commit: '',
+      git_tree_state: '',
+      git_version: KUBELET_VERSION,
+      go_version: process.version,
+      major,
+      minor,
+      platform: `linux/${facts.architecture}`,
+    },
+    1,
+  );
   // Swap (src/node/swap.ts): no start with swap on unless failSwapOn is false, as upstream; the
   // containers' swap limits follow from it.
   const swap = nodeSwapAtStart({
@@ -140,6 +157,7 @@ export function nodeStatus(
     certDir: o.certDir,
     nodeName,
     log: logger('certificate'),
+    observe: clientCertificateMetrics,
   });
   // Nothing waits for the registration: static pods run while the apiserver is unreachable (on a
   // kubeadm control-plane node the apiserver is one of them), as upstream. The Lease gets the

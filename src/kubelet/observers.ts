@@ -15,7 +15,13 @@ import type { PluginManagerObserver } from '../plugin-manager/manager.ts';
 import type { SyncObserver } from '../runtime/sync.ts';
 import type { StatusObserver } from '../status/status-manager.ts';
 import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from '../metrics/labels.ts';
-import { metrics } from '../metrics/metrics.ts';
+import { metrics, noteCertificateExpiry } from '../metrics/metrics.ts';
+import type { CertificateObserver } from '../certificates/certificate-manager.ts';
+
+export const clientCertificateMetrics: CertificateObserver = {
+  expiresAt: (ms) => noteCertificateExpiry('client', ms),
+  renewFailed: () => metrics.clientCertificateRenewErrors.inc(),
+};
 
 export const restClientMetrics: RequestObserver = (method, code, host) => metrics.restClientRequests.inc({ code, host, method });
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PodStats, VolumeStats } from '../stats/summary-types.ts';
-import { claimVolumeStats, registerVolumeStats, registry } from './metrics.ts';
+import { claimVolumeStats, noteCertificateExpiry, registerVolumeStats, registry } from './metrics.ts';
 
 const vol = (name: string, pvc?: string, over: Partial<VolumeStats> = {}): VolumeStats => ({
   time: '2026-11-22T12:00:00Z',
@@ -88,4 +88,15 @@ test('registerVolumeStats: kubelet_volume_stats_* under upstream names and label
     [],
   );
   assert.equal(reads, 3);
+});
+
+test('certificate TTLs: seconds to notAfter at scrape time, +Inf without a managed certificate', async () => {
+  const value = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]!.value;
+  noteCertificateExpiry('client', undefined);
+  assert.equal(await value('kubelet_certificate_manager_client_ttl_seconds'), Number.POSITIVE_INFINITY);
+  noteCertificateExpiry('client', Date.now() + 3600_000);
+  const left = await value('kubelet_certificate_manager_client_ttl_seconds');
+  assert.ok(left > 3590 && left <= 3600, `${left}`);
+  noteCertificateExpiry('server', Date.now() - 10_000);
+  assert.ok((await value('kubelet_certificate_manager_server_ttl_seconds')) < 0, 'an expired one is negative');
 });

@@ -13,6 +13,14 @@ const alpha = (help: string) => `[ALPHA] ${help}`;
 const podStartBuckets = [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600];
 const r = [registry];
 
+/** The certificates' notAfter (ms), as the certificate managers last read them: their TTL gauges are computed at scrape. */
+const certificateExpiry: { client?: number; server?: number } = {};
+export const noteCertificateExpiry = (which: 'client' | 'server', ms: number | undefined) => {
+  certificateExpiry[which] = ms;
+};
+/** Upstream's TTL: seconds until notAfter (negative once past), +Inf when there is no certificate it manages. */
+const ttl = (ms: number | undefined) => (ms === undefined ? Number.POSITIVE_INFINITY : (ms - Date.now()) / 1000);
+
 export const metrics = {
   nodeName: new Gauge({
     name: 'kubelet_node_name',
@@ -215,6 +223,47 @@ export const metrics = {
   eventsDropped: new Counter({
     name: 'kubelet_ts_events_dropped_total',
     help: 'Kubernetes Events dropped because the send queue was full.',
+    registers: r,
+  }),
+  // The certificate managers (src/certificates): what kube-prometheus-stack's KubeletClientCertificateExpiration
+  // and KubeletServerCertificateExpiration alerts read.
+  clientCertificateTTL: new Gauge({
+    name: 'kubelet_certificate_manager_client_ttl_seconds',
+    help: alpha(
+      "Gauge of the TTL (time-to-live) of the Kubelet's client certificate. The value is in seconds until certificate expiry (negative if already expired). If client certificate is invalid or unused, the value will be +INF.",
+    ),
+    registers: r,
+    collect() {
+      this.set(ttl(certificateExpiry.client));
+    },
+  }),
+  clientCertificateRenewErrors: new Counter({
+    name: 'kubelet_certificate_manager_client_expiration_renew_errors',
+    help: alpha('Counter of certificate renewal errors.'),
+    registers: r,
+  }),
+  serverCertificateTTL: new Gauge({
+    name: 'kubelet_certificate_manager_server_ttl_seconds',
+    help: alpha(
+      "Gauge of the shortest TTL (time-to-live) of the Kubelet's serving certificate. The value is in seconds until certificate expiry (negative if already expired). If serving certificate is invalid or unused, the value will be +INF.",
+    ),
+    registers: r,
+    collect() {
+      this.set(ttl(certificateExpiry.server));
+    },
+  }),
+  serverCertificateRenewErrors: new Counter({
+    name: 'kubelet_server_expiration_renew_errors',
+    help: alpha('Counter of certificate renewal errors.'),
+    registers: r,
+  }),
+  // component-base's version metric (every Kubernetes component has it): the release kubelet-ts implements.
+  buildInfo: new Gauge({
+    name: 'kubernetes_build_info',
+    help: alpha(
+      "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
+    ),
+    labelNames: ['build_date', 'compiler', 'git_commit', 'git_tree_state', 'git_version', 'go_version', 'major', 'minor', 'platform'],
     registers: r,
   }),
   // client-go's request counter (src/apiserver/client.ts): what this kubelet costs the apiserver.

@@ -17,7 +17,7 @@ import type { KubeletConfig } from '../config/kubelet-config.ts';
 import { serverTLS } from '../config/tls-options.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { containerLogFile } from '../container-logs/locate.ts';
-import { metrics, registry } from '../metrics/metrics.ts';
+import { metrics, noteCertificateExpiry, registry } from '../metrics/metrics.ts';
 import { requestLabels, type RequestLabels } from './request-metrics.ts';
 import { probeRegistry } from '../metrics/probes.ts';
 import type { PodRuntimeStatus } from '../container/types.ts';
@@ -185,7 +185,14 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
           subject: { commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'] },
         },
         // A new secure context: the version and ciphers go with the certificate.
-        { log, onCertificate: (pem) => server.setSecureContext({ cert: pem, key: pem, ...versionAndCiphers }) },
+        {
+          log,
+          onCertificate: (pem) => server.setSecureContext({ cert: pem, key: pem, ...versionAndCiphers }),
+          observe: {
+            expiresAt: (ms) => noteCertificateExpiry('server', ms),
+            renewFailed: () => metrics.serverCertificateRenewErrors.inc(),
+          },
+        },
       )
     : undefined;
   server.on('close', () => {
