@@ -81,6 +81,21 @@ test('the swap limit as cadvisor reads it: memsw on v1, swap.max on v2', () => {
   assert.ok(t.split('\n').includes(`container_spec_memory_swap_limit_bytes${L(app)} 83886080`));
 });
 
+test("CFS throttling as cadvisor's container_cpu_cfs_* counters, what CPUThrottlingHigh divides", () => {
+  const [c1, ...rest] = later.containers;
+  const cpu = { ...c1!.cgroup!.cpu!, cfs: { periods: 40, throttledPeriods: 7, throttledNs: 350_000_000 } };
+  const lines = renderCadvisorMetrics({ ...later, containers: [{ ...c1!, cgroup: { ...c1!.cgroup, cpu } }, ...rest] }).split('\n');
+  for (const want of [
+    `container_cpu_cfs_periods_total${L(app)} 40`,
+    `container_cpu_cfs_throttled_periods_total${L(app)} 7`,
+    `container_cpu_cfs_throttled_seconds_total${L(app)} 0.35`,
+  ])
+    assert.ok(
+      lines.some((l) => l.startsWith(`${want} `)),
+      want,
+    );
+});
+
 test('cgroups without process, pids or I/O figures have none of those series', () => {
   const side = /^container_(processes|threads|fs_|blkio|ulimits)\S*\{[^}]*id="\/c2"/m;
   assert.doesNotMatch(text, side, 'the CRI-only container');

@@ -139,6 +139,18 @@ export function renderCadvisorMetrics(s: RawSample): string {
         add('container_cpu_user_seconds_total', 'counter', 'Cumulative user cpu time consumed in seconds.', l, cpu.userNs / 1e9);
       if (cpu.systemNs !== undefined)
         add('container_cpu_system_seconds_total', 'counter', 'Cumulative system cpu time consumed in seconds.', l, cpu.systemNs / 1e9);
+      // What kube-prometheus-stack's CPUThrottlingHigh alert divides.
+      if (cpu.cfs) {
+        add('container_cpu_cfs_periods_total', 'counter', 'Number of elapsed enforcement period intervals.', l, cpu.cfs.periods);
+        add('container_cpu_cfs_throttled_periods_total', 'counter', 'Number of throttled period intervals.', l, cpu.cfs.throttledPeriods);
+        add(
+          'container_cpu_cfs_throttled_seconds_total',
+          'counter',
+          'Total time duration the container has been throttled.',
+          l,
+          cpu.cfs.throttledNs / 1e9,
+        );
+      }
     }
     const m = e.cgroup.memory;
     if (m) {

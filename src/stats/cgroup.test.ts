@@ -450,3 +450,17 @@ test('cgroupReader: limits are read again only after a minute; a blkio source mi
   put('cpu/kubepods/podv/cpu.shares', '9\n');
   assert.equal(r.sample('/kubepods/podv').cpu?.shares, 9);
 });
+
+test("CFS throttling from cpu.stat on both versions (cadvisor's container_cpu_cfs_*), none without its counters", () => {
+  const v1 = cgroupV1Sample(
+    files({
+      'cpuacct/cpuacct.usage': '100\n',
+      'cpuacct/cpuacct.stat': 'user 1\nsystem 1\n',
+      'cpu/cpu.stat': 'nr_periods 40\nnr_throttled 7\nthrottled_time 350000000\n',
+    }),
+  );
+  assert.deepEqual(v1.cpu?.cfs, { periods: 40, throttledPeriods: 7, throttledNs: 350_000_000 });
+  const v2 = cgroupV2Sample(files({ 'cpu.stat': 'usage_usec 1\nnr_periods 40\nnr_throttled 7\nthrottled_usec 350000\n' }));
+  assert.deepEqual(v2.cpu?.cfs, { periods: 40, throttledPeriods: 7, throttledNs: 350_000_000 });
+  assert.equal(cgroupV2Sample(files({ 'cpu.stat': 'usage_usec 1\n' })).cpu?.cfs, undefined);
+});

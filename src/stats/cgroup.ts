@@ -2,7 +2,7 @@
 // them, for cgroup v1 (this host: one hierarchy per controller) and v2 (one unified
 // hierarchy). The parsing is pure over a `read` function; cgroupReader does the file I/O.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import type { BlkioSample, CgroupSample, DiskStats, MemorySample, PidsSample, Psi, PsiData } from './sample.ts';
+import type { BlkioSample, CgroupSample, CpuSample, DiskStats, MemorySample, PidsSample, Psi, PsiData } from './sample.ts';
 
 /** Reads one file of a cgroup; undefined when it does not exist. v2 ignores the controller. */
 export type CgroupFileReader = (controller: string, file: string) => string | undefined;
@@ -208,6 +208,12 @@ export interface SampleOptions {
   blkioSources?: BlkioV1Source[];
 }
 
+/** CFS throttling as cpu.stat counts it (v1's throttled_time in ns, v2's throttled_usec made ns); none without the counters. */
+const cfsOf = (periods?: number, throttled?: number, throttledNs?: number): Pick<CpuSample, 'cfs'> =>
+  periods === undefined || throttled === undefined || throttledNs === undefined
+    ? {}
+    : { cfs: { periods, throttledPeriods: throttled, throttledNs } };
+
 // cpuacct.stat counts USER_HZ ticks (100 per second on Linux).
 const TICK_NS = 10_000_000;
 
@@ -224,7 +230,16 @@ export function cgroupV1Sample(read: CgroupFileReader, o: SampleOptions = {}): C
     const userNs = ticks.user !== undefined ? ticks.user * TICK_NS : undefined;
     const systemNs = ticks.system !== undefined ? ticks.system * TICK_NS : undefined;
     const { cpuShares, cpuQuotaUs, cpuPeriodUs } = limitsOf();
-    out.cpu = { usageNs: usage, userNs, systemNs, shares: cpuShares, quotaUs: cpuQuotaUs, periodUs: cpuPeriodUs };
+    const stat = parseKeyed(read('cpu', 'cpu.stat'));
+    out.cpu = {
+      usageNs: usage,
+      userNs,
+      systemNs,
+      shares: cpuShares,
+      quotaUs: cpuQuotaUs,
+      periodUs: cpuPeriodUs,
+      ...cfsOf(stat.nr_periods, stat.nr_throttled, stat.throttled_time),
+    };
   }
   const memUsage = num(read('memory', 'memory.usage_in_bytes'));
   if (memUsage !== undefined) {
@@ -282,6 +297,7 @@ export function cgroupV2Sample(read: CgroupFileReader, o: SampleOptions = {}): C
       shares: cpuShares,
       quotaUs: cpuQuotaUs,
       periodUs: cpuPeriodUs,
+      ...cfsOf(cpuStat.nr_periods, cpuStat.nr_throttled, cpuStat.throttled_usec === undefined ? undefined : cpuStat.throttled_usec * 1000),
     };
   }
   const current = num(f('memory.current'));

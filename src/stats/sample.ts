@@ -11,6 +11,8 @@ export interface CpuSample {
   /** CFS quota and period in microseconds; no quota: undefined. */
   quotaUs?: number;
   periodUs?: number;
+  /** CFS throttling from cpu.stat (nr_periods, nr_throttled, throttled time): cadvisor's container_cpu_cfs_*. */
+  cfs?: { periods: number; throttledPeriods: number; throttledNs: number };
 }
 
 export interface MemorySample {
