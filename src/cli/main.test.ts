@@ -91,12 +91,15 @@ test('--config-dir: *.conf drop-ins in lexical order over --config, subdirectori
     /conf\.d\/sub\/20-b\.conf: maxPods: expected an integer/,
   );
   writeFileSync(join(drop, 'sub', '20-b.conf'), `${head}maxPods: 0\n`);
-  // A flag mends it; the ignored field the drop-in set is warned about once, before the start fails on the kubeconfig.
-  const r = run('--kubeconfig', '/nonexistent', '--config', cfg, '--config-dir', drop, '--max-pods=30');
-  assert.equal(r.status, 1);
-  assert.match(
-    r.stderr,
-    /^W.* "KubeletConfiguration field is not in effect in kubelet-ts: cgroupsPerQOS"\nkubelet-ts: error: cannot read --kubeconfig/,
+  // A flag mends it; the ignored field the drop-in set then stops the start, named, before the kubeconfig is read.
+  assertOneLineFailure(
+    run('--kubeconfig', '/nonexistent', '--config', cfg, '--config-dir', drop, '--max-pods=30'),
+    /^kubelet-ts: error: KubeletConfiguration fields not in effect in kubelet-ts, set away from upstream's defaults: cgroupsPerQOS/,
+  );
+  writeFileSync(join(drop, '10-a.conf'), `${head}maxPods: 20\n`);
+  assertOneLineFailure(
+    run('--kubeconfig', '/nonexistent', '--config', cfg, '--config-dir', drop, '--max-pods=30'),
+    /cannot read --kubeconfig/,
   );
 });
 

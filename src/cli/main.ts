@@ -50,8 +50,13 @@ async function startKubelet(argv: KubeletArgs) {
   setVerbosity(config.logging.verbosity);
   setLogFormat(config.logging.format as 'text' | 'json');
   const log = logger('kubelet');
-  // What kubelet-ts reads nothing of is said once, never silently dropped.
-  for (const name of ignoredSettings(document)) log.warn(`KubeletConfiguration field is not in effect in kubelet-ts: ${name}`);
+  // What kubelet-ts reads nothing of stops the start when set to anything but upstream's default
+  // (kubeadm's zero values are defaults), never silently dropped.
+  const ignored = ignoredSettings(document);
+  if (ignored.length)
+    throw new Error(
+      `KubeletConfiguration fields not in effect in kubelet-ts, set away from upstream's defaults: ${ignored.join(', ')} (remove them, or set them to their defaults)`,
+    );
   const minAgeMs = parseDuration(argv['minimum-container-ttl-duration']);
   if (minAgeMs === undefined)
     throw new Error(
