@@ -5,5 +5,6 @@
 source "$(dirname "$0")/../lib.sh"
 source "$KTS_ROOT/hack/kind/lib.sh"
 kind_setup
-export KIND_EXPERIMENTAL_PROVIDER=podman CONTAINERS_CONF="$KIND_CONTAINERS_CONF"
+mkdir -p "$(dirname "$KIND_KUBECONFIG")"
+export KIND_EXPERIMENTAL_PROVIDER=podman CONTAINERS_CONF="$KIND_CONTAINERS_CONF" KUBECONFIG="$KIND_KUBECONFIG"
 exec "$KIND_BIN" "$@"

@@ -40,6 +40,10 @@ KIND_CNI_DIR=/etc/kts-kind/cni/net.d
 KIND_SUBNET="${KIND_SUBNET:-172.30.252.0/24}"
 KIND_NETWORK=kind
 KIND_NODE_IMAGE="${KIND_NODE_IMAGE:-localhost/kts-kind-node:$KUBE_VERSION}"
+KIND_NODE_IMAGE_UPSTREAM="${KIND_NODE_IMAGE_UPSTREAM:-localhost/kts-kind-node-upstream:$KUBE_VERSION}"
+# kind writes the cluster's kubeconfig here (its KUBECONFIG), not into ~/.kube/config.
+KIND_KUBECONFIG="${KIND_KUBECONFIG:-$OUT/kind/kubeconfig}"
+KIND_CLUSTER="${KIND_CLUSTER:-kind}"
 
 kind_containers_conf() {
   mkdir -p "$KIND_DIR" "$KIND_CNI_DIR"
@@ -84,4 +88,16 @@ kind_setup() {
   rm -f /etc/cni/net.d/87-podman-bridge.conflist   # (hack/cluster/systemd.sh sd_install_podman says why)
   kind_containers_conf
   kind_network
+}
+
+# kind_network_rm: removes the kind network and what podman 4.3 leaves of it: the dnsname plugin's
+# INPUT rule for DNS on its bridge and host-local's directory of reserved addresses.
+kind_network_rm() {
+  kind_podman network exists "$KIND_NETWORK" 2>/dev/null || return 0
+  local br; br=$(kind_podman network inspect -f '{{.NetworkInterface}}' "$KIND_NETWORK" 2>/dev/null || true)
+  kind_podman network rm "$KIND_NETWORK" >/dev/null || { log "cannot remove the podman network $KIND_NETWORK"; return 0; }
+  if [ -n "$br" ]; then
+    while iptables -D INPUT -i "$br" -p udp -m udp --dport 53 -j ACCEPT 2>/dev/null; do :; done
+  fi
+  rm -rf "/var/lib/cni/networks/$KIND_NETWORK"
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds a kind node image here, with no registry (docs/kind.md): kind's `kind build node-image`
 # downloads its base image and every image it preloads, which this machine cannot.
-#   hack/kind/node-image.sh            kubelet-ts as /usr/bin/kubelet -> localhost/kts-kind-node:KUBE_VERSION
+#   hack/kind/node-image.sh             kubelet-ts as /usr/bin/kubelet -> localhost/kts-kind-node:KUBE_VERSION
+#   hack/kind/node-image.sh --upstream  the upstream kubelet of the pin (hack/build-control-plane.sh
+#                                       kubelet) -> localhost/kts-kind-node-upstream:KUBE_VERSION, to compare
+# Does nothing when the image is there and none of its inputs changed (its label kts.kind.key).
 # What it is made of:
 #  - the Debian 12 root filesystem hack/cluster/systemd.sh debootstraps (cached), with the packages
 #    kind's base image installs beyond it (apt-get in a chroot, cached as its own root filesystem);
@@ -23,6 +26,12 @@ source "$(dirname "$0")/../lib.sh"
 source "$KTS_ROOT/hack/cluster/systemd.sh"
 source "$KTS_ROOT/hack/kind/lib.sh"
 need_root
+KUBELET=kubelet-ts
+case "${1:-}" in
+  "") ;;
+  --upstream) KUBELET=upstream; KIND_NODE_IMAGE=$KIND_NODE_IMAGE_UPSTREAM ;;
+  *) die "usage: $0 [--upstream]" ;;
+esac
 
 KIND_CACHE="$KTS_CACHE/kind-node-bookworm"
 KIND_ROOTFS="$KIND_CACHE/rootfs"
@@ -51,14 +60,33 @@ image_tar() {
 }
 tars=()
 for b in cluster-kube-apiserver cluster-kube-controller-manager cluster-kube-scheduler cluster-kube-proxy cluster-etcd \
-  cluster-coredns cluster-flannel cluster-flannel-cni-plugin cluster-local-path-provisioner pause; do
+  cluster-coredns cluster-flannel cluster-flannel-cni-plugin cluster-local-path-provisioner pause busybox; do
   tars+=("$(image_tar "$b")")
 done
+
+if [ "$KUBELET" = upstream ]; then
+  [ -x "$KUBE_BIN/kubelet" ] || "$KTS_ROOT/hack/build-control-plane.sh" kubelet || die "cannot build the upstream kubelet"
+fi
 
 sd_install_podman
 kind_install
 KIND_SRC=$(kind_module_dir)/images/base/files
 [ -f "$KIND_SRC/usr/local/bin/entrypoint" ] || die "kind's base image files are not in $KIND_SRC"
+
+# The image's key: everything it is made of (files by content where small, by path, size and
+# time where large).
+key=$( {
+  cat "$0" "$KTS_ROOT/hack/kind/lib.sh" "$KTS_ROOT/manifests/addons/local-path-storage.yaml"
+  echo "$KUBELET $KIND_VERSION $KUBE_VERSION ${KIND_PACKAGES[*]} $(cat "$SD_CACHE/rootfs.done" 2>/dev/null; stat -c %Y "$SD_CACHE/rootfs.done" 2>/dev/null)"
+  (cd "$KIND_SRC" && find . -type f | sort | xargs cat)
+  [ "$KUBELET" = upstream ] || (cd "$KTS_ROOT" && find dist proto package.json package-lock.json -type f | sort | xargs cat)
+  stat -L -c '%n %s %Y' "${tars[@]}" "$KUBE_BIN"/{kubeadm,kubectl} "$CONTAINERD2_BIN"/* "$RUNC2_BIN/runc" "$CRICTL" "$NODE_BIN" \
+    $([ "$KUBELET" = kubelet-ts ] || echo "$KUBE_BIN/kubelet")
+} | sha256sum | cut -c1-16)
+if [ "$(podman image inspect -f '{{index .Labels "kts.kind.key"}}' "$KIND_NODE_IMAGE" 2>/dev/null)" = "$key" ]; then
+  log "node image $KIND_NODE_IMAGE is up to date"
+  exit 0
+fi
 
 # --- the root filesystem: systemd.sh's, with kind's packages (cached) ---------------------------
 kind_rootfs() {
@@ -146,6 +174,10 @@ for p in host-local loopback ptp portmap bridge; do put "$R/usr/lib/cni/$p" "/op
 # kubeadm and kubectl of the pin; kubelet-ts as /usr/bin/kubelet (kind's unit and drop-in run that).
 put "$KUBE_BIN/kubeadm" /usr/bin/kubeadm 0755
 put "$KUBE_BIN/kubectl" /usr/bin/kubectl 0755
+rm -f "$R/usr/bin/kubelet"
+if [ "$KUBELET" = upstream ]; then
+  put "$KUBE_BIN/kubelet" /usr/bin/kubelet 0755
+else
 KTS_LIB=/usr/local/lib/kubelet-ts
 mkdir -p "$R$KTS_LIB"
 put "$NODE_BIN" "$KTS_LIB/node" 0755
@@ -162,12 +194,16 @@ exec $KTS_LIB/node --max-semi-space-size=2 --no-maglev --no-opt --heap-growing-p
 SH
 chmod 0755 "$R/usr/bin/kubelet"
 ln -sf kubelet "$R/usr/bin/kubelet-ts"
+fi
 
 # kind reads the Kubernetes version here; the default StorageClass kind installs ("standard") is the
 # local-path-provisioner hack/build-images.sh builds, as kind's own image has it.
 printf '%s' "$KUBE_VERSION" > "$R/kind/version"
 mkdir -p "$R/kind/manifests"
-sed -e 's/^  name: local-path$/  name: standard/' "$KTS_ROOT/manifests/addons/local-path-storage.yaml" > "$R/kind/manifests/default-storage.yaml"
+# kind's own manifest marks it the default class; the helper pod runs busybox:1.36 (preloaded).
+sed -e 's/^  name: local-path$/  name: standard\n  annotations:\n    storageclass.kubernetes.io\/is-default-class: "true"/' \
+  "$KTS_ROOT/manifests/addons/local-path-storage.yaml" > "$R/kind/manifests/default-storage.yaml"
+grep -q 'is-default-class' "$R/kind/manifests/default-storage.yaml" || die "no StorageClass local-path in manifests/addons/local-path-storage.yaml"
 
 # --- the preloaded images: a containerd of the cache on the image's /var/lib/containerd ----------
 # In a mount namespace of its own (hack/lib.sh foreign_containerd_pids takes a containerd of the
@@ -212,7 +248,7 @@ log "podman import -> $KIND_NODE_IMAGE"
 t0=$SECONDS
 tar -C "$R" -c . | podman import -q --change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' \
   --change 'STOPSIGNAL SIGRTMIN+3' --change 'ENV container=docker' \
-  --change "LABEL io.x-k8s.kind.kubelet=kubelet-ts kts.kind.version=$KIND_VERSION" - "$KIND_NODE_IMAGE" >/dev/null \
+  --change "LABEL kts.kind.kubelet=$KUBELET kts.kind.key=$key" - "$KIND_NODE_IMAGE" >/dev/null \
   || die "podman import of $R failed"
 log "import took $((SECONDS - t0))s"
 rm -rf --one-file-system "$STAGE"
