@@ -246,10 +246,13 @@ log "preloaded in $((SECONDS - t0))s: $(grep -v '^sha256:' "$CT/images" | tr '\n
 # --- the image --------------------------------------------------------------------------------
 log "podman import -> $KIND_NODE_IMAGE"
 t0=$SECONDS
+old=$(podman image inspect -f '{{.Id}}' "$KIND_NODE_IMAGE" 2>/dev/null || true)
 tar -C "$R" -c . | podman import -q --change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' \
   --change 'STOPSIGNAL SIGRTMIN+3' --change 'ENV container=docker' \
-  --change "LABEL kts.kind.kubelet=$KUBELET kts.kind.key=$key" - "$KIND_NODE_IMAGE" >/dev/null \
+  --change "LABEL kts.kind.kubelet=$KUBELET" --change "LABEL kts.kind.key=$key" - "$KIND_NODE_IMAGE" >/dev/null \
   || die "podman import of $R failed"
 log "import took $((SECONDS - t0))s"
+# The image it replaces, unless a container (a kind node) still uses it.
+[ -z "$old" ] || podman rmi "$old" >/dev/null 2>&1 || true
 rm -rf --one-file-system "$STAGE"
 log "node image $KIND_NODE_IMAGE ready ($(podman image inspect -f '{{.Size}}' "$KIND_NODE_IMAGE" | numfmt --to=iec) in $((SECONDS - t_start))s)"
