@@ -80,8 +80,8 @@ key=$( {
   echo "$KUBELET $KIND_VERSION $KUBE_VERSION ${KIND_PACKAGES[*]} $(cat "$SD_CACHE/rootfs.done" 2>/dev/null; stat -c %Y "$SD_CACHE/rootfs.done" 2>/dev/null)"
   (cd "$KIND_SRC" && find . -type f | sort | xargs cat)
   [ "$KUBELET" = upstream ] || (cd "$KTS_ROOT" && find dist proto package.json package-lock.json -type f | sort | xargs cat)
-  stat -L -c '%n %s %Y' "${tars[@]}" "$KUBE_BIN"/{kubeadm,kubectl} "$CONTAINERD2_BIN"/* "$RUNC2_BIN/runc" "$CRICTL" "$NODE_BIN" \
-    $([ "$KUBELET" = kubelet-ts ] || echo "$KUBE_BIN/kubelet")
+  stat -L -c '%n %s %Y' "${tars[@]}" "$KUBE_BIN"/{kubeadm,kubectl} "$CONTAINERD2_BIN"/* "$RUNC2_BIN/runc" "$CRICTL" "$NODE_BIN"
+  [ "$KUBELET" = kubelet-ts ] || stat -L -c '%n %s %Y' "$KUBE_BIN/kubelet"
 } | sha256sum | cut -c1-16)
 if [ "$(podman image inspect -f '{{index .Labels "kts.kind.key"}}' "$KIND_NODE_IMAGE" 2>/dev/null)" = "$key" ]; then
   log "node image $KIND_NODE_IMAGE is up to date"

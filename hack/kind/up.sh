@@ -24,9 +24,8 @@ else
   kkind create cluster --name "$KIND_CLUSTER" --config "$KIND_CONFIG" || die "kind create cluster failed"
   log "kind create cluster took $((SECONDS - t1))s"
 fi
-# flannel as hack/cluster/up.sh applies it: the pod subnet of the config, the apiserver at the
+# flannel as hack/cluster/up.sh applies it: the pod subnet of the configs (KIND_POD_SUBNET), the apiserver at the
 # control plane's address on the kind network (flannel runs before kube-proxy's Service rules).
-subnet=$(kctl get nodes -o jsonpath='{.items[0].spec.podCIDR}' | sed 's#\.[0-9]*\.0/24$#.0.0/16#')
 cp_ip=$(kind_podman inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$KIND_CLUSTER-control-plane")
 [ -n "$cp_ip" ] || die "no address for $KIND_CLUSTER-control-plane"
 sed -e "s#POD_SUBNET#${KIND_POD_SUBNET:-10.244.0.0/16}#" -e "s#API_HOST#$cp_ip#" "$KTS_ROOT/manifests/addons/kube-flannel.yaml" \
