@@ -199,6 +199,19 @@ function condition(
   };
 }
 
+/**
+ * The body of the kubelet's Node status patch, a strategic merge patch as upstream's PatchNodeStatus
+ * sends: conditions merge by type, so that the conditions other components own (NetworkUnavailable,
+ * which flannel and the cloud route controllers set; node-problem-detector's) stay; addresses, which
+ * NodeStatus wrongly marks merge-by-type, replace the list ($patch: replace, as upstream's
+ * fixupPatchForNodeStatusAddresses), so that a removed or reordered address goes.
+ */
+export function nodeStatusPatch(status: NodeStatus): { status: Record<string, unknown> } {
+  const body: Record<string, unknown> = { ...status };
+  if (status.addresses) body.addresses = [{ $patch: 'replace' }, ...status.addresses];
+  return { status: body };
+}
+
 /** The full status; previous conditions keep their lastTransitionTime when unchanged. */
 export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
   const now = rfc3339(i.now);
