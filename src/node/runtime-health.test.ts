@@ -38,6 +38,12 @@ test('runtime health from CRI Status: the failing condition gives the reason', (
   assert.equal(runtimeHealth(status(false, false), version).reason, 'Broken', 'the runtime condition comes first');
 });
 
+test("the runtime's features (CRI Status features) when it reports them, for the Node's status.features", () => {
+  assert.equal(runtimeHealth(status(true, true), version).features, undefined, 'containerd 1.6: no features');
+  const withFeatures = { ...status(true, true), features: { supplementalGroupsPolicy: true } } as ReturnType<typeof status>;
+  assert.deepEqual(runtimeHealth(withFeatures, version).features, { supplementalGroupsPolicy: true });
+});
+
 test('the runtime version as upstream prints it (utilversion ParseSemantic, else ParseGeneric, String())', () => {
   // containerd 2's CRI says "v2.2.9": upstream's Node shows containerd://2.2.9 (seen side by side in a kind cluster).
   assert.equal(runtimeHealth(status(true, true), { ...version, runtimeVersion: 'v2.2.9' }).version, 'containerd://2.2.9');

@@ -18,6 +18,7 @@ export function runtimeHealth(st: RuntimeResponse<'Status'>, v: RuntimeResponse<
     reason: failing?.reason,
     message: failing?.message,
     version: `${v.runtimeName}://${runtimeVersionString(v.runtimeVersion)}`,
+    ...(st.features ? { features: { supplementalGroupsPolicy: st.features.supplementalGroupsPolicy === true } } : {}),
   };
 }
 

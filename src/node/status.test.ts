@@ -259,3 +259,11 @@ test("the status patch is a strategic merge patch as upstream's: conditions merg
   });
   assert.deepEqual(nodeStatusPatch({ conditions: [] }), { status: { conditions: [] } }, 'no addresses: no directive');
 });
+
+test("status.features as upstream's NodeFeatures setter: the runtime's, only when it reports any", () => {
+  const withFeatures = nodeStatus(
+    inputs({ runtime: { runtimeReady: true, networkReady: true, features: { supplementalGroupsPolicy: true } } }),
+  ) as { features?: unknown };
+  assert.deepEqual(withFeatures.features, { supplementalGroupsPolicy: true });
+  assert.equal((nodeStatus(inputs()) as { features?: unknown }).features, undefined, 'no features reported: the field is left out');
+});

@@ -17,6 +17,8 @@ export interface RuntimeHealth {
   version?: string;
   /** Set when the pod lifecycle loop is stuck: the text after "PLEG is not healthy: ". */
   plegProblem?: string;
+  /** CRI Status's features, when the runtime reports them (containerd 2 does, 1.6 does not). */
+  features?: { supplementalGroupsPolicy: boolean };
 }
 
 export interface StatusInputs {
@@ -274,6 +276,9 @@ export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
     ...(i.runtimeHandlers?.length ? { runtimeHandlers: nodeRuntimeHandlers(i.runtimeHandlers) } : {}),
     // Not in kubernetes-types yet (NodeStatus.declaredFeatures, 1.35).
     ...(i.declaredFeatures ? ({ declaredFeatures: i.declaredFeatures } as NodeStatus) : {}),
+    // upstream's NodeFeatures setter (SupplementalGroupsPolicy, GA): what the runtime says, only when it
+    // says anything (a runtime that is down or reports no features leaves the field as it is).
+    ...(i.runtime.features ? ({ features: { supplementalGroupsPolicy: i.runtime.features.supplementalGroupsPolicy } } as NodeStatus) : {}),
   };
 }
 
