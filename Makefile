@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck lint up down sd-node test test-containerd1 unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api bench-cluster chaos clean
+.PHONY: all deps build typecheck lint up down sd-node kind kind-down test test-containerd1 unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api bench-cluster chaos clean
 
 all: build
 
@@ -45,6 +45,16 @@ down:
 SD_NODE ?= kts-s1
 sd-node: build
 	bash hack/cluster/node.sh join $(SD_NODE)
+
+# A kind cluster (docs/kind.md): kind v0.33.0 on podman, nodes from the image hack/kind/node-image.sh
+# builds here with kubelet-ts as the kubelet, flannel; KIND_CONFIG picks the config (default
+# manifests/kind/cluster.yaml). Beside `make up`'s stack, on a network of its own; the image
+# preloads the cluster images `make up` builds. `make kind-down` deletes it (`make down` does not).
+kind: build
+	bash hack/kind/up.sh
+
+kind-down:
+	bash hack/kind/down.sh
 
 # Lint, the type-check of src and tests (build's tsconfig.build.json leaves tests out) and the
 # unit tests (files in parallel) come first, to fail before the cluster

@@ -7,7 +7,15 @@ import { type ApiClient, isAlreadyExists, isNotFound } from '../apiserver/client
 import { backoff, jittered, sleep } from '../backoff/backoff.ts';
 import { reflector } from '../apiserver/reflector.ts';
 import type { Logger } from '../log/log.ts';
-import { conditionsOverwritten, nodeForRegistration, nodeStatus, statusChanged, type RuntimeHealth, type StatusInputs } from './status.ts';
+import {
+  conditionsOverwritten,
+  nodeForRegistration,
+  nodeStatus,
+  nodeStatusPatch,
+  statusChanged,
+  type RuntimeHealth,
+  type StatusInputs,
+} from './status.ts';
 import { apiPath } from '../apiserver/paths.ts';
 
 export interface NodeAgentOptions {
@@ -107,7 +115,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
     const due = Date.now() - lastSentAt >= o.reportEveryMs;
     if (!statusChanged(lastSent, status) && !due) return;
     try {
-      const node = await api.patch<Node>(`${path}/status`, { status }, 'merge');
+      const node = await api.patch<Node>(`${path}/status`, nodeStatusPatch(status), 'strategic');
       lastSent = status;
       lastSentAt = Date.now();
       if (status.volumesInUse) o.volumes?.markReportedInUse(status.volumesInUse);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseCpuList, thermalThrottlePaths } from './host.ts';
+import { hugepageCapacity, parseCpuList, thermalThrottlePaths } from './host.ts';
 
 test('parseCpuList: the kernel CPU list format', () => {
   const cases: [text: string, want: number[] | undefined][] = [
@@ -29,4 +29,16 @@ test("thermalThrottlePaths: each possible CPU's thermal_throttle directory that 
     [`${sys}/cpu0/thermal_throttle`, `${sys}/cpu2/thermal_throttle`],
     'cpu1 has none, cpu3 is not possible',
   );
+});
+
+test("hugepages capacity as upstream's: every page size the kernel has, 0 when it has no pages", () => {
+  assert.deepEqual(
+    hugepageCapacity([
+      { sizeKb: 1048576, pages: 0 },
+      { sizeKb: 2048, pages: 3 },
+      { sizeKb: 64, pages: 1 },
+    ]),
+    { 'hugepages-1Gi': 0, 'hugepages-2Mi': 3 * 2048 * 1024, 'hugepages-64Ki': 64 * 1024 },
+  );
+  assert.deepEqual(hugepageCapacity([]), {});
 });

@@ -1,6 +1,6 @@
 // Facts about the host that go into the Node object. Read once at start-up (they do
 // not change while the kubelet runs) except the filesystem size, read per status.
-import { existsSync, readFileSync, statfsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statfsSync } from 'node:fs';
 import { arch, cpus, networkInterfaces, release, totalmem } from 'node:os';
 
 export interface HostFacts {
@@ -44,12 +44,36 @@ export function readHostFacts(): HostFacts {
 }
 
 function readHugepages(): Record<string, number> {
+  const dir = '/sys/kernel/mm/hugepages';
+  let sizes: string[] = [];
+  try {
+    sizes = readdirSync(dir);
+  } catch {
+    /* no sysfs: /proc/meminfo's default size below */
+  }
+  const pools = sizes.flatMap((d) => {
+    const kb = Number(/^hugepages-(\d+)kB$/.exec(d)?.[1] ?? 0);
+    return kb ? [{ sizeKb: kb, pages: Number(readTrim(`${dir}/${d}/nr_hugepages`) || 0) }] : [];
+  });
+  if (pools.length) return hugepageCapacity(pools);
   const meminfo = readTrim('/proc/meminfo');
   const size = Number(meminfo.match(/^Hugepagesize:\s+(\d+) kB/m)?.[1] ?? 0);
   const total = Number(meminfo.match(/^HugePages_Total:\s+(\d+)/m)?.[1] ?? 0);
-  if (!size) return {};
-  const name = size >= 1048576 ? `${size / 1048576}Gi` : `${size / 1024}Mi`;
-  return { [`hugepages-${name}`]: total * size * 1024 };
+  return size ? hugepageCapacity([{ sizeKb: size, pages: total }]) : {};
+}
+
+/**
+ * Pure: the node's hugepages-<size> capacity as upstream's: one entry for every page size the kernel
+ * has (cadvisor's machine info reads /sys/kernel/mm/hugepages/hugepages-<kB>kB/nr_hugepages), "0"
+ * for a size with no pages, named by the size as a binary quantity (2Mi, 1Gi, 64Ki).
+ */
+export function hugepageCapacity(pools: { sizeKb: number; pages: number }[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const { sizeKb, pages } of pools) {
+    const name = sizeKb % 1048576 === 0 ? `${sizeKb / 1048576}Gi` : sizeKb % 1024 === 0 ? `${sizeKb / 1024}Mi` : `${sizeKb}Ki`;
+    out[`hugepages-${name}`] = pages * sizeKb * 1024;
+  }
+  return out;
 }
 
 /** Capacity and free bytes and inodes of the filesystem holding path (the kubelet root dir). */

@@ -17,8 +17,24 @@ export function runtimeHealth(st: RuntimeResponse<'Status'>, v: RuntimeResponse<
     networkReady: !!net?.status,
     reason: failing?.reason,
     message: failing?.message,
-    version: `${v.runtimeName}://${v.runtimeVersion}`,
+    version: `${v.runtimeName}://${runtimeVersionString(v.runtimeVersion)}`,
+    ...(st.features ? { features: { supplementalGroupsPolicy: st.features.supplementalGroupsPolicy === true } } : {}),
   };
+}
+
+const SEMVER_REST = /^(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+/**
+ * The runtime's version as upstream's VersionInfo setter prints it: newRuntimeVersion parses it
+ * (utilversion.ParseSemantic, else ParseGeneric) and String() prints it without a leading "v" ("v2.2.9"
+ * gives "2.2.9") and, for a generic one, without what follows its numbers ("1.6.20~ds1" gives "1.6.20");
+ * "Unknown" when neither parses.
+ */
+export function runtimeVersionString(s: string): string {
+  const m = /^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)$/s.exec(s);
+  if (!m) return 'Unknown';
+  const parts = m[1].split('.');
+  if (parts.length === 3 && SEMVER_REST.test(m[2])) return m[1] + m[2];
+  return parts.length >= 2 ? parts.map((p) => String(Number(p))).join('.') : 'Unknown';
 }
 
 /**

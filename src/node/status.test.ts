@@ -7,6 +7,7 @@ import {
   PROVIDED_NODE_IP,
   UNINITIALIZED_TAINT,
   nodeStatus,
+  nodeStatusPatch,
   notReadyReason,
   statusChanged,
   nodeImages,
@@ -243,4 +244,26 @@ test("nodeAddresses: the kubelet's, unless an external cloud controller owns the
     ["external, the controller's set: left alone", nodeAddresses(cloud(true), [{ type: 'InternalIP', address: '10.9.9.9' }]), undefined],
   ];
   for (const [name, got, want] of rows) assert.deepEqual(got, want, name);
+});
+
+test("the status patch is a strategic merge patch as upstream's: conditions merge by type, addresses are replaced", () => {
+  const status = {
+    conditions: [{ type: 'Ready', status: 'True' }],
+    addresses: [
+      { type: 'InternalIP', address: '172.30.252.3' },
+      { type: 'Hostname', address: 'kind-worker' },
+    ],
+  };
+  assert.deepEqual(nodeStatusPatch(status), {
+    status: { conditions: status.conditions, addresses: [{ $patch: 'replace' }, ...status.addresses] },
+  });
+  assert.deepEqual(nodeStatusPatch({ conditions: [] }), { status: { conditions: [] } }, 'no addresses: no directive');
+});
+
+test("status.features as upstream's NodeFeatures setter: the runtime's, only when it reports any", () => {
+  const withFeatures = nodeStatus(
+    inputs({ runtime: { runtimeReady: true, networkReady: true, features: { supplementalGroupsPolicy: true } } }),
+  ) as { features?: unknown };
+  assert.deepEqual(withFeatures.features, { supplementalGroupsPolicy: true });
+  assert.equal((nodeStatus(inputs()) as { features?: unknown }).features, undefined, 'no features reported: the field is left out');
 });

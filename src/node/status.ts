@@ -17,6 +17,8 @@ export interface RuntimeHealth {
   version?: string;
   /** Set when the pod lifecycle loop is stuck: the text after "PLEG is not healthy: ". */
   plegProblem?: string;
+  /** CRI Status's features, when the runtime reports them (containerd 2 does, 1.6 does not). */
+  features?: { supplementalGroupsPolicy: boolean };
 }
 
 export interface StatusInputs {
@@ -199,6 +201,19 @@ function condition(
   };
 }
 
+/**
+ * The body of the kubelet's Node status patch, a strategic merge patch as upstream's PatchNodeStatus
+ * sends: conditions merge by type, so that the conditions other components own (NetworkUnavailable,
+ * which flannel and the cloud route controllers set; node-problem-detector's) stay; addresses, which
+ * NodeStatus wrongly marks merge-by-type, replace the list ($patch: replace, as upstream's
+ * fixupPatchForNodeStatusAddresses), so that a removed or reordered address goes.
+ */
+export function nodeStatusPatch(status: NodeStatus): { status: Record<string, unknown> } {
+  const body: Record<string, unknown> = { ...status };
+  if (status.addresses) body.addresses = [{ $patch: 'replace' }, ...status.addresses];
+  return { status: body };
+}
+
 /** The full status; previous conditions keep their lastTransitionTime when unchanged. */
 export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
   const now = rfc3339(i.now);
@@ -261,6 +276,9 @@ export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
     ...(i.runtimeHandlers?.length ? { runtimeHandlers: nodeRuntimeHandlers(i.runtimeHandlers) } : {}),
     // Not in kubernetes-types yet (NodeStatus.declaredFeatures, 1.35).
     ...(i.declaredFeatures ? ({ declaredFeatures: i.declaredFeatures } as NodeStatus) : {}),
+    // upstream's NodeFeatures setter (SupplementalGroupsPolicy, GA): what the runtime says, only when it
+    // says anything (a runtime that is down or reports no features leaves the field as it is).
+    ...(i.runtime.features ? ({ features: { supplementalGroupsPolicy: i.runtime.features.supplementalGroupsPolicy } } as NodeStatus) : {}),
   };
 }
 
