@@ -45,7 +45,10 @@ export async function containerManager(
   // The cgroups the kubelet owns, named and made as the driver in effect does (the runtime's, when it says).
   const cgroups: NodeCgroups = {
     layout: cgroupLayout(config.cgroupDriver, config.cgroupRoot),
-    manager: config.cgroupDriver === 'systemd' ? systemdCgroupManager(systemdOverDBus()) : cgroupfsManager(),
+    manager:
+      config.cgroupDriver === 'systemd'
+        ? systemdCgroupManager(systemdOverDBus(), undefined, { log: logger('cgroups') })
+        : cgroupfsManager(),
   };
   // kubepods, held to node allocatable when enforceNodeAllocatable has "pods", else to the
   // node's capacity (upstream's createNodeAllocatableCgroups: the default CPU weight would starve pods).

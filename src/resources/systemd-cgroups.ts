@@ -7,20 +7,13 @@
 // systemd made it: hugetlb has no systemd property, and the quota is exact there.
 import { existsSync } from 'node:fs';
 import type { SystemdManager, UnitProperty } from '../dbus/systemd.ts';
-import { cpuSharesFile, cpuWeight } from './cgroup-files.ts';
+import type { Logger } from '../log/log.ts';
+import { cpuWeight } from './cgroup-files.ts';
 import type { PodCgroupLimits } from './cgroup-limits.ts';
 import { sliceOf } from './cgroup-layout.ts';
-import type { CgroupManager } from './cgroup-manager.ts';
+import { cgroupfsManager, type CgroupManager } from './cgroup-manager.ts';
 import { CFS_PERIOD_US } from './linux-resources.ts';
-import {
-  cgroupHierarchy,
-  ensureCgroup,
-  ensurePodCgroup,
-  readMemoryUsage,
-  readPodCgroup,
-  removePodCgroup,
-  writePodCgroup,
-} from './pod-cgroup.ts';
+import { cgroupHierarchy } from './pod-cgroup.ts';
 
 /** systemd's "infinity" (USEC_INFINITY, CGROUP_LIMIT_MAX): 2^64-1. */
 export const INFINITY = 18_446_744_073_709_551_615n;
@@ -73,8 +66,18 @@ export const sliceProperties = (unit: string, parent: string, version: 1 | 2): U
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The systemd driver over a SystemdManager; root: the cgroup filesystem (tests: a directory). */
-export function systemdCgroupManager(systemd: SystemdManager, root = '/sys/fs/cgroup', o: { realizeWaitMs?: number } = {}): CgroupManager {
+/**
+ * The systemd driver over a SystemdManager: systemd's calls, then the cgroupfs manager's file
+ * writes and reads on the same paths. root: the cgroup filesystem (tests: a directory); log:
+ * where a resize's property update that failed is said (the files already hold its limits).
+ */
+export function systemdCgroupManager(
+  systemd: SystemdManager,
+  root = '/sys/fs/cgroup',
+  o: { realizeWaitMs?: number; log?: Logger } = {},
+): CgroupManager {
+  const files = cgroupfsManager(root);
+  const version = () => cgroupHierarchy(root, () => []).version;
   const slice = (path: string) => {
     const s = sliceOf(path);
     if (!s) throw new Error(`${path} is not a systemd slice: the systemd cgroup driver names every cgroup as one`);
@@ -87,48 +90,46 @@ export function systemdCgroupManager(systemd: SystemdManager, root = '/sys/fs/cg
    */
   async function apply(path: string, resources: UnitProperty[]): Promise<void> {
     const { unit, parent } = slice(path);
-    const version = cgroupHierarchy(root, () => []).version;
+    const v = version();
     try {
-      await systemd.startTransientUnit(unit, [...sliceProperties(unit, parent, version), ...resources]);
+      await systemd.startTransientUnit(unit, [...sliceProperties(unit, parent, v), ...resources]);
     } catch (e) {
       if (errorName(e) !== 'org.freedesktop.systemd1.UnitExists') throw new Error(`cannot start ${unit}: ${(e as Error).message}`);
       await systemd.setUnitProperties(unit, resources);
     }
-    const dir = `${root}${version === 1 ? '/memory' : ''}${path}`;
+    const dir = `${root}${v === 1 ? '/memory' : ''}${path}`;
     for (let waited = 0; !existsSync(dir) && waited < (o.realizeWaitMs ?? 1000); waited += 10) await sleep(10);
   }
   return {
+    ...files,
     driver: 'systemd',
     async ensure(path, l) {
-      await apply(path, resourceProperties(l, cgroupHierarchy(root, () => []).version));
-      ensurePodCgroup(path, l, root);
+      await apply(path, resourceProperties(l, version()));
+      await files.ensure(path, l);
     },
     async ensureShares(path, shares) {
-      const h = cgroupHierarchy(root, () => []);
-      await apply(path, [resourceProperties({ cpuShares: shares }, h.version)[0]!]);
-      ensureCgroup(path, [cpuSharesFile(shares, h.version)], root, h);
+      await apply(path, [resourceProperties({ cpuShares: shares }, version())[0]!]);
+      await files.ensureShares(path, shares);
     },
     update(path, l) {
       // The files now (a resize grows, then the containers, then shrinks: in that order), and
       // systemd's properties after, in the same order, so that a daemon-reload keeps them.
-      writePodCgroup(path, l, root);
-      const version = cgroupHierarchy(root, () => []).version;
-      void systemd.setUnitProperties(slice(path).unit, resourceProperties(l, version, true)).catch(() => {
-        /* the files hold the limits; the next ensure sets the properties again */
+      files.update(path, l);
+      const { unit } = slice(path);
+      void systemd.setUnitProperties(unit, resourceProperties(l, version(), true)).catch((e: unknown) => {
+        o.log?.warn('Failed to set the unit properties of a resized cgroup; its files hold the limits', { unit, err: e });
       });
     },
-    read: (path) => readPodCgroup(path, root),
-    memoryUsage: (path) => readMemoryUsage(path, root),
     async remove(path) {
       // Processes first (as upstream's Destroy), then the unit, then what systemd leaves in the
       // hierarchies it does not manage (libcontainer's RemovePaths).
-      removePodCgroup(path, root);
+      await files.remove(path);
       try {
         await systemd.stopUnit(slice(path).unit);
       } catch (e) {
         if (errorName(e) !== 'org.freedesktop.systemd1.NoSuchUnit') throw e;
       }
-      return removePodCgroup(path, root);
+      return files.remove(path);
     },
   };
 }
