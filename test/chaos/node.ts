@@ -5,7 +5,6 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync, st
 import type { V1Pod } from '@kubernetes/client-node';
 import { ROOT, clients, crictl } from '../e2e/stack.ts';
 import type { Inventory, PodView, RuntimeContainer } from './invariants.ts';
-import { alive } from '../proc.ts';
 
 export const PIDS = `${ROOT}/_output/local/pids`;
 export const KUBELET_ROOT = '/var/lib/kubelet';
@@ -150,7 +149,17 @@ export function cutFromApiserver(pid: number, address: string, port = 6443): () 
   writeFileSync(`${group}/cgroup.procs`, String(pid));
   return () => {
     execFileSync('iptables', ['-D', ...rule]);
-    if (alive(pid)) writeFileSync(`${NET_CLS}/cgroup.procs`, String(pid));
+    // The process and whatever it started during the cut (children inherit its cgroup: a
+    // systemd-inhibit, a mount helper) go back to the root, or the group stays busy (EBUSY).
+    const procs = () => readFileSync(`${group}/cgroup.procs`, 'utf8').split('\n').filter(Boolean);
+    for (const p of procs()) {
+      try {
+        writeFileSync(`${NET_CLS}/cgroup.procs`, p);
+      } catch {
+        /* exited meanwhile */
+      }
+    }
+    if (procs().length) throw new Error(`processes left in ${group} after the cut: ${procs().join(' ')}`);
     rmdirSync(group);
   };
 }
