@@ -17,19 +17,22 @@
 # manifests/addons/dra-test-driver.yaml deploys.
 # With --conformance, also the images the upstream conformance tests run (built by
 # hack/build-conformance.sh first), each on the busybox root: agnhost, nonewprivs, nonroot,
-# a stand-in for nginx (busybox httpd serving on port 80, see docs/conformance.md), and one for
-# hostpathplugin in its proxy mode (hack/images/hostpathplugin-proxy.c, for the DRA tests).
+# a stand-in for nginx (busybox httpd serving on port 80, see docs/conformance.md), and
+# csi-driver-host-path's hostpathplugin (the DRA tests run its proxy mode).
+# With --csi, the CSI hostpath driver and its sidecars from hack/build-csi.sh's binaries
+# (hack/cluster/csi-hostpath.sh deploys them; docs/csi.md).
 # A freshly imported image is run once with ctr to prove it works.
 # Every ctr call goes through ctr_k8s, so CONTAINERD_SOCK=/path/to/other.sock imports into
 # (and smoke-runs in) another containerd, a cluster node's say; the tarballs are shared.
 source "$(dirname "$0")/lib.sh"
 need_root
-cluster="" conformance=""
+cluster="" conformance="" csi=""
 for a in "$@"; do
   case "$a" in
     --cluster) cluster=1 ;;
     --conformance) conformance=1 ;;
-    *) die "usage: $0 [--cluster] [--conformance]" ;;
+    --csi) csi=1 ;;
+    *) die "usage: $0 [--cluster] [--conformance] [--csi]" ;;
   esac
 done
 apt_install busybox-static gcc libc6-dev jq tar gzip curl
@@ -356,7 +359,9 @@ imported=""
 cluster_image() {
   local name=$1 cfg=$2 fill=$3; shift 3
   local base=${name##*/}; base=${base%%:*}
-  local key tar w f
+  local key tar w f t names=()
+  # NAME may list several tags (REPO:T1,T2): one image under each.
+  for t in $(tr ',' ' ' <<<"${name##*:}"); do names+=("${name%:*}:$t"); done
   key=$(cat <(recipe "$fill") <(for f in "$@"; do [ ! -f "$f" ] || cat "$f"; done) <(echo "$name $cfg $fill $*") \
       <(dpkg-query -W libc6 busybox-static "${IPTABLES_PKGS[@]}") | sha256sum | cut -c1-16)
   tar="$IMAGES/cluster-$base-$key.tar"
@@ -369,11 +374,11 @@ cluster_image() {
     mkdir -p "$w/rootfs"
     "$fill" "$w/rootfs" "$@" >>"$LOGS/build-images.log" 2>&1 \
       || { rm -rf "$w"; die "could not lay out $name's files (see $LOGS/build-images.log)"; }
-    oci_tar "$tar" "$w/rootfs" "$cfg" "$name"
+    oci_tar "$tar" "$w/rootfs" "$cfg" "${names[@]}"
     rm -rf "$w"
   fi
   imported=""
-  if import_if_needed "$tar" "$name"; then imported=1; fi
+  if import_if_needed "$tar" "${names[@]}"; then imported=1; fi
 }
 HEX16=$(printf '[0-9a-f]%.0s' $(seq 16))
 
@@ -441,7 +446,72 @@ log "sample device plugin ready: $SAMPLE_DEVICE_PLUGIN_IMAGE"
 source "$KTS_ROOT/hack/images/local-path.sh"
 local_path_images
 
+# --- the CSI hostpath driver and its sidecars (--csi; hostpathplugin also --conformance) ---
+# From hack/build-csi.sh's binaries, under the names and tags the driver's deploy manifests
+# (deploy/kubernetes-latest of csi-driver-host-path $CSI_HOSTPATH_VERSION, hack/cluster/csi-hostpath.sh)
+# and upstream's e2e manifests of the pinned release (test/e2e/testing-manifests/storage-csi)
+# name: the versions built are the ones the Go module proxy serves (hack/versions.env), so one
+# image carries both tags. docs/csi.md lists them.
+csi_bin() {
+  local b="$KTS_CACHE/csi-$1-$2/bin/$3"
+  # (--conformance needs hostpathplugin alone: a cached build is a no-op.)
+  [ -x "$b" ] || bash "$KTS_ROOT/hack/build-csi.sh" --no-images "$1" >&2 || die "cannot build $b (hack/build-csi.sh $1)"
+  [ -x "$b" ] || die "$b is missing: run hack/build-csi.sh first"
+  echo "$b"
+}
+# hostpathplugin as its Dockerfile lays it out (/hostpathplugin on alpine with util-linux,
+# coreutils, socat and tar): here on the busybox root (sh, tar, du, sleep and rm: the DRA tests'
+# proxy pods run a shell loop in it, test/e2e/dra/utils/deploy.go), with Debian's util-linux
+# programs the driver execs or mount-utils does (mount, umount, losetup, findmnt, fallocate,
+# blockdev, blkid) and socat (csi-hostpath-testing.yaml's csi-sanity endpoint). The same image
+# serves upstream's DRA tests through `hostpathplugin --proxy-endpoint` (docs/conformance-dra.md).
+CSI_UTIL_LINUX=(/usr/bin/mount /usr/bin/umount /usr/sbin/losetup /usr/bin/findmnt /usr/bin/fallocate /usr/sbin/blockdev /usr/sbin/blkid /usr/bin/socat)
+fill_hostpath() {
+  busybox_root "$1" && copy_with_libs "$1" "${CSI_UTIL_LINUX[@]}" && cp "$2" "$1/hostpathplugin"
+}
+hostpath_image() {
+  apt_install util-linux mount socat
+  local name=registry.k8s.io/sig-storage/hostpathplugin:v1.17.1
+  cluster_image "$name" "{\"Entrypoint\":[\"/hostpathplugin\"],\"Env\":[\"$ENV_PATH\"]}" \
+    fill_hostpath "$(csi_bin hostpath "$CSI_HOSTPATH_VERSION" hostpathplugin)"
+  if [ -n "$imported" ]; then
+    smoke_expect "$name" "hostpathplugin $CSI_HOSTPATH_VERSION" /hostpathplugin --version
+    smoke_expect "$name" "findmnt from util-linux*" findmnt --version
+  fi
+}
+# A sidecar: the static binary alone at /NAME, its image's entrypoint (as their Dockerfiles on
+# distroless static), with min_root's /tmp.
+sidecar_image() {
+  local name=$1 bin=$2 want=$3 prog=${2##*/}
+  cluster_image "$name" "{\"Entrypoint\":[\"/$prog\"],\"Env\":[\"$ENV_PATH\"]}" fill_bin "$bin" "/$prog"
+  [ -z "$imported" ] || smoke_expect "${name%%,*}" "$want" "/$prog" --version
+}
+csi_images() {
+  local s=registry.k8s.io/sig-storage
+  hostpath_image
+  sidecar_image "$s/csi-node-driver-registrar:v2.16.0,$CSI_NODE_DRIVER_REGISTRAR_VERSION" \
+    "$(csi_bin node-driver-registrar "$CSI_NODE_DRIVER_REGISTRAR_VERSION" csi-node-driver-registrar)" "*$CSI_NODE_DRIVER_REGISTRAR_VERSION*"
+  sidecar_image "$s/livenessprobe:v2.18.0,$CSI_LIVENESSPROBE_VERSION" \
+    "$(csi_bin livenessprobe "$CSI_LIVENESSPROBE_VERSION" livenessprobe)" "*$CSI_LIVENESSPROBE_VERSION*"
+  sidecar_image "$s/csi-external-health-monitor-controller:$CSI_HEALTH_MONITOR_VERSION" \
+    "$(csi_bin external-health-monitor "$CSI_HEALTH_MONITOR_VERSION" csi-external-health-monitor-controller)" "*$CSI_HEALTH_MONITOR_VERSION*"
+  sidecar_image "$s/csi-provisioner:v6.1.1,$CSI_PROVISIONER_VERSION" \
+    "$(csi_bin external-provisioner "$CSI_PROVISIONER_VERSION" csi-provisioner)" "*$CSI_PROVISIONER_VERSION*"
+  sidecar_image "$s/csi-attacher:v4.11.0,$CSI_ATTACHER_VERSION" \
+    "$(csi_bin external-attacher "$CSI_ATTACHER_VERSION" csi-attacher)" "*$CSI_ATTACHER_VERSION*"
+  # The driver's manifest names v2.2.1, which the proxy does not serve: v2.2.0 under that tag.
+  sidecar_image "$s/csi-resizer:v2.1.0,$CSI_RESIZER_VERSION,v2.2.1" \
+    "$(csi_bin external-resizer "$CSI_RESIZER_VERSION" csi-resizer)" "*$CSI_RESIZER_VERSION*"
+  sidecar_image "$s/csi-snapshotter:v8.5.0,$CSI_SNAPSHOTTER_VERSION" \
+    "$(csi_bin external-snapshotter "$CSI_SNAPSHOTTER_VERSION" csi-snapshotter)" "*$CSI_SNAPSHOTTER_VERSION*"
+  # external-snapshotter's deploy/kubernetes/snapshot-controller names v8.5.0.
+  sidecar_image "$s/snapshot-controller:v8.5.0,$CSI_SNAPSHOTTER_VERSION" \
+    "$(csi_bin external-snapshotter "$CSI_SNAPSHOTTER_VERSION" snapshot-controller)" "*$CSI_SNAPSHOTTER_VERSION*"
+  log "CSI images ready: $s/{hostpathplugin,csi-node-driver-registrar,livenessprobe,csi-external-health-monitor-controller,csi-provisioner,csi-attacher,csi-resizer,csi-snapshotter,snapshot-controller}"
+}
+
 if [ -n "$cluster" ]; then cluster_images; fi
+if [ -n "$csi" ]; then csi_images; fi
 [ -n "$conformance" ] || exit 0
 
 # --- the conformance tests' images, on the busybox root ------------------------------
@@ -459,7 +529,7 @@ e2e_image() {
   for t in $(tr ',' ' ' <<<"${name#*:}"); do names+=("$repo:$t"); done
   local key tar
   key=$(cat <(recipe "$fill") <(echo "$bb_version ${names[*]} $cfg $want $*") "${E2E_INPUTS[@]}" \
-    <(dpkg-query -W "${E2E_DEBS[@]}") "$KTS_ROOT"/hack/images/{sh,nmeter,hostpathplugin-proxy}.c | sha256sum | cut -c1-16)
+    <(dpkg-query -W "${E2E_DEBS[@]}") "$KTS_ROOT"/hack/images/{sh,nmeter}.c | sha256sum | cut -c1-16)
   tar="$IMAGES/e2e-$base-$key.tar"
   if [ ! -f "$tar" ] || [ ! -f "$tar.digest" ]; then
     log "building ${names[*]}"
@@ -572,13 +642,9 @@ fill_etcd() { install_with_libs "$1" "$BIN/etcd" /usr/local/bin/etcd; }
 e2e_image registry.k8s.io/etcd:3.6.8-0 fill_etcd "{\"Env\":[\"$ENV_PATH\"]}" \
   "ok" sh -c '/usr/local/bin/etcd --version >/dev/null && echo ok'
 
-# hostpathplugin (csi-driver-host-path) in the proxy mode the DRA tests run in their
-# kubelet-plugin pods (test/e2e/dra/utils/deploy.go, which picks the newest tag the
-# storage-csi manifests name): csi-driver-host-path is not served by the Go module proxy here,
-# so /hostpathplugin is hack/images/hostpathplugin-proxy.c, that mode alone, on busybox (the
-# pods also run sh, sleep and rm in it).
-fill_hostpathplugin() { gcc -static -O2 -s -Wall -o "$1/hostpathplugin" "$KTS_ROOT/hack/images/hostpathplugin-proxy.c"; }
-e2e_image registry.k8s.io/sig-storage/hostpathplugin:v1.17.1 fill_hostpathplugin "{\"Entrypoint\":[\"/hostpathplugin\"],\"Env\":[\"$ENV_PATH\"]}" \
-  "hostpathplugin proxy (kubelet-ts stand-in)" /hostpathplugin --version
+# hostpathplugin in the proxy mode the DRA tests run in their kubelet-plugin pods
+# (test/e2e/dra/utils/deploy.go, which picks the newest tag the storage-csi manifests name):
+# the real driver's image, as --csi makes it (hack/build-csi.sh builds its binary).
+hostpath_image
 
 log "conformance images ready"

@@ -25,7 +25,7 @@ CLUSTER_KUBECONFIG="$CLUSTER_LOCAL/admin.conf"
 CP_NODE=kts-cp
 # The dirs each node has of its own (bind-mounted from $NODES_STATE/NODE/...).
 NODE_DIRS=(etc/kubernetes var/lib/kubelet var/local-path-provisioner var/lib/etcd etc/cni/net.d opt/cni/bin var/lib/cni run/flannel
-  run/containerd var/lib/containerd var/log/pods var/log/containers etc/kts)
+  run/containerd var/lib/containerd var/log/pods var/log/containers etc/kts var/lib/csi-hostpath-data)
 
 # node_names: kts-cp, kts-w1, kts-w2, ... for CLUSTER_NODES nodes.
 node_names() {

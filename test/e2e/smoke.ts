@@ -26,7 +26,7 @@ export const SMOKE = [
   // An image volume pulled with pullPolicy Always, from the cluster's registry (hack/registry.sh).
   '\\[sig-node\\] ImageVolume should succeed with pod and pull policy of Always',
   // DRA: upstream's test driver served from e2e.test through the hostpathplugin proxy pods
-  // (hack/images/hostpathplugin-proxy.c): prepared claims' CDI devices, and device health.
+  // (csi-driver-host-path's, hack/build-csi.sh): prepared claims' CDI devices, and device health.
   '\\[sig-node\\] \\[DRA\\] kubelet \\[Feature:DynamicResourceAllocation\\] must map configs and devices to the right containers',
   '\\[sig-node\\] \\[DRA\\] kubelet \\[Feature:DynamicResourceAllocation\\] should report device health with custom messages',
   // Across nodes: Services through kube-proxy, CoreDNS, the apiserver's proxy to pods, logs, rollouts.

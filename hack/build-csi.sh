@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Builds the CSI hostpath driver and the sidecars its deploy manifests run (issue 44,
+# docs/csi.md), each into $KTS_CACHE/csi-NAME-VERSION/bin at the version hack/versions.env pins,
+# as upstream's release-tools/build.make builds them (CGO_ENABLED=0, -X main.version=TAG):
+#   - from the released sources in ../shared/third-party (the Go module proxy refuses them;
+#     their README), extracted into $KTS_CACHE/csi-NAME-VERSION/src, never into the repo:
+#     hostpathplugin, csi-node-driver-registrar, livenessprobe, csi-external-health-monitor-controller
+#   - from the Go module proxy: csi-provisioner, csi-attacher, csi-resizer, csi-snapshotter and
+#     snapshot-controller. Their go.mod files carry `replace` directives (the snapshotter's
+#     points at ./client, a module of its own the module zip leaves out), so each is built
+#     from a writable copy of the module's directory, with the client module put at ./client.
+# A second run with the same pins does nothing. Then, unless --no-images, makes their images
+# (hack/build-images.sh --csi) in the containerd of CONTAINERD_SOCK and pushes them to the registry.
+#   hack/build-csi.sh [--no-images] [NAME...]   NAME: only those (hostpath, external-provisioner...)
+#   hack/build-csi.sh --print-third-party        where the third-party tarballs are
+# KTS_NICE (default 10) and KTS_GO_P=1 as in hack/build-addons.sh.
+source "$(dirname "$0")/lib.sh"
+
+NAMES=(hostpath node-driver-registrar livenessprobe external-health-monitor external-provisioner external-attacher external-resizer external-snapshotter)
+images=1 ARGS=() print_tp=""
+for a in "$@"; do
+  case "$a" in
+    --no-images) images="" ;;
+    --print-third-party) print_tp=1 ;;
+    *) [[ " ${NAMES[*]} " = *" $a "* ]] || die "usage: $0 [--no-images] [${NAMES[*]}]..."; ARGS+=("$a") ;;
+  esac
+done
+[ ${#ARGS[@]} -eq 0 ] || [ -z "$images" ] || die "building some of them only (${ARGS[*]}) needs --no-images: hack/build-images.sh --csi wants them all"
+# wanted NAME: NAME was asked for (or nothing was, which asks for every one).
+wanted() { [ ${#ARGS[@]} -eq 0 ] || [[ " ${ARGS[*]} " = *" $1 "* ]]; }
+export GOTOOLCHAIN=local GOFLAGS="-mod=mod${KTS_GO_P:+ -p=$KTS_GO_P}" CGO_ENABLED=0
+command -v go >/dev/null || die "go is not installed (need Go >= 1.26)"
+# ../shared/third-party beside the main checkout: a worktree's is found through git's common dir.
+THIRD_PARTY=${KTS_THIRD_PARTY:-}
+if [ -z "$THIRD_PARTY" ]; then
+  for d in "$KTS_ROOT/../shared/third-party" "$(git -C "$KTS_ROOT" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)/../../shared/third-party"; do
+    [ -d "$d" ] && { THIRD_PARTY=$(cd "$d" && pwd); break; }
+  done
+fi
+[ -d "$THIRD_PARTY" ] || die "no ../shared/third-party beside $KTS_ROOT or its main checkout (KTS_THIRD_PARTY names it)"
+if [ -n "$print_tp" ]; then echo "$THIRD_PARTY"; exit 0; fi
+CSI=github.com/kubernetes-csi
+
+# src_tarball NAME VERSION SRC: the released tarball NAME-VERSION.tar.gz, extracted as SRC.
+src_tarball() {
+  local tgz="$THIRD_PARTY/$1-$2.tar.gz"
+  [ -f "$tgz" ] || die "$tgz is missing (KTS_THIRD_PARTY names the directory of the third-party tarballs)"
+  mkdir -p "$3.x" && tar -xzf "$tgz" -C "$3.x" && mv "$3.x/$1-$2" "$3" && rm -rf "$3.x"
+}
+# src_module MODULE VERSION SRC: a writable copy of the module's directory (the cache's is read-only).
+src_module() {
+  local dir; dir=$(go mod download -json "$1@$2" | jq -r .Dir) && [ -d "$dir" ] || die "go mod download $1@$2 failed"
+  cp -r "$dir" "$3" && chmod -R u+w "$3"
+}
+# src_snapshotter MODULE VERSION SRC: the module and, at ./client (its replace), the client module.
+src_snapshotter() {
+  src_module "$@" && src_module "$CSI/external-snapshotter/client/v8" "$2" "$3/client"
+}
+
+# build_csi NAME VERSION SRCFN SRCARG CMD...: unless $KTS_CACHE/csi-NAME-VERSION/bin holds every
+# CMD, gets the source (SRCFN SRCARG VERSION DIR) and builds each ./cmd/CMD there, in the
+# background with a progress line every 30 s (hack/build-addons.sh build_addon does the same).
+built=()
+build_csi() {
+  local name=$1 version=$2 srcfn=$3 srcarg=$4; shift 4
+  local top="$KTS_CACHE/csi-$name-$version" c
+  local dir="$top/bin"
+  wanted "$name" || return 0
+  have_all() { for c in "$@"; do [ -x "$dir/$c" ] || return 1; done; }
+  built+=("$name-$version")
+  ! have_all "$@" || return 0
+  mkdir -p "$KTS_CACHE"
+  build_lock "$top.lock" "csi-$name"
+  ! have_all "$@" || return 0
+  local logf="$LOGS/build-csi-$name.log" start=$SECONDS n=0
+  log "building $* ($name $version; log: $logf)"
+  rm -rf "$top/src" "$dir.tmp"; mkdir -p "$top" "$dir.tmp"
+  (
+    renice -n "${KTS_NICE:-10}" -p "$BASHPID" >/dev/null
+    "$srcfn" "$srcarg" "$version" "$top/src" && cd "$top/src" &&
+    for c in "$@"; do
+      go build -trimpath -ldflags "-s -w -X main.version=$version -extldflags -static" -o "$dir.tmp/$c" "./cmd/$c" || exit
+    done
+  ) >"$logf" 2>&1 &
+  local pid=$!
+  while kill -0 $pid 2>/dev/null; do
+    sleep 1; n=$((n + 1))
+    if [ $((n % 30)) -eq 0 ] && kill -0 $pid 2>/dev/null; then
+      log "  still building $name... ($(ls "$dir.tmp" | wc -l)/$# linked, ${n}s)"
+    fi
+  done
+  wait $pid || die "$name $version build failed (see $logf)"
+  for c in "$@"; do [ -x "$dir.tmp/$c" ] || die "$name build made no $c (see $logf)"; done
+  rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  rm -rf "$top/src"
+  log "built $name $version in $((SECONDS - start))s"
+}
+
+apt_install jq
+mkdir -p "$LOGS"
+t0=$SECONDS
+build_csi hostpath "$CSI_HOSTPATH_VERSION" src_tarball csi-driver-host-path hostpathplugin
+build_csi node-driver-registrar "$CSI_NODE_DRIVER_REGISTRAR_VERSION" src_tarball node-driver-registrar csi-node-driver-registrar
+build_csi livenessprobe "$CSI_LIVENESSPROBE_VERSION" src_tarball livenessprobe livenessprobe
+build_csi external-health-monitor "$CSI_HEALTH_MONITOR_VERSION" src_tarball external-health-monitor csi-external-health-monitor-controller
+build_csi external-provisioner "$CSI_PROVISIONER_VERSION" src_module "$CSI/external-provisioner/v6" csi-provisioner
+build_csi external-attacher "$CSI_ATTACHER_VERSION" src_module "$CSI/external-attacher/v4" csi-attacher
+build_csi external-resizer "$CSI_RESIZER_VERSION" src_module "$CSI/external-resizer/v2" csi-resizer
+build_csi external-snapshotter "$CSI_SNAPSHOTTER_VERSION" src_snapshotter "$CSI/external-snapshotter/v8" csi-snapshotter snapshot-controller
+log "CSI binaries ready in $KTS_CACHE (${built[*]}) after $((SECONDS - t0))s"
+[ -z "$images" ] || exec bash "$KTS_ROOT/hack/build-images.sh" --csi

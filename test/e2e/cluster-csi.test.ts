@@ -1,0 +1,195 @@
+// The real CSI hostpath driver on the cluster of kubelet-ts nodes, deployed as its users deploy
+// it (hack/cluster/csi-hostpath.sh: csi-driver-host-path's deploy/kubernetes-latest manifests,
+// the sidecars' RBAC, the snapshot CRDs and controller, the StorageClass csi-hostpath-sc; the
+// images built from source by hack/build-csi.sh; docs/csi.md). Checked as an operator would:
+// the kubelet registered the driver (CSINode), a StatefulSet's claim keeps its data when its pod
+// is replaced and when the node's kubelet is SIGKILLed (volume reconstruction), and once the
+// StatefulSet and its claims are gone nothing of the volume is left on the node.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { BUSYBOX, ROOT, eventually } from './stack.ts';
+import { CP, WORKERS, ck, ckJSON, ensureCluster, inNode } from './cluster.ts';
+
+const DRIVER = 'hostpath.csi.k8s.io';
+const csiHostpath = (action: 'apply' | 'delete') => {
+  const r = spawnSync('bash', [`${ROOT}/hack/cluster/csi-hostpath.sh`, action], { encoding: 'utf8', timeout: 20 * 60_000 });
+  if (r.status !== 0)
+    throw new Error(
+      `hack/cluster/csi-hostpath.sh ${action} exited ${r.status ?? r.signal}:\n${`${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-15).join('\n')}`,
+    );
+};
+
+const ns = `csi-${randomBytes(3).toString('hex')}`;
+before(() => {
+  ensureCluster();
+  csiHostpath('apply');
+  ck(['create', 'namespace', ns]);
+});
+after(() => {
+  ck(['delete', 'namespace', ns, '--wait=true', '--timeout=120s']);
+  csiHostpath('delete');
+});
+
+type Pod = { metadata: { name: string; uid: string }; spec: { nodeName?: string }; status: { phase?: string } };
+const pod = (name: string, namespace = ns): Pod | undefined => {
+  try {
+    return ckJSON<Pod>('-n', namespace, 'get', 'pod', name);
+  } catch {
+    return undefined;
+  }
+};
+const apply = (obj: object) => ck(['-n', ns, 'apply', '-f', '-'], JSON.stringify(obj));
+/** The mount points in a node's mount namespace that belong to CSI volumes. */
+const csiMounts = (node: string) =>
+  inNode(node, 'cat', '/proc/self/mountinfo')
+    .split('\n')
+    .map((l) => l.split(' ')[4] ?? '')
+    .filter((m) => m.includes('/plugins/kubernetes.io/csi/') || m.includes('/volumes/kubernetes.io~csi/'));
+
+let driverNode = '';
+test('the driver runs: its pods Running, and the CSINode of the node it runs on lists hostpath.csi.k8s.io', {
+  timeout: 3 * 60_000,
+}, async () => {
+  const plugin = pod('csi-hostpathplugin-0', 'default');
+  assert.equal(plugin?.status.phase, 'Running', 'csi-hostpathplugin-0 Running');
+  driverNode = plugin!.spec.nodeName!;
+  assert.ok(WORKERS.includes(driverNode), `the plugin runs on a worker: ${driverNode}`);
+  const ready = ckJSON<{ status: { containerStatuses: { name: string; ready: boolean }[] } }>('get', 'pod', 'csi-hostpathplugin-0')
+    .status.containerStatuses.filter((c) => !c.ready)
+    .map((c) => c.name);
+  assert.deepEqual(ready, [], 'every container of the plugin pod ready (their liveness and readiness probes pass)');
+  const controller = ckJSON<{ items: Pod[] }>('-n', 'kube-system', 'get', 'pods', '-l', 'app.kubernetes.io/name=snapshot-controller');
+  assert.ok(controller.items.length > 0 && controller.items.every((p) => p.status.phase === 'Running'), 'snapshot-controller Running');
+  // The node-driver-registrar registered the driver with that node's kubelet, which put it in
+  // its CSINode with the topology key the driver reports; every kubelet-ts node has its CSINode.
+  const csiNode = await eventually(`CSINode ${driverNode} lists ${DRIVER}`, 60_000, async () => {
+    const n = ckJSON<{ spec: { drivers: { name: string; nodeID: string; topologyKeys?: string[] }[] | null } }>(
+      'get',
+      'csinode',
+      driverNode,
+    );
+    return n.spec.drivers?.find((d) => d.name === DRIVER);
+  });
+  assert.equal(csiNode.nodeID, driverNode);
+  assert.deepEqual(csiNode.topologyKeys, ['topology.hostpath.csi/node']);
+  for (const n of [CP, ...WORKERS]) assert.ok(ckJSON('get', 'csinode', n), `CSINode ${n}`);
+});
+
+test('a StatefulSet on csi-hostpath-sc keeps its data across a pod delete and a SIGKILL of its kubelet; nothing is left after it and its claim go', {
+  timeout: 8 * 60_000,
+}, async () => {
+  assert.ok(driverNode, 'the first test found the driver');
+  apply({
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: 'db' },
+    spec: {
+      serviceName: 'db',
+      replicas: 1,
+      selector: { matchLabels: { app: 'db' } },
+      template: {
+        metadata: { labels: { app: 'db' } },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          containers: [
+            {
+              name: 'main',
+              image: BUSYBOX,
+              // The first pod writes its UID; every pod prints what it finds.
+              command: ['sh', '-c', '[ -f /data/first ] || echo $POD_UID > /data/first; cat /data/first; exec sleep 3600'],
+              env: [{ name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } }],
+              volumeMounts: [{ name: 'data', mountPath: '/data' }],
+            },
+          ],
+        },
+      },
+      volumeClaimTemplates: [
+        {
+          metadata: { name: 'data' },
+          spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'csi-hostpath-sc', resources: { requests: { storage: '16Mi' } } },
+        },
+      ],
+    },
+  });
+  const running = (notUid?: string) => async () => {
+    const p = pod('db-0');
+    return p && p.metadata.uid !== notUid && p.status.phase === 'Running' ? p : undefined;
+  };
+  const first = await eventually('db-0 Running', 180_000, running());
+  assert.equal(first.spec.nodeName, driverNode, 'the volume is on the driver node (topology.hostpath.csi/node), and so is its pod');
+  const pvName = ckJSON<{ spec: { volumeName: string } }>('-n', ns, 'get', 'pvc', 'data-db-0').spec.volumeName;
+  const pv = ckJSON<{ spec: { csi?: { driver: string; volumeHandle: string } } }>('get', 'pv', pvName);
+  assert.equal(pv.spec.csi?.driver, DRIVER, 'a CSI PV of the driver');
+  await eventually('db-0 wrote its UID', 30_000, async () => ck(['-n', ns, 'logs', 'db-0']).trim() === first.metadata.uid);
+  // The CSI volume is published into the pod (the driver's bind mount under the pod's volumes dir).
+  const published = csiMounts(driverNode).filter((m) => m.includes(first.metadata.uid));
+  assert.ok(published.length > 0, `the volume is mounted for pod ${first.metadata.uid}: ${csiMounts(driverNode).join(', ')}`);
+  await eventually(`Node ${driverNode} reports the volume in use`, 30_000, async () =>
+    (ckJSON<{ status: { volumesInUse?: string[] } }>('get', 'node', driverNode).status.volumesInUse ?? []).some((v) =>
+      v.includes(pv.spec.csi!.volumeHandle),
+    ),
+  );
+
+  // A replaced pod reads what the first one wrote.
+  ck(['-n', ns, 'delete', 'pod', 'db-0', '--grace-period=1']);
+  const second = await eventually('db-0 replaced and Running', 180_000, running(first.metadata.uid));
+  await eventually(
+    'the new db-0 reads what the first one wrote',
+    30_000,
+    async () => ck(['-n', ns, 'logs', 'db-0']).trim() === first.metadata.uid,
+  );
+  assert.ok(!csiMounts(driverNode).some((m) => m.includes(first.metadata.uid)), 'nothing of the first pod is mounted any more');
+
+  // SIGKILL of the node's kubelet-ts (hack/supervise.sh starts it again, as systemd would):
+  // the pod keeps running on its volume, the restarted kubelet finds the volume again from what
+  // is mounted, and can tear it down when the pod goes.
+  const pidFile = `${ROOT}/_output/cluster/pids/${driverNode}-kubelet.child.pid`;
+  const pid = readFileSync(pidFile, 'utf8').trim();
+  process.kill(Number(pid), 'SIGKILL');
+  await eventually('the kubelet started again', 60_000, async () => readFileSync(pidFile, 'utf8').trim() !== pid);
+  await eventually(`Node ${driverNode} Ready after the restart`, 90_000, async () => {
+    const n = ckJSON<{ status: { conditions: { type: string; status: string; lastHeartbeatTime: string }[] } }>('get', 'node', driverNode);
+    const r = n.status.conditions.find((c) => c.type === 'Ready');
+    return r?.status === 'True' && Date.parse(r.lastHeartbeatTime) > Date.now() - 15_000;
+  });
+  // Some seconds for the restarted kubelet's first syncs: it must not unmount the running pod's volume.
+  await new Promise((r) => setTimeout(r, 5_000));
+  assert.equal(pod('db-0')?.metadata.uid, second.metadata.uid, 'the same pod after the restart');
+  assert.equal(ck(['-n', ns, 'exec', 'db-0', '--', 'cat', '/data/first']).trim(), first.metadata.uid, 'its volume still there');
+  ck(['-n', ns, 'delete', 'pod', 'db-0', '--grace-period=1']);
+  await eventually('db-0 replaced again and Running', 180_000, running(second.metadata.uid));
+  await eventually(
+    'the third db-0 reads what the first one wrote',
+    30_000,
+    async () => ck(['-n', ns, 'logs', 'db-0']).trim() === first.metadata.uid,
+  );
+
+  // The StatefulSet and its claim deleted: the volume is unpublished, unstaged, detached and deleted.
+  ck(['-n', ns, 'delete', 'statefulset', 'db', '--wait=true', '--timeout=60s']);
+  await eventually('db-0 gone', 60_000, async () => !pod('db-0'));
+  ck(['-n', ns, 'delete', 'pvc', 'data-db-0', '--wait=true', '--timeout=60s']);
+  await eventually(`PV ${pvName} deleted`, 60_000, async () => {
+    try {
+      ckJSON('get', 'pv', pvName);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  await eventually('no CSI volume mounted on the node', 60_000, async () => csiMounts(driverNode).length === 0);
+  await eventually(`no VolumeAttachment of ${pvName}`, 60_000, async () =>
+    ckJSON<{ items: { spec: { source: { persistentVolumeName?: string } } }[] }>('get', 'volumeattachments').items.every(
+      (va) => va.spec.source.persistentVolumeName !== pvName,
+    ),
+  );
+  const leftDirs = inNode(
+    driverNode,
+    'sh',
+    '-c',
+    'ls -d /var/lib/kubelet/pods/*/volumes/kubernetes.io~csi/* /var/lib/kubelet/plugins/kubernetes.io/csi/*/*/globalmount 2>/dev/null || true',
+  ).trim();
+  assert.equal(leftDirs, '', 'no CSI volume directories left under /var/lib/kubelet');
+});
