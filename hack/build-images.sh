@@ -479,12 +479,14 @@ hostpath_image() {
     smoke_expect "$name" "findmnt from util-linux*" findmnt --version
   fi
 }
-# A sidecar: the static binary alone at /NAME, its image's entrypoint (as their Dockerfiles on
-# distroless static), with min_root's /tmp.
+# sidecar_image NAME BIN WANT [ARG...]: a sidecar, the static binary alone at /NAME, its image's
+# entrypoint (as their Dockerfiles on distroless static), with min_root's /tmp; smoke-run with
+# ARGs (default --version; livenessprobe has none) printing WANT.
 sidecar_image() {
-  local name=$1 bin=$2 want=$3 prog=${2##*/}
+  local name=$1 bin=$2 want=$3 prog=${2##*/}; shift 3
+  [ $# -gt 0 ] || set -- --version
   cluster_image "$name" "{\"Entrypoint\":[\"/$prog\"],\"Env\":[\"$ENV_PATH\"]}" fill_bin "$bin" "/$prog"
-  [ -z "$imported" ] || smoke_expect "${name%%,*}" "$want" "/$prog" --version
+  [ -z "$imported" ] || smoke_expect "${name%%,*}" "$want" "/$prog" "$@"
 }
 csi_images() {
   local s=registry.k8s.io/sig-storage
@@ -492,7 +494,7 @@ csi_images() {
   sidecar_image "$s/csi-node-driver-registrar:v2.16.0,$CSI_NODE_DRIVER_REGISTRAR_VERSION" \
     "$(csi_bin node-driver-registrar "$CSI_NODE_DRIVER_REGISTRAR_VERSION" csi-node-driver-registrar)" "*$CSI_NODE_DRIVER_REGISTRAR_VERSION*"
   sidecar_image "$s/livenessprobe:v2.18.0,$CSI_LIVENESSPROBE_VERSION" \
-    "$(csi_bin livenessprobe "$CSI_LIVENESSPROBE_VERSION" livenessprobe)" "*$CSI_LIVENESSPROBE_VERSION*"
+    "$(csi_bin livenessprobe "$CSI_LIVENESSPROBE_VERSION" livenessprobe)" "*-csi-address*" --help
   sidecar_image "$s/csi-external-health-monitor-controller:$CSI_HEALTH_MONITOR_VERSION" \
     "$(csi_bin external-health-monitor "$CSI_HEALTH_MONITOR_VERSION" csi-external-health-monitor-controller)" "*$CSI_HEALTH_MONITOR_VERSION*"
   sidecar_image "$s/csi-provisioner:v6.1.1,$CSI_PROVISIONER_VERSION" \

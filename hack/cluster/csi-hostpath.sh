@@ -64,8 +64,8 @@ apply_rbac() {
 # images_pushed: every image the manifests name is in the registry the nodes pull from.
 images_pushed() {
   local img
-  for img in $(cat "$HOSTPATH"/*.yaml "$SNAP/deploy/kubernetes/snapshot-controller/setup-snapshot-controller.yaml" \
-      | sed -n 's/^ *image: *\([^ #]*\).*/\1/p' | sort -u); do
+  for img in $(sed -n 's/^ *image: *\([^ #]*\).*/\1/p' "$HOSTPATH"/*.yaml \
+      "$SNAP/deploy/kubernetes/snapshot-controller/setup-snapshot-controller.yaml" | sort -u); do
     curl -sfI --max-time 5 -H 'Accept: application/vnd.oci.image.manifest.v1+json' \
       "http://$REGISTRY/v2/${img%:*}/manifests/${img##*:}" >/dev/null || { log "the registry has no $img"; return 1; }
   done
@@ -87,7 +87,7 @@ apply() {
   log "applying the sidecars' RBAC"
   local f; for f in "${RBAC[@]}"; do apply_rbac "$f"; done
   log "applying csi-driver-host-path $CSI_HOSTPATH_VERSION deploy/kubernetes-latest/hostpath"
-  for f in $(ls "$HOSTPATH"/*.yaml | sort); do
+  for f in "$HOSTPATH"/*.yaml; do
     ckubectl apply -f "$f" >/dev/null || die "kubectl apply -f hostpath/${f##*/} failed"
   done
   ckubectl apply -f "$W/csi-driver-host-path/examples/csi-storageclass.yaml" >/dev/null || die "applying csi-hostpath-sc failed"
@@ -103,7 +103,8 @@ delete() {
   read_sources
   local f
   ckubectl delete -f "$W/csi-driver-host-path/examples/csi-storageclass.yaml" --ignore-not-found >/dev/null
-  for f in $(ls "$HOSTPATH"/*.yaml | sort -r); do ckubectl delete -f "$f" --ignore-not-found --wait=true >/dev/null; done
+  local files=("$HOSTPATH"/*.yaml) i
+  for ((i = ${#files[@]} - 1; i >= 0; i--)); do ckubectl delete -f "${files[$i]}" --ignore-not-found --wait=true >/dev/null; done
   for f in "${RBAC[@]}"; do ckubectl delete -f "$f" --ignore-not-found >/dev/null; done
   ckubectl delete -k "$SNAP/deploy/kubernetes/snapshot-controller" --ignore-not-found >/dev/null
   ckubectl delete -k "$SNAP_CLIENT/config/crd" --ignore-not-found >/dev/null

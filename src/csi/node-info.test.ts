@@ -159,6 +159,12 @@ test('withDriver', async (t) => {
       want: undefined,
     },
     {
+      // The apiserver's encoding of a CSINode without drivers (a nil Go slice, no omitempty).
+      name: 'first driver on a CSINode as the apiserver serves it empty (drivers: null)',
+      csiNode: base(null as unknown as CSINode['spec']['drivers']),
+      want: [{ name: 'd', nodeID: 'id-1', topologyKeys: ['rack', 'zone'], allocatable: { count: 10 } }],
+    },
+    {
       name: 'a changed node ID replaces the entry, which moves last',
       csiNode: base([
         { name: 'd', nodeID: 'old', topologyKeys: ['rack', 'zone'], allocatable: { count: 10 } },
@@ -216,4 +222,8 @@ test('withoutDriver', () => {
   };
   assert.deepEqual(withoutDriver(c, 'a')?.spec.drivers, [{ name: 'b', nodeID: '2' }]);
   assert.equal(withoutDriver(c, 'zzz'), undefined);
+  assert.equal(
+    withoutDriver({ metadata: { name: 'n1' }, spec: { drivers: null as unknown as CSINode['spec']['drivers'] } }, 'a'),
+    undefined,
+  );
 });

@@ -106,6 +106,14 @@ export function withMigrationAnnotation(csiNode: CSINode): CSINode | undefined {
   };
 }
 
+/**
+ * The CSINode's driver entries. The apiserver serves a CSINode without drivers with
+ * `spec.drivers: null` (the Go type's field is a slice without omitempty, which encodes nil as
+ * null; kubernetes-types says an array): a kubelet that registered the first driver on a fresh
+ * CSINode failed with "Cannot read properties of null" until the real hostpath driver showed it.
+ */
+const driversOf = (csiNode: CSINode): CSINodeDriver[] => csiNode.spec?.drivers ?? [];
+
 /** upstream's keepAllocatableCount: the entry's allocatable already says maxVolumes (0: none). */
 const sameCount = (d: CSINodeDriver, maxVolumes: number) =>
   maxVolumes === 0 ? d.allocatable?.count === undefined : d.allocatable?.count === maxVolumes;
@@ -117,7 +125,8 @@ const sameCount = (d: CSINodeDriver, maxVolumes: number) =>
  */
 export function withDriver(csiNode: CSINode, driver: string, info: NodeInfo): CSINode | undefined {
   const topologyKeys = Object.keys(info.topology).sort();
-  const old = csiNode.spec.drivers.find((d) => d.name === driver);
+  const drivers = driversOf(csiNode);
+  const old = drivers.find((d) => d.name === driver);
   const unchanged =
     old !== undefined &&
     old.nodeID === info.nodeId &&
@@ -128,11 +137,12 @@ export function withDriver(csiNode: CSINode, driver: string, info: NodeInfo): CS
   const entry: CSINodeDriver = { name: driver, nodeID: info.nodeId, topologyKeys };
   if (info.maxVolumesPerNode > 0) entry.allocatable = { count: Math.min(info.maxVolumesPerNode, INT32_MAX) };
   const base = annotated ?? csiNode;
-  return { ...base, spec: { ...base.spec, drivers: [...csiNode.spec.drivers.filter((d) => d.name !== driver), entry] } };
+  return { ...base, spec: { ...base.spec, drivers: [...drivers.filter((d) => d.name !== driver), entry] } };
 }
 
 /** upstream's tryUninstallDriverFromCSINode: the CSINode without the driver's entry, or undefined when it has none. */
 export function withoutDriver(csiNode: CSINode, driver: string): CSINode | undefined {
-  if (!csiNode.spec.drivers.some((d) => d.name === driver)) return undefined;
-  return { ...csiNode, spec: { ...csiNode.spec, drivers: csiNode.spec.drivers.filter((d) => d.name !== driver) } };
+  const drivers = driversOf(csiNode);
+  if (!drivers.some((d) => d.name === driver)) return undefined;
+  return { ...csiNode, spec: { ...csiNode.spec, drivers: drivers.filter((d) => d.name !== driver) } };
 }
