@@ -13,7 +13,7 @@
 # (hack/build-images.sh --csi) in the containerd of CONTAINERD_SOCK and pushes them to the registry.
 #   hack/build-csi.sh [--no-images] [NAME...]   NAME: only those (hostpath, external-provisioner...)
 #   hack/build-csi.sh --print-third-party        where the third-party tarballs are
-# KTS_NICE (default 10) and KTS_GO_P=1 as in hack/build-addons.sh.
+# KTS_NICE=19 and KTS_GO_P=1 as in hack/build-addons.sh (lowest priority, one core).
 source "$(dirname "$0")/lib.sh"
 
 NAMES=(hostpath node-driver-registrar livenessprobe external-health-monitor external-provisioner external-attacher external-resizer external-snapshotter)
@@ -76,7 +76,7 @@ build_csi() {
   log "building $* ($name $version; log: $logf)"
   rm -rf "$top/src" "$dir.tmp"; mkdir -p "$top" "$dir.tmp"
   (
-    renice -n "${KTS_NICE:-10}" -p "$BASHPID" >/dev/null
+    { [ -z "${KTS_NICE:-}" ] || renice -n "$KTS_NICE" -p "$BASHPID" >/dev/null; }
     "$srcfn" "$srcarg" "$version" "$top/src" && cd "$top/src" &&
     for c in "$@"; do
       go build -trimpath -ldflags "-s -w -X main.version=$version -extldflags -static" -o "$dir.tmp/$c" "./cmd/$c" || exit

@@ -52,11 +52,13 @@ read_sources() {
   local f; for f in "${RBAC[@]}"; do [ -f "$f" ] || die "$f is missing"; done
 }
 
-# apply_rbac FILE: as deploy.sh applies it: a kustomization adding the driver's labels.
+# apply_rbac FILE: as deploy.sh applies it: a kustomization adding the driver's labels (deploy.sh
+# says commonLabels, which kubectl's kustomize now warns about; `labels` with includeSelectors is
+# the same edit).
 apply_rbac() {
   local d; d=$(mktemp -d -p "$W")
   cp "$1" "$d/rbac.yaml"
-  printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\ncommonLabels:\n  %s\n  %s\nresources:\n- ./rbac.yaml\n' \
+  printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nlabels:\n- includeSelectors: true\n  pairs:\n    %s\n    %s\nresources:\n- ./rbac.yaml\n' \
     "${LABELS[0]/=/: }" "${LABELS[1]/=/: }" > "$d/kustomization.yaml"
   ckubectl apply -k "$d" >/dev/null || die "kubectl apply of $1 failed"
 }
