@@ -51,7 +51,8 @@ export function registerCredentialProviders(o: RegisterOptions): CredentialProvi
   const providers = config.providers.map((p) => {
     const bin = join(o.binDir, p.name);
     if (!o.exec) {
-      // exec.LookPath: a regular file with an execute bit.
+      // exec.LookPath: a regular file with an execute bit. (Upstream's message names an empty
+      // path, LookPath's result on failure; this one names the file looked for.)
       let ok = false;
       try {
         ok = statSync(bin).isFile();
