@@ -29,6 +29,21 @@ test("encodeRequest: the image, and in v1 token mode's token and annotations", (
   for (const [v, req, want] of cases) assert.deepEqual(JSON.parse(encodeRequest(v, req)), want, JSON.stringify(req));
 });
 
+test("encodeRequest: upstream's bytes (Test_encodeRequest)", () => {
+  assert.equal(
+    encodeRequest(V1, {
+      image: 'test.registry.io/foobar',
+      serviceAccountToken: 'service-account-token',
+      serviceAccountAnnotations: { 'domain.io/b': 'v2', 'domain.io/annotation1': 'value1' },
+    }),
+    '{"kind":"CredentialProviderRequest","apiVersion":"credentialprovider.kubelet.k8s.io/v1","image":"test.registry.io/foobar","serviceAccountToken":"service-account-token","serviceAccountAnnotations":{"domain.io/annotation1":"value1","domain.io/b":"v2"}}\n',
+  );
+  assert.equal(
+    encodeRequest('credentialprovider.kubelet.k8s.io/v1alpha1', { image: 'test.registry.io/foobar' }),
+    '{"kind":"CredentialProviderRequest","apiVersion":"credentialprovider.kubelet.k8s.io/v1alpha1","image":"test.registry.io/foobar"}\n',
+  );
+});
+
 test('decodeResponse: apiVersion must match, strict fields, one message that never holds the output', () => {
   const ok = (o: object) => JSON.stringify({ kind: 'CredentialProviderResponse', apiVersion: V1, ...o });
   const decodeError = 'error decoding credential provider plugin response from stdout';

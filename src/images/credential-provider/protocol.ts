@@ -21,7 +21,8 @@ export interface PluginResponse {
 }
 
 /**
- * The request in the provider's apiVersion; the token and annotations only exist in v1
+ * The request in the provider's apiVersion, byte for byte as upstream's encoder writes it
+ * (kind first, map keys sorted, a final newline); the token and annotations only exist in v1
  * (converting to the older versions drops them, as upstream's encoder does).
  */
 export function encodeRequest(apiVersion: string, r: PluginRequest): string {
@@ -32,7 +33,11 @@ export function encodeRequest(apiVersion: string, r: PluginRequest): string {
     image: r.image,
     ...(v1 && r.serviceAccountToken ? { serviceAccountToken: r.serviceAccountToken } : {}),
     ...(v1 && r.serviceAccountAnnotations && Object.keys(r.serviceAccountAnnotations).length
-      ? { serviceAccountAnnotations: r.serviceAccountAnnotations }
+      ? {
+          serviceAccountAnnotations: Object.fromEntries(
+            Object.entries(r.serviceAccountAnnotations).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+          ),
+        }
       : {}),
   })}\n`;
 }
