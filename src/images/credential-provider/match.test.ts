@@ -64,6 +64,13 @@ test("parseSchemelessURL: the errors of Go's url.Parse a pattern can hit", () =>
     ['registry.io:port', 'parse "https://registry.io:port": invalid port ":port" after host'],
     ['[::1]x', 'parse "https://[::1]x": invalid port "x" after host'],
     ['reg istry.io', 'parse "https://reg istry.io": invalid character " " in host name'],
+    // upstream's config_test "invalid match image"
+    ['%invalid%', 'parse "https://%invalid%": invalid URL escape "%in"'],
+    ['registry.io/a%2Fb', undefined],
+    ['regis%74ry.io', 'parse "https://regis%74ry.io": invalid URL escape "%74"'],
+    ['regis%C3%A9try.io', undefined],
+    ['registry.io/a%zz', 'parse "https://registry.io/a%zz": invalid URL escape "%zz"'],
+    ['registry.io?%zz', undefined],
     ['registry.io\n', 'parse "https://registry.io\\n": net/url: invalid control character in URL'],
   ];
   for (const [s, want] of cases) assert.equal(parseSchemelessURL(s).error, want, s);

@@ -24,8 +24,21 @@ export function parseSchemelessURL(s: string): { error?: string } {
   }
   const colon = host.lastIndexOf(':');
   if (colon >= 0 && !/^\d*$/.test(host.slice(colon + 1))) return fail(`invalid port ${JSON.stringify(host.slice(colon))} after host`);
-  const bad = /[^A-Za-z0-9\-._~!$&'()*+,;=:[\]%]/.exec(host);
-  if (bad) return fail(`invalid character ${JSON.stringify(bad[0])} in host name`);
+  // Go's unescape in host mode, left to right: a bad %-escape, or a character a host cannot hold.
+  for (let i = 0; i < host.length; i++) {
+    const c = host[i]!;
+    if (c === '%') {
+      // In a host only non-ASCII bytes may be escaped, and %25 (RFC 6874).
+      const esc = host.slice(i, i + 3);
+      if (!/^%[0-9A-Fa-f]{2}$/.test(esc) || (Number.parseInt(esc[1]!, 16) < 8 && esc !== '%25'))
+        return fail(`invalid URL escape ${JSON.stringify(esc)}`);
+      i += 2;
+    } else if (!/[A-Za-z0-9\-._~!$&'()*+,;=:[\]<>"]/.test(c) && c.charCodeAt(0) < 0x80)
+      return fail(`invalid character ${JSON.stringify(c)} in host name`);
+  }
+  const path = slash < 0 ? '' : rest.slice(slash);
+  const badEscape = /%(?![0-9A-Fa-f]{2})/.exec(path);
+  if (badEscape) return fail(`invalid URL escape ${JSON.stringify(path.slice(badEscape.index, badEscape.index + 3))}`);
   return {};
 }
 
