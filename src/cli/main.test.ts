@@ -57,6 +57,31 @@ test("the credential provider flags: a bad config or bin dir exits 1 with upstre
   );
 });
 
+test('the credential provider flags: a valid config and bin dir are taken (the start goes on to the runtime)', () => {
+  const bin = join(dir, 'credential-bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'p'), '#!/bin/sh\n', { mode: 0o755 });
+  const cfg = join(dir, 'credential-providers-ok.yaml');
+  writeFileSync(
+    cfg,
+    'apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\nproviders: [{name: p, matchImages: [r.io], defaultCacheDuration: 1m, apiVersion: credentialprovider.kubelet.k8s.io/v1}]\n',
+  );
+  assertOneLineFailure(
+    run(
+      '--kubeconfig',
+      kubeconfig,
+      '--fail-cgroupv1=false',
+      '--container-runtime-endpoint',
+      `unix://${dir}/none.sock`,
+      '--image-credential-provider-config',
+      cfg,
+      '--image-credential-provider-bin-dir',
+      bin,
+    ),
+    /cannot reach the container runtime at unix:\/\/.*none\.sock/,
+  );
+});
+
 test('an unknown flag exits 1', () => assertOneLineFailure(run('--no-such-flag'), /Unknown argument/));
 
 test("start-up does not load undici (node:http's ESM facade would, see src/apiserver/client.ts)", () => {
