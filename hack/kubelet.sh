@@ -3,7 +3,8 @@
 # under hack/supervise.sh, which restarts it when it exits as systemd would.
 # Log: _output/local/logs/kubelet-ts.log. Writes _output/local/kubelet-config.yaml
 # (with featureGates from KTS_FEATURE_GATES=Name=bool,..., and the fields in the file
-# KTS_CONFIG_EXTRA names).
+# KTS_CONFIG_EXTRA names). KTS_KUBELET_FLAGS: more flags of the kubelet's own (the credential
+# provider test's --image-credential-provider-*), split on spaces.
 source "$(dirname "$0")/lib.sh"
 need_root
 name=kubelet-ts
@@ -78,7 +79,8 @@ start() {
     --bootstrap-kubeconfig "$LOCAL/bootstrap-kubelet.conf" --kubeconfig "$LOCAL/kubelet.kubeconfig" \
     --config "$LOCAL/kubelet-config.yaml" \
     --hostname-override "$NODE_NAME" --node-ip "$KTS_IP" \
-    --container-runtime-endpoint "unix://$CONTAINERD_SOCK" --root-dir "$KUBELET_ROOT" --network-plugin kubenet --v 2
+    --container-runtime-endpoint "unix://$CONTAINERD_SOCK" --root-dir "$KUBELET_ROOT" --network-plugin kubenet --v 2 \
+    ${KTS_KUBELET_FLAGS:-}
   sleep 1
   running $name || die "$name supervisor exited at once (see $LOGS/$name.log)"
 }

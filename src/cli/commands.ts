@@ -54,6 +54,15 @@ const kubeletFlags = {
     describe: 'directory for kubelet files (pods, plugins, certificates)',
   },
   'cert-dir': { type: 'string', describe: 'directory of the TLS certificates (default ROOT-DIR/pki)' },
+  'image-credential-provider-config': {
+    type: 'string',
+    describe:
+      'a credential provider plugin config file (JSON/YAML/YML) or a directory of such files (merged in lexical order; not recursive)',
+  },
+  'image-credential-provider-bin-dir': {
+    type: 'string',
+    describe: 'the directory where the credential provider plugin binaries are',
+  },
   'seccomp-default': {
     type: 'boolean',
     describe: 'RuntimeDefault as the default seccomp profile of every workload (or seccompDefault in the config)',
@@ -99,8 +108,6 @@ const kubeletFlags = {
 const CADVISOR = 'a cAdvisor flag (deprecated upstream); kubelet-ts has no cAdvisor';
 /** Upstream's flags kubelet-ts does not do: given, each stops the start with "--name: why". */
 export const REFUSED: Record<string, { type: 'string' | 'boolean'; why: string }> = {
-  'image-credential-provider-config': { type: 'string', why: 'credential provider plugins are not supported yet (issue 45)' },
-  'image-credential-provider-bin-dir': { type: 'string', why: 'credential provider plugins are not supported yet (issue 45)' },
   'lock-file': { type: 'string', why: 'not supported: Node.js cannot hold an flock on a file without a native addon or a child process' },
   'exit-on-lock-contention': { type: 'boolean', why: 'not supported, as --lock-file is not' },
   'experimental-mounter-path': { type: 'string', why: "deprecated upstream; kubelet-ts mounts with the host's mount only" },

@@ -41,6 +41,47 @@ test('an invalid config field exits 1 naming the field', () => {
   assertOneLineFailure(run('--kubeconfig', kubeconfig, '--config', cfg), /maxPods: expected an integer/);
 });
 
+test("the credential provider flags: a bad config or bin dir exits 1 with upstream's words", () => {
+  const cfg = join(dir, 'credential-providers.yaml');
+  writeFileSync(
+    cfg,
+    'apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\nproviders: [{name: p, matchImages: [], apiVersion: credentialprovider.kubelet.k8s.io/v1}]\n',
+  );
+  assertOneLineFailure(
+    run('--kubeconfig', kubeconfig, '--image-credential-provider-config', cfg, '--image-credential-provider-bin-dir', dir),
+    /^kubelet-ts: error: failed to validate credential provider config: \[providers\.matchImages: Required value: at least 1 item in matchImages is required, providers\.defaultCacheDuration: Required value\]$/m,
+  );
+  assertOneLineFailure(
+    run('--kubeconfig', kubeconfig, '--image-credential-provider-config', cfg),
+    /^kubelet-ts: error: plugin binary directory {2}did not exist$/m,
+  );
+});
+
+test('the credential provider flags: a valid config and bin dir are taken (the start goes on to the runtime)', () => {
+  const bin = join(dir, 'credential-bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'p'), '#!/bin/sh\n', { mode: 0o755 });
+  const cfg = join(dir, 'credential-providers-ok.yaml');
+  writeFileSync(
+    cfg,
+    'apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\nproviders: [{name: p, matchImages: [r.io], defaultCacheDuration: 1m, apiVersion: credentialprovider.kubelet.k8s.io/v1}]\n',
+  );
+  assertOneLineFailure(
+    run(
+      '--kubeconfig',
+      kubeconfig,
+      '--fail-cgroupv1=false',
+      '--container-runtime-endpoint',
+      `unix://${dir}/none.sock`,
+      '--image-credential-provider-config',
+      cfg,
+      '--image-credential-provider-bin-dir',
+      bin,
+    ),
+    /cannot reach the container runtime at unix:\/\/.*none\.sock/,
+  );
+});
+
 test('an unknown flag exits 1', () => assertOneLineFailure(run('--no-such-flag'), /Unknown argument/));
 
 test("start-up does not load undici (node:http's ESM facade would, see src/apiserver/client.ts)", () => {

@@ -26,14 +26,32 @@ const DEFAULT_REGISTRY_HOST = 'index.docker.io';
  * Entries whose key does not parse are skipped, as upstream logs and skips them.
  */
 export function makeKeyring(secrets: readonly Secret[]): Keyring {
-  const byKey = new Map<string, RegistryAuth[]>();
+  const sources: DockerConfigSource[] = [];
   for (const s of secrets) {
     const config = dockerConfigOf(s);
-    if (!config) continue;
+    if (config) sources.push({ where: `secret ${s.metadata?.namespace}/${s.metadata?.name}`, config });
+  }
+  return keyringOf(sources);
+}
+
+/** One docker config ({registry: entry}) and where it came from, for error messages. */
+export interface DockerConfigSource {
+  where: string;
+  config: Record<string, unknown>;
+}
+
+/**
+ * Upstream's BasicDockerKeyring.Add over several configs: entries indexed by registryKey
+ * (keys that do not parse are skipped, as upstream logs and skips them). Throws on a
+ * malformed entry.
+ */
+export function keyringOf(sources: readonly DockerConfigSource[]): Keyring {
+  const byKey = new Map<string, RegistryAuth[]>();
+  for (const { where, config } of sources) {
     for (const [loc, entry] of Object.entries(config)) {
       const key = registryKey(loc);
       if (key === undefined) continue;
-      byKey.set(key, [...(byKey.get(key) ?? []), parseEntry(entry, `${s.metadata?.namespace}/${s.metadata?.name}`, loc)]);
+      byKey.set(key, [...(byKey.get(key) ?? []), parseEntry(entry, where, loc)]);
     }
   }
   // Reverse byte order puts "quay.io/coreos" before "quay.io" and a literal host before a
@@ -42,6 +60,22 @@ export function makeKeyring(secrets: readonly Secret[]): Keyring {
     .sort(byBytes)
     .reverse()
     .map((key) => ({ key, auths: byKey.get(key)! }));
+}
+
+/**
+ * A config.json's "auths" (upstream's readDockerConfigJSONFileFromBytes) or a .dockercfg's
+ * whole object (ReadDockerConfigFileFromBytes); throws when it is not such JSON.
+ */
+export function parseDockerConfigFile(text: string, kind: 'config.json' | '.dockercfg', where: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`${where}: error occurred while trying to unmarshal json`);
+  }
+  const config = kind === 'config.json' ? fieldOf(asObject(parsed, where), 'auths') : parsed;
+  if (config === undefined || config === null) return {};
+  return asObject(config, where);
 }
 
 /** The credentials to try for an image, in order; empty when none match (pull anonymously). */
@@ -102,8 +136,8 @@ function fieldOf(o: Record<string, unknown>, name: string): unknown {
   return found;
 }
 
-function parseEntry(entry: unknown, secret: string, loc: string): RegistryAuth {
-  const where = `secret ${secret}, registry ${JSON.stringify(loc)}`;
+function parseEntry(entry: unknown, source: string, loc: string): RegistryAuth {
+  const where = `${source}, registry ${JSON.stringify(loc)}`;
   const o = asObject(entry, where);
   const str = (name: string): string => {
     const v = fieldOf(o, name);

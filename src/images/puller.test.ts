@@ -228,3 +228,48 @@ test('registryPullQPS: a pull over the limit fails with "pull QPS exceeded" and 
   const third = await puller.ensure({ image: IMAGE, imagePullPolicy: 'IfNotPresent' }, 'u2/a', emit);
   assert.equal(third.waiting?.reason, 'ImagePullBackOff');
 });
+
+test("credentials: the pod's secrets, then the node's docker config, then the credential providers, each tried in turn", async () => {
+  const rt = fakeRuntime();
+  const asked: unknown[] = [];
+  const puller = new ImagePuller(rt.images, {
+    secrets: async () => pullSecret('mine', { 'reg.example:5000': { username: 'from-secret', password: 'a' } }),
+    nodeKeyring: { get: () => [{ key: 'reg.example:5000', auths: [{ username: 'from-node', password: 'b' }] }] },
+    providers: {
+      lookup: async (repository, pod) => {
+        asked.push([repository, pod]);
+        return [{ username: 'ok', password: 'from-plugin' }];
+      },
+    },
+  });
+  const pod: Pod = { ...podWith('mine'), spec: { containers: [], imagePullSecrets: [{ name: 'mine' }], serviceAccountName: 'builder' } };
+  const result = await puller.ensure({ image: IMAGE }, 'u1/c', () => {}, pod);
+  assert.deepEqual(rt.pulls, [
+    { username: 'from-secret', password: 'a' },
+    { username: 'from-node', password: 'b' },
+    { username: 'ok', password: 'from-plugin' },
+  ]);
+  assert.equal(result.imageRef, 'sha256:pulled');
+  // The providers are asked for the repository (no tag), with the pod for token mode.
+  assert.deepEqual(asked, [['reg.example:5000/team/app', { namespace: 'team', name: 'p', uid: 'u1', serviceAccountName: 'builder' }]]);
+});
+
+test('credentials: a pod without secrets pulls with the providers alone; none anywhere is anonymous', async () => {
+  const withPlugin = fakeRuntime();
+  await new ImagePuller(withPlugin.images, { providers: { lookup: async () => [{ username: 'ok', password: 'p' }] } }).ensure(
+    { image: IMAGE },
+    'u1/c',
+    () => {},
+    podWith(),
+  );
+  assert.deepEqual(withPlugin.pulls, [{ username: 'ok', password: 'p' }]);
+  const none = fakeRuntime();
+  const r = await new ImagePuller(none.images, { providers: { lookup: async () => [] }, nodeKeyring: { get: () => [] } }).ensure(
+    { image: IMAGE },
+    'u1/c',
+    () => {},
+    podWith(),
+  );
+  assert.deepEqual(none.pulls, [undefined]);
+  assert.deepEqual(r.waiting, { reason: 'ErrImagePull', message: '401 Unauthorized (as anonymous)' });
+});

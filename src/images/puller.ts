@@ -8,7 +8,8 @@ import type { Logger } from '../log/log.ts';
 import type { Waiting } from '../container/types.ts';
 import type { ImageUser } from '../runtime/security-context.ts';
 import type { Image__Output } from '../cri/generated/runtime/v1/Image.ts';
-import { lookup, makeKeyring, type Keyring, type RegistryAuth } from './keyring.ts';
+import { lookup, makeKeyring, repositoryOf, type Keyring, type RegistryAuth } from './keyring.ts';
+import type { CredentialProviders } from './credential-provider/plugins.ts';
 import { fetchPullSecrets, type SecretGetter } from './pull-secrets.ts';
 import { invalidReference } from './reference.ts';
 import { goDuration } from '../apiserver/duration.ts';
@@ -57,6 +58,9 @@ export class ImagePuller {
   readonly #observe: PullObserver;
   readonly #slots: PullSlots;
   readonly #limit: Pick<TokenBucket, 'tryAccept'> | undefined;
+  readonly #nodeKeyring: { get(): Keyring } | undefined;
+  readonly #providers: Pick<CredentialProviders, 'lookup'> | undefined;
+  readonly #tokens: { forget(podUID: string): void } | undefined;
 
   /** secrets reads a pod's imagePullSecrets; without it every pull is anonymous. */
   constructor(
@@ -71,6 +75,12 @@ export class ImagePuller {
       slots?: PullSlots;
       /** How many pulls begin per second (registryPullQPS, registryBurst); unset: no limit. */
       limit?: Pick<TokenBucket, 'tryAccept'>;
+      /** Node-wide credentials (node-credentials.ts), tried after the pod's secrets. */
+      nodeKeyring?: { get(): Keyring };
+      /** The credential provider plugins (credential-provider/), tried last. */
+      providers?: Pick<CredentialProviders, 'lookup'>;
+      /** The tokens token mode asked for, dropped with their pod. */
+      tokens?: { forget(podUID: string): void };
     } = {},
   ) {
     this.#images = images;
@@ -81,6 +91,9 @@ export class ImagePuller {
     this.#observe = opts.observe ?? {};
     this.#slots = opts.slots ?? new PullSlots(Number.POSITIVE_INFINITY);
     this.#limit = opts.limit;
+    this.#nodeKeyring = opts.nodeKeyring;
+    this.#providers = opts.providers;
+    this.#tokens = opts.tokens;
   }
 
   /**
@@ -125,7 +138,7 @@ export class ImagePuller {
     const started = Date.now();
     const uid = pod?.metadata?.uid ?? '';
     this.#observe.started?.(uid);
-    const creds: (RegistryAuth | undefined)[] = lookup(keyring, image);
+    const creds: (RegistryAuth | undefined)[] = await this.#credentials(keyring, image, pod);
     if (!creds.length) {
       this.#log?.v(3, 'Pulling image without credentials', { image });
       creds.push(undefined);
@@ -206,6 +219,24 @@ export class ImagePuller {
     return secrets;
   }
 
+  /**
+   * Upstream's keyring for a pull (image_manager.go makeLookupPullCredentialsFunc): the pod's
+   * secrets, then the node's docker config, then the credential providers, each looked up on
+   * its own and every match tried in that order. A failing plugin gives no credentials (it is
+   * logged), so the pull goes on with the others, or anonymously.
+   */
+  async #credentials(secrets: Keyring, image: string, pod: Pod | undefined): Promise<RegistryAuth[]> {
+    const fromProviders = this.#providers
+      ? await this.#providers.lookup(repositoryOf(image), {
+          namespace: pod?.metadata?.namespace ?? '',
+          name: pod?.metadata?.name ?? '',
+          uid: pod?.metadata?.uid ?? '',
+          serviceAccountName: pod?.spec?.serviceAccountName ?? '',
+        })
+      : [];
+    return [...lookup(secrets, image), ...lookup(this.#nodeKeyring?.get() ?? [], image), ...fromProviders];
+  }
+
   // Unknown when the runtime cannot say: runAsNonRoot then refuses, as for an image without a user.
   async #status(image: string) {
     try {
@@ -215,9 +246,10 @@ export class ImagePuller {
     }
   }
 
-  /** Drops back-off state of a pod that is gone. */
+  /** Drops back-off state (and pull tokens) of a pod that is gone; keyPrefix is "UID/". */
   forget(keyPrefix: string) {
     for (const k of this.#backoff.keys()) if (k.startsWith(keyPrefix)) this.#backoff.delete(k);
+    this.#tokens?.forget(keyPrefix.replace(/\/$/, ''));
   }
 }
 

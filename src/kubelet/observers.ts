@@ -17,6 +17,7 @@ import type { StatusObserver } from '../status/status-manager.ts';
 import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from '../metrics/labels.ts';
 import { metrics, noteCertificateExpiry } from '../metrics/metrics.ts';
 import type { CertificateObserver } from '../certificates/certificate-manager.ts';
+import type { PluginObserver } from '../images/credential-provider/exec.ts';
 
 export const clientCertificateMetrics: CertificateObserver = {
   expiresAt: (ms) => noteCertificateExpiry('client', ms),
@@ -162,5 +163,15 @@ export const pluginManagerMetrics: PluginManagerObserver = {
     g.reset();
     for (const path of desired) g.set({ socket_path: path, state: 'desired_state_of_world' }, 1);
     for (const path of actual) g.set({ socket_path: path, state: 'actual_state_of_world' }, 1);
+  },
+};
+
+/** Upstream's credential provider series: each plugin run's duration and failures, and the config's hash. */
+export const credentialProviderMetrics: PluginObserver & { configHash(hash: string): void } = {
+  duration: (plugin, seconds) => metrics.credentialProviderPluginDuration.observe({ plugin_name: plugin }, seconds),
+  error: (plugin) => metrics.credentialProviderPluginErrors.inc({ plugin_name: plugin }),
+  configHash(hash) {
+    metrics.credentialProviderConfigInfo.reset();
+    metrics.credentialProviderConfigInfo.set({ hash }, 1);
   },
 };

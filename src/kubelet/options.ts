@@ -3,6 +3,7 @@ import type { Taint } from 'kubernetes-types/core/v1.js';
 import type { KubeletConfig } from '../config/kubelet-config.ts';
 import type { SystemCgroupsConfig } from '../node/system-cgroups.ts';
 import type { ContainerGCPolicy } from '../gc/containers.ts';
+import type { CredentialProviders } from '../images/credential-provider/plugins.ts';
 
 export interface KubeletOptions {
   kubeconfig: string;
@@ -14,6 +15,8 @@ export interface KubeletOptions {
   nodeIP?: string;
   runtimeEndpoint: string;
   rootDir: string;
+  /** --image-credential-provider-config and -bin-dir, registered (src/images/credential-provider). */
+  credentialProviders?: CredentialProviders;
   nodeLabels: Record<string, string>;
   taints: Taint[];
   cniConfDir: string;

@@ -9,6 +9,11 @@ import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
 import { ImagePuller } from '../images/puller.ts';
+import { NodeKeyring } from '../images/node-credentials.ts';
+import { apiPath } from '../apiserver/paths.ts';
+import { TokenManager } from '../volumes/tokens.ts';
+import type { ServiceAccount } from 'kubernetes-types/core/v1.js';
+import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { PullSlots, pullLimit } from '../images/pull-slots.ts';
 import { logger } from '../log/log.ts';
 import type { StartupLatencyTracker } from '../pods/startup-latency.ts';
@@ -49,6 +54,14 @@ export interface PodSyncDeps {
 export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: StartupLatencyTracker }) {
   const { config, rootDir } = o;
   const log = logger('runtime');
+  // Token mode's service accounts and tokens (upstream hands the plugins its token manager).
+  const pullTokens = new TokenManager((namespace, name, req) =>
+    d.api.create<TokenRequest>(apiPath({ resource: 'serviceaccounts', namespace, name, subresource: 'token' }), req),
+  );
+  o.credentialProviders?.bind({
+    getServiceAccount: (namespace, name) => d.api.get<ServiceAccount>(apiPath({ resource: 'serviceaccounts', namespace, name })),
+    token: (k) => pullTokens.token({ ...k }),
+  });
   // The cluster's Services, listed and watched, for containers' service link variables.
   const services = serviceCache(d.api, logger('services'));
   const syncer = new PodSyncer({
@@ -63,6 +76,9 @@ export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: Startu
       observe: pullMetrics(d.startup),
       slots: new PullSlots(pullLimit(config.serializeImagePulls, config.maxParallelImagePulls)),
       limit: new TokenBucket(config.registryPullQPS, config.registryBurst),
+      nodeKeyring: new NodeKeyring({ rootDir, log: logger('images') }),
+      providers: o.credentialProviders,
+      tokens: pullTokens,
     }),
     node: {
       ...d.cm.settings,

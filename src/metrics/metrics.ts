@@ -220,6 +220,26 @@ export const metrics = {
     labelNames: ['method', 'path', 'server_type', 'long_running'],
     registers: r,
   }),
+  // The credential provider plugins (src/images/credential-provider), upstream's plugin/metrics.go.
+  credentialProviderPluginErrors: new Counter({
+    name: 'kubelet_credential_provider_plugin_errors_total',
+    help: alpha('Number of errors from credential provider plugin'),
+    labelNames: ['plugin_name'],
+    registers: r,
+  }),
+  credentialProviderPluginDuration: new Histogram({
+    name: 'kubelet_credential_provider_plugin_duration',
+    help: alpha('Duration of execution in seconds for credential provider plugin'),
+    labelNames: ['plugin_name'],
+    buckets,
+    registers: r,
+  }),
+  credentialProviderConfigInfo: new Gauge({
+    name: 'kubelet_credential_provider_config_info',
+    help: alpha('Information about the last applied credential provider configuration with hash as label'),
+    labelNames: ['hash'],
+    registers: r,
+  }),
   eventsDropped: new Counter({
     name: 'kubelet_ts_events_dropped_total',
     help: 'Kubernetes Events dropped because the send queue was full.',

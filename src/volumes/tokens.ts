@@ -23,9 +23,12 @@ export interface TokenKey {
   namespace: string;
   serviceAccount: string;
   audience?: string;
-  expirationSeconds: number;
+  /** Unset: the apiserver's default (an hour), as the credential providers' requests leave it. */
+  expirationSeconds?: number;
   podName: string;
   podUID: string;
+  /** The service account's UID the token must be for (metadata.uid), as credential providers ask. */
+  serviceAccountUID?: string;
 }
 
 export class TokenManager {
@@ -39,16 +42,25 @@ export class TokenManager {
   }
 
   async token(k: TokenKey): Promise<string> {
-    const key = JSON.stringify([k.namespace, k.serviceAccount, k.audience ?? '', k.expirationSeconds, k.podName, k.podUID]);
+    const key = JSON.stringify([
+      k.namespace,
+      k.serviceAccount,
+      k.audience ?? '',
+      k.expirationSeconds ?? 0,
+      k.podName,
+      k.podUID,
+      k.serviceAccountUID ?? '',
+    ]);
     const cached = this.#cache.get(key);
     if (cached && !requiresRefresh(cached, this.#now(), Math.random() * MAX_JITTER_MS)) return cached.status!.token;
     try {
       const tr = await this.#request(k.namespace, k.serviceAccount, {
         apiVersion: 'authentication.k8s.io/v1',
         kind: 'TokenRequest',
+        ...(k.serviceAccountUID ? { metadata: { uid: k.serviceAccountUID } } : {}),
         spec: {
           ...(k.audience ? { audiences: [k.audience] } : { audiences: [] }),
-          expirationSeconds: k.expirationSeconds,
+          ...(k.expirationSeconds === undefined ? {} : { expirationSeconds: k.expirationSeconds }),
           boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: k.podName, uid: k.podUID },
         },
       });
