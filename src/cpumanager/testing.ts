@@ -10,6 +10,8 @@ export interface Shape {
   threadsPerCore: number;
   /** Uncore (L3) caches per NUMA node; 0: sysfs shows no L3. */
   uncorePerNuma?: number;
+  /** All CPUs in NUMA node 0 whatever their socket (sockets outnumber NUMA nodes). */
+  oneNuma?: boolean;
 }
 
 export function sysfsOf(s: Shape): { cpus: SysfsCPU[]; numaNodes: { id: number; cpus: CPUSet }[] } {
@@ -19,11 +21,13 @@ export function sysfsOf(s: Shape): { cpus: SysfsCPU[]; numaNodes: { id: number; 
   const uncore = s.uncorePerNuma ?? 0;
   for (let t = 0; t < s.threadsPerCore; t++)
     for (let core = 0; core < cores; core++) {
-      const numa = Math.floor(core / s.coresPerNuma);
-      const socket = Math.floor(numa / s.numaPerSocket);
+      const numa = s.oneNuma ? 0 : Math.floor(core / s.coresPerNuma);
+      const socket = Math.floor(Math.floor(core / s.coresPerNuma) / s.numaPerSocket);
       const cpu = t * cores + core;
       const inNuma = core % s.coresPerNuma;
-      const l3Id = uncore ? numa * uncore + Math.floor(inNuma / Math.ceil(s.coresPerNuma / uncore)) : undefined;
+      const l3Id = uncore
+        ? Math.floor(core / s.coresPerNuma) * uncore + Math.floor(inNuma / Math.ceil(s.coresPerNuma / uncore))
+        : undefined;
       cpus.push({ cpu, packageId: socket, coreId: core - socket * s.numaPerSocket * s.coresPerNuma, l3Id });
       nodes.set(numa, [...(nodes.get(numa) ?? []), cpu]);
     }

@@ -16,7 +16,12 @@ import {
 import { alignedAtUncoreCache, cpusPerCore, cpusPerSocket, cpusPerUncore, discoverTopology, readSysfsTopology } from './topology.ts';
 
 test('discoverTopology counts as upstream Discover does', () => {
-  const rows: [name: string, shape: Shape, counts: [cpus: number, cores: number, sockets: number, numa: number, uncore: number], perCore: number][] = [
+  const rows: [
+    name: string,
+    shape: Shape,
+    counts: [cpus: number, cores: number, sockets: number, numa: number, uncore: number],
+    perCore: number,
+  ][] = [
     ['1 socket, 2 cores, no HT', SINGLE_SOCKET_2_CORES, [2, 2, 1, 1, 1], 1],
     ['1 socket HT', SINGLE_SOCKET_HT, [8, 4, 1, 1, 1], 2],
     ['2 sockets HT', DUAL_SOCKET_HT, [12, 6, 2, 2, 2], 2],
@@ -42,7 +47,13 @@ test('a core is named by its lowest thread, and the details answer by socket, NU
   const m = topologyOf(DUAL_SOCKET_MULTI_NUMA_HT);
   assert.equal(m.details.numaNodesInSockets(1).toString(), '2-3');
   assert.equal(m.details.socketsInNUMANodes(1, 2).toString(), '0-1');
-  assert.equal(m.details.keepOnly(CPUSet.of(0, 1, 32)).cpus().toString(), '0-1,32');
+  assert.equal(
+    m.details
+      .keepOnly(CPUSet.of(0, 1, 32))
+      .cpus()
+      .toString(),
+    '0-1,32',
+  );
   const u = topologyOf(SINGLE_SOCKET_UNCORE_HT);
   assert.equal(cpusPerUncore(u), 4);
   assert.equal(u.details.cpusInUncoreCaches(0).toString(), '0-1,8-9');

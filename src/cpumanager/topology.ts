@@ -49,23 +49,41 @@ export class CPUDetails {
     return this.ids((i) => i.uncoreCache);
   }
   numaNodesInSockets(...ids: number[]): CPUSet {
-    return this.ids((i) => i.numaNode, (i) => ids.includes(i.socket));
+    return this.ids(
+      (i) => i.numaNode,
+      (i) => ids.includes(i.socket),
+    );
   }
   socketsInNUMANodes(...ids: number[]): CPUSet {
-    return this.ids((i) => i.socket, (i) => ids.includes(i.numaNode));
+    return this.ids(
+      (i) => i.socket,
+      (i) => ids.includes(i.numaNode),
+    );
   }
   coresInNUMANodes(...ids: number[]): CPUSet {
-    return this.ids((i) => i.core, (i) => ids.includes(i.numaNode));
+    return this.ids(
+      (i) => i.core,
+      (i) => ids.includes(i.numaNode),
+    );
   }
   coresInSockets(...ids: number[]): CPUSet {
-    return this.ids((i) => i.core, (i) => ids.includes(i.socket));
+    return this.ids(
+      (i) => i.core,
+      (i) => ids.includes(i.socket),
+    );
   }
   uncoreInNUMANodes(...ids: number[]): CPUSet {
-    return this.ids((i) => i.uncoreCache, (i) => ids.includes(i.numaNode));
+    return this.ids(
+      (i) => i.uncoreCache,
+      (i) => ids.includes(i.numaNode),
+    );
   }
   /** CoresNeededInUncoreCache: the lowest n cores of these uncore caches (all of them when fewer). */
   coresNeededInUncoreCache(n: number, ...ids: number[]): CPUSet {
-    const cores = this.ids((i) => i.core, (i) => ids.includes(i.uncoreCache));
+    const cores = this.ids(
+      (i) => i.core,
+      (i) => ids.includes(i.uncoreCache),
+    );
     return cores.size <= n ? cores : CPUSet.of(...cores.list().slice(0, n));
   }
   cpusInNUMANodes(...ids: number[]): CPUSet {
@@ -168,7 +186,12 @@ export function readSysfsTopology(root = '/sys'): { cpus: SysfsCPU[]; numaNodes:
     } catch {
       // No cache information: the socket stands for the uncore cache.
     }
-    return { cpu, packageId: intAt(join(dir, 'topology/physical_package_id')) ?? 0, coreId: intAt(join(dir, 'topology/core_id')) ?? cpu, l3Id };
+    return {
+      cpu,
+      packageId: intAt(join(dir, 'topology/physical_package_id')) ?? 0,
+      coreId: intAt(join(dir, 'topology/core_id')) ?? cpu,
+      l3Id,
+    };
   });
   let numaNodes: { id: number; cpus: CPUSet }[] = [];
   try {
