@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { PodSpecWithResources } from '../resources/pod-resources.ts';
 import { CPUSet, parseCPUSet } from './cpuset.ts';
 import {
   type CPUState,
@@ -141,7 +142,7 @@ test('guaranteedCPUs: integer requests of Guaranteed pods only', () => {
     assert.equal(guaranteedCPUs(pod, pod.spec!.containers[0]!), want, `${cpu} ${burstable}`);
   }
   const level = podOf('p', [{ name: 'a', cpu: '1' }]);
-  level.spec!.resources = { requests: { cpu: '1', memory: '1G' }, limits: { cpu: '1', memory: '1G' } };
+  (level.spec as PodSpecWithResources).resources = { requests: { cpu: '1', memory: '1G' }, limits: { cpu: '1', memory: '1G' } };
   assert.equal(guaranteedCPUs(level, level.spec!.containers[0]!), 0, 'pod-level resources: PodLevelResourceManagers is off');
 });
 
