@@ -141,6 +141,8 @@ export interface AdmitOptions {
   appArmorHostError?: string;
   /** The device manager's state (src/devices): device plugin resources must be there, healthy and free. */
   devices?: PodPlanInput;
+  /** The CPU manager's allocation (src/cpumanager): exclusive CPUs taken for the pod, or the refusal. */
+  cpus?: (pod: Pod) => Admission;
 }
 
 /**
@@ -158,7 +160,9 @@ export function admitDevices(pod: Pod, devices: PodPlanInput): Admission {
 export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions = {}): Admission {
   const sysctl = forbiddenSysctl(pod, [...safeSysctls(node.status?.nodeInfo?.kernelVersion), ...(opts.allowedUnsafeSysctls ?? [])]);
   if (sysctl) return { admit: false, reason: 'SysctlForbidden', message: `Pod was rejected: forbidden sysctl: ${sysctl}` };
-  // Upstream's handler chain: sysctls, then the resource managers' allocation, then the predicates.
+  // Upstream's handler chain: sysctls, then the resource managers' allocation (CPU manager first), then the predicates.
+  const cpus = opts.cpus?.(pod);
+  if (cpus && !cpus.admit) return cpus;
   if (opts.devices) {
     const devices = admitDevices(pod, opts.devices);
     if (!devices.admit) return devices;
