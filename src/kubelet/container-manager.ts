@@ -2,6 +2,7 @@
 // allocatable, the system containers, the QoS classes, one cgroup per pod), the node-wide
 // container settings (OOM kill, CFS quota), the CPU manager, device plugins, DRA drivers and
 // user namespaces. The memory and topology managers belong here when they come.
+import { cpus } from 'node:os';
 import { featureEnabled } from '../features/gates.ts';
 import { parseCPUSet } from '../cpumanager/cpuset.ts';
 import { CPUManager, newPolicy, reservedQuantities, reservedSystemCPUs } from '../cpumanager/manager.ts';
@@ -45,7 +46,14 @@ function cpuManagerStep<T>(what: string, f: () => T): T {
 }
 
 export function nodeCPUs(config: KubeletOptions['config']) {
-  const facts = readSysfsTopology();
+  let facts: ReturnType<typeof readSysfsTopology>;
+  try {
+    facts = readSysfsTopology();
+  } catch (e) {
+    // No CPU topology in /sys (a restricted container): each online CPU its own core, one socket.
+    logger('cpumanager').warn('Cannot read the CPU topology from /sys; each CPU taken as a core of socket 0', { err: e });
+    facts = { cpus: cpus().map((_, cpu) => ({ cpu, packageId: 0, coreId: cpu })), numaNodes: [] };
+  }
   const topology = discoverTopology(facts.cpus, facts.numaNodes);
   const reservedCPUs = reservedSystemCPUs(config.reservedSystemCPUs, topology, parseCPUSet);
   return { topology, reservedCPUs, reserved: reservedQuantities(config.kubeReserved, config.systemReserved, reservedCPUs) };
