@@ -34,8 +34,13 @@ export function sysfsOf(s: Shape): { cpus: SysfsCPU[]; numaNodes: { id: number; 
   return { cpus, numaNodes: [...nodes].map(([id, ids]) => ({ id, cpus: CPUSet.of(...ids) })) };
 }
 
-export function topologyOf(s: Shape): CPUTopology {
-  const { cpus, numaNodes } = sysfsOf(s);
+type Facts = { cpus: SysfsCPU[]; numaNodes: { id: number; cpus: CPUSet }[] };
+
+/** The sysfs facts of a shape, or the facts themselves. */
+export const factsOf = (s: Shape | Facts): Facts => ('cpus' in s ? s : sysfsOf(s));
+
+export function topologyOf(s: Shape | Facts): CPUTopology {
+  const { cpus, numaNodes } = factsOf(s);
   return discoverTopology(cpus, numaNodes);
 }
 
@@ -49,3 +54,15 @@ export const DUAL_SOCKET_HT: Shape = { sockets: 2, numaPerSocket: 1, coresPerNum
 export const DUAL_SOCKET_MULTI_NUMA_HT: Shape = { sockets: 2, numaPerSocket: 2, coresPerNuma: 8, threadsPerCore: 2 };
 /** 1 socket, 2 NUMA nodes, 4 cores each with two uncore caches each, 2 threads. */
 export const SINGLE_SOCKET_UNCORE_HT: Shape = { sockets: 1, numaPerSocket: 2, coresPerNuma: 4, threadsPerCore: 2, uncorePerNuma: 2 };
+
+/**
+ * upstream's topoDualSocketHT (policy_test.go), numbered as its tests number it: CPU i on socket
+ * i % 2 (its NUMA node), core i % 6, so siblings are i and i + 6 and the sockets alternate.
+ */
+export const UPSTREAM_DUAL_SOCKET_HT: { cpus: SysfsCPU[]; numaNodes: { id: number; cpus: CPUSet }[] } = {
+  cpus: Array.from({ length: 12 }, (_, cpu) => ({ cpu, packageId: cpu % 2, coreId: cpu % 6 })),
+  numaNodes: [
+    { id: 0, cpus: CPUSet.of(0, 2, 4, 6, 8, 10) },
+    { id: 1, cpus: CPUSet.of(1, 3, 5, 7, 9, 11) },
+  ],
+};

@@ -9,7 +9,10 @@ import {
   SINGLE_SOCKET_HT,
   SINGLE_SOCKET_UNCORE_HT,
   type Shape,
+  UPSTREAM_DUAL_SOCKET_HT,
 } from '../testing.ts';
+import type { CPUSet } from '../cpuset.ts';
+import type { SysfsCPU } from '../topology.ts';
 
 export interface Ctr {
   name: string;
@@ -24,7 +27,8 @@ export type Step = { pod: string; containers: Ctr[] } | { remove: string };
 
 export interface Case {
   name: string;
-  shape: Shape;
+  /** A synthetic shape, or sysfs facts given as they are (upstream's own test topologies). */
+  shape: Shape | { cpus: SysfsCPU[]; numaNodes: { id: number; cpus: CPUSet }[] };
   numReserved: number;
   reserved?: string;
   options?: Record<string, string>;
@@ -249,5 +253,37 @@ export const CASES: Case[] = [
     default: '0-2,4-5,7-11',
     steps: [{ pod: 'p1', containers: [g('a', '4')] }],
     want: [{ a: '1-2,7-8', default: '0,4-5,9-11' }],
+  },
+  // Rows of upstream's own tables (cpu_assignment_test.go), on its topoDualSocketHT, nothing
+  // reserved and the shared pool set to the row's available CPUs; upstream's expected answer in the name.
+  {
+    name: 'upstream: take one cpu from dual socket with HT - core from Socket 0 (expects 2)',
+    shape: UPSTREAM_DUAL_SOCKET_HT,
+    numReserved: 0,
+    default: '1-5,7-11',
+    steps: [{ pod: 'p1', containers: [g('a', '1')] }],
+    want: [{"a": "2", "default": "1,3-5,7-11"}],
+  },
+  {
+    name: 'upstream: allocate 4 full cores, 3 filling the first NUMA node and 1 from the second (expects "0,6,2,8,4,10,1,7")',
+    shape: UPSTREAM_DUAL_SOCKET_HT,
+    numReserved: 0,
+    steps: [{ pod: 'p1', containers: [g('a', '8')] }],
+    want: [{"a": "0-2,4,6-8,10", "default": "3,5,9,11"}],
+  },
+  {
+    name: 'upstream: take a socket of cpus from dual socket with HT (expects 0,2,4,6,8,10)',
+    shape: UPSTREAM_DUAL_SOCKET_HT,
+    numReserved: 0,
+    steps: [{ pod: 'p1', containers: [g('a', '6')] }],
+    want: [{"a": "0,2,4,6,8,10", "default": "1,3,5,7,9,11"}],
+  },
+  {
+    name: 'upstream: distribute-cpus-across-cores, 2 cpus from dual socket with HT (expects 0,2)',
+    shape: UPSTREAM_DUAL_SOCKET_HT,
+    numReserved: 0,
+    options: { 'distribute-cpus-across-cores': 'true' },
+    steps: [{ pod: 'p1', containers: [g('a', '2')] }],
+    want: [{"a": "0,2", "default": "1,3-11"}],
   },
 ];
