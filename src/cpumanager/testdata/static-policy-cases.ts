@@ -262,21 +262,21 @@ export const CASES: Case[] = [
     numReserved: 0,
     default: '1-5,7-11',
     steps: [{ pod: 'p1', containers: [g('a', '1')] }],
-    want: [{"a": "2", "default": "1,3-5,7-11"}],
+    want: [{ a: '2', default: '1,3-5,7-11' }],
   },
   {
     name: 'upstream: allocate 4 full cores, 3 filling the first NUMA node and 1 from the second (expects "0,6,2,8,4,10,1,7")',
     shape: UPSTREAM_DUAL_SOCKET_HT,
     numReserved: 0,
     steps: [{ pod: 'p1', containers: [g('a', '8')] }],
-    want: [{"a": "0-2,4,6-8,10", "default": "3,5,9,11"}],
+    want: [{ a: '0-2,4,6-8,10', default: '3,5,9,11' }],
   },
   {
     name: 'upstream: take a socket of cpus from dual socket with HT (expects 0,2,4,6,8,10)',
     shape: UPSTREAM_DUAL_SOCKET_HT,
     numReserved: 0,
     steps: [{ pod: 'p1', containers: [g('a', '6')] }],
-    want: [{"a": "0,2,4,6,8,10", "default": "1,3,5,7,9,11"}],
+    want: [{ a: '0,2,4,6,8,10', default: '1,3,5,7,9,11' }],
   },
   {
     name: 'upstream: distribute-cpus-across-cores, 2 cpus from dual socket with HT (expects 0,2)',
@@ -284,6 +284,6 @@ export const CASES: Case[] = [
     numReserved: 0,
     options: { 'distribute-cpus-across-cores': 'true' },
     steps: [{ pod: 'p1', containers: [g('a', '2')] }],
-    want: [{"a": "0,2", "default": "1,3-11"}],
+    want: [{ a: '0,2', default: '1,3-11' }],
   },
 ];
