@@ -1,7 +1,8 @@
 // Whether a pod may run here, as upstream's admission: its sysctls against the allowlist
 // (pkg/kubelet/sysctl), then GeneralPredicates: the node's allocatable cpu, memory and pods;
 // its labels against the pod's node selector and required node affinity; host ports; the OS.
-// Pure: the sync loop asks it once per pod.
+// Pure but for the CPU manager's allocation, handed in (upstream's resource managers allocate
+// at admission): the sync loop asks it once per pod.
 import type { Node, NodeSelectorRequirement, Pod } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../resources/quantity.ts';
 import { podCPUAndMemoryRequests } from '../resources/pod-resources.ts';
