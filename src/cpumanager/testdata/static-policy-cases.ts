@@ -286,4 +286,68 @@ export const CASES: Case[] = [
     steps: [{ pod: 'p1', containers: [g('a', '2')] }],
     want: [{ a: '0,2', default: '1,3-11' }],
   },
+  {
+    name: 'prefer-align-cpus-by-uncorecache without SMT: two whole caches, then part of a third',
+    shape: { sockets: 1, numaPerSocket: 1, coresPerNuma: 16, threadsPerCore: 1, uncorePerNuma: 4 },
+    numReserved: 1,
+    options: { 'prefer-align-cpus-by-uncorecache': 'true' },
+    steps: [
+      { pod: 'p1', containers: [g('a', '10')] },
+      { pod: 'p2', containers: [g('a', '3')] },
+    ],
+    want: [
+      { a: '1-2,4-11', default: '0,3,12-15' },
+      { a: '12-14', default: '0,3,15' },
+    ],
+  },
+  {
+    name: 'distribute-cpus-across-numa: odd requests, the remainder where it balances best',
+    shape: DUAL_SOCKET_MULTI_NUMA_HT,
+    numReserved: 1,
+    options: { 'distribute-cpus-across-numa': 'true' },
+    steps: [
+      { pod: 'p1', containers: [g('a', '7')] },
+      { pod: 'p2', containers: [g('a', '13')] },
+      { pod: 'p3', containers: [g('a', '17')] },
+    ],
+    want: [
+      { a: '8-11,40-42', default: '0-7,12-39,43-63' },
+      { a: '16-22,48-53', default: '0-7,12-15,23-39,43-47,54-63' },
+      { a: '1-4,24-28,33-36,56-59', default: '0,5-7,12-15,23,29-32,37-39,43-47,54-55,60-63' },
+    ],
+  },
+  {
+    name: 'full-pcpus-only with reservedSystemCPUs 0: its sibling is not given either',
+    shape: SINGLE_SOCKET_HT,
+    numReserved: 1,
+    reserved: '0',
+    options: { 'full-pcpus-only': 'true' },
+    steps: [
+      { pod: 'p1', containers: [g('a', '6')] },
+      { pod: 'p2', containers: [g('a', '2')] },
+    ],
+    want: [
+      { a: '1-3,5-7', default: '0,4' },
+      {
+        a: 'error: SMT Alignment Error: not enough free physical CPUs: available physical CPUs = 0, requested CPUs = 2, CPUs per core = 2',
+        default: '0,4',
+      },
+    ],
+  },
+  {
+    name: 'strict-cpu-reservation with reservedSystemCPUs: the shared pool never holds them',
+    shape: DUAL_SOCKET_HT,
+    numReserved: 2,
+    reserved: '0,6',
+    options: { 'strict-cpu-reservation': 'true' },
+    steps: [{ pod: 'p1', containers: [g('a', '4')] }, { remove: 'p1/a' }],
+    want: [{ a: '1-2,7-8', default: '3-5,9-11' }, { default: '1-5,7-11' }],
+  },
+  {
+    name: 'several Guaranteed containers and a fractional one in one pod',
+    shape: DUAL_SOCKET_HT,
+    numReserved: 1,
+    steps: [{ pod: 'p1', containers: [g('a', '3'), g('b', '500m'), g('c', '4')] }, { remove: 'p1/a' }, { remove: 'p1/c' }],
+    want: [{ a: '1,6-7', b: 'shared', c: '2-3,8-9', default: '0,4-5,10-11' }, { default: '0-1,4-7,10-11' }, { default: '0-11' }],
+  },
 ];
