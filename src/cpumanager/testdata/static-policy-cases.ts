@@ -350,4 +350,24 @@ export const CASES: Case[] = [
     steps: [{ pod: 'p1', containers: [g('a', '3'), g('b', '500m'), g('c', '4')] }, { remove: 'p1/a' }, { remove: 'p1/c' }],
     want: [{ a: '1,6-7', b: 'shared', c: '2-3,8-9', default: '0,4-5,10-11' }, { default: '0-1,4-7,10-11' }, { default: '0-11' }],
   },
+  {
+    name: 'distribute-cpus-across-numa, nothing reserved: the fewest NUMA nodes that hold it, evenly',
+    shape: DUAL_SOCKET_MULTI_NUMA_HT,
+    numReserved: 0,
+    options: { 'distribute-cpus-across-numa': 'true' },
+    steps: [{ pod: 'p1', containers: [g('a', '40')] }],
+    want: [{ a: '0-6,8-14,16-22,32-38,40-45,48-53', default: '7,15,23-31,39,46-47,54-63' }],
+  },
+  {
+    name: 'distribute-cpus-across-numa with full-pcpus-only, nothing reserved: 36 and 20 CPUs in whole cores',
+    shape: DUAL_SOCKET_MULTI_NUMA_HT,
+    numReserved: 0,
+    options: { 'distribute-cpus-across-numa': 'true', 'full-pcpus-only': 'true' },
+    steps: [{ pod: 'p1', containers: [g('a', '36')] }, { remove: 'p1/a' }, { pod: 'p2', containers: [g('a', '20')] }],
+    want: [
+      { a: '0-5,8-13,16-21,32-37,40-45,48-53', default: '6-7,14-15,22-31,38-39,46-47,54-63' },
+      { default: '0-63' },
+      { a: '0-4,8-12,32-36,40-44', default: '5-7,13-31,37-39,45-63' },
+    ],
+  },
 ];
