@@ -173,11 +173,7 @@ volumeStatsAggPeriod: 0s
       [],
     ],
     ['a default set out loud is quiet', 'cgroupsPerQOS: true\nhairpinMode: promiscuous-bridge\nenableProfilingHandler: true\n', []],
-    [
-      'ignored rows',
-      'cgroupsPerQOS: false\ncpuManagerPolicy: static\npodCIDR: 10.0.0.0/24\n',
-      ['cgroupsPerQOS', 'cpuManagerPolicy', 'podCIDR'],
-    ],
+    ['ignored rows', 'cgroupsPerQOS: false\ncpuManagerPolicy: static\npodCIDR: 10.0.0.0/24\n', ['cgroupsPerQOS', 'podCIDR']],
     [
       'flagless accepted fields',
       'iptablesMasqueradeBit: 13\nmemoryThrottlingFactor: 0.9\ntracing: {endpoint: x}\n',

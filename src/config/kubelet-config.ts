@@ -14,6 +14,7 @@ import { goDuration } from '../apiserver/duration.ts';
 import { serverTLS } from './tls-options.ts';
 import { featureEnabled, invalidGates } from '../features/gates.ts';
 import { parseQuantity } from '../resources/quantity.ts';
+import { parseCPUSet } from '../cpumanager/cpuset.ts';
 import { invalidEnforcement } from '../resources/node-allocatable.ts';
 import { parseThresholds } from '../eviction/thresholds.ts';
 import { isSignal } from '../eviction/types.ts';
@@ -359,14 +360,16 @@ export const FIELDS = {
       v !== 'cgroupfs' && v !== 'systemd' ? `cgroupDriver: expected cgroupfs or systemd, got ${JSON.stringify(v)}` : undefined,
     flag: 'cgroup-driver',
   }),
-  cpuManagerPolicy: ignored(str, 'none', 'cpu-manager-policy'),
+  /** The CPU manager (src/cpumanager): none or static; anything else stops the start (unknown policy). */
+  cpuManagerPolicy: field(str, 'none', { flag: 'cpu-manager-policy' }),
   /**
    * Unset: on cgroup v2 an OOM kill takes the whole container (memory.oom.group), on v1 one
    * process (src/resources/linux-resources.ts singleProcessOOMKill); false is refused on v1.
    */
   singleProcessOOMKill: optional(bool),
-  cpuManagerPolicyOptions: ignored(stringMap, {}, { name: 'cpu-manager-policy-options', form: mapNoSplitForm }),
-  cpuManagerReconcilePeriodMs: ignored(duration, 10_000, 'cpu-manager-reconcile-period'),
+  /** The static policy's options at their upstream maturity (src/cpumanager/static-policy.ts); unknown ones stop the start. */
+  cpuManagerPolicyOptions: field(stringMap, {}, { flag: { name: 'cpu-manager-policy-options', form: mapNoSplitForm } }),
+  cpuManagerReconcilePeriodMs: field(duration, 10_000, { flag: 'cpu-manager-reconcile-period' }),
   memoryManagerPolicy: ignored(str, 'None', 'memory-manager-policy'),
   topologyManagerPolicy: ignored(str, 'none', 'topology-manager-policy'),
   topologyManagerScope: ignored(str, 'container', 'topology-manager-scope'),
@@ -468,7 +471,8 @@ export const FIELDS = {
   }),
   systemReserved: field(stringMap, {}, { flag: 'system-reserved' }),
   kubeReserved: field(stringMap, {}, { flag: 'kube-reserved' }),
-  reservedSystemCPUs: ignored(str, '', 'reserved-cpus'),
+  /** CPUs kept from pods; they override kubeReserved/systemReserved cpu (src/cpumanager/manager.ts reservedQuantities). */
+  reservedSystemCPUs: field(str, '', { flag: 'reserved-cpus' }),
   enforceNodeAllocatable: field(strings, ['pods'], { flag: 'enforce-node-allocatable' }),
   /** Read only where enforceNodeAllocatable limits them, which kubelet-ts refuses so far (invalidEnforcement). */
   systemReservedCgroup: field(str, '', { flag: 'system-reserved-cgroup' }),
@@ -826,6 +830,14 @@ const CROSS_CHECKS: ((c: KubeletConfig, raw: Record<string, unknown>) => string 
     raw.reservedSystemCPUs && (c.systemReservedCgroup || c.kubeReservedCgroup)
       ? "invalid configuration: can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)"
       : undefined,
+  (c) => {
+    try {
+      parseCPUSet(c.reservedSystemCPUs);
+      return undefined;
+    } catch (e) {
+      return `invalid configuration: unable to parse reservedSystemCPUs (--reserved-cpus) ${c.reservedSystemCPUs}, error: ${(e as Error).message}`;
+    }
+  },
   // Upstream parses the thresholds at start-up: a bad quantity or a soft threshold without a grace period stops it.
   (c) => {
     try {

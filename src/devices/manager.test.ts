@@ -166,6 +166,10 @@ test('register, ListAndWatch, capacity, admission, Allocate, checkpoint, plugin 
       ],
     });
     assert.deepEqual(allocatableResources(m).devices, [{ resourceName: R, deviceIds: ['dev-0'], topology: null }]);
+    // With the CPU manager's static policy: the container's exclusive CPUs and the node's allocatable ones.
+    const cpus = { containerCPUs: (uid: string, c: string) => (uid === 'p1' && c === 'c' ? [1, 2] : []), allocatableCPUs: () => [1, 2, 3] };
+    assert.deepEqual(podResources(p1, { ...cpus, containerDevices: (u, c) => m.containerDevices(u, c) }).containers?.[0]?.cpuIds, [1, 2]);
+    assert.deepEqual(allocatableResources({ ...cpus, allocatableDevices: () => [] }).cpuIds, [1, 2, 3]);
 
     // The pod ends: its device is free again.
     active.delete('p1');

@@ -1,6 +1,7 @@
 // The PodResources API on <root-dir>/pod-resources/kubelet.sock (upstream's
-// pkg/kubelet/apis/podresources server_v1): each running pod's containers with their devices;
-// cpu_ids and memory stay empty, as with the none CPU and memory manager policies.
+// pkg/kubelet/apis/podresources server_v1): each running pod's containers with their devices
+// and exclusive CPUs (the CPU manager's static policy); memory stays empty, as with the memory
+// manager's None policy.
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
@@ -19,6 +20,10 @@ export interface PodResourcesProvider {
   pods(): Pod[];
   containerDevices(uid: string, container: string): { resourceName: string; deviceIds: string[]; numaNodes: number[] }[];
   allocatableDevices(): { resourceName: string; deviceId: string; numaNodes: number[] }[];
+  /** The container's exclusive CPUs (the CPU manager's GetExclusiveCPUs); unset: none. */
+  containerCPUs?(uid: string, container: string): number[];
+  /** The CPUs that can be assigned exclusively (GetAllocatableCPUs); unset: none. */
+  allocatableCPUs?(): number[];
 }
 
 export type PodResourcesEndpoint = 'list' | 'get_allocatable' | 'get';
@@ -30,7 +35,7 @@ export interface PodResourcesObserver {
 const topology = (nodes: number[]) => (nodes.length ? { nodes: nodes.map((n) => ({ ID: String(n) })) } : null);
 
 /** One pod as upstream's PodResources: its sidecars and app containers (other init containers have ended), their devices. */
-export function podResources(pod: Pod, p: Pick<PodResourcesProvider, 'containerDevices'>): PodResources {
+export function podResources(pod: Pod, p: Pick<PodResourcesProvider, 'containerDevices' | 'containerCPUs'>): PodResources {
   const uid = pod.metadata!.uid!;
   const containers = [...(pod.spec?.initContainers ?? []).filter(isSidecar), ...(pod.spec?.containers ?? [])];
   return {
@@ -41,7 +46,7 @@ export function podResources(pod: Pod, p: Pick<PodResourcesProvider, 'containerD
       devices: p
         .containerDevices(uid, c.name)
         .map((d): ContainerDevices => ({ resourceName: d.resourceName, deviceIds: d.deviceIds, topology: topology(d.numaNodes) })),
-      cpuIds: [],
+      cpuIds: p.containerCPUs?.(uid, c.name) ?? [],
       memory: [],
       dynamicResources: [],
     })),
@@ -49,12 +54,14 @@ export function podResources(pod: Pod, p: Pick<PodResourcesProvider, 'containerD
 }
 
 /** Allocatable devices grouped as upstream: one ContainerDevices per device (its own topology). */
-export function allocatableResources(p: Pick<PodResourcesProvider, 'allocatableDevices'>): AllocatableResourcesResponse {
+export function allocatableResources(
+  p: Pick<PodResourcesProvider, 'allocatableDevices' | 'allocatableCPUs'>,
+): AllocatableResourcesResponse {
   return {
     devices: p
       .allocatableDevices()
       .map((d) => ({ resourceName: d.resourceName, deviceIds: [d.deviceId], topology: topology(d.numaNodes) })),
-    cpuIds: [],
+    cpuIds: p.allocatableCPUs?.() ?? [],
     memory: [],
   };
 }

@@ -1,8 +1,12 @@
 // The container manager (upstream's pkg/kubelet/cm): the node's cgroups (kubepods held to node
 // allocatable, the system containers, the QoS classes, one cgroup per pod), the node-wide
-// container settings (OOM kill, CFS quota), device plugins, DRA drivers and user namespaces.
-// The CPU, memory and topology managers belong here when they come.
+// container settings (OOM kill, CFS quota), the CPU manager, device plugins, DRA drivers and
+// user namespaces. The memory and topology managers belong here when they come.
+import { cpus } from 'node:os';
 import { featureEnabled } from '../features/gates.ts';
+import { parseCPUSet } from '../cpumanager/cpuset.ts';
+import { CPUManager, newPolicy, reservedQuantities, reservedSystemCPUs } from '../cpumanager/manager.ts';
+import { discoverTopology, readSysfsTopology } from '../cpumanager/topology.ts';
 import { devicePluginsDir } from '../podutil/pod-dirs.ts';
 import type { Container, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
@@ -12,13 +16,13 @@ import { withClaimDevices } from '../dra/container.ts';
 import { DraManager } from '../dra/manager.ts';
 import { DraPlugins } from '../dra/plugins.ts';
 import { logger, type Logger } from '../log/log.ts';
-import { deviceMetrics } from './observers.ts';
+import { cpuManagerMetrics, deviceMetrics } from './observers.ts';
 import { ensureSystemCgroups } from '../node/system-cgroups.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
 import { systemdOverDBus } from '../dbus/systemd.ts';
 import { cgroupLayout, kubepodsCgroup } from '../resources/cgroup-layout.ts';
 import { cgroupfsManager, type NodeCgroups } from '../resources/cgroup-manager.ts';
-import { cfsOf, singleProcessOOMKill } from '../resources/linux-resources.ts';
+import { cfsOf, milliCPU, singleProcessOOMKill } from '../resources/linux-resources.ts';
 import { enforcesPods, kubepodsLimits } from '../resources/node-allocatable.ts';
 import { keepQosCgroups, updateQosCgroups } from '../resources/qos-cgroups.ts';
 import { systemdCgroupManager } from '../resources/systemd-cgroups.ts';
@@ -27,6 +31,33 @@ import type { Host } from './node.ts';
 import type { KubeletOptions } from './options.ts';
 
 export type ContainerManager = Awaited<ReturnType<typeof containerManager>>;
+
+/**
+ * The node's CPUs as the CPU manager sees them (sysfs topology, reservedSystemCPUs checked against
+ * it), and the reserved quantities with reservedSystemCPUs standing for the cpu, as upstream's run.
+ */
+/** A CPU manager failure stops the start, worded as upstream's NewContainerManager and Start word it. */
+function cpuManagerStep<T>(what: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw new Error(`${what}: ${(e as Error).message}`);
+  }
+}
+
+export function nodeCPUs(config: KubeletOptions['config']) {
+  let facts: ReturnType<typeof readSysfsTopology>;
+  try {
+    facts = readSysfsTopology();
+  } catch (e) {
+    // No CPU topology in /sys (a restricted container): each online CPU its own core, one socket.
+    logger('cpumanager').warn('Cannot read the CPU topology from /sys; each CPU taken as a core of socket 0', { err: e });
+    facts = { cpus: cpus().map((_, cpu) => ({ cpu, packageId: 0, coreId: cpu })), numaNodes: [] };
+  }
+  const topology = discoverTopology(facts.cpus, facts.numaNodes);
+  const reservedCPUs = reservedSystemCPUs(config.reservedSystemCPUs, topology, parseCPUSet);
+  return { topology, reservedCPUs, reserved: reservedQuantities(config.kubeReserved, config.systemReserved, reservedCPUs) };
+}
 
 export async function containerManager(
   o: KubeletOptions,
@@ -37,6 +68,7 @@ export async function containerManager(
     pods: PodManager;
     /** Wakes the workers of these pods (a device's or a claim's health changed). */
     wakePods: (uids: string[]) => void;
+    cpus: ReturnType<typeof nodeCPUs>;
     log: Logger;
   },
 ) {
@@ -62,6 +94,34 @@ export async function containerManager(
   // The QoS cgroups' CPU weights follow the active pods (before each pod cgroup, and every minute).
   const updateQos = () => updateQosCgroups(cgroups.layout, pods.active(), cgroups.manager);
   const qosCgroups = keepQosCgroups(updateQos, logger('qos'));
+
+  // The CPU manager (src/cpumanager): cpu_manager_state restored and checked at start (a bad
+  // policy, option or state stops the kubelet, as upstream); static pins Guaranteed pods' integer CPUs.
+  const cpuManager = new CPUManager({
+    rootDir,
+    policy: cpuManagerStep('failed to initialize cpu manager', () =>
+      newPolicy({
+        policyName: config.cpuManagerPolicy,
+        policyOptions: config.cpuManagerPolicyOptions,
+        reconcilePeriodMs: config.cpuManagerReconcilePeriodMs,
+        topology: d.cpus.topology,
+        reservedCPUs: d.cpus.reservedCPUs,
+        // After the override: reservedSystemCPUs' count, when set.
+        reservedMillicores: [config.kubeReserved, config.systemReserved].reduce((m, r) => m + milliCPU(r.cpu ?? 0), 0),
+        gates: {
+          alpha: featureEnabled(config.featureGates, 'CPUManagerPolicyAlphaOptions'),
+          beta: featureEnabled(config.featureGates, 'CPUManagerPolicyBetaOptions'),
+        },
+      }),
+    ),
+    reconcilePeriodMs: config.cpuManagerReconcilePeriodMs,
+    cri: d.cri,
+    activePods: () => pods.active(),
+    sourcesReady: () => pods.sourcesReady(),
+    observe: cpuManagerMetrics,
+    log: logger('cpumanager'),
+  });
+  cpuManagerStep('start cpu manager error', () => cpuManager.start());
 
   // Device plugins (src/devices): registration on ROOT/device-plugins/kubelet.sock, their devices
   // in the Node's capacity, admission and Allocate at container creation. Containers running now
@@ -110,9 +170,11 @@ export async function containerManager(
       // One process or the whole container per OOM kill; refused as upstream's validation does.
       singleProcessOOMKill: singleProcessOOMKill(config.singleProcessOOMKill, d.host.swap.cgroupV2),
       cfs: cfsOf(config.cpuCFSQuota, config.cpuCFSQuotaPeriodMs),
+      cpusetFor: (pod: Pod, c: Container) => cpuManager.cpusetFor(pod, c),
     },
     cgroups,
     podCgroups: { updateQos, ensure: cgroups.manager.ensure, remove: cgroups.manager.remove },
+    cpuManager,
     devices,
     dra,
     draPlugins,
@@ -127,6 +189,7 @@ export async function containerManager(
       : undefined,
     async stop() {
       qosCgroups.stop();
+      cpuManager.stop();
       dra.stop();
       draPlugins.stop();
       await devices.stop();

@@ -3,14 +3,14 @@
 // manager and CurrentNode, built first, are what every part reads; the two parts called before
 // they are built (the pod workers, the node status) are named Late bindings.
 //
-// A pod's way: connections -> container manager (cgroups, devices, DRA) -> volumes ->
+// A pod's way: connections -> container manager (cgroups, CPU manager, devices, DRA) -> volumes ->
 // pod lifecycle (sources -> pod workers -> SyncPod -> src/runtime -> CRI) -> node status.
 import type { PodWorkers } from '../pods/workers.ts';
 import { logger } from '../log/log.ts';
 import { CurrentNode } from '../node/current-node.ts';
 import { PodManager } from '../pods/pod-manager.ts';
 import { connect } from './connections.ts';
-import { containerManager } from './container-manager.ts';
+import { containerManager, nodeCPUs } from './container-manager.ts';
 import { Late } from './late.ts';
 import { nodeLoops } from './loops.ts';
 import { nodeStatus, prepareHost, type NodeStatus } from './node.ts';
@@ -33,9 +33,11 @@ export async function runKubelet(given: KubeletOptions): Promise<{ stop(): Promi
 
   const host = prepareHost(given, log);
   const conn = await connect(given, log);
-  // The cgroup driver in effect is the runtime's, and /configz shows it.
-  const o = { ...given, config: { ...given.config, cgroupDriver: conn.cgroupDriver } };
-  const cm = await containerManager(o, { ...conn, host, pods, wakePods, log });
+  // The cgroup driver in effect is the runtime's, and /configz shows it. The CPU manager's
+  // reservedSystemCPUs stand for the reserved cpu everywhere (node allocatable, kubepods, its reservation).
+  const cpus = nodeCPUs(given.config);
+  const o = { ...given, config: { ...given.config, cgroupDriver: conn.cgroupDriver, ...cpus.reserved } };
+  const cm = await containerManager(o, { ...conn, host, pods, wakePods, cpus, log });
   const vol = volumesAndPlugins(o, { api: conn.api, node, draPlugins: cm.draPlugins, inUseChanged: pokeNodeStatus, log });
   const stats = statsProvider(o, { ...conn, cgroups: cm.cgroups, persistent: vol.persistent, csiDrivers: vol.csiDrivers });
   const loops = await nodeLoops(o, {
@@ -83,6 +85,7 @@ export async function runKubelet(given: KubeletOptions): Promise<{ stop(): Promi
     pods,
     stats,
     devices: cm.devices,
+    cpus: cm.cpuManager,
     healthy: () => lifecycle.pleg.problem(),
     log,
   });

@@ -9,6 +9,7 @@ import type { StartupLatencyTracker, StartupObservation } from '../pods/startup-
 import type { WorkerObserver } from '../pods/workers.ts';
 import { countRunning, type PlegObserver } from '../pleg/relist.ts';
 import type { CollectorDeps } from '../gc/collector.ts';
+import type { CPUManagerObserver } from '../cpumanager/manager.ts';
 import type { DeviceObserver } from '../devices/manager.ts';
 import type { PodResourcesObserver } from '../devices/pod-resources.ts';
 import type { PluginManagerObserver } from '../plugin-manager/manager.ts';
@@ -133,6 +134,17 @@ export const logRotationMetrics = (result: string) => metrics.containerLogRotati
 export const deviceMetrics: DeviceObserver = {
   registered: (resource) => metrics.devicePluginRegistrations.inc({ resource_name: resource }),
   allocated: (resource, s) => metrics.devicePluginAllocDuration.observe({ resource_name: resource }, s),
+};
+
+/** The CPU manager, under upstream's names (and ours for its reconcile loop's failures). */
+export const cpuManagerMetrics: CPUManagerObserver = {
+  pinningRequest: () => metrics.cpuManagerPinningRequests.inc(),
+  pinningError: () => metrics.cpuManagerPinningErrors.inc(),
+  pools(sharedMillicores, exclusiveCPUs) {
+    metrics.cpuManagerSharedPoolMillicores.set(sharedMillicores);
+    metrics.cpuManagerExclusiveCPUs.set(exclusiveCPUs);
+  },
+  reconcileFailure: () => metrics.cpuManagerReconcileFailures.inc(),
 };
 
 /** The PodResources API (v1 only), as upstream counts it: every request, and each endpoint's requests and errors. */

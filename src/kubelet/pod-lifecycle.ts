@@ -72,6 +72,7 @@ export function podLifecycle(
       admitUnderPressure: (pod) => d.loops.eviction.admit(pod),
       admitShutdown: (pod) => d.loops.shutdown.admit(pod),
       devices: d.cm.devices,
+      cpus: d.cm.cpuManager,
       claims: d.cm.dra,
       resourcesStatus: d.cm.resourcesStatus,
     }),

@@ -110,6 +110,7 @@ export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: Startu
       cgroups: d.cm.settings.cgroups,
       podCgroupIO: d.cm.cgroups.manager,
       cfs: d.cm.settings.cfs,
+      cpuManagerPolicy: config.cpuManagerPolicy,
       activePods: () => d.pods.active(),
     }),
     runtimeHandler: apiRuntimeHandler(d.api),

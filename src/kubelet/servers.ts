@@ -5,6 +5,7 @@
 import { podResourcesDir } from '../podutil/pod-dirs.ts';
 import type { ApiClient } from '../apiserver/client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
+import type { CPUManager } from '../cpumanager/manager.ts';
 import type { DeviceManager } from '../devices/manager.ts';
 import { startPodResourcesServer } from '../devices/pod-resources.ts';
 import type { Logger } from '../log/log.ts';
@@ -27,6 +28,7 @@ export async function kubeletServers(
     pods: PodManager;
     stats: Stats;
     devices: DeviceManager;
+    cpus: CPUManager;
     /** The PLEG's problem, if any: /healthz fails with it. */
     healthy: () => string | undefined;
     log: Logger;
@@ -49,13 +51,15 @@ export async function kubeletServers(
     healthy: d.healthy,
   });
   const readOnly = await kubeletReadOnlyServer({ config, nodeName, pods, stats: d.stats.cache, healthy: d.healthy });
-  // The active pods' devices.
+  // The active pods' devices and exclusive CPUs.
   const podResources = await startPodResourcesServer(
     podResourcesDir(o.rootDir),
     {
       pods: () => d.pods.active(),
       containerDevices: (uid, c) => d.devices.containerDevices(uid, c),
       allocatableDevices: () => d.devices.allocatableDevices(),
+      containerCPUs: (uid, c) => d.cpus.exclusiveCPUs(uid, c),
+      allocatableCPUs: () => d.cpus.allocatableCPUs(),
     },
     podResourcesMetrics,
   ).catch((e) => d.log.error('Failed to start the PodResources API server', { err: e }));

@@ -315,6 +315,32 @@ export const metrics = {
     buckets,
     registers: r,
   }),
+  // The CPU manager (src/cpumanager), as upstream's kubelet metrics name it.
+  cpuManagerPinningRequests: new Counter({
+    name: 'kubelet_cpu_manager_pinning_requests_total',
+    help: alpha('The number of cpu core allocations which required pinning.'),
+    registers: r,
+  }),
+  cpuManagerPinningErrors: new Counter({
+    name: 'kubelet_cpu_manager_pinning_errors_total',
+    help: alpha('The number of cpu core allocations which required pinning failed.'),
+    registers: r,
+  }),
+  cpuManagerSharedPoolMillicores: new Gauge({
+    name: 'kubelet_cpu_manager_shared_pool_size_millicores',
+    help: alpha('The size of the shared CPU pool for non-guaranteed QoS pods, in millicores.'),
+    registers: r,
+  }),
+  cpuManagerExclusiveCPUs: new Gauge({
+    name: 'kubelet_cpu_manager_exclusive_cpu_allocation_count',
+    help: alpha('The total number of CPUs exclusively allocated to containers running on this node'),
+    registers: r,
+  }),
+  cpuManagerReconcileFailures: new Counter({
+    name: 'kubelet_ts_cpu_manager_reconcile_failures_total',
+    help: "Containers whose cpuset the CPU manager's reconcile loop could not update (CRI UpdateContainerResources failed).",
+    registers: r,
+  }),
   podResourcesRequestsTotal: new Counter({
     name: 'kubelet_pod_resources_endpoint_requests_total',
     help: alpha('Cumulative number of requests to the PodResource endpoint. Broken down by server api version.'),

@@ -114,3 +114,21 @@ test('sysctls: the safe ones, allowedUnsafeSysctls, and none of the host namespa
     message: 'Pod was rejected: forbidden sysctl: "net.ipv4.ip_local_port_range" not allowed with host net enabled',
   });
 });
+
+test("the CPU manager's refusal comes after sysctls and before the predicates, as upstream's handler chain", () => {
+  const refuse = () => ({
+    admit: false as const,
+    reason: 'SMTAlignmentError',
+    message: 'Pod was rejected: SMT Alignment Error: requested 3 cpus not multiple cpus per core = 2',
+  });
+  const asked: string[] = [];
+  const cpus = (p: Pod) => {
+    asked.push(p.metadata!.name!);
+    return refuse();
+  };
+  assert.equal(reason(admitPod(pod({}, '3'), [], node, { cpus })), 'SMTAlignmentError');
+  const badSysctl = pod({ securityContext: { sysctls: [{ name: 'kernel.msgmax', value: '1' }] } });
+  assert.equal(reason(admitPod(badSysctl, [], node, { cpus })), 'SysctlForbidden');
+  assert.equal(asked.length, 1, 'not asked for a pod the sysctls refused');
+  assert.equal(reason(admitPod(pod({}, '3'), [], node, { cpus: () => ({ admit: true }) })), 'OutOfcpu');
+});

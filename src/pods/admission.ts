@@ -1,7 +1,8 @@
 // Whether a pod may run here, as upstream's admission: its sysctls against the allowlist
 // (pkg/kubelet/sysctl), then GeneralPredicates: the node's allocatable cpu, memory and pods;
 // its labels against the pod's node selector and required node affinity; host ports; the OS.
-// Pure: the sync loop asks it once per pod.
+// Pure but for the CPU manager's allocation, handed in (upstream's resource managers allocate
+// at admission): the sync loop asks it once per pod.
 import type { Node, NodeSelectorRequirement, Pod } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../resources/quantity.ts';
 import { podCPUAndMemoryRequests } from '../resources/pod-resources.ts';
@@ -141,6 +142,8 @@ export interface AdmitOptions {
   appArmorHostError?: string;
   /** The device manager's state (src/devices): device plugin resources must be there, healthy and free. */
   devices?: PodPlanInput;
+  /** The CPU manager's allocation (src/cpumanager): exclusive CPUs taken for the pod, or the refusal. */
+  cpus?: (pod: Pod) => Admission;
 }
 
 /**
@@ -158,7 +161,9 @@ export function admitDevices(pod: Pod, devices: PodPlanInput): Admission {
 export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions = {}): Admission {
   const sysctl = forbiddenSysctl(pod, [...safeSysctls(node.status?.nodeInfo?.kernelVersion), ...(opts.allowedUnsafeSysctls ?? [])]);
   if (sysctl) return { admit: false, reason: 'SysctlForbidden', message: `Pod was rejected: forbidden sysctl: ${sysctl}` };
-  // Upstream's handler chain: sysctls, then the resource managers' allocation, then the predicates.
+  // Upstream's handler chain: sysctls, then the resource managers' allocation (CPU manager first), then the predicates.
+  const cpus = opts.cpus?.(pod);
+  if (cpus && !cpus.admit) return cpus;
   if (opts.devices) {
     const devices = admitDevices(pod, opts.devices);
     if (!devices.admit) return devices;

@@ -47,6 +47,8 @@ export function podSteps(d: {
   admitShutdown?: (pod: Pod) => Admission;
   /** The device manager (src/devices): what admission checks device requests against, and where an admitted pod's devices are reserved. */
   devices?: { admissionInput(pod: Pod): PodPlanInput; reserve(pod: Pod): string | undefined };
+  /** The CPU manager (src/cpumanager): a pod's exclusive CPUs taken at admission, or its refusal. */
+  cpus?: { admit(pod: Pod): Admission };
   /** The DRA manager (src/dra): a stopped pod's ResourceClaims unprepared. */
   claims?: { unprepareResources(pod: Pod): Promise<void> };
   /** The health of the containers' devices in their status (ResourceHealthStatus; src/status/allocated-resources.ts). */
@@ -64,6 +66,7 @@ export function podSteps(d: {
         allowedUnsafeSysctls: d.allowedUnsafeSysctls,
         appArmorHostError: d.appArmorHostError,
         devices: d.devices?.admissionInput(pod),
+        cpus: d.cpus && ((p) => d.cpus!.admit(p)),
       });
       const preempt = podsToPreempt(pod, verdict, active, node);
       const result =

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import {
+  staticCPUResizeVerdict,
   admitResize,
   containerResize,
   containerStatusResources,
@@ -294,3 +295,25 @@ const statusCases: [string, Pod, boolean, Parameters<typeof podStatusResources>[
 ];
 for (const [name, p, running, cgroup, want] of statusCases)
   test(`podStatusResources: ${name}`, () => assert.deepEqual(podStatusResources(p, running, cgroup), want));
+
+test("staticCPUResizeVerdict: a Guaranteed pod's cpu does not change under the static CPU manager policy", () => {
+  const g = (cpu: string): Pod => ({
+    metadata: { uid: 'u' },
+    spec: { containers: [{ name: 'c', resources: { requests: { cpu, memory: '1Gi' }, limits: { cpu, memory: '1Gi' } } }] },
+  });
+  const rows: [name: string, pod: Pod, allocated: string, ok: boolean][] = [
+    ['Guaranteed, cpu changed', g('2'), '1', false],
+    ['Guaranteed, same cpu (memory resize)', g('1'), '1000m', true],
+    ['Burstable', { metadata: { uid: 'u' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '2' } } }] } }, '1', true],
+  ];
+  for (const [name, pod, allocated, ok] of rows) {
+    const v = staticCPUResizeVerdict(pod, () => allocated);
+    assert.equal(v.ok, ok, name);
+    if (!v.ok)
+      assert.deepEqual(v, {
+        ok: false,
+        reason: 'Infeasible',
+        message: 'Resize is infeasible for Guaranteed Pods alongside CPU Manager policy "static"',
+      });
+  }
+});

@@ -7,6 +7,8 @@ import type { Container, Pod, PodCondition, ResourceRequirements } from 'kuberne
 import { formatBinary, formatCPU, parseQuantity } from '../resources/quantity.ts';
 import { bytes, CFS_PERIOD_US, changedResources, cpuAndMemory, milliCPU, sameResources } from '../resources/linux-resources.ts';
 import type { PodCgroupLimits } from '../resources/pod-cgroup.ts';
+import { isSidecar } from '../podutil/podutil.ts';
+import { qosClass } from '../resources/qos.ts';
 import {
   isSupportedPodLevelResource,
   podCPUAndMemoryRequests,
@@ -108,6 +110,18 @@ export function podLevelResizeNeeded(allocated: ResourceRequirements | undefined
 }
 
 export type ResizeVerdict = { ok: true } | { ok: false; reason: 'Infeasible' | 'Deferred'; message: string };
+
+/**
+ * Upstream's podResizesAdmitHandler with InPlacePodVerticalScalingExclusiveCPUs off (alpha): a
+ * Guaranteed pod cannot change a container's cpu under the CPU manager's static policy (its
+ * exclusive CPUs would not follow). allocatedCPU: a container's allocated cpu request, by name.
+ */
+export function staticCPUResizeVerdict(pod: Pod, allocatedCPU: (name: string) => string | undefined): ResizeVerdict {
+  if (qosClass(pod) !== 'Guaranteed') return { ok: true };
+  const resizable = [...(pod.spec?.initContainers ?? []).filter(isSidecar), ...(pod.spec?.containers ?? [])];
+  if (!resizable.some((c) => milliCPU(c.resources?.requests?.cpu) !== milliCPU(allocatedCPU(c.name)))) return { ok: true };
+  return { ok: false, reason: 'Infeasible', message: 'Resize is infeasible for Guaranteed Pods alongside CPU Manager policy "static"' };
+}
 
 /**
  * Whether a pod's new requests can be allocated: Infeasible when they exceed what the node can

@@ -19,6 +19,7 @@ import { cgroupfsManager, type CgroupManager } from '../resources/cgroup-manager
 import { podCgroupLimits, sameLimits, widenLimits } from '../resources/pod-cgroup.ts';
 import { AllocationManager } from './allocation.ts';
 import {
+  staticCPUResizeVerdict,
   admitResize,
   containerStatusResources,
   effectiveResources,
@@ -53,6 +54,8 @@ export interface ResizeDeps {
   podCgroupIO?: PodCgroupIO;
   /** KubeletConfiguration cpuCFSQuota and cpuCFSQuotaPeriod; default: quota on, 100 ms. */
   cfs?: CFS;
+  /** KubeletConfiguration cpuManagerPolicy: with static a Guaranteed pod's cpu cannot be resized. */
+  cpuManagerPolicy?: string;
 }
 
 /** The resize events' summary of a pod's resources, as upstream's: containers with their resources, and the generation. */
@@ -110,7 +113,9 @@ export class PodResizer {
         const a = this.#allocation.peek(p.metadata!.uid!);
         return a ? withAllocation(p, a) : p;
       });
-    const verdict = admitResize(pod, others, this.#deps.allocatable());
+    const pinned =
+      this.#deps.cpuManagerPolicy === 'static' ? staticCPUResizeVerdict(pod, (n) => allocated.containers[n]?.requests?.cpu) : undefined;
+    const verdict = pinned && !pinned.ok ? pinned : admitResize(pod, others, this.#deps.allocatable());
     const generation = pod.metadata?.generation;
     if (verdict.ok) {
       const spec = specAllocation(pod);

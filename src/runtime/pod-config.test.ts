@@ -239,3 +239,11 @@ test("user namespace: on the sandbox's and the container's namespace options; a 
   assert.deepEqual(onNode.mounts, [{ containerPath: '/data', hostPath: '/vol/data' }]);
   assert.equal(sandboxConfig(p, 0, node).linux!.securityContext!.namespaceOptions!.usernsOptions, undefined, 'none given: none sent');
 });
+
+test("container config: the CPU manager's cpuset in the container's resources (upstream's PreCreateContainer)", () => {
+  const p = pod();
+  const c = p.spec!.containers[0]!;
+  assert.equal(containerConfig(p, c, 0, { cpusetCpus: '1' }).linux!.resources!.cpusetCpus, '1');
+  assert.equal(containerConfig(p, c, 0, { cpusetCpus: '0,2-3' }).linux!.resources!.cpusetCpus, '0,2-3');
+  assert.equal('cpusetCpus' in containerConfig(p, c, 0, {}).linux!.resources!, false, 'the none policy sets none');
+});

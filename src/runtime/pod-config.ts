@@ -40,6 +40,8 @@ export interface NodeContext extends NodeSecurity {
   singleProcessOOMKill?: boolean;
   /** KubeletConfiguration cpuCFSQuota and cpuCFSQuotaPeriod; unset: quota on, 100 ms. */
   cfs?: CFS;
+  /** The CPU manager's cpuset for a container (src/cpumanager: its own CPUs, else the shared pool); undefined: none set (policy none). */
+  cpusetFor?: (pod: Pod, c: Container) => string | undefined;
 }
 
 const podRef = (pod: Pod) => ({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? 'default', uid: pod.metadata!.uid! });
@@ -171,6 +173,8 @@ export interface ContainerInputs {
   singleProcessOOMKill?: boolean;
   /** The node's (NodeContext): the CFS quota and period of the container's cpu limit. */
   cfs?: CFS;
+  /** The CPU manager's cpuset (upstream's PreCreateContainer: cpuset_cpus of the container's resources). */
+  cpusetCpus?: string;
 }
 
 /** The device plugins' share of a container's config: envs, mounts and annotations first, then the container's own. */
@@ -249,6 +253,7 @@ function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInp
         ...linux,
         ...(inputs.memoryCapacityBytes ? { oomScoreAdj: containerOOMScoreAdj(pod, c, inputs.memoryCapacityBytes) } : {}),
         ...swap,
+        ...(inputs.cpusetCpus ? { cpusetCpus: inputs.cpusetCpus } : {}),
         ...(Object.keys(unified).length ? { unified } : {}),
       },
       securityContext: containerSecurityContext(pod, c, inputs.imageUser, inputs.security),

@@ -160,6 +160,7 @@ async function configure(ctx: SyncContext, pod: Pod, c: Container, s: StartScope
     swap: ctx.node.swap,
     singleProcessOOMKill: ctx.node.singleProcessOOMKill,
     cfs: ctx.node.cfs,
+    cpusetCpus: ctx.node.cpusetFor?.(pod, c),
     devices,
     // The same user namespace as the sandbox's (upstream's NamespacesForPod again).
     userNamespace: s.sbConfig.linux?.securityContext?.namespaceOptions?.usernsOptions ?? undefined,

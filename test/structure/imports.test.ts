@@ -36,6 +36,7 @@ const LAYERS: Record<string, number> = {
   csi: 2,
   'plugin-manager': 2,
   devices: 2,
+  cpumanager: 2,
   dra: 2,
   resize: 2,
   userns: 2,
