@@ -1,6 +1,7 @@
 // Stage, publish, unpublish and unstage against a fake driver, in a temporary kubelet root.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -172,6 +173,74 @@ test('a driver not registered, a driver that refuses persistent volumes', async 
     }),
     /volume mode "Persistent" not supported by driver/,
   );
+});
+
+test('an inline (Ephemeral) volume: no stage, the made-up volume id, pod info with ephemeral=true, the pod namespace secret', async (t) => {
+  const { root, volumes, request, secrets } = await setUp(t);
+  const ephemeralDriver = { metadata: { name: DRIVER }, spec: { podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'] } };
+  const inline = {
+    name: 'scratch',
+    csi: { driver: DRIVER, fsType: 'ext4', volumeAttributes: { size: '1Mi' }, nodePublishSecretRef: { name: 'pub' } },
+  };
+  const fsPod: Pod = { ...pod, spec: { ...pod.spec!, securityContext: { fsGroup: 3000 } } };
+  // upstream's makeVolumeHandle: csi-sha256(pod UID + volume name).
+  const want = `csi-${createHash('sha256').update('uid-1scratch').digest('hex')}`;
+  const published = await volumes.publishInline(fsPod, inline, ephemeralDriver);
+  const target = `${root}/pods/uid-1/volumes/kubernetes.io~csi/scratch/mount`;
+  assert.deepEqual(published, { path: target, applyFsGroup: false }, 'the driver applies fsGroup (VOLUME_MOUNT_GROUP)');
+  assert.equal(request('NodeStageVolume'), undefined);
+  assert.deepEqual(secrets, ['ns/pub']);
+  const attach = `csi-${createHash('sha256').update(`${want}${DRIVER}kts-w1`).digest('hex')}`;
+  assert.equal(
+    readFileSync(`${root}/pods/uid-1/volumes/kubernetes.io~csi/scratch/vol_data.json`, 'utf8'),
+    `{"attachmentID":"${attach}","driverName":"${DRIVER}","nodeName":"kts-w1","specVolID":"scratch","volumeHandle":"${want}","volumeLifecycleMode":"Ephemeral"}\n`,
+  );
+  assert.deepEqual(request('NodePublishVolume'), {
+    volumeId: want,
+    publishContext: {},
+    stagingTargetPath: '',
+    targetPath: target,
+    volumeCapability: {
+      mount: { fsType: 'ext4', mountFlags: [], volumeMountGroup: '3000' },
+      accessMode: { mode: 'SINGLE_NODE_WRITER' },
+      accessType: 'mount',
+    },
+    readonly: false,
+    secrets: { password: 's3cret' },
+    volumeContext: {
+      size: '1Mi',
+      'csi.storage.k8s.io/pod.name': 'p',
+      'csi.storage.k8s.io/pod.namespace': 'ns',
+      'csi.storage.k8s.io/pod.uid': 'uid-1',
+      'csi.storage.k8s.io/serviceAccount.name': 'sa',
+      'csi.storage.k8s.io/ephemeral': 'true',
+    },
+  });
+  await volumes.unpublish('uid-1', 'scratch');
+  assert.deepEqual(request('NodeUnpublishVolume'), { volumeId: want, targetPath: target });
+  assert.equal(existsSync(`${root}/pods/uid-1/volumes/kubernetes.io~csi/scratch`), false);
+});
+
+test('an inline volume: refused without a CSIDriver listing Ephemeral; read-only and fsGroup by the kubelet without VOLUME_MOUNT_GROUP', async (t) => {
+  const { volumes, request } = await setUp(t, { NodeGetCapabilities: { capabilities: [] } });
+  const inline = { name: 'scratch', csi: { driver: DRIVER } };
+  await assert.rejects(
+    volumes.publishInline(pod, inline, undefined),
+    /volume mode "Ephemeral" not supported by driver hostpath\.csi\.k8s\.io \(no CSIDriver object\)/,
+  );
+  await assert.rejects(
+    volumes.publishInline(pod, inline, { metadata: { name: DRIVER }, spec: {} }),
+    /volume mode "Ephemeral" not supported by driver hostpath\.csi\.k8s\.io \(only supports \["Persistent"\]\)/,
+  );
+  assert.equal(request('NodePublishVolume'), undefined);
+  const eph = { metadata: { name: DRIVER }, spec: { volumeLifecycleModes: ['Ephemeral'] } };
+  const fsPod: Pod = { ...pod, spec: { ...pod.spec!, securityContext: { fsGroup: 3000 } } };
+  const r = await volumes.publishInline(fsPod, { name: 'scratch', csi: { driver: DRIVER, fsType: 'ext4' } }, eph);
+  assert.equal(r.applyFsGroup, true, 'an inline volume counts as ReadWriteOnce');
+  assert.deepEqual((request('NodePublishVolume') as { volumeContext: object }).volumeContext, {}, 'no podInfoOnMount: no pod info');
+  const ro = await volumes.publishInline(fsPod, { name: 'ro', csi: { driver: DRIVER, fsType: 'ext4', readOnly: true } }, eph);
+  assert.equal(ro.applyFsGroup, false);
+  assert.equal((request('NodePublishVolume') as { readonly: boolean }).readonly, true);
 });
 
 test('kubeletAppliesFsGroup', () => {

@@ -2,17 +2,19 @@
 // (NodeStageVolume into the volume's global mount, once per node), csiMountMgr.SetUpAt
 // (NodePublishVolume into the pod's volume directory), csiMountMgr.TearDownAt (NodeUnpublishVolume)
 // and csiAttacher.UnmountDevice (NodeUnstageVolume). Each writes or reads the vol_data.json upstream
-// keeps beside the path, so that teardown needs only the path. Persistent (PV-backed) filesystem
-// volumes; which pod needs which volume, and when, is the volume manager's to decide.
+// keeps beside the path, so that teardown needs only the path. PV-backed filesystem volumes, and a
+// pod's inline `csi` volumes (Ephemeral: published only); which pod needs which volume, and when,
+// is the volume manager's to decide.
 import { mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { PersistentVolume, Pod, Secret } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolume, Pod, Secret, Volume } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
 import type { Logger } from '../log/log.ts';
 import { isMountPoint } from '../mount/mountinfo.ts';
 import type { CsiDrivers } from './drivers.ts';
 import { CsiError, isFinalError } from './errors.ts';
-import { attachmentName, deviceMountPath, publishPath, volDataPath } from './paths.ts';
+import { type LifecycleMode, lifecycleModeProblem } from './lifecycle-mode.ts';
+import { attachmentName, deviceMountPath, ephemeralVolumeHandle, publishPath, volDataPath } from './paths.ts';
 import { volumeCapability } from './volume-capability.ts';
 
 /** One PersistentVolume as a pod uses it: what the volume manager resolved from the pod's claim. */
@@ -56,13 +58,13 @@ export function kubeletAppliesFsGroup(v: {
 }
 
 /** upstream's getPodInfoAttrs: what a driver with podInfoOnMount gets in the volume context. */
-function podInfoAttributes(pod: Pod): Record<string, string> {
+function podInfoAttributes(pod: Pod, mode: LifecycleMode): Record<string, string> {
   return {
     'csi.storage.k8s.io/pod.name': pod.metadata?.name ?? '',
     'csi.storage.k8s.io/pod.namespace': pod.metadata?.namespace ?? '',
     'csi.storage.k8s.io/pod.uid': pod.metadata?.uid ?? '',
     'csi.storage.k8s.io/serviceAccount.name': pod.spec?.serviceAccountName ?? '',
-    'csi.storage.k8s.io/ephemeral': 'false',
+    'csi.storage.k8s.io/ephemeral': String(mode === 'Ephemeral'),
   };
 }
 
@@ -190,42 +192,105 @@ export class CsiVolumes {
    */
   async publish(pod: Pod, req: CsiVolumeRequest): Promise<PublishResult> {
     const src = csiSource(req.pv);
-    const spec = req.csiDriver?.spec;
-    const modes = spec?.volumeLifecycleModes ?? ['Persistent'];
-    if (!modes.includes('Persistent'))
-      throw new Error(`volume mode "Persistent" not supported by driver ${src.driver} (only supports ${JSON.stringify(modes)})`);
-    const client = this.#drivers.client(src.driver);
+    const caps = await this.#drivers.client(src.driver).nodeGetCapabilities();
+    return this.#publishAt(pod, {
+      mode: 'Persistent',
+      driver: src.driver,
+      volumeHandle: src.volumeHandle,
+      specName: req.pv.metadata!.name!,
+      csiDriver: req.csiDriver,
+      readOnly: req.readOnly,
+      fsType: src.fsType ?? '',
+      accessModes: req.pv.spec?.accessModes,
+      mountFlags: req.pv.spec?.mountOptions,
+      publishContext: req.publishContext,
+      stagingTargetPath: caps.has('STAGE_UNSTAGE_VOLUME') ? deviceMountPath(this.#rootDir, src.driver, src.volumeHandle) : '',
+      volumeAttributes: src.volumeAttributes,
+      secretRef: src.nodePublishSecretRef,
+      fsGroup: req.fsGroup,
+    });
+  }
+
+  /**
+   * upstream's SetUpAt for a pod's inline `csi` volume (Ephemeral lifecycle, csi_mounter.go's
+   * volSrc case): the driver must list Ephemeral in its CSIDriver's volumeLifecycleModes; the volume
+   * id is made from the pod's UID and the volume's name (makeVolumeHandle); no attach, no staging,
+   * no publish context; ReadWriteOnce; the secret is nodePublishSecretRef in the pod's namespace.
+   */
+  async publishInline(pod: Pod, v: Volume, csiDriver: CSIDriver | undefined): Promise<PublishResult> {
+    const src = v.csi;
+    if (!src) throw new Error(`volume ${v.name} has no CSI source`);
+    const ref = src.nodePublishSecretRef?.name ? { namespace: pod.metadata?.namespace, name: src.nodePublishSecretRef.name } : undefined;
+    return this.#publishAt(pod, {
+      mode: 'Ephemeral',
+      driver: src.driver,
+      volumeHandle: ephemeralVolumeHandle(pod.metadata!.uid!, v.name),
+      specName: v.name,
+      csiDriver,
+      readOnly: src.readOnly ?? false,
+      fsType: src.fsType ?? '',
+      // upstream's supportsFSGroup: "Inline CSI volumes are always mounted with RWO AccessMode".
+      accessModes: ['ReadWriteOnce'],
+      publishContext: {},
+      stagingTargetPath: '',
+      volumeAttributes: src.volumeAttributes,
+      secretRef: ref,
+      fsGroup: pod.spec?.securityContext?.fsGroup,
+    });
+  }
+
+  async #publishAt(
+    pod: Pod,
+    p: {
+      mode: LifecycleMode;
+      driver: string;
+      volumeHandle: string;
+      specName: string;
+      csiDriver: CSIDriver | undefined;
+      readOnly: boolean;
+      fsType: string;
+      accessModes: string[] | undefined;
+      mountFlags?: string[];
+      publishContext: Record<string, string>;
+      stagingTargetPath: string;
+      volumeAttributes: Record<string, string> | undefined;
+      secretRef: { namespace?: string; name?: string } | undefined;
+      fsGroup: number | undefined;
+    },
+  ): Promise<PublishResult> {
+    const client = this.#drivers.client(p.driver);
+    const problem = lifecycleModeProblem(p.driver, p.csiDriver, p.mode);
+    if (problem) throw new Error(`mounter.SetupAt failed to check volume lifecycle mode: ${problem}`);
+    const spec = p.csiDriver?.spec;
     const caps = await client.nodeGetCapabilities();
     const uid = pod.metadata!.uid!;
-    const specName = req.pv.metadata!.name!;
-    const path = publishPath(this.#rootDir, uid, specName);
+    const path = publishPath(this.#rootDir, uid, p.specName);
     mkdirSync(dirname(path), { recursive: true, mode: 0o750 });
-    const secrets = await this.#credentials(src.nodePublishSecretRef);
-    const volumeContext = { ...src.volumeAttributes, ...(spec?.podInfoOnMount ? podInfoAttributes(pod) : {}) };
+    const secrets = await this.#credentials(p.secretRef);
+    const volumeContext = { ...p.volumeAttributes, ...(spec?.podInfoOnMount ? podInfoAttributes(pod, p.mode) : {}) };
     const mountGroup = caps.has('VOLUME_MOUNT_GROUP');
-    const accessMode = req.pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce';
     try {
       saveVolumeData(path, {
-        attachmentID: attachmentName(src.volumeHandle, src.driver, this.#nodeName),
-        driverName: src.driver,
+        attachmentID: attachmentName(p.volumeHandle, p.driver, this.#nodeName),
+        driverName: p.driver,
         nodeName: this.#nodeName,
-        specVolID: specName,
-        volumeHandle: src.volumeHandle,
-        volumeLifecycleMode: 'Persistent',
+        specVolID: p.specName,
+        volumeHandle: p.volumeHandle,
+        volumeLifecycleMode: p.mode,
       });
       await client.nodePublishVolume({
-        volumeId: src.volumeHandle,
-        publishContext: req.publishContext,
-        stagingTargetPath: caps.has('STAGE_UNSTAGE_VOLUME') ? deviceMountPath(this.#rootDir, src.driver, src.volumeHandle) : '',
+        volumeId: p.volumeHandle,
+        publishContext: p.publishContext,
+        stagingTargetPath: p.stagingTargetPath,
         targetPath: path,
         volumeCapability: volumeCapability({
-          fsType: src.fsType ?? '',
-          accessMode,
+          fsType: p.fsType,
+          accessMode: p.accessModes?.[0] ?? 'ReadWriteOnce',
           singleNodeMultiWriter: caps.has('SINGLE_NODE_MULTI_WRITER'),
-          mountFlags: req.pv.spec?.mountOptions,
-          fsGroup: mountGroup ? req.fsGroup : undefined,
+          mountFlags: p.mountFlags,
+          fsGroup: mountGroup ? p.fsGroup : undefined,
         }),
-        readonly: req.readOnly,
+        readonly: p.readOnly,
         secrets,
         volumeContext,
       });
@@ -233,15 +298,15 @@ export class CsiVolumes {
       this.#cleanUpAfter(e, path);
       throw e;
     }
-    this.#log.v(4, 'SetUp: NodePublishVolume succeeded', { podUID: uid, driver: src.driver, volumeHandle: src.volumeHandle, path });
+    this.#log.v(4, 'SetUp: NodePublishVolume succeeded', { podUID: uid, driver: p.driver, volumeHandle: p.volumeHandle, path });
     const applyFsGroup =
       !mountGroup &&
       kubeletAppliesFsGroup({
-        fsGroup: req.fsGroup,
+        fsGroup: p.fsGroup,
         fsGroupPolicy: spec?.fsGroupPolicy,
-        readOnly: req.readOnly,
-        fsType: src.fsType,
-        accessModes: req.pv.spec?.accessModes,
+        readOnly: p.readOnly,
+        fsType: p.fsType,
+        accessModes: p.accessModes,
       });
     return { path, applyFsGroup };
   }

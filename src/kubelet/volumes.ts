@@ -43,12 +43,14 @@ export function volumesAndPlugins(
   d.node.onNewUID(() => void csiNodeInfo.initialize().catch((e) => d.log.error('Failed to initialize the CSINode', { err: e })));
 
   const sources = apiVolumeSources(d.api, logger('volumes'));
+  const claimSources = apiClaimSources(d.api);
+  const csi = new CsiVolumes({ rootDir, nodeName, drivers: csiDrivers, secret: apiSecretGetter(d.api), log: logger('csi') });
   // Claims and their PersistentVolumes: hostPath, local, CSI (src/volumes/persistent.ts).
   const persistent = new PersistentVolumes({
     rootDir,
     nodeName,
-    sources: apiClaimSources(d.api),
-    csi: new CsiVolumes({ rootDir, nodeName, drivers: csiDrivers, secret: apiSecretGetter(d.api), log: logger('csi') }),
+    sources: claimSources,
+    csi,
     volumesAttached: () => (d.node.get()?.status?.volumesAttached ?? []).map((v) => v.name),
     inUseChanged: d.inUseChanged,
     bindMount,
@@ -60,6 +62,12 @@ export function volumesAndPlugins(
     log: logger('volumes'),
     nodeAllocatable: () => d.node.allocatable(),
     persistent,
+    // A pod's inline csi volumes (CSI ephemeral volumes).
+    csi: {
+      csiDriver: (name) => claimSources.csiDriver(name),
+      publishInline: (pod, v, driver) => csi.publishInline(pod, v, driver),
+      unpublish: (uid, specName) => csi.unpublish(uid, specName),
+    },
   });
   return {
     volumes,

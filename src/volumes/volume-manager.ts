@@ -19,7 +19,7 @@ import { TokenManager } from './tokens.ts';
 import type { PersistentPath, PersistentVolumes } from './persistent.ts';
 import type { ImageSpec } from '../cri/generated/runtime/v1/ImageSpec.ts';
 import { type VolumePlugin, findPlugin } from './plugins/plugin.ts';
-import type { PodVolumeHost } from './plugins/pod-host.ts';
+import type { InlineCsi, PodVolumeHost } from './plugins/pod-host.ts';
 import { podVolumePlugins } from './plugins/registry.ts';
 
 /** Re-exported for its tests' sake: the tmpfs size of a memory-backed volume (plugins/wrapped-dir.ts). */
@@ -74,6 +74,8 @@ export class VolumeManager {
     mountTmpfs?: (dir: string, sizeBytes?: number) => Promise<void>;
     /** persistentVolumeClaim and ephemeral volumes (persistent.ts); undefined: refused as unsupported. */
     persistent?: Pick<PersistentVolumes, 'setUp' | 'release'>;
+    /** A pod's inline `csi` volumes (plugins/csi-inline.ts); undefined: refused. */
+    csi?: InlineCsi;
   }) {
     this.#rootDir = d.rootDir;
     this.#sources = d.sources;
@@ -89,6 +91,7 @@ export class VolumeManager {
       allocatable: d.nodeAllocatable ?? (() => undefined),
       mountTmpfs: d.mountTmpfs ?? mountTmpfs,
       persistent: d.persistent,
+      csi: d.csi,
     };
   }
 

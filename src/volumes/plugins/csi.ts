@@ -61,8 +61,12 @@ async function setUpCsi(host: PersistentHost, pod: Pod, pv: PersistentVolume, re
   return { path, readOnly };
 }
 
-/** The CSI volumes published into the pod's directory, by the vol_data.json beside each. */
-function published(rootDir: string, uid: string): ReconstructedVolume[] {
+/**
+ * upstream's ConstructVolumeSpec over the pod's kubernetes.io~csi directory: the CSI volumes
+ * published into it, by the vol_data.json beside each; lifecycleMode tells a pod's inline
+ * (Ephemeral) volume from a PersistentVolume's.
+ */
+export function publishedCsiVolumes(rootDir: string, uid: string): ReconstructedVolume[] {
   const dir = podVolumePluginDir(rootDir, uid, pluginDirName(CSI));
   let names: string[];
   try {
@@ -73,7 +77,9 @@ function published(rootDir: string, uid: string): ReconstructedVolume[] {
   return names.flatMap((specName) => {
     try {
       const data = JSON.parse(readFileSync(volDataPath(join(dir, specName, 'mount')), 'utf8')) as Record<string, string>;
-      return data.driverName && data.volumeHandle ? [{ specName, driverName: data.driverName, volumeHandle: data.volumeHandle }] : [];
+      if (!data.driverName || !data.volumeHandle) return [];
+      const lifecycleMode = data.volumeLifecycleMode === 'Ephemeral' ? 'Ephemeral' : 'Persistent';
+      return [{ specName, driverName: data.driverName, volumeHandle: data.volumeHandle, lifecycleMode }];
     } catch {
       return [];
     }
@@ -89,7 +95,8 @@ function publishedElsewhere(rootDir: string, exceptUID: string, driverName: stri
     return false;
   }
   return pods.some(
-    (uid) => uid !== exceptUID && published(rootDir, uid).some((p) => p.driverName === driverName && p.volumeHandle === volumeHandle),
+    (uid) =>
+      uid !== exceptUID && publishedCsiVolumes(rootDir, uid).some((p) => p.driverName === driverName && p.volumeHandle === volumeHandle),
   );
 }
 
@@ -102,7 +109,9 @@ export const csiPlugin: VolumePlugin<PersistentHost> = {
    * unstaged once no other pod has it. Throws when a driver fails or is not registered.
    */
   async tearDown(host, uid) {
-    for (const p of published(host.rootDir, uid)) {
+    for (const p of publishedCsiVolumes(host.rootDir, uid)) {
+      // A pod's inline volumes are the pod plugin's (csi-inline.ts): published only, never staged.
+      if (p.lifecycleMode === 'Ephemeral') continue;
       if (!host.csi) throw new Error(`CSI volume ${p.specName} is published but CSI is not enabled`);
       await host.csi.unpublish(uid, p.specName);
       host.log.info('UnmountVolume.TearDown succeeded', { podUID: uid, volume: p.specName, driver: p.driverName });
@@ -111,5 +120,5 @@ export const csiPlugin: VolumePlugin<PersistentHost> = {
       host.log.info('UnmountDevice succeeded', { driver: p.driverName, volumeHandle: p.volumeHandle });
     }
   },
-  reconstruct: published,
+  reconstruct: (rootDir, uid) => publishedCsiVolumes(rootDir, uid).filter((p) => p.lifecycleMode !== 'Ephemeral'),
 };

@@ -28,6 +28,8 @@ export interface ReconstructedVolume {
   specName: string;
   driverName: string;
   volumeHandle: string;
+  /** A CSI volume's lifecycle (vol_data.json's volumeLifecycleMode): Ephemeral for a pod's inline volume. */
+  lifecycleMode?: 'Persistent' | 'Ephemeral';
 }
 
 /**
