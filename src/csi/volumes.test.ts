@@ -9,7 +9,7 @@ import { status } from '@grpc/grpc-js';
 import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
 import { CsiDrivers } from './drivers.ts';
-import type { CsiError } from './errors.ts';
+import type { CsiError, NodeExpandError } from './errors.ts';
 import { fakeDriver } from './testing.ts';
 import { kubeletAppliesFsGroup, CsiVolumes } from './volumes.ts';
 
@@ -241,6 +241,57 @@ test('an inline volume: refused without a CSIDriver listing Ephemeral; read-only
   const ro = await volumes.publishInline(fsPod, { name: 'ro', csi: { driver: DRIVER, fsType: 'ext4', readOnly: true } }, eph);
   assert.equal(ro.applyFsGroup, false);
   assert.equal((request('NodePublishVolume') as { readonly: boolean }).readonly, true);
+});
+
+test('nodeExpand: NodeExpandVolume of the target path with the staging path, by the EXPAND_VOLUME capability; failures classified as upstream', async (t) => {
+  const caps = { capabilities: [{ rpc: { type: 'STAGE_UNSTAGE_VOLUME' } }, { rpc: { type: 'EXPAND_VOLUME' } }] };
+  const { root, volumes, request } = await setUp(t, { NodeGetCapabilities: caps });
+  const target = `${root}/pods/uid-1/volumes/kubernetes.io~csi/pvc-1/mount`;
+  const withSecret: PersistentVolume = {
+    ...pv,
+    spec: { ...pv.spec, csi: { ...pv.spec!.csi!, nodeExpandSecretRef: { namespace: 'kube-system', name: 'x' } } },
+  };
+  await volumes.nodeExpand({ pv: withSecret, volumePath: target, newSizeBytes: 2 * 2 ** 30 });
+  assert.deepEqual(request('NodeExpandVolume'), {
+    volumeId: 'vol-1',
+    volumePath: target,
+    capacityRange: { requiredBytes: String(2 * 2 ** 30), limitBytes: '0' },
+    stagingTargetPath: `${root}/plugins/kubernetes.io/csi/${DRIVER}/${SHA}/globalmount`,
+    volumeCapability: {
+      mount: { fsType: 'ext4', mountFlags: ['noatime'], volumeMountGroup: '' },
+      accessMode: { mode: 'SINGLE_NODE_WRITER' },
+      accessType: 'mount',
+    },
+    secrets: { password: 's3cret' },
+  });
+
+  const none = await setUp(t, { NodeGetCapabilities: { capabilities: [] } });
+  await assert.rejects(
+    none.volumes.nodeExpand({ pv, volumePath: target, newSizeBytes: 1 }),
+    (e: NodeExpandError) => e.kind === 'notSupported' && /NodeExpand is not supported by the CSI driver/.test(e.message),
+  );
+  assert.equal(none.request('NodeExpandVolume'), undefined);
+
+  const cases: [number, string][] = [
+    [status.FAILED_PRECONDITION, 'inUse'],
+    [status.OUT_OF_RANGE, 'infeasible'],
+    [status.INVALID_ARGUMENT, 'infeasible'],
+    [status.NOT_FOUND, 'infeasible'],
+    [status.INTERNAL, 'final'],
+  ];
+  for (const [code, kind] of cases) {
+    const f = await setUp(t, { NodeGetCapabilities: caps, NodeExpandVolume: { code, details: 'nope' } });
+    await assert.rejects(
+      f.volumes.nodeExpand({ pv, volumePath: target, newSizeBytes: 1 }),
+      (e: NodeExpandError) => e.kind === kind,
+      `code ${code}`,
+    );
+  }
+  const other: PersistentVolume = { ...pv, spec: { ...pv.spec, csi: { driver: 'other.csi', volumeHandle: 'v' } } };
+  await assert.rejects(
+    volumes.nodeExpand({ pv: other, volumePath: target, newSizeBytes: 1 }),
+    (e: NodeExpandError) => e.kind === 'transient',
+  );
 });
 
 test('kubeletAppliesFsGroup', () => {

@@ -12,9 +12,9 @@ import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
 import type { Logger } from '../log/log.ts';
 import { isMountPoint } from '../mount/mountinfo.ts';
 import type { CsiDrivers } from './drivers.ts';
-import { CsiError, isFinalError } from './errors.ts';
+import { CsiError, isFinalError, NodeExpandError, nodeExpandFailure } from './errors.ts';
 import { type LifecycleMode, lifecycleModeProblem } from './lifecycle-mode.ts';
-import { attachmentName, deviceMountPath, ephemeralVolumeHandle, publishPath, volDataPath } from './paths.ts';
+import { attachmentName, blockStagingPath, deviceMountPath, ephemeralVolumeHandle, publishPath, volDataPath } from './paths.ts';
 import { volumeCapability } from './volume-capability.ts';
 
 /** One PersistentVolume as a pod uses it: what the volume manager resolved from the pod's claim. */
@@ -309,6 +309,54 @@ export class CsiVolumes {
         accessModes: p.accessModes,
       });
     return { path, applyFsGroup };
+  }
+
+  /**
+   * upstream's csiPlugin.NodeExpand (expander.go): NodeExpandVolume of the volume published at
+   * volumePath (the pod's target path; the staging path beside it), to newSizeBytes. Throws a
+   * NodeExpandError whose kind the caller decides by (notSupported without EXPAND_VOLUME).
+   */
+  async nodeExpand(r: { pv: PersistentVolume; volumePath: string; newSizeBytes: number }): Promise<void> {
+    const src = csiSource(r.pv);
+    let client: ReturnType<CsiDrivers['client']>;
+    try {
+      client = this.#drivers.client(src.driver);
+    } catch (e) {
+      throw new NodeExpandError((e as Error).message, 'transient', { cause: e });
+    }
+    const caps = await client.nodeGetCapabilities().catch((e: Error) => {
+      throw new NodeExpandError(`Expander.NodeExpand failed to check if node supports expansion : ${e.message}`, 'final', { cause: e });
+    });
+    if (!caps.has('EXPAND_VOLUME'))
+      throw new NodeExpandError(`NodeExpand is not supported by the CSI driver ${src.driver}`, 'notSupported');
+    const ref = src.nodeExpandSecretRef;
+    const secrets = await this.#credentials(ref).catch((e: Error) => {
+      throw new NodeExpandError(
+        `expander.NodeExpand failed to get NodeExpandSecretRef ${ref?.namespace}/${ref?.name}: ${e.message}`,
+        'final',
+      );
+    });
+    const block = r.pv.spec?.volumeMode === 'Block';
+    try {
+      await client.nodeExpandVolume({
+        volumeId: src.volumeHandle,
+        volumePath: r.volumePath,
+        capacityRange: { requiredBytes: String(r.newSizeBytes) },
+        // upstream hands the device mount path whether or not the driver stages (GetDeviceMountPath).
+        stagingTargetPath: block
+          ? blockStagingPath(this.#rootDir, r.pv.metadata!.name!)
+          : deviceMountPath(this.#rootDir, src.driver, src.volumeHandle),
+        volumeCapability: volumeCapability({
+          fsType: block ? 'block' : (src.fsType ?? ''),
+          accessMode: r.pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce',
+          singleNodeMultiWriter: caps.has('SINGLE_NODE_MULTI_WRITER'),
+          mountFlags: r.pv.spec?.mountOptions,
+        }),
+        secrets,
+      });
+    } catch (e) {
+      throw nodeExpandFailure(e);
+    }
   }
 
   /** upstream's TearDownAt: NodeUnpublishVolume of the pod's volume, found by the vol_data.json beside it. */

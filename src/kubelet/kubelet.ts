@@ -36,7 +36,14 @@ export async function runKubelet(given: KubeletOptions): Promise<{ stop(): Promi
   // The cgroup driver in effect is the runtime's, and /configz shows it.
   const o = { ...given, config: { ...given.config, cgroupDriver: conn.cgroupDriver } };
   const cm = await containerManager(o, { ...conn, host, pods, wakePods, log });
-  const vol = volumesAndPlugins(o, { api: conn.api, node, draPlugins: cm.draPlugins, inUseChanged: pokeNodeStatus, log });
+  const vol = volumesAndPlugins(o, {
+    api: conn.api,
+    node,
+    draPlugins: cm.draPlugins,
+    inUseChanged: pokeNodeStatus,
+    events: conn.events,
+    log,
+  });
   const stats = statsProvider(o, { ...conn, cgroups: cm.cgroups, persistent: vol.persistent, csiDrivers: vol.csiDrivers });
   const loops = await nodeLoops(o, {
     ...conn,

@@ -7,6 +7,7 @@ import { CsiDrivers, CsiRegistrationHandler } from '../csi/drivers.ts';
 import { nodeInfoManager } from '../csi/node-info-manager.ts';
 import { CsiVolumes } from '../csi/volumes.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
+import type { Recorder } from '../events/recorder.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { pluginManagerMetrics } from './observers.ts';
 import { bindMount } from '../mount/mountinfo.ts';
@@ -30,6 +31,8 @@ export function volumesAndPlugins(
     draPlugins: PluginHandler;
     /** A new set of volumes in use goes out with the node status at once. */
     inUseChanged: () => void;
+    /** Node expansion's events on pods and claims. */
+    events?: Recorder;
     log: Logger;
   },
 ) {
@@ -55,6 +58,7 @@ export function volumesAndPlugins(
     inUseChanged: d.inUseChanged,
     bindMount,
     log: logger('volumes'),
+    events: d.events,
   });
   const volumes = new VolumeManager({
     rootDir,

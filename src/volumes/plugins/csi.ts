@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
-import { attachmentName, deviceMountPath, volDataPath } from '../../csi/paths.ts';
+import { attachmentName, deviceMountPath, publishPath, volDataPath } from '../../csi/paths.ts';
 import type { CsiVolumeRequest } from '../../csi/volumes.ts';
 import { podsDir, podVolumePluginDir } from '../../podutil/pod-dirs.ts';
 import { uniqueVolumeName } from '../claims.ts';
@@ -119,6 +119,12 @@ export const csiPlugin: VolumePlugin<PersistentHost> = {
       await host.csi.unstage(deviceMountPath(host.rootDir, p.driverName, p.volumeHandle));
       host.log.info('UnmountDevice succeeded', { driver: p.driverName, volumeHandle: p.volumeHandle });
     }
+  },
+  // upstream's csiPlugin.NodeExpand: the pod's target path is the volume path.
+  async nodeExpand(host, pod, { pv }, newSizeBytes) {
+    if (!host.csi) throw new Error('CSI volumes are not enabled');
+    const volumePath = publishPath(host.rootDir, pod.metadata!.uid!, pv!.metadata!.name!);
+    await host.csi.nodeExpand({ pv: pv!, volumePath, newSizeBytes });
   },
   reconstruct: (rootDir, uid) => publishedCsiVolumes(rootDir, uid).filter((p) => p.lifecycleMode !== 'Ephemeral'),
 };

@@ -9,7 +9,7 @@ export interface PersistentHost {
   nodeName: string;
   sources: ClaimSources;
   /** undefined: no CSI (tests of the other plugins). */
-  csi?: Pick<CsiVolumes, 'stage' | 'publish' | 'unpublish' | 'unstage'>;
+  csi?: Pick<CsiVolumes, 'stage' | 'publish' | 'unpublish' | 'unstage' | 'nodeExpand'>;
   /** The Node's status.volumesAttached names, as the attach/detach controller set them. */
   volumesAttached(): string[];
   /** Whether the last node status sent carried the volume in volumesInUse (upstream's MarkVolumesAsReportedInUse). */

@@ -50,6 +50,16 @@ export interface VolumePlugin<Host> {
    * the owner does for every plugin): CSI unpublish and unstage. Throws to keep the directory for a retry.
    */
   tearDown?(host: Host, uid: string): Promise<void>;
+  /**
+   * Checked once a resize period while the pod runs: upstream's reconciler's ExpandInUseVolume of
+   * a mounted claim whose PersistentVolume grew (online expansion). Throws the failure's reason.
+   */
+  resize?(host: Host, pod: Pod, spec: VolumeSpec): Promise<void>;
+  /**
+   * upstream's NodeExpandableVolumePlugin.NodeExpand (RequiresFSResize): expands the volume set up
+   * for the pod to newSizeBytes on the node; throws a src/csi NodeExpandError.
+   */
+  nodeExpand?(host: Host, pod: Pod, spec: VolumeSpec, newSizeBytes: number): Promise<void>;
   /** upstream's ConstructVolumeSpec: the pod's volumes of this plugin found on disk, for a teardown after a restart. */
   reconstruct?(rootDir: string, uid: string): ReconstructedVolume[];
 }

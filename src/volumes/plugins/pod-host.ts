@@ -18,7 +18,12 @@ export interface PodVolumeHost {
   allocatable(): Record<string, string> | undefined;
   mountTmpfs(dir: string, sizeBytes?: number): Promise<void>;
   /** persistentVolumeClaim and ephemeral volumes; undefined: refused as unsupported. */
-  persistent?: { setUp(pod: Pod, v: Volume): Promise<PersistentPath>; release(uid: string): Promise<void> };
+  persistent?: {
+    setUp(pod: Pod, v: Volume): Promise<PersistentPath>;
+    release(uid: string): Promise<void>;
+    /** Online node expansion of the set-up claim volume (persistent.ts). */
+    resize?(pod: Pod, v: Volume): Promise<void>;
+  };
   /** A pod's inline `csi` volumes (plugins/csi-inline.ts); undefined: refused as unsupported. */
   csi?: InlineCsi;
 }
