@@ -78,7 +78,7 @@ export class VolumeManager {
     /** The tmpfs mount (tests replace it). */
     mountTmpfs?: (dir: string, sizeBytes?: number) => Promise<void>;
     /** persistentVolumeClaim and ephemeral volumes (persistent.ts); undefined: refused as unsupported. */
-    persistent?: Pick<PersistentVolumes, 'setUp' | 'release'>;
+    persistent?: Pick<PersistentVolumes, 'setUp' | 'release'> & Partial<Pick<PersistentVolumes, 'resize'>>;
     /** A pod's inline `csi` volumes (plugins/csi-inline.ts); undefined: refused. */
     csi?: InlineCsi;
   }) {
