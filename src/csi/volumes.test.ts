@@ -294,6 +294,44 @@ test('nodeExpand: NodeExpandVolume of the target path with the staging path, by 
   );
 });
 
+test('raw block: vol_data.json in volumeDevices/PV/data, NodeStageVolume and NodePublishVolume with a block capability, unpublish, unstage and cleanup', async (t) => {
+  const { root, volumes, request } = await setUp(t);
+  const block: PersistentVolume = { ...pv, spec: { ...pv.spec, volumeMode: 'Block' } };
+  const dev = `${root}/plugins/kubernetes.io/csi/volumeDevices`;
+  const req = { pv: block, readOnly: false, publishContext: { device: '/dev/loop7' } };
+  assert.equal(await volumes.stageBlock(req), `${dev}/staging/pvc-1`);
+  assert.equal(
+    readFileSync(`${dev}/pvc-1/data/vol_data.json`, 'utf8'),
+    `{"attachmentID":"${ATTACH}","driverName":"${DRIVER}","nodeName":"kts-w1","specVolID":"pvc-1","volumeHandle":"vol-1"}\n`,
+  );
+  const blockCap = { block: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' }, accessType: 'block' };
+  assert.deepEqual(request('NodeStageVolume'), {
+    volumeId: 'vol-1',
+    publishContext: { device: '/dev/loop7' },
+    stagingTargetPath: `${dev}/staging/pvc-1`,
+    volumeCapability: blockCap,
+    secrets: { password: 's3cret' },
+    volumeContext: { kind: 'fast' },
+  });
+  assert.equal(await volumes.publishBlock(pod, req), `${dev}/publish/pvc-1/uid-1`);
+  assert.deepEqual(request('NodePublishVolume'), {
+    volumeId: 'vol-1',
+    publishContext: { device: '/dev/loop7' },
+    stagingTargetPath: `${dev}/staging/pvc-1`,
+    targetPath: `${dev}/publish/pvc-1/uid-1`,
+    volumeCapability: blockCap,
+    readonly: false,
+    secrets: {},
+    volumeContext: { kind: 'fast' },
+  });
+  await volumes.unpublishBlock('uid-1', 'pvc-1');
+  assert.deepEqual(request('NodeUnpublishVolume'), { volumeId: 'vol-1', targetPath: `${dev}/publish/pvc-1/uid-1` });
+  await volumes.unstageBlock('pvc-1');
+  assert.deepEqual(request('NodeUnstageVolume'), { volumeId: 'vol-1', stagingTargetPath: `${dev}/staging/pvc-1` });
+  for (const d of ['staging/pvc-1', 'publish/pvc-1', 'pvc-1']) assert.equal(existsSync(`${dev}/${d}`), false, d);
+  await volumes.unstageBlock('pvc-1');
+});
+
 test('kubeletAppliesFsGroup', () => {
   const rwo = { fsGroup: 2000, readOnly: false, fsType: 'ext4', accessModes: ['ReadWriteOnce'] };
   const cases: [string, Parameters<typeof kubeletAppliesFsGroup>[0], boolean][] = [

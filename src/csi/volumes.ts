@@ -5,7 +5,7 @@
 // keeps beside the path, so that teardown needs only the path. PV-backed filesystem volumes, and a
 // pod's inline `csi` volumes (Ephemeral: published only); which pod needs which volume, and when,
 // is the volume manager's to decide.
-import { mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { PersistentVolume, Pod, Secret, Volume } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
@@ -14,7 +14,17 @@ import { isMountPoint } from '../mount/mountinfo.ts';
 import type { CsiDrivers } from './drivers.ts';
 import { CsiError, isFinalError, NodeExpandError, nodeExpandFailure } from './errors.ts';
 import { type LifecycleMode, lifecycleModeProblem } from './lifecycle-mode.ts';
-import { attachmentName, blockStagingPath, deviceMountPath, ephemeralVolumeHandle, publishPath, volDataPath } from './paths.ts';
+import {
+  attachmentName,
+  blockGlobalMapPath,
+  blockPublishPath,
+  blockStagingPath,
+  blockVolDataPath,
+  deviceMountPath,
+  ephemeralVolumeHandle,
+  publishPath,
+  volDataPath,
+} from './paths.ts';
 import { volumeCapability } from './volume-capability.ts';
 
 /** One PersistentVolume as a pod uses it: what the volume manager resolved from the pod's claim. */
@@ -357,6 +367,125 @@ export class CsiVolumes {
     } catch (e) {
       throw nodeExpandFailure(e);
     }
+  }
+
+  /**
+   * upstream's NewBlockVolumeMapper and csiBlockMapper.SetUpDevice for a raw block PersistentVolume:
+   * its vol_data.json in volumeDevices/PV/data, then NodeStageVolume into volumeDevices/staging/PV
+   * with a block capability, when the driver stages. Returns the staging path, '' when it does not.
+   */
+  async stageBlock(req: CsiVolumeRequest): Promise<string> {
+    const src = csiSource(req.pv);
+    const specName = req.pv.metadata!.name!;
+    const client = this.#drivers.client(src.driver);
+    const dataFile = blockVolDataPath(this.#rootDir, specName);
+    mkdirSync(dirname(dataFile), { recursive: true, mode: 0o750 });
+    writeFileSync(
+      dataFile,
+      JSON.stringify({
+        attachmentID: attachmentName(src.volumeHandle, src.driver, this.#nodeName),
+        driverName: src.driver,
+        nodeName: this.#nodeName,
+        specVolID: specName,
+        volumeHandle: src.volumeHandle,
+      }) + '\n',
+    );
+    const caps = await client.nodeGetCapabilities();
+    if (!caps.has('STAGE_UNSTAGE_VOLUME')) return '';
+    const secrets = await this.#credentials(src.nodeStageSecretRef);
+    const path = blockStagingPath(this.#rootDir, specName);
+    mkdirSync(path, { recursive: true, mode: 0o750 });
+    await client.nodeStageVolume({
+      volumeId: src.volumeHandle,
+      publishContext: req.publishContext,
+      stagingTargetPath: path,
+      volumeCapability: volumeCapability({
+        fsType: 'block',
+        accessMode: req.pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce',
+        singleNodeMultiWriter: caps.has('SINGLE_NODE_MULTI_WRITER'),
+      }),
+      secrets,
+      volumeContext: src.volumeAttributes ?? {},
+    });
+    return path;
+  }
+
+  /**
+   * upstream's csiBlockMapper.MapPodDevice: NodePublishVolume of the raw block volume to
+   * volumeDevices/publish/PV/PODUID (a file the driver makes: the device); the staging path is
+   * handed whether or not the driver stages, as upstream. Returns the publish path.
+   */
+  async publishBlock(pod: Pod, req: CsiVolumeRequest): Promise<string> {
+    const src = csiSource(req.pv);
+    const specName = req.pv.metadata!.name!;
+    const client = this.#drivers.client(src.driver);
+    const caps = await client.nodeGetCapabilities();
+    const spec = req.csiDriver?.spec;
+    const volumeContext = { ...src.volumeAttributes, ...(spec?.podInfoOnMount ? podInfoAttributes(pod, 'Persistent') : {}) };
+    const secrets = await this.#credentials(src.nodePublishSecretRef);
+    const path = blockPublishPath(this.#rootDir, specName, pod.metadata!.uid!);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o750 });
+    await client.nodePublishVolume({
+      volumeId: src.volumeHandle,
+      publishContext: req.publishContext,
+      stagingTargetPath: blockStagingPath(this.#rootDir, specName),
+      targetPath: path,
+      volumeCapability: volumeCapability({
+        fsType: 'block',
+        accessMode: req.pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce',
+        singleNodeMultiWriter: caps.has('SINGLE_NODE_MULTI_WRITER'),
+      }),
+      readonly: req.readOnly,
+      secrets,
+      volumeContext,
+    });
+    return path;
+  }
+
+  /** upstream's csiBlockMapper.UnmapPodDevice: NodeUnpublishVolume of the pod's publish path, even when it is gone. */
+  async unpublishBlock(podUID: string, specName: string): Promise<void> {
+    const data = this.#blockVolData(specName);
+    await this.#drivers.client(data.driverName!).nodeUnpublishVolume({
+      volumeId: data.volumeHandle!,
+      targetPath: blockPublishPath(this.#rootDir, specName, podUID),
+    });
+  }
+
+  /**
+   * upstream's csiBlockMapper.TearDownDevice, once no pod has the volume: NodeUnstageVolume when
+   * the staging path exists and the driver stages, then cleanupOrphanDeviceFiles (the publish
+   * directory, the staging path, volumeDevices/PV). Nothing to do once its vol_data.json is gone.
+   */
+  async unstageBlock(specName: string): Promise<void> {
+    let data: Record<string, string>;
+    try {
+      data = this.#blockVolData(specName);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    const client = this.#drivers.client(data.driverName!);
+    const staging = blockStagingPath(this.#rootDir, specName);
+    if (existsSync(staging) && (await client.nodeGetCapabilities()).has('STAGE_UNSTAGE_VOLUME')) {
+      await client.nodeUnstageVolume({ volumeId: data.volumeHandle!, stagingTargetPath: staging });
+      rmSync(staging, { recursive: true, force: true });
+    }
+    ignoreMissing(() => rmdirSync(dirname(blockPublishPath(this.#rootDir, specName, 'x'))));
+    ignoreMissing(() => rmdirSync(staging));
+    // volumeDevices/PV holds only data/vol_data.json and an empty dev/ now (upstream's RemoveAllOneFilesystem).
+    const volumeDir = dirname(dirname(blockVolDataPath(this.#rootDir, specName)));
+    // Never through a pod's bind-mounted device: only when dev/ is empty.
+    let left: string[] = [];
+    try {
+      left = readdirSync(blockGlobalMapPath(this.#rootDir, specName));
+    } catch {
+      /* gone already */
+    }
+    if (left.length === 0) rmSync(volumeDir, { recursive: true, force: true });
+  }
+
+  #blockVolData(specName: string): Record<string, string> {
+    return JSON.parse(readFileSync(blockVolDataPath(this.#rootDir, specName), 'utf8')) as Record<string, string>;
   }
 
   /** upstream's TearDownAt: NodeUnpublishVolume of the pod's volume, found by the vol_data.json beside it. */

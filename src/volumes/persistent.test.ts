@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
-import { attachmentName, deviceMountPath } from '../csi/paths.ts';
+import { attachmentName, blockPublishPath, deviceMountPath } from '../csi/paths.ts';
 import { NodeExpandError } from '../csi/errors.ts';
 import type { CsiVolumeRequest } from '../csi/volumes.ts';
 const silentLogger = { info() {}, v() {}, warn() {}, error() {} };
@@ -72,6 +72,35 @@ function harness(
         calls.push(`expand ${r.volumePath} ${r.newSizeBytes}`);
         await opts.expand?.(r.newSizeBytes);
       },
+      stageBlock: async () => {
+        calls.push('stageBlock');
+        return 'staging';
+      },
+      publishBlock: async (p, req) => {
+        calls.push(`publishBlock ${p.metadata!.uid}`);
+        // The driver makes the device file at the publish path.
+        const path = blockPublishPath(rootDir, req.pv.metadata!.name!, p.metadata!.uid!);
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, '');
+        return path;
+      },
+      unpublishBlock: async (uid, name) => void calls.push(`unpublishBlock ${uid} ${name}`),
+      unstageBlock: async (name) => void calls.push(`unstageBlock ${name}`),
+    },
+    blockDevices: {
+      bindMountFile: async (source, target) => {
+        calls.push(`bindFile ${source} ${target}`);
+        writeFileSync(target, '');
+      },
+      unmountFile: async (target) => {
+        if (existsSync(target)) calls.push(`unmountFile ${target}`);
+        rmSync(target, { force: true });
+      },
+      attachLoop: async (path) => {
+        calls.push(`losetup ${path}`);
+        return '/dev/loop3';
+      },
+      detachLoop: async (path) => void (existsSync(path) && calls.push(`losetup -d ${path}`)),
     },
     events: { event: (o, type, reason, message) => void events.push(`${o.kind} ${type} ${reason} ${message}`) },
     now: () => new Date('2026-12-03T04:00:00.123Z'),
@@ -329,4 +358,52 @@ test('read-only claims and local PVs are not expanded', async () => {
   await h.volumes.setUp(p, p.spec!.volumes![0]!);
   await h.volumes.resize(p, p.spec!.volumes![0]!);
   assert.deepEqual(h.calls, ['stage', 'publish pod-1']);
+});
+
+test('a raw block CSI volume: staged and published for block, bind-mounted at the global map path with a loop device, linked from the pod; torn down in reverse, unstaged with its last pod', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-block-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const pv: PersistentVolume = {
+    metadata: { name: 'pv-b' },
+    spec: { volumeMode: 'Block', accessModes: ['ReadWriteOnce'], csi: { driver: DRIVER, volumeHandle: 'vol-b' } },
+  };
+  const h = harness(pv, { driver: { metadata: { name: DRIVER }, spec: { attachRequired: false } }, rootDir: root });
+  const raw = (uid: string): Pod => ({
+    metadata: { name: uid, namespace: 'ns', uid },
+    spec: {
+      containers: [{ name: 'c', volumeDevices: [{ name: 'data', devicePath: '/dev/xvda' }] }],
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
+    },
+  });
+  const dev = `${root}/plugins/kubernetes.io/csi/volumeDevices`;
+  const set = await h.volumes.setUp(raw('pod-1'), raw('pod-1').spec!.volumes![0]!);
+  const link = `${root}/pods/pod-1/volumeDevices/kubernetes.io~csi/pv-b`;
+  assert.deepEqual(set, { path: link, readOnly: false, block: true });
+  assert.equal(readlinkSync(link), `${dev}/publish/pv-b/pod-1`);
+  assert.deepEqual(h.calls, [
+    'stageBlock',
+    'publishBlock pod-1',
+    `bindFile ${dev}/publish/pv-b/pod-1 ${dev}/pv-b/dev/pod-1`,
+    `losetup ${dev}/pv-b/dev/pod-1`,
+  ]);
+  await h.volumes.setUp(raw('pod-2'), raw('pod-2').spec!.volumes![0]!);
+  h.calls.length = 0;
+  await h.volumes.release('pod-1');
+  assert.deepEqual(
+    h.calls,
+    [`losetup -d ${dev}/pv-b/dev/pod-1`, `unmountFile ${dev}/pv-b/dev/pod-1`, 'unpublishBlock pod-1 pv-b'],
+    'pod-2 still has it',
+  );
+  assert.equal(existsSync(link), false);
+  h.calls.length = 0;
+  await h.volumes.release('pod-2');
+  assert.deepEqual(h.calls, [
+    `losetup -d ${dev}/pv-b/dev/pod-2`,
+    `unmountFile ${dev}/pv-b/dev/pod-2`,
+    'unpublishBlock pod-2 pv-b',
+    'unstageBlock pv-b',
+  ]);
+  h.calls.length = 0;
+  await h.volumes.release('pod-2');
+  assert.deepEqual(h.calls, [], 'done: nothing left to find');
 });

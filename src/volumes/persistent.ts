@@ -14,7 +14,7 @@ import { podRef, type Recorder } from '../events/recorder.ts';
 import { markFailedPatch, markFinishedPatch, markInProgressPatch, nodeExpansionDecision } from './expansion.ts';
 import type { ClaimSources } from './sources.ts';
 import type { Logger } from '../log/log.ts';
-import type { CsiVolumes } from '../csi/volumes.ts';
+import { type BlockDeviceOps, hostBlockDeviceOps } from '../mount/block-device.ts';
 import {
   type ClaimMount,
   claimMount,
@@ -65,7 +65,9 @@ export class PersistentVolumes {
     nodeName: string;
     sources: ClaimSources;
     /** undefined: no CSI (tests of the other plugins). */
-    csi?: Pick<CsiVolumes, 'stage' | 'publish' | 'unpublish' | 'unstage' | 'nodeExpand'>;
+    csi?: PersistentHost['csi'];
+    /** Raw block volumes' bind mounts and loop devices; the host's by default. */
+    blockDevices?: BlockDeviceOps;
     /** The Node's status.volumesAttached names, as the attach/detach controller set them. */
     volumesAttached: () => string[];
     /** The set of volumes in use changed: the node status should be sent now. */
@@ -89,6 +91,7 @@ export class PersistentVolumes {
       volumesAttached: d.volumesAttached,
       reportedInUse: (unique) => this.#reported.has(unique),
       bindMount: d.bindMount,
+      blockDevices: d.blockDevices ?? hostBlockDeviceOps,
       log: d.log,
     };
   }

@@ -4,10 +4,19 @@
 // published is read back from disk (vol_data.json), so a restarted kubelet tears down what the
 // previous one left.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
-import { attachmentName, deviceMountPath, publishPath, volDataPath } from '../../csi/paths.ts';
+import {
+  attachmentName,
+  blockGlobalMapPath,
+  blockPublishPath,
+  deviceMountPath,
+  podDeviceMapPath,
+  publishPath,
+  volDataPath,
+} from '../../csi/paths.ts';
+import { mapBlockVolume, unmapBlockVolume } from '../../mount/block-device.ts';
 import type { CsiVolumeRequest } from '../../csi/volumes.ts';
 import { podsDir, podVolumePluginDir } from '../../podutil/pod-dirs.ts';
 import { uniqueVolumeName } from '../claims.ts';
@@ -42,8 +51,6 @@ async function publishContext(
 
 async function setUpCsi(host: PersistentHost, pod: Pod, pv: PersistentVolume, readOnly: boolean): Promise<PersistentPath> {
   if (!host.csi) throw new Error('CSI volumes are not enabled');
-  if (pv.spec?.volumeMode === 'Block')
-    throw new Error(`volume ${pv.metadata!.name}: raw block CSI volumes are not supported by kubelet-ts`);
   const src = pv.spec!.csi!;
   const driver = await host.sources.csiDriver(src.driver);
   const req: CsiVolumeRequest = {
@@ -53,12 +60,70 @@ async function setUpCsi(host: PersistentHost, pod: Pod, pv: PersistentVolume, re
     publishContext: await publishContext(host, src.driver, src.volumeHandle, driver, uniqueVolumeName(pv)!),
     fsGroup: pod.spec?.securityContext?.fsGroup,
   };
+  if (pv.spec?.volumeMode === 'Block') return setUpBlock(host, pod, req);
   // NodeStageVolume is idempotent (the CSI spec): staged again for each pod, as cheap as
   // upstream's check of its actual state, and right after a restart.
   await host.csi.stage(req);
   const { path, applyFsGroup } = await host.csi.publish(pod, req);
   if (applyFsGroup) setVolumeOwnershipUnlessMatching(path, req.fsGroup!, readOnly, pod.spec?.securityContext?.fsGroupChangePolicy);
   return { path, readOnly };
+}
+
+/**
+ * upstream's MapVolume of a raw block CSI volume (csi_block.go's SetUpDevice and MapPodDevice,
+ * then util.MapBlockVolume): staged to volumeDevices/staging/PV, published to
+ * volumeDevices/publish/PV/PODUID, bind-mounted at volumeDevices/PV/dev/PODUID with a loop device
+ * over it, and linked from the pod's volumeDevices/kubernetes.io~csi/PV, which the containers get.
+ */
+async function setUpBlock(host: PersistentHost, pod: Pod, req: CsiVolumeRequest): Promise<PersistentPath> {
+  const uid = pod.metadata!.uid!;
+  const name = req.pv.metadata!.name!;
+  await host.csi!.stageBlock(req);
+  const devicePath = await host.csi!.publishBlock(pod, req);
+  const path = await mapBlockVolume(host.blockDevices, {
+    devicePath,
+    globalMapPath: blockGlobalMapPath(host.rootDir, name),
+    podMapDir: dirname(podDeviceMapPath(host.rootDir, uid, name)),
+    name,
+    podUID: uid,
+  });
+  return { path, readOnly: req.readOnly, block: true };
+}
+
+/** The raw block CSI volumes mapped into the pod (its volumeDevices/kubernetes.io~csi entries, by PV name). */
+function mappedBlockVolumes(rootDir: string, uid: string): string[] {
+  try {
+    return readdirSync(dirname(podDeviceMapPath(rootDir, uid, 'x')));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * upstream's UnmapVolume and UnmapDevice of the pod's raw block CSI volumes: the loop device and
+ * bind mount go, NodeUnpublishVolume, then the pod's link (last: it is how a retry or a restarted
+ * kubelet finds the volume); NodeUnstageVolume once no other pod has it mapped (volumeDevices/PV/dev empty).
+ */
+async function tearDownBlock(host: PersistentHost, uid: string): Promise<void> {
+  for (const name of mappedBlockVolumes(host.rootDir, uid)) {
+    if (!host.csi) throw new Error(`CSI block volume ${name} is mapped but CSI is not enabled`);
+    const globalMapPath = blockGlobalMapPath(host.rootDir, name);
+    const podMapDir = dirname(podDeviceMapPath(host.rootDir, uid, name));
+    await host.blockDevices.detachLoop(join(globalMapPath, uid));
+    await host.blockDevices.unmountFile(join(globalMapPath, uid));
+    await host.csi.unpublishBlock(uid, name);
+    await unmapBlockVolume(host.blockDevices, { globalMapPath, podMapDir, name, podUID: uid });
+    host.log.info('UnmapVolume.UnmapBlockVolume succeeded', { podUID: uid, volume: name });
+    let others: string[] = [];
+    try {
+      others = readdirSync(globalMapPath);
+    } catch {
+      /* none */
+    }
+    if (others.length) continue;
+    await host.csi.unstageBlock(name);
+    host.log.info('UnmapDevice succeeded', { volume: name });
+  }
 }
 
 /**
@@ -109,6 +174,7 @@ export const csiPlugin: VolumePlugin<PersistentHost> = {
    * unstaged once no other pod has it. Throws when a driver fails or is not registered.
    */
   async tearDown(host, uid) {
+    await tearDownBlock(host, uid);
     for (const p of publishedCsiVolumes(host.rootDir, uid)) {
       // A pod's inline volumes are the pod plugin's (csi-inline.ts): published only, never staged.
       if (p.lifecycleMode === 'Ephemeral') continue;
@@ -123,7 +189,11 @@ export const csiPlugin: VolumePlugin<PersistentHost> = {
   // upstream's csiPlugin.NodeExpand: the pod's target path is the volume path.
   async nodeExpand(host, pod, { pv }, newSizeBytes) {
     if (!host.csi) throw new Error('CSI volumes are not enabled');
-    const volumePath = publishPath(host.rootDir, pod.metadata!.uid!, pv!.metadata!.name!);
+    // A block volume's path is its published device (upstream: the DevicePath MapVolume recorded).
+    const volumePath =
+      pv!.spec?.volumeMode === 'Block'
+        ? blockPublishPath(host.rootDir, pv!.metadata!.name!, pod.metadata!.uid!)
+        : publishPath(host.rootDir, pod.metadata!.uid!, pv!.metadata!.name!);
     await host.csi.nodeExpand({ pv: pv!, volumePath, newSizeBytes });
   },
   reconstruct: (rootDir, uid) => publishedCsiVolumes(rootDir, uid).filter((p) => p.lifecycleMode !== 'Ephemeral'),
