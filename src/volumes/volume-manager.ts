@@ -264,8 +264,8 @@ export class VolumeManager {
 
   /**
    * upstream's makeBlockVolumes: the container's volumeDevices, the raw block volumes handed to
-   * it as devices (read-only ones with "r"). Upstream hands a symlink to the device under the
-   * pod's volumeDevices directory; kubelet-ts hands the device path itself.
+   * it as devices (read-only ones with "r"). A CSI one is the symlink in the pod's volumeDevices
+   * directory, as upstream (the runtime resolves it); a local one the device path itself.
    */
   containerDevices(pod: Pod, c: Container): { containerPath: string; hostPath: string; permissions: string }[] {
     const paths = this.#pods.get(pod.metadata!.uid!)?.paths;
