@@ -136,3 +136,14 @@ export function claimMount(pod: Pod, v: Volume, pv: PersistentVolume, path: stri
     csi: csi && { driver: csi.driver, volumeHandle: csi.volumeHandle },
   };
 }
+
+/**
+ * Pure: upstream's ReadWriteOncePod check of MountVolume / MapVolume (operation_generator.go): a
+ * PersistentVolume whose only access mode is ReadWriteOncePod, mounted by another pod of this
+ * node, is refused (the scheduler checks it too; the kubelet is the last line).
+ */
+export function readWriteOncePodProblem(pv: PersistentVolume, mountedByOtherPod: boolean): string | undefined {
+  const modes = pv.spec?.accessModes ?? [];
+  if (!mountedByOtherPod || modes.length !== 1 || modes[0] !== 'ReadWriteOncePod') return undefined;
+  return 'volume uses the ReadWriteOncePod access mode and is already in use by another pod';
+}

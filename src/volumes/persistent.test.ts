@@ -407,3 +407,19 @@ test('a raw block CSI volume: staged and published for block, bind-mounted at th
   await h.volumes.release('pod-2');
   assert.deepEqual(h.calls, [], 'done: nothing left to find');
 });
+
+test('ReadWriteOncePod: a second pod of the node is refused while the first has the volume; once released, it may', async () => {
+  const pv: PersistentVolume = {
+    metadata: { name: 'pv-1' },
+    spec: { accessModes: ['ReadWriteOncePod'], csi: { driver: DRIVER, volumeHandle: 'vol-1' } },
+  };
+  const h = harness(pv, { driver: { metadata: { name: DRIVER }, spec: { attachRequired: false } } });
+  const second: Pod = { ...claimVolume(), metadata: { name: 'web-1', namespace: 'ns', uid: 'pod-2' } };
+  await h.volumes.setUp(claimVolume(), claimVolume().spec!.volumes![0]!);
+  await h.volumes.setUp(claimVolume(), claimVolume().spec!.volumes![0]!);
+  await assert.rejects(h.volumes.setUp(second, second.spec!.volumes![0]!), {
+    message: 'volume uses the ReadWriteOncePod access mode and is already in use by another pod',
+  });
+  await h.volumes.release('pod-1');
+  await h.volumes.setUp(second, second.spec!.volumes![0]!);
+});

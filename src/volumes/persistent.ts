@@ -21,6 +21,7 @@ import {
   claimOf,
   claimProblem,
   podVolumeUsage,
+  readWriteOncePodProblem,
   uniqueVolumeName,
   volumeModeProblem,
   volumeProblem,
@@ -56,6 +57,8 @@ export class PersistentVolumes {
   readonly #mounts = new Map<string, Map<string, ClaimMount>>();
   /** Per volume (unique name), what node expansion knows of it: upstream's ASW persistentVolumeSize and expansion errors. */
   readonly #expansion = new Map<string, { size?: number; finalError?: boolean; inUseError?: boolean }>();
+  /** Per volume (unique name), the pods it is set up for (upstream's ASW mountedPods, for IsVolumeMountedElsewhere). */
+  readonly #mountedBy = new Map<string, Set<string>>();
   readonly #events?: Recorder;
   readonly #log: Logger;
   readonly #now: () => Date;
@@ -148,7 +151,15 @@ export class PersistentVolumes {
     if (unique) this.#use(uid, unique);
     const plugin = findPlugin(persistentVolumePlugins, { volume: v, pv, readOnly: ref.readOnly });
     if (!plugin) throw new Error(`failed to get Plugin from volumeSpec for volume "${pv.metadata!.name}" err=no volume plugin matched`);
+    const elsewhere = [...(this.#mountedBy.get(unique ?? '') ?? [])].some((other) => other !== uid);
+    const rwop = readWriteOncePodProblem(pv, elsewhere);
+    if (rwop) throw new Error(rwop);
     const set = await plugin.setUp(this.#host, pod, { volume: v, pv, readOnly: ref.readOnly });
+    if (unique) {
+      let pods = this.#mountedBy.get(unique);
+      if (!pods) this.#mountedBy.set(unique, (pods = new Set()));
+      pods.add(uid);
+    }
     // upstream's expandVolumeDuringMount: a claim resized while no pod had it is expanded before
     // the pod starts (offline expansion); a failure fails the mount, to be tried again.
     await this.#expand(pod, v, pvc, pv, ref.readOnly).catch((e: Error) => {
@@ -267,6 +278,10 @@ export class PersistentVolumes {
     if (this.#inUse.delete(uid)) this.#inUseChanged();
     // A volume no pod has any more is unmounted: its expansion state goes (upstream's ASW entry).
     const left = new Set(this.volumesInUse());
-    for (const n of names ?? []) if (!left.has(n)) this.#expansion.delete(n);
+    for (const n of names ?? []) {
+      this.#mountedBy.get(n)?.delete(uid);
+      if (this.#mountedBy.get(n)?.size === 0) this.#mountedBy.delete(n);
+      if (!left.has(n)) this.#expansion.delete(n);
+    }
   }
 }
