@@ -25,7 +25,13 @@ const claimVolume = (readOnly = false) => pod([{ name: 'data', persistentVolumeC
 
 function harness(
   pv: PersistentVolume,
-  opts: { driver?: CSIDriver; attachment?: VolumeAttachment; rootDir?: string; expand?: (bytes: number) => Promise<void> } = {},
+  opts: {
+    driver?: CSIDriver;
+    attachment?: VolumeAttachment;
+    rootDir?: string;
+    expand?: (bytes: number) => Promise<void>;
+    stageError?: () => Error | undefined;
+  } = {},
 ) {
   const claim: PersistentVolumeClaim = {
     metadata: { name: 'data', namespace: 'ns', uid: 'claim-1' },
@@ -58,6 +64,8 @@ function harness(
     csi: {
       stage: async (req) => {
         calls.push('stage');
+        const e = opts.stageError?.();
+        if (e) throw e;
         requests.push(req);
         return 'staged';
       },
@@ -402,6 +410,8 @@ test('a raw block CSI volume: staged and published for block, bind-mounted at th
     `unmountFile ${dev}/pv-b/dev/pod-2`,
     'unpublishBlock pod-2 pv-b',
     'unstageBlock pv-b',
+    // UnmountDevice of the volume no pod wants: a no-op once its vol_data.json is gone.
+    'unstageBlock pv-b',
   ]);
   h.calls.length = 0;
   await h.volumes.release('pod-2');
@@ -422,4 +432,21 @@ test('ReadWriteOncePod: a second pod of the node is refused while the first has 
   });
   await h.volumes.release('pod-1');
   await h.volumes.setUp(second, second.spec!.volumes![0]!);
+});
+
+test('a NodeStageVolume that failed uncertainly, the pod deleted before a retry: unstaged when the pod is released', async () => {
+  const pv: PersistentVolume = {
+    metadata: { name: 'pv-1' },
+    spec: { accessModes: ['ReadWriteOnce'], csi: { driver: DRIVER, volumeHandle: 'vol-1' } },
+  };
+  const h = harness(pv, {
+    driver: { metadata: { name: DRIVER }, spec: { attachRequired: false } },
+    stageError: () => new Error('CSI NodeStageVolume of driver hostpath.csi.k8s.io failed: code 4 DEADLINE_EXCEEDED'),
+  });
+  const p = claimVolume();
+  await assert.rejects(h.volumes.setUp(p, p.spec!.volumes![0]!), /DEADLINE_EXCEEDED/);
+  assert.deepEqual(h.volumes.volumesInUse(), [`kubernetes.io/csi/${DRIVER}^vol-1`]);
+  await h.volumes.release('pod-1');
+  assert.deepEqual(h.calls, ['stage', `unstage ${deviceMountPath('/nonexistent', DRIVER, 'vol-1')}`]);
+  assert.deepEqual(h.volumes.volumesInUse(), [], 'out of volumesInUse only after the unstage');
 });

@@ -57,6 +57,8 @@ export class PersistentVolumes {
   readonly #mounts = new Map<string, Map<string, ClaimMount>>();
   /** Per volume (unique name), what node expansion knows of it: upstream's ASW persistentVolumeSize and expansion errors. */
   readonly #expansion = new Map<string, { size?: number; finalError?: boolean; inUseError?: boolean }>();
+  /** Per volume (unique name), its PersistentVolume as last set up: what UnmountDevice needs once no pod has it. */
+  readonly #volumes = new Map<string, PersistentVolume>();
   /** Per volume (unique name), the pods it is set up for (upstream's ASW mountedPods, for IsVolumeMountedElsewhere). */
   readonly #mountedBy = new Map<string, Set<string>>();
   readonly #events?: Recorder;
@@ -148,7 +150,10 @@ export class PersistentVolumes {
     const uid = pod.metadata!.uid!;
     const { ref, pvc, pv } = await this.#bound(pod, v);
     const unique = uniqueVolumeName(pv);
-    if (unique) this.#use(uid, unique);
+    if (unique) {
+      this.#use(uid, unique);
+      this.#volumes.set(unique, pv);
+    }
     const plugin = findPlugin(persistentVolumePlugins, { volume: v, pv, readOnly: ref.readOnly });
     if (!plugin) throw new Error(`failed to get Plugin from volumeSpec for volume "${pv.metadata!.name}" err=no volume plugin matched`);
     const elsewhere = [...(this.#mountedBy.get(unique ?? '') ?? [])].some((other) => other !== uid);
@@ -274,14 +279,21 @@ export class PersistentVolumes {
   async release(uid: string): Promise<void> {
     this.#mounts.delete(uid);
     for (const plugin of persistentVolumePlugins) await plugin.tearDown?.(this.#host, uid);
-    const names = this.#inUse.get(uid);
-    if (this.#inUse.delete(uid)) this.#inUseChanged();
-    // A volume no pod has any more is unmounted: its expansion state goes (upstream's ASW entry).
-    const left = new Set(this.volumesInUse());
-    for (const n of names ?? []) {
+    const names = this.#inUse.get(uid) ?? new Set<string>();
+    const others = new Set([...this.#inUse].flatMap(([other, n]) => (other === uid ? [] : [...n])));
+    for (const n of names) {
       this.#mountedBy.get(n)?.delete(uid);
       if (this.#mountedBy.get(n)?.size === 0) this.#mountedBy.delete(n);
-      if (!left.has(n)) this.#expansion.delete(n);
+      if (others.has(n)) continue;
+      // No pod has the volume any more: a stage that failed uncertainly, with no publish since,
+      // is unstaged now (upstream's UnmountDevice of an uncertain device mount); before the volume
+      // leaves volumesInUse, so that it is not detached while staged.
+      const pv = this.#volumes.get(n);
+      if (pv) await findPlugin(persistentVolumePlugins, { volume: { name: n }, pv, readOnly: false })?.unmountDevice?.(this.#host, pv);
+      this.#volumes.delete(n);
+      // Its expansion state goes with it (upstream's ASW entry).
+      this.#expansion.delete(n);
     }
+    if (this.#inUse.delete(uid)) this.#inUseChanged();
   }
 }

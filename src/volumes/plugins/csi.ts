@@ -186,6 +186,23 @@ export const csiPlugin: VolumePlugin<PersistentHost> = {
       host.log.info('UnmountDevice succeeded', { driver: p.driverName, volumeHandle: p.volumeHandle });
     }
   },
+  async unmountDevice(host, pv) {
+    if (!host.csi || !pv.spec?.csi) return;
+    const name = pv.metadata!.name!;
+    if (pv.spec.volumeMode === 'Block') {
+      let mapped: string[] = [];
+      try {
+        mapped = readdirSync(blockGlobalMapPath(host.rootDir, name));
+      } catch {
+        /* none */
+      }
+      if (mapped.length === 0) await host.csi.unstageBlock(name);
+      return;
+    }
+    const { driver, volumeHandle } = pv.spec.csi;
+    if (publishedElsewhere(host.rootDir, '', driver, volumeHandle)) return;
+    await host.csi.unstage(deviceMountPath(host.rootDir, driver, volumeHandle));
+  },
   // upstream's csiPlugin.NodeExpand: the pod's target path is the volume path.
   async nodeExpand(host, pod, { pv }, newSizeBytes) {
     if (!host.csi) throw new Error('CSI volumes are not enabled');

@@ -51,6 +51,12 @@ export interface VolumePlugin<Host> {
    */
   tearDown?(host: Host, uid: string): Promise<void>;
   /**
+   * upstream's UnmountDevice (TearDownDevice for block) of a volume no pod of the node uses any
+   * more: for one whose stage may have happened though no publish did (a NodeStageVolume that
+   * failed uncertainly, the pod deleted before a retry). Does nothing when another pod has it.
+   */
+  unmountDevice?(host: Host, pv: PersistentVolume): Promise<void>;
+  /**
    * Checked once a resize period while the pod runs: upstream's reconciler's ExpandInUseVolume of
    * a mounted claim whose PersistentVolume grew (online expansion). Throws the failure's reason.
    */
