@@ -10,7 +10,7 @@ import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
 import { CsiDrivers } from './drivers.ts';
 import type { CsiError, NodeExpandError } from './errors.ts';
-import { fakeDriver } from './testing.ts';
+import { fakeDriver, HOSTPATH_NODE_CAPABILITIES } from './testing.ts';
 import { kubeletAppliesFsGroup, CsiVolumes } from './volumes.ts';
 
 const quiet: Logger = { info() {}, v() {}, warn() {}, error() {} };
@@ -244,7 +244,7 @@ test('an inline volume: refused without a CSIDriver listing Ephemeral; read-only
 });
 
 test('nodeExpand: NodeExpandVolume of the target path with the staging path, by the EXPAND_VOLUME capability; failures classified as upstream', async (t) => {
-  const caps = { capabilities: [{ rpc: { type: 'STAGE_UNSTAGE_VOLUME' } }, { rpc: { type: 'EXPAND_VOLUME' } }] };
+  const caps = HOSTPATH_NODE_CAPABILITIES;
   const { root, volumes, request } = await setUp(t, { NodeGetCapabilities: caps });
   const target = `${root}/pods/uid-1/volumes/kubernetes.io~csi/pvc-1/mount`;
   const withSecret: PersistentVolume = {
@@ -259,7 +259,8 @@ test('nodeExpand: NodeExpandVolume of the target path with the staging path, by 
     stagingTargetPath: `${root}/plugins/kubernetes.io/csi/${DRIVER}/${SHA}/globalmount`,
     volumeCapability: {
       mount: { fsType: 'ext4', mountFlags: ['noatime'], volumeMountGroup: '' },
-      accessMode: { mode: 'SINGLE_NODE_WRITER' },
+      // RWO with SINGLE_NODE_MULTI_WRITER, as the real driver advertises (asSingleNodeMultiWriterCapableCSIAccessModeV1).
+      accessMode: { mode: 'SINGLE_NODE_MULTI_WRITER' },
       accessType: 'mount',
     },
     secrets: { password: 's3cret' },
