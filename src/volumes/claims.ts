@@ -107,7 +107,7 @@ export interface ClaimMount {
   /** upstream's PVCReference: the claim, in the pod's namespace. */
   pvc: { name: string; namespace: string };
   kind: PersistentKind;
-  /** The mount the pod has (local: the bind mount; CSI: the publish target), a Block volume's device, a hostPath PV's path. */
+  /** The mount the pod has (local: the bind mount; CSI: the publish target), a Block volume's device (CSI: GLOBALMAP/PODUID), a hostPath PV's path. */
   path: string;
   block: boolean;
   /** CSI: NodeGetVolumeStats's driver and volume_id. */

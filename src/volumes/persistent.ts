@@ -12,6 +12,8 @@ import type { PersistentVolume, PersistentVolumeClaim, Pod, Volume } from 'kuber
 import { NodeExpandError } from '../csi/errors.ts';
 import { podRef, type Recorder } from '../events/recorder.ts';
 import { markFailedPatch, markFinishedPatch, markInProgressPatch, nodeExpansionDecision } from './expansion.ts';
+import { join } from 'node:path';
+import { blockGlobalMapPath } from '../csi/paths.ts';
 import type { ClaimSources } from './sources.ts';
 import type { Logger } from '../log/log.ts';
 import { type BlockDeviceOps, hostBlockDeviceOps } from '../mount/block-device.ts';
@@ -173,7 +175,9 @@ export class PersistentVolumes {
     // Once set up, the volume is measured for the Summary (claimMounts).
     let byName = this.#mounts.get(uid);
     if (!byName) this.#mounts.set(uid, (byName = new Map()));
-    byName.set(v.name, claimMount(pod, v, pv, set.path)!);
+    // upstream's csiBlockMapper measures a raw block CSI volume at its bind-mounted device, GLOBALMAP/PODUID.
+    const measured = set.block && pv.spec?.csi ? join(blockGlobalMapPath(this.#host.rootDir, pv.metadata!.name!), uid) : set.path;
+    byName.set(v.name, claimMount(pod, v, pv, measured)!);
     return set;
   }
 
