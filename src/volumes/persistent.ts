@@ -187,6 +187,8 @@ export class PersistentVolumes {
    * the node. Throws with the reason of a failure (the caller's VolumeResizeFailed event).
    */
   async resize(pod: Pod, v: Volume): Promise<void> {
+    // Only a volume whose plugin expands on the node costs the two GETs (the others never resize here).
+    if (!this.#mounts.get(pod.metadata!.uid!)?.get(v.name)?.csi) return;
     const { ref, pvc, pv } = await this.#bound(pod, v);
     await this.#expand(pod, v, pvc, pv, ref.readOnly);
   }

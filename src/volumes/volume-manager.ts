@@ -51,7 +51,10 @@ const RETRY_INITIAL_MS = 1000;
 /** How long a sync waits on the refresh of a volume that has its contents already. */
 const REFRESH_WAIT_MS = 2000;
 const RETRY_MAX_MS = 32_000;
-/** How often a mounted claim's size is checked for online expansion (two GETs each). */
+/**
+ * How often, at most, a mounted CSI claim's size is checked for online expansion (two GETs each):
+ * at the pod's syncs, as upstream's ReprocessPod from WaitForAttachAndMount.
+ */
 const RESIZE_CHECK_MS = 10_000;
 
 export class VolumeManager {
