@@ -450,3 +450,16 @@ test('a NodeStageVolume that failed uncertainly, the pod deleted before a retry:
   assert.deepEqual(h.calls, ['stage', `unstage ${deviceMountPath('/nonexistent', DRIVER, 'vol-1')}`]);
   assert.deepEqual(h.volumes.volumesInUse(), [], 'out of volumesInUse only after the unstage');
 });
+
+test('an RWX claim expanded on another node (its status already at the new size) is expanded on this node too, without a PVC update', async () => {
+  const h = resizable();
+  h.pv.spec!.accessModes = ['ReadWriteMany'];
+  h.claim.spec!.accessModes = ['ReadWriteMany'];
+  const p = claimVolume();
+  await h.volumes.setUp(p, p.spec!.volumes![0]!);
+  h.pv.spec!.capacity = { storage: '2Gi' };
+  Object.assign(h.claim, { status: { phase: 'Bound', capacity: { storage: '2Gi' }, allocatedResources: { storage: '2Gi' } } });
+  await h.volumes.resize(p, p.spec!.volumes![0]!);
+  assert.deepEqual(h.calls.slice(2), [`expand /nonexistent/pods/pod-1/volumes/kubernetes.io~csi/pv-1/mount ${2 * GI}`]);
+  assert.deepEqual(h.patches, []);
+});

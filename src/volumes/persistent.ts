@@ -202,6 +202,10 @@ export class PersistentVolumes {
     const key = uniqueVolumeName(pv) ?? pv.metadata!.name!;
     let state = this.#expansion.get(key);
     if (!state) this.#expansion.set(key, (state = {}));
+    // upstream's InitializeClaimSize: the node's size of the volume starts as the claim's status says
+    // when first seen, and moves only with this node's expansions (MarkVolumeAsResized), so that an
+    // RWX volume expanded on another node is expanded here too.
+    state.size ??= parseQuantity(pvc.status?.capacity?.storage ?? '') || undefined;
     const d = nodeExpansionDecision({
       pvc,
       pv,
