@@ -2,7 +2,9 @@
 // src/csi): wait for the VolumeAttachment when the driver needs attach, stage once per node,
 // publish per pod; on teardown unpublish, and unstage once no other pod has the volume. What was
 // published is read back from disk (vol_data.json), so a restarted kubelet tears down what the
-// previous one left.
+// previous one left. A raw block volume (volumeMode Block, csi_block.go) is staged and published
+// as a device and mapped into the pod (src/mount/block-device.ts); a mounted volume is expanded
+// on the node (NodeExpandVolume, driven by persistent.ts and expansion.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
