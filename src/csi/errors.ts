@@ -47,3 +47,31 @@ export function isFinalError(err: unknown): boolean {
   if (!(err instanceof CsiError)) return false;
   return !MAYBE_IN_PROGRESS.has(err.code);
 }
+
+/**
+ * How a node expansion failed, as upstream's expander.go and node_expander.go tell them apart:
+ * notSupported (no EXPAND_VOLUME: OperationNotSupportedError), inUse (FailedPrecondition: the
+ * driver cannot expand the volume while it is in use), infeasible (InvalidArgument, OutOfRange,
+ * NotFound), transient (the driver is not registered: nothing was tried), final (anything else).
+ */
+export type NodeExpandFailure = 'notSupported' | 'inUse' | 'infeasible' | 'transient' | 'final';
+
+export class NodeExpandError extends Error {
+  override name = 'NodeExpandError';
+  readonly kind: NodeExpandFailure;
+  constructor(message: string, kind: NodeExpandFailure, options?: ErrorOptions) {
+    super(message, options);
+    this.kind = kind;
+  }
+}
+
+/** upstream's nodeExpandWithClient's mapping of a failed NodeExpandVolume call (inUseError, isInfeasibleError). */
+export function nodeExpandFailure(err: unknown): NodeExpandError {
+  if (!(err instanceof CsiError))
+    return new NodeExpandError(`Expander.NodeExpand failed to expand the volume : ${(err as Error).message}`, 'final', { cause: err });
+  if (err.code === status.FAILED_PRECONDITION)
+    return new NodeExpandError(`Expander.NodeExpand failed to expand the volume : ${err.message}`, 'inUse', { cause: err });
+  if (err.code === status.INVALID_ARGUMENT || err.code === status.OUT_OF_RANGE || err.code === status.NOT_FOUND)
+    return new NodeExpandError(`Expander.NodeExpand failed to expand the volume ${err.message}`, 'infeasible', { cause: err });
+  return new NodeExpandError(`Expander.NodeExpand failed to expand the volume : ${err.message}`, 'final', { cause: err });
+}

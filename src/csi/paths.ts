@@ -31,6 +31,12 @@ export const deviceMountPath = (rootDir: string, driver: string, volumeHandle: s
 export const publishPath = (rootDir: string, podUID: string, specName: string) =>
   join(podVolumeDir(rootDir, podUID, escapeQualifiedName(CSI_PLUGIN_NAME), escapeQualifiedName(specName)), 'mount');
 
+/**
+ * upstream's makeVolumeHandle: the volume_id of a pod's inline (Ephemeral) CSI volume,
+ * csi-<sha256(podUID + volume name)>; the driver makes the volume up from its attributes.
+ */
+export const ephemeralVolumeHandle = (podUID: string, specName: string) => `csi-${sha256(podUID + specName)}`;
+
 /** The vol_data.json beside a staging or publish path (upstream: in filepath.Dir of it). */
 export const volDataPath = (mountPath: string) => join(mountPath, '..', VOL_DATA_FILE);
 

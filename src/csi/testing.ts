@@ -4,6 +4,19 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { csiServices } from './proto.ts';
 
+/**
+ * The node capabilities csi-driver-host-path v1.18.0 answers with its deploy manifests
+ * (pkg/hostpath/nodeserver.go: volume expansion on, node expansion not disabled); pass as
+ * answers.NodeGetCapabilities to play the real driver.
+ */
+export const HOSTPATH_NODE_CAPABILITIES = {
+  capabilities: ['STAGE_UNSTAGE_VOLUME', 'VOLUME_CONDITION', 'GET_VOLUME_STATS', 'SINGLE_NODE_MULTI_WRITER', 'EXPAND_VOLUME'].map(
+    (type) => ({
+      rpc: { type },
+    }),
+  ),
+};
+
 type Unary = (call: { request: unknown }, cb: (e: { code: number; details: string } | null, r?: object) => void) => void;
 
 /** A CSI driver that records each request and answers as told (an error, or nothing at all). */

@@ -1,6 +1,7 @@
 // Stage, publish, unpublish and unstage against a fake driver, in a temporary kubelet root.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +9,8 @@ import { status } from '@grpc/grpc-js';
 import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
 import { CsiDrivers } from './drivers.ts';
-import type { CsiError } from './errors.ts';
-import { fakeDriver } from './testing.ts';
+import type { CsiError, NodeExpandError } from './errors.ts';
+import { fakeDriver, HOSTPATH_NODE_CAPABILITIES } from './testing.ts';
 import { kubeletAppliesFsGroup, CsiVolumes } from './volumes.ts';
 
 const quiet: Logger = { info() {}, v() {}, warn() {}, error() {} };
@@ -172,6 +173,164 @@ test('a driver not registered, a driver that refuses persistent volumes', async 
     }),
     /volume mode "Persistent" not supported by driver/,
   );
+});
+
+test('an inline (Ephemeral) volume: no stage, the made-up volume id, pod info with ephemeral=true, the pod namespace secret', async (t) => {
+  const { root, volumes, request, secrets } = await setUp(t);
+  const ephemeralDriver = { metadata: { name: DRIVER }, spec: { podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'] } };
+  const inline = {
+    name: 'scratch',
+    csi: { driver: DRIVER, fsType: 'ext4', volumeAttributes: { size: '1Mi' }, nodePublishSecretRef: { name: 'pub' } },
+  };
+  const fsPod: Pod = { ...pod, spec: { ...pod.spec!, securityContext: { fsGroup: 3000 } } };
+  // upstream's makeVolumeHandle: csi-sha256(pod UID + volume name).
+  const want = `csi-${createHash('sha256').update('uid-1scratch').digest('hex')}`;
+  const published = await volumes.publishInline(fsPod, inline, ephemeralDriver);
+  const target = `${root}/pods/uid-1/volumes/kubernetes.io~csi/scratch/mount`;
+  assert.deepEqual(published, { path: target, applyFsGroup: false }, 'the driver applies fsGroup (VOLUME_MOUNT_GROUP)');
+  assert.equal(request('NodeStageVolume'), undefined);
+  assert.deepEqual(secrets, ['ns/pub']);
+  const attach = `csi-${createHash('sha256').update(`${want}${DRIVER}kts-w1`).digest('hex')}`;
+  assert.equal(
+    readFileSync(`${root}/pods/uid-1/volumes/kubernetes.io~csi/scratch/vol_data.json`, 'utf8'),
+    `{"attachmentID":"${attach}","driverName":"${DRIVER}","nodeName":"kts-w1","specVolID":"scratch","volumeHandle":"${want}","volumeLifecycleMode":"Ephemeral"}\n`,
+  );
+  assert.deepEqual(request('NodePublishVolume'), {
+    volumeId: want,
+    publishContext: {},
+    stagingTargetPath: '',
+    targetPath: target,
+    volumeCapability: {
+      mount: { fsType: 'ext4', mountFlags: [], volumeMountGroup: '3000' },
+      accessMode: { mode: 'SINGLE_NODE_WRITER' },
+      accessType: 'mount',
+    },
+    readonly: false,
+    secrets: { password: 's3cret' },
+    volumeContext: {
+      size: '1Mi',
+      'csi.storage.k8s.io/pod.name': 'p',
+      'csi.storage.k8s.io/pod.namespace': 'ns',
+      'csi.storage.k8s.io/pod.uid': 'uid-1',
+      'csi.storage.k8s.io/serviceAccount.name': 'sa',
+      'csi.storage.k8s.io/ephemeral': 'true',
+    },
+  });
+  await volumes.unpublish('uid-1', 'scratch');
+  assert.deepEqual(request('NodeUnpublishVolume'), { volumeId: want, targetPath: target });
+  assert.equal(existsSync(`${root}/pods/uid-1/volumes/kubernetes.io~csi/scratch`), false);
+});
+
+test('an inline volume: refused without a CSIDriver listing Ephemeral; read-only and fsGroup by the kubelet without VOLUME_MOUNT_GROUP', async (t) => {
+  const { volumes, request } = await setUp(t, { NodeGetCapabilities: { capabilities: [] } });
+  const inline = { name: 'scratch', csi: { driver: DRIVER } };
+  await assert.rejects(
+    volumes.publishInline(pod, inline, undefined),
+    /volume mode "Ephemeral" not supported by driver hostpath\.csi\.k8s\.io \(no CSIDriver object\)/,
+  );
+  await assert.rejects(
+    volumes.publishInline(pod, inline, { metadata: { name: DRIVER }, spec: {} }),
+    /volume mode "Ephemeral" not supported by driver hostpath\.csi\.k8s\.io \(only supports \["Persistent"\]\)/,
+  );
+  assert.equal(request('NodePublishVolume'), undefined);
+  const eph = { metadata: { name: DRIVER }, spec: { volumeLifecycleModes: ['Ephemeral'] } };
+  const fsPod: Pod = { ...pod, spec: { ...pod.spec!, securityContext: { fsGroup: 3000 } } };
+  const r = await volumes.publishInline(fsPod, { name: 'scratch', csi: { driver: DRIVER, fsType: 'ext4' } }, eph);
+  assert.equal(r.applyFsGroup, true, 'an inline volume counts as ReadWriteOnce');
+  assert.deepEqual((request('NodePublishVolume') as { volumeContext: object }).volumeContext, {}, 'no podInfoOnMount: no pod info');
+  const ro = await volumes.publishInline(fsPod, { name: 'ro', csi: { driver: DRIVER, fsType: 'ext4', readOnly: true } }, eph);
+  assert.equal(ro.applyFsGroup, false);
+  assert.equal((request('NodePublishVolume') as { readonly: boolean }).readonly, true);
+});
+
+test('nodeExpand: NodeExpandVolume of the target path with the staging path, by the EXPAND_VOLUME capability; failures classified as upstream', async (t) => {
+  const caps = HOSTPATH_NODE_CAPABILITIES;
+  const { root, volumes, request } = await setUp(t, { NodeGetCapabilities: caps });
+  const target = `${root}/pods/uid-1/volumes/kubernetes.io~csi/pvc-1/mount`;
+  const withSecret: PersistentVolume = {
+    ...pv,
+    spec: { ...pv.spec, csi: { ...pv.spec!.csi!, nodeExpandSecretRef: { namespace: 'kube-system', name: 'x' } } },
+  };
+  await volumes.nodeExpand({ pv: withSecret, volumePath: target, newSizeBytes: 2 * 2 ** 30 });
+  assert.deepEqual(request('NodeExpandVolume'), {
+    volumeId: 'vol-1',
+    volumePath: target,
+    capacityRange: { requiredBytes: String(2 * 2 ** 30), limitBytes: '0' },
+    stagingTargetPath: `${root}/plugins/kubernetes.io/csi/${DRIVER}/${SHA}/globalmount`,
+    volumeCapability: {
+      mount: { fsType: 'ext4', mountFlags: ['noatime'], volumeMountGroup: '' },
+      // RWO with SINGLE_NODE_MULTI_WRITER, as the real driver advertises (asSingleNodeMultiWriterCapableCSIAccessModeV1).
+      accessMode: { mode: 'SINGLE_NODE_MULTI_WRITER' },
+      accessType: 'mount',
+    },
+    secrets: { password: 's3cret' },
+  });
+
+  const none = await setUp(t, { NodeGetCapabilities: { capabilities: [] } });
+  await assert.rejects(
+    none.volumes.nodeExpand({ pv, volumePath: target, newSizeBytes: 1 }),
+    (e: NodeExpandError) => e.kind === 'notSupported' && /NodeExpand is not supported by the CSI driver/.test(e.message),
+  );
+  assert.equal(none.request('NodeExpandVolume'), undefined);
+
+  const cases: [number, string][] = [
+    [status.FAILED_PRECONDITION, 'inUse'],
+    [status.OUT_OF_RANGE, 'infeasible'],
+    [status.INVALID_ARGUMENT, 'infeasible'],
+    [status.NOT_FOUND, 'infeasible'],
+    [status.INTERNAL, 'final'],
+  ];
+  for (const [code, kind] of cases) {
+    const f = await setUp(t, { NodeGetCapabilities: caps, NodeExpandVolume: { code, details: 'nope' } });
+    await assert.rejects(
+      f.volumes.nodeExpand({ pv, volumePath: target, newSizeBytes: 1 }),
+      (e: NodeExpandError) => e.kind === kind,
+      `code ${code}`,
+    );
+  }
+  const other: PersistentVolume = { ...pv, spec: { ...pv.spec, csi: { driver: 'other.csi', volumeHandle: 'v' } } };
+  await assert.rejects(
+    volumes.nodeExpand({ pv: other, volumePath: target, newSizeBytes: 1 }),
+    (e: NodeExpandError) => e.kind === 'transient',
+  );
+});
+
+test('raw block: vol_data.json in volumeDevices/PV/data, NodeStageVolume and NodePublishVolume with a block capability, unpublish, unstage and cleanup', async (t) => {
+  const { root, volumes, request } = await setUp(t);
+  const block: PersistentVolume = { ...pv, spec: { ...pv.spec, volumeMode: 'Block' } };
+  const dev = `${root}/plugins/kubernetes.io/csi/volumeDevices`;
+  const req = { pv: block, readOnly: false, publishContext: { device: '/dev/loop7' } };
+  assert.equal(await volumes.stageBlock(req), `${dev}/staging/pvc-1`);
+  assert.equal(
+    readFileSync(`${dev}/pvc-1/data/vol_data.json`, 'utf8'),
+    `{"attachmentID":"${ATTACH}","driverName":"${DRIVER}","nodeName":"kts-w1","specVolID":"pvc-1","volumeHandle":"vol-1"}\n`,
+  );
+  const blockCap = { block: {}, accessMode: { mode: 'SINGLE_NODE_WRITER' }, accessType: 'block' };
+  assert.deepEqual(request('NodeStageVolume'), {
+    volumeId: 'vol-1',
+    publishContext: { device: '/dev/loop7' },
+    stagingTargetPath: `${dev}/staging/pvc-1`,
+    volumeCapability: blockCap,
+    secrets: { password: 's3cret' },
+    volumeContext: { kind: 'fast' },
+  });
+  assert.equal(await volumes.publishBlock(pod, req), `${dev}/publish/pvc-1/uid-1`);
+  assert.deepEqual(request('NodePublishVolume'), {
+    volumeId: 'vol-1',
+    publishContext: { device: '/dev/loop7' },
+    stagingTargetPath: `${dev}/staging/pvc-1`,
+    targetPath: `${dev}/publish/pvc-1/uid-1`,
+    volumeCapability: blockCap,
+    readonly: false,
+    secrets: {},
+    volumeContext: { kind: 'fast' },
+  });
+  await volumes.unpublishBlock('uid-1', 'pvc-1');
+  assert.deepEqual(request('NodeUnpublishVolume'), { volumeId: 'vol-1', targetPath: `${dev}/publish/pvc-1/uid-1` });
+  await volumes.unstageBlock('pvc-1');
+  assert.deepEqual(request('NodeUnstageVolume'), { volumeId: 'vol-1', stagingTargetPath: `${dev}/staging/pvc-1` });
+  for (const d of ['staging/pvc-1', 'publish/pvc-1', 'pvc-1']) assert.equal(existsSync(`${dev}/${d}`), false, d);
+  await volumes.unstageBlock('pvc-1');
 });
 
 test('kubeletAppliesFsGroup', () => {

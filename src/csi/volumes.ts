@@ -2,17 +2,29 @@
 // (NodeStageVolume into the volume's global mount, once per node), csiMountMgr.SetUpAt
 // (NodePublishVolume into the pod's volume directory), csiMountMgr.TearDownAt (NodeUnpublishVolume)
 // and csiAttacher.UnmountDevice (NodeUnstageVolume). Each writes or reads the vol_data.json upstream
-// keeps beside the path, so that teardown needs only the path. Persistent (PV-backed) filesystem
-// volumes; which pod needs which volume, and when, is the volume manager's to decide.
-import { mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+// keeps beside the path, so that teardown needs only the path. PV-backed filesystem volumes, and a
+// pod's inline `csi` volumes (Ephemeral: published only); which pod needs which volume, and when,
+// is the volume manager's to decide.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { PersistentVolume, Pod, Secret } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolume, Pod, Secret, Volume } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
 import type { Logger } from '../log/log.ts';
 import { isMountPoint } from '../mount/mountinfo.ts';
 import type { CsiDrivers } from './drivers.ts';
-import { CsiError, isFinalError } from './errors.ts';
-import { attachmentName, deviceMountPath, publishPath, volDataPath } from './paths.ts';
+import { CsiError, isFinalError, NodeExpandError, nodeExpandFailure } from './errors.ts';
+import { type LifecycleMode, lifecycleModeProblem } from './lifecycle-mode.ts';
+import {
+  attachmentName,
+  blockGlobalMapPath,
+  blockPublishPath,
+  blockStagingPath,
+  blockVolDataPath,
+  deviceMountPath,
+  ephemeralVolumeHandle,
+  publishPath,
+  volDataPath,
+} from './paths.ts';
 import { volumeCapability } from './volume-capability.ts';
 
 /** One PersistentVolume as a pod uses it: what the volume manager resolved from the pod's claim. */
@@ -56,13 +68,13 @@ export function kubeletAppliesFsGroup(v: {
 }
 
 /** upstream's getPodInfoAttrs: what a driver with podInfoOnMount gets in the volume context. */
-function podInfoAttributes(pod: Pod): Record<string, string> {
+function podInfoAttributes(pod: Pod, mode: LifecycleMode): Record<string, string> {
   return {
     'csi.storage.k8s.io/pod.name': pod.metadata?.name ?? '',
     'csi.storage.k8s.io/pod.namespace': pod.metadata?.namespace ?? '',
     'csi.storage.k8s.io/pod.uid': pod.metadata?.uid ?? '',
     'csi.storage.k8s.io/serviceAccount.name': pod.spec?.serviceAccountName ?? '',
-    'csi.storage.k8s.io/ephemeral': 'false',
+    'csi.storage.k8s.io/ephemeral': String(mode === 'Ephemeral'),
   };
 }
 
@@ -190,42 +202,105 @@ export class CsiVolumes {
    */
   async publish(pod: Pod, req: CsiVolumeRequest): Promise<PublishResult> {
     const src = csiSource(req.pv);
-    const spec = req.csiDriver?.spec;
-    const modes = spec?.volumeLifecycleModes ?? ['Persistent'];
-    if (!modes.includes('Persistent'))
-      throw new Error(`volume mode "Persistent" not supported by driver ${src.driver} (only supports ${JSON.stringify(modes)})`);
-    const client = this.#drivers.client(src.driver);
+    const caps = await this.#drivers.client(src.driver).nodeGetCapabilities();
+    return this.#publishAt(pod, {
+      mode: 'Persistent',
+      driver: src.driver,
+      volumeHandle: src.volumeHandle,
+      specName: req.pv.metadata!.name!,
+      csiDriver: req.csiDriver,
+      readOnly: req.readOnly,
+      fsType: src.fsType ?? '',
+      accessModes: req.pv.spec?.accessModes,
+      mountFlags: req.pv.spec?.mountOptions,
+      publishContext: req.publishContext,
+      stagingTargetPath: caps.has('STAGE_UNSTAGE_VOLUME') ? deviceMountPath(this.#rootDir, src.driver, src.volumeHandle) : '',
+      volumeAttributes: src.volumeAttributes,
+      secretRef: src.nodePublishSecretRef,
+      fsGroup: req.fsGroup,
+    });
+  }
+
+  /**
+   * upstream's SetUpAt for a pod's inline `csi` volume (Ephemeral lifecycle, csi_mounter.go's
+   * volSrc case): the driver must list Ephemeral in its CSIDriver's volumeLifecycleModes; the volume
+   * id is made from the pod's UID and the volume's name (makeVolumeHandle); no attach, no staging,
+   * no publish context; ReadWriteOnce; the secret is nodePublishSecretRef in the pod's namespace.
+   */
+  async publishInline(pod: Pod, v: Volume, csiDriver: CSIDriver | undefined): Promise<PublishResult> {
+    const src = v.csi;
+    if (!src) throw new Error(`volume ${v.name} has no CSI source`);
+    const ref = src.nodePublishSecretRef?.name ? { namespace: pod.metadata?.namespace, name: src.nodePublishSecretRef.name } : undefined;
+    return this.#publishAt(pod, {
+      mode: 'Ephemeral',
+      driver: src.driver,
+      volumeHandle: ephemeralVolumeHandle(pod.metadata!.uid!, v.name),
+      specName: v.name,
+      csiDriver,
+      readOnly: src.readOnly ?? false,
+      fsType: src.fsType ?? '',
+      // upstream's supportsFSGroup: "Inline CSI volumes are always mounted with RWO AccessMode".
+      accessModes: ['ReadWriteOnce'],
+      publishContext: {},
+      stagingTargetPath: '',
+      volumeAttributes: src.volumeAttributes,
+      secretRef: ref,
+      fsGroup: pod.spec?.securityContext?.fsGroup,
+    });
+  }
+
+  async #publishAt(
+    pod: Pod,
+    p: {
+      mode: LifecycleMode;
+      driver: string;
+      volumeHandle: string;
+      specName: string;
+      csiDriver: CSIDriver | undefined;
+      readOnly: boolean;
+      fsType: string;
+      accessModes: string[] | undefined;
+      mountFlags?: string[];
+      publishContext: Record<string, string>;
+      stagingTargetPath: string;
+      volumeAttributes: Record<string, string> | undefined;
+      secretRef: { namespace?: string; name?: string } | undefined;
+      fsGroup: number | undefined;
+    },
+  ): Promise<PublishResult> {
+    const client = this.#drivers.client(p.driver);
+    const problem = lifecycleModeProblem(p.driver, p.csiDriver, p.mode);
+    if (problem) throw new Error(`mounter.SetupAt failed to check volume lifecycle mode: ${problem}`);
+    const spec = p.csiDriver?.spec;
     const caps = await client.nodeGetCapabilities();
     const uid = pod.metadata!.uid!;
-    const specName = req.pv.metadata!.name!;
-    const path = publishPath(this.#rootDir, uid, specName);
+    const path = publishPath(this.#rootDir, uid, p.specName);
     mkdirSync(dirname(path), { recursive: true, mode: 0o750 });
-    const secrets = await this.#credentials(src.nodePublishSecretRef);
-    const volumeContext = { ...src.volumeAttributes, ...(spec?.podInfoOnMount ? podInfoAttributes(pod) : {}) };
+    const secrets = await this.#credentials(p.secretRef);
+    const volumeContext = { ...p.volumeAttributes, ...(spec?.podInfoOnMount ? podInfoAttributes(pod, p.mode) : {}) };
     const mountGroup = caps.has('VOLUME_MOUNT_GROUP');
-    const accessMode = req.pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce';
     try {
       saveVolumeData(path, {
-        attachmentID: attachmentName(src.volumeHandle, src.driver, this.#nodeName),
-        driverName: src.driver,
+        attachmentID: attachmentName(p.volumeHandle, p.driver, this.#nodeName),
+        driverName: p.driver,
         nodeName: this.#nodeName,
-        specVolID: specName,
-        volumeHandle: src.volumeHandle,
-        volumeLifecycleMode: 'Persistent',
+        specVolID: p.specName,
+        volumeHandle: p.volumeHandle,
+        volumeLifecycleMode: p.mode,
       });
       await client.nodePublishVolume({
-        volumeId: src.volumeHandle,
-        publishContext: req.publishContext,
-        stagingTargetPath: caps.has('STAGE_UNSTAGE_VOLUME') ? deviceMountPath(this.#rootDir, src.driver, src.volumeHandle) : '',
+        volumeId: p.volumeHandle,
+        publishContext: p.publishContext,
+        stagingTargetPath: p.stagingTargetPath,
         targetPath: path,
         volumeCapability: volumeCapability({
-          fsType: src.fsType ?? '',
-          accessMode,
+          fsType: p.fsType,
+          accessMode: p.accessModes?.[0] ?? 'ReadWriteOnce',
           singleNodeMultiWriter: caps.has('SINGLE_NODE_MULTI_WRITER'),
-          mountFlags: req.pv.spec?.mountOptions,
-          fsGroup: mountGroup ? req.fsGroup : undefined,
+          mountFlags: p.mountFlags,
+          fsGroup: mountGroup ? p.fsGroup : undefined,
         }),
-        readonly: req.readOnly,
+        readonly: p.readOnly,
         secrets,
         volumeContext,
       });
@@ -233,17 +308,184 @@ export class CsiVolumes {
       this.#cleanUpAfter(e, path);
       throw e;
     }
-    this.#log.v(4, 'SetUp: NodePublishVolume succeeded', { podUID: uid, driver: src.driver, volumeHandle: src.volumeHandle, path });
+    this.#log.v(4, 'SetUp: NodePublishVolume succeeded', { podUID: uid, driver: p.driver, volumeHandle: p.volumeHandle, path });
     const applyFsGroup =
       !mountGroup &&
       kubeletAppliesFsGroup({
-        fsGroup: req.fsGroup,
+        fsGroup: p.fsGroup,
         fsGroupPolicy: spec?.fsGroupPolicy,
-        readOnly: req.readOnly,
-        fsType: src.fsType,
-        accessModes: req.pv.spec?.accessModes,
+        readOnly: p.readOnly,
+        fsType: p.fsType,
+        accessModes: p.accessModes,
       });
     return { path, applyFsGroup };
+  }
+
+  /**
+   * upstream's csiPlugin.NodeExpand (expander.go): NodeExpandVolume of the volume published at
+   * volumePath (the pod's target path; the staging path beside it), to newSizeBytes. Throws a
+   * NodeExpandError whose kind the caller decides by (notSupported without EXPAND_VOLUME).
+   */
+  async nodeExpand(r: { pv: PersistentVolume; volumePath: string; newSizeBytes: number }): Promise<void> {
+    const src = csiSource(r.pv);
+    let client: ReturnType<CsiDrivers['client']>;
+    try {
+      client = this.#drivers.client(src.driver);
+    } catch (e) {
+      throw new NodeExpandError((e as Error).message, 'transient', { cause: e });
+    }
+    const caps = await client.nodeGetCapabilities().catch((e: Error) => {
+      throw new NodeExpandError(`Expander.NodeExpand failed to check if node supports expansion : ${e.message}`, 'final', { cause: e });
+    });
+    if (!caps.has('EXPAND_VOLUME'))
+      throw new NodeExpandError(`NodeExpand is not supported by the CSI driver ${src.driver}`, 'notSupported');
+    const ref = src.nodeExpandSecretRef;
+    const secrets = await this.#credentials(ref).catch((e: Error) => {
+      throw new NodeExpandError(
+        `expander.NodeExpand failed to get NodeExpandSecretRef ${ref?.namespace}/${ref?.name}: ${e.message}`,
+        'final',
+      );
+    });
+    const block = r.pv.spec?.volumeMode === 'Block';
+    try {
+      await client.nodeExpandVolume({
+        volumeId: src.volumeHandle,
+        volumePath: r.volumePath,
+        capacityRange: { requiredBytes: String(r.newSizeBytes) },
+        // upstream hands the device mount path whether or not the driver stages (GetDeviceMountPath).
+        stagingTargetPath: block
+          ? blockStagingPath(this.#rootDir, r.pv.metadata!.name!)
+          : deviceMountPath(this.#rootDir, src.driver, src.volumeHandle),
+        volumeCapability: volumeCapability({
+          fsType: block ? 'block' : (src.fsType ?? ''),
+          accessMode: r.pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce',
+          singleNodeMultiWriter: caps.has('SINGLE_NODE_MULTI_WRITER'),
+          mountFlags: r.pv.spec?.mountOptions,
+        }),
+        secrets,
+      });
+    } catch (e) {
+      throw nodeExpandFailure(e);
+    }
+  }
+
+  /**
+   * upstream's NewBlockVolumeMapper and csiBlockMapper.SetUpDevice for a raw block PersistentVolume:
+   * its vol_data.json in volumeDevices/PV/data, then NodeStageVolume into volumeDevices/staging/PV
+   * with a block capability, when the driver stages. Returns the staging path, '' when it does not.
+   */
+  async stageBlock(req: CsiVolumeRequest): Promise<string> {
+    const src = csiSource(req.pv);
+    const specName = req.pv.metadata!.name!;
+    const client = this.#drivers.client(src.driver);
+    const dataFile = blockVolDataPath(this.#rootDir, specName);
+    mkdirSync(dirname(dataFile), { recursive: true, mode: 0o750 });
+    writeFileSync(
+      dataFile,
+      JSON.stringify({
+        attachmentID: attachmentName(src.volumeHandle, src.driver, this.#nodeName),
+        driverName: src.driver,
+        nodeName: this.#nodeName,
+        specVolID: specName,
+        volumeHandle: src.volumeHandle,
+      }) + '\n',
+    );
+    const caps = await client.nodeGetCapabilities();
+    if (!caps.has('STAGE_UNSTAGE_VOLUME')) return '';
+    const secrets = await this.#credentials(src.nodeStageSecretRef);
+    const path = blockStagingPath(this.#rootDir, specName);
+    mkdirSync(path, { recursive: true, mode: 0o750 });
+    await client.nodeStageVolume({
+      volumeId: src.volumeHandle,
+      publishContext: req.publishContext,
+      stagingTargetPath: path,
+      volumeCapability: volumeCapability({
+        fsType: 'block',
+        accessMode: req.pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce',
+        singleNodeMultiWriter: caps.has('SINGLE_NODE_MULTI_WRITER'),
+      }),
+      secrets,
+      volumeContext: src.volumeAttributes ?? {},
+    });
+    return path;
+  }
+
+  /**
+   * upstream's csiBlockMapper.MapPodDevice: NodePublishVolume of the raw block volume to
+   * volumeDevices/publish/PV/PODUID (a file the driver makes: the device); the staging path is
+   * handed whether or not the driver stages, as upstream. Returns the publish path.
+   */
+  async publishBlock(pod: Pod, req: CsiVolumeRequest): Promise<string> {
+    const src = csiSource(req.pv);
+    const specName = req.pv.metadata!.name!;
+    const client = this.#drivers.client(src.driver);
+    const caps = await client.nodeGetCapabilities();
+    const spec = req.csiDriver?.spec;
+    const volumeContext = { ...src.volumeAttributes, ...(spec?.podInfoOnMount ? podInfoAttributes(pod, 'Persistent') : {}) };
+    const secrets = await this.#credentials(src.nodePublishSecretRef);
+    const path = blockPublishPath(this.#rootDir, specName, pod.metadata!.uid!);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o750 });
+    await client.nodePublishVolume({
+      volumeId: src.volumeHandle,
+      publishContext: req.publishContext,
+      stagingTargetPath: blockStagingPath(this.#rootDir, specName),
+      targetPath: path,
+      volumeCapability: volumeCapability({
+        fsType: 'block',
+        accessMode: req.pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce',
+        singleNodeMultiWriter: caps.has('SINGLE_NODE_MULTI_WRITER'),
+      }),
+      readonly: req.readOnly,
+      secrets,
+      volumeContext,
+    });
+    return path;
+  }
+
+  /** upstream's csiBlockMapper.UnmapPodDevice: NodeUnpublishVolume of the pod's publish path, even when it is gone. */
+  async unpublishBlock(podUID: string, specName: string): Promise<void> {
+    const data = this.#blockVolData(specName);
+    await this.#drivers.client(data.driverName!).nodeUnpublishVolume({
+      volumeId: data.volumeHandle!,
+      targetPath: blockPublishPath(this.#rootDir, specName, podUID),
+    });
+  }
+
+  /**
+   * upstream's csiBlockMapper.TearDownDevice, once no pod has the volume: NodeUnstageVolume when
+   * the staging path exists and the driver stages, then cleanupOrphanDeviceFiles (the publish
+   * directory, the staging path, volumeDevices/PV). Nothing to do once its vol_data.json is gone.
+   */
+  async unstageBlock(specName: string): Promise<void> {
+    let data: Record<string, string>;
+    try {
+      data = this.#blockVolData(specName);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    const client = this.#drivers.client(data.driverName!);
+    const staging = blockStagingPath(this.#rootDir, specName);
+    if (existsSync(staging) && (await client.nodeGetCapabilities()).has('STAGE_UNSTAGE_VOLUME')) {
+      await client.nodeUnstageVolume({ volumeId: data.volumeHandle!, stagingTargetPath: staging });
+      rmSync(staging, { recursive: true, force: true });
+    }
+    ignoreMissing(() => rmdirSync(dirname(blockPublishPath(this.#rootDir, specName, 'x'))));
+    ignoreMissing(() => rmdirSync(staging));
+    // volumeDevices/PV holds only data/vol_data.json and an empty dev/ now (upstream's RemoveAllOneFilesystem).
+    const volumeDir = dirname(dirname(blockVolDataPath(this.#rootDir, specName)));
+    // Never through a pod's bind-mounted device: only when dev/ is empty.
+    let left: string[] = [];
+    try {
+      left = readdirSync(blockGlobalMapPath(this.#rootDir, specName));
+    } catch {
+      /* gone already */
+    }
+    if (left.length === 0) rmSync(volumeDir, { recursive: true, force: true });
+  }
+
+  #blockVolData(specName: string): Record<string, string> {
+    return JSON.parse(readFileSync(blockVolDataPath(this.#rootDir, specName), 'utf8')) as Record<string, string>;
   }
 
   /** upstream's TearDownAt: NodeUnpublishVolume of the pod's volume, found by the vol_data.json beside it. */

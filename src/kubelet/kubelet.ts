@@ -38,7 +38,14 @@ export async function runKubelet(given: KubeletOptions): Promise<{ stop(): Promi
   const cpus = nodeCPUs(given.config);
   const o = { ...given, config: { ...given.config, cgroupDriver: conn.cgroupDriver, ...cpus.reserved } };
   const cm = await containerManager(o, { ...conn, host, pods, wakePods, cpus, log });
-  const vol = volumesAndPlugins(o, { api: conn.api, node, draPlugins: cm.draPlugins, inUseChanged: pokeNodeStatus, log });
+  const vol = volumesAndPlugins(o, {
+    api: conn.api,
+    node,
+    draPlugins: cm.draPlugins,
+    inUseChanged: pokeNodeStatus,
+    events: conn.events,
+    log,
+  });
   const stats = statsProvider(o, { ...conn, cgroups: cm.cgroups, persistent: vol.persistent, csiDrivers: vol.csiDrivers });
   const loops = await nodeLoops(o, {
     ...conn,

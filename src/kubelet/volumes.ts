@@ -7,6 +7,7 @@ import { CsiDrivers, CsiRegistrationHandler } from '../csi/drivers.ts';
 import { nodeInfoManager } from '../csi/node-info-manager.ts';
 import { CsiVolumes } from '../csi/volumes.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
+import type { Recorder } from '../events/recorder.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { pluginManagerMetrics } from './observers.ts';
 import { bindMount } from '../mount/mountinfo.ts';
@@ -30,6 +31,8 @@ export function volumesAndPlugins(
     draPlugins: PluginHandler;
     /** A new set of volumes in use goes out with the node status at once. */
     inUseChanged: () => void;
+    /** Node expansion's events on pods and claims. */
+    events?: Recorder;
     log: Logger;
   },
 ) {
@@ -43,16 +46,19 @@ export function volumesAndPlugins(
   d.node.onNewUID(() => void csiNodeInfo.initialize().catch((e) => d.log.error('Failed to initialize the CSINode', { err: e })));
 
   const sources = apiVolumeSources(d.api, logger('volumes'));
+  const claimSources = apiClaimSources(d.api);
+  const csi = new CsiVolumes({ rootDir, nodeName, drivers: csiDrivers, secret: apiSecretGetter(d.api), log: logger('csi') });
   // Claims and their PersistentVolumes: hostPath, local, CSI (src/volumes/persistent.ts).
   const persistent = new PersistentVolumes({
     rootDir,
     nodeName,
-    sources: apiClaimSources(d.api),
-    csi: new CsiVolumes({ rootDir, nodeName, drivers: csiDrivers, secret: apiSecretGetter(d.api), log: logger('csi') }),
+    sources: claimSources,
+    csi,
     volumesAttached: () => (d.node.get()?.status?.volumesAttached ?? []).map((v) => v.name),
     inUseChanged: d.inUseChanged,
     bindMount,
     log: logger('volumes'),
+    events: d.events,
   });
   const volumes = new VolumeManager({
     rootDir,
@@ -60,6 +66,12 @@ export function volumesAndPlugins(
     log: logger('volumes'),
     nodeAllocatable: () => d.node.allocatable(),
     persistent,
+    // A pod's inline csi volumes (CSI ephemeral volumes).
+    csi: {
+      csiDriver: (name) => claimSources.csiDriver(name),
+      publishInline: (pod, v, driver) => csi.publishInline(pod, v, driver),
+      unpublish: (uid, specName) => csi.unpublish(uid, specName),
+    },
   });
   return {
     volumes,

@@ -136,11 +136,14 @@ export class PodSyncer {
     if (pod) await this.#podCgroups.remove(podCgroup(pod, this.#node.cgroups));
   }
 
-  /** Upstream's WaitForAttachAndMount: a volume that fails shows as a FailedMount event; not ready, the pod waits. */
+  /**
+   * Upstream's WaitForAttachAndMount: a volume that fails shows as a FailedMount event; not ready,
+   * the pod waits. A failed online expansion of a mounted claim shows as VolumeResizeFailed.
+   */
   async #mountVolumes(pod: Pod): Promise<{ ready: boolean; retryAfterMs?: number }> {
     if (!this.#volumes) return { ready: true };
     const v = await this.#volumes.setUp(pod);
-    for (const f of v.failed) this.#events.event(podRef(pod), 'Warning', 'FailedMount', f.message);
+    for (const f of v.failed) this.#events.event(podRef(pod), 'Warning', f.reason ?? 'FailedMount', f.message);
     return v;
   }
 

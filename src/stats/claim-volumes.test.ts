@@ -14,7 +14,7 @@ test("metricsProvider: upstream's provider for each plugin", () => {
     ['local', false, 'statfs'], // MetricsStatFS of the bind mount
     ['local', true, 'block'], // MetricsBlock of the device
     ['csi', false, 'csi'], // metricsCsi: NodeGetVolumeStats
-    ['csi', true, undefined], // raw block CSI: not set up by kubelet-ts
+    ['csi', true, 'csi'], // raw block CSI: NodeGetVolumeStats of the mapped device (upstream's csiBlockMapper metrics)
     ['hostPath', false, undefined], // MetricsNil
   ];
   for (const [kind, block, want] of cases) assert.equal(metricsProvider({ kind, block }), want, `${kind} block=${block}`);

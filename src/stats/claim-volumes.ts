@@ -24,10 +24,10 @@ const CSI_STATS_TIMEOUT_MS = 15_000;
 
 export type MetricsProvider = 'statfs' | 'block' | 'csi';
 
-/** Pure: the metrics provider upstream's plugin gives a claim volume; undefined for none (hostPath, and CSI raw block, which kubelet-ts does not set up). */
+/** Pure: the metrics provider upstream's plugin gives a claim volume; undefined for none (hostPath). A CSI raw block one is the driver's too (csiBlockMapper's metrics). */
 export function metricsProvider(m: Pick<ClaimMount, 'kind' | 'block'>): MetricsProvider | undefined {
   if (m.kind === 'local') return m.block ? 'block' : 'statfs';
-  if (m.kind === 'csi' && !m.block) return 'csi';
+  if (m.kind === 'csi') return 'csi';
   return undefined;
 }
 

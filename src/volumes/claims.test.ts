@@ -7,6 +7,7 @@ import {
   claimProblem,
   persistentKind,
   podVolumeUsage,
+  readWriteOncePodProblem,
   uniqueVolumeName,
   volumeModeProblem,
   volumeProblem,
@@ -167,4 +168,17 @@ test("claimMount: the claim volumes with upstream's pvcRef and what their PV's p
     ['a PV without a plugin', claim, nfs, '/x', undefined],
   ];
   for (const [name, v, pv, path, want] of cases) assert.deepEqual(claimMount(pod, v, pv, path), want, name);
+});
+
+test('readWriteOncePodProblem: only a PV whose only access mode is ReadWriteOncePod, mounted by another pod', () => {
+  const pv = (accessModes: string[]) => ({ spec: { accessModes } });
+  const msg = 'volume uses the ReadWriteOncePod access mode and is already in use by another pod';
+  const rows: [string, string[], boolean, string | undefined][] = [
+    ['RWOP, used elsewhere', ['ReadWriteOncePod'], true, msg],
+    ['RWOP, not used elsewhere', ['ReadWriteOncePod'], false, undefined],
+    ['RWOP among others: the pod may mean another', ['ReadWriteOncePod', 'ReadWriteOnce'], true, undefined],
+    ['RWO', ['ReadWriteOnce'], true, undefined],
+    ['no modes', [], true, undefined],
+  ];
+  for (const [name, modes, elsewhere, want] of rows) assert.equal(readWriteOncePodProblem(pv(modes), elsewhere), want, name);
 });

@@ -107,7 +107,7 @@ export interface ClaimMount {
   /** upstream's PVCReference: the claim, in the pod's namespace. */
   pvc: { name: string; namespace: string };
   kind: PersistentKind;
-  /** The mount the pod has (local: the bind mount; CSI: the publish target), a Block volume's device, a hostPath PV's path. */
+  /** The mount the pod has (local: the bind mount; CSI: the publish target), a Block volume's device (CSI: GLOBALMAP/PODUID), a hostPath PV's path. */
   path: string;
   block: boolean;
   /** CSI: NodeGetVolumeStats's driver and volume_id. */
@@ -135,4 +135,15 @@ export function claimMount(pod: Pod, v: Volume, pv: PersistentVolume, path: stri
     block: pv.spec?.volumeMode === 'Block',
     csi: csi && { driver: csi.driver, volumeHandle: csi.volumeHandle },
   };
+}
+
+/**
+ * Pure: upstream's ReadWriteOncePod check of MountVolume / MapVolume (operation_generator.go): a
+ * PersistentVolume whose only access mode is ReadWriteOncePod, mounted by another pod of this
+ * node, is refused (the scheduler checks it too; the kubelet is the last line).
+ */
+export function readWriteOncePodProblem(pv: PersistentVolume, mountedByOtherPod: boolean): string | undefined {
+  const modes = pv.spec?.accessModes ?? [];
+  if (!mountedByOtherPod || modes.length !== 1 || modes[0] !== 'ReadWriteOncePod') return undefined;
+  return 'volume uses the ReadWriteOncePod access mode and is already in use by another pod';
 }

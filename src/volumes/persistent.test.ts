@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
-import { attachmentName, deviceMountPath } from '../csi/paths.ts';
+import { attachmentName, blockPublishPath, deviceMountPath } from '../csi/paths.ts';
+import { NodeExpandError } from '../csi/errors.ts';
 import type { CsiVolumeRequest } from '../csi/volumes.ts';
 const silentLogger = { info() {}, v() {}, warn() {}, error() {} };
 import { PersistentVolumes } from './persistent.ts';
@@ -22,7 +23,16 @@ function pod(volumes: Pod['spec'] extends infer S ? (S extends { volumes?: infer
 }
 const claimVolume = (readOnly = false) => pod([{ name: 'data', persistentVolumeClaim: { claimName: 'data', readOnly } }]);
 
-function harness(pv: PersistentVolume, opts: { driver?: CSIDriver; attachment?: VolumeAttachment; rootDir?: string } = {}) {
+function harness(
+  pv: PersistentVolume,
+  opts: {
+    driver?: CSIDriver;
+    attachment?: VolumeAttachment;
+    rootDir?: string;
+    expand?: (bytes: number) => Promise<void>;
+    stageError?: () => Error | undefined;
+  } = {},
+) {
   const claim: PersistentVolumeClaim = {
     metadata: { name: 'data', namespace: 'ns', uid: 'claim-1' },
     spec: { volumeName: pv.metadata!.name },
@@ -31,6 +41,8 @@ function harness(pv: PersistentVolume, opts: { driver?: CSIDriver; attachment?: 
   pv.spec!.claimRef = { uid: 'claim-1' };
   const calls: string[] = [];
   const requests: CsiVolumeRequest[] = [];
+  const patches: unknown[] = [];
+  const events: string[] = [];
   let attached: string[] = [];
   let attachment = opts.attachment;
   const sources: ClaimSources = {
@@ -38,6 +50,10 @@ function harness(pv: PersistentVolume, opts: { driver?: CSIDriver; attachment?: 
     volume: async () => pv,
     csiDriver: async () => opts.driver,
     volumeAttachment: async (name) => (attachment?.metadata?.name === name ? attachment : undefined),
+    patchClaimStatus: async (_ns, _name, patch) => {
+      patches.push(patch);
+      return claim;
+    },
   };
   let changed = 0;
   const rootDir = opts.rootDir ?? '/nonexistent';
@@ -48,6 +64,8 @@ function harness(pv: PersistentVolume, opts: { driver?: CSIDriver; attachment?: 
     csi: {
       stage: async (req) => {
         calls.push('stage');
+        const e = opts.stageError?.();
+        if (e) throw e;
         requests.push(req);
         return 'staged';
       },
@@ -58,7 +76,42 @@ function harness(pv: PersistentVolume, opts: { driver?: CSIDriver; attachment?: 
       },
       unpublish: async (uid, spec) => void calls.push(`unpublish ${uid} ${spec}`),
       unstage: async (path) => void calls.push(`unstage ${path}`),
+      nodeExpand: async (r) => {
+        calls.push(`expand ${r.volumePath} ${r.newSizeBytes}`);
+        await opts.expand?.(r.newSizeBytes);
+      },
+      stageBlock: async () => {
+        calls.push('stageBlock');
+        return 'staging';
+      },
+      publishBlock: async (p, req) => {
+        calls.push(`publishBlock ${p.metadata!.uid}`);
+        // The driver makes the device file at the publish path.
+        const path = blockPublishPath(rootDir, req.pv.metadata!.name!, p.metadata!.uid!);
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, '');
+        return path;
+      },
+      unpublishBlock: async (uid, name) => void calls.push(`unpublishBlock ${uid} ${name}`),
+      unstageBlock: async (name) => void calls.push(`unstageBlock ${name}`),
     },
+    blockDevices: {
+      bindMountFile: async (source, target) => {
+        calls.push(`bindFile ${source} ${target}`);
+        writeFileSync(target, '');
+      },
+      unmountFile: async (target) => {
+        if (existsSync(target)) calls.push(`unmountFile ${target}`);
+        rmSync(target, { force: true });
+      },
+      attachLoop: async (path) => {
+        calls.push(`losetup ${path}`);
+        return '/dev/loop3';
+      },
+      detachLoop: async (path) => void (existsSync(path) && calls.push(`losetup -d ${path}`)),
+    },
+    events: { event: (o, type, reason, message) => void events.push(`${o.kind} ${type} ${reason} ${message}`) },
+    now: () => new Date('2026-12-03T04:00:00.123Z'),
     volumesAttached: () => attached,
     inUseChanged: () => changed++,
     bindMount: async (source, target, ro) => void calls.push(`bind ${source} ${target} ${ro}`),
@@ -66,6 +119,9 @@ function harness(pv: PersistentVolume, opts: { driver?: CSIDriver; attachment?: 
   });
   return {
     volumes,
+    claim,
+    patches,
+    events,
     calls,
     requests,
     changed: () => changed,
@@ -202,4 +258,208 @@ test('release: each published CSI volume unpublished, unstaged only when no othe
   ]);
   assert.deepEqual(h.volumes.volumesInUse(), []);
   await h.volumes.release('pod-gone'); // nothing published: nothing to do
+});
+
+const GI = 2 ** 30;
+function resizable(expand?: (bytes: number) => Promise<void>) {
+  const pv: PersistentVolume = {
+    metadata: { name: 'pv-1' },
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], csi: { driver: DRIVER, volumeHandle: 'vol-1' } },
+  };
+  const h = harness(pv, { driver: { metadata: { name: DRIVER }, spec: { attachRequired: false } }, expand });
+  Object.assign(h.claim, { status: { phase: 'Bound', capacity: { storage: '1Gi' } } });
+  h.claim.spec!.resources = { requests: { storage: '1Gi' } };
+  Object.assign(h.claim.metadata!, { resourceVersion: '5' });
+  // The resizer grew the volume and handed the expansion to the node.
+  const grow = (status = 'NodeResizePending') => {
+    pv.spec!.capacity = { storage: '2Gi' };
+    h.claim.spec!.resources = { requests: { storage: '2Gi' } };
+    Object.assign(h.claim, {
+      status: { ...h.claim.status, allocatedResources: { storage: '2Gi' }, allocatedResourceStatuses: { storage: status } },
+    });
+  };
+  return { ...h, pv, grow };
+}
+
+test('online expansion: NodeExpandVolume of the mounted claim, then the PVC status as upstream MarkNodeExpansionFinishedWithRecovery; once', async () => {
+  const h = resizable();
+  const p = claimVolume();
+  p.spec!.nodeName = NODE;
+  await h.volumes.setUp(p, p.spec!.volumes![0]!);
+  await h.volumes.resize(p, p.spec!.volumes![0]!);
+  assert.deepEqual(h.calls, ['stage', 'publish pod-1'], 'same size: no expansion');
+  h.grow();
+  h.claim.status!.conditions = [{ type: 'FileSystemResizePending', status: 'True' }];
+  await h.volumes.resize(p, p.spec!.volumes![0]!);
+  assert.deepEqual(h.calls.slice(2), [`expand /nonexistent/pods/pod-1/volumes/kubernetes.io~csi/pv-1/mount ${2 * GI}`]);
+  assert.deepEqual(h.patches, [
+    { metadata: { resourceVersion: '5' }, status: { allocatedResourceStatuses: { storage: 'NodeResizeInProgress' } } },
+    { metadata: { resourceVersion: '5' }, status: { capacity: { storage: '2Gi' }, allocatedResourceStatuses: null, conditions: null } },
+  ]);
+  assert.deepEqual(h.events, [
+    `Pod Normal FileSystemResizeSuccessful MountVolume.NodeExpandVolume succeeded for volume "data" ${NODE}`,
+    `PersistentVolumeClaim Normal FileSystemResizeSuccessful MountVolume.NodeExpandVolume succeeded for volume "data" ${NODE}`,
+  ]);
+  await h.volumes.resize(p, p.spec!.volumes![0]!);
+  assert.equal(h.calls.length, 3, 'expanded on this node already: not again');
+});
+
+test('online expansion waits for the resizer; a failure marks NodeResizeError, an infeasible one NodeResizeInfeasible; FailedPrecondition stops it', async () => {
+  let fail: NodeExpandError | undefined;
+  const h = resizable(async () => {
+    if (fail) throw fail;
+  });
+  const p = claimVolume();
+  await h.volumes.setUp(p, p.spec!.volumes![0]!);
+  h.grow('ControllerResizeInProgress');
+  await h.volumes.resize(p, p.spec!.volumes![0]!);
+  assert.deepEqual([h.calls.length, h.patches.length], [2, 0], 'the controller is not done: no call');
+
+  h.grow('NodeResizePending');
+  fail = new NodeExpandError('Expander.NodeExpand failed to expand the volume : disk on fire', 'final');
+  await assert.rejects(h.volumes.resize(p, p.spec!.volumes![0]!), /disk on fire/);
+  const condition = {
+    type: 'NodeResizeError',
+    status: 'True',
+    lastTransitionTime: '2026-12-03T04:00:00Z',
+    message: 'failed to expand pvc with Expander.NodeExpand failed to expand the volume : disk on fire',
+  };
+  assert.deepEqual(h.patches.slice(1), [{ status: { conditions: [condition] } }]);
+
+  h.grow('NodeResizeInProgress');
+  h.patches.length = 0;
+  fail = new NodeExpandError('Expander.NodeExpand failed to expand the volume out of range', 'infeasible');
+  await assert.rejects(h.volumes.resize(p, p.spec!.volumes![0]!), /out of range/);
+  assert.deepEqual((h.patches.at(-1) as { status: object }).status, {
+    allocatedResourceStatuses: { storage: 'NodeResizeInfeasible' },
+    conditions: [{ ...condition, message: 'failed to expand pvc with Expander.NodeExpand failed to expand the volume out of range' }],
+  });
+
+  fail = new NodeExpandError('in use', 'inUse');
+  await h.volumes.resize(p, p.spec!.volumes![0]!);
+  const n = h.calls.length;
+  await h.volumes.resize(p, p.spec!.volumes![0]!);
+  assert.equal(h.calls.length, n, 'FailedPrecondition: no online expansion again until it is mounted again');
+});
+
+test('offline expansion: a claim grown while no pod had it is expanded before the pod starts; a driver without EXPAND_VOLUME and an older resizer: no error', async () => {
+  const h = resizable();
+  h.grow();
+  const p = claimVolume();
+  await h.volumes.setUp(p, p.spec!.volumes![0]!);
+  assert.deepEqual(h.calls, ['stage', 'publish pod-1', `expand /nonexistent/pods/pod-1/volumes/kubernetes.io~csi/pv-1/mount ${2 * GI}`]);
+  assert.equal(h.patches.length, 2);
+
+  const legacy = resizable(async () => {
+    throw new NodeExpandError(`NodeExpand is not supported by the CSI driver ${DRIVER}`, 'notSupported');
+  });
+  legacy.pv.spec!.capacity = { storage: '2Gi' };
+  await legacy.volumes.setUp(p, p.spec!.volumes![0]!);
+  assert.equal(legacy.calls.length, 3);
+  assert.deepEqual(legacy.patches, [], 'an older resizer, not supported: done, nothing patched');
+});
+
+test('read-only claims and local PVs are not expanded', async () => {
+  const h = resizable();
+  h.grow();
+  const p = claimVolume(true);
+  await h.volumes.setUp(p, p.spec!.volumes![0]!);
+  await h.volumes.resize(p, p.spec!.volumes![0]!);
+  assert.deepEqual(h.calls, ['stage', 'publish pod-1']);
+});
+
+test('a raw block CSI volume: staged and published for block, bind-mounted at the global map path with a loop device, linked from the pod; torn down in reverse, unstaged with its last pod', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-block-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const pv: PersistentVolume = {
+    metadata: { name: 'pv-b' },
+    spec: { volumeMode: 'Block', accessModes: ['ReadWriteOnce'], csi: { driver: DRIVER, volumeHandle: 'vol-b' } },
+  };
+  const h = harness(pv, { driver: { metadata: { name: DRIVER }, spec: { attachRequired: false } }, rootDir: root });
+  const raw = (uid: string): Pod => ({
+    metadata: { name: uid, namespace: 'ns', uid },
+    spec: {
+      containers: [{ name: 'c', volumeDevices: [{ name: 'data', devicePath: '/dev/xvda' }] }],
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
+    },
+  });
+  const dev = `${root}/plugins/kubernetes.io/csi/volumeDevices`;
+  const set = await h.volumes.setUp(raw('pod-1'), raw('pod-1').spec!.volumes![0]!);
+  const link = `${root}/pods/pod-1/volumeDevices/kubernetes.io~csi/pv-b`;
+  assert.deepEqual(set, { path: link, readOnly: false, block: true });
+  assert.equal(readlinkSync(link), `${dev}/publish/pv-b/pod-1`);
+  assert.deepEqual(h.calls, [
+    'stageBlock',
+    'publishBlock pod-1',
+    `bindFile ${dev}/publish/pv-b/pod-1 ${dev}/pv-b/dev/pod-1`,
+    `losetup ${dev}/pv-b/dev/pod-1`,
+  ]);
+  await h.volumes.setUp(raw('pod-2'), raw('pod-2').spec!.volumes![0]!);
+  h.calls.length = 0;
+  await h.volumes.release('pod-1');
+  assert.deepEqual(
+    h.calls,
+    [`losetup -d ${dev}/pv-b/dev/pod-1`, `unmountFile ${dev}/pv-b/dev/pod-1`, 'unpublishBlock pod-1 pv-b'],
+    'pod-2 still has it',
+  );
+  assert.equal(existsSync(link), false);
+  h.calls.length = 0;
+  await h.volumes.release('pod-2');
+  assert.deepEqual(h.calls, [
+    `losetup -d ${dev}/pv-b/dev/pod-2`,
+    `unmountFile ${dev}/pv-b/dev/pod-2`,
+    'unpublishBlock pod-2 pv-b',
+    'unstageBlock pv-b',
+    // UnmountDevice of the volume no pod wants: a no-op once its vol_data.json is gone.
+    'unstageBlock pv-b',
+  ]);
+  h.calls.length = 0;
+  await h.volumes.release('pod-2');
+  assert.deepEqual(h.calls, [], 'done: nothing left to find');
+});
+
+test('ReadWriteOncePod: a second pod of the node is refused while the first has the volume; once released, it may', async () => {
+  const pv: PersistentVolume = {
+    metadata: { name: 'pv-1' },
+    spec: { accessModes: ['ReadWriteOncePod'], csi: { driver: DRIVER, volumeHandle: 'vol-1' } },
+  };
+  const h = harness(pv, { driver: { metadata: { name: DRIVER }, spec: { attachRequired: false } } });
+  const second: Pod = { ...claimVolume(), metadata: { name: 'web-1', namespace: 'ns', uid: 'pod-2' } };
+  await h.volumes.setUp(claimVolume(), claimVolume().spec!.volumes![0]!);
+  await h.volumes.setUp(claimVolume(), claimVolume().spec!.volumes![0]!);
+  await assert.rejects(h.volumes.setUp(second, second.spec!.volumes![0]!), {
+    message: 'volume uses the ReadWriteOncePod access mode and is already in use by another pod',
+  });
+  await h.volumes.release('pod-1');
+  await h.volumes.setUp(second, second.spec!.volumes![0]!);
+});
+
+test('a NodeStageVolume that failed uncertainly, the pod deleted before a retry: unstaged when the pod is released', async () => {
+  const pv: PersistentVolume = {
+    metadata: { name: 'pv-1' },
+    spec: { accessModes: ['ReadWriteOnce'], csi: { driver: DRIVER, volumeHandle: 'vol-1' } },
+  };
+  const h = harness(pv, {
+    driver: { metadata: { name: DRIVER }, spec: { attachRequired: false } },
+    stageError: () => new Error('CSI NodeStageVolume of driver hostpath.csi.k8s.io failed: code 4 DEADLINE_EXCEEDED'),
+  });
+  const p = claimVolume();
+  await assert.rejects(h.volumes.setUp(p, p.spec!.volumes![0]!), /DEADLINE_EXCEEDED/);
+  assert.deepEqual(h.volumes.volumesInUse(), [`kubernetes.io/csi/${DRIVER}^vol-1`]);
+  await h.volumes.release('pod-1');
+  assert.deepEqual(h.calls, ['stage', `unstage ${deviceMountPath('/nonexistent', DRIVER, 'vol-1')}`]);
+  assert.deepEqual(h.volumes.volumesInUse(), [], 'out of volumesInUse only after the unstage');
+});
+
+test('an RWX claim expanded on another node (its status already at the new size) is expanded on this node too, without a PVC update', async () => {
+  const h = resizable();
+  h.pv.spec!.accessModes = ['ReadWriteMany'];
+  h.claim.spec!.accessModes = ['ReadWriteMany'];
+  const p = claimVolume();
+  await h.volumes.setUp(p, p.spec!.volumes![0]!);
+  h.pv.spec!.capacity = { storage: '2Gi' };
+  Object.assign(h.claim, { status: { phase: 'Bound', capacity: { storage: '2Gi' }, allocatedResources: { storage: '2Gi' } } });
+  await h.volumes.resize(p, p.spec!.volumes![0]!);
+  assert.deepEqual(h.calls.slice(2), [`expand /nonexistent/pods/pod-1/volumes/kubernetes.io~csi/pv-1/mount ${2 * GI}`]);
+  assert.deepEqual(h.patches, []);
 });

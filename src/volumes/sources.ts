@@ -64,6 +64,8 @@ export interface ClaimSources {
   csiDriver(name: string): Promise<CSIDriver | undefined>;
   /** undefined when it does not exist (yet). */
   volumeAttachment(name: string): Promise<VolumeAttachment | undefined>;
+  /** A strategic merge patch of the claim's status (node expansion, expansion.ts); the claim as patched. */
+  patchClaimStatus?(namespace: string, name: string, patch: unknown): Promise<PersistentVolumeClaim>;
 }
 
 /**
@@ -71,7 +73,7 @@ export interface ClaimSources {
  * (the node authorizer lets a node read those of its pods). Read fresh each time: a claim binds
  * and an attachment turns attached while a pod waits.
  */
-export function apiClaimSources(api: Pick<ApiClient, 'get'>): ClaimSources {
+export function apiClaimSources(api: Pick<ApiClient, 'get' | 'patch'>): ClaimSources {
   const orUndefined = <T>(p: Promise<T>) => p.catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
   return {
     claim: (ns, name) => api.get<PersistentVolumeClaim>(apiPath({ resource: 'persistentvolumeclaims', namespace: ns, name })),
@@ -79,5 +81,11 @@ export function apiClaimSources(api: Pick<ApiClient, 'get'>): ClaimSources {
     csiDriver: (name) => orUndefined(api.get<CSIDriver>(apiPath({ group: 'storage.k8s.io', resource: 'csidrivers', name }))),
     volumeAttachment: (name) =>
       orUndefined(api.get<VolumeAttachment>(apiPath({ group: 'storage.k8s.io', resource: 'volumeattachments', name }))),
+    patchClaimStatus: (ns, name, patch) =>
+      api.patch<PersistentVolumeClaim>(
+        apiPath({ resource: 'persistentvolumeclaims', namespace: ns, name, subresource: 'status' }),
+        patch,
+        'strategic',
+      ),
   };
 }

@@ -312,3 +312,47 @@ test('a refresh the apiserver does not answer holds the sync 2 s at most; the vo
   ]);
   assert.equal(readFileSync(join(root, 'pods/uid-1/volumes/kubernetes.io~configmap/cfg/k'), 'utf8'), 'v1');
 });
+
+test('a mounted claim is checked for online expansion every 10 s in the background; a failure is a VolumeResizeFailed event with a later sync', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-vm-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const resized: number[] = [];
+  let fail: Error | undefined;
+  const vm = new VolumeManager({
+    rootDir: root,
+    sources: fakeSources().sources,
+    log: quiet,
+    persistent: {
+      setUp: async () => ({ path: '/srv/fs', readOnly: false }),
+      release: async () => {},
+      resize: async () => {
+        resized.push(resized.length);
+        if (fail) throw fail;
+      },
+    },
+  });
+  const p: Pod = {
+    metadata: { name: 'db', namespace: 'ns', uid: 'uid-db' },
+    spec: { containers: [{ name: 'c' }], volumes: [{ name: 'fs', persistentVolumeClaim: { claimName: 'fs' } }] },
+  };
+  assert.deepEqual(await vm.setUp(p, 100_000), { ready: true, failed: [] });
+  assert.deepEqual(resized, [], 'the mount itself expands (persistent.ts): no check at the first setUp');
+  fail = new Error('Expander.NodeExpand failed to expand the volume : boom');
+  assert.deepEqual(await vm.setUp(p, 100_001), { ready: true, failed: [] });
+  assert.equal(resized.length, 1);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(await vm.setUp(p, 100_002), {
+    ready: true,
+    failed: [
+      {
+        volume: 'fs',
+        reason: 'VolumeResizeFailed',
+        message: 'NodeExpandVolume.NodeExpandVolume failed for volume "fs" : Expander.NodeExpand failed to expand the volume : boom',
+      },
+    ],
+  });
+  assert.equal(resized.length, 1, 'not again within 10 s');
+  fail = undefined;
+  await vm.setUp(p, 110_001);
+  assert.equal(resized.length, 2);
+});

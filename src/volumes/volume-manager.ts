@@ -19,7 +19,7 @@ import { TokenManager } from './tokens.ts';
 import type { PersistentPath, PersistentVolumes } from './persistent.ts';
 import type { ImageSpec } from '../cri/generated/runtime/v1/ImageSpec.ts';
 import { type VolumePlugin, findPlugin } from './plugins/plugin.ts';
-import type { PodVolumeHost } from './plugins/pod-host.ts';
+import type { InlineCsi, PodVolumeHost } from './plugins/pod-host.ts';
 import { podVolumePlugins } from './plugins/registry.ts';
 
 /** Re-exported for its tests' sake: the tmpfs size of a memory-backed volume (plugins/wrapped-dir.ts). */
@@ -28,8 +28,8 @@ export { tmpfsSize } from './plugins/wrapped-dir.ts';
 export interface SetUpResult {
   /** Every volume is set up: the containers may start. */
   ready: boolean;
-  /** Volumes that failed this time, with upstream's event message. */
-  failed: { volume: string; message: string }[];
+  /** Volumes that failed this time, with upstream's event message (and reason, when not FailedMount). */
+  failed: { volume: string; message: string; reason?: string }[];
   /** When to try again, after a failure (growing back-off). */
   retryAfterMs?: number;
 }
@@ -42,12 +42,20 @@ interface PodVolumes {
   refreshing: Set<string>;
   /** Failures of refreshes that ended after their sync returned. */
   late: SetUpResult['failed'];
+  /** When each volume's size was last checked for node expansion, and the checks under way. */
+  resizedAt: Map<string, number>;
+  resizing: Set<string>;
 }
 
 const RETRY_INITIAL_MS = 1000;
 /** How long a sync waits on the refresh of a volume that has its contents already. */
 const REFRESH_WAIT_MS = 2000;
 const RETRY_MAX_MS = 32_000;
+/**
+ * How often, at most, a mounted CSI claim's size is checked for online expansion (two GETs each):
+ * at the pod's syncs, as upstream's ReprocessPod from WaitForAttachAndMount.
+ */
+const RESIZE_CHECK_MS = 10_000;
 
 export class VolumeManager {
   readonly #rootDir: string;
@@ -73,7 +81,9 @@ export class VolumeManager {
     /** The tmpfs mount (tests replace it). */
     mountTmpfs?: (dir: string, sizeBytes?: number) => Promise<void>;
     /** persistentVolumeClaim and ephemeral volumes (persistent.ts); undefined: refused as unsupported. */
-    persistent?: Pick<PersistentVolumes, 'setUp' | 'release'>;
+    persistent?: Pick<PersistentVolumes, 'setUp' | 'release'> & Partial<Pick<PersistentVolumes, 'resize'>>;
+    /** A pod's inline `csi` volumes (plugins/csi-inline.ts); undefined: refused. */
+    csi?: InlineCsi;
   }) {
     this.#rootDir = d.rootDir;
     this.#sources = d.sources;
@@ -89,6 +99,7 @@ export class VolumeManager {
       allocatable: d.nodeAllocatable ?? (() => undefined),
       mountTmpfs: d.mountTmpfs ?? mountTmpfs,
       persistent: d.persistent,
+      csi: d.csi,
     };
   }
 
@@ -99,7 +110,19 @@ export class VolumeManager {
   async setUp(pod: Pod, now = Date.now()): Promise<SetUpResult> {
     const uid = pod.metadata!.uid!;
     let state = this.#pods.get(uid);
-    if (!state) this.#pods.set(uid, (state = { paths: new Map(), refreshedAt: new Map(), failures: 0, refreshing: new Set(), late: [] }));
+    if (!state)
+      this.#pods.set(
+        uid,
+        (state = {
+          paths: new Map(),
+          refreshedAt: new Map(),
+          failures: 0,
+          refreshing: new Set(),
+          late: [],
+          resizedAt: new Map(),
+          resizing: new Set(),
+        }),
+      );
     const failed: SetUpResult['failed'] = [];
     const volumes = pod.spec?.volumes ?? [];
     // A refresh that outlived an earlier sync reports its failure now.
@@ -109,6 +132,7 @@ export class VolumeManager {
       volumes.map(async (v) => {
         const plugin = findPlugin(podVolumePlugins, { volume: v, readOnly: false });
         const done = state.paths.has(v.name);
+        if (done && plugin?.resize) this.#checkResize(pod, v, plugin, state, now);
         // Only the API-data volumes (RequiresRemount) are set up again, once a refresh period.
         if (done && (!plugin?.requiresRemount || now - (state.refreshedAt.get(v.name) ?? 0) < this.#refreshMs)) return;
         if (state.refreshing.has(v.name)) return;
@@ -138,6 +162,28 @@ export class VolumeManager {
     const retryAfterMs = Math.min(RETRY_MAX_MS, RETRY_INITIAL_MS * 2 ** state.failures);
     state.failures++;
     return { ready, failed, retryAfterMs };
+  }
+
+  /**
+   * Online expansion, in the background of the syncs (upstream's reconciler expands apart from
+   * syncPod): a failure comes with the next sync as a VolumeResizeFailed event, with upstream's
+   * message of doOnlineExpansion.
+   */
+  #checkResize(pod: Pod, v: Volume, plugin: VolumePlugin<PodVolumeHost>, state: PodVolumes, now: number): void {
+    if (state.resizing.has(v.name) || now - (state.resizedAt.get(v.name) ?? 0) < RESIZE_CHECK_MS) return;
+    state.resizing.add(v.name);
+    state.resizedAt.set(v.name, now);
+    plugin.resize!(this.#host, pod, { volume: v, readOnly: false })
+      .catch((e: Error) => {
+        const message = `NodeExpandVolume.NodeExpandVolume failed for volume "${v.name}" : ${e.message}`;
+        this.#log.warn('NodeExpandVolume failed', {
+          pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
+          volume: v.name,
+          err: e.message,
+        });
+        state.late.push({ volume: v.name, message, reason: 'VolumeResizeFailed' });
+      })
+      .finally(() => state.resizing.delete(v.name));
   }
 
   /** Sets up or refreshes one volume; the failure's message, if it failed. */
@@ -221,8 +267,8 @@ export class VolumeManager {
 
   /**
    * upstream's makeBlockVolumes: the container's volumeDevices, the raw block volumes handed to
-   * it as devices (read-only ones with "r"). Upstream hands a symlink to the device under the
-   * pod's volumeDevices directory; kubelet-ts hands the device path itself.
+   * it as devices (read-only ones with "r"). A CSI one is the symlink in the pod's volumeDevices
+   * directory, as upstream (the runtime resolves it); a local one the device path itself.
    */
   containerDevices(pod: Pod, c: Container): { containerPath: string; hostPath: string; permissions: string }[] {
     const paths = this.#pods.get(pod.metadata!.uid!)?.paths;

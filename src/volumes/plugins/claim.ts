@@ -12,6 +12,7 @@ export const claimPlugin: VolumePlugin<PodVolumeHost> = {
     if (!host.persistent) throw new Error('volume type is not supported by kubelet-ts');
     return host.persistent.setUp(pod, v);
   },
+  resize: async (host, pod, { volume: v }) => host.persistent?.resize?.(pod, v),
   // The PVs' plugins release what they hold (CSI unpublish and unstage), and the node's volumesInUse.
   tearDown: async (host, uid) => host.persistent?.release(uid),
 };

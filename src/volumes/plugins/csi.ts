@@ -2,12 +2,23 @@
 // src/csi): wait for the VolumeAttachment when the driver needs attach, stage once per node,
 // publish per pod; on teardown unpublish, and unstage once no other pod has the volume. What was
 // published is read back from disk (vol_data.json), so a restarted kubelet tears down what the
-// previous one left.
+// previous one left. A raw block volume (volumeMode Block, csi_block.go) is staged and published
+// as a device and mapped into the pod (src/mount/block-device.ts); a mounted volume is expanded
+// on the node (NodeExpandVolume, driven by persistent.ts and expansion.ts).
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
-import { attachmentName, deviceMountPath, volDataPath } from '../../csi/paths.ts';
+import {
+  attachmentName,
+  blockGlobalMapPath,
+  blockPublishPath,
+  deviceMountPath,
+  podDeviceMapPath,
+  publishPath,
+  volDataPath,
+} from '../../csi/paths.ts';
+import { mapBlockVolume, unmapBlockVolume } from '../../mount/block-device.ts';
 import type { CsiVolumeRequest } from '../../csi/volumes.ts';
 import { podsDir, podVolumePluginDir } from '../../podutil/pod-dirs.ts';
 import { uniqueVolumeName } from '../claims.ts';
@@ -42,8 +53,6 @@ async function publishContext(
 
 async function setUpCsi(host: PersistentHost, pod: Pod, pv: PersistentVolume, readOnly: boolean): Promise<PersistentPath> {
   if (!host.csi) throw new Error('CSI volumes are not enabled');
-  if (pv.spec?.volumeMode === 'Block')
-    throw new Error(`volume ${pv.metadata!.name}: raw block CSI volumes are not supported by kubelet-ts`);
   const src = pv.spec!.csi!;
   const driver = await host.sources.csiDriver(src.driver);
   const req: CsiVolumeRequest = {
@@ -53,6 +62,7 @@ async function setUpCsi(host: PersistentHost, pod: Pod, pv: PersistentVolume, re
     publishContext: await publishContext(host, src.driver, src.volumeHandle, driver, uniqueVolumeName(pv)!),
     fsGroup: pod.spec?.securityContext?.fsGroup,
   };
+  if (pv.spec?.volumeMode === 'Block') return setUpBlock(host, pod, req);
   // NodeStageVolume is idempotent (the CSI spec): staged again for each pod, as cheap as
   // upstream's check of its actual state, and right after a restart.
   await host.csi.stage(req);
@@ -61,8 +71,69 @@ async function setUpCsi(host: PersistentHost, pod: Pod, pv: PersistentVolume, re
   return { path, readOnly };
 }
 
-/** The CSI volumes published into the pod's directory, by the vol_data.json beside each. */
-function published(rootDir: string, uid: string): ReconstructedVolume[] {
+/**
+ * upstream's MapVolume of a raw block CSI volume (csi_block.go's SetUpDevice and MapPodDevice,
+ * then util.MapBlockVolume): staged to volumeDevices/staging/PV, published to
+ * volumeDevices/publish/PV/PODUID, bind-mounted at volumeDevices/PV/dev/PODUID with a loop device
+ * over it, and linked from the pod's volumeDevices/kubernetes.io~csi/PV, which the containers get.
+ */
+async function setUpBlock(host: PersistentHost, pod: Pod, req: CsiVolumeRequest): Promise<PersistentPath> {
+  const uid = pod.metadata!.uid!;
+  const name = req.pv.metadata!.name!;
+  await host.csi!.stageBlock(req);
+  const devicePath = await host.csi!.publishBlock(pod, req);
+  const path = await mapBlockVolume(host.blockDevices, {
+    devicePath,
+    globalMapPath: blockGlobalMapPath(host.rootDir, name),
+    podMapDir: dirname(podDeviceMapPath(host.rootDir, uid, name)),
+    name,
+    podUID: uid,
+  });
+  return { path, readOnly: req.readOnly, block: true };
+}
+
+/** The raw block CSI volumes mapped into the pod (its volumeDevices/kubernetes.io~csi entries, by PV name). */
+function mappedBlockVolumes(rootDir: string, uid: string): string[] {
+  try {
+    return readdirSync(dirname(podDeviceMapPath(rootDir, uid, 'x')));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * upstream's UnmapVolume and UnmapDevice of the pod's raw block CSI volumes: the loop device and
+ * bind mount go, NodeUnpublishVolume, then the pod's link (last: it is how a retry or a restarted
+ * kubelet finds the volume); NodeUnstageVolume once no other pod has it mapped (volumeDevices/PV/dev empty).
+ */
+async function tearDownBlock(host: PersistentHost, uid: string): Promise<void> {
+  for (const name of mappedBlockVolumes(host.rootDir, uid)) {
+    if (!host.csi) throw new Error(`CSI block volume ${name} is mapped but CSI is not enabled`);
+    const globalMapPath = blockGlobalMapPath(host.rootDir, name);
+    const podMapDir = dirname(podDeviceMapPath(host.rootDir, uid, name));
+    await host.blockDevices.detachLoop(join(globalMapPath, uid));
+    await host.blockDevices.unmountFile(join(globalMapPath, uid));
+    await host.csi.unpublishBlock(uid, name);
+    await unmapBlockVolume(host.blockDevices, { globalMapPath, podMapDir, name, podUID: uid });
+    host.log.info('UnmapVolume.UnmapBlockVolume succeeded', { podUID: uid, volume: name });
+    let others: string[] = [];
+    try {
+      others = readdirSync(globalMapPath);
+    } catch {
+      /* none */
+    }
+    if (others.length) continue;
+    await host.csi.unstageBlock(name);
+    host.log.info('UnmapDevice succeeded', { volume: name });
+  }
+}
+
+/**
+ * upstream's ConstructVolumeSpec over the pod's kubernetes.io~csi directory: the CSI volumes
+ * published into it, by the vol_data.json beside each; lifecycleMode tells a pod's inline
+ * (Ephemeral) volume from a PersistentVolume's.
+ */
+export function publishedCsiVolumes(rootDir: string, uid: string): ReconstructedVolume[] {
   const dir = podVolumePluginDir(rootDir, uid, pluginDirName(CSI));
   let names: string[];
   try {
@@ -73,7 +144,9 @@ function published(rootDir: string, uid: string): ReconstructedVolume[] {
   return names.flatMap((specName) => {
     try {
       const data = JSON.parse(readFileSync(volDataPath(join(dir, specName, 'mount')), 'utf8')) as Record<string, string>;
-      return data.driverName && data.volumeHandle ? [{ specName, driverName: data.driverName, volumeHandle: data.volumeHandle }] : [];
+      if (!data.driverName || !data.volumeHandle) return [];
+      const lifecycleMode = data.volumeLifecycleMode === 'Ephemeral' ? 'Ephemeral' : 'Persistent';
+      return [{ specName, driverName: data.driverName, volumeHandle: data.volumeHandle, lifecycleMode }];
     } catch {
       return [];
     }
@@ -89,7 +162,8 @@ function publishedElsewhere(rootDir: string, exceptUID: string, driverName: stri
     return false;
   }
   return pods.some(
-    (uid) => uid !== exceptUID && published(rootDir, uid).some((p) => p.driverName === driverName && p.volumeHandle === volumeHandle),
+    (uid) =>
+      uid !== exceptUID && publishedCsiVolumes(rootDir, uid).some((p) => p.driverName === driverName && p.volumeHandle === volumeHandle),
   );
 }
 
@@ -102,7 +176,10 @@ export const csiPlugin: VolumePlugin<PersistentHost> = {
    * unstaged once no other pod has it. Throws when a driver fails or is not registered.
    */
   async tearDown(host, uid) {
-    for (const p of published(host.rootDir, uid)) {
+    await tearDownBlock(host, uid);
+    for (const p of publishedCsiVolumes(host.rootDir, uid)) {
+      // A pod's inline volumes are the pod plugin's (csi-inline.ts): published only, never staged.
+      if (p.lifecycleMode === 'Ephemeral') continue;
       if (!host.csi) throw new Error(`CSI volume ${p.specName} is published but CSI is not enabled`);
       await host.csi.unpublish(uid, p.specName);
       host.log.info('UnmountVolume.TearDown succeeded', { podUID: uid, volume: p.specName, driver: p.driverName });
@@ -111,5 +188,32 @@ export const csiPlugin: VolumePlugin<PersistentHost> = {
       host.log.info('UnmountDevice succeeded', { driver: p.driverName, volumeHandle: p.volumeHandle });
     }
   },
-  reconstruct: published,
+  async unmountDevice(host, pv) {
+    if (!host.csi || !pv.spec?.csi) return;
+    const name = pv.metadata!.name!;
+    if (pv.spec.volumeMode === 'Block') {
+      let mapped: string[] = [];
+      try {
+        mapped = readdirSync(blockGlobalMapPath(host.rootDir, name));
+      } catch {
+        /* none */
+      }
+      if (mapped.length === 0) await host.csi.unstageBlock(name);
+      return;
+    }
+    const { driver, volumeHandle } = pv.spec.csi;
+    if (publishedElsewhere(host.rootDir, '', driver, volumeHandle)) return;
+    await host.csi.unstage(deviceMountPath(host.rootDir, driver, volumeHandle));
+  },
+  // upstream's csiPlugin.NodeExpand: the pod's target path is the volume path.
+  async nodeExpand(host, pod, { pv }, newSizeBytes) {
+    if (!host.csi) throw new Error('CSI volumes are not enabled');
+    // A block volume's path is its published device (upstream: the DevicePath MapVolume recorded).
+    const volumePath =
+      pv!.spec?.volumeMode === 'Block'
+        ? blockPublishPath(host.rootDir, pv!.metadata!.name!, pod.metadata!.uid!)
+        : publishPath(host.rootDir, pod.metadata!.uid!, pv!.metadata!.name!);
+    await host.csi.nodeExpand({ pv: pv!, volumePath, newSizeBytes });
+  },
+  reconstruct: (rootDir, uid) => publishedCsiVolumes(rootDir, uid).filter((p) => p.lifecycleMode !== 'Ephemeral'),
 };

@@ -2,6 +2,7 @@
 // and the attach state of its actual state of world, cut down).
 import type { CsiVolumes } from '../../csi/volumes.ts';
 import type { Logger } from '../../log/log.ts';
+import type { BlockDeviceOps } from '../../mount/block-device.ts';
 import type { ClaimSources } from '../sources.ts';
 
 export interface PersistentHost {
@@ -9,7 +10,12 @@ export interface PersistentHost {
   nodeName: string;
   sources: ClaimSources;
   /** undefined: no CSI (tests of the other plugins). */
-  csi?: Pick<CsiVolumes, 'stage' | 'publish' | 'unpublish' | 'unstage'>;
+  csi?: Pick<
+    CsiVolumes,
+    'stage' | 'publish' | 'unpublish' | 'unstage' | 'nodeExpand' | 'stageBlock' | 'publishBlock' | 'unpublishBlock' | 'unstageBlock'
+  >;
+  /** The bind mounts and loop devices of raw block volumes (src/mount/block-device.ts). */
+  blockDevices: BlockDeviceOps;
   /** The Node's status.volumesAttached names, as the attach/detach controller set them. */
   volumesAttached(): string[];
   /** Whether the last node status sent carried the volume in volumesInUse (upstream's MarkVolumesAsReportedInUse). */

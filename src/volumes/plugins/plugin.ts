@@ -28,6 +28,8 @@ export interface ReconstructedVolume {
   specName: string;
   driverName: string;
   volumeHandle: string;
+  /** A CSI volume's lifecycle (vol_data.json's volumeLifecycleMode): Ephemeral for a pod's inline volume. */
+  lifecycleMode?: 'Persistent' | 'Ephemeral';
 }
 
 /**
@@ -48,6 +50,22 @@ export interface VolumePlugin<Host> {
    * the owner does for every plugin): CSI unpublish and unstage. Throws to keep the directory for a retry.
    */
   tearDown?(host: Host, uid: string): Promise<void>;
+  /**
+   * upstream's UnmountDevice (TearDownDevice for block) of a volume no pod of the node uses any
+   * more: for one whose stage may have happened though no publish did (a NodeStageVolume that
+   * failed uncertainly, the pod deleted before a retry). Does nothing when another pod has it.
+   */
+  unmountDevice?(host: Host, pv: PersistentVolume): Promise<void>;
+  /**
+   * Checked once a resize period while the pod runs: upstream's reconciler's ExpandInUseVolume of
+   * a mounted claim whose PersistentVolume grew (online expansion). Throws the failure's reason.
+   */
+  resize?(host: Host, pod: Pod, spec: VolumeSpec): Promise<void>;
+  /**
+   * upstream's NodeExpandableVolumePlugin.NodeExpand (RequiresFSResize): expands the volume set up
+   * for the pod to newSizeBytes on the node; throws a src/csi NodeExpandError.
+   */
+  nodeExpand?(host: Host, pod: Pod, spec: VolumeSpec, newSizeBytes: number): Promise<void>;
   /** upstream's ConstructVolumeSpec: the pod's volumes of this plugin found on disk, for a teardown after a restart. */
   reconstruct?(rootDir: string, uid: string): ReconstructedVolume[];
 }

@@ -11,6 +11,7 @@
 import { claimPlugin } from './claim.ts';
 import { configMapPlugin } from './config-map.ts';
 import { csiPlugin } from './csi.ts';
+import { csiInlinePlugin } from './csi-inline.ts';
 import { downwardAPIPlugin } from './downward-api.ts';
 import { emptyDirPlugin } from './empty-dir.ts';
 import { hostPathPlugin } from './host-path.ts';
@@ -32,6 +33,7 @@ export const podVolumePlugins: readonly VolumePlugin<PodVolumeHost>[] = [
   projectedPlugin,
   claimPlugin,
   imagePlugin,
+  csiInlinePlugin,
 ];
 
 /** The plugins of the PersistentVolume bound to a pod's claim. */
