@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck lint up down sd-node kind kind-down test test-containerd1 unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api bench-cluster chaos clean
+.PHONY: all deps build typecheck lint up down sd-node kind kind-down e2e-kind package test test-containerd1 unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api bench-cluster chaos clean
 
 all: build
 
@@ -36,6 +36,7 @@ up: build
 	bash hack/cluster/up.sh
 
 down:
+	bash hack/kind/down.sh --all
 	bash hack/cluster/down.sh
 	bash hack/down.sh
 
@@ -49,12 +50,21 @@ sd-node: build
 # A kind cluster (docs/kind.md): kind v0.33.0 on podman, nodes from the image hack/kind/node-image.sh
 # builds here with kubelet-ts as the kubelet, flannel; KIND_CONFIG picks the config (default
 # manifests/kind/cluster.yaml). Beside `make up`'s stack, on a network of its own; the image
-# preloads the cluster images `make up` builds. `make kind-down` deletes it (`make down` does not).
+# preloads the cluster images `make up` builds. `make kind-down` deletes it, `make down` every kind
+# cluster. e2e-kind: test/e2e/kind.test.ts alone (make test runs it among the last files).
 kind: build
 	bash hack/kind/up.sh
 
+# The package a user installs on a node (docs/package.md): _output/package/kubelet-ts_*.deb and the
+# same tree as a tarball (hack/package.sh); the kind node image installs it.
+package: build
+	bash hack/package.sh
+
 kind-down:
 	bash hack/kind/down.sh
+
+e2e-kind: build
+	node --test --test-reporter=spec test/e2e/kind.test.ts
 
 # Lint, the type-check of src and tests (build's tsconfig.build.json leaves tests out) and the
 # unit tests (files in parallel) come first, to fail before the cluster
@@ -87,7 +97,7 @@ unit: deps
 # driver and its sidecars (test/e2e/cluster-csi.test.ts; hostpathplugin also for the smoke), then the smoke's
 # binaries (30 minutes beside the tests on a cold machine; none on a warm one). A file that
 # needs one before it is built waits for that build (hack/lib.sh build_lock).
-E2E_LAST := $(wildcard test/e2e/cluster*.test.ts) test/e2e/conformance-smoke.test.ts
+E2E_LAST := $(wildcard test/e2e/cluster*.test.ts) test/e2e/kind.test.ts test/e2e/conformance-smoke.test.ts
 E2E_BG_BUILD := hack/build-addons.sh cni-plugins flannel coredns && hack/build-conformance.sh dra-test-driver \
   && hack/build-csi.sh --no-images && BUILD_ONLY=1 hack/conformance.sh
 e2e: build

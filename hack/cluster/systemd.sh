@@ -235,16 +235,16 @@ sd_add() {
 
 # sd_kubelet_unit NODE: kubelet-ts as upstream's packages install the kubelet: the unit
 # (manifests/kubelet-ts.service) as kubelet.service, which kubeadm restarts, with kubeadm's
-# drop-in (manifests/10-kubeadm.conf); /usr/local/bin/kubelet-ts runs the repo's dist/cli/main.js
+# drop-in (manifests/10-kubeadm.conf); /usr/bin/kubelet-ts runs the repo's dist/cli/main.js
 # on the cache's Node with the flags node.sh's kubelets get; `kubelet` (kubeadm's preflight runs
 # `kubelet --version`) is the same. Enabled, not started: kubeadm join starts it.
 sd_kubelet_unit() {
   local n=$1 tmp; tmp=$(mktemp -d)
   [ -f "$KTS_ROOT/dist/cli/main.js" ] || die "$KTS_ROOT/dist/cli/main.js is missing: run make build"
-  mkdir -p "$tmp/usr/local/bin" "$tmp/etc/systemd/system/kubelet.service.d" "$tmp/etc/default"
-  printf '#!/bin/sh\n# Written by hack/cluster/systemd.sh.\nexec %s "$@"\n' "${KUBELET_TS_CMD[*]}" > "$tmp/usr/local/bin/kubelet-ts"
-  chmod 755 "$tmp/usr/local/bin/kubelet-ts"
-  ln -s kubelet-ts "$tmp/usr/local/bin/kubelet"
+  mkdir -p "$tmp/usr/bin" "$tmp/etc/systemd/system/kubelet.service.d" "$tmp/etc/default"
+  printf '#!/bin/sh\n# Written by hack/cluster/systemd.sh.\nexec %s "$@"\n' "${KUBELET_TS_CMD[*]}" > "$tmp/usr/bin/kubelet-ts"
+  chmod 755 "$tmp/usr/bin/kubelet-ts"
+  ln -s kubelet-ts "$tmp/usr/bin/kubelet"
   cp "$KTS_ROOT/manifests/kubelet-ts.service" "$tmp/etc/systemd/system/kubelet.service"
   cp "$KTS_ROOT/manifests/10-kubeadm.conf" "$tmp/etc/systemd/system/kubelet.service.d/"
   echo 'KUBELET_EXTRA_ARGS="--v 2"' > "$tmp/etc/default/kubelet"

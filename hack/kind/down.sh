@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Deletes the kind cluster (KIND_CLUSTER, default kind) and checks that nothing of it is left:
 # containers, their /var volumes, their cgroups below /libpod_parent; the kind network goes too
-# (with KIND_KEEP_NETWORK=1 it stays). Safe when there is no cluster.
+# (with KIND_KEEP_NETWORK=1 it stays). Safe when there is no cluster. --all: every kind cluster
+# on the machine (make down).
 source "$(dirname "$0")/../lib.sh"
 source "$KTS_ROOT/hack/kind/lib.sh"
 need_root
 [ -x "$KIND_BIN" ] || exit 0
+if [ "${1:-}" = --all ]; then
+  for c in $(KIND_EXPERIMENTAL_PROVIDER=podman CONTAINERS_CONF="$KIND_CONTAINERS_CONF" "$KIND_BIN" get clusters 2>/dev/null); do
+    KIND_CLUSTER=$c "$0" || exit
+  done
+  exit 0
+fi
 t0=$SECONDS
 ids=$(kind_podman ps -aq --no-trunc --filter "label=io.x-k8s.kind.cluster=$KIND_CLUSTER" 2>/dev/null || true)
 KIND_EXPERIMENTAL_PROVIDER=podman CONTAINERS_CONF="$KIND_CONTAINERS_CONF" KUBECONFIG="$KIND_KUBECONFIG" \

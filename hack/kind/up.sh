@@ -2,7 +2,9 @@
 # A kind cluster with kubelet-ts nodes (docs/kind.md), from nothing but this machine's caches:
 # builds kind and the node image(s) when missing, `kind create cluster` with KIND_CONFIG (default
 # manifests/kind/cluster.yaml), applies flannel (kindnetd cannot be built here) and waits for
-# every node to be Ready. Its kubeconfig: _output/kind/kubeconfig (KIND_KUBECONFIG).
+# every node to be Ready. Its kubeconfig: _output/kind/kubeconfig (KIND_KUBECONFIG). The nodes'
+# containerd takes the local stack's registry (make up) as the mirror of docker.io and
+# registry.k8s.io; without the stack they pull only what the node image preloads.
 # Runs beside the local stack and its cluster (make up): its own podman network (KIND_SUBNET),
 # its own containers, nothing of theirs touched.
 source "$(dirname "$0")/../lib.sh"
@@ -24,6 +26,14 @@ else
   kkind create cluster --name "$KIND_CLUSTER" --config "$KIND_CONFIG" || die "kind create cluster failed"
   log "kind create cluster took $((SECONDS - t1))s"
 fi
+# The registry hosts (the configs' containerdConfigPatches name the directory; containerd reads it
+# at each pull): kind's documented local registry setup, with hack/lib.sh's registry_hosts.
+hosts=$(mktemp -d); registry_hosts "$hosts"
+for n in $(kkind get nodes --name "$KIND_CLUSTER"); do
+  kind_podman exec "$n" mkdir -p /etc/containerd/certs.d && kind_podman cp "$hosts/." "$n:/etc/containerd/certs.d/" \
+    || die "cannot write the registry hosts of node $n"
+done
+rm -rf "$hosts"
 # flannel as hack/cluster/up.sh applies it: the pod subnet of the configs (KIND_POD_SUBNET), the apiserver at the
 # control plane's address on the kind network (flannel runs before kube-proxy's Service rules).
 cp_ip=$(kind_podman inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$KIND_CLUSTER-control-plane")

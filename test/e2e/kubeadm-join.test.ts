@@ -104,7 +104,7 @@ function dropInArgs(extra: string): string[] {
   const dropIn = readFileSync(`${ROOT}/manifests/10-kubeadm.conf`, 'utf8');
   for (const m of dropIn.matchAll(/^Environment="(\w+)=(.*)"$/gm)) env[m[1]!] = m[2]!;
   for (const m of readFileSync('/var/lib/kubelet/kubeadm-flags.env', 'utf8').matchAll(/^(\w+)="(.*)"$/gm)) env[m[1]!] = m[2]!;
-  const exec = /^ExecStart=\/usr\/local\/bin\/kubelet-ts (.*)$/m.exec(dropIn)![1]!;
+  const exec = /^ExecStart=\/usr\/bin\/kubelet-ts (.*)$/m.exec(dropIn)![1]!;
   return exec
     .replace(/\$(\w+)/g, (_, k: string) => env[k] ?? '')
     .split(/\s+/)
