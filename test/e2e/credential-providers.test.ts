@@ -18,6 +18,7 @@ import {
   ctr,
   ensureStack,
   eventually,
+  kubectlInput,
   NODE_IP,
   podSpec,
   ROOT,
@@ -32,9 +33,37 @@ const PLUGIN = join(ROOT, 'test/fixtures/credential-provider/counting-provider')
 const KUBELET_LOG = join(ROOT, '_output/local/logs/kubelet-ts.log');
 const AUDIENCE = 'kubelet-ts-e2e-registry';
 
-before(() => ensureStack());
+// The node authorizer lets a kubelet ask for a token only for audiences its pods' volumes name,
+// or those the cluster grants it (ServiceAccountNodeAudienceRestriction): the administrator's
+// step of upstream's credential provider docs, the verb request-serviceaccounts-token-audience.
+const GRANT = JSON.stringify({
+  apiVersion: 'v1',
+  kind: 'List',
+  items: [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'kts-e2e-credential-provider-audience' },
+      rules: [{ verbs: ['request-serviceaccounts-token-audience'], apiGroups: [''], resources: [AUDIENCE] }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'kts-e2e-credential-provider-audience' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kts-e2e-credential-provider-audience' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:nodes' }],
+    },
+  ],
+});
+before(() => {
+  ensureStack();
+  kubectlInput(GRANT, 'apply', '-f', '-');
+});
 // The stack's kubelet again, without the plugins.
-after(() => restartKubelet());
+after(() => {
+  restartKubelet();
+  kubectlInput(GRANT, 'delete', '--ignore-not-found', '-f', '-');
+});
 
 test('credential providers: a pod without pull secrets pulls a private image with the plugin; the cache spares a second call; a failure is ErrImagePull', () =>
   withNamespace(async (ns) => {
