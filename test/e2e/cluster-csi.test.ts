@@ -193,3 +193,104 @@ test('a StatefulSet on csi-hostpath-sc keeps its data across a pod delete and a 
   ).trim();
   assert.equal(leftDirs, '', 'no CSI volume directories left under /var/lib/kubelet');
 });
+
+test('an inline CSI volume, a raw block claim (a device in the container) and an online expansion of a mounted claim', {
+  timeout: 8 * 60_000,
+}, async () => {
+  assert.ok(driverNode, 'the first test found the driver');
+  const onDriverNode = { nodeSelector: { 'kubernetes.io/hostname': driverNode }, terminationGracePeriodSeconds: 1 };
+  const claim = (name: string, mode: 'Filesystem' | 'Block') => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      volumeMode: mode,
+      storageClassName: 'csi-hostpath-sc',
+      resources: { requests: { storage: '16Mi' } },
+    },
+  });
+  apply(claim('blk', 'Block'));
+  apply(claim('grow', 'Filesystem'));
+  apply({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'vols' },
+    spec: {
+      ...onDriverNode,
+      containers: [
+        {
+          name: 'main',
+          image: BUSYBOX,
+          command: ['sh', '-c', 'echo inline > /inline/f && exec sleep 3600'],
+          volumeMounts: [
+            { name: 'inline', mountPath: '/inline' },
+            { name: 'grow', mountPath: '/grow' },
+          ],
+          volumeDevices: [{ name: 'blk', devicePath: '/dev/xvda' }],
+        },
+      ],
+      volumes: [
+        // An inline (ephemeral) CSI volume: the driver's CSIDriver lists the Ephemeral mode.
+        { name: 'inline', csi: { driver: DRIVER, volumeAttributes: { size: '1Mi' } } },
+        { name: 'blk', persistentVolumeClaim: { claimName: 'blk' } },
+        { name: 'grow', persistentVolumeClaim: { claimName: 'grow' } },
+      ],
+    },
+  });
+  const vols = await eventually('pod vols Running', 180_000, async () => {
+    const p = pod('vols');
+    return p?.status.phase === 'Running' ? p : undefined;
+  });
+  const exec = (script: string) => ck(['-n', ns, 'exec', 'vols', '--', 'sh', '-c', script]).trim();
+  assert.equal(exec('cat /inline/f'), 'inline', 'the inline volume is writable');
+  assert.ok(
+    csiMounts(driverNode).some((m) => m.includes(`${vols.metadata.uid}/volumes/kubernetes.io~csi/inline`)),
+    'the inline volume is published into the pod',
+  );
+  // The raw block claim: a block device, written and read back through it.
+  assert.equal(exec('test -b /dev/xvda && echo block'), 'block', '/dev/xvda is a block device');
+  assert.equal(
+    exec('echo kubelet-ts | dd of=/dev/xvda bs=512 count=1 conv=sync 2>/dev/null; dd if=/dev/xvda bs=11 count=1 2>/dev/null'),
+    'kubelet-ts',
+  );
+
+  // Online expansion: the resizer grows the volume, the kubelet finishes it on the node (NodeExpandVolume).
+  ck(['-n', ns, 'patch', 'pvc', 'grow', '--type=merge', '-p', '{"spec":{"resources":{"requests":{"storage":"32Mi"}}}}']);
+  type Claim = {
+    status: { capacity?: { storage?: string }; allocatedResourceStatuses?: Record<string, string>; conditions?: { type: string }[] };
+  };
+  const grown = await eventually(
+    'claim grow at 32Mi, its node expansion finished',
+    180_000,
+    async () => {
+      const c = ckJSON<Claim>('-n', ns, 'get', 'pvc', 'grow');
+      return c.status.capacity?.storage === '32Mi' ? c : undefined;
+    },
+    2000,
+  );
+  assert.equal(grown.status.allocatedResourceStatuses?.storage, undefined, 'no resize status left');
+  assert.deepEqual(
+    (grown.status.conditions ?? []).map((c) => c.type),
+    [],
+    'no FileSystemResizePending or resize error condition left',
+  );
+  assert.equal(exec('cat /inline/f'), 'inline', 'the pod kept running meanwhile');
+
+  // All goes: nothing of the three volumes is left on the node.
+  ck(['-n', ns, 'delete', 'pod', 'vols', '--wait=true', '--timeout=60s']);
+  ck(['-n', ns, 'delete', 'pvc', 'blk', 'grow', '--wait=true', '--timeout=60s']);
+  await eventually('no CSI volume mounted on the node', 60_000, async () => csiMounts(driverNode).length === 0);
+  const left = inNode(
+    driverNode,
+    'sh',
+    '-c',
+    `ls -d /var/lib/kubelet/pods/${vols.metadata.uid}/volumes/kubernetes.io~csi/* /var/lib/kubelet/pods/${vols.metadata.uid}/volumeDevices/*/* /var/lib/kubelet/plugins/kubernetes.io/csi/volumeDevices/*/* 2>/dev/null || true`,
+  ).trim();
+  assert.equal(left, '', 'no CSI volume or device directories left');
+  assert.equal(
+    inNode(driverNode, 'sh', '-c', 'losetup -a | grep /var/lib/kubelet/ || true').trim(),
+    '',
+    'no loop device of the kubelet left',
+  );
+});
