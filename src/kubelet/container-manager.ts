@@ -32,10 +32,6 @@ import type { KubeletOptions } from './options.ts';
 
 export type ContainerManager = Awaited<ReturnType<typeof containerManager>>;
 
-/**
- * The node's CPUs as the CPU manager sees them (sysfs topology, reservedSystemCPUs checked against
- * it), and the reserved quantities with reservedSystemCPUs standing for the cpu, as upstream's run.
- */
 /** A CPU manager failure stops the start, worded as upstream's NewContainerManager and Start word it. */
 function cpuManagerStep<T>(what: string, f: () => T): T {
   try {
@@ -45,6 +41,10 @@ function cpuManagerStep<T>(what: string, f: () => T): T {
   }
 }
 
+/**
+ * The node's CPUs as the CPU manager sees them (sysfs topology, reservedSystemCPUs checked against
+ * it), and the reserved quantities with reservedSystemCPUs standing for the cpu, as upstream's run.
+ */
 export function nodeCPUs(config: KubeletOptions['config']) {
   let facts: ReturnType<typeof readSysfsTopology>;
   try {
