@@ -120,20 +120,25 @@ test('static policy, reservedSystemCPUs 0: a Guaranteed cpu: 1 pod gets CPU 1 al
   rmSync(STATE, { force: true });
   restartKubelet(STATIC);
   await eventually('the node Ready with the static policy', 90_000, nodeReady, 1000);
-  // reservedSystemCPUs overrides the reserved cpu (upstream): allocatable is one CPU.
-  const node = await clients().core.readNode({ name: nodeName() });
-  assert.equal(node.status?.allocatable?.cpu, '1', 'allocatable cpu with CPU 0 reserved');
+  // reservedSystemCPUs overrides the reserved cpu (upstream): allocatable is one CPU, once the
+  // restarted kubelet's first status is in (the Node was Ready before the restart too).
+  await eventually(
+    'allocatable cpu 1 with CPU 0 reserved',
+    60_000,
+    async () => (await clients().core.readNode({ name: nodeName() })).status?.allocatable?.cpu === '1',
+    1000,
+  );
   assert.deepEqual([state().policyName, state().defaultCpuSet], ['static', '0-1']);
 
   await withNamespace(async (ns) => {
-    // Nothing else may request cpu on the node, or a cpu: 1 pod does not fit the one allocatable CPU.
-    const others = (await clients().core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${nodeName()}` })).items.filter(
-      (p) => p.status?.phase === 'Running' && p.spec?.containers.some((c) => c.resources?.requests?.cpu),
-    );
-    assert.deepEqual(
-      others.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`),
-      [],
-      'pods requesting cpu on the node leave no room for a cpu: 1 pod',
+    // Nothing else may request cpu on the node, or a cpu: 1 pod does not fit the one allocatable CPU
+    // (the earlier test files' pods may still be going with their namespaces).
+    const others = async () =>
+      (await clients().core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${nodeName()}` })).items
+        .filter((p) => p.spec?.containers.some((c) => c.resources?.requests?.cpu))
+        .map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`);
+    await eventually('no other pod requesting cpu on the node', 120_000, async () => (await others()).length === 0, 1000).catch(async (e) =>
+      assert.fail(`${(e as Error).message}: ${(await others()).join(', ')} leave no room for a cpu: 1 pod`),
     );
 
     await clients().core.createNamespacedPod({ namespace: ns, body: guaranteed('pinned') });
