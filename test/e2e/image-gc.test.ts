@@ -4,10 +4,23 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUSYBOX, clients, crictl, ctr, ensureStack, reimportImages, restartKubelet, eventually, podSpec, withNamespace } from './stack.ts';
+import {
+  BUSYBOX,
+  clients,
+  ROOT,
+  crictl,
+  ctr,
+  ensureStack,
+  exportImage,
+  reimportImages,
+  restartKubelet,
+  eventually,
+  podSpec,
+  withNamespace,
+} from './stack.ts';
 
 before(() => ensureStack());
 
@@ -26,7 +39,7 @@ test('image GC removes an unused image and keeps the used and the pinned ones', 
     const { core } = clients();
     // A distinct, unused image: busybox's root with another config (so another image ID).
     const dir = mkdtempSync(join(tmpdir(), 'kts-imagegc-'));
-    ctr('images', 'export', join(dir, 'busybox.tar'), BUSYBOX);
+    exportImage(BUSYBOX, join(dir, 'busybox.tar'));
     execFileSync('bash', [
       '-c',
       `cd ${dir} && mkdir x && tar -xf busybox.tar -C x && cd x && m=$(jq -r '.manifests[0].digest' index.json | cut -d: -f2) && ` +
@@ -47,7 +60,13 @@ test('image GC removes an unused image and keeps the used and the pinned ones', 
     );
 
     restartKubelet('imageGCHighThresholdPercent: 1\nimageGCLowThresholdPercent: 0\nimageMinimumGCAge: 1s\n');
-    await eventually(`${UNUSED} removed`, 60_000, async () => !present(UNUSED), 1000);
+    await eventually(`${UNUSED} removed`, 60_000, async () => !present(UNUSED), 1000).catch((e: Error) => {
+      // What the kubelet's image GC said, for whoever reads a failed run.
+      const said = readFileSync(`${ROOT}/_output/local/logs/kubelet-ts.log`, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('image_gc]'));
+      throw new Error(`${e.message}; the kubelet's image_gc lines:\n${said.slice(-10).join('\n')}`);
+    });
     assert.ok(present(BUSYBOX), 'the image of the running pod stays');
     // The sandbox image: pinned in CRI's image list (containerd 2), or named in `crictl info` (1.6).
     const pinned = (JSON.parse(crictl('images', '-o', 'json')).images as { pinned?: boolean; repoTags?: string[] }[]).find((i) => i.pinned);

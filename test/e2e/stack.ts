@@ -174,6 +174,21 @@ export function reimportImages(): void {
   runHack('build-images.sh', "the stack's images were not imported again", 300_000);
 }
 
+/**
+ * Writes an image of the node's containerd to an OCI archive. When its content is gone (the
+ * kubelet's image GC in an earlier test took it, or a pull through CRI kept only what it
+ * unpacked), the stack's images are imported again first.
+ */
+export function exportImage(ref: string, file: string): void {
+  const run = () => ctr('images', 'export', '--platform', 'linux/amd64', file, ref);
+  try {
+    run();
+  } catch {
+    reimportImages();
+    run();
+  }
+}
+
 /** A fresh namespace per test, deleted afterwards. */
 export async function withNamespace<T>(fn: (ns: string) => Promise<T>): Promise<T> {
   const { core } = clients();
