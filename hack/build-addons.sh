@@ -32,39 +32,22 @@ command -v readelf >/dev/null || apt_install binutils    # the static check belo
 
 # build_addon NAME MODULE VERSION BUILD BIN...: unless $KTS_CACHE/NAME-VERSION/bin holds every
 # BIN, checks that hack/tools/NAME/go.mod requires MODULE at VERSION (the cache is keyed by
-# the pin, so the two must agree), runs the function BUILD OUTDIR there in the background with
-# its output in $LOGS/build-NAME.log and a progress line every 30 s, and moves OUTDIR into
-# the cache only when every BIN is in it. A build of NAME already running (`make e2e` starts
-# one in the background) is waited for first (hack/lib.sh build_lock).
+# the pin, so the two must agree) and builds it with the function BUILD OUTDIR run there
+# (hack/lib.sh cached_build). A build of NAME already running (`make e2e` starts one in the
+# background) is waited for first (hack/lib.sh build_lock).
 build_addon() {
   local name=$1 module=$2 version=$3 build=$4; shift 4
   local dir="$KTS_CACHE/$name-$version/bin" mod="$KTS_ROOT/hack/tools/$name"
-  built() { local b; for b in "$@"; do [ -x "$dir/$b" ] || return 1; done; }
-  ! built "$@" || return 0
+  ! have_bins "$dir" "$@" || return 0
   mkdir -p "$KTS_CACHE"
   build_lock "$KTS_CACHE/$name-$version.lock" "$name"
-  ! built "$@" || return 0
+  ! have_bins "$dir" "$@" || return 0
   local have
   have=$(cd "$mod" && go list -m -f '{{.Version}}' "$module" 2>/dev/null) \
     || die "cannot read the version of $module from $mod/go.mod"
   [ "$have" = "$version" ] \
     || die "$mod/go.mod requires $module $have but hack/versions.env pins $version: make them agree"
-  local logf="$LOGS/build-$name.log" start=$SECONDS n=0
-  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-  log "building $* ($name $version; log: $logf)"
-  (cd "$mod" && { [ -z "${KTS_NICE:-}" ] || renice -n "$KTS_NICE" -p "$BASHPID" >/dev/null; } && "$build" "$dir.tmp") >"$logf" 2>&1 &
-  local pid=$!
-  # Polled every second so that a quick build does not wait 30 s for its first report.
-  while kill -0 $pid 2>/dev/null; do
-    sleep 1; n=$((n + 1))
-    if [ $((n % 30)) -eq 0 ] && kill -0 $pid 2>/dev/null; then
-      log "  still building $name... ($(ls "$dir.tmp" | wc -l)/$# linked, ${n}s)"
-    fi
-  done
-  wait $pid || die "$name $version build failed (see $logf)"
-  for b in "$@"; do [ -x "$dir.tmp/$b" ] || die "$name build made no $b (see $logf)"; done
-  rm -rf "$dir" && mv "$dir.tmp" "$dir"
-  log "built $name $version in $((SECONDS - start))s"
+  cached_build "$name" "$version" "$dir" "$mod" "$build" "$@"
 }
 
 # The flannel CNI plugin of containernetworking/plugins (hack/tools/cni-plugins/go.mod says

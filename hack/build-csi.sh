@@ -58,42 +58,31 @@ src_snapshotter() {
 }
 
 # build_csi NAME VERSION SRCFN SRCARG CMD...: unless $KTS_CACHE/csi-NAME-VERSION/bin holds every
-# CMD, gets the source (SRCFN SRCARG VERSION DIR) and builds each ./cmd/CMD there, in the
-# background with a progress line every 30 s (hack/build-addons.sh build_addon does the same).
+# CMD, gets the source (SRCFN SRCARG VERSION DIR) and builds each ./cmd/CMD there (hack/lib.sh
+# cached_build, its log build-csi-NAME.log); the source goes once they are built.
 built=()
 build_csi() {
   local name=$1 version=$2 srcfn=$3 srcarg=$4; shift 4
-  local top="$KTS_CACHE/csi-$name-$version" c
+  local top="$KTS_CACHE/csi-$name-$version" cmds=("$@")
   local dir="$top/bin"
   wanted "$name" || return 0
-  have_all() { for c in "$@"; do [ -x "$dir/$c" ] || return 1; done; }
   built+=("$name-$version")
-  ! have_all "$@" || return 0
+  ! have_bins "$dir" "$@" || return 0
   mkdir -p "$KTS_CACHE"
   build_lock "$top.lock" "csi-$name"
-  ! have_all "$@" || return 0
-  local logf="$LOGS/build-csi-$name.log" start=$SECONDS n=0
-  log "building $* ($name $version; log: $logf)"
-  rm -rf "$top/src" "$dir.tmp"; mkdir -p "$top" "$dir.tmp"
-  (
-    { [ -z "${KTS_NICE:-}" ] || renice -n "$KTS_NICE" -p "$BASHPID" >/dev/null; }
-    "$srcfn" "$srcarg" "$version" "$top/src" && cd "$top/src" &&
-    for c in "$@"; do
-      go build -trimpath -ldflags "-s -w -X main.version=$version -extldflags -static" -o "$dir.tmp/$c" "./cmd/$c" || exit
-    done
-  ) >"$logf" 2>&1 &
-  local pid=$!
-  while kill -0 $pid 2>/dev/null; do
-    sleep 1; n=$((n + 1))
-    if [ $((n % 30)) -eq 0 ] && kill -0 $pid 2>/dev/null; then
-      log "  still building $name... ($(ls "$dir.tmp" | wc -l)/$# linked, ${n}s)"
-    fi
-  done
-  wait $pid || die "$name $version build failed (see $logf)"
-  for c in "$@"; do [ -x "$dir.tmp/$c" ] || die "$name build made no $c (see $logf)"; done
-  rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  ! have_bins "$dir" "$@" || return 0
+  rm -rf "$top/src"; mkdir -p "$top"
+  cached_build "csi-$name" "$version" "$dir" "$top" csi_from_source "$@"
   rm -rf "$top/src"
-  log "built $name $version in $((SECONDS - start))s"
+}
+# csi_from_source OUTDIR VERSION: build_csi's build (its srcfn, srcarg, top and cmds), as
+# release-tools/build.make: static, the release in main.version.
+csi_from_source() {
+  local c
+  "$srcfn" "$srcarg" "$2" "$top/src" && cd "$top/src" &&
+  for c in "${cmds[@]}"; do
+    go build -trimpath -ldflags "-s -w -X main.version=$2 -extldflags -static" -o "$1/$c" "./cmd/$c" || return
+  done
 }
 
 apt_install jq

@@ -56,31 +56,14 @@ module_dir() {
 # commit MODULE VERSION: the commit of the tag, when the proxy recorded it (else empty).
 commit() { go list -m -f '{{with .Origin}}{{.Hash}}{{end}}' "$1@$2" 2>/dev/null || true; }
 
-# build NAME MODULE VERSION DIR BUILD BIN...: unless DIR holds every BIN, runs the function
-# BUILD OUTDIR in the module's directory in the background, with its output in
-# $LOGS/build-NAME.log and a progress line every 30 s, and moves OUTDIR to DIR only when
-# every BIN is in it.
+# build NAME MODULE VERSION DIR BUILD BIN...: unless DIR holds every BIN, builds it with the
+# function BUILD OUTDIR VERSION run in the module's directory (hack/lib.sh cached_build).
 build() {
   local name=$1 module=$2 version=$3 dir=$4 fn=$5; shift 5
-  local b missing=()
-  for b in "$@"; do [ -x "$dir/$b" ] || missing+=("$b"); done
-  [ ${#missing[@]} -gt 0 ] || { log "$name $version already built ($dir)"; return 0; }
-  local src logf="$LOGS/build-$name.log" start=$SECONDS n=0
+  ! have_bins "$dir" "$@" || { log "$name $version already built ($dir)"; return 0; }
+  local src
   src=$(module_dir "$module" "$version")
-  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-  log "building $* ($name $version${KTS_NICE:+, nice $KTS_NICE}${KTS_GO_P:+, -p $KTS_GO_P}; log: $logf)"
-  (cd "$src" && { [ -z "${KTS_NICE:-}" ] || renice -n "$KTS_NICE" -p "$BASHPID" >/dev/null; } && "$fn" "$dir.tmp" "$version") >"$logf" 2>&1 &
-  local pid=$!
-  while kill -0 $pid 2>/dev/null; do
-    sleep 1; n=$((n + 1))
-    if [ $((n % 30)) -eq 0 ] && kill -0 $pid 2>/dev/null; then
-      log "  still building $name... ($(find "$dir.tmp" -type f | wc -l)/$# linked, ${n}s)"
-    fi
-  done
-  wait $pid || die "$name $version build failed (see $logf: $(grep -v '^#' "$logf" | tail -1))"
-  for b in "$@"; do [ -x "$dir.tmp/$b" ] || die "$name build made no $b (see $logf)"; done
-  rm -rf "$dir" && mv "$dir.tmp" "$dir"
-  log "built $name $version in $((SECONDS - start))s"
+  cached_build "$name" "$version" "$dir" "$src" "$fn" "$@"
 }
 
 # containerd as its Makefile (and Makefile.linux) builds a release: `make binaries`.

@@ -2,8 +2,8 @@
 # Full reset of the local cluster: stops kubelet-ts, removes every CRI pod while containerd
 # still runs, stops the control plane and containerd, then removes what pods leave on the
 # host (netns, CNI IPs, bridge, iptables chains, mounts, cgroups), the kts0 interface,
-# the kubelet's CNI conflist, etcd's data, /var/lib/kubelet and its filesystem's image, and pod
-# logs (/var/log/pods).
+# the kubelet's CNI conflist, etcd's data, /var/lib/kubelet and its filesystem's image, pod
+# logs (/var/log/pods), and the static pod files a chaos run left.
 # Keeps the PKI, logs, images and build caches. Safe to run twice: every step tolerates
 # things already gone, and only a step that cannot make progress is reported.
 source "$(dirname "$0")/lib.sh"
@@ -22,6 +22,12 @@ fi
 set +e   # Best effort from here on: one stuck item must not stop the rest of the cleanup.
 
 "$KTS_ROOT/hack/kubelet.sh" stop
+# The static pod files of a chaos run (test/chaos/churn.ts writes chaos-NS-NAME.json into the
+# staticPodPath of hack/kubelet.sh and removes them at its end): a run killed midway leaves
+# them, and the next kubelet would start their pods again. Only those: the rest may be an operator's.
+for f in /etc/kubernetes/manifests/chaos-*; do
+  [ -e "$f" ] && { log "removing the chaos run's static pod file $f"; rm -f "$f"; }
+done
 # The binaries of the runtime the stack came up with (RUNTIME then).
 use_runtime "$(recorded_runtime "$LOCAL/containerd")"
 

@@ -77,6 +77,34 @@ build_lock() {
   until flock -w 60 9; do log "  still waiting for the $2 build..."; done
 }
 
+# have_bins DIR BIN...: DIR holds every BIN, executable (a build cache entry is complete).
+have_bins() { local d=$1 b; shift; for b in "$@"; do [ -x "$d/$b" ] || return 1; done; }
+
+# cached_build NAME VERSION DIR WORKDIR FN BIN...: builds the cache entry DIR (keyed by VERSION)
+# that its caller found missing (have_bins; build_lock where other scripts build it too): runs
+# the function FN OUTDIR VERSION in WORKDIR in the background, at KTS_NICE, with its output in
+# $LOGS/build-NAME.log and a progress line every 30 s, and moves OUTDIR to DIR only when every
+# BIN is in it, so that an interrupted build leaves no entry that looks complete.
+cached_build() {
+  local name=$1 version=$2 dir=$3 workdir=$4 fn=$5; shift 5
+  local b logf="$LOGS/build-$name.log" start=$SECONDS n=0
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  log "building $* ($name $version${KTS_NICE:+, nice $KTS_NICE}${KTS_GO_P:+, -p $KTS_GO_P}; log: $logf)"
+  (cd "$workdir" && { [ -z "${KTS_NICE:-}" ] || renice -n "$KTS_NICE" -p "$BASHPID" >/dev/null; } && "$fn" "$dir.tmp" "$version") >"$logf" 2>&1 &
+  local pid=$!
+  # Polled every second so that a quick build does not wait 30 s for its first report.
+  while kill -0 $pid 2>/dev/null; do
+    sleep 1; n=$((n + 1))
+    if [ $((n % 30)) -eq 0 ] && kill -0 $pid 2>/dev/null; then
+      log "  still building $name... ($(find "$dir.tmp" -type f | wc -l)/$# linked, ${n}s)"
+    fi
+  done
+  wait $pid || die "$name $version build failed (see $logf: $(grep -v '^#' "$logf" | tail -1))"
+  for b in "$@"; do [ -x "$dir.tmp/$b" ] || die "$name build made no $b (see $logf)"; done
+  rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  log "built $name $version in $((SECONDS - start))s"
+}
+
 # apt_install PKG...: installs the Debian packages that are missing, updating the index once.
 apt_install() {
   local missing=()

@@ -45,6 +45,16 @@ export async function upstreamFile(module: string, version: string, path: string
   }
 }
 
+/**
+ * Our proto file against `path` of a staging module (k8s.io/kubelet...) at the pinned release:
+ * the differences on the wire (none: compatible), and the version compared with.
+ */
+export async function wireDifferences(ours: string, module: string, path: string): Promise<{ version: string; problems: string[] }> {
+  const version = await stagingVersion();
+  const upstream = parse(await upstreamFile(module, version, path));
+  return { version, problems: compare(parse(await readFile(ours, 'utf8')), upstream) };
+}
+
 // Older cri-api releases carried gogoproto annotations; they change no wire format.
 export function stripGogo(source: string): string {
   return source

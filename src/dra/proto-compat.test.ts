@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { compare, parse, stagingVersion, upstreamFile } from '../cri/proto-compare.ts';
+import { compare, parse, stagingVersion, upstreamFile, wireDifferences } from '../cri/proto-compare.ts';
 import { DRA_HEALTH_PROTO, DRA_V1_PROTO, DRA_V1BETA1_PROTO } from './proto.ts';
 
 const cases = [
@@ -15,9 +15,7 @@ const cases = [
 
 for (const c of cases) {
   test(`${c.path} of k8s.io/kubelet matches ours on the wire`, { timeout: 180_000 }, async () => {
-    const version = await stagingVersion();
-    const upstream = parse(await upstreamFile('k8s.io/kubelet', version, c.path));
-    const problems = compare(parse(await readFile(c.ours, 'utf8')), upstream);
+    const { version, problems } = await wireDifferences(c.ours, 'k8s.io/kubelet', c.path);
     assert.deepEqual(problems, [], `differences from k8s.io/kubelet@${version} ${c.path}:\n${problems.join('\n')}`);
   });
 }

@@ -13,8 +13,8 @@ import { connect } from './connections.ts';
 import { containerManager, nodeCPUs } from './container-manager.ts';
 import { Late } from './late.ts';
 import { nodeLoops } from './loops.ts';
-import { nodeStatus, prepareHost, type NodeStatus } from './node.ts';
-import { KUBELET_VERSION, stopAll, type KubeletOptions } from './options.ts';
+import { nodeReports, nodeStatus, prepareHost, type NodeStatus } from './node.ts';
+import { effectiveOptions, KUBELET_VERSION, stopAll, type KubeletOptions } from './options.ts';
 import { podLifecycle } from './pod-lifecycle.ts';
 import { kubeletServers } from './servers.ts';
 import { statsProvider } from './stats.ts';
@@ -33,10 +33,8 @@ export async function runKubelet(given: KubeletOptions): Promise<{ stop(): Promi
 
   const host = prepareHost(given, log);
   const conn = await connect(given, log);
-  // The cgroup driver in effect is the runtime's, and /configz shows it. The CPU manager's
-  // reservedSystemCPUs stand for the reserved cpu everywhere (node allocatable, kubepods, its reservation).
   const cpus = nodeCPUs(given.config);
-  const o = { ...given, config: { ...given.config, cgroupDriver: conn.cgroupDriver, ...cpus.reserved } };
+  const o = effectiveOptions(given, conn, cpus.reserved);
   const cm = await containerManager(o, { ...conn, host, pods, wakePods, cpus, log });
   const vol = volumesAndPlugins(o, {
     api: conn.api,
@@ -70,20 +68,7 @@ export async function runKubelet(given: KubeletOptions): Promise<{ stop(): Promi
     workers,
     refreshNode: () => status.get().agent.refresh(),
   });
-  status.set(
-    nodeStatus(o, {
-      ...conn,
-      host,
-      node,
-      reports: {
-        pressure: () => loops.eviction.conditions(),
-        shutdown: () => loops.shutdown.shutdownStatus(),
-        devices: () => cm.devices.capacity(),
-        volumes: { inUse: () => vol.persistent.volumesInUse(), markReportedInUse: (n) => vol.persistent.markReportedInUse(n) },
-        plegProblem: () => lifecycle.pleg.problem(),
-      },
-    }),
-  );
+  status.set(nodeStatus(o, { ...conn, host, node, reports: nodeReports(loops, cm, vol, lifecycle) }));
   vol.startPlugins();
   lifecycle.startSources();
   const servers = await kubeletServers(o, {

@@ -94,6 +94,26 @@ export type NodeReports = Pick<NodeAgentOptions, 'pressure' | 'shutdown' | 'devi
   plegProblem(): string | undefined;
 };
 
+/**
+ * The node status' reports wired to the parts that know them: the eviction manager's pressure,
+ * the shutdown manager's problem, the device plugins' capacity, the volumes in use and the PLEG's
+ * health (upstream's setNodeStatusFuncs hands the same parts to its status setters).
+ */
+export function nodeReports(
+  loops: { eviction: { conditions(): string[] }; shutdown: { shutdownStatus(): string | undefined } },
+  cm: { devices: { capacity(): ReturnType<NonNullable<NodeReports['devices']>> } },
+  vol: { persistent: { volumesInUse(): string[]; markReportedInUse(names: string[]): void } },
+  lifecycle: { pleg: { problem(): string | undefined } },
+): NodeReports {
+  return {
+    pressure: () => loops.eviction.conditions(),
+    shutdown: () => loops.shutdown.shutdownStatus(),
+    devices: () => cm.devices.capacity(),
+    volumes: { inUse: () => vol.persistent.volumesInUse(), markReportedInUse: (n) => vol.persistent.markReportedInUse(n) },
+    plegProblem: () => lifecycle.pleg.problem(),
+  };
+}
+
 export interface NodeStatus {
   agent: NodeAgent;
   stop(): void;

@@ -1,6 +1,7 @@
 // What the command line hands the kubelet: its flags and the KubeletConfiguration, resolved (src/cli).
 import type { Taint } from 'kubernetes-types/core/v1.js';
 import type { KubeletConfig } from '../config/kubelet-config.ts';
+import type { CgroupDriver } from '../resources/cgroup-driver.ts';
 import type { SystemCgroupsConfig } from '../node/system-cgroups.ts';
 import type { ContainerGCPolicy } from '../gc/containers.ts';
 import type { CredentialProviders } from '../images/credential-provider/plugins.ts';
@@ -41,4 +42,18 @@ export interface Stoppable {
 /** Stops parts in the order given (a part not built is skipped), then waits for those whose stop takes time. */
 export async function stopAll(parts: (Stoppable | undefined)[]): Promise<void> {
   await Promise.all(parts.map((part) => part?.stop()));
+}
+
+/**
+ * The options every part is built from, as upstream's run settles them before it makes the
+ * container manager: the cgroup driver in effect is the runtime's (and /configz shows it), and
+ * the CPU manager's reservedSystemCPUs stand for the reserved cpu everywhere (node allocatable,
+ * kubepods, its reservation): `reserved` is nodeCPUs' (src/kubelet/container-manager.ts).
+ */
+export function effectiveOptions(
+  given: KubeletOptions,
+  conn: { cgroupDriver: CgroupDriver },
+  reserved: Pick<KubeletConfig, 'kubeReserved' | 'systemReserved'>,
+): KubeletOptions {
+  return { ...given, config: { ...given.config, cgroupDriver: conn.cgroupDriver, ...reserved } };
 }

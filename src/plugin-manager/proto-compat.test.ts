@@ -4,15 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { compare, parse, stagingVersion, upstreamFile } from '../cri/proto-compare.ts';
+import { compare, parse, stagingVersion, upstreamFile, wireDifferences } from '../cri/proto-compare.ts';
 import { PLUGIN_REGISTRATION_PROTO } from './proto.ts';
 
 const UPSTREAM = 'pkg/apis/pluginregistration/v1/api.proto';
 
 test(`${UPSTREAM} of k8s.io/kubelet matches ours on the wire`, { timeout: 180_000 }, async () => {
-  const version = await stagingVersion();
-  const upstream = parse(await upstreamFile('k8s.io/kubelet', version, UPSTREAM));
-  const problems = compare(parse(await readFile(PLUGIN_REGISTRATION_PROTO, 'utf8')), upstream);
+  const { version, problems } = await wireDifferences(PLUGIN_REGISTRATION_PROTO, 'k8s.io/kubelet', UPSTREAM);
   assert.deepEqual(problems, [], `differences from k8s.io/kubelet@${version} ${UPSTREAM}:\n${problems.join('\n')}`);
 });
 

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { BUSYBOX, ROOT, eventually } from './stack.ts';
-import { CP, WORKERS, ck, ckJSON, ensureCluster, inNode } from './cluster.ts';
+import { CP, WORKERS, ck, ckJSON, ensureCluster, inNode, dataStatefulSet } from './cluster.ts';
 
 const DRIVER = 'hostpath.csi.k8s.io';
 const csiHostpath = (action: 'apply' | 'delete') => {
@@ -82,38 +82,7 @@ test('a StatefulSet on csi-hostpath-sc keeps its data across a pod delete and a 
   timeout: 8 * 60_000,
 }, async () => {
   assert.ok(driverNode, 'the first test found the driver');
-  apply({
-    apiVersion: 'apps/v1',
-    kind: 'StatefulSet',
-    metadata: { name: 'db' },
-    spec: {
-      serviceName: 'db',
-      replicas: 1,
-      selector: { matchLabels: { app: 'db' } },
-      template: {
-        metadata: { labels: { app: 'db' } },
-        spec: {
-          terminationGracePeriodSeconds: 1,
-          containers: [
-            {
-              name: 'main',
-              image: BUSYBOX,
-              // The first pod writes its UID; every pod prints what it finds.
-              command: ['sh', '-c', '[ -f /data/first ] || echo $POD_UID > /data/first; cat /data/first; exec sleep 3600'],
-              env: [{ name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } }],
-              volumeMounts: [{ name: 'data', mountPath: '/data' }],
-            },
-          ],
-        },
-      },
-      volumeClaimTemplates: [
-        {
-          metadata: { name: 'data' },
-          spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'csi-hostpath-sc', resources: { requests: { storage: '16Mi' } } },
-        },
-      ],
-    },
-  });
+  apply(dataStatefulSet('csi-hostpath-sc'));
   const running = (notUid?: string) => async () => {
     const p = pod('db-0');
     return p && p.metadata.uid !== notUid && p.status.phase === 'Running' ? p : undefined;

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { BUSYBOX, ROOT, eventually } from './stack.ts';
-import { WORKERS, ck, ckJSON, ensureCluster } from './cluster.ts';
+import { WORKERS, ck, ckJSON, ensureCluster, dataStatefulSet } from './cluster.ts';
 
 before(() => ensureCluster());
 
@@ -37,38 +37,7 @@ test('a StatefulSet on local-path keeps its data on its node when its pod is rep
   timeout: 5 * 60_000,
 }, async () => {
   ck(['-n', 'local-path-storage', 'rollout', 'status', 'deploy/local-path-provisioner', '--timeout=120s']);
-  apply({
-    apiVersion: 'apps/v1',
-    kind: 'StatefulSet',
-    metadata: { name: 'db' },
-    spec: {
-      serviceName: 'db',
-      replicas: 1,
-      selector: { matchLabels: { app: 'db' } },
-      template: {
-        metadata: { labels: { app: 'db' } },
-        spec: {
-          terminationGracePeriodSeconds: 1,
-          containers: [
-            {
-              name: 'main',
-              image: BUSYBOX,
-              // The first pod writes its UID; every pod prints what it finds.
-              command: ['sh', '-c', '[ -f /data/first ] || echo $POD_UID > /data/first; cat /data/first; exec sleep 3600'],
-              env: [{ name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } }],
-              volumeMounts: [{ name: 'data', mountPath: '/data' }],
-            },
-          ],
-        },
-      },
-      volumeClaimTemplates: [
-        {
-          metadata: { name: 'data', annotations: { volumeType: 'local' } },
-          spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'local-path', resources: { requests: { storage: '16Mi' } } },
-        },
-      ],
-    },
-  });
+  apply(dataStatefulSet('local-path', { volumeType: 'local' }));
   const first = await eventually('db-0 Running', 180_000, async () => {
     const p = pod('db-0');
     return p?.status.phase === 'Running' ? p : undefined;

@@ -3,7 +3,7 @@
 // as an operator uses a cluster: kubectl with the admin kubeconfig kubeadm wrote. If it
 // cannot come up, the tests FAIL with up.sh's reason.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { BIN, ROOT, daemonsAlive, runHack } from './stack.ts';
+import { BIN, BUSYBOX, ROOT, daemonsAlive, runHack } from './stack.ts';
 
 export const CLUSTER_KUBECONFIG = `${ROOT}/_output/cluster/admin.conf`;
 export const CP = 'kts-cp';
@@ -88,4 +88,43 @@ export function joinNode(node: string): void {
 /** hack/cluster/node.sh kubelet NODE start|stop. */
 export function nodeKubelet(node: string, action: 'start' | 'stop'): void {
   execFileSync('bash', [`${ROOT}/hack/cluster/node.sh`, 'kubelet', node, action], { stdio: 'ignore', timeout: 90_000 });
+}
+
+/**
+ * The StatefulSet `db` the storage tests apply: one pod whose claim `data` (16Mi, ReadWriteOnce,
+ * of storageClassName, with claimAnnotations) is mounted at /data. The first pod writes its UID
+ * there; every pod prints what it finds, so a test sees whether the data outlived a pod.
+ */
+export function dataStatefulSet(storageClassName: string, claimAnnotations?: Record<string, string>): object {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: 'db' },
+    spec: {
+      serviceName: 'db',
+      replicas: 1,
+      selector: { matchLabels: { app: 'db' } },
+      template: {
+        metadata: { labels: { app: 'db' } },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          containers: [
+            {
+              name: 'main',
+              image: BUSYBOX,
+              command: ['sh', '-c', '[ -f /data/first ] || echo $POD_UID > /data/first; cat /data/first; exec sleep 3600'],
+              env: [{ name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } }],
+              volumeMounts: [{ name: 'data', mountPath: '/data' }],
+            },
+          ],
+        },
+      },
+      volumeClaimTemplates: [
+        {
+          metadata: { name: 'data', ...(claimAnnotations ? { annotations: claimAnnotations } : {}) },
+          spec: { accessModes: ['ReadWriteOnce'], storageClassName, resources: { requests: { storage: '16Mi' } } },
+        },
+      ],
+    },
+  };
 }

@@ -9,17 +9,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import * as grpc from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import type { V1Pod } from '@kubernetes/client-node';
 import { CPU_MANAGER_STATE_FILE, marshalCheckpoint, unmarshalCheckpoint } from '../../src/cpumanager/checkpoint.ts';
-import { ROOT, clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, seriesValue, withNamespace } from './stack.ts';
+import { clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, seriesValue, withNamespace } from './stack.ts';
+import { podResources } from './pod-resources.ts';
 
 before(() => ensureStack());
 
 const ROOT_DIR = process.env.KUBELET_ROOT_DIR ?? '/var/lib/kubelet';
 const STATE = `${ROOT_DIR}/${CPU_MANAGER_STATE_FILE}`;
-const POD_RESOURCES_SOCKET = `${ROOT_DIR}/pod-resources/kubelet.sock`;
 const STATIC = 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\ncpuManagerReconcilePeriod: 2s\n';
 
 const nodeReady = async () =>
@@ -40,36 +38,6 @@ after(async () => {
   restartKubelet();
   await eventually('the node Ready again', 90_000, nodeReady, 1000);
 });
-
-// --- a client of the kubelet's PodResources API (k8s.io/kubelet pkg/apis/podresources/v1) -------------
-interface PodResources {
-  name: string;
-  namespace: string;
-  containers: { name: string; cpuIds: string[] }[];
-}
-type Unary<Res> = (req: object, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: Res) => void) => void;
-interface PodResourcesLister extends grpc.Client {
-  List: Unary<{ podResources: PodResources[] }>;
-  GetAllocatableResources: Unary<{ cpuIds: string[] }>;
-}
-
-async function podResources<Res>(call: (c: PodResourcesLister) => Unary<Res>): Promise<Res> {
-  const def = loadSync(`${ROOT}/proto/podresources/v1/api.proto`, { longs: String, enums: String, defaults: true, oneofs: true });
-  const Lister = (grpc.loadPackageDefinition(def) as any).v1.PodResourcesLister as new (
-    target: string,
-    creds: grpc.ChannelCredentials,
-  ) => PodResourcesLister;
-  const client = new Lister(`unix://${POD_RESOURCES_SOCKET}`, grpc.credentials.createInsecure());
-  try {
-    return await new Promise<Res>((resolve, reject) =>
-      call(client).call(client, {}, { deadline: Date.now() + 10_000 }, (err, res) =>
-        err ? reject(new Error(`PodResources: ${err.message}`)) : resolve(res),
-      ),
-    );
-  } finally {
-    client.close();
-  }
-}
 
 /** The CPU ids PodResources lists for a pod's container (undefined: the pod is not listed). */
 async function listedCPUs(ns: string, pod: string, container = 'main'): Promise<number[] | undefined> {

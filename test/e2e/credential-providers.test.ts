@@ -5,30 +5,12 @@
 // have no imagePullSecrets: the plugin's credentials are their only ones.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import {
-  BUSYBOX,
-  CONTAINERD_CONFIG,
-  clients,
-  crictl,
-  ctr,
-  ensureStack,
-  eventually,
-  kubectlInput,
-  NODE_IP,
-  podSpec,
-  ROOT,
-  reimportImages,
-  restartKubelet,
-  withNamespace,
-} from './stack.ts';
-import { startRegistry } from './registry.ts';
+import { clients, ensureStack, eventually, kubectlInput, podSpec, ROOT, restartKubelet, withNamespace } from './stack.ts';
+import { privateBusybox } from './registry.ts';
 
-const CERTS_D = join(ROOT, '_output/local/containerd/certs.d');
 const PLUGIN = join(ROOT, 'test/fixtures/credential-provider/counting-provider');
 const KUBELET_LOG = join(ROOT, '_output/local/logs/kubelet-ts.log');
 const AUDIENCE = 'kubelet-ts-e2e-registry';
@@ -68,37 +50,7 @@ after(() => {
 test('credential providers: a pod without pull secrets pulls a private image with the plugin; the cache spares a second call; a failure is ErrImagePull', () =>
   withNamespace(async (ns) => {
     const { core } = clients();
-    const configPath =
-      JSON.parse(crictl('info')).config?.registry?.configPath ??
-      /^\s*config_path = "(.*)"$/m.exec(readFileSync(CONTAINERD_CONFIG, 'utf8'))?.[1];
-    assert.equal(configPath, CERTS_D, 'containerd must run with the registry config_path of hack/containerd.sh');
-
-    const work = mkdtempSync(join(tmpdir(), 'kts-credprov-'));
-    const tag = `run-${randomBytes(4).toString('hex')}`;
-    const username = `e2e-${randomBytes(3).toString('hex')}`;
-    const password = randomBytes(12).toString('base64url');
-    const serve = () => {
-      ctr('images', 'export', '--platform', 'linux/amd64', `${work}/busybox.tar`, BUSYBOX);
-      return startRegistry({
-        host: NODE_IP,
-        layout: readFileSync(`${work}/busybox.tar`),
-        repository: 'e2e/busybox',
-        tags: [tag],
-        username,
-        password,
-      });
-    };
-    const registry = await serve().catch(() => {
-      reimportImages();
-      return serve();
-    });
-    const image = `${registry.address}/e2e/busybox:${tag}`;
-    const hostsDir = `${CERTS_D}/${registry.address}`;
-    mkdirSync(hostsDir, { recursive: true });
-    writeFileSync(
-      `${hostsDir}/hosts.toml`,
-      `server = "http://${registry.address}"\n\n[host."http://${registry.address}"]\n  capabilities = ["pull", "resolve"]\n`,
-    );
+    const { registry, image, username, password, rightAuth, work, close } = await privateBusybox('kts-credprov-');
 
     // The plugin, its config (token mode: the pod's service account token for AUDIENCE, the
     // cache per service account), and the files it reads and writes.
@@ -149,7 +101,6 @@ providers:
         const p = await core.readNamespacedPod({ name, namespace: ns });
         return p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.ready ? p : undefined;
       });
-    const rightAuth = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
     const logOffset = existsSync(KUBELET_LOG) ? readFileSync(KUBELET_LOG).length : 0;
 
     try {
@@ -212,13 +163,6 @@ providers:
     } finally {
       for (const name of ['first', 'second', 'refused'])
         await core.deleteNamespacedPod({ name, namespace: ns, gracePeriodSeconds: 0 }).catch(() => {});
-      await registry.close();
-      rmSync(hostsDir, { recursive: true, force: true });
-      rmSync(work, { recursive: true, force: true });
-      try {
-        ctr('images', 'rm', image);
-      } catch {
-        /* never pulled */
-      }
+      await close();
     }
   }));

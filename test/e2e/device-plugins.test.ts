@@ -11,17 +11,14 @@
 import { after, before, test } from 'node:test';
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
-import * as grpc from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { BUSYBOX, ROOT, clients, ensureStack, eventually, kubectl, nodeName, restartKubelet, withNamespace } from './stack.ts';
+import { podResources } from './pod-resources.ts';
 
 before(() => ensureStack());
 
 const MANIFEST = `${ROOT}/manifests/addons/sample-device-plugin.yaml`;
 const RESOURCE = 'example.com/resource';
-const ROOT_DIR = process.env.KUBELET_ROOT_DIR ?? '/var/lib/kubelet';
-const POD_RESOURCES_SOCKET = `${ROOT_DIR}/pod-resources/kubelet.sock`;
 /** upstream's makeBusyboxPod command: the fake devices the plugin mounted, by name. */
 const LIST_DEVICES = "devs=$(ls /tmp/ | grep -E '^Dev-[0-9]+$') && echo stub devices: $devs && sleep 3600";
 
@@ -56,41 +53,6 @@ function devicePod(name: string, count: number, over: Partial<V1Pod['spec']> = {
       ...over,
     } as V1Pod['spec'],
   };
-}
-
-// --- a client of the kubelet's PodResources API (k8s.io/kubelet pkg/apis/podresources/v1) -------------
-interface ContainerDevices {
-  resourceName: string;
-  deviceIds: string[];
-}
-interface PodResources {
-  name: string;
-  namespace: string;
-  containers: { name: string; devices: ContainerDevices[] }[];
-}
-type Unary<Res> = (req: object, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: Res) => void) => void;
-interface PodResourcesLister extends grpc.Client {
-  List: Unary<{ podResources: PodResources[] }>;
-  GetAllocatableResources: Unary<{ devices: ContainerDevices[] }>;
-}
-
-/** Calls the PodResources API on the kubelet's socket, as a monitoring agent on the node does. */
-async function podResources<Res>(call: (c: PodResourcesLister) => Unary<Res>): Promise<Res> {
-  const def = loadSync(`${ROOT}/proto/podresources/v1/api.proto`, { longs: String, enums: String, defaults: true, oneofs: true });
-  const Lister = (grpc.loadPackageDefinition(def) as any).v1.PodResourcesLister as new (
-    target: string,
-    creds: grpc.ChannelCredentials,
-  ) => PodResourcesLister;
-  const client = new Lister(`unix://${POD_RESOURCES_SOCKET}`, grpc.credentials.createInsecure());
-  try {
-    return await new Promise<Res>((resolve, reject) =>
-      call(client).call(client, {}, { deadline: Date.now() + 10_000 }, (err, res) =>
-        err ? reject(new Error(`PodResources: ${err.message}`)) : resolve(res),
-      ),
-    );
-  } finally {
-    client.close();
-  }
 }
 
 /** The devices of RESOURCE the PodResources API lists for a pod's container (undefined: the pod is not listed). */

@@ -4,75 +4,16 @@
 // never seen.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import {
-  clients,
-  crictl,
-  ctr,
-  ensureStack,
-  CONTAINERD_CONFIG,
-  eventually,
-  podSpec,
-  withNamespace,
-  BUSYBOX,
-  NODE_IP,
-  ROOT,
-  reimportImages,
-} from './stack.ts';
-import { startRegistry } from './registry.ts';
-
-// hack/containerd.sh points containerd's CRI registry config_path here; containerd reads
-// a registry's hosts.toml at each pull, so the test can add its own.
-const CERTS_D = join(ROOT, '_output/local/containerd/certs.d');
+import { clients, ensureStack, eventually, podSpec, withNamespace } from './stack.ts';
+import { privateBusybox } from './registry.ts';
 
 before(() => ensureStack());
 
 test('imagePullSecrets: without them a private registry answers 401; with a dockerconfigjson secret the pod runs', () =>
   withNamespace(async (ns) => {
     const { core } = clients();
-    // containerd 1.6 reports its registry config in `crictl info`; 2.x does not, so its config file says.
-    const configPath =
-      JSON.parse(crictl('info')).config?.registry?.configPath ??
-      /^\s*config_path = "(.*)"$/m.exec(readFileSync(CONTAINERD_CONFIG, 'utf8'))?.[1];
-    assert.equal(
-      configPath,
-      CERTS_D,
-      'containerd must run with the registry config_path of hack/containerd.sh (run it to restart containerd)',
-    );
-
-    const work = mkdtempSync(join(tmpdir(), 'kts-registry-'));
-    const tag = `run-${randomBytes(4).toString('hex')}`;
-    const username = `e2e-${randomBytes(3).toString('hex')}`;
-    const password = randomBytes(12).toString('base64url');
-    const serve = () => {
-      ctr('images', 'export', '--platform', 'linux/amd64', `${work}/busybox.tar`, BUSYBOX);
-      return startRegistry({
-        host: NODE_IP,
-        layout: readFileSync(`${work}/busybox.tar`),
-        repository: 'e2e/busybox',
-        tags: [tag],
-        username,
-        password,
-      });
-    };
-    // The image GC test before this one removes images that share busybox's blobs; once (a CI
-    // run of 2b66c1a) the export then lacked its manifest, which startRegistry refuses. The
-    // fixture is imported again then.
-    const registry = await serve().catch(() => {
-      reimportImages();
-      return serve();
-    });
-    const image = `${registry.address}/e2e/busybox:${tag}`;
-    const hostsDir = `${CERTS_D}/${registry.address}`;
-    mkdirSync(hostsDir, { recursive: true });
-    writeFileSync(
-      `${hostsDir}/hosts.toml`,
-      `server = "http://${registry.address}"\n\n[host."http://${registry.address}"]\n  capabilities = ["pull", "resolve"]\n`,
-    );
+    const { registry, image, username, password, rightAuth, close } = await privateBusybox('kts-registry-');
 
     const dockerConfig = (user: string, pass: string) => ({
       '.dockerconfigjson': JSON.stringify({
@@ -88,7 +29,6 @@ test('imagePullSecrets: without them a private registry answers 401; with a dock
       (await core.readNamespacedPod({ name, namespace: ns })).status?.containerStatuses?.[0]?.state?.waiting?.reason;
     const events = async (name: string) =>
       (await core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.name=${name}` })).items;
-    const rightAuth = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 
     try {
       await core.createNamespacedSecret({
@@ -153,15 +93,6 @@ test('imagePullSecrets: without them a private registry answers 401; with a dock
       );
     } finally {
       await core.deleteNamespacedPod({ name: 'authorized', namespace: ns, gracePeriodSeconds: 0 }).catch(() => {});
-      await registry.close();
-      rmSync(hostsDir, { recursive: true, force: true });
-      rmSync(work, { recursive: true, force: true });
-      // Not crictl rmi: CRI RemoveImage drops every name of the image, and this one shares
-      // its digest with the busybox the other tests use. ctr removes just this name.
-      try {
-        ctr('images', 'rm', image);
-      } catch {
-        /* never pulled */
-      }
+      await close();
     }
   }));

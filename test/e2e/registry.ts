@@ -1,9 +1,16 @@
 // A small OCI distribution registry for tests (no outside registry is reachable): it
 // serves one image, read from an OCI image-layout tarball, under one repository name,
 // over plain HTTP, and only to clients that send the right HTTP basic credentials.
+// privateBusybox sets one up on the stack's node for a test: busybox under a name containerd
+// has never seen, and containerd told how to reach it.
+import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BUSYBOX, CONTAINERD_CONFIG, NODE_IP, ROOT, crictl, ctr, reimportImages } from './stack.ts';
 
 export interface RegistryOptions {
   host: string;
@@ -32,6 +39,91 @@ export interface Registry {
   /** Every request, in order, with the Authorization header it carried. */
   requests: RegistryRequest[];
   close(): Promise<void>;
+}
+
+// hack/containerd.sh points containerd's CRI registry config_path here; containerd reads
+// a registry's hosts.toml at each pull, so a test can add its own.
+const CERTS_D = join(ROOT, '_output/local/containerd/certs.d');
+
+export interface PrivateImage {
+  registry: Registry;
+  /** busybox's name on the registry, with a tag of this run. */
+  image: string;
+  username: string;
+  password: string;
+  /** The Authorization header of the right credentials. */
+  rightAuth: string;
+  /** A temporary directory of the test's own (the exported layout is in it). */
+  work: string;
+  /** Closes the registry, removes its hosts.toml, the work directory and the image's name on the node. */
+  close(): Promise<void>;
+}
+
+/**
+ * A registry served on the node IP, plain HTTP, wanting HTTP basic credentials of this run,
+ * holding the busybox image exported from containerd, and containerd's hosts.toml for it.
+ * workPrefix names the test's temporary directory.
+ */
+export async function privateBusybox(workPrefix: string): Promise<PrivateImage> {
+  // containerd 1.6 reports its registry config in `crictl info`; 2.x does not, so its config file says.
+  const configPath =
+    JSON.parse(crictl('info')).config?.registry?.configPath ??
+    /^\s*config_path = "(.*)"$/m.exec(readFileSync(CONTAINERD_CONFIG, 'utf8'))?.[1];
+  assert.equal(
+    configPath,
+    CERTS_D,
+    'containerd must run with the registry config_path of hack/containerd.sh (run it to restart containerd)',
+  );
+
+  const work = mkdtempSync(join(tmpdir(), workPrefix));
+  const tag = `run-${randomBytes(4).toString('hex')}`;
+  const username = `e2e-${randomBytes(3).toString('hex')}`;
+  const password = randomBytes(12).toString('base64url');
+  const serve = () => {
+    ctr('images', 'export', '--platform', 'linux/amd64', `${work}/busybox.tar`, BUSYBOX);
+    return startRegistry({
+      host: NODE_IP,
+      layout: readFileSync(`${work}/busybox.tar`),
+      repository: 'e2e/busybox',
+      tags: [tag],
+      username,
+      password,
+    });
+  };
+  // The image GC test before image-pull-secrets' removes images that share busybox's blobs; once
+  // (a CI run of 2b66c1a) the export then lacked its manifest, which startRegistry refuses. The
+  // fixture is imported again then.
+  const registry = await serve().catch(() => {
+    reimportImages();
+    return serve();
+  });
+  const image = `${registry.address}/e2e/busybox:${tag}`;
+  const hostsDir = `${CERTS_D}/${registry.address}`;
+  mkdirSync(hostsDir, { recursive: true });
+  writeFileSync(
+    `${hostsDir}/hosts.toml`,
+    `server = "http://${registry.address}"\n\n[host."http://${registry.address}"]\n  capabilities = ["pull", "resolve"]\n`,
+  );
+  return {
+    registry,
+    image,
+    username,
+    password,
+    rightAuth: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+    work,
+    async close() {
+      await registry.close();
+      rmSync(hostsDir, { recursive: true, force: true });
+      rmSync(work, { recursive: true, force: true });
+      // Not crictl rmi: CRI RemoveImage drops every name of the image, and this one shares
+      // its digest with the busybox the other tests use. ctr removes just this name.
+      try {
+        ctr('images', 'rm', image);
+      } catch {
+        /* never pulled */
+      }
+    },
+  };
 }
 
 interface Blob {
