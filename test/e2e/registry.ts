@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUSYBOX, CONTAINERD_CONFIG, NODE_IP, ROOT, crictl, ctr, reimportImages } from './stack.ts';
+import { BUSYBOX, CONTAINERD_CONFIG, NODE_IP, ROOT, crictl, ctr, exportImage, reimportImages } from './stack.ts';
 
 export interface RegistryOptions {
   host: string;
@@ -80,7 +80,7 @@ export async function privateBusybox(workPrefix: string): Promise<PrivateImage> 
   const username = `e2e-${randomBytes(3).toString('hex')}`;
   const password = randomBytes(12).toString('base64url');
   const serve = () => {
-    ctr('images', 'export', '--platform', 'linux/amd64', `${work}/busybox.tar`, BUSYBOX);
+    exportImage(BUSYBOX, `${work}/busybox.tar`);
     return startRegistry({
       host: NODE_IP,
       layout: readFileSync(`${work}/busybox.tar`),
