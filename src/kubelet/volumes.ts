@@ -17,6 +17,7 @@ import type { PluginHandler } from '../plugin-manager/handler.ts';
 import { PluginManager } from '../plugin-manager/manager.ts';
 import { PersistentVolumes } from '../volumes/persistent.ts';
 import { apiClaimSources, apiVolumeSources } from '../volumes/sources.ts';
+import { TokenManager } from '../volumes/tokens.ts';
 import { VolumeManager } from '../volumes/volume-manager.ts';
 import type { KubeletOptions } from './options.ts';
 
@@ -47,7 +48,24 @@ export function volumesAndPlugins(
 
   const sources = apiVolumeSources(d.api, logger('volumes'));
   const claimSources = apiClaimSources(d.api);
-  const csi = new CsiVolumes({ rootDir, nodeName, drivers: csiDrivers, secret: apiSecretGetter(d.api), log: logger('csi') });
+  // One token manager, as upstream's kubelet has: projected volumes' tokens and CSIDriver tokenRequests'.
+  const tokens = new TokenManager(sources.requestToken);
+  const csi = new CsiVolumes({
+    rootDir,
+    nodeName,
+    drivers: csiDrivers,
+    secret: apiSecretGetter(d.api),
+    log: logger('csi'),
+    serviceAccountToken: (r) =>
+      tokens.tokenStatus({
+        namespace: r.namespace,
+        serviceAccount: r.serviceAccount,
+        audience: r.audience,
+        expirationSeconds: r.expirationSeconds,
+        podName: r.podName,
+        podUID: r.podUID,
+      }),
+  });
   // Claims and their PersistentVolumes: hostPath, local, CSI (src/volumes/persistent.ts).
   const persistent = new PersistentVolumes({
     rootDir,
@@ -66,10 +84,11 @@ export function volumesAndPlugins(
     log: logger('volumes'),
     nodeAllocatable: () => d.node.allocatable(),
     persistent,
+    tokens,
     // A pod's inline csi volumes (CSI ephemeral volumes).
     csi: {
       csiDriver: (name) => claimSources.csiDriver(name),
-      publishInline: (pod, v, driver) => csi.publishInline(pod, v, driver),
+      publishInline: (pod, v, driver, remount) => csi.publishInline(pod, v, driver, remount),
       unpublish: (uid, specName) => csi.unpublish(uid, specName),
     },
   });

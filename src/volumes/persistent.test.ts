@@ -463,3 +463,17 @@ test('an RWX claim expanded on another node (its status already at the new size)
   assert.deepEqual(h.calls.slice(2), [`expand /nonexistent/pods/pod-1/volumes/kubernetes.io~csi/pv-1/mount ${2 * GI}`]);
   assert.deepEqual(h.patches, []);
 });
+
+test('requiresRepublish: the CSI volume is marked for remount, and a remount publishes again without staging', async () => {
+  const h = harness(
+    { metadata: { name: 'pv-1' }, spec: { csi: { driver: DRIVER, volumeHandle: 'vol-1' } } },
+    { driver: { metadata: { name: DRIVER }, spec: { attachRequired: false, requiresRepublish: true } } },
+  );
+  const p = claimVolume();
+  const v = p.spec!.volumes![0]!;
+  assert.deepEqual(await h.volumes.setUp(p, v), { path: '/pods/pod-1/mount', readOnly: false, requiresRemount: true });
+  const before = h.calls.length;
+  await h.volumes.setUp(p, v, { remount: true });
+  assert.deepEqual(h.calls.slice(before), ['publish pod-1'], 'no NodeStageVolume on a republish');
+  assert.equal(h.requests.at(-1)!.remount, true);
+});

@@ -148,7 +148,7 @@ export class PersistentVolumes {
   }
 
   /** Sets up the pod's claim volume v; throws with upstream's message while it cannot be. */
-  async setUp(pod: Pod, v: Volume): Promise<PersistentPath> {
+  async setUp(pod: Pod, v: Volume, o: { remount?: boolean } = {}): Promise<PersistentPath> {
     const uid = pod.metadata!.uid!;
     const { ref, pvc, pv } = await this.#bound(pod, v);
     const unique = uniqueVolumeName(pv);
@@ -161,7 +161,7 @@ export class PersistentVolumes {
     const elsewhere = [...(this.#mountedBy.get(unique ?? '') ?? [])].some((other) => other !== uid);
     const rwop = readWriteOncePodProblem(pv, elsewhere);
     if (rwop) throw new Error(rwop);
-    const set = await plugin.setUp(this.#host, pod, { volume: v, pv, readOnly: ref.readOnly });
+    const set = await plugin.setUp(this.#host, pod, { volume: v, pv, readOnly: ref.readOnly, remount: o.remount });
     if (unique) {
       let pods = this.#mountedBy.get(unique);
       if (!pods) this.#mountedBy.set(unique, (pods = new Set()));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigMap, Pod, Secret } from 'kubernetes-types/core/v1.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
-import { VolumeManager, tmpfsSize } from './volume-manager.ts';
+import { VolumeManager, setUpDue, tmpfsSize } from './volume-manager.ts';
 import { NotFound, type VolumeSources } from './sources.ts';
 
 const quiet = { info() {}, v() {}, warn() {}, error() {} };
@@ -355,4 +355,19 @@ test('a mounted claim is checked for online expansion every 10 s in the backgrou
   fail = undefined;
   await vm.setUp(p, 110_001);
   assert.equal(resized.length, 2);
+});
+
+test('setUpDue: not yet set up, or due for a remount (RequiresRemount plugin or requiresRepublish CSI volume) once a period', () => {
+  const base = { done: true, pluginRemount: false, volumeRemount: false, refreshedAt: 1000, now: 1500, refreshMs: 1000 };
+  const rows: [string, Partial<typeof base> & { refreshedAt?: number }, boolean][] = [
+    ['not set up: due', { done: false }, true],
+    ['not set up, even within the period', { done: false, pluginRemount: true }, true],
+    ['set up, no remount: never', { now: 100_000 }, false],
+    ['API-data plugin within the period', { pluginRemount: true }, false],
+    ['API-data plugin after the period', { pluginRemount: true, now: 2000 }, true],
+    ['requiresRepublish volume within the period', { volumeRemount: true, now: 1999 }, false],
+    ['requiresRepublish volume after the period', { volumeRemount: true, now: 2000 }, true],
+    ['a failed refresh (no refreshedAt): at once', { volumeRemount: true, refreshedAt: undefined }, true],
+  ];
+  for (const [name, over, want] of rows) assert.equal(setUpDue({ ...base, ...over }), want, name);
 });

@@ -57,6 +57,27 @@ const RETRY_MAX_MS = 32_000;
  */
 const RESIZE_CHECK_MS = 10_000;
 
+/**
+ * Pure: whether a sync sets the volume up: when it is not yet, or when it is to be set up again
+ * (upstream's remount at each syncPod, MarkRemountRequired of a RequiresRemount plugin: the
+ * API-data volumes, and a CSI volume whose CSIDriver says requiresRepublish) and a refresh period
+ * has passed since it last was (upstream: every pod sync, about once a minute, and on its events).
+ */
+export function setUpDue(v: {
+  done: boolean;
+  /** The plugin's requiresRemount (configMap, secret, downwardAPI, projected). */
+  pluginRemount: boolean;
+  /** The volume's own, as its set-up found it (PersistentPath.requiresRemount). */
+  volumeRemount: boolean;
+  refreshedAt: number | undefined;
+  now: number;
+  refreshMs: number;
+}): boolean {
+  if (!v.done) return true;
+  if (!v.pluginRemount && !v.volumeRemount) return false;
+  return v.now - (v.refreshedAt ?? 0) >= v.refreshMs;
+}
+
 export class VolumeManager {
   readonly #rootDir: string;
   readonly #sources: VolumeSources;
@@ -84,13 +105,15 @@ export class VolumeManager {
     persistent?: Pick<PersistentVolumes, 'setUp' | 'release'> & Partial<Pick<PersistentVolumes, 'resize'>>;
     /** A pod's inline `csi` volumes (plugins/csi-inline.ts); undefined: refused. */
     csi?: InlineCsi;
+    /** The kubelet's token manager, shared with CSI's tokenRequests; one of its own by default. */
+    tokens?: TokenManager;
   }) {
     this.#rootDir = d.rootDir;
     this.#sources = d.sources;
     this.#log = d.log;
     this.#refreshMs = d.refreshMs ?? 30_000;
     this.#hostsFile = d.hostsFile ?? '/etc/hosts';
-    this.#tokens = new TokenManager(d.sources.requestToken);
+    this.#tokens = d.tokens ?? new TokenManager(d.sources.requestToken);
     this.#host = {
       rootDir: d.rootDir,
       sources: d.sources,
@@ -133,8 +156,16 @@ export class VolumeManager {
         const plugin = findPlugin(podVolumePlugins, { volume: v, readOnly: false });
         const done = state.paths.has(v.name);
         if (done && plugin?.resize) this.#checkResize(pod, v, plugin, state, now);
-        // Only the API-data volumes (RequiresRemount) are set up again, once a refresh period.
-        if (done && (!plugin?.requiresRemount || now - (state.refreshedAt.get(v.name) ?? 0) < this.#refreshMs)) return;
+        // Only the API-data volumes (RequiresRemount) and requiresRepublish CSI ones are set up again.
+        const due = setUpDue({
+          done,
+          pluginRemount: !!plugin?.requiresRemount,
+          volumeRemount: !!state.paths.get(v.name)?.requiresRemount,
+          refreshedAt: state.refreshedAt.get(v.name),
+          now,
+          refreshMs: this.#refreshMs,
+        });
+        if (!due) return;
         if (state.refreshing.has(v.name)) return;
         let returned = false;
         const work = this.#setUpOrRefresh(pod, v, plugin, state, now).then((message) => {
@@ -198,7 +229,7 @@ export class VolumeManager {
     const done = state.paths.has(v.name);
     try {
       if (!plugin) throw new Error('volume type is not supported by kubelet-ts');
-      const path: PersistentPath = await plugin.setUp(this.#host, pod, { volume: v, readOnly: false });
+      const path: PersistentPath = await plugin.setUp(this.#host, pod, { volume: v, readOnly: false, remount: done });
       if (!done)
         this.#log.info('MountVolume.SetUp succeeded', {
           pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
