@@ -31,6 +31,7 @@ function harness(
     rootDir?: string;
     expand?: (bytes: number) => Promise<void>;
     stageError?: () => Error | undefined;
+    resourceExhausted?: (driver: CSIDriver | undefined, va: VolumeAttachment) => boolean;
   } = {},
 ) {
   const claim: PersistentVolumeClaim = {
@@ -115,6 +116,7 @@ function harness(
     volumesAttached: () => attached,
     inUseChanged: () => changed++,
     bindMount: async (source, target, ro) => void calls.push(`bind ${source} ${target} ${ro}`),
+    resourceExhausted: opts.resourceExhausted,
     log: silentLogger,
   });
   return {
@@ -476,4 +478,26 @@ test('requiresRepublish: the CSI volume is marked for remount, and a remount pub
   await h.volumes.setUp(p, v, { remount: true });
   assert.deepEqual(h.calls.slice(before), ['publish pod-1'], 'no NodeStageVolume on a republish');
   assert.equal(h.requests.at(-1)!.remount, true);
+});
+
+test('a failed VolumeAttachment is told to the allocatable updater (upstream VerifyExhaustedResource), and the mount waits', async () => {
+  const pv: PersistentVolume = { metadata: { name: 'pv-1' }, spec: { csi: { driver: DRIVER, volumeHandle: 'vol-1' } } };
+  const told: [string | undefined, unknown][] = [];
+  const csiDriver = { metadata: { name: DRIVER }, spec: {} };
+  const h = harness(pv, {
+    driver: csiDriver,
+    resourceExhausted: (d, va) => (told.push([d?.metadata?.name, va.status?.attachError]), true),
+  });
+  const p = claimVolume();
+  const v = p.spec!.volumes![0]!;
+  const unique = `kubernetes.io/csi/${DRIVER}^vol-1`;
+  h.volumes.markReportedInUse([unique]);
+  const name = attachmentName('vol-1', DRIVER, NODE);
+  const attachError = { message: 'rpc error: code = ResourceExhausted desc = too many volumes', errorCode: 8 };
+  h.attach([unique], { metadata: { name }, spec: {} as VolumeAttachment['spec'], status: { attached: false, attachError } });
+  await assert.rejects(h.volumes.setUp(p, v), { message: `attachment for vol-1 failed: ${attachError.message}` });
+  assert.deepEqual(told, [[DRIVER, attachError]]);
+  h.attach([unique], { metadata: { name }, spec: {} as VolumeAttachment['spec'], status: { attached: true } });
+  await h.volumes.setUp(p, v);
+  assert.equal(told.length, 1, 'not for an attachment without error');
 });

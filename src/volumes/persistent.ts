@@ -80,6 +80,8 @@ export class PersistentVolumes {
     /** The set of volumes in use changed: the node status should be sent now. */
     inUseChanged: () => void;
     bindMount: (source: string, target: string, readOnly: boolean) => Promise<void>;
+    /** A VolumeAttachment failed: ResourceExhausted refreshes the driver's allocatable count (src/csi/node-updater.ts). */
+    resourceExhausted?: PersistentHost['resourceExhausted'];
     log: Logger;
     /** Node expansion's events (FileSystemResizeSuccessful) on the pod and its claim. */
     events?: Recorder;
@@ -98,6 +100,7 @@ export class PersistentVolumes {
       volumesAttached: d.volumesAttached,
       reportedInUse: (unique) => this.#reported.has(unique),
       bindMount: d.bindMount,
+      resourceExhausted: d.resourceExhausted,
       blockDevices: d.blockDevices ?? hostBlockDeviceOps,
       log: d.log,
     };

@@ -47,6 +47,7 @@ async function publishContext(
   const va = await host.sources.volumeAttachment(name);
   if (!va) throw new Error(`volumeattachment ${name} not found`);
   const err = va.status?.attachError;
+  if (err) host.resourceExhausted?.(driver, va);
   if (err) throw new Error(`attachment for ${handle} failed: ${err.message ?? ''}`);
   if (!va.status?.attached) throw new Error(`volume ${handle} is not attached yet (VolumeAttachment ${name})`);
   return va.status.attachmentMetadata ?? {};
