@@ -486,7 +486,10 @@ test('a failed VolumeAttachment is told to the allocatable updater (upstream Ver
   const csiDriver = { metadata: { name: DRIVER }, spec: {} };
   const h = harness(pv, {
     driver: csiDriver,
-    resourceExhausted: (d, va) => (told.push([d?.metadata?.name, va.status?.attachError]), true),
+    resourceExhausted: (d, va) => {
+      told.push([d?.metadata?.name, va.status?.attachError]);
+      return true;
+    },
   });
   const p = claimVolume();
   const v = p.spec!.volumes![0]!;
