@@ -48,6 +48,13 @@ export function updaterPlan(
   };
 }
 
+/**
+ * A mount waits on an attachment that failed with ResourceExhausted, of a driver whose allocatable
+ * count the kubelet refreshes: upstream's VerifyExhaustedResource said true, and the pod is
+ * rejected (VolumeAttachmentLimitExceeded) once its volumes' wait timed out.
+ */
+export class AttachLimitExceededError extends Error {}
+
 /** Pure: upstream's isResourceExhaustError: the attacher failed the attachment with ResourceExhausted. */
 export function isResourceExhausted(va: VolumeAttachment | undefined): boolean {
   // attachError.errorCode (v1.34+) is newer than kubernetes-types.

@@ -7,6 +7,7 @@ import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-ty
 import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { attachmentName, blockPublishPath, deviceMountPath } from '../csi/paths.ts';
 import { NodeExpandError } from '../csi/errors.ts';
+import { AttachLimitExceededError } from '../csi/node-updater.ts';
 import type { CsiVolumeRequest } from '../csi/volumes.ts';
 const silentLogger = { info() {}, v() {}, warn() {}, error() {} };
 import { PersistentVolumes } from './persistent.ts';
@@ -498,7 +499,11 @@ test('a failed VolumeAttachment is told to the allocatable updater (upstream Ver
   const name = attachmentName('vol-1', DRIVER, NODE);
   const attachError = { message: 'rpc error: code = ResourceExhausted desc = too many volumes', errorCode: 8 };
   h.attach([unique], { metadata: { name }, spec: {} as VolumeAttachment['spec'], status: { attached: false, attachError } });
-  await assert.rejects(h.volumes.setUp(p, v), { message: `attachment for vol-1 failed: ${attachError.message}` });
+  await assert.rejects(h.volumes.setUp(p, v), (e: Error) => {
+    assert.ok(e instanceof AttachLimitExceededError, 'over the limit: the pod may be rejected');
+    assert.equal(e.message, `attachment for vol-1 failed: ${attachError.message}`);
+    return true;
+  });
   assert.deepEqual(told, [[DRIVER, attachError]]);
   h.attach([unique], { metadata: { name }, spec: {} as VolumeAttachment['spec'], status: { attached: true } });
   await h.volumes.setUp(p, v);

@@ -21,6 +21,7 @@ import {
 import { mapBlockVolume, unmapBlockVolume } from '../../mount/block-device.ts';
 import type { CsiVolumeRequest } from '../../csi/volumes.ts';
 import { requiresRepublish } from '../../csi/service-account-tokens.ts';
+import { AttachLimitExceededError } from '../../csi/node-updater.ts';
 import { podsDir, podVolumePluginDir } from '../../podutil/pod-dirs.ts';
 import { uniqueVolumeName } from '../claims.ts';
 import { setVolumeOwnershipUnlessMatching } from '../ownership.ts';
@@ -47,8 +48,11 @@ async function publishContext(
   const va = await host.sources.volumeAttachment(name);
   if (!va) throw new Error(`volumeattachment ${name} not found`);
   const err = va.status?.attachError;
-  if (err) host.resourceExhausted?.(driver, va);
-  if (err) throw new Error(`attachment for ${handle} failed: ${err.message ?? ''}`);
+  if (err) {
+    const message = `attachment for ${handle} failed: ${err.message ?? ''}`;
+    if (host.resourceExhausted?.(driver, va)) throw new AttachLimitExceededError(message);
+    throw new Error(message);
+  }
   if (!va.status?.attached) throw new Error(`volume ${handle} is not attached yet (VolumeAttachment ${name})`);
   return va.status.attachmentMetadata ?? {};
 }
