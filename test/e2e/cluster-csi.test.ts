@@ -303,9 +303,9 @@ test('CSIDriver tokenRequests and requiresRepublish: the driver gets a token for
   // request (pkg/hostpath/server.go logGRPCJson), as upstream's CSI mock e2e reads it: the token
   // the kubelet put in the volume context is there.
   type Spec = { tokenRequests?: { audience: string; expirationSeconds?: number }[]; requiresRepublish?: boolean };
-  const before = ckJSON<{ spec: Spec }>('get', 'csidriver', DRIVER).spec;
+  const original = ckJSON<{ spec: Spec }>('get', 'csidriver', DRIVER).spec;
   const audience = `kts-e2e-${randomBytes(3).toString('hex')}`;
-  const patchDriver = (spec: Spec | { tokenRequests: null; requiresRepublish: boolean }) =>
+  const patchDriver = (spec: { tokenRequests: Spec['tokenRequests'] | null; requiresRepublish: boolean }) =>
     ck(['patch', 'csidriver', DRIVER, '--type=merge', '-p', JSON.stringify({ spec })]);
   // tokenRequests and requiresRepublish are mutable (ValidateCSIDriverUpdate).
   patchDriver({ tokenRequests: [{ audience, expirationSeconds: 600 }], requiresRepublish: true });
@@ -387,6 +387,6 @@ test('CSIDriver tokenRequests and requiresRepublish: the driver gets a token for
       async () => !csiMounts(driverNode).some((m) => m.includes(tok.metadata.uid)),
     );
   } finally {
-    patchDriver({ tokenRequests: before.tokenRequests ?? null, requiresRepublish: before.requiresRepublish ?? false } as never);
+    patchDriver({ tokenRequests: original.tokenRequests ?? null, requiresRepublish: original.requiresRepublish ?? false });
   }
 });
