@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck lint up down sd-node kind kind-down e2e-kind package test test-containerd1 unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api bench-cluster chaos clean
+.PHONY: all deps build typecheck lint csi-sanity up down sd-node kind kind-down e2e-kind package test test-containerd1 unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api bench-cluster chaos clean
 
 all: build
 
@@ -118,6 +118,14 @@ conformance-node: build up
 # The sig-node tests that are not [Conformance] (nor serial, disruptive, flaky or alpha).
 conformance-sig-node: build up
 	SUITE=sig-node bash hack/conformance.sh
+
+# csi-sanity (kubernetes-csi/csi-test) against the CSI hostpath driver on the local cluster of
+# kubelet-ts nodes (hack/cluster/up.sh first): the driver deployed (hack/cluster/csi-hostpath.sh,
+# idempotent), then hack/csi-sanity.sh in the node it runs on. SANITY_ARGS: csi-sanity's flags
+# (e.g. -ginkgo.focus=Node). JUnit report: _output/cluster/logs/csi-sanity.xml.
+csi-sanity: build
+	bash hack/cluster/csi-hostpath.sh apply
+	bash hack/csi-sanity.sh $(SANITY_ARGS)
 
 # The [NodeConformance] tests of upstream's node e2e suite against the local stack's kubelet-ts.
 node-conformance: build up

@@ -44,6 +44,7 @@ function recordingNodeInfo(fail?: Error) {
       calls.push(`install ${driver} ${JSON.stringify(info)}`);
       if (fail) throw fail;
     },
+    updateDriver: async (driver: string, info: NodeInfo) => void calls.push(`update ${driver} ${JSON.stringify(info)}`),
     uninstallDriver: async (driver: string) => void calls.push(`uninstall ${driver}`),
   };
   return { nodeInfo, calls };

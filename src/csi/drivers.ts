@@ -73,6 +73,11 @@ export class CsiDrivers {
     return this.#drivers.get(name);
   }
 
+  /** The registered drivers' names. */
+  names(): string[] {
+    return [...this.#drivers.keys()];
+  }
+
   /** upstream's newCsiDriverClient: the client of a registered driver. */
   client(name: string): CsiClient {
     const d = this.#drivers.get(name);
@@ -96,8 +101,16 @@ export class CsiRegistrationHandler implements PluginHandler {
   readonly #drivers: CsiDrivers;
   readonly #nodeInfo: NodeInfoManager;
   readonly #log: Logger;
+  readonly #changed: (name: string) => void;
 
-  constructor(d: { drivers: CsiDrivers; nodeInfo: NodeInfoManager; log: Logger }) {
+  constructor(d: {
+    drivers: CsiDrivers;
+    nodeInfo: NodeInfoManager;
+    log: Logger;
+    /** A driver was registered or deregistered (upstream's csiNodeUpdater.syncDriverUpdater, node-updater.ts). */
+    changed?: (name: string) => void;
+  }) {
+    this.#changed = d.changed ?? (() => {});
     this.#drivers = d.drivers;
     this.#nodeInfo = d.nodeInfo;
     this.#log = d.log;
@@ -124,6 +137,7 @@ export class CsiRegistrationHandler implements PluginHandler {
     try {
       const info = await this.#drivers.client(name).nodeGetInfo(timeoutMs);
       await this.#nodeInfo.installDriver(name, info);
+      this.#changed(name);
     } catch (e) {
       await this.#unregister(name).catch((err: unknown) =>
         this.#log.error('RegisterPlugin failed to unregister plugin due to previous error', { name, err }),
@@ -161,6 +175,7 @@ export class CsiRegistrationHandler implements PluginHandler {
   /** upstream's unregisterDriver. */
   async #unregister(name: string): Promise<void> {
     this.#drivers.delete(name);
+    this.#changed(name);
     await this.#nodeInfo.uninstallDriver(name);
   }
 }

@@ -118,3 +118,17 @@ test('install refuses an empty node ID, and gives up on a topology collision aft
   );
   assert.equal(f.objects[CSINODE], undefined, 'the CSINode is not touched when the Node update fails');
 });
+
+test('updateDriver: the CSINode entry follows NodeGetInfo (allocatable.count); the Node is left alone', async () => {
+  const f = fakeApiserver({ [NODE]: node() });
+  const m = nodeInfoManager(f.api, 'n1');
+  await m.installDriver('d', { nodeId: 'id', maxVolumesPerNode: 5, topology: {} });
+  f.calls.length = 0;
+  await m.updateDriver('d', { nodeId: 'id', maxVolumesPerNode: 3, topology: {} });
+  assert.deepEqual(f.calls, [`replace ${CSINODE}`]);
+  assert.deepEqual((f.objects[CSINODE] as CSINode).spec.drivers, [
+    { name: 'd', nodeID: 'id', topologyKeys: [], allocatable: { count: 3 } },
+  ]);
+  await m.updateDriver('d', { nodeId: 'id', maxVolumesPerNode: 3, topology: {} });
+  assert.deepEqual(f.calls, [`replace ${CSINODE}`], 'unchanged: not written');
+});

@@ -24,6 +24,11 @@ export interface NodeInfoManager {
   initialize(): Promise<void>;
   /** upstream's InstallCSIDriver: the driver's node ID and topology on the Node, its entry on the CSINode. */
   installDriver(driver: string, info: NodeInfo): Promise<void>;
+  /**
+   * upstream's UpdateCSIDriver: the driver's CSINode entry as NodeGetInfo now says (the periodic
+   * allocatable refresh, node-updater.ts); the Node is left alone.
+   */
+  updateDriver(driver: string, info: NodeInfo): Promise<void>;
   /** upstream's UninstallCSIDriver: its CSINode entry and node ID go; its topology labels stay. */
   uninstallDriver(driver: string): Promise<void>;
 }
@@ -101,6 +106,15 @@ export function nodeInfoManager(
           if (updated) await api.replace(csiNodePath, updated);
         });
       }),
+    updateDriver: (driver, info) =>
+      oneAtATime(() =>
+        retried('CSINode', async () => {
+          // The Node's UID first: ownCSINode checks the CSINode's owner against it.
+          await getNode();
+          const updated = withDriver(await ownCSINode(), driver, info);
+          if (updated) await api.replace(csiNodePath, updated);
+        }),
+      ),
     uninstallDriver: (driver) =>
       oneAtATime(async () => {
         await retried('CSINode', async () => {

@@ -34,7 +34,11 @@ const pv: PersistentVolume = {
 };
 const pod: Pod = { metadata: { name: 'p', namespace: 'ns', uid: 'uid-1' }, spec: { serviceAccountName: 'sa', containers: [] } };
 
-async function setUp(t: { after(fn: () => void): void }, answers: Parameters<typeof fakeDriver>[1] = {}) {
+async function setUp(
+  t: { after(fn: () => void): void },
+  answers: Parameters<typeof fakeDriver>[1] = {},
+  extra: Partial<ConstructorParameters<typeof CsiVolumes>[0]> = {},
+) {
   const root = mkdtempSync(join(tmpdir(), 'csi-volumes-'));
   const socket = join(root, 'csi.sock');
   const driver = await fakeDriver(socket, answers);
@@ -50,6 +54,7 @@ async function setUp(t: { after(fn: () => void): void }, answers: Parameters<typ
       return { data: { password: Buffer.from('s3cret').toString('base64') } };
     },
     log: quiet,
+    ...extra,
   });
   t.after(() => {
     drivers.delete(DRIVER);
@@ -347,4 +352,72 @@ test('kubeletAppliesFsGroup', () => {
     ['read-only', { ...rwo, readOnly: true, fsGroupPolicy: 'File' }, false],
   ];
   for (const [name, input, want] of cases) assert.equal(kubeletAppliesFsGroup(input), want, name);
+});
+
+const TOKENS_KEY = 'csi.storage.k8s.io/serviceAccount.tokens';
+const tokenGetter = (asked: unknown[], fail?: string) => ({
+  serviceAccountToken: async (q: { audience: string }) => {
+    asked.push(q);
+    if (fail) throw new Error(fail);
+    return { token: `tok-${q.audience}`, expirationTimestamp: '2026-12-03T09:00:00Z' };
+  },
+});
+
+test('publish: CSIDriver tokenRequests, one token per audience (upstream podServiceAccountTokenAttrs)', async (t) => {
+  const tokenRequests = [{ audience: 'vault', expirationSeconds: 600 }, { audience: '' }];
+  const want =
+    '{"":{"token":"tok-","expirationTimestamp":"2026-12-03T09:00:00Z"},"vault":{"token":"tok-vault","expirationTimestamp":"2026-12-03T09:00:00Z"}}';
+  for (const inSecrets of [false, true]) {
+    const asked: unknown[] = [];
+    const { volumes, request } = await setUp(t, {}, tokenGetter(asked));
+    await volumes.publish(pod, {
+      pv,
+      readOnly: false,
+      publishContext: {},
+      csiDriver: { metadata: { name: DRIVER }, spec: { tokenRequests, serviceAccountTokenInSecrets: inSecrets } as never },
+    });
+    assert.deepEqual(asked, [
+      {
+        audience: 'vault',
+        namespace: 'ns',
+        serviceAccount: 'sa',
+        audiences: ['vault'],
+        expirationSeconds: 600,
+        podName: 'p',
+        podUID: 'uid-1',
+      },
+      { audience: '', namespace: 'ns', serviceAccount: 'sa', audiences: [], podName: 'p', podUID: 'uid-1' },
+    ]);
+    const call = request('NodePublishVolume') as { volumeContext: Record<string, string>; secrets: Record<string, string> };
+    if (inSecrets) {
+      assert.deepEqual(call.volumeContext, { kind: 'fast' });
+      assert.deepEqual(call.secrets, { [TOKENS_KEY]: want });
+    } else {
+      assert.deepEqual(call.volumeContext, { kind: 'fast', [TOKENS_KEY]: want });
+      assert.deepEqual(call.secrets, {});
+    }
+  }
+});
+
+test('publish: a failed token request fails the publish before NodePublishVolume; no tokenRequests asks none', async (t) => {
+  const asked: unknown[] = [];
+  const { volumes, request } = await setUp(t, {}, tokenGetter(asked, 'serviceaccounts "sa" not found'));
+  const csiDriver = { metadata: { name: DRIVER }, spec: { tokenRequests: [{ audience: 'vault' }] } };
+  await assert.rejects(volumes.publish(pod, { pv, readOnly: false, publishContext: {}, csiDriver }), {
+    message: 'mounter.SetUpAt failed to get service accoount token attributes: serviceaccounts "sa" not found',
+  });
+  assert.equal(request('NodePublishVolume'), undefined);
+  asked.length = 0;
+  await volumes.publish(pod, { pv, readOnly: false, publishContext: {}, csiDriver: { metadata: { name: DRIVER }, spec: {} } });
+  assert.deepEqual(asked, []);
+  assert.deepEqual((request('NodePublishVolume') as { volumeContext: object }).volumeContext, { kind: 'fast' });
+});
+
+test('publish: a failed republish (remount) leaves the target directory; a failed first publish removes it', async (t) => {
+  const { root, volumes } = await setUp(t, { NodePublishVolume: { code: status.INVALID_ARGUMENT, details: 'bad' } });
+  const dir = `${root}/pods/uid-1/volumes/kubernetes.io~csi/pvc-1`;
+  for (const remount of [true, false]) {
+    await assert.rejects(volumes.publish(pod, { pv, readOnly: false, publishContext: {}, remount }));
+    assert.equal(existsSync(`${dir}/vol_data.json`), remount, `remount ${remount}`);
+  }
 });

@@ -25,6 +25,7 @@ import {
   publishPath,
   volDataPath,
 } from './paths.ts';
+import { type PodTokenRequest, podTokenRequests, serviceAccountTokensJson, withServiceAccountTokens } from './service-account-tokens.ts';
 import { volumeCapability } from './volume-capability.ts';
 
 /** One PersistentVolume as a pod uses it: what the volume manager resolved from the pod's claim. */
@@ -39,7 +40,15 @@ export interface CsiVolumeRequest {
   csiDriver?: CSIDriver;
   /** The pod's securityContext.fsGroup, handed to a driver with VOLUME_MOUNT_GROUP. */
   fsGroup?: number;
+  /**
+   * upstream's MounterArgs.IsRemount: the volume is published already and published again (the
+   * CSIDriver's requiresRepublish); a failure then leaves the target directory alone.
+   */
+  remount?: boolean;
 }
+
+/** The token manager's answer to one of a CSIDriver's tokenRequests (upstream's TokenRequestStatus). */
+export type ServiceAccountTokenGetter = (r: PodTokenRequest) => Promise<{ token: string; expirationTimestamp: string }>;
 
 export interface PublishResult {
   /** The target path, ROOT/pods/UID/volumes/kubernetes.io~csi/PV/mount: what the containers mount. */
@@ -112,6 +121,7 @@ export class CsiVolumes {
   readonly #drivers: CsiDrivers;
   readonly #secret: (namespace: string, name: string) => Promise<Secret>;
   readonly #log: Logger;
+  readonly #serviceAccountToken?: ServiceAccountTokenGetter;
 
   constructor(d: {
     rootDir: string;
@@ -120,7 +130,10 @@ export class CsiVolumes {
     /** Reads a Secret that nodeStageSecretRef or nodePublishSecretRef names (src/volumes/sources.ts's secret fits). */
     secret: (namespace: string, name: string) => Promise<Secret>;
     log: Logger;
+    /** The kubelet's token manager (upstream's serviceAccountTokenGetter), for CSIDriver tokenRequests. */
+    serviceAccountToken?: ServiceAccountTokenGetter;
   }) {
+    this.#serviceAccountToken = d.serviceAccountToken;
     this.#rootDir = d.rootDir;
     this.#nodeName = d.nodeName;
     this.#drivers = d.drivers;
@@ -132,8 +145,11 @@ export class CsiVolumes {
    * After a failed save of vol_data.json, or a call that surely did nothing (isFinalError), the
    * directories go; after one that may still be under way they stay, for the teardown.
    */
-  #cleanUpAfter(err: unknown, path: string): void {
+  #cleanUpAfter(err: unknown, path: string, remount = false): void {
     if (err instanceof CsiError && !isFinalError(err)) return;
+    // upstream's SetUpAt skips it on a remount: the pod sees the published volume, which a
+    // removed directory would leave stale for good (kubernetes#121271).
+    if (remount) return;
     try {
       removeMountDir(path);
     } catch (e) {
@@ -218,6 +234,7 @@ export class CsiVolumes {
       volumeAttributes: src.volumeAttributes,
       secretRef: src.nodePublishSecretRef,
       fsGroup: req.fsGroup,
+      remount: req.remount ?? false,
     });
   }
 
@@ -227,7 +244,7 @@ export class CsiVolumes {
    * id is made from the pod's UID and the volume's name (makeVolumeHandle); no attach, no staging,
    * no publish context; ReadWriteOnce; the secret is nodePublishSecretRef in the pod's namespace.
    */
-  async publishInline(pod: Pod, v: Volume, csiDriver: CSIDriver | undefined): Promise<PublishResult> {
+  async publishInline(pod: Pod, v: Volume, csiDriver: CSIDriver | undefined, remount = false): Promise<PublishResult> {
     const src = v.csi;
     if (!src) throw new Error(`volume ${v.name} has no CSI source`);
     const ref = src.nodePublishSecretRef?.name ? { namespace: pod.metadata?.namespace, name: src.nodePublishSecretRef.name } : undefined;
@@ -246,7 +263,23 @@ export class CsiVolumes {
       volumeAttributes: src.volumeAttributes,
       secretRef: ref,
       fsGroup: pod.spec?.securityContext?.fsGroup,
+      remount,
     });
+  }
+
+  /**
+   * upstream's podServiceAccountTokenAttrs: one token per CSIDriver tokenRequests entry, from the
+   * token manager, as the JSON map the driver reads; undefined when the driver asks for none.
+   */
+  async #serviceAccountTokens(pod: Pod, csiDriver: CSIDriver | undefined): Promise<string | undefined> {
+    const requests = podTokenRequests(pod, csiDriver);
+    if (requests.length === 0) return undefined;
+    const get = this.#serviceAccountToken;
+    if (!get) throw new Error('ServiceAccountTokenGetter is nil');
+    const results = [];
+    for (const r of requests) results.push({ audience: r.audience, ...(await get(r)) });
+    this.#log.v(4, 'Fetched service account token attrs for CSIDriver', { driver: csiDriver?.metadata?.name });
+    return serviceAccountTokensJson(results);
   }
 
   async #publishAt(
@@ -266,6 +299,7 @@ export class CsiVolumes {
       volumeAttributes: Record<string, string> | undefined;
       secretRef: { namespace?: string; name?: string } | undefined;
       fsGroup: number | undefined;
+      remount: boolean;
     },
   ): Promise<PublishResult> {
     const client = this.#drivers.client(p.driver);
@@ -276,8 +310,18 @@ export class CsiVolumes {
     const uid = pod.metadata!.uid!;
     const path = publishPath(this.#rootDir, uid, p.specName);
     mkdirSync(dirname(path), { recursive: true, mode: 0o750 });
-    const secrets = await this.#credentials(p.secretRef);
-    const volumeContext = { ...p.volumeAttributes, ...(spec?.podInfoOnMount ? podInfoAttributes(pod, p.mode) : {}) };
+    const tokens = await this.#serviceAccountTokens(pod, p.csiDriver).catch((e: Error) => {
+      // upstream's message, its typo included.
+      throw new Error(`mounter.SetUpAt failed to get service accoount token attributes: ${e.message}`);
+    });
+    const { volumeContext, secrets } = withServiceAccountTokens(
+      {
+        volumeContext: { ...p.volumeAttributes, ...(spec?.podInfoOnMount ? podInfoAttributes(pod, p.mode) : {}) },
+        secrets: await this.#credentials(p.secretRef),
+      },
+      tokens,
+      p.csiDriver,
+    );
     const mountGroup = caps.has('VOLUME_MOUNT_GROUP');
     try {
       saveVolumeData(path, {
@@ -305,7 +349,7 @@ export class CsiVolumes {
         volumeContext,
       });
     } catch (e) {
-      this.#cleanUpAfter(e, path);
+      this.#cleanUpAfter(e, path, p.remount);
       throw e;
     }
     this.#log.v(4, 'SetUp: NodePublishVolume succeeded', { podUID: uid, driver: p.driver, volumeHandle: p.volumeHandle, path });

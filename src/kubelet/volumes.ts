@@ -5,6 +5,11 @@
 import type { ApiClient } from '../apiserver/client.ts';
 import { CsiDrivers, CsiRegistrationHandler } from '../csi/drivers.ts';
 import { nodeInfoManager } from '../csi/node-info-manager.ts';
+import { CsiNodeUpdater } from '../csi/node-updater.ts';
+import { CSI_TIMEOUT_MS } from '../csi/client.ts';
+import { reflector } from '../apiserver/reflector.ts';
+import { apiPath } from '../apiserver/paths.ts';
+import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
 import { CsiVolumes } from '../csi/volumes.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
 import type { Recorder } from '../events/recorder.ts';
@@ -17,6 +22,7 @@ import type { PluginHandler } from '../plugin-manager/handler.ts';
 import { PluginManager } from '../plugin-manager/manager.ts';
 import { PersistentVolumes } from '../volumes/persistent.ts';
 import { apiClaimSources, apiVolumeSources } from '../volumes/sources.ts';
+import { TokenManager } from '../volumes/tokens.ts';
 import { VolumeManager } from '../volumes/volume-manager.ts';
 import type { KubeletOptions } from './options.ts';
 
@@ -40,14 +46,42 @@ export function volumesAndPlugins(
   const csiDrivers = new CsiDrivers();
   const csiNodeInfo = nodeInfoManager(d.api, nodeName);
   const plugins = new PluginManager({ rootDir, log: logger('plugin_manager'), observe: pluginManagerMetrics });
-  plugins.addHandler(CSI_PLUGIN, new CsiRegistrationHandler({ drivers: csiDrivers, nodeInfo: csiNodeInfo, log: logger('csi') }));
+  // MutableCSINodeAllocatableCount (GA, locked on): CSIDrivers with nodeAllocatableUpdatePeriodSeconds.
+  const csiNodeUpdater = new CsiNodeUpdater({
+    registered: () => csiDrivers.names(),
+    nodeGetInfo: (name) => csiDrivers.client(name).nodeGetInfo(CSI_TIMEOUT_MS),
+    updateDriver: (name, info) => csiNodeInfo.updateDriver(name, info),
+    log: logger('csi'),
+  });
+  let csiDriverWatch: { stop(): void } | undefined;
+  plugins.addHandler(
+    CSI_PLUGIN,
+    new CsiRegistrationHandler({ drivers: csiDrivers, nodeInfo: csiNodeInfo, log: logger('csi'), changed: () => csiNodeUpdater.sync() }),
+  );
   plugins.addHandler(DRA_PLUGIN, d.draPlugins);
   // A re-registered Node has a new UID: so must its CSINode's owner.
   d.node.onNewUID(() => void csiNodeInfo.initialize().catch((e) => d.log.error('Failed to initialize the CSINode', { err: e })));
 
   const sources = apiVolumeSources(d.api, logger('volumes'));
   const claimSources = apiClaimSources(d.api);
-  const csi = new CsiVolumes({ rootDir, nodeName, drivers: csiDrivers, secret: apiSecretGetter(d.api), log: logger('csi') });
+  // One token manager, as upstream's kubelet has: projected volumes' tokens and CSIDriver tokenRequests'.
+  const tokens = new TokenManager(sources.requestToken);
+  const csi = new CsiVolumes({
+    rootDir,
+    nodeName,
+    drivers: csiDrivers,
+    secret: apiSecretGetter(d.api),
+    log: logger('csi'),
+    serviceAccountToken: (r) =>
+      tokens.tokenStatus({
+        namespace: r.namespace,
+        serviceAccount: r.serviceAccount,
+        audience: r.audience,
+        expirationSeconds: r.expirationSeconds,
+        podName: r.podName,
+        podUID: r.podUID,
+      }),
+  });
   // Claims and their PersistentVolumes: hostPath, local, CSI (src/volumes/persistent.ts).
   const persistent = new PersistentVolumes({
     rootDir,
@@ -57,6 +91,7 @@ export function volumesAndPlugins(
     volumesAttached: () => (d.node.get()?.status?.volumesAttached ?? []).map((v) => v.name),
     inUseChanged: d.inUseChanged,
     bindMount,
+    resourceExhausted: (driver, va) => csiNodeUpdater.resourceExhausted(driver, va),
     log: logger('volumes'),
     events: d.events,
   });
@@ -66,10 +101,11 @@ export function volumesAndPlugins(
     log: logger('volumes'),
     nodeAllocatable: () => d.node.allocatable(),
     persistent,
+    tokens,
     // A pod's inline csi volumes (CSI ephemeral volumes).
     csi: {
       csiDriver: (name) => claimSources.csiDriver(name),
-      publishInline: (pod, v, driver) => csi.publishInline(pod, v, driver),
+      publishInline: (pod, v, driver, remount) => csi.publishInline(pod, v, driver, remount),
       unpublish: (uid, specName) => csi.unpublish(uid, specName),
     },
   });
@@ -78,8 +114,20 @@ export function volumesAndPlugins(
     persistent,
     csiDrivers,
     /** Starts watching ROOT/plugins_registry once the node status runs (a driver's registration updates the Node). */
-    startPlugins: () => plugins.start(),
+    startPlugins: () => {
+      // upstream's csiNodeUpdater runs on the CSIDriver informer (a node may list and watch CSIDrivers).
+      csiDriverWatch ??= reflector<CSIDriver>(
+        d.api,
+        apiPath({ group: 'storage.k8s.io', resource: 'csidrivers' }),
+        'CSIDrivers',
+        { list: (items) => csiNodeUpdater.listed(items), event: (type, obj) => csiNodeUpdater.event(type, obj) },
+        logger('csi'),
+      );
+      return plugins.start();
+    },
     stop() {
+      csiDriverWatch?.stop();
+      csiNodeUpdater.stop();
       sources.stop();
       plugins.stop();
     },

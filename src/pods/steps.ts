@@ -108,6 +108,18 @@ export function podSteps(d: {
       }
       // The last status tells the sync whether all containers are being restarted in place.
       const r = await d.syncer.syncPod(pod, signal, d.probes?.health, prev);
+      // upstream's rejectPod from syncPod (VolumeAttachmentLimitExceeded): Failed, nothing started.
+      if (r.rejected) {
+        d.events.event(podRef(pod), 'Warning', r.rejected.reason, r.rejected.message);
+        d.status.set(pod, {
+          ...prev,
+          phase: 'Failed',
+          reason: r.rejected.reason,
+          message: r.rejected.message,
+          startTime: prev?.startTime ?? rfc3339(),
+        });
+        return { phase: 'Failed' };
+      }
       const generated = generatePodStatus({ ...pod, status: prev }, r.runtime, {
         nodeIP: d.nodeIP,
         now: new Date(),

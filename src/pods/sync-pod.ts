@@ -140,7 +140,7 @@ export class PodSyncer {
    * Upstream's WaitForAttachAndMount: a volume that fails shows as a FailedMount event; not ready,
    * the pod waits. A failed online expansion of a mounted claim shows as VolumeResizeFailed.
    */
-  async #mountVolumes(pod: Pod): Promise<{ ready: boolean; retryAfterMs?: number }> {
+  async #mountVolumes(pod: Pod): Promise<{ ready: boolean; retryAfterMs?: number; rejection?: { reason: string; message: string } }> {
     if (!this.#volumes) return { ready: true };
     const v = await this.#volumes.setUp(pod);
     for (const f of v.failed) this.#events.event(podRef(pod), 'Warning', f.reason ?? 'FailedMount', f.message);

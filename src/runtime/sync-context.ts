@@ -23,6 +23,11 @@ export interface SyncResult {
   requeueAfterMs?: number;
   /** The pod's runtime handler makes recursive read-only mounts (asked only when a container wants one), for the status's volumeMounts. */
   recursiveReadOnlyMounts?: boolean;
+  /**
+   * The pod is rejected (upstream's rejectPod from syncPod): its volumes cannot be attached on this
+   * node (VolumeAttachmentLimitExceeded); it ends Failed with this reason and message.
+   */
+  rejected?: { reason: string; message: string };
 }
 
 /** What the syncer reports for upstream's started-pods and started-containers metrics. */
@@ -58,7 +63,7 @@ export interface PodLevelSteps {
    * looks again after retryAfterMs. Called after this sync's kills, so that a pod stuck on a
    * volume still has its unwanted containers stopped.
    */
-  mountVolumes(pod: Pod): Promise<{ ready: boolean; retryAfterMs?: number }>;
+  mountVolumes(pod: Pod): Promise<{ ready: boolean; retryAfterMs?: number; rejection?: { reason: string; message: string } }>;
   /** Upstream's UpdateQOSCgroups and the pod container manager's EnsureExists, before a new sandbox. */
   ensurePodCgroup(pod: Pod): Promise<void>;
 }

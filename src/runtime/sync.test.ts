@@ -414,6 +414,28 @@ const rows: Row[] = [
     requeueAfterMs: 10_000,
   },
   {
+    name: 'volumes that cannot be attached on this node reject the pod (VolumeAttachmentLimitExceeded): no sandbox',
+    pod: pod({ containers: [a] }),
+    with: {
+      volumes: {
+        ...volumes(),
+        setUp: async () => ({
+          ready: false,
+          failed: [],
+          retryAfterMs: 8000,
+          rejection: { reason: 'VolumeAttachmentLimitExceeded', message: 'Node has reached its volume attachment limit, rejecting pod.' },
+        }),
+      },
+    },
+    calls: [],
+    events: [],
+    check: (_h, r) =>
+      assert.deepEqual(r?.rejected, {
+        reason: 'VolumeAttachmentLimitExceeded',
+        message: 'Node has reached its volume attachment limit, rejecting pod.',
+      }),
+  },
+  {
     name: 'CreateContainerConfigError: a volume mount that cannot be made',
     pod: pod({ containers: [a] }),
     with: { volumes: volumes('cannot find volume "data" to mount into container "a"') },

@@ -180,6 +180,7 @@ export class RuntimeSyncer {
     if (!starts && !status.containers.some((c) => c.phase === 'running')) return undefined;
     const v = await this.#ctx.podLevel.mountVolumes(pod);
     if (v.ready) return undefined;
+    if (v.rejection) return { runtime: status, rejected: v.rejection };
     const changed = actions.containersToKill.length || actions.killPod;
     return { runtime: changed ? await this.#ctx.view.pod(pod.metadata!.uid!) : status, requeueAfterMs: v.retryAfterMs };
   }

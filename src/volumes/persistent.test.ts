@@ -7,6 +7,7 @@ import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-ty
 import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { attachmentName, blockPublishPath, deviceMountPath } from '../csi/paths.ts';
 import { NodeExpandError } from '../csi/errors.ts';
+import { AttachLimitExceededError } from '../csi/node-updater.ts';
 import type { CsiVolumeRequest } from '../csi/volumes.ts';
 const silentLogger = { info() {}, v() {}, warn() {}, error() {} };
 import { PersistentVolumes } from './persistent.ts';
@@ -31,6 +32,7 @@ function harness(
     rootDir?: string;
     expand?: (bytes: number) => Promise<void>;
     stageError?: () => Error | undefined;
+    resourceExhausted?: (driver: CSIDriver | undefined, va: VolumeAttachment) => boolean;
   } = {},
 ) {
   const claim: PersistentVolumeClaim = {
@@ -115,6 +117,7 @@ function harness(
     volumesAttached: () => attached,
     inUseChanged: () => changed++,
     bindMount: async (source, target, ro) => void calls.push(`bind ${source} ${target} ${ro}`),
+    resourceExhausted: opts.resourceExhausted,
     log: silentLogger,
   });
   return {
@@ -462,4 +465,47 @@ test('an RWX claim expanded on another node (its status already at the new size)
   await h.volumes.resize(p, p.spec!.volumes![0]!);
   assert.deepEqual(h.calls.slice(2), [`expand /nonexistent/pods/pod-1/volumes/kubernetes.io~csi/pv-1/mount ${2 * GI}`]);
   assert.deepEqual(h.patches, []);
+});
+
+test('requiresRepublish: the CSI volume is marked for remount, and a remount publishes again without staging', async () => {
+  const h = harness(
+    { metadata: { name: 'pv-1' }, spec: { csi: { driver: DRIVER, volumeHandle: 'vol-1' } } },
+    { driver: { metadata: { name: DRIVER }, spec: { attachRequired: false, requiresRepublish: true } } },
+  );
+  const p = claimVolume();
+  const v = p.spec!.volumes![0]!;
+  assert.deepEqual(await h.volumes.setUp(p, v), { path: '/pods/pod-1/mount', readOnly: false, requiresRemount: true });
+  const before = h.calls.length;
+  await h.volumes.setUp(p, v, { remount: true });
+  assert.deepEqual(h.calls.slice(before), ['publish pod-1'], 'no NodeStageVolume on a republish');
+  assert.equal(h.requests.at(-1)!.remount, true);
+});
+
+test('a failed VolumeAttachment is told to the allocatable updater (upstream VerifyExhaustedResource), and the mount waits', async () => {
+  const pv: PersistentVolume = { metadata: { name: 'pv-1' }, spec: { csi: { driver: DRIVER, volumeHandle: 'vol-1' } } };
+  const told: [string | undefined, unknown][] = [];
+  const csiDriver = { metadata: { name: DRIVER }, spec: {} };
+  const h = harness(pv, {
+    driver: csiDriver,
+    resourceExhausted: (d, va) => {
+      told.push([d?.metadata?.name, va.status?.attachError]);
+      return true;
+    },
+  });
+  const p = claimVolume();
+  const v = p.spec!.volumes![0]!;
+  const unique = `kubernetes.io/csi/${DRIVER}^vol-1`;
+  h.volumes.markReportedInUse([unique]);
+  const name = attachmentName('vol-1', DRIVER, NODE);
+  const attachError = { message: 'rpc error: code = ResourceExhausted desc = too many volumes', errorCode: 8 };
+  h.attach([unique], { metadata: { name }, spec: {} as VolumeAttachment['spec'], status: { attached: false, attachError } });
+  await assert.rejects(h.volumes.setUp(p, v), (e: Error) => {
+    assert.ok(e instanceof AttachLimitExceededError, 'over the limit: the pod may be rejected');
+    assert.equal(e.message, `attachment for vol-1 failed: ${attachError.message}`);
+    return true;
+  });
+  assert.deepEqual(told, [[DRIVER, attachError]]);
+  h.attach([unique], { metadata: { name }, spec: {} as VolumeAttachment['spec'], status: { attached: true } });
+  await h.volumes.setUp(p, v);
+  assert.equal(told.length, 1, 'not for an attachment without error');
 });

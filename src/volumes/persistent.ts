@@ -80,6 +80,8 @@ export class PersistentVolumes {
     /** The set of volumes in use changed: the node status should be sent now. */
     inUseChanged: () => void;
     bindMount: (source: string, target: string, readOnly: boolean) => Promise<void>;
+    /** A VolumeAttachment failed: ResourceExhausted refreshes the driver's allocatable count (src/csi/node-updater.ts). */
+    resourceExhausted?: PersistentHost['resourceExhausted'];
     log: Logger;
     /** Node expansion's events (FileSystemResizeSuccessful) on the pod and its claim. */
     events?: Recorder;
@@ -98,6 +100,7 @@ export class PersistentVolumes {
       volumesAttached: d.volumesAttached,
       reportedInUse: (unique) => this.#reported.has(unique),
       bindMount: d.bindMount,
+      resourceExhausted: d.resourceExhausted,
       blockDevices: d.blockDevices ?? hostBlockDeviceOps,
       log: d.log,
     };
@@ -148,7 +151,7 @@ export class PersistentVolumes {
   }
 
   /** Sets up the pod's claim volume v; throws with upstream's message while it cannot be. */
-  async setUp(pod: Pod, v: Volume): Promise<PersistentPath> {
+  async setUp(pod: Pod, v: Volume, o: { remount?: boolean } = {}): Promise<PersistentPath> {
     const uid = pod.metadata!.uid!;
     const { ref, pvc, pv } = await this.#bound(pod, v);
     const unique = uniqueVolumeName(pv);
@@ -161,7 +164,7 @@ export class PersistentVolumes {
     const elsewhere = [...(this.#mountedBy.get(unique ?? '') ?? [])].some((other) => other !== uid);
     const rwop = readWriteOncePodProblem(pv, elsewhere);
     if (rwop) throw new Error(rwop);
-    const set = await plugin.setUp(this.#host, pod, { volume: v, pv, readOnly: ref.readOnly });
+    const set = await plugin.setUp(this.#host, pod, { volume: v, pv, readOnly: ref.readOnly, remount: o.remount });
     if (unique) {
       let pods = this.#mountedBy.get(unique);
       if (!pods) this.#mountedBy.set(unique, (pods = new Set()));

@@ -42,6 +42,14 @@ export class TokenManager {
   }
 
   async token(k: TokenKey): Promise<string> {
+    return (await this.tokenStatus(k)).token;
+  }
+
+  /**
+   * The token and when it expires (upstream's GetServiceAccountToken's status), from the cache
+   * while fresh: what CSIDriver tokenRequests hand a driver (src/csi/service-account-tokens.ts).
+   */
+  async tokenStatus(k: TokenKey): Promise<{ token: string; expirationTimestamp: string }> {
     const key = JSON.stringify([
       k.namespace,
       k.serviceAccount,
@@ -52,7 +60,7 @@ export class TokenManager {
       k.serviceAccountUID ?? '',
     ]);
     const cached = this.#cache.get(key);
-    if (cached && !requiresRefresh(cached, this.#now(), Math.random() * MAX_JITTER_MS)) return cached.status!.token;
+    if (cached && !requiresRefresh(cached, this.#now(), Math.random() * MAX_JITTER_MS)) return cached.status!;
     try {
       const tr = await this.#request(k.namespace, k.serviceAccount, {
         apiVersion: 'authentication.k8s.io/v1',
@@ -65,10 +73,10 @@ export class TokenManager {
         },
       });
       this.#cache.set(key, tr);
-      return tr.status!.token;
+      return tr.status!;
     } catch (e) {
       // Upstream keeps serving a token that is still valid when its renewal fails.
-      if (cached && Date.parse(cached.status!.expirationTimestamp) > this.#now()) return cached.status!.token;
+      if (cached && Date.parse(cached.status!.expirationTimestamp) > this.#now()) return cached.status!;
       throw e;
     }
   }

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigMap, Pod, Secret } from 'kubernetes-types/core/v1.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
-import { VolumeManager, tmpfsSize } from './volume-manager.ts';
+import { ATTACH_AND_MOUNT_TIMEOUT_MS, VolumeManager, attachLimitRejection, setUpDue, tmpfsSize } from './volume-manager.ts';
+import { AttachLimitExceededError } from '../csi/node-updater.ts';
 import { NotFound, type VolumeSources } from './sources.ts';
 
 const quiet = { info() {}, v() {}, warn() {}, error() {} };
@@ -355,4 +356,73 @@ test('a mounted claim is checked for online expansion every 10 s in the backgrou
   fail = undefined;
   await vm.setUp(p, 110_001);
   assert.equal(resized.length, 2);
+});
+
+test('setUpDue: not yet set up, or due for a remount (RequiresRemount plugin or requiresRepublish CSI volume) once a period', () => {
+  const base = { done: true, pluginRemount: false, volumeRemount: false, refreshedAt: 1000, now: 1500, refreshMs: 1000 };
+  const rows: [string, Partial<typeof base> & { refreshedAt?: number }, boolean][] = [
+    ['not set up: due', { done: false }, true],
+    ['not set up, even within the period', { done: false, pluginRemount: true }, true],
+    ['set up, no remount: never', { now: 100_000 }, false],
+    ['API-data plugin within the period', { pluginRemount: true }, false],
+    ['API-data plugin after the period', { pluginRemount: true, now: 2000 }, true],
+    ['requiresRepublish volume within the period', { volumeRemount: true, now: 1999 }, false],
+    ['requiresRepublish volume after the period', { volumeRemount: true, now: 2000 }, true],
+    ['a failed refresh (no refreshedAt): at once', { volumeRemount: true, refreshedAt: undefined }, true],
+  ];
+  for (const [name, over, want] of rows) assert.equal(setUpDue({ ...base, ...over }), want, name);
+});
+
+test('attachLimitRejection: upstream WaitForAttachAndMount timing out on an exhausted attachment (VolumeAttachLimitExceededError)', () => {
+  const base = {
+    waitingSince: 1000,
+    now: 1000 + ATTACH_AND_MOUNT_TIMEOUT_MS,
+    unmounted: ['data', 'cache'],
+    unattached: ['data'],
+    exhausted: true,
+  };
+  const message =
+    'Node has reached its volume attachment limit, rejecting pod. unmounted volumes=[cache data], unattached volumes=[data], failed to process volumes=[]: context deadline exceeded';
+  const rows: [string, Partial<typeof base> & { waitingSince?: number }, ReturnType<typeof attachLimitRejection>][] = [
+    ['timed out with an exhausted attachment: rejected', {}, { reason: 'VolumeAttachmentLimitExceeded', message }],
+    ['not yet timed out', { now: base.now - 1 }, undefined],
+    ['timed out, no attachment exhausted: waits on', { exhausted: false }, undefined],
+    ['not waiting', { waitingSince: undefined }, undefined],
+  ];
+  for (const [name, over, want] of rows) assert.deepEqual(attachLimitRejection({ ...base, ...over }), want, name);
+});
+
+test('a claim volume whose attachment is over the node limit rejects the pod once the 2-minute wait is over; a mounted one clears it', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-vm-limit-'));
+  try {
+    let exhausted = true;
+    const vm = new VolumeManager({
+      rootDir: root,
+      sources: { configMap: async () => ({}), secret: async () => ({}), requestToken: async (_ns, _sa, r) => r },
+      log: { info() {}, v() {}, warn() {}, error() {} },
+      persistent: {
+        setUp: async () => {
+          if (exhausted) throw new AttachLimitExceededError('attachment for vol-1 failed: too many');
+          return { path: '/mnt', readOnly: false };
+        },
+        release: async () => {},
+      },
+    });
+    const p: Pod = {
+      metadata: { name: 'p', namespace: 'ns', uid: 'limit-1' },
+      spec: { containers: [], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }] },
+    };
+    const first = await vm.setUp(p, 10_000);
+    assert.equal(first.ready, false);
+    assert.equal(first.rejection, undefined, 'not before the wait timed out');
+    assert.equal((await vm.setUp(p, 10_000 + ATTACH_AND_MOUNT_TIMEOUT_MS - 1)).rejection, undefined);
+    const late = await vm.setUp(p, 10_000 + ATTACH_AND_MOUNT_TIMEOUT_MS);
+    assert.equal(late.rejection?.reason, 'VolumeAttachmentLimitExceeded');
+    assert.match(late.rejection!.message, /unmounted volumes=\[data\], unattached volumes=\[data\]/);
+    exhausted = false;
+    const ok = await vm.setUp(p, 10_000 + 2 * ATTACH_AND_MOUNT_TIMEOUT_MS);
+    assert.deepEqual([ok.ready, ok.rejection], [true, undefined]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });

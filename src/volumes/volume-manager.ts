@@ -21,6 +21,7 @@ import type { ImageSpec } from '../cri/generated/runtime/v1/ImageSpec.ts';
 import { type VolumePlugin, findPlugin } from './plugins/plugin.ts';
 import type { InlineCsi, PodVolumeHost } from './plugins/pod-host.ts';
 import { podVolumePlugins } from './plugins/registry.ts';
+import { AttachLimitExceededError } from '../csi/node-updater.ts';
 
 /** Re-exported for its tests' sake: the tmpfs size of a memory-backed volume (plugins/wrapped-dir.ts). */
 export { tmpfsSize } from './plugins/wrapped-dir.ts';
@@ -32,6 +33,40 @@ export interface SetUpResult {
   failed: { volume: string; message: string; reason?: string }[];
   /** When to try again, after a failure (growing back-off). */
   retryAfterMs?: number;
+  /** The pod is to be rejected (phase Failed) for this reason: its volumes cannot be attached on this node. */
+  rejection?: { reason: string; message: string };
+}
+
+/** upstream's podAttachAndMountTimeout: how long WaitForAttachAndMount waits before it gives up. */
+export const ATTACH_AND_MOUNT_TIMEOUT_MS = 2 * 60_000 + 3000;
+export const VOLUME_ATTACHMENT_LIMIT_EXCEEDED = 'VolumeAttachmentLimitExceeded';
+
+/** Go's fmt of a []string: [a b]. */
+const goList = (names: string[]) => `[${names.join(' ')}]`;
+
+/**
+ * Pure: upstream's WaitForAttachAndMount giving up on a pod with MutableCSINodeAllocatableCount:
+ * once the volumes waited ATTACH_AND_MOUNT_TIMEOUT_MS, a volume that waits on an attachment failed
+ * with ResourceExhausted (VerifyExhaustedResource) rejects the pod with VolumeAttachLimitExceededError's
+ * message. unmounted: the pod's volumes not set up; unattached: those waiting on an attachment.
+ * Upstream lists the volumes it could not process (a claim not bound, ...) apart; here they are
+ * among the unmounted, and that list is empty.
+ */
+export function attachLimitRejection(v: {
+  waitingSince: number | undefined;
+  now: number;
+  unmounted: string[];
+  unattached: string[];
+  exhausted: boolean;
+}): { reason: string; message: string } | undefined {
+  if (!v.exhausted || v.waitingSince === undefined || v.now - v.waitingSince < ATTACH_AND_MOUNT_TIMEOUT_MS) return undefined;
+  return {
+    reason: VOLUME_ATTACHMENT_LIMIT_EXCEEDED,
+    message:
+      'Node has reached its volume attachment limit, rejecting pod. ' +
+      `unmounted volumes=${goList([...v.unmounted].sort())}, unattached volumes=${goList([...v.unattached].sort())}, ` +
+      'failed to process volumes=[]: context deadline exceeded',
+  };
 }
 
 interface PodVolumes {
@@ -45,6 +80,10 @@ interface PodVolumes {
   /** When each volume's size was last checked for node expansion, and the checks under way. */
   resizedAt: Map<string, number>;
   resizing: Set<string>;
+  /** Since when the pod's volumes are not all set up (upstream's WaitForAttachAndMount's wait). */
+  waitingSince?: number;
+  /** Volumes whose set-up waits on an attachment that failed with ResourceExhausted (AttachLimitExceededError). */
+  attachLimited: Set<string>;
 }
 
 const RETRY_INITIAL_MS = 1000;
@@ -56,6 +95,27 @@ const RETRY_MAX_MS = 32_000;
  * at the pod's syncs, as upstream's ReprocessPod from WaitForAttachAndMount.
  */
 const RESIZE_CHECK_MS = 10_000;
+
+/**
+ * Pure: whether a sync sets the volume up: when it is not yet, or when it is to be set up again
+ * (upstream's remount at each syncPod, MarkRemountRequired of a RequiresRemount plugin: the
+ * API-data volumes, and a CSI volume whose CSIDriver says requiresRepublish) and a refresh period
+ * has passed since it last was (upstream: every pod sync, about once a minute, and on its events).
+ */
+export function setUpDue(v: {
+  done: boolean;
+  /** The plugin's requiresRemount (configMap, secret, downwardAPI, projected). */
+  pluginRemount: boolean;
+  /** The volume's own, as its set-up found it (PersistentPath.requiresRemount). */
+  volumeRemount: boolean;
+  refreshedAt: number | undefined;
+  now: number;
+  refreshMs: number;
+}): boolean {
+  if (!v.done) return true;
+  if (!v.pluginRemount && !v.volumeRemount) return false;
+  return v.now - (v.refreshedAt ?? 0) >= v.refreshMs;
+}
 
 export class VolumeManager {
   readonly #rootDir: string;
@@ -84,13 +144,15 @@ export class VolumeManager {
     persistent?: Pick<PersistentVolumes, 'setUp' | 'release'> & Partial<Pick<PersistentVolumes, 'resize'>>;
     /** A pod's inline `csi` volumes (plugins/csi-inline.ts); undefined: refused. */
     csi?: InlineCsi;
+    /** The kubelet's token manager, shared with CSI's tokenRequests; one of its own by default. */
+    tokens?: TokenManager;
   }) {
     this.#rootDir = d.rootDir;
     this.#sources = d.sources;
     this.#log = d.log;
     this.#refreshMs = d.refreshMs ?? 30_000;
     this.#hostsFile = d.hostsFile ?? '/etc/hosts';
-    this.#tokens = new TokenManager(d.sources.requestToken);
+    this.#tokens = d.tokens ?? new TokenManager(d.sources.requestToken);
     this.#host = {
       rootDir: d.rootDir,
       sources: d.sources,
@@ -121,6 +183,7 @@ export class VolumeManager {
           late: [],
           resizedAt: new Map(),
           resizing: new Set(),
+          attachLimited: new Set(),
         }),
       );
     const failed: SetUpResult['failed'] = [];
@@ -133,8 +196,16 @@ export class VolumeManager {
         const plugin = findPlugin(podVolumePlugins, { volume: v, readOnly: false });
         const done = state.paths.has(v.name);
         if (done && plugin?.resize) this.#checkResize(pod, v, plugin, state, now);
-        // Only the API-data volumes (RequiresRemount) are set up again, once a refresh period.
-        if (done && (!plugin?.requiresRemount || now - (state.refreshedAt.get(v.name) ?? 0) < this.#refreshMs)) return;
+        // Only the API-data volumes (RequiresRemount) and requiresRepublish CSI ones are set up again.
+        const due = setUpDue({
+          done,
+          pluginRemount: !!plugin?.requiresRemount,
+          volumeRemount: !!state.paths.get(v.name)?.requiresRemount,
+          refreshedAt: state.refreshedAt.get(v.name),
+          now,
+          refreshMs: this.#refreshMs,
+        });
+        if (!due) return;
         if (state.refreshing.has(v.name)) return;
         let returned = false;
         const work = this.#setUpOrRefresh(pod, v, plugin, state, now).then((message) => {
@@ -157,11 +228,20 @@ export class VolumeManager {
     const ready = volumes.every((v) => state.paths.has(v.name));
     if (ready) {
       state.failures = 0;
+      state.waitingSince = undefined;
       return { ready, failed };
     }
+    state.waitingSince ??= now;
     const retryAfterMs = Math.min(RETRY_MAX_MS, RETRY_INITIAL_MS * 2 ** state.failures);
     state.failures++;
-    return { ready, failed, retryAfterMs };
+    const rejection = attachLimitRejection({
+      waitingSince: state.waitingSince,
+      now,
+      unmounted: volumes.filter((v) => !state.paths.has(v.name)).map((v) => v.name),
+      unattached: [...state.attachLimited],
+      exhausted: state.attachLimited.size > 0,
+    });
+    return { ready, failed, retryAfterMs, ...(rejection && { rejection }) };
   }
 
   /**
@@ -198,7 +278,7 @@ export class VolumeManager {
     const done = state.paths.has(v.name);
     try {
       if (!plugin) throw new Error('volume type is not supported by kubelet-ts');
-      const path: PersistentPath = await plugin.setUp(this.#host, pod, { volume: v, readOnly: false });
+      const path: PersistentPath = await plugin.setUp(this.#host, pod, { volume: v, readOnly: false, remount: done });
       if (!done)
         this.#log.info('MountVolume.SetUp succeeded', {
           pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
@@ -207,8 +287,12 @@ export class VolumeManager {
         });
       state.paths.set(v.name, path);
       state.refreshedAt.set(v.name, now);
+      state.attachLimited.delete(v.name);
       return undefined;
     } catch (e) {
+      // An attachment that failed with ResourceExhausted (src/csi/node-updater.ts) may reject the pod.
+      if (e instanceof AttachLimitExceededError) state.attachLimited.add(v.name);
+      else state.attachLimited.delete(v.name);
       this.#log.warn('MountVolume.SetUp failed', {
         pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
         podUID: uid,

@@ -263,3 +263,99 @@ test('an inline CSI volume, a raw block claim (a device in the container) and an
     'no loop device of the kubelet left',
   );
 });
+
+test('CSIDriver tokenRequests and requiresRepublish: the driver gets a token for the audience, bound to the pod, at each NodePublishVolume, and is called again while the pod runs', {
+  timeout: 8 * 60_000,
+}, async () => {
+  assert.ok(driverNode, 'the first test found the driver');
+  // The hostpath driver runs with --v=5 and logs each call as `gRPCCall: {JSON}` with its whole
+  // request (pkg/hostpath/server.go logGRPCJson), as upstream's CSI mock e2e reads it: the token
+  // the kubelet put in the volume context is there.
+  type Spec = { tokenRequests?: { audience: string; expirationSeconds?: number }[]; requiresRepublish?: boolean };
+  const original = ckJSON<{ spec: Spec }>('get', 'csidriver', DRIVER).spec;
+  const audience = `kts-e2e-${randomBytes(3).toString('hex')}`;
+  const patchDriver = (spec: { tokenRequests: Spec['tokenRequests'] | null; requiresRepublish: boolean }) =>
+    ck(['patch', 'csidriver', DRIVER, '--type=merge', '-p', JSON.stringify({ spec })]);
+  // tokenRequests and requiresRepublish are mutable (ValidateCSIDriverUpdate).
+  patchDriver({ tokenRequests: [{ audience, expirationSeconds: 600 }], requiresRepublish: true });
+  try {
+    apply({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'tok' },
+      spec: {
+        nodeSelector: { 'kubernetes.io/hostname': driverNode },
+        terminationGracePeriodSeconds: 1,
+        containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'], volumeMounts: [{ name: 'v', mountPath: '/v' }] }],
+        volumes: [{ name: 'v', csi: { driver: DRIVER, volumeAttributes: { size: '1Mi' } } }],
+      },
+    });
+    const tok = await eventually('pod tok Running', 180_000, async () => {
+      const p = pod('tok');
+      return p?.status.phase === 'Running' ? p : undefined;
+    });
+    type Call = { Method: string; Request: { target_path?: string; volume_context?: Record<string, string> } };
+    const publishes = () =>
+      ck(['logs', 'csi-hostpathplugin-0', '-c', 'hostpath'])
+        .split('\n')
+        .flatMap((l) => {
+          const i = l.indexOf('gRPCCall: ');
+          if (i < 0) return [];
+          try {
+            return [JSON.parse(l.slice(i + 'gRPCCall: '.length)) as Call];
+          } catch {
+            return [];
+          }
+        })
+        .filter((c) => c.Method === '/csi.v1.Node/NodePublishVolume' && c.Request.target_path?.includes(`/pods/${tok.metadata.uid}/`));
+    const first = publishes();
+    assert.ok(first.length >= 1, 'the driver logged the NodePublishVolume of the pod');
+    const raw = first[0]!.Request.volume_context?.['csi.storage.k8s.io/serviceAccount.tokens'];
+    assert.ok(
+      raw,
+      `the volume context carries csi.storage.k8s.io/serviceAccount.tokens: ${JSON.stringify(first[0]!.Request.volume_context)}`,
+    );
+    const tokens = JSON.parse(raw) as Record<string, { token: string; expirationTimestamp: string }>;
+    assert.deepEqual(Object.keys(tokens), [audience], 'one token, for the audience asked');
+    const { token, expirationTimestamp } = tokens[audience]!;
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as {
+      aud: string[];
+      exp: number;
+      iat: number;
+      'kubernetes.io': { namespace: string; pod: { name: string; uid: string }; serviceaccount: { name: string } };
+    };
+    assert.deepEqual(claims.aud, [audience]);
+    assert.equal(claims.exp - claims.iat, 600, 'expirationSeconds as the CSIDriver gives it');
+    assert.equal(new Date(expirationTimestamp).getTime(), claims.exp * 1000, 'expirationTimestamp is the token exp');
+    assert.deepEqual(
+      [
+        claims['kubernetes.io'].namespace,
+        claims['kubernetes.io'].pod.name,
+        claims['kubernetes.io'].pod.uid,
+        claims['kubernetes.io'].serviceaccount.name,
+      ],
+      [ns, 'tok', tok.metadata.uid, 'default'],
+      'bound to the pod, for its service account',
+    );
+    // requiresRepublish: NodePublishVolume again at a later pod sync (upstream: each syncPod, about a minute apart).
+    const again = await eventually(
+      'a second NodePublishVolume of the running pod',
+      180_000,
+      async () => {
+        const all = publishes();
+        return all.length >= 2 ? all : undefined;
+      },
+      5000,
+    );
+    assert.ok(again.at(-1)!.Request.volume_context?.['csi.storage.k8s.io/serviceAccount.tokens'], 'the republish carries the tokens too');
+    assert.equal(pod('tok')?.status.phase, 'Running', 'the pod kept running');
+    ck(['-n', ns, 'delete', 'pod', 'tok', '--wait=true', '--timeout=60s']);
+    await eventually(
+      'no CSI volume of pod tok mounted',
+      60_000,
+      async () => !csiMounts(driverNode).some((m) => m.includes(tok.metadata.uid)),
+    );
+  } finally {
+    patchDriver({ tokenRequests: original.tokenRequests ?? null, requiresRepublish: original.requiresRepublish ?? false });
+  }
+});

@@ -8,9 +8,9 @@ import type { PodVolumeHost } from './pod-host.ts';
 export const claimPlugin: VolumePlugin<PodVolumeHost> = {
   name: PERSISTENT_CLAIM,
   canSupport: (s) => !s.pv && !!(s.volume.persistentVolumeClaim || s.volume.ephemeral),
-  async setUp(host, pod, { volume: v }) {
+  async setUp(host, pod, { volume: v, remount }) {
     if (!host.persistent) throw new Error('volume type is not supported by kubelet-ts');
-    return host.persistent.setUp(pod, v);
+    return host.persistent.setUp(pod, v, { remount });
   },
   resize: async (host, pod, { volume: v }) => host.persistent?.resize?.(pod, v),
   // The PVs' plugins release what they hold (CSI unpublish and unstage), and the node's volumesInUse.

@@ -13,6 +13,7 @@ import { CsiVolumes } from '../../csi/volumes.ts';
 import type { Logger } from '../../log/log.ts';
 import { csiPlugin } from './csi.ts';
 import { csiInlinePlugin } from './csi-inline.ts';
+import { VolumeManager } from '../volume-manager.ts';
 import type { PersistentHost } from './persistent-host.ts';
 import type { PodVolumeHost } from './pod-host.ts';
 
@@ -76,4 +77,42 @@ test("an inline csi volume of a driver whose CSIDriver does not list Ephemeral i
     /mounter\.SetupAt failed to check volume lifecycle mode: volume mode "Ephemeral" not supported by driver hostpath\.csi\.k8s\.io \(only supports \["Persistent"\]\)/,
   );
   assert.deepEqual(methods(), []);
+});
+
+test('requiresRepublish: the volume manager publishes an inline csi volume again once a refresh period, with fresh tokens', async (t) => {
+  for (const requiresRepublish of [true, false]) {
+    const driverObject: CSIDriver = {
+      metadata: { name: DRIVER },
+      spec: { volumeLifecycleModes: ['Ephemeral'], requiresRepublish, tokenRequests: [{ audience: 'a' }] },
+    };
+    const { root, methods } = await harness(t, driverObject);
+    const drivers = new CsiDrivers();
+    drivers.set(DRIVER, join(root, 'csi.sock'), [1, 0, 0]);
+    t.after(() => drivers.delete(DRIVER));
+    let issued = 0;
+    const csi = new CsiVolumes({
+      rootDir: root,
+      nodeName: 'kts-w1',
+      drivers,
+      secret: async () => ({}),
+      log: quiet,
+      serviceAccountToken: async () => ({ token: `t${++issued}`, expirationTimestamp: '2026-12-03T09:00:00Z' }),
+    });
+    const vm = new VolumeManager({
+      rootDir: root,
+      sources: { configMap: async () => ({}), secret: async () => ({}), requestToken: async (_ns, _sa, r) => r },
+      log: quiet,
+      refreshMs: 1000,
+      csi: { csiDriver: async () => driverObject, publishInline: csi.publishInline.bind(csi), unpublish: csi.unpublish.bind(csi) },
+    });
+    const publishes = () => methods().filter((m) => m === 'NodePublishVolume').length;
+    assert.equal((await vm.setUp(pod, 10_000)).ready, true);
+    assert.equal(publishes(), 1);
+    await vm.setUp(pod, 10_500);
+    assert.equal(publishes(), 1, 'not before a refresh period');
+    await vm.setUp(pod, 11_000);
+    assert.equal(publishes(), requiresRepublish ? 2 : 1, `requiresRepublish ${requiresRepublish}`);
+    assert.equal(issued, requiresRepublish ? 2 : 1);
+    await vm.tearDown('uid-1');
+  }
 });

@@ -4,6 +4,7 @@
 // volumeAttributes. Teardown unpublishes what the pod's vol_data.json files say is Ephemeral,
 // so a restarted kubelet tears down what the previous one published.
 import { setVolumeOwnershipUnlessMatching } from '../ownership.ts';
+import { requiresRepublish } from '../../csi/service-account-tokens.ts';
 import { publishedCsiVolumes } from './csi.ts';
 import { CSI } from './names.ts';
 import type { VolumePlugin } from './plugin.ts';
@@ -13,14 +14,15 @@ export const csiInlinePlugin: VolumePlugin<PodVolumeHost> = {
   // upstream's one CSI plugin serves both; a pod's and a PV's volumes share its directory.
   name: CSI,
   canSupport: (s) => !s.pv && !!s.volume.csi,
-  async setUp(host, pod, { volume: v }) {
+  async setUp(host, pod, { volume: v, remount }) {
     if (!host.csi) throw new Error('CSI volumes are not enabled');
     const driver = await host.csi.csiDriver(v.csi!.driver);
-    const { path, applyFsGroup } = await host.csi.publishInline(pod, v, driver);
+    const { path, applyFsGroup } = await host.csi.publishInline(pod, v, driver, remount);
     const readOnly = v.csi!.readOnly ?? false;
     const sc = pod.spec?.securityContext;
     if (applyFsGroup) setVolumeOwnershipUnlessMatching(path, sc!.fsGroup!, readOnly, sc?.fsGroupChangePolicy);
-    return { path, readOnly };
+    // upstream's RequiresRemount: published again at each pod sync when the CSIDriver says requiresRepublish.
+    return { path, readOnly, ...(requiresRepublish(driver) && { requiresRemount: true }) };
   },
   /** upstream's TearDown of the pod's inline CSI volumes: NodeUnpublishVolume each; throws to keep the directory for a retry. */
   async tearDown(host, uid) {

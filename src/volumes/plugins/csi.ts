@@ -20,6 +20,8 @@ import {
 } from '../../csi/paths.ts';
 import { mapBlockVolume, unmapBlockVolume } from '../../mount/block-device.ts';
 import type { CsiVolumeRequest } from '../../csi/volumes.ts';
+import { requiresRepublish } from '../../csi/service-account-tokens.ts';
+import { AttachLimitExceededError } from '../../csi/node-updater.ts';
 import { podsDir, podVolumePluginDir } from '../../podutil/pod-dirs.ts';
 import { uniqueVolumeName } from '../claims.ts';
 import { setVolumeOwnershipUnlessMatching } from '../ownership.ts';
@@ -46,12 +48,22 @@ async function publishContext(
   const va = await host.sources.volumeAttachment(name);
   if (!va) throw new Error(`volumeattachment ${name} not found`);
   const err = va.status?.attachError;
-  if (err) throw new Error(`attachment for ${handle} failed: ${err.message ?? ''}`);
+  if (err) {
+    const message = `attachment for ${handle} failed: ${err.message ?? ''}`;
+    if (host.resourceExhausted?.(driver, va)) throw new AttachLimitExceededError(message);
+    throw new Error(message);
+  }
   if (!va.status?.attached) throw new Error(`volume ${handle} is not attached yet (VolumeAttachment ${name})`);
   return va.status.attachmentMetadata ?? {};
 }
 
-async function setUpCsi(host: PersistentHost, pod: Pod, pv: PersistentVolume, readOnly: boolean): Promise<PersistentPath> {
+async function setUpCsi(
+  host: PersistentHost,
+  pod: Pod,
+  pv: PersistentVolume,
+  readOnly: boolean,
+  remount: boolean,
+): Promise<PersistentPath> {
   if (!host.csi) throw new Error('CSI volumes are not enabled');
   const src = pv.spec!.csi!;
   const driver = await host.sources.csiDriver(src.driver);
@@ -61,14 +73,19 @@ async function setUpCsi(host: PersistentHost, pod: Pod, pv: PersistentVolume, re
     csiDriver: driver,
     publishContext: await publishContext(host, src.driver, src.volumeHandle, driver, uniqueVolumeName(pv)!),
     fsGroup: pod.spec?.securityContext?.fsGroup,
+    remount,
   };
+  // A raw block volume is not republished (see requiresRemount below).
   if (pv.spec?.volumeMode === 'Block') return setUpBlock(host, pod, req);
   // NodeStageVolume is idempotent (the CSI spec): staged again for each pod, as cheap as
-  // upstream's check of its actual state, and right after a restart.
-  await host.csi.stage(req);
+  // upstream's check of its actual state, and right after a restart. Not on a republish: upstream
+  // remounts with the device globally mounted, which skips MountDevice.
+  if (!remount) await host.csi.stage(req);
   const { path, applyFsGroup } = await host.csi.publish(pod, req);
   if (applyFsGroup) setVolumeOwnershipUnlessMatching(path, req.fsGroup!, readOnly, pod.spec?.securityContext?.fsGroupChangePolicy);
-  return { path, readOnly };
+  // upstream's RequiresRemount: the driver wants NodePublishVolume again at each pod sync
+  // (fresh tokenRequests tokens, rotated credentials).
+  return { path, readOnly, ...(requiresRepublish(driver) && { requiresRemount: true }) };
 }
 
 /**
@@ -170,7 +187,7 @@ function publishedElsewhere(rootDir: string, exceptUID: string, driverName: stri
 export const csiPlugin: VolumePlugin<PersistentHost> = {
   name: CSI,
   canSupport: (s) => !!s.pv?.spec?.csi,
-  setUp: (host, pod, { pv, readOnly }) => setUpCsi(host, pod, pv!, readOnly || !!pv!.spec!.csi!.readOnly),
+  setUp: (host, pod, { pv, readOnly, remount }) => setUpCsi(host, pod, pv!, readOnly || !!pv!.spec!.csi!.readOnly, remount ?? false),
   /**
    * upstream's TearDown and UnmountDevice of the pod's CSI volumes: each is unpublished, and
    * unstaged once no other pod has it. Throws when a driver fails or is not registered.

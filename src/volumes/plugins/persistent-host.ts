@@ -4,6 +4,7 @@ import type { CsiVolumes } from '../../csi/volumes.ts';
 import type { Logger } from '../../log/log.ts';
 import type { BlockDeviceOps } from '../../mount/block-device.ts';
 import type { ClaimSources } from '../sources.ts';
+import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 
 export interface PersistentHost {
   rootDir: string;
@@ -21,5 +22,10 @@ export interface PersistentHost {
   /** Whether the last node status sent carried the volume in volumesInUse (upstream's MarkVolumesAsReportedInUse). */
   reportedInUse(unique: string): boolean;
   bindMount(source: string, target: string, readOnly: boolean): Promise<void>;
+  /**
+   * upstream's VerifyExhaustedResource: told of a VolumeAttachment that failed; refreshes the
+   * driver's CSINode allocatable count when it failed with ResourceExhausted (src/csi/node-updater.ts).
+   */
+  resourceExhausted?(csiDriver: CSIDriver | undefined, va: VolumeAttachment): boolean;
   log: Logger;
 }

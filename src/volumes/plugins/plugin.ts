@@ -15,11 +15,18 @@ export interface VolumeSpec {
   pv?: PersistentVolume;
   /** upstream's Spec.ReadOnly: the claim's readOnly (false for an inline volume). */
   readOnly: boolean;
+  /** upstream's MounterArgs.IsRemount: set up already, and set up again (RequiresRemount). */
+  remount?: boolean;
 }
 
 /** A volume as set up for the pod; a Block one is a device to hand to the containers, not a mount. */
 export interface PersistentPath extends VolumePath {
   block?: boolean;
+  /**
+   * Set up again once a refresh period, as a plugin with requiresRemount is: a CSI volume whose
+   * CSIDriver says requiresRepublish (upstream's csiPlugin.RequiresRemount, read at each set-up).
+   */
+  requiresRemount?: boolean;
 }
 
 /** A volume a plugin finds on disk for a pod (upstream's ConstructVolumeSpec from the mount path and what is beside it). */

@@ -19,7 +19,7 @@ export interface PodVolumeHost {
   mountTmpfs(dir: string, sizeBytes?: number): Promise<void>;
   /** persistentVolumeClaim and ephemeral volumes; undefined: refused as unsupported. */
   persistent?: {
-    setUp(pod: Pod, v: Volume): Promise<PersistentPath>;
+    setUp(pod: Pod, v: Volume, o?: { remount?: boolean }): Promise<PersistentPath>;
     release(uid: string): Promise<void>;
     /** Online node expansion of the set-up claim volume (persistent.ts). */
     resize?(pod: Pod, v: Volume): Promise<void>;
