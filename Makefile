@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck lint csi-sanity up down sd-node kind kind-down e2e-kind package test test-containerd1 unit e2e conformance conformance-node conformance-sig-node node-conformance bench bench-api bench-cluster chaos clean
+.PHONY: all deps build typecheck lint csi-sanity up down sd-node kind kind-down e2e-kind package test test-containerd1 unit e2e conformance conformance-node conformance-sig-node conformance-kind node-conformance bench bench-api bench-cluster chaos clean
 
 all: build
 
@@ -126,6 +126,11 @@ conformance-sig-node: build up
 csi-sanity: build
 	bash hack/cluster/csi-hostpath.sh apply
 	bash hack/csi-sanity.sh $(SANITY_ARGS)
+
+# The whole conformance suite against the kind cluster of `make kind` (KIND_CLUSTER, default
+# kind): kubelet-ts workers beside an upstream control plane; writes docs/conformance-kind.md.
+conformance-kind: build
+	CLUSTER=kind bash hack/conformance.sh
 
 # The [NodeConformance] tests of upstream's node e2e suite against the local stack's kubelet-ts.
 node-conformance: build up

@@ -13,7 +13,11 @@
 #   TIMEOUT=d    the whole run's limit (ginkgo duration, default 4h: what ran is reported).
 #   BUILD_ONLY=1 builds e2e.test, ginkgo and the tests' binaries, then stops (the e2e smoke's
 #                setup: 15 minutes on a cold machine, not to be counted in its time limit).
+#   CLUSTER=kind against the kind cluster KIND_CLUSTER (`make kind`, docs/kind.md) instead; its
+#                nodes pull the tests' images through the local stack's registry, their mirror
+#                (docs/conformance-kind.md for SUITE=full).
 source "$(dirname "$0")/cluster/lib.sh"
+source "$KTS_ROOT/hack/kind/lib.sh"
 need_root
 
 EXCLUDED="$KTS_ROOT/test/conformance/excluded.txt"
@@ -44,21 +48,36 @@ skip_args=(); [ -z "$SKIP" ] || skip_args=(--skip="$SKIP")
 PROCS="${PROCS:-6}"
 OUTDIR="${CONFORMANCE_OUT:-$OUT/conformance-$SUITE}"
 KUBECONFIG_ADMIN="$CLUSTER_KUBECONFIG"
+case "${CLUSTER:-local}" in
+  local) ;;
+  kind) KUBECONFIG_ADMIN="$KIND_KUBECONFIG"; [ "$SUITE" = full ] && report="$KTS_ROOT/docs/conformance-kind.md" ;;
+  *) die "CLUSTER is local or kind, not '$CLUSTER'" ;;
+esac
 
 # Not e2e_node.test: only hack/node-conformance.sh runs it (a few minutes more on a cold machine).
 bash "$KTS_ROOT/hack/build-conformance.sh" e2e.test ginkgo agnhost nnp sample-apiserver sample-device-plugin dra-test-driver
 [ -z "${BUILD_ONLY:-}" ] || exit 0
-[ -f "$KUBECONFIG_ADMIN" ] || die "no local cluster ($KUBECONFIG_ADMIN): run 'make up' first"
-ckubectl get --raw /readyz >/dev/null || die "the cluster's apiserver is not ready: run 'make up'"
-# The tests' images, into every node's containerd (no registry is reachable).
+[ -f "$KUBECONFIG_ADMIN" ] || die "no cluster ($KUBECONFIG_ADMIN): run 'make ${CLUSTER/local/up}' first"
+ckubectl() { "$BIN/kubectl" --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
+ckubectl get --raw /readyz >/dev/null || die "the cluster's apiserver ($KUBECONFIG_ADMIN) is not ready"
 nodes=$(ckubectl get nodes -o jsonpath='{.items[*].metadata.name}')
-[ "$(wc -w <<<"$nodes")" -ge 3 ] || die "the conformance tests need two untainted nodes: run 'make up' with NODES>=3"
-# The first node's call builds them (cached in $KTS_CACHE) and imports them; the other nodes
-# only import, side by side.
-set -- $nodes
-bash "$KTS_ROOT/hack/cluster/node.sh" images "$1" --conformance
-pids=(); for n in "${@:2}"; do bash "$KTS_ROOT/hack/cluster/node.sh" images "$n" --conformance & pids+=($!); done
-for p in "${pids[@]}"; do wait "$p" || die "the conformance images could not be imported (see the lines above)"; done
+# (One conformance test demands two untainted, schedulable nodes.)
+untainted=$(ckubectl get nodes -o custom-columns=N:.metadata.name,T:.spec.taints --no-headers | awk '$2 == "<none>" {print $1}' | xargs)
+[ "$(wc -w <<<"$untainted")" -ge 2 ] || die "the conformance tests need two untainted nodes, not '$untainted'"
+# The tests' images: no registry outside is reachable.
+if [ "${CLUSTER:-local}" = kind ]; then
+  # Into the local stack's containerd, which pushes them to its registry: the kind nodes' mirror
+  # of registry.k8s.io and docker.io (kind's local registry setup), where they pull them from.
+  bash "$KTS_ROOT/hack/build-images.sh" --conformance >>"$LOGS/build-images-kind.log" 2>&1 \
+    || die "the conformance images could not be built or pushed (see $LOGS/build-images-kind.log)"
+else
+  # Into every node's containerd. The first node's call builds them (cached in $KTS_CACHE) and
+  # imports them; the other nodes only import, side by side.
+  set -- $nodes
+  bash "$KTS_ROOT/hack/cluster/node.sh" images "$1" --conformance
+  pids=(); for n in "${@:2}"; do bash "$KTS_ROOT/hack/cluster/node.sh" images "$n" --conformance & pids+=($!); done
+  for p in "${pids[@]}"; do wait "$p" || die "the conformance images could not be imported (see the lines above)"; done
+fi
 
 rm -rf "$OUTDIR"; mkdir -p "$OUTDIR"
 watcher=$(watch_failed_pulls "$KUBECONFIG_ADMIN" "$OUTDIR/missing-images.txt")

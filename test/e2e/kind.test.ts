@@ -10,6 +10,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { BIN, ROOT, ensureStack, eventually, runHack } from './stack.ts';
+import { buildConformance, runSmoke } from './smoke.ts';
 
 const CLUSTER = 'kts-e2e';
 const KUBECONFIG = `${ROOT}/_output/kind/${CLUSTER}.kubeconfig`;
@@ -47,6 +48,7 @@ let workers: string[] = [];
 before(() => {
   // The stack's registry is the nodes' mirror; up.sh builds kind and the node images when missing.
   ensureStack();
+  buildConformance();
   runHack('kind/up.sh', 'make kind did not bring a kind cluster up', 20 * 60_000, true);
   workers = kkJSON<{ items: { metadata: { name: string } }[] }>('get', 'nodes', '-l', '!node-role.kubernetes.io/control-plane').items.map(
     (n) => n.metadata.name,
@@ -227,6 +229,12 @@ test("a StatefulSet on kind's standard StorageClass keeps its data across a pod 
   k(['rollout', 'status', 'sts/data', '--timeout=150s']);
   assert.equal(k(['exec', 'data-0', '--', 'sh', '-c', 'wc -l < /data/boots']).trim(), '2', "the second pod read the first one's line");
 });
+
+// The conformance smoke of the local cluster (smoke.ts), on the kind cluster: upstream's tests
+// with the pods on the kubelet-ts workers, their images pulled through the registry mirror.
+test('a slice of the upstream conformance tests passes on the kind cluster', { timeout: 20 * 60_000 }, () =>
+  runSmoke('conformance-smoke-kind', { CLUSTER: 'kind' }),
+);
 
 test('kind delete cluster leaves no container, cgroup or network of the cluster behind', { timeout: 5 * 60_000 }, () => {
   const ids = podman('ps', '-aq', '--no-trunc', '--filter', `label=io.x-k8s.kind.cluster=${CLUSTER}`).split('\n').filter(Boolean);

@@ -38,13 +38,16 @@ export const SMOKE = [
   '\\[sig-apps\\] Deployment RollingUpdateDeployment should delete old pods and create new ones',
 ];
 
-/** Runs the smoke against the local cluster; fails naming each failed test, or a test that did not run once. */
-export function runSmoke(name: string): void {
+/**
+ * Runs the smoke against the local cluster (or, with env CLUSTER=kind, a kind cluster); fails
+ * naming each failed test, or a test that did not run once.
+ */
+export function runSmoke(name: string, env: Record<string, string> = {}): void {
   const out = `${ROOT}/_output/${name}`;
   const r = spawnSync('bash', [`${ROOT}/hack/conformance.sh`], {
     encoding: 'utf8',
     timeout: 20 * 60_000,
-    env: { ...process.env, FOCUS: SMOKE.join('|'), SKIP: '\\[Serial\\]|\\[Disruptive\\]', PROCS: '4', CONFORMANCE_OUT: out },
+    env: { ...process.env, ...env, FOCUS: SMOKE.join('|'), SKIP: '\\[Serial\\]|\\[Disruptive\\]', PROCS: '4', CONFORMANCE_OUT: out },
   });
   const tail = () => `${r.stdout ?? ''}\n${r.stderr ?? ''}`.trim().split('\n').slice(-10).join('\n');
   assert.ok(existsSync(`${out}/junit.xml`), `hack/conformance.sh wrote no JUnit report (exit ${r.status}):\n${tail()}`);
