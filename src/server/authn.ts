@@ -2,7 +2,7 @@
 // client certificate signed by the client CA, else a bearer token the apiserver vouches
 // for through a TokenReview (cached: upstream's authentication.webhook.cacheTTL, 2m, for
 // both outcomes), else anonymous when enabled. Undefined means 401.
-import { createHash } from 'node:crypto';
+import { createHash, type X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TokenReview } from 'kubernetes-types/authentication/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
@@ -15,8 +15,12 @@ import { apiPath } from '../apiserver/paths.ts';
 export type Authenticator = (req: IncomingMessage) => Promise<UserInfo | undefined>;
 
 export interface AuthenticatorOptions {
-  /** PEM bundle of authentication.x509.clientCAFile; without it client certificates are ignored. */
-  clientCA?: string;
+  /**
+   * PEM bundle of authentication.x509.clientCAFile, or what reads its current content (the file
+   * is reloaded when it changes, src/certificates/dynamic-files.ts); without it client
+   * certificates are ignored.
+   */
+  clientCA?: string | (() => string | undefined);
   /** For TokenReviews (authentication.webhook.enabled); without it bearer tokens are ignored. */
   api?: Pick<ApiClient, 'create'>;
   /** authentication.webhook.cacheTTL. */
@@ -28,24 +32,32 @@ export interface AuthenticatorOptions {
 }
 
 export function kubeletAuthenticator(o: AuthenticatorOptions): Authenticator {
-  const roots = o.clientCA ? parseCertBundle(o.clientCA) : [];
+  const bundle = typeof o.clientCA === 'function' ? o.clientCA : () => o.clientCA as string | undefined;
+  let parsed: { pem: string | undefined; roots: X509Certificate[] } = { pem: undefined, roots: [] };
+  const roots = () => {
+    const pem = bundle();
+    if (pem !== parsed.pem) parsed = { pem, roots: pem ? parseCertBundle(pem) : [] };
+    return parsed.roots;
+  };
   const now = o.now ?? Date.now;
   const reviewToken = o.api ? tokenReviewer(o.api, o.cacheTTLMs ?? 120_000, now, o.log) : undefined;
 
   // A TLS connection's client certificate cannot change, and reading and verifying it was
   // over half of the kubelet's CPU under many kept-alive clients: once per connection, then
   // again after a minute (the certificate may expire meanwhile).
-  const verified = new WeakMap<object, { user: UserInfo | undefined; until: number }>();
+  // A new client CA bundle verifies every connection again.
+  const verified = new WeakMap<object, { user: UserInfo | undefined; until: number; roots: X509Certificate[] }>();
   function certUser(req: IncomingMessage): UserInfo | undefined {
-    if (roots.length === 0) return undefined;
+    const current = roots();
+    if (current.length === 0) return undefined;
     const hit = verified.get(req.socket);
-    if (hit && now() < hit.until) return hit.user;
-    const user = verifyPeer(req);
-    verified.set(req.socket, { user, until: now() + 60_000 });
+    if (hit && now() < hit.until && hit.roots === current) return hit.user;
+    const user = verifyPeer(req, current);
+    verified.set(req.socket, { user, until: now() + 60_000, roots: current });
     return user;
   }
 
-  function verifyPeer(req: IncomingMessage): UserInfo | undefined {
+  function verifyPeer(req: IncomingMessage, roots: X509Certificate[]): UserInfo | undefined {
     const chain = peerChain(req.socket);
     if (chain.length === 0) return undefined;
     const problem = verifyClientChain(chain, roots, new Date(now()));

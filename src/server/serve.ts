@@ -7,7 +7,9 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
-import { servingCertificate } from '../certificates/serving-cert.ts';
+import { servingCertificate, servingKeyPair } from '../certificates/serving-cert.ts';
+import { dynamicFiles } from '../certificates/dynamic-files.ts';
+import { parseCertBundle } from './x509-authn.ts';
 import { certificateManager } from '../certificates/certificate-manager.ts';
 import { SERVING_SIGNER } from '../certificates/csr.ts';
 import { loadCurrent } from '../certificates/store.ts';
@@ -128,8 +130,21 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
       throw new Error(`cannot read authentication.x509.clientCAFile ${authn.x509ClientCAFile}: ${(e as Error).message}`);
     }
   }
+  // Upstream's BuildAuth: the client CA file is dynamic content, reloaded when it changes.
+  const clientCAFile = authn.x509ClientCAFile
+    ? dynamicFiles({
+        name: 'client-ca-bundle',
+        files: [authn.x509ClientCAFile],
+        parse: ([pem]) => {
+          if (parseCertBundle(pem!).length === 0) throw new Error(`no certificate in ${authn.x509ClientCAFile}`);
+          return pem!;
+        },
+        onChange: (pem) => (clientCA = pem),
+        log,
+      })
+    : undefined;
   const authenticate = kubeletAuthenticator({
-    clientCA,
+    clientCA: () => clientCA,
     api: authn.webhookEnabled ? o.api : undefined,
     cacheTTLMs: authn.webhookCacheTTLMs,
     anonymous: authn.anonymousEnabled,
@@ -195,8 +210,25 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
         },
       )
     : undefined;
+  // tlsCertFile and tlsPrivateKeyFile reloaded when they change (ReloadKubeletServerCertificateFile,
+  // upstream's NewKubeletServerCertificateDynamicFileManager).
+  const servingFiles =
+    !bootstrapTLS &&
+    o.config.tlsCertFile &&
+    o.config.tlsPrivateKeyFile &&
+    featureEnabled(o.config.featureGates, 'ReloadKubeletServerCertificateFile')
+      ? dynamicFiles({
+          name: 'kubelet-server-cert-files',
+          files: [o.config.tlsCertFile, o.config.tlsPrivateKeyFile],
+          parse: servingKeyPair,
+          onChange: (pair) => server.setSecureContext({ ...pair, ...versionAndCiphers }),
+          log,
+        })
+      : undefined;
   server.on('close', () => {
     servingRotation?.stop();
+    servingFiles?.stop();
+    clientCAFile?.stop();
   });
   // exec, attach and port-forward: in flight while their stream is open. Without the debugging
   // handlers no upgrade is taken up: the request is a plain one, and gets their 405.
