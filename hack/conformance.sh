@@ -40,19 +40,21 @@ case "$SUITE" in
     report="$KTS_ROOT/docs/conformance-sig-node.md" ;;
   *) die "SUITE is full, node or sig-node, not '$SUITE'" ;;
 esac
+KUBECONFIG_ADMIN="$CLUSTER_KUBECONFIG"
+case "${CLUSTER:-local}" in
+  local) ;;
+  # (The kind cluster's reports are its own: the whole suite's in docs, the others in _output.)
+  kind) KUBECONFIG_ADMIN="$KIND_KUBECONFIG"; report=""; [ "$SUITE" = full ] && report="$KTS_ROOT/docs/conformance-kind.md"
+    SUITE_OUT=kind-$SUITE ;;
+  *) die "CLUSTER is local or kind, not '$CLUSTER'" ;;
+esac
 [ -z "${FOCUS:-}${SKIP:-}" ] || report=""
 FOCUS="${FOCUS:-$focus}"
 SKIP="${SKIP:-$skip}"
 # (An empty --skip would be a pattern that matches every test.)
 skip_args=(); [ -z "$SKIP" ] || skip_args=(--skip="$SKIP")
 PROCS="${PROCS:-6}"
-OUTDIR="${CONFORMANCE_OUT:-$OUT/conformance-$SUITE}"
-KUBECONFIG_ADMIN="$CLUSTER_KUBECONFIG"
-case "${CLUSTER:-local}" in
-  local) ;;
-  kind) KUBECONFIG_ADMIN="$KIND_KUBECONFIG"; [ "$SUITE" = full ] && report="$KTS_ROOT/docs/conformance-kind.md" ;;
-  *) die "CLUSTER is local or kind, not '$CLUSTER'" ;;
-esac
+OUTDIR="${CONFORMANCE_OUT:-$OUT/conformance-${SUITE_OUT:-$SUITE}}"
 
 # Not e2e_node.test: only hack/node-conformance.sh runs it (a few minutes more on a cold machine).
 bash "$KTS_ROOT/hack/build-conformance.sh" e2e.test ginkgo agnhost nnp sample-apiserver sample-device-plugin dra-test-driver
