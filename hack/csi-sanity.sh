@@ -61,18 +61,23 @@ in_node "$node" test -S "$SOCK" || die "no CSI socket at $SOCK on $node"
 mkdir -p "$CLUSTER_LOGS"
 report="$CLUSTER_LOGS/csi-sanity.xml"
 log "csi-sanity $CSI_TEST_VERSION against csi-hostpath on $node ($SOCK)"
+# clean_base: what a failed check left mounted under BASE goes, then the directories (never rm
+# through a mount). csi-sanity makes the mount and staging directories itself (a mkdir that
+# fails when they exist) and removes them after each check.
+clean_base() {
+  # shellcheck disable=SC2016 # expanded by the node's bash
+  in_node "$node" bash -c 'for m in $(findmnt -rn -o TARGET | grep "^$1/" | sort -r); do umount "$m" || umount -l "$m"; done
+    findmnt -rn -o TARGET | grep -q "^$1/" || rm -rf "$1"' _ "$BASE" || true
+}
+clean_base
+in_node "$node" mkdir -p "$BASE" || die "cannot make $BASE on $node"
 rc=0
-# shellcheck disable=SC2016 # expanded by the node's bash
-in_node "$node" bash -c 'mkdir -p "$1/mount" "$1/staging"' _ "$BASE" || die "cannot make $BASE on $node"
 in_node "$node" "$SANITY" \
   -csi.endpoint "unix://$SOCK" \
   -csi.mountdir "$BASE/mount" \
   -csi.stagingdir "$BASE/staging" \
   -ginkgo.junit-report "$report" \
   "$@" || rc=$?
-# What a failed check left mounted there goes, then the directories (never rm through a mount).
-# shellcheck disable=SC2016 # expanded by the node's bash
-in_node "$node" bash -c 'for m in $(findmnt -rn -o TARGET | grep "^$1/" | sort -r); do umount "$m" || umount -l "$m"; done
-  findmnt -rn -o TARGET | grep -q "^$1/" || rm -rf "$1"' _ "$BASE" || true
+clean_base
 log "csi-sanity exited $rc (JUnit report: $report)"
 exit $rc

@@ -9,8 +9,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { BUSYBOX, ROOT, eventually } from './stack.ts';
+import { parseJUnit } from '../conformance/report.ts';
 import { CP, WORKERS, ck, ckJSON, ensureCluster, inNode, dataStatefulSet } from './cluster.ts';
 
 const DRIVER = 'hostpath.csi.k8s.io';
@@ -76,6 +77,21 @@ test('the driver runs: its pods Running, and the CSINode of the node it runs on 
   assert.equal(csiNode.nodeID, driverNode);
   assert.deepEqual(csiNode.topologyKeys, ['topology.hostpath.csi/node']);
   for (const n of [CP, ...WORKERS]) assert.ok(ckJSON('get', 'csinode', n), `CSINode ${n}`);
+});
+
+// The driver deployment itself, checked as its authors check a driver: csi-sanity on its socket,
+// in the node it runs on (hack/csi-sanity.sh, `make csi-sanity`).
+test('csi-sanity passes against the deployed driver', { timeout: 10 * 60_000 }, () => {
+  const report = `${ROOT}/_output/cluster/logs/csi-sanity.xml`;
+  rmSync(report, { force: true });
+  const r = spawnSync('bash', [`${ROOT}/hack/csi-sanity.sh`], { encoding: 'utf8', timeout: 10 * 60_000 });
+  assert.ok(existsSync(report), `csi-sanity wrote no report (exit ${r.status}): ${r.stderr?.trim().split('\n').slice(-5).join('\n')}`);
+  const cases = parseJUnit(readFileSync(report, 'utf8'));
+  const failed = cases.filter((c) => c.outcome === 'failed').map((c) => `${c.name}: ${c.message.split('\n')[0]}`);
+  assert.deepEqual(failed, [], 'csi-sanity failures');
+  // (The driver's capabilities decide what runs: 77 of 103 on hostpathplugin v1.18.0.)
+  assert.ok(cases.filter((c) => c.outcome === 'passed').length >= 70, `csi-sanity ran its checks: ${cases.length} cases`);
+  assert.equal(r.status, 0, `hack/csi-sanity.sh exited ${r.status}: ${r.stderr?.trim().split('\n').slice(-5).join('\n')}`);
 });
 
 test('a StatefulSet on csi-hostpath-sc keeps its data across a pod delete and a SIGKILL of its kubelet; nothing is left after it and its claim go', {
