@@ -12,6 +12,7 @@ import { parseThresholds } from '../eviction/thresholds.ts';
 import { startCollector } from '../gc/collector.ts';
 import { criGCRuntime, criImageGC } from '../gc/cri.ts';
 import { startImageGC } from '../gc/images.ts';
+import { pulledImagesOf } from '../images/pulled/setup.ts';
 import { logger } from '../log/log.ts';
 import { evictionMetrics, housekeepingMetrics, imageGCMetrics, logRotationMetrics, nodeShutdownMetrics } from './observers.ts';
 import type { CurrentNode } from '../node/current-node.ts';
@@ -66,6 +67,8 @@ export async function nodeLoops(
     releaseVolumes: (uid) => d.persistent.release(uid),
     podDirRemoved: (uid) => d.userns.release(uid),
   });
+  // KEP-2535's records of pulled images (src/images/pulled), pruned with the images GC removes.
+  const pulledImages = await pulledImagesOf(o, d.images);
   // Image GC between imageGCLowThresholdPercent and imageGCHighThresholdPercent.
   const imageGC = startImageGC({
     ...(await criImageGC(d.cri, d.images, () => d.view.pods(), rootDir)),
@@ -76,6 +79,7 @@ export async function nodeLoops(
     },
     log: logger('image_gc'),
     observe: imageGCMetrics,
+    ...(pulledImages ? { afterCollect: (remaining: string[], started: number) => pulledImages.prune(remaining, started) } : {}),
   });
   // Node pressure: conditions, reclaim, evictions (src/eviction).
   const eviction = startEvictionManager({
@@ -133,6 +137,7 @@ export async function nodeLoops(
   return {
     eviction,
     shutdown,
+    pulledImages,
     stop() {
       for (const loop of [gc, imageGC, eviction, shutdown, logRotation]) loop.stop();
     },
