@@ -398,3 +398,21 @@ test('podCredentials and pulledWith: secrets by coordinates and hash, token-mode
   assert.deepEqual(pulledWith(nodeWide), { nodePodsAccessible: true });
   assert.deepEqual(pulledWith(undefined), { nodePodsAccessible: true });
 });
+
+test('a long pull is logged as still going until it ends (no deadline cuts it)', async () => {
+  const lines: string[] = [];
+  const log = { info: (msg: string, kv: { elapsed: string }) => lines.push(`${msg} ${kv.elapsed}`), v() {}, warn() {}, error() {} } as never;
+  const images: ImageService = {
+    imageStatus: async () => ({ image: { id: 'sha256:big', size: '1' }, info: {} }) as never,
+    pullImage: () => new Promise((resolve) => setTimeout(() => resolve({ imageRef: 'sha256:big' }), 130)),
+  } as never;
+  const puller = new ImagePuller(images, { log, progressLogMs: 50 });
+  const r = await puller.ensure({ image: 'r.io/big:1', imagePullPolicy: 'Always' }, 'u/c', () => {});
+  assert.equal(r.imageRef, 'sha256:big');
+  // Every 50 ms of a 130 ms pull: twice, once on a loaded machine.
+  const n = lines.length;
+  assert.ok(n >= 1 && n <= 2, lines.join('\n'));
+  assert.match(lines[0]!, /^Image pull still in progress \d+ms$/);
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  assert.equal(lines.length, n, 'not after the pull');
+});

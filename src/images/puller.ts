@@ -29,6 +29,9 @@ export function imageUser(image: Pick<Image__Output, 'uid' | 'username'> | null 
   return { uid: 0 };
 }
 
+/** A pull in flight is logged this often (upstream's kubelet is silent; its runtime logs progress). */
+export const PROGRESS_LOG_MS = 30_000;
+
 /** onPod: the event concerns the pod as a whole, not the container (no fieldPath). */
 export type ImageEvent = { type: 'Normal' | 'Warning'; reason: string; message: string; onPod?: boolean };
 export type ImageService = Pick<ImageClient, 'imageStatus' | 'pullImage'>;
@@ -64,6 +67,7 @@ export class ImagePuller {
   readonly #nodeKeyring: { get(): Keyring } | undefined;
   readonly #providers: Pick<CredentialProviders, 'lookup'> | undefined;
   readonly #tokens: { forget(podUID: string): void } | undefined;
+  readonly #progressMs: number;
   readonly #pulled: Pick<PulledImages, 'mustPull' | 'recordIntent' | 'recordPulled' | 'recordFailed'> | undefined;
 
   /** secrets reads a pod's imagePullSecrets; without it every pull is anonymous. */
@@ -87,6 +91,8 @@ export class ImagePuller {
       tokens?: { forget(podUID: string): void };
       /** KubeletEnsureSecretPulledImages's records (src/images/pulled); unset: any pod may use a present image. */
       pulled?: Pick<PulledImages, 'mustPull' | 'recordIntent' | 'recordPulled' | 'recordFailed'>;
+      /** How often a pull in flight is logged as still going; default PROGRESS_LOG_MS. */
+      progressLogMs?: number;
     } = {},
   ) {
     this.#images = images;
@@ -101,6 +107,7 @@ export class ImagePuller {
     this.#providers = opts.providers;
     this.#tokens = opts.tokens;
     this.#pulled = opts.pulled;
+    this.#progressMs = opts.progressLogMs ?? PROGRESS_LOG_MS;
   }
 
   /**
@@ -224,14 +231,22 @@ export class ImagePuller {
     // Each matching credential in turn (upstream allows rotation this way); the first that works wins.
     const errors: string[] = [];
     const pullStarted = Date.now();
+    // A pull has no deadline (the runtime bounds it by progress: containerd's
+    // image_pull_progress_timeout); a long one says it is still going, every PROGRESS_LOG_MS.
+    const progress = setInterval(
+      () => this.#log?.info('Image pull still in progress', { image, elapsed: goDuration(Date.now() - pullStarted) }),
+      this.#progressMs,
+    );
+    progress.unref();
     try {
       for (const auth of creds) {
         try {
           const { imageRef } = await this.#images.pullImage({ image: { image }, ...(auth ? { auth } : {}) }, { signal });
           this.#backoff.delete(key);
-          const now = Date.now();
           const status = await this.#status(image);
           const size = Number(status?.size ?? 0);
+          // As upstream's puller, the pull's time takes in the size query.
+          const now = Date.now();
           // Upstream's pullImage words: the pull's time, then the time with the wait for a pull slot, and the image's size.
           emit({
             type: 'Normal',
@@ -247,6 +262,7 @@ export class ImagePuller {
         }
       }
     } finally {
+      clearInterval(progress);
       release();
     }
     this.#observe.finished?.(uid);
