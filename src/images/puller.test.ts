@@ -401,7 +401,12 @@ test('podCredentials and pulledWith: secrets by coordinates and hash, token-mode
 
 test('a long pull is logged as still going until it ends (no deadline cuts it)', async () => {
   const lines: string[] = [];
-  const log = { info: (msg: string, kv: { elapsed: string }) => lines.push(`${msg} ${kv.elapsed}`), v() {}, warn() {}, error() {} } as never;
+  const log = {
+    info: (msg: string, kv: { elapsed: string }) => lines.push(`${msg} ${kv.elapsed}`),
+    v() {},
+    warn() {},
+    error() {},
+  } as never;
   const images: ImageService = {
     imageStatus: async () => ({ image: { id: 'sha256:big', size: '1' }, info: {} }) as never,
     pullImage: () => new Promise((resolve) => setTimeout(() => resolve({ imageRef: 'sha256:big' }), 130)),

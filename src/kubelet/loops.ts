@@ -12,7 +12,8 @@ import { parseThresholds } from '../eviction/thresholds.ts';
 import { startCollector } from '../gc/collector.ts';
 import { criGCRuntime, criImageGC } from '../gc/cri.ts';
 import { startImageGC } from '../gc/images.ts';
-import { pulledImagesOf } from '../images/pulled/setup.ts';
+import { openPulledImages } from '../images/pulled/setup.ts';
+import { featureEnabled } from '../features/gates.ts';
 import { logger } from '../log/log.ts';
 import { evictionMetrics, housekeepingMetrics, imageGCMetrics, logRotationMetrics, nodeShutdownMetrics } from './observers.ts';
 import type { CurrentNode } from '../node/current-node.ts';
@@ -68,7 +69,12 @@ export async function nodeLoops(
     podDirRemoved: (uid) => d.userns.release(uid),
   });
   // KEP-2535's records of pulled images (src/images/pulled), pruned with the images GC removes.
-  const pulledImages = await pulledImagesOf(o, d.images);
+  const pulledImages = featureEnabled(config.featureGates, 'KubeletEnsureSecretPulledImages')
+    ? await openPulledImages(
+        { rootDir, policy: config.imagePullCredentialsVerificationPolicy, allowlist: config.preloadedImagesVerificationAllowlist },
+        d.images,
+      )
+    : undefined;
   // Image GC between imageGCLowThresholdPercent and imageGCHighThresholdPercent.
   const imageGC = startImageGC({
     ...(await criImageGC(d.cri, d.images, () => d.view.pods(), rootDir)),

@@ -1,16 +1,17 @@
-// The pulled-image records as the kubelet starts them (upstream's NewKubeGenericRuntimeManager):
-// only with KubeletEnsureSecretPulledImages, with the configured policy, the files under the
-// root dir, and the intents of an earlier run settled against the runtime's images.
+// The pulled-image records as the kubelet starts them (upstream's NewKubeGenericRuntimeManager,
+// with KubeletEnsureSecretPulledImages): the configured policy, the files under the root dir,
+// and the intents of an earlier run settled against the runtime's images.
 import type { ImageClient } from '../../cri/image-client.ts';
-import { featureEnabled } from '../../features/gates.ts';
-import type { KubeletOptions } from '../../kubelet/options.ts';
 import { logger } from '../../log/log.ts';
 import { PulledImages } from './manager.ts';
 import { compileAllowlist, type VerificationPolicy } from './policy.ts';
 import { FsPullRecords } from './store.ts';
 
-export async function pulledImagesOf(o: Pick<KubeletOptions, 'config' | 'rootDir'>, images: Pick<ImageClient, 'listImages'>) {
-  if (!featureEnabled(o.config.featureGates, 'KubeletEnsureSecretPulledImages')) return undefined;
+/** policy and allowlist: imagePullCredentialsVerificationPolicy and preloadedImagesVerificationAllowlist, checked with the configuration. */
+export async function openPulledImages(
+  o: { rootDir: string; policy: string; allowlist: readonly string[] },
+  images: Pick<ImageClient, 'listImages'>,
+): Promise<PulledImages> {
   const log = logger('image_pull_manager');
   let records: FsPullRecords;
   try {
@@ -20,9 +21,8 @@ export async function pulledImagesOf(o: Pick<KubeletOptions, 'config' | 'rootDir
   }
   const manager = new PulledImages({
     records,
-    // Both checked with the configuration (src/config/kubelet-config.ts).
-    policy: o.config.imagePullCredentialsVerificationPolicy as VerificationPolicy,
-    allowlist: compileAllowlist(o.config.preloadedImagesVerificationAllowlist),
+    policy: o.policy as VerificationPolicy,
+    allowlist: compileAllowlist(o.allowlist),
     log,
   });
   await manager.initialize(async () =>
