@@ -15,7 +15,14 @@ import { startImageGC } from '../gc/images.ts';
 import { openPulledImages } from '../images/pulled/setup.ts';
 import { featureEnabled } from '../features/gates.ts';
 import { logger } from '../log/log.ts';
-import { evictionMetrics, housekeepingMetrics, imageGCMetrics, logRotationMetrics, nodeShutdownMetrics } from './observers.ts';
+import {
+  evictionMetrics,
+  housekeepingMetrics,
+  imageGCMetrics,
+  logRotationMetrics,
+  nodeShutdownMetrics,
+  pulledImagesMetrics,
+} from './observers.ts';
 import type { CurrentNode } from '../node/current-node.ts';
 import { nodeShutdownManager } from '../nodeshutdown/manager.ts';
 import { stateFile } from '../nodeshutdown/state-file.ts';
@@ -71,7 +78,12 @@ export async function nodeLoops(
   // KEP-2535's records of pulled images (src/images/pulled), pruned with the images GC removes.
   const pulledImages = featureEnabled(config.featureGates, 'KubeletEnsureSecretPulledImages')
     ? await openPulledImages(
-        { rootDir, policy: config.imagePullCredentialsVerificationPolicy, allowlist: config.preloadedImagesVerificationAllowlist },
+        {
+          rootDir,
+          policy: config.imagePullCredentialsVerificationPolicy,
+          allowlist: config.preloadedImagesVerificationAllowlist,
+          observe: pulledImagesMetrics,
+        },
         d.images,
       )
     : undefined;

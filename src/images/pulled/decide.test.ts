@@ -19,18 +19,26 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
   const none: PodCredentials = { secrets: [] };
   // [why, policy, image, intent, record, pod credentials, verdict]
   type Row = [string, VerificationPolicy, string, boolean, ImagePulledRecord | undefined, PodCredentials | undefined, Verdict];
-  const yes = (why: 'mustauthenticate') => ({ pull: true, why });
-  const no = (why: 'policyallowed' | 'credentialrecordfound', remember?: ImagePullSecret) => ({
+  const yes = (why: 'mustAuthenticate') => ({ pull: true, why });
+  const no = (why: 'credentialPolicyAllowed' | 'credentialRecordFound', remember?: ImagePullSecret) => ({
     pull: false,
     why,
     ...(remember ? { remember } : {}),
   });
   const cases: Row[] = [
     // Preloaded images: present before any record or intent.
-    ['preloaded, default policy: anyone', 'NeverVerifyPreloadedImages', IMAGE, false, undefined, undefined, no('policyallowed')],
-    ['preloaded, AlwaysVerify: pull', 'AlwaysVerify', IMAGE, false, undefined, undefined, yes('mustauthenticate')],
-    ['preloaded, allowlisted', 'NeverVerifyAllowlistedImages', 'r.io/preloaded/x:1', false, undefined, undefined, no('policyallowed')],
-    ['preloaded, not allowlisted', 'NeverVerifyAllowlistedImages', IMAGE, false, undefined, undefined, yes('mustauthenticate')],
+    ['preloaded, default policy: anyone', 'NeverVerifyPreloadedImages', IMAGE, false, undefined, undefined, no('credentialPolicyAllowed')],
+    ['preloaded, AlwaysVerify: pull', 'AlwaysVerify', IMAGE, false, undefined, undefined, yes('mustAuthenticate')],
+    [
+      'preloaded, allowlisted',
+      'NeverVerifyAllowlistedImages',
+      'r.io/preloaded/x:1',
+      false,
+      undefined,
+      undefined,
+      no('credentialPolicyAllowed'),
+    ],
+    ['preloaded, not allowlisted', 'NeverVerifyAllowlistedImages', IMAGE, false, undefined, undefined, yes('mustAuthenticate')],
     [
       'NeverVerify: anyone, even a private pull',
       'NeverVerify',
@@ -38,7 +46,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ kubernetesSecrets: [secretA] }),
       none,
-      no('policyallowed'),
+      no('credentialPolicyAllowed'),
     ],
     // Pulled by the kubelet.
     [
@@ -48,7 +56,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       true,
       undefined,
       undefined,
-      yes('mustauthenticate'),
+      yes('mustAuthenticate'),
     ],
     [
       'record of an unknown pull (no credentials): pull',
@@ -57,7 +65,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record(),
       undefined,
-      yes('mustauthenticate'),
+      yes('mustAuthenticate'),
     ],
     [
       'record for another name of the image: pull',
@@ -66,7 +74,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ nodePodsAccessible: true }, 'r.io/other'),
       undefined,
-      yes('mustauthenticate'),
+      yes('mustAuthenticate'),
     ],
     [
       'anonymous or node-wide pull: anyone',
@@ -75,7 +83,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ nodePodsAccessible: true }),
       undefined,
-      no('credentialrecordfound'),
+      no('credentialRecordFound'),
     ],
     [
       'AlwaysVerify, node-wide pull: anyone',
@@ -84,9 +92,9 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ nodePodsAccessible: true }),
       undefined,
-      no('credentialrecordfound'),
+      no('credentialRecordFound'),
     ],
-    ['empty credentials entry: pull', 'NeverVerifyPreloadedImages', IMAGE, false, record({}), undefined, yes('mustauthenticate')],
+    ['empty credentials entry: pull', 'NeverVerifyPreloadedImages', IMAGE, false, record({}), undefined, yes('mustAuthenticate')],
     [
       'secret pull, pod not asked yet: ask',
       'NeverVerifyPreloadedImages',
@@ -103,7 +111,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ kubernetesSecrets: [secretA] }),
       { secrets: [secretA] },
-      no('credentialrecordfound'),
+      no('credentialRecordFound'),
     ],
     [
       'secret pull, pod without secrets: pull',
@@ -112,7 +120,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ kubernetesSecrets: [secretA] }),
       none,
-      yes('mustauthenticate'),
+      yes('mustAuthenticate'),
     ],
     [
       'secret pull, another namespace with a secret of the same name and other credentials: pull',
@@ -121,7 +129,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ kubernetesSecrets: [secretA] }),
       { secrets: [{ uid: 'ub', namespace: 'b', name: 'pull', credentialHash: 'hash-other' }] },
-      yes('mustauthenticate'),
+      yes('mustAuthenticate'),
     ],
     [
       'secret pull, another secret with the same credentials: allowed and remembered',
@@ -130,7 +138,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ kubernetesSecrets: [secretA] }),
       { secrets: [{ uid: 'uc', namespace: 'c', name: 'copy', credentialHash: 'hash-right' }] },
-      no('credentialrecordfound', { uid: 'uc', namespace: 'c', name: 'copy', credentialHash: 'hash-right' }),
+      no('credentialRecordFound', { uid: 'uc', namespace: 'c', name: 'copy', credentialHash: 'hash-right' }),
     ],
     [
       'secret pull, the same secret rotated: allowed and its new hash remembered',
@@ -139,7 +147,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ kubernetesSecrets: [secretA] }),
       { secrets: [{ ...secretA, credentialHash: 'hash-rotated' }] },
-      no('credentialrecordfound', { ...secretA, credentialHash: 'hash-rotated' }),
+      no('credentialRecordFound', { ...secretA, credentialHash: 'hash-rotated' }),
     ],
     [
       'an empty recorded hash matches no hash',
@@ -148,7 +156,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ kubernetesSecrets: [{ uid: 'x', namespace: 'x', name: 'x', credentialHash: '' }] }),
       { secrets: [{ uid: 'y', namespace: 'y', name: 'y', credentialHash: '' }] },
-      yes('mustauthenticate'),
+      yes('mustAuthenticate'),
     ],
     // Token-mode credential providers: the service account.
     [
@@ -158,7 +166,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ kubernetesServiceAccounts: [saA] }),
       { secrets: [], serviceAccount: saA },
-      no('credentialrecordfound'),
+      no('credentialRecordFound'),
     ],
     [
       'service account pull, same name, recreated (other uid): pull',
@@ -167,7 +175,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ kubernetesServiceAccounts: [saA] }),
       { secrets: [], serviceAccount: { ...saA, uid: 'new' } },
-      yes('mustauthenticate'),
+      yes('mustAuthenticate'),
     ],
     [
       'service account pull, pod without one: pull',
@@ -176,7 +184,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ kubernetesServiceAccounts: [saA] }),
       none,
-      yes('mustauthenticate'),
+      yes('mustAuthenticate'),
     ],
     [
       'AlwaysVerify with the right secret: allowed',
@@ -185,7 +193,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ kubernetesSecrets: [secretA] }),
       { secrets: [secretA] },
-      no('credentialrecordfound'),
+      no('credentialRecordFound'),
     ],
     [
       'an image that does not parse: pull',
@@ -194,7 +202,7 @@ test('mustPull: policy x record x pod credentials, as upstream MustAttemptImageP
       false,
       record({ nodePodsAccessible: true }, 'r.io/UPPER'),
       undefined,
-      yes('mustauthenticate'),
+      yes('mustAuthenticate'),
     ],
   ];
   for (const [why, policy, image, intent, rec, pod, want] of cases) {
@@ -209,12 +217,12 @@ test('mustPull: past 100 recorded secrets a rotated secret is no longer taken (u
   const rec = record({ kubernetesSecrets: many });
   assert.deepEqual(mustPull({ ...base, record: rec, pod: { secrets: [{ ...many[5]!, credentialHash: 'rotated' }] } }), {
     pull: true,
-    why: 'mustauthenticate',
+    why: 'mustAuthenticate',
   });
   // Same credentials elsewhere: allowed, not remembered.
   assert.deepEqual(mustPull({ ...base, record: rec, pod: { secrets: [{ uid: 'z', namespace: 'z', name: 'z', credentialHash: 'h7' }] } }), {
     pull: false,
-    why: 'credentialrecordfound',
+    why: 'credentialRecordFound',
   });
 });
 

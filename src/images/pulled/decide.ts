@@ -28,29 +28,34 @@ export interface PresentImage {
 /**
  * pull: the kubelet must pull (again) with the pod's credentials; needPod: call again with the
  * pod's credentials; remember: a secret that matched by hash or by coordinates, to merge into
- * the record; why: upstream's metric label (checkResult*).
+ * the record; why: upstream's result label of kubelet_imagemanager_image_mustpull_checks_total (checkResult*).
  */
 export type Verdict =
-  | { pull: boolean; needPod?: undefined; remember?: ImagePullSecret; why: 'policyallowed' | 'credentialrecordfound' | 'mustauthenticate' }
+  | {
+      pull: boolean;
+      needPod?: undefined;
+      remember?: ImagePullSecret;
+      why: 'credentialPolicyAllowed' | 'credentialRecordFound' | 'mustAuthenticate';
+    }
   | { pull?: undefined; needPod: true };
 
 /** Pure: upstream's MustAttemptImagePull for an image present on the node. */
 export function mustPull(p: PresentImage): Verdict {
   const pulledByKubelet = p.record !== undefined || p.intent;
-  if (!requiresVerification(p.policy, p.allowlist, p.image, pulledByKubelet)) return { pull: false, why: 'policyallowed' };
-  if (!p.record) return { pull: true, why: 'mustauthenticate' };
+  if (!requiresVerification(p.policy, p.allowlist, p.image, pulledByKubelet)) return { pull: false, why: 'credentialPolicyAllowed' };
+  if (!p.record) return { pull: true, why: 'mustAuthenticate' };
   let name: string;
   try {
     name = trimImageTagDigest(p.image);
   } catch {
-    return { pull: true, why: 'mustauthenticate' };
+    return { pull: true, why: 'mustAuthenticate' };
   }
   const cached = Object.hasOwn(p.record.credentialMapping, name) ? p.record.credentialMapping[name] : undefined;
-  if (!cached) return { pull: true, why: 'mustauthenticate' };
-  if (cached.nodePodsAccessible) return { pull: false, why: 'credentialrecordfound' };
+  if (!cached) return { pull: true, why: 'mustAuthenticate' };
+  if (cached.nodePodsAccessible) return { pull: false, why: 'credentialRecordFound' };
   const secrets = cached.kubernetesSecrets ?? [];
   const accounts = cached.kubernetesServiceAccounts ?? [];
-  if (!secrets.length && !accounts.length) return { pull: true, why: 'mustauthenticate' };
+  if (!secrets.length && !accounts.length) return { pull: true, why: 'mustAuthenticate' };
   if (!p.pod) return { needPod: true };
   const writeBack = secrets.length < WRITE_WHILE_MATCHING_LIMIT;
   for (const mine of p.pod.secrets) {
@@ -59,17 +64,17 @@ export function mustPull(p: PresentImage): Verdict {
       const sameHash = theirs.credentialHash.length > 0 && mine.credentialHash === theirs.credentialHash;
       const sameSecret = mine.uid === theirs.uid && mine.namespace === theirs.namespace && mine.name === theirs.name;
       // Same credentials in another secret: allowed, and that secret remembered too.
-      if (sameHash) return { pull: false, why: 'credentialrecordfound', ...(!sameSecret && writeBack ? { remember: mine } : {}) };
+      if (sameHash) return { pull: false, why: 'credentialRecordFound', ...(!sameSecret && writeBack ? { remember: mine } : {}) };
       // The same secret with rotated credentials: allowed, and its new hash remembered. Upstream
       // allows this only while under the write-back limit.
-      if (sameSecret && writeBack) return { pull: false, why: 'credentialrecordfound', remember: mine };
+      if (sameSecret && writeBack) return { pull: false, why: 'credentialRecordFound', remember: mine };
     }
   }
   const sa = p.pod.serviceAccount;
   if (sa && accounts.some((a) => a.uid === sa.uid && a.namespace === sa.namespace && a.name === sa.name)) {
-    return { pull: false, why: 'credentialrecordfound' };
+    return { pull: false, why: 'credentialRecordFound' };
   }
-  return { pull: true, why: 'mustauthenticate' };
+  return { pull: true, why: 'mustAuthenticate' };
 }
 
 /**

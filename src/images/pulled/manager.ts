@@ -18,7 +18,7 @@ export interface ListedImage {
 
 /** upstream's checkResult* label values of kubelet_imagemanager_image_must_attempt_pull_total... */
 export interface PulledImagesObserver {
-  checked?(result: 'policyallowed' | 'credentialrecordfound' | 'mustauthenticate' | 'error'): void;
+  checked?(result: 'credentialPolicyAllowed' | 'credentialRecordFound' | 'mustAuthenticate' | 'error'): void;
 }
 
 export class PulledImages {
