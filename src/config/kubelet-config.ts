@@ -325,6 +325,13 @@ export const FIELDS = {
     check: notNegative('registryBurst', 'registry-burst'),
     flag: 'registry-burst',
   }),
+  /**
+   * KEP-2535 (src/images/pulled): which present images a pod must prove its pull credentials
+   * for, and the preloaded images NeverVerifyAllowlistedImages lets anyone use. Checked with
+   * the KubeletEnsureSecretPulledImages gate below.
+   */
+  imagePullCredentialsVerificationPolicy: field(str, 'NeverVerifyPreloadedImages'),
+  preloadedImagesVerificationAllowlist: field(strings, []),
   /** The event client's limit (src/events/recorder.ts): events per second, and at once; 0 qps: no limit. */
   eventRecordQPS: field(int, 50, { check: notNegative('eventRecordQPS', 'event-qps'), flag: 'event-qps' }),
   eventBurst: field(int, 100, { zeroIsUnset: true, omitEmpty: true, check: notNegative('eventBurst', 'event-burst'), flag: 'event-burst' }),
@@ -417,13 +424,6 @@ export const FIELDS = {
   maxParallelImagePulls: optional(int, {
     check: (v) => (v !== undefined && v < 1 ? `maxParallelImagePulls: ${v} must be a positive number` : undefined),
   }),
-  /**
-   * KEP-2535 (src/images/pulled): which present images a pod must prove its pull credentials
-   * for, and the preloaded images NeverVerifyAllowlistedImages lets anyone use. Checked with
-   * the KubeletEnsureSecretPulledImages gate below.
-   */
-  imagePullCredentialsVerificationPolicy: field(str, 'NeverVerifyPreloadedImages'),
-  preloadedImagesVerificationAllowlist: field(strings, []),
   evictionHard: field(
     stringMap,
     { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%' },
