@@ -280,9 +280,9 @@ export function imageId(image: string): string {
 /**
  * Forgets the kubelet's record of pulling an image ID (KEP-2535, <root-dir>/image_manager/pulled).
  * A test that pulls busybox's bytes from its private registry makes busybox's ID a kubelet-pulled
- * image: every later pod naming docker.io/library/busybox:1.36 would then have to pull it again
- * (NeverVerifyPreloadedImages), and no outside registry is reachable here. Removing the record
- * makes it preloaded again.
+ * image: every later pod naming docker.io/library/busybox:1.36 that the record does not cover
+ * would then pull it again (NeverVerifyPreloadedImages), from the stack's registry
+ * (hack/registry.sh) at best. Removing the record makes the image preloaded again.
  */
 export function forgetPulledImage(id: string): void {
   const file = join(KUBELET_ROOT_DIR, 'image_manager', 'pulled', `sha256-${createHash('sha256').update(id).digest('hex')}`);
