@@ -5,31 +5,13 @@
 // node IP, HTTP basic auth, busybox's bytes under a name containerd has never seen).
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import {
-  BUSYBOX,
-  CONTAINERD_CONFIG,
-  clients,
-  crictl,
-  ctr,
-  ensureStack,
-  eventually,
-  forgetPulledImage,
-  imageId,
-  KUBELET_ROOT_DIR,
-  NODE_IP,
-  podSpec,
-  ROOT,
-  reimportImages,
-  withNamespace,
-} from './stack.ts';
-import { startRegistry } from './registry.ts';
+import { clients, ensureStack, eventually, imageId, KUBELET_ROOT_DIR, podSpec, withNamespace } from './stack.ts';
+import { privateBusybox } from './registry.ts';
 
-const CERTS_D = join(ROOT, '_output/local/containerd/certs.d');
 const RECORDS = join(KUBELET_ROOT_DIR, 'image_manager');
 
 before(() => ensureStack());
@@ -38,38 +20,9 @@ test('ensure-secret-pulled-images: another namespace without the secret gets Err
   withNamespace((owner) =>
     withNamespace(async (other) => {
       const { core } = clients();
-      const configPath =
-        JSON.parse(crictl('info')).config?.registry?.configPath ??
-        /^\s*config_path = "(.*)"$/m.exec(readFileSync(CONTAINERD_CONFIG, 'utf8'))?.[1];
-      assert.equal(configPath, CERTS_D, 'containerd must run with the registry config_path of hack/containerd.sh');
-
-      const work = mkdtempSync(join(tmpdir(), 'kts-pulled-'));
-      const tag = `run-${randomBytes(4).toString('hex')}`;
-      const username = `e2e-${randomBytes(3).toString('hex')}`;
-      const password = randomBytes(12).toString('base64url');
-      const serve = () => {
-        ctr('images', 'export', '--platform', 'linux/amd64', `${work}/busybox.tar`, BUSYBOX);
-        return startRegistry({
-          host: NODE_IP,
-          layout: readFileSync(`${work}/busybox.tar`),
-          repository: 'e2e/busybox',
-          tags: [tag],
-          username,
-          password,
-        });
-      };
-      const registry = await serve().catch(() => {
-        reimportImages();
-        return serve();
-      });
-      const image = `${registry.address}/e2e/busybox:${tag}`;
-      const repository = `${registry.address}/e2e/busybox`;
-      const hostsDir = `${CERTS_D}/${registry.address}`;
-      mkdirSync(hostsDir, { recursive: true });
-      writeFileSync(
-        `${hostsDir}/hosts.toml`,
-        `server = "http://${registry.address}"\n\n[host."http://${registry.address}"]\n  capabilities = ["pull", "resolve"]\n`,
-      );
+      // Its close() also forgets the kubelet's record of busybox's ID (stack.ts forgetPulledImage).
+      const { registry, image, username, password, rightAuth, close } = await privateBusybox('kts-pulled-');
+      const repository = image.slice(0, image.lastIndexOf(':'));
 
       const secret = async (namespace: string, name: string, extra: Record<string, string> = {}) =>
         (
@@ -95,15 +48,13 @@ test('ensure-secret-pulled-images: another namespace without the secret gets Err
         });
       const events = async (namespace: string, name: string) =>
         (await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` })).items;
-      const rightAuth = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
-      let id: string | undefined;
 
       try {
         // (a) Pod A, its namespace's secret: pulls the private image and runs.
         const ownerSecret = await secret(owner, 'regcred');
         await core.createNamespacedPod({ namespace: owner, body: pod('a', ['regcred']) });
         await running(owner, 'a');
-        id = imageId(image);
+        const id = imageId(image);
         const pulledA = (await events(owner, 'a')).find((e) => e.reason === 'Pulled');
         assert.match(
           pulledA?.message ?? '',
@@ -189,16 +140,7 @@ test('ensure-secret-pulled-images: another namespace without the secret gets Err
           [other, 'c'],
         ] as const)
           await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 }).catch(() => {});
-        await registry.close();
-        rmSync(hostsDir, { recursive: true, force: true });
-        rmSync(work, { recursive: true, force: true });
-        try {
-          ctr('images', 'rm', image);
-        } catch {
-          /* never pulled */
-        }
-        // busybox's ID is now a kubelet-pulled image: preloaded again for the tests after this one.
-        if (id) forgetPulledImage(id);
+        await close();
       }
     }),
   ));
