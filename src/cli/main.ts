@@ -30,8 +30,7 @@ import { givenConfigFlags, program, refusedFlag, type KubeletArgs } from './comm
 import { invalidSystemCgroups } from '../node/system-cgroups.ts';
 import { ensureClientCertificate } from '../certificates/client-cert.ts';
 import { join } from '../join/join.ts';
-import { registerCredentialProviders } from '../images/credential-provider/plugins.ts';
-import { credentialProviderMetrics } from '../kubelet/observers.ts';
+import { loadCredentialProviders } from '../images/credential-provider/plugins.ts';
 import { featureEnabled } from '../features/gates.ts';
 
 async function startKubelet(argv: KubeletArgs) {
@@ -72,20 +71,18 @@ async function startKubelet(argv: KubeletArgs) {
   };
   const badCgroups = invalidSystemCgroups(systemCgroups);
   if (badCgroups) throw new Error(badCgroups);
-  // kuberuntime_manager.go: either flag registers the plugins; an error stops the start.
+  // kuberuntime_manager.go: either flag registers the plugins. Their configuration is read and
+  // checked here, so a bad one stops the start at once; src/kubelet/pod-runtime.ts builds them.
   const credentialConfig = argv['image-credential-provider-config'];
   const credentialBinDir = argv['image-credential-provider-bin-dir'];
   const credentialProviders =
     credentialConfig !== undefined || credentialBinDir !== undefined
-      ? registerCredentialProviders({
+      ? loadCredentialProviders({
           configPath: credentialConfig ?? '',
           binDir: credentialBinDir ?? '',
           tokenGate: featureEnabled(config.featureGates, 'KubeletServiceAccountTokenForCredentialProviders'),
-          observe: credentialProviderMetrics,
-          log: logger('credential-provider'),
         })
       : undefined;
-  if (credentialProviders) credentialProviderMetrics.configHash(credentialProviders.hash);
   const certDir = argv['cert-dir'] ?? joinPath(argv['root-dir'], 'pki');
   const nodeName = (argv['hostname-override'] || hostname()).toLowerCase();
   const nodeLabels = parseLabels(argv['node-labels']);

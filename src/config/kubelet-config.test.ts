@@ -116,9 +116,38 @@ test('bad input names the field', () => {
     ],
     ['evictionHard: {memory.free: 100Mi}', /evictionHard: unknown eviction signal "memory.free"/],
     ['nodeLeaseDurationSeconds: -4', /nodeLeaseDurationSeconds: must be greater than 0/],
+    [
+      'imagePullCredentialsVerificationPolicy: Sometimes',
+      /option "Sometimes" specified for imagePullCredentialsVerificationPolicy. Valid options are "NeverVerify", "NeverVerifyPreloadedImages", "NeverVerifyAllowlistedImages" or "AlwaysVerify"$/,
+    ],
+    ['preloadedImagesVerificationAllowlist: [registry.k8s.io/pause]', /can't set `preloadedImagesVerificationAllowlist` if/],
+    [
+      'imagePullCredentialsVerificationPolicy: NeverVerifyAllowlistedImages\npreloadedImagesVerificationAllowlist: [registry.k8s.io/pause:3.10]',
+      /invalid image pattern in `preloadedImagesVerificationAllowlist`: neither tag nor digest is accepted/,
+    ],
+    [
+      'imagePullCredentialsVerificationPolicy: NeverVerifyAllowlistedImages\npreloadedImagesVerificationAllowlist: [registry.k8s.io/*/pause]',
+      /only patterns ending with '\/\*' are allowed/,
+    ],
+    [
+      'imagePullCredentialsVerificationPolicy: AlwaysVerify\nfeatureGates: {KubeletEnsureSecretPulledImages: false}',
+      /`imagePullCredentialsVerificationPolicy` must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled/,
+    ],
   ];
   for (const [line, re] of cases) assert.throws(() => parseKubeletConfig(head + line, 'f.yaml'), re, line);
   assert.throws(() => parseKubeletConfig('kind: Pod\n'), /kind: expected KubeletConfiguration/);
+});
+
+test('ensure-secret-pulled-images fields: in effect, upstream default, the allowlist with its policy', () => {
+  const c = parseKubeletConfig(
+    head +
+      'imagePullCredentialsVerificationPolicy: NeverVerifyAllowlistedImages\npreloadedImagesVerificationAllowlist: [registry.k8s.io/pause, quay.io/org/*]\n',
+  );
+  assert.equal(c.imagePullCredentialsVerificationPolicy, 'NeverVerifyAllowlistedImages');
+  assert.deepEqual(c.preloadedImagesVerificationAllowlist, ['registry.k8s.io/pause', 'quay.io/org/*']);
+  assert.equal(parseKubeletConfig(head).imagePullCredentialsVerificationPolicy, 'NeverVerifyPreloadedImages');
+  assert.ok(!notInEffect.includes('imagePullCredentialsVerificationPolicy'));
+  assert.ok(!notInEffect.includes('preloadedImagesVerificationAllowlist'));
 });
 
 test('container log rotation fields: typed, defaulted and validated as upstream', () => {
@@ -264,7 +293,7 @@ const rows = () => Object.entries(FIELDS).map(([key, f]) => ({ key, f, yaml: yam
 
 test('the field table: one row a field, names upstream spells, durations read into *Ms', () => {
   const all = rows();
-  assert.equal(all.length, 109);
+  assert.equal(all.length, 111);
   assert.equal(new Set(all.map((r) => r.yaml)).size, all.length, 'one row per YAML name');
   for (const { key, yaml } of all) {
     if (key.endsWith('Ms')) assert.equal(yaml, key.slice(0, -2), key);

@@ -19,6 +19,7 @@ import { invalidEnforcement } from '../resources/node-allocatable.ts';
 import { parseThresholds } from '../eviction/thresholds.ts';
 import { isSignal } from '../eviction/types.ts';
 import { shutdownConfigError, type ShutdownGracePeriodByPodPriority } from '../nodeshutdown/periods.ts';
+import { compileAllowlist, VERIFICATION_POLICIES } from '../images/pulled/policy.ts';
 import {
   type Codec,
   ConfigError,
@@ -324,6 +325,13 @@ export const FIELDS = {
     check: notNegative('registryBurst', 'registry-burst'),
     flag: 'registry-burst',
   }),
+  /**
+   * KEP-2535 (src/images/pulled): which present images a pod must prove its pull credentials
+   * for, and the preloaded images NeverVerifyAllowlistedImages lets anyone use. Checked with
+   * the KubeletEnsureSecretPulledImages gate below.
+   */
+  imagePullCredentialsVerificationPolicy: field(str, 'NeverVerifyPreloadedImages'),
+  preloadedImagesVerificationAllowlist: field(strings, []),
   /** The event client's limit (src/events/recorder.ts): events per second, and at once; 0 qps: no limit. */
   eventRecordQPS: field(int, 50, { check: notNegative('eventRecordQPS', 'event-qps'), flag: 'event-qps' }),
   eventBurst: field(int, 100, { zeroIsUnset: true, omitEmpty: true, check: notNegative('eventBurst', 'event-burst'), flag: 'event-burst' }),
@@ -561,8 +569,6 @@ export const defaults = Object.fromEntries(
 // them) but read by nothing, with upstream's default for the start-up warning; a field that
 // lands moves from here to a row of FIELDS.
 const ACCEPTED: Record<string, { codec: Codec<unknown>; default: unknown }> = {
-  imagePullCredentialsVerificationPolicy: { codec: str, default: 'NeverVerifyPreloadedImages' },
-  preloadedImagesVerificationAllowlist: { codec: strings, default: [] },
   imageMaximumGCAge: { codec: duration, default: 0 },
   mergeDefaultEvictionSettings: { codec: bool, default: false },
   iptablesMasqueradeBit: { codec: int, default: 14 },
@@ -806,6 +812,7 @@ const CROSS_CHECKS: ((c: KubeletConfig, raw: Record<string, unknown>) => string 
     featureEnabled(c.featureGates, 'CustomCPUCFSQuotaPeriod') && (c.cpuCFSQuotaPeriodMs < 1 || c.cpuCFSQuotaPeriodMs > 1000)
       ? `invalid configuration: cpuCFSQuotaPeriod (--cpu-cfs-quota-period) ${goDuration(c.cpuCFSQuotaPeriodMs)} must be between 1ms and 1sec, inclusive`
       : undefined,
+  (c, raw) => pulledImagesConfigError(c, raw),
   (c) =>
     c.serializeImagePulls && (c.maxParallelImagePulls ?? 1) > 1
       ? 'maxParallelImagePulls: cannot be larger than 1 unless serializeImagePulls is set to false'
@@ -884,4 +891,36 @@ export function toV1beta1(c: KubeletConfig): Record<string, unknown> {
     out[yamlName(key, f)] = v;
   }
   return out;
+}
+
+/** Upstream's ValidateKubeletConfiguration on KEP-2535's two fields, which depend on its gate. */
+function pulledImagesConfigError(c: KubeletConfig, raw: Record<string, unknown>): string | undefined {
+  const policy = c.imagePullCredentialsVerificationPolicy;
+  const allowlist = c.preloadedImagesVerificationAllowlist;
+  if (!featureEnabled(c.featureGates, 'KubeletEnsureSecretPulledImages')) {
+    // Upstream defaults the policy only with the gate on: set here means set by the user.
+    if (raw.imagePullCredentialsVerificationPolicy) {
+      return 'invalid configuration: `imagePullCredentialsVerificationPolicy` must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled';
+    }
+    if (allowlist.length) {
+      return 'invalid configuration: `preloadedImagesVerificationAllowlist` must not be set if KubeletEnsureSecretPulledImages feature gate is not enabled';
+    }
+    return undefined;
+  }
+  if (!(VERIFICATION_POLICIES as readonly string[]).includes(policy)) {
+    return `invalid configuration: option ${JSON.stringify(policy)} specified for imagePullCredentialsVerificationPolicy. Valid options are ${VERIFICATION_POLICIES.map(
+      (p) => JSON.stringify(p),
+    )
+      .join(', ')
+      .replace(/, ([^,]*)$/, ' or $1')}`;
+  }
+  if (allowlist.length && policy !== 'NeverVerifyAllowlistedImages') {
+    return 'invalid configuration: can\'t set `preloadedImagesVerificationAllowlist` if `imagePullCredentialsVertificationPolicy` is not "NeverVerifyAllowlistedImages"';
+  }
+  try {
+    compileAllowlist(allowlist);
+  } catch (e) {
+    return `invalid configuration: invalid image pattern in \`preloadedImagesVerificationAllowlist\`: ${(e as Error).message}`;
+  }
+  return undefined;
 }

@@ -200,6 +200,22 @@ test('runtimeRequestTimeout is the deadline of the calls that change state, and 
   }
 });
 
+test('PullImage has no deadline, as upstream; its signal cancels it', async () => {
+  reset();
+  let deadline: unknown;
+  handlers.PullImage = (call, cb) => {
+    deadline = call.getDeadline();
+    cb(null, { imageRef: 'sha256:x' });
+  };
+  await image.pullImage({ image: { image: 'r.io/big:1' } });
+  assert.equal(deadline, Number.POSITIVE_INFINITY);
+  handlers.PullImage = () => {}; // a pull that never ends
+  const ac = new AbortController();
+  const pulling = image.pullImage({ image: { image: 'r.io/big:1' } }, { signal: ac.signal });
+  setTimeout(() => ac.abort(), 50);
+  await assert.rejects(pulling, { code: status.CANCELLED });
+});
+
 test('an unreachable socket says so on one line', async () => {
   const missing = new RuntimeClient(`unix://${dir}/missing.sock`, { readAttempts: 1 });
   try {

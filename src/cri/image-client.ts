@@ -12,8 +12,10 @@ const read = (operation: string): Rpc => ({ operation, timeoutMs: 10_000, idempo
 const RPC = {
   ListImages: read('list_images'),
   ImageStatus: read('image_status'),
-  // Upstream bounds a pull by progress, not time; 10 min covers a large image on a slow link.
-  PullImage: { operation: 'pull_image', timeoutMs: 600_000, idempotent: false },
+  // No deadline, as upstream's remote image service: a pull is bounded by the runtime's own
+  // progress timeout (containerd's image_pull_progress_timeout), and cancelled with its pod
+  // through the call's signal. Infinity is grpc-js's "no deadline".
+  PullImage: { operation: 'pull_image', timeoutMs: Number.POSITIVE_INFINITY, idempotent: false },
   // runtimeRequestTimeout, the connection's.
   RemoveImage: { operation: 'remove_image', idempotent: false },
   ImageFsInfo: read('image_fs_info'),

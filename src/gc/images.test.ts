@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bytesToFree, imagesInUse, planImageGC, updateHistory, type ImageRecord } from './images.ts';
+import { bytesToFree, imagesInUse, planImageGC, startImageGC, updateHistory, type ImageRecord } from './images.ts';
 import type { ContainerState } from '../container/types.ts';
 
 const img = (id: string, sizeBytes: number, pinned = false): ImageRecord => ({
@@ -92,4 +92,38 @@ test('in use: the images containers name (tag and ID) and those they mount as im
     ['other'],
     'an image an image volume mounts is not collected',
   );
+});
+
+test("after a collection, the images left and when it began go to the hook (upstream's PostImageGCHook)", async () => {
+  const images: ImageRecord[] = [
+    { id: 'sha256:used', sizeBytes: 10, pinned: false, tags: ['r.io/used:1'], refs: ['r.io/used:1'] },
+    { id: 'sha256:unused', sizeBytes: 10, pinned: false, tags: ['r.io/unused:1'], refs: ['r.io/unused:1'] },
+    { id: 'sha256:stuck', sizeBytes: 10, pinned: false, tags: [], refs: [] },
+  ];
+  const calls: [string[], number][] = [];
+  const silent = { info() {}, warn() {}, error() {}, v() {} } as never;
+  const before = Date.now();
+  const gc = startImageGC({
+    policy: { highThresholdPercent: 85, lowThresholdPercent: 80, minAgeMs: 0 },
+    images: async () => images,
+    inUse: async () => new Set(['r.io/used:1']),
+    fs: () => ({ capacityBytes: 100, availableBytes: 50 }),
+    remove: async (id) => {
+      if (id === 'sha256:stuck') throw new Error('in use by the runtime');
+    },
+    log: silent,
+    observe: { removed() {}, error() {} },
+    afterCollect: (remaining, started) => calls.push([remaining, started]),
+  });
+  try {
+    await gc.collect(true);
+    assert.equal(calls.length, 1);
+    assert.deepEqual(calls[0]![0], ['sha256:used', 'sha256:stuck']);
+    assert.ok(calls[0]![1] >= before);
+    // Under the thresholds nothing is collected and the hook is not called.
+    await gc.collect();
+    assert.equal(calls.length, 1);
+  } finally {
+    gc.stop();
+  }
 });

@@ -88,6 +88,11 @@ export interface ImageGCDeps {
   remove(id: string): Promise<void>;
   log: Logger;
   observe: { removed(n: number): void; error(): void };
+  /**
+   * Upstream's PostImageGCHook, after a collection that removed images: the IDs of the images
+   * left and when the collection began (the pulled-image records of the others go).
+   */
+  afterCollect?(remainingIds: string[], startedMs: number): void;
   intervalMs?: number;
 }
 
@@ -107,9 +112,11 @@ export function startImageGC(d: ImageGCDeps) {
     const plan = planImageGC(images, inUse, history, now, all ? 0 : d.policy.minAgeMs, want);
     let freed = 0,
       n = 0;
+    const removed = new Set<string>();
     for (const i of plan) {
       try {
         await d.remove(i.id);
+        removed.add(i.id);
         freed += i.sizeBytes;
         n++;
         d.log.info('Removed unused image', { image: i.tags[0] ?? i.id, imageID: i.id, size: i.sizeBytes });
@@ -118,6 +125,11 @@ export function startImageGC(d: ImageGCDeps) {
       }
     }
     d.observe.removed(n);
+    // Upstream's runPostGCHooks, after freeSpace and DeleteUnusedImages.
+    d.afterCollect?.(
+      images.filter((i) => !removed.has(i.id)).map((i) => i.id),
+      now,
+    );
     if (!all && freed < want) d.log.warn('Image garbage collection freed less than wanted', { wantBytes: want, freedBytes: freed });
     return freed;
   }

@@ -1,7 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Secret } from 'kubernetes-types/core/v1.js';
-import { globMatch, lookup, makeKeyring, registryKey, repositoryOf, urlsMatch, type RegistryAuth } from './keyring.ts';
+import {
+  credentialHash,
+  globMatch,
+  lookup,
+  makeKeyring,
+  registryKey,
+  repositoryOf,
+  trackingOf,
+  urlsMatch,
+  type RegistryAuth,
+} from './keyring.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const configJson = (auths: Record<string, unknown>, name = 's'): Secret => ({
@@ -230,4 +240,27 @@ test('secrets: only the two docker types with their key count; a malformed one t
     ['entry not an object', dockercfg({ 'r.io': 'x' })],
   ];
   for (const [why, s] of bad) assert.throws(() => makeKeyring([s]), new RegExp(`secret ns/${s.metadata!.name}`), why);
+});
+
+test("tracking: each credential's source and upstream's hashAuthConfig (Go's JSON of username, password, email)", () => {
+  assert.equal(credentialHash('ok', 'pw', 'e@x'), '9db62c2bd7cca337c3b4f4aa55287a7b56d1e007525e013ea4dea30f2aa52b47');
+  assert.equal(credentialHash('a<b', 'p&', ''), '8f2eee2e02adc753bd6d10e311c19392568b1225df6fe637b0ea083c44380b71', 'escaped as Go does');
+  assert.equal(credentialHash('', '', ''), '44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a', '{}');
+  const secret: Secret = {
+    metadata: { name: 's', namespace: 'ns', uid: 'u' },
+    type: 'kubernetes.io/dockercfg',
+    data: {
+      '.dockercfg': Buffer.from(JSON.stringify({ 'r.io': { auth: Buffer.from('ok:pw').toString('base64'), email: 'e@x' } })).toString(
+        'base64',
+      ),
+    },
+  };
+  const [auth] = lookup(makeKeyring([secret]), 'r.io/app');
+  // The CRI gets the credential alone; its source is kept beside it.
+  assert.deepEqual(auth, { username: 'ok', password: 'pw' });
+  assert.deepEqual(trackingOf(auth!), {
+    source: { secret: { uid: 'u', namespace: 'ns', name: 's' } },
+    hash: '9db62c2bd7cca337c3b4f4aa55287a7b56d1e007525e013ea4dea30f2aa52b47',
+  });
+  assert.equal(trackingOf({ username: 'elsewhere' }), undefined);
 });

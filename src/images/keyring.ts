@@ -1,5 +1,6 @@
 // Registry credentials from a pod's image pull secrets, and which of them apply to an
 // image: upstream's credentialprovider keyring (keyring.go, config.go, secrets/secrets.go).
+import { createHash } from 'node:crypto';
 import type { Secret } from 'kubernetes-types/core/v1.js';
 
 /** One credential in the shape of the CRI AuthConfig that PullImage takes. */
@@ -29,15 +30,53 @@ export function makeKeyring(secrets: readonly Secret[]): Keyring {
   const sources: DockerConfigSource[] = [];
   for (const s of secrets) {
     const config = dockerConfigOf(s);
-    if (config) sources.push({ where: `secret ${s.metadata?.namespace}/${s.metadata?.name}`, config });
+    if (!config) continue;
+    const secret = { uid: s.metadata?.uid ?? '', namespace: s.metadata?.namespace ?? '', name: s.metadata?.name ?? '' };
+    sources.push({ where: `secret ${s.metadata?.namespace}/${s.metadata?.name}`, config, source: { secret } });
   }
   return keyringOf(sources);
 }
 
-/** One docker config ({registry: entry}) and where it came from, for error messages. */
+/**
+ * Whose credentials these are (upstream's CredentialSource), for the pulled-image records
+ * (src/images/pulled): a pod's secret, or the service account a credential provider was given
+ * the token of. None: node-wide (the node's docker config, a provider without token mode).
+ */
+export interface CredentialSource {
+  secret?: { uid: string; namespace: string; name: string };
+  serviceAccount?: { uid: string; namespace: string; name: string };
+}
+
+/** One docker config ({registry: entry}), where it came from for error messages, and whose it is. */
 export interface DockerConfigSource {
   where: string;
   config: Record<string, unknown>;
+  source?: CredentialSource;
+}
+
+/** A keyring credential's source and hash (upstream's TrackedAuthConfig beside its AuthConfig). */
+export interface Tracking {
+  source?: CredentialSource;
+  /** Upstream's hashAuthConfig: hex sha256 of the entry's username, password and email as Go's JSON. */
+  hash: string;
+}
+
+// Kept beside the credentials rather than in them: the credentials go to the CRI as they are.
+const tracking = new WeakMap<RegistryAuth, Tracking>();
+
+/** The source and hash of a credential a keyring lookup returned; undefined for one made elsewhere. */
+export function trackingOf(auth: RegistryAuth): Tracking | undefined {
+  return tracking.get(auth);
+}
+
+/** Pure: upstream's hashAuthConfig over the AuthConfig its keyring makes of an entry (username, password, email; omitempty). */
+export function credentialHash(username: string, password: string, email: string): string {
+  const json = JSON.stringify({
+    ...(username ? { username } : {}),
+    ...(password ? { password } : {}),
+    ...(email ? { email } : {}),
+  }).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return createHash('sha256').update(json).digest('hex');
 }
 
 /**
@@ -47,11 +86,17 @@ export interface DockerConfigSource {
  */
 export function keyringOf(sources: readonly DockerConfigSource[]): Keyring {
   const byKey = new Map<string, RegistryAuth[]>();
-  for (const { where, config } of sources) {
+  for (const { where, config, source } of sources) {
     for (const [loc, entry] of Object.entries(config)) {
       const key = registryKey(loc);
       if (key === undefined) continue;
-      byKey.set(key, [...(byKey.get(key) ?? []), parseEntry(entry, where, loc)]);
+      const auth = parseEntry(entry, where, loc);
+      const email = fieldOf(entry as Record<string, unknown>, 'email');
+      tracking.set(auth, {
+        ...(source ? { source } : {}),
+        hash: credentialHash(auth.username ?? '', auth.password ?? '', typeof email === 'string' ? email : ''),
+      });
+      byKey.set(key, [...(byKey.get(key) ?? []), auth]);
     }
   }
   // Reverse byte order puts "quay.io/coreos" before "quay.io" and a literal host before a

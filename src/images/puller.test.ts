@@ -2,8 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod, Secret } from 'kubernetes-types/core/v1.js';
 import { CriError } from '../cri/error.ts';
-import { ImagePuller, pullPolicy, type ImageEvent, type ImageService } from './puller.ts';
+import { ImagePuller, podCredentials, pulledWith, pullPolicy, type ImageEvent, type ImageService } from './puller.ts';
 import { PullSlots } from './pull-slots.ts';
+import { credentialHash, keyringOf, lookup, makeKeyring } from './keyring.ts';
+import { PulledImages } from './pulled/manager.ts';
+import { compileAllowlist } from './pulled/policy.ts';
+import { MemoryRecords } from './pulled/testing.ts';
 
 test('default imagePullPolicy, as the apiserver would default it', () => {
   const cases: [string, string | undefined, string][] = [
@@ -272,4 +276,148 @@ test('credentials: a pod without secrets pulls with the providers alone; none an
   );
   assert.deepEqual(none.pulls, [undefined]);
   assert.deepEqual(r.waiting, { reason: 'ErrImagePull', message: '401 Unauthorized (as anonymous)' });
+});
+
+// KEP-2535: a runtime that has the image once anyone pulled it, and records who was allowed.
+function sharedNode(policy: 'NeverVerifyPreloadedImages' | 'AlwaysVerify' = 'NeverVerifyPreloadedImages', preloaded = false) {
+  const records = new MemoryRecords();
+  const pulled = new PulledImages({ records, policy, allowlist: compileAllowlist([]) });
+  let present = preloaded;
+  const pulls: (string | undefined)[] = [];
+  const images: ImageService = {
+    imageStatus: async () => ({ image: present ? { id: 'sha256:img', size: '42' } : null, info: {} }) as never,
+    pullImage: async (req: PullRequest) => {
+      pulls.push(req.auth?.username);
+      if (req.auth?.username !== 'ok') throw new CriError('PullImage', 2, `401 Unauthorized (as ${req.auth?.username ?? 'anonymous'})`);
+      present = true;
+      return { imageRef: 'sha256:img' };
+    },
+  } as never;
+  const secrets: Record<string, Secret> = {
+    'team/right': {
+      ...pullSecret('right', { 'reg.example:5000': { username: 'ok', password: 'pw' } }),
+      metadata: { name: 'right', namespace: 'team', uid: 's1' },
+    },
+    'other/own': {
+      ...pullSecret('own', { 'reg.example:5000': { username: 'ok', password: 'pw' } }),
+      metadata: { name: 'own', namespace: 'other', uid: 's2' },
+    },
+    'other/wrong': {
+      ...pullSecret('wrong', { 'reg.example:5000': { username: 'nope', password: 'pw' } }),
+      metadata: { name: 'wrong', namespace: 'other', uid: 's3' },
+    },
+  };
+  const puller = new ImagePuller(images, {
+    pulled,
+    secrets: async (ns, name) => {
+      const s = secrets[`${ns}/${name}`];
+      if (!s) throw new Error(`secrets "${name}" not found`);
+      return s;
+    },
+  });
+  const ensure = async (namespace: string, uid: string, secretNames: string[], imagePullPolicy = 'IfNotPresent') => {
+    const events: ImageEvent[] = [];
+    const pod: Pod = {
+      metadata: { name: 'p', namespace, uid },
+      spec: { containers: [], imagePullSecrets: secretNames.map((name) => ({ name })) },
+    };
+    const result = await puller.ensure({ image: IMAGE, imagePullPolicy }, `${uid}/c`, (e) => events.push(e), pod);
+    return { result, events: events.map((e) => `${e.reason}: ${e.message}`) };
+  };
+  return { ensure, pulls, records };
+}
+
+test('ensure-secret-pulled-images: another namespace without the secret pulls again and gets ErrImagePull; with its own secret it pulls and runs', async () => {
+  const node = sharedNode();
+  const a = await node.ensure('team', 'pa', ['right']);
+  assert.equal(a.result.imageRef, 'sha256:img');
+  assert.deepEqual(node.records.getPulled('sha256:img')?.credentialMapping['reg.example:5000/team/app']?.kubernetesSecrets?.[0], {
+    uid: 's1',
+    namespace: 'team',
+    name: 'right',
+    credentialHash: credentialHash('ok', 'pw', ''),
+  });
+  assert.deepEqual(node.records.listIntents(), [], 'the intent went with the record');
+  // Pod B: IfNotPresent, the image is there, but it has no credentials: pulled anonymously, refused.
+  const b = await node.ensure('other', 'pb', []);
+  assert.equal(b.result.waiting?.reason, 'ErrImagePull');
+  assert.equal(b.result.waiting?.message, '401 Unauthorized (as anonymous)');
+  assert.deepEqual(b.events, [
+    `Pulling: Pulling image "${IMAGE}"`,
+    `Failed: Failed to pull image "${IMAGE}": 401 Unauthorized (as anonymous)`,
+  ]);
+  // With wrong credentials: the same.
+  assert.equal((await node.ensure('other', 'pw', ['wrong'])).result.waiting?.reason, 'ErrImagePull');
+  // Pod C, its own valid secret (same credentials, another secret): allowed by hash, no pull.
+  const c = await node.ensure('other', 'pc', ['own']);
+  assert.equal(c.result.imageRef, 'sha256:img');
+  assert.deepEqual(c.events, [`Pulled: Container image "${IMAGE}" already present on machine and can be accessed by the pod`]);
+  // Pod A again: no pull either.
+  assert.equal((await node.ensure('team', 'pa2', ['right'])).result.imageRef, 'sha256:img');
+  assert.deepEqual(node.pulls, ['ok', undefined, 'nope']);
+  // Never: the image is present but not for this pod.
+  const never = await node.ensure('other', 'pn', [], 'Never');
+  assert.equal(never.result.waiting?.reason, 'ErrImageNeverPull');
+});
+
+test('ensure-secret-pulled-images: a preloaded image runs for anyone with the default policy, AlwaysVerify pulls it', async () => {
+  const preloaded = sharedNode('NeverVerifyPreloadedImages', true);
+  const r = await preloaded.ensure('other', 'pb', []);
+  assert.equal(r.result.imageRef, 'sha256:img');
+  assert.deepEqual(preloaded.pulls, []);
+  const strict = sharedNode('AlwaysVerify', true);
+  assert.equal((await strict.ensure('other', 'pb', [])).result.waiting?.reason, 'ErrImagePull');
+  assert.equal((await strict.ensure('team', 'pa', ['right'])).result.imageRef, 'sha256:img');
+  assert.deepEqual(strict.pulls, [undefined, 'ok']);
+});
+
+test('podCredentials and pulledWith: secrets by coordinates and hash, token-mode service accounts, node-wide for the rest', () => {
+  const s: Secret = {
+    ...pullSecret('right', { 'reg.example:5000': { username: 'ok', password: 'pw', email: 'e@x' } }),
+    metadata: { name: 'right', namespace: 'team', uid: 's1' },
+  };
+  const [fromSecret] = lookup(makeKeyring([s]), IMAGE);
+  const [fromProvider] = lookup(
+    keyringOf([
+      {
+        where: 'p',
+        config: { 'reg.example:5000': { username: 'sa' } },
+        source: { serviceAccount: { uid: 'sa1', namespace: 'team', name: 'builder' } },
+      },
+    ]),
+    IMAGE,
+  );
+  const [nodeWide] = lookup(keyringOf([{ where: 'node', config: { 'reg.example:5000': { username: 'n' } } }]), IMAGE);
+  const hash = credentialHash('ok', 'pw', 'e@x');
+  assert.deepEqual(podCredentials([fromSecret!, nodeWide!, fromProvider!]), {
+    secrets: [{ uid: 's1', namespace: 'team', name: 'right', credentialHash: hash }],
+    serviceAccount: { uid: 'sa1', namespace: 'team', name: 'builder' },
+  });
+  assert.deepEqual(pulledWith(fromSecret), { kubernetesSecrets: [{ uid: 's1', namespace: 'team', name: 'right', credentialHash: hash }] });
+  assert.deepEqual(pulledWith(fromProvider), { kubernetesServiceAccounts: [{ uid: 'sa1', namespace: 'team', name: 'builder' }] });
+  assert.deepEqual(pulledWith(nodeWide), { nodePodsAccessible: true });
+  assert.deepEqual(pulledWith(undefined), { nodePodsAccessible: true });
+});
+
+test('a long pull is logged as still going until it ends (no deadline cuts it)', async () => {
+  const lines: string[] = [];
+  const log = {
+    info: (msg: string, kv: { elapsed: string }) => lines.push(`${msg} ${kv.elapsed}`),
+    v() {},
+    warn() {},
+    error() {},
+  } as never;
+  const images: ImageService = {
+    imageStatus: async () => ({ image: { id: 'sha256:big', size: '1' }, info: {} }) as never,
+    pullImage: () => new Promise((resolve) => setTimeout(() => resolve({ imageRef: 'sha256:big' }), 130)),
+  } as never;
+  const puller = new ImagePuller(images, { log, progressLogMs: 50 });
+  const r = await puller.ensure({ image: 'r.io/big:1', imagePullPolicy: 'Always' }, 'u/c', () => {});
+  assert.equal(r.imageRef, 'sha256:big');
+  // Every 50 ms of a 130 ms pull: twice, once on a loaded machine.
+  const n = lines.length;
+  assert.ok(n >= 1 && n <= 2, lines.join('\n'));
+  assert.match(lines[0]!, /^Image pull still in progress \d+ms$/);
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  assert.equal(lines.length, n, 'not after the pull');
 });

@@ -8,7 +8,10 @@ import type { Logger } from '../log/log.ts';
 import type { Waiting } from '../container/types.ts';
 import type { ImageUser } from '../runtime/security-context.ts';
 import type { Image__Output } from '../cri/generated/runtime/v1/Image.ts';
-import { lookup, makeKeyring, repositoryOf, type Keyring, type RegistryAuth } from './keyring.ts';
+import { lookup, makeKeyring, repositoryOf, trackingOf, type Keyring, type RegistryAuth } from './keyring.ts';
+import type { PulledImages } from './pulled/manager.ts';
+import type { PodCredentials } from './pulled/decide.ts';
+import type { ImagePullCredentials } from './pulled/records.ts';
 import type { CredentialProviders } from './credential-provider/plugins.ts';
 import { fetchPullSecrets, type SecretGetter } from './pull-secrets.ts';
 import { invalidReference } from './reference.ts';
@@ -25,6 +28,9 @@ export function imageUser(image: Pick<Image__Output, 'uid' | 'username'> | null 
   if (image?.username) return { username: image.username };
   return { uid: 0 };
 }
+
+/** A pull in flight is logged this often (upstream's kubelet is silent; its runtime logs progress). */
+export const PROGRESS_LOG_MS = 30_000;
 
 /** onPod: the event concerns the pod as a whole, not the container (no fieldPath). */
 export type ImageEvent = { type: 'Normal' | 'Warning'; reason: string; message: string; onPod?: boolean };
@@ -61,6 +67,8 @@ export class ImagePuller {
   readonly #nodeKeyring: { get(): Keyring } | undefined;
   readonly #providers: Pick<CredentialProviders, 'lookup'> | undefined;
   readonly #tokens: { forget(podUID: string): void } | undefined;
+  readonly #progressMs: number;
+  readonly #pulled: Pick<PulledImages, 'mustPull' | 'recordIntent' | 'recordPulled' | 'recordFailed'> | undefined;
 
   /** secrets reads a pod's imagePullSecrets; without it every pull is anonymous. */
   constructor(
@@ -81,6 +89,10 @@ export class ImagePuller {
       providers?: Pick<CredentialProviders, 'lookup'>;
       /** The tokens token mode asked for, dropped with their pod. */
       tokens?: { forget(podUID: string): void };
+      /** KubeletEnsureSecretPulledImages's records (src/images/pulled); unset: any pod may use a present image. */
+      pulled?: Pick<PulledImages, 'mustPull' | 'recordIntent' | 'recordPulled' | 'recordFailed'>;
+      /** How often a pull in flight is logged as still going; default PROGRESS_LOG_MS. */
+      progressLogMs?: number;
     } = {},
   ) {
     this.#images = images;
@@ -94,6 +106,8 @@ export class ImagePuller {
     this.#nodeKeyring = opts.nodeKeyring;
     this.#providers = opts.providers;
     this.#tokens = opts.tokens;
+    this.#pulled = opts.pulled;
+    this.#progressMs = opts.progressLogMs ?? PROGRESS_LOG_MS;
   }
 
   /**
@@ -112,9 +126,34 @@ export class ImagePuller {
     }
     const policy = pullPolicy(c);
     const present = policy === 'Always' ? undefined : (await this.#images.imageStatus({ image: { image } })).image;
+    // The credentials to pull with, looked up once and only when needed (upstream's
+    // makeLookupPullCredentialsFunc): the check below may need them, the pull does.
+    let lookedUp: Promise<RegistryAuth[]> | undefined;
+    const credentials = () => {
+      lookedUp ??= (async () => this.#credentials(makeKeyring(pod ? await this.#pullSecrets(pod, emit) : []), image, pod))();
+      return lookedUp;
+    };
     if (present) {
-      emit({ type: 'Normal', reason: 'Pulled', message: `Container image "${image}" already present on machine` });
-      return { imageRef: present.id, user: imageUser(present) };
+      if (!this.#pulled) {
+        emit({ type: 'Normal', reason: 'Pulled', message: `Container image "${image}" already present on machine` });
+        return { imageRef: present.id, user: imageUser(present) };
+      }
+      // KEP-2535: a present image another pod pulled with credentials this one may not have
+      // is pulled again with this pod's (IfNotPresent acts as Always for it).
+      let must: boolean;
+      try {
+        must = await this.#pulled.mustPull(image, present.id, async () => podCredentials(await credentials()));
+      } catch (e) {
+        return this.#failed(image, key, this.#backoff.get(key), (e as Error).message, emit);
+      }
+      if (!must) {
+        emit({
+          type: 'Normal',
+          reason: 'Pulled',
+          message: `Container image "${image}" already present on machine and can be accessed by the pod`,
+        });
+        return { imageRef: present.id, user: imageUser(present) };
+      }
     }
     if (policy === 'Never') {
       const message = `Container image "${image}" is not present with pull policy of Never`;
@@ -126,19 +165,52 @@ export class ImagePuller {
       emit({ type: 'Normal', reason: 'BackOff', message: `Back-off pulling image "${image}"` });
       return { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` } };
     }
-    let keyring: Keyring;
+    let found: RegistryAuth[];
     try {
-      keyring = makeKeyring(pod ? await this.#pullSecrets(pod, emit) : []);
+      found = await credentials();
     } catch (e) {
       // A malformed secret fails the pull, as upstream: pulling without the credentials the
       // user gave would only hide the mistake behind an unauthorized error.
       return this.#failed(image, key, bk, (e as Error).message, emit);
     }
+    // Upstream's RecordPullIntent before the pull; its record (or the intent's removal) after.
+    if (this.#pulled) {
+      try {
+        this.#pulled.recordIntent(image);
+      } catch (e) {
+        return {
+          waiting: {
+            reason: 'ErrImagePull',
+            message: `Failed to record image pull intent for container image "${image}": ${(e as Error).message}`,
+          },
+        };
+      }
+    }
+    let pulled: { imageRef: string; auth: RegistryAuth | undefined } | undefined;
+    try {
+      const r = await this.#pull(image, key, bk, found, emit, pod, signal);
+      if (r.imageRef !== undefined) pulled = { imageRef: r.imageRef, auth: r.auth };
+      return r.result;
+    } finally {
+      if (pulled) this.#pulled?.recordPulled(image, pulled.imageRef, pulledWith(pulled.auth));
+      else this.#pulled?.recordFailed(image);
+    }
+  }
+
+  async #pull(
+    image: string,
+    key: string,
+    bk: { delayMs: number } | undefined,
+    found: RegistryAuth[],
+    emit: (e: ImageEvent) => void,
+    pod: Pod | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<{ result: PullResult; imageRef?: string; auth?: RegistryAuth }> {
     emit({ type: 'Normal', reason: 'Pulling', message: `Pulling image "${image}"` });
     const started = Date.now();
     const uid = pod?.metadata?.uid ?? '';
     this.#observe.started?.(uid);
-    const creds: (RegistryAuth | undefined)[] = await this.#credentials(keyring, image, pod);
+    const creds: (RegistryAuth | undefined)[] = [...found];
     if (!creds.length) {
       this.#log?.v(3, 'Pulling image without credentials', { image });
       creds.push(undefined);
@@ -154,19 +226,27 @@ export class ImagePuller {
     if (this.#limit && !this.#limit.tryAccept()) {
       release();
       this.#observe.finished?.(uid);
-      return this.#failed(image, key, bk, 'pull QPS exceeded', emit);
+      return { result: this.#failed(image, key, bk, 'pull QPS exceeded', emit) };
     }
     // Each matching credential in turn (upstream allows rotation this way); the first that works wins.
     const errors: string[] = [];
     const pullStarted = Date.now();
+    // A pull has no deadline (the runtime bounds it by progress: containerd's
+    // image_pull_progress_timeout); a long one says it is still going, every PROGRESS_LOG_MS.
+    const progress = setInterval(
+      () => this.#log?.info('Image pull still in progress', { image, elapsed: goDuration(Date.now() - pullStarted) }),
+      this.#progressMs,
+    );
+    progress.unref();
     try {
       for (const auth of creds) {
         try {
           const { imageRef } = await this.#images.pullImage({ image: { image }, ...(auth ? { auth } : {}) }, { signal });
           this.#backoff.delete(key);
-          const now = Date.now();
           const status = await this.#status(image);
           const size = Number(status?.size ?? 0);
+          // As upstream's puller, the pull's time takes in the size query.
+          const now = Date.now();
           // Upstream's pullImage words: the pull's time, then the time with the wait for a pull slot, and the image's size.
           emit({
             type: 'Normal',
@@ -174,7 +254,7 @@ export class ImagePuller {
             message: `Successfully pulled image "${image}" in ${goDuration(now - pullStarted)} (${goDuration(now - started)} including waiting). Image size: ${size} bytes.`,
           });
           this.#observe.finished?.(uid, (now - pullStarted) / 1000, size);
-          return { imageRef, user: status === undefined ? undefined : imageUser(status) };
+          return { result: { imageRef, user: status === undefined ? undefined : imageUser(status) }, imageRef, auth };
         } catch (e) {
           if (signal?.aborted) this.#observe.finished?.(uid);
           signal?.throwIfAborted(); // cancelled, not failed: no back-off for a pod that is going away
@@ -182,10 +262,11 @@ export class ImagePuller {
         }
       }
     } finally {
+      clearInterval(progress);
       release();
     }
     this.#observe.finished?.(uid);
-    return this.#failed(image, key, bk, aggregate(errors), emit);
+    return { result: this.#failed(image, key, bk, aggregate(errors), emit) };
   }
 
   #failed(image: string, key: string, bk: { delayMs: number } | undefined, detail: string, emit: (e: ImageEvent) => void): PullResult {
@@ -251,6 +332,28 @@ export class ImagePuller {
     for (const k of this.#backoff.keys()) if (k.startsWith(keyPrefix)) this.#backoff.delete(k);
     this.#tokens?.forget(keyPrefix.replace(/\/$/, ''));
   }
+}
+
+/**
+ * Upstream's getPodCredentials: the pod's secrets (coordinates and hash) among its credentials
+ * for the image, and the first service account a token-mode provider answered for.
+ */
+export function podCredentials(found: readonly RegistryAuth[]): PodCredentials {
+  const out: PodCredentials = { secrets: [] };
+  for (const auth of found) {
+    const t = trackingOf(auth);
+    if (t?.source?.secret) out.secrets.push({ ...t.source.secret, credentialHash: t.hash });
+    else if (t?.source?.serviceAccount && !out.serviceAccount) out.serviceAccount = { ...t.source.serviceAccount };
+  }
+  return out;
+}
+
+/** Upstream's trackedToImagePullCreds: what a successful pull's credentials let use; anonymous or node-wide: every pod. */
+export function pulledWith(auth: RegistryAuth | undefined): ImagePullCredentials {
+  const t = auth ? trackingOf(auth) : undefined;
+  if (t?.source?.secret) return { kubernetesSecrets: [{ ...t.source.secret, credentialHash: t.hash }] };
+  if (t?.source?.serviceAccount) return { kubernetesServiceAccounts: [{ ...t.source.serviceAccount }] };
+  return { nodePodsAccessible: true };
 }
 
 // Upstream's utilerrors.NewAggregate: one message as is, several distinct ones as [a, b].

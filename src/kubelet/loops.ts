@@ -12,8 +12,17 @@ import { parseThresholds } from '../eviction/thresholds.ts';
 import { startCollector } from '../gc/collector.ts';
 import { criGCRuntime, criImageGC } from '../gc/cri.ts';
 import { startImageGC } from '../gc/images.ts';
+import { openPulledImages } from '../images/pulled/setup.ts';
+import { featureEnabled } from '../features/gates.ts';
 import { logger } from '../log/log.ts';
-import { evictionMetrics, housekeepingMetrics, imageGCMetrics, logRotationMetrics, nodeShutdownMetrics } from './observers.ts';
+import {
+  evictionMetrics,
+  housekeepingMetrics,
+  imageGCMetrics,
+  logRotationMetrics,
+  nodeShutdownMetrics,
+  pulledImagesMetrics,
+} from './observers.ts';
 import type { CurrentNode } from '../node/current-node.ts';
 import { nodeShutdownManager } from '../nodeshutdown/manager.ts';
 import { stateFile } from '../nodeshutdown/state-file.ts';
@@ -66,6 +75,18 @@ export async function nodeLoops(
     releaseVolumes: (uid) => d.persistent.release(uid),
     podDirRemoved: (uid) => d.userns.release(uid),
   });
+  // KEP-2535's records of pulled images (src/images/pulled), pruned with the images GC removes.
+  const pulledImages = featureEnabled(config.featureGates, 'KubeletEnsureSecretPulledImages')
+    ? await openPulledImages(
+        {
+          rootDir,
+          policy: config.imagePullCredentialsVerificationPolicy,
+          allowlist: config.preloadedImagesVerificationAllowlist,
+          observe: pulledImagesMetrics,
+        },
+        d.images,
+      )
+    : undefined;
   // Image GC between imageGCLowThresholdPercent and imageGCHighThresholdPercent.
   const imageGC = startImageGC({
     ...(await criImageGC(d.cri, d.images, () => d.view.pods(), rootDir)),
@@ -76,6 +97,7 @@ export async function nodeLoops(
     },
     log: logger('image_gc'),
     observe: imageGCMetrics,
+    ...(pulledImages ? { afterCollect: (remaining: string[], started: number) => pulledImages.prune(remaining, started) } : {}),
   });
   // Node pressure: conditions, reclaim, evictions (src/eviction).
   const eviction = startEvictionManager({
@@ -133,6 +155,7 @@ export async function nodeLoops(
   return {
     eviction,
     shutdown,
+    pulledImages,
     stop() {
       for (const loop of [gc, imageGC, eviction, shutdown, logRotation]) loop.stop();
     },

@@ -19,6 +19,7 @@ import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from '../metr
 import { metrics, noteCertificateExpiry } from '../metrics/metrics.ts';
 import type { CertificateObserver } from '../certificates/certificate-manager.ts';
 import type { PluginObserver } from '../images/credential-provider/exec.ts';
+import type { PulledImagesObserver } from '../images/pulled/manager.ts';
 
 export const clientCertificateMetrics: CertificateObserver = {
   expiresAt: (ms) => noteCertificateExpiry('client', ms),
@@ -186,4 +187,9 @@ export const credentialProviderMetrics: PluginObserver & { configHash(hash: stri
     metrics.credentialProviderConfigInfo.reset();
     metrics.credentialProviderConfigInfo.set({ hash }, 1);
   },
+};
+
+/** Upstream's kubelet_imagemanager_image_mustpull_checks_total: each ensure-secret-pulled-images check's result. */
+export const pulledImagesMetrics: PulledImagesObserver = {
+  checked: (result) => metrics.imageMustPullChecks.inc({ result }),
 };

@@ -4,7 +4,7 @@ import type { KubeletConfig } from '../config/kubelet-config.ts';
 import type { CgroupDriver } from '../resources/cgroup-driver.ts';
 import type { SystemCgroupsConfig } from '../node/system-cgroups.ts';
 import type { ContainerGCPolicy } from '../gc/containers.ts';
-import type { CredentialProviders } from '../images/credential-provider/plugins.ts';
+import type { LoadedProviders } from '../images/credential-provider/plugins.ts';
 
 export interface KubeletOptions {
   kubeconfig: string;
@@ -16,8 +16,8 @@ export interface KubeletOptions {
   nodeIP?: string;
   runtimeEndpoint: string;
   rootDir: string;
-  /** --image-credential-provider-config and -bin-dir, registered (src/images/credential-provider). */
-  credentialProviders?: CredentialProviders;
+  /** --image-credential-provider-config and -bin-dir, read and checked: the plugins pod-runtime.ts builds (src/images/credential-provider). */
+  credentialProviders?: LoadedProviders;
   nodeLabels: Record<string, string>;
   taints: Taint[];
   cniConfDir: string;

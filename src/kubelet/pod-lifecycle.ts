@@ -52,7 +52,7 @@ export function podLifecycle(
   });
   // Upstream's pod start-up SLI: creation to all containers running as the watch shows it, without image pulls.
   const startup = new StartupLatencyTracker(startupMetrics(logger('kubelet')));
-  const runtime = podRuntime(o, { ...d, startup });
+  const runtime = podRuntime(o, { ...d, startup, pulledImages: d.loops.pulledImages });
   // Liveness, readiness and startup probes: a changed result syncs the pod again.
   const prober = new Prober({ cri: d.cri, events: d.events, log: logger('prober'), onChange: wake });
   // Each pod gets ROOT/pods/UID before its first sandbox: the mark housekeeping goes by.

@@ -17,7 +17,9 @@ import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { PullSlots, pullLimit } from '../images/pull-slots.ts';
 import { logger } from '../log/log.ts';
 import type { StartupLatencyTracker } from '../pods/startup-latency.ts';
-import { pullMetrics, syncMetrics } from './observers.ts';
+import { credentialProviderMetrics, pullMetrics, syncMetrics } from './observers.ts';
+import { credentialProviders } from '../images/credential-provider/plugins.ts';
+import type { PulledImages } from '../images/pulled/manager.ts';
 import { readResolvConf } from '../network/resolv-conf.ts';
 import type { CurrentNode } from '../node/current-node.ts';
 import { thermalThrottlePaths } from '../node/host.ts';
@@ -49,6 +51,8 @@ export interface PodSyncDeps {
   pods: PodManager;
   cm: ContainerManager;
   volumes: VolumeManager;
+  /** KEP-2535's records of pulled images (src/images/pulled); undefined with KubeletEnsureSecretPulledImages off. */
+  pulledImages?: PulledImages;
 }
 
 export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: StartupLatencyTracker }) {
@@ -58,10 +62,18 @@ export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: Startu
   const pullTokens = new TokenManager((namespace, name, req) =>
     d.api.create<TokenRequest>(apiPath({ resource: 'serviceaccounts', namespace, name, subresource: 'token' }), req),
   );
-  o.credentialProviders?.bind({
-    getServiceAccount: (namespace, name) => d.api.get<ServiceAccount>(apiPath({ resource: 'serviceaccounts', namespace, name })),
-    token: (k) => pullTokens.token({ ...k }),
-  });
+  // Built as upstream's NewKubeGenericRuntimeManager registers them, with the token manager.
+  const providers =
+    o.credentialProviders &&
+    credentialProviders(o.credentialProviders, {
+      serviceAccounts: {
+        getServiceAccount: (namespace, name) => d.api.get<ServiceAccount>(apiPath({ resource: 'serviceaccounts', namespace, name })),
+        token: (k) => pullTokens.token({ ...k }),
+      },
+      observe: credentialProviderMetrics,
+      log: logger('credential-provider'),
+    });
+  if (providers) credentialProviderMetrics.configHash(providers.hash);
   // The cluster's Services, listed and watched, for containers' service link variables.
   const services = serviceCache(d.api, logger('services'));
   const syncer = new PodSyncer({
@@ -77,7 +89,8 @@ export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: Startu
       slots: new PullSlots(pullLimit(config.serializeImagePulls, config.maxParallelImagePulls)),
       limit: new TokenBucket(config.registryPullQPS, config.registryBurst),
       nodeKeyring: new NodeKeyring({ rootDir, log: logger('images') }),
-      providers: o.credentialProviders,
+      providers,
+      pulled: d.pulledImages,
       tokens: pullTokens,
     }),
     node: {

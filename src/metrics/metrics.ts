@@ -240,6 +240,13 @@ export const metrics = {
     labelNames: ['hash'],
     registers: r,
   }),
+  // Ensure-secret-pulled-images (src/images/pulled), upstream's pullmanager/metrics.go.
+  imageMustPullChecks: new Counter({
+    name: 'kubelet_imagemanager_image_mustpull_checks_total',
+    help: alpha('Counter for how many times kubelet checked whether credentials need to be re-verified to access an image'),
+    labelNames: ['result'],
+    registers: r,
+  }),
   eventsDropped: new Counter({
     name: 'kubelet_ts_events_dropped_total',
     help: 'Kubernetes Events dropped because the send queue was full.',

@@ -71,6 +71,8 @@ authentication: {x509: {clientCAFile: /ca.crt}, webhook: {enabled: false, cacheT
 authorization: {mode: AlwaysAllow, webhook: {cacheAuthorizedTTL: 1m, cacheUnauthorizedTTL: 10s}}
 registryPullQPS: 0
 registryBurst: 20
+imagePullCredentialsVerificationPolicy: NeverVerifyAllowlistedImages
+preloadedImagesVerificationAllowlist: [registry.k8s.io/pause, quay.io/org/*]
 eventRecordQPS: 0
 eventBurst: 50
 healthzPort: 0

@@ -10,7 +10,18 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUSYBOX, CONTAINERD_CONFIG, NODE_IP, ROOT, crictl, ctr, exportImage, reimportImages } from './stack.ts';
+import {
+  BUSYBOX,
+  CONTAINERD_CONFIG,
+  NODE_IP,
+  ROOT,
+  crictl,
+  ctr,
+  exportImage,
+  forgetPulledImage,
+  imageId,
+  reimportImages,
+} from './stack.ts';
 
 export interface RegistryOptions {
   host: string;
@@ -55,7 +66,10 @@ export interface PrivateImage {
   rightAuth: string;
   /** A temporary directory of the test's own (the exported layout is in it). */
   work: string;
-  /** Closes the registry, removes its hosts.toml, the work directory and the image's name on the node. */
+  /**
+   * Closes the registry, removes its hosts.toml, the work directory, the image's name on the node
+   * and the kubelet's record of pulling it (stack.ts forgetPulledImage).
+   */
   close(): Promise<void>;
 }
 
@@ -115,6 +129,12 @@ export async function privateBusybox(workPrefix: string): Promise<PrivateImage> 
       await registry.close();
       rmSync(hostsDir, { recursive: true, force: true });
       rmSync(work, { recursive: true, force: true });
+      // busybox's ID became a kubelet-pulled image (KEP-2535): preloaded again for the tests after.
+      try {
+        forgetPulledImage(imageId(image));
+      } catch {
+        /* never pulled */
+      }
       // Not crictl rmi: CRI RemoveImage drops every name of the image, and this one shares
       // its digest with the busybox the other tests use. ctr removes just this name.
       try {

@@ -2,7 +2,7 @@
 // used as an operator would, through the apiserver with @kubernetes/client-node and
 // kubectl, and through containerd with crictl. If it cannot start, tests FAIL.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -267,4 +267,24 @@ export async function deleteTestNode(name: string): Promise<void> {
   const { core, coordination } = clients();
   await core.deleteNode({ name }).catch(() => {});
   await coordination.deleteNamespacedLease({ name, namespace: 'kube-node-lease' }).catch(() => {});
+}
+
+/** The stack kubelet's --root-dir (hack/lib.sh KUBELET_ROOT). */
+export const KUBELET_ROOT_DIR = process.env.KUBELET_ROOT_DIR ?? '/var/lib/kubelet';
+
+/** The runtime's ID of an image (what the kubelet keys its pulled-image records by). */
+export function imageId(image: string): string {
+  return (JSON.parse(crictl('inspecti', '-o', 'json', image)) as { status: { id: string } }).status.id;
+}
+
+/**
+ * Forgets the kubelet's record of pulling an image ID (KEP-2535, <root-dir>/image_manager/pulled).
+ * A test that pulls busybox's bytes from its private registry makes busybox's ID a kubelet-pulled
+ * image: every later pod naming docker.io/library/busybox:1.36 that the record does not cover
+ * would then pull it again (NeverVerifyPreloadedImages), from the stack's registry
+ * (hack/registry.sh) at best. Removing the record makes the image preloaded again.
+ */
+export function forgetPulledImage(id: string): void {
+  const file = join(KUBELET_ROOT_DIR, 'image_manager', 'pulled', `sha256-${createHash('sha256').update(id).digest('hex')}`);
+  rmSync(file, { force: true });
 }
