@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck lint csi-sanity up down sd-node kind kind-down e2e-kind package test test-containerd1 unit e2e conformance conformance-node conformance-sig-node conformance-kind node-conformance bench bench-api bench-cluster chaos clean
+.PHONY: all deps build typecheck lint csi-sanity up down sd-node kind kind-down e2e-kind package test test-containerd1 unit e2e conformance conformance-node conformance-sig-node conformance-kind conformance-storage node-conformance bench bench-api bench-cluster chaos clean
 
 all: build
 
@@ -118,6 +118,10 @@ conformance-node: build up
 # The sig-node tests that are not [Conformance] (nor serial, disruptive, flaky or alpha).
 conformance-sig-node: build up
 	SUITE=sig-node bash hack/conformance.sh
+
+# Upstream's storage suites on the CSI hostpath driver and the CSI Mock specs (SUITE=storage).
+conformance-storage: build up
+	SUITE=storage bash hack/conformance.sh
 
 # csi-sanity (kubernetes-csi/csi-test) against the CSI hostpath driver on the local cluster of
 # kubelet-ts nodes (hack/cluster/up.sh first): the driver deployed (hack/cluster/csi-hostpath.sh,

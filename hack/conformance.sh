@@ -7,6 +7,7 @@
 #   SUITE=node   the [Conformance] tests of sig-node and the kubelet-facing sig-storage ones,
 #                without [Serial] (docs/conformance-node.md)
 #   SUITE=sig-node  the other sig-node tests, but alpha features (docs/conformance-sig-node.md)
+#   SUITE=storage the [Driver: csi-hostpath] and CSI Mock specs (docs/conformance-storage.md)
 #   FOCUS=regex, SKIP=regex  another selection (its report stays under CONFORMANCE_OUT)
 #   PROCS=n      parallel test processes (default 6); CONFORMANCE_OUT=dir for the reports
 #                (default _output/conformance-SUITE);
@@ -38,7 +39,12 @@ case "$SUITE" in
     focus='\[sig-node\]'
     skip=$(or_excluded '\[Conformance\]|\[Serial\]|\[Disruptive\]|\[Flaky\]|\[Alpha\]|\[Feature:OffByDefault\]')
     report="$KTS_ROOT/docs/conformance-sig-node.md" ;;
-  *) die "SUITE is full, node or sig-node, not '$SUITE'" ;;
+  storage)
+    # Upstream's storage suites on the CSI hostpath driver, and the CSI Mock specs (docs/csi.md).
+    focus='\[Driver: csi-hostpath\]|CSI Mock'
+    skip=$(or_excluded '\[Serial\]|\[Disruptive\]|\[Flaky\]|\[Alpha\]|\[Feature:OffByDefault\]')
+    report="$KTS_ROOT/docs/conformance-storage.md" ;;
+  *) die "SUITE is full, node, sig-node or storage, not '$SUITE'" ;;
 esac
 KUBECONFIG_ADMIN="$CLUSTER_KUBECONFIG"
 case "${CLUSTER:-local}" in

@@ -126,6 +126,13 @@ export function render(cases: Case[], opts: ReportOptions): string {
       selection:
         'the [sig-node] tests without [Conformance], [Serial], [Disruptive], [Flaky], [Alpha], [Feature:OffByDefault] and the exclusions below',
     },
+    storage: {
+      title: 'Storage: the CSI hostpath driver and CSI Mock specs',
+      about: `The \`[Driver: csi-hostpath]\` and \`CSI Mock\` specs of e2e.test ${opts.release}: upstream's storage test suites on the CSI hostpath driver and its sidecars (built here, docs/csi.md), which each spec deploys into its own namespace, against ${cluster}.`,
+      command: 'make conformance-storage',
+      selection:
+        'the [Driver: csi-hostpath] and CSI Mock specs without [Serial], [Disruptive], [Flaky], [Alpha], [Feature:OffByDefault] and the exclusions below',
+    },
   };
   const about = suites[opts.suite] ?? suites.node;
   const lines = [
