@@ -42,7 +42,11 @@ const kubeletFlags = {
       'drop-in directory: its *.conf KubeletConfiguration files, in lexical order (subdirectories too), merged over --config; flags override them',
   },
   'hostname-override': { type: 'string', describe: 'the node name to use instead of the hostname' },
-  'node-ip': { type: 'string', describe: "the node's InternalIP (default: the first non-loopback IPv4 address)" },
+  'node-ip': {
+    type: 'string',
+    describe:
+      "the node's InternalIP, or a dual-stack pair 'IPv4,IPv6' (either first); '::' or '0.0.0.0': the host's address of that family (default: the first non-loopback IPv4 address)",
+  },
   'cloud-provider': {
     type: 'string',
     default: '',

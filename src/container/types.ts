@@ -9,7 +9,10 @@ export interface SandboxState {
   id: string;
   attempt: number;
   ready: boolean;
+  /** The primary IP CRI reports (ips[0]). */
   ip?: string;
+  /** Every IP CRI reports, the primary first (dual-stack: one of each family; src/network/ips.ts). */
+  ips?: string[];
   createdAtNs: string;
 }
 

@@ -84,7 +84,7 @@ export async function runKubelet(given: KubeletOptions): Promise<{ stop(): Promi
   // As upstream's initializeRuntimeDependentModules: not critical, so a failure (no system bus,
   // no logind) is logged and the kubelet runs on without it.
   loops.shutdown.start().catch((e) => log.error('Failed to start node shutdown manager', { err: e }));
-  log.info('Started kubelet', { node: o.nodeName, nodeIP: host.nodeIP, version: KUBELET_VERSION });
+  log.info('Started kubelet', { node: o.nodeName, nodeIPs: host.nodeIPs, version: KUBELET_VERSION });
 
   // Pods keep running: a restarted kubelet adopts them from their CRI labels.
   return { stop: () => stopAll([servers, loops, stats, lifecycle, status.get(), vol, cm, conn]) };

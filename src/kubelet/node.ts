@@ -17,7 +17,8 @@ import { cniConfigLogFields, ensureCniConfig } from '../network/cni-config.ts';
 import { nodeAgent, type NodeAgent, type NodeAgentOptions } from '../node/agent.ts';
 import type { CurrentNode } from '../node/current-node.ts';
 import { declaredFeatures } from '../node/declared-features.ts';
-import { defaultNodeIP, filesystemStats, readHostFacts, type HostFacts } from '../node/host.ts';
+import { filesystemStats, hostAddresses, readHostFacts, type HostFacts } from '../node/host.ts';
+import { nodeIPs as selectNodeIPs, parseNodeIPArgument } from '../network/ips.ts';
 import { setupKernelTunables } from '../node/kernel-tunables.ts';
 import { leaseRenewer } from '../node/lease.ts';
 import { applyOwnOOMScoreAdj } from '../node/oom-score.ts';
@@ -31,7 +32,8 @@ import { cgroupReader } from '../stats/cgroup.ts';
 import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
 
 export interface Host {
-  nodeIP: string;
+  /** The node's IPs, the primary first (src/network/ips.ts). */
+  nodeIPs: string[];
   facts: HostFacts;
   swap: NodeSwap;
 }
@@ -42,8 +44,10 @@ export function prepareHost(o: KubeletOptions, log: Logger): Host {
   // failCgroupV1: false is what a cgroup v1 host needs, as for the upstream kubelet (metrics.cgroupVersion's reader).
   const v1Refused = cgroupV1Refused(config.failCgroupV1, cgroupReader().version === 2);
   if (v1Refused) throw new Error(v1Refused);
-  const nodeIP = o.nodeIP || defaultNodeIP();
-  if (!nodeIP) throw new Error('no --node-ip given and no non-loopback IPv4 address found on this host');
+  // --node-ip as upstream's ParseNodeIPArgument reads it: what is no IP is left out, with a word.
+  const given = parseNodeIPArgument(o.nodeIP);
+  if (given.invalid.length) log.info('Could not parse some node IP(s), ignoring them', { IPs: given.invalid });
+  const nodeIPs = selectNodeIPs(given.ips, hostAddresses());
   const oom = applyOwnOOMScoreAdj(config.oomScoreAdj);
   if (oom) log.info('Failed to ApplyOOMScoreAdj', { err: oom });
   mkdirSync(rootDir, { recursive: true });
@@ -85,7 +89,7 @@ export function prepareHost(o: KubeletOptions, log: Logger): Host {
     log,
   });
   setupKernelTunables(config.protectKernelDefaults, log);
-  return { nodeIP, facts, swap };
+  return { nodeIPs, facts, swap };
 }
 
 /** What the node status reports on, from the parts that know it. */
@@ -144,7 +148,7 @@ export function nodeStatus(
     reportEveryMs: config.nodeStatusReportFrequencyMs,
     staticInputs: {
       host: d.host.facts,
-      nodeIP: d.host.nodeIP,
+      nodeIPs: d.host.nodeIPs,
       cloud: { external: o.cloudProvider === 'external', providerID: config.providerID, nodeIPSpecified: !!o.nodeIP },
       hostname: nodeName,
       kubeletVersion: KUBELET_VERSION,

@@ -63,7 +63,7 @@ export function podLifecycle(
       syncer: runtime.syncer,
       status,
       events: d.events,
-      nodeIP: d.host.nodeIP,
+      nodeIPs: d.host.nodeIPs,
       node: () => node.get(),
       refreshNode: d.refreshNode,
       probes: prober,

@@ -99,7 +99,7 @@ export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: Startu
       clusterDomain: config.clusterDomain,
       clusterDNS: config.clusterDNS,
       hostDNS: readResolvConf(config.resolvConf),
-      nodeIP: d.host.nodeIP,
+      nodeIPs: d.host.nodeIPs,
       seccompDefault: config.seccompDefault,
       seccompProfileRoot: join(rootDir, 'seccomp'),
       hostMaskedPaths: thermalThrottlePaths(),

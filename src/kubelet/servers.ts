@@ -41,7 +41,7 @@ export async function kubeletServers(
     config,
     certDir: o.certDir,
     nodeName,
-    nodeIP: d.host.nodeIP,
+    nodeIPs: d.host.nodeIPs,
     api: d.api,
     pods,
     runtime: (uid) => d.view.pod(uid),

@@ -69,8 +69,8 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
 
   async function register(): Promise<Node> {
     const retry = backoff(100, 7000);
-    const { cloud, nodeIP } = o.staticInputs;
-    const want = nodeForRegistration(o.nodeName, o.staticInputs.host.architecture, o.labels, o.taints, cloud && { ...cloud, nodeIP });
+    const { cloud, nodeIPs } = o.staticInputs;
+    const want = nodeForRegistration(o.nodeName, o.staticInputs.host.architecture, o.labels, o.taints, cloud && { ...cloud, nodeIPs });
     for (;;) {
       try {
         const node = await api.create<Node>(apiPath({ resource: 'nodes' }), want);

@@ -82,12 +82,9 @@ export function filesystemStats(path: string): { capacityBytes: number; availabl
   return { capacityBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize, inodes: s.files, inodesFree: s.ffree };
 }
 
-/** Upstream's default when --node-ip is unset: the first global IPv4 address (the default route's, in practice). */
-export function defaultNodeIP(): string | undefined {
-  for (const addrs of Object.values(networkInterfaces())) {
-    for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
-  }
-  return undefined;
+/** The host's non-loopback addresses, in interface order: where the node's IPs are chosen from (src/network/ips.ts nodeIPs). */
+export function hostAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((addrs) => (addrs ?? []).filter((a) => !a.internal).map((a) => a.address));
 }
 
 /** Pure: the CPUs of a kernel CPU list ("0-3,8"), as upstream's possibleCPUsParsed reads /sys/devices/system/cpu/possible; undefined when malformed. */

@@ -28,7 +28,7 @@ const inputs = (over: Partial<StatusInputs> = {}): StatusInputs => ({
     hugepages: { 'hugepages-2Mi': 0 },
   },
   fs: { capacityBytes: 100 * 2 ** 30 },
-  nodeIP: '172.30.255.10',
+  nodeIPs: ['172.30.255.10'],
   hostname: 'vm',
   kubeletVersion: 'v1.36.3',
   kubeletPort: 10250,
@@ -216,7 +216,7 @@ test('conditionsOverwritten: the lifecycle controller set Ready Unknown; our own
 });
 
 test('registration with an external cloud provider: its taint, the node IP given as an annotation, providerID', () => {
-  const cloud = { external: true, providerID: 'kind://podman/kind/kind-worker', nodeIPSpecified: true, nodeIP: '10.0.0.5' };
+  const cloud = { external: true, providerID: 'kind://podman/kind/kind-worker', nodeIPSpecified: true, nodeIPs: ['10.0.0.5'] };
   const n = nodeForRegistration('w1', 'amd64', {}, [{ key: 'a', effect: 'NoSchedule' }], cloud);
   assert.deepEqual(n.spec, {
     taints: [{ key: 'a', effect: 'NoSchedule' }, UNINITIALIZED_TAINT],
@@ -231,7 +231,7 @@ test('registration with an external cloud provider: its taint, the node IP given
 });
 
 test("nodeAddresses: the kubelet's, unless an external cloud controller owns them (upstream's NodeAddress setter)", () => {
-  const base = { nodeIP: '10.0.0.5', hostname: 'w1' };
+  const base = { nodeIPs: ['10.0.0.5'], hostname: 'w1' };
   const both = [
     { type: 'InternalIP', address: '10.0.0.5' },
     { type: 'Hostname', address: 'w1' },
@@ -242,6 +242,15 @@ test("nodeAddresses: the kubelet's, unless an external cloud controller owns the
     ['external, --node-ip given, none yet', nodeAddresses(cloud(true), []), both],
     ['external, no --node-ip, none yet: the hostname alone', nodeAddresses(cloud(false), undefined), [{ type: 'Hostname', address: 'w1' }]],
     ["external, the controller's set: left alone", nodeAddresses(cloud(true), [{ type: 'InternalIP', address: '10.9.9.9' }]), undefined],
+    [
+      'dual-stack --node-ip: an InternalIP of each family, the primary first',
+      nodeAddresses({ ...base, nodeIPs: ['fd00::5', '10.0.0.5'] }, undefined),
+      [
+        { type: 'InternalIP', address: 'fd00::5' },
+        { type: 'InternalIP', address: '10.0.0.5' },
+        { type: 'Hostname', address: 'w1' },
+      ],
+    ],
   ];
   for (const [name, got, want] of rows) assert.deepEqual(got, want, name);
 });

@@ -24,7 +24,8 @@ export interface RuntimeHealth {
 export interface StatusInputs {
   host: HostFacts;
   fs: { capacityBytes: number };
-  nodeIP: string;
+  /** The node's IPs (one, or a dual-stack pair, src/network/ips.ts): its InternalIP addresses. */
+  nodeIPs: string[];
   hostname: string;
   /** --cloud-provider=external: a cloud controller owns the Node's addresses (nodeAddresses). */
   cloud?: CloudSettings;
@@ -77,17 +78,14 @@ export const PROVIDED_NODE_IP = 'alpha.kubernetes.io/provided-node-ip';
  * was given.
  */
 export function nodeAddresses(
-  i: Pick<StatusInputs, 'nodeIP' | 'hostname' | 'cloud'>,
+  i: Pick<StatusInputs, 'nodeIPs' | 'hostname' | 'cloud'>,
   existing: NodeAddress[] | undefined,
 ): NodeAddress[] | undefined {
   if (i.cloud?.external) {
     if (existing?.length) return undefined;
     if (!i.cloud.nodeIPSpecified) return [{ type: 'Hostname', address: i.hostname }];
   }
-  return [
-    { type: 'InternalIP', address: i.nodeIP },
-    { type: 'Hostname', address: i.hostname },
-  ];
+  return [...i.nodeIPs.map((address) => ({ type: 'InternalIP', address })), { type: 'Hostname', address: i.hostname }];
 }
 const withAddresses = (a: NodeAddress[] | undefined) => (a ? { addresses: a } : {});
 
@@ -100,10 +98,11 @@ export function nodeForRegistration(
   arch: string,
   labels: Record<string, string>,
   taints: Taint[],
-  cloud?: CloudSettings & { nodeIP: string },
+  cloud?: CloudSettings & { nodeIPs: string[] },
 ): Node {
   const allTaints = cloud?.external ? [...taints, UNINITIALIZED_TAINT] : taints;
-  const providedIP: Record<string, string> = cloud?.external && cloud.nodeIPSpecified ? { [PROVIDED_NODE_IP]: cloud.nodeIP } : {};
+  const providedIP: Record<string, string> =
+    cloud?.external && cloud.nodeIPSpecified ? { [PROVIDED_NODE_IP]: cloud.nodeIPs.join(',') } : {};
   return {
     apiVersion: 'v1',
     kind: 'Node',

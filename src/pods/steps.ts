@@ -32,7 +32,7 @@ export function podSteps(d: {
   syncer: PodSyncer;
   status: StatusManager;
   events: Recorder;
-  nodeIP: string;
+  nodeIPs: string[];
   node: () => Node | undefined;
   /** Reads the Node from the apiserver past the watch: admission asks again with it (src/pods/workers.ts). */
   refreshNode?: () => Promise<void>;
@@ -121,7 +121,7 @@ export function podSteps(d: {
         return { phase: 'Failed' };
       }
       const generated = generatePodStatus({ ...pod, status: prev }, r.runtime, {
-        nodeIP: d.nodeIP,
+        nodeIPs: d.nodeIPs,
         now: new Date(),
         waiting: r.waiting,
         terminated: false,
@@ -159,7 +159,7 @@ export function podSteps(d: {
       const after = await d.view.pod(uid);
       const last = kill ? killedStatus(d.status.last(uid) ?? pod.status, kill) : (d.status.last(uid) ?? pod.status);
       const final = generatePodStatus({ ...pod, status: last }, after, {
-        nodeIP: d.nodeIP,
+        nodeIPs: d.nodeIPs,
         now: new Date(),
         waiting: new Map(),
         terminated: true,

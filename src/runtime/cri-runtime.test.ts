@@ -101,7 +101,14 @@ test('RuntimeView: sandboxStatus() reads one sandbox, and the next list does not
     listContainers: async () => ({ containers: [] }),
   } as unknown as RuntimeClient;
   const view = new RuntimeView(cri);
-  assert.deepEqual(await view.sandboxStatus('s1'), { id: 's1', attempt: 2, ready: true, ip: '10.0.0.7', createdAtNs: '5' });
+  assert.deepEqual(await view.sandboxStatus('s1'), {
+    id: 's1',
+    attempt: 2,
+    ready: true,
+    ip: '10.0.0.7',
+    ips: ['10.0.0.7'],
+    createdAtNs: '5',
+  });
   assert.equal((await view.pod('a')).sandboxes[0]?.ip, '10.0.0.7');
   assert.equal(statusCalls, 1);
 });

@@ -8,6 +8,7 @@ import type { ContainerStatus__Output } from '../cri/generated/runtime/v1/Contai
 import { terminationMessage } from './termination-message.ts';
 import { parseLinux, type LinuxResources } from '../resources/linux-resources.ts';
 import { type ContainerPhase, type ContainerState, type PodRuntimeStatus, type SandboxState, labels } from '../container/types.ts';
+import { sandboxIPs } from '../network/ips.ts';
 
 const phases: Record<string, ContainerPhase> = {
   CONTAINER_CREATED: 'created',
@@ -36,10 +37,13 @@ function exitMessage(st: ContainerStatus__Output): string {
   return [st.message, written].filter(Boolean).join(': ');
 }
 
+/** A sandbox's IP fields: none when CRI reports none (host network). */
+const withIPs = (ips: string[]) => (ips.length ? { ip: ips[0], ips } : {});
+
 export class RuntimeView {
   readonly #cri: RuntimeClient;
   readonly #containers = new Map<string, ContainerState>();
-  readonly #sandboxIPs = new Map<string, string>();
+  readonly #sandboxIPs = new Map<string, string[]>();
   /** The list in flight, and the one that follows it, shared by whoever asks meanwhile. */
   #running?: Promise<Map<string, PodRuntimeStatus>>;
   #next?: Promise<Map<string, PodRuntimeStatus>>;
@@ -94,9 +98,9 @@ export class RuntimeView {
   async sandboxStatus(id: string): Promise<SandboxState> {
     const { status: st } = await this.#cri.podSandboxStatus({ podSandboxId: id });
     const ready = st?.state === 'SANDBOX_READY';
-    const ip = st?.network?.ip ?? '';
-    if (ready) this.#sandboxIPs.set(id, ip);
-    return { id, attempt: st?.metadata?.attempt ?? 0, ready, ip: ip || undefined, createdAtNs: st?.createdAt ?? '0' };
+    const ips = sandboxIPs(st?.network);
+    if (ready) this.#sandboxIPs.set(id, ips);
+    return { id, attempt: st?.metadata?.attempt ?? 0, ready, ...withIPs(ips), createdAtNs: st?.createdAt ?? '0' };
   }
 
   async #list(): Promise<Map<string, PodRuntimeStatus>> {
@@ -128,13 +132,13 @@ export class RuntimeView {
 
   async #sandbox(s: PodSandbox__Output): Promise<SandboxState> {
     const ready = s.state === 'SANDBOX_READY';
-    let ip = this.#sandboxIPs.get(s.id);
-    if (ready && ip === undefined) {
+    let ips = this.#sandboxIPs.get(s.id);
+    if (ready && ips === undefined) {
       const st = await this.#cri.podSandboxStatus({ podSandboxId: s.id });
-      ip = st.status?.network?.ip ?? '';
-      this.#sandboxIPs.set(s.id, ip);
+      ips = sandboxIPs(st.status?.network);
+      this.#sandboxIPs.set(s.id, ips);
     }
-    return { id: s.id, attempt: s.metadata?.attempt ?? 0, ready, ip: ip || undefined, createdAtNs: s.createdAt };
+    return { id: s.id, attempt: s.metadata?.attempt ?? 0, ready, ...withIPs(ips ?? []), createdAtNs: s.createdAt };
   }
 
   async #container(c: Container__Output): Promise<ContainerState | undefined> {

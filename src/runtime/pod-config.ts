@@ -26,8 +26,8 @@ export interface NodeContext extends NodeSecurity {
   clusterDNS: string[];
   /** nameservers, searches and options of the host's resolv.conf (dnsPolicy Default). */
   hostDNS: { servers: string[]; searches: string[]; options: string[] };
-  /** The node's IP: status.hostIP(s) in a container's environment. */
-  nodeIP?: string;
+  /** The node's IPs: status.hostIP(s) in a container's environment. */
+  nodeIPs?: string[];
   /** The node's memory capacity in bytes (status.capacity), for containers' oom_score_adj; unknown: the runtime's default. */
   memoryCapacity?: () => number | undefined;
   /** The cgroup driver and cgroupRoot (src/resources/cgroup-layout.ts): where pod cgroups are; unset: cgroupfs below '/'. */

@@ -30,7 +30,7 @@ function harness() {
     h.runtime.calls.length = 0;
     const r = await h.syncer.syncPod(pod, undefined, undefined, last);
     last = generatePodStatus({ ...pod, status: last }, r.runtime, {
-      nodeIP: '172.30.0.2',
+      nodeIPs: ['172.30.0.2'],
       now: new Date(),
       waiting: r.waiting,
       terminated: false,
@@ -132,11 +132,11 @@ test('RestartAllContainers: a container restarted before keeps counting', async 
   const r = await h.syncer.syncPod(p, undefined, undefined, undefined);
   // Every instance goes, in spec order; the one whose exit triggered it last.
   assert.deepEqual(h.runtime.trace(), ['RemoveContainer old', 'StopContainer r1 timeout=2', 'RemoveContainer r1', 'RemoveContainer src']);
-  const a = generatePodStatus(p, r.runtime, { nodeIP: 'n', now: new Date(), waiting: r.waiting, terminated: false });
+  const a = generatePodStatus(p, r.runtime, { nodeIPs: ['n'], now: new Date(), waiting: r.waiting, terminated: false });
   assert.equal(byName(a, 'source').restartCount, 1);
   h.runtime.calls.length = 0;
   const r2 = await h.syncer.syncPod(p, undefined, undefined, a);
-  const b = generatePodStatus({ ...p, status: a }, r2.runtime, { nodeIP: 'n', now: new Date(), waiting: r2.waiting, terminated: false });
+  const b = generatePodStatus({ ...p, status: a }, r2.runtime, { nodeIPs: ['n'], now: new Date(), waiting: r2.waiting, terminated: false });
   assert.deepEqual(h.runtime.trace(), [
     'CreateContainer source attempt=0 in sb1',
     'StartContainer c1',
@@ -148,7 +148,7 @@ test('RestartAllContainers: a container restarted before keeps counting', async 
     'regular waiting restarts=1 last=RestartingAllContainers',
   ]);
   const r3 = await h.syncer.syncPod(p, undefined, undefined, b);
-  const c = generatePodStatus({ ...p, status: b }, r3.runtime, { nodeIP: 'n', now: new Date(), waiting: r3.waiting, terminated: false });
+  const c = generatePodStatus({ ...p, status: b }, r3.runtime, { nodeIPs: ['n'], now: new Date(), waiting: r3.waiting, terminated: false });
   assert.deepEqual(all(c).map(brief), [
     'source running restarts=2 last=RestartingAllContainers',
     'regular running restarts=1 last=RestartingAllContainers',
@@ -166,7 +166,7 @@ test('RestartAllContainers: an init container exits 42; init containers and side
   const step = async (last?: PodStatus) => {
     h.runtime.calls.length = 0;
     const r = await h.syncer.syncPod(p, undefined, undefined, last);
-    return generatePodStatus({ ...p, status: last }, r.runtime, { nodeIP: 'n', now: new Date(), waiting: r.waiting, terminated: false });
+    return generatePodStatus({ ...p, status: last }, r.runtime, { nodeIPs: ['n'], now: new Date(), waiting: r.waiting, terminated: false });
   };
   const a = await step();
   assert.deepEqual(h.runtime.trace(), ['StopContainer s1 timeout=2', 'RemoveContainer s1', 'RemoveContainer i1', 'RemoveContainer si1']);

@@ -26,6 +26,7 @@ import { supportsRecursiveReadOnly } from './runtime-handlers.ts';
 import { securityContextError } from './security-context.ts';
 import { logRef } from '../podutil/podutil.ts';
 import type { SyncContext } from './sync-context.ts';
+import { sortPodIPs } from '../network/ips.ts';
 
 /** What the containers started in one sync share. */
 export interface StartScope {
@@ -129,7 +130,7 @@ async function configure(ctx: SyncContext, pod: Pod, c: Container, s: StartScope
   let volumeDevices: ReturnType<NonNullable<SyncContext['mounts']>['containerDevices']> | undefined;
   try {
     mounts = ctx.mounts?.containerMounts(pod, c, {
-      podIPs: [s.status.sandboxes.find((x) => x.id === s.sandboxId)?.ip ?? ''].filter(Boolean),
+      podIPs: sortPodIPs(s.status.sandboxes.find((x) => x.id === s.sandboxId)?.ips ?? [], ctx.node.nodeIPs ?? []),
       clusterDomain: ctx.node.clusterDomain,
       env: resolved.env,
       imageVolumes: pulled.imageVolumes,
@@ -217,10 +218,10 @@ function configError(ctx: SyncContext, pod: Pod, name: string, waiting: Map<stri
 
 /** makeEnvironment's inputs: objects from the apiserver, the pod's IPs from its sandbox, the node's IP. */
 async function environment(ctx: SyncContext, pod: Pod, c: Container, s: StartScope) {
-  const hostIPs = ctx.node.nodeIP ? [ctx.node.nodeIP] : [];
-  const ip = s.status.sandboxes.find((x) => x.id === s.sandboxId)?.ip;
+  const hostIPs = ctx.node.nodeIPs ?? [];
+  const ips = sortPodIPs(s.status.sandboxes.find((x) => x.id === s.sandboxId)?.ips ?? [], hostIPs);
   // A host-network pod's IPs are the node's, as upstream's pod status shows them.
-  const podIPs = ip ? [ip] : pod.spec?.hostNetwork ? hostIPs : [];
+  const podIPs = ips.length ? ips : pod.spec?.hostNetwork ? hostIPs : [];
   return containerEnvironment(pod, c, { ...(await s.envReads(pod, c)), podIPs, hostIPs });
 }
 

@@ -156,7 +156,7 @@ export class FakeRuntime implements PodRuntime, PodView {
 
   async sandboxStatus(id: string): Promise<SandboxState> {
     const { attempt, ready, ip, createdAtNs } = this.#sandboxes.get(id)!;
-    return { id, attempt, ready, ip, createdAtNs };
+    return { id, attempt, ready, ip, ...(ip ? { ips: [ip] } : {}), createdAtNs };
   }
 
   async pod(uid: string): Promise<PodRuntimeStatus> {
@@ -167,7 +167,7 @@ export class FakeRuntime implements PodRuntime, PodView {
       uid,
       sandboxes: sandboxes
         .sort((a, b) => b.attempt - a.attempt || newest(a, b))
-        .map(({ id, attempt, ready, ip, createdAtNs }) => ({ id, attempt, ready, ip, createdAtNs })),
+        .map(({ id, attempt, ready, ip, createdAtNs }) => ({ id, attempt, ready, ip, ...(ip ? { ips: [ip] } : {}), createdAtNs })),
       containers: [...this.#containers.values()]
         .filter((c) => ids.has(c.sandboxId))
         .sort((a, b) => b.attempt - a.attempt || newest(a, b))
@@ -389,7 +389,7 @@ export function fakeSyncer(o: SyncerOptions = {}) {
     clusterDomain: 'cluster.local',
     clusterDNS: ['10.96.0.10'],
     hostDNS: { servers: [], searches: [], options: [] },
-    nodeIP: '172.30.0.2',
+    nodeIPs: ['172.30.0.2'],
     ...o.node,
   };
   const syncer = new PodSyncer({

@@ -49,7 +49,7 @@ interface Deps {
   config: KubeletConfig;
   certDir: string;
   nodeName: string;
-  nodeIP: string;
+  nodeIPs: string[];
   api: ApiClient;
   pods: () => Pod[];
   runtime: (uid: string) => Promise<PodRuntimeStatus>;
@@ -118,7 +118,7 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     : servingCertificate({
         certDir: o.certDir,
         nodeName: o.nodeName,
-        addresses: [o.nodeIP],
+        addresses: o.nodeIPs,
         certFile: o.config.tlsCertFile,
         keyFile: o.config.tlsPrivateKeyFile,
       });
@@ -196,7 +196,7 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
         {
           prefix: SERVING_PREFIX,
           signer: SERVING_SIGNER,
-          sans: [o.nodeName, o.nodeIP],
+          sans: [o.nodeName, ...o.nodeIPs],
           subject: { commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'] },
         },
         // A new secure context: the version and ciphers go with the certificate.

@@ -25,15 +25,29 @@ const ctr = (over: Partial<ContainerState>): ContainerState => ({
 });
 const rt = (containers: ContainerState[], ready = true): PodRuntimeStatus => ({
   uid: 'u',
-  sandboxes: [{ id: 's', attempt: 0, ready, ip: '10.88.0.7', createdAtNs: '1' }],
+  sandboxes: [{ id: 's', attempt: 0, ready, ip: '10.88.0.7', ips: ['10.88.0.7'], createdAtNs: '1' }],
   containers,
 });
 const ctx = (over = {}) => ({
-  nodeIP: '172.30.255.10',
+  nodeIPs: ['172.30.255.10'],
   now: new Date('2026-11-22T12:00:00Z'),
   waiting: new Map(),
   terminated: false,
   ...over,
+});
+
+test("dual-stack: every IP CRI reports, one of each family, the node's primary family first; hostIPs both", () => {
+  const dual = rt([ctr({})]);
+  dual.sandboxes[0] = { ...dual.sandboxes[0]!, ip: 'fd00:10:244::7', ips: ['fd00:10:244::7', '10.244.0.7'] };
+  const v4first = generatePodStatus(pod(), dual, ctx({ nodeIPs: ['172.30.255.10', 'fd00::10'] }));
+  assert.deepEqual([v4first.podIP, v4first.podIPs], ['10.244.0.7', [{ ip: '10.244.0.7' }, { ip: 'fd00:10:244::7' }]]);
+  assert.deepEqual([v4first.hostIP, v4first.hostIPs], ['172.30.255.10', [{ ip: '172.30.255.10' }, { ip: 'fd00::10' }]]);
+  const v6first = generatePodStatus(pod(), dual, ctx({ nodeIPs: ['fd00::10', '172.30.255.10'] }));
+  assert.deepEqual(v6first.podIPs, [{ ip: 'fd00:10:244::7' }, { ip: '10.244.0.7' }]);
+  const hostNetPod = pod();
+  hostNetPod.spec!.hostNetwork = true;
+  const hostNet = generatePodStatus(hostNetPod, rt([ctr({})]), ctx({ nodeIPs: ['172.30.255.10', 'fd00::10'] }));
+  assert.deepEqual(hostNet.podIPs, [{ ip: '172.30.255.10' }, { ip: 'fd00::10' }], "a host-network pod's IPs are the node's");
 });
 
 test('a running pod: phase, IPs, ready conditions, container status', () => {

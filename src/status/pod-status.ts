@@ -24,9 +24,11 @@ import {
   shouldAllContainersRestart,
 } from '../runtime/restart-policy.ts';
 import { allContainersRestartingCondition, withPreviousStatus } from './restarted-status.ts';
+import { sortPodIPs } from '../network/ips.ts';
 
 export interface StatusContext {
-  nodeIP: string;
+  /** The node's IPs, the primary first: the pod's hostIPs, and a host-network pod's podIPs. */
+  nodeIPs: string[];
   now: Date;
   /** Why a container is not running, from the last sync (image pull errors, back-off). */
   waiting: Map<string, Waiting>;
@@ -366,7 +368,8 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
   const ephemeral = (pod.spec?.ephemeralContainers ?? []).map((c) => toStatus(c as Container, false, prev?.ephemeralContainerStatuses));
   const phase = podPhase(pod, statuses, ctx.terminated, initStatuses);
   const sandbox = rt.sandboxes[0];
-  const podIP = pod.spec?.hostNetwork ? ctx.nodeIP : sandbox?.ready ? sandbox.ip : undefined;
+  // Upstream's sortPodIPs: one IP of each family, the node's primary family first.
+  const podIPs = pod.spec?.hostNetwork ? ctx.nodeIPs : sandbox?.ready ? sortPodIPs(sandbox.ips ?? [], ctx.nodeIPs) : [];
   const init = initialized(pod, initStatuses, statuses, phase, prev?.conditions);
   const ready = containersReady(pod, initStatuses, statuses, phase);
   const ours = KUBELET_CONDITIONS;
@@ -392,9 +395,9 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
       ...resizeConditions(rt.resize ?? {}, prev?.conditions, now),
       ...(prev?.conditions ?? []).filter((c) => !ours.includes(c.type)),
     ],
-    hostIP: ctx.nodeIP,
-    hostIPs: [{ ip: ctx.nodeIP }],
-    ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
+    hostIP: ctx.nodeIPs[0],
+    hostIPs: ctx.nodeIPs.map((ip) => ({ ip })),
+    ...(podIPs.length ? { podIP: podIPs[0], podIPs: podIPs.map((ip) => ({ ip })) } : {}),
     startTime: prev?.startTime ?? now,
     ...(inits.length ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
