@@ -65,6 +65,11 @@ failSwapOn: false
 failCgroupV1: false
 # The node log query (/logs/?query=), which the [Feature:NodeLogQuery] tests use.
 enableSystemLogQuery: true
+# No disk-pressure evictions, as kind's nodes (its kubeadm config): the nodes share this machine's
+# disk, whose free share sits near the default 15% imagefs.available, and upstream's storage
+# suites (make conformance-storage) fill gigabytes at once. The eviction tests run on the local
+# stack (test/e2e/node-pressure-eviction.test.ts).
+evictionHard: {nodefs.available: "0%", nodefs.inodesFree: "0%", imagefs.available: "0%"}
 ---
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
