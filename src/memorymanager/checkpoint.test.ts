@@ -3,7 +3,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { MEMORY_MANAGER_STATE_FILE, marshalCheckpoint, restoreState, spewCheckpoint, unmarshalCheckpoint, writeState } from './checkpoint.ts';
+import {
+  MEMORY_MANAGER_STATE_FILE,
+  marshalCheckpoint,
+  restoreState,
+  spewCheckpoint,
+  unmarshalCheckpoint,
+  writeState,
+} from './checkpoint.ts';
 import type { MemoryCheckpoint } from './checkpoint.ts';
 
 const table = (total: number, systemReserved: number, reserved: number) => ({
@@ -30,7 +37,7 @@ const UPSTREAM: [name: string, data: MemoryCheckpoint, text: string, spew?: stri
             cells: [0],
           },
         ],
-        [1, { numberOfAssignments: 0, memoryMap: { memory: table(100, 1, 0) }, cells: [1] }],
+        [1, { numberOfAssignments: 0, memoryMap: { memory: table(100, 1, 0) } as Record<string, ReturnType<typeof table>>, cells: [1] }],
       ]),
       entries: new Map([
         ['pod-b', new Map([['c2', [{ numaAffinity: [0], type: 'memory', size: 1073741824 }]]])],

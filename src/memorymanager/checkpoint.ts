@@ -99,7 +99,12 @@ const num = (v: unknown, what: string): number => {
 
 /** A file's text as a checkpoint; throws "checkpoint is corrupted" when a non-zero checksum does not match. */
 export function unmarshalCheckpoint(text: string): MemoryCheckpoint {
-  const raw = JSON.parse(text) as { policyName?: string; machineState?: Record<string, unknown>; entries?: Record<string, unknown>; checksum?: number };
+  const raw = JSON.parse(text) as {
+    policyName?: string;
+    machineState?: Record<string, unknown>;
+    entries?: Record<string, unknown>;
+    checksum?: number;
+  };
   const machineState: MachineState = new Map();
   for (const [id, n] of Object.entries(raw.machineState ?? {})) {
     const v = n as { numberOfAssignments?: unknown; memoryMap?: Record<string, Record<string, unknown>>; cells?: unknown[] };
@@ -124,7 +129,11 @@ export function unmarshalCheckpoint(text: string): MemoryCheckpoint {
     for (const [name, blocks] of Object.entries(cs as Record<string, Block[]>))
       m.set(
         name,
-        (blocks ?? []).map((b) => ({ numaAffinity: (b.numaAffinity ?? []).map((x) => num(x, 'numaAffinity')), type: b.type, size: num(b.size, 'size') })),
+        (blocks ?? []).map((b) => ({
+          numaAffinity: (b.numaAffinity ?? []).map((x) => num(x, 'numaAffinity')),
+          type: b.type,
+          size: num(b.size, 'size'),
+        })),
       );
     entries.set(pod, m);
   }

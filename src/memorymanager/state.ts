@@ -54,7 +54,10 @@ export const blocksOf = (s: MemoryState, podUID: string, name: string): Block[] 
 export function setBlocks(s: MemoryState, podUID: string, name: string, blocks: Block[]): void {
   let pod = s.assignments.get(podUID);
   if (!pod) s.assignments.set(podUID, (pod = new Map()));
-  pod.set(name, blocks.map((b) => ({ ...b, numaAffinity: [...b.numaAffinity] })));
+  pod.set(
+    name,
+    blocks.map((b) => ({ ...b, numaAffinity: [...b.numaAffinity] })),
+  );
 }
 
 /** state.Delete: the container's entry, and its pod's once empty. */
