@@ -75,7 +75,7 @@ test('allocate: decisions over a 2-NUMA machine (3Gi then 4Gi free)', () => {
     const all = steps.map(([, c]) => c);
     try {
       for (const [uid, c] of steps) {
-        const full = pod(uid, ...all.filter((x) => steps.find(([u, y]) => y === x)![0] === uid));
+        const full = pod(uid, ...all.filter((x) => steps.find(([, y]) => y === x)![0] === uid));
         const { init: _i, ...plain } = c;
         p.allocate(s, full, plain, hint ? { affinity: hint, preferred: true } : none);
       }
