@@ -3,7 +3,11 @@ import { test } from 'node:test';
 import { NUMAMask } from '../topologymanager/bitmask.ts';
 import { emptyMemoryState, type MemoryState } from './state.ts';
 import { memoryNodes, podRequests, staticPolicy } from './static-policy.ts';
+import { type CaseContainer, MEMORY_CASES, type StepWant } from './testdata/static-policy-cases.ts';
 import { ctr, Gi, machine, pod } from './testing.ts';
+import { parseQuantity } from '../resources/quantity.ts';
+
+const ctrOf = (x: CaseContainer) => ctr(x.name, x.requests, { init: x.init, sidecar: x.sidecar, burstable: x.burstable });
 
 const reserved1Gi = (n: number) => new Map(Array.from({ length: n }, (_, id) => [id, { memory: id === 0 ? Gi : 0 }]));
 const none = { preferred: false };
@@ -38,54 +42,51 @@ test('start: the default machine state, hugepages out of memory, reservation per
   assert.equal(s.machine.get(1)!.memoryMap.memory!.allocatable, 3 * Gi);
 });
 
-test('allocate: decisions over a 2-NUMA machine (3Gi then 4Gi free)', () => {
-  // [name, containers' requests in order, hint, want free per node after, want cells, want error]
-  const rows: [string, [uid: string, c: ReturnType<typeof ctr>][], NUMAMask | undefined, number[], string[], RegExp?][] = [
-    ['no hint: the narrowest node that holds it (node 0)', [['a', ctr('c', { memory: '1Gi' })]], undefined, [2, 4], ['0', '1']],
-    ['the topology manager hint wins', [['a', ctr('c', { memory: '1Gi' })]], NUMAMask.of(1), [3, 3], ['0', '1']],
-    ['too big for one node: both, as a group', [['a', ctr('c', { memory: '5Gi' })]], undefined, [0, 2], ['0,1', '0,1']],
-    ['a hint too small is extended to the group holding it', [['a', ctr('c', { memory: '5Gi' })]], NUMAMask.of(1), [0, 2], ['0,1', '0,1']],
-    ['too big for the machine', [['a', ctr('c', { memory: '8Gi' })]], undefined, [3, 4], ['0', '1'], /no NUMA nodes with enough memory/],
-    ['burstable pods are left alone', [['a', ctr('c', { memory: '1Gi' }, { burstable: true })]], undefined, [3, 4], ['0', '1']],
-    [
-      'a node allocated alone never joins a group',
-      [
-        ['a', ctr('c', { memory: '1Gi' })],
-        ['b', ctr('c', { memory: '5Gi' })],
-      ],
-      undefined,
-      [2, 4],
-      ['0', '1'],
-      /failed to get the default NUMA affinity/,
-    ],
-    [
-      "an init container's memory is reused by the app container",
-      [
-        ['a', ctr('i', { memory: '2Gi' }, { init: true })],
-        ['a', ctr('c', { memory: '1Gi' })],
-      ],
-      undefined,
-      [1, 4],
-      ['0', '1'],
-    ],
-  ];
-  for (const [name, steps, hint, wantFree, wantCells, wantErr] of rows) {
-    const { p, s } = started();
-    let err: Error | undefined;
-    const all = steps.map(([, c]) => c);
-    try {
-      for (const [uid, c] of steps) {
-        const full = pod(uid, ...all.filter((x) => steps.find(([, y]) => y === x)![0] === uid));
-        const { init: _i, ...plain } = c;
-        p.allocate(s, full, plain, hint ? { affinity: hint, preferred: true } : none);
+test('the cases upstream answers the same (hack/memorymanager-check.sh)', () => {
+  for (const k of MEMORY_CASES) {
+    const nodes = k.nodes.map((n, id) => ({
+      id,
+      memoryBytes: n.memGi * Gi,
+      hugepages: n.hugepages2Mi ? [{ pageSizeKiB: 2048, numPages: n.hugepages2Mi }] : [],
+    }));
+    const systemReserved = new Map(
+      nodes.map((n) => [n.id, Object.fromEntries(Object.entries(k.reserved[n.id] ?? {}).map(([t, q]) => [t, parseQuantity(q)!]))]),
+    );
+    const p = staticPolicy({ nodes, systemReserved });
+    const s = emptyMemoryState();
+    p.start(s);
+    const got: StepWant[] = [];
+    for (const step of k.steps) {
+      let error: string | undefined;
+      if (step.remove) {
+        const [uid, name] = step.remove.split('/') as [string, string];
+        p.removeContainer(s, uid, name);
+      } else {
+        const full = pod(step.pod!, ...step.containers!.map((x) => ctrOf(x)));
+        const hint = step.hint ? { affinity: NUMAMask.of(...step.hint), preferred: true } : none;
+        try {
+          for (const x of [...(full.spec!.initContainers ?? []), ...full.spec!.containers]) p.allocate(s, full, x, hint);
+        } catch (e) {
+          error = (e as Error).message;
+        }
       }
-    } catch (e) {
-      err = e as Error;
+      const blocks: string[] = [];
+      for (const [uid, cs] of s.assignments)
+        for (const [name, bs] of cs)
+          blocks.push(
+            `${uid}/${name}=${bs
+              .map((b) => `${b.type}:${b.size}@${b.numaAffinity.join(',')}`)
+              .sort()
+              .join(';')}`,
+          );
+      got.push({
+        ...(error ? { error } : {}),
+        nodes: [...s.machine.values()].map((n) => `${n.memoryMap.memory!.free}/${[...n.cells].sort().join(',')}`),
+        blocks: blocks.sort(),
+      });
+      if (error) break;
     }
-    if (wantErr) assert.match(err?.message ?? '', wantErr, name);
-    else assert.equal(err, undefined, name);
-    assert.deepEqual(free(s), wantFree, name);
-    assert.deepEqual(cells(s), wantCells, name);
+    assert.deepEqual(got, k.want, k.name);
   }
 });
 

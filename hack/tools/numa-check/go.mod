@@ -1,5 +1,5 @@
-// Tool module: upstream memory manager checkpoint and static policy over src/memorymanager cases (hack/memorymanager-check.sh).
-module kubelet-ts/hack/tools/memorymanager-check
+// Tool module: upstream topology manager merge, memory manager policy and checkpoint over src/topologymanager and src/memorymanager cases (hack/topologymanager-check.sh, hack/memorymanager-check.sh).
+module kubelet-ts/hack/tools/numa-check
 
 go 1.26.0
 
