@@ -55,6 +55,8 @@ export interface CPUManagerSettings {
   reservedMillicores: number;
   /** CPUManagerPolicyAlphaOptions, CPUManagerPolicyBetaOptions. */
   gates: { alpha: boolean; beta: boolean };
+  /** The topology manager's policy (align-by-socket refuses single-numa-node). */
+  topologyManagerPolicy?: string;
 }
 
 /**
@@ -78,6 +80,7 @@ export function newPolicy(s: CPUManagerSettings): Policy {
           numReservedCPUs: Math.ceil(s.reservedMillicores / 1000),
           reservedCPUs: s.reservedCPUs,
           options: staticPolicyOptions(s.policyOptions, s.gates),
+          topologyManagerPolicy: s.topologyManagerPolicy,
         });
       } catch (e) {
         throw new Error(`new static policy error: ${(e as Error).message}`);

@@ -83,8 +83,12 @@ export class TopologyManager {
   /** pod UID -> container -> the hint chosen at admission (the Store providers read). */
   readonly #hints = new Map<string, Map<string, TopologyHint>>();
 
-  constructor(c: TopologyConfig) {
+  readonly #activePods?: () => Pod[];
+
+  /** activePods: the hints of pods not among them are forgotten at each admission (upstream forgets them as containers go). */
+  constructor(c: TopologyConfig, activePods?: () => Pod[]) {
     this.#c = c;
+    this.#activePods = activePods;
   }
 
   get policyName(): string {
@@ -116,6 +120,7 @@ export class TopologyManager {
 
   /** Admit (scope none, container or pod). */
   admit(pod: Pod): Admission {
+    if (this.#activePods) this.keepOnly(new Set(this.#activePods().map((p) => p.metadata!.uid!)));
     try {
       const { policyName, scopeName, numa, options } = this.#c;
       const uid = pod.metadata!.uid!;
