@@ -253,6 +253,7 @@ export async function containerManager(
     async stop() {
       qosCgroups.stop();
       cpuManager.stop();
+      memoryManager.stop();
       dra.stop();
       draPlugins.stop();
       await devices.stop();

@@ -75,6 +75,7 @@ export interface MemoryManagerDeps {
 export class MemoryManager {
   readonly #d: MemoryManagerDeps;
   #state: MemoryState = emptyMemoryState();
+  #timer?: NodeJS.Timeout;
 
   constructor(d: MemoryManagerDeps) {
     this.#d = d;
@@ -96,6 +97,13 @@ export class MemoryManager {
     }
     writeState(rootDir, policy.name, this.#state);
     log.info('Starting memorymanager', { policy: policy.name });
+    // Upstream frees a container's memory when it stops (PostStopContainer); here the pods gone
+    // are looked for every 10 s too, so that the memory is back before the next admission.
+    if (policy.name === 'Static') this.#timer = setInterval(() => this.#removeStale(), 10_000).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
   }
 
   hints(pod: Pod, c: Container): ProviderHints {
