@@ -43,6 +43,13 @@ func decode[T any]() T {
 func runCheckpoint(in []state.MemoryManagerCheckpointV1) []map[string]string {
 	out := []map[string]string{}
 	for _, c := range in {
+		// As storeState writes it: newMemoryManagerCheckpointV1's maps, never nil.
+		if c.Entries == nil {
+			c.Entries = state.ContainerMemoryAssignments{}
+		}
+		if c.MachineState == nil {
+			c.MachineState = state.NUMANodeMap{}
+		}
 		c.Checksum = 0
 		spew := strings.Replace(dump.ForHash(&c), "MemoryManagerCheckpointV1", "MemoryManagerCheckpoint", 1)
 		b, err := c.MarshalCheckpoint()
