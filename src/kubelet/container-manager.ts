@@ -19,7 +19,7 @@ import { withClaimDevices } from '../dra/container.ts';
 import { DraManager } from '../dra/manager.ts';
 import { DraPlugins } from '../dra/plugins.ts';
 import { logger, type Logger } from '../log/log.ts';
-import { cpuManagerMetrics, deviceMetrics } from './observers.ts';
+import { cpuManagerMetrics, deviceMetrics, memoryManagerMetrics, topologyManagerMetrics } from './observers.ts';
 import { ensureSystemCgroups } from '../node/system-cgroups.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
 import { systemdOverDBus } from '../dbus/systemd.ts';
@@ -132,6 +132,7 @@ export async function containerManager(
       (msg) => logger('topologymanager').warn(msg),
     ),
     () => pods.active(),
+    topologyManagerMetrics,
   );
 
   // The CPU manager (src/cpumanager): cpu_manager_state restored and checked at start (a bad
@@ -176,6 +177,7 @@ export async function containerManager(
     ),
     activePods: () => pods.active(),
     sourcesReady: () => pods.sourcesReady(),
+    observe: memoryManagerMetrics,
     log: logger('memorymanager'),
   });
   topology.addHintProvider(memoryManager);

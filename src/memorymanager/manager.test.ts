@@ -53,7 +53,9 @@ test('newMemoryPolicy: reservedMemory must add up to the node allocatable reserv
 test('MemoryManager: start writes the checkpoint, allocate names cpuset.mems, a pod gone gives its memory back', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mm-'));
   let active = [pod('a', ctr('c', { memory: '1Gi' }))];
+  const seen: string[] = [];
   const m = new MemoryManager({
+    observe: { pinningRequest: () => seen.push('request'), pinningError: () => seen.push('error') },
     rootDir: dir,
     policy: newMemoryPolicy('Static', machine(2, 4), { memory: ['1Gi'] }, [{ numaNode: 0, limits: { memory: '1Gi' } }]),
     activePods: () => active,
@@ -64,6 +66,9 @@ test('MemoryManager: start writes the checkpoint, allocate names cpuset.mems, a 
   const p = active[0]!;
   m.allocate(p, p.spec!.containers[0]!, { preferred: false });
   assert.equal(m.cpusetMems('a', 'c'), '0');
+  const huge = pod('h', ctr('c', { memory: '100Gi' }));
+  assert.throws(() => m.allocate(huge, huge.spec!.containers[0]!, { preferred: false }), /no NUMA nodes with enough memory/);
+  assert.deepEqual(seen, ['request', 'request', 'error']);
   assert.deepEqual(m.memory('a', 'c'), [{ numaAffinity: [0], type: 'memory', size: Gi }]);
   assert.match(
     readFileSync(join(dir, 'memory_manager_state'), 'utf8'),

@@ -9,6 +9,8 @@ import type { ProviderHints, TopologyHint } from '../topologymanager/bitmask.ts'
 import { restoreState, writeState } from './checkpoint.ts';
 import { type Block, emptyMemoryState, type MemoryState } from './state.ts';
 import { type MemoryPolicy, memoryNodes, nonePolicy, type NUMAMemory, staticPolicy } from './static-policy.ts';
+import { isPodLevelResourcesSet } from '../resources/pod-resources.ts';
+import { qosClass } from '../resources/qos.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { formatQuantity, quantityFormat } from '../eviction/format.ts';
 
@@ -62,6 +64,12 @@ export function newMemoryPolicy(
   }
 }
 
+/** What the manager reports (src/kubelet/observers.ts maps it to upstream's series). */
+export interface MemoryManagerObserver {
+  pinningRequest(): void;
+  pinningError(): void;
+}
+
 export interface MemoryManagerDeps {
   rootDir: string;
   policy: MemoryPolicy;
@@ -69,6 +77,7 @@ export interface MemoryManagerDeps {
   activePods: () => Pod[];
   /** Every pod source has listed its pods: only then may assignments of pods not seen go. */
   sourcesReady: () => boolean;
+  observe?: MemoryManagerObserver;
   log: Logger;
 }
 
@@ -119,10 +128,15 @@ export class MemoryManager {
   /** Allocate with the topology manager's hint; throws with upstream's text (the pod is refused as unexpected). */
   allocate(pod: Pod, c: Container, hint: TopologyHint): void {
     this.#removeStale();
-    const before = JSON.stringify([...this.#state.assignments.keys()]);
+    const uid = pod.metadata!.uid!;
+    const had = this.#state.assignments.get(uid)?.has(c.name) ?? false;
+    // Counted as upstream's static Allocate counts: every Guaranteed container without pod-level resources.
+    const pinned = this.#d.policy.name === 'Static' && qosClass(pod) === 'Guaranteed' && !isPodLevelResourcesSet(pod);
+    if (pinned) this.#d.observe?.pinningRequest();
     try {
       this.#d.policy.allocate(this.#state, pod, c, hint);
     } catch (e) {
+      if (pinned) this.#d.observe?.pinningError();
       this.#d.log.error('Allocate error', {
         pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`,
         containerName: c.name,
@@ -130,7 +144,8 @@ export class MemoryManager {
       });
       throw e;
     }
-    if (this.#d.policy.name !== 'None' || before !== JSON.stringify([...this.#state.assignments.keys()])) this.#save();
+    // Written when the container got memory (a Burstable pod's or the None policy's leave the state as it was).
+    if (!had && this.#state.assignments.get(uid)?.has(c.name)) this.#save();
   }
 
   /** GetMemoryNUMANodes for CreateContainer's cpuset_mems: "0", "0-1"... ; undefined without an assignment. */

@@ -100,10 +100,16 @@ test('admit: scopes, policies, TopologyAffinityError as upstream, provider error
     ];
   for (const [policyName, scopeName, hints, want, wantCalls, fail] of rows) {
     const calls: string[] = [];
-    const m = new TopologyManager(topologyConfig({ policyName, scopeName, options: {}, numa: numa(2) }));
+    const seen: boolean[] = [];
+    const m = new TopologyManager(topologyConfig({ policyName, scopeName, options: {}, numa: numa(2) }), undefined, {
+      admission: (_ms, failed) => seen.push(failed),
+    });
     m.addHintProvider(provider(hints, calls, fail));
-    assert.deepEqual(m.admit(p), want, `${policyName}/${scopeName}`);
+    const got = m.admit(p);
+    assert.deepEqual(got, want, `${policyName}/${scopeName}`);
     assert.deepEqual(calls, wantCalls, `${policyName}/${scopeName}`);
+    // Every admission counted; failures but with policy none (upstream's admitPolicyNone counts none).
+    assert.deepEqual(seen, [!got.admit && policyName !== 'none'], `${policyName}/${scopeName}`);
   }
 });
 

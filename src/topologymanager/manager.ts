@@ -28,6 +28,11 @@ export interface HintProvider {
   allocate(pod: Pod, c: Container, affinity: TopologyHint): void;
 }
 
+/** What the manager reports (src/kubelet/observers.ts maps it to upstream's series): each admission, its duration and whether alignment failed. */
+export interface TopologyManagerObserver {
+  admission(ms: number, failed: boolean): void;
+}
+
 export interface TopologyManagerSettings {
   policyName: string;
   scopeName: string;
@@ -84,11 +89,13 @@ export class TopologyManager {
   readonly #hints = new Map<string, Map<string, TopologyHint>>();
 
   readonly #activePods?: () => Pod[];
+  readonly #observe?: TopologyManagerObserver;
 
   /** activePods: the hints of pods not among them are forgotten at each admission (upstream forgets them as containers go). */
-  constructor(c: TopologyConfig, activePods?: () => Pod[]) {
+  constructor(c: TopologyConfig, activePods?: () => Pod[], observe?: TopologyManagerObserver) {
     this.#c = c;
     this.#activePods = activePods;
+    this.#observe = observe;
   }
 
   get policyName(): string {
@@ -118,8 +125,15 @@ export class TopologyManager {
     for (const uid of this.#hints.keys()) if (!podUIDs.has(uid)) this.#hints.delete(uid);
   }
 
-  /** Admit (scope none, container or pod). */
+  /** Admit (scope none, container or pod); upstream counts the failures of the container and pod scopes only. */
   admit(pod: Pod): Admission {
+    const started = performance.now();
+    const verdict = this.#admit(pod);
+    this.#observe?.admission(Math.trunc(performance.now() - started), !verdict.admit && this.#c.policyName !== POLICY_NONE);
+    return verdict;
+  }
+
+  #admit(pod: Pod): Admission {
     if (this.#activePods) this.keepOnly(new Set(this.#activePods().map((p) => p.metadata!.uid!)));
     try {
       const { policyName, scopeName, numa, options } = this.#c;
