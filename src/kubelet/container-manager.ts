@@ -82,42 +82,13 @@ export function nodeCPUs(config: KubeletOptions['config']) {
   return { topology, reservedCPUs, reserved, reservedMillicores };
 }
 
-export async function containerManager(
-  o: KubeletOptions,
-  d: {
-    api: ApiClient;
-    cri: RuntimeClient;
-    host: Host;
-    pods: PodManager;
-    /** Wakes the workers of these pods (a device's or a claim's health changed). */
-    wakePods: (uids: string[]) => void;
-    cpus: ReturnType<typeof nodeCPUs>;
-    log: Logger;
-  },
-) {
+/**
+ * The topology, CPU and memory managers, started: the CPU and memory managers are the topology
+ * manager's hint providers, and its admission is theirs (upstream's NewContainerManager order).
+ */
+function resourceManagers(o: KubeletOptions, d: { cri: RuntimeClient; host: Host; pods: PodManager; cpus: ReturnType<typeof nodeCPUs> }) {
   const { config, rootDir } = o;
-  const { log, pods } = d;
-  // The cgroups the kubelet owns, named and made as the driver in effect does (the runtime's, when it says).
-  const cgroups: NodeCgroups = {
-    layout: cgroupLayout(config.cgroupDriver, config.cgroupRoot),
-    manager:
-      config.cgroupDriver === 'systemd'
-        ? systemdCgroupManager(systemdOverDBus(), undefined, { log: logger('cgroups') })
-        : cgroupfsManager(),
-  };
-  // kubepods, held to node allocatable when enforceNodeAllocatable has "pods", else to the
-  // node's capacity (upstream's createNodeAllocatableCgroups: the default CPU weight would starve pods).
-  const reserved = enforcesPods(config.enforceNodeAllocatable) ? [config.kubeReserved, config.systemReserved] : [];
-  try {
-    await cgroups.manager.ensure(kubepodsCgroup(cgroups.layout), kubepodsLimits(d.host.facts, reserved));
-  } catch (e) {
-    log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
-  }
-  for (const err of ensureSystemCgroups(o.systemCgroups)) log.error('Failed to ensure system container', { err });
-  // The QoS cgroups' CPU weights follow the active pods (before each pod cgroup, and every minute).
-  const updateQos = () => updateQosCgroups(cgroups.layout, pods.active(), cgroups.manager);
-  const qosCgroups = keepQosCgroups(updateQos, logger('qos'));
-
+  const { pods } = d;
   // The topology manager (src/topologymanager): its policy merges the CPU and memory managers'
   // NUMA hints at admission; a pod it cannot align is refused with TopologyAffinityError.
   const numa = readNUMAFacts(d.host.facts.memoryBytes);
@@ -183,6 +154,46 @@ export async function containerManager(
   topology.addHintProvider(memoryManager);
   orStop('start cpu manager error', () => cpuManager.start());
   orStop('start memory manager error', () => memoryManager.start());
+  return { topology, cpuManager, memoryManager };
+}
+
+export async function containerManager(
+  o: KubeletOptions,
+  d: {
+    api: ApiClient;
+    cri: RuntimeClient;
+    host: Host;
+    pods: PodManager;
+    /** Wakes the workers of these pods (a device's or a claim's health changed). */
+    wakePods: (uids: string[]) => void;
+    cpus: ReturnType<typeof nodeCPUs>;
+    log: Logger;
+  },
+) {
+  const { config, rootDir } = o;
+  const { log, pods } = d;
+  // The cgroups the kubelet owns, named and made as the driver in effect does (the runtime's, when it says).
+  const cgroups: NodeCgroups = {
+    layout: cgroupLayout(config.cgroupDriver, config.cgroupRoot),
+    manager:
+      config.cgroupDriver === 'systemd'
+        ? systemdCgroupManager(systemdOverDBus(), undefined, { log: logger('cgroups') })
+        : cgroupfsManager(),
+  };
+  // kubepods, held to node allocatable when enforceNodeAllocatable has "pods", else to the
+  // node's capacity (upstream's createNodeAllocatableCgroups: the default CPU weight would starve pods).
+  const reserved = enforcesPods(config.enforceNodeAllocatable) ? [config.kubeReserved, config.systemReserved] : [];
+  try {
+    await cgroups.manager.ensure(kubepodsCgroup(cgroups.layout), kubepodsLimits(d.host.facts, reserved));
+  } catch (e) {
+    log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
+  }
+  for (const err of ensureSystemCgroups(o.systemCgroups)) log.error('Failed to ensure system container', { err });
+  // The QoS cgroups' CPU weights follow the active pods (before each pod cgroup, and every minute).
+  const updateQos = () => updateQosCgroups(cgroups.layout, pods.active(), cgroups.manager);
+  const qosCgroups = keepQosCgroups(updateQos, logger('qos'));
+
+  const { topology, cpuManager, memoryManager } = resourceManagers(o, d);
 
   // Device plugins (src/devices): registration on ROOT/device-plugins/kubelet.sock, their devices
   // in the Node's capacity, admission and Allocate at container creation. Containers running now
