@@ -318,10 +318,6 @@ test('the field table marks the fields read by nothing yet', () => {
     'streamingConnectionIdleTimeout',
     'volumeStatsAggPeriod',
     'cgroupsPerQOS',
-    'memoryManagerPolicy',
-    'topologyManagerPolicy',
-    'topologyManagerScope',
-    'topologyManagerPolicyOptions',
     'qosReserved',
     'hairpinMode',
     'podCIDR',
@@ -332,13 +328,35 @@ test('the field table marks the fields read by nothing yet', () => {
     'makeIPTablesUtilChains',
     'volumePluginDir',
     'kernelMemcgNotification',
-    'reservedMemory',
     'registerNode',
     'localStorageCapacityIsolation',
   ]);
   // Still parsed and validated as upstream.
   const c = parseKubeletConfig(head + 'registerNode: false\nruntimeRequestTimeout: 5m\ncgroupDriver: systemd\n');
   assert.deepEqual([c.registerNode, c.runtimeRequestTimeoutMs, c.cgroupDriver], [false, 300_000, 'systemd']);
+});
+
+test("the resource managers' settings: taken, and checked as upstream", () => {
+  const c = parseKubeletConfig(
+    head +
+      'memoryManagerPolicy: Static\ntopologyManagerPolicy: single-numa-node\ntopologyManagerScope: pod\n' +
+      'topologyManagerPolicyOptions: {prefer-closest-numa-nodes: "true"}\nreservedMemory: [{numaNode: 0, limits: {memory: 1100Mi}}]\n',
+  );
+  assert.deepEqual(
+    [c.memoryManagerPolicy, c.topologyManagerPolicy, c.topologyManagerScope, c.topologyManagerPolicyOptions, c.reservedMemory],
+    ['Static', 'single-numa-node', 'pod', { 'prefer-closest-numa-nodes': 'true' }, [{ numaNode: 0, limits: { memory: '1100Mi' } }]],
+  );
+  const rows: [string, RegExp][] = [
+    ['topologyManagerPolicy: numa', /topologyManagerPolicy \(--topology-manager-policy\) "numa" must be one of/],
+    ['topologyManagerScope: node', /topologyManagerScope \(--topology-manager-scope\) "node" must be one of: "container", or "pod"/],
+    ['reservedMemory: [{numaNode: 0, limits: {cpu: "1"}}]', /the limit type "cpu" for NUMA node 0 is not supported/],
+    ['reservedMemory: [{numaNode: 0, limits: {memory: "0"}}]', /reserved memory may not be zero for NUMA node 0 and resource "memory"/],
+    [
+      'reservedMemory: [{numaNode: 0, limits: {memory: 1Gi}}, {numaNode: 0, limits: {memory: 1Gi}}]',
+      /the reserved memory has a duplicate value for NUMA node 0 and resource "memory"/,
+    ],
+  ];
+  for (const [yaml, want] of rows) assert.throws(() => parseKubeletConfig(`${head}${yaml}\n`), want, yaml);
 });
 
 test('every field refuses a value of the wrong type, naming the field', () => {

@@ -97,6 +97,23 @@ const optional = <T>(codec: Codec<T>, o: Options<T | undefined> = {}) => field<T
 /** A field read by nothing in kubelet-ts yet, with its flag. */
 const ignored = <T>(codec: Codec<T>, dflt: NoInfer<T>, flag: Field<T>['flag'], o: Options<T> = {}) =>
   field(codec, dflt, { ...o, flag, inEffect: false });
+type MemoryReservation = { numaNode: number; limits: Record<string, string> };
+/** validateReservedMemoryConfiguration: memory or hugepages-* only, not zero, once per node and type. */
+function reservedMemoryError(v: MemoryReservation[]): string | undefined {
+  const seen = new Set<string>();
+  for (const r of v) {
+    if (typeof r !== 'object' || r === null || !Number.isInteger(r.numaNode)) return 'reservedMemory: each entry needs numaNode and limits';
+    for (const [t, q] of Object.entries(r.limits ?? {})) {
+      if (t !== 'memory' && !t.startsWith('hugepages-'))
+        return `the limit type "${t}" for NUMA node ${r.numaNode} is not supported, only [memory hugepages-<HugePageSize>] is accepted`;
+      if (!parseQuantity(q)) return `reserved memory may not be zero for NUMA node ${r.numaNode} and resource "${t}"`;
+      if (seen.has(`${r.numaNode}/${t}`))
+        return `the reserved memory has a duplicate value for NUMA node ${r.numaNode} and resource "${t}"`;
+      seen.add(`${r.numaNode}/${t}`);
+    }
+  }
+  return undefined;
+}
 const between = (name: string, lo: number, hi: number) => (v: number) =>
   v < lo || v > hi ? `${name}: ${v} must be between ${lo} and ${hi}, inclusive` : undefined;
 const notNegative = (name: string, flag: string) => (v: number) =>
@@ -378,10 +395,24 @@ export const FIELDS = {
   /** The static policy's options at their upstream maturity (src/cpumanager/static-policy.ts); unknown ones stop the start. */
   cpuManagerPolicyOptions: field(stringMap, {}, { flag: { name: 'cpu-manager-policy-options', form: mapNoSplitForm } }),
   cpuManagerReconcilePeriodMs: field(duration, 10_000, { flag: 'cpu-manager-reconcile-period' }),
-  memoryManagerPolicy: ignored(str, 'None', 'memory-manager-policy'),
-  topologyManagerPolicy: ignored(str, 'none', 'topology-manager-policy'),
-  topologyManagerScope: ignored(str, 'container', 'topology-manager-scope'),
-  topologyManagerPolicyOptions: ignored(stringMap, {}, 'topology-manager-policy-options'),
+  /** The memory manager (src/memorymanager): None or Static; anything else stops the start (unknown policy). */
+  memoryManagerPolicy: field(str, 'None', { flag: 'memory-manager-policy' }),
+  /** The topology manager (src/topologymanager): its policy, scope and options; bad options stop the start. */
+  topologyManagerPolicy: field(str, 'none', {
+    check: (v) =>
+      ['none', 'best-effort', 'restricted', 'single-numa-node'].includes(v)
+        ? undefined
+        : `topologyManagerPolicy (--topology-manager-policy) ${JSON.stringify(v)} must be one of: ["none" "best-effort" "restricted" "single-numa-node"]`,
+    flag: 'topology-manager-policy',
+  }),
+  topologyManagerScope: field(str, 'container', {
+    check: (v) =>
+      v === 'container' || v === 'pod'
+        ? undefined
+        : `topologyManagerScope (--topology-manager-scope) ${JSON.stringify(v)} must be one of: "container", or "pod"`,
+    flag: 'topology-manager-scope',
+  }),
+  topologyManagerPolicyOptions: field(stringMap, {}, { flag: { name: 'topology-manager-policy-options', form: mapNoSplitForm } }),
   qosReserved: ignored(stringMap, {}, 'qos-reserved'),
   // Read by nothing: CRI calls take their own deadlines.
   /** The deadline of the CRI calls that change state (src/cri/connection.ts). */
@@ -512,7 +543,11 @@ export const FIELDS = {
   shutdownGracePeriodMs: field(duration, 0),
   shutdownGracePeriodCriticalPodsMs: field(duration, 0),
   shutdownGracePeriodByPodPriority: field(shutdownPeriods, []),
-  reservedMemory: ignored(list, [], { name: 'reserved-memory', form: reservedMemoryForm }),
+  /** The memory manager's Static policy: per NUMA node, the memory and hugepages held back (validateReservedMemoryConfiguration). */
+  reservedMemory: field(list as Codec<MemoryReservation[]>, [], {
+    check: reservedMemoryError,
+    flag: { name: 'reserved-memory', form: reservedMemoryForm },
+  }),
   /** RuntimeDefault instead of Unconfined for containers that name no seccomp profile. */
   seccompDefault: field(bool, false),
   registerWithTaints: field(list as Codec<Taint[]>, [], { flag: { name: 'register-with-taints', form: taintsForm } }),

@@ -42,8 +42,8 @@ function fakeRuntime(containers: { id: string; podUID: string; name: string }[])
           labels: { 'io.kubernetes.pod.uid': c.podUID, 'io.kubernetes.container.name': c.name },
         })),
       }),
-      updateContainerResources: async (r: { containerId: string; linux: { cpusetCpus: string } }) => {
-        updates.push(`${r.containerId}=${r.linux.cpusetCpus}`);
+      updateContainerResources: async (r: { containerId: string; linux: { cpusetCpus: string; cpusetMems?: string } }) => {
+        updates.push(`${r.containerId}=${r.linux.cpusetCpus}${r.linux.cpusetMems ? ` mems ${r.linux.cpusetMems}` : ''}`);
       },
     },
   };
@@ -69,6 +69,8 @@ test("this machine's case: static, reservedSystemCPUs 0; a Guaranteed cpu: 1 pod
       cri: rt.cri,
       activePods: () => active,
       sourcesReady: () => true,
+      // The memory manager's NUMA nodes of g's container ride along in its updates.
+      memsFor: (uid) => (uid === 'g' ? '0' : undefined),
       observe: { pinningRequest: () => requests++, pinningError() {}, pools: (m, x) => pools.push(`${m}/${x}`), reconcileFailure() {} },
       log,
     });
@@ -91,7 +93,7 @@ test("this machine's case: static, reservedSystemCPUs 0; a Guaranteed cpu: 1 pod
   assert.match(file, /^\{"policyName":"static","defaultCpuSet":"0","entries":\{"g":\{"c":"1"\}\},"checksum":\d+\}$/);
   // The loop's round: every running container once, then nothing until something changes.
   assert.equal(await m.reconcile(), 0);
-  assert.deepEqual(rt.updates, ['cg=1', 'cbe=0']);
+  assert.deepEqual(rt.updates, ['cg=1 mems 0', 'cbe=0']);
   await m.reconcile();
   assert.deepEqual(rt.updates.length, 2);
 

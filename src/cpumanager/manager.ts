@@ -25,6 +25,7 @@ import {
   staticPolicyOptions,
 } from './static-policy.ts';
 import type { CPUTopology } from './topology.ts';
+import type { ProviderHints, TopologyHint } from '../topologymanager/bitmask.ts';
 
 /** What the manager reports (src/kubelet/observers.ts maps it to upstream's series). */
 export interface CPUManagerObserver {
@@ -40,7 +41,7 @@ export interface CPUManagerRuntime {
   listContainers(r: {
     filter: { state: { state: 'CONTAINER_RUNNING' } };
   }): Promise<{ containers: { id: string; labels: Record<string, string> }[] }>;
-  updateContainerResources(r: { containerId: string; linux: { cpusetCpus: string } }): Promise<unknown>;
+  updateContainerResources(r: { containerId: string; linux: { cpusetCpus: string; cpusetMems?: string } }): Promise<unknown>;
 }
 
 export interface CPUManagerSettings {
@@ -54,6 +55,8 @@ export interface CPUManagerSettings {
   reservedMillicores: number;
   /** CPUManagerPolicyAlphaOptions, CPUManagerPolicyBetaOptions. */
   gates: { alpha: boolean; beta: boolean };
+  /** The topology manager's policy (align-by-socket refuses single-numa-node). */
+  topologyManagerPolicy?: string;
 }
 
 /**
@@ -77,6 +80,7 @@ export function newPolicy(s: CPUManagerSettings): Policy {
           numReservedCPUs: Math.ceil(s.reservedMillicores / 1000),
           reservedCPUs: s.reservedCPUs,
           options: staticPolicyOptions(s.policyOptions, s.gates),
+          topologyManagerPolicy: s.topologyManagerPolicy,
         });
       } catch (e) {
         throw new Error(`new static policy error: ${(e as Error).message}`);
@@ -128,6 +132,8 @@ export interface CPUManagerDeps {
   activePods: () => Pod[];
   /** Every pod source has listed its pods: only then may assignments of pods not seen go. */
   sourcesReady: () => boolean;
+  /** The memory manager's cpuset.mems of a container, carried in the same update so that it is never lost. */
+  memsFor?: (podUID: string, name: string) => string | undefined;
   observe?: CPUManagerObserver;
   log: Logger;
 }
@@ -166,30 +172,13 @@ export class CPUManager {
    * The topology manager's admission with its policy none (admitPolicyNone): each init and app
    * container allocated in turn; a failure refuses the pod with the error's type as reason
    * (SMTAlignmentError) or UnexpectedAdmissionError, as admission.GetPodAdmitResult.
+   * With another policy the topology manager (src/topologymanager) calls hints and allocate.
    */
   admit(pod: Pod): Admission {
-    this.#removeStale();
-    const { policy, observe } = this.#d;
-    let changed = false;
     try {
-      for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
-        const pinned = policy.name === 'static' && guaranteedCPUs(pod, c) > 0;
-        if (pinned) observe?.pinningRequest();
-        try {
-          const r = policy.allocate(this.#state, pod, c);
-          if (r?.isNew) changed = true;
-        } catch (e) {
-          if (pinned) observe?.pinningError();
-          throw e;
-        }
-      }
+      for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) this.allocate(pod, c);
     } catch (e) {
       const err = e as Error & { reason?: string };
-      this.#d.log.error('Failed to allocate CPUs', {
-        pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`,
-        podUID: pod.metadata?.uid,
-        err: err.message,
-      });
       return err.reason
         ? { admit: false, reason: err.reason, message: `Pod was rejected: ${err.message}` }
         : {
@@ -197,10 +186,42 @@ export class CPUManager {
             reason: 'UnexpectedAdmissionError',
             message: `Pod was rejected: Allocate failed due to ${err.message}, which is unexpected`,
           };
-    } finally {
-      if (changed) this.#save();
     }
     return { admit: true };
+  }
+
+  /** GetTopologyHints (the topology manager's container scope). */
+  hints(pod: Pod, c: Container): ProviderHints {
+    this.#removeStale();
+    return this.#d.policy.hints(this.#state, pod, c);
+  }
+
+  /** GetPodTopologyHints (the topology manager's pod scope). */
+  podHints(pod: Pod): ProviderHints {
+    this.#removeStale();
+    return this.#d.policy.podHints(this.#state, pod);
+  }
+
+  /** Allocate: the container's CPUs, from the hint's NUMA nodes first; throws as upstream (SMTAlignmentError carries its reason). */
+  allocate(pod: Pod, c: Container, hint?: TopologyHint): void {
+    this.#removeStale();
+    const { policy, observe } = this.#d;
+    const pinned = policy.name === 'static' && guaranteedCPUs(pod, c) > 0;
+    if (pinned) observe?.pinningRequest();
+    let r: ReturnType<Policy['allocate']>;
+    try {
+      r = policy.allocate(this.#state, pod, c, hint?.affinity?.list());
+    } catch (e) {
+      if (pinned) observe?.pinningError();
+      this.#d.log.error('Failed to allocate CPUs', {
+        pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`,
+        podUID: pod.metadata?.uid,
+        containerName: c.name,
+        err: (e as Error).message,
+      });
+      throw e;
+    }
+    if (r?.isNew) this.#save();
   }
 
   /** GetCPUAffinity for CreateContainer's cpuset_cpus: the container's CPUs, else the shared pool; undefined with the none policy. */
@@ -235,7 +256,11 @@ export class CPUManager {
     let failed = 0;
     for (const u of cpusetUpdates(this.#state, running, activeContainers(this.#d.activePods()), this.#applied)) {
       try {
-        await cri.updateContainerResources({ containerId: u.id, linux: { cpusetCpus: u.cpus.toString() } });
+        const mems = this.#d.memsFor?.(u.podUID, u.name);
+        await cri.updateContainerResources({
+          containerId: u.id,
+          linux: { cpusetCpus: u.cpus.toString(), ...(mems ? { cpusetMems: mems } : {}) },
+        });
         this.#applied.set(u.id, u.cpus.toString());
         log.v(4, 'Updated container cpuset', { podUID: u.podUID, containerName: u.name, containerID: u.id, cpuSet: u.cpus.toString() });
       } catch (e) {

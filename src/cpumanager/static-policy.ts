@@ -9,6 +9,7 @@ import { isSidecar } from '../podutil/podutil.ts';
 import { podLevelResources } from '../resources/pod-resources.ts';
 import { qosClass } from '../resources/qos.ts';
 import { milliCPU } from '../resources/linux-resources.ts';
+import { everyMask, type ProviderHints, type TopologyHint } from '../topologymanager/bitmask.ts';
 import { CPUSet } from './cpuset.ts';
 import { takeDistributed, takePacked } from './take-by-topology.ts';
 import { type CPUTopology, alignedAtUncoreCache, cpusPerCore } from './topology.ts';
@@ -54,13 +55,22 @@ export class SMTAlignmentError extends Error {
   }
 }
 
-/** What the manager asks of a policy (upstream's Policy, without topology hints: the topology manager's policy is none). */
+/** What the manager asks of a policy (upstream's Policy). */
 export interface Policy {
   readonly name: 'none' | 'static';
   /** Checks a restored state against the topology and reservation, or fills an empty one; throws as upstream's Start. */
   start(s: CPUState): void;
   /** The container's exclusive CPUs, newly taken or already held; undefined: it runs in the shared pool. Throws when they cannot be had. */
-  allocate(s: CPUState, pod: Pod, c: Container): { cpus: CPUSet; isNew: boolean; uncoreAligned: boolean } | undefined;
+  allocate(
+    s: CPUState,
+    pod: Pod,
+    c: Container,
+    numaAffinity?: number[],
+  ): { cpus: CPUSet; isNew: boolean; uncoreAligned: boolean } | undefined;
+  /** GetTopologyHints: the cpu hints of a container (src/topologymanager); undefined: no preference. */
+  hints(s: CPUState, pod: Pod, c: Container): ProviderHints;
+  /** GetPodTopologyHints, for the topology manager's pod scope. */
+  podHints(s: CPUState, pod: Pod): ProviderHints;
   /** Frees the container's CPUs; returns those that went back to the shared pool. */
   removeContainer(s: CPUState, podUID: string, name: string): CPUSet;
   /** CPUs that can be assigned exclusively (GetAllocatableCPUs). */
@@ -166,6 +176,8 @@ export function nonePolicy(given: Record<string, string>): Policy {
     options: staticPolicyOptions({}, { alpha: false, beta: false }),
     start() {},
     allocate: () => undefined,
+    hints: () => undefined,
+    podHints: () => undefined,
     removeContainer: () => CPUSet.EMPTY,
     allocatableCPUs: () => CPUSet.EMPTY,
     availableCPUs: () => CPUSet.EMPTY,
@@ -287,7 +299,7 @@ export function staticPolicy(cfg: StaticPolicyConfig): Policy {
       if (!known.equals(allCPUs)) throw new Error(`current set of available CPUs "${allCPUs}" doesn't match with CPUs in state "${known}"`);
     },
 
-    allocate(s, pod, c) {
+    allocate(s, pod, c, numaAffinity) {
       const n = guaranteedCPUs(pod, c);
       if (n === 0) return undefined;
       enforceSMTAlignment(s, n);
@@ -297,8 +309,14 @@ export function staticPolicy(cfg: StaticPolicyConfig): Policy {
         updateReuse(pod, c, held);
         return { cpus: held, isNew: false, uncoreAligned: alignedAtUncoreCache(topo, held) };
       }
-      // allocateCPUs without a NUMA affinity (the topology manager's policy is none).
-      const cpus = take(available(s).union(toReuse.get(uid) ?? CPUSet.EMPTY), n);
+      // allocateCPUs: first from the NUMA nodes of the topology manager's hint, the rest from anywhere.
+      const allocatable = available(s).union(toReuse.get(uid) ?? CPUSet.EMPTY);
+      let cpus = CPUSet.EMPTY;
+      if (numaAffinity) {
+        const aligned = allocatable.intersection(topo.details.cpusInNUMANodes(...numaAffinity));
+        cpus = take(aligned, Math.min(n, aligned.size));
+      }
+      if (cpus.size < n) cpus = cpus.union(take(allocatable.difference(cpus), n - cpus.size));
       s.defaultCPUSet = s.defaultCPUSet.difference(cpus);
       setAssigned(s, uid, c.name, cpus);
       updateReuse(pod, c, cpus);
@@ -316,7 +334,65 @@ export function staticPolicy(cfg: StaticPolicyConfig): Policy {
       return released;
     },
 
+    hints(s, pod, c) {
+      const n = guaranteedCPUs(pod, c);
+      if (n === 0) return undefined;
+      const held = assignedCPUs(s, pod.metadata!.uid!, c.name);
+      if (held) return { cpu: held.size !== n ? [] : cpuHints(topo, held, CPUSet.EMPTY, n) };
+      return { cpu: cpuHints(topo, available(s), toReuse.get(pod.metadata!.uid!) ?? CPUSet.EMPTY, n) };
+    },
+
+    podHints(s, pod) {
+      const n = podGuaranteedCPUs(pod);
+      if (n === 0) return undefined;
+      const uid = pod.metadata!.uid!;
+      // Containers already allocated: the pod's CPUs again, when they still make the request.
+      let held = CPUSet.EMPTY;
+      for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])])
+        held = held.union(assignedCPUs(s, uid, c.name) ?? CPUSet.EMPTY);
+      if (!held.isEmpty()) return { cpu: held.size !== n ? [] : cpuHints(topo, held, CPUSet.EMPTY, n) };
+      return { cpu: cpuHints(topo, available(s), toReuse.get(uid) ?? CPUSet.EMPTY, n) };
+    },
+
     allocatableCPUs: () => all.difference(reserved),
     availableCPUs: available,
   };
+}
+
+/**
+ * generateCPUTopologyHints: every set of NUMA nodes whose available (and reusable) CPUs make the
+ * request; preferred are those of the fewest nodes whose CPUs could make it at all.
+ */
+export function cpuHints(topo: CPUTopology, availableCPUs: CPUSet, reusable: CPUSet, request: number): TopologyHint[] {
+  const nodes = topo.details.numaNodes().list();
+  let minSize = nodes.length;
+  const hints: TopologyHint[] = [];
+  everyMask(nodes, (mask) => {
+    const bits = mask.list();
+    if (topo.details.cpusInNUMANodes(...bits).size >= request && bits.length < minSize) minSize = bits.length;
+    let matching = 0;
+    for (const c of reusable.list()) {
+      if (!bits.includes(topo.details.info(c)!.numaNode)) return;
+      matching++;
+    }
+    for (const c of availableCPUs.list()) if (bits.includes(topo.details.info(c)!.numaNode)) matching++;
+    if (matching < request) return;
+    hints.push({ affinity: mask, preferred: false });
+  });
+  for (const h of hints) h.preferred = h.affinity!.count() === minSize;
+  return hints;
+}
+
+/** podGuaranteedCPUs: the larger of the long-running containers' sum and the largest init container's need. */
+export function podGuaranteedCPUs(pod: Pod): number {
+  let init = 0;
+  let sidecars = 0;
+  for (const c of pod.spec?.initContainers ?? []) {
+    const n = guaranteedCPUs(pod, c);
+    if (isSidecar(c)) sidecars += n;
+    else init = Math.max(init, sidecars + n);
+  }
+  let apps = 0;
+  for (const c of pod.spec?.containers ?? []) apps += guaranteedCPUs(pod, c);
+  return Math.max(apps + sidecars, init);
 }

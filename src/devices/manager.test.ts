@@ -170,6 +170,15 @@ test('register, ListAndWatch, capacity, admission, Allocate, checkpoint, plugin 
     const cpus = { containerCPUs: (uid: string, c: string) => (uid === 'p1' && c === 'c' ? [1, 2] : []), allocatableCPUs: () => [1, 2, 3] };
     assert.deepEqual(podResources(p1, { ...cpus, containerDevices: (u, c) => m.containerDevices(u, c) }).containers?.[0]?.cpuIds, [1, 2]);
     assert.deepEqual(allocatableResources({ ...cpus, allocatableDevices: () => [] }).cpuIds, [1, 2, 3]);
+    // With the memory manager's Static policy: the container's blocks and each node's allocatable, as containerMemoryFromBlock.
+    const block = { numaAffinity: [0, 1], type: 'memory', size: 1073741824 };
+    const mem = { containerMemory: () => [block], allocatableMemory: () => [{ ...block, numaAffinity: [0] }] };
+    assert.deepEqual(podResources(p1, { ...mem, containerDevices: () => [] }).containers?.[0]?.memory, [
+      { memoryType: 'memory', size: '1073741824', topology: { nodes: [{ ID: '0' }, { ID: '1' }] } },
+    ]);
+    assert.deepEqual(allocatableResources({ ...mem, allocatableDevices: () => [] }).memory, [
+      { memoryType: 'memory', size: '1073741824', topology: { nodes: [{ ID: '0' }] } },
+    ]);
 
     // The pod ends: its device is free again.
     active.delete('p1');

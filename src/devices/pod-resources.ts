@@ -1,7 +1,7 @@
 // The PodResources API on <root-dir>/pod-resources/kubelet.sock (upstream's
 // pkg/kubelet/apis/podresources server_v1): each running pod's containers with their devices
-// and exclusive CPUs (the CPU manager's static policy); memory stays empty, as with the memory
-// manager's None policy.
+// and exclusive CPUs (the CPU manager's static policy) and memory blocks (the memory manager's
+// Static policy; empty with None).
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
@@ -24,7 +24,21 @@ export interface PodResourcesProvider {
   containerCPUs?(uid: string, container: string): number[];
   /** The CPUs that can be assigned exclusively (GetAllocatableCPUs); unset: none. */
   allocatableCPUs?(): number[];
+  /** The container's memory blocks (the memory manager's GetMemory); unset: none. */
+  containerMemory?(uid: string, container: string): MemoryBlock[];
+  /** Each NUMA node's allocatable memory per type (GetAllocatableMemory); unset: none. */
+  allocatableMemory?(): MemoryBlock[];
 }
+
+export interface MemoryBlock {
+  numaAffinity: number[];
+  type: string;
+  size: number;
+}
+
+/** containerMemoryFromBlock: one ContainerMemory per block, its NUMA nodes as its topology. */
+const memoryOf = (blocks: MemoryBlock[]) =>
+  blocks.map((b) => ({ memoryType: b.type, size: String(b.size), topology: { nodes: b.numaAffinity.map((n) => ({ ID: String(n) })) } }));
 
 export type PodResourcesEndpoint = 'list' | 'get_allocatable' | 'get';
 export interface PodResourcesObserver {
@@ -35,7 +49,10 @@ export interface PodResourcesObserver {
 const topology = (nodes: number[]) => (nodes.length ? { nodes: nodes.map((n) => ({ ID: String(n) })) } : null);
 
 /** One pod as upstream's PodResources: its sidecars and app containers (other init containers have ended), their devices. */
-export function podResources(pod: Pod, p: Pick<PodResourcesProvider, 'containerDevices' | 'containerCPUs'>): PodResources {
+export function podResources(
+  pod: Pod,
+  p: Pick<PodResourcesProvider, 'containerDevices' | 'containerCPUs' | 'containerMemory'>,
+): PodResources {
   const uid = pod.metadata!.uid!;
   const containers = [...(pod.spec?.initContainers ?? []).filter(isSidecar), ...(pod.spec?.containers ?? [])];
   return {
@@ -47,7 +64,7 @@ export function podResources(pod: Pod, p: Pick<PodResourcesProvider, 'containerD
         .containerDevices(uid, c.name)
         .map((d): ContainerDevices => ({ resourceName: d.resourceName, deviceIds: d.deviceIds, topology: topology(d.numaNodes) })),
       cpuIds: p.containerCPUs?.(uid, c.name) ?? [],
-      memory: [],
+      memory: memoryOf(p.containerMemory?.(uid, c.name) ?? []),
       dynamicResources: [],
     })),
   };
@@ -55,14 +72,14 @@ export function podResources(pod: Pod, p: Pick<PodResourcesProvider, 'containerD
 
 /** Allocatable devices grouped as upstream: one ContainerDevices per device (its own topology). */
 export function allocatableResources(
-  p: Pick<PodResourcesProvider, 'allocatableDevices' | 'allocatableCPUs'>,
+  p: Pick<PodResourcesProvider, 'allocatableDevices' | 'allocatableCPUs' | 'allocatableMemory'>,
 ): AllocatableResourcesResponse {
   return {
     devices: p
       .allocatableDevices()
       .map((d) => ({ resourceName: d.resourceName, deviceIds: [d.deviceId], topology: topology(d.numaNodes) })),
     cpuIds: p.allocatableCPUs?.() ?? [],
-    memory: [],
+    memory: memoryOf(p.allocatableMemory?.() ?? []),
   };
 }
 

@@ -1,12 +1,15 @@
 // The container manager (upstream's pkg/kubelet/cm): the node's cgroups (kubepods held to node
 // allocatable, the system containers, the QoS classes, one cgroup per pod), the node-wide
 // container settings (OOM kill, CFS quota), the CPU manager, device plugins, DRA drivers and
-// user namespaces. The memory and topology managers belong here when they come.
+// user namespaces, and the memory and topology managers.
 import { cpus } from 'node:os';
 import { featureEnabled } from '../features/gates.ts';
 import { parseCPUSet } from '../cpumanager/cpuset.ts';
 import { CPUManager, newPolicy, reservedQuantities, reservedSystemCPUs } from '../cpumanager/manager.ts';
 import { discoverTopology, readSysfsTopology } from '../cpumanager/topology.ts';
+import { readNUMAFacts } from '../memorymanager/machine.ts';
+import { MemoryManager, newMemoryPolicy } from '../memorymanager/manager.ts';
+import { TopologyManager, topologyConfig } from '../topologymanager/manager.ts';
 import { devicePluginsDir } from '../podutil/pod-dirs.ts';
 import type { Container, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
@@ -16,7 +19,7 @@ import { withClaimDevices } from '../dra/container.ts';
 import { DraManager } from '../dra/manager.ts';
 import { DraPlugins } from '../dra/plugins.ts';
 import { logger, type Logger } from '../log/log.ts';
-import { cpuManagerMetrics, deviceMetrics } from './observers.ts';
+import { cpuManagerMetrics, deviceMetrics, memoryManagerMetrics, topologyManagerMetrics } from './observers.ts';
 import { ensureSystemCgroups } from '../node/system-cgroups.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
 import { systemdOverDBus } from '../dbus/systemd.ts';
@@ -32,13 +35,30 @@ import type { KubeletOptions } from './options.ts';
 
 export type ContainerManager = Awaited<ReturnType<typeof containerManager>>;
 
-/** A CPU manager failure stops the start, worded as upstream's NewContainerManager and Start word it. */
-function cpuManagerStep<T>(what: string, f: () => T): T {
+/** A resource manager's failure stops the start, worded as upstream's NewContainerManager and Start word it. */
+function orStop<T>(what: string, f: () => T): T {
   try {
     return f();
   } catch (e) {
     throw new Error(`${what}: ${(e as Error).message}`);
   }
+}
+
+/**
+ * GetNodeAllocatableReservation's memory types: kube and system reserved and the hard eviction
+ * threshold of memory.available (a percentage of the capacity), each type's terms in order.
+ */
+export function memoryReservation(config: KubeletOptions['config'], memoryCapacity: number): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const r of [config.systemReserved, config.kubeReserved])
+    for (const [t, q] of Object.entries(r)) if (t === 'memory' || t.startsWith('hugepages-')) out[t] = [...(out[t] ?? []), q];
+  const hard = config.evictionHard['memory.available'];
+  if (hard)
+    out.memory = [
+      ...(out.memory ?? []),
+      hard.endsWith('%') ? String(Math.trunc((Number(hard.slice(0, -1)) / 100) * memoryCapacity)) : hard,
+    ];
+  return out;
 }
 
 /**
@@ -56,7 +76,85 @@ export function nodeCPUs(config: KubeletOptions['config']) {
   }
   const topology = discoverTopology(facts.cpus, facts.numaNodes);
   const reservedCPUs = reservedSystemCPUs(config.reservedSystemCPUs, topology, parseCPUSet);
-  return { topology, reservedCPUs, reserved: reservedQuantities(config.kubeReserved, config.systemReserved, reservedCPUs) };
+  const reserved = reservedQuantities(config.kubeReserved, config.systemReserved, reservedCPUs);
+  // The static policy's reservation: kube + system reserved cpu, reservedSystemCPUs' count when set.
+  const reservedMillicores = [reserved.kubeReserved, reserved.systemReserved].reduce((m, r) => m + milliCPU(r.cpu ?? 0), 0);
+  return { topology, reservedCPUs, reserved, reservedMillicores };
+}
+
+/**
+ * The topology, CPU and memory managers, started: the CPU and memory managers are the topology
+ * manager's hint providers, and its admission is theirs (upstream's NewContainerManager order).
+ */
+function resourceManagers(o: KubeletOptions, d: { cri: RuntimeClient; host: Host; pods: PodManager; cpus: ReturnType<typeof nodeCPUs> }) {
+  const { config, rootDir } = o;
+  const { pods } = d;
+  // The topology manager (src/topologymanager): its policy merges the CPU and memory managers'
+  // NUMA hints at admission; a pod it cannot align is refused with TopologyAffinityError.
+  const numa = readNUMAFacts(d.host.facts.memoryBytes);
+  const topology = new TopologyManager(
+    topologyConfig(
+      {
+        policyName: config.topologyManagerPolicy,
+        scopeName: config.topologyManagerScope,
+        options: config.topologyManagerPolicyOptions,
+        numa: { nodes: numa.nodes.map((n) => n.id), distances: numa.distances },
+      },
+      (msg) => logger('topologymanager').warn(msg),
+    ),
+    () => pods.active(),
+    topologyManagerMetrics,
+  );
+
+  // The CPU manager (src/cpumanager): cpu_manager_state restored and checked at start (a bad
+  // policy, option or state stops the kubelet, as upstream); static pins Guaranteed pods' integer CPUs.
+  const cpuManager = new CPUManager({
+    rootDir,
+    policy: orStop('failed to initialize cpu manager', () =>
+      newPolicy({
+        policyName: config.cpuManagerPolicy,
+        policyOptions: config.cpuManagerPolicyOptions,
+        reconcilePeriodMs: config.cpuManagerReconcilePeriodMs,
+        topology: d.cpus.topology,
+        reservedCPUs: d.cpus.reservedCPUs,
+        reservedMillicores: d.cpus.reservedMillicores,
+        topologyManagerPolicy: config.topologyManagerPolicy,
+        gates: {
+          alpha: featureEnabled(config.featureGates, 'CPUManagerPolicyAlphaOptions'),
+          beta: featureEnabled(config.featureGates, 'CPUManagerPolicyBetaOptions'),
+        },
+      }),
+    ),
+    reconcilePeriodMs: config.cpuManagerReconcilePeriodMs,
+    cri: d.cri,
+    activePods: () => pods.active(),
+    sourcesReady: () => pods.sourcesReady(),
+    memsFor: (uid, name) => memoryManager.cpusetMems(uid, name),
+    observe: cpuManagerMetrics,
+    log: logger('cpumanager'),
+  });
+  topology.addHintProvider(cpuManager);
+
+  // The memory manager (src/memorymanager): memory_manager_state restored and checked at start;
+  // Static gives Guaranteed containers their memory and hugepages on NUMA nodes (cpuset.mems).
+  // reservedMemory must add up to the node allocatable reservation, else the start stops.
+  const memoryManager: MemoryManager = new MemoryManager({
+    rootDir,
+    policy: newMemoryPolicy(
+      config.memoryManagerPolicy,
+      numa.nodes,
+      memoryReservation(config, d.host.facts.memoryBytes),
+      config.reservedMemory,
+    ),
+    activePods: () => pods.active(),
+    sourcesReady: () => pods.sourcesReady(),
+    observe: memoryManagerMetrics,
+    log: logger('memorymanager'),
+  });
+  topology.addHintProvider(memoryManager);
+  orStop('start cpu manager error', () => cpuManager.start());
+  orStop('start memory manager error', () => memoryManager.start());
+  return { topology, cpuManager, memoryManager };
 }
 
 export async function containerManager(
@@ -95,33 +193,7 @@ export async function containerManager(
   const updateQos = () => updateQosCgroups(cgroups.layout, pods.active(), cgroups.manager);
   const qosCgroups = keepQosCgroups(updateQos, logger('qos'));
 
-  // The CPU manager (src/cpumanager): cpu_manager_state restored and checked at start (a bad
-  // policy, option or state stops the kubelet, as upstream); static pins Guaranteed pods' integer CPUs.
-  const cpuManager = new CPUManager({
-    rootDir,
-    policy: cpuManagerStep('failed to initialize cpu manager', () =>
-      newPolicy({
-        policyName: config.cpuManagerPolicy,
-        policyOptions: config.cpuManagerPolicyOptions,
-        reconcilePeriodMs: config.cpuManagerReconcilePeriodMs,
-        topology: d.cpus.topology,
-        reservedCPUs: d.cpus.reservedCPUs,
-        // After the override: reservedSystemCPUs' count, when set.
-        reservedMillicores: [config.kubeReserved, config.systemReserved].reduce((m, r) => m + milliCPU(r.cpu ?? 0), 0),
-        gates: {
-          alpha: featureEnabled(config.featureGates, 'CPUManagerPolicyAlphaOptions'),
-          beta: featureEnabled(config.featureGates, 'CPUManagerPolicyBetaOptions'),
-        },
-      }),
-    ),
-    reconcilePeriodMs: config.cpuManagerReconcilePeriodMs,
-    cri: d.cri,
-    activePods: () => pods.active(),
-    sourcesReady: () => pods.sourcesReady(),
-    observe: cpuManagerMetrics,
-    log: logger('cpumanager'),
-  });
-  cpuManagerStep('start cpu manager error', () => cpuManager.start());
+  const { topology, cpuManager, memoryManager } = resourceManagers(o, d);
 
   // Device plugins (src/devices): registration on ROOT/device-plugins/kubelet.sock, their devices
   // in the Node's capacity, admission and Allocate at container creation. Containers running now
@@ -171,10 +243,14 @@ export async function containerManager(
       singleProcessOOMKill: singleProcessOOMKill(config.singleProcessOOMKill, d.host.swap.cgroupV2),
       cfs: cfsOf(config.cpuCFSQuota, config.cpuCFSQuotaPeriodMs),
       cpusetFor: (pod: Pod, c: Container) => cpuManager.cpusetFor(pod, c),
+      cpusetMemsFor: (pod: Pod, c: Container) => memoryManager.cpusetMems(pod.metadata!.uid!, c.name),
     },
     cgroups,
     podCgroups: { updateQos, ensure: cgroups.manager.ensure, remove: cgroups.manager.remove },
     cpuManager,
+    memoryManager,
+    /** Admission of the CPU and memory managers through the topology manager (upstream's topology admit handler). */
+    topology,
     devices,
     dra,
     draPlugins,
@@ -190,6 +266,7 @@ export async function containerManager(
     async stop() {
       qosCgroups.stop();
       cpuManager.stop();
+      memoryManager.stop();
       dra.stop();
       draPlugins.stop();
       await devices.stop();

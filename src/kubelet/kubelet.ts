@@ -78,6 +78,7 @@ export async function runKubelet(given: KubeletOptions): Promise<{ stop(): Promi
     stats,
     devices: cm.devices,
     cpus: cm.cpuManager,
+    memory: cm.memoryManager,
     healthy: () => lifecycle.pleg.problem(),
     log,
   });

@@ -10,6 +10,8 @@ import type { WorkerObserver } from '../pods/workers.ts';
 import { countRunning, type PlegObserver } from '../pleg/relist.ts';
 import type { CollectorDeps } from '../gc/collector.ts';
 import type { CPUManagerObserver } from '../cpumanager/manager.ts';
+import type { MemoryManagerObserver } from '../memorymanager/manager.ts';
+import type { TopologyManagerObserver } from '../topologymanager/manager.ts';
 import type { DeviceObserver } from '../devices/manager.ts';
 import type { PodResourcesObserver } from '../devices/pod-resources.ts';
 import type { PluginManagerObserver } from '../plugin-manager/manager.ts';
@@ -146,6 +148,21 @@ export const cpuManagerMetrics: CPUManagerObserver = {
     metrics.cpuManagerExclusiveCPUs.set(exclusiveCPUs);
   },
   reconcileFailure: () => metrics.cpuManagerReconcileFailures.inc(),
+};
+
+/** The memory manager, under upstream's names. */
+export const memoryManagerMetrics: MemoryManagerObserver = {
+  pinningRequest: () => metrics.memoryManagerPinningRequests.inc(),
+  pinningError: () => metrics.memoryManagerPinningErrors.inc(),
+};
+
+/** The topology manager's admissions, under upstream's names. */
+export const topologyManagerMetrics: TopologyManagerObserver = {
+  admission(ms, failed) {
+    metrics.topologyManagerAdmissionRequests.inc();
+    if (failed) metrics.topologyManagerAdmissionErrors.inc();
+    metrics.topologyManagerAdmissionDuration.observe(ms);
+  },
 };
 
 /** The PodResources API (v1 only), as upstream counts it: every request, and each endpoint's requests and errors. */

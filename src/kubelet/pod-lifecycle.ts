@@ -72,7 +72,8 @@ export function podLifecycle(
       admitUnderPressure: (pod) => d.loops.eviction.admit(pod),
       admitShutdown: (pod) => d.loops.shutdown.admit(pod),
       devices: d.cm.devices,
-      cpus: d.cm.cpuManager,
+      // The CPU and memory managers' admission, through the topology manager.
+      cpus: d.cm.topology,
       claims: d.cm.dra,
       resourcesStatus: d.cm.resourcesStatus,
     }),

@@ -6,6 +6,7 @@ import { podResourcesDir } from '../podutil/pod-dirs.ts';
 import type { ApiClient } from '../apiserver/client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import type { CPUManager } from '../cpumanager/manager.ts';
+import type { MemoryManager } from '../memorymanager/manager.ts';
 import type { DeviceManager } from '../devices/manager.ts';
 import { startPodResourcesServer } from '../devices/pod-resources.ts';
 import type { Logger } from '../log/log.ts';
@@ -29,6 +30,7 @@ export async function kubeletServers(
     stats: Stats;
     devices: DeviceManager;
     cpus: CPUManager;
+    memory: MemoryManager;
     /** The PLEG's problem, if any: /healthz fails with it. */
     healthy: () => string | undefined;
     log: Logger;
@@ -51,7 +53,7 @@ export async function kubeletServers(
     healthy: d.healthy,
   });
   const readOnly = await kubeletReadOnlyServer({ config, nodeName, pods, stats: d.stats.cache, healthy: d.healthy });
-  // The active pods' devices and exclusive CPUs.
+  // The active pods' devices, exclusive CPUs and memory.
   const podResources = await startPodResourcesServer(
     podResourcesDir(o.rootDir),
     {
@@ -60,6 +62,8 @@ export async function kubeletServers(
       allocatableDevices: () => d.devices.allocatableDevices(),
       containerCPUs: (uid, c) => d.cpus.exclusiveCPUs(uid, c),
       allocatableCPUs: () => d.cpus.allocatableCPUs(),
+      containerMemory: (uid, c) => d.memory.memory(uid, c),
+      allocatableMemory: () => d.memory.allocatable(),
     },
     podResourcesMetrics,
   ).catch((e) => d.log.error('Failed to start the PodResources API server', { err: e }));

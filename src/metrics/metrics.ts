@@ -343,6 +343,34 @@ export const metrics = {
     help: alpha('The total number of CPUs exclusively allocated to containers running on this node'),
     registers: r,
   }),
+  // The memory and topology managers (src/memorymanager, src/topologymanager), as upstream names them.
+  memoryManagerPinningRequests: new Counter({
+    name: 'kubelet_memory_manager_pinning_requests_total',
+    help: alpha('The number of memory pages allocations which required pinning.'),
+    registers: r,
+  }),
+  memoryManagerPinningErrors: new Counter({
+    name: 'kubelet_memory_manager_pinning_errors_total',
+    help: alpha('The number of memory pages allocations which required pinning that failed.'),
+    registers: r,
+  }),
+  topologyManagerAdmissionRequests: new Counter({
+    name: 'kubelet_topology_manager_admission_requests_total',
+    help: alpha('The number of admission requests where resources have to be aligned.'),
+    registers: r,
+  }),
+  topologyManagerAdmissionErrors: new Counter({
+    name: 'kubelet_topology_manager_admission_errors_total',
+    help: alpha('The number of admission request failures where resources could not be aligned.'),
+    registers: r,
+  }),
+  topologyManagerAdmissionDuration: new Histogram({
+    name: 'kubelet_topology_manager_admission_duration_ms',
+    help: alpha('Duration in milliseconds to serve a pod admission request.'),
+    // metrics.ExponentialBuckets(.05, 2, 15)
+    buckets: Array.from({ length: 15 }, (_, i) => 0.05 * 2 ** i),
+    registers: r,
+  }),
   cpuManagerReconcileFailures: new Counter({
     name: 'kubelet_ts_cpu_manager_reconcile_failures_total',
     help: "Containers whose cpuset the CPU manager's reconcile loop could not update (CRI UpdateContainerResources failed).",

@@ -42,6 +42,8 @@ export interface NodeContext extends NodeSecurity {
   cfs?: CFS;
   /** The CPU manager's cpuset for a container (src/cpumanager: its own CPUs, else the shared pool); undefined: none set (policy none). */
   cpusetFor?: (pod: Pod, c: Container) => string | undefined;
+  /** The memory manager's NUMA nodes of the container (cpuset_mems); undefined: none named. */
+  cpusetMemsFor?: (pod: Pod, c: Container) => string | undefined;
 }
 
 const podRef = (pod: Pod) => ({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? 'default', uid: pod.metadata!.uid! });
@@ -175,6 +177,7 @@ export interface ContainerInputs {
   cfs?: CFS;
   /** The CPU manager's cpuset (upstream's PreCreateContainer: cpuset_cpus of the container's resources). */
   cpusetCpus?: string;
+  cpusetMems?: string;
 }
 
 /** The device plugins' share of a container's config: envs, mounts and annotations first, then the container's own. */
@@ -254,6 +257,7 @@ function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInp
         ...(inputs.memoryCapacityBytes ? { oomScoreAdj: containerOOMScoreAdj(pod, c, inputs.memoryCapacityBytes) } : {}),
         ...swap,
         ...(inputs.cpusetCpus ? { cpusetCpus: inputs.cpusetCpus } : {}),
+        ...(inputs.cpusetMems ? { cpusetMems: inputs.cpusetMems } : {}),
         ...(Object.keys(unified).length ? { unified } : {}),
       },
       securityContext: containerSecurityContext(pod, c, inputs.imageUser, inputs.security),

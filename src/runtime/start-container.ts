@@ -162,6 +162,7 @@ async function configure(ctx: SyncContext, pod: Pod, c: Container, s: StartScope
     singleProcessOOMKill: ctx.node.singleProcessOOMKill,
     cfs: ctx.node.cfs,
     cpusetCpus: ctx.node.cpusetFor?.(pod, c),
+    cpusetMems: ctx.node.cpusetMemsFor?.(pod, c),
     devices,
     // The same user namespace as the sandbox's (upstream's NamespacesForPod again).
     userNamespace: s.sbConfig.linux?.securityContext?.namespaceOptions?.usernsOptions ?? undefined,

@@ -37,6 +37,8 @@ const LAYERS: Record<string, number> = {
   'plugin-manager': 2,
   devices: 2,
   cpumanager: 2,
+  memorymanager: 2,
+  topologymanager: 2,
   dra: 2,
   resize: 2,
   userns: 2,
