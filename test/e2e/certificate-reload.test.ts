@@ -17,25 +17,14 @@ import { NODE_IP, ROOT, ensureStack, eventually, restartKubelet } from './stack.
 const PKI = `${ROOT}/_output/local/pki`;
 const dir = mkdtempSync(join(tmpdir(), 'kts-certreload-'));
 const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+/** A new P-256 key, unencrypted, into KEYFILE. */
+const newKey = (keyFile: string) => ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyFile];
 
 /** A key and a certificate signed by CA (its .crt and .key); a serving one names NODE_IP. */
 function issue(name: string, subject: string, ca: string, serving: boolean): void {
   const ext = join(dir, `${name}.ext`);
   writeFileSync(ext, serving ? `subjectAltName=IP:${NODE_IP}\nextendedKeyUsage=serverAuth\n` : 'extendedKeyUsage=clientAuth\n');
-  openssl(
-    'req',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    join(dir, `${name}.key`),
-    '-subj',
-    subject,
-    '-out',
-    join(dir, `${name}.csr`),
-  );
+  openssl('req', ...newKey(join(dir, `${name}.key`)), '-subj', subject, '-out', join(dir, `${name}.csr`));
   openssl(
     'x509',
     '-req',
@@ -126,23 +115,7 @@ test('a replaced tlsCertFile and tlsPrivateKeyFile are served without a restart'
 test('a CA added to the clientCAFile bundle authenticates its clients without a restart', async () => {
   // A new CA, and a cluster admin's certificate signed by it (authorized by the apiserver as any
   // system:masters user).
-  openssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    join(dir, 'new-ca.key'),
-    '-subj',
-    '/CN=kts-reload-ca',
-    '-days',
-    '1',
-    '-out',
-    join(dir, 'new-ca.crt'),
-  );
+  openssl('req', '-x509', ...newKey(join(dir, 'new-ca.key')), '-subj', '/CN=kts-reload-ca', '-days', '1', '-out', join(dir, 'new-ca.crt'));
   issue('admin-b', '/O=system:masters/CN=kts-reload-admin', join(dir, 'new-ca'), false);
   issue('admin-a', '/O=system:masters/CN=kts-reload-admin', `${PKI}/ca`, false);
   assert.equal(await podsWith('admin-a'), 200, 'a client of the bundle as it was');

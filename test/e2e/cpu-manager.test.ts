@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { V1Pod } from '@kubernetes/client-node';
 import { CPU_MANAGER_STATE_FILE, marshalCheckpoint, unmarshalCheckpoint } from '../../src/cpumanager/checkpoint.ts';
+import { runPinned, waitForCpuRoom } from './pinned-pods.ts';
 import { clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, seriesValue, withNamespace } from './stack.ts';
 import { podResources } from './pod-resources.ts';
 
@@ -99,44 +100,8 @@ test('static policy, reservedSystemCPUs 0: a Guaranteed cpu: 1 pod gets CPU 1 al
   assert.deepEqual([state().policyName, state().defaultCpuSet], ['static', '0-1']);
 
   await withNamespace(async (ns) => {
-    // Nothing else may request cpu on the node, or a cpu: 1 pod does not fit the one allocatable CPU
-    // (the earlier test files' pods may still be going with their namespaces; pod-level requests count).
-    const others = async () =>
-      (await clients().core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${nodeName()}` })).items
-        .filter(
-          (p) =>
-            p.spec?.resources?.requests?.cpu ||
-            p.spec?.overhead?.cpu ||
-            [...(p.spec?.containers ?? []), ...(p.spec?.initContainers ?? [])].some((c) => c.resources?.requests?.cpu),
-        )
-        .map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`);
-    await eventually('no other pod requesting cpu on the node', 120_000, async () => (await others()).length === 0, 1000).catch(async (e) =>
-      assert.fail(`${(e as Error).message}: ${(await others()).join(', ')} leave no room for a cpu: 1 pod`),
-    );
-
-    // The kubelet may still count a pod it is terminating after the API no longer lists it: a pod
-    // it refuses as OutOfcpu then is made again (upstream's admission refuses it the same way).
-    const pinned = await eventually(
-      'pod pinned admitted and Running',
-      120_000,
-      async () => {
-        await clients().core.createNamespacedPod({ namespace: ns, body: guaranteed('pinned') });
-        const p = await eventually('pod pinned Running or refused', 90_000, async () => {
-          const q = await clients().core.readNamespacedPod({ name: 'pinned', namespace: ns });
-          return (q.status?.phase === 'Running' || q.status?.reason === 'OutOfcpu') && q;
-        });
-        if (p.status?.phase === 'Running') return p;
-        await clients().core.deleteNamespacedPod({ name: 'pinned', namespace: ns, gracePeriodSeconds: 0 });
-        await eventually('the refused pinned pod gone', 30_000, async () =>
-          clients()
-            .core.readNamespacedPod({ name: 'pinned', namespace: ns })
-            .then(() => false)
-            .catch(() => true),
-        );
-        return undefined;
-      },
-      2000,
-    );
+    await waitForCpuRoom(ns);
+    const pinned = await runPinned(ns, guaranteed('pinned'));
     const uid = pinned.metadata!.uid!;
     assert.equal(cpusetOf(ns, 'pinned'), '1', 'the Guaranteed container runs on CPU 1 alone');
     assert.deepEqual(await listedCPUs(ns, 'pinned'), [1], "PodResources' cpu_ids");

@@ -11,15 +11,20 @@ export interface ContainerDevices {
   resourceName: string;
   deviceIds: string[];
 }
+export interface ContainerMemory {
+  memoryType: string;
+  size: string;
+  topology: { nodes: { ID: string }[] } | null;
+}
 export interface PodResources {
   name: string;
   namespace: string;
-  containers: { name: string; cpuIds: string[]; devices: ContainerDevices[] }[];
+  containers: { name: string; cpuIds: string[]; devices: ContainerDevices[]; memory: ContainerMemory[] }[];
 }
 type Unary<Res> = (req: object, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: Res) => void) => void;
 export interface PodResourcesLister extends grpc.Client {
   List: Unary<{ podResources: PodResources[] }>;
-  GetAllocatableResources: Unary<{ cpuIds: string[]; devices: ContainerDevices[] }>;
+  GetAllocatableResources: Unary<{ cpuIds: string[]; devices: ContainerDevices[]; memory: ContainerMemory[] }>;
 }
 
 /** Calls the PodResources API on the kubelet's socket (an error names the API), within 10s. */

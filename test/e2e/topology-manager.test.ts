@@ -11,19 +11,18 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import * as grpc from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import type { V1Pod } from '@kubernetes/client-node';
 import { CPU_MANAGER_STATE_FILE, unmarshalCheckpoint as cpuState } from '../../src/cpumanager/checkpoint.ts';
 import { MEMORY_MANAGER_STATE_FILE, marshalCheckpoint, unmarshalCheckpoint } from '../../src/memorymanager/checkpoint.ts';
-import { ROOT, clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, withNamespace } from './stack.ts';
+import { podResources } from './pod-resources.ts';
+import { runPinned, waitForCpuRoom } from './pinned-pods.ts';
+import { clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, withNamespace } from './stack.ts';
 
 before(() => ensureStack());
 
 const ROOT_DIR = process.env.KUBELET_ROOT_DIR ?? '/var/lib/kubelet';
 const CPU_STATE = `${ROOT_DIR}/${CPU_MANAGER_STATE_FILE}`;
 const MEMORY_STATE = `${ROOT_DIR}/${MEMORY_MANAGER_STATE_FILE}`;
-const POD_RESOURCES_SOCKET = `${ROOT_DIR}/pod-resources/kubelet.sock`;
 const Mi = 1024 * 1024;
 // One-line fields: hack/kubelet.sh replaces the stack's own one-line fields of the same names.
 const ALIGNED =
@@ -52,41 +51,6 @@ after(async () => {
   restartKubelet();
   await eventually('the node Ready again', 90_000, nodeReady, 1000);
 });
-
-// --- PodResources (k8s.io/kubelet pkg/apis/podresources/v1): the containers' memory -------------------
-interface ContainerMemory {
-  memoryType: string;
-  size: string;
-  topology: { nodes: { ID: string }[] } | null;
-}
-interface PodResources {
-  name: string;
-  namespace: string;
-  containers: { name: string; cpuIds: string[]; memory: ContainerMemory[] }[];
-}
-type Unary<Res> = (req: object, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: Res) => void) => void;
-interface PodResourcesLister extends grpc.Client {
-  List: Unary<{ podResources: PodResources[] }>;
-  GetAllocatableResources: Unary<{ cpuIds: string[]; memory: ContainerMemory[] }>;
-}
-
-async function podResources<Res>(call: (c: PodResourcesLister) => Unary<Res>): Promise<Res> {
-  const def = loadSync(`${ROOT}/proto/podresources/v1/api.proto`, { longs: String, enums: String, defaults: true, oneofs: true });
-  const Lister = (grpc.loadPackageDefinition(def) as any).v1.PodResourcesLister as new (
-    target: string,
-    creds: grpc.ChannelCredentials,
-  ) => PodResourcesLister;
-  const client = new Lister(`unix://${POD_RESOURCES_SOCKET}`, grpc.credentials.createInsecure());
-  try {
-    return await new Promise<Res>((resolve, reject) =>
-      call(client).call(client, {}, { deadline: Date.now() + 10_000 }, (err, res) =>
-        err ? reject(new Error(`PodResources: ${err.message}`)) : resolve(res),
-      ),
-    );
-  } finally {
-    client.close();
-  }
-}
 
 /** A file of the container's cpuset cgroup (cgroup v1's cpuset controller, or v2's file). */
 const cpusetFile = (ns: string, pod: string, file: 'cpus' | 'mems') =>
@@ -130,43 +94,9 @@ test('single-numa-node with static CPUs and Static memory: an aligned pod runs w
   assert.equal(start.entries.size, 0);
 
   await withNamespace(async (ns) => {
-    // Nothing else may request cpu on the node (the earlier files' pods may still be going).
-    const others = async () =>
-      (await clients().core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${nodeName()}` })).items
-        .filter(
-          (p) =>
-            p.metadata?.namespace !== ns &&
-            (p.spec?.resources?.requests?.cpu ||
-              p.spec?.overhead?.cpu ||
-              [...(p.spec?.containers ?? []), ...(p.spec?.initContainers ?? [])].some((c) => c.resources?.requests?.cpu)),
-        )
-        .map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`);
-    await eventually('no other pod requesting cpu on the node', 120_000, async () => (await others()).length === 0, 1000).catch(async (e) =>
-      assert.fail(`${(e as Error).message}: ${(await others()).join(', ')} leave no room for a cpu: 1 pod`),
-    );
-
-    // The kubelet may still count a pod it is terminating: a pod refused OutOfcpu then is made again.
-    const aligned = await eventually(
-      'pod aligned admitted and Running',
-      120_000,
-      async () => {
-        await clients().core.createNamespacedPod({ namespace: ns, body: guaranteed('aligned', '1') });
-        const p = await eventually('pod aligned Running or refused', 90_000, async () => {
-          const q = await clients().core.readNamespacedPod({ name: 'aligned', namespace: ns });
-          assert.notEqual(q.status?.reason, 'TopologyAffinityError', `aligned refused: ${q.status?.message}`);
-          return (q.status?.phase === 'Running' || q.status?.reason === 'OutOfcpu') && q;
-        });
-        if (p.status?.phase === 'Running') return p;
-        await clients().core.deleteNamespacedPod({ name: 'aligned', namespace: ns, gracePeriodSeconds: 0 });
-        await eventually('the refused aligned pod gone', 30_000, async () =>
-          clients()
-            .core.readNamespacedPod({ name: 'aligned', namespace: ns })
-            .then(() => false)
-            .catch(() => true),
-        );
-        return undefined;
-      },
-      2000,
+    await waitForCpuRoom(ns);
+    const aligned = await runPinned(ns, guaranteed('aligned', '1'), (q) =>
+      assert.notEqual(q.status?.reason, 'TopologyAffinityError', `aligned refused: ${q.status?.message}`),
     );
     const uid = aligned.metadata!.uid!;
     assert.equal(cpusetFile(ns, 'aligned', 'cpus'), '1', 'CPU 1 alone');
