@@ -139,7 +139,7 @@ async function configure(ctx: SyncContext, pod: Pod, c: Container, s: StartScope
     if (requestsRecursiveReadOnly(c)) mounts = withRecursiveReadOnly(c, mounts, await supportsRecursiveReadOnly(ctx, pod));
     volumeDevices = ctx.mounts?.containerDevices(pod, c);
   } catch (e) {
-    return configError(ctx, pod, c.name, s.waiting, (e as Error).message);
+    return configError(ctx, pod, c.name, s.waiting, (e as Error).message, (e as Error).cause);
   }
   // runAsNonRoot against the image's user, and a usable seccomp profile.
   const insecure = securityContextError(pod, c, pulled.user, ctx.node);
@@ -210,10 +210,18 @@ async function createAndStart(ctx: SyncContext, pod: Pod, c: Container, s: Start
  * ConfigMap or Secret, a volume mount, runAsNonRoot) waits in CreateContainerConfigError with a
  * Failed event, and is tried again later; upstream's SyncPod logs every such start failure.
  */
-function configError(ctx: SyncContext, pod: Pod, name: string, waiting: Map<string, Waiting>, message: string): number {
+function configError(ctx: SyncContext, pod: Pod, name: string, waiting: Map<string, Waiting>, message: string, cause?: unknown): number {
   waiting.set(name, { reason: 'CreateContainerConfigError', message });
   ctx.events.event(podRef(pod, containerFieldPath(pod, name)), 'Warning', 'Failed', `Error: ${message}`);
-  ctx.log.info('Cannot configure container', { ...logRef(pod), container: name, reason: 'CreateContainerConfigError', err: message });
+  // (The cause, for the node's operator: the pod's status keeps upstream's words, which name no host path.)
+  const detail = cause instanceof Error ? { cause: cause.message } : {};
+  ctx.log.info('Cannot configure container', {
+    ...logRef(pod),
+    container: name,
+    reason: 'CreateContainerConfigError',
+    err: message,
+    ...detail,
+  });
   return REQUEUE_ERROR_MS;
 }
 

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { containerMounts, expandSubPath, hostNetworkHostsFile, managedHostsFile, type MountContext } from './mounts.ts';
+import { SubPathError } from './subpath.ts';
 
 const pod: Pod = { metadata: { name: 'web', namespace: 'ns', uid: 'u' }, spec: { containers: [] } };
 const ctx = (over: Partial<MountContext> = {}): MountContext => ({
@@ -154,5 +155,21 @@ test('image volumes: the runtime mounts the image read-only, its subPath inside 
   });
   assert.throws(() => containerMounts(pod, c, { ...m, imageVolumes: undefined }), {
     message: 'cannot find volume "tools" to mount into container "c"',
+  });
+});
+
+test("a subPath that cannot be used: upstream's makeMounts words, naming the mount and the container", () => {
+  const c: Container = { name: 'c', volumeMounts: [{ name: 'data', mountPath: '/data', subPath: 'd' }] };
+  const failing = (e: Error) =>
+    ctx({
+      prepareSubPath: () => {
+        throw e;
+      },
+    });
+  assert.throws(() => containerMounts(pod, c, failing(new SubPathError('create', 'EEXIST'))), {
+    message: 'failed to create subPath directory for volumeMount "data" of container "c"',
+  });
+  assert.throws(() => containerMounts(pod, c, failing(new SubPathError('prepare', 'not within'))), {
+    message: 'failed to prepare subPath for volumeMount "data" of container "c"',
   });
 });

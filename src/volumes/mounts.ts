@@ -5,6 +5,7 @@ import type { Container, HostAlias, Pod } from 'kubernetes-types/core/v1.js';
 import type { Mount } from '../cri/generated/runtime/v1/Mount.ts';
 import type { ImageSpec } from '../cri/generated/runtime/v1/ImageSpec.ts';
 import { expand } from '../runtime/env.ts';
+import { SubPathError } from './subpath.ts';
 
 export type { Mount };
 
@@ -25,7 +26,7 @@ export interface MountContext {
   terminationLog?: string;
   /** The container's final environment, for subPathExpr. */
   env?: { name: string; value: string }[];
-  /** Makes volumePath/subPath exist and returns the host path to mount; throws when it escapes the volume. */
+  /** Makes volumePath/subPath exist and returns the host path to mount; throws (SubPathError) when it cannot or it escapes the volume. */
   prepareSubPath(volumePath: string, subPath: string): string;
   /** The pulled images of the image volumes the container mounts, by volume name (src/images/image-volumes.ts). */
   imageVolumes?: ReadonlyMap<string, ImageSpec>;
@@ -65,7 +66,15 @@ export function containerMounts(_pod: Pod, c: Container, ctx: MountContext): Mou
     // An image volume has no host path: the runtime mounts the pulled image (its subPath within it), read-only.
     const image = vol.image ? ctx.imageVolumes?.get(m.name) : undefined;
     if (vol.image && !image) throw new Error(`cannot find volume "${m.name}" to mount into container "${c.name}"`);
-    if (subPath && !image) hostPath = ctx.prepareSubPath(vol.path, subPath);
+    if (subPath && !image) {
+      try {
+        hostPath = ctx.prepareSubPath(vol.path, subPath);
+      } catch (e) {
+        // Upstream's makeMounts words, which name neither path (the detail stays in the cause).
+        const what = e instanceof SubPathError && e.stage === 'create' ? 'create subPath directory' : 'prepare subPath';
+        throw new Error(`failed to ${what} for volumeMount "${m.name}" of container "${c.name}"`, { cause: e });
+      }
+    }
     out.push({
       containerPath: m.mountPath,
       hostPath,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prepareSubPath } from './subpath.ts';
+import { prepareSubPath, SubPathError } from './subpath.ts';
 
 function volume(t: { after(fn: () => void): void }, mode: number): string {
   const root = mkdtempSync(join(tmpdir(), 'sp-'));
@@ -50,4 +50,22 @@ test('subPath: an existing directory keeps its mode', (t) => {
   chmodSync(join(vol, 'there'), 0o700);
   assert.equal(prepareSubPath(vol, 'there'), join(vol, 'there'));
   assert.equal((statSync(join(vol, 'there')).mode & 0o7777).toString(8), '700');
+});
+
+test('subPath errors say which step failed, as makeMounts tells SafeMakeDir from PrepareSafeSubpath', (t) => {
+  const vol = volume(t, 0o755);
+  // [subPath, its symlink target, the step]: upstream's subpath e2e cases.
+  const rows: [string, string, SubPathError['stage']][] = [
+    ['to-sh', '/bin/sh', 'prepare'], // an existing file outside the volume
+    ['dangling', '/bin/notanexistingpath', 'create'], // a path outside the volume that does not exist
+    ['back', '../', 'prepare'], // backstepping out of the volume
+  ];
+  for (const [name, target, stage] of rows) {
+    symlinkSync(target, join(vol, name));
+    assert.throws(
+      () => prepareSubPath(vol, name),
+      (e: unknown) => e instanceof SubPathError && e.stage === stage,
+      name,
+    );
+  }
 });

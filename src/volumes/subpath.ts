@@ -4,24 +4,41 @@ import { closeSync, constants, existsSync, fchmodSync, mkdirSync, openSync, real
 import { dirname, join, relative } from 'node:path';
 
 /**
+ * Why a subPath could not be used: while making it (upstream's SafeMakeDir) or while resolving
+ * it for the mount (PrepareSafeSubpath). makeMounts tells the two apart in its message.
+ */
+export class SubPathError extends Error {
+  readonly stage: 'create' | 'prepare';
+  constructor(stage: 'create' | 'prepare', message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.stage = stage;
+  }
+}
+
+/**
  * volumePath/subPath, made a directory when missing, refused when it resolves (through symlinks)
- * outside the volume. Returns the host path to mount.
+ * outside the volume. Returns the host path to mount; throws SubPathError.
  */
 export function prepareSubPath(volumePath: string, subPath: string): string {
   const base = realpathSync(volumePath);
   const inside = (p: string) => p === base || p.startsWith(base + '/');
   const target = join(base, subPath);
-  let existing = target;
-  while (!existsSync(existing)) existing = dirname(existing);
-  const outside = () => new Error(`subpath "${target}" not within volume path "${base}"`);
-  const realExisting = realpathSync(existing);
-  if (!inside(realExisting)) throw outside();
-  if (existing !== target) {
-    // makeMounts: perm is hu.GetMode(volumePath), the volume root's mode with its setgid and sticky bits.
-    makeDirs(realExisting, relative(existing, target).split('/'), statSync(base).mode & 0o7777);
+  const outside = (stage: SubPathError['stage']) => new SubPathError(stage, `subpath "${target}" not within volume path "${base}"`);
+  // (A dangling symlink does not exist for stat, as upstream's PathExists: making it fails.)
+  if (!existsSync(target)) {
+    let existing = dirname(target);
+    while (!existsSync(existing)) existing = dirname(existing);
+    const realExisting = realpathSync(existing);
+    if (!inside(realExisting)) throw outside('create');
+    try {
+      // makeMounts: perm is hu.GetMode(volumePath), the volume root's mode with its setgid and sticky bits.
+      makeDirs(realExisting, relative(existing, target).split('/'), statSync(base).mode & 0o7777);
+    } catch (e) {
+      throw new SubPathError('create', (e as Error).message, { cause: e });
+    }
   }
   const real = realpathSync(target);
-  if (!inside(real)) throw outside();
+  if (!inside(real)) throw outside('prepare');
   return real;
 }
 
