@@ -87,6 +87,13 @@ else
   for p in "${pids[@]}"; do wait "$p" || die "the conformance images could not be imported (see the lines above)"; done
 fi
 
+# The storage suites' snapshot specs need the VolumeSnapshot CRDs and the snapshot-controller,
+# which a cluster has installed once (upstream's CI jobs install them): csi-hostpath.sh applies
+# them with the driver itself (the specs deploy drivers of their own).
+if [ "$SUITE" = storage ] && [ "${CLUSTER:-local}" = local ]; then
+  bash "$KTS_ROOT/hack/cluster/csi-hostpath.sh" apply || die "the VolumeSnapshot CRDs and snapshot-controller could not be applied"
+fi
+
 rm -rf "$OUTDIR"; mkdir -p "$OUTDIR"
 watcher=$(watch_failed_pulls "$KUBECONFIG_ADMIN" "$OUTDIR/missing-images.txt")
 trap 'kill -TERM -- -$watcher 2>/dev/null || true' EXIT
