@@ -280,6 +280,65 @@ test('an inline CSI volume, a raw block claim (a device in the container) and an
   );
 });
 
+// A snapshot of a claim a pod wrote, restored into a new claim another pod mounts: the driver's
+// snapshotter and the snapshot-controller make it, the kubelet mounts the restored volume.
+test('a VolumeSnapshot of a written claim restored into a new claim holds the data', { timeout: 6 * 60_000 }, async () => {
+  assert.ok(driverNode, 'the first test found the driver');
+  const claim = (name: string, dataSource?: object) => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: 'csi-hostpath-sc',
+      resources: { requests: { storage: '16Mi' } },
+      ...(dataSource ? { dataSource } : {}),
+    },
+  });
+  const podOn = (name: string, claimName: string, script: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: {
+      nodeSelector: { 'kubernetes.io/hostname': driverNode },
+      terminationGracePeriodSeconds: 1,
+      restartPolicy: 'Never',
+      containers: [{ name: 'main', image: BUSYBOX, command: ['sh', '-c', script], volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }],
+    },
+  });
+  const succeeded = (name: string) =>
+    eventually(`pod ${name} Succeeded`, 180_000, async () => {
+      const p = pod(name);
+      assert.notEqual(p?.status.phase, 'Failed', `pod ${name} failed`);
+      return p?.status.phase === 'Succeeded';
+    });
+  const data = `snap-${randomBytes(4).toString('hex')}`;
+  apply(claim('origin'));
+  apply(podOn('writer', 'origin', `echo ${data} > /data/f && sync`));
+  await succeeded('writer');
+  apply({
+    apiVersion: 'snapshot.storage.k8s.io/v1',
+    kind: 'VolumeSnapshot',
+    metadata: { name: 'snap' },
+    spec: { volumeSnapshotClassName: 'csi-hostpath-snapclass', source: { persistentVolumeClaimName: 'origin' } },
+  });
+  await eventually(
+    'VolumeSnapshot snap readyToUse',
+    120_000,
+    async () => ckJSON<{ status?: { readyToUse?: boolean } }>('-n', ns, 'get', 'volumesnapshot', 'snap').status?.readyToUse === true,
+    2000,
+  );
+  apply(claim('restored', { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 'snap' }));
+  apply(podOn('reader', 'restored', 'cat /data/f'));
+  await succeeded('reader');
+  assert.equal(ck(['-n', ns, 'logs', 'reader']).trim(), data, 'the restored claim holds what the writer wrote');
+  ck(['-n', ns, 'delete', 'pod', 'writer', 'reader', '--wait=true', '--timeout=60s']);
+  ck(['-n', ns, 'delete', 'volumesnapshot', 'snap', '--wait=true', '--timeout=60s']);
+  ck(['-n', ns, 'delete', 'pvc', 'origin', 'restored', '--wait=true', '--timeout=60s']);
+  await eventually('no CSI volume mounted on the node', 60_000, async () => csiMounts(driverNode).length === 0);
+});
+
 test('CSIDriver tokenRequests and requiresRepublish: the driver gets a token for the audience, bound to the pod, at each NodePublishVolume, and is called again while the pod runs', {
   timeout: 8 * 60_000,
 }, async () => {
