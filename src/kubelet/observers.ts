@@ -1,6 +1,6 @@
 // The parts report what happened through observer hooks, in their own terms; these map
 // the reports to upstream's series. The composition root plugs them in.
-import type { RequestObserver } from '../apiserver/client.ts';
+import type { RequestObserver, RequestTimer } from '../apiserver/client.ts';
 import type { EvictionObserver } from '../eviction/eviction-manager.ts';
 import type { NodeShutdownObserver } from '../nodeshutdown/manager.ts';
 import type { PullObserver } from '../images/puller.ts';
@@ -27,6 +27,13 @@ export const clientCertificateMetrics: CertificateObserver = {
 };
 
 export const restClientMetrics: RequestObserver = (method, code, host) => metrics.restClientRequests.inc({ code, host, method });
+
+/** client-go's latency and size histograms: a size is observed only once there was one (sent, read in full). */
+export const restClientTimer: RequestTimer = (verb, host, seconds, size) => {
+  metrics.restClientRequestDuration.observe({ verb, host }, seconds);
+  if (size.request !== undefined) metrics.restClientRequestSize.observe({ verb, host }, size.request);
+  if (size.response !== undefined) metrics.restClientResponseSize.observe({ verb, host }, size.response);
+};
 
 export const workerMetrics: WorkerObserver = {
   step: (operation, s) => metrics.podWorkerDuration.observe({ operation_type: operation }, s),

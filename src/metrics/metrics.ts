@@ -12,6 +12,8 @@ const alpha = (help: string) => `[ALPHA] ${help}`;
 // Upstream's pod start-up buckets: round numbers in everyday units, up to an hour.
 const podStartBuckets = [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600];
 const r = [registry];
+// client-go's size buckets: 64 bytes to 16 MiB.
+const sizeBuckets = [64, 256, 512, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216];
 
 /** The certificates' notAfter (ms), as the certificate managers last read them: their TTL gauges are computed at scrape. */
 const certificateExpiry: { client?: number; server?: number } = {};
@@ -298,6 +300,29 @@ export const metrics = {
     name: 'rest_client_requests_total',
     help: alpha('Number of HTTP requests, partitioned by status code, method, and host.'),
     labelNames: ['code', 'host', 'method'],
+    registers: r,
+  }),
+  // client-go's request histograms as component-base registers them (its restclient metrics.go): every
+  // request but watches, by verb and host.
+  restClientRequestDuration: new Histogram({
+    name: 'rest_client_request_duration_seconds',
+    help: alpha('Request latency in seconds. Broken down by verb, and host.'),
+    labelNames: ['verb', 'host'],
+    buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+    registers: r,
+  }),
+  restClientRequestSize: new Histogram({
+    name: 'rest_client_request_size_bytes',
+    help: alpha('Request size in bytes. Broken down by verb and host.'),
+    labelNames: ['verb', 'host'],
+    buckets: sizeBuckets,
+    registers: r,
+  }),
+  restClientResponseSize: new Histogram({
+    name: 'rest_client_response_size_bytes',
+    help: alpha('Response size in bytes. Broken down by verb and host.'),
+    labelNames: ['verb', 'host'],
+    buckets: sizeBuckets,
     registers: r,
   }),
   // Housekeeping and container garbage collection (src/gc).
