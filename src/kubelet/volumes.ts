@@ -24,6 +24,8 @@ import { PersistentVolumes } from '../volumes/persistent.ts';
 import { apiClaimSources, apiVolumeSources } from '../volumes/sources.ts';
 import { TokenManager } from '../volumes/tokens.ts';
 import { VolumeManager } from '../volumes/volume-manager.ts';
+import { totalVolumes } from '../volumes/volume-metrics.ts';
+import { registerVolumeManagerTotals } from '../metrics/metrics.ts';
 import type { KubeletOptions } from './options.ts';
 
 export type Volumes = ReturnType<typeof volumesAndPlugins>;
@@ -109,6 +111,7 @@ export function volumesAndPlugins(
       unpublish: (uid, specName) => csi.unpublish(uid, specName),
     },
   });
+  registerVolumeManagerTotals(() => totalVolumes(volumes.volumeState()));
   return {
     volumes,
     persistent,

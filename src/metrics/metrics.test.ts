@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PodStats, VolumeStats } from '../stats/summary-types.ts';
-import { claimVolumeStats, metrics, noteCertificateExpiry, registerVolumeStats, registry } from './metrics.ts';
+import { claimVolumeStats, metrics, noteCertificateExpiry, registerVolumeManagerTotals, registerVolumeStats, registry } from './metrics.ts';
 
 const vol = (name: string, pvc?: string, over: Partial<VolumeStats> = {}): VolumeStats => ({
   time: '2026-11-22T12:00:00Z',
@@ -126,4 +126,26 @@ test("rest_client_*: client-go's histograms as component-base registers them (na
     assert.deepEqual(await histogramShape(name), { head: [`# HELP ${name} [ALPHA] ${help}`, `# TYPE ${name} histogram`], les }, name);
     assert.match(await registry.getSingleMetricAsString(name), new RegExp(`${name}_count\\{verb="GET",host="h:6443"\\} 1`), name);
   }
+});
+
+test("volume_manager_total_volumes: upstream's totalVolumesCollector, read at scrape and rebuilt each", async () => {
+  let counts = [
+    { plugin_name: 'kubernetes.io/configmap', state: 'actual_state_of_world', count: 2 },
+    { plugin_name: 'kubernetes.io/csi:hostpath.csi.k8s.io', state: 'desired_state_of_world', count: 1 },
+  ];
+  registerVolumeManagerTotals(() => counts);
+  const text = async () => registry.getSingleMetricAsString('volume_manager_total_volumes');
+  assert.equal(
+    await text(),
+    [
+      '# HELP volume_manager_total_volumes [ALPHA] Number of volumes in Volume Manager',
+      '# TYPE volume_manager_total_volumes gauge',
+      'volume_manager_total_volumes{plugin_name="kubernetes.io/configmap",state="actual_state_of_world"} 2',
+      'volume_manager_total_volumes{plugin_name="kubernetes.io/csi:hostpath.csi.k8s.io",state="desired_state_of_world"} 1',
+    ].join('\n'),
+  );
+  counts = [];
+  assert.doesNotMatch(await text(), /plugin_name/, 'a pod gone takes its series');
+  // Registered again (a second volume manager): no "already registered".
+  registerVolumeManagerTotals(() => []);
 });

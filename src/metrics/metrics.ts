@@ -564,6 +564,32 @@ export function registerPodGauges(read: () => PodGauges): void {
   );
 }
 
+/** One series of volume_manager_total_volumes (src/volumes/volume-metrics.ts's VolumeCount). */
+export interface VolumeManagerCount {
+  plugin_name: string;
+  state: string;
+  count: number;
+}
+
+/**
+ * upstream's totalVolumesCollector: volume_manager_total_volumes {plugin_name, state}, from read()
+ * at each scrape (the volume manager's desired and actual state of world), rebuilt each.
+ */
+export function registerVolumeManagerTotals(read: () => VolumeManagerCount[]): void {
+  // The last volume manager built is the one shown (tests build several).
+  registry.removeSingleMetric('volume_manager_total_volumes');
+  new Gauge({
+    name: 'volume_manager_total_volumes',
+    help: alpha('Number of volumes in Volume Manager'),
+    labelNames: ['plugin_name', 'state'],
+    registers: r,
+    collect() {
+      this.reset();
+      for (const c of read()) this.set({ plugin_name: c.plugin_name, state: c.state }, c.count);
+    },
+  });
+}
+
 /**
  * What kubelet_volume_stats_* read of a pod in the Summary (src/stats/summary-types.ts PodStats,
  * whose volumes are structurally this): named here, so that metrics need not import stats.

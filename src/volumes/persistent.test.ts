@@ -159,6 +159,8 @@ test("a hostPath PV is its path; the claim's readOnly holds; it is not reported 
   const p = claimVolume(true);
   assert.deepEqual(await h.volumes.setUp(p, p.spec!.volumes![0]!), { path: '/srv/data', readOnly: true, block: false });
   assert.deepEqual(h.volumes.volumesInUse(), []);
+  // volume_manager_total_volumes names the claim by its PV's plugin.
+  assert.equal(h.volumes.pluginName(p.metadata!.uid!, p.spec!.volumes![0]!.name), 'kubernetes.io/host-path');
 });
 
 test("a local PV is bind-mounted into the pod's volume dir and reported in use; a Block one is handed as a device", async () => {
@@ -223,6 +225,9 @@ test('CSI without attach (CSIDriver attachRequired false) is staged and publishe
   );
   const p = claimVolume();
   assert.deepEqual(await h.volumes.setUp(p, p.spec!.volumes![0]!), { path: '/pods/pod-1/mount', readOnly: true });
+  assert.equal(h.volumes.pluginName(p.metadata!.uid!, p.spec!.volumes![0]!.name), `kubernetes.io/csi:${DRIVER}`);
+  await h.volumes.release(p.metadata!.uid!);
+  assert.equal(h.volumes.pluginName(p.metadata!.uid!, p.spec!.volumes![0]!.name), undefined, 'forgotten with the pod');
   assert.deepEqual(h.requests[0]!.publishContext, {});
   assert.equal(h.requests[0]!.readOnly, true, "the PV source's readOnly counts");
 });

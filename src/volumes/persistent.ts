@@ -29,6 +29,7 @@ import {
   volumeProblem,
 } from './claims.ts';
 import { type PersistentPath, findPlugin } from './plugins/plugin.ts';
+import { qualifiedPluginName } from './volume-metrics.ts';
 import type { PersistentHost } from './plugins/persistent-host.ts';
 import { persistentVolumePlugins } from './plugins/registry.ts';
 import { parseQuantity } from '../resources/quantity.ts';
@@ -57,6 +58,8 @@ export class PersistentVolumes {
   #reported = new Set<string>();
   /** Per pod UID, its claim volumes as set up, by volume name (claimMounts). */
   readonly #mounts = new Map<string, Map<string, ClaimMount>>();
+  /** Each pod's claim volumes by the qualified name of their PV's plugin, once resolved (volume_manager_total_volumes). */
+  readonly #plugins = new Map<string, Map<string, string>>();
   /** Per volume (unique name), what node expansion knows of it: upstream's ASW persistentVolumeSize and expansion errors. */
   readonly #expansion = new Map<string, { size?: number; finalError?: boolean; inUseError?: boolean }>();
   /** Per volume (unique name), its PersistentVolume as last set up: what UnmountDevice needs once no pod has it. */
@@ -150,6 +153,14 @@ export class PersistentVolumes {
     return { ref, pvc, pv };
   }
 
+  /**
+   * The qualified name of the plugin of the PV the pod's claim volume is bound to, once a set-up
+   * resolved it (upstream's populator puts a claim in the desired state of world once it resolved it).
+   */
+  pluginName(uid: string, volume: string): string | undefined {
+    return this.#plugins.get(uid)?.get(volume);
+  }
+
   /** Sets up the pod's claim volume v; throws with upstream's message while it cannot be. */
   async setUp(pod: Pod, v: Volume, o: { remount?: boolean } = {}): Promise<PersistentPath> {
     const uid = pod.metadata!.uid!;
@@ -161,6 +172,9 @@ export class PersistentVolumes {
     }
     const plugin = findPlugin(persistentVolumePlugins, { volume: v, pv, readOnly: ref.readOnly });
     if (!plugin) throw new Error(`failed to get Plugin from volumeSpec for volume "${pv.metadata!.name}" err=no volume plugin matched`);
+    let plugins = this.#plugins.get(uid);
+    if (!plugins) this.#plugins.set(uid, (plugins = new Map()));
+    plugins.set(v.name, qualifiedPluginName(plugin.name, { volume: v, pv }));
     const elsewhere = [...(this.#mountedBy.get(unique ?? '') ?? [])].some((other) => other !== uid);
     const rwop = readWriteOncePodProblem(pv, elsewhere);
     if (rwop) throw new Error(rwop);
@@ -291,6 +305,7 @@ export class PersistentVolumes {
    */
   async release(uid: string): Promise<void> {
     this.#mounts.delete(uid);
+    this.#plugins.delete(uid);
     for (const plugin of persistentVolumePlugins) await plugin.tearDown?.(this.#host, uid);
     const names = this.#inUse.get(uid) ?? new Set<string>();
     const others = new Set([...this.#inUse].flatMap(([other, n]) => (other === uid ? [] : [...n])));

@@ -158,8 +158,12 @@ test('a missing ConfigMap: FailedMount with upstream text, back-off, then ready 
     retryAfterMs: 1000,
   });
   assert.equal((await m.setUp(p, 10)).retryAfterMs, 2000);
+  // volume_manager_total_volumes: both wanted, only the optional one set up (an absent optional ConfigMap is an empty volume).
+  const cm = 'kubernetes.io/configmap';
+  assert.deepEqual(m.volumeState(), [{ desired: [cm, cm], mounted: [cm] }]);
   configMaps.set('ns/later', { data: { k: 'v1' } });
   assert.deepEqual(await m.setUp(p, 20), { ready: true, failed: [] });
+  assert.deepEqual(m.volumeState(), [{ desired: [cm, cm], mounted: [cm, cm] }]);
   const file = join(root, 'pods/uid-1/volumes/kubernetes.io~configmap/cfg/k');
   assert.equal(readFileSync(file, 'utf8'), 'v1');
   configMaps.set('ns/later', { data: { k: 'v2' } });
@@ -249,6 +253,8 @@ test('claim volumes go to the persistent volumes; a raw block one is a device of
     persistent: {
       setUp: async (_p, v) =>
         v.name === 'raw' ? { path: '/dev/loop7', readOnly: false, block: true } : { path: '/srv/fs', readOnly: true },
+      // Resolved: fs to a CSI PV; raw not (yet), so it is in neither state.
+      pluginName: (uid, volume) => (uid === 'uid-db' && volume === 'fs' ? 'kubernetes.io/csi:hostpath.csi.k8s.io' : undefined),
       release: async (uid) => {
         released.push(uid);
         if (releaseError) throw releaseError;
@@ -273,6 +279,8 @@ test('claim volumes go to the persistent volumes; a raw block one is a device of
     },
   };
   assert.deepEqual(await vm.setUp(pod), { ready: true, failed: [] });
+  const csi = 'kubernetes.io/csi:hostpath.csi.k8s.io';
+  assert.deepEqual(vm.volumeState(), [{ desired: [csi], mounted: [csi, ''] }]);
   const [c, wrong] = pod.spec!.containers;
   assert.deepEqual(vm.containerDevices(pod, c!), [{ containerPath: '/dev/xvda', hostPath: '/dev/loop7', permissions: 'mrw' }]);
   assert.throws(() => vm.containerDevices(pod, wrong!), { message: 'cannot find volume "fs" to pass into container "wrong"' });
@@ -288,6 +296,7 @@ test('claim volumes go to the persistent volumes; a raw block one is a device of
   releaseError = undefined;
   await vm.tearDown('uid-db');
   assert.equal(existsSync(volumesDir), false);
+  assert.deepEqual(vm.volumeState(), [], 'a pod torn down is in neither state');
   assert.deepEqual(released, ['uid-db', 'uid-db']);
 });
 

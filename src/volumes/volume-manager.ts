@@ -22,6 +22,8 @@ import { type VolumePlugin, findPlugin } from './plugins/plugin.ts';
 import type { InlineCsi, PodVolumeHost } from './plugins/pod-host.ts';
 import { podVolumePlugins } from './plugins/registry.ts';
 import { AttachLimitExceededError } from '../csi/node-updater.ts';
+import { PERSISTENT_CLAIM } from './plugins/names.ts';
+import { type PodVolumeState, qualifiedPluginName } from './volume-metrics.ts';
 
 /** Re-exported for its tests' sake: the tmpfs size of a memory-backed volume (plugins/wrapped-dir.ts). */
 export { tmpfsSize } from './plugins/wrapped-dir.ts';
@@ -84,6 +86,8 @@ interface PodVolumes {
   waitingSince?: number;
   /** Volumes whose set-up waits on an attachment that failed with ResourceExhausted (AttachLimitExceededError). */
   attachLimited: Set<string>;
+  /** The pod's volumes, as its last sync had them (the desired state of world). */
+  volumes: readonly Volume[];
 }
 
 const RETRY_INITIAL_MS = 1000;
@@ -141,7 +145,7 @@ export class VolumeManager {
     /** The tmpfs mount (tests replace it). */
     mountTmpfs?: (dir: string, sizeBytes?: number) => Promise<void>;
     /** persistentVolumeClaim and ephemeral volumes (persistent.ts); undefined: refused as unsupported. */
-    persistent?: Pick<PersistentVolumes, 'setUp' | 'release'> & Partial<Pick<PersistentVolumes, 'resize'>>;
+    persistent?: Pick<PersistentVolumes, 'setUp' | 'release'> & Partial<Pick<PersistentVolumes, 'resize' | 'pluginName'>>;
     /** A pod's inline `csi` volumes (plugins/csi-inline.ts); undefined: refused. */
     csi?: InlineCsi;
     /** The kubelet's token manager, shared with CSI's tokenRequests; one of its own by default. */
@@ -184,8 +188,10 @@ export class VolumeManager {
           resizedAt: new Map(),
           resizing: new Set(),
           attachLimited: new Set(),
+          volumes: [],
         }),
       );
+    state.volumes = pod.spec?.volumes ?? [];
     const failed: SetUpResult['failed'] = [];
     const volumes = pod.spec?.volumes ?? [];
     // A refresh that outlived an earlier sync reports its failure now.
@@ -362,6 +368,32 @@ export class VolumeManager {
       if (!v?.block) throw new Error(`cannot find volume "${d.name}" to pass into container "${c.name}"`);
       return { containerPath: d.devicePath, hostPath: v.path, permissions: v.readOnly ? 'r' : 'mrw' };
     });
+  }
+
+  /**
+   * Each pod's volumes by their plugin's qualified name, wanted and set up, for upstream's
+   * volume_manager_total_volumes (read at scrape). A claim counts once its PV is resolved, an
+   * unsupported volume not at all: upstream's populator adds neither to the desired state of world.
+   */
+  volumeState(): PodVolumeState[] {
+    return [...this.#pods].map(([uid, s]) => {
+      const byName = new Map(s.volumes.map((v) => [v.name, v]));
+      const named = (name: string) => {
+        const v = byName.get(name);
+        return v && this.#pluginName(uid, v);
+      };
+      return {
+        desired: s.volumes.flatMap((v) => this.#pluginName(uid, v) ?? []),
+        mounted: [...s.paths.keys()].map((name) => named(name) ?? ''),
+      };
+    });
+  }
+
+  #pluginName(uid: string, v: Volume): string | undefined {
+    const plugin = findPlugin(podVolumePlugins, { volume: v, readOnly: false });
+    if (!plugin) return undefined;
+    if (plugin.name === PERSISTENT_CLAIM) return this.#host.persistent?.pluginName?.(uid, v.name);
+    return qualifiedPluginName(plugin.name, { volume: v });
   }
 
   /** The host directory of the pod's volume once set up (upstream's volumeutil.GetPath of its mounter), as fileKeyRef reads it. */
