@@ -20,6 +20,7 @@ import { metrics, noteCertificateExpiry } from '../metrics/metrics.ts';
 import type { CertificateObserver } from '../certificates/certificate-manager.ts';
 import type { PluginObserver } from '../images/credential-provider/exec.ts';
 import type { PulledImagesObserver } from '../images/pulled/manager.ts';
+import type { VolumeOperationObserver } from '../volumes/volume-metrics.ts';
 
 export const clientCertificateMetrics: CertificateObserver = {
   expiresAt: (ms) => noteCertificateExpiry('client', ms),
@@ -199,4 +200,17 @@ export const credentialProviderMetrics: PluginObserver & { configHash(hash: stri
 /** Upstream's kubelet_imagemanager_image_mustpull_checks_total: each ensure-secret-pulled-images check's result. */
 export const pulledImagesMetrics: PulledImagesObserver = {
   checked: (result) => metrics.imageMustPullChecks.inc({ result }),
+};
+
+/**
+ * upstream's OperationCompleteHook (storage_operation_duration_seconds: success or fail-unknown,
+ * never migrated here) and RecordOperationLatencyMetric's overall_volume_mount.
+ */
+export const volumeOperationMetrics: VolumeOperationObserver = (o) => {
+  metrics.storageOperationDuration.observe(
+    { volume_plugin: o.plugin, operation_name: o.operation, status: o.ok ? 'success' : 'fail-unknown', migrated: 'false' },
+    o.seconds,
+  );
+  if (o.sinceRequested !== undefined)
+    metrics.volumeOperationTotal.observe({ plugin_name: o.plugin, operation_name: 'overall_volume_mount' }, o.sinceRequested);
 };

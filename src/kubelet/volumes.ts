@@ -14,7 +14,7 @@ import { CsiVolumes } from '../csi/volumes.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { logger, type Logger } from '../log/log.ts';
-import { pluginManagerMetrics } from './observers.ts';
+import { pluginManagerMetrics, volumeOperationMetrics } from './observers.ts';
 import { bindMount } from '../mount/mountinfo.ts';
 import type { CurrentNode } from '../node/current-node.ts';
 import { CSI_PLUGIN, DRA_PLUGIN } from '../plugin-manager/handler.ts';
@@ -74,6 +74,7 @@ export function volumesAndPlugins(
     drivers: csiDrivers,
     secret: apiSecretGetter(d.api),
     log: logger('csi'),
+    observe: volumeOperationMetrics,
     serviceAccountToken: (r) =>
       tokens.tokenStatus({
         namespace: r.namespace,
@@ -104,6 +105,7 @@ export function volumesAndPlugins(
     nodeAllocatable: () => d.node.allocatable(),
     persistent,
     tokens,
+    observe: volumeOperationMetrics,
     // A pod's inline csi volumes (CSI ephemeral volumes).
     csi: {
       csiDriver: (name) => claimSources.csiDriver(name),

@@ -149,3 +149,28 @@ test("volume_manager_total_volumes: upstream's totalVolumesCollector, read at sc
   // Registered again (a second volume manager): no "already registered".
   registerVolumeManagerTotals(() => []);
 });
+
+test("storage_operation_duration_seconds and volume_operation_total_seconds: pkg/volume/util's names, help, labels and buckets", async () => {
+  metrics.storageOperationDuration.observe(
+    { volume_plugin: 'kubernetes.io/configmap', operation_name: 'volume_mount', status: 'success', migrated: 'false' },
+    0.2,
+  );
+  metrics.volumeOperationTotal.observe({ plugin_name: 'kubernetes.io/configmap', operation_name: 'overall_volume_mount' }, 1);
+  const les = ['0.1', '0.25', '0.5', '1', '2.5', '5', '10', '15', '25', '50', '120', '300', '600', '+Inf'];
+  const cases: [string, string, RegExp][] = [
+    [
+      'storage_operation_duration_seconds',
+      'Storage operation duration',
+      /storage_operation_duration_seconds_count\{volume_plugin="kubernetes.io\/configmap",operation_name="volume_mount",status="success",migrated="false"\} 1/,
+    ],
+    [
+      'volume_operation_total_seconds',
+      'Storage operation end to end duration in seconds',
+      /volume_operation_total_seconds_count\{plugin_name="kubernetes.io\/configmap",operation_name="overall_volume_mount"\} 1/,
+    ],
+  ];
+  for (const [name, help, count] of cases) {
+    assert.deepEqual(await histogramShape(name), { head: [`# HELP ${name} [ALPHA] ${help}`, `# TYPE ${name} histogram`], les }, name);
+    assert.match(await registry.getSingleMetricAsString(name), count, name);
+  }
+});

@@ -13,6 +13,8 @@ const alpha = (help: string) => `[ALPHA] ${help}`;
 const podStartBuckets = [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600];
 const r = [registry];
 // client-go's size buckets: 64 bytes to 16 MiB.
+// pkg/volume/util's buckets for the storage operations: 100 ms to 10 minutes.
+const storageBuckets = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 25, 50, 120, 300, 600];
 const sizeBuckets = [64, 256, 512, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216];
 
 /** The certificates' notAfter (ms), as the certificate managers last read them: their TTL gauges are computed at scrape. */
@@ -323,6 +325,21 @@ export const metrics = {
     help: alpha('Response size in bytes. Broken down by verb and host.'),
     labelNames: ['verb', 'host'],
     buckets: sizeBuckets,
+    registers: r,
+  }),
+  // The volume operations (src/volumes, src/csi), as upstream's pkg/volume/util/metrics.go names them.
+  storageOperationDuration: new Histogram({
+    name: 'storage_operation_duration_seconds',
+    help: alpha('Storage operation duration'),
+    labelNames: ['volume_plugin', 'operation_name', 'status', 'migrated'],
+    buckets: storageBuckets,
+    registers: r,
+  }),
+  volumeOperationTotal: new Histogram({
+    name: 'volume_operation_total_seconds',
+    help: alpha('Storage operation end to end duration in seconds'),
+    labelNames: ['plugin_name', 'operation_name'],
+    buckets: storageBuckets,
     registers: r,
   }),
   // Housekeeping and container garbage collection (src/gc).

@@ -8,6 +8,7 @@ import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { ATTACH_AND_MOUNT_TIMEOUT_MS, VolumeManager, attachLimitRejection, setUpDue, tmpfsSize } from './volume-manager.ts';
 import { AttachLimitExceededError } from '../csi/node-updater.ts';
 import { NotFound, type VolumeSources } from './sources.ts';
+import type { VolumeOperationDone } from './volume-metrics.ts';
 
 const quiet = { info() {}, v() {}, warn() {}, error() {} };
 
@@ -434,4 +435,48 @@ test('a claim volume whose attachment is over the node limit rejects the pod onc
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+});
+
+test("storage operations: each set-up is upstream's volume_mount (map_volume for a device), failed or not; a teardown volume_unmount per set-up volume", async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-vm-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const f = fakeSources();
+  const seen: VolumeOperationDone[] = [];
+  const vm = new VolumeManager({
+    rootDir: root,
+    sources: f.sources,
+    log: quiet,
+    refreshMs: 1000,
+    mountTmpfs: async () => {},
+    observe: (o) => seen.push(o),
+    persistent: {
+      setUp: async () => ({ path: '/dev/loop7', readOnly: false, block: true }),
+      pluginName: () => 'kubernetes.io/local-volume',
+      release: async () => {},
+    },
+  });
+  const p = pod(
+    [
+      { name: 'cfg', configMap: { name: 'later' } },
+      { name: 'raw', persistentVolumeClaim: { claimName: 'raw' } },
+      { name: 'git', gitRepo: { repository: 'x' } },
+    ],
+    { containers: [{ name: 'c', volumeDevices: [{ name: 'raw', devicePath: '/dev/xvda' }] }] },
+  );
+  await vm.setUp(p, 0);
+  f.configMaps.set('ns/later', { data: { k: 'v' } });
+  await vm.setUp(p, 10);
+  const summary = () => seen.map((o) => [o.plugin, o.operation, o.ok, o.sinceRequested !== undefined]);
+  assert.deepEqual(summary(), [
+    // The unsupported gitRepo volume: no operation, as upstream (not in its desired state of world).
+    ['kubernetes.io/local-volume', 'map_volume', true, true],
+    ['kubernetes.io/configmap', 'volume_mount', false, false],
+    ['kubernetes.io/configmap', 'volume_mount', true, true],
+  ]);
+  seen.length = 0;
+  await vm.tearDown('uid-1');
+  assert.deepEqual(summary(), [
+    ['kubernetes.io/configmap', 'volume_unmount', true, false],
+    ['kubernetes.io/local-volume', 'unmap_volume', true, false],
+  ]);
 });

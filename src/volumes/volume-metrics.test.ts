@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { qualifiedPluginName, totalVolumes } from './volume-metrics.ts';
+import { type VolumeOperationDone, qualifiedPluginName, setUpOperation, timedOperation, totalVolumes } from './volume-metrics.ts';
 
 test("qualifiedPluginName: upstream's GetFullQualifiedPluginNameForVolume", () => {
   const cases: [string, Parameters<typeof qualifiedPluginName>, string][] = [
@@ -59,4 +59,36 @@ test("totalVolumes: upstream's totalVolumesCollector, per plugin and state, a vo
     ],
   ];
   for (const [name, pods, want] of cases) assert.deepEqual(totalVolumes(pods), want, name);
+});
+
+test('setUpOperation: map_volume for a volume some container takes as a device, volume_mount otherwise', () => {
+  const cases: [string, Parameters<typeof setUpOperation>[0], string, string][] = [
+    ['a mounted volume', { spec: { containers: [{}] } }, 'data', 'volume_mount'],
+    ['a device of a container', { spec: { containers: [{ volumeDevices: [{ name: 'raw' }] }] } }, 'raw', 'map_volume'],
+    ['a device of an init container', { spec: { initContainers: [{ volumeDevices: [{ name: 'raw' }] }] } }, 'raw', 'map_volume'],
+    ['another volume is the device', { spec: { containers: [{ volumeDevices: [{ name: 'raw' }] }] } }, 'data', 'volume_mount'],
+    ['no spec', {}, 'data', 'volume_mount'],
+  ];
+  for (const [name, pod, volume, want] of cases) assert.equal(setUpOperation(pod, volume), want, name);
+});
+
+test('timedOperation: reports once, failed or not, and passes the result or the error through', async () => {
+  const seen: VolumeOperationDone[] = [];
+  const observe = (o: VolumeOperationDone) => seen.push(o);
+  assert.equal(await timedOperation(observe, 'kubernetes.io/csi:d', 'volume_unmount', async () => 7), 7);
+  await assert.rejects(
+    timedOperation(observe, 'kubernetes.io/csi:d', 'unmount_device', async () => {
+      throw new Error('boom');
+    }),
+    { message: 'boom' },
+  );
+  assert.deepEqual(
+    seen.map(({ plugin, operation, ok }) => [plugin, operation, ok]),
+    [
+      ['kubernetes.io/csi:d', 'volume_unmount', true],
+      ['kubernetes.io/csi:d', 'unmount_device', false],
+    ],
+  );
+  assert.ok(seen.every((o) => o.seconds >= 0 && o.seconds < 1));
+  assert.equal(await timedOperation(undefined, 'p', 'volume_mount', async () => 'no observer'), 'no observer');
 });

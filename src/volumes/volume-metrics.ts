@@ -47,3 +47,54 @@ export function totalVolumes(pods: readonly PodVolumeState[]): VolumeCount[] {
   }
   return [...counts.values()].sort((a, b) => a.state.localeCompare(b.state) || a.plugin_name.localeCompare(b.plugin_name));
 }
+
+/**
+ * The kubelet's volume operations as upstream's operation_generator names them (its
+ * OperationCompleteHook's operationName), those kubelet-ts performs: a set-up (MountVolume, with
+ * the CSI stage in it), a raw block volume's (MapVolume), a pod's volume released (UnmountVolume,
+ * UnmapVolume) and a CSI volume unstaged (UnmountDevice, UnmapDevice).
+ */
+export type VolumeOperation = 'volume_mount' | 'map_volume' | 'volume_unmount' | 'unmap_volume' | 'unmount_device' | 'unmap_device';
+
+/**
+ * One operation done: upstream's OperationCompleteHook (storage_operation_duration_seconds; status
+ * success or fail-unknown, migrated false: kubelet-ts has no in-tree plugin to migrate) and, for a
+ * mount that succeeded, RecordOperationLatencyMetric's overall_volume_mount (volume_operation_total_seconds)
+ * in sinceRequested: seconds since the volume was first wanted for the pod.
+ */
+export interface VolumeOperationDone {
+  plugin: string;
+  operation: VolumeOperation;
+  seconds: number;
+  ok: boolean;
+  sinceRequested?: number;
+}
+export type VolumeOperationObserver = (o: VolumeOperationDone) => void;
+
+/** Runs fn as the operation, and reports it to observe when there is one, failed or not. */
+export async function timedOperation<T>(
+  observe: VolumeOperationObserver | undefined,
+  plugin: string,
+  operation: VolumeOperation,
+  fn: () => Promise<T>,
+): Promise<T> {
+  if (!observe) return fn();
+  const started = performance.now();
+  let ok = false;
+  try {
+    const r = await fn();
+    ok = true;
+    return r;
+  } finally {
+    observe({ plugin, operation, seconds: (performance.now() - started) / 1000, ok });
+  }
+}
+
+/** Pure: a set-up of a volume the pod hands to containers as a device is upstream's MapVolume, any other its MountVolume. */
+export function setUpOperation(
+  pod: { spec?: { containers?: { volumeDevices?: { name: string }[] }[]; initContainers?: { volumeDevices?: { name: string }[] }[] } },
+  volume: string,
+): VolumeOperation {
+  const all = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+  return all.some((c) => c.volumeDevices?.some((d) => d.name === volume)) ? 'map_volume' : 'volume_mount';
+}
