@@ -89,6 +89,7 @@ export function volumesAndPlugins(
   const persistent = new PersistentVolumes({
     rootDir,
     nodeName,
+    observe: volumeOperationMetrics,
     sources: claimSources,
     csi,
     volumesAttached: () => (d.node.get()?.status?.volumesAttached ?? []).map((v) => v.name),

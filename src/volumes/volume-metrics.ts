@@ -51,10 +51,18 @@ export function totalVolumes(pods: readonly PodVolumeState[]): VolumeCount[] {
 /**
  * The kubelet's volume operations as upstream's operation_generator names them (its
  * OperationCompleteHook's operationName), those kubelet-ts performs: a set-up (MountVolume, with
- * the CSI stage in it), a raw block volume's (MapVolume), a pod's volume released (UnmountVolume,
- * UnmapVolume) and a CSI volume unstaged (UnmountDevice, UnmapDevice).
+ * the CSI stage and an offline expansion in it), a raw block volume's (MapVolume), a pod's volume
+ * released (UnmountVolume, UnmapVolume), a CSI volume unstaged (UnmountDevice, UnmapDevice) and a
+ * mounted claim expanded online (ExpandInUseVolume).
  */
-export type VolumeOperation = 'volume_mount' | 'map_volume' | 'volume_unmount' | 'unmap_volume' | 'unmount_device' | 'unmap_device';
+export type VolumeOperation =
+  | 'volume_mount'
+  | 'map_volume'
+  | 'volume_unmount'
+  | 'unmap_volume'
+  | 'unmount_device'
+  | 'unmap_device'
+  | 'volume_fs_resize';
 
 /**
  * One operation done: upstream's OperationCompleteHook (storage_operation_duration_seconds; status
