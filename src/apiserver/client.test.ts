@@ -284,6 +284,38 @@ test(
   },
 );
 
+test("time: each request's span and sizes, as client-go's Request.request observes them; watches are not timed", quick, async () => {
+  const timed: [string, string, number | undefined, number | undefined][] = [];
+  const time = (verb: string, host: string, seconds: number, size: { request?: number; response?: number }) => {
+    assert.ok(seconds >= 0 && seconds < 5, `${seconds}`);
+    timed.push([verb, host, size.request, size.response]);
+  };
+  route = (q, res) => {
+    if (q.url === '/ok') return reply(res, 200, { a: 1 });
+    if (q.url?.startsWith('/watch')) return res.writeHead(200).end();
+    return reply(res, 404, status(404, 'NotFound', 'no'));
+  };
+  const api = apiClient({ server: base }, { time });
+  await api.get('/ok');
+  await api.patch('/missing', { b: 2 }, 'merge').catch(() => {});
+  await api.watch('/watch', () => {});
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  await apiClient({ server: `http://127.0.0.1:${port}` }, { time })
+    .create('/x', {})
+    .catch(() => {});
+  const host = new URL(base).host;
+  const notFound = JSON.stringify(status(404, 'NotFound', 'no')).length;
+  assert.deepEqual(timed, [
+    ['GET', host, 0, 7],
+    ['PATCH', host, 7, notFound],
+    // Refused: sent, no answer.
+    ['POST', `127.0.0.1:${port}`, 2, undefined],
+  ]);
+});
+
 test('a request is bounded as a whole: a body trickled forever ends at timeoutMs', quick, async () => {
   let held: ServerResponse | undefined;
   route = (_q, res) => {

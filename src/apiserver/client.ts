@@ -68,9 +68,17 @@ const REQUEST_SOCKETS = 16;
 /** A request's outcome, for upstream's rest_client_requests_total: the HTTP code, or '<error>' when none came. */
 export type RequestObserver = (method: string, code: string, host: string) => void;
 
+/**
+ * A request's whole span, for client-go's rest_client_request_duration_seconds and _request_size_bytes /
+ * _response_size_bytes (Request.request observes them; watches go through Request.Watch, which does not):
+ * seconds from the call to the body read or the failure; the body sent (0 without one), once it was
+ * sent; the body received, once it was read in full.
+ */
+export type RequestTimer = (verb: string, host: string, seconds: number, size: { request?: number; response?: number }) => void;
+
 export function apiClient(
   conn: Connection,
-  opts: { timeoutMs?: number; watchIdleMs?: number; userAgent?: string; observe?: RequestObserver } = {},
+  opts: { timeoutMs?: number; watchIdleMs?: number; userAgent?: string; observe?: RequestObserver; time?: RequestTimer } = {},
 ): ApiClient {
   const url = new URL(conn.server);
   const tls = url.protocol === 'https:';
@@ -113,8 +121,10 @@ export function apiClient(
     contentType: string | undefined,
     stream: boolean,
     signal?: AbortSignal,
+    size?: { request?: number; response?: number },
   ): Promise<IncomingMessage> {
     const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    if (size) size.request = data?.length ?? 0;
     const h = { ...headers, ...(data ? { 'Content-Type': contentType ?? 'application/json', 'Content-Length': String(data.length) } : {}) };
     const req = (tls ? httpsRequest : httpRequest)({
       protocol: url.protocol,
@@ -149,6 +159,7 @@ export function apiClient(
         opts.observe?.(method, String(res.statusCode ?? 0), url.host);
         if ((res.statusCode ?? 0) < 300) return resolveRes(res);
         const text = await readAll(res).catch(() => '');
+        if (size) size.response = Buffer.byteLength(text);
         let status: { reason?: string; message?: string } = {};
         // A proxy may answer with anything, even JSON null: only an object is a Status.
         try {
@@ -170,15 +181,22 @@ export function apiClient(
   }
 
   async function json<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
-    const res = await send(method, path, body, contentType, false);
-    let text: string;
+    const started = performance.now();
+    const size: { request?: number; response?: number } = {};
     try {
-      text = await readAll(res);
-    } catch (e) {
-      // The body cut short, by the deadline or the server.
-      throw new ApiError(0, 'Unreachable', `${method} ${path}: ${(e as Error).message}`);
+      const res = await send(method, path, body, contentType, false, undefined, size);
+      let text: string;
+      try {
+        text = await readAll(res);
+      } catch (e) {
+        // The body cut short, by the deadline or the server.
+        throw new ApiError(0, 'Unreachable', `${method} ${path}: ${(e as Error).message}`);
+      }
+      size.response = Buffer.byteLength(text);
+      return (text ? JSON.parse(text) : undefined) as T;
+    } finally {
+      opts.time?.(method, url.host, (performance.now() - started) / 1000, size);
     }
-    return (text ? JSON.parse(text) : undefined) as T;
   }
 
   return {

@@ -66,7 +66,8 @@ async function setUp(
 }
 
 test('stage, publish, unpublish, unstage', async (t) => {
-  const { root, volumes, request, secrets } = await setUp(t);
+  const ops: string[] = [];
+  const { root, volumes, request, secrets } = await setUp(t, {}, { observe: (o) => ops.push(`${o.plugin} ${o.operation} ${o.ok}`) });
   const req = {
     pv,
     readOnly: false,
@@ -134,6 +135,8 @@ test('stage, publish, unpublish, unstage', async (t) => {
   assert.equal(existsSync(`${root}/plugins/kubernetes.io/csi/${DRIVER}/${SHA}`), false);
   // Unstaged already: nothing left to do.
   await volumes.unstage(staging);
+  // storage_operation_duration_seconds: the teardowns, under upstream's operation names (the set-ups are the volume manager's).
+  assert.deepEqual(ops, [`kubernetes.io/csi:${DRIVER} volume_unmount true`, `kubernetes.io/csi:${DRIVER} unmount_device true`]);
 });
 
 test('a driver that does not stage: no stage call, no staging path to publish', async (t) => {
@@ -301,7 +304,8 @@ test('nodeExpand: NodeExpandVolume of the target path with the staging path, by 
 });
 
 test('raw block: vol_data.json in volumeDevices/PV/data, NodeStageVolume and NodePublishVolume with a block capability, unpublish, unstage and cleanup', async (t) => {
-  const { root, volumes, request } = await setUp(t);
+  const ops: string[] = [];
+  const { root, volumes, request } = await setUp(t, {}, { observe: (o) => ops.push(`${o.plugin} ${o.operation} ${o.ok}`) });
   const block: PersistentVolume = { ...pv, spec: { ...pv.spec, volumeMode: 'Block' } };
   const dev = `${root}/plugins/kubernetes.io/csi/volumeDevices`;
   const req = { pv: block, readOnly: false, publishContext: { device: '/dev/loop7' } };
@@ -336,6 +340,7 @@ test('raw block: vol_data.json in volumeDevices/PV/data, NodeStageVolume and Nod
   assert.deepEqual(request('NodeUnstageVolume'), { volumeId: 'vol-1', stagingTargetPath: `${dev}/staging/pvc-1` });
   for (const d of ['staging/pvc-1', 'publish/pvc-1', 'pvc-1']) assert.equal(existsSync(`${dev}/${d}`), false, d);
   await volumes.unstageBlock('pvc-1');
+  assert.deepEqual(ops, [`kubernetes.io/csi:${DRIVER} unmap_volume true`, `kubernetes.io/csi:${DRIVER} unmap_device true`]);
 });
 
 test('kubeletAppliesFsGroup', () => {

@@ -20,6 +20,7 @@ import {
   blockPublishPath,
   blockStagingPath,
   blockVolDataPath,
+  CSI_PLUGIN_NAME,
   deviceMountPath,
   ephemeralVolumeHandle,
   publishPath,
@@ -27,6 +28,7 @@ import {
 } from './paths.ts';
 import { type PodTokenRequest, podTokenRequests, serviceAccountTokensJson, withServiceAccountTokens } from './service-account-tokens.ts';
 import { volumeCapability } from './volume-capability.ts';
+import { qualifiedPluginName, timedOperation, type VolumeOperationObserver } from '../volumes/volume-metrics.ts';
 
 /** One PersistentVolume as a pod uses it: what the volume manager resolved from the pod's claim. */
 export interface CsiVolumeRequest {
@@ -122,6 +124,7 @@ export class CsiVolumes {
   readonly #secret: (namespace: string, name: string) => Promise<Secret>;
   readonly #log: Logger;
   readonly #serviceAccountToken?: ServiceAccountTokenGetter;
+  readonly #observe?: VolumeOperationObserver;
 
   constructor(d: {
     rootDir: string;
@@ -132,8 +135,11 @@ export class CsiVolumes {
     log: Logger;
     /** The kubelet's token manager (upstream's serviceAccountTokenGetter), for CSIDriver tokenRequests. */
     serviceAccountToken?: ServiceAccountTokenGetter;
+    /** The teardowns, for storage_operation_duration_seconds (the set-ups are timed by the volume manager). */
+    observe?: VolumeOperationObserver;
   }) {
     this.#serviceAccountToken = d.serviceAccountToken;
+    this.#observe = d.observe;
     this.#rootDir = d.rootDir;
     this.#nodeName = d.nodeName;
     this.#drivers = d.drivers;
@@ -489,10 +495,12 @@ export class CsiVolumes {
   /** upstream's csiBlockMapper.UnmapPodDevice: NodeUnpublishVolume of the pod's publish path, even when it is gone. */
   async unpublishBlock(podUID: string, specName: string): Promise<void> {
     const data = this.#blockVolData(specName);
-    await this.#drivers.client(data.driverName!).nodeUnpublishVolume({
-      volumeId: data.volumeHandle!,
-      targetPath: blockPublishPath(this.#rootDir, specName, podUID),
-    });
+    await timedOperation(this.#observe, csiPlugin(data), 'unmap_volume', () =>
+      this.#drivers.client(data.driverName!).nodeUnpublishVolume({
+        volumeId: data.volumeHandle!,
+        targetPath: blockPublishPath(this.#rootDir, specName, podUID),
+      }),
+    );
   }
 
   /**
@@ -508,6 +516,10 @@ export class CsiVolumes {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw e;
     }
+    await timedOperation(this.#observe, csiPlugin(data), 'unmap_device', () => this.#tearDownDevice(specName, data));
+  }
+
+  async #tearDownDevice(specName: string, data: Record<string, string>): Promise<void> {
     const client = this.#drivers.client(data.driverName!);
     const staging = blockStagingPath(this.#rootDir, specName);
     if (existsSync(staging) && (await client.nodeGetCapabilities()).has('STAGE_UNSTAGE_VOLUME')) {
@@ -541,9 +553,11 @@ export class CsiVolumes {
     } catch (e) {
       throw new Error(`unmounter failed to load volume data file [${path}]: ${(e as Error).message}`);
     }
-    await this.#drivers.client(data.driverName!).nodeUnpublishVolume({ volumeId: data.volumeHandle!, targetPath: path });
-    // The driver removes the target path (the spec says so); some do not.
-    removeMountDir(path);
+    await timedOperation(this.#observe, csiPlugin(data), 'volume_unmount', async () => {
+      await this.#drivers.client(data.driverName!).nodeUnpublishVolume({ volumeId: data.volumeHandle!, targetPath: path });
+      // The driver removes the target path (the spec says so); some do not.
+      removeMountDir(path);
+    });
   }
 
   /**
@@ -558,9 +572,15 @@ export class CsiVolumes {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw e;
     }
-    const client = this.#drivers.client(data.driverName!);
-    if ((await client.nodeGetCapabilities()).has('STAGE_UNSTAGE_VOLUME'))
-      await client.nodeUnstageVolume({ volumeId: data.volumeHandle!, stagingTargetPath: stagingPath });
-    removeMountDir(stagingPath);
+    await timedOperation(this.#observe, csiPlugin(data), 'unmount_device', async () => {
+      const client = this.#drivers.client(data.driverName!);
+      if ((await client.nodeGetCapabilities()).has('STAGE_UNSTAGE_VOLUME'))
+        await client.nodeUnstageVolume({ volumeId: data.volumeHandle!, stagingTargetPath: stagingPath });
+      removeMountDir(stagingPath);
+    });
   }
 }
+
+/** upstream's GetFullQualifiedPluginNameForVolume of a CSI volume, from its vol_data.json. */
+const csiPlugin = (data: Record<string, string>) =>
+  qualifiedPluginName(CSI_PLUGIN_NAME, { volume: { name: '', csi: { driver: data.driverName ?? '' } } });

@@ -16,7 +16,7 @@ import { eventRecorder, type Recorder } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
 import { logger } from '../log/log.ts';
 import { metrics, observeRuntimeOperation } from '../metrics/metrics.ts';
-import { restClientMetrics } from './observers.ts';
+import { restClientMetrics, restClientTimer } from './observers.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
@@ -44,6 +44,7 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
   const heartbeats = apiClient(loadKubeconfig(o.kubeconfig), {
     userAgent: `kubelet-ts/${KUBELET_VERSION} (linux) ${nodeName}`,
     observe: restClientMetrics,
+    time: restClientTimer,
   });
   const runtime = { observer: observeRuntimeOperation, requestTimeoutMs: config.runtimeRequestTimeoutMs };
   const cri = new RuntimeClient(o.runtimeEndpoint, runtime);

@@ -1,6 +1,6 @@
 // The parts report what happened through observer hooks, in their own terms; these map
 // the reports to upstream's series. The composition root plugs them in.
-import type { RequestObserver } from '../apiserver/client.ts';
+import type { RequestObserver, RequestTimer } from '../apiserver/client.ts';
 import type { EvictionObserver } from '../eviction/eviction-manager.ts';
 import type { NodeShutdownObserver } from '../nodeshutdown/manager.ts';
 import type { PullObserver } from '../images/puller.ts';
@@ -22,6 +22,7 @@ import { metrics, noteCertificateExpiry } from '../metrics/metrics.ts';
 import type { CertificateObserver } from '../certificates/certificate-manager.ts';
 import type { PluginObserver } from '../images/credential-provider/exec.ts';
 import type { PulledImagesObserver } from '../images/pulled/manager.ts';
+import type { VolumeOperationObserver } from '../volumes/volume-metrics.ts';
 
 export const clientCertificateMetrics: CertificateObserver = {
   expiresAt: (ms) => noteCertificateExpiry('client', ms),
@@ -29,6 +30,13 @@ export const clientCertificateMetrics: CertificateObserver = {
 };
 
 export const restClientMetrics: RequestObserver = (method, code, host) => metrics.restClientRequests.inc({ code, host, method });
+
+/** client-go's latency and size histograms: a size is observed only once there was one (sent, read in full). */
+export const restClientTimer: RequestTimer = (verb, host, seconds, size) => {
+  metrics.restClientRequestDuration.observe({ verb, host }, seconds);
+  if (size.request !== undefined) metrics.restClientRequestSize.observe({ verb, host }, size.request);
+  if (size.response !== undefined) metrics.restClientResponseSize.observe({ verb, host }, size.response);
+};
 
 export const workerMetrics: WorkerObserver = {
   step: (operation, s) => metrics.podWorkerDuration.observe({ operation_type: operation }, s),
@@ -209,4 +217,17 @@ export const credentialProviderMetrics: PluginObserver & { configHash(hash: stri
 /** Upstream's kubelet_imagemanager_image_mustpull_checks_total: each ensure-secret-pulled-images check's result. */
 export const pulledImagesMetrics: PulledImagesObserver = {
   checked: (result) => metrics.imageMustPullChecks.inc({ result }),
+};
+
+/**
+ * upstream's OperationCompleteHook (storage_operation_duration_seconds: success or fail-unknown,
+ * never migrated here) and RecordOperationLatencyMetric's overall_volume_mount.
+ */
+export const volumeOperationMetrics: VolumeOperationObserver = (o) => {
+  metrics.storageOperationDuration.observe(
+    { volume_plugin: o.plugin, operation_name: o.operation, status: o.ok ? 'success' : 'fail-unknown', migrated: 'false' },
+    o.seconds,
+  );
+  if (o.sinceRequested !== undefined)
+    metrics.volumeOperationTotal.observe({ plugin_name: o.plugin, operation_name: 'overall_volume_mount' }, o.sinceRequested);
 };

@@ -14,7 +14,7 @@ import { CsiVolumes } from '../csi/volumes.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { logger, type Logger } from '../log/log.ts';
-import { pluginManagerMetrics } from './observers.ts';
+import { pluginManagerMetrics, volumeOperationMetrics } from './observers.ts';
 import { bindMount } from '../mount/mountinfo.ts';
 import type { CurrentNode } from '../node/current-node.ts';
 import { CSI_PLUGIN, DRA_PLUGIN } from '../plugin-manager/handler.ts';
@@ -24,6 +24,8 @@ import { PersistentVolumes } from '../volumes/persistent.ts';
 import { apiClaimSources, apiVolumeSources } from '../volumes/sources.ts';
 import { TokenManager } from '../volumes/tokens.ts';
 import { VolumeManager } from '../volumes/volume-manager.ts';
+import { totalVolumes } from '../volumes/volume-metrics.ts';
+import { registerVolumeManagerTotals } from '../metrics/metrics.ts';
 import type { KubeletOptions } from './options.ts';
 
 export type Volumes = ReturnType<typeof volumesAndPlugins>;
@@ -72,6 +74,7 @@ export function volumesAndPlugins(
     drivers: csiDrivers,
     secret: apiSecretGetter(d.api),
     log: logger('csi'),
+    observe: volumeOperationMetrics,
     serviceAccountToken: (r) =>
       tokens.tokenStatus({
         namespace: r.namespace,
@@ -86,6 +89,7 @@ export function volumesAndPlugins(
   const persistent = new PersistentVolumes({
     rootDir,
     nodeName,
+    observe: volumeOperationMetrics,
     sources: claimSources,
     csi,
     volumesAttached: () => (d.node.get()?.status?.volumesAttached ?? []).map((v) => v.name),
@@ -102,6 +106,7 @@ export function volumesAndPlugins(
     nodeAllocatable: () => d.node.allocatable(),
     persistent,
     tokens,
+    observe: volumeOperationMetrics,
     // A pod's inline csi volumes (CSI ephemeral volumes).
     csi: {
       csiDriver: (name) => claimSources.csiDriver(name),
@@ -109,6 +114,7 @@ export function volumesAndPlugins(
       unpublish: (uid, specName) => csi.unpublish(uid, specName),
     },
   });
+  registerVolumeManagerTotals(() => totalVolumes(volumes.volumeState()));
   return {
     volumes,
     persistent,

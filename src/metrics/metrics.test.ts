@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PodStats, VolumeStats } from '../stats/summary-types.ts';
-import { claimVolumeStats, noteCertificateExpiry, registerVolumeStats, registry } from './metrics.ts';
+import { claimVolumeStats, metrics, noteCertificateExpiry, registerVolumeManagerTotals, registerVolumeStats, registry } from './metrics.ts';
 
 const vol = (name: string, pvc?: string, over: Partial<VolumeStats> = {}): VolumeStats => ({
   time: '2026-11-22T12:00:00Z',
@@ -99,4 +99,78 @@ test('certificate TTLs: seconds to notAfter at scrape time, +Inf without a manag
   assert.ok(left > 3590 && left <= 3600, `${left}`);
   noteCertificateExpiry('server', Date.now() - 10_000);
   assert.ok((await value('kubelet_certificate_manager_server_ttl_seconds')) < 0, 'an expired one is negative');
+});
+
+/** The HELP and TYPE lines and the bucket bounds of one histogram, as /metrics renders them. */
+const histogramShape = async (name: string) => {
+  const text = await registry.getSingleMetricAsString(name);
+  const les = [...text.matchAll(/le="([^"]+)"/g)].map((m) => m[1]);
+  return { head: text.split('\n').slice(0, 2), les: [...new Set(les)] };
+};
+
+test("rest_client_*: client-go's histograms as component-base registers them (names, help, labels, buckets)", async () => {
+  metrics.restClientRequestDuration.observe({ verb: 'GET', host: 'h:6443' }, 0.01);
+  metrics.restClientRequestSize.observe({ verb: 'GET', host: 'h:6443' }, 0);
+  metrics.restClientResponseSize.observe({ verb: 'GET', host: 'h:6443' }, 100);
+  const sizes = ['64', '256', '512', '1024', '4096', '16384', '65536', '262144', '1048576', '4194304', '16777216', '+Inf'];
+  const cases: [string, string, string[]][] = [
+    [
+      'rest_client_request_duration_seconds',
+      'Request latency in seconds. Broken down by verb, and host.',
+      ['0.005', '0.025', '0.1', '0.25', '0.5', '1', '2', '4', '8', '15', '30', '60', '+Inf'],
+    ],
+    ['rest_client_request_size_bytes', 'Request size in bytes. Broken down by verb and host.', sizes],
+    ['rest_client_response_size_bytes', 'Response size in bytes. Broken down by verb and host.', sizes],
+  ];
+  for (const [name, help, les] of cases) {
+    assert.deepEqual(await histogramShape(name), { head: [`# HELP ${name} [ALPHA] ${help}`, `# TYPE ${name} histogram`], les }, name);
+    assert.match(await registry.getSingleMetricAsString(name), new RegExp(`${name}_count\\{verb="GET",host="h:6443"\\} 1`), name);
+  }
+});
+
+test("volume_manager_total_volumes: upstream's totalVolumesCollector, read at scrape and rebuilt each", async () => {
+  let counts = [
+    { plugin_name: 'kubernetes.io/configmap', state: 'actual_state_of_world', count: 2 },
+    { plugin_name: 'kubernetes.io/csi:hostpath.csi.k8s.io', state: 'desired_state_of_world', count: 1 },
+  ];
+  registerVolumeManagerTotals(() => counts);
+  const text = async () => registry.getSingleMetricAsString('volume_manager_total_volumes');
+  assert.equal(
+    await text(),
+    [
+      '# HELP volume_manager_total_volumes [ALPHA] Number of volumes in Volume Manager',
+      '# TYPE volume_manager_total_volumes gauge',
+      'volume_manager_total_volumes{plugin_name="kubernetes.io/configmap",state="actual_state_of_world"} 2',
+      'volume_manager_total_volumes{plugin_name="kubernetes.io/csi:hostpath.csi.k8s.io",state="desired_state_of_world"} 1',
+    ].join('\n'),
+  );
+  counts = [];
+  assert.doesNotMatch(await text(), /plugin_name/, 'a pod gone takes its series');
+  // Registered again (a second volume manager): no "already registered".
+  registerVolumeManagerTotals(() => []);
+});
+
+test("storage_operation_duration_seconds and volume_operation_total_seconds: pkg/volume/util's names, help, labels and buckets", async () => {
+  metrics.storageOperationDuration.observe(
+    { volume_plugin: 'kubernetes.io/configmap', operation_name: 'volume_mount', status: 'success', migrated: 'false' },
+    0.2,
+  );
+  metrics.volumeOperationTotal.observe({ plugin_name: 'kubernetes.io/configmap', operation_name: 'overall_volume_mount' }, 1);
+  const les = ['0.1', '0.25', '0.5', '1', '2.5', '5', '10', '15', '25', '50', '120', '300', '600', '+Inf'];
+  const cases: [string, string, RegExp][] = [
+    [
+      'storage_operation_duration_seconds',
+      'Storage operation duration',
+      /storage_operation_duration_seconds_count\{volume_plugin="kubernetes.io\/configmap",operation_name="volume_mount",status="success",migrated="false"\} 1/,
+    ],
+    [
+      'volume_operation_total_seconds',
+      'Storage operation end to end duration in seconds',
+      /volume_operation_total_seconds_count\{plugin_name="kubernetes.io\/configmap",operation_name="overall_volume_mount"\} 1/,
+    ],
+  ];
+  for (const [name, help, count] of cases) {
+    assert.deepEqual(await histogramShape(name), { head: [`# HELP ${name} [ALPHA] ${help}`, `# TYPE ${name} histogram`], les }, name);
+    assert.match(await registry.getSingleMetricAsString(name), count, name);
+  }
 });

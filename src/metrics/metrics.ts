@@ -12,6 +12,10 @@ const alpha = (help: string) => `[ALPHA] ${help}`;
 // Upstream's pod start-up buckets: round numbers in everyday units, up to an hour.
 const podStartBuckets = [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600];
 const r = [registry];
+// client-go's size buckets: 64 bytes to 16 MiB.
+// pkg/volume/util's buckets for the storage operations: 100 ms to 10 minutes.
+const storageBuckets = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 25, 50, 120, 300, 600];
+const sizeBuckets = [64, 256, 512, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216];
 
 /** The certificates' notAfter (ms), as the certificate managers last read them: their TTL gauges are computed at scrape. */
 const certificateExpiry: { client?: number; server?: number } = {};
@@ -300,6 +304,44 @@ export const metrics = {
     labelNames: ['code', 'host', 'method'],
     registers: r,
   }),
+  // client-go's request histograms as component-base registers them (its restclient metrics.go): every
+  // request but watches, by verb and host.
+  restClientRequestDuration: new Histogram({
+    name: 'rest_client_request_duration_seconds',
+    help: alpha('Request latency in seconds. Broken down by verb, and host.'),
+    labelNames: ['verb', 'host'],
+    buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+    registers: r,
+  }),
+  restClientRequestSize: new Histogram({
+    name: 'rest_client_request_size_bytes',
+    help: alpha('Request size in bytes. Broken down by verb and host.'),
+    labelNames: ['verb', 'host'],
+    buckets: sizeBuckets,
+    registers: r,
+  }),
+  restClientResponseSize: new Histogram({
+    name: 'rest_client_response_size_bytes',
+    help: alpha('Response size in bytes. Broken down by verb and host.'),
+    labelNames: ['verb', 'host'],
+    buckets: sizeBuckets,
+    registers: r,
+  }),
+  // The volume operations (src/volumes, src/csi), as upstream's pkg/volume/util/metrics.go names them.
+  storageOperationDuration: new Histogram({
+    name: 'storage_operation_duration_seconds',
+    help: alpha('Storage operation duration'),
+    labelNames: ['volume_plugin', 'operation_name', 'status', 'migrated'],
+    buckets: storageBuckets,
+    registers: r,
+  }),
+  volumeOperationTotal: new Histogram({
+    name: 'volume_operation_total_seconds',
+    help: alpha('Storage operation end to end duration in seconds'),
+    labelNames: ['plugin_name', 'operation_name'],
+    buckets: storageBuckets,
+    registers: r,
+  }),
   // Housekeeping and container garbage collection (src/gc).
   orphanedRuntimePods: new Counter({
     name: 'kubelet_orphaned_runtime_pods_total',
@@ -565,6 +607,32 @@ export function registerPodGauges(read: () => PodGauges): void {
   gauge('kubelet_managed_ephemeral_containers', 'Current number of ephemeral containers in pods managed by this kubelet.', [], (g, p) =>
     g.set(p.ephemeralContainers),
   );
+}
+
+/** One series of volume_manager_total_volumes (src/volumes/volume-metrics.ts's VolumeCount). */
+export interface VolumeManagerCount {
+  plugin_name: string;
+  state: string;
+  count: number;
+}
+
+/**
+ * upstream's totalVolumesCollector: volume_manager_total_volumes {plugin_name, state}, from read()
+ * at each scrape (the volume manager's desired and actual state of world), rebuilt each.
+ */
+export function registerVolumeManagerTotals(read: () => VolumeManagerCount[]): void {
+  // The last volume manager built is the one shown (tests build several).
+  registry.removeSingleMetric('volume_manager_total_volumes');
+  new Gauge({
+    name: 'volume_manager_total_volumes',
+    help: alpha('Number of volumes in Volume Manager'),
+    labelNames: ['plugin_name', 'state'],
+    registers: r,
+    collect() {
+      this.reset();
+      for (const c of read()) this.set({ plugin_name: c.plugin_name, state: c.state }, c.count);
+    },
+  });
 }
 
 /**

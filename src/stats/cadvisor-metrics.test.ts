@@ -122,3 +122,45 @@ test('families appear once, sorted, each with HELP and TYPE', () => {
     assert.match(line, /^[a-z_]+(\{[^}]*\})? [\d.e+-]+( \d{13})?$/, line);
   }
 });
+
+test("PSI: cadvisor's container_pressure_* on cgroup v2 (totals in µs as seconds; zeros for a cgroup without the files), none on v1", () => {
+  assert.doesNotMatch(text, /container_pressure_/, 'cgroup v1 (no root cpu.pressure): absent, as upstream');
+  const psi = (someUs: number, fullUs: number) => ({
+    some: { total: someUs, avg10: 1, avg60: 1, avg300: 1 },
+    full: { total: fullUs, avg10: 0, avg60: 0, avg300: 0 },
+  });
+  const [c1, ...rest] = later.containers;
+  const v2 = renderCadvisorMetrics({
+    ...later,
+    root: { ...later.root, psi: { cpu: psi(1_000_000, 0), memory: psi(0, 0), io: psi(0, 0) } },
+    containers: [
+      { ...c1!, cgroup: { ...c1!.cgroup, psi: { cpu: psi(2_500_000, 500_000), memory: psi(300_000, 100_000), io: psi(7, 3) } } },
+      ...rest,
+    ],
+  });
+  const lines = v2.split('\n');
+  const cases: [string, string][] = [
+    [`container_pressure_cpu_waiting_seconds_total${L(app)}`, '2.5'],
+    [`container_pressure_cpu_stalled_seconds_total${L(app)}`, '0.5'],
+    [`container_pressure_memory_waiting_seconds_total${L(app)}`, '0.3'],
+    [`container_pressure_memory_stalled_seconds_total${L(app)}`, '0.1'],
+    [`container_pressure_io_waiting_seconds_total${L(app)}`, '0.000007'],
+    [`container_pressure_io_stalled_seconds_total${L(app)}`, '0.000003'],
+    [`container_pressure_cpu_waiting_seconds_total${L({ id: '/' })}`, '1'],
+    // A cgroup read without pressure files: cadvisor's zero values.
+    [`container_pressure_io_waiting_seconds_total${L({ id: '/kubepods' })}`, '0'],
+  ];
+  for (const [series, value] of cases) assert.ok(lines.includes(`${series} ${value} ${T}`), `${series} ${value}`);
+  const help: [string, string][] = [
+    ['cpu_stalled', 'Total time duration no tasks in the container could make progress due to CPU congestion.'],
+    ['cpu_waiting', 'Total time duration tasks in the container have waited due to CPU congestion.'],
+    ['memory_stalled', 'Total time duration no tasks in the container could make progress due to memory congestion.'],
+    ['memory_waiting', 'Total time duration tasks in the container have waited due to memory congestion.'],
+    ['io_stalled', 'Total time duration no tasks in the container could make progress due to IO congestion.'],
+    ['io_waiting', 'Total time duration tasks in the container have waited due to IO congestion.'],
+  ];
+  for (const [name, h] of help) {
+    assert.ok(lines.includes(`# HELP container_pressure_${name}_seconds_total ${h}`), name);
+    assert.ok(lines.includes(`# TYPE container_pressure_${name}_seconds_total counter`), name);
+  }
+});

@@ -3,7 +3,7 @@
 // for the root cgroup, the system containers, each pod's cgroup, its sandbox and its
 // containers. Pure over a RawSample; usage series carry the sample time, as cadvisor's do.
 // The metric sets are the kubelet's (server.go): cpu, memory, disk I/O and usage, network,
-// process and OOM metrics.
+// process and OOM metrics, and pressure (PSI) where the host has it.
 import type { CgroupSample, DiskStats, NetInterface, RawSample } from './sample.ts';
 
 interface Entity {
@@ -81,6 +81,7 @@ function entities(s: RawSample): Entity[] {
               localMajorPageFaults: 0,
             }
           : undefined,
+      psi: { cpu: c.cri?.cpuPsi, memory: c.cri?.memoryPsi, io: c.cri?.io?.psi },
     };
     // cadvisor's containerd handler reports no filesystem usage (hasFilesystem false,
     // cadvisor#2785); the node e2e expects it of CRI-O's, whose figure is the writable layer's,
@@ -111,6 +112,9 @@ export function renderCadvisorMetrics(s: RawSample): string {
     f.rows.push(`${name}${labelText(labels)} ${value}${timestamped ? ` ${ts}` : ''}`);
   };
 
+  // The kubelet adds cadvisor's PressureMetrics where PSI is (KubeletPSI, locked on since v1.36, and
+  // IsPsiEnabled: the cgroup v2 root's cpu.pressure opens); on cgroup v1 the series are absent.
+  const psiOn = s.root.psi?.cpu !== undefined;
   for (const e of entities(s)) {
     const l: Labels = { container: e.container, id: e.id, image: e.image, name: e.name, namespace: e.namespace, pod: e.pod };
     add(
@@ -149,6 +153,31 @@ export function renderCadvisorMetrics(s: RawSample): string {
           'Total time duration the container has been throttled.',
           l,
           cpu.cfs.throttledNs / 1e9,
+        );
+      }
+    }
+    if (psiOn) {
+      // cadvisor's PressureMetrics: the "full" and "some" totals (microseconds) of each resource;
+      // its PSI fields are values, so a cgroup without the file shows zeros.
+      const p = e.cgroup.psi;
+      for (const [resource, psi, what] of [
+        ['cpu', p?.cpu, 'CPU'],
+        ['memory', p?.memory, 'memory'],
+        ['io', p?.io, 'IO'],
+      ] as const) {
+        add(
+          `container_pressure_${resource}_stalled_seconds_total`,
+          'counter',
+          `Total time duration no tasks in the container could make progress due to ${what} congestion.`,
+          l,
+          (psi?.full.total ?? 0) / 1e6,
+        );
+        add(
+          `container_pressure_${resource}_waiting_seconds_total`,
+          'counter',
+          `Total time duration tasks in the container have waited due to ${what} congestion.`,
+          l,
+          (psi?.some.total ?? 0) / 1e6,
         );
       }
     }

@@ -45,6 +45,7 @@ function harness(
   const requests: CsiVolumeRequest[] = [];
   const patches: unknown[] = [];
   const events: string[] = [];
+  const operations: string[] = [];
   let attached: string[] = [];
   let attachment = opts.attachment;
   const sources: ClaimSources = {
@@ -119,12 +120,14 @@ function harness(
     bindMount: async (source, target, ro) => void calls.push(`bind ${source} ${target} ${ro}`),
     resourceExhausted: opts.resourceExhausted,
     log: silentLogger,
+    observe: (o) => void operations.push(`${o.plugin} ${o.operation} ${o.ok}`),
   });
   return {
     volumes,
     claim,
     patches,
     events,
+    operations,
     calls,
     requests,
     changed: () => changed,
@@ -159,6 +162,8 @@ test("a hostPath PV is its path; the claim's readOnly holds; it is not reported 
   const p = claimVolume(true);
   assert.deepEqual(await h.volumes.setUp(p, p.spec!.volumes![0]!), { path: '/srv/data', readOnly: true, block: false });
   assert.deepEqual(h.volumes.volumesInUse(), []);
+  // volume_manager_total_volumes names the claim by its PV's plugin.
+  assert.equal(h.volumes.pluginName(p.metadata!.uid!, p.spec!.volumes![0]!.name), 'kubernetes.io/host-path');
 });
 
 test("a local PV is bind-mounted into the pod's volume dir and reported in use; a Block one is handed as a device", async () => {
@@ -223,6 +228,9 @@ test('CSI without attach (CSIDriver attachRequired false) is staged and publishe
   );
   const p = claimVolume();
   assert.deepEqual(await h.volumes.setUp(p, p.spec!.volumes![0]!), { path: '/pods/pod-1/mount', readOnly: true });
+  assert.equal(h.volumes.pluginName(p.metadata!.uid!, p.spec!.volumes![0]!.name), `kubernetes.io/csi:${DRIVER}`);
+  await h.volumes.release(p.metadata!.uid!);
+  assert.equal(h.volumes.pluginName(p.metadata!.uid!, p.spec!.volumes![0]!.name), undefined, 'forgotten with the pod');
   assert.deepEqual(h.requests[0]!.publishContext, {});
   assert.equal(h.requests[0]!.readOnly, true, "the PV source's readOnly counts");
 });
@@ -305,6 +313,8 @@ test('online expansion: NodeExpandVolume of the mounted claim, then the PVC stat
   ]);
   await h.volumes.resize(p, p.spec!.volumes![0]!);
   assert.equal(h.calls.length, 3, 'expanded on this node already: not again');
+  // Only the check that expanded is upstream's ExpandInUseVolume operation.
+  assert.deepEqual(h.operations, [`kubernetes.io/csi:${DRIVER} volume_fs_resize true`]);
 });
 
 test('online expansion waits for the resizer; a failure marks NodeResizeError, an infeasible one NodeResizeInfeasible; FailedPrecondition stops it', async () => {
@@ -343,6 +353,9 @@ test('online expansion waits for the resizer; a failure marks NodeResizeError, a
   const n = h.calls.length;
   await h.volumes.resize(p, p.spec!.volumes![0]!);
   assert.equal(h.calls.length, n, 'FailedPrecondition: no online expansion again until it is mounted again');
+  // volume_fs_resize: the two failures, then the in-use refusal (logged, not thrown); the waits and the last check are none.
+  const op = `kubernetes.io/csi:${DRIVER} volume_fs_resize`;
+  assert.deepEqual(h.operations, [`${op} false`, `${op} false`, `${op} true`]);
 });
 
 test('offline expansion: a claim grown while no pod had it is expanded before the pod starts; a driver without EXPAND_VOLUME and an older resizer: no error', async () => {

@@ -29,6 +29,7 @@ import {
   volumeProblem,
 } from './claims.ts';
 import { type PersistentPath, findPlugin } from './plugins/plugin.ts';
+import { qualifiedPluginName, type VolumeOperationObserver } from './volume-metrics.ts';
 import type { PersistentHost } from './plugins/persistent-host.ts';
 import { persistentVolumePlugins } from './plugins/registry.ts';
 import { parseQuantity } from '../resources/quantity.ts';
@@ -57,6 +58,9 @@ export class PersistentVolumes {
   #reported = new Set<string>();
   /** Per pod UID, its claim volumes as set up, by volume name (claimMounts). */
   readonly #mounts = new Map<string, Map<string, ClaimMount>>();
+  readonly #observe?: VolumeOperationObserver;
+  /** Each pod's claim volumes by the qualified name of their PV's plugin, once resolved (volume_manager_total_volumes). */
+  readonly #plugins = new Map<string, Map<string, string>>();
   /** Per volume (unique name), what node expansion knows of it: upstream's ASW persistentVolumeSize and expansion errors. */
   readonly #expansion = new Map<string, { size?: number; finalError?: boolean; inUseError?: boolean }>();
   /** Per volume (unique name), its PersistentVolume as last set up: what UnmountDevice needs once no pod has it. */
@@ -86,7 +90,10 @@ export class PersistentVolumes {
     /** Node expansion's events (FileSystemResizeSuccessful) on the pod and its claim. */
     events?: Recorder;
     now?: () => Date;
+    /** Online expansions, for storage_operation_duration_seconds (volume_fs_resize). */
+    observe?: VolumeOperationObserver;
   }) {
+    this.#observe = d.observe;
     this.#sources = d.sources;
     this.#events = d.events;
     this.#log = d.log;
@@ -150,6 +157,14 @@ export class PersistentVolumes {
     return { ref, pvc, pv };
   }
 
+  /**
+   * The qualified name of the plugin of the PV the pod's claim volume is bound to, once a set-up
+   * resolved it (upstream's populator puts a claim in the desired state of world once it resolved it).
+   */
+  pluginName(uid: string, volume: string): string | undefined {
+    return this.#plugins.get(uid)?.get(volume);
+  }
+
   /** Sets up the pod's claim volume v; throws with upstream's message while it cannot be. */
   async setUp(pod: Pod, v: Volume, o: { remount?: boolean } = {}): Promise<PersistentPath> {
     const uid = pod.metadata!.uid!;
@@ -161,6 +176,9 @@ export class PersistentVolumes {
     }
     const plugin = findPlugin(persistentVolumePlugins, { volume: v, pv, readOnly: ref.readOnly });
     if (!plugin) throw new Error(`failed to get Plugin from volumeSpec for volume "${pv.metadata!.name}" err=no volume plugin matched`);
+    let plugins = this.#plugins.get(uid);
+    if (!plugins) this.#plugins.set(uid, (plugins = new Map()));
+    plugins.set(v.name, qualifiedPluginName(plugin.name, { volume: v, pv }));
     const elsewhere = [...(this.#mountedBy.get(unique ?? '') ?? [])].some((other) => other !== uid);
     const rwop = readWriteOncePodProblem(pv, elsewhere);
     if (rwop) throw new Error(rwop);
@@ -193,15 +211,29 @@ export class PersistentVolumes {
     // Only a volume whose plugin expands on the node costs the two GETs (the others never resize here).
     if (!this.#mounts.get(pod.metadata!.uid!)?.get(v.name)?.csi) return;
     const { ref, pvc, pv } = await this.#bound(pod, v);
-    await this.#expand(pod, v, pvc, pv, ref.readOnly);
+    const started = performance.now();
+    let attempted = true;
+    let ok = false;
+    try {
+      attempted = await this.#expand(pod, v, pvc, pv, ref.readOnly);
+      ok = true;
+    } finally {
+      // upstream's GenerateExpandInUseVolumeFunc runs only when an expansion is due: volume_fs_resize.
+      const plugin = this.pluginName(pod.metadata!.uid!, v.name);
+      if (attempted && plugin)
+        this.#observe?.({ plugin, operation: 'volume_fs_resize', seconds: (performance.now() - started) / 1000, ok });
+    }
   }
 
-  /** upstream's nodeExpandVolume and NodeExpander.expandOnPlugin, by nodeExpansionDecision (expansion.ts). */
-  async #expand(pod: Pod, v: Volume, pvc: PersistentVolumeClaim, pv: PersistentVolume, readOnly: boolean): Promise<void> {
+  /**
+   * upstream's nodeExpandVolume and NodeExpander.expandOnPlugin, by nodeExpansionDecision (expansion.ts).
+   * Whether the node expansion was attempted (an operation of its own online: volume_fs_resize).
+   */
+  async #expand(pod: Pod, v: Volume, pvc: PersistentVolumeClaim, pv: PersistentVolume, readOnly: boolean): Promise<boolean> {
     const spec = { volume: v, pv, readOnly };
     const plugin = findPlugin(persistentVolumePlugins, spec);
     // upstream's FindNodeExpandablePluginBySpec: only CSI expands on the node.
-    if (!plugin?.nodeExpand) return;
+    if (!plugin?.nodeExpand) return false;
     const key = uniqueVolumeName(pv) ?? pv.metadata!.name!;
     let state = this.#expansion.get(key);
     if (!state) this.#expansion.set(key, (state = {}));
@@ -218,14 +250,14 @@ export class PersistentVolumes {
       inUseError: state.inUseError,
     });
     const logRef = { pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`, volume: v.name, pv: pv.metadata!.name };
-    if (d.action === 'none') return;
+    if (d.action === 'none') return false;
     if (d.action === 'wait') {
       this.#log.v(3, 'NodeExpandVolume is not allowed to proceed', { ...logRef, resizeStatus: d.resizeStatus });
-      return;
+      return false;
     }
     if (d.action === 'assumeDone') {
       state.size = d.newSize;
-      return;
+      return false;
     }
     const newQuantity = String((d.recovery ? pvc.status?.allocatedResources?.storage : pv.spec?.capacity?.storage) ?? d.newSize);
     let claim = pvc;
@@ -240,7 +272,7 @@ export class PersistentVolumes {
       if (err.kind === 'notSupported' && (!d.recovery || d.pvcAlreadyUpdated)) {
         this.#log.v(4, 'MountVolume.NodeExpandVolume failed: NodeExpandVolume not supported', logRef);
         state.size = d.newSize;
-        return;
+        return true;
       }
       if (d.recovery && err.kind !== 'transient') {
         state.finalError = true;
@@ -263,7 +295,7 @@ export class PersistentVolumes {
       if (err.kind === 'inUse') {
         state.inUseError = true;
         this.#log.error('MountVolume.NodeExpandVolume failed', { ...logRef, err: err.message });
-        return;
+        return true;
       }
       throw err;
     }
@@ -277,6 +309,7 @@ export class PersistentVolumes {
         throw new Error(`mountVolume.NodeExpandVolume update pvc status failed: ${e.message}`);
       });
     state.size = d.newSize;
+    return true;
   }
 
   #patchClaim(pvc: PersistentVolumeClaim, patch: ClaimStatusPatch): Promise<PersistentVolumeClaim> {
@@ -291,6 +324,7 @@ export class PersistentVolumes {
    */
   async release(uid: string): Promise<void> {
     this.#mounts.delete(uid);
+    this.#plugins.delete(uid);
     for (const plugin of persistentVolumePlugins) await plugin.tearDown?.(this.#host, uid);
     const names = this.#inUse.get(uid) ?? new Set<string>();
     const others = new Set([...this.#inUse].flatMap(([other, n]) => (other === uid ? [] : [...n])));

@@ -8,6 +8,7 @@ import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { ATTACH_AND_MOUNT_TIMEOUT_MS, VolumeManager, attachLimitRejection, setUpDue, tmpfsSize } from './volume-manager.ts';
 import { AttachLimitExceededError } from '../csi/node-updater.ts';
 import { NotFound, type VolumeSources } from './sources.ts';
+import type { VolumeOperationDone } from './volume-metrics.ts';
 
 const quiet = { info() {}, v() {}, warn() {}, error() {} };
 
@@ -158,8 +159,12 @@ test('a missing ConfigMap: FailedMount with upstream text, back-off, then ready 
     retryAfterMs: 1000,
   });
   assert.equal((await m.setUp(p, 10)).retryAfterMs, 2000);
+  // volume_manager_total_volumes: both wanted, only the optional one set up (an absent optional ConfigMap is an empty volume).
+  const cm = 'kubernetes.io/configmap';
+  assert.deepEqual(m.volumeState(), [{ desired: [cm, cm], mounted: [cm] }]);
   configMaps.set('ns/later', { data: { k: 'v1' } });
   assert.deepEqual(await m.setUp(p, 20), { ready: true, failed: [] });
+  assert.deepEqual(m.volumeState(), [{ desired: [cm, cm], mounted: [cm, cm] }]);
   const file = join(root, 'pods/uid-1/volumes/kubernetes.io~configmap/cfg/k');
   assert.equal(readFileSync(file, 'utf8'), 'v1');
   configMaps.set('ns/later', { data: { k: 'v2' } });
@@ -249,6 +254,8 @@ test('claim volumes go to the persistent volumes; a raw block one is a device of
     persistent: {
       setUp: async (_p, v) =>
         v.name === 'raw' ? { path: '/dev/loop7', readOnly: false, block: true } : { path: '/srv/fs', readOnly: true },
+      // Resolved: fs to a CSI PV; raw not (yet), so it is in neither state.
+      pluginName: (uid, volume) => (uid === 'uid-db' && volume === 'fs' ? 'kubernetes.io/csi:hostpath.csi.k8s.io' : undefined),
       release: async (uid) => {
         released.push(uid);
         if (releaseError) throw releaseError;
@@ -273,6 +280,8 @@ test('claim volumes go to the persistent volumes; a raw block one is a device of
     },
   };
   assert.deepEqual(await vm.setUp(pod), { ready: true, failed: [] });
+  const csi = 'kubernetes.io/csi:hostpath.csi.k8s.io';
+  assert.deepEqual(vm.volumeState(), [{ desired: [csi], mounted: [csi, ''] }]);
   const [c, wrong] = pod.spec!.containers;
   assert.deepEqual(vm.containerDevices(pod, c!), [{ containerPath: '/dev/xvda', hostPath: '/dev/loop7', permissions: 'mrw' }]);
   assert.throws(() => vm.containerDevices(pod, wrong!), { message: 'cannot find volume "fs" to pass into container "wrong"' });
@@ -288,6 +297,7 @@ test('claim volumes go to the persistent volumes; a raw block one is a device of
   releaseError = undefined;
   await vm.tearDown('uid-db');
   assert.equal(existsSync(volumesDir), false);
+  assert.deepEqual(vm.volumeState(), [], 'a pod torn down is in neither state');
   assert.deepEqual(released, ['uid-db', 'uid-db']);
 });
 
@@ -425,4 +435,48 @@ test('a claim volume whose attachment is over the node limit rejects the pod onc
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+});
+
+test("storage operations: each set-up is upstream's volume_mount (map_volume for a device), failed or not; a teardown volume_unmount per set-up volume", async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-vm-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const f = fakeSources();
+  const seen: VolumeOperationDone[] = [];
+  const vm = new VolumeManager({
+    rootDir: root,
+    sources: f.sources,
+    log: quiet,
+    refreshMs: 1000,
+    mountTmpfs: async () => {},
+    observe: (o) => seen.push(o),
+    persistent: {
+      setUp: async () => ({ path: '/dev/loop7', readOnly: false, block: true }),
+      pluginName: () => 'kubernetes.io/local-volume',
+      release: async () => {},
+    },
+  });
+  const p = pod(
+    [
+      { name: 'cfg', configMap: { name: 'later' } },
+      { name: 'raw', persistentVolumeClaim: { claimName: 'raw' } },
+      { name: 'git', gitRepo: { repository: 'x' } },
+    ],
+    { containers: [{ name: 'c', volumeDevices: [{ name: 'raw', devicePath: '/dev/xvda' }] }] },
+  );
+  await vm.setUp(p, 0);
+  f.configMaps.set('ns/later', { data: { k: 'v' } });
+  await vm.setUp(p, 10);
+  const summary = () => seen.map((o) => [o.plugin, o.operation, o.ok, o.sinceRequested !== undefined]);
+  assert.deepEqual(summary(), [
+    // The unsupported gitRepo volume: no operation, as upstream (not in its desired state of world).
+    ['kubernetes.io/local-volume', 'map_volume', true, true],
+    ['kubernetes.io/configmap', 'volume_mount', false, false],
+    ['kubernetes.io/configmap', 'volume_mount', true, true],
+  ]);
+  seen.length = 0;
+  await vm.tearDown('uid-1');
+  assert.deepEqual(summary(), [
+    ['kubernetes.io/configmap', 'volume_unmount', true, false],
+    ['kubernetes.io/local-volume', 'unmap_volume', true, false],
+  ]);
 });

@@ -22,6 +22,14 @@ import { type VolumePlugin, findPlugin } from './plugins/plugin.ts';
 import type { InlineCsi, PodVolumeHost } from './plugins/pod-host.ts';
 import { podVolumePlugins } from './plugins/registry.ts';
 import { AttachLimitExceededError } from '../csi/node-updater.ts';
+import { CSI, PERSISTENT_CLAIM } from './plugins/names.ts';
+import {
+  type PodVolumeState,
+  qualifiedPluginName,
+  setUpOperation,
+  type VolumeOperation,
+  type VolumeOperationObserver,
+} from './volume-metrics.ts';
 
 /** Re-exported for its tests' sake: the tmpfs size of a memory-backed volume (plugins/wrapped-dir.ts). */
 export { tmpfsSize } from './plugins/wrapped-dir.ts';
@@ -84,6 +92,10 @@ interface PodVolumes {
   waitingSince?: number;
   /** Volumes whose set-up waits on an attachment that failed with ResourceExhausted (AttachLimitExceededError). */
   attachLimited: Set<string>;
+  /** The pod's volumes, as its last sync had them (the desired state of world). */
+  volumes: readonly Volume[];
+  /** When each volume was first wanted (Date.now ms; upstream's MountRequestTime, for overall_volume_mount). */
+  requestedAt: Map<string, number>;
 }
 
 const RETRY_INITIAL_MS = 1000;
@@ -127,6 +139,7 @@ export class VolumeManager {
   readonly #hostsFile: string;
   /** What the plugins are handed (plugins/pod-host.ts). */
   readonly #host: PodVolumeHost;
+  readonly #observe?: VolumeOperationObserver;
 
   constructor(d: {
     rootDir: string;
@@ -141,12 +154,15 @@ export class VolumeManager {
     /** The tmpfs mount (tests replace it). */
     mountTmpfs?: (dir: string, sizeBytes?: number) => Promise<void>;
     /** persistentVolumeClaim and ephemeral volumes (persistent.ts); undefined: refused as unsupported. */
-    persistent?: Pick<PersistentVolumes, 'setUp' | 'release'> & Partial<Pick<PersistentVolumes, 'resize'>>;
+    persistent?: Pick<PersistentVolumes, 'setUp' | 'release'> & Partial<Pick<PersistentVolumes, 'resize' | 'pluginName'>>;
     /** A pod's inline `csi` volumes (plugins/csi-inline.ts); undefined: refused. */
     csi?: InlineCsi;
     /** The kubelet's token manager, shared with CSI's tokenRequests; one of its own by default. */
     tokens?: TokenManager;
+    /** Set-ups and the teardowns of other than CSI volumes (src/csi times its own), for storage_operation_duration_seconds. */
+    observe?: VolumeOperationObserver;
   }) {
+    this.#observe = d.observe;
     this.#rootDir = d.rootDir;
     this.#sources = d.sources;
     this.#log = d.log;
@@ -184,8 +200,12 @@ export class VolumeManager {
           resizedAt: new Map(),
           resizing: new Set(),
           attachLimited: new Set(),
+          volumes: [],
+          requestedAt: new Map(),
         }),
       );
+    state.volumes = pod.spec?.volumes ?? [];
+    for (const v of state.volumes) if (!state.requestedAt.has(v.name)) state.requestedAt.set(v.name, Date.now());
     const failed: SetUpResult['failed'] = [];
     const volumes = pod.spec?.volumes ?? [];
     // A refresh that outlived an earlier sync reports its failure now.
@@ -276,9 +296,11 @@ export class VolumeManager {
   ): Promise<string | undefined> {
     const uid = pod.metadata!.uid!;
     const done = state.paths.has(v.name);
+    const started = performance.now();
     try {
       if (!plugin) throw new Error('volume type is not supported by kubelet-ts');
       const path: PersistentPath = await plugin.setUp(this.#host, pod, { volume: v, readOnly: false, remount: done });
+      this.#observeSetUp(pod, v, state, started, true);
       if (!done)
         this.#log.info('MountVolume.SetUp succeeded', {
           pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
@@ -293,6 +315,7 @@ export class VolumeManager {
       // An attachment that failed with ResourceExhausted (src/csi/node-updater.ts) may reject the pod.
       if (e instanceof AttachLimitExceededError) state.attachLimited.add(v.name);
       else state.attachLimited.delete(v.name);
+      this.#observeSetUp(pod, v, state, started, false);
       this.#log.warn('MountVolume.SetUp failed', {
         pod: `${pod.metadata!.namespace}/${pod.metadata!.name}`,
         podUID: uid,
@@ -303,6 +326,26 @@ export class VolumeManager {
       state.refreshedAt.delete(v.name);
       return `MountVolume.SetUp failed for volume "${v.name}" : ${(e as Error).message}`;
     }
+  }
+
+  /**
+   * upstream's MountVolume (MapVolume) operation's metrics: its duration and status, and on success
+   * the time since the volume was first wanted (overall_volume_mount, remounts included as upstream).
+   * A volume whose plugin is not known (an unresolved claim, an unsupported type) is not observed:
+   * upstream never starts an operation for one.
+   */
+  #observeSetUp(pod: Pod, v: Volume, state: PodVolumes, started: number, ok: boolean): void {
+    if (!this.#observe) return;
+    const plugin = this.#pluginName(pod.metadata!.uid!, v);
+    if (plugin === undefined) return;
+    const requestedAt = state.requestedAt.get(v.name);
+    this.#observe({
+      plugin,
+      operation: setUpOperation(pod, v.name),
+      seconds: (performance.now() - started) / 1000,
+      ok,
+      ...(ok && requestedAt !== undefined && { sinceRequested: (Date.now() - requestedAt) / 1000 }),
+    });
   }
 
   /**
@@ -364,6 +407,32 @@ export class VolumeManager {
     });
   }
 
+  /**
+   * Each pod's volumes by their plugin's qualified name, wanted and set up, for upstream's
+   * volume_manager_total_volumes (read at scrape). A claim counts once its PV is resolved, an
+   * unsupported volume not at all: upstream's populator adds neither to the desired state of world.
+   */
+  volumeState(): PodVolumeState[] {
+    return [...this.#pods].map(([uid, s]) => {
+      const byName = new Map(s.volumes.map((v) => [v.name, v]));
+      const named = (name: string) => {
+        const v = byName.get(name);
+        return v && this.#pluginName(uid, v);
+      };
+      return {
+        desired: s.volumes.flatMap((v) => this.#pluginName(uid, v) ?? []),
+        mounted: [...s.paths.keys()].map((name) => named(name) ?? ''),
+      };
+    });
+  }
+
+  #pluginName(uid: string, v: Volume): string | undefined {
+    const plugin = findPlugin(podVolumePlugins, { volume: v, readOnly: false });
+    if (!plugin) return undefined;
+    if (plugin.name === PERSISTENT_CLAIM) return this.#host.persistent?.pluginName?.(uid, v.name);
+    return qualifiedPluginName(plugin.name, { volume: v });
+  }
+
   /** The host directory of the pod's volume once set up (upstream's volumeutil.GetPath of its mounter), as fileKeyRef reads it. */
   hostPath(uid: string, volume: string): string | undefined {
     return this.#pods.get(uid)?.paths.get(volume)?.path;
@@ -374,14 +443,22 @@ export class VolumeManager {
    * volume directories; what cannot be released stays for housekeeping to try again.
    */
   async tearDown(uid: string): Promise<void> {
+    const state = this.#pods.get(uid);
+    // The pod's set-up volumes other than CSI ones (src/csi times their unpublish), named before the claims are released.
+    const unmounted = state ? this.#unmountedVolumes(uid, state) : [];
     this.#pods.delete(uid);
     this.#tokens.forget(uid);
     this.#sources.release?.(uid);
     const dir = podVolumesDir(this.#rootDir, uid);
+    const started = performance.now();
+    let ok = false;
     try {
       // What a plugin holds beyond the directory (CSI publications, through the claims), first.
       for (const plugin of podVolumePlugins) await plugin.tearDown?.(this.#host, uid);
-      if (!existsSync(dir)) return;
+      if (!existsSync(dir)) {
+        ok = true;
+        return;
+      }
       const real = realpathSync(dir);
       await unmountAll(real);
       // Never rm -rf through something still mounted: housekeeping retries the unmount.
@@ -390,8 +467,22 @@ export class VolumeManager {
         return;
       }
       rmSync(real, { recursive: true, force: true });
+      ok = true;
     } catch (e) {
       this.#log.error('Failed to tear down volumes', { podUID: uid, err: e });
+    } finally {
+      // upstream's UnmountVolume per volume; here one pass serves them all, and each is counted with its time.
+      const seconds = (performance.now() - started) / 1000;
+      for (const u of unmounted) this.#observe?.({ ...u, seconds, ok });
     }
+  }
+
+  #unmountedVolumes(uid: string, state: PodVolumes): { plugin: string; operation: VolumeOperation }[] {
+    return state.volumes.flatMap((v) => {
+      const path = state.paths.get(v.name);
+      const plugin = path && this.#pluginName(uid, v);
+      if (!plugin || plugin.startsWith(`${CSI}:`)) return [];
+      return [{ plugin, operation: path.block ? ('unmap_volume' as const) : ('volume_unmount' as const) }];
+    });
   }
 }

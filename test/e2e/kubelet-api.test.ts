@@ -178,6 +178,57 @@ test('node proxy: healthz, and metrics with upstream names that count what the k
     }
   }));
 
+test("metrics: the volume manager's and storage operations' series, and client-go's request latency, under upstream names", () =>
+  withNamespace(async (ns) => {
+    const scrape = () => kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
+    const before = scrape();
+    const { core } = clients();
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'settings' }, data: { color: 'blue' } } });
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'with-config' },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          volumes: [{ name: 'settings', configMap: { name: 'settings' } }],
+          containers: [
+            { name: 'main', image: BUSYBOX, command: ['sleep', '3600'], volumeMounts: [{ name: 'settings', mountPath: '/settings' }] },
+          ],
+        },
+      },
+    });
+    await eventually(
+      'pod with-config Running',
+      60_000,
+      async () => (await core.readNamespacedPod({ name: 'with-config', namespace: ns })).status?.containerStatuses?.[0]?.state?.running,
+    );
+    const after = scrape();
+    const cm = 'plugin_name="kubernetes.io/configmap"';
+    // upstream's totalVolumesCollector, computed at scrape: the pod's configMap volume is mounted and wanted.
+    assert.ok(
+      seriesValue(after, `volume_manager_total_volumes{${cm},state="actual_state_of_world"}`) >= 1,
+      'configMap in the actual state',
+    );
+    assert.ok(
+      seriesValue(after, `volume_manager_total_volumes{${cm},state="desired_state_of_world"}`) >= 1,
+      'configMap in the desired state',
+    );
+    // pkg/volume/util's histograms: the set-up is a volume_mount that succeeded, and its end-to-end time is observed.
+    const grew = (series: string) => seriesValue(after, series) - seriesValue(before, series);
+    const mount =
+      'storage_operation_duration_seconds_count{volume_plugin="kubernetes.io/configmap",operation_name="volume_mount",status="success",migrated="false"}';
+    assert.ok(grew(mount) >= 1, `${mount} grew`);
+    assert.ok(
+      grew(`volume_operation_total_seconds_count{${cm},operation_name="overall_volume_mount"}`) >= 1,
+      'overall_volume_mount observed',
+    );
+    assert.match(after, /^# HELP storage_operation_duration_seconds \[ALPHA\] Storage operation duration$/m);
+    // client-go's latency histogram beside its counter: the kubelet's GETs (the pod, the ConfigMap) timed by verb and host.
+    assert.match(after, /^# TYPE rest_client_request_duration_seconds histogram$/m);
+    assert.match(after, /^rest_client_request_duration_seconds_bucket\{(?=[^}]*verb="GET")(?=[^}]*le="\+Inf")[^}]*\} [1-9]/m);
+    assert.match(after, /^rest_client_request_size_bytes_count\{verb="PATCH",host="[^"]+"\} [1-9]/m, 'status patches sized');
+  }));
+
 test('anonymous requests get 401; a service account without node rights gets 403', () =>
   withNamespace(async (ns) => {
     assert.equal((await kubeletGet('/pods')).status, 401);

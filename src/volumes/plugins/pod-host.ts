@@ -23,6 +23,8 @@ export interface PodVolumeHost {
     release(uid: string): Promise<void>;
     /** Online node expansion of the set-up claim volume (persistent.ts). */
     resize?(pod: Pod, v: Volume): Promise<void>;
+    /** The qualified plugin name of the claim's PV once resolved (volume_manager_total_volumes). */
+    pluginName?(uid: string, volume: string): string | undefined;
   };
   /** A pod's inline `csi` volumes (plugins/csi-inline.ts); undefined: refused as unsupported. */
   csi?: InlineCsi;
