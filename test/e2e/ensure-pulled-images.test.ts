@@ -9,19 +9,20 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { clients, ensureStack, eventually, imageId, KUBELET_ROOT_DIR, podSpec, withNamespace } from './stack.ts';
+import { clients, ensureStack, eventually, imageId, KUBELET_ROOT_DIR, podSpec, restartKubelet, withNamespace } from './stack.ts';
 import { privateBusybox } from './registry.ts';
 
 const RECORDS = join(KUBELET_ROOT_DIR, 'image_manager');
 
 before(() => ensureStack());
 
-test('ensure-secret-pulled-images: another namespace without the secret gets ErrImagePull for the present image; its own secret runs it; the records are on disk', () =>
+test('ensure-secret-pulled-images: another namespace without the secret gets ErrImagePull for the present image; its own secret runs it; the records are on disk; an allowlisted image runs for anyone', () =>
   withNamespace((owner) =>
     withNamespace(async (other) => {
       const { core } = clients();
       // Its close() also forgets the kubelet's record of busybox's ID (stack.ts forgetPulledImage).
       const { registry, image, username, password, rightAuth, close } = await privateBusybox('kts-pulled-');
+      let restarted = false;
       const repository = image.slice(0, image.lastIndexOf(':'));
 
       const secret = async (namespace: string, name: string, extra: Record<string, string> = {}) =>
@@ -132,12 +133,34 @@ test('ensure-secret-pulled-images: another namespace without the secret gets Err
         const pulledA2 = (await events(owner, 'a2')).find((e) => e.reason === 'Pulled');
         assert.equal(pulledA2?.message, `Container image "${image}" already present on machine and can be accessed by the pod`);
         assert.equal(registry.requests.length, servedBeforeA2, 'no request to the registry');
+
+        // (e) The policy NeverVerifyAllowlistedImages with the repository on
+        // preloadedImagesVerificationAllowlist: the image runs for a pod with no secret at all,
+        // without asking the registry.
+        restartKubelet(
+          `imagePullCredentialsVerificationPolicy: NeverVerifyAllowlistedImages\npreloadedImagesVerificationAllowlist: ["${repository}"]\n`,
+        );
+        restarted = true;
+        const servedBeforeD = registry.requests.length;
+        await eventually('d created once the kubelet is back', 60_000, async () =>
+          core.createNamespacedPod({ namespace: other, body: pod('d', []) }).then(() => true),
+        );
+        await eventually(
+          `${other}/d Running`,
+          60_000,
+          async () => (await core.readNamespacedPod({ name: 'd', namespace: other })).status?.phase === 'Running',
+        );
+        const pulledD = (await events(other, 'd')).find((e) => e.reason === 'Pulled');
+        assert.equal(pulledD?.message, `Container image "${image}" already present on machine and can be accessed by the pod`);
+        assert.equal(registry.requests.length, servedBeforeD, 'no request to the registry');
       } finally {
+        if (restarted) restartKubelet();
         for (const [namespace, name] of [
           [owner, 'a'],
           [owner, 'a2'],
           [other, 'b'],
           [other, 'c'],
+          [other, 'd'],
         ] as const)
           await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 }).catch(() => {});
         await close();
