@@ -86,6 +86,11 @@ export class CsiNodeUpdater {
     this.#log = d.log;
   }
 
+  /** A driver's CSIDriver as the watch last saw it (undefined: none, or no answer yet). */
+  csiDriver(name: string): CSIDriver | undefined {
+    return this.#csiDrivers.get(name);
+  }
+
   /** The CSIDriver watch's full list. */
   listed(items: CSIDriver[]): void {
     this.#csiDrivers.clear();

@@ -93,6 +93,7 @@ export function volumesAndPlugins(
     sources: claimSources,
     csi,
     volumesAttached: () => (d.node.get()?.status?.volumesAttached ?? []).map((v) => v.name),
+    attachRequired: (driver) => csiNodeUpdater.csiDriver(driver)?.spec?.attachRequired !== false,
     inUseChanged: d.inUseChanged,
     bindMount,
     resourceExhausted: (driver, va) => csiNodeUpdater.resourceExhausted(driver, va),
@@ -126,7 +127,14 @@ export function volumesAndPlugins(
         d.api,
         apiPath({ group: 'storage.k8s.io', resource: 'csidrivers' }),
         'CSIDrivers',
-        { list: (items) => csiNodeUpdater.listed(items), event: (type, obj) => csiNodeUpdater.event(type, obj) },
+        {
+          list: (items) => csiNodeUpdater.listed(items),
+          // (attachRequired may have changed: volumesInUse with it.)
+          event: (type, obj) => {
+            csiNodeUpdater.event(type, obj);
+            d.inUseChanged();
+          },
+        },
         logger('csi'),
       );
       return plugins.start();

@@ -10,7 +10,7 @@ import { NodeExpandError } from '../csi/errors.ts';
 import { AttachLimitExceededError } from '../csi/node-updater.ts';
 import type { CsiVolumeRequest } from '../csi/volumes.ts';
 const silentLogger = { info() {}, v() {}, warn() {}, error() {} };
-import { PersistentVolumes } from './persistent.ts';
+import { inUseWhileAttachRequired, PersistentVolumes } from './persistent.ts';
 import type { ClaimSources } from './sources.ts';
 
 const NODE = 'node-1';
@@ -521,4 +521,16 @@ test('a failed VolumeAttachment is told to the allocatable updater (upstream Ver
   h.attach([unique], { metadata: { name }, spec: {} as VolumeAttachment['spec'], status: { attached: true } });
   await h.volumes.setUp(p, v);
   assert.equal(told.length, 1, 'not for an attachment without error');
+});
+
+test('volumesInUse: a CSI volume only while its driver needs attach (a CSIDriver changed to attachRequired: false)', () => {
+  const csi = (driver: string): PersistentVolume => ({ spec: { csi: { driver, volumeHandle: 'h' } } });
+  const attach = (driver: string) => driver !== 'no-attach';
+  const rows: [string, PersistentVolume | undefined, boolean][] = [
+    ['a CSI driver that needs attach', csi('hostpath.csi.k8s.io'), true],
+    ['a CSI driver whose CSIDriver says attachRequired: false', csi('no-attach'), false],
+    ['a local volume', { spec: { local: { path: '/mnt/disk' } } }, true],
+    ['not known (never set up here)', undefined, true],
+  ];
+  for (const [name, pv, want] of rows) assert.equal(inUseWhileAttachRequired(pv, attach), want, name);
 });

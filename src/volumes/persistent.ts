@@ -70,6 +70,7 @@ export class PersistentVolumes {
   readonly #events?: Recorder;
   readonly #log: Logger;
   readonly #now: () => Date;
+  readonly #attachRequired: (driver: string) => boolean;
 
   constructor(d: {
     rootDir: string;
@@ -81,6 +82,12 @@ export class PersistentVolumes {
     blockDevices?: BlockDeviceOps;
     /** The Node's status.volumesAttached names, as the attach/detach controller set them. */
     volumesAttached: () => string[];
+    /**
+     * Whether a CSI driver needs attach now (its CSIDriver's attachRequired; true without one or
+     * before the CSIDriver watch answered): a driver that stops needing it takes its volumes out of
+     * volumesInUse, so that the attach/detach controller deletes their VolumeAttachments.
+     */
+    attachRequired?: (driver: string) => boolean;
     /** The set of volumes in use changed: the node status should be sent now. */
     inUseChanged: () => void;
     bindMount: (source: string, target: string, readOnly: boolean) => Promise<void>;
@@ -94,6 +101,7 @@ export class PersistentVolumes {
     observe?: VolumeOperationObserver;
   }) {
     this.#observe = d.observe;
+    this.#attachRequired = d.attachRequired ?? (() => true);
     this.#sources = d.sources;
     this.#events = d.events;
     this.#log = d.log;
@@ -113,11 +121,15 @@ export class PersistentVolumes {
     };
   }
 
-  /** upstream's GetVolumesInUse: the attachable and device-mountable volumes of this node's pods, sorted. */
+  /**
+   * upstream's GetVolumesInUse: the attachable and device-mountable volumes of this node's pods,
+   * sorted; a CSI volume only while its driver needs attach (the populator's
+   * MarkVolumeAttachability when a CSIDriver changes to attachRequired: false).
+   */
   volumesInUse(): string[] {
     const all = new Set<string>();
     for (const names of this.#inUse.values()) for (const n of names) all.add(n);
-    return [...all].sort();
+    return [...all].filter((n) => inUseWhileAttachRequired(this.#volumes.get(n), this.#attachRequired)).sort();
   }
 
   /** upstream's MarkVolumesAsReportedInUse: the node status carrying these names was accepted. */
@@ -343,4 +355,10 @@ export class PersistentVolumes {
     }
     if (this.#inUse.delete(uid)) this.#inUseChanged();
   }
+}
+
+/** A volume stays in volumesInUse unless it is a CSI volume whose driver no longer needs attach. */
+export function inUseWhileAttachRequired(pv: PersistentVolume | undefined, attachRequired: (driver: string) => boolean): boolean {
+  const driver = pv?.spec?.csi?.driver;
+  return !driver || attachRequired(driver);
 }
