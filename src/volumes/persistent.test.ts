@@ -10,7 +10,7 @@ import { NodeExpandError } from '../csi/errors.ts';
 import { AttachLimitExceededError } from '../csi/node-updater.ts';
 import type { CsiVolumeRequest } from '../csi/volumes.ts';
 const silentLogger = { info() {}, v() {}, warn() {}, error() {} };
-import { inUseWhileAttachRequired, PersistentVolumes } from './persistent.ts';
+import { PersistentVolumes, reportedInUse } from './persistent.ts';
 import type { ClaimSources } from './sources.ts';
 
 const NODE = 'node-1';
@@ -166,7 +166,7 @@ test("a hostPath PV is its path; the claim's readOnly holds; it is not reported 
   assert.equal(h.volumes.pluginName(p.metadata!.uid!, p.spec!.volumes![0]!.name), 'kubernetes.io/host-path');
 });
 
-test("a local PV is bind-mounted into the pod's volume dir and reported in use; a Block one is handed as a device", async () => {
+test("a local PV is bind-mounted into the pod's volume dir, not reported in use (not attachable); a Block one is handed as a device", async () => {
   const h = harness({ metadata: { name: 'pv-1' }, spec: { local: { path: '/mnt/disk1' } } });
   const p = claimVolume();
   assert.deepEqual(await h.volumes.setUp(p, p.spec!.volumes![0]!), {
@@ -174,8 +174,7 @@ test("a local PV is bind-mounted into the pod's volume dir and reported in use; 
     readOnly: false,
   });
   assert.deepEqual(h.calls, ['bind /mnt/disk1 /nonexistent/pods/pod-1/volumes/kubernetes.io~local-volume/pv-1 false']);
-  assert.deepEqual(h.volumes.volumesInUse(), ['kubernetes.io/local-volume/pv-1']);
-  assert.equal(h.changed(), 1);
+  assert.deepEqual(h.volumes.volumesInUse(), [], "upstream's GetVolumesInUse reports attachable volumes only");
   assert.deepEqual(
     h.volumes.claimMounts('pod-1').map((m) => [m.volume, m.pvc.name, m.kind, m.path]),
     [['data', 'data', 'local', '/nonexistent/pods/pod-1/volumes/kubernetes.io~local-volume/pv-1']],
@@ -523,14 +522,14 @@ test('a failed VolumeAttachment is told to the allocatable updater (upstream Ver
   assert.equal(told.length, 1, 'not for an attachment without error');
 });
 
-test('volumesInUse: a CSI volume only while its driver needs attach (a CSIDriver changed to attachRequired: false)', () => {
+test('volumesInUse: a CSI volume only while its driver needs attach (a CSIDriver changed to attachRequired: false), no local one', () => {
   const csi = (driver: string): PersistentVolume => ({ spec: { csi: { driver, volumeHandle: 'h' } } });
   const attach = (driver: string) => driver !== 'no-attach';
   const rows: [string, PersistentVolume | undefined, boolean][] = [
     ['a CSI driver that needs attach', csi('hostpath.csi.k8s.io'), true],
     ['a CSI driver whose CSIDriver says attachRequired: false', csi('no-attach'), false],
-    ['a local volume', { spec: { local: { path: '/mnt/disk' } } }, true],
-    ['not known (never set up here)', undefined, true],
+    ['a local volume (device-mountable, not attachable)', { spec: { local: { path: '/mnt/disk' } } }, false],
+    ['not known (never set up here)', undefined, false],
   ];
-  for (const [name, pv, want] of rows) assert.equal(inUseWhileAttachRequired(pv, attach), want, name);
+  for (const [name, pv, want] of rows) assert.equal(reportedInUse(pv, attach), want, name);
 });

@@ -122,14 +122,14 @@ export class PersistentVolumes {
   }
 
   /**
-   * upstream's GetVolumesInUse: the attachable and device-mountable volumes of this node's pods,
-   * sorted; a CSI volume only while its driver needs attach (the populator's
-   * MarkVolumeAttachability when a CSIDriver changes to attachRequired: false).
+   * upstream's GetVolumesInUse: the attachable volumes of this node's pods, sorted; a CSI volume
+   * only while its driver needs attach (the populator's MarkVolumeAttachability when a CSIDriver
+   * changes to attachRequired: false).
    */
   volumesInUse(): string[] {
     const all = new Set<string>();
     for (const names of this.#inUse.values()) for (const n of names) all.add(n);
-    return [...all].filter((n) => inUseWhileAttachRequired(this.#volumes.get(n), this.#attachRequired)).sort();
+    return [...all].filter((n) => reportedInUse(this.#volumes.get(n), this.#attachRequired)).sort();
   }
 
   /** upstream's MarkVolumesAsReportedInUse: the node status carrying these names was accepted. */
@@ -357,8 +357,12 @@ export class PersistentVolumes {
   }
 }
 
-/** A volume stays in volumesInUse unless it is a CSI volume whose driver no longer needs attach. */
-export function inUseWhileAttachRequired(pv: PersistentVolume | undefined, attachRequired: (driver: string) => boolean): boolean {
+/**
+ * Whether a volume goes in volumesInUse: upstream reports only volumes whose plugin is attachable
+ * (GetVolumesInUse's PluginIsAttachable), so a CSI volume while its driver needs attach, and never
+ * a local one (the local plugin is device-mountable, not attachable).
+ */
+export function reportedInUse(pv: PersistentVolume | undefined, attachRequired: (driver: string) => boolean): boolean {
   const driver = pv?.spec?.csi?.driver;
-  return !driver || attachRequired(driver);
+  return !!driver && attachRequired(driver);
 }
