@@ -131,7 +131,7 @@ export function render(cases: Case[], opts: ReportOptions): string {
       about: `The \`[Driver: csi-hostpath]\` and \`CSI Mock\` specs of e2e.test ${opts.release}: upstream's storage test suites on the CSI hostpath driver and its sidecars (built here, docs/csi.md), which each spec deploys into its own namespace, against ${cluster}.`,
       command: 'make conformance-storage',
       selection:
-        'the [Driver: csi-hostpath] and CSI Mock specs without [Serial], [Disruptive], [Flaky], [Alpha], [Feature:OffByDefault] and the exclusions below',
+        'the [Driver: csi-hostpath] and CSI Mock specs without [Serial], [Disruptive], [Flaky], [Alpha], [Feature:OffByDefault], [Feature:SELinux] (no SELinux on these nodes) and the exclusions below',
     },
   };
   const about = suites[opts.suite] ?? suites.node;
