@@ -70,9 +70,9 @@ bash "$KTS_ROOT/hack/build-conformance.sh" e2e.test ginkgo agnhost nnp sample-ap
 ckubectl() { "$BIN/kubectl" --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
 ckubectl get --raw /readyz >/dev/null || die "the cluster's apiserver ($KUBECONFIG_ADMIN) is not ready"
 nodes=$(ckubectl get nodes -o jsonpath='{.items[*].metadata.name}')
-# (One conformance test demands two untainted, schedulable nodes.)
-untainted=$(ckubectl get nodes -o custom-columns=N:.metadata.name,T:.spec.taints --no-headers | awk '$2 == "<none>" {print $1}' | xargs)
-[ "$(wc -w <<<"$untainted")" -ge 2 ] || die "the conformance tests need two untainted nodes, not '$untainted'"
+# (One conformance test demands two untainted, schedulable nodes: a control plane and two workers.
+# Their taints are not checked: the systemd node's smoke cordons the other workers on purpose.)
+[ "$(wc -w <<<"$nodes")" -ge 3 ] || die "the conformance tests need two untainted nodes: a cluster of 3 nodes or more (make up, make kind)"
 # The tests' images: no registry outside is reachable.
 if [ "${CLUSTER:-local}" = kind ]; then
   # Into the local stack's containerd, which pushes them to its registry: the kind nodes' mirror
