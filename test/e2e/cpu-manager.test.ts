@@ -11,18 +11,25 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { V1Pod } from '@kubernetes/client-node';
 import { CPU_MANAGER_STATE_FILE, marshalCheckpoint, unmarshalCheckpoint } from '../../src/cpumanager/checkpoint.ts';
-import { runPinned, waitForCpuRoom } from './pinned-pods.ts';
-import { clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, seriesValue, withNamespace } from './stack.ts';
+import { nodeReady, runPinned, waitForCpuRoom } from './pinned-pods.ts';
+import {
+  KUBELET_ROOT_DIR,
+  clients,
+  ensureStack,
+  eventually,
+  kubectl,
+  nodeName,
+  podSpec,
+  restartKubelet,
+  seriesValue,
+  withNamespace,
+} from './stack.ts';
 import { podResources } from './pod-resources.ts';
 
 before(() => ensureStack());
 
-const ROOT_DIR = process.env.KUBELET_ROOT_DIR ?? '/var/lib/kubelet';
-const STATE = `${ROOT_DIR}/${CPU_MANAGER_STATE_FILE}`;
+const STATE = `${KUBELET_ROOT_DIR}/${CPU_MANAGER_STATE_FILE}`;
 const STATIC = 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\ncpuManagerReconcilePeriod: 2s\n';
-
-const nodeReady = async () =>
-  (await clients().core.readNode({ name: nodeName() })).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
 
 /** The checkpoint as the kubelet wrote it, its checksum checked (upstream's format, src/cpumanager/checkpoint.ts). */
 const state = () => unmarshalCheckpoint(readFileSync(STATE, 'utf8'));

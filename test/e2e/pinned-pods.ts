@@ -5,6 +5,10 @@ import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
 import { clients, eventually, nodeName } from './stack.ts';
 
+/** The stack's node Ready (after a kubelet restart with other managers' settings). */
+export const nodeReady = async () =>
+  (await clients().core.readNode({ name: nodeName() })).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+
 /**
  * Waits until no pod of another namespace requests cpu on the node, or a cpu: 1 pod does not fit
  * the one allocatable CPU (the earlier test files' pods may still be going with their

@@ -2,10 +2,9 @@
 // monitoring agent on the node calls it: one connection a call, over the kubelet's socket.
 import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { ROOT } from './stack.ts';
+import { KUBELET_ROOT_DIR, ROOT } from './stack.ts';
 
-const ROOT_DIR = process.env.KUBELET_ROOT_DIR ?? '/var/lib/kubelet';
-export const POD_RESOURCES_SOCKET = `${ROOT_DIR}/pod-resources/kubelet.sock`;
+export const POD_RESOURCES_SOCKET = `${KUBELET_ROOT_DIR}/pod-resources/kubelet.sock`;
 
 export interface ContainerDevices {
   resourceName: string;

@@ -15,23 +15,19 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { CPU_MANAGER_STATE_FILE, unmarshalCheckpoint as cpuState } from '../../src/cpumanager/checkpoint.ts';
 import { MEMORY_MANAGER_STATE_FILE, marshalCheckpoint, unmarshalCheckpoint } from '../../src/memorymanager/checkpoint.ts';
 import { podResources } from './pod-resources.ts';
-import { runPinned, waitForCpuRoom } from './pinned-pods.ts';
-import { clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, withNamespace } from './stack.ts';
+import { nodeReady, runPinned, waitForCpuRoom } from './pinned-pods.ts';
+import { KUBELET_ROOT_DIR, clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, withNamespace } from './stack.ts';
 
 before(() => ensureStack());
 
-const ROOT_DIR = process.env.KUBELET_ROOT_DIR ?? '/var/lib/kubelet';
-const CPU_STATE = `${ROOT_DIR}/${CPU_MANAGER_STATE_FILE}`;
-const MEMORY_STATE = `${ROOT_DIR}/${MEMORY_MANAGER_STATE_FILE}`;
+const CPU_STATE = `${KUBELET_ROOT_DIR}/${CPU_MANAGER_STATE_FILE}`;
+const MEMORY_STATE = `${KUBELET_ROOT_DIR}/${MEMORY_MANAGER_STATE_FILE}`;
 const Mi = 1024 * 1024;
 // One-line fields: hack/kubelet.sh replaces the stack's own one-line fields of the same names.
 const ALIGNED =
   'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\ncpuManagerReconcilePeriod: 2s\n' +
   'topologyManagerPolicy: single-numa-node\ntopologyManagerScope: container\n' +
   'memoryManagerPolicy: Static\nreservedMemory: [{numaNode: 0, limits: {memory: 100Mi}}]\n';
-
-const nodeReady = async () =>
-  (await clients().core.readNode({ name: nodeName() })).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
 
 /** memory_manager_state as the kubelet wrote it, its checksum checked (src/memorymanager/checkpoint.ts). */
 const memoryState = () => unmarshalCheckpoint(readFileSync(MEMORY_STATE, 'utf8'));
