@@ -49,3 +49,24 @@ test('selfTime: hit counts spread over the profile when it has no samples', () =
   };
   assert.equal(selfTime(p).totalMs, 3);
 });
+
+test('selfTime: fromMs leaves out the start; byOurs charges a library frame to the kubelet-ts caller', () => {
+  const p: CpuProfile = {
+    nodes: [
+      { ...frame(1, '(root)', ''), children: [2, 3] },
+      frame(2, '(garbage collector)', ''),
+      { ...frame(3, 'sync', 'file:///k/dist/status/manager.js', 4), children: [4] },
+      frame(4, 'decode', 'file:///k/node_modules/@grpc/grpc-js/build/src/x.js'),
+    ],
+    startTime: 0,
+    endTime: 10_000,
+    samples: [3, 4, 2, 4],
+    timeDeltas: [1000, 2000, 1000, 3000],
+  };
+  const r = selfTime(p, 2.5);
+  assert.equal(r.totalMs, 6, 'the first sample (at 1 ms) is before the window');
+  assert.deepEqual(r.byOurs, [
+    ['sync status/manager.js:5', 5],
+    ['(no kubelet-ts frame)', 1],
+  ]);
+});
