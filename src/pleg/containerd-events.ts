@@ -8,7 +8,7 @@ import { credentials, Client, Metadata } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 import { grpcTarget } from '../cri/endpoint.ts';
-import { keepStream } from './event-stream.ts';
+import { channelReady, keepStream } from './event-stream.ts';
 import type { RuntimeEvent, RuntimeEventsOptions } from './runtime-events.ts';
 
 const PROTO_DIR = fileURLToPath(new URL('../../proto/containerd/', import.meta.url));
@@ -69,6 +69,7 @@ export function containerdEvents(endpoint: string, o: RuntimeEventsOptions): { s
           new Metadata({ waitForReady: true }),
         ),
       event: (env) => taskEvent(env, decode),
+      ready: () => channelReady(client),
     },
     o,
   );

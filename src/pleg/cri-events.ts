@@ -10,7 +10,7 @@ import protobuf from 'protobufjs';
 import { grpcTarget } from '../cri/endpoint.ts';
 import { criServices } from '../cri/proto.ts';
 import { containerdEvents } from './containerd-events.ts';
-import { keepStream } from './event-stream.ts';
+import { channelReady, keepStream } from './event-stream.ts';
 import type { RuntimeEvent, RuntimeEventsOptions } from './runtime-events.ts';
 
 /** runtime.v1.ContainerEventType */
@@ -50,6 +50,7 @@ export function runtimeEvents(endpoint: string, o: RuntimeEventsOptions): { stop
       open: () =>
         client.makeServerStreamRequest(method.path, () => Buffer.alloc(0), decodeEventHead, {}, new Metadata({ waitForReady: true })),
       event: criEvent,
+      ready: () => channelReady(client),
       final: (e) => e.code === status.UNIMPLEMENTED,
       ended: () => {
         o.log.info("The runtime does not serve CRI container events (GetContainerEvents); watching containerd's task events");
