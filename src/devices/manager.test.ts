@@ -405,3 +405,53 @@ test('a topology manager hint provider: NUMA hints from ListAndWatch, aligned de
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a 1-NUMA node with a device on a node it lacks (test/e2e/device-topology.test.ts's scenario): restricted aligns and refuses, single-numa-node's hint is any node", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devmgr-'));
+  const active = new Set<string>();
+  const m = new DeviceManager({ dir, log: quiet, activePods: () => active, sourcesReady: () => true, numaNodes: [0] });
+  await m.start();
+  const plugin = await fakePlugin(join(dir, 'plugin.sock'), { preferred: ['numa0-b'] });
+  const on = (id: string, node: number) => ({ ID: id, health: 'Healthy', topology: { nodes: [{ ID: node }] } });
+  const manager = (policyName: string) => {
+    const t = new TopologyManager(
+      topologyConfig({ policyName, scopeName: 'container', options: {}, numa: { nodes: [0], distances: new Map() } }),
+      () => [],
+    );
+    t.addHintProvider(m);
+    return t;
+  };
+  try {
+    await register(join(dir, 'kubelet.sock'), { version: 'v1beta1', endpoint: 'plugin.sock', resourceName: R });
+    await until(() => m.capacity().allocatable[R] === 2, 'registered');
+    plugin.set([on('numa0-a', 0), on('numa0-b', 0), on('numa1-a', 1)]);
+    await until(() => m.capacity().allocatable[R] === 3, 'devices with topology');
+    const single = manager('single-numa-node');
+    const s = pod('s', 1);
+    assert.deepEqual(single.admit(s), { admit: true });
+    assert.equal(single.affinity('s', 'c').affinity, undefined, 'the default mask comes back as no affinity');
+    m.updateAllocatedDevices();
+    assert.deepEqual(m.inUse(), new Map());
+
+    const restricted = manager('restricted');
+    const one = pod('one', 1);
+    assert.deepEqual(restricted.admit(one), { admit: true });
+    active.add('one');
+    assert.deepEqual(restricted.affinity('one', 'c').affinity?.list(), [0]);
+    await m.containerOptions(one, one.spec!.containers[0]!);
+    assert.deepEqual(plugin.asked, [{ available: ['numa0-a', 'numa0-b'], mustInclude: [] }]);
+    assert.deepEqual(m.containerDevices('one', 'c'), [{ resourceName: R, deviceIds: ['numa0-b'], numaNodes: [0] }]);
+    assert.deepEqual(restricted.admit(pod('two', 2)), {
+      admit: false,
+      reason: 'TopologyAffinityError',
+      message: 'Pod was rejected: Resources cannot be allocated with Topology locality',
+    });
+    // The none policy admits it, with node 0's last device and node 1's.
+    assert.deepEqual(manager('none').admit(pod('two', 2)), { admit: true });
+    assert.deepEqual(m.inUse(), new Map([[R, new Set(['numa0-b', 'numa0-a', 'numa1-a'])]]));
+  } finally {
+    await m.stop();
+    plugin.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
