@@ -16,6 +16,7 @@ import {
 } from './allocation.ts';
 import type { ContainerAllocateResponse__Output } from './generated/v1beta1/ContainerAllocateResponse.ts';
 import { NUMAMask } from '../topologymanager/bitmask.ts';
+import { ALLOC_CASES, normalizeChoice } from './testdata/topology-cases.ts';
 
 const R = 'example.com/resource';
 const state = (healthy: string[], unhealthy: string[] = [], stoppedAtMs?: number): ResourceState => ({
@@ -253,6 +254,32 @@ test('devicesToAllocate: what the plugin is asked (upstream TestGetPreferredAllo
   assert.deepEqual(reused, { devices: ['Dev0'] });
   const exact = devicesToAllocate({ resource: R, required: 2, state: s, inUse: new Set(), reusable: new Set(), affinity: NUMAMask.of(0) });
   assert.deepEqual(exact, { devices: ['Dev0', 'Dev1'] });
+});
+
+test('devicesToAllocate with an affinity and the plugin: the cases upstream answers the same (hack/devicemanager-check.sh)', () => {
+  for (const c of ALLOC_CASES) {
+    const s: ResourceState = { devices: c.devices.map(([id, numaNodes, healthy]) => ({ id, healthy: healthy ?? true, numaNodes })) };
+    const input = {
+      resource: 'r',
+      required: c.required,
+      state: s,
+      inUse: new Set(c.inUse),
+      reusable: new Set(c.reusable),
+      affinity: c.affinity ? NUMAMask.of(...c.affinity) : undefined,
+    };
+    // As the manager: chosen once; when that asks the plugin and it has GetPreferredAllocation, again with its answer.
+    const first = devicesToAllocate(input);
+    const ask = c.plugin && 'devices' in first ? first.ask : undefined;
+    const r = ask ? devicesToAllocate({ ...input, preferred: c.plugin }) : first;
+    const got =
+      'error' in r
+        ? r
+        : {
+            ...normalizeChoice(c.devices, r.devices, c.plugin),
+            ask: ask ? { available: [...ask.available].sort(), mustInclude: [...ask.mustInclude].sort(), size: ask.size } : null,
+          };
+    assert.deepEqual(got, c.want, c.name);
+  }
 });
 
 test('reusableBefore: what the containers before one leave to reuse', () => {
