@@ -5,6 +5,7 @@
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { isSidecar } from '../podutil/podutil.ts';
 import { parseQuantity } from '../resources/quantity.ts';
+import type { NUMAMask } from '../topologymanager/bitmask.ts';
 import type { ContainerAllocateResponse__Output } from './generated/v1beta1/ContainerAllocateResponse.ts';
 
 /** upstream's endpointStopGracePeriod: a plugin gone this long loses its resource from the node. */
@@ -87,13 +88,63 @@ export interface AllocationInput {
   /** Undefined: no plugin ever registered the resource. */
   state?: ResourceState;
   inUse: ReadonlySet<string>;
+  /** The topology manager's affinity for the container (its store's GetAffinity); undefined: none. */
+  affinity?: NUMAMask;
   /** The plugin's GetPreferredAllocation answer, when it was asked. */
   preferred?: string[];
 }
 
-export type AllocationResult = { devices: string[] } | { error: string };
+/** What upstream's callGetPreferredAllocationIfAvailable sends the plugin at the point devicesToAllocate asks it. */
+export interface PreferredRequest {
+  available: string[];
+  mustInclude: string[];
+  size: number;
+}
 
-/** upstream's devicesToAllocate without NUMA alignment (the none topology policy): reused, then preferred, then healthy available in order. */
+/**
+ * The devices chosen, and (when the allocation got as far as asking the plugin) what the plugin
+ * would be asked: the manager asks it when its options say GetPreferredAllocationAvailable and
+ * runs this again with the answer in `preferred`.
+ */
+export type AllocationResult = { devices: string[]; ask?: PreferredRequest } | { error: string };
+
+/**
+ * upstream's filterByAffinity: the available devices split into those on a NUMA node of the
+ * affinity, those on other nodes, and those without topology. A device on several nodes goes
+ * with the first of its nodes in upstream's order: the affinity's nodes, then the others (each
+ * group by fewer devices first, then node id for a stable order), then no topology. Without an
+ * affinity, or when no device of the resource has topology, every device is "no affinity".
+ */
+export function filterByAffinity(
+  available: readonly string[],
+  state: ResourceState,
+  affinity: NUMAMask | undefined,
+): { aligned: string[]; unaligned: string[]; noAffinity: string[] } {
+  if (!affinity || !hasTopology(state)) return { aligned: [], unaligned: [], noAffinity: [...available] };
+  const nodesOf = new Map(state.devices.map((d) => [d.id, d.numaNodes.length ? d.numaNodes : [NO_TOPOLOGY]]));
+  const perNode = new Map<number, number>();
+  for (const id of available) for (const n of nodesOf.get(id) ?? [NO_TOPOLOGY]) perNode.set(n, (perNode.get(n) ?? 0) + 1);
+  const inAffinity = (n: number) => n !== NO_TOPOLOGY && affinity.list().includes(n);
+  const group = (n: number) => (inAffinity(n) ? 0 : n === NO_TOPOLOGY ? 2 : 1);
+  const order = [...perNode.keys()].sort((a, b) => group(a) - group(b) || perNode.get(a)! - perNode.get(b)! || a - b);
+  const out = { aligned: [] as string[], unaligned: [] as string[], noAffinity: [] as string[] };
+  for (const id of available) {
+    const nodes = nodesOf.get(id) ?? [NO_TOPOLOGY];
+    const first = order.find((n) => nodes.includes(n))!;
+    (first === NO_TOPOLOGY ? out.noAffinity : inAffinity(first) ? out.aligned : out.unaligned).push(id);
+  }
+  return out;
+}
+
+/** upstream's deviceHasTopologyAlignment: any device of the resource reports NUMA nodes. */
+export const hasTopology = (state: ResourceState | undefined): boolean => !!state?.devices.some((d) => d.numaNodes.length > 0);
+
+/**
+ * upstream's devicesToAllocate: reused devices first; then, when the rest fits in the devices
+ * aligned to the topology manager's affinity, the plugin's preferred ones among those and then
+ * the aligned ones; else all the aligned ones, the plugin's preferred among the available, the
+ * unaligned, and last those without topology.
+ */
 export function devicesToAllocate(i: AllocationInput): AllocationResult {
   let needed = i.required;
   if (i.existing) {
@@ -120,9 +171,26 @@ export function devicesToAllocate(i: AllocationInput): AllocationResult {
   const available = healthy.filter((id) => !i.inUse.has(id) && !allocated.includes(id));
   if (available.length < needed)
     return { error: `requested number of devices unavailable for ${i.resource}. Requested: ${needed}, Available: ${available.length}` };
-  if (take((i.preferred ?? []).filter((id) => available.includes(id)))) return { devices: allocated };
-  if (take(available)) return { devices: allocated };
-  return { error: `unexpectedly allocated less resources than required. Requested: ${i.required}, Got: ${i.required - needed}` };
+  const { aligned, unaligned, noAffinity } = filterByAffinity(available, i.state, i.affinity);
+  const short = () => ({
+    error: `unexpectedly allocated less resources than required. Requested: ${i.required}, Got: ${i.required - needed}`,
+  });
+  // What the plugin is asked: the candidates with what is already taken, which it must keep.
+  const ask = (from: string[]): PreferredRequest => ({
+    available: [...new Set([...from, ...allocated])],
+    mustInclude: [...allocated],
+    size: i.required,
+  });
+  const preferredIn = (from: string[]) => (i.preferred ?? []).filter((id) => from.includes(id));
+  if (needed < aligned.length) {
+    const request = ask(aligned);
+    if (take(preferredIn(aligned)) || take(aligned)) return { devices: allocated, ask: request };
+    return short();
+  }
+  if (take(aligned)) return { devices: allocated };
+  const request = ask(available);
+  if (take(preferredIn(available)) || take(unaligned) || take(noAffinity)) return { devices: allocated, ask: request };
+  return short();
 }
 
 /** The message of a refused admission, as upstream's unexpectedAdmissionError. */
@@ -135,6 +203,91 @@ export interface PodPlanInput {
   isDeviceResource: (name: string) => boolean;
   /** A container found running by the runtime at start while the sources are not ready: nothing to do (a kubelet restart). */
   runningAtStart?: (podUID: string, container: string) => boolean;
+  /** The topology manager's affinity for a container (its hint store); undefined: none. */
+  affinity?: (podUID: string, container: string) => NUMAMask | undefined;
+}
+
+/** One container's new devices for one resource. */
+export type Assignment = [container: string, resource: string, ids: string[]];
+
+/**
+ * upstream's allocateContainerResources for one container: per device resource it asks for,
+ * the devices it gets (devicesToAllocate), given the devices the pod's earlier init containers
+ * leave to reuse and those in use (both updated here with what it takes).
+ */
+export function planContainerDevices(
+  pod: Pod,
+  c: Container,
+  input: PodPlanInput,
+  reusable: Map<string, Set<string>>,
+  inUse: Map<string, Set<string>>,
+): { assign: Assignment[]; mine: Map<string, string[]> } | { error: string } {
+  const uid = pod.metadata!.uid!;
+  const existing = input.pods.get(uid);
+  const assign: Assignment[] = [];
+  const mine = new Map<string, string[]>();
+  for (const [resource, required] of deviceRequests(c, input.isDeviceResource)) {
+    const had = existing?.get(c.name)?.get(resource);
+    // upstream's devicesToAllocate, scenario 2 (a kubelet restart): a container the runtime
+    // runs, seen before the sources are ready, already has what it needs, whether the checkpoint
+    // remembers its devices or not; the plugin may not have registered again yet, so its
+    // devices' health is not asked.
+    if (input.runningAtStart?.(uid, c.name)) {
+      if (had) mine.set(resource, deviceIds(had));
+      continue;
+    }
+    const r = devicesToAllocate({
+      resource,
+      required,
+      existing: had ? deviceIds(had) : undefined,
+      reusable: reusable.get(resource) ?? new Set(),
+      state: input.resources.get(resource),
+      inUse: inUse.get(resource) ?? new Set(),
+      affinity: input.affinity?.(uid, c.name),
+    });
+    if ('error' in r) return { error: r.error };
+    const ids = had ? deviceIds(had) : r.devices;
+    mine.set(resource, ids);
+    if (!had && ids.length) {
+      assign.push([c.name, resource, ids]);
+      const set = inUse.get(resource) ?? new Set<string>();
+      for (const id of ids) set.add(id);
+      inUse.set(resource, set);
+    }
+  }
+  return { assign, mine };
+}
+
+/**
+ * upstream's devicesToReuse after a container's Allocate: an init container's devices are free
+ * again once it ended, so later containers take them first; a sidecar (restartable) keeps its
+ * own, and an app container takes them out of the pool.
+ */
+function updateReusable(pod: Pod, c: Container, mine: Map<string, string[]>, reusable: Map<string, Set<string>>) {
+  const init = (pod.spec?.initContainers ?? []).some((i) => i.name === c.name);
+  for (const [resource, ids] of mine) {
+    const pool = reusable.get(resource) ?? new Set<string>();
+    if (init && !isSidecar(c)) for (const id of ids) pool.add(id);
+    else for (const id of ids) pool.delete(id);
+    reusable.set(resource, pool);
+  }
+}
+
+const containersOf = (pod: Pod): Container[] => [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+
+/**
+ * The devices the pod's containers before `name` leave to reuse (upstream's devicesToReuse when
+ * `name` is allocated), from the devices the pod holds.
+ */
+export function reusableBefore(pod: Pod, name: string, pods: PodDevices): Map<string, Set<string>> {
+  const reusable = new Map<string, Set<string>>();
+  const held = pods.get(pod.metadata!.uid!);
+  for (const c of containersOf(pod)) {
+    if (c.name === name) break;
+    const mine = new Map([...(held?.get(c.name) ?? [])].map(([r, d]) => [r, deviceIds(d)]));
+    updateReusable(pod, c, mine, reusable);
+  }
+  return reusable;
 }
 
 /**
@@ -142,55 +295,15 @@ export interface PodPlanInput {
  * devices each gets, with an init container's devices reused by later containers unless it is
  * a sidecar (restartable). Returns the new assignments, or why the pod cannot have them.
  */
-export function planPodDevices(
-  pod: Pod,
-  input: PodPlanInput,
-): { assign: [container: string, resource: string, ids: string[]][] } | { error: string } {
-  const uid = pod.metadata!.uid!;
-  const existing = input.pods.get(uid);
+export function planPodDevices(pod: Pod, input: PodPlanInput): { assign: Assignment[] } | { error: string } {
   const inUse = devicesInUse(input.pods);
   const reusable = new Map<string, Set<string>>();
-  const assign: [string, string, string[]][] = [];
-  const initNames = new Set((pod.spec?.initContainers ?? []).map((c) => c.name));
-  const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-  for (const c of containers) {
-    const mine = new Map<string, string[]>();
-    for (const [resource, required] of deviceRequests(c, input.isDeviceResource)) {
-      const had = existing?.get(c.name)?.get(resource);
-      // upstream's devicesToAllocate, scenario 2 (a kubelet restart): a container the runtime
-      // runs, seen before the sources are ready, already has what it needs, whether the checkpoint
-      // remembers its devices or not; the plugin may not have registered again yet, so its
-      // devices' health is not asked.
-      if (input.runningAtStart?.(uid, c.name)) {
-        if (had) mine.set(resource, deviceIds(had));
-        continue;
-      }
-      const r = devicesToAllocate({
-        resource,
-        required,
-        existing: had ? deviceIds(had) : undefined,
-        reusable: reusable.get(resource) ?? new Set(),
-        state: input.resources.get(resource),
-        inUse: inUse.get(resource) ?? new Set(),
-      });
-      if ('error' in r) return { error: r.error };
-      const ids = had ? deviceIds(had) : r.devices;
-      mine.set(resource, ids);
-      if (!had && ids.length) {
-        assign.push([c.name, resource, ids]);
-        const set = inUse.get(resource) ?? new Set<string>();
-        for (const id of ids) set.add(id);
-        inUse.set(resource, set);
-      }
-    }
-    // An init container's devices are free again once it ended: later containers take them
-    // first. A sidecar keeps its own; an app container takes them out of the pool.
-    for (const [resource, ids] of mine) {
-      const pool = reusable.get(resource) ?? new Set<string>();
-      if (initNames.has(c.name) && !isSidecar(c)) for (const id of ids) pool.add(id);
-      else for (const id of ids) pool.delete(id);
-      reusable.set(resource, pool);
-    }
+  const assign: Assignment[] = [];
+  for (const c of containersOf(pod)) {
+    const r = planContainerDevices(pod, c, input, reusable, inUse);
+    if ('error' in r) return r;
+    assign.push(...r.assign);
+    updateReusable(pod, c, r.mine, reusable);
   }
   return { assign };
 }

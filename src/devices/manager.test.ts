@@ -13,6 +13,7 @@ import { DeviceManager } from './manager.ts';
 import type { WithResourcesStatus } from '../status/allocated-resources.ts';
 import { deviceServices } from './proto.ts';
 import { allocatableResources, podResources, startPodResourcesServer } from './pod-resources.ts';
+import { TopologyManager, topologyConfig } from '../topologymanager/manager.ts';
 
 const R = 'example.com/resource';
 const quiet: Logger = { info() {}, v() {}, warn() {}, error() {} };
@@ -23,12 +24,13 @@ const until = async (cond: () => boolean, what: string) => {
 
 /** A device plugin: its devices can change, and it records what the kubelet asked. */
 async function fakePlugin(socket: string, opts: { preStartRequired?: boolean; preferred?: string[] } = {}) {
-  let devices = [
+  let devices: { ID: string; health: string; topology?: { nodes: { ID: number }[] } }[] = [
     { ID: 'dev-0', health: 'Healthy' },
     { ID: 'dev-1', health: 'Healthy' },
   ];
   const streams = new Set<ServerWritableStream<unknown, unknown>>();
   const calls: string[] = [];
+  const asked: { available: string[]; mustInclude: string[] }[] = [];
   const server = new Server();
   server.addService(deviceServices().devicePlugin, {
     GetDevicePluginOptions: (_c: unknown, cb: (e: null, r: object) => void) =>
@@ -38,8 +40,13 @@ async function fakePlugin(socket: string, opts: { preStartRequired?: boolean; pr
       call.write({ devices });
       call.on('cancelled', () => streams.delete(call));
     },
-    GetPreferredAllocation(call: { request: { containerRequests: { allocationSize: number }[] } }, cb: (e: null, r: object) => void) {
-      calls.push(`preferred ${call.request.containerRequests[0]!.allocationSize}`);
+    GetPreferredAllocation(
+      call: { request: { containerRequests: { allocationSize: number; availableDeviceIDs: string[]; mustIncludeDeviceIDs: string[] }[] } },
+      cb: (e: null, r: object) => void,
+    ) {
+      const req = call.request.containerRequests[0]!;
+      calls.push(`preferred ${req.allocationSize}`);
+      asked.push({ available: [...req.availableDeviceIDs].sort(), mustInclude: [...req.mustIncludeDeviceIDs].sort() });
       cb(null, { containerResponses: [{ deviceIDs: opts.preferred }] });
     },
     Allocate(call: { request: { containerRequests: { devicesIds: string[] }[] } }, cb: (e: null, r: object) => void) {
@@ -65,6 +72,7 @@ async function fakePlugin(socket: string, opts: { preStartRequired?: boolean; pr
   );
   return {
     calls,
+    asked,
     set(next: typeof devices) {
       devices = next;
       for (const s of streams) s.write({ devices });
@@ -332,6 +340,118 @@ test('device health (ResourceHealthStatus): a change wakes the pod holding the d
   } finally {
     plugin.stop();
     await m.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a topology manager hint provider: NUMA hints from ListAndWatch, aligned devices, GetPreferredAllocation asked within the affinity', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devmgr-'));
+  const active = new Set<string>();
+  const m = new DeviceManager({ dir, log: quiet, activePods: () => active, sourcesReady: () => true, numaNodes: [0, 1] });
+  await m.start();
+  // The plugin prefers dev-3 and dev-2 (node 1) and one outside any affinity.
+  const plugin = await fakePlugin(join(dir, 'plugin.sock'), { preferred: ['dev-3', 'dev-2'] });
+  const on = (id: string, node: number) => ({ ID: id, health: 'Healthy', topology: { nodes: [{ ID: node }] } });
+  const topology = new TopologyManager(
+    topologyConfig({ policyName: 'single-numa-node', scopeName: 'container', options: {}, numa: { nodes: [0, 1], distances: new Map() } }),
+    () => [],
+  );
+  topology.addHintProvider(m);
+  try {
+    await register(join(dir, 'kubelet.sock'), { version: 'v1beta1', endpoint: 'plugin.sock', resourceName: R });
+    await until(() => m.capacity().allocatable[R] === 2, 'registered');
+    plugin.set([on('dev-0', 0), on('dev-1', 1), on('dev-2', 1), on('dev-3', 1)]);
+    await until(() => m.capacity().allocatable[R] === 4, 'devices with topology');
+    const p = pod('p1', 2);
+    assert.deepEqual(
+      m.hints(p, p.spec!.containers[0]!)?.[R]?.map((h) => [h.affinity!.list(), h.preferred]),
+      [
+        [[1], true],
+        [[0, 1], false],
+      ],
+    );
+    // Four devices fit no single node: refused as upstream.
+    const four = pod('p4', 4);
+    assert.deepEqual(topology.admit(four), {
+      admit: false,
+      reason: 'TopologyAffinityError',
+      message: 'Pod was rejected: Resources cannot be allocated with Topology locality',
+    });
+    assert.deepEqual(m.inUse(), new Map());
+    // Two: on node 1, reserved at admission.
+    assert.deepEqual(topology.admit(p), { admit: true });
+    active.add('p1');
+    assert.deepEqual(topology.affinity('p1', 'c').affinity?.list(), [1]);
+    assert.deepEqual(m.inUse(), new Map([[R, new Set(['dev-1', 'dev-2'])]]));
+    // At creation the plugin is asked among node 1's devices (the aligned ones), and its choice taken.
+    const opts = await m.containerOptions(p, p.spec!.containers[0]!);
+    assert.deepEqual(plugin.asked, [{ available: ['dev-1', 'dev-2', 'dev-3'], mustInclude: [] }]);
+    assert.deepEqual(plugin.calls, ['preferred 2', 'allocate dev-3,dev-2']);
+    assert.deepEqual(opts?.envs, [{ name: 'DEVICES', value: 'dev-3,dev-2' }]);
+    assert.deepEqual(m.containerDevices('p1', 'c'), [{ resourceName: R, deviceIds: ['dev-3', 'dev-2'], numaNodes: [1] }]);
+    // One more: node 1 has one left, node 0 one: both preferred.
+    const q = pod('q', 1);
+    assert.deepEqual(
+      m.hints(q, q.spec!.containers[0]!)?.[R]?.map((h) => [h.affinity!.list(), h.preferred]),
+      [
+        [[0], true],
+        [[1], true],
+        [[0, 1], false],
+      ],
+    );
+  } finally {
+    await m.stop();
+    plugin.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a 1-NUMA node with a device on a node it lacks (test/e2e/device-topology.test.ts's scenario): restricted aligns and refuses, single-numa-node's hint is any node", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devmgr-'));
+  const active = new Set<string>();
+  const m = new DeviceManager({ dir, log: quiet, activePods: () => active, sourcesReady: () => true, numaNodes: [0] });
+  await m.start();
+  const plugin = await fakePlugin(join(dir, 'plugin.sock'), { preferred: ['numa0-b'] });
+  const on = (id: string, node: number) => ({ ID: id, health: 'Healthy', topology: { nodes: [{ ID: node }] } });
+  const manager = (policyName: string) => {
+    const t = new TopologyManager(
+      topologyConfig({ policyName, scopeName: 'container', options: {}, numa: { nodes: [0], distances: new Map() } }),
+      () => [],
+    );
+    t.addHintProvider(m);
+    return t;
+  };
+  try {
+    await register(join(dir, 'kubelet.sock'), { version: 'v1beta1', endpoint: 'plugin.sock', resourceName: R });
+    await until(() => m.capacity().allocatable[R] === 2, 'registered');
+    plugin.set([on('numa0-a', 0), on('numa0-b', 0), on('numa1-a', 1)]);
+    await until(() => m.capacity().allocatable[R] === 3, 'devices with topology');
+    const single = manager('single-numa-node');
+    const s = pod('s', 1);
+    assert.deepEqual(single.admit(s), { admit: true });
+    assert.equal(single.affinity('s', 'c').affinity, undefined, 'the default mask comes back as no affinity');
+    m.updateAllocatedDevices();
+    assert.deepEqual(m.inUse(), new Map());
+
+    const restricted = manager('restricted');
+    const one = pod('one', 1);
+    assert.deepEqual(restricted.admit(one), { admit: true });
+    active.add('one');
+    assert.deepEqual(restricted.affinity('one', 'c').affinity?.list(), [0]);
+    await m.containerOptions(one, one.spec!.containers[0]!);
+    assert.deepEqual(plugin.asked, [{ available: ['numa0-a', 'numa0-b'], mustInclude: [] }]);
+    assert.deepEqual(m.containerDevices('one', 'c'), [{ resourceName: R, deviceIds: ['numa0-b'], numaNodes: [0] }]);
+    assert.deepEqual(restricted.admit(pod('two', 2)), {
+      admit: false,
+      reason: 'TopologyAffinityError',
+      message: 'Pod was rejected: Resources cannot be allocated with Topology locality',
+    });
+    // The none policy admits it, with node 0's last device and node 1's.
+    assert.deepEqual(manager('none').admit(pod('two', 2)), { admit: true });
+    assert.deepEqual(m.inUse(), new Map([[R, new Set(['numa0-b', 'numa0-a', 'numa1-a'])]]));
+  } finally {
+    await m.stop();
+    plugin.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 });

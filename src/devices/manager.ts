@@ -14,12 +14,18 @@ import {
   deviceRequests,
   deviceRunOptions,
   devicesInUse,
+  devicesToAllocate,
   type DeviceRunOptions,
   type PodDevices,
   type PodPlanInput,
+  planContainerDevices,
   planPodDevices,
   type ResourceState,
+  reusableBefore,
 } from './allocation.ts';
+import { containerTopologyHints, type HintsInput, podTopologyHints } from './topology-hints.ts';
+import type { NUMAMask, ProviderHints, TopologyHint } from '../topologymanager/bitmask.ts';
+import type { HintProvider } from '../topologymanager/manager.ts';
 import { type CheckpointData, readCheckpoint, writeCheckpoint } from './checkpoint.ts';
 import { changedDevices, deviceResourcesStatus, podsWithDevices, type ReportedHealth, reportedHealth } from './health.ts';
 import type { ContainerAllocateResponse__Output } from './generated/v1beta1/ContainerAllocateResponse.ts';
@@ -64,6 +70,8 @@ export interface DeviceManagerDeps {
   podsChanged?: (uids: string[]) => void;
   dial?: typeof dialPlugin;
   now?: () => number;
+  /** The machine's NUMA node ids, for the topology hints (upstream's numaNodes from cadvisor); default [0]. */
+  numaNodes?: number[];
 }
 
 interface Resource extends ResourceState {
@@ -77,10 +85,12 @@ let responseType: protobuf.Type | undefined;
 const allocResponseType = () => (responseType ??= protobuf.loadSync(DEVICE_PLUGIN_PROTO).lookupType('v1beta1.ContainerAllocateResponse'));
 const CONVERSION = { defaults: true, arrays: true, objects: true, longs: String, enums: String } as const;
 
-export class DeviceManager {
+export class DeviceManager implements HintProvider {
   readonly #d: DeviceManagerDeps;
   readonly #resources = new Map<string, Resource>();
   readonly #pods: PodDevices = new Map();
+  /** pod UID -> container -> the topology manager's affinity given at its allocation (its store's GetAffinity). */
+  readonly #affinity = new Map<string, Map<string, NUMAMask | undefined>>();
   /** Resources deleted after their grace: 0 on the Node from then on, as upstream leaves them. */
   readonly #removed = new Set<string>();
   #server?: { stop(): Promise<void> };
@@ -228,6 +238,7 @@ export class DeviceManager {
     const active = new Set(this.#d.activePods());
     if (alsoActive) active.add(alsoActive);
     let changed = false;
+    for (const uid of [...this.#affinity.keys()]) if (!active.has(uid)) this.#affinity.delete(uid);
     for (const uid of [...this.#pods.keys()])
       if (!active.has(uid)) {
         this.#pods.delete(uid);
@@ -246,7 +257,47 @@ export class DeviceManager {
       isDeviceResource: this.isDeviceResource,
       // Only until the sources are ready: a restarted kubelet's running containers keep what they have.
       runningAtStart: running && !this.#d.sourcesReady() ? (uid, name) => running.has(`${uid}/${name}`) : undefined,
+      affinity: (uid, name) => this.#affinity.get(uid)?.get(name),
     };
+  }
+
+  #hintsInput(): HintsInput {
+    return {
+      resources: this.#resources,
+      pods: this.#pods,
+      isDeviceResource: this.isDeviceResource,
+      numaNodes: this.#d.numaNodes ?? [0],
+    };
+  }
+
+  /** upstream's GetTopologyHints (topology manager scope container), after freeing the devices of finished pods. */
+  hints(pod: Pod, c: Container): ProviderHints {
+    this.updateAllocatedDevices(pod.metadata?.uid);
+    return containerTopologyHints(this.#hintsInput(), pod, c, reusableBefore(pod, c.name, this.#pods));
+  }
+
+  /** upstream's GetPodTopologyHints (scope pod). */
+  podHints(pod: Pod): ProviderHints {
+    this.updateAllocatedDevices(pod.metadata?.uid);
+    return podTopologyHints(this.#hintsInput(), pod);
+  }
+
+  /**
+   * upstream's Allocate as a hint provider: the container's devices, aligned to the topology
+   * manager's affinity, are the pod's from admission on (the plugin is asked at container
+   * creation). Containers come in order, init containers first, so the devices the earlier
+   * ones left are reused. Throws (UnexpectedAdmissionError) when they cannot be had.
+   */
+  allocate(pod: Pod, c: Container, hint: TopologyHint): void {
+    const uid = pod.metadata!.uid!;
+    const byContainer = this.#affinity.get(uid) ?? new Map<string, NUMAMask | undefined>();
+    byContainer.set(c.name, hint.affinity);
+    this.#affinity.set(uid, byContainer);
+    const input = this.admissionInput(pod);
+    const plan = planContainerDevices(pod, c, input, reusableBefore(pod, c.name, this.#pods), devicesInUse(this.#pods));
+    if ('error' in plan) throw new Error(plan.error);
+    for (const [container, resource, ids] of plan.assign)
+      this.#set(uid, container, resource, { byNuma: byNuma(ids, this.#resources.get(resource)) });
   }
 
   /** Records the devices an admitted pod's containers get; the plugin is asked at container creation. */
@@ -288,7 +339,7 @@ export class DeviceManager {
       const r = this.#resources.get(resource);
       if (!devices.response) {
         if (!r?.endpoint || r.stoppedAtMs !== undefined) throw new Error(`unknown Device Plugin ${resource}`);
-        await this.#preferred(uid, c.name, resource, devices, r);
+        await this.#preferred(pod, c.name, resource, devices, r);
         const started = this.#now();
         const resp = await r.endpoint.allocate(deviceIds(devices));
         this.#d.observe?.allocated?.(resource, (this.#now() - started) / 1000);
@@ -309,25 +360,40 @@ export class DeviceManager {
   }
 
   /**
-   * upstream's callGetPreferredAllocationIfAvailable, asked before the plugin's Allocate: its
-   * choice replaces the reserved devices when it is as large and free. Devices shared with the
-   * pod's other containers (init containers' reuse) are kept and must be included.
+   * upstream's callGetPreferredAllocationIfAvailable, asked before the plugin's Allocate: the
+   * container's devices are chosen again as at admission (devicesToAllocate, its own left out of
+   * those in use), and if that gets as far as asking the plugin, it is asked what upstream asks
+   * (the aligned or available devices with those already taken, which it must include) and the
+   * choice made once more with its answer.
    */
-  async #preferred(uid: string, container: string, resource: string, devices: ContainerDevices, r: Resource) {
+  async #preferred(pod: Pod, container: string, resource: string, devices: ContainerDevices, r: Resource) {
     if (!r.options?.getPreferredAllocationAvailable || !r.endpoint) return;
+    const uid = pod.metadata!.uid!;
     const mine = deviceIds(devices);
-    const others = new Set<string>();
+    const inUse = new Set<string>();
     for (const [uid2, containers] of this.#pods)
       for (const [name, res] of containers)
-        if (uid2 !== uid || name !== container) for (const id of deviceIds(res.get(resource) ?? { byNuma: {} })) others.add(id);
-    const shared = mine.filter((id) => others.has(id));
-    const available = [...new Set([...r.devices.filter((d) => d.healthy && !others.has(d.id)).map((d) => d.id), ...mine])];
-    const resp = await r.endpoint.getPreferredAllocation(available, shared, mine.length).catch((e: Error) => {
+        if (uid2 !== uid || name !== container) for (const id of deviceIds(res.get(resource) ?? { byNuma: {} })) inUse.add(id);
+    const input = {
+      resource,
+      required: mine.length,
+      reusable: reusableBefore(pod, container, this.#pods).get(resource) ?? new Set<string>(),
+      state: r,
+      inUse,
+      affinity: this.#affinity.get(uid)?.get(container),
+    };
+    const first = devicesToAllocate(input);
+    if ('error' in first || !first.ask) return;
+    this.#d.log.v(4, 'Issuing a GetPreferredAllocation call for container', {
+      resourceName: resource,
+      containerName: container,
+      podUID: uid,
+    });
+    const resp = await r.endpoint.getPreferredAllocation(first.ask.available, first.ask.mustInclude, first.ask.size).catch((e: Error) => {
       throw new Error(`device plugin GetPreferredAllocation rpc failed with err: ${e.message}`);
     });
-    const want = [...new Set(resp.containerResponses[0]?.deviceIDs ?? [])];
-    if (want.length === mine.length && want.every((id) => available.includes(id)) && shared.every((id) => want.includes(id)))
-      devices.byNuma = byNuma(want, r);
+    const chosen = devicesToAllocate({ ...input, preferred: [...new Set(resp.containerResponses[0]?.deviceIDs ?? [])] });
+    if ('devices' in chosen && chosen.devices.length === mine.length) devices.byNuma = byNuma(chosen.devices, r);
   }
 
   /** The devices of each container of a pod (upstream's GetDevices), for the PodResources API. */

@@ -9,7 +9,7 @@ import { CPUManager, newPolicy, reservedQuantities, reservedSystemCPUs } from '.
 import { discoverTopology, readSysfsTopology } from '../cpumanager/topology.ts';
 import { readNUMAFacts } from '../memorymanager/machine.ts';
 import { MemoryManager, newMemoryPolicy } from '../memorymanager/manager.ts';
-import { TopologyManager, topologyConfig } from '../topologymanager/manager.ts';
+import { type HintProvider, TopologyManager, topologyConfig } from '../topologymanager/manager.ts';
 import { devicePluginsDir } from '../podutil/pod-dirs.ts';
 import type { Container, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
@@ -83,15 +83,24 @@ export function nodeCPUs(config: KubeletOptions['config']) {
 }
 
 /**
- * The topology, CPU and memory managers, started: the CPU and memory managers are the topology
- * manager's hint providers, and its admission is theirs (upstream's NewContainerManager order).
+ * The topology, CPU and memory managers, started: the device, CPU and memory managers are the
+ * topology manager's hint providers, and its admission is theirs (upstream's NewContainerManager order).
  */
-function resourceManagers(o: KubeletOptions, d: { cri: RuntimeClient; host: Host; pods: PodManager; cpus: ReturnType<typeof nodeCPUs> }) {
+function resourceManagers(
+  o: KubeletOptions,
+  d: {
+    cri: RuntimeClient;
+    host: Host;
+    pods: PodManager;
+    cpus: ReturnType<typeof nodeCPUs>;
+    numa: ReturnType<typeof readNUMAFacts>;
+    devices: HintProvider;
+  },
+) {
   const { config, rootDir } = o;
-  const { pods } = d;
-  // The topology manager (src/topologymanager): its policy merges the CPU and memory managers'
-  // NUMA hints at admission; a pod it cannot align is refused with TopologyAffinityError.
-  const numa = readNUMAFacts(d.host.facts.memoryBytes);
+  const { pods, numa } = d;
+  // The topology manager (src/topologymanager): its policy merges the device, CPU and memory
+  // managers' NUMA hints at admission; a pod it cannot align is refused with TopologyAffinityError.
   const topology = new TopologyManager(
     topologyConfig(
       {
@@ -105,6 +114,8 @@ function resourceManagers(o: KubeletOptions, d: { cri: RuntimeClient; host: Host
     () => pods.active(),
     topologyManagerMetrics,
   );
+  // The device manager first, as upstream: its devices are allocated aligned before the CPUs and memory.
+  topology.addHintProvider(d.devices);
 
   // The CPU manager (src/cpumanager): cpu_manager_state restored and checked at start (a bad
   // policy, option or state stops the kubelet, as upstream); static pins Guaranteed pods' integer CPUs.
@@ -193,15 +204,16 @@ export async function containerManager(
   const updateQos = () => updateQosCgroups(cgroups.layout, pods.active(), cgroups.manager);
   const qosCgroups = keepQosCgroups(updateQos, logger('qos'));
 
-  const { topology, cpuManager, memoryManager } = resourceManagers(o, d);
-
   // Device plugins (src/devices): registration on ROOT/device-plugins/kubelet.sock, their devices
-  // in the Node's capacity, admission and Allocate at container creation. Containers running now
+  // in the Node's capacity, NUMA hints and aligned devices at admission (a topology manager hint
+  // provider), GetPreferredAllocation and Allocate at container creation. Containers running now
   // keep their devices while the sources are not yet listed (a restarted kubelet).
   // With ResourceHealthStatus (beta, on) a device's or claim's health change wakes the pods holding it.
   const resourceHealth = featureEnabled(config.featureGates, 'ResourceHealthStatus');
+  const numa = readNUMAFacts(d.host.facts.memoryBytes);
   const devices = new DeviceManager({
     dir: devicePluginsDir(rootDir),
+    numaNodes: numa.nodes.map((n) => n.id),
     log: logger('devicemanager'),
     activePods: () => pods.activeUIDs(),
     sourcesReady: () => pods.sourcesReady(),
@@ -209,6 +221,8 @@ export async function containerManager(
     observe: deviceMetrics,
     podsChanged: resourceHealth ? d.wakePods : undefined,
   });
+  // Made before the CPU and memory managers (it is the first hint provider), started after them (upstream's Start order).
+  const { topology, cpuManager, memoryManager } = resourceManagers(o, { ...d, numa, devices });
   await devices.start().catch((e) => log.error('Failed to start the device plugin manager', { err: e }));
 
   // DRA drivers (src/dra) register as "DRAPlugin" through the plugin manager; the node's

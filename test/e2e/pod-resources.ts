@@ -9,6 +9,8 @@ export const POD_RESOURCES_SOCKET = `${KUBELET_ROOT_DIR}/pod-resources/kubelet.s
 export interface ContainerDevices {
   resourceName: string;
   deviceIds: string[];
+  /** The devices' NUMA nodes (TopologyInfo); null when they have none. */
+  topology?: { nodes: { ID: string }[] } | null;
 }
 export interface ContainerMemory {
   memoryType: string;
