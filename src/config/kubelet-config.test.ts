@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIELDS, defaults, invalidValue, notInEffect, parseKubeletConfig, yamlName } from './kubelet-config.ts';
+import { FIELDS, defaults, invalidValue, notInEffect, parseKubeletConfig, toV1beta1, yamlName } from './kubelet-config.ts';
 import { formatDuration, goDuration, parseDuration } from '../apiserver/duration.ts';
 
 const head = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
@@ -293,7 +293,7 @@ const rows = () => Object.entries(FIELDS).map(([key, f]) => ({ key, f, yaml: yam
 
 test('the field table: one row a field, names upstream spells, durations read into *Ms', () => {
   const all = rows();
-  assert.equal(all.length, 111);
+  assert.equal(all.length, 112);
   assert.equal(new Set(all.map((r) => r.yaml)).size, all.length, 'one row per YAML name');
   for (const { key, yaml } of all) {
     if (key.endsWith('Ms')) assert.equal(yaml, key.slice(0, -2), key);
@@ -381,4 +381,33 @@ test('a null, an empty string or a zero SetDefaults_KubeletConfiguration treats 
     ['evictionMaxPodGracePeriod: 0', 'evictionMaxPodGracePeriod', 0],
   ];
   for (const [line, key, want] of cases) assert.deepEqual(parseKubeletConfig(`${head}${line}\n`)[key], want, line);
+});
+
+test('crashLoopBackOff.maxContainerRestartPeriod: defaulted with KubeletCrashLoopBackOffMax, 1s to 300s, refused with the gate off', () => {
+  const rows: [string, string, number | undefined | string][] = [
+    ['unset: 300 s (the gate is beta, on)', '', 300_000],
+    ["kubeadm's {}: the default", 'crashLoopBackOff: {}\n', 300_000],
+    ['set', 'crashLoopBackOff: {maxContainerRestartPeriod: 30s}\n', 30_000],
+    ['the bounds', 'crashLoopBackOff: {maxContainerRestartPeriod: 1s}\n', 1_000],
+    ['gate off, unset: none', 'featureGates: {KubeletCrashLoopBackOffMax: false}\n', undefined],
+    ['below 1 s', 'crashLoopBackOff: {maxContainerRestartPeriod: 500ms}\n', 'must be set between 1s and 300s'],
+    ['0s is a value, not unset', 'crashLoopBackOff: {maxContainerRestartPeriod: 0s}\n', '(got: 0 seconds) must be set between 1s and 300s'],
+    ['above 300 s', 'crashLoopBackOff: {maxContainerRestartPeriod: 301s}\n', '(got: 301 seconds)'],
+    [
+      'gate off, set',
+      'featureGates: {KubeletCrashLoopBackOffMax: false}\ncrashLoopBackOff: {maxContainerRestartPeriod: 30s}\n',
+      'FeatureGate KubeletCrashLoopBackOffMax not enabled, CrashLoopBackOff.MaxContainerRestartPeriod must not be set',
+    ],
+    ['unknown key', 'crashLoopBackOff: {max: 30s}\n', 'crashLoopBackOff: unknown field "max"'],
+  ];
+  for (const [name, text, want] of rows) {
+    if (typeof want === 'string')
+      assert.throws(
+        () => parseKubeletConfig(head + text),
+        (e: Error) => e.message.includes(want),
+        name,
+      );
+    else assert.equal(parseKubeletConfig(head + text).crashLoopBackOff.maxContainerRestartPeriodMs, want, name);
+  }
+  assert.deepEqual(toV1beta1(parseKubeletConfig(head)).crashLoopBackOff, { maxContainerRestartPeriod: '5m0s' });
 });

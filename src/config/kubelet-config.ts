@@ -269,6 +269,21 @@ const shutdownPeriods: Codec<ShutdownGracePeriodByPodPriority[]> = {
   encode: (l) => l,
 };
 
+// CrashLoopBackOffConfig: a pointer duration, so an explicit 0s is a value (refused by the range
+// check), not "unset". What the document leaves out keeps the default.
+export type CrashLoopBackOffConfig = { maxContainerRestartPeriodMs?: number };
+const crashLoopBackOffCodec: Codec<CrashLoopBackOffConfig> = {
+  decode(path, v, d) {
+    const c = nested(path, v, { maxContainerRestartPeriod: duration });
+    const ms = (c.maxContainerRestartPeriod as number | undefined) ?? d?.maxContainerRestartPeriodMs;
+    return ms === undefined ? {} : { maxContainerRestartPeriodMs: ms };
+  },
+  encode: (c) =>
+    c.maxContainerRestartPeriodMs === undefined ? {} : { maxContainerRestartPeriod: goDuration(c.maxContainerRestartPeriodMs) },
+};
+/** v1beta1's MaxContainerBackOff: SetDefaults_KubeletConfiguration's maxContainerRestartPeriod with KubeletCrashLoopBackOffMax on. */
+export const MAX_CONTAINER_BACKOFF_MS = 300_000;
+
 // In the order of upstream's v1beta1 KubeletConfiguration struct, which /configz keeps.
 export const FIELDS = {
   // Upstream's fields read by nothing in kubelet-ts yet (inEffect false): parsed, checked and shown by /configz as upstream's, and warned about at start when set (ignoredSettings).
@@ -543,6 +558,12 @@ export const FIELDS = {
   shutdownGracePeriodMs: field(duration, 0),
   shutdownGracePeriodCriticalPodsMs: field(duration, 0),
   shutdownGracePeriodByPodPriority: field(shutdownPeriods, []),
+  /**
+   * The cap of the containers' crash-loop back-off (src/runtime/crash-backoff.ts
+   * crashLoopBackOffPeriods), with KubeletCrashLoopBackOffMax (beta, on); defaulted to 300 s only
+   * with the gate on (decodeFields), checked by crashLoopBackOffError.
+   */
+  crashLoopBackOff: field(crashLoopBackOffCodec, { maxContainerRestartPeriodMs: MAX_CONTAINER_BACKOFF_MS }),
   /** The memory manager's Static policy: per NUMA node, the memory and hugepages held back (validateReservedMemoryConfiguration). */
   reservedMemory: field(list as Codec<MemoryReservation[]>, [], {
     check: reservedMemoryError,
@@ -610,7 +631,6 @@ const ACCEPTED: Record<string, { codec: Codec<unknown>; default: unknown }> = {
   iptablesDropBit: { codec: int, default: 15 },
   configMapAndSecretChangeDetectionStrategy: { codec: str, default: 'Watch' },
   showHiddenMetricsForVersion: { codec: str, default: '' },
-  crashLoopBackOff: { codec: object, default: {} },
   enableProfilingHandler: { codec: bool, default: true },
   enableDebugFlagsHandler: { codec: bool, default: true },
   memoryThrottlingFactor: { codec: num, default: 0.9 },
@@ -660,6 +680,11 @@ function decodeFields(rest: Record<string, unknown>, source: string, explicit: R
     const unset = !explicit.has(name) && (value === null || value === '' || (converted === 0 && (f.codec.zeroIsUnset || f.zeroIsUnset)));
     if (!unset) out[key] = converted;
   }
+  // SetDefaults_KubeletConfiguration defaults maxContainerRestartPeriod only with
+  // KubeletCrashLoopBackOffMax on (the document's gates over the release's): off, unset stays unset.
+  const clbo = rest.crashLoopBackOff as Record<string, unknown> | null | undefined;
+  if (!featureEnabled(out.featureGates as Record<string, boolean>, 'KubeletCrashLoopBackOffMax') && clbo?.maxContainerRestartPeriod == null)
+    out.crashLoopBackOff = {};
   return out as KubeletConfig;
 }
 
@@ -868,6 +893,7 @@ const CROSS_CHECKS: ((c: KubeletConfig, raw: Record<string, unknown>) => string 
   // Upstream's ValidateKubeletConfiguration on graceful node shutdown.
   (c) => shutdownConfigError(c),
   (c) => invalidEnforcement(c.enforceNodeAllocatable, c),
+  (c) => crashLoopBackOffError(c),
   (c, raw) =>
     raw.reservedSystemCPUs && (c.systemReservedCgroup || c.kubeReservedCgroup)
       ? "invalid configuration: can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)"
@@ -958,4 +984,24 @@ function pulledImagesConfigError(c: KubeletConfig, raw: Record<string, unknown>)
     return `invalid configuration: invalid image pattern in \`preloadedImagesVerificationAllowlist\`: ${(e as Error).message}`;
   }
   return undefined;
+}
+
+/**
+ * Upstream's ValidateKubeletConfiguration on crashLoopBackOff: with KubeletCrashLoopBackOffMax on,
+ * maxContainerRestartPeriod set and between 1 s and 300 s (in whole milliseconds, as its
+ * Duration.Milliseconds()); with it off, not set at all.
+ */
+export function crashLoopBackOffError(c: Pick<KubeletConfig, 'crashLoopBackOff' | 'featureGates'>): string | undefined {
+  const ms = c.crashLoopBackOff.maxContainerRestartPeriodMs;
+  if (!featureEnabled(c.featureGates, 'KubeletCrashLoopBackOffMax')) {
+    return ms === undefined
+      ? undefined
+      : 'invalid configuration: FeatureGate KubeletCrashLoopBackOffMax not enabled, CrashLoopBackOff.MaxContainerRestartPeriod must not be set';
+  }
+  if (ms === undefined)
+    return 'invalid configuration: FeatureGate KubeletCrashLoopBackOffMax is enabled, CrashLoopBackOff.MaxContainerRestartPeriod must be set';
+  const whole = Math.trunc(ms);
+  return whole < 1000 || whole > 300_000
+    ? `invalid configuration: CrashLoopBackOff.MaxContainerRestartPeriod (got: ${ms / 1000} seconds) must be set between 1s and 300s`
+    : undefined;
 }
