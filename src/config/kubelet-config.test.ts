@@ -293,7 +293,7 @@ const rows = () => Object.entries(FIELDS).map(([key, f]) => ({ key, f, yaml: yam
 
 test('the field table: one row a field, names upstream spells, durations read into *Ms', () => {
   const all = rows();
-  assert.equal(all.length, 112);
+  assert.equal(all.length, 113);
   assert.equal(new Set(all.map((r) => r.yaml)).size, all.length, 'one row per YAML name');
   for (const { key, yaml } of all) {
     if (key.endsWith('Ms')) assert.equal(yaml, key.slice(0, -2), key);
@@ -410,4 +410,28 @@ test('crashLoopBackOff.maxContainerRestartPeriod: defaulted with KubeletCrashLoo
     else assert.equal(parseKubeletConfig(head + text).crashLoopBackOff.maxContainerRestartPeriodMs, want, name);
   }
   assert.deepEqual(toV1beta1(parseKubeletConfig(head)).crashLoopBackOff, { maxContainerRestartPeriod: '5m0s' });
+});
+
+test('imageMaximumGCAge: 0 (off) by default, greater than imageMinimumGCAge when set', () => {
+  const rows: [string, string, number | string][] = [
+    ['unset', '', 0],
+    ["kubeadm's 0s", 'imageMaximumGCAge: 0s\n', 0],
+    ['set', 'imageMaximumGCAge: 168h\n', 604_800_000],
+    ['equal to the minimum', 'imageMaximumGCAge: 2m\n', 'imageMaximumGCAge 2m0s must be greater than imageMinimumGCAge 2m0s'],
+    [
+      'below a raised minimum',
+      'imageMinimumGCAge: 1h\nimageMaximumGCAge: 30m\n',
+      'imageMaximumGCAge 30m0s must be greater than imageMinimumGCAge 1h0m0s',
+    ],
+    ['negative', 'imageMaximumGCAge: -1s\n', 'imageMaximumGCAge: expected a duration'],
+  ];
+  for (const [name, text, want] of rows) {
+    if (typeof want === 'string')
+      assert.throws(
+        () => parseKubeletConfig(head + text),
+        (e: Error) => e.message.includes(want),
+        name,
+      );
+    else assert.equal(parseKubeletConfig(head + text).imageMaximumGCAgeMs, want, name);
+  }
 });

@@ -386,6 +386,8 @@ export const FIELDS = {
   }),
   /** Image garbage collection (src/gc/images.ts). */
   imageMinimumGCAgeMs: field(duration, 120_000, { flag: 'minimum-image-ttl-duration' }),
+  /** Unused images older than this go whatever the disk usage (src/gc/images.ts planOldImages); 0: never. No flag upstream. */
+  imageMaximumGCAgeMs: field(duration, 0),
   imageGCHighThresholdPercent: field(int, 85, { check: percent('imageGCHighThresholdPercent'), flag: 'image-gc-high-threshold' }),
   imageGCLowThresholdPercent: field(int, 80, { check: percent('imageGCLowThresholdPercent'), flag: 'image-gc-low-threshold' }),
   volumeStatsAggPeriodMs: ignored(duration, 60_000, 'volume-stats-agg-period'),
@@ -625,7 +627,6 @@ export const defaults = Object.fromEntries(
 // them) but read by nothing, with upstream's default for the start-up warning; a field that
 // lands moves from here to a row of FIELDS.
 const ACCEPTED: Record<string, { codec: Codec<unknown>; default: unknown }> = {
-  imageMaximumGCAge: { codec: duration, default: 0 },
   mergeDefaultEvictionSettings: { codec: bool, default: false },
   iptablesMasqueradeBit: { codec: int, default: 14 },
   iptablesDropBit: { codec: int, default: 15 },
@@ -859,6 +860,11 @@ export function ignoredSettings(doc: Record<string, unknown>): string[] {
 // ValidateKubeletConfiguration's checks across fields (and the feature gates), after each
 // row's own check.
 const CROSS_CHECKS: ((c: KubeletConfig, raw: Record<string, unknown>) => string | undefined)[] = [
+  // The ImageMaximumGCAge gate is GA and locked on in v1.36: its "gate required" check cannot fire.
+  (c) =>
+    c.imageMaximumGCAgeMs > 0 && c.imageMaximumGCAgeMs <= c.imageMinimumGCAgeMs
+      ? `invalid configuration: imageMaximumGCAge ${goDuration(c.imageMaximumGCAgeMs)} must be greater than imageMinimumGCAge ${goDuration(c.imageMinimumGCAgeMs)}`
+      : undefined,
   (c) =>
     c.imageGCLowThresholdPercent >= c.imageGCHighThresholdPercent
       ? 'imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent'
