@@ -486,6 +486,8 @@ export const FIELDS = {
   evictionPressureTransitionPeriodMs: field(duration, 300_000, { flag: 'eviction-pressure-transition-period' }),
   evictionMaxPodGracePeriod: field(int, 0, { omitEmpty: true, flag: 'eviction-max-pod-grace-period' }),
   evictionMinimumReclaim: field(stringMap, {}, { flag: 'eviction-minimum-reclaim' }),
+  /** true: the --config file's evictionHard keeps the defaults of the signals it leaves out (mergeDefaultEvictionHard). */
+  mergeDefaultEvictionSettings: field(bool, false),
   /** Pods per CPU core (0: no limit but maxPods). */
   podsPerCore: field(int, 0, { omitEmpty: true, flag: 'pods-per-core' }),
   enableControllerAttachDetach: ignored(bool, true, 'enable-controller-attach-detach'),
@@ -627,7 +629,6 @@ export const defaults = Object.fromEntries(
 // them) but read by nothing, with upstream's default for the start-up warning; a field that
 // lands moves from here to a row of FIELDS.
 const ACCEPTED: Record<string, { codec: Codec<unknown>; default: unknown }> = {
-  mergeDefaultEvictionSettings: { codec: bool, default: false },
   iptablesMasqueradeBit: { codec: int, default: 14 },
   iptablesDropBit: { codec: int, default: 15 },
   configMapAndSecretChangeDetectionStrategy: { codec: str, default: 'Watch' },
@@ -713,7 +714,20 @@ function decodeDocument(rest: Record<string, unknown>, source: string, explicit?
 
 /** Pure: parses a KubeletConfiguration document over the defaults. */
 export function parseKubeletConfig(text: string, source = 'config'): KubeletConfig {
-  return decodeDocument(readDocument(text, source), source);
+  return decodeDocument(mergeDefaultEvictionHard(readDocument(text, source)), source);
+}
+
+/**
+ * Pure: the --config file's document with, when it sets mergeDefaultEvictionSettings: true and
+ * an evictionHard, the default evictionHard's signals it leaves out added, as upstream's
+ * loadConfigFile (cmd/kubelet/app/server.go) does to the file alone: drop-ins and the
+ * --eviction-hard flag then apply over it as they would over any evictionHard. Without the
+ * setting, a file's evictionHard replaces the defaults whole; evictionSoft has no defaults.
+ */
+export function mergeDefaultEvictionHard(doc: Record<string, unknown>): Record<string, unknown> {
+  const hard = doc.evictionHard;
+  if (doc.mergeDefaultEvictionSettings !== true || !hard || typeof hard !== 'object' || Array.isArray(hard)) return doc;
+  return { ...doc, evictionHard: { ...FIELDS.evictionHard.default, ...hard } };
 }
 
 /** RFC 7386 JSON merge patch, as evanphx/json-patch's MergePatch: mappings merge, null deletes, anything else (a list too) replaces. */
@@ -821,7 +835,7 @@ export function loadKubeletConfig(s: ConfigSources): { config: KubeletConfig; do
   const source = s.file?.source ?? 'command line';
   // The checks run on what all three made: name them all.
   const sources = [s.file?.source, s.dropIns?.length ? '--config-dir' : '', s.flags?.length ? 'flags' : ''].filter(Boolean).join(' + ');
-  let doc = s.file ? readDocument(s.file.text, s.file.source) : {};
+  let doc = s.file ? mergeDefaultEvictionHard(readDocument(s.file.text, s.file.source)) : {};
   if (s.dropIns?.length) {
     // The base is the full configuration so far, as upstream marshals it (defaults included):
     // a drop-in's key in a map (evictionHard) merges with the defaults' keys.
