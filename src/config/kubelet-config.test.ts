@@ -313,7 +313,6 @@ test('the field table: one row a field, names upstream spells, durations read in
 
 test('the field table marks the fields read by nothing yet', () => {
   assert.deepEqual(notInEffect, [
-    'enableServer',
     'enableContentionProfiling',
     'streamingConnectionIdleTimeout',
     'volumeStatsAggPeriod',

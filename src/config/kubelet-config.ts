@@ -286,8 +286,9 @@ export const MAX_CONTAINER_BACKOFF_MS = 300_000;
 
 // In the order of upstream's v1beta1 KubeletConfiguration struct, which /configz keeps.
 export const FIELDS = {
-  // Upstream's fields read by nothing in kubelet-ts yet (inEffect false): parsed, checked and shown by /configz as upstream's, and warned about at start when set (ignoredSettings).
-  enableServer: ignored(bool, true, 'enable-server'),
+  // Upstream's fields read by nothing in kubelet-ts yet (ignored rows, inEffect false): parsed, checked and shown by /configz as upstream's, and refused at start when set (ignoredSettings).
+  /** false: nothing listens on address:port (src/server/api-endpoint.ts); the read-only port, healthz and PodResources stay. */
+  enableServer: field(bool, true, { flag: 'enable-server' }),
   staticPodPath: field(str, '', { flag: 'pod-manifest-path' }),
   podLogsDir: field(str, '/var/log/pods'),
   syncFrequencyMs: field(duration, 60_000, { flag: 'sync-frequency' }),

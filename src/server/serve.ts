@@ -39,6 +39,7 @@ import type { Authorizer } from './authz.ts';
 import { StreamError, streamingUpgrade, type StreamRequest } from './streaming.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { latest } from '../container/types.ts';
+import { apiEndpoint } from './api-endpoint.ts';
 import { featureEnabled } from '../features/gates.ts';
 
 // node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
@@ -239,12 +240,18 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
       void upgrade(req, socket, head);
     });
   }
+  // enableServer: false: built (its serving certificate still kept) but not listening; close() still stops it.
+  const at = apiEndpoint(o.config);
+  if (!at) {
+    log.info('Kubelet API not served (enableServer: false)', { port: o.config.port });
+    return server;
+  }
   return new Promise((resolve, reject) => {
     server.once('error', (e) => {
-      reject(new Error(`cannot listen on ${o.config.address}:${o.config.port} for the kubelet API: ${e.message}`));
+      reject(new Error(`cannot listen on ${at.address}:${at.port} for the kubelet API: ${e.message}`));
     });
-    server.listen(o.config.port, o.config.address, () => {
-      log.info('Kubelet API serving', { address: o.config.address, port: o.config.port });
+    server.listen(at.port, at.address, () => {
+      log.info('Kubelet API serving', at);
       resolve(server);
     });
   });
