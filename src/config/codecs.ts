@@ -60,6 +60,17 @@ export const duration: Codec<number> = {
   zeroIsUnset: true,
 };
 
+/** metav1.Duration where upstream gives a negative a meaning (volumeStatsAggPeriod: negative turns it off); zero is still unset. */
+export const signedDuration: Codec<number> = {
+  decode(path, v) {
+    const ms = typeof v === 'string' ? parseDuration(v) : undefined;
+    if (ms === undefined) throw bad(path, 'a duration such as "10s" or "1m0s"', v);
+    return ms;
+  },
+  encode: goDuration,
+  zeroIsUnset: true,
+};
+
 type Schema = { [k: string]: Codec<unknown> | Schema };
 /** Flattens a nested section into "a.b" keys, decoding each leaf and refusing unknown keys (strict decoding). */
 export function nested(path: string, v: unknown, schema: Schema): Record<string, unknown> {

@@ -147,6 +147,7 @@ const cases: Case[] = [
   ['an unknown log format refused', { flags: [['logging-format', 'xml']] }, () => 0, /logging.format: Unsupported value: "xml"/],
   ['an ignored field by flag', { flags: [['pod-cidr', '10.0.0.0/24']] }, (c) => c.podCIDR, '10.0.0.0/24'],
   ['providerID by flag', { flags: [['provider-id', 'aws:///i-1']] }, (c) => c.providerID, 'aws:///i-1'],
+  ['a negative duration by flag', { flags: [['volume-stats-agg-period', '-1s']] }, (c) => c.volumeStatsAggPeriodMs, -1_000],
   // mergeDefaultEvictionSettings, as upstream's loadConfigFile: the file's evictionHard only.
   [
     "a file's evictionHard replaces the defaults whole",

@@ -315,7 +315,6 @@ test('the field table marks the fields read by nothing yet', () => {
   assert.deepEqual(notInEffect, [
     'enableContentionProfiling',
     'streamingConnectionIdleTimeout',
-    'volumeStatsAggPeriod',
     'cgroupsPerQOS',
     'qosReserved',
     'hairpinMode',
@@ -433,4 +432,16 @@ test('imageMaximumGCAge: 0 (off) by default, greater than imageMinimumGCAge when
       );
     else assert.equal(parseKubeletConfig(head + text).imageMaximumGCAgeMs, want, name);
   }
+});
+
+test('volumeStatsAggPeriod: 1m by default, 0s is unset, a negative one (no volume stats) accepted as upstream', () => {
+  const rows: [string, string, number][] = [
+    ['unset', '', 60_000],
+    ["kubeadm's 0s", 'volumeStatsAggPeriod: 0s\n', 60_000],
+    ['set', 'volumeStatsAggPeriod: 2m\n', 120_000],
+    ['negative', 'volumeStatsAggPeriod: -1s\n', -1_000],
+  ];
+  for (const [name, text, want] of rows) assert.equal(parseKubeletConfig(head + text).volumeStatsAggPeriodMs, want, name);
+  assert.equal(toV1beta1(parseKubeletConfig(head + 'volumeStatsAggPeriod: -1s\n')).volumeStatsAggPeriod, '-1s');
+  assert.throws(() => parseKubeletConfig(head + 'volumeStatsAggPeriod: soon\n'), /volumeStatsAggPeriod: expected a duration/);
 });

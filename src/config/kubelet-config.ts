@@ -27,6 +27,7 @@ import {
   boolMap,
   duration,
   int,
+  signedDuration,
   list,
   nested,
   num,
@@ -391,7 +392,8 @@ export const FIELDS = {
   imageMaximumGCAgeMs: field(duration, 0),
   imageGCHighThresholdPercent: field(int, 85, { check: percent('imageGCHighThresholdPercent'), flag: 'image-gc-high-threshold' }),
   imageGCLowThresholdPercent: field(int, 80, { check: percent('imageGCLowThresholdPercent'), flag: 'image-gc-low-threshold' }),
-  volumeStatsAggPeriodMs: ignored(duration, 60_000, 'volume-stats-agg-period'),
+  /** How often pod volumes are measured (src/stats/volumes.ts volumeStatsRefreshMs); negative: not at all, no volume stats. */
+  volumeStatsAggPeriodMs: field(signedDuration, 60_000, { flag: 'volume-stats-agg-period' }),
   /** System containers (src/node/system-cgroups.ts): the kubelet's cgroup, and the one for the root cgroup's other processes. */
   kubeletCgroups: field(str, '', { flag: 'kubelet-cgroups' }),
   systemCgroups: field(str, '', { flag: 'system-cgroups' }),
@@ -616,7 +618,8 @@ export type KubeletConfig = { [K in keyof Pick<Table, RequiredKey>]: ValueOf<Tab
 
 const ROWS = Object.entries(FIELDS) as [keyof KubeletConfig, Field<unknown>][];
 /** The field's name in the document: the key, a duration's without its Ms. */
-export const yamlName = (key: string, f: Field<unknown>) => (f.codec === duration ? key.replace(/Ms$/, '') : key);
+export const yamlName = (key: string, f: Field<unknown>) =>
+  f.codec === duration || f.codec === signedDuration ? key.replace(/Ms$/, '') : key;
 const BY_YAML = new Map(ROWS.map(([key, f]) => [yamlName(key, f), [key, f] as const]));
 
 /** Which fields are read by nothing yet, by their YAML names. */
@@ -754,6 +757,7 @@ const FORM_OF = new Map<unknown, FlagForm>([
   [int, intForm],
   [bool, boolForm],
   [duration, durationForm],
+  [signedDuration, durationForm],
   [strings, stringsForm],
   [stringMap, mapForm],
   [boolMap, boolMapForm],
