@@ -326,7 +326,6 @@ test('the field table marks the fields read by nothing yet', () => {
     'makeIPTablesUtilChains',
     'volumePluginDir',
     'kernelMemcgNotification',
-    'registerNode',
     'localStorageCapacityIsolation',
   ]);
   // Still parsed and validated as upstream.

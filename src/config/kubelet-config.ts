@@ -579,8 +579,8 @@ export const FIELDS = {
   /** RuntimeDefault instead of Unconfined for containers that name no seccomp profile. */
   seccompDefault: field(bool, false),
   registerWithTaints: field(list as Codec<Taint[]>, [], { flag: { name: 'register-with-taints', form: taintsForm } }),
-  // Read by nothing: kubelet-ts always registers its Node.
-  registerNode: field(bool, true, { inEffect: false, flag: 'register-node' }),
+  /** false: the Node is not created, only its status kept once someone else made it (src/node/agent.ts). */
+  registerNode: field(bool, true, { flag: 'register-node' }),
   localStorageCapacityIsolation: ignored(bool, true, 'local-storage-capacity-isolation'),
   containerRuntimeEndpoint: field(str, 'unix:///run/containerd/containerd.sock', { flag: 'container-runtime-endpoint' }),
   imageServiceEndpoint: field(str, '', { flag: 'image-service-endpoint' }),
