@@ -47,6 +47,7 @@ export const boolMap = plain<Record<string, boolean>>(
   (v) => isMapping(v) && Object.values(v).every((b) => typeof b === 'boolean'),
 );
 export const list = plain<unknown[]>('a list', Array.isArray);
+export const ints = plain<number[]>('a list of integers', (v) => Array.isArray(v) && v.every(Number.isInteger));
 export const object = plain<Record<string, unknown>>('a mapping', isMapping);
 
 /** metav1.Duration: Go's text form in, milliseconds out; written back as Go prints it ("1m0s"). */

@@ -1,6 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIELDS, defaults, invalidValue, notInEffect, parseKubeletConfig, toV1beta1, yamlName } from './kubelet-config.ts';
+import {
+  FIELDS,
+  defaults,
+  ignoredSettings,
+  invalidValue,
+  notInEffect,
+  parseKubeletConfig,
+  readDocument,
+  toV1beta1,
+  yamlName,
+} from './kubelet-config.ts';
 import { formatDuration, goDuration, parseDuration } from '../apiserver/duration.ts';
 
 const head = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
@@ -293,7 +303,7 @@ const rows = () => Object.entries(FIELDS).map(([key, f]) => ({ key, f, yaml: yam
 
 test('the field table: one row a field, names upstream spells, durations read into *Ms', () => {
   const all = rows();
-  assert.equal(all.length, 114);
+  assert.equal(all.length, 116);
   assert.equal(new Set(all.map((r) => r.yaml)).size, all.length, 'one row per YAML name');
   for (const { key, yaml } of all) {
     if (key.endsWith('Ms')) assert.equal(yaml, key.slice(0, -2), key);
@@ -443,4 +453,55 @@ test('volumeStatsAggPeriod: 1m by default, 0s is unset, a negative one (no volum
   for (const [name, text, want] of rows) assert.equal(parseKubeletConfig(head + text).volumeStatsAggPeriodMs, want, name);
   assert.equal(toV1beta1(parseKubeletConfig(head + 'volumeStatsAggPeriod: -1s\n')).volumeStatsAggPeriod, '-1s');
   assert.throws(() => parseKubeletConfig(head + 'volumeStatsAggPeriod: soon\n'), /volumeStatsAggPeriod: expected a duration/);
+});
+
+test('memoryReservationPolicy: None by default; TieredReservation needs MemoryQoS and is not in effect', () => {
+  const rows: [string, string, string][] = [
+    ['unset', '', 'None'],
+    ['empty', 'memoryReservationPolicy: ""\n', 'None'],
+    ['None', 'memoryReservationPolicy: None\n', 'None'],
+    [
+      'TieredReservation with MemoryQoS',
+      'featureGates: {MemoryQoS: true}\nmemoryReservationPolicy: TieredReservation\n',
+      'TieredReservation',
+    ],
+    [
+      'TieredReservation without MemoryQoS',
+      'memoryReservationPolicy: TieredReservation\n',
+      'invalid configuration: memoryReservationPolicy "TieredReservation" requires MemoryQoS feature gate to be enabled',
+    ],
+    [
+      'another',
+      'memoryReservationPolicy: Tiered\n',
+      'option "Tiered" specified for memoryReservationPolicy. Valid options are "None" or "TieredReservation"',
+    ],
+  ];
+  for (const [name, text, want] of rows) {
+    if (want.includes(' '))
+      assert.throws(
+        () => parseKubeletConfig(head + text),
+        (e: Error) => e.message.includes(want),
+        name,
+      );
+    else assert.equal(parseKubeletConfig(head + text).memoryReservationPolicy, want, name);
+  }
+  assert.equal(toV1beta1(parseKubeletConfig(head)).memoryReservationPolicy, 'None');
+  // Valid but not in effect: the start is refused naming it.
+  assert.deepEqual(
+    ignoredSettings(readDocument(head + 'featureGates: {MemoryQoS: true}\nmemoryReservationPolicy: TieredReservation\n', 'f')),
+    ['memoryReservationPolicy'],
+  );
+  assert.deepEqual(ignoredSettings(readDocument(head + 'memoryReservationPolicy: None\n', 'f')), []);
+});
+
+test('tlsCurvePreferences: integers, checked as upstream at start, left out of /configz when empty', () => {
+  assert.deepEqual(parseKubeletConfig(head).tlsCurvePreferences, []);
+  assert.deepEqual(parseKubeletConfig(head + 'tlsCurvePreferences: [23, 4588]\n').tlsCurvePreferences, [23, 4588]);
+  assert.throws(
+    () => parseKubeletConfig(head + 'tlsCurvePreferences: [31]\n'),
+    /tlsCurvePreferences: curve preference 31 is not supported/,
+  );
+  assert.throws(() => parseKubeletConfig(head + 'tlsCurvePreferences: [X25519]\n'), /tlsCurvePreferences: expected a list of integers/);
+  assert.equal('tlsCurvePreferences' in toV1beta1(parseKubeletConfig(head)), false);
+  assert.deepEqual(toV1beta1(parseKubeletConfig(head + 'tlsCurvePreferences: [29]\n')).tlsCurvePreferences, [29]);
 });

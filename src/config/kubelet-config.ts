@@ -11,7 +11,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { goDuration } from '../apiserver/duration.ts';
-import { serverTLS } from './tls-options.ts';
+import { serverCurves, serverTLS } from './tls-options.ts';
 import { featureEnabled, invalidGates } from '../features/gates.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { parseCPUSet } from '../cpumanager/cpuset.ts';
@@ -27,6 +27,7 @@ import {
   boolMap,
   duration,
   int,
+  ints,
   signedDuration,
   list,
   nested,
@@ -310,6 +311,8 @@ export const FIELDS = {
   tlsPrivateKeyFile: field(str, '', { flag: 'tls-private-key-file' }),
   /** The :10250 server's TLS 1.2 suites and lowest TLS version, in Go's names (src/config/tls-options.ts); refused as upstream's server.go does at start. */
   tlsCipherSuites: field(strings, [], { check: (v) => tlsError('tlsCipherSuites', () => serverTLS('', v)), flag: 'tls-cipher-suites' }),
+  /** The :10250 server's key exchange groups, Go's CurveIDs (src/config/tls-options.ts serverCurves); empty: the TLS library's default. No flag upstream. */
+  tlsCurvePreferences: field(ints, [], { check: (v) => tlsError('tlsCurvePreferences', () => serverCurves(v)) }),
   tlsMinVersion: field(str, '', { check: (v) => tlsError('tlsMinVersion', () => serverTLS(v, [])), flag: 'tls-min-version' }),
   /** kubelet-ts always rotates its client certificate (src/certificates/client-cert.ts), as true asks (kubeadm writes true); false is not honoured. */
   /**
@@ -578,6 +581,17 @@ export const FIELDS = {
   }),
   /** RuntimeDefault instead of Unconfined for containers that name no seccomp profile. */
   seccompDefault: field(bool, false),
+  /**
+   * None: no memory.min or memory.low for pods, which is what kubelet-ts does. TieredReservation
+   * needs MemoryQoS (alpha) as upstream checks, and is refused at start as not in effect (ignoredParts).
+   */
+  memoryReservationPolicy: field(str, 'None', {
+    check: (v) =>
+      v === 'None' || v === 'TieredReservation'
+        ? undefined
+        : `invalid configuration: option ${JSON.stringify(v)} specified for memoryReservationPolicy. Valid options are "None" or "TieredReservation"`,
+    ignoredParts: (v) => (v === 'TieredReservation' ? ['memoryReservationPolicy'] : []),
+  }),
   registerWithTaints: field(list as Codec<Taint[]>, [], { flag: { name: 'register-with-taints', form: taintsForm } }),
   /** false: the Node is not created, only its status kept once someone else made it (src/node/agent.ts). */
   registerNode: field(bool, true, { flag: 'register-node' }),
@@ -919,6 +933,10 @@ const CROSS_CHECKS: ((c: KubeletConfig, raw: Record<string, unknown>) => string 
   (c) => shutdownConfigError(c),
   (c) => invalidEnforcement(c.enforceNodeAllocatable, c),
   (c) => crashLoopBackOffError(c),
+  (c) =>
+    c.memoryReservationPolicy === 'TieredReservation' && !featureEnabled(c.featureGates, 'MemoryQoS')
+      ? 'invalid configuration: memoryReservationPolicy "TieredReservation" requires MemoryQoS feature gate to be enabled'
+      : undefined,
   (c, raw) =>
     raw.reservedSystemCPUs && (c.systemReservedCgroup || c.kubeReservedCgroup)
       ? "invalid configuration: can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)"

@@ -16,7 +16,7 @@ import { loadCurrent } from '../certificates/store.ts';
 
 const SERVING_PREFIX = 'kubelet-server';
 import type { KubeletConfig } from '../config/kubelet-config.ts';
-import { serverTLS } from '../config/tls-options.ts';
+import { serverCurves, serverTLS } from '../config/tls-options.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { containerLogFile } from '../container-logs/locate.ts';
 import { metrics, noteCertificateExpiry, registry } from '../metrics/metrics.ts';
@@ -182,7 +182,10 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     authorize,
   });
   // tlsMinVersion and tlsCipherSuites (validated with the configuration), as upstream's server.go reports them.
-  const { insecure, ...versionAndCiphers } = serverTLS(o.config.tlsMinVersion, o.config.tlsCipherSuites);
+  const { insecure, ...tlsVersionAndCiphers } = serverTLS(o.config.tlsMinVersion, o.config.tlsCipherSuites);
+  // tlsCurvePreferences (upstream's TLSConfig.CurvePreferences): the key exchange groups, with the version and ciphers.
+  const ecdhCurve = serverCurves(o.config.tlsCurvePreferences);
+  const versionAndCiphers = { ...tlsVersionAndCiphers, ...(ecdhCurve ? { ecdhCurve } : {}) };
   for (const cipher of insecure) log.info('Use of insecure cipher detected.', { cipher });
   if (o.config.tlsMinVersion === 'VersionTLS13' && o.config.tlsCipherSuites.length)
     log.info('Warning: TLS 1.3 cipher suites are not configurable, ignoring --tls-cipher-suites');
