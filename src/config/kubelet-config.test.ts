@@ -324,7 +324,6 @@ test('the field table: one row a field, names upstream spells, durations read in
 test('the field table marks the fields read by nothing yet', () => {
   assert.deepEqual(notInEffect, [
     'enableContentionProfiling',
-    'streamingConnectionIdleTimeout',
     'cgroupsPerQOS',
     'qosReserved',
     'hairpinMode',
@@ -504,4 +503,9 @@ test('tlsCurvePreferences: integers, checked as upstream at start, left out of /
   assert.throws(() => parseKubeletConfig(head + 'tlsCurvePreferences: [X25519]\n'), /tlsCurvePreferences: expected a list of integers/);
   assert.equal('tlsCurvePreferences' in toV1beta1(parseKubeletConfig(head)), false);
   assert.deepEqual(toV1beta1(parseKubeletConfig(head + 'tlsCurvePreferences: [29]\n')).tlsCurvePreferences, [29]);
+});
+
+test("streamingConnectionIdleTimeout: accepted as upstream v1.36.3 accepts it (its kubelet reads it nowhere), so CIS's 5m starts", () => {
+  assert.equal(parseKubeletConfig(head + 'streamingConnectionIdleTimeout: 5m\n').streamingConnectionIdleTimeoutMs, 300_000);
+  assert.deepEqual(ignoredSettings(readDocument(head + 'streamingConnectionIdleTimeout: 5m\n', 'f')), []);
 });

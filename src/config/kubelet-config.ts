@@ -381,7 +381,13 @@ export const FIELDS = {
   oomScoreAdj: field(int, -999, { check: between('oomScoreAdj', -1000, 1000), flag: 'oom-score-adj' }),
   clusterDomain: field(str, '', { flag: 'cluster-domain' }),
   clusterDNS: field(strings, [], { flag: 'cluster-dns' }),
-  streamingConnectionIdleTimeoutMs: ignored(duration, 14_400_000, 'streaming-connection-idle-timeout'),
+  /**
+   * Read by nothing in upstream v1.36.3 either (only its flag and defaulting name it): exec, attach
+   * and port-forward are spliced to the runtime's streaming server (src/server/streaming.ts), as
+   * upstream proxies them, and the runtime's own idle timeout applies (containerd's
+   * stream_idle_timeout). Accepted as upstream accepts it, so a CIS-hardened file starts.
+   */
+  streamingConnectionIdleTimeoutMs: field(duration, 14_400_000, { flag: 'streaming-connection-idle-timeout' }),
   nodeStatusUpdateFrequencyMs: field(duration, 10_000, { flag: 'node-status-update-frequency' }),
   nodeStatusReportFrequencyMs: field(duration, 300_000),
   nodeLeaseDurationSeconds: field(int, 40, {
