@@ -47,6 +47,7 @@ export const boolMap = plain<Record<string, boolean>>(
   (v) => isMapping(v) && Object.values(v).every((b) => typeof b === 'boolean'),
 );
 export const list = plain<unknown[]>('a list', Array.isArray);
+export const ints = plain<number[]>('a list of integers', (v) => Array.isArray(v) && v.every(Number.isInteger));
 export const object = plain<Record<string, unknown>>('a mapping', isMapping);
 
 /** metav1.Duration: Go's text form in, milliseconds out; written back as Go prints it ("1m0s"). */
@@ -54,6 +55,17 @@ export const duration: Codec<number> = {
   decode(path, v) {
     const ms = typeof v === 'string' ? parseDuration(v) : undefined;
     if (ms === undefined || ms < 0) throw bad(path, 'a duration such as "10s" or "1m0s"', v);
+    return ms;
+  },
+  encode: goDuration,
+  zeroIsUnset: true,
+};
+
+/** metav1.Duration where upstream gives a negative a meaning (volumeStatsAggPeriod: negative turns it off); zero is still unset. */
+export const signedDuration: Codec<number> = {
+  decode(path, v) {
+    const ms = typeof v === 'string' ? parseDuration(v) : undefined;
+    if (ms === undefined) throw bad(path, 'a duration such as "10s" or "1m0s"', v);
     return ms;
   },
   encode: goDuration,

@@ -147,6 +147,50 @@ const cases: Case[] = [
   ['an unknown log format refused', { flags: [['logging-format', 'xml']] }, () => 0, /logging.format: Unsupported value: "xml"/],
   ['an ignored field by flag', { flags: [['pod-cidr', '10.0.0.0/24']] }, (c) => c.podCIDR, '10.0.0.0/24'],
   ['providerID by flag', { flags: [['provider-id', 'aws:///i-1']] }, (c) => c.providerID, 'aws:///i-1'],
+  ['a negative duration by flag', { flags: [['volume-stats-agg-period', '-1s']] }, (c) => c.volumeStatsAggPeriodMs, -1_000],
+  // mergeDefaultEvictionSettings, as upstream's loadConfigFile: the file's evictionHard only.
+  [
+    "a file's evictionHard replaces the defaults whole",
+    { file: file('evictionHard: {memory.available: 1Gi}\n') },
+    (c) => c.evictionHard,
+    { 'memory.available': '1Gi' },
+  ],
+  [
+    'mergeDefaultEvictionSettings: the signals the file leaves out keep their defaults',
+    { file: file('mergeDefaultEvictionSettings: true\nevictionHard: {memory.available: 1Gi}\n') },
+    (c) => c.evictionHard,
+    { 'memory.available': '1Gi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%' },
+  ],
+  [
+    'mergeDefaultEvictionSettings: an empty evictionHard is all defaults',
+    { file: file('mergeDefaultEvictionSettings: true\nevictionHard: {}\n') },
+    (c) => c.evictionHard,
+    { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%' },
+  ],
+  [
+    'mergeDefaultEvictionSettings: a drop-in still deletes a signal',
+    {
+      file: file('mergeDefaultEvictionSettings: true\nevictionHard: {memory.available: 1Gi}\n'),
+      dropIns: [dropIn('a.conf', 'evictionHard: {nodefs.inodesFree: null}\n')],
+    },
+    (c) => c.evictionHard,
+    { 'memory.available': '1Gi', 'nodefs.available': '10%', 'imagefs.available': '15%' },
+  ],
+  [
+    'mergeDefaultEvictionSettings: the --eviction-hard flag still replaces the whole map',
+    {
+      file: file('mergeDefaultEvictionSettings: true\nevictionHard: {memory.available: 1Gi}\n'),
+      flags: [['eviction-hard', 'memory.available<500Mi']],
+    },
+    (c) => c.evictionHard,
+    { 'memory.available': '500Mi' },
+  ],
+  [
+    'mergeDefaultEvictionSettings in a drop-in: only the file is merged, as upstream',
+    { file: file('evictionHard: {memory.available: 1Gi}\n'), dropIns: [dropIn('a.conf', 'mergeDefaultEvictionSettings: true\n')] },
+    (c) => [c.mergeDefaultEvictionSettings, c.evictionHard],
+    [true, { 'memory.available': '1Gi' }],
+  ],
 ];
 
 for (const [name, sources, pick, want] of cases) {

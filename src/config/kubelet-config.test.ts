@@ -1,6 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIELDS, defaults, invalidValue, notInEffect, parseKubeletConfig, yamlName } from './kubelet-config.ts';
+import {
+  FIELDS,
+  defaults,
+  ignoredSettings,
+  invalidValue,
+  notInEffect,
+  parseKubeletConfig,
+  readDocument,
+  toV1beta1,
+  yamlName,
+} from './kubelet-config.ts';
 import { formatDuration, goDuration, parseDuration } from '../apiserver/duration.ts';
 
 const head = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
@@ -293,7 +303,7 @@ const rows = () => Object.entries(FIELDS).map(([key, f]) => ({ key, f, yaml: yam
 
 test('the field table: one row a field, names upstream spells, durations read into *Ms', () => {
   const all = rows();
-  assert.equal(all.length, 111);
+  assert.equal(all.length, 116);
   assert.equal(new Set(all.map((r) => r.yaml)).size, all.length, 'one row per YAML name');
   for (const { key, yaml } of all) {
     if (key.endsWith('Ms')) assert.equal(yaml, key.slice(0, -2), key);
@@ -313,10 +323,7 @@ test('the field table: one row a field, names upstream spells, durations read in
 
 test('the field table marks the fields read by nothing yet', () => {
   assert.deepEqual(notInEffect, [
-    'enableServer',
     'enableContentionProfiling',
-    'streamingConnectionIdleTimeout',
-    'volumeStatsAggPeriod',
     'cgroupsPerQOS',
     'qosReserved',
     'hairpinMode',
@@ -328,7 +335,6 @@ test('the field table marks the fields read by nothing yet', () => {
     'makeIPTablesUtilChains',
     'volumePluginDir',
     'kernelMemcgNotification',
-    'registerNode',
     'localStorageCapacityIsolation',
   ]);
   // Still parsed and validated as upstream.
@@ -381,4 +387,125 @@ test('a null, an empty string or a zero SetDefaults_KubeletConfiguration treats 
     ['evictionMaxPodGracePeriod: 0', 'evictionMaxPodGracePeriod', 0],
   ];
   for (const [line, key, want] of cases) assert.deepEqual(parseKubeletConfig(`${head}${line}\n`)[key], want, line);
+});
+
+test('crashLoopBackOff.maxContainerRestartPeriod: defaulted with KubeletCrashLoopBackOffMax, 1s to 300s, refused with the gate off', () => {
+  const rows: [string, string, number | undefined | string][] = [
+    ['unset: 300 s (the gate is beta, on)', '', 300_000],
+    ["kubeadm's {}: the default", 'crashLoopBackOff: {}\n', 300_000],
+    ['set', 'crashLoopBackOff: {maxContainerRestartPeriod: 30s}\n', 30_000],
+    ['the bounds', 'crashLoopBackOff: {maxContainerRestartPeriod: 1s}\n', 1_000],
+    ['gate off, unset: none', 'featureGates: {KubeletCrashLoopBackOffMax: false}\n', undefined],
+    ['below 1 s', 'crashLoopBackOff: {maxContainerRestartPeriod: 500ms}\n', 'must be set between 1s and 300s'],
+    ['0s is a value, not unset', 'crashLoopBackOff: {maxContainerRestartPeriod: 0s}\n', '(got: 0 seconds) must be set between 1s and 300s'],
+    ['above 300 s', 'crashLoopBackOff: {maxContainerRestartPeriod: 301s}\n', '(got: 301 seconds)'],
+    [
+      'gate off, set',
+      'featureGates: {KubeletCrashLoopBackOffMax: false}\ncrashLoopBackOff: {maxContainerRestartPeriod: 30s}\n',
+      'FeatureGate KubeletCrashLoopBackOffMax not enabled, CrashLoopBackOff.MaxContainerRestartPeriod must not be set',
+    ],
+    ['unknown key', 'crashLoopBackOff: {max: 30s}\n', 'crashLoopBackOff: unknown field "max"'],
+  ];
+  for (const [name, text, want] of rows) {
+    if (typeof want === 'string')
+      assert.throws(
+        () => parseKubeletConfig(head + text),
+        (e: Error) => e.message.includes(want),
+        name,
+      );
+    else assert.equal(parseKubeletConfig(head + text).crashLoopBackOff.maxContainerRestartPeriodMs, want, name);
+  }
+  assert.deepEqual(toV1beta1(parseKubeletConfig(head)).crashLoopBackOff, { maxContainerRestartPeriod: '5m0s' });
+});
+
+test('imageMaximumGCAge: 0 (off) by default, greater than imageMinimumGCAge when set', () => {
+  const rows: [string, string, number | string][] = [
+    ['unset', '', 0],
+    ["kubeadm's 0s", 'imageMaximumGCAge: 0s\n', 0],
+    ['set', 'imageMaximumGCAge: 168h\n', 604_800_000],
+    ['equal to the minimum', 'imageMaximumGCAge: 2m\n', 'imageMaximumGCAge 2m0s must be greater than imageMinimumGCAge 2m0s'],
+    [
+      'below a raised minimum',
+      'imageMinimumGCAge: 1h\nimageMaximumGCAge: 30m\n',
+      'imageMaximumGCAge 30m0s must be greater than imageMinimumGCAge 1h0m0s',
+    ],
+    ['negative', 'imageMaximumGCAge: -1s\n', 'imageMaximumGCAge: expected a duration'],
+  ];
+  for (const [name, text, want] of rows) {
+    if (typeof want === 'string')
+      assert.throws(
+        () => parseKubeletConfig(head + text),
+        (e: Error) => e.message.includes(want),
+        name,
+      );
+    else assert.equal(parseKubeletConfig(head + text).imageMaximumGCAgeMs, want, name);
+  }
+});
+
+test('volumeStatsAggPeriod: 1m by default, 0s is unset, a negative one (no volume stats) accepted as upstream', () => {
+  const rows: [string, string, number][] = [
+    ['unset', '', 60_000],
+    ["kubeadm's 0s", 'volumeStatsAggPeriod: 0s\n', 60_000],
+    ['set', 'volumeStatsAggPeriod: 2m\n', 120_000],
+    ['negative', 'volumeStatsAggPeriod: -1s\n', -1_000],
+  ];
+  for (const [name, text, want] of rows) assert.equal(parseKubeletConfig(head + text).volumeStatsAggPeriodMs, want, name);
+  assert.equal(toV1beta1(parseKubeletConfig(head + 'volumeStatsAggPeriod: -1s\n')).volumeStatsAggPeriod, '-1s');
+  assert.throws(() => parseKubeletConfig(head + 'volumeStatsAggPeriod: soon\n'), /volumeStatsAggPeriod: expected a duration/);
+});
+
+test('memoryReservationPolicy: None by default; TieredReservation needs MemoryQoS and is not in effect', () => {
+  const rows: [string, string, string][] = [
+    ['unset', '', 'None'],
+    ['empty', 'memoryReservationPolicy: ""\n', 'None'],
+    ['None', 'memoryReservationPolicy: None\n', 'None'],
+    [
+      'TieredReservation with MemoryQoS',
+      'featureGates: {MemoryQoS: true}\nmemoryReservationPolicy: TieredReservation\n',
+      'TieredReservation',
+    ],
+    [
+      'TieredReservation without MemoryQoS',
+      'memoryReservationPolicy: TieredReservation\n',
+      'invalid configuration: memoryReservationPolicy "TieredReservation" requires MemoryQoS feature gate to be enabled',
+    ],
+    [
+      'another',
+      'memoryReservationPolicy: Tiered\n',
+      'option "Tiered" specified for memoryReservationPolicy. Valid options are "None" or "TieredReservation"',
+    ],
+  ];
+  for (const [name, text, want] of rows) {
+    if (want.includes(' '))
+      assert.throws(
+        () => parseKubeletConfig(head + text),
+        (e: Error) => e.message.includes(want),
+        name,
+      );
+    else assert.equal(parseKubeletConfig(head + text).memoryReservationPolicy, want, name);
+  }
+  assert.equal(toV1beta1(parseKubeletConfig(head)).memoryReservationPolicy, 'None');
+  // Valid but not in effect: the start is refused naming it.
+  assert.deepEqual(
+    ignoredSettings(readDocument(head + 'featureGates: {MemoryQoS: true}\nmemoryReservationPolicy: TieredReservation\n', 'f')),
+    ['memoryReservationPolicy'],
+  );
+  assert.deepEqual(ignoredSettings(readDocument(head + 'memoryReservationPolicy: None\n', 'f')), []);
+});
+
+test('tlsCurvePreferences: integers, checked as upstream at start, left out of /configz when empty', () => {
+  assert.deepEqual(parseKubeletConfig(head).tlsCurvePreferences, []);
+  assert.deepEqual(parseKubeletConfig(head + 'tlsCurvePreferences: [23, 4588]\n').tlsCurvePreferences, [23, 4588]);
+  assert.throws(
+    () => parseKubeletConfig(head + 'tlsCurvePreferences: [31]\n'),
+    /tlsCurvePreferences: curve preference 31 is not supported/,
+  );
+  assert.throws(() => parseKubeletConfig(head + 'tlsCurvePreferences: [X25519]\n'), /tlsCurvePreferences: expected a list of integers/);
+  assert.equal('tlsCurvePreferences' in toV1beta1(parseKubeletConfig(head)), false);
+  assert.deepEqual(toV1beta1(parseKubeletConfig(head + 'tlsCurvePreferences: [29]\n')).tlsCurvePreferences, [29]);
+});
+
+test("streamingConnectionIdleTimeout: accepted as upstream v1.36.3 accepts it (its kubelet reads it nowhere), so CIS's 5m starts", () => {
+  assert.equal(parseKubeletConfig(head + 'streamingConnectionIdleTimeout: 5m\n').streamingConnectionIdleTimeoutMs, 300_000);
+  assert.deepEqual(ignoredSettings(readDocument(head + 'streamingConnectionIdleTimeout: 5m\n', 'f')), []);
 });

@@ -11,7 +11,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { goDuration } from '../apiserver/duration.ts';
-import { serverTLS } from './tls-options.ts';
+import { serverCurves, serverTLS } from './tls-options.ts';
 import { featureEnabled, invalidGates } from '../features/gates.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { parseCPUSet } from '../cpumanager/cpuset.ts';
@@ -27,6 +27,8 @@ import {
   boolMap,
   duration,
   int,
+  ints,
+  signedDuration,
   list,
   nested,
   num,
@@ -269,10 +271,26 @@ const shutdownPeriods: Codec<ShutdownGracePeriodByPodPriority[]> = {
   encode: (l) => l,
 };
 
+// CrashLoopBackOffConfig: a pointer duration, so an explicit 0s is a value (refused by the range
+// check), not "unset". What the document leaves out keeps the default.
+export type CrashLoopBackOffConfig = { maxContainerRestartPeriodMs?: number };
+const crashLoopBackOffCodec: Codec<CrashLoopBackOffConfig> = {
+  decode(path, v, d) {
+    const c = nested(path, v, { maxContainerRestartPeriod: duration });
+    const ms = (c.maxContainerRestartPeriod as number | undefined) ?? d?.maxContainerRestartPeriodMs;
+    return ms === undefined ? {} : { maxContainerRestartPeriodMs: ms };
+  },
+  encode: (c) =>
+    c.maxContainerRestartPeriodMs === undefined ? {} : { maxContainerRestartPeriod: goDuration(c.maxContainerRestartPeriodMs) },
+};
+/** v1beta1's MaxContainerBackOff: SetDefaults_KubeletConfiguration's maxContainerRestartPeriod with KubeletCrashLoopBackOffMax on. */
+export const MAX_CONTAINER_BACKOFF_MS = 300_000;
+
 // In the order of upstream's v1beta1 KubeletConfiguration struct, which /configz keeps.
 export const FIELDS = {
-  // Upstream's fields read by nothing in kubelet-ts yet (inEffect false): parsed, checked and shown by /configz as upstream's, and warned about at start when set (ignoredSettings).
-  enableServer: ignored(bool, true, 'enable-server'),
+  // Upstream's fields read by nothing in kubelet-ts yet (ignored rows, inEffect false): parsed, checked and shown by /configz as upstream's, and refused at start when set (ignoredSettings).
+  /** false: nothing listens on address:port (src/server/api-endpoint.ts); the read-only port, healthz and PodResources stay. */
+  enableServer: field(bool, true, { flag: 'enable-server' }),
   staticPodPath: field(str, '', { flag: 'pod-manifest-path' }),
   podLogsDir: field(str, '/var/log/pods'),
   syncFrequencyMs: field(duration, 60_000, { flag: 'sync-frequency' }),
@@ -293,6 +311,8 @@ export const FIELDS = {
   tlsPrivateKeyFile: field(str, '', { flag: 'tls-private-key-file' }),
   /** The :10250 server's TLS 1.2 suites and lowest TLS version, in Go's names (src/config/tls-options.ts); refused as upstream's server.go does at start. */
   tlsCipherSuites: field(strings, [], { check: (v) => tlsError('tlsCipherSuites', () => serverTLS('', v)), flag: 'tls-cipher-suites' }),
+  /** The :10250 server's key exchange groups, Go's CurveIDs (src/config/tls-options.ts serverCurves); empty: the TLS library's default. No flag upstream. */
+  tlsCurvePreferences: field(ints, [], { check: (v) => tlsError('tlsCurvePreferences', () => serverCurves(v)) }),
   tlsMinVersion: field(str, '', { check: (v) => tlsError('tlsMinVersion', () => serverTLS(v, [])), flag: 'tls-min-version' }),
   /** kubelet-ts always rotates its client certificate (src/certificates/client-cert.ts), as true asks (kubeadm writes true); false is not honoured. */
   /**
@@ -361,7 +381,13 @@ export const FIELDS = {
   oomScoreAdj: field(int, -999, { check: between('oomScoreAdj', -1000, 1000), flag: 'oom-score-adj' }),
   clusterDomain: field(str, '', { flag: 'cluster-domain' }),
   clusterDNS: field(strings, [], { flag: 'cluster-dns' }),
-  streamingConnectionIdleTimeoutMs: ignored(duration, 14_400_000, 'streaming-connection-idle-timeout'),
+  /**
+   * Read by nothing in upstream v1.36.3 either (only its flag and defaulting name it): exec, attach
+   * and port-forward are spliced to the runtime's streaming server (src/server/streaming.ts), as
+   * upstream proxies them, and the runtime's own idle timeout applies (containerd's
+   * stream_idle_timeout). Accepted as upstream accepts it, so a CIS-hardened file starts.
+   */
+  streamingConnectionIdleTimeoutMs: field(duration, 14_400_000, { flag: 'streaming-connection-idle-timeout' }),
   nodeStatusUpdateFrequencyMs: field(duration, 10_000, { flag: 'node-status-update-frequency' }),
   nodeStatusReportFrequencyMs: field(duration, 300_000),
   nodeLeaseDurationSeconds: field(int, 40, {
@@ -371,9 +397,12 @@ export const FIELDS = {
   }),
   /** Image garbage collection (src/gc/images.ts). */
   imageMinimumGCAgeMs: field(duration, 120_000, { flag: 'minimum-image-ttl-duration' }),
+  /** Unused images older than this go whatever the disk usage (src/gc/images.ts planOldImages); 0: never. No flag upstream. */
+  imageMaximumGCAgeMs: field(duration, 0),
   imageGCHighThresholdPercent: field(int, 85, { check: percent('imageGCHighThresholdPercent'), flag: 'image-gc-high-threshold' }),
   imageGCLowThresholdPercent: field(int, 80, { check: percent('imageGCLowThresholdPercent'), flag: 'image-gc-low-threshold' }),
-  volumeStatsAggPeriodMs: ignored(duration, 60_000, 'volume-stats-agg-period'),
+  /** How often pod volumes are measured (src/stats/volumes.ts volumeStatsRefreshMs); negative: not at all, no volume stats. */
+  volumeStatsAggPeriodMs: field(signedDuration, 60_000, { flag: 'volume-stats-agg-period' }),
   /** System containers (src/node/system-cgroups.ts): the kubelet's cgroup, and the one for the root cgroup's other processes. */
   kubeletCgroups: field(str, '', { flag: 'kubelet-cgroups' }),
   systemCgroups: field(str, '', { flag: 'system-cgroups' }),
@@ -469,6 +498,8 @@ export const FIELDS = {
   evictionPressureTransitionPeriodMs: field(duration, 300_000, { flag: 'eviction-pressure-transition-period' }),
   evictionMaxPodGracePeriod: field(int, 0, { omitEmpty: true, flag: 'eviction-max-pod-grace-period' }),
   evictionMinimumReclaim: field(stringMap, {}, { flag: 'eviction-minimum-reclaim' }),
+  /** true: the --config file's evictionHard keeps the defaults of the signals it leaves out (mergeDefaultEvictionHard). */
+  mergeDefaultEvictionSettings: field(bool, false),
   /** Pods per CPU core (0: no limit but maxPods). */
   podsPerCore: field(int, 0, { omitEmpty: true, flag: 'pods-per-core' }),
   enableControllerAttachDetach: ignored(bool, true, 'enable-controller-attach-detach'),
@@ -543,6 +574,12 @@ export const FIELDS = {
   shutdownGracePeriodMs: field(duration, 0),
   shutdownGracePeriodCriticalPodsMs: field(duration, 0),
   shutdownGracePeriodByPodPriority: field(shutdownPeriods, []),
+  /**
+   * The cap of the containers' crash-loop back-off (src/runtime/crash-backoff.ts
+   * crashLoopBackOffPeriods), with KubeletCrashLoopBackOffMax (beta, on); defaulted to 300 s only
+   * with the gate on (decodeFields), checked by crashLoopBackOffError.
+   */
+  crashLoopBackOff: field(crashLoopBackOffCodec, { maxContainerRestartPeriodMs: MAX_CONTAINER_BACKOFF_MS }),
   /** The memory manager's Static policy: per NUMA node, the memory and hugepages held back (validateReservedMemoryConfiguration). */
   reservedMemory: field(list as Codec<MemoryReservation[]>, [], {
     check: reservedMemoryError,
@@ -550,9 +587,20 @@ export const FIELDS = {
   }),
   /** RuntimeDefault instead of Unconfined for containers that name no seccomp profile. */
   seccompDefault: field(bool, false),
+  /**
+   * None: no memory.min or memory.low for pods, which is what kubelet-ts does. TieredReservation
+   * needs MemoryQoS (alpha) as upstream checks, and is refused at start as not in effect (ignoredParts).
+   */
+  memoryReservationPolicy: field(str, 'None', {
+    check: (v) =>
+      v === 'None' || v === 'TieredReservation'
+        ? undefined
+        : `invalid configuration: option ${JSON.stringify(v)} specified for memoryReservationPolicy. Valid options are "None" or "TieredReservation"`,
+    ignoredParts: (v) => (v === 'TieredReservation' ? ['memoryReservationPolicy'] : []),
+  }),
   registerWithTaints: field(list as Codec<Taint[]>, [], { flag: { name: 'register-with-taints', form: taintsForm } }),
-  // Read by nothing: kubelet-ts always registers its Node.
-  registerNode: field(bool, true, { inEffect: false, flag: 'register-node' }),
+  /** false: the Node is not created, only its status kept once someone else made it (src/node/agent.ts). */
+  registerNode: field(bool, true, { flag: 'register-node' }),
   localStorageCapacityIsolation: ignored(bool, true, 'local-storage-capacity-isolation'),
   containerRuntimeEndpoint: field(str, 'unix:///run/containerd/containerd.sock', { flag: 'container-runtime-endpoint' }),
   imageServiceEndpoint: field(str, '', { flag: 'image-service-endpoint' }),
@@ -590,7 +638,8 @@ export type KubeletConfig = { [K in keyof Pick<Table, RequiredKey>]: ValueOf<Tab
 
 const ROWS = Object.entries(FIELDS) as [keyof KubeletConfig, Field<unknown>][];
 /** The field's name in the document: the key, a duration's without its Ms. */
-export const yamlName = (key: string, f: Field<unknown>) => (f.codec === duration ? key.replace(/Ms$/, '') : key);
+export const yamlName = (key: string, f: Field<unknown>) =>
+  f.codec === duration || f.codec === signedDuration ? key.replace(/Ms$/, '') : key;
 const BY_YAML = new Map(ROWS.map(([key, f]) => [yamlName(key, f), [key, f] as const]));
 
 /** Which fields are read by nothing yet, by their YAML names. */
@@ -604,13 +653,10 @@ export const defaults = Object.fromEntries(
 // them) but read by nothing, with upstream's default for the start-up warning; a field that
 // lands moves from here to a row of FIELDS.
 const ACCEPTED: Record<string, { codec: Codec<unknown>; default: unknown }> = {
-  imageMaximumGCAge: { codec: duration, default: 0 },
-  mergeDefaultEvictionSettings: { codec: bool, default: false },
   iptablesMasqueradeBit: { codec: int, default: 14 },
   iptablesDropBit: { codec: int, default: 15 },
   configMapAndSecretChangeDetectionStrategy: { codec: str, default: 'Watch' },
   showHiddenMetricsForVersion: { codec: str, default: '' },
-  crashLoopBackOff: { codec: object, default: {} },
   enableProfilingHandler: { codec: bool, default: true },
   enableDebugFlagsHandler: { codec: bool, default: true },
   memoryThrottlingFactor: { codec: num, default: 0.9 },
@@ -660,6 +706,11 @@ function decodeFields(rest: Record<string, unknown>, source: string, explicit: R
     const unset = !explicit.has(name) && (value === null || value === '' || (converted === 0 && (f.codec.zeroIsUnset || f.zeroIsUnset)));
     if (!unset) out[key] = converted;
   }
+  // SetDefaults_KubeletConfiguration defaults maxContainerRestartPeriod only with
+  // KubeletCrashLoopBackOffMax on (the document's gates over the release's): off, unset stays unset.
+  const clbo = rest.crashLoopBackOff as Record<string, unknown> | null | undefined;
+  if (!featureEnabled(out.featureGates as Record<string, boolean>, 'KubeletCrashLoopBackOffMax') && clbo?.maxContainerRestartPeriod == null)
+    out.crashLoopBackOff = {};
   return out as KubeletConfig;
 }
 
@@ -687,7 +738,20 @@ function decodeDocument(rest: Record<string, unknown>, source: string, explicit?
 
 /** Pure: parses a KubeletConfiguration document over the defaults. */
 export function parseKubeletConfig(text: string, source = 'config'): KubeletConfig {
-  return decodeDocument(readDocument(text, source), source);
+  return decodeDocument(mergeDefaultEvictionHard(readDocument(text, source)), source);
+}
+
+/**
+ * Pure: the --config file's document with, when it sets mergeDefaultEvictionSettings: true and
+ * an evictionHard, the default evictionHard's signals it leaves out added, as upstream's
+ * loadConfigFile (cmd/kubelet/app/server.go) does to the file alone: drop-ins and the
+ * --eviction-hard flag then apply over it as they would over any evictionHard. Without the
+ * setting, a file's evictionHard replaces the defaults whole; evictionSoft has no defaults.
+ */
+export function mergeDefaultEvictionHard(doc: Record<string, unknown>): Record<string, unknown> {
+  const hard = doc.evictionHard;
+  if (doc.mergeDefaultEvictionSettings !== true || !hard || typeof hard !== 'object' || Array.isArray(hard)) return doc;
+  return { ...doc, evictionHard: { ...FIELDS.evictionHard.default, ...hard } };
 }
 
 /** RFC 7386 JSON merge patch, as evanphx/json-patch's MergePatch: mappings merge, null deletes, anything else (a list too) replaces. */
@@ -713,6 +777,7 @@ const FORM_OF = new Map<unknown, FlagForm>([
   [int, intForm],
   [bool, boolForm],
   [duration, durationForm],
+  [signedDuration, durationForm],
   [strings, stringsForm],
   [stringMap, mapForm],
   [boolMap, boolMapForm],
@@ -795,7 +860,7 @@ export function loadKubeletConfig(s: ConfigSources): { config: KubeletConfig; do
   const source = s.file?.source ?? 'command line';
   // The checks run on what all three made: name them all.
   const sources = [s.file?.source, s.dropIns?.length ? '--config-dir' : '', s.flags?.length ? 'flags' : ''].filter(Boolean).join(' + ');
-  let doc = s.file ? readDocument(s.file.text, s.file.source) : {};
+  let doc = s.file ? mergeDefaultEvictionHard(readDocument(s.file.text, s.file.source)) : {};
   if (s.dropIns?.length) {
     // The base is the full configuration so far, as upstream marshals it (defaults included):
     // a drop-in's key in a map (evictionHard) merges with the defaults' keys.
@@ -834,6 +899,11 @@ export function ignoredSettings(doc: Record<string, unknown>): string[] {
 // ValidateKubeletConfiguration's checks across fields (and the feature gates), after each
 // row's own check.
 const CROSS_CHECKS: ((c: KubeletConfig, raw: Record<string, unknown>) => string | undefined)[] = [
+  // The ImageMaximumGCAge gate is GA and locked on in v1.36: its "gate required" check cannot fire.
+  (c) =>
+    c.imageMaximumGCAgeMs > 0 && c.imageMaximumGCAgeMs <= c.imageMinimumGCAgeMs
+      ? `invalid configuration: imageMaximumGCAge ${goDuration(c.imageMaximumGCAgeMs)} must be greater than imageMinimumGCAge ${goDuration(c.imageMinimumGCAgeMs)}`
+      : undefined,
   (c) =>
     c.imageGCLowThresholdPercent >= c.imageGCHighThresholdPercent
       ? 'imageGCLowThresholdPercent: must be less than imageGCHighThresholdPercent'
@@ -868,6 +938,11 @@ const CROSS_CHECKS: ((c: KubeletConfig, raw: Record<string, unknown>) => string 
   // Upstream's ValidateKubeletConfiguration on graceful node shutdown.
   (c) => shutdownConfigError(c),
   (c) => invalidEnforcement(c.enforceNodeAllocatable, c),
+  (c) => crashLoopBackOffError(c),
+  (c) =>
+    c.memoryReservationPolicy === 'TieredReservation' && !featureEnabled(c.featureGates, 'MemoryQoS')
+      ? 'invalid configuration: memoryReservationPolicy "TieredReservation" requires MemoryQoS feature gate to be enabled'
+      : undefined,
   (c, raw) =>
     raw.reservedSystemCPUs && (c.systemReservedCgroup || c.kubeReservedCgroup)
       ? "invalid configuration: can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)"
@@ -958,4 +1033,24 @@ function pulledImagesConfigError(c: KubeletConfig, raw: Record<string, unknown>)
     return `invalid configuration: invalid image pattern in \`preloadedImagesVerificationAllowlist\`: ${(e as Error).message}`;
   }
   return undefined;
+}
+
+/**
+ * Upstream's ValidateKubeletConfiguration on crashLoopBackOff: with KubeletCrashLoopBackOffMax on,
+ * maxContainerRestartPeriod set and between 1 s and 300 s (in whole milliseconds, as its
+ * Duration.Milliseconds()); with it off, not set at all.
+ */
+export function crashLoopBackOffError(c: Pick<KubeletConfig, 'crashLoopBackOff' | 'featureGates'>): string | undefined {
+  const ms = c.crashLoopBackOff.maxContainerRestartPeriodMs;
+  if (!featureEnabled(c.featureGates, 'KubeletCrashLoopBackOffMax')) {
+    return ms === undefined
+      ? undefined
+      : 'invalid configuration: FeatureGate KubeletCrashLoopBackOffMax not enabled, CrashLoopBackOff.MaxContainerRestartPeriod must not be set';
+  }
+  if (ms === undefined)
+    return 'invalid configuration: FeatureGate KubeletCrashLoopBackOffMax is enabled, CrashLoopBackOff.MaxContainerRestartPeriod must be set';
+  const whole = Math.trunc(ms);
+  return whole < 1000 || whole > 300_000
+    ? `invalid configuration: CrashLoopBackOff.MaxContainerRestartPeriod (got: ${ms / 1000} seconds) must be set between 1s and 300s`
+    : undefined;
 }

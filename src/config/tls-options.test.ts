@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverTLS } from './tls-options.ts';
+import { createSecureContext } from 'node:tls';
+import { serverCurves, serverTLS } from './tls-options.ts';
 
 const cases: [string, string, string[], ReturnType<typeof serverTLS> | RegExp][] = [
   ['unset: TLS 1.2 and node default ciphers', '', [], { minVersion: 'TLSv1.2', insecure: [] }],
@@ -36,3 +37,25 @@ for (const [name, min, suites, want] of cases)
     if (want instanceof RegExp) assert.throws(() => serverTLS(min, suites), want);
     else assert.deepEqual(serverTLS(min, suites), want);
   });
+
+test('serverCurves: tlsCurvePreferences as OpenSSL groups, refused as cliflag.TLSCurvePreferences', () => {
+  const rows: [string, number[], string | undefined | RegExp][] = [
+    ['empty: the default', [], undefined],
+    ['P-256 and X25519', [23, 29], 'P-256:X25519'],
+    [
+      'every curve Go 1.26 names',
+      [23, 24, 25, 29, 4587, 4588, 4589],
+      'P-256:P-384:P-521:X25519:SecP256r1MLKEM768:X25519MLKEM768:SecP384r1MLKEM1024',
+    ],
+    ['out of range', [0], /curve preference 0 is out of range \(must be 1-65535\)/],
+    ['above uint16', [65536], /curve preference 65536 is out of range/],
+    ['twice', [29, 29], /duplicate curve preference 29/],
+    ['unknown to Go', [30], /curve preference 30 is not supported by the current Go version/],
+  ];
+  for (const [name, ids, want] of rows) {
+    if (want instanceof RegExp) assert.throws(() => serverCurves(ids), want, name);
+    else assert.equal(serverCurves(ids), want, name);
+  }
+  // Every group is one node's TLS library takes.
+  assert.doesNotThrow(() => createSecureContext({ ecdhCurve: serverCurves([23, 24, 25, 29, 4587, 4588, 4589]) }));
+});

@@ -71,3 +71,34 @@ export function serverTLS(minVersion: string, cipherSuites: string[]): ServerTLS
     insecure: cipherSuites.filter((n) => n in INSECURE),
   };
 }
+
+// Go's tls.CurveID values the Go of v1.36.3 (1.26) names, by their OpenSSL group names.
+const CURVES: Record<number, string> = {
+  23: 'P-256',
+  24: 'P-384',
+  25: 'P-521',
+  29: 'X25519',
+  4587: 'SecP256r1MLKEM768',
+  4588: 'X25519MLKEM768',
+  4589: 'SecP384r1MLKEM1024',
+};
+
+/**
+ * tlsCurvePreferences as the server's ecdhCurve (OpenSSL's groups, colon-separated), refused as
+ * upstream's cliflag.TLSCurvePreferences refuses them (InitializeTLS stops the start): out of
+ * the uint16 range, twice, or not a curve Go names. Empty: undefined, the TLS library's default.
+ */
+export function serverCurves(curveIDs: number[]): string | undefined {
+  if (!curveIDs.length) return undefined;
+  const seen = new Set<number>();
+  const out: string[] = [];
+  for (const id of curveIDs) {
+    if (id <= 0 || id > 65535) throw new Error(`curve preference ${id} is out of range (must be 1-65535)`);
+    if (seen.has(id)) throw new Error(`duplicate curve preference ${id}`);
+    seen.add(id);
+    const name = CURVES[id];
+    if (!name) throw new Error(`curve preference ${id} is not supported by the current Go version`);
+    out.push(name);
+  }
+  return out.join(':');
+}

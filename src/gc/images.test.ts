@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bytesToFree, imagesInUse, planImageGC, startImageGC, updateHistory, type ImageRecord } from './images.ts';
+import { bytesToFree, imagesInUse, planImageGC, planOldImages, startImageGC, updateHistory, type ImageRecord } from './images.ts';
 import type { ContainerState } from '../container/types.ts';
 
 const img = (id: string, sizeBytes: number, pinned = false): ImageRecord => ({
@@ -10,7 +10,7 @@ const img = (id: string, sizeBytes: number, pinned = false): ImageRecord => ({
   tags: [`${id}:1`],
   refs: [`${id}:1`, `repo/${id}@sha256:${id}`],
 });
-const policy = { highThresholdPercent: 85, lowThresholdPercent: 80, minAgeMs: 120_000 };
+const policy = { highThresholdPercent: 85, lowThresholdPercent: 80, minAgeMs: 120_000, maxAgeMs: 0 };
 
 test('bytes to free: nothing under the high threshold; down to the low one above it', () => {
   const cases: [number, number, number][] = [
@@ -104,7 +104,7 @@ test("after a collection, the images left and when it began go to the hook (upst
   const silent = { info() {}, warn() {}, error() {}, v() {} } as never;
   const before = Date.now();
   const gc = startImageGC({
-    policy: { highThresholdPercent: 85, lowThresholdPercent: 80, minAgeMs: 0 },
+    policy: { highThresholdPercent: 85, lowThresholdPercent: 80, minAgeMs: 0, maxAgeMs: 0 },
     images: async () => images,
     inUse: async () => new Set(['r.io/used:1']),
     fs: () => ({ capacityBytes: 100, availableBytes: 50 }),
@@ -123,6 +123,61 @@ test("after a collection, the images left and when it began go to the hook (upst
     // Under the thresholds nothing is collected and the hook is not called.
     await gc.collect();
     assert.equal(calls.length, 1);
+  } finally {
+    gc.stop();
+  }
+});
+
+test('planOldImages: as freeOldImages, unused for longer than imageMaximumGCAge, once the GC has run that long', () => {
+  const images = [img('used', 1), img('pause', 1, true), img('old', 1), img('recent', 1), img('never', 1)];
+  // Seen at 0 (old used then), at 50 min (recent used then); never was never used.
+  let h = updateHistory(new Map(), images, new Set(['used', 'old']), 0);
+  h = updateHistory(h, images, new Set(['used', 'recent']), 3_000_000);
+  const hour = 3_600_000;
+  const rows: [string, number, number, number, string[]][] = [
+    ['off (0)', 4_000_000, 0, 0, []],
+    ['the GC has not run for the maximum age yet', 3_500_000, 0, hour, []],
+    ['exactly the maximum age since the start: not yet', hour, 0, hour, []],
+    ['past it: the unused ones not used within the hour, never-used ones too', hour + 1, 0, hour, ['old', 'never']],
+    ['later: the recently used one too', 3_000_000 + hour + 1, 0, hour, ['old', 'recent', 'never']],
+    ['a short maximum age', 3_000_001 + 60_000, 3_000_000, 60_000, ['old', 'recent', 'never']],
+  ];
+  for (const [name, now, started, maxAge, want] of rows)
+    assert.deepEqual(
+      planOldImages(images, new Set(['used']), h, now, started, maxAge).map((i) => i.id),
+      want,
+      name,
+    );
+});
+
+test('imageMaximumGCAge: old images go first whatever the disk usage, counted with reason age', async () => {
+  const images = [img('old', 10), img('used', 10)];
+  const t = { now: 1_000_000 };
+  const removed: string[] = [];
+  const counted: [number, string][] = [];
+  const silent = { info() {}, warn() {}, error() {}, v() {} } as never;
+  const gc = startImageGC({
+    policy: { highThresholdPercent: 85, lowThresholdPercent: 80, minAgeMs: 120_000, maxAgeMs: 600_000 },
+    images: async () => images.filter((i) => !removed.includes(i.id)),
+    inUse: async () => new Set(['used']),
+    fs: () => ({ capacityBytes: 100, availableBytes: 90 }),
+    remove: async (id) => {
+      removed.push(id);
+    },
+    log: silent,
+    observe: { removed: (n, reason) => counted.push([n, reason]), error() {} },
+    now: () => t.now,
+  });
+  try {
+    await gc.collect();
+    assert.deepEqual(removed, [], 'not before the GC has run for the maximum age');
+    t.now += 600_001;
+    await gc.collect();
+    assert.deepEqual(removed, ['old']);
+    assert.deepEqual(
+      counted.filter(([, r]) => r === 'age'),
+      [[1, 'age']],
+    );
   } finally {
     gc.stop();
   }

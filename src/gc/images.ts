@@ -2,8 +2,9 @@
 // image filesystem is fuller than imageGCHighThresholdPercent, remove unused images,
 // least recently used first, until it is back under imageGCLowThresholdPercent. Images
 // that a container uses (running or not), pinned ones (the sandbox image) and those
-// first seen less than imageMinimumGCAge ago stay. The eviction manager may also ask
-// for every unused image to go (collect(true)) when the disk runs out.
+// first seen less than imageMinimumGCAge ago stay. Before that, with imageMaximumGCAge set, unused
+// images not used for longer than it go whatever the disk usage (upstream's freeOldImages). The
+// eviction manager may also ask for every unused image to go (collect(true)) when the disk runs out.
 import type { Logger } from '../log/log.ts';
 import type { PodRuntimeStatus } from '../container/types.ts';
 import { jittered } from '../backoff/backoff.ts';
@@ -31,6 +32,8 @@ export interface ImageGCPolicy {
   highThresholdPercent: number;
   lowThresholdPercent: number;
   minAgeMs: number;
+  /** imageMaximumGCAge: unused for longer than this, an image goes; 0 turns it off. */
+  maxAgeMs: number;
 }
 /** When the kubelet first saw each image and last saw it in use (upstream's imageRecords). */
 export type ImageHistory = Map<string, { firstSeenMs: number; lastUsedMs: number }>;
@@ -78,6 +81,25 @@ export function planImageGC(
   return out;
 }
 
+/**
+ * Pure: the images unused for longer than maxAgeMs, as upstream's freeOldImages: none when
+ * maxAgeMs is 0 or until the kubelet's image GC has run for maxAgeMs (startedMs, its beganGC), so
+ * that images are not collected before their use could be seen. In-use and pinned images stay; a
+ * never-used image's last use is the epoch (upstream's zero lastUsed), so it goes too. The
+ * minimum age does not apply here, as upstream's.
+ */
+export function planOldImages(
+  images: ImageRecord[],
+  inUse: Set<string>,
+  history: ImageHistory,
+  nowMs: number,
+  startedMs: number,
+  maxAgeMs: number,
+): ImageRecord[] {
+  if (maxAgeMs === 0 || nowMs - startedMs <= maxAgeMs) return [];
+  return images.filter((i) => !i.pinned && !used(i, inUse) && nowMs - (history.get(i.id)?.lastUsedMs ?? 0) > maxAgeMs);
+}
+
 export interface ImageGCDeps {
   policy: ImageGCPolicy;
   images(): Promise<ImageRecord[]>;
@@ -87,48 +109,71 @@ export interface ImageGCDeps {
   fs(): { capacityBytes: number; availableBytes: number } | undefined;
   remove(id: string): Promise<void>;
   log: Logger;
-  observe: { removed(n: number): void; error(): void };
+  /** reason: age (imageMaximumGCAge) or space (the thresholds), as kubelet_image_garbage_collected_total's label. */
+  observe: { removed(n: number, reason: 'age' | 'space'): void; error(): void };
   /**
    * Upstream's PostImageGCHook, after a collection that removed images: the IDs of the images
    * left and when the collection began (the pulled-image records of the others go).
    */
   afterCollect?(remainingIds: string[], startedMs: number): void;
   intervalMs?: number;
+  now?: () => number;
 }
 
 export function startImageGC(d: ImageGCDeps) {
   let history: ImageHistory = new Map();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  const now = d.now ?? Date.now;
+  // Upstream's beganGC: when the image GC loop started, for the maximum age.
+  const startedMs = now();
 
-  /** all: remove every unused image regardless of thresholds and age (the eviction manager's reclaim). */
-  async function collect(all = false): Promise<number> {
-    const [images, inUse] = await Promise.all([d.images(), d.inUse()]);
-    const now = Date.now();
-    history = updateHistory(history, images, inUse, now);
-    const fs = d.fs();
-    const want = all ? Infinity : fs ? bytesToFree(fs.capacityBytes, fs.availableBytes, d.policy) : 0;
-    if (want === 0) return 0;
-    const plan = planImageGC(images, inUse, history, now, all ? 0 : d.policy.minAgeMs, want);
-    let freed = 0,
-      n = 0;
+  /** Removes the images, logging each; the IDs removed and the bytes freed. */
+  async function removeAll(plan: ImageRecord[], why: string): Promise<{ removed: Set<string>; freed: number; failed: number }> {
     const removed = new Set<string>();
+    let freed = 0;
+    let failed = 0;
     for (const i of plan) {
       try {
         await d.remove(i.id);
         removed.add(i.id);
         freed += i.sizeBytes;
-        n++;
-        d.log.info('Removed unused image', { image: i.tags[0] ?? i.id, imageID: i.id, size: i.sizeBytes });
+        d.log.info(why, { image: i.tags[0] ?? i.id, imageID: i.id, size: i.sizeBytes });
       } catch (e) {
+        failed++;
         d.log.warn('Failed to remove image', { imageID: i.id, err: e });
       }
     }
-    d.observe.removed(n);
+    return { removed, freed, failed };
+  }
+
+  /** all: remove every unused image regardless of thresholds and age (the eviction manager's reclaim). */
+  async function collect(all = false): Promise<number> {
+    const [found, inUse] = await Promise.all([d.images(), d.inUse()]);
+    const t = now();
+    history = updateHistory(history, found, inUse, t);
+    let images = found;
+    if (!all) {
+      // Upstream's GarbageCollect frees the old images first, then looks at the disk; a failed
+      // removal fails the pass (freeOldImages' error).
+      const old = await removeAll(
+        planOldImages(images, inUse, history, t, startedMs, d.policy.maxAgeMs),
+        'Removed image unused for longer than imageMaximumGCAge',
+      );
+      if (old.removed.size) d.observe.removed(old.removed.size, 'age');
+      if (old.failed) throw new Error(`wanted to free images older than ${d.policy.maxAgeMs} ms, ${old.failed} could not be removed`);
+      images = images.filter((i) => !old.removed.has(i.id));
+    }
+    const fs = d.fs();
+    const want = all ? Infinity : fs ? bytesToFree(fs.capacityBytes, fs.availableBytes, d.policy) : 0;
+    if (want === 0) return 0;
+    const plan = planImageGC(images, inUse, history, t, all ? 0 : d.policy.minAgeMs, want);
+    const { removed, freed } = await removeAll(plan, 'Removed unused image');
+    d.observe.removed(removed.size, 'space');
     // Upstream's runPostGCHooks, after freeSpace and DeleteUnusedImages.
     d.afterCollect?.(
       images.filter((i) => !removed.has(i.id)).map((i) => i.id),
-      now,
+      t,
     );
     if (!all && freed < want) d.log.warn('Image garbage collection freed less than wanted', { wantBytes: want, freedBytes: freed });
     return freed;
@@ -151,7 +196,7 @@ export function startImageGC(d: ImageGCDeps) {
   // the first pass comes soon after, the rest every 5 min.
   void Promise.all([d.images(), d.inUse()]).then(
     ([images, inUse]) => {
-      history = updateHistory(history, images, inUse, Date.now());
+      history = updateHistory(history, images, inUse, now());
     },
     () => {},
   );

@@ -87,13 +87,14 @@ export async function nodeLoops(
         d.images,
       )
     : undefined;
-  // Image GC between imageGCLowThresholdPercent and imageGCHighThresholdPercent.
+  // Image GC between imageGCLowThresholdPercent and imageGCHighThresholdPercent, and of images unused for imageMaximumGCAge.
   const imageGC = startImageGC({
     ...(await criImageGC(d.cri, d.images, () => d.view.pods(), rootDir)),
     policy: {
       highThresholdPercent: config.imageGCHighThresholdPercent,
       lowThresholdPercent: config.imageGCLowThresholdPercent,
       minAgeMs: config.imageMinimumGCAgeMs,
+      maxAgeMs: config.imageMaximumGCAgeMs,
     },
     log: logger('image_gc'),
     observe: imageGCMetrics,

@@ -167,6 +167,7 @@ export function nodeStatus(
     // Both features' gates (RecursiveReadOnlyMounts GA, UserNamespacesSupport beta) are on: always published.
     runtimeHandlers: () => d.runtimeHandlers.known(),
     onNode: (n) => d.node.set(n),
+    register: config.registerNode,
   });
   // --network-plugin=kubenet: a bridge network for the podCIDR, unless an add-on installed one.
   if (o.networkPlugin === 'kubenet') {

@@ -136,7 +136,7 @@ export const statsSampleMetrics = (seconds: number, ok: boolean) => {
 };
 
 export const imageGCMetrics = {
-  removed: (n: number) => metrics.imageGarbageCollected.inc({ reason: 'space' }, n),
+  removed: (n: number, reason: 'age' | 'space') => metrics.imageGarbageCollected.inc({ reason }, n),
   error: () => metrics.imageGCErrors.inc(),
 };
 

@@ -30,6 +30,7 @@ import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import { withEnvFiles } from '../runtime/env-file-source.ts';
 import { apiEnvSource } from '../runtime/env-sources.ts';
 import { apiRuntimeHandler } from '../runtime/runtime-class.ts';
+import { crashLoopBackOffPeriods } from '../runtime/crash-backoff.ts';
 import type { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { serviceCache } from '../runtime/service-cache.ts';
 import { PodSyncer } from '../pods/sync-pod.ts';
@@ -132,6 +133,7 @@ export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: Startu
     devices: { containerOptions: d.cm.containerOptions },
     claims: d.cm.dra,
     userns: d.cm.userns,
+    crashLoopBackOff: crashLoopBackOffPeriods(config),
   });
   return { syncer, stop: () => services.stop() };
 }

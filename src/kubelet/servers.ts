@@ -1,4 +1,4 @@
-// The kubelet's servers: the local healthz (:10248), the kubelet API (:10250) and, when
+// The kubelet's servers: the local healthz (:10248), the kubelet API (:10250, unless enableServer is false) and, when
 // readOnlyPort is set, its read-only port, and the PodResources API on
 // ROOT/pod-resources/kubelet.sock. They only read: pods from the pod manager, the runtime
 // from its view, stats from the sample cache.

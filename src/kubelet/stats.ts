@@ -16,7 +16,7 @@ import { collectSample } from '../stats/collector.ts';
 import { hostStats } from '../stats/host.ts';
 import { criStatsSource } from '../stats/runtime-source.ts';
 import { buildSummary } from '../stats/summary.ts';
-import { volumeStatsSource } from '../stats/volumes.ts';
+import { volumeStatsRefreshMs, volumeStatsSource } from '../stats/volumes.ts';
 import type { PersistentVolumes } from '../volumes/persistent.ts';
 import type { KubeletOptions } from './options.ts';
 
@@ -37,18 +37,29 @@ export function statsProvider(
   const log = logger('stats');
   const runtimeStats = criStatsSource(d.cri, d.images);
   const kubeletStartMs = Date.now() - process.uptime() * 1000;
-  const volumes = volumeStatsSource({
-    rootDir,
-    onError: (path, err) => log.v(4, 'Failed to calculate volume metrics', { path, err }),
-  });
+  // volumeStatsAggPeriod: how often volumes are measured; negative, not at all (no volume stats).
+  const refreshMs = volumeStatsRefreshMs(config.volumeStatsAggPeriodMs);
+  if (refreshMs === undefined) log.info('Volume stats not calculated (volumeStatsAggPeriod is negative)');
+  const volumes =
+    refreshMs === undefined
+      ? undefined
+      : volumeStatsSource({
+          rootDir,
+          refreshMs,
+          onError: (path, err) => log.v(4, 'Failed to calculate volume metrics', { path, err }),
+        });
   // Claim volumes as their plugin measures them (src/stats/claim-volumes.ts).
-  const claims = claimStatsSource({
-    mounts: (uid) => d.persistent.claimMounts(uid),
-    csi: (driver) => d.csiDrivers.client(driver),
-    volumeHealth: featureEnabled(config.featureGates, 'CSIVolumeHealth'),
-    events: d.events,
-    onError: (volume, err) => log.v(4, 'Failed to calculate volume metrics', { volume, err }),
-  });
+  const claims =
+    refreshMs === undefined
+      ? undefined
+      : claimStatsSource({
+          refreshMs,
+          mounts: (uid) => d.persistent.claimMounts(uid),
+          csi: (driver) => d.csiDrivers.client(driver),
+          volumeHealth: featureEnabled(config.featureGates, 'CSIVolumeHealth'),
+          events: d.events,
+          onError: (volume, err) => log.v(4, 'Failed to calculate volume metrics', { volume, err }),
+        });
   const cache = sampleCache(
     () =>
       collectSample(runtimeStats, hostStats(), {

@@ -1,7 +1,9 @@
 // Registers the Node and keeps its status: computed every nodeStatusUpdateFrequency,
 // sent when it changed, when someone else changed a condition of it, or when
 // nodeStatusReportFrequency has passed (the Lease is the heartbeat). A deleted Node is
-// registered again.
+// registered again. With registerNode: false (register false) nothing creates the Node, as
+// upstream's syncNodeStatus skips registerWithAPIServer: the status goes to a Node someone else
+// made, once it exists, and a missing one is an error of the status update, retried.
 import type { Node, NodeAddress, NodeStatus, ContainerImage, Taint } from 'kubernetes-types/core/v1.js';
 import { type ApiClient, isAlreadyExists, isNotFound } from '../apiserver/client.ts';
 import { backoff, jittered, sleep } from '../backoff/backoff.ts';
@@ -43,6 +45,17 @@ export interface NodeAgentOptions {
   runtimeHandlers?: () => StatusInputs['runtimeHandlers'];
   onNode: (node: Node) => void;
   log: Logger;
+  /** registerNode: create the Node (and again when it is deleted); false leaves that to others. Default true. */
+  register?: boolean;
+}
+
+/**
+ * Pure: what the agent does about a Node the apiserver does not have (a status patch answered
+ * NotFound, the watch's list empty or a DELETED event): register it again, or, with registerNode
+ * false, nothing but wait for someone else to create it (upstream's updateNodeStatus error).
+ */
+export function onMissingNode(register: boolean): 'register' | 'wait' {
+  return register ? 'register' : 'wait';
 }
 
 export interface NodeAgent {
@@ -55,6 +68,7 @@ export interface NodeAgent {
 
 export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
   const abort = new AbortController();
+  const registers = o.register ?? true;
   const path = apiPath({ resource: 'nodes', name: o.nodeName });
   let lastSent: NodeStatus | undefined;
   let lastSentAt = 0;
@@ -121,7 +135,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
       if (status.volumesInUse) o.volumes?.markReportedInUse(status.volumesInUse);
       onNode(node);
     } catch (e) {
-      if (!isNotFound(e)) throw e;
+      if (!isNotFound(e) || onMissingNode(registers) === 'wait') throw e;
       await reregister();
     }
   }
@@ -130,7 +144,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
   // and a deleted Node is registered again at once.
   let reregistering = false;
   const reregister = async () => {
-    if (reregistering || abort.signal.aborted) return;
+    if (reregistering || abort.signal.aborted || onMissingNode(registers) === 'wait') return;
     reregistering = true;
     o.log.warn('Node object is gone, registering it again', { node: o.nodeName });
     try {
@@ -151,9 +165,10 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
     onNode(node);
   };
   let watch: { stop(): void } | undefined;
-  register().then(
+  // registerNode false: straight to the watch and the status loop; the Node arrives by the watch.
+  (registers ? register() : Promise.resolve(undefined)).then(
     async (node) => {
-      onNode(node);
+      if (node) onNode(node);
       watch = reflector<Node>(
         api,
         apiPath({ resource: 'nodes' }, { fieldSelector: `metadata.name=${o.nodeName}` }),

@@ -65,6 +65,8 @@ export class PodSyncer {
     devices?: ContainerDevices;
     claims?: { prepareResources(pod: Pod): Promise<void> };
     userns?: Pick<UserNamespaces, 'forPod' | 'release'>;
+    /** The crash-loop back-off's initial delay and cap (src/runtime/crash-backoff.ts crashLoopBackOffPeriods). */
+    crashLoopBackOff?: { initialMs: number; maxMs: number };
   }) {
     this.#volumes = d.volumes;
     this.#resizer = d.resizer;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { CrashBackoff, crashBackoffKey, fnv64a } from './crash-backoff.ts';
+import { CrashBackoff, crashBackoffKey, crashLoopBackOffPeriods, fnv64a } from './crash-backoff.ts';
 
 const pod: Pod = { metadata: { name: 'web', namespace: 'shop', uid: 'u1' }, spec: { containers: [] } };
 const c: Container = { name: 'a', image: 'busybox:1.36', command: ['sh'] };
@@ -71,4 +71,46 @@ test('CrashBackoff: gc drops entries not advanced for 600s (an old image key), f
   backoff.forget('u1/');
   assert.equal(backoff.size, 1);
   assert.equal(backoff.get('u2/a/x'), 10_000);
+});
+
+test('crashLoopBackOffPeriods: as newCrashLoopBackOff, the configured cap with KubeletCrashLoopBackOffMax', () => {
+  const rows: [string, Record<string, boolean>, number | undefined, { initialMs: number; maxMs: number }][] = [
+    ['the release defaults (gate on, 300 s)', {}, 300_000, { initialMs: 10_000, maxMs: 300_000 }],
+    ['a shorter cap', {}, 60_000, { initialMs: 10_000, maxMs: 60_000 }],
+    ['a cap below the initial delay lowers it too', {}, 2_000, { initialMs: 2_000, maxMs: 2_000 }],
+    ['gate off: upstream constants', { KubeletCrashLoopBackOffMax: false }, undefined, { initialMs: 10_000, maxMs: 300_000 }],
+    [
+      'ReduceDefaultCrashLoopBackOffDecay alone',
+      { KubeletCrashLoopBackOffMax: false, ReduceDefaultCrashLoopBackOffDecay: true },
+      undefined,
+      { initialMs: 1_000, maxMs: 60_000 },
+    ],
+    [
+      'ReduceDefaultCrashLoopBackOffDecay with the cap: the cap wins',
+      { ReduceDefaultCrashLoopBackOffDecay: true },
+      300_000,
+      { initialMs: 1_000, maxMs: 300_000 },
+    ],
+  ];
+  for (const [name, featureGates, max, want] of rows)
+    assert.deepEqual(
+      crashLoopBackOffPeriods({ featureGates, crashLoopBackOff: max === undefined ? {} : { maxContainerRestartPeriodMs: max } }),
+      want,
+      name,
+    );
+});
+
+test('CrashBackoff with a configured cap: doubles up to it', () => {
+  const t = { now: 1_000_000_000 };
+  const backoff = new CrashBackoff({
+    now: () => t.now,
+    ...crashLoopBackOffPeriods({ featureGates: {}, crashLoopBackOff: { maxContainerRestartPeriodMs: 30_000 } }),
+  });
+  const delays: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    backoff.next('k', t.now);
+    delays.push(backoff.get('k'));
+    t.now += backoff.get('k') + 1;
+  }
+  assert.deepEqual(delays, [10_000, 20_000, 30_000, 30_000]);
 });

@@ -2,11 +2,36 @@
 // builds it (NewBackOff(10s, 5m) with a HasExpiredFunc of 600 s, pkg/kubelet/kubelet.go), keyed
 // as kuberuntime's GetBackoffKey so that a new image or new resources start a fresh back-off.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import { featureEnabled } from '../features/gates.ts';
 
 export const CRASH_BACKOFF_INITIAL_MS = 10_000;
 export const CRASH_BACKOFF_MAX_MS = 300_000;
 // The kubelet's HasExpiredFunc: an entry not advanced for this long is stable again (and GC'd).
 export const CRASH_BACKOFF_EXPIRY_MS = 600_000;
+// ReduceDefaultCrashLoopBackOffDecay's (alpha, off) initial delay and cap.
+const REDUCED_INITIAL_MS = 1_000;
+const REDUCED_MAX_MS = 60_000;
+
+/**
+ * Pure: the crash-loop back-off's initial delay and cap, as upstream's newCrashLoopBackOff
+ * (pkg/kubelet/kubelet.go): 10 s to 5 min, or 1 s to 60 s with ReduceDefaultCrashLoopBackOffDecay;
+ * with KubeletCrashLoopBackOffMax on, the configured crashLoopBackOff.maxContainerRestartPeriod is
+ * the cap, and the initial delay too when it is shorter.
+ */
+export function crashLoopBackOffPeriods(c: {
+  featureGates: Readonly<Record<string, boolean>>;
+  crashLoopBackOff: { maxContainerRestartPeriodMs?: number };
+}): { initialMs: number; maxMs: number } {
+  const reduced = featureEnabled(c.featureGates, 'ReduceDefaultCrashLoopBackOffDecay');
+  let initialMs = reduced ? REDUCED_INITIAL_MS : CRASH_BACKOFF_INITIAL_MS;
+  let maxMs = reduced ? REDUCED_MAX_MS : CRASH_BACKOFF_MAX_MS;
+  const configured = c.crashLoopBackOff.maxContainerRestartPeriodMs;
+  if (featureEnabled(c.featureGates, 'KubeletCrashLoopBackOffMax') && configured !== undefined) {
+    maxMs = configured;
+    initialMs = Math.min(initialMs, maxMs);
+  }
+  return { initialMs, maxMs };
+}
 
 /**
  * The back-off key of a pod's container, as upstream's GetBackoffKey: an FNV-64a of pod name,

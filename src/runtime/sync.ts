@@ -42,7 +42,11 @@ export interface SyncOptions {
 
 /** SyncContext without what the executor keeps itself (crash back-offs), with its defaulted parts optional. */
 type Defaulted = 'env' | 'runtimeHandler' | 'runtimeHandlers' | 'observe';
-export type RuntimeSyncerDeps = Omit<SyncContext, Defaulted | 'crashBackoff'> & Partial<Pick<SyncContext, Defaulted>>;
+export type RuntimeSyncerDeps = Omit<SyncContext, Defaulted | 'crashBackoff'> &
+  Partial<Pick<SyncContext, Defaulted>> & {
+    /** The crash-loop back-off's initial delay and cap (crashLoopBackOffPeriods); unset: upstream's 10 s and 5 min. */
+    crashLoopBackOff?: { initialMs: number; maxMs: number };
+  };
 
 /** Upstream's kubeGenericRuntimeManager as the pod workers use it: SyncPod, KillPod, and a removed pod's leftovers. */
 export class RuntimeSyncer {
@@ -51,7 +55,7 @@ export class RuntimeSyncer {
   constructor(d: RuntimeSyncerDeps) {
     this.#ctx = {
       ...d,
-      crashBackoff: new CrashBackoff(),
+      crashBackoff: new CrashBackoff(d.crashLoopBackOff),
       env: d.env ?? noEnvSource,
       runtimeHandler:
         d.runtimeHandler ??

@@ -160,6 +160,10 @@ registerWithTaints: [{key: dedicated, value: infra, effect: NoSchedule}]
 registerNode: false
 containerRuntimeEndpoint: unix:///run/crio/crio.sock
 imageServiceEndpoint: unix:///run/images.sock
+tlsCurvePreferences: [23, 29]
+imageMaximumGCAge: 168h
+crashLoopBackOff: {maxContainerRestartPeriod: 1m}
+memoryReservationPolicy: None
 `;
 
 test('configz: every mapped field, in upstream forms; parse -> configz -> parse gives the same configuration', () => {

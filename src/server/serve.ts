@@ -16,7 +16,7 @@ import { loadCurrent } from '../certificates/store.ts';
 
 const SERVING_PREFIX = 'kubelet-server';
 import type { KubeletConfig } from '../config/kubelet-config.ts';
-import { serverTLS } from '../config/tls-options.ts';
+import { serverCurves, serverTLS } from '../config/tls-options.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { containerLogFile } from '../container-logs/locate.ts';
 import { metrics, noteCertificateExpiry, registry } from '../metrics/metrics.ts';
@@ -39,6 +39,7 @@ import type { Authorizer } from './authz.ts';
 import { StreamError, streamingUpgrade, type StreamRequest } from './streaming.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { latest } from '../container/types.ts';
+import { apiEndpoint } from './api-endpoint.ts';
 import { featureEnabled } from '../features/gates.ts';
 
 // node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
@@ -181,7 +182,10 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     authorize,
   });
   // tlsMinVersion and tlsCipherSuites (validated with the configuration), as upstream's server.go reports them.
-  const { insecure, ...versionAndCiphers } = serverTLS(o.config.tlsMinVersion, o.config.tlsCipherSuites);
+  const { insecure, ...tlsVersionAndCiphers } = serverTLS(o.config.tlsMinVersion, o.config.tlsCipherSuites);
+  // tlsCurvePreferences (upstream's TLSConfig.CurvePreferences): the key exchange groups, with the version and ciphers.
+  const ecdhCurve = serverCurves(o.config.tlsCurvePreferences);
+  const versionAndCiphers = { ...tlsVersionAndCiphers, ...(ecdhCurve ? { ecdhCurve } : {}) };
   for (const cipher of insecure) log.info('Use of insecure cipher detected.', { cipher });
   if (o.config.tlsMinVersion === 'VersionTLS13' && o.config.tlsCipherSuites.length)
     log.info('Warning: TLS 1.3 cipher suites are not configurable, ignoring --tls-cipher-suites');
@@ -239,12 +243,18 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
       void upgrade(req, socket, head);
     });
   }
+  // enableServer: false: built (its serving certificate still kept) but not listening; close() still stops it.
+  const at = apiEndpoint(o.config);
+  if (!at) {
+    log.info('Kubelet API not served (enableServer: false)', { port: o.config.port });
+    return server;
+  }
   return new Promise((resolve, reject) => {
     server.once('error', (e) => {
-      reject(new Error(`cannot listen on ${o.config.address}:${o.config.port} for the kubelet API: ${e.message}`));
+      reject(new Error(`cannot listen on ${at.address}:${at.port} for the kubelet API: ${e.message}`));
     });
-    server.listen(o.config.port, o.config.address, () => {
-      log.info('Kubelet API serving', { address: o.config.address, port: o.config.port });
+    server.listen(at.port, at.address, () => {
+      log.info('Kubelet API serving', at);
       resolve(server);
     });
   });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { DirUsage } from './sample.ts';
-import { volumeStatsSource, walkUsage } from './volumes.ts';
+import { volumeStatsRefreshMs, volumeStatsSource, walkUsage } from './volumes.ts';
 
 function tree(): string {
   const root = mkdtempSync(join(tmpdir(), 'volstats-'));
@@ -188,4 +188,14 @@ test('volumeStatsSource: walks in the background, one at a time, at most every r
   assert.ok(src.usage('/v/b'));
   src.retain(new Set(['/v/a']));
   assert.equal(src.usage('/v/b'), undefined);
+});
+
+test('volumeStatsRefreshMs: half of volumeStatsAggPeriod; none when it is 0 or negative (fsResourceAnalyzer.Start)', () => {
+  const rows: [number, number | undefined][] = [
+    [60_000, 30_000],
+    [10_000, 5_000],
+    [0, undefined],
+    [-1_000, undefined],
+  ];
+  for (const [period, want] of rows) assert.equal(volumeStatsRefreshMs(period), want, String(period));
 });

@@ -21,6 +21,16 @@ import type { DirUsage } from './sample.ts';
  */
 export const VOLUME_REFRESH_MS = 30_000;
 
+/**
+ * Pure: how often a volume is measured again under volumeStatsAggPeriod, or undefined when it is
+ * not measured at all: upstream's fsResourceAnalyzer.Start calculates no volume stats when the
+ * period is 0 or negative (only a negative reaches it: 0 is defaulted to 1 minute). Otherwise half
+ * the period, for the reason VOLUME_REFRESH_MS gives (upstream's default 1 minute: 30 s).
+ */
+export function volumeStatsRefreshMs(volumeStatsAggPeriodMs: number): number | undefined {
+  return volumeStatsAggPeriodMs > 0 ? volumeStatsAggPeriodMs / 2 : undefined;
+}
+
 /** lstats between yields to the event loop: well under a millisecond of work. */
 const SLICE = 256;
 

@@ -251,6 +251,29 @@ test('restartPolicy OnFailure restarts a failure and leaves a success; CrashLoop
     );
   }));
 
+test('crashLoopBackOff.maxContainerRestartPeriod: the back-off starts at and stays under the cap', async (t) => {
+  t.after(() => restartKubelet());
+  // Below the initial 10 s, the cap is the initial delay too (newCrashLoopBackOff).
+  restartKubelet('crashLoopBackOff: {maxContainerRestartPeriod: 2s}\n');
+  await withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('capped', { containers: [sh('main', 'exit 1')] }) });
+    const c = await eventually('back-off 2s', 45_000, async () => {
+      const s = (await readPod(ns, 'capped')).status?.containerStatuses?.[0];
+      return s?.state?.waiting?.reason === 'CrashLoopBackOff' ? s : undefined;
+    });
+    assert.match(c.state!.waiting!.message!, /^back-off 2s restarting failed container=main pod=capped_/);
+    // With the default 10 s, 20 s, 40 s... five restarts take minutes; under a 2 s cap, seconds.
+    await eventually(
+      '5 restarts',
+      45_000,
+      async () => ((await readPod(ns, 'capped')).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 5,
+    );
+    const later = (await readPod(ns, 'capped')).status?.containerStatuses?.[0]?.state?.waiting?.message;
+    if (later) assert.match(later, /^back-off 2s /, 'never more than the cap');
+  });
+});
+
 test('the termination message: what the container wrote to terminationMessagePath, or its log with FallbackToLogsOnError', () =>
   withNamespace(async (ns) => {
     const { core } = clients();

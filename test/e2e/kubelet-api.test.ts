@@ -678,6 +678,40 @@ test('tlsCipherSuites and tlsMinVersion: the kubelet API refuses handshakes they
   assert.match(await handshake({ maxVersion: 'TLSv1.2' }), /^refused/, 'TLS 1.2 under tlsMinVersion VersionTLS13');
 });
 
+/** The TLS handshake with :10250 ("TLSv1.3 ..."), or "refused: CODE". */
+const tlsHandshake = (o: ConnectionOptions) =>
+  new Promise<string>((resolve) => {
+    const s = connect({ host: NODE_IP, port: 10250, rejectUnauthorized: false, ...o }, () => {
+      resolve(`${s.getProtocol()} ${s.getCipher().name}`);
+      s.destroy();
+    });
+    s.on('error', (e: NodeJS.ErrnoException) => resolve(`refused: ${e.code}`));
+  });
+
+test('tlsCurvePreferences: the kubelet API offers only those groups', async (t) => {
+  t.after(() => restartKubelet());
+  // 23 is Go's CurveP256.
+  restartKubelet('tlsCurvePreferences: [23]\n');
+  await eventually('TLS with P-256', 60_000, async () => (await tlsHandshake({ ecdhCurve: 'P-256' })).startsWith('TLS'));
+  assert.match(await tlsHandshake({ ecdhCurve: 'X25519' }), /^refused/, 'X25519 is not in tlsCurvePreferences');
+});
+
+test('enableServer: false: nothing on :10250; the read-only port and healthz still answer, the node stays Ready', async (t) => {
+  t.after(() => restartKubelet());
+  restartKubelet('enableServer: false\nreadOnlyPort: 10255\n');
+  await eventually('the read-only port up', 60_000, async () =>
+    fetch(`http://${NODE_IP}:10255/healthz`, { signal: AbortSignal.timeout(3000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    ),
+  );
+  assert.equal(await tlsHandshake({}), 'refused: ECONNREFUSED', 'nothing listens on 10250');
+  const healthz = await fetch('http://127.0.0.1:10248/healthz', { signal: AbortSignal.timeout(3000) });
+  assert.equal(healthz.status, 200);
+  const ready = kubectl('get', 'node', nodeName(), '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}');
+  assert.equal(ready, 'True');
+});
+
 test('enableDebuggingHandlers: false closes kubectl logs and exec (405), the pod keeps running', (t) =>
   withNamespace(async (ns) => {
     await smallPod(ns, 'closed');
