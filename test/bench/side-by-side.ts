@@ -13,13 +13,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
-import type { V1Pod } from '@kubernetes/client-node';
 import { nodeRequests, total } from './audit.ts';
 import { type Phase, histograms, nodeMetrics, phases, seenToRunningMs } from './phases.ts';
 import type { BenchRun } from './plot.ts';
 import { type Figures, verdicts } from './targets.ts';
 import { apiserverWatchEvents, grewBy } from './watch-events.ts';
-import { BUSYBOX, ROOT, admin, benchNamespace, mean, pct, quietMachine, sleep, usage as procUsage, watchPods } from './lib.ts';
+import { ROOT, admin, benchPod, benchNamespace, mean, pct, quietMachine, sleep, usage as procUsage, watchPods } from './lib.ts';
 
 const { core } = admin();
 
@@ -202,31 +201,7 @@ async function cleanup(ns: string) {
   }
 }
 
-/** Port 8080 of each pod: busybox httpd (it forks itself to the background) for the httpGet probe. */
-const SERVE = 'echo ok > /tmp/index.html && httpd -p 8080 -h /tmp && ';
-
-function podBody(name: string, node: string, script: string): V1Pod {
-  return {
-    metadata: { name },
-    spec: {
-      nodeName: node,
-      restartPolicy: 'Never',
-      terminationGracePeriodSeconds: 1,
-      containers: [
-        {
-          name: 'c',
-          image: BUSYBOX,
-          command: ['sh', '-c', PROBE === 'httpGet' ? SERVE + script : script],
-          // Issue #17's steady state: a readiness probe every 10 s on each pod, as real workloads have.
-          readinessProbe: {
-            ...(PROBE === 'httpGet' ? { httpGet: { path: '/', port: 8080 } } : { exec: { command: ['true'] } }),
-            periodSeconds: 10,
-          },
-        },
-      ],
-    },
-  };
-}
+const podBody = (name: string, node: string, script: string) => benchPod(name, node, script, PROBE);
 
 async function runOnce(t: Target): Promise<Result> {
   const node = await nodeReady(t.node);
