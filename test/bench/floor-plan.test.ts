@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { best, bestOfEach, concurrencies, densities, type FloorRun, floorOf, ratio } from './floor-plan.ts';
+import { best, bestOfEach, concurrencies, densities, type FloorRun, floorOf, ratio, recent } from './floor-plan.ts';
 
 test("densities: make bench's three, and a word that is none refused by name", () => {
   const cases: [string, ReturnType<typeof densities> | RegExp][] = [
@@ -86,4 +86,17 @@ test('ratio: the kubelet over the floor, "-" when either is missing', () => {
     [1000, 0, '-'],
   ];
   for (const [k, f, want] of cases) assert.equal(ratio(k, f), want, `${k}/${f}`);
+});
+
+test('recent: a floor measured within the hours given, else none', () => {
+  const doc = (date: string) => ({ date, runtime: '', runs: [], best: [] });
+  const now = Date.parse('2026-12-03T12:00:00Z');
+  const cases: [ReturnType<typeof doc> | undefined, boolean][] = [
+    [doc('2026-12-03T11:00:00Z'), true],
+    [doc('2026-12-03T06:00:00Z'), true],
+    [doc('2026-12-03T05:59:59Z'), false],
+    [doc('not a date'), false],
+    [undefined, false],
+  ];
+  for (const [d, want] of cases) assert.equal(!!recent(d, now, 6), want, d?.date);
 });

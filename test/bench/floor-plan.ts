@@ -75,6 +75,12 @@ export function floorOf(doc: FloorDoc | undefined, d: Density): FloorRun | undef
   return doc?.best.find((r) => key(r) === key(d));
 }
 
+/** The floor if it was measured within maxHours of now (ms since the epoch): an older one is another machine's state. */
+export function recent(doc: FloorDoc | undefined, now: number, maxHours: number): FloorDoc | undefined {
+  const at = doc ? Date.parse(doc.date) : Number.NaN;
+  return Number.isFinite(at) && now - at <= maxHours * 3_600_000 ? doc : undefined;
+}
+
 /** A kubelet's figure over the floor's, e.g. "1.07x"; "-" when either is missing. */
 export function ratio(kubeletMs: number, floorMs: number | undefined): string {
   return floorMs && Number.isFinite(kubeletMs) && floorMs > 0 ? `${(kubeletMs / floorMs).toFixed(2)}x` : '-';

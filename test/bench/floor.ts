@@ -8,7 +8,7 @@
 // of each density is the floor side-by-side.ts divides each kubelet's start p50/p99 by.
 // Every sandbox it made is removed, also on failure; the containerd itself is the script's.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ImageClient } from '../../src/cri/image-client.ts';
@@ -34,6 +34,7 @@ const OUT = process.env.BENCH_OUT ?? `${ROOT}/_output/bench`;
 /** Where hack/runtime-floor.sh looks: the pods' log dirs and cgroup root, and the files their mounts bind. */
 const POD_LOGS = '/var/log/pods-floor';
 const FILES = '/run/containerd-floor/pods';
+const CGROUPS = '/sys/fs/cgroup';
 const NODE: NodeContext = {
   podLogsDir: POD_LOGS,
   clusterDomain: 'cluster.local',
@@ -114,6 +115,14 @@ async function removeAll(ids: string[]) {
   );
   rmSync(FILES, { recursive: true, force: true });
   rmSync(POD_LOGS, { recursive: true, force: true });
+  // The pods' cgroups, which runc leaves (a kubelet removes them itself, upstream's cleanupOrphanedPodCgroups).
+  for (const controller of readdirSync(CGROUPS)) {
+    const qos = `${CGROUPS}/${controller}/floor/kubepods/besteffort`;
+    for (const d of existsSync(qos) ? readdirSync(qos).filter((n) => n.startsWith('pod')) : [])
+      try {
+        rmdirSync(`${qos}/${d}`);
+      } catch {}
+  }
 }
 
 /** One burst: d.pods asked for at once (each pod's clock starts now) and `concurrency` workers taking them in order; or one by one. */
@@ -139,7 +148,8 @@ async function burst(d: Density, concurrency: number): Promise<number[]> {
     return starts;
   } finally {
     const failed = probes.stop();
-    if (failed) console.error(`floor: ${failed} probe GETs failed`);
+    // A first GET right after StartContainer may come before httpd listens, as a kubelet's first probe may.
+    if (failed) console.error(`floor: ${failed} probe GETs failed (connection refused before httpd listens, or a timeout)`);
     await removeAll(made);
   }
 }
