@@ -29,7 +29,8 @@ const CONCURRENCY = process.env.FLOOR_CONCURRENCY ?? '1,2,4,8,16,all';
 const PROBE = (process.env.BENCH_PROBE ?? 'httpGet') as 'httpGet' | 'exec';
 if (PROBE !== 'httpGet' && PROBE !== 'exec') throw new Error(`BENCH_PROBE=${PROBE}: the probes are httpGet and exec`);
 const START_S = Number(process.env.BENCH_START_SECONDS ?? 300);
-const QUIET_S = Number(process.env.BENCH_QUIET_SECONDS ?? 180);
+/** BENCH_QUIET_SECONDS (60): how long each burst waits for a quiet machine (lib.ts quietMachine); 13 bursts in make bench. */
+const QUIET_S = Number(process.env.BENCH_QUIET_SECONDS ?? 60);
 const OUT = process.env.BENCH_OUT ?? `${ROOT}/_output/bench`;
 /** Where hack/runtime-floor.sh looks: the pods' log dirs and cgroup root, and the files their mounts bind. */
 const POD_LOGS = '/var/log/pods-floor';
@@ -189,14 +190,21 @@ async function main() {
   console.error(`floor: figures kept in ${OUT}/floor.json`);
 }
 
+/** Whatever failed, nothing of the floor's stays in its containerd (hack/runtime-floor.sh stop sweeps again). */
+async function cleanup() {
+  await removeAll((await runtime.listPodSandbox({}).catch(() => ({ items: [] }))).items.map((s) => s.id));
+  runtime.close();
+  images.close();
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    console.error(`floor: ${signal}: removing its sandboxes`);
+    void cleanup().finally(() => process.exit(1));
+  });
+
 main()
   .catch((e) => {
     console.error(`floor failed: ${(e as Error).message}`);
     process.exitCode = 1;
   })
-  // Whatever failed, nothing of the floor's stays in its containerd.
-  .finally(async () => {
-    await removeAll((await runtime.listPodSandbox({}).catch(() => ({ items: [] }))).items.map((s) => s.id));
-    runtime.close();
-    images.close();
-  });
+  .finally(cleanup);
