@@ -19,6 +19,36 @@ export function admin(): { kc: KubeConfig; core: CoreV1Api } {
   return client;
 }
 
+/** Port 8080 of each pod: busybox httpd (it forks itself to the background) for the httpGet probe. */
+export const SERVE = 'echo ok > /tmp/index.html && httpd -p 8080 -h /tmp && ';
+
+/**
+ * The bench's pod (side-by-side.ts; floor.ts runs the same one straight through CRI): one busybox
+ * container running `script`, behind busybox httpd when the readiness probe (every 10 s) is httpGet.
+ */
+export function benchPod(name: string, node: string, script: string, probe: 'httpGet' | 'exec'): V1Pod {
+  return {
+    metadata: { name },
+    spec: {
+      nodeName: node,
+      restartPolicy: 'Never',
+      terminationGracePeriodSeconds: 1,
+      containers: [
+        {
+          name: 'c',
+          image: BUSYBOX,
+          command: ['sh', '-c', probe === 'httpGet' ? SERVE + script : script],
+          // Issue #17's steady state: a readiness probe every 10 s on each pod, as real workloads have.
+          readinessProbe: {
+            ...(probe === 'httpGet' ? { httpGet: { path: '/', port: 8080 } } : { exec: { command: ['true'] } }),
+            periodSeconds: 10,
+          },
+        },
+      ],
+    },
+  };
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The p-th percentile (nearest rank). */

@@ -9,17 +9,17 @@
 // requests, at idle and over the pods' lives. Each kubelet is restarted before it is measured
 // (BENCH_RESTART), so that both are of the same age. Prints one table; docs/benchmarks.md records
 // runs with the machine they ran on.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
-import type { V1Pod } from '@kubernetes/client-node';
 import { nodeRequests, total } from './audit.ts';
 import { type Phase, histograms, nodeMetrics, phases, seenToRunningMs } from './phases.ts';
 import type { BenchRun } from './plot.ts';
-import { type Figures, verdicts } from './targets.ts';
+import { type FloorDoc, floorOf, ratio, recent } from './floor-plan.ts';
+import { type Figures, floorVerdict, verdicts } from './targets.ts';
 import { apiserverWatchEvents, grewBy } from './watch-events.ts';
-import { BUSYBOX, ROOT, admin, benchNamespace, mean, pct, quietMachine, sleep, usage as procUsage, watchPods } from './lib.ts';
+import { ROOT, admin, benchPod, benchNamespace, mean, pct, quietMachine, sleep, usage as procUsage, watchPods } from './lib.ts';
 
 const { core } = admin();
 
@@ -46,6 +46,20 @@ const IDLE_S = Number(process.env.BENCH_IDLE_SECONDS ?? 120);
 const QUIET_S = Number(process.env.BENCH_QUIET_SECONDS ?? 180);
 /** BENCH_OUT (_output/bench): where the run's figures are kept for test/bench/plot.ts. */
 const OUT = process.env.BENCH_OUT ?? `${ROOT}/_output/bench`;
+
+/**
+ * The runtime's floor of this density, from test/bench/floor.ts (make bench runs it first; make
+ * bench-floor alone): each kubelet's start p50/p99 is shown as a ratio of it. One older than
+ * BENCH_FLOOR_MAX_AGE_HOURS (6) is another day's machine: not used, and said so.
+ */
+const FLOOR_MAX_AGE_H = Number(process.env.BENCH_FLOOR_MAX_AGE_HOURS ?? 6);
+function readFloor() {
+  const file = `${OUT}/floor.json`;
+  if (!existsSync(file)) return undefined;
+  const doc = recent(JSON.parse(readFileSync(file, 'utf8')) as FloorDoc, Date.now(), FLOOR_MAX_AGE_H);
+  if (!doc) console.error(`bench: ${file} is older than ${FLOOR_MAX_AGE_H} h: no ratio to the runtime floor (make bench-floor)`);
+  return floorOf(doc, { pods: N, sequential: SEQUENTIAL });
+}
 
 interface Target {
   label: string;
@@ -202,31 +216,7 @@ async function cleanup(ns: string) {
   }
 }
 
-/** Port 8080 of each pod: busybox httpd (it forks itself to the background) for the httpGet probe. */
-const SERVE = 'echo ok > /tmp/index.html && httpd -p 8080 -h /tmp && ';
-
-function podBody(name: string, node: string, script: string): V1Pod {
-  return {
-    metadata: { name },
-    spec: {
-      nodeName: node,
-      restartPolicy: 'Never',
-      terminationGracePeriodSeconds: 1,
-      containers: [
-        {
-          name: 'c',
-          image: BUSYBOX,
-          command: ['sh', '-c', PROBE === 'httpGet' ? SERVE + script : script],
-          // Issue #17's steady state: a readiness probe every 10 s on each pod, as real workloads have.
-          readinessProbe: {
-            ...(PROBE === 'httpGet' ? { httpGet: { path: '/', port: 8080 } } : { exec: { command: ['true'] } }),
-            periodSeconds: 10,
-          },
-        },
-      ],
-    },
-  };
-}
+const podBody = (name: string, node: string, script: string) => benchPod(name, node, script, PROBE);
 
 async function runOnce(t: Target): Promise<Result> {
   const node = await nodeReady(t.node);
@@ -421,10 +411,19 @@ async function run(t: Target): Promise<Result> {
 
 function table(results: [Target, Result][]) {
   const ms = (x: number) => `${Math.round(x)} ms`;
+  const floor = readFloor();
   const rows: [string, (r: Result) => string][] = [
     ['create -> Running, p50', (r) => ms(pct(r.startup, 50))],
     ['create -> Running, p90', (r) => ms(pct(r.startup, 90))],
     ['create -> Running, p99', (r) => ms(pct(r.startup, 99))],
+    [
+      `create -> Running p50, over the runtime floor's (${floor ? ms(floor.p50) : 'not measured'})`,
+      (r) => ratio(pct(r.startup, 50), floor?.p50),
+    ],
+    [
+      `create -> Running p99, over the runtime floor's (${floor ? ms(floor.p99) : 'not measured'})`,
+      (r) => ratio(pct(r.startup, 99), floor?.p99),
+    ],
     ['container exit -> status, p50', (r) => ms(pct(r.exitSeen, 50))],
     ['container exit -> status, p90', (r) => ms(pct(r.exitSeen, 90))],
     ['container exit -> status, p99', (r) => ms(pct(r.exitSeen, 99))],
@@ -477,6 +476,15 @@ function table(results: [Target, Result][]) {
   for (const [t, r] of results) console.log(`- ${t.label}: ${byKind(r.requests)}`);
   console.log('\napiserver watch events sent, create to delete, by resource (its apiserver_watch_events_total)');
   for (const [t, r] of results) console.log(`- ${t.label}: ${byKind(r.watchEvents)}`);
+  if (floor) {
+    console.log(
+      `\nissue #47's target against the runtime floor (test/bench/floor.ts: the same pods through CRI with no kubelet, ${floor.concurrency} at a time gave its best p99)`,
+    );
+    for (const [t, r] of results) {
+      const v = floorVerdict(t.label, pct(r.startup, 99), floor, N);
+      if (v) console.log(`- ${v.met ? 'met' : 'MISSED'}: ${v.target}: ${v.detail}`);
+    }
+  }
   const ours = results.find(([t]) => t.label === 'kubelet-ts')?.[1],
     theirs = results.find(([t]) => t.label === 'upstream kubelet')?.[1];
   if (ours && theirs) {

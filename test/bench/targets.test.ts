@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { atMost, type Figures, verdicts } from './targets.ts';
+import { atMost, type Figures, floorVerdict, verdicts } from './targets.ts';
 
 const upstream: Figures = {
   startP99Ms: 36000,
@@ -75,4 +75,21 @@ test('atMost: within the factor is met; over it says by how much in the unit; an
   assert.equal(atMost('x', 101.5, 101.5, 1, 'MB', 1)?.met, true, 'equal is no higher');
   assert.equal(atMost('x', undefined, 3, 1, 's'), undefined);
   assert.equal(atMost('x', 1, 0, 1, 's'), undefined, 'nothing to compare with');
+});
+
+test('floorVerdict: the start p99 within 1.15x the runtime floor, by how much it misses, the floor unmeasured not judged', () => {
+  const floor = { p99: 2000, concurrency: 4 };
+  const cases: [number, typeof floor | undefined, boolean | undefined, RegExp | undefined][] = [
+    [2300, floor, true, /^1\.15x \(2300 against 2000 ms\); the floor's best concurrency 4$/],
+    [2600, floor, false, /^1\.30x \(2600 against 2000 ms\), missed by 300 ms; the floor's best concurrency 4$/],
+    [1800, floor, true, /^0\.90x/],
+    [2300, undefined, undefined, undefined],
+    [Number.NaN, floor, undefined, undefined],
+  ];
+  for (const [p99, f, met, detail] of cases) {
+    const v = floorVerdict('kubelet-ts', p99, f, 30);
+    assert.equal(v?.met, met, `${p99}`);
+    if (detail) assert.match(v!.detail, detail);
+    if (v) assert.equal(v.target, 'kubelet-ts: pod start p99 at 30 pods within 1.15x the runtime floor');
+  }
 });

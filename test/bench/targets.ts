@@ -82,3 +82,21 @@ export function verdicts(ts: Figures, up: Figures, pods: number): Verdict[] {
   );
   return out;
 }
+
+/** Issue #47's target: a kubelet's pod start p99 within this factor of the runtime's floor (test/bench/floor.ts). */
+export const FLOOR_FACTOR = 1.15;
+
+/**
+ * The start p99 of a kubelet against the runtime floor of the same density (the best p99 the
+ * runtime alone gave, at `concurrency` pods at a time); undefined when the floor was not measured.
+ */
+export function floorVerdict(kubelet: string, startP99Ms: number, floor: { p99: number; concurrency: number } | undefined, pods: number) {
+  const v = atMost(
+    `${kubelet}: pod start p99 at ${pods} pods within ${FLOOR_FACTOR}x the runtime floor`,
+    startP99Ms,
+    floor?.p99,
+    FLOOR_FACTOR,
+    'ms',
+  );
+  return v && { ...v, detail: `${v.detail}; the floor's best concurrency ${floor!.concurrency}` };
+}

@@ -2,6 +2,8 @@
 // kubelet-ts alone (the upstream kubelet builds only for `make bench`), 3 pods and short
 // windows, as it is, not restarted. What is checked is what a reader of the bench's table
 // relies on: every figure measured (no NaN, no empty breakdown), the figures kept for the plot.
+// Then the runtime's floor (test/bench/floor.ts) of 3 pods on a containerd of its own, and the
+// slice's start as a ratio of it.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -22,24 +24,30 @@ function row(table: string, label: string): string {
 }
 const number = (cell: string) => Number(cell.match(/^[\d.]+/)?.[0] ?? NaN);
 
+/** The slice's side-by-side run: kubelet-ts alone, as it is, short windows; its table. */
+async function sideBySide(out: string): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, [`${ROOT}/test/bench/side-by-side.ts`], {
+    env: {
+      ...process.env,
+      BENCH_PODS: String(PODS),
+      BENCH_ONLY: '^kubelet-ts$',
+      BENCH_RESTART: '0',
+      BENCH_IDLE_SECONDS: '10',
+      BENCH_STEADY_SECONDS: '10',
+      // make test builds the cluster's add-ons at the lowest priority meanwhile: the machine is never quiet.
+      BENCH_QUIET_SECONDS: '5',
+      BENCH_OUT: out,
+    },
+    timeout: 300_000,
+    maxBuffer: 16 << 20,
+  });
+  return stdout;
+}
+
 test('bench slice: kubelet-ts with 3 pods; every figure of the table measured, the run kept for the plot', async () => {
   const out = mkdtempSync(`${tmpdir()}/kts-bench-`);
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [`${ROOT}/test/bench/side-by-side.ts`], {
-      env: {
-        ...process.env,
-        BENCH_PODS: String(PODS),
-        BENCH_ONLY: '^kubelet-ts$',
-        BENCH_RESTART: '0',
-        BENCH_IDLE_SECONDS: '10',
-        BENCH_STEADY_SECONDS: '10',
-        // make test builds the cluster's add-ons at the lowest priority meanwhile: the machine is never quiet.
-        BENCH_QUIET_SECONDS: '5',
-        BENCH_OUT: out,
-      },
-      timeout: 300_000,
-      maxBuffer: 16 << 20,
-    });
+    const stdout = await sideBySide(out);
     assert.doesNotMatch(stdout, /NaN/, stdout);
     for (const label of ['create -> Running, p99', 'container exit -> status, p99']) {
       const ms = number(row(stdout, label));
@@ -69,6 +77,40 @@ test('bench slice: kubelet-ts with 3 pods; every figure of the table measured, t
     assert.equal(kept.kubelets[0].label, 'kubelet-ts');
     assert.ok(kept.kubelets[0].p99 >= kept.kubelets[0].p50 && kept.kubelets[0].p50 > 0, JSON.stringify(kept));
   } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test("bench slice: the runtime floor of 3 pods through CRI, and kubelet-ts's start as a ratio of it", async () => {
+  const out = mkdtempSync(`${tmpdir()}/kts-floor-`);
+  const run = promisify(execFile);
+  try {
+    await run('bash', [`${ROOT}/hack/runtime-floor.sh`, 'start'], { timeout: 120_000 });
+    const { stdout: floorTable } = await run(process.execPath, [`${ROOT}/test/bench/floor.ts`], {
+      env: { ...process.env, FLOOR_DENSITIES: String(PODS), FLOOR_CONCURRENCY: '1,all', BENCH_QUIET_SECONDS: '5', BENCH_OUT: out },
+      timeout: 300_000,
+    });
+    const floor = JSON.parse(readFileSync(`${out}/floor.json`, 'utf8'));
+    assert.deepEqual(
+      floor.runs.map((r: { concurrency: number }) => r.concurrency),
+      [1, PODS],
+      floorTable,
+    );
+    assert.equal(floor.best.length, 1);
+    assert.ok(floor.best[0].p99 >= floor.best[0].p50 && floor.best[0].p50 > 0, JSON.stringify(floor));
+    // The floor's containerd keeps nothing of the run.
+    const { stdout: left } = await run(`${ROOT}/_output/bin/crictl`, [
+      '--runtime-endpoint',
+      'unix:///run/containerd-floor/containerd.sock',
+      'pods',
+      '-q',
+    ]);
+    assert.equal(left.trim(), '', 'sandboxes left in containerd-floor');
+    const stdout = await sideBySide(out);
+    assert.ok(number(row(stdout, "create -> Running p99, over the runtime floor's")) > 0, stdout);
+    assert.match(stdout, /- (met|MISSED): kubelet-ts: pod start p99 at 3 pods within 1\.15x the runtime floor: [\d.]+x/, stdout);
+  } finally {
+    await run('bash', [`${ROOT}/hack/runtime-floor.sh`, 'stop'], { timeout: 120_000 }).catch(() => {});
     rmSync(out, { recursive: true, force: true });
   }
 });
