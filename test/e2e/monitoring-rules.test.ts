@@ -23,7 +23,7 @@ import {
   promtoolTestFile,
   type ScrapeTarget,
 } from '../../src/monitoring/rules/promtool-input.ts';
-import { clients, ensureStack, eventually, NODE_IP, nodeName, podSpec, ROOT, withNamespace } from './stack.ts';
+import { BUSYBOX, clients, ensureStack, eventually, NODE_IP, nodeName, podSpec, ROOT, withNamespace } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -83,7 +83,7 @@ test('kube-prometheus-stack kubelet rules on scrapes of kubelet-ts (promtool tes
       containers: [
         {
           name: 'busy',
-          image: 'docker.io/library/busybox:1.36',
+          image: BUSYBOX,
           command: ['sh', '-c', 'while :; do :; done'],
           resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '10m', memory: '16Mi' } },
         },

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  CHART_METRIC_RELABELINGS,
+  dropped,
   extension,
   firingAlertsExpr,
   formatValue,
@@ -119,4 +121,33 @@ test('kubePodInfoSeries, firingAlertsExpr and promtoolTestFile', () => {
     evaluation_interval: '15s',
     tests: [{ name: 'kubelet-ts', interval: '15s', input_series: [], alert_rule_test: [], promql_expr_test: [] }],
   });
+});
+
+test('dropped: the chart ServiceMonitor metricRelabelings', () => {
+  const cad = CHART_METRIC_RELABELINGS['/metrics/cadvisor'];
+  const met = CHART_METRIC_RELABELINGS['/metrics'];
+  const cases: [string, string, Record<string, string>, boolean][] = [
+    ['throttled periods kept', 'container_cpu_cfs_throttled_periods_total', { id: '/kubepods/p', pod: 'p' }, false],
+    ['throttled seconds dropped', 'container_cpu_cfs_throttled_seconds_total', { id: '/kubepods/p', pod: 'p' }, true],
+    ['a cgroup with no pod dropped', 'container_cpu_usage_seconds_total', { id: '/' }, true],
+    ['no id, no pod kept', 'container_scrape_error', {}, false],
+    ['hierarchy failures dropped', 'container_memory_failures_total', { id: '/x', pod: 'p', scope: 'hierarchy' }, true],
+    ['container failures kept', 'container_memory_failures_total', { id: '/x', pod: 'p', scope: 'container' }, false],
+    ['cni interface dropped', 'container_network_receive_bytes_total', { id: '/x', pod: 'p', interface: 'cni0' }, true],
+    ['eth0 kept', 'container_network_receive_bytes_total', { id: '/x', pod: 'p', interface: 'eth0' }, false],
+    ['spec dropped', 'container_spec_cpu_quota', { id: '/x', pod: 'p' }, true],
+    ['prefix only is no match', 'xcontainer_spec_cpu_quota', { id: '/x', pod: 'p' }, false],
+  ];
+  for (const [what, name, labels, want] of cases) assert.equal(dropped(name, labels, cad), want, what);
+  assert.equal(dropped('storage_operation_duration_seconds_bucket', { le: '2.5' }, met), true);
+  assert.equal(dropped('storage_operation_duration_seconds_bucket', { le: '15.0' }, met), true);
+  assert.equal(dropped('storage_operation_duration_seconds_bucket', { le: '1' }, met), false);
+});
+
+test('inputSeries: leaves out what the metricRelabelings drop', () => {
+  const text = '# TYPE container_cpu_cfs_throttled_seconds_total counter\ncontainer_cpu_cfs_throttled_seconds_total{id="/k/p",pod="p"} 1\n';
+  assert.deepEqual(
+    inputSeries([[{ path: '/metrics/cadvisor', text }]], TARGET).map((s) => s.series.split('{')[0]),
+    ['up'],
+  );
 });

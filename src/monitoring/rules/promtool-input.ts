@@ -61,6 +61,49 @@ export function withTargetLabels(scraped: Record<string, string>, target: Record
   return out;
 }
 
+/** A metric_relabel_configs rule of action drop: the values of sourceLabels joined by ';', matched whole. */
+export interface DropRule {
+  sourceLabels: string[];
+  regex: string;
+}
+
+/**
+ * The kubelet ServiceMonitor's metricRelabelings of the chart's default values.yaml
+ * (kubelet.serviceMonitor.metricRelabelings and cAdvisorMetricRelabelings, all of action drop):
+ * Prometheus never stores these samples, so the rules never see them.
+ */
+export const CHART_METRIC_RELABELINGS: Record<MetricsPath, DropRule[]> = {
+  '/metrics': [
+    {
+      sourceLabels: ['__name__', 'le'],
+      regex: '(csi_operations|storage_operation_duration)_seconds_bucket;(0.25|2.5|15|25|120|600)(\\.0)?',
+    },
+  ],
+  '/metrics/cadvisor': [
+    {
+      sourceLabels: ['__name__'],
+      regex: 'container_cpu_(cfs_throttled_seconds_total|load_average_10s|system_seconds_total|user_seconds_total)',
+    },
+    {
+      sourceLabels: ['__name__'],
+      regex:
+        'container_fs_(io_current|io_time_seconds_total|io_time_weighted_seconds_total|reads_merged_total|sector_reads_total|sector_writes_total|writes_merged_total)',
+    },
+    { sourceLabels: ['__name__'], regex: 'container_memory_(mapped_file|swap)' },
+    { sourceLabels: ['__name__'], regex: 'container_(file_descriptors|tasks_state|threads_max)' },
+    { sourceLabels: ['__name__', 'scope'], regex: 'container_memory_failures_total;hierarchy' },
+    { sourceLabels: ['__name__', 'interface'], regex: 'container_network_.*;(cali|cilium|cni|lxc|nodelocaldns|tunl).*' },
+    { sourceLabels: ['__name__'], regex: 'container_spec.*' },
+    { sourceLabels: ['id', 'pod'], regex: '.+;' },
+  ],
+};
+
+/** Whether a drop rule removes a sample (relabel.go's Drop: the joined values match the anchored regex). */
+export function dropped(name: string, labels: Record<string, string>, rules: DropRule[]): boolean {
+  const all: Record<string, string> = { ...labels, __name__: name };
+  return rules.some((r) => new RegExp(`^(?:${r.regex})$`).test(r.sourceLabels.map((l) => all[l] ?? '').join(';')));
+}
+
 /** A PromQL string literal's escaping (for label values in a series selector). */
 function quote(v: string): string {
   return `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')}"`;
@@ -109,9 +152,15 @@ export function extension(values: (number | undefined)[], type: MetricType, labe
  * /metrics/cadvisor, one test step apart from the next round), with Prometheus's `up` = 1 for each
  * target scraped in a round, and each series continued for extendSteps more steps (extension()):
  * the alerts' `for` outlasts the minutes a test can scrape for. A series missing from a round
- * has `_` there. A sample repeated within one scrape keeps its first value, as Prometheus.
+ * has `_` there. A sample repeated within one scrape keeps its first value, as Prometheus. The
+ * samples the ServiceMonitor's metricRelabelings drop (relabelings) are left out.
  */
-export function inputSeries(rounds: ScrapeTarget[][], target: KubeletTarget, extendSteps = 0): InputSeries[] {
+export function inputSeries(
+  rounds: ScrapeTarget[][],
+  target: KubeletTarget,
+  extendSteps = 0,
+  relabelings: Record<MetricsPath, DropRule[]> = CHART_METRIC_RELABELINGS,
+): InputSeries[] {
   const byKey = new Map<string, { type: MetricType; labels: Record<string, string>; values: (number | undefined)[] }>();
   rounds.forEach((round, r) => {
     for (const scrape of round) {
@@ -119,6 +168,7 @@ export function inputSeries(rounds: ScrapeTarget[][], target: KubeletTarget, ext
       const samples = [...parseExposition(scrape.text), { name: 'up', labels: {}, value: 1, type: 'gauge' as const }];
       for (const s of samples) {
         const labels = withTargetLabels(s.labels, targetLabels);
+        if (dropped(s.name, labels, relabelings[scrape.path])) continue;
         const key = seriesSelector(s.name, labels);
         let e = byKey.get(key);
         if (!e) {
