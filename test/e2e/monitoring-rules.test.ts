@@ -18,6 +18,7 @@ import { parseExposition } from '../../src/monitoring/rules/exposition.ts';
 import {
   firingAlertsExpr,
   inputSeries,
+  kubeNodeInfoSeries,
   kubePodInfoSeries,
   type PromqlExprTest,
   promtoolTestFile,
@@ -70,7 +71,7 @@ function expiringSeverities(ttl: number): string[] {
   return [...(ttl < WARNING_S ? ['warning'] : []), ...(ttl < CRITICAL_S ? ['critical'] : [])];
 }
 
-test('kube-prometheus-stack kubelet rules on scrapes of kubelet-ts (promtool test rules): CPUThrottlingHigh, certificate expiry, container_* recording rules, KubeletDown silent', () =>
+test('kube-prometheus-stack kubelet rules on scrapes of kubelet-ts (promtool test rules): CPUThrottlingHigh, certificate expiry, container_* recording rules, KubeletDown and the other Kubelet* alerts silent', () =>
   withNamespace(async (ns) => {
     const dir = mkdtempSync(join(tmpdir(), 'kts-monitoring-rules-'));
     const rules = join(dir, 'kubelet-rules.yaml');
@@ -117,6 +118,8 @@ test('kube-prometheus-stack kubelet rules on scrapes of kubelet-ts (promtool tes
     const node = nodeName();
     const series = [
       ...inputSeries(rounds, { node, instance: `${NODE_IP}:10250` }, STEPS - ROUNDS),
+      // What kube-state-metrics would add: the rules join on it (KubeletDown, the container_* recording rules).
+      ...kubeNodeInfoSeries(node, STEPS),
       ...kubePodInfoSeries([{ namespace: ns, pod: 'busy', node, uid: pod.metadata?.uid ?? '' }], STEPS),
     ];
     const evalTime = `${(STEPS - 1) * INTERVAL_S}s`;
@@ -142,6 +145,13 @@ test('kube-prometheus-stack kubelet rules on scrapes of kubelet-ts (promtool tes
         expr: `count by (namespace, pod, container, node) (node_namespace_pod_container:container_cpu_usage_seconds_total:sum_rate5m{namespace="${ns}"} > 0)`,
         eval_time: evalTime,
         exp_samples: [{ labels: `{container="busy",namespace="${ns}",node="${node}",pod="busy"}`, value: 1 }],
+      },
+      {
+        // The rest of kubernetes-system-kubelet stays quiet on a healthy node (PLEG, pod start-up
+        // latency, too many pods, certificate renewal errors).
+        expr: `count by (alertname, severity) (ALERTS{alertstate="firing",alertname=~"Kubelet.*",alertname!~"Kubelet(Client|Server)CertificateExpiration"})`,
+        eval_time: evalTime,
+        exp_samples: [],
       },
     ];
     const testFile = join(dir, 'kubelet-ts.test.yaml');

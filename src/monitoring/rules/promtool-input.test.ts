@@ -7,6 +7,7 @@ import {
   firingAlertsExpr,
   formatValue,
   inputSeries,
+  kubeNodeInfoSeries,
   kubePodInfoSeries,
   kubeletTargetLabels,
   promtoolTestFile,
@@ -108,10 +109,11 @@ test('inputSeries: rounds of both endpoints, target labels, up, gaps and extensi
   ]);
 });
 
-test('kubePodInfoSeries, firingAlertsExpr and promtoolTestFile', () => {
+test('kubePodInfoSeries, kubeNodeInfoSeries, firingAlertsExpr and promtoolTestFile', () => {
   assert.deepEqual(kubePodInfoSeries([{ namespace: 'ns', pod: 'p', node: 'n1', uid: 'u' }], 3), [
     { series: 'kube_pod_info{job="kube-state-metrics",namespace="ns",node="n1",pod="p",uid="u"}', values: '1+0x2' },
   ]);
+  assert.deepEqual(kubeNodeInfoSeries('n1', 2), [{ series: 'kube_node_info{job="kube-state-metrics",node="n1"}', values: '1+0x1' }]);
   assert.equal(
     firingAlertsExpr('CPUThrottlingHigh', { pod: 'p' }, ['namespace', 'pod']),
     'count by (namespace, pod) (ALERTS{alertname="CPUThrottlingHigh",alertstate="firing",pod="p"})',

@@ -207,6 +207,15 @@ export function kubePodInfoSeries(pods: PodInfo[], steps: number): InputSeries[]
   }));
 }
 
+/**
+ * kube_node_info of a node, as kube-state-metrics exposes it (job="kube-state-metrics"), 1 at every
+ * one of steps steps. KubeletDown fires on a node kube-state-metrics knows that no kubelet target
+ * is up for: without it, KubeletDown could never fire, and its silence would prove nothing.
+ */
+export function kubeNodeInfoSeries(node: string, steps: number): InputSeries[] {
+  return [{ series: seriesSelector('kube_node_info', { job: 'kube-state-metrics', node }), values: `1+0x${steps - 1}` }];
+}
+
 /** ALERTS series of alertname firing, counted by the labels in by and narrowed by matchers. */
 export function firingAlertsExpr(alertname: string, matchers: Record<string, string>, by: string[]): string {
   const sel = seriesSelector('ALERTS', { alertname, alertstate: 'firing', ...matchers }).slice('ALERTS'.length);
