@@ -13,6 +13,7 @@
 # its Chart.yaml asks for) and, for grafana, whose chart lives in another repository the proxy
 # does not serve, an empty stand-in chart of the version asked for with grafana.enabled=false:
 # the only value changed from the defaults, and grafana carries no rules.
+# shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
 
 PROMETHEUS_VERSION=${PROMETHEUS_VERSION:-v0.316.0}
@@ -45,10 +46,17 @@ OUT=${1:-$KTS_CACHE/monitoring-rules/kubelet-rules.yaml}
 WORK="$KTS_CACHE/monitoring-rules/work"
 charts=$(go mod download -json "$HELM_CHARTS_MODULE@$HELM_CHARTS_VERSION" | jq -r .Dir)/charts
 [ -d "$charts/kube-prometheus-stack" ] || die "go mod download $HELM_CHARTS_MODULE@$HELM_CHARTS_VERSION has no charts/kube-prometheus-stack"
+# One rendering at a time: they share WORK.
+build_lock "$KTS_CACHE/monitoring-rules.lock" monitoring-rules
 rm -rf "$WORK"; mkdir -p "$WORK"
 cp -r "$charts/kube-prometheus-stack" "$WORK/" && chmod -R u+w "$WORK"
 stack="$WORK/kube-prometheus-stack"
-# Each dependency of Chart.yaml: its sibling chart when the module has one of a matching version.
+# Each dependency of Chart.yaml (name, version): its sibling chart when the module has one of a matching version.
+# shellcheck disable=SC2016  # JavaScript in single quotes
+deps=$(cd "$KTS_ROOT" && node -e '
+  const c = require("yaml").parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  for (const d of c.dependencies ?? []) console.log(`${d.name}\t${d.version}`);' "$stack/Chart.yaml") \
+  || die "cannot read the dependencies of $stack/Chart.yaml"
 while IFS=$'\t' read -r name version; do
   [ "$name" = crds ] && continue   # the chart's own, already in its charts/
   if [ -f "$charts/$name/Chart.yaml" ]; then
@@ -62,9 +70,7 @@ while IFS=$'\t' read -r name version; do
   else
     die "the chart's dependency $name is not in $HELM_CHARTS_MODULE@$HELM_CHARTS_VERSION"
   fi
-done < <(yq_deps() { node -e '
-  const y = require("yaml"); const c = y.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  for (const d of c.dependencies ?? []) console.log(`${d.name}\t${d.version}`);' "$1"; }; cd "$KTS_ROOT" && yq_deps "$stack/Chart.yaml")
+done <<< "$deps"
 "$HELM" template kube-prometheus-stack "$stack" --namespace monitoring --kube-version "${KUBE_VERSION#v}" \
   --set grafana.enabled=false > "$WORK/rendered.yaml" 2> "$WORK/helm.err" \
   || die "helm template failed: $(tail -1 "$WORK/helm.err")"
