@@ -5,7 +5,7 @@
 # with the chart's default values) from the chart in github.com/prometheus-community/helm-charts
 # (the proxy serves that repository as a module; it refuses kubernetes-mixin and kube-prometheus,
 # whose rules the chart carries as templates), and writes the kubelet and container rule groups
-# (src/monitoring/rules/select-groups.ts) to a Prometheus rule file.
+# (test/monitoring/select-groups.ts) to a Prometheus rule file.
 #   hack/tools/monitoring-rules.sh [OUT]    OUT: the rule file ($KTS_CACHE/monitoring-rules/kubelet-rules.yaml)
 #   hack/tools/monitoring-rules.sh --print-promtool     builds promtool if missing, prints its path
 # The chart's dependencies are its sibling charts of the same module download (kube-state-metrics,
@@ -75,7 +75,7 @@ done <<< "$deps"
   --set grafana.enabled=false > "$WORK/rendered.yaml" 2> "$WORK/helm.err" \
   || die "helm template failed: $(tail -1 "$WORK/helm.err")"
 mkdir -p "$(dirname "$OUT")"
-node "$KTS_ROOT/src/monitoring/rules/select-groups-main.ts" < "$WORK/rendered.yaml" > "$OUT.tmp" || die "no rule groups in the rendered chart ($WORK/rendered.yaml)"
+node "$KTS_ROOT/test/monitoring/select-groups-main.ts" < "$WORK/rendered.yaml" > "$OUT.tmp" || die "no rule groups in the rendered chart ($WORK/rendered.yaml)"
 "$PROMTOOL" check rules "$OUT.tmp" >&2 || die "promtool check rules refused $OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 log "wrote $OUT ($(grep -c '^- name:\|^  - name:' "$OUT") groups) from kube-prometheus-stack $(awk '$1 == "version:" {print $2; exit}' "$stack/Chart.yaml")"

@@ -2,7 +2,7 @@
 // rendered from the chart by hack/tools/monitoring-rules.sh) evaluated by Prometheus's own
 // `promtool test rules` over real scrapes of kubelet-ts's /metrics and /metrics/cadvisor,
 // labelled as the chart's kubelet ServiceMonitor has Prometheus label them
-// (src/monitoring/rules/promtool-input.ts). A pod with a 10m CPU limit runs a busy loop, so its
+// (test/monitoring/promtool-input.ts). A pod with a 10m CPU limit runs a busy loop, so its
 // container is really throttled by CFS. The rounds of scrapes are real; the steps after them
 // continue each series as it went (counters at their measured rate, gauges at their last value),
 // since CPUThrottlingHigh must hold for 15 minutes before it fires.
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { stringify } from 'yaml';
-import { parseExposition } from '../../src/monitoring/rules/exposition.ts';
+import { parseExposition } from '../../test/monitoring/exposition.ts';
 import {
   firingAlertsExpr,
   inputSeries,
@@ -23,7 +23,7 @@ import {
   type PromqlExprTest,
   promtoolTestFile,
   type ScrapeTarget,
-} from '../../src/monitoring/rules/promtool-input.ts';
+} from '../../test/monitoring/promtool-input.ts';
 import { BUSYBOX, clients, ensureStack, eventually, NODE_IP, nodeName, podSpec, ROOT, withNamespace } from './stack.ts';
 
 before(() => ensureStack());

@@ -15,8 +15,6 @@ const LAYERS: Record<string, number> = {
   podutil: 0,
   features: 0,
   checkpoint: 0,
-  // Not run by the kubelet: kube-prometheus-stack's rules tested on scrapes of it (imports nothing of src).
-  monitoring: 0,
   apiserver: 1,
   container: 1,
   cri: 1,
