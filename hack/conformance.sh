@@ -119,6 +119,11 @@ args=(--junit "$OUTDIR/junit.xml" --excluded "$EXCLUDED" --known "$KTS_ROOT/test
   --commit "$commit" --missing "$OUTDIR/missing-images.txt"
   --notes "$KTS_ROOT/test/conformance/notes-$SUITE.md")
 [ "$SUITE" = full ] && args+=(--list "$list")
+if [ "${CLUSTER:-local}" = kind ]; then
+  # Which nodes run kubelet-ts: the node image's /usr/bin/kubelet (hack/kind/node-image.sh).
+  kts=0; for n in $nodes; do [[ $(kind_podman exec "$n" readlink -f /usr/bin/kubelet 2>/dev/null) == */kubelet-ts ]] && kts=$((kts + 1)); done
+  args+=(--kind-kubelet-ts "$kts")
+fi
 node "$KTS_ROOT/test/conformance/report.ts" "${args[@]}" > "$OUTDIR/conformance.md"
 if [ -n "$report" ]; then
   cp "$OUTDIR/conformance.md" "$report"

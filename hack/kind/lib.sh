@@ -39,6 +39,8 @@ KIND_CNI_DIR=/etc/kts-kind/cni/net.d
 # overlapping nothing on the machine (../shared/ENVIRONMENT.md).
 KIND_SUBNET="${KIND_SUBNET:-172.30.252.0/24}"
 KIND_NETWORK=kind
+# The clusters' service subnet (manifests/kind/*.yaml networking.serviceSubnet).
+KIND_SERVICE_SUBNET=10.96.0.0/16
 KIND_NODE_IMAGE="${KIND_NODE_IMAGE:-localhost/kts-kind-node:$KUBE_VERSION}"
 KIND_NODE_IMAGE_UPSTREAM="${KIND_NODE_IMAGE_UPSTREAM:-localhost/kts-kind-node-upstream:$KUBE_VERSION}"
 # kind writes the cluster's kubeconfig here (its KUBECONFIG), not into ~/.kube/config.
@@ -72,10 +74,27 @@ kind_podman() { CONTAINERS_CONF="$KIND_CONTAINERS_CONF" podman "$@"; }
 # kind_network: the network kind uses, made here with our subnet (kind takes an existing one as
 # it is; left to itself it would make one with an IPv6 ULA subnet and podman's next free IPv4 /24).
 kind_network() {
-  kind_podman network exists "$KIND_NETWORK" 2>/dev/null && return 0
-  log "podman network create $KIND_NETWORK ($KIND_SUBNET, in $KIND_CNI_DIR)"
-  kind_podman network create -d bridge --subnet "$KIND_SUBNET" "$KIND_NETWORK" >/dev/null \
-    || die "podman network create $KIND_NETWORK failed"
+  if ! kind_podman network exists "$KIND_NETWORK" 2>/dev/null; then
+    log "podman network create $KIND_NETWORK ($KIND_SUBNET, in $KIND_CNI_DIR)"
+    kind_podman network create -d bridge --subnet "$KIND_SUBNET" "$KIND_NETWORK" >/dev/null \
+      || die "podman network create $KIND_NETWORK failed"
+  fi
+  kind_service_reject add
+}
+
+# kind_service_reject add|del: packets from the kind nodes to the service subnet that no node
+# translated (a Service port that is gone) are refused here, as on a real network where nothing
+# answers at a ClusterIP. This machine's default route answers any outbound TCP port 80 itself,
+# so upstream's "Services should serve endpoints on same port and different protocols" saw its
+# removed TCP port still answering (2026-12-03).
+kind_service_reject() {
+  local br rule; br=$(kind_podman network inspect -f '{{.NetworkInterface}}' "$KIND_NETWORK" 2>/dev/null || true)
+  [ -n "$br" ] || return 0
+  rule=(FORWARD -i "$br" -d "$KIND_SERVICE_SUBNET" -j REJECT)
+  case $1 in
+    add) iptables -C "${rule[@]}" 2>/dev/null || iptables -I "${rule[@]}" || die "cannot add the service subnet's REJECT rule on $br" ;;
+    del) while iptables -D "${rule[@]}" 2>/dev/null; do :; done ;;
+  esac
 }
 
 # kind_setup: what `kind` needs before it runs here.
@@ -95,6 +114,7 @@ kind_setup() {
 kind_network_rm() {
   kind_podman network exists "$KIND_NETWORK" 2>/dev/null || return 0
   local br; br=$(kind_podman network inspect -f '{{.NetworkInterface}}' "$KIND_NETWORK" 2>/dev/null || true)
+  kind_service_reject del
   kind_podman network rm "$KIND_NETWORK" >/dev/null || { log "cannot remove the podman network $KIND_NETWORK"; return 0; }
   if [ -n "$br" ]; then
     while iptables -D INPUT -i "$br" -p udp -m udp --dport 53 -j ACCEPT 2>/dev/null; do :; done

@@ -78,6 +78,22 @@ test('the full suite: per-SIG counts against the list; a listed test neither run
   assert.match(md, /4 kubelet-ts nodes \(one control plane, 3 workers\)/);
 });
 
+test('a kind cluster: its title, command and which nodes run kubelet-ts', () => {
+  const cases: [number, RegExp][] = [
+    [2, /kubelet-ts on 2, the upstream kubelet on the others/],
+    [3, /kubelet-ts on every node/],
+  ];
+  for (const [kubeletTs, want] of cases) {
+    const md = render(parseJUnit(xml), { ...opts, nodes: 3, suite: 'full', list: parseConformanceList(yaml), kind: { kubeletTs } });
+    assert.match(md, /^# Conformance on kind\n/);
+    assert.match(md, /a kind cluster of 3 nodes \(one control plane, 2 workers; /);
+    assert.match(md, want);
+    assert.match(md, /- Command: `make conformance-kind`/);
+  }
+  const node = render(parseJUnit(xml), { ...opts, suite: 'node', kind: { kubeletTs: 2 } });
+  assert.match(node, /- Command: `CLUSTER=kind SUITE=node bash hack\/conformance.sh`/);
+});
+
 test('the kept JUnit report drops skipped specs and the output of passed ones', () => {
   const trimmed = trimJUnit(
     '<testcase name="a" status="passed" time="1"><system-err>long</system-err></testcase>\n' +

@@ -82,6 +82,8 @@ export interface ReportOptions {
   wallSeconds: number;
   procs: number;
   nodes: number;
+  /** On a kind cluster (CLUSTER=kind): how many of its nodes run kubelet-ts (the others the upstream kubelet). */
+  kind?: { kubeletTs: number };
   release: string;
   commit: string;
   date: string;
@@ -104,7 +106,9 @@ export function render(cases: Case[], opts: ReportOptions): string {
   const excludedNames = list.filter((n) => !ran.has(n) && excluded.some((e) => e.re.test(n)));
   const notRun = list.filter((n) => !ran.has(n) && !excluded.some((e) => e.re.test(n)));
   const full = opts.suite === 'full';
-  const cluster = `a kubeadm cluster of ${opts.nodes} kubelet-ts nodes (one control plane, ${opts.nodes - 1} workers) on one machine, with kube-proxy, CoreDNS and flannel`;
+  const cluster = opts.kind
+    ? `a kind cluster of ${opts.nodes} nodes (one control plane, ${opts.nodes - 1} workers; ${opts.kind.kubeletTs === opts.nodes ? 'kubelet-ts on every node' : `kubelet-ts on ${opts.kind.kubeletTs}, the upstream kubelet on the others`}) on one machine: kind on podman, with kube-proxy, CoreDNS and flannel (docs/kind.md)`
+    : `a kubeadm cluster of ${opts.nodes} kubelet-ts nodes (one control plane, ${opts.nodes - 1} workers) on one machine, with kube-proxy, CoreDNS and flannel`;
   const suites: Record<string, { title: string; about: string; command: string; selection: string }> = {
     full: {
       title: 'Conformance',
@@ -135,12 +139,14 @@ export function render(cases: Case[], opts: ReportOptions): string {
     },
   };
   const about = suites[opts.suite] ?? suites.node;
+  // The kind cluster's runs: make conformance-kind for the whole suite, hack/conformance.sh for the others.
+  const command = !opts.kind ? about.command : full ? 'make conformance-kind' : `CLUSTER=kind SUITE=${opts.suite} bash hack/conformance.sh`;
   const lines = [
-    `# ${about.title}`,
+    `# ${about.title}${opts.kind ? ' on kind' : ''}`,
     '',
     about.about,
     '',
-    `- Command: \`${about.command}\` (hack/conformance.sh: e2e.test ${opts.release}, --provider=skeleton, ${opts.procs} ginkgo processes, [Serial] specs after the others, alone)`,
+    `- Command: \`${command}\` (hack/conformance.sh: e2e.test ${opts.release}, --provider=skeleton, ${opts.procs} ginkgo processes, [Serial] specs after the others, alone)`,
     `- Selection: ${about.selection}`,
     `- Date: ${opts.date}; commit ${opts.commit}; wall time ${min(opts.wallSeconds)}`,
     `- **${passed.length} passed, ${failed.length} failed, ${full ? excludedNames.length : excluded.length} excluded**${full ? `, ${notRun.length} not run` : ''} (of ${specs.length} run)`,
@@ -198,6 +204,7 @@ if (import.meta.main) {
       wall: { type: 'string' },
       procs: { type: 'string' },
       nodes: { type: 'string' },
+      'kind-kubelet-ts': { type: 'string' },
       release: { type: 'string' },
       suite: { type: 'string' },
       commit: { type: 'string' },
@@ -223,6 +230,7 @@ if (import.meta.main) {
         wallSeconds: Number(values.wall ?? 0),
         procs: Number(values.procs ?? 1),
         nodes: Number(values.nodes ?? 1),
+        kind: values['kind-kubelet-ts'] === undefined ? undefined : { kubeletTs: Number(values['kind-kubelet-ts']) },
         release: values.release ?? '',
         commit: values.commit ?? '',
         date: new Date().toISOString().slice(0, 10),
