@@ -712,6 +712,29 @@ test('enableServer: false: nothing on :10250; the read-only port and healthz sti
   assert.equal(ready, 'True');
 });
 
+test("mergeDefaultEvictionSettings: the file's evictionHard keeps the default signals it leaves out (/configz)", async (t) => {
+  t.after(() => restartKubelet());
+  // imagefs.available stays off (this host's disk, hack/kubelet.sh says why); memory set; the rest are upstream's defaults.
+  restartKubelet('mergeDefaultEvictionSettings: true\nevictionHard: {memory.available: 150Mi, imagefs.available: "0%"}\n');
+  await eventually('the merged evictionHard in /configz', 60_000, async () => {
+    try {
+      const hard = (JSON.parse(proxy('/configz')) as { kubeletconfig: { evictionHard: Record<string, string> } }).kubeletconfig
+        .evictionHard;
+      assert.deepEqual(hard, {
+        'memory.available': '150Mi',
+        'imagefs.available': '0%',
+        'nodefs.available': '10%',
+        'nodefs.inodesFree': '5%',
+        'imagefs.inodesFree': '5%',
+      });
+      return true;
+    } catch (e) {
+      if (e instanceof assert.AssertionError) throw e;
+      return false; // the kubelet is not serving yet
+    }
+  });
+});
+
 test('enableDebuggingHandlers: false closes kubectl logs and exec (405), the pod keeps running', (t) =>
   withNamespace(async (ns) => {
     await smallPod(ns, 'closed');
