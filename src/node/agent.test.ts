@@ -4,15 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import { ApiError, type ApiClient, type WatchEvent } from '../apiserver/client.ts';
-import { nodeAgent, onMissingNode, type NodeAgentOptions } from './agent.ts';
-
-test('onMissingNode: registered again with registerNode, else waited for', () => {
-  const rows: [boolean, ReturnType<typeof onMissingNode>][] = [
-    [true, 'register'],
-    [false, 'wait'],
-  ];
-  for (const [register, want] of rows) assert.equal(onMissingNode(register), want, String(register));
-});
+import { nodeAgent, type NodeAgentOptions } from './agent.ts';
 
 const silent = { info() {}, warn() {}, error() {}, v() {} } as never;
 

@@ -49,15 +49,6 @@ export interface NodeAgentOptions {
   register?: boolean;
 }
 
-/**
- * Pure: what the agent does about a Node the apiserver does not have (a status patch answered
- * NotFound, the watch's list empty or a DELETED event): register it again, or, with registerNode
- * false, nothing but wait for someone else to create it (upstream's updateNodeStatus error).
- */
-export function onMissingNode(register: boolean): 'register' | 'wait' {
-  return register ? 'register' : 'wait';
-}
-
 export interface NodeAgent {
   /** Computes the status now and sends it if it changed (e.g. right after the runtime recovers). */
   poke(): void;
@@ -135,7 +126,8 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
       if (status.volumesInUse) o.volumes?.markReportedInUse(status.volumesInUse);
       onNode(node);
     } catch (e) {
-      if (!isNotFound(e) || onMissingNode(registers) === 'wait') throw e;
+      // registerNode false: a missing Node is the status update's error, retried (upstream's updateNodeStatus).
+      if (!isNotFound(e) || !registers) throw e;
       await reregister();
     }
   }
@@ -144,7 +136,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
   // and a deleted Node is registered again at once.
   let reregistering = false;
   const reregister = async () => {
-    if (reregistering || abort.signal.aborted || onMissingNode(registers) === 'wait') return;
+    if (reregistering || abort.signal.aborted || !registers) return;
     reregistering = true;
     o.log.warn('Node object is gone, registering it again', { node: o.nodeName });
     try {
