@@ -17,65 +17,31 @@ need_root
 
 UP_NODE="$NODE_NAME-upstream"
 UP_DIR="$LOCAL/kubelet-upstream"           # config, kubeconfig, saved sysctls
-UP_CTD_DIR="$LOCAL/containerd-upstream"
-UP_CTD_ROOT=$CTRD_ROOT-upstream
-UP_CTD_STATE=/run/containerd-upstream
-UP_SOCK="$UP_CTD_STATE/containerd.sock"
-UP_CNI_DIR="$LOCAL/cni-upstream/net.d"
-UP_CNI_DATA=/var/lib/cni-upstream
-UP_NETWORK=kubelet-upstream
-UP_BRIDGE=kts-br1
+CI_NAME=containerd-upstream
+CI_DIR="$LOCAL/containerd-upstream"
+CI_ROOT=$CTRD_ROOT-upstream
+CI_STATE=/run/containerd-upstream
+CI_CNI_DIR="$LOCAL/cni-upstream/net.d"
+CI_CNI_DATA=/var/lib/cni-upstream
+CI_NETWORK=kubelet-upstream
+CI_BRIDGE=kts-br1
+CI_CGROUP=upstream
+CI_IMAGES=("$(pause_image)" docker.io/library/busybox:1.36)   # the sandbox image, as the stack's containerd
+# shellcheck source=containerd-instance.sh
+source "$KTS_ROOT/hack/containerd-instance.sh"
+UP_SOCK=$CI_SOCK
 UP_ROOT=/var/lib/kubelet-upstream
 UP_POD_LOGS=/var/log/pods-upstream
-UP_CGROUP=upstream
 UP_PORT=10450
 UP_HEALTHZ=10448
 UP_TAINT=kubelet-ts.dev/bench
-IMAGES=("$(pause_image)" docker.io/library/busybox:1.36)   # the sandbox image, as the stack's containerd
 # Paths the kubelet hard-codes whatever its --root-dir: the device plugin socket dir (its
 # device manager empties it on start; kubelet-ts does not use it) and the container log
 # symlinks. stop removes what the upstream kubelet put there, and the dir if start made it.
 HOST_DIRS=(/var/lib/kubelet/device-plugins /var/log/containers)
 
 kubectl=("$BIN/kubectl" --kubeconfig "$LOCAL/admin.kubeconfig" --request-timeout 20s)
-up_ctr() { "$CTR" --address "$UP_SOCK" -n k8s.io "$@"; }
-up_sock_ok() { [ -S "$UP_SOCK" ] && "$CTR" --address "$UP_SOCK" --connect-timeout 2s version >/dev/null 2>&1; }
-main_sock_ok() { [ -S "$CONTAINERD_SOCK" ] && "$CTR" --address "$CONTAINERD_SOCK" --connect-timeout 2s version >/dev/null 2>&1; }
 apiserver_ok() { "${kubectl[@]}" get --raw /readyz >/dev/null 2>&1; }
-cgroup_dirs() { local d; for d in /sys/fs/cgroup/*/; do [ -f "$d/cgroup.procs" ] && echo "${d%/}/$UP_CGROUP"; done; return 0; }
-
-# copy_image IMAGE TAR: the image from the stack's containerd into this one's, through TAR.
-# On failure, its last output line is the reason (ctr's own, with a hint when the export failed).
-copy_image() {
-  local out
-  out=$(ctr_k8s images export "$2" "$1" 2>&1) || { echo "${out##*$'\n'} (is it built? hack/build-images.sh)"; return 1; }
-  up_ctr images import "$2" 2>&1
-}
-
-start_containerd() {
-  mkdir -p "$UP_CTD_DIR" "$UP_CNI_DIR" "$UP_CNI_DATA"
-  # As the stack's, but every path its own: runc's root and the netns mounts included.
-  runtime_toml by=hack/upstream-kubelet.sh root="$UP_CTD_ROOT" state="$UP_CTD_STATE" sock="$UP_SOCK" \
-    runc_root="$UP_CTD_STATE/runc" netns_under_state=true cni_bin=/usr/lib/cni cni_conf="$UP_CNI_DIR" \
-    > "$UP_CTD_DIR/config.toml"
-  log "starting containerd-upstream (log: $LOGS/containerd-upstream.log)"
-  : > "$LOGS/containerd-upstream.log"   # one log per start, so a failure's last line is this run's
-  start_bg containerd-upstream env PATH="$CTRD_PATH:$PATH" "$CTRD" --config "$UP_CTD_DIR/config.toml"
-  wait_for 30 containerd-upstream up_sock_ok
-
-  # No registry is reachable: copy the images from the stack's containerd.
-  local img tar err
-  tar=$(mktemp "$UP_CTD_DIR/image.XXXXXX.tar")
-  for img in "${IMAGES[@]}"; do
-    up_ctr images check "name==$img" 2>/dev/null | grep -q complete && continue
-    # Export and import tried twice: twice on 2026-11-27 the import failed, once on a blob of
-    # the exported tar cut short ("short read"), and the next start went through.
-    err=$(copy_image "$img" "$tar") || { sleep 1; err=$(copy_image "$img" "$tar"); } \
-      || { rm -f "$tar"; die "cannot copy $img from $CONTAINERD_SOCK into $UP_SOCK: ${err##*$'\n'}"; }
-  done
-  rm -f "$tar"
-}
-
 write_kubelet_config() {
   mkdir -p "$UP_DIR" "$UP_ROOT" "$UP_POD_LOGS"
   # failCgroupV1: false: this host is cgroup v1, which the kubelet refuses by default since 1.35.
@@ -92,7 +58,7 @@ healthzBindAddress: 127.0.0.1
 readOnlyPort: 0
 containerRuntimeEndpoint: unix://$UP_SOCK
 cgroupDriver: cgroupfs
-cgroupRoot: /$UP_CGROUP
+cgroupRoot: /$CI_CGROUP
 failCgroupV1: false
 failSwapOn: false
 staticPodPath: ""
@@ -117,27 +83,6 @@ registerWithTaints:
   value: upstream
   effect: NoSchedule
 YAML
-}
-
-# The kubelet writes no CNI config: give containerd-upstream a bridge for the podCIDR the
-# controller-manager allocated (as src/network/cni-config.ts does); it reloads the dir itself.
-write_conflist() {
-  local cidr=$1
-  cat > "$UP_CNI_DIR/.10-$UP_NETWORK.conflist.tmp" <<JSON
-{
-  "cniVersion": "0.4.0",
-  "name": "$UP_NETWORK",
-  "plugins": [
-    {
-      "type": "bridge", "bridge": "$UP_BRIDGE", "isGateway": true, "ipMasq": true, "hairpinMode": true,
-      "ipam": { "type": "host-local", "ranges": [[{ "subnet": "$cidr" }]], "routes": [{ "dst": "0.0.0.0/0" }], "dataDir": "$UP_CNI_DATA/networks" }
-    },
-    { "type": "portmap", "capabilities": { "portMappings": true } },
-    { "type": "loopback" }
-  ]
-}
-JSON
-  mv "$UP_CNI_DIR/.10-$UP_NETWORK.conflist.tmp" "$UP_CNI_DIR/10-$UP_NETWORK.conflist"
 }
 
 # last_log NAME: the last line of a daemon's log, for a one-line failure.
@@ -177,8 +122,8 @@ start() {
   port_free $UP_PORT "upstream kubelet API"
   port_free $UP_HEALTHZ "upstream kubelet healthz"
 
-  start_containerd
-  local d; for d in $(cgroup_dirs); do mkdir -p "$d"; done   # the kubelet requires its cgroup root to exist
+  ci_start
+  local d; for d in $(ci_cgroup_dirs); do mkdir -p "$d"; done   # the kubelet requires its cgroup root to exist
   mkdir -p "$UP_DIR"
   save_kernel_tunables "$UP_DIR/sysctl.saved"   # what its setupKernelTunables writes; stop restores it
   for d in "${HOST_DIRS[@]}"; do [ -e "$d" ] || echo "$d" >> "$UP_DIR/host-dirs.created"; done
@@ -193,7 +138,8 @@ start() {
     [ $SECONDS -lt $end ] || die "node $UP_NODE got no podCIDR within 90s (see $LOGS/kubelet-upstream.log)"
     sleep 0.5
   done
-  write_conflist "$cidr"
+  # The kubelet writes no CNI config: a bridge for the podCIDR the controller-manager allocated.
+  ci_write_conflist "$cidr"
   until [ "$(node_field '{.status.conditions[?(@.type=="Ready")].status}')" = True ]; do
     running kubelet-upstream || die "the upstream kubelet exited: $(last_log kubelet-upstream)"
     [ $SECONDS -lt $end ] || die "node $UP_NODE is not Ready within 90s (see $LOGS/kubelet-upstream.log)"
@@ -231,44 +177,9 @@ stop() {
     log "the apiserver is unreachable: Node $UP_NODE may remain (run $0 stop again once it is up)"
   fi
 
-  # Pods the kubelet did not remove: through CRI while containerd-upstream still runs.
-  local crictl=(crictl --runtime-endpoint "unix://$UP_SOCK" --image-endpoint "unix://$UP_SOCK" --timeout 30s)
-  if up_sock_ok && [ -n "$("${crictl[@]}" pods -q 2>/dev/null)" ]; then
-    log "removing the pod sandboxes left in containerd-upstream"
-    "${crictl[@]}" rmp -af >/dev/null 2>&1 || log "crictl rmp -af on $UP_SOCK failed"
-  fi
-  stop_bg containerd-upstream 30
-  local root id pid m
-  for root in "$UP_CTD_STATE"/runc/*; do
-    [ -d "$root" ] || continue
-    for id in $("$RUNC" --root "$root" list -q 2>/dev/null); do "$RUNC" --root "$root" delete -f "$id" >/dev/null 2>&1; done
-  done
-  for pid in $(pgrep -f '^/[^ ]*/containerd-shim-runc-v2 ' || true); do
-    tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-address $UP_SOCK " && kill -KILL "$pid" 2>/dev/null
-  done
-  # Netns, rootfs and volume mounts, deepest first.
-  for m in $(awk '{print $2}' /proc/self/mounts | grep -E "^($UP_CTD_STATE|$UP_CTD_ROOT|$UP_ROOT)(/|$)" | sort -r); do
-    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || log "cannot unmount $m"
-  done
-
-  # The network: the bridge, masquerade chains of pods whose CNI DEL never ran, IPAM data.
-  ip link show "$UP_BRIDGE" >/dev/null 2>&1 && ip link del "$UP_BRIDGE"
-  local rule chain
-  while read -r rule; do
-    chain=${rule##* -j }
-    eval "iptables -t nat -D ${rule#-A }" 2>/dev/null
-    iptables -t nat -F "$chain" 2>/dev/null; iptables -t nat -X "$chain" 2>/dev/null
-  done < <(iptables -t nat -S POSTROUTING 2>/dev/null | grep -F "name: \\\"$UP_NETWORK\\\"" || true)
-  rm -rf "$UP_CNI_DATA" "$LOCAL/cni-upstream" /var/lib/cni/results/"$UP_NETWORK"-* 2>/dev/null
-
-  # Never recurse through a mount that survived (a hostPath bind would be emptied).
-  local dir
-  for dir in "$UP_ROOT" "$UP_CTD_ROOT" "$UP_CTD_STATE"; do
-    [ -d "$dir" ] || continue
-    if awk '{print $2}' /proc/self/mounts | grep -qE "^$dir(/|$)"; then log "mounts remain under $dir: not removing it"; else rm -rf --one-file-system "$dir"; fi
-  done
-  rm -rf "$UP_POD_LOGS" "$UP_CTD_DIR"
-  local f
+  # Pods the kubelet did not remove, the runtime and its state (hack/containerd-instance.sh).
+  ci_stop "$UP_ROOT" "$UP_POD_LOGS"
+  local f dir
   for f in /var/log/containers/*.log; do
     [ -L "$f" ] && [[ $(readlink "$f") == "$UP_POD_LOGS"/* ]] && rm -f "$f"
   done
@@ -278,8 +189,6 @@ stop() {
       while read -r dir; do rmdir "$dir" 2>/dev/null || log "$dir is not empty: not removing it"; done < "$UP_DIR/host-dirs.created"
     fi
   fi
-  for dir in $(cgroup_dirs); do [ -d "$dir" ] && find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null; done
-  for dir in $(cgroup_dirs); do [ -d "$dir" ] && log "cannot remove cgroup $dir (processes left in it?)"; done
   restore_kernel_tunables "$UP_DIR/sysctl.saved"
   rm -rf "$UP_DIR"
   return 0
