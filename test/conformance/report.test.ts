@@ -76,6 +76,7 @@ test('the full suite: per-SIG counts against the list; a listed test neither run
   assert.match(md, /\| sig-node \| 1 \| 1 \| 1 \| 0 \|/);
   assert.match(md, /## In the conformance list but not run\n\n- \[sig-apps\] Deployment shouldn't stop \[Conformance\]/);
   assert.match(md, /4 kubelet-ts nodes \(one control plane, 3 workers\)/);
+  assert.match(md, /- The same suite on kind: \[conformance-kind.md\]\(conformance-kind.md\)/);
 });
 
 test('a kind cluster: its title, command and which nodes run kubelet-ts', () => {
@@ -89,6 +90,7 @@ test('a kind cluster: its title, command and which nodes run kubelet-ts', () => 
     assert.match(md, /a kind cluster of 3 nodes \(one control plane, 2 workers; /);
     assert.match(md, want);
     assert.match(md, /- Command: `make conformance-kind`/);
+    assert.match(md, /- The same suite on the local cluster: \[conformance.md\]\(conformance.md\)/);
   }
   const node = render(parseJUnit(xml), { ...opts, suite: 'node', kind: { kubeletTs: 2 } });
   assert.match(node, /- Command: `CLUSTER=kind SUITE=node bash hack\/conformance.sh`/);
