@@ -48,7 +48,13 @@ const cases: Case[] = [
     "a drop-in's map key merges with the defaults' (the base is the whole configuration)",
     { dropIns: [dropIn('10-a.conf', 'evictionHard: {memory.available: 1Gi}\n')] },
     (c) => c.evictionHard,
-    { 'memory.available': '1Gi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' },
+    {
+      'memory.available': '1Gi',
+      'nodefs.available': '10%',
+      'nodefs.inodesFree': '5%',
+      'imagefs.available': '15%',
+      'imagefs.inodesFree': '5%',
+    },
   ],
   [
     "a drop-in's null deletes a map key",
@@ -159,13 +165,25 @@ const cases: Case[] = [
     'mergeDefaultEvictionSettings: the signals the file leaves out keep their defaults',
     { file: file('mergeDefaultEvictionSettings: true\nevictionHard: {memory.available: 1Gi}\n') },
     (c) => c.evictionHard,
-    { 'memory.available': '1Gi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' },
+    {
+      'memory.available': '1Gi',
+      'nodefs.available': '10%',
+      'nodefs.inodesFree': '5%',
+      'imagefs.available': '15%',
+      'imagefs.inodesFree': '5%',
+    },
   ],
   [
     'mergeDefaultEvictionSettings: an empty evictionHard is all defaults',
     { file: file('mergeDefaultEvictionSettings: true\nevictionHard: {}\n') },
     (c) => c.evictionHard,
-    { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' },
+    {
+      'memory.available': '100Mi',
+      'nodefs.available': '10%',
+      'nodefs.inodesFree': '5%',
+      'imagefs.available': '15%',
+      'imagefs.inodesFree': '5%',
+    },
   ],
   [
     'mergeDefaultEvictionSettings: a drop-in still deletes a signal',

@@ -486,7 +486,13 @@ export const FIELDS = {
   }),
   evictionHard: field(
     stringMap,
-    { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' },
+    {
+      'memory.available': '100Mi',
+      'nodefs.available': '10%',
+      'nodefs.inodesFree': '5%',
+      'imagefs.available': '15%',
+      'imagefs.inodesFree': '5%',
+    },
     {
       check: signals('evictionHard'),
       flag: { name: 'eviction-hard', form: langleMapForm },

@@ -151,7 +151,9 @@ export function render(cases: Case[], opts: ReportOptions): string {
     `- Date: ${opts.date}; commit ${opts.commit}; wall time ${min(opts.wallSeconds)}`,
     `- **${passed.length} passed, ${failed.length} failed, ${full ? excludedNames.length : excluded.length} excluded**${full ? `, ${notRun.length} not run` : ''} (of ${specs.length} run)`,
     ...(full
-      ? [`- The same suite ${opts.kind ? 'on the local cluster: [conformance.md](conformance.md)' : 'on kind: [conformance-kind.md](conformance-kind.md)'}`]
+      ? [
+          `- The same suite ${opts.kind ? 'on the local cluster: [conformance.md](conformance.md)' : 'on kind: [conformance-kind.md](conformance-kind.md)'}`,
+        ]
       : []),
     '',
   ];
