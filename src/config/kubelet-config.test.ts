@@ -389,6 +389,19 @@ test('a null, an empty string or a zero SetDefaults_KubeletConfiguration treats 
   for (const [line, key, want] of cases) assert.deepEqual(parseKubeletConfig(`${head}${line}\n`)[key], want, line);
 });
 
+/** Each row (name, the text after the header, want): read from the parsed file, or refused with a message holding want when it is a string. */
+function parsedOrRefused<T>(rows: [string, string, T | string][], read: (c: ReturnType<typeof parseKubeletConfig>) => T) {
+  for (const [name, text, want] of rows) {
+    if (typeof want === 'string')
+      assert.throws(
+        () => parseKubeletConfig(head + text),
+        (e: Error) => e.message.includes(want),
+        name,
+      );
+    else assert.equal(read(parseKubeletConfig(head + text)), want, name);
+  }
+}
+
 test('crashLoopBackOff.maxContainerRestartPeriod: defaulted with KubeletCrashLoopBackOffMax, 1s to 300s, refused with the gate off', () => {
   const rows: [string, string, number | undefined | string][] = [
     ['unset: 300 s (the gate is beta, on)', '', 300_000],
@@ -406,15 +419,7 @@ test('crashLoopBackOff.maxContainerRestartPeriod: defaulted with KubeletCrashLoo
     ],
     ['unknown key', 'crashLoopBackOff: {max: 30s}\n', 'crashLoopBackOff: unknown field "max"'],
   ];
-  for (const [name, text, want] of rows) {
-    if (typeof want === 'string')
-      assert.throws(
-        () => parseKubeletConfig(head + text),
-        (e: Error) => e.message.includes(want),
-        name,
-      );
-    else assert.equal(parseKubeletConfig(head + text).crashLoopBackOff.maxContainerRestartPeriodMs, want, name);
-  }
+  parsedOrRefused(rows, (c) => c.crashLoopBackOff.maxContainerRestartPeriodMs);
   assert.deepEqual(toV1beta1(parseKubeletConfig(head)).crashLoopBackOff, { maxContainerRestartPeriod: '5m0s' });
 });
 
@@ -431,15 +436,7 @@ test('imageMaximumGCAge: 0 (off) by default, greater than imageMinimumGCAge when
     ],
     ['negative', 'imageMaximumGCAge: -1s\n', 'imageMaximumGCAge: expected a duration'],
   ];
-  for (const [name, text, want] of rows) {
-    if (typeof want === 'string')
-      assert.throws(
-        () => parseKubeletConfig(head + text),
-        (e: Error) => e.message.includes(want),
-        name,
-      );
-    else assert.equal(parseKubeletConfig(head + text).imageMaximumGCAgeMs, want, name);
-  }
+  parsedOrRefused(rows, (c) => c.imageMaximumGCAgeMs);
 });
 
 test('volumeStatsAggPeriod: 1m by default, 0s is unset, a negative one (no volume stats) accepted as upstream', () => {
