@@ -155,14 +155,34 @@ export function restartKubelet(extraConfig?: string, env: Record<string, string>
   const dir = extraConfig === undefined ? undefined : mkdtempSync(join(tmpdir(), 'kts-config-'));
   try {
     if (dir) writeFileSync(join(dir, 'config.yaml'), extraConfig!);
+    const log = `${ROOT}/_output/local/logs/kubelet-ts.log`;
+    const from = statSync(log, { throwIfNoEntry: false })?.size ?? 0;
     execFileSync('bash', [`${ROOT}/hack/kubelet.sh`, 'restart'], {
       stdio: 'ignore',
       timeout: 90_000,
       env: { ...process.env, ...(dir ? { KTS_CONFIG_EXTRA: join(dir, 'config.yaml') } : {}), ...env },
     });
+    awaitListening(/enableServer:\s*false/.test(extraConfig ?? '') ? '127.0.0.1:10248' : `${NODE_IP}:10250`, log, from);
   } finally {
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Until the restarted kubelet accepts connections at HOSTPORT, or refuses its start (its
+ * "kubelet-ts: error:" line in LOG after offset FROM, which the refusal tests look for). The
+ * restart returns a second after the start, before the kubelet listens: a node proxy call at
+ * once failed in CI.
+ */
+function awaitListening(hostPort: string, log: string, from: number): void {
+  const [host, port] = hostPort.split(':');
+  const end = Date.now() + 60_000;
+  while (Date.now() < end) {
+    if (spawnSync('bash', ['-c', `exec 3<>/dev/tcp/${host}/${port}`], { stdio: 'ignore' }).status === 0) return;
+    if (readFileSync(log).subarray(from).includes('kubelet-ts: error:')) return;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
+  throw new Error(`the restarted kubelet does not listen on ${hostPort} after 60 s (see ${log})`);
 }
 
 /**
