@@ -3,8 +3,9 @@
 // the sidecars' RBAC, the snapshot CRDs and controller, the StorageClass csi-hostpath-sc; the
 // images built from source by hack/build-csi.sh; docs/csi.md). Checked as an operator would:
 // the kubelet registered the driver (CSINode), a StatefulSet's claim keeps its data when its pod
-// is replaced and when the node's kubelet is SIGKILLed (volume reconstruction), and once the
-// StatefulSet and its claims are gone nothing of the volume is left on the node.
+// is replaced, when the node's kubelet is SIGKILLed (volume reconstruction) and when the node is
+// drained, and once the StatefulSet and its claims are gone nothing of the volume is left on the
+// node.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -94,7 +95,7 @@ test('csi-sanity passes against the deployed driver', { timeout: 10 * 60_000 }, 
   assert.equal(r.status, 0, `hack/csi-sanity.sh exited ${r.status}: ${r.stderr?.trim().split('\n').slice(-5).join('\n')}`);
 });
 
-test('a StatefulSet on csi-hostpath-sc keeps its data across a pod delete and a SIGKILL of its kubelet; nothing is left after it and its claim go', {
+test('a StatefulSet on csi-hostpath-sc keeps its data across a pod delete, a SIGKILL of its kubelet and a node drain; nothing is left after it and its claim go', {
   timeout: 8 * 60_000,
 }, async () => {
   assert.ok(driverNode, 'the first test found the driver');
@@ -144,8 +145,28 @@ test('a StatefulSet on csi-hostpath-sc keeps its data across a pod delete and a 
   await new Promise((r) => setTimeout(r, 5_000));
   assert.equal(pod('db-0')?.metadata.uid, second.metadata.uid, 'the same pod after the restart');
   assert.equal(ck(['-n', ns, 'exec', 'db-0', '--', 'cat', '/data/first']).trim(), first.metadata.uid, 'its volume still there');
-  ck(['-n', ns, 'delete', 'pod', 'db-0', '--grace-period=1']);
-  await eventually('db-0 replaced again and Running', 180_000, running(second.metadata.uid));
+
+  // A node drain (kubectl drain evicts through the Eviction API; only this StatefulSet's pod, so
+  // the driver stays): the evicted pod's volume is unpublished while the node is cordoned, its
+  // replacement waits (the volume is bound to this node's topology) and, once the node is
+  // uncordoned, runs there on the same data.
+  ck(['drain', driverNode, '--pod-selector=app=db', '--ignore-daemonsets', '--timeout=120s']);
+  try {
+    await eventually(
+      'the drained pod unpublished',
+      60_000,
+      async () => !csiMounts(driverNode).some((m) => m.includes(second.metadata.uid)),
+    );
+    const waiting = await eventually('db-0 replaced, Pending on the cordoned node', 60_000, async () => {
+      const p = pod('db-0');
+      return p && p.metadata.uid !== second.metadata.uid && p.status.phase === 'Pending' ? p : undefined;
+    });
+    assert.equal(waiting.spec.nodeName, undefined, 'not scheduled while the only node its volume reaches is cordoned');
+  } finally {
+    ck(['uncordon', driverNode]);
+  }
+  const third = await eventually('db-0 Running after the uncordon', 180_000, running(second.metadata.uid));
+  assert.equal(third.spec.nodeName, driverNode);
   await eventually(
     'the third db-0 reads what the first one wrote',
     30_000,
