@@ -50,8 +50,9 @@ esac
 KUBECONFIG_ADMIN="$CLUSTER_KUBECONFIG"
 case "${CLUSTER:-local}" in
   local) ;;
-  # (The kind cluster's reports are its own: the whole suite's in docs, the others in _output.)
-  kind) KUBECONFIG_ADMIN="$KIND_KUBECONFIG"; report=""; [ "$SUITE" = full ] && report="$KTS_ROOT/docs/conformance-kind.md"
+  # (The kind cluster's reports are its own: the whole suite's and storage's in docs, the others in _output.)
+  kind) KUBECONFIG_ADMIN="$KIND_KUBECONFIG"; report=""
+    case "$SUITE" in full) report="$KTS_ROOT/docs/conformance-kind.md" ;; storage) report="$KTS_ROOT/docs/conformance-storage-kind.md" ;; esac
     SUITE_OUT=kind-$SUITE ;;
   *) die "CLUSTER is local or kind, not '$CLUSTER'" ;;
 esac
@@ -91,7 +92,7 @@ fi
 # The storage suites' snapshot specs need the VolumeSnapshot CRDs and the snapshot-controller,
 # which a cluster has installed once (upstream's CI jobs install them): csi-hostpath.sh applies
 # them with the driver itself (the specs deploy drivers of their own).
-if [ "$SUITE" = storage ] && [ "${CLUSTER:-local}" = local ]; then
+if [ "$SUITE" = storage ]; then
   bash "$KTS_ROOT/hack/cluster/csi-hostpath.sh" apply || die "the VolumeSnapshot CRDs and snapshot-controller could not be applied"
 fi
 

@@ -16,6 +16,12 @@
 #   hack/cluster/csi-hostpath.sh delete   deletes all of it (the volumes' claims first, by their users)
 source "$(dirname "$0")/lib.sh"
 need_root
+# CLUSTER=kind: on the kind cluster (make kind) instead, whose nodes pull the images through
+# their mirror of the stack's registry (hack/conformance.sh SUITE=storage CLUSTER=kind).
+if [ "${CLUSTER:-local}" = kind ]; then
+  source "$KTS_ROOT/hack/kind/lib.sh"
+  CLUSTER_KUBECONFIG=$KIND_KUBECONFIG
+fi
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
 CSI=github.com/kubernetes-csi
 LABELS=(app.kubernetes.io/instance=hostpath.csi.k8s.io app.kubernetes.io/part-of=csi-driver-host-path)
@@ -75,10 +81,14 @@ images_pushed() {
 
 apply() {
   local t0=$SECONDS
-  # The binaries, then their images: imported into the control-plane node's containerd and
-  # pushed to the registry, from which every node pulls them.
-  "$KTS_ROOT/hack/build-csi.sh" --no-images
-  "$KTS_ROOT/hack/cluster/node.sh" images "$CP_NODE" --csi
+  # The binaries, then their images: imported into the control-plane node's containerd (for
+  # kind, the stack's) and pushed to the registry, from which every node pulls them.
+  if [ "${CLUSTER:-local}" = kind ]; then
+    "$KTS_ROOT/hack/build-csi.sh"
+  else
+    "$KTS_ROOT/hack/build-csi.sh" --no-images
+    "$KTS_ROOT/hack/cluster/node.sh" images "$CP_NODE" --csi
+  fi
   read_sources
   images_pushed || die "the images the driver's manifests name are not all in the registry $REGISTRY (see above)"
   log "applying the VolumeSnapshot CRDs and the snapshot-controller (external-snapshotter $CSI_SNAPSHOTTER_VERSION)"

@@ -141,6 +141,8 @@ export function render(cases: Case[], opts: ReportOptions): string {
   const about = suites[opts.suite] ?? suites.node;
   // The kind cluster's runs: make conformance-kind for the whole suite, hack/conformance.sh for the others.
   const command = !opts.kind ? about.command : full ? 'make conformance-kind' : `CLUSTER=kind SUITE=${opts.suite} bash hack/conformance.sh`;
+  // The suites run on both clusters: each report points to the other's.
+  const twin = ({ full: 'conformance', storage: 'conformance-storage' } as Record<string, string>)[opts.suite];
   const lines = [
     `# ${about.title}${opts.kind ? ' on kind' : ''}`,
     '',
@@ -150,10 +152,8 @@ export function render(cases: Case[], opts: ReportOptions): string {
     `- Selection: ${about.selection}`,
     `- Date: ${opts.date}; commit ${opts.commit}; wall time ${min(opts.wallSeconds)}`,
     `- **${passed.length} passed, ${failed.length} failed, ${full ? excludedNames.length : excluded.length} excluded**${full ? `, ${notRun.length} not run` : ''} (of ${specs.length} run)`,
-    ...(full
-      ? [
-          `- The same suite ${opts.kind ? 'on the local cluster: [conformance.md](conformance.md)' : 'on kind: [conformance-kind.md](conformance-kind.md)'}`,
-        ]
+    ...(twin
+      ? [`- The same suite ${opts.kind ? `on the local cluster: [${twin}.md](${twin}.md)` : `on kind: [${twin}-kind.md](${twin}-kind.md)`}`]
       : []),
     '',
   ];
