@@ -151,7 +151,8 @@ const cases: Case[] = [
   ['a bad drop-in names itself', { dropIns: [dropIn('a.conf', 'bogus: 1\n')] }, () => 0, /conf\.d\/a\.conf: unknown field "bogus"/],
   ['json logging', { flags: [['logging-format', 'json']] }, (c) => c.logging.format, 'json'],
   ['an unknown log format refused', { flags: [['logging-format', 'xml']] }, () => 0, /logging.format: Unsupported value: "xml"/],
-  ['an ignored field by flag', { flags: [['pod-cidr', '10.0.0.0/24']] }, (c) => c.podCIDR, '10.0.0.0/24'],
+  ['podCIDR by flag', { flags: [['pod-cidr', '10.0.0.0/24']] }, (c) => c.podCIDR, '10.0.0.0/24'],
+  ['an ignored field by flag', { flags: [['volume-plugin-dir', '/opt/flex']] }, (c) => c.volumePluginDir, '/opt/flex'],
   ['providerID by flag', { flags: [['provider-id', 'aws:///i-1']] }, (c) => c.providerID, 'aws:///i-1'],
   ['a negative duration by flag', { flags: [['volume-stats-agg-period', '-1s']] }, (c) => c.volumeStatsAggPeriodMs, -1_000],
   // mergeDefaultEvictionSettings, as upstream's loadConfigFile: the file's evictionHard only.
@@ -235,11 +236,11 @@ volumeStatsAggPeriod: 0s
       [],
     ],
     ['a default set out loud is quiet', 'cgroupsPerQOS: true\nhairpinMode: promiscuous-bridge\nenableProfilingHandler: true\n', []],
-    ['ignored rows', 'cgroupsPerQOS: false\ncpuManagerPolicy: static\npodCIDR: 10.0.0.0/24\n', ['cgroupsPerQOS', 'podCIDR']],
+    ['ignored rows', 'cgroupsPerQOS: false\ncpuManagerPolicy: static\nrunOnce: true\n', ['cgroupsPerQOS', 'runOnce']],
     [
       'flagless accepted fields',
-      'iptablesMasqueradeBit: 13\nmemoryThrottlingFactor: 0.9\ntracing: {endpoint: x}\n',
-      ['iptablesMasqueradeBit', 'tracing'],
+      'showHiddenMetricsForVersion: "1.35"\nmemoryThrottlingFactor: 0.9\ntracing: {endpoint: x}\n',
+      ['showHiddenMetricsForVersion', 'tracing'],
     ],
     [
       'ignored parts of logging',

@@ -388,6 +388,17 @@ export const FIELDS = {
    * stream_idle_timeout). Accepted as upstream accepts it, so a CIS-hardened file starts.
    */
   streamingConnectionIdleTimeoutMs: field(duration, 14_400_000, { flag: 'streaming-connection-idle-timeout' }),
+  // Read by nothing in upstream v1.36.3 either (its validation only): accepted as upstream accepts
+  // them. Upstream's node e2e writes 0 for both into the kubelet's file.
+  iptablesMasqueradeBit: field(int, 14, { check: between('iptablesMasqueradeBit', 0, 31) }),
+  iptablesDropBit: field(int, 15, { check: between('iptablesDropBit', 0, 31) }),
+  /**
+   * false: /debug/pprof/ and /debug/flags/v answer 405 (upstream's InstallProfilingHandler and
+   * InstallDebugFlagsHandler, src/server/server.ts); true: kubelet-ts has no Go profiles or flag
+   * setter to serve there (404).
+   */
+  enableProfilingHandler: field(bool, true),
+  enableDebugFlagsHandler: field(bool, true),
   nodeStatusUpdateFrequencyMs: field(duration, 10_000, { flag: 'node-status-update-frequency' }),
   nodeStatusReportFrequencyMs: field(duration, 300_000),
   nodeLeaseDurationSeconds: field(int, 40, {
@@ -453,7 +464,8 @@ export const FIELDS = {
     check: (v) => (v <= 0 ? 'maxPods: must be positive' : undefined),
     flag: 'max-pods',
   }),
-  podCIDR: ignored(str, '', 'pod-cidr'),
+  /** Handed to the runtime at start (CRI UpdateRuntimeConfig, src/network/pod-cidr.ts); the Node's podCIDR replaces it once assigned. */
+  podCIDR: field(str, '', { flag: 'pod-cidr' }),
   /** pids.max of each pod's cgroup (src/resources/pod-cgroup.ts); -1: no limit. */
   podPidsLimit: field(int, -1, {
     check: (v) => (v < -1 ? 'podPidsLimit: must be -1 (no limit) or more' : undefined),
@@ -659,12 +671,8 @@ export const defaults = Object.fromEntries(
 // them) but read by nothing, with upstream's default for the start-up warning; a field that
 // lands moves from here to a row of FIELDS.
 const ACCEPTED: Record<string, { codec: Codec<unknown>; default: unknown }> = {
-  iptablesMasqueradeBit: { codec: int, default: 14 },
-  iptablesDropBit: { codec: int, default: 15 },
   configMapAndSecretChangeDetectionStrategy: { codec: str, default: 'Watch' },
   showHiddenMetricsForVersion: { codec: str, default: '' },
-  enableProfilingHandler: { codec: bool, default: true },
-  enableDebugFlagsHandler: { codec: bool, default: true },
   memoryThrottlingFactor: { codec: num, default: 0.9 },
   tracing: { codec: object, default: {} },
   userNamespaces: { codec: object, default: {} },

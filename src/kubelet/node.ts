@@ -14,6 +14,7 @@ import { logger, type Logger } from '../log/log.ts';
 import { watchEventLoop } from '../log/event-loop.ts';
 import { collectProcessMetrics, metrics } from '../metrics/metrics.ts';
 import { cniConfigLogFields, ensureCniConfig } from '../network/cni-config.ts';
+import { podCIDRUpdater } from '../network/pod-cidr.ts';
 import { nodeAgent, type NodeAgent, type NodeAgentOptions } from '../node/agent.ts';
 import type { CurrentNode } from '../node/current-node.ts';
 import { declaredFeatures } from '../node/declared-features.ts';
@@ -169,6 +170,10 @@ export function nodeStatus(
     onNode: (n) => d.node.set(n),
     register: config.registerNode,
   });
+  // The pod CIDR to the runtime: the config's at start, then the Node's (upstream's updatePodCIDR).
+  const runtimePodCIDR = podCIDRUpdater(d.cri, log);
+  void runtimePodCIDR(config.podCIDR);
+  d.node.onNewPodCIDR((cidr) => void runtimePodCIDR(cidr));
   // --network-plugin=kubenet: a bridge network for the podCIDR, unless an add-on installed one.
   if (o.networkPlugin === 'kubenet') {
     d.node.onNewPodCIDR((podCIDR) => {

@@ -163,6 +163,8 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     configz: () => configzDocument(o.config),
     systemLogsDir: '/var/log',
     enableSystemLogHandler: o.config.enableSystemLogHandler,
+    enableProfilingHandler: o.config.enableProfilingHandler,
+    enableDebugFlagsHandler: o.config.enableDebugFlagsHandler,
     debuggingHandlers: o.config.enableDebuggingHandlers,
     // Upstream's Kubelet.Run: the query mode needs the NodeLogQuery gate (GA, locked on in 1.36) and the field.
     systemLogQuery: o.config.enableSystemLogQuery && featureEnabled(o.config.featureGates, 'NodeLogQuery') ? journalctl() : undefined,

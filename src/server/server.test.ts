@@ -437,3 +437,18 @@ test('enableSystemLogHandler false: /logs/ answers 405 to anyone; enableSystemLo
   assert.equal((await once({ systemLogQuery: journal }, '/logs/syslog', 'admin')).body, 'booted\n');
   assert.equal((await once({ systemLogQuery: journal }, '/logs/?query=kubelet', 'reader')).status, 403, 'nodes/log, as the file server');
 });
+
+test('enableProfilingHandler and enableDebugFlagsHandler false: /debug/pprof/ and /debug/flags/v answer 405 to anyone', async () => {
+  const rows: [Parameters<typeof once>[0], string, { status: number; body?: string }][] = [
+    [{ enableProfilingHandler: false }, '/debug/pprof/', { status: 405, body: 'profiling endpoint is disabled.\n' }],
+    [{ enableProfilingHandler: false }, '/debug/pprof/heap', { status: 405, body: 'profiling endpoint is disabled.\n' }],
+    [{ enableDebugFlagsHandler: false }, '/debug/flags/v', { status: 405, body: 'flags endpoint is disabled.\n' }],
+    // Otherwise behind authentication, as upstream's (which then serves Go's pprof).
+    [{ enableDebugFlagsHandler: false }, '/debug/pprof/', { status: 401 }],
+    [{}, '/debug/flags/v', { status: 401 }],
+  ];
+  for (const [deps, path, want] of rows) {
+    const got = await once(deps, path, null);
+    assert.deepEqual(want.body === undefined ? { status: got.status } : got, want, `${JSON.stringify(deps)} ${path}`);
+  }
+});

@@ -51,6 +51,9 @@ export interface ServerDeps extends DefaultHandlerDeps {
   systemLogsDir: string;
   /** enableSystemLogHandler (default true): false answers /logs/ with 405. */
   enableSystemLogHandler?: boolean;
+  /** enableProfilingHandler and enableDebugFlagsHandler (default true): false answers /debug/pprof/ and /debug/flags/v with 405. */
+  enableProfilingHandler?: boolean;
+  enableDebugFlagsHandler?: boolean;
   /**
    * enableDebuggingHandlers (default true): false answers exec, attach, port-forward, run,
    * containerLogs, runningpods, pprof and logs with 405, and serves no /configz (upstream's NewServer).
@@ -84,9 +87,15 @@ export function kubeletServer(deps: ServerDeps): RequestListener {
   const debugging = deps.debuggingHandlers !== false;
   // Upstream registers both disabled forms on the mux, outside the filters: no authentication, any method.
   if (!debugging) installDebuggingDisabledHandlers(app);
-  // (InstallSystemLogHandler's, only with the debugging handlers.)
-  else if (deps.enableSystemLogHandler === false)
-    app.all(/^\/logs\/.*$/, (_req, res) => reply(res, 405, 'text/plain', 'logs endpoint is disabled.\n'));
+  // (InstallSystemLogHandler's, InstallProfilingHandler's and InstallDebugFlagsHandler's, only
+  // with the debugging handlers: go-restful's Container.Handle, outside the filters too.)
+  else {
+    const disabled = (path: RegExp, what: string) =>
+      app.all(path, (_req, res) => reply(res, 405, 'text/plain', `${what} endpoint is disabled.\n`));
+    if (deps.enableSystemLogHandler === false) disabled(/^\/logs\/.*$/, 'logs');
+    if (deps.enableProfilingHandler === false) disabled(/^\/debug\/pprof(\/.*)?$/, 'profiling');
+    if (deps.enableDebugFlagsHandler === false) disabled(/^\/debug\/flags\/v$/, 'flags');
+  }
   app.use(authFilter(accessCheck(deps.nodeName, deps.authenticate, deps.authorize, deps.log)));
   installAuthNotRequiredHandlers(app, deps);
   if (debugging) installAuthRequiredHandlers(app, deps);
