@@ -66,10 +66,12 @@ export interface ContainerEvent {
 export interface InMemoryRuntimeOptions {
   /** Nanoseconds since the epoch (tests pin it). */
   now?: () => bigint;
-  /** The pod IPs handed out: `${prefix}.${n >> 8 & 255}.${n & 255}`; default 10.200. */
-  ipPrefix?: string;
+  /** The IP of the n-th sandbox (from 0); default 10.200.0.0/16 in order. */
+  podIP?: (n: number) => string;
   /** Make each container's log file (empty), as the kubelet's log reader and rotation expect one; default true. */
   logFiles?: boolean;
+  /** The directory the image filesystem is said to be on (image GC and eviction statfs it); default /. */
+  imageFsPath?: string;
   /** The sandbox ("pause") image, pinned and present from the start. */
   sandboxImage?: string;
 }
@@ -85,15 +87,18 @@ export class InMemoryRuntime {
   readonly #images = new Map<string, { id: string; tags: Set<string>; pinned: boolean }>();
   readonly #listeners = new Set<(e: ContainerEvent) => void>();
   readonly #now: () => bigint;
-  readonly #ipPrefix: string;
+  readonly #podIP: (n: number) => string;
+  #sandboxesMade = 0;
   readonly #logFiles: boolean;
+  readonly #imageFsPath: string;
   readonly sandboxImage: string;
   #seq = 0;
 
   constructor(o: InMemoryRuntimeOptions = {}) {
     this.#now = o.now ?? realNow;
-    this.#ipPrefix = o.ipPrefix ?? '10.200';
+    this.#podIP = o.podIP ?? ((n) => `10.200.${((n + 1) >> 8) & 255}.${(n + 1) & 255}`);
     this.#logFiles = o.logFiles ?? true;
+    this.#imageFsPath = o.imageFsPath ?? '/';
     this.sandboxImage = o.sandboxImage ?? 'registry.k8s.io/pause:3.10.1';
     this.pullImage(this.sandboxImage, true);
   }
@@ -165,7 +170,7 @@ export class InMemoryRuntime {
     const used = this.#images.size ? new Set(this.#images.values()).size * IMAGE_SIZE : 0;
     return {
       timestamp: String(this.#now()),
-      fsId: { mountpoint: '/hollow/images' },
+      fsId: { mountpoint: this.#imageFsPath },
       usedBytes: { value: String(used) },
       inodesUsed: { value: '0' },
     };
@@ -187,7 +192,6 @@ export class InMemoryRuntime {
     const key = sandboxKey(config.metadata);
     for (const s of this.#sandboxes.values())
       if (sandboxKey(s.metadata) === key) throw new RuntimeRefusal('ALREADY_EXISTS', `sandbox name "${key}" is reserved for "${s.id}"`);
-    const n = this.#seq + 2;
     const id = this.#id();
     const network = config.linux?.securityContext?.namespaceOptions?.network;
     this.#sandboxes.set(id, {
@@ -198,7 +202,7 @@ export class InMemoryRuntime {
       labels: config.labels ?? {},
       annotations: config.annotations ?? {},
       runtimeHandler,
-      ip: `${this.#ipPrefix}.${(n >> 8) & 255}.${n & 255}`,
+      ip: this.#podIP(this.#sandboxesMade++),
       hostNetwork: network === 'NODE' || network === 2,
       logDirectory: config.logDirectory ?? '',
     });
@@ -406,7 +410,7 @@ export class InMemoryRuntime {
         },
         writableLayer: {
           timestamp: String(now),
-          fsId: { mountpoint: '/hollow/images' },
+          fsId: { mountpoint: this.#imageFsPath },
           usedBytes: { value: '4096' },
           inodesUsed: { value: '1' },
         },
