@@ -68,6 +68,10 @@ export function nodePlan(a: HollowArgs, index: number): HollowNodePlan {
       failCgroupV1: false,
       // No file or URL sources: kubemark's static pod dir is an empty temp dir.
       staticPodPath: '',
+      // The disk is the machine's, shared by every hollow node (and read by none of them as its
+      // own): no disk signals, or one full disk puts every node under DiskPressure at once.
+      // Kubemark's eviction manager likewise finds no image filesystem and evicts nothing.
+      evictionHard: { 'memory.available': '100Mi' },
     },
   };
 }
