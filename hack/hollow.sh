@@ -64,9 +64,9 @@ start() {
     for ((i = 0; i < n; i++)); do
       name=$prefix$i
       mkdir -p "$dir/root/$name"
-      # TMPDIR: kubemark makes its root directory with os.MkdirTemp. No host image service (there is
-      # no runtime here); the healthz port (10248) cannot be set and fails but on one node (logged).
-      TMPDIR="$dir/root/$name" setsid "$BIN/kubemark" --morph=kubelet --name="$name" \
+      # No host image service (there is no runtime here); the healthz port (10248) cannot be set
+      # and fails but on one node (logged).
+      setsid "$BIN/kubemark" --morph=kubelet --name="$name" \
         --kubeconfig="$dir/kubeconfigs/$name.kubeconfig" --cert-dir="$dir/root/$name/pki" \
         --kubelet-port=$((base + 2 * i)) --kubelet-read-only-port=0 --use-host-image-service=false \
         --node-labels="$LABEL=kubemark" >"$dir/logs/$name.log" 2>&1 &
@@ -89,6 +89,12 @@ stop() {
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     kill -KILL "$pid" 2>/dev/null || true
     rm -f "$f"
+  done
+  # kubemark makes its root directory under /tmp whatever TMPDIR says (test/utils MakeTempDirOrDie)
+  # and logs it: those go too.
+  local root
+  for root in $(grep -ho 'Using /tmp/hollow-kubelet\.[0-9]* as root dir' "$dir"/logs/*.log 2>/dev/null | awk '{print $2}'); do
+    rm -rf "$root"
   done
 }
 

@@ -109,9 +109,10 @@ test('figuresTable', () => {
       cpuChurn: 0.2,
       idle: { nodes: 7, all: 9 },
       churn: { nodes: 20, all: 40 },
+      churnRequestsPerPod: 9.44,
       podsPerNode: 5,
       allRunningSeconds: 4.26,
     },
   ]);
-  assert.match(t, /\| kubelet-ts \| 10 \| 12\.3 \| 0\.010 \| 0\.200 \| 7\.00 \/ 9\.00 \| 20\.00 \/ 40\.00 \| 5, 4\.3 \|$/);
+  assert.match(t, /\| kubelet-ts \| 10 \| 12\.3 \| 0\.010 \| 0\.200 \| 7\.00 \/ 9\.00 \| 20\.00 \/ 40\.00 \| 9\.4 \| 5, 4\.3 \|$/);
 });

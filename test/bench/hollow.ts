@@ -150,6 +150,7 @@ async function measure(
       cpuChurn: perNodeMinute(u2.cpuSeconds - u1.cpuSeconds, NODES, t2 - t1),
       idle: { nodes: perNodeMinute(total(idleOwn), NODES, t1 - t0), all: perNodeMinute(total(idleAll), NODES, t1 - t0) },
       churn: { nodes: perNodeMinute(total(churnOwn), NODES, t2 - t1), all: perNodeMinute(total(churnAll), NODES, t2 - t1) },
+      churnRequestsPerPod: total(churnOwn) / (NODES * PODS_PER_NODE),
       podsPerNode: PODS_PER_NODE,
       allRunningSeconds,
     };
