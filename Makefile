@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck lint csi-sanity up down sd-node kind kind-down e2e-kind package test test-containerd1 unit e2e conformance conformance-node conformance-sig-node conformance-kind conformance-storage node-conformance bench bench-floor bench-api bench-cluster chaos clean
+.PHONY: all deps build typecheck lint csi-sanity up down sd-node kind kind-down e2e-kind package test test-containerd1 unit e2e conformance conformance-node conformance-sig-node conformance-kind conformance-storage node-conformance bench bench-floor bench-api bench-cluster bench-hollow chaos clean
 
 all: build
 
@@ -177,6 +177,15 @@ bench-floor: build up
 # with pods (test/bench/cluster.ts; BENCH_NODES, BENCH_PODS_PER_NODE).
 bench-cluster: build up
 	node test/bench/cluster.ts
+
+# Hollow nodes (issue #47 item 2): NODES kubelet-ts hollow nodes (src/hollow, one process) and as
+# many of upstream's kubemark, one kind after the other, on a throwaway control plane of their own
+# (hack/hollow.sh control-plane: etcd :23791, apiserver :17443), not the local stack: memory, CPU
+# and apiserver requests per node, idle and over a churn of PODS_PER_NODE pods a node.
+bench-hollow: build
+	bash hack/build-control-plane.sh
+	bash hack/build-control-plane.sh kubemark
+	NODES=$${NODES:-10} node test/bench/hollow.ts
 
 # The kubelet API alone under 50 concurrent clients: /stats/summary and /pods latency, kubelet CPU.
 bench-api: build up

@@ -6,6 +6,8 @@
 # The upstream kubelet is not among them: only `make bench` and a cluster node joined with
 # the upstream kubelet run it, and they build it (hack/build-control-plane.sh kubelet). (The
 # cold build took 13.5 minutes with it and without it: its packages are mostly the others'.)
+# Nor is kubemark, upstream's hollow node (cmd/kubemark): hack/hollow.sh builds it the same way
+# (hack/build-control-plane.sh kubemark).
 source "$(dirname "$0")/lib.sh"
 
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
@@ -16,7 +18,7 @@ etcd_dir="$KTS_CACHE/etcd-$ETCD_VERSION/bin"
 control_plane=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl kubeadm)
 kube_bins=("${control_plane[@]}")
 if [ $# -gt 0 ]; then
-  for b in "$@"; do [[ " ${control_plane[*]} kubelet " = *" $b "* ]] || die "usage: $0 [${control_plane[*]} kubelet]..."; done
+  for b in "$@"; do [[ " ${control_plane[*]} kubelet kubemark " = *" $b "* ]] || die "usage: $0 [${control_plane[*]} kubelet kubemark]..."; done
   kube_bins=("$@")
 fi
 
@@ -35,7 +37,8 @@ build_kube() {
   else
     log "building $* $KUBE_VERSION, missing from $kube_dir (log: $LOGS/build-kube.log)"
   fi
-  (cd "$KTS_ROOT/hack/tools/kube" && go build -trimpath -ldflags "-s -w$ld" -o "$kube_dir.tmp/" "${pkgs[@]}") \
+  # nice: the machine's 2 cores are shared with running stacks and tests.
+  (cd "$KTS_ROOT/hack/tools/kube" && nice -n 10 go build -trimpath -ldflags "-s -w$ld" -o "$kube_dir.tmp/" "${pkgs[@]}") \
     >"$LOGS/build-kube.log" 2>&1 &
   local pid=$!
   while kill -0 $pid 2>/dev/null; do sleep 30; kill -0 $pid 2>/dev/null && log "  still building control plane... ($(ls "$kube_dir.tmp" | wc -l)/$# linked)"; done

@@ -20,16 +20,16 @@ import { DraManager } from '../dra/manager.ts';
 import { DraPlugins } from '../dra/plugins.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { cpuManagerMetrics, deviceMetrics, memoryManagerMetrics, topologyManagerMetrics } from './observers.ts';
-import { ensureSystemCgroups } from '../node/system-cgroups.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
 import { systemdOverDBus } from '../dbus/systemd.ts';
 import { cgroupLayout, kubepodsCgroup } from '../resources/cgroup-layout.ts';
-import { cgroupfsManager, type NodeCgroups } from '../resources/cgroup-manager.ts';
+import type { NodeCgroups } from '../resources/cgroup-manager.ts';
 import { cfsOf, milliCPU, singleProcessOOMKill } from '../resources/linux-resources.ts';
 import { enforcesPods, kubepodsLimits } from '../resources/node-allocatable.ts';
 import { keepQosCgroups, updateQosCgroups } from '../resources/qos-cgroups.ts';
 import { systemdCgroupManager } from '../resources/systemd-cgroups.ts';
 import { UserNamespaces } from '../userns/manager.ts';
+import type { HostSystem } from './host-system.ts';
 import type { Host } from './node.ts';
 import type { KubeletOptions } from './options.ts';
 
@@ -178,6 +178,7 @@ export async function containerManager(
     /** Wakes the workers of these pods (a device's or a claim's health changed). */
     wakePods: (uids: string[]) => void;
     cpus: ReturnType<typeof nodeCPUs>;
+    system: HostSystem;
     log: Logger;
   },
 ) {
@@ -189,7 +190,7 @@ export async function containerManager(
     manager:
       config.cgroupDriver === 'systemd'
         ? systemdCgroupManager(systemdOverDBus(), undefined, { log: logger('cgroups') })
-        : cgroupfsManager(),
+        : d.system.cgroupfs(),
   };
   // kubepods, held to node allocatable when enforceNodeAllocatable has "pods", else to the
   // node's capacity (upstream's createNodeAllocatableCgroups: the default CPU weight would starve pods).
@@ -199,7 +200,7 @@ export async function containerManager(
   } catch (e) {
     log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
   }
-  for (const err of ensureSystemCgroups(o.systemCgroups)) log.error('Failed to ensure system container', { err });
+  for (const err of d.system.ensureSystemCgroups(o.systemCgroups)) log.error('Failed to ensure system container', { err });
   // The QoS cgroups' CPU weights follow the active pods (before each pod cgroup, and every minute).
   const updateQos = () => updateQosCgroups(cgroups.layout, pods.active(), cgroups.manager);
   const qosCgroups = keepQosCgroups(updateQos, logger('qos'));

@@ -11,6 +11,7 @@ import { CurrentNode } from '../node/current-node.ts';
 import { PodManager } from '../pods/pod-manager.ts';
 import { connect } from './connections.ts';
 import { containerManager, nodeCPUs } from './container-manager.ts';
+import { type HostSystem, realHost } from './host-system.ts';
 import { Late } from './late.ts';
 import { nodeLoops } from './loops.ts';
 import { nodeReports, nodeStatus, prepareHost, type NodeStatus } from './node.ts';
@@ -20,7 +21,8 @@ import { kubeletServers } from './servers.ts';
 import { statsProvider } from './stats.ts';
 import { volumesAndPlugins } from './volumes.ts';
 
-export async function runKubelet(given: KubeletOptions): Promise<{ stop(): Promise<void> }> {
+/** `system`: what of the host the kubelet changes; the real one but for hollow nodes (src/hollow). */
+export async function runKubelet(given: KubeletOptions, system: HostSystem = realHost): Promise<{ stop(): Promise<void> }> {
   const log = logger('kubelet');
   const pods = new PodManager();
   const node = new CurrentNode(given.nodeName);
@@ -31,17 +33,18 @@ export async function runKubelet(given: KubeletOptions): Promise<{ stop(): Promi
   };
   const pokeNodeStatus = () => status.get().agent.poke();
 
-  const host = prepareHost(given, log);
+  const host = prepareHost(given, log, system);
   const conn = await connect(given, log);
   const cpus = nodeCPUs(given.config);
   const o = effectiveOptions(given, conn, cpus.reserved);
-  const cm = await containerManager(o, { ...conn, host, pods, wakePods, cpus, log });
+  const cm = await containerManager(o, { ...conn, host, pods, wakePods, cpus, system, log });
   const vol = volumesAndPlugins(o, {
     api: conn.api,
     node,
     draPlugins: cm.draPlugins,
     inUseChanged: pokeNodeStatus,
     events: conn.events,
+    mounts: system,
     log,
   });
   const stats = statsProvider(o, { ...conn, cgroups: cm.cgroups, persistent: vol.persistent, csiDrivers: vol.csiDrivers });

@@ -20,16 +20,14 @@ import type { CurrentNode } from '../node/current-node.ts';
 import { declaredFeatures } from '../node/declared-features.ts';
 import { filesystemStats, hostAddresses, readHostFacts, type HostFacts } from '../node/host.ts';
 import { nodeIPs as selectNodeIPs, parseNodeIPArgument } from '../network/ips.ts';
-import { setupKernelTunables } from '../node/kernel-tunables.ts';
 import { leaseRenewer } from '../node/lease.ts';
-import { applyOwnOOMScoreAdj } from '../node/oom-score.ts';
 import { probeRuntime } from '../node/runtime-health.ts';
-import { makeRShared } from '../node/shared-mount.ts';
 import { nodeSwapAtStart } from '../node/swap.ts';
 import type { NodeSwap } from '../resources/swap.ts';
 import { effectiveMaxPods } from '../resources/node-allocatable.ts';
 import type { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { cgroupReader } from '../stats/cgroup.ts';
+import type { HostSystem } from './host-system.ts';
 import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
 
 export interface Host {
@@ -39,8 +37,18 @@ export interface Host {
   swap: NodeSwap;
 }
 
+// The process's own metrics and event-loop watch: once per process, however many kubelets it
+// runs (hollow nodes: prom-client refuses a second registration of the process metrics).
+let processWatched = false;
+function processWatches(log: Logger) {
+  if (processWatched) return;
+  processWatched = true;
+  collectProcessMetrics();
+  watchEventLoop(log);
+}
+
 /** Upstream's setupDataDirs and the host checks of its NewMainKubelet, before any part starts. */
-export function prepareHost(o: KubeletOptions, log: Logger): Host {
+export function prepareHost(o: KubeletOptions, log: Logger, system: HostSystem): Host {
   const { config, rootDir } = o;
   // failCgroupV1: false is what a cgroup v1 host needs, as for the upstream kubelet (metrics.cgroupVersion's reader).
   const v1Refused = cgroupV1Refused(config.failCgroupV1, cgroupReader().version === 2);
@@ -49,20 +57,19 @@ export function prepareHost(o: KubeletOptions, log: Logger): Host {
   const given = parseNodeIPArgument(o.nodeIP);
   if (given.invalid.length) log.info('Could not parse some node IP(s), ignoring them', { IPs: given.invalid });
   const nodeIPs = selectNodeIPs(given.ips, hostAddresses());
-  const oom = applyOwnOOMScoreAdj(config.oomScoreAdj);
+  const oom = system.applyOwnOOMScoreAdj(config.oomScoreAdj);
   if (oom) log.info('Failed to ApplyOOMScoreAdj', { err: oom });
   mkdirSync(rootDir, { recursive: true });
   // Shared, so that Bidirectional and HostToContainer volumeMounts work (upstream's setupDataDirs fails
   // the start; here only those mounts would, so the kubelet runs on).
   try {
-    if (makeRShared(resolve(rootDir))) log.info('Bind-mounted the root directory with shared mount propagation', { path: rootDir });
+    if (system.makeRShared(resolve(rootDir))) log.info('Bind-mounted the root directory with shared mount propagation', { path: rootDir });
   } catch (e) {
     log.error('Error configuring root directory', { path: rootDir, err: e });
   }
   metrics.nodeName.set({ node: o.nodeName }, 1);
   metrics.cgroupVersion.set(cgroupReader().version);
-  collectProcessMetrics();
-  watchEventLoop(log);
+  processWatches(log);
   const facts = readHostFacts();
   // component-base's version metric: the release kubelet-ts implements, built by Node.js (no Go, no commit of upstream's).
   const [major, minor] = KUBELET_VERSION.slice(1).split('.');
@@ -89,7 +96,7 @@ export function prepareHost(o: KubeletOptions, log: Logger): Host {
     swapCapacityBytes: facts.swapBytes ?? 0,
     log,
   });
-  setupKernelTunables(config.protectKernelDefaults, log);
+  system.setupKernelTunables(config.protectKernelDefaults, log);
   return { nodeIPs, facts, swap };
 }
 

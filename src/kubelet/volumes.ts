@@ -15,7 +15,6 @@ import { apiSecretGetter } from '../images/pull-secrets.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { pluginManagerMetrics, volumeOperationMetrics } from './observers.ts';
-import { bindMount } from '../mount/mountinfo.ts';
 import type { CurrentNode } from '../node/current-node.ts';
 import { CSI_PLUGIN, DRA_PLUGIN } from '../plugin-manager/handler.ts';
 import type { PluginHandler } from '../plugin-manager/handler.ts';
@@ -26,6 +25,7 @@ import { TokenManager } from '../volumes/tokens.ts';
 import { VolumeManager } from '../volumes/volume-manager.ts';
 import { totalVolumes } from '../volumes/volume-metrics.ts';
 import { registerVolumeManagerTotals } from '../metrics/metrics.ts';
+import type { HostSystem } from './host-system.ts';
 import type { KubeletOptions } from './options.ts';
 
 export type Volumes = ReturnType<typeof volumesAndPlugins>;
@@ -41,6 +41,8 @@ export function volumesAndPlugins(
     inUseChanged: () => void;
     /** Node expansion's events on pods and claims. */
     events?: Recorder;
+    /** How volumes are mounted (the host's, or a hollow node's that mounts nothing). */
+    mounts: Pick<HostSystem, 'mountTmpfs' | 'bindMount'>;
     log: Logger;
   },
 ) {
@@ -95,7 +97,7 @@ export function volumesAndPlugins(
     volumesAttached: () => (d.node.get()?.status?.volumesAttached ?? []).map((v) => v.name),
     attachRequired: (driver) => csiNodeUpdater.csiDriver(driver)?.spec?.attachRequired !== false,
     inUseChanged: d.inUseChanged,
-    bindMount,
+    bindMount: d.mounts.bindMount,
     resourceExhausted: (driver, va) => csiNodeUpdater.resourceExhausted(driver, va),
     log: logger('volumes'),
     events: d.events,
@@ -107,6 +109,7 @@ export function volumesAndPlugins(
     nodeAllocatable: () => d.node.allocatable(),
     persistent,
     tokens,
+    mountTmpfs: d.mounts.mountTmpfs,
     observe: volumeOperationMetrics,
     // A pod's inline csi volumes (CSI ephemeral volumes).
     csi: {

@@ -565,8 +565,10 @@ export interface PodGauges {
 
 /** kubelet_desired_pods, _active_pods, _mirror_pods, _working_pods and _managed_ephemeral_containers, from read() at scrape time. */
 export function registerPodGauges(read: () => PodGauges): void {
-  const gauge = (name: string, help: string, labelNames: string[], set: (g: Gauge, p: PodGauges) => void) =>
-    new Gauge({
+  // The last kubelet's is shown where one process runs several (hollow nodes, tests).
+  const gauge = (name: string, help: string, labelNames: string[], set: (g: Gauge, p: PodGauges) => void) => {
+    registry.removeSingleMetric(name);
+    return new Gauge({
       name,
       help: alpha(help),
       labelNames,
@@ -575,6 +577,7 @@ export function registerPodGauges(read: () => PodGauges): void {
         set(this, read());
       },
     });
+  };
   gauge(
     'kubelet_desired_pods',
     'The number of pods the kubelet is being instructed to run. static is true if the pod is not from the apiserver.',
@@ -697,8 +700,11 @@ export function registerVolumeStats(read: () => Promise<PodVolumes[]>): void {
       .finally(() => {
         pending = undefined;
       }));
-  const gauge = (key: string, help: string, value: (s: ClaimVolumeStats) => number | undefined) =>
-    new Gauge({
+  // The last kubelet's is shown where one process runs several (hollow nodes, tests): prom-client
+  // refuses a second metric of one name.
+  const gauge = (key: string, help: string, value: (s: ClaimVolumeStats) => number | undefined) => {
+    registry.removeSingleMetric(`kubelet_volume_stats_${key}`);
+    return new Gauge({
       name: `kubelet_volume_stats_${key}`,
       help: alpha(help),
       labelNames: ['namespace', 'persistentvolumeclaim'],
@@ -712,6 +718,7 @@ export function registerVolumeStats(read: () => Promise<PodVolumes[]>): void {
         }
       },
     });
+  };
   gauge('capacity_bytes', 'Capacity in bytes of the volume', (s) => s.capacityBytes);
   gauge('available_bytes', 'Number of available bytes in the volume', (s) => s.availableBytes);
   gauge('used_bytes', 'Number of used bytes in the volume', (s) => s.usedBytes);

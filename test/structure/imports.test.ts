@@ -54,6 +54,7 @@ const LAYERS: Record<string, number> = {
   server: 3,
   kubelet: 4,
   cli: 4,
+  hollow: 4,
 };
 
 const SRC = join(import.meta.dirname, '../../src');

@@ -1,0 +1,118 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { apiserverRequests, delta, figuresTable, nodeRequests, perNodeMinute, rateRows, total } from './hollow-figures.ts';
+
+test('apiserverRequests: summed by verb and resource[/subresource]', () => {
+  const text = [
+    '# HELP apiserver_request_total ...',
+    'apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="nodes",scope="resource",subresource="status",verb="PATCH",version="v1"} 12',
+    'apiserver_request_total{code="409",component="apiserver",dry_run="",group="",resource="nodes",scope="resource",subresource="status",verb="PATCH",version="v1"} 3',
+    'apiserver_request_total{code="200",component="apiserver",dry_run="",group="coordination.k8s.io",resource="leases",scope="resource",subresource="",verb="PUT",version="v1"} 40',
+    'apiserver_request_duration_seconds_bucket{le="1"} 5',
+  ].join('\n');
+  assert.deepEqual(
+    apiserverRequests(text),
+    new Map([
+      ['PATCH nodes/status', 15],
+      ['PUT leases', 40],
+    ]),
+  );
+});
+
+test('delta, total, perNodeMinute, rateRows', () => {
+  const rows: [string, unknown, unknown][] = [
+    [
+      'delta leaves unmoved keys out',
+      delta(
+        new Map([
+          ['a', 1],
+          ['b', 2],
+        ]),
+        new Map([
+          ['a', 1],
+          ['b', 5],
+          ['c', 1],
+        ]),
+      ),
+      new Map([
+        ['b', 3],
+        ['c', 1],
+      ]),
+    ],
+    [
+      'total',
+      total(
+        new Map([
+          ['a', 2],
+          ['b', 3],
+        ]),
+      ),
+      5,
+    ],
+    ['per node per minute', perNodeMinute(120, 10, 120_000), 6],
+    ['no nodes', perNodeMinute(5, 0, 60_000), 0],
+    [
+      'rows largest first',
+      rateRows(
+        new Map([
+          ['GET pods', 20],
+          ['PUT leases', 60],
+        ]),
+        10,
+        60_000,
+      ),
+      [
+        ['PUT leases', 6],
+        ['GET pods', 2],
+      ],
+    ],
+  ];
+  for (const [name, got, want] of rows) assert.deepEqual(got, want, name);
+});
+
+test('nodeRequests: one kind of node, in the window, a watch once', () => {
+  const line = (id: string, user: string, verb: string, resource: string, at: string, stage = 'ResponseComplete', subresource?: string) =>
+    JSON.stringify({
+      auditID: id,
+      stage,
+      verb,
+      user: { username: user },
+      requestReceivedTimestamp: at,
+      objectRef: { resource, subresource },
+    });
+  const lines = [
+    line('1', 'system:node:hollow-ts-0', 'update', 'leases', '2026-12-03T10:00:10Z'),
+    line('2', 'system:node:hollow-ts-1', 'watch', 'pods', '2026-12-03T10:00:20Z', 'ResponseStarted'),
+    line('2', 'system:node:hollow-ts-1', 'watch', 'pods', '2026-12-03T10:00:20Z', 'ResponseComplete'),
+    line('3', 'system:node:hollow-km-0', 'update', 'leases', '2026-12-03T10:00:30Z'),
+    line('4', 'system:node:hollow-ts-0', 'patch', 'nodes', '2026-12-03T10:00:40Z', 'ResponseComplete', 'status'),
+    line('5', 'system:node:hollow-ts-0', 'update', 'leases', '2026-12-03T10:02:00Z'),
+  ];
+  const from = Date.parse('2026-12-03T10:00:00Z');
+  assert.deepEqual(
+    nodeRequests(lines, 'hollow-ts-', from, from + 60_000),
+    new Map([
+      ['update leases', 1],
+      ['watch pods', 1],
+      ['patch nodes/status', 1],
+    ]),
+  );
+});
+
+test('figuresTable', () => {
+  const t = figuresTable([
+    {
+      kind: 'kubelet-ts',
+      nodes: 10,
+      rssPerNodeMB: 12.34,
+      cpuIdle: 0.01,
+      cpuChurn: 0.2,
+      idle: { nodes: 7, all: 9 },
+      churn: { nodes: 20, all: 40 },
+      churnRequestsPerPod: 9.44,
+      podsPerNode: 5,
+      allRunningSeconds: 4.26,
+    },
+  ]);
+  assert.match(t, /\| kubelet-ts \| 10 \| 12\.3 \| 0\.010 \| 0\.200 \| 7\.00 \/ 9\.00 \| 20\.00 \/ 40\.00 \| 9\.4 \| 5, 4\.3 \|$/);
+});

@@ -1,0 +1,108 @@
+// The figures of a hollow-node run (test/bench/hollow.ts runs it): the apiserver's request counter
+// by verb and resource, the nodes' own requests from the audit log, both per node per minute, and
+// a table of them. Pure.
+
+/** "VERB resource[/subresource]" -> count. */
+export type RequestCounts = Map<string, number>;
+
+/** Pure: apiserver_request_total of a /metrics text, summed over codes and everything but verb, resource and subresource. */
+export function apiserverRequests(metricsText: string): RequestCounts {
+  const out: RequestCounts = new Map();
+  for (const line of metricsText.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const close = line.lastIndexOf('}');
+    const labels = Object.fromEntries([...line.slice(24, close).matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    const key = `${labels.verb} ${labels.resource}${labels.subresource ? `/${labels.subresource}` : ''}`;
+    out.set(key, (out.get(key) ?? 0) + Number(line.slice(close + 1).trim()));
+  }
+  return out;
+}
+
+/** Pure: after - before, keys that did not move left out. */
+export function delta(before: RequestCounts, after: RequestCounts): RequestCounts {
+  const out: RequestCounts = new Map();
+  for (const [k, v] of after) {
+    const d = v - (before.get(k) ?? 0);
+    if (d > 0) out.set(k, d);
+  }
+  return out;
+}
+
+interface AuditLine {
+  auditID: string;
+  stage: string;
+  verb: string;
+  user: { username: string };
+  requestReceivedTimestamp: string;
+  objectRef?: { resource?: string; subresource?: string };
+}
+
+/**
+ * Pure: the requests of nodes whose name starts with `prefix` received in [fromMs, toMs), from the
+ * audit log's lines (a watch logs twice, at ResponseStarted and ResponseComplete: one auditID is one request).
+ */
+export function nodeRequests(lines: Iterable<string>, prefix: string, fromMs: number, toMs: number): RequestCounts {
+  const out: RequestCounts = new Map();
+  const seen = new Set<string>();
+  const user = `system:node:${prefix}`;
+  for (const line of lines) {
+    if (!line.includes(user)) continue;
+    const e = JSON.parse(line) as AuditLine;
+    const at = Date.parse(e.requestReceivedTimestamp);
+    if (!e.user.username.startsWith(user) || at < fromMs || at >= toMs || seen.has(e.auditID)) continue;
+    seen.add(e.auditID);
+    const key = `${e.verb} ${e.objectRef?.resource ?? '?'}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''}`;
+    out.set(key, (out.get(key) ?? 0) + 1);
+  }
+  return out;
+}
+
+export const total = (c: RequestCounts): number => [...c.values()].reduce((a, b) => a + b, 0);
+
+/** Pure: a count per node per minute over a window. */
+export const perNodeMinute = (count: number, nodes: number, ms: number): number =>
+  nodes > 0 && ms > 0 ? count / nodes / (ms / 60_000) : 0;
+
+/** Pure: the rows "VERB resource | per node per minute", largest first, rounded to 2 decimals. */
+export function rateRows(c: RequestCounts, nodes: number, ms: number): [string, number][] {
+  return [...c.entries()]
+    .map(([k, v]): [string, number] => [k, Math.round(perNodeMinute(v, nodes, ms) * 100) / 100])
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+}
+
+/** One kind's figures at one node count. */
+export interface KindFigures {
+  kind: 'kubelet-ts' | 'kubemark';
+  nodes: number;
+  /** Resident memory of all its processes / nodes, MB. */
+  rssPerNodeMB: number;
+  /** CPU seconds of its processes per node per minute, idle and over the churn. */
+  cpuIdle: number;
+  cpuChurn: number;
+  /** The nodes' own requests (audit log), and every client's (apiserver_request_total), per node per minute. */
+  idle: { nodes: number; all: number };
+  churn: { nodes: number; all: number };
+  /** The nodes' own requests over the churn per pod (windows differ in length between kinds: this does not). */
+  churnRequestsPerPod: number;
+  /** Pods per node in the churn, and seconds from the Deployment's creation to all of them running. */
+  podsPerNode: number;
+  allRunningSeconds: number;
+}
+
+const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '-');
+
+/** Pure: the markdown table of a run, one row per kind and node count. */
+export function figuresTable(rows: KindFigures[]): string {
+  const head = [
+    '| kind | nodes | RSS per node (MB) | CPU s/node/min idle | CPU s/node/min churn | requests/node/min idle (nodes' +
+      "' own / all clients) | requests/node/min churn (own / all) | nodes' requests per pod churned | churn: pods/node, s to all Running |",
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  return [
+    ...head,
+    ...rows.map(
+      (r) =>
+        `| ${r.kind} | ${r.nodes} | ${f(r.rssPerNodeMB, 1)} | ${f(r.cpuIdle, 3)} | ${f(r.cpuChurn, 3)} | ${f(r.idle.nodes)} / ${f(r.idle.all)} | ${f(r.churn.nodes)} / ${f(r.churn.all)} | ${f(r.churnRequestsPerPod, 1)} | ${r.podsPerNode}, ${f(r.allRunningSeconds, 1)} |`,
+    ),
+  ].join('\n');
+}
