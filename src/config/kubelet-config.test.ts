@@ -334,7 +334,6 @@ test('the field table marks the fields read by nothing yet', () => {
     'makeIPTablesUtilChains',
     'volumePluginDir',
     'kernelMemcgNotification',
-    'localStorageCapacityIsolation',
   ]);
   // Still parsed and validated as upstream.
   const c = parseKubeletConfig(head + 'registerNode: false\nruntimeRequestTimeout: 5m\ncgroupDriver: systemd\n');

@@ -619,7 +619,13 @@ export const FIELDS = {
   registerWithTaints: field(list as Codec<Taint[]>, [], { flag: { name: 'register-with-taints', form: taintsForm } }),
   /** false: the Node is not created, only its status kept once someone else made it (src/node/agent.ts). */
   registerNode: field(bool, true, { flag: 'register-node' }),
-  localStorageCapacityIsolation: ignored(bool, true, 'local-storage-capacity-isolation'),
+  /**
+   * false: no ephemeral-storage in the Node's capacity and allocatable (src/node/status.ts), so pods
+   * requesting it are refused at admission, and no eviction for the pods' own ephemeral-storage
+   * limits (src/eviction/eviction-manager.ts); the node's nodefs/imagefs thresholds stay. For hosts
+   * that cannot measure local storage (upstream's rootless kind).
+   */
+  localStorageCapacityIsolation: field(bool, true, { flag: 'local-storage-capacity-isolation' }),
   containerRuntimeEndpoint: field(str, 'unix:///run/containerd/containerd.sock', { flag: 'container-runtime-endpoint' }),
   imageServiceEndpoint: field(str, '', { flag: 'image-service-endpoint' }),
   /** true (the default): no start on a cgroup v1 host (src/resources/linux-resources.ts cgroupV1Refused). */

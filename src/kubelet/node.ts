@@ -157,6 +157,7 @@ export function nodeStatus(
       maxPods: effectiveMaxPods(config.maxPods, config.podsPerCore, d.host.facts.cpuCores),
       reserved: [config.kubeReserved, config.systemReserved],
       evictionHard: config.evictionHard,
+      localStorageCapacityIsolation: config.localStorageCapacityIsolation,
       declaredFeatures: declaredFeatures(config.featureGates),
     },
     fsCapacity: () => filesystemStats(o.rootDir).capacityBytes,
