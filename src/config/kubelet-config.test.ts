@@ -236,6 +236,16 @@ test('failSwapOn and memorySwap: defaulted and validated as upstream', () => {
   for (const [lines, re] of bad) assert.throws(() => parseKubeletConfig(`${head}${lines}\n`), re, lines);
 });
 
+test('hairpinMode: the three modes, anything else refused as upstream', () => {
+  assert.equal(parseKubeletConfig(head).hairpinMode, 'promiscuous-bridge');
+  for (const m of ['promiscuous-bridge', 'hairpin-veth', 'none'])
+    assert.equal(parseKubeletConfig(`${head}hairpinMode: ${m}\n`).hairpinMode, m);
+  assert.throws(
+    () => parseKubeletConfig(`${head}hairpinMode: veth\n`),
+    /option "veth" specified for hairpinMode \(--hairpin-mode\). Valid options are "none", "hairpin-veth" or "promiscuous-bridge"/,
+  );
+});
+
 test('goDuration prints as Go time.Duration does', () => {
   const cases: [number, string][] = [
     [0, '0s'],
@@ -326,7 +336,6 @@ test('the field table marks the fields read by nothing yet', () => {
     'enableContentionProfiling',
     'cgroupsPerQOS',
     'qosReserved',
-    'hairpinMode',
     'runOnce',
     'maxOpenFiles',
     'contentType',

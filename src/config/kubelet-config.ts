@@ -20,6 +20,7 @@ import { parseThresholds } from '../eviction/thresholds.ts';
 import { isSignal } from '../eviction/types.ts';
 import { shutdownConfigError, type ShutdownGracePeriodByPodPriority } from '../nodeshutdown/periods.ts';
 import { compileAllowlist, VERIFICATION_POLICIES } from '../images/pulled/policy.ts';
+import { HAIRPIN_MODES, type HairpinMode } from '../network/hairpin.ts';
 import {
   type Codec,
   ConfigError,
@@ -457,7 +458,19 @@ export const FIELDS = {
   // Read by nothing: CRI calls take their own deadlines.
   /** The deadline of the CRI calls that change state (src/cri/connection.ts). */
   runtimeRequestTimeoutMs: field(duration, 120_000, { flag: 'runtime-request-timeout' }),
-  hairpinMode: ignored(str, 'promiscuous-bridge', 'hairpin-mode'),
+  /**
+   * The bridge network --network-plugin=kubenet writes (src/network/hairpin.ts): promiscuous-bridge
+   * (the bridge promiscuous, with kubenet's ebtables dedup rules), hairpin-veth (hairpin_mode on each
+   * pod's port) or none. With --network-plugin=cni the add-on's config decides, as in upstream v1.36,
+   * which validates the field and reads it nowhere else.
+   */
+  hairpinMode: field(str as Codec<HairpinMode>, 'promiscuous-bridge', {
+    check: (v) =>
+      HAIRPIN_MODES.includes(v)
+        ? undefined
+        : `invalid configuration: option ${JSON.stringify(v)} specified for hairpinMode (--hairpin-mode). Valid options are "none", "hairpin-veth" or "promiscuous-bridge"`,
+    flag: 'hairpin-mode',
+  }),
   maxPods: field(int, 110, {
     zeroIsUnset: true,
     omitEmpty: true,

@@ -13,7 +13,8 @@ import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { watchEventLoop } from '../log/event-loop.ts';
 import { collectProcessMetrics, metrics } from '../metrics/metrics.ts';
-import { cniConfigLogFields, ensureCniConfig } from '../network/cni-config.ts';
+import { BRIDGE_NAME, cniConfigLogFields, ensureCniConfig } from '../network/cni-config.ts';
+import { dedupKeeper, effectiveHairpinMode } from '../network/hairpin.ts';
 import { podCIDRUpdater } from '../network/pod-cidr.ts';
 import { nodeAgent, type NodeAgent, type NodeAgentOptions } from '../node/agent.ts';
 import type { CurrentNode } from '../node/current-node.ts';
@@ -176,10 +177,22 @@ export function nodeStatus(
   void runtimePodCIDR(config.podCIDR);
   d.node.onNewPodCIDR((cidr) => void runtimePodCIDR(cidr));
   // --network-plugin=kubenet: a bridge network for the podCIDR, unless an add-on installed one.
+  // hairpinMode sets the bridge's hairpin or promiscuous mode; a promiscuous bridge gets kubenet's
+  // ebtables dedup rules, kept each 10 s as the bridge appears with the first pod.
+  let dedup: NodeJS.Timeout | undefined;
   if (o.networkPlugin === 'kubenet') {
+    const hairpin = effectiveHairpinMode(config.hairpinMode, o.networkPlugin);
+    const keepDedup = hairpin === 'promiscuous-bridge' ? dedupKeeper(BRIDGE_NAME, logger('kubenet')) : undefined;
     d.node.onNewPodCIDR((podCIDR) => {
-      log.info('Pod CIDR of the node', cniConfigLogFields(podCIDR, ensureCniConfig(o.cniConfDir, podCIDR)));
+      const action = ensureCniConfig(o.cniConfDir, podCIDR, hairpin);
+      log.info('Pod CIDR of the node', { ...cniConfigLogFields(podCIDR, action), hairpinMode: hairpin });
       agent.poke();
+      clearInterval(dedup);
+      if (keepDedup && action !== 'foreign') {
+        keepDedup(podCIDR);
+        dedup = setInterval(() => keepDedup(podCIDR), 10_000);
+        dedup.unref();
+      }
     });
   }
   const rotation = clientCertificateRotation(d.api, {
@@ -202,6 +215,7 @@ export function nodeStatus(
   return {
     agent,
     stop() {
+      clearInterval(dedup);
       rotation.stop();
       lease.stop();
       agent.stop();

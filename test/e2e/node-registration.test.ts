@@ -5,7 +5,21 @@ import assert from 'node:assert/strict';
 import { readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { CertificatesV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ADMIN_KUBECONFIG, ROOT, RUNTIME, clients, ensureStack, eventually, kubectl, nodeName, restartKubelet, NODE_IP } from './stack.ts';
+import { execFileSync } from 'node:child_process';
+import {
+  ADMIN_KUBECONFIG,
+  ROOT,
+  RUNTIME,
+  clients,
+  ensureStack,
+  eventually,
+  kubectl,
+  nodeName,
+  podSpec,
+  restartKubelet,
+  withNamespace,
+  NODE_IP,
+} from './stack.ts';
 
 before(() => ensureStack());
 
@@ -190,3 +204,47 @@ test("kernel settings: the kubelet writes upstream's at start; with protectKerne
   restartKubelet();
   await eventually('kernel/panic written back', 30_000, async () => sysctl('kernel/panic') === '10');
 });
+
+test("hairpinMode on the kubenet bridge: hairpin_mode on the pod's port (hairpin-veth), neither (none), the bridge promiscuous with the ebtables dedup rules (promiscuous-bridge, the default)", (t) =>
+  withNamespace(async (ns) => {
+    t.after(() => restartKubelet());
+    const conflist = '/etc/cni/net.d/10-kubelet-ts.conflist';
+    const bridgeOf = () =>
+      (JSON.parse(readFileSync(conflist, 'utf8')) as { plugins: { hairpinMode?: boolean; promiscMode?: boolean }[] }).plugins[0]!;
+    // The pod's eth0 names its host end by ifindex (iflink); that port's hairpin_mode on the bridge.
+    const portHairpin = (pod: string) => {
+      const iflink = kubectl('-n', ns, 'exec', pod, '--', 'cat', '/sys/class/net/eth0/iflink').trim();
+      const links = JSON.parse(execFileSync('ip', ['-j', 'link'], { encoding: 'utf8' })) as { ifindex: number; ifname: string }[];
+      const veth = links.find((l) => String(l.ifindex) === iflink)!.ifname;
+      return readFileSync(`/sys/class/net/${veth}/brport/hairpin_mode`, 'utf8').trim();
+    };
+    const rows: [string, string | undefined, { hairpinMode: boolean; promiscMode: boolean }, string][] = [
+      ['hv', 'hairpin-veth', { hairpinMode: true, promiscMode: false }, '1'],
+      ['no', 'none', { hairpinMode: false, promiscMode: false }, '0'],
+      ['pb', undefined, { hairpinMode: false, promiscMode: true }, '0'],
+    ];
+    for (const [name, mode, want, hairpin] of rows) {
+      restartKubelet(mode ? `hairpinMode: ${mode}\n` : undefined);
+      await eventually(`the conflist for ${mode ?? 'the default'}`, 30_000, async () => {
+        const b = bridgeOf();
+        return b.hairpinMode === want.hairpinMode && b.promiscMode === want.promiscMode;
+      });
+      await clients().core.createNamespacedPod({ namespace: ns, body: podSpec(name) });
+      await eventually(
+        `${name} Running`,
+        60_000,
+        async () => (await clients().core.readNamespacedPod({ name, namespace: ns })).status?.phase === 'Running',
+      );
+      assert.equal(portHairpin(name), hairpin, `hairpin_mode of ${name}'s port`);
+    }
+    // The default: a promiscuous bridge, and kubenet's dedup rules for its MAC within a tick.
+    const br = (
+      JSON.parse(execFileSync('ip', ['-j', 'link', 'show', 'kts-br0'], { encoding: 'utf8' })) as { flags: string[]; address: string }[]
+    )[0]!;
+    assert.ok(br.flags.includes('PROMISC'), br.flags.join(','));
+    await eventually('the KUBE-DEDUP rules', 20_000, async () => {
+      const rules = execFileSync('ebtables', ['-t', 'filter', '-L', 'KUBE-DEDUP'], { encoding: 'utf8' });
+      return rules.includes(`-s ${br.address} -o veth+`) && rules.includes('-j DROP');
+    });
+    assert.match(execFileSync('ebtables', ['-t', 'filter', '-L', 'OUTPUT'], { encoding: 'utf8' }), /-j KUBE-DEDUP/);
+  }));
