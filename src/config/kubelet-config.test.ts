@@ -246,6 +246,19 @@ test('hairpinMode: the three modes, anything else refused as upstream', () => {
   );
 });
 
+test('maxOpenFiles: 0 is unset (1000000), negative refused as upstream', () => {
+  const rows: [string, number | RegExp][] = [
+    ['', 1_000_000],
+    ['maxOpenFiles: 0\n', 1_000_000],
+    ['maxOpenFiles: 65536\n', 65_536],
+    ['maxOpenFiles: -1\n', /invalid configuration: maxOpenFiles \(--max-open-files\) -1 must not be a negative number/],
+  ];
+  for (const [lines, want] of rows) {
+    if (want instanceof RegExp) assert.throws(() => parseKubeletConfig(head + lines), want, lines);
+    else assert.equal(parseKubeletConfig(head + lines).maxOpenFiles, want, lines);
+  }
+});
+
 test('goDuration prints as Go time.Duration does', () => {
   const cases: [number, string][] = [
     [0, '0s'],
@@ -337,12 +350,10 @@ test('the field table marks the fields read by nothing yet', () => {
     'cgroupsPerQOS',
     'qosReserved',
     'runOnce',
-    'maxOpenFiles',
     'contentType',
     'enableControllerAttachDetach',
     'makeIPTablesUtilChains',
     'volumePluginDir',
-    'kernelMemcgNotification',
   ]);
   // Still parsed and validated as upstream.
   const c = parseKubeletConfig(head + 'registerNode: false\nruntimeRequestTimeout: 5m\ncgroupDriver: systemd\n');

@@ -494,7 +494,13 @@ export const FIELDS = {
     check: (v) => (v < -1 ? 'nodeStatusMaxImages: must be -1 (no limit) or more' : undefined),
     flag: 'node-status-max-images',
   }),
-  maxOpenFiles: ignored(int, 1_000_000, 'max-open-files', { zeroIsUnset: true, omitEmpty: true }),
+  /** The kubelet's own RLIMIT_NOFILE, soft and hard, set at start with prlimit (src/node/open-files.ts); a failure is logged, as upstream. */
+  maxOpenFiles: field(int, 1_000_000, {
+    zeroIsUnset: true,
+    omitEmpty: true,
+    check: (v) => (v < 0 ? `invalid configuration: maxOpenFiles (--max-open-files) ${v} must not be a negative number` : undefined),
+    flag: 'max-open-files',
+  }),
   contentType: ignored(str, 'application/vnd.kubernetes.protobuf', 'kube-api-content-type'),
   /** The kubelet's apiserver requests per second, and at once (src/apiserver/rate-limited.ts); 0 qps: no limit. */
   kubeAPIQPS: field(int, 50, { check: notNegative('kubeAPIQPS', 'kube-api-qps'), flag: 'kube-api-qps' }),
@@ -583,7 +589,8 @@ export const FIELDS = {
   volumePluginDir: ignored(str, '/usr/libexec/kubernetes/kubelet-plugins/volume/exec/', 'volume-plugin-dir'),
   /** Node.spec.providerID at registration (src/node/status.ts nodeForRegistration). */
   providerID: field(str, '', { flag: 'provider-id' }),
-  kernelMemcgNotification: ignored(bool, false, 'kernel-memcg-notification'),
+  /** On cgroup v2 upstream's memcg notifier is disabled, so true changes nothing there either; refused at start on cgroup v1 (src/eviction/memcg-notification.ts). */
+  kernelMemcgNotification: field(bool, false, { omitEmpty: true, flag: 'kernel-memcg-notification' }),
   /** The log's verbosity (-v) and format (text or json, src/log/log.ts); vmodule and the output options are not read (ignoredParts). */
   logging: field(logging, LOGGING_DEFAULTS, {
     check: loggingError,

@@ -24,6 +24,8 @@ import { nodeIPs as selectNodeIPs, parseNodeIPArgument } from '../network/ips.ts
 import { setupKernelTunables } from '../node/kernel-tunables.ts';
 import { leaseRenewer } from '../node/lease.ts';
 import { applyOwnOOMScoreAdj } from '../node/oom-score.ts';
+import { setOpenFilesLimit } from '../node/open-files.ts';
+import { memcgNotificationRefused } from '../eviction/memcg-notification.ts';
 import { probeRuntime } from '../node/runtime-health.ts';
 import { makeRShared } from '../node/shared-mount.ts';
 import { nodeSwapAtStart } from '../node/swap.ts';
@@ -44,7 +46,8 @@ export interface Host {
 export function prepareHost(o: KubeletOptions, log: Logger): Host {
   const { config, rootDir } = o;
   // failCgroupV1: false is what a cgroup v1 host needs, as for the upstream kubelet (metrics.cgroupVersion's reader).
-  const v1Refused = cgroupV1Refused(config.failCgroupV1, cgroupReader().version === 2);
+  const cgroupV2 = cgroupReader().version === 2;
+  const v1Refused = cgroupV1Refused(config.failCgroupV1, cgroupV2) ?? memcgNotificationRefused(config.kernelMemcgNotification, cgroupV2);
   if (v1Refused) throw new Error(v1Refused);
   // --node-ip as upstream's ParseNodeIPArgument reads it: what is no IP is left out, with a word.
   const given = parseNodeIPArgument(o.nodeIP);
@@ -52,6 +55,8 @@ export function prepareHost(o: KubeletOptions, log: Logger): Host {
   const nodeIPs = selectNodeIPs(given.ips, hostAddresses());
   const oom = applyOwnOOMScoreAdj(config.oomScoreAdj);
   if (oom) log.info('Failed to ApplyOOMScoreAdj', { err: oom });
+  const nofile = setOpenFilesLimit(config.maxOpenFiles);
+  if (nofile) log.error('Failed to set rlimit on max file handles', { maxOpenFiles: config.maxOpenFiles, err: nofile });
   mkdirSync(rootDir, { recursive: true });
   // Shared, so that Bidirectional and HostToContainer volumeMounts work (upstream's setupDataDirs fails
   // the start; here only those mounts would, so the kubelet runs on).

@@ -2,7 +2,7 @@
 // truthfully, and heartbeating through its Lease.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { CertificatesV1Api, KubeConfig } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
@@ -186,6 +186,33 @@ test("the kubelet's own oom_score_adj is oomScoreAdj (-999 by default), or its l
   await eventually('oom_score_adj 500', 30_000, async () => kubeletAdj() === '500');
 });
 
+// Upstream's RunKubelet: the kubelet's RLIMIT_NOFILE is maxOpenFiles (1000000 by default), soft and
+// hard. Raising the hard limit past this host's (20000) takes CAP_SYS_RESOURCE: then the log says
+// why, as upstream; a lower value takes no privilege and shows it applied.
+test("the kubelet's open-files limit is maxOpenFiles (1000000 by default), or its log says why not", async (t) => {
+  const LOG = `${ROOT}/_output/local/logs/kubelet-ts.log`;
+  const nofile = () => {
+    try {
+      const pid = readFileSync(`${ROOT}/_output/local/pids/kubelet-ts.child.pid`, 'utf8').trim();
+      return /Max open files\s+(\d+)\s+(\d+)/
+        .exec(readFileSync(`/proc/${pid}/limits`, 'utf8'))
+        ?.slice(1)
+        .join(':');
+    } catch {
+      return undefined; // between restarts
+    }
+  };
+  t.after(() => restartKubelet());
+  const from = statSync(LOG).size;
+  restartKubelet();
+  await eventually('1000000:1000000, or "Failed to set rlimit on max file handles" in the log', 30_000, async () => {
+    const refused = readFileSync(LOG).subarray(from).toString('utf8').includes('Failed to set rlimit on max file handles');
+    return nofile() === '1000000:1000000' || refused;
+  });
+  restartKubelet('maxOpenFiles: 4096\n');
+  await eventually('4096:4096', 30_000, async () => nofile() === '4096:4096');
+});
+
 // Upstream's setupKernelTunables: the node's kernel settings are written at start, or with
 // protectKernelDefaults (the CIS benchmark's setting) one that differs refuses the start.
 test("kernel settings: the kubelet writes upstream's at start; with protectKernelDefaults one that differs stops it", async (t) => {
@@ -203,6 +230,28 @@ test("kernel settings: the kubelet writes upstream's at start; with protectKerne
   await eventually('the refusal in the log', 30_000, async () => readFileSync(LOG).subarray(from).toString('utf8').includes(refusal));
   restartKubelet();
   await eventually('kernel/panic written back', 30_000, async () => sysctl('kernel/panic') === '10');
+});
+
+// kernelMemcgNotification: upstream's memcg notifier is disabled on cgroup v2, so true is accepted
+// there; on this cgroup v1 host it needs an eventfd Node.js cannot make, so the start is refused.
+test('kernelMemcgNotification: true stops the start on a cgroup v1 host, with one line', async (t) => {
+  const LOG = `${ROOT}/_output/local/logs/kubelet-ts.log`;
+  const v2 = existsSync('/sys/fs/cgroup/cgroup.controllers');
+  t.after(() => restartKubelet());
+  const from = statSync(LOG).size;
+  restartKubelet('kernelMemcgNotification: true\n');
+  if (v2) {
+    await eventually('the node Ready', 60_000, async () =>
+      (await clients().core.readNode({ name: nodeName() })).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    );
+    return;
+  }
+  await eventually('the refusal in the log', 30_000, async () =>
+    readFileSync(LOG)
+      .subarray(from)
+      .toString('utf8')
+      .includes('kernelMemcgNotification: true is not supported by kubelet-ts on a cgroup v1 host'),
+  );
 });
 
 test("hairpinMode on the kubenet bridge: hairpin_mode on the pod's port (hairpin-veth), neither (none), the bridge promiscuous with the ebtables dedup rules (promiscuous-bridge, the default)", (t) =>
