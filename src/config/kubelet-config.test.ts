@@ -352,7 +352,6 @@ test('the field table marks the fields read by nothing yet', () => {
     'runOnce',
     'contentType',
     'enableControllerAttachDetach',
-    'makeIPTablesUtilChains',
     'volumePluginDir',
   ]);
   // Still parsed and validated as upstream.

@@ -542,7 +542,8 @@ export const FIELDS = {
   enableControllerAttachDetach: ignored(bool, true, 'enable-controller-attach-detach'),
   /** Refuse to start when the kernel's settings differ from upstream's, instead of writing them (src/node/kernel-tunables.ts). */
   protectKernelDefaults: field(bool, false, { omitEmpty: true, flag: 'protect-kernel-defaults' }),
-  makeIPTablesUtilChains: ignored(bool, true, 'make-iptables-util-chains'),
+  /** The KUBE-IPTABLES-HINT chain, and for IPv4 KUBE-FIREWALL with its 127/8 rule, kept after iptables flushes (src/network/iptables-util.ts); false: none. */
+  makeIPTablesUtilChains: field(bool, true, { flag: 'make-iptables-util-chains' }),
   featureGates: field(
     boolMap,
     {},

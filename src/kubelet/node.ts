@@ -15,6 +15,7 @@ import { watchEventLoop } from '../log/event-loop.ts';
 import { collectProcessMetrics, metrics } from '../metrics/metrics.ts';
 import { BRIDGE_NAME, cniConfigLogFields, ensureCniConfig } from '../network/cni-config.ts';
 import { dedupKeeper, effectiveHairpinMode } from '../network/hairpin.ts';
+import { startUtilChains } from '../network/iptables-util.ts';
 import { podCIDRUpdater } from '../network/pod-cidr.ts';
 import { nodeAgent, type NodeAgent, type NodeAgentOptions } from '../node/agent.ts';
 import type { CurrentNode } from '../node/current-node.ts';
@@ -182,6 +183,8 @@ export function nodeStatus(
   void runtimePodCIDR(config.podCIDR);
   d.node.onNewPodCIDR((cidr) => void runtimePodCIDR(cidr));
   // --network-plugin=kubenet: a bridge network for the podCIDR, unless an add-on installed one.
+  // makeIPTablesUtilChains: the hint and KUBE-FIREWALL chains other components rely on, as upstream's Run.
+  const utilChains = config.makeIPTablesUtilChains ? startUtilChains(logger('iptables')) : undefined;
   // hairpinMode sets the bridge's hairpin or promiscuous mode; a promiscuous bridge gets kubenet's
   // ebtables dedup rules, kept each 10 s as the bridge appears with the first pod.
   let dedup: NodeJS.Timeout | undefined;
@@ -221,6 +224,7 @@ export function nodeStatus(
     agent,
     stop() {
       clearInterval(dedup);
+      utilChains?.stop();
       rotation.stop();
       lease.stop();
       agent.stop();

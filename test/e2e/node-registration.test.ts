@@ -254,6 +254,29 @@ test('kernelMemcgNotification: true stops the start on a cgroup v1 host, with on
   );
 });
 
+// makeIPTablesUtilChains (true by default): upstream v1.36's kubelet still makes the iptables hint
+// chain and, for IPv4, KUBE-FIREWALL with its 127/8 rule, jumped to from INPUT and OUTPUT.
+test('makeIPTablesUtilChains: the KUBE-IPTABLES-HINT and KUBE-FIREWALL chains by default, none made with false', async (t) => {
+  const iptables = (...args: string[]) => {
+    try {
+      return execFileSync('iptables', ['-w', '5', ...args], { encoding: 'utf8' });
+    } catch {
+      return undefined;
+    }
+  };
+  t.after(() => restartKubelet());
+  restartKubelet();
+  await eventually('the chains', 30_000, async () => iptables('-t', 'mangle', '-S', 'KUBE-IPTABLES-HINT') !== undefined);
+  assert.match(iptables('-S', 'KUBE-FIREWALL') ?? '', /-d 127\.0\.0\.0\/8 .*block incoming localnet connections.* -j DROP/);
+  assert.match(iptables('-S', 'INPUT') ?? '', /-A INPUT -j KUBE-FIREWALL/);
+  assert.match(iptables('-S', 'OUTPUT') ?? '', /-A OUTPUT -j KUBE-FIREWALL/);
+  // false: what is gone stays gone (upstream removes nothing either).
+  restartKubelet('makeIPTablesUtilChains: false\n');
+  iptables('-t', 'mangle', '-X', 'KUBE-IPTABLES-HINT');
+  await new Promise((r) => setTimeout(r, 15_000));
+  assert.equal(iptables('-t', 'mangle', '-S', 'KUBE-IPTABLES-HINT'), undefined);
+});
+
 test("hairpinMode on the kubenet bridge: hairpin_mode on the pod's port (hairpin-veth), neither (none), the bridge promiscuous with the ebtables dedup rules (promiscuous-bridge, the default)", (t) =>
   withNamespace(async (ns) => {
     t.after(() => restartKubelet());
