@@ -539,6 +539,13 @@ export const FIELDS = {
   mergeDefaultEvictionSettings: field(bool, false),
   /** Pods per CPU core (0: no limit but maxPods). */
   podsPerCore: field(int, 0, { omitEmpty: true, flag: 'pods-per-core' }),
+  /**
+   * Refused when false: the kubelet would attach CSI volumes itself (create the VolumeAttachment,
+   * wait for it, delete it after the last unstage, also for volumes attached but never staged and
+   * across restarts, which needs an attach state kubelet-ts does not keep) and drop the Node's
+   * controller-managed-attach-detach annotation; the node's credentials may not even create
+   * VolumeAttachments under the Node authorizer (system:node: get only), as for upstream.
+   */
   enableControllerAttachDetach: ignored(bool, true, 'enable-controller-attach-detach'),
   /** Refuse to start when the kernel's settings differ from upstream's, instead of writing them (src/node/kernel-tunables.ts). */
   protectKernelDefaults: field(bool, false, { omitEmpty: true, flag: 'protect-kernel-defaults' }),
