@@ -56,8 +56,6 @@ export function prepareHost(o: KubeletOptions, log: Logger): Host {
   const nodeIPs = selectNodeIPs(given.ips, hostAddresses());
   const oom = applyOwnOOMScoreAdj(config.oomScoreAdj);
   if (oom) log.info('Failed to ApplyOOMScoreAdj', { err: oom });
-  const nofile = setOpenFilesLimit(config.maxOpenFiles);
-  if (nofile) log.error('Failed to set rlimit on max file handles', { maxOpenFiles: config.maxOpenFiles, err: nofile });
   mkdirSync(rootDir, { recursive: true });
   // Shared, so that Bidirectional and HostToContainer volumeMounts work (upstream's setupDataDirs fails
   // the start; here only those mounts would, so the kubelet runs on).
@@ -183,6 +181,10 @@ export function nodeStatus(
   void runtimePodCIDR(config.podCIDR);
   d.node.onNewPodCIDR((cidr) => void runtimePodCIDR(cidr));
   // --network-plugin=kubenet: a bridge network for the podCIDR, unless an add-on installed one.
+  // maxOpenFiles, once every part is built, as upstream's RunKubelet before startKubelet (so a start
+  // refused earlier, the runtime unreachable say, says that one line only).
+  const nofile = setOpenFilesLimit(config.maxOpenFiles);
+  if (nofile) log.error('Failed to set rlimit on max file handles', { maxOpenFiles: config.maxOpenFiles, err: nofile });
   // makeIPTablesUtilChains: the hint and KUBE-FIREWALL chains other components rely on, as upstream's Run.
   const utilChains = config.makeIPTablesUtilChains ? startUtilChains(logger('iptables')) : undefined;
   // hairpinMode sets the bridge's hairpin or promiscuous mode; a promiscuous bridge gets kubenet's
