@@ -236,6 +236,29 @@ test('failSwapOn and memorySwap: defaulted and validated as upstream', () => {
   for (const [lines, re] of bad) assert.throws(() => parseKubeletConfig(`${head}${lines}\n`), re, lines);
 });
 
+test('hairpinMode: the three modes, anything else refused as upstream', () => {
+  assert.equal(parseKubeletConfig(head).hairpinMode, 'promiscuous-bridge');
+  for (const m of ['promiscuous-bridge', 'hairpin-veth', 'none'])
+    assert.equal(parseKubeletConfig(`${head}hairpinMode: ${m}\n`).hairpinMode, m);
+  assert.throws(
+    () => parseKubeletConfig(`${head}hairpinMode: veth\n`),
+    /option "veth" specified for hairpinMode \(--hairpin-mode\). Valid options are "none", "hairpin-veth" or "promiscuous-bridge"/,
+  );
+});
+
+test('maxOpenFiles: 0 is unset (1000000), negative refused as upstream', () => {
+  const rows: [string, number | RegExp][] = [
+    ['', 1_000_000],
+    ['maxOpenFiles: 0\n', 1_000_000],
+    ['maxOpenFiles: 65536\n', 65_536],
+    ['maxOpenFiles: -1\n', /invalid configuration: maxOpenFiles \(--max-open-files\) -1 must not be a negative number/],
+  ];
+  for (const [lines, want] of rows) {
+    if (want instanceof RegExp) assert.throws(() => parseKubeletConfig(head + lines), want, lines);
+    else assert.equal(parseKubeletConfig(head + lines).maxOpenFiles, want, lines);
+  }
+});
+
 test('goDuration prints as Go time.Duration does', () => {
   const cases: [number, string][] = [
     [0, '0s'],
@@ -326,15 +349,10 @@ test('the field table marks the fields read by nothing yet', () => {
     'enableContentionProfiling',
     'cgroupsPerQOS',
     'qosReserved',
-    'hairpinMode',
     'runOnce',
-    'maxOpenFiles',
     'contentType',
     'enableControllerAttachDetach',
-    'makeIPTablesUtilChains',
     'volumePluginDir',
-    'kernelMemcgNotification',
-    'localStorageCapacityIsolation',
   ]);
   // Still parsed and validated as upstream.
   const c = parseKubeletConfig(head + 'registerNode: false\nruntimeRequestTimeout: 5m\ncgroupDriver: systemd\n');

@@ -20,6 +20,7 @@ import { parseThresholds } from '../eviction/thresholds.ts';
 import { isSignal } from '../eviction/types.ts';
 import { shutdownConfigError, type ShutdownGracePeriodByPodPriority } from '../nodeshutdown/periods.ts';
 import { compileAllowlist, VERIFICATION_POLICIES } from '../images/pulled/policy.ts';
+import { HAIRPIN_MODES, type HairpinMode } from '../network/hairpin.ts';
 import {
   type Codec,
   ConfigError,
@@ -457,7 +458,19 @@ export const FIELDS = {
   // Read by nothing: CRI calls take their own deadlines.
   /** The deadline of the CRI calls that change state (src/cri/connection.ts). */
   runtimeRequestTimeoutMs: field(duration, 120_000, { flag: 'runtime-request-timeout' }),
-  hairpinMode: ignored(str, 'promiscuous-bridge', 'hairpin-mode'),
+  /**
+   * The bridge network --network-plugin=kubenet writes (src/network/hairpin.ts): promiscuous-bridge
+   * (the bridge promiscuous, with kubenet's ebtables dedup rules), hairpin-veth (hairpin_mode on each
+   * pod's port) or none. With --network-plugin=cni the add-on's config decides, as in upstream v1.36,
+   * which validates the field and reads it nowhere else.
+   */
+  hairpinMode: field(str as Codec<HairpinMode>, 'promiscuous-bridge', {
+    check: (v) =>
+      HAIRPIN_MODES.includes(v)
+        ? undefined
+        : `invalid configuration: option ${JSON.stringify(v)} specified for hairpinMode (--hairpin-mode). Valid options are "none", "hairpin-veth" or "promiscuous-bridge"`,
+    flag: 'hairpin-mode',
+  }),
   maxPods: field(int, 110, {
     zeroIsUnset: true,
     omitEmpty: true,
@@ -481,7 +494,13 @@ export const FIELDS = {
     check: (v) => (v < -1 ? 'nodeStatusMaxImages: must be -1 (no limit) or more' : undefined),
     flag: 'node-status-max-images',
   }),
-  maxOpenFiles: ignored(int, 1_000_000, 'max-open-files', { zeroIsUnset: true, omitEmpty: true }),
+  /** The kubelet's own RLIMIT_NOFILE, soft and hard, set at start with prlimit (src/node/open-files.ts); a failure is logged, as upstream. */
+  maxOpenFiles: field(int, 1_000_000, {
+    zeroIsUnset: true,
+    omitEmpty: true,
+    check: (v) => (v < 0 ? `invalid configuration: maxOpenFiles (--max-open-files) ${v} must not be a negative number` : undefined),
+    flag: 'max-open-files',
+  }),
   contentType: ignored(str, 'application/vnd.kubernetes.protobuf', 'kube-api-content-type'),
   /** The kubelet's apiserver requests per second, and at once (src/apiserver/rate-limited.ts); 0 qps: no limit. */
   kubeAPIQPS: field(int, 50, { check: notNegative('kubeAPIQPS', 'kube-api-qps'), flag: 'kube-api-qps' }),
@@ -520,10 +539,18 @@ export const FIELDS = {
   mergeDefaultEvictionSettings: field(bool, false),
   /** Pods per CPU core (0: no limit but maxPods). */
   podsPerCore: field(int, 0, { omitEmpty: true, flag: 'pods-per-core' }),
+  /**
+   * Refused when false: the kubelet would attach CSI volumes itself (create the VolumeAttachment,
+   * wait for it, delete it after the last unstage, also for volumes attached but never staged and
+   * across restarts, which needs an attach state kubelet-ts does not keep) and drop the Node's
+   * controller-managed-attach-detach annotation; the node's credentials may not even create
+   * VolumeAttachments under the Node authorizer (system:node: get only), as for upstream.
+   */
   enableControllerAttachDetach: ignored(bool, true, 'enable-controller-attach-detach'),
   /** Refuse to start when the kernel's settings differ from upstream's, instead of writing them (src/node/kernel-tunables.ts). */
   protectKernelDefaults: field(bool, false, { omitEmpty: true, flag: 'protect-kernel-defaults' }),
-  makeIPTablesUtilChains: ignored(bool, true, 'make-iptables-util-chains'),
+  /** The KUBE-IPTABLES-HINT chain, and for IPv4 KUBE-FIREWALL with its 127/8 rule, kept after iptables flushes (src/network/iptables-util.ts); false: none. */
+  makeIPTablesUtilChains: field(bool, true, { flag: 'make-iptables-util-chains' }),
   featureGates: field(
     boolMap,
     {},
@@ -570,7 +597,8 @@ export const FIELDS = {
   volumePluginDir: ignored(str, '/usr/libexec/kubernetes/kubelet-plugins/volume/exec/', 'volume-plugin-dir'),
   /** Node.spec.providerID at registration (src/node/status.ts nodeForRegistration). */
   providerID: field(str, '', { flag: 'provider-id' }),
-  kernelMemcgNotification: ignored(bool, false, 'kernel-memcg-notification'),
+  /** On cgroup v2 upstream's memcg notifier is disabled, so true changes nothing there either; refused at start on cgroup v1 (src/eviction/memcg-notification.ts). */
+  kernelMemcgNotification: field(bool, false, { omitEmpty: true, flag: 'kernel-memcg-notification' }),
   /** The log's verbosity (-v) and format (text or json, src/log/log.ts); vmodule and the output options are not read (ignoredParts). */
   logging: field(logging, LOGGING_DEFAULTS, {
     check: loggingError,
@@ -619,7 +647,13 @@ export const FIELDS = {
   registerWithTaints: field(list as Codec<Taint[]>, [], { flag: { name: 'register-with-taints', form: taintsForm } }),
   /** false: the Node is not created, only its status kept once someone else made it (src/node/agent.ts). */
   registerNode: field(bool, true, { flag: 'register-node' }),
-  localStorageCapacityIsolation: ignored(bool, true, 'local-storage-capacity-isolation'),
+  /**
+   * false: no ephemeral-storage in the Node's capacity and allocatable (src/node/status.ts), so pods
+   * requesting it are refused at admission, and no eviction for the pods' own ephemeral-storage
+   * limits (src/eviction/eviction-manager.ts); the node's nodefs/imagefs thresholds stay. For hosts
+   * that cannot measure local storage (upstream's rootless kind).
+   */
+  localStorageCapacityIsolation: field(bool, true, { flag: 'local-storage-capacity-isolation' }),
   containerRuntimeEndpoint: field(str, 'unix:///run/containerd/containerd.sock', { flag: 'container-runtime-endpoint' }),
   imageServiceEndpoint: field(str, '', { flag: 'image-service-endpoint' }),
   /** true (the default): no start on a cgroup v1 host (src/resources/linux-resources.ts cgroupV1Refused). */

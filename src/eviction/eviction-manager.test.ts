@@ -32,12 +32,13 @@ const summary = (availableMiB: number, time = T): Summary => ({
   })),
 });
 
-function manager(samples: Summary[], pods = [guaranteed, hog]) {
+function manager(samples: Summary[], pods = [guaranteed, hog], localStorageCapacityIsolation?: boolean) {
   const evicted: Eviction[] = [];
   const conditions: string[][] = [];
   const m = startEvictionManager({
     thresholds: parseThresholds({ evictionHard: { 'memory.available': '500Mi' } }),
     pressureTransitionPeriodMs: 30_000,
+    ...(localStorageCapacityIsolation === undefined ? {} : { localStorageCapacityIsolation }),
     maxPodGracePeriodSeconds: 0,
     summary: async () => samples.shift()!,
     facts: () => ({}),
@@ -77,25 +78,39 @@ test('eviction manager: memory below the threshold reports MemoryPressure, evict
   m.stop();
 });
 
-test("eviction manager: a pod over its container's ephemeral-storage limit is evicted without node pressure (localStorageEviction)", async () => {
+test("eviction manager: a pod over its container's ephemeral-storage limit is evicted without node pressure (localStorageEviction), unless localStorageCapacityIsolation is false", async () => {
   const writer = pod('writer', { limits: { 'ephemeral-storage': '5Mi' } });
-  const s = summary(2000);
-  const used = (bytes: number) => ({ ...fs, usedBytes: bytes });
-  s.pods.push({
-    podRef: { name: 'writer', namespace: 'ns', uid: 'writer' },
-    startTime: T,
-    containers: [{ name: 'main', startTime: T, rootfs: used(10 * MiB), logs: used(8192) }],
-    'ephemeral-storage': used(10 * MiB + 8192),
-  });
-  const { m, evicted, conditions } = manager([s], [guaranteed, hog, writer]);
-  await m.synchronize();
-  assert.deepEqual(conditions, [], 'no pressure');
-  assert.deepEqual(
-    evicted.map((e) => [e.pod.metadata!.name, e.signal, e.reason, e.message]),
-    // The pod's limit is its containers' sum, and upstream looks at it before the container's.
-    [['writer', 'ephemeralpodfs.limit', 'Evicted', 'Pod ephemeral local storage usage exceeds the total limit of containers 5Mi. ']],
-  );
-  m.stop();
+  // The pod's limit is its containers' sum, and upstream looks at it before the container's.
+  const evictedWriter = [
+    'writer',
+    'ephemeralpodfs.limit',
+    'Evicted',
+    'Pod ephemeral local storage usage exceeds the total limit of containers 5Mi. ',
+  ];
+  const rows: [boolean | undefined, unknown[][]][] = [
+    [undefined, [evictedWriter]],
+    [true, [evictedWriter]],
+    [false, []],
+  ];
+  for (const [isolation, want] of rows) {
+    const s = summary(2000);
+    const used = (bytes: number) => ({ ...fs, usedBytes: bytes });
+    s.pods.push({
+      podRef: { name: 'writer', namespace: 'ns', uid: 'writer' },
+      startTime: T,
+      containers: [{ name: 'main', startTime: T, rootfs: used(10 * MiB), logs: used(8192) }],
+      'ephemeral-storage': used(10 * MiB + 8192),
+    });
+    const { m, evicted, conditions } = manager([s], [guaranteed, hog, writer], isolation);
+    await m.synchronize();
+    assert.deepEqual(conditions, [], 'no pressure');
+    assert.deepEqual(
+      evicted.map((e) => [e.pod.metadata!.name, e.signal, e.reason, e.message]),
+      want,
+      `localStorageCapacityIsolation ${isolation}`,
+    );
+    m.stop();
+  }
 });
 
 test('the filesystem layout: a runtime filesystem of another size is a dedicated one', () => {

@@ -32,6 +32,8 @@ export interface EvictionDeps {
   /** From parseThresholds; the containerfs ones follow the filesystem layout each round. */
   thresholds: Threshold[];
   pressureTransitionPeriodMs: number;
+  /** localStorageCapacityIsolation: false skips the pods' own ephemeral-storage limits (emptyDir sizeLimit, limits); undefined: on. */
+  localStorageCapacityIsolation?: boolean;
   maxPodGracePeriodSeconds: number;
   /** The latest Summary (the stats cache's, at most ~10 s old), or one taken now when fresh. */
   summary(fresh: boolean): Promise<Summary>;
@@ -116,8 +118,8 @@ export function startEvictionManager(d: EvictionDeps): EvictionManager {
     const candidates = () => d.pods().map((pod) => ({ pod, stats: stats.get(pod.metadata!.uid!) }));
     // Pods over their own ephemeral-storage limits (emptyDir sizeLimit, the pod's, a container's) go
     // first, all of them, whatever the node's pressure (upstream's synchronize: localStorageEviction,
-    // as localStorageCapacityIsolation is on).
-    const overLimit = localStorageEvictions(candidates(), layout);
+    // while localStorageCapacityIsolation is on).
+    const overLimit = d.localStorageCapacityIsolation === false ? [] : localStorageEvictions(candidates(), layout);
     if (overLimit.length) {
       for (const e of overLimit) await evictPod(e);
       return true;

@@ -1,6 +1,15 @@
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bytesToFree, imagesInUse, planImageGC, planOldImages, startImageGC, updateHistory, type ImageRecord } from './images.ts';
+import {
+  bytesToFree,
+  imageGCLoopDisabled,
+  imagesInUse,
+  planImageGC,
+  planOldImages,
+  startImageGC,
+  updateHistory,
+  type ImageRecord,
+} from './images.ts';
 import type { ContainerState } from '../container/types.ts';
 
 const img = (id: string, sizeBytes: number, pinned = false): ImageRecord => ({
@@ -180,5 +189,48 @@ test('imageMaximumGCAge: old images go first whatever the disk usage, counted wi
     );
   } finally {
     gc.stop();
+  }
+});
+
+test('imageGCHighThresholdPercent 100 with no imageMaximumGCAge: no periodic image GC, even on a full disk (upstream StartGarbageCollection)', async () => {
+  const policy = (high: number, maxAgeMs: number) => ({ highThresholdPercent: high, lowThresholdPercent: 80, minAgeMs: 0, maxAgeMs });
+  const rows: [number, number, boolean][] = [
+    [100, 0, true],
+    [100, 600_000, false],
+    [99, 0, false],
+    [85, 0, false],
+  ];
+  for (const [high, maxAge, disabled] of rows) assert.equal(imageGCLoopDisabled(policy(high, maxAge)), disabled, `${high}% ${maxAge} ms`);
+
+  // The loop itself: a full disk and an unused image, 30 s of timers; the eviction manager's reclaim still removes it.
+  for (const [high, wantRemoved] of [
+    [100, []],
+    [85, ['unused']],
+  ] as const) {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const removed: string[] = [];
+    const infos: string[] = [];
+    const gc = startImageGC({
+      policy: policy(high, 0),
+      images: async () => [img('unused', 10)].filter((i) => !removed.includes(i.id)),
+      inUse: async () => new Set(),
+      fs: () => ({ capacityBytes: 100, availableBytes: 0 }),
+      remove: async (id) => {
+        removed.push(id);
+      },
+      log: { info: (m: string) => infos.push(m), warn() {}, error() {}, v() {} } as never,
+      observe: { removed() {}, error() {} },
+    });
+    try {
+      mock.timers.tick(30_000);
+      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+      assert.deepEqual(removed, wantRemoved, `high threshold ${high}`);
+      assert.equal(infos.includes('ImageGCHighThresholdPercent is set 100 and ImageMaximumGCAge is 0, Disable image GC'), high === 100);
+      await gc.collect(true);
+      assert.deepEqual(removed, ['unused'], 'reclaim for eviction');
+    } finally {
+      gc.stop();
+      mock.timers.reset();
+    }
   }
 });

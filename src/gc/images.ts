@@ -100,6 +100,13 @@ export function planOldImages(
   return images.filter((i) => !i.pinned && !used(i, inUse) && nowMs - (history.get(i.id)?.lastUsedMs ?? 0) > maxAgeMs);
 }
 
+/**
+ * Pure: upstream's StartGarbageCollection stubs the image GC loop when imageGCHighThresholdPercent
+ * is 100 and imageMaximumGCAge 0: no periodic pass at all, so not even a full disk sets it off.
+ * The eviction manager's reclaim of unused images (collect(true)) still works.
+ */
+export const imageGCLoopDisabled = (p: ImageGCPolicy): boolean => p.highThresholdPercent === 100 && p.maxAgeMs === 0;
+
 export interface ImageGCDeps {
   policy: ImageGCPolicy;
   images(): Promise<ImageRecord[]>;
@@ -200,8 +207,11 @@ export function startImageGC(d: ImageGCDeps) {
     },
     () => {},
   );
-  timer = setTimeout(loop, jittered(10_000, 0.2));
-  timer.unref();
+  if (imageGCLoopDisabled(d.policy)) d.log.info('ImageGCHighThresholdPercent is set 100 and ImageMaximumGCAge is 0, Disable image GC');
+  else {
+    timer = setTimeout(loop, jittered(10_000, 0.2));
+    timer.unref();
+  }
   return {
     collect: async (all = false) => {
       await collect(all);

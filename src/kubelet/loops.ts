@@ -104,6 +104,7 @@ export async function nodeLoops(
   const eviction = startEvictionManager({
     thresholds: parseThresholds(config),
     pressureTransitionPeriodMs: config.evictionPressureTransitionPeriodMs,
+    localStorageCapacityIsolation: config.localStorageCapacityIsolation,
     maxPodGracePeriodSeconds: config.evictionMaxPodGracePeriod,
     summary: (fresh) => d.stats.summary(fresh),
     facts: () => ({

@@ -13,7 +13,9 @@ import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { watchEventLoop } from '../log/event-loop.ts';
 import { collectProcessMetrics, metrics } from '../metrics/metrics.ts';
-import { cniConfigLogFields, ensureCniConfig } from '../network/cni-config.ts';
+import { BRIDGE_NAME, cniConfigLogFields, ensureCniConfig } from '../network/cni-config.ts';
+import { dedupKeeper, effectiveHairpinMode } from '../network/hairpin.ts';
+import { startUtilChains } from '../network/iptables-util.ts';
 import { podCIDRUpdater } from '../network/pod-cidr.ts';
 import { nodeAgent, type NodeAgent, type NodeAgentOptions } from '../node/agent.ts';
 import type { CurrentNode } from '../node/current-node.ts';
@@ -21,6 +23,8 @@ import { declaredFeatures } from '../node/declared-features.ts';
 import { filesystemStats, hostAddresses, readHostFacts, type HostFacts } from '../node/host.ts';
 import { nodeIPs as selectNodeIPs, parseNodeIPArgument } from '../network/ips.ts';
 import { leaseRenewer } from '../node/lease.ts';
+import { setOpenFilesLimit } from '../node/open-files.ts';
+import { memcgNotificationRefused } from '../eviction/memcg-notification.ts';
 import { probeRuntime } from '../node/runtime-health.ts';
 import { nodeSwapAtStart } from '../node/swap.ts';
 import type { NodeSwap } from '../resources/swap.ts';
@@ -51,7 +55,8 @@ function processWatches(log: Logger) {
 export function prepareHost(o: KubeletOptions, log: Logger, system: HostSystem): Host {
   const { config, rootDir } = o;
   // failCgroupV1: false is what a cgroup v1 host needs, as for the upstream kubelet (metrics.cgroupVersion's reader).
-  const v1Refused = cgroupV1Refused(config.failCgroupV1, cgroupReader().version === 2);
+  const cgroupV2 = cgroupReader().version === 2;
+  const v1Refused = cgroupV1Refused(config.failCgroupV1, cgroupV2) ?? memcgNotificationRefused(config.kernelMemcgNotification, cgroupV2);
   if (v1Refused) throw new Error(v1Refused);
   // --node-ip as upstream's ParseNodeIPArgument reads it: what is no IP is left out, with a word.
   const given = parseNodeIPArgument(o.nodeIP);
@@ -164,6 +169,7 @@ export function nodeStatus(
       maxPods: effectiveMaxPods(config.maxPods, config.podsPerCore, d.host.facts.cpuCores),
       reserved: [config.kubeReserved, config.systemReserved],
       evictionHard: config.evictionHard,
+      localStorageCapacityIsolation: config.localStorageCapacityIsolation,
       declaredFeatures: declaredFeatures(config.featureGates),
     },
     fsCapacity: () => filesystemStats(o.rootDir).capacityBytes,
@@ -182,10 +188,28 @@ export function nodeStatus(
   void runtimePodCIDR(config.podCIDR);
   d.node.onNewPodCIDR((cidr) => void runtimePodCIDR(cidr));
   // --network-plugin=kubenet: a bridge network for the podCIDR, unless an add-on installed one.
+  // maxOpenFiles, once every part is built, as upstream's RunKubelet before startKubelet (so a start
+  // refused earlier, the runtime unreachable say, says that one line only).
+  const nofile = setOpenFilesLimit(config.maxOpenFiles);
+  if (nofile) log.error('Failed to set rlimit on max file handles', { maxOpenFiles: config.maxOpenFiles, err: nofile });
+  // makeIPTablesUtilChains: the hint and KUBE-FIREWALL chains other components rely on, as upstream's Run.
+  const utilChains = config.makeIPTablesUtilChains ? startUtilChains(logger('iptables')) : undefined;
+  // hairpinMode sets the bridge's hairpin or promiscuous mode; a promiscuous bridge gets kubenet's
+  // ebtables dedup rules, kept each 10 s as the bridge appears with the first pod.
+  let dedup: NodeJS.Timeout | undefined;
   if (o.networkPlugin === 'kubenet') {
+    const hairpin = effectiveHairpinMode(config.hairpinMode, o.networkPlugin);
+    const keepDedup = hairpin === 'promiscuous-bridge' ? dedupKeeper(BRIDGE_NAME, logger('kubenet')) : undefined;
     d.node.onNewPodCIDR((podCIDR) => {
-      log.info('Pod CIDR of the node', cniConfigLogFields(podCIDR, ensureCniConfig(o.cniConfDir, podCIDR)));
+      const action = ensureCniConfig(o.cniConfDir, podCIDR, hairpin);
+      log.info('Pod CIDR of the node', { ...cniConfigLogFields(podCIDR, action), hairpinMode: hairpin });
       agent.poke();
+      clearInterval(dedup);
+      if (keepDedup && action !== 'foreign') {
+        keepDedup(podCIDR);
+        dedup = setInterval(() => keepDedup(podCIDR), 10_000);
+        dedup.unref();
+      }
     });
   }
   const rotation = clientCertificateRotation(d.api, {
@@ -208,6 +232,8 @@ export function nodeStatus(
   return {
     agent,
     stop() {
+      clearInterval(dedup);
+      utilChains?.stop();
       rotation.stop();
       lease.stop();
       agent.stop();

@@ -4,12 +4,14 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { bridgeHairpin, type HairpinMode } from './hairpin.ts';
 
 export const CONFLIST_NAME = '10-kubelet-ts.conflist';
 export const NETWORK_NAME = 'kubelet-ts';
 export const BRIDGE_NAME = 'kts-br0';
 
-export function bridgeConflist(podCIDR: string): string {
+/** The bridge network for the podCIDR; the hairpin mode in effect (hairpin.ts) sets the bridge's hairpinMode and promiscMode. */
+export function bridgeConflist(podCIDR: string, hairpin: HairpinMode): string {
   return (
     JSON.stringify(
       {
@@ -21,7 +23,7 @@ export function bridgeConflist(podCIDR: string): string {
             bridge: BRIDGE_NAME,
             isGateway: true,
             ipMasq: true,
-            hairpinMode: true,
+            ...bridgeHairpin(hairpin),
             ipam: { type: 'host-local', ranges: [[{ subnet: podCIDR }]], routes: [{ dst: '0.0.0.0/0' }] },
           },
           { type: 'portmap', capabilities: { portMappings: true } },
@@ -35,14 +37,14 @@ export function bridgeConflist(podCIDR: string): string {
 }
 
 /** What to do with the CNI config dir: pure over its listing and our file's content. */
-export function cniAction(files: string[], ours: string | undefined, podCIDR: string): 'write' | 'keep' | 'foreign' {
+export function cniAction(files: string[], ours: string | undefined, podCIDR: string, hairpin: HairpinMode): 'write' | 'keep' | 'foreign' {
   const configs = files.filter((f) => /\.(conf|conflist|json)$/.test(f));
   if (configs.some((f) => f !== CONFLIST_NAME) && configs.sort()[0] !== CONFLIST_NAME) return 'foreign';
-  return ours === bridgeConflist(podCIDR) ? 'keep' : 'write';
+  return ours === bridgeConflist(podCIDR, hairpin) ? 'keep' : 'write';
 }
 
 /** Writes (atomically) our conflist when needed; returns what it did. */
-export function ensureCniConfig(dir: string, podCIDR: string): 'write' | 'keep' | 'foreign' {
+export function ensureCniConfig(dir: string, podCIDR: string, hairpin: HairpinMode): 'write' | 'keep' | 'foreign' {
   mkdirSync(dir, { recursive: true });
   const files = readdirSync(dir);
   let ours: string | undefined;
@@ -51,10 +53,10 @@ export function ensureCniConfig(dir: string, podCIDR: string): 'write' | 'keep' 
   } catch {
     /* not written yet */
   }
-  const action = cniAction(files, ours, podCIDR);
+  const action = cniAction(files, ours, podCIDR, hairpin);
   if (action === 'write') {
     const tmp = join(dir, `.${CONFLIST_NAME}.tmp`);
-    writeFileSync(tmp, bridgeConflist(podCIDR));
+    writeFileSync(tmp, bridgeConflist(podCIDR, hairpin));
     renameSync(tmp, join(dir, CONFLIST_NAME));
   }
   if (action !== 'foreign') dropStaleBridgeAddress(podCIDR);

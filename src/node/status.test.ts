@@ -70,6 +70,22 @@ test('allocatable withholds reservations and hard eviction thresholds', () => {
   assert.equal(allocatable['ephemeral-storage'], '90Gi');
 });
 
+test('localStorageCapacityIsolation: ephemeral-storage in capacity and allocatable only while on, as upstream GetCapacity', () => {
+  const reserved = [{ 'ephemeral-storage': '1Gi' }];
+  const rows: [boolean | undefined, string | undefined, string | undefined][] = [
+    [undefined, '100Gi', '89Gi'],
+    [true, '100Gi', '89Gi'],
+    // Off: no capacity, so no allocatable either, and the reservation and nodefs threshold have nothing to withhold from.
+    [false, undefined, undefined],
+  ];
+  for (const [on, cap, alloc] of rows) {
+    const { capacity, allocatable } = capacityAndAllocatable({ ...inputs(), reserved, localStorageCapacityIsolation: on });
+    assert.equal(capacity['ephemeral-storage'], cap, `capacity, ${on}`);
+    assert.equal(allocatable['ephemeral-storage'], alloc, `allocatable, ${on}`);
+    assert.equal(capacity.memory, '4Gi', 'the rest stays');
+  }
+});
+
 test('device plugin resources: all devices in capacity, the healthy ones allocatable, a removed one at 0', () => {
   const { capacity, allocatable } = capacityAndAllocatable({
     ...inputs(),

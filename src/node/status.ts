@@ -24,6 +24,11 @@ export interface RuntimeHealth {
 export interface StatusInputs {
   host: HostFacts;
   fs: { capacityBytes: number };
+  /**
+   * localStorageCapacityIsolation: false leaves ephemeral-storage out of capacity and allocatable,
+   * as upstream's containerManager.GetCapacity does (so pods requesting it are refused); undefined: true.
+   */
+  localStorageCapacityIsolation?: boolean;
   /** The node's IPs (one, or a dual-stack pair, src/network/ips.ts): its InternalIP addresses. */
   nodeIPs: string[];
   hostname: string;
@@ -145,11 +150,14 @@ export function notReadyReason(r: RuntimeHealth, shutdown?: string): string | un
   return problems.length ? problems.join(', ') : undefined;
 }
 
-export function capacityAndAllocatable(i: Pick<StatusInputs, 'host' | 'fs' | 'maxPods' | 'reserved' | 'evictionHard' | 'devices'>) {
+export function capacityAndAllocatable(
+  i: Pick<StatusInputs, 'host' | 'fs' | 'maxPods' | 'reserved' | 'evictionHard' | 'devices' | 'localStorageCapacityIsolation'>,
+) {
+  const storage = i.localStorageCapacityIsolation !== false;
   const cap: Record<string, number> = {
     cpu: i.host.cpuCores,
     memory: i.host.memoryBytes,
-    'ephemeral-storage': i.fs.capacityBytes,
+    ...(storage ? { 'ephemeral-storage': i.fs.capacityBytes } : {}),
     pods: i.maxPods,
     ...i.host.hugepages,
   };
@@ -164,7 +172,7 @@ export function capacityAndAllocatable(i: Pick<StatusInputs, 'host' | 'fs' | 'ma
     return v.endsWith('%') ? (Number(v.slice(0, -1)) / 100) * total : (parseQuantity(v) ?? 0);
   };
   alloc.memory! -= threshold('memory.available', cap.memory!);
-  alloc['ephemeral-storage']! -= threshold('nodefs.available', cap['ephemeral-storage']!);
+  if (storage) alloc['ephemeral-storage']! -= threshold('nodefs.available', cap['ephemeral-storage']!);
   const fmt = (m: Record<string, number>) =>
     Object.fromEntries(
       Object.entries(m).map(([k, v]) => [k, k === 'cpu' ? formatCPU(v) : k === 'pods' ? String(Math.max(0, v)) : formatBinary(v)]),

@@ -14,6 +14,10 @@ const pod = (spec: Partial<NonNullable<Pod['spec']>> = {}, cpu?: string, memory?
     ...spec,
   },
 });
+const withStorage = (p: Pod, q: string): Pod => {
+  p.spec!.containers[0]!.resources!.requests!['ephemeral-storage'] = q;
+  return p;
+};
 const reason = (a: ReturnType<typeof admitPod>) => (a.admit ? 'admitted' : a.reason);
 
 test('admission: resources, pods, selectors, affinity, host ports, OS', () => {
@@ -21,6 +25,9 @@ test('admission: resources, pods, selectors, affinity, host ports, OS', () => {
     ['fits', pod({}, '500m', '100Mi'), [pod({}, '1')], 'admitted'],
     ['cpu over allocatable', pod({}, '1'), [pod({}, '1')], 'OutOfcpu'],
     ['memory over allocatable', pod({}, undefined, '2Gi'), [], 'OutOfmemory'],
+    // No ephemeral-storage in allocatable (localStorageCapacityIsolation: false): a request for any is refused, as upstream's Fits.
+    ['ephemeral-storage on a node without it', withStorage(pod(), '1Mi'), [], 'OutOfephemeral-storage'],
+    ['no ephemeral-storage request on a node without it', pod(), [], 'admitted'],
     ['best effort pods still count toward pods', pod(), [pod(), pod(), pod()], 'OutOfpods'],
     ['node selector matches', pod({ nodeSelector: { disk: 'ssd' } }), [], 'admitted'],
     ['node selector mismatch', pod({ nodeSelector: { disk: 'hdd' } }), [], 'NodeAffinity'],
@@ -70,6 +77,21 @@ test('admission: resources, pods, selectors, affinity, host ports, OS', () => {
     ['windows pod', pod({ os: { name: 'windows' } }), [], 'PodOSNotSupported'],
   ];
   for (const [name, p, active, want] of cases) assert.equal(reason(admitPod(p, active, node)), want, name);
+});
+
+test('admission: ephemeral-storage against the allocatable, in bytes', () => {
+  const withES: Node = { ...node, status: { allocatable: { ...node.status!.allocatable, 'ephemeral-storage': '10Mi' } } };
+  const cases: [string, Node, Pod, Pod[], string][] = [
+    ['fits', withES, withStorage(pod(), '4Mi'), [withStorage(pod(), '4Mi')], 'admitted'],
+    ['over', withES, withStorage(pod(), '4Mi'), [withStorage(pod(), '8Mi')], 'OutOfephemeral-storage'],
+    ['node status not known yet', { metadata: node.metadata }, withStorage(pod(), '4Mi'), [], 'admitted'],
+  ];
+  for (const [name, n, p, active, want] of cases) assert.equal(reason(admitPod(p, active, n)), want, name);
+  assert.deepEqual(admitPod(withStorage(pod(), '1Mi'), [], node), {
+    admit: false,
+    reason: 'OutOfephemeral-storage',
+    message: "Pod was rejected: Node didn't have enough resource: ephemeral-storage, requested: 1048576, used: 0, capacity: 0",
+  });
 });
 
 test('the rejection message in upstream form', () => {

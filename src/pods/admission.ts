@@ -1,11 +1,11 @@
 // Whether a pod may run here, as upstream's admission: its sysctls against the allowlist
-// (pkg/kubelet/sysctl), then GeneralPredicates: the node's allocatable cpu, memory and pods;
+// (pkg/kubelet/sysctl), then GeneralPredicates: the node's allocatable cpu, memory, ephemeral-storage and pods;
 // its labels against the pod's node selector and required node affinity; host ports; the OS.
 // Pure but for the CPU manager's allocation, handed in (upstream's resource managers allocate
 // at admission): the sync loop asks it once per pod.
 import type { Node, NodeSelectorRequirement, Pod } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../resources/quantity.ts';
-import { podCPUAndMemoryRequests } from '../resources/pod-resources.ts';
+import { podCPUAndMemoryRequests, podRequests as podAmounts } from '../resources/pod-resources.ts';
 import { normalizeSysctlName } from '../runtime/security-context.ts';
 import { admitAppArmor } from '../security/apparmor.ts';
 import { admissionMessage, planPodDevices, type PodPlanInput } from '../devices/allocation.ts';
@@ -21,6 +21,18 @@ export const NODE_AFFINITY = 'NodeAffinity';
  * pod-level requests where set, else the containers' aggregate with init containers and sidecars; plus the overhead.
  */
 export const podRequests = (pod: Pod): { cpu: number; memory: number } => podCPUAndMemoryRequests(pod);
+
+const admittedRequests = (pod: Pod) => ({ ...podRequests(pod), 'ephemeral-storage': podAmounts(pod)['ephemeral-storage'] ?? 0 });
+
+/**
+ * The allocatable the fit check compares with. No ephemeral-storage in a known allocatable is 0,
+ * as upstream's Fits reads it (localStorageCapacityIsolation: false leaves it out, and a pod that
+ * requests it is refused); a node whose status is not known yet limits nothing.
+ */
+function allocatableOf(alloc: Record<string, string>, r: 'cpu' | 'memory' | 'ephemeral-storage'): number {
+  if (alloc[r] !== undefined) return parseQuantity(alloc[r]) ?? Infinity;
+  return r === 'ephemeral-storage' && Object.keys(alloc).length ? 0 : Infinity;
+}
 
 function matches(req: NodeSelectorRequirement, labels: Record<string, string>): boolean {
   const v = labels[req.key];
@@ -197,12 +209,12 @@ export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions
       message: `Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: ${active.length}, capacity: ${maxPods}`,
     };
   }
-  const want = podRequests(pod);
-  for (const r of ['cpu', 'memory'] as const) {
-    const capacity = parseQuantity(alloc[r] ?? '') ?? Infinity;
-    const used = active.reduce((n, p) => n + podRequests(p)[r], 0);
+  const want = admittedRequests(pod);
+  for (const r of ['cpu', 'memory', 'ephemeral-storage'] as const) {
+    const capacity = allocatableOf(alloc, r);
+    const used = active.reduce((n, p) => n + admittedRequests(p)[r], 0);
     if (want[r] > 0 && used + want[r] > capacity) {
-      // Upstream prints cpu in millicores and memory in bytes.
+      // Upstream prints cpu in millicores, memory and ephemeral-storage in bytes.
       const f = (x: number) => String(r === 'cpu' ? Math.round(x * 1000) : Math.round(x));
       return {
         admit: false,

@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -74,3 +74,19 @@ test('image GC removes an unused image and keeps the used and the pinned ones', 
     assert.ok(pause && present(pause), `the pinned sandbox image ${pause} stays`);
     assert.equal((await core.readNamespacedPod({ name: 'keeper', namespace: ns })).status?.phase, 'Running');
   }));
+
+// Upstream's StartGarbageCollection: at 100 with no imageMaximumGCAge the image GC loop does not run
+// at all (not even on a full disk); the eviction manager's reclaim still may remove images.
+test('imageGCHighThresholdPercent 100: no periodic image GC, the log says so', async () => {
+  const LOG = `${ROOT}/_output/local/logs/kubelet-ts.log`;
+  const from = statSync(LOG).size;
+  restartKubelet('imageGCHighThresholdPercent: 100\nimageGCLowThresholdPercent: 99\nimageMinimumGCAge: 1s\n');
+  const since = () => readFileSync(LOG).subarray(from).toString('utf8');
+  await eventually('"Disable image GC" in the log', 30_000, async () =>
+    since().includes('ImageGCHighThresholdPercent is set 100 and ImageMaximumGCAge is 0, Disable image GC'),
+  );
+  // The first pass would come within 12 s of the start.
+  await new Promise((r) => setTimeout(r, 20_000));
+  assert.ok(!since().includes('Removed unused image'), 'no image removed');
+  restartKubelet();
+});

@@ -56,6 +56,61 @@ test('a container writing past its ephemeral-storage limit: the pod ends Failed/
     assert.equal(p.status?.message, 'Pod ephemeral local storage usage exceeds the total limit of containers 5Mi. ');
   }));
 
+test('localStorageCapacityIsolation: false: an emptyDir past its sizeLimit is not evicted, no ephemeral-storage is offered, a pod requesting it is refused', (t) =>
+  withNamespace(async (ns) => {
+    t.after(() => restartKubelet());
+    restartKubelet('localStorageCapacityIsolation: false\n');
+    // As upstream's MachineInfo setter, the kubelet stops sending the capacity but does not remove
+    // what a registered Node already has: take it off, and it must stay off.
+    const node = nodeName();
+    kubectl(
+      'patch',
+      'node',
+      node,
+      '--subresource=status',
+      '--type=json',
+      '-p',
+      JSON.stringify([
+        { op: 'remove', path: '/status/capacity/ephemeral-storage' },
+        { op: 'remove', path: '/status/allocatable/ephemeral-storage' },
+      ]),
+    );
+    const image = podSpec('x').spec!.containers[0]!.image;
+    await clients().core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('filler', {
+        containers: [
+          {
+            name: 'main',
+            image,
+            command: ['/bin/sh', '-c', 'dd if=/dev/zero of=/data/file bs=1M count=10; sleep 3600'],
+            volumeMounts: [{ name: 'data', mountPath: '/data' }],
+          },
+        ],
+        volumes: [{ name: 'data', emptyDir: { sizeLimit: '5Mi' } }],
+      }),
+    });
+    await clients().core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('wants-storage', {
+        nodeName: node,
+        containers: [{ name: 'main', image, resources: { requests: { 'ephemeral-storage': '1Mi' } } }],
+      }),
+    });
+    const refused = await failed(ns, 'wants-storage', 60_000);
+    assert.equal(refused.status?.reason, 'OutOfephemeral-storage');
+    // Three eviction rounds (10 s each) with the emptyDir over its limit: still running.
+    await new Promise((r) => setTimeout(r, 35_000));
+    const filler = await clients().core.readNamespacedPod({ name: 'filler', namespace: ns });
+    assert.equal(filler.status?.phase, 'Running', filler.status?.message);
+    const n = await clients().core.readNode({ name: node });
+    assert.equal(n.status?.capacity?.['ephemeral-storage'], undefined);
+    assert.equal(
+      JSON.parse(kubectl('get', '--raw', `/api/v1/nodes/${node}/proxy/configz`)).kubeletconfig.localStorageCapacityIsolation,
+      false,
+    );
+  }));
+
 test('memory pressure: the BestEffort hog is evicted, the Guaranteed pod stays, BestEffort pods are refused, the condition clears', () =>
   withNamespace(async (ns) => {
     const { core } = clients();

@@ -2,10 +2,24 @@
 // truthfully, and heartbeating through its Lease.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { CertificatesV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ADMIN_KUBECONFIG, ROOT, RUNTIME, clients, ensureStack, eventually, kubectl, nodeName, restartKubelet, NODE_IP } from './stack.ts';
+import { execFileSync } from 'node:child_process';
+import {
+  ADMIN_KUBECONFIG,
+  ROOT,
+  RUNTIME,
+  clients,
+  ensureStack,
+  eventually,
+  kubectl,
+  nodeName,
+  podSpec,
+  restartKubelet,
+  withNamespace,
+  NODE_IP,
+} from './stack.ts';
 
 before(() => ensureStack());
 
@@ -172,6 +186,33 @@ test("the kubelet's own oom_score_adj is oomScoreAdj (-999 by default), or its l
   await eventually('oom_score_adj 500', 30_000, async () => kubeletAdj() === '500');
 });
 
+// Upstream's RunKubelet: the kubelet's RLIMIT_NOFILE is maxOpenFiles (1000000 by default), soft and
+// hard. Raising the hard limit past this host's (20000) takes CAP_SYS_RESOURCE: then the log says
+// why, as upstream; a lower value takes no privilege and shows it applied.
+test("the kubelet's open-files limit is maxOpenFiles (1000000 by default), or its log says why not", async (t) => {
+  const LOG = `${ROOT}/_output/local/logs/kubelet-ts.log`;
+  const nofile = () => {
+    try {
+      const pid = readFileSync(`${ROOT}/_output/local/pids/kubelet-ts.child.pid`, 'utf8').trim();
+      return /Max open files\s+(\d+)\s+(\d+)/
+        .exec(readFileSync(`/proc/${pid}/limits`, 'utf8'))
+        ?.slice(1)
+        .join(':');
+    } catch {
+      return undefined; // between restarts
+    }
+  };
+  t.after(() => restartKubelet());
+  const from = statSync(LOG).size;
+  restartKubelet();
+  await eventually('1000000:1000000, or "Failed to set rlimit on max file handles" in the log', 30_000, async () => {
+    const refused = readFileSync(LOG).subarray(from).toString('utf8').includes('Failed to set rlimit on max file handles');
+    return nofile() === '1000000:1000000' || refused;
+  });
+  restartKubelet('maxOpenFiles: 4096\n');
+  await eventually('4096:4096', 30_000, async () => nofile() === '4096:4096');
+});
+
 // Upstream's setupKernelTunables: the node's kernel settings are written at start, or with
 // protectKernelDefaults (the CIS benchmark's setting) one that differs refuses the start.
 test("kernel settings: the kubelet writes upstream's at start; with protectKernelDefaults one that differs stops it", async (t) => {
@@ -190,3 +231,92 @@ test("kernel settings: the kubelet writes upstream's at start; with protectKerne
   restartKubelet();
   await eventually('kernel/panic written back', 30_000, async () => sysctl('kernel/panic') === '10');
 });
+
+// kernelMemcgNotification: upstream's memcg notifier is disabled on cgroup v2, so true is accepted
+// there; on this cgroup v1 host it needs an eventfd Node.js cannot make, so the start is refused.
+test('kernelMemcgNotification: true stops the start on a cgroup v1 host, with one line', async (t) => {
+  const LOG = `${ROOT}/_output/local/logs/kubelet-ts.log`;
+  const v2 = existsSync('/sys/fs/cgroup/cgroup.controllers');
+  t.after(() => restartKubelet());
+  const from = statSync(LOG).size;
+  restartKubelet('kernelMemcgNotification: true\n');
+  if (v2) {
+    await eventually('the node Ready', 60_000, async () =>
+      (await clients().core.readNode({ name: nodeName() })).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    );
+    return;
+  }
+  await eventually('the refusal in the log', 30_000, async () =>
+    readFileSync(LOG)
+      .subarray(from)
+      .toString('utf8')
+      .includes('kernelMemcgNotification: true is not supported by kubelet-ts on a cgroup v1 host'),
+  );
+});
+
+// makeIPTablesUtilChains (true by default): upstream v1.36's kubelet still makes the iptables hint
+// chain and, for IPv4, KUBE-FIREWALL with its 127/8 rule, jumped to from INPUT and OUTPUT.
+test('makeIPTablesUtilChains: the KUBE-IPTABLES-HINT and KUBE-FIREWALL chains by default, none made with false', async (t) => {
+  const iptables = (...args: string[]) => {
+    try {
+      return execFileSync('iptables', ['-w', '5', ...args], { encoding: 'utf8' });
+    } catch {
+      return undefined;
+    }
+  };
+  t.after(() => restartKubelet());
+  restartKubelet();
+  await eventually('the chains', 30_000, async () => iptables('-t', 'mangle', '-S', 'KUBE-IPTABLES-HINT') !== undefined);
+  assert.match(iptables('-S', 'KUBE-FIREWALL') ?? '', /-d 127\.0\.0\.0\/8 .*block incoming localnet connections.* -j DROP/);
+  assert.match(iptables('-S', 'INPUT') ?? '', /-A INPUT -j KUBE-FIREWALL/);
+  assert.match(iptables('-S', 'OUTPUT') ?? '', /-A OUTPUT -j KUBE-FIREWALL/);
+  // false: what is gone stays gone (upstream removes nothing either).
+  restartKubelet('makeIPTablesUtilChains: false\n');
+  iptables('-t', 'mangle', '-X', 'KUBE-IPTABLES-HINT');
+  await new Promise((r) => setTimeout(r, 15_000));
+  assert.equal(iptables('-t', 'mangle', '-S', 'KUBE-IPTABLES-HINT'), undefined);
+});
+
+test("hairpinMode on the kubenet bridge: hairpin_mode on the pod's port (hairpin-veth), neither (none), the bridge promiscuous with the ebtables dedup rules (promiscuous-bridge, the default)", (t) =>
+  withNamespace(async (ns) => {
+    t.after(() => restartKubelet());
+    const conflist = '/etc/cni/net.d/10-kubelet-ts.conflist';
+    const bridgeOf = () =>
+      (JSON.parse(readFileSync(conflist, 'utf8')) as { plugins: { hairpinMode?: boolean; promiscMode?: boolean }[] }).plugins[0]!;
+    // The pod's eth0 names its host end by ifindex (iflink); that port's hairpin_mode on the bridge.
+    const portHairpin = (pod: string) => {
+      const iflink = kubectl('-n', ns, 'exec', pod, '--', 'cat', '/sys/class/net/eth0/iflink').trim();
+      const links = JSON.parse(execFileSync('ip', ['-j', 'link'], { encoding: 'utf8' })) as { ifindex: number; ifname: string }[];
+      const veth = links.find((l) => String(l.ifindex) === iflink)!.ifname;
+      return readFileSync(`/sys/class/net/${veth}/brport/hairpin_mode`, 'utf8').trim();
+    };
+    const rows: [string, string | undefined, { hairpinMode: boolean; promiscMode: boolean }, string][] = [
+      ['hv', 'hairpin-veth', { hairpinMode: true, promiscMode: false }, '1'],
+      ['no', 'none', { hairpinMode: false, promiscMode: false }, '0'],
+      ['pb', undefined, { hairpinMode: false, promiscMode: true }, '0'],
+    ];
+    for (const [name, mode, want, hairpin] of rows) {
+      restartKubelet(mode ? `hairpinMode: ${mode}\n` : undefined);
+      await eventually(`the conflist for ${mode ?? 'the default'}`, 30_000, async () => {
+        const b = bridgeOf();
+        return b.hairpinMode === want.hairpinMode && b.promiscMode === want.promiscMode;
+      });
+      await clients().core.createNamespacedPod({ namespace: ns, body: podSpec(name) });
+      await eventually(
+        `${name} Running`,
+        60_000,
+        async () => (await clients().core.readNamespacedPod({ name, namespace: ns })).status?.phase === 'Running',
+      );
+      assert.equal(portHairpin(name), hairpin, `hairpin_mode of ${name}'s port`);
+    }
+    // The default: a promiscuous bridge, and kubenet's dedup rules for its MAC within a tick.
+    const br = (
+      JSON.parse(execFileSync('ip', ['-j', 'link', 'show', 'kts-br0'], { encoding: 'utf8' })) as { flags: string[]; address: string }[]
+    )[0]!;
+    assert.ok(br.flags.includes('PROMISC'), br.flags.join(','));
+    await eventually('the KUBE-DEDUP rules', 20_000, async () => {
+      const rules = execFileSync('ebtables', ['-t', 'filter', '-L', 'KUBE-DEDUP'], { encoding: 'utf8' });
+      return rules.includes(`-s ${br.address} -o veth+`) && rules.includes('-j DROP');
+    });
+    assert.match(execFileSync('ebtables', ['-t', 'filter', '-L', 'OUTPUT'], { encoding: 'utf8' }), /-j KUBE-DEDUP/);
+  }));
