@@ -1,0 +1,218 @@
+// A decoded protobuf message to the very object the JSON path yields, and back: what Go's
+// encoding/json makes of the Go struct the message unmarshals into. Each field's Go JSON tag and
+// pointer-ness come from proto/k8s ((k8s.json), (k8s.ptr)); the types upstream hand-writes
+// (metav1.Time, Quantity, IntOrString, RawExtension...) are (k8s.special).
+import protobuf from 'protobufjs';
+
+type Json = unknown;
+type Obj = Record<string, unknown>;
+
+interface Plan {
+  proto: string;
+  json: string;
+  omitempty: boolean;
+  omitzero: boolean;
+  inline: boolean;
+  ptr: boolean;
+  kind: 'repeated' | 'map' | 'one';
+  /** The message of the value (the element's, a map's value's), or undefined for a scalar. */
+  type?: protobuf.Type;
+  scalar: string;
+}
+
+const plans = new WeakMap<protobuf.Type, Plan[]>();
+
+function planOf(type: protobuf.Type): Plan[] {
+  let p = plans.get(type);
+  if (p) return p;
+  p = type.fieldsArray.map((f) => {
+    f.resolve();
+    const tag = String(f.options?.['(k8s.json)'] ?? f.name).split(',');
+    const opts = new Set(tag.slice(1));
+    return {
+      proto: f.name,
+      json: tag[0]!,
+      omitempty: opts.has('omitempty'),
+      omitzero: opts.has('omitzero'),
+      inline: opts.has('inline') || tag[0] === '',
+      ptr: f.options?.['(k8s.ptr)'] === true,
+      kind: f.map ? 'map' : f.repeated ? 'repeated' : 'one',
+      type: f.resolvedType instanceof protobuf.Type ? f.resolvedType : undefined,
+      scalar: f.type,
+    };
+  });
+  plans.set(type, p);
+  return p;
+}
+
+const special = (t: protobuf.Type) => t.options?.['(k8s.special)'] as string | undefined;
+
+const num = (v: unknown) => (typeof v === 'object' && v !== null ? (v as { toNumber(): number }).toNumber() : Number(v ?? 0));
+
+/** Go's time.Time in RFC 3339 as metav1.Time (seconds) and MicroTime (microseconds) marshal it, in UTC. */
+function rfc3339(seconds: number, nanos: number, micro: boolean): string {
+  const s = new Date(seconds * 1000).toISOString().slice(0, 19);
+  return micro ? `${s}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${s}Z`;
+}
+
+/** Go's time.Duration.String (metav1.Duration marshals as it). */
+export function goDuration(ns: number): string {
+  if (ns === 0) return '0s';
+  const sign = ns < 0 ? '-' : '';
+  let n = Math.abs(ns);
+  if (n < 1e3) return `${sign}${n}ns`;
+  if (n < 1e6) return `${sign}${trim(n / 1e3)}µs`;
+  if (n < 1e9) return `${sign}${trim(n / 1e6)}ms`;
+  const h = Math.floor(n / 3.6e12);
+  n -= h * 3.6e12;
+  const m = Math.floor(n / 6e10);
+  n -= m * 6e10;
+  const s = `${trim(n / 1e9)}s`;
+  return `${sign}${h ? `${h}h${m}m` : m ? `${m}m` : ''}${s}`;
+}
+const trim = (x: number) => String(Number(x.toFixed(9)));
+
+/** The JSON of a special type's value; undefined is Go's JSON null. */
+function specialToJson(kind: string, m: Obj | undefined): Json {
+  switch (kind) {
+    case 'time':
+    case 'microtime': {
+      const seconds = num(m?.seconds);
+      const nanos = num(m?.nanos);
+      if (seconds === 0 && nanos === 0) return null;
+      return rfc3339(seconds, nanos, kind === 'microtime');
+    }
+    case 'duration':
+      return goDuration(num(m?.duration));
+    case 'quantity':
+      return (m?.string as string | undefined) || '0';
+    case 'intorstring':
+      return num(m?.type) === 1 ? ((m?.strVal as string | undefined) ?? '') : num(m?.intVal);
+    case 'rawjson': {
+      const raw = (m?.raw ?? m?.Raw) as Uint8Array | undefined;
+      if (!raw?.length) return null;
+      return JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('utf8'));
+    }
+    case 'items': {
+      const items = m?.items as unknown[] | undefined;
+      return items?.length ? items : null;
+    }
+  }
+  throw new Error(`unknown special type ${kind}`);
+}
+
+function isZeroSpecial(kind: string, m: Obj | undefined): boolean {
+  return (kind === 'time' || kind === 'microtime') && num(m?.seconds) === 0 && num(m?.nanos) === 0;
+}
+
+function scalarToJson(scalar: string, v: unknown): Json {
+  if (scalar === 'bytes') {
+    const b = v as Uint8Array;
+    return Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64');
+  }
+  if (scalar === 'int64' || scalar === 'uint64' || scalar === 'sint64') return num(v);
+  return v;
+}
+
+const ZERO: Record<string, unknown> = { string: '', bool: false, bytes: null };
+
+function valueToJson(p: Plan, v: unknown): Json {
+  if (!p.type) return scalarToJson(p.scalar, v);
+  const s = special(p.type);
+  return s ? specialToJson(s, v as Obj) : toJson(p.type, v as Obj);
+}
+
+/** A decoded message (protobufjs: a field set on the wire is an own property) as Go's encoding/json writes its struct. */
+export function toJson(type: protobuf.Type, m: Obj): Obj {
+  const out: Obj = {};
+  for (const p of planOf(type)) {
+    const v = m[p.proto];
+    if (p.kind === 'repeated') {
+      const a = v as unknown[] | undefined;
+      if (a?.length) out[p.json] = a.map((x) => valueToJson(p, x));
+      else if (!p.omitempty) out[p.json] = null;
+      continue;
+    }
+    if (p.kind === 'map') {
+      const o = v as Obj | undefined;
+      const keys = o ? Object.keys(o) : [];
+      if (keys.length) {
+        const r: Obj = {};
+        for (const k of keys) r[k] = valueToJson(p, o![k]);
+        out[p.json] = r;
+      } else if (!p.omitempty) out[p.json] = null;
+      continue;
+    }
+    const present = Object.hasOwn(m, p.proto);
+    if (p.ptr) {
+      // A pointer: set is present, even when it points to a zero value.
+      if (present) out[p.json] = valueToJson(p, v);
+      else if (!p.omitempty) out[p.json] = null;
+      continue;
+    }
+    if (p.type) {
+      // A struct: encoding/json never omits one for omitempty; omitzero drops a zero Time.
+      const s = special(p.type);
+      const val = (present ? v : {}) as Obj;
+      if (p.omitzero && s && isZeroSpecial(s, val)) continue;
+      const j = s ? specialToJson(s, val) : toJson(p.type, val);
+      if (p.inline && !s) Object.assign(out, j as Obj);
+      else out[p.json] = j;
+      continue;
+    }
+    // A scalar: Go's zero value when absent; omitempty drops a zero.
+    const j = present ? scalarToJson(p.scalar, v) : (ZERO[p.scalar] ?? 0);
+    if (p.omitempty && (j === '' || j === 0 || j === false || j === null)) continue;
+    out[p.json] = j;
+  }
+  return out;
+}
+
+function specialFromJson(kind: string, v: Json): Obj | undefined {
+  switch (kind) {
+    case 'time':
+    case 'microtime': {
+      if (typeof v !== 'string') return undefined;
+      const ms = Date.parse(v);
+      if (Number.isNaN(ms)) throw new Error(`not an RFC 3339 time: ${v}`);
+      const frac = /\.(\d+)/.exec(v)?.[1] ?? '';
+      return { seconds: Math.floor(ms / 1000), nanos: Number(frac.padEnd(9, '0').slice(0, 9)) };
+    }
+    case 'duration':
+      throw new Error('metav1.Duration is not encoded by kubelet-ts');
+    case 'quantity':
+      return { string: typeof v === 'number' ? String(v) : (v as string) };
+    case 'intorstring':
+      return typeof v === 'string' ? { type: 1, strVal: v } : { type: 0, intVal: v as number };
+    case 'rawjson':
+      return v === null || v === undefined ? undefined : { raw: Buffer.from(JSON.stringify(v)), Raw: Buffer.from(JSON.stringify(v)) };
+    case 'items':
+      return { items: v as unknown[] };
+  }
+  throw new Error(`unknown special type ${kind}`);
+}
+
+function valueFromJson(p: Plan, v: Json): unknown {
+  if (!p.type) return p.scalar === 'bytes' ? Buffer.from(v as string, 'base64') : v;
+  const s = special(p.type);
+  return s ? specialFromJson(s, v) : fromJson(p.type, v as Obj);
+}
+
+/** An object as the JSON path has it to the message protobufjs encodes (proto field names, wire values). */
+export function fromJson(type: protobuf.Type, o: Obj): Obj {
+  const out: Obj = {};
+  for (const p of planOf(type)) {
+    const v = p.inline ? o : o[p.json];
+    if (v === undefined || v === null) continue;
+    if (p.kind === 'repeated') out[p.proto] = (v as unknown[]).map((x) => valueFromJson(p, x));
+    else if (p.kind === 'map') {
+      const r: Obj = {};
+      for (const [k, x] of Object.entries(v as Obj)) r[k] = valueFromJson(p, x);
+      out[p.proto] = r;
+    } else {
+      const x = valueFromJson(p, v);
+      if (x !== undefined) out[p.proto] = x;
+    }
+  }
+  return out;
+}
