@@ -236,6 +236,20 @@ test('failSwapOn and memorySwap: defaulted and validated as upstream', () => {
   for (const [lines, re] of bad) assert.throws(() => parseKubeletConfig(`${head}${lines}\n`), re, lines);
 });
 
+test('contentType: protobuf by default and when unset, JSON when asked for, anything else refused', () => {
+  const cases: [string, string][] = [
+    ['', 'application/vnd.kubernetes.protobuf'],
+    ['contentType: ""\n', 'application/vnd.kubernetes.protobuf'],
+    ['contentType: application/json\n', 'application/json'],
+    ['contentType: application/vnd.kubernetes.protobuf\n', 'application/vnd.kubernetes.protobuf'],
+  ];
+  for (const [lines, want] of cases) assert.equal(parseKubeletConfig(head + lines).contentType, want, lines);
+  assert.throws(
+    () => parseKubeletConfig(`${head}contentType: application/yaml\n`),
+    /contentType \(--kube-api-content-type\) "application\/yaml" must be one of: "application\/vnd.kubernetes.protobuf", "application\/json"/,
+  );
+});
+
 test('goDuration prints as Go time.Duration does', () => {
   const cases: [number, string][] = [
     [0, '0s'],
@@ -330,7 +344,6 @@ test('the field table marks the fields read by nothing yet', () => {
     'podCIDR',
     'runOnce',
     'maxOpenFiles',
-    'contentType',
     'enableControllerAttachDetach',
     'makeIPTablesUtilChains',
     'volumePluginDir',

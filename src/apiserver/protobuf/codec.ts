@@ -111,7 +111,7 @@ export function decodeWatchEvent(frame: Uint8Array): DecodedWatchEvent {
  * chunk as it comes; each complete frame goes to onFrame, a partial one waits for the next chunk.
  */
 export function frameReader(onFrame: (frame: Uint8Array) => void): { push(chunk: Buffer): void; pending(): number } {
-  let buf = Buffer.alloc(0);
+  let buf: Buffer = Buffer.alloc(0);
   return {
     push(chunk) {
       buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
