@@ -57,7 +57,7 @@ test('get: built-in types are asked for in protobuf and decoded to the JSON path
 });
 
 test('create and replace send built-in types in protobuf; patches, deletes and unknown kinds stay JSON', quick, async () => {
-  route = (q, res) => res.writeHead(200, { 'Content-Type': PB }).end(fixture('lease.pb'));
+  route = (_q, res) => res.writeHead(200, { 'Content-Type': PB }).end(fixture('lease.pb'));
   seen = [];
   const lease = json('lease.json');
   await api.create('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', lease);
