@@ -35,6 +35,11 @@ test('a watch stream: frames split anywhere decode to the JSON stream events', (
   }
 });
 
+test("an empty list's items are [] as the apiserver writes them in JSON (protobuf has nothing)", () => {
+  const list = { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: [] };
+  assert.deepEqual(decodeObject(encodeObject(list)!), list);
+});
+
 test('objects kubelet-ts has no types for are not encoded (sent in JSON)', () => {
   for (const o of [
     { apiVersion: 'example.com/v1', kind: 'Widget' },

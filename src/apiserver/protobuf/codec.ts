@@ -75,6 +75,9 @@ export function decodeObject<T = Record<string, unknown>>(data: Uint8Array): T {
   const type = typeOf(apiVersion, kind);
   if (!type) throw new Error(`no protobuf definition of ${apiVersion} ${kind}`);
   const body = toJson(type, type.decode(raw) as unknown as Record<string, unknown>);
+  // The apiserver writes an empty list's items as [] in JSON (a nil slice would be null), and in
+  // protobuf as nothing: readers iterate items, so [] as JSON has it.
+  if (kind.endsWith('List') && body.items === null) body.items = [];
   return { kind, apiVersion, ...body } as T;
 }
 
