@@ -17,7 +17,13 @@ interface Plan {
   kind: 'repeated' | 'map' | 'one';
   /** The message of the value (the element's, a map's value's), or undefined for a scalar. */
   type?: protobuf.Type;
+  /** The type's (k8s.special), when it has one. */
+  special?: string;
   scalar: string;
+  /** Go's zero value of a scalar in JSON (the field absent from the wire). */
+  zero: Json;
+  /** One value (an element, a map's value) to JSON. */
+  conv: (v: unknown) => Json;
 }
 
 const plans = new WeakMap<protobuf.Type, Plan[]>();
@@ -25,11 +31,17 @@ const plans = new WeakMap<protobuf.Type, Plan[]>();
 function planOf(type: protobuf.Type): Plan[] {
   let p = plans.get(type);
   if (p) return p;
-  p = type.fieldsArray.map((f) => {
+  p = [];
+  // Set before the fields are planned: a type may contain itself (JSONSchemaProps-like recursion).
+  plans.set(type, p);
+  for (const f of type.fieldsArray) {
     f.resolve();
     const tag = String(f.options?.['(k8s.json)'] ?? f.name).split(',');
     const opts = new Set(tag.slice(1));
-    return {
+    const t = f.resolvedType instanceof protobuf.Type ? f.resolvedType : undefined;
+    const s = t && special(t);
+    const scalar = f.type;
+    p.push({
       proto: f.name,
       json: tag[0]!,
       omitempty: opts.has('omitempty'),
@@ -37,12 +49,27 @@ function planOf(type: protobuf.Type): Plan[] {
       inline: opts.has('inline') || tag[0] === '',
       ptr: f.options?.['(k8s.ptr)'] === true,
       kind: f.map ? 'map' : f.repeated ? 'repeated' : 'one',
-      type: f.resolvedType instanceof protobuf.Type ? f.resolvedType : undefined,
-      scalar: f.type,
-    };
-  });
-  plans.set(type, p);
+      type: t,
+      special: s,
+      scalar,
+      zero: ZERO[scalar] ?? 0,
+      conv: !t
+        ? scalar === 'bytes'
+          ? base64
+          : scalar === 'int64' || scalar === 'uint64' || scalar === 'sint64'
+            ? num
+            : (v) => v
+        : s
+          ? (v) => specialToJson(s, v as Obj)
+          : (v) => toJson(t, v as Obj),
+    });
+  }
   return p;
+}
+
+function base64(v: unknown): string {
+  const b = v as Uint8Array;
+  return Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64');
 }
 
 const special = (t: protobuf.Type) => t.options?.['(k8s.special)'] as string | undefined;
@@ -105,22 +132,7 @@ function isZeroSpecial(kind: string, m: Obj | undefined): boolean {
   return (kind === 'time' || kind === 'microtime') && num(m?.seconds) === 0 && num(m?.nanos) === 0;
 }
 
-function scalarToJson(scalar: string, v: unknown): Json {
-  if (scalar === 'bytes') {
-    const b = v as Uint8Array;
-    return Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64');
-  }
-  if (scalar === 'int64' || scalar === 'uint64' || scalar === 'sint64') return num(v);
-  return v;
-}
-
 const ZERO: Record<string, unknown> = { string: '', bool: false, bytes: null };
-
-function valueToJson(p: Plan, v: unknown): Json {
-  if (!p.type) return scalarToJson(p.scalar, v);
-  const s = special(p.type);
-  return s ? specialToJson(s, v as Obj) : toJson(p.type, v as Obj);
-}
 
 /** A decoded message (protobufjs: a field set on the wire is an own property) as Go's encoding/json writes its struct. */
 export function toJson(type: protobuf.Type, m: Obj): Obj {
@@ -129,7 +141,7 @@ export function toJson(type: protobuf.Type, m: Obj): Obj {
     const v = m[p.proto];
     if (p.kind === 'repeated') {
       const a = v as unknown[] | undefined;
-      if (a?.length) out[p.json] = a.map((x) => valueToJson(p, x));
+      if (a?.length) out[p.json] = a.map(p.conv);
       else if (!p.omitempty) out[p.json] = null;
       continue;
     }
@@ -138,7 +150,7 @@ export function toJson(type: protobuf.Type, m: Obj): Obj {
       const keys = o ? Object.keys(o) : [];
       if (keys.length) {
         const r: Obj = {};
-        for (const k of keys) r[k] = valueToJson(p, o![k]);
+        for (const k of keys) r[k] = p.conv(o![k]);
         out[p.json] = r;
       } else if (!p.omitempty) out[p.json] = null;
       continue;
@@ -146,22 +158,22 @@ export function toJson(type: protobuf.Type, m: Obj): Obj {
     const present = Object.hasOwn(m, p.proto);
     if (p.ptr) {
       // A pointer: set is present, even when it points to a zero value.
-      if (present) out[p.json] = valueToJson(p, v);
+      if (present) out[p.json] = p.conv(v);
       else if (!p.omitempty) out[p.json] = null;
       continue;
     }
     if (p.type) {
       // A struct: encoding/json never omits one for omitempty; omitzero drops a zero Time.
-      const s = special(p.type);
+      const s = p.special;
       const val = (present ? v : {}) as Obj;
       if (p.omitzero && s && isZeroSpecial(s, val)) continue;
-      const j = s ? specialToJson(s, val) : toJson(p.type, val);
+      const j = p.conv(val);
       if (p.inline && !s) Object.assign(out, j as Obj);
       else out[p.json] = j;
       continue;
     }
     // A scalar: Go's zero value when absent; omitempty drops a zero.
-    const j = present ? scalarToJson(p.scalar, v) : (ZERO[p.scalar] ?? 0);
+    const j = present ? p.conv(v) : p.zero;
     if (p.omitempty && (j === '' || j === 0 || j === false || j === null)) continue;
     out[p.json] = j;
   }
@@ -194,8 +206,7 @@ function specialFromJson(kind: string, v: Json): Obj | undefined {
 
 function valueFromJson(p: Plan, v: Json): unknown {
   if (!p.type) return p.scalar === 'bytes' ? Buffer.from(v as string, 'base64') : v;
-  const s = special(p.type);
-  return s ? specialFromJson(s, v) : fromJson(p.type, v as Obj);
+  return p.special ? specialFromJson(p.special, v) : fromJson(p.type, v as Obj);
 }
 
 /** An object as the JSON path has it to the message protobufjs encodes (proto field names, wire values). */
