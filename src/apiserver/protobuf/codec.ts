@@ -3,8 +3,8 @@
 // object's message. Watch streams (pkg/runtime/serializer/streaming with protobuf's
 // LengthDelimitedFramer) are frames of a 4-byte big-endian length and such an envelope of a
 // metav1.WatchEvent, whose object.raw is in turn the envelope of the object.
-import type protobuf from 'protobufjs';
-import { fromJson, toJson } from './convert.ts';
+import protobuf from 'protobufjs';
+import { fromJson, readMessage } from './convert.ts';
 import { k8sRoot } from './schema.ts';
 
 export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
@@ -74,7 +74,7 @@ export function decodeObject<T = Record<string, unknown>>(data: Uint8Array): T {
   const { apiVersion, kind, raw } = unwrap(data);
   const type = typeOf(apiVersion, kind);
   if (!type) throw new Error(`no protobuf definition of ${apiVersion} ${kind}`);
-  const body = toJson(type, type.decode(raw) as unknown as Record<string, unknown>);
+  const body = readMessage(type, protobuf.Reader.create(raw), raw.length);
   // The apiserver writes an empty list's items as [] in JSON (a nil slice would be null), and in
   // protobuf as nothing: readers iterate items, so [] as JSON has it.
   if (kind.endsWith('List') && body.items === null) body.items = [];

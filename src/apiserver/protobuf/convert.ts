@@ -24,6 +24,8 @@ interface Plan {
   zero: Json;
   /** One value (an element, a map's value) to JSON. */
   conv: (v: unknown) => Json;
+  /** One value read from the wire, in its JSON form (set on first read: types nest each other). */
+  read?: (r: protobuf.Reader) => Json;
 }
 
 const plans = new WeakMap<protobuf.Type, Plan[]>();
@@ -133,6 +135,150 @@ function isZeroSpecial(kind: string, m: Obj | undefined): boolean {
 }
 
 const ZERO: Record<string, unknown> = { string: '', bool: false, bytes: null };
+
+const byNumber = new WeakMap<protobuf.Type, { plans: Plan[]; index: (number | undefined)[] }>();
+
+function numbered(type: protobuf.Type) {
+  let n = byNumber.get(type);
+  if (!n) {
+    const plans = planOf(type);
+    const index: (number | undefined)[] = [];
+    type.fieldsArray.forEach((f, i) => (index[f.id] = i));
+    n = { plans, index };
+    byNumber.set(type, n);
+  }
+  return n;
+}
+
+const SCALAR_READERS: Record<string, (r: protobuf.Reader) => Json> = {
+  string: (r) => r.string(),
+  bool: (r) => r.bool(),
+  int32: (r) => r.int32(),
+  int64: (r) => num(r.int64()),
+  uint32: (r) => r.uint32(),
+  uint64: (r) => num(r.uint64()),
+  sint32: (r) => r.sint32(),
+  sint64: (r) => num(r.sint64()),
+  double: (r) => r.double(),
+  bytes: (r) => base64(r.bytes()),
+};
+
+/** The reader of field p's values (chosen once: the kubelet runs without an optimizing compiler). */
+function readerOf(p: Plan): (r: protobuf.Reader) => Json {
+  const t = p.type;
+  if (!t) {
+    const read = SCALAR_READERS[p.scalar];
+    if (!read) throw new Error(`unsupported scalar ${p.scalar}`);
+    return read;
+  }
+  const s = p.special;
+  if (s === 'time' || s === 'microtime' || s === 'quantity' || s === 'intorstring' || s === 'rawjson')
+    // Their few fields read straight into the object specialToJson takes.
+    return (r) => {
+      const end = r.uint32() + r.pos;
+      const m: Obj = {};
+      while (r.pos < end) {
+        const tag = r.uint32();
+        const id = tag >>> 3;
+        if (s === 'quantity' && id === 1) m.string = r.string();
+        else if (s === 'rawjson' && id === 1) m.raw = r.bytes();
+        else if (s === 'intorstring' && id === 3) m.strVal = r.string();
+        else if (id === 1)
+          m.seconds = r.int64(); // time's seconds, intorstring's type
+        else if (id === 2)
+          m.nanos = r.int32(); // time's nanos, intorstring's intVal
+        else r.skipType(tag & 7);
+      }
+      if (s === 'intorstring') return num(m.seconds) === 1 ? ((m.strVal as string | undefined) ?? '') : num(m.nanos);
+      return specialToJson(s, m);
+    };
+  if (s) return (r) => specialToJson(s, t.decode(r, r.uint32()) as unknown as Obj);
+  return (r) => {
+    const len = r.uint32();
+    return readMessage(t, r, r.pos + len);
+  };
+}
+
+/** One value of field p from the wire, already in its JSON form. */
+function readValue(p: Plan, r: protobuf.Reader): Json {
+  return (p.read ??= readerOf(p))(r);
+}
+
+/** A map entry's key (1) and value (2). */
+function readEntry(p: Plan, r: protobuf.Reader): [string, Json] {
+  const end = r.uint32() + r.pos;
+  let key = '';
+  let value: Json;
+  while (r.pos < end) {
+    const tag = r.uint32();
+    if (tag >>> 3 === 1) key = r.string();
+    else if (tag >>> 3 === 2) value = readValue(p, r);
+    else r.skipType(tag & 7);
+  }
+  // An absent value is its type's zero.
+  if (value === undefined) value = p.type ? (p.special ? specialToJson(p.special, {}) : readMessage(p.type, r, r.pos)) : p.zero;
+  return [key, value];
+}
+
+const PACKABLE = new Set(['int32', 'int64', 'uint32', 'uint64', 'sint32', 'sint64', 'bool', 'double']);
+
+/**
+ * A message straight from the wire to what Go's encoding/json writes of the struct it unmarshals
+ * into, in one pass (no intermediate protobufjs message): each field's value in its JSON form,
+ * then Go's zero values and omitempty applied to what the wire left out.
+ */
+export function readMessage(type: protobuf.Type, r: protobuf.Reader, end: number): Obj {
+  const { plans, index } = numbered(type);
+  const vals: unknown[] = new Array(plans.length);
+  while (r.pos < end) {
+    const tag = r.uint32();
+    const i = index[tag >>> 3];
+    if (i === undefined) {
+      r.skipType(tag & 7);
+      continue;
+    }
+    const p = plans[i]!;
+    if (p.kind === 'map') {
+      const [k, v] = readEntry(p, r);
+      ((vals[i] as Obj | undefined) ?? ((vals[i] = {}) as Obj))[k] = v;
+    } else if (p.kind === 'repeated') {
+      const a = (vals[i] as unknown[] | undefined) ?? (vals[i] = []);
+      if ((tag & 7) === 2 && PACKABLE.has(p.scalar)) {
+        const packedEnd = r.uint32() + r.pos;
+        while (r.pos < packedEnd) (a as unknown[]).push(readValue(p, r));
+      } else (a as unknown[]).push(readValue(p, r));
+    } else vals[i] = readValue(p, r);
+  }
+  const out: Obj = {};
+  for (let i = 0; i < plans.length; i++) {
+    const p = plans[i]!;
+    const v = vals[i];
+    if (v === undefined) {
+      // Absent: a nil slice, map or pointer (null unless omitempty), or a zero struct or scalar.
+      if (p.kind !== 'one' || p.ptr) {
+        if (!p.omitempty) out[p.json] = null;
+      } else if (p.type) {
+        const j = p.special ? specialToJson(p.special, {}) : readMessage(p.type, r, r.pos);
+        if (p.omitzero && j === null) continue;
+        if (p.inline && !p.special) Object.assign(out, j as Obj);
+        else out[p.json] = j;
+      } else if (!p.omitempty) out[p.json] = p.zero;
+      continue;
+    }
+    if (p.kind === 'one' && !p.ptr) {
+      // encoding/json never omits a struct for omitempty; omitzero drops a zero Time.
+      if (p.type) {
+        if (p.omitzero && v === null) continue;
+        if (p.inline && !p.special) {
+          Object.assign(out, v as Obj);
+          continue;
+        }
+      } else if (p.omitempty && (v === '' || v === 0 || v === false)) continue;
+    }
+    out[p.json] = v;
+  }
+  return out;
+}
 
 /** A decoded message (protobufjs: a field set on the wire is an own property) as Go's encoding/json writes its struct. */
 export function toJson(type: protobuf.Type, m: Obj): Obj {
