@@ -143,7 +143,9 @@ function numbered(type: protobuf.Type) {
   if (!n) {
     const plans = planOf(type);
     const index: (number | undefined)[] = [];
-    type.fieldsArray.forEach((f, i) => (index[f.id] = i));
+    type.fieldsArray.forEach((f, i) => {
+      index[f.id] = i;
+    });
     n = { plans, index };
     byNumber.set(type, n);
   }
