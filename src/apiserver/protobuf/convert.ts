@@ -1,4 +1,4 @@
-// A decoded protobuf message to the very object the JSON path yields, and back: what Go's
+// A protobuf message from the wire to the very object the JSON path yields, and back: what Go's
 // encoding/json makes of the Go struct the message unmarshals into. Each field's Go JSON tag and
 // pointer-ness come from proto/k8s ((k8s.json), (k8s.ptr)); the types upstream hand-writes
 // (metav1.Time, Quantity, IntOrString, RawExtension...) are (k8s.special).
@@ -22,8 +22,6 @@ interface Plan {
   scalar: string;
   /** Go's zero value of a scalar in JSON (the field absent from the wire). */
   zero: Json;
-  /** One value (an element, a map's value) to JSON. */
-  conv: (v: unknown) => Json;
   /** One value read from the wire, in its JSON form (set on first read: types nest each other). */
   read?: (r: protobuf.Reader) => Json;
 }
@@ -55,15 +53,6 @@ function planOf(type: protobuf.Type): Plan[] {
       special: s,
       scalar,
       zero: ZERO[scalar] ?? 0,
-      conv: !t
-        ? scalar === 'bytes'
-          ? base64
-          : scalar === 'int64' || scalar === 'uint64' || scalar === 'sint64'
-            ? num
-            : (v) => v
-        : s
-          ? (v) => specialToJson(s, v as Obj)
-          : (v) => toJson(t, v as Obj),
     });
   }
   return p;
@@ -84,23 +73,6 @@ function rfc3339(seconds: number, nanos: number, micro: boolean): string {
   return micro ? `${s}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${s}Z`;
 }
 
-/** Go's time.Duration.String (metav1.Duration marshals as it). */
-export function goDuration(ns: number): string {
-  if (ns === 0) return '0s';
-  const sign = ns < 0 ? '-' : '';
-  let n = Math.abs(ns);
-  if (n < 1e3) return `${sign}${n}ns`;
-  if (n < 1e6) return `${sign}${trim(n / 1e3)}µs`;
-  if (n < 1e9) return `${sign}${trim(n / 1e6)}ms`;
-  const h = Math.floor(n / 3.6e12);
-  n -= h * 3.6e12;
-  const m = Math.floor(n / 6e10);
-  n -= m * 6e10;
-  const s = `${trim(n / 1e9)}s`;
-  return `${sign}${h ? `${h}h${m}m` : m ? `${m}m` : ''}${s}`;
-}
-const trim = (x: number) => String(Number(x.toFixed(9)));
-
 /** The JSON of a special type's value; undefined is Go's JSON null. */
 function specialToJson(kind: string, m: Obj | undefined): Json {
   switch (kind) {
@@ -111,8 +83,6 @@ function specialToJson(kind: string, m: Obj | undefined): Json {
       if (seconds === 0 && nanos === 0) return null;
       return rfc3339(seconds, nanos, kind === 'microtime');
     }
-    case 'duration':
-      return goDuration(num(m?.duration));
     case 'quantity':
       return (m?.string as string | undefined) || '0';
     case 'intorstring':
@@ -128,10 +98,6 @@ function specialToJson(kind: string, m: Obj | undefined): Json {
     }
   }
   throw new Error(`unknown special type ${kind}`);
-}
-
-function isZeroSpecial(kind: string, m: Obj | undefined): boolean {
-  return (kind === 'time' || kind === 'microtime') && num(m?.seconds) === 0 && num(m?.nanos) === 0;
 }
 
 const ZERO: Record<string, unknown> = { string: '', bool: false, bytes: null };
@@ -282,52 +248,6 @@ export function readMessage(type: protobuf.Type, r: protobuf.Reader, end: number
   return out;
 }
 
-/** A decoded message (protobufjs: a field set on the wire is an own property) as Go's encoding/json writes its struct. */
-export function toJson(type: protobuf.Type, m: Obj): Obj {
-  const out: Obj = {};
-  for (const p of planOf(type)) {
-    const v = m[p.proto];
-    if (p.kind === 'repeated') {
-      const a = v as unknown[] | undefined;
-      if (a?.length) out[p.json] = a.map(p.conv);
-      else if (!p.omitempty) out[p.json] = null;
-      continue;
-    }
-    if (p.kind === 'map') {
-      const o = v as Obj | undefined;
-      const keys = o ? Object.keys(o) : [];
-      if (keys.length) {
-        const r: Obj = {};
-        for (const k of keys) r[k] = p.conv(o![k]);
-        out[p.json] = r;
-      } else if (!p.omitempty) out[p.json] = null;
-      continue;
-    }
-    const present = Object.hasOwn(m, p.proto);
-    if (p.ptr) {
-      // A pointer: set is present, even when it points to a zero value.
-      if (present) out[p.json] = p.conv(v);
-      else if (!p.omitempty) out[p.json] = null;
-      continue;
-    }
-    if (p.type) {
-      // A struct: encoding/json never omits one for omitempty; omitzero drops a zero Time.
-      const s = p.special;
-      const val = (present ? v : {}) as Obj;
-      if (p.omitzero && s && isZeroSpecial(s, val)) continue;
-      const j = p.conv(val);
-      if (p.inline && !s) Object.assign(out, j as Obj);
-      else out[p.json] = j;
-      continue;
-    }
-    // A scalar: Go's zero value when absent; omitempty drops a zero.
-    const j = present ? p.conv(v) : p.zero;
-    if (p.omitempty && (j === '' || j === 0 || j === false || j === null)) continue;
-    out[p.json] = j;
-  }
-  return out;
-}
-
 function specialFromJson(kind: string, v: Json): Obj | undefined {
   switch (kind) {
     case 'time':
@@ -338,8 +258,6 @@ function specialFromJson(kind: string, v: Json): Obj | undefined {
       const frac = /\.(\d+)/.exec(v)?.[1] ?? '';
       return { seconds: Math.floor(ms / 1000), nanos: Number(frac.padEnd(9, '0').slice(0, 9)) };
     }
-    case 'duration':
-      throw new Error('metav1.Duration is not encoded by kubelet-ts');
     case 'quantity':
       return { string: typeof v === 'number' ? String(v) : (v as string) };
     case 'intorstring':
