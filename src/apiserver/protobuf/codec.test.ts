@@ -40,6 +40,18 @@ test("an empty list's items are [] as the apiserver writes them in JSON (protobu
   assert.deepEqual(decodeObject(encodeObject(list)!), list);
 });
 
+test('encoded times: metav1.Time in whole seconds (as Time.ProtoTime), MicroTime to the microsecond', () => {
+  const lease = {
+    kind: 'Lease',
+    apiVersion: 'coordination.k8s.io/v1',
+    metadata: { name: 'n1', creationTimestamp: '2026-12-03T14:00:00.750Z' },
+    spec: { renewTime: '2026-12-03T14:00:01.123456789Z', acquireTime: '2026-12-03T14:00:02Z' },
+  };
+  const back = decodeObject<typeof lease>(encodeObject(lease)!);
+  assert.equal(back.metadata.creationTimestamp, '2026-12-03T14:00:00Z');
+  assert.deepEqual(back.spec, { renewTime: '2026-12-03T14:00:01.123456Z', acquireTime: '2026-12-03T14:00:02.000000Z' });
+});
+
 test('objects kubelet-ts has no types for are not encoded (sent in JSON)', () => {
   for (const o of [
     { apiVersion: 'example.com/v1', kind: 'Widget' },

@@ -255,6 +255,9 @@ function specialFromJson(kind: string, v: Json): Obj | undefined {
       if (typeof v !== 'string') return undefined;
       const ms = Date.parse(v);
       if (Number.isNaN(ms)) throw new Error(`not an RFC 3339 time: ${v}`);
+      // metav1.Time goes on the wire in whole seconds (Time.ProtoTime leaves nanos out, as its JSON
+      // has only seconds); MicroTime with its fraction.
+      if (kind === 'time') return { seconds: Math.floor(ms / 1000) };
       const frac = /\.(\d+)/.exec(v)?.[1] ?? '';
       return { seconds: Math.floor(ms / 1000), nanos: Number(frac.padEnd(9, '0').slice(0, 9)) };
     }
