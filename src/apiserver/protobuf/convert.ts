@@ -102,22 +102,6 @@ function specialToJson(kind: string, m: Obj | undefined): Json {
 
 const ZERO: Record<string, unknown> = { string: '', bool: false, bytes: null };
 
-const byNumber = new WeakMap<protobuf.Type, { plans: Plan[]; index: (number | undefined)[] }>();
-
-function numbered(type: protobuf.Type) {
-  let n = byNumber.get(type);
-  if (!n) {
-    const plans = planOf(type);
-    const index: (number | undefined)[] = [];
-    type.fieldsArray.forEach((f, i) => {
-      index[f.id] = i;
-    });
-    n = { plans, index };
-    byNumber.set(type, n);
-  }
-  return n;
-}
-
 const SCALAR_READERS: Record<string, (r: protobuf.Reader) => Json> = {
   string: (r) => r.string(),
   bool: (r) => r.bool(),
@@ -140,30 +124,54 @@ function readerOf(p: Plan): (r: protobuf.Reader) => Json {
     return read;
   }
   const s = p.special;
-  if (s === 'time' || s === 'microtime' || s === 'quantity' || s === 'intorstring' || s === 'rawjson')
-    // Their few fields read straight into the object specialToJson takes.
+  if (s === 'quantity')
     return (r) => {
       const end = r.uint32() + r.pos;
-      const m: Obj = {};
+      let q = '';
+      while (r.pos < end) {
+        const tag = r.uint32();
+        if (tag >>> 3 === 1) q = r.string();
+        else r.skipType(tag & 7);
+      }
+      return q || '0';
+    };
+  if (s === 'time' || s === 'microtime') {
+    const micro = s === 'microtime';
+    return (r) => {
+      const end = r.uint32() + r.pos;
+      let seconds = 0;
+      let nanos = 0;
+      while (r.pos < end) {
+        const tag = r.uint32();
+        if (tag >>> 3 === 1) seconds = num(r.int64());
+        else if (tag >>> 3 === 2) nanos = r.int32();
+        else r.skipType(tag & 7);
+      }
+      return seconds === 0 && nanos === 0 ? null : rfc3339(seconds, nanos, micro);
+    };
+  }
+  if (s === 'intorstring')
+    return (r) => {
+      const end = r.uint32() + r.pos;
+      let kind = 0;
+      let i = 0;
+      let str = '';
       while (r.pos < end) {
         const tag = r.uint32();
         const id = tag >>> 3;
-        if (s === 'quantity' && id === 1) m.string = r.string();
-        else if (s === 'rawjson' && id === 1) m.raw = r.bytes();
-        else if (s === 'intorstring' && id === 3) m.strVal = r.string();
-        else if (id === 1)
-          m.seconds = r.int64(); // time's seconds, intorstring's type
-        else if (id === 2)
-          m.nanos = r.int32(); // time's nanos, intorstring's intVal
+        if (id === 1) kind = num(r.int64());
+        else if (id === 2) i = r.int32();
+        else if (id === 3) str = r.string();
         else r.skipType(tag & 7);
       }
-      if (s === 'intorstring') return num(m.seconds) === 1 ? ((m.strVal as string | undefined) ?? '') : num(m.nanos);
-      return specialToJson(s, m);
+      return kind === 1 ? str : i;
     };
   if (s) return (r) => specialToJson(s, t.decode(r, r.uint32()) as unknown as Obj);
+  let read: ((r: protobuf.Reader, end: number) => Obj) | undefined;
   return (r) => {
     const len = r.uint32();
-    return readMessage(t, r, r.pos + len);
+    read ??= compiledOf(t);
+    return read(r, r.pos + len);
   };
 }
 
@@ -196,56 +204,75 @@ const PACKABLE = new Set(['int32', 'int64', 'uint32', 'uint64', 'sint32', 'sint6
  * then Go's zero values and omitempty applied to what the wire left out.
  */
 export function readMessage(type: protobuf.Type, r: protobuf.Reader, end: number): Obj {
-  const { plans, index } = numbered(type);
-  const vals: unknown[] = new Array(plans.length);
-  while (r.pos < end) {
-    const tag = r.uint32();
-    const i = index[tag >>> 3];
-    if (i === undefined) {
-      r.skipType(tag & 7);
-      continue;
-    }
-    const p = plans[i]!;
-    if (p.kind === 'map') {
-      const [k, v] = readEntry(p, r);
-      ((vals[i] as Obj | undefined) ?? ((vals[i] = {}) as Obj))[k] = v;
-    } else if (p.kind === 'repeated') {
-      const a = (vals[i] as unknown[] | undefined) ?? (vals[i] = []);
-      if ((tag & 7) === 2 && PACKABLE.has(p.scalar)) {
-        const packedEnd = r.uint32() + r.pos;
-        while (r.pos < packedEnd) (a as unknown[]).push(readValue(p, r));
-      } else (a as unknown[]).push(readValue(p, r));
-    } else vals[i] = readValue(p, r);
+  return compiledOf(type)(r, end);
+}
+
+function compiledOf(type: protobuf.Type): (r: protobuf.Reader, end: number) => Obj {
+  let read = compiled.get(type);
+  if (!read) {
+    read = compile(type);
+    compiled.set(type, read);
   }
-  const out: Obj = {};
-  for (let i = 0; i < plans.length; i++) {
+  return read;
+}
+
+const compiled = new WeakMap<protobuf.Type, (r: protobuf.Reader, end: number) => Obj>();
+
+const INLINE_READS: Record<string, string> = {
+  string: 'r.string()',
+  bool: 'r.bool()',
+  int32: 'r.int32()',
+  uint32: 'r.uint32()',
+  sint32: 'r.sint32()',
+  double: 'r.double()',
+};
+
+/**
+ * readMessage for one type as straight-line code, generated once (as protobufjs generates its
+ * decoders): the kubelet runs V8 without its optimizing tiers, where a loop over the field plans
+ * costs far more than a switch and locals.
+ */
+function compile(type: protobuf.Type): (r: protobuf.Reader, end: number) => Obj {
+  const plans = planOf(type);
+  const deps: unknown[] = [];
+  const dep = (x: unknown) => `d[${deps.push(x) - 1}]`;
+  const vars = plans.map((_, i) => `v${i}`);
+  const code: string[] = [];
+  if (vars.length) code.push(`var ${vars.join(', ')};`);
+  code.push('while (r.pos < end) {', 'var t = r.uint32();', 'switch (t >>> 3) {');
+  type.fieldsArray.forEach((f, i) => {
     const p = plans[i]!;
-    const v = vals[i];
-    if (v === undefined) {
-      // Absent: a nil slice, map or pointer (null unless omitempty), or a zero struct or scalar.
-      if (p.kind !== 'one' || p.ptr) {
-        if (!p.omitempty) out[p.json] = null;
-      } else if (p.type) {
-        const j = p.special ? specialToJson(p.special, {}) : readMessage(p.type, r, r.pos);
-        if (p.omitzero && j === null) continue;
-        if (p.inline && !p.special) Object.assign(out, j as Obj);
-        else out[p.json] = j;
-      } else if (!p.omitempty) out[p.json] = p.zero;
-      continue;
-    }
-    if (p.kind === 'one' && !p.ptr) {
-      // encoding/json never omits a struct for omitempty; omitzero drops a zero Time.
-      if (p.type) {
-        if (p.omitzero && v === null) continue;
-        if (p.inline && !p.special) {
-          Object.assign(out, v as Obj);
-          continue;
-        }
-      } else if (p.omitempty && (v === '' || v === 0 || v === false)) continue;
-    }
-    out[p.json] = v;
-  }
-  return out;
+    const v = `v${i}`;
+    const read = (!p.type && INLINE_READS[p.scalar]) || `${dep(readerOf(p))}(r)`;
+    if (p.kind === 'map')
+      code.push(`case ${f.id}: { var e = ${dep(readEntry)}(${dep(p)}, r); (${v} || (${v} = {}))[e[0]] = e[1]; break; }`);
+    else if (p.kind === 'repeated') {
+      const push = `(${v} || (${v} = [])).push(${read})`;
+      if (PACKABLE.has(p.scalar))
+        code.push(`case ${f.id}: if ((t & 7) === 2) { var pe = r.uint32() + r.pos; while (r.pos < pe) ${push}; } else ${push}; break;`);
+      else code.push(`case ${f.id}: ${push}; break;`);
+    } else code.push(`case ${f.id}: ${v} = ${read}; break;`);
+  });
+  code.push('default: r.skipType(t & 7);', '}', '}', 'var o = {};');
+  plans.forEach((p, i) => {
+    const v = `v${i}`;
+    const key = JSON.stringify(p.json);
+    if (p.kind !== 'one' || p.ptr) {
+      // A slice, map or pointer: nil when absent (null unless omitempty).
+      code.push(p.omitempty ? `if (${v} !== undefined) o[${key}] = ${v};` : `o[${key}] = ${v} === undefined ? null : ${v};`);
+    } else if (p.type) {
+      // A struct: its zero value when absent; encoding/json never omits one for omitempty, omitzero drops a zero Time.
+      const t = p.type;
+      const s = p.special;
+      const zero = s ? () => specialToJson(s, {}) : (r: protobuf.Reader) => readMessage(t, r, r.pos);
+      code.push(`if (${v} === undefined) ${v} = ${dep(zero)}(r);`);
+      const set = p.inline && !s ? `Object.assign(o, ${v});` : `o[${key}] = ${v};`;
+      code.push(p.omitzero ? `if (${v} !== null) ${set}` : set);
+    } else if (p.omitempty) code.push(`if (${v} !== undefined && ${v} !== '' && ${v} !== 0 && ${v} !== false) o[${key}] = ${v};`);
+    else code.push(`o[${key}] = ${v} === undefined ? ${JSON.stringify(p.zero)} : ${v};`);
+  });
+  code.push('return o;');
+  return new Function('d', `return function read_${type.name}(r, end) {\n${code.join('\n')}\n};`)(deps);
 }
 
 function specialFromJson(kind: string, v: Json): Obj | undefined {
