@@ -5,6 +5,7 @@ import { Agent, request as httpsRequest } from 'node:https';
 import { createSecureContext } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import type { Connection } from './kubeconfig.ts';
+import * as protobufCodec from './protobuf/codec.ts';
 
 // node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
 // WebSocket one loads undici, which only staticPodURL's fetch needs (docs/benchmarks.md).
@@ -76,10 +77,48 @@ export type RequestObserver = (method: string, code: string, host: string) => vo
  */
 export type RequestTimer = (verb: string, host: string, seconds: number, size: { request?: number; response?: number }) => void;
 
+/** The media types kubelet-ts speaks to the apiserver (its contentType setting, upstream's --kube-api-content-type). */
+export const JSON_CONTENT_TYPE = 'application/json';
+export const PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
+export type ContentType = typeof JSON_CONTENT_TYPE | typeof PROTOBUF_CONTENT_TYPE;
+
+const isProtobuf = (res: IncomingMessage) => (res.headers['content-type'] ?? '').startsWith(PROTOBUF_CONTENT_TYPE);
+
 export function apiClient(
   conn: Connection,
-  opts: { timeoutMs?: number; watchIdleMs?: number; userAgent?: string; observe?: RequestObserver; time?: RequestTimer } = {},
+  opts: {
+    timeoutMs?: number;
+    watchIdleMs?: number;
+    userAgent?: string;
+    observe?: RequestObserver;
+    time?: RequestTimer;
+    /**
+     * protobuf: as upstream's kubelet with contentType protobuf (rest.Config ContentType, and
+     * AcceptContentTypes "protobuf,json"), built-in types are asked for and sent in protobuf; the
+     * others (CRDs), PATCH and DELETE bodies stay JSON. Default JSON.
+     */
+    contentType?: ContentType;
+  } = {},
 ): ApiClient {
+  // The definitions (proto/k8s) are parsed on the first protobuf request.
+  const codec = opts.contentType === PROTOBUF_CONTENT_TYPE ? protobufCodec : undefined;
+  /** Whether the apiserver is asked for protobuf at path: a built-in group kubelet-ts has the types of. */
+  const protobufAt = (path: string) => codec?.protobufPath(path) ?? false;
+  /** The body on the wire and its media type: protobuf for a create or an update of a built-in type. */
+  const encode = (method: string, path: string, body: unknown, contentType: string | undefined) => {
+    if (body === undefined) return undefined;
+    if (!contentType && (method === 'POST' || method === 'PUT') && protobufAt(path)) {
+      const pb = codec?.encodeObject(body);
+      if (pb) return { data: pb, type: PROTOBUF_CONTENT_TYPE };
+    }
+    return { data: Buffer.from(JSON.stringify(body)), type: contentType ?? JSON_CONTENT_TYPE };
+  };
+  /** A response body as the JSON path has it, whichever of the two the apiserver chose. */
+  const decode = (res: IncomingMessage, data: Buffer): unknown => {
+    if (!data.length) return undefined;
+    if (codec && isProtobuf(res)) return codec.decodeObject(data);
+    return JSON.parse(data.toString('utf8'));
+  };
   const url = new URL(conn.server);
   const tls = url.protocol === 'https:';
   const timeoutMs = opts.timeoutMs ?? 30_000;
@@ -100,7 +139,6 @@ export function apiClient(
       agents = { requests: new Agent({ ...o, maxSockets: REQUEST_SOCKETS }), streams: new Agent(o) };
     }
     headers = {
-      Accept: 'application/json',
       'User-Agent': opts.userAgent ?? 'kubelet-ts',
       ...(c.token ? { Authorization: `Bearer ${c.token}` } : {}),
     };
@@ -123,9 +161,14 @@ export function apiClient(
     signal?: AbortSignal,
     size?: { request?: number; response?: number },
   ): Promise<IncomingMessage> {
-    const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const encoded = encode(method, path, body, contentType);
+    const data = encoded?.data;
     if (size) size.request = data?.length ?? 0;
-    const h = { ...headers, ...(data ? { 'Content-Type': contentType ?? 'application/json', 'Content-Length': String(data.length) } : {}) };
+    const h = {
+      ...headers,
+      Accept: protobufAt(path) ? `${PROTOBUF_CONTENT_TYPE}, ${JSON_CONTENT_TYPE}` : JSON_CONTENT_TYPE,
+      ...(encoded ? { 'Content-Type': encoded.type, 'Content-Length': String(encoded.data.length) } : {}),
+    };
     const req = (tls ? httpsRequest : httpRequest)({
       protocol: url.protocol,
       hostname: url.hostname,
@@ -158,12 +201,13 @@ export function apiClient(
       req.on('response', async (res) => {
         opts.observe?.(method, String(res.statusCode ?? 0), url.host);
         if ((res.statusCode ?? 0) < 300) return resolveRes(res);
-        const text = await readAll(res).catch(() => '');
-        if (size) size.response = Buffer.byteLength(text);
+        const raw = await readAll(res).catch(() => Buffer.alloc(0));
+        if (size) size.response = raw.length;
+        const text = raw.toString('utf8');
         let status: { reason?: string; message?: string } = {};
         // A proxy may answer with anything, even JSON null: only an object is a Status.
         try {
-          const parsed = JSON.parse(text);
+          const parsed = decode(res, raw);
           if (parsed && typeof parsed === 'object') status = parsed;
         } catch {
           /* not a Status object */
@@ -185,15 +229,15 @@ export function apiClient(
     const size: { request?: number; response?: number } = {};
     try {
       const res = await send(method, path, body, contentType, false, undefined, size);
-      let text: string;
+      let data: Buffer;
       try {
-        text = await readAll(res);
+        data = await readAll(res);
       } catch (e) {
         // The body cut short, by the deadline or the server.
         throw new ApiError(0, 'Unreachable', `${method} ${path}: ${(e as Error).message}`);
       }
-      size.response = Buffer.byteLength(text);
-      return (text ? JSON.parse(text) : undefined) as T;
+      size.response = data.length;
+      return decode(res, data) as T;
     } finally {
       opts.time?.(method, url.host, (performance.now() - started) / 1000, size);
     }
@@ -207,10 +251,23 @@ export function apiClient(
     delete: (p, b) => json('DELETE', p, b),
     reload: use,
     async watch<T>(path: string, onEvent: (e: WatchEvent<T>) => void, signal?: AbortSignal) {
-      let buf = '';
+      const deliver = (ev: WatchEvent<T>) => {
+        if (ev.type === 'ERROR') {
+          const st = ev.object as { code?: number; reason?: string; message?: string };
+          throw new ApiError(st.code ?? 500, st.reason ?? 'WatchError', `watch ${path}: ${st.message ?? 'error'}`);
+        }
+        onEvent(ev);
+      };
       try {
         // An abort before the answer's headers ends the watch as one after them does.
         const res = await send('GET', path, undefined, undefined, true, signal);
+        if (codec && isProtobuf(res)) {
+          // application/vnd.kubernetes.protobuf;stream=watch: length-prefixed frames.
+          const frames = codec.frameReader((f) => deliver(codec.decodeWatchEvent(f) as WatchEvent<T>));
+          for await (const chunk of res) frames.push(chunk as Buffer);
+          return;
+        }
+        let buf = '';
         res.setEncoding('utf8');
         for await (const chunk of res) {
           buf += chunk;
@@ -219,12 +276,7 @@ export function apiClient(
             const line = buf.slice(0, nl).trim();
             buf = buf.slice(nl + 1);
             if (!line) continue;
-            const ev = JSON.parse(line) as WatchEvent<T>;
-            if (ev.type === 'ERROR') {
-              const st = ev.object as { code?: number; reason?: string; message?: string };
-              throw new ApiError(st.code ?? 500, st.reason ?? 'WatchError', `watch ${path}: ${st.message ?? 'error'}`);
-            }
-            onEvent(ev);
+            deliver(JSON.parse(line) as WatchEvent<T>);
           }
         }
       } catch (e) {
@@ -237,8 +289,8 @@ export function apiClient(
   };
 }
 
-async function readAll(res: IncomingMessage): Promise<string> {
+async function readAll(res: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of res) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }

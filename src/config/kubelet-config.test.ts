@@ -259,6 +259,20 @@ test('maxOpenFiles: 0 is unset (1000000), negative refused as upstream', () => {
   }
 });
 
+test('contentType: protobuf by default and when unset, JSON when asked for, anything else refused', () => {
+  const cases: [string, string][] = [
+    ['', 'application/vnd.kubernetes.protobuf'],
+    ['contentType: ""\n', 'application/vnd.kubernetes.protobuf'],
+    ['contentType: application/json\n', 'application/json'],
+    ['contentType: application/vnd.kubernetes.protobuf\n', 'application/vnd.kubernetes.protobuf'],
+  ];
+  for (const [lines, want] of cases) assert.equal(parseKubeletConfig(head + lines).contentType, want, lines);
+  assert.throws(
+    () => parseKubeletConfig(`${head}contentType: application/yaml\n`),
+    /contentType \(--kube-api-content-type\) "application\/yaml" must be one of: "application\/vnd.kubernetes.protobuf", "application\/json"/,
+  );
+});
+
 test('goDuration prints as Go time.Duration does', () => {
   const cases: [number, string][] = [
     [0, '0s'],
@@ -350,7 +364,6 @@ test('the field table marks the fields read by nothing yet', () => {
     'cgroupsPerQOS',
     'qosReserved',
     'runOnce',
-    'contentType',
     'enableControllerAttachDetach',
     'volumePluginDir',
   ]);

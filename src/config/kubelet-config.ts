@@ -501,7 +501,17 @@ export const FIELDS = {
     check: (v) => (v < 0 ? `invalid configuration: maxOpenFiles (--max-open-files) ${v} must not be a negative number` : undefined),
     flag: 'max-open-files',
   }),
-  contentType: ignored(str, 'application/vnd.kubernetes.protobuf', 'kube-api-content-type'),
+  /**
+   * The apiserver's media type (src/apiserver/client.ts): protobuf for the built-in types as
+   * upstream's kubelet (JSON for CRDs and patches), or JSON for everything. Unset (""): protobuf.
+   */
+  contentType: field(str, 'application/vnd.kubernetes.protobuf', {
+    check: (v) =>
+      v === 'application/vnd.kubernetes.protobuf' || v === 'application/json'
+        ? undefined
+        : `contentType (--kube-api-content-type) ${JSON.stringify(v)} must be one of: "application/vnd.kubernetes.protobuf", "application/json"`,
+    flag: 'kube-api-content-type',
+  }),
   /** The kubelet's apiserver requests per second, and at once (src/apiserver/rate-limited.ts); 0 qps: no limit. */
   kubeAPIQPS: field(int, 50, { check: notNegative('kubeAPIQPS', 'kube-api-qps'), flag: 'kube-api-qps' }),
   kubeAPIBurst: field(int, 100, {

@@ -27,6 +27,11 @@ export async function stagingVersion(): Promise<string> {
 
 /** One file of a Go module at a version, through `go mod download`. */
 export async function upstreamFile(module: string, version: string, path: string): Promise<string> {
+  return await readFile(join(await moduleDir(module, version), path), 'utf8');
+}
+
+/** The directory of a Go module at a version in the module cache, through `go mod download`. */
+export async function moduleDir(module: string, version: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'proto-compat-'));
   try {
     const { stdout } = await promisify(execFile)('go', ['mod', 'download', '-json', `${module}@${version}`], {
@@ -38,8 +43,7 @@ export async function upstreamFile(module: string, version: string, path: string
         `go mod download ${module}@${version} failed (go and the Go module proxy are required): ${err.message} ${err.stdout ?? ''}`,
       );
     });
-    const { Dir } = JSON.parse(stdout) as { Dir: string };
-    return await readFile(join(Dir, path), 'utf8');
+    return (JSON.parse(stdout) as { Dir: string }).Dir;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -141,6 +145,25 @@ function reachable(root: protobuf.Root, services: string[]): Set<protobuf.Reflec
 }
 
 const servicesOf = (root: protobuf.Root) => [...describe(root).keys()].filter((k) => k.startsWith('service ')).map((k) => k.slice(8));
+
+/**
+ * Differences between the messages ours defines and upstream's of the same names, one line each:
+ * ours may define only some messages (those the kubelet needs), but each of them whole.
+ */
+export function compareMessages(ours: protobuf.Root, upstream: protobuf.Root): string[] {
+  const a = describe(ours);
+  const b = describe(upstream);
+  const messages = new Set([...a.keys()].filter((k) => k.startsWith('message ')).map((k) => k.slice(8)));
+  const problems: string[] = [];
+  for (const [name, want] of b) {
+    const owner = name.startsWith('field ') ? name.slice(6, name.lastIndexOf('.')) : name.slice(8);
+    if (!name.startsWith('field ') || !messages.has(owner)) continue;
+    if (!a.has(name)) problems.push(`missing ${name}: ${want}`);
+    else if (a.get(name) !== want) problems.push(`${name}: ours ${a.get(name)}, upstream ${want}`);
+  }
+  for (const [name, got] of a) if (!b.has(name)) problems.push(`extra ${name}${got ? `: ${got}` : ''}`);
+  return problems;
+}
 
 /**
  * Differences between ours and upstream, one line each, naming the element. With subset, ours

@@ -3,7 +3,7 @@
 // clear line when the runtime does not answer, rather than running against none.
 import { existsSync } from 'node:fs';
 import { status } from '@grpc/grpc-js';
-import { apiClient, type ApiClient } from '../apiserver/client.ts';
+import { apiClient, type ApiClient, type ContentType } from '../apiserver/client.ts';
 import { sleep } from '../backoff/backoff.ts';
 import { CriError } from '../cri/error.ts';
 import { cgroupDriverInEffect, type CgroupDriver, driverUnusable, type RuntimeConfigAnswer } from '../resources/cgroup-driver.ts';
@@ -45,6 +45,8 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
     userAgent: `kubelet-ts/${KUBELET_VERSION} (linux) ${nodeName}`,
     observe: restClientMetrics,
     time: restClientTimer,
+    // Checked by the config row: one of the two.
+    contentType: config.contentType as ContentType,
   });
   const runtime = { observer: observeRuntimeOperation, requestTimeoutMs: config.runtimeRequestTimeoutMs };
   const cri = new RuntimeClient(o.runtimeEndpoint, runtime);
