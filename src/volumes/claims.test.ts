@@ -7,6 +7,7 @@ import {
   claimProblem,
   persistentKind,
   podVolumeUsage,
+  usedVolumes,
   readWriteOncePodProblem,
   uniqueVolumeName,
   volumeModeProblem,
@@ -95,6 +96,28 @@ test('volumeModeProblem: Block only as volumeDevices, Filesystem only as volumeM
   assert.equal(volumeModeProblem('fs', fs, usage), undefined);
   assert.equal(volumeModeProblem('fs', block, usage), 'volume fs has volumeMode Block, but is specified in volumeMounts');
   assert.equal(volumeModeProblem('raw', fs, usage), 'volume raw has volumeMode Filesystem, but is specified in volumeDevices');
+});
+
+test('usedVolumes: the volumes a container mounts or maps, in spec order; an unused claim is left out', () => {
+  const pod = (containers: object[], ephemeralContainers: object[] = []) =>
+    ({
+      spec: {
+        volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }, { name: 'raw' }, { name: 'unused' }],
+        containers,
+        ephemeralContainers,
+      },
+    }) as Pod;
+  const rows: [string, Pod, string[]][] = [
+    ['none used', pod([{ name: 'c' }]), []],
+    ['a mount and a device', pod([{ name: 'c', volumeDevices: [{ name: 'raw' }], volumeMounts: [{ name: 'data' }] }]), ['data', 'raw']],
+    ['an ephemeral container counts', pod([{ name: 'c' }], [{ name: 'e', volumeMounts: [{ name: 'unused' }] }]), ['unused']],
+  ];
+  for (const [name, p, want] of rows)
+    assert.deepEqual(
+      usedVolumes(p).map((v) => v.name),
+      want,
+      name,
+    );
 });
 
 test('persistentKind and uniqueVolumeName: CSI and local are reported in use, hostPath is not', () => {

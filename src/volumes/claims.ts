@@ -147,3 +147,9 @@ export function readWriteOncePodProblem(pv: PersistentVolume, mountedByOtherPod:
   if (!mountedByOtherPod || modes.length !== 1 || modes[0] !== 'ReadWriteOncePod') return undefined;
   return 'volume uses the ReadWriteOncePod access mode and is already in use by another pod';
 }
+
+/** The pod's volumes its containers mount or map: upstream's volume manager sets up these only. */
+export function usedVolumes(pod: Pod): Volume[] {
+  const { mounts, devices } = podVolumeUsage(pod);
+  return (pod.spec?.volumes ?? []).filter((v) => mounts.has(v.name) || devices.has(v.name));
+}

@@ -70,10 +70,21 @@ function setup(t: { after(fn: () => void): void }) {
   return { root, m, mounted, ...f };
 }
 
-const pod = (volumes: object[], over: object = {}): Pod =>
+/** A pod whose one container mounts each of its volumes (an unused volume is not set up, as upstream). */
+const pod = (volumes: ({ name: string } & Record<string, unknown>)[], over: object = {}): Pod =>
   ({
     metadata: { name: 'p', namespace: 'ns', uid: 'uid-1', labels: { app: 'x' } },
-    spec: { containers: [{ name: 'c', resources: { limits: { memory: '64Mi' } } }], volumes, ...over },
+    spec: {
+      containers: [
+        {
+          name: 'c',
+          resources: { limits: { memory: '64Mi' } },
+          volumeMounts: volumes.map((v) => ({ name: v.name, mountPath: `/mnt/${v.name}` })),
+        },
+      ],
+      volumes,
+      ...over,
+    },
   }) as Pod;
 
 test('every volume type set up under ROOT/pods/UID/volumes, API data written atomically', async (t) => {
@@ -344,7 +355,10 @@ test('a mounted claim is checked for online expansion every 10 s in the backgrou
   });
   const p: Pod = {
     metadata: { name: 'db', namespace: 'ns', uid: 'uid-db' },
-    spec: { containers: [{ name: 'c' }], volumes: [{ name: 'fs', persistentVolumeClaim: { claimName: 'fs' } }] },
+    spec: {
+      containers: [{ name: 'c', volumeMounts: [{ name: 'fs', mountPath: '/data' }] }],
+      volumes: [{ name: 'fs', persistentVolumeClaim: { claimName: 'fs' } }],
+    },
   };
   assert.deepEqual(await vm.setUp(p, 100_000), { ready: true, failed: [] });
   assert.deepEqual(resized, [], 'the mount itself expands (persistent.ts): no check at the first setUp');
@@ -420,7 +434,10 @@ test('a claim volume whose attachment is over the node limit rejects the pod onc
     });
     const p: Pod = {
       metadata: { name: 'p', namespace: 'ns', uid: 'limit-1' },
-      spec: { containers: [], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }] },
+      spec: {
+        containers: [{ name: 'c', volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+        volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }],
+      },
     };
     const first = await vm.setUp(p, 10_000);
     assert.equal(first.ready, false);
@@ -461,7 +478,18 @@ test("storage operations: each set-up is upstream's volume_mount (map_volume for
       { name: 'raw', persistentVolumeClaim: { claimName: 'raw' } },
       { name: 'git', gitRepo: { repository: 'x' } },
     ],
-    { containers: [{ name: 'c', volumeDevices: [{ name: 'raw', devicePath: '/dev/xvda' }] }] },
+    {
+      containers: [
+        {
+          name: 'c',
+          volumeMounts: [
+            { name: 'cfg', mountPath: '/cfg' },
+            { name: 'git', mountPath: '/git' },
+          ],
+          volumeDevices: [{ name: 'raw', devicePath: '/dev/xvda' }],
+        },
+      ],
+    },
   );
   await vm.setUp(p, 0);
   f.configMaps.set('ns/later', { data: { k: 'v' } });

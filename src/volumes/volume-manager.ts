@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
+import { usedVolumes } from './claims.ts';
 import { prepareSubPath } from './subpath.ts';
 import { mountTmpfs, unmountAll, mountPointsUnder } from '../mount/mountinfo.ts';
 import { type Mount, containerMounts, hostNetworkHostsFile, managedHostsFile } from './mounts.ts';
@@ -204,10 +205,12 @@ export class VolumeManager {
           requestedAt: new Map(),
         }),
       );
-    state.volumes = pod.spec?.volumes ?? [];
+    // Only the volumes a container mounts or maps (upstream's desiredStateOfWorldPopulator skips
+    // the others: "Skipping unused volume"); the pod waits for those only (getExpectedVolumes).
+    const volumes = usedVolumes(pod);
+    state.volumes = volumes;
     for (const v of state.volumes) if (!state.requestedAt.has(v.name)) state.requestedAt.set(v.name, Date.now());
     const failed: SetUpResult['failed'] = [];
-    const volumes = pod.spec?.volumes ?? [];
     // A refresh that outlived an earlier sync reports its failure now.
     failed.push(...state.late.splice(0));
     // Side by side: a pod's start waits on the slowest volume, not on their sum.
