@@ -114,11 +114,13 @@ set -e
 wall=$((SECONDS - start))
 log "conformance run finished in $((wall / 60))m$((wall % 60))s (exit $rc)"
 
+# The run's notes: the kind cluster's own when it has them (notes-kind-SUITE.md).
+notes="$KTS_ROOT/test/conformance/notes-${SUITE_OUT:-$SUITE}.md"; [ -f "$notes" ] || notes="$KTS_ROOT/test/conformance/notes-$SUITE.md"
 list=$(cd "$KTS_ROOT/hack/tools/conformance" && GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/conformance/testdata/conformance.yaml
 args=(--junit "$OUTDIR/junit.xml" --excluded "$EXCLUDED" --known "$KTS_ROOT/test/conformance/known-failures.txt"
   --wall "$wall" --procs "$PROCS" --release "$KUBE_VERSION" --suite "$SUITE" --nodes "$(wc -w <<<"$nodes")"
   --commit "$commit" --missing "$OUTDIR/missing-images.txt"
-  --notes "$KTS_ROOT/test/conformance/notes-$SUITE.md")
+  --notes "$notes")
 [ "$SUITE" = full ] && args+=(--list "$list")
 if [ "${CLUSTER:-local}" = kind ]; then
   # Which nodes run kubelet-ts: the node image's /usr/bin/kubelet (hack/kind/node-image.sh).
