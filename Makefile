@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/_output/bin:$(PATH)
 NPM_STAMP := node_modules/.kts-installed
 
-.PHONY: all deps build typecheck lint csi-sanity up down sd-node kind kind-down e2e-kind package test test-containerd1 unit e2e conformance conformance-node conformance-sig-node conformance-kind conformance-storage node-conformance bench bench-floor bench-api bench-cluster bench-hollow chaos clean
+.PHONY: all deps build typecheck lint csi-sanity up down sd-node kind kind-down e2e-kind package test test-containerd1 unit e2e conformance conformance-node conformance-sig-node conformance-kind conformance-storage node-conformance node-e2e-systemd bench bench-floor bench-api bench-cluster bench-hollow chaos clean
 
 all: build
 
@@ -139,6 +139,11 @@ conformance-kind: build
 # The [NodeConformance] tests of upstream's node e2e suite against the local stack's kubelet-ts.
 node-conformance: build up
 	bash hack/node-conformance.sh
+
+# Upstream's node e2e tests as its CI runs them, on a systemd node with --start-services: the
+# credential provider and ensure-secret-pulled-images ones by default (FOCUS=regex for others).
+node-e2e-systemd: build up
+	bash hack/node-e2e-systemd.sh
 
 # Pods churning on the local stack while faults land at random (test/chaos/run.ts), then the
 # invariant table; CHAOS_DURATION (default 5m; 1h for the long run) and CHAOS_SEED.

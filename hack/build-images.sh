@@ -597,6 +597,25 @@ fill_agnhost() {
   printf '%s\n' 'NAME="kubelet-ts e2e image"' 'ID=kubelet-ts-e2e' \
     'PRETTY_NAME="kubelet-ts stand-in for the Alpine Linux base of upstream'"'"'s agnhost image"' > "$r/etc/os-release"
   printf 'user-defined-in-image:x:1000:\ngroup-defined-in-image:x:50000:user-defined-in-image\n' >> "$r/etc/group"
+  fill_fake_registry "$r/var/registry" pause testing "$pause_tar"
+}
+# fill_fake_registry DIR NAME TAG OCI_TAR: the image of OCI_TAR as NAME:TAG in the layout
+# `agnhost fake-registry-server` serves from /var/registry (upstream's agnhost Dockerfile fills it
+# with registry.k8s.io/pause:3.10.2 as pause:testing, fakeregistryserver/images.txt; the node e2e
+# image pull tests pull it through the server): NAME/manifests/TAG holds the digest, each
+# manifest and blob at NAME/{manifests,blobs}/sha256/<2 hex>/<digest>/data.
+fill_fake_registry() {
+  local dir=$1/$2 tag=$2:$3 w d kind
+  w=$(mktemp -d) && tar -xf "$4" -C "$w" || return
+  mkdir -p "$dir/manifests"
+  jq -r '.manifests[0].digest' "$w/index.json" > "$dir/manifests/$3"
+  for f in "$w"/blobs/sha256/*; do
+    d=${f##*/}
+    kind=blobs; jq -e '.mediaType | test("manifest|index")' "$f" >/dev/null 2>&1 && kind=manifests
+    mkdir -p "$dir/$kind/sha256/${d:0:2}/$d" && cp "$f" "$dir/$kind/sha256/${d:0:2}/$d/data"
+  done
+  rm -rf "$w"
+  [ -s "$dir/manifests/$3" ] || { log "no manifest for $tag in $4"; return 1; }
 }
 e2e_image agnhost:2.63.0,2.55 fill_agnhost "{\"Entrypoint\":[\"/agnhost\"],\"Cmd\":[\"pause\"],\"Env\":[\"$ENV_PATH\"],\"WorkingDir\":\"/\"}" \
   "[/agnhost-2 entrypoint-tester ok] OpenBSD" sh -c 'echo $(/agnhost-2 entrypoint-tester ok) $(nc -h 2>&1 | head -1 | cut -d" " -f1)'
