@@ -21,7 +21,10 @@ const quiet: Logger = { info() {}, v() {}, warn() {}, error() {} };
 const DRIVER = 'hostpath.csi.k8s.io';
 const pod: Pod = {
   metadata: { name: 'p', namespace: 'ns', uid: 'uid-1' },
-  spec: { containers: [], volumes: [{ name: 'scratch', csi: { driver: DRIVER, volumeAttributes: { size: '1Mi' } } }] },
+  spec: {
+    containers: [{ name: 'c', volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] }],
+    volumes: [{ name: 'scratch', csi: { driver: DRIVER, volumeAttributes: { size: '1Mi' } } }],
+  },
 };
 
 async function harness(t: { after(fn: () => void): void }, driverObject: CSIDriver | undefined) {
