@@ -1,29 +1,20 @@
 // The client with contentType protobuf against a fake apiserver that answers as the real one
 // does: protobuf for what is asked in protobuf, JSON otherwise (fixtures: protobuf/testdata).
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { ApiError, apiClient, type WatchEvent } from './client.ts';
 import { decodeObject, encodeObject } from './protobuf/codec.ts';
 import { k8sRoot } from './protobuf/schema.ts';
+import { fakeApiserver, type Request } from './testing.ts';
 
-type Seen = { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer };
+type Seen = Request;
 let seen: Seen[] = [];
 let route: (q: Seen, res: ServerResponse) => void = (_q, res) => res.writeHead(404).end();
-const server = createServer(async (req, res) => {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const q = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) };
+const base = await fakeApiserver((q, res) => {
   seen.push(q);
   route(q, res);
-});
-await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-after(() => {
-  server.closeAllConnections();
-  server.close();
 });
 
 const fixture = (f: string) => readFileSync(new URL(`./protobuf/testdata/${f}`, import.meta.url));

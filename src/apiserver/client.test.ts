@@ -11,26 +11,19 @@ import type { TLSSocket } from 'node:tls';
 import { ApiError, apiClient, isAlreadyExists, isConflict, isGone, isNotFound } from './client.ts';
 import { reflector } from './reflector.ts';
 import type { Logger } from '../log/log.ts';
+import { fakeApiserver } from './testing.ts';
 
-// A fake apiserver on 127.0.0.1: every request is recorded (with its whole body) and
-// answered by whatever `route` the running test installed.
+// Every request to the fake apiserver is recorded (with its whole body) and answered by whatever
+// `route` the running test installed.
 type Seen = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
 let seen: Seen[] = [];
 let route: (q: Seen, res: ServerResponse) => void = (_q, res) => {
   res.writeHead(404).end();
 };
-const server = createServer(async (req, res) => {
-  let body = '';
-  for await (const c of req) body += c;
-  const q = { method: req.method!, url: req.url!, headers: req.headers, body };
+const base = await fakeApiserver((r, res) => {
+  const q = { ...r, body: r.body.toString() };
   seen.push(q);
   route(q, res);
-});
-await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-after(() => {
-  server.closeAllConnections();
-  server.close();
 });
 
 const reply = (res: ServerResponse, code: number, body: unknown) =>

@@ -34,6 +34,7 @@ export function hollowHost(): HostSystem {
     makeRShared: () => false,
     setupKernelTunables: () => {},
     applyOwnOOMScoreAdj: () => undefined,
+    setOpenFilesLimit: () => undefined,
     cgroupfs: memoryCgroups,
     ensureSystemCgroups: () => [],
     mountTmpfs: async (dir) => void (await mkdir(dir, { recursive: true })),

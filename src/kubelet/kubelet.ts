@@ -71,7 +71,7 @@ export async function runKubelet(given: KubeletOptions, system: HostSystem = rea
     workers,
     refreshNode: () => status.get().agent.refresh(),
   });
-  status.set(nodeStatus(o, { ...conn, host, node, reports: nodeReports(loops, cm, vol, lifecycle) }));
+  status.set(nodeStatus(o, { ...conn, host, node, system, reports: nodeReports(loops, cm, vol, lifecycle) }));
   vol.startPlugins();
   lifecycle.startSources();
   const servers = await kubeletServers(o, {

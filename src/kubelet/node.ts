@@ -23,7 +23,6 @@ import { declaredFeatures } from '../node/declared-features.ts';
 import { filesystemStats, hostAddresses, readHostFacts, type HostFacts } from '../node/host.ts';
 import { nodeIPs as selectNodeIPs, parseNodeIPArgument } from '../network/ips.ts';
 import { leaseRenewer } from '../node/lease.ts';
-import { setOpenFilesLimit } from '../node/open-files.ts';
 import { memcgNotificationRefused } from '../eviction/memcg-notification.ts';
 import { probeRuntime } from '../node/runtime-health.ts';
 import { nodeSwapAtStart } from '../node/swap.ts';
@@ -148,6 +147,7 @@ export function nodeStatus(
     host: Host;
     node: CurrentNode;
     reports: NodeReports;
+    system: Pick<HostSystem, 'setOpenFilesLimit'>;
   },
 ): NodeStatus {
   const { config, nodeName } = o;
@@ -190,7 +190,7 @@ export function nodeStatus(
   // --network-plugin=kubenet: a bridge network for the podCIDR, unless an add-on installed one.
   // maxOpenFiles, once every part is built, as upstream's RunKubelet before startKubelet (so a start
   // refused earlier, the runtime unreachable say, says that one line only).
-  const nofile = setOpenFilesLimit(config.maxOpenFiles);
+  const nofile = d.system.setOpenFilesLimit(config.maxOpenFiles);
   if (nofile) log.error('Failed to set rlimit on max file handles', { maxOpenFiles: config.maxOpenFiles, err: nofile });
   // makeIPTablesUtilChains: the hint and KUBE-FIREWALL chains other components rely on, as upstream's Run.
   const utilChains = config.makeIPTablesUtilChains ? startUtilChains(logger('iptables')) : undefined;
