@@ -2,18 +2,20 @@
 # Hollow nodes (docs: src/hollow/main.ts): N nodes that are real kubelets over a fake runtime,
 # against the apiserver of a kubeconfig, of either kind:
 #   ts        kubelet-ts's hollow mode, all N in one process (node dist/hollow/main.js)
+#   ts-json   the same with contentType application/json to the apiserver (protobuf is the default)
 #   kubemark  upstream's hollow node of the pin (cmd/kubemark --morph=kubelet), one process a node,
 #             built through the Go module proxy (hack/build-control-plane.sh kubemark)
 # Each node gets a client certificate (CN system:node:NAME, O system:nodes) signed here with the
 # cluster CA's key, so the Node authorizer treats it as that node.
 #
-#   hack/hollow.sh start ts|kubemark N DIR KUBECONFIG CA_CRT CA_KEY [BASE_PORT]
+#   hack/hollow.sh start ts|ts-json|kubemark N DIR KUBECONFIG CA_CRT CA_KEY [BASE_PORT]
 #   hack/hollow.sh stop DIR
 #   hack/hollow.sh control-plane up|down DIR   a throwaway etcd + kube-apiserver + controller-manager
 #       + scheduler for benchmarks (etcd 127.0.0.1:23791, apiserver 127.0.0.1:17443, its own CA),
 #       beside and apart from the local stack: hollow nodes must never join the stack's apiserver,
 #       whose e2e tests would schedule pods onto them. DIR/admin.kubeconfig, DIR/pki/ca.{crt,key}.
-# Nodes are named hollow-ts-I / hollow-km-I and labelled hollow.kubelet-ts.dev/kind=kubelet-ts|kubemark.
+# Nodes are named hollow-ts-I / hollow-tsj-I / hollow-km-I and labelled
+# hollow.kubelet-ts.dev/kind=kubelet-ts|kubelet-ts-json|kubemark.
 # Everything lives under DIR (pids, logs, certificates, root dirs); stop kills by pid file only.
 source "$(dirname "$0")/lib.sh"
 
@@ -43,15 +45,20 @@ KC
 
 start() {
   local kind=$1 n=$2 dir=$3 kubeconfig=$4 ca=$5 cakey=$6 base=${7:-20250} prefix server i name
-  [[ $kind = ts || $kind = kubemark ]] || die "kind must be ts or kubemark, not $kind"
+  [[ $kind = ts || $kind = ts-json || $kind = kubemark ]] || die "kind must be ts, ts-json or kubemark, not $kind"
   [[ $n =~ ^[0-9]+$ && $n -gt 0 ]] || die "N must be a positive number"
   server=$("$BIN/kubectl" --kubeconfig "$kubeconfig" config view --raw --minify -o jsonpath='{.clusters[0].cluster.server}')
   [ -n "$server" ] || die "no server in $kubeconfig"
   [[ $server = *:6443* ]] && die "refusing $server: hollow nodes never join the local stack's apiserver (its e2e tests would schedule onto them)"
-  prefix=hollow-ts-; [ "$kind" = kubemark ] && prefix=hollow-km-
+  local extra=()
+  case $kind in
+    ts) prefix=hollow-ts- ;;
+    ts-json) prefix=hollow-tsj- extra=(--content-type application/json --node-labels hollow.kubelet-ts.dev/kind=kubelet-ts-json) ;;
+    kubemark) prefix=hollow-km- ;;
+  esac
   mkdir -p "$dir"/{certs,kubeconfigs,logs,pids,root}
   for ((i = 0; i < n; i++)); do node_cert "$dir" "$prefix$i" "$server" "$ca" "$cakey"; done
-  if [ "$kind" = ts ]; then
+  if [ "$kind" != kubemark ]; then
     [ -f "$KTS_ROOT/dist/hollow/main.js" ] || die "no dist/hollow/main.js: make build first"
     # HOLLOW_PER_PROCESS nodes a process (default all): one event loop serves its kubelets and
     # their runtimes, and 50 of them on a loaded machine missed CRI deadlines (docs/hollow.md).
@@ -62,7 +69,7 @@ start() {
       MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072 \
         setsid "$BIN/node" --max-semi-space-size=2 --no-maglev --no-opt --heap-growing-percent=50 \
         "$KTS_ROOT/dist/hollow/main.js" --nodes "$count" --first "$first" --kubeconfig-dir "$dir/kubeconfigs" \
-        --root-dir "$dir/root" --name-prefix "$prefix" --base-port "$base" >"$dir/logs/hollow-ts-$first.log" 2>&1 &
+        --root-dir "$dir/root" --name-prefix "$prefix" --base-port "$base" "${extra[@]}" >"$dir/logs/hollow-ts-$first.log" 2>&1 &
       echo $! >"$dir/pids/hollow-ts-$first"
     done
   else
@@ -167,7 +174,7 @@ control_plane_up() {
 }
 
 case "${1:-}" in
-  start) shift; [ $# -ge 6 ] || die "usage: $0 start ts|kubemark N DIR KUBECONFIG CA_CRT CA_KEY [BASE_PORT]"; start "$@" ;;
+  start) shift; [ $# -ge 6 ] || die "usage: $0 start ts|ts-json|kubemark N DIR KUBECONFIG CA_CRT CA_KEY [BASE_PORT]"; start "$@" ;;
   stop) [ $# -eq 2 ] || die "usage: $0 stop DIR"; stop "$2" ;;
   control-plane)
     [ $# -eq 3 ] || die "usage: $0 control-plane up|down DIR"

@@ -5,7 +5,7 @@
 // (src/cri/in-memory) and a host that changes nothing (host.ts). Upstream's counterpart is
 // kubemark's hollow node (cmd/kubemark --morph=kubelet), one process a node.
 //   node dist/hollow/main.js --nodes N --kubeconfig-dir DIR --root-dir DIR [--first I] [--name-prefix P]
-//     [--base-port P] [--node-labels k=v,...] [--start-concurrency C]
+//     [--base-port P] [--node-labels k=v,...] [--start-concurrency C] [--content-type T]
 // DIR/NAME.kubeconfig must hold the node's client certificate (hack/hollow.sh makes them).
 import { mkdirSync } from 'node:fs';
 import { loadKubeletConfig } from '../config/kubelet-config.ts';

@@ -10,6 +10,10 @@ test('parseHollowArgs: flags, defaults and refusals', () => {
       ['--nodes=2', '--kubeconfig-dir=/k', '--root-dir=/r', '--first=10', '--name-prefix=h-', '--node-labels=a=b,c=d', '--base-port=30000'],
       { ...base, nodes: 2, kubeconfigDir: '/k', rootDir: '/r', first: 10, namePrefix: 'h-', labels: { a: 'b', c: 'd' }, basePort: 30000 },
     ],
+    [
+      ['--kubeconfig-dir', '/k', '--root-dir', '/r', '--content-type', 'application/json'],
+      { ...base, nodes: 1, kubeconfigDir: '/k', rootDir: '/r', contentType: 'application/json' },
+    ],
     [['--root-dir', '/r'], { error: '--kubeconfig-dir is required' }],
     [['--kubeconfig-dir', '/k'], { error: '--root-dir is required' }],
     [['--nodes', '0', '--kubeconfig-dir', '/k', '--root-dir', '/r'], { error: '--nodes: not a valid number: 0' }],
@@ -48,4 +52,6 @@ test('nodePlan: names, directories, ports and pod IPs never shared', () => {
   assert.equal(p.config.containerRuntimeEndpoint, 'unix:///r/hollow-ts-5/cri.sock');
   assert.equal(plans[299]!.podIP(252), '10.65.48.253');
   assert.equal(p.podIP(253), p.podIP(0), 'a node reuses its /24 past 253 pods (maxPods is 110)');
+  assert.equal(p.config.contentType, undefined, "no --content-type: the kubelet's default (protobuf)");
+  assert.equal(nodePlan({ ...a, contentType: 'application/json' }, 0).config.contentType, 'application/json');
 });

@@ -18,6 +18,8 @@ export interface HollowArgs {
   labels: Record<string, string>;
   /** Nodes started at once. */
   startConcurrency: number;
+  /** The KubeletConfiguration's contentType to the apiserver, when given (the benchmarks compare JSON with the protobuf default). */
+  contentType?: string;
 }
 
 export interface HollowNodePlan {
@@ -72,6 +74,7 @@ export function nodePlan(a: HollowArgs, index: number): HollowNodePlan {
       // own): no disk signals, or one full disk puts every node under DiskPressure at once.
       // Kubemark's eviction manager likewise finds no image filesystem and evicts nothing.
       evictionHard: { 'memory.available': '100Mi' },
+      ...(a.contentType ? { contentType: a.contentType } : {}),
     },
   };
 }
@@ -106,6 +109,7 @@ export function parseHollowArgs(argv: string[]): HollowArgs | { error: string } 
     } else if (flag === '--name-prefix') a.namePrefix = value;
     else if (flag === '--kubeconfig-dir') a.kubeconfigDir = value;
     else if (flag === '--root-dir') a.rootDir = value;
+    else if (flag === '--content-type') a.contentType = value;
     else if (flag === '--node-labels') {
       for (const kv of value.split(',').filter(Boolean)) {
         const [k, v] = kv.split('=', 2);

@@ -107,6 +107,7 @@ test('figuresTable', () => {
       rssPerNodeMB: 12.34,
       cpuIdle: 0.01,
       cpuChurn: 0.2,
+      apiserverCpu: { idle: 0.0125, churn: 0.5 },
       idle: { nodes: 7, all: 9 },
       churn: { nodes: 20, all: 40 },
       churnRequestsPerPod: 9.44,
@@ -114,5 +115,8 @@ test('figuresTable', () => {
       allRunningSeconds: 4.26,
     },
   ]);
-  assert.match(t, /\| kubelet-ts \| 10 \| 12\.3 \| 0\.010 \| 0\.200 \| 7\.00 \/ 9\.00 \| 20\.00 \/ 40\.00 \| 9\.4 \| 5, 4\.3 \|$/);
+  assert.match(
+    t,
+    /\| kubelet-ts \| 10 \| 12\.3 \| 0\.010 \| 0\.200 \| 0\.013 \/ 0\.500 \| 7\.00 \/ 9\.00 \| 20\.00 \/ 40\.00 \| 9\.4 \| 5, 4\.3 \|$/,
+  );
 });

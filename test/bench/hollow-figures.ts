@@ -72,13 +72,15 @@ export function rateRows(c: RequestCounts, nodes: number, ms: number): [string, 
 
 /** One kind's figures at one node count. */
 export interface KindFigures {
-  kind: 'kubelet-ts' | 'kubemark';
+  kind: 'kubelet-ts' | 'kubelet-ts-json' | 'kubemark';
   nodes: number;
   /** Resident memory of all its processes / nodes, MB. */
   rssPerNodeMB: number;
   /** CPU seconds of its processes per node per minute, idle and over the churn. */
   cpuIdle: number;
   cpuChurn: number;
+  /** The apiserver's CPU seconds per node per minute in the same windows (the driver's polls included, alike for every kind). */
+  apiserverCpu: { idle: number; churn: number };
   /** The nodes' own requests (audit log), and every client's (apiserver_request_total), per node per minute. */
   idle: { nodes: number; all: number };
   churn: { nodes: number; all: number };
@@ -94,15 +96,15 @@ const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 /** Pure: the markdown table of a run, one row per kind and node count. */
 export function figuresTable(rows: KindFigures[]): string {
   const head = [
-    '| kind | nodes | RSS per node (MB) | CPU s/node/min idle | CPU s/node/min churn | requests/node/min idle (nodes' +
+    '| kind | nodes | RSS per node (MB) | CPU s/node/min idle | CPU s/node/min churn | apiserver CPU s/node/min idle / churn | requests/node/min idle (nodes' +
       "' own / all clients) | requests/node/min churn (own / all) | nodes' requests per pod churned | churn: pods/node, s to all Running |",
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   return [
     ...head,
     ...rows.map(
       (r) =>
-        `| ${r.kind} | ${r.nodes} | ${f(r.rssPerNodeMB, 1)} | ${f(r.cpuIdle, 3)} | ${f(r.cpuChurn, 3)} | ${f(r.idle.nodes)} / ${f(r.idle.all)} | ${f(r.churn.nodes)} / ${f(r.churn.all)} | ${f(r.churnRequestsPerPod, 1)} | ${r.podsPerNode}, ${f(r.allRunningSeconds, 1)} |`,
+        `| ${r.kind} | ${r.nodes} | ${f(r.rssPerNodeMB, 1)} | ${f(r.cpuIdle, 3)} | ${f(r.cpuChurn, 3)} | ${f(r.apiserverCpu.idle, 3)} / ${f(r.apiserverCpu.churn, 3)} | ${f(r.idle.nodes)} / ${f(r.idle.all)} | ${f(r.churn.nodes)} / ${f(r.churn.all)} | ${f(r.churnRequestsPerPod, 1)} | ${r.podsPerNode}, ${f(r.allRunningSeconds, 1)} |`,
     ),
   ].join('\n');
 }

@@ -1,11 +1,12 @@
 // Hollow nodes against one apiserver (issue #47 item 2), both kinds one after the other:
-// kubelet-ts's hollow mode (src/hollow, all nodes in one process) and upstream's kubemark (one
+// kubelet-ts's hollow mode (src/hollow, all nodes in one process; `ts-json` the same with
+// contentType application/json instead of the protobuf default) and upstream's kubemark (one
 // process a node), on a throwaway control plane of their own (hack/hollow.sh control-plane:
 // etcd :23791, apiserver :17443), never the local stack's. Per kind: resident memory and CPU per
-// node, the requests a node makes a minute at idle and over a churn of PODS_PER_NODE pods a node
+// node, the apiserver's CPU per node, the requests a node makes a minute at idle and over a churn of PODS_PER_NODE pods a node
 // (one Deployment spread over the kind's nodes, created, all Running, deleted, all gone), from the
 // audit log (the nodes' own) and apiserver_request_total (every client, the driver's polls too).
-//   make bench-hollow NODES=10 [KINDS=ts,kubemark] [IDLE_SECONDS=120] [PODS_PER_NODE=5] [SETTLE_SECONDS=30]
+//   make bench-hollow NODES=10 [KINDS=ts,ts-json,kubemark] [IDLE_SECONDS=120] [PODS_PER_NODE=5] [SETTLE_SECONDS=30]
 // Figures go to stdout and _output/bench/hollow-N.json; everything it started is stopped and removed.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +25,14 @@ import {
 } from './hollow-figures.ts';
 
 const NODES = Number(process.env.NODES ?? 10);
-const KINDS = (process.env.KINDS ?? 'ts,kubemark').split(',').filter(Boolean) as ('ts' | 'kubemark')[];
+type Kind = 'ts' | 'ts-json' | 'kubemark';
+const KINDS = (process.env.KINDS ?? 'ts,kubemark').split(',').filter(Boolean) as Kind[];
+/** Per kind: its nodes' label value and name prefix (hack/hollow.sh's). */
+const KIND: Record<Kind, { value: KindFigures['kind']; prefix: string }> = {
+  ts: { value: 'kubelet-ts', prefix: 'hollow-ts-' },
+  'ts-json': { value: 'kubelet-ts-json', prefix: 'hollow-tsj-' },
+  kubemark: { value: 'kubemark', prefix: 'hollow-km-' },
+};
 const IDLE_MS = Number(process.env.IDLE_SECONDS ?? 120) * 1000;
 const SETTLE_MS = Number(process.env.SETTLE_SECONDS ?? 30) * 1000;
 const PODS_PER_NODE = Number(process.env.PODS_PER_NODE ?? 5);
@@ -98,11 +106,11 @@ function deployment(app: string, value: string, replicas: number): string {
 }
 
 async function measure(
-  kind: 'ts' | 'kubemark',
+  kind: Kind,
   base: number,
 ): Promise<{ figures: KindFigures; idleRows: [string, number][]; churnRows: [string, number][] }> {
-  const value = kind === 'ts' ? 'kubelet-ts' : 'kubemark';
-  const prefix = kind === 'ts' ? 'hollow-ts-' : 'hollow-km-';
+  const { value, prefix } = KIND[kind];
+  const apiserver = [Number(readFileSync(join(cp, 'pids/kube-apiserver'), 'utf8'))];
   const kindDir = join(dir, kind);
   const p = join(cp, 'pki');
   log(`${kind}: starting ${NODES} hollow nodes`);
@@ -113,10 +121,12 @@ async function measure(
     await sleep(SETTLE_MS);
     const pids = pidsOf(kindDir);
     const u0 = sumUsage(pids);
+    const a0 = sumUsage(apiserver);
     const m0 = metrics();
     const t0 = Date.now();
     await sleep(IDLE_MS);
     const u1 = sumUsage(pids);
+    const a1 = sumUsage(apiserver);
     const m1 = metrics();
     const t1 = Date.now();
     const idleOwn = nodeRequests(auditLines(), prefix, t0, t1);
@@ -137,6 +147,7 @@ async function measure(
     kubectl('delete', 'deployment', app, '--wait=false');
     await until(`${kind} pods gone`, () => podPhases(app).all === 0, 600_000);
     const u2 = sumUsage(pids);
+    const a2 = sumUsage(apiserver);
     const m2 = metrics();
     const t2 = Date.now();
     const churnOwn = nodeRequests(auditLines(), prefix, t1, t2);
@@ -148,6 +159,10 @@ async function measure(
       rssPerNodeMB: u1.rssMB / NODES,
       cpuIdle: perNodeMinute(u1.cpuSeconds - u0.cpuSeconds, NODES, t1 - t0),
       cpuChurn: perNodeMinute(u2.cpuSeconds - u1.cpuSeconds, NODES, t2 - t1),
+      apiserverCpu: {
+        idle: perNodeMinute(a1.cpuSeconds - a0.cpuSeconds, NODES, t1 - t0),
+        churn: perNodeMinute(a2.cpuSeconds - a1.cpuSeconds, NODES, t2 - t1),
+      },
       idle: { nodes: perNodeMinute(total(idleOwn), NODES, t1 - t0), all: perNodeMinute(total(idleAll), NODES, t1 - t0) },
       churn: { nodes: perNodeMinute(total(churnOwn), NODES, t2 - t1), all: perNodeMinute(total(churnAll), NODES, t2 - t1) },
       churnRequestsPerPod: total(churnOwn) / (NODES * PODS_PER_NODE),
