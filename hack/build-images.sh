@@ -637,8 +637,15 @@ fill_nginx() {
 e2e_image nginx:1.27-0,1.15-4 fill_nginx "{\"Cmd\":[\"httpd\",\"-f\",\"-p\",\"80\",\"-h\",\"/usr/share/nginx/html\"],\"Env\":[\"$ENV_PATH\"],\"ExposedPorts\":{\"80/tcp\":{}}}" \
   "<html><body><h1>Welcome to nginx!</h1></body></html>" cat /usr/share/nginx/html/index.html
 
-# glibc-dns-testing: the DNS tests' second prober, with glibc's resolver (dig, getent).
-e2e_image glibc-dns-testing:2.0.0 fill_dns_tools "{\"Cmd\":[\"sh\"],\"Env\":[\"$ENV_PATH\"]}" \
+# glibc-dns-testing: the DNS tests' second prober, with glibc's resolver (dig, getent), and the
+# storage tests' default pod image. Upstream's is Debian: /bin/sh is dash and dd is coreutils'
+# (the block multiVolume tests write with `dd oflag=nocache`, which busybox's dd refuses; busybox's
+# ash would run its own dd applet whatever PATH says). The links are removed before the copy,
+# which would otherwise write through them into busybox.
+fill_glibc_dns_testing() {
+  fill_dns_tools "$1" && rm -f "$1/bin/sh" "$1/bin/dd" && copy_with_libs "$1" /bin/dash /bin/dd && ln -s dash "$1/bin/sh"
+}
+e2e_image glibc-dns-testing:2.0.0 fill_glibc_dns_testing "{\"Cmd\":[\"sh\"],\"Env\":[\"$ENV_PATH\"]}" \
   "127.0.0.1 localhost" sh -c 'echo "127.0.0.1 localhost" > /etc/hosts; dig -v 2>&1 | grep -q DiG && getent hosts localhost | tr -s " "'
 
 # nautilus and kitten (kubectl's Update Demo): agnhost test-webserver serving a picture and
