@@ -145,6 +145,12 @@ node-conformance: build up
 node-e2e-systemd: build up
 	bash hack/node-e2e-systemd.sh
 
+# The same for the CPU, memory and topology managers' node e2e tests (issue 46; the alpha
+# pod-level ones left out), their report in _output/node-e2e-resource-managers.
+node-e2e-resource-managers: build up
+	FOCUS='\[Feature:(CPUManager|MemoryManager|TopologyManager)\]' SKIP='Pod Level Resources' \
+	  OUT=$(CURDIR)/_output/node-e2e-resource-managers bash hack/node-e2e-systemd.sh
+
 # Pods churning on the local stack while faults land at random (test/chaos/run.ts), then the
 # invariant table; CHAOS_DURATION (default 5m; 1h for the long run) and CHAOS_SEED.
 chaos: build up
