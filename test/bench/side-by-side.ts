@@ -71,7 +71,7 @@ interface Target {
 const kubeletTs = { node: NODE, pidFile: `${PIDS}/kubelet-ts.child.pid`, runtimePidFile: `${PIDS}/containerd.pid` };
 /** BENCH_NODE_FLAGS='--flag ...': one more run, 'kubelet-ts, node flags', under these extra node (V8) flags. */
 const NODE_FLAGS = process.env.BENCH_NODE_FLAGS;
-/** The KubeletConfiguration field of the 'kubelet-ts, JSON' run (hack/kubelet.sh's KTS_CONFIG_EXTRA). */
+/** The KubeletConfiguration field of the 'kubelet-ts, json' run (hack/kubelet.sh's KTS_CONFIG_EXTRA). */
 const JSON_CONFIG = `${ROOT}/_output/local/bench-content-type-json.yaml`;
 mkdirSync(`${ROOT}/_output/local`, { recursive: true });
 writeFileSync(JSON_CONFIG, 'contentType: application/json\n');
@@ -88,8 +88,8 @@ const TARGETS = (
     },
     // The same kubelet-ts with the runtime's events off: what the 1 s relist alone gives.
     { label: 'kubelet-ts, relist only', ...kubeletTs, env: { KTS_FEATURE_GATES: 'EventedPLEG=false' } },
-    // The same kubelet-ts talking JSON to the apiserver: what the protobuf default costs or saves.
-    { label: 'kubelet-ts, JSON', ...kubeletTs, env: { KTS_CONFIG_EXTRA: JSON_CONFIG } },
+    // The same kubelet-ts talking JSON to the apiserver (label lower case: it names the namespace): what the protobuf default costs or saves.
+    { label: 'kubelet-ts, json', ...kubeletTs, env: { KTS_CONFIG_EXTRA: JSON_CONFIG } },
     ...(NODE_FLAGS ? [{ label: 'kubelet-ts, node flags', ...kubeletTs, env: { KTS_NODE_FLAGS: NODE_FLAGS } }] : []),
   ] as Target[]
 ).filter((t) => !ONLY || ONLY.test(t.label));
