@@ -9,9 +9,8 @@ import { decodeObject, encodeObject } from './protobuf/codec.ts';
 import { k8sRoot } from './protobuf/schema.ts';
 import { fakeApiserver, type Request } from './testing.ts';
 
-type Seen = Request;
-let seen: Seen[] = [];
-let route: (q: Seen, res: ServerResponse) => void = (_q, res) => res.writeHead(404).end();
+let seen: Request[] = [];
+let route: (q: Request, res: ServerResponse) => void = (_q, res) => res.writeHead(404).end();
 const base = await fakeApiserver((q, res) => {
   seen.push(q);
   route(q, res);

@@ -1,8 +1,8 @@
 // What the kubelet changes on its host outside its root directory and the runtime: mounts, the
-// cgroup filesystem, kernel settings, its own OOM score and open-files limit. The composition root takes one of these
-// (the real host by default), so a kubelet that has no host of its own (a hollow node, src/hollow)
-// is the same code with these parts swapped, as upstream's kubemark swaps its mounter, OOM adjuster
-// and container manager, and no subsystem reads a "hollow" flag.
+// cgroup filesystem, kernel settings, its own OOM score and open-files limit. The composition root
+// takes one of these (the real host by default), so a kubelet that has no host of its own (a hollow
+// node, src/hollow) is the same code with these parts swapped, as upstream's kubemark swaps its
+// mounter, OOM adjuster and container manager, and no subsystem reads a "hollow" flag.
 import { bindMount, mountTmpfs } from '../mount/mountinfo.ts';
 import type { Logger } from '../log/log.ts';
 import { setupKernelTunables } from '../node/kernel-tunables.ts';

@@ -3,9 +3,10 @@
 // contentType application/json instead of the protobuf default) and upstream's kubemark (one
 // process a node), on a throwaway control plane of their own (hack/hollow.sh control-plane:
 // etcd :23791, apiserver :17443), never the local stack's. Per kind: resident memory and CPU per
-// node, the apiserver's CPU per node, the requests a node makes a minute at idle and over a churn of PODS_PER_NODE pods a node
-// (one Deployment spread over the kind's nodes, created, all Running, deleted, all gone), from the
-// audit log (the nodes' own) and apiserver_request_total (every client, the driver's polls too).
+// node, the apiserver's CPU per node, the requests a node makes a minute at idle and over a churn
+// of PODS_PER_NODE pods a node (one Deployment spread over the kind's nodes, created, all Running,
+// deleted, all gone), from the audit log (the nodes' own) and apiserver_request_total (every
+// client, the driver's polls too).
 //   make bench-hollow NODES=10 [KINDS=ts,ts-json,kubemark] [IDLE_SECONDS=120] [PODS_PER_NODE=5] [SETTLE_SECONDS=30]
 // Figures go to stdout and _output/bench/hollow-N.json; everything it started is stopped and removed.
 import { execFileSync } from 'node:child_process';

@@ -88,7 +88,8 @@ const TARGETS = (
     },
     // The same kubelet-ts with the runtime's events off: what the 1 s relist alone gives.
     { label: 'kubelet-ts, relist only', ...kubeletTs, env: { KTS_FEATURE_GATES: 'EventedPLEG=false' } },
-    // The same kubelet-ts talking JSON to the apiserver (label lower case: it names the namespace): what the protobuf default costs or saves.
+    // The same kubelet-ts talking JSON to the apiserver: what the protobuf default costs or saves
+    // (the label in lower case: it names the run's namespace).
     { label: 'kubelet-ts, json', ...kubeletTs, env: { KTS_CONFIG_EXTRA: JSON_CONFIG } },
     ...(NODE_FLAGS ? [{ label: 'kubelet-ts, node flags', ...kubeletTs, env: { KTS_NODE_FLAGS: NODE_FLAGS } }] : []),
   ] as Target[]
