@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, sleep, usage } from './lib.ts';
+import { HOLLOW_LABEL } from '../../src/hollow/plan.ts';
 import {
   apiserverRequests,
   delta,
@@ -37,7 +38,6 @@ const KIND: Record<Kind, { value: KindFigures['kind']; prefix: string }> = {
 const IDLE_MS = Number(process.env.IDLE_SECONDS ?? 120) * 1000;
 const SETTLE_MS = Number(process.env.SETTLE_SECONDS ?? 30) * 1000;
 const PODS_PER_NODE = Number(process.env.PODS_PER_NODE ?? 5);
-const LABEL = 'hollow.kubelet-ts.dev/kind';
 const BIN = join(ROOT, '_output/bin');
 const HOLLOW = join(ROOT, 'hack/hollow.sh');
 
@@ -68,7 +68,7 @@ async function until(what: string, ok: () => boolean, timeoutMs: number): Promis
 }
 
 function readyNodes(value: string): number {
-  const nodes = JSON.parse(kubectl('get', 'nodes', '-l', `${LABEL}=${value}`, '-o', 'json')).items as {
+  const nodes = JSON.parse(kubectl('get', 'nodes', '-l', `${HOLLOW_LABEL}=${value}`, '-o', 'json')).items as {
     status?: { conditions?: { type: string; status: string }[] };
   }[];
   return nodes.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
@@ -90,7 +90,7 @@ function deployment(app: string, value: string, replicas: number): string {
       template: {
         metadata: { labels: { app } },
         spec: {
-          nodeSelector: { [LABEL]: value },
+          nodeSelector: { [HOLLOW_LABEL]: value },
           topologySpreadConstraints: [
             {
               maxSkew: 1,
@@ -173,7 +173,7 @@ async function measure(
     return { figures, idleRows: rateRows(idleOwn, NODES, t1 - t0), churnRows: rateRows(churnOwn, NODES, t2 - t1) };
   } finally {
     hollow('stop', kindDir);
-    kubectl('delete', 'nodes', '-l', `${LABEL}=${value}`, '--wait=false');
+    kubectl('delete', 'nodes', '-l', `${HOLLOW_LABEL}=${value}`, '--wait=false');
   }
 }
 

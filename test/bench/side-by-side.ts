@@ -12,6 +12,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { nodeRequests, total } from './audit.ts';
 import { type Phase, histograms, nodeMetrics, phases, seenToRunningMs } from './phases.ts';
@@ -71,10 +72,8 @@ interface Target {
 const kubeletTs = { node: NODE, pidFile: `${PIDS}/kubelet-ts.child.pid`, runtimePidFile: `${PIDS}/containerd.pid` };
 /** BENCH_NODE_FLAGS='--flag ...': one more run, 'kubelet-ts, node flags', under these extra node (V8) flags. */
 const NODE_FLAGS = process.env.BENCH_NODE_FLAGS;
-/** The KubeletConfiguration field of the 'kubelet-ts, json' run (hack/kubelet.sh's KTS_CONFIG_EXTRA). */
+/** The KubeletConfiguration file of the 'kubelet-ts, json' run (hack/kubelet.sh's KTS_CONFIG_EXTRA), written when it restarts. */
 const JSON_CONFIG = `${ROOT}/_output/local/bench-content-type-json.yaml`;
-mkdirSync(`${ROOT}/_output/local`, { recursive: true });
-writeFileSync(JSON_CONFIG, 'contentType: application/json\n');
 /** BENCH_ONLY=regex: only the runs whose label it matches (e.g. '^kubelet-ts$' to try a change quickly). */
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
 const TARGETS = (
@@ -110,6 +109,10 @@ const SETTLE_S = Number(process.env.BENCH_SETTLE_SECONDS ?? 60);
  */
 async function restartKubelet(t: Target, env: Record<string, string> = t.env ?? {}, settleS = SETTLE_S) {
   const script = t.node === NODE ? 'kubelet.sh' : 'upstream-kubelet.sh';
+  if (env.KTS_CONFIG_EXTRA === JSON_CONFIG) {
+    mkdirSync(dirname(JSON_CONFIG), { recursive: true });
+    writeFileSync(JSON_CONFIG, 'contentType: application/json\n');
+  }
   await execFileP('bash', [`${ROOT}/hack/${script}`, 'restart'], { env: { ...process.env, ...env } });
   await until(`node ${t.node} Ready`, 120_000, async () => !!(await nodeReady(t.node)));
   if (settleS > 0) {
