@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { ApiError, apiClient, type WatchEvent } from './client.ts';
 import { decodeObject, encodeObject } from './protobuf/codec.ts';
-import { k8sRoot } from './protobuf/schema.ts';
+import { K8S_PROTO_DIR, loadRoot, protoFiles } from './protobuf/schema-gen.ts';
 import { fakeApiserver, type Request } from './testing.ts';
 
 let seen: Request[] = [];
@@ -20,8 +20,9 @@ const fixture = (f: string) => readFileSync(new URL(`./protobuf/testdata/${f}`, 
 const json = (f: string) => JSON.parse(fixture(f).toString());
 const PB = 'application/vnd.kubernetes.protobuf';
 const BOTH = `${PB}, application/json`;
-// The definitions are parsed once, before the tests' clocks start (seconds on a loaded machine).
-k8sRoot();
+// The definitions the watch frames below are written with, parsed before the tests' clocks start
+// (seconds on a loaded machine).
+const watchEvent = loadRoot(K8S_PROTO_DIR, protoFiles()).lookupType('k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent');
 const quick = { timeout: 5000 };
 
 const api = apiClient({ server: base }, { contentType: PB });
@@ -88,8 +89,7 @@ test('an error Status in protobuf is an ApiError with its code, reason and messa
 });
 
 const frame = (type: string, obj: unknown) => {
-  const ev = k8sRoot().lookupType('k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent');
-  const body = ev.encode({ type, object: { raw: encodeObject(obj) } }).finish();
+  const body = watchEvent.encode({ type, object: { raw: encodeObject(obj) } }).finish();
   const len = Buffer.alloc(4);
   len.writeUInt32BE(body.length);
   return Buffer.concat([len, body]);

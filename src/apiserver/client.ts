@@ -100,7 +100,7 @@ export function apiClient(
     contentType?: ContentType;
   } = {},
 ): ApiClient {
-  // The definitions (proto/k8s) are parsed on the first protobuf request.
+  // The schema of the built-in types (proto/k8s/schema.json) is read on the first protobuf request.
   const codec = opts.contentType === PROTOBUF_CONTENT_TYPE ? protobufCodec : undefined;
   /** Whether the apiserver is asked for protobuf at path: a built-in group kubelet-ts has the types of. */
   const protobufAt = (path: string) => codec?.protobufPath(path) ?? false;

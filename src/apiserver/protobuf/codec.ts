@@ -3,9 +3,10 @@
 // object's message. Watch streams (pkg/runtime/serializer/streaming with protobuf's
 // LengthDelimitedFramer) are frames of a 4-byte big-endian length and such an envelope of a
 // metav1.WatchEvent, whose object.raw is in turn the envelope of the object.
-import protobuf from 'protobufjs';
-import { fromJson, readMessage } from './convert.ts';
-import { k8sRoot } from './schema.ts';
+import protobuf from 'protobufjs/minimal.js';
+import { readMessage } from './read.ts';
+import { messageOf } from './schema.ts';
+import { writeMessage } from './write.ts';
 
 export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
@@ -48,25 +49,39 @@ export const protobufPath = (path: string): boolean => {
   return gv !== undefined && packageOf(gv) !== undefined;
 };
 
-function typeOf(apiVersion: string, kind: string): protobuf.Type | undefined {
+const STATUS = 'k8s.io.apimachinery.pkg.apis.meta.v1.Status';
+
+/** The full name of the message of an object of that apiVersion and kind, or undefined when proto/k8s has none. */
+function typeOf(apiVersion: string, kind: string): string | undefined {
   // metav1.Status is served as kind Status of every group (an error, a delete's answer).
-  if (kind === 'Status') return k8sRoot().lookupType('k8s.io.apimachinery.pkg.apis.meta.v1.Status');
+  if (kind === 'Status') return STATUS;
   const pkg = packageOf(apiVersion);
   if (!pkg) return undefined;
-  const t = k8sRoot().lookup(`${pkg}.${kind}`);
-  return t && 'fieldsArray' in t ? (t as protobuf.Type) : undefined;
+  const name = `${pkg}.${kind}`;
+  return messageOf(name) ? name : undefined;
 }
 
-const unknownType = () => k8sRoot().lookupType('k8s.io.apimachinery.pkg.runtime.Unknown');
-const watchEventType = () => k8sRoot().lookupType('k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent');
-
+/** runtime.Unknown's typeMeta (1: apiVersion 1, kind 2) and raw (2), as its generated Unmarshal reads them. */
 function unwrap(data: Uint8Array): { apiVersion: string; kind: string; raw: Uint8Array } {
   if (data.length < 4 || !MAGIC.equals(data.subarray(0, 4))) throw new Error('not a Kubernetes protobuf object (no "k8s\\0" prefix)');
-  const u = unknownType().decode(data.subarray(4)) as unknown as {
-    typeMeta?: { apiVersion?: string; kind?: string };
-    raw?: Uint8Array;
-  };
-  return { apiVersion: u.typeMeta?.apiVersion ?? '', kind: u.typeMeta?.kind ?? '', raw: u.raw ?? new Uint8Array() };
+  const r = protobuf.Reader.create(data.subarray(4));
+  let apiVersion = '';
+  let kind = '';
+  let raw: Uint8Array = new Uint8Array();
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    if (tag >>> 3 === 1) {
+      const end = r.uint32() + r.pos;
+      while (r.pos < end) {
+        const t = r.uint32();
+        if (t >>> 3 === 1) apiVersion = r.string();
+        else if (t >>> 3 === 2) kind = r.string();
+        else r.skipType(t & 7);
+      }
+    } else if (tag >>> 3 === 2) raw = r.bytes();
+    else r.skipType(tag & 7);
+  }
+  return { apiVersion, kind, raw };
 }
 
 /** An object in the apiserver's protobuf envelope as the JSON path yields it (apiVersion and kind first). */
@@ -87,11 +102,11 @@ export function encodeObject(obj: unknown): Buffer | undefined {
   if (!o || typeof o !== 'object' || !o.apiVersion || !o.kind) return undefined;
   const type = typeOf(o.apiVersion, o.kind);
   if (!type) return undefined;
-  const raw = type.encode(fromJson(type, o as Record<string, unknown>)).finish();
-  const env = unknownType()
-    .encode({ typeMeta: { apiVersion: o.apiVersion, kind: o.kind }, raw })
-    .finish();
-  return Buffer.concat([MAGIC, env]);
+  // runtime.Unknown as protobuf.Serializer's Encode fills it: typeMeta (1), raw (2) the object's message.
+  const w = protobuf.Writer.create();
+  w.uint32(10).fork().uint32(10).string(o.apiVersion).uint32(18).string(o.kind).ldelim();
+  writeMessage(type, o as Record<string, unknown>, w.uint32(18).fork()).ldelim();
+  return Buffer.concat([MAGIC, w.finish()]);
 }
 
 export interface DecodedWatchEvent {
@@ -103,10 +118,24 @@ export interface DecodedWatchEvent {
 export function decodeWatchEvent(frame: Uint8Array): DecodedWatchEvent {
   // The apiserver sends the WatchEvent in an envelope; a bare message is read the same.
   const raw = frame.length >= 4 && MAGIC.equals(frame.subarray(0, 4)) ? unwrap(frame).raw : frame;
-  const ev = watchEventType().decode(raw) as unknown as { type?: string; object?: { raw?: Uint8Array } };
-  const obj = ev.object?.raw;
-  if (!obj?.length) throw new Error(`watch event ${ev.type ?? ''} without an object`);
-  return { type: ev.type ?? '', object: decodeObject(obj) };
+  // metav1.WatchEvent: type (1), object (2) a runtime.RawExtension whose raw (1) is the object's envelope.
+  const r = protobuf.Reader.create(raw);
+  let type = '';
+  let obj: Uint8Array | undefined;
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    if (tag >>> 3 === 1) type = r.string();
+    else if (tag >>> 3 === 2) {
+      const end = r.uint32() + r.pos;
+      while (r.pos < end) {
+        const t = r.uint32();
+        if (t >>> 3 === 1) obj = r.bytes();
+        else r.skipType(t & 7);
+      }
+    } else r.skipType(tag & 7);
+  }
+  if (!obj?.length) throw new Error(`watch event ${type} without an object`);
+  return { type, object: decodeObject(obj) };
 }
 
 /**

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
 import { compareMessages, moduleDir, stagingVersion } from '../../cri/proto-compare.ts';
-import { K8S_PROTO_DIR, loadRoot, protoFiles } from './schema.ts';
+import { K8S_PROTO_DIR, loadRoot, protoFiles } from './schema-gen.ts';
 
 const MODULES = ['k8s.io/apimachinery', 'k8s.io/api'];
 

@@ -1,30 +1,40 @@
-// The protobuf definitions of the built-in API types (proto/k8s, written by hack/tools/kube/kube-proto),
-// parsed once, on first use: only a kubelet whose contentType is protobuf pays for them.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import protobuf from 'protobufjs';
+// The messages of the built-in API types as plain data: proto/k8s/schema.json, which `npm run
+// gen:k8s` (schema-gen.ts) writes from proto/k8s (hack/tools/kube/kube-proto's). Read on first
+// use, so only a kubelet whose contentType is protobuf pays for it; a JSON file rather than a
+// parsed .proto (protobufjs's Root keeps megabytes) or a generated module (V8 keeps a module's
+// source text beside what it builds).
+import { readFileSync } from 'node:fs';
+
+/** A type upstream hand-writes whose JSON form is not its message's (convert.ts's readers and writers). */
+export type Special = 'time' | 'microtime' | 'quantity' | 'intorstring' | 'rawjson' | 'items';
+
+/** How many values a field holds: one (proto2 optional), a repeated field's, a map's (string keys). */
+export type Label = 'one' | 'repeated' | 'map';
+
+/**
+ * One field: its number, its proto name, the Go field's JSON tag ((k8s.json), the proto name when
+ * none), whether the Go field is a pointer ((k8s.ptr)), its label, and its type: a scalar's proto
+ * name (string, int64...) or a message's full name (a map's: its value's).
+ */
+export type FieldSpec = [id: number, name: string, json: string, ptr: 0 | 1, label: Label, type: string];
+
+export interface MessageSpec {
+  /** The message's (k8s.special), when it has one. */
+  special?: Special;
+  /** By number, as proto/k8s declares them and gogo's generated Marshal writes them. */
+  fields: FieldSpec[];
+}
+
+/** Every message by its full name (k8s.io.api.core.v1.Pod). */
+export type Schema = Record<string, MessageSpec>;
 
 // proto/ sits at the repo root, three levels above both src/apiserver/protobuf/ and dist/apiserver/protobuf/.
-export const K8S_PROTO_DIR = fileURLToPath(new URL('../../../proto/k8s', import.meta.url));
+export const SCHEMA_FILE = new URL('../../../proto/k8s/schema.json', import.meta.url);
 
-/** Every .proto file under proto/k8s, relative to it (k8s.io/api/core/v1/types.proto...). */
-export function protoFiles(dir = K8S_PROTO_DIR): string[] {
-  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.proto')).sort();
-}
+let loaded: Schema | undefined;
 
-/** A Root of the given files, their imports resolved under dir. */
-export function loadRoot(dir: string, files: string[]): protobuf.Root {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => join(dir, target);
-  root.loadSync(files, { keepCase: true });
-  root.resolveAll();
-  return root;
-}
-
-let loaded: protobuf.Root | undefined;
-
-export function k8sRoot(): protobuf.Root {
-  loaded ??= loadRoot(K8S_PROTO_DIR, protoFiles());
-  return loaded;
+/** The message of that full name, or undefined when proto/k8s defines none. */
+export function messageOf(name: string): MessageSpec | undefined {
+  loaded ??= JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as Schema;
+  return Object.hasOwn(loaded, name) ? loaded[name] : undefined;
 }
