@@ -195,7 +195,7 @@ export function nodeStatus(
   // makeIPTablesUtilChains: the hint and KUBE-FIREWALL chains other components rely on, as upstream's Run.
   const utilChains = config.makeIPTablesUtilChains ? startUtilChains(logger('iptables')) : undefined;
   // hairpinMode sets the bridge's hairpin or promiscuous mode; a promiscuous bridge gets kubenet's
-  // ebtables dedup rules, kept each 10 s as the bridge appears with the first pod.
+  // ebtables dedup rules, looked at each 10 s (the bridge appears with the first pod).
   let dedup: NodeJS.Timeout | undefined;
   if (o.networkPlugin === 'kubenet') {
     const hairpin = effectiveHairpinMode(config.hairpinMode, o.networkPlugin);
@@ -206,8 +206,8 @@ export function nodeStatus(
       agent.poke();
       clearInterval(dedup);
       if (keepDedup && action !== 'foreign') {
-        keepDedup(podCIDR);
-        dedup = setInterval(() => keepDedup(podCIDR), 10_000);
+        void keepDedup(podCIDR);
+        dedup = setInterval(() => void keepDedup(podCIDR), 10_000);
         dedup.unref();
       }
     });

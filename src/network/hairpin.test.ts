@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEDUP_CHAIN, dedupCommands, dedupRules, effectiveHairpinMode, type HairpinMode } from './hairpin.ts';
+import { DEDUP_CHAIN, DEDUP_RECHECK_MS, dedupCommands, dedupDue, dedupRules, effectiveHairpinMode, type HairpinMode } from './hairpin.ts';
 
 test('effectiveHairpinMode: promiscuous-bridge only on the kubenet bridge, else hairpin-veth (upstream effectiveHairpinMode)', () => {
   const rows: [HairpinMode, 'cni' | 'kubenet', HairpinMode][] = [
@@ -54,4 +54,17 @@ test('dedupCommands: written once per bridge, again when its MAC, gateway or ran
     ['another podCIDR', c, a, true, full(c, true)],
   ];
   for (const [name, now, last, jump, want] of rows) assert.deepEqual(dedupCommands(now, last, jump), want, name);
+});
+
+test('dedupDue: ebtables listed for a new bridge or range at once, for the same one only every DEDUP_RECHECK_MS', () => {
+  const last = { bridgeMAC: '0a:00:00:00:00:01', gateway: '10.88.0.1', podCIDR: '10.88.0.0/24' };
+  const rows: [string, string | undefined, string, typeof last | undefined, number, boolean][] = [
+    ['no bridge yet', undefined, last.podCIDR, undefined, 0, false],
+    ['the bridge appeared', last.bridgeMAC, last.podCIDR, undefined, 0, true],
+    ['unchanged, checked 10 s ago', last.bridgeMAC, last.podCIDR, last, 10_000, false],
+    ['unchanged, checked long enough ago', last.bridgeMAC, last.podCIDR, last, DEDUP_RECHECK_MS, true],
+    ['the bridge was recreated', '0a:00:00:00:00:02', last.podCIDR, last, 10_000, true],
+    ['another podCIDR', last.bridgeMAC, '10.88.1.0/24', last, 10_000, true],
+  ];
+  for (const [name, mac, podCIDR, l, since, want] of rows) assert.equal(dedupDue(mac, podCIDR, l, since), want, name);
 });

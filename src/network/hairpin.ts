@@ -2,7 +2,8 @@
 // reaches itself through a Service, as the kubenet plugin did until upstream removed it in 1.24
 // (pkg/kubelet/dockershim/network/kubenet). In v1.36.3 upstream validates the field and reads it
 // nowhere else: with --network-plugin=cni the network add-on's own config decides, here too.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { Logger } from '../log/log.ts';
 
 export type HairpinMode = 'promiscuous-bridge' | 'hairpin-veth' | 'none';
@@ -68,32 +69,79 @@ export function dedupCommands(now: DedupState, last: DedupState | undefined, jum
   ];
 }
 
+/** The whole check again, with the bridge unchanged: repairs a flushed filter table, as kubenet's next SetUpPod did. */
+export const DEDUP_RECHECK_MS = 300_000;
+
+/**
+ * Pure: whether a tick lists ebtables. The bridge's MAC comes from sysfs (no process): a new
+ * bridge, or a new pod range, is checked at once; the same one only every DEDUP_RECHECK_MS.
+ * Each check costs two processes forked from the kubelet; every 10 s they were a fifth of its idle CPU.
+ */
+export function dedupDue(mac: string | undefined, podCIDR: string, last: DedupState | undefined, sinceCheckMs: number): boolean {
+  if (!mac) return false; // no bridge yet
+  return !last || last.bridgeMAC !== mac || last.podCIDR !== podCIDR || sinceCheckMs >= DEDUP_RECHECK_MS;
+}
+
+type Ran = { status: number | null; stdout: string; stderr: string; error?: Error };
+
+/** A command's exit status and output, without blocking the event loop (ENOENT: error set). */
+function run(cmd: string, args: string[]): Promise<Ran> {
+  return new Promise((resolve) =>
+    execFile(cmd, args, { encoding: 'utf8' }, (err, stdout, stderr) => {
+      const code = (err as { code?: unknown } | null)?.code;
+      if (err && typeof code !== 'number') resolve({ status: null, stdout, stderr, error: err });
+      else resolve({ status: err ? (code as number) : 0, stdout, stderr });
+    }),
+  );
+}
+
+function bridgeMAC(bridge: string): string | undefined {
+  try {
+    return readFileSync(`/sys/class/net/${bridge}/address`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Keeps the dedup rules for the kubenet bridge while the mode is promiscuous-bridge: the bridge
  * exists only once the first pod's network is set up (by the runtime's CNI call), so this is
- * called again on every tick. Upstream ran it after each pod's set-up.
+ * called on every tick and looks only when dedupDue says. Upstream ran it after each pod's set-up.
  */
-export function dedupKeeper(bridge: string, log: Logger): (podCIDR: string) => void {
+export function dedupKeeper(bridge: string, log: Logger, now: () => number = Date.now): (podCIDR: string) => Promise<void> {
   let last: DedupState | undefined;
-  return (podCIDR) => {
+  let checkedAt = 0;
+  let busy = false;
+  let noEbtables = false;
+  return async (podCIDR) => {
+    if (busy || noEbtables || !dedupDue(bridgeMAC(bridge), podCIDR, last, now() - checkedAt)) return;
+    busy = true;
+    try {
+      await check(podCIDR);
+      checkedAt = now();
+    } finally {
+      busy = false;
+    }
+  };
+  async function check(podCIDR: string) {
     // Not -4: ip leaves the link's MAC out then.
-    const link = spawnSync('ip', ['-j', 'addr', 'show', 'dev', bridge], { encoding: 'utf8' });
-    if (link.status !== 0) return; // no bridge yet
+    const link = await run('ip', ['-j', 'addr', 'show', 'dev', bridge]);
+    if (link.status !== 0) return; // the bridge went away
     const info = (JSON.parse(link.stdout || '[]') as { address?: string; addr_info?: { family: string; local: string }[] }[])[0];
     const gateway = info?.addr_info?.find((a) => a.family === 'inet')?.local;
     if (!info?.address || !gateway) return;
-    const ebtables = (args: string[]) => spawnSync('ebtables', ['-t', 'filter', ...args], { encoding: 'utf8' });
-    const listing = ebtables(['-L', 'OUTPUT']);
+    const ebtables = (args: string[]) => run('ebtables', ['-t', 'filter', ...args]);
+    const listing = await ebtables(['-L', 'OUTPUT']);
     if (listing.error) {
       // As kubenet: no ebtables, no dedup rules (pods still reach themselves, with duplicates).
-      if (!last) log.warn('No ebtables: the promiscuous bridge runs without dedup rules', { err: listing.error.message });
-      last = { bridgeMAC: '', gateway: '', podCIDR: '' };
+      log.warn('No ebtables: the promiscuous bridge runs without dedup rules', { err: listing.error.message });
+      noEbtables = true;
       return;
     }
-    const now = { bridgeMAC: info.address, gateway, podCIDR };
-    const commands = dedupCommands(now, last, listing.stdout.includes(`-j ${DEDUP_CHAIN}`));
+    const next = { bridgeMAC: info.address, gateway, podCIDR };
+    const commands = dedupCommands(next, last, listing.stdout.includes(`-j ${DEDUP_CHAIN}`));
     for (const c of commands) {
-      const r = ebtables(c);
+      const r = await ebtables(c);
       // -N of a chain that exists fails, as kubenet's EnsureChain tolerates.
       if (r.status !== 0 && c[0] !== '-N') {
         log.warn('ebtables dedup rule failed', { args: c.join(' '), err: r.stderr.trim() });
@@ -101,7 +149,7 @@ export function dedupKeeper(bridge: string, log: Logger): (podCIDR: string) => v
       }
     }
     if (commands.length)
-      log.info('Filtering duplicated packets of the promiscuous bridge with ebtables', { mac: now.bridgeMAC, gateway, podCIDR });
-    last = now;
-  };
+      log.info('Filtering duplicated packets of the promiscuous bridge with ebtables', { mac: next.bridgeMAC, gateway, podCIDR });
+    last = next;
+  }
 }

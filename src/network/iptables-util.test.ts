@@ -52,7 +52,7 @@ function fakeIptables(families: IPFamily[] = ['IPv4', 'IPv6']) {
   const chains = new Map<string, string[]>();
   const calls: string[] = [];
   const key = (f: IPFamily, table: string, chain: string) => `${f}/${table}/${chain}`;
-  const run: Run = (f, args) => {
+  const run: Run = async (f, args) => {
     calls.push(`${f} ${args.join(' ')}`);
     if (!families.includes(f)) return { status: null, stderr: '', error: new Error('ENOENT') };
     const [op, chain, , table, ...rule] = args;
@@ -82,46 +82,47 @@ function fakeIptables(families: IPFamily[] = ['IPv4', 'IPv6']) {
   return { run, chains, calls, flush: () => chains.clear() };
 }
 
-test('ensureSteps: an existing chain or rule is kept, a missing one made, a failure named', () => {
+test('ensureSteps: an existing chain or rule is kept, a missing one made, a failure named', async () => {
   const ipt = fakeIptables();
-  assert.equal(ensureSteps('IPv4', utilChainSteps('IPv4'), ipt.run), undefined);
+  assert.equal(await ensureSteps('IPv4', utilChainSteps('IPv4'), ipt.run), undefined);
   assert.deepEqual(ipt.chains.get(`IPv4/filter/INPUT`), [`-j ${FIREWALL_CHAIN}`]);
   const made = ipt.calls.length;
-  assert.equal(ensureSteps('IPv4', utilChainSteps('IPv4'), ipt.run), undefined, 'again: nothing to do');
+  assert.equal(await ensureSteps('IPv4', utilChainSteps('IPv4'), ipt.run), undefined, 'again: nothing to do');
   assert.ok(
     ipt.calls.slice(made).every((c) => /^IPv4 -[NC] /.test(c)),
     'only checks and -N the second time',
   );
   assert.deepEqual(ipt.chains.get(`IPv4/filter/INPUT`), [`-j ${FIREWALL_CHAIN}`], 'no second jump');
-  const failing: Run = (f, args) =>
+  const failing: Run = async (f, args) =>
     args[0] === '-N'
       ? { status: 4, stderr: 'iptables v1.8.9 (nf_tables): Could not fetch rule set generation id: Permission denied (you must be root)\n' }
       : ipt.run(f, args);
   assert.match(
-    ensureSteps('IPv4', utilChainSteps('IPv4'), failing) ?? '',
+    (await ensureSteps('IPv4', utilChainSteps('IPv4'), failing)) ?? '',
     /^iptables -N KUBE-IPTABLES-HINT -t mangle: .*Permission denied/,
   );
 });
 
-test('startUtilChains: both families at start, the canaries next, everything again once a flush took them (upstream Monitor)', () => {
+test('startUtilChains: both families at start, the canaries next, everything again once a flush took them (upstream Monitor)', async () => {
   const ipt = fakeIptables();
   const util = startUtilChains(logger('test'), ipt.run, 1e9);
   try {
+    await util.ready;
     for (const f of ['IPv4', 'IPv6'] as const) {
       assert.ok(ipt.chains.has(`${f}/mangle/${HINT_CHAIN}`), f);
       for (const t of ['mangle', 'nat', 'filter']) assert.ok(ipt.chains.has(`${f}/${t}/${CANARY_CHAIN}`), `${f} canary in ${t}`);
     }
     assert.ok(!ipt.chains.has(`IPv6/filter/${FIREWALL_CHAIN}`), 'no KUBE-FIREWALL for IPv6');
-    util.tick();
+    await util.tick();
     const quiet = ipt.calls.length;
-    util.tick();
+    await util.tick();
     assert.deepEqual(
       ipt.calls.slice(quiet),
       [`IPv4 -L ${CANARY_CHAIN} -t mangle -n`, `IPv6 -L ${CANARY_CHAIN} -t mangle -n`],
       'a canary check only',
     );
     ipt.flush();
-    util.tick();
+    await util.tick();
     assert.ok(
       ipt.chains.has(`IPv4/filter/${FIREWALL_CHAIN}`) && ipt.chains.has(`IPv4/mangle/${CANARY_CHAIN}`),
       'made again after the flush',
@@ -131,9 +132,10 @@ test('startUtilChains: both families at start, the canaries next, everything aga
   }
 });
 
-test('startUtilChains: no iptables, nothing made and no error (upstream: only an info line)', () => {
+test('startUtilChains: no iptables, nothing made and no error (upstream: only an info line)', async () => {
   const ipt = fakeIptables([]);
   const util = startUtilChains(logger('test'), ipt.run, 1e9);
+  await util.ready;
   util.stop();
   assert.deepEqual(ipt.calls, ['IPv4 --version', 'IPv6 --version']);
 });

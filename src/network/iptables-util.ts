@@ -6,7 +6,7 @@
 // outside it (kube-proxy's route_localnet hole, kubernetes#90259). A KUBE-KUBELET-CANARY chain in
 // mangle, nat and filter tells an iptables flush, after which all of it is made again (upstream's
 // Monitor, each minute).
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import type { Logger } from '../log/log.ts';
 
 export type IPFamily = 'IPv4' | 'IPv6';
@@ -63,19 +63,24 @@ export function stepCommands(s: Step): { check?: string[]; apply: string[] } {
   return { check: ['-C', ...rest], apply: [s.position === 'prepend' ? '-I' : '-A', ...rest] };
 }
 
-export type Run = (family: IPFamily, args: string[]) => { status: number | null; stderr: string; error?: Error };
+export type Run = (family: IPFamily, args: string[]) => Promise<{ status: number | null; stderr: string; error?: Error }>;
 
-const run: Run = (family, args) => {
-  const r = spawnSync(family === 'IPv4' ? 'iptables' : 'ip6tables', ['-w', '5', ...args], { encoding: 'utf8' });
-  return { status: r.status, stderr: r.stderr ?? '', ...(r.error ? { error: r.error } : {}) };
-};
+// Not spawnSync: `-w 5` waits up to 5 s for the xtables lock, and the event loop would wait with it.
+const run: Run = (family, args) =>
+  new Promise((resolve) =>
+    execFile(family === 'IPv4' ? 'iptables' : 'ip6tables', ['-w', '5', ...args], { encoding: 'utf8' }, (err, _stdout, stderr) => {
+      const code = (err as { code?: unknown } | null)?.code;
+      if (err && typeof code !== 'number') resolve({ status: null, stderr, error: err });
+      else resolve({ status: err ? (code as number) : 0, stderr });
+    }),
+  );
 
 /** Makes sure of the steps; undefined when all hold, else what failed. */
-export function ensureSteps(family: IPFamily, steps: Step[], exec: Run = run): string | undefined {
+export async function ensureSteps(family: IPFamily, steps: Step[], exec: Run = run): Promise<string | undefined> {
   for (const s of steps) {
     const c = stepCommands(s);
-    if (c.check && exec(family, c.check).status === 0) continue;
-    const r = exec(family, c.apply);
+    if (c.check && (await exec(family, c.check)).status === 0) continue;
+    const r = await exec(family, c.apply);
     if (r.status === 0 || (!c.check && r.status === 1)) continue;
     return `iptables ${c.apply.join(' ')}: ${r.error?.message ?? r.stderr.trim()}`;
   }
@@ -83,43 +88,68 @@ export function ensureSteps(family: IPFamily, steps: Step[], exec: Run = run): s
 }
 
 /**
- * Starts upstream's initNetworkUtil for each family iptables works for: the chains now, then
- * each minute the canary checked and, once a flush took it, everything made again. tick: one
- * check now (the timer's; tests call it).
+ * Starts upstream's initNetworkUtil for each family iptables works for: the chains now (ready),
+ * then each minute the canary checked and, once a flush took it, everything made again. tick:
+ * one check now (the timer's; tests call it); a tick while one runs does nothing.
  */
-export function startUtilChains(log: Logger, exec: Run = run, intervalMs = 60_000): { tick(): void; stop(): void } {
-  const families = (['IPv4', 'IPv6'] as const).filter((f) => exec(f, ['--version']).status === 0);
-  if (!families.length) {
-    // Not an error, as upstream: the rules serve other components, and a host without iptables has none using them.
-    log.info('No iptables support on this system; not creating the KUBE-IPTABLES-HINT chain');
-    return { tick() {}, stop() {} };
-  }
+export function startUtilChains(
+  log: Logger,
+  exec: Run = run,
+  intervalMs = 60_000,
+): { ready: Promise<void>; tick(): Promise<void>; stop(): void } {
   const canaries = CANARY_TABLES.map((table) => ({ table, chain: CANARY_CHAIN }));
-  const sync = (family: IPFamily) => {
-    const err = ensureSteps(family, utilChainSteps(family), exec);
+  const sync = async (family: IPFamily) => {
+    const err = await ensureSteps(family, utilChainSteps(family), exec);
     if (err) log.info('Failed to initialize iptables rules; some functionality may be missing.', { protocol: family, err });
     return !err;
   };
-  const watched = families.filter((f) => {
-    if (!sync(f)) return false;
-    log.info('Initialized iptables rules.', { protocol: f });
-    return true;
-  });
+  const watched: IPFamily[] = [];
   const canaryUp = new Map<IPFamily, boolean>();
-  const tick = () => {
-    for (const f of watched) {
-      if (!canaryUp.get(f)) {
-        canaryUp.set(f, ensureSteps(f, canaries, exec) === undefined);
-        continue;
+  let busy = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      for (const f of watched) {
+        if (!canaryUp.get(f)) {
+          canaryUp.set(f, (await ensureSteps(f, canaries, exec)) === undefined);
+          continue;
+        }
+        if ((await exec(f, ['-L', CANARY_CHAIN, '-t', 'mangle', '-n'])).status === 0) continue;
+        log.info('Reloading after iptables flush', { protocol: f });
+        await sync(f);
+        canaryUp.set(f, (await ensureSteps(f, canaries, exec)) === undefined);
       }
-      if (exec(f, ['-L', CANARY_CHAIN, '-t', 'mangle', '-n']).status === 0) continue;
-      log.info('Reloading after iptables flush', { protocol: f });
-      sync(f);
-      canaryUp.set(f, ensureSteps(f, canaries, exec) === undefined);
+    } finally {
+      busy = false;
     }
   };
-  tick();
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-  return { tick, stop: () => clearInterval(timer) };
+  const ready = (async () => {
+    const families: IPFamily[] = [];
+    for (const f of ['IPv4', 'IPv6'] as const) if ((await exec(f, ['--version'])).status === 0) families.push(f);
+    if (!families.length) {
+      // Not an error, as upstream: the rules serve other components, and a host without iptables has none using them.
+      log.info('No iptables support on this system; not creating the KUBE-IPTABLES-HINT chain');
+      return;
+    }
+    for (const f of families) {
+      if (!(await sync(f))) continue;
+      log.info('Initialized iptables rules.', { protocol: f });
+      watched.push(f);
+    }
+    await tick();
+    if (stopped) return;
+    timer = setInterval(() => void tick(), intervalMs);
+    timer.unref();
+  })();
+  return {
+    ready,
+    tick,
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }
