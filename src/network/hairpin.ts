@@ -2,9 +2,9 @@
 // reaches itself through a Service, as the kubenet plugin did until upstream removed it in 1.24
 // (pkg/kubelet/dockershim/network/kubenet). In v1.36.3 upstream validates the field and reads it
 // nowhere else: with --network-plugin=cni the network add-on's own config decides, here too.
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../log/log.ts';
+import { runCommand } from './command.ts';
 
 export type HairpinMode = 'promiscuous-bridge' | 'hairpin-veth' | 'none';
 export const HAIRPIN_MODES: readonly HairpinMode[] = ['promiscuous-bridge', 'hairpin-veth', 'none'];
@@ -82,19 +82,6 @@ export function dedupDue(mac: string | undefined, podCIDR: string, last: DedupSt
   return !last || last.bridgeMAC !== mac || last.podCIDR !== podCIDR || sinceCheckMs >= DEDUP_RECHECK_MS;
 }
 
-type Ran = { status: number | null; stdout: string; stderr: string; error?: Error };
-
-/** A command's exit status and output, without blocking the event loop (ENOENT: error set). */
-function run(cmd: string, args: string[]): Promise<Ran> {
-  return new Promise((resolve) =>
-    execFile(cmd, args, { encoding: 'utf8' }, (err, stdout, stderr) => {
-      const code = (err as { code?: unknown } | null)?.code;
-      if (err && typeof code !== 'number') resolve({ status: null, stdout, stderr, error: err });
-      else resolve({ status: err ? (code as number) : 0, stdout, stderr });
-    }),
-  );
-}
-
 function bridgeMAC(bridge: string): string | undefined {
   try {
     return readFileSync(`/sys/class/net/${bridge}/address`, 'utf8').trim();
@@ -125,12 +112,12 @@ export function dedupKeeper(bridge: string, log: Logger, now: () => number = Dat
   };
   async function check(podCIDR: string) {
     // Not -4: ip leaves the link's MAC out then.
-    const link = await run('ip', ['-j', 'addr', 'show', 'dev', bridge]);
+    const link = await runCommand('ip', ['-j', 'addr', 'show', 'dev', bridge]);
     if (link.status !== 0) return; // the bridge went away
     const info = (JSON.parse(link.stdout || '[]') as { address?: string; addr_info?: { family: string; local: string }[] }[])[0];
     const gateway = info?.addr_info?.find((a) => a.family === 'inet')?.local;
     if (!info?.address || !gateway) return;
-    const ebtables = (args: string[]) => run('ebtables', ['-t', 'filter', ...args]);
+    const ebtables = (args: string[]) => runCommand('ebtables', ['-t', 'filter', ...args]);
     const listing = await ebtables(['-L', 'OUTPUT']);
     if (listing.error) {
       // As kubenet: no ebtables, no dedup rules (pods still reach themselves, with duplicates).

@@ -6,7 +6,7 @@
 // outside it (kube-proxy's route_localnet hole, kubernetes#90259). A KUBE-KUBELET-CANARY chain in
 // mangle, nat and filter tells an iptables flush, after which all of it is made again (upstream's
 // Monitor, each minute).
-import { execFile } from 'node:child_process';
+import { runCommand } from './command.ts';
 import type { Logger } from '../log/log.ts';
 
 export type IPFamily = 'IPv4' | 'IPv6';
@@ -66,14 +66,7 @@ export function stepCommands(s: Step): { check?: string[]; apply: string[] } {
 export type Run = (family: IPFamily, args: string[]) => Promise<{ status: number | null; stderr: string; error?: Error }>;
 
 // Not spawnSync: `-w 5` waits up to 5 s for the xtables lock, and the event loop would wait with it.
-const run: Run = (family, args) =>
-  new Promise((resolve) =>
-    execFile(family === 'IPv4' ? 'iptables' : 'ip6tables', ['-w', '5', ...args], { encoding: 'utf8' }, (err, _stdout, stderr) => {
-      const code = (err as { code?: unknown } | null)?.code;
-      if (err && typeof code !== 'number') resolve({ status: null, stderr, error: err });
-      else resolve({ status: err ? (code as number) : 0, stderr });
-    }),
-  );
+const run: Run = (family, args) => runCommand(family === 'IPv4' ? 'iptables' : 'ip6tables', ['-w', '5', ...args]);
 
 /** Makes sure of the steps; undefined when all hold, else what failed. */
 export async function ensureSteps(family: IPFamily, steps: Step[], exec: Run = run): Promise<string | undefined> {
