@@ -236,7 +236,11 @@ volumeStatsAggPeriod: 0s
       [],
     ],
     ['a default set out loud is quiet', 'cgroupsPerQOS: true\nhairpinMode: promiscuous-bridge\nenableProfilingHandler: true\n', []],
-    ['ignored rows', 'cgroupsPerQOS: false\ncpuManagerPolicy: static\nrunOnce: true\n', ['cgroupsPerQOS', 'runOnce']],
+    [
+      'ignored rows',
+      'cgroupsPerQOS: false\ncpuManagerPolicy: static\nenableContentionProfiling: true\n',
+      ['enableContentionProfiling', 'cgroupsPerQOS'],
+    ],
     [
       'flagless accepted fields',
       'showHiddenMetricsForVersion: "1.35"\nmemoryThrottlingFactor: 0.9\ntracing: {endpoint: x}\n',

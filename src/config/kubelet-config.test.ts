@@ -97,6 +97,12 @@ test('bad input names the field', () => {
     ['logging: verbose', /logging: expected a mapping/],
     ['rotateCertificates: "true"', /rotateCertificates: expected true or false/],
     ['port: 70000', /port: 70000 must be between 1 and 65535/],
+    // Upstream v1.36 keeps the field but refuses the mode it named.
+    ['runOnce: true', /invalid configuration: runOnce \(--runOnce\) true, Runonce mode has been deprecated and should not be set/],
+    ['userNamespaces: {idsPerPod: 1000}', /invalid configuration: userNamespaces.idsPerPod must not be less than 65536/],
+    ['userNamespaces: {idsPerPod: 100000}', /invalid configuration: userNamespaces.idsPerPod must be a multiple of 65536/],
+    ['userNamespaces: {idsPerPod: 4295032832}', /invalid configuration: userNamespaces.idsPerPod must not be more than 4294967295/],
+    ['userNamespaces: {idsPerPods: 65536}', /userNamespaces: unknown field "idsPerPods"/],
     ['readOnlyPort: 70000', /readOnlyPort: 70000 must be between 0 and 65535, inclusive/],
     ['readOnlyPort: -1', /readOnlyPort: -1 must be between 0 and 65535, inclusive/],
     ['oomScoreAdj: -1001', /oomScoreAdj: -1001 must be between -1000 and 1000, inclusive/],
@@ -340,7 +346,7 @@ const rows = () => Object.entries(FIELDS).map(([key, f]) => ({ key, f, yaml: yam
 
 test('the field table: one row a field, names upstream spells, durations read into *Ms', () => {
   const all = rows();
-  assert.equal(all.length, 120);
+  assert.equal(all.length, 121);
   assert.equal(new Set(all.map((r) => r.yaml)).size, all.length, 'one row per YAML name');
   for (const { key, yaml } of all) {
     if (key.endsWith('Ms')) assert.equal(yaml, key.slice(0, -2), key);
@@ -363,7 +369,6 @@ test('the field table marks the fields read by nothing yet', () => {
     'enableContentionProfiling',
     'cgroupsPerQOS',
     'qosReserved',
-    'runOnce',
     'enableControllerAttachDetach',
     'volumePluginDir',
   ]);

@@ -284,6 +284,25 @@ const crashLoopBackOffCodec: Codec<CrashLoopBackOffConfig> = {
   encode: (c) =>
     c.maxContainerRestartPeriodMs === undefined ? {} : { maxContainerRestartPeriod: goDuration(c.maxContainerRestartPeriodMs) },
 };
+// UserNamespaces: a pointer section with one pointer field; absent keeps the default (65536).
+export type UserNamespacesConfig = { idsPerPod?: number };
+const userNamespacesCodec: Codec<UserNamespacesConfig> = {
+  decode(path, v) {
+    const n = nested(path, v, { idsPerPod: int }).idsPerPod as number | undefined;
+    return n === undefined ? {} : { idsPerPod: n };
+  },
+  encode: (c) => c,
+};
+/** validateKubeletOSConfiguration (validation_linux.go) on userNamespaces.idsPerPod, in its words. */
+function userNamespacesError(c: UserNamespacesConfig): string | undefined {
+  const n = c.idsPerPod;
+  if (n === undefined) return undefined;
+  if (n < 65536) return 'invalid configuration: userNamespaces.idsPerPod must not be less than 65536';
+  if (n % 65536 !== 0) return 'invalid configuration: userNamespaces.idsPerPod must be a multiple of 65536';
+  if (n > 2 ** 32 - 1) return `invalid configuration: userNamespaces.idsPerPod must not be more than ${2 ** 32 - 1}`;
+  return undefined;
+}
+
 /** v1beta1's MaxContainerBackOff: SetDefaults_KubeletConfiguration's maxContainerRestartPeriod with KubeletCrashLoopBackOffMax on. */
 export const MAX_CONTAINER_BACKOFF_MS = 300_000;
 
@@ -485,7 +504,12 @@ export const FIELDS = {
     flag: 'pod-max-pids',
   }),
   resolvConf: field(str, '/etc/resolv.conf', { flag: 'resolv-conf' }),
-  runOnce: ignored(bool, false, 'runonce'),
+  /** Upstream v1.36 has no run-once mode left: ValidateKubeletConfiguration refuses true, in these words. */
+  runOnce: field(bool, false, {
+    check: (v) =>
+      v ? 'invalid configuration: runOnce (--runOnce) true, Runonce mode has been deprecated and should not be set' : undefined,
+    flag: 'runonce',
+  }),
   /** CFS quota for the cpu limits of containers and pod cgroups (src/resources/linux-resources.ts CFS); false: none enforced. */
   cpuCFSQuota: field(bool, true, { flag: 'cpu-cfs-quota' }),
   /** The CFS period of those quotas (cpu.cfs_period_us), 1 ms to 1 s; checked with CustomCPUCFSQuotaPeriod below. */
@@ -668,6 +692,8 @@ export const FIELDS = {
   imageServiceEndpoint: field(str, '', { flag: 'image-service-endpoint' }),
   /** true (the default): no start on a cgroup v1 host (src/resources/linux-resources.ts cgroupV1Refused). */
   failCgroupV1: field(bool, true, { flag: 'fail-cgroupv1' }),
+  /** The IDs each hostUsers: false pod gets (src/userns), a multiple of 65536; unset: 65536. No flag upstream. */
+  userNamespaces: field(userNamespacesCodec, {}, { check: userNamespacesError }),
 };
 
 function tlsError(name: string, check: () => unknown): string | undefined {
@@ -719,7 +745,6 @@ const ACCEPTED: Record<string, { codec: Codec<unknown>; default: unknown }> = {
   showHiddenMetricsForVersion: { codec: str, default: '' },
   memoryThrottlingFactor: { codec: num, default: 0.9 },
   tracing: { codec: object, default: {} },
-  userNamespaces: { codec: object, default: {} },
 };
 
 const V1BETA1 = 'kubelet.config.k8s.io/v1beta1';

@@ -271,7 +271,7 @@ export async function containerManager(
     draPlugins,
     // User namespaces (src/userns): the kubelet's ID range from /etc, the pods' ranges read back from
     // ROOT/pods/UID/userns; a bad range or file fails the start, as upstream's MakeUserNsManager.
-    userns: UserNamespaces.load({ rootDir, maxPods: config.maxPods, log: logger('userns') }),
+    userns: UserNamespaces.load({ rootDir, maxPods: config.maxPods, idsPerPod: config.userNamespaces.idsPerPod, log: logger('userns') }),
     /** The claims' CDI devices ahead of the device plugins' (upstream's GenerateRunContainerOptions). */
     containerOptions: async (pod: Pod, c: Container) => withClaimDevices(dra.cdiDevices(pod, c), await devices.containerOptions(pod, c)),
     /** Device plugins' entries, then the claims', as upstream's containerManagerImpl.UpdateAllocatedResourcesStatus. */

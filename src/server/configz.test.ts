@@ -137,7 +137,6 @@ topologyManagerPolicyOptions: {prefer-closest-numa-nodes: "true"}
 qosReserved: {memory: 50%}
 hairpinMode: hairpin-veth
 podCIDR: 10.244.0.0/24
-runOnce: true
 maxOpenFiles: 4096
 contentType: application/json
 enableControllerAttachDetach: false
@@ -149,6 +148,7 @@ logging: {format: text, flushFrequency: 10s, verbosity: 2}
 reservedMemory: [{numaNode: 0, limits: {memory: 1Gi}}]
 localStorageCapacityIsolation: false
 failCgroupV1: false
+userNamespaces: {idsPerPod: 131072}
 systemReservedCgroup: /system.slice
 kubeReservedCgroup: /kube.slice
 allowedUnsafeSysctls: [net.core.*]

@@ -4,7 +4,7 @@ import { UsernsAllocator } from './allocator.ts';
 
 const N = 65536;
 /** Three slots: host IDs 2N, 3N and 4N onwards. */
-const slots = { offset: 2, count: 3 };
+const slots = { offset: 2, count: 3, size: N };
 
 test('allocate: from a random slot onwards, wrapping, until none is left; release frees the slot', () => {
   const a = new UsernsAllocator(slots, () => 0.5); // starts at slot 1
@@ -38,4 +38,14 @@ test("record: a range read back is taken, with upstream's checks", () => {
   for (const [uid, from, length, message] of rows) assert.throws(() => a.record(uid, from, length), { message }, message);
   assert.equal(a.allocate('p2'), 2 * N, 'the recorded slot is not handed out again');
   assert.equal(a.allocate('p3'), 4 * N);
+});
+
+test('userNamespaces.idsPerPod: slots and recorded ranges are shares of that size', () => {
+  const a = new UsernsAllocator({ offset: 1, count: 2, size: 2 * N }, () => 0);
+  assert.equal(a.allocate('p1'), 2 * N);
+  assert.throws(() => a.record('p2', 4 * N, N), { message: `wrong user namespace length ${N}` });
+  assert.throws(() => a.record('p2', 3 * N, 2 * N), { message: `wrong user namespace offset specified ${3 * N}` });
+  a.record('p2', 4 * N, 2 * N);
+  assert.equal(a.release('p1'), true);
+  assert.equal(a.allocate('p3'), 2 * N);
 });

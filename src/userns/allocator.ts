@@ -3,7 +3,7 @@
 // allocation bitmap, whose AllocateNext starts at a random slot and takes the next free one.
 // In memory only, rebuilt at start from the pods' userns files (manager.ts); errors carry
 // upstream's words.
-import { IDS_PER_POD, type Slots } from './id-range.ts';
+import type { Slots } from './id-range.ts';
 
 export class UsernsAllocator {
   readonly #slots: Slots;
@@ -26,14 +26,14 @@ export class UsernsAllocator {
 
   /** allocateOne: a free slot for the pod; its first host ID. */
   allocate(uid: string): number {
-    const { offset, count } = this.#slots;
+    const { offset, count, size } = this.#slots;
     if (this.#used.size < count) {
       const start = Math.floor(this.#random() * count);
       for (let i = 0; i < count; i++) {
         const at = (start + i) % count;
         if (this.#used.has(at)) continue;
         this.#used.add(at);
-        const firstID = (at + offset) * IDS_PER_POD;
+        const firstID = (at + offset) * size;
         this.#byPod.set(uid, firstID);
         return firstID;
       }
@@ -43,11 +43,12 @@ export class UsernsAllocator {
 
   /** record: the range [from, from + length) a pod already holds (read back from its file). */
   record(uid: string, from: number, length: number): void {
-    if (length !== IDS_PER_POD) throw new Error(`wrong user namespace length ${length}`);
-    if (from % IDS_PER_POD !== 0) throw new Error(`wrong user namespace offset specified ${from}`);
+    const { size } = this.#slots;
+    if (length !== size) throw new Error(`wrong user namespace length ${length}`);
+    if (from % size !== 0) throw new Error(`wrong user namespace offset specified ${from}`);
     const prev = this.#byPod.get(uid);
     if (prev !== undefined && prev !== from) throw new Error(`different user namespace range already used by pod "${uid}"`);
-    const index = from / IDS_PER_POD - this.#slots.offset;
+    const index = from / size - this.#slots.offset;
     if (index < 0 || index >= this.#slots.count) throw new Error(`id ${from} is out of range`);
     if (prev === undefined && this.#used.has(index)) throw new Error(`range picked for pod "${uid}" already taken`);
     this.#used.add(index);
@@ -59,7 +60,7 @@ export class UsernsAllocator {
     const from = this.#byPod.get(uid);
     if (from === undefined) return false;
     this.#byPod.delete(uid);
-    this.#used.delete(from / IDS_PER_POD - this.#slots.offset);
+    this.#used.delete(from / this.#slots.size - this.#slots.offset);
     return true;
   }
 }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allocatorSlots, DEFAULT_RANGE, type IdFiles, type IdRange, kubeletIdRange } from './id-range.ts';
+import { allocatorSlots, defaultRange, type IdFiles, type IdRange, kubeletIdRange } from './id-range.ts';
 
+const DEFAULT_RANGE = defaultRange(65536);
 const passwd = 'root:x:0:0:root:/root:/bin/bash\nkubelet:x:998:998::/nonexistent:/usr/sbin/nologin\n';
 
 test('kubeletIdRange: /etc/subuid and /etc/subgid of the user "kubelet", else the default range', () => {
@@ -51,15 +52,35 @@ test('kubeletIdRange: /etc/subuid and /etc/subgid of the user "kubelet", else th
     },
   ];
   for (const r of rows) {
-    if (r.want instanceof RegExp) assert.throws(() => kubeletIdRange(r.files), r.want, r.name);
-    else assert.deepEqual(kubeletIdRange(r.files), r.want, r.name);
+    if (r.want instanceof RegExp) assert.throws(() => kubeletIdRange(r.files, 65536), r.want, r.name);
+    else assert.deepEqual(kubeletIdRange(r.files, 65536), r.want, r.name);
   }
 });
 
-test("allocatorSlots: MakeUserNsManager's checks, and the slots of 65536 IDs", () => {
-  const rows: { name: string; range: IdRange; maxPods?: number; want: { offset: number; count: number } | string }[] = [
-    { name: 'the default range', range: DEFAULT_RANGE, want: { offset: 1, count: 65535 } },
-    { name: 'exactly enough for maxPods', range: { firstID: 131072, length: 110 * 65536 }, want: { offset: 2, count: 110 } },
+test("allocatorSlots: MakeUserNsManager's checks, and the slots of idsPerPod IDs", () => {
+  const rows: {
+    name: string;
+    range: IdRange;
+    maxPods?: number;
+    ids?: number;
+    want: { offset: number; count: number; size: number } | string;
+  }[] = [
+    { name: 'the default range', range: DEFAULT_RANGE, want: { offset: 1, count: 65535, size: 65536 } },
+    { name: 'exactly enough for maxPods', range: { firstID: 131072, length: 110 * 65536 }, want: { offset: 2, count: 110, size: 65536 } },
+    // userNamespaces.idsPerPod: the default range starts at one share and slots are shares.
+    { name: 'idsPerPod 131072, default range', range: defaultRange(131072), ids: 131072, want: { offset: 1, count: 32767, size: 131072 } },
+    {
+      name: 'idsPerPod 100000',
+      range: defaultRange(100000),
+      ids: 100000,
+      want: 'kubelet user namespace length 100000 is not a multiple of 65536',
+    },
+    {
+      name: 'a range aligned to 65536 only',
+      range: { firstID: 65536 * 3, length: 110 * 131072 },
+      ids: 131072,
+      want: 'kubelet user assigned ID 196608 is not a multiple of 131072',
+    },
     {
       name: 'not aligned',
       range: { firstID: 100000, length: 7208960 },
@@ -78,7 +99,8 @@ test("allocatorSlots: MakeUserNsManager's checks, and the slots of 65536 IDs", (
     },
   ];
   for (const r of rows) {
-    if (typeof r.want === 'string') assert.throws(() => allocatorSlots(r.range, r.maxPods ?? 110), { message: r.want }, r.name);
-    else assert.deepEqual(allocatorSlots(r.range, r.maxPods ?? 110), r.want, r.name);
+    const slots = () => allocatorSlots(r.range, r.maxPods ?? 110, r.ids ?? 65536);
+    if (typeof r.want === 'string') assert.throws(slots, { message: r.want }, r.name);
+    else assert.deepEqual(slots(), r.want, r.name);
   }
 });

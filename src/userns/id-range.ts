@@ -6,7 +6,7 @@
 
 const KUBELET_USER = 'kubelet';
 
-/** Upstream's DefaultKubeletUserNamespacesIDsPerPod (userNamespaces.idsPerPod is not read here): a pod's share, and the unit of the range. */
+/** Upstream's DefaultKubeletUserNamespacesIDsPerPod: a pod's share unless userNamespaces.idsPerPod says otherwise, and its unit. */
 export const IDS_PER_POD = 65536;
 
 /** A range of host IDs: [firstID, firstID + length). */
@@ -15,8 +15,8 @@ export interface IdRange {
   length: number;
 }
 
-/** getKubeletMappings' default: every ID above the first 65536 (ID 0 is never handed out). */
-export const DEFAULT_RANGE: IdRange = { firstID: IDS_PER_POD, length: 2 ** 32 - IDS_PER_POD };
+/** getKubeletMappings' default: every ID above a pod's first share (ID 0 is never handed out). */
+export const defaultRange = (idsPerPod: number): IdRange => ({ firstID: idsPerPod, length: 2 ** 32 - idsPerPod });
 
 /** The /etc files getKubeletMappings reads through user.Lookup and getsubids; a file that is absent is undefined. */
 export interface IdFiles {
@@ -55,32 +55,35 @@ function parseSubIdLines(lines: string[]): IdRange {
  * getKubeletMappings: without a user "kubelet" (or with no subordinate IDs for it, as when
  * getsubids is not installed) the default range; else its one range, the same for uids and gids.
  */
-export function kubeletIdRange(files: IdFiles): IdRange {
+export function kubeletIdRange(files: IdFiles, idsPerPod: number): IdRange {
   const user = (files.passwd ?? '').split('\n').find((l) => l.split(':')[0] === KUBELET_USER);
-  if (!user) return DEFAULT_RANGE;
+  if (!user) return defaultRange(idsPerPod);
   const uid = user.split(':')[2];
   const uids = subIdLines(files.subuid, KUBELET_USER, uid);
   const gids = subIdLines(files.subgid, KUBELET_USER, uid);
-  if (uids.length === 0 && gids.length === 0) return DEFAULT_RANGE;
+  if (uids.length === 0 && gids.length === 0) return defaultRange(idsPerPod);
   // Upstream compares getsubids' two outputs as text: the ranges must be the same ones.
   const ranges = (lines: string[]) => lines.map((l) => l.split(':').slice(1).join(':')).join('\n');
   if (ranges(uids) !== ranges(gids)) throw new Error(`mismatched subuids and subgids for user "${KUBELET_USER}"`);
   return parseSubIdLines(uids);
 }
 
-/** Where the allocator's slots of IDS_PER_POD IDs lie: slot i is host IDs (offset + i) * IDS_PER_POD onwards. */
+/** Where the allocator's slots of size IDs lie: slot i is host IDs (offset + i) * size onwards. */
 export interface Slots {
   offset: number;
   count: number;
+  /** A pod's share: userNamespaces.idsPerPod (upstream's userNsLength). */
+  size: number;
 }
 
-/** MakeUserNsManager's checks of the kubelet's range, with its words; the slots it allocates from. */
-export function allocatorSlots(range: IdRange, maxPods: number): Slots {
-  const n = IDS_PER_POD;
+/** MakeUserNsManager's checks of the kubelet's range, with its words; the slots of idsPerPod IDs it allocates from. */
+export function allocatorSlots(range: IdRange, maxPods: number, idsPerPod: number): Slots {
+  const n = idsPerPod;
+  if (n % IDS_PER_POD !== 0) throw new Error(`kubelet user namespace length ${n} is not a multiple of ${IDS_PER_POD}`);
   if (range.firstID % n !== 0) throw new Error(`kubelet user assigned ID ${range.firstID} is not a multiple of ${n}`);
   // Mapping ID 0 would circumvent the user namespace.
   if (range.firstID < n) throw new Error(`kubelet user assigned ID ${range.firstID} must be greater or equal to ${n}`);
   if (range.length % n !== 0) throw new Error(`kubelet user assigned IDs length ${range.length} is not a multiple of ${n}`);
   if (range.length / n < maxPods) throw new Error(`kubelet user assigned IDs are not enough to support ${maxPods} pods`);
-  return { offset: range.firstID / n, count: range.length / n };
+  return { offset: range.firstID / n, count: range.length / n, size: n };
 }

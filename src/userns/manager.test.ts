@@ -17,7 +17,7 @@ const pod = (uid: string, hostUsers?: boolean): Pod => ({
 const supported: HandlerLookup = async () => ({ handler: '', handlers: [{ name: '', features: { userNamespaces: true } }] });
 
 /** A root dir and an /etc with the user "kubelet" owning three pods' worth of IDs from 2N; maxPods 3. */
-function scratch(t: { after(fn: () => void): void }, over: { subuid?: string } = {}) {
+function scratch(t: { after(fn: () => void): void }, over: { subuid?: string; subgid?: string; idsPerPod?: number } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'kts-userns-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const rootDir = join(dir, 'root'),
@@ -25,8 +25,8 @@ function scratch(t: { after(fn: () => void): void }, over: { subuid?: string } =
   mkdirSync(etcDir);
   writeFileSync(join(etcDir, 'passwd'), 'kubelet:x:998:998::/:/bin/false\n');
   writeFileSync(join(etcDir, 'subuid'), over.subuid ?? `kubelet:${2 * N}:${3 * N}\n`);
-  writeFileSync(join(etcDir, 'subgid'), `kubelet:${2 * N}:${3 * N}\n`);
-  const load = () => UserNamespaces.load({ rootDir, etcDir, maxPods: 3, log: silent, random: () => 0 });
+  writeFileSync(join(etcDir, 'subgid'), over.subgid ?? `kubelet:${2 * N}:${3 * N}\n`);
+  const load = () => UserNamespaces.load({ rootDir, etcDir, maxPods: 3, idsPerPod: over.idsPerPod, log: silent, random: () => 0 });
   const file = (uid: string) => join(rootDir, 'pods', uid, 'userns');
   return { rootDir, load, file };
 }
@@ -121,5 +121,31 @@ test('maxPods beyond the range: the start fails', (t) => {
   const s = scratch(t);
   assert.throws(() => UserNamespaces.load({ rootDir: s.rootDir, etcDir: join(s.rootDir, '..', 'etc'), maxPods: 4, log: silent }), {
     message: 'create user namespace manager: kubelet user assigned IDs are not enough to support 4 pods',
+  });
+});
+
+test('userNamespaces.idsPerPod: each pod gets that many IDs, written and read back as such', async (t) => {
+  const range = `kubelet:${2 * N}:${6 * N}\n`;
+  const s = scratch(t, { subuid: range, subgid: range, idsPerPod: 2 * N });
+  const m = s.load();
+  const ns = await m.forPod(pod('a', false), supported);
+  assert.deepEqual(ns, {
+    mode: 'POD',
+    uids: [{ hostId: 2 * N, containerId: 0, length: 2 * N }],
+    gids: [{ hostId: 2 * N, containerId: 0, length: 2 * N }],
+  });
+  assert.deepEqual(
+    (await s.load().forPod(pod('b', false), supported)).uids,
+    [{ hostId: 4 * N, containerId: 0, length: 2 * N }],
+    'a restart keeps a on its share',
+  );
+  // A node whose pods hold 65536 IDs does not start with another share size: upstream's words.
+  const other = scratch(t, { subuid: range, subgid: range });
+  await other.load().forPod(pod('a', false), supported);
+  const c = scratch(t, { subuid: range, subgid: range, idsPerPod: 2 * N });
+  mkdirSync(join(c.rootDir, 'pods', 'a'), { recursive: true });
+  writeFileSync(c.file('a'), readFileSync(other.file('a')));
+  assert.throws(() => c.load(), {
+    message: `create user namespace manager: record pod mappings for existing pod "a": wrong user namespace length ${N}`,
   });
 });

@@ -1,5 +1,5 @@
 // Pods' user namespaces on this node, as upstream's UsernsManager (pkg/kubelet/userns): the
-// kubelet's ID range from /etc at start, each hostUsers: false pod's 65536 IDs kept in
+// kubelet's ID range from /etc at start, each hostUsers: false pod's IDs (userNamespaces.idsPerPod) kept in
 // ROOT/pods/UID/userns (upstream's path and JSON, so either kubelet reads the other's), the
 // allocations rebuilt from those files at start, released when the pod is terminated or its
 // directory goes. The decisions are in id-range.ts, allocator.ts and mappings.ts; this is the I/O.
@@ -64,34 +64,48 @@ export class UserNamespaces {
   readonly #rootDir: string;
   readonly #allocator: UsernsAllocator;
   readonly #log: Logger;
+  readonly #idsPerPod: number;
 
-  private constructor(rootDir: string, allocator: UsernsAllocator, log: Logger) {
+  private constructor(rootDir: string, allocator: UsernsAllocator, log: Logger, idsPerPod: number) {
     this.#rootDir = rootDir;
     this.#allocator = allocator;
     this.#log = log;
+    this.#idsPerPod = idsPerPod;
   }
 
   /**
    * MakeUserNsManager: the kubelet's range from etcDir's passwd, subuid and subgid, checked against
    * maxPods, and every pod directory's userns file recorded. Throws as upstream fails the kubelet's
-   * start ("create user namespace manager: ..."). random: the allocator's, for tests.
+   * start ("create user namespace manager: ..."). idsPerPod: userNamespaces.idsPerPod (unset: 65536).
+   * random: the allocator's, for tests.
    */
-  static load(d: { rootDir: string; maxPods: number; log: Logger; etcDir?: string; random?: () => number }): UserNamespaces {
+  static load(d: {
+    rootDir: string;
+    maxPods: number;
+    log: Logger;
+    idsPerPod?: number;
+    etcDir?: string;
+    random?: () => number;
+  }): UserNamespaces {
     const etc = d.etcDir ?? '/etc';
+    const idsPerPod = d.idsPerPod ?? IDS_PER_POD;
     try {
       let range: ReturnType<typeof kubeletIdRange>;
       try {
-        range = kubeletIdRange({
-          passwd: readIfThere(join(etc, 'passwd')),
-          subuid: readIfThere(join(etc, 'subuid')),
-          subgid: readIfThere(join(etc, 'subgid')),
-        });
+        range = kubeletIdRange(
+          {
+            passwd: readIfThere(join(etc, 'passwd')),
+            subuid: readIfThere(join(etc, 'subuid')),
+            subgid: readIfThere(join(etc, 'subgid')),
+          },
+          idsPerPod,
+        );
       } catch (e) {
         throw new Error(`kubelet mappings: ${(e as Error).message}`);
       }
-      const slots = allocatorSlots(range, d.maxPods);
-      d.log.v(5, 'User namespace manager mapping', { offset: slots.offset, length: slots.count, idsPerPod: IDS_PER_POD });
-      const m = new UserNamespaces(d.rootDir, new UsernsAllocator(slots, d.random), d.log);
+      const slots = allocatorSlots(range, d.maxPods, idsPerPod);
+      d.log.v(5, 'User namespace manager mapping', { offset: slots.offset, length: slots.count, idsPerPod });
+      const m = new UserNamespaces(d.rootDir, new UsernsAllocator(slots, d.random), d.log, idsPerPod);
       for (const uid of m.#podsOnDisk()) {
         try {
           m.#recordFromFile(uid);
@@ -121,7 +135,7 @@ export class UserNamespaces {
       if (refused) throw new Error(refused);
       firstID = this.#create(uid);
     }
-    return podUserNamespace(firstID, IDS_PER_POD);
+    return podUserNamespace(firstID, this.#idsPerPod);
   }
 
   /** Release: the pod's range is free again and its file removed; nothing when it has none. */
@@ -136,7 +150,7 @@ export class UserNamespaces {
     let firstID: number;
     try {
       firstID = this.#allocator.allocate(uid);
-      writeDurably(podUsernsMappingsPath(this.#rootDir, uid), mappingsFileContent(firstID, IDS_PER_POD));
+      writeDurably(podUsernsMappingsPath(this.#rootDir, uid), mappingsFileContent(firstID, this.#idsPerPod));
     } catch (e) {
       this.release(uid);
       throw new Error(`create user namespace: ${(e as Error).message}`);

@@ -5,9 +5,21 @@
 // FailedCreatePodSandBox, as upstream's GetOrCreateUserNamespaceMappings words it.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import type { V1Container } from '@kubernetes/client-node';
-import { BUSYBOX, clients, crictl, ensureStack, eventually, kubectl, kubectlInput, podSpec, RUNTIME, withNamespace } from './stack.ts';
+import {
+  BUSYBOX,
+  clients,
+  crictl,
+  ensureStack,
+  eventually,
+  kubectl,
+  kubectlInput,
+  podSpec,
+  RUNTIME,
+  restartKubelet,
+  withNamespace,
+} from './stack.ts';
 
 before(() => ensureStack());
 
@@ -155,3 +167,34 @@ test(
     : 'hostUsers: false: 65536 IDs from a non-zero host ID, kept in ROOT/pods/UID/userns; the emptyDir files owned as inside',
   () => (noUserns ? refusedOnContainerd1() : ownIDs()),
 );
+
+// userNamespaces.idsPerPod: every pod's share is that many IDs, from a host ID that is a multiple
+// of it. A kubelet whose pods hold shares of another size refuses to start (upstream's
+// recordPodMappings), so the test starts from a node without hostUsers: false pods and ends so.
+const idsPerPod = () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    const held = () => usernsRecords().length;
+    await eventually('no pod holds a user namespace', 120_000, async () => held() === 0);
+    restartKubelet('userNamespaces: {idsPerPod: 131072}\n');
+    try {
+      const { uid, hostId } = await startPod(ns, 'userns-wide');
+      const log = kubectl('-n', ns, 'logs', 'userns-wide', '-c', 'root');
+      assert.deepEqual(idMap(log.split('\n')[0]!), { containerId: 0, hostId, length: 131072 }, log);
+      assert.ok(hostId > 0 && hostId % 131072 === 0, `host ID ${hostId}: a multiple of 131072`);
+      assert.deepEqual(JSON.parse(readFileSync(`${ROOT_DIR}/pods/${uid}/userns`, 'utf8')).uidMappings, [
+        { hostId, containerId: 0, length: 131072 },
+      ]);
+      await core.deleteNamespacedPod({ name: 'userns-wide', namespace: ns, gracePeriodSeconds: 1 });
+      await eventually('the userns record removed', 60_000, async () => held() === 0);
+    } finally {
+      restartKubelet();
+    }
+  });
+
+/** The pods that hold a user namespace on this node: their ROOT/pods/UID/userns files. */
+function usernsRecords(): string[] {
+  return readdirSync(`${ROOT_DIR}/pods`).filter((uid) => existsSync(`${ROOT_DIR}/pods/${uid}/userns`));
+}
+
+if (!noUserns) test('userNamespaces.idsPerPod 131072: a pod gets 131072 IDs from a multiple of 131072', idsPerPod);
