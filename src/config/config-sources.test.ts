@@ -243,8 +243,8 @@ volumeStatsAggPeriod: 0s
     ],
     [
       'flagless accepted fields',
-      'showHiddenMetricsForVersion: "1.35"\nmemoryThrottlingFactor: 0.9\ntracing: {endpoint: x}\n',
-      ['showHiddenMetricsForVersion', 'tracing'],
+      'showHiddenMetricsForVersion: "1.35"\nmemoryThrottlingFactor: 0.8\nconfigMapAndSecretChangeDetectionStrategy: Get\ntracing: {endpoint: x}\n',
+      ['tracing'],
     ],
     [
       'ignored parts of logging',

@@ -103,6 +103,16 @@ test('bad input names the field', () => {
     ['userNamespaces: {idsPerPod: 100000}', /invalid configuration: userNamespaces.idsPerPod must be a multiple of 65536/],
     ['userNamespaces: {idsPerPod: 4295032832}', /invalid configuration: userNamespaces.idsPerPod must not be more than 4294967295/],
     ['userNamespaces: {idsPerPods: 65536}', /userNamespaces: unknown field "idsPerPods"/],
+    ['configMapAndSecretChangeDetectionStrategy: Poll', /unknown configmap and secret manager mode: Poll/],
+    [
+      'showHiddenMetricsForVersion: "1.34"',
+      /invalid showHiddenMetricsForVersion: showHiddenMetricsForVersion: Invalid value: "1.34": must be omitted or have the value '1.35'; only the previous minor version is allowed/,
+    ],
+    ['memoryThrottlingFactor: 0', /invalid configuration: memoryThrottlingFactor 0 must be greater than 0 and less than or equal to 1.0/],
+    [
+      'memoryThrottlingFactor: 1.5',
+      /invalid configuration: memoryThrottlingFactor 1.5 must be greater than 0 and less than or equal to 1.0/,
+    ],
     ['readOnlyPort: 70000', /readOnlyPort: 70000 must be between 0 and 65535, inclusive/],
     ['readOnlyPort: -1', /readOnlyPort: -1 must be between 0 and 65535, inclusive/],
     ['oomScoreAdj: -1001', /oomScoreAdj: -1001 must be between -1000 and 1000, inclusive/],
@@ -346,7 +356,7 @@ const rows = () => Object.entries(FIELDS).map(([key, f]) => ({ key, f, yaml: yam
 
 test('the field table: one row a field, names upstream spells, durations read into *Ms', () => {
   const all = rows();
-  assert.equal(all.length, 121);
+  assert.equal(all.length, 124);
   assert.equal(new Set(all.map((r) => r.yaml)).size, all.length, 'one row per YAML name');
   for (const { key, yaml } of all) {
     if (key.endsWith('Ms')) assert.equal(yaml, key.slice(0, -2), key);

@@ -618,10 +618,29 @@ export const FIELDS = {
   containerLogMonitorIntervalMs: field(duration, 10_000, {
     check: (v) => (v < 3000 ? 'containerLogMonitorInterval: must be a positive time duration greater than or equal to 3s' : undefined),
   }),
+  /**
+   * How the ConfigMaps and Secrets of pods' volumes are kept (src/volumes/sources.ts): Watch (a
+   * watch per object), Cache (GET again once the Node's node.alpha.kubernetes.io/ttl, else a
+   * minute, has passed) or Get (GET each time). Upstream's NewMainKubelet refuses anything else.
+   */
+  configMapAndSecretChangeDetectionStrategy: field(str, 'Watch', {
+    check: (v) => (['Watch', 'Cache', 'Get'].includes(v) ? undefined : `unknown configmap and secret manager mode: ${v}`),
+  }),
   systemReserved: field(stringMap, {}, { flag: 'system-reserved' }),
   kubeReserved: field(stringMap, {}, { flag: 'kube-reserved' }),
   /** CPUs kept from pods; they override kubeReserved/systemReserved cpu (src/cpumanager/manager.ts reservedQuantities). */
   reservedSystemCPUs: field(str, '', { flag: 'reserved-cpus' }),
+  /**
+   * Upstream re-shows the metrics its previous minor release deprecated and this one hid; of the
+   * kubelet's (and its client's) metrics none is hidden in v1.36, so "1.35" shows nothing more
+   * there either. Anything else is refused with ValidateShowHiddenMetricsVersion's words.
+   */
+  showHiddenMetricsForVersion: field(str, '', {
+    check: (v) =>
+      v === '' || v === '1.35'
+        ? undefined
+        : `invalid showHiddenMetricsForVersion: showHiddenMetricsForVersion: Invalid value: ${JSON.stringify(v)}: must be omitted or have the value '1.35'; only the previous minor version is allowed`,
+  }),
   enforceNodeAllocatable: field(strings, ['pods'], { flag: 'enforce-node-allocatable' }),
   /** Read only where enforceNodeAllocatable limits them, which kubelet-ts refuses so far (invalidEnforcement). */
   systemReservedCgroup: field(str, '', { flag: 'system-reserved-cgroup' }),
@@ -667,6 +686,16 @@ export const FIELDS = {
   }),
   /** RuntimeDefault instead of Unconfined for containers that name no seccomp profile. */
   seccompDefault: field(bool, false),
+  /**
+   * memory.high's share of the limit under MemoryQoS (alpha, off), its only reader upstream too:
+   * with the gate off it does nothing there either. Checked as ValidateKubeletConfiguration does.
+   */
+  memoryThrottlingFactor: field(num, 0.9, {
+    check: (v) =>
+      v <= 0 || v > 1
+        ? `invalid configuration: memoryThrottlingFactor ${v} must be greater than 0 and less than or equal to 1.0`
+        : undefined,
+  }),
   /**
    * None: no memory.min or memory.low for pods, which is what kubelet-ts does. TieredReservation
    * needs MemoryQoS (alpha) as upstream checks, and is refused at start as not in effect (ignoredParts).
@@ -741,9 +770,6 @@ export const defaults = Object.fromEntries(
 // them) but read by nothing, with upstream's default for the start-up warning; a field that
 // lands moves from here to a row of FIELDS.
 const ACCEPTED: Record<string, { codec: Codec<unknown>; default: unknown }> = {
-  configMapAndSecretChangeDetectionStrategy: { codec: str, default: 'Watch' },
-  showHiddenMetricsForVersion: { codec: str, default: '' },
-  memoryThrottlingFactor: { codec: num, default: 0.9 },
   tracing: { codec: object, default: {} },
 };
 

@@ -20,7 +20,8 @@ import { CSI_PLUGIN, DRA_PLUGIN } from '../plugin-manager/handler.ts';
 import type { PluginHandler } from '../plugin-manager/handler.ts';
 import { PluginManager } from '../plugin-manager/manager.ts';
 import { PersistentVolumes } from '../volumes/persistent.ts';
-import { apiClaimSources, apiVolumeSources } from '../volumes/sources.ts';
+import { apiClaimSources, apiVolumeSources, type ChangeDetection } from '../volumes/sources.ts';
+import { objectTTLMs } from '../apiserver/ttl-objects.ts';
 import { TokenManager } from '../volumes/tokens.ts';
 import { VolumeManager } from '../volumes/volume-manager.ts';
 import { totalVolumes } from '../volumes/volume-metrics.ts';
@@ -66,7 +67,8 @@ export function volumesAndPlugins(
   // A re-registered Node has a new UID: so must its CSINode's owner.
   d.node.onNewUID(() => void csiNodeInfo.initialize().catch((e) => d.log.error('Failed to initialize the CSINode', { err: e })));
 
-  const sources = apiVolumeSources(d.api, logger('volumes'));
+  const strategy = o.config.configMapAndSecretChangeDetectionStrategy as ChangeDetection['strategy'];
+  const sources = apiVolumeSources(d.api, logger('volumes'), { strategy, ttlMs: () => objectTTLMs(d.node.get()) });
   const claimSources = apiClaimSources(d.api);
   // One token manager, as upstream's kubelet has: projected volumes' tokens and CSIDriver tokenRequests'.
   const tokens = new TokenManager(sources.requestToken);

@@ -117,8 +117,10 @@ containerLogMaxSize: 50Mi
 containerLogMaxFiles: 3
 containerLogMaxWorkers: 2
 containerLogMonitorInterval: 30s
+configMapAndSecretChangeDetectionStrategy: Cache
 systemReserved: {cpu: 500m, memory: 1Gi}
 kubeReserved: {cpu: 250m}
+showHiddenMetricsForVersion: "1.35"
 enforceNodeAllocatable: [pods]
 enableServer: false
 rotateCertificates: true
@@ -156,6 +158,7 @@ enableSystemLogHandler: true
 enableSystemLogQuery: true
 shutdownGracePeriodByPodPriority: [{priority: 100000, shutdownGracePeriodSeconds: 30}, {priority: 0, shutdownGracePeriodSeconds: 10}]
 seccompDefault: true
+memoryThrottlingFactor: 0.8
 registerWithTaints: [{key: dedicated, value: infra, effect: NoSchedule}]
 registerNode: false
 containerRuntimeEndpoint: unix:///run/crio/crio.sock

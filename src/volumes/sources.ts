@@ -5,7 +5,8 @@ import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Secret } from 
 import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { type ApiClient, isNotFound } from '../apiserver/client.ts';
-import { watchedObjects } from '../apiserver/object-cache.ts';
+import { type ObjectCache, watchedObjects } from '../apiserver/object-cache.ts';
+import { fetchedObjects, ttlCachedObjects } from '../apiserver/ttl-objects.ts';
 import type { Logger } from '../log/log.ts';
 import type { RequestToken } from './tokens.ts';
 import { apiPath } from '../apiserver/paths.ts';
@@ -22,15 +23,29 @@ export interface VolumeSources {
   requestToken: RequestToken;
 }
 
+/** configMapAndSecretChangeDetectionStrategy, and the TTL the Cache strategy reads (the Node's annotation, in ms). */
+export type ChangeDetection = { strategy: 'Watch' | 'Get' | 'Cache'; ttlMs?: () => number | undefined };
+
 /**
- * ConfigMaps and Secrets come from watch-kept caches (upstream's default Watch change detection
- * strategy), so that refreshing a pod's volumes at every resync sends no request; tokens are
- * requested each time (the token manager caches them).
+ * ConfigMaps and Secrets as configMapAndSecretChangeDetectionStrategy keeps them: by default
+ * from watch-kept caches (Watch), so that refreshing a pod's volumes at every resync sends no
+ * request; or with a TTL (Cache), or read each time (Get). Tokens are requested each time (the
+ * token manager caches them).
  */
-export function apiVolumeSources(api: Pick<ApiClient, 'get' | 'watch' | 'create'>, log: Logger): VolumeSources & { stop(): void } {
+export function apiVolumeSources(
+  api: Pick<ApiClient, 'get' | 'watch' | 'create'>,
+  log: Logger,
+  detection: ChangeDetection = { strategy: 'Watch' },
+): VolumeSources & { stop(): void } {
+  const kept = <T extends ConfigMap | Secret>(plural: string): ObjectCache<T> =>
+    detection.strategy === 'Cache'
+      ? ttlCachedObjects<T>(api, plural, detection.ttlMs ?? (() => undefined))
+      : detection.strategy === 'Get'
+        ? fetchedObjects<T>(api, plural)
+        : watchedObjects<T>(api, plural, log);
   // Upstream's object caches return NotFound with the singular resource name.
   const watched = <T extends ConfigMap | Secret>(resource: string, plural: string) => {
-    const cache = watchedObjects<T>(api, plural, log);
+    const cache = kept<T>(plural);
     const get = async (ns: string, name: string, podUID?: string): Promise<T> => {
       const found = await cache.get(ns, name, podUID);
       if (!found) throw new NotFound(`${resource} "${name}" not found`);

@@ -6,7 +6,18 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { AuthenticationV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { ADMIN_KUBECONFIG, clients, ensureStack, eventually, kubectl, podSpec, withNamespace, BUSYBOX } from './stack.ts';
+import {
+  ADMIN_KUBECONFIG,
+  BUSYBOX,
+  clients,
+  ensureStack,
+  eventually,
+  kubectl,
+  nodeName,
+  podSpec,
+  restartKubelet,
+  withNamespace,
+} from './stack.ts';
 
 before(() => ensureStack());
 
@@ -325,4 +336,46 @@ test('a pod that ran to completion has its volumes unmounted at once, before it 
     await eventually('pod Succeeded', 30_000, async () => (await readPod(ns, 'done')).status?.phase === 'Succeeded');
     await eventually('no mount of the pod left', 15_000, async () => !readFileSync('/proc/self/mountinfo', 'utf8').includes(under));
     assert.ok(await readPod(ns, 'done'), 'the pod object is still there');
+  }));
+
+// configMapAndSecretChangeDetectionStrategy: Cache reads a volume's ConfigMap and Secret again
+// once the Node's node.alpha.kubernetes.io/ttl (the TTL controller's, 0 on a small cluster) or a
+// minute has passed, instead of watching them; a change reaches the volume all the same.
+test('configMapAndSecretChangeDetectionStrategy Cache: in /configz, and updates reach configMap and secret volumes', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    restartKubelet('configMapAndSecretChangeDetectionStrategy: Cache\n');
+    try {
+      const configz = JSON.parse(kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/configz`)) as {
+        kubeletconfig: Record<string, unknown>;
+      };
+      assert.equal(configz.kubeletconfig.configMapAndSecretChangeDetectionStrategy, 'Cache');
+      await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'cfg' }, data: { a: 'one' } } });
+      await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'sec' }, stringData: { pw: 'first' } } });
+      await core.createNamespacedPod({
+        namespace: ns,
+        body: podSpec('cached', {
+          volumes: [
+            { name: 'cfg', configMap: { name: 'cfg' } },
+            { name: 'sec', secret: { secretName: 'sec' } },
+          ],
+          containers: [
+            sh('main', 'exec sleep 3600', {
+              volumeMounts: [
+                { name: 'cfg', mountPath: '/cfg' },
+                { name: 'sec', mountPath: '/sec' },
+              ],
+            }),
+          ],
+        }),
+      });
+      await running(ns, 'cached');
+      const x = (script: string) => exec(ns, 'cached', 'main', script).trim();
+      assert.equal(x('cat /cfg/a; echo; cat /sec/pw'), 'one\nfirst');
+      await core.replaceNamespacedConfigMap({ namespace: ns, name: 'cfg', body: { metadata: { name: 'cfg' }, data: { a: 'two' } } });
+      await core.replaceNamespacedSecret({ namespace: ns, name: 'sec', body: { metadata: { name: 'sec' }, stringData: { pw: 'second' } } });
+      await eventually('both updates in the volumes', 150_000, async () => x('cat /cfg/a; echo; cat /sec/pw') === 'two\nsecond', 2000);
+    } finally {
+      restartKubelet();
+    }
   }));
