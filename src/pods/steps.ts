@@ -8,6 +8,7 @@ import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import type { PodSyncer } from './sync-pod.ts';
 import { generatePodStatus, mergeConditions } from '../status/pod-status.ts';
+import { type Reason, rememberReasons } from '../status/reason-cache.ts';
 import type { StatusManager } from '../status/status-manager.ts';
 import type { PodSteps } from './workers.ts';
 import type { PodPlanInput } from '../devices/allocation.ts';
@@ -54,6 +55,8 @@ export function podSteps(d: {
   /** The health of the containers' devices in their status (ResourceHealthStatus; src/status/allocated-resources.ts). */
   resourcesStatus?: (pod: Pod, status: PodStatus) => PodStatus;
 }): PodSteps {
+  // Each pod's waiting reasons as upstream's ReasonCache keeps them (src/status/reason-cache.ts).
+  const reasons = new Map<string, Map<string, Reason>>();
   return {
     refreshNode: d.refreshNode,
 
@@ -120,10 +123,14 @@ export function podSteps(d: {
         });
         return { phase: 'Failed' };
       }
+      const uid = pod.metadata!.uid!;
+      const { waiting, kept } = rememberReasons(pod, r.runtime, r.waiting, reasons.get(uid));
+      if (kept.size) reasons.set(uid, kept);
+      else reasons.delete(uid);
       const generated = generatePodStatus({ ...pod, status: prev }, r.runtime, {
         nodeIPs: d.nodeIPs,
         now: new Date(),
-        waiting: r.waiting,
+        waiting,
         terminated: false,
         probes: d.probes?.status,
         recursiveReadOnlyMounts: r.recursiveReadOnlyMounts,
@@ -178,6 +185,7 @@ export function podSteps(d: {
       await d.syncer.removePod(uid, pod);
       d.probes?.removePod(uid);
       d.status.forget(uid);
+      reasons.delete(uid);
       if (!deleteFromApiserver || !pod) return;
       try {
         await d.api.delete(apiPath({ resource: 'pods', namespace: pod.metadata!.namespace, name: pod.metadata!.name }), {

@@ -100,10 +100,10 @@ function containerStatus(
     };
   }
   if (cur.phase === 'exited' && waiting) {
-    // Waiting to run again (CrashLoopBackOff): the last run counts as a restart.
+    // Waiting to run again (CrashLoopBackOff), or its start failed: the count is the exited
+    // instance's (upstream's cs.RestartCount); the next start is counted when it happens.
     return {
       ...base,
-      restartCount: cur.attempt + 1,
       containerID,
       ready: false,
       started: false,

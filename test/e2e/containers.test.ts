@@ -238,17 +238,47 @@ test('restartPolicy OnFailure restarts a failure and leaves a success; CrashLoop
       return c?.state?.waiting?.reason === 'CrashLoopBackOff' ? c : undefined;
     });
     assert.match(first.state!.waiting!.message!, /^back-off 10s restarting failed container=main pod=flaky_/);
+    // The restarts that happened, as upstream counts them: the instance that exited is the second run.
+    assert.equal(first.restartCount, 1);
     const second = await eventually('back-off 20s', 45_000, async () => {
       const c = (await readPod(ns, 'flaky')).status?.containerStatuses?.[0];
       return c?.state?.waiting?.message?.startsWith('back-off 20s') ? c : undefined;
     });
-    assert.ok(second.restartCount! >= 2, `restartCount ${second.restartCount}`);
+    assert.equal(second.restartCount, 2);
     assert.equal((await readPod(ns, 'flaky')).status!.phase, 'Running');
     assert.ok(
       (await reasons(ns, 'flaky')).some((r) =>
         /^BackOff: Back-off restarting failed container main in pod flaky_e2e-\w+\([0-9a-f-]+\)$/.test(r),
       ),
     );
+  }));
+
+test('an ephemeral container whose process cannot start: Waiting RunContainerError with its StartError as lastState, not restarted, and so it stays', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('target', { containers: [sh('main', 'exec sleep 3600')] }) });
+    await eventually('target Running', 60_000, async () => (await readPod(ns, 'target')).status?.phase === 'Running');
+    kubectl('-n', ns, 'debug', 'target', `--image=${BUSYBOX}`, '--container=dbg', '--', '/nonexistent');
+    const status = async () => (await readPod(ns, 'target')).status?.ephemeralContainerStatuses?.[0];
+    const first = await eventually('dbg Waiting', 60_000, async () => {
+      const s = await status();
+      return s?.state?.waiting ? s : undefined;
+    });
+    const shape = (s: typeof first) => [
+      s.state?.waiting?.reason,
+      s.lastState?.terminated?.reason,
+      s.lastState?.terminated?.exitCode,
+      s.restartCount,
+    ];
+    assert.deepEqual(shape(first), ['RunContainerError', 'StartError', 128, 0]);
+    assert.match(first.state!.waiting!.message!, /nonexistent/);
+    // Later syncs do not try it again, and upstream's reason cache keeps it Waiting.
+    kubectl('-n', ns, 'annotate', 'pod', 'target', 'poke=1');
+    await new Promise((r) => setTimeout(r, 15_000));
+    const later = await status();
+    assert.ok(later);
+    assert.deepEqual(shape(later), ['RunContainerError', 'StartError', 128, 0]);
+    assert.equal((await readPod(ns, 'target')).status?.phase, 'Running');
   }));
 
 test('crashLoopBackOff.maxContainerRestartPeriod: the back-off starts at and stays under the cap', async (t) => {
