@@ -32,6 +32,7 @@ import { ensureClientCertificate } from '../certificates/client-cert.ts';
 import { join } from '../join/join.ts';
 import { loadCredentialProviders } from '../images/credential-provider/plugins.ts';
 import { featureEnabled } from '../features/gates.ts';
+import { gatesNotInEffect } from '../features/kubelet-gates.ts';
 
 async function startKubelet(argv: KubeletArgs) {
   const refused = refusedFlag(argv);
@@ -58,6 +59,13 @@ async function startKubelet(argv: KubeletArgs) {
   if (ignored.length)
     throw new Error(
       `KubeletConfiguration fields not in effect in kubelet-ts, set away from upstream's defaults: ${ignored.join(', ')} (remove them, or set them to their defaults)`,
+    );
+  // The same for the gates upstream's kubelet reads and kubelet-ts does not (--feature-gates and
+  // featureGates, merged): src/features/kubelet-gates.ts says how each stands.
+  const gates = gatesNotInEffect(config.featureGates);
+  if (gates.length)
+    throw new Error(
+      `feature gates not in effect in kubelet-ts, set away from upstream's defaults: ${gates.join(', ')} (remove them, or set them to their defaults)`,
     );
   const minAgeMs = parseDuration(argv['minimum-container-ttl-duration']);
   if (minAgeMs === undefined)
