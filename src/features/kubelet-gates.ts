@@ -33,7 +33,7 @@ export const KUBELET_GATES = {
   // The CRI's streaming List calls: kubelet-ts lists with the unary ones.
   CRIListStreaming: 'refused',
   CSIVolumeHealth: 'read',
-  // The deprecated reset of containers' readiness on a kubelet restart: kubelet-ts keeps it.
+  // The deprecated pre-1.33 handling of containers' statuses across a kubelet restart: not in kubelet-ts.
   ChangeContainerStatusOnKubeletRestart: 'refused',
   ClearingNominatedNodeNameAfterBinding: API,
   // Projected clusterTrustBundle sources: kubelet-ts has none (a static pod naming one is refused, src/sources/api-references.ts).
