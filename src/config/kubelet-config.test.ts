@@ -5,6 +5,7 @@ import {
   defaults,
   ignoredSettings,
   invalidValue,
+  loadKubeletConfig,
   notInEffect,
   parseKubeletConfig,
   readDocument,
@@ -378,13 +379,28 @@ test('the field table marks the fields read by nothing yet', () => {
   assert.deepEqual(notInEffect, [
     'enableContentionProfiling',
     'cgroupsPerQOS',
-    'qosReserved',
     'enableControllerAttachDetach',
     'volumePluginDir',
   ]);
   // Still parsed and validated as upstream.
   const c = parseKubeletConfig(head + 'registerNode: false\nruntimeRequestTimeout: 5m\ncgroupDriver: systemd\n');
   assert.deepEqual([c.registerNode, c.runtimeRequestTimeoutMs, c.cgroupDriver], [false, 300_000, 'systemd']);
+});
+
+test("qosReserved: taken, and refused at start with upstream's ParseQOSReserved errors", () => {
+  assert.deepEqual(parseKubeletConfig(`${head}qosReserved: {memory: 50%}\n`).qosReserved, { memory: '50%' });
+  assert.deepEqual(loadKubeletConfig({ flags: [['qos-reserved', 'memory=100%']] }).config.qosReserved, { memory: '100%' });
+  const rows: [string, RegExp][] = [
+    ['{cpu: 50%}', /--qos-reserved value failed to parse: cannot reserve "cpu" resource/],
+    [
+      '{memory: "50"}',
+      /--qos-reserved value failed to parse: failed to parse percentage "50" for "memory" resource: percentage expected, got '50'/,
+    ],
+    ['{memory: 120%}', /failed to parse percentage "120%" for "memory" resource: percentage must be between 0 and 100/],
+  ];
+  for (const [v, want] of rows) assert.throws(() => parseKubeletConfig(`${head}qosReserved: ${v}\n`), want, v);
+  // Accepted without the QOSReserved gate, as upstream (it is then not applied: src/kubelet/container-manager.ts).
+  assert.equal(ignoredSettings(readDocument(`${head}qosReserved: {memory: 50%}\n`, 'f')).includes('qosReserved'), false);
 });
 
 test("the resource managers' settings: taken, and checked as upstream", () => {

@@ -16,6 +16,7 @@ import { featureEnabled, invalidGates } from '../features/gates.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import { parseCPUSet } from '../cpumanager/cpuset.ts';
 import { invalidEnforcement } from '../resources/node-allocatable.ts';
+import { parseQOSReserved } from '../resources/qos-cgroups.ts';
 import { parseThresholds } from '../eviction/thresholds.ts';
 import { isSignal } from '../eviction/types.ts';
 import { shutdownConfigError, type ShutdownGracePeriodByPodPriority } from '../nodeshutdown/periods.ts';
@@ -116,6 +117,15 @@ function reservedMemoryError(v: MemoryReservation[]): string | undefined {
     }
   }
   return undefined;
+}
+/** Upstream's ParseQOSReserved at start (server.go), its error as the start reports it. */
+function qosReservedError(v: Record<string, string>): string | undefined {
+  try {
+    parseQOSReserved(v);
+    return undefined;
+  } catch (e) {
+    return `--qos-reserved value failed to parse: ${(e as Error).message}`;
+  }
 }
 const between = (name: string, lo: number, hi: number) => (v: number) =>
   v < lo || v > hi ? `${name}: ${v} must be between ${lo} and ${hi}, inclusive` : undefined;
@@ -473,7 +483,11 @@ export const FIELDS = {
     flag: 'topology-manager-scope',
   }),
   topologyManagerPolicyOptions: field(stringMap, {}, { flag: { name: 'topology-manager-policy-options', form: mapNoSplitForm } }),
-  qosReserved: ignored(stringMap, {}, 'qos-reserved'),
+  /**
+   * The QoS cgroups' memory limits (src/resources/qos-cgroups.ts): memory only, a percentage; applied
+   * with the QOSReserved gate on (upstream parses it regardless and refuses a bad one at start).
+   */
+  qosReserved: field(stringMap, {}, { check: qosReservedError, flag: 'qos-reserved' }),
   // Read by nothing: CRI calls take their own deadlines.
   /** The deadline of the CRI calls that change state (src/cri/connection.ts). */
   runtimeRequestTimeoutMs: field(duration, 120_000, { flag: 'runtime-request-timeout' }),

@@ -14,7 +14,7 @@ test('memoryCgroups: a cgroup exists from ensure to remove, its children go with
     ],
     ['update of one not there makes none', () => m.update('/kubepods/podB', { cpuShares: 1 }), { '/kubepods/podB': undefined }],
     ['a child', () => m.ensure('/kubepods/podA/c1', { cpuShares: 1 }), { '/kubepods/podA/c1': { cpuShares: 1 } }],
-    ['QoS shares', () => m.ensureShares('/kubepods/burstable', 7), { '/kubepods/burstable': { cpuShares: 7 } }],
+    ['QoS shares', () => m.ensureQos('/kubepods/burstable', { cpuShares: 7 }), { '/kubepods/burstable': { cpuShares: 7 } }],
     [
       'remove takes the children',
       () => m.remove('/kubepods/podA'),

@@ -17,7 +17,7 @@ export function memoryCgroups(): CgroupManager {
   return {
     driver: 'cgroupfs',
     ensure: async (path, l) => void cgroups.set(path, l),
-    ensureShares: async (path, cpuShares) => void cgroups.set(path, { ...cgroups.get(path), cpuShares }),
+    ensureQos: async (path, l) => void cgroups.set(path, { ...cgroups.get(path), ...l }),
     update: (path, l) => void (cgroups.has(path) && cgroups.set(path, l)),
     read: (path) => cgroups.get(path),
     memoryUsage: (path) => (cgroups.has(path) ? 0 : undefined),

@@ -25,8 +25,8 @@ import { systemdOverDBus } from '../dbus/systemd.ts';
 import { cgroupLayout, kubepodsCgroup } from '../resources/cgroup-layout.ts';
 import type { NodeCgroups } from '../resources/cgroup-manager.ts';
 import { cfsOf, milliCPU, singleProcessOOMKill } from '../resources/linux-resources.ts';
-import { enforcesPods, kubepodsLimits } from '../resources/node-allocatable.ts';
-import { keepQosCgroups, updateQosCgroups } from '../resources/qos-cgroups.ts';
+import { allocatableMemoryBytes, enforcesPods, kubepodsLimits } from '../resources/node-allocatable.ts';
+import { keepQosCgroups, parseQOSReserved, updateQosCgroups } from '../resources/qos-cgroups.ts';
 import { systemdCgroupManager } from '../resources/systemd-cgroups.ts';
 import { UserNamespaces } from '../userns/manager.ts';
 import type { HostSystem } from './host-system.ts';
@@ -201,8 +201,17 @@ export async function containerManager(
     log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
   }
   for (const err of d.system.ensureSystemCgroups(o.systemCgroups)) log.error('Failed to ensure system container', { err });
-  // The QoS cgroups' CPU weights follow the active pods (before each pod cgroup, and every minute).
-  const updateQos = () => updateQosCgroups(cgroups.layout, pods.active(), cgroups.manager);
+  // The QoS cgroups' CPU weights follow the active pods (before each pod cgroup, and every minute),
+  // and with the QOSReserved gate their memory limits qosReserved's (as upstream, parsed either way).
+  const reservation = featureEnabled(config.featureGates, 'QOSReserved')
+    ? {
+        allocatableMemoryBytes: allocatableMemoryBytes(d.host.facts.memoryBytes, [config.systemReserved, config.kubeReserved]),
+        reserved: parseQOSReserved(config.qosReserved),
+      }
+    : undefined;
+  if (!reservation && Object.keys(config.qosReserved).length)
+    log.info('qosReserved is not applied: the QOSReserved feature gate is off', { qosReserved: config.qosReserved });
+  const updateQos = () => updateQosCgroups(cgroups.layout, pods.active(), cgroups.manager, reservation);
   const qosCgroups = keepQosCgroups(updateQos, logger('qos'));
 
   // Device plugins (src/devices): registration on ROOT/device-plugins/kubelet.sock, their devices

@@ -8,6 +8,7 @@ import {
   cpuSharesFromWeight,
   cpuWeight,
   parseV2Limits,
+  qosCgroupFiles,
   subtreeControl,
 } from './cgroup-files.ts';
 
@@ -33,6 +34,22 @@ test('cpu.weight from cpu.shares and back, as upstream converts them', () => {
     [10_000, 262_144],
   ] as const)
     assert.equal(cpuSharesFromWeight(weight), shares, `weight ${weight}`);
+});
+
+test('qosCgroupFiles: the CPU weight, and the memory limit qosReserved sets (a zero one left unset, as libcontainer)', () => {
+  const rows: [string, Parameters<typeof qosCgroupFiles>[0], 1 | 2, string[]][] = [
+    ['v1 shares alone', { cpuShares: 2 }, 1, ['cpu/cpu.shares=2']],
+    ['v1 with memory', { cpuShares: 512, memoryLimitBytes: 1024 }, 1, ['cpu/cpu.shares=512', 'memory/memory.limit_in_bytes=1024']],
+    ['v2 with memory', { cpuShares: 1024, memoryLimitBytes: 1024 }, 2, ['/cpu.weight=39', '/memory.max=1024']],
+    ['a zero limit', { cpuShares: 2, memoryLimitBytes: 0 }, 2, ['/cpu.weight=1']],
+    [
+      'a negative one, for the kernel to refuse',
+      { cpuShares: 2, memoryLimitBytes: -5 },
+      1,
+      ['cpu/cpu.shares=2', 'memory/memory.limit_in_bytes=-5'],
+    ],
+  ];
+  for (const [name, l, v, want] of rows) assert.deepEqual(files(qosCgroupFiles(l, v)), want, name);
 });
 
 test('cpuMemoryFiles: v1 per controller, v2 unified; an absent memory limit left alone unless a resize unsets it', () => {

@@ -37,6 +37,22 @@ export const cpuSharesFile = (shares: number, version: 1 | 2): CgroupFile =>
     : { hierarchy: '', file: 'cpu.weight', value: String(cpuWeight(shares)) };
 
 /**
+ * A QoS cgroup's files (upstream's qosContainerManager.UpdateCgroups through libcontainer's
+ * Set): its CPU weight, and its memory limit when qosReserved sets one. A zero limit is left
+ * unset, as libcontainer leaves it; a negative one is written as it is, and the kernel refuses it.
+ */
+export function qosCgroupFiles(l: Pick<PodCgroupLimits, 'cpuShares' | 'memoryLimitBytes'>, version: 1 | 2): CgroupFile[] {
+  const memory = l.memoryLimitBytes ? String(l.memoryLimitBytes) : undefined;
+  if (memory === undefined) return [cpuSharesFile(l.cpuShares, version)];
+  return [
+    cpuSharesFile(l.cpuShares, version),
+    version === 1
+      ? { hierarchy: 'memory', file: 'memory.limit_in_bytes', value: memory }
+      : { hierarchy: '', file: 'memory.max', value: memory },
+  ];
+}
+
+/**
  * The cpu and memory files of a cgroup with these limits (libcontainer's fs setCpu/setMemory,
  * fs2 setCPU/setMemory). An absent memory limit is written as unlimited only when
  * unlimitedMemory: a new cgroup starts unlimited, and lowering an existing limit below the

@@ -6,7 +6,7 @@
 // (cgroup-layout.ts) is the cgroup's directory in every hierarchy.
 import type { CgroupDriver } from './cgroup-driver.ts';
 import { type CgroupLayout, DEFAULT_LAYOUT } from './cgroup-layout.ts';
-import { cpuSharesFile } from './cgroup-files.ts';
+import { qosCgroupFiles } from './cgroup-files.ts';
 import type { PodCgroupLimits } from './cgroup-limits.ts';
 import {
   cgroupHierarchy,
@@ -18,12 +18,19 @@ import {
   writePodCgroup,
 } from './pod-cgroup.ts';
 
+/** What the kubelet sets on a QoS cgroup: its CPU weight, and a memory limit with qosReserved. */
+export type QosCgroupLimits = Pick<PodCgroupLimits, 'cpuShares' | 'memoryLimitBytes'>;
+
 export interface CgroupManager {
   readonly driver: CgroupDriver;
   /** Makes the cgroup with these limits, or brings an existing one to them (upstream's Create, then Update). */
   ensure(path: string, l: PodCgroupLimits): Promise<void>;
-  /** A QoS cgroup: made if need be, with this CPU weight alone (upstream's qosContainerManager). */
-  ensureShares(path: string, shares: number): Promise<void>;
+  /**
+   * A QoS cgroup: made if need be, with this CPU weight, and this memory limit when given
+   * (upstream's qosContainerManager; qosReserved). Throws when a limit is refused (a memory
+   * limit below the usage on cgroup v1).
+   */
+  ensureQos(path: string, l: QosCgroupLimits): Promise<void>;
   /** In-place resize of an existing cgroup: its cpu and memory now, an absent limit as unlimited. */
   update(path: string, l: PodCgroupLimits): void;
   /** The cgroup's cpu and memory limits; undefined when it is not there. */
@@ -38,9 +45,9 @@ export interface CgroupManager {
 export const cgroupfsManager = (root = '/sys/fs/cgroup'): CgroupManager => ({
   driver: 'cgroupfs',
   ensure: async (path, l) => ensurePodCgroup(path, l, root),
-  ensureShares: async (path, shares) => {
+  ensureQos: async (path, l) => {
     const h = cgroupHierarchy(root, () => []);
-    ensureCgroup(path, [cpuSharesFile(shares, h.version)], root, h);
+    ensureCgroup(path, qosCgroupFiles(l, h.version), root, h);
   },
   update: (path, l) => writePodCgroup(path, l, root),
   read: (path) => readPodCgroup(path, root),

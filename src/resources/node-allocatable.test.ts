@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { effectiveMaxPods, enforcesPods, invalidEnforcement, kubepodsLimits } from './node-allocatable.ts';
+import { allocatableMemoryBytes, effectiveMaxPods, enforcesPods, invalidEnforcement, kubepodsLimits } from './node-allocatable.ts';
 
 test('kubepods limits: capacity less the reservations, cpu as shares', () => {
   assert.deepEqual(kubepodsLimits({ cpuCores: 2, memoryBytes: 4 * 2 ** 30 }, []), { cpuShares: 2048, memoryLimitBytes: 4 * 2 ** 30 });
@@ -14,6 +14,17 @@ test('kubepods limits: capacity less the reservations, cpu as shares', () => {
     '2MB': 384 * 2 ** 20,
     '1GB': 0,
   });
+});
+
+// upstream's getNodeAllocatableAbsoluteImpl (node_container_manager_linux.go), for memory.
+test('allocatableMemoryBytes: capacity less system and kube reserved, not the eviction threshold, never negative', () => {
+  const rows: [string, number, Record<string, string>[], number][] = [
+    ['nothing reserved', 4 * 2 ** 30, [], 4 * 2 ** 30],
+    ['both reserved', 4 * 2 ** 30, [{ memory: '512Mi', cpu: '1' }, { memory: '512Mi' }], 3 * 2 ** 30],
+    ['no memory in them', 2 ** 30, [{ cpu: '1' }, {}], 2 ** 30],
+    ['more reserved than there is', 2 ** 30, [{ memory: '2Gi' }], 0],
+  ];
+  for (const [name, capacity, reserved, want] of rows) assert.equal(allocatableMemoryBytes(capacity, reserved), want, name);
 });
 
 test('podsPerCore caps maxPods when set', () => {

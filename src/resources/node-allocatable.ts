@@ -28,6 +28,16 @@ export function kubepodsLimits(
   };
 }
 
+/**
+ * Pure: upstream's GetNodeAllocatableAbsolute for memory: the capacity less systemReserved and
+ * kubeReserved (not the eviction threshold), never below 0. What qosReserved's limits start from,
+ * whether or not enforceNodeAllocatable holds kubepods to it.
+ */
+export function allocatableMemoryBytes(memoryBytes: number, reserved: Record<string, string>[]): number {
+  const sum = reserved.reduce((n, m) => n + (parseQuantity(m.memory ?? '0') ?? 0), 0);
+  return Math.max(0, Math.ceil(memoryBytes - sum));
+}
+
 /** Upstream's maxPods with podsPerCore: the smaller of the two when podsPerCore is set. */
 export const effectiveMaxPods = (maxPods: number, podsPerCore: number, cpuCores: number) =>
   podsPerCore > 0 ? Math.min(maxPods, podsPerCore * cpuCores) : maxPods;

@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import type { SystemdManager, UnitProperty } from '../dbus/systemd.ts';
 import { DBusError } from '../dbus/dbus.ts';
 import { mountV1 } from './testing.ts';
-import { cpuQuotaPerSecUSec, INFINITY, resourceProperties, sliceProperties, systemdCgroupManager } from './systemd-cgroups.ts';
+import {
+  cpuQuotaPerSecUSec,
+  INFINITY,
+  qosProperties,
+  resourceProperties,
+  sliceProperties,
+  systemdCgroupManager,
+} from './systemd-cgroups.ts';
 
 test("cpuQuotaPerSecUSec: runc's rounding up to whole percent; no quota is infinity", () => {
   const rows: [number | undefined, number | undefined, bigint][] = [
@@ -38,6 +45,16 @@ test('resourceProperties: the names of each cgroup version, memory left alone un
   assert.deepEqual(props({ cpuShares: 2 }, 1), { CPUShares: 2n, CPUQuotaPeriodUSec: 100_000n, CPUQuotaPerSecUSec: INFINITY });
   assert.equal(props({ cpuShares: 2 }, 1, true).MemoryLimit, INFINITY);
   assert.equal(props({ cpuShares: 2, pidsLimit: -1 }, 1).TasksMax, INFINITY);
+});
+
+test("qosProperties: a QoS slice's CPU weight, and its memory limit when qosReserved sets one", () => {
+  const props = (l: Parameters<typeof qosProperties>[0], v: 1 | 2) =>
+    Object.fromEntries(qosProperties(l, v).map(([k, [, val]]) => [k, val]));
+  assert.deepEqual(props({ cpuShares: 2 }, 1), { CPUShares: 2n });
+  assert.deepEqual(props({ cpuShares: 1024, memoryLimitBytes: 2 ** 30 }, 1), { CPUShares: 1024n, MemoryLimit: 1_073_741_824n });
+  assert.deepEqual(props({ cpuShares: 1024, memoryLimitBytes: 2 ** 30 }, 2), { CPUWeight: 39n, MemoryMax: 1_073_741_824n });
+  assert.deepEqual(props({ cpuShares: 2, memoryLimitBytes: 0 }, 2), { CPUWeight: 1n }, 'zero: left unset');
+  assert.equal(props({ cpuShares: 2, memoryLimitBytes: -1 }, 1).MemoryLimit, INFINITY, "negative: Go's uint64 of it");
 });
 
 test('sliceProperties: the parent as Wants, no default dependencies, accounting for every limited controller', () => {
@@ -111,6 +128,26 @@ test('the systemd driver: a slice started with its limits, found there next time
   assert.equal(calls.at(-1), 'stop kubepods-burstable-podu_1.slice');
   assert.ok(!existsSync(join(root, 'memory', path)));
   assert.equal(await m.remove(path), true, 'a slice already gone (NoSuchUnit) is removed');
+});
+
+test('the systemd driver: a QoS slice gets its weight and memory limit as properties, then in its files', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-sdq-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  mountV1(root, 'cpu', 'memory');
+  const path = '/kubepods.slice/kubepods-besteffort.slice';
+  const { systemd, units } = fakeSystemd(root, () => path);
+  const m = systemdCgroupManager(systemd, root, { realizeWaitMs: 0 });
+  await m.ensureQos(path, { cpuShares: 2, memoryLimitBytes: 2 ** 30 });
+  const props = Object.fromEntries(units.get('kubepods-besteffort.slice')!.map(([k, [, v]]) => [k, v]));
+  assert.deepEqual([props.CPUShares, props.MemoryLimit], [2n, 1_073_741_824n]);
+  const read = (f: string) => readFileSync(join(root, f), 'utf8');
+  assert.deepEqual([read(`cpu${path}/cpu.shares`), read(`memory${path}/memory.limit_in_bytes`)], ['2', '1073741824']);
+  await m.ensureQos(path, { cpuShares: 2 });
+  assert.equal(
+    units.get('kubepods-besteffort.slice')!.find(([k]) => k === 'MemoryLimit'),
+    undefined,
+    'without qosReserved: memory not set (left as it is)',
+  );
 });
 
 test('the systemd driver refuses a cgroupfs path, and names the unit systemd would not start', async () => {

@@ -11,7 +11,7 @@ import type { Logger } from '../log/log.ts';
 import { cpuWeight } from './cgroup-files.ts';
 import type { PodCgroupLimits } from './cgroup-limits.ts';
 import { sliceOf } from './cgroup-layout.ts';
-import { cgroupfsManager, type CgroupManager } from './cgroup-manager.ts';
+import { cgroupfsManager, type CgroupManager, type QosCgroupLimits } from './cgroup-manager.ts';
 import { CFS_PERIOD_US } from './linux-resources.ts';
 import { cgroupHierarchy } from './pod-cgroup.ts';
 
@@ -46,6 +46,17 @@ export function resourceProperties(l: PodCgroupLimits, version: 1 | 2, unlimited
     ...(memory === undefined ? [] : [[version === 1 ? 'MemoryLimit' : 'MemoryMax', ['t', memory]] as UnitProperty]),
     ...(l.pidsLimit !== undefined ? [['TasksMax', ['t', l.pidsLimit > 0 ? BigInt(l.pidsLimit) : INFINITY]] as UnitProperty] : []),
   ];
+}
+
+/**
+ * Pure: a QoS slice's properties: its CPU weight, and its memory limit when one is set (runc's
+ * genV1ResourcesProperties skips a zero one; a negative one becomes the uint64 Go's conversion
+ * makes of it, as upstream hands it over).
+ */
+export function qosProperties(l: QosCgroupLimits, version: 1 | 2): UnitProperty[] {
+  const cpu = resourceProperties({ cpuShares: l.cpuShares }, version)[0]!;
+  if (!l.memoryLimitBytes) return [cpu];
+  return [cpu, [version === 1 ? 'MemoryLimit' : 'MemoryMax', ['t', BigInt.asUintN(64, BigInt(l.memoryLimitBytes))]]];
 }
 
 /**
@@ -107,9 +118,9 @@ export function systemdCgroupManager(
       await apply(path, resourceProperties(l, version()));
       await files.ensure(path, l);
     },
-    async ensureShares(path, shares) {
-      await apply(path, [resourceProperties({ cpuShares: shares }, version())[0]!]);
-      await files.ensureShares(path, shares);
+    async ensureQos(path, l) {
+      await apply(path, qosProperties(l, version()));
+      await files.ensureQos(path, l);
     },
     update(path, l) {
       // The files now (a resize grows, then the containers, then shrinks: in that order), and
