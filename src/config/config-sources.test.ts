@@ -236,11 +236,10 @@ volumeStatsAggPeriod: 0s
       [],
     ],
     ['a default set out loud is quiet', 'cgroupsPerQOS: true\nhairpinMode: promiscuous-bridge\nenableProfilingHandler: true\n', []],
-    [
-      'ignored rows',
-      'cgroupsPerQOS: false\ncpuManagerPolicy: static\nenableContentionProfiling: true\n',
-      ['enableContentionProfiling', 'cgroupsPerQOS'],
-    ],
+    ['ignored rows', 'volumePluginDir: /plugins
+cpuManagerPolicy: static
+enableContentionProfiling: true
+', ['enableContentionProfiling', 'volumePluginDir']],
     [
       'flagless accepted fields',
       'showHiddenMetricsForVersion: "1.35"\nmemoryThrottlingFactor: 0.8\nconfigMapAndSecretChangeDetectionStrategy: Get\ntracing: {endpoint: x}\n',
@@ -254,7 +253,7 @@ volumeStatsAggPeriod: 0s
   ];
   for (const [name, text, want] of cases) assert.deepEqual(ignoredSettings(readDocument(head + text, 'f')), want, name);
   // A flag sets the document as the file would, so its field is named the same way.
-  assert.deepEqual(ignoredSettings(loadKubeletConfig({ flags: [['cgroups-per-qos', 'false']] }).document), ['cgroupsPerQOS']);
+  assert.deepEqual(ignoredSettings(loadKubeletConfig({ flags: [['runonce', 'true']] }).document), ['runOnce']);
 });
 
 test('every config flag names a field of the table', () => {

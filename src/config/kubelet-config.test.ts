@@ -376,12 +376,7 @@ test('the field table: one row a field, names upstream spells, durations read in
 });
 
 test('the field table marks the fields read by nothing yet', () => {
-  assert.deepEqual(notInEffect, [
-    'enableContentionProfiling',
-    'cgroupsPerQOS',
-    'enableControllerAttachDetach',
-    'volumePluginDir',
-  ]);
+  assert.deepEqual(notInEffect, ['enableContentionProfiling', 'enableControllerAttachDetach', 'volumePluginDir']);
   // Still parsed and validated as upstream.
   const c = parseKubeletConfig(head + 'registerNode: false\nruntimeRequestTimeout: 5m\ncgroupDriver: systemd\n');
   assert.deepEqual([c.registerNode, c.runtimeRequestTimeoutMs, c.cgroupDriver], [false, 300_000, 'systemd']);
@@ -401,6 +396,29 @@ test("qosReserved: taken, and refused at start with upstream's ParseQOSReserved 
   for (const [v, want] of rows) assert.throws(() => parseKubeletConfig(`${head}qosReserved: ${v}\n`), want, v);
   // Accepted without the QOSReserved gate, as upstream (it is then not applied: src/kubelet/container-manager.ts).
   assert.equal(ignoredSettings(readDocument(`${head}qosReserved: {memory: 50%}\n`, 'f')).includes('qosReserved'), false);
+});
+
+test('cgroupsPerQOS: false is taken with no enforcement of node allocatable, refused with one as upstream', () => {
+  const rows: [string, boolean | RegExp][] = [
+    ['cgroupsPerQOS: false\nenforceNodeAllocatable: []\n', false],
+    ['cgroupsPerQOS: false\nenforceNodeAllocatable: [none]\n', false],
+    ['cgroupsPerQOS: true\n', true],
+    [
+      'cgroupsPerQOS: false\n', // the default enforceNodeAllocatable is [pods]
+      /invalid configuration: cgroupsPerQOS \(--cgroups-per-qos\) must be set to true when "pods" contained in enforceNodeAllocatable \(--enforce-node-allocatable\)/,
+    ],
+  ];
+  for (const [yaml, want] of rows) {
+    if (want instanceof RegExp) assert.throws(() => parseKubeletConfig(head + yaml), want, yaml);
+    else assert.equal(parseKubeletConfig(head + yaml).cgroupsPerQOS, want, yaml);
+  }
+  const flags = loadKubeletConfig({
+    flags: [
+      ['cgroups-per-qos', 'false'],
+      ['enforce-node-allocatable', ''],
+    ],
+  }).config;
+  assert.deepEqual([flags.cgroupsPerQOS, flags.enforceNodeAllocatable], [false, []]);
 });
 
 test("the resource managers' settings: taken, and checked as upstream", () => {

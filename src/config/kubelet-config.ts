@@ -448,7 +448,11 @@ export const FIELDS = {
   kubeletCgroups: field(str, '', { flag: 'kubelet-cgroups' }),
   systemCgroups: field(str, '', { flag: 'system-cgroups' }),
   cgroupRoot: field(str, '/', { flag: 'cgroup-root' }),
-  cgroupsPerQOS: ignored(bool, true, 'cgroups-per-qos'),
+  /**
+   * false: no kubepods, QoS or pod cgroups (src/resources/cgroup-layout.ts; upstream's noop QoS and
+   * pod container managers); enforceNodeAllocatable must then be empty or "none".
+   */
+  cgroupsPerQOS: field(bool, true, { flag: 'cgroups-per-qos' }),
   // The runtime's driver wins when CRI RuntimeConfig answers (src/resources/cgroup-driver.ts); systemd is refused at start so far.
   cgroupDriver: field(str as Codec<'cgroupfs' | 'systemd'>, 'cgroupfs', {
     check: (v) =>

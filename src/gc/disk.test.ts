@@ -3,7 +3,18 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isSafeUID, listPodDirs, podDir, podsWithMounts, removeContainerLogs, removeLogDir, removePodDir } from './disk.ts';
+import {
+  isSafeUID,
+  listPodDirs,
+  podDir,
+  podsWithMounts,
+  removeContainerLogs,
+  removeLogDir,
+  removePodCgroups,
+  removePodDir,
+} from './disk.ts';
+import { cgroupLayout } from '../resources/cgroup-layout.ts';
+import type { CgroupManager } from '../resources/cgroup-manager.ts';
 
 test('podsWithMounts: pods with a mount point below their dir, octal escapes decoded', () => {
   const mountinfo = [
@@ -41,4 +52,17 @@ test('removeContainerLogs: the log file and its rotations, nothing else', (t) =>
   for (const f of ['0.log', '0.log.20261122-120000', '0.log.20261122-120000.gz', '1.log', '10.log']) writeFileSync(join(dir, f), 'x');
   removeContainerLogs(join(dir, '0.log'));
   assert.deepEqual(readdirSync(dir).sort(), ['1.log', '10.log']);
+});
+
+test("removePodCgroups: the pod's cgroup in every QoS class; without cgroupsPerQOS none is looked for", async () => {
+  const rows: [string, boolean, string[]][] = [
+    ['cgroupsPerQOS', true, ['/kubepods/podu1', '/kubepods/burstable/podu1', '/kubepods/besteffort/podu1']],
+    ['cgroupsPerQOS false', false, []],
+  ];
+  for (const [name, perQos, want] of rows) {
+    const removed: string[] = [];
+    const manager = { remove: async (path: string) => removed.push(path) > 0 } as unknown as CgroupManager;
+    assert.equal(await removePodCgroups({ layout: cgroupLayout('cgroupfs', '/', perQos), manager }, 'u1'), true, name);
+    assert.deepEqual(removed, want, name);
+  }
 });

@@ -85,6 +85,7 @@ export function removeContainerLogs(logPath: string): void {
  * cleanupOrphanedPodCgroups); true when none is left (see CgroupManager.remove).
  */
 export async function removePodCgroups(cgroups: NodeCgroups, uid: string): Promise<boolean> {
+  // Without cgroupsPerQOS there are none (no candidates): upstream's HandlePodCleanups cleans them only with cgroupsPerQOS.
   if (!isSafeUID(uid)) return true;
   let gone = true;
   for (const path of podCgroupCandidates(cgroups.layout, uid)) gone = (await cgroups.manager.remove(path)) && gone;

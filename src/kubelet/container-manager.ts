@@ -22,7 +22,7 @@ import { logger, type Logger } from '../log/log.ts';
 import { cpuManagerMetrics, deviceMetrics, memoryManagerMetrics, topologyManagerMetrics } from './observers.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
 import { systemdOverDBus } from '../dbus/systemd.ts';
-import { cgroupLayout, kubepodsCgroup } from '../resources/cgroup-layout.ts';
+import { cgroupLayout, nodeAllocatableRoot } from '../resources/cgroup-layout.ts';
 import type { NodeCgroups } from '../resources/cgroup-manager.ts';
 import { cfsOf, milliCPU, singleProcessOOMKill } from '../resources/linux-resources.ts';
 import { allocatableMemoryBytes, enforcesPods, kubepodsLimits } from '../resources/node-allocatable.ts';
@@ -168,6 +168,50 @@ function resourceManagers(
   return { topology, cpuManager, memoryManager };
 }
 
+/**
+ * The cgroups pods run below, as upstream's setupNode makes them with cgroupsPerQOS: kubepods
+ * (createNodeAllocatableCgroups), then the QoS cgroups kept up to date (the QoS container
+ * manager's Start). Without cgroupsPerQOS neither (qosContainerManagerNoop): only a cgroupRoot
+ * other than '/' gets the node's capacity as its limits, if it is there (enforceNodeAllocatableCgroups).
+ */
+async function podsCgroups(config: KubeletOptions['config'], host: Host, pods: PodManager, cgroups: NodeCgroups, log: Logger) {
+  const root = nodeAllocatableRoot(cgroups.layout);
+  if (!cgroups.layout.perQos) {
+    if (!cgroups.layout.root.length) return { updateQos: undefined, stop() {} };
+    try {
+      if (cgroups.manager.read(root)) await cgroups.manager.ensure(root, kubepodsLimits(host.facts, []));
+      else
+        log.warn('Failed to update Node Allocatable Limits: cannot read cgroupRoot (it is not made without cgroupsPerQOS)', {
+          cgroupRoot: root,
+        });
+    } catch (e) {
+      log.warn('Failed to update Node Allocatable Limits', { cgroupRoot: root, err: e });
+    }
+    return { updateQos: undefined, stop() {} };
+  }
+  // kubepods, held to node allocatable when enforceNodeAllocatable has "pods", else to the
+  // node's capacity (upstream's createNodeAllocatableCgroups: the default CPU weight would starve pods).
+  const reserved = enforcesPods(config.enforceNodeAllocatable) ? [config.kubeReserved, config.systemReserved] : [];
+  try {
+    await cgroups.manager.ensure(root, kubepodsLimits(host.facts, reserved));
+  } catch (e) {
+    log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
+  }
+  // The QoS cgroups' CPU weights follow the active pods (before each pod cgroup, and every minute),
+  // and with the QOSReserved gate their memory limits qosReserved's (as upstream, parsed either way).
+  const reservation = featureEnabled(config.featureGates, 'QOSReserved')
+    ? {
+        allocatableMemoryBytes: allocatableMemoryBytes(host.facts.memoryBytes, [config.systemReserved, config.kubeReserved]),
+        reserved: parseQOSReserved(config.qosReserved),
+      }
+    : undefined;
+  if (!reservation && Object.keys(config.qosReserved).length)
+    log.info('qosReserved is not applied: the QOSReserved feature gate is off', { qosReserved: config.qosReserved });
+  const updateQos = () => updateQosCgroups(cgroups.layout, pods.active(), cgroups.manager, reservation);
+  const keeper = keepQosCgroups(updateQos, logger('qos'));
+  return { updateQos, stop: () => keeper.stop() };
+}
+
 export async function containerManager(
   o: KubeletOptions,
   d: {
@@ -186,33 +230,14 @@ export async function containerManager(
   const { log, pods } = d;
   // The cgroups the kubelet owns, named and made as the driver in effect does (the runtime's, when it says).
   const cgroups: NodeCgroups = {
-    layout: cgroupLayout(config.cgroupDriver, config.cgroupRoot),
+    layout: cgroupLayout(config.cgroupDriver, config.cgroupRoot, config.cgroupsPerQOS),
     manager:
       config.cgroupDriver === 'systemd'
         ? systemdCgroupManager(systemdOverDBus(), undefined, { log: logger('cgroups') })
         : d.system.cgroupfs(),
   };
-  // kubepods, held to node allocatable when enforceNodeAllocatable has "pods", else to the
-  // node's capacity (upstream's createNodeAllocatableCgroups: the default CPU weight would starve pods).
-  const reserved = enforcesPods(config.enforceNodeAllocatable) ? [config.kubeReserved, config.systemReserved] : [];
-  try {
-    await cgroups.manager.ensure(kubepodsCgroup(cgroups.layout), kubepodsLimits(d.host.facts, reserved));
-  } catch (e) {
-    log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
-  }
+  const tiers = await podsCgroups(config, d.host, pods, cgroups, log);
   for (const err of d.system.ensureSystemCgroups(o.systemCgroups)) log.error('Failed to ensure system container', { err });
-  // The QoS cgroups' CPU weights follow the active pods (before each pod cgroup, and every minute),
-  // and with the QOSReserved gate their memory limits qosReserved's (as upstream, parsed either way).
-  const reservation = featureEnabled(config.featureGates, 'QOSReserved')
-    ? {
-        allocatableMemoryBytes: allocatableMemoryBytes(d.host.facts.memoryBytes, [config.systemReserved, config.kubeReserved]),
-        reserved: parseQOSReserved(config.qosReserved),
-      }
-    : undefined;
-  if (!reservation && Object.keys(config.qosReserved).length)
-    log.info('qosReserved is not applied: the QOSReserved feature gate is off', { qosReserved: config.qosReserved });
-  const updateQos = () => updateQosCgroups(cgroups.layout, pods.active(), cgroups.manager, reservation);
-  const qosCgroups = keepQosCgroups(updateQos, logger('qos'));
 
   // Device plugins (src/devices): registration on ROOT/device-plugins/kubelet.sock, their devices
   // in the Node's capacity, NUMA hints and aligned devices at admission (a topology manager hint
@@ -270,7 +295,7 @@ export async function containerManager(
       cpusetMemsFor: (pod: Pod, c: Container) => memoryManager.cpusetMems(pod.metadata!.uid!, c.name),
     },
     cgroups,
-    podCgroups: { updateQos, ensure: cgroups.manager.ensure, remove: cgroups.manager.remove },
+    podCgroups: { updateQos: tiers.updateQos, ensure: cgroups.manager.ensure, remove: cgroups.manager.remove },
     cpuManager,
     memoryManager,
     /** Admission of the CPU and memory managers through the topology manager (upstream's topology admit handler). */
@@ -288,7 +313,7 @@ export async function containerManager(
       ? (pod: Pod, s: PodStatus) => dra.allocatedResourcesStatus(pod, devices.allocatedResourcesStatus(pod, s))
       : undefined,
     async stop() {
-      qosCgroups.stop();
+      tiers.stop();
       cpuManager.stop();
       memoryManager.stop();
       dra.stop();

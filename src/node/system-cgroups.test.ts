@@ -16,7 +16,7 @@ for (const [name, c, want] of invalid) {
   test(`invalidSystemCgroups: ${name}`, () => assert.equal(invalidSystemCgroups({ ...none, ...c }), want));
 }
 
-const names: [string, Partial<typeof none>, string | undefined, object][] = [
+const names: [string, Partial<typeof none>, string | undefined, object, string?][] = [
   [
     'configured names win',
     { kubeletCgroups: '/k', runtimeCgroups: '/r', systemCgroups: '/s' },
@@ -27,10 +27,19 @@ const names: [string, Partial<typeof none>, string | undefined, object][] = [
   ["the kubelet in the root: none (its figures would be the node's)", {}, '/', {}],
   ['the kubelet in a pod (a static pod): none', {}, '/kubepods/burstable/pod1/c1', {}],
   ['the own cgroup unknown', {}, undefined, {}],
+  // cgroupsPerQOS false: the pods' cgroup is cgroupRoot, the root by default.
+  [
+    'pods in the root: the kubelet in a cgroup of its own',
+    {},
+    '/system.slice/kubelet.service',
+    { kubelet: '/system.slice/kubelet.service' },
+    '/',
+  ],
+  ['pods in the root: the kubelet in the root, none', {}, '/', {}, '/'],
 ];
-for (const [name, c, own, want] of names) {
+for (const [name, c, own, want, pods = '/kubepods'] of names) {
   test(`systemContainerNames: ${name}`, () => {
-    const got = systemContainerNames({ ...none, ...c }, own, '/kubepods');
+    const got = systemContainerNames({ ...none, ...c }, own, pods);
     assert.deepEqual(Object.fromEntries(Object.entries(got).filter(([, v]) => v)), want);
   });
 }

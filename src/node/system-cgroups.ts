@@ -33,7 +33,9 @@ export interface SystemContainerNames {
  * unless that is the root or a pod's, whose figures are not the kubelet's.
  */
 export function systemContainerNames(c: SystemCgroupsConfig, ownCgroup: string | undefined, podsCgroup: string): SystemContainerNames {
-  const own = ownCgroup && ownCgroup !== '/' && !ownCgroup.startsWith(podsCgroup) ? ownCgroup : undefined;
+  // Without cgroupsPerQOS the pods' cgroup may be the root: only the root is then left out.
+  const inPods = podsCgroup !== '/' && ownCgroup?.startsWith(podsCgroup);
+  const own = ownCgroup && ownCgroup !== '/' && !inPods ? ownCgroup : undefined;
   return {
     kubelet: c.kubeletCgroups || own,
     runtime: c.runtimeCgroups || undefined,

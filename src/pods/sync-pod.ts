@@ -117,8 +117,11 @@ export class PodSyncer {
    * cgroup must not wait for its deletion. What is still busy is left to housekeeping.
    */
   async releasePodCgroup(pod: Pod): Promise<void> {
+    // Without cgroupsPerQOS the pod has none: upstream's SyncTerminatedPod destroys it only with cgroupsPerQOS.
+    const path = podCgroup(pod, this.#node.cgroups);
+    if (!path) return;
     try {
-      await this.#podCgroups.remove(podCgroup(pod, this.#node.cgroups));
+      await this.#podCgroups.remove(path);
     } catch (e) {
       this.#log.warn('Failed to remove the pod cgroup', { ...logRef(pod), err: e });
     }
@@ -135,7 +138,8 @@ export class PodSyncer {
     await this.#volumes?.tearDown(uid);
     this.#runtime.forgetPod(uid, pod, status);
     this.#resizer.forget(uid);
-    if (pod) await this.#podCgroups.remove(podCgroup(pod, this.#node.cgroups));
+    const path = pod && podCgroup(pod, this.#node.cgroups);
+    if (path) await this.#podCgroups.remove(path);
   }
 
   /**
@@ -154,13 +158,16 @@ export class PodSyncer {
    * updated (UpdateQOSCgroups; a failure only logs), then the pod container manager's EnsureExists.
    */
   async #ensurePodCgroup(pod: Pod): Promise<void> {
+    // Without cgroupsPerQOS: no QoS or pod cgroups (podContainerManagerNoop.Exists is always true, so upstream's SyncPod makes none).
+    const path = podCgroup(pod, this.#node.cgroups);
+    if (!path) return;
     try {
       await this.#podCgroups.updateQos?.();
     } catch (e) {
       this.#log.v(2, 'Failed to update QoS cgroups while syncing pod', { ...logRef(pod), err: e });
     }
     try {
-      await this.#podCgroups.ensure(podCgroup(pod, this.#node.cgroups), podCgroupLimits(pod, this.#node.podPidsLimit, this.#node.cfs));
+      await this.#podCgroups.ensure(path, podCgroupLimits(pod, this.#node.podPidsLimit, this.#node.cfs));
     } catch (e) {
       this.#log.warn('Cannot set up the pod cgroup; its containers keep their own limits', { ...logRef(pod), err: e });
     }

@@ -14,7 +14,7 @@ import type { ActualOf, PodActions } from '../runtime/actions.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import { containerFieldPath, podCgroup } from '../runtime/pod-config.ts';
 import { latest, type PodRuntimeStatus, type ResizeState } from '../container/types.ts';
-import { containerCgroupPath, DEFAULT_LAYOUT, type CgroupLayout } from '../resources/cgroup-layout.ts';
+import { containerCgroupOf, DEFAULT_LAYOUT, type CgroupLayout } from '../resources/cgroup-layout.ts';
 import { cgroupfsManager, type CgroupManager } from '../resources/cgroup-manager.ts';
 import { podCgroupLimits, sameLimits, widenLimits } from '../resources/pod-cgroup.ts';
 import { AllocationManager } from './allocation.ts';
@@ -220,7 +220,8 @@ export class PodResizer {
       this.#resizing.delete(uid);
       this.#deps.events.event(podRef(pod), 'Normal', 'ResizeCompleted', `Pod resize completed: ${resizeSummary(pod, allocated)}`);
     }
-    const cgroup = runtime.sandboxes[0]?.ready ? this.#io.read(podCgroup(pod, this.#deps.cgroups)) : undefined;
+    const path = podCgroup(pod, this.#deps.cgroups);
+    const cgroup = runtime.sandboxes[0]?.ready && path ? this.#io.read(path) : undefined;
     return {
       allocated: allocated.containers,
       ...(allocated.pod ? { allocatedPod: allocated.pod } : {}),
@@ -243,6 +244,10 @@ export class PodResizer {
   growPodCgroup(pod: Pod, ref: object, errors: string[] = []): () => void {
     const path = podCgroup(pod, this.#deps.cgroups),
       target = podCgroupLimits(pod, -1, this.#deps.cfs);
+    // Without cgroupsPerQOS there is no pod cgroup: podContainerManagerNoop.SetPodCgroupConfig does
+    // nothing (upstream's doPodResizeAction then dereferences the nil config GetPodCgroupConfig
+    // returns; here the containers are still resized).
+    if (!path) return () => this.notePodActuated(pod);
     const current = this.#io.read(path);
     const fail = (what: string, e: unknown) => {
       const message = `failed to ${what} the pod cgroup: ${(e as Error).message}`;
@@ -277,11 +282,12 @@ export class PodResizer {
    * the pod, must stay above current usage. The error, or undefined.
    */
   memoryBelowUsage(pod: Pod, actions: PodActions, status: PodRuntimeStatus, actualOf: ActualOf): string | undefined {
+    // Without cgroupsPerQOS there is no pod cgroup, nor its usage: only the containers' are checked.
     const path = podCgroup(pod, this.#deps.cgroups);
     const errs: string[] = [];
     const podLimit = podCgroupLimits(pod).memoryLimitBytes,
-      podNow = this.#io.read(path)?.memoryLimitBytes;
-    if (podLimit !== undefined && (podNow === undefined || podLimit < podNow)) {
+      podNow = path ? this.#io.read(path)?.memoryLimitBytes : undefined;
+    if (path && podLimit !== undefined && (podNow === undefined || podLimit < podNow)) {
       const usage = this.#io.memoryUsage(path);
       if (usage !== undefined && usage >= podLimit)
         errs.push(`attempting to set pod memory limit (${podLimit}) below current usage (${usage})`);
@@ -294,7 +300,8 @@ export class PodResizer {
       const before = actualOf(s);
       const now = before ? linuxResources(before).memoryLimitInBytes : 0;
       if (!want || (now && want >= now)) continue;
-      const usage = this.#io.memoryUsage(containerCgroupPath(this.#deps.cgroups ?? DEFAULT_LAYOUT, path, u.id));
+      const cgroup = containerCgroupOf(this.#deps.cgroups ?? DEFAULT_LAYOUT, path, u.id);
+      const usage = cgroup === undefined ? undefined : this.#io.memoryUsage(cgroup);
       if (usage !== undefined && usage >= want)
         errs.push(`attempting to set container "${u.name}" memory limit (${want}) below current usage (${usage})`);
     }

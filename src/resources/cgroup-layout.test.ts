@@ -2,9 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   cgroupLayout,
+  containerCgroupOf,
   containerCgroupPath,
-  kubepodsCgroup,
+  nodeAllocatableRoot,
   podCgroupCandidates,
+  podCgroupParent,
   podCgroupPath,
   qosCgroup,
   sliceOf,
@@ -17,9 +19,9 @@ const UID = '6f1c0a2e-93b4-4d1e-8c1a-0b5e2f7d9a11';
 const ESCAPED = '6f1c0a2e_93b4_4d1e_8c1a_0b5e2f7d9a11';
 
 test('both layouts name the same cgroups, each as its driver does', () => {
-  const rows: [string, string, string][] = [
+  const rows: [string, string | undefined, string | undefined][] = [
     // [what, cgroupfs, systemd]
-    ['kubepods', kubepodsCgroup(fs()), kubepodsCgroup(sd())],
+    ['kubepods', nodeAllocatableRoot(fs()), nodeAllocatableRoot(sd())],
     ['burstable', qosCgroup(fs(), 'burstable'), qosCgroup(sd(), 'burstable')],
     ['besteffort', qosCgroup(fs(), 'besteffort'), qosCgroup(sd(), 'besteffort')],
     ['guaranteed pod', podCgroupPath(fs(), 'Guaranteed', UID), podCgroupPath(sd(), 'Guaranteed', UID)],
@@ -41,13 +43,33 @@ test('both layouts name the same cgroups, each as its driver does', () => {
 });
 
 test('cgroupRoot: the cgroupfs form, below which kubepods is made with either driver', () => {
-  assert.equal(kubepodsCgroup(fs('')), '/kubepods');
-  assert.equal(kubepodsCgroup(fs('/kts/node-2')), '/kts/node-2/kubepods');
-  assert.equal(kubepodsCgroup(fs('kts/node-2/')), '/kts/node-2/kubepods');
+  assert.equal(nodeAllocatableRoot(fs('')), '/kubepods');
+  assert.equal(nodeAllocatableRoot(fs('/kts/node-2')), '/kts/node-2/kubepods');
+  assert.equal(nodeAllocatableRoot(fs('kts/node-2/')), '/kts/node-2/kubepods');
   assert.equal(podCgroupPath(fs('/kts/n2'), 'BestEffort', 'u1'), '/kts/n2/kubepods/besteffort/podu1');
   // A component's dash is escaped, so kts-n2 stays one slice level.
-  assert.equal(kubepodsCgroup(sd('/kts-n2')), '/kts_n2.slice/kts_n2-kubepods.slice');
+  assert.equal(nodeAllocatableRoot(sd('/kts-n2')), '/kts_n2.slice/kts_n2-kubepods.slice');
   assert.equal(toSystemd([]), '/');
+});
+
+// upstream's NodeAllocatableRoot, qosContainerManagerNoop and podContainerManagerNoop (GetPodContainerName: cgroupRoot, "").
+test('cgroupsPerQOS false: the pods root is cgroupRoot, and no pod has a cgroup; the sandbox parent is empty', () => {
+  const noQos = (driver: 'cgroupfs' | 'systemd', root = '/') => cgroupLayout(driver, root, false);
+  const rows: [string, unknown, unknown][] = [
+    ['pods root', nodeAllocatableRoot(noQos('cgroupfs')), '/'],
+    ['pods root, systemd', nodeAllocatableRoot(noQos('systemd')), '/'],
+    ['pods root below a cgroupRoot', nodeAllocatableRoot(noQos('cgroupfs', '/kts/n2')), '/kts/n2'],
+    ['pods root below a cgroupRoot, systemd', nodeAllocatableRoot(noQos('systemd', '/kts-n2')), '/kts_n2.slice'],
+    ['pod cgroup', podCgroupPath(noQos('cgroupfs'), 'Burstable', 'u1'), undefined],
+    ['pod cgroup, systemd', podCgroupPath(noQos('systemd'), 'Guaranteed', 'u1'), undefined],
+    ['candidates', podCgroupCandidates(noQos('cgroupfs'), 'u1'), []],
+    ['sandbox cgroup_parent', podCgroupParent(noQos('systemd'), 'BestEffort', 'u1'), ''],
+    ['sandbox cgroup_parent with cgroupsPerQOS', podCgroupParent(fs(), 'BestEffort', 'u1'), '/kubepods/besteffort/podu1'],
+    ["a container: containerd's default without a cgroup parent", containerCgroupOf(noQos('cgroupfs'), undefined, 'abc'), '/k8s.io/abc'],
+    ['a container below its pod', containerCgroupOf(fs(), '/kubepods/podu1', 'abc'), '/kubepods/podu1/abc'],
+    ['a container whose pod cgroup is not found', containerCgroupOf(fs(), undefined, 'abc'), undefined],
+  ];
+  for (const [name, got, want] of rows) assert.deepEqual(got, want, name);
 });
 
 test('pod candidates: every QoS class, in the layout of the driver', () => {

@@ -57,6 +57,21 @@ test('invalidEnforcement: upstream refusals, then the reserved cgroups kubelet-t
     [['system-reserved', 'system-reserved-compressible'], named, /cannot be specified together/],
     [['pods', 'system-reserved'], named, /"system-reserved" \(limits on systemReservedCgroup\) is not enforced by kubelet-ts yet/],
     [['kube-reserved-compressible'], named, /"kube-reserved-compressible" .* not enforced by kubelet-ts yet/],
+    // cgroupsPerQOS false: no enforcement at all (upstream's message, for each value).
+    [[], { cgroupsPerQOS: false }, undefined],
+    [['none'], { cgroupsPerQOS: false }, undefined],
+    [['pods'], { cgroupsPerQOS: true }, undefined],
+    [
+      ['pods'],
+      { cgroupsPerQOS: false },
+      /^invalid configuration: cgroupsPerQOS \(--cgroups-per-qos\) must be set to true when "pods" contained in enforceNodeAllocatable \(--enforce-node-allocatable\)$/,
+    ],
+    [
+      ['system-reserved'],
+      { ...named, cgroupsPerQOS: false },
+      /cgroupsPerQOS \(--cgroups-per-qos\) must be set to true when "system-reserved" contained/,
+    ],
+    [['kube-reserved-compressible'], { ...named, cgroupsPerQOS: false }, /must be set to true when "kube-reserved-compressible" contained/],
   ];
   for (const [values, cgroups, want] of rows) {
     const got = invalidEnforcement(values, cgroups);

@@ -53,13 +53,13 @@ const ENFORCEMENTS = ['pods', 'system-reserved', 'system-reserved-compressible',
 
 /**
  * Pure: upstream's ValidateKubeletConfiguration on enforceNodeAllocatable (known values, no
- * duplicate, "none" alone, a reserved cgroup named for its enforcement, a key and its
- * -compressible form not together), then what kubelet-ts does not enforce yet: limits on
+ * duplicate, cgroupsPerQOS for any enforcement, "none" alone, a reserved cgroup named for its
+ * enforcement, a key and its -compressible form not together), then what kubelet-ts does not enforce yet: limits on
  * systemReservedCgroup and kubeReservedCgroup, refused rather than ignored.
  */
 export function invalidEnforcement(
   values: string[],
-  cgroups: { systemReservedCgroup?: unknown; kubeReservedCgroup?: unknown },
+  cgroups: { systemReservedCgroup?: unknown; kubeReservedCgroup?: unknown; cgroupsPerQOS?: boolean },
 ): string | undefined {
   const field = 'invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable)';
   for (const [i, v] of values.entries()) {
@@ -67,6 +67,9 @@ export function invalidEnforcement(
       return `invalid configuration: option "${v}" specified for enforceNodeAllocatable (--enforce-node-allocatable). Valid options are ${ENFORCEMENTS.map((e) => `"${e}"`).join(', ')}`;
     if (values.indexOf(v) !== i)
       return `invalid configuration: duplicated enforcements "${v}" in enforceNodeAllocatable (--enforce-node-allocatable)`;
+    // Every enforcement needs the cgroups cgroupsPerQOS makes: kubepods for "pods", and the reserved cgroups' parent.
+    if (v !== 'none' && cgroups.cgroupsPerQOS === false)
+      return `invalid configuration: cgroupsPerQOS (--cgroups-per-qos) must be set to true when "${v}" contained in enforceNodeAllocatable (--enforce-node-allocatable)`;
   }
   if (values.includes('none') && values.length > 1) return `${field} may not contain additional enforcements when "none" is specified`;
   for (const who of ['system', 'kube'] as const) {

@@ -16,7 +16,7 @@ import { type CFS, fromAmounts, linuxResources, OOM_GROUP } from '../resources/l
 import { podLimits, podLimitsForContainers, podRequests, toAmounts } from '../resources/pod-resources.ts';
 import { containerSwap, type NodeSwap } from '../resources/swap.ts';
 import { containerSecurityContext, sandboxSecurityContext, sandboxSysctls, type ImageUser, type NodeSecurity } from './security-context.ts';
-import { type CgroupLayout, DEFAULT_LAYOUT, podCgroupPath } from '../resources/cgroup-layout.ts';
+import { type CgroupLayout, DEFAULT_LAYOUT, podCgroupParent, podCgroupPath } from '../resources/cgroup-layout.ts';
 import { kernelHostname } from '../podutil/hostname.ts';
 
 /** The node's settings a pod's configs depend on; its security ones (seccomp, masked paths) as NodeSecurity. */
@@ -54,8 +54,9 @@ export const podLogDir = (pod: Pod, root: string) => {
   return `${root}/${r.namespace}_${r.name}_${r.uid}`;
 };
 
-/** The pod's cgroup under kubepods, in the driver's form (absolute: the runtime's cgroup_parent). */
-export const podCgroup = (pod: Pod, cgroups = DEFAULT_LAYOUT): string => podCgroupPath(cgroups, qosClass(pod), pod.metadata!.uid!);
+/** The pod's cgroup under kubepods, in the driver's form; undefined without cgroupsPerQOS (no pod cgroups). */
+export const podCgroup = (pod: Pod, cgroups = DEFAULT_LAYOUT): string | undefined =>
+  podCgroupPath(cgroups, qosClass(pod), pod.metadata!.uid!);
 
 /** Upstream's DNS rules for ClusterFirst, Default and None (search paths capped at 32). */
 export function dnsConfig(pod: Pod, node: NodeContext): PodSandboxConfig['dnsConfig'] {
@@ -111,7 +112,7 @@ export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext, user
     labels: { ...pod.metadata?.labels, [labels.podName]: ref.name, [labels.podNamespace]: ref.namespace, [labels.podUID]: ref.uid },
     annotations: { ...pod.metadata?.annotations },
     linux: {
-      cgroupParent: podCgroup(pod, node.cgroups),
+      cgroupParent: podCgroupParent(node.cgroups ?? DEFAULT_LAYOUT, qosClass(pod), pod.metadata!.uid!),
       securityContext: withUserNamespace(sandboxSecurityContext(pod), userns),
       sysctls: sandboxSysctls(pod),
       ...sandboxResources(pod, node.singleProcessOOMKill, node.cfs),

@@ -13,6 +13,7 @@ import type { PodRuntimeStatus } from '../container/types.ts';
 import { type CFS, linuxResources, type LinuxResources } from '../resources/linux-resources.ts';
 import { podCgroupLimits, type PodCgroupLimits } from '../resources/pod-cgroup.ts';
 import { podLimitsForContainers } from '../resources/pod-resources.ts';
+import { type CgroupLayout, cgroupLayout } from '../resources/cgroup-layout.ts';
 
 const res = (cpu: string, memory: string) => ({ requests: { cpu, memory }, limits: { cpu, memory } });
 const ctr = (resources: Container['resources'], resizePolicy?: Container['resizePolicy']): Container => ({
@@ -39,6 +40,8 @@ function syncer(
     ops?: string[];
     /** The node's cpuCFSQuota and cpuCFSQuotaPeriod. */
     cfs?: CFS;
+    /** The node's cgroup layout (cgroupsPerQOS false: no pod cgroups). */
+    cgroups?: CgroupLayout;
   } = {},
 ) {
   const updates: unknown[] = [];
@@ -104,6 +107,7 @@ function syncer(
       clusterDNS: [],
       hostDNS: { servers: [], searches: [], options: [] },
       ...(o.cfs ? { cfs: o.cfs } : {}),
+      ...(o.cgroups ? { cgroups: o.cgroups } : {}),
     },
     resizer: new PodResizer({
       cri,
@@ -114,6 +118,7 @@ function syncer(
       activePods: () => o.others ?? [],
       ...(o.podCgroupIO ? { podCgroupIO: o.podCgroupIO } : {}),
       ...(o.cfs ? { cfs: o.cfs } : {}),
+      ...(o.cgroups ? { cgroups: o.cgroups } : {}),
     }),
   });
   return { s, updates, killed, events, first };
@@ -220,7 +225,7 @@ function fakePodCgroup(initial: PodCgroupLimits, ops: string[], usage?: number):
   };
 }
 /** A syncer running c1 in a pod with pod-level resources, its cgroups as the kubelet made them. */
-function plrSyncer(c: Container, resources: Container['resources'], usage?: number) {
+function plrSyncer(c: Container, resources: Container['resources'], usage?: number, cgroups?: CgroupLayout) {
   const ops: string[] = [];
   const p = plrPod(c, resources);
   const cgroup = fakePodCgroup(podCgroupLimits(p), ops, usage);
@@ -230,6 +235,7 @@ function plrSyncer(c: Container, resources: Container['resources'], usage?: numb
     linux: linuxResources(c.resources, podLimitsForContainers(p)),
     podCgroupIO: cgroup,
     ops,
+    ...(cgroups ? { cgroups } : {}),
   });
   return { ...t, ops, cgroup };
 }
@@ -249,6 +255,26 @@ test('pod-level resize: cpu limit up, a container without limits: the pod cgroup
   assert.deepEqual(events, ['Normal ResizeStarted', 'Normal ResizeCompleted']);
   await s.syncPod(plrPod(c, plr('100m', '300m', '64Mi', '128Mi'), 2));
   assert.equal(ops.length, 2, 'applied once');
+});
+
+// cgroupsPerQOS false: podContainerManagerNoop's Get/SetPodCgroupConfig do nothing (upstream's
+// doPodResizeAction then dereferences their nil config; here the containers still resize).
+test('pod-level resize without cgroupsPerQOS: no pod cgroup read or written, the container resized alone', async () => {
+  const c = ctr(undefined);
+  const { s, ops, events } = plrSyncer(c, plr('100m', '200m', '64Mi', '128Mi'), 100 * MiB, cgroupLayout('cgroupfs', '/', false));
+  await s.syncPod(plrPod(c, plr('100m', '200m', '64Mi', '128Mi')));
+  // The container's usage (its cgroup where containerd puts it) still refuses a lower limit; the pod has none to check.
+  const refused = await s.syncPod(plrPod(c, plr('100m', '300m', '64Mi', '96Mi'), 2));
+  assert.deepEqual(ops, []);
+  assert.equal(
+    refused.runtime.resize?.inProgress?.message,
+    'cannot decrease memory limits: attempting to set container "c1" memory limit (100663296) below current usage (104857600)',
+  );
+  const r = await s.syncPod(plrPod(c, plr('100m', '300m', '64Mi', '256Mi'), 3));
+  assert.deepEqual(ops, [`container 307 30000 ${256 * MiB}`]);
+  assert.equal(r.runtime.resize?.podCgroup, undefined);
+  assert.equal(r.runtime.resize?.inProgress, undefined);
+  assert.deepEqual(events, ['Normal ResizeStarted', 'Warning ResizeError', 'Normal ResizeStarted', 'Normal ResizeCompleted']);
 });
 
 test('pod-level resize: cpu limit down: the container first, then the pod cgroup shrinks', async () => {

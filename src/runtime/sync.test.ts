@@ -14,6 +14,7 @@ import type { Waiting } from '../container/types.ts';
 import type { HealthOf } from './actions.ts';
 import type { ImageToPull } from '../images/puller.ts';
 import type { ImageSpec } from '../cri/generated/runtime/v1/ImageSpec.ts';
+import { cgroupLayout } from '../resources/cgroup-layout.ts';
 
 const UID = 'u1';
 const a: Container = { name: 'a', image: 'busybox:1.36' };
@@ -712,6 +713,34 @@ const rows: Row[] = [
       assert.deepEqual(h.cgroups, [`remove /kubepods/besteffort/pod${UID}`]);
       assert.equal((await h.runtime.pod(UID)).sandboxes.length, 1);
     },
+  },
+  // cgroupsPerQOS false: upstream's podContainerManagerNoop (no pod cgroup; GetPodContainerName's "" as cgroup_parent).
+  {
+    name: 'cgroupsPerQOS false: no pod cgroup made, the sandbox with an empty cgroup parent',
+    with: { node: { cgroups: cgroupLayout('cgroupfs', '/', false) } },
+    pod: pod({ containers: [a] }),
+    calls: ['Status', 'RunPodSandbox shop/web attempt=0', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
+    events: ['Normal Created: Created container: a', 'Normal Started: Started container a'],
+    check: (h) => {
+      assert.equal(h.runtime.sandbox('sb1')!.config!.linux?.cgroupParent, '');
+      assert.deepEqual(h.cgroups, []);
+    },
+  },
+  {
+    name: 'cgroupsPerQOS false: a terminated or removed pod has no cgroup to remove',
+    with: { node: { cgroups: cgroupLayout('systemd', '/', false) } },
+    pod: pod(),
+    given: (rt) => {
+      rt.addSandbox(UID, { id: 'sb1', attempt: 0, ready: false });
+    },
+    act: async (h, p) => {
+      await h.syncer.releasePodCgroup(p);
+      await h.syncer.removePod(UID, p);
+      return undefined;
+    },
+    calls: ['StopPodSandbox sb1', 'RemovePodSandbox sb1'],
+    events: [],
+    check: (h) => assert.deepEqual(h.cgroups, []),
   },
 ];
 

@@ -121,7 +121,7 @@ configMapAndSecretChangeDetectionStrategy: Cache
 systemReserved: {cpu: 500m, memory: 1Gi}
 kubeReserved: {cpu: 250m}
 showHiddenMetricsForVersion: "1.35"
-enforceNodeAllocatable: [pods]
+enforceNodeAllocatable: [none]
 enableServer: false
 rotateCertificates: true
 enableDebuggingHandlers: false

@@ -102,6 +102,13 @@ test('cgroups without process, pids or I/O figures have none of those series', (
   assert.doesNotMatch(text, /^container_(processes|threads|blkio_device)\S*\{[^}]*id="\/"/m, 'the root');
 });
 
+test('pods in the root (cgroupsPerQOS false): the "pods" system container adds no second series for "/"', () => {
+  const pods = later.system.find((x) => x.name === 'pods')!;
+  const t = renderCadvisorMetrics({ ...later, system: [{ ...pods, cgroupPath: '/', cgroup: later.root }] });
+  const series = t.split('\n').filter((l) => l.startsWith(`container_cpu_usage_seconds_total${L({ cpu: 'total', id: '/' })}`));
+  assert.equal(series.length, 1);
+});
+
 test('a container known only from CRI stats still has its usage series', () => {
   const side = { container: 'side', id: '/c2', image: 'busybox:1.36', name: 'c2', namespace: 'ns', pod: 'web' };
   assert.match(

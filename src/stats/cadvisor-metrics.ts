@@ -42,7 +42,9 @@ const deviceName = (s: RawSample, majorMinor: string | undefined): string => {
 function entities(s: RawSample): Entity[] {
   const blank = { name: '', image: '', container: '', pod: '', namespace: '' };
   const out: Entity[] = [{ ...blank, id: '/', startTimeMs: s.bootTimeMs, cgroup: s.root, network: s.network }];
-  for (const sc of s.system) out.push({ ...blank, id: sc.cgroupPath, startTimeMs: sc.startTimeMs, cgroup: sc.cgroup });
+  // A system container that is the root (pods without cgroupsPerQOS) is the root's series already.
+  for (const sc of s.system)
+    if (sc.cgroupPath !== '/') out.push({ ...blank, id: sc.cgroupPath, startTimeMs: sc.startTimeMs, cgroup: sc.cgroup });
   const pods = new Map(s.pods.map((p) => [p.sandboxId, p]));
   for (const p of s.pods) {
     if (!p.cgroupPath) continue;

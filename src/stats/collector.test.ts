@@ -99,6 +99,30 @@ test('collectSample with the systemd driver: kubepods, the pod and its container
   );
 });
 
+// upstream's GetPodCgroupRoot with cgroupsPerQOS false: cgroupRoot. No pod cgroup (the pod's figures
+// are its containers'); the sandbox and containers where containerd puts them without a cgroup parent.
+test('collectSample without cgroupsPerQOS: "pods" is the root, no pod cgroup, containers in /k8s.io/<ID>', async () => {
+  const s = await collectSample(runtime(), host(['/', '/kubepods', '/kubepods/burstable/podu1', '/k8s.io/s1', '/k8s.io/c1']), {
+    ...opts,
+    cgroups: cgroupLayout('cgroupfs', '/', false),
+  });
+  assert.deepEqual(
+    s.system.map((x) => [x.name, x.cgroupPath, x.startTimeMs, x.cgroup === s.root]),
+    [['pods', '/', 1, true]],
+  );
+  assert.deepEqual(
+    s.pods.map((p) => [p.uid, p.cgroupPath, p.cgroup, p.sandboxCgroupPath, p.network?.[0]?.name]),
+    [['u1', undefined, undefined, '/k8s.io/s1', 'eth0']],
+  );
+  assert.deepEqual(
+    s.containers.map((c) => [c.id, c.cgroupPath, c.cgroup?.cpu?.usageNs, c.cri?.cpuNs]),
+    [
+      ['c1', '/k8s.io/c1', '/k8s.io/c1'.length, 9],
+      ['c3', undefined, undefined, undefined],
+    ],
+  );
+});
+
 test('collectSample: running containers grouped under their live sandbox, read from their cgroups', async () => {
   const s = await collectSample(
     runtime(),

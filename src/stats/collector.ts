@@ -9,7 +9,13 @@
 // processes, once a process a sample (processes.ts).
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { memoryFromMeminfo } from './cgroup.ts';
-import { type CgroupLayout, containerCgroupPath, DEFAULT_LAYOUT, kubepodsCgroup, podCgroupCandidates } from '../resources/cgroup-layout.ts';
+import {
+  type CgroupLayout,
+  containerCgroupOf,
+  DEFAULT_LAYOUT,
+  nodeAllocatableRoot,
+  podCgroupCandidates,
+} from '../resources/cgroup-layout.ts';
 import { podEtcHostsPath } from '../podutil/pod-dirs.ts';
 import type { HostStats } from './host.ts';
 import { liveContainers, liveSandboxes } from './live.ts';
@@ -79,17 +85,22 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
     ...cgroups.sample(path),
     processes: processes(path, isContainer),
   });
+  // A container's cgroup below its pod's, as named; without a pod cgroup (cgroupsPerQOS false) only one that is there.
+  const existing = (path: string | undefined, podPath: string | undefined) =>
+    podPath || (path && cgroups.exists(path)) ? path : undefined;
   const root = cgroups.sample('/');
   if (!root.memory) root.memory = memoryFromMeminfo(host.meminfo());
   const system: SystemContainer[] = [];
   const layout = o.cgroups ?? DEFAULT_LAYOUT;
-  const kubepods = kubepodsCgroup(layout);
+  // The pods' cgroup (upstream's GetPodCgroupRoot): kubepods, or without cgroupsPerQOS cgroupRoot,
+  // by default the root, whose sample is the one just taken.
+  const kubepods = nodeAllocatableRoot(layout);
   if (cgroups.exists(kubepods)) {
     system.push({
       name: 'pods',
       cgroupPath: kubepods,
-      startTimeMs: cgroups.createdAtMs(kubepods) ?? host.bootTimeMs(),
-      cgroup: sample(kubepods),
+      startTimeMs: kubepods === '/' ? host.bootTimeMs() : (cgroups.createdAtMs(kubepods) ?? host.bootTimeMs()),
+      cgroup: kubepods === '/' ? root : sample(kubepods),
     });
   }
   const names = systemContainerNames(o.systemCgroups ?? NONE, cgroups.ofProcess('self'), kubepods);
@@ -120,7 +131,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
       let pod = podOf.get(sb.id);
       if (!pod) {
         const cgroupPath = podCgroupCandidates(layout, sb.uid).find((p) => cgroups.exists(p));
-        const sandboxPath = cgroupPath && containerCgroupPath(layout, cgroupPath, sb.id);
+        const sandboxPath = existing(containerCgroupOf(layout, cgroupPath, sb.id), cgroupPath);
         const pausePid = sandboxPath ? cgroups.pids(sandboxPath)[0] : undefined;
         pod = {
           uid: sb.uid,
@@ -141,7 +152,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
         pods.push(pod);
         await yieldToLoop();
       }
-      const cgroupPath = pod.cgroupPath && containerCgroupPath(layout, pod.cgroupPath, c.id);
+      const cgroupPath = existing(containerCgroupOf(layout, pod.cgroupPath, c.id), pod.cgroupPath);
       const cri = criStats.value.get(c.id);
       ctrs.push({
         id: c.id,
