@@ -236,10 +236,11 @@ volumeStatsAggPeriod: 0s
       [],
     ],
     ['a default set out loud is quiet', 'cgroupsPerQOS: true\nhairpinMode: promiscuous-bridge\nenableProfilingHandler: true\n', []],
-    ['ignored rows', 'volumePluginDir: /plugins
-cpuManagerPolicy: static
-enableContentionProfiling: true
-', ['enableContentionProfiling', 'volumePluginDir']],
+    [
+      'ignored rows',
+      'volumePluginDir: /plugins\ncpuManagerPolicy: static\nenableContentionProfiling: true\n',
+      ['enableContentionProfiling', 'volumePluginDir'],
+    ],
     [
       'flagless accepted fields',
       'showHiddenMetricsForVersion: "1.35"\nmemoryThrottlingFactor: 0.8\nconfigMapAndSecretChangeDetectionStrategy: Get\ntracing: {endpoint: x}\n',
@@ -253,7 +254,9 @@ enableContentionProfiling: true
   ];
   for (const [name, text, want] of cases) assert.deepEqual(ignoredSettings(readDocument(head + text, 'f')), want, name);
   // A flag sets the document as the file would, so its field is named the same way.
-  assert.deepEqual(ignoredSettings(loadKubeletConfig({ flags: [['runonce', 'true']] }).document), ['runOnce']);
+  assert.deepEqual(ignoredSettings(loadKubeletConfig({ flags: [['contention-profiling', 'true']] }).document), [
+    'enableContentionProfiling',
+  ]);
 });
 
 test('every config flag names a field of the table', () => {

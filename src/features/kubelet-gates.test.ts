@@ -71,7 +71,7 @@ test('the counts', () => {
   const count = (s: Standing) => Object.values(table).filter((x) => x === s).length;
   assert.deepEqual(
     { read: count('read'), locked: count('locked'), refused: count('refused'), accepted: count('accepted') },
-    { read: 20, locked: 33, refused: 31, accepted: 38 },
+    { read: 21, locked: 33, refused: 30, accepted: 38 },
   );
 });
 

@@ -153,8 +153,7 @@ export const KUBELET_GATES = {
   PreferSameTrafficDistribution: 'locked',
   PreventStaticPodAPIReferences: 'read',
   ProcMountType: 'locked',
-  // qosReserved takes effect only with it, and kubelet-ts reads neither (qosReserved is refused when set).
-  QOSReserved: 'refused',
+  QOSReserved: 'read',
   RecoverVolumeExpansionFailure: 'locked',
   RecursiveReadOnlyMounts: 'locked',
   ReduceDefaultCrashLoopBackOffDecay: 'read',
