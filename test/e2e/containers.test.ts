@@ -3,7 +3,8 @@
 // crash-loop back-off.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -532,3 +533,110 @@ test('pod-level resources (spec.resources): QoS, the pod cgroup and the limits o
       String(48 * 1024 * 1024),
     );
   }));
+
+// qosReserved (QOSReserved, alpha): the QoS cgroups keep a share of the higher classes' memory
+// requests for them (upstream's setMemoryReserve): kubepods/burstable is held to allocatable
+// (capacity less system and kube reserved) less 50% of the Guaranteed pods' requests, besteffort
+// to that less 50% of the Burstable pods' too.
+test('qosReserved memory 50%: the burstable and besteffort QoS cgroups held to allocatable less half the requests above them', async (t) => {
+  t.after(() => restartKubelet());
+  restartKubelet('featureGates: {QOSReserved: true}\nqosReserved: {memory: "50%"}\n');
+  await withNamespace(async (ns) => {
+    const { core } = clients();
+    const UNIT: Record<string, number> = { '': 1, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, k: 1e3, M: 1e6, G: 1e9 };
+    const bytes = (q = '0') => {
+      const m = /^(\d+)([KMG]i?|k)?$/.exec(q);
+      assert.ok(m, `a memory quantity: ${q}`);
+      return Number(m[1]) * UNIT[m[2] ?? '']!;
+    };
+    const limit = (qos: string) => Number(readFileSync(`/sys/fs/cgroup/memory/kubepods/${qos}/memory.limit_in_bytes`, 'utf8'));
+    /** setMemoryReserve's figures from the Node and the node's pods (test pods: no init containers or overhead). */
+    const want = async () => {
+      const node = await core.readNode({ name: nodeName() });
+      const configz = JSON.parse(kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/configz`)).kubeletconfig;
+      const allocatable =
+        bytes(node.status!.capacity!.memory) - bytes(configz.systemReserved?.memory) - bytes(configz.kubeReserved?.memory);
+      const pods = await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${nodeName()}` });
+      const requests = (qos: string) =>
+        pods.items
+          .filter((p) => p.status?.qosClass === qos && !['Succeeded', 'Failed'].includes(p.status?.phase ?? ''))
+          .flatMap((p) => p.spec!.containers)
+          .reduce((n, c) => n + bytes(c.resources?.requests?.memory), 0);
+      const burstable = allocatable - Math.trunc(requests('Guaranteed') / 2);
+      const page = (n: number) => Math.floor(n / 4096) * 4096;
+      return { burstable: page(burstable), besteffort: page(burstable - Math.trunc(requests('Burstable') / 2)) };
+    };
+    const resources = (memory: string, guaranteed: boolean) => ({
+      requests: { memory, cpu: '50m' },
+      ...(guaranteed ? { limits: { memory, cpu: '50m' } } : {}),
+    });
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('guaranteed', { containers: [{ ...sh('main', 'sleep 3600'), resources: resources('256Mi', true) }] }),
+    });
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('burstable', { containers: [{ ...sh('main', 'sleep 3600'), resources: resources('128Mi', false) }] }),
+    });
+    for (const p of ['guaranteed', 'burstable'])
+      await eventually(`${p} Running`, 60_000, async () => (await readPod(ns, p)).status?.phase === 'Running');
+    let last = {};
+    await eventually(
+      'the QoS cgroups at allocatable less half the requests above them',
+      90_000,
+      async () => {
+        const w = await want();
+        last = { want: w, got: { burstable: limit('burstable'), besteffort: limit('besteffort') } };
+        return limit('burstable') === w.burstable && limit('besteffort') === w.besteffort;
+      },
+      2000,
+    ).catch((e) => assert.fail(`${(e as Error).message}: ${JSON.stringify(last)}`));
+    assert.ok(limit('burstable') < 2 ** 62, 'a limit, not the unlimited default');
+  });
+});
+
+// cgroupsPerQOS: false (upstream's noop QoS and pod container managers): no kubepods tiers and
+// no pod cgroups; the sandbox gets no cgroup parent, so the runtime puts each container where
+// its default spec does (/k8s.io/<ID>), with the container's own limits there.
+test('cgroupsPerQOS false: no pod cgroup, containers under the runtime default with their limits, stats and deletion as usual', async (t) => {
+  t.after(() => restartKubelet());
+  restartKubelet('cgroupsPerQOS: false\nenforceNodeAllocatable: []\n');
+  await withNamespace(async (ns) => {
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('flat', { containers: [{ ...sh('main', 'sleep 3600'), resources: { limits: { memory: '64Mi', cpu: '100m' } } }] }),
+    });
+    const pod = await eventually('flat Running', 60_000, async () => {
+      const p = await readPod(ns, 'flat');
+      return p.status?.phase === 'Running' ? p : undefined;
+    });
+    const uid = pod.metadata!.uid!;
+    const id = pod.status!.containerStatuses![0]!.containerID!.replace(/^containerd:\/\//, '');
+    const sandbox = crictl('pods', '--namespace', ns, '--name', 'flat', '-q').trim();
+    const parent = JSON.parse(crictl('inspectp', sandbox)).info?.config?.linux?.cgroup_parent ?? '';
+    assert.equal(parent, '', 'no cgroup parent for the sandbox');
+    for (const c of ['cpu', 'memory'])
+      assert.equal(
+        execFileSync('find', [`/sys/fs/cgroup/${c}`, '-maxdepth', '4', '-name', `pod${uid}`], { encoding: 'utf8' }).trim(),
+        '',
+        `no pod cgroup in ${c}`,
+      );
+    assert.equal(readFileSync(`/sys/fs/cgroup/memory/k8s.io/${id}/memory.limit_in_bytes`, 'utf8').trim(), String(64 * 2 ** 20));
+    assert.equal(readFileSync(`/sys/fs/cgroup/cpu/k8s.io/${id}/cpu.cfs_quota_us`, 'utf8').trim(), '10000');
+    const summary = await eventually('the pod in /stats/summary with its memory', 60_000, async () => {
+      const s = JSON.parse(kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/stats/summary`));
+      const p = s.pods.find((x: { podRef: { name: string; namespace: string } }) => x.podRef.name === 'flat' && x.podRef.namespace === ns);
+      return p?.memory?.workingSetBytes > 0 ? p : undefined;
+    });
+    assert.ok(summary.cpu, 'cpu stats of the pod');
+    await core.deleteNamespacedPod({ name: 'flat', namespace: ns, gracePeriodSeconds: 1 });
+    await eventually('flat deleted', 60_000, async () =>
+      readPod(ns, 'flat').then(
+        () => false,
+        () => true,
+      ),
+    );
+    assert.equal(existsSync(`/sys/fs/cgroup/memory/k8s.io/${id}`), false, "the container's cgroup gone with it");
+  });
+});
