@@ -232,6 +232,18 @@ test("kernel settings: the kubelet writes upstream's at start; with protectKerne
   await eventually('kernel/panic written back', 30_000, async () => sysctl('kernel/panic') === '10');
 });
 
+// A feature gate upstream's kubelet reads and kubelet-ts does not (src/features/kubelet-gates.ts),
+// set away from its default, stops the start with one line naming it, never silently ignored.
+test('a feature gate kubelet-ts does not read, set away from its default, stops the start with one line naming it', async (t) => {
+  const LOG = `${ROOT}/_output/local/logs/kubelet-ts.log`;
+  t.after(() => restartKubelet());
+  const from = statSync(LOG).size;
+  restartKubelet('featureGates: {PodsAPI: true, PodLevelResources: false, QOSReserved: false}\n');
+  const refusal =
+    "kubelet-ts: error: feature gates not in effect in kubelet-ts, set away from upstream's defaults: PodLevelResources, PodsAPI (remove them, or set them to their defaults)";
+  await eventually('the refusal in the log', 30_000, async () => readFileSync(LOG).subarray(from).toString('utf8').includes(refusal));
+});
+
 // kernelMemcgNotification: upstream's memcg notifier is disabled on cgroup v2, so true is accepted
 // there; on this cgroup v1 host it needs an eventfd Node.js cannot make, so the start is refused.
 test('kernelMemcgNotification: true stops the start on a cgroup v1 host, with one line', async (t) => {
