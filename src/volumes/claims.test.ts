@@ -125,10 +125,13 @@ test('persistentKind and uniqueVolumeName: CSI and local are reported in use, ho
   const local: PersistentVolume = { metadata: { name: 'pv-b' }, spec: { local: { path: '/mnt/disk' } } };
   const hostPath: PersistentVolume = { metadata: { name: 'pv-c' }, spec: { hostPath: { path: '/data' } } };
   const nfs: PersistentVolume = { metadata: { name: 'pv-d' }, spec: { nfs: { server: 's', path: '/' } } };
-  assert.deepEqual([csi, local, hostPath, nfs].map(persistentKind), ['csi', 'local', 'hostPath', undefined]);
-  assert.deepEqual([csi, local, hostPath].map(uniqueVolumeName), [
+  const flex: PersistentVolume = { metadata: { name: 'pv-e' }, spec: { flexVolume: { driver: 'k8s/dummy' } } };
+  assert.deepEqual([csi, local, hostPath, nfs, flex].map(persistentKind), ['csi', 'local', 'hostPath', undefined, 'flexVolume']);
+  // An attachable flexVolume's use is reported by the flexVolume plugin itself (plugins/flexvolume), whose driver says whether it attaches.
+  assert.deepEqual([csi, local, hostPath, flex].map(uniqueVolumeName), [
     'kubernetes.io/csi/hostpath.csi.k8s.io^h-1',
     'kubernetes.io/local-volume/pv-b',
+    undefined,
     undefined,
   ]);
 });

@@ -5,7 +5,7 @@
 import type { PersistentVolume, PersistentVolumeClaim, Pod, Volume } from 'kubernetes-types/core/v1.js';
 
 /** The volume plugins kubelet-ts serves PersistentVolumes with. */
-export type PersistentKind = 'csi' | 'local' | 'hostPath';
+export type PersistentKind = 'csi' | 'local' | 'hostPath' | 'flexVolume';
 
 export interface ClaimRef {
   claimName: string;
@@ -85,6 +85,7 @@ export function persistentKind(pv: PersistentVolume): PersistentKind | undefined
   if (pv.spec?.csi) return 'csi';
   if (pv.spec?.local) return 'local';
   if (pv.spec?.hostPath) return 'hostPath';
+  if (pv.spec?.flexVolume) return 'flexVolume';
   return undefined;
 }
 

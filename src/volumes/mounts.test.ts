@@ -173,3 +173,22 @@ test("a subPath that cannot be used: upstream's makeMounts words, naming the mou
     message: 'failed to prepare subPath for volumeMount "data" of container "c"',
   });
 });
+
+test('a volume whose plugin asks for SELinux relabeling (a flexVolume driver with selinuxRelabel) is mounted with selinuxRelabel', () => {
+  const m = ctx({ volumes: new Map([['flex', { path: '/v/flex', readOnly: false, selinuxRelabel: true }], ...ctx().volumes]) });
+  const c: Container = {
+    name: 'c',
+    volumeMounts: [
+      { name: 'flex', mountPath: '/flex' },
+      { name: 'data', mountPath: '/data' },
+    ],
+  };
+  const mounts = containerMounts(pod, c, { ...m, etcHosts: undefined, terminationLog: undefined });
+  assert.deepEqual(
+    mounts.map((x) => [x.containerPath, x.selinuxRelabel]),
+    [
+      ['/flex', true],
+      ['/data', undefined],
+    ],
+  );
+});

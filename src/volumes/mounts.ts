@@ -16,6 +16,11 @@ export interface VolumePath {
   readOnly: boolean;
   /** An image volume: the runtime mounts the image, there is no host path (upstream's image plugin). */
   image?: boolean;
+  /**
+   * The runtime relabels it for SELinux (upstream's makeMounts relabels a Managed volume whose
+   * Attributes say SELinuxRelabel: so far a flexVolume whose driver's selinuxRelabel says so).
+   */
+  selinuxRelabel?: boolean;
 }
 
 export interface MountContext {
@@ -81,6 +86,7 @@ export function containerMounts(_pod: Pod, c: Container, ctx: MountContext): Mou
       ...(image ? { image, imageSubPath: subPath } : {}),
       readonly: !!m.readOnly || vol.readOnly,
       propagation: propagation(m.mountPropagation, !!c.securityContext?.privileged),
+      ...(vol.selinuxRelabel && { selinuxRelabel: true }),
     });
   }
   if (mountEtcHosts) out.push({ containerPath: ETC_HOSTS, hostPath: ctx.etcHosts!, readonly: false, propagation: 'PROPAGATION_PRIVATE' });

@@ -99,6 +99,8 @@ export class PersistentVolumes {
     now?: () => Date;
     /** Online expansions, for storage_operation_duration_seconds (volume_fs_resize). */
     observe?: VolumeOperationObserver;
+    /** flexVolume PersistentVolumes (plugins/flexvolume); undefined: refused. */
+    flex?: PersistentHost['flex'];
   }) {
     this.#observe = d.observe;
     this.#attachRequired = d.attachRequired ?? (() => true);
@@ -117,6 +119,7 @@ export class PersistentVolumes {
       bindMount: d.bindMount,
       resourceExhausted: d.resourceExhausted,
       blockDevices: d.blockDevices ?? hostBlockDeviceOps,
+      flex: d.flex,
       log: d.log,
     };
   }

@@ -19,7 +19,8 @@ import type { VolumeSources } from './sources.ts';
 import { TokenManager } from './tokens.ts';
 import type { PersistentPath, PersistentVolumes } from './persistent.ts';
 import type { ImageSpec } from '../cri/generated/runtime/v1/ImageSpec.ts';
-import { type VolumePlugin, findPlugin } from './plugins/plugin.ts';
+import { type VolumePlugin, VolumeOperationError, findPlugin } from './plugins/plugin.ts';
+import type { FlexVolumeOps } from './plugins/flexvolume/flex-volumes.ts';
 import type { InlineCsi, PodVolumeHost } from './plugins/pod-host.ts';
 import { podVolumePlugins } from './plugins/registry.ts';
 import { AttachLimitExceededError } from '../csi/node-updater.ts';
@@ -158,6 +159,8 @@ export class VolumeManager {
     persistent?: Pick<PersistentVolumes, 'setUp' | 'release'> & Partial<Pick<PersistentVolumes, 'resize' | 'pluginName'>>;
     /** A pod's inline `csi` volumes (plugins/csi-inline.ts); undefined: refused. */
     csi?: InlineCsi;
+    /** A pod's `flexVolume` volumes (plugins/flexvolume); undefined: refused. */
+    flex?: FlexVolumeOps;
     /** The kubelet's token manager, shared with CSI's tokenRequests; one of its own by default. */
     tokens?: TokenManager;
     /** Set-ups and the teardowns of other than CSI volumes (src/csi times its own), for storage_operation_duration_seconds. */
@@ -179,6 +182,7 @@ export class VolumeManager {
       mountTmpfs: d.mountTmpfs ?? mountTmpfs,
       persistent: d.persistent,
       csi: d.csi,
+      flex: d.flex,
     };
   }
 
@@ -327,7 +331,8 @@ export class VolumeManager {
       });
       // A failed refresh is tried again at the next sync, not after a full period.
       state.refreshedAt.delete(v.name);
-      return `MountVolume.SetUp failed for volume "${v.name}" : ${(e as Error).message}`;
+      const operation = e instanceof VolumeOperationError ? e.operation : 'MountVolume.SetUp';
+      return `${operation} failed for volume "${v.name}" : ${(e as Error).message}`;
     }
   }
 

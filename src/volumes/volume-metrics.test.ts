@@ -23,6 +23,16 @@ test("qualifiedPluginName: upstream's GetFullQualifiedPluginNameForVolume", () =
     ],
     ['a local PV', ['kubernetes.io/local-volume', { pv: { spec: { local: { path: '/mnt' } } } }], 'kubernetes.io/local-volume'],
     ['no spec', ['kubernetes.io/empty-dir', {}], 'kubernetes.io/empty-dir'],
+    // upstream's flex plugins are named for their drivers.
+    ['inline flexVolume', ['kubernetes.io/flexvolume', { volume: { name: 'f', flexVolume: { driver: 'k8s/dummy' } } }], 'k8s/dummy'],
+    [
+      'a claim bound to a flexVolume PV',
+      [
+        'kubernetes.io/flexvolume',
+        { volume: { name: 'd', persistentVolumeClaim: { claimName: 'x' } }, pv: { spec: { flexVolume: { driver: 'k8s/nfs' } } } },
+      ],
+      'k8s/nfs',
+    ],
   ];
   for (const [name, args, want] of cases) assert.equal(qualifiedPluginName(...args), want, name);
 });

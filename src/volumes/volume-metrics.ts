@@ -2,12 +2,16 @@
 // (volume_manager_total_volumes) and the plugin naming of pkg/volume/util/metrics.go. Pure: the
 // volume manager hands over plain data at scrape time, src/metrics renders it.
 import type { PersistentVolume, Volume } from 'kubernetes-types/core/v1.js';
+import { FLEX_VOLUME } from './plugins/names.ts';
 
 /**
  * upstream's GetFullQualifiedPluginNameForVolume: a CSI volume (inline, or a PV of the CSI plugin)
- * is named with its driver, `kubernetes.io/csi:hostpath.csi.k8s.io`; any other by its plugin alone.
+ * is named with its driver, `kubernetes.io/csi:hostpath.csi.k8s.io`; any other by its plugin alone,
+ * a flexVolume's plugin being its driver (upstream's flex plugins are named VENDOR/DRIVER).
  */
 export function qualifiedPluginName(plugin: string, spec: { volume?: Volume; pv?: PersistentVolume }): string {
+  const flex = spec.pv ? spec.pv.spec?.flexVolume?.driver : spec.volume?.flexVolume?.driver;
+  if (plugin === FLEX_VOLUME && flex) return flex;
   const driver = spec.volume?.csi?.driver ?? spec.pv?.spec?.csi?.driver;
   return driver === undefined ? plugin : `${plugin}:${driver}`;
 }

@@ -15,6 +15,12 @@ export const LOCAL_VOLUME = 'kubernetes.io/local-volume';
 /** upstream's CSIPluginName, from src/csi/paths.ts, which lays out the CSI plugin's directories. */
 export const CSI = CSI_PLUGIN_NAME;
 export const IMAGE = 'kubernetes.io/image';
+/**
+ * upstream's flexVolumePluginName: ROOT/plugins/kubernetes.io/flexvolume holds the attachable
+ * drivers' device mounts. A pod's flexVolumes are not under it but under each driver's own name
+ * (ROOT/pods/UID/volumes/VENDOR~DRIVER): upstream's flex plugins are named for their drivers.
+ */
+export const FLEX_VOLUME = 'kubernetes.io/flexvolume';
 /** Not served by kubelet-ts (upstream's gitRepo, disabled by default); its directories, left by upstream's kubelet, are still measured. */
 export const GIT_REPO = 'kubernetes.io/git-repo';
 /** The claim of a persistentVolumeClaim or generic ephemeral volume, resolved to its PV's plugin (no directory of its own). */

@@ -4,6 +4,7 @@ import type { CsiVolumes } from '../../csi/volumes.ts';
 import type { Logger } from '../../log/log.ts';
 import type { BlockDeviceOps } from '../../mount/block-device.ts';
 import type { ClaimSources } from '../sources.ts';
+import type { FlexVolumeOps } from './flexvolume/flex-volumes.ts';
 import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 
 export interface PersistentHost {
@@ -27,5 +28,7 @@ export interface PersistentHost {
    * driver's CSINode allocatable count when it failed with ResourceExhausted (src/csi/node-updater.ts).
    */
   resourceExhausted?(csiDriver: CSIDriver | undefined, va: VolumeAttachment): boolean;
+  /** flexVolume PersistentVolumes (plugins/flexvolume); undefined: refused. */
+  flex?: FlexVolumeOps;
   log: Logger;
 }

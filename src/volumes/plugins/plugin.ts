@@ -78,6 +78,18 @@ export interface VolumePlugin<Host> {
 }
 
 /**
+ * A set-up that failed in a step other than SetUp, named as upstream's operation generator names
+ * it in the FailedMount event (MountVolume.WaitForAttach, MountVolume.MountDevice).
+ */
+export class VolumeOperationError extends Error {
+  readonly operation: string;
+  constructor(operation: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.operation = operation;
+  }
+}
+
+/**
  * Pure: upstream's FindPluginBySpec, the plugin that serves the spec; undefined when none does
  * ("volume type is not supported"). The first in list order: a valid spec has one source, so one plugin.
  */

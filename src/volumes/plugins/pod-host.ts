@@ -8,6 +8,7 @@ import type { CsiVolumes } from '../../csi/volumes.ts';
 import type { PersistentPath } from './plugin.ts';
 import type { VolumeSources } from '../sources.ts';
 import type { TokenManager } from '../tokens.ts';
+import type { FlexVolumeOps } from './flexvolume/flex-volumes.ts';
 
 export interface PodVolumeHost {
   rootDir: string;
@@ -28,6 +29,8 @@ export interface PodVolumeHost {
   };
   /** A pod's inline `csi` volumes (plugins/csi-inline.ts); undefined: refused as unsupported. */
   csi?: InlineCsi;
+  /** A pod's `flexVolume` volumes, and the teardown of its PVs' (plugins/flexvolume); undefined: refused. */
+  flex?: FlexVolumeOps;
 }
 
 /** What the inline CSI plugin needs: the driver's CSIDriver object, and the publish calls of src/csi/volumes.ts. */

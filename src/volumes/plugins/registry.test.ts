@@ -4,6 +4,7 @@ import type { PersistentVolume, Volume } from 'kubernetes-types/core/v1.js';
 import { findPlugin } from './plugin.ts';
 import { persistentVolumePlugins, podVolumePlugins } from './registry.ts';
 import { pluginDirName } from './names.ts';
+import { flexDeviceMountPath, flexPodVolumeDir } from './flexvolume/flex-volumes.ts';
 
 const inline = (v: object) => ({ volume: { name: 'v', ...v } as Volume, readOnly: false });
 const bound = (spec: object) => ({
@@ -26,6 +27,7 @@ test("which plugin serves a pod's volume (upstream's FindPluginBySpec), and whic
     ['image', inline({ image: { reference: 'busybox' } }), 'kubernetes.io/image', false],
     ['nfs: no plugin', inline({ nfs: { server: 's', path: '/' } }), undefined, false],
     ['csi inline (Ephemeral)', inline({ csi: { driver: 'd' } }), 'kubernetes.io/csi', false],
+    ['flexVolume', inline({ flexVolume: { driver: 'k8s/dummy' } }), 'kubernetes.io/flexvolume', false],
     ['no source at all', inline({}), undefined, false],
     // The order of the list decides a spec naming several sources, as volumeKind did.
     ['emptyDir before hostPath', inline({ hostPath: { path: '/srv' }, emptyDir: {} }), 'kubernetes.io/empty-dir', false],
@@ -42,6 +44,7 @@ test("which plugin serves a claim's PersistentVolume; of the pod's plugins only 
     ['CSI', bound({ csi: { driver: 'd', volumeHandle: 'h' } }), 'kubernetes.io/csi'],
     ['local', bound({ local: { path: '/mnt/disk1' } }), 'kubernetes.io/local-volume'],
     ['hostPath', bound({ hostPath: { path: '/srv' } }), 'kubernetes.io/host-path'],
+    ['flexVolume', bound({ flexVolume: { driver: 'k8s/dummy' } }), 'kubernetes.io/flexvolume'],
     ['nfs: no plugin', bound({ nfs: { server: 's', path: '/' } }), undefined],
     ['CSI before local', bound({ local: { path: '/mnt' }, csi: { driver: 'd', volumeHandle: 'h' } }), 'kubernetes.io/csi'],
   ];
@@ -72,4 +75,11 @@ test('every plugin has its own name in its list; the directories are the names e
     assert.ok(names.includes(name), name);
     assert.equal(pluginDirName(name), dir, name);
   }
+  // Not flexVolume's: upstream's flex plugins are named for their drivers, and so are their directories.
+  assert.ok(names.includes('kubernetes.io/flexvolume'));
+  assert.equal(flexPodVolumeDir('/var/lib/kubelet', 'uid-1', 'k8s/dummy', 'v'), '/var/lib/kubelet/pods/uid-1/volumes/k8s~dummy/v');
+  assert.equal(
+    flexDeviceMountPath('/var/lib/kubelet', 'k8s/dummy', 'v'),
+    '/var/lib/kubelet/plugins/kubernetes.io/flexvolume/k8s/dummy/mounts/v',
+  );
 });

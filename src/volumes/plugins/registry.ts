@@ -7,13 +7,15 @@
 // a canSupport that takes only its specs, setUp; tearDown and reconstruct if it holds something
 // outside ROOT/pods/UID/volumes, which is unmounted and removed whole), and add it below to the
 // list of the host it needs: one file and one line. Its name goes to names.ts only if src/stats
-// must tell its directories apart. Add its spec to registry.test.ts's table.
+// must tell its directories apart. Add its spec to registry.test.ts's table. (flexVolume, with its
+// driver calls and the prober of volumePluginDir, is a folder of its own: flexvolume/.)
 import { claimPlugin } from './claim.ts';
 import { configMapPlugin } from './config-map.ts';
 import { csiPlugin } from './csi.ts';
 import { csiInlinePlugin } from './csi-inline.ts';
 import { downwardAPIPlugin } from './downward-api.ts';
 import { emptyDirPlugin } from './empty-dir.ts';
+import { flexPersistentPlugin, flexPodPlugin } from './flexvolume/plugins.ts';
 import { hostPathPlugin } from './host-path.ts';
 import { imagePlugin } from './image.ts';
 import { localPlugin } from './local.ts';
@@ -34,7 +36,13 @@ export const podVolumePlugins: readonly VolumePlugin<PodVolumeHost>[] = [
   claimPlugin,
   imagePlugin,
   csiInlinePlugin,
+  flexPodPlugin,
 ];
 
 /** The plugins of the PersistentVolume bound to a pod's claim. */
-export const persistentVolumePlugins: readonly VolumePlugin<PersistentHost>[] = [csiPlugin, localPlugin, hostPathPlugin];
+export const persistentVolumePlugins: readonly VolumePlugin<PersistentHost>[] = [
+  csiPlugin,
+  localPlugin,
+  hostPathPlugin,
+  flexPersistentPlugin,
+];
