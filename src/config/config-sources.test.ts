@@ -152,7 +152,8 @@ const cases: Case[] = [
   ['json logging', { flags: [['logging-format', 'json']] }, (c) => c.logging.format, 'json'],
   ['an unknown log format refused', { flags: [['logging-format', 'xml']] }, () => 0, /logging.format: Unsupported value: "xml"/],
   ['podCIDR by flag', { flags: [['pod-cidr', '10.0.0.0/24']] }, (c) => c.podCIDR, '10.0.0.0/24'],
-  ['an ignored field by flag', { flags: [['volume-plugin-dir', '/opt/flex']] }, (c) => c.volumePluginDir, '/opt/flex'],
+  ['volumePluginDir by flag', { flags: [['volume-plugin-dir', '/opt/flex']] }, (c) => c.volumePluginDir, '/opt/flex'],
+  ['an ignored field by flag', { flags: [['enable-controller-attach-detach', 'false']] }, (c) => c.enableControllerAttachDetach, false],
   ['providerID by flag', { flags: [['provider-id', 'aws:///i-1']] }, (c) => c.providerID, 'aws:///i-1'],
   ['a negative duration by flag', { flags: [['volume-stats-agg-period', '-1s']] }, (c) => c.volumeStatsAggPeriodMs, -1_000],
   // mergeDefaultEvictionSettings, as upstream's loadConfigFile: the file's evictionHard only.

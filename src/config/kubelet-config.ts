@@ -665,7 +665,8 @@ export const FIELDS = {
   kubeReservedCgroup: field(str, '', { flag: 'kube-reserved-cgroup' }),
   /** Sysctls (or prefixes ending in *) pods may set beyond the safe ones. */
   allowedUnsafeSysctls: field(strings, [], { flag: 'allowed-unsafe-sysctls' }),
-  volumePluginDir: ignored(str, '/usr/libexec/kubernetes/kubelet-plugins/volume/exec/', 'volume-plugin-dir'),
+  /** The FlexVolume drivers' directory, VENDOR~DRIVER/DRIVER (src/volumes/plugins/flexvolume). */
+  volumePluginDir: field(str, '/usr/libexec/kubernetes/kubelet-plugins/volume/exec/', { flag: 'volume-plugin-dir' }),
   /** Node.spec.providerID at registration (src/node/status.ts nodeForRegistration). */
   providerID: field(str, '', { flag: 'provider-id' }),
   /** On cgroup v2 upstream's memcg notifier is disabled, so true changes nothing there either; refused at start on cgroup v1 (src/eviction/memcg-notification.ts). */

@@ -197,3 +197,18 @@ test("collector: mounts are looked up only when a pod dir is no pod's", async ()
   assert.equal(reads, 1, 'once a pass for a pod dir that no pod holds');
   assert.deepEqual(f.calls, ['removePodCgroups gone', 'removePodDir gone']);
 });
+
+test('collector: a gone pod with nothing mounted has its volumes released (a flexVolume driver unmounts a plain dir) before its dir goes, or keeps it', async () => {
+  const f = fakes([], { owned: ['o'] });
+  let fail = true;
+  const releaseUnmountedVolumes = async (uid: string) => {
+    f.calls.push(`releaseUnmountedVolumes ${uid}`);
+    if (fail) throw new Error('flexVolume v of driver k8s/dummy cannot be torn down');
+  };
+  await f.collector({ releaseUnmountedVolumes }).housekeeping();
+  assert.deepEqual(f.calls, ['removePodCgroups o', 'releaseUnmountedVolumes o']);
+  assert.deepEqual(f.errors, ['Failed to remove orphaned pod directories']);
+  fail = false;
+  await f.collector({ releaseUnmountedVolumes }).housekeeping();
+  assert.deepEqual(f.calls.slice(2), ['removePodCgroups o', 'releaseUnmountedVolumes o', 'removePodDir o']);
+});

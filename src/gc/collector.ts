@@ -41,8 +41,13 @@ export interface CollectorDeps {
   podLogsDir: string;
   log: Logger;
   disk?: GCDisk;
-  /** Releases what a pod that is gone has published by volume plugins (CSI) before its mounts go (src/volumes). */
+  /** Releases what a pod that is gone has published by volume plugins (CSI, flexVolume) before its mounts go (src/volumes). */
   releaseVolumes?(uid: string): Promise<void>;
+  /**
+   * Releases what volume plugins hold of a pod that is gone though nothing of it is mounted (a
+   * flexVolume driver's plain directory: its unmount), before its directory goes; throws to keep it.
+   */
+  releaseUnmountedVolumes?(uid: string): Promise<void>;
   /** A pod's directory is gone: what it held for the pod is free (its user namespace IDs, src/userns). */
   podDirRemoved?(uid: string): void;
   policy?: ContainerGCPolicy;
@@ -175,6 +180,7 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
           d.log.info('Killed the processes left in the cgroups of a pod that is gone; removing them at the next pass', ref(x.uid));
           return;
         }
+        await d.releaseUnmountedVolumes?.(x.uid);
         // Checked again and removed in one synchronous stretch: no worker can appear in between.
         if (d.known().has(x.uid)) return;
         for (const n of x.logDirs) {

@@ -74,6 +74,8 @@ export function nodePlan(a: HollowArgs, index: number): HollowNodePlan {
       // own): no disk signals, or one full disk puts every node under DiskPressure at once.
       // Kubemark's eviction manager likewise finds no image filesystem and evicts nothing.
       evictionHard: { 'memory.available': '100Mi' },
+      // The FlexVolume drivers' directory, made at start: the node's own, not the machine's.
+      volumePluginDir: join(rootDir, 'volume-plugins'),
       ...(a.contentType ? { contentType: a.contentType } : {}),
     },
   };

@@ -53,7 +53,7 @@ export async function runKubelet(given: KubeletOptions, system: HostSystem = rea
     host,
     node,
     pods,
-    persistent: vol.persistent,
+    volumes: vol,
     userns: cm.userns,
     cgroups: cm.cgroups,
     stats,

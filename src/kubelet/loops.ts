@@ -30,7 +30,7 @@ import type { KillPodOptions } from '../pods/lifecycle.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
-import type { PersistentVolumes } from '../volumes/persistent.ts';
+import type { Volumes } from './volumes.ts';
 import type { UserNamespaces } from '../userns/manager.ts';
 import type { Host } from './node.ts';
 import type { KubeletOptions } from './options.ts';
@@ -48,7 +48,8 @@ export async function nodeLoops(
     host: Host;
     node: CurrentNode;
     pods: PodManager;
-    persistent: PersistentVolumes;
+    /** What housekeeping releases of the volumes of a pod that is gone. */
+    volumes: Pick<Volumes, 'releaseOrphan' | 'releaseUnmounted'>;
     userns: UserNamespaces;
     cgroups: NodeCgroups;
     stats: Stats;
@@ -72,7 +73,8 @@ export async function nodeLoops(
     cgroups: d.cgroups,
     log: logger('gc'),
     observe: housekeepingMetrics,
-    releaseVolumes: (uid) => d.persistent.release(uid),
+    releaseVolumes: (uid) => d.volumes.releaseOrphan(uid),
+    releaseUnmountedVolumes: (uid) => d.volumes.releaseUnmounted(uid),
     podDirRemoved: (uid) => d.userns.release(uid),
   });
   // KEP-2535's records of pulled images (src/images/pulled), pruned with the images GC removes.

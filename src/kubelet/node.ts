@@ -118,14 +118,14 @@ export type NodeReports = Pick<NodeAgentOptions, 'pressure' | 'shutdown' | 'devi
 export function nodeReports(
   loops: { eviction: { conditions(): string[] }; shutdown: { shutdownStatus(): string | undefined } },
   cm: { devices: { capacity(): ReturnType<NonNullable<NodeReports['devices']>> } },
-  vol: { persistent: { volumesInUse(): string[]; markReportedInUse(names: string[]): void } },
+  vol: { volumesInUse(): string[]; markReportedInUse(names: string[]): void },
   lifecycle: { pleg: { problem(): string | undefined } },
 ): NodeReports {
   return {
     pressure: () => loops.eviction.conditions(),
     shutdown: () => loops.shutdown.shutdownStatus(),
     devices: () => cm.devices.capacity(),
-    volumes: { inUse: () => vol.persistent.volumesInUse(), markReportedInUse: (n) => vol.persistent.markReportedInUse(n) },
+    volumes: { inUse: () => vol.volumesInUse(), markReportedInUse: (n) => vol.markReportedInUse(n) },
     plegProblem: () => lifecycle.pleg.problem(),
   };
 }

@@ -1,7 +1,8 @@
 // Volumes and the plugins that register on ROOT/plugins_registry (upstream's volume manager and
 // plugin manager): the pods' volumes (src/volumes), claims and their PersistentVolumes
-// (hostPath, local, CSI), CSI drivers whose node ID and topology go on the Node and its
-// CSINode, and the DRA drivers' registration handed over by the container manager.
+// (hostPath, local, CSI, flexVolume), CSI drivers whose node ID and topology go on the Node and its
+// CSINode, the FlexVolume drivers of volumePluginDir, and the DRA drivers' registration handed
+// over by the container manager.
 import type { ApiClient } from '../apiserver/client.ts';
 import { CsiDrivers, CsiRegistrationHandler } from '../csi/drivers.ts';
 import { nodeInfoManager } from '../csi/node-info-manager.ts';
@@ -20,6 +21,8 @@ import { CSI_PLUGIN, DRA_PLUGIN } from '../plugin-manager/handler.ts';
 import type { PluginHandler } from '../plugin-manager/handler.ts';
 import { PluginManager } from '../plugin-manager/manager.ts';
 import { PersistentVolumes } from '../volumes/persistent.ts';
+import { FlexDrivers } from '../volumes/plugins/flexvolume/drivers.ts';
+import { FlexVolumes } from '../volumes/plugins/flexvolume/flex-volumes.ts';
 import { apiClaimSources, apiVolumeSources, type ChangeDetection } from '../volumes/sources.ts';
 import { objectTTLMs } from '../apiserver/ttl-objects.ts';
 import { TokenManager } from '../volumes/tokens.ts';
@@ -89,7 +92,18 @@ export function volumesAndPlugins(
         podUID: r.podUID,
       }),
   });
-  // Claims and their PersistentVolumes: hostPath, local, CSI (src/volumes/persistent.ts).
+  // FlexVolume drivers (volumePluginDir/VENDOR~DRIVER/DRIVER), inline and as PersistentVolumes.
+  const flexDrivers = new FlexDrivers({ dir: o.config.volumePluginDir, log: logger('flexvolume') });
+  const flex = new FlexVolumes({
+    rootDir,
+    drivers: flexDrivers,
+    secret: apiSecretGetter(d.api),
+    mounts: { bindMount: d.mounts.bindMount },
+    volumesAttached: () => d.node.get()?.status?.volumesAttached ?? [],
+    inUseChanged: d.inUseChanged,
+    log: logger('flexvolume'),
+  });
+  // Claims and their PersistentVolumes: hostPath, local, CSI, flexVolume (src/volumes/persistent.ts).
   const persistent = new PersistentVolumes({
     rootDir,
     nodeName,
@@ -101,6 +115,7 @@ export function volumesAndPlugins(
     inUseChanged: d.inUseChanged,
     bindMount: d.mounts.bindMount,
     resourceExhausted: (driver, va) => csiNodeUpdater.resourceExhausted(driver, va),
+    flex,
     log: logger('volumes'),
     events: d.events,
   });
@@ -119,14 +134,32 @@ export function volumesAndPlugins(
       publishInline: (pod, v, driver, remount) => csi.publishInline(pod, v, driver, remount),
       unpublish: (uid, specName) => csi.unpublish(uid, specName),
     },
+    flex,
   });
   registerVolumeManagerTotals(() => totalVolumes(volumes.volumeState()));
   return {
     volumes,
     persistent,
     csiDrivers,
+    /** The Node's volumesInUse: attachable claims' (CSI) and attachable flexVolumes'. */
+    volumesInUse: () => [...new Set([...persistent.volumesInUse(), ...flex.volumesInUse()])].sort(),
+    markReportedInUse(names: string[]) {
+      persistent.markReportedInUse(names);
+      flex.markReportedInUse(names);
+    },
+    /** What housekeeping releases of a pod that is gone before its mounts go: claims (CSI unpublish, unstage), flexVolumes (the driver's unmount). */
+    releaseOrphan: async (uid: string) => {
+      let failed: unknown;
+      await flex.tearDown(uid).catch((e: unknown) => (failed = e));
+      await persistent.release(uid);
+      if (failed) throw failed;
+    },
+    /** A pod that is gone with nothing mounted: a flexVolume driver may still hold a plain directory, which its unmount releases. */
+    releaseUnmounted: (uid: string) => flex.tearDown(uid),
     /** Starts watching ROOT/plugins_registry once the node status runs (a driver's registration updates the Node). */
     startPlugins: () => {
+      // upstream's InitPlugins probes the FlexVolume drivers (each driver's init) at start.
+      flexDrivers.start().catch((e) => d.log.error('Failed to probe the FlexVolume drivers', { err: e }));
       // upstream's csiNodeUpdater runs on the CSIDriver informer (a node may list and watch CSIDrivers).
       csiDriverWatch ??= reflector<CSIDriver>(
         d.api,
