@@ -47,7 +47,13 @@ export async function runKubelet(given: KubeletOptions, system: HostSystem = rea
     mounts: system,
     log,
   });
-  const stats = statsProvider(o, { ...conn, cgroups: cm.cgroups, persistent: vol.persistent, csiDrivers: vol.csiDrivers });
+  const stats = statsProvider(o, {
+    ...conn,
+    cgroups: cm.cgroups,
+    persistent: vol.persistent,
+    volumes: vol.volumes,
+    csiDrivers: vol.csiDrivers,
+  });
   const loops = await nodeLoops(o, {
     ...conn,
     host,

@@ -18,6 +18,7 @@ import { criStatsSource } from '../stats/runtime-source.ts';
 import { buildSummary } from '../stats/summary.ts';
 import { volumeStatsRefreshMs, volumeStatsSource } from '../stats/volumes.ts';
 import type { PersistentVolumes } from '../volumes/persistent.ts';
+import type { VolumeManager } from '../volumes/volume-manager.ts';
 import type { KubeletOptions } from './options.ts';
 
 export type Stats = ReturnType<typeof statsProvider>;
@@ -29,6 +30,8 @@ export function statsProvider(
     images: ImageClient;
     cgroups: NodeCgroups;
     persistent: PersistentVolumes;
+    /** The pods' inline volumes measured by statfs (flexVolumes whose drivers supportsMetrics). */
+    volumes: Pick<VolumeManager, 'statfsVolumes'>;
     csiDrivers: CsiDrivers;
     events: Recorder;
   },
@@ -55,6 +58,7 @@ export function statsProvider(
       : claimStatsSource({
           refreshMs,
           mounts: (uid) => d.persistent.claimMounts(uid),
+          statfsVolumes: (uid) => d.volumes.statfsVolumes(uid),
           csi: (driver) => d.csiDrivers.client(driver),
           volumeHealth: featureEnabled(config.featureGates, 'CSIVolumeHealth'),
           events: d.events,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +18,9 @@ test("metricsProvider: upstream's provider for each plugin", () => {
     ['hostPath', false, undefined], // MetricsNil
   ];
   for (const [kind, block, want] of cases) assert.equal(metricsProvider({ kind, block }), want, `${kind} block=${block}`);
+  // A flexVolume's driver says (supportsMetrics): MetricsStatFS, or MetricsNil.
+  assert.equal(metricsProvider({ kind: 'flexVolume', block: false, statfs: true }), 'statfs');
+  assert.equal(metricsProvider({ kind: 'flexVolume', block: false }), undefined);
 });
 
 const usage = (unit: 'BYTES' | 'INODES' | 'UNKNOWN', available: number, total: number, used: number) => ({
@@ -113,6 +116,25 @@ test('claimStatsSource: a local volume by statfs of its mount, in the background
 
   src.retain(new Set(['u2']));
   assert.equal(src.volumes('u1')[0]!.metrics, undefined, "a gone pod's figures are forgotten");
+});
+
+test('claimStatsSource: an inline volume measured by statfs (a flexVolume whose driver supportsMetrics), without a claim', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kts-flex-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'k8s~dummy', 'vol');
+  mkdirSync(path, { recursive: true });
+  const src = claimStatsSource({
+    mounts: () => [],
+    statfsVolumes: (uid) => (uid === 'u1' ? [{ name: 'vol', path }] : []),
+    csi: () => assert.fail('no CSI volume here'),
+  });
+  assert.deepEqual(
+    src.volumes('u1').map((v) => [v.name, v.plugin, v.pvc, v.metrics]),
+    [['vol', 'k8s~dummy', undefined, undefined]],
+  );
+  const m = await until(() => src.volumes('u1')[0]!.metrics);
+  assert.equal(m.capacityBytes, statfsSync(path).blocks * statfsSync(path).bsize);
+  assert.equal(volumeStats(src.volumes('u1')[0]!)!.pvcRef, undefined);
 });
 
 test("claimStatsSource: a CSI volume by the driver's NodeGetVolumeStats, when it has GET_VOLUME_STATS", async () => {

@@ -2,16 +2,18 @@
 // upstream's volume stat calculator has each one's plugin measure them: a local PV by statfs of
 // its mount (MetricsStatFS) or the size of its device (MetricsBlock), a CSI one by the driver's
 // NodeGetVolumeStats when it has GET_VOLUME_STATS (metricsCsi), a hostPath one not at all
-// (MetricsNil). Measured in the background like the walks (volumes.ts), in a queue of their own:
+// (MetricsNil), a flexVolume by statfs when its driver supportsMetrics (else not at all); and
+// likewise the pods' inline flexVolumes whose drivers supportsMetrics, which have no claim.
+// Measured in the background like the walks (volumes.ts), in a queue of their own:
 // a slow driver holds up its volumes' figures, not the walks that the eviction manager enforces
 // limits from.
 import { readFile, realpath, statfs } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { CsiClient } from '../csi/client.ts';
 import type { NodeGetVolumeStatsResponse__Output } from '../csi/generated/csi/v1/NodeGetVolumeStatsResponse.ts';
 import { podRef, type Recorder } from '../events/recorder.ts';
 import type { ClaimMount } from '../volumes/claims.ts';
-import { CSI, LOCAL_VOLUME, pluginDirName } from '../volumes/plugins/names.ts';
+import { CSI, FLEX_VOLUME, LOCAL_VOLUME, pluginDirName } from '../volumes/plugins/names.ts';
 import { fsUsageOf } from './host.ts';
 import type { RawVolume, VolumeMetrics } from './sample.ts';
 import { backgroundMeasures } from './volumes.ts';
@@ -25,9 +27,10 @@ const CSI_STATS_TIMEOUT_MS = 15_000;
 export type MetricsProvider = 'statfs' | 'block' | 'csi';
 
 /** Pure: the metrics provider upstream's plugin gives a claim volume; undefined for none (hostPath). A CSI raw block one is the driver's too (csiBlockMapper's metrics). */
-export function metricsProvider(m: Pick<ClaimMount, 'kind' | 'block'>): MetricsProvider | undefined {
+export function metricsProvider(m: Pick<ClaimMount, 'kind' | 'block' | 'statfs'>): MetricsProvider | undefined {
   if (m.kind === 'local') return m.block ? 'block' : 'statfs';
   if (m.kind === 'csi') return 'csi';
+  if (m.kind === 'flexVolume' && m.statfs) return 'statfs';
   return undefined;
 }
 
@@ -79,6 +82,8 @@ export interface ClaimStatsSource {
 export interface ClaimStatsOptions {
   /** The pod's claim volumes as set up (PersistentVolumes.claimMounts). */
   mounts: (podUid: string) => ClaimMount[];
+  /** The pod's inline volumes measured by statfs (VolumeManager.statfsVolumes: a flexVolume whose driver supportsMetrics). */
+  statfsVolumes?: (podUid: string) => { name: string; path: string }[];
   /** A registered driver's client; throws when it is not registered (CsiDrivers.client). */
   csi: (driver: string) => Pick<CsiClient, 'nodeGetCapabilities' | 'nodeGetVolumeStats'>;
   /** featureGates CSIVolumeHealth (alpha, off by default): the volume condition of drivers with VOLUME_CONDITION. */
@@ -120,17 +125,28 @@ export function claimStatsSource(o: ClaimStatsOptions): ClaimStatsSource {
 
   return {
     volumes(podUid) {
-      return o.mounts(podUid).flatMap((m) => {
-        const provider = metricsProvider(m);
-        if (!provider) return [];
-        const metrics = measures.get(`${podUid}/${m.volume}`, () => measure[provider](m));
-        // upstream's plugin directory names: not a local ephemeral volume (isLocalEphemeral).
-        const plugin = pluginDirName(m.kind === 'csi' ? CSI : LOCAL_VOLUME);
-        return [{ name: m.volume, plugin, ownFs: true, metrics, pvc: m.pvc }];
-      });
+      // upstream's MetricsStatFS of an inline volume: no claim; its plugin directory is its driver's.
+      const inline = (o.statfsVolumes?.(podUid) ?? []).map((v) => ({
+        name: v.name,
+        plugin: basename(dirname(v.path)),
+        ownFs: true,
+        metrics: measures.get(`${podUid}/${v.name}`, () => statfsMetrics(v.path)),
+      }));
+      return [...inline, ...claimVolumes(podUid)];
     },
     retain(podUids) {
       measures.retain((key) => podUids.has(key.slice(0, key.indexOf('/'))));
     },
   };
+
+  function claimVolumes(podUid: string): RawVolume[] {
+    return o.mounts(podUid).flatMap((m) => {
+      const provider = metricsProvider(m);
+      if (!provider) return [];
+      const metrics = measures.get(`${podUid}/${m.volume}`, () => measure[provider](m));
+      // upstream's plugin directory names: not a local ephemeral volume (isLocalEphemeral).
+      const plugin = pluginDirName(m.kind === 'csi' ? CSI : m.kind === 'flexVolume' ? FLEX_VOLUME : LOCAL_VOLUME);
+      return [{ name: m.volume, plugin, ownFs: true, metrics, pvc: m.pvc }];
+    });
+  }
 }

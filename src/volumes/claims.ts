@@ -113,6 +113,8 @@ export interface ClaimMount {
   block: boolean;
   /** CSI: NodeGetVolumeStats's driver and volume_id. */
   csi?: { driver: string; volumeHandle: string };
+  /** flexVolume: its driver supportsMetrics, so it is measured by statfs (else not at all, upstream's MetricsNil). */
+  statfs?: boolean;
 }
 
 /**
@@ -121,7 +123,7 @@ export interface ClaimMount {
  * claim volume v of the pod, set up from pv at path; undefined for other volumes and for a PV
  * without a plugin.
  */
-export function claimMount(pod: Pod, v: Volume, pv: PersistentVolume, path: string): ClaimMount | undefined {
+export function claimMount(pod: Pod, v: Volume, pv: PersistentVolume, path: string, statfs = false): ClaimMount | undefined {
   const ref = claimOf(pod, v);
   const kind = persistentKind(pv);
   if (!ref || !kind) return undefined;
@@ -135,6 +137,7 @@ export function claimMount(pod: Pod, v: Volume, pv: PersistentVolume, path: stri
     path,
     block: pv.spec?.volumeMode === 'Block',
     csi: csi && { driver: csi.driver, volumeHandle: csi.volumeHandle },
+    ...(statfs && { statfs }),
   };
 }
 

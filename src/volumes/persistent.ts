@@ -213,7 +213,7 @@ export class PersistentVolumes {
     if (!byName) this.#mounts.set(uid, (byName = new Map()));
     // upstream's csiBlockMapper measures a raw block CSI volume at its bind-mounted device, GLOBALMAP/PODUID.
     const measured = set.block && pv.spec?.csi ? join(blockGlobalMapPath(this.#host.rootDir, pv.metadata!.name!), uid) : set.path;
-    byName.set(v.name, claimMount(pod, v, pv, measured)!);
+    byName.set(v.name, claimMount(pod, v, pv, measured, set.statfsMetrics)!);
     return set;
   }
 

@@ -441,6 +441,19 @@ export class VolumeManager {
     return qualifiedPluginName(plugin.name, { volume: v });
   }
 
+  /**
+   * The pod's inline volumes whose plugin measures them by statfs (a flexVolume whose driver
+   * supportsMetrics), for the Summary; a claim's are PersistentVolumes.claimMounts'.
+   */
+  statfsVolumes(uid: string): { name: string; path: string }[] {
+    const s = this.#pods.get(uid);
+    if (!s) return [];
+    return s.volumes.flatMap((v) => {
+      const p = s.paths.get(v.name);
+      return p?.statfsMetrics && !v.persistentVolumeClaim && !v.ephemeral ? [{ name: v.name, path: p.path }] : [];
+    });
+  }
+
   /** The host directory of the pod's volume once set up (upstream's volumeutil.GetPath of its mounter), as fileKeyRef reads it. */
   hostPath(uid: string, volume: string): string | undefined {
     return this.#pods.get(uid)?.paths.get(volume)?.path;

@@ -22,6 +22,8 @@ export interface VolumeSpec {
 /** A volume as set up for the pod; a Block one is a device to hand to the containers, not a mount. */
 export interface PersistentPath extends VolumePath {
   block?: boolean;
+  /** Measured by statfs of its path for the Summary (upstream's MetricsStatFS): a flexVolume whose driver supportsMetrics. */
+  statfsMetrics?: boolean;
   /**
    * Set up again once a refresh period, as a plugin with requiresRemount is: a CSI volume whose
    * CSIDriver says requiresRepublish (upstream's csiPlugin.RequiresRemount, read at each set-up).

@@ -262,6 +262,8 @@ test('through the volume manager: an inline flexVolume set up before the contain
     mounts.filter((m) => m.containerPath === '/data'),
     [{ containerPath: '/data', hostPath: dir, readonly: false, propagation: 'PROPAGATION_PRIVATE', selinuxRelabel: true }],
   );
+  // Its driver does not supportsMetrics: not measured (upstream's MetricsNil).
+  assert.deepEqual(vm.statfsVolumes('uid-1'), []);
   // A failure shows as upstream's FailedMount message.
   const failing = podWith('uid-2', { name: 'vol', flexVolume: { driver: 'k8s/test', options: { fail: 'yes' } } });
   assert.deepEqual((await vm.setUp(failing)).failed, [
@@ -274,6 +276,21 @@ test('through the volume manager: an inline flexVolume set up before the contain
   await vm.tearDown('uid-1');
   assert.deepEqual(h.calls(), [['unmount', dir]]);
   assert.equal(existsSync(`${h.root}/pods/uid-1/volumes`), false);
+});
+
+test("a driver that supportsMetrics: its inline volumes measured by statfs (VolumeManager.statfsVolumes), a claim's by PersistentVolumes", async (t) => {
+  const h = harness(t);
+  h.install('k8s~test', NON_ATTACHABLE.replace('"attach":false', '"attach":false,"supportsMetrics":true'));
+  const none = () => Promise.reject(new Error('none'));
+  const vm = new VolumeManager({
+    rootDir: h.root,
+    sources: { configMap: none, secret: none, requestToken: none },
+    log: quiet,
+    flex: h.kubelet(),
+  });
+  const pod = podWith('uid-1', { name: 'vol', flexVolume: { driver: 'k8s/test' } });
+  assert.equal((await vm.setUp(pod)).ready, true);
+  assert.deepEqual(vm.statfsVolumes('uid-1'), [{ name: 'vol', path: `${h.root}/pods/uid-1/volumes/k8s~test/vol` }]);
 });
 
 test("a PersistentVolume's flexVolume: its directory and options named for the PV, read-only as the claim says", async (t) => {

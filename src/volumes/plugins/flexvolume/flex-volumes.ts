@@ -229,6 +229,8 @@ export class FlexVolumes {
       readOnly: src.readOnly,
       // upstream's GetAttributes: Managed unless read-only, SELinuxRelabel as the driver says.
       ...(driver.capabilities.selinuxRelabel && !src.readOnly && { selinuxRelabel: true }),
+      // upstream's newMounterInternal: MetricsStatFS of the pod's directory when the driver supportsMetrics, else none.
+      ...(driver.capabilities.supportsMetrics && { statfsMetrics: true }),
     };
     if (prepareForMount(dir, this.#mounts)) return result;
     let secret: Record<string, string> = {};
