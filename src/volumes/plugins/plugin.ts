@@ -46,7 +46,10 @@ export interface ReconstructedVolume {
  * for a claim's PV) hands it: the sources, mounts and state it works with.
  */
 export interface VolumePlugin<Host> {
-  /** upstream's GetPluginName (names.ts); escaped, its directory under ROOT/pods/UID/volumes. */
+  /**
+   * upstream's GetPluginName (names.ts); escaped, its directory under ROOT/pods/UID/volumes
+   * (but flexVolume's, whose volumes are under their driver's name, VENDOR~DRIVER).
+   */
   readonly name: string;
   /** upstream's CanSupport: whether the plugin serves this spec. */
   canSupport(spec: VolumeSpec): boolean;

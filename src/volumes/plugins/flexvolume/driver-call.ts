@@ -175,7 +175,12 @@ export const DRIVER_CALL_TIMEOUT_MS = 5 * 60_000;
 /** upstream's waitForAttachTimeout, the deadline of waitforattach. */
 export const WAIT_FOR_ATTACH_TIMEOUT_MS = 10 * 60_000;
 
-/** Runs the driver executable, never rejecting; killed (SIGKILL, as upstream's cmd.Stop) at timeoutMs. */
+/**
+ * Runs the driver executable, never rejecting; killed (SIGKILL, as upstream's cmd.Stop) at
+ * timeoutMs. execFile forks the kubelet itself, which src/mount/command.ts's helper avoids for
+ * mount(8); a driver is run a few times a volume, and needs the deadline and exit status that
+ * helper does not give.
+ */
 export function runDriver(executable: string, args: readonly string[], timeoutMs: number): Promise<DriverRun> {
   return new Promise((resolve) =>
     execFile(
