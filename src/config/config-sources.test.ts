@@ -239,8 +239,8 @@ volumeStatsAggPeriod: 0s
     ['a default set out loud is quiet', 'cgroupsPerQOS: true\nhairpinMode: promiscuous-bridge\nenableProfilingHandler: true\n', []],
     [
       'ignored rows',
-      'volumePluginDir: /plugins\ncpuManagerPolicy: static\nenableContentionProfiling: true\n',
-      ['enableContentionProfiling', 'volumePluginDir'],
+      'enableControllerAttachDetach: false\ncpuManagerPolicy: static\nenableContentionProfiling: true\n',
+      ['enableContentionProfiling', 'enableControllerAttachDetach'],
     ],
     [
       'flagless accepted fields',
