@@ -4,7 +4,10 @@
 // the managed /etc/hosts, and a volume that cannot be set up.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AuthenticationV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import {
   ADMIN_KUBECONFIG,
@@ -379,3 +382,73 @@ test('configMapAndSecretChangeDetectionStrategy Cache: in /configz, and updates 
       restartKubelet();
     }
   }));
+
+// FlexVolume (volumePluginDir): upstream's own e2e driver "dummy" (a tmpfs with index.html, from
+// the pinned release's test/e2e/testing-manifests/flexvolume), installed as an operator does, in
+// <volumePluginDir>/<vendor>~<driver>/<driver>; the kubelet calls init, mount and unmount.
+test("flexVolume: upstream's dummy driver in volumePluginDir mounts for the pod and unmounts when it goes; a failing driver is FailedMount", async (t) => {
+  const gomod = execFileSync('go', ['env', 'GOMODCACHE'], {
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `/usr/local/go/bin:${process.env.PATH}` },
+  }).trim();
+  const dummy = `${gomod}/k8s.io/kubernetes@v1.36.3/test/e2e/testing-manifests/flexvolume/dummy`;
+  assert.ok(existsSync(dummy), `upstream's dummy driver is not in the Go module cache (${dummy}): make up builds the release from it`);
+  const dir = mkdtempSync(join(tmpdir(), 'kts-flex-'));
+  const log = join(dir, 'dummy.log');
+  const install = (name: string, text: string) => {
+    mkdirSync(join(dir, `k8s~${name}`));
+    writeFileSync(join(dir, `k8s~${name}`, name), text, { mode: 0o755 });
+  };
+  // Its log where this test reads it: the script keeps a FLEX_DUMMY_LOG already set.
+  install('dummy', readFileSync(dummy, 'utf8').replace(/^#!\/bin\/sh\n/, `#!/bin/sh\nFLEX_DUMMY_LOG=${log}\n`));
+  install(
+    'broken',
+    '#!/bin/sh\n[ "$1" = init ] && echo \'{"status":"Success","capabilities":{"attach":false}}\' && exit 0\necho \'{"status":"Failure","message":"the backend is away"}\'\nexit 1\n',
+  );
+  t.after(() => {
+    restartKubelet();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  restartKubelet(`volumePluginDir: ${dir}\n`);
+  await withNamespace(async (ns) => {
+    const { core } = clients();
+    const flexPod = (name: string, driver: string) =>
+      core.createNamespacedPod({
+        namespace: ns,
+        body: podSpec(name, {
+          volumes: [{ name: 'flex', flexVolume: { driver, options: { color: 'blue' } } }],
+          containers: [sh('main', 'exec sleep 3600', { volumeMounts: [{ name: 'flex', mountPath: '/mnt' }] })],
+        }),
+      });
+    await flexPod('flexed', 'k8s/dummy');
+    const pod = await running(ns, 'flexed');
+    assert.equal(exec(ns, 'flexed', 'main', 'cat /mnt/index.html').trim(), 'Hello from flexvolume!');
+    const volDir = `${ROOT_DIR}/pods/${pod.metadata!.uid}/volumes/k8s~dummy/flex`;
+    assert.match(
+      readFileSync('/proc/self/mountinfo', 'utf8'),
+      new RegExp(` ${volDir} .* - tmpfs `),
+      'the driver mounted a tmpfs at the pod volume',
+    );
+    const mounted = readFileSync(log, 'utf8');
+    assert.match(mounted, new RegExp(`domount ${volDir} `));
+    for (const want of [
+      `"kubernetes.io/pod.name":"flexed"`,
+      `"kubernetes.io/pod.namespace":"${ns}"`,
+      '"color":"blue"',
+      '"kubernetes.io/readwrite":"rw"',
+    ])
+      assert.ok(mounted.includes(want), `the options carry ${want}: ${mounted}`);
+
+    await flexPod('broken', 'k8s/broken');
+    await eventually('FailedMount with the driver message', 60_000, async () =>
+      (await events(ns, 'broken')).some((e) => e.startsWith('FailedMount: ') && e.includes('status: Failure, reason: the backend is away')),
+    );
+
+    await core.deleteNamespacedPod({ name: 'flexed', namespace: ns, gracePeriodSeconds: 1 });
+    await eventually(
+      'the driver unmounted the volume and its directory went',
+      60_000,
+      async () => readFileSync(log, 'utf8').includes(`unmount ${volDir}`) && !existsSync(volDir),
+    );
+  });
+});
