@@ -240,7 +240,10 @@ volumeStatsAggPeriod: 0s
     [
       'ignored rows',
       'enableControllerAttachDetach: false\ncpuManagerPolicy: static\nenableContentionProfiling: true\n',
-      ['enableContentionProfiling', 'enableControllerAttachDetach'],
+      [
+        "enableContentionProfiling (upstream sets Go's block profile rate for /debug/pprof/block; a Node process has no goroutines that block, hence no block profile)",
+        'enableControllerAttachDetach',
+      ],
     ],
     [
       'flagless accepted fields',
@@ -256,7 +259,7 @@ volumeStatsAggPeriod: 0s
   for (const [name, text, want] of cases) assert.deepEqual(ignoredSettings(readDocument(head + text, 'f')), want, name);
   // A flag sets the document as the file would, so its field is named the same way.
   assert.deepEqual(ignoredSettings(loadKubeletConfig({ flags: [['contention-profiling', 'true']] }).document), [
-    'enableContentionProfiling',
+    "enableContentionProfiling (upstream sets Go's block profile rate for /debug/pprof/block; a Node process has no goroutines that block, hence no block profile)",
   ]);
 });
 

@@ -83,6 +83,8 @@ interface Field<T> {
    * or, for a nested field, the path below it the flag sets.
    */
   flag?: string | FlagSpec | FlagSpec[];
+  /** A field not in effect: why, in a few words, named with it when its setting refuses the start. */
+  why?: string;
   /** An in-effect field's parts that are read by nothing yet, for the start-up warning: their paths when set to other than their defaults. */
   ignoredParts?: (v: T) => string[];
 }
@@ -404,7 +406,9 @@ export const FIELDS = {
   eventBurst: field(int, 100, { zeroIsUnset: true, omitEmpty: true, check: notNegative('eventBurst', 'event-burst'), flag: 'event-burst' }),
   /** false: the kubelet API's debugging endpoints (exec, logs, ...) answer 405 (src/server/server.ts). */
   enableDebuggingHandlers: field(bool, true, { flag: 'enable-debugging-handlers' }),
-  enableContentionProfiling: ignored(bool, false, 'contention-profiling'),
+  enableContentionProfiling: ignored(bool, false, 'contention-profiling', {
+    why: "upstream sets Go's block profile rate for /debug/pprof/block; a Node process has no goroutines that block, hence no block profile",
+  }),
   healthzPort: field(int, 10248, { check: between('healthzPort', 0, 65535), flag: 'healthz-port' }),
   healthzBindAddress: field(str, '127.0.0.1', { flag: 'healthz-bind-address' }),
   /** The kubelet's own oom_score_adj (src/node/oom-score.ts). */
@@ -1013,7 +1017,7 @@ export function ignoredSettings(doc: Record<string, unknown>): string[] {
   const c = decodeFields(doc, 'config') as Record<string, unknown>;
   const out: string[] = [];
   for (const [key, f] of ROWS) {
-    if (!f.inEffect && !isDeepStrictEqual(c[key], f.default)) out.push(yamlName(key, f));
+    if (!f.inEffect && !isDeepStrictEqual(c[key], f.default)) out.push(f.why ? `${yamlName(key, f)} (${f.why})` : yamlName(key, f));
     else if (f.inEffect && f.ignoredParts && c[key] !== undefined) out.push(...f.ignoredParts(c[key]));
   }
   for (const [name, a] of Object.entries(ACCEPTED)) {

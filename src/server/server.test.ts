@@ -452,3 +452,51 @@ test('enableProfilingHandler and enableDebugFlagsHandler false: /debug/pprof/ an
     assert.deepEqual(want.body === undefined ? { status: got.status } : got, want, `${JSON.stringify(deps)} ${path}`);
   }
 });
+
+test('/debug/flags/v and /debug/pprof/ served behind nodes/proxy: PUT sets the verbosity, other methods 406 as StringFlagPutHandler', async () => {
+  const set: number[] = [];
+  const s = createServer(kubeletServer({ ...deps, setVerbosity: (v) => set.push(v) }));
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port: p } = s.address() as AddressInfo;
+  const call = (method: string, path: string, user: string, body?: string) =>
+    new Promise<{ status: number; type?: string; body: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: p, method, path, agent: false, headers: { 'x-user': user } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], body: text }));
+      }).on('error', reject);
+      req.end(body);
+    });
+  try {
+    authzCalls = [];
+    assert.deepEqual(await call('PUT', '/debug/flags/v', 'admin', '4'), {
+      status: 200,
+      type: 'text/plain',
+      body: 'successfully set klog.logging.verbosity to 4\n',
+    });
+    assert.deepEqual(
+      authzCalls.map((a) => [a.verb, a.resource, a.subresource]),
+      [['update', 'nodes', 'proxy']],
+    );
+    assert.deepEqual(set, [4]);
+    assert.deepEqual(await call('PUT', '/debug/flags/v', 'admin', 'x'), {
+      status: 400,
+      type: 'text/plain',
+      body: 'strconv.ParseUint: parsing "x": invalid syntax\n',
+    });
+    assert.deepEqual(await call('GET', '/debug/flags/v', 'admin'), { status: 406, type: 'text/plain', body: 'unsupported http method\n' });
+    assert.equal((await call('PUT', '/debug/flags/v', 'reader', '9')).status, 403);
+    assert.deepEqual(set, [4]);
+    assert.equal((await call('GET', '/debug/pprof/', 'reader')).status, 403);
+    const index = await call('GET', '/debug/pprof/', 'admin');
+    assert.deepEqual([index.status, index.type], [200, 'text/html; charset=utf-8']);
+    assert.deepEqual(await call('GET', '/debug/pprof/goroutine', 'admin'), {
+      status: 404,
+      type: 'text/plain; charset=utf-8',
+      body: 'Unknown profile\n',
+    });
+    assert.equal((await call('GET', '/debug/pprof/cmdline', 'admin')).body, process.argv.join('\0'));
+  } finally {
+    s.close();
+  }
+});

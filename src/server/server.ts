@@ -18,6 +18,10 @@ import { systemLogsHandler } from './system-logs.ts';
 import { type Journal, nodeLogQueryHandler } from './node-logs.ts';
 import { requestLabels, type RequestLabels, type ServerType } from './request-metrics.ts';
 import { type Handler, reply, replyJSON, type Response, Router } from './router.ts';
+import { setVerbosity } from '../log/log.ts';
+import { debugFlagsHandler } from './debug-flags.ts';
+import { pprofHandler } from './pprof/handlers.ts';
+import { inspectorProfiler, type Profiler } from './pprof/profiler.ts';
 
 // node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
 // WebSocket one loads undici (src/apiserver/client.ts says more).
@@ -54,6 +58,10 @@ export interface ServerDeps extends DefaultHandlerDeps {
   /** enableProfilingHandler and enableDebugFlagsHandler (default true): false answers /debug/pprof/ and /debug/flags/v with 405. */
   enableProfilingHandler?: boolean;
   enableDebugFlagsHandler?: boolean;
+  /** /debug/pprof/'s profilers (default: the process's, through node:inspector). */
+  profiler?: Profiler;
+  /** What PUT /debug/flags/v calls (default: the log's setVerbosity). */
+  setVerbosity?: (v: number) => void;
   /**
    * enableDebuggingHandlers (default true): false answers exec, attach, port-forward, run,
    * containerLogs, runningpods, pprof and logs with 405, and serves no /configz (upstream's NewServer).
@@ -183,6 +191,9 @@ function installAuthRequiredHandlers(app: Router, deps: ServerDeps): void {
         : systemLogsHandler(deps.systemLogsDir),
     );
   app.get('/containerLogs/:namespace/:pod/:container', containerLogsHandler(deps, deps.log));
+  if (deps.enableProfilingHandler !== false)
+    app.get(/^\/debug\/pprof\/.*$/, pprofHandler({ profiler: deps.profiler ?? inspectorProfiler, log: deps.log, argv: process.argv }));
+  if (deps.enableDebugFlagsHandler !== false) app.all(/^\/debug\/flags\/v$/, debugFlagsHandler(deps.setVerbosity ?? setVerbosity));
 }
 
 /**
