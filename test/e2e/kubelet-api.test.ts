@@ -6,7 +6,7 @@ import { request } from 'node:https';
 import { connect, type ConnectionOptions } from 'node:tls';
 import { get } from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -782,3 +782,65 @@ test('enableDebuggingHandlers: false closes kubectl logs and exec (405), the pod
     }
     assert.equal(kubectl('-n', ns, 'get', 'pod', 'closed', '-o', 'jsonpath={.status.phase}'), 'Running');
   }));
+
+// /debug/pprof/ and /debug/flags/v (enableProfilingHandler, enableDebugFlagsHandler, both on by
+// default): what an operator does to profile a kubelet and raise its verbosity, through the
+// node proxy; the profiles read back by go tool pprof.
+test('debug handlers: a CPU and a heap profile go tool pprof reads, cmdline, Go\'s "Unknown profile"; PUT /debug/flags/v sets the verbosity', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kts-pprof-'));
+  const pprofTop = (file: string) => {
+    const r = spawnSync('/usr/local/go/bin/go', ['tool', 'pprof', '-top', file], { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 0, `go tool pprof ${file}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const raw = (path: string, file: string) => {
+    const r = spawnSync(`${BIN}/kubectl`, ['--kubeconfig', ADMIN_KUBECONFIG, 'get', '--raw', `/api/v1/nodes/${nodeName()}/proxy${path}`], {
+      timeout: 120_000,
+      maxBuffer: 64 << 20,
+    });
+    assert.equal(r.status, 0, `${path}: ${r.stderr}`);
+    writeFileSync(join(dir, file), r.stdout);
+    return r.stdout;
+  };
+  try {
+    assert.match(proxy('/debug/pprof/'), /href=["']profile\?debug=1["']/);
+    assert.match(raw('/debug/pprof/cmdline', 'cmdline').toString(), /\0--config[=\0]/);
+    // Load while the CPU profile runs: the kubelet serves its pod list.
+    const load = spawn('bash', [
+      '-c',
+      `for i in $(seq 200); do ${BIN}/kubectl --kubeconfig ${ADMIN_KUBECONFIG} get --raw /api/v1/nodes/${nodeName()}/proxy/pods >/dev/null; done`,
+    ]);
+    raw('/debug/pprof/profile?seconds=5', 'cpu.pb.gz');
+    load.kill();
+    assert.match(pprofTop(join(dir, 'cpu.pb.gz')), /Type: cpu/);
+    raw('/debug/pprof/heap', 'heap0.pb.gz');
+    raw('/debug/pprof/heap', 'heap.pb.gz');
+    assert.match(pprofTop(join(dir, 'heap.pb.gz')), /Type: inuse_space/);
+    const goroutine = spawnSync(
+      `${BIN}/kubectl`,
+      ['--kubeconfig', ADMIN_KUBECONFIG, 'get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/debug/pprof/goroutine`],
+      { encoding: 'utf8' },
+    );
+    assert.notEqual(goroutine.status, 0, 'no goroutine profile in Node.js');
+    assert.match(goroutine.stderr, /NotFound|404|not found/i);
+
+    const before = JSON.parse(proxy('/configz')).kubeletconfig.logging?.verbosity ?? 0;
+    const put = (v: string) => {
+      writeFileSync(join(dir, 'v'), v);
+      return spawnSync(
+        `${BIN}/kubectl`,
+        ['--kubeconfig', ADMIN_KUBECONFIG, 'replace', '--raw', `/api/v1/nodes/${nodeName()}/proxy/debug/flags/v`, '-f', join(dir, 'v')],
+        { encoding: 'utf8' },
+      );
+    };
+    const set = put('6');
+    assert.equal(set.status, 0, set.stderr);
+    assert.match(set.stdout, /successfully set klog.logging.verbosity to 6/);
+    const bad = put('lots');
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.stderr, /invalid syntax|BadRequest|400/);
+    assert.equal(put(String(before)).status, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -21,7 +21,7 @@ const DESCRIPTIONS: [string, string][] = [
   ['cmdline', 'The command line invocation of the current program'],
   [
     'heap',
-    'A sampling of memory allocations of live objects (V8 sampling heap profiler, one sample per 512 KiB allocated on average, since the kubelet started).',
+    'A sampling of memory allocations of live objects (V8 sampling heap profiler, one sample per 512 KiB allocated on average, since the first heap request).',
   ],
   [
     'profile',
