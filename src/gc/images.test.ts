@@ -222,6 +222,7 @@ test('imageGCHighThresholdPercent 100 with no imageMaximumGCAge: no periodic ima
       observe: { removed() {}, error() {} },
     });
     try {
+      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
       mock.timers.tick(30_000);
       for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
       assert.deepEqual(removed, wantRemoved, `high threshold ${high}`);
@@ -232,5 +233,51 @@ test('imageGCHighThresholdPercent 100 with no imageMaximumGCAge: no periodic ima
       gc.stop();
       mock.timers.reset();
     }
+  }
+});
+
+test('the first pass comes after the images found at start are noted: a slow first listing does not make them too young for a pass', async () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  const t = { now: 0 };
+  const removed: string[] = [];
+  let firstListing: (() => void) | undefined;
+  let listings = 0;
+  const flush = async () => {
+    for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+  };
+  const gc = startImageGC({
+    policy: { highThresholdPercent: 1, lowThresholdPercent: 0, minAgeMs: 5_000, maxAgeMs: 0 },
+    images: () =>
+      listings++ === 0
+        ? new Promise<ImageRecord[]>((resolve) => {
+            firstListing = () => resolve([img('unused', 10)]);
+          })
+        : Promise.resolve([img('unused', 10)].filter((i) => !removed.includes(i.id))),
+    inUse: async () => new Set(),
+    fs: () => ({ capacityBytes: 100, availableBytes: 50 }),
+    remove: async (id) => {
+      removed.push(id);
+    },
+    log: { info() {}, warn() {}, error() {}, v() {} } as never,
+    observe: { removed() {}, error() {} },
+    now: () => t.now,
+  });
+  try {
+    await flush();
+    // The runtime answers the first listing 30 s late: no pass meanwhile.
+    t.now = 30_000;
+    mock.timers.tick(30_000);
+    await flush();
+    assert.equal(listings, 1, 'no pass before the images are noted');
+    firstListing!();
+    await flush();
+    // The first pass, 8-12 s later: the image is older than imageMinimumGCAge by then.
+    t.now += 12_000;
+    mock.timers.tick(12_000);
+    await flush();
+    assert.deepEqual(removed, ['unused']);
+  } finally {
+    gc.stop();
+    mock.timers.reset();
   }
 });

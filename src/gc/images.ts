@@ -200,18 +200,22 @@ export function startImageGC(d: ImageGCDeps) {
     }
   };
   // Images are first noted at start (their age counts from then, as upstream's detectImages);
-  // the first pass comes soon after, the rest every 5 min.
-  void Promise.all([d.images(), d.inUse()]).then(
+  // the first pass comes some seconds after that noting ends, not after the start: a slow
+  // first listing (a loaded node) would otherwise let the pass note the images itself, find
+  // them all younger than imageMinimumGCAge and leave them for 5 min. The rest every 5 min.
+  const detected = Promise.all([d.images(), d.inUse()]).then(
     ([images, inUse]) => {
       history = updateHistory(history, images, inUse, now());
     },
     () => {},
   );
   if (imageGCLoopDisabled(d.policy)) d.log.info('ImageGCHighThresholdPercent is set 100 and ImageMaximumGCAge is 0, Disable image GC');
-  else {
-    timer = setTimeout(loop, jittered(10_000, 0.2));
-    timer.unref();
-  }
+  else
+    void detected.then(() => {
+      if (stopped) return;
+      timer = setTimeout(loop, jittered(10_000, 0.2));
+      timer.unref();
+    });
   return {
     collect: async (all = false) => {
       await collect(all);

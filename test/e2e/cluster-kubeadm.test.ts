@@ -4,7 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { BUSYBOX, eventually } from './stack.ts';
+import { readFileSync } from 'node:fs';
+import { BUSYBOX, ROOT, eventually } from './stack.ts';
 import { CP, WORKERS, ck, ckJSON, ensureCluster, inNode, nodeIP, nodeKubelet } from './cluster.ts';
 
 before(() => ensureCluster());
@@ -25,6 +26,32 @@ type Pod = {
 const pods = (selector: string, namespace = ns): Pod[] => ckJSON<{ items: Pod[] }>('-n', namespace, 'get', 'pods', '-l', selector).items;
 const running = (p: Pod) => p.status.phase === 'Running' && (p.status.containerStatuses ?? []).every((c: any) => c.ready);
 const restarts = (p: Pod) => (p.status.containerStatuses ?? []).reduce((n: number, c: any) => n + c.restartCount, 0);
+/** A pod's restarts, and for each restarted container how its last instance ended and its last log lines (for a failed run's reader). */
+const restartsSaying = (p: Pod, namespace: string) => {
+  const said = (p.status.containerStatuses ?? [])
+    .filter((c: any) => c.restartCount > 0)
+    .map((c: any) => {
+      let log: string;
+      try {
+        log = ck(['-n', namespace, 'logs', p.metadata.name, '-c', c.name, '--previous', '--tail=15']);
+      } catch (e) {
+        log = `(no previous log: ${(e as Error).message.split('\n')[0]})`;
+      }
+      return `${c.name}: restartCount ${c.restartCount}, last state ${JSON.stringify(c.lastState)}\n${log}`;
+    });
+  let kubelet = '';
+  if (said.length)
+    try {
+      const lines = readFileSync(`${ROOT}/_output/cluster/logs/${p.spec.nodeName}-kubelet.log`, 'utf8').split('\n');
+      kubelet = `its kubelet's last lines on it:\n${lines
+        .filter((l) => l.includes(p.metadata.name))
+        .slice(-15)
+        .join('\n')}`;
+    } catch {
+      /* no log to quote */
+    }
+  return [restarts(p), `${p.metadata.name} on ${p.spec.nodeName} restarts\n${said.join('\n')}\n${kubelet}`] as const;
+};
 const exec = (pod: string, ...cmd: string[]) => ck(['-n', ns, 'exec', pod, '--', ...cmd]);
 
 /** An HTTP server on 8080 answering with its pod's name (busybox httpd). */
@@ -79,7 +106,8 @@ test('every node runs kubelet-ts and is Ready; the control plane, kube-proxy, fl
     assert.deepEqual(ps.map((p) => p.spec.nodeName).sort(), [CP, ...WORKERS], `${selector}: one per node`);
     for (const p of ps) {
       assert.ok(running(p), `${p.metadata.name} Running`);
-      assert.equal(restarts(p), 0, `${p.metadata.name} restarts`);
+      const [n, why] = restartsSaying(p, namespace);
+      assert.equal(n, 0, why);
     }
   };
   perNode('k8s-app=kube-proxy', 'kube-system');
@@ -88,7 +116,8 @@ test('every node runs kubelet-ts and is Ready; the control plane, kube-proxy, fl
   assert.equal(dns.length, 2);
   for (const p of dns) {
     assert.ok(running(p), `${p.metadata.name} Running and ready`);
-    assert.equal(restarts(p), 0);
+    const [n, why] = restartsSaying(p, 'kube-system');
+    assert.equal(n, 0, why);
   }
 });
 
