@@ -20,8 +20,20 @@ test('goJSON: encoding/json compact with its newline, or MarshalIndent without; 
 
 test('goYAML: keys sorted, lists under their key unindented, ambiguous strings quoted', () => {
   assert.equal(
-    goYAML({ z: 1, a: ['/x'], t: '2026-12-04T10:00:00Z', b: 'true', e: '1.36', m: {} }),
-    'a:\n- /x\nb: "true"\ne: "1.36"\nm: {}\nt: "2026-12-04T10:00:00Z"\nz: 1\n',
+    goYAML({
+      z: 1,
+      a: ['/x', '0'],
+      t: '2026-12-04T10:00:00Z',
+      b: 'true',
+      e: '1.36',
+      m: {},
+      n: '',
+      s: '[]',
+      y: 'yes',
+      w: 'a: b',
+      p: '1m0s',
+    }),
+    'a:\n- /x\n- "0"\nb: "true"\ne: "1.36"\nm: {}\nn: ""\np: 1m0s\ns: \'[]\'\nt: "2026-12-04T10:00:00Z"\nw: \'a: b\'\ny: "yes"\nz: 1\n',
   );
 });
 

@@ -2,7 +2,7 @@
 // handlers write it: the text with "text/plain; charset=utf-8"; a document through
 // WriteObjectNegotiated, its content type naming group, version and kind; a 406 Status through
 // ErrorNegotiated, or WriteRawJSON's indented JSON when no type fits even the Status.
-import { stringify as yamlStringify } from 'yaml';
+import { Document, parse as yamlParse, visit } from 'yaml';
 import { ACCEPTED_TYPES, type Negotiated, type StructuredType, type ZpageVersion } from './negotiate.ts';
 
 export interface ZpageAnswer {
@@ -27,10 +27,28 @@ export function goJSON(value: unknown, pretty: boolean): string {
 
 /**
  * Pure: the yaml serializer's (sigs.k8s.io/yaml JSONToYAML, goyaml.v2): keys sorted, lists not
- * indented under their key, YAML 1.1's ambiguous scalars (timestamps, yes/no) quoted.
+ * indented under their key; a string YAML 1.1 would read as another type ("true", "1.36", a
+ * timestamp, "") double-quoted, one plain cannot hold ("[]", "*") single-quoted, as v2's emitter.
  */
 export function goYAML(value: unknown): string {
-  return yamlStringify(value, { sortMapEntries: true, lineWidth: 0, indentSeq: false, schema: 'yaml-1.1' });
+  const doc = new Document(value, { sortMapEntries: true });
+  visit(doc, {
+    Scalar(key, node) {
+      if (key !== 'key' && typeof node.value === 'string' && readsAsOtherScalar(node.value)) node.type = 'QUOTE_DOUBLE';
+    },
+  });
+  return doc.toString({ lineWidth: 0, indentSeq: false, singleQuote: true });
+}
+
+/** v2's resolve: the plain scalar is a null, bool, number or timestamp in YAML 1.1 (a flow collection is not: its text stays a string). */
+function readsAsOtherScalar(s: string): boolean {
+  if (s === '') return true;
+  try {
+    const v: unknown = yamlParse(s, { schema: 'yaml-1.1' });
+    return v === null || typeof v === 'boolean' || typeof v === 'number' || typeof v === 'bigint' || v instanceof Date;
+  } catch {
+    return false;
+  }
 }
 
 const encode = (mediaType: StructuredType, value: unknown, pretty: boolean) =>
