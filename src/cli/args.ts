@@ -50,7 +50,15 @@ export type Values<F extends Flags> = {
 
 export type CommandLine<C extends Record<string, Command>> =
   | { output: string }
-  | { [K in keyof C]: { command: K; positionals: string[]; values: Values<C[K]['flags']> } }[keyof C];
+  | {
+      [K in keyof C]: {
+        command: K;
+        positionals: string[];
+        values: Values<C[K]['flags']>;
+        /** The flags as given, in order, each occurrence's text (a bool one "true" or "false"): what /flagz renders. */
+        given: [name: string, text: string][];
+      };
+    }[keyof C];
 
 /** The command to run with its flags, or the help or version text to print; throws on a mistake. */
 export function parseCommandLine<C extends Record<string, Command>>(p: Program<C>, args: string[]): CommandLine<C> {
@@ -84,6 +92,7 @@ export function parseCommandLine<C extends Record<string, Command>>(p: Program<C
   if (given('version')) return { output: `${p.version}\n` };
 
   const values: Record<string, unknown> = {};
+  const givenFlags: [string, string][] = [];
   const unknown = new Set<string>();
   for (const t of tokens) {
     if (t.kind !== 'option') continue;
@@ -94,11 +103,13 @@ export function parseCommandLine<C extends Record<string, Command>>(p: Program<C
     }
     if (flag.type === 'boolean') {
       values[t.name] = t.value === undefined || parseBool(t.value, t.rawName);
+      givenFlags.push([t.name, String(values[t.name])]);
       continue;
     }
     if (t.value === undefined) throw new Error(`flag needs an argument: ${t.rawName}`);
     // pflag also reads -v=3 as 3.
     const text = t.rawName.length === 2 && t.inlineValue && t.value.startsWith('=') ? t.value.slice(1) : t.value;
+    givenFlags.push([t.name, text]);
     if (flag.type === 'strings') values[t.name] = [...((values[t.name] as string[] | undefined) ?? []), text];
     else if (flag.type === 'number') {
       if (!/^-?\d+$/.test(text)) throw new Error(`invalid argument "${text}" for "${t.rawName}" flag: not an integer`);
@@ -118,7 +129,7 @@ export function parseCommandLine<C extends Record<string, Command>>(p: Program<C
     if (f.choices && v !== undefined && !f.choices.includes(v as string))
       throw new Error(`Invalid values: Argument: ${flagName}, Given: "${v}", Choices: ${f.choices.map((c) => `"${c}"`).join(', ')}`);
   }
-  return { command: name, positionals, values } as CommandLine<C>;
+  return { command: name, positionals, values, given: givenFlags } as CommandLine<C>;
 }
 
 /** strconv.ParseBool, as pflag's bool flags. */

@@ -25,7 +25,8 @@ import { setLogFormat, setVerbosity, logger } from '../log/log.ts';
 import { runKubelet } from '../kubelet/kubelet.ts';
 import { KUBELET_VERSION } from '../kubelet/options.ts';
 import { parseLabels } from './flags.ts';
-import { parseCommandLine } from './args.ts';
+import { type Flags, parseCommandLine } from './args.ts';
+import { flagzFlags } from './flagz.ts';
 import { givenConfigFlags, program, refusedFlag, type KubeletArgs } from './commands.ts';
 import { invalidSystemCgroups } from '../node/system-cgroups.ts';
 import { ensureClientCertificate } from '../certificates/client-cert.ts';
@@ -34,7 +35,7 @@ import { loadCredentialProviders } from '../images/credential-provider/plugins.t
 import { featureEnabled } from '../features/gates.ts';
 import { gatesNotInEffect } from '../features/kubelet-gates.ts';
 
-async function startKubelet(argv: KubeletArgs) {
+async function startKubelet(argv: KubeletArgs, given: [string, string][], flags: Flags) {
   const refused = refusedFlag(argv);
   if (refused) throw new Error(refused);
   const cloudProvider = argv['cloud-provider'];
@@ -130,6 +131,7 @@ async function startKubelet(argv: KubeletArgs) {
     cniConfDir: argv['cni-conf-dir'],
     networkPlugin: argv['network-plugin'],
     systemCgroups,
+    flagz: flagzFlags(given, ownDefaults(flags)),
   });
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     process.once(sig, async () => {
@@ -140,6 +142,13 @@ async function startKubelet(argv: KubeletArgs) {
       process.exit(0);
     });
   }
+}
+
+/** The defaults kubelet-ts's flag table declares (the kubelet's own flags'), as /flagz prints them. */
+function ownDefaults(flags: Flags): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(flags).flatMap(([name, f]) => (f.default === undefined || Array.isArray(f.default) ? [] : [[name, String(f.default)]])),
+  );
 }
 
 function readConfig(flag: string, path: string): string {
@@ -171,7 +180,8 @@ async function main() {
   // kubeadm's preflight reads the version line: 'Kubernetes vX.Y.Z', as the upstream kubelet prints it.
   const line = parseCommandLine(program(`Kubernetes ${KUBELET_VERSION}`), process.argv.slice(2));
   if ('output' in line) return void process.stdout.write(line.output);
-  if (line.command === 'kubelet') return startKubelet(line.values as KubeletArgs);
+  const commands = program('').commands;
+  if (line.command === 'kubelet') return startKubelet(line.values as KubeletArgs, line.given, commands.kubelet.flags);
   const argv = line.values;
   setVerbosity(Number(((argv as Record<string, unknown>).v as string[] | undefined)?.at(-1) ?? 0));
   await join({
@@ -182,7 +192,7 @@ async function main() {
     config: argv.config,
     log: logger('join'),
   });
-  await startKubelet(argv as KubeletArgs);
+  await startKubelet(argv as KubeletArgs, line.given, commands.join.flags);
 }
 
 main().catch((e: unknown) => {

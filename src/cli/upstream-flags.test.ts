@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { CONFIG_FLAGS, isBoolFlag } from '../config/kubelet-config.ts';
 import { parseCommandLine } from './args.ts';
 import { REFUSED, program, refusedFlag } from './commands.ts';
+import { UPSTREAM_FLAGS } from './upstream-flags.ts';
 
 interface UpstreamFlag {
   name: string;
@@ -26,6 +27,13 @@ const known = (name: string) => name === 'help' || name === 'version' || Object.
 test("the list is the release's: 147 flags, the config ones with their field", () => {
   assert.equal(upstream.length, 147);
   assert.equal(upstream.filter((f) => f.field).length, 105);
+});
+
+test("the runtime's table (what /flagz shows for a flag not given) is the list's", () => {
+  assert.deepEqual(
+    UPSTREAM_FLAGS.map(([name, type, def]) => ({ name, type, default: def })),
+    upstream.map((f) => ({ name: f.name, type: f.type, default: f.default })),
+  );
 });
 
 test('every upstream flag is known to kubelet-ts', () => {

@@ -29,6 +29,8 @@ export interface KubeletOptions {
   cloudProvider?: '' | 'external';
   /** The deprecated --minimum-container-ttl-duration, --maximum-dead-containers(-per-container); upstream's defaults when unset. */
   containerGCPolicy?: ContainerGCPolicy;
+  /** /flagz: every flag of the command line with its value (src/cli/flagz.ts); undefined: no /flagz. */
+  flagz?: Record<string, string>;
 }
 
 // The Kubernetes release whose kubelet behaviour kubelet-ts implements.

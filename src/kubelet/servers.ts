@@ -16,7 +16,7 @@ import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import { healthzServer } from '../server/local-healthz.ts';
 import { kubeletApiServer, kubeletReadOnlyServer } from '../server/serve.ts';
 import type { Host } from './node.ts';
-import type { KubeletOptions } from './options.ts';
+import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
 import type { Stats } from './stats.ts';
 
 export async function kubeletServers(
@@ -51,6 +51,8 @@ export async function kubeletServers(
     stats: d.stats.cache,
     runtimeStats: d.stats.runtimeStats,
     healthy: d.healthy,
+    kubeletVersion: KUBELET_VERSION,
+    flagz: o.flagz,
   });
   const readOnly = await kubeletReadOnlyServer({ config, nodeName, pods, stats: d.stats.cache, healthy: d.healthy });
   // The active pods' devices, exclusive CPUs and memory.

@@ -40,7 +40,6 @@ const fineGrained: [string, string][] = [
   ['/pods', 'pods'],
   ['/healthz', 'healthz'],
   ['/configz', 'configz'],
-  ['/statusz', 'statusz'],
   ['/runningpods/', 'pods'],
 ];
 const own: [string, string][] = [
@@ -48,6 +47,10 @@ const own: [string, string][] = [
   ['/metrics', 'metrics'],
   ['/logs/', 'log'],
   ['/checkpoint/', 'checkpoint'],
+  // Upstream's getter checks these two in the second switch only, so neither also tries proxy;
+  // /flagz is authorized as configz (pkg/kubelet/server/auth.go).
+  ['/statusz', 'statusz'],
+  ['/flagz', 'configz'],
 ];
 
 /** Pure: the attributes to authorize for a request, in the order to try them. */

@@ -32,6 +32,7 @@ import type { SampleCache } from '../stats/cache.ts';
 import { statsEndpoints } from '../stats/endpoints.ts';
 import type { RuntimeStatsSource } from '../stats/runtime-source.ts';
 import { configzDocument } from './configz.ts';
+import { statuszFacts } from './zpages/statusz.ts';
 import { runningPods } from './running-pods.ts';
 import { journalctl } from './node-logs.ts';
 import { accessCheck } from './auth-filter.ts';
@@ -59,6 +60,10 @@ interface Deps {
   /** The stats sample cache the composition root shares with the eviction manager. */
   stats: SampleCache;
   runtimeStats: RuntimeStatsSource;
+  /** The kubelet's version, "v1.36.3": /statusz's binary and emulation versions. */
+  kubeletVersion: string;
+  /** /flagz's flags (src/cli/flagz.ts); undefined: no /flagz. */
+  flagz?: Record<string, string>;
 }
 
 /** kubelet_http_*: counts the request and holds it in flight until the returned function is called. */
@@ -166,6 +171,9 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     enableProfilingHandler: o.config.enableProfilingHandler,
     enableDebugFlagsHandler: o.config.enableDebugFlagsHandler,
     debuggingHandlers: o.config.enableDebuggingHandlers,
+    // InstallZPages: both gates beta and on by default in 1.36.
+    statusz: featureEnabled(o.config.featureGates, 'ComponentStatusz') ? statuszFacts(o.kubeletVersion) : undefined,
+    flagz: featureEnabled(o.config.featureGates, 'ComponentFlagz') ? o.flagz : undefined,
     // Upstream's Kubelet.Run: the query mode needs the NodeLogQuery gate (GA, locked on in 1.36) and the field.
     systemLogQuery: o.config.enableSystemLogQuery && featureEnabled(o.config.featureGates, 'NodeLogQuery') ? journalctl() : undefined,
     async containerLog(ns, name, container, previous) {

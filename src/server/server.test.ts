@@ -500,3 +500,23 @@ test('/debug/flags/v and /debug/pprof/ served behind nodes/proxy: PUT sets the v
     s.close();
   }
 });
+
+test('/statusz and /flagz: served when given (their gates), behind authorization, the path exact; not without the debugging handlers', async () => {
+  const zpages: Partial<ServerDeps> = {
+    statusz: { startTime: new Date('2026-12-04T10:00:00Z'), goVersion: 'v24.0.0', binaryVersion: '1.36.3', emulationVersion: '1.36' },
+    flagz: { v: '2', 'root-dir': '/var/lib/kubelet' },
+  };
+  const statusz = await once(zpages, '/statusz', 'admin');
+  assert.equal(statusz.status, 200);
+  assert.match(statusz.body, /^\nkubelet statusz\nWarning: /);
+  assert.match(statusz.body, /\nBinary version(:|: |=| ) 1\.36\.3\n/);
+  assert.match(statusz.body, /\nPaths(:|: |=| ) \/configz \/debug \/flagz \/healthz \/metrics\n$/);
+  assert.match((await once(zpages, '/flagz', 'admin')).body, /\nroot-dir(:|: |=| )\/var\/lib\/kubelet\nv(:|: |=| )2\n$/);
+  assert.equal((await once(zpages, '/flagz', 'reader')).status, 403);
+  assert.equal((await once(zpages, '/statusz/', 'admin')).status, 404);
+  assert.equal((await once({}, '/statusz', 'admin')).status, 404, 'gate off');
+  assert.equal((await once({}, '/flagz', 'admin')).status, 404, 'gate off');
+  assert.equal((await once({ ...zpages, debuggingHandlers: false }, '/statusz', 'admin')).status, 404);
+  const noFlagz = await once({ statusz: zpages.statusz, enableSystemLogHandler: false }, '/statusz', 'admin');
+  assert.match(noFlagz.body, /\nPaths(:|: |=| ) \/configz \/debug \/healthz \/logs \/metrics\n$/, 'the disabled /logs is a Handle path');
+});

@@ -22,6 +22,8 @@ import { setVerbosity } from '../log/log.ts';
 import { debugFlagsHandler } from './debug-flags.ts';
 import { pprofHandler } from './pprof/handlers.ts';
 import { inspectorProfiler, type Profiler } from './pprof/profiler.ts';
+import { flagzHandler, statuszHandler } from './zpages/handlers.ts';
+import { registeredHandlePaths, type StatuszFacts } from './zpages/statusz.ts';
 
 // node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
 // WebSocket one loads undici (src/apiserver/client.ts says more).
@@ -67,6 +69,10 @@ export interface ServerDeps extends DefaultHandlerDeps {
    * containerLogs, runningpods, pprof and logs with 405, and serves no /configz (upstream's NewServer).
    */
   debuggingHandlers?: boolean;
+  /** /statusz (the ComponentStatusz gate): the facts it shows but the paths, which the server knows; undefined: not served. */
+  statusz?: Omit<StatuszFacts, 'listedPaths'>;
+  /** /flagz (the ComponentFlagz gate): every flag with its value; undefined: not served. */
+  flagz?: Record<string, string>;
   /** enableSystemLogQuery with NodeLogQuery: /logs/ takes queries (node-logs.ts), read from this journal. */
   systemLogQuery?: Journal;
   authenticate: Authenticator;
@@ -194,6 +200,23 @@ function installAuthRequiredHandlers(app: Router, deps: ServerDeps): void {
   if (deps.enableProfilingHandler !== false)
     app.get(/^\/debug\/pprof\/.*$/, pprofHandler({ profiler: deps.profiler ?? inspectorProfiler, log: deps.log, argv: process.argv }));
   if (deps.enableDebugFlagsHandler !== false) app.all(/^\/debug\/flags\/v$/, debugFlagsHandler(deps.setVerbosity ?? setVerbosity));
+  installZPages(app, deps);
+}
+
+/**
+ * Upstream's InstallZPages, last of the debugging handlers: /flagz, then /statusz listing what
+ * was registered before it. Exact paths, any method (Container.Handle), behind the auth filter.
+ */
+function installZPages(app: Router, deps: ServerDeps): void {
+  if (deps.flagz) app.all(/^\/flagz$/, flagzHandler(deps.flagz));
+  if (deps.statusz) {
+    const listedPaths = registeredHandlePaths({
+      enableSystemLogHandler: deps.enableSystemLogHandler !== false,
+      enableProfilingHandler: deps.enableProfilingHandler !== false,
+      flagz: deps.flagz !== undefined,
+    });
+    app.all(/^\/statusz$/, statuszHandler({ ...deps.statusz, listedPaths }));
+  }
 }
 
 /**

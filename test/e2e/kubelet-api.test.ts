@@ -587,6 +587,76 @@ test('configz: the effective KubeletConfiguration with staticPodPath and Go dura
   assert.equal(kubeletconfig.port, 10250);
 });
 
+/** GET https://NODE_IP:10250/path as the cluster admin, with these request headers: status, content type and body. */
+function kubeletGetAs(path: string, headers: Record<string, string>): Promise<{ status: number; type?: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const tls = { cert: readFileSync(ADMIN_CERT.cert), key: readFileSync(ADMIN_CERT.key) };
+    const req = request({ host: NODE_IP, port: 10250, path, rejectUnauthorized: false, ...tls, headers }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+// The text serializers draw one of ":", ": ", "=" or " " to join a field and its value.
+const SEP = '(?::|: |=| )';
+
+test('statusz and flagz (ComponentStatusz, ComponentFlagz: beta, on): the text, the v1beta1 documents, 406 for a bare JSON', async () => {
+  // kubectl get --raw asks for "application/json, */*": JSON without a kind is refused, */* gives the text.
+  const text = proxy('/statusz');
+  assert.match(
+    text,
+    /^\nkubelet statusz\nWarning: This endpoint is not meant to be machine parseable, has no formatting compatibility guarantees and is for debugging purposes only\.\n/,
+  );
+  assert.match(text, new RegExp(`^Binary version${SEP} 1\\.36\\.3$`, 'm'));
+  assert.match(text, new RegExp(`^Emulation version${SEP} 1\\.36$`, 'm'));
+  assert.match(text, new RegExp(`^Up${SEP} \\d+ hr \\d\\d min \\d\\d sec$`, 'm'));
+  const paths = text.match(new RegExp(`^Paths${SEP} (\\S.*)$`, 'm'))?.[1]?.split(' ');
+  for (const p of ['/configz', '/healthz', '/metrics', '/flagz']) assert.ok(paths?.includes(p), `${p} in ${paths}`);
+
+  const doc = await kubeletGetAs('/statusz', { Accept: 'application/json;as=Statusz;v=v1beta1;g=config.k8s.io' });
+  assert.equal(doc.status, 200);
+  assert.equal(doc.type, 'application/json;g=config.k8s.io;v=v1beta1;as=Statusz');
+  const statusz = JSON.parse(doc.body);
+  assert.deepEqual(
+    { ...statusz, startTime: undefined, uptimeSeconds: undefined, goVersion: undefined },
+    {
+      kind: 'Statusz',
+      apiVersion: 'config.k8s.io/v1beta1',
+      metadata: { name: 'kubelet' },
+      binaryVersion: '1.36.3',
+      emulationVersion: '1.36',
+      paths,
+      startTime: undefined,
+      uptimeSeconds: undefined,
+      goVersion: undefined,
+    },
+  );
+  assert.match(statusz.startTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.ok(Number.isInteger(statusz.uptimeSeconds) && statusz.uptimeSeconds >= 0);
+
+  const bare = await kubeletGetAs('/statusz', { Accept: 'application/json' });
+  assert.equal(bare.status, 406);
+  assert.equal(
+    JSON.parse(bare.body).message,
+    'only the following media types are accepted: application/json, application/yaml, text/plain',
+  );
+
+  // hack/kubelet.sh starts the kubelet with --network-plugin kubenet --v 2 and --hostname-override.
+  const flagz = proxy('/flagz');
+  assert.match(flagz, /^\nkubelet flagz\nWarning: /);
+  assert.match(flagz, new RegExp(`^network-plugin${SEP}kubenet$`, 'm'));
+  assert.match(flagz, new RegExp(`^v${SEP}2$`, 'm'));
+  assert.match(flagz, new RegExp(`^hostname-override${SEP}${nodeName()}$`, 'm'));
+  const flags = JSON.parse((await kubeletGetAs('/flagz', { Accept: 'application/json;as=Flagz;v=v1beta1;g=config.k8s.io' })).body);
+  assert.equal(flags.kind, 'Flagz');
+  assert.equal(flags.flags['network-plugin'], 'kubenet');
+  assert.equal(flags.flags['read-only-port'], '10255', 'a flag not given shows its default');
+});
+
 // upstream's getCgroupDriverFromCRI: containerd 2 answers CRI RuntimeConfig and its driver wins over
 // the config's; containerd 1.6 answers UNIMPLEMENTED and the config's stands, counted in
 // kubelet_cri_losing_support with the release that drops that fallback.
