@@ -570,6 +570,43 @@ before(() => {
     '-subj',
     '/CN=ca',
   );
+  // A second CA and a serving certificate of it: the apiserver's after a CA rotation.
+  openssl(
+    'req',
+    '-x509',
+    '-config',
+    'openssl.cnf',
+    '-extensions',
+    'ca',
+    ...ec,
+    '-keyout',
+    'ca2.key',
+    '-out',
+    'ca2.crt',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=ca2',
+  );
+  openssl('req', '-new', '-config', 'openssl.cnf', ...ec, '-keyout', 'serving2.key', '-out', 'serving2.csr', '-subj', '/CN=apiserver');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'serving2.csr',
+    '-CA',
+    'ca2.crt',
+    '-CAkey',
+    'ca2.key',
+    '-days',
+    '1',
+    '-extfile',
+    'openssl.cnf',
+    '-extensions',
+    'server',
+    '-out',
+    'serving2.crt',
+  );
   for (const [name, subject, ext] of [
     ['serving', '/CN=apiserver', 'server'],
     ['alice', '/O=system:nodes/CN=system:node:alice', 'client'],
@@ -627,6 +664,54 @@ test(
         user: 'system:node:alice',
         url: '/y',
       });
+    } finally {
+      tls.closeAllConnections();
+      tls.close();
+    }
+  },
+);
+
+test(
+  "ClientsAllowCARotation: the kubeconfig's CA file read again, each look counted as client-go's, the CA in use kept on a bad file",
+  quick,
+  async () => {
+    const tls = createTLSServer(
+      { key: pem('serving.key'), cert: pem('serving.crt'), ca: pem('ca.crt'), requestCert: true, rejectUnauthorized: true },
+      (req, res) => reply(res, 200, { url: req.url }),
+    );
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    const server = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
+    const caFile = join(dir, 'kubeconfig-ca.crt');
+    writeFileSync(caFile, pem('ca.crt'));
+    const looks: string[] = [];
+    const errors: string[] = [];
+    const log = { info() {}, warn() {}, error: (_m: string, f: { reason: string }) => errors.push(f.reason), v() {} } as never;
+    const conn = { server, ca: pem('ca.crt'), caFile, cert: pem('alice.crt'), key: pem('alice.key') };
+    const c = apiClient(conn, { caRotation: { everyMs: 0, observe: (r) => looks.push(`${r.result}/${r.reason}`), log } });
+    const withoutRotation = apiClient(conn);
+    try {
+      assert.deepEqual(await c.get('/a'), { url: '/a' });
+      // The apiserver's CA rotated: a new serving certificate, and the kubeconfig's CA file rewritten.
+      tls.setSecureContext({ key: pem('serving2.key'), cert: pem('serving2.crt'), ca: pem('ca.crt') });
+      writeFileSync(caFile, pem('ca2.crt'));
+      assert.deepEqual(await c.get('/b'), { url: '/b' });
+      const stale = await withoutRotation.get('/c').catch((e: unknown) => e);
+      assert.ok(stale instanceof ApiError && /certificate/.test(stale.message), 'the gate off: the old CA, the new apiserver untrusted');
+      // A file that cannot serve keeps the CA in use.
+      for (const bad of ['', 'garbage\n']) {
+        writeFileSync(caFile, bad);
+        assert.deepEqual(await c.get('/d'), { url: '/d' });
+      }
+      rmSync(caFile);
+      assert.deepEqual(await c.get('/e'), { url: '/e' });
+      assert.deepEqual(looks, ['success/unchanged', 'success/updated', 'failure/empty', 'failure/ca_parse_error', 'failure/read_error']);
+      assert.deepEqual(errors, ['empty', 'ca_parse_error', 'read_error']);
+      // Looks come no oftener than everyMs.
+      const seldom: string[] = [];
+      const d = apiClient({ ...conn, ca: pem('ca2.crt') }, { caRotation: { everyMs: 60_000, observe: (r) => seldom.push(r.reason), log } });
+      await d.get('/f');
+      await d.get('/g');
+      assert.deepEqual(seldom, []);
     } finally {
       tls.closeAllConnections();
       tls.close();

@@ -4,7 +4,10 @@
 import { Agent, request as httpsRequest } from 'node:https';
 import { createSecureContext } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
+import { readFileSync } from 'node:fs';
 import type { Connection } from './kubeconfig.ts';
+import { type CAReload, caReload } from './ca-reload.ts';
+import type { Logger } from '../log/log.ts';
 import * as protobufCodec from './protobuf/codec.ts';
 
 // node:http by getBuiltinModule, not import: its ESM facade reads every export, and the lazy
@@ -48,6 +51,8 @@ export interface ApiClient {
   watch<T>(path: string, onEvent: (e: WatchEvent<T>) => void, signal?: AbortSignal): Promise<void>;
   /** Uses new credentials (a rotated client certificate) for the requests that follow. */
   reload(conn: Connection): void;
+  /** Reflectors ask for their lists as watches' initial events (client-go's WatchListClient gate; src/apiserver/reflector.ts). */
+  readonly watchList?: boolean;
 }
 
 /**
@@ -98,6 +103,13 @@ export function apiClient(
      * others (CRDs), PATCH and DELETE bodies stay JSON. Default JSON.
      */
     contentType?: ContentType;
+    /**
+     * The ClientsAllowCARotation gate on: the connection's CA file is read again at a request
+     * everyMs (5 min) or more after the last look, each look counted (src/apiserver/ca-reload.ts).
+     */
+    caRotation?: { everyMs: number; observe(r: CAReload): void; log: Logger };
+    /** The WatchListClient gate (ApiClient.watchList). */
+    watchList?: boolean;
   } = {},
 ): ApiClient {
   // The schema of the built-in types (proto/k8s/schema.json) is read on the first protobuf request.
@@ -125,8 +137,11 @@ export function apiClient(
   const watchIdleMs = opts.watchIdleMs ?? WATCH_IDLE_MS;
   let agents: { requests: Agent; streams: Agent } | undefined;
   let headers: Record<string, string> = {};
+  let current = conn;
+  let caLookedAt = performance.now();
   function use(c: Connection) {
     const old = agents;
+    current = c;
     if (tls) {
       // One TLS context for every connection: given ca, cert and key, each connection would
       // parse them again.
@@ -152,6 +167,32 @@ export function apiClient(
   }
   use(conn);
 
+  // client-go's atomicTransportHolder.getTransport: the new CA for the connections that follow;
+  // those open finish on the old one (use's old agents), where upstream closes its idle ones.
+  function lookAtCA() {
+    const r = opts.caRotation;
+    if (!r || !tls || !current.caFile || performance.now() - caLookedAt < r.everyMs) return;
+    caLookedAt = performance.now();
+    let read: Buffer | Error;
+    try {
+      read = readFileSync(current.caFile);
+    } catch (e) {
+      read = e as Error;
+    }
+    const out = caReload(current.ca, read);
+    r.observe(out);
+    if (out.result === 'failure')
+      r.log.error('Failed to reload the CA file, the CA in use stays', {
+        caFile: current.caFile,
+        reason: out.reason,
+        ...(read instanceof Error ? { err: read } : {}),
+      });
+    else if (out.reason === 'updated') {
+      r.log.info('CA content changed, updating transport', { caFile: current.caFile });
+      use({ ...current, ca: read as Buffer });
+    }
+  }
+
   function send(
     method: string,
     path: string,
@@ -161,6 +202,7 @@ export function apiClient(
     signal?: AbortSignal,
     size?: { request?: number; response?: number },
   ): Promise<IncomingMessage> {
+    lookAtCA();
     const encoded = encode(method, path, body, contentType);
     const data = encoded?.data;
     if (size) size.request = data?.length ?? 0;
@@ -250,6 +292,7 @@ export function apiClient(
     patch: (p, b, t) => json('PATCH', p, b, patchContentType[t]),
     delete: (p, b) => json('DELETE', p, b),
     reload: use,
+    watchList: opts.watchList ?? false,
     async watch<T>(path: string, onEvent: (e: WatchEvent<T>) => void, signal?: AbortSignal) {
       const deliver = (ev: WatchEvent<T>) => {
         if (ev.type === 'ERROR') {

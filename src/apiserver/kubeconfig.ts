@@ -7,6 +7,8 @@ import { parse } from 'yaml';
 export interface Connection {
   server: string;
   ca?: Buffer;
+  /** Where ca was read from: the kubeconfig's certificate-authority file (not -data), read again as client-go's CA rotation does (src/apiserver/ca-reload.ts). */
+  caFile?: string;
   cert?: Buffer;
   key?: Buffer;
   token?: string;
@@ -71,6 +73,9 @@ export function connectionFrom(doc: Obj, baseDir: string, label = 'kubeconfig', 
   return {
     server: cluster.server.replace(/\/+$/, ''),
     ca: bytes('certificate-authority-data', 'certificate-authority', cluster),
+    ...(!cluster['certificate-authority-data'] && cluster['certificate-authority']
+      ? { caFile: resolve(baseDir, String(cluster['certificate-authority'])) }
+      : {}),
     cert: bytes('client-certificate-data', 'client-certificate', user),
     key: bytes('client-key-data', 'client-key', user),
     token,

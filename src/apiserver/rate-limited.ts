@@ -21,5 +21,6 @@ export function rateLimited(api: ApiClient, bucket: Pick<TokenBucket, 'reserve'>
     // A watch takes a token to begin, as any request; its events then stream without more.
     watch: (p, onEvent, signal) => inTurn(() => api.watch(p, onEvent, signal)),
     reload: (conn) => api.reload(conn),
+    watchList: api.watchList ?? false,
   };
 }

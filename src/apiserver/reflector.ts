@@ -1,7 +1,11 @@
 // List then watch from the list's resourceVersion, forever: the one loop every
 // apiserver-backed view uses. A 410 Gone lists again; the consumer gets the full list
-// and diffs it, so nothing is lost between watches.
-import { type ApiClient, isGone } from './client.ts';
+// and diffs it, so nothing is lost between watches. With the client's watchList (client-go's
+// WatchListClient gate, on in v1.36) the list comes as a watch's initial events instead, as
+// upstream's Reflector.watchList asks for it (sendInitialEvents, resourceVersionMatch
+// NotOlderThan): the apiserver streams it from its watch cache, no list is built, and the same
+// watch goes on after the bookmark that ends it.
+import { type ApiClient, isGone, type WatchEvent } from './client.ts';
 import { backoff, jittered, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 
@@ -10,8 +14,12 @@ interface Listed<T> {
   metadata?: { resourceVersion?: string };
 }
 interface Versioned {
-  metadata?: { resourceVersion?: string };
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string; annotations?: Record<string, string> };
 }
+
+/** The bookmark's annotation that ends a watch's initial events (metav1.InitialEventsAnnotationKey). */
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+const key = (o: Versioned) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
 export interface ReflectorHandlers<T> {
   /** A complete list: everything that exists now. */
@@ -35,23 +43,57 @@ export function reflector<T extends Versioned>(
   const sep = path.includes('?') ? '&' : '?';
   (async () => {
     let rv: string | undefined;
+    // Set when a watch-list fails before its initial events end: this round lists (upstream's
+    // fallbackToList, for an apiserver without the WatchList feature).
+    let listOnce = false;
+    // A watch's event once the list is had.
+    const follow = (ev: WatchEvent<T>) => {
+      rv = ev.object.metadata?.resourceVersion ?? rv;
+      if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') h.event(ev.type, ev.object);
+    };
     while (!abort.signal.aborted) {
+      // The server ends each watch after 5-10 min, so a stale connection cannot hide for long.
+      const timeout = Math.round(jittered(300_000, 1) / 1000);
       try {
+        if (rv === undefined && api.watchList && !listOnce) {
+          // Until the bookmark, the events build the list; the synced resourceVersion is the bookmark's.
+          let initial: Map<string, T> | undefined = new Map();
+          try {
+            await api.watch<T>(
+              `${path}${sep}watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=&timeoutSeconds=${timeout}`,
+              (ev) => {
+                if (!initial) follow(ev);
+                else if (ev.type === 'BOOKMARK' && ev.object.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
+                  h.list([...initial.values()]);
+                  initial = undefined;
+                  rv = ev.object.metadata?.resourceVersion ?? '';
+                } else if (ev.type === 'DELETED') initial.delete(key(ev.object));
+                else if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') initial.set(key(ev.object), ev.object);
+              },
+              abort.signal,
+            );
+          } catch (e) {
+            if (initial === undefined || abort.signal.aborted) throw e;
+            listOnce = true;
+            log.v(4, `Data of ${what} couldn't be fetched in watchlist mode, falling back to a list`, { err: e });
+            continue;
+          }
+          // Ended before its initial events did: again, after a pause.
+          if (initial !== undefined) throw new Error(`the watch-list of ${what} ended before its initial events did`);
+          retry.reset();
+          continue;
+        }
         if (rv === undefined) {
           const l = await api.get<Listed<T>>(path);
+          listOnce = false;
           h.list(l.items);
           rv = l.metadata?.resourceVersion ?? '';
           // The consumer may have had all it needs (an immutable object).
           if (abort.signal.aborted) break;
         }
-        // The server ends each watch after 5-10 min, so a stale connection cannot hide for long.
-        const timeout = Math.round(jittered(300_000, 1) / 1000);
         await api.watch<T>(
           `${path}${sep}watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=${timeout}`,
-          (ev) => {
-            rv = ev.object.metadata?.resourceVersion ?? rv;
-            if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') h.event(ev.type, ev.object);
-          },
+          follow,
           abort.signal,
         );
         retry.reset();

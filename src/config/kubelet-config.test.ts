@@ -585,3 +585,33 @@ test("streamingConnectionIdleTimeout: accepted as upstream v1.36.3 accepts it (i
   assert.equal(parseKubeletConfig(head + 'streamingConnectionIdleTimeout: 5m\n').streamingConnectionIdleTimeoutMs, 300_000);
   assert.deepEqual(ignoredSettings(readDocument(head + 'streamingConnectionIdleTimeout: 5m\n', 'f')), []);
 });
+
+test("logging's gates: json needs LoggingBetaOptions, the split streams and info buffers LoggingAlphaOptions (upstream's logsapi.Validate)", () => {
+  const rows: [string, RegExp | undefined][] = [
+    ['logging: {format: json}\n', undefined],
+    [
+      'featureGates: {LoggingBetaOptions: false}\nlogging: {format: json}\n',
+      /logging.format: Forbidden: Log format json is disabled, see LoggingBetaOptions feature/,
+    ],
+    ['featureGates: {LoggingBetaOptions: false}\nlogging: {format: text}\n', undefined],
+    [
+      'logging: {options: {text: {splitStream: true}}}\n',
+      /logging.options.text.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled/,
+    ],
+    [
+      'logging: {format: json, options: {json: {infoBufferSize: 1Ki}}}\n',
+      /logging.options.json.infoBufferSize: Forbidden: Feature LoggingAlphaOptions is disabled/,
+    ],
+    ['featureGates: {LoggingAlphaOptions: true}\nlogging: {options: {text: {splitStream: true}}}\n', undefined],
+  ];
+  for (const [yaml, want] of rows) {
+    if (want) assert.throws(() => parseKubeletConfig(head + yaml), want, yaml);
+    else assert.equal(invalidValue(parseKubeletConfig(head + yaml), {}), undefined, yaml);
+  }
+  // With the alpha gate on they pass the check, and are refused at start as not in effect.
+  assert.ok(
+    ignoredSettings(
+      readDocument(`${head}featureGates: {LoggingAlphaOptions: true}\nlogging: {options: {text: {splitStream: true}}}\n`, 'f'),
+    ).includes('logging.options.text.splitStream'),
+  );
+});

@@ -1,6 +1,7 @@
-// How kubelet-ts stands on each feature gate the pinned release's kubelet reads (the
-// k8s.io/kubernetes/pkg/features gates referenced by the packages cmd/kubelet builds from,
-// testdata/upstream-kubelet-gates.json, written by hack/tools/kube/kubelet-gates):
+// How kubelet-ts stands on each feature gate the pinned release's kubelet reads (the gates of
+// k8s.io/kubernetes/pkg/features, and the apiserver's, client-go's and component-base's its gate
+// set registers, referenced by the packages cmd/kubelet builds from, whichever module they are
+// in: testdata/upstream-kubelet-gates.json, written by hack/tools/kube/kubelet-gates):
 //
 // - read: featureEnabled(..., 'Name') in src, so either value is in effect;
 // - locked: upstream locks it to its default, and invalidGates refuses any other value;
@@ -21,13 +22,32 @@ export type Standing = 'read' | 'locked' | 'refused' | 'accepted';
 
 const SCHEDULER = 'accepted'; // read only in the scheduler's queue, plugins, config or metrics, which a kubelet never runs
 const API = 'accepted'; // read only in the apiserver's field dropping or in validation of objects a kubelet does not validate
+// Read only in the apiserver library's serving, storage, admission or server-options code, which
+// the kubelet's binary links (for its authenticator and authorizer packages) and never runs.
+const SERVER = 'accepted';
+// client-go's informer and transport internals: kubelet-ts's caches and API client are its own,
+// and either value changes nothing a kubelet does that a user can see.
+const CLIENT = 'accepted';
 
 export const KUBELET_GATES = {
+  APIResponseCompression: SERVER,
+  APIServerIdentity: SERVER,
+  APIServerTracing: 'locked',
+  APIServingWithRoutine: SERVER,
+  AggregatedDiscoveryRemoveBetaType: 'locked',
   // Upstream requests a kubelet-serving certificate only once the node has an IP, unless this is
   // on. kubelet-ts's CSR names the node and whatever IPs it has (src/server/serve.ts): on's
   // behaviour, whichever way it is set.
   AllowDNSOnlyNodeCSR: 'accepted',
+  // A client certificate's UID subject attribute (1.3.6.1.4.1.57683.2) is the user's UID (src/server/x509-authn.ts).
+  AllowParsingUserUIDFromCertAuth: 'read',
+  AllowUnsafeMalformedObjectDeletion: SERVER,
+  AnonymousAuthConfigurableEndpoints: 'locked',
   AnyVolumeDataSource: 'locked',
+  AtomicFIFO: CLIENT,
+  AuthorizeWithSelectors: 'locked',
+  BtreeWatchCache: 'locked',
+  CBORServingAndStorage: SERVER,
   CPUManagerPolicyAlphaOptions: 'read',
   CPUManagerPolicyBetaOptions: 'read',
   // The CRI's streaming List calls: kubelet-ts lists with the unary ones.
@@ -36,8 +56,21 @@ export const KUBELET_GATES = {
   // The deprecated pre-1.33 handling of containers' statuses across a kubelet restart: not in kubelet-ts.
   ChangeContainerStatusOnKubeletRestart: 'refused',
   ClearingNominatedNodeNameAfterBinding: API,
+  // The kubeconfig's CA file read again every 5 min (src/apiserver/ca-reload.ts).
+  ClientsAllowCARotation: 'read',
+  // kubelet-ts's clients name their content type (contentType: protobuf or JSON), so CBOR is
+  // never negotiated, as on upstream's kubelet, whose clients name theirs too.
+  ClientsAllowCBOR: 'accepted',
+  ClientsAllowTLSCacheGC: CLIENT,
+  // As ClientsAllowCBOR: only a client that names no content type would prefer CBOR.
+  ClientsPreferCBOR: 'accepted',
   // Projected clusterTrustBundle sources: kubelet-ts has none (a static pod naming one is refused, src/sources/api-references.ts).
   ClusterTrustBundleProjection: 'refused',
+  ComponentFlagz: 'read',
+  ComponentStatusz: 'read',
+  ConcurrentWatchObjectDecode: SERVER,
+  ConsistentListFromCache: 'locked',
+  ConstrainedImpersonation: SERVER,
   // Off upstream, the kubelet serves no /checkpoint; kubelet-ts serves none either way (the
   // path is only authorized and counted), so false is what kubelet-ts does already.
   ContainerCheckpoint: 'accepted',
@@ -45,6 +78,8 @@ export const KUBELET_GATES = {
   ContainerRestartRules: 'refused',
   // lifecycle.stopSignal: kubelet-ts stops with the image's signal only.
   ContainerStopSignals: 'refused',
+  // Which logger a call uses (the context's or the global one): the lines written are the same.
+  ContextualLogging: 'accepted',
   CrossNamespaceVolumeDataSource: API,
   CustomCPUCFSQuotaPeriod: 'read',
   DRAAdminAccess: 'locked',
@@ -63,6 +98,9 @@ export const KUBELET_GATES = {
   DRASchedulerFilterTimeout: SCHEDULER,
   // Claims of a workload's PodGroup: not in kubelet-ts.
   DRAWorkloadResourceClaims: 'refused',
+  DeclarativeValidation: 'locked',
+  DeclarativeValidationBeta: SERVER,
+  DetectCacheInconsistency: SERVER,
   // On upstream, containers with exclusive CPUs get no CFS quota. kubelet-ts sets the quota from
   // the cpu limit whatever the CPU manager gave (src/runtime/pod-config.ts, src/resources/pod-cgroup.ts):
   // the gate's deprecated false, whichever way it is set.
@@ -88,6 +126,8 @@ export const KUBELET_GATES = {
   ImageVolume: 'locked',
   // The image volume's digest in the container status: not in kubelet-ts.
   ImageVolumeWithDigest: 'refused',
+  InOrderInformers: 'locked',
+  InOrderInformersBatchProcess: CLIENT,
   // Read through declaredFeatures (src/node/declared-features.ts): off, the Node does not declare
   // it and the apiserver sends it no such resize, as upstream.
   InPlacePodLevelResourcesVerticalScaling: 'read',
@@ -97,6 +137,8 @@ export const KUBELET_GATES = {
   InPlacePodVerticalScalingExclusiveMemory: 'refused',
   // Read through declaredFeatures, as InPlacePodLevelResourcesVerticalScaling.
   InPlacePodVerticalScalingInitContainers: 'read',
+  InformerResourceVersion: CLIENT,
+  KMSv1: SERVER,
   KubeletCrashLoopBackOffMax: 'read',
   KubeletEnsureSecretPulledImages: 'read',
   KubeletFineGrainedAuthz: 'locked',
@@ -111,15 +153,23 @@ export const KUBELET_GATES = {
   // A separate container filesystem in stats and eviction: always (src/eviction, withContainerFsThresholds).
   KubeletSeparateDiskGC: 'refused',
   KubeletServiceAccountTokenForCredentialProviders: 'read',
+  ListFromCacheSnapshot: SERVER,
   // emptyDir usage from filesystem project quotas: not in kubelet-ts.
   LocalStorageCapacityIsolationFSQuotaMonitoring: 'refused',
   LogarithmicScaleDown: 'locked',
+  // logging.options.*.splitStream and infoBufferSize are refused without it, as upstream's
+  // validateFormatOptions (and refused as not in effect with it).
+  LoggingAlphaOptions: 'read',
+  // The json logging format is refused without it ("Log format json is disabled").
+  LoggingBetaOptions: 'read',
+  ManifestBasedAdmissionControlConfig: SERVER,
   MatchLabelKeysInPodAffinity: 'locked',
   MatchLabelKeysInPodTopologySpread: SCHEDULER,
   MatchLabelKeysInPodTopologySpreadSelectorMerge: API,
   MemoryQoS: 'read',
   MutableCSINodeAllocatableCount: 'locked',
   MutablePVNodeAffinity: API,
+  MutatingAdmissionPolicy: SERVER,
   NodeDeclaredFeatures: 'read',
   NodeInclusionPolicyInPodTopologySpread: 'locked',
   // Locked, and read (the enableSystemLogQuery check).
@@ -161,12 +211,15 @@ export const KUBELET_GATES = {
   RelaxedEnvironmentVariableValidation: 'locked',
   RelaxedServiceNameValidation: API,
   ReloadKubeletServerCertificateFile: 'read',
+  RemoteRequestHeaderUID: SERVER,
+  ResilientWatchCacheInitialization: 'locked',
   ResourceHealthStatus: 'read',
   // The DRA health message in allocatedResourcesStatus: set always (src/dra/health.ts).
   ResourceHealthStatusMessage: 'refused',
   // Read through declaredFeatures, as InPlacePodLevelResourcesVerticalScaling (the scheduler places
   // pods with RestartAllContainers rules only on nodes that declare it).
   RestartAllContainersOnContainerExits: 'read',
+  RetryGenerateName: 'locked',
   // Off upstream, serverTLSBootstrap is refused; kubelet-ts requests its serving CSRs whatever the gate.
   RotateKubeletServerCertificate: 'refused',
   // The runtime handler in the CRI's image calls: kubelet-ts pulls for the default handler.
@@ -179,11 +232,20 @@ export const KUBELET_GATES = {
   SchedulerAsyncPreemption: SCHEDULER,
   SchedulerPopFromBackoffQ: SCHEDULER,
   SchedulerQueueingHints: 'locked',
+  SeparateCacheWatchRPC: 'locked',
+  ShardedListAndWatch: SERVER,
   SidecarContainers: 'locked',
+  SizeBasedListCostEstimate: SERVER,
   StorageCapacityScoring: SCHEDULER,
+  StorageVersionAPI: SERVER,
+  StorageVersionHash: SERVER,
+  StreamingCollectionEncodingToJSON: 'locked',
+  StreamingCollectionEncodingToProtobuf: 'locked',
   // Read in validation (IPs in pod specs among others); kubelet-ts's static pod checks are its
   // own (names and paths, src/sources/static-file.ts), not upstream's ValidatePodCreate.
   StrictIPCIDRValidation: API,
+  StructuredAuthenticationConfiguration: 'locked',
+  StructuredAuthenticationConfigurationEgressSelector: SERVER,
   SupplementalGroupsPolicy: 'locked',
   // Gt and Lt tolerations in admission's NoExecute taint check: not in kubelet-ts.
   TaintTolerationComparisonOperators: 'refused',
@@ -193,11 +255,17 @@ export const KUBELET_GATES = {
   TopologyManagerPolicyAlphaOptions: 'accepted',
   TopologyManagerPolicyBetaOptions: 'accepted',
   TopologyManagerPolicyOptions: 'locked',
+  UnauthenticatedHTTP2DOSMitigation: SERVER,
+  UnknownVersionInteroperabilityProxy: SERVER,
+  UnlockWhileProcessingFIFO: CLIENT,
   // Host-network pods in user namespaces: kubelet-ts does not declare it (DECLARABLE's missing).
   UserNamespacesHostNetworkSupport: 'refused',
   UserNamespacesSupport: 'locked',
   VolumeAttributesClass: 'locked',
   VolumeLimitScaling: SCHEDULER,
+  WatchList: SERVER,
+  // Reflectors' lists as watches' initial events (src/apiserver/reflector.ts).
+  WatchListClient: 'read',
   // Windows only (read in *_windows.go files alone): no effect on a Linux node, upstream's either.
   WindowsCPUAndMemoryAffinity: 'accepted',
   WindowsGracefulNodeShutdown: 'accepted',

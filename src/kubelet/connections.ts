@@ -8,6 +8,8 @@ import { sleep } from '../backoff/backoff.ts';
 import { CriError } from '../cri/error.ts';
 import { cgroupDriverInEffect, type CgroupDriver, driverUnusable, type RuntimeConfigAnswer } from '../resources/cgroup-driver.ts';
 import { loadKubeconfig } from '../apiserver/kubeconfig.ts';
+import { CA_REFRESH_MS } from '../apiserver/ca-reload.ts';
+import { featureEnabled } from '../features/gates.ts';
 import { rateLimited } from '../apiserver/rate-limited.ts';
 import { TokenBucket } from '../backoff/token-bucket.ts';
 import { ImageClient } from '../cri/image-client.ts';
@@ -16,7 +18,7 @@ import { eventRecorder, type Recorder } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
 import { logger } from '../log/log.ts';
 import { metrics, observeRuntimeOperation } from '../metrics/metrics.ts';
-import { restClientMetrics, restClientTimer } from './observers.ts';
+import { caReloadMetrics, restClientMetrics, restClientTimer } from './observers.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
@@ -47,6 +49,10 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
     time: restClientTimer,
     // Checked by the config row: one of the two.
     contentType: config.contentType as ContentType,
+    watchList: featureEnabled(config.featureGates, 'WatchListClient'),
+    ...(featureEnabled(config.featureGates, 'ClientsAllowCARotation')
+      ? { caRotation: { everyMs: CA_REFRESH_MS, observe: caReloadMetrics, log: logger('rest_client') } }
+      : {}),
   });
   const runtime = { observer: observeRuntimeOperation, requestTimeoutMs: config.runtimeRequestTimeoutMs };
   const cri = new RuntimeClient(o.runtimeEndpoint, runtime);

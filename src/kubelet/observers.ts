@@ -1,6 +1,7 @@
 // The parts report what happened through observer hooks, in their own terms; these map
 // the reports to upstream's series. The composition root plugs them in.
 import type { RequestObserver, RequestTimer } from '../apiserver/client.ts';
+import type { CAReload } from '../apiserver/ca-reload.ts';
 import type { EvictionObserver } from '../eviction/eviction-manager.ts';
 import type { NodeShutdownObserver } from '../nodeshutdown/manager.ts';
 import type { PullObserver } from '../images/puller.ts';
@@ -30,6 +31,9 @@ export const clientCertificateMetrics: CertificateObserver = {
 };
 
 export const restClientMetrics: RequestObserver = (method, code, host) => metrics.restClientRequests.inc({ code, host, method });
+
+/** client-go's CA file looks. */
+export const caReloadMetrics = (r: CAReload) => metrics.restClientTransportCAReloads.inc({ result: r.result, reason: r.reason });
 
 /** client-go's latency and size histograms: a size is observed only once there was one (sent, read in full). */
 export const restClientTimer: RequestTimer = (verb, host, seconds, size) => {

@@ -304,6 +304,13 @@ export const metrics = {
     labelNames: ['code', 'host', 'method'],
     registers: r,
   }),
+  // client-go's CA file looks (src/apiserver/ca-reload.ts), as component-base's restclient metrics name them.
+  restClientTransportCAReloads: new Counter({
+    name: 'rest_client_transport_ca_reload_total',
+    help: alpha('Number of times a CA reload is attempted, partitioned by the result and reason for the reload attempt'),
+    labelNames: ['reason', 'result'],
+    registers: r,
+  }),
   // client-go's request histograms as component-base registers them (its restclient metrics.go): every
   // request but watches, by verb and host.
   restClientRequestDuration: new Histogram({

@@ -27,6 +27,8 @@ export interface AuthenticatorOptions {
   cacheTTLMs?: number;
   /** authentication.anonymous.enabled. */
   anonymous?: boolean;
+  /** A client certificate's UID attribute is the user's UID (the AllowParsingUserUIDFromCertAuth gate). */
+  uidFromCertificate?: boolean;
   log: Logger;
   now?: () => number;
 }
@@ -65,7 +67,9 @@ export function kubeletAuthenticator(o: AuthenticatorOptions): Authenticator {
       o.log.v(2, 'Client certificate rejected', { err: problem, remote: req.socket.remoteAddress });
       return undefined;
     }
-    return certificateUser(chain[0]!);
+    const user = certificateUser(chain[0]!, o.uidFromCertificate ?? true);
+    if (!user) o.log.v(2, 'Client certificate names no user', { err: 'no CN, or more than one UID', remote: req.socket.remoteAddress });
+    return user;
   }
 
   return async (req) => {

@@ -154,6 +154,7 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
     api: authn.webhookEnabled ? o.api : undefined,
     cacheTTLMs: authn.webhookCacheTTLMs,
     anonymous: authn.anonymousEnabled,
+    uidFromCertificate: featureEnabled(o.config.featureGates, 'AllowParsingUserUIDFromCertAuth'),
     log,
   });
   const authorize: Authorizer =

@@ -68,6 +68,10 @@ before(() => {
   writeFileSync(
     file('openssl.cnf'),
     [
+      // The attribute upstream reads a user's UID from, by a name openssl's -subj knows.
+      'oid_section = oids',
+      '[oids]',
+      'kubeuid = 1.3.6.1.4.1.57683.2',
       '[req]',
       'distinguished_name = dn',
       '[dn]',
@@ -93,6 +97,8 @@ before(() => {
   issue('serving', '/CN=127.0.0.1', 'ca', 'server');
   issue('carol', '/CN=carol', 'alice', 'client'); // alice is no CA: carol is not trusted
   issue('nocn', '/O=group', 'ca', 'client');
+  issue('dave', '/CN=dave/kubeuid=uid-123', 'ca', 'client');
+  issue('erin', '/CN=erin/kubeuid=u1/kubeuid=u2', 'ca', 'client');
 });
 
 test('verifyClientChain follows upstream x509 verification', () => {
@@ -122,6 +128,17 @@ test('certificateUser: CN is the user, O values the groups', () => {
   assert.deepEqual(certificateUser(cert('alice')), { name: 'alice', groups: ['system:masters', 'team, x'] });
   assert.deepEqual(certificateUser(cert('bob')), { name: 'bob', groups: [] });
   assert.equal(certificateUser(cert('nocn')), undefined);
+});
+
+test("certificateUser: the UID attribute is the user's UID (AllowParsingUserUIDFromCertAuth, upstream's parseUIDFromCert)", () => {
+  const rows: [name: string, cert: string, gate: boolean, want: unknown][] = [
+    ['one UID', 'dave', true, { name: 'dave', uid: 'uid-123', groups: [] }],
+    ['the gate off: no UID', 'dave', false, { name: 'dave', groups: [] }],
+    ['two UIDs: nobody', 'erin', true, undefined],
+    ['two UIDs, the gate off: the CN alone', 'erin', false, { name: 'erin', groups: [] }],
+    ['no UID attribute', 'bob', true, { name: 'bob', groups: [] }],
+  ];
+  for (const [name, c, gate, want] of rows) assert.deepEqual(certificateUser(cert(c), gate), want, name);
 });
 
 test('over HTTPS, client certificates authenticate end to end', async () => {

@@ -1,7 +1,7 @@
 // Client certificate authentication as upstream's x509 authenticator does it: the TLS
 // server requests but does not verify client certificates, so the chain is verified here
 // against the client CA bundle (authentication.x509.clientCAFile), and the user is the
-// subject's CN with its O values as groups (CommonNameUserConversion).
+// subject's CN with its O values as groups and its UID attribute as UID (CommonNameUserConversion).
 import { X509Certificate } from 'node:crypto';
 import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
 import type { UserInfo } from './user.ts';
@@ -62,10 +62,20 @@ export function verifyClientChain(chain: X509Certificate[], roots: X509Certifica
   return 'x509: certificate signed by unknown authority';
 }
 
-/** The user a verified certificate names; undefined without a CN, as upstream. */
-export function certificateUser(cert: X509Certificate): UserInfo | undefined {
+/** The subject attribute upstream reads a user's UID from (asn1util.X509UID). */
+const UID_OID = '1.3.6.1.4.1.57683.2';
+
+/**
+ * The user a verified certificate names; undefined without a CN, as upstream. With uid (the
+ * AllowParsingUserUIDFromCertAuth gate, on by default) the UID subject attribute is the user's
+ * UID, and a certificate with two authenticates nobody (upstream's parseUIDFromCert error).
+ */
+export function certificateUser(cert: X509Certificate, uid = true): UserInfo | undefined {
   const subject = cert.toLegacyObject().subject as unknown as Record<string, string | string[] | undefined>;
   const all = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
   const name = all(subject.CN).at(-1); // Go keeps the last CN
-  return name ? { name, groups: all(subject.O) } : undefined;
+  if (!name) return undefined;
+  const uids = uid ? all(subject[UID_OID]) : [];
+  if (uids.length > 1) return undefined;
+  return { name, ...(uids[0] ? { uid: uids[0] } : {}), groups: all(subject.O) };
 }

@@ -1,8 +1,10 @@
-// Prints, as JSON, the feature gates the pinned release's kubelet reads: every constant of
-// k8s.io/kubernetes/pkg/features referenced in the non-test Go files of the packages that
-// k8s.io/kubernetes/cmd/kubelet transitively imports from k8s.io/kubernetes (the gate's name is
-// the constant's value: CPUCFSQuotaPeriod is "CustomCPUCFSQuotaPeriod"), with the files that
-// read it and the GOOS builds (linux, windows) those files are part of. A gate read only in
+// Prints, as JSON, the feature gates the pinned release's kubelet reads: every gate constant of
+// the gate packages below (k8s.io/kubernetes/pkg/features and the library gates the kubelet's
+// gate set also registers: the apiserver's, client-go's, component-base's logging, zpages and
+// metrics ones) referenced in the non-test Go files of the packages k8s.io/kubernetes/cmd/kubelet
+// transitively imports, from any module (the gate's name is the constant's value:
+// CPUCFSQuotaPeriod is "CustomCPUCFSQuotaPeriod"), with the package that declares it, the files
+// that read it and the GOOS builds (linux, windows) those files are part of. A gate read only in
 // the windows build has no effect on a Linux node upstream either.
 // src/features/kubelet-gates.test.ts checks kubelet-ts's classification against the output.
 //
@@ -28,41 +30,74 @@ import (
 )
 
 const (
-	module   = "k8s.io/kubernetes"
-	features = module + "/pkg/features"
-	kubelet  = module + "/cmd/kubelet"
+	module  = "k8s.io/kubernetes"
+	kubelet = module + "/cmd/kubelet"
 )
+
+// The packages that declare gates of the kubelet's gate set. A library's package also reads its
+// own gates unqualified (component-base's logs/api/v1 does).
+var gatePackages = []string{
+	module + "/pkg/features",
+	"k8s.io/apiserver/pkg/features",
+	"k8s.io/client-go/features",
+	"k8s.io/component-base/logs/api/v1",
+	"k8s.io/component-base/metrics/features",
+	"k8s.io/component-base/zpages/features",
+}
 
 type gate struct {
 	Name string `json:"name"`
-	// The Go constant in pkg/features, when it differs from the gate's name.
+	// The Go constant, when it differs from the gate's name.
 	Constant string `json:"constant,omitempty"`
+	// The package that declares it.
+	Package string `json:"package"`
 	// The builds whose files read it: "linux", "windows".
 	GOOS []string `json:"goos"`
-	// The reading files, relative to the module's root.
+	// The reading files: module-relative in k8s.io/kubernetes, module@path in the others.
 	ReadIn []string `json:"readIn"`
 }
 
-// The gate names of pkg/features' featuregate.Feature constants, by constant.
-func gateNames() map[string]string {
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes}, features)
-	if err != nil || packages.PrintErrors(pkgs) > 0 {
-		panic(fmt.Sprint("loading ", features, ": ", err))
-	}
-	names := map[string]string{}
-	scope := pkgs[0].Types.Scope()
-	for _, id := range scope.Names() {
-		c, ok := scope.Lookup(id).(*types.Const)
-		if !ok || !strings.HasSuffix(c.Type().String(), "featuregate.Feature") {
-			continue
-		}
-		names[id] = constant.StringVal(c.Val())
-	}
-	return names
+// A gate package's constants: gate names by constant, and the files that declare them.
+type gatePackage struct {
+	names    map[string]string
+	declares map[string]bool
 }
 
-// The files of module packages cmd/kubelet builds with for goos, by module-relative path.
-func kubeletFiles(goos string) map[string]bool {
+// Each gate package's Feature-typed constants (featuregate.Feature; client-go's own Feature type).
+func gateNames() map[string]gatePackage {
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedSyntax | packages.NeedFiles}, gatePackages...)
+	if err != nil || packages.PrintErrors(pkgs) > 0 {
+		panic(fmt.Sprint("loading the gate packages: ", err))
+	}
+	out := map[string]gatePackage{}
+	for _, p := range pkgs {
+		gp := gatePackage{names: map[string]string{}, declares: map[string]bool{}}
+		scope := p.Types.Scope()
+		for _, id := range scope.Names() {
+			c, ok := scope.Lookup(id).(*types.Const)
+			if !ok || !strings.HasSuffix(c.Type().String(), ".Feature") {
+				continue
+			}
+			gp.names[id] = constant.StringVal(c.Val())
+			gp.declares[p.Fset.Position(c.Pos()).Filename] = true
+		}
+		if len(gp.names) == 0 {
+			panic(p.PkgPath + ": no gate constants")
+		}
+		out[p.PkgPath] = gp
+	}
+	return out
+}
+
+// A Go file of a package cmd/kubelet builds with.
+type file struct {
+	path    string // on disk
+	label   string // as listed in readIn
+	pkgPath string
+}
+
+// The files of the packages cmd/kubelet builds with for goos.
+func kubeletFiles(goos string) []file {
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
 		Env:  append(os.Environ(), "GOOS="+goos, "GOARCH=amd64", "CGO_ENABLED=0"),
@@ -71,9 +106,9 @@ func kubeletFiles(goos string) map[string]bool {
 	if err != nil || packages.PrintErrors(pkgs) > 0 {
 		panic(fmt.Sprint("loading ", kubelet, " for ", goos, ": ", err))
 	}
-	files := map[string]bool{}
+	var files []file
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		if p.Module == nil || p.Module.Path != module || p.PkgPath == features {
+		if p.Module == nil || !strings.HasPrefix(p.Module.Path, "k8s.io/") {
 			return
 		}
 		for _, f := range p.GoFiles {
@@ -81,69 +116,94 @@ func kubeletFiles(goos string) map[string]bool {
 			if strings.HasSuffix(rel, "_test.go") {
 				continue
 			}
-			files[p.Module.Dir+"\x00"+rel] = true
+			label := rel
+			if p.Module.Path != module {
+				label = p.Module.Path + "@" + rel
+			}
+			files = append(files, file{path: f, label: label, pkgPath: p.PkgPath})
 		}
 	})
 	return files
 }
 
-// The pkg/features constants a file references (features.X through its import name).
-func referenced(path string) []string {
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+// A gate read: the declaring package and the constant.
+type ref struct{ pkg, id string }
+
+// The gate constants a file references: pkg.X through a gate package's import name, and a gate
+// package's own files' bare constants (not the files declaring them).
+func referenced(f file, gates map[string]gatePackage) []ref {
+	tree, err := parser.ParseFile(token.NewFileSet(), f.path, nil, parser.SkipObjectResolution)
 	if err != nil {
 		panic(err)
 	}
-	var local string
-	for _, imp := range f.Imports {
-		if p, _ := strconv.Unquote(imp.Path.Value); p == features {
-			local = "features"
-			if imp.Name != nil {
-				local = imp.Name.Name
-			}
+	local := map[string]string{}
+	for _, imp := range tree.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		if _, ok := gates[p]; !ok {
+			continue
 		}
+		name := p[strings.LastIndex(p, "/")+1:]
+		if p == "k8s.io/component-base/logs/api/v1" {
+			name = "v1"
+		}
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		if name == "." || name == "_" {
+			panic(f.path + ": " + p + " imported as " + name)
+		}
+		local[name] = p
 	}
-	if local == "" {
-		return nil
+	own, isGatePkg := gates[f.pkgPath]
+	if isGatePkg && own.declares[f.path] {
+		isGatePkg = false
 	}
-	if local == "." || local == "_" {
-		panic(path + ": pkg/features imported as " + local)
+	if f.pkgPath == gatePackages[0] {
+		return nil // the kubelet's gate set: it registers the library gates, reading none
 	}
-	var ids []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		if sel, ok := n.(*ast.SelectorExpr); ok {
-			if x, ok := sel.X.(*ast.Ident); ok && x.Name == local {
-				ids = append(ids, sel.Sel.Name)
+	var refs []ref
+	selected := map[*ast.Ident]bool{} // x.Name's Name: a field or method, not the package's constant
+	ast.Inspect(tree, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			selected[n.Sel] = true
+			if x, ok := n.X.(*ast.Ident); ok && local[x.Name] != "" {
+				refs = append(refs, ref{local[x.Name], n.Sel.Name})
+				return false
+			}
+		case *ast.Ident:
+			if isGatePkg && !selected[n] && own.names[n.Name] != "" {
+				refs = append(refs, ref{f.pkgPath, n.Name})
 			}
 		}
 		return true
 	})
-	return ids
+	return refs
 }
 
 func main() {
-	names := gateNames()
+	gates := gateNames()
 	byName := map[string]*gate{}
 	for _, goos := range []string{"linux", "windows"} {
-		for key := range kubeletFiles(goos) {
-			dir, rel, _ := strings.Cut(key, "\x00")
-			for _, id := range referenced(dir + string(os.PathSeparator) + rel) {
-				name, ok := names[id]
+		for _, f := range kubeletFiles(goos) {
+			for _, r := range referenced(f, gates) {
+				name, ok := gates[r.pkg].names[r.id]
 				if !ok {
 					continue // not a gate (a helper of the package)
 				}
 				g := byName[name]
 				if g == nil {
-					g = &gate{Name: name}
-					if id != name {
-						g.Constant = id
+					g = &gate{Name: name, Package: r.pkg}
+					if r.id != name {
+						g.Constant = r.id
 					}
 					byName[name] = g
 				}
 				if !contains(g.GOOS, goos) {
 					g.GOOS = append(g.GOOS, goos)
 				}
-				if !contains(g.ReadIn, rel) {
-					g.ReadIn = append(g.ReadIn, rel)
+				if !contains(g.ReadIn, f.label) {
+					g.ReadIn = append(g.ReadIn, f.label)
 				}
 			}
 		}
