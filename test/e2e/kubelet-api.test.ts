@@ -35,15 +35,33 @@ const ADMIN_CERT = { cert: `${ROOT}/_output/local/pki/admin.crt`, key: `${ROOT}/
  * GET https://NODE_IP:10250/path with an optional bearer token or client certificate;
  * resolves with the status code and body. The path is sent as is (not cleaned, unlike kubectl's).
  */
-function kubeletGet(path: string, token?: string, client?: typeof ADMIN_CERT): Promise<{ status: number; body: string }> {
+/**
+ * GET https://NODE_IP:10250/path, with a bearer token, a client certificate or these request
+ * headers: status, content type and body. A connection of its own each time (no keep-alive
+ * agent): a pooled one would outlive the kubelet restarts of the tests between two calls.
+ */
+function kubeletGet(
+  path: string,
+  token?: string,
+  client?: typeof ADMIN_CERT,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; type?: string; body: string }> {
   return new Promise((resolve, reject) => {
     const tls = client ? { cert: readFileSync(client.cert), key: readFileSync(client.key) } : {};
     const req = request(
-      { host: NODE_IP, port: 10250, path, rejectUnauthorized: false, ...tls, headers: token ? { Authorization: `Bearer ${token}` } : {} },
+      {
+        host: NODE_IP,
+        port: 10250,
+        path,
+        agent: false,
+        rejectUnauthorized: false,
+        ...tls,
+        headers: { ...headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      },
       (res) => {
         let body = '';
         res.on('data', (c) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }));
       },
     );
     req.on('error', reject);
@@ -587,20 +605,6 @@ test('configz: the effective KubeletConfiguration with staticPodPath and Go dura
   assert.equal(kubeletconfig.port, 10250);
 });
 
-/** GET https://NODE_IP:10250/path as the cluster admin, with these request headers: status, content type and body. */
-function kubeletGetAs(path: string, headers: Record<string, string>): Promise<{ status: number; type?: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const tls = { cert: readFileSync(ADMIN_CERT.cert), key: readFileSync(ADMIN_CERT.key) };
-    const req = request({ host: NODE_IP, port: 10250, path, rejectUnauthorized: false, ...tls, headers }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 // The text serializers draw one of ":", ": ", "=" or " " to join a field and its value.
 const SEP = '(?::|: |=| )';
 
@@ -617,7 +621,7 @@ test('statusz and flagz (ComponentStatusz, ComponentFlagz: beta, on): the text, 
   const paths = text.match(new RegExp(`^Paths${SEP} (\\S.*)$`, 'm'))?.[1]?.split(' ');
   for (const p of ['/configz', '/healthz', '/metrics', '/flagz']) assert.ok(paths?.includes(p), `${p} in ${paths}`);
 
-  const doc = await kubeletGetAs('/statusz', { Accept: 'application/json;as=Statusz;v=v1beta1;g=config.k8s.io' });
+  const doc = await kubeletGet('/statusz', undefined, ADMIN_CERT, { Accept: 'application/json;as=Statusz;v=v1beta1;g=config.k8s.io' });
   assert.equal(doc.status, 200);
   assert.equal(doc.type, 'application/json;g=config.k8s.io;v=v1beta1;as=Statusz');
   const statusz = JSON.parse(doc.body);
@@ -638,7 +642,7 @@ test('statusz and flagz (ComponentStatusz, ComponentFlagz: beta, on): the text, 
   assert.match(statusz.startTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   assert.ok(Number.isInteger(statusz.uptimeSeconds) && statusz.uptimeSeconds >= 0);
 
-  const bare = await kubeletGetAs('/statusz', { Accept: 'application/json' });
+  const bare = await kubeletGet('/statusz', undefined, ADMIN_CERT, { Accept: 'application/json' });
   assert.equal(bare.status, 406);
   assert.equal(
     JSON.parse(bare.body).message,
@@ -651,7 +655,9 @@ test('statusz and flagz (ComponentStatusz, ComponentFlagz: beta, on): the text, 
   assert.match(flagz, new RegExp(`^network-plugin${SEP}kubenet$`, 'm'));
   assert.match(flagz, new RegExp(`^v${SEP}2$`, 'm'));
   assert.match(flagz, new RegExp(`^hostname-override${SEP}${nodeName()}$`, 'm'));
-  const flags = JSON.parse((await kubeletGetAs('/flagz', { Accept: 'application/json;as=Flagz;v=v1beta1;g=config.k8s.io' })).body);
+  const flags = JSON.parse(
+    (await kubeletGet('/flagz', undefined, ADMIN_CERT, { Accept: 'application/json;as=Flagz;v=v1beta1;g=config.k8s.io' })).body,
+  );
   assert.equal(flags.kind, 'Flagz');
   assert.equal(flags.flags['network-plugin'], 'kubenet');
   assert.equal(flags.flags['read-only-port'], '10255', 'a flag not given shows its default');

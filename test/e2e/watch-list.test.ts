@@ -48,7 +48,8 @@ const kinds = (reads: ReturnType<typeof kubeletReads>, pick: (r: (typeof reads)[
   [...new Set(reads.filter(pick).map((r) => r.resource))].sort();
 
 test("WatchListClient: the kubelet's pods, Node and services come as watches' initial events; with the gate off, as lists", async () => {
-  const started = Date.now() - 1000;
+  // From the restart on: the restarts of the tests before come seconds apart.
+  const started = Date.now();
   restartKubelet();
   const reads = await eventually('watch-lists of pods, the Node and services in the audit log', 60_000, async () => {
     const r = kubeletReads(started);
@@ -64,7 +65,7 @@ test("WatchListClient: the kubelet's pods, Node and services come as watches' in
     'a watch-list is a watch',
   );
 
-  const off = Date.now() - 1000;
+  const off = Date.now();
   restartKubelet('featureGates: {WatchListClient: false}\n');
   const lists = await eventually('lists of pods, the Node and services in the audit log', 60_000, async () => {
     const r = kubeletReads(off);
