@@ -85,8 +85,10 @@ test('imageGCHighThresholdPercent 100: no periodic image GC, the log says so', a
   await eventually('"Disable image GC" in the log', 30_000, async () =>
     since().includes('ImageGCHighThresholdPercent is set 100 and ImageMaximumGCAge is 0, Disable image GC'),
   );
-  // The first pass would come within 12 s of the start.
+  // The first pass would come within 12 s of the start. What counts is what this kubelet logged,
+  // from its "Disable image GC" on: the one before may still have been finishing its pass.
   await new Promise((r) => setTimeout(r, 20_000));
-  assert.ok(!since().includes('Removed unused image'), 'no image removed');
+  const ours = since().slice(since().indexOf('Disable image GC'));
+  assert.ok(!ours.includes('Removed unused image'), 'no image removed');
   restartKubelet();
 });

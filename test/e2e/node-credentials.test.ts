@@ -105,10 +105,12 @@ test('the audit log: kubelet-ts was never refused, and wrote only its own Node, 
   // apiserver's restart (the chaos slice's: its graph is rebuilt from informers).
   const when = (e: AuditEvent) => Date.parse(e.stageTimestamp ?? '');
   const ok = (e: AuditEvent) => (e.responseStatus?.code ?? 0) >= 200 && (e.responseStatus?.code ?? 0) < 300;
-  // What a request reads: its path and selectors, not where a watch resumes or how long it lasts.
+  // What a request reads: its path and selectors, not where a watch resumes or how long it lasts,
+  // nor whether its list comes as a watch's initial events (a refused watch-list falls back to a list).
   const target = (e: AuditEvent) => {
     const u = new URL(e.requestURI, 'https://apiserver');
-    for (const p of ['resourceVersion', 'timeoutSeconds', 'watch', 'allowWatchBookmarks']) u.searchParams.delete(p);
+    for (const p of ['resourceVersion', 'timeoutSeconds', 'watch', 'allowWatchBookmarks', 'sendInitialEvents', 'resourceVersionMatch'])
+      u.searchParams.delete(p);
     return `${u.pathname}?${u.searchParams}`;
   };
   const lagging = (e: AuditEvent) =>
