@@ -553,85 +553,52 @@ before(() => {
     ].join('\n'),
   );
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  openssl(
-    'req',
-    '-x509',
-    '-config',
-    'openssl.cnf',
-    '-extensions',
-    'ca',
-    ...ec,
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.crt',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=ca',
-  );
-  // A second CA and a serving certificate of it: the apiserver's after a CA rotation.
-  openssl(
-    'req',
-    '-x509',
-    '-config',
-    'openssl.cnf',
-    '-extensions',
-    'ca',
-    ...ec,
-    '-keyout',
-    'ca2.key',
-    '-out',
-    'ca2.crt',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=ca2',
-  );
-  openssl('req', '-new', '-config', 'openssl.cnf', ...ec, '-keyout', 'serving2.key', '-out', 'serving2.csr', '-subj', '/CN=apiserver');
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    'serving2.csr',
-    '-CA',
-    'ca2.crt',
-    '-CAkey',
-    'ca2.key',
-    '-days',
-    '1',
-    '-extfile',
-    'openssl.cnf',
-    '-extensions',
-    'server',
-    '-out',
-    'serving2.crt',
-  );
-  for (const [name, subject, ext] of [
-    ['serving', '/CN=apiserver', 'server'],
-    ['alice', '/O=system:nodes/CN=system:node:alice', 'client'],
-    ['bob', '/O=system:nodes/CN=system:node:bob', 'client'],
-  ]) {
-    openssl('req', '-new', '-config', 'openssl.cnf', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject!);
+  const root = (name: string) =>
+    openssl(
+      'req',
+      '-x509',
+      '-config',
+      'openssl.cnf',
+      '-extensions',
+      'ca',
+      ...ec,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${name}`,
+    );
+  const issue = (name: string, subject: string, ext: string, ca: string) => {
+    openssl('req', '-new', '-config', 'openssl.cnf', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
     openssl(
       'x509',
       '-req',
       '-in',
       `${name}.csr`,
       '-CA',
-      'ca.crt',
+      `${ca}.crt`,
       '-CAkey',
-      'ca.key',
+      `${ca}.key`,
       '-days',
       '1',
       '-extfile',
       'openssl.cnf',
       '-extensions',
-      ext!,
+      ext,
       '-out',
       `${name}.crt`,
     );
-  }
+  };
+  root('ca');
+  issue('serving', '/CN=apiserver', 'server', 'ca');
+  issue('alice', '/O=system:nodes/CN=system:node:alice', 'client', 'ca');
+  issue('bob', '/O=system:nodes/CN=system:node:bob', 'client', 'ca');
+  // A second CA and a serving certificate of it: the apiserver's after a CA rotation.
+  root('ca2');
+  issue('serving2', '/CN=apiserver', 'server', 'ca2');
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
