@@ -42,6 +42,8 @@ test("hack/kubelet.sh's flags, with the defaults of the others", () => {
     'maximum-dead-containers': -1,
     'cni-conf-dir': '/etc/cni/net.d',
     'network-plugin': 'kubenet',
+    'machine-id-file': '/etc/machine-id,/var/lib/dbus/machine-id',
+    'boot-id-file': '/proc/sys/kernel/random/boot_id',
     // KubeletConfiguration flags: every occurrence's text, for loadKubeletConfig.
     'container-runtime-endpoint': ['unix:///run/containerd/containerd.sock'],
     v: ['2'],

@@ -21,6 +21,7 @@ import {
   taintsForm,
   vmoduleForm,
 } from '../config/flag-forms.ts';
+import { DEFAULT_ID_FILES } from '../node/host.ts';
 import type { Command, Flag, Flags, Program, Values } from './args.ts';
 
 // Upstream's KubeletFlags (options.go KubeletFlags.AddFlags) kubelet-ts reads, and its own two
@@ -67,6 +68,25 @@ const kubeletFlags = {
     type: 'string',
     describe: 'the directory where the credential provider plugin binaries are',
   },
+  'lock-file': {
+    type: 'string',
+    describe: 'a file to hold an exclusive flock on while the kubelet runs (waited for at start)',
+  },
+  'exit-on-lock-contention': {
+    type: 'boolean',
+    describe: 'exit when another process waits for the --lock-file, or it is deleted',
+  },
+  // cAdvisor's, deprecated upstream and still read there (machine/info.go).
+  'machine-id-file': {
+    type: 'string',
+    default: DEFAULT_ID_FILES.machineID,
+    describe: "deprecated: comma-separated files to read the Node's machineID from, the first that exists",
+  },
+  'boot-id-file': {
+    type: 'string',
+    default: DEFAULT_ID_FILES.bootID,
+    describe: "deprecated: comma-separated files to read the Node's bootID from, the first that exists",
+  },
   'seccomp-default': {
     type: 'boolean',
     describe: 'RuntimeDefault as the default seccomp profile of every workload (or seccompDefault in the config)',
@@ -112,8 +132,6 @@ const kubeletFlags = {
 const CADVISOR = 'a cAdvisor flag (deprecated upstream); kubelet-ts has no cAdvisor';
 /** Upstream's flags kubelet-ts does not do: given, each stops the start with "--name: why". */
 export const REFUSED: Record<string, { type: 'string' | 'boolean'; why: string }> = {
-  'lock-file': { type: 'string', why: 'not supported: Node.js cannot hold an flock on a file without a native addon or a child process' },
-  'exit-on-lock-contention': { type: 'boolean', why: 'not supported, as --lock-file is not' },
   'experimental-mounter-path': { type: 'string', why: "deprecated upstream; kubelet-ts mounts with the host's mount only" },
   'experimental-allocatable-ignore-eviction': {
     type: 'boolean',
@@ -126,14 +144,12 @@ export const REFUSED: Record<string, { type: 'string' | 'boolean'; why: string }
   ...Object.fromEntries(
     [
       'application-metrics-count-limit',
-      'boot-id-file',
       'container-hints',
       'containerd',
       'containerd-namespace',
       'event-storage-age-limit',
       'event-storage-event-limit',
       'global-housekeeping-interval',
-      'machine-id-file',
       'storage-driver-buffer-duration',
       'storage-driver-db',
       'storage-driver-host',

@@ -113,8 +113,14 @@ test('an unknown --network-plugin exits 1 naming the choices', () =>
 
 test('an upstream flag kubelet-ts does not do exits 1 naming it and why', () =>
   assertOneLineFailure(
-    run('--kubeconfig', kubeconfig, '--lock-file', '/run/kubelet.lock'),
-    /^kubelet-ts: error: --lock-file: not supported: /,
+    run('--kubeconfig', kubeconfig, '--housekeeping-interval', '10s'),
+    /^kubelet-ts: error: --housekeeping-interval: cAdvisor's housekeeping interval; /,
+  ));
+
+test('--exit-on-lock-contention without --lock-file exits 1 as upstream', () =>
+  assertOneLineFailure(
+    run('--kubeconfig', kubeconfig, '--exit-on-lock-contention'),
+    /^kubelet-ts: error: cannot exit on lock file contention: no lock file specified\n$/,
   ));
 
 test('--config-dir: *.conf drop-ins in lexical order over --config, subdirectories too; flags over all', () => {

@@ -34,6 +34,7 @@ import { join } from '../join/join.ts';
 import { loadCredentialProviders } from '../images/credential-provider/plugins.ts';
 import { featureEnabled } from '../features/gates.ts';
 import { gatesNotInEffect } from '../features/kubelet-gates.ts';
+import { acquireLockFile } from './lock-file.ts';
 
 async function startKubelet(argv: KubeletArgs, given: [string, string][], flags: Flags) {
   const refused = refusedFlag(argv);
@@ -102,6 +103,11 @@ async function startKubelet(argv: KubeletArgs, given: [string, string][], flags:
       throw new Error(`cannot read --kubeconfig ${argv.kubeconfig}`);
     }
   }
+  // server.go run: the lock is taken before anything talks to the apiserver or the runtime.
+  if (argv['exit-on-lock-contention'] && !argv['lock-file']) throw new Error('cannot exit on lock file contention: no lock file specified');
+  const lock = argv['lock-file']
+    ? await acquireLockFile(argv['lock-file'], argv['exit-on-lock-contention'] === true, logger('lock-file'))
+    : undefined;
   await ensureClientCertificate({
     kubeconfig: argv.kubeconfig,
     bootstrapKubeconfig: argv['bootstrap-kubeconfig'],
@@ -131,17 +137,27 @@ async function startKubelet(argv: KubeletArgs, given: [string, string][], flags:
     cniConfDir: argv['cni-conf-dir'],
     networkPlugin: argv['network-plugin'],
     systemCgroups,
+    hostIdFiles: { machineID: argv['machine-id-file'], bootID: argv['boot-id-file'] },
     flagz: flagzFlags(given, ownDefaults(flags)),
   });
+  const exit = async (code: number) => {
+    const force = setTimeout(() => process.exit(code), 5000);
+    force.unref();
+    await kubelet.stop();
+    process.exit(code);
+  };
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(sig, async () => {
+    process.once(sig, () => {
       log.info('Shutting down on signal; pods keep running', { signal: sig });
-      const force = setTimeout(() => process.exit(0), 5000);
-      force.unref();
-      await kubelet.stop();
-      process.exit(0);
+      void exit(0);
     });
   }
+  // server.go: contention ends run() without an error; pods keep running.
+  void lock?.lost.then(({ reason, contended }) => {
+    if (contended) log.info('Lock file contention: shutting down; pods keep running', { path: argv['lock-file'], reason });
+    else log.error('Lock file lost: shutting down', { path: argv['lock-file'], reason });
+    void exit(contended ? 0 : 1);
+  });
 }
 
 /** The defaults kubelet-ts's flag table declares (the kubelet's own flags'), as /flagz prints them. */

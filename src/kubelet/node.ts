@@ -74,7 +74,7 @@ export function prepareHost(o: KubeletOptions, log: Logger, system: HostSystem):
   metrics.nodeName.set({ node: o.nodeName }, 1);
   metrics.cgroupVersion.set(cgroupReader().version);
   processWatches(log);
-  const facts = readHostFacts();
+  const facts = readHostFacts(o.hostIdFiles);
   // component-base's version metric: the release kubelet-ts implements, built by Node.js (no Go, no commit of upstream's).
   const [major, minor] = KUBELET_VERSION.slice(1).split('.');
   metrics.buildInfo.set(

@@ -4,6 +4,7 @@ import type { KubeletConfig } from '../config/kubelet-config.ts';
 import type { CgroupDriver } from '../resources/cgroup-driver.ts';
 import type { SystemCgroupsConfig } from '../node/system-cgroups.ts';
 import type { ContainerGCPolicy } from '../gc/containers.ts';
+import type { HostIdFiles } from '../node/host.ts';
 import type { LoadedProviders } from '../images/credential-provider/plugins.ts';
 
 export interface KubeletOptions {
@@ -29,6 +30,8 @@ export interface KubeletOptions {
   cloudProvider?: '' | 'external';
   /** The deprecated --minimum-container-ttl-duration, --maximum-dead-containers(-per-container); upstream's defaults when unset. */
   containerGCPolicy?: ContainerGCPolicy;
+  /** cAdvisor's --machine-id-file and --boot-id-file: where the Node's machineID and bootID are read (src/node/host.ts). */
+  hostIdFiles?: HostIdFiles;
   /** /flagz: every flag of the command line with its value (src/cli/flagz.ts); undefined: no /flagz. */
   flagz?: Record<string, string>;
 }

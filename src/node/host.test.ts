@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hugepageCapacity, parseCpuList, thermalThrottlePaths } from './host.ts';
+import { hugepageCapacity, infoFromFiles, parseCpuList, thermalThrottlePaths } from './host.ts';
 
 test('parseCpuList: the kernel CPU list format', () => {
   const cases: [text: string, want: number[] | undefined][] = [
@@ -41,4 +41,17 @@ test("hugepages capacity as upstream's: every page size the kernel has, 0 when i
     { 'hugepages-1Gi': 0, 'hugepages-2Mi': 3 * 2048 * 1024, 'hugepages-64Ki': 64 * 1024 },
   );
   assert.deepEqual(hugepageCapacity([]), {});
+});
+
+test("--machine-id-file / --boot-id-file: cadvisor's getInfoFromFiles, the first file that reads", () => {
+  const files: Record<string, string> = { '/etc/machine-id': 'abc\n', '/var/lib/dbus/machine-id': 'def\n', '/empty': '' };
+  const read = (p: string) => files[p];
+  const cases: [string, string, string][] = [
+    ['the first exists', '/etc/machine-id,/var/lib/dbus/machine-id', 'abc'],
+    ['the first is missing', '/nope,/var/lib/dbus/machine-id', 'def'],
+    ['an empty file that exists wins', '/empty,/etc/machine-id', ''],
+    ['none exists', '/nope,/nope2', ''],
+    ['an empty list', '', ''],
+  ];
+  for (const [name, list, want] of cases) assert.equal(infoFromFiles(list, read), want, name);
 });

@@ -25,12 +25,42 @@ const readTrim = (p: string) => {
   }
 };
 
-export function readHostFacts(): HostFacts {
+/**
+ * cAdvisor's --machine-id-file and --boot-id-file (deprecated upstream, still read): each a
+ * comma-separated list of files.
+ */
+export interface HostIdFiles {
+  machineID: string;
+  bootID: string;
+}
+export const DEFAULT_ID_FILES: HostIdFiles = {
+  machineID: '/etc/machine-id,/var/lib/dbus/machine-id',
+  bootID: '/proc/sys/kernel/random/boot_id',
+};
+
+/** cadvisor machine/info.go getInfoFromFiles: the first file that reads, trimmed (even if empty); '' if none. */
+export function infoFromFiles(list: string, read: (path: string) => string | undefined): string {
+  for (const path of list ? list.split(',') : []) {
+    const text = read(path);
+    if (text !== undefined) return text.trim();
+  }
+  return '';
+}
+
+const readOrUndefined = (p: string) => {
+  try {
+    return readFileSync(p, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+export function readHostFacts(idFiles: HostIdFiles = DEFAULT_ID_FILES): HostFacts {
   const osRelease = readTrim('/etc/os-release').match(/^PRETTY_NAME="?([^"\n]*)"?/m)?.[1] ?? 'Linux';
   return {
-    machineID: readTrim('/etc/machine-id') || readTrim('/var/lib/dbus/machine-id'),
+    machineID: infoFromFiles(idFiles.machineID, readOrUndefined),
     systemUUID: readTrim('/sys/class/dmi/id/product_uuid').toLowerCase(),
-    bootID: readTrim('/proc/sys/kernel/random/boot_id'),
+    bootID: infoFromFiles(idFiles.bootID, readOrUndefined),
     kernelVersion: release(),
     osImage: osRelease,
     architecture:

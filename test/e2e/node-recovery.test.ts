@@ -3,10 +3,10 @@
 // object comes back.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { alive } from '../proc.ts';
-import { ROOT, clients, ensureStack, eventually, nodeName, podSpec, withNamespace } from './stack.ts';
+import { ROOT, clients, ensureStack, eventually, nodeName, podSpec, restartKubelet, withNamespace } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -37,6 +37,52 @@ for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
       assert.equal(after.state?.running?.startedAt?.toString(), before.state?.running?.startedAt?.toString());
     }));
 }
+
+// server.go: --lock-file is held while the kubelet runs; with --exit-on-lock-contention a
+// second kubelet waiting for it (flock.Acquire) makes this one exit cleanly and hand it over,
+// pods untouched: the in-place upgrade the flags exist for.
+test('--lock-file with --exit-on-lock-contention: held while running; a waiter makes the kubelet exit 0 and takes the lock; pods keep running', (t) =>
+  withNamespace(async (ns) => {
+    const lock = '/run/kts-e2e-kubelet.lock';
+    const log = `${ROOT}/_output/local/logs/kubelet-ts.log`;
+    t.after(() => {
+      restartKubelet();
+      rmSync(lock, { force: true });
+    });
+    restartKubelet(undefined, { KTS_KUBELET_FLAGS: `--lock-file=${lock} --exit-on-lock-contention` });
+    const { core } = clients();
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('survivor') });
+    const before = await eventually('pod Running', 20_000, async () => {
+      const p = await core.readNamespacedPod({ name: 'survivor', namespace: ns });
+      return p.status?.phase === 'Running' ? p.status.containerStatuses![0]! : undefined;
+    });
+    assert.equal(statSync(lock).mode & 0o777, 0o600);
+    assert.equal(spawnSync('flock', ['--nonblock', lock, 'true']).status, 1, 'the lock is held while the kubelet runs');
+    const pid = kubeletPid();
+    const from = statSync(log).size;
+    // The next kubelet: waits for the lock, then holds it a while (as a running kubelet would).
+    const next = spawn('flock', ['--exclusive', lock, 'sh', '-c', 'echo acquired; sleep 3'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const acquired = new Promise<number>((resolve) => next.stdout.once('data', () => resolve(Date.now())));
+    const t0 = Date.now();
+    await eventually('the old kubelet gone', 15_000, async () => !alive(pid), 100);
+    const took = (await acquired) - t0;
+    assert.ok(took < 10_000, `the waiter got the lock after ${took} ms`);
+    const lines = readFileSync(log).subarray(from).toString();
+    assert.match(lines, /Lock file contention: shutting down; pods keep running/);
+    assert.match(lines, /exited with 0; restarting/, 'a clean exit, as upstream');
+    // The supervisor's new kubelet waits for the waiter to let go, then holds the lock and runs.
+    const released = await new Promise<number>((resolve) => next.once('exit', () => resolve(Date.now())));
+    await eventually('the new kubelet holds the lock', 30_000, async () => {
+      const since = readFileSync(log).subarray(from).toString();
+      return /Watching for lock file contention/.test(since) && spawnSync('flock', ['--nonblock', lock, 'true']).status === 1;
+    });
+    assert.ok(Date.now() >= released);
+    assert.notEqual(kubeletPid(), pid);
+    await eventually('node Ready again', 40_000, async () => (await ready())?.status === 'True');
+    const after = (await core.readNamespacedPod({ name: 'survivor', namespace: ns })).status!.containerStatuses![0]!;
+    assert.equal(after.containerID, before.containerID, 'same container');
+    assert.equal(after.restartCount, 0);
+  }));
 
 test('containerd stopped: Ready=False with "container runtime is down" within 40 s, Ready again after it restarts', async () => {
   const pid = Number(readFileSync(`${ROOT}/_output/local/pids/containerd.pid`, 'utf8'));
