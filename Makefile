@@ -91,15 +91,16 @@ unit: deps
 	npm run --silent test:unit
 
 # The e2e files one at a time (they share the stack). The local stack's first; the cluster's
-# (cluster*.test.ts bring the cluster up, hack/cluster/up.sh) and the conformance smoke last.
+# (cluster*.test.ts bring the cluster up, hack/cluster/up.sh), the conformance smoke and tracing last.
 # What only those need builds meanwhile at the lowest CPU and I/O priority, in the time the
 # local files leave idle: promtool and helm with the rules they render (monitoring-rules.test.ts), the cluster's add-ons, upstream's DRA test driver, the CSI hostpath
 # driver and its sidecars (test/e2e/cluster-csi.test.ts; hostpathplugin also for the smoke), then the smoke's
-# binaries (30 minutes beside the tests on a cold machine; none on a warm one). A file that
+# binaries (30 minutes beside the tests on a cold machine; none on a warm one), then Jaeger
+# (test/e2e/tracing.test.ts, about 10 minutes more). A file that
 # needs one before it is built waits for that build (hack/lib.sh build_lock).
-E2E_LAST := $(wildcard test/e2e/cluster*.test.ts) test/e2e/kind.test.ts test/e2e/conformance-smoke.test.ts
+E2E_LAST := $(wildcard test/e2e/cluster*.test.ts) test/e2e/kind.test.ts test/e2e/conformance-smoke.test.ts test/e2e/tracing.test.ts
 E2E_BG_BUILD := hack/tools/monitoring-rules.sh && hack/build-addons.sh cni-plugins flannel coredns && hack/build-conformance.sh dra-test-driver \
-  && hack/build-csi.sh --no-images && BUILD_ONLY=1 hack/conformance.sh
+  && hack/build-csi.sh --no-images && BUILD_ONLY=1 hack/conformance.sh && hack/build-addons.sh jaeger
 e2e: build
 	bash hack/up.sh
 	(nice -n 19 ionice -c 3 bash -c '$(E2E_BG_BUILD)' >_output/local/logs/build-e2e-bg.log 2>&1 &)

@@ -1,4 +1,6 @@
 import { test, before, after } from 'node:test';
+import type { SpanData } from '../tracing/span.ts';
+import { TracerProvider } from '../tracing/tracer.ts';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -685,3 +687,31 @@ test(
     }
   },
 );
+
+test("tracing: otelhttp's client span a request, its traceparent sent; a 4xx is an error", quick, async () => {
+  const spans: SpanData[] = [];
+  const provider = new TracerProvider(1, { add: (s) => void spans.push(s) });
+  route = (q, res) => (q.url === '/ok' ? reply(res, 200, { a: 1 }) : reply(res, 404, status(404, 'NotFound', 'no')));
+  seen.length = 0;
+  const traced = apiClient({ server: base }, { tracer: provider.tracer({ name: 'otelhttp' }) });
+  await traced.get('/ok');
+  await traced.get('/missing').catch(() => {});
+  await new Promise((r) => setTimeout(r, 20));
+  const [ok, missing] = spans as [SpanData, SpanData];
+  const u = new URL(base);
+  assert.equal(ok.name, 'HTTP GET');
+  assert.equal(ok.kind, 3);
+  assert.deepEqual(ok.attributes, {
+    'http.request.method': 'GET',
+    'url.full': `${u.origin}/ok`,
+    'server.address': u.hostname,
+    'server.port': Number(u.port),
+    'network.protocol.version': '1.1',
+    'http.response.status_code': 200,
+  });
+  assert.equal(ok.status.code, 0);
+  assert.equal(seen[0]!.headers.traceparent, `00-${Buffer.from(ok.traceId).toString('hex')}-${Buffer.from(ok.spanId).toString('hex')}-01`);
+  assert.equal(missing.attributes['http.response.status_code'], 404);
+  assert.equal(missing.attributes['error.type'], '404');
+  assert.equal(missing.status.code, 2);
+});

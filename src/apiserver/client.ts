@@ -1,6 +1,7 @@
 // A small REST client for the kube-apiserver over node:https. The kubelet uses a
 // dozen endpoints; @kubernetes/client-node's generated clients cost ~60 MB of resident
 // memory on import (docs/benchmarks.md), so its models are used as types only.
+import { NO_TRACER, type Tracer } from '../tracing/tracer.ts';
 import { Agent, request as httpsRequest } from 'node:https';
 import { createSecureContext } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
@@ -110,8 +111,11 @@ export function apiClient(
     caRotation?: { everyMs: number; observe(r: CAReload): void; log: Logger };
     /** The WatchListClient gate (ApiClient.watchList). */
     watchList?: boolean;
+    /** KubeletConfiguration `tracing`: otelhttp's client span a request (tracing.WrapperFor). */
+    tracer?: Tracer;
   } = {},
 ): ApiClient {
+  const tracer = opts.tracer ?? NO_TRACER;
   // The schema of the built-in types (proto/k8s/schema.json) is read on the first protobuf request.
   const codec = opts.contentType === PROTOBUF_CONTENT_TYPE ? protobufCodec : undefined;
   /** Whether the apiserver is asked for protobuf at path: a built-in group kubelet-ts has the types of. */
@@ -206,16 +210,26 @@ export function apiClient(
     const encoded = encode(method, path, body, contentType);
     const data = encoded?.data;
     if (size) size.request = data?.length ?? 0;
+    const fullPath = url.pathname.replace(/\/$/, '') + path;
+    // otelhttp's Transport: a client span a request, ended with its body; its traceparent sent.
+    const span = tracer.startClient(`HTTP ${method}`, {
+      'http.request.method': method,
+      'url.full': `${url.origin}${fullPath}`,
+      'server.address': url.hostname,
+      'server.port': Number(url.port || (tls ? 443 : 80)),
+      'network.protocol.version': '1.1',
+    });
     const h = {
       ...headers,
       Accept: protobufAt(path) ? `${PROTOBUF_CONTENT_TYPE}, ${JSON_CONTENT_TYPE}` : JSON_CONTENT_TYPE,
       ...(encoded ? { 'Content-Type': encoded.type, 'Content-Length': String(encoded.data.length) } : {}),
+      ...(span.traceparent ? { traceparent: span.traceparent } : {}),
     };
     const req = (tls ? httpsRequest : httpRequest)({
       protocol: url.protocol,
       hostname: url.hostname,
       port: url.port,
-      path: url.pathname.replace(/\/$/, '') + path,
+      path: fullPath,
       method,
       headers: h,
       agent: stream ? agents?.streams : agents?.requests,
@@ -236,11 +250,19 @@ export function apiClient(
         const deadline = setTimeout(() => (response ?? req).destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
         req.once('close', () => clearTimeout(deadline));
       }
+      req.once('close', () => {
+        if (!response) span.end();
+      });
       req.on('error', (e) => {
+        if (!response) span.fail(e.message, false);
         if (!response) opts.observe?.(method, '<error>', url.host);
         reject(new ApiError(0, 'Unreachable', `${method} ${path}: ${e.message}`));
       });
       req.on('response', async (res) => {
+        const code = res.statusCode ?? 0;
+        span.setAttributes({ 'http.response.status_code': code, ...(code >= 400 ? { 'error.type': String(code) } : {}) });
+        if (code >= 400) span.fail('', false);
+        res.once('close', () => span.end());
         opts.observe?.(method, String(res.statusCode ?? 0), url.host);
         if ((res.statusCode ?? 0) < 300) return resolveRes(res);
         const raw = await readAll(res).catch(() => Buffer.alloc(0));

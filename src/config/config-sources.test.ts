@@ -246,9 +246,9 @@ volumeStatsAggPeriod: 0s
       ],
     ],
     [
-      'flagless accepted fields',
+      'flagless fields in effect',
       'showHiddenMetricsForVersion: "1.35"\nmemoryThrottlingFactor: 0.8\nconfigMapAndSecretChangeDetectionStrategy: Get\ntracing: {endpoint: x}\n',
-      ['tracing'],
+      [],
     ],
     [
       'ignored parts of logging',

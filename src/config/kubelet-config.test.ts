@@ -357,7 +357,7 @@ const rows = () => Object.entries(FIELDS).map(([key, f]) => ({ key, f, yaml: yam
 
 test('the field table: one row a field, names upstream spells, durations read into *Ms', () => {
   const all = rows();
-  assert.equal(all.length, 124);
+  assert.equal(all.length, 125);
   assert.equal(new Set(all.map((r) => r.yaml)).size, all.length, 'one row per YAML name');
   for (const { key, yaml } of all) {
     if (key.endsWith('Ms')) assert.equal(yaml, key.slice(0, -2), key);
@@ -368,7 +368,7 @@ test('the field table: one row a field, names upstream spells, durations read in
     Object.keys(defaults).sort(),
     all
       .map((r) => r.key)
-      .filter((k) => k !== 'maxParallelImagePulls' && k !== 'singleProcessOOMKill')
+      .filter((k) => k !== 'maxParallelImagePulls' && k !== 'singleProcessOOMKill' && k !== 'tracing')
       .sort(),
   );
   // The defaults pass every check, the row's own and the cross-field ones.
@@ -380,6 +380,17 @@ test('the field table marks the fields read by nothing yet', () => {
   // Still parsed and validated as upstream.
   const c = parseKubeletConfig(head + 'registerNode: false\nruntimeRequestTimeout: 5m\ncgroupDriver: systemd\n');
   assert.deepEqual([c.registerNode, c.runtimeRequestTimeoutMs, c.cgroupDriver], [false, 300_000, 'systemd']);
+});
+
+test('tracing: absent by default (no tracing), its two fields taken as given and checked as upstream', () => {
+  assert.equal(parseKubeletConfig(head).tracing, undefined);
+  assert.deepEqual(parseKubeletConfig(`${head}tracing: {}\n`).tracing, {});
+  assert.deepEqual(parseKubeletConfig(`${head}tracing: {endpoint: "otel:4317", samplingRatePerMillion: 10000}\n`).tracing, {
+    endpoint: 'otel:4317',
+    samplingRatePerMillion: 10000,
+  });
+  assert.throws(() => parseKubeletConfig(`${head}tracing: {samplingRate: 1}\n`), /tracing: unknown field "samplingRate"/);
+  assert.throws(() => parseKubeletConfig(`${head}tracing: {samplingRatePerMillion: 2000000}\n`), /less than or equal to one million/);
 });
 
 test("qosReserved: taken, and refused at start with upstream's ParseQOSReserved errors", () => {

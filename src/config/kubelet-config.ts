@@ -14,6 +14,7 @@ import { goDuration } from '../apiserver/duration.ts';
 import { serverCurves, serverTLS } from './tls-options.ts';
 import { featureEnabled, invalidGates } from '../features/gates.ts';
 import { parseQuantity } from '../resources/quantity.ts';
+import { type TracingConfig, tracingError } from '../tracing/config.ts';
 import { parseCPUSet } from '../cpumanager/cpuset.ts';
 import { invalidEnforcement } from '../resources/node-allocatable.ts';
 import { parseQOSReserved } from '../resources/qos-cgroups.ts';
@@ -103,6 +104,17 @@ const optional = <T>(codec: Codec<T>, o: Options<T | undefined> = {}) => field<T
 /** A field read by nothing in kubelet-ts yet, with its flag. */
 const ignored = <T>(codec: Codec<T>, dflt: NoInfer<T>, flag: Field<T>['flag'], o: Options<T> = {}) =>
   field(codec, dflt, { ...o, flag, inEffect: false });
+/** component-base's TracingConfiguration: two optional fields, written back as given. */
+const tracingCodec: Codec<TracingConfig> = {
+  decode(path, v) {
+    const t = nested(path, v, { endpoint: str, samplingRatePerMillion: int });
+    return {
+      ...(t.endpoint !== undefined ? { endpoint: t.endpoint as string } : {}),
+      ...(t.samplingRatePerMillion !== undefined ? { samplingRatePerMillion: t.samplingRatePerMillion as number } : {}),
+    };
+  },
+  encode: (v) => v,
+};
 type MemoryReservation = { numaNode: number; limits: Record<string, string> };
 /** validateReservedMemoryConfiguration: memory or hugepages-* only, not zero, once per node and type. */
 function reservedMemoryError(v: MemoryReservation[]): string | undefined {
@@ -752,6 +764,8 @@ export const FIELDS = {
    * limits (src/eviction/eviction-manager.ts); the node's nodefs/imagefs thresholds stay. For hosts
    * that cannot measure local storage (upstream's rootless kind).
    */
+  /** OpenTelemetry spans to an OTLP collector (src/tracing); absent: none. No flag upstream. */
+  tracing: optional(tracingCodec, { check: tracingError }),
   localStorageCapacityIsolation: field(bool, true, { flag: 'local-storage-capacity-isolation' }),
   containerRuntimeEndpoint: field(str, 'unix:///run/containerd/containerd.sock', { flag: 'container-runtime-endpoint' }),
   imageServiceEndpoint: field(str, '', { flag: 'image-service-endpoint' }),
@@ -802,13 +816,6 @@ export const defaults = Object.fromEntries(
   ROWS.filter(([, f]) => f.default !== undefined).map(([key, f]) => [key, f.default]),
 ) as KubeletConfig;
 
-// Upstream's other fields, without a flag: type-checked (a kubeadm-written file carries many of
-// them) but read by nothing, with upstream's default for the start-up warning; a field that
-// lands moves from here to a row of FIELDS.
-const ACCEPTED: Record<string, { codec: Codec<unknown>; default: unknown }> = {
-  tracing: { codec: object, default: {} },
-};
-
 const V1BETA1 = 'kubelet.config.k8s.io/v1beta1';
 
 /** Pure: a KubeletConfiguration document's fields, its apiVersion and kind checked and taken off. */
@@ -837,12 +844,7 @@ function decodeFields(rest: Record<string, unknown>, source: string, explicit: R
   const out: Record<string, unknown> = { ...defaults };
   for (const [name, value] of Object.entries(rest)) {
     const row = BY_YAML.get(name);
-    if (!row) {
-      const accepted = Object.hasOwn(ACCEPTED, name) ? ACCEPTED[name] : undefined;
-      if (!accepted) throw new ConfigError(`${source}: unknown field "${name}"`);
-      accepted.codec.decode(name, value, undefined);
-      continue;
-    }
+    if (!row) throw new ConfigError(`${source}: unknown field "${name}"`);
     const [key, f] = row;
     const converted = f.codec.decode(name, value, f.default);
     // As upstream's defaulting: an empty string or zero duration (what kubeadm writes for
@@ -1023,7 +1025,7 @@ export function loadKubeletConfig(s: ConfigSources): { config: KubeletConfig; do
 /**
  * Pure: the settings of a loaded document (the --config file, drop-ins and flags) that
  * kubelet-ts reads nothing of, when they are not upstream's default: the fields whose row is
- * not in effect, the in-effect fields' ignored parts, and the flagless fields ACCEPTED only.
+ * not in effect, and the in-effect fields' ignored parts.
  * What the start-up warnings name; a zero kubeadm writes for "unset" is the default.
  */
 export function ignoredSettings(doc: Record<string, unknown>): string[] {
@@ -1032,11 +1034,6 @@ export function ignoredSettings(doc: Record<string, unknown>): string[] {
   for (const [key, f] of ROWS) {
     if (!f.inEffect && !isDeepStrictEqual(c[key], f.default)) out.push(f.why ? `${yamlName(key, f)} (${f.why})` : yamlName(key, f));
     else if (f.inEffect && f.ignoredParts && c[key] !== undefined) out.push(...f.ignoredParts(c[key]));
-  }
-  for (const [name, a] of Object.entries(ACCEPTED)) {
-    if (!Object.hasOwn(doc, name)) continue;
-    const v = doc[name] === null || doc[name] === '' ? a.default : a.codec.decode(name, doc[name], undefined);
-    if (!isDeepStrictEqual(v, a.default) && !(a.codec.zeroIsUnset && v === 0)) out.push(name);
   }
   return out;
 }

@@ -15,6 +15,8 @@ import { CriError } from './error.ts';
 import { ImageClient } from './image-client.ts';
 import { criServices } from './proto.ts';
 import { RuntimeClient } from './runtime-client.ts';
+import type { SpanData } from '../tracing/span.ts';
+import { TracerProvider } from '../tracing/tracer.ts';
 
 type Handler = (call: ServerUnaryCall<any, any>, callback: sendUnaryData<any>) => void;
 
@@ -229,4 +231,45 @@ test('an unreachable socket says so on one line', async () => {
   } finally {
     missing.close();
   }
+});
+
+test("with tracing, each call is otelgrpc's client span, a child of the current span, its traceparent in the metadata", async () => {
+  reset();
+  const spans: SpanData[] = [];
+  const provider = new TracerProvider(1, { add: (s) => void spans.push(s) });
+  const traced = new RuntimeClient(`unix://${dir}/cri.sock`, { tracer: provider.tracer({ name: 'otelgrpc' }) });
+  let traceparent: unknown;
+  handlers.Version = (call, cb) => {
+    traceparent = call.metadata.get('traceparent')[0];
+    cb(null, { runtimeName: 'fake' });
+  };
+  handlers.RemovePodSandbox = (_call, cb) => cb({ code: status.NOT_FOUND, details: 'no such sandbox' });
+  try {
+    await provider.tracer({ name: 'kubelet' }).inSpan('syncPod', {}, async () => {
+      await traced.version();
+      await traced.removePodSandbox({ podSandboxId: 'gone' }).catch(() => {});
+    });
+  } finally {
+    traced.close();
+  }
+  const [version, remove, sync] = spans as [SpanData, SpanData, SpanData];
+  assert.equal(version.name, 'runtime.v1.RuntimeService/Version');
+  assert.equal(version.kind, 3);
+  assert.deepEqual(version.attributes, {
+    'rpc.method': 'runtime.v1.RuntimeService/Version',
+    'rpc.system.name': 'grpc',
+    'server.address': `${dir}/cri.sock`,
+    'rpc.response.status_code': 'OK',
+  });
+  assert.deepEqual(
+    version.events.map((e) => [e.name, e.attributes['rpc.message.type']]),
+    [
+      ['message', 'SENT'],
+      ['message', 'RECEIVED'],
+    ],
+  );
+  assert.equal(Buffer.from(version.parentSpanId!).toString('hex'), Buffer.from(sync.spanId).toString('hex'));
+  assert.equal(traceparent, `00-${Buffer.from(version.traceId).toString('hex')}-${Buffer.from(version.spanId).toString('hex')}-01`);
+  assert.equal(remove.attributes['rpc.response.status_code'], 'NOT_FOUND');
+  assert.deepEqual(remove.status, { code: 2, message: 'no such sandbox' });
 });

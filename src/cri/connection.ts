@@ -3,6 +3,7 @@ import type { Long, MethodDefinition } from '@grpc/proto-loader';
 import { backoff, sleep } from '../backoff/backoff.ts';
 import { grpcTarget } from './endpoint.ts';
 import { toCriError, type CriError } from './error.ts';
+import { NO_TRACER, type Tracer } from '../tracing/tracer.ts';
 
 /**
  * Told about every call once it is over (after any retries), with the operation name
@@ -21,6 +22,8 @@ export interface ConnectionOptions {
    * state, but for those that run long (pulls) or only mint a streaming URL.
    */
   requestTimeoutMs?: number;
+  /** otelgrpc's client spans (KubeletConfiguration `tracing`); none by default. */
+  tracer?: Tracer;
 }
 
 export interface CallOptions {
@@ -71,11 +74,16 @@ export class CriConnection {
   readonly #observer: Observer | undefined;
   readonly #readAttempts: number;
   readonly #retryDelayMs: number;
+  readonly #tracer: Tracer;
   /** runtimeRequestTimeout: what StopContainer and ExecSync add their own timeouts to, as upstream. */
   readonly requestTimeoutMs: number;
 
+  /** server.address of the spans: the socket's path, as Go's peer address names it. */
+  readonly #address: string;
+
   constructor(endpoint: string, options: ConnectionOptions = {}) {
     this.target = grpcTarget(endpoint);
+    this.#address = this.target.replace(/^unix:(\/\/)?/, '');
     // No keepalive options on purpose: containerd answers pings more often than every
     // 5 min with GOAWAY too_many_pings. Reconnect backoff capped at 3 s like upstream,
     // so a restarted containerd is found again quickly (grpc-js defaults to 120 s).
@@ -88,6 +96,7 @@ export class CriConnection {
     this.#readAttempts = Math.max(1, Math.floor(options.readAttempts ?? 3));
     this.#retryDelayMs = options.retryDelayMs ?? 100;
     this.requestTimeoutMs = options.requestTimeoutMs ?? RUNTIME_REQUEST_TIMEOUT_MS;
+    this.#tracer = options.tracer ?? NO_TRACER;
   }
 
   async call<D extends MethodDefinition<any, any, any, any>>(
@@ -129,16 +138,45 @@ export class CriConnection {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<ResponseOf<D>> {
+    // otelgrpc's client stats handler: a span per call, named by the full method, its
+    // traceparent in the call's metadata, each message an event with its size.
+    const name = method.path.slice(1);
+    const span = this.#tracer.startClient(name, { 'rpc.method': name, 'rpc.system.name': 'grpc', 'server.address': this.#address });
+    const metadata = new Metadata();
+    if (span.traceparent) metadata.set('traceparent', span.traceparent);
+    const message = (type: 'SENT' | 'RECEIVED', size: number) =>
+      span.addEvent('message', {
+        'rpc.message.type': type,
+        'rpc.message.id': 1,
+        'rpc.message.compressed_size': size,
+        'rpc.message.uncompressed_size': size,
+      });
+    const serialize = span.recording
+      ? (r: unknown) => {
+          const b = method.requestSerialize(r);
+          message('SENT', b.length);
+          return b;
+        }
+      : method.requestSerialize;
+    const deserialize = span.recording
+      ? (b: Buffer) => {
+          message('RECEIVED', b.length);
+          return method.responseDeserialize(b);
+        }
+      : method.responseDeserialize;
     return new Promise((resolve, reject) => {
       const call = this.#client.makeUnaryRequest(
         method.path,
-        method.requestSerialize,
-        method.responseDeserialize,
+        serialize,
+        deserialize,
         request,
-        new Metadata(),
+        metadata,
         { deadline: Date.now() + timeoutMs },
         (err: ServiceError | null, response?: ResponseOf<D>) => {
           signal?.removeEventListener('abort', cancel);
+          span.setAttributes({ 'rpc.response.status_code': status[err ? err.code : status.OK] ?? String(err?.code) });
+          if (err) span.fail(err.details || err.message, false);
+          span.end();
           if (err) reject(err);
           else resolve(response!);
         },

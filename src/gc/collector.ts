@@ -3,6 +3,7 @@
 // remove is decided by the planners; this file only gathers their inputs and executes.
 // A failing run backs off as a whole; a failing item (one container, one dir) backs off
 // alone, so one stuck object neither floods the log nor holds up the others.
+import { NO_TRACER, type Tracer } from '../tracing/tracer.ts';
 import { backoff, jittered, sleep, type Backoff } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import { DEFAULT_CONTAINER_GC_POLICY, planContainerGC, type ContainerGCPolicy } from './containers.ts';
@@ -51,6 +52,8 @@ export interface CollectorDeps {
   /** A pod's directory is gone: what it held for the pod is free (its user namespace IDs, src/userns). */
   podDirRemoved?(uid: string): void;
   policy?: ContainerGCPolicy;
+  /** KubeletConfiguration `tracing`: a span per container GC pass. */
+  tracer?: Tracer;
   housekeepingMs?: number;
   gcMs?: number;
   observe?: {
@@ -269,7 +272,8 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
         }
         if (!abort.signal.aborted && Date.now() >= nextGC) {
           try {
-            await timed('container_gc', collect);
+            // kuberuntime_gc.go GarbageCollect's span.
+            await timed('container_gc', () => (d.tracer ?? NO_TRACER).inSpan('Containers/GarbageCollect', {}, collect));
             gcRetry.reset();
             nextGC = Date.now() + jittered(gcPeriod, 0.1);
           } catch (e) {

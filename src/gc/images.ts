@@ -5,6 +5,7 @@
 // first seen less than imageMinimumGCAge ago stay. Before that, with imageMaximumGCAge set, unused
 // images not used for longer than it go whatever the disk usage (upstream's freeOldImages). The
 // eviction manager may also ask for every unused image to go (collect(true)) when the disk runs out.
+import { NO_TRACER, type Tracer } from '../tracing/tracer.ts';
 import type { Logger } from '../log/log.ts';
 import type { PodRuntimeStatus } from '../container/types.ts';
 import { jittered } from '../backoff/backoff.ts';
@@ -125,6 +126,8 @@ export interface ImageGCDeps {
   afterCollect?(remainingIds: string[], startedMs: number): void;
   intervalMs?: number;
   now?: () => number;
+  /** KubeletConfiguration `tracing`: a span per periodic pass. */
+  tracer?: Tracer;
 }
 
 export function startImageGC(d: ImageGCDeps) {
@@ -189,7 +192,8 @@ export function startImageGC(d: ImageGCDeps) {
   const loop = async () => {
     if (stopped) return;
     try {
-      await collect();
+      // image_gc_manager.go GarbageCollect's span.
+      await (d.tracer ?? NO_TRACER).inSpan('Images/GarbageCollect', {}, () => collect());
     } catch (e) {
       d.observe.error();
       d.log.error('Image garbage collection failed', { err: e });

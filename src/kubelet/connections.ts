@@ -22,6 +22,7 @@ import { caReloadMetrics, restClientMetrics, restClientTimer } from './observers
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
+import { newTracing, OTELGRPC_SCOPE, OTELHTTP_SCOPE, type Tracing } from '../tracing/tracing.ts';
 
 export interface Connections {
   /** The cgroup driver in effect: the runtime's when it says (cgroupfs: kubelet-ts refuses to start on systemd so far). */
@@ -38,12 +39,19 @@ export interface Connections {
   runtimeHandlers: RuntimeHandlers;
   /** Events within eventRecordQPS/eventBurst. */
   events: Recorder & { stop(): void };
-  stop(): void;
+  /** KubeletConfiguration `tracing`: the tracers of each scope (src/tracing); none without it. */
+  tracing: Tracing;
+  stop(): Promise<void>;
 }
 
 export async function connect(o: KubeletOptions, log: Logger): Promise<Connections> {
   const { config, nodeName } = o;
+  const tracing = newTracing(config.tracing, nodeName, {
+    log: logger('tracing'),
+    count: (result, n) => metrics.traceSpans.inc({ result }, n),
+  });
   const heartbeats = apiClient(loadKubeconfig(o.kubeconfig), {
+    tracer: tracing.tracer(OTELHTTP_SCOPE),
     userAgent: `kubelet-ts/${KUBELET_VERSION} (linux) ${nodeName}`,
     observe: restClientMetrics,
     time: restClientTimer,
@@ -54,7 +62,11 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
       ? { caRotation: { everyMs: CA_REFRESH_MS, observe: caReloadMetrics, log: logger('rest_client') } }
       : {}),
   });
-  const runtime = { observer: observeRuntimeOperation, requestTimeoutMs: config.runtimeRequestTimeoutMs };
+  const runtime = {
+    observer: observeRuntimeOperation,
+    requestTimeoutMs: config.runtimeRequestTimeoutMs,
+    tracer: tracing.tracer(OTELGRPC_SCOPE),
+  };
   const cri = new RuntimeClient(o.runtimeEndpoint, runtime);
   const images = new ImageClient(config.imageServiceEndpoint || o.runtimeEndpoint, runtime);
   const version = await cri.version({});
@@ -80,10 +92,12 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
     view: new RuntimeView(cri),
     runtimeHandlers: new RuntimeHandlers(() => cri.status({})),
     events,
-    stop() {
+    tracing,
+    async stop() {
       events.stop();
       cri.close();
       images.close();
+      await tracing.shutdown();
     },
   };
 }

@@ -35,6 +35,7 @@ import type { UserNamespaces } from '../userns/manager.ts';
 import type { Host } from './node.ts';
 import type { KubeletOptions } from './options.ts';
 import type { Stats } from './stats.ts';
+import { IMAGES_SCOPE, KUBERUNTIME_SCOPE, type Tracing } from '../tracing/tracing.ts';
 
 export type NodeLoops = Awaited<ReturnType<typeof nodeLoops>>;
 
@@ -57,6 +58,7 @@ export async function nodeLoops(
     kill: (uid: string, kill: KillPodOptions) => Promise<boolean>;
     /** The node status is computed again now (a condition changed). */
     poke: () => void;
+    tracing: Tracing;
   },
 ) {
   const { config, rootDir, nodeName } = o;
@@ -72,6 +74,7 @@ export async function nodeLoops(
     ...(o.containerGCPolicy ? { policy: o.containerGCPolicy } : {}),
     cgroups: d.cgroups,
     log: logger('gc'),
+    tracer: d.tracing.tracer(KUBERUNTIME_SCOPE),
     observe: housekeepingMetrics,
     releaseVolumes: (uid) => d.volumes.releaseOrphan(uid),
     releaseUnmountedVolumes: (uid) => d.volumes.releaseUnmounted(uid),
@@ -99,6 +102,7 @@ export async function nodeLoops(
       maxAgeMs: config.imageMaximumGCAgeMs,
     },
     log: logger('image_gc'),
+    tracer: d.tracing.tracer(IMAGES_SCOPE),
     observe: imageGCMetrics,
     ...(pulledImages ? { afterCollect: (remaining: string[], started: number) => pulledImages.prune(remaining, started) } : {}),
   });

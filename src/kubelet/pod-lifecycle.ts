@@ -19,6 +19,7 @@ import { fileSource } from '../sources/static-file.ts';
 import { urlSource } from '../sources/static-url.ts';
 import { StatusManager, statusTargetOf } from '../status/status-manager.ts';
 import type { Late } from './late.ts';
+import { KUBELET_SCOPE, type Tracing } from '../tracing/tracing.ts';
 import type { NodeLoops } from './loops.ts';
 import { stopAll, type KubeletOptions, type Stoppable } from './options.ts';
 import { podRuntime, type PodSyncDeps } from './pod-runtime.ts';
@@ -31,6 +32,7 @@ export function podLifecycle(
     workers: Late<PodWorkers>;
     /** Reads the Node from the apiserver past the watch (the node status, built after). */
     refreshNode: () => Promise<void>;
+    tracing: Tracing;
   },
 ) {
   const { config, nodeName, rootDir } = o;
@@ -84,6 +86,7 @@ export function podLifecycle(
       resyncMs: config.syncFrequencyMs,
       observe: workerMetrics,
       stopped: (pod) => void mirrors.reconcile(podKey(pod)),
+      tracer: d.tracing.tracer(KUBELET_SCOPE),
     }),
   );
   registerPodGauges(() => podGauges(pods.snapshot(), isStaticPod));

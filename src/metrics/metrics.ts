@@ -251,6 +251,12 @@ export const metrics = {
     labelNames: ['result'],
     registers: r,
   }),
+  traceSpans: new Counter({
+    name: 'kubelet_ts_trace_spans_total',
+    help: 'Trace spans by what became of them: exported to the collector, dropped (the queue was full) or failed (the export gave up).',
+    labelNames: ['result'],
+    registers: r,
+  }),
   eventsDropped: new Counter({
     name: 'kubelet_ts_events_dropped_total',
     help: 'Kubernetes Events dropped because the send queue was full.',

@@ -10,6 +10,7 @@ import { NODE_AFFINITY, type Admission } from './admission.ts';
 import { PREEMPTED } from './preemption.ts';
 import { isStaticPod, podKey } from '../podutil/podutil.ts';
 import type { PodManager, PodRecord } from './pod-manager.ts';
+import { NO_TRACER, type Tracer } from '../tracing/tracer.ts';
 
 export interface PodSteps {
   /** Makes the runtime match the pod; returns the phase it now shows and when to look again. Aborted: stop early. */
@@ -80,6 +81,7 @@ export class PodWorkers {
   readonly #log: Logger;
   readonly #resyncMs: number;
   readonly #observe: WorkerObserver;
+  readonly #tracer: Tracer;
   #halted = false;
 
   readonly #stopped: (pod: Pod) => void;
@@ -92,7 +94,7 @@ export class PodWorkers {
     pods: PodManager,
     steps: PodSteps,
     log: Logger,
-    opts: { resyncMs: number; observe?: WorkerObserver; stopped?: (pod: Pod) => void },
+    opts: { resyncMs: number; observe?: WorkerObserver; stopped?: (pod: Pod) => void; tracer?: Tracer },
   ) {
     this.#pods = pods;
     this.#steps = steps;
@@ -100,6 +102,7 @@ export class PodWorkers {
     this.#resyncMs = opts.resyncMs;
     this.#observe = opts.observe ?? {};
     this.#stopped = opts.stopped ?? (() => {});
+    this.#tracer = opts.tracer ?? NO_TRACER;
   }
 
   /** A new version of a pod from its source; undefined when the source no longer has it. */
@@ -255,7 +258,7 @@ export class PodWorkers {
       if (operation === 'create') this.#observe.workerStarted?.((started - w.firstSeen) / 1000);
       let next: number | undefined;
       try {
-        next = await this.#execute(w, step);
+        next = await this.#traced(w, step, operation, () => this.#execute(w, step));
         w.rec.state = afterStep(w.rec.state, step);
         w.errors.reset();
       } catch (e) {
@@ -298,6 +301,24 @@ export class PodWorkers {
       if (!w.pending && next !== undefined) this.#schedule(w, next);
     }
     w.running = false;
+  }
+
+  /**
+   * Upstream's spans of a step (kubelet.go SyncPod, SyncTerminatingPod, SyncTerminatedPod): named
+   * for it, with the pod's attributes; the CRI calls the step makes are their children.
+   */
+  #traced<T>(w: Worker, step: Step, operation: string, run: () => Promise<T>): Promise<T> {
+    if (step.do === 'nothing') return run();
+    const pod = w.rec.lastPod;
+    const attrs: Record<string, string> = {
+      'k8s.pod.uid': w.rec.uid,
+      'k8s.pod': podName(pod),
+      'k8s.pod.name': pod?.metadata?.name ?? '',
+      ...(step.do === 'sync' ? { 'k8s.pod.update_type': operation } : {}),
+      'k8s.namespace.name': pod?.metadata?.namespace ?? '',
+    };
+    const name = { sync: 'syncPod', terminate: 'syncTerminatingPod', finish: 'syncTerminatedPod' }[step.do];
+    return this.#tracer.inSpan(name, attrs, () => run());
   }
 
   /** Runs a step; returns when to run the worker again (undefined: only on an update). */

@@ -148,6 +148,7 @@ providerID: aws:///i-1
 kernelMemcgNotification: true
 logging: {format: text, flushFrequency: 10s, verbosity: 2}
 reservedMemory: [{numaNode: 0, limits: {memory: 1Gi}}]
+tracing: {endpoint: "otel:4317", samplingRatePerMillion: 100}
 localStorageCapacityIsolation: false
 failCgroupV1: false
 userNamespaces: {idsPerPod: 131072}

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { CHECKPOINT_FILE, decodeCheckpoint } from '../../src/dra/checkpoint.ts';
-import { BUSYBOX, ROOT, eventually } from './stack.ts';
+import { BUSYBOX, ROOT, eventually, pinned } from './stack.ts';
 import { WORKERS, ck, ckJSON, ensureCluster, inNode } from './cluster.ts';
 
 before(() => ensureCluster());
@@ -31,7 +31,7 @@ const ns = `dra-${randomBytes(3).toString('hex')}`;
 before(() => {
   // The image is built from the pin and tagged with it (hack/build-images.sh --cluster): a
   // manifest naming another tag would leave the plugin pods unable to pull, and say so late.
-  const version = /^KUBE_VERSION=(\S+)$/m.exec(readFileSync(`${ROOT}/hack/versions.env`, 'utf8'))?.[1];
+  const version = pinned('KUBE_VERSION');
   assert.ok(readFileSync(MANIFEST, 'utf8').includes(`dra-test-driver:${version}`), `${MANIFEST} names the image of ${version}`);
   ck(['apply', '-f', MANIFEST]);
   ck(['create', 'namespace', ns]);

@@ -7,9 +7,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { BIN, ROOT, ensureStack, eventually, runHack } from './stack.ts';
+import { existsSync, readdirSync } from 'node:fs';
+import { BIN, CACHE, ROOT, ensureStack, eventually, pinned, runHack } from './stack.ts';
 import { buildConformance, runSmoke } from './smoke.ts';
 
 const CLUSTER = 'kts-e2e';
@@ -17,9 +16,7 @@ const KUBECONFIG = `${ROOT}/_output/kind/${CLUSTER}.kubeconfig`;
 // hack/kind/lib.sh's names: the scripts read them from the environment.
 process.env.KIND_CLUSTER = CLUSTER;
 process.env.KIND_KUBECONFIG = KUBECONFIG;
-const CACHE = process.env.KTS_CACHE ?? `${homedir()}/.cache/kubelet-ts`;
-const KIND_VERSION = /^KIND_VERSION=(\S+)/m.exec(readFileSync(`${ROOT}/hack/versions.env`, 'utf8'))?.[1];
-const CONTAINERS_CONF = `${CACHE}/kind-${KIND_VERSION}/containers.conf`;
+const CONTAINERS_CONF = `${CACHE}/kind-${pinned('KIND_VERSION')}/containers.conf`;
 
 const kk = (args: string[], input?: string) =>
   execFileSync(`${BIN}/kubectl`, ['--kubeconfig', KUBECONFIG, '--request-timeout', '30s', ...args], {

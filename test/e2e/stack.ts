@@ -4,7 +4,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CoordinationV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
@@ -15,6 +15,14 @@ export const BIN = `${ROOT}/_output/bin`;
 export const ADMIN_KUBECONFIG = `${ROOT}/_output/local/admin.kubeconfig`;
 export const CLUSTER_CIDR = process.env.CLUSTER_CIDR ?? '10.88.0.0/16';
 export const NODE_IP = process.env.KTS_IP ?? '172.30.255.10';
+/** Where hack/ keeps its builds (hack/lib.sh KTS_CACHE). */
+export const CACHE = process.env.KTS_CACHE ?? `${homedir()}/.cache/kubelet-ts`;
+/** A version pinned in hack/versions.env. */
+export function pinned(name: string): string {
+  const v = new RegExp(`^${name}=(\\S+)`, 'm').exec(readFileSync(`${ROOT}/hack/versions.env`, 'utf8'))?.[1];
+  if (!v) throw new Error(`hack/versions.env pins no ${name}`);
+  return v;
+}
 export const BUSYBOX = 'docker.io/library/busybox:1.36';
 
 /** The daemons hack/lib.sh's start_bg recorded in PIDS are alive (not zombies, as hack/lib.sh's `alive`). */
@@ -74,9 +82,9 @@ function stackUp(): boolean {
  * Runs a script of hack/ and throws, failing the test, when it exits non-zero: "WHAT (hack/X
  * exited N)" with its last lines, or, when show lets its lines out as it goes, pointing at them.
  */
-export function runHack(script: string, what: string, timeout: number, show = false): void {
+export function runHack(script: string, what: string, timeout: number, show = false, args: string[] = []): void {
   const out = show ? 'inherit' : 'pipe';
-  const r = spawnSync('bash', [`${ROOT}/hack/${script}`], { encoding: 'utf8', stdio: ['ignore', out, out], timeout });
+  const r = spawnSync('bash', [`${ROOT}/hack/${script}`, ...args], { encoding: 'utf8', stdio: ['ignore', out, out], timeout });
   if (r.status === 0) return;
   const lines = show ? ' see its lines above' : `\n${`${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-15).join('\n')}`;
   throw new Error(`${what} (hack/${script} exited ${r.status ?? r.signal}):${lines}`);

@@ -24,6 +24,7 @@ const LAYERS: Record<string, number> = {
   events: 1,
   metrics: 1,
   network: 1,
+  tracing: 1,
   certificates: 2,
   join: 2,
   node: 2,
