@@ -18,6 +18,7 @@ import { kubeletApiServer, kubeletReadOnlyServer } from '../server/serve.ts';
 import type { Host } from './node.ts';
 import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
 import type { Stats } from './stats.ts';
+import { OTELRESTFUL_SCOPE, type Tracing } from '../tracing/tracing.ts';
 
 export async function kubeletServers(
   o: KubeletOptions,
@@ -34,10 +35,12 @@ export async function kubeletServers(
     /** The PLEG's problem, if any: /healthz fails with it. */
     healthy: () => string | undefined;
     log: Logger;
+    tracing: Tracing;
   },
 ) {
   const { config, nodeName } = o;
   const pods = () => d.pods.pods();
+  const tracer = d.tracing.tracer(OTELRESTFUL_SCOPE);
   const healthz = await healthzServer(config.healthzBindAddress, config.healthzPort, d.healthy);
   const api = await kubeletApiServer({
     config,
@@ -53,8 +56,9 @@ export async function kubeletServers(
     healthy: d.healthy,
     kubeletVersion: KUBELET_VERSION,
     flagz: o.flagz,
+    tracer,
   });
-  const readOnly = await kubeletReadOnlyServer({ config, nodeName, pods, stats: d.stats.cache, healthy: d.healthy });
+  const readOnly = await kubeletReadOnlyServer({ config, nodeName, pods, stats: d.stats.cache, healthy: d.healthy, tracer });
   // The active pods' devices, exclusive CPUs and memory.
   const podResources = await startPodResourcesServer(
     podResourcesDir(o.rootDir),

@@ -27,7 +27,15 @@ const hasContainer = (pod: Pod, name: string) =>
 
 export function containerLogsHandler(src: ContainerLogSource, log: Logger): Handler {
   return async (req, res) => {
-    const { namespace, pod: podName, container } = req.params as { namespace: string; pod: string; container: string };
+    const {
+      podNamespace: namespace,
+      podID: podName,
+      containerName: container,
+    } = req.params as {
+      podNamespace: string;
+      podID: string;
+      containerName: string;
+    };
     const fail = (status: number, message: string) => reply(res, status, 'text/plain', message);
     const q = parseLogQuery(req.query, Date.now());
     if ('message' in q) return fail(q.status, q.message);

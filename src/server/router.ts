@@ -19,6 +19,8 @@ export interface Request extends IncomingMessage {
   query: ParsedUrlQuery;
   /** The route's params, decoded. */
   params: Record<string, string>;
+  /** The path template of the route that answers, as registered ('/healthz/:check'). */
+  route?: string;
 }
 export type Response = ServerResponse<IncomingMessage>;
 export type Next = (err?: unknown) => void;
@@ -32,13 +34,15 @@ interface Layer {
   pattern?: RegExp;
   /** The names of pattern's groups, in order. */
   keys: string[];
+  /** The path as registered, when it is a template (not a RegExp). */
+  route?: string;
   handler: Handler;
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.+*?^${}()[\]|/\\]/g, '\\$&');
 
 /** express 5's matching of '/a/:b/': params are one segment, one trailing slash is optional. */
-function compile(path: string | RegExp): { pattern: RegExp; keys: string[] } {
+function compile(path: string | RegExp): { pattern: RegExp; keys: string[]; route?: string } {
   if (path instanceof RegExp) return { pattern: path, keys: [] };
   const keys: string[] = [];
   const source = path.replace(/\/+$/, '').replace(/:(\w+)|[^:]+/g, (m, key: string | undefined) => {
@@ -46,7 +50,7 @@ function compile(path: string | RegExp): { pattern: RegExp; keys: string[] } {
     keys.push(key);
     return '([^/]+)';
   });
-  return { pattern: new RegExp(`^(?:${source})(?:/$)?$`), keys };
+  return { pattern: new RegExp(`^(?:${source})(?:/$)?$`), keys, route: path };
 }
 
 function decodeParam(value: string): string {
@@ -121,6 +125,7 @@ export class Router {
             if (match) for (let k = 1; k < match.length; k++) params[layer.keys[k - 1] ?? k - 1] = decodeParam(match[k] ?? '');
             if (layer.method !== undefined && layer.method !== method) continue;
             req.params = params;
+            if (layer.route !== undefined) req.route = layer.route;
             const r = layer.handler(req, res, next);
             if (r instanceof Promise) r.catch(fail);
           } catch (e) {

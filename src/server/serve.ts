@@ -1,6 +1,7 @@
 // Serves the kubelet API (src/server) on :10250 over HTTPS with the node's serving
 // certificate, authenticating and authorizing as configured, and, when readOnlyPort is set,
 // its default handlers on the read-only port over plain HTTP.
+import type { Tracer } from '../tracing/tracer.ts';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
@@ -64,6 +65,8 @@ interface Deps {
   kubeletVersion: string;
   /** /flagz's flags (src/cli/flagz.ts); undefined: no /flagz. */
   flagz?: Record<string, string>;
+  /** KubeletConfiguration `tracing`: a server span a request. */
+  tracer?: Tracer;
 }
 
 /** kubelet_http_*: counts the request and holds it in flight until the returned function is called. */
@@ -78,8 +81,9 @@ function observeRequest(labels: RequestLabels): () => void {
 }
 
 /** What the default handlers of either port read (upstream: the Server's host and resource analyzer). */
-function defaultHandlerDeps(o: Pick<Deps, 'nodeName' | 'pods' | 'healthy' | 'stats'>, log: Logger): DefaultHandlerDeps {
+function defaultHandlerDeps(o: Pick<Deps, 'nodeName' | 'pods' | 'healthy' | 'stats' | 'tracer'>, log: Logger): DefaultHandlerDeps {
   return {
+    ...(o.tracer ? { tracer: o.tracer } : {}),
     log,
     metrics: registry,
     probeMetrics: probeRegistry,
@@ -248,7 +252,7 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
   // exec, attach and port-forward: in flight while their stream is open. Without the debugging
   // handlers no upgrade is taken up: the request is a plain one, and gets their 405.
   if (o.config.enableDebuggingHandlers) {
-    const upgrade = streamingUpgrade(accessCheck(o.nodeName, authenticate, authorize, log), (r) => streamURL(o, r), log);
+    const upgrade = streamingUpgrade(accessCheck(o.nodeName, authenticate, authorize, log), (r) => streamURL(o, r), log, o.tracer);
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.once('close', observeRequest(requestLabels(req.method ?? '', req.url ?? '/')));
       void upgrade(req, socket, head);
@@ -277,7 +281,7 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
  * Streaming upgrades are not handled: node answers them as plain requests, which get 405.
  */
 export async function kubeletReadOnlyServer(
-  o: Pick<Deps, 'config' | 'nodeName' | 'pods' | 'healthy' | 'stats'>,
+  o: Pick<Deps, 'config' | 'nodeName' | 'pods' | 'healthy' | 'stats' | 'tracer'>,
 ): Promise<HttpServer | undefined> {
   const at = readOnlyEndpoint(o.config);
   if (!at) return undefined;

@@ -1,4 +1,6 @@
 import { test, after } from 'node:test';
+import type { SpanData } from '../tracing/span.ts';
+import { TracerProvider } from '../tracing/tracer.ts';
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingMessage } from 'node:http';
@@ -519,4 +521,41 @@ test('/statusz and /flagz: served when given (their gates), behind authorization
   assert.equal((await once({ ...zpages, debuggingHandlers: false }, '/statusz', 'admin')).status, 404);
   const noFlagz = await once({ statusz: zpages.statusz, enableSystemLogHandler: false }, '/statusz', 'admin');
   assert.match(noFlagz.body, /\nPaths(:|: |=| ) \/configz \/debug \/healthz \/logs \/metrics\n$/, 'the disabled /logs is a Handle path');
+});
+
+test("tracing: otelrestful's server span a request, named for its route, continuing the caller's trace; none for a refused one", async () => {
+  const spans: SpanData[] = [];
+  const provider = new TracerProvider(1, { add: (s) => void spans.push(s) });
+  const traced = createServer(kubeletServer({ ...deps, tracer: provider.tracer({ name: 'otelrestful' }) }));
+  await new Promise<void>((r) => traced.listen(0, '127.0.0.1', r));
+  const at = (traced.address() as AddressInfo).port;
+  const call = (path: string, headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) =>
+      request({ host: '127.0.0.1', port: at, path, agent: false, headers }, (res) => {
+        res.resume().on('end', () => resolve(res.statusCode!));
+      })
+        .on('error', reject)
+        .end(),
+    );
+  const parent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+  try {
+    assert.equal(await call('/containerLogs/default/web/app', { 'x-user': 'admin', traceparent: parent }), 200);
+    assert.equal(await call('/pods', { 'x-user': 'nobody' }), 403);
+    assert.equal(await call('/healthz', { 'x-user': 'admin' }), 200);
+    await new Promise((r) => setTimeout(r, 20));
+  } finally {
+    traced.closeAllConnections();
+    traced.close();
+  }
+  assert.equal(spans.length, 1, 'the refused request and healthz (on the mux upstream) have no span');
+  const [span] = spans as [SpanData];
+  assert.equal(span.name, '/containerLogs/{podNamespace}/{podID}/{containerName}');
+  assert.equal(span.kind, 2);
+  assert.equal(Buffer.from(span.traceId).toString('hex'), '0af7651916cd43dd8448eb211c80319c');
+  assert.equal(Buffer.from(span.parentSpanId!).toString('hex'), 'b7ad6b7169203331');
+  assert.equal(span.parentRemote, true);
+  assert.equal(span.attributes['http.route'], '/containerLogs/{podNamespace}/{podID}/{containerName}');
+  assert.equal(span.attributes['http.request.method'], 'GET');
+  assert.equal(span.attributes['url.path'], '/containerLogs/default/web/app');
+  assert.equal(span.attributes['http.response.status_code'], 200);
 });

@@ -18,6 +18,8 @@ import { systemLogsHandler } from './system-logs.ts';
 import { type Journal, nodeLogQueryHandler } from './node-logs.ts';
 import { requestLabels, type RequestLabels, type ServerType } from './request-metrics.ts';
 import { type Handler, reply, replyJSON, type Response, Router } from './router.ts';
+import { SpanKind } from '../tracing/span.ts';
+import type { Tracer } from '../tracing/tracer.ts';
 import { setVerbosity } from '../log/log.ts';
 import { debugFlagsHandler } from './debug-flags.ts';
 import { pprofHandler } from './pprof/handlers.ts';
@@ -43,6 +45,8 @@ export interface DefaultHandlerDeps {
   log: Logger;
   /** A request began (labels as upstream's kubelet_http_* metrics); call the result when it ends. */
   observeRequest?: (labels: RequestLabels) => () => void;
+  /** KubeletConfiguration `tracing`: otelrestful's server span a request (InstallTracingFilter). */
+  tracer?: Tracer;
 }
 
 export interface ServerDeps extends DefaultHandlerDeps {
@@ -111,6 +115,8 @@ export function kubeletServer(deps: ServerDeps): RequestListener {
     if (deps.enableDebugFlagsHandler === false) disabled(/^\/debug\/flags\/v$/, 'flags');
   }
   app.use(authFilter(accessCheck(deps.nodeName, deps.authenticate, deps.authorize, deps.log)));
+  // InstallTracingFilter: a container filter after the auth filter, so a refused request has no span.
+  if (deps.tracer) app.use(tracingFilter(deps.tracer, false));
   installAuthNotRequiredHandlers(app, deps);
   if (debugging) installAuthRequiredHandlers(app, deps);
   return finish(app, deps.log);
@@ -123,6 +129,7 @@ export function kubeletServer(deps: ServerDeps): RequestListener {
  */
 export function readOnlyKubeletServer(deps: DefaultHandlerDeps): RequestListener {
   const app = newApp(deps, 'readonly');
+  if (deps.tracer) app.use(tracingFilter(deps.tracer, true));
   installAuthNotRequiredHandlers(app, deps);
   installDebuggingDisabledHandlers(app);
   return finish(app, deps.log);
@@ -139,6 +146,54 @@ function newApp(deps: DefaultHandlerDeps, serverType: ServerType): Router {
       next();
     });
   return app;
+}
+
+const UNTRACED = /^\/(healthz|metrics|configz|flagz|statusz|debug\/flags)(\/|$)/;
+
+/**
+ * otelrestful's OTelFilter: a server span a request, current while it is served (the CRI calls
+ * of an exec are its children), named for the route that answers it ({param} as go-restful
+ * writes it). The main port continues the caller's trace (its traceparent); the read-only one
+ * is a public endpoint (WithPublicEndpoint): always a new root.
+ */
+function tracingFilter(tracer: Tracer, publicEndpoint: boolean): Handler {
+  return (req, res, next) => {
+    // What upstream registers on the container's mux (Handle), past its filters: no span.
+    if (UNTRACED.test(req.path)) return next();
+    const socket = req.socket;
+    const attrs = {
+      'http.request.method': req.method,
+      'url.scheme': 'encrypted' in socket ? 'https' : 'http',
+      'url.path': req.path,
+      'server.address': socket.localAddress ?? '',
+      'server.port': socket.localPort ?? 0,
+      'network.peer.address': socket.remoteAddress ?? '',
+      'network.peer.port': socket.remotePort ?? 0,
+      'user_agent.original': req.headers['user-agent'] ?? '',
+      'network.protocol.version': req.httpVersion,
+    };
+    const header = req.headers.traceparent;
+    const remoteParent = publicEndpoint || typeof header !== 'string' ? undefined : header;
+    void tracer.inSpan(
+      req.path,
+      attrs,
+      (span) =>
+        new Promise<void>((done) => {
+          res.once('close', () => {
+            if (req.route) {
+              const route = req.route.replace(/:(\w+)/g, '{$1}');
+              span.setName(route);
+              span.setAttributes({ 'http.route': route });
+            }
+            span.setAttributes({ 'http.response.status_code': res.statusCode });
+            if (res.statusCode >= 500) span.fail('', false);
+            done();
+          });
+          next();
+        }),
+      { kind: SpanKind.server, ...(remoteParent ? { remoteParent } : {}) },
+    );
+  };
 }
 
 const send = (res: Response, r: { status: number; body: string }) => reply(res, r.status, 'text/plain', r.body);
@@ -196,7 +251,7 @@ function installAuthRequiredHandlers(app: Router, deps: ServerDeps): void {
         ? nodeLogQueryHandler({ root: deps.systemLogsDir, journal: deps.systemLogQuery })
         : systemLogsHandler(deps.systemLogsDir),
     );
-  app.get('/containerLogs/:namespace/:pod/:container', containerLogsHandler(deps, deps.log));
+  app.get('/containerLogs/:podNamespace/:podID/:containerName', containerLogsHandler(deps, deps.log));
   if (deps.enableProfilingHandler !== false)
     app.get(/^\/debug\/pprof\/.*$/, pprofHandler({ profiler: deps.profiler ?? inspectorProfiler, log: deps.log, argv: process.argv }));
   if (deps.enableDebugFlagsHandler !== false) app.all(/^\/debug\/flags\/v$/, debugFlagsHandler(deps.setVerbosity ?? setVerbosity));

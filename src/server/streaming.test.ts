@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseStreamRequest } from './streaming.ts';
+import { parseStreamRequest, streamRoute } from './streaming.ts';
 
 test('streaming routes and parameters as the apiserver sends them', () => {
   assert.deepEqual(parseStreamRequest('/exec/ns/p/c?command=sh&command=-c&command=echo+hi&input=1&output=1&error=1&tty=1'), {
@@ -37,4 +37,19 @@ test('streaming routes and parameters as the apiserver sends them', () => {
   assert.deepEqual(parseStreamRequest('/exec/ns/p/c'), { status: 400, message: 'missing required parameter "command"' });
   assert.equal((parseStreamRequest('/portForward/ns/p?port=http') as { status: number }).status, 400);
   assert.equal((parseStreamRequest('/exec/ns') as { status: number }).status, 404);
+});
+
+test("streamRoute: upstream's go-restful route of each streaming request, its server span's name", () => {
+  const cases: [string, string][] = [
+    ['/exec/ns/web/app?command=ls', '/exec/{podNamespace}/{podID}/{containerName}'],
+    ['/exec/ns/web/u1/app?command=ls', '/exec/{podNamespace}/{podID}/{uid}/{containerName}'],
+    ['/attach/ns/web/app', '/attach/{podNamespace}/{podID}/{containerName}'],
+    ['/portForward/ns/web?port=80', '/portForward/{podNamespace}/{podID}'],
+    ['/portForward/ns/web/u1?port=80', '/portForward/{podNamespace}/{podID}/{uid}'],
+  ];
+  for (const [url, want] of cases) {
+    const r = parseStreamRequest(url);
+    assert.ok(!('status' in r), url);
+    assert.equal(streamRoute(r), want, url);
+  }
 });

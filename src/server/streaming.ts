@@ -3,6 +3,8 @@
 // the upgraded connection to it, bytes untouched. Whatever protocol the client speaks
 // (SPDY or WebSocket) is the runtime's streaming server's business; tokens are
 // single-use, so every upgrade attempt asks the runtime again.
+import { SpanKind } from '../tracing/span.ts';
+import { NO_TRACER, type Tracer } from '../tracing/tracer.ts';
 import { connect } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -92,7 +94,19 @@ export class StreamError extends Error {
 }
 
 /** The https server's 'upgrade' listener. streamURL asks the runtime (throws StreamError for 404s). */
-export function streamingUpgrade(check: AccessCheck, streamURL: (r: StreamRequest) => Promise<string>, log: Logger) {
+/** The go-restful route upstream serves the request on: its server span's name (otelrestful). */
+export function streamRoute(r: StreamRequest): string {
+  const pod = '{podNamespace}/{podID}';
+  if (r.kind === 'portForward') return `/portForward/${pod}${r.uid ? '/{uid}' : ''}`;
+  return `/${r.kind}/${pod}${r.uid ? '/{uid}' : ''}/{containerName}`;
+}
+
+export function streamingUpgrade(
+  check: AccessCheck,
+  streamURL: (r: StreamRequest) => Promise<string>,
+  log: Logger,
+  tracer: Tracer = NO_TRACER,
+) {
   return async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     try {
@@ -102,26 +116,38 @@ export function streamingUpgrade(check: AccessCheck, streamURL: (r: StreamReques
       if (denied) return answer(socket, denied.status, denied.message);
       const parsed = parseStreamRequest(req.url ?? '/');
       if ('status' in parsed) return answer(socket, parsed.status, parsed.message);
-      const target = new URL(await streamURL(parsed));
-      const upstream = connect(Number(target.port || 80), target.hostname);
-      upstream.on('error', (e) => {
-        log.warn('Streaming connection to the runtime failed', { url: target.origin, err: e });
-        socket.destroy();
-      });
-      socket.on('close', () => upstream.destroy());
-      upstream.on('close', () => socket.destroy());
-      upstream.once('connect', () => {
-        // The same request, re-addressed: the runtime's server negotiates the protocol.
-        let head0 = `${req.method} ${target.pathname}${target.search} HTTP/1.1\r\n`;
-        for (let i = 0; i < req.rawHeaders.length; i += 2) {
-          const name = req.rawHeaders[i]!;
-          head0 += `${name}: ${name.toLowerCase() === 'host' ? target.host : req.rawHeaders[i + 1]}\r\n`;
-        }
-        upstream.write(head0 + '\r\n');
-        if (head.length) upstream.write(head);
-        upstream.pipe(socket);
-        socket.pipe(upstream);
-      });
+      // Served in a server span for its route, as upstream's restful route is: the runtime's
+      // Exec, Attach or PortForward call is its child; it ends with the stream.
+      const route = streamRoute(parsed);
+      const header = req.headers.traceparent;
+      await tracer.inSpan(
+        route,
+        { 'http.request.method': req.method ?? '', 'url.path': requested.pathname, 'http.route': route },
+        async () => {
+          const target = new URL(await streamURL(parsed));
+          const upstream = connect(Number(target.port || 80), target.hostname);
+          upstream.on('error', (e) => {
+            log.warn('Streaming connection to the runtime failed', { url: target.origin, err: e });
+            socket.destroy();
+          });
+          socket.on('close', () => upstream.destroy());
+          upstream.on('close', () => socket.destroy());
+          upstream.once('connect', () => {
+            // The same request, re-addressed: the runtime's server negotiates the protocol.
+            let head0 = `${req.method} ${target.pathname}${target.search} HTTP/1.1\r\n`;
+            for (let i = 0; i < req.rawHeaders.length; i += 2) {
+              const name = req.rawHeaders[i]!;
+              head0 += `${name}: ${name.toLowerCase() === 'host' ? target.host : req.rawHeaders[i + 1]}\r\n`;
+            }
+            upstream.write(head0 + '\r\n');
+            if (head.length) upstream.write(head);
+            upstream.pipe(socket);
+            socket.pipe(upstream);
+          });
+          await new Promise((closed) => socket.once('close', closed));
+        },
+        { kind: SpanKind.server, ...(typeof header === 'string' ? { remoteParent: header } : {}) },
+      );
     } catch (e) {
       if (e instanceof StreamError) return answer(socket, e.status, e.message);
       log.error('Streaming request failed', { path: req.url, err: e });

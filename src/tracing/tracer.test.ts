@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NO_TRACER, TracerProvider } from './tracer.ts';
+import { NO_TRACER, TracerProvider, parseTraceparent } from './tracer.ts';
 import type { SpanData } from './span.ts';
 
 const collect = () => {
@@ -87,4 +87,25 @@ test('no tracing: nothing is made or sent', async () => {
   const call = NO_TRACER.startClient('call', {});
   assert.equal(call.traceparent, '');
   assert.equal(await NO_TRACER.inSpan('x', {}, async () => 7), 7);
+});
+
+test("traceparent as W3C TraceContext reads it: version 00's four fields; a later version's extra ones ignored; anything else no parent", () => {
+  const T = '0af7651916cd43dd8448eb211c80319c';
+  const S = 'b7ad6b7169203331';
+  const cases: [string, string | undefined, boolean | undefined][] = [
+    ['sampled', `00-${T}-${S}-01`, true],
+    ['not sampled', `00-${T}-${S}-00`, false],
+    ['a later version with more', `01-${T}-${S}-03-extra`, true],
+    ['version 00 with more', `00-${T}-${S}-01-extra`, undefined],
+    ['version ff', `ff-${T}-${S}-01`, undefined],
+    ['a zero trace ID', `00-${'0'.repeat(32)}-${S}-01`, undefined],
+    ['a zero span ID', `00-${T}-${'0'.repeat(16)}-01`, undefined],
+    ['upper case', `00-${T.toUpperCase()}-${S}-01`, undefined],
+    ['none', undefined, undefined],
+  ];
+  for (const [name, header, sampled] of cases) {
+    const ctx = parseTraceparent(header);
+    assert.equal(ctx?.sampled, sampled, name);
+    if (ctx) assert.equal(Buffer.from(ctx.traceId).toString('hex'), T, name);
+  }
 });

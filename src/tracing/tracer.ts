@@ -17,20 +17,28 @@ export interface Span {
   /** W3C traceparent of this span ('' for none), for the headers of a call it makes. */
   readonly traceparent: string;
   setAttributes(attrs: Attributes): void;
+  /** span.SetName: a server span is named for its route once the router has found it. */
+  setName(name: string): void;
   addEvent(name: string, attrs?: Attributes): void;
   /** span.RecordError and SetStatus(codes.Error, message). */
   fail(message: string, recordException?: boolean): void;
   end(): void;
 }
 
+export interface SpanOptions {
+  kind?: SpanKind;
+  /** An incoming request's traceparent header: the span's remote parent when it is valid. */
+  remoteParent?: string;
+}
+
 export interface Tracer {
   /** fn in a new span, current for the async work fn starts; a throw is recorded and rethrown. */
-  inSpan<T>(name: string, attrs: Attributes, fn: (span: Span) => Promise<T>): Promise<T>;
+  inSpan<T>(name: string, attrs: Attributes, fn: (span: Span) => Promise<T>, options?: SpanOptions): Promise<T>;
   /** A client span for a call out of the process: a child of the current span; ended by the caller. */
   startClient(name: string, attrs: Attributes): Span;
 }
 
-const NO_SPAN: Span = { recording: false, traceparent: '', setAttributes() {}, addEvent() {}, fail() {}, end() {} };
+const NO_SPAN: Span = { recording: false, traceparent: '', setAttributes() {}, setName() {}, addEvent() {}, fail() {}, end() {} };
 export const NO_TRACER: Tracer = { inSpan: (_n, _a, fn) => fn(NO_SPAN), startClient: () => NO_SPAN };
 
 /** Where finished spans go (the batch exporter). */
@@ -38,13 +46,21 @@ export interface SpanSink {
   add(span: SpanData): void;
 }
 
-interface Context {
+export interface Context {
   traceId: Uint8Array;
   spanId: Uint8Array;
   sampled: boolean;
 }
 
 const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+
+/** W3C TraceContext's traceparent (version 00 and what follows it); undefined when not valid. */
+export function parseTraceparent(header: string | undefined): Context | undefined {
+  const m = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-|$)/.exec(header?.trim() ?? '');
+  if (!m || m[1] === 'ff' || /^0+$/.test(m[2]!) || /^0+$/.test(m[3]!)) return undefined;
+  if (m[1] === '00' && m[5] === '-') return undefined;
+  return { traceId: Buffer.from(m[2]!, 'hex'), spanId: Buffer.from(m[3]!, 'hex'), sampled: (Number.parseInt(m[4]!, 16) & 1) === 1 };
+}
 
 class RecordedSpan implements Span {
   readonly recording = true;
@@ -60,6 +76,9 @@ class RecordedSpan implements Span {
   }
   setAttributes(attrs: Attributes) {
     Object.assign(this.data.attributes, attrs);
+  }
+  setName(name: string) {
+    this.data.name = name;
   }
   addEvent(name: string, attrs: Attributes = {}) {
     this.data.events.push({ timeNs: nowNs(), name, attributes: attrs });
@@ -96,8 +115,8 @@ export class TracerProvider {
 
   tracer(scope: Scope): Tracer {
     return {
-      inSpan: (name, attrs, fn) => {
-        const { span, ctx } = this.#start(scope, name, SpanKind.internal, attrs);
+      inSpan: (name, attrs, fn, options = {}) => {
+        const { span, ctx } = this.#start(scope, name, options.kind ?? SpanKind.internal, attrs, parseTraceparent(options.remoteParent));
         return this.#current.run(ctx, async () => {
           try {
             return await fn(span);
@@ -113,8 +132,8 @@ export class TracerProvider {
     };
   }
 
-  #start(scope: Scope, name: string, kind: SpanKind, attrs: Attributes): { span: Span; ctx: Context } {
-    const parent = this.#current.getStore();
+  #start(scope: Scope, name: string, kind: SpanKind, attrs: Attributes, remote?: Context): { span: Span; ctx: Context } {
+    const parent = remote ?? this.#current.getStore();
     const traceId = parent?.traceId ?? this.#bytes(16);
     const spanId = this.#bytes(8);
     // ParentBased: a child follows its parent; a root is sampled by its trace ID.
@@ -126,7 +145,7 @@ export class TracerProvider {
       traceId,
       spanId,
       ...(parent ? { parentSpanId: parent.spanId } : {}),
-      parentRemote: false,
+      parentRemote: remote !== undefined,
       name,
       kind,
       startNs: nowNs(),

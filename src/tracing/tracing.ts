@@ -22,6 +22,11 @@ export const IMAGES_SCOPE: Scope = { name: 'k8s.io/kubernetes/pkg/kubelet/images
 export const KUBERUNTIME_SCOPE: Scope = { name: 'k8s.io/kubernetes/pkg/kubelet/kuberuntime' };
 /** otelhttp's (the apiserver client's spans), at the version upstream's client-go wrapper uses. */
 export const OTELHTTP_SCOPE: Scope = { name: 'go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp', version: '0.65.0' };
+/** otelrestful's (the kubelet API's server spans). */
+export const OTELRESTFUL_SCOPE: Scope = {
+  name: 'go.opentelemetry.io/contrib/instrumentation/github.com/emicklei/go-restful/otelrestful',
+  version: '0.65.0',
+};
 /** otelgrpc's, at the version upstream's cri-client uses. */
 export const OTELGRPC_SCOPE: Scope = {
   name: 'go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc',

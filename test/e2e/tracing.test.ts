@@ -2,7 +2,8 @@
 // (hack/build-addons.sh jaeger, from the Go module proxy) takes the kubelet's OTLP spans on
 // localhost:4317, and its query API shows what its UI would: a pod's start as upstream's
 // kubelet traces it, a syncPod span with the pod's attributes and the CRI calls it made as its
-// children, under service "kubelet" and the node's host.name. With no sampling rate, nothing.
+// children, under service "kubelet" and the node's host.name; a `kubectl exec` as the kubelet
+// API's server span with the runtime's Exec under it. With no sampling rate, nothing.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -13,6 +14,7 @@ import {
   clients,
   ensureStack,
   eventually,
+  kubectl,
   nodeName,
   pinned,
   podSpec,
@@ -108,6 +110,26 @@ test("tracing at a million per million: a pod's start is a syncPod trace in Jaeg
     assert.equal(runTags['span.kind'], 'client');
     assert.equal(runTags['rpc.system.name'], 'grpc');
     assert.equal(runTags['rpc.response.status_code'], 'OK');
+
+    // kubectl exec: the kubelet API's server span for upstream's route, the runtime's Exec under it.
+    assert.equal(kubectl('exec', '-n', ns, 'traced', '--', 'echo', 'hi').trim(), 'hi');
+    const route = '/exec/{podNamespace}/{podID}/{containerName}';
+    const exec = await eventually('the exec server span in Jaeger', 60_000, async () => {
+      const q = new URLSearchParams({
+        service: 'kubelet',
+        operation: route,
+        tags: JSON.stringify({ 'url.path': `/exec/${ns}/traced/main` }),
+      });
+      const r = await fetch(`${QUERY}/api/traces?${q}`);
+      return r.ok ? ((await r.json()) as { data: JaegerTrace[] | null }).data?.[0] : undefined;
+    });
+    const server = exec.spans.find((s) => s.operationName === route)!;
+    assert.equal(tagsOf(server)['span.kind'], 'server');
+    assert.equal(tagsOf(server)['http.route'], route);
+    assert.ok(
+      exec.spans.some((s) => s.operationName === 'runtime.v1.RuntimeService/Exec' && s.references.some((r) => r.spanID === server.spanID)),
+      `Exec under the server span: ${exec.spans.map((s) => s.operationName).join(', ')}`,
+    );
   }));
 
 test('tracing with no sampling rate: roots are never sampled, nothing reaches Jaeger', () =>
