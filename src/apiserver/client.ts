@@ -212,13 +212,13 @@ export function apiClient(
     if (size) size.request = data?.length ?? 0;
     const fullPath = url.pathname.replace(/\/$/, '') + path;
     // otelhttp's Transport: a client span a request, ended with its body; its traceparent sent.
-    const span = tracer.startClient(`HTTP ${method}`, {
+    const span = tracer.startClient(`HTTP ${method}`, () => ({
       'http.request.method': method,
       'url.full': `${url.origin}${fullPath}`,
       'server.address': url.hostname,
       'server.port': Number(url.port || (tls ? 443 : 80)),
       'network.protocol.version': '1.1',
-    });
+    }));
     const h = {
       ...headers,
       Accept: protobufAt(path) ? `${PROTOBUF_CONTENT_TYPE}, ${JSON_CONTENT_TYPE}` : JSON_CONTENT_TYPE,
@@ -250,19 +250,22 @@ export function apiClient(
         const deadline = setTimeout(() => (response ?? req).destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
         req.once('close', () => clearTimeout(deadline));
       }
-      req.once('close', () => {
-        if (!response) span.end();
-      });
+      if (span.recording)
+        req.once('close', () => {
+          if (!response) span.end();
+        });
       req.on('error', (e) => {
         if (!response) span.fail(e.message, false);
         if (!response) opts.observe?.(method, '<error>', url.host);
         reject(new ApiError(0, 'Unreachable', `${method} ${path}: ${e.message}`));
       });
       req.on('response', async (res) => {
-        const code = res.statusCode ?? 0;
-        span.setAttributes({ 'http.response.status_code': code, ...(code >= 400 ? { 'error.type': String(code) } : {}) });
-        if (code >= 400) span.fail('', false);
-        res.once('close', () => span.end());
+        if (span.recording) {
+          const code = res.statusCode ?? 0;
+          span.setAttributes({ 'http.response.status_code': code, ...(code >= 400 ? { 'error.type': String(code) } : {}) });
+          if (code >= 400) span.fail('', false);
+          res.once('close', () => span.end());
+        }
         opts.observe?.(method, String(res.statusCode ?? 0), url.host);
         if ((res.statusCode ?? 0) < 300) return resolveRes(res);
         const raw = await readAll(res).catch(() => Buffer.alloc(0));

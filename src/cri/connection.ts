@@ -141,7 +141,7 @@ export class CriConnection {
     // otelgrpc's client stats handler: a span per call, named by the full method, its
     // traceparent in the call's metadata, each message an event with its size.
     const name = method.path.slice(1);
-    const span = this.#tracer.startClient(name, { 'rpc.method': name, 'rpc.system.name': 'grpc', 'server.address': this.#address });
+    const span = this.#tracer.startClient(name, () => ({ 'rpc.method': name, 'rpc.system.name': 'grpc', 'server.address': this.#address }));
     const metadata = new Metadata();
     if (span.traceparent) metadata.set('traceparent', span.traceparent);
     const message = (type: 'SENT' | 'RECEIVED', size: number) =>
@@ -174,9 +174,11 @@ export class CriConnection {
         { deadline: Date.now() + timeoutMs },
         (err: ServiceError | null, response?: ResponseOf<D>) => {
           signal?.removeEventListener('abort', cancel);
-          span.setAttributes({ 'rpc.response.status_code': status[err ? err.code : status.OK] ?? String(err?.code) });
-          if (err) span.fail(err.details || err.message, false);
-          span.end();
+          if (span.recording) {
+            span.setAttributes({ 'rpc.response.status_code': status[err ? err.code : status.OK] ?? String(err?.code) });
+            if (err) span.fail(err.details || err.message, false);
+            span.end();
+          }
           if (err) reject(err);
           else resolve(response!);
         },

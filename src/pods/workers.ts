@@ -308,7 +308,7 @@ export class PodWorkers {
    * for it, with the pod's attributes; the CRI calls the step makes are their children.
    */
   #traced<T>(w: Worker, step: Step, operation: string, run: () => Promise<T>): Promise<T> {
-    if (step.do === 'nothing') return run();
+    if (step.do === 'nothing' || this.#tracer === NO_TRACER) return run();
     const pod = w.rec.lastPod;
     const attrs: Record<string, string> = {
       'k8s.pod.uid': w.rec.uid,

@@ -16,7 +16,7 @@ test('a span started inside another is its child across awaits; each call out ca
   let sent = '';
   await tracer.inSpan('syncPod', { 'k8s.pod.name': 'web' }, async () => {
     await new Promise((r) => setTimeout(r, 5));
-    const call = tracer.startClient('runtime.v1.RuntimeService/RunPodSandbox', { 'rpc.system.name': 'grpc' });
+    const call = tracer.startClient('runtime.v1.RuntimeService/RunPodSandbox', () => ({ 'rpc.system.name': 'grpc' }));
     sent = call.traceparent;
     call.end();
   });
@@ -43,7 +43,7 @@ test('two syncs at once are two traces', async () => {
   const step = (name: string) =>
     tracer.inSpan(name, {}, async () => {
       await new Promise((r) => setTimeout(r, 2));
-      tracer.startClient(`${name}/call`, {}).end();
+      tracer.startClient(`${name}/call`, () => ({})).end();
     });
   await Promise.all([step('a'), step('b')]);
   const byName = new Map(spans.map((s) => [s.name, s]));
@@ -72,7 +72,7 @@ test('rate 0: nothing recorded, but the children of an unsampled root still carr
   let childCtx = '';
   await tracer.inSpan('syncPod', {}, async (span) => {
     parentCtx = span.traceparent;
-    const call = tracer.startClient('call', {});
+    const call = tracer.startClient('call', () => ({}));
     childCtx = call.traceparent;
     assert.equal(call.recording, false);
     call.end();
@@ -84,7 +84,7 @@ test('rate 0: nothing recorded, but the children of an unsampled root still carr
 });
 
 test('no tracing: nothing is made or sent', async () => {
-  const call = NO_TRACER.startClient('call', {});
+  const call = NO_TRACER.startClient('call', () => ({}));
   assert.equal(call.traceparent, '');
   assert.equal(await NO_TRACER.inSpan('x', {}, async () => 7), 7);
 });

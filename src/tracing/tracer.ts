@@ -34,8 +34,11 @@ export interface SpanOptions {
 export interface Tracer {
   /** fn in a new span, current for the async work fn starts; a throw is recorded and rethrown. */
   inSpan<T>(name: string, attrs: Attributes, fn: (span: Span) => Promise<T>, options?: SpanOptions): Promise<T>;
-  /** A client span for a call out of the process: a child of the current span; ended by the caller. */
-  startClient(name: string, attrs: Attributes): Span;
+  /**
+   * A client span for a call out of the process: a child of the current span; ended by the
+   * caller. attrs is called only for a span that records (every CRI call and request passes here).
+   */
+  startClient(name: string, attrs: () => Attributes): Span;
 }
 
 const NO_SPAN: Span = { recording: false, traceparent: '', setAttributes() {}, setName() {}, addEvent() {}, fail() {}, end() {} };
@@ -132,7 +135,13 @@ export class TracerProvider {
     };
   }
 
-  #start(scope: Scope, name: string, kind: SpanKind, attrs: Attributes, remote?: Context): { span: Span; ctx: Context } {
+  #start(
+    scope: Scope,
+    name: string,
+    kind: SpanKind,
+    attrs: Attributes | (() => Attributes),
+    remote?: Context,
+  ): { span: Span; ctx: Context } {
     const parent = remote ?? this.#current.getStore();
     const traceId = parent?.traceId ?? this.#bytes(16);
     const spanId = this.#bytes(8);
@@ -150,7 +159,7 @@ export class TracerProvider {
       kind,
       startNs: nowNs(),
       endNs: 0n,
-      attributes: { ...attrs },
+      attributes: typeof attrs === 'function' ? attrs() : { ...attrs },
       events: [],
       status: { code: StatusCode.unset, message: '' },
     };
