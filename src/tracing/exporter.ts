@@ -1,10 +1,10 @@
 // The OTel SDK's BatchSpanProcessor over otlptracegrpc, as component-base's NewProvider sets them
 // up: finished spans queue (at most 2048; more are dropped), go out in batches of up to 512 every
-// 5 s or as soon as a batch is full, each export with a 10 s deadline; an export the collector
+// 5 s (jittered by up to 10%) or as soon as a batch is full, each export with a 10 s deadline; an export the collector
 // cannot take now (Unavailable and the other retryable codes) is tried again with backoff (5 s
 // doubling to 30 s, jittered) for up to a minute, then dropped. Every span's fate is counted.
 import { Client, credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { backoff, sleep } from '../backoff/backoff.ts';
+import { backoff, jittered, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import { encodeExportRequest } from './otlp.ts';
 import type { Attributes, SpanData } from './span.ts';
@@ -84,7 +84,13 @@ export function batchExporter(o: {
     return exporting;
   };
 
-  const timer = setInterval(() => void drain(), o.scheduleMs ?? SCHEDULE_MS);
+  let timer: NodeJS.Timeout;
+  const tick = () => {
+    void drain();
+    timer = setTimeout(tick, jittered(o.scheduleMs ?? SCHEDULE_MS));
+    timer.unref();
+  };
+  timer = setTimeout(tick, jittered(o.scheduleMs ?? SCHEDULE_MS));
   timer.unref();
 
   return {
@@ -95,7 +101,7 @@ export function batchExporter(o: {
     },
     async shutdown() {
       stopped = true;
-      clearInterval(timer);
+      clearTimeout(timer);
       await exporting;
       await drain(false);
     },
