@@ -142,25 +142,11 @@ export const REFUSED: Record<string, { type: 'string' | 'boolean'; why: string }
     why: "cAdvisor's housekeeping interval; kubelet-ts has no cAdvisor (its stats are read when asked)",
   },
   ...Object.fromEntries(
-    [
-      'application-metrics-count-limit',
-      'container-hints',
-      'containerd',
-      'containerd-namespace',
-      'event-storage-age-limit',
-      'event-storage-event-limit',
-      'global-housekeeping-interval',
-      'storage-driver-buffer-duration',
-      'storage-driver-db',
-      'storage-driver-host',
-      'storage-driver-password',
-      'storage-driver-table',
-      'storage-driver-user',
-    ].map((n) => [n, { type: 'string', why: CADVISOR }]),
+    ['application-metrics-count-limit', 'container-hints', 'containerd', 'containerd-namespace', 'global-housekeeping-interval'].map(
+      (n) => [n, { type: 'string', why: CADVISOR }],
+    ),
   ),
-  ...Object.fromEntries(
-    ['enable-load-reader', 'log-cadvisor-usage', 'storage-driver-secure'].map((n) => [n, { type: 'boolean', why: CADVISOR }]),
-  ),
+  ...Object.fromEntries(['enable-load-reader', 'log-cadvisor-usage'].map((n) => [n, { type: 'boolean', why: CADVISOR }])),
 };
 
 // How each flag form reads, in the help.
@@ -195,6 +181,39 @@ export const configFlags: Flags = Object.fromEntries(
   }),
 );
 
+/**
+ * cAdvisor's flags that upstream's kubelet registers and then reads nowhere itself: cAdvisor's
+ * storage drivers are never made in it, and its event store is never read (the OOM watcher
+ * parses the kernel log on its own). Accepted as upstream accepts them, with pflag's line
+ * (globalflags_linux.go registerDeprecated).
+ */
+export const CADVISOR_UNREAD: Record<string, 'string' | 'boolean'> = {
+  'event-storage-age-limit': 'string',
+  'event-storage-event-limit': 'string',
+  'storage-driver-buffer-duration': 'string',
+  'storage-driver-db': 'string',
+  'storage-driver-host': 'string',
+  'storage-driver-password': 'string',
+  'storage-driver-secure': 'boolean',
+  'storage-driver-table': 'string',
+  'storage-driver-user': 'string',
+};
+export const CADVISOR_DEPRECATION =
+  'This is a cadvisor flag that was mistakenly registered with the Kubelet. Due to legacy concerns, it will follow the standard CLI deprecation timeline before being removed.';
+const unreadFlags: Flags = Object.fromEntries(
+  Object.entries(CADVISOR_UNREAD).map(([name, type]): [string, Flag] => [
+    name,
+    { type, describe: `deprecated: ${CADVISOR_DEPRECATION} (read by nothing, as upstream)` },
+  ]),
+);
+
+/** pflag's lines for the deprecated cAdvisor flags given: "Flag --x has been deprecated, why". */
+export function deprecationLines(values: Record<string, unknown>): string[] {
+  return Object.keys(CADVISOR_UNREAD)
+    .filter((n) => values[n] !== undefined)
+    .map((n) => `Flag --${n} has been deprecated, ${CADVISOR_DEPRECATION}`);
+}
+
 const refusedFlags: Flags = Object.fromEntries(
   Object.entries(REFUSED).map(([name, r]): [string, Flag] => [
     name,
@@ -204,7 +223,7 @@ const refusedFlags: Flags = Object.fromEntries(
   ]),
 );
 
-const allKubeletFlags = { ...kubeletFlags, ...configFlags, ...refusedFlags } as typeof kubeletFlags & Flags;
+const allKubeletFlags = { ...kubeletFlags, ...configFlags, ...unreadFlags, ...refusedFlags } as typeof kubeletFlags & Flags;
 
 // kubeadm join's flags and the files it writes, for the kubelet that follows.
 const joinFlags = {

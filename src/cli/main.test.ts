@@ -157,3 +157,26 @@ test("failCgroupV1 (true by default) stops the start on a cgroup v1 host with up
       ? /cannot reach the container runtime/
       : /kubelet is configured to not run on a host using cgroup v1/,
   ));
+
+test("cAdvisor's unread flags are taken as upstream takes them, with pflag's deprecation line; a bad duration is refused", () => {
+  const r = run(
+    '--kubeconfig',
+    kubeconfig,
+    '--fail-cgroupv1=false',
+    '--container-runtime-endpoint',
+    `unix://${dir}/none.sock`,
+    '--storage-driver-db=cadvisor',
+    '--event-storage-event-limit=default=0',
+  );
+  const lines = r.stderr.trim().split('\n');
+  assert.deepEqual(lines.slice(0, 2), [
+    'Flag --event-storage-event-limit has been deprecated, This is a cadvisor flag that was mistakenly registered with the Kubelet. Due to legacy concerns, it will follow the standard CLI deprecation timeline before being removed.',
+    'Flag --storage-driver-db has been deprecated, This is a cadvisor flag that was mistakenly registered with the Kubelet. Due to legacy concerns, it will follow the standard CLI deprecation timeline before being removed.',
+  ]);
+  // Past the flags: the start went on to the runtime.
+  assert.match(lines.at(-1)!, /cannot reach the container runtime/);
+  assertOneLineFailure(
+    run('--kubeconfig', kubeconfig, '--storage-driver-buffer-duration', 'soon'),
+    /^kubelet-ts: error: invalid argument "soon" for "--storage-driver-buffer-duration" flag: time: invalid duration "soon"\n$/,
+  );
+});

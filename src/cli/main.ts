@@ -27,7 +27,7 @@ import { KUBELET_VERSION } from '../kubelet/options.ts';
 import { parseLabels } from './flags.ts';
 import { type Flags, parseCommandLine } from './args.ts';
 import { flagzFlags } from './flagz.ts';
-import { givenConfigFlags, program, refusedFlag, type KubeletArgs } from './commands.ts';
+import { deprecationLines, givenConfigFlags, program, refusedFlag, type KubeletArgs } from './commands.ts';
 import { invalidSystemCgroups } from '../node/system-cgroups.ts';
 import { ensureClientCertificate } from '../certificates/client-cert.ts';
 import { join } from '../join/join.ts';
@@ -39,6 +39,11 @@ import { acquireLockFile } from './lock-file.ts';
 async function startKubelet(argv: KubeletArgs, given: [string, string][], flags: Flags) {
   const refused = refusedFlag(argv);
   if (refused) throw new Error(refused);
+  const buffer = argv['storage-driver-buffer-duration'];
+  if (typeof buffer === 'string' && parseDuration(buffer) === undefined)
+    throw new Error(`invalid argument "${buffer}" for "--storage-driver-buffer-duration" flag: time: invalid duration "${buffer}"`);
+  // pflag writes these to stderr as it sets each flag, before the kubelet logs anything.
+  for (const line of deprecationLines(argv)) process.stderr.write(`${line}\n`);
   const cloudProvider = argv['cloud-provider'];
   // kubelet.go NewMainKubelet: only an external provider is left upstream.
   if (cloudProvider !== '' && cloudProvider !== 'external')
