@@ -86,15 +86,16 @@ kind_network() {
 # translated (a Service port that is gone) are refused here, as on a real network where nothing
 # answers at a ClusterIP. This machine's default route answers any outbound TCP port 80 itself,
 # so upstream's "Services should serve endpoints on same port and different protocols" saw its
-# removed TCP port still answering (2026-12-03).
+# removed TCP port still answering (2026-12-03). The rule must come first in FORWARD: the CNI
+# firewall plugin inserts its jump (which accepts the network's traffic) at the top when the
+# network's first container starts, so `add` puts it first again whenever it runs, and
+# hack/kind/up.sh runs it again once the nodes run (a run on 2026-12-04 had the jump above it).
 kind_service_reject() {
   local br rule; br=$(kind_podman network inspect -f '{{.NetworkInterface}}' "$KIND_NETWORK" 2>/dev/null || true)
   [ -n "$br" ] || return 0
-  rule=(FORWARD -i "$br" -d "$KIND_SERVICE_SUBNET" -j REJECT)
-  case $1 in
-    add) iptables -C "${rule[@]}" 2>/dev/null || iptables -I "${rule[@]}" || die "cannot add the service subnet's REJECT rule on $br" ;;
-    del) while iptables -D "${rule[@]}" 2>/dev/null; do :; done ;;
-  esac
+  rule=(-i "$br" -d "$KIND_SERVICE_SUBNET" -j REJECT)
+  while iptables -D FORWARD "${rule[@]}" 2>/dev/null; do :; done
+  [ "$1" = del ] || iptables -I FORWARD 1 "${rule[@]}" || die "cannot add the service subnet's REJECT rule on $br"
 }
 
 # kind_setup: what `kind` needs before it runs here.

@@ -26,6 +26,7 @@ else
   kkind create cluster --name "$KIND_CLUSTER" --config "$KIND_CONFIG" || die "kind create cluster failed"
   log "kind create cluster took $((SECONDS - t1))s"
 fi
+kind_service_reject add
 # The registry hosts (the configs' containerdConfigPatches name the directory; containerd reads it
 # at each pull): kind's documented local registry setup, with hack/lib.sh's registry_hosts.
 hosts=$(mktemp -d); registry_hosts "$hosts"
