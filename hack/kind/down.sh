@@ -15,8 +15,16 @@ if [ "${1:-}" = --all ]; then
 fi
 t0=$SECONDS
 ids=$(kind_podman ps -aq --no-trunc --filter "label=io.x-k8s.kind.cluster=$KIND_CLUSTER" 2>/dev/null || true)
-KIND_EXPERIMENTAL_PROVIDER=podman CONTAINERS_CONF="$KIND_CONTAINERS_CONF" KUBECONFIG="$KIND_KUBECONFIG" \
-  "$KIND_BIN" delete cluster --name "$KIND_CLUSTER" || die "kind delete cluster failed"
+kdelete() { KIND_EXPERIMENTAL_PROVIDER=podman CONTAINERS_CONF="$KIND_CONTAINERS_CONF" KUBECONFIG="$KIND_KUBECONFIG" \
+  "$KIND_BIN" delete cluster --name "$KIND_CLUSTER"; }
+# podman 4.3's `rm -f` fails a node that its 10 s stop timeout left "stopping" ("container state
+# improper"; seen with two kind clusters on the machine): the node is gone a moment later, so a
+# second delete finishes the job.
+if ! kdelete; then
+  log "kind delete cluster failed; trying once more in 5 s"
+  sleep 5
+  kdelete || die "kind delete cluster failed"
+fi
 left=$(kind_podman ps -aq --filter "label=io.x-k8s.kind.cluster=$KIND_CLUSTER")
 [ -z "$left" ] || die "containers of kind cluster $KIND_CLUSTER left: $left"
 # Their cgroups (podman's cgroupfs manager, as hack/cluster/systemd.sh sd_remove_cgroups).
