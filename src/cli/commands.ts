@@ -142,9 +142,10 @@ export const REFUSED: Record<string, { type: 'string' | 'boolean'; why: string }
     why: "cAdvisor's housekeeping interval; kubelet-ts has no cAdvisor (its stats are read when asked)",
   },
   ...Object.fromEntries(
-    ['application-metrics-count-limit', 'container-hints', 'containerd', 'containerd-namespace', 'global-housekeeping-interval'].map(
-      (n) => [n, { type: 'string', why: CADVISOR }],
-    ),
+    ['application-metrics-count-limit', 'container-hints', 'global-housekeeping-interval'].map((n) => [
+      n,
+      { type: 'string', why: CADVISOR },
+    ]),
   ),
   ...Object.fromEntries(['enable-load-reader', 'log-cadvisor-usage'].map((n) => [n, { type: 'boolean', why: CADVISOR }])),
 };
@@ -182,12 +183,15 @@ export const configFlags: Flags = Object.fromEntries(
 );
 
 /**
- * cAdvisor's flags that upstream's kubelet registers and then reads nowhere itself: cAdvisor's
- * storage drivers are never made in it, and its event store is never read (the OOM watcher
- * parses the kernel log on its own). Accepted as upstream accepts them, with pflag's line
- * (globalflags_linux.go registerDeprecated).
+ * cAdvisor's deprecated flags kubelet-ts takes, with pflag's line (globalflags_linux.go
+ * registerDeprecated): those upstream's kubelet registers and then reads nowhere itself (cAdvisor's
+ * storage drivers are never made in it, its event store is never read: the OOM watcher parses
+ * the kernel log on its own), and --containerd and --containerd-namespace when they name what
+ * CRI is (cadvisorContainerdError).
  */
-export const CADVISOR_UNREAD: Record<string, 'string' | 'boolean'> = {
+export const CADVISOR_TAKEN: Record<string, 'string' | 'boolean'> = {
+  containerd: 'string',
+  'containerd-namespace': 'string',
   'event-storage-age-limit': 'string',
   'event-storage-event-limit': 'string',
   'storage-driver-buffer-duration': 'string',
@@ -198,18 +202,32 @@ export const CADVISOR_UNREAD: Record<string, 'string' | 'boolean'> = {
   'storage-driver-table': 'string',
   'storage-driver-user': 'string',
 };
+/**
+ * cAdvisor's containerd handler's socket and namespace: where upstream's cAdvisor reads the
+ * containers' labels for /metrics/cadvisor. kubelet-ts reads them through CRI, so the two are
+ * taken when they name what CRI is: the runtime endpoint's socket, and containerd's CRI
+ * namespace (k8s.io); otherwise the start stops saying so. Pure: the refusal, or undefined.
+ */
+export function cadvisorContainerdError(values: Record<string, unknown>, runtimeEndpoint: string): string | undefined {
+  const socket = values.containerd;
+  const runtimeSocket = runtimeEndpoint.replace(/^unix:\/\//, '');
+  if (typeof socket === 'string' && socket.replace(/^unix:\/\//, '') !== runtimeSocket)
+    return `--containerd: ${socket} is not the runtime's socket (${runtimeSocket}); kubelet-ts reads containers through CRI only`;
+  const ns = values['containerd-namespace'];
+  if (typeof ns === 'string' && ns !== 'k8s.io')
+    return `--containerd-namespace: ${ns}: kubelet-ts reads containers through CRI, whose namespace in containerd is k8s.io`;
+  return undefined;
+}
+
 export const CADVISOR_DEPRECATION =
   'This is a cadvisor flag that was mistakenly registered with the Kubelet. Due to legacy concerns, it will follow the standard CLI deprecation timeline before being removed.';
 const unreadFlags: Flags = Object.fromEntries(
-  Object.entries(CADVISOR_UNREAD).map(([name, type]): [string, Flag] => [
-    name,
-    { type, describe: `deprecated: ${CADVISOR_DEPRECATION} (read by nothing, as upstream)` },
-  ]),
+  Object.entries(CADVISOR_TAKEN).map(([name, type]): [string, Flag] => [name, { type, describe: `deprecated: ${CADVISOR_DEPRECATION}` }]),
 );
 
 /** pflag's lines for the deprecated cAdvisor flags given: "Flag --x has been deprecated, why". */
 export function deprecationLines(values: Record<string, unknown>): string[] {
-  return Object.keys(CADVISOR_UNREAD)
+  return Object.keys(CADVISOR_TAKEN)
     .filter((n) => values[n] !== undefined)
     .map((n) => `Flag --${n} has been deprecated, ${CADVISOR_DEPRECATION}`);
 }

@@ -180,3 +180,15 @@ test("cAdvisor's unread flags are taken as upstream takes them, with pflag's dep
     /^kubelet-ts: error: invalid argument "soon" for "--storage-driver-buffer-duration" flag: time: invalid duration "soon"\n$/,
   );
 });
+
+test("--containerd naming another socket than the runtime endpoint exits 1 saying so, after pflag's deprecation line", () => {
+  const r = run('--kubeconfig', kubeconfig, '--containerd', '/run/k3s/containerd/containerd.sock');
+  assert.equal(r.status, 1);
+  const lines = r.stderr.trim().split('\n');
+  assert.equal(lines.length, 2, r.stderr);
+  assert.match(lines[0]!, /^Flag --containerd has been deprecated, /);
+  assert.match(
+    lines[1]!,
+    /^kubelet-ts: error: --containerd: \/run\/k3s\/containerd\/containerd.sock is not the runtime's socket \(\/run\/containerd\/containerd.sock\)/,
+  );
+});

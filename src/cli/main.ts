@@ -27,7 +27,7 @@ import { KUBELET_VERSION } from '../kubelet/options.ts';
 import { parseLabels } from './flags.ts';
 import { type Flags, parseCommandLine } from './args.ts';
 import { flagzFlags } from './flagz.ts';
-import { deprecationLines, givenConfigFlags, program, refusedFlag, type KubeletArgs } from './commands.ts';
+import { cadvisorContainerdError, deprecationLines, givenConfigFlags, program, refusedFlag, type KubeletArgs } from './commands.ts';
 import { invalidSystemCgroups } from '../node/system-cgroups.ts';
 import { ensureClientCertificate } from '../certificates/client-cert.ts';
 import { join } from '../join/join.ts';
@@ -57,6 +57,8 @@ async function startKubelet(argv: KubeletArgs, given: [string, string][], flags:
   });
   // server.go: the flag or the field.
   if (argv['seccomp-default']) config.seccompDefault = true;
+  const containerd = cadvisorContainerdError(argv, config.containerRuntimeEndpoint);
+  if (containerd) throw new Error(containerd);
   setVerbosity(config.logging.verbosity);
   setLogFormat(config.logging.format as 'text' | 'json');
   const log = logger('kubelet');

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { CONFIG_FLAGS, isBoolFlag } from '../config/kubelet-config.ts';
 import { parseCommandLine } from './args.ts';
-import { REFUSED, program, refusedFlag } from './commands.ts';
+import { REFUSED, cadvisorContainerdError, program, refusedFlag } from './commands.ts';
 import { UPSTREAM_FLAGS } from './upstream-flags.ts';
 
 interface UpstreamFlag {
@@ -87,4 +87,25 @@ test('a refused flag stops the start with one line naming it and why', () => {
 test('a flag upstream lacks is still an unknown argument', () => {
   assert.throws(() => parseCommandLine(program(''), ['--no-such-flag']), /^Error: Unknown argument: --no-such-flag$/);
   assert.throws(() => parseCommandLine(program(''), ['--pod-infra-container-image=x']), /Unknown argument/, 'not a flag of this release');
+});
+
+test('--containerd and --containerd-namespace are taken when they name what CRI is, refused otherwise', () => {
+  const endpoint = 'unix:///run/containerd/containerd.sock';
+  const cases: [string, Record<string, unknown>, RegExp | undefined][] = [
+    ['neither', {}, undefined],
+    ['the runtime socket', { containerd: '/run/containerd/containerd.sock' }, undefined],
+    ['the runtime socket as a URL', { containerd: 'unix:///run/containerd/containerd.sock' }, undefined],
+    ["containerd's CRI namespace", { 'containerd-namespace': 'k8s.io' }, undefined],
+    [
+      'another socket',
+      { containerd: '/run/k3s/containerd/containerd.sock' },
+      /^--containerd: \/run\/k3s\/containerd\/containerd.sock is not the runtime's socket/,
+    ],
+    ['another namespace', { 'containerd-namespace': 'moby' }, /^--containerd-namespace: moby: /],
+  ];
+  for (const [name, values, want] of cases) {
+    const got = cadvisorContainerdError(values, endpoint);
+    if (want) assert.match(got ?? '', want, name);
+    else assert.equal(got, undefined, name);
+  }
 });
