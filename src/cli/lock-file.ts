@@ -39,7 +39,7 @@ export function lockContended(locks: LockLine[], holderPid: number): boolean {
 
 export interface LockLoss {
   reason: string;
-  /** Contended or deleted (upstream's clean exit), not the lock lost under us. */
+  /** Upstream's clean exit (contended, deleted, the watch failed), not the lock lost under us. */
   contended: boolean;
 }
 
@@ -90,6 +90,8 @@ function watchLock(path: string, holder: ChildProcess, exitOnContention: boolean
     const watcher = watch(path, () => {
       if (!existsSync(path)) resolve('lock file deleted');
     });
+    // watchForLockfileContention ends the kubelet on a watcher error too, as on an event.
+    watcher.once('error', (e) => resolve(`watching the lock file failed: ${e.message}`));
     watcher.unref();
     const poll = () => {
       let text = '';
