@@ -48,7 +48,6 @@ export const boolMap = plain<Record<string, boolean>>(
 );
 export const list = plain<unknown[]>('a list', Array.isArray);
 export const ints = plain<number[]>('a list of integers', (v) => Array.isArray(v) && v.every(Number.isInteger));
-export const object = plain<Record<string, unknown>>('a mapping', isMapping);
 
 /** metav1.Duration: Go's text form in, milliseconds out; written back as Go prints it ("1m0s"). */
 export const duration: Codec<number> = {

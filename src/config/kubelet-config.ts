@@ -35,7 +35,6 @@ import {
   list,
   nested,
   num,
-  object,
   omitEmptyStrings,
   str,
   stringMap,
