@@ -1,14 +1,14 @@
 import { test, before, after } from 'node:test';
-import type { SpanData } from '../tracing/span.ts';
-import { TracerProvider } from '../tracing/tracer.ts';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { createServer as createTLSServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { opensslPki } from '../certificates/testing.ts';
+import type { SpanData } from '../tracing/span.ts';
+import { TracerProvider } from '../tracing/tracer.ts';
 import type { TLSSocket } from 'node:tls';
 import { ApiError, apiClient, isAlreadyExists, isConflict, isGone, isNotFound } from './client.ts';
 import { reflector } from './reflector.ts';
@@ -537,7 +537,6 @@ test(
 const dir = mkdtempSync(join(tmpdir(), 'kubelet-apiclient-'));
 const pem = (name: string) => readFileSync(join(dir, name));
 before(() => {
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   writeFileSync(
     join(dir, 'openssl.cnf'),
     [
@@ -554,53 +553,14 @@ before(() => {
       'subjectAltName = IP:127.0.0.1',
     ].join('\n'),
   );
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  const root = (name: string) =>
-    openssl(
-      'req',
-      '-x509',
-      '-config',
-      'openssl.cnf',
-      '-extensions',
-      'ca',
-      ...ec,
-      '-keyout',
-      `${name}.key`,
-      '-out',
-      `${name}.crt`,
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${name}`,
-    );
-  const issue = (name: string, subject: string, ext: string, ca: string) => {
-    openssl('req', '-new', '-config', 'openssl.cnf', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
-    openssl(
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      `${ca}.crt`,
-      '-CAkey',
-      `${ca}.key`,
-      '-days',
-      '1',
-      '-extfile',
-      'openssl.cnf',
-      '-extensions',
-      ext,
-      '-out',
-      `${name}.crt`,
-    );
-  };
+  const { root, issue } = opensslPki(dir);
   root('ca');
-  issue('serving', '/CN=apiserver', 'server', 'ca');
-  issue('alice', '/O=system:nodes/CN=system:node:alice', 'client', 'ca');
-  issue('bob', '/O=system:nodes/CN=system:node:bob', 'client', 'ca');
+  issue('serving', '/CN=apiserver', 'ca', 'server');
+  issue('alice', '/O=system:nodes/CN=system:node:alice', 'ca', 'client');
+  issue('bob', '/O=system:nodes/CN=system:node:bob', 'ca', 'client');
   // A second CA and a serving certificate of it: the apiserver's after a CA rotation.
   root('ca2');
-  issue('serving2', '/CN=apiserver', 'server', 'ca2');
+  issue('serving2', '/CN=apiserver', 'ca2', 'server');
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -19,7 +19,7 @@ import { type Journal, nodeLogQueryHandler } from './node-logs.ts';
 import { requestLabels, type RequestLabels, type ServerType } from './request-metrics.ts';
 import { type Handler, reply, replyJSON, type Response, Router } from './router.ts';
 import { SpanKind } from '../tracing/span.ts';
-import type { Tracer } from '../tracing/tracer.ts';
+import { NO_TRACER, type Tracer } from '../tracing/tracer.ts';
 import { setVerbosity } from '../log/log.ts';
 import { debugFlagsHandler } from './debug-flags.ts';
 import { pprofHandler } from './pprof/handlers.ts';
@@ -116,7 +116,7 @@ export function kubeletServer(deps: ServerDeps): RequestListener {
   }
   app.use(authFilter(accessCheck(deps.nodeName, deps.authenticate, deps.authorize, deps.log)));
   // InstallTracingFilter: a container filter after the auth filter, so a refused request has no span.
-  if (deps.tracer) app.use(tracingFilter(deps.tracer, false));
+  if (traced(deps)) app.use(tracingFilter(deps.tracer, false));
   installAuthNotRequiredHandlers(app, deps);
   if (debugging) installAuthRequiredHandlers(app, deps);
   return finish(app, deps.log);
@@ -129,7 +129,7 @@ export function kubeletServer(deps: ServerDeps): RequestListener {
  */
 export function readOnlyKubeletServer(deps: DefaultHandlerDeps): RequestListener {
   const app = newApp(deps, 'readonly');
-  if (deps.tracer) app.use(tracingFilter(deps.tracer, true));
+  if (traced(deps)) app.use(tracingFilter(deps.tracer, true));
   installAuthNotRequiredHandlers(app, deps);
   installDebuggingDisabledHandlers(app);
   return finish(app, deps.log);
@@ -147,6 +147,10 @@ function newApp(deps: DefaultHandlerDeps, serverType: ServerType): Router {
     });
   return app;
 }
+
+/** Tracing configured: without it no filter is installed, so a request costs nothing more. */
+const traced = (deps: DefaultHandlerDeps): deps is DefaultHandlerDeps & { tracer: Tracer } =>
+  deps.tracer !== undefined && deps.tracer !== NO_TRACER;
 
 const UNTRACED = /^\/(healthz|metrics|configz|flagz|statusz|debug\/flags)(\/|$)/;
 

@@ -1,6 +1,5 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:https';
@@ -8,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
+import { opensslPki } from '../certificates/testing.ts';
 import { logger } from '../log/log.ts';
 import { kubeletAuthenticator } from './authn.ts';
 import type { UserInfo } from './user.ts';
@@ -20,49 +20,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string) => join(dir, name);
 const pem = (name: string) => readFileSync(file(`${name}.crt`), 'utf8');
 const cert = (name: string) => new X509Certificate(pem(name));
-const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-
-/** openssl req's arguments for a new P-256 key, unencrypted, written to NAME.key. */
-const newKey = (name: string) => ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`];
-
-function root(name: string) {
-  openssl(
-    'req',
-    '-x509',
-    '-config',
-    'openssl.cnf',
-    '-extensions',
-    'ca',
-    ...newKey(name),
-    '-out',
-    `${name}.crt`,
-    '-days',
-    '2',
-    '-subj',
-    `/CN=${name}`,
-  );
-}
-function issue(name: string, subject: string, issuer: string, extensions: string) {
-  openssl('req', '-new', '-config', 'openssl.cnf', ...newKey(name), '-out', `${name}.csr`, '-subj', subject);
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    `${name}.csr`,
-    '-CA',
-    `${issuer}.crt`,
-    '-CAkey',
-    `${issuer}.key`,
-    '-days',
-    '2',
-    '-extfile',
-    'openssl.cnf',
-    '-extensions',
-    extensions,
-    '-out',
-    `${name}.crt`,
-  );
-}
+const { root, issue } = opensslPki(dir);
 
 before(() => {
   writeFileSync(
