@@ -23,6 +23,7 @@ import {
 } from '../config/flag-forms.ts';
 import { DEFAULT_ID_FILES } from '../node/host.ts';
 import type { Command, Flag, Flags, Program, Values } from './args.ts';
+import { CADVISOR as CADVISOR_DEPRECATION } from './upstream-flags.ts';
 
 // Upstream's KubeletFlags (options.go KubeletFlags.AddFlags) kubelet-ts reads, and its own two
 // network flags.
@@ -87,6 +88,25 @@ const kubeletFlags = {
     default: DEFAULT_ID_FILES.bootID,
     describe: "deprecated: comma-separated files to read the Node's bootID from, the first that exists",
   },
+  // cAdvisor's, deprecated upstream (but --housekeeping-interval): how often the stats are sampled
+  // (src/stats/cache.ts); 10 s is the kubelet's own default (cadvisor_linux.go's flagOverrides).
+  'housekeeping-interval': {
+    type: 'string',
+    typeName: 'duration',
+    default: '10s',
+    describe: "how often the containers' stats are sampled",
+  },
+  'global-housekeeping-interval': {
+    type: 'string',
+    typeName: 'duration',
+    default: '1m0s',
+    describe:
+      'deprecated: at most this long until a new container is seen in the stats (they are sampled at the smaller of the two intervals)',
+  },
+  'log-cadvisor-usage': {
+    type: 'boolean',
+    describe: "deprecated: log the kubelet's own CPU and memory after every stats sample, once 60 are kept",
+  },
   'seccomp-default': {
     type: 'boolean',
     describe: 'RuntimeDefault as the default seccomp profile of every workload (or seccompDefault in the config)',
@@ -98,6 +118,10 @@ const kubeletFlags = {
     describe: 'the runtime\'s cgroup, reported as the system container "runtime"',
   },
   // Deprecated upstream, kept: the container GC policy (upstream's defaults).
+  'experimental-allocatable-ignore-eviction': {
+    type: 'boolean',
+    describe: "deprecated: the hard eviction thresholds are not withheld from the Node's allocatable",
+  },
   'minimum-container-ttl-duration': {
     type: 'string',
     typeName: 'duration',
@@ -129,25 +153,21 @@ const kubeletFlags = {
   },
 } as const satisfies Flags;
 
-const CADVISOR = 'a cAdvisor flag (deprecated upstream); kubelet-ts has no cAdvisor';
 /** Upstream's flags kubelet-ts does not do: given, each stops the start with "--name: why". */
 export const REFUSED: Record<string, { type: 'string' | 'boolean'; why: string }> = {
-  'experimental-mounter-path': { type: 'string', why: "deprecated upstream; kubelet-ts mounts with the host's mount only" },
-  'experimental-allocatable-ignore-eviction': {
-    type: 'boolean',
-    why: 'deprecated upstream; kubelet-ts always takes the hard eviction thresholds off allocatable',
-  },
-  'housekeeping-interval': {
+  // mount_linux.go uses it for nfs, glusterfs, ceph and cifs mounts only, none of which kubelet-ts makes.
+  'experimental-mounter-path': {
     type: 'string',
-    why: "cAdvisor's housekeeping interval; kubelet-ts has no cAdvisor (its stats are read when asked)",
+    why: 'a mounter for NFS, CIFS, Ceph and GlusterFS mounts, which kubelet-ts does not make (only CSI and FlexVolume drivers mount those)',
   },
-  ...Object.fromEntries(
-    ['application-metrics-count-limit', 'container-hints', 'global-housekeeping-interval'].map((n) => [
-      n,
-      { type: 'string', why: CADVISOR },
-    ]),
-  ),
-  ...Object.fromEntries(['enable-load-reader', 'log-cadvisor-usage'].map((n) => [n, { type: 'boolean', why: CADVISOR }])),
+  'application-metrics-count-limit': {
+    type: 'string',
+    why: "cAdvisor's limit on application metrics (from io.cadvisor.metric.* container labels), which kubelet-ts does not collect",
+  },
+  'container-hints': {
+    type: 'string',
+    why: "cAdvisor's hints for raw cgroups' network interfaces and mounts, which kubelet-ts does not read",
+  },
 };
 
 // How each flag form reads, in the help.
@@ -183,15 +203,17 @@ export const configFlags: Flags = Object.fromEntries(
 );
 
 /**
- * cAdvisor's deprecated flags kubelet-ts takes, with pflag's line (globalflags_linux.go
- * registerDeprecated): those upstream's kubelet registers and then reads nowhere itself (cAdvisor's
- * storage drivers are never made in it, its event store is never read: the OOM watcher parses
- * the kernel log on its own), and --containerd and --containerd-namespace when they name what
- * CRI is (cadvisorContainerdError).
+ * cAdvisor's deprecated flags kubelet-ts takes (globalflags_linux.go registerDeprecated): those
+ * upstream's kubelet registers and then reads nowhere it serves (cAdvisor's storage drivers are
+ * never made in it; its event store is never read: the OOM watcher parses the kernel log on its
+ * own; the load --enable-load-reader reads feeds only container_cpu_load_average_10s, which is
+ * not in the kubelet's metric set), and --containerd and --containerd-namespace when they name
+ * what CRI is (cadvisorContainerdError).
  */
 export const CADVISOR_TAKEN: Record<string, 'string' | 'boolean'> = {
   containerd: 'string',
   'containerd-namespace': 'string',
+  'enable-load-reader': 'boolean',
   'event-storage-age-limit': 'string',
   'event-storage-event-limit': 'string',
   'storage-driver-buffer-duration': 'string',
@@ -219,18 +241,9 @@ export function cadvisorContainerdError(values: Record<string, unknown>, runtime
   return undefined;
 }
 
-export const CADVISOR_DEPRECATION =
-  'This is a cadvisor flag that was mistakenly registered with the Kubelet. Due to legacy concerns, it will follow the standard CLI deprecation timeline before being removed.';
 const unreadFlags: Flags = Object.fromEntries(
   Object.entries(CADVISOR_TAKEN).map(([name, type]): [string, Flag] => [name, { type, describe: `deprecated: ${CADVISOR_DEPRECATION}` }]),
 );
-
-/** pflag's lines for the deprecated cAdvisor flags given: "Flag --x has been deprecated, why". */
-export function deprecationLines(values: Record<string, unknown>): string[] {
-  return Object.keys(CADVISOR_TAKEN)
-    .filter((n) => values[n] !== undefined)
-    .map((n) => `Flag --${n} has been deprecated, ${CADVISOR_DEPRECATION}`);
-}
 
 const refusedFlags: Flags = Object.fromEntries(
   Object.entries(REFUSED).map(([name, r]): [string, Flag] => [

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseLabels } from './flags.ts';
+import { CADVISOR, CONFIG_FILE } from './upstream-flags.ts';
 
 const main = new URL('./main.ts', import.meta.url).pathname;
 const run = (...args: string[]) => spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', timeout: 20_000 });
@@ -17,10 +18,13 @@ writeFileSync(
   'apiVersion: v1\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x\n',
 );
 
+// pflag's lines for deprecated flags given come first, as upstream's; the failure is one line.
+const deprecation = /^Flag --\S+ has been deprecated, /;
 function assertOneLineFailure(r: ReturnType<typeof run>, re: RegExp) {
   assert.equal(r.status, 1, r.stderr);
-  assert.match(r.stderr, re);
-  assert.equal(r.stderr.trim().split('\n').length, 1, `one line, got:\n${r.stderr}`);
+  const lines = r.stderr.split('\n').filter((l) => l && !deprecation.test(l));
+  assert.equal(lines.length, 1, `one line, got:\n${r.stderr}`);
+  assert.match(`${lines[0]}\n`, re);
 }
 
 test('a missing kubeconfig exits 1 naming it', () =>
@@ -113,9 +117,20 @@ test('an unknown --network-plugin exits 1 naming the choices', () =>
 
 test('an upstream flag kubelet-ts does not do exits 1 naming it and why', () =>
   assertOneLineFailure(
-    run('--kubeconfig', kubeconfig, '--housekeeping-interval', '10s'),
-    /^kubelet-ts: error: --housekeeping-interval: cAdvisor's housekeeping interval; /,
+    run('--kubeconfig', kubeconfig, '--container-hints', '/etc/cadvisor/hints.json'),
+    /^kubelet-ts: error: --container-hints: cAdvisor's hints for raw cgroups' /,
   ));
+
+test("cAdvisor's housekeeping intervals: pflag's line for a bad duration, one line for a zero one", () => {
+  assertOneLineFailure(
+    run('--kubeconfig', kubeconfig, '--housekeeping-interval', 'soon'),
+    /^kubelet-ts: error: invalid argument "soon" for "--housekeeping-interval" flag: time: invalid duration "soon"\n$/,
+  );
+  assertOneLineFailure(
+    run('--kubeconfig', kubeconfig, '--global-housekeeping-interval', '0s'),
+    /^kubelet-ts: error: --housekeeping-interval and --global-housekeeping-interval must be greater than 0\n$/,
+  );
+});
 
 test('--exit-on-lock-contention without --lock-file exits 1 as upstream', () =>
   assertOneLineFailure(
@@ -169,9 +184,11 @@ test("cAdvisor's unread flags are taken as upstream takes them, with pflag's dep
     '--event-storage-event-limit=default=0',
   );
   const lines = r.stderr.trim().split('\n');
-  assert.deepEqual(lines.slice(0, 2), [
-    'Flag --event-storage-event-limit has been deprecated, This is a cadvisor flag that was mistakenly registered with the Kubelet. Due to legacy concerns, it will follow the standard CLI deprecation timeline before being removed.',
-    'Flag --storage-driver-db has been deprecated, This is a cadvisor flag that was mistakenly registered with the Kubelet. Due to legacy concerns, it will follow the standard CLI deprecation timeline before being removed.',
+  // --fail-cgroupv1 is a config flag upstream did not deprecate.
+  assert.deepEqual(lines.slice(0, 3), [
+    `Flag --container-runtime-endpoint has been deprecated, ${CONFIG_FILE}`,
+    `Flag --storage-driver-db has been deprecated, ${CADVISOR}`,
+    `Flag --event-storage-event-limit has been deprecated, ${CADVISOR}`,
   ]);
   // Past the flags: the start went on to the runtime.
   assert.match(lines.at(-1)!, /cannot reach the container runtime/);

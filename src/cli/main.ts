@@ -27,7 +27,7 @@ import { KUBELET_VERSION } from '../kubelet/options.ts';
 import { parseLabels } from './flags.ts';
 import { type Flags, parseCommandLine } from './args.ts';
 import { flagzFlags } from './flagz.ts';
-import { cadvisorContainerdError, deprecationLines, givenConfigFlags, program, refusedFlag, type KubeletArgs } from './commands.ts';
+import { cadvisorContainerdError, givenConfigFlags, program, refusedFlag, type KubeletArgs } from './commands.ts';
 import { invalidSystemCgroups } from '../node/system-cgroups.ts';
 import { ensureClientCertificate } from '../certificates/client-cert.ts';
 import { join } from '../join/join.ts';
@@ -35,15 +35,22 @@ import { loadCredentialProviders } from '../images/credential-provider/plugins.t
 import { featureEnabled } from '../features/gates.ts';
 import { gatesNotInEffect } from '../features/kubelet-gates.ts';
 import { acquireLockFile } from './lock-file.ts';
+import { deprecationLines } from './upstream-flags.ts';
+
+/** A duration flag's milliseconds, or pflag's one-line refusal. */
+function durationFlag(argv: KubeletArgs, name: string): number {
+  const text = String(argv[name]);
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new Error(`invalid argument "${text}" for "--${name}" flag: time: invalid duration "${text}"`);
+  return ms;
+}
 
 async function startKubelet(argv: KubeletArgs, given: [string, string][], flags: Flags) {
+  // pflag writes these to stderr as it sets each flag, before the kubelet checks or logs anything.
+  for (const line of deprecationLines(given)) process.stderr.write(`${line}\n`);
   const refused = refusedFlag(argv);
   if (refused) throw new Error(refused);
-  const buffer = argv['storage-driver-buffer-duration'];
-  if (typeof buffer === 'string' && parseDuration(buffer) === undefined)
-    throw new Error(`invalid argument "${buffer}" for "--storage-driver-buffer-duration" flag: time: invalid duration "${buffer}"`);
-  // pflag writes these to stderr as it sets each flag, before the kubelet logs anything.
-  for (const line of deprecationLines(argv)) process.stderr.write(`${line}\n`);
+  if (argv['storage-driver-buffer-duration'] !== undefined) durationFlag(argv, 'storage-driver-buffer-duration');
   const cloudProvider = argv['cloud-provider'];
   // kubelet.go NewMainKubelet: only an external provider is left upstream.
   if (cloudProvider !== '' && cloudProvider !== 'external')
@@ -76,11 +83,12 @@ async function startKubelet(argv: KubeletArgs, given: [string, string][], flags:
     throw new Error(
       `feature gates not in effect in kubelet-ts, set away from upstream's defaults: ${gates.join(', ')} (remove them, or set them to their defaults)`,
     );
-  const minAgeMs = parseDuration(argv['minimum-container-ttl-duration']);
-  if (minAgeMs === undefined)
-    throw new Error(
-      `invalid argument "${argv['minimum-container-ttl-duration']}" for "--minimum-container-ttl-duration" flag: time: invalid duration`,
-    );
+  const minAgeMs = durationFlag(argv, 'minimum-container-ttl-duration');
+  const housekeepingMs = durationFlag(argv, 'housekeeping-interval');
+  const globalHousekeepingMs = durationFlag(argv, 'global-housekeeping-interval');
+  // A zero interval would sample without pause (cAdvisor's would spin); refused instead.
+  if (Math.min(housekeepingMs, globalHousekeepingMs) <= 0)
+    throw new Error('--housekeeping-interval and --global-housekeeping-interval must be greater than 0');
   const systemCgroups = {
     kubeletCgroups: config.kubeletCgroups,
     systemCgroups: config.systemCgroups,
@@ -145,6 +153,8 @@ async function startKubelet(argv: KubeletArgs, given: [string, string][], flags:
     networkPlugin: argv['network-plugin'],
     systemCgroups,
     hostIdFiles: { machineID: argv['machine-id-file'], bootID: argv['boot-id-file'] },
+    housekeeping: { intervalMs: Math.min(housekeepingMs, globalHousekeepingMs), logUsage: argv['log-cadvisor-usage'] === true },
+    allocatableIgnoresEviction: argv['experimental-allocatable-ignore-eviction'] === true,
     flagz: flagzFlags(given, ownDefaults(flags)),
   });
   const exit = async (code: number) => {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { CONFIG_FLAGS, isBoolFlag } from '../config/kubelet-config.ts';
 import { parseCommandLine } from './args.ts';
 import { REFUSED, cadvisorContainerdError, program, refusedFlag } from './commands.ts';
-import { UPSTREAM_FLAGS } from './upstream-flags.ts';
+import { CADVISOR, CONFIG_FILE, UPSTREAM_FLAGS, deprecationLines } from './upstream-flags.ts';
 
 interface UpstreamFlag {
   name: string;
@@ -29,10 +29,29 @@ test("the list is the release's: 147 flags, the config ones with their field", (
   assert.equal(upstream.filter((f) => f.field).length, 105);
 });
 
-test("the runtime's table (what /flagz shows for a flag not given) is the list's", () => {
+test("the runtime's table (what /flagz shows for a flag not given, what pflag prints for a deprecated one) is the list's", () => {
   assert.deepEqual(
-    UPSTREAM_FLAGS.map(([name, type, def]) => ({ name, type, default: def })),
-    upstream.map((f) => ({ name: f.name, type: f.type, default: f.default })),
+    UPSTREAM_FLAGS.map(([name, type, def, deprecated]) => ({ name, type, default: def, ...(deprecated ? { deprecated } : {}) })),
+    upstream.map((f) => ({ name: f.name, type: f.type, default: f.default, ...(f.deprecated ? { deprecated: f.deprecated } : {}) })),
+  );
+  assert.equal(UPSTREAM_FLAGS.filter((f) => f[3]).length, 123);
+});
+
+test("pflag's line for every occurrence of a deprecated flag, in the order given; none for the others", () => {
+  assert.deepEqual(
+    deprecationLines([
+      ['kubeconfig', '/etc/kubernetes/kubelet.conf'],
+      ['max-pods', '10'],
+      ['maximum-dead-containers', '3'],
+      ['boot-id-file', '/x'],
+      ['max-pods', '20'],
+    ]),
+    [
+      `Flag --max-pods has been deprecated, ${CONFIG_FILE}`,
+      'Flag --maximum-dead-containers has been deprecated, Use --eviction-hard or --eviction-soft instead. Will be removed in a future version.',
+      `Flag --boot-id-file has been deprecated, ${CADVISOR}`,
+      `Flag --max-pods has been deprecated, ${CONFIG_FILE}`,
+    ],
   );
 });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaults } from '../config/kubelet-config.ts';
 import { memoryReservation } from './container-manager.ts';
-import type { KubeletOptions } from './options.ts';
+import { allocatableEvictionHard, type KubeletOptions } from './options.ts';
 
 test("memoryReservation: GetNodeAllocatableReservation's memory types, hard eviction last", () => {
   const config = (over: Partial<KubeletOptions['config']>) => ({ ...defaults, ...over }) as KubeletOptions['config'];
@@ -15,5 +15,15 @@ test("memoryReservation: GetNodeAllocatableReservation's memory types, hard evic
     [{ evictionHard: { 'memory.available': '10%' } }, { memory: ['107374182'] }],
     [{ evictionHard: {} }, {}],
   ];
-  for (const [over, want] of rows) assert.deepEqual(memoryReservation(config(over), 1024 ** 3), want, JSON.stringify(over));
+  for (const [over, want] of rows) {
+    const c = config(over);
+    assert.deepEqual(memoryReservation(c, c.evictionHard, 1024 ** 3), want, JSON.stringify(over));
+  }
+});
+
+test('--experimental-allocatable-ignore-eviction: no hard eviction threshold withheld from allocatable; eviction keeps it', () => {
+  const o = (ignore: boolean) => ({ config: defaults, allocatableIgnoresEviction: ignore }) as KubeletOptions;
+  assert.deepEqual(allocatableEvictionHard(o(false)), defaults.evictionHard);
+  assert.deepEqual(allocatableEvictionHard(o(true)), {});
+  assert.deepEqual(memoryReservation(defaults, allocatableEvictionHard(o(true)), 1024 ** 3), {});
 });

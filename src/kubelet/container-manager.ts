@@ -31,7 +31,7 @@ import { systemdCgroupManager } from '../resources/systemd-cgroups.ts';
 import { UserNamespaces } from '../userns/manager.ts';
 import type { HostSystem } from './host-system.ts';
 import type { Host } from './node.ts';
-import type { KubeletOptions } from './options.ts';
+import { allocatableEvictionHard, type KubeletOptions } from './options.ts';
 
 export type ContainerManager = Awaited<ReturnType<typeof containerManager>>;
 
@@ -48,11 +48,15 @@ function orStop<T>(what: string, f: () => T): T {
  * GetNodeAllocatableReservation's memory types: kube and system reserved and the hard eviction
  * threshold of memory.available (a percentage of the capacity), each type's terms in order.
  */
-export function memoryReservation(config: KubeletOptions['config'], memoryCapacity: number): Record<string, string[]> {
+export function memoryReservation(
+  config: Pick<KubeletOptions['config'], 'systemReserved' | 'kubeReserved'>,
+  evictionHard: Record<string, string>,
+  memoryCapacity: number,
+): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const r of [config.systemReserved, config.kubeReserved])
     for (const [t, q] of Object.entries(r)) if (t === 'memory' || t.startsWith('hugepages-')) out[t] = [...(out[t] ?? []), q];
-  const hard = config.evictionHard['memory.available'];
+  const hard = evictionHard['memory.available'];
   if (hard)
     out.memory = [
       ...(out.memory ?? []),
@@ -154,7 +158,7 @@ function resourceManagers(
     policy: newMemoryPolicy(
       config.memoryManagerPolicy,
       numa.nodes,
-      memoryReservation(config, d.host.facts.memoryBytes),
+      memoryReservation(config, allocatableEvictionHard(o), d.host.facts.memoryBytes),
       config.reservedMemory,
     ),
     activePods: () => pods.active(),

@@ -31,7 +31,7 @@ import { effectiveMaxPods } from '../resources/node-allocatable.ts';
 import type { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { cgroupReader } from '../stats/cgroup.ts';
 import type { HostSystem } from './host-system.ts';
-import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
+import { KUBELET_VERSION, allocatableEvictionHard, type KubeletOptions } from './options.ts';
 
 export interface Host {
   /** The node's IPs, the primary first (src/network/ips.ts). */
@@ -168,7 +168,7 @@ export function nodeStatus(
       kubeletPort: config.port,
       maxPods: effectiveMaxPods(config.maxPods, config.podsPerCore, d.host.facts.cpuCores),
       reserved: [config.kubeReserved, config.systemReserved],
-      evictionHard: config.evictionHard,
+      evictionHard: allocatableEvictionHard(o),
       localStorageCapacityIsolation: config.localStorageCapacityIsolation,
       declaredFeatures: declaredFeatures(config.featureGates),
     },

@@ -32,12 +32,29 @@ export interface KubeletOptions {
   containerGCPolicy?: ContainerGCPolicy;
   /** cAdvisor's --machine-id-file and --boot-id-file: where the Node's machineID and bootID are read (src/node/host.ts). */
   hostIdFiles?: HostIdFiles;
+  /**
+   * cAdvisor's --housekeeping-interval (the kubelet's default 10 s) and --global-housekeeping-interval
+   * (1 min): the stats are sampled every intervalMs, the smaller of the two, since each sample also
+   * finds the new containers; --log-cadvisor-usage: the kubelet's own usage logged after each
+   * sample (src/stats/usage-log.ts).
+   */
+  housekeeping?: { intervalMs: number; logUsage: boolean };
+  /** --experimental-allocatable-ignore-eviction: node allocatable withholds no hard eviction threshold (allocatableEvictionHard). */
+  allocatableIgnoresEviction?: boolean;
   /** /flagz: every flag of the command line with its value (src/cli/flagz.ts); undefined: no /flagz. */
   flagz?: Record<string, string>;
 }
 
 // The Kubernetes release whose kubelet behaviour kubelet-ts implements.
 export const KUBELET_VERSION = 'v1.36.3';
+
+/**
+ * The hard eviction thresholds node allocatable withholds (the Node's allocatable, the memory
+ * manager's reservation): server.go leaves NodeConfig's HardEvictionThresholds empty with
+ * --experimental-allocatable-ignore-eviction. The eviction manager enforces them either way.
+ */
+export const allocatableEvictionHard = (o: KubeletOptions): Record<string, string> =>
+  o.allocatableIgnoresEviction ? {} : o.config.evictionHard;
 
 /** Something a subsystem runs that the kubelet's stop ends. */
 export interface Stoppable {

@@ -11,11 +11,13 @@ import { logger } from '../log/log.ts';
 import { registerVolumeStats } from '../metrics/metrics.ts';
 import { statsSampleMetrics } from './observers.ts';
 import { sampleCache } from '../stats/cache.ts';
+import { cgroupReader } from '../stats/cgroup.ts';
 import { claimStatsSource } from '../stats/claim-volumes.ts';
 import { collectSample } from '../stats/collector.ts';
 import { hostStats } from '../stats/host.ts';
 import { criStatsSource } from '../stats/runtime-source.ts';
 import { buildSummary } from '../stats/summary.ts';
+import { selfContainer, usageLog } from '../stats/usage-log.ts';
 import { volumeStatsRefreshMs, volumeStatsSource } from '../stats/volumes.ts';
 import type { PersistentVolumes } from '../volumes/persistent.ts';
 import type { VolumeManager } from '../volumes/volume-manager.ts';
@@ -64,9 +66,10 @@ export function statsProvider(
           events: d.events,
           onError: (volume, err) => log.v(4, 'Failed to calculate volume metrics', { volume, err }),
         });
+  const usage = o.housekeeping?.logUsage ? usageLog(selfContainer(cgroupReader())) : undefined;
   const cache = sampleCache(
-    () =>
-      collectSample(runtimeStats, hostStats(), {
+    async () => {
+      const sample = await collectSample(runtimeStats, hostStats(), {
         rootDir,
         podLogsDir: config.podLogsDir,
         cgroups: d.cgroups.layout,
@@ -74,8 +77,12 @@ export function statsProvider(
         systemCgroups: o.systemCgroups,
         volumes,
         claims,
-      }),
-    { log, observe: statsSampleMetrics },
+      });
+      const line = usage?.(sample);
+      if (line) log.info(line);
+      return sample;
+    },
+    { log, observe: statsSampleMetrics, ...(o.housekeeping ? { intervalMs: o.housekeeping.intervalMs } : {}) },
   );
   /** The Summary API's document from the cached sample, or from one taken now when fresh. */
   const summary = async (fresh = false) => {

@@ -4,6 +4,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
+import { cpus, totalmem } from 'node:os';
 import { CertificatesV1Api, KubeConfig } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
 import {
@@ -332,3 +333,46 @@ test("hairpinMode on the kubenet bridge: hairpin_mode on the pod's port (hairpin
     });
     assert.match(execFileSync('ebtables', ['-t', 'filter', '-L', 'OUTPUT'], { encoding: 'utf8' }), /-j KUBE-DEDUP/);
   }));
+
+// Deprecated upstream flags a kubeadm node may still carry: pflag's line for each in the log;
+// --experimental-allocatable-ignore-eviction leaves the hard eviction threshold (memory.available
+// 100Mi here) in allocatable; --log-cadvisor-usage logs cAdvisor's self container's usage once 60
+// stats samples are kept, which --housekeeping-interval=1s makes a minute.
+test('--experimental-allocatable-ignore-eviction, --housekeeping-interval and --log-cadvisor-usage are in effect', async (t) => {
+  const { core } = clients();
+  const LOG = `${ROOT}/_output/local/logs/kubelet-ts.log`;
+  const memory = async () => {
+    const node = await core.readNode({ name: nodeName() });
+    return [node.status?.capacity?.memory, node.status?.allocatable?.memory];
+  };
+  const [capacity, allocatable] = await memory();
+  assert.notEqual(allocatable, capacity, 'by default the hard eviction threshold is withheld');
+  t.after(() => restartKubelet());
+  const from = statSync(LOG).size;
+  const started = Date.now();
+  restartKubelet(undefined, {
+    KTS_KUBELET_FLAGS: '--experimental-allocatable-ignore-eviction --housekeeping-interval=1s --log-cadvisor-usage',
+  });
+  const log = () => readFileSync(LOG).subarray(from).toString('utf8');
+  assert.match(log(), /Flag --experimental-allocatable-ignore-eviction has been deprecated, will be removed in 1\.25 or later\./);
+  assert.match(log(), /Flag --log-cadvisor-usage has been deprecated, This is a cadvisor flag /);
+  assert.doesNotMatch(log(), /Flag --housekeeping-interval has been deprecated/, 'not deprecated upstream');
+  await eventually('allocatable memory = capacity', 30_000, async () => {
+    const [c, a] = await memory();
+    return c === capacity && a === capacity;
+  });
+  const usage = /\[(\/[^\]]*)\] (\d+\.\d{3}) cores \(average: (\d+\.\d{3}) cores\), ([\d.]+)(MB|GB) of memory/;
+  await eventually("the kubelet's usage line after 60 one-second samples", 120_000, async () => usage.test(log()));
+  const [, container, , average, size, unit] = log().match(usage)!;
+  assert.ok(Date.now() - started < 110_000, 'samples every second, not every 10 s');
+  assert.ok(Number(average) > 0 && Number(average) <= cpus().length, `average cores ${average}`);
+  const mb = Number(size) * (unit === 'GB' ? 1000 : 1);
+  assert.ok(mb > 20 && mb < totalmem() / 1e6, `memory ${size}${unit}`);
+  // cAdvisor's self container: the kubelet's cpu cgroup on cgroup v1, the root on v2.
+  const pid = readFileSync(`${ROOT}/_output/local/pids/kubelet-ts.child.pid`, 'utf8').trim();
+  const cpuCgroup = readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+    .split('\n')
+    .find((l) => /^\d+:([^:]*,)?cpu(,[^:]*)?:/.test(l))
+    ?.replace(/^\d+:[^:]*:/, '');
+  assert.equal(container, existsSync('/sys/fs/cgroup/cgroup.controllers') ? '/' : cpuCgroup);
+});

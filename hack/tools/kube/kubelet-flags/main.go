@@ -21,6 +21,9 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 	kubeletconfigv1beta1 "k8s.io/kubelet/config/v1beta1"
 	"k8s.io/kubernetes/cmd/kubelet/app/options"
+	// Its init sets the kubelet's own defaults of cAdvisor's flags (housekeeping_interval 10s,
+	// no event storage), as in the kubelet binary.
+	_ "k8s.io/kubernetes/pkg/kubelet/cadvisor"
 	kubeletconfig "k8s.io/kubernetes/pkg/kubelet/apis/config"
 	kubeletconfigconv "k8s.io/kubernetes/pkg/kubelet/apis/config/v1beta1"
 )
