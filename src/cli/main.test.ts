@@ -144,7 +144,7 @@ test('--config-dir: *.conf drop-ins in lexical order over --config, subdirectori
   const head = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
   mkdirSync(join(drop, 'sub'), { recursive: true });
   writeFileSync(cfg, `${head}maxPods: 10\n`);
-  writeFileSync(join(drop, '10-a.conf'), `${head}maxPods: 20\nenableControllerAttachDetach: false\n`);
+  writeFileSync(join(drop, '10-a.conf'), `${head}maxPods: 20\nenableContentionProfiling: true\n`);
   writeFileSync(join(drop, 'sub', '20-b.conf'), `${head}maxPods: lots\n`);
   writeFileSync(join(drop, '30-c.yaml'), 'not a drop-in');
   // The subdirectory's file is read (and refused, naming it).
@@ -156,7 +156,7 @@ test('--config-dir: *.conf drop-ins in lexical order over --config, subdirectori
   // A flag mends it; the ignored field the drop-in set then stops the start, named, before the kubeconfig is read.
   assertOneLineFailure(
     run('--kubeconfig', '/nonexistent', '--config', cfg, '--config-dir', drop, '--max-pods=30'),
-    /^kubelet-ts: error: KubeletConfiguration fields not in effect in kubelet-ts, set away from upstream's defaults: enableControllerAttachDetach/,
+    /^kubelet-ts: error: KubeletConfiguration fields not in effect in kubelet-ts, set away from upstream's defaults: enableContentionProfiling/,
   );
   writeFileSync(join(drop, '10-a.conf'), `${head}maxPods: 20\n`);
   assertOneLineFailure(

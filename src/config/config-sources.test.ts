@@ -153,7 +153,7 @@ const cases: Case[] = [
   ['an unknown log format refused', { flags: [['logging-format', 'xml']] }, () => 0, /logging.format: Unsupported value: "xml"/],
   ['podCIDR by flag', { flags: [['pod-cidr', '10.0.0.0/24']] }, (c) => c.podCIDR, '10.0.0.0/24'],
   ['volumePluginDir by flag', { flags: [['volume-plugin-dir', '/opt/flex']] }, (c) => c.volumePluginDir, '/opt/flex'],
-  ['an ignored field by flag', { flags: [['enable-controller-attach-detach', 'false']] }, (c) => c.enableControllerAttachDetach, false],
+  ['an ignored field by flag', { flags: [['contention-profiling', 'true']] }, (c) => c.enableContentionProfiling, true],
   ['providerID by flag', { flags: [['provider-id', 'aws:///i-1']] }, (c) => c.providerID, 'aws:///i-1'],
   ['a negative duration by flag', { flags: [['volume-stats-agg-period', '-1s']] }, (c) => c.volumeStatsAggPeriodMs, -1_000],
   // mergeDefaultEvictionSettings, as upstream's loadConfigFile: the file's evictionHard only.
@@ -242,7 +242,6 @@ volumeStatsAggPeriod: 0s
       'enableControllerAttachDetach: false\ncpuManagerPolicy: static\nenableContentionProfiling: true\n',
       [
         "enableContentionProfiling (upstream sets Go's block profile rate for /debug/pprof/block; a Node process has no goroutines that block, hence no block profile)",
-        'enableControllerAttachDetach',
       ],
     ],
     [

@@ -376,7 +376,7 @@ test('the field table: one row a field, names upstream spells, durations read in
 });
 
 test('the field table marks the fields read by nothing yet', () => {
-  assert.deepEqual(notInEffect, ['enableContentionProfiling', 'enableControllerAttachDetach']);
+  assert.deepEqual(notInEffect, ['enableContentionProfiling']);
   // Still parsed and validated as upstream.
   const c = parseKubeletConfig(head + 'registerNode: false\nruntimeRequestTimeout: 5m\ncgroupDriver: systemd\n');
   assert.deepEqual([c.registerNode, c.runtimeRequestTimeoutMs, c.cgroupDriver], [false, 300_000, 'systemd']);

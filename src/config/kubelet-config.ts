@@ -620,13 +620,13 @@ export const FIELDS = {
   /** Pods per CPU core (0: no limit but maxPods). */
   podsPerCore: field(int, 0, { omitEmpty: true, flag: 'pods-per-core' }),
   /**
-   * Refused when false: the kubelet would attach CSI volumes itself (create the VolumeAttachment,
-   * wait for it, delete it after the last unstage, also for volumes attached but never staged and
-   * across restarts, which needs an attach state kubelet-ts does not keep) and drop the Node's
-   * controller-managed-attach-detach annotation; the node's credentials may not even create
-   * VolumeAttachments under the Node authorizer (system:node: get only), as for upstream.
+   * true: the attach/detach controller attaches the node's volumes (the Node's
+   * controller-managed-attach-detach annotation); false: the kubelet does, making and deleting the
+   * VolumeAttachments of CSI volumes and running FlexVolume drivers' attach and detach
+   * (src/volumes/plugins/csi.ts, flexvolume). The node's credentials then need RBAC to create and
+   * delete VolumeAttachments, as upstream's do.
    */
-  enableControllerAttachDetach: ignored(bool, true, 'enable-controller-attach-detach'),
+  enableControllerAttachDetach: field(bool, true, { flag: 'enable-controller-attach-detach' }),
   /** Refuse to start when the kernel's settings differ from upstream's, instead of writing them (src/node/kernel-tunables.ts). */
   protectKernelDefaults: field(bool, false, { omitEmpty: true, flag: 'protect-kernel-defaults' }),
   /** The KUBE-IPTABLES-HINT chain, and for IPv4 KUBE-FIREWALL with its 127/8 rule, kept after iptables flushes (src/network/iptables-util.ts); false: none. */

@@ -508,15 +508,17 @@ export class CsiVolumes {
    * the staging path exists and the driver stages, then cleanupOrphanDeviceFiles (the publish
    * directory, the staging path, volumeDevices/PV). Nothing to do once its vol_data.json is gone.
    */
-  async unstageBlock(specName: string): Promise<void> {
+  /** The volume's driver and handle, when it was staged (its vol_data.json was there). */
+  async unstageBlock(specName: string): Promise<{ driverName: string; volumeHandle: string } | undefined> {
     let data: Record<string, string>;
     try {
       data = this.#blockVolData(specName);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
     }
     await timedOperation(this.#observe, csiPlugin(data), 'unmap_device', () => this.#tearDownDevice(specName, data));
+    return { driverName: data.driverName!, volumeHandle: data.volumeHandle! };
   }
 
   async #tearDownDevice(specName: string, data: Record<string, string>): Promise<void> {

@@ -182,6 +182,7 @@ export function nodeStatus(
     runtimeHandlers: () => d.runtimeHandlers.known(),
     onNode: (n) => d.node.set(n),
     register: config.registerNode,
+    controllerAttachDetach: config.enableControllerAttachDetach,
   });
   // The pod CIDR to the runtime: the config's at start, then the Node's (upstream's updatePodCIDR).
   const runtimePodCIDR = podCIDRUpdater(d.cri, log);

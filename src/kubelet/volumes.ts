@@ -100,6 +100,8 @@ export function volumesAndPlugins(
     secret: apiSecretGetter(d.api),
     mounts: { bindMount: d.mounts.bindMount },
     volumesAttached: () => d.node.get()?.status?.volumesAttached ?? [],
+    nodeName,
+    controllerAttachDetach: o.config.enableControllerAttachDetach,
     inUseChanged: d.inUseChanged,
     log: logger('flexvolume'),
   });
@@ -111,6 +113,7 @@ export function volumesAndPlugins(
     sources: claimSources,
     csi,
     volumesAttached: () => (d.node.get()?.status?.volumesAttached ?? []).map((v) => v.name),
+    controllerAttachDetach: o.config.enableControllerAttachDetach,
     attachRequired: (driver) => csiNodeUpdater.csiDriver(driver)?.spec?.attachRequired !== false,
     inUseChanged: d.inUseChanged,
     bindMount: d.mounts.bindMount,

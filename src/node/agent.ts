@@ -11,6 +11,7 @@ import { reflector } from '../apiserver/reflector.ts';
 import type { Logger } from '../log/log.ts';
 import {
   conditionsOverwritten,
+  CONTROLLER_MANAGED_ATTACH,
   nodeForRegistration,
   nodeStatus,
   nodeStatusPatch,
@@ -45,6 +46,8 @@ export interface NodeAgentOptions {
   runtimeHandlers?: () => StatusInputs['runtimeHandlers'];
   onNode: (node: Node) => void;
   log: Logger;
+  /** enableControllerAttachDetach (default true): the Node's controller-managed-attach-detach annotation, set or removed. */
+  controllerAttachDetach?: boolean;
   /** registerNode: create the Node (and again when it is deleted); false leaves that to others. Default true. */
   register?: boolean;
 }
@@ -75,7 +78,15 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
   async function register(): Promise<Node> {
     const retry = backoff(100, 7000);
     const { cloud, nodeIPs } = o.staticInputs;
-    const want = nodeForRegistration(o.nodeName, o.staticInputs.host.architecture, o.labels, o.taints, cloud && { ...cloud, nodeIPs });
+    const cmad = o.controllerAttachDetach ?? true;
+    const want = nodeForRegistration(
+      o.nodeName,
+      o.staticInputs.host.architecture,
+      o.labels,
+      o.taints,
+      cloud && { ...cloud, nodeIPs },
+      cmad,
+    );
     for (;;) {
       try {
         const node = await api.create<Node>(apiPath({ resource: 'nodes' }), want);
@@ -83,8 +94,10 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
         return node;
       } catch (e) {
         if (isAlreadyExists(e)) {
-          // A restart, or a Node created by someone else: adopt it, making sure our labels are on it.
-          const node = await api.patch<Node>(path, { metadata: { labels: want.metadata!.labels } }, 'merge').catch(() => undefined);
+          // A restart, or a Node created by someone else: adopt it, making sure our labels are on it
+          // and the attach annotation says who attaches (reconcileCMADAnnotationWithExistingNode).
+          const metadata = { labels: want.metadata!.labels, annotations: { [CONTROLLER_MANAGED_ATTACH]: cmad ? 'true' : null } };
+          const node = await api.patch<Node>(path, { metadata }, 'merge').catch(() => undefined);
           if (node) {
             o.log.info('Node was previously registered', { node: o.nodeName });
             return node;

@@ -4,6 +4,7 @@ import {
   conditionsOverwritten,
   nodeAddresses,
   nodeForRegistration,
+  CONTROLLER_MANAGED_ATTACH,
   PROVIDED_NODE_IP,
   UNINITIALIZED_TAINT,
   nodeStatus,
@@ -244,6 +245,11 @@ test('registration with an external cloud provider: its taint, the node IP given
   assert.deepEqual(plain.spec, { providerID: 'kind://podman/kind/kind-worker' });
   assert.equal(plain.metadata?.annotations?.[PROVIDED_NODE_IP], undefined);
   assert.deepEqual(nodeForRegistration('w1', 'amd64', {}, []).spec, {});
+});
+
+test('the attach annotation: set with enableControllerAttachDetach (the default), left out without (the kubelet attaches)', () => {
+  assert.deepEqual(nodeForRegistration('w1', 'amd64', {}, []).metadata?.annotations, { [CONTROLLER_MANAGED_ATTACH]: 'true' });
+  assert.deepEqual(nodeForRegistration('w1', 'amd64', {}, [], undefined, false).metadata?.annotations, {});
 });
 
 test("nodeAddresses: the kubelet's, unless an external cloud controller owns them (upstream's NodeAddress setter)", () => {

@@ -95,6 +95,12 @@ export function nodeAddresses(
 const withAddresses = (a: NodeAddress[] | undefined) => (a ? { addresses: a } : {});
 
 /**
+ * upstream's ControllerManagedAttachAnnotation: set when enableControllerAttachDetach is true, so
+ * that the attach/detach controller attaches the node's volumes; without it the kubelet does.
+ */
+export const CONTROLLER_MANAGED_ATTACH = 'volumes.kubernetes.io/controller-managed-attach-detach';
+
+/**
  * The Node object to create when registering (upstream's initialNode): with an external cloud
  * provider, its uninitialized taint and the node IP given as an annotation; providerID in the spec.
  */
@@ -104,6 +110,7 @@ export function nodeForRegistration(
   labels: Record<string, string>,
   taints: Taint[],
   cloud?: CloudSettings & { nodeIPs: string[] },
+  controllerAttachDetach = true,
 ): Node {
   const allTaints = cloud?.external ? [...taints, UNINITIALIZED_TAINT] : taints;
   const providedIP: Record<string, string> =
@@ -121,7 +128,7 @@ export function nodeForRegistration(
         'beta.kubernetes.io/os': 'linux',
         ...labels,
       },
-      annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true', ...providedIP },
+      annotations: { ...(controllerAttachDetach && { [CONTROLLER_MANAGED_ATTACH]: 'true' }), ...providedIP },
     },
     spec: {
       ...(allTaints.length ? { taints: allTaints } : {}),

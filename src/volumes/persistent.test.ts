@@ -33,6 +33,7 @@ function harness(
     expand?: (bytes: number) => Promise<void>;
     stageError?: () => Error | undefined;
     resourceExhausted?: (driver: CSIDriver | undefined, va: VolumeAttachment) => boolean;
+    controllerAttachDetach?: boolean;
   } = {},
 ) {
   const claim: PersistentVolumeClaim = {
@@ -56,6 +57,14 @@ function harness(
     patchClaimStatus: async (_ns, _name, patch) => {
       patches.push(patch);
       return claim;
+    },
+    createVolumeAttachment: async (va) => {
+      calls.push(`create ${JSON.stringify(va)}`);
+      attachment = va;
+    },
+    deleteVolumeAttachment: async (name) => {
+      calls.push(`delete ${name}`);
+      return true;
     },
   };
   let changed = 0;
@@ -119,6 +128,7 @@ function harness(
     inUseChanged: () => changed++,
     bindMount: async (source, target, ro) => void calls.push(`bind ${source} ${target} ${ro}`),
     resourceExhausted: opts.resourceExhausted,
+    ...(opts.controllerAttachDetach !== undefined && { controllerAttachDetach: opts.controllerAttachDetach }),
     log: silentLogger,
     observe: (o) => void operations.push(`${o.plugin} ${o.operation} ${o.ok}`),
   });
@@ -218,6 +228,37 @@ test("CSI with attach: in use reported, attached on the Node, then the VolumeAtt
   assert.deepEqual(h.calls, ['stage', 'publish pod-1']);
   assert.deepEqual(h.requests[0]!.publishContext, { dev: '/dev/sdb' });
   assert.equal(h.changed(), 1, 'the same volume again does not change the set');
+});
+
+test('enableControllerAttachDetach false: the kubelet makes the VolumeAttachment, waits for it, and deletes it once unstaged', async () => {
+  const pv: PersistentVolume = { metadata: { name: 'pv-1' }, spec: { csi: { driver: DRIVER, volumeHandle: 'vol-1' } } };
+  const h = harness(pv, { controllerAttachDetach: false });
+  const p = claimVolume();
+  const v = p.spec!.volumes![0]!;
+  const name = attachmentName('vol-1', DRIVER, NODE);
+  // No wait for the Node's volumesInUse or volumesAttached (the controller does not manage this node).
+  await assert.rejects(h.volumes.setUp(p, v), { message: `volume vol-1 is not attached yet (VolumeAttachment ${name})` });
+  const made: VolumeAttachment = {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'VolumeAttachment',
+    metadata: { name },
+    spec: { attacher: DRIVER, nodeName: NODE, source: { persistentVolumeName: 'pv-1' } },
+  };
+  assert.deepEqual(h.calls, [`create ${JSON.stringify(made)}`]);
+  assert.deepEqual(h.volumes.volumesInUse(), [`kubernetes.io/csi/${DRIVER}^vol-1`], 'still reported in use');
+  h.calls.length = 0;
+  // The external-attacher attached it: made once, used.
+  h.attach([], { ...made, status: { attached: true, attachmentMetadata: { dev: '/dev/sdb' } } });
+  assert.deepEqual(await h.volumes.setUp(p, v), { path: '/pods/pod-1/mount', readOnly: false });
+  assert.deepEqual(h.calls, ['stage', 'publish pod-1']);
+  assert.deepEqual(h.requests[0]!.publishContext, { dev: '/dev/sdb' });
+  // Released with no pod left: unstaged, then the VolumeAttachment deleted (detach).
+  h.calls.length = 0;
+  await h.volumes.release(p.metadata!.uid!);
+  assert.deepEqual(h.calls, [`unstage ${deviceMountPath('/nonexistent', DRIVER, 'vol-1')}`, `delete ${name}`]);
+  // While it is being deleted, a new pod waits for the detach to finish.
+  h.attach([], { ...made, metadata: { name, deletionTimestamp: '2026-12-04T00:00:00Z' }, status: { attached: true } });
+  await assert.rejects(h.volumes.setUp(p, v), { message: `volume vol-1 is being detached (VolumeAttachment ${name} is being deleted)` });
 });
 
 test('CSI without attach (CSIDriver attachRequired false) is staged and published at once', async () => {

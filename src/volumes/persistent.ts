@@ -82,6 +82,8 @@ export class PersistentVolumes {
     blockDevices?: BlockDeviceOps;
     /** The Node's status.volumesAttached names, as the attach/detach controller set them. */
     volumesAttached: () => string[];
+    /** enableControllerAttachDetach (true by default): false, the kubelet attaches CSI volumes itself. */
+    controllerAttachDetach?: boolean;
     /**
      * Whether a CSI driver needs attach now (its CSIDriver's attachRequired; true without one or
      * before the CSIDriver watch answered): a driver that stops needing it takes its volumes out of
@@ -114,6 +116,7 @@ export class PersistentVolumes {
       nodeName: d.nodeName,
       sources: d.sources,
       csi: d.csi,
+      controllerAttachDetach: d.controllerAttachDetach ?? true,
       volumesAttached: d.volumesAttached,
       reportedInUse: (unique) => this.#reported.has(unique),
       bindMount: d.bindMount,

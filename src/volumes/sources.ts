@@ -4,7 +4,7 @@
 import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Secret } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
-import { type ApiClient, isNotFound } from '../apiserver/client.ts';
+import { type ApiClient, isAlreadyExists, isNotFound } from '../apiserver/client.ts';
 import { type ObjectCache, watchedObjects } from '../apiserver/object-cache.ts';
 import { fetchedObjects, ttlCachedObjects } from '../apiserver/ttl-objects.ts';
 import type { Logger } from '../log/log.ts';
@@ -81,6 +81,10 @@ export interface ClaimSources {
   volumeAttachment(name: string): Promise<VolumeAttachment | undefined>;
   /** A strategic merge patch of the claim's status (node expansion, expansion.ts); the claim as patched. */
   patchClaimStatus?(namespace: string, name: string, patch: unknown): Promise<PersistentVolumeClaim>;
+  /** The kubelet's own attach (enableControllerAttachDetach false): the VolumeAttachment made; one already there is fine. */
+  createVolumeAttachment?(va: VolumeAttachment): Promise<void>;
+  /** The kubelet's own detach: the VolumeAttachment deleted; false: it was gone already. */
+  deleteVolumeAttachment?(name: string): Promise<boolean>;
 }
 
 /**
@@ -88,14 +92,20 @@ export interface ClaimSources {
  * (the node authorizer lets a node read those of its pods). Read fresh each time: a claim binds
  * and an attachment turns attached while a pod waits.
  */
-export function apiClaimSources(api: Pick<ApiClient, 'get' | 'patch'>): ClaimSources {
+export function apiClaimSources(api: Pick<ApiClient, 'get' | 'patch' | 'create' | 'delete'>): ClaimSources {
   const orUndefined = <T>(p: Promise<T>) => p.catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+  const attachments = (name?: string) => apiPath({ group: 'storage.k8s.io', resource: 'volumeattachments', name });
   return {
     claim: (ns, name) => api.get<PersistentVolumeClaim>(apiPath({ resource: 'persistentvolumeclaims', namespace: ns, name })),
     volume: (name) => api.get<PersistentVolume>(apiPath({ resource: 'persistentvolumes', name })),
     csiDriver: (name) => orUndefined(api.get<CSIDriver>(apiPath({ group: 'storage.k8s.io', resource: 'csidrivers', name }))),
-    volumeAttachment: (name) =>
-      orUndefined(api.get<VolumeAttachment>(apiPath({ group: 'storage.k8s.io', resource: 'volumeattachments', name }))),
+    volumeAttachment: (name) => orUndefined(api.get<VolumeAttachment>(attachments(name))),
+    createVolumeAttachment: (va) =>
+      api.create(attachments(), va).then(
+        () => undefined,
+        (e: unknown) => (isAlreadyExists(e) ? undefined : Promise.reject(e)),
+      ),
+    deleteVolumeAttachment: (name) => orUndefined(api.delete(attachments(name))).then((gone) => gone !== undefined),
     patchClaimStatus: (ns, name, patch) =>
       api.patch<PersistentVolumeClaim>(
         apiPath({ resource: 'persistentvolumeclaims', namespace: ns, name, subresource: 'status' }),

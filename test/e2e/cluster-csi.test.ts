@@ -10,10 +10,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { BUSYBOX, ROOT, eventually } from './stack.ts';
 import { parseJUnit } from '../conformance/report.ts';
-import { CP, WORKERS, ck, ckJSON, ensureCluster, inNode, dataStatefulSet } from './cluster.ts';
+import { CP, WORKERS, ck, ckJSON, ensureCluster, inNode, dataStatefulSet, nodeKubelet } from './cluster.ts';
 
 const DRIVER = 'hostpath.csi.k8s.io';
 const csiHostpath = (action: 'apply' | 'delete') => {
@@ -453,5 +453,129 @@ test('CSIDriver tokenRequests and requiresRepublish: the driver gets a token for
     );
   } finally {
     patchDriver({ tokenRequests: original.tokenRequests ?? null, requiresRepublish: original.requiresRepublish ?? false });
+  }
+});
+
+// enableControllerAttachDetach: false on the driver's node: the Node registers without the
+// controller-managed-attach-detach annotation, so the attach/detach controller leaves the node's
+// volumes alone and the kubelet makes the VolumeAttachment itself (the driver's external-attacher
+// attaches it), then deletes it once the volume is unstaged. The node's credentials get RBAC for
+// VolumeAttachments, as an operator grants upstream's kubelet in this mode. The controller reads
+// the annotation when a Node is added (addNodeToDswp), so the node registers anew, as a node
+// joined with the setting does.
+test('enableControllerAttachDetach false: the kubelet attaches the claim itself and detaches it when the pod goes', {
+  timeout: 6 * 60_000,
+}, async () => {
+  assert.ok(driverNode, 'the first test found the driver');
+  const config = `/var/lib/kts/nodes/${driverNode}/var/lib/kubelet/config.yaml`;
+  const original = readFileSync(config, 'utf8');
+  const rbac = {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'kts-node-volumeattachments' },
+        rules: [{ apiGroups: ['storage.k8s.io'], resources: ['volumeattachments'], verbs: ['get', 'create', 'delete'] }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'kts-node-volumeattachments' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kts-node-volumeattachments' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:nodes' }],
+      },
+    ],
+  };
+  const annotation = () =>
+    ckJSON<{ metadata: { annotations?: Record<string, string> } }>('get', 'node', driverNode).metadata.annotations?.[
+      'volumes.kubernetes.io/controller-managed-attach-detach'
+    ];
+  const restartKubelet = (deleteNode = false) => {
+    nodeKubelet(driverNode, 'stop');
+    if (deleteNode) ck(['delete', 'node', driverNode]);
+    nodeKubelet(driverNode, 'start');
+  };
+  // Registered, without the annotation, and the driver registered again (its topology label on the Node).
+  const registered = async () => {
+    try {
+      const n = ckJSON<{ metadata: { annotations?: Record<string, string>; labels?: Record<string, string> } }>('get', 'node', driverNode);
+      return (
+        !n.metadata.annotations?.['volumes.kubernetes.io/controller-managed-attach-detach'] &&
+        !!n.metadata.labels?.['topology.hostpath.csi/node']
+      );
+    } catch {
+      return false;
+    }
+  };
+  ck(['apply', '-f', '-'], JSON.stringify(rbac));
+  writeFileSync(config, `${original.trimEnd()}\nenableControllerAttachDetach: false\n`);
+  try {
+    restartKubelet(true);
+    await eventually(`Node ${driverNode} registered without the controller-managed-attach-detach annotation`, 90_000, registered);
+    apply({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'self-attached' },
+      spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'csi-hostpath-sc', resources: { requests: { storage: '16Mi' } } },
+    });
+    apply({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'self-attached' },
+      spec: {
+        nodeSelector: { 'kubernetes.io/hostname': driverNode },
+        terminationGracePeriodSeconds: 1,
+        containers: [
+          {
+            name: 'c',
+            image: BUSYBOX,
+            command: ['sh', '-c', 'echo kept > /data/f && exec sleep 3600'],
+            volumeMounts: [{ name: 'd', mountPath: '/data' }],
+          },
+        ],
+        volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'self-attached' } }],
+      },
+    });
+    await eventually('the pod Running on its claim', 180_000, async () => pod('self-attached')?.status.phase === 'Running');
+    const pvName = ckJSON<{ spec: { volumeName: string } }>('-n', ns, 'get', 'pvc', 'self-attached').spec.volumeName;
+    type VA = {
+      metadata: { name: string; managedFields?: { manager: string }[] };
+      spec: { nodeName: string; attacher: string; source: { persistentVolumeName?: string } };
+      status?: { attached?: boolean };
+    };
+    const attachments = () =>
+      ckJSON<{ items: VA[] }>('get', 'volumeattachments', '--show-managed-fields').items.filter(
+        (va) => va.spec.source.persistentVolumeName === pvName,
+      );
+    const [va] = attachments();
+    assert.ok(va, `a VolumeAttachment of ${pvName}`);
+    assert.equal(va.spec.nodeName, driverNode);
+    assert.equal(va.spec.attacher, DRIVER);
+    assert.equal(va.status?.attached, true, 'attached by the external-attacher');
+    assert.deepEqual(
+      va.metadata.managedFields?.map((f) => f.manager).filter((m) => m !== 'csi-attacher'),
+      ['kubelet-ts'],
+      'made by the kubelet, not the attach/detach controller',
+    );
+    assert.equal(ck(['-n', ns, 'exec', 'self-attached', '--', 'cat', '/data/f']).trim(), 'kept');
+    ck(['-n', ns, 'delete', 'pod', 'self-attached', '--wait=true', '--timeout=60s']);
+    await eventually(
+      'the VolumeAttachment deleted by the kubelet once the volume is unstaged',
+      90_000,
+      async () => attachments().length === 0,
+    );
+    assert.equal(
+      inNode(driverNode, 'sh', '-c', 'ls -d /var/lib/kubelet/plugins/kubernetes.io/csi/*/*/globalmount 2>/dev/null || true').trim(),
+      '',
+      'unstaged',
+    );
+  } finally {
+    writeFileSync(config, original);
+    ck(['-n', ns, 'delete', 'pod,pvc', 'self-attached', '--ignore-not-found', '--wait=true', '--timeout=60s']);
+    restartKubelet();
+    await eventually(`Node ${driverNode} with the annotation again`, 90_000, async () => annotation() === 'true');
+    ck(['delete', '-f', '-'], JSON.stringify(rbac));
   }
 });

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { PersistentVolume, Pod } from 'kubernetes-types/core/v1.js';
-import type { CSIDriver } from 'kubernetes-types/storage/v1.js';
+import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import {
   attachmentName,
   blockGlobalMapPath,
@@ -30,23 +30,62 @@ import type { PersistentPath, ReconstructedVolume, VolumePlugin } from './plugin
 import type { PersistentHost } from './persistent-host.ts';
 
 /**
- * upstream's VerifyControllerAttachedVolume and csiAttacher.WaitForAttach: for a driver that
- * needs attach, the volume is in use as the Node reports it, attached as the Node says, and
- * its VolumeAttachment attached; the attachment's metadata is the publish context.
+ * upstream's csiAttacher.Attach, when the kubelet attaches (enableControllerAttachDetach false):
+ * this node's VolumeAttachment of the PV, made unless it is there. One being deleted (a detach
+ * not finished) is waited out first, as the operation executor keeps an attach behind a detach.
+ */
+async function kubeletAttach(host: PersistentHost, driverName: string, handle: string, pvName: string, name: string) {
+  const va = await host.sources.volumeAttachment(name);
+  if (va?.metadata?.deletionTimestamp) throw new Error(`volume ${handle} is being detached (VolumeAttachment ${name} is being deleted)`);
+  if (va) return va;
+  if (!host.sources.createVolumeAttachment) throw new Error('VolumeAttachments cannot be created here');
+  const created: VolumeAttachment = {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'VolumeAttachment',
+    metadata: { name },
+    spec: { attacher: driverName, nodeName: host.nodeName, source: { persistentVolumeName: pvName } },
+  };
+  await host.sources.createVolumeAttachment(created);
+  host.log.v(4, 'attachment created', { attachment: name, volumeHandle: handle });
+  return created;
+}
+
+/**
+ * upstream's csiAttacher.Detach, when the kubelet attaches: once the volume is unstaged, its
+ * VolumeAttachment is deleted (the driver's external-attacher detaches it and drops its finalizer).
+ */
+async function kubeletDetach(host: PersistentHost, driverName: string, handle: string): Promise<void> {
+  if (host.controllerAttachDetach) return;
+  const name = attachmentName(handle, driverName, host.nodeName);
+  if (!host.sources.deleteVolumeAttachment) throw new Error('VolumeAttachments cannot be deleted here');
+  // Also asked after a teardown that detached already (release's UnmountDevice): then it is gone.
+  if (await host.sources.deleteVolumeAttachment(name))
+    host.log.info('DetachVolume.Detach succeeded', { attachment: name, volumeHandle: handle, node: host.nodeName });
+}
+
+/**
+ * upstream's VerifyControllerAttachedVolume (or, when the kubelet attaches, csiAttacher.Attach)
+ * and csiAttacher.WaitForAttach: for a driver that needs attach, the volume is in use as the Node
+ * reports it, attached as the Node says, and its VolumeAttachment attached; the attachment's
+ * metadata is the publish context.
  */
 async function publishContext(
   host: PersistentHost,
   driverName: string,
   handle: string,
   driver: CSIDriver | undefined,
-  unique: string,
+  pv: PersistentVolume,
 ): Promise<Record<string, string>> {
   if (driver?.spec?.attachRequired === false) return {};
-  if (!host.reportedInUse(unique)) throw new Error(`Volume has not been added to the list of VolumesInUse in the node's volume status`);
-  if (!host.volumesAttached().includes(unique)) throw new Error('Volume not attached according to node status');
   const name = attachmentName(handle, driverName, host.nodeName);
-  const va = await host.sources.volumeAttachment(name);
-  if (!va) throw new Error(`volumeattachment ${name} not found`);
+  let va: VolumeAttachment | undefined;
+  if (host.controllerAttachDetach) {
+    const unique = uniqueVolumeName(pv)!;
+    if (!host.reportedInUse(unique)) throw new Error(`Volume has not been added to the list of VolumesInUse in the node's volume status`);
+    if (!host.volumesAttached().includes(unique)) throw new Error('Volume not attached according to node status');
+    va = await host.sources.volumeAttachment(name);
+    if (!va) throw new Error(`volumeattachment ${name} not found`);
+  } else va = await kubeletAttach(host, driverName, handle, pv.metadata!.name!, name);
   const err = va.status?.attachError;
   if (err) {
     const message = `attachment for ${handle} failed: ${err.message ?? ''}`;
@@ -71,7 +110,7 @@ async function setUpCsi(
     pv,
     readOnly,
     csiDriver: driver,
-    publishContext: await publishContext(host, src.driver, src.volumeHandle, driver, uniqueVolumeName(pv)!),
+    publishContext: await publishContext(host, src.driver, src.volumeHandle, driver, pv),
     fsGroup: pod.spec?.securityContext?.fsGroup,
     remount,
   };
@@ -140,8 +179,9 @@ async function tearDownBlock(host: PersistentHost, uid: string): Promise<void> {
       /* none */
     }
     if (others.length) continue;
-    await host.csi.unstageBlock(name);
+    const staged = await host.csi.unstageBlock(name);
     host.log.info('UnmapDevice succeeded', { volume: name });
+    if (staged) await kubeletDetach(host, staged.driverName, staged.volumeHandle);
   }
 }
 
@@ -203,11 +243,14 @@ export const csiPlugin: VolumePlugin<PersistentHost> = {
       if (publishedElsewhere(host.rootDir, uid, p.driverName, p.volumeHandle)) continue;
       await host.csi.unstage(deviceMountPath(host.rootDir, p.driverName, p.volumeHandle));
       host.log.info('UnmountDevice succeeded', { driver: p.driverName, volumeHandle: p.volumeHandle });
+      await kubeletDetach(host, p.driverName, p.volumeHandle);
     }
   },
+  // Also what detaches, when the kubelet attaches, a volume attached for a pod that went before it was staged.
   async unmountDevice(host, pv) {
     if (!host.csi || !pv.spec?.csi) return;
     const name = pv.metadata!.name!;
+    const { driver, volumeHandle } = pv.spec.csi;
     if (pv.spec.volumeMode === 'Block') {
       let mapped: string[] = [];
       try {
@@ -215,12 +258,13 @@ export const csiPlugin: VolumePlugin<PersistentHost> = {
       } catch {
         /* none */
       }
-      if (mapped.length === 0) await host.csi.unstageBlock(name);
-      return;
+      if (mapped.length) return;
+      await host.csi.unstageBlock(name);
+    } else {
+      if (publishedElsewhere(host.rootDir, '', driver, volumeHandle)) return;
+      await host.csi.unstage(deviceMountPath(host.rootDir, driver, volumeHandle));
     }
-    const { driver, volumeHandle } = pv.spec.csi;
-    if (publishedElsewhere(host.rootDir, '', driver, volumeHandle)) return;
-    await host.csi.unstage(deviceMountPath(host.rootDir, driver, volumeHandle));
+    await kubeletDetach(host, driver, volumeHandle);
   },
   // upstream's csiPlugin.NodeExpand: the pod's target path is the volume path.
   async nodeExpand(host, pod, { pv }, newSizeBytes) {

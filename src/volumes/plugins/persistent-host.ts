@@ -18,6 +18,11 @@ export interface PersistentHost {
   >;
   /** The bind mounts and loop devices of raw block volumes (src/mount/block-device.ts). */
   blockDevices: BlockDeviceOps;
+  /**
+   * enableControllerAttachDetach: the attach/detach controller attaches (the kubelet waits for it);
+   * false: the kubelet makes and deletes the VolumeAttachments itself (csi.ts attach and detach).
+   */
+  controllerAttachDetach: boolean;
   /** The Node's status.volumesAttached names, as the attach/detach controller set them. */
   volumesAttached(): string[];
   /** Whether the last node status sent carried the volume in volumesInUse (upstream's MarkVolumesAsReportedInUse). */

@@ -8,7 +8,16 @@ import type { Pod, Secret } from 'kubernetes-types/core/v1.js';
 import type { VolumeSpec } from '../plugin.ts';
 
 /** The driver calls the kubelet makes (upstream's initCmd ... unmountCmd). */
-export type DriverCommand = 'init' | 'getvolumename' | 'waitforattach' | 'mountdevice' | 'unmountdevice' | 'mount' | 'unmount';
+export type DriverCommand =
+  | 'init'
+  | 'getvolumename'
+  | 'attach'
+  | 'detach'
+  | 'waitforattach'
+  | 'mountdevice'
+  | 'unmountdevice'
+  | 'mount'
+  | 'unmount';
 
 /** upstream's option keys. */
 export const OPTION = {

@@ -77,8 +77,10 @@ function harness(t: { after(fn: () => void): void }) {
   let inUseChanges = 0;
   const mountPoints = new Set<string>();
   /** A kubelet: a new one over the same root is a restarted one. */
-  const kubelet = () =>
+  const kubelet = (o: { controllerAttachDetach?: boolean } = {}) =>
     new FlexVolumes({
+      ...o,
+      nodeName: 'node-1',
       rootDir: root,
       drivers: new FlexDrivers({ dir: pluginDir, log: quiet }),
       secret: async (ns, name) => {
@@ -223,6 +225,47 @@ test('an attachable driver: volumesInUse, the attachment, waitforattach, mountde
   assert.deepEqual(h.cleaned, [dir('uid-1'), dir('uid-2')]);
   assert.equal(existsSync(device), false);
   assert.deepEqual(restarted.volumesInUse(), []);
+});
+
+test('enableControllerAttachDetach false: the kubelet runs attach once and detach after the last unmountdevice', async (t) => {
+  const h = harness(t);
+  h.install(
+    'k8s~attach',
+    ATTACHABLE.replace(
+      '  waitforattach)',
+      `  attach) echo '{"status":"Success","device":"/dev/flex0"}' ;;
+  detach) echo '{"status":"Success"}' ;;
+  waitforattach)`,
+    ),
+  );
+  const flex = h.kubelet({ controllerAttachDetach: false });
+  const volume: Volume = { name: 'vol', flexVolume: { driver: 'k8s/attach' } };
+  const [pod1, pod2] = [podWith('uid-1', volume), podWith('uid-2', volume)];
+  const device = `${h.root}/plugins/kubernetes.io/flexvolume/k8s/attach/mounts/vol`;
+  const opts = '{"kubernetes.io/fsType":"","kubernetes.io/pvOrVolumeName":"vol","kubernetes.io/readwrite":"rw"}';
+  // No wait for the Node's volumesInUse or volumesAttached: attached here, still reported in use.
+  await flex.setUp(pod1, specOf(pod1));
+  assert.deepEqual(flex.volumesInUse(), ['k8s/attach/vol']);
+  assert.deepEqual(h.calls().slice(0, 4), [
+    ['init'],
+    ['attach', opts, 'node-1'],
+    ['waitforattach', '/dev/flex0', opts],
+    ['mountdevice', device, '/dev/flex0', opts],
+  ]);
+  h.mountPoints.add(device);
+  // A second pod: not attached again.
+  await flex.setUp(pod2, specOf(pod2));
+  assert.deepEqual(h.calls(), [['waitforattach', '/dev/flex0', opts]]);
+  await flex.tearDown('uid-1');
+  assert.deepEqual(h.calls(), [['unmount', `${h.root}/pods/uid-1/volumes/k8s~attach/vol`]]);
+  await flex.tearDown('uid-2');
+  assert.deepEqual(h.calls(), [
+    ['unmountdevice', device],
+    ['detach', 'vol', 'node-1'],
+  ]);
+  // Attached again for the next pod.
+  await flex.setUp(pod1, specOf(pod1));
+  assert.deepEqual(h.calls()[0], ['attach', opts, 'node-1']);
 });
 
 test('mountdevice "Not supported" with a device: refused, naming why (kubelet-ts does not format and mount devices)', async (t) => {

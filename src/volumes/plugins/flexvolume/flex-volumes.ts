@@ -3,10 +3,11 @@
 // flexVolume, inline or a claim's PersistentVolume, is mounted by its driver into
 // ROOT/pods/UID/volumes/VENDOR~DRIVER/NAME and unmounted from there. An attachable driver's volume
 // is attached by the attach/detach controller (the kubelet reports it in the Node's volumesInUse
-// and waits for it in volumesAttached), then `waitforattach` and `mountdevice` into
-// ROOT/plugins/kubernetes.io/flexvolume/VENDOR/DRIVER/mounts/NAME once for the node, then the pod's
-// `mount` (or, "Not supported", a bind mount of the device mount); `unmountdevice` once no pod has
-// it. What is set up is read back from disk at teardown, so a restarted kubelet tears down what the
+// and waits for it in volumesAttached), or with enableControllerAttachDetach false by the kubelet
+// (the driver's `attach`, and `detach` after the last `unmountdevice`); then `waitforattach` and
+// `mountdevice` into ROOT/plugins/kubernetes.io/flexvolume/VENDOR/DRIVER/mounts/NAME once for the
+// node, then the pod's `mount` (or, "Not supported", a bind mount of the device mount);
+// `unmountdevice` once no pod has it. What is set up is read back from disk at teardown, so a restarted kubelet tears down what the
 // previous one set up.
 import { existsSync, mkdirSync, readdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -107,6 +108,10 @@ export class FlexVolumes {
   readonly #secret: (namespace: string, name: string) => Promise<Secret>;
   readonly #mounts: FlexMounts;
   readonly #volumesAttached: () => AttachedVolume[];
+  readonly #nodeName: string;
+  readonly #controllerAttachDetach: boolean;
+  /** With the kubelet attaching: the device path each volume this kubelet attached was given (upstream's ASW attached volumes). */
+  readonly #attached = new Map<string, string>();
   readonly #inUseChanged: () => void;
   readonly #log: Logger;
   /** Per pod UID, its attachable flexVolumes' unique names (upstream's desired and actual states of world, for volumesInUse). */
@@ -129,10 +134,15 @@ export class FlexVolumes {
     mounts: Pick<FlexMounts, 'bindMount'> & Partial<FlexMounts>;
     /** The Node's status.volumesAttached, as the attach/detach controller set them. */
     volumesAttached: () => AttachedVolume[];
+    nodeName?: string;
+    /** enableControllerAttachDetach (true by default): false, the kubelet runs the drivers' attach and detach. */
+    controllerAttachDetach?: boolean;
     /** The set of volumes in use changed: the node status should be sent now. */
     inUseChanged: () => void;
     log: Logger;
   }) {
+    this.#nodeName = d.nodeName ?? '';
+    this.#controllerAttachDetach = d.controllerAttachDetach ?? true;
     this.#rootDir = d.rootDir;
     this.#drivers = d.drivers;
     this.#secret = d.secret;
@@ -157,19 +167,16 @@ export class FlexVolumes {
     const driver = found.driver;
     const device = flexDeviceMountPath(this.#rootDir, src.driver, src.specName);
     if (!driver.capabilities.attach) return this.#mount(driver, pod, src, device);
-    const attachedPath = this.#verifyAttached(uid, src);
+    const attachedPath = this.#controllerAttachDetach ? this.#verifyAttached(uid, src) : undefined;
     return this.#locked(device, async () => {
-      const devicePath = await this.#waitForAttach(driver, src, attachedPath);
+      const devicePath = await this.#waitForAttach(driver, src, attachedPath ?? (await this.#attach(driver, uid, src)));
       await this.#mountDevice(driver, src, devicePath, device);
       return this.#mount(driver, pod, src, device);
     });
   }
 
-  /**
-   * upstream's VerifyControllerAttachedVolume: the volume goes in volumesInUse now, and is used
-   * once a node status carried it and the Node lists it attached; its devicePath as the Node has it.
-   */
-  #verifyAttached(uid: string, src: FlexSource): string {
+  /** The pod's attachable volume goes in volumesInUse (upstream's desired state of world); its unique name. */
+  #use(uid: string, src: FlexSource): string {
     const unique = flexUniqueVolumeName(src.driver, src.specName);
     let names = this.#inUse.get(uid);
     if (!names) this.#inUse.set(uid, (names = new Set()));
@@ -177,10 +184,52 @@ export class FlexVolumes {
       names.add(unique);
       this.#inUseChanged();
     }
+    return unique;
+  }
+
+  /**
+   * upstream's VerifyControllerAttachedVolume: the volume goes in volumesInUse now, and is used
+   * once a node status carried it and the Node lists it attached; its devicePath as the Node has it.
+   */
+  #verifyAttached(uid: string, src: FlexSource): string {
+    const unique = this.#use(uid, src);
     if (!this.#reported.has(unique)) throw new Error(`Volume has not been added to the list of VolumesInUse in the node's volume status`);
     const attached = this.#volumesAttached().find((v) => v.name === unique);
     if (!attached) throw new Error('Volume not attached according to node status');
     return attached.devicePath ?? '';
+  }
+
+  /**
+   * flexVolumeAttacher.Attach, when the kubelet attaches: `attach <options> <node>` once (a volume
+   * this kubelet attached is not attached again), its device path kept; "Not supported":
+   * attacherDefaults, no device path.
+   */
+  async #attach(driver: FlexDriver, uid: string, src: FlexSource): Promise<string> {
+    const unique = this.#use(uid, src);
+    const known = this.#attached.get(unique);
+    if (known !== undefined) return known;
+    let devicePath = '';
+    try {
+      devicePath = (await driver.call('attach', [optionsJSON(src), this.#nodeName])).device ?? '';
+    } catch (e) {
+      if (!isNotSupported(e)) throw new VolumeOperationError('AttachVolume.Attach', (e as Error).message, { cause: e });
+      this.#log.warn(`flexVolume driver ${driver.name}: using default Attach for volume ${src.specName}, host ${this.#nodeName}`);
+    }
+    this.#attached.set(unique, devicePath);
+    return devicePath;
+  }
+
+  /** flexVolumeDetacher.Detach, when the kubelet attaches: `detach <volume name> <node>` ("Not supported": nothing to do). */
+  async #detach(driver: FlexDriver, specName: string): Promise<void> {
+    if (this.#controllerAttachDetach) return;
+    try {
+      await driver.call('detach', [specName, this.#nodeName]);
+    } catch (e) {
+      if (!isNotSupported(e)) throw e;
+      this.#log.warn(`flexVolume driver ${driver.name}: using default Detach for volume ${specName}, host ${this.#nodeName}`);
+    }
+    this.#attached.delete(flexUniqueVolumeName(driver.name, specName));
+    this.#log.info('DetachVolume.Detach succeeded', { driver: driver.name, volume: specName, node: this.#nodeName });
   }
 
   /** flexVolumeAttacher.WaitForAttach: the driver's device path; "Not supported" keeps the Node's (attacherDefaults). */
@@ -288,7 +337,9 @@ export class FlexVolumes {
       const device = flexDeviceMountPath(this.#rootDir, v.driverName, v.specName);
       await this.#locked(device, async () => {
         await this.#tearDownAt(driver, dir, uid);
-        if (!this.#mountedElsewhere(uid, v)) await this.#unmountDevice(driver, device);
+        if (this.#mountedElsewhere(uid, v)) return;
+        await this.#unmountDevice(driver, device);
+        await this.#detach(driver, v.specName);
       });
     }
     if (this.#inUse.delete(uid)) this.#inUseChanged();
