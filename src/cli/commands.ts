@@ -117,11 +117,11 @@ const kubeletFlags = {
     default: '',
     describe: 'the runtime\'s cgroup, reported as the system container "runtime"',
   },
-  // Deprecated upstream, kept: the container GC policy (upstream's defaults).
   'experimental-allocatable-ignore-eviction': {
     type: 'boolean',
     describe: "deprecated: the hard eviction thresholds are not withheld from the Node's allocatable",
   },
+  // Deprecated upstream, kept: the container GC policy (upstream's defaults).
   'minimum-container-ttl-duration': {
     type: 'string',
     typeName: 'duration',

@@ -7,8 +7,8 @@
 // (the driver's `attach`, and `detach` after the last `unmountdevice`); then `waitforattach` and
 // `mountdevice` into ROOT/plugins/kubernetes.io/flexvolume/VENDOR/DRIVER/mounts/NAME once for the
 // node, then the pod's `mount` (or, "Not supported", a bind mount of the device mount);
-// `unmountdevice` once no pod has it. What is set up is read back from disk at teardown, so a restarted kubelet tears down what the
-// previous one set up.
+// `unmountdevice` once no pod has it. What is set up is read back from disk at teardown, so a
+// restarted kubelet tears down what the previous one set up.
 import { existsSync, mkdirSync, readdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pod, Secret } from 'kubernetes-types/core/v1.js';
