@@ -461,8 +461,8 @@ test('CSIDriver tokenRequests and requiresRepublish: the driver gets a token for
 // volumes alone and the kubelet makes the VolumeAttachment itself (the driver's external-attacher
 // attaches it), then deletes it once the volume is unstaged. The node's credentials get RBAC for
 // VolumeAttachments, as an operator grants upstream's kubelet in this mode. The controller reads
-// the annotation when a Node is added (addNodeToDswp), so the node registers anew, as a node
-// joined with the setting does.
+// the annotation when it first sees a Node (addNodeToDswp), so its manager is restarted, as after
+// an upgrade. (Deleting the Node instead would give it a new podCIDR under flannel's feet.)
 test('enableControllerAttachDetach false: the kubelet attaches the claim itself and detaches it when the pod goes', {
   timeout: 6 * 60_000,
 }, async () => {
@@ -492,28 +492,29 @@ test('enableControllerAttachDetach false: the kubelet attaches the claim itself 
     ckJSON<{ metadata: { annotations?: Record<string, string> } }>('get', 'node', driverNode).metadata.annotations?.[
       'volumes.kubernetes.io/controller-managed-attach-detach'
     ];
-  const restartKubelet = (deleteNode = false) => {
+  const restartKubelet = () => {
     nodeKubelet(driverNode, 'stop');
-    if (deleteNode) ck(['delete', 'node', driverNode]);
     nodeKubelet(driverNode, 'start');
   };
-  // Registered, without the annotation, and the driver registered again (its topology label on the Node).
-  const registered = async () => {
-    try {
-      const n = ckJSON<{ metadata: { annotations?: Record<string, string>; labels?: Record<string, string> } }>('get', 'node', driverNode);
-      return (
-        !n.metadata.annotations?.['volumes.kubernetes.io/controller-managed-attach-detach'] &&
-        !!n.metadata.labels?.['topology.hostpath.csi/node']
-      );
-    } catch {
-      return false;
-    }
+  /** The controller-manager's static pod's container stopped on the control-plane node: its kubelet starts it again. */
+  const restartControllerManager = async () => {
+    type Lease = { spec: { holderIdentity?: string; renewTime?: string } };
+    const lease = () => ckJSON<Lease>('-n', 'kube-system', 'get', 'lease', 'kube-controller-manager').spec;
+    const before = lease().holderIdentity;
+    const id = inNode(CP, 'crictl', 'ps', '-q', '--name', 'kube-controller-manager').trim();
+    assert.ok(id, 'the kube-controller-manager container on the control-plane node');
+    inNode(CP, 'crictl', 'stop', id);
+    await eventually('a new kube-controller-manager leading', 120_000, async () => {
+      const l = lease();
+      return l.holderIdentity !== before && Date.parse(l.renewTime ?? '') > Date.now() - 10_000;
+    });
   };
   ck(['apply', '-f', '-'], JSON.stringify(rbac));
   writeFileSync(config, `${original.trimEnd()}\nenableControllerAttachDetach: false\n`);
   try {
-    restartKubelet(true);
-    await eventually(`Node ${driverNode} registered without the controller-managed-attach-detach annotation`, 90_000, registered);
+    restartKubelet();
+    await eventually(`Node ${driverNode} without the controller-managed-attach-detach annotation`, 90_000, async () => !annotation());
+    await restartControllerManager();
     apply({
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
