@@ -23,7 +23,7 @@ import {
 } from '../config/flag-forms.ts';
 import { DEFAULT_ID_FILES } from '../node/host.ts';
 import type { Command, Flag, Flags, Program, Values } from './args.ts';
-import { CADVISOR as CADVISOR_DEPRECATION } from './upstream-flags.ts';
+import { CADVISOR } from './upstream-flags.ts';
 
 // Upstream's KubeletFlags (options.go KubeletFlags.AddFlags) kubelet-ts reads, and its own two
 // network flags.
@@ -242,7 +242,7 @@ export function cadvisorContainerdError(values: Record<string, unknown>, runtime
 }
 
 const unreadFlags: Flags = Object.fromEntries(
-  Object.entries(CADVISOR_TAKEN).map(([name, type]): [string, Flag] => [name, { type, describe: `deprecated: ${CADVISOR_DEPRECATION}` }]),
+  Object.entries(CADVISOR_TAKEN).map(([name, type]): [string, Flag] => [name, { type, describe: `deprecated: ${CADVISOR}` }]),
 );
 
 const refusedFlags: Flags = Object.fromEntries(
