@@ -191,9 +191,10 @@ bench-cluster: build up
 	node test/bench/cluster.ts
 
 # Hollow nodes (issue #47 item 2): NODES kubelet-ts hollow nodes (src/hollow, one process) and as
-# many of upstream's kubemark, one kind after the other, on a throwaway control plane of their own
-# (hack/hollow.sh control-plane: etcd :23791, apiserver :17443), not the local stack: memory, CPU
-# and apiserver requests per node, idle and over a churn of PODS_PER_NODE pods a node.
+# many of upstream's kubemark, one kind after the other, each on a throwaway control plane of its
+# own (hack/hollow.sh control-plane: etcd :23791, apiserver :17443), not the local stack: memory,
+# CPU, the apiserver's CPU, memory, requests and watch events per node, idle and over a churn of
+# PODS_PER_NODE pods a node.
 bench-hollow: build
 	bash hack/build-control-plane.sh
 	bash hack/build-control-plane.sh kubemark

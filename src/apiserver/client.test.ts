@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { createServer as createTLSServer } from 'node:https';
+import { createSecureServer } from 'node:http2';
+import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -599,6 +601,128 @@ test(
     }
   },
 );
+
+test("HTTP/2 where the server offers it (the apiserver's ALPN h2): requests and watches share one session, reload opens another", {
+  timeout: 5000,
+}, async () => {
+  const sessions: unknown[] = [];
+  const h2 = createSecureServer(
+    { key: pem('serving.key'), cert: pem('serving.crt'), ca: pem('ca.crt'), requestCert: true, rejectUnauthorized: true, allowHTTP1: true },
+    (req, res) => {
+      const user = (req.socket as TLSSocket).getPeerCertificate().subject.CN;
+      if (req.url?.includes('watch=true')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(`${JSON.stringify({ type: 'ADDED', object: { user, v: req.httpVersion } })}\n`);
+        res.end(`${JSON.stringify({ type: 'DELETED', object: { user } })}\n`);
+        return;
+      }
+      if (req.url === '/missing') return void reply(res as never, 404, status(404, 'NotFound', 'no such thing'));
+      if (req.url === '/large') return void reply(res as never, 200, { items: 'x'.repeat(6 << 20) });
+      if (req.method !== 'GET') {
+        let sent = '';
+        req.on('data', (d) => (sent += d));
+        req.on('end', () => reply(res as never, 200, { method: req.method, sent: JSON.parse(sent || 'null'), v: req.httpVersion }));
+        return;
+      }
+      reply(res as never, 200, { user, v: req.httpVersion, ua: req.headers['user-agent'], url: req.url });
+    },
+  );
+  h2.on('session', (s) => sessions.push(s));
+  await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r));
+  const server = `https://127.0.0.1:${(h2.address() as AddressInfo).port}`;
+  try {
+    const c = apiClient({ server, ca: pem('ca.crt'), cert: pem('alice.crt'), key: pem('alice.key') }, { userAgent: 'kubelet-ts/test' });
+    const [a, b] = await Promise.all([c.get('/a'), c.get('/b')]);
+    assert.deepEqual(a, { user: 'system:node:alice', v: '2.0', ua: 'kubelet-ts/test', url: '/a' });
+    assert.deepEqual(b, { user: 'system:node:alice', v: '2.0', ua: 'kubelet-ts/test', url: '/b' });
+    // Go's transport's receive window, 4 MB a stream, not the protocol's 64 KB.
+    const windows = sessions[0] as { remoteSettings: { initialWindowSize: number } };
+    assert.equal(windows.remoteSettings.initialWindowSize, 4 << 20);
+    assert.equal(((await c.get('/large')) as { items: string }).items.length, 6 << 20);
+    const events: unknown[] = [];
+    await c.watch('/api/v1/pods?watch=true', (e) => events.push(e));
+    assert.deepEqual(events, [
+      { type: 'ADDED', object: { user: 'system:node:alice', v: '2.0' } },
+      { type: 'DELETED', object: { user: 'system:node:alice' } },
+    ]);
+    // Every verb with its body, DELETE's DeleteOptions too (node:http2 would end a DELETE's stream at once).
+    const options = { kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: 'u1' } };
+    assert.deepEqual(await c.delete('/api/v1/namespaces/ns/pods/p', options), { method: 'DELETE', sent: options, v: '2.0' });
+    assert.deepEqual(await c.delete('/api/v1/namespaces/ns/pods/q'), { method: 'DELETE', sent: null, v: '2.0' });
+    assert.deepEqual(await c.create('/api/v1/namespaces/ns/events', { a: 1 }), { method: 'POST', sent: { a: 1 }, v: '2.0' });
+    assert.deepEqual(await c.replace('/x', { b: 2 }), { method: 'PUT', sent: { b: 2 }, v: '2.0' });
+    assert.deepEqual(await c.patch('/y', { c: 3 }, 'merge'), { method: 'PATCH', sent: { c: 3 }, v: '2.0' });
+    const missing = await c.get('/missing').catch((e: unknown) => e);
+    assert.ok(missing instanceof ApiError && missing.status === 404 && missing.reason === 'NotFound', String(missing));
+    assert.equal(sessions.length, 1, 'one TLS connection for every request and the watch');
+    c.reload({ server, ca: pem('ca.crt'), cert: pem('bob.crt'), key: pem('bob.key') });
+    assert.deepEqual(await c.get('/c'), { user: 'system:node:bob', v: '2.0', ua: 'kubelet-ts/test', url: '/c' });
+    assert.equal(sessions.length, 2, 'the rotated certificate on a session of its own');
+  } finally {
+    for (const s of sessions) (s as { destroy(): void }).destroy();
+    h2.close();
+  }
+});
+
+test("HTTP/2: a request never queues behind watches: a second session once the server's stream limit is reached", {
+  timeout: 5000,
+}, async () => {
+  const sessions: { destroy(): void }[] = [];
+  const held: ServerResponse[] = [];
+  const h2 = createSecureServer(
+    { key: pem('serving.key'), cert: pem('serving.crt'), settings: { maxConcurrentStreams: 2 } },
+    (req, res) => {
+      if (req.url?.includes('watch=true')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('');
+        held.push(res as never);
+        return;
+      }
+      reply(res as never, 200, { url: req.url });
+    },
+  );
+  h2.on('session', (s) => sessions.push(s));
+  await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r));
+  const server = `https://127.0.0.1:${(h2.address() as AddressInfo).port}`;
+  const abort = new AbortController();
+  try {
+    const c = apiClient({ server, ca: pem('ca.crt') });
+    assert.deepEqual(await c.get('/first'), { url: '/first' }, "the session knows the server's settings after one answer");
+    const watches = [c.watch('/w1?watch=true', () => {}, abort.signal), c.watch('/w2?watch=true', () => {}, abort.signal)];
+    while (held.length < 2) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(await c.get('/after'), { url: '/after' });
+    assert.equal(sessions.length, 2);
+    abort.abort();
+    await Promise.all(watches);
+  } finally {
+    for (const s of sessions) s.destroy();
+    h2.close();
+  }
+});
+
+test('an idle HTTP/2 session keeps no process alive: a one-request program exits', { timeout: 10_000 }, async () => {
+  const h2 = createSecureServer({ key: pem('serving.key'), cert: pem('serving.crt') }, (_req, res) =>
+    reply(res as never, 200, { ok: true }),
+  );
+  const open: { destroy(): void }[] = [];
+  h2.on('session', (s) => open.push(s));
+  await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r));
+  const server = `https://127.0.0.1:${(h2.address() as AddressInfo).port}`;
+  try {
+    const program = `import { apiClient } from ${JSON.stringify(new URL('./client.ts', import.meta.url).href)};
+      const c = apiClient({ server: ${JSON.stringify(server)}, ca: Buffer.from(${JSON.stringify(pem('ca.crt').toString())}) });
+      console.log(JSON.stringify(await c.get('/x')));`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', program], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const code = await new Promise((r) => child.once('exit', r));
+    assert.equal(code, 0);
+    assert.equal(out.trim(), '{"ok":true}');
+  } finally {
+    for (const s of open) s.destroy();
+    h2.close();
+  }
+});
 
 test(
   "ClientsAllowCARotation: the kubeconfig's CA file read again, each look counted as client-go's, the CA in use kept on a bad file",

@@ -1,10 +1,13 @@
-// A small REST client for the kube-apiserver over node:https. The kubelet uses a
+// A small REST client for the kube-apiserver: over one HTTP/2 session where the server offers
+// h2 (src/apiserver/h2-session.ts), as client-go, else over node:https. The kubelet uses a
 // dozen endpoints; @kubernetes/client-node's generated clients cost ~60 MB of resident
 // memory on import (docs/benchmarks.md), so its models are used as types only.
 import { NO_TRACER, type Tracer } from '../tracing/tracer.ts';
 import { Agent, request as httpsRequest } from 'node:https';
 import { createSecureContext } from 'node:tls';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import { apiserverSessions, type Session, type Sessions } from './h2-session.ts';
 import { readFileSync } from 'node:fs';
 import type { Connection } from './kubeconfig.ts';
 import { type CAReload, caReload } from './ca-reload.ts';
@@ -65,7 +68,7 @@ export interface ApiClient {
 const WATCH_IDLE_MS = 90_000;
 
 /**
- * Connections for requests (watches have their own). Without a bound, a burst of 100 pods'
+ * Over HTTP/1.1 (a server without h2), the connections for requests (watches have their own). Without a bound, a burst of 100 pods'
  * token requests and status patches opened 100 TLS connections at once, each a handshake and
  * a client certificate for the kubelet's loop and the apiserver (profile of 2026-11-27);
  * upstream's client multiplexes everything over one HTTP/2 connection.
@@ -88,7 +91,14 @@ export const JSON_CONTENT_TYPE = 'application/json';
 export const PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
 export type ContentType = typeof JSON_CONTENT_TYPE | typeof PROTOBUF_CONTENT_TYPE;
 
-const isProtobuf = (res: IncomingMessage) => (res.headers['content-type'] ?? '').startsWith(PROTOBUF_CONTENT_TYPE);
+/** An answer, over either protocol: its code and headers once they came, and its body to read. */
+interface Answer {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: Readable;
+}
+
+const isProtobuf = (res: Answer) => (res.headers['content-type'] ?? '').startsWith(PROTOBUF_CONTENT_TYPE);
 
 export function apiClient(
   conn: Connection,
@@ -130,7 +140,7 @@ export function apiClient(
     return { data: Buffer.from(JSON.stringify(body)), type: contentType ?? JSON_CONTENT_TYPE };
   };
   /** A response body as the JSON path has it, whichever of the two the apiserver chose. */
-  const decode = (res: IncomingMessage, data: Buffer): unknown => {
+  const decode = (res: Answer, data: Buffer): unknown => {
     if (!data.length) return undefined;
     if (codec && isProtobuf(res)) return codec.decodeObject(data);
     return JSON.parse(data.toString('utf8'));
@@ -140,6 +150,7 @@ export function apiClient(
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const watchIdleMs = opts.watchIdleMs ?? WATCH_IDLE_MS;
   let agents: { requests: Agent; streams: Agent } | undefined;
+  let sessions: Sessions | undefined;
   let headers: Record<string, string> = {};
   let current = conn;
   let caLookedAt = performance.now();
@@ -156,10 +167,13 @@ export function apiClient(
         servername: c.tlsServerName,
       };
       agents = { requests: new Agent({ ...o, maxSockets: REQUEST_SOCKETS }), streams: new Agent(o) };
+      const sessionTls = { secureContext: o.secureContext, rejectUnauthorized: o.rejectUnauthorized, servername: o.servername };
+      if (sessions) sessions.reset(sessionTls);
+      else sessions = apiserverSessions(url, sessionTls);
     }
     headers = {
-      'User-Agent': opts.userAgent ?? 'kubelet-ts',
-      ...(c.token ? { Authorization: `Bearer ${c.token}` } : {}),
+      'user-agent': opts.userAgent ?? 'kubelet-ts',
+      ...(c.token ? { authorization: `Bearer ${c.token}` } : {}),
     };
     // Requests in flight (and watches, which the reflector renews within 10 min) finish on
     // the old connections; then they go.
@@ -197,7 +211,12 @@ export function apiClient(
     }
   }
 
-  function send(
+  /**
+   * One request, over the HTTP/2 session when the server speaks it (TLS with ALPN h2, as the
+   * apiserver does), else over HTTP/1.1: the answer once its headers came, a code of 300 or more
+   * read and rejected as an ApiError, a failure to reach the server as one with status 0.
+   */
+  async function send(
     method: string,
     path: string,
     body: unknown,
@@ -205,26 +224,114 @@ export function apiClient(
     stream: boolean,
     signal?: AbortSignal,
     size?: { request?: number; response?: number },
-  ): Promise<IncomingMessage> {
+  ): Promise<Answer> {
     lookAtCA();
     const encoded = encode(method, path, body, contentType);
     const data = encoded?.data;
     if (size) size.request = data?.length ?? 0;
     const fullPath = url.pathname.replace(/\/$/, '') + path;
+    const unreachable = (e: Error) => {
+      opts.observe?.(method, '<error>', url.host);
+      return new ApiError(0, 'Unreachable', `${method} ${path}: ${e.message}`);
+    };
+    let session: Session | undefined;
+    try {
+      session = await sessions?.get();
+    } catch (e) {
+      throw unreachable(e as Error);
+    }
     // otelhttp's Transport: a client span a request, ended with its body; its traceparent sent.
     const span = tracer.startClient(`HTTP ${method}`, () => ({
       'http.request.method': method,
       'url.full': `${url.origin}${fullPath}`,
       'server.address': url.hostname,
       'server.port': Number(url.port || (tls ? 443 : 80)),
-      'network.protocol.version': '1.1',
+      'network.protocol.version': session ? '2' : '1.1',
     }));
     const h = {
       ...headers,
-      Accept: protobufAt(path) ? `${PROTOBUF_CONTENT_TYPE}, ${JSON_CONTENT_TYPE}` : JSON_CONTENT_TYPE,
-      ...(encoded ? { 'Content-Type': encoded.type, 'Content-Length': String(encoded.data.length) } : {}),
+      accept: protobufAt(path) ? `${PROTOBUF_CONTENT_TYPE}, ${JSON_CONTENT_TYPE}` : JSON_CONTENT_TYPE,
+      ...(encoded ? { 'content-type': encoded.type, 'content-length': String(encoded.data.length) } : {}),
       ...(span.traceparent ? { traceparent: span.traceparent } : {}),
     };
+    let res: Answer;
+    try {
+      res = await (session
+        ? overH2(session, method, fullPath, h, data, stream, signal)
+        : overH1(method, fullPath, h, data, stream, signal));
+    } catch (e) {
+      span.fail((e as Error).message, false);
+      span.end();
+      throw unreachable(e as Error);
+    }
+    if (span.recording) {
+      const code = res.statusCode;
+      span.setAttributes({ 'http.response.status_code': code, ...(code >= 400 ? { 'error.type': String(code) } : {}) });
+      if (code >= 400) span.fail('', false);
+      res.body.once('close', () => span.end());
+    }
+    opts.observe?.(method, String(res.statusCode), url.host);
+    if (res.statusCode < 300) return res;
+    const raw = await readAll(res.body).catch(() => Buffer.alloc(0));
+    if (size) size.response = raw.length;
+    const text = raw.toString('utf8');
+    let status: { reason?: string; message?: string } = {};
+    // A proxy may answer with anything, even JSON null: only an object is a Status.
+    try {
+      const parsed = decode(res, raw);
+      if (parsed && typeof parsed === 'object') status = parsed;
+    } catch {
+      /* not a Status object */
+    }
+    throw new ApiError(
+      res.statusCode,
+      status.reason ?? String(res.statusCode),
+      `${method} ${path}: ${res.statusCode} ${status.message ?? text.slice(0, 200)}`,
+    );
+  }
+
+  /** A stream of the session; a silent one is destroyed and the session asked for a ping. */
+  function overH2(
+    session: Session,
+    method: string,
+    fullPath: string,
+    h: Record<string, string>,
+    data: Buffer | undefined,
+    stream: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      const req = session.request({ ':method': method, ':path': fullPath, ...h }, data !== undefined, signal);
+      const idleMs = stream ? watchIdleMs : timeoutMs;
+      req.setTimeout(idleMs, () => {
+        session.suspect();
+        req.destroy(new Error(stream ? `silent for ${watchIdleMs} ms` : `timed out after ${timeoutMs} ms`));
+      });
+      // Bounded as a whole too, as over HTTP/1.1 below.
+      if (!stream) {
+        const deadline = setTimeout(() => req.destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+        req.once('close', () => clearTimeout(deadline));
+      }
+      let answered = false;
+      req.once('response', (rh) => {
+        answered = true;
+        resolve({ statusCode: Number(rh[':status'] ?? 0), headers: rh, body: req });
+      });
+      req.on('error', (e) => {
+        if (!answered) reject(e);
+      });
+      if (data !== undefined) req.end(data);
+    });
+  }
+
+  function overH1(
+    method: string,
+    fullPath: string,
+    h: Record<string, string>,
+    data: Buffer | undefined,
+    stream: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<Answer> {
     const req = (tls ? httpsRequest : httpRequest)({
       protocol: url.protocol,
       hostname: url.hostname,
@@ -236,10 +343,9 @@ export function apiClient(
       signal,
       timeout: stream ? watchIdleMs : timeoutMs,
     });
-    return new Promise((resolveRes, reject) => {
+    return new Promise((resolve, reject) => {
       // Destroyed with the reason, so that a watch's reader (after the headers) sees it too.
       let response: IncomingMessage | undefined;
-      req.once('response', (res) => (response = res));
       req.on('timeout', () =>
         (response ?? req).destroy(new Error(stream ? `silent for ${watchIdleMs} ms` : `timed out after ${timeoutMs} ms`)),
       );
@@ -250,42 +356,12 @@ export function apiClient(
         const deadline = setTimeout(() => (response ?? req).destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
         req.once('close', () => clearTimeout(deadline));
       }
-      if (span.recording)
-        req.once('close', () => {
-          if (!response) span.end();
-        });
       req.on('error', (e) => {
-        if (!response) span.fail(e.message, false);
-        if (!response) opts.observe?.(method, '<error>', url.host);
-        reject(new ApiError(0, 'Unreachable', `${method} ${path}: ${e.message}`));
+        if (!response) reject(e);
       });
-      req.on('response', async (res) => {
-        if (span.recording) {
-          const code = res.statusCode ?? 0;
-          span.setAttributes({ 'http.response.status_code': code, ...(code >= 400 ? { 'error.type': String(code) } : {}) });
-          if (code >= 400) span.fail('', false);
-          res.once('close', () => span.end());
-        }
-        opts.observe?.(method, String(res.statusCode ?? 0), url.host);
-        if ((res.statusCode ?? 0) < 300) return resolveRes(res);
-        const raw = await readAll(res).catch(() => Buffer.alloc(0));
-        if (size) size.response = raw.length;
-        const text = raw.toString('utf8');
-        let status: { reason?: string; message?: string } = {};
-        // A proxy may answer with anything, even JSON null: only an object is a Status.
-        try {
-          const parsed = decode(res, raw);
-          if (parsed && typeof parsed === 'object') status = parsed;
-        } catch {
-          /* not a Status object */
-        }
-        reject(
-          new ApiError(
-            res.statusCode ?? 0,
-            status.reason ?? String(res.statusCode),
-            `${method} ${path}: ${res.statusCode} ${status.message ?? text.slice(0, 200)}`,
-          ),
-        );
+      req.once('response', (res) => {
+        response = res;
+        resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
       });
       req.end(data);
     });
@@ -298,7 +374,7 @@ export function apiClient(
       const res = await send(method, path, body, contentType, false, undefined, size);
       let data: Buffer;
       try {
-        data = await readAll(res);
+        data = await readAll(res.body);
       } catch (e) {
         // The body cut short, by the deadline or the server.
         throw new ApiError(0, 'Unreachable', `${method} ${path}: ${(e as Error).message}`);
@@ -332,12 +408,12 @@ export function apiClient(
         if (codec && isProtobuf(res)) {
           // application/vnd.kubernetes.protobuf;stream=watch: length-prefixed frames.
           const frames = codec.frameReader((f) => deliver(codec.decodeWatchEvent(f) as WatchEvent<T>));
-          for await (const chunk of res) frames.push(chunk as Buffer);
+          for await (const chunk of res.body) frames.push(chunk as Buffer);
           return;
         }
         let buf = '';
-        res.setEncoding('utf8');
-        for await (const chunk of res) {
+        res.body.setEncoding('utf8');
+        for await (const chunk of res.body) {
           buf += chunk;
           let nl: number;
           while ((nl = buf.indexOf('\n')) >= 0) {
@@ -357,8 +433,8 @@ export function apiClient(
   };
 }
 
-async function readAll(res: IncomingMessage): Promise<Buffer> {
+async function readAll(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const c of res) chunks.push(c as Buffer);
+  for await (const c of body) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
 }

@@ -113,10 +113,13 @@ test('figuresTable', () => {
       churnRequestsPerPod: 9.44,
       podsPerNode: 5,
       allRunningSeconds: 4.26,
+      apiserverRssMB: { before: 300.4, idle: 350.6, churn: 420, perNode: 5.02 },
+      watchEvents: { idle: 12.34, churn: 80 },
     },
   ]);
   assert.match(
     t,
-    /\| kubelet-ts \| 10 \| 12\.3 \| 0\.010 \| 0\.200 \| 0\.013 \/ 0\.500 \| 7\.00 \/ 9\.00 \| 20\.00 \/ 40\.00 \| 9\.4 \| 5, 4\.3 \|$/,
+    /\| kubelet-ts \| 10 \| 12\.3 \| 0\.010 \| 0\.200 \| 0\.013 \/ 0\.500 \| 7\.00 \/ 9\.00 \| 20\.00 \/ 40\.00 \| 9\.4 \| 5, 4\.3 \| 300 \/ 351 \/ 420 \(5\.02\) \| 12\.3 \/ 80\.0 \|$/,
   );
+  assert.equal(t.split('\n')[0]!.split('|').length, t.split('\n')[2]!.split('|').length, 'as many columns as the header');
 });

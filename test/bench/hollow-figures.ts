@@ -1,6 +1,6 @@
 // The figures of a hollow-node run (test/bench/hollow.ts runs it): the apiserver's request counter
-// by verb and resource, the nodes' own requests from the audit log, both per node per minute, and
-// a table of them. Pure.
+// by verb and resource, the nodes' own requests from the audit log, both per node per minute, the
+// apiserver's memory and watch events, and a table of them. Pure.
 
 /** "VERB resource[/subresource]" -> count. */
 export type RequestCounts = Map<string, number>;
@@ -81,6 +81,13 @@ export interface KindFigures {
   cpuChurn: number;
   /** The apiserver's CPU seconds per node per minute in the same windows (the driver's polls included, alike for every kind). */
   apiserverCpu: { idle: number; churn: number };
+  /**
+   * The apiserver's resident memory (MB; each kind has a control plane of its own): before the
+   * nodes start, at the idle window's end, after the churn; and per node, (idle - before) / nodes.
+   */
+  apiserverRssMB: { before: number; idle: number; churn: number; perNode: number };
+  /** Watch events the apiserver sent (apiserver_watch_events_total, to every watcher) per node per minute. */
+  watchEvents: { idle: number; churn: number };
   /** The nodes' own requests (audit log), and every client's (apiserver_request_total), per node per minute. */
   idle: { nodes: number; all: number };
   churn: { nodes: number; all: number };
@@ -97,14 +104,15 @@ const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 export function figuresTable(rows: KindFigures[]): string {
   const head = [
     '| kind | nodes | RSS per node (MB) | CPU s/node/min idle | CPU s/node/min churn | apiserver CPU s/node/min idle / churn | requests/node/min idle (nodes' +
-      "' own / all clients) | requests/node/min churn (own / all) | nodes' requests per pod churned | churn: pods/node, s to all Running |",
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      "' own / all clients) | requests/node/min churn (own / all) | nodes' requests per pod churned | churn: pods/node, s to all Running |" +
+      ' apiserver RSS MB before / idle / after churn (per node) | watch events/node/min idle / churn |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   return [
     ...head,
     ...rows.map(
       (r) =>
-        `| ${r.kind} | ${r.nodes} | ${f(r.rssPerNodeMB, 1)} | ${f(r.cpuIdle, 3)} | ${f(r.cpuChurn, 3)} | ${f(r.apiserverCpu.idle, 3)} / ${f(r.apiserverCpu.churn, 3)} | ${f(r.idle.nodes)} / ${f(r.idle.all)} | ${f(r.churn.nodes)} / ${f(r.churn.all)} | ${f(r.churnRequestsPerPod, 1)} | ${r.podsPerNode}, ${f(r.allRunningSeconds, 1)} |`,
+        `| ${r.kind} | ${r.nodes} | ${f(r.rssPerNodeMB, 1)} | ${f(r.cpuIdle, 3)} | ${f(r.cpuChurn, 3)} | ${f(r.apiserverCpu.idle, 3)} / ${f(r.apiserverCpu.churn, 3)} | ${f(r.idle.nodes)} / ${f(r.idle.all)} | ${f(r.churn.nodes)} / ${f(r.churn.all)} | ${f(r.churnRequestsPerPod, 1)} | ${r.podsPerNode}, ${f(r.allRunningSeconds, 1)} | ${f(r.apiserverRssMB.before, 0)} / ${f(r.apiserverRssMB.idle, 0)} / ${f(r.apiserverRssMB.churn, 0)} (${f(r.apiserverRssMB.perNode)}) | ${f(r.watchEvents.idle, 1)} / ${f(r.watchEvents.churn, 1)} |`,
     ),
   ].join('\n');
 }

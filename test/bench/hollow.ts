@@ -1,18 +1,20 @@
 // Hollow nodes against one apiserver (issue #47 item 2), both kinds one after the other:
 // kubelet-ts's hollow mode (src/hollow, all nodes in one process; `ts-json` the same with
 // contentType application/json instead of the protobuf default) and upstream's kubemark (one
-// process a node), on a throwaway control plane of their own (hack/hollow.sh control-plane:
-// etcd :23791, apiserver :17443), never the local stack's. Per kind: resident memory and CPU per
-// node, the apiserver's CPU per node, the requests a node makes a minute at idle and over a churn
-// of PODS_PER_NODE pods a node (one Deployment spread over the kind's nodes, created, all Running,
-// deleted, all gone), from the audit log (the nodes' own) and apiserver_request_total (every
-// client, the driver's polls too).
+// process a node), each kind on a throwaway control plane of its own (hack/hollow.sh control-plane:
+// etcd :23791, apiserver :17443, made anew for each kind so that the apiserver's memory is the
+// kind's alone), never the local stack's. Per kind: resident memory and CPU per node, the
+// apiserver's CPU per node and its memory, the requests a node makes a minute at idle and over a
+// churn of PODS_PER_NODE pods a node (one Deployment spread over the kind's nodes, created, all
+// Running, deleted, all gone), from the audit log (the nodes' own) and apiserver_request_total
+// (every client, the driver's polls too), and the watch events the apiserver sent (to every watcher).
 //   make bench-hollow NODES=10 [KINDS=ts,ts-json,kubemark] [IDLE_SECONDS=120] [PODS_PER_NODE=5] [SETTLE_SECONDS=30]
 // Figures go to stdout and _output/bench/hollow-N.json; everything it started is stopped and removed.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, sleep, usage } from './lib.ts';
+import { watchEventsByResource } from './watch-events.ts';
 import { HOLLOW_LABEL } from '../../src/hollow/plan.ts';
 import {
   apiserverRequests,
@@ -42,14 +44,19 @@ const BIN = join(ROOT, '_output/bin');
 const HOLLOW = join(ROOT, 'hack/hollow.sh');
 
 const dir = mkdtempSync('/tmp/hollow-bench-');
-const cp = join(dir, 'cp');
-const kubeconfig = join(cp, 'admin.kubeconfig');
+/** The kind's control plane's directory (hack/hollow.sh control-plane up), set before each kind. */
+let cp = '';
+const kubeconfig = () => join(cp, 'admin.kubeconfig');
 const kubectl = (...args: string[]) =>
-  execFileSync(join(BIN, 'kubectl'), ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  execFileSync(join(BIN, 'kubectl'), ['--kubeconfig', kubeconfig(), ...args], { encoding: 'utf8', maxBuffer: 256 << 20 });
 const hollow = (...args: string[]) => execFileSync('bash', [HOLLOW, ...args], { stdio: ['ignore', 'inherit', 'inherit'] });
 const log = (msg: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-const metrics = (): RequestCounts => apiserverRequests(kubectl('get', '--raw', '/metrics'));
+/** The apiserver's request counts and watch events now, from one /metrics. */
+const metrics = (): { requests: RequestCounts; watchEvents: number } => {
+  const text = kubectl('get', '--raw', '/metrics');
+  return { requests: apiserverRequests(text), watchEvents: [...watchEventsByResource(text).values()].reduce((a, b) => a + b, 0) };
+};
 const auditLines = () => readFileSync(join(cp, 'logs/audit.log'), 'utf8').split('\n').filter(Boolean);
 
 function pidsOf(kindDir: string): number[] {
@@ -114,8 +121,9 @@ async function measure(
   const apiserver = [Number(readFileSync(join(cp, 'pids/kube-apiserver'), 'utf8'))];
   const kindDir = join(dir, kind);
   const p = join(cp, 'pki');
-  log(`${kind}: starting ${NODES} hollow nodes`);
-  hollow('start', kind, String(NODES), kindDir, kubeconfig, join(p, 'ca.crt'), join(p, 'ca.key'), String(base));
+  const before = sumUsage(apiserver);
+  log(`${kind}: starting ${NODES} hollow nodes (apiserver RSS ${before.rssMB.toFixed(0)} MB)`);
+  hollow('start', kind, String(NODES), kindDir, kubeconfig(), join(p, 'ca.crt'), join(p, 'ca.key'), String(base));
   try {
     const readyS = await until(`${NODES} ${kind} nodes Ready`, () => readyNodes(value) === NODES, 300_000);
     log(`${kind}: ${NODES} nodes Ready in ${readyS.toFixed(0)} s; settling ${SETTLE_MS / 1000} s`);
@@ -131,13 +139,13 @@ async function measure(
     const m1 = metrics();
     const t1 = Date.now();
     const idleOwn = nodeRequests(auditLines(), prefix, t0, t1);
-    const idleAll = delta(m0, m1);
+    const idleAll = delta(m0.requests, m1.requests);
     log(
       `${kind}: idle ${((t1 - t0) / 1000).toFixed(0)} s: RSS ${(u1.rssMB / NODES).toFixed(1)} MB a node; churning ${PODS_PER_NODE} pods a node`,
     );
 
     const app = `churn-${value}`;
-    execFileSync(join(BIN, 'kubectl'), ['--kubeconfig', kubeconfig, 'apply', '-f', '-'], {
+    execFileSync(join(BIN, 'kubectl'), ['--kubeconfig', kubeconfig(), 'apply', '-f', '-'], {
       input: deployment(app, value, NODES * PODS_PER_NODE),
     });
     const allRunningSeconds = await until(
@@ -152,7 +160,7 @@ async function measure(
     const m2 = metrics();
     const t2 = Date.now();
     const churnOwn = nodeRequests(auditLines(), prefix, t1, t2);
-    const churnAll = delta(m1, m2);
+    const churnAll = delta(m1.requests, m2.requests);
     log(`${kind}: churn ${((t2 - t1) / 1000).toFixed(0)} s (all Running after ${allRunningSeconds.toFixed(0)} s)`);
     const figures: KindFigures = {
       kind: value,
@@ -163,6 +171,11 @@ async function measure(
       apiserverCpu: {
         idle: perNodeMinute(a1.cpuSeconds - a0.cpuSeconds, NODES, t1 - t0),
         churn: perNodeMinute(a2.cpuSeconds - a1.cpuSeconds, NODES, t2 - t1),
+      },
+      apiserverRssMB: { before: before.rssMB, idle: a1.rssMB, churn: a2.rssMB, perNode: (a1.rssMB - before.rssMB) / NODES },
+      watchEvents: {
+        idle: perNodeMinute(m1.watchEvents - m0.watchEvents, NODES, t1 - t0),
+        churn: perNodeMinute(m2.watchEvents - m1.watchEvents, NODES, t2 - t1),
       },
       idle: { nodes: perNodeMinute(total(idleOwn), NODES, t1 - t0), all: perNodeMinute(total(idleAll), NODES, t1 - t0) },
       churn: { nodes: perNodeMinute(total(churnOwn), NODES, t2 - t1), all: perNodeMinute(total(churnAll), NODES, t2 - t1) },
@@ -178,19 +191,23 @@ async function measure(
 }
 
 async function main() {
-  log(`throwaway control plane in ${cp}`);
-  hollow('control-plane', 'up', cp);
   const results = [];
+  let base = 20250;
   try {
-    // The service account the churn's pods need exists once the controller-manager made it.
-    await until('the default service account', () => kubectl('get', 'serviceaccounts', '-o', 'name').includes('default'), 120_000);
-    let base = 20250;
     for (const kind of KINDS) {
-      results.push(await measure(kind, base));
+      cp = join(dir, `cp-${kind}`);
+      log(`${kind}: a throwaway control plane in ${cp}`);
+      hollow('control-plane', 'up', cp);
+      try {
+        // The service account the churn's pods need exists once the controller-manager made it.
+        await until('the default service account', () => kubectl('get', 'serviceaccounts', '-o', 'name').includes('default'), 120_000);
+        results.push(await measure(kind, base));
+      } finally {
+        hollow('control-plane', 'down', cp);
+      }
       base += 2 * NODES;
     }
   } finally {
-    hollow('control-plane', 'down', cp);
     if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
   }
   const out = [figuresTable(results.map((r) => r.figures)), ''];
