@@ -105,7 +105,7 @@ images() {
   if is_systemd_node "$n"; then sock=/run/containerd/containerd.sock ns="-t $(sd_pid "$n") -m -p"; fi
   CONTAINERD_SOCK=$sock KTS_NODE_NS=$ns \
     bash "$KTS_ROOT/hack/build-images.sh" "$@" >>"$LOGS/$n-images.log" 2>&1 \
-    || die "importing images into node $n failed (see $LOGS/$n-images.log and $LOCAL/logs/build-images.log)"
+    || die "importing images into node $n failed: $(grep '^error: ' "$LOGS/$n-images.log" | tail -1 | cut -c8-) (see $LOGS/$n-images.log and $LOCAL/logs/build-images.log)"
 }
 
 start_containerd() {

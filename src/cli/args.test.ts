@@ -29,8 +29,10 @@ test("hack/kubelet.sh's flags, with the defaults of the others", () => {
   assert.equal(line.command, 'kubelet');
   assert.deepEqual(given(line.values), {
     kubeconfig: '/l/kubelet.kubeconfig',
+    'application-metrics-count-limit': 100,
     'bootstrap-kubeconfig': '/l/bootstrap-kubelet.conf',
     config: '/l/c.yaml',
+    'container-hints': '/etc/cadvisor/container_hints.json',
     'global-housekeeping-interval': '1m0s',
     'hostname-override': 'vm',
     'housekeeping-interval': '10s',

@@ -103,6 +103,17 @@ const kubeletFlags = {
     describe:
       'deprecated: at most this long until a new container is seen in the stats (they are sampled at the smaller of the two intervals)',
   },
+  // Read at start when the file is there, as cAdvisor reads its default path (src/stats/filesystems.ts).
+  'container-hints': {
+    type: 'string',
+    default: '/etc/cadvisor/container_hints.json',
+    describe: "deprecated: cAdvisor's hints: the host directories whose filesystems a raw cgroup reports in /metrics/cadvisor",
+  },
+  'application-metrics-count-limit': {
+    type: 'number',
+    default: 100,
+    describe: 'deprecated: at most this many application metrics a collector (io.cadvisor.metric.* container labels), else it reports none',
+  },
   'log-cadvisor-usage': {
     type: 'boolean',
     describe: "deprecated: log the kubelet's own CPU and memory after every stats sample, once 60 are kept",
@@ -159,14 +170,6 @@ export const REFUSED: Record<string, { type: 'string' | 'boolean'; why: string }
   'experimental-mounter-path': {
     type: 'string',
     why: 'a mounter for NFS, CIFS, Ceph and GlusterFS mounts, which kubelet-ts does not make (only CSI and FlexVolume drivers mount those)',
-  },
-  'application-metrics-count-limit': {
-    type: 'string',
-    why: "cAdvisor's limit on application metrics (from io.cadvisor.metric.* container labels), which kubelet-ts does not collect",
-  },
-  'container-hints': {
-    type: 'string',
-    why: "cAdvisor's hints for raw cgroups' network interfaces and mounts, which kubelet-ts does not read",
   },
 };
 

@@ -117,9 +117,24 @@ test('an unknown --network-plugin exits 1 naming the choices', () =>
 
 test('an upstream flag kubelet-ts does not do exits 1 naming it and why', () =>
   assertOneLineFailure(
-    run('--kubeconfig', kubeconfig, '--container-hints', '/etc/cadvisor/hints.json'),
-    /^kubelet-ts: error: --container-hints: cAdvisor's hints for raw cgroups' /,
+    run('--kubeconfig', kubeconfig, '--experimental-mounter-path', '/bin/mount'),
+    /^kubelet-ts: error: --experimental-mounter-path: a mounter for NFS, CIFS, Ceph and GlusterFS mounts/,
   ));
+
+test("--container-hints: a file that is not cAdvisor's hints stops the start in one line; no file is no hints", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hints-'));
+  try {
+    writeFileSync(join(dir, 'bad.json'), '{"all_hosts": {"full_path": "/a"}}');
+    assertOneLineFailure(
+      run('--kubeconfig', kubeconfig, '--container-hints', join(dir, 'bad.json')),
+      new RegExp(`^kubelet-ts: error: --container-hints ${dir}/bad\\.json: all_hosts is not a list\n$`),
+    );
+    // Past the hints, as far as the kubeconfig.
+    assertOneLineFailure(run('--kubeconfig', '/nonexistent', '--container-hints', join(dir, 'none.json')), /cannot read --kubeconfig/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test("cAdvisor's housekeeping intervals: pflag's line for a bad duration, one line for a zero one", () => {
   assertOneLineFailure(

@@ -36,6 +36,7 @@ import { featureEnabled } from '../features/gates.ts';
 import { gatesNotInEffect } from '../features/kubelet-gates.ts';
 import { acquireLockFile } from './lock-file.ts';
 import { deprecationLines } from './upstream-flags.ts';
+import { loadContainerHints } from '../stats/filesystems.ts';
 
 /** A duration flag's milliseconds, or pflag's one-line refusal. */
 function durationFlag(argv: KubeletArgs, name: string): number {
@@ -89,6 +90,7 @@ async function startKubelet(argv: KubeletArgs, given: [string, string][], flags:
   // A zero interval would sample without pause (cAdvisor's would spin); refused instead.
   if (Math.min(housekeepingMs, globalHousekeepingMs) <= 0)
     throw new Error('--housekeeping-interval and --global-housekeeping-interval must be greater than 0');
+  const containerHints = loadContainerHints(argv['container-hints']);
   const systemCgroups = {
     kubeletCgroups: config.kubeletCgroups,
     systemCgroups: config.systemCgroups,
@@ -154,6 +156,8 @@ async function startKubelet(argv: KubeletArgs, given: [string, string][], flags:
     systemCgroups,
     hostIdFiles: { machineID: argv['machine-id-file'], bootID: argv['boot-id-file'] },
     housekeeping: { intervalMs: Math.min(housekeepingMs, globalHousekeepingMs), logUsage: argv['log-cadvisor-usage'] === true },
+    containerHints,
+    appMetricsLimit: argv['application-metrics-count-limit'],
     allocatableIgnoresEviction: argv['experimental-allocatable-ignore-eviction'] === true,
     flagz: flagzFlags(given, ownDefaults(flags)),
   });

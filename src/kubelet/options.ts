@@ -6,6 +6,7 @@ import type { SystemCgroupsConfig } from '../node/system-cgroups.ts';
 import type { ContainerGCPolicy } from '../gc/containers.ts';
 import type { HostIdFiles } from '../node/host.ts';
 import type { LoadedProviders } from '../images/credential-provider/plugins.ts';
+import type { ContainerHints } from '../stats/filesystems.ts';
 
 export interface KubeletOptions {
   kubeconfig: string;
@@ -39,6 +40,10 @@ export interface KubeletOptions {
    * sample (src/stats/usage-log.ts).
    */
   housekeeping?: { intervalMs: number; logUsage: boolean };
+  /** cAdvisor's --container-hints: the host directories whose filesystems a raw cgroup reports (src/stats/filesystems.ts). */
+  containerHints?: ContainerHints;
+  /** cAdvisor's --application-metrics-count-limit (src/stats/app-metrics/); its default 100. */
+  appMetricsLimit?: number;
   /** --experimental-allocatable-ignore-eviction: node allocatable withholds no hard eviction threshold (allocatableEvictionHard). */
   allocatableIgnoresEviction?: boolean;
   /** /flagz: every flag of the command line with its value (src/cli/flagz.ts); undefined: no /flagz. */

@@ -1,6 +1,7 @@
 // Stats (upstream's stats provider and cAdvisor's part of it): one sample cache for the kubelet
 // API, the eviction manager and the volume metrics, since the runtime's stats calls are slow.
 // The volumes' walks are cached across samples, so one source lives as long as the kubelet.
+import { readFileSync } from 'node:fs';
 import { featureEnabled } from '../features/gates.ts';
 import type { NodeCgroups } from '../resources/cgroup-manager.ts';
 import type { ImageClient } from '../cri/image-client.ts';
@@ -12,8 +13,10 @@ import { registerVolumeStats } from '../metrics/metrics.ts';
 import { statsSampleMetrics } from './observers.ts';
 import { sampleCache } from '../stats/cache.ts';
 import { cgroupReader } from '../stats/cgroup.ts';
+import { appMetrics, hostAppMetricsIo } from '../stats/app-metrics/manager.ts';
 import { claimStatsSource } from '../stats/claim-volumes.ts';
 import { collectSample } from '../stats/collector.ts';
+import { partitionsOf } from '../stats/filesystems.ts';
 import { hostStats } from '../stats/host.ts';
 import { criStatsSource } from '../stats/runtime-source.ts';
 import { buildSummary } from '../stats/summary.ts';
@@ -66,6 +69,13 @@ export function statsProvider(
           events: d.events,
           onError: (volume, err) => log.v(4, 'Failed to calculate volume metrics', { volume, err }),
         });
+  // cAdvisor's NewFsInfo: the filesystems are those mounted when the kubelet starts.
+  const filesystems = { partitions: partitionsOf(readFileSync('/proc/self/mountinfo', 'utf8')), hints: o.containerHints ?? new Map() };
+  // cAdvisor's application metrics (AppMetrics is in the kubelet's metric set).
+  const app = appMetrics(o.appMetricsLimit ?? 100, hostAppMetricsIo, {
+    info: (msg, kv) => log.info(msg, kv),
+    warn: (msg, kv) => log.warn(msg, kv),
+  });
   const usage = o.housekeeping?.logUsage ? usageLog(selfContainer(cgroupReader())) : undefined;
   const cache = sampleCache(
     async () => {
@@ -77,6 +87,8 @@ export function statsProvider(
         systemCgroups: o.systemCgroups,
         volumes,
         claims,
+        filesystems,
+        appMetrics: app,
       });
       const line = usage?.(sample);
       if (line) log.info(line);

@@ -6,6 +6,9 @@ import { dirname } from 'node:path';
 import { podVolumesDir } from '../podutil/pod-dirs.ts';
 import { runCommand } from './command.ts';
 
+/** Pure: a mountinfo field as the kernel escapes it (space, tab, newline, backslash as \\ooo) made plain. */
+export const mountinfoField = (raw: string): string => raw.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+
 /** Pure: the mount points at or below dir, deepest first, from /proc/self/mountinfo. */
 export function mountPointsUnder(mountinfo: string, dir: string): string[] {
   const base = dir.replace(/\/+$/, '');
@@ -13,7 +16,7 @@ export function mountPointsUnder(mountinfo: string, dir: string): string[] {
   for (const line of mountinfo.split('\n')) {
     const raw = line.split(' ')[4];
     if (!raw) continue;
-    const point = raw.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+    const point = mountinfoField(raw);
     if (point === base || point.startsWith(base + '/')) out.push(point);
   }
   return [...new Set(out)].sort((a, b) => b.length - a.length);

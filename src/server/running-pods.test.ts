@@ -19,6 +19,8 @@ const c = (id: string, uid: string, podName: string, name: string, running: bool
   podNamespace: 'ns',
   name,
   image: `img-${name}`,
+  imageRef: 'sha256:img',
+  labels: {},
   running,
   createdAtMs: 0,
 });

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { later, T } from './testing.ts';
 import { renderCadvisorMetrics } from './cadvisor-metrics.ts';
+import { NO_IO } from './filesystems.ts';
 
 const text = renderCadvisorMetrics(later);
 const L = (o: Record<string, string>) =>
@@ -117,6 +118,53 @@ test('a container known only from CRI stats still has its usage series', () => {
   );
 });
 
+test("cAdvisor's filesystems: the root's every one, a hinted cgroup's its own; a series the root's blkio has kept once", () => {
+  const io = { ...NO_IO, readsCompleted: 9, readTimeMs: 2500, ioInProgress: 1, weightedIoTimeMs: 4000 };
+  const vda = {
+    device: '/dev/vda',
+    mountpoint: '/',
+    capacityBytes: 1000,
+    freeBytes: 400,
+    availableBytes: 300,
+    inodes: 50,
+    inodesFree: 20,
+    disk: io,
+  };
+  const shm = { ...vda, device: '/dev/shm', mountpoint: '/dev/shm', disk: NO_IO };
+  const t = renderCadvisorMetrics({
+    ...later,
+    root: { ...later.root, blkio: { serviceBytes: [], serviced: [{ major: 254, minor: 0, stats: { Read: 7, Write: 2 } }] } },
+    filesystems: [vda, shm],
+    system: later.system.map((sc) => ({ ...sc, filesystems: [shm] })),
+  });
+  const root = (device: string) => L({ id: '/', device });
+  const pods = L({ id: '/kubepods', device: '/dev/shm' });
+  const want = [
+    `container_fs_limit_bytes${root('/dev/vda')} 1000 ${T}`,
+    `container_fs_usage_bytes${root('/dev/vda')} 600 ${T}`,
+    `container_fs_inodes_total${root('/dev/vda')} 50 ${T}`,
+    `container_fs_inodes_free${root('/dev/vda')} 20 ${T}`,
+    // The root cgroup's blkio said 7 for the device first; the diskstats' 9 is the duplicate.
+    `container_fs_reads_total${root('/dev/vda')} 7 ${T}`,
+    // cAdvisor's ms / time.Second.
+    `container_fs_read_seconds_total${root('/dev/vda')} 0.0000025 ${T}`,
+    `container_fs_io_time_weighted_seconds_total${root('/dev/vda')} 0.000004 ${T}`,
+    `container_fs_io_current${root('/dev/vda')} 1 ${T}`,
+    `container_fs_limit_bytes${root('/dev/shm')} 1000 ${T}`,
+    `container_fs_reads_total${root('/dev/shm')} 0 ${T}`,
+    `container_fs_limit_bytes${pods} 1000 ${T}`,
+    `container_fs_sector_writes_total${pods} 0 ${T}`,
+  ];
+  const lines = new Set(t.split('\n'));
+  for (const w of want) assert.ok(lines.has(w), `missing: ${w}`);
+  assert.equal(t.match(/^container_fs_reads_total\{[^}]*id="\/",/gm)?.length, 2, 'one series a device');
+  assert.equal(t.match(/^container_fs_limit_bytes\{/gm)?.length, 3);
+  assert.match(t, /^# HELP container_fs_limit_bytes Number of bytes that can be consumed by the container on this filesystem\.$/m);
+  assert.match(t, /^# TYPE container_fs_io_time_weighted_seconds_total counter$/m);
+  // Without them, the root has none (the fixture's sample).
+  assert.doesNotMatch(text, /^container_fs_limit_bytes/m);
+});
+
 test('families appear once, sorted, each with HELP and TYPE', () => {
   const names = [...text.matchAll(/^# TYPE (\S+) (counter|gauge)$/gm)].map((m) => m[1]!);
   assert.deepEqual(names, [...new Set(names)].sort());
@@ -170,4 +218,34 @@ test("PSI: cadvisor's container_pressure_* on cgroup v2 (totals in µs as second
     assert.ok(lines.includes(`# HELP container_pressure_${name}_seconds_total ${h}`), name);
     assert.ok(lines.includes(`# TYPE container_pressure_${name}_seconds_total counter`), name);
   }
+});
+
+test("cAdvisor's application metrics: a gauge a value, the container's labels and the page's prefixed app_; an int metric shows 0", () => {
+  const t = renderCadvisorMetrics({
+    ...later,
+    containers: later.containers.map((c) =>
+      c.id === 'c1'
+        ? {
+            ...c,
+            customMetrics: {
+              specs: [],
+              values: {
+                http_requests_total: [{ floatValue: 10, labels: { code: '200', 'odd-name': 'x' }, timestampMs: T }],
+                active: [{ floatValue: 0, intValue: 7, timestampMs: T }],
+                'not a name': [{ floatValue: 1, timestampMs: T }],
+              },
+            },
+          }
+        : c,
+    ),
+  });
+  const lines = t.split('\n');
+  for (const w of [
+    '# HELP http_requests_total Custom application metric.',
+    '# TYPE http_requests_total gauge',
+    `http_requests_total${L({ ...app, app_code: '200', app_odd_name: 'x' })} 10`,
+    `active${L(app)} 0`,
+  ])
+    assert.ok(lines.includes(w), `missing: ${w}`);
+  assert.ok(!t.includes('not a name'));
 });

@@ -5,6 +5,8 @@
 // The metric sets are the kubelet's (server.go): cpu, memory, disk I/O and usage, network,
 // process and OOM metrics, and pressure (PSI) where the host has it.
 import type { CgroupSample, DiskStats, NetInterface, RawSample } from './sample.ts';
+import type { Filesystem } from './filesystems.ts';
+import type { CustomMetrics } from './app-metrics/collect.ts';
 
 interface Entity {
   id: string;
@@ -18,6 +20,10 @@ interface Entity {
   network?: NetInterface[];
   /** Filesystem usage by device: a container's writable layer. */
   fs?: { device: string; usageBytes: number }[];
+  /** cAdvisor's filesystems of a raw cgroup: all of the node's for the root, a hint's for another. */
+  filesystems?: Filesystem[];
+  /** cAdvisor's application metrics of a container. */
+  custom?: CustomMetrics;
 }
 
 type Labels = Record<string, string>;
@@ -27,6 +33,7 @@ interface Family {
   rows: string[];
 }
 
+const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 const labelText = (l: Labels) => {
   const keys = Object.keys(l).sort();
@@ -41,15 +48,17 @@ const deviceName = (s: RawSample, majorMinor: string | undefined): string => {
 
 function entities(s: RawSample): Entity[] {
   const blank = { name: '', image: '', container: '', pod: '', namespace: '' };
-  const out: Entity[] = [{ ...blank, id: '/', startTimeMs: s.bootTimeMs, cgroup: s.root, network: s.network }];
+  const out: Entity[] = [{ ...blank, id: '/', startTimeMs: s.bootTimeMs, cgroup: s.root, network: s.network, filesystems: s.filesystems }];
   // A system container that is the root (pods without cgroupsPerQOS) is the root's series already.
   for (const sc of s.system)
-    if (sc.cgroupPath !== '/') out.push({ ...blank, id: sc.cgroupPath, startTimeMs: sc.startTimeMs, cgroup: sc.cgroup });
+    if (sc.cgroupPath !== '/')
+      out.push({ ...blank, id: sc.cgroupPath, startTimeMs: sc.startTimeMs, cgroup: sc.cgroup, filesystems: sc.filesystems });
   const pods = new Map(s.pods.map((p) => [p.sandboxId, p]));
   for (const p of s.pods) {
     if (!p.cgroupPath) continue;
     const ref = { pod: p.name, namespace: p.namespace };
-    if (p.cgroup) out.push({ ...blank, ...ref, id: p.cgroupPath, startTimeMs: p.createdAtMs, cgroup: p.cgroup });
+    if (p.cgroup)
+      out.push({ ...blank, ...ref, id: p.cgroupPath, startTimeMs: p.createdAtMs, cgroup: p.cgroup, filesystems: p.filesystems });
     // The sandbox holds the pod's network namespace, so its interfaces are reported on it.
     if (p.sandboxCgroup && p.sandboxCgroupPath)
       out.push({
@@ -99,6 +108,7 @@ function entities(s: RawSample): Entity[] {
       startTimeMs: c.createdAtMs,
       cgroup,
       fs: layer !== undefined ? [{ device: deviceName(s, c.writableLayerDevice), usageBytes: layer }] : undefined,
+      custom: c.customMetrics,
     });
   }
   return out;
@@ -108,10 +118,16 @@ function entities(s: RawSample): Entity[] {
 export function renderCadvisorMetrics(s: RawSample): string {
   const families = new Map<string, Family>();
   const ts = Math.round(s.timeMs);
+  // A series collected twice (the root's blkio and its filesystem's diskstats on one device)
+  // keeps the first, as the kubelet's handler does (Gather's duplicate error, ContinueOnError).
+  const seen = new Set<string>();
   const add = (name: string, type: Family['type'], help: string, labels: Labels, value: number, timestamped = true) => {
+    const series = `${name}${labelText(labels)}`;
+    if (seen.has(series)) return;
+    seen.add(series);
     let f = families.get(name);
     if (!f) families.set(name, (f = { help, type, rows: [] }));
-    f.rows.push(`${name}${labelText(labels)} ${value}${timestamped ? ` ${ts}` : ''}`);
+    f.rows.push(`${series} ${value}${timestamped ? ` ${ts}` : ''}`);
   };
 
   // The kubelet adds cadvisor's PressureMetrics where PSI is (KubeletPSI, locked on since v1.36, and
@@ -248,6 +264,46 @@ export function renderCadvisorMetrics(s: RawSample): string {
       add('container_fs_reads_total', 'counter', 'Cumulative count of reads completed', dl, d.stats.Read ?? 0);
       add('container_fs_writes_total', 'counter', 'Cumulative count of writes completed', dl, d.stats.Write ?? 0);
     }
+    // cAdvisor's DiskUsageMetrics and the filesystems' part of its DiskIOMetrics. Its "seconds"
+    // divide the kernel's milliseconds by time.Second, so they are ms / 1e9: kept, as the name
+    // and value upstream's dashboards read.
+    for (const f of e.filesystems ?? []) {
+      const dl = { ...l, device: f.device };
+      const d = f.disk;
+      add('container_fs_inodes_free', 'gauge', 'Number of available Inodes', dl, f.inodesFree);
+      add('container_fs_inodes_total', 'gauge', 'Number of Inodes', dl, f.inodes);
+      add(
+        'container_fs_limit_bytes',
+        'gauge',
+        'Number of bytes that can be consumed by the container on this filesystem.',
+        dl,
+        f.capacityBytes,
+      );
+      add(
+        'container_fs_usage_bytes',
+        'gauge',
+        'Number of bytes that are consumed by the container on this filesystem.',
+        dl,
+        f.capacityBytes - f.freeBytes,
+      );
+      add('container_fs_reads_total', 'counter', 'Cumulative count of reads completed', dl, d.readsCompleted);
+      add('container_fs_sector_reads_total', 'counter', 'Cumulative count of sector reads completed', dl, d.sectorsRead);
+      add('container_fs_reads_merged_total', 'counter', 'Cumulative count of reads merged', dl, d.readsMerged);
+      add('container_fs_read_seconds_total', 'counter', 'Cumulative count of seconds spent reading', dl, d.readTimeMs / 1e9);
+      add('container_fs_writes_total', 'counter', 'Cumulative count of writes completed', dl, d.writesCompleted);
+      add('container_fs_sector_writes_total', 'counter', 'Cumulative count of sector writes completed', dl, d.sectorsWritten);
+      add('container_fs_writes_merged_total', 'counter', 'Cumulative count of writes merged', dl, d.writesMerged);
+      add('container_fs_write_seconds_total', 'counter', 'Cumulative count of seconds spent writing', dl, d.writeTimeMs / 1e9);
+      add('container_fs_io_current', 'gauge', 'Number of I/Os currently in progress', dl, d.ioInProgress);
+      add('container_fs_io_time_seconds_total', 'counter', 'Cumulative count of seconds spent doing I/Os', dl, d.ioTimeMs / 1e9);
+      add(
+        'container_fs_io_time_weighted_seconds_total',
+        'counter',
+        'Cumulative weighted I/O time in seconds',
+        dl,
+        d.weightedIoTimeMs / 1e9,
+      );
+    }
     for (const f of e.fs ?? [])
       add(
         'container_fs_usage_bytes',
@@ -309,6 +365,18 @@ export function renderCadvisorMetrics(s: RawSample): string {
         il,
         i.txErrors,
       );
+    }
+    // cAdvisor's AppMetrics: a gauge a value, named as the application names it, its Prometheus
+    // labels prefixed "app_" (sanitizeLabelName). A generic collector's "int" metric shows its
+    // float value, 0, as cAdvisor's. A name Prometheus refuses is left out (cAdvisor's
+    // MustNewConstMetric would panic on it).
+    for (const [name, values] of Object.entries(e.custom?.values ?? {})) {
+      if (!METRIC_NAME.test(name)) continue;
+      for (const v of values) {
+        const app: Labels = {};
+        for (const [k, x] of Object.entries(v.labels ?? {})) app[`app_${k}`.replace(/[^a-zA-Z0-9_]/g, '_')] = x;
+        add(name, 'gauge', 'Custom application metric.', { ...l, ...app }, v.floatValue, false);
+      }
     }
   }
   add('machine_cpu_cores', 'gauge', 'Number of logical CPU cores.', {}, s.machine.cpuCores);

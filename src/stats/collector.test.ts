@@ -9,6 +9,7 @@ import { mem } from './testing.ts';
 import type { VolumeDir, VolumeStatsSource } from './volumes.ts';
 import type { ClaimStatsSource } from './claim-volumes.ts';
 import type { RawVolume } from './sample.ts';
+import { type Filesystem, NO_IO } from './filesystems.ts';
 
 const sandboxes: SandboxInfo[] = [
   { id: 's1', uid: 'u1', name: 'web', namespace: 'ns', ready: true, createdAtMs: 1000 },
@@ -23,6 +24,8 @@ const ctr = (id: string, sandboxId: string, name: string, running: boolean): Con
   podNamespace: 'ns',
   name,
   image: 'busybox',
+  imageRef: 'sha256:img',
+  labels: {},
   running,
   createdAtMs: 1100,
 });
@@ -40,6 +43,7 @@ function runtime(fail?: string): RuntimeStatsSource {
       return sandboxes;
     },
     containers: async () => containers,
+    imageLabels: async () => ({}),
     containerStats: async () =>
       new Map([['c1', { timeMs: 5, cpuNs: 9, writableLayer: { timeMs: 5, usedBytes: 8192, mountpoint: '/snapshots' } }]]),
     imageFilesystems: async () => [{ timeMs: 4, usedBytes: 300, mountpoint: '/images' }],
@@ -71,10 +75,21 @@ function host(paths: string[]): HostStats {
     meminfo: () => 'MemTotal: 1 kB\n',
     openFiles: (pid) => (pid === 51 ? undefined : { fds: pid % 10, sockets: pid === 4242 ? 1 : 0 }),
     ulimits: (pid) => [{ name: 'max_open_files', soft: pid, hard: pid }],
-    blockDevices: () => ({ '254:0': 'vda' }),
+    diskstats: () => ' 254       0 vda 1 0 2 3 4 0 5 6 0 7 8\n',
     deviceOf: (p) => (p === '/snapshots' ? '254:0' : undefined),
+    // statfs of each partition: its mount point's length in blocks, to tell them apart.
+    filesystems: (partitions) => partitions.map((p) => ({ ...fsOf(p.mountpoint.length), device: p.device, mountpoint: p.mountpoint })),
   };
 }
+
+const fsOf = (blocks: number): Omit<Filesystem, 'device' | 'mountpoint'> => ({
+  capacityBytes: blocks,
+  freeBytes: 0,
+  availableBytes: 0,
+  inodes: 1,
+  inodesFree: 1,
+  disk: NO_IO,
+});
 
 const opts = { rootDir: '/var/lib/kubelet', podLogsDir: '/logs', kubeletStartMs: 2, now: () => 1234 };
 
@@ -194,6 +209,44 @@ test('collectSample: the configured system containers that exist, the kubelet st
       ['runtime', '/system.slice/containerd.service', 77],
     ],
   );
+});
+
+test("collectSample: cAdvisor's filesystems on the root, and on a system container or pod cgroup its hint names", async () => {
+  const pod = '/kubepods/burstable/podu1';
+  const partitions = ['/', '/data', '/var/lib/kubelet'].map((mountpoint, i) => ({
+    device: `/dev/vd${i}`,
+    mountpoint,
+    fsType: 'ext4',
+    major: 254,
+    minor: i,
+  }));
+  const hints = new Map([
+    ['/kubepods', ['/data', '/not-a-mount-point']],
+    [pod, ['/var/lib/kubelet']],
+    ['/elsewhere', ['/']],
+  ]);
+  const s = await collectSample(runtime(), host(['/', '/kubepods', pod, `${pod}/s1`, `${pod}/c1`]), {
+    ...opts,
+    filesystems: { partitions, hints },
+  });
+  assert.deepEqual(
+    s.filesystems?.map((f) => [f.device, f.capacityBytes]),
+    [
+      ['/dev/vd0', 1],
+      ['/dev/vd1', 5],
+      ['/dev/vd2', 16],
+    ],
+  );
+  assert.deepEqual(
+    s.system.map((x) => [x.cgroupPath, x.filesystems?.map((f) => f.mountpoint)]),
+    [['/kubepods', ['/data']]],
+  );
+  assert.deepEqual(
+    s.pods.map((p) => p.filesystems?.map((f) => f.mountpoint)),
+    [['/var/lib/kubelet']],
+  );
+  // Without them (a test's collector), nothing is listed.
+  assert.equal((await collectSample(runtime(), host(['/']), opts)).filesystems, undefined);
 });
 
 test('collectSample: a runtime that does not answer leaves the node figures and says why', async () => {
@@ -336,4 +389,40 @@ test("collectSample: a runtime that does not answer keeps the volumes' walks and
   await collectSample(runtime('connection refused'), host(['/']), { ...opts, volumes: v, claims: c });
   assert.equal(v.kept, undefined);
   assert.equal(c.kept, undefined);
+});
+
+test("collectSample: the running containers' application metrics, with containerd's labels (the image's, the CRI's over them)", async () => {
+  const seen: { id: string; pids: number[]; labels: Record<string, string> }[] = [];
+  const rt = {
+    ...runtime(),
+    containers: async () => containers.map((c) => ({ ...c, labels: { 'io.kubernetes.container.name': c.name, shared: 'cri' } })),
+    imageLabels: async (ref: string) => ({ 'io.cadvisor.metric.prometheus': `/${ref}.json`, shared: 'image' }),
+  };
+  const pod = '/kubepods/besteffort/podu1';
+  const s = await collectSample(rt, host(['/', '/kubepods', pod, `${pod}/s1`, `${pod}/c1`, `${pod}/c3`]), {
+    ...opts,
+    appMetrics: async (cs) => {
+      for (const c of cs) seen.push({ id: c.id, pids: c.pids(), labels: await c.labels() });
+      return new Map([['c1', { specs: [], values: { up: [{ floatValue: 1, timestampMs: 5 }] } }]]);
+    },
+  });
+  assert.deepEqual(seen, [
+    {
+      id: 'c1',
+      pids: [50, 51],
+      labels: { 'io.cadvisor.metric.prometheus': '/sha256:img.json', shared: 'cri', 'io.kubernetes.container.name': 'app' },
+    },
+    {
+      id: 'c3',
+      pids: [],
+      labels: { 'io.cadvisor.metric.prometheus': '/sha256:img.json', shared: 'cri', 'io.kubernetes.container.name': 'side' },
+    },
+  ]);
+  assert.deepEqual(
+    s.containers.map((c) => [c.id, c.customMetrics?.values.up?.[0]?.floatValue]),
+    [
+      ['c1', 1],
+      ['c3', undefined],
+    ],
+  );
 });

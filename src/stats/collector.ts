@@ -9,6 +9,7 @@
 // processes, once a process a sample (processes.ts).
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { memoryFromMeminfo } from './cgroup.ts';
+import { parseDiskstatsNames } from './procfs.ts';
 import {
   type CgroupLayout,
   containerCgroupOf,
@@ -25,6 +26,8 @@ import type { CgroupSample, FsUsage, RawContainer, RawPod, RawSample, RawVolume,
 import type { VolumeStatsSource } from './volumes.ts';
 import type { ClaimStatsSource } from './claim-volumes.ts';
 import { systemContainerNames, type SystemCgroupsConfig } from '../node/system-cgroups.ts';
+import type { ContainerHints, Filesystem, Partition } from './filesystems.ts';
+import type { AppContainer, AppMetrics } from './app-metrics/manager.ts';
 
 const NONE: SystemCgroupsConfig = { kubeletCgroups: '', systemCgroups: '', runtimeCgroups: '' };
 
@@ -42,6 +45,13 @@ export interface CollectorOptions {
   volumes?: VolumeStatsSource;
   /** The pods' claim volumes; one for the kubelet's life too. */
   claims?: ClaimStatsSource;
+  /**
+   * cAdvisor's filesystems, listed at start, and its container hints: the root container reports
+   * them all, a raw cgroup (system container or pod) those mounted at its hint's host directories.
+   */
+  filesystems?: { partitions: readonly Partition[]; hints: ContainerHints };
+  /** cAdvisor's application metrics of the running containers (app-metrics/). */
+  appMetrics?: AppMetrics;
   now?: () => number;
 }
 
@@ -90,6 +100,13 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
     podPath || (path && cgroups.exists(path)) ? path : undefined;
   const root = cgroups.sample('/');
   if (!root.memory) root.memory = memoryFromMeminfo(host.meminfo());
+  const diskstats = host.diskstats();
+  const filesystems = o.filesystems && host.filesystems(o.filesystems.partitions, diskstats);
+  // newRawContainerHandler: a cgroup with a hint reports the filesystems mounted at its host directories.
+  const hinted = (path: string | undefined): Filesystem[] | undefined => {
+    const dirs = path === undefined ? undefined : o.filesystems?.hints.get(path);
+    return dirs?.length ? filesystems?.filter((f) => dirs.includes(f.mountpoint)) : undefined;
+  };
   const system: SystemContainer[] = [];
   const layout = o.cgroups ?? DEFAULT_LAYOUT;
   // The pods' cgroup (upstream's GetPodCgroupRoot): kubepods, or without cgroupsPerQOS cgroupRoot,
@@ -101,6 +118,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
       cgroupPath: kubepods,
       startTimeMs: kubepods === '/' ? host.bootTimeMs() : (cgroups.createdAtMs(kubepods) ?? host.bootTimeMs()),
       cgroup: kubepods === '/' ? root : sample(kubepods),
+      filesystems: kubepods === '/' ? undefined : hinted(kubepods),
     });
   }
   const names = systemContainerNames(o.systemCgroups ?? NONE, cgroups.ofProcess('self'), kubepods);
@@ -108,7 +126,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
     // A configured cgroup that is not there has no stats (upstream logs GetCgroupStats' error and skips it).
     if (!path || !cgroups.exists(path)) continue;
     const startTimeMs = name === 'kubelet' ? o.kubeletStartMs : (cgroups.createdAtMs(path) ?? host.bootTimeMs());
-    system.push({ name, cgroupPath: path, startTimeMs, cgroup: sample(path) });
+    system.push({ name, cgroupPath: path, startTimeMs, cgroup: sample(path), filesystems: hinted(path) });
   }
   const fsImage = imageFs.status === 'fulfilled' ? imageFs.value[0] : undefined;
 
@@ -120,6 +138,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
     const fsByDev = new Map<number, FsUsage | undefined>();
     const volumePaths = new Set<string>();
     const devOfMount = new Map<string, string | undefined>();
+    const running: AppContainer[] = [];
     const layerDevice = (mountpoint: string | undefined) => {
       if (!mountpoint) return undefined;
       if (!devOfMount.has(mountpoint)) devOfMount.set(mountpoint, host.deviceOf(mountpoint));
@@ -147,6 +166,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
           network: pausePid ? host.netDev(pausePid) : undefined,
           volumes: podVolumes(o, host, sb.uid, fsByDev, volumePaths),
           etcHosts: host.dirUsage(podEtcHostsPath(o.rootDir, sb.uid)),
+          filesystems: hinted(cgroupPath),
         };
         podOf.set(sb.id, pod);
         pods.push(pod);
@@ -167,6 +187,18 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
         logs: host.dirUsage(`${o.podLogsDir}/${sb.namespace}_${sb.name}_${sb.uid}/${c.name}`),
         writableLayerDevice: layerDevice(cri?.writableLayer?.mountpoint),
       });
+      if (c.running)
+        running.push({
+          id: c.id,
+          ref: `${sb.namespace}/${sb.name}/${c.name}`,
+          pids: () => (cgroupPath ? cgroups.pids(cgroupPath) : []),
+          // containerd's container labels: its image's, then the CRI's over them (BuildLabels).
+          labels: async () => ({ ...(await rt.imageLabels(c.imageRef)), ...c.labels }),
+        });
+    }
+    if (o.appMetrics) {
+      const custom = await o.appMetrics(running);
+      for (const c of ctrs) c.customMetrics = custom.get(c.id);
     }
     // Only when the runtime answered: otherwise every pod would seem gone and its walks lost.
     o.volumes?.retain(volumePaths);
@@ -181,9 +213,10 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
     network: host.netDev(1) ?? [],
     system,
     rootFs: host.fs(o.rootDir),
+    filesystems,
     imageFs: fsImage && { ...fsImage, fs: host.fs(fsImage.mountpoint) },
     rlimit: host.rlimit(),
-    blockDevices: host.blockDevices(),
+    blockDevices: parseDiskstatsNames(diskstats),
     pods,
     containers: ctrs,
     runtimeError: failed?.status === 'rejected' ? String((failed.reason as Error)?.message ?? failed.reason) : undefined,

@@ -3,8 +3,9 @@
 import { lstatSync, readdirSync, readFileSync, readlinkSync, type StatsFs, statfsSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { cgroupReader, type CgroupReader } from './cgroup.ts';
-import { devNumbers, maxPid, parseDiskstatsNames, parseLimits, parseLoadavgTasks, parseNetDev, parseUptimeSeconds } from './procfs.ts';
+import { devNumbers, maxPid, parseLimits, parseLoadavgTasks, parseNetDev, parseUptimeSeconds } from './procfs.ts';
 import type { FsUsage, NetInterface, Ulimit } from './sample.ts';
+import { type Filesystem, filesystemsOf, type Partition, parseDiskstats } from './filesystems.ts';
 
 export interface HostStats {
   cgroups: CgroupReader;
@@ -21,10 +22,12 @@ export interface HostStats {
   openFiles(pid: number): { fds: number; sockets: number } | undefined;
   /** A process's ulimits as cadvisor reports them; undefined when it is gone. */
   ulimits(pid: number): Ulimit[] | undefined;
-  /** Block device names by major:minor. */
-  blockDevices(): Record<string, string>;
+  /** /proc/diskstats, read once a sample for the device names and the filesystems' I/O. */
+  diskstats(): string;
   /** The device ("major:minor") of the filesystem holding a path. */
   deviceOf(path: string): string | undefined;
+  /** cAdvisor's partitions, statfs'd now, with their devices' I/O. */
+  filesystems(partitions: readonly Partition[], diskstats: string): Filesystem[];
 }
 
 /** upstream's fs.Info over a statfs: blocks of bsize, used being all but the free ones (as cadvisor's usage), and inodes. */
@@ -39,6 +42,15 @@ export const fsUsageOf = (s: StatsFs): FsUsage => ({
 const read = (p: string) => {
   try {
     return readFileSync(p, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+/** A path's filesystem; undefined when statfs fails (a mount gone, a path not there yet). */
+const statfs = (p: string): StatsFs | undefined => {
+  try {
+    return statfsSync(p);
   } catch {
     return undefined;
   }
@@ -78,11 +90,8 @@ export function hostStats(cgroupRoot = '/sys/fs/cgroup'): HostStats {
       return t === undefined ? undefined : parseNetDev(t);
     },
     fs(path) {
-      try {
-        return fsUsageOf(statfsSync(path));
-      } catch {
-        return undefined;
-      }
+      const s = statfs(path);
+      return s && fsUsageOf(s);
     },
     dirUsage: (path) => {
       try {
@@ -122,7 +131,8 @@ export function hostStats(cgroupRoot = '/sys/fs/cgroup'): HostStats {
       const t = read(`/proc/${pid}/limits`);
       return t === undefined ? undefined : parseLimits(t);
     },
-    blockDevices: () => parseDiskstatsNames(read('/proc/diskstats') ?? ''),
+    diskstats: () => read('/proc/diskstats') ?? '',
+    filesystems: (partitions, diskstats) => filesystemsOf(partitions, statfs, parseDiskstats(diskstats)),
     deviceOf: (path) => {
       try {
         return devNumbers(statSync(path, { bigint: true }).dev);

@@ -38,6 +38,8 @@ test('liveContainers: only running containers use resources', () => {
     podNamespace: 'ns',
     name: 'c',
     image: 'i',
+    imageRef: 'sha256:img',
+    labels: {},
     running,
     createdAtMs: 0,
   });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { criPsi } from './runtime-source.ts';
+import { criPsi, imageConfigLabels } from './runtime-source.ts';
 
 test("criPsi: the CRI's PSI as the kubelet takes it (a missing line is zeros)", () => {
   const line = (total: string, avg10: number) => ({ Total: total, Avg10: avg10, Avg60: 0.5, Avg300: 0.25 });
@@ -24,4 +24,19 @@ test("criPsi: the CRI's PSI as the kubelet takes it (a missing line is zeros)", 
     ['no PSI from the runtime', null, undefined],
   ];
   for (const [name, psi, want] of cases) assert.deepEqual(criPsi(psi), want, name);
+});
+
+test("imageConfigLabels: the image config's labels in containerd's verbose ImageStatus; none in anything else", () => {
+  const info = {
+    info: JSON.stringify({ chainID: 'sha256:c', imageSpec: { config: { Labels: { 'io.cadvisor.metric.prometheus': '/m.json' } } } }),
+  };
+  assert.deepEqual(imageConfigLabels(info), { 'io.cadvisor.metric.prometheus': '/m.json' });
+  const none: (Record<string, string> | undefined)[] = [
+    undefined,
+    {},
+    { info: '{' },
+    { info: '{"imageSpec": {"config": {}}}' },
+    { info: 'null' },
+  ];
+  for (const x of none) assert.deepEqual(imageConfigLabels(x), {});
 });

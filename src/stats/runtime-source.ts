@@ -24,6 +24,10 @@ export interface ContainerInfo {
   podNamespace: string;
   name: string;
   image: string;
+  /** The image's ID (the CRI's image_ref). */
+  imageRef: string;
+  /** The container's CRI labels. */
+  labels: Record<string, string>;
   running: boolean;
   createdAtMs: number;
 }
@@ -41,6 +45,21 @@ export interface RuntimeStatsSource {
   /** By container ID. */
   containerStats(): Promise<Map<string, CriContainerStats>>;
   imageFilesystems(): Promise<ImageFsInfo[]>;
+  /** An image's config labels; none when the runtime does not tell. */
+  imageLabels(imageRef: string): Promise<Record<string, string>>;
+}
+
+/**
+ * Pure: the image's config labels in ImageStatus's verbose info, as containerd's CRI writes it
+ * (info["info"]: its ChainID and the OCI image spec); none in another runtime's.
+ */
+export function imageConfigLabels(info: Record<string, string> | undefined): Record<string, string> {
+  try {
+    const labels = JSON.parse(info?.info ?? '{}')?.imageSpec?.config?.Labels;
+    return labels && typeof labels === 'object' ? labels : {};
+  } catch {
+    return {};
+  }
 }
 
 const nsToMs = (ns: string | undefined) => (ns && ns !== '0' ? Number(BigInt(ns) / 1_000_000n) : 0);
@@ -60,7 +79,7 @@ export function criPsi(p: PsiStats__Output | null | undefined): Psi | undefined 
 
 export function criStatsSource(
   cri: Pick<RuntimeClient, 'listPodSandbox' | 'listContainers' | 'listContainerStats'>,
-  images: Pick<ImageClient, 'imageFsInfo'>,
+  images: Pick<ImageClient, 'imageFsInfo' | 'imageStatus'>,
 ): RuntimeStatsSource {
   return {
     async sandboxes() {
@@ -84,6 +103,8 @@ export function criStatsSource(
         podNamespace: c.labels[labels.podNamespace] ?? '',
         name: c.metadata?.name ?? c.labels[labels.containerName] ?? '',
         image: c.image?.image ?? '',
+        imageRef: c.imageRef,
+        labels: c.labels,
         running: c.state === 'CONTAINER_RUNNING',
         createdAtMs: nsToMs(c.createdAt),
       }));
@@ -124,6 +145,10 @@ export function criStatsSource(
         inodesUsed: u64(f.inodesUsed),
         mountpoint: f.fsId?.mountpoint ?? '',
       }));
+    },
+    async imageLabels(imageRef) {
+      const { info } = await images.imageStatus({ image: { image: imageRef }, verbose: true });
+      return imageConfigLabels(info);
     },
   };
 }

@@ -1,6 +1,8 @@
 // One sample of everything the stats endpoints report, as plain data: what the collector
 // reads (cgroups, /proc, statfs, CRI) and what the pure builders (Summary, cadvisor and
 // resource metrics) turn into answers. Times are milliseconds since the epoch.
+import type { Filesystem } from './filesystems.ts';
+import type { CustomMetrics } from './app-metrics/collect.ts';
 
 export interface CpuSample {
   /** Cumulative CPU time, all cores, in nanoseconds. */
@@ -164,6 +166,8 @@ export interface RawContainer {
   logs?: { usedBytes: number; inodesUsed: number };
   /** The block device (major:minor) of the filesystem holding the writable layer. */
   writableLayerDevice?: string;
+  /** cAdvisor's application metrics, when the container has collectors. */
+  customMetrics?: CustomMetrics;
 }
 
 /** Bytes (allocated blocks, as du counts them) and inodes under a path, itself included. */
@@ -220,6 +224,8 @@ export interface RawPod {
   network?: NetInterface[];
   /** The pod's volume directories, by name. */
   volumes?: RawVolume[];
+  /** The filesystems the pod cgroup's container hint names (src/stats/filesystems.ts). */
+  filesystems?: Filesystem[];
   /** The pod's managed hosts file (ROOT/pods/UID/etc-hosts), which upstream counts in its ephemeral storage. */
   etcHosts?: DirUsage;
 }
@@ -230,6 +236,8 @@ export interface SystemContainer {
   cgroupPath: string;
   startTimeMs: number;
   cgroup: CgroupSample;
+  /** The filesystems its container hint names (src/stats/filesystems.ts). */
+  filesystems?: Filesystem[];
 }
 
 export interface RawSample {
@@ -241,6 +249,8 @@ export interface RawSample {
   network: NetInterface[];
   system: SystemContainer[];
   rootFs?: FsUsage;
+  /** Every filesystem of the node, as the root container's in cAdvisor (src/stats/filesystems.ts). */
+  filesystems?: Filesystem[];
   imageFs?: { timeMs: number; usedBytes: number; inodesUsed?: number; mountpoint: string; fs?: FsUsage };
   rlimit: { maxPid?: number; curProc?: number };
   /** Block device names by major:minor ("254:0" -> "vda"), from /proc/diskstats. */

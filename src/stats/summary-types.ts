@@ -58,7 +58,19 @@ export interface ContainerStats {
   io?: IOStats;
   rootfs?: FsStats;
   logs?: FsStats;
+  userDefinedMetrics?: UserDefinedMetric[];
   swap?: SwapStats;
+}
+
+/** An application metric of the container (cAdvisor's custom metrics): its descriptor inline, the latest value. */
+export interface UserDefinedMetric {
+  name: string;
+  /** "gauge", "cumulative", or the Prometheus type's name cAdvisor passes on. */
+  type: string;
+  units: string;
+  /** metav1.Time; null when no value came yet (a zero time). */
+  time: Time | null;
+  value: number;
 }
 
 export interface CPUStats {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { earlier, later, T } from './testing.ts';
-import { buildSummary, cpuAndMemoryOnly, isLocalEphemeral, volumeStats } from './summary.ts';
+import { buildSummary, cpuAndMemoryOnly, isLocalEphemeral, userDefinedMetrics, volumeStats } from './summary.ts';
 import type { RawSample, RawVolume } from './sample.ts';
 
 // The wire form: what /stats/summary sends (undefined fields dropped).
@@ -485,4 +485,35 @@ test("buildSummary: the pod's volumes, and its local ephemeral ones and etc-host
   ]);
   // Without volumes: none listed, as before.
   assert.equal(wire(buildSummary('node-1', later, earlier)).pods[0].volume, undefined);
+});
+
+test("userDefinedMetrics: a metric a spec with the latest of the two samples' values; an int metric's integer; none without specs", () => {
+  const [c] = later.containers;
+  const at = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+  const specs = [
+    { name: 'up', type: 'gauge', format: 'float', units: '' },
+    { name: 'active', type: 'gauge', format: 'int', units: 'connections' },
+    { name: 'idle', type: 'cumulative', format: 'float', units: '' },
+  ];
+  const prev = {
+    ...c!,
+    customMetrics: {
+      specs,
+      values: { up: [{ floatValue: 1, timestampMs: T - 10_000 }], idle: [{ floatValue: 4, timestampMs: T - 10_000 }] },
+    },
+  };
+  const cur = {
+    ...c!,
+    customMetrics: { specs, values: { up: [{ floatValue: 0, timestampMs: T }], active: [{ floatValue: 0, intValue: 7, timestampMs: T }] } },
+  };
+  assert.deepEqual(userDefinedMetrics(cur, prev), [
+    { name: 'up', type: 'gauge', units: '', time: at(T), value: 0 },
+    { name: 'active', type: 'gauge', units: 'connections', time: at(T), value: 7 },
+    { name: 'idle', type: 'cumulative', units: '', time: at(T - 10_000), value: 4 },
+  ]);
+  assert.deepEqual(userDefinedMetrics({ ...c!, customMetrics: { specs: [], values: { up: [] } } }, undefined), undefined);
+  assert.equal(userDefinedMetrics(c!, undefined), undefined);
+  // In the Summary, after logs, before swap (upstream's field order).
+  const w = buildSummary('n', { ...later, containers: [cur, ...later.containers.slice(1)] }, earlier);
+  assert.deepEqual(Object.keys(w.pods[0]!.containers.find((x) => x.name === c!.name)!).slice(-2), ['userDefinedMetrics', 'swap']);
 });

@@ -33,6 +33,7 @@ import type {
   PSIStats,
   Summary,
   SwapStats,
+  UserDefinedMetric,
   VolumeStats,
 } from './summary-types.ts';
 
@@ -191,8 +192,26 @@ function containerStats(c: RawContainer, s: RawSample, prev: RawSample | undefin
     io,
     rootfs: layer ? fsStats(layer.timeMs || s.timeMs, layerFs, { usedBytes: layer.usedBytes, inodesUsed: layer.inodesUsed }) : undefined,
     logs: c.logs ? fsStats(s.timeMs, s.rootFs, c.logs) : undefined,
+    userDefinedMetrics: userDefinedMetrics(c, p),
     swap,
   };
+}
+
+/**
+ * Pure: cadvisorInfoToUserDefinedMetrics: a metric a spec, with the latest value of the two
+ * samples (cAdvisor's last two stats entries, as the kubelet asks for them); an "int" metric's
+ * value is its integer one. None without specs (Spec.HasCustomMetrics).
+ */
+export function userDefinedMetrics(c: RawContainer, prev: RawContainer | undefined): UserDefinedMetric[] | undefined {
+  const specs = c.customMetrics?.specs;
+  if (!specs?.length) return undefined;
+  return specs.map((spec) => {
+    let latest: { timeMs: number; value: number } | undefined;
+    for (const v of [prev, c].flatMap((x) => x?.customMetrics?.values[spec.name] ?? []))
+      if (!latest || v.timestampMs >= latest.timeMs)
+        latest = { timeMs: v.timestampMs, value: spec.format === 'int' ? (v.intValue ?? 0) : v.floatValue };
+    return { name: spec.name, type: spec.type, units: spec.units, time: latest ? rfc3339(latest.timeMs) : null, value: latest?.value ?? 0 };
+  });
 }
 
 /**

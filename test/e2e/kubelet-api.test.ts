@@ -6,7 +6,7 @@ import { request } from 'node:https';
 import { connect, type ConnectionOptions } from 'node:tls';
 import { get } from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -22,6 +22,7 @@ import {
   seriesValue,
   withNamespace,
   BUSYBOX,
+  KUBELET_ROOT_DIR,
   NODE_IP,
   ROOT,
 } from './stack.ts';
@@ -585,6 +586,92 @@ test('metrics/cadvisor through the node proxy: container_memory_working_set_byte
       'the node (root cgroup)',
     );
     assert.match(proxy('/metrics/probes'), /^# TYPE prober_probe_total counter$/m, 'probe metrics have their endpoint');
+  }));
+
+// cAdvisor's filesystem series: the root container has every filesystem mounted at the kubelet's
+// start (statfs and /proc/diskstats); with --container-hints, the "pods" system container has
+// the kubelet root dir's filesystem, which its hint names.
+test("metrics/cadvisor: the node's filesystems on the root container, and a --container-hints mount on /kubepods", async (t) => {
+  const mounts = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' '));
+  const sourceOf = (mountpoint: string) => {
+    const f = mounts.findLast((m) => m[4] === mountpoint)!;
+    return f[f.indexOf('-', 6) + 2]!;
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'kts-hints-'));
+  t.after(() => {
+    restartKubelet();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const hints = join(dir, 'container_hints.json');
+  writeFileSync(
+    hints,
+    JSON.stringify({ all_hosts: [{ full_path: '/kubepods', mounts: [{ host_dir: KUBELET_ROOT_DIR, container_dir: '/data' }] }] }),
+  );
+  restartKubelet(undefined, { KTS_KUBELET_FLAGS: `--container-hints=${hints}` });
+  const series = (name: string, id: string, device: string) =>
+    `${name}{container="",device="${device}",id="${id}",image="",name="",namespace="",pod=""}`;
+  const rootDev = sourceOf('/');
+  const text = await eventually('the filesystem series', 40_000, async () => {
+    const t = proxy('/metrics/cadvisor');
+    return t.includes(series('container_fs_limit_bytes', '/kubepods', sourceOf(KUBELET_ROOT_DIR))) ? t : undefined;
+  });
+  const bytes = (path: string) => {
+    const s = statfsSync(path);
+    return { limit: s.blocks * s.bsize, inodes: s.files };
+  };
+  assert.equal(seriesValue(text, series('container_fs_limit_bytes', '/', rootDev)), bytes('/').limit, "the root's disk, as statfs says");
+  assert.equal(seriesValue(text, series('container_fs_inodes_total', '/', rootDev)), bytes('/').inodes);
+  assert.ok(seriesValue(text, series('container_fs_usage_bytes', '/', rootDev)) > 0);
+  if (/^\/dev\/(s|v|xv)d[a-z]+\d*$/.test(rootDev))
+    assert.ok(seriesValue(text, series('container_fs_reads_total', '/', rootDev)) > 0, "the disk's reads from /proc/diskstats");
+  assert.match(text, /^container_fs_limit_bytes\{[^}]*device="\/dev\/shm",id="\/"/m, 'a tmpfs, by its mount point');
+  const pods = series('container_fs_limit_bytes', '/kubepods', sourceOf(KUBELET_ROOT_DIR));
+  assert.equal(seriesValue(text, pods), bytes(KUBELET_ROOT_DIR).limit, "the hint's host directory's filesystem");
+  assert.equal(text.match(/^container_fs_limit_bytes\{[^}]*id="\/kubepods"/gm)?.length, 1, 'only the hinted one on /kubepods');
+});
+
+test("cAdvisor's application metrics: an image's io.cadvisor.metric.* labels scraped into /metrics/cadvisor and the Summary", () =>
+  withNamespace(async (ns) => {
+    // hack/build-images.sh's application: a Prometheus page and a status page on 127.0.0.1:19100.
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'app' },
+        spec: {
+          hostNetwork: true,
+          terminationGracePeriodSeconds: 1,
+          containers: [{ name: 'web', image: 'localhost/kts-app-metrics:1', imagePullPolicy: 'Never' }],
+        },
+      },
+    });
+    const labels = `container="web",id="[^"]*",image="localhost/kts-app-metrics:1",name="[0-9a-f]{64}",namespace="${ns}",pod="app"`;
+    const text = await eventually('the application metrics in /metrics/cadvisor', 60_000, async () => {
+      const t = proxy('/metrics/cadvisor');
+      return new RegExp(`^app_temperature\\{${labels}\\} 21.5$`, 'm').test(t) && /^rate\{/m.test(t) ? t : undefined;
+    });
+    assert.match(text, /^# HELP app_requests_total Custom application metric\.$/m);
+    assert.match(text, /^# TYPE app_requests_total gauge$/m);
+    // The page's labels prefixed app_, after the container's.
+    assert.match(text, new RegExp(`^app_requests_total\\{app_code="200",app_path="/",${labels}\\} 42$`, 'm'));
+    // The generic collector's: its float metric as read, its int one 0 (cAdvisor shows FloatValue).
+    assert.match(text, new RegExp(`^rate\\{${labels}\\} 0.25$`, 'm'));
+    assert.match(text, new RegExp(`^active\\{${labels}\\} 0$`, 'm'));
+    type Udm = { name: string; type: string; units: string; value: number; time: string | null };
+    const udm = await eventually('userDefinedMetrics in the Summary', 30_000, async () => {
+      const summary = JSON.parse(proxy('/stats/summary'));
+      const pod = summary.pods.find((p: { podRef: { namespace: string } }) => p.podRef.namespace === ns);
+      const m: Udm[] | undefined = pod?.containers.find((c: { name: string }) => c.name === 'web')?.userDefinedMetrics;
+      return m?.length === 4 && m.every((x) => x.time) ? m : undefined;
+    });
+    assert.deepEqual(udm.map((m) => [m.name, m.type, m.units, m.value]).sort(), [
+      ['active', 'gauge', 'connections', 7],
+      ['app_requests_total', 'cumulative', '', 42],
+      ['app_temperature', 'gauge', '', 21.5],
+      ['rate', 'gauge', 'requests/s', 0.25],
+    ]);
   }));
 
 test('runningpods lists the test pod as the runtime runs it', () =>

@@ -122,7 +122,8 @@ export function kubectlInput(input: string, ...args: string[]): string {
 /** A series' value in a Prometheus text exposition (0 when absent). */
 export function seriesValue(exposition: string, series: string): number {
   const line = exposition.split('\n').find((l) => l.startsWith(`${series} `));
-  return line ? Number(line.slice(series.length + 1)) : 0;
+  // The value, without the sample's timestamp (cAdvisor's series carry one).
+  return line ? Number(line.slice(series.length + 1).split(' ')[0]) : 0;
 }
 
 export function crictl(...args: string[]): string {
