@@ -91,6 +91,16 @@ export const JSON_CONTENT_TYPE = 'application/json';
 export const PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
 export type ContentType = typeof JSON_CONTENT_TYPE | typeof PROTOBUF_CONTENT_TYPE;
 
+/** A request, over either protocol: a watch (stream) is bounded by silence alone, anything else as a whole too. */
+interface Outgoing {
+  method: string;
+  fullPath: string;
+  headers: Record<string, string>;
+  data: Buffer | undefined;
+  stream: boolean;
+  signal: AbortSignal | undefined;
+}
+
 /** An answer, over either protocol: its code and headers once they came, and its body to read. */
 interface Answer {
   statusCode: number;
@@ -256,9 +266,8 @@ export function apiClient(
     };
     let res: Answer;
     try {
-      res = await (session
-        ? overH2(session, method, fullPath, h, data, stream, signal)
-        : overH1(method, fullPath, h, data, stream, signal));
+      const out: Outgoing = { method, fullPath, headers: h, data, stream, signal };
+      res = await (session ? overH2(session, out) : overH1(out));
     } catch (e) {
       span.fail((e as Error).message, false);
       span.end();
@@ -291,17 +300,9 @@ export function apiClient(
   }
 
   /** A stream of the session; a silent one is destroyed and the session asked for a ping. */
-  function overH2(
-    session: Session,
-    method: string,
-    fullPath: string,
-    h: Record<string, string>,
-    data: Buffer | undefined,
-    stream: boolean,
-    signal: AbortSignal | undefined,
-  ): Promise<Answer> {
+  function overH2(session: Session, { method, fullPath, headers, data, stream, signal }: Outgoing): Promise<Answer> {
     return new Promise((resolve, reject) => {
-      const req = session.request({ ':method': method, ':path': fullPath, ...h }, data !== undefined, signal);
+      const req = session.request({ ':method': method, ':path': fullPath, ...headers }, data !== undefined, signal);
       const idleMs = stream ? watchIdleMs : timeoutMs;
       req.setTimeout(idleMs, () => {
         session.suspect();
@@ -324,21 +325,14 @@ export function apiClient(
     });
   }
 
-  function overH1(
-    method: string,
-    fullPath: string,
-    h: Record<string, string>,
-    data: Buffer | undefined,
-    stream: boolean,
-    signal: AbortSignal | undefined,
-  ): Promise<Answer> {
+  function overH1({ method, fullPath, headers, data, stream, signal }: Outgoing): Promise<Answer> {
     const req = (tls ? httpsRequest : httpRequest)({
       protocol: url.protocol,
       hostname: url.hostname,
       port: url.port,
       path: fullPath,
       method,
-      headers: h,
+      headers,
       agent: stream ? agents?.streams : agents?.requests,
       signal,
       timeout: stream ? watchIdleMs : timeoutMs,

@@ -72,10 +72,7 @@ export function statsProvider(
   // cAdvisor's NewFsInfo: the filesystems are those mounted when the kubelet starts.
   const filesystems = { partitions: partitionsOf(readFileSync('/proc/self/mountinfo', 'utf8')), hints: o.containerHints ?? new Map() };
   // cAdvisor's application metrics (AppMetrics is in the kubelet's metric set).
-  const app = appMetrics(o.appMetricsLimit ?? 100, hostAppMetricsIo, {
-    info: (msg, kv) => log.info(msg, kv),
-    warn: (msg, kv) => log.warn(msg, kv),
-  });
+  const app = appMetrics(o.appMetricsLimit ?? 100, hostAppMetricsIo, log);
   const usage = o.housekeeping?.logUsage ? usageLog(selfContainer(cgroupReader())) : undefined;
   const cache = sampleCache(
     async () => {
