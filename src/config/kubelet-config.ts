@@ -688,7 +688,7 @@ export const FIELDS = {
         : `invalid showHiddenMetricsForVersion: showHiddenMetricsForVersion: Invalid value: ${JSON.stringify(v)}: must be omitted or have the value '1.35'; only the previous minor version is allowed`,
   }),
   enforceNodeAllocatable: field(strings, ['pods'], { flag: 'enforce-node-allocatable' }),
-  /** Read only where enforceNodeAllocatable limits them, which kubelet-ts refuses so far (invalidEnforcement). */
+  /** Held to systemReserved and kubeReserved when enforceNodeAllocatable names them (src/kubelet/container-manager.ts enforceReserved); read nowhere else, as upstream. */
   systemReservedCgroup: field(str, '', { flag: 'system-reserved-cgroup' }),
   kubeReservedCgroup: field(str, '', { flag: 'kube-reserved-cgroup' }),
   /** Sysctls (or prefixes ending in *) pods may set beyond the safe ones. */

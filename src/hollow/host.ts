@@ -21,6 +21,8 @@ export function memoryCgroups(): CgroupManager {
     update: (path, l) => void (cgroups.has(path) && cgroups.set(path, l)),
     read: (path) => cgroups.get(path),
     memoryUsage: (path) => (cgroups.has(path) ? 0 : undefined),
+    // A hollow node's host has no reserved cgroups to hold: as upstream's stub container manager, nothing is enforced.
+    setReserved: async () => {},
     remove: async (path) => {
       for (const p of cgroups.keys()) if (p === path || p.startsWith(`${path}/`)) cgroups.delete(p);
       return true;

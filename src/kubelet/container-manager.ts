@@ -19,13 +19,14 @@ import { withClaimDevices } from '../dra/container.ts';
 import { DraManager } from '../dra/manager.ts';
 import { DraPlugins } from '../dra/plugins.ts';
 import { logger, type Logger } from '../log/log.ts';
+import type { Recorder } from '../events/recorder.ts';
 import { cpuManagerMetrics, deviceMetrics, memoryManagerMetrics, topologyManagerMetrics } from './observers.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
 import { systemdOverDBus } from '../dbus/systemd.ts';
-import { cgroupLayout, nodeAllocatableRoot } from '../resources/cgroup-layout.ts';
+import { cgroupLayout, configuredCgroupPath, nodeAllocatableRoot } from '../resources/cgroup-layout.ts';
 import type { NodeCgroups } from '../resources/cgroup-manager.ts';
 import { cfsOf, milliCPU, singleProcessOOMKill } from '../resources/linux-resources.ts';
-import { allocatableMemoryBytes, enforcesPods, kubepodsLimits } from '../resources/node-allocatable.ts';
+import { allocatableMemoryBytes, enforcesPods, kubepodsLimits, reservedEnforcements } from '../resources/node-allocatable.ts';
 import { keepQosCgroups, parseQOSReserved, updateQosCgroups } from '../resources/qos-cgroups.ts';
 import { systemdCgroupManager } from '../resources/systemd-cgroups.ts';
 import { UserNamespaces } from '../userns/manager.ts';
@@ -216,6 +217,28 @@ async function podsCgroups(config: KubeletOptions['config'], host: Host, pods: P
   return { updateQos, stop: () => keeper.stop() };
 }
 
+/**
+ * The reserved cgroups enforceNodeAllocatable names held to systemReserved and kubeReserved
+ * (upstream's enforceNodeAllocatableCgroups after the kubepods one): each must exist already (the
+ * kubelet does not make them), each success and failure is an Event on the Node, and the first
+ * failure stops the start, as upstream's Start fails.
+ */
+async function enforceReserved(config: KubeletOptions['config'], nodeName: string, cgroups: NodeCgroups, events: Recorder, log: Logger) {
+  const node = { apiVersion: 'v1', kind: 'Node', name: nodeName };
+  for (const e of reservedEnforcements(config.enforceNodeAllocatable, config)) {
+    const path = configuredCgroupPath(cgroups.layout.driver, e.cgroup);
+    log.info('Enforcing limits on cgroup', { enforcement: e.key, cgroup: path, limits: e.limits });
+    try {
+      await cgroups.manager.setReserved(path, e.limits);
+    } catch (err) {
+      const message = `${e.failure}: ${(err as Error).message}`;
+      events.event(node, 'Warning', 'FailedNodeAllocatableEnforcement', message);
+      throw new Error(`Failed to start ContainerManager: ${message}`);
+    }
+    events.event(node, 'Normal', 'SuccessfulNodeAllocatableEnforcement', e.success);
+  }
+}
+
 export async function containerManager(
   o: KubeletOptions,
   d: {
@@ -227,6 +250,7 @@ export async function containerManager(
     wakePods: (uids: string[]) => void;
     cpus: ReturnType<typeof nodeCPUs>;
     system: HostSystem;
+    events: Recorder;
     log: Logger;
   },
 ) {
@@ -241,6 +265,7 @@ export async function containerManager(
         : d.system.cgroupfs(),
   };
   const tiers = await podsCgroups(config, d.host, pods, cgroups, log);
+  await enforceReserved(config, o.nodeName, cgroups, d.events, log);
   for (const err of d.system.ensureSystemCgroups(o.systemCgroups)) log.error('Failed to ensure system container', { err });
 
   // Device plugins (src/devices): registration on ROOT/device-plugins/kubelet.sock, their devices

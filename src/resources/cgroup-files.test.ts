@@ -1,14 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  type CgroupHierarchy,
   cgroupFiles,
   cgroupHierarchies,
+  type CgroupHierarchy,
   cpuMemoryFiles,
   cpuSharesFromWeight,
   cpuWeight,
   parseV2Limits,
   qosCgroupFiles,
+  reservedCgroupFiles,
   subtreeControl,
 } from './cgroup-files.ts';
 
@@ -140,4 +141,33 @@ test('parseV2Limits: "max" is no limit', () => {
   assert.deepEqual(parseV2Limits('1', 'max 100000', 'max'), { cpuShares: 2 });
   // A period other than the default is named beside its quota.
   assert.deepEqual(parseV2Limits('1', '25000 50000', 'max'), { cpuShares: 2, cpuQuotaUs: 25_000, cpuPeriodUs: 50_000 });
+});
+
+// upstream's enforceExistingCgroup: cgroupManager.Update through libcontainer's Set, no quota written.
+test('reservedCgroupFiles: what the reservation names, the huge pages held to 0 unless reserved, on either version', () => {
+  const v1: CgroupHierarchy = { version: 1, controllers: new Set(['cpu', 'memory', 'hugetlb', 'pids']), pageSizes: ['2MB'] };
+  const v2: CgroupHierarchy = { version: 2, controllers: new Set(['cpu', 'memory', 'pids']), pageSizes: ['2MB'] };
+  const rows: [string, Parameters<typeof reservedCgroupFiles>[0], CgroupHierarchy, string[]][] = [
+    [
+      'v1: all of it',
+      { cpuShares: 512, memoryLimitBytes: 2 ** 30, pidsLimit: 1000, hugePageLimits: { '2MB': 2097152 } },
+      v1,
+      ['cpu/cpu.shares=512', 'memory/memory.limit_in_bytes=1073741824', 'hugetlb/hugetlb.2MB.limit_in_bytes=2097152', 'pids/pids.max=1000'],
+    ],
+    [
+      'v1: compressible only (cpu), the huge pages still 0',
+      { cpuShares: 102 },
+      v1,
+      ['cpu/cpu.shares=102', 'hugetlb/hugetlb.2MB.limit_in_bytes=0'],
+    ],
+    ['v1: nothing reserved', {}, v1, ['hugetlb/hugetlb.2MB.limit_in_bytes=0']],
+    ['a zero memory limit is left unset', { memoryLimitBytes: 0, pidsLimit: 0 }, v1, ['hugetlb/hugetlb.2MB.limit_in_bytes=0']],
+    [
+      'v2: weight, memory.max, pids.max',
+      { cpuShares: 1024, memoryLimitBytes: 2 ** 29, pidsLimit: 50 },
+      v2,
+      ['/cpu.weight=39', '/memory.max=536870912', '/pids.max=50'],
+    ],
+  ];
+  for (const [name, l, h, want] of rows) assert.deepEqual(files(reservedCgroupFiles(l, h)), want, name);
 });

@@ -4,7 +4,7 @@
 // on v2 one unified hierarchy holds every controller's files, and a cgroup's controllers must
 // first be enabled in its parents' cgroup.subtree_control. Pure: which files, which values.
 import { CFS_PERIOD_US } from './linux-resources.ts';
-import type { PodCgroupLimits } from './cgroup-limits.ts';
+import type { PodCgroupLimits, ReservedCgroupLimits } from './cgroup-limits.ts';
 
 /** What the host's cgroup filesystem offers (read at the edge: src/resources/pod-cgroup.ts). */
 export interface CgroupHierarchy {
@@ -75,13 +75,22 @@ export function cpuMemoryFiles(l: PodCgroupLimits, version: 1 | 2, unlimitedMemo
 }
 
 /**
- * Every file a new pod (or kubepods) cgroup is written with: cpu and memory, then every huge
- * page size limited (0 unless asked for: upstream's maybeSetHugetlb never overcommits them)
- * where the hugetlb controller is, and pids.max where the pids controller is.
+ * Every file a new pod (or kubepods) cgroup is written with: cpu and memory, then the huge
+ * pages and pids (hugetlbPidsFiles).
  */
-export function cgroupFiles(l: PodCgroupLimits, h: CgroupHierarchy): CgroupFile[] {
+export const cgroupFiles = (l: PodCgroupLimits, h: CgroupHierarchy): CgroupFile[] => [
+  ...cpuMemoryFiles(l, h.version),
+  ...hugetlbPidsFiles(l, h),
+];
+
+/**
+ * Every huge page size limited (0 unless asked for: upstream's maybeSetHugetlb never
+ * overcommits them) where the hugetlb controller is, and pids.max where the pids controller is
+ * and a limit is set (libcontainer leaves 0 alone; a negative one is "max").
+ */
+function hugetlbPidsFiles(l: Pick<PodCgroupLimits, 'hugePageLimits' | 'pidsLimit'>, h: CgroupHierarchy): CgroupFile[] {
   const v1 = h.version === 1;
-  const files = cpuMemoryFiles(l, h.version);
+  const files: CgroupFile[] = [];
   if (h.controllers.has('hugetlb'))
     for (const size of h.pageSizes) {
       const value = String(l.hugePageLimits?.[size] ?? 0);
@@ -92,9 +101,26 @@ export function cgroupFiles(l: PodCgroupLimits, h: CgroupHierarchy): CgroupFile[
           { hierarchy: '', file: `hugetlb.${size}.rsvd.max`, value, optional: true },
         );
     }
-  if (l.pidsLimit !== undefined && h.controllers.has('pids'))
-    files.push({ hierarchy: v1 ? 'pids' : '', file: 'pids.max', value: String(l.pidsLimit) });
+  if (l.pidsLimit && h.controllers.has('pids'))
+    files.push({ hierarchy: v1 ? 'pids' : '', file: 'pids.max', value: l.pidsLimit > 0 ? String(l.pidsLimit) : 'max' });
   return files;
+}
+
+/**
+ * A reserved cgroup's files (upstream's cgroupManager.Update of enforceExistingCgroup through
+ * libcontainer's Set): the CPU weight and the memory limit where the reservation has them, no
+ * quota, then the huge pages (every size the reservation leaves out held to 0, as upstream) and pids.
+ */
+export function reservedCgroupFiles(l: ReservedCgroupLimits, h: CgroupHierarchy): CgroupFile[] {
+  // A zero limit is left unset, as libcontainer leaves it.
+  const memory = !l.memoryLimitBytes
+    ? []
+    : [
+        h.version === 1
+          ? { hierarchy: 'memory', file: 'memory.limit_in_bytes', value: String(l.memoryLimitBytes) }
+          : { hierarchy: '', file: 'memory.max', value: String(l.memoryLimitBytes) },
+      ];
+  return [...(l.cpuShares === undefined ? [] : [cpuSharesFile(l.cpuShares, h.version)]), ...memory, ...hugetlbPidsFiles(l, h)];
 }
 
 /** The hierarchies a cgroup is made in: v1's cpu and memory (and those written to), v2's one. */

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   cgroupLayout,
+  configuredCgroupPath,
   containerCgroupOf,
   containerCgroupPath,
   nodeAllocatableRoot,
@@ -94,4 +95,18 @@ test('sliceOf: the unit and its parent, the root slice at the top; not a slice: 
   assert.deepEqual(sliceOf('/kubepods.slice/kubepods-burstable.slice'), { unit: 'kubepods-burstable.slice', parent: 'kubepods.slice' });
   assert.equal(sliceOf('/kubepods/burstable'), undefined);
   assert.equal(sliceOf('/'), undefined);
+});
+
+// upstream's cgroupManager.CgroupName then Name (ParseSystemdToCgroupName, ParseCgroupfsToCgroupName).
+test('configuredCgroupPath: a reserved cgroup as each driver names it', () => {
+  const rows: [string, 'cgroupfs' | 'systemd', string, string][] = [
+    ['a slice', 'systemd', '/system.slice', '/system.slice'],
+    ['the cgroupfs form', 'systemd', '/system', '/system.slice'],
+    ['a nested slice, expanded from its name', 'systemd', '/system.slice/system-kube.slice', '/system.slice/system-kube.slice'],
+    ['only the last element counts', 'systemd', '/a.slice/b.slice', '/b.slice'],
+    ['an escaped dash', 'systemd', '/kube_reserved.slice', '/kube_reserved.slice'],
+    ['cgroupfs: the path', 'cgroupfs', '/kube-reserved', '/kube-reserved'],
+    ['cgroupfs: slashes cleaned', 'cgroupfs', 'system.slice//x/', '/system.slice/x'],
+  ];
+  for (const [name, driver, path, want] of rows) assert.equal(configuredCgroupPath(driver, path), want, name);
 });

@@ -116,3 +116,22 @@ export function sliceOf(path: string): { unit: string; parent: string } | undefi
   if (!unit?.endsWith('.slice')) return undefined;
   return { unit, parent: parts.at(-2) ?? '-.slice' };
 }
+
+/**
+ * Upstream's ParseSystemdToCgroupName: a slice's components from its last path element
+ * (/system.slice is [system], /a.slice/a-b.slice is [a, b]), each `_` back to `-`.
+ */
+export const parseSystemd = (path: string): CgroupName =>
+  (path.split('/').filter(Boolean).at(-1) ?? '')
+    .replace(/\.slice$/, '')
+    .split('-')
+    .map((c) => c.replaceAll('_', '-'));
+
+/**
+ * A cgroup named in the configuration (systemReservedCgroup, kubeReservedCgroup), as the cgroup
+ * manager reads and writes it (upstream's cgroupManager.CgroupName, then Name): with systemd a
+ * slice name in either form (/system.slice, or /system as cgroupfs names it: both are
+ * /system.slice), with cgroupfs the path itself.
+ */
+export const configuredCgroupPath = (driver: CgroupDriver, path: string): string =>
+  driver === 'systemd' ? toSystemd(parseSystemd(path)) : toCgroupfs(parseCgroupfs(path));

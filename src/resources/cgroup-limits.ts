@@ -12,3 +12,10 @@ export interface PodCgroupLimits {
   /** pids.max: the kubelet's podPidsLimit when above 0; absent: no limit. */
   pidsLimit?: number;
 }
+
+/**
+ * What a reserved cgroup (systemReservedCgroup, kubeReservedCgroup) is held to (upstream's
+ * ResourceConfig from getCgroupConfigInternal): each limit only where the reservation names it;
+ * no CFS quota.
+ */
+export type ReservedCgroupLimits = Partial<Pick<PodCgroupLimits, 'cpuShares' | 'memoryLimitBytes' | 'hugePageLimits' | 'pidsLimit'>>;

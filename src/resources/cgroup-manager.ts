@@ -5,9 +5,9 @@
 // the same files written after, as libcontainer does. Reading is the same for both: the path
 // (cgroup-layout.ts) is the cgroup's directory in every hierarchy.
 import type { CgroupDriver } from './cgroup-driver.ts';
-import { type CgroupLayout, DEFAULT_LAYOUT } from './cgroup-layout.ts';
+import { type CgroupLayout, DEFAULT_LAYOUT, parseCgroupfs } from './cgroup-layout.ts';
 import { qosCgroupFiles } from './cgroup-files.ts';
-import type { PodCgroupLimits } from './cgroup-limits.ts';
+import type { PodCgroupLimits, ReservedCgroupLimits } from './cgroup-limits.ts';
 import {
   cgroupHierarchy,
   ensureCgroup,
@@ -15,6 +15,8 @@ import {
   readMemoryUsage,
   readPodCgroup,
   removePodCgroup,
+  validateCgroup,
+  writeReservedCgroup,
   writePodCgroup,
 } from './pod-cgroup.ts';
 
@@ -37,6 +39,12 @@ export interface CgroupManager {
   read(path: string): PodCgroupLimits | undefined;
   /** memory usage of the cgroup (a pod's, or a container's below it). */
   memoryUsage(path: string): number | undefined;
+  /**
+   * A reserved cgroup (systemReservedCgroup, kubeReservedCgroup, as cgroupPath names it) held to
+   * its reservation: throws when it is not there, or a limit is refused (upstream's
+   * enforceExistingCgroup: Validate, then Update).
+   */
+  setReserved(path: string, l: ReservedCgroupLimits): Promise<void>;
   /** Its processes killed and the cgroup gone (upstream's podContainerManager.Destroy); false while some of it is left. */
   remove(path: string): Promise<boolean>;
 }
@@ -52,6 +60,11 @@ export const cgroupfsManager = (root = '/sys/fs/cgroup'): CgroupManager => ({
   update: (path, l) => writePodCgroup(path, l, root),
   read: (path) => readPodCgroup(path, root),
   memoryUsage: (path) => readMemoryUsage(path, root),
+  setReserved: async (path, l) => {
+    const h = cgroupHierarchy(root);
+    validateCgroup(path, parseCgroupfs(path), root, h);
+    writeReservedCgroup(path, l, root, h);
+  },
   remove: async (path) => removePodCgroup(path, root),
 });
 

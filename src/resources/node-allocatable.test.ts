@@ -1,6 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allocatableMemoryBytes, effectiveMaxPods, enforcesPods, invalidEnforcement, kubepodsLimits } from './node-allocatable.ts';
+import {
+  allocatableMemoryBytes,
+  effectiveMaxPods,
+  enforcesPods,
+  invalidEnforcement,
+  kubepodsLimits,
+  reservedCgroupLimits,
+  reservedEnforcements,
+} from './node-allocatable.ts';
 
 test('kubepods limits: capacity less the reservations, cpu as shares', () => {
   assert.deepEqual(kubepodsLimits({ cpuCores: 2, memoryBytes: 4 * 2 ** 30 }, []), { cpuShares: 2048, memoryLimitBytes: 4 * 2 ** 30 });
@@ -44,7 +52,7 @@ test('enforcesPods: the kubepods cgroup is held to node allocatable only when en
     assert.equal(enforcesPods([...enforce]), held, enforce.join(','));
 });
 
-test('invalidEnforcement: upstream refusals, then the reserved cgroups kubelet-ts does not limit yet', () => {
+test('invalidEnforcement: upstream refusals', () => {
   const named = { systemReservedCgroup: '/system.slice', kubeReservedCgroup: '/kube.slice' };
   const rows: [string[], object, RegExp | undefined][] = [
     [['pods'], {}, undefined],
@@ -55,8 +63,9 @@ test('invalidEnforcement: upstream refusals, then the reserved cgroups kubelet-t
     [['none', 'pods'], {}, /may not contain additional enforcements when "none"/],
     [['pods', 'kube-reserved'], {}, /kubeReservedCgroup \(--kube-reserved-cgroup\) must be specified/],
     [['system-reserved', 'system-reserved-compressible'], named, /cannot be specified together/],
-    [['pods', 'system-reserved'], named, /"system-reserved" \(limits on systemReservedCgroup\) is not enforced by kubelet-ts yet/],
-    [['kube-reserved-compressible'], named, /"kube-reserved-compressible" .* not enforced by kubelet-ts yet/],
+    [['pods', 'system-reserved'], named, undefined],
+    [['kube-reserved-compressible', 'system-reserved'], named, undefined],
+    [['system-reserved'], { kubeReservedCgroup: '/kube.slice' }, /systemReservedCgroup \(--system-reserved-cgroup\) must be specified/],
     // cgroupsPerQOS false: no enforcement at all (upstream's message, for each value).
     [[], { cgroupsPerQOS: false }, undefined],
     [['none'], { cgroupsPerQOS: false }, undefined],
@@ -78,4 +87,53 @@ test('invalidEnforcement: upstream refusals, then the reserved cgroups kubelet-t
     if (want) assert.match(got ?? '', want, values.join(','));
     else assert.equal(got, undefined, values.join(','));
   }
+});
+
+// upstream's TestGetCgroupConfig cases (getCgroupConfigInternal).
+test('reservedCgroupLimits: cpu as shares; memory, pids and huge pages unless compressible only', () => {
+  const rows: [string, Record<string, string>, boolean, object][] = [
+    ['nothing', {}, false, {}],
+    ['cpu and memory', { cpu: '100m', memory: '200Mi' }, false, { cpuShares: 102, memoryLimitBytes: 200 * 2 ** 20 }],
+    ['compressible only: cpu', { cpu: '100m', memory: '200Mi' }, true, { cpuShares: 102 }],
+    ['compressible only, no cpu: nothing', { memory: '200Mi' }, true, {}],
+    [
+      'pids and huge pages',
+      { pid: '1000', 'hugepages-2Mi': '4Mi', 'ephemeral-storage': '1Gi' },
+      false,
+      { pidsLimit: 1000, hugePageLimits: { '2MB': 4 * 2 ** 20 } },
+    ],
+    ['cpu rounded up to a millicore, 0 is the least shares', { cpu: '0' }, false, { cpuShares: 2 }],
+    ['two cores', { cpu: '2' }, false, { cpuShares: 2048 }],
+  ];
+  for (const [name, reserved, compressible, want] of rows) assert.deepEqual(reservedCgroupLimits(reserved, compressible), want, name);
+});
+
+test('reservedEnforcements: in upstream order, with its words', () => {
+  const c = {
+    systemReservedCgroup: '/system.slice',
+    kubeReservedCgroup: '/kube',
+    systemReserved: { cpu: '1' },
+    kubeReserved: { memory: '1Gi' },
+  };
+  const got = reservedEnforcements(['kube-reserved-compressible', 'pods', 'system-reserved'], c);
+  assert.deepEqual(
+    got.map((e) => [e.key, e.cgroup, e.limits, e.failure, e.success]),
+    [
+      [
+        'system-reserved',
+        '/system.slice',
+        { cpuShares: 1024 },
+        'Failed to enforce System Reserved Cgroup Limits on "/system.slice"',
+        'Updated limits on system reserved cgroup /system.slice',
+      ],
+      [
+        'kube-reserved-compressible',
+        '/kube',
+        {},
+        'Failed to enforce Kube Reserved Compressible Cgroup Limits on "/kube"',
+        'Updated limits on kube reserved cgroup /kube',
+      ],
+    ],
+  );
+  assert.deepEqual(reservedEnforcements(['pods'], c), []);
 });

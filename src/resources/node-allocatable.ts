@@ -3,7 +3,10 @@
 // systemReserved, so pods together can never take what was promised to the system's
 // daemons. (The hard eviction threshold is not subtracted here, as upstream: eviction
 // keeps that margin, the cgroup only the reservations.)
+import type { ReservedCgroupLimits } from './cgroup-limits.ts';
+import { sharesFromMilli } from './linux-resources.ts';
 import { hugePageLimits, type PodCgroupLimits } from './pod-cgroup.ts';
+import { HUGEPAGES_PREFIX } from './pod-resources.ts';
 import { parseQuantity } from './quantity.ts';
 
 /**
@@ -54,8 +57,7 @@ const ENFORCEMENTS = ['pods', 'system-reserved', 'system-reserved-compressible',
 /**
  * Pure: upstream's ValidateKubeletConfiguration on enforceNodeAllocatable (known values, no
  * duplicate, cgroupsPerQOS for any enforcement, "none" alone, a reserved cgroup named for its
- * enforcement, a key and its -compressible form not together), then what kubelet-ts does not enforce yet: limits on
- * systemReservedCgroup and kubeReservedCgroup, refused rather than ignored.
+ * enforcement, a key and its -compressible form not together).
  */
 export function invalidEnforcement(
   values: string[],
@@ -77,10 +79,75 @@ export function invalidEnforcement(
     const named = keys.filter((k) => values.includes(k));
     if (named.length === 2)
       return `invalid configuration: both "${keys[0]}" and "${keys[1]}" cannot be specified together in enforceNodeAllocatable (--enforce-node-allocatable)`;
-    if (!named.length) continue;
-    if (!cgroups[`${who}ReservedCgroup`])
+    if (named.length && !cgroups[`${who}ReservedCgroup`])
       return `invalid configuration: ${who}ReservedCgroup (--${who}-reserved-cgroup) must be specified when "${keys[0]}" or "${keys[1]}" included in enforceNodeAllocatable (--enforce-node-allocatable)`;
-    return `enforceNodeAllocatable: "${named[0]}" (limits on ${who}ReservedCgroup) is not enforced by kubelet-ts yet; leave it out`;
   }
   return undefined;
+}
+
+/** One reserved cgroup to hold to its reservation at start (upstream's enforceNodeAllocatableCgroups). */
+export interface ReservedEnforcement {
+  /** The enforceNodeAllocatable value. */
+  key: string;
+  /** systemReservedCgroup or kubeReservedCgroup, as configured. */
+  cgroup: string;
+  limits: ReservedCgroupLimits;
+  /** What a failure says before its reason, and what a success says (upstream's words). */
+  failure: string;
+  success: string;
+}
+
+/**
+ * Pure: upstream's getCgroupConfigInternal: the cpu reservation as shares; unless only the
+ * compressible resources are held, the memory, the pids ("pid") and the huge pages too.
+ */
+export function reservedCgroupLimits(reserved: Record<string, string>, compressibleOnly: boolean): ReservedCgroupLimits {
+  const value = (r: string) => (reserved[r] === undefined ? undefined : Math.ceil(parseQuantity(reserved[r]) ?? 0));
+  const cpu = reserved.cpu === undefined ? undefined : Math.ceil((parseQuantity(reserved.cpu) ?? 0) * 1000);
+  const shares = cpu === undefined ? {} : { cpuShares: sharesFromMilli(cpu) };
+  if (compressibleOnly) return shares;
+  const memory = value('memory'),
+    pids = value('pid');
+  const hugePages = hugePageLimits(
+    Object.fromEntries(Object.keys(reserved).flatMap((r) => (r.startsWith(HUGEPAGES_PREFIX) ? [[r, value(r) ?? 0]] : []))),
+  );
+  return {
+    ...(memory !== undefined ? { memoryLimitBytes: memory } : {}),
+    ...shares,
+    ...(pids !== undefined ? { pidsLimit: pids } : {}),
+    ...(Object.keys(hugePages).length ? { hugePageLimits: hugePages } : {}),
+  };
+}
+
+/**
+ * Pure: the reserved cgroups enforceNodeAllocatable holds, in upstream's order (system-reserved,
+ * kube-reserved, then their -compressible forms), each with its limits and upstream's words.
+ */
+export function reservedEnforcements(
+  values: string[],
+  c: {
+    systemReservedCgroup: string;
+    kubeReservedCgroup: string;
+    systemReserved: Record<string, string>;
+    kubeReserved: Record<string, string>;
+  },
+): ReservedEnforcement[] {
+  const out: ReservedEnforcement[] = [];
+  for (const compressibleOnly of [false, true])
+    for (const [who, Who] of [
+      ['system', 'System'],
+      ['kube', 'Kube'],
+    ] as const) {
+      const key = `${who}-reserved${compressibleOnly ? '-compressible' : ''}`;
+      if (!values.includes(key)) continue;
+      const cgroup = c[`${who}ReservedCgroup`];
+      out.push({
+        key,
+        cgroup,
+        limits: reservedCgroupLimits(c[`${who}Reserved`], compressibleOnly),
+        failure: `Failed to enforce ${Who} Reserved ${compressibleOnly ? 'Compressible ' : ''}Cgroup Limits on ${JSON.stringify(cgroup)}`,
+        success: `Updated limits on ${who} reserved cgroup ${cgroup}`,
+      });
+    }
+  return out;
 }

@@ -13,8 +13,10 @@ import {
   readMemoryUsage,
   readPodCgroup,
   removePodCgroup,
+  validateCgroup,
   writePodCgroup,
 } from './pod-cgroup.ts';
+import { cgroupfsManager } from './cgroup-manager.ts';
 import { container, cpuMemory, mountV1, podLevel, withResources } from './testing.ts';
 
 const c = (requests?: Record<string, string>, limits?: Record<string, string>): Container => container('c', requests, limits);
@@ -269,4 +271,46 @@ test('cgroup v2: the pod cgroup made below parents that enable its controllers, 
   assert.equal(removePodCgroup(pod, root), true);
   assert.equal(existsSync(join(root, pod)), false);
   assert.equal(existsSync(join(root, 'kubepods/burstable')), true, 'only the pod cgroup goes');
+});
+
+// upstream's enforceExistingCgroup with the cgroupfs driver: Validate, then Update.
+test('a reserved cgroup: refused in upstream words while a hierarchy lacks it, then held to its reservation', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-res-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  mountV1(root, 'cpu', 'memory', 'pids', 'blkio');
+  const m = cgroupfsManager(root);
+  mkdirSync(join(root, 'cpu', 'system.slice'), { recursive: true });
+  await assert.rejects(
+    m.setReserved('/system.slice', { cpuShares: 512 }),
+    new Error(`cgroup ["system.slice"] has some missing paths: ${root}/memory/system.slice, ${root}/pids/system.slice`),
+    'blkio is not among the hierarchies upstream looks in',
+  );
+  for (const c of ['memory', 'pids']) mkdirSync(join(root, c, 'system.slice'));
+  await m.setReserved('/system.slice', { cpuShares: 512, memoryLimitBytes: 2 ** 30, pidsLimit: 100 });
+  const read = (f: string) => readFileSync(join(root, f), 'utf8');
+  assert.deepEqual(['cpu/system.slice/cpu.shares', 'memory/system.slice/memory.limit_in_bytes', 'pids/system.slice/pids.max'].map(read), [
+    '512',
+    '1073741824',
+    '100',
+  ]);
+  assert.ok(!existsSync(join(root, 'cpu/system.slice/cpu.cfs_quota_us')), 'no quota');
+});
+
+test('validateCgroup on cgroup v2: the controllers the root offers and the kubelet uses, enabled in the cgroup', (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-res2-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  writeFileSync(join(root, 'cgroup.controllers'), 'cpuset cpu io memory pids\n');
+  const h = cgroupHierarchy(root, () => []);
+  assert.throws(
+    () => validateCgroup('/kube.slice', ['kube'], root, h),
+    new Error(`could not read controllers for cgroup ["kube"]: open ${root}/kube.slice/cgroup.controllers: no such file or directory`),
+  );
+  mkdirSync(join(root, 'kube.slice'));
+  writeFileSync(join(root, 'kube.slice/cgroup.controllers'), 'cpu io memory\n');
+  assert.throws(
+    () => validateCgroup('/kube.slice', ['kube'], root, h),
+    new Error('cgroup ["kube"] has some missing controllers: cpuset, pids'),
+  );
+  writeFileSync(join(root, 'kube.slice/cgroup.controllers'), 'cpuset cpu io memory pids\n');
+  validateCgroup('/kube.slice', ['kube'], root, h);
 });

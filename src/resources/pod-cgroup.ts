@@ -15,8 +15,10 @@ import {
   cpuMemoryFiles,
   parseV2Limits,
   period,
+  reservedCgroupFiles,
   subtreeControl,
 } from './cgroup-files.ts';
+import type { CgroupName } from './cgroup-layout.ts';
 import { DEFAULT_CFS, MIN_SHARES, quotaFromMilli, sharesFromMilli } from './linux-resources.ts';
 import {
   HUGEPAGES_PREFIX,
@@ -28,7 +30,7 @@ import {
   type Amounts,
 } from './pod-resources.ts';
 import { parseQuantity } from './quantity.ts';
-import type { PodCgroupLimits } from './cgroup-limits.ts';
+import type { PodCgroupLimits, ReservedCgroupLimits } from './cgroup-limits.ts';
 
 export type { PodCgroupLimits };
 
@@ -182,6 +184,36 @@ export function readPodCgroup(path: string, root = '/sys/fs/cgroup', h = cgroupH
 /** Sets an existing pod cgroup's cpu and memory limits, an absent limit as unlimited (in-place resize). */
 export function writePodCgroup(path: string, l: PodCgroupLimits, root = '/sys/fs/cgroup', h = cgroupHierarchy(root)): void {
   writeFiles(root, path, cpuMemoryFiles(l, h.version, true));
+}
+
+/** v1: the hierarchies upstream's Validate looks in (its allowlist, hugetlb when mounted); v2: the controllers it needs. */
+const V1_VALIDATED = ['cpu', 'cpuacct', 'cpuset', 'hugetlb', 'memory', 'pids', 'systemd'];
+const V2_NEEDED = ['cpu', 'cpuset', 'hugetlb', 'memory', 'pids'];
+
+/**
+ * Upstream's cgroupManager.Validate, worded as it is: on v1 the cgroup's directory in each
+ * mounted hierarchy of its allowlist, on v2 each controller the root offers and the kubelet
+ * uses enabled in the cgroup's cgroup.controllers. Throws what is missing.
+ */
+export function validateCgroup(path: string, name: CgroupName, root: string, h: CgroupHierarchy): void {
+  const quoted = `[${name.map((c) => JSON.stringify(c)).join(' ')}]`;
+  if (h.version === 2) {
+    const file = `${root}${path}/cgroup.controllers`;
+    const enabled = readText(file)?.split(/\s+/);
+    if (!enabled) throw new Error(`could not read controllers for cgroup ${quoted}: open ${file}: no such file or directory`);
+    const missing = V2_NEEDED.filter((c) => h.controllers.has(c) && !enabled.includes(c));
+    if (missing.length) throw new Error(`cgroup ${quoted} has some missing controllers: ${missing.join(', ')}`);
+    return;
+  }
+  const missing = V1_VALIDATED.filter((c) => h.controllers.has(c))
+    .map((c) => dirOf(root, c, path))
+    .filter((dir) => !existsSync(dir));
+  if (missing.length) throw new Error(`cgroup ${quoted} has some missing paths: ${missing.join(', ')}`);
+}
+
+/** A reserved cgroup's limits written (upstream's cgroupManager.Update of enforceExistingCgroup). */
+export function writeReservedCgroup(path: string, l: ReservedCgroupLimits, root: string, h: CgroupHierarchy): void {
+  writeFiles(root, path, reservedCgroupFiles(l, h));
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   cpuQuotaPerSecUSec,
   INFINITY,
   qosProperties,
+  reservedProperties,
   resourceProperties,
   sliceProperties,
   systemdCgroupManager,
@@ -164,4 +165,41 @@ test('the systemd driver refuses a cgroupfs path, and names the unit systemd wou
   );
   await assert.rejects(m.ensure('/kubepods/burstable/podu', { cpuShares: 2 }), /is not a systemd slice/);
   await assert.rejects(m.ensure('/kubepods.slice', { cpuShares: 2 }), /cannot start kubepods.slice: Access denied/);
+});
+
+test('reservedProperties: only what the reservation names, no quota, by cgroup version', () => {
+  const rows: [string, Parameters<typeof reservedProperties>[0], 1 | 2, UnitProperty[]][] = [
+    ['nothing', {}, 1, []],
+    [
+      'v1: all of it',
+      { cpuShares: 512, memoryLimitBytes: 2 ** 30, pidsLimit: 100 },
+      1,
+      [
+        ['CPUShares', ['t', 512n]],
+        ['MemoryLimit', ['t', 1_073_741_824n]],
+        ['TasksMax', ['t', 100n]],
+      ],
+    ],
+    ['v2: a weight', { cpuShares: 1024 }, 2, [['CPUWeight', ['t', 39n]]]],
+    ['v2: memory.max', { memoryLimitBytes: 2 ** 20, pidsLimit: 0 }, 2, [['MemoryMax', ['t', 1_048_576n]]]],
+  ];
+  for (const [name, l, v, want] of rows) assert.deepEqual(reservedProperties(l, v), want, name);
+});
+
+test('the systemd driver: a reserved slice must be there; its properties set, then its files', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'kts-sdr-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  mountV1(root, 'cpu', 'memory');
+  const { systemd, calls, units } = fakeSystemd(root, () => '/system.slice');
+  const m = systemdCgroupManager(systemd, root, { realizeWaitMs: 0 });
+  await assert.rejects(m.setReserved('/system.slice', { cpuShares: 1024 }), /cgroup \["system"\] has some missing paths: /);
+  assert.deepEqual(calls, [], 'nothing asked of systemd for a slice that is not there');
+  for (const c of ['cpu', 'memory']) mkdirSync(join(root, c, 'system.slice'), { recursive: true });
+  await m.setReserved('/system.slice', { cpuShares: 1024, memoryLimitBytes: 2 ** 30 });
+  assert.deepEqual(calls, ['set system.slice']);
+  assert.deepEqual(units.get('system.slice'), [
+    ['CPUShares', ['t', 1024n]],
+    ['MemoryLimit', ['t', 1_073_741_824n]],
+  ]);
+  assert.equal(readFileSync(join(root, 'memory/system.slice/memory.limit_in_bytes'), 'utf8'), '1073741824');
 });

@@ -9,11 +9,11 @@ import { existsSync } from 'node:fs';
 import type { SystemdManager, UnitProperty } from '../dbus/systemd.ts';
 import type { Logger } from '../log/log.ts';
 import { cpuWeight } from './cgroup-files.ts';
-import type { PodCgroupLimits } from './cgroup-limits.ts';
-import { sliceOf } from './cgroup-layout.ts';
+import type { PodCgroupLimits, ReservedCgroupLimits } from './cgroup-limits.ts';
+import { parseSystemd, sliceOf } from './cgroup-layout.ts';
 import { cgroupfsManager, type CgroupManager, type QosCgroupLimits } from './cgroup-manager.ts';
 import { CFS_PERIOD_US } from './linux-resources.ts';
-import { cgroupHierarchy } from './pod-cgroup.ts';
+import { cgroupHierarchy, validateCgroup, writeReservedCgroup } from './pod-cgroup.ts';
 
 /** systemd's "infinity" (USEC_INFINITY, CGROUP_LIMIT_MAX): 2^64-1. */
 export const INFINITY = 18_446_744_073_709_551_615n;
@@ -57,6 +57,20 @@ export function qosProperties(l: QosCgroupLimits, version: 1 | 2): UnitProperty[
   const cpu = resourceProperties({ cpuShares: l.cpuShares }, version)[0]!;
   if (!l.memoryLimitBytes) return [cpu];
   return [cpu, [version === 1 ? 'MemoryLimit' : 'MemoryMax', ['t', BigInt.asUintN(64, BigInt(l.memoryLimitBytes))]]];
+}
+
+/**
+ * Pure: a reserved slice's properties (runc's genV1ResourcesProperties and
+ * genV2ResourcesProperties for upstream's enforceExistingCgroup): the CPU weight, memory and
+ * pids limits the reservation names (a zero one skipped, as runc skips it), no quota.
+ */
+export function reservedProperties(l: ReservedCgroupLimits, version: 1 | 2): UnitProperty[] {
+  const out: UnitProperty[] = [];
+  if (l.cpuShares !== undefined)
+    out.push(version === 1 ? ['CPUShares', ['t', BigInt(l.cpuShares)]] : ['CPUWeight', ['t', BigInt(cpuWeight(l.cpuShares))]]);
+  if (l.memoryLimitBytes) out.push([version === 1 ? 'MemoryLimit' : 'MemoryMax', ['t', BigInt(l.memoryLimitBytes)]]);
+  if (l.pidsLimit) out.push(['TasksMax', ['t', l.pidsLimit > 0 ? BigInt(l.pidsLimit) : INFINITY]]);
+  return out;
 }
 
 /**
@@ -130,6 +144,13 @@ export function systemdCgroupManager(
       void systemd.setUnitProperties(unit, resourceProperties(l, version(), true)).catch((e: unknown) => {
         o.log?.warn('Failed to set the unit properties of a resized cgroup; its files hold the limits', { unit, err: e });
       });
+    },
+    async setReserved(path, l) {
+      // The slice must be there (Validate), then systemd's properties and the files (libcontainer's Set).
+      const h = cgroupHierarchy(root);
+      validateCgroup(path, parseSystemd(path), root, h);
+      await systemd.setUnitProperties(slice(path).unit, reservedProperties(l, h.version));
+      writeReservedCgroup(path, l, root, h);
     },
     async remove(path) {
       // Processes first (as upstream's Destroy), then the unit, then what systemd leaves in the

@@ -2,7 +2,7 @@
 // truthfully, and heartbeating through its Lease.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { cpus, totalmem } from 'node:os';
 import { CertificatesV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -375,4 +375,72 @@ test('--experimental-allocatable-ignore-eviction, --housekeeping-interval and --
     .find((l) => /^\d+:([^:]*,)?cpu(,[^:]*)?:/.test(l))
     ?.replace(/^\d+:[^:]*:/, '');
   assert.equal(container, existsSync('/sys/fs/cgroup/cgroup.controllers') ? '/' : cpuCgroup);
+});
+
+// enforceNodeAllocatable system-reserved (upstream's enforceNodeAllocatableCgroups): the cgroup
+// systemReservedCgroup names must be there already (the kubelet makes no reserved cgroup); the
+// kubelet holds it to systemReserved and says so on the Node, and refuses its start while a
+// hierarchy lacks it, in upstream's words.
+test('enforceNodeAllocatable system-reserved: the reserved cgroup held to systemReserved, the start refused while it is missing', async (t) => {
+  const LOG = `${ROOT}/_output/local/logs/kubelet-ts.log`;
+  const CG = 'kts-system-reserved';
+  const v2 = existsSync('/sys/fs/cgroup/cgroup.controllers');
+  // Every mounted hierarchy (v1), or the one (v2): where upstream's Validate looks.
+  const dirs = v2
+    ? [`/sys/fs/cgroup/${CG}`]
+    : readdirSync('/sys/fs/cgroup')
+        .filter((c) => existsSync(`/sys/fs/cgroup/${c}/cgroup.procs`) && !lstatSync(`/sys/fs/cgroup/${c}`).isSymbolicLink())
+        .map((c) => `/sys/fs/cgroup/${c}/${CG}`);
+  const removeAll = () => {
+    for (const d of dirs) if (existsSync(d)) rmdirSync(d);
+  };
+  removeAll();
+  t.after(() => {
+    restartKubelet();
+    removeAll();
+  });
+  const config = `enforceNodeAllocatable: [pods, system-reserved]\nsystemReservedCgroup: /${CG}\nsystemReserved: {cpu: 100m, memory: 100Mi}\n`;
+  const from = statSync(LOG).size;
+  restartKubelet(config);
+  await eventually('the refusal in the log', 30_000, async () =>
+    readFileSync(LOG)
+      .subarray(from)
+      .toString('utf8')
+      .includes(
+        `kubelet-ts: error: Failed to start ContainerManager: Failed to enforce System Reserved Cgroup Limits on "/${CG}": cgroup ["${CG}"] has some missing ${v2 ? 'controllers' : 'paths'}`,
+      ),
+  );
+
+  for (const d of dirs) mkdirSync(d);
+  if (v2)
+    writeFileSync(
+      '/sys/fs/cgroup/cgroup.subtree_control',
+      readFileSync('/sys/fs/cgroup/cgroup.controllers', 'utf8')
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((c) => `+${c}`)
+        .join(' '),
+    );
+  const since = Date.now() - 1000;
+  restartKubelet(config);
+  const { core } = clients();
+  const read = (hierarchy: string, file: string) => readFileSync(`/sys/fs/cgroup/${v2 ? '' : `${hierarchy}/`}${CG}/${file}`, 'utf8').trim();
+  // 100m as shares (102; cpu.weight 4 on v2), 100Mi as bytes.
+  const want = v2 ? ['4', String(100 * 2 ** 20)] : ['102', String(100 * 2 ** 20)];
+  await eventually(
+    'the reserved cgroup at its limits',
+    30_000,
+    async () =>
+      [read('cpu', v2 ? 'cpu.weight' : 'cpu.shares'), read('memory', v2 ? 'memory.max' : 'memory.limit_in_bytes')].join() === want.join(),
+  );
+  await eventually('the SuccessfulNodeAllocatableEnforcement event on the Node', 30_000, async () =>
+    (
+      await core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.kind=Node,involvedObject.name=${nodeName()}` })
+    ).items.some(
+      (e) =>
+        e.reason === 'SuccessfulNodeAllocatableEnforcement' &&
+        e.message === `Updated limits on system reserved cgroup /${CG}` &&
+        new Date(e.lastTimestamp ?? e.eventTime ?? 0).getTime() >= since,
+    ),
+  );
 });
