@@ -411,7 +411,7 @@ test('enforceNodeAllocatable system-reserved: the reserved cgroup held to system
       ),
   );
 
-  for (const d of dirs) mkdirSync(d);
+  for (const d of dirs) mkdirSync(d, { recursive: true });
   if (v2)
     writeFileSync(
       '/sys/fs/cgroup/cgroup.subtree_control',
