@@ -12,10 +12,17 @@
 # `stop` deletes the node's pods, the Node, the processes and all that state, and restores
 # the kernel settings the kubelet changed: the host is as before `start`.
 # Logs: _output/local/logs/{kubelet,containerd}-upstream.log.
+#
+# SECOND_KUBELET=kubelet-ts: kubelet-ts (dist/, under hack/kubelet.sh's V8 flags) is that second
+# node instead, named "<node>-second", with the words of SECOND_KUBELET_FLAGS after its own flags:
+# how test/e2e/cloud-node.test.ts starts it with a managed cloud's bootstrap command line. Its
+# device plugin socket is under its --root-dir, so the stack kubelet's is left alone.
 source "$(dirname "$0")/lib.sh"
 need_root
 
-UP_NODE="$NODE_NAME-upstream"
+SECOND_KUBELET=${SECOND_KUBELET:-upstream}
+case $SECOND_KUBELET in upstream|kubelet-ts) ;; *) die "SECOND_KUBELET=$SECOND_KUBELET: upstream or kubelet-ts" ;; esac
+if [ "$SECOND_KUBELET" = kubelet-ts ]; then UP_NODE="$NODE_NAME-second"; else UP_NODE="$NODE_NAME-upstream"; fi
 UP_DIR="$LOCAL/kubelet-upstream"           # config, kubeconfig, saved sysctls
 CI_NAME=containerd-upstream
 CI_DIR="$LOCAL/containerd-upstream"
@@ -38,7 +45,8 @@ UP_TAINT=kubelet-ts.dev/bench
 # Paths the kubelet hard-codes whatever its --root-dir: the device plugin socket dir (its
 # device manager empties it on start; kubelet-ts does not use it) and the container log
 # symlinks. stop removes what the upstream kubelet put there, and the dir if start made it.
-HOST_DIRS=(/var/lib/kubelet/device-plugins /var/log/containers)
+HOST_DIRS=(/var/log/containers)
+[ "$SECOND_KUBELET" = kubelet-ts ] || HOST_DIRS+=(/var/lib/kubelet/device-plugins)
 
 kubectl=("$BIN/kubectl" --kubeconfig "$LOCAL/admin.kubeconfig" --request-timeout 20s)
 apiserver_ok() { "${kubectl[@]}" get --raw /readyz >/dev/null 2>&1; }
@@ -93,9 +101,13 @@ node_field() { "${kubectl[@]}" get node "$UP_NODE" -o jsonpath="$1" 2>/dev/null;
 # --cert-dir: its default is /var/lib/kubelet/pki whatever --root-dir says, where it would
 # find (and use) kubelet-ts's client certificate.
 start_kubelet() {
-  start_bg kubelet-upstream "$BIN/kubelet" --config "$UP_DIR/config.yaml" \
+  local cmd=("$BIN/kubelet")
+  [ "$SECOND_KUBELET" = kubelet-ts ] && cmd=("$BIN/node" --max-semi-space-size=2 --no-maglev --no-opt "$KTS_ROOT/dist/cli/main.js")
+  # shellcheck disable=SC2086  # (SECOND_KUBELET_FLAGS: words)
+  start_bg kubelet-upstream "${cmd[@]}" --config "$UP_DIR/config.yaml" \
     --bootstrap-kubeconfig "$LOCAL/bootstrap-kubelet.conf" --kubeconfig "$UP_DIR/kubelet.kubeconfig" \
-    --root-dir "$UP_ROOT" --cert-dir "$UP_ROOT/pki" --hostname-override "$UP_NODE" --node-ip "$KTS_IP" --v 2
+    --root-dir "$UP_ROOT" --cert-dir "$UP_ROOT/pki" --hostname-override "$UP_NODE" --node-ip "$KTS_IP" --v 2 \
+    ${SECOND_KUBELET_FLAGS:-}
 }
 
 # restart: the kubelet process alone (its node, containerd and state stay), as `systemctl
@@ -113,7 +125,7 @@ start() {
     log "upstream kubelet already running (pid $(cat "$PIDS/kubelet-upstream.pid"), node $UP_NODE)"; return 0
   fi
   # (Not built by `make up`: only the upstream kubelet's users build it.)
-  [ -x "$BIN/kubelet" ] || "$KTS_ROOT/hack/build-control-plane.sh" kubelet || die "cannot build the upstream kubelet (hack/build-control-plane.sh kubelet)"
+  [ "$SECOND_KUBELET" = kubelet-ts ] || [ -x "$BIN/kubelet" ] || "$KTS_ROOT/hack/build-control-plane.sh" kubelet || die "cannot build the upstream kubelet (hack/build-control-plane.sh kubelet)"
   [ -s "$LOCAL/bootstrap-kubelet.conf" ] || die "$LOCAL/bootstrap-kubelet.conf is missing: run make up"
   apiserver_ok || die "the apiserver is not reachable: run make up"
   main_sock_ok || die "the stack's containerd is not running on $CONTAINERD_SOCK: run make up"
@@ -128,7 +140,8 @@ start() {
   save_kernel_tunables "$UP_DIR/sysctl.saved"   # what its setupKernelTunables writes; stop restores it
   for d in "${HOST_DIRS[@]}"; do [ -e "$d" ] || echo "$d" >> "$UP_DIR/host-dirs.created"; done
   write_kubelet_config
-  log "starting the upstream kubelet $("$BIN/kubelet" --version) as node $UP_NODE (log: $LOGS/kubelet-upstream.log)"
+  if [ "$SECOND_KUBELET" = kubelet-ts ]; then log "starting kubelet-ts as node $UP_NODE (log: $LOGS/kubelet-upstream.log)"
+  else log "starting the upstream kubelet $("$BIN/kubelet" --version) as node $UP_NODE (log: $LOGS/kubelet-upstream.log)"; fi
   : > "$LOGS/kubelet-upstream.log"
   start_kubelet
 
@@ -184,7 +197,7 @@ stop() {
     [ -L "$f" ] && [[ $(readlink "$f") == "$UP_POD_LOGS"/* ]] && rm -f "$f"
   done
   if [ -d "$UP_DIR" ]; then   # only after our start: the socket and checkpoint are then ours
-    rm -f /var/lib/kubelet/device-plugins/kubelet.sock /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint
+    [ "$SECOND_KUBELET" = kubelet-ts ] || rm -f /var/lib/kubelet/device-plugins/kubelet.sock /var/lib/kubelet/device-plugins/kubelet_internal_checkpoint
     if [ -f "$UP_DIR/host-dirs.created" ]; then
       while read -r dir; do rmdir "$dir" 2>/dev/null || log "$dir is not empty: not removing it"; done < "$UP_DIR/host-dirs.created"
     fi
