@@ -5,10 +5,12 @@
 // Here kubelet-ts is such a node beside the stack's own, on a containerd of its own
 // (hack/upstream-kubelet.sh with SECOND_KUBELET=kubelet-ts), with those flags. There is no cloud
 // controller here, so the Node stays as a cloud's new node is until one runs: tainted uninitialized.
+// That node's pod network is its own, so it is also where a dual-stack pod network can be had
+// without touching the stack's: an IPv6 range beside its IPv4 podCIDR.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clients, ensureStack, eventually, kubectl, NODE_IP, nodeName, podSpec, ROOT, withNamespace } from './stack.ts';
@@ -98,4 +100,28 @@ test('the managed-cloud node runs a pod given to it', () =>
       const p = await core.readNamespacedPod({ name: 'on-cloud-node', namespace: ns });
       return p.status?.phase === 'Running' && !!p.status.podIP;
     });
+  }));
+
+// The second node's bridge with host-local IPAM over two ranges, as a dual-stack cluster's CNI
+// has them: containerd reports the second IP as the sandbox's additional IP, and the kubelet puts
+// one of each family in status.podIPs, the node's own family (IPv4 here) first.
+test('a dual-stack pod shows both its IPs, the IPv4 one first, as the node is IPv4', () =>
+  withNamespace(async (ns) => {
+    const conflist = `${ROOT}/_output/local/cni-upstream/net.d/10-kubelet-upstream.conflist`;
+    const conf = JSON.parse(readFileSync(conflist, 'utf8'));
+    const ipam = conf.plugins[0].ipam;
+    ipam.ranges.push([{ subnet: 'fd00:10:244:77::/64' }]);
+    ipam.routes.push({ dst: '::/0' });
+    // Written whole, then renamed: containerd reloads the directory by itself.
+    writeFileSync(`${conflist}.tmp`, JSON.stringify(conf));
+    renameSync(`${conflist}.tmp`, conflist);
+    const { core } = clients();
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('dual-stack', { nodeName: second() }) });
+    const ips = await eventually('the pod Running with two IPs', 90_000, async () => {
+      const p = await core.readNamespacedPod({ name: 'dual-stack', namespace: ns });
+      return p.status?.phase === 'Running' && p.status.podIPs?.length === 2 ? p.status : undefined;
+    });
+    assert.match(ips.podIPs![0]!.ip, /^\d+\.\d+\.\d+\.\d+$/);
+    assert.match(ips.podIPs![1]!.ip, /^fd00:10:244:77:/);
+    assert.equal(ips.podIP, ips.podIPs![0]!.ip);
   }));
