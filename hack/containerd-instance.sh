@@ -56,14 +56,19 @@ ci_start() {
   mkdir -p "$LOGS"; : > "$LOGS/$CI_NAME.log"   # one log per start, so a failure's last line is this run's
   start_bg "$CI_NAME" env PATH="$CTRD_PATH:$PATH" "$CTRD" --config "$CI_DIR/config.toml"
   wait_for 30 "$CI_NAME" ci_sock_ok
-  local img tar err
+  local img tar err try
   tar=$(mktemp "$CI_DIR/image.XXXXXX.tar")
   for img in "${CI_IMAGES[@]}"; do
     ci_ctr images check "name==$img" 2>/dev/null | grep -q complete && continue
-    # Export and import tried twice: twice on 2026-11-27 the import failed, once on a blob of
-    # the exported tar cut short ("short read"), and the next start went through.
-    err=$(ci_copy_image "$img" "$tar") || { sleep 1; err=$(ci_copy_image "$img" "$tar"); } \
-      || { rm -f "$tar"; die "cannot copy $img from $CONTAINERD_SOCK into $CI_SOCK: ${err##*$'\n'}"; }
+    # Export and import tried up to 5 times, 2 s apart: twice on 2026-11-27 the import failed,
+    # once on a blob of the exported tar cut short ("short read"), and the next start went
+    # through; on 2026-12-05, 40 s after the stack came up, two tries 1 s apart both failed so.
+    for try in 1 2 3 4 5; do
+      err=$(ci_copy_image "$img" "$tar") && break
+      [ $try -lt 5 ] || { rm -f "$tar"; die "cannot copy $img from $CONTAINERD_SOCK into $CI_SOCK: ${err##*$'\n'}"; }
+      log "copying $img into $CI_NAME failed (try $try of 5): ${err##*$'\n'}"
+      sleep 2
+    done
   done
   rm -f "$tar"
 }
