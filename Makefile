@@ -74,23 +74,24 @@ test: lint typecheck build unit e2e
 	$(MAKE) --no-print-directory test-containerd1
 
 # The local stack alone again on Debian's containerd 1.6 (RUNTIME=containerd1, hack/lib.sh) and
-# the e2e tests of pods, containers, exec, logs, the kubelet API, the node and user namespaces
-# (refused there) on it; then that stack goes down, so that the next `make up` brings up the
+# the e2e tests of what the runtime serves on it: pods, containers, exec, logs, the kubelet API
+# (stats among it), security contexts, runtime classes and user namespaces (refused there); then that stack goes down, so that the next `make up` brings up the
 # default runtime (4 minutes that a CI run, which ends with `make down`, does not spend). (The
 # cluster goes down first: the local stack's reset would take the nodes' mounts with it, see
 # hack/down.sh.)
-CONTAINERD1_E2E := pod-lifecycle containers container-logs kubelet-api security-context runtime-class user-namespaces node-registration
+CONTAINERD1_E2E := pod-lifecycle containers container-logs kubelet-api security-context runtime-class user-namespaces
 test-containerd1: build
 	bash hack/cluster/down.sh
 	bash hack/down.sh
 	RUNTIME=containerd1 bash hack/up.sh
-	node --test --test-concurrency=1 --test-reporter=spec $(CONTAINERD1_E2E:%=test/e2e/%.test.ts); \
+	bash hack/e2e-files.sh $(CONTAINERD1_E2E:%=test/e2e/%.test.ts); \
 	  rc=$$?; bash hack/down.sh && echo "the stack is down; make up brings it back on containerd 2" && exit $$rc
 
 unit: deps
 	npm run --silent test:unit
 
-# The e2e files one at a time (they share the stack). The local stack's first; the cluster's
+# The e2e files one at a time (they share the stack; hack/e2e-files.sh prints each file's time
+# and, at the end, where the minutes went). The local stack's first; the cluster's
 # (cluster*.test.ts bring the cluster up, hack/cluster/up.sh), the conformance smoke and tracing last.
 # What only those need builds meanwhile at the lowest CPU and I/O priority, in the time the
 # local files leave idle: promtool and helm with the rules they render (monitoring-rules.test.ts), the cluster's add-ons, upstream's DRA test driver, the CSI hostpath
@@ -100,12 +101,13 @@ unit: deps
 # needs one before it is built waits for that build (hack/lib.sh build_lock).
 E2E_LAST := $(wildcard test/e2e/cluster*.test.ts) test/e2e/kind.test.ts test/e2e/conformance-smoke.test.ts test/e2e/tracing.test.ts
 E2E_BG_BUILD := hack/tools/monitoring-rules.sh && hack/build-addons.sh cni-plugins flannel coredns && hack/build-conformance.sh dra-test-driver \
-  && hack/build-csi.sh --no-images && BUILD_ONLY=1 hack/conformance.sh && hack/build-addons.sh jaeger
+  && hack/build-csi.sh --no-images && hack/build-conformance.sh e2e_node.test && BUILD_ONLY=1 hack/conformance.sh \
+  && hack/build-addons.sh jaeger
 e2e: build
 	bash hack/up.sh
 	(nice -n 19 ionice -c 3 bash -c '$(E2E_BG_BUILD)' >_output/local/logs/build-e2e-bg.log 2>&1 &)
-	node --test --test-concurrency=1 --test-reporter=spec $(filter-out $(E2E_LAST),$(wildcard test/e2e/*.test.ts)); \
-	  rc=$$?; node --test --test-concurrency=1 --test-reporter=spec $(E2E_LAST) && exit $$rc
+	bash hack/e2e-files.sh $(filter-out $(E2E_LAST),$(wildcard test/e2e/*.test.ts)); \
+	  rc=$$?; bash hack/e2e-files.sh $(E2E_LAST) && exit $$rc
 
 # The whole upstream conformance suite of the pinned release (hack/conformance.sh) against the
 # local cluster of kubelet-ts nodes; writes docs/conformance.md. FOCUS=regex SKIP=regex PROCS=n

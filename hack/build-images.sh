@@ -370,7 +370,8 @@ cluster_image() {
   local key tar w f t names=()
   # NAME may list several tags (REPO:T1,T2): one image under each.
   for t in $(tr ',' ' ' <<<"${name##*:}"); do names+=("${name%:*}:$t"); done
-  key=$(cat <(recipe "$fill") <(for f in "$@"; do [ ! -f "$f" ] || cat "$f"; done) <(echo "$name $cfg $fill $*") \
+  # The inputs' paths count from the checkout, so that another clone (a CI run's) reuses the build.
+  key=$(cat <(recipe "$fill") <(for f in "$@"; do [ ! -f "$f" ] || cat "$f"; done) <(echo "$name $cfg $fill ${*//$KTS_ROOT/}") \
       <(dpkg-query -W libc6 busybox-static "${IPTABLES_PKGS[@]}") | sha256sum | cut -c1-16)
   tar="$IMAGES/cluster-$base-$key.tar"
   if [ ! -f "$tar" ] || [ ! -f "$tar.digest" ]; then

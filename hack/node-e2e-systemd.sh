@@ -27,15 +27,20 @@ OUTDIR="${OUTDIR:-$OUT/node-e2e-systemd}"
 is_systemd_node "$SD_NAME" || die "SD_NAME=$SD_NAME: a systemd node is named kts-sN (N 1..9)"
 WS=/var/lib/node-e2e  # the workspace in the node (its /tmp is noexec-free tmpfs, but small)
 
-bash "$KTS_ROOT/hack/build-conformance.sh" e2e_node.test
+# e2e_node.test, and what the --conformance images below are made of (hack/build-images.sh).
+bash "$KTS_ROOT/hack/build-conformance.sh" e2e_node.test agnhost nnp sample-apiserver
 [ -x "$BIN/gcp-credential-provider" ] || bash "$KTS_ROOT/hack/build-gcp-credential-provider.sh"
 [ -f "$KTS_ROOT/dist/cli/main.js" ] || die "$KTS_ROOT/dist/cli/main.js is missing: run make build"
 
-podman container exists "$SD_NAME" 2>/dev/null || bash "$KTS_ROOT/hack/cluster/node.sh" add "$SD_NAME"
+# The tests' images (agnhost is also their fake registry), as hack/node-conformance.sh has them;
+# not the cluster's: the node joins no cluster (the test process runs its own etcd and apiserver).
+if podman container exists "$SD_NAME" 2>/dev/null; then
+  bash "$KTS_ROOT/hack/cluster/node.sh" images "$SD_NAME" --conformance
+else
+  SD_IMAGES=--conformance bash "$KTS_ROOT/hack/cluster/node.sh" add "$SD_NAME"
+fi
 [ "${KEEP:-0}" = 1 ] || trap 'bash "$KTS_ROOT/hack/cluster/node.sh" remove "$SD_NAME" >/dev/null 2>&1 || true' EXIT
 in_sd() { sd_exec "$SD_NAME" "$@"; }
-# The tests' images (agnhost is also their fake registry), as hack/node-conformance.sh has them.
-bash "$KTS_ROOT/hack/cluster/node.sh" images "$SD_NAME" --conformance
 
 log "workspace $SD_NAME:$WS"
 # What a run cut short left: its test process and its kubelet unit (they hold the ports).

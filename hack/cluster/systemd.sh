@@ -174,7 +174,8 @@ sd_check_driver() {
 }
 
 # sd_add NODE: boots the node (its state, the container, its address) and starts its
-# containerd; the kubelet's unit is installed and enabled (kubeadm join starts it).
+# containerd and its images (SD_IMAGES: hack/build-images.sh's flags, default --cluster); the
+# kubelet's unit is installed and enabled (kubeadm join starts it).
 sd_add() {
   local n=$1 ip state pid d; ip=$(node_ip "$n"); state=$(node_state "$n")
   host_network
@@ -230,7 +231,8 @@ sd_add() {
     [ $SECONDS -lt $end ] || die "containerd in node $n did not answer within 30s (podman exec $n journalctl -u containerd)"
     sleep 0.2
   done
-  images "$n" --cluster
+  # shellcheck disable=SC2086 # flags, split on purpose
+  images "$n" ${SD_IMAGES:---cluster}
 }
 
 # sd_kubelet_unit NODE: kubelet-ts as upstream's packages install the kubelet: the unit
