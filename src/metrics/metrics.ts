@@ -746,9 +746,18 @@ export function registerVolumeStats(read: () => Promise<PodVolumes[]>): void {
 }
 
 /**
+ * How often nodejs_eventloop_lag_*'s histogram samples the loop's delay (perf_hooks'
+ * monitorEventLoopDelay: a libuv timer that wakes the process each time). prom-client's default
+ * of 10 ms woke an idle kubelet 6,000 times a minute, which cost about 0.4 s of CPU a minute on
+ * this project's machines (100 ms: under 0.1 s; docs/benchmarks.md, "Where an idle minute goes"),
+ * more than the upstream kubelet's whole idle minute. A stall of 100 ms or more still shows.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100;
+
+/**
  * process_* (CPU, resident memory, open files, start time: what the upstream kubelet's Go
  * collector shows) and nodejs_* (event loop delay, heap, GC: the counterpart of its go_*).
  */
 export function collectProcessMetrics(): void {
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
 }
