@@ -748,9 +748,10 @@ export function registerVolumeStats(read: () => Promise<PodVolumes[]>): void {
 /**
  * How often nodejs_eventloop_lag_*'s histogram samples the loop's delay (perf_hooks'
  * monitorEventLoopDelay: a libuv timer that wakes the process each time). prom-client's default
- * of 10 ms woke an idle kubelet 6,000 times a minute, which cost about 0.4 s of CPU a minute on
- * this project's machines (100 ms: under 0.1 s; docs/benchmarks.md, "Where an idle minute goes"),
- * more than the upstream kubelet's whole idle minute. A stall of 100 ms or more still shows.
+ * of 10 ms wakes an idle kubelet 6,000 times a minute: 0.16 s of CPU a minute on this project's
+ * 2-core machines, 0.4-0.5 s when they are busy, against 0.03 s at 100 ms (docs/benchmarks.md,
+ * "The event loop's 10 ms clock"); the upstream kubelet's whole idle minute is about 0.5 s.
+ * A stall of 100 ms or more still shows.
  */
 export const EVENT_LOOP_SAMPLE_MS = 100;
 
