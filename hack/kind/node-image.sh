@@ -32,6 +32,11 @@ case "${1:-}" in
   --upstream) KUBELET=upstream; KIND_NODE_IMAGE=$KIND_NODE_IMAGE_UPSTREAM ;;
   *) die "usage: $0 [--upstream]" ;;
 esac
+# One build of each image at a time: `make test` builds them in the background (the Makefile's
+# E2E_BG_BUILD) while kind.test.ts may ask for them; the second waits, then finds the image up to
+# date. (fd 8: kind_rootfs's build_lock holds fd 9.)
+exec 8>"$KTS_CACHE/kind-node-image-$KUBELET.lock"
+flock -n 8 || { log "waiting for the $KIND_NODE_IMAGE build already running"; flock 8; }
 
 KIND_CACHE="$KTS_CACHE/kind-node-bookworm"
 KIND_ROOTFS="$KIND_CACHE/rootfs"

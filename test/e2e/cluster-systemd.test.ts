@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { BUSYBOX, eventually } from './stack.ts';
 import { ck, ckJSON, ensureCluster, inNode, joinNode, nodeKubelet, WORKERS } from './cluster.ts';
-import { buildConformance, runSmoke } from './smoke.ts';
+import { SMOKE, buildConformance, runSmoke } from './smoke.ts';
 
 const NODE = 'kts-s1';
 const ns = `sd-${randomBytes(3).toString('hex')}`;
@@ -261,5 +261,5 @@ test('the conformance smoke passes with the systemd node the only worker', { tim
     for (const w of WORKERS) ck(['uncordon', w]);
   });
   for (const w of WORKERS) ck(['cordon', w]);
-  runSmoke('conformance-smoke-systemd');
+  runSmoke('conformance-smoke-systemd', SMOKE.systemd);
 });

@@ -7,11 +7,13 @@
 // DNS, the apiserver's proxy, logs and a rolling update.
 import { before, test } from 'node:test';
 import { ensureCluster } from './cluster.ts';
-import { buildConformance, runSmoke } from './smoke.ts';
+import { SMOKE, buildConformance, runSmoke } from './smoke.ts';
 
 before(() => {
   ensureCluster();
   buildConformance();
 });
 
-test('a slice of the upstream conformance tests passes against kubelet-ts', { timeout: 20 * 60_000 }, () => runSmoke('conformance-smoke'));
+test('a slice of the upstream conformance tests passes against kubelet-ts', { timeout: 20 * 60_000 }, () =>
+  runSmoke('conformance-smoke', SMOKE.local),
+);

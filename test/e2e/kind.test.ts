@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { BIN, CACHE, ROOT, ensureStack, eventually, pinned, runHack } from './stack.ts';
-import { buildConformance, runSmoke } from './smoke.ts';
+import { SMOKE, buildConformance, runSmoke } from './smoke.ts';
 
 const CLUSTER = 'kts-e2e';
 const KUBECONFIG = `${ROOT}/_output/kind/${CLUSTER}.kubeconfig`;
@@ -230,7 +230,7 @@ test("a StatefulSet on kind's standard StorageClass keeps its data across a pod 
 // The conformance smoke of the local cluster (smoke.ts), on the kind cluster: upstream's tests
 // with the pods on the kubelet-ts workers, their images pulled through the registry mirror.
 test('a slice of the upstream conformance tests passes on the kind cluster', { timeout: 20 * 60_000 }, () =>
-  runSmoke('conformance-smoke-kind', { CLUSTER: 'kind' }),
+  runSmoke('conformance-smoke-kind', SMOKE.kind, { CLUSTER: 'kind' }),
 );
 
 test('kind delete cluster leaves no container, cgroup or network of the cluster behind', { timeout: 5 * 60_000 }, () => {

@@ -343,11 +343,12 @@ test('a pod that ran to completion has its volumes unmounted at once, before it 
 
 // configMapAndSecretChangeDetectionStrategy: Cache reads a volume's ConfigMap and Secret again
 // once the Node's node.alpha.kubernetes.io/ttl (the TTL controller's, 0 on a small cluster) or a
-// minute has passed, instead of watching them; a change reaches the volume all the same.
+// minute has passed, instead of watching them; a change reaches the volume all the same, at the
+// pod's next sync (syncFrequency: 10 s here, not a minute and more of the default's).
 test('configMapAndSecretChangeDetectionStrategy Cache: in /configz, and updates reach configMap and secret volumes', () =>
   withNamespace(async (ns) => {
     const { core } = clients();
-    restartKubelet('configMapAndSecretChangeDetectionStrategy: Cache\n');
+    restartKubelet('configMapAndSecretChangeDetectionStrategy: Cache\nsyncFrequency: 10s\n');
     try {
       const configz = JSON.parse(kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/configz`)) as {
         kubeletconfig: Record<string, unknown>;
