@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCollector, type CollectorDeps, type GCDisk } from './collector.ts';
+import { HOUSEKEEPING_LIST_AGE_MS, startCollector, type CollectorDeps, type GCDisk } from './collector.ts';
 import type { GCRuntime } from './cri.ts';
 import type { KnownPod } from './ownership.ts';
 import type { PodRuntimeStatus } from '../container/types.ts';
@@ -10,13 +10,18 @@ import { ctr, live, rt, sb } from './testing.ts';
 function fakes(pods: PodRuntimeStatus[], o: { owned?: string[]; logDirs?: string[]; failRemove?: string; busyCgroupPasses?: number } = {}) {
   const calls: string[] = [];
   const errors: string[] = [];
+  /** The age each read of the runtime accepted (undefined: a fresh list). */
+  const lists: (number | undefined)[] = [];
   let runtime = new Map(pods.map((p) => [p.uid, p]));
   const owned = new Set(o.owned ?? []);
   const call = (s: string) => async () => {
     calls.push(s);
   };
   const runtimeFake: GCRuntime = {
-    pods: async () => runtime,
+    pods: async (maxAgeMs) => {
+      lists.push(maxAgeMs);
+      return runtime;
+    },
     stopContainer: async (id, t) => {
       calls.push(`stopContainer ${id} ${t}`);
     },
@@ -63,6 +68,7 @@ function fakes(pods: PodRuntimeStatus[], o: { owned?: string[]; logDirs?: string
   return {
     calls,
     errors,
+    lists,
     disk,
     runtimeFake,
     log,
@@ -113,6 +119,14 @@ test('collector: nothing is killed before the sources are ready, nor what a work
   const c2 = f.collector({ known: () => (reads++ ? new Map<string, KnownPod>([['o', live]]) : new Map()) });
   await c2.housekeeping();
   assert.deepEqual(f.calls, []);
+});
+
+test("collector: housekeeping reads a list of the runtime up to the PLEG's period old, GC a fresh one", async () => {
+  const f = fakes([]);
+  const c = f.collector();
+  await c.housekeeping();
+  await c.collect();
+  assert.deepEqual(f.lists, [HOUSEKEEPING_LIST_AGE_MS, undefined]);
 });
 
 test('collector: a failed item is logged and backs off alone', async () => {

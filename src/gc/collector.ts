@@ -29,6 +29,14 @@ export interface GCDisk {
   removeDanglingLogSymlinks?(notExited: ReadonlySet<string>): number;
 }
 
+/**
+ * How old a list of the runtime housekeeping takes (RuntimeView.pods): the PLEG's period with the
+ * runtime's events up, so that an idle node's housekeeping reads the PLEG's list rather than
+ * making its own every 2 s (30 ListPodSandbox and 30 ListContainers a minute). Upstream's
+ * HandlePodCleanups reads its runtimeCache, as old as 2 s, where its PLEG lists every second.
+ */
+export const HOUSEKEEPING_LIST_AGE_MS = 10_000;
+
 export type Removed = 'container' | 'sandbox' | 'pod_dir' | 'pod_log_dir' | 'log_symlink';
 
 export interface CollectorDeps {
@@ -128,7 +136,7 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
   async function housekeeping() {
     // The runtime first, then the workers: a worker exists before its pod's first
     // sandbox, so a pod seen in the runtime but unknown afterwards really is unknown.
-    const runtime = await d.runtime.pods();
+    const runtime = await d.runtime.pods(HOUSEKEEPING_LIST_AGE_MS);
     const logDirs = disk.listLogDirs(d.podLogsDir);
     podNames = new Map(
       logDirs.map((n) => {

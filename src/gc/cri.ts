@@ -13,8 +13,8 @@ import { legacyLogSymlink, removeLogSymlink } from '../container-logs/symlink.ts
 import { labels } from '../container/types.ts';
 
 export interface GCRuntime {
-  /** Every pod the runtime knows, freshly listed. */
-  pods(): Promise<ReadonlyMap<string, PodRuntimeStatus>>;
+  /** Every pod the runtime knows, freshly listed, or from a list begun at most maxAgeMs ago (RuntimeView.pods). */
+  pods(maxAgeMs?: number): Promise<ReadonlyMap<string, PodRuntimeStatus>>;
   stopContainer(id: string, timeoutSeconds: number): Promise<void>;
   /** Removes the container and its log files. */
   removeContainer(id: string): Promise<void>;
@@ -29,7 +29,7 @@ const unlessGone = (e: unknown) => {
 
 export function criGCRuntime(
   cri: RuntimeClient,
-  pods: () => Promise<ReadonlyMap<string, PodRuntimeStatus>>,
+  pods: (maxAgeMs?: number) => Promise<ReadonlyMap<string, PodRuntimeStatus>>,
   podLogsDir: string,
 ): GCRuntime {
   const logsRoot = resolve(podLogsDir) + '/';

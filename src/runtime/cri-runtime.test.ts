@@ -89,6 +89,42 @@ test('RuntimeView: current() answers from the last list unless the kubelet chang
   assert.equal(f.lists(), 2, 'the list begun after the change serves both');
 });
 
+test('RuntimeView: pods(maxAgeMs) takes the last list while it is that young and the kubelet changed nothing since', async (t) => {
+  const f = fakeCri();
+  const view = new RuntimeView(f.cri);
+  let now = 1000;
+  t.mock.method(performance, 'now', () => now);
+  /** A read; the runtime answers when it listed (a list begins within the call). */
+  const list = async (maxAgeMs?: number) => {
+    const before = f.lists();
+    const p = view.pods(maxAgeMs);
+    if (f.lists() > before) await f.answer();
+    return p;
+  };
+  await list(); // the PLEG's
+  const cases: [string, () => void, number, number][] = [
+    ['just listed', () => {}, 10_000, 1],
+    ['10 s old', () => (now += 10_000), 10_000, 1],
+    ['older than the age asked', () => (now += 1), 10_000, 2],
+    ['a fresh list asked for (no age)', () => {}, 0, 3],
+    [
+      'the kubelet changed a pod since',
+      () => {
+        view.changed('a');
+        now += 1;
+      },
+      10_000,
+      4,
+    ],
+    ['that change listed: young again', () => (now += 5), 10_000, 4],
+  ];
+  for (const [name, step, age, lists] of cases) {
+    step();
+    await list(age);
+    assert.equal(f.lists(), lists, name);
+  }
+});
+
 test('RuntimeView: sandboxStatus() reads one sandbox, and the next list does not ask for its IP again', async () => {
   let statusCalls = 0;
   const sb = { id: 's1', state: 'SANDBOX_READY', createdAt: '5', metadata: { uid: 'a', attempt: 2 }, labels: {} };

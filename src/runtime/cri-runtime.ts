@@ -61,8 +61,15 @@ export class RuntimeView {
    * a list is in flight share the one list that follows it, so a burst of pod syncs (each reads
    * its pod before and after what it did) costs the runtime a list or two rather than two lists
    * per sync: containerd filters a labelled list by walking every container anyway.
+   *
+   * With maxAgeMs, the last list will do when it began at most that long ago and the kubelet has
+   * changed no pod in the runtime since: upstream's runtimeCache (GetPods lists again once its copy
+   * is 2 s old), for housekeeping. The PLEG lists every 10 s with the runtime's events up and at
+   * once after each event that matters, every second without them, so that list is as fresh.
    */
-  pods(): Promise<Map<string, PodRuntimeStatus>> {
+  pods(maxAgeMs = 0): Promise<Map<string, PodRuntimeStatus>> {
+    const last = this.#last;
+    if (maxAgeMs && last && !this.#changed.size && performance.now() - last.began <= maxAgeMs) return Promise.resolve(last.pods);
     if (!this.#running) return (this.#running = this.#list().finally(() => (this.#running = undefined)));
     this.#next ??= this.#running
       .catch(() => {})
