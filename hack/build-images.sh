@@ -36,7 +36,7 @@ for a in "$@"; do
   esac
 done
 apt_install busybox-static gcc libc6-dev jq tar gzip curl
-# (Its version keys the smoke runs' stamps, smoke_stamp.)
+# (Its version keys the smoke runs' stamps, smoked.)
 CONTAINERD_VERSION=$(ctr_k8s --connect-timeout 2s version 2>/dev/null | awk '/^Server:/ {s = 1} s && $1 == "Version:" {print $2; exit}')
 [ -n "$CONTAINERD_VERSION" ] || die "containerd is not answering on $CONTAINERD_SOCK (run hack/containerd.sh)"
 curl -sf --max-time 5 "http://$REGISTRY/v2/" >/dev/null \
@@ -392,19 +392,15 @@ cluster_image() {
 }
 HEX16=$(printf '[0-9a-f]%.0s' $(seq 16))
 
-# smoke_stamp IMAGE ARGS...: the file that says IMAGE, by its digest, passed the smoke run
-# ARGS in a containerd of this version. The images are the same bytes in every containerd they
-# are imported into, so a cluster's nodes run each smoke once, not once a node (a CI run's six
-# nodes: minutes). Nothing when containerd does not know IMAGE.
-smoke_stamp() {
-  local d; d=$(ctr_k8s images ls "name==$1" 2>/dev/null | awk 'NR == 2 {print $3}')
-  [ -z "$d" ] || echo "$IMAGES/smoked/$(sha256sum <<<"$CONTAINERD_VERSION $d $*" | cut -c1-16)"
-}
-# smoked IMAGE ARGS...: whether smoke_stamp says so; if not, prints the stamp to write when it passes.
+# smoked IMAGE ARGS...: whether IMAGE, by its digest, passed the smoke run ARGS in a containerd
+# of this version; if not, prints the stamp file to write when it passes (nothing when containerd
+# does not know IMAGE). The images are the same bytes in every containerd they are imported into,
+# so a cluster's nodes run each smoke once, not once a node (a CI run's six nodes: minutes).
 smoked() {
-  local stamp; stamp=$(smoke_stamp "$@")
-  if [ -n "$stamp" ] && [ -f "$stamp" ]; then log "$1 passed this smoke run before (containerd $CONTAINERD_VERSION)"; return 0; fi
-  echo "$stamp"; return 1
+  local d stamp; d=$(ctr_k8s images ls "name==$1" 2>/dev/null | awk 'NR == 2 {print $3}')
+  [ -z "$d" ] || stamp="$IMAGES/smoked/$(sha256sum <<<"$CONTAINERD_VERSION $d $*" | cut -c1-16)"
+  if [ -n "${stamp:-}" ] && [ -f "$stamp" ]; then log "$1 passed this smoke run before (containerd $CONTAINERD_VERSION)"; return 0; fi
+  echo "${stamp:-}"; return 1
 }
 passed() { [ -z "$1" ] || { mkdir -p "$IMAGES/smoked" && : >"$1"; }; }
 
