@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { criLogRuntime, diskLogFiles, rotateContainerLog, startLogRotation, type LogRuntime } from './rotation.ts';
+import type { ContainerPhase, ContainerState } from '../container/types.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 
 const quiet = { info() {}, v() {}, warn() {}, error() {} };
@@ -156,19 +157,26 @@ test('startLogRotation: a pass rotates with bounded workers and counts; a failin
   rot.stop();
 });
 
-test("criLogRuntime: a container's log path is asked of the runtime once, and forgotten once it no longer runs", async () => {
+test("criLogRuntime: the running containers from the view's list at the monitor interval's age; a log path asked once, forgotten once it no longer runs", async () => {
   let running = ['a', 'b'];
   const asked: string[] = [];
+  const ages: number[] = [];
   const cri = {
-    listContainers: async () => ({ containers: running.map((id) => ({ id, state: 'CONTAINER_RUNNING' })) }),
     containerStatus: async ({ containerId }: { containerId: string }) => {
       asked.push(containerId);
       return { status: { logPath: `/var/log/pods/x/${containerId}/0.log` } };
     },
   } as unknown as RuntimeClient;
-  const rt = criLogRuntime(cri);
+  const container = (id: string, phase: ContainerPhase) => ({ id, phase }) as ContainerState;
+  const pods = async (maxAgeMs: number) => {
+    ages.push(maxAgeMs);
+    const containers = [...running.map((id) => container(id, 'running')), container('done', 'exited'), container('new', 'created')];
+    return new Map([['uid', { uid: 'uid', sandboxes: [], containers }]]);
+  };
+  const rt = criLogRuntime(cri, pods, 10_000);
   for (let pass = 0; pass < 3; pass++) for (const id of await rt.running()) await rt.logPath(id);
-  assert.deepEqual(asked, ['a', 'b'], 'once each over three passes');
+  assert.deepEqual(asked, ['a', 'b'], 'once each over three passes, and only the running ones');
+  assert.deepEqual(ages, [10_000, 10_000, 10_000]);
   assert.equal(await rt.logPath('a'), '/var/log/pods/x/a/0.log');
   running = ['b'];
   await rt.running();

@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { backoff, jittered, sleep, type Backoff } from '../backoff/backoff.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
+import type { PodRuntimeStatus } from '../container/types.ts';
 import type { Logger } from '../log/log.ts';
 import { needsRotation, planRotation, type RotatePolicy } from './rotation-plan.ts';
 
@@ -37,16 +38,23 @@ export interface LogFiles {
 
 export type RotateResult = 'rotated' | 'small' | 'skipped';
 
-export function criLogRuntime(cri: RuntimeClient): LogRuntime {
+/**
+ * Rotation over CRI. The running containers come from the runtime view's list (RuntimeView.pods)
+ * when it began at most maxAgeMs ago, the monitor interval: the PLEG lists every 10 s, so an idle
+ * node makes no list of its own where upstream's rotateLogs asks ListContainers(RUNNING) each pass.
+ */
+export function criLogRuntime(
+  cri: Pick<RuntimeClient, 'containerStatus' | 'reopenContainerLog'>,
+  pods: (maxAgeMs: number) => Promise<ReadonlyMap<string, PodRuntimeStatus>>,
+  maxAgeMs: number,
+): LogRuntime {
   // A container's log path is fixed when it is created: asked once, not every pass. (Upstream's
   // rotateLogs asks ContainerStatus of every running container every 10 s: 600 calls a minute
   // at 100 pods.) Kept for the containers the last list showed running.
   const paths = new Map<string, string>();
   return {
     async running() {
-      const { containers } = await cri.listContainers({ filter: { state: { state: 'CONTAINER_RUNNING' } } });
-      // The filter is the runtime's to honour: check again, as upstream does.
-      const ids = containers.filter((c) => c.state === 'CONTAINER_RUNNING').map((c) => c.id);
+      const ids = [...(await pods(maxAgeMs)).values()].flatMap((p) => p.containers.filter((c) => c.phase === 'running').map((c) => c.id));
       const live = new Set(ids);
       for (const id of paths.keys()) if (!live.has(id)) paths.delete(id);
       return ids;

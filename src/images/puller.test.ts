@@ -204,7 +204,7 @@ test('pulls: with one slot a second pull starts when the first ends, its wait in
   const events: ImageEvent[] = [];
   const first = puller.ensure({ image: 'a:1' }, 'u/a', (e) => events.push(e));
   const second = puller.ensure({ image: 'b:1' }, 'u/b', (e) => events.push(e));
-  await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(started, ['a:1'], 'b waits for its turn');
   finishFirst();
   await Promise.all([first, second]);
@@ -212,7 +212,8 @@ test('pulls: with one slot a second pull starts when the first ends, its wait in
   const pulledB = events.find((e) => e.reason === 'Pulled' && e.message.includes('"b:1"'))!.message;
   // Its pull took no time: the rest was the wait.
   const [, total] = /in (?:0s|\d+ms) \((\d+)ms including waiting\)/.exec(pulledB) ?? [];
-  assert.ok(Number(total) >= 15, pulledB);
+  // At least most of the 50 ms wait (b's clock starts once its ImageStatus has answered: late on a loaded machine).
+  assert.ok(Number(total) >= 30, pulledB);
 });
 
 // upstream's throttledImageService: past registryPullQPS a pull fails at once, and backs off.

@@ -134,7 +134,7 @@ export async function nodeLoops(
   });
   // Container log rotation (containerLogMaxSize, validated with the config).
   const logRotation = startLogRotation({
-    runtime: criLogRuntime(d.cri),
+    runtime: criLogRuntime(d.cri, (maxAgeMs) => d.view.pods(maxAgeMs), config.containerLogMonitorIntervalMs),
     podLogsDir: config.podLogsDir,
     log: logger('logs'),
     policy: { maxSize: parseQuantity(config.containerLogMaxSize)!, maxFiles: config.containerLogMaxFiles },

@@ -24,7 +24,7 @@ import { filesystemStats, hostAddresses, readHostFacts, type HostFacts } from '.
 import { nodeIPs as selectNodeIPs, parseNodeIPArgument } from '../network/ips.ts';
 import { leaseRenewer } from '../node/lease.ts';
 import { memcgNotificationRefused } from '../eviction/memcg-notification.ts';
-import { probeRuntime } from '../node/runtime-health.ts';
+import { imageListCache, probeRuntime } from '../node/runtime-health.ts';
 import { nodeSwapAtStart } from '../node/swap.ts';
 import type { NodeSwap } from '../resources/swap.ts';
 import { effectiveMaxPods } from '../resources/node-allocatable.ts';
@@ -152,6 +152,7 @@ export function nodeStatus(
 ): NodeStatus {
   const { config, nodeName } = o;
   const log = logger('kubelet');
+  const listImages = imageListCache(d.images);
   const agent = nodeAgent(d.heartbeats, {
     nodeName,
     labels: o.nodeLabels,
@@ -175,7 +176,7 @@ export function nodeStatus(
     fsCapacity: () => filesystemStats(o.rootDir).capacityBytes,
     ...d.reports,
     probeRuntime: async () => {
-      const r = await probeRuntime(d.cri, d.images, config.nodeStatusMaxImages, log, (h) => d.runtimeHandlers.set(h));
+      const r = await probeRuntime(d.cri, listImages, config.nodeStatusMaxImages, log, (h) => d.runtimeHandlers.set(h));
       return { ...r, health: { ...r.health, plegProblem: d.reports.plegProblem() } };
     },
     // Both features' gates (RecursiveReadOnlyMounts GA, UserNamespacesSupport beta) are on: always published.

@@ -6,6 +6,7 @@ import { featureEnabled } from '../features/gates.ts';
 import type { NodeCgroups } from '../resources/cgroup-manager.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
+import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import type { CsiDrivers } from '../csi/drivers.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { logger } from '../log/log.ts';
@@ -33,6 +34,7 @@ export function statsProvider(
   d: {
     cri: RuntimeClient;
     images: ImageClient;
+    view: RuntimeView;
     cgroups: NodeCgroups;
     persistent: PersistentVolumes;
     /** The pods' inline volumes measured by statfs (flexVolumes whose drivers supportsMetrics). */
@@ -43,7 +45,7 @@ export function statsProvider(
 ) {
   const { config, rootDir, nodeName } = o;
   const log = logger('stats');
-  const runtimeStats = criStatsSource(d.cri, d.images);
+  const runtimeStats = criStatsSource((maxAgeMs) => d.view.listed(maxAgeMs), d.cri, d.images);
   const kubeletStartMs = Date.now() - process.uptime() * 1000;
   // volumeStatsAggPeriod: how often volumes are measured; negative, not at all (no volume stats).
   const refreshMs = volumeStatsRefreshMs(config.volumeStatsAggPeriodMs);

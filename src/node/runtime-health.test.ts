@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { logger } from '../log/log.ts';
-import { probeRuntime, runtimeHealth, runtimeVersionString } from './runtime-health.ts';
+import { IMAGE_LIST_MAX_AGE_MS, imageListCache, probeRuntime, runtimeHealth, runtimeVersionString } from './runtime-health.ts';
 
 const version = { version: '0.1.0', runtimeName: 'containerd', runtimeVersion: '1.6.20', runtimeApiVersion: 'v1' };
 const status = (runtime: boolean, network: boolean) =>
@@ -64,7 +64,7 @@ test('the runtime version as upstream prints it (utilversion ParseSemantic, else
 
 test("probeRuntime hands a ready runtime's handlers on (upstream updateRuntimeUp's setRuntimeHandlers), a broken one's not", async () => {
   const handlers = [{ name: 'crun', features: { recursiveReadOnlyMounts: true, userNamespaces: false } }];
-  const images = { listImages: async () => ({ images: [] }) } as unknown as ImageClient;
+  const images = async () => ({ images: [] });
   for (const [ready, want] of [
     [true, [handlers]],
     [false, []],
@@ -77,5 +77,39 @@ test("probeRuntime hands a ready runtime's handlers on (upstream updateRuntimeUp
     const r = await probeRuntime(cri, images, 50, logger('test'), (h) => got.push(h));
     assert.equal(r.health.runtimeReady, ready);
     assert.deepEqual(got, want);
+  }
+});
+
+test('imageListCache asks ListImages again only once the answer is 30 s old (upstream imageCache), and not keeps a failure', async () => {
+  let t = 0;
+  let asked = 0;
+  let fail = false;
+  const images = {
+    listImages: async () => {
+      asked++;
+      if (fail) throw new Error('runtime down');
+      return { images: [{ id: `sha256:${asked}` }] };
+    },
+  } as unknown as ImageClient;
+  const list = imageListCache(images, IMAGE_LIST_MAX_AGE_MS, () => t);
+  // [time, fails, asked after, first image's id]
+  for (const [at, failing, want, id] of [
+    [0, false, 1, 'sha256:1'],
+    [10_000, false, 1, 'sha256:1'],
+    [29_999, false, 1, 'sha256:1'],
+    [30_000, false, 2, 'sha256:2'],
+    [40_000, false, 2, 'sha256:2'],
+    [60_000, true, 3, undefined],
+    [60_001, false, 4, 'sha256:4'],
+    [70_000, false, 4, 'sha256:4'],
+  ] as const) {
+    t = at;
+    fail = failing;
+    const got = await list().then(
+      (r) => r.images[0]!.id,
+      () => undefined,
+    );
+    assert.equal(got, id, `at ${at}`);
+    assert.equal(asked, want, `asked at ${at}`);
   }
 });

@@ -1,7 +1,7 @@
 // What the container runtime says about itself, for the Node's Ready condition,
 // nodeInfo.containerRuntimeVersion and status.images.
 import type { ContainerImage } from 'kubernetes-types/core/v1.js';
-import type { ImageClient } from '../cri/image-client.ts';
+import type { ImageClient, ImageResponse } from '../cri/image-client.ts';
 import type { RuntimeClient, RuntimeResponse } from '../cri/runtime-client.ts';
 import type { Logger } from '../log/log.ts';
 import { nodeImages, type RuntimeHealth } from './status.ts';
@@ -37,19 +37,46 @@ export function runtimeVersionString(s: string): string {
   return parts.length >= 2 ? parts.map((p) => String(Number(p))).join('.') : 'Unknown';
 }
 
+/** How old the image list status.images is built from may be: upstream's imageCache, which ImageGCManager.Start refreshes every 30 s. */
+export const IMAGE_LIST_MAX_AGE_MS = 30_000;
+
+/**
+ * The runtime's image list, asked again once the last answer is maxAgeMs old (upstream's imageCache,
+ * read by the Images status setter through GetImageList), where each node status pass (10 s) asked
+ * ListImages and decoded every image. A failed answer is not kept: the next call asks again.
+ */
+export function imageListCache(
+  images: Pick<ImageClient, 'listImages'>,
+  maxAgeMs = IMAGE_LIST_MAX_AGE_MS,
+  now: () => number = () => performance.now(),
+): () => Promise<ImageResponse<'ListImages'>> {
+  let last: { at: number; list: Promise<ImageResponse<'ListImages'>> } | undefined;
+  return () => {
+    const t = now();
+    if (!last || t - last.at >= maxAgeMs) {
+      const entry = { at: t, list: images.listImages({}) };
+      last = entry;
+      entry.list.catch(() => {
+        if (last === entry) last = undefined;
+      });
+    }
+    return last.list;
+  };
+}
+
 /**
  * Asks the runtime; a runtime that does not answer is "down" (health without runtimeReady). A ready
  * runtime's handlers go to onHandlers, as upstream's updateRuntimeUp calls runtimeState.setRuntimeHandlers.
  */
 export async function probeRuntime(
   cri: RuntimeClient,
-  images: ImageClient,
+  listImages: () => Promise<ImageResponse<'ListImages'>>,
   maxImages: number,
   log: Logger,
   onHandlers?: (handlers: RuntimeResponse<'Status'>['runtimeHandlers']) => void,
 ): Promise<{ health: RuntimeHealth; images: ContainerImage[] }> {
   try {
-    const [st, v, imgs] = await Promise.all([cri.status({}), cri.version({}), images.listImages({})]);
+    const [st, v, imgs] = await Promise.all([cri.status({}), cri.version({}), listImages()]);
     const list = imgs.images.map((i) => ({ repoTags: i.repoTags, repoDigests: i.repoDigests, size: Number(i.size) }));
     const health = runtimeHealth(st, v);
     if (health.runtimeReady) onHandlers?.(st.runtimeHandlers);

@@ -125,6 +125,53 @@ test('RuntimeView: pods(maxAgeMs) takes the last list while it is that young and
   }
 });
 
+test("RuntimeView: listed(maxAgeMs) is the runtime's own answers behind the same list, by the same age rule", async (t) => {
+  const f = fakeCri();
+  const view = new RuntimeView(f.cri);
+  let now = 1000;
+  t.mock.method(performance, 'now', () => now);
+  f.containers.push({ id: 'c1', uid: 'a' });
+  const first = view.listed();
+  await f.answer();
+  assert.deepEqual(
+    (await first).containers.map((c) => [c.id, c.labels['io.kubernetes.pod.uid']]),
+    [['c1', 'a']],
+  );
+  f.containers.push({ id: 'c2', uid: 'b' });
+  assert.deepEqual(
+    (await view.listed(10_000)).containers.map((c) => c.id),
+    ['c1'],
+    'young: no list',
+  );
+  assert.equal(f.lists(), 1);
+  const fresh = view.listed();
+  await f.answer();
+  assert.deepEqual(
+    (await fresh).containers.map((c) => c.id),
+    ['c1', 'c2'],
+    'no age: a list of its own',
+  );
+  assert.deepEqual([...(await view.pods(10_000)).keys()].sort(), ['a', 'b'], 'the view from that same list');
+  assert.equal(f.lists(), 2);
+  // Two aged reads at once (the stats' sandboxes and containers) share the list in flight...
+  view.changed('b');
+  now += 1;
+  const both = Promise.all([view.listed(10_000), view.listed(10_000)]);
+  await f.answer();
+  await both;
+  assert.equal(f.lists(), 3, 'one list for both');
+  // ...but not one that began before the kubelet's last change.
+  const inFlight = view.pods();
+  now += 1;
+  view.changed('a');
+  const after = view.listed(10_000);
+  await f.answer();
+  await inFlight;
+  await f.answer();
+  await after;
+  assert.equal(f.lists(), 5, 'a change after the list in flight began: the next list');
+});
+
 test('RuntimeView: sandboxStatus() reads one sandbox, and the next list does not ask for its IP again', async () => {
   let statusCalls = 0;
   const sb = { id: 's1', state: 'SANDBOX_READY', createdAt: '5', metadata: { uid: 'a', attempt: 2 }, labels: {} };

@@ -40,15 +40,22 @@ function exitMessage(st: ContainerStatus__Output): string {
 /** A sandbox's IP fields: none when CRI reports none (host network). */
 const withIPs = (ips: string[]) => (ips.length ? { ip: ips[0], ips } : {});
 
+/** ListPodSandbox's and ListContainers' answers, unfiltered. */
+export interface RuntimeList {
+  sandboxes: PodSandbox__Output[];
+  containers: Container__Output[];
+}
+
 export class RuntimeView {
   readonly #cri: RuntimeClient;
   readonly #containers = new Map<string, ContainerState>();
   readonly #sandboxIPs = new Map<string, string[]>();
   /** The list in flight, and the one that follows it, shared by whoever asks meanwhile. */
   #running?: Promise<Map<string, PodRuntimeStatus>>;
+  #runningBegan = 0;
   #next?: Promise<Map<string, PodRuntimeStatus>>;
-  /** The last list that answered, and when it began (performance.now()). */
-  #last?: { began: number; pods: Map<string, PodRuntimeStatus> };
+  /** The last list that answered, when it began (performance.now()), and the runtime's answers it was made from. */
+  #last?: { began: number; pods: Map<string, PodRuntimeStatus>; listed: RuntimeList };
   /** When the kubelet last changed each pod in the runtime, while no list has begun since. */
   readonly #changed = new Map<string, number>();
 
@@ -64,13 +71,22 @@ export class RuntimeView {
    *
    * With maxAgeMs, the last list will do when it began at most that long ago and the kubelet has
    * changed no pod in the runtime since: upstream's runtimeCache (GetPods lists again once its copy
-   * is 2 s old), for housekeeping. The PLEG lists every 10 s with the runtime's events up and at
-   * once after each event that matters, every second without them, so that list is as fresh.
+   * is 2 s old), for housekeeping, log rotation and the stats. The PLEG lists every 10 s with the
+   * runtime's events up and at once after each event that matters, every second without them, so
+   * that list is as fresh.
    */
   pods(maxAgeMs = 0): Promise<Map<string, PodRuntimeStatus>> {
     const last = this.#last;
-    if (maxAgeMs && last && !this.#changed.size && performance.now() - last.began <= maxAgeMs) return Promise.resolve(last.pods);
-    if (!this.#running) return (this.#running = this.#list().finally(() => (this.#running = undefined)));
+    const now = performance.now();
+    if (maxAgeMs && last && !this.#changed.size && now - last.began <= maxAgeMs) return Promise.resolve(last.pods);
+    if (!this.#running) {
+      this.#runningBegan = now;
+      return (this.#running = this.#list(now).finally(() => (this.#running = undefined)));
+    }
+    // The list in flight will do too when it is that young and began after the kubelet's last change
+    // (the stats ask for sandboxes and containers at once: one list, not one and the next).
+    if (maxAgeMs && now - this.#runningBegan <= maxAgeMs && [...this.#changed.values()].every((at) => at < this.#runningBegan))
+      return this.#running;
     this.#next ??= this.#running
       .catch(() => {})
       .then(() => {
@@ -78,6 +94,15 @@ export class RuntimeView {
         return this.pods();
       });
     return this.#next;
+  }
+
+  /**
+   * The runtime's own answers behind pods(maxAgeMs), for a reader that needs what the view does not
+   * keep (the stats: pod names, namespaces, labels), so that it makes no list of its own.
+   */
+  async listed(maxAgeMs = 0): Promise<RuntimeList> {
+    await this.pods(maxAgeMs);
+    return this.#last!.listed;
   }
 
   async pod(uid: string): Promise<PodRuntimeStatus> {
@@ -110,8 +135,7 @@ export class RuntimeView {
     return { id, attempt: st?.metadata?.attempt ?? 0, ready, ...withIPs(ips), createdAtNs: st?.createdAt ?? '0' };
   }
 
-  async #list(): Promise<Map<string, PodRuntimeStatus>> {
-    const began = performance.now();
+  async #list(began: number): Promise<Map<string, PodRuntimeStatus>> {
     const [{ items: sandboxes }, { containers }] = await Promise.all([this.#cri.listPodSandbox({}), this.#cri.listContainers({})]);
     const out = new Map<string, PodRuntimeStatus>();
     const entry = (u: string) => {
@@ -132,7 +156,7 @@ export class RuntimeView {
       p.containers.sort(newestAttemptFirst);
     }
     this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)));
-    this.#last = { began, pods: out }; // lists run one after another (pods())
+    this.#last = { began, pods: out, listed: { sandboxes, containers } }; // lists run one after another (pods())
     for (const [uid, at] of this.#changed) if (at < began) this.#changed.delete(uid);
     return out;
   }

@@ -5,6 +5,7 @@ import type { PsiStats__Output } from '../cri/generated/runtime/v1/PsiStats.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { labels } from '../container/types.ts';
+import type { RuntimeList } from '../runtime/cri-runtime.ts';
 import type { CriContainerStats, Psi, PsiData } from './sample.ts';
 
 export interface SandboxInfo {
@@ -77,13 +78,21 @@ export function criPsi(p: PsiStats__Output | null | undefined): Psi | undefined 
   return { some: line(p.Some), full: line(p.Full) };
 }
 
+/**
+ * How old the runtime's list the stats read may be: the PLEG's (RuntimeView.listed) lists every
+ * 10 s and at once after the kubelet changes a pod, so a sample (the eviction manager's every 10 s,
+ * the summary API's) makes no ListPodSandbox and ListContainers of its own.
+ */
+export const STATS_LIST_AGE_MS = 10_000;
+
 export function criStatsSource(
-  cri: Pick<RuntimeClient, 'listPodSandbox' | 'listContainers' | 'listContainerStats'>,
+  listed: (maxAgeMs: number) => Promise<RuntimeList>,
+  cri: Pick<RuntimeClient, 'listContainerStats'>,
   images: Pick<ImageClient, 'imageFsInfo' | 'imageStatus'>,
 ): RuntimeStatsSource {
   return {
     async sandboxes() {
-      const { items } = await cri.listPodSandbox({});
+      const { sandboxes: items } = await listed(STATS_LIST_AGE_MS);
       return items.map((s) => ({
         id: s.id,
         uid: s.metadata?.uid ?? s.labels[labels.podUID] ?? '',
@@ -94,7 +103,7 @@ export function criStatsSource(
       }));
     },
     async containers() {
-      const { containers } = await cri.listContainers({});
+      const { containers } = await listed(STATS_LIST_AGE_MS);
       return containers.map((c) => ({
         id: c.id,
         sandboxId: c.podSandboxId,
