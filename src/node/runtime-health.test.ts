@@ -80,7 +80,7 @@ test("probeRuntime hands a ready runtime's handlers on (upstream updateRuntimeUp
   }
 });
 
-test('imageListCache asks ListImages again only once the answer is 30 s old (upstream imageCache), and not keeps a failure', async () => {
+test('imageListCache asks ListImages again only once the answer is 30 s old (upstream imageCache), and does not keep a failure', async () => {
   let t = 0;
   let asked = 0;
   let fail = false;
