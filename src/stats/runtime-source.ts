@@ -1,6 +1,6 @@
 // What the stats read from the container runtime, behind a narrow interface: sandboxes,
 // containers, per-container CRI stats and the image filesystem. criStatsSource adapts
-// the CRI clients; tests pass plain data.
+// the runtime view's list and the CRI clients; tests pass plain data.
 import type { PsiStats__Output } from '../cri/generated/runtime/v1/PsiStats.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
