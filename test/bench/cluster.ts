@@ -7,7 +7,10 @@
 // over their lives (create to all Ready to deleted) and at steady state; and each kubelet's
 // CPU and resident memory. The nodes are removed after each set, so each set has the machine
 // alone. Prints one table; docs/benchmarks.md records runs with the machine they ran on.
-//   node test/bench/cluster.ts [--nodes 5] [--pods 10] [--idle 2m] [--steady 2m]
+// The steady window opens at the same time after the Deployment for both sets (--steady-after),
+// so the burst's aftermath in the controllers and etcd weighs the same on both (run P's window
+// opened when the last pod was Ready: 78 s after for kubelet-ts, 189 s for upstream).
+//   node test/bench/cluster.ts [--nodes 5] [--pods 10] [--idle 2m] [--steady-after 4m] [--steady 2m]
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { parseArgs, promisify } from 'node:util';
@@ -36,6 +39,7 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: process.env.BENCH_NODES ?? '5' },
     pods: { type: 'string', default: process.env.BENCH_PODS_PER_NODE ?? '10' },
     idle: { type: 'string', default: '2m' },
+    'steady-after': { type: 'string', default: '4m' },
     steady: { type: 'string', default: '2m' },
   },
 });
@@ -43,6 +47,7 @@ const NODES = Number(values.nodes);
 const PODS = Number(values.pods);
 const duration = (flag: string, text: string) => parseDuration(text) ?? fail(`--${flag} ${text}: not a duration (2m, 90s)`);
 const IDLE_MS = duration('idle', values.idle!);
+const STEADY_AFTER_MS = duration('steady-after', values['steady-after']!);
 const STEADY_MS = duration('steady', values.steady!);
 // Workers after the cluster's own (kts-w1, kts-w2): kts-w3 ... (hack/cluster/lib.sh node_ip).
 const names = Array.from({ length: NODES }, (_, i) => `kts-w${i + 3}`);
@@ -217,8 +222,10 @@ async function runSet(kind: 'kubelet-ts' | 'upstream') {
     return ready >= total;
   });
   const allReadyS = (Date.now() - created) / 1000;
-  log(`all Ready in ${allReadyS.toFixed(1)} s; ${STEADY_MS / 1000} s at steady state`);
-  await sleep(10_000);
+  // At least 10 s after the last pod is Ready, when that is later than --steady-after.
+  const steadyAtS = Math.max(STEADY_AFTER_MS / 1000, allReadyS + 10);
+  log(`all Ready in ${allReadyS.toFixed(1)} s; ${STEADY_MS / 1000} s at steady state from ${steadyAtS.toFixed(0)} s`);
+  await sleep(created + steadyAtS * 1000 - Date.now());
   const steady0 = await read();
   await sleep(STEADY_MS);
   const steady1 = await read();
@@ -236,6 +243,7 @@ async function runSet(kind: 'kubelet-ts' | 'upstream') {
     joinedS,
     idle,
     allReadyS,
+    steadyAtS,
     readyP50S: pct(readyAt, 50) / 1000,
     readyP99S: pct(readyAt, 99) / 1000,
     steady: between(steady0, steady1),
@@ -295,13 +303,16 @@ async function main() {
     [`create -> Ready, p50 / p99 / all (${NODES * PODS} pods)`, (r) => `${f(r.readyP50S)} / ${f(r.readyP99S)} / ${f(r.allReadyS)} s`],
     ['requests a pod (create to deleted, less idle)', (r) => f(r.requestsPerPod)],
     ['apiserver CPU, create to deleted', (r) => `${f(r.lifeApiserverCpu)} s`],
+    ['steady window opens, after the Deployment', (r) => `${f(r.steadyAtS, 0)} s`],
     [`apiserver CPU a minute, ${PODS} pods a node`, (r) => `${f(r.steady.apiserverCpuPerMin, 2)} s`],
     [`requests a node a minute, ${PODS} pods a node`, (r) => f(r.steady.requestsPerNodePerMin)],
     [`kubelet CPU a minute, ${PODS} pods a node`, (r) => `${f(r.steady.kubeletCpuPerMin, 2)} s`],
     [`kubelet RSS, ${PODS} pods a node (mean)`, (r) => `${f(r.steady.rssMB)} MB`],
     ['kubelet RSS, peak of any node', (r) => `${f(r.peakRssMB)} MB`],
   ];
-  console.log(`\n${NODES} workers a set, ${PODS} pods a node, idle ${IDLE_MS / 1000} s, steady ${STEADY_MS / 1000} s\n`);
+  console.log(
+    `\n${NODES} workers a set, ${PODS} pods a node, idle ${IDLE_MS / 1000} s, steady ${STEADY_MS / 1000} s from ${STEADY_AFTER_MS / 1000} s after the Deployment\n`,
+  );
   console.log(`| figure | ${results.map((r) => r.kind).join(' | ')} |`);
   console.log(`| --- |${results.map(() => ' --- |').join('')}`);
   for (const [label, fmt] of rows) console.log(`| ${label} | ${results.map(fmt).join(' | ')} |`);
