@@ -50,9 +50,8 @@ export class RuntimeView {
   readonly #cri: RuntimeClient;
   readonly #containers = new Map<string, ContainerState>();
   readonly #sandboxIPs = new Map<string, string[]>();
-  /** The list in flight, and the one that follows it, shared by whoever asks meanwhile. */
-  #running?: Promise<Map<string, PodRuntimeStatus>>;
-  #runningBegan = 0;
+  /** The list in flight (when it began, performance.now()), and the one that follows it, shared by whoever asks meanwhile. */
+  #running?: { began: number; list: Promise<Map<string, PodRuntimeStatus>> };
   #next?: Promise<Map<string, PodRuntimeStatus>>;
   /** The last list that answered, when it began (performance.now()), and the runtime's answers it was made from. */
   #last?: { began: number; pods: Map<string, PodRuntimeStatus>; listed: RuntimeList };
@@ -79,15 +78,16 @@ export class RuntimeView {
     const last = this.#last;
     const now = performance.now();
     if (maxAgeMs && last && !this.#changed.size && now - last.began <= maxAgeMs) return Promise.resolve(last.pods);
-    if (!this.#running) {
-      this.#runningBegan = now;
-      return (this.#running = this.#list(now).finally(() => (this.#running = undefined)));
+    const running = this.#running;
+    if (!running) {
+      const list = this.#list(now).finally(() => (this.#running = undefined));
+      this.#running = { began: now, list };
+      return list;
     }
     // The list in flight will do too when it is that young and began after the kubelet's last change
     // (the stats ask for sandboxes and containers at once: one list, not one and the next).
-    if (maxAgeMs && now - this.#runningBegan <= maxAgeMs && [...this.#changed.values()].every((at) => at < this.#runningBegan))
-      return this.#running;
-    this.#next ??= this.#running
+    if (maxAgeMs && now - running.began <= maxAgeMs && [...this.#changed.values()].every((at) => at < running.began)) return running.list;
+    this.#next ??= running.list
       .catch(() => {})
       .then(() => {
         this.#next = undefined;
