@@ -37,7 +37,7 @@ build_sanity() {
   log "building csi-sanity $CSI_TEST_VERSION (log: $logf)"
   rm -rf "$TOP/src" "$TOP/bin.tmp"; mkdir -p "$TOP/bin.tmp"
   (
-    { [ -z "${KTS_NICE:-}" ] || renice -n "$KTS_NICE" -p "$BASHPID" >/dev/null; }
+    lower_priority
     dir=$(go mod download -json "$MODULE@$CSI_TEST_VERSION" | jq -r .Dir) && [ -d "$dir" ] || { echo "go mod download $MODULE@$CSI_TEST_VERSION failed"; exit 1; }
     cp -r "$dir" "$TOP/src" && chmod -R u+w "$TOP/src" && cd "$TOP/src" &&
       go build -trimpath -ldflags "-s -w -X main.VERSION=$CSI_TEST_VERSION -extldflags -static" -o "$TOP/bin.tmp/csi-sanity" ./cmd/csi-sanity

@@ -80,6 +80,14 @@ build_lock() {
 # have_bins DIR BIN...: DIR holds every BIN, executable (a build cache entry is complete).
 have_bins() { local d=$1 b; shift; for b in "$@"; do [ -x "$d/$b" ] || return 1; done; }
 
+# lower_priority: this shell at KTS_NICE (when set), unless it already runs lower. renice -n
+# sets the niceness (util-linux), so a build asked for at 10 inside make test's background
+# build (nice 19) would otherwise leave 19 and take half the cores from the stack's own builds.
+lower_priority() {
+  [ -n "${KTS_NICE:-}" ] && [ "$(nice)" -lt "$KTS_NICE" ] || return 0
+  renice -n "$KTS_NICE" -p "$BASHPID" >/dev/null
+}
+
 # cached_build NAME VERSION DIR WORKDIR FN BIN...: builds the cache entry DIR (keyed by VERSION)
 # that its caller found missing (have_bins; build_lock where other scripts build it too): runs
 # the function FN OUTDIR VERSION in WORKDIR in the background, at KTS_NICE, with its output in
@@ -90,7 +98,7 @@ cached_build() {
   local b logf="$LOGS/build-$name.log" start=$SECONDS n=0
   rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
   log "building $* ($name $version${KTS_NICE:+, nice $KTS_NICE}${KTS_GO_P:+, -p $KTS_GO_P}; log: $logf)"
-  (cd "$workdir" && { [ -z "${KTS_NICE:-}" ] || renice -n "$KTS_NICE" -p "$BASHPID" >/dev/null; } && "$fn" "$dir.tmp" "$version") >"$logf" 2>&1 &
+  (cd "$workdir" && lower_priority && "$fn" "$dir.tmp" "$version") >"$logf" 2>&1 &
   local pid=$!
   # Polled every second so that a quick build does not wait 30 s for its first report.
   while kill -0 $pid 2>/dev/null; do
