@@ -13,21 +13,22 @@
 #     manifests/addons/local-path-storage.yaml: the StorageClass local-path)
 #   - registry-$REGISTRY_VERSION/bin/registry: the CNCF distribution registry, static (hack/registry.sh
 #     runs it beside the stack as the registry the nodes pull from)
-#   - jaeger-$JAEGER_VERSION/bin/jaeger: Jaeger v2, the trace collector and store the kubelet's
-#     `tracing` sends to (test/e2e/tracing.test.ts runs it); only when named, being large
+#   - otelcol-$OTELCOL_VERSION/bin/otelcol: an OpenTelemetry Collector of the OTLP receiver and the
+#     file exporter (hack/tools/otelcol), the collector the kubelet's `tracing` sends to
+#     (test/e2e/tracing.test.ts runs it); only when named, as only that test needs it
 # A second run with the same pins does nothing.
 #   hack/build-addons.sh [NAME...]   only those (cni-plugins flannel coredns local-path-provisioner registry
-#                                    jaeger; default: every one but jaeger)
+#                                    otelcol; default: every one but otelcol)
 # KTS_NICE=19 and KTS_GO_P=1 build at the lowest priority on one core (a build beside a
 # test run); by default a build takes the whole machine.
 source "$(dirname "$0")/lib.sh"
 
 export GOTOOLCHAIN=local GOFLAGS="-mod=mod${KTS_GO_P:+ -p=$KTS_GO_P}"
-ADDONS=(cni-plugins flannel coredns local-path-provisioner registry jaeger)
+ADDONS=(cni-plugins flannel coredns local-path-provisioner registry otelcol)
 for a in "$@"; do [[ " ${ADDONS[*]} " = *" $a "* ]] || die "usage: $0 [${ADDONS[*]}]..."; done
 ARGS=("$@")
-# wanted NAME: NAME was asked for (or nothing was, which asks for every one but jaeger).
-wanted() { { [ ${#ARGS[@]} -eq 0 ] && [ "$1" != jaeger ]; } || [[ " ${ARGS[*]} " = *" $1 "* ]]; }
+# wanted NAME: NAME was asked for (or nothing was, which asks for every one but otelcol).
+wanted() { { [ ${#ARGS[@]} -eq 0 ] && [ "$1" != otelcol ]; } || [[ " ${ARGS[*]} " = *" $1 "* ]]; }
 command -v go >/dev/null || die "go is not installed (need Go >= 1.26)"
 command -v gcc >/dev/null || apt_install gcc libc6-dev   # flanneld's cgo
 command -v readelf >/dev/null || apt_install binutils    # the static check below
@@ -96,9 +97,15 @@ build_registry() {
     -o "$1/registry" github.com/distribution/distribution/v3/cmd/registry
 }
 
-# Jaeger as its release builds cmd/jaeger: no cgo, static.
-build_jaeger() {
-  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1/jaeger" github.com/jaegertracing/jaeger/cmd/jaeger
+# The collector as the Collector Builder (ocb) builds a distribution: the module's own main
+# package, no cgo, static; the release in what --version prints. Its core modules must be of
+# the release the cache is keyed by, as the file exporter is (build_addon checks that one).
+build_otelcol() {
+  local core
+  core=$(go list -m -f '{{.Version}}' go.opentelemetry.io/collector/otelcol) || return 1
+  [ "$core" = "$OTELCOL_VERSION" ] \
+    || { echo "go.mod requires go.opentelemetry.io/collector/otelcol $core, not $OTELCOL_VERSION: keep one release" >&2; return 1; }
+  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$OTELCOL_VERSION" -o "$1/otelcol" .
 }
 
 mkdir -p "$LOGS"
@@ -131,8 +138,10 @@ if wanted registry; then
   build_addon registry github.com/distribution/distribution/v3 "$REGISTRY_VERSION" build_registry registry
   ready+=("registry-$REGISTRY_VERSION")
 fi
-if wanted jaeger; then
-  build_addon jaeger github.com/jaegertracing/jaeger "$JAEGER_VERSION" build_jaeger jaeger
-  ready+=("jaeger-$JAEGER_VERSION")
+if wanted otelcol; then
+  # Keyed by the file exporter's version: the contrib component, whose release the core's follow.
+  build_addon otelcol github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter "$OTELCOL_VERSION" \
+    build_otelcol otelcol
+  ready+=("otelcol-$OTELCOL_VERSION")
 fi
 log "add-ons ready in $KTS_CACHE: ${ready[*]}"
