@@ -74,13 +74,18 @@ e2e-kind: build
 # containerd 1.6 slice comes before the cluster's files: on a cold machine those files wait for
 # its builds, which get the minutes of both (none on a warm one, which pays one more hack/up.sh).
 # Every part runs even after one fails; the exit status is the first failure's.
+# The failing e2e tests of the three parts, each with its error's first line, are printed last
+# (hack/e2e-files.sh, E2E_FAILURES): a CI report keeps only the end of the output.
+test: export E2E_FAILURES := $(CURDIR)/_output/local/logs/e2e-failures.txt
 test: lint typecheck build
 	$(E2E_BG_START)
+	rm -f $(E2E_FAILURES)
 	$(MAKE) --no-print-directory unit
 	bash hack/up.sh
 	bash hack/e2e-files.sh $(E2E_LOCAL); a=$$?; \
 	  $(MAKE) --no-print-directory test-containerd1; b=$$?; \
 	  bash hack/up.sh && bash hack/e2e-files.sh $(E2E_LAST); c=$$?; \
+	  [ ! -s $(E2E_FAILURES) ] || { echo "failing e2e tests, all parts:"; cat $(E2E_FAILURES); }; \
 	  exit $$(( a ? a : b ? b : c ))
 
 # The local stack alone again on Debian's containerd 1.6 (RUNTIME=containerd1, hack/lib.sh) and

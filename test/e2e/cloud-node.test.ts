@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clients, ensureStack, eventually, kubectl, NODE_IP, nodeName, podSpec, ROOT, withNamespace } from './stack.ts';
+import { clients, ensureStack, kubectl, NODE_IP, nodeName, podSpec, ROOT, runningPod, withNamespace } from './stack.ts';
 
 const PROVIDER_ID = 'aws:///us-east-2a/i-0123456789abcdef0';
 const PLUGIN = join(ROOT, 'test/fixtures/credential-provider/counting-provider');
@@ -96,10 +96,7 @@ test('the managed-cloud node runs a pod given to it', () =>
   withNamespace(async (ns) => {
     const { core } = clients();
     await core.createNamespacedPod({ namespace: ns, body: podSpec('on-cloud-node', { nodeName: second() }) });
-    await eventually('the pod Running on the managed-cloud node', 90_000, async () => {
-      const p = await core.readNamespacedPod({ name: 'on-cloud-node', namespace: ns });
-      return p.status?.phase === 'Running' && !!p.status.podIP;
-    });
+    await runningPod(ns, 'on-cloud-node', 90_000, (p) => !!p.status?.podIP);
   }));
 
 // The second node's bridge with host-local IPAM over two ranges, as a dual-stack cluster's CNI
@@ -117,10 +114,7 @@ test('a dual-stack pod shows both its IPs, the IPv4 one first, as the node is IP
     renameSync(`${conflist}.tmp`, conflist);
     const { core } = clients();
     await core.createNamespacedPod({ namespace: ns, body: podSpec('dual-stack', { nodeName: second() }) });
-    const ips = await eventually('the pod Running with two IPs', 90_000, async () => {
-      const p = await core.readNamespacedPod({ name: 'dual-stack', namespace: ns });
-      return p.status?.phase === 'Running' && p.status.podIPs?.length === 2 ? p.status : undefined;
-    });
+    const ips = (await runningPod(ns, 'dual-stack', 90_000, (p) => p.status?.podIPs?.length === 2)).status!;
     assert.match(ips.podIPs![0]!.ip, /^\d+\.\d+\.\d+\.\d+$/);
     assert.match(ips.podIPs![1]!.ip, /^fd00:10:244:77:/);
     assert.equal(ips.podIP, ips.podIPs![0]!.ip);

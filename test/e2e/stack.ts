@@ -258,6 +258,35 @@ export async function eventually<T>(
   }
 }
 
+/** A pod's state in one line, for an error: phase, conditions not True, containers' waiting reasons. */
+export function podState(p: V1Pod): string {
+  const st = p.status;
+  const conds = (st?.conditions ?? [])
+    .filter((c) => c.status !== 'True')
+    .map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}`);
+  const waiting = [...(st?.initContainerStatuses ?? []), ...(st?.containerStatuses ?? [])]
+    .filter((c) => c.state?.waiting)
+    .map((c) => `${c.name} waiting ${c.state!.waiting!.reason ?? ''}${c.state!.waiting!.message ? `: ${c.state!.waiting!.message}` : ''}`);
+  return [`phase ${st?.phase ?? 'unset'}`, ...conds, ...waiting].join('; ');
+}
+
+/** Waits for pod NAME to be Running (and to pass more, if given); a timeout says where the pod
+ * stood and its last event, so that a failure in CI explains itself. */
+export async function runningPod(ns: string, name: string, timeoutMs: number, more: (p: V1Pod) => boolean = () => true): Promise<V1Pod> {
+  const { core } = clients();
+  try {
+    return await eventually(`pod ${name} Running`, timeoutMs, async () => {
+      const p = await core.readNamespacedPod({ name, namespace: ns });
+      if (p.status?.phase === 'Running' && more(p)) return p;
+      throw new Error(podState(p));
+    });
+  } catch (e) {
+    const events = await core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.name=${name}` }).catch(() => undefined);
+    const last = events?.items.at(-1);
+    throw new Error(`${(e as Error).message}${last ? `; last event ${last.reason}: ${last.message}` : '; no events'}`);
+  }
+}
+
 export function podSpec(name: string, over: Partial<V1Pod['spec']> = {}, image = BUSYBOX): V1Pod {
   return {
     metadata: { name },
