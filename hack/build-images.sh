@@ -22,6 +22,9 @@
 # With --csi, the CSI hostpath driver and its sidecars from hack/build-csi.sh's binaries
 # (hack/cluster/csi-hostpath.sh deploys them; docs/csi.md).
 # A freshly imported image is run once with ctr to prove it works.
+# BUILD_ONLY=1 makes the tarballs alone, with no containerd or registry: make test's background
+# build makes the cluster's and the CSI driver's on a cold machine before the cluster needs them,
+# and kind's node images from them (each tarball is built under a lock, so a node's import waits).
 # Every ctr call goes through ctr_k8s, so CONTAINERD_SOCK=/path/to/other.sock imports into
 # (and smoke-runs in) another containerd, a cluster node's say; the tarballs are shared.
 source "$(dirname "$0")/lib.sh"
@@ -36,11 +39,13 @@ for a in "$@"; do
   esac
 done
 apt_install busybox-static gcc libc6-dev jq tar gzip curl
-# (Its version keys the smoke runs' stamps, smoked.)
-CONTAINERD_VERSION=$(ctr_k8s --connect-timeout 2s version 2>/dev/null | awk '/^Server:/ {s = 1} s && $1 == "Version:" {print $2; exit}')
-[ -n "$CONTAINERD_VERSION" ] || die "containerd is not answering on $CONTAINERD_SOCK (run hack/containerd.sh)"
-curl -sf --max-time 5 "http://$REGISTRY/v2/" >/dev/null \
-  || die "the registry is not answering on $REGISTRY (run hack/registry.sh)"
+if [ -z "${BUILD_ONLY:-}" ]; then
+  # (Its version keys the smoke runs' stamps, smoked.)
+  CONTAINERD_VERSION=$(ctr_k8s --connect-timeout 2s version 2>/dev/null | awk '/^Server:/ {s = 1} s && $1 == "Version:" {print $2; exit}')
+  [ -n "$CONTAINERD_VERSION" ] || die "containerd is not answering on $CONTAINERD_SOCK (run hack/containerd.sh)"
+  curl -sf --max-time 5 "http://$REGISTRY/v2/" >/dev/null \
+    || die "the registry is not answering on $REGISTRY (run hack/registry.sh)"
+fi
 
 IMAGES="$KTS_CACHE/images"
 BUSYBOX_NAMES=(docker.io/library/busybox:1.36)
@@ -90,8 +95,9 @@ oci_tar() {
 }
 
 # import_if_needed TAR NAME...: true (0) when it imported, 1 when containerd already had it.
-# Either way the image is then in the registry too (publish).
+# Either way the image is then in the registry too (publish). (BUILD_ONLY: neither.)
 import_if_needed() {
+  [ -z "${BUILD_ONLY:-}" ] || return 1
   local tar=$1 want n; shift
   want=$(cat "$tar.digest")
   local have; have=$(ctr_k8s images ls 2>/dev/null | awk 'NR>1 {print $1, $3}')
@@ -375,6 +381,8 @@ cluster_image() {
   key=$(cat <(recipe "$fill") <(for f in "$@"; do [ ! -f "$f" ] || cat "$f"; done) <(echo "$name $cfg $fill ${*//$KTS_ROOT/}") \
       <(dpkg-query -W libc6 busybox-static "${IPTABLES_PKGS[@]}") | sha256sum | cut -c1-16)
   tar="$IMAGES/cluster-$base-$key.tar"
+  # One build of an image at a time (make test's background build and a node's import).
+  [ -f "$tar" ] && [ -f "$tar.digest" ] || build_lock "$IMAGES/cluster-$base.lock" "$name image"
   if [ ! -f "$tar" ] || [ ! -f "$tar.digest" ]; then
     log "building $name"
     # Older builds (another key) are never used again. The key is exactly 16 hex digits,

@@ -123,7 +123,8 @@ apt_install() {
     apt-get update -q >/dev/null || die "apt-get update failed"
     mkdir -p /var/lib/apt/periodic && touch /var/lib/apt/periodic/kts-updated
   fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null \
+  # (The lock timeout: make test's background build installs packages while the tests do.)
+  DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=600 -y -q --no-install-recommends "${missing[@]}" >/dev/null \
     || die "apt-get install ${missing[*]} failed"
 }
 
