@@ -11,7 +11,7 @@ import { type ClaimInfo, claimName, containerClaims, extendedResourceClaimStatus
 const DEVICE_CLASS_PREFIX = 'deviceclass.resource.kubernetes.io/';
 
 /** upstream's schedutil.IsDRAExtendedResourceName. */
-const isDRAExtendedResourceName = (name: string) => isExtendedResourceName(name) || name.startsWith(DEVICE_CLASS_PREFIX);
+export const isDRAExtendedResourceName = (name: string) => isExtendedResourceName(name) || name.startsWith(DEVICE_CLASS_PREFIX);
 
 /** ResourceClaim name -> the request names the container uses of it ('' for all), in the container's order. */
 export function containerClaimRequests(pod: Pod, c: Container): Map<string, string[]> {

@@ -25,6 +25,7 @@ import type { CurrentNode } from '../node/current-node.ts';
 import { thermalThrottlePaths } from '../node/host.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
 import { PodResizer } from '../resize/pod-resizer.ts';
+import { hugePageSizes } from '../resources/pod-cgroup.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import { withEnvFiles } from '../runtime/env-file-source.ts';
@@ -105,6 +106,7 @@ export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: Startu
       seccompProfileRoot: join(rootDir, 'seccomp'),
       hostMaskedPaths: thermalThrottlePaths(),
       memoryCapacity: () => parseQuantity(d.node.capacity()?.memory ?? ''),
+      hugePageSizes: hugePageSizes(),
     },
     // EnvFiles: fileKeyRef reads files of the pod's volumes as set up.
     env: withEnvFiles(

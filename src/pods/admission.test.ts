@@ -94,6 +94,56 @@ test('admission: ephemeral-storage against the allocatable, in bytes', () => {
   });
 });
 
+test("admission: huge pages and extended resources against the allocatable (Fits' ScalarResources)", () => {
+  const withScalar: Node = {
+    ...node,
+    status: { allocatable: { ...node.status!.allocatable, 'hugepages-2Mi': '8Mi', 'example.com/dongle': '2' } },
+  };
+  const asks = (r: Record<string, string>): Pod => pod({ containers: [{ name: 'c', image: 'i', resources: { requests: r, limits: r } }] });
+  const cases: [string, Pod, Pod[], string][] = [
+    ['huge pages that fit', asks({ 'hugepages-2Mi': '4Mi', memory: '1Mi' }), [asks({ 'hugepages-2Mi': '4Mi', memory: '1Mi' })], 'admitted'],
+    [
+      'huge pages over',
+      asks({ 'hugepages-2Mi': '6Mi', memory: '1Mi' }),
+      [asks({ 'hugepages-2Mi': '4Mi', memory: '1Mi' })],
+      'OutOfhugepages-2Mi',
+    ],
+    ['a page size the node has none of', asks({ 'hugepages-1Gi': '1Gi', memory: '1Mi' }), [], 'OutOfhugepages-1Gi'],
+    ['an extended resource that fits', asks({ 'example.com/dongle': '1' }), [asks({ 'example.com/dongle': '1' })], 'admitted'],
+    ['an extended resource over', asks({ 'example.com/dongle': '2' }), [asks({ 'example.com/dongle': '1' })], 'OutOfexample.com/dongle'],
+    // removeMissingExtendedResources: a resource the node knows nothing of is the cluster's business.
+    ['an extended resource the node does not list', asks({ 'example.com/cluster-wide': '5' }), [], 'admitted'],
+    [
+      'a DeviceClass extended resource no claim serves',
+      asks({ 'deviceclass.resource.kubernetes.io/gpu': '1' }),
+      [],
+      'OutOfdeviceclass.resource.kubernetes.io/gpu',
+    ],
+    [
+      'a DeviceClass extended resource a claim serves (extendedResourceClaimStatus)',
+      {
+        ...asks({ 'deviceclass.resource.kubernetes.io/gpu': '1' }),
+        status: {
+          extendedResourceClaimStatus: {
+            resourceClaimName: 'p-extended-resources-x',
+            requestMappings: [
+              { containerName: 'c', resourceName: 'deviceclass.resource.kubernetes.io/gpu', requestName: 'container-0-request-0' },
+            ],
+          },
+        } as Pod['status'],
+      },
+      [],
+      'admitted',
+    ],
+  ];
+  for (const [name, p, active, want] of cases) assert.equal(reason(admitPod(p, active, withScalar)), want, name);
+  assert.deepEqual(admitPod(asks({ 'hugepages-2Mi': '16Mi', memory: '1Mi' }), [], withScalar), {
+    admit: false,
+    reason: 'OutOfhugepages-2Mi',
+    message: "Pod was rejected: Node didn't have enough resource: hugepages-2Mi, requested: 16777216, used: 0, capacity: 8388608",
+  });
+});
+
 test('the rejection message in upstream form', () => {
   const a = admitPod(pod({}, '1'), [pod({}, '1')], node);
   assert.deepEqual(a, {

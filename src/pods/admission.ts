@@ -1,14 +1,18 @@
 // Whether a pod may run here, as upstream's admission: its sysctls against the allowlist
-// (pkg/kubelet/sysctl), then GeneralPredicates: the node's allocatable cpu, memory, ephemeral-storage and pods;
+// (pkg/kubelet/sysctl), then GeneralPredicates: the node's allocatable cpu, memory, ephemeral-storage,
+// huge pages, extended resources and pods;
 // its labels against the pod's node selector and required node affinity; host ports; the OS.
 // Pure but for the CPU manager's allocation, handed in (upstream's resource managers allocate
 // at admission): the sync loop asks it once per pod.
-import type { Node, NodeSelectorRequirement, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Node, NodeSelectorRequirement, Pod } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../resources/quantity.ts';
-import { podCPUAndMemoryRequests, podRequests as podAmounts } from '../resources/pod-resources.ts';
+import { amountOf, HUGEPAGES_PREFIX, podCPUAndMemoryRequests, podRequests as podAmounts } from '../resources/pod-resources.ts';
 import { normalizeSysctlName } from '../runtime/security-context.ts';
 import { admitAppArmor } from '../security/apparmor.ts';
 import { admissionMessage, planPodDevices, type PodPlanInput } from '../devices/allocation.ts';
+import { isExtendedResourceName } from '../devices/registration.ts';
+import { extendedResourceClaimStatus } from '../dra/claims.ts';
+import { isDRAExtendedResourceName } from '../dra/container.ts';
 import type { Admission } from './verdict.ts';
 
 export type { Admission };
@@ -169,6 +173,54 @@ export function admitDevices(pod: Pod, devices: PodPlanInput): Admission {
   return { admit: true };
 }
 
+/** Fits' ScalarResources: huge pages, extended resources and the prefixed native ones. */
+const isScalarResource = (r: string) => r.startsWith(HUGEPAGES_PREFIX) || r.startsWith('attachable-volumes-') || r.includes('/');
+
+/**
+ * Upstream's removeMissingExtendedResources: the pod as Fits sees it, without the containers'
+ * requests of an extended resource the node does not list (a cluster-level resource it knows
+ * nothing of) or that a ResourceClaim serves (DRA's extended resources, in the pod's
+ * status.extendedResourceClaimStatus).
+ */
+function withoutMissingExtendedResources(pod: Pod, alloc: Record<string, string>): Pod {
+  const mappings = extendedResourceClaimStatus(pod)?.requestMappings ?? [];
+  const keep = (c: Container) => {
+    const missing = (r: string) =>
+      (isDRAExtendedResourceName(r) && mappings.some((m) => m.resourceName === r && m.containerName === c.name)) ||
+      (isExtendedResourceName(r) && alloc[r] === undefined);
+    // (Limits too: podRequests takes a limit for a missing request, as the apiserver defaults it.)
+    const drop = (l?: Record<string, string>) => l && Object.fromEntries(Object.entries(l).filter(([r]) => !missing(r)));
+    return { ...c, resources: { ...c.resources, requests: drop(c.resources?.requests), limits: drop(c.resources?.limits) } };
+  };
+  return {
+    ...pod,
+    spec: { ...pod.spec!, containers: (pod.spec?.containers ?? []).map(keep), initContainers: pod.spec?.initContainers?.map(keep) },
+  };
+}
+
+/**
+ * Fits after cpu, memory and ephemeral-storage: each other resource the pod asks for against the
+ * node's allocatable (none listed: 0); a node whose status is not known yet limits nothing.
+ */
+function scalarShortage(pod: Pod, active: Pod[], alloc: Record<string, string>, devices?: PodPlanInput): Admission | undefined {
+  if (!Object.keys(alloc).length) return undefined;
+  for (const [r, want] of Object.entries(podAmounts(withoutMissingExtendedResources(pod, alloc)))) {
+    if (!isScalarResource(r) || want <= 0) continue;
+    // The device manager's resources passed its allocation above: upstream's sanitizeNodeAllocatable
+    // raises their allocatable to what is allocated, so Fits passes them.
+    if (devices?.isDeviceResource(r)) continue;
+    const capacity = amountOf(r, alloc[r] ?? 0);
+    const used = active.reduce((n, p) => n + (podAmounts(p)[r] ?? 0), 0);
+    if (used + want > capacity)
+      return {
+        admit: false,
+        reason: `OutOf${r}`,
+        message: `Pod was rejected: Node didn't have enough resource: ${r}, requested: ${want}, used: ${used}, capacity: ${capacity}`,
+      };
+  }
+  return undefined;
+}
+
 /** active: the pods already admitted and not finished. */
 export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions = {}): Admission {
   const sysctl = forbiddenSysctl(pod, [...safeSysctls(node.status?.nodeInfo?.kernelVersion), ...(opts.allowedUnsafeSysctls ?? [])]);
@@ -223,6 +275,8 @@ export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions
       };
     }
   }
+  const scalar = scalarShortage(pod, active, alloc, opts.devices);
+  if (scalar) return scalar;
   // Upstream's AppArmor admit handler runs after the predicates.
   const appArmor = admitAppArmor(pod, opts.appArmorHostError);
   if (!appArmor.admit) return appArmor;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import {
   cgroupHierarchy,
+  containerHugepageLimits,
   ensurePodCgroup,
   hugePageSizeName,
   hugePageSizes,
@@ -148,6 +149,49 @@ test('podCgroupLimits: overhead and hugepages (ResourceConfigForPod, HugePageLim
     hugePageLimits: { '2MB': 4 * Mi },
   });
   assert.deepEqual([2 * Mi, 1024 * Mi, 64 * 1024].map(hugePageSizeName), ['2MB', '1GB', '64KB']);
+});
+
+test("containerHugepageLimits (GetHugepageLimitsFromResources): every host size, 0 unless the container's limits, else the pod's, name it", () => {
+  const sizes = ['2MB', '1GB'];
+  const own = withResources('c', { limits: { 'hugepages-2Mi': '4Mi' } });
+  const none = withResources('d', { limits: { memory: '64Mi' } });
+  const cases: [string, Pod, ReturnType<typeof containerHugepageLimits>][] = [
+    [
+      'none asked: 0 for each size',
+      pod([none]),
+      [
+        { pageSize: '2MB', limit: 0 },
+        { pageSize: '1GB', limit: 0 },
+      ],
+    ],
+    [
+      "the container's own",
+      pod([own]),
+      [
+        { pageSize: '2MB', limit: 4 * Mi },
+        { pageSize: '1GB', limit: 0 },
+      ],
+    ],
+    [
+      "the pod's limit for a container that names none",
+      podLevel({ limits: { 'hugepages-1Gi': '2Gi' } }, [none]),
+      [
+        { pageSize: '2MB', limit: 0 },
+        { pageSize: '1GB', limit: 2 * 1024 * Mi },
+      ],
+    ],
+    [
+      "the container's over the pod's",
+      podLevel({ limits: { 'hugepages-2Mi': '8Mi' } }, [own]),
+      [
+        { pageSize: '2MB', limit: 4 * Mi },
+        { pageSize: '1GB', limit: 0 },
+      ],
+    ],
+  ];
+  for (const [name, p, want] of cases)
+    assert.deepEqual(containerHugepageLimits(p, p.spec!.containers[0]!.resources?.limits, sizes), want, name);
+  assert.deepEqual(containerHugepageLimits(pod([own]), own.resources?.limits, []), [], 'a host without huge pages: none');
 });
 
 test('a v1 pod cgroup at another CFS period: written, read back with it, and the same limits again', (t) => {

@@ -58,6 +58,19 @@ export function hugePageLimits(reqs: Amounts): Record<string, number> {
 }
 
 /**
+ * Upstream's GetHugepageLimitsFromResources: a limit for every huge page size of the host (its
+ * cgroup names, hugePageSizes), 0 unless the container's limits name that size, else the pod's
+ * when it sets pod-level resources: a container cannot take pages it did not ask for.
+ */
+export function containerHugepageLimits(pod: Pod, containerLimits: Record<string, string | number> | undefined, pageSizes: string[]) {
+  const wanted = {
+    ...(isPodLevelResourcesSet(pod) ? hugePageLimits(toAmounts(podSpecResources(pod)?.limits)) : {}),
+    ...hugePageLimits(toAmounts(containerLimits)),
+  };
+  return pageSizes.map((pageSize) => ({ pageSize, limit: wanted[pageSize] ?? 0 }));
+}
+
+/**
  * Pure: upstream's ResourceConfigForPod for cgroup v1 (PodRequests and PodLimits, pod-level
  * resources and overhead included), and the node's podPidsLimit when above 0, as
  * podContainerManager.EnsureExists adds it. With the node's CFS quota off (enforceCPULimits

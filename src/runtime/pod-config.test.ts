@@ -92,6 +92,11 @@ test('container resources with pod-level resources: unset limits come from the p
   assert.deepEqual(free, { cpuShares: 204, cpuPeriod: 100000, cpuQuota: 20000, memoryLimitInBytes: 200 * 2 ** 20, oomScoreAdj: 994 });
   assert.deepEqual(own, { cpuShares: 51, cpuPeriod: 100000, cpuQuota: 10000, memoryLimitInBytes: 100 * 2 ** 20, oomScoreAdj: 988 });
   assert.equal(podCgroup(p), '/kubepods/burstable/podu1');
+  // The host's huge page sizes: a limit for each (0, none asked), after oom_score_adj.
+  const huge = containerConfig(p, p.spec!.containers[0]!, 0, { memoryCapacityBytes: 8 * 2 ** 30, hugePageSizes: ['2MB'] }).linux!
+    .resources!;
+  assert.deepEqual(Object.keys(huge).slice(-2), ['oomScoreAdj', 'hugepageLimits']);
+  assert.deepEqual(huge.hugepageLimits, [{ pageSize: '2MB', limit: 0 }]);
 });
 
 test("swap in the container's resources: cgroup v1 NoSwap caps memory+swap at the (pod-level) memory limit, v2 LimitedSwap a share", () => {

@@ -17,6 +17,7 @@ import { podLimits, podLimitsForContainers, podRequests, toAmounts } from '../re
 import { containerSwap, type NodeSwap } from '../resources/swap.ts';
 import { containerSecurityContext, sandboxSecurityContext, sandboxSysctls, type ImageUser, type NodeSecurity } from './security-context.ts';
 import { type CgroupLayout, DEFAULT_LAYOUT, podCgroupParent, podCgroupPath } from '../resources/cgroup-layout.ts';
+import { containerHugepageLimits } from '../resources/pod-cgroup.ts';
 import { kernelHostname } from '../podutil/hostname.ts';
 
 /** The node's settings a pod's configs depend on; its security ones (seccomp, masked paths) as NodeSecurity. */
@@ -44,6 +45,8 @@ export interface NodeContext extends NodeSecurity {
   cpusetFor?: (pod: Pod, c: Container) => string | undefined;
   /** The memory manager's NUMA nodes of the container (cpuset_mems); undefined: none named. */
   cpusetMemsFor?: (pod: Pod, c: Container) => string | undefined;
+  /** The host's huge page sizes as the cgroup names them ("2MB"): each container gets a limit for each. */
+  hugePageSizes?: string[];
 }
 
 const podRef = (pod: Pod) => ({ name: pod.metadata!.name!, namespace: pod.metadata!.namespace ?? 'default', uid: pod.metadata!.uid! });
@@ -179,6 +182,8 @@ export interface ContainerInputs {
   /** The CPU manager's cpuset (upstream's PreCreateContainer: cpuset_cpus of the container's resources). */
   cpusetCpus?: string;
   cpusetMems?: string;
+  /** The host's huge page sizes (NodeContext): hugepage_limits of the container's resources. */
+  hugePageSizes?: string[];
 }
 
 /** The device plugins' share of a container's config: envs, mounts and annotations first, then the container's own. */
@@ -256,6 +261,8 @@ function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInp
       resources: {
         ...linux,
         ...(inputs.memoryCapacityBytes ? { oomScoreAdj: containerOOMScoreAdj(pod, c, inputs.memoryCapacityBytes) } : {}),
+        // Upstream's order in generateLinuxContainerResources: after oom_score_adj, before swap.
+        ...(inputs.hugePageSizes ? { hugepageLimits: containerHugepageLimits(pod, c.resources?.limits, inputs.hugePageSizes) } : {}),
         ...swap,
         ...(inputs.cpusetCpus ? { cpusetCpus: inputs.cpusetCpus } : {}),
         ...(inputs.cpusetMems ? { cpusetMems: inputs.cpusetMems } : {}),

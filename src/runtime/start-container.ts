@@ -163,6 +163,7 @@ async function configure(ctx: SyncContext, pod: Pod, c: Container, s: StartScope
     cfs: ctx.node.cfs,
     cpusetCpus: ctx.node.cpusetFor?.(pod, c),
     cpusetMems: ctx.node.cpusetMemsFor?.(pod, c),
+    hugePageSizes: ctx.node.hugePageSizes,
     devices,
     // The same user namespace as the sandbox's (upstream's NamespacesForPod again).
     userNamespace: s.sbConfig.linux?.securityContext?.namespaceOptions?.usernsOptions ?? undefined,
