@@ -85,6 +85,9 @@ export const labels = {
   terminationGracePeriod: 'io.kubernetes.pod.terminationGracePeriod',
   terminationMessagePath: 'io.kubernetes.container.terminationMessagePath',
   terminationMessagePolicy: 'io.kubernetes.container.terminationMessagePolicy',
+  deletionGracePeriod: 'io.kubernetes.pod.deletionGracePeriod',
+  preStopHandler: 'io.kubernetes.container.preStopHandler',
+  ports: 'io.kubernetes.container.ports',
 } as const;
 
 /** Newest instance of a container by name. */

@@ -4,7 +4,7 @@
 // sidecars (init containers with restartPolicy Always) as computeInitContainerActions (init-actions.ts).
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { type PodRuntimeStatus, type ContainerState, latest } from '../container/types.ts';
-import { containerHash } from './hash.ts';
+import { hashChanged } from './hash.ts';
 import { containerShouldRestart, findMatchingRestartRule, shouldContainerBeRestarted } from './restart-policy.ts';
 import { alive, failedProbe, probeGrace, resize, runOnce } from './container-checks.ts';
 import { initContainerActions } from './init-actions.ts';
@@ -101,7 +101,7 @@ export function computePodActions(
       continue;
     }
     if (alive(s)) {
-      if (s.hash && s.hash !== containerHash(c)) {
+      if (s.hash && hashChanged(c, s.hash)) {
         actions.containersToKill.push({ id: s.id, name: c.name, reason: 'Container spec hash changed' });
         actions.containersToStart.push({ name: c.name, reason: 'spec changed' });
       } else {

@@ -5,7 +5,7 @@ import { latest, type PodRuntimeStatus } from '../container/types.ts';
 import { isSidecar } from '../podutil/podutil.ts';
 import type { ActualOf, HealthOf, PodActions, Start } from './pod-actions.ts';
 import { alive, probeGrace, resize, sidecarStartup } from './container-checks.ts';
-import { containerHash } from './hash.ts';
+import { hashChanged } from './hash.ts';
 import { shouldContainerBeRestarted } from './restart-policy.ts';
 
 /**
@@ -60,7 +60,7 @@ export function initContainerActions(
       } else {
         if (last) initialized = true;
         else if (!previousDone) starts.push({ name: inits[i + 1]!.name, reason: 'not started yet' });
-        if (s.hash && s.hash !== containerHash(c)) {
+        if (s.hash && hashChanged(c, s.hash)) {
           actions.containersToKill.push({ id: s.id, name: c.name, reason: `Init container ${c.name} definition changed` });
           starts.push({ name: c.name, reason: 'spec changed' });
         } else if (c.livenessProbe && health?.(s.id)?.liveness === 'Failure') {

@@ -47,6 +47,19 @@ test('sandbox config: names, log dir, labels, ports, cgroup, namespaces', () => 
   assert.equal(c.hostname, 'web');
   assert.equal(c.logDirectory, '/var/log/pods/shop_web_u1');
   assert.deepEqual(c.portMappings, [{ protocol: 'TCP', containerPort: 80, hostPort: 8080, hostIp: '' }]);
+  // MakePortMappings: every port, a host port or not; a name given twice kept once.
+  const ports = [
+    { name: 'http', containerPort: 8080, protocol: 'TCP' },
+    { name: 'http', containerPort: 8081 },
+    { containerPort: 53, protocol: 'UDP' },
+    { containerPort: 53, protocol: 'UDP' },
+    { containerPort: 53, protocol: 'UDP', hostPort: 53, hostIP: '10.0.0.1' },
+  ];
+  assert.deepEqual(sandboxConfig(pod({ containers: [{ name: 'c', ports }] }), 0, node).portMappings, [
+    { protocol: 'TCP', containerPort: 8080, hostPort: 0, hostIp: '' },
+    { protocol: 'UDP', containerPort: 53, hostPort: 0, hostIp: '' },
+    { protocol: 'UDP', containerPort: 53, hostPort: 53, hostIp: '10.0.0.1' },
+  ]);
   assert.equal(c.labels!['io.kubernetes.pod.uid'], 'u1');
   assert.equal(c.labels!.app, 'web');
   assert.equal(c.linux!.cgroupParent, '/kubepods/besteffort/podu1');
@@ -77,6 +90,18 @@ test('container config: log path, labels, env as bytes, resources', () => {
   assert.deepEqual(c.envs, [{ key: 'A', value: Buffer.from('x') }]);
   assert.equal(c.annotations!['io.kubernetes.container.restartCount'], '3');
   assert.deepEqual(c.linux!.resources, { cpuShares: 256, cpuPeriod: 100000, cpuQuota: 50000, memoryLimitInBytes: 64 * 2 ** 20 });
+  // newContainerAnnotations: the ports (Go's field order) and the preStop hook as JSON, the deletion grace period once set.
+  assert.equal(c.annotations!['io.kubernetes.container.ports'], undefined);
+  assert.equal(c.annotations!['io.kubernetes.container.preStopHandler'], undefined);
+  const q: Pod = { ...pod(), metadata: { ...pod().metadata, deletionGracePeriodSeconds: 7 } };
+  assert.equal(
+    containerConfig(q, q.spec!.containers[0]!, 0).annotations!['io.kubernetes.container.ports'],
+    '[{"hostPort":8080,"containerPort":80}]',
+  );
+  q.spec!.containers[0]!.lifecycle = { preStop: { exec: { command: ['sleep', '1'] } } };
+  const d = containerConfig(q, q.spec!.containers[0]!, 3).annotations!;
+  assert.equal(d['io.kubernetes.container.preStopHandler'], '{"exec":{"command":["sleep","1"]}}');
+  assert.equal(d['io.kubernetes.pod.deletionGracePeriod'], '7');
 });
 
 test('container resources with pod-level resources: unset limits come from the pod, and so does its cgroup parent', () => {

@@ -102,16 +102,7 @@ export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext, user
     hostname: s.hostNetwork ? '' : hostname,
     logDirectory: podLogDir(pod, node.podLogsDir),
     dnsConfig: dnsConfig(pod, node),
-    portMappings: s.containers.flatMap((c) =>
-      (c.ports ?? [])
-        .filter((p) => p.hostPort)
-        .map((p) => ({
-          protocol: (p.protocol ?? 'TCP') as 'TCP' | 'UDP' | 'SCTP',
-          containerPort: p.containerPort,
-          hostPort: p.hostPort,
-          hostIp: p.hostIP ?? '',
-        })),
-    ),
+    portMappings: s.containers.flatMap(portMappings),
     labels: { ...pod.metadata?.labels, [labels.podName]: ref.name, [labels.podNamespace]: ref.namespace, [labels.podUID]: ref.uid },
     annotations: { ...pod.metadata?.annotations },
     linux: {
@@ -122,6 +113,32 @@ export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext, user
     },
   };
 }
+
+/**
+ * Upstream's MakePortMappings: every port of the container, host port or not (the runtime's
+ * portmap acts on those with one), a name met twice kept once; unnamed ones are told apart by
+ * address family, protocol, host IP and both ports.
+ */
+function portMappings(c: Container) {
+  const seen = new Set<string>();
+  return (c.ports ?? []).flatMap((p) => {
+    const family = !p.hostIP ? 'any' : p.hostIP.includes(':') ? 'v6' : 'v4';
+    const name = p.name || `${family}-${p.protocol ?? 'TCP'}-${p.hostIP ?? ''}:${p.containerPort}:${p.hostPort ?? 0}`;
+    if (seen.has(name)) return [];
+    seen.add(name);
+    const protocol = (p.protocol ?? 'TCP') as 'TCP' | 'UDP' | 'SCTP';
+    return [{ protocol, containerPort: p.containerPort, hostPort: p.hostPort ?? 0, hostIp: p.hostIP ?? '' }];
+  });
+}
+
+/** A ContainerPort in the field order of upstream's Go struct (json.Marshal), empty fields left out. */
+const goPortOrder = (p: NonNullable<Container['ports']>[number]) => ({
+  ...(p.name ? { name: p.name } : {}),
+  ...(p.hostPort ? { hostPort: p.hostPort } : {}),
+  containerPort: p.containerPort,
+  ...(p.protocol ? { protocol: p.protocol } : {}),
+  ...(p.hostIP ? { hostIP: p.hostIP } : {}),
+});
 
 /**
  * The pod's resources and overhead on its sandbox, as upstream's applySandboxResources
@@ -249,7 +266,14 @@ function ownConfig(pod: Pod, c: Container, attempt: number, inputs: ContainerInp
       [labels.restartCount]: String(attempt),
       [labels.terminationMessagePath]: c.terminationMessagePath ?? '/dev/termination-log',
       [labels.terminationMessagePolicy]: c.terminationMessagePolicy ?? 'File',
+      ...(pod.metadata?.deletionGracePeriodSeconds !== undefined
+        ? { [labels.deletionGracePeriod]: String(pod.metadata.deletionGracePeriodSeconds) }
+        : {}),
       [labels.terminationGracePeriod]: String(pod.spec?.terminationGracePeriodSeconds ?? 30),
+      // JSON, as upstream's newContainerAnnotations writes them: a container's preStop hook
+      // and ports can be read back from the runtime when its pod is no longer known.
+      ...(c.lifecycle?.preStop ? { [labels.preStopHandler]: JSON.stringify(c.lifecycle.preStop) } : {}),
+      ...(c.ports?.length ? { [labels.ports]: JSON.stringify(c.ports.map(goPortOrder)) } : {}),
     },
     logPath: `${c.name}/${attempt}.log`,
     mounts: inputs.mounts ?? [],
