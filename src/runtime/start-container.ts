@@ -126,10 +126,10 @@ async function configure(ctx: SyncContext, pod: Pod, c: Container, s: StartScope
   const resolved = await environment(ctx, pod, c, s);
   if ('error' in resolved) return configError(ctx, pod, c.name, s.waiting, resolved.error);
   // Volume mounts, /etc/hosts and the termination message file (src/volumes), as upstream's makeMounts.
-  let mounts: ReturnType<NonNullable<SyncContext['mounts']>['containerMounts']> | undefined;
+  let mounts: Awaited<ReturnType<NonNullable<SyncContext['mounts']>['containerMounts']>> | undefined;
   let volumeDevices: ReturnType<NonNullable<SyncContext['mounts']>['containerDevices']> | undefined;
   try {
-    mounts = ctx.mounts?.containerMounts(pod, c, {
+    mounts = await ctx.mounts?.containerMounts(pod, c, {
       podIPs: sortPodIPs(s.status.sandboxes.find((x) => x.id === s.sandboxId)?.ips ?? [], ctx.node.nodeIPs ?? []),
       clusterDomain: ctx.node.clusterDomain,
       env: resolved.env,

@@ -68,7 +68,7 @@ const configMaps = (data: Record<string, Record<string, string>>): EnvSource => 
 });
 const volumes = (mountError?: string) => ({
   setUp: async () => ({ ready: true, failed: [] }),
-  containerMounts: () => {
+  containerMounts: async () => {
     if (mountError) throw new Error(mountError);
     return [];
   },
@@ -78,7 +78,7 @@ const volumes = (mountError?: string) => ({
 /** A volume manager whose volumes are all set up: a mount per volumeMount, from /vol/NAME. */
 const volumeMounts = {
   setUp: async () => ({ ready: true, failed: [] }),
-  containerMounts: (_p: Pod, c: Container) =>
+  containerMounts: async (_p: Pod, c: Container) =>
     (c.volumeMounts ?? []).map((m) => ({ containerPath: m.mountPath, hostPath: `/vol/${m.name}`, readonly: !!m.readOnly })),
   containerDevices: () => [],
   tearDown: async () => {},
@@ -86,7 +86,7 @@ const volumeMounts = {
 /** As volumeMounts, an image volume's mount the pulled image (the volume manager's containerMounts). */
 const imageVolumeMounts = {
   ...volumeMounts,
-  containerMounts: (_p: Pod, c: Container, ctx: { imageVolumes?: ReadonlyMap<string, ImageSpec> }) =>
+  containerMounts: async (_p: Pod, c: Container, ctx: { imageVolumes?: ReadonlyMap<string, ImageSpec> }) =>
     (c.volumeMounts ?? []).map((m) => {
       const image = ctx.imageVolumes?.get(m.name);
       return image

@@ -19,7 +19,7 @@ const pod = (hostUsers?: boolean): Pod => ({
 });
 const volumes = {
   setUp: async () => ({ ready: true, failed: [] }),
-  containerMounts: () => [{ containerPath: '/data', hostPath: '/vol/data', readonly: false }],
+  containerMounts: async () => [{ containerPath: '/data', hostPath: '/vol/data', readonly: false }],
   containerDevices: () => [],
   tearDown: async () => {},
 };

@@ -31,8 +31,11 @@ export interface MountContext {
   terminationLog?: string;
   /** The container's final environment, for subPathExpr. */
   env?: { name: string; value: string }[];
-  /** Makes volumePath/subPath exist and returns the host path to mount; throws (SubPathError) when it cannot or it escapes the volume. */
-  prepareSubPath(volumePath: string, subPath: string): string;
+  /**
+   * Makes volumePath/subPath exist and returns the host path to mount for the container's
+   * volumeMount at index (of volume); throws (SubPathError) when it cannot or it escapes the volume.
+   */
+  prepareSubPath(volumePath: string, subPath: string, at: { volume: string; index: number }): string;
   /** The pulled images of the image volumes the container mounts, by volume name (src/images/image-volumes.ts). */
   imageVolumes?: ReadonlyMap<string, ImageSpec>;
 }
@@ -57,7 +60,7 @@ function propagation(mode: string | undefined, privileged: boolean): Mount['prop
 export function containerMounts(_pod: Pod, c: Container, ctx: MountContext): Mount[] {
   const out: Mount[] = [];
   let mountEtcHosts = ctx.etcHosts !== undefined;
-  for (const m of c.volumeMounts ?? []) {
+  for (const [index, m] of (c.volumeMounts ?? []).entries()) {
     if (m.mountPath === ETC_HOSTS) mountEtcHosts = false;
     const vol = ctx.volumes.get(m.name);
     if (!vol) throw new Error(`cannot find volume "${m.name}" to mount into container "${c.name}"`);
@@ -73,7 +76,7 @@ export function containerMounts(_pod: Pod, c: Container, ctx: MountContext): Mou
     if (vol.image && !image) throw new Error(`cannot find volume "${m.name}" to mount into container "${c.name}"`);
     if (subPath && !image) {
       try {
-        hostPath = ctx.prepareSubPath(vol.path, subPath);
+        hostPath = ctx.prepareSubPath(vol.path, subPath, { volume: m.name, index });
       } catch (e) {
         // Upstream's makeMounts words, which name neither path (the detail stays in the cause).
         const what = e instanceof SubPathError && e.stage === 'create' ? 'create subPath directory' : 'prepare subPath';

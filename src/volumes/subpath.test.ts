@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prepareSubPath, SubPathError } from './subpath.ts';
+import { bindSubPath, cleanSubPaths, prepareSubPath, safeOpen, SubPathError, subPathTarget } from './subpath.ts';
 
 function volume(t: { after(fn: () => void): void }, mode: number): string {
   const root = mkdtempSync(join(tmpdir(), 'sp-'));
@@ -68,4 +68,48 @@ test('subPath errors say which step failed, as makeMounts tells SafeMakeDir from
       name,
     );
   }
+});
+
+test("safeOpen (upstream's doSafeOpen): each component without following symlinks; one swapped for a symlink is refused", (t) => {
+  const vol = volume(t, 0o755);
+  mkdirSync(join(vol, 'a/b'), { recursive: true });
+  const fd = safeOpen(join(vol, 'a/b'), vol);
+  assert.ok(fstatSync(fd).isDirectory());
+  closeSync(fd);
+  // What prepareSubPath resolved, then a container's swap of a/ for a symlink to /etc.
+  rmSync(join(vol, 'a'), { recursive: true });
+  symlinkSync('/etc', join(vol, 'a'));
+  assert.throws(() => safeOpen(join(vol, 'a/b'), vol), { message: `unexpected symlink found ${join(vol, 'a')}` });
+  assert.throws(() => safeOpen('/etc', vol), SubPathError);
+});
+
+test('bindSubPath: /proc/<kubelet>/fd/<fd> bind-mounted uncanonicalised at a directory or a file as the subPath is; cleanSubPaths removes them', async (t) => {
+  const vol = volume(t, 0o755);
+  const podDir = join(vol, '..', 'pod');
+  mkdirSync(join(vol, 'dir'));
+  writeFileSync(join(vol, 'file'), 'x');
+  const runs: string[][] = [];
+  const run = async (argv: string[]) => runs.push(argv);
+  const dirTarget = subPathTarget(podDir, 'vol', 'c', 0);
+  const fileTarget = subPathTarget(podDir, 'vol', 'c', 1);
+  await bindSubPath({ base: vol, path: join(vol, 'dir'), target: dirTarget }, run);
+  await bindSubPath({ base: vol, path: join(vol, 'file'), target: fileTarget }, run);
+  assert.equal(dirTarget, join(podDir, 'volume-subpaths/vol/c/0'));
+  assert.ok(statSync(dirTarget).isDirectory());
+  assert.ok(statSync(fileTarget).isFile());
+  assert.deepEqual(
+    runs.map((a) => [...a.slice(0, 3), a[3]!.replace(/\d+$/, 'N'), a[4]]),
+    [
+      ['mount', '--no-canonicalize', '--bind', `/proc/${process.pid}/fd/N`, dirTarget],
+      ['mount', '--no-canonicalize', '--bind', `/proc/${process.pid}/fd/N`, fileTarget],
+    ],
+  );
+  await assert.rejects(
+    bindSubPath({ base: vol, path: join(vol, 'dir'), target: dirTarget }, async () => Promise.reject(new Error('no'))),
+    {
+      message: `error mounting ${join(vol, 'dir')}: no`,
+    },
+  );
+  await cleanSubPaths(podDir);
+  assert.ok(!existsSync(join(podDir, 'volume-subpaths')));
 });

@@ -1,7 +1,26 @@
 // A volumeMount's subPath: upstream's makeMounts creates a missing one before the container
-// starts (so the runtime does not make it 0750 later), with subpather.SafeMakeDir.
-import { closeSync, constants, existsSync, fchmodSync, mkdirSync, openSync, realpathSync, statSync } from 'node:fs';
+// starts (so the runtime does not make it 0750 later), with subpather.SafeMakeDir; then
+// PrepareSafeSubpath bind-mounts it, opened without following symlinks, at a path of the
+// kubelet's own, which the runtime mounts instead: a container that swaps a directory of the
+// volume for a symlink meanwhile cannot have another container mount the host's files
+// (CVE-2017-1002101, CVE-2021-25741). CleanSubPaths unmounts them when the pod's volumes go.
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { mountPointsUnder, unmountAll } from '../mount/mountinfo.ts';
 
 /**
  * Why a subPath could not be used: while making it (upstream's SafeMakeDir) or while resolving
@@ -60,4 +79,93 @@ export function makeDirs(parent: string, dirs: string[], perm: number): void {
       closeSync(fd);
     }
   }
+}
+
+/** Linux's O_PATH (the same on x86_64 and arm64), which Node's fs.constants leaves out. */
+const O_PATH = 0o10000000;
+
+/** The directory upstream keeps a pod's subPath bind mounts in (containerSubPathDirectoryName). */
+export const SUBPATHS_DIR = 'volume-subpaths';
+
+/** A subPath to bind: the volume's and the subPath's resolved paths, and where the bind goes. */
+export interface SubPathBind {
+  base: string;
+  path: string;
+  target: string;
+}
+
+/** Upstream's getSubpathBindTarget: POD_DIR/volume-subpaths/VOLUME/CONTAINER/INDEX of the volumeMount. */
+export const subPathTarget = (podDir: string, volume: string, container: string, index: number) =>
+  join(podDir, SUBPATHS_DIR, volume, container, String(index));
+
+/**
+ * Upstream's doSafeOpen: path (resolved, within base) opened one component at a time, each by
+ * name in the descriptor of the one before (/proc/self/fd/N/NAME, as its openat) with
+ * O_NOFOLLOW, refused when one is a symlink. Returns an O_PATH descriptor of path.
+ */
+export function safeOpen(path: string, base: string): number {
+  const rel = relative(base, path);
+  if (rel === '..' || rel.startsWith('../') || rel.startsWith('/'))
+    throw new SubPathError('prepare', `path ${path} is outside of allowed base ${base}`);
+  let fd = openSync(base, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    let current = base;
+    for (const seg of rel ? rel.split('/') : []) {
+      current = join(current, seg);
+      const child = openSync(`/proc/self/fd/${fd}/${seg}`, O_PATH | constants.O_NOFOLLOW);
+      closeSync(fd);
+      fd = child;
+      if (fstatSync(fd).isSymbolicLink()) throw new SubPathError('prepare', `unexpected symlink found ${current}`);
+    }
+    return fd;
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+}
+
+/**
+ * Upstream's doBindSubPath: the subPath opened safely, then /proc/<kubelet>/fd/<fd> bind-mounted
+ * (mount --no-canonicalize, so that mount does not resolve it back to a path) at the target, a
+ * file or a directory as the subPath is. A target already mounted from the same file is kept (a
+ * restarted container, a restarted kubelet); one mounted from another is unmounted first.
+ */
+export async function bindSubPath(b: SubPathBind, run: (argv: string[]) => Promise<unknown>): Promise<void> {
+  const fd = safeOpen(b.path, b.base);
+  try {
+    const source = fstatSync(fd);
+    const mounted = () => mountPointsUnder(readFileSync('/proc/self/mountinfo', 'utf8'), b.target).includes(b.target);
+    if (mounted()) {
+      const t = lstatSync(b.target);
+      if (t.dev === source.dev && t.ino === source.ino) return;
+      await run(['umount', b.target]);
+    }
+    mkdirSync(dirname(b.target), { recursive: true, mode: 0o750 });
+    // A file serves every other type (a symlink, a device, a socket): the bind mount changes it.
+    if (source.isDirectory()) mkdirSync(b.target, { recursive: true, mode: 0o750 });
+    else if (!existsSync(b.target)) writeFileSync(b.target, '', { mode: 0o640 });
+    try {
+      await run(['mount', '--no-canonicalize', '--bind', `/proc/${process.pid}/fd/${fd}`, b.target]);
+    } catch (e) {
+      if (!mounted()) rmSync(b.target, { recursive: true, force: true });
+      throw new SubPathError('prepare', `error mounting ${b.path}: ${(e as Error).message}`, { cause: e });
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Upstream's CleanSubPaths for all of a pod's volumes at once: every bind under
+ * POD_DIR/volume-subpaths unmounted, then the directory removed, never while something is
+ * still mounted below it (the caller tries again). Before the volumes themselves are unmounted.
+ */
+export async function cleanSubPaths(podDir: string): Promise<void> {
+  const dir = join(podDir, SUBPATHS_DIR);
+  if (!existsSync(dir)) return;
+  const real = realpathSync(dir);
+  await unmountAll(real);
+  const left = mountPointsUnder(readFileSync('/proc/self/mountinfo', 'utf8'), real);
+  if (left.length) throw new Error(`subPath mounts still mounted: ${left.join(', ')}`);
+  rmSync(real, { recursive: true, force: true });
 }

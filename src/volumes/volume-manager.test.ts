@@ -9,6 +9,7 @@ import { ATTACH_AND_MOUNT_TIMEOUT_MS, VolumeManager, attachLimitRejection, setUp
 import { AttachLimitExceededError } from '../csi/node-updater.ts';
 import { NotFound, type VolumeSources } from './sources.ts';
 import type { VolumeOperationDone } from './volume-metrics.ts';
+import type { SubPathBind } from './subpath.ts';
 
 const quiet = { info() {}, v() {}, warn() {}, error() {} };
 
@@ -56,6 +57,7 @@ function setup(t: { after(fn: () => void): void }) {
   t.after(() => rmSync(root, { recursive: true, force: true }));
   const f = fakeSources();
   const mounted: [string, number | undefined][] = [];
+  const binds: SubPathBind[] = [];
   const hostsFile = join(root, 'node-hosts');
   const m = new VolumeManager({
     rootDir: root,
@@ -66,8 +68,11 @@ function setup(t: { after(fn: () => void): void }) {
     mountTmpfs: async (d, s) => {
       mounted.push([d, s]);
     },
+    bindSubPath: async (b) => {
+      binds.push(b);
+    },
   });
-  return { root, m, mounted, ...f };
+  return { root, m, mounted, binds, ...f };
 }
 
 /** A pod whose one container mounts each of its volumes (an unused volume is not set up, as upstream). */
@@ -88,7 +93,7 @@ const pod = (volumes: ({ name: string } & Record<string, unknown>)[], over: obje
   }) as Pod;
 
 test('every volume type set up under ROOT/pods/UID/volumes, API data written atomically', async (t) => {
-  const { root, m, mounted, configMaps, secrets, tokens } = setup(t);
+  const { root, m, mounted, binds, configMaps, secrets, tokens } = setup(t);
   configMaps.set('ns/cfg', { data: { 'app.conf': 'a=1' } });
   configMaps.set('ns/kube-root-ca.crt', { data: { 'ca.crt': 'CA' } });
   secrets.set('ns/sec', { data: { pw: Buffer.from('s3cret').toString('base64') } });
@@ -140,13 +145,24 @@ test('every volume type set up under ROOT/pods/UID/volumes, API data written ato
       { name: kubeAPIAccess.name, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' },
     ],
   };
-  const mounts = m.containerMounts(p, c, { podIPs: ['10.88.0.7'], clusterDomain: 'cluster.local' });
+  const mounts = await m.containerMounts(p, c, { podIPs: ['10.88.0.7'], clusterDomain: 'cluster.local' });
   assert.deepEqual(mounts.map((x) => [x.containerPath, x.hostPath!.slice(root.length), x.readonly]).slice(0, 4), [
     ['/etc/cfg', '/pods/uid-1/volumes/kubernetes.io~configmap/cfg', true],
-    ['/data', '/pods/uid-1/volumes/kubernetes.io~empty-dir/scratch/a/b', false],
+    // A subPath: its bind mount at a path of the pod's (subpath.ts), made before the container is.
+    ['/data', '/pods/uid-1/volume-subpaths/scratch/c/1', false],
     ['/var/run/secrets/kubernetes.io/serviceaccount', '/pods/uid-1/volumes/kubernetes.io~projected/kube-api-access-abcde', true],
     ['/etc/hosts', '/pods/uid-1/etc-hosts', false],
   ]);
+  assert.deepEqual(
+    binds.map((b) => [b.base.slice(root.length), b.path.slice(root.length), b.target.slice(root.length)]),
+    [
+      [
+        '/pods/uid-1/volumes/kubernetes.io~empty-dir/scratch',
+        '/pods/uid-1/volumes/kubernetes.io~empty-dir/scratch/a/b',
+        '/pods/uid-1/volume-subpaths/scratch/c/1',
+      ],
+    ],
+  );
   assert.match(readFileSync(join(root, 'pods/uid-1/etc-hosts'), 'utf8'), /\n10\.88\.0\.7\tp\n$/);
   const term = mounts[4]!;
   assert.equal(term.containerPath, '/dev/termination-log');
@@ -197,14 +213,14 @@ test('hostNetwork pods get the node hosts file; no IP and no host network: no /e
   writeFileSync(join(root, 'node-hosts'), '127.0.0.1 localhost\n');
   const p = pod([], { hostNetwork: true, hostAliases: [{ ip: '1.1.1.1', hostnames: ['one'] }] });
   await m.setUp(p);
-  m.containerMounts(p, { name: 'c' }, { podIPs: [], clusterDomain: 'cluster.local' });
+  await m.containerMounts(p, { name: 'c' }, { podIPs: [], clusterDomain: 'cluster.local' });
   assert.equal(
     readFileSync(join(root, 'pods/uid-1/etc-hosts'), 'utf8'),
     '# Kubernetes-managed hosts file (host network).\n127.0.0.1 localhost\n\n# Entries added by HostAliases.\n1.1.1.1\tone\n',
   );
   const q = pod([]);
   assert.deepEqual(
-    m.containerMounts(q, { name: 'c' }, { podIPs: [], clusterDomain: 'x' }).map((x) => x.containerPath),
+    (await m.containerMounts(q, { name: 'c' }, { podIPs: [], clusterDomain: 'x' })).map((x) => x.containerPath),
     ['/dev/termination-log'],
   );
 });
@@ -217,7 +233,7 @@ test('an image volume: ready at once with nothing on the host; the container get
   assert.deepEqual(mounted, []);
   const image = { image: 'sha256:t00l5', userSpecifiedImage: 'reg.example/tools:1' };
   const c = { name: 'c', terminationMessagePath: '', volumeMounts: [{ name: 'tools', mountPath: '/tools', subPath: 'bin' }] };
-  assert.deepEqual(m.containerMounts(p, c, { podIPs: [], clusterDomain: 'x', imageVolumes: new Map([['tools', image]]) }), [
+  assert.deepEqual(await m.containerMounts(p, c, { podIPs: [], clusterDomain: 'x', imageVolumes: new Map([['tools', image]]) }), [
     { containerPath: '/tools', hostPath: '', image, imageSubPath: 'bin', readonly: true, propagation: 'PROPAGATION_PRIVATE' },
   ]);
 });
@@ -296,7 +312,7 @@ test('claim volumes go to the persistent volumes; a raw block one is a device of
   const [c, wrong] = pod.spec!.containers;
   assert.deepEqual(vm.containerDevices(pod, c!), [{ containerPath: '/dev/xvda', hostPath: '/dev/loop7', permissions: 'mrw' }]);
   assert.throws(() => vm.containerDevices(pod, wrong!), { message: 'cannot find volume "fs" to pass into container "wrong"' });
-  const mounts = vm.containerMounts(pod, c!, { podIPs: [], clusterDomain: 'cluster.local' });
+  const mounts = await vm.containerMounts(pod, c!, { podIPs: [], clusterDomain: 'cluster.local' });
   assert.ok(mounts.some((m) => m.containerPath === '/data' && m.hostPath === '/srv/fs' && m.readonly));
 
   // A release that fails keeps the pod's volume directory for housekeeping to try again.

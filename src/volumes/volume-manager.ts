@@ -10,7 +10,8 @@ import { dirname, join } from 'node:path';
 import type { Container, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
 import { usedVolumes } from './claims.ts';
-import { prepareSubPath } from './subpath.ts';
+import { bindSubPath, cleanSubPaths, prepareSubPath, type SubPathBind, subPathTarget } from './subpath.ts';
+import { runCommand } from '../mount/command.ts';
 import { mountTmpfs, unmountAll, mountPointsUnder } from '../mount/mountinfo.ts';
 import { type Mount, containerMounts, hostNetworkHostsFile, managedHostsFile } from './mounts.ts';
 import { podHostNameAndDomain } from '../podutil/hostname.ts';
@@ -142,6 +143,7 @@ export class VolumeManager {
   /** What the plugins are handed (plugins/pod-host.ts). */
   readonly #host: PodVolumeHost;
   readonly #observe?: VolumeOperationObserver;
+  readonly #bindSubPath: (b: SubPathBind) => Promise<void>;
 
   constructor(d: {
     rootDir: string;
@@ -165,7 +167,10 @@ export class VolumeManager {
     tokens?: TokenManager;
     /** Set-ups and the teardowns of other than CSI volumes (src/csi times its own), for storage_operation_duration_seconds. */
     observe?: VolumeOperationObserver;
+    /** A subPath's bind mount (subpath.ts bindSubPath; tests replace it). */
+    bindSubPath?: (b: SubPathBind) => Promise<void>;
   }) {
+    this.#bindSubPath = d.bindSubPath ?? ((b) => bindSubPath(b, runCommand));
     this.#observe = d.observe;
     this.#rootDir = d.rootDir;
     this.#sources = d.sources;
@@ -359,9 +364,10 @@ export class VolumeManager {
   /**
    * The container's mounts (upstream's makeMounts): its volumeMounts, the managed
    * /etc/hosts (written now: it needs the pod IP) and a fresh termination message file.
+   * A subPath is bind-mounted at a path of the pod's (subpath.ts), which the container gets.
    * Throws with upstream's message when a mount cannot be made.
    */
-  containerMounts(
+  async containerMounts(
     pod: Pod,
     c: Container,
     ctx: {
@@ -370,7 +376,7 @@ export class VolumeManager {
       env?: { name: string; value: string }[];
       imageVolumes?: ReadonlyMap<string, ImageSpec>;
     },
-  ): Mount[] {
+  ): Promise<Mount[]> {
     const uid = pod.metadata!.uid!;
     let etcHosts: string | undefined;
     if (pod.spec?.hostNetwork || ctx.podIPs.length) {
@@ -390,14 +396,27 @@ export class VolumeManager {
       closeSync(openSync(terminationLog, 'w'));
       chmodSync(terminationLog, 0o666);
     }
-    return containerMounts(pod, c, {
+    const binds: (SubPathBind & { volume: string })[] = [];
+    const mounts = containerMounts(pod, c, {
       volumes: this.#pods.get(uid)?.paths ?? new Map(),
       etcHosts,
       terminationLog,
       env: ctx.env,
       imageVolumes: ctx.imageVolumes,
-      prepareSubPath: (volumePath, subPath) => prepareSubPath(volumePath, subPath),
+      prepareSubPath: (volumePath, subPath, at) => {
+        const target = subPathTarget(podDir(this.#rootDir, uid), at.volume, c.name, at.index);
+        binds.push({ base: realpathSync(volumePath), path: prepareSubPath(volumePath, subPath), target, volume: at.volume });
+        return target;
+      },
     });
+    for (const b of binds) {
+      try {
+        await this.#bindSubPath(b);
+      } catch (e) {
+        throw new Error(`failed to prepare subPath for volumeMount "${b.volume}" of container "${c.name}"`, { cause: e });
+      }
+    }
+    return mounts;
   }
 
   /**
@@ -474,6 +493,8 @@ export class VolumeManager {
     const started = performance.now();
     let ok = false;
     try {
+      // The subPath binds first: they hold the volumes below them (upstream's CleanSubPaths before TearDown).
+      await cleanSubPaths(podDir(this.#rootDir, uid));
       // What a plugin holds beyond the directory (CSI publications, through the claims), first.
       for (const plugin of podVolumePlugins) await plugin.tearDown?.(this.#host, uid);
       if (!existsSync(dir)) {

@@ -298,6 +298,33 @@ test('subPath (made when missing), subPathExpr, readOnly mounts and fsGroup owne
     const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
     assert.equal(x(`stat -L -c '%g %a' ${token}`), '1234 640');
     assert.equal(x('stat -c %g /all'), '1234');
+    // The subPaths are bind mounts of the kubelet's (upstream's volume-subpaths), gone with the pod.
+    const { core } = clients();
+    const uid = (await readPod(ns, 'paths')).metadata!.uid!;
+    const binds = () =>
+      readFileSync('/proc/self/mountinfo', 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(`/pods/${uid}/volume-subpaths/`));
+    assert.equal(binds().length, 2, 'the subPath and the subPathExpr');
+    await core.deleteNamespacedPod({ name: 'paths', namespace: ns, gracePeriodSeconds: 0 });
+    await eventually('the subPath binds unmounted', 30_000, async () => binds().length === 0);
+
+    // A subPath the pod made a symlink out of the volume (its init container): refused, never the host's files.
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('escape', {
+        volumes: [{ name: 'scratch', emptyDir: {} }],
+        initContainers: [sh('link', 'ln -s / /all/escape', { volumeMounts: [{ name: 'scratch', mountPath: '/all' }] })],
+        containers: [
+          sh('main', 'ls /host; exec sleep 3600', { volumeMounts: [{ name: 'scratch', mountPath: '/host', subPath: 'escape' }] }),
+        ],
+      }),
+    });
+    const waiting = await eventually('the container refused', 60_000, async () => {
+      const w = (await readPod(ns, 'escape')).status?.containerStatuses?.[0]?.state?.waiting;
+      return w?.reason === 'CreateContainerConfigError' ? w : undefined;
+    });
+    assert.equal(waiting.message, 'failed to prepare subPath for volumeMount "scratch" of container "main"');
   }));
 
 test('a missing required ConfigMap: FailedMount, the pod stays ContainerCreating, and starts once the ConfigMap exists', () =>

@@ -300,7 +300,7 @@ test('through the volume manager: an inline flexVolume set up before the contain
   const pod = podWith('uid-1', { name: 'vol', flexVolume: { driver: 'k8s/test' } });
   assert.deepEqual(await vm.setUp(pod), { ready: true, failed: [] });
   const dir = `${h.root}/pods/uid-1/volumes/k8s~test/vol`;
-  const mounts = vm.containerMounts(pod, pod.spec!.containers[0]!, { podIPs: [], clusterDomain: 'cluster.local' });
+  const mounts = await vm.containerMounts(pod, pod.spec!.containers[0]!, { podIPs: [], clusterDomain: 'cluster.local' });
   assert.deepEqual(
     mounts.filter((m) => m.containerPath === '/data'),
     [{ containerPath: '/data', hostPath: dir, readonly: false, propagation: 'PROPAGATION_PRIVATE', selinuxRelabel: true }],
