@@ -3,7 +3,7 @@
 // command helper runs it without forking the kubelet (command.ts).
 import { mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { podVolumesDir } from '../podutil/pod-dirs.ts';
+import { podSubPathsDir, podVolumesDir } from '../podutil/pod-dirs.ts';
 import { runCommand } from './command.ts';
 
 /** Pure: a mountinfo field as the kernel escapes it (space, tab, newline, backslash as \\ooo) made plain. */
@@ -83,15 +83,20 @@ export async function unmountAll(dir: string): Promise<number> {
 
 /**
  * Unmounts the volumes of a pod that is gone without this kubelet tearing them down (it
- * was deleted while the kubelet was down): only what is below ROOT/pods/UID/volumes.
+ * was deleted while the kubelet was down): only what is below ROOT/pods/UID/volume-subpaths
+ * (its subPath binds, first: they hold the volumes) and ROOT/pods/UID/volumes.
  */
 export async function unmountPodVolumes(rootDir: string, uid: string): Promise<number> {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(uid)) return 0;
-  let dir: string;
-  try {
-    dir = realpathSync(podVolumesDir(rootDir, uid));
-  } catch {
-    return 0;
+  let n = 0;
+  for (const d of [podSubPathsDir(rootDir, uid), podVolumesDir(rootDir, uid)]) {
+    let dir: string;
+    try {
+      dir = realpathSync(d);
+    } catch {
+      continue;
+    }
+    n += await unmountAll(dir);
   }
-  return unmountAll(dir);
+  return n;
 }

@@ -34,6 +34,9 @@ export const podDir = (rootDir: string, uid: string) => join(podsDir(rootDir), u
 /** getPodVolumesDir: ROOT/pods/UID/volumes, one directory per plugin below. */
 export const podVolumesDir = (rootDir: string, uid: string) => join(podDir(rootDir, uid), VOLUMES);
 
+/** getPodVolumeSubpathsDir: ROOT/pods/UID/volume-subpaths, the pod's subPath bind mounts (src/volumes/subpath.ts). */
+export const podSubPathsDir = (rootDir: string, uid: string) => join(podDir(rootDir, uid), 'volume-subpaths');
+
 /** The directory of one plugin's volumes in the pod: ROOT/pods/UID/volumes/PLUGIN (pluginDir escaped, kubernetes.io~csi). */
 export const podVolumePluginDir = (rootDir: string, uid: string, pluginDir: string) => join(podVolumesDir(rootDir, uid), pluginDir);
 

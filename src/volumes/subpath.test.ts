@@ -85,16 +85,16 @@ test("safeOpen (upstream's doSafeOpen): each component without following symlink
 
 test('bindSubPath: /proc/<kubelet>/fd/<fd> bind-mounted uncanonicalised at a directory or a file as the subPath is; cleanSubPaths removes them', async (t) => {
   const vol = volume(t, 0o755);
-  const podDir = join(vol, '..', 'pod');
+  const subPaths = join(vol, '..', 'pod', 'volume-subpaths');
   mkdirSync(join(vol, 'dir'));
   writeFileSync(join(vol, 'file'), 'x');
   const runs: string[][] = [];
   const run = async (argv: string[]) => runs.push(argv);
-  const dirTarget = subPathTarget(podDir, 'vol', 'c', 0);
-  const fileTarget = subPathTarget(podDir, 'vol', 'c', 1);
+  const dirTarget = subPathTarget(subPaths, 'vol', 'c', 0);
+  const fileTarget = subPathTarget(subPaths, 'vol', 'c', 1);
   await bindSubPath({ base: vol, path: join(vol, 'dir'), target: dirTarget }, run);
   await bindSubPath({ base: vol, path: join(vol, 'file'), target: fileTarget }, run);
-  assert.equal(dirTarget, join(podDir, 'volume-subpaths/vol/c/0'));
+  assert.equal(dirTarget, join(subPaths, 'vol/c/0'));
   assert.ok(statSync(dirTarget).isDirectory());
   assert.ok(statSync(fileTarget).isFile());
   assert.deepEqual(
@@ -110,6 +110,6 @@ test('bindSubPath: /proc/<kubelet>/fd/<fd> bind-mounted uncanonicalised at a dir
       message: `error mounting ${join(vol, 'dir')}: no`,
     },
   );
-  await cleanSubPaths(podDir);
-  assert.ok(!existsSync(join(podDir, 'volume-subpaths')));
+  await cleanSubPaths(subPaths);
+  assert.ok(!existsSync(subPaths));
 });

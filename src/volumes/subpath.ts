@@ -84,9 +84,6 @@ export function makeDirs(parent: string, dirs: string[], perm: number): void {
 /** Linux's O_PATH (the same on x86_64 and arm64), which Node's fs.constants leaves out. */
 const O_PATH = 0o10000000;
 
-/** The directory upstream keeps a pod's subPath bind mounts in (containerSubPathDirectoryName). */
-export const SUBPATHS_DIR = 'volume-subpaths';
-
 /** A subPath to bind: the volume's and the subPath's resolved paths, and where the bind goes. */
 export interface SubPathBind {
   base: string;
@@ -94,9 +91,9 @@ export interface SubPathBind {
   target: string;
 }
 
-/** Upstream's getSubpathBindTarget: POD_DIR/volume-subpaths/VOLUME/CONTAINER/INDEX of the volumeMount. */
-export const subPathTarget = (podDir: string, volume: string, container: string, index: number) =>
-  join(podDir, SUBPATHS_DIR, volume, container, String(index));
+/** Upstream's getSubpathBindTarget: SUBPATHS (pod-dirs.ts podSubPathsDir)/VOLUME/CONTAINER/INDEX of the volumeMount. */
+export const subPathTarget = (subPathsDir: string, volume: string, container: string, index: number) =>
+  join(subPathsDir, volume, container, String(index));
 
 /**
  * Upstream's doSafeOpen: path (resolved, within base) opened one component at a time, each by
@@ -156,12 +153,11 @@ export async function bindSubPath(b: SubPathBind, run: (argv: string[]) => Promi
 }
 
 /**
- * Upstream's CleanSubPaths for all of a pod's volumes at once: every bind under
- * POD_DIR/volume-subpaths unmounted, then the directory removed, never while something is
- * still mounted below it (the caller tries again). Before the volumes themselves are unmounted.
+ * Upstream's CleanSubPaths for all of a pod's volumes at once: every bind under the pod's
+ * subPaths directory unmounted, then the directory removed, never while something is still
+ * mounted below it (the caller tries again). Before the volumes themselves are unmounted.
  */
-export async function cleanSubPaths(podDir: string): Promise<void> {
-  const dir = join(podDir, SUBPATHS_DIR);
+export async function cleanSubPaths(dir: string): Promise<void> {
   if (!existsSync(dir)) return;
   const real = realpathSync(dir);
   await unmountAll(real);

@@ -15,7 +15,7 @@ import { runCommand } from '../mount/command.ts';
 import { mountTmpfs, unmountAll, mountPointsUnder } from '../mount/mountinfo.ts';
 import { type Mount, containerMounts, hostNetworkHostsFile, managedHostsFile } from './mounts.ts';
 import { podHostNameAndDomain } from '../podutil/hostname.ts';
-import { podContainerDir, podDir, podEtcHostsPath, podVolumesDir } from '../podutil/pod-dirs.ts';
+import { podContainerDir, podDir, podEtcHostsPath, podSubPathsDir, podVolumesDir } from '../podutil/pod-dirs.ts';
 import type { VolumeSources } from './sources.ts';
 import { TokenManager } from './tokens.ts';
 import type { PersistentPath, PersistentVolumes } from './persistent.ts';
@@ -404,7 +404,7 @@ export class VolumeManager {
       env: ctx.env,
       imageVolumes: ctx.imageVolumes,
       prepareSubPath: (volumePath, subPath, at) => {
-        const target = subPathTarget(podDir(this.#rootDir, uid), at.volume, c.name, at.index);
+        const target = subPathTarget(podSubPathsDir(this.#rootDir, uid), at.volume, c.name, at.index);
         binds.push({ base: realpathSync(volumePath), path: prepareSubPath(volumePath, subPath), target, volume: at.volume });
         return target;
       },
@@ -494,7 +494,7 @@ export class VolumeManager {
     let ok = false;
     try {
       // The subPath binds first: they hold the volumes below them (upstream's CleanSubPaths before TearDown).
-      await cleanSubPaths(podDir(this.#rootDir, uid));
+      await cleanSubPaths(podSubPathsDir(this.#rootDir, uid));
       // What a plugin holds beyond the directory (CSI publications, through the claims), first.
       for (const plugin of podVolumePlugins) await plugin.tearDown?.(this.#host, uid);
       if (!existsSync(dir)) {
