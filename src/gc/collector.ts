@@ -72,7 +72,8 @@ export interface CollectorDeps {
   };
 }
 
-// Upstream kills orphans with a 1 s grace period, raised to its 2 s minimum.
+// Upstream kills orphans with a 1 s grace period (their preStop hooks get that), raised to its
+// 2 s minimum for the stop.
 const ORPHAN_GRACE_SECONDS = 2;
 
 /** Per-item retry: an item that failed is skipped until its back-off passes. */
@@ -161,7 +162,7 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
       if (d.known().has(o.uid)) continue; // a source has it now: its worker takes over
       await item(hkItems, `orphan/${o.uid}`, 'clean up orphaned pod', ref(o.uid), async () => {
         d.log.info('Clean up containers for orphaned pod we had not seen before', { ...ref(o.uid), gracePeriod: ORPHAN_GRACE_SECONDS });
-        await Promise.all(o.stopContainers.map((id) => d.runtime.stopContainer(id, ORPHAN_GRACE_SECONDS)));
+        await Promise.all(o.stopContainers.map((id) => d.runtime.stopContainer(id, ORPHAN_GRACE_SECONDS, { podIP: o.podIP })));
         for (const id of o.stopSandboxes) await d.runtime.stopSandbox(id);
         for (const id of o.removeContainers) await d.runtime.removeContainer(id);
         for (const id of o.removeSandboxes) await d.runtime.removeSandbox(id);

@@ -11,11 +11,14 @@ import type { PodRuntimeStatus } from '../container/types.ts';
 import { removeContainerLogs } from './disk.ts';
 import { legacyLogSymlink, removeLogSymlink } from '../container-logs/symlink.ts';
 import { labels } from '../container/types.ts';
+import { runHook } from '../runtime/hooks.ts';
+import { restoreSpecs } from '../runtime/restore-specs.ts';
 
 export interface GCRuntime {
   /** Every pod the runtime knows, freshly listed, or from a list begun at most maxAgeMs ago (RuntimeView.pods). */
   pods(maxAgeMs?: number): Promise<ReadonlyMap<string, PodRuntimeStatus>>;
-  stopContainer(id: string, timeoutSeconds: number): Promise<void>;
+  /** orphan: the container's pod is gone; its preStop hook, as its annotations keep it, runs first. */
+  stopContainer(id: string, timeoutSeconds: number, orphan?: { podIP?: string }): Promise<void>;
   /** Removes the container and its log files. */
   removeContainer(id: string): Promise<void>;
   stopSandbox(id: string): Promise<void>;
@@ -35,7 +38,8 @@ export function criGCRuntime(
   const logsRoot = resolve(podLogsDir) + '/';
   return {
     pods,
-    async stopContainer(id, timeout) {
+    async stopContainer(id, timeout, orphan) {
+      if (orphan) await orphanPreStop(cri, id, orphan.podIP);
       await cri.stopContainer({ containerId: id, timeout }).catch(unlessGone);
     },
     async removeContainer(id) {
@@ -62,6 +66,28 @@ export function criGCRuntime(
       await cri.removePodSandbox({ podSandboxId: id }).catch(unlessGone);
     },
   };
+}
+
+/** Upstream's preStop hooks of orphans get the kill's 1 s grace period override (killContainer). */
+const ORPHAN_PRESTOP_SECONDS = 1;
+
+/**
+ * Upstream's killContainer for a container whose pod is gone (restoreSpecsFromContainerLabels):
+ * its preStop hook, read back from its annotations, within the grace period. A hook that fails
+ * does not keep the container from stopping, as upstream.
+ */
+async function orphanPreStop(cri: RuntimeClient, id: string, podIP: string | undefined): Promise<void> {
+  const st = await cri.containerStatus({ containerId: id }).then(
+    (r) => r.status,
+    (e) => {
+      unlessGone(e);
+      return undefined;
+    },
+  );
+  if (!st) return;
+  const { pod, container } = restoreSpecs(st.labels ?? {}, st.annotations ?? {});
+  const preStop = container.lifecycle?.preStop;
+  if (preStop) await runHook(cri, { pod, container, containerId: id, podIP }, preStop, ORPHAN_PRESTOP_SECONDS);
 }
 
 /**

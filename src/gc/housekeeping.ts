@@ -9,8 +9,10 @@ import type { Scope } from './ownership.ts';
 
 export interface OrphanKill {
   uid: string;
-  /** Running (or unknown) containers: stopped with a short grace period. */
+  /** Running (or unknown) containers: stopped with a short grace period, each after its preStop hook. */
   stopContainers: string[];
+  /** The pod's IP (its newest sandbox's), for an httpGet preStop hook that names no host. */
+  podIP?: string;
   /** Ready sandboxes: stopped (network torn down) after the containers. */
   stopSandboxes: string[];
   /** Then everything is removed. */
@@ -58,6 +60,7 @@ export function planHousekeeping(i: HousekeepingInput): HousekeepingPlan {
     plan.orphans.push({
       uid: pod.uid,
       stopContainers: pod.containers.filter((c) => c.phase === 'running' || c.phase === 'unknown').map((c) => c.id),
+      ...(pod.sandboxes[0]?.ip ? { podIP: pod.sandboxes[0].ip } : {}),
       stopSandboxes: pod.sandboxes.filter((s) => s.ready).map((s) => s.id),
       removeContainers: pod.containers.map((c) => c.id),
       removeSandboxes: pod.sandboxes.map((s) => s.id),
