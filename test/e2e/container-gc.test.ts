@@ -6,7 +6,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUSYBOX, ROOT, clients, crictl, ensureStack, eventually, kubectl, nodeName, podSpec, withNamespace } from './stack.ts';
@@ -126,10 +126,33 @@ test("a crash-looping container keeps only its newest dead instance; another kub
 
 const kubeletSh = (cmd: 'start' | 'stop') => execFileSync('bash', [`${ROOT}/hack/kubelet.sh`, cmd], { stdio: 'ignore', timeout: 60_000 });
 
-test('a pod deleted while the kubelet was down is killed and removed once it is back, with its dirs', () =>
+test('a pod deleted while the kubelet was down is killed and removed once it is back, with its dirs; its preStop hook runs first', () =>
   withNamespace(async (ns) => {
     const { core } = clients();
-    await core.createNamespacedPod({ namespace: ns, body: podSpec('forgotten') });
+    // Its preStop hook leaves a mark on the host (upstream reads the hook back from the container's
+    // annotations, restoreSpecsFromContainerLabels); a subPath's bind mount must go too.
+    const marks = mkdtempSync(join(tmpdir(), 'kts-prestop-'));
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('forgotten', {
+        volumes: [
+          { name: 'mark', hostPath: { path: marks } },
+          { name: 'scratch', emptyDir: {} },
+        ],
+        containers: [
+          {
+            name: 'main',
+            image: BUSYBOX,
+            command: ['sleep', '3600'],
+            lifecycle: { preStop: { exec: { command: ['sh', '-c', 'echo drained > /mark/prestop'] } } },
+            volumeMounts: [
+              { name: 'mark', mountPath: '/mark' },
+              { name: 'scratch', mountPath: '/sub', subPath: 'x' },
+            ],
+          },
+        ],
+      }),
+    });
     const pod = await eventually('pod Running', 30_000, async () => {
       const p = await core.readNamespacedPod({ name: 'forgotten', namespace: ns });
       return p.status?.phase === 'Running' ? p : undefined;
@@ -163,6 +186,8 @@ test('a pod deleted while the kubelet was down is killed and removed once it is 
       500,
     );
     await eventually('its log dir and pod dir removed', 15_000, async () => !existsSync(logDir) && !existsSync(podDir), 500);
+    assert.equal(readFileSync(join(marks, 'prestop'), 'utf8'), 'drained\n', 'the preStop hook ran before the stop');
+    rmSync(marks, { recursive: true, force: true });
     await eventually(
       'node Ready again',
       40_000,
