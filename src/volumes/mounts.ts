@@ -56,6 +56,12 @@ function propagation(mode: string | undefined, privileged: boolean): Mount['prop
   throw new Error(`invalid MountPropagation mode: "${mode}"`);
 }
 
+/** Upstream's makeMounts words for a subPath that failed, which name neither path (the detail stays in the cause). */
+export function subPathFailure(e: unknown, volume: string, container: string): Error {
+  const what = e instanceof SubPathError && e.stage === 'create' ? 'create subPath directory' : 'prepare subPath';
+  return new Error(`failed to ${what} for volumeMount "${volume}" of container "${container}"`, { cause: e });
+}
+
 /** The container's CRI mounts; throws with upstream's message when one cannot be made. */
 export function containerMounts(_pod: Pod, c: Container, ctx: MountContext): Mount[] {
   const out: Mount[] = [];
@@ -78,9 +84,7 @@ export function containerMounts(_pod: Pod, c: Container, ctx: MountContext): Mou
       try {
         hostPath = ctx.prepareSubPath(vol.path, subPath, { volume: m.name, index });
       } catch (e) {
-        // Upstream's makeMounts words, which name neither path (the detail stays in the cause).
-        const what = e instanceof SubPathError && e.stage === 'create' ? 'create subPath directory' : 'prepare subPath';
-        throw new Error(`failed to ${what} for volumeMount "${m.name}" of container "${c.name}"`, { cause: e });
+        throw subPathFailure(e, m.name, c.name);
       }
     }
     out.push({

@@ -19,7 +19,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { mountPointsUnder, unmountAll } from '../mount/mountinfo.ts';
 
 /**
@@ -131,13 +131,15 @@ export async function bindSubPath(b: SubPathBind, run: (argv: string[]) => Promi
   const fd = safeOpen(b.path, b.base);
   try {
     const source = fstatSync(fd);
-    const mounted = () => mountPointsUnder(readFileSync('/proc/self/mountinfo', 'utf8'), b.target).includes(b.target);
+    mkdirSync(dirname(b.target), { recursive: true, mode: 0o750 });
+    // mountinfo names mount points by their real paths.
+    const real = join(realpathSync(dirname(b.target)), basename(b.target));
+    const mounted = () => mountPointsUnder(readFileSync('/proc/self/mountinfo', 'utf8'), real).includes(real);
     if (mounted()) {
       const t = lstatSync(b.target);
       if (t.dev === source.dev && t.ino === source.ino) return;
       await run(['umount', b.target]);
     }
-    mkdirSync(dirname(b.target), { recursive: true, mode: 0o750 });
     // A file serves every other type (a symlink, a device, a socket): the bind mount changes it.
     if (source.isDirectory()) mkdirSync(b.target, { recursive: true, mode: 0o750 });
     else if (!existsSync(b.target)) writeFileSync(b.target, '', { mode: 0o640 });

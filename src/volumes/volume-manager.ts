@@ -13,7 +13,7 @@ import { usedVolumes } from './claims.ts';
 import { bindSubPath, cleanSubPaths, prepareSubPath, type SubPathBind, subPathTarget } from './subpath.ts';
 import { runCommand } from '../mount/command.ts';
 import { mountTmpfs, unmountAll, mountPointsUnder } from '../mount/mountinfo.ts';
-import { type Mount, containerMounts, hostNetworkHostsFile, managedHostsFile } from './mounts.ts';
+import { type Mount, containerMounts, hostNetworkHostsFile, managedHostsFile, subPathFailure } from './mounts.ts';
 import { podHostNameAndDomain } from '../podutil/hostname.ts';
 import { podContainerDir, podDir, podEtcHostsPath, podSubPathsDir, podVolumesDir } from '../podutil/pod-dirs.ts';
 import type { VolumeSources } from './sources.ts';
@@ -413,7 +413,7 @@ export class VolumeManager {
       try {
         await this.#bindSubPath(b);
       } catch (e) {
-        throw new Error(`failed to prepare subPath for volumeMount "${b.volume}" of container "${c.name}"`, { cause: e });
+        throw subPathFailure(e, b.volume, c.name);
       }
     }
     return mounts;
