@@ -162,7 +162,13 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
       if (d.known().has(o.uid)) continue; // a source has it now: its worker takes over
       await item(hkItems, `orphan/${o.uid}`, 'clean up orphaned pod', ref(o.uid), async () => {
         d.log.info('Clean up containers for orphaned pod we had not seen before', { ...ref(o.uid), gracePeriod: ORPHAN_GRACE_SECONDS });
-        await Promise.all(o.stopContainers.map((id) => d.runtime.stopContainer(id, ORPHAN_GRACE_SECONDS, { podIP: o.podIP })));
+        await Promise.all(
+          o.stopContainers.map(async (id) => {
+            const failed = await d.runtime.stopContainer(id, ORPHAN_GRACE_SECONDS, { podIP: o.podIP });
+            // Upstream's executePreStopHook logs it (and records FailedPreStopHook); the container stops all the same.
+            if (failed) d.log.warn('PreStop hook failed', { ...ref(o.uid), containerID: id, err: failed });
+          }),
+        );
         for (const id of o.stopSandboxes) await d.runtime.stopSandbox(id);
         for (const id of o.removeContainers) await d.runtime.removeContainer(id);
         for (const id of o.removeSandboxes) await d.runtime.removeSandbox(id);

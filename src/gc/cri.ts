@@ -17,8 +17,11 @@ import { restoreSpecs } from '../runtime/restore-specs.ts';
 export interface GCRuntime {
   /** Every pod the runtime knows, freshly listed, or from a list begun at most maxAgeMs ago (RuntimeView.pods). */
   pods(maxAgeMs?: number): Promise<ReadonlyMap<string, PodRuntimeStatus>>;
-  /** orphan: the container's pod is gone; its preStop hook, as its annotations keep it, runs first. */
-  stopContainer(id: string, timeoutSeconds: number, orphan?: { podIP?: string }): Promise<void>;
+  /**
+   * orphan: the container's pod is gone; its preStop hook, as its annotations keep it, runs
+   * first. Resolves with why that hook failed, if it did.
+   */
+  stopContainer(id: string, timeoutSeconds: number, orphan?: { podIP?: string }): Promise<string | undefined>;
   /** Removes the container and its log files. */
   removeContainer(id: string): Promise<void>;
   stopSandbox(id: string): Promise<void>;
@@ -39,8 +42,9 @@ export function criGCRuntime(
   return {
     pods,
     async stopContainer(id, timeout, orphan) {
-      if (orphan) await orphanPreStop(cri, id, orphan.podIP);
+      const failed = orphan ? await orphanPreStop(cri, id, orphan.podIP) : undefined;
       await cri.stopContainer({ containerId: id, timeout }).catch(unlessGone);
+      return failed;
     },
     async removeContainer(id) {
       // Its log lives on after CRI forgets it (upstream's removeContainerLog): ask for the path first.
@@ -76,7 +80,7 @@ const ORPHAN_PRESTOP_SECONDS = 1;
  * its preStop hook, read back from its annotations, within the grace period. A hook that fails
  * does not keep the container from stopping, as upstream.
  */
-async function orphanPreStop(cri: RuntimeClient, id: string, podIP: string | undefined): Promise<void> {
+async function orphanPreStop(cri: RuntimeClient, id: string, podIP: string | undefined): Promise<string | undefined> {
   const st = await cri.containerStatus({ containerId: id }).then(
     (r) => r.status,
     (e) => {
@@ -84,10 +88,10 @@ async function orphanPreStop(cri: RuntimeClient, id: string, podIP: string | und
       return undefined;
     },
   );
-  if (!st) return;
+  if (!st) return undefined;
   const { pod, container } = restoreSpecs(st.labels ?? {}, st.annotations ?? {});
   const preStop = container.lifecycle?.preStop;
-  if (preStop) await runHook(cri, { pod, container, containerId: id, podIP }, preStop, ORPHAN_PRESTOP_SECONDS);
+  return preStop ? runHook(cri, { pod, container, containerId: id, podIP }, preStop, ORPHAN_PRESTOP_SECONDS) : undefined;
 }
 
 /**
