@@ -204,13 +204,15 @@ function withoutMissingExtendedResources(pod: Pod, alloc: Record<string, string>
  */
 function scalarShortage(pod: Pod, active: Pod[], alloc: Record<string, string>, devices?: PodPlanInput): Admission | undefined {
   if (!Object.keys(alloc).length) return undefined;
+  let activeAmounts: Record<string, number>[] | undefined; // the other pods' requests, read once, when first needed
   for (const [r, want] of Object.entries(podAmounts(withoutMissingExtendedResources(pod, alloc)))) {
     if (!isScalarResource(r) || want <= 0) continue;
     // The device manager's resources passed its allocation above: upstream's sanitizeNodeAllocatable
     // raises their allocatable to what is allocated, so Fits passes them.
     if (devices?.isDeviceResource(r)) continue;
     const capacity = amountOf(r, alloc[r] ?? 0);
-    const used = active.reduce((n, p) => n + (podAmounts(p)[r] ?? 0), 0);
+    activeAmounts ??= active.map((p) => podAmounts(p));
+    const used = activeAmounts.reduce((n, a) => n + (a[r] ?? 0), 0);
     if (used + want > capacity)
       return {
         admit: false,

@@ -259,7 +259,7 @@ export async function eventually<T>(
 }
 
 /** A pod's state in one line, for an error: phase, conditions not True, containers' waiting reasons. */
-export function podState(p: V1Pod): string {
+function podState(p: V1Pod): string {
   const st = p.status;
   const conds = (st?.conditions ?? [])
     .filter((c) => c.status !== 'True')
