@@ -1,29 +1,14 @@
 // Admission under node pressure (upstream's eviction manager Admit): a node short of a
 // resource takes no new pods that would only be evicted again, except critical pods, and
 // under memory pressure alone the pods that declared what memory they need.
-import type { Pod, Toleration } from 'kubernetes-types/core/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Admission } from '../pods/admission.ts';
 import { qosClass } from '../resources/qos.ts';
 import { PRESSURE_CONDITIONS, type PressureCondition } from './types.ts';
 import { isCriticalPod } from '../podutil/podutil.ts';
+import { toleratesTaint } from '../podutil/tolerations.ts';
 
 export const TAINT_MEMORY_PRESSURE = 'node.kubernetes.io/memory-pressure';
-
-/** corev1 Toleration.ToleratesTaint, for a taint with no value. */
-function tolerates(t: Toleration, taint: { key: string; effect: string }): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  switch (t.operator ?? 'Equal') {
-    case 'Exists':
-      return true;
-    case 'Equal':
-    case '':
-      return (t.value ?? '') === '';
-    // Lt/Gt compare numbers, and the taint has none.
-    default:
-      return false;
-  }
-}
 
 /**
  * Pure: conditions are the ones evaluate() reports True. The message carries the "Pod was
@@ -37,7 +22,7 @@ export function admitUnderPressure(pod: Pod, conditions: PressureCondition[]): A
   if (conditions.length === 1 && conditions[0] === 'MemoryPressure') {
     if (qosClass(pod) !== 'BestEffort') return { admit: true };
     const taint = { key: TAINT_MEMORY_PRESSURE, effect: 'NoSchedule' };
-    if ((pod.spec?.tolerations ?? []).some((t) => tolerates(t, taint))) return { admit: true };
+    if ((pod.spec?.tolerations ?? []).some((t) => toleratesTaint(t, taint))) return { admit: true };
   }
   // Go prints the condition list as [A B].
   const list = PRESSURE_CONDITIONS.filter((c) => conditions.includes(c)).join(' ');

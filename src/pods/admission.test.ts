@@ -153,6 +153,47 @@ test('the rejection message in upstream form', () => {
   });
 });
 
+test("predicateAdmitHandler's order: the OS checks first, then every GeneralPredicates failure, resources before the rest", () => {
+  const tainted: Node = {
+    ...node,
+    spec: {
+      taints: [
+        { key: 'gone', effect: 'NoExecute' },
+        { key: 'busy', value: 'yes', effect: 'NoSchedule' },
+      ],
+    },
+  };
+  const tolerating = (t: NonNullable<NonNullable<Pod['spec']>['tolerations']>) => pod({ tolerations: t });
+  const staticPod: Pod = { ...pod(), metadata: { name: 'p', annotations: { 'kubernetes.io/config.source': 'file' } } };
+  const strict = pod({ securityContext: { supplementalGroupsPolicy: 'Strict' } as NonNullable<Pod['spec']>['securityContext'] });
+  const withFeatures = { ...node, status: { ...node.status, features: { supplementalGroupsPolicy: true } } } as Node;
+  const cases: [string, Pod, Node, string][] = [
+    ['a NoExecute taint the pod does not tolerate', pod(), tainted, 'TaintToleration'],
+    ['tolerated by key', tolerating([{ key: 'gone', operator: 'Exists' }]), tainted, 'admitted'],
+    ['tolerated by every key of that effect', tolerating([{ operator: 'Exists', effect: 'NoExecute' }]), tainted, 'admitted'],
+    ['a toleration of another value', tolerating([{ key: 'gone', operator: 'Equal', value: 'x' }]), tainted, 'TaintToleration'],
+    ['a static pod ignores taints', staticPod, tainted, 'admitted'],
+    ['bound to another node', pod({ nodeName: 'elsewhere' }), node, 'NodeName'],
+    ['bound here', pod({ nodeName: 'vm' }), node, 'admitted'],
+    ['resources come before node affinity', pod({ nodeSelector: { disk: 'hdd' } }, '4'), node, 'OutOfcpu'],
+    ['node affinity before host ports and taints', pod({ nodeSelector: { disk: 'hdd' } }), tainted, 'NodeAffinity'],
+    [
+      'a kubernetes.io/os label of another OS, before resources',
+      { ...pod({}, '4'), metadata: { name: 'p', labels: { 'kubernetes.io/os': 'windows' } } },
+      node,
+      'PodOSSelectorNodeLabelDoesNotMatch',
+    ],
+    ['SupplementalGroupsPolicy Strict on a runtime that does not say it can', strict, node, 'SupplementalGroupsPolicyNotSupported'],
+    ['SupplementalGroupsPolicy Strict on a runtime that can', strict, withFeatures, 'admitted'],
+  ];
+  for (const [name, p, n, want] of cases) assert.equal(reason(admitPod(p, [], n)), want, name);
+  assert.deepEqual(admitPod(pod(), [], tainted), {
+    admit: false,
+    reason: 'TaintToleration',
+    message: "Pod was rejected: Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate",
+  });
+});
+
 test('sysctls: the safe ones, allowedUnsafeSysctls, and none of the host namespace a pod shares', () => {
   const withSysctls = (names: string[], spec: Partial<NonNullable<Pod['spec']>> = {}) =>
     pod({ securityContext: { sysctls: names.map((name) => ({ name, value: '1' })) }, ...spec });

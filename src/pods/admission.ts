@@ -1,19 +1,23 @@
 // Whether a pod may run here, as upstream's admission: its sysctls against the allowlist
-// (pkg/kubelet/sysctl), then GeneralPredicates: the node's allocatable cpu, memory, ephemeral-storage,
-// huge pages, extended resources and pods;
-// its labels against the pod's node selector and required node affinity; host ports; the OS.
+// (pkg/kubelet/sysctl), then predicateAdmitHandler: the OS, then GeneralPredicates: the node's
+// allocatable pods, cpu, memory, ephemeral-storage, huge pages and extended resources; its labels
+// against the pod's node selector and required node affinity; its node name; host ports; the
+// node's NoExecute taints. A critical pod refused for resources alone preempts others
+// (src/pods/preemption.ts).
 // Pure but for the CPU manager's allocation, handed in (upstream's resource managers allocate
 // at admission): the sync loop asks it once per pod.
 import type { Container, Node, NodeSelectorRequirement, Pod } from 'kubernetes-types/core/v1.js';
-import { parseQuantity } from '../resources/quantity.ts';
-import { amountOf, HUGEPAGES_PREFIX, podCPUAndMemoryRequests, podRequests as podAmounts } from '../resources/pod-resources.ts';
-import { normalizeSysctlName } from '../runtime/security-context.ts';
+import { amountOf, HUGEPAGES_PREFIX, podRequests as podAmounts } from '../resources/pod-resources.ts';
+import { normalizeSysctlName, strictSupplementalGroups } from '../runtime/security-context.ts';
 import { admitAppArmor } from '../security/apparmor.ts';
 import { admissionMessage, planPodDevices, type PodPlanInput } from '../devices/allocation.ts';
 import { isExtendedResourceName } from '../devices/registration.ts';
 import { extendedResourceClaimStatus } from '../dra/claims.ts';
 import { isDRAExtendedResourceName } from '../dra/container.ts';
-import type { Admission } from './verdict.ts';
+import { handleAdmissionFailure } from './preemption.ts';
+import { isStaticPod } from '../podutil/podutil.ts';
+import { untoleratedTaint } from '../podutil/tolerations.ts';
+import type { Admission, PredicateFailure } from './verdict.ts';
 
 export type { Admission };
 
@@ -21,21 +25,13 @@ export type { Admission };
 export const NODE_AFFINITY = 'NodeAffinity';
 
 /**
- * Effective requests in cores and bytes, as the scheduler counts them (resourcehelper.PodRequests):
- * pod-level requests where set, else the containers' aggregate with init containers and sidecars; plus the overhead.
+ * The allocatable Fits compares with, in its units (cpu in millicores). No ephemeral-storage in a
+ * known allocatable is 0, as upstream's Fits reads it (localStorageCapacityIsolation: false leaves
+ * it out, and a pod that requests it is refused); no cpu or memory limits nothing.
  */
-export const podRequests = (pod: Pod): { cpu: number; memory: number } => podCPUAndMemoryRequests(pod);
-
-const admittedRequests = (pod: Pod) => ({ ...podRequests(pod), 'ephemeral-storage': podAmounts(pod)['ephemeral-storage'] ?? 0 });
-
-/**
- * The allocatable the fit check compares with. No ephemeral-storage in a known allocatable is 0,
- * as upstream's Fits reads it (localStorageCapacityIsolation: false leaves it out, and a pod that
- * requests it is refused); a node whose status is not known yet limits nothing.
- */
-function allocatableOf(alloc: Record<string, string>, r: 'cpu' | 'memory' | 'ephemeral-storage'): number {
-  if (alloc[r] !== undefined) return parseQuantity(alloc[r]) ?? Infinity;
-  return r === 'ephemeral-storage' && Object.keys(alloc).length ? 0 : Infinity;
+function allocatableOf(alloc: Record<string, string>, r: string): number {
+  if (alloc[r] !== undefined) return amountOf(r, alloc[r]);
+  return r === 'cpu' || r === 'memory' ? Infinity : 0;
 }
 
 function matches(req: NodeSelectorRequirement, labels: Record<string, string>): boolean {
@@ -199,28 +195,60 @@ function withoutMissingExtendedResources(pod: Pod, alloc: Record<string, string>
 }
 
 /**
- * Fits after cpu, memory and ephemeral-storage: each other resource the pod asks for against the
- * node's allocatable (none listed: 0); a node whose status is not known yet limits nothing.
+ * Upstream's noderesources.Fits: each resource the pod asks for that the node's allocatable
+ * lacks room for beside the other pods, pods first; a node whose status is not known yet limits
+ * nothing but pods.
  */
-function scalarShortage(pod: Pod, active: Pod[], alloc: Record<string, string>, devices?: PodPlanInput): Admission | undefined {
-  if (!Object.keys(alloc).length) return undefined;
+function insufficientResources(pod: Pod, active: Pod[], alloc: Record<string, string>, devices?: PodPlanInput): PredicateFailure[] {
+  const out: PredicateFailure[] = [];
+  const maxPods = Number(alloc.pods ?? Infinity);
+  if (active.length + 1 > maxPods) out.push({ resource: 'pods', requested: 1, used: active.length, capacity: maxPods });
+  if (!Object.keys(alloc).length) return out;
+  const want = podAmounts(withoutMissingExtendedResources(pod, alloc));
   let activeAmounts: Record<string, number>[] | undefined; // the other pods' requests, read once, when first needed
-  for (const [r, want] of Object.entries(podAmounts(withoutMissingExtendedResources(pod, alloc)))) {
-    if (!isScalarResource(r) || want <= 0) continue;
-    // The device manager's resources passed its allocation above: upstream's sanitizeNodeAllocatable
-    // raises their allocatable to what is allocated, so Fits passes them.
-    if (devices?.isDeviceResource(r)) continue;
-    const capacity = amountOf(r, alloc[r] ?? 0);
+  const check = (r: string) => {
+    const requested = want[r] ?? 0;
+    if (requested <= 0) return;
     activeAmounts ??= active.map((p) => podAmounts(p));
     const used = activeAmounts.reduce((n, a) => n + (a[r] ?? 0), 0);
-    if (used + want > capacity)
-      return {
-        admit: false,
-        reason: `OutOf${r}`,
-        message: `Pod was rejected: Node didn't have enough resource: ${r}, requested: ${want}, used: ${used}, capacity: ${capacity}`,
-      };
-  }
-  return undefined;
+    const capacity = allocatableOf(alloc, r);
+    if (used + requested > capacity) out.push({ resource: r, requested, used, capacity });
+  };
+  for (const r of ['cpu', 'memory', 'ephemeral-storage']) check(r);
+  // The device manager's resources passed its allocation above: upstream's sanitizeNodeAllocatable
+  // raises their allocatable to what is allocated, so Fits passes them.
+  for (const r of Object.keys(want)) if (isScalarResource(r) && !devices?.isDeviceResource(r)) check(r);
+  return out;
+}
+
+/**
+ * Upstream's generalFilter: every failure, in its order (resources, node affinity, node name,
+ * host ports, then the NoExecute taints the pod does not tolerate, which a static pod ignores).
+ */
+export function generalFilter(pod: Pod, active: Pod[], node: Node, devices?: PodPlanInput): PredicateFailure[] {
+  const failures = insufficientResources(pod, active, node.status?.allocatable ?? {}, devices);
+  if (!fitsNode(pod, node)) failures.push({ predicate: NODE_AFFINITY, desc: "node(s) didn't match Pod's node affinity/selector" });
+  const nodeName = pod.spec?.nodeName;
+  if (nodeName && node.metadata?.name && nodeName !== node.metadata.name)
+    failures.push({ predicate: 'NodeName', desc: "node(s) didn't match the requested node name" });
+  if (portsConflict(hostPorts(pod), active.flatMap(hostPorts)))
+    failures.push({ predicate: 'NodePorts', desc: "node(s) didn't have free ports for the requested pod ports" });
+  if (!isStaticPod(pod) && untoleratedTaint(node.spec?.taints ?? [], pod.spec?.tolerations ?? [], (t) => t.effect === 'NoExecute'))
+    failures.push({ predicate: 'TaintToleration', desc: "node(s) had taints that the pod didn't tolerate" });
+  return failures;
+}
+
+/** predicateAdmitHandler.Admit's refusal for the first failure. */
+function refusal(f: PredicateFailure): Admission {
+  if ('predicate' in f)
+    return { admit: false, reason: f.predicate, message: `Pod was rejected: Predicate ${f.predicate} failed: ${f.desc}` };
+  // Go prints the int64s: cpu in millicores, the rest in bytes or units.
+  const n = (x: number) => String(Math.round(x));
+  return {
+    admit: false,
+    reason: `OutOf${f.resource}`,
+    message: `Pod was rejected: Node didn't have enough resource: ${f.resource}, requested: ${n(f.requested)}, used: ${n(f.used)}, capacity: ${n(f.capacity)}`,
+  };
 }
 
 /** active: the pods already admitted and not finished. */
@@ -234,6 +262,13 @@ export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions
     const devices = admitDevices(pod, opts.devices);
     if (!devices.admit) return devices;
   }
+  // predicateAdmitHandler: first the checks preemption cannot help.
+  if ((pod.metadata?.labels?.['kubernetes.io/os'] ?? 'linux') !== 'linux')
+    return {
+      admit: false,
+      reason: 'PodOSSelectorNodeLabelDoesNotMatch',
+      message: "Pod was rejected: Failed to admit pod as the `kubernetes.io/os` label doesn't match node label",
+    };
   if (pod.spec?.os?.name && pod.spec.os.name !== 'linux') {
     return {
       admit: false,
@@ -241,46 +276,24 @@ export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions
       message: `Pod was rejected: Failed to admit pod as the OS field doesn't match node OS`,
     };
   }
-  if (!fitsNode(pod, node))
+  // (NodeStatus.features is newer than kubernetes-types.)
+  const features = (node.status as { features?: { supplementalGroupsPolicy?: boolean } } | undefined)?.features;
+  if (strictSupplementalGroups(pod) && !features?.supplementalGroupsPolicy)
     return {
       admit: false,
-      reason: NODE_AFFINITY,
-      message: "Pod was rejected: Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector",
+      reason: 'SupplementalGroupsPolicyNotSupported',
+      message: 'Pod was rejected: SupplementalGroupsPolicy=Strict is not supported in this node',
     };
-  if (portsConflict(hostPorts(pod), active.flatMap(hostPorts))) {
-    return {
-      admit: false,
-      reason: 'NodePorts',
-      message: "Pod was rejected: Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports",
-    };
+  const failures = generalFilter(pod, active, node, opts.devices);
+  let preempted: Admission | undefined;
+  if (failures.length) {
+    const handled = handleAdmissionFailure(pod, failures, active);
+    if (Array.isArray(handled)) return refusal(handled[0]!);
+    if (!handled.admit) return handled;
+    preempted = handled;
   }
-  const alloc = node.status?.allocatable ?? {};
-  const maxPods = Number(alloc.pods ?? Infinity);
-  if (active.length + 1 > maxPods) {
-    return {
-      admit: false,
-      reason: 'OutOfpods',
-      message: `Pod was rejected: Node didn't have enough resource: pods, requested: 1, used: ${active.length}, capacity: ${maxPods}`,
-    };
-  }
-  const want = admittedRequests(pod);
-  for (const r of ['cpu', 'memory', 'ephemeral-storage'] as const) {
-    const capacity = allocatableOf(alloc, r);
-    const used = active.reduce((n, p) => n + admittedRequests(p)[r], 0);
-    if (want[r] > 0 && used + want[r] > capacity) {
-      // Upstream prints cpu in millicores, memory and ephemeral-storage in bytes.
-      const f = (x: number) => String(r === 'cpu' ? Math.round(x * 1000) : Math.round(x));
-      return {
-        admit: false,
-        reason: `OutOf${r}`,
-        message: `Pod was rejected: Node didn't have enough resource: ${r}, requested: ${f(want[r])}, used: ${f(used)}, capacity: ${f(capacity)}`,
-      };
-    }
-  }
-  const scalar = scalarShortage(pod, active, alloc, opts.devices);
-  if (scalar) return scalar;
   // Upstream's AppArmor admit handler runs after the predicates.
   const appArmor = admitAppArmor(pod, opts.appArmorHostError);
   if (!appArmor.admit) return appArmor;
-  return { admit: true };
+  return preempted ?? { admit: true };
 }

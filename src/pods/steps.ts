@@ -3,7 +3,7 @@
 import type { Node, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import { podRef, type Recorder } from '../events/recorder.ts';
 import { admitPod, type Admission } from './admission.ts';
-import { PREEMPTED, podsToPreempt } from './preemption.ts';
+import { PREEMPTED } from './preemption.ts';
 import { type ApiClient, isNotFound, isConflict } from '../apiserver/client.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import type { PodSyncer } from './sync-pod.ts';
@@ -65,15 +65,12 @@ export function podSteps(d: {
       if (pressure && !pressure.admit) return pressure;
       const node = d.node();
       if (!node) return d.admitShutdown?.(pod) ?? { admit: true };
-      const verdict = admitPod(pod, active, node, {
+      const result = admitPod(pod, active, node, {
         allowedUnsafeSysctls: d.allowedUnsafeSysctls,
         appArmorHostError: d.appArmorHostError,
         devices: d.devices?.admissionInput(pod),
         cpus: d.cpus && ((p) => d.cpus!.admit(p)),
       });
-      const preempt = podsToPreempt(pod, verdict, active, node);
-      const result =
-        preempt && !verdict.admit ? { admit: true as const, preempt, preemptFor: verdict.reason.replace(/^OutOf/, '') } : verdict;
       // A node going down takes no pod, critical ones included, and preempts none for them.
       const shutdown = result.admit ? d.admitShutdown?.(pod) : undefined;
       if (shutdown && !shutdown.admit) return shutdown;

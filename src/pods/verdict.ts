@@ -4,6 +4,15 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 
 /**
  * preempt: a critical pod is admitted once these pods are stopped (src/pods/preemption.ts);
- * preemptFor: the resource it lacked without them (cpu, memory, pods).
+ * preemptFor: the first resource it lacked without them (cpu, memory, pods, hugepages-2Mi...).
  */
 export type Admission = { admit: true; preempt?: Pod[]; preemptFor?: string } | { admit: false; reason: string; message: string };
+
+/**
+ * One of GeneralPredicates' failures: a resource the node has too little of (upstream's
+ * InsufficientResourceError: cpu in millicores, memory and storage in bytes, pods and other
+ * resources in units), or a predicate by name (PredicateFailureError).
+ */
+export type PredicateFailure =
+  | { resource: string; requested: number; used: number; capacity: number }
+  | { predicate: string; desc: string };

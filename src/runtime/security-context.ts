@@ -118,7 +118,7 @@ const selinux = (o?: SELinuxOptions) =>
   o ? { user: o.user ?? '', role: o.role ?? '', type: o.type ?? '', level: o.level ?? '' } : undefined;
 
 // supplementalGroupsPolicy (1.31+) is newer than kubernetes-types; Merge is the CRI default.
-const strictGroups = (pod: Pod) =>
+export const strictSupplementalGroups = (pod: Pod) =>
   (pod.spec?.securityContext as { supplementalGroupsPolicy?: string } | undefined)?.supplementalGroupsPolicy === 'Strict';
 
 /** fsGroup first, then supplementalGroups, as upstream orders them. */
@@ -147,7 +147,7 @@ export function containerSecurityContext(
     ...(sc.seLinuxOptions ? { selinuxOptions: selinux(sc.seLinuxOptions) } : {}),
     ...(sc.runAsGroup !== undefined ? { runAsGroup: { value: sc.runAsGroup } } : {}),
     supplementalGroups: supplementalGroups(pod),
-    ...(strictGroups(pod) ? { supplementalGroupsPolicy: 'Strict' as const } : {}),
+    ...(strictSupplementalGroups(pod) ? { supplementalGroupsPolicy: 'Strict' as const } : {}),
     noNewPrivs: noNewPrivs(sc),
     maskedPaths: unmasked ? [] : [...DEFAULT_MASKED_PATHS, ...(opts.hostMaskedPaths ?? [])],
     readonlyPaths: unmasked ? [] : DEFAULT_READONLY_PATHS,
@@ -210,7 +210,7 @@ export function sandboxSecurityContext(pod: Pod): LinuxSandboxSecurityContext {
     ...(p?.runAsGroup !== undefined ? { runAsGroup: { value: p.runAsGroup } } : {}),
     ...(p?.seLinuxOptions ? { selinuxOptions: selinux(p.seLinuxOptions) } : {}),
     supplementalGroups: supplementalGroups(pod),
-    ...(strictGroups(pod) ? { supplementalGroupsPolicy: 'Strict' as const } : {}),
+    ...(strictSupplementalGroups(pod) ? { supplementalGroupsPolicy: 'Strict' as const } : {}),
   };
 }
 
