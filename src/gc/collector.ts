@@ -165,8 +165,8 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
         await Promise.all(
           o.stopContainers.map(async (id) => {
             const failed = await d.runtime.stopContainer(id, ORPHAN_GRACE_SECONDS, { podIP: o.podIP });
-            // Upstream's executePreStopHook logs it (and records FailedPreStopHook); the container stops all the same.
-            if (failed) d.log.warn('PreStop hook failed', { ...ref(o.uid), containerID: id, err: failed });
+            // Upstream's executePreStopHook logs it (cri.ts records the event); the container stops all the same.
+            if (failed) d.log.error('PreStop hook failed', { ...ref(o.uid), containerID: id, err: failed });
           }),
         );
         for (const id of o.stopSandboxes) await d.runtime.stopSandbox(id);

@@ -13,13 +13,15 @@ import { legacyLogSymlink, removeLogSymlink } from '../container-logs/symlink.ts
 import { labels } from '../container/types.ts';
 import { runHook } from '../runtime/hooks.ts';
 import { restoreSpecs } from '../runtime/restore-specs.ts';
+import { podRef, type Recorder } from '../events/recorder.ts';
 
 export interface GCRuntime {
   /** Every pod the runtime knows, freshly listed, or from a list begun at most maxAgeMs ago (RuntimeView.pods). */
   pods(maxAgeMs?: number): Promise<ReadonlyMap<string, PodRuntimeStatus>>;
   /**
-   * orphan: the container's pod is gone; its preStop hook, as its annotations keep it, runs
-   * first. Resolves with why that hook failed, if it did.
+   * orphan: the container's pod is gone; as upstream's killContainer for it, a Killing event
+   * on the pod its labels name, then its preStop hook as its annotations keep it. Resolves with
+   * why that hook failed, if it did.
    */
   stopContainer(id: string, timeoutSeconds: number, orphan?: { podIP?: string }): Promise<string | undefined>;
   /** Removes the container and its log files. */
@@ -37,12 +39,13 @@ export function criGCRuntime(
   cri: RuntimeClient,
   pods: (maxAgeMs?: number) => Promise<ReadonlyMap<string, PodRuntimeStatus>>,
   podLogsDir: string,
+  events: Recorder,
 ): GCRuntime {
   const logsRoot = resolve(podLogsDir) + '/';
   return {
     pods,
     async stopContainer(id, timeout, orphan) {
-      const failed = orphan ? await orphanPreStop(cri, id, orphan.podIP) : undefined;
+      const failed = orphan ? await killOrphan(cri, events, id, orphan.podIP) : undefined;
       await cri.stopContainer({ containerId: id, timeout }).catch(unlessGone);
       return failed;
     },
@@ -75,12 +78,16 @@ export function criGCRuntime(
 /** Upstream's preStop hooks of orphans get the kill's 1 s grace period override (killContainer). */
 const ORPHAN_PRESTOP_SECONDS = 1;
 
+/** Upstream's ImplicitContainerPrefix: the fieldPath of a container its pod does not list. */
+const IMPLICIT_CONTAINER_PREFIX = 'implicitly required container ';
+
 /**
  * Upstream's killContainer for a container whose pod is gone (restoreSpecsFromContainerLabels):
- * its preStop hook, read back from its annotations, within the grace period. A hook that fails
- * does not keep the container from stopping, as upstream.
+ * the Killing event, then its preStop hook, read back from its annotations, within the grace
+ * period. A hook that fails does not keep the container from stopping, as upstream. The restored
+ * pod lists no containers, so the events name the container as GenerateContainerRef does then.
  */
-async function orphanPreStop(cri: RuntimeClient, id: string, podIP: string | undefined): Promise<string | undefined> {
+async function killOrphan(cri: RuntimeClient, events: Recorder, id: string, podIP: string | undefined): Promise<string | undefined> {
   const st = await cri.containerStatus({ containerId: id }).then(
     (r) => r.status,
     (e) => {
@@ -90,8 +97,12 @@ async function orphanPreStop(cri: RuntimeClient, id: string, podIP: string | und
   );
   if (!st) return undefined;
   const { pod, container } = restoreSpecs(st.labels ?? {}, st.annotations ?? {});
+  const ref = podRef(pod, `${IMPLICIT_CONTAINER_PREFIX}${container.name}`);
+  events.event(ref, 'Normal', 'Killing', `Stopping container ${container.name}`);
   const preStop = container.lifecycle?.preStop;
-  return preStop ? runHook(cri, { pod, container, containerId: id, podIP }, preStop, ORPHAN_PRESTOP_SECONDS) : undefined;
+  const failed = preStop ? await runHook(cri, { pod, container, containerId: id, podIP }, preStop, ORPHAN_PRESTOP_SECONDS) : undefined;
+  if (failed) events.event(ref, 'Warning', 'FailedPreStopHook', 'PreStopHook failed');
+  return failed;
 }
 
 /**

@@ -32,6 +32,9 @@ export const isSidecar = (c: Container) => c.restartPolicy === 'Always';
  */
 export const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** upstream's format.Pod: name_namespace(uid), as its hook and security context errors name a pod. */
+export const formatPod = (pod: Pod) => `${pod.metadata?.name}_${pod.metadata?.namespace ?? 'default'}(${pod.metadata?.uid})`;
+
 /** namespace/name, as logs and events name a pod (upstream's klog.KObj). */
 export const podKey = (pod: Pod) => `${pod.metadata?.namespace}/${pod.metadata?.name}`;
 

@@ -4,6 +4,7 @@
 import type { Container, ObjectFieldSelector, Pod, ResourceFieldSelector } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from './quantity.ts';
 import { isSupportedPodLevelResource, podSpecResources } from './pod-resources.ts';
+import { goQuote } from '../log/go-quote.ts';
 
 // --- fieldRef: podFieldSelectorRuntimeValue, fieldpath.ExtractFieldPathAsString --------
 
@@ -56,26 +57,6 @@ export function fieldRefValue(fs: ObjectFieldSelector, pod: Pod, inputs: Address
       return { error: `unsupported fieldPath: ${path}` };
   }
   return { error: `field label not supported: ${path}` };
-}
-
-/** Go's %q for the strings labels and annotations hold. */
-export function goQuote(s: string): string {
-  return (
-    '"' +
-    [...s]
-      .map((ch) => {
-        const c = ch.codePointAt(0)!;
-        if (ch === '"') return '\\"';
-        if (ch === '\\') return '\\\\';
-        if (ch === '\n') return '\\n';
-        if (ch === '\t') return '\\t';
-        if (ch === '\r') return '\\r';
-        if (c < 0x20 || c === 0x7f) return `\\x${c.toString(16).padStart(2, '0')}`;
-        return ch;
-      })
-      .join('') +
-    '"'
-  );
 }
 
 /** key="value" lines, keys sorted, values in Go's %q (fieldpath.FormatMap). */

@@ -6,7 +6,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
-import { goQuote } from '../resources/downward.ts';
+import { goQuote } from '../log/go-quote.ts';
 import { goSyscallError, secureJoin } from '../volumes/secure-join.ts';
 import { type FileKeyRead, type ParseResult, fileKeyId, fileKeyRefs, parseEnv, scanLines } from './env-file.ts';
 import type { EnvSource } from './env-sources.ts';

@@ -4,7 +4,7 @@
 // KEY='value' lines, single quotes required, no expansion. Pure: the lines come in as an
 // (async) iterable, read at the edge (env-file-source.ts), and parsing stops at the key.
 import type { Container, EnvVar } from 'kubernetes-types/core/v1.js';
-import { goQuote } from '../resources/downward.ts';
+import { goQuote } from '../log/go-quote.ts';
 
 /** v1.FileKeySelector: newer (1.34) than kubernetes-types' EnvVarSource. */
 export interface FileKeySelector {

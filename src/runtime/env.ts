@@ -6,7 +6,7 @@
 import type { ConfigMap, Container, Pod, Secret, Service } from 'kubernetes-types/core/v1.js';
 import { fieldRefValue, resourceFieldRefValue } from '../resources/downward.ts';
 import { isStaticPod } from '../podutil/podutil.ts';
-import { goQuote } from '../resources/downward.ts';
+import { goQuote } from '../log/go-quote.ts';
 import { type FileKeyRead, type FileKeySelector, fileKeyId, fileKeyRefOf } from './env-file.ts';
 
 /** The result of reading one object: found, absent (404), or failed otherwise. */

@@ -7,7 +7,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { newPrivateKey, selfSignedServingCert } from '../certificates/pki.ts';
 import { runHook } from './hooks.ts';
 
-const pod: Pod = { metadata: { namespace: 'ns', name: 'p' } };
+const pod: Pod = { metadata: { namespace: 'ns', name: 'p', uid: 'u' } };
 const target = { pod, container: { name: 'app' }, containerId: 'c', podIP: '127.0.0.1' };
 const noExec = { execSync: () => Promise.reject(new Error('no exec here')) };
 const listen = async <S extends { listen: (p: number, h: string, cb: () => void) => unknown; address: () => unknown }>(s: S) => {
@@ -37,7 +37,7 @@ test('httpGet hooks as upstream runHTTPHandler: TLS unverified, any status succe
     const err = await hook(httpPort, '/gone');
     assert.equal(
       err,
-      `HTTP lifecycle hook (/gone) for Container "app" in Pod "ns/p" failed - error: Get "http://127.0.0.1:${httpPort}/gone": dial tcp 127.0.0.1:${httpPort}: connect: connection refused`,
+      `HTTP lifecycle hook (/gone) for Container "app" in Pod "p_ns(u)" failed - error: Get "http://127.0.0.1:${httpPort}/gone": dial tcp 127.0.0.1:${httpPort}: connect: connection refused`,
     );
   } finally {
     plain.closeAllConnections();

@@ -1,10 +1,13 @@
 // Container lifecycle hooks (postStart, preStop): exec in the container through CRI,
-// an HTTP GET to the pod, or a sleep, as upstream's lifecycle handler runner. A hook
-// that fails is reported (FailedPostStartHook / FailedPreStopHook) by the caller.
+// an HTTP GET to the pod, or a sleep, as upstream's lifecycle handler runner (handlerRunner.Run).
+// A hook that fails is reported by the caller: its message in the log and, for postStart, in the
+// container's waiting state; the event (FailedPostStartHook / FailedPreStopHook) says only that
+// it failed, as upstream, so that what a hook prints (a secret, say) stays off the apiserver's events.
 import type { Container, LifecycleHandler, Pod } from 'kubernetes-types/core/v1.js';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { HTTP_RESPONSE_TO_HTTPS, httpGet, httpProbeRequest, LIFECYCLE_USER_AGENT } from '../prober/http.ts';
-import { podKey } from '../podutil/podutil.ts';
+import { goQuote } from '../log/go-quote.ts';
+import { formatPod } from '../podutil/podutil.ts';
 
 export interface HookTarget {
   pod: Pod;
@@ -23,21 +26,21 @@ export async function runHook(
   h: LifecycleHandler,
   timeoutSeconds?: number,
 ): Promise<string | undefined> {
-  const podName = podKey(t.pod);
+  const where = `for Container "${t.container.name}" in Pod "${formatPod(t.pod)}" failed - error:`;
+  const cmd = h.exec?.command ?? [];
+  // RunInContainer's output: stdout, then stderr.
+  const execFailed = (err: string, out = '') => `Exec lifecycle hook ([${cmd.join(' ')}]) ${where} ${err}, message: ${goQuote(out)}`;
   try {
     if (h.exec) {
-      const cmd = h.exec.command ?? [];
       const r = await cri.execSync({ containerId: t.containerId, cmd, timeout: timeoutSeconds ?? 0 });
       if (r.exitCode === 0) return undefined;
-      const out = Buffer.concat([r.stdout, r.stderr]).toString('utf8');
-      return `Exec lifecycle hook (${JSON.stringify(cmd)}) for Container "${t.container.name}" in Pod "${podName}" failed - error: command '${cmd.join(' ')}' exited with ${r.exitCode}: ${out}`;
+      // The CRI client's error for a non-zero exit (ExecSync's CodeExitError).
+      const err = `command '${cmd.join(' ')}' exited with ${r.exitCode}: ${r.stderr.toString('utf8')}`;
+      return execFailed(err, Buffer.concat([r.stdout, r.stderr]).toString('utf8'));
     }
     if (h.httpGet) {
       const err = await httpHook(t, h.httpGet, timeoutSeconds);
-      return (
-        err &&
-        `HTTP lifecycle hook (${h.httpGet.path ?? ''}) for Container "${t.container.name}" in Pod "${podName}" failed - error: ${err}`
-      );
+      return err && `HTTP lifecycle hook (${h.httpGet.path ?? ''}) ${where} ${err}`;
     }
     if (h.sleep) {
       await new Promise((r) => setTimeout(r, Math.min(h.sleep!.seconds, timeoutSeconds ?? Infinity) * 1000));
@@ -45,7 +48,8 @@ export async function runHook(
     }
     return 'a lifecycle hook with no action';
   } catch (e) {
-    return `${h.exec ? 'Exec' : 'HTTP'} lifecycle hook for Container "${t.container.name}" in Pod "${podName}" failed - error: ${(e as Error).message}`;
+    const err = (e as Error).message;
+    return h.exec ? execFailed(err) : `HTTP lifecycle hook (${h.httpGet?.path ?? ''}) ${where} ${err}`;
   }
 }
 

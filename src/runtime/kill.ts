@@ -67,7 +67,7 @@ export async function stopContainers(ctx: SyncContext, pod: Pod, status: PodRunt
 export async function killContainer(
   ctx: SyncContext,
   pod: Pod,
-  c: ContainerState,
+  c: Pick<ContainerState, 'id' | 'name' | 'phase'>,
   podIP: string | undefined,
   deadline: number,
   message?: string,
@@ -82,7 +82,10 @@ export async function killContainer(
     // upstream's executePreStopHook: the hook runs until it ends or the container dies; the
     // kill waits for it at most the grace period, and a failure is reported whenever it comes.
     const hook = runHook(ctx.cri, { pod, container: spec, containerId: c.id, podIP }, preStop).then((failed) => {
-      if (failed) ctx.events.event(podRef(pod, fieldPath), 'Warning', 'FailedPreStopHook', failed);
+      if (!failed) return;
+      ctx.log.error('PreStop hook failed', { ...logRef(pod), containerName: c.name, containerID: c.id, err: failed });
+      // The hook's message stays in the log: what a hook prints stays off the apiserver (hooks.ts).
+      ctx.events.event(podRef(pod, fieldPath), 'Warning', 'FailedPreStopHook', 'PreStopHook failed');
     });
     await untilDeadline(hook, deadline);
   }

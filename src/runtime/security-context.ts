@@ -7,6 +7,7 @@ import type { LinuxSandboxSecurityContext } from '../cri/generated/runtime/v1/Li
 import type { NamespaceOption } from '../cri/generated/runtime/v1/NamespaceOption.ts';
 import type { SecurityProfile } from '../cri/generated/runtime/v1/SecurityProfile.ts';
 import { appArmorProfile } from '../security/apparmor.ts';
+import { formatPod } from '../podutil/podutil.ts';
 
 /** The user an image's config names (CRI ImageStatus): a numeric uid, or a name the runtime resolves. */
 export interface ImageUser {
@@ -43,9 +44,6 @@ const DEFAULT_MASKED_PATHS = [
   '/sys/devices/virtual/powercap',
 ];
 const DEFAULT_READONLY_PATHS = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'];
-
-/** upstream's format.Pod: name_namespace(uid). */
-const formatPod = (pod: Pod) => `${pod.metadata?.name}_${pod.metadata?.namespace ?? 'default'}(${pod.metadata?.uid})`;
 
 /** NamespacesForPod: host namespaces, and one pid namespace for the pod with shareProcessNamespace. */
 export function namespaceOptions(pod: Pod): NamespaceOption {

@@ -17,7 +17,7 @@ import { crashBackoffKey } from './crash-backoff.ts';
 import { containerEnvironment } from './env.ts';
 import type { EnvReads } from './env-sources.ts';
 import { runHook } from './hooks.ts';
-import { MIN_GRACE_SECONDS, podGraceSeconds } from './kill.ts';
+import { killContainer, podGraceSeconds } from './kill.ts';
 import { linkLog } from './log-links.ts';
 import { containerConfig, containerFieldPath, containerType, type ContainerInputs, type PodSandboxConfig } from './pod-config.ts';
 import { requestsRecursiveReadOnly, withRecursiveReadOnly } from './recursive-read-only.ts';
@@ -199,9 +199,13 @@ async function createAndStart(ctx: SyncContext, pod: Pod, c: Container, s: Start
   const target = { pod, container: c, containerId, podIP: s.status.sandboxes[0]?.ip };
   const failed = await runHook(ctx.cri, target, postStart, podGraceSeconds(pod));
   if (!failed) return undefined;
-  // As upstream: the container is killed and starts again after a back-off.
-  ctx.events.event(podRef(pod, fieldPath), 'Warning', 'FailedPostStartHook', failed);
-  await ctx.cri.stopContainer({ containerId, timeout: MIN_GRACE_SECONDS });
+  // As upstream's startContainer: the hook's message in the log and the waiting state, not in the
+  // event (hooks.ts); then the container is killed as any other (killContainer: a Killing event,
+  // its preStop hook, the pod's grace period) and starts again after a back-off.
+  ctx.log.error('Failed to execute PostStartHook', { ...logRef(pod), containerName: name, containerID: containerId, err: failed });
+  ctx.events.event(podRef(pod, fieldPath), 'Warning', 'FailedPostStartHook', 'PostStartHook failed');
+  const deadline = Date.now() + podGraceSeconds(pod) * 1000;
+  await killContainer(ctx, pod, { id: containerId, name, phase: 'running' }, target.podIP, deadline, 'FailedPostStartHook');
   s.waiting.set(name, { reason: 'PostStartHookError', message: failed });
   return REQUEUE_ERROR_MS;
 }

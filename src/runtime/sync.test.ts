@@ -641,23 +641,34 @@ const rows: Row[] = [
     requeueAfterMs: 10_000,
   },
   {
-    name: 'a postStart hook that fails: FailedPostStartHook, the container stopped, PostStartHookError',
-    pod: pod({ containers: [{ ...a, lifecycle: { postStart: { exec: { command: ['false'] } } } }] }),
+    name: "a postStart hook that fails: FailedPostStartHook without the hook's output, the container killed as any other (its preStop, the pod's grace period), PostStartHookError with the output",
+    pod: pod({
+      terminationGracePeriodSeconds: 20,
+      containers: [{ ...a, lifecycle: { postStart: { exec: { command: ['false'] } }, preStop: { exec: { command: ['true'] } } } }],
+    }),
     given: (rt) => {
       rt.addSandbox(UID, { id: 'sb1' });
       rt.execExitCode = 1;
     },
-    calls: ['CreateContainer a attempt=0 in sb1', 'StartContainer c1', 'ExecSync c1 ["false"] timeout=30', 'StopContainer c1 timeout=2'],
+    calls: [
+      'CreateContainer a attempt=0 in sb1',
+      'StartContainer c1',
+      'ExecSync c1 ["false"] timeout=20',
+      'ExecSync c1 ["true"] timeout=0',
+      'StopContainer c1 timeout=20',
+    ],
     events: [
       'Normal Created: Created container: a',
       'Normal Started: Started container a',
-      'Warning FailedPostStartHook: Exec lifecycle hook (["false"]) for Container "a" in Pod "shop/web" failed - error: command \'false\' exited with 1: failed',
+      'Warning FailedPostStartHook: PostStartHook failed',
+      'Normal Killing: FailedPostStartHook',
+      'Warning FailedPreStopHook: PreStopHook failed',
     ],
     waiting: {
       a: {
         reason: 'PostStartHookError',
         message:
-          'Exec lifecycle hook (["false"]) for Container "a" in Pod "shop/web" failed - error: command \'false\' exited with 1: failed',
+          'Exec lifecycle hook ([false]) for Container "a" in Pod "web_shop(u1)" failed - error: command \'false\' exited with 1: failed, message: "failed"',
       },
     },
     requeueAfterMs: 10_000,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { goQuote, parseVerbosity } from './debug-flags.ts';
+import { parseVerbosity } from './debug-flags.ts';
 
 test("parseVerbosity: GlogSetter's strconv.ParseUint(val, 10, 32) and its errors, word for word", () => {
   const cases: [string, ReturnType<typeof parseVerbosity>][] = [
@@ -17,10 +17,4 @@ test("parseVerbosity: GlogSetter's strconv.ParseUint(val, 10, 32) and its errors
     ['four', { error: 'strconv.ParseUint: parsing "four": invalid syntax' }],
   ];
   for (const [val, want] of cases) assert.deepEqual(parseVerbosity(val), want, JSON.stringify(val));
-});
-
-test("goQuote: strconv.Quote's escapes", () => {
-  assert.equal(goQuote('a"b\\c'), '"a\\"b\\\\c"');
-  assert.equal(goQuote('\t\r\n\x00\x7f'), '"\\t\\r\\n\\x00\\x7f"');
-  assert.equal(goQuote('né'), '"né"');
 });

@@ -1,17 +1,7 @@
 // PUT /debug/flags/v: the log verbosity at run time (upstream's InstallDebugFlagsHandler, the
 // apiserver's routes.StringFlagPutHandler over component-base's logs.GlogSetter).
 import type { Handler, Response } from './router.ts';
-
-/** Go's strconv.Quote of a string, for the texts of Go's errors. */
-export function goQuote(s: string): string {
-  const named: Record<string, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 34: '\\"', 92: '\\\\' };
-  let out = '';
-  for (const c of s) {
-    const code = c.charCodeAt(0);
-    out += named[code] ?? (code < 0x20 || code === 0x7f ? `\\x${code.toString(16).padStart(2, '0')}` : c);
-  }
-  return `"${out}"`;
-}
+import { goQuote } from '../log/go-quote.ts';
 
 /** GlogSetter, pure: the verbosity a body sets (strconv.ParseUint(val, 10, 32)), or Go's error. */
 export function parseVerbosity(val: string): { v: number } | { error: string } {

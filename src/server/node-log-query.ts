@@ -5,6 +5,7 @@
 // (nodeLogQuery.validate, 406), journalctl's arguments (getLoggingCmd) and which services
 // the journal knows (checkForNativeLogger). Messages are field.ErrorList's, aggregated.
 import { goRegexpSyntaxError } from './go-regexp.ts';
+import { goQuote } from '../log/go-quote.ts';
 
 export const MAX_TAIL_LINES = 100_000n;
 const MAX_SERVICE_LENGTH = 256;
@@ -37,22 +38,6 @@ export interface NodeLogQuery {
 /** Pure: whether any option is given (upstream: n.options != (options{})). */
 export const hasOptions = (q: NodeLogQuery) =>
   q.sinceTime !== undefined || q.untilTime !== undefined || q.tailLines !== undefined || q.boot !== undefined || q.pattern !== '';
-
-/** Pure: Go's %q of a string (strconv.Quote), for the values in field errors. */
-export function goQuote(s: string): string {
-  const named: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === '"' || ch === '\\') out += `\\${ch}`;
-    else if (named[ch]) out += named[ch];
-    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if ((cp >= 0x80 && cp < 0xa0) || cp === 0xad || cp === 0x2028 || cp === 0x2029 || cp === 0xa0 || cp === 0xfeff)
-      out += `\\u${cp.toString(16).padStart(4, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
 
 /** Pure: Go's json.Marshal of a value (it escapes <, > and & where JSON.stringify does not). */
 const goJSON = (v: unknown) =>

@@ -188,6 +188,14 @@ test('a pod deleted while the kubelet was down is killed and removed once it is 
     await eventually('its log dir and pod dir removed', 15_000, async () => !existsSync(logDir) && !existsSync(podDir), 500);
     assert.equal(readFileSync(join(marks, 'prestop'), 'utf8'), 'drained\n', 'the preStop hook ran before the stop');
     rmSync(marks, { recursive: true, force: true });
+    // As upstream's killContainer for a pod it only knows from the container's labels: a Killing
+    // event on the deleted pod, naming the container as one the pod does not list.
+    const killing = await eventually('a Killing event for the orphan', 15_000, async () => {
+      const events = await core.listNamespacedEvent({ namespace: ns, fieldSelector: `involvedObject.uid=${uid}` });
+      return events.items.find((e) => e.reason === 'Killing');
+    });
+    assert.equal(killing.message, 'Stopping container main');
+    assert.equal(killing.involvedObject.fieldPath, 'implicitly required container main');
     await eventually(
       'node Ready again',
       40_000,
