@@ -5,6 +5,8 @@ import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 
 /** Which source a pod came from: 'file' (staticPodPath), 'http' (staticPodURL) or 'api'. */
 export const CONFIG_SOURCE = 'kubernetes.io/config.source';
+/** When the kubelet first saw a pod (kubetypes.ConfigFirstSeenAnnotationKey). */
+export const CONFIG_SEEN = 'kubernetes.io/config.seen';
 /** A static pod's hash (its UID); its mirror carries it under CONFIG_MIRROR. */
 export const CONFIG_HASH = 'kubernetes.io/config.hash';
 export const CONFIG_MIRROR = 'kubernetes.io/config.mirror';

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
-import { PodConfig, podOperation, route } from './config.ts';
+import { PodConfig, podOperation, route, withLocalAnnotations } from './config.ts';
+import { rfc3339NanoLocal } from '../apiserver/time.ts';
 
 const pod = (
   uid: string,
@@ -96,4 +97,35 @@ test("PodConfig: each source's reports reach the workers, the mirror manager and
     'worker s gone',
     'unstatic s',
   ]);
+});
+
+test("PodConfig: every pod carries its source and when it was first seen, kept across updates (upstream's local annotations)", () => {
+  const got: Pod[] = [];
+  const noop = () => {};
+  const config = new PodConfig({
+    pods: { update: (_uid, p) => p && got.push(p), reconcile: noop },
+    mirrors: { observe: noop, forget: noop, setStatic: noop, removeStatic: noop },
+    log: { info: noop, warn: noop, error: noop, v: noop } as unknown as Logger,
+  });
+  const api = config.source('api');
+  api.update(pod('a', { annotations: { team: 'x' } }));
+  const first = got[0]!.metadata!.annotations!;
+  assert.equal(first['kubernetes.io/config.source'], 'api');
+  assert.match(first['kubernetes.io/config.seen']!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
+  assert.equal(first.team, 'x');
+  api.update(pod('a', { annotations: { team: 'y' }, rv: '2' }));
+  assert.equal(got.length, 2, 'a change of annotations is an UPDATE');
+  assert.equal(got[1]!.metadata!.annotations!['kubernetes.io/config.seen'], first['kubernetes.io/config.seen'], 'first seen stays');
+  api.update(pod('a', { annotations: { team: 'y' }, rv: '3' }));
+  assert.equal(got.length, 2, 'the local annotations make no UPDATE of their own');
+});
+
+test('withLocalAnnotations and rfc3339NanoLocal: the time as Go formats RFC3339Nano in the host zone', () => {
+  const p = withLocalAnnotations(pod('s', { annotations: { 'kubernetes.io/config.source': 'file' } }), 'file', undefined, () => 'T');
+  assert.deepEqual(p.metadata!.annotations, { 'kubernetes.io/config.source': 'file', 'kubernetes.io/config.seen': 'T' });
+  const t = new Date(Date.UTC(2026, 11, 6, 9, 5, 1, 120));
+  assert.equal(rfc3339NanoLocal(t, 0), '2026-12-06T09:05:01.12Z');
+  assert.equal(rfc3339NanoLocal(t, 60), '2026-12-06T10:05:01.12+01:00');
+  assert.equal(rfc3339NanoLocal(t, -210), '2026-12-06T05:35:01.12-03:30');
+  assert.equal(rfc3339NanoLocal(new Date(Date.UTC(2026, 0, 1)), 0), '2026-01-01T00:00:00Z', 'no fraction when it is zero');
 });

@@ -6,7 +6,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Logger } from '../log/log.ts';
-import { isMirrorPod, podKey } from '../podutil/podutil.ts';
+import { rfc3339NanoLocal } from '../apiserver/time.ts';
+import { CONFIG_SEEN, CONFIG_SOURCE, isMirrorPod, podKey } from '../podutil/podutil.ts';
 import { needsReadinessReconcile } from '../status/pod-status.ts';
 import type { PodSink } from './apiserver.ts';
 
@@ -37,6 +38,20 @@ function podsDifferSemantically(a: Pod, b: Pod): boolean {
     same((p) => p.metadata?.deletionTimestamp) &&
     same((p) => p.metadata?.deletionGracePeriodSeconds)
   );
+}
+
+/**
+ * Pure: upstream's merge annotates each pod from a source with the source's name and the time
+ * the kubelet first saw it (kubernetes.io/config.source and config.seen), kept from the version
+ * before (updateAnnotations' local annotations). The downward API, the sandbox's annotations and
+ * a static pod's mirror show them.
+ */
+export function withLocalAnnotations(pod: Pod, source: SourceName, prev: Pod | undefined, now: () => string): Pod {
+  const seenAt = prev?.metadata?.annotations?.[CONFIG_SEEN] ?? now();
+  return {
+    ...pod,
+    metadata: { ...pod.metadata, annotations: { ...pod.metadata?.annotations, [CONFIG_SOURCE]: source, [CONFIG_SEEN]: seenAt } },
+  };
 }
 
 export type Route = 'mirror' | 'static' | 'pod';
@@ -88,9 +103,11 @@ export class PodConfig {
     const seen = new Map<string, Pod>();
     this.#seen.set(name, seen);
     return {
-      update: (pod) => {
-        const uid = pod.metadata!.uid!;
-        const op = podOperation(seen.get(uid), pod);
+      update: (from) => {
+        const uid = from.metadata!.uid!;
+        const prev = seen.get(uid);
+        const pod = withLocalAnnotations(from, name, prev, rfc3339NanoLocal);
+        const op = podOperation(prev, pod);
         seen.set(uid, pod);
         if (op) this.#dispatch(name, op, pod);
       },

@@ -64,6 +64,9 @@ test('env from ConfigMaps, Secrets, the downward API, resources, $(VAR) expansio
               { name: 'POD_IP', ...field('status.podIP') },
               { name: 'NODE_NAME', ...field('spec.nodeName') },
               { name: 'HOST_IP', ...field('status.hostIP') },
+              // The kubelet's own annotations, as upstream's PodConfig adds them to every pod.
+              { name: 'CONFIG_SOURCE', ...field("metadata.annotations['kubernetes.io/config.source']") },
+              { name: 'CONFIG_SEEN', ...field("metadata.annotations['kubernetes.io/config.seen']") },
               { name: 'MEMORY_LIMIT_MI', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1Mi' } } },
               { name: 'GREETING', value: 'hello' },
               { name: 'COMPOSED', value: '$(GREETING)-$(CM_VALUE)-$(CFG_size)' },
@@ -88,6 +91,8 @@ test('env from ConfigMaps, Secrets, the downward API, resources, $(VAR) expansio
     assert.deepEqual([env.POD_NAME, env.POD_NAMESPACE, env.NODE_NAME], ['env', ns, nodeName()]);
     assert.equal(env.POD_IP, running.status!.podIP);
     assert.equal(env.HOST_IP, running.status!.hostIP);
+    assert.equal(env.CONFIG_SOURCE, 'api');
+    assert.ok(Math.abs(Date.parse(env.CONFIG_SEEN ?? '') - Date.now()) < 120_000, `config.seen ${env.CONFIG_SEEN} is about now`);
     assert.equal(env.MEMORY_LIMIT_MI, '64');
     assert.equal(env.COMPOSED, 'hello-blue-L');
     assert.equal(env.ESCAPED, '$(GREETING)');
