@@ -31,3 +31,36 @@ export function toCriError(method: string, target: string, err: unknown): CriErr
   if (unreachable) details = `cannot reach the container runtime at ${target}: ${unreachable[1]}`;
   return new CriError(method, code, details, { cause: err });
 }
+
+/** grpc-go's names of the status codes (codes.Code.String), by number. */
+const GO_CODES = [
+  'OK',
+  'Canceled',
+  'Unknown',
+  'InvalidArgument',
+  'DeadlineExceeded',
+  'NotFound',
+  'AlreadyExists',
+  'PermissionDenied',
+  'ResourceExhausted',
+  'FailedPrecondition',
+  'Aborted',
+  'OutOfRange',
+  'Unimplemented',
+  'Internal',
+  'Unavailable',
+  'DataLoss',
+  'Unauthenticated',
+];
+export const goCodeName = (c: number) => GO_CODES[c] ?? `Code(${c})`;
+
+/**
+ * A failed call as upstream prints it with %v: grpc-go's status error, "rpc error: code = NotFound
+ * desc = ...". Anything else, its message.
+ */
+export function goErrorText(e: unknown): string {
+  return e instanceof CriError ? `rpc error: code = ${goCodeName(e.code)} desc = ${e.details}` : (e as Error).message;
+}
+
+/** A failed call's status.Message() (upstream's s.Message() of CreateContainer and StartContainer); anything else, its message. */
+export const statusMessage = (e: unknown): string => (e instanceof CriError ? e.details : (e as Error).message);

@@ -422,3 +422,18 @@ test('a long pull is logged as still going until it ends (no deadline cuts it)',
   await new Promise((resolve) => setTimeout(resolve, 120));
   assert.equal(lines.length, n, 'not after the pull');
 });
+
+// Upstream's CRI client strips the code of an Unknown error only; the others keep grpc-go's words.
+test("pulls: a failure other than Unknown reads as upstream's, with grpc-go's code", async () => {
+  const images: ImageService = {
+    imageStatus: async () => ({ image: null, info: {} }) as never,
+    pullImage: async () => {
+      throw new CriError('PullImage', 5, 'failed to pull and unpack image "a:1": not found');
+    },
+  } as never;
+  const events: ImageEvent[] = [];
+  const r = await new ImagePuller(images, {}).ensure({ image: 'a:1' }, 'u/a', (e) => events.push(e));
+  const message = 'rpc error: code = NotFound desc = failed to pull and unpack image "a:1": not found';
+  assert.deepEqual(r.waiting, { reason: 'ErrImagePull', message });
+  assert.equal(events.at(-1)?.message, `Failed to pull image "a:1": ${message}`);
+});

@@ -18,6 +18,8 @@ import { invalidReference } from './reference.ts';
 import { goDuration } from '../apiserver/duration.ts';
 import { PullSlots } from './pull-slots.ts';
 import type { TokenBucket } from '../backoff/token-bucket.ts';
+import { CriError, goErrorText, statusMessage } from '../cri/error.ts';
+import { status } from '@grpc/grpc-js';
 
 /** user: the image's configured user, for runAsNonRoot and the default runAsUser. */
 export type PullResult = { imageRef: string; user?: ImageUser; waiting?: undefined } | { imageRef?: undefined; waiting: Waiting };
@@ -258,7 +260,8 @@ export class ImagePuller {
         } catch (e) {
           if (signal?.aborted) this.#observe.finished?.(uid);
           signal?.throwIfAborted(); // cancelled, not failed: no back-off for a pod that is going away
-          errors.push((e as { details?: string }).details ?? (e as Error).message);
+          // Upstream's CRI client keeps grpc-go's "rpc error: code = ... desc = ..." but for Unknown, whose code it strips.
+          errors.push(e instanceof CriError && e.code !== status.UNKNOWN ? goErrorText(e) : statusMessage(e));
         }
       }
     } finally {

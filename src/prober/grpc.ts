@@ -1,6 +1,7 @@
 // The grpc probe: grpc.health.v1.Health/Check on the pod IP, plaintext, within the
 // timeout; SERVING succeeds (upstream's pkg/probe/grpc, whose messages these are).
 import { Client, credentials, Metadata, status as code, type ServiceError } from '@grpc/grpc-js';
+import { goCodeName } from '../cri/error.ts';
 import { joinHostPort } from './port.ts';
 import { PROBE_USER_AGENT } from './http.ts';
 import type { Outcome } from './outcome.ts';
@@ -95,13 +96,9 @@ export async function grpcProbe(host: string, port: number, service: string, tim
       return { result: 'failure', output: `timeout: health rpc did not complete within ${timeoutSeconds}s` };
     return {
       result: 'failure',
-      output: `error: health rpc probe failed: rpc error: code = ${goCode(e.code)} desc = ${e.details ?? e.message}`,
+      output: `error: health rpc probe failed: rpc error: code = ${goCodeName(e.code)} desc = ${e.details ?? e.message}`,
     };
   } finally {
     client.close();
   }
 }
-
-/** grpc-go's code names (Unavailable, NotFound, ...). */
-const goCode = (c: number) =>
-  (code[c] ?? 'Unknown').toLowerCase().replace(/(^|_)([a-z])/g, (_, _u: string, ch: string) => ch.toUpperCase());

@@ -4,7 +4,7 @@
 // every container declares one, so that the pod as a whole cannot use more than that.
 // The cgroupfs driver, on cgroup v1 or v2 (the files of each: cgroup-files.ts); containerd
 // places the sandbox and the containers below it.
-import { type Dirent, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { type Dirent, existsSync, mkdirSync, opendirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { qosClass } from './qos.ts';
 import {
@@ -275,9 +275,16 @@ function enableControllers(file: string, value: string): void {
 
 /** The host's huge page sizes as the cgroup names them (libcontainer's HugePageSizes: hugepages-2048kB is "2MB"). */
 export function hugePageSizes(sysfs = '/sys/kernel/mm/hugepages'): string[] {
-  let entries: string[] = [];
+  // In the directory's own order, as runc's HugePageSizes reads it (Readdirnames): the CRI
+  // hugepage_limits list the sizes in it. (readdirSync sorts the names.)
+  const entries: string[] = [];
   try {
-    entries = readdirSync(sysfs);
+    const dir = opendirSync(sysfs);
+    try {
+      for (let e = dir.readSync(); e; e = dir.readSync()) entries.push(e.name);
+    } finally {
+      dir.closeSync();
+    }
   } catch {
     return [];
   }

@@ -71,6 +71,6 @@ test('the resolved environment and expanded command reach CreateContainer', asyn
   const env = Object.fromEntries(created()[0]!.envs!.map((e) => [e.key, String(e.value)]));
   assert.deepEqual([env.COLOR, env.POD_IP, env.HOST_IP, env.KUBERNETES_SERVICE_HOST], ['red', '10.88.0.7', '172.30.0.2', '10.96.0.1']);
   assert.deepEqual(created()[0]!.command, ['echo', 'red', '10.88.0.7']);
-  assert.ok(events.includes('Normal Started: Started container main'));
+  assert.ok(events.includes('Normal Started: Container started'));
   assert.equal(reads(), 1);
 });

@@ -8,6 +8,7 @@ import { REQUEUE_ERROR_MS, REQUEUE_NETWORK_MS, REQUEUE_SANDBOX_MS } from './requ
 import { sandboxConfig, type PodSandboxConfig } from './pod-config.ts';
 import type { LogRef } from '../podutil/podutil.ts';
 import type { SyncContext } from './sync-context.ts';
+import { goErrorText } from '../cri/error.ts';
 
 /** Why a sandbox could not be had: when to look again, and whether the runtime changed meanwhile. */
 export interface SandboxFailure {
@@ -84,7 +85,8 @@ export async function createSandbox(
   } catch (e) {
     ctx.observe.sandbox?.(runtimeHandler, started === undefined ? undefined : (performance.now() - started) / 1000, e);
     if (userNamespaced) ctx.observe.userNamespacedPod?.(true);
-    ctx.events.event(podRef(pod), 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${(e as Error).message}`);
+    // Upstream's SyncPod prints RunPodSandbox's error with %v: grpc-go's "rpc error: code = ... desc = ...".
+    ctx.events.event(podRef(pod), 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${goErrorText(e)}`);
     ctx.log.error('Failed to create pod sandbox', { ...ref, err: e });
     return { requeueAfterMs: REQUEUE_SANDBOX_MS, changed: true };
   }

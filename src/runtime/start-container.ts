@@ -25,6 +25,7 @@ import { pullRetryMs, REQUEUE_ERROR_MS } from './requeue.ts';
 import { supportsRecursiveReadOnly } from './runtime-handlers.ts';
 import { securityContextError } from './security-context.ts';
 import { logRef } from '../podutil/podutil.ts';
+import { statusMessage } from '../cri/error.ts';
 import type { SyncContext } from './sync-context.ts';
 import { sortPodIPs } from '../network/ips.ts';
 
@@ -182,14 +183,16 @@ async function createAndStart(ctx: SyncContext, pod: Pod, c: Container, s: Start
     const config = containerConfig(pod, c, attempt, inputs);
     ({ containerId } = await ctx.cri.createContainer({ podSandboxId: s.sandboxId, config, sandboxConfig: s.sbConfig }));
     ctx.resizer.noteActuated(pod.metadata!.uid!, containerId, effectiveResources(c.resources, podSpecResources(pod)));
-    ctx.events.event(podRef(pod, fieldPath), 'Normal', 'Created', `Created container: ${name}`);
+    // Upstream's words (the container's name is in the event's fieldPath).
+    ctx.events.event(podRef(pod, fieldPath), 'Normal', 'Created', 'Container created');
     await ctx.cri.startContainer({ containerId });
-    ctx.events.event(podRef(pod, fieldPath), 'Normal', 'Started', `Started container ${name}`);
+    ctx.events.event(podRef(pod, fieldPath), 'Normal', 'Started', 'Container started');
     ctx.log.info('Started container', { ...logRef(pod), container: name, containerID: containerId, attempt });
     linkLog(ctx, pod, name, containerId, `${s.sbConfig.logDirectory}/${config.logPath}`);
   } catch (e) {
     ctx.observe.container?.(type, e);
-    const message = (e as Error).message;
+    // Upstream's startContainer: the runtime's status message alone, in the event and the waiting state.
+    const message = statusMessage(e);
     s.waiting.set(name, { reason: containerId ? 'RunContainerError' : 'CreateContainerError', message });
     ctx.events.event(podRef(pod, fieldPath), 'Warning', 'Failed', `Error: ${message}`);
     return REQUEUE_ERROR_MS;

@@ -15,6 +15,8 @@ import type { HealthOf } from './actions.ts';
 import type { ImageToPull } from '../images/puller.ts';
 import type { ImageSpec } from '../cri/generated/runtime/v1/ImageSpec.ts';
 import { cgroupLayout } from '../resources/cgroup-layout.ts';
+import { status } from '@grpc/grpc-js';
+import { CriError } from '../cri/error.ts';
 
 const UID = 'u1';
 const a: Container = { name: 'a', image: 'busybox:1.36' };
@@ -128,10 +130,10 @@ const rows: Row[] = [
       'StartContainer c2',
     ],
     events: [
-      'Normal Created: Created container: a',
-      'Normal Started: Started container a',
-      'Normal Created: Created container: b',
-      'Normal Started: Started container b',
+      'Normal Created: Container created',
+      'Normal Started: Container started',
+      'Normal Created: Container created',
+      'Normal Started: Container started',
     ],
     check: (h) => {
       const sb = h.runtime.sandbox('sb1')!.config!;
@@ -170,12 +172,12 @@ const rows: Row[] = [
       'StartContainer c3',
     ],
     events: [
-      'Normal Created: Created container: init',
-      'Normal Started: Started container init',
-      'Normal Created: Created container: a',
-      'Normal Started: Started container a',
-      'Normal Created: Created container: b',
-      'Normal Started: Started container b',
+      'Normal Created: Container created',
+      'Normal Started: Container started',
+      'Normal Created: Container created',
+      'Normal Started: Container started',
+      'Normal Created: Container created',
+      'Normal Started: Container started',
     ],
   },
   {
@@ -201,7 +203,7 @@ const rows: Row[] = [
       rt.addContainer('sb1', a, { id: 'c9', phase: 'exited', exitCode: 1 });
     },
     calls: ['CreateContainer a attempt=1 in sb1', 'StartContainer c2'],
-    events: ['Normal Created: Created container: a', 'Normal Started: Started container a'],
+    events: ['Normal Created: Container created', 'Normal Started: Container started'],
     check: (h) => assert.equal(h.runtime.container('a')!.config!.annotations!['io.kubernetes.container.restartCount'], '1'),
   },
   {
@@ -218,8 +220,8 @@ const rows: Row[] = [
     },
     calls: ['CreateContainer a attempt=1 in sb1', 'StartContainer c2'],
     events: [
-      'Normal Created: Created container: a',
-      'Normal Started: Started container a',
+      'Normal Created: Container created',
+      'Normal Started: Container started',
       `Warning BackOff: Back-off restarting failed container a in pod web_shop(${UID})`,
     ],
     waiting: { a: { reason: 'CrashLoopBackOff', message: `back-off 10s restarting failed container=a pod=web_shop(${UID})` } },
@@ -242,11 +244,11 @@ const rows: Row[] = [
     },
     calls: ['CreateContainer a attempt=1 in sb1', 'StartContainer c2', 'CreateContainer a attempt=2 in sb1', 'StartContainer c3'],
     events: [
-      'Normal Created: Created container: a',
-      'Normal Started: Started container a',
+      'Normal Created: Container created',
+      'Normal Started: Container started',
       `Warning BackOff: Back-off restarting failed container a in pod web_shop(${UID})`,
-      'Normal Created: Created container: a',
-      'Normal Started: Started container a',
+      'Normal Created: Container created',
+      'Normal Started: Container started',
     ],
   },
   {
@@ -268,13 +270,13 @@ const rows: Row[] = [
       rt.addContainer(sb, b, { id: 'c9', phase: 'exited', exitCode: 2 });
     },
     calls: ['CreateContainer b attempt=1 in sb1', 'StartContainer c1'],
-    events: ['Normal Created: Created container: b', 'Normal Started: Started container b'],
+    events: ['Normal Created: Container created', 'Normal Started: Container started'],
   },
   {
     name: 'a new pod with a sidecar: the sandbox and the sidecar, then a sync at once, which the app containers wait for',
     pod: pod({ initContainers: [sidecar] }),
     calls: ['Status', 'RunPodSandbox shop/web attempt=0', 'CreateContainer proxy attempt=0 in sb1', 'StartContainer c1'],
-    events: ['Normal Created: Created container: proxy', 'Normal Started: Started container proxy'],
+    events: ['Normal Created: Container created', 'Normal Started: Container started'],
     requeueAfterMs: 0,
   },
   {
@@ -283,10 +285,10 @@ const rows: Row[] = [
     given: (rt) => running(rt, sidecar),
     calls: ['CreateContainer a attempt=0 in sb1', 'StartContainer c2', 'CreateContainer b attempt=0 in sb1', 'StartContainer c3'],
     events: [
-      'Normal Created: Created container: a',
-      'Normal Started: Started container a',
-      'Normal Created: Created container: b',
-      'Normal Started: Started container b',
+      'Normal Created: Container created',
+      'Normal Started: Container started',
+      'Normal Created: Container created',
+      'Normal Started: Container started',
     ],
   },
   {
@@ -367,7 +369,7 @@ const rows: Row[] = [
       'CreateContainer a attempt=0 in sb1',
       'StartContainer c1',
     ],
-    events: ['Normal Created: Created container: a', 'Normal Started: Started container a'],
+    events: ['Normal Created: Container created', 'Normal Started: Container started'],
     check: (h) => assert.equal(h.runtime.sandbox('sb1')!.config!.metadata!.attempt, 1),
   },
   {
@@ -385,7 +387,7 @@ const rows: Row[] = [
       'CreateContainer a attempt=1 in sb1',
       'StartContainer c1',
     ],
-    events: ['Normal Killing: Stopping container a', 'Normal Created: Created container: a', 'Normal Started: Started container a'],
+    events: ['Normal Killing: Stopping container a', 'Normal Created: Container created', 'Normal Started: Container started'],
     check: (h) => assert.ok(h.log.some((l) => l.msg === 'Killed pod' && l.fields?.reason === 'pod sandbox changed')),
   },
   {
@@ -469,7 +471,7 @@ const rows: Row[] = [
     with: { volumes: volumeMounts },
     given: (rt) => rt.addSandbox(UID, { id: 'sb1' }),
     calls: ['Status', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
-    events: ['Normal Created: Created container: a', 'Normal Started: Started container a'],
+    events: ['Normal Created: Container created', 'Normal Started: Container started'],
     check: (h) => assert.deepEqual(createdMounts(h), [{ containerPath: '/mnt', hostPath: '/vol/mnt', readonly: true }]),
   },
   {
@@ -499,7 +501,7 @@ const rows: Row[] = [
       });
     },
     calls: ['Status', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
-    events: ['Normal Created: Created container: a', 'Normal Started: Started container a'],
+    events: ['Normal Created: Container created', 'Normal Started: Container started'],
     check: (h, r) => {
       assert.deepEqual(createdMounts(h), [
         { containerPath: '/mnt', hostPath: '/vol/mnt', readonly: true, recursiveReadOnly: true },
@@ -527,10 +529,10 @@ const rows: Row[] = [
       given: (rt) => rt.addSandbox(UID, { id: 'sb1' }),
       calls: ['CreateContainer a attempt=0 in sb1', 'StartContainer c1', 'CreateContainer b attempt=0 in sb1', 'StartContainer c2'],
       events: [
-        'Normal Created: Created container: a',
-        'Normal Started: Started container a',
-        'Normal Created: Created container: b',
-        'Normal Started: Started container b',
+        'Normal Created: Container created',
+        'Normal Started: Container started',
+        'Normal Created: Container created',
+        'Normal Started: Container started',
       ],
       check: (h) => {
         assert.deepEqual(p.asked, ['reg.example/tools:1', 'busybox:1.36', 'nginx:1.27']);
@@ -554,7 +556,7 @@ const rows: Row[] = [
       with: { volumes: imageVolumeMounts, pull: p.pull },
       given: (rt) => rt.addSandbox(UID, { id: 'sb1' }),
       calls: ['CreateContainer b attempt=0 in sb1', 'StartContainer c1'],
-      events: ['Warning Failed: Error: ErrImagePull', 'Normal Created: Created container: b', 'Normal Started: Started container b'],
+      events: ['Warning Failed: Error: ErrImagePull', 'Normal Created: Container created', 'Normal Started: Container started'],
       waiting: { a: { reason: 'ErrImagePull', message: 'manifest unknown' } },
       requeueAfterMs: 1000,
       check: () => assert.deepEqual(p.asked, ['reg.example/tools:1', 'nginx:1.27']),
@@ -573,12 +575,16 @@ const rows: Row[] = [
     } satisfies Row;
   })(),
   {
-    name: 'RunPodSandbox fails: FailedCreatePodSandBox, no container, retried in 2 s',
+    name: "RunPodSandbox fails: FailedCreatePodSandBox with grpc-go's words, no container, retried in 2 s",
     pod: pod(),
-    given: (rt) => rt.failNext('runPodSandbox', new Error('failed to setup network for sandbox: plugin type="bridge" failed')),
+    given: (rt) =>
+      rt.failNext(
+        'runPodSandbox',
+        new CriError('RunPodSandbox', status.UNKNOWN, 'failed to setup network for sandbox: plugin type="bridge" failed'),
+      ),
     calls: ['Status', 'RunPodSandbox shop/web attempt=0'],
     events: [
-      'Warning FailedCreatePodSandBox: Failed to create pod sandbox: failed to setup network for sandbox: plugin type="bridge" failed',
+      'Warning FailedCreatePodSandBox: Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox: plugin type="bridge" failed',
     ],
     requeueAfterMs: 2000,
   },
@@ -613,15 +619,15 @@ const rows: Row[] = [
       rt.network = { ready: false, reason: 'NetworkPluginNotReady', message: '' };
     },
     calls: ['RunPodSandbox shop/web attempt=0', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
-    events: ['Normal Created: Created container: a', 'Normal Started: Started container a'],
+    events: ['Normal Created: Container created', 'Normal Started: Container started'],
     check: (h) => assert.equal(h.runtime.sandbox('sb1')!.config!.hostname, ''),
   },
   {
-    name: 'CreateContainer fails: CreateContainerError, retried in 10 s',
+    name: "CreateContainer fails: CreateContainerError with the runtime's status message alone, retried in 10 s",
     pod: pod({ containers: [a] }),
     given: (rt) => {
       rt.addSandbox(UID, { id: 'sb1' });
-      rt.failNext('createContainer', new Error('no such image'));
+      rt.failNext('createContainer', new CriError('CreateContainer', status.NOT_FOUND, 'no such image'));
     },
     calls: ['CreateContainer a attempt=0 in sb1'],
     events: ['Warning Failed: Error: no such image'],
@@ -633,10 +639,10 @@ const rows: Row[] = [
     pod: pod({ containers: [a] }),
     given: (rt) => {
       rt.addSandbox(UID, { id: 'sb1' });
-      rt.failNext('startContainer', new Error('exec: "sh": executable file not found'));
+      rt.failNext('startContainer', new CriError('StartContainer', status.UNKNOWN, 'exec: "sh": executable file not found'));
     },
     calls: ['CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
-    events: ['Normal Created: Created container: a', 'Warning Failed: Error: exec: "sh": executable file not found'],
+    events: ['Normal Created: Container created', 'Warning Failed: Error: exec: "sh": executable file not found'],
     waiting: { a: { reason: 'RunContainerError', message: 'exec: "sh": executable file not found' } },
     requeueAfterMs: 10_000,
   },
@@ -658,8 +664,8 @@ const rows: Row[] = [
       'StopContainer c1 timeout=20',
     ],
     events: [
-      'Normal Created: Created container: a',
-      'Normal Started: Started container a',
+      'Normal Created: Container created',
+      'Normal Started: Container started',
       'Warning FailedPostStartHook: PostStartHook failed',
       'Normal Killing: FailedPostStartHook',
       'Warning FailedPreStopHook: PreStopHook failed',
@@ -681,8 +687,8 @@ const rows: Row[] = [
     calls: ['StopContainer c1 timeout=5', 'CreateContainer a attempt=1 in sb1', 'StartContainer c2'],
     events: [
       'Normal Killing: Container a failed liveness probe, will be restarted',
-      'Normal Created: Created container: a',
-      'Normal Started: Started container a',
+      'Normal Created: Container created',
+      'Normal Started: Container started',
     ],
   },
   {
@@ -731,7 +737,7 @@ const rows: Row[] = [
     with: { node: { cgroups: cgroupLayout('cgroupfs', '/', false) } },
     pod: pod({ containers: [a] }),
     calls: ['Status', 'RunPodSandbox shop/web attempt=0', 'CreateContainer a attempt=0 in sb1', 'StartContainer c1'],
-    events: ['Normal Created: Created container: a', 'Normal Started: Started container a'],
+    events: ['Normal Created: Container created', 'Normal Started: Container started'],
     check: (h) => {
       assert.equal(h.runtime.sandbox('sb1')!.config!.linux?.cgroupParent, '');
       assert.deepEqual(h.cgroups, []);

@@ -49,6 +49,10 @@ test('a busybox pod reaches Running with a pod IP in the cluster CIDR within 20 
     const events = await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=sleeper' });
     const reasons = events.items.map((e) => e.reason);
     for (const r of ['Pulled', 'Created', 'Started']) assert.ok(reasons.includes(r), `event ${r} in ${reasons.join(',')}`);
+    // Upstream's words, the container named by the event's fieldPath.
+    const createdEvent = events.items.find((e) => e.reason === 'Created');
+    assert.deepEqual([createdEvent?.message, createdEvent?.involvedObject.fieldPath], ['Container created', 'spec.containers{main}']);
+    assert.equal(events.items.find((e) => e.reason === 'Started')?.message, 'Container started');
     console.log(`# pod startup (create -> Running seen by polling): ${startup} ms`);
   }));
 
