@@ -116,6 +116,9 @@ export function eventRecorder(
   };
 }
 
+/** The kubelet's reference to its Node in events (upstream's nodeRef: the node's name as its UID too). */
+export const nodeRef = (name: string): ObjectReference => ({ kind: 'Node', name, uid: name });
+
 export const podRef = (
   pod: { metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string } },
   fieldPath?: string,

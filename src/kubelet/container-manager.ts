@@ -19,7 +19,7 @@ import { withClaimDevices } from '../dra/container.ts';
 import { DraManager } from '../dra/manager.ts';
 import { DraPlugins } from '../dra/plugins.ts';
 import { logger, type Logger } from '../log/log.ts';
-import type { Recorder } from '../events/recorder.ts';
+import { nodeRef, type Recorder } from '../events/recorder.ts';
 import { cpuManagerMetrics, deviceMetrics, memoryManagerMetrics, topologyManagerMetrics } from './observers.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
 import { systemdOverDBus } from '../dbus/systemd.ts';
@@ -179,18 +179,39 @@ function resourceManagers(
  * manager's Start). Without cgroupsPerQOS neither (qosContainerManagerNoop): only a cgroupRoot
  * other than '/' gets the node's capacity as its limits, if it is there (enforceNodeAllocatableCgroups).
  */
-async function podsCgroups(config: KubeletOptions['config'], host: Host, pods: PodManager, cgroups: NodeCgroups, log: Logger) {
+async function podsCgroups(
+  config: KubeletOptions['config'],
+  host: Host,
+  pods: PodManager,
+  cgroups: NodeCgroups,
+  node: { name: string; events: Recorder },
+  log: Logger,
+) {
   const root = nodeAllocatableRoot(cgroups.layout);
+  // Each update of the node allocatable cgroup is an event on the Node, as upstream's
+  // enforceNodeAllocatableCgroups records it.
+  const enforced = () =>
+    node.events.event(nodeRef(node.name), 'Normal', 'NodeAllocatableEnforced', 'Updated Node Allocatable limit across pods');
+  const failed = (e: unknown) =>
+    node.events.event(
+      nodeRef(node.name),
+      'Warning',
+      'FailedNodeAllocatableEnforcement',
+      `Failed to update Node Allocatable Limits "${root}": ${(e as Error).message}`,
+    );
   if (!cgroups.layout.perQos) {
     if (!cgroups.layout.root.length) return { updateQos: undefined, stop() {} };
     try {
-      if (cgroups.manager.read(root)) await cgroups.manager.ensure(root, kubepodsLimits(host.facts, []));
-      else
+      if (cgroups.manager.read(root)) {
+        await cgroups.manager.ensure(root, kubepodsLimits(host.facts, []));
+        enforced();
+      } else
         log.warn('Failed to update Node Allocatable Limits: cannot read cgroupRoot (it is not made without cgroupsPerQOS)', {
           cgroupRoot: root,
         });
     } catch (e) {
       log.warn('Failed to update Node Allocatable Limits', { cgroupRoot: root, err: e });
+      failed(e);
     }
     return { updateQos: undefined, stop() {} };
   }
@@ -199,8 +220,10 @@ async function podsCgroups(config: KubeletOptions['config'], host: Host, pods: P
   const reserved = enforcesPods(config.enforceNodeAllocatable) ? [config.kubeReserved, config.systemReserved] : [];
   try {
     await cgroups.manager.ensure(root, kubepodsLimits(host.facts, reserved));
+    enforced();
   } catch (e) {
     log.warn('Cannot limit the kubepods cgroup to node allocatable', { err: e });
+    failed(e);
   }
   // The QoS cgroups' CPU weights follow the active pods (before each pod cgroup, and every minute),
   // and with the QOSReserved gate their memory limits qosReserved's (as upstream, parsed either way).
@@ -224,7 +247,7 @@ async function podsCgroups(config: KubeletOptions['config'], host: Host, pods: P
  * failure stops the start, as upstream's Start fails.
  */
 async function enforceReserved(config: KubeletOptions['config'], nodeName: string, cgroups: NodeCgroups, events: Recorder, log: Logger) {
-  const node = { apiVersion: 'v1', kind: 'Node', name: nodeName };
+  const node = nodeRef(nodeName);
   for (const e of reservedEnforcements(config.enforceNodeAllocatable, config)) {
     const path = configuredCgroupPath(cgroups.layout.driver, e.cgroup);
     log.info('Enforcing limits on cgroup', { enforcement: e.key, cgroup: path, limits: e.limits });
@@ -235,7 +258,7 @@ async function enforceReserved(config: KubeletOptions['config'], nodeName: strin
       events.event(node, 'Warning', 'FailedNodeAllocatableEnforcement', message);
       throw new Error(`Failed to start ContainerManager: ${message}`);
     }
-    events.event(node, 'Normal', 'SuccessfulNodeAllocatableEnforcement', e.success);
+    events.event(node, 'Normal', 'NodeAllocatableEnforced', e.success);
   }
 }
 
@@ -264,7 +287,7 @@ export async function containerManager(
         ? systemdCgroupManager(systemdOverDBus(), undefined, { log: logger('cgroups') })
         : d.system.cgroupfs(),
   };
-  const tiers = await podsCgroups(config, d.host, pods, cgroups, log);
+  const tiers = await podsCgroups(config, d.host, pods, cgroups, { name: o.nodeName, events: d.events }, log);
   await enforceReserved(config, o.nodeName, cgroups, d.events, log);
   for (const err of d.system.ensureSystemCgroups(o.systemCgroups)) log.error('Failed to ensure system container', { err });
 

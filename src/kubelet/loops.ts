@@ -6,7 +6,7 @@ import type { NodeCgroups } from '../resources/cgroup-manager.ts';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { criLogRuntime, startLogRotation } from '../container-logs/rotation.ts';
-import type { Recorder } from '../events/recorder.ts';
+import { nodeRef, type Recorder } from '../events/recorder.ts';
 import { startEvictionManager } from '../eviction/eviction-manager.ts';
 import { parseThresholds } from '../eviction/thresholds.ts';
 import { startCollector } from '../gc/collector.ts';
@@ -62,7 +62,7 @@ export async function nodeLoops(
   },
 ) {
   const { config, rootDir, nodeName } = o;
-  const nodeRef = { kind: 'Node', name: nodeName, uid: nodeName };
+  const node = nodeRef(nodeName);
   // Housekeeping (2 s) and container GC (1 min). The static pod dir is read once before
   // the file source returns, so the apiserver's first list is all the sources wait for.
   const gc = startCollector({
@@ -128,7 +128,7 @@ export async function nodeLoops(
       }),
     onConditions: d.poke,
     events: d.events,
-    node: nodeRef,
+    node,
     log: logger('eviction_manager'),
     observe: evictionMetrics,
   });
@@ -156,7 +156,7 @@ export async function nodeLoops(
     killPod: (pod, kill) => d.kill(pod.metadata!.uid!, kill),
     syncNodeStatus: d.poke,
     events: d.events,
-    node: nodeRef,
+    node,
     log: logger('nodeshutdown'),
     observe: nodeShutdownMetrics,
   });

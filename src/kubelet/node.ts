@@ -3,7 +3,8 @@
 // the Node object kept current (upstream's node status loop and Lease) with the client
 // certificate rotated. CurrentNode, built first, is what every other part reads of the Node.
 import { clientCertificateMetrics } from './observers.ts';
-import { cgroupV1Refused } from '../resources/linux-resources.ts';
+import { CGROUP_V1_DEPRECATED, cgroupV1Refused } from '../resources/linux-resources.ts';
+import { nodeRef, type Recorder } from '../events/recorder.ts';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ApiClient } from '../apiserver/client.ts';
@@ -148,10 +149,15 @@ export function nodeStatus(
     node: CurrentNode;
     reports: NodeReports;
     system: Pick<HostSystem, 'setOpenFilesLimit'>;
+    events: Recorder;
   },
 ): NodeStatus {
   const { config, nodeName } = o;
   const log = logger('kubelet');
+  const ref = nodeRef(nodeName);
+  // Upstream's BirthCry, and its cgroupVersionCheck's warning on a cgroup v1 host (failCgroupV1: false).
+  d.events.event(ref, 'Normal', 'Starting', 'Starting kubelet.');
+  if (cgroupReader().version === 1) d.events.event(ref, 'Warning', 'CgroupV1', CGROUP_V1_DEPRECATED);
   const listImages = imageListCache(d.images);
   const agent = nodeAgent(d.heartbeats, {
     nodeName,
@@ -182,6 +188,7 @@ export function nodeStatus(
     // Both features' gates (RecursiveReadOnlyMounts GA, UserNamespacesSupport beta) are on: always published.
     runtimeHandlers: () => d.runtimeHandlers.known(),
     onNode: (n) => d.node.set(n),
+    event: (e) => d.events.event(ref, e.type, e.reason, e.message),
     register: config.registerNode,
     controllerAttachDetach: config.enableControllerAttachDetach,
   });

@@ -14,6 +14,8 @@ import {
   CONTROLLER_MANAGED_ATTACH,
   nodeForRegistration,
   nodeStatus,
+  nodeStatusEvents,
+  type NodeEvent,
   nodeStatusPatch,
   statusChanged,
   type RuntimeHealth,
@@ -45,6 +47,8 @@ export interface NodeAgentOptions {
   /** The runtime's handlers as CRI Status last listed them (src/runtime/runtime-handlers.ts). */
   runtimeHandlers?: () => StatusInputs['runtimeHandlers'];
   onNode: (node: Node) => void;
+  /** Records an event on the Node (nodeStatusEvents). */
+  event?: (e: NodeEvent) => void;
   log: Logger;
   /** enableControllerAttachDetach (default true): the Node's controller-managed-attach-detach annotation, set or removed. */
   controllerAttachDetach?: boolean;
@@ -70,8 +74,13 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
   let wake: (() => void) | undefined;
   /** The Node's addresses as last seen from the apiserver (an external cloud controller sets them). */
   let existingAddresses: NodeAddress[] | undefined;
+  /** The Node as the apiserver last showed it, which upstream's setters compare with. */
+  let seenNode: Node | undefined;
+  let lastUnschedulable = false;
+  let rebooted = false;
   const onNode = (node: Node) => {
     existingAddresses = node.status?.addresses;
+    seenNode = node;
     o.onNode(node);
   };
 
@@ -130,6 +139,18 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
       lastComputed,
     );
     lastComputed = status;
+    for (const e of nodeStatusEvents(
+      o.nodeName,
+      { status: seenNode?.status, unschedulable: seenNode?.spec?.unschedulable },
+      status,
+      lastUnschedulable,
+    )) {
+      // Upstream records one reboot a run (rebootEvent.Do).
+      if (e.reason === 'Rebooted' && rebooted) continue;
+      rebooted ||= e.reason === 'Rebooted';
+      o.event?.(e);
+    }
+    lastUnschedulable = !!seenNode?.spec?.unschedulable;
     const due = Date.now() - lastSentAt >= o.reportEveryMs;
     if (!statusChanged(lastSent, status) && !due) return;
     try {

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { NodeStatus } from 'kubernetes-types/core/v1.js';
 import {
   conditionsOverwritten,
   nodeAddresses,
@@ -8,6 +9,7 @@ import {
   PROVIDED_NODE_IP,
   UNINITIALIZED_TAINT,
   nodeStatus,
+  nodeStatusEvents,
   nodeStatusPatch,
   notReadyReason,
   statusChanged,
@@ -297,4 +299,43 @@ test("status.features as upstream's NodeFeatures setter: the runtime's, only whe
   ) as { features?: unknown };
   assert.deepEqual(withFeatures.features, { supplementalGroupsPolicy: true });
   assert.equal((nodeStatus(inputs()) as { features?: unknown }).features, undefined, 'no features reported: the field is left out');
+});
+
+test("nodeStatusEvents: upstream's setters' events against the Node as last seen", () => {
+  const cond = (type: string, status: string) => ({ type, status });
+  const st = (ready: string, memory = 'False', bootID = 'b1'): NodeStatus => ({
+    conditions: [cond('MemoryPressure', memory), cond('DiskPressure', 'False'), cond('PIDPressure', 'False'), cond('Ready', ready)],
+    nodeInfo: { bootID } as NodeStatus['nodeInfo'],
+  });
+  const reasons = (seen: Parameters<typeof nodeStatusEvents>[1], next: NodeStatus, lastUnschedulable = false) =>
+    nodeStatusEvents('vm', seen, next, lastUnschedulable).map((e) => `${e.type} ${e.reason}`);
+  const cases: [string, Parameters<typeof nodeStatusEvents>[1], NodeStatus, string[], boolean?][] = [
+    [
+      'a new Node: each pressure condition set, Ready new (no event)',
+      { status: {} },
+      st('True'),
+      ['Normal NodeHasSufficientMemory', 'Normal NodeHasNoDiskPressure', 'Normal NodeHasSufficientPID'],
+    ],
+    ['nothing changed', { status: st('True') }, st('True'), []],
+    ['Ready went False', { status: st('True') }, st('False'), ['Normal NodeNotReady']],
+    ['Ready came back', { status: st('False') }, st('True'), ['Normal NodeReady']],
+    ['memory pressure', { status: st('True') }, st('True', 'True'), ['Normal NodeHasInsufficientMemory']],
+    [
+      'a Node controller set Unknown',
+      { status: st('Unknown', 'Unknown') },
+      st('True'),
+      ['Normal NodeHasSufficientMemory', 'Normal NodeReady'],
+    ],
+    ['a new boot ID', { status: st('True', 'False', 'b0') }, st('True'), ['Warning Rebooted']],
+    ['cordoned', { status: st('True'), unschedulable: true }, st('True'), ['Normal NodeNotSchedulable']],
+    ['uncordoned', { status: st('True'), unschedulable: false }, st('True'), ['Normal NodeSchedulable'], true],
+  ];
+  for (const [name, seen, next, want, last] of cases) assert.deepEqual(reasons(seen, next, last), want, name);
+  assert.deepEqual(nodeStatusEvents('vm', { status: st('False') }, st('True'), false), [
+    { type: 'Normal', reason: 'NodeReady', message: 'Node vm status is now: NodeReady' },
+  ]);
+  assert.equal(
+    nodeStatusEvents('vm', { status: st('True', 'False', 'b0') }, st('True'), false)[0]?.message,
+    'Node vm has been rebooted, boot id: b1',
+  );
 });

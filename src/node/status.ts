@@ -296,6 +296,49 @@ export function nodeStatus(i: StatusInputs, prev?: NodeStatus): NodeStatus {
   };
 }
 
+/** An event on the Node object. */
+export interface NodeEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+// The events of the pressure setters (MemoryPressureCondition and its siblings): [True, False].
+const PRESSURE_EVENTS: Record<string, [string, string]> = {
+  MemoryPressure: ['NodeHasInsufficientMemory', 'NodeHasSufficientMemory'],
+  DiskPressure: ['NodeHasDiskPressure', 'NodeHasNoDiskPressure'],
+  PIDPressure: ['NodeHasInsufficientPID', 'NodeHasSufficientPID'],
+};
+
+/**
+ * Pure: the events upstream's node status setters record against the Node as the apiserver last
+ * showed it (seen): a pressure condition that is new or changed, a Ready condition that changed
+ * (not a new one), each as recordNodeStatusEvent words it ("Node vm status is now: NodeReady");
+ * a boot ID other than the Node's (MachineInfo's Rebooted); spec.unschedulable changed from the
+ * last sync's (recordNodeSchedulableEvent, which starts from false).
+ */
+export function nodeStatusEvents(
+  nodeName: string,
+  seen: { status?: NodeStatus; unschedulable?: boolean } | undefined,
+  next: NodeStatus,
+  lastUnschedulable: boolean,
+): NodeEvent[] {
+  const events: NodeEvent[] = [];
+  const now = (reason: string): NodeEvent => ({ type: 'Normal', reason, message: `Node ${nodeName} status is now: ${reason}` });
+  for (const c of next.conditions ?? []) {
+    const old = seen?.status?.conditions?.find((x) => x.type === c.type);
+    const pressure = PRESSURE_EVENTS[c.type];
+    if (pressure && old?.status !== c.status) events.push(now(c.status === 'True' ? pressure[0] : pressure[1]));
+    if (c.type === 'Ready' && old && old.status !== c.status) events.push(now(c.status === 'True' ? 'NodeReady' : 'NodeNotReady'));
+  }
+  const bootID = seen?.status?.nodeInfo?.bootID;
+  if (bootID && next.nodeInfo?.bootID && bootID !== next.nodeInfo.bootID)
+    events.push({ type: 'Warning', reason: 'Rebooted', message: `Node ${nodeName} has been rebooted, boot id: ${next.nodeInfo.bootID}` });
+  const unschedulable = !!seen?.unschedulable;
+  if (unschedulable !== lastUnschedulable) events.push(now(unschedulable ? 'NodeNotSchedulable' : 'NodeSchedulable'));
+  return events;
+}
+
 /** upstream's RuntimeHandlers setter: each handler with both features, false when the runtime does not say. */
 export function nodeRuntimeHandlers(handlers: readonly RuntimeHandlerInfo[]): NonNullable<NodeStatus['runtimeHandlers']> {
   return handlers.map((h) => ({

@@ -87,6 +87,10 @@ export const cgroupV1Refused = (failCgroupV1: boolean, cgroupV2: boolean): strin
     ? 'kubelet is configured to not run on a host using cgroup v1. cgroup v1 support is unsupported and will be removed in a future release'
     : undefined;
 
+/** Upstream's CgroupV1DeprecatedWarning: the CgroupV1 event a cgroup v1 host gets at each start. */
+export const CGROUP_V1_DEPRECATED =
+  'cgroup v1 detected. cgroup v1 support is deprecated and will be removed in a future release. Please migrate to cgroup v2. More information at https://git.k8s.io/enhancements/keps/sig-node/5573-remove-cgroup-v1';
+
 /**
  * Whether an OOM kill takes one process or the whole container, as upstream's NewMainKubelet
  * settles singleProcessOOMKill at start: always one on cgroup v1 (where false is refused, as

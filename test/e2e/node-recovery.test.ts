@@ -35,6 +35,11 @@ for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
       assert.equal(after.containerID, before.containerID, 'same container');
       assert.equal(after.restartCount, 0);
       assert.equal(after.state?.running?.startedAt?.toString(), before.state?.running?.startedAt?.toString());
+      // Each start says so on the Node (upstream's BirthCry), and so does the node allocatable cgroup's update.
+      const event = async (reason: string) =>
+        (await eventually(`a ${reason} event`, 20_000, async () => (await nodeEvents(reason, t0))[0])).message;
+      assert.equal(await event('Starting'), 'Starting kubelet.');
+      assert.equal(await event('NodeAllocatableEnforced'), 'Updated Node Allocatable limit across pods');
     }));
 }
 
@@ -86,7 +91,17 @@ test('--lock-file with --exit-on-lock-contention: held while running; a waiter m
     assert.equal(after.restartCount, 0);
   }));
 
-test('containerd stopped: Ready=False with "container runtime is down" within 40 s, Ready again after it restarts', async () => {
+/** The Node's events of a reason since a time (the kubelet names its Node by name, as upstream's nodeRef). */
+async function nodeEvents(reason: string, since: number) {
+  const list = await clients().core.listNamespacedEvent({
+    namespace: 'default',
+    fieldSelector: `involvedObject.kind=Node,involvedObject.name=${nodeName()},reason=${reason}`,
+  });
+  return list.items.filter((e) => new Date(e.lastTimestamp ?? e.eventTime ?? 0).getTime() >= since - 1000);
+}
+
+test('containerd stopped: Ready=False with "container runtime is down" within 40 s, Ready again after it restarts; NodeNotReady and NodeReady events', async () => {
+  const since = Date.now();
   const pid = Number(readFileSync(`${ROOT}/_output/local/pids/containerd.pid`, 'utf8'));
   process.kill(pid, 'SIGTERM');
   try {
@@ -105,6 +120,12 @@ test('containerd stopped: Ready=False with "container runtime is down" within 40
     execFileSync('bash', [`${ROOT}/hack/containerd.sh`], { stdio: 'ignore' });
   }
   await eventually('Ready=True', 40_000, async () => (await ready())?.status === 'True', 500);
+  // As upstream's ReadyCondition setter records each transition (recordNodeStatusEvent).
+  for (const reason of ['NodeNotReady', 'NodeReady'])
+    assert.equal(
+      (await eventually(`a ${reason} event`, 20_000, async () => (await nodeEvents(reason, since))[0]))?.message,
+      `Node ${nodeName()} status is now: ${reason}`,
+    );
 });
 
 test('a deleted Node object is registered again', async () => {
@@ -122,6 +143,13 @@ test('a deleted Node object is registered again', async () => {
   );
   assert.equal(again.metadata!.labels!['kubernetes.io/hostname'], nodeName());
   await eventually('Ready again', 40_000, async () => (await ready())?.status === 'True', 500);
+  // The new Node has no conditions: each pressure condition set is an event, as upstream's setters record it.
+  const deleted = new Date(again.metadata!.creationTimestamp!).getTime();
+  for (const reason of ['NodeHasSufficientMemory', 'NodeHasNoDiskPressure', 'NodeHasSufficientPID'])
+    assert.equal(
+      (await eventually(`a ${reason} event`, 20_000, async () => (await nodeEvents(reason, deleted))[0]))?.message,
+      `Node ${nodeName()} status is now: ${reason}`,
+    );
   // The old Lease was owned by the old Node (the garbage collector removes it): the new one must be owned by the new Node.
   const { coordination } = clients();
   await eventually(

@@ -433,12 +433,12 @@ test('enforceNodeAllocatable system-reserved: the reserved cgroup held to system
     async () =>
       [read('cpu', v2 ? 'cpu.weight' : 'cpu.shares'), read('memory', v2 ? 'memory.max' : 'memory.limit_in_bytes')].join() === want.join(),
   );
-  await eventually('the SuccessfulNodeAllocatableEnforcement event on the Node', 30_000, async () =>
+  await eventually('the NodeAllocatableEnforced event on the Node', 30_000, async () =>
     (
       await core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.kind=Node,involvedObject.name=${nodeName()}` })
     ).items.some(
       (e) =>
-        e.reason === 'SuccessfulNodeAllocatableEnforcement' &&
+        e.reason === 'NodeAllocatableEnforced' &&
         e.message === `Updated limits on system reserved cgroup /${CG}` &&
         new Date(e.lastTimestamp ?? e.eventTime ?? 0).getTime() >= since,
     ),
