@@ -4,17 +4,17 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  CACHE,
   BUSYBOX,
   clients,
   ROOT,
   crictl,
   ctr,
   ensureStack,
-  exportImage,
   reimportImages,
   restartKubelet,
   eventually,
@@ -37,9 +37,13 @@ after(() => {
 test('image GC removes an unused image and keeps the used and the pinned ones', () =>
   withNamespace(async (ns) => {
     const { core } = clients();
-    // A distinct, unused image: busybox's root with another config (so another image ID).
+    // A distinct, unused image: busybox's root with another config (so another image ID), made from
+    // the archive hack/build-images.sh imported busybox from, whatever earlier tests did to the
+    // content store (an export of it once came out unimportable, 2026-12-06).
     const dir = mkdtempSync(join(tmpdir(), 'kts-imagegc-'));
-    exportImage(BUSYBOX, join(dir, 'busybox.tar'));
+    const built = readdirSync(join(CACHE, 'images')).find((f) => /^busybox-[0-9a-f]+\.tar$/.test(f));
+    assert.ok(built, `the busybox archive of hack/build-images.sh in ${CACHE}/images`);
+    copyFileSync(join(CACHE, 'images', built), join(dir, 'busybox.tar'));
     execFileSync('bash', [
       '-c',
       `cd ${dir} && mkdir x && tar -xf busybox.tar -C x && cd x && m=$(jq -r '.manifests[0].digest' index.json | cut -d: -f2) && ` +
