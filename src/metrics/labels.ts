@@ -1,5 +1,6 @@
 // Label values computed as upstream computes them, so that series match the upstream
 // kubelet's: pure functions over plain values.
+import { goCodeName } from '../cri/error.ts';
 
 // Reasons recorded as themselves in kubelet_admission_rejections_total (upstream's allowlist,
 // pkg/kubelet/kubelet.go admissionRejectionReasons); others are folded to keep the label small.
@@ -57,29 +58,9 @@ export function imageSizeBucket(bytes: number): string {
   return '';
 }
 
-// Go's codes.Code.String(), indexed by the numeric gRPC status code.
-const GRPC_CODES = [
-  'OK',
-  'Canceled',
-  'Unknown',
-  'InvalidArgument',
-  'DeadlineExceeded',
-  'NotFound',
-  'AlreadyExists',
-  'PermissionDenied',
-  'ResourceExhausted',
-  'FailedPrecondition',
-  'Aborted',
-  'OutOfRange',
-  'Unimplemented',
-  'Internal',
-  'Unavailable',
-  'DataLoss',
-  'Unauthenticated',
-];
-
 /** The code label of kubelet_started_containers_errors_total: the gRPC status of a failed CRI call, as Go names it. */
 export function grpcCodeName(err: unknown): string {
   const code = (err as { code?: unknown } | undefined)?.code;
-  return typeof code === 'number' && GRPC_CODES[code] ? GRPC_CODES[code] : 'Unknown';
+  const name = typeof code === 'number' ? goCodeName(code) : '';
+  return name && !name.startsWith('Code(') ? name : 'Unknown';
 }
