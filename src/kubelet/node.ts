@@ -39,6 +39,8 @@ export interface Host {
   nodeIPs: string[];
   facts: HostFacts;
   swap: NodeSwap;
+  /** The cgroup hierarchy's version, read once at start. */
+  cgroupVersion: 1 | 2;
 }
 
 // The process's own metrics and event-loop watch: once per process, however many kubelets it
@@ -55,7 +57,8 @@ function processWatches(log: Logger) {
 export function prepareHost(o: KubeletOptions, log: Logger, system: HostSystem): Host {
   const { config, rootDir } = o;
   // failCgroupV1: false is what a cgroup v1 host needs, as for the upstream kubelet (metrics.cgroupVersion's reader).
-  const cgroupV2 = cgroupReader().version === 2;
+  const cgroupVersion = cgroupReader().version;
+  const cgroupV2 = cgroupVersion === 2;
   const v1Refused = cgroupV1Refused(config.failCgroupV1, cgroupV2) ?? memcgNotificationRefused(config.kernelMemcgNotification, cgroupV2);
   if (v1Refused) throw new Error(v1Refused);
   // --node-ip as upstream's ParseNodeIPArgument reads it: what is no IP is left out, with a word.
@@ -73,7 +76,7 @@ export function prepareHost(o: KubeletOptions, log: Logger, system: HostSystem):
     log.error('Error configuring root directory', { path: rootDir, err: e });
   }
   metrics.nodeName.set({ node: o.nodeName }, 1);
-  metrics.cgroupVersion.set(cgroupReader().version);
+  metrics.cgroupVersion.set(cgroupVersion);
   processWatches(log);
   const facts = readHostFacts(o.hostIdFiles);
   // component-base's version metric: the release kubelet-ts implements, built by Node.js (no Go, no commit of upstream's).
@@ -102,7 +105,7 @@ export function prepareHost(o: KubeletOptions, log: Logger, system: HostSystem):
     log,
   });
   system.setupKernelTunables(config.protectKernelDefaults, log);
-  return { nodeIPs, facts, swap };
+  return { nodeIPs, facts, swap, cgroupVersion };
 }
 
 /** What the node status reports on, from the parts that know it. */
@@ -157,7 +160,7 @@ export function nodeStatus(
   const ref = nodeRef(nodeName);
   // Upstream's BirthCry, and its cgroupVersionCheck's warning on a cgroup v1 host (failCgroupV1: false).
   d.events.event(ref, 'Normal', 'Starting', 'Starting kubelet.');
-  if (cgroupReader().version === 1) d.events.event(ref, 'Warning', 'CgroupV1', CGROUP_V1_DEPRECATED);
+  if (d.host.cgroupVersion === 1) d.events.event(ref, 'Warning', 'CgroupV1', CGROUP_V1_DEPRECATED);
   const listImages = imageListCache(d.images);
   const agent = nodeAgent(d.heartbeats, {
     nodeName,
