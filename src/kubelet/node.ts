@@ -2,7 +2,7 @@
 // mount propagation, the kubelet's own OOM score) and, once every part it reports on is built,
 // the Node object kept current (upstream's node status loop and Lease) with the client
 // certificate rotated. CurrentNode, built first, is what every other part reads of the Node.
-import { clientCertificateMetrics } from './observers.ts';
+import { clientCertificateMetrics, nodeStartupMetrics } from './observers.ts';
 import { CGROUP_V1_DEPRECATED, cgroupV1Refused } from '../resources/linux-resources.ts';
 import { nodeRef, type Recorder } from '../events/recorder.ts';
 import { mkdirSync } from 'node:fs';
@@ -24,6 +24,7 @@ import { declaredFeatures } from '../node/declared-features.ts';
 import { filesystemStats, hostAddresses, readHostFacts, type HostFacts } from '../node/host.ts';
 import { nodeIPs as selectNodeIPs, parseNodeIPArgument } from '../network/ips.ts';
 import { leaseRenewer } from '../node/lease.ts';
+import { nodeStartupTracker } from '../node/startup-latency.ts';
 import { memcgNotificationRefused } from '../eviction/memcg-notification.ts';
 import { imageListCache, probeRuntime } from '../node/runtime-health.ts';
 import { nodeSwapAtStart } from '../node/swap.ts';
@@ -194,6 +195,10 @@ export function nodeStatus(
     event: (e) => d.events.event(ref, e.type, e.reason, e.message),
     register: config.registerNode,
     controllerAttachDetach: config.enableControllerAttachDetach,
+    startup: nodeStartupTracker(
+      { bootMs: d.host.facts.bootTimeMs, kubeletStartMs: Date.now() - process.uptime() * 1000 },
+      nodeStartupMetrics,
+    ),
   });
   // The pod CIDR to the runtime: the config's at start, then the Node's (upstream's updatePodCIDR).
   const runtimePodCIDR = podCIDRUpdater(d.cri, log);

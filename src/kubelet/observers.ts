@@ -24,6 +24,7 @@ import type { CertificateObserver } from '../certificates/certificate-manager.ts
 import type { PluginObserver } from '../images/credential-provider/exec.ts';
 import type { PulledImagesObserver } from '../images/pulled/manager.ts';
 import type { VolumeOperationObserver } from '../volumes/volume-metrics.ts';
+import type { NodeStartupObserver } from '../node/startup-latency.ts';
 
 export const clientCertificateMetrics: CertificateObserver = {
   expiresAt: (ms) => noteCertificateExpiry('client', ms),
@@ -40,6 +41,19 @@ export const restClientTimer: RequestTimer = (verb, host, seconds, size) => {
   metrics.restClientRequestDuration.observe({ verb, host }, seconds);
   if (size.request !== undefined) metrics.restClientRequestSize.observe({ verb, host }, size.request);
   if (size.response !== undefined) metrics.restClientResponseSize.observe({ verb, host }, size.response);
+};
+
+/** The node start-up SLI's phases (a phase whose boot time is unknown is left unset, as upstream). */
+export const nodeStartupMetrics: NodeStartupObserver = {
+  registered(d) {
+    if (d.preKubelet !== undefined) metrics.nodeStartupPreKubelet.set(d.preKubelet);
+    metrics.nodeStartupPreRegistration.set(d.preRegistration);
+    metrics.nodeStartupRegistration.set(d.registration);
+  },
+  ready(d) {
+    metrics.nodeStartupPostRegistration.set(d.postRegistration);
+    if (d.total !== undefined) metrics.nodeStartup.set(d.total);
+  },
 };
 
 export const workerMetrics: WorkerObserver = {

@@ -10,7 +10,7 @@ import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import type { CsiDrivers } from '../csi/drivers.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { logger } from '../log/log.ts';
-import { registerVolumeStats } from '../metrics/metrics.ts';
+import { registerPodStats } from '../metrics/metrics.ts';
 import { statsSampleMetrics } from './observers.ts';
 import { sampleCache } from '../stats/cache.ts';
 import { cgroupReader } from '../stats/cgroup.ts';
@@ -100,7 +100,7 @@ export function statsProvider(
     const s = await (fresh ? cache.fresh() : cache.get());
     return buildSummary(nodeName, s.cur, s.prev);
   };
-  // kubelet_volume_stats_*: the claim volumes of the Summary's pods.
-  registerVolumeStats(async () => (await summary()).pods);
+  // kubelet_volume_stats_* and the containers' log sizes: the Summary's pods.
+  registerPodStats(async () => (await summary()).pods);
   return { cache, runtimeStats, summary, stop: () => cache.stop() };
 }

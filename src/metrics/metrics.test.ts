@@ -1,7 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PodStats, VolumeStats } from '../stats/summary-types.ts';
-import { claimVolumeStats, metrics, noteCertificateExpiry, registerVolumeManagerTotals, registerVolumeStats, registry } from './metrics.ts';
+import {
+  claimVolumeStats,
+  containerLogSizes,
+  metrics,
+  noteCertificateExpiry,
+  registerPodStats,
+  registerVolumeManagerTotals,
+  registry,
+} from './metrics.ts';
 
 const vol = (name: string, pvc?: string, over: Partial<VolumeStats> = {}): VolumeStats => ({
   time: '2026-11-22T12:00:00Z',
@@ -47,13 +55,39 @@ test("claimVolumeStats: upstream's volumeStatsCollector, the first volume of eac
   for (const [name, pods, want] of cases) assert.deepEqual(claimVolumeStats(pods), want, name);
 });
 
-test('registerVolumeStats: kubelet_volume_stats_* under upstream names and labels, read once a scrape, rebuilt each', async () => {
-  let reads = 0;
-  let pods: Pick<PodStats, 'volume'>[] = [
-    { volume: [vol('data', 'data-0', { volumeHealthStats: { abnormal: false } }), vol('scratch')] },
-    { volume: [vol('logs', 'logs-0')] },
+const podRef = (name: string) => ({ name, namespace: 'ns', uid: `uid-${name}` });
+const logs = (name: string, usedBytes?: number) => ({ name, logs: usedBytes === undefined ? {} : { usedBytes } });
+
+test("containerLogSizes: upstream's logMetricsCollector, every container whose logs' size is known", () => {
+  const cases: [string, Pick<PodStats, 'podRef' | 'containers'>[], unknown][] = [
+    ['no pods', [], []],
+    ['a pod without containers', [{ podRef: podRef('a') } as Pick<PodStats, 'podRef' | 'containers'>], []],
+    [
+      'each container, labelled by its pod; those without a size left out',
+      [
+        { podRef: podRef('a'), containers: [logs('main', 4096), logs('sidecar')] as PodStats['containers'] },
+        { podRef: podRef('b'), containers: [logs('main', 0)] as PodStats['containers'] },
+      ],
+      [
+        { uid: 'uid-a', namespace: 'ns', pod: 'a', container: 'main', usedBytes: 4096 },
+        { uid: 'uid-b', namespace: 'ns', pod: 'b', container: 'main', usedBytes: 0 },
+      ],
+    ],
   ];
-  registerVolumeStats(async () => {
+  for (const [name, pods, want] of cases) assert.deepEqual(containerLogSizes(pods), want, name);
+});
+
+test('registerPodStats: kubelet_volume_stats_* and the log sizes under upstream names and labels, read once a scrape, rebuilt each', async () => {
+  let reads = 0;
+  let pods = [
+    {
+      podRef: podRef('a'),
+      containers: [logs('main', 4096)],
+      volume: [vol('data', 'data-0', { volumeHealthStats: { abnormal: false } }), vol('scratch')],
+    },
+    { podRef: podRef('b'), volume: [vol('logs', 'logs-0')] },
+  ];
+  registerPodStats(async () => {
     reads++;
     return pods;
   });
@@ -75,6 +109,10 @@ test('registerVolumeStats: kubelet_volume_stats_* under upstream names and label
     'kubelet_volume_stats_health_status_abnormal{namespace="ns",persistentvolumeclaim="data-0"} 0',
   ]);
   assert.equal(reads, 1, 'one read serves the seven series');
+  assert.match(
+    await registry.getSingleMetricAsString('kubelet_container_log_filesystem_used_bytes'),
+    /^# HELP kubelet_container_log_filesystem_used_bytes \[ALPHA\] Bytes used by the container's logs on the filesystem\.\n# TYPE kubelet_container_log_filesystem_used_bytes gauge\nkubelet_container_log_filesystem_used_bytes\{uid="uid-a",namespace="ns",pod="a",container="main"\} 4096$/,
+  );
   const text = await registry.metrics();
   assert.match(
     text,
@@ -87,7 +125,7 @@ test('registerVolumeStats: kubelet_volume_stats_* under upstream names and label
     (await lines()).filter((l) => l.includes('logs-0')),
     [],
   );
-  assert.equal(reads, 3);
+  assert.equal(reads, 4);
 });
 
 test('certificate TTLs: seconds to notAfter at scrape time, +Inf without a managed certificate', async () => {

@@ -39,6 +39,32 @@ export const metrics = {
     labelNames: ['version'],
     registers: r,
   }),
+  // The node start-up SLI (src/node/startup-latency.ts), set once a run by a kubelet that created its Node.
+  nodeStartupPreKubelet: new Gauge({
+    name: 'kubelet_node_startup_pre_kubelet_duration_seconds',
+    help: alpha('Duration in seconds of node startup before kubelet starts.'),
+    registers: r,
+  }),
+  nodeStartupPreRegistration: new Gauge({
+    name: 'kubelet_node_startup_pre_registration_duration_seconds',
+    help: alpha('Duration in seconds of node startup before registration.'),
+    registers: r,
+  }),
+  nodeStartupRegistration: new Gauge({
+    name: 'kubelet_node_startup_registration_duration_seconds',
+    help: alpha('Duration in seconds of node startup during registration.'),
+    registers: r,
+  }),
+  nodeStartupPostRegistration: new Gauge({
+    name: 'kubelet_node_startup_post_registration_duration_seconds',
+    help: alpha('Duration in seconds of node startup after registration.'),
+    registers: r,
+  }),
+  nodeStartup: new Gauge({
+    name: 'kubelet_node_startup_duration_seconds',
+    help: alpha('Duration in seconds of node startup in total.'),
+    registers: r,
+  }),
   runningPods: new Gauge({ name: 'kubelet_running_pods', help: alpha('Number of pods that have a running pod sandbox'), registers: r }),
   runningContainers: new Gauge({
     name: 'kubelet_running_containers',
@@ -652,10 +678,13 @@ export function registerVolumeManagerTotals(read: () => VolumeManagerCount[]): v
 }
 
 /**
- * What kubelet_volume_stats_* read of a pod in the Summary (src/stats/summary-types.ts PodStats,
- * whose volumes are structurally this): named here, so that metrics need not import stats.
+ * What kubelet_volume_stats_* and kubelet_container_log_filesystem_used_bytes read of a pod in the
+ * Summary (src/stats/summary-types.ts PodStats, structurally this): named here, so that metrics need
+ * not import stats.
  */
-export interface PodVolumes {
+export interface PodStatsView {
+  podRef: { name: string; namespace: string; uid: string };
+  containers?: { name: string; logs?: { usedBytes?: number } }[];
   volume?: {
     pvcRef?: { name: string; namespace: string };
     capacityBytes?: number;
@@ -683,7 +712,7 @@ export interface ClaimVolumeStats {
 }
 
 /** Pure: upstream's volumeStatsCollector: the pods' volumes that have a claim, the first of each namespace/claim. */
-export function claimVolumeStats(pods: PodVolumes[]): ClaimVolumeStats[] {
+export function claimVolumeStats(pods: Pick<PodStatsView, 'volume'>[]): ClaimVolumeStats[] {
   const seen = new Map<string, ClaimVolumeStats>();
   for (const v of pods.flatMap((p) => p.volume ?? [])) {
     const ref = v.pvcRef;
@@ -703,16 +732,51 @@ export function claimVolumeStats(pods: PodVolumes[]): ClaimVolumeStats[] {
   return [...seen.values()];
 }
 
-/** kubelet_volume_stats_*, from the pods' stats read at each scrape (upstream's volumeStatsCollector over ListPodStats). */
-export function registerVolumeStats(read: () => Promise<PodVolumes[]>): void {
-  // A scrape collects all seven at once: one read serves them. No stats yet: no series, as upstream.
-  let pending: Promise<ClaimVolumeStats[]> | undefined;
-  const stats = () =>
+/** One container's log size, as kubelet_container_log_filesystem_used_bytes shows it. */
+export interface ContainerLogSize {
+  uid: string;
+  namespace: string;
+  pod: string;
+  container: string;
+  usedBytes: number;
+}
+
+/** Pure: upstream's logMetricsCollector: every container whose logs' size is known. */
+export function containerLogSizes(pods: Pick<PodStatsView, 'podRef' | 'containers'>[]): ContainerLogSize[] {
+  return pods.flatMap((p) =>
+    (p.containers ?? []).flatMap((c) =>
+      c.logs?.usedBytes === undefined
+        ? []
+        : [{ uid: p.podRef.uid, namespace: p.podRef.namespace, pod: p.podRef.name, container: c.name, usedBytes: c.logs.usedBytes }],
+    ),
+  );
+}
+
+/**
+ * kubelet_volume_stats_* and kubelet_container_log_filesystem_used_bytes, from the pods' stats read
+ * at each scrape (upstream's volumeStatsCollector and logMetricsCollector over ListPodStats).
+ */
+export function registerPodStats(read: () => Promise<PodStatsView[]>): void {
+  // A scrape collects all eight at once: one read serves them. No stats yet: no series, as upstream.
+  let pending: Promise<PodStatsView[]> | undefined;
+  const pods = () =>
     (pending ??= read()
-      .then(claimVolumeStats, () => [])
+      .catch(() => [])
       .finally(() => {
         pending = undefined;
       }));
+  registry.removeSingleMetric('kubelet_container_log_filesystem_used_bytes');
+  new Gauge({
+    name: 'kubelet_container_log_filesystem_used_bytes',
+    help: alpha("Bytes used by the container's logs on the filesystem."),
+    labelNames: ['uid', 'namespace', 'pod', 'container'],
+    registers: r,
+    async collect() {
+      const all = containerLogSizes(await pods());
+      this.reset();
+      for (const { usedBytes, ...labels } of all) this.set(labels, usedBytes);
+    },
+  });
   // The last kubelet's is shown where one process runs several (hollow nodes, tests): prom-client
   // refuses a second metric of one name.
   const gauge = (key: string, help: string, value: (s: ClaimVolumeStats) => number | undefined) => {
@@ -723,7 +787,7 @@ export function registerVolumeStats(read: () => Promise<PodVolumes[]>): void {
       labelNames: ['namespace', 'persistentvolumeclaim'],
       registers: r,
       async collect() {
-        const all = await stats();
+        const all = claimVolumeStats(await pods());
         this.reset();
         for (const s of all) {
           const v = value(s);

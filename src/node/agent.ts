@@ -22,6 +22,7 @@ import {
   type StatusInputs,
 } from './status.ts';
 import { apiPath } from '../apiserver/paths.ts';
+import type { NodeStartupTracker } from './startup-latency.ts';
 
 export interface NodeAgentOptions {
   nodeName: string;
@@ -54,6 +55,8 @@ export interface NodeAgentOptions {
   controllerAttachDetach?: boolean;
   /** registerNode: create the Node (and again when it is deleted); false leaves that to others. Default true. */
   register?: boolean;
+  /** The node start-up SLI: told of the run's first registration and of the first Ready status. */
+  startup?: NodeStartupTracker;
 }
 
 export interface NodeAgent {
@@ -84,7 +87,13 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
     o.onNode(node);
   };
 
+  // Only the run's first registration is the start-up SLI's: a Node deleted later and created
+  // again is not a node starting (upstream registers once a run).
+  let registeredOnce = false;
   async function register(): Promise<Node> {
+    const startup = registeredOnce ? undefined : o.startup;
+    registeredOnce = true;
+    startup?.attemptRegister();
     const retry = backoff(100, 7000);
     const { cloud, nodeIPs } = o.staticInputs;
     const cmad = o.controllerAttachDetach ?? true;
@@ -99,6 +108,7 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
     for (;;) {
       try {
         const node = await api.create<Node>(apiPath({ resource: 'nodes' }), want);
+        startup?.registeredNew();
         o.log.info('Successfully registered node', { node: o.nodeName });
         return node;
       } catch (e) {
@@ -158,6 +168,8 @@ export function nodeAgent(api: ApiClient, o: NodeAgentOptions): NodeAgent {
       lastSent = status;
       lastSentAt = Date.now();
       if (status.volumesInUse) o.volumes?.markReportedInUse(status.volumesInUse);
+      // upstream's patchNodeStatus: the Ready condition as the apiserver returned it.
+      if (node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) o.startup?.ready();
       onNode(node);
     } catch (e) {
       // registerNode false: a missing Node is the status update's error, retried (upstream's updateNodeStatus).

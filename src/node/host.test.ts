@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hugepageCapacity, infoFromFiles, parseCpuList, thermalThrottlePaths } from './host.ts';
+import { bootTimeMs, hugepageCapacity, infoFromFiles, parseCpuList, thermalThrottlePaths } from './host.ts';
 
 test('parseCpuList: the kernel CPU list format', () => {
   const cases: [text: string, want: number[] | undefined][] = [
@@ -54,4 +54,14 @@ test("--machine-id-file / --boot-id-file: cadvisor's getInfoFromFiles, the first
     ['an empty list', '', ''],
   ];
   for (const [name, list, want] of cases) assert.equal(infoFromFiles(list, read), want, name);
+});
+
+test("bootTimeMs: /proc/stat's btime line, in ms", () => {
+  const cases: [text: string, want: number | undefined][] = [
+    ['cpu  1 2 3\nintr 5\nctxt 9\nbtime 1764979200\nprocesses 7\n', 1764979200_000],
+    ['cpu  1 2 3\nprocesses 7\n', undefined],
+    ['btime x\n', undefined],
+    ['', undefined],
+  ];
+  for (const [text, want] of cases) assert.equal(bootTimeMs(text), want, JSON.stringify(text));
 });

@@ -15,6 +15,8 @@ export interface HostFacts {
   /** SwapTotal of /proc/meminfo, as cadvisor's SwapCapacity; 0 or absent: no swap. */
   swapBytes?: number;
   hugepages: Record<string, number>;
+  /** /proc/stat's btime in ms (the node start-up SLI's origin); undefined when unreadable. */
+  bootTimeMs?: number;
 }
 
 const readTrim = (p: string) => {
@@ -70,7 +72,14 @@ export function readHostFacts(idFiles: HostIdFiles = DEFAULT_ID_FILES): HostFact
     memoryBytes: Number(readTrim('/proc/meminfo').match(/^MemTotal:\s+(\d+) kB/m)?.[1] ?? 0) * 1024 || totalmem(),
     swapBytes: Number(readTrim('/proc/meminfo').match(/^SwapTotal:\s+(\d+) kB/m)?.[1] ?? 0) * 1024,
     hugepages: readHugepages(),
+    bootTimeMs: bootTimeMs(readTrim('/proc/stat')),
   };
+}
+
+/** /proc/stat's btime in ms (upstream's getBootTimeWithProcStat); undefined when it has none. */
+export function bootTimeMs(procStat: string): number | undefined {
+  const m = /^btime (\d+)$/m.exec(procStat);
+  return m ? Number(m[1]) * 1000 : undefined;
 }
 
 function readHugepages(): Record<string, number> {

@@ -160,7 +160,10 @@ test('node proxy: healthz, and metrics with upstream names that count what the k
         spec: {
           terminationGracePeriodSeconds: 1,
           initContainers: [{ name: 'init', image: BUSYBOX, command: ['true'] }],
-          containers: [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }],
+          // 8 KiB of log, for kubelet_container_log_filesystem_used_bytes.
+          containers: [
+            { name: 'main', image: BUSYBOX, command: ['sh', '-c', 'head -c 8192 /dev/zero | tr "\\0" x; echo; exec sleep 3600'] },
+          ],
         },
       },
     });
@@ -195,6 +198,15 @@ test('node proxy: healthz, and metrics with upstream names that count what the k
     for (const name of ['kubelet_pod_start_duration_seconds', 'kubelet_pod_start_total_duration_seconds']) {
       assert.ok(sum(name) > 0 && sum(name) < 60, `${name}: ${sum(name)} s`);
     }
+    // The container's log size, labelled by its pod, once the stats have sampled it.
+    const uid = (await core.readNamespacedPod({ name: 'counted', namespace: ns })).metadata!.uid!;
+    const logSeries = `kubelet_container_log_filesystem_used_bytes{uid="${uid}",namespace="${ns}",pod="counted",container="main"}`;
+    const logBytes = await eventually(
+      'the log size of the main container',
+      30_000,
+      async () => seriesValue(scrape(), logSeries) >= 8192 && seriesValue(scrape(), logSeries),
+    );
+    assert.ok(logBytes < 1 << 20, `${logSeries}: ${logBytes}`);
   }));
 
 test("metrics: the volume manager's and storage operations' series, and client-go's request latency, under upstream names", () =>

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { alive } from '../proc.ts';
-import { ROOT, clients, ensureStack, eventually, nodeName, podSpec, restartKubelet, withNamespace } from './stack.ts';
+import { ROOT, clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, seriesValue, withNamespace } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -160,6 +160,41 @@ test('a deleted Node object is registered again', async () => {
       return l?.metadata?.ownerReferences?.[0]?.uid === again.metadata!.uid;
     },
     500,
+  );
+});
+
+test('the node start-up SLI: a kubelet that creates its Node sets the kubelet_node_startup_* phases, which add up to the total', async () => {
+  const { core } = clients();
+  // Stopped first, so that the kubelet's start, not a watch event, finds the Node missing.
+  execFileSync('bash', [`${ROOT}/hack/kubelet.sh`, 'stop'], { stdio: 'ignore', timeout: 60_000 });
+  await core.deleteNode({ name: nodeName() });
+  restartKubelet();
+  const scrape = () => kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
+  const text = await eventually(
+    'the node start-up total',
+    60_000,
+    async () => {
+      const t = scrape();
+      return seriesValue(t, 'kubelet_node_startup_duration_seconds') > 0 && t;
+    },
+    500,
+  );
+  const phase = (name: string) => seriesValue(text, `kubelet_node_startup_${name}_duration_seconds`);
+  const [preKubelet, preRegistration, registration, postRegistration] = [
+    'pre_kubelet',
+    'pre_registration',
+    'registration',
+    'post_registration',
+  ].map(phase) as [number, number, number, number];
+  const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+  assert.ok(preKubelet > 0 && preKubelet < uptime, `boot to kubelet: ${preKubelet} s of ${uptime} s up`);
+  assert.ok(preRegistration > 0 && preRegistration < 30, `kubelet to registration: ${preRegistration} s`);
+  assert.ok(registration > 0 && registration < 30, `registration: ${registration} s`);
+  assert.ok(postRegistration > 0 && postRegistration < 60, `registration to Ready: ${postRegistration} s`);
+  const total = seriesValue(text, 'kubelet_node_startup_duration_seconds');
+  assert.ok(
+    Math.abs(total - (preKubelet + preRegistration + registration + postRegistration)) < 0.01,
+    `the total ${total} s is the phases' sum`,
   );
 });
 
