@@ -11,7 +11,7 @@ import type { PodRuntimeStatus } from '../container/types.ts';
 import { removeContainerLogs } from './disk.ts';
 import { legacyLogSymlink, removeLogSymlink } from '../container-logs/symlink.ts';
 import { labels } from '../container/types.ts';
-import { runHook } from '../runtime/hooks.ts';
+import { type HookDeps, type HookObserver, runHook } from '../runtime/hooks.ts';
 import { restoreSpecs } from '../runtime/restore-specs.ts';
 import { podRef, type Recorder } from '../events/recorder.ts';
 
@@ -40,12 +40,13 @@ export function criGCRuntime(
   pods: (maxAgeMs?: number) => Promise<ReadonlyMap<string, PodRuntimeStatus>>,
   podLogsDir: string,
   events: Recorder,
+  hooks?: HookObserver,
 ): GCRuntime {
   const logsRoot = resolve(podLogsDir) + '/';
   return {
     pods,
     async stopContainer(id, timeout, orphan) {
-      const failed = orphan ? await killOrphan(cri, events, id, orphan.podIP) : undefined;
+      const failed = orphan ? await killOrphan({ cri, events, observe: hooks }, id, orphan.podIP) : undefined;
       await cri.stopContainer({ containerId: id, timeout }).catch(unlessGone);
       return failed;
     },
@@ -87,8 +88,8 @@ const IMPLICIT_CONTAINER_PREFIX = 'implicitly required container ';
  * period. A hook that fails does not keep the container from stopping, as upstream. The restored
  * pod lists no containers, so the events name the container as GenerateContainerRef does then.
  */
-async function killOrphan(cri: RuntimeClient, events: Recorder, id: string, podIP: string | undefined): Promise<string | undefined> {
-  const st = await cri.containerStatus({ containerId: id }).then(
+async function killOrphan(d: HookDeps & { cri: RuntimeClient }, id: string, podIP: string | undefined): Promise<string | undefined> {
+  const st = await d.cri.containerStatus({ containerId: id }).then(
     (r) => r.status,
     (e) => {
       unlessGone(e);
@@ -98,10 +99,10 @@ async function killOrphan(cri: RuntimeClient, events: Recorder, id: string, podI
   if (!st) return undefined;
   const { pod, container } = restoreSpecs(st.labels ?? {}, st.annotations ?? {});
   const ref = podRef(pod, `${IMPLICIT_CONTAINER_PREFIX}${container.name}`);
-  events.event(ref, 'Normal', 'Killing', `Stopping container ${container.name}`);
+  d.events.event(ref, 'Normal', 'Killing', `Stopping container ${container.name}`);
   const preStop = container.lifecycle?.preStop;
-  const failed = preStop ? await runHook(cri, { pod, container, containerId: id, podIP }, preStop, ORPHAN_PRESTOP_SECONDS) : undefined;
-  if (failed) events.event(ref, 'Warning', 'FailedPreStopHook', 'PreStopHook failed');
+  const failed = preStop ? await runHook(d, { pod, container, containerId: id, podIP }, preStop, ORPHAN_PRESTOP_SECONDS) : undefined;
+  if (failed) d.events.event(ref, 'Warning', 'FailedPreStopHook', 'PreStopHook failed');
   return failed;
 }
 

@@ -17,6 +17,7 @@ import { featureEnabled } from '../features/gates.ts';
 import { logger } from '../log/log.ts';
 import {
   evictionMetrics,
+  hookMetrics,
   housekeepingMetrics,
   imageGCMetrics,
   logRotationMetrics,
@@ -66,7 +67,7 @@ export async function nodeLoops(
   // Housekeeping (2 s) and container GC (1 min). The static pod dir is read once before
   // the file source returns, so the apiserver's first list is all the sources wait for.
   const gc = startCollector({
-    runtime: criGCRuntime(d.cri, (maxAgeMs) => d.view.pods(maxAgeMs), config.podLogsDir, d.events),
+    runtime: criGCRuntime(d.cri, (maxAgeMs) => d.view.pods(maxAgeMs), config.podLogsDir, d.events, hookMetrics),
     known: () => d.pods.states(),
     sourcesReady: () => d.pods.sourcesReady(),
     rootDir,

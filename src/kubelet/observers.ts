@@ -17,6 +17,7 @@ import type { DeviceObserver } from '../devices/manager.ts';
 import type { PodResourcesObserver } from '../devices/pod-resources.ts';
 import type { PluginManagerObserver } from '../plugin-manager/manager.ts';
 import type { SyncObserver } from '../runtime/sync.ts';
+import type { HookObserver } from '../runtime/hooks.ts';
 import type { StatusObserver } from '../status/status-manager.ts';
 import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from '../metrics/labels.ts';
 import { metrics, noteCertificateExpiry } from '../metrics/metrics.ts';
@@ -62,6 +63,8 @@ export const workerMetrics: WorkerObserver = {
   podStarted: (s) => metrics.podStartDuration.observe(s),
   rejected: (reason) => metrics.admissionRejections.inc({ reason: admissionRejectionReason(reason) }),
   preempted: (resource) => metrics.preemptions.inc({ preemption_signal: resource }),
+  started: (containers) => metrics.containersPerPod.observe(containers),
+  restarted: (isStatic) => metrics.restartedPods.inc({ static: isStatic ? 'true' : '' }),
 };
 
 export const evictionMetrics: EvictionObserver = {
@@ -76,7 +79,13 @@ export const nodeShutdownMetrics: NodeShutdownObserver = {
   endTime: (s) => metrics.gracefulShutdownEndTime.set(s),
 };
 
+/** The lifecycle hooks (src/runtime/hooks.ts), of pods and of orphans alike. */
+export const hookMetrics: HookObserver = {
+  httpFallback: () => metrics.lifecycleHTTPFallbacks.inc(),
+};
+
 export const syncMetrics: SyncObserver = {
+  ...hookMetrics,
   sandbox(handler, seconds, e) {
     metrics.startedPods.inc();
     if (seconds !== undefined) metrics.runPodSandboxDuration.observe({ runtime_handler: handler }, seconds);

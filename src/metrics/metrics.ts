@@ -80,6 +80,21 @@ export const metrics = {
     buckets,
     registers: r,
   }),
+  // Upstream's ExponentialBuckets(1, 2, 5).
+  containersPerPod: new Histogram({
+    name: 'kubelet_containers_per_pod_count',
+    help: alpha('The number of containers per pod.'),
+    buckets: [1, 2, 4, 8, 16],
+    registers: r,
+  }),
+  restartedPods: new Counter({
+    name: 'kubelet_restarted_pods_total',
+    help: alpha(
+      'Number of pods that have been restarted because they were deleted and recreated with the same UID while the kubelet was watching them (common for static pods, extremely uncommon for API pods)',
+    ),
+    labelNames: ['static'],
+    registers: r,
+  }),
   podWorkerStartDuration: new Histogram({
     name: 'kubelet_pod_worker_start_duration_seconds',
     help: alpha('Duration in seconds from kubelet seeing a pod to starting a worker.'),
@@ -154,6 +169,11 @@ export const metrics = {
     name: 'kubelet_terminated_containers_total',
     help: alpha('Current number of containers terminated. Broken down by container type, exit code and reason'),
     labelNames: ['container_type', 'exit_code', 'reason'],
+    registers: r,
+  }),
+  lifecycleHTTPFallbacks: new Counter({
+    name: 'kubelet_lifecycle_handler_http_fallbacks_total',
+    help: alpha('The number of times lifecycle handlers successfully fell back to http from https.'),
     registers: r,
   }),
   admissionRejections: new Counter({
@@ -584,6 +604,9 @@ export const metrics = {
     registers: r,
   }),
 };
+
+// Upstream's HandlePodCleanups adds the restarts it found, 0 too, to both series each pass: both exist from the start.
+for (const isStatic of ['true', '']) metrics.restartedPods.inc({ static: isStatic }, 0);
 
 /** Feeds kubelet_runtime_operations_* from the CRI client's observer hook. */
 export function observeRuntimeOperation(operation: string, seconds: number, error?: unknown): void {

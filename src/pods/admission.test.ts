@@ -192,6 +192,15 @@ test("predicateAdmitHandler's order: the OS checks first, then every GeneralPred
     reason: 'TaintToleration',
     message: "Pod was rejected: Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate",
   });
+  // The Node is read anew (its labels may lag the watch) only when node affinity is the one failure.
+  const refetch = (p: Pod, n: Node) => {
+    const a = admitPod(p, [], n);
+    return !a.admit && !!a.refetchNode;
+  };
+  assert.equal(refetch(pod({ nodeSelector: { disk: 'hdd' } }), node), true, 'node affinity alone');
+  assert.equal(refetch(pod({ nodeSelector: { disk: 'hdd' } }), tainted), false, 'node affinity and a taint');
+  assert.equal(refetch(pod({ nodeSelector: { disk: 'hdd' } }, '4'), node), false, 'node affinity and cpu');
+  assert.equal(refetch(pod(), tainted), false, 'a taint alone');
 });
 
 test('sysctls: the safe ones, allowedUnsafeSysctls, and none of the host namespace a pod shares', () => {

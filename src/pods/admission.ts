@@ -239,7 +239,7 @@ export function generalFilter(pod: Pod, active: Pod[], node: Node, devices?: Pod
 }
 
 /** predicateAdmitHandler.Admit's refusal for the first failure. */
-function refusal(f: PredicateFailure): Admission {
+function refusal(f: PredicateFailure): Extract<Admission, { admit: false }> {
   if ('predicate' in f)
     return { admit: false, reason: f.predicate, message: `Pod was rejected: Predicate ${f.predicate} failed: ${f.desc}` };
   // Go prints the int64s: cpu in millicores, the rest in bytes or units.
@@ -288,7 +288,11 @@ export function admitPod(pod: Pod, active: Pod[], node: Node, opts: AdmitOptions
   let preempted: Admission | undefined;
   if (failures.length) {
     const handled = handleAdmissionFailure(pod, failures, active);
-    if (Array.isArray(handled)) return refusal(handled[0]!);
+    if (Array.isArray(handled)) {
+      // Upstream's generalFilter reads the Node again only when node affinity is the one failure.
+      const refetchNode = failures.every((f) => 'predicate' in f && f.predicate === NODE_AFFINITY);
+      return refetchNode ? { ...refusal(handled[0]!), refetchNode } : refusal(handled[0]!);
+    }
     if (!handled.admit) return handled;
     preempted = handled;
   }

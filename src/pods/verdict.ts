@@ -6,7 +6,10 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
  * preempt: a critical pod is admitted once these pods are stopped (src/pods/preemption.ts);
  * preemptFor: the first resource it lacked without them (cpu, memory, pods, hugepages-2Mi...).
  */
-export type Admission = { admit: true; preempt?: Pod[]; preemptFor?: string } | { admit: false; reason: string; message: string };
+export type Admission =
+  | { admit: true; preempt?: Pod[]; preemptFor?: string }
+  /** refetchNode: node affinity was the only failure, which the Node read anew may lift (upstream's generalFilter). */
+  | { admit: false; reason: string; message: string; refetchNode?: boolean };
 
 /**
  * One of GeneralPredicates' failures: a resource the node has too little of (upstream's

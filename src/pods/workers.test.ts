@@ -96,7 +96,7 @@ test("pod workers: a pod refused for its node affinity alone is admitted again a
   ] as const) {
     const r = recorder();
     let nodeLabelled = false;
-    const refused = { admit: false as const, reason: 'NodeAffinity', message: 'no' };
+    const refused = { admit: false as const, reason: 'NodeAffinity', message: 'no', refetchNode: true };
     const steps: PodSteps = {
       ...r.steps,
       admit: () => (nodeLabelled ? { admit: true } : refused),
@@ -115,24 +115,29 @@ test("pod workers: a pod refused for its node affinity alone is admitted again a
   }
 });
 
-test('pod workers: a pod refused for another reason is not admitted again', async () => {
-  const r = recorder();
-  let refreshed = 0;
-  const steps: PodSteps = {
-    ...r.steps,
-    admit: () => ({ admit: false, reason: 'OutOfcpu', message: 'no' }),
-    refreshNode: async () => {
-      refreshed++;
-    },
-    reject: (p, why) => r.log.push(`reject ${p.metadata!.uid} ${why.reason}`),
-  };
-  const pm = new PodManager();
-  const w = new PodWorkers(pm, steps, logger('test'), { resyncMs: 60_000 });
-  w.update('a', pod('a'));
-  await tick();
-  assert.deepEqual(r.log, ['reject a OutOfcpu']);
-  assert.equal(refreshed, 0);
-  w.stop();
+test('pod workers: a pod refused for another reason, or for node affinity and another, is not admitted again', async () => {
+  for (const refused of [
+    { admit: false as const, reason: 'OutOfcpu', message: 'no' },
+    { admit: false as const, reason: 'NodeAffinity', message: 'no' },
+  ]) {
+    const r = recorder();
+    let refreshed = 0;
+    const steps: PodSteps = {
+      ...r.steps,
+      admit: () => refused,
+      refreshNode: async () => {
+        refreshed++;
+      },
+      reject: (p, why) => r.log.push(`reject ${p.metadata!.uid} ${why.reason}`),
+    };
+    const pm = new PodManager();
+    const w = new PodWorkers(pm, steps, logger('test'), { resyncMs: 60_000 });
+    w.update('a', pod('a'));
+    await tick();
+    assert.deepEqual(r.log, [`reject a ${refused.reason}`]);
+    assert.equal(refreshed, 0);
+    w.stop();
+  }
 });
 
 test("pod workers: admission counts a pod being deleted, not one its source removed while it is still stopped (upstream's GetActivePods)", async () => {
@@ -183,8 +188,13 @@ test('pod workers: a static pod waits until the older one with its full name has
 test('pod workers: a static pod removed and re-added is terminated, then started afresh without a clean-up (upstream restartRequested)', async () => {
   const r = recorder();
   const stopped: string[] = [];
+  const restarted: boolean[] = [];
   const pm = new PodManager();
-  const w = new PodWorkers(pm, r.steps, logger('test'), { resyncMs: 60_000, stopped: (p) => stopped.push(p.metadata!.uid!) });
+  const w = new PodWorkers(pm, r.steps, logger('test'), {
+    resyncMs: 60_000,
+    stopped: (p) => stopped.push(p.metadata!.uid!),
+    observe: { restarted: (isStatic) => restarted.push(isStatic) },
+  });
   w.update('s', staticPod('s'));
   await tick();
   assert.equal(pm.staticPodActive('ns/web'), true);
@@ -194,6 +204,7 @@ test('pod workers: a static pod removed and re-added is terminated, then started
   await tick();
   assert.deepEqual(r.log, ['sync s', 'terminate s', 'sync s']);
   assert.deepEqual(stopped, ['s']);
+  assert.deepEqual(restarted, [true], 'counted as a static pod restarted (kubelet_restarted_pods_total)');
   assert.equal(pm.staticPodActive('ns/web'), true);
   r.release.get('s')!();
   w.stop();
@@ -262,5 +273,28 @@ test('pod workers: report upstream operation types, and time a pod from first si
     pm.snapshot().map((s) => [s.pod.metadata!.uid, s.state, s.desired]),
     [['b', 'syncing', true]],
   );
+  w.stop();
+});
+
+test("pod workers: each admitted pod's containers counted once, when its worker lets it start; a refused pod not at all", async () => {
+  const r = recorder();
+  const counts: number[] = [];
+  const pm = new PodManager();
+  const steps: PodSteps = {
+    ...r.steps,
+    admit: (p) => (p.metadata!.uid === 'no' ? { admit: false, reason: 'OutOfcpu', message: 'no' } : { admit: true }),
+  };
+  const w = new PodWorkers(pm, steps, logger('test'), { resyncMs: 60_000, observe: { started: (n) => counts.push(n) } });
+  const three: Pod = { ...pod('a'), spec: { containers: [{ name: 'x' }, { name: 'y' }, { name: 'z' }], initContainers: [{ name: 'i' }] } };
+  w.update('a', three);
+  w.update('no', pod('no'));
+  await tick();
+  r.release.get('a')!();
+  await tick();
+  w.wake('a');
+  await tick();
+  r.release.get('a')!();
+  await tick();
+  assert.deepEqual(counts, [3], 'the regular containers of the pod, once; none for the refused one');
   w.stop();
 });

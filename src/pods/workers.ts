@@ -6,7 +6,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { backoff, jittered, type Backoff } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import { afterStep, isTerminalPhase, nextStep, type KillPodOptions, type Step } from './lifecycle.ts';
-import { NODE_AFFINITY, type Admission } from './admission.ts';
+import type { Admission } from './admission.ts';
 import { PREEMPTED } from './preemption.ts';
 import { isStaticPod, podKey } from '../podutil/podutil.ts';
 import type { PodManager, PodRecord } from './pod-manager.ts';
@@ -58,6 +58,10 @@ interface Worker {
   updated: boolean;
   /** Not yet started when first seen: its way to Running is timed (a kubelet restart does not time old pods). */
   timeStart: boolean;
+  /** Its first step has run (upstream's startedAt, set when startPodSync lets the pod start). */
+  started: boolean;
+  /** Not admitted: upstream sends such a pod to no worker, so it is not counted as started. */
+  refused: boolean;
 }
 
 /** What the pod workers report, for upstream's pod worker and start-up metrics. */
@@ -72,6 +76,10 @@ export interface WorkerObserver {
   rejected?(reason: string): void;
   /** A pod was stopped to make room for a critical one that lacked this resource. */
   preempted?(resource: string): void;
+  /** A worker let its pod start, which has this many containers (kubelet_containers_per_pod_count). */
+  started?(containers: number): void;
+  /** A pod back in its source while it was stopped (a static pod's fixed UID) was started again. */
+  restarted?(isStatic: boolean): void;
 }
 
 export class PodWorkers {
@@ -122,6 +130,8 @@ export class PodWorkers {
         synced: false,
         updated: false,
         timeStart: (pod.status?.phase ?? 'Pending') === 'Pending',
+        started: false,
+        refused: false,
       };
       // A pod that already ended (e.g. before a kubelet restart) is not started again; a new one must fit.
       const phase = pod.status?.phase;
@@ -129,7 +139,7 @@ export class PodWorkers {
       if (isTerminalPhase(phase)) {
         w.rec.state = 'terminated';
         w.phase = phase;
-      } else if (verdict && !verdict.admit && verdict.reason === NODE_AFFINITY && this.#steps.refreshNode) {
+      } else if (verdict && !verdict.admit && verdict.refetchNode && this.#steps.refreshNode) {
         // Upstream's predicateAdmitHandler.generalFilter: refused for its node affinity alone, the
         // pod is admitted again against the Node read from the apiserver, whose labels the watch
         // may not have brought yet (a scheduler test labels a node, then binds a pod to it).
@@ -166,6 +176,7 @@ export class PodWorkers {
   /** A new pod was not admitted: it ends Failed, for this reason, without running. */
   #reject(w: Worker, pod: Pod, r: { reason: string; message: string }) {
     w.rec.state = 'terminated';
+    w.refused = true;
     w.phase = pod.status?.phase ?? 'Failed';
     this.#log.info('Pod was not admitted', { pod: podName(pod), podUID: w.rec.uid, reason: r.reason, message: r.message });
     this.#steps.reject(pod, r);
@@ -253,6 +264,10 @@ export class PodWorkers {
       w.pending = false;
       const step = nextStep(w.rec.state, desired(w), w.phase, this.#blocked(w), w.kill, w.rec.lastPod);
       if (step.do === 'nothing') break;
+      if (!w.started) {
+        w.started = true;
+        if (!w.refused) this.#observe.started?.(w.rec.lastPod?.spec?.containers?.length ?? 0);
+      }
       const started = performance.now();
       const operation = operationType(w, step);
       if (operation === 'create') this.#observe.workerStarted?.((started - w.firstSeen) / 1000);
@@ -290,6 +305,7 @@ export class PodWorkers {
         clearTimeout(w.timer);
         this.#forget(w);
         this.#log.info('Pod was restarted after being removed from its source', { pod: podName(w.rec.pod), podUID: w.rec.uid });
+        this.#observe.restarted?.(isStaticPod(w.rec.pod));
         this.update(w.rec.uid, w.rec.pod);
         break;
       }

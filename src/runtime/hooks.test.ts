@@ -9,7 +9,16 @@ import { runHook } from './hooks.ts';
 
 const pod: Pod = { metadata: { namespace: 'ns', name: 'p', uid: 'u' } };
 const target = { pod, container: { name: 'app' }, containerId: 'c', podIP: '127.0.0.1' };
-const noExec = { execSync: () => Promise.reject(new Error('no exec here')) };
+const events: string[] = [];
+let fallbacks = 0;
+const deps = {
+  cri: { execSync: () => Promise.reject(new Error('no exec here')) },
+  events: {
+    event: (o: { name?: string; fieldPath?: string }, type: string, reason: string, message: string) =>
+      events.push(`${o.name}${o.fieldPath ? `/${o.fieldPath}` : ''} ${type} ${reason}: ${message}`),
+  },
+  observe: { httpFallback: () => fallbacks++ },
+};
 const listen = async <S extends { listen: (p: number, h: string, cb: () => void) => unknown; address: () => unknown }>(s: S) => {
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
   return (s.address() as AddressInfo).port;
@@ -28,11 +37,16 @@ test('httpGet hooks as upstream runHTTPHandler: TLS unverified, any status succe
   });
   const [httpPort, tlsPort] = [await listen(plain), await listen(tls)];
   try {
-    const hook = (port: number, path: string, scheme = 'HTTP') => runHook(noExec, target, { httpGet: { port, path, scheme } }, 2);
+    const hook = (port: number, path: string, scheme = 'HTTP') => runHook(deps, target, { httpGet: { port, path, scheme } }, 2);
     assert.equal(await hook(tlsPort, '/secure', 'HTTPS'), undefined);
     assert.equal(await hook(httpPort, '/fail'), undefined);
     assert.equal(await hook(httpPort, '/fallback', 'HTTPS'), undefined);
     assert.deepEqual(seen, ['tls /secure', '/fail kube-lifecycle/1.36', '/fallback kube-lifecycle/1.36']);
+    // Only the fallback is reported: a warning on the pod (not its container) and the counter.
+    assert.deepEqual(events, [
+      `p Warning LifecycleHTTPFallback: request to HTTPS lifecycle hook 127.0.0.1:${httpPort} got HTTP response, retry with HTTP succeeded`,
+    ]);
+    assert.equal(fallbacks, 1);
     plain.close();
     const err = await hook(httpPort, '/gone');
     assert.equal(

@@ -81,7 +81,7 @@ export async function killContainer(
   if (spec && preStop && c.phase === 'running' && left() > 0) {
     // upstream's executePreStopHook: the hook runs until it ends or the container dies; the
     // kill waits for it at most the grace period, and a failure is reported whenever it comes.
-    const hook = runHook(ctx.cri, { pod, container: spec, containerId: c.id, podIP }, preStop).then((failed) => {
+    const hook = runHook(ctx, { pod, container: spec, containerId: c.id, podIP }, preStop).then((failed) => {
       if (!failed) return;
       ctx.log.error('PreStop hook failed', { ...logRef(pod), containerName: c.name, containerID: c.id, err: failed });
       // The hook's message stays in the log: what a hook prints stays off the apiserver (hooks.ts).

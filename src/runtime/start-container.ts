@@ -200,7 +200,7 @@ async function createAndStart(ctx: SyncContext, pod: Pod, c: Container, s: Start
   const postStart = c.lifecycle?.postStart;
   if (!postStart) return undefined;
   const target = { pod, container: c, containerId, podIP: s.status.sandboxes[0]?.ip };
-  const failed = await runHook(ctx.cri, target, postStart, podGraceSeconds(pod));
+  const failed = await runHook(ctx, target, postStart, podGraceSeconds(pod));
   if (!failed) return undefined;
   // As upstream's startContainer: the hook's message in the log and the waiting state, not in the
   // event (hooks.ts); then the container is killed as any other (killContainer: a Killing event,

@@ -14,6 +14,7 @@ import type { CrashBackoff } from './crash-backoff.ts';
 import type { EnvSource } from './env-sources.ts';
 import type { ContainerType, NodeContext } from './pod-config.ts';
 import type { PodRuntime, PodView } from './pod-runtime.ts';
+import type { HookObserver } from './hooks.ts';
 import type { RuntimeHandlers } from './runtime-handlers.ts';
 
 export interface SyncResult {
@@ -31,7 +32,7 @@ export interface SyncResult {
 }
 
 /** What the syncer reports for upstream's started-pods and started-containers metrics. */
-export interface SyncObserver {
+export interface SyncObserver extends HookObserver {
   /**
    * A pod sandbox was started with its RuntimeClass handler ('' the default); RunPodSandbox took
    * seconds (undefined: not called, the RuntimeClass lookup failed); error: it failed.

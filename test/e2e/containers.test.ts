@@ -17,6 +17,7 @@ import {
   nodeName,
   podSpec,
   restartKubelet,
+  seriesValue,
   withNamespace,
   BUSYBOX,
   NODE_IP,
@@ -179,17 +180,29 @@ test('postStart runs before the container counts as started; preStop runs within
               },
             },
             { ...sh('web', 'exec sleep 3600'), lifecycle: { preStop: { httpGet: { host: NODE_IP, port, path: '/pre-stop' } } } },
+            // HTTPS to a plain HTTP server: retried over HTTP, with a warning on the pod (upstream's runHTTPHandler).
+            {
+              ...sh('tls-web', 'exec sleep 3600'),
+              lifecycle: { preStop: { httpGet: { host: NODE_IP, port, path: '/pre-stop-https', scheme: 'HTTPS' } } },
+            },
           ],
         }),
       });
       await eventually('pod Running', 30_000, async () => (await readPod(ns, 'hooked')).status?.phase === 'Running');
       assert.match(kubectl('-n', ns, 'logs', 'hooked', '-c', 'main'), /saw-post-start/);
+      const fallbacks = () =>
+        seriesValue(kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`), 'kubelet_lifecycle_handler_http_fallbacks_total');
+      const fallbacksBefore = fallbacks();
       const deleted = Date.now();
       kubectl('-n', ns, 'delete', 'pod', 'hooked', '--wait=false');
       await eventually('exec preStop output in the log', 15_000, async () =>
         kubectl('-n', ns, 'logs', 'hooked', '-c', 'main').includes('pre-stop-ran'),
       );
       await eventually('httpGet preStop request', 15_000, async () => hits.includes('/pre-stop'));
+      await eventually('the HTTPS preStop, over HTTP', 15_000, async () => hits.includes('/pre-stop-https'));
+      const fallback = `LifecycleHTTPFallback: request to HTTPS lifecycle hook ${NODE_IP}:${port} got HTTP response, retry with HTTP succeeded`;
+      await eventually('the LifecycleHTTPFallback warning', 15_000, async () => (await reasons(ns, 'hooked')).includes(fallback));
+      assert.equal(fallbacks() - fallbacksBefore, 1, 'kubelet_lifecycle_handler_http_fallbacks_total counts it');
       await eventually(
         'pod gone',
         40_000,

@@ -144,6 +144,9 @@ test('node proxy: healthz, and metrics with upstream names that count what the k
       'kubelet_http_requests_duration_seconds_bucket',
       'kubelet_http_inflight_requests',
       'kubelet_cgroup_version',
+      'kubelet_restarted_pods_total{static="true"}',
+      'kubelet_lifecycle_handler_http_fallbacks_total',
+      'kubelet_node_startup_duration_seconds',
       'process_resident_memory_bytes',
       'process_cpu_seconds_total',
       'process_start_time_seconds',
@@ -187,6 +190,7 @@ test('node proxy: healthz, and metrics with upstream names that count what the k
       'kubelet_started_containers_total{container_type="container"}',
       'kubelet_terminated_containers_total{container_type="init_container",exit_code="0",reason="Completed"}',
       'kubelet_run_podsandbox_duration_seconds_count{runtime_handler=""}',
+      'kubelet_containers_per_pod_count_count',
       'kubelet_pod_status_sync_duration_seconds_count',
       'kubelet_http_requests_total{method="GET",path="metrics",server_type="readwrite",long_running="false"}',
     ])

@@ -21,6 +21,7 @@ import {
   deleteTestNode,
   kubectl,
   nodeName,
+  seriesValue,
   withNamespace,
   BUSYBOX,
 } from './stack.ts';
@@ -83,9 +84,13 @@ test('a static pod: mirror created, mirror deleted and recreated without a resta
 
       // Removed and written back with the same content (so the same UID): the pod is stopped,
       // then started again, its container's restart count 1 (upstream's restartRequested).
+      const restarts = () =>
+        seriesValue(kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`), 'kubelet_restarted_pods_total{static="true"}');
+      const restartsBefore = restarts();
       rmSync(file);
       writeFileSync(file, manifest(ns, 'second'));
       await running('the pod started again', (p) => p.status!.containerStatuses![0]!.restartCount === 1);
+      assert.equal(restarts() - restartsBefore, 1, 'kubelet_restarted_pods_total{static="true"} counts it');
 
       // Removing the file stops the pod within its grace period (sh ignores SIGTERM: 1 s); the
       // mirror shows it until then, and goes after.
