@@ -177,21 +177,38 @@ test('collector: a gone pod with volumes still mounted has them unmounted, then 
       return 1;
     },
   };
-  const c = f.collector({ disk });
+  const sweeps: [number, number][] = [];
+  const c = f.collector({ disk, observe: { orphanPodDirs: (found, notCleaned) => sweeps.push([found, notCleaned]) } });
   await c.housekeeping();
   assert.deepEqual(f.calls, ['unmountPodVolumes /r o']);
   await c.housekeeping();
   assert.deepEqual(f.calls, ['unmountPodVolumes /r o', 'removePodCgroups o', 'removePodDir o']);
+  await c.housekeeping();
+  // kubelet_orphan_pod_cleaned_volumes(_errors): found with its volumes mounted, then cleaned, then none.
+  assert.deepEqual(sweeps, [
+    [1, 1],
+    [1, 0],
+    [0, 0],
+  ]);
 });
 
 test('collector: a gone pod whose cgroups still hold a process (killed, still exiting) keeps its dirs until they are gone', async () => {
   const f = fakes([], { owned: ['o'], logDirs: ['ns_web_o'], busyCgroupPasses: 1 });
-  const c = f.collector();
+  const sweeps: [number, number][] = [];
+  const c = f.collector({ observe: { orphanPodDirs: (found, notCleaned) => sweeps.push([found, notCleaned]) } });
   await c.housekeeping();
   assert.deepEqual(f.calls, ['removePodCgroups o']);
   await c.housekeeping();
   assert.deepEqual(f.calls, ['removePodCgroups o', 'removePodCgroups o', 'removeLogDir ns_web_o', 'removePodDir o']);
   assert.deepEqual(f.errors, []);
+  assert.deepEqual(
+    sweeps,
+    [
+      [1, 1],
+      [1, 0],
+    ],
+    'not cleaned while its cgroups wait',
+  );
 });
 
 test("collector: mounts are looked up only when a pod dir is no pod's", async () => {

@@ -68,6 +68,12 @@ export interface CollectorDeps {
     duration?(loop: 'housekeeping' | 'container_gc', seconds: number): void;
     removed?(kind: Removed, n: number): void;
     orphan?(): void;
+    /**
+     * A sweep's orphaned pod directories (their pods neither known nor in the runtime), and of
+     * them those not cleaned up in it (volumes still mounted, a removal that failed or waits):
+     * upstream's cleanupOrphanedPodDirs gauges.
+     */
+    orphanPodDirs?(found: number, notCleaned: number): void;
     error?(loop: 'housekeeping' | 'container_gc'): void;
   };
 }
@@ -177,11 +183,15 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
         removed('sandbox', o.removeSandboxes.length);
       });
     }
+    let orphanDirs = 0,
+      notCleaned = 0;
     for (const uid of plan.mounted) {
       // A pod deleted while the kubelet was down keeps its tmpfs volumes (every pod has
       // kube-api-access): unmount them, as upstream's volume reconciler does; the dir goes next pass.
       if (abort.signal.aborted) return;
       if (d.known().has(uid)) continue;
+      orphanDirs++;
+      notCleaned++; // upstream's podVolumesExist: not this sweep
       await item(hkItems, `mounted/${uid}`, 'unmount the volumes of an orphaned pod', ref(uid), async () => {
         await d.releaseVolumes?.(uid);
         const n = (await disk.unmountPodVolumes?.(d.rootDir, uid)) ?? 0;
@@ -192,6 +202,8 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
     for (const x of plan.dirs) {
       if (abort.signal.aborted) return;
       if (d.known().has(x.uid)) continue;
+      orphanDirs++;
+      let cleaned = false;
       await item(hkItems, `dir/${x.uid}`, 'remove orphaned pod directories', ref(x.uid), async () => {
         // The pod's directory stays (and this comes back) until its cgroups are gone.
         if (!(await disk.removePodCgroups(d.cgroups ?? defaultNodeCgroups(), x.uid))) {
@@ -200,17 +212,23 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
         }
         await d.releaseUnmountedVolumes?.(x.uid);
         // Checked again and removed in one synchronous stretch: no worker can appear in between.
-        if (d.known().has(x.uid)) return;
+        if (d.known().has(x.uid)) {
+          cleaned = true; // a source has it again: nothing left to clean
+          return;
+        }
         for (const n of x.logDirs) {
           disk.removeLogDir(d.podLogsDir, n);
           removed('pod_log_dir');
         }
         disk.removePodDir(d.rootDir, x.uid); // last: it marks the pod as ours
+        cleaned = true;
         d.podDirRemoved?.(x.uid);
         removed('pod_dir');
         d.log.info('Removed the directories of a pod that is gone', { ...ref(x.uid), logDirs: x.logDirs });
       });
+      if (!cleaned) notCleaned++;
     }
+    d.observe?.orphanPodDirs?.(orphanDirs, notCleaned);
   }
 
   async function collect() {

@@ -153,6 +153,10 @@ export const housekeepingMetrics: NonNullable<CollectorDeps['observe']> = {
   duration: (loop, s) => metrics.housekeepingDuration.observe({ loop }, s),
   removed: (kind, n) => metrics.garbageCollected.inc({ kind }, n),
   orphan: () => metrics.orphanedRuntimePods.inc(),
+  orphanPodDirs(found, notCleaned) {
+    metrics.orphanPodCleanedVolumes.set(found);
+    metrics.orphanPodCleanedVolumesErrors.set(notCleaned);
+  },
   error: (loop) => metrics.housekeepingErrors.inc({ loop }),
 };
 
@@ -244,6 +248,7 @@ export const credentialProviderMetrics: PluginObserver & { configHash(hash: stri
 /** Upstream's kubelet_imagemanager_image_mustpull_checks_total: each ensure-secret-pulled-images check's result. */
 export const pulledImagesMetrics: PulledImagesObserver = {
   checked: (result) => metrics.imageMustPullChecks.inc({ result }),
+  onDisk: (kind, files) => (kind === 'pullintents' ? metrics.imagePullIntentsOnDisk : metrics.imagePulledRecordsOnDisk).set(files),
 };
 
 /**

@@ -297,6 +297,16 @@ export const metrics = {
     labelNames: ['result'],
     registers: r,
   }),
+  imagePullIntentsOnDisk: new Gauge({
+    name: 'kubelet_imagemanager_ondisk_pullintents',
+    help: alpha('Number of ImagePullIntents stored on disk.'),
+    registers: r,
+  }),
+  imagePulledRecordsOnDisk: new Gauge({
+    name: 'kubelet_imagemanager_ondisk_pulledrecords',
+    help: alpha('Number of ImagePulledRecords stored on disk.'),
+    registers: r,
+  }),
   traceSpans: new Counter({
     name: 'kubelet_ts_trace_spans_total',
     help: 'Trace spans by what became of them: exported to the collector, dropped (the queue was full) or failed (the export gave up).',
@@ -407,6 +417,16 @@ export const metrics = {
     help: alpha(
       'Number of pods that have been detected in the container runtime without being already known to the pod worker. This typically indicates the kubelet was restarted while a pod was force deleted in the API or in the local configuration, which is unusual.',
     ),
+    registers: r,
+  }),
+  orphanPodCleanedVolumes: new Gauge({
+    name: 'kubelet_orphan_pod_cleaned_volumes',
+    help: alpha('The total number of orphaned Pods whose volumes were cleaned in the last periodic sweep.'),
+    registers: r,
+  }),
+  orphanPodCleanedVolumesErrors: new Gauge({
+    name: 'kubelet_orphan_pod_cleaned_volumes_errors',
+    help: alpha('The number of orphaned Pods whose volumes failed to be cleaned in the last periodic sweep.'),
     registers: r,
   }),
   // The device manager (src/devices) and the PodResources API, under upstream's names.

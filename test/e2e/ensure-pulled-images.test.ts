@@ -9,7 +9,19 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { clients, ensureStack, eventually, imageId, KUBELET_ROOT_DIR, podSpec, restartKubelet, withNamespace } from './stack.ts';
+import {
+  clients,
+  ensureStack,
+  eventually,
+  imageId,
+  KUBELET_ROOT_DIR,
+  kubectl,
+  nodeName,
+  podSpec,
+  restartKubelet,
+  seriesValue,
+  withNamespace,
+} from './stack.ts';
 import { privateBusybox } from './registry.ts';
 
 const RECORDS = join(KUBELET_ROOT_DIR, 'image_manager');
@@ -68,6 +80,13 @@ test('ensure-secret-pulled-images: another namespace without the secret gets Err
           readdirSync(join(RECORDS, 'pulling')).filter((f) => f.startsWith('sha256-')),
           [],
           'no pull intent left',
+        );
+        // The files on disk as the kubelet counted them after its last write.
+        const m = kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
+        assert.equal(seriesValue(m, 'kubelet_imagemanager_ondisk_pullintents'), 0);
+        assert.equal(
+          seriesValue(m, 'kubelet_imagemanager_ondisk_pulledrecords'),
+          readdirSync(join(RECORDS, 'pulled')).filter((f) => f.startsWith('sha256-') && !f.endsWith('.tmp')).length,
         );
         const recordFile = join(RECORDS, 'pulled', `sha256-${createHash('sha256').update(id).digest('hex')}`);
         assert.ok(existsSync(recordFile), `${recordFile} exists`);

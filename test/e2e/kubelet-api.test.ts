@@ -147,6 +147,8 @@ test('node proxy: healthz, and metrics with upstream names that count what the k
       'kubelet_restarted_pods_total{static="true"}',
       'kubelet_lifecycle_handler_http_fallbacks_total',
       'kubelet_node_startup_duration_seconds',
+      'kubelet_orphan_pod_cleaned_volumes',
+      'kubelet_orphan_pod_cleaned_volumes_errors',
       'process_resident_memory_bytes',
       'process_cpu_seconds_total',
       'process_start_time_seconds',

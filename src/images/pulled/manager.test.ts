@@ -12,13 +12,14 @@ const secretA = { uid: 'ua', namespace: 'a', name: 'pull', credentialHash: 'ha' 
 
 function setup(policy: 'NeverVerifyPreloadedImages' | 'AlwaysVerify' = 'NeverVerifyPreloadedImages', now = () => 1_700_000_000_000) {
   const root = mkdtempSync(join(tmpdir(), 'kts-pulled-'));
-  const records = new FsPullRecords(root);
+  const onDisk: string[] = [];
+  const records = new FsPullRecords(root, undefined, { onDisk: (kind, n) => onDisk.push(`${kind} ${n}`) });
   const m = new PulledImages({ records, policy, allowlist: compileAllowlist([]), now });
-  return { root, records, m, done: () => rmSync(root, { recursive: true, force: true }) };
+  return { root, records, m, onDisk, done: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-test('a pull: the intent file before, the record after, in upstream layout and modes', () => {
-  const { root, m, done } = setup();
+test('a pull: the intent file before, the record after, in upstream layout and modes; the files counted after each write', () => {
+  const { root, m, onDisk, done } = setup();
   try {
     const pulling = join(root, 'image_manager', 'pulling');
     const pulled = join(root, 'image_manager', 'pulled');
@@ -32,6 +33,10 @@ test('a pull: the intent file before, the record after, in upstream layout and m
     assert.equal(statSync(intentFile).mode & 0o777, 0o600);
     m.recordPulled('r.io/app:1', 'sha256:img', { kubernetesSecrets: [secretA] });
     assert.equal(existsSync(intentFile), false, 'the intent goes with its record');
+    writeFileSync(join(pulling, 'not-a-record'), '');
+    m.recordIntent('r.io/app:2');
+    // upstream's meteringRecordsAccessor: each directory's sha256-* files (no other) after a write or delete.
+    assert.deepEqual(onDisk, ['pullintents 1', 'pulledrecords 1', 'pullintents 0', 'pullintents 1']);
     assert.equal(
       readFileSync(join(pulled, cacheFilename('sha256:img')), 'utf8'),
       '{"kind":"ImagePulledRecord","apiVersion":"kubelet.config.k8s.io/v1beta1","lastUpdatedTime":"2023-11-14T22:13:20Z","imageRef":"sha256:img","credentialMapping":{"r.io/app":{"kubernetesSecrets":[{"uid":"ua","namespace":"a","name":"pull","credentialHash":"ha"}]}}}\n',

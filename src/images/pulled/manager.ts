@@ -6,7 +6,7 @@ import type { Logger } from '../../log/log.ts';
 import { mergePulled, mustPull, type PodCredentials } from './decide.ts';
 import type { Allowlist, VerificationPolicy } from './policy.ts';
 import type { ImagePullCredentials } from './records.ts';
-import type { PullRecords } from './store.ts';
+import type { PullRecords, RecordsObserver } from './store.ts';
 import { trimImageTagDigest } from './policy.ts';
 
 /** An image the runtime lists: its ID and the names it goes by. */
@@ -17,7 +17,7 @@ export interface ListedImage {
 }
 
 /** upstream's checkResult* label values of kubelet_imagemanager_image_must_attempt_pull_total... */
-export interface PulledImagesObserver {
+export interface PulledImagesObserver extends RecordsObserver {
   checked?(result: 'credentialPolicyAllowed' | 'credentialRecordFound' | 'mustAuthenticate' | 'error'): void;
 }
 

@@ -15,7 +15,7 @@ export async function openPulledImages(
   const log = logger('image_pull_manager');
   let records: FsPullRecords;
   try {
-    records = new FsPullRecords(o.rootDir, log);
+    records = new FsPullRecords(o.rootDir, log, o.observe);
   } catch (e) {
     throw new Error(`failed to setup the FSPullRecordsAccessor: ${(e as Error).message}`);
   }

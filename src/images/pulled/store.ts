@@ -31,16 +31,23 @@ export interface PullRecords {
 
 const isCacheFile = (name: string) => name.startsWith('sha256-') && !name.endsWith('.tmp');
 
+/** The records' files on disk after each write or delete (upstream's meteringRecordsAccessor). */
+export interface RecordsObserver {
+  onDisk?(kind: 'pullintents' | 'pulledrecords', files: number): void;
+}
+
 export class FsPullRecords implements PullRecords {
   readonly pullingDir: string;
   readonly pulledDir: string;
   readonly #log: Logger | undefined;
+  readonly #observe: RecordsObserver;
 
   /** Makes the directories (0700) and rewrites records of an older version, as upstream's NewFSPullRecordsAccessor. */
-  constructor(rootDir: string, log?: Logger) {
+  constructor(rootDir: string, log?: Logger, observe: RecordsObserver = {}) {
     this.pullingDir = join(rootDir, 'image_manager', 'pulling');
     this.pulledDir = join(rootDir, 'image_manager', 'pulled');
     this.#log = log;
+    this.#observe = observe;
     mkdirSync(this.pullingDir, { recursive: true, mode: 0o700 });
     mkdirSync(this.pulledDir, { recursive: true, mode: 0o700 });
     this.#migrate();
@@ -48,6 +55,7 @@ export class FsPullRecords implements PullRecords {
 
   writeIntent(image: string) {
     writeAtomically(this.pullingDir, cacheFilename(image), encodeIntent({ image }));
+    this.#counted('pullintents', this.pullingDir);
   }
 
   intentExists(image: string): boolean {
@@ -57,6 +65,7 @@ export class FsPullRecords implements PullRecords {
 
   deleteIntent(image: string) {
     rmSync(join(this.pullingDir, cacheFilename(image)), { force: true });
+    this.#counted('pullintents', this.pullingDir);
   }
 
   listIntents(): ImagePullIntent[] {
@@ -72,10 +81,22 @@ export class FsPullRecords implements PullRecords {
 
   writePulled(r: ImagePulledRecord) {
     writeAtomically(this.pulledDir, cacheFilename(r.imageRef), encodePulledRecord(r));
+    this.#counted('pulledrecords', this.pulledDir);
   }
 
   deletePulled(imageRef: string) {
     rmSync(join(this.pulledDir, cacheFilename(imageRef)), { force: true });
+    this.#counted('pulledrecords', this.pulledDir);
+  }
+
+  // upstream's countCacheFiles: a count that cannot be read is left as it was.
+  #counted(kind: 'pullintents' | 'pulledrecords', dir: string) {
+    if (!this.#observe.onDisk) return;
+    try {
+      this.#observe.onDisk(kind, readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && isCacheFile(e.name)).length);
+    } catch (e) {
+      this.#log?.v(4, 'Failed to count the records, cannot update the metric', { dir, err: e });
+    }
   }
 
   listPulled(): ImagePulledRecord[] {
