@@ -328,6 +328,24 @@ function sharedNode(policy: 'NeverVerifyPreloadedImages' | 'AlwaysVerify' = 'Nev
   return { ensure, pulls, records };
 }
 
+test("ensure-image requests: each recorded once with its policy, whether the image was found, whether it had to be pulled (upstream's recordEnsureImageRequest)", async () => {
+  const cases: [image: string, policy: string, present: boolean, want: [string, boolean | undefined, boolean | undefined]][] = [
+    [IMAGE, 'Always', true, ['Always', undefined, true]],
+    [IMAGE, 'IfNotPresent', true, ['IfNotPresent', true, false]],
+    [IMAGE, 'IfNotPresent', false, ['IfNotPresent', false, true]],
+    [IMAGE, 'Never', true, ['Never', true, false]],
+    // The precheck ends it: whether a pull was needed is not known.
+    [IMAGE, 'Never', false, ['Never', false, undefined]],
+    ['Bad Image:1', 'IfNotPresent', false, ['IfNotPresent', undefined, undefined]],
+  ];
+  for (const [image, policy, present, want] of cases) {
+    const seen: unknown[] = [];
+    const puller = new ImagePuller(fakeRuntime(present).images, { observe: { ensured: (...a) => seen.push(a) } });
+    await puller.ensure({ image, imagePullPolicy: policy }, 'u1/c', () => {});
+    assert.deepEqual(seen, [want], `${image} ${policy} ${present ? 'present' : 'absent'}`);
+  }
+});
+
 test('ensure-secret-pulled-images: another namespace without the secret pulls again and gets ErrImagePull; with its own secret it pulls and runs', async () => {
   const node = sharedNode();
   const a = await node.ensure('team', 'pa', ['right']);

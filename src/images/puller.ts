@@ -54,6 +54,17 @@ export interface PullObserver {
   started?(podUID: string): void;
   /** sizeBytes: 0 when unknown; seconds is undefined for a failed pull. */
   finished?(podUID: string, seconds?: number, sizeBytes?: number): void;
+  /**
+   * An ensure-image request ended: its pull policy, whether the image was found on the node and
+   * whether it had to be pulled (undefined: not known, upstream's "unknown").
+   */
+  ensured?(policy: string, presentLocally: boolean | undefined, pullRequired: boolean | undefined): void;
+}
+
+/** What an ensure-image request learnt, for kubelet_image_manager_ensure_image_requests_total. */
+interface EnsureSeen {
+  presentLocally?: boolean;
+  pullRequired?: boolean;
 }
 
 export class ImagePuller {
@@ -117,6 +128,23 @@ export class ImagePuller {
    * pod supplies the namespace and imagePullSecrets; signal cancels a pull in flight.
    */
   async ensure(c: ImageToPull, key: string, emit: (e: ImageEvent) => void, pod?: Pod, signal?: AbortSignal): Promise<PullResult> {
+    // Upstream's EnsureImageExists records every request, whichever way it ends (its deferred recordEnsureImageRequest).
+    const seen: EnsureSeen = {};
+    try {
+      return await this.#ensure(c, key, emit, pod, signal, seen);
+    } finally {
+      this.#observe.ensured?.(pullPolicy(c), seen.presentLocally, seen.pullRequired);
+    }
+  }
+
+  async #ensure(
+    c: ImageToPull,
+    key: string,
+    emit: (e: ImageEvent) => void,
+    pod: Pod | undefined,
+    signal: AbortSignal | undefined,
+    seen: EnsureSeen,
+  ): Promise<PullResult> {
     const image = c.image ?? '';
     if (!image) return { waiting: { reason: 'InvalidImageName', message: 'container has no image' } };
     const invalid = invalidReference(image);
@@ -128,6 +156,7 @@ export class ImagePuller {
     }
     const policy = pullPolicy(c);
     const present = policy === 'Always' ? undefined : (await this.#images.imageStatus({ image: { image } })).image;
+    if (policy !== 'Always') seen.presentLocally = !!present;
     // The credentials to pull with, looked up once and only when needed (upstream's
     // makeLookupPullCredentialsFunc): the check below may need them, the pull does.
     let lookedUp: Promise<RegistryAuth[]> | undefined;
@@ -136,6 +165,7 @@ export class ImagePuller {
       return lookedUp;
     };
     if (present) {
+      seen.pullRequired = false;
       if (!this.#pulled) {
         emit({ type: 'Normal', reason: 'Pulled', message: `Container image "${image}" already present on machine` });
         return { imageRef: present.id, user: imageUser(present) };
@@ -146,6 +176,7 @@ export class ImagePuller {
       try {
         must = await this.#pulled.mustPull(image, present.id, async () => podCredentials(await credentials()));
       } catch (e) {
+        seen.pullRequired = undefined;
         return this.#failed(image, key, this.#backoff.get(key), (e as Error).message, emit);
       }
       if (!must) {
@@ -157,6 +188,8 @@ export class ImagePuller {
         return { imageRef: present.id, user: imageUser(present) };
       }
     }
+    // Upstream's precheck ends a Never request whose image is absent before this point.
+    if (present || policy !== 'Never') seen.pullRequired = true;
     if (policy === 'Never') {
       const message = `Container image "${image}" is not present with pull policy of Never`;
       emit({ type: 'Warning', reason: 'ErrImageNeverPull', message });

@@ -20,11 +20,11 @@ import { DraManager } from '../dra/manager.ts';
 import { DraPlugins } from '../dra/plugins.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { nodeRef, type Recorder } from '../events/recorder.ts';
-import { cpuManagerMetrics, deviceMetrics, memoryManagerMetrics, topologyManagerMetrics } from './observers.ts';
+import { cgroupManagerMetrics, cpuManagerMetrics, deviceMetrics, memoryManagerMetrics, topologyManagerMetrics } from './observers.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
 import { systemdOverDBus } from '../dbus/systemd.ts';
 import { cgroupLayout, configuredCgroupPath, nodeAllocatableRoot } from '../resources/cgroup-layout.ts';
-import type { NodeCgroups } from '../resources/cgroup-manager.ts';
+import { type NodeCgroups, timedCgroupManager } from '../resources/cgroup-manager.ts';
 import { cfsOf, milliCPU, singleProcessOOMKill } from '../resources/linux-resources.ts';
 import { allocatableMemoryBytes, enforcesPods, kubepodsLimits, reservedEnforcements } from '../resources/node-allocatable.ts';
 import { keepQosCgroups, parseQOSReserved, updateQosCgroups } from '../resources/qos-cgroups.ts';
@@ -282,10 +282,12 @@ export async function containerManager(
   // The cgroups the kubelet owns, named and made as the driver in effect does (the runtime's, when it says).
   const cgroups: NodeCgroups = {
     layout: cgroupLayout(config.cgroupDriver, config.cgroupRoot, config.cgroupsPerQOS),
-    manager:
+    manager: timedCgroupManager(
       config.cgroupDriver === 'systemd'
         ? systemdCgroupManager(systemdOverDBus(), undefined, { log: logger('cgroups') })
         : d.system.cgroupfs(),
+      cgroupManagerMetrics,
+    ),
   };
   const tiers = await podsCgroups(config, d.host, pods, cgroups, { name: o.nodeName, events: d.events }, log);
   await enforceReserved(config, o.nodeName, cgroups, d.events, log);

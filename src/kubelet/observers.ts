@@ -18,6 +18,7 @@ import type { PodResourcesObserver } from '../devices/pod-resources.ts';
 import type { PluginManagerObserver } from '../plugin-manager/manager.ts';
 import type { SyncObserver } from '../runtime/sync.ts';
 import type { HookObserver } from '../runtime/hooks.ts';
+import type { CgroupOperation } from '../resources/cgroup-manager.ts';
 import type { StatusObserver } from '../status/status-manager.ts';
 import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from '../metrics/labels.ts';
 import { metrics, noteCertificateExpiry } from '../metrics/metrics.ts';
@@ -117,6 +118,12 @@ export function pullMetrics(startup: StartupLatencyTracker): PullObserver {
       startup.pullFinished(uid);
       if (seconds !== undefined) metrics.imagePullDuration.observe({ image_size_in_bytes: imageSizeBucket(size ?? 0) }, seconds);
     },
+    ensured: (policy, presentLocally, pullRequired) =>
+      metrics.ensureImageRequests.inc({
+        pull_policy: policy.toLowerCase(),
+        present_locally: presentLocally === undefined ? 'unknown' : String(presentLocally),
+        pull_required: pullRequired === undefined ? 'unknown' : String(pullRequired),
+      }),
   };
 }
 
@@ -160,6 +167,10 @@ export const housekeepingMetrics: NonNullable<CollectorDeps['observe']> = {
   error: (loop) => metrics.housekeepingErrors.inc({ loop }),
 };
 
+/** A volume's measure (src/stats/volumes.ts timedMeasure), by its source. */
+export const volumeMeasureMetrics = (source: string, seconds: number) =>
+  metrics.volumeMetricCollectionDuration.observe({ metric_source: source }, seconds);
+
 /** The stats sampler's loop (src/stats/cache.ts), beside housekeeping's. */
 export const statsSampleMetrics = (seconds: number, ok: boolean) => {
   metrics.housekeepingDuration.observe({ loop: 'stats' }, seconds);
@@ -177,6 +188,10 @@ export const deviceMetrics: DeviceObserver = {
   registered: (resource) => metrics.devicePluginRegistrations.inc({ resource_name: resource }),
   allocated: (resource, s) => metrics.devicePluginAllocDuration.observe({ resource_name: resource }, s),
 };
+
+/** The cgroup manager's writes (src/resources/cgroup-manager.ts timedCgroupManager). */
+export const cgroupManagerMetrics = (op: CgroupOperation, seconds: number) =>
+  metrics.cgroupManagerDuration.observe({ operation_type: op }, seconds);
 
 /** The CPU manager, under upstream's names (and ours for its reconcile loop's failures). */
 export const cpuManagerMetrics: CPUManagerObserver = {

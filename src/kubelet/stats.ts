@@ -11,7 +11,7 @@ import type { CsiDrivers } from '../csi/drivers.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { logger } from '../log/log.ts';
 import { registerPodStats } from '../metrics/metrics.ts';
-import { statsSampleMetrics } from './observers.ts';
+import { statsSampleMetrics, volumeMeasureMetrics } from './observers.ts';
 import { sampleCache } from '../stats/cache.ts';
 import { cgroupReader } from '../stats/cgroup.ts';
 import { appMetrics, hostAppMetricsIo } from '../stats/app-metrics/manager.ts';
@@ -57,6 +57,7 @@ export function statsProvider(
           rootDir,
           refreshMs,
           onError: (path, err) => log.v(4, 'Failed to calculate volume metrics', { path, err }),
+          observe: volumeMeasureMetrics,
         });
   // Claim volumes as their plugin measures them (src/stats/claim-volumes.ts).
   const claims =
@@ -70,6 +71,7 @@ export function statsProvider(
           volumeHealth: featureEnabled(config.featureGates, 'CSIVolumeHealth'),
           events: d.events,
           onError: (volume, err) => log.v(4, 'Failed to calculate volume metrics', { volume, err }),
+          observe: volumeMeasureMetrics,
         });
   // cAdvisor's NewFsInfo: the filesystems are those mounted when the kubelet starts.
   const filesystems = { partitions: partitionsOf(readFileSync('/proc/self/mountinfo', 'utf8')), hints: o.containerHints ?? new Map() };

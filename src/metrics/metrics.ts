@@ -189,6 +189,19 @@ export const metrics = {
     buckets: [1, 5, 10, 20, 30, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600],
     registers: r,
   }),
+  cgroupManagerDuration: new Histogram({
+    name: 'kubelet_cgroup_manager_duration_seconds',
+    help: alpha('Duration in seconds for cgroup manager operations. Broken down by method.'),
+    labelNames: ['operation_type'],
+    buckets,
+    registers: r,
+  }),
+  ensureImageRequests: new Counter({
+    name: 'kubelet_image_manager_ensure_image_requests_total',
+    help: alpha('Number of ensure-image requests processed by the kubelet.'),
+    labelNames: ['pull_policy', 'present_locally', 'pull_required'],
+    registers: r,
+  }),
   cgroupVersion: new Gauge({ name: 'kubelet_cgroup_version', help: alpha('cgroup version on the hosts.'), registers: r }),
   runPodSandboxDuration: new Histogram({
     name: 'kubelet_run_podsandbox_duration_seconds',
@@ -268,6 +281,19 @@ export const metrics = {
     name: 'kubelet_http_inflight_requests',
     help: alpha('Number of the inflight http requests'),
     labelNames: ['method', 'path', 'server_type', 'long_running'],
+    registers: r,
+  }),
+  volumeMetricCollectionDuration: new Histogram({
+    name: 'kubelet_volume_metric_collection_duration_seconds',
+    help: alpha('Duration in seconds to calculate volume stats'),
+    labelNames: ['metric_source'],
+    buckets,
+    registers: r,
+  }),
+  metricsProvider: new Gauge({
+    name: 'kubelet_metrics_provider',
+    help: alpha("Metrics provider used by kubelet to collect container stats. Values can be 'cadvisor' and 'cri'"),
+    labelNames: ['provider'],
     registers: r,
   }),
   // The credential provider plugins (src/images/credential-provider), upstream's plugin/metrics.go.

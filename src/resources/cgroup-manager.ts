@@ -68,6 +68,41 @@ export const cgroupfsManager = (root = '/sys/fs/cgroup'): CgroupManager => ({
   remove: async (path) => removePodCgroup(path, root),
 });
 
+/** Upstream's cgroup manager operation types (kubelet_cgroup_manager_duration_seconds). */
+export type CgroupOperation = 'create' | 'update' | 'destroy';
+
+/**
+ * The manager with each write timed as upstream's cgroupCommon times its Create, Update and
+ * Destroy: ensure is the pod cgroup's EnsureExists (Create), the QoS and reserved cgroups'
+ * writes are their Update, remove is Destroy. A failed operation is timed too (upstream defers it).
+ */
+export function timedCgroupManager(m: CgroupManager, observe: (op: CgroupOperation, seconds: number) => void): CgroupManager {
+  const timed =
+    <A extends unknown[], R>(op: CgroupOperation, f: (...a: A) => R) =>
+    (...a: A): R => {
+      const t0 = performance.now();
+      const done = () => observe(op, (performance.now() - t0) / 1000);
+      let r: R;
+      try {
+        r = f(...a);
+      } catch (e) {
+        done();
+        throw e;
+      }
+      if (r instanceof Promise) return r.finally(done) as R;
+      done();
+      return r;
+    };
+  return {
+    ...m,
+    ensure: timed('create', m.ensure),
+    ensureQos: timed('update', m.ensureQos),
+    update: timed('update', m.update),
+    setReserved: timed('update', m.setReserved),
+    remove: timed('destroy', m.remove),
+  };
+}
+
 /** The node's cgroups: how they are named, and the manager that makes them. */
 export interface NodeCgroups {
   layout: CgroupLayout;

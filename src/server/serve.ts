@@ -82,6 +82,9 @@ function observeRequest(labels: RequestLabels): () => void {
 
 /** What the default handlers of either port read (upstream: the Server's host and resource analyzer). */
 function defaultHandlerDeps(o: Pick<Deps, 'nodeName' | 'pods' | 'healthy' | 'stats' | 'tracer'>, log: Logger): DefaultHandlerDeps {
+  // Upstream's SetMetricsProvider as it installs /metrics/cadvisor: the container stats come from
+  // the kubelet's own cgroup reading, cAdvisor's way (PodAndContainerStatsFromCRI is refused).
+  metrics.metricsProvider.set({ provider: 'cadvisor' }, 1);
   return {
     ...(o.tracer ? { tracer: o.tracer } : {}),
     log,

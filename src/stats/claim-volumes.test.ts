@@ -151,6 +151,7 @@ test("claimStatsSource: a CSI volume by the driver's NodeGetVolumeStats, when it
     mount('other', { kind: 'csi', path: '/t2', csi: { driver: 'nostats.csi', volumeHandle: 'vol-2' } }),
     mount('late', { kind: 'csi', path: '/t3', csi: { driver: 'unregistered.csi', volumeHandle: 'vol-3' } }),
   ];
+  const sources: string[] = [];
   const src = claimStatsSource({
     mounts: () => mounts,
     csi(driver) {
@@ -166,12 +167,15 @@ test("claimStatsSource: a CSI volume by the driver's NodeGetVolumeStats, when it
     volumeHealth: true,
     events: { event: (obj, type, reason, message) => events.push(`${obj.name} ${type} ${reason} ${message}`) },
     onError: (key, e) => errors.push(`${key}: ${(e as Error).message}`),
+    observe: (source, seconds) => sources.push(`${source} ${seconds >= 0}`),
   });
   src.volumes('u1');
   const vols = await until(() => {
     const v = src.volumes('u1');
     return v[0]!.metrics && errors.length ? v : undefined;
   });
+  // Each timed under its driver's name, failures too (kubelet_volume_metric_collection_duration_seconds).
+  assert.deepEqual(sources, ['stats.csi true', 'nostats.csi true', 'unregistered.csi true']);
   assert.deepEqual(calls, [`stats.csi vol-1 ${target}`]);
   assert.deepEqual(
     vols.map((v) => [v.name, v.plugin, v.metrics && { ...v.metrics, timeMs: 0 }]),

@@ -16,7 +16,7 @@ import type { ClaimMount } from '../volumes/claims.ts';
 import { CSI, FLEX_VOLUME, LOCAL_VOLUME, pluginDirName } from '../volumes/plugins/names.ts';
 import { fsUsageOf } from './host.ts';
 import type { RawVolume, VolumeMetrics } from './sample.ts';
-import { backgroundMeasures } from './volumes.ts';
+import { backgroundMeasures, timedMeasure, type VolumeMeasureObserver } from './volumes.ts';
 
 /**
  * The deadline of a stats call. Upstream's csiTimeout (2 min) holds up one pod's calculator; here
@@ -94,6 +94,7 @@ export interface ClaimStatsOptions {
   now?: () => number;
   /** A measure that failed; the key is POD_UID/VOLUME. */
   onError?: (key: string, err: unknown) => void;
+  observe?: VolumeMeasureObserver;
 }
 
 export function claimStatsSource(o: ClaimStatsOptions): ClaimStatsSource {
@@ -121,7 +122,12 @@ export function claimStatsSource(o: ClaimStatsOptions): ClaimStatsSource {
       );
     return metrics;
   };
-  const measure = { statfs: (m: ClaimMount) => statfsMetrics(m.path), block: (m: ClaimMount) => blockMetrics(m.path), csi: csiMetrics };
+  // upstream's metric_source labels: statfs, block, and a CSI driver by its name.
+  const measure = {
+    statfs: (m: ClaimMount) => timedMeasure('statfs', () => statfsMetrics(m.path), o.observe),
+    block: (m: ClaimMount) => timedMeasure('block', () => blockMetrics(m.path), o.observe),
+    csi: (m: ClaimMount) => timedMeasure(m.csi!.driver, () => csiMetrics(m), o.observe),
+  };
 
   return {
     volumes(podUid) {
@@ -130,7 +136,10 @@ export function claimStatsSource(o: ClaimStatsOptions): ClaimStatsSource {
         name: v.name,
         plugin: basename(dirname(v.path)),
         ownFs: true,
-        metrics: measures.get(`${podUid}/${v.name}`, () => statfsMetrics(v.path)),
+        metrics: measures.get(
+          `${podUid}/${v.name}`,
+          timedMeasure('statfs', () => statfsMetrics(v.path), o.observe),
+        ),
       }));
       return [...inline, ...claimVolumes(podUid)];
     },
@@ -143,7 +152,7 @@ export function claimStatsSource(o: ClaimStatsOptions): ClaimStatsSource {
     return o.mounts(podUid).flatMap((m) => {
       const provider = metricsProvider(m);
       if (!provider) return [];
-      const metrics = measures.get(`${podUid}/${m.volume}`, () => measure[provider](m));
+      const metrics = measures.get(`${podUid}/${m.volume}`, measure[provider](m));
       // upstream's plugin directory names: not a local ephemeral volume (isLocalEphemeral).
       const plugin = pluginDirName(m.kind === 'csi' ? CSI : m.kind === 'flexVolume' ? FLEX_VOLUME : LOCAL_VOLUME);
       return [{ name: m.volume, plugin, ownFs: true, metrics, pvc: m.pvc }];

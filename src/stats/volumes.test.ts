@@ -125,6 +125,7 @@ test('volumeStatsSource: walks in the background, one at a time, at most every r
     ['/v/b', { usedBytes: 20, inodesUsed: 2 }],
   ]);
   const errors: string[] = [];
+  const sources: string[] = [];
   const src = volumeStatsSource({
     rootDir: '/r',
     refreshMs: 30_000,
@@ -141,6 +142,7 @@ test('volumeStatsSource: walks in the background, one at a time, at most every r
       return f;
     },
     onError: (p) => errors.push(p),
+    observe: (source) => sources.push(source),
   });
   // Enough turns for every queued walk (each takes two: the drain's yield and the walk's).
   const settle = async () => {
@@ -153,6 +155,7 @@ test('volumeStatsSource: walks in the background, one at a time, at most every r
   await settle();
   assert.deepEqual(walked, ['/v/a', '/v/b']);
   assert.equal(most, 1, 'one walk at a time');
+  assert.deepEqual(sources, ['du', 'du'], 'each walk timed as du');
   assert.deepEqual(src.usage('/v/a'), { usedBytes: 10, inodesUsed: 1, timeMs: 1000 });
 
   clock += 29_000;

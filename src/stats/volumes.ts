@@ -141,6 +141,23 @@ export interface VolumeStatsOptions {
   walk?: (path: string) => Promise<DirUsage | undefined>;
   /** A walk that failed (not for a directory that went away). */
   onError?: (path: string, err: unknown) => void;
+  observe?: VolumeMeasureObserver;
+}
+
+/** How long a volume's measure took, by its source: du, statfs, block, or a CSI driver's name (kubelet_volume_metric_collection_duration_seconds). */
+export type VolumeMeasureObserver = (source: string, seconds: number) => void;
+
+/** measure, timed whichever way it ends, as upstream's CollectVolumeStatCalDuration defers its observation. */
+export function timedMeasure<T>(source: string, measure: () => Promise<T>, observe: VolumeMeasureObserver | undefined): () => Promise<T> {
+  if (!observe) return measure;
+  return async () => {
+    const t0 = performance.now();
+    try {
+      return await measure();
+    } finally {
+      observe(source, (performance.now() - t0) / 1000);
+    }
+  };
 }
 
 /** Figures measured in the background and cached by key (a volume's path). */
@@ -245,7 +262,11 @@ export function volumeStatsSource(o: VolumeStatsOptions): VolumeStatsSource {
       }
       return out;
     },
-    usage: (path) => walks.get(path, () => walk(path)),
+    usage: (path) =>
+      walks.get(
+        path,
+        timedMeasure('du', () => walk(path), o.observe),
+      ),
     retain: (paths) => walks.retain((p) => paths.has(p)),
   };
 }

@@ -149,6 +149,7 @@ test('node proxy: healthz, and metrics with upstream names that count what the k
       'kubelet_node_startup_duration_seconds',
       'kubelet_orphan_pod_cleaned_volumes',
       'kubelet_orphan_pod_cleaned_volumes_errors',
+      'kubelet_metrics_provider{provider="cadvisor"} 1',
       'process_resident_memory_bytes',
       'process_cpu_seconds_total',
       'process_start_time_seconds',
@@ -193,6 +194,10 @@ test('node proxy: healthz, and metrics with upstream names that count what the k
       'kubelet_terminated_containers_total{container_type="init_container",exit_code="0",reason="Completed"}',
       'kubelet_run_podsandbox_duration_seconds_count{runtime_handler=""}',
       'kubelet_containers_per_pod_count_count',
+      // busybox is on the node, IfNotPresent by its tag: found, no pull.
+      'kubelet_image_manager_ensure_image_requests_total{pull_policy="ifnotpresent",present_locally="true",pull_required="false"}',
+      'kubelet_cgroup_manager_duration_seconds_count{operation_type="create"}',
+      'kubelet_cgroup_manager_duration_seconds_count{operation_type="update"}',
       'kubelet_pod_status_sync_duration_seconds_count',
       'kubelet_http_requests_total{method="GET",path="metrics",server_type="readwrite",long_running="false"}',
     ])
@@ -213,6 +218,12 @@ test('node proxy: healthz, and metrics with upstream names that count what the k
       async () => seriesValue(scrape(), logSeries) >= 8192 && seriesValue(scrape(), logSeries),
     );
     assert.ok(logBytes < 1 << 20, `${logSeries}: ${logBytes}`);
+    // Its kube-api-access volume is walked as upstream's du is timed.
+    await eventually(
+      'a du of a volume timed',
+      30_000,
+      async () => seriesValue(scrape(), 'kubelet_volume_metric_collection_duration_seconds_count{metric_source="du"}') > 0,
+    );
   }));
 
 test("metrics: the volume manager's and storage operations' series, and client-go's request latency, under upstream names", () =>
