@@ -88,7 +88,10 @@ export async function removePodCgroups(cgroups: NodeCgroups, uid: string): Promi
   // Without cgroupsPerQOS there are none (no candidates): upstream's HandlePodCleanups cleans them only with cgroupsPerQOS.
   if (!isSafeUID(uid)) return true;
   let gone = true;
-  for (const path of podCgroupCandidates(cgroups.layout, uid)) gone = (await cgroups.manager.remove(path)) && gone;
+  for (const path of podCgroupCandidates(cgroups.layout, uid)) {
+    // Only those there are destroyed (and timed, kubelet_cgroup_manager_duration_seconds), as upstream's Destroy.
+    if (cgroups.manager.present(path)) gone = (await cgroups.manager.remove(path)) && gone;
+  }
   return gone;
 }
 

@@ -27,6 +27,7 @@ export function memoryCgroups(): CgroupManager {
       for (const p of cgroups.keys()) if (p === path || p.startsWith(`${path}/`)) cgroups.delete(p);
       return true;
     },
+    present: (path) => [...cgroups.keys()].some((p) => p === path || p.startsWith(`${path}/`)),
   };
 }
 

@@ -18,6 +18,7 @@ test("timedCgroupManager: each write timed under upstream's operation type, fail
       throw new Error('no such cgroup');
     },
     remove: async () => true,
+    present: () => true,
   };
   const l = { cpuShares: 2 };
   const seen: [CgroupOperation, number][] = [];
@@ -29,6 +30,7 @@ test("timedCgroupManager: each write timed under upstream's operation type, fail
   await assert.rejects(m.setReserved('/system.slice', {}), /no such cgroup/);
   assert.equal(await m.remove('/kubepods/pod1'), true, 'the result passes through');
   assert.equal(m.memoryUsage('/x'), 5);
+  assert.equal(m.present('/x'), true);
   assert.equal(m.driver, 'cgroupfs');
   assert.deepEqual(
     seen.map(([op]) => op),

@@ -10,6 +10,7 @@ import { qosCgroupFiles } from './cgroup-files.ts';
 import type { PodCgroupLimits, ReservedCgroupLimits } from './cgroup-limits.ts';
 import {
   cgroupHierarchy,
+  cgroupPresent,
   ensureCgroup,
   ensurePodCgroup,
   readMemoryUsage,
@@ -47,6 +48,8 @@ export interface CgroupManager {
   setReserved(path: string, l: ReservedCgroupLimits): Promise<void>;
   /** Its processes killed and the cgroup gone (upstream's podContainerManager.Destroy); false while some of it is left. */
   remove(path: string): Promise<boolean>;
+  /** The cgroup is there, in any of its hierarchies (upstream's Exists, asked before a Destroy). */
+  present(path: string): boolean;
 }
 
 /** The cgroupfs driver: the kubelet makes and writes the cgroups itself (pod-cgroup.ts). */
@@ -66,6 +69,7 @@ export const cgroupfsManager = (root = '/sys/fs/cgroup'): CgroupManager => ({
     writeReservedCgroup(path, l, root, h);
   },
   remove: async (path) => removePodCgroup(path, root),
+  present: (path) => cgroupPresent(path, root),
 });
 
 /** Upstream's cgroup manager operation types (kubelet_cgroup_manager_duration_seconds). */

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import {
   cgroupHierarchy,
+  cgroupPresent,
   containerHugepageLimits,
   ensurePodCgroup,
   hugePageSizeName,
@@ -263,7 +264,10 @@ test('removePodCgroup removes a pod cgroup with the empty container cgroups belo
   mountV1(root, 'memory', 'cpu', 'pids');
   // A container cgroup left by a cancelled task creation, in two controllers.
   for (const ctl of ['memory', 'cpu']) mkdirSync(`${root}/${ctl}${pod}/94eebd85`, { recursive: true });
+  assert.equal(cgroupPresent(pod, root), true);
+  assert.equal(cgroupPresent('/kubepods/besteffort/podnone', root), false);
   assert.equal(removePodCgroup(pod, root), true);
+  assert.equal(cgroupPresent(pod, root), false);
   assert.equal(existsSync(`${root}/memory${pod}`), false);
   assert.equal(existsSync(`${root}/cpu${pod}`), false);
   assert.equal(existsSync(`${root}/memory/kubepods/besteffort`), true, 'only the pod cgroup goes');

@@ -310,6 +310,12 @@ export function readMemoryUsage(path: string, root = '/sys/fs/cgroup', h = cgrou
  * cgroups go, children first (libcontainer's RemovePath); a killed process takes a moment to
  * exit, so its cgroup goes at the next try (housekeeping).
  */
+/** The cgroup is in one of its hierarchies at least (what a removal has to take). */
+export function cgroupPresent(path: string, root = '/sys/fs/cgroup'): boolean {
+  const h = cgroupHierarchy(root, () => []);
+  return (h.version === 2 ? [''] : [...h.controllers]).some((ctl) => existsSync(dirOf(root, ctl, path)));
+}
+
 export function removePodCgroup(path: string, root = '/sys/fs/cgroup'): boolean {
   const h = cgroupHierarchy(root, () => []);
   const hierarchies = h.version === 2 ? [''] : [...h.controllers];
