@@ -19,6 +19,7 @@ import type { PluginManagerObserver } from '../plugin-manager/manager.ts';
 import type { SyncObserver } from '../runtime/sync.ts';
 import type { HookObserver } from '../runtime/hooks.ts';
 import type { CgroupOperation } from '../resources/cgroup-manager.ts';
+import type { RequestedResize } from '../resize/requested.ts';
 import type { StatusObserver } from '../status/status-manager.ts';
 import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from '../metrics/labels.ts';
 import { metrics, noteCertificateExpiry } from '../metrics/metrics.ts';
@@ -95,6 +96,7 @@ export const syncMetrics: SyncObserver = {
     // A RuntimeClass lookup that failed never reached RunPodSandbox.
     if (seconds !== undefined) metrics.runPodSandboxErrors.inc({ runtime_handler: handler });
   },
+  podResized: (ms, success) => metrics.podResizeDuration.observe({ success: String(success) }, Math.floor(ms)),
   userNamespacedPod(failed) {
     metrics.startedUserNamespacedPods.inc();
     if (failed) metrics.startedUserNamespacedPodsErrors.inc();
@@ -103,6 +105,14 @@ export const syncMetrics: SyncObserver = {
     e
       ? metrics.startedContainersErrors.inc({ container_type: type, code: grpcCodeName(e) })
       : metrics.startedContainers.inc({ container_type: type }),
+};
+
+export const infeasibleResizeMetrics = (reasonDetail: string) => metrics.podInfeasibleResizes.inc({ reason_detail: reasonDetail });
+
+/** The resizes a pod update asked for (src/resize/requested.ts), container by container. */
+export const resizeRequestMetrics = (resizes: RequestedResize[]) => {
+  for (const r of resizes)
+    metrics.containerRequestedResizes.inc({ resource: r.resource, requirement: r.requirement, operation: r.operation });
 };
 
 export const statusMetrics: StatusObserver = {

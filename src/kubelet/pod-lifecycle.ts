@@ -1,8 +1,9 @@
 import { featureEnabled } from '../features/gates.ts';
 import { withPodDirs } from '../pods/pod-dirs.ts';
 import { logger } from '../log/log.ts';
-import { registerPodGauges } from '../metrics/metrics.ts';
-import { eventedPlegMetrics, plegMetrics, startupMetrics, statusMetrics, workerMetrics } from './observers.ts';
+import { registerPodGauges, registerResizeGauges } from '../metrics/metrics.ts';
+import { eventedPlegMetrics, plegMetrics, resizeRequestMetrics, startupMetrics, statusMetrics, workerMetrics } from './observers.ts';
+import { requestedResizes } from '../resize/requested.ts';
 import { runtimeEvents, runtimeEventsWanted } from '../pleg/cri-events.ts';
 import { startPleg } from '../pleg/relist.ts';
 import { isStaticPod, podKey } from '../podutil/podutil.ts';
@@ -17,7 +18,7 @@ import { apiserverSource } from '../sources/apiserver.ts';
 import { PodConfig } from '../sources/config.ts';
 import { fileSource } from '../sources/static-file.ts';
 import { urlSource } from '../sources/static-url.ts';
-import { StatusManager, statusTargetOf } from '../status/status-manager.ts';
+import { resizeCounts, StatusManager, statusTargetOf } from '../status/status-manager.ts';
 import type { Late } from './late.ts';
 import { KUBELET_SCOPE, type Tracing } from '../tracing/tracing.ts';
 import type { NodeLoops } from './loops.ts';
@@ -90,6 +91,7 @@ export function podLifecycle(
     }),
   );
   registerPodGauges(() => podGauges(pods.snapshot(), isStaticPod));
+  registerResizeGauges(() => resizeCounts(status.statuses()));
 
   // PLEG: the relist wakes the workers of pods whose containers changed; the runtime's events
   // (CRI's container events, or containerd's task events on containerd 1.6) wake the relist
@@ -121,7 +123,14 @@ export function podLifecycle(
      * pod admitted again for its node affinity reads the Node through it.
      */
     startSources() {
-      const podConfig = new PodConfig({ pods: workers, mirrors, watch: startup, log: logger('config') });
+      const initContainersResize = featureEnabled(config.featureGates, 'InPlacePodVerticalScalingInitContainers');
+      const podConfig = new PodConfig({
+        pods: workers,
+        mirrors,
+        watch: startup,
+        log: logger('config'),
+        updated: (before, now) => resizeRequestMetrics(requestedResizes(before, now, initContainersResize)),
+      });
       const api = apiserverSource(d.api, nodeName, podConfig.source('api'), logger('config'));
       pods.sourcesReadyWhen(() => api.synced());
       const noAPIReferences = featureEnabled(config.featureGates, 'PreventStaticPodAPIReferences');

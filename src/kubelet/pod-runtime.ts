@@ -17,7 +17,7 @@ import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { PullSlots, pullLimit } from '../images/pull-slots.ts';
 import { logger } from '../log/log.ts';
 import type { StartupLatencyTracker } from '../pods/startup-latency.ts';
-import { credentialProviderMetrics, pullMetrics, syncMetrics } from './observers.ts';
+import { credentialProviderMetrics, infeasibleResizeMetrics, pullMetrics, syncMetrics } from './observers.ts';
 import { credentialProviders } from '../images/credential-provider/plugins.ts';
 import type { PulledImages } from '../images/pulled/manager.ts';
 import { readResolvConf } from '../network/resolv-conf.ts';
@@ -128,6 +128,7 @@ export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: Startu
       cfs: d.cm.settings.cfs,
       cpuManagerPolicy: config.cpuManagerPolicy,
       activePods: () => d.pods.active(),
+      infeasible: infeasibleResizeMetrics,
     }),
     runtimeHandler: apiRuntimeHandler(d.api),
     runtimeHandlers: d.runtimeHandlers,

@@ -202,6 +202,29 @@ export const metrics = {
     labelNames: ['pull_policy', 'present_locally', 'pull_required'],
     registers: r,
   }),
+  // In-place resize (src/resize), upstream's names.
+  containerRequestedResizes: new Counter({
+    name: 'kubelet_container_requested_resizes_total',
+    help: alpha(
+      "Number of requested resizes, counted at the container level. Different resources on the same container are counted separately. The 'requirement' label refers to 'memory' or 'limits'; the 'operation' label can be one of 'add', 'remove', 'increase' or 'decrease'.",
+    ),
+    labelNames: ['resource', 'requirement', 'operation'],
+    registers: r,
+  }),
+  podInfeasibleResizes: new Counter({
+    name: 'kubelet_pod_infeasible_resizes_total',
+    help: alpha('Number of infeasible resizes for pods.'),
+    labelNames: ['reason_detail'],
+    registers: r,
+  }),
+  // Whole milliseconds, as upstream's Milliseconds().
+  podResizeDuration: new Histogram({
+    name: 'kubelet_pod_resize_duration_milliseconds',
+    help: alpha('Duration in milliseconds to actuate a pod resize'),
+    labelNames: ['success'],
+    buckets: [10, 50, 100, 500, 1000, 2000, 5000, 10000, 20000, 30000, 60000, 120000, 300000, 600000],
+    registers: r,
+  }),
   cgroupVersion: new Gauge({ name: 'kubelet_cgroup_version', help: alpha('cgroup version on the hosts.'), registers: r }),
   runPodSandboxDuration: new Histogram({
     name: 'kubelet_run_podsandbox_duration_seconds',
@@ -718,6 +741,32 @@ export function registerPodGauges(read: () => PodGauges): void {
   gauge('kubelet_managed_ephemeral_containers', 'Current number of ephemeral containers in pods managed by this kubelet.', [], (g, p) =>
     g.set(p.ephemeralContainers),
   );
+}
+
+/**
+ * kubelet_pod_pending_resizes {reason} and kubelet_pod_in_progress_resizes, from read() at each
+ * scrape (upstream sets them as the status manager's resize conditions change).
+ */
+export function registerResizeGauges(read: () => { pending: Record<string, number>; inProgress: number }): void {
+  for (const name of ['kubelet_pod_pending_resizes', 'kubelet_pod_in_progress_resizes']) registry.removeSingleMetric(name);
+  new Gauge({
+    name: 'kubelet_pod_pending_resizes',
+    help: alpha('Number of pending resizes for pods.'),
+    labelNames: ['reason'],
+    registers: r,
+    collect() {
+      this.reset();
+      for (const [reason, n] of Object.entries(read().pending)) this.set({ reason }, n);
+    },
+  });
+  new Gauge({
+    name: 'kubelet_pod_in_progress_resizes',
+    help: alpha('Number of in-progress resizes for pods.'),
+    registers: r,
+    collect() {
+      this.set(read().inProgress);
+    },
+  });
 }
 
 /** One series of volume_manager_total_volumes (src/volumes/volume-metrics.ts's VolumeCount). */

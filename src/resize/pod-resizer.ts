@@ -56,6 +56,8 @@ export interface ResizeDeps {
   cfs?: CFS;
   /** KubeletConfiguration cpuManagerPolicy: with static a Guaranteed pod's cpu cannot be resized. */
   cpuManagerPolicy?: string;
+  /** A resize refused by the admit handler, with upstream's reason_detail (kubelet_pod_infeasible_resizes_total). */
+  infeasible?: (reasonDetail: string) => void;
 }
 
 /** The resize events' summary of a pod's resources, as upstream's: containers with their resources, and the generation. */
@@ -130,6 +132,8 @@ export class PodResizer {
     const seen = `${verdict.reason}/${generation}`;
     if (this.#pendingSeen.get(uid) !== seen) {
       this.#pendingSeen.set(uid, seen);
+      // Once a resize, as upstream's podResizesAdmitHandler counts it (an infeasible resize is not retried there).
+      if (pinned && !pinned.ok) this.#deps.infeasible?.('guaranteed_pod_cpu_manager_static_policy');
       this.#deps.events.event(
         podRef(pod),
         'Warning',

@@ -42,8 +42,11 @@ function syncer(
     cfs?: CFS;
     /** The node's cgroup layout (cgroupsPerQOS false: no pod cgroups). */
     cgroups?: CgroupLayout;
+    cpuManagerPolicy?: string;
   } = {},
 ) {
+  /** What the metrics saw: each resize actuated (success or not), each infeasible one by its detail. */
+  const metrics: string[] = [];
   const updates: unknown[] = [];
   const killed: string[] = [];
   const events: string[] = [];
@@ -109,6 +112,7 @@ function syncer(
       ...(o.cfs ? { cfs: o.cfs } : {}),
       ...(o.cgroups ? { cgroups: o.cgroups } : {}),
     },
+    observe: { podResized: (ms, success) => metrics.push(`resized ${success} ${ms >= 0}`) },
     resizer: new PodResizer({
       cri,
       view,
@@ -116,16 +120,18 @@ function syncer(
       log,
       allocatable: () => o.allocatable,
       activePods: () => o.others ?? [],
+      infeasible: (detail) => metrics.push(`infeasible ${detail}`),
+      ...(o.cpuManagerPolicy ? { cpuManagerPolicy: o.cpuManagerPolicy } : {}),
       ...(o.podCgroupIO ? { podCgroupIO: o.podCgroupIO } : {}),
       ...(o.cfs ? { cfs: o.cfs } : {}),
       ...(o.cgroups ? { cgroups: o.cgroups } : {}),
     }),
   });
-  return { s, updates, killed, events, first };
+  return { s, updates, killed, events, first, metrics };
 }
 
 test('resize: accepted, applied in place with UpdateContainerResources, done', async () => {
-  const { s, updates, events, first } = syncer({ allocatable: { cpu: '2', memory: '1Gi' } });
+  const { s, updates, events, first, metrics } = syncer({ allocatable: { cpu: '2', memory: '1Gi' } });
   await s.syncPod(pod(first));
   assert.equal(updates.length, 0, 'nothing to do while the spec is what runs');
   const r = await s.syncPod(pod(ctr(res('200m', '128Mi')), 2));
@@ -138,6 +144,7 @@ test('resize: accepted, applied in place with UpdateContainerResources, done', a
   assert.equal(r.runtime.resize?.inProgress, undefined);
   assert.deepEqual(events, ['Normal ResizeStarted', 'Normal ResizeCompleted']);
   await s.syncPod(pod(ctr(res('200m', '128Mi')), 2));
+  assert.deepEqual(metrics, ['resized true true'], 'one resize actuated, timed once');
   assert.equal(updates.length, 1, 'applied once');
 });
 
@@ -177,6 +184,16 @@ test('resize: more than the node has is Infeasible, not applied', async () => {
   assert.deepEqual(events, ['Warning ResizeInfeasible'], 'one event per reason and generation');
 });
 
+test("resize: a Guaranteed pod's cpu under the static CPU manager policy is Infeasible, counted once by its detail", async () => {
+  const g = (cpu: string) => ctr({ requests: { cpu, memory: '64Mi' }, limits: { cpu, memory: '64Mi' } });
+  const { s, metrics } = syncer({ allocatable: { cpu: '2', memory: '1Gi' }, first: g('1'), cpuManagerPolicy: 'static' });
+  await s.syncPod(pod(g('1')));
+  const r = await s.syncPod(pod(g('2'), 2));
+  assert.equal(r.runtime.resize?.pending?.reason, 'Infeasible');
+  await s.syncPod(pod(g('2'), 2));
+  assert.deepEqual(metrics, ['infeasible guaranteed_pod_cpu_manager_static_policy']);
+});
+
 test('resize: not next to the other pods is Deferred, and retried soon', async () => {
   const other: Pod = { metadata: { uid: 'o' }, spec: { containers: [ctr(res('1500m', '64Mi'))] } };
   const { s, first } = syncer({ allocatable: { cpu: '2', memory: '1Gi' }, others: [other] });
@@ -187,10 +204,11 @@ test('resize: not next to the other pods is Deferred, and retried soon', async (
 });
 
 test('resize: a failed update leaves PodResizeInProgress with the error', async () => {
-  const { s, first } = syncer({ allocatable: { cpu: '2', memory: '1Gi' }, failUpdate: true });
+  const { s, first, metrics } = syncer({ allocatable: { cpu: '2', memory: '1Gi' }, failUpdate: true });
   await s.syncPod(pod(first));
   const r = await s.syncPod(pod(ctr(res('200m', '64Mi')), 2));
   assert.deepEqual(r.runtime.resize?.inProgress, { reason: 'Error', message: 'failed to resize container c1: boom', generation: 2 });
+  assert.deepEqual(metrics, ['resized false true'], 'timed as a failure');
   assert.deepEqual(r.runtime.resize?.actual, { c1: res('100m', '64Mi') }, 'still runs with the old resources');
 });
 

@@ -46,6 +46,8 @@ export interface SyncObserver extends HookObserver {
    * StartedUserNamespacedPodsTotal and, from its SyncResults, ...ErrorsTotal.
    */
   userNamespacedPod?(failed: boolean): void;
+  /** An in-place resize was carried out in ms; success: without an error (kubelet_pod_resize_duration_milliseconds). */
+  podResized?(ms: number, success: boolean): void;
 }
 
 /** What a container gets from the device plugins (src/devices/manager.ts); throws when its devices cannot be had. */

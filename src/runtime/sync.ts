@@ -121,9 +121,9 @@ export class RuntimeSyncer {
       return { runtime: before, waiting, requeueAfterMs: REQUEUE_NOW_MS };
     }
     const resize = { pod, actions, status, actualOf, errors: o.errors, ref };
-    const shrinkPodCgroup = growForResize(ctx, resize);
+    const resizing = growForResize(ctx, resize);
     await this.#kill(pod, actions, status, ref);
-    await resizeContainers(ctx, resize, shrinkPodCgroup);
+    await resizeContainers(ctx, resize, resizing);
     const unmounted = await this.#mountVolumes(pod, actions, status);
     if (unmounted) return { ...unmounted, waiting };
 

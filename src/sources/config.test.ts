@@ -70,12 +70,14 @@ test("PodConfig: each source's reports reach the workers, the mirror manager and
     },
     watch: { observedOnWatch: (p) => calls.push(`watch ${p.metadata!.uid}`), forget: (uid) => calls.push(`unwatch ${uid}`) },
     log: { info: noop, warn: noop, error: noop, v: noop } as unknown as Logger,
+    updated: (before, now) => calls.push(`updated ${before.spec!.containers[0]!.image} -> ${now.spec!.containers[0]!.image}`),
   });
   const api = config.source('api');
   const files = config.source('file');
   api.update(pod('a'));
   api.update(pod('a', { rv: '2' })); // nothing that matters changed
   api.update(pod('a', { rv: '3', phase: 'Running' }));
+  api.update(pod('a', { rv: '4', phase: 'Running', image: 'nginx' }));
   api.update(pod('m', { annotations: { 'kubernetes.io/config.mirror': 'h' } }));
   files.update(pod('s'));
   api.remove('m');
@@ -88,6 +90,10 @@ test("PodConfig: each source's reports reach the workers, the mirror manager and
     'worker a busybox',
     'watch a',
     'reconcile a',
+    // A spec change: the version before is reported first (upstream's HandlePodUpdates).
+    'updated busybox -> nginx',
+    'watch a',
+    'worker a nginx',
     'mirror m',
     'worker s busybox',
     'static s',

@@ -90,8 +90,17 @@ export class PodConfig {
   readonly #mirrors: MirrorUpdates;
   readonly #watch?: WatchObserver;
   readonly #log: Logger;
+  readonly #updated?: (before: Pod, now: Pod) => void;
 
-  constructor(d: { pods: PodUpdates; mirrors: MirrorUpdates; watch?: WatchObserver; log: Logger }) {
+  /** updated: a pod's spec or metadata changed (upstream's HandlePodUpdates), with the version before. */
+  constructor(d: {
+    pods: PodUpdates;
+    mirrors: MirrorUpdates;
+    watch?: WatchObserver;
+    log: Logger;
+    updated?: (before: Pod, now: Pod) => void;
+  }) {
+    this.#updated = d.updated;
     this.#pods = d.pods;
     this.#mirrors = d.mirrors;
     this.#watch = d.watch;
@@ -109,6 +118,7 @@ export class PodConfig {
         const pod = withLocalAnnotations(from, name, prev, rfc3339NanoLocal);
         const op = podOperation(prev, pod);
         seen.set(uid, pod);
+        if (op === 'UPDATE' && prev && route(name, pod) !== 'mirror') this.#updated?.(prev, pod);
         if (op) this.#dispatch(name, op, pod);
       },
       remove: (uid) => {

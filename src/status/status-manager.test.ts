@@ -4,7 +4,15 @@ import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
 import { sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
-import { StatusManager, newlyTerminated, statusDiffers, statusTargetOf, withObservedGeneration, withRemovals } from './status-manager.ts';
+import {
+  StatusManager,
+  newlyTerminated,
+  resizeCounts,
+  statusDiffers,
+  statusTargetOf,
+  withObservedGeneration,
+  withRemovals,
+} from './status-manager.ts';
 
 test('withRemovals: resize conditions an earlier status had and this one does not carry are deleted by the patch', () => {
   const ready = { type: 'Ready', status: 'True' };
@@ -182,4 +190,22 @@ test("statusTargetOf: a static pod's status goes to its mirror, any other pod's 
     ['an apiserver pod not seen: itself', pod('q', 'api'), 'self'],
   ] as const)
     assert.equal(target(given), want === 'self' ? given : want, name);
+});
+
+test("resizeCounts: upstream's pending (by reason, lowercased) and in-progress resize gauges over the pods' conditions", () => {
+  const cond = (type: string, reason?: string) => ({ type, status: 'True', ...(reason ? { reason } : {}) });
+  const cases: [string, PodStatus[], unknown][] = [
+    ['none', [{}, { conditions: [cond('Ready')] }], { pending: {}, inProgress: 0 }],
+    [
+      'each pod counted by its conditions',
+      [
+        { conditions: [cond('Ready'), cond('PodResizePending', 'Deferred')] },
+        { conditions: [cond('PodResizePending', 'Infeasible')] },
+        { conditions: [cond('PodResizePending', 'Deferred'), cond('PodResizeInProgress')] },
+        { conditions: [cond('PodResizeInProgress', 'Error')] },
+      ],
+      { pending: { deferred: 2, infeasible: 1 }, inProgress: 2 },
+    ],
+  ];
+  for (const [name, statuses, want] of cases) assert.deepEqual(resizeCounts(statuses), want, name);
 });

@@ -106,6 +106,11 @@ export class StatusManager {
     return this.#pods.get(uid)?.status;
   }
 
+  /** The statuses of every pod it keeps (upstream's resize gauges count their conditions). */
+  statuses(): PodStatus[] {
+    return [...this.#pods.values()].map((e) => e.status);
+  }
+
   /**
    * Every periodMs (jittered), sends again each status the apiserver holds differently from what
    * was last sent: upstream's syncBatch(all) with needsReconcile.
@@ -179,6 +184,26 @@ export class StatusManager {
       e.busy = false;
     }
   }
+}
+
+/** Pods with a resize pending, by the condition's reason lowercased, and with one in progress. */
+export interface ResizeCounts {
+  pending: Record<string, number>;
+  inProgress: number;
+}
+
+/** Pure: upstream's recordPendingResizeCount and recordInProgressResizeCount over the pods' resize conditions. */
+export function resizeCounts(statuses: PodStatus[]): ResizeCounts {
+  const out: ResizeCounts = { pending: {}, inProgress: 0 };
+  for (const s of statuses) {
+    for (const c of s.conditions ?? []) {
+      if (c.type === 'PodResizePending') {
+        const reason = (c.reason ?? '').toLowerCase();
+        out.pending[reason] = (out.pending[reason] ?? 0) + 1;
+      } else if (c.type === 'PodResizeInProgress') out.inProgress++;
+    }
+  }
+  return out;
 }
 
 // Conditions the kubelet sets only while they hold: a strategic merge keeps what the patch does

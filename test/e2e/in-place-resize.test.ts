@@ -10,7 +10,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { V1Pod } from '@kubernetes/client-node';
-import { clients, ensureStack, eventually, podSpec, withNamespace } from './stack.ts';
+import { clients, ensureStack, eventually, kubectl, nodeName, podSpec, seriesValue, withNamespace } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -58,6 +58,8 @@ test("a running container's cpu and memory resized in place: status, allocation 
     assert.deepEqual(plain(c0.resources), { requests: { cpu: '100m', memory: '32Mi' }, limits: { cpu: '200m', memory: '64Mi' } });
 
     // The resize, through the pod's resize subresource.
+    const scrape = () => kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
+    const m0 = scrape();
     const resources = { requests: { cpu: '150m', memory: '48Mi' }, limits: { cpu: '300m', memory: '96Mi' } };
     const current = await core.readNamespacedPod({ name: 'resized', namespace: ns });
     current.spec!.containers[0]!.resources = resources;
@@ -91,4 +93,21 @@ test("a running container's cpu and memory resized in place: status, allocation 
     // The cgroups: 150m -> 153 shares, 300m -> 30000 us, 96Mi; the pod's as its only container's.
     const now = { shares: '153', quota: '30000', memory: String(96 * Mi) };
     assert.deepEqual(cgroups(), { container: now, pod: now }, 'the cgroups after the resize');
+
+    // The metrics as upstream counts them: each requirement's operation, the resize's actuation, no resize left.
+    const m1 = scrape();
+    const grew = (series: string) => seriesValue(m1, series) - seriesValue(m0, series);
+    for (const [resource, requirement] of [
+      ['memory', 'requests'],
+      ['memory', 'limits'],
+      ['cpu', 'requests'],
+      ['cpu', 'limits'],
+    ])
+      assert.equal(
+        grew(`kubelet_container_requested_resizes_total{resource="${resource}",requirement="${requirement}",operation="increase"}`),
+        1,
+        `${resource} ${requirement} increase`,
+      );
+    assert.ok(grew('kubelet_pod_resize_duration_milliseconds_count{success="true"}') >= 1, 'the resize actuated');
+    assert.match(m1, /^kubelet_pod_in_progress_resizes 0$/m);
   }));
