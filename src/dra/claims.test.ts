@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { claimInfoFor, claimName, podClaimNames, type ResourceClaim } from './claims.ts';
+import { claimInfoFor, claimName, claimsInUse, podClaimNames, type ResourceClaim } from './claims.ts';
 
 const pod = (over: { claims?: object[]; statuses?: object[]; extended?: object } = {}): Pod =>
   ({
@@ -100,4 +100,18 @@ test('a claim checked for the pod: owner, reservation, allocation, its drivers (
   for (const [what, c, mustCheckOwner, message] of refused) assert.throws(() => claimInfoFor(p, c, mustCheckOwner), { message }, what);
   // A claim by name is shared: its owner is not checked.
   assert.equal(claimInfoFor(p, claim({ owner: 'someone' }), false).claimName, 'c');
+});
+
+test("claimsInUse: upstream's claimsInUse, the prepared claims by driver and across all under <any>", () => {
+  const c = (prepared: boolean, ...drivers: string[]) => ({ prepared, drivers: new Map(drivers.map((d) => [d, []])) });
+  const cases: [string, ReturnType<typeof c>[], Record<string, number>][] = [
+    ['none', [], { '<any>': 0 }],
+    ['not prepared: not in use', [c(false, 'gpu.example.com')], { '<any>': 0 }],
+    [
+      'a claim of two drivers counts once in all',
+      [c(true, 'gpu.example.com', 'net.example.com'), c(true, 'gpu.example.com')],
+      { 'gpu.example.com': 2, 'net.example.com': 1, '<any>': 2 },
+    ],
+  ];
+  for (const [name, claims, want] of cases) assert.deepEqual(claimsInUse(claims), want, name);
 });

@@ -62,6 +62,25 @@ export interface ClaimInfo {
 
 export const claimKey = (namespace: string, name: string) => `${namespace}/${name}`;
 
+/** upstream's DRAResourceClaimsInUseAnyDriver: the label value of the count across every driver. */
+export const ANY_DRIVER = '<any>';
+
+/**
+ * Pure: upstream's claimsInUse: the prepared claims by driver, and all of them under ANY_DRIVER
+ * (a claim with devices of two drivers counts once there, once for each driver).
+ */
+export function claimsInUse(claims: Iterable<Pick<ClaimInfo, 'prepared' | 'drivers'>>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  let total = 0;
+  for (const c of claims) {
+    if (!c.prepared) continue;
+    total++;
+    for (const driver of c.drivers.keys()) counts[driver] = (counts[driver] ?? 0) + 1;
+  }
+  counts[ANY_DRIVER] = total;
+  return counts;
+}
+
 /**
  * upstream's resourceclaim.Name: the claim's name (undefined: none was generated, nothing to do)
  * and whether the pod must own it (a claim made from a template).

@@ -153,11 +153,28 @@ test('claims prepared by their drivers over gRPC, per driver, shared, unprepared
     },
   };
   const api = fakeApi([gpuClaim, nicClaim, brokenClaim, elsewhere]);
-  const plugins = new DraPlugins({ api, nodeName: 'n1', log: quiet, wipingDelayMs: 100 });
+  // What the dra_* metrics see: each operation of a pod, and each gRPC call to a driver.
+  const seen: string[] = [];
+  const plugins = new DraPlugins({
+    api,
+    nodeName: 'n1',
+    log: quiet,
+    wipingDelayMs: 100,
+    observe: (driver, method, code, seconds) => seen.push(`${driver} ${method} ${code} ${seconds >= 0}`),
+  });
   const pm = new PluginManager({ rootDir: root, log: quiet });
   pm.addHandler(DRA_PLUGIN, plugins);
   const active = new Set<string>();
-  const newManager = () => new DraManager({ rootDir: root, api, plugins, log: quiet, activePods: () => active, sourcesReady: () => true });
+  const newManager = () =>
+    new DraManager({
+      rootDir: root,
+      api,
+      plugins,
+      log: quiet,
+      activePods: () => active,
+      sourcesReady: () => true,
+      observe: (operation, seconds, isError) => seen.push(`${operation} ${isError} ${seconds >= 0}`),
+    });
   const manager = newManager();
   const drivers: Awaited<ReturnType<typeof fakeDriver>>[] = [];
   try {
@@ -227,6 +244,18 @@ test('claims prepared by their drivers over gRPC, per driver, shared, unprepared
     await assert.rejects(manager.prepareResources(d), {
       message: 'prepare dynamic resources: DRA driver other.example.com is not registered',
     });
+    assert.deepEqual(seen, [
+      'gpu.example.com /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources 0 true',
+      'net.example.com /k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/NodePrepareResources 0 true',
+      'PrepareResources false true',
+      'PrepareResources false true',
+      // The driver answered (OK) with a claim's error: the operation failed, not the call.
+      'gpu.example.com /k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources 0 true',
+      'PrepareResources true true',
+      'PrepareResources true true',
+    ]);
+    // Prepared: a's two claims (one for each driver); c's broken one is not.
+    assert.deepEqual(manager.claimsInUse(), { 'gpu.example.com': 1, 'net.example.com': 1, '<any>': 2 });
 
     // The checkpoint has the claims with their pods (c's failed at its driver, d's never got on one);
     // a restarted kubelet gives the same devices.

@@ -8,7 +8,16 @@ import type { Container, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
 import { apiPath } from '../apiserver/paths.ts';
 import type { Logger } from '../log/log.ts';
-import { type ClaimInfo, claimInfoFor, claimKey, claimName, podClaimNames, podResourceClaims, type ResourceClaim } from './claims.ts';
+import {
+  type ClaimInfo,
+  claimInfoFor,
+  claimKey,
+  claimName,
+  claimsInUse,
+  podClaimNames,
+  podResourceClaims,
+  type ResourceClaim,
+} from './claims.ts';
 import { readCheckpoint, writeCheckpoint } from './checkpoint.ts';
 import { cdiDevicesOf, containerClaimRequests } from './container.ts';
 import type { Claim } from './generated/k8s/io/kubelet/pkg/apis/dra/v1/Claim.ts';
@@ -31,6 +40,8 @@ export interface DraManagerDeps {
   sourcesReady: () => boolean;
   /** The health of these pods' devices changed: their statuses are to be generated again. */
   podsChanged?: (uids: string[]) => void;
+  /** Each PrepareResources and UnprepareResources of a pod, timed (dra_operations_duration_seconds). */
+  observe?: (operation: 'PrepareResources' | 'UnprepareResources', seconds: number, isError: boolean) => void;
 }
 
 /** Driver name -> the claims it is asked about in one call. */
@@ -96,10 +107,25 @@ export class DraManager {
 
   /** upstream's PrepareResources: all of the pod's claims prepared, or an error for an Event. */
   async prepareResources(pod: Pod): Promise<void> {
+    await this.#timed('PrepareResources', () => this.#prepare(pod)).catch((e: Error) => {
+      throw new Error(`prepare dynamic resources: ${e.message}`);
+    });
+  }
+
+  /** The claims prepared here, by driver and in all (dra_resource_claims_in_use, read at scrape). */
+  claimsInUse(): Record<string, number> {
+    return claimsInUse(this.#claims.values());
+  }
+
+  /** As upstream's PrepareResources and UnprepareResources time every call, a pod without claims too. */
+  async #timed(operation: 'PrepareResources' | 'UnprepareResources', run: () => Promise<void>): Promise<void> {
+    const t0 = performance.now();
+    let failed = true;
     try {
-      await this.#prepare(pod);
-    } catch (e) {
-      throw new Error(`prepare dynamic resources: ${(e as Error).message}`);
+      await run();
+      failed = false;
+    } finally {
+      this.#d.observe?.(operation, (performance.now() - t0) / 1000, failed);
     }
   }
 
@@ -183,11 +209,11 @@ export class DraManager {
    * status: its claims no other pod here uses are unprepared. Idempotent.
    */
   async unprepareResources(pod: Pod): Promise<void> {
-    try {
-      await this.#unprepare(pod.metadata!.uid!, pod.metadata!.namespace!, podClaimNames(pod));
-    } catch (e) {
-      throw new Error(`unprepare dynamic resources: ${(e as Error).message}`);
-    }
+    await this.#timed('UnprepareResources', () => this.#unprepare(pod.metadata!.uid!, pod.metadata!.namespace!, podClaimNames(pod))).catch(
+      (e: Error) => {
+        throw new Error(`unprepare dynamic resources: ${e.message}`);
+      },
+    );
   }
 
   async #unprepare(uid: string, namespace: string, names: string[]): Promise<void> {

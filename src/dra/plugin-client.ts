@@ -2,7 +2,7 @@
 // plugin/dra_plugin.go): one gRPC channel to its endpoint, made at registration, connected at
 // once and again whenever it drops, so that whether the driver is usable is known before a pod
 // needs it (upstream's monitoredPlugin.HandleConn).
-import { Client, connectivityState, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { Client, connectivityState, credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import type { Claim } from './generated/k8s/io/kubelet/pkg/apis/dra/v1/Claim.ts';
 import type { NodePrepareResourcesResponse__Output } from './generated/k8s/io/kubelet/pkg/apis/dra/v1/NodePrepareResourcesResponse.ts';
 import type { NodeUnprepareResourcesResponse__Output } from './generated/k8s/io/kubelet/pkg/apis/dra/v1/NodeUnprepareResourcesResponse.ts';
@@ -38,6 +38,9 @@ export interface HealthHandler {
   log: Logger;
 }
 
+/** One gRPC call to a driver: its full method name, status code and duration (dra_grpc_operations_duration_seconds). */
+export type DraCallObserver = (driver: string, method: string, code: number, seconds: number) => void;
+
 /**
  * upstream's DRAPluginManager.add for one plugin: the channel to endpoint (a socket path) for the
  * chosen service, which both versions answer with v1's messages (v1beta1 lacks only shareId).
@@ -50,10 +53,9 @@ export function draPlugin(
   driver: string,
   endpoint: string,
   service: DraService,
-  callTimeoutMs: number,
-  onConnection: (connected: boolean) => void,
-  health?: HealthHandler,
+  o: { callTimeoutMs: number; onConnection: (connected: boolean) => void; health?: HealthHandler; observe?: DraCallObserver },
 ): DraPlugin {
+  const { callTimeoutMs, onConnection, health } = o;
   // A restarted driver is found within 3 s, not grpc-js's 2 min backoff: its ResourceSlices wait on it.
   const client = new Client(`unix:${endpoint}`, credentials.createInsecure(), {
     'grpc.default_authority': 'localhost',
@@ -80,6 +82,7 @@ export function draPlugin(
 
   const call = <O>(method: 'NodePrepareResources' | 'NodeUnprepareResources', claims: Claim[]) => {
     const m = methods[method];
+    const t0 = performance.now();
     return new Promise<O>((resolve, reject) =>
       client.makeUnaryRequest(
         m.path,
@@ -88,7 +91,12 @@ export function draPlugin(
         { claims },
         new Metadata(),
         { deadline: Date.now() + callTimeoutMs },
-        (err: ServiceError | null, res?: unknown) => (err ? reject(err) : resolve(res as O)),
+        (err: ServiceError | null, res?: unknown) => {
+          // upstream's newMetricsInterceptor: every unary call by its full method and grpc-go's code name.
+          o.observe?.(driver, m.path, err ? err.code : status.OK, (performance.now() - t0) / 1000);
+          if (err) reject(err);
+          else resolve(res as O);
+        },
       ),
     );
   };

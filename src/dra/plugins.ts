@@ -8,7 +8,7 @@ import type { ApiClient } from '../apiserver/client.ts';
 import { sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 import type { PluginHandler } from '../plugin-manager/handler.ts';
-import { DEFAULT_CALL_TIMEOUT_MS, type DraPlugin, draPlugin, type HealthHandler } from './plugin-client.ts';
+import { DEFAULT_CALL_TIMEOUT_MS, type DraCallObserver, type DraPlugin, draPlugin, type HealthHandler } from './plugin-client.ts';
 import { type DraService, SUPPORTED_SERVICES } from './proto.ts';
 import { wipeResourceSlices } from './resource-slices.ts';
 
@@ -39,6 +39,7 @@ export interface DraPluginsDeps {
   wipingDelayMs?: number;
   /** Where each plugin's health stream reports (the DRA manager); none: no stream (ResourceHealthStatus off). */
   health?: HealthHandler;
+  observe?: DraCallObserver;
 }
 
 export class DraPlugins implements PluginHandler {
@@ -88,18 +89,16 @@ export class DraPlugins implements PluginHandler {
     if (plugins.some((p) => p.endpoint === endpoint))
       throw new Error(`endpoint ${endpoint} already registered for DRA driver plugin ${name}`);
     this.#d.log.v(4, 'Creating new gRPC connection', { target: `unix:${endpoint}` });
-    const plugin = draPlugin(
-      name,
-      endpoint,
-      service,
-      timeoutMs,
-      (connected) => {
+    const plugin = draPlugin(name, endpoint, service, {
+      callTimeoutMs: timeoutMs,
+      onConnection: (connected) => {
         if (this.#stop.signal.aborted) return;
         this.#d.log.v(2, 'Connection changed', { driverName: name, endpoint, connected });
         this.#sync(name);
       },
-      this.#d.health,
-    );
+      health: this.#d.health,
+      observe: this.#d.observe,
+    });
     plugins.push(plugin);
     this.#store.set(name, plugins);
     this.#d.log.v(3, 'Registered DRA plugin', { driverName: name, endpoint, chosenService: service, numPlugins: plugins.length });

@@ -20,7 +20,15 @@ import { DraManager } from '../dra/manager.ts';
 import { DraPlugins } from '../dra/plugins.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { nodeRef, type Recorder } from '../events/recorder.ts';
-import { cgroupManagerMetrics, cpuManagerMetrics, deviceMetrics, memoryManagerMetrics, topologyManagerMetrics } from './observers.ts';
+import {
+  cgroupManagerMetrics,
+  cpuManagerMetrics,
+  deviceMetrics,
+  draMetrics,
+  memoryManagerMetrics,
+  topologyManagerMetrics,
+} from './observers.ts';
+import { registerClaimsInUse } from '../metrics/metrics.ts';
 import type { PodManager } from '../pods/pod-manager.ts';
 import { systemdOverDBus } from '../dbus/systemd.ts';
 import { cgroupLayout, configuredCgroupPath, nodeAllocatableRoot } from '../resources/cgroup-layout.ts';
@@ -323,6 +331,7 @@ export async function containerManager(
     nodeName: o.nodeName,
     log: logger('dra'),
     health: resourceHealth ? { update: (dev, r) => dra.update(dev, r), ended: (dev) => dra.ended(dev), log: logger('dra') } : undefined,
+    observe: draMetrics.call,
   });
   const dra: DraManager = new DraManager({
     rootDir,
@@ -332,7 +341,9 @@ export async function containerManager(
     activePods: () => pods.activeUIDs(),
     sourcesReady: () => pods.sourcesReady(),
     podsChanged: d.wakePods,
+    observe: draMetrics.operation,
   });
+  registerClaimsInUse(() => dra.claimsInUse());
   draPlugins.start();
   dra.start();
 

@@ -23,6 +23,7 @@ import type { RequestedResize } from '../resize/requested.ts';
 import type { StatusObserver } from '../status/status-manager.ts';
 import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from '../metrics/labels.ts';
 import { metrics, noteCertificateExpiry } from '../metrics/metrics.ts';
+import { goCodeName } from '../cri/error.ts';
 import type { CertificateObserver } from '../certificates/certificate-manager.ts';
 import type { PluginObserver } from '../images/credential-provider/exec.ts';
 import type { PulledImagesObserver } from '../images/pulled/manager.ts';
@@ -202,6 +203,14 @@ export const deviceMetrics: DeviceObserver = {
 /** The cgroup manager's writes (src/resources/cgroup-manager.ts timedCgroupManager). */
 export const cgroupManagerMetrics = (op: CgroupOperation, seconds: number) =>
   metrics.cgroupManagerDuration.observe({ operation_type: op }, seconds);
+
+/** The DRA manager's operations and its drivers' gRPC calls, as upstream's dra_* histograms. */
+export const draMetrics = {
+  operation: (operation: string, seconds: number, isError: boolean) =>
+    metrics.draOperationsDuration.observe({ operation_name: operation, is_error: String(isError) }, seconds),
+  call: (driver: string, method: string, code: number, seconds: number) =>
+    metrics.draGrpcOperationsDuration.observe({ driver_name: driver, method_name: method, grpc_status_code: goCodeName(code) }, seconds),
+};
 
 /** The CPU manager, under upstream's names (and ours for its reconcile loop's failures). */
 export const cpuManagerMetrics: CPUManagerObserver = {

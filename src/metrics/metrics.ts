@@ -15,6 +15,9 @@ const r = [registry];
 // client-go's size buckets: 64 bytes to 16 MiB.
 // pkg/volume/util's buckets for the storage operations: 100 ms to 10 minutes.
 const storageBuckets = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 25, 50, 120, 300, 600];
+// Prometheus's ExponentialBucketsRange(0.1, 40, 15): 0.1 s to 40 s, each a constant factor above the last.
+const draGrowth = (40 / 0.1) ** (1 / 14);
+const draBuckets = Array.from({ length: 15 }, (_, i) => 0.1 * draGrowth ** i);
 const sizeBuckets = [64, 256, 512, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216];
 
 /** The certificates' notAfter (ms), as the certificate managers last read them: their TTL gauges are computed at scrape. */
@@ -492,6 +495,23 @@ export const metrics = {
     buckets,
     registers: r,
   }),
+  // The DRA manager (src/dra), upstream's DRADurationBuckets: ExponentialBucketsRange(0.1, 40, 15).
+  draOperationsDuration: new Histogram({
+    name: 'dra_operations_duration_seconds',
+    help: alpha(
+      "Latency histogram in seconds for the duration of handling all ResourceClaims referenced by a pod when the pod starts or stops. Identified by the name of the operation (PrepareResources or UnprepareResources) and separated by the success of the operation. The number of failed operations is provided through the histogram's overall count.",
+    ),
+    labelNames: ['operation_name', 'is_error'],
+    buckets: draBuckets,
+    registers: r,
+  }),
+  draGrpcOperationsDuration: new Histogram({
+    name: 'dra_grpc_operations_duration_seconds',
+    help: alpha('Duration in seconds of the DRA gRPC operations'),
+    labelNames: ['driver_name', 'method_name', 'grpc_status_code'],
+    buckets: draBuckets,
+    registers: r,
+  }),
   // The CPU manager (src/cpumanager), as upstream's kubelet metrics name it.
   cpuManagerPinningRequests: new Counter({
     name: 'kubelet_cpu_manager_pinning_requests_total',
@@ -765,6 +785,23 @@ export function registerResizeGauges(read: () => { pending: Record<string, numbe
     registers: r,
     collect() {
       this.set(read().inProgress);
+    },
+  });
+}
+
+/** dra_resource_claims_in_use {driver_name}, from read() at each scrape (upstream's claimInfoCollector). */
+export function registerClaimsInUse(read: () => Record<string, number>): void {
+  registry.removeSingleMetric('dra_resource_claims_in_use');
+  new Gauge({
+    name: 'dra_resource_claims_in_use',
+    help: alpha(
+      'The number of ResourceClaims that are currently in use on the node, by driver name (driver_name label value) and across all drivers (special value <any> for driver_name). Note that the sum of all by-driver counts is not the total number of in-use ResourceClaims because the same ResourceClaim might use devices from different drivers. Instead, use the count for the <any> driver_name.',
+    ),
+    labelNames: ['driver_name'],
+    registers: r,
+    collect() {
+      this.reset();
+      for (const [driver, n] of Object.entries(read())) this.set({ driver_name: driver }, n);
     },
   });
 }

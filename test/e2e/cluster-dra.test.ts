@@ -202,6 +202,33 @@ test('a pod with a claim from a ResourceClaimTemplate: allocated on its node, re
     [[node, device, ['my-device'], [cdiDevice]]],
   );
 
+  // The kubelet's dra_* metrics: the claim in use, the driver's NodePrepareResources call.
+  const metrics = ck(['get', '--raw', `/api/v1/nodes/${node}/proxy/metrics`]);
+  const value = (series: string) =>
+    Number(
+      metrics
+        .split('\n')
+        .find((l) => l.startsWith(`${series} `))
+        ?.split(' ')[1] ?? 'NaN',
+    );
+  assert.equal(value(`dra_resource_claims_in_use{driver_name="${DRIVER}"}`), 1, 'the claim in use, by its driver');
+  assert.equal(value('dra_resource_claims_in_use{driver_name="<any>"}'), 1, 'and in all');
+  assert.ok(
+    value('dra_operations_duration_seconds_count{operation_name="PrepareResources",is_error="false"}') >= 1,
+    'PrepareResources timed',
+  );
+  // Its full method, of the service the kubelet chose (v1, or v1beta1 for an older driver).
+  assert.ok(
+    metrics
+      .split('\n')
+      .some(
+        (l) =>
+          l.startsWith(`dra_grpc_operations_duration_seconds_count{driver_name="${DRIVER}",method_name="/k8s.io.kubelet.pkg.apis.dra.v1`) &&
+          l.includes('.DRAPlugin/NodePrepareResources",grpc_status_code="OK"}'),
+      ),
+    "the driver's NodePrepareResources call timed",
+  );
+
   // The kubelet unprepares before it lets the pod object go (upstream's
   // PodMightNeedToUnprepareResources): once it is deleted, the spec and the record are gone.
   ck(['-n', ns, 'delete', 'pod', 'with-claim', '--grace-period=1', '--wait=true', '--timeout=90s']);
