@@ -85,6 +85,7 @@ export const nodeShutdownMetrics: NodeShutdownObserver = {
 /** The lifecycle hooks (src/runtime/hooks.ts), of pods and of orphans alike. */
 export const hookMetrics: HookObserver = {
   httpFallback: () => metrics.lifecycleHTTPFallbacks.inc(),
+  sleepTerminatedEarly: () => metrics.sleepTerminatedEarly.inc(),
 };
 
 export const syncMetrics: SyncObserver = {

@@ -179,6 +179,11 @@ export const metrics = {
     help: alpha('The number of times lifecycle handlers successfully fell back to http from https.'),
     registers: r,
   }),
+  sleepTerminatedEarly: new Counter({
+    name: 'kubelet_sleep_action_terminated_early_total',
+    help: alpha('The number of times lifecycle sleep handler got terminated before it finishes'),
+    registers: r,
+  }),
   admissionRejections: new Counter({
     name: 'kubelet_admission_rejections_total',
     help: alpha('Cumulative number pod admission rejections by the Kubelet.'),

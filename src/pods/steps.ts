@@ -144,7 +144,7 @@ export function podSteps(d: {
       };
     },
 
-    async terminate(uid, pod, gracePeriodSeconds, reason, kill, lastPod) {
+    async terminate(uid, pod, gracePeriodSeconds, reason, kill, lastPod, signal) {
       // A pod being stopped is not probed any more (its liveness must not kill it meanwhile).
       d.probes?.removePod(uid);
       // A pod the kubelet stops itself shows why at once (upstream's killPodFunc status).
@@ -152,7 +152,7 @@ export function podSteps(d: {
       const before = await d.view.current(uid);
       // A pod its source dropped is stopped as last seen (its preStop hooks, its containers' names).
       const subject = pod ?? lastPod ?? ({ metadata: { uid, name: '', namespace: '' }, spec: { containers: [] } } as Pod);
-      await d.syncer.killPod(subject, before, gracePeriodSeconds, reason);
+      await d.syncer.killPod(subject, before, gracePeriodSeconds, reason, signal);
       // Upstream's SyncTerminatingPod: the claims unprepared once the containers are stopped (a failure retries the step).
       await d.claims?.unprepareResources(subject);
       await d.syncer.releaseVolumes(uid);

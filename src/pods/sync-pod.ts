@@ -102,8 +102,8 @@ export class PodSyncer {
   }
 
   /** SyncTerminatingPod's kill: every container, then the sandbox (src/runtime/kill.ts). Idempotent. */
-  killPod(pod: Pod, status: PodRuntimeStatus, graceSeconds: number, why: string): Promise<void> {
-    return this.#runtime.killPod(pod, status, graceSeconds, why);
+  killPod(pod: Pod, status: PodRuntimeStatus, graceSeconds: number, why: string, signal?: AbortSignal): Promise<void> {
+    return this.#runtime.killPod(pod, status, graceSeconds, why, signal);
   }
 
   /** A terminated pod's volumes go at once, deleted or not, as upstream's SyncTerminatedPod. Idempotent. */

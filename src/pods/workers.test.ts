@@ -298,3 +298,41 @@ test("pod workers: each admitted pod's containers counted once, when its worker 
   assert.deepEqual(counts, [3], 'the regular containers of the pod, once; none for the refused one');
   w.stop();
 });
+
+test("pod workers: a shorter grace period cancels the termination in flight, which begins again with it (upstream's calculateEffectiveGracePeriod)", async () => {
+  const r = recorder();
+  const graces: number[] = [];
+  let held: { signal: AbortSignal; done: () => void } | undefined;
+  r.steps.terminate = (uid, _pod, grace, _reason, _kill, _last, signal) => {
+    graces.push(grace);
+    return new Promise<void>((resolve, reject) => {
+      held = { signal: signal!, done: resolve };
+      signal!.addEventListener('abort', () => reject(signal!.reason));
+    });
+  };
+  const pm = new PodManager();
+  const w = new PodWorkers(pm, r.steps, logger('test'), { resyncMs: 60_000 });
+  const graceful = (p: Pod, seconds: number): Pod => ({
+    ...deleting(p),
+    metadata: { ...deleting(p).metadata, deletionGracePeriodSeconds: seconds },
+  });
+  w.update('a', pod('a'));
+  await tick();
+  r.release.get('a')!();
+  await tick();
+  w.update('a', graceful(pod('a'), 60));
+  await tick();
+  assert.deepEqual(graces, [60]);
+  // The same or a longer grace period changes nothing.
+  w.update('a', graceful(pod('a'), 90));
+  await tick();
+  assert.equal(held!.signal.aborted, false);
+  // kubectl delete --grace-period=1: the kill begins again with 1 s.
+  w.update('a', graceful(pod('a'), 1));
+  await tick();
+  assert.deepEqual(graces, [60, 1]);
+  held!.done();
+  await tick();
+  assert.ok(r.log.includes('finish a'), 'terminated, then finished');
+  w.stop();
+});

@@ -15,8 +15,11 @@ import { NO_TRACER, type Tracer } from '../tracing/tracer.ts';
 export interface PodSteps {
   /** Makes the runtime match the pod; returns the phase it now shows and when to look again. Aborted: stop early. */
   sync(pod: Pod, signal: AbortSignal): Promise<{ phase?: string; requeueAfterMs?: number }>;
-  /** kill: the kubelet stopped the pod itself, and this is the final status it ends in. */
-  /** pod: undefined once its source dropped it (lastPod is then the last object seen). */
+  /**
+   * kill: the kubelet stopped the pod itself, and this is the final status it ends in. pod:
+   * undefined once its source dropped it (lastPod is then the last object seen). Aborted: a
+   * shorter grace period came; the step is run again with it.
+   */
   terminate(
     uid: string,
     pod: Pod | undefined,
@@ -24,6 +27,7 @@ export interface PodSteps {
     reason: string,
     kill?: KillPodOptions,
     lastPod?: Pod,
+    signal?: AbortSignal,
   ): Promise<void>;
   finish(uid: string, pod: Pod | undefined, deleteFromApiserver: boolean): Promise<void>;
   /** Whether a new pod may run here, given the pods that run. */
@@ -44,8 +48,10 @@ interface Worker {
   running: boolean;
   timer?: NodeJS.Timeout;
   errors: Backoff;
-  /** Cancels the sync in flight, when the pod must be terminated instead. */
+  /** Cancels the sync in flight, when the pod must be terminated instead, or the termination in flight, for a shorter grace period. */
   abort?: AbortController;
+  /** The grace period of the termination in flight. */
+  terminatingGrace?: number;
   /** Set by kill(): stop the pod with this status; the callbacks wait for it to be terminated. */
   kill?: KillPodOptions;
   killed: (() => void)[];
@@ -167,10 +173,22 @@ export class PodWorkers {
     }
     w.rec.pod = pod;
     if (pod) w.rec.lastPod = pod;
-    // Upstream cancels a sync in flight (an image pull, a start back-off) when the pod must go.
-    if (w.abort && nextStep(w.rec.state, desired(w), w.phase, false, undefined, w.rec.lastPod).do === 'terminate')
-      w.abort.abort(new Error('the pod is being terminated'));
+    this.#cancelInFlight(w, undefined);
     this.#schedule(w, 0);
+  }
+
+  /**
+   * Upstream cancels a sync in flight (an image pull, a start back-off) when the pod must go,
+   * and a termination in flight when the grace period is shortened (calculateEffectiveGracePeriod:
+   * a force deletion, say), to begin it again with the shorter one.
+   */
+  #cancelInFlight(w: Worker, kill: KillPodOptions | undefined) {
+    if (!w.abort) return;
+    const next = nextStep(w.rec.state, desired(w), w.phase, false, kill, w.rec.lastPod);
+    if (next.do !== 'terminate') return;
+    if (w.terminatingGrace === undefined) w.abort.abort(new Error('the pod is being terminated'));
+    else if (next.gracePeriodSeconds < w.terminatingGrace)
+      w.abort.abort(new Error(`the grace period was shortened to ${next.gracePeriodSeconds}s`));
   }
 
   /** A new pod was not admitted: it ends Failed, for this reason, without running. */
@@ -200,7 +218,7 @@ export class PodWorkers {
     const w = this.#workers.get(uid);
     if (w?.rec.state !== 'syncing') return Promise.resolve(false);
     w.kill ??= kill;
-    w.abort?.abort(new Error('the pod is being terminated'));
+    this.#cancelInFlight(w, w.kill);
     const done = new Promise<boolean>((resolve) => w.killed.push(() => resolve(true)));
     this.#schedule(w, 0);
     return done;
@@ -278,7 +296,10 @@ export class PodWorkers {
         w.errors.reset();
       } catch (e) {
         if (w.abort?.signal.aborted) {
-          this.#log.info('Pod sync cancelled: the pod is being terminated', { pod: podName(w.rec.lastPod), podUID: w.rec.uid });
+          this.#log.info(`Pod ${step.do === 'terminate' ? 'termination' : 'sync'} cancelled: ${(w.abort.signal.reason as Error).message}`, {
+            pod: podName(w.rec.lastPod),
+            podUID: w.rec.uid,
+          });
         } else {
           next = w.errors.next();
           this.#log.error('Error syncing pod, skipping', {
@@ -360,7 +381,21 @@ export class PodWorkers {
           reason: step.reason,
           gracePeriod: step.gracePeriodSeconds,
         });
-        await this.#steps.terminate(w.rec.uid, desired(w), step.gracePeriodSeconds, step.reason, step.kill, w.rec.lastPod);
+        w.abort = new AbortController();
+        w.terminatingGrace = step.gracePeriodSeconds;
+        try {
+          await this.#steps.terminate(
+            w.rec.uid,
+            desired(w),
+            step.gracePeriodSeconds,
+            step.reason,
+            step.kill,
+            w.rec.lastPod,
+            w.abort.signal,
+          );
+        } finally {
+          w.terminatingGrace = undefined;
+        }
         w.pending = true; // a deleted pod can be finished right away
         return undefined;
       case 'finish':

@@ -60,3 +60,17 @@ test('httpGet hooks as upstream runHTTPHandler: TLS unverified, any status succe
     tls.close();
   }
 });
+
+test("a sleep hook: the whole sleep, or cut short by the kill's signal with upstream's error, counted", async () => {
+  let early = 0;
+  const d = { ...deps, observe: { sleepTerminatedEarly: () => early++ } };
+  assert.equal(await runHook(d, target, { sleep: { seconds: 0 } }), undefined);
+  const stop = new AbortController();
+  const hook = runHook(d, target, { sleep: { seconds: 30 } }, undefined, stop.signal);
+  stop.abort();
+  assert.equal(
+    await hook,
+    'Sleep lifecycle hook (30) for Container "app" in Pod "p_ns(u)" failed - error: container terminated before sleep hook finished',
+  );
+  assert.equal(early, 1);
+});

@@ -8,6 +8,7 @@ import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { podRef, type Recorder } from '../events/recorder.ts';
 import { HTTP_RESPONSE_TO_HTTPS, httpGet, httpProbeRequest, LIFECYCLE_USER_AGENT } from '../prober/http.ts';
 import { goQuote } from '../log/go-quote.ts';
+import { sleep } from '../backoff/backoff.ts';
 import { formatPod } from '../podutil/podutil.ts';
 
 /** What a hook runs through: CRI for exec, the pod's events and a counter for the HTTP fallback. */
@@ -19,6 +20,8 @@ export interface HookDeps {
 export interface HookObserver {
   /** An HTTPS hook answered in plain HTTP succeeded over HTTP (kubelet_lifecycle_handler_http_fallbacks_total). */
   httpFallback?(): void;
+  /** A sleep hook cut short (kubelet_sleep_action_terminated_early_total). */
+  sleepTerminatedEarly?(): void;
 }
 
 export interface HookTarget {
@@ -31,8 +34,15 @@ export interface HookTarget {
 /**
  * Runs a hook, within timeoutSeconds when given (else until it ends, as upstream's runner runs
  * exec hooks with no timeout); resolves with why it failed, or undefined when it succeeded.
+ * signal: the kill it belongs to was cancelled, which ends a sleep hook early (upstream's context).
  */
-export async function runHook(d: HookDeps, t: HookTarget, h: LifecycleHandler, timeoutSeconds?: number): Promise<string | undefined> {
+export async function runHook(
+  d: HookDeps,
+  t: HookTarget,
+  h: LifecycleHandler,
+  timeoutSeconds?: number,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   const where = `for Container "${t.container.name}" in Pod "${formatPod(t.pod)}" failed - error:`;
   const cmd = h.exec?.command ?? [];
   // RunInContainer's output: stdout, then stderr.
@@ -50,8 +60,11 @@ export async function runHook(d: HookDeps, t: HookTarget, h: LifecycleHandler, t
       return err && `HTTP lifecycle hook (${h.httpGet.path ?? ''}) ${where} ${err}`;
     }
     if (h.sleep) {
-      await new Promise((r) => setTimeout(r, Math.min(h.sleep!.seconds, timeoutSeconds ?? Infinity) * 1000));
-      return undefined;
+      // upstream's runSleepHandler: a sleep the context ends early is an error, and counted.
+      await sleep(Math.min(h.sleep.seconds, timeoutSeconds ?? Infinity) * 1000, signal);
+      if (!signal?.aborted) return undefined;
+      d.observe?.sleepTerminatedEarly?.();
+      return `Sleep lifecycle hook (${h.sleep.seconds}) ${where} container terminated before sleep hook finished`;
     }
     return 'a lifecycle hook with no action';
   } catch (e) {

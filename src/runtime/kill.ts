@@ -22,9 +22,17 @@ export const podGraceSeconds = (pod: Pod) => Math.max(MIN_GRACE_SECONDS, pod.spe
  * containers together, then sidecars in reverse order; each runs its preStop hook first, within
  * the grace period. Idempotent.
  */
-export async function killPod(ctx: SyncContext, pod: Pod, status: PodRuntimeStatus, graceSeconds: number, why: string): Promise<void> {
+export async function killPod(
+  ctx: SyncContext,
+  pod: Pod,
+  status: PodRuntimeStatus,
+  graceSeconds: number,
+  why: string,
+  signal?: AbortSignal,
+): Promise<void> {
   try {
-    await stopContainers(ctx, pod, status, Date.now() + Math.max(MIN_GRACE_SECONDS, graceSeconds) * 1000);
+    await stopContainers(ctx, pod, status, Date.now() + Math.max(MIN_GRACE_SECONDS, graceSeconds) * 1000, signal);
+    signal?.throwIfAborted();
     for (const sb of status.sandboxes.filter((s) => s.ready)) await ctx.cri.stopPodSandbox({ podSandboxId: sb.id });
   } finally {
     ctx.view.changed(status.uid);
@@ -35,9 +43,16 @@ export async function killPod(ctx: SyncContext, pod: Pod, status: PodRuntimeStat
 /**
  * Upstream's killContainersWithSyncResult: every running container is stopped at once, its
  * preStop hook run at once; a sidecar's stop signal waits for its turn (termination-order.ts).
- * All by the deadline.
+ * All by the deadline. signal: the kill is cancelled (upstream's context, when a shorter grace
+ * period arrives): the waits end and it throws; the kill is then begun again with the new grace.
  */
-export async function stopContainers(ctx: SyncContext, pod: Pod, status: PodRuntimeStatus, deadline: number): Promise<void> {
+export async function stopContainers(
+  ctx: SyncContext,
+  pod: Pod,
+  status: PodRuntimeStatus,
+  deadline: number,
+  signal?: AbortSignal,
+): Promise<void> {
   const running = status.containers.filter((c) => c.phase === 'running' || c.phase === 'unknown');
   const prereqs = terminationPrereqs(pod);
   const names = [...new Set(running.map((c) => c.name))];
@@ -51,7 +66,7 @@ export async function stopContainers(ctx: SyncContext, pod: Pod, status: PodRunt
       await Promise.all(
         running
           .filter((c) => c.name === name)
-          .map((c) => killContainer(ctx, pod, c, status.sandboxes[0]?.ip, deadline, undefined, turn(name))),
+          .map((c) => killContainer(ctx, pod, c, status.sandboxes[0]?.ip, deadline, undefined, turn(name), signal)),
       );
     } finally {
       exited.get(name)!.resolve();
@@ -72,6 +87,7 @@ export async function killContainer(
   deadline: number,
   message?: string,
   turn?: () => Promise<unknown>,
+  signal?: AbortSignal,
 ): Promise<void> {
   const fieldPath = containerFieldPath(pod, c.name);
   ctx.events.event(podRef(pod, fieldPath), 'Normal', 'Killing', message ?? `Stopping container ${c.name}`);
@@ -81,23 +97,40 @@ export async function killContainer(
   if (spec && preStop && c.phase === 'running' && left() > 0) {
     // upstream's executePreStopHook: the hook runs until it ends or the container dies; the
     // kill waits for it at most the grace period, and a failure is reported whenever it comes.
-    const hook = runHook(ctx, { pod, container: spec, containerId: c.id, podIP }, preStop).then((failed) => {
+    const hook = runHook(ctx, { pod, container: spec, containerId: c.id, podIP }, preStop, undefined, signal).then((failed) => {
       if (!failed) return;
       ctx.log.error('PreStop hook failed', { ...logRef(pod), containerName: c.name, containerID: c.id, err: failed });
       // The hook's message stays in the log: what a hook prints stays off the apiserver (hooks.ts).
       ctx.events.event(podRef(pod, fieldPath), 'Warning', 'FailedPreStopHook', 'PreStopHook failed');
     });
-    await untilDeadline(hook, deadline);
+    await untilDeadline(hook, deadline, signal);
   }
-  if (turn && left() > 0) await untilDeadline(turn(), deadline);
-  await ctx.cri.stopContainer({ containerId: c.id, timeout: Math.max(MIN_GRACE_SECONDS, left()) });
+  if (turn && left() > 0) await untilDeadline(turn(), deadline, signal);
+  signal?.throwIfAborted();
+  // A StopContainer with a longer timeout may still be under way (a cancelled kill's): this one's
+  // shorter timeout is what the runtime then keeps to.
+  await untilAborted(ctx.cri.stopContainer({ containerId: c.id, timeout: Math.max(MIN_GRACE_SECONDS, left()) }), signal);
 }
 
-/** Waits for p, or until the deadline, whichever comes first. */
-async function untilDeadline(p: Promise<unknown>, deadline: number): Promise<void> {
+/** Waits for p, or until the deadline, whichever comes first; throws once signal aborts. */
+async function untilDeadline(p: Promise<unknown>, deadline: number, signal?: AbortSignal): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p, new Promise((r) => (timer = setTimeout(r, deadline - Date.now())))]);
-  clearTimeout(timer);
+  try {
+    await untilAborted(Promise.race([p, new Promise((r) => (timer = setTimeout(r, deadline - Date.now())))]), signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** p, unless signal aborts first: then its reason is thrown (p goes on, unawaited). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /**

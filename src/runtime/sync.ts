@@ -84,8 +84,8 @@ export class RuntimeSyncer {
   }
 
   /** kill.ts's killPod: every container, then the sandbox. */
-  killPod(pod: Pod, status: PodRuntimeStatus, graceSeconds: number, why: string): Promise<void> {
-    return killPod(this.#ctx, pod, status, graceSeconds, why);
+  killPod(pod: Pod, status: PodRuntimeStatus, graceSeconds: number, why: string, signal?: AbortSignal): Promise<void> {
+    return killPod(this.#ctx, pod, status, graceSeconds, why, signal);
   }
 
   /** A removed pod's sandboxes (and their containers) stopped and removed; returns what the runtime held. */

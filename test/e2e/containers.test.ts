@@ -215,6 +215,41 @@ test('postStart runs before the container counts as started; preStop runs within
     }
   }));
 
+test('a shorter grace period (kubectl delete --grace-period=1) cuts a graceful deletion short: its preStop sleep ends early, counted', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    // sleep as PID 1 ignores SIGTERM: without the shorter grace period the deletion takes the full minute.
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: podSpec('slow', {
+        terminationGracePeriodSeconds: 60,
+        containers: [{ ...sh('main', 'exec sleep 3600'), lifecycle: { preStop: { sleep: { seconds: 40 } } } }],
+      }),
+    });
+    await eventually('pod Running', 30_000, async () => (await readPod(ns, 'slow')).status?.phase === 'Running');
+    const early = () =>
+      seriesValue(kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`), 'kubelet_sleep_action_terminated_early_total');
+    const earlyBefore = early();
+    kubectl('-n', ns, 'delete', 'pod', 'slow', '--wait=false');
+    await eventually('the preStop sleep under way', 15_000, async () =>
+      (await reasons(ns, 'slow')).includes('Killing: Stopping container main'),
+    );
+    await new Promise((r) => setTimeout(r, 2000));
+    const shortened = Date.now();
+    kubectl('-n', ns, 'delete', 'pod', 'slow', '--grace-period=1', '--wait=false');
+    await eventually(
+      'pod gone',
+      30_000,
+      async () => !(await core.readNamespacedPod({ name: 'slow', namespace: ns }).catch(() => undefined)),
+      250,
+    );
+    const took = Date.now() - shortened;
+    assert.ok(took < 15_000, `gone ${took} ms after the shorter grace period, not after the minute`);
+    // As upstream's runSleepHandler: the cut sleep is a failed hook, and counted.
+    assert.ok((await reasons(ns, 'slow')).includes('FailedPreStopHook: PreStopHook failed'));
+    assert.equal(early() - earlyBefore, 1, 'kubelet_sleep_action_terminated_early_total');
+  }));
+
 test('a failing postStart hook kills the container with FailedPostStartHook', () =>
   withNamespace(async (ns) => {
     const { core } = clients();
