@@ -303,7 +303,7 @@ test("pod workers: a shorter grace period cancels the termination in flight, whi
   const r = recorder();
   const graces: number[] = [];
   let held: { signal: AbortSignal; done: () => void } | undefined;
-  r.steps.terminate = (uid, _pod, grace, _reason, _kill, _last, signal) => {
+  r.steps.terminate = (_uid, _pod, grace, _reason, _kill, _last, signal) => {
     graces.push(grace);
     return new Promise<void>((resolve, reject) => {
       held = { signal: signal!, done: resolve };
