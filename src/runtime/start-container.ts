@@ -200,15 +200,19 @@ async function createAndStart(ctx: SyncContext, pod: Pod, c: Container, s: Start
   const postStart = c.lifecycle?.postStart;
   if (!postStart) return undefined;
   const target = { pod, container: c, containerId, podIP: s.status.sandboxes[0]?.ip };
-  const failed = await runHook(ctx, target, postStart, podGraceSeconds(pod));
+  // The sync's signal: a pod being deleted ends a postStart sleep early, as upstream's SyncPod context does.
+  const failed = await runHook(ctx, target, postStart, podGraceSeconds(pod), s.signal);
   if (!failed) return undefined;
   // As upstream's startContainer: the hook's message in the log and the waiting state, not in the
   // event (hooks.ts); then the container is killed as any other (killContainer: a Killing event,
   // its preStop hook, the pod's grace period) and starts again after a back-off.
   ctx.log.error('Failed to execute PostStartHook', { ...logRef(pod), containerName: name, containerID: containerId, err: failed });
   ctx.events.event(podRef(pod, fieldPath), 'Warning', 'FailedPostStartHook', 'PostStartHook failed');
+  // A sync cancelled for the pod's termination leaves the kill to it (upstream's cancelled
+  // context fails this kill at once).
   const deadline = Date.now() + podGraceSeconds(pod) * 1000;
-  await killContainer(ctx, pod, { id: containerId, name, phase: 'running' }, target.podIP, deadline, 'FailedPostStartHook');
+  if (!s.signal?.aborted)
+    await killContainer(ctx, pod, { id: containerId, name, phase: 'running' }, target.podIP, deadline, 'FailedPostStartHook');
   s.waiting.set(name, { reason: 'PostStartHookError', message: failed });
   return REQUEUE_ERROR_MS;
 }

@@ -215,7 +215,7 @@ test('postStart runs before the container counts as started; preStop runs within
     }
   }));
 
-test('a shorter grace period (kubectl delete --grace-period=1) cuts a graceful deletion short: its preStop sleep ends early, counted', () =>
+test('a shorter grace period (kubectl delete --grace-period=1) cuts a graceful deletion short: its preStop sleep ends early, as a deletion ends a postStart one; counted', () =>
   withNamespace(async (ns) => {
     const { core } = clients();
     // sleep as PID 1 ignores SIGTERM: without the shorter grace period the deletion takes the full minute.
@@ -248,6 +248,32 @@ test('a shorter grace period (kubectl delete --grace-period=1) cuts a graceful d
     // As upstream's runSleepHandler: the cut sleep is a failed hook, and counted.
     assert.ok((await reasons(ns, 'slow')).includes('FailedPreStopHook: PreStopHook failed'));
     assert.equal(early() - earlyBefore, 1, 'kubelet_sleep_action_terminated_early_total');
+
+    // A postStart sleep is cut short by the pod's deletion (upstream's SyncPod context): the pod
+    // goes within its grace period, not after the sleep.
+    await core.createNamespacedPod({
+      namespace: ns,
+      // A sleep may not outlast the grace period (the apiserver's validation); the container ends on SIGTERM.
+      body: podSpec('starting', {
+        terminationGracePeriodSeconds: 60,
+        containers: [
+          { ...sh('main', 'trap "exit 0" TERM; while true; do sleep 1; done'), lifecycle: { postStart: { sleep: { seconds: 50 } } } },
+        ],
+      }),
+    });
+    await eventually('the postStart sleep under way', 30_000, async () =>
+      (await reasons(ns, 'starting')).includes('Started: Container started'),
+    );
+    const deleted = Date.now();
+    kubectl('-n', ns, 'delete', 'pod', 'starting', '--wait=false');
+    await eventually(
+      'pod starting gone',
+      40_000,
+      async () => !(await core.readNamespacedPod({ name: 'starting', namespace: ns }).catch(() => undefined)),
+      250,
+    );
+    assert.ok(Date.now() - deleted < 20_000, `gone ${Date.now() - deleted} ms after its deletion, not after the sleep`);
+    assert.equal(early() - earlyBefore, 2, 'the postStart sleep counted too');
   }));
 
 test('a failing postStart hook kills the container with FailedPostStartHook', () =>
