@@ -12,7 +12,8 @@ test('kubeAPIQPS: each request, a watch included, waits for its token; reload pa
     reload: () => calls.push('reload'),
   } as unknown as ApiClient;
   const waits = [0, 0, 30];
-  const limited = rateLimited(api, { reserve: () => waits.shift() ?? 0 });
+  const observed: string[] = [];
+  const limited = rateLimited(api, { reserve: () => waits.shift() ?? 0 }, (verb, s) => observed.push(`${verb} ${s}`));
   const t0 = Date.now();
   await limited.get('/a');
   await limited.patch('/b', {}, 'strategic');
@@ -21,4 +22,6 @@ test('kubeAPIQPS: each request, a watch included, waits for its token; reload pa
   assert.ok(Date.now() - t0 >= 29, 'past the burst: the wait the bucket gave');
   limited.reload({} as never);
   assert.deepEqual(calls, ['GET /a', 'PATCH /b', 'WATCH /c', 'reload']);
+  // client-go's tryThrottle: every request's wait, none too, by its verb (a watch is a GET).
+  assert.deepEqual(observed, ['GET 0', 'PATCH 0', 'GET 0.03']);
 });

@@ -26,6 +26,8 @@ export function eventRecorder(
     onDrop?: () => void;
     /** eventRecordQPS and eventBurst (0 qps: no limit); upstream's defaults 50 and 100. */
     qps?: number;
+    /** Each send's wait for its token, by verb (upstream's events client is rate-limited by client-go). */
+    throttled?: (verb: string, seconds: number) => void;
     burst?: number;
     now?: () => number;
   },
@@ -51,6 +53,8 @@ export function eventRecorder(
       while (!c.skip && !stopped) {
         try {
           const waitMs = limit.reserve();
+          // qps 0: no limiter, as upstream's events client then has none (nothing waits, nothing observed).
+          if (opts.qps !== 0) opts.throttled?.(c.patch ? 'PATCH' : 'POST', Math.max(0, waitMs) / 1000);
           if (waitMs > 0) await sleep(waitMs);
           await send(c.event, c.patch);
           retry.reset();

@@ -18,7 +18,7 @@ import { eventRecorder, type Recorder } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
 import { logger } from '../log/log.ts';
 import { metrics, observeRuntimeOperation } from '../metrics/metrics.ts';
-import { caReloadMetrics, restClientMetrics, restClientTimer } from './observers.ts';
+import { caReloadMetrics, rateLimiterMetrics, restClientMetrics, restClientTimer } from './observers.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
@@ -50,7 +50,9 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
     log: logger('tracing'),
     count: (result, n) => metrics.traceSpans.inc({ result }, n),
   });
-  const heartbeats = apiClient(loadKubeconfig(o.kubeconfig), {
+  const kubeconfig = loadKubeconfig(o.kubeconfig);
+  const apiserverThrottled = rateLimiterMetrics(new URL(kubeconfig.server).host);
+  const heartbeats = apiClient(kubeconfig, {
     tracer: tracing.tracer(OTELHTTP_SCOPE),
     userAgent: `kubelet-ts/${KUBELET_VERSION} (linux) ${nodeName}`,
     observe: restClientMetrics,
@@ -82,11 +84,13 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
     onDrop: () => metrics.eventsDropped.inc(),
     qps: config.eventRecordQPS,
     burst: config.eventBurst,
+    throttled: apiserverThrottled,
   });
   return {
     cgroupDriver,
     heartbeats,
-    api: rateLimited(heartbeats, new TokenBucket(config.kubeAPIQPS, config.kubeAPIBurst)),
+    // The heartbeat client has no limit (upstream's QPS -1), so no wait of its own to observe.
+    api: rateLimited(heartbeats, new TokenBucket(config.kubeAPIQPS, config.kubeAPIBurst), apiserverThrottled),
     cri,
     images,
     view: new RuntimeView(cri),

@@ -37,6 +37,10 @@ export const clientCertificateMetrics: CertificateObserver = {
 
 export const restClientMetrics: RequestObserver = (method, code, host) => metrics.restClientRequests.inc({ code, host, method });
 
+/** client-go's rate limiter wait of each request, by verb and the apiserver's host. */
+export const rateLimiterMetrics = (host: string) => (verb: string, seconds: number) =>
+  metrics.restClientRateLimiterDuration.observe({ verb, host }, seconds);
+
 /** client-go's CA file looks. */
 export const caReloadMetrics = (r: CAReload) => metrics.restClientTransportCAReloads.inc({ result: r.result, reason: r.reason });
 

@@ -439,6 +439,13 @@ export const metrics = {
     buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
     registers: r,
   }),
+  restClientRateLimiterDuration: new Histogram({
+    name: 'rest_client_rate_limiter_duration_seconds',
+    help: alpha('Client side rate limiter latency in seconds. Broken down by verb, and host.'),
+    labelNames: ['verb', 'host'],
+    buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+    registers: r,
+  }),
   restClientRequestSize: new Histogram({
     name: 'rest_client_request_size_bytes',
     help: alpha('Request size in bytes. Broken down by verb and host.'),

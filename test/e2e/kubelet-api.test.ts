@@ -275,6 +275,11 @@ test("metrics: the volume manager's and storage operations' series, and client-g
     assert.match(after, /^# TYPE rest_client_request_duration_seconds histogram$/m);
     assert.match(after, /^rest_client_request_duration_seconds_bucket\{(?=[^}]*verb="GET")(?=[^}]*le="\+Inf")[^}]*\} [1-9]/m);
     assert.match(after, /^rest_client_request_size_bytes_count\{verb="PATCH",host="[^"]+"\} [1-9]/m, 'status patches sized');
+    assert.match(
+      after,
+      /^rest_client_rate_limiter_duration_seconds_count\{verb="PATCH",host="[^"]+"\} [1-9]/m,
+      "status patches through kubeAPIQPS's limiter",
+    );
   }));
 
 test('anonymous requests get 401; a service account without node rights gets 403', () =>
