@@ -12,6 +12,8 @@ const alpha = (help: string) => `[ALPHA] ${help}`;
 // Upstream's pod start-up buckets: round numbers in everyday units, up to an hour.
 const podStartBuckets = [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600];
 const r = [registry];
+// component-base's restclient latency buckets (request duration and rate limiter wait).
+const restClientLatencyBuckets = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
 // client-go's size buckets: 64 bytes to 16 MiB.
 // pkg/volume/util's buckets for the storage operations: 100 ms to 10 minutes.
 const storageBuckets = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 25, 50, 120, 300, 600];
@@ -436,14 +438,14 @@ export const metrics = {
     name: 'rest_client_request_duration_seconds',
     help: alpha('Request latency in seconds. Broken down by verb, and host.'),
     labelNames: ['verb', 'host'],
-    buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+    buckets: restClientLatencyBuckets,
     registers: r,
   }),
   restClientRateLimiterDuration: new Histogram({
     name: 'rest_client_rate_limiter_duration_seconds',
     help: alpha('Client side rate limiter latency in seconds. Broken down by verb, and host.'),
     labelNames: ['verb', 'host'],
-    buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+    buckets: restClientLatencyBuckets,
     registers: r,
   }),
   restClientRequestSize: new Histogram({
