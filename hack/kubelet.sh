@@ -17,6 +17,8 @@ apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 staticPodPath: /etc/kubernetes/manifests
 cgroupDriver: cgroupfs
+# As kubeadm writes it: the client certificate is renewed before it expires.
+rotateCertificates: true
 # This host is cgroup v1, which the kubelet (upstream's, and kubelet-ts) refuses by default since 1.35.
 failCgroupV1: false
 clusterDomain: cluster.local

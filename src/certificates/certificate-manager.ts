@@ -29,11 +29,13 @@ export async function issueCertificate(api: ApiClient, spec: CertificateSpec, lo
   return { cert, key };
 }
 
-/** What a certificate manager reports (upstream's *_ttl_seconds and *_expiration_renew_errors). */
+/** What a certificate manager reports (upstream's *_ttl_seconds, *_renew_errors and server_rotation_seconds). */
 export interface CertificateObserver {
   /** The current certificate's notAfter, whenever it is read (undefined: none, or not readable). */
   expiresAt(ms: number | undefined): void;
   renewFailed(): void;
+  /** A certificate replaced: how long since the one replaced began (client-go's updateCached). */
+  rotated(ageSeconds: number): void;
 }
 
 export function certificateManager(
@@ -76,6 +78,7 @@ export function certificateManager(
         o.log.info('Requesting a new certificate', { certificate: spec.prefix, signer: spec.signer });
         const { cert, key } = await issueCertificate((!valid && o.whenExpired?.()) || api, spec, o.log, abort.signal);
         storeCurrent(certDir, spec.prefix, cert, key);
+        if (v) o.observe?.rotated((Date.now() - v.notBefore.getTime()) / 1000);
         retry.reset();
         o.onCertificate(loadCurrent(certDir, spec.prefix)!.pem);
       } catch (e) {

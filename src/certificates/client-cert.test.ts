@@ -60,6 +60,7 @@ test('an expired certificate is renewed through the client whenExpired gives (th
   const quiet = { info() {}, v() {}, warn() {}, error() {} };
   let got!: (pem: string) => void;
   const handed = new Promise<string>((r) => (got = r));
+  const seen = { expiresAt: [] as (number | undefined)[], rotatedAges: [] as number[] };
   const m = certificateManager(
     fake('own', false),
     dir,
@@ -68,10 +69,16 @@ test('an expired certificate is renewed through the client whenExpired gives (th
       log: quiet,
       onCertificate: got,
       whenExpired: () => fake('bootstrap', true),
+      observe: { expiresAt: (ms) => seen.expiresAt.push(ms), renewFailed() {}, rotated: (age) => seen.rotatedAges.push(age) },
     },
   );
   t.after(() => m.stop());
   assert.equal(await handed, loadCurrent(dir, 'kubelet-client')!.pem);
   assert.match(certificateValidity(loadCurrent(dir, 'kubelet-client')!.pem)!.subject, /CN=new/);
   assert.deepEqual(asked, ['bootstrap']);
+  assert.ok(seen.expiresAt[0]! < Date.now(), 'the expired one was read first');
+  // The replaced certificate's age (client-go's certificateRotation): since its notBefore, two years and an hour
+  // ago (a self-signed one begins an hour early).
+  assert.equal(seen.rotatedAges.length, 1);
+  assert.ok(Math.abs(seen.rotatedAges[0]! - (2 * 365 * 86_400 + 3600)) < 60, `${seen.rotatedAges[0]}`);
 });

@@ -229,14 +229,18 @@ export function nodeStatus(
       }
     });
   }
-  const rotation = clientCertificateRotation(d.api, {
-    kubeconfig: o.kubeconfig,
-    bootstrapKubeconfig: o.bootstrapKubeconfig,
-    certDir: o.certDir,
-    nodeName,
-    log: logger('certificate'),
-    observe: clientCertificateMetrics,
-  });
+  // rotateCertificates (kubeadm sets it): without it the bootstrapped certificate is used until
+  // it expires, and no client certificate series is served (upstream's buildKubeletClientConfig).
+  const rotation = config.rotateCertificates
+    ? clientCertificateRotation(d.api, {
+        kubeconfig: o.kubeconfig,
+        bootstrapKubeconfig: o.bootstrapKubeconfig,
+        certDir: o.certDir,
+        nodeName,
+        log: logger('certificate'),
+        observe: clientCertificateMetrics(),
+      })
+    : undefined;
   // Nothing waits for the registration: static pods run while the apiserver is unreachable (on a
   // kubeadm control-plane node the apiserver is one of them), as upstream. The Lease gets the
   // Node as its owner once there is one.
@@ -251,7 +255,7 @@ export function nodeStatus(
     stop() {
       clearInterval(dedup);
       utilChains?.stop();
-      rotation.stop();
+      rotation?.stop();
       lease.stop();
       agent.stop();
     },

@@ -22,7 +22,7 @@ import type { CgroupOperation } from '../resources/cgroup-manager.ts';
 import type { RequestedResize } from '../resize/requested.ts';
 import type { StatusObserver } from '../status/status-manager.ts';
 import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from '../metrics/labels.ts';
-import { metrics, noteCertificateExpiry } from '../metrics/metrics.ts';
+import { metrics, registerCertificateMetrics } from '../metrics/metrics.ts';
 import { goCodeName } from '../cri/error.ts';
 import type { CertificateObserver } from '../certificates/certificate-manager.ts';
 import type { PluginObserver } from '../images/credential-provider/exec.ts';
@@ -30,10 +30,8 @@ import type { PulledImagesObserver } from '../images/pulled/manager.ts';
 import type { VolumeOperationObserver } from '../volumes/volume-metrics.ts';
 import type { NodeStartupObserver } from '../node/startup-latency.ts';
 
-export const clientCertificateMetrics: CertificateObserver = {
-  expiresAt: (ms) => noteCertificateExpiry('client', ms),
-  renewFailed: () => metrics.clientCertificateRenewErrors.inc(),
-};
+/** The client certificate manager's series, registered only when there is one (rotateCertificates). */
+export const clientCertificateMetrics = (): CertificateObserver => registerCertificateMetrics('client');
 
 export const restClientMetrics: RequestObserver = (method, code, host) => metrics.restClientRequests.inc({ code, host, method });
 

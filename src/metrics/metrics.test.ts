@@ -5,7 +5,7 @@ import {
   claimVolumeStats,
   containerLogSizes,
   metrics,
-  noteCertificateExpiry,
+  registerCertificateMetrics,
   registerPodStats,
   registerVolumeManagerTotals,
   registry,
@@ -128,15 +128,29 @@ test('registerPodStats: kubelet_volume_stats_* and the log sizes under upstream 
   assert.equal(reads, 4);
 });
 
-test('certificate TTLs: seconds to notAfter at scrape time, +Inf without a managed certificate', async () => {
+test('certificate series: registered with their manager; TTL truncated seconds to notAfter, +Inf without one; rotation only for the serving one', async () => {
   const value = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]!.value;
-  noteCertificateExpiry('client', undefined);
+  registry.removeSingleMetric('kubelet_certificate_manager_client_ttl_seconds');
+  registry.removeSingleMetric('kubelet_certificate_manager_server_ttl_seconds');
+  assert.equal(registry.getSingleMetric('kubelet_certificate_manager_client_ttl_seconds'), undefined, 'no manager, no series');
+  const client = registerCertificateMetrics('client');
   assert.equal(await value('kubelet_certificate_manager_client_ttl_seconds'), Number.POSITIVE_INFINITY);
-  noteCertificateExpiry('client', Date.now() + 3600_000);
-  const left = await value('kubelet_certificate_manager_client_ttl_seconds');
-  assert.ok(left > 3590 && left <= 3600, `${left}`);
-  noteCertificateExpiry('server', Date.now() - 10_000);
+  client.expiresAt(Date.now() + 3600_500);
+  assert.equal(await value('kubelet_certificate_manager_client_ttl_seconds'), 3600);
+  client.renewFailed();
+  assert.equal(await value('kubelet_certificate_manager_client_expiration_renew_errors'), 1);
+  client.rotated(100);
+  assert.equal(registry.getSingleMetric('kubelet_certificate_manager_server_ttl_seconds'), undefined, 'the serving one is apart');
+
+  const server = registerCertificateMetrics('server');
+  server.expiresAt(Date.now() - 10_000);
   assert.ok((await value('kubelet_certificate_manager_server_ttl_seconds')) < 0, 'an expired one is negative');
+  server.renewFailed();
+  assert.equal(await value('kubelet_server_expiration_renew_errors'), 1);
+  server.rotated(7200);
+  const rotation = await registry.getSingleMetricAsString('kubelet_certificate_manager_server_rotation_seconds');
+  assert.match(rotation, /_bucket\{le="3600"\} 0\n.*_bucket\{le="14400"\} 1\n/s);
+  assert.match(rotation, /_count 1/);
 });
 
 /** The HELP and TYPE lines and the bucket bounds of one histogram, as /metrics renders them. */

@@ -22,14 +22,6 @@ const draGrowth = (40 / 0.1) ** (1 / 14);
 const draBuckets = Array.from({ length: 15 }, (_, i) => 0.1 * draGrowth ** i);
 const sizeBuckets = [64, 256, 512, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216];
 
-/** The certificates' notAfter (ms), as the certificate managers last read them: their TTL gauges are computed at scrape. */
-const certificateExpiry: { client?: number; server?: number } = {};
-export const noteCertificateExpiry = (which: 'client' | 'server', ms: number | undefined) => {
-  certificateExpiry[which] = ms;
-};
-/** Upstream's TTL: seconds until notAfter (negative once past), +Inf when there is no certificate it manages. */
-const ttl = (ms: number | undefined) => (ms === undefined ? Number.POSITIVE_INFINITY : (ms - Date.now()) / 1000);
-
 export const metrics = {
   nodeName: new Gauge({
     name: 'kubelet_node_name',
@@ -375,38 +367,6 @@ export const metrics = {
   eventsDropped: new Counter({
     name: 'kubelet_ts_events_dropped_total',
     help: 'Kubernetes Events dropped because the send queue was full.',
-    registers: r,
-  }),
-  // The certificate managers (src/certificates): what kube-prometheus-stack's KubeletClientCertificateExpiration
-  // and KubeletServerCertificateExpiration alerts read.
-  clientCertificateTTL: new Gauge({
-    name: 'kubelet_certificate_manager_client_ttl_seconds',
-    help: alpha(
-      "Gauge of the TTL (time-to-live) of the Kubelet's client certificate. The value is in seconds until certificate expiry (negative if already expired). If client certificate is invalid or unused, the value will be +INF.",
-    ),
-    registers: r,
-    collect() {
-      this.set(ttl(certificateExpiry.client));
-    },
-  }),
-  clientCertificateRenewErrors: new Counter({
-    name: 'kubelet_certificate_manager_client_expiration_renew_errors',
-    help: alpha('Counter of certificate renewal errors.'),
-    registers: r,
-  }),
-  serverCertificateTTL: new Gauge({
-    name: 'kubelet_certificate_manager_server_ttl_seconds',
-    help: alpha(
-      "Gauge of the shortest TTL (time-to-live) of the Kubelet's serving certificate. The value is in seconds until certificate expiry (negative if already expired). If serving certificate is invalid or unused, the value will be +INF.",
-    ),
-    registers: r,
-    collect() {
-      this.set(ttl(certificateExpiry.server));
-    },
-  }),
-  serverCertificateRenewErrors: new Counter({
-    name: 'kubelet_server_expiration_renew_errors',
-    help: alpha('Counter of certificate renewal errors.'),
     registers: r,
   }),
   // component-base's version metric (every Kubernetes component has it): the release kubelet-ts implements.
@@ -801,6 +761,69 @@ export function registerResizeGauges(read: () => { pending: Record<string, numbe
       this.set(read().inProgress);
     },
   });
+}
+
+// The certificate managers' series (src/certificates), as upstream names them: what
+// kube-prometheus-stack's KubeletClientCertificateExpiration and KubeletServerCertificateExpiration
+// alerts read. Only the serving certificate's manager has the rotation histogram.
+const CERTIFICATE_SERIES = {
+  client: {
+    ttl: 'kubelet_certificate_manager_client_ttl_seconds',
+    ttlHelp:
+      "Gauge of the TTL (time-to-live) of the Kubelet's client certificate. The value is in seconds until certificate expiry (negative if already expired). If client certificate is invalid or unused, the value will be +INF.",
+    renewErrors: 'kubelet_certificate_manager_client_expiration_renew_errors',
+    rotation: undefined,
+  },
+  server: {
+    ttl: 'kubelet_certificate_manager_server_ttl_seconds',
+    ttlHelp:
+      "Gauge of the shortest TTL (time-to-live) of the Kubelet's serving certificate. The value is in seconds until certificate expiry (negative if already expired). If serving certificate is invalid or unused, the value will be +INF.",
+    renewErrors: 'kubelet_server_expiration_renew_errors',
+    rotation: 'kubelet_certificate_manager_server_rotation_seconds',
+  },
+} as const;
+// One minute, hour, 4 hours, day, week, month, 3 and 6 months, year and 4 years.
+const certificateAgeBuckets = [60, 3600, 14400, 86400, 604800, 2592000, 7776000, 15552000, 31104000, 124416000];
+
+/**
+ * A certificate manager's series, registered when the manager is made, as upstream registers
+ * them: the client's only with rotateCertificates (cmd/kubelet/app/server.go
+ * buildKubeletClientConfig), the serving one's only with serverTLSBootstrap
+ * (pkg/kubelet/certificate NewKubeletServerCertificateManager). The TTL is computed at scrape from
+ * the notAfter last read: seconds, truncated, negative once past, +Inf while there is none.
+ */
+export function registerCertificateMetrics(which: keyof typeof CERTIFICATE_SERIES): {
+  expiresAt(ms: number | undefined): void;
+  renewFailed(): void;
+  rotated(ageSeconds: number): void;
+} {
+  const s = CERTIFICATE_SERIES[which];
+  for (const name of [s.ttl, s.renewErrors, s.rotation]) if (name) registry.removeSingleMetric(name);
+  let notAfter: number | undefined;
+  new Gauge({
+    name: s.ttl,
+    help: alpha(s.ttlHelp),
+    registers: r,
+    collect() {
+      this.set(notAfter === undefined ? Number.POSITIVE_INFINITY : Math.trunc((notAfter - Date.now()) / 1000));
+    },
+  });
+  const renewErrors = new Counter({ name: s.renewErrors, help: alpha('Counter of certificate renewal errors.'), registers: r });
+  const rotation =
+    s.rotation &&
+    new Histogram({
+      name: s.rotation,
+      help: alpha('Histogram of the number of seconds the previous certificate lived before being rotated.'),
+      buckets: certificateAgeBuckets,
+      registers: r,
+    });
+  return {
+    expiresAt: (ms) => {
+      notAfter = ms;
+    },
+    renewFailed: () => renewErrors.inc(),
+    rotated: (age) => rotation?.observe(age),
+  };
 }
 
 /** dra_resource_claims_in_use {driver_name}, from read() at each scrape (upstream's claimInfoCollector). */

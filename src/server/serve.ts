@@ -20,7 +20,7 @@ import type { KubeletConfig } from '../config/kubelet-config.ts';
 import { serverCurves, serverTLS } from '../config/tls-options.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { containerLogFile } from '../container-logs/locate.ts';
-import { metrics, noteCertificateExpiry, registry } from '../metrics/metrics.ts';
+import { metrics, registerCertificateMetrics, registry } from '../metrics/metrics.ts';
 import { requestLabels, type RequestLabels } from './request-metrics.ts';
 import { probeRegistry } from '../metrics/probes.ts';
 import type { PodRuntimeStatus } from '../container/types.ts';
@@ -225,10 +225,7 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
         {
           log,
           onCertificate: (pem) => server.setSecureContext({ cert: pem, key: pem, ...versionAndCiphers }),
-          observe: {
-            expiresAt: (ms) => noteCertificateExpiry('server', ms),
-            renewFailed: () => metrics.serverCertificateRenewErrors.inc(),
-          },
+          observe: registerCertificateMetrics('server'),
         },
       )
     : undefined;

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:tls';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -255,6 +256,36 @@ test('serverTLSBootstrap: the kubelet serves :10250 with a certificate from an a
     );
     assert.match(peer.subject, new RegExp(`CN=system:node:${name}`));
     assert.match(peer.issuer, /CN=kubernetes/);
+
+    // What a Prometheus scrape reads (kube-prometheus-stack's KubeletServerCertificateExpiration):
+    // the serving certificate manager's series, and no client certificate series, as upstream
+    // with serverTLSBootstrap and without rotateCertificates.
+    const metrics = await new Promise<string>((resolve, reject) => {
+      const req = request(
+        {
+          host: NODE_IP,
+          port: 10350,
+          path: '/metrics',
+          ca,
+          agent: false,
+          cert: readFileSync(`${ROOT}/_output/local/pki/admin.crt`),
+          key: readFileSync(`${ROOT}/_output/local/pki/admin.key`),
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`GET /metrics: ${res.statusCode} ${body}`))));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    const ttl = Number(/^kubelet_certificate_manager_server_ttl_seconds (\S+)$/m.exec(metrics)?.[1]);
+    // Whole seconds to the issued certificate's end: the stack's signer issues for 3 minutes (hack/lib.sh).
+    assert.ok(Number.isInteger(ttl) && ttl > 60 && ttl <= 180, `kubelet_certificate_manager_server_ttl_seconds ${ttl}`);
+    assert.match(metrics, /^kubelet_server_expiration_renew_errors 0$/m);
+    assert.match(metrics, /^kubelet_certificate_manager_server_rotation_seconds_count 0$/m);
+    assert.doesNotMatch(metrics, /kubelet_certificate_manager_client_/);
   } finally {
     if (proc.exitCode === null) {
       proc.kill('SIGTERM');

@@ -112,8 +112,10 @@ test('kube-prometheus-stack kubelet rules on scrapes of kubelet-ts (promtool tes
     const lastMetrics = rounds.at(-1)?.[0]?.text ?? '';
     const clientTTL = unlabelled(lastMetrics, 'kubelet_certificate_manager_client_ttl_seconds');
     const serverTTL = unlabelled(lastMetrics, 'kubelet_certificate_manager_server_ttl_seconds');
-    assert.ok(clientTTL !== undefined, 'kubelet_certificate_manager_client_ttl_seconds in /metrics');
-    assert.ok(serverTTL !== undefined, 'kubelet_certificate_manager_server_ttl_seconds in /metrics');
+    assert.ok(clientTTL !== undefined, 'kubelet_certificate_manager_client_ttl_seconds in /metrics (rotateCertificates)');
+    // The local stack serves a self-signed certificate, not one from serverTLSBootstrap: upstream
+    // has no serving certificate manager then, and no TTL series (the alert has nothing to read).
+    assert.equal(serverTTL, undefined, 'no kubelet_certificate_manager_server_ttl_seconds without serverTLSBootstrap');
 
     const node = nodeName();
     const series = [
@@ -138,7 +140,7 @@ test('kube-prometheus-stack kubelet rules on scrapes of kubelet-ts (promtool tes
       {
         expr: firingAlertsExpr('KubeletServerCertificateExpiration', {}, ['severity']),
         eval_time: evalTime,
-        exp_samples: severities(serverTTL),
+        exp_samples: [],
       },
       {
         // k8s.rules.container_cpu_usage_seconds_total: the busy container's CPU, with its node from kube_pod_info.
@@ -169,9 +171,5 @@ test('kube-prometheus-stack kubelet rules on scrapes of kubelet-ts (promtool tes
       ),
     );
     const r = spawnSync(promtool, ['test', 'rules', testFile], { encoding: 'utf8', timeout: 10 * 60_000 });
-    assert.equal(
-      r.status,
-      0,
-      `promtool test rules ${testFile} (client TTL ${clientTTL} s, server TTL ${serverTTL} s):\n${r.stdout}\n${r.stderr}`.slice(0, 20_000),
-    );
+    assert.equal(r.status, 0, `promtool test rules ${testFile} (client TTL ${clientTTL} s):\n${r.stdout}\n${r.stderr}`.slice(0, 20_000));
   }));
