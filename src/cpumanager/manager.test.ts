@@ -60,6 +60,7 @@ test("this machine's case: static, reservedSystemCPUs 0; a Guaranteed cpu: 1 pod
     { id: 'cbe', podUID: 'be', name: 'c' },
   ]);
   const pools: string[] = [];
+  const aligned: string[] = [];
   let requests = 0;
   const make = () =>
     new CPUManager({
@@ -71,7 +72,14 @@ test("this machine's case: static, reservedSystemCPUs 0; a Guaranteed cpu: 1 pod
       sourcesReady: () => true,
       // The memory manager's NUMA nodes of g's container ride along in its updates.
       memsFor: (uid) => (uid === 'g' ? '0' : undefined),
-      observe: { pinningRequest: () => requests++, pinningError() {}, pools: (m, x) => pools.push(`${m}/${x}`), reconcileFailure() {} },
+      observe: {
+        staticStarted: () => aligned.push('started'),
+        pinningRequest: () => requests++,
+        pinningError() {},
+        aligned: (boundary, ok) => aligned.push(`${boundary}:${ok}`),
+        pools: (m, x, numa) => pools.push(`${m}/${x}${[...numa].map(([n, c]) => ` numa${n}=${c}`).join('')}`),
+        reconcileFailure() {},
+      },
       log,
     });
   const m = make();
@@ -88,7 +96,9 @@ test("this machine's case: static, reservedSystemCPUs 0; a Guaranteed cpu: 1 pod
   assert.deepEqual(m.exclusiveCPUs('be', 'c'), []);
   assert.deepEqual(m.allocatableCPUs(), [1]);
   assert.equal(requests, 1);
-  assert.deepEqual(pools, ['1000/0', '0/1']);
+  assert.deepEqual(pools, ['1000/0', '0/1 numa0=1']);
+  // g's one CPU is within one uncore cache; the others took none.
+  assert.deepEqual(aligned, ['started', 'uncore_cache:true']);
   const file = readFileSync(join(rootDir, CPU_MANAGER_STATE_FILE), 'utf8');
   assert.match(file, /^\{"policyName":"static","defaultCpuSet":"0","entries":\{"g":\{"c":"1"\}\},"checksum":\d+\}$/);
   // The loop's round: every running container once, then nothing until something changes.
@@ -130,6 +140,7 @@ test("this machine's case: static, reservedSystemCPUs 0; a Guaranteed cpu: 1 pod
 });
 
 test('admission refusals: SMTAlignmentError with full-pcpus-only, UnexpectedAdmissionError when CPUs run out', () => {
+  const physical: boolean[] = [];
   const m = new CPUManager({
     rootDir: mkdtempSync(join(tmpdir(), 'cpum-')),
     policy: newPolicy(
@@ -144,6 +155,14 @@ test('admission refusals: SMTAlignmentError with full-pcpus-only, UnexpectedAdmi
     cri: fakeRuntime([]).cri,
     activePods: () => [],
     sourcesReady: () => false,
+    observe: {
+      staticStarted() {},
+      pinningRequest() {},
+      pinningError() {},
+      aligned: (boundary, ok) => boundary === 'physical_cpu' && physical.push(ok),
+      pools() {},
+      reconcileFailure() {},
+    },
     log,
   });
   m.start();
@@ -160,6 +179,8 @@ test('admission refusals: SMTAlignmentError with full-pcpus-only, UnexpectedAdmi
     message:
       'Pod was rejected: SMT Alignment Error: not enough free physical CPUs: available physical CPUs = 0, requested CPUs = 2, CPUs per core = 2',
   });
+  // container_aligned_compute_resources(_failure)_count {container, physical_cpu}: each pinned container's outcome.
+  assert.deepEqual(physical, [false, true, false]);
   const plain = new CPUManager({
     rootDir: mkdtempSync(join(tmpdir(), 'cpum-')),
     policy: newPolicy(settings()),

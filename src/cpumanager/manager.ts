@@ -24,15 +24,23 @@ import {
   staticPolicy,
   staticPolicyOptions,
 } from './static-policy.ts';
-import type { CPUTopology } from './topology.ts';
+import { cpusPerNUMA, type CPUTopology } from './topology.ts';
 import type { ProviderHints, TopologyHint } from '../topologymanager/bitmask.ts';
 
 /** What the manager reports (src/kubelet/observers.ts maps it to upstream's series). */
 export interface CPUManagerObserver {
+  /** The static policy started (upstream's initializeMetrics: the alignment series exist from then). */
+  staticStarted(): void;
   pinningRequest(): void;
   pinningError(): void;
-  /** The shared pool less the reserved CPUs, in millicores, and the CPUs assigned to containers. */
-  pools(sharedMillicores: number, exclusiveCPUs: number): void;
+  /**
+   * A container's CPUs aligned at a boundary or not (upstream's container_aligned_compute_resources
+   * counters, container scope): physical_cpu under full-pcpus-only, uncore_cache for each new set
+   * within one cache.
+   */
+  aligned(boundary: 'physical_cpu' | 'uncore_cache', ok: boolean): void;
+  /** The shared pool less the reserved CPUs, in millicores, the CPUs assigned to containers, and those by NUMA node. */
+  pools(sharedMillicores: number, exclusiveCPUs: number, perNUMA: Map<number, number>): void;
   reconcileFailure(): void;
 }
 
@@ -159,6 +167,7 @@ export class CPUManager {
     this.#state = restoreState(rootDir, policy.name);
     policy.start(this.#state);
     writeState(rootDir, policy.name, this.#state);
+    if (policy.name === 'static') this.#d.observe?.staticStarted();
     this.#report();
     log.info('Starting', { policy: policy.name, reconcilePeriod: `${this.#d.reconcilePeriodMs}ms` });
     if (policy.name !== 'none') void this.#loop(this.#stop.signal);
@@ -202,17 +211,22 @@ export class CPUManager {
     return this.#d.policy.podHints(this.#state, pod);
   }
 
-  /** Allocate: the container's CPUs, from the hint's NUMA nodes first; throws as upstream (SMTAlignmentError carries its reason). */
+  /**
+   * Allocate: the container's CPUs, from the hint's NUMA nodes first; throws as upstream
+   * (SMTAlignmentError carries its reason). Counted as upstream's staticPolicy.Allocate counts.
+   */
   allocate(pod: Pod, c: Container, hint?: TopologyHint): void {
     this.#removeStale();
     const { policy, observe } = this.#d;
     const pinned = policy.name === 'static' && guaranteedCPUs(pod, c) > 0;
+    const physicalCPUs = pinned && policy.options.fullPhysicalCPUsOnly;
     if (pinned) observe?.pinningRequest();
     let r: ReturnType<Policy['allocate']>;
     try {
       r = policy.allocate(this.#state, pod, c, hint?.affinity?.list());
     } catch (e) {
       if (pinned) observe?.pinningError();
+      if (physicalCPUs) observe?.aligned('physical_cpu', false);
       this.#d.log.error('Failed to allocate CPUs', {
         pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`,
         podUID: pod.metadata?.uid,
@@ -221,7 +235,11 @@ export class CPUManager {
       });
       throw e;
     }
-    if (r?.isNew) this.#save();
+    if (physicalCPUs) observe?.aligned('physical_cpu', true);
+    if (r?.isNew) {
+      if (r.uncoreAligned) observe?.aligned('uncore_cache', true);
+      this.#save();
+    }
   }
 
   /** GetCPUAffinity for CreateContainer's cpuset_cpus: the container's CPUs, else the shared pool; undefined with the none policy. */
@@ -320,6 +338,9 @@ export class CPUManager {
 
   #report(): void {
     if (this.#d.policy.name === 'none') return;
-    this.#d.observe?.pools(this.#d.policy.availableCPUs(this.#state).size * 1000, allAssigned(this.#state).size);
+    const { policy, observe } = this.#d;
+    const assigned = allAssigned(this.#state);
+    const perNUMA = policy.topology ? cpusPerNUMA(policy.topology, assigned) : new Map<number, number>();
+    observe?.pools(policy.availableCPUs(this.#state).size * 1000, assigned.size, perNUMA);
   }
 }

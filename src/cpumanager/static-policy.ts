@@ -78,6 +78,8 @@ export interface Policy {
   /** The shared pool without the reserved CPUs (GetAvailableCPUs). */
   availableCPUs(s: CPUState): CPUSet;
   readonly options: StaticPolicyOptions;
+  /** The node's CPU topology (static only: none never looks at it). */
+  readonly topology?: CPUTopology;
 }
 
 // ---- options (policy_options.go) ----
@@ -274,6 +276,7 @@ export function staticPolicy(cfg: StaticPolicyConfig): Policy {
 
   return {
     name: 'static',
+    topology: topo,
     options: o,
 
     // validateState.

@@ -13,7 +13,15 @@ import {
   topologyOf,
   type Shape,
 } from './testing.ts';
-import { alignedAtUncoreCache, cpusPerCore, cpusPerSocket, cpusPerUncore, discoverTopology, readSysfsTopology } from './topology.ts';
+import {
+  alignedAtUncoreCache,
+  cpusPerCore,
+  cpusPerNUMA,
+  cpusPerSocket,
+  cpusPerUncore,
+  discoverTopology,
+  readSysfsTopology,
+} from './topology.ts';
 
 test('discoverTopology counts as upstream Discover does', () => {
   const rows: [
@@ -61,6 +69,24 @@ test('a core is named by its lowest thread, and the details answer by socket, NU
   assert.equal(u.details.coresNeededInUncoreCache(1, 1).toString(), '2');
   assert.ok(alignedAtUncoreCache(u, CPUSet.of(0, 9)));
   assert.ok(!alignedAtUncoreCache(u, CPUSet.of(0, 2)));
+});
+
+test('cpusPerNUMA: the CPUs each NUMA node holds of a set; nodes holding none absent', () => {
+  const t = topologyOf(DUAL_SOCKET_MULTI_NUMA_HT); // 4 NUMA nodes of 16 CPUs
+  const [n0, n2] = [t.details.cpusInNUMANodes(0).list(), t.details.cpusInNUMANodes(2).list()];
+  const cases: [string, CPUSet, [number, number][]][] = [
+    ['none', CPUSet.EMPTY, []],
+    ['three of node 0', CPUSet.of(...n0.slice(0, 3)), [[0, 3]]],
+    [
+      'one of node 0, two of node 2',
+      CPUSet.of(n0[0]!, ...n2.slice(0, 2)),
+      [
+        [0, 1],
+        [2, 2],
+      ],
+    ],
+  ];
+  for (const [name, cpus, want] of cases) assert.deepEqual([...cpusPerNUMA(t, cpus)].sort(), want, name);
 });
 
 test('discoverTopology: no NUMA node in sysfs is one node 0; no CPU is refused', () => {

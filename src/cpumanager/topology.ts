@@ -122,6 +122,16 @@ export function alignedAtUncoreCache(t: CPUTopology, cpus: CPUSet): boolean {
   return caches.length <= 1 || (caches[0] !== undefined && caches.every((c) => c === caches[0]));
 }
 
+/** updateAllocationPerNUMAMetric's count: how many of these CPUs each NUMA node holds (nodes holding none absent). */
+export function cpusPerNUMA(t: CPUTopology, cpus: CPUSet): Map<number, number> {
+  const count = new Map<number, number>();
+  for (const cpu of cpus.list()) {
+    const numa = t.details.info(cpu)?.numaNode ?? 0;
+    count.set(numa, (count.get(numa) ?? 0) + 1);
+  }
+  return count;
+}
+
 /** One online CPU as sysfs shows it: topology/physical_package_id, topology/core_id, the id of its level-3 cache (none: undefined). */
 export interface SysfsCPU {
   cpu: number;

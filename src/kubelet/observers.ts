@@ -217,11 +217,23 @@ export const draMetrics = {
 
 /** The CPU manager, under upstream's names (and ours for its reconcile loop's failures). */
 export const cpuManagerMetrics: CPUManagerObserver = {
+  staticStarted() {
+    // initializeMetrics: the container-scope series a static node shows before any pod.
+    metrics.containerAlignedComputeResourcesFailure.inc({ boundary: 'physical_cpu', scope: 'container' }, 0);
+    metrics.containerAlignedComputeResources.inc({ boundary: 'physical_cpu', scope: 'container' }, 0);
+    metrics.containerAlignedComputeResources.inc({ boundary: 'uncore_cache', scope: 'container' }, 0);
+  },
   pinningRequest: () => metrics.cpuManagerPinningRequests.inc(),
   pinningError: () => metrics.cpuManagerPinningErrors.inc(),
-  pools(sharedMillicores, exclusiveCPUs) {
+  aligned: (boundary, ok) =>
+    (ok ? metrics.containerAlignedComputeResources : metrics.containerAlignedComputeResourcesFailure).inc({ boundary, scope: 'container' }),
+  pools(sharedMillicores, exclusiveCPUs, perNUMA) {
     metrics.cpuManagerSharedPoolMillicores.set(sharedMillicores);
     metrics.cpuManagerExclusiveCPUs.set(exclusiveCPUs);
+    // Upstream sets only the NUMA nodes holding some and leaves a node whose CPUs all went back at
+    // its last count; here such a node's series goes instead of showing CPUs it no longer has.
+    metrics.cpuManagerAllocationPerNUMA.reset();
+    for (const [numa, n] of perNUMA) metrics.cpuManagerAllocationPerNUMA.set({ numa_node: String(numa) }, n);
   },
   reconcileFailure: () => metrics.cpuManagerReconcileFailures.inc(),
 };
@@ -239,6 +251,8 @@ export const topologyManagerMetrics: TopologyManagerObserver = {
     if (failed) metrics.topologyManagerAdmissionErrors.inc();
     metrics.topologyManagerAdmissionDuration.observe(ms);
   },
+  numaAligned: (scope, ok) =>
+    (ok ? metrics.containerAlignedComputeResources : metrics.containerAlignedComputeResourcesFailure).inc({ boundary: 'numa_node', scope }),
 };
 
 /** The PodResources API (v1 only), as upstream counts it: every request, and each endpoint's requests and errors. */

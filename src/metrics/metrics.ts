@@ -507,6 +507,26 @@ export const metrics = {
     help: alpha('The total number of CPUs exclusively allocated to containers running on this node'),
     registers: r,
   }),
+  cpuManagerAllocationPerNUMA: new Gauge({
+    name: 'kubelet_cpu_manager_allocation_per_numa',
+    help: alpha('Number of CPUs allocated per NUMA node'),
+    labelNames: ['numa_node'],
+    registers: r,
+  }),
+  // The CPU and topology managers' alignment outcomes, by scope (container, pod) and boundary
+  // (physical_cpu, uncore_cache, numa_node).
+  containerAlignedComputeResources: new Counter({
+    name: 'kubelet_container_aligned_compute_resources_count',
+    help: alpha('Cumulative number of aligned compute resources allocated to containers by alignment type.'),
+    labelNames: ['scope', 'boundary'],
+    registers: r,
+  }),
+  containerAlignedComputeResourcesFailure: new Counter({
+    name: 'kubelet_container_aligned_compute_resources_failure_count',
+    help: alpha('Cumulative number of failures to allocate aligned compute resources to containers by alignment type.'),
+    labelNames: ['scope', 'boundary'],
+    registers: r,
+  }),
   // The memory and topology managers (src/memorymanager, src/topologymanager), as upstream names them.
   memoryManagerPinningRequests: new Counter({
     name: 'kubelet_memory_manager_pinning_requests_total',

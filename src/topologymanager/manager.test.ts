@@ -103,6 +103,7 @@ test('admit: scopes, policies, TopologyAffinityError as upstream, provider error
     const seen: boolean[] = [];
     const m = new TopologyManager(topologyConfig({ policyName, scopeName, options: {}, numa: numa(2) }), undefined, {
       admission: (_ms, failed) => seen.push(failed),
+      numaAligned() {},
     });
     m.addHintProvider(provider(hints, calls, fail));
     const got = m.admit(p);
@@ -110,6 +111,33 @@ test('admit: scopes, policies, TopologyAffinityError as upstream, provider error
     assert.deepEqual(calls, wantCalls, `${policyName}/${scopeName}`);
     // Every admission counted; failures but with policy none (upstream's admitPolicyNone counts none).
     assert.deepEqual(seen, [!got.admit && policyName !== 'none'], `${policyName}/${scopeName}`);
+  }
+});
+
+test('container_aligned_compute_resources {numa_node}: counted under single-numa-node only, by container or for the pod as its scope', () => {
+  const p = guaranteed('p', ['a', '1', '1Gi'], ['b', '1', '1Gi']);
+  const node1: ProviderHints = { cpu: [{ affinity: NUMAMask.of(1), preferred: true }] };
+  const none: ProviderHints = { cpu: [] };
+  const rows: [policy: string, scope: string, hints: ProviderHints, want: string[], fail?: Error][] = [
+    ['single-numa-node', 'container', node1, ['container:true', 'container:true']],
+    ['single-numa-node', 'pod', node1, ['pod:true']],
+    ['single-numa-node', 'container', none, ['container:false']],
+    ['single-numa-node', 'pod', none, ['pod:false']],
+    // A provider's failure is an admission error, not an alignment one (scope_container.go).
+    ['single-numa-node', 'container', node1, [], new Error('boom')],
+    ['restricted', 'container', none, []],
+    ['best-effort', 'pod', node1, []],
+    ['none', 'container', node1, []],
+  ];
+  for (const [policyName, scopeName, hints, want, fail] of rows) {
+    const seen: string[] = [];
+    const m = new TopologyManager(topologyConfig({ policyName, scopeName, options: {}, numa: numa(2) }), undefined, {
+      admission() {},
+      numaAligned: (scope, ok) => seen.push(`${scope}:${ok}`),
+    });
+    m.addHintProvider(provider(hints, [], fail));
+    m.admit(p);
+    assert.deepEqual(seen, want, `${policyName}/${scopeName}/${fail ? 'fail' : ''}`);
   }
 });
 

@@ -31,6 +31,11 @@ export interface HintProvider {
 /** What the manager reports (src/kubelet/observers.ts maps it to upstream's series): each admission, its duration and whether alignment failed. */
 export interface TopologyManagerObserver {
   admission(ms: number, failed: boolean): void;
+  /**
+   * Under single-numa-node only (upstream's IsAlignmentGuaranteed): a container (container scope)
+   * or a pod (pod scope) aligned to one NUMA node, or refused for want of one.
+   */
+  numaAligned(scope: 'container' | 'pod', ok: boolean): void;
 }
 
 export interface TopologyManagerSettings {
@@ -142,6 +147,7 @@ export class TopologyManager {
         for (const c of containersOf(pod)) this.#allocate(pod, c, { preferred: false });
         return { admit: true };
       }
+      const guaranteed = policyName === POLICY_SINGLE_NUMA_NODE;
       if (scopeName === POD_SCOPE) {
         const { hint, admit } = merge(
           policyName,
@@ -149,11 +155,15 @@ export class TopologyManager {
           options,
           this.#providers.map((p) => p.podHints(pod)),
         );
-        if (!admit) return affinityError();
+        if (!admit) {
+          if (guaranteed) this.#observe?.numaAligned('pod', false);
+          return affinityError();
+        }
         for (const c of containersOf(pod)) {
           this.#set(uid, c.name, hint);
           this.#allocate(pod, c, hint);
         }
+        if (guaranteed) this.#observe?.numaAligned('pod', true);
         return { admit: true };
       }
       for (const c of containersOf(pod)) {
@@ -163,9 +173,13 @@ export class TopologyManager {
           options,
           this.#providers.map((p) => p.hints(pod, c)),
         );
-        if (!admit) return affinityError();
+        if (!admit) {
+          if (guaranteed) this.#observe?.numaAligned('container', false);
+          return affinityError();
+        }
         this.#set(uid, c.name, hint);
         this.#allocate(pod, c, hint);
+        if (guaranteed) this.#observe?.numaAligned('container', true);
       }
       return { admit: true };
     } catch (e) {

@@ -124,6 +124,12 @@ test('static policy, reservedSystemCPUs 0: a Guaranteed cpu: 1 pod gets CPU 1 al
     assert.equal(metric('kubelet_cpu_manager_exclusive_cpu_allocation_count'), 1);
     assert.equal(metric('kubelet_cpu_manager_shared_pool_size_millicores'), 0, 'the shared pool less the reserved CPU');
     assert.ok(metric('kubelet_cpu_manager_pinning_requests_total') >= 1);
+    assert.equal(metric('kubelet_cpu_manager_allocation_per_numa{numa_node="0"}'), 1);
+    // initializeMetrics' series, there from the static policy's start; CPU 1 alone is within one uncore cache.
+    const exposition = kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
+    assert.match(exposition, /^kubelet_container_aligned_compute_resources_count\{boundary="physical_cpu",scope="container"\} 0$/m);
+    assert.match(exposition, /^kubelet_container_aligned_compute_resources_failure_count\{boundary="physical_cpu",scope="container"\} 0$/m);
+    assert.ok(metric('kubelet_container_aligned_compute_resources_count{boundary="uncore_cache",scope="container"}') >= 1);
 
     await clients().core.createNamespacedPod({ namespace: ns, body: podSpec('shared', { nodeName: nodeName() }) });
     await running(ns, 'shared');
@@ -151,5 +157,10 @@ test('static policy, reservedSystemCPUs 0: a Guaranteed cpu: 1 pod gets CPU 1 al
     await eventually("the BestEffort container's cpuset grown to 0-1", 60_000, async () => cpusetOf(ns, 'shared') === '0-1', 1000);
     assert.equal(metric('kubelet_cpu_manager_exclusive_cpu_allocation_count'), 0);
     assert.equal(metric('kubelet_cpu_manager_shared_pool_size_millicores'), 1000);
+    assert.doesNotMatch(
+      kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`),
+      /^kubelet_cpu_manager_allocation_per_numa\{/m,
+      'no NUMA node holds an exclusive CPU',
+    );
   });
 });

@@ -16,7 +16,18 @@ import { CPU_MANAGER_STATE_FILE, unmarshalCheckpoint as cpuState } from '../../s
 import { MEMORY_MANAGER_STATE_FILE, marshalCheckpoint, unmarshalCheckpoint } from '../../src/memorymanager/checkpoint.ts';
 import { podResources } from './pod-resources.ts';
 import { nodeReady, runPinned, waitForCpuRoom } from './pinned-pods.ts';
-import { KUBELET_ROOT_DIR, clients, ensureStack, eventually, kubectl, nodeName, podSpec, restartKubelet, withNamespace } from './stack.ts';
+import {
+  KUBELET_ROOT_DIR,
+  clients,
+  ensureStack,
+  eventually,
+  kubectl,
+  nodeName,
+  podSpec,
+  restartKubelet,
+  seriesValue,
+  withNamespace,
+} from './stack.ts';
 
 before(() => ensureStack());
 
@@ -127,6 +138,14 @@ test('single-numa-node with static CPUs and Static memory: an aligned pod runs w
     assert.equal(refused.status?.reason, 'TopologyAffinityError');
     assert.equal(refused.status?.message, 'Pod was rejected: Resources cannot be allocated with Topology locality');
     assert.equal(memoryState().entries.has(refused.metadata!.uid!), false, 'no memory for the refused pod');
+    // What a dashboard of aligned allocations reads: the aligned container counted, the refused one as a failure.
+    const exposition = kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
+    const numaAligned = (name: string) => seriesValue(exposition, `kubelet_${name}{boundary="numa_node",scope="container"}`);
+    assert.ok(
+      numaAligned('container_aligned_compute_resources_count') >= 1,
+      exposition.match(/^kubelet_container_aligned.*$/gm)?.join('\n'),
+    );
+    assert.equal(numaAligned('container_aligned_compute_resources_failure_count'), 1);
 
     // The aligned pod goes: its memory is given back.
     await clients().core.deleteNamespacedPod({ name: 'aligned', namespace: ns, gracePeriodSeconds: 0 });
