@@ -18,7 +18,7 @@ import { nodeReports, nodeStatus, prepareHost, type NodeStatus } from './node.ts
 import { effectiveOptions, KUBELET_VERSION, stopAll, type KubeletOptions } from './options.ts';
 import { podLifecycle } from './pod-lifecycle.ts';
 import { kubeletServers } from './servers.ts';
-import { statsProvider } from './stats.ts';
+import { machineIdentity, statsProvider } from './stats.ts';
 import { volumesAndPlugins } from './volumes.ts';
 
 /** `system`: what of the host the kubelet changes; the real one but for hollow nodes (src/hollow). */
@@ -49,6 +49,7 @@ export async function runKubelet(given: KubeletOptions, system: HostSystem = rea
   });
   const stats = statsProvider(o, {
     ...conn,
+    machine: machineIdentity(host.facts, cpus.topology),
     cgroups: cm.cgroups,
     persistent: vol.persistent,
     volumes: vol.volumes,

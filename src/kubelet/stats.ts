@@ -17,6 +17,9 @@ import { cgroupReader } from '../stats/cgroup.ts';
 import { appMetrics, hostAppMetricsIo } from '../stats/app-metrics/manager.ts';
 import { claimStatsSource } from '../stats/claim-volumes.ts';
 import { collectSample } from '../stats/collector.ts';
+import type { MachineIdentity } from '../stats/sample.ts';
+import type { CPUTopology } from '../cpumanager/topology.ts';
+import type { HostFacts } from '../node/host.ts';
 import { partitionsOf } from '../stats/filesystems.ts';
 import { hostStats } from '../stats/host.ts';
 import { criStatsSource } from '../stats/runtime-source.ts';
@@ -28,6 +31,17 @@ import type { VolumeManager } from '../volumes/volume-manager.ts';
 import type { KubeletOptions } from './options.ts';
 
 export type Stats = ReturnType<typeof statsProvider>;
+
+/** cadvisor's MachineInfo fields that stay: the Node's identity (src/node/host.ts) and the CPU topology. */
+export const machineIdentity = (f: HostFacts, t: CPUTopology): MachineIdentity => ({
+  machineID: f.machineID,
+  systemUUID: f.systemUUID,
+  bootID: f.bootID,
+  kernelVersion: f.kernelVersion,
+  osVersion: f.osImage,
+  physicalCores: t.numCores,
+  sockets: t.numSockets,
+});
 
 export function statsProvider(
   o: KubeletOptions,
@@ -41,6 +55,8 @@ export function statsProvider(
     volumes: Pick<VolumeManager, 'statfsVolumes'>;
     csiDrivers: CsiDrivers;
     events: Recorder;
+    /** cadvisor's machine_* labels and cadvisor_version_info (read once at start). */
+    machine: MachineIdentity;
   },
 ) {
   const { config, rootDir, nodeName } = o;
@@ -90,6 +106,7 @@ export function statsProvider(
         claims,
         filesystems,
         appMetrics: app,
+        machine: d.machine,
       });
       const line = usage?.(sample);
       if (line) log.info(line);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootTimeMs, hugepageCapacity, infoFromFiles, parseCpuList, thermalThrottlePaths } from './host.ts';
+import { bootTimeMs, hugepageCapacity, infoFromFiles, parseCpuList, systemUUID, thermalThrottlePaths } from './host.ts';
 
 test('parseCpuList: the kernel CPU list format', () => {
   const cases: [text: string, want: number[] | undefined][] = [
@@ -64,4 +64,20 @@ test("bootTimeMs: /proc/stat's btime line, in ms", () => {
     ['', undefined],
   ];
   for (const [text, want] of cases) assert.equal(bootTimeMs(text), want, JSON.stringify(text));
+});
+
+test("systemUUID: cadvisor's GetSystemUUID, DMI first, then a device tree's, then /etc/machine-id; as read", () => {
+  const cases: [string, Record<string, string>, string][] = [
+    ['DMI, kept in its case', { '/sys/class/dmi/id/product_uuid': 'EC2A-1\n', '/etc/machine-id': 'm\n' }, 'EC2A-1'],
+    ['a POWER device tree, NULs trimmed', { '/proc/device-tree/system-id': 'IBM,1\0\0', '/etc/machine-id': 'm\n' }, 'IBM,1'],
+    ['a POWER guest', { '/proc/device-tree/vm,uuid': 'u-1\0' }, 'u-1'],
+    ['no DMI nor device tree (s390, Firecracker): the machine id', { '/etc/machine-id': '3d12\n' }, '3d12'],
+    ['nothing', {}, ''],
+  ];
+  for (const [name, files, want] of cases)
+    assert.equal(
+      systemUUID((p) => files[p]),
+      want,
+      name,
+    );
 });

@@ -40,6 +40,24 @@ export const DEFAULT_ID_FILES: HostIdFiles = {
   bootID: '/proc/sys/kernel/random/boot_id',
 };
 
+/**
+ * cadvisor's GetSystemUUID (utils/sysfs): DMI's product_uuid, else a POWER device tree's
+ * system-id or vm,uuid (NULs trimmed), else s390's /etc/machine-id, which is also what a VM
+ * without DMI or a device tree (Firecracker) gets; '' if none reads. As read: not lowercased.
+ */
+export function systemUUID(read: (path: string) => string | undefined): string {
+  for (const [path, nuls] of [
+    ['/sys/class/dmi/id/product_uuid', false],
+    ['/proc/device-tree/system-id', true],
+    ['/proc/device-tree/vm,uuid', true],
+    ['/etc/machine-id', false],
+  ] as const) {
+    const text = read(path);
+    if (text !== undefined) return (nuls ? text.replace(/\0+$/, '') : text).trim();
+  }
+  return '';
+}
+
 /** cadvisor machine/info.go getInfoFromFiles: the first file that reads, trimmed (even if empty); '' if none. */
 export function infoFromFiles(list: string, read: (path: string) => string | undefined): string {
   for (const path of list ? list.split(',') : []) {
@@ -61,7 +79,7 @@ export function readHostFacts(idFiles: HostIdFiles = DEFAULT_ID_FILES): HostFact
   const osRelease = readTrim('/etc/os-release').match(/^PRETTY_NAME="?([^"\n]*)"?/m)?.[1] ?? 'Linux';
   return {
     machineID: infoFromFiles(idFiles.machineID, readOrUndefined),
-    systemUUID: readTrim('/sys/class/dmi/id/product_uuid').toLowerCase(),
+    systemUUID: systemUUID(readOrUndefined),
     bootID: infoFromFiles(idFiles.bootID, readOrUndefined),
     kernelVersion: release(),
     osImage: osRelease,

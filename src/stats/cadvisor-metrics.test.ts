@@ -31,8 +31,6 @@ test('cadvisor series with the kubelet labels, for the root, system containers, 
     `container_last_seen${L(app)} ${T / 1000} ${T}`,
     `container_network_receive_bytes_total${L({ id: '/', interface: 'eth0' })} 10 ${T}`,
     `container_network_transmit_bytes_total${L({ id: '/kubepods/besteffort/podu1/s1', name: 's1', namespace: 'ns', pod: 'web', interface: 'eth0' })} 8 ${T}`,
-    `machine_cpu_cores 2 ${T}`,
-    `machine_memory_bytes 10000 ${T}`,
   ];
   const lines = new Set(text.split('\n'));
   for (const w of want) assert.ok(lines.has(w), `missing: ${w}`);
@@ -82,19 +80,75 @@ test('the swap limit as cadvisor reads it: memsw on v1, swap.max on v2', () => {
   assert.ok(t.split('\n').includes(`container_spec_memory_swap_limit_bytes${L(app)} 83886080`));
 });
 
-test("CFS throttling as cadvisor's container_cpu_cfs_* counters, what CPUThrottlingHigh divides", () => {
+test("CFS throttling and bursting as cadvisor's container_cpu_cfs_* counters (what CPUThrottlingHigh divides), under a quota only", () => {
   const [c1, ...rest] = later.containers;
-  const cpu = { ...c1!.cgroup!.cpu!, cfs: { periods: 40, throttledPeriods: 7, throttledNs: 350_000_000 } };
-  const lines = renderCadvisorMetrics({ ...later, containers: [{ ...c1!, cgroup: { ...c1!.cgroup, cpu } }, ...rest] }).split('\n');
+  const cfs = { periods: 40, throttledPeriods: 7, throttledNs: 350_000_000, bursts: 3, burstNs: 20_000_000 };
+  const render = (quotaUs?: number) =>
+    renderCadvisorMetrics({
+      ...later,
+      containers: [{ ...c1!, cgroup: { ...c1!.cgroup, cpu: { ...c1!.cgroup!.cpu!, quotaUs, cfs } } }, ...rest],
+    }).split('\n');
+  const lines = render(50_000);
   for (const want of [
     `container_cpu_cfs_periods_total${L(app)} 40`,
     `container_cpu_cfs_throttled_periods_total${L(app)} 7`,
     `container_cpu_cfs_throttled_seconds_total${L(app)} 0.35`,
+    `container_cpu_cfs_burst_periods_total${L(app)} 3`,
+    `container_cpu_cfs_burst_seconds_total${L(app)} 0.02`,
   ])
     assert.ok(
       lines.some((l) => l.startsWith(`${want} `)),
       want,
     );
+  assert.ok(!render(undefined).some((l) => l.startsWith('container_cpu_cfs_')), 'no quota (the root, an unlimited container): none');
+});
+
+test("cadvisor's series whose values the kubelet's cadvisor never reads: no health check, no load reader", () => {
+  const lines = new Set(text.split('\n'));
+  for (const l of [L({ id: '/' }), L(app)]) {
+    for (const want of [
+      `container_health_state${l} -1 ${T}`,
+      `container_cpu_load_average_10s${l} 0 ${T}`,
+      `container_cpu_load_d_average_10s${l} 0 ${T}`,
+      ...['iowaiting', 'running', 'sleeping', 'stopped', 'uninterruptible'].map(
+        (state) => `container_tasks_state${l.slice(0, -1)},state="${state}"} 0 ${T}`,
+      ),
+    ])
+      assert.ok(lines.has(want), `missing: ${want}`);
+  }
+});
+
+test('the memory figures cadvisor adds: kernel usage and the file LRUs', () => {
+  const lines = new Set(text.split('\n'));
+  for (const want of [
+    `container_memory_kernel_usage${L(app)} 40 ${T}`,
+    `container_memory_total_active_file_bytes${L(app)} 150 ${T}`,
+    `container_memory_total_inactive_file_bytes${L(app)} 100 ${T}`,
+  ])
+    assert.ok(lines.has(want), `missing: ${want}`);
+});
+
+test("cadvisor's machine collector: its series labelled with the machine's identity, the scrape errors and the version", () => {
+  const ml = '{boot_id="boot",machine_id="mid",system_uuid="uuid"}';
+  const lines = new Set(text.split('\n'));
+  for (const want of [
+    `machine_cpu_cores${ml} 2`,
+    `machine_cpu_physical_cores${ml} 2`,
+    `machine_cpu_sockets${ml} 1`,
+    `machine_cpu_books${ml} 0`,
+    `machine_cpu_drawers${ml} 0`,
+    `machine_memory_bytes${ml} 10000`,
+    `machine_swap_bytes${ml} 2000`,
+    'machine_nvm_capacity{boot_id="boot",machine_id="mid",mode="app_direct_mode",system_uuid="uuid"} 0',
+    'machine_nvm_capacity{boot_id="boot",machine_id="mid",mode="memory_mode",system_uuid="uuid"} 0',
+    `machine_nvm_avg_power_budget_watts${ml} 0`,
+    'machine_scrape_error 0',
+    'container_scrape_error 0',
+    'cadvisor_version_info{cadvisorRevision="",cadvisorVersion="",dockerVersion="",kernelVersion="6.1.0",osVersion="Debian GNU/Linux 12 (bookworm)"} 1',
+  ])
+    assert.ok(lines.has(want), `missing: ${want}`);
+  const failed = renderCadvisorMetrics({ ...later, runtimeError: 'connection refused' });
+  assert.match(failed, /^container_scrape_error 1$/m, 'the runtime not answering');
 });
 
 test('cgroups without process, pids or I/O figures have none of those series', () => {
@@ -174,7 +228,7 @@ test('families appear once, sorted, each with HELP and TYPE', () => {
     .trim()
     .split('\n')
     .filter((l) => !l.startsWith('#'))) {
-    assert.match(line, /^[a-z_]+(\{[^}]*\})? [\d.e+-]+( \d{13})?$/, line);
+    assert.match(line, /^[a-z_][a-z0-9_]*(\{[^}]*\})? [\d.e+-]+( \d{13})?$/, line);
   }
 });
 

@@ -34,6 +34,8 @@ interface Family {
 }
 
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+// container_tasks_state's states (cadvisor's TaskStats).
+const TASK_STATES = ['iowaiting', 'running', 'sleeping', 'stopped', 'uninterruptible'];
 const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 const labelText = (l: Labels) => {
   const keys = Object.keys(l).sort();
@@ -86,6 +88,9 @@ function entities(s: RawSample): Entity[] {
               cacheBytes: 0,
               mappedFileBytes: 0,
               swapBytes: 0,
+              activeFileBytes: 0,
+              inactiveFileBytes: 0,
+              kernelBytes: 0,
               pageFaults: c.cri.pageFaults ?? 0,
               majorPageFaults: c.cri.majorPageFaults ?? 0,
               localPageFaults: 0,
@@ -144,6 +149,13 @@ export function renderCadvisorMetrics(s: RawSample): string {
       false,
     );
     add('container_last_seen', 'gauge', 'Last time a container was seen by the exporter', l, Math.floor(s.timeMs / 1000));
+    // No health check is known of a CRI container: cadvisor's -1.
+    add('container_health_state', 'gauge', "The result of the container's health check", l, -1);
+    // CpuLoadMetrics: the kubelet's cadvisor runs without its load reader (netlink taskstats),
+    // so the load averages and task counts are zeros, as upstream shows them.
+    add('container_cpu_load_average_10s', 'gauge', 'Value of container cpu load average over the last 10 seconds.', l, 0);
+    add('container_cpu_load_d_average_10s', 'gauge', 'Value of container cpu load.d average over the last 10 seconds.', l, 0);
+    for (const state of TASK_STATES) add('container_tasks_state', 'gauge', 'Number of tasks in given state', { ...l, state }, 0);
     const cpu = e.cgroup.cpu;
     if (cpu) {
       if (cpu.periodUs !== undefined) add('container_spec_cpu_period', 'gauge', 'CPU period of the container.', l, cpu.periodUs, false);
@@ -161,8 +173,8 @@ export function renderCadvisorMetrics(s: RawSample): string {
         add('container_cpu_user_seconds_total', 'counter', 'Cumulative user cpu time consumed in seconds.', l, cpu.userNs / 1e9);
       if (cpu.systemNs !== undefined)
         add('container_cpu_system_seconds_total', 'counter', 'Cumulative system cpu time consumed in seconds.', l, cpu.systemNs / 1e9);
-      // What kube-prometheus-stack's CPUThrottlingHigh alert divides.
-      if (cpu.cfs) {
+      // What kube-prometheus-stack's CPUThrottlingHigh alert divides; only under a quota, as cadvisor's condition.
+      if (cpu.cfs && cpu.quotaUs !== undefined) {
         add('container_cpu_cfs_periods_total', 'counter', 'Number of elapsed enforcement period intervals.', l, cpu.cfs.periods);
         add('container_cpu_cfs_throttled_periods_total', 'counter', 'Number of throttled period intervals.', l, cpu.cfs.throttledPeriods);
         add(
@@ -171,6 +183,14 @@ export function renderCadvisorMetrics(s: RawSample): string {
           'Total time duration the container has been throttled.',
           l,
           cpu.cfs.throttledNs / 1e9,
+        );
+        add('container_cpu_cfs_burst_periods_total', 'counter', 'Number of periods when burst occurs.', l, cpu.cfs.bursts);
+        add(
+          'container_cpu_cfs_burst_seconds_total',
+          'counter',
+          'Total time duration the container has been bursted.',
+          l,
+          cpu.cfs.burstNs / 1e9,
         );
       }
     }
@@ -215,6 +235,9 @@ export function renderCadvisorMetrics(s: RawSample): string {
       add('container_memory_cache', 'gauge', 'Number of bytes of page cache memory.', l, m.cacheBytes);
       add('container_memory_mapped_file', 'gauge', 'Size of memory mapped files in bytes.', l, m.mappedFileBytes);
       add('container_memory_swap', 'gauge', 'Container swap usage in bytes.', l, m.swapBytes);
+      add('container_memory_kernel_usage', 'gauge', 'Size of kernel memory allocated in bytes.', l, m.kernelBytes);
+      add('container_memory_total_active_file_bytes', 'gauge', 'Current total active file in bytes.', l, m.activeFileBytes);
+      add('container_memory_total_inactive_file_bytes', 'gauge', 'Current total inactive file in bytes.', l, m.inactiveFileBytes);
       if (m.maxUsageBytes !== undefined)
         add('container_memory_max_usage_bytes', 'gauge', 'Maximum memory usage recorded in bytes', l, m.maxUsageBytes);
       // Unlimited is 0 (cadvisor's specMemoryValue).
@@ -379,8 +402,41 @@ export function renderCadvisorMetrics(s: RawSample): string {
       }
     }
   }
-  add('machine_cpu_cores', 'gauge', 'Number of logical CPU cores.', {}, s.machine.cpuCores);
-  add('machine_memory_bytes', 'gauge', 'Amount of memory installed on the machine.', {}, s.machine.memoryBytes);
+  // cadvisor's machine collector: its series labelled with the machine's identity, untimestamped.
+  // Books and drawers are s390's; no NVM is read (cadvisor's needs libipmctl).
+  const m = s.machine;
+  const ml: Labels = { boot_id: m.bootID, machine_id: m.machineID, system_uuid: m.systemUUID };
+  const machine = (name: string, help: string, value: number, extra: Labels = {}) =>
+    add(name, 'gauge', help, { ...ml, ...extra }, value, false);
+  machine('machine_cpu_physical_cores', 'Number of physical CPU cores.', m.physicalCores);
+  machine('machine_cpu_cores', 'Number of logical CPU cores.', m.cpuCores);
+  machine('machine_cpu_sockets', 'Number of CPU sockets.', m.sockets);
+  machine('machine_cpu_books', 'Number of CPU books.', 0);
+  machine('machine_cpu_drawers', 'Number of CPU drawers.', 0);
+  machine('machine_memory_bytes', 'Amount of memory installed on the machine.', m.memoryBytes);
+  machine('machine_swap_bytes', 'Amount of swap memory available on the machine.', m.swapBytes);
+  for (const mode of ['app_direct_mode', 'memory_mode'])
+    machine('machine_nvm_capacity', 'NVM capacity value labeled by NVM mode (memory mode or app direct mode).', 0, { mode });
+  machine('machine_nvm_avg_power_budget_watts', 'NVM power budget.', 0);
+  add('machine_scrape_error', 'gauge', '1 if there was an error while getting machine metrics, 0 otherwise.', {}, 0, false);
+  // The containers' collector: an error is the runtime not answering (the pods' series are then missing).
+  add(
+    'container_scrape_error',
+    'gauge',
+    '1 if there was an error while getting container metrics, 0 otherwise',
+    {},
+    s.runtimeError ? 1 : 0,
+    false,
+  );
+  // The kubelet's cadvisor is built without its version stamped, and there is no Docker.
+  add(
+    'cadvisor_version_info',
+    'gauge',
+    "A metric with a constant '1' value labeled by kernel version, OS version, docker version, cadvisor version & cadvisor revision.",
+    { cadvisorRevision: '', cadvisorVersion: '', dockerVersion: '', kernelVersion: m.kernelVersion, osVersion: m.osVersion },
+    1,
+    false,
+  );
 
   const out: string[] = [];
   for (const name of [...families.keys()].sort()) {

@@ -38,7 +38,9 @@ test('cgroupV1Sample: cadvisor figures from a v1 hierarchy', () => {
         'cpu/cpu.shares': '512\n',
         'cpu/cpu.cfs_quota_us': '50000\n',
         'cpu/cpu.cfs_period_us': '100000\n',
+        'cpu/cpu.stat': 'nr_periods 10\nnr_throttled 2\nthrottled_time 3000\nnr_bursts 1\nburst_time 500\n',
         'memory/memory.usage_in_bytes': '1000\n',
+        'memory/memory.kmem.usage_in_bytes': '64\n',
         'memory/memory.max_usage_in_bytes': '1500\n',
         'memory/memory.failcnt': '2\n',
         'memory/memory.limit_in_bytes': '4096\n',
@@ -46,7 +48,7 @@ test('cgroupV1Sample: cadvisor figures from a v1 hierarchy', () => {
         'memory/memory.soft_limit_in_bytes': '2048\n',
         'memory/memory.oom_control': 'oom_kill_disable 0\nunder_oom 0\noom_kill 1\n',
         'memory/memory.stat':
-          'cache 1\nrss 2\nmapped_file 3\npgfault 4\npgmajfault 5\ntotal_cache 300\ntotal_rss 200\ntotal_mapped_file 30\ntotal_swap 7\ntotal_pgfault 40\ntotal_pgmajfault 6\ntotal_inactive_file 100\n',
+          'cache 1\nrss 2\nmapped_file 3\npgfault 4\npgmajfault 5\ntotal_cache 300\ntotal_rss 200\ntotal_mapped_file 30\ntotal_swap 7\ntotal_pgfault 40\ntotal_pgmajfault 6\ntotal_active_file 150\ntotal_inactive_file 100\n',
         'blkio/blkio.bfq.io_serviced_recursive': 'Total 0\n',
         'blkio/blkio.throttle.io_serviced_recursive': '254:0 Read 3\n254:0 Write 1\n254:0 Total 4\nTotal 4\n',
         'blkio/blkio.throttle.io_service_bytes_recursive': '254:0 Read 12288\n254:0 Write 4096\n254:0 Total 16384\nTotal 16384\n',
@@ -54,7 +56,15 @@ test('cgroupV1Sample: cadvisor figures from a v1 hierarchy', () => {
         'pids/pids.max': '1024\n',
       },
       {
-        cpu: { usageNs: 5e9, userNs: 3e9, systemNs: 2e9, shares: 512, quotaUs: 50000, periodUs: 100000 },
+        cpu: {
+          usageNs: 5e9,
+          userNs: 3e9,
+          systemNs: 2e9,
+          shares: 512,
+          quotaUs: 50000,
+          periodUs: 100000,
+          cfs: { periods: 10, throttledPeriods: 2, throttledNs: 3000, bursts: 1, burstNs: 500 },
+        },
         memory: {
           usageBytes: 1000,
           workingSetBytes: 900,
@@ -62,6 +72,9 @@ test('cgroupV1Sample: cadvisor figures from a v1 hierarchy', () => {
           cacheBytes: 300,
           mappedFileBytes: 30,
           swapBytes: 7,
+          activeFileBytes: 150,
+          inactiveFileBytes: 100,
+          kernelBytes: 64,
           pageFaults: 40,
           majorPageFaults: 6,
           localPageFaults: 4,
@@ -105,6 +118,9 @@ test('cgroupV1Sample: cadvisor figures from a v1 hierarchy', () => {
           cacheBytes: 0,
           mappedFileBytes: 0,
           swapBytes: 0,
+          activeFileBytes: 0,
+          inactiveFileBytes: 80,
+          kernelBytes: 0,
           pageFaults: 0,
           majorPageFaults: 0,
           localPageFaults: 0,
@@ -133,6 +149,9 @@ test('cgroupV1Sample: cadvisor figures from a v1 hierarchy', () => {
           cacheBytes: 0,
           mappedFileBytes: 0,
           swapBytes: 0,
+          activeFileBytes: 0,
+          inactiveFileBytes: 0,
+          kernelBytes: 0,
           pageFaults: 0,
           majorPageFaults: 0,
           localPageFaults: 0,
@@ -159,7 +178,8 @@ const psi = (some: [number, number, number, number], full: [number, number, numb
 test('cgroupV2Sample: the same figures from the unified hierarchy, with pressure and swap', () => {
   const got = cgroupV2Sample(
     files({
-      'cpu.stat': 'usage_usec 2000\nuser_usec 1500\nsystem_usec 500\nnr_periods 0\n',
+      'cpu.stat':
+        'usage_usec 2000\nuser_usec 1500\nsystem_usec 500\nnr_periods 4\nnr_throttled 1\nthrottled_usec 7\nnr_bursts 2\nburst_usec 3\n',
       'cpu.weight': '100\n',
       'cpu.max': '50000 100000\n',
       'memory.current': '1000\n',
@@ -172,14 +192,22 @@ test('cgroupV2Sample: the same figures from the unified hierarchy, with pressure
       'pids.max': 'max\n',
       'memory.swap.current': '9\n',
       'memory.swap.max': '4096\n',
-      'memory.stat': 'anon 200\nfile 300\nfile_mapped 30\npgfault 40\npgmajfault 6\ninactive_file 100\n',
+      'memory.stat': 'anon 200\nfile 300\nkernel 64\nfile_mapped 30\npgfault 40\npgmajfault 6\nactive_file 150\ninactive_file 100\n',
       'cpu.pressure': 'some avg10=1.50 avg60=0.75 avg300=0.10 total=123456\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n',
       'memory.pressure': 'some avg10=0.00 avg60=0.00 avg300=0.00 total=77\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=55\n',
       'io.pressure': 'some avg10=12.34 avg60=5.00 avg300=1.00 total=9999999\nfull avg10=10.00 avg60=4.00 avg300=0.50 total=8888888\n',
     }),
   );
   assert.deepEqual(got, {
-    cpu: { usageNs: 2_000_000, userNs: 1_500_000, systemNs: 500_000, shares: 2597, quotaUs: 50000, periodUs: 100000 },
+    cpu: {
+      usageNs: 2_000_000,
+      userNs: 1_500_000,
+      systemNs: 500_000,
+      shares: 2597,
+      quotaUs: 50000,
+      periodUs: 100000,
+      cfs: { periods: 4, throttledPeriods: 1, throttledNs: 7000, bursts: 2, burstNs: 3000 },
+    },
     memory: {
       usageBytes: 1000,
       workingSetBytes: 900,
@@ -187,6 +215,9 @@ test('cgroupV2Sample: the same figures from the unified hierarchy, with pressure
       cacheBytes: 300,
       mappedFileBytes: 30,
       swapBytes: 9,
+      activeFileBytes: 150,
+      inactiveFileBytes: 100,
+      kernelBytes: 64,
       pageFaults: 40,
       majorPageFaults: 6,
       localPageFaults: 40,
@@ -459,8 +490,11 @@ test("CFS throttling from cpu.stat on both versions (cadvisor's container_cpu_cf
       'cpu/cpu.stat': 'nr_periods 40\nnr_throttled 7\nthrottled_time 350000000\n',
     }),
   );
-  assert.deepEqual(v1.cpu?.cfs, { periods: 40, throttledPeriods: 7, throttledNs: 350_000_000 });
-  const v2 = cgroupV2Sample(files({ 'cpu.stat': 'usage_usec 1\nnr_periods 40\nnr_throttled 7\nthrottled_usec 350000\n' }));
-  assert.deepEqual(v2.cpu?.cfs, { periods: 40, throttledPeriods: 7, throttledNs: 350_000_000 });
+  // A kernel before 5.14 has no burst counters: zeros.
+  assert.deepEqual(v1.cpu?.cfs, { periods: 40, throttledPeriods: 7, throttledNs: 350_000_000, bursts: 0, burstNs: 0 });
+  const v2 = cgroupV2Sample(
+    files({ 'cpu.stat': 'usage_usec 1\nnr_periods 40\nnr_throttled 7\nthrottled_usec 350000\nnr_bursts 2\nburst_usec 1500\n' }),
+  );
+  assert.deepEqual(v2.cpu?.cfs, { periods: 40, throttledPeriods: 7, throttledNs: 350_000_000, bursts: 2, burstNs: 1_500_000 });
   assert.equal(cgroupV2Sample(files({ 'cpu.stat': 'usage_usec 1\n' })).cpu?.cfs, undefined);
 });

@@ -208,11 +208,21 @@ export interface SampleOptions {
   blkioSources?: BlkioV1Source[];
 }
 
-/** CFS throttling as cpu.stat counts it (v1's throttled_time in ns, v2's throttled_usec made ns); none without the counters. */
-const cfsOf = (periods?: number, throttled?: number, throttledNs?: number): Pick<CpuSample, 'cfs'> =>
-  periods === undefined || throttled === undefined || throttledNs === undefined
-    ? {}
-    : { cfs: { periods, throttledPeriods: throttled, throttledNs } };
+/**
+ * CFS throttling and bursting as cpu.stat counts them (v1's times in ns, v2's in µs, made ns);
+ * none without the throttling counters. The burst counters (Linux 5.14+) are read on v1 too,
+ * where cadvisor's libcontainer reads only v2's and shows v1's as 0.
+ */
+function cfsOf(stat: Record<string, number>, v: 1 | 2): Pick<CpuSample, 'cfs'> {
+  const ns = (v1: string, v2: string) => (v === 1 ? stat[v1] : stat[v2] === undefined ? undefined : stat[v2] * 1000);
+  const periods = stat.nr_periods;
+  const throttled = stat.nr_throttled;
+  const throttledNs = ns('throttled_time', 'throttled_usec');
+  if (periods === undefined || throttled === undefined || throttledNs === undefined) return {};
+  return {
+    cfs: { periods, throttledPeriods: throttled, throttledNs, bursts: stat.nr_bursts ?? 0, burstNs: ns('burst_time', 'burst_usec') ?? 0 },
+  };
+}
 
 // cpuacct.stat counts USER_HZ ticks (100 per second on Linux).
 const TICK_NS = 10_000_000;
@@ -238,7 +248,7 @@ export function cgroupV1Sample(read: CgroupFileReader, o: SampleOptions = {}): C
       shares: cpuShares,
       quotaUs: cpuQuotaUs,
       periodUs: cpuPeriodUs,
-      ...cfsOf(stat.nr_periods, stat.nr_throttled, stat.throttled_time),
+      ...cfsOf(stat, 1),
     };
   }
   const memUsage = num(read('memory', 'memory.usage_in_bytes'));
@@ -255,6 +265,9 @@ export function cgroupV1Sample(read: CgroupFileReader, o: SampleOptions = {}): C
       cacheBytes: s.total_cache ?? s.cache ?? 0,
       mappedFileBytes: s.total_mapped_file ?? s.mapped_file ?? 0,
       swapBytes: s.total_swap ?? s.swap ?? 0,
+      activeFileBytes: s.total_active_file ?? 0,
+      inactiveFileBytes: s.total_inactive_file ?? 0,
+      kernelBytes: num(read('memory', 'memory.kmem.usage_in_bytes')) ?? 0,
       pageFaults: s.total_pgfault ?? s.pgfault ?? 0,
       majorPageFaults: s.total_pgmajfault ?? s.pgmajfault ?? 0,
       localPageFaults: s.pgfault ?? 0,
@@ -297,7 +310,7 @@ export function cgroupV2Sample(read: CgroupFileReader, o: SampleOptions = {}): C
       shares: cpuShares,
       quotaUs: cpuQuotaUs,
       periodUs: cpuPeriodUs,
-      ...cfsOf(cpuStat.nr_periods, cpuStat.nr_throttled, cpuStat.throttled_usec === undefined ? undefined : cpuStat.throttled_usec * 1000),
+      ...cfsOf(cpuStat, 2),
     };
   }
   const current = num(f('memory.current'));
@@ -312,6 +325,10 @@ export function cgroupV2Sample(read: CgroupFileReader, o: SampleOptions = {}): C
       cacheBytes: s.file ?? 0,
       mappedFileBytes: s.file_mapped ?? 0,
       swapBytes: num(f('memory.swap.current')) ?? 0,
+      activeFileBytes: s.active_file ?? 0,
+      inactiveFileBytes: s.inactive_file ?? 0,
+      // cadvisor's libcontainer leaves v2's kernel usage at 0; memory.stat has it.
+      kernelBytes: s.kernel ?? 0,
       pageFaults: s.pgfault ?? 0,
       majorPageFaults: s.pgmajfault ?? 0,
       localPageFaults: s.pgfault ?? 0,
@@ -347,6 +364,9 @@ export function memoryFromMeminfo(meminfo: string): MemorySample {
     cacheBytes: kb('Cached'),
     mappedFileBytes: kb('Mapped'),
     swapBytes: kb('SwapTotal') - kb('SwapFree'),
+    activeFileBytes: kb('Active\\(file\\)'),
+    inactiveFileBytes: kb('Inactive\\(file\\)'),
+    kernelBytes: 0,
     pageFaults: 0,
     majorPageFaults: 0,
     localPageFaults: 0,

@@ -22,7 +22,7 @@ import type { HostStats } from './host.ts';
 import { liveContainers, liveSandboxes } from './live.ts';
 import type { RuntimeStatsSource } from './runtime-source.ts';
 import { processSampler } from './processes.ts';
-import type { CgroupSample, FsUsage, RawContainer, RawPod, RawSample, RawVolume, SystemContainer } from './sample.ts';
+import type { CgroupSample, FsUsage, MachineIdentity, RawContainer, RawPod, RawSample, RawVolume, SystemContainer } from './sample.ts';
 import type { VolumeStatsSource } from './volumes.ts';
 import type { ClaimStatsSource } from './claim-volumes.ts';
 import { systemContainerNames, type SystemCgroupsConfig } from '../node/system-cgroups.ts';
@@ -52,8 +52,20 @@ export interface CollectorOptions {
   filesystems?: { partitions: readonly Partition[]; hints: ContainerHints };
   /** cAdvisor's application metrics of the running containers (app-metrics/). */
   appMetrics?: AppMetrics;
+  /** The machine's identity and CPU topology, read once by the kubelet (unknown: empty, zeros). */
+  machine?: MachineIdentity;
   now?: () => number;
 }
+
+const UNKNOWN_MACHINE: MachineIdentity = {
+  machineID: '',
+  systemUUID: '',
+  bootID: '',
+  kernelVersion: '',
+  osVersion: '',
+  physicalCores: 0,
+  sockets: 0,
+};
 
 /**
  * The pod's volumes: the last walk of each directory and a statfs of each filesystem once a
@@ -208,7 +220,7 @@ export async function collectSample(rt: RuntimeStatsSource, host: HostStats, o: 
   return {
     timeMs,
     bootTimeMs: host.bootTimeMs(),
-    machine: host.machine(),
+    machine: { ...(o.machine ?? UNKNOWN_MACHINE), ...host.machine() },
     root,
     network: host.netDev(1) ?? [],
     system,

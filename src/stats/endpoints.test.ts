@@ -19,13 +19,13 @@ test('each view is rendered once per sample', async () => {
   assert.equal(JSON.parse(a).pods[0].cpu.usageNanoCores, 200_000_000);
   assert.equal(JSON.parse(await e.summaryJSON(true)).node.fs, undefined);
   assert.match(await e.cadvisorMetrics(), /^container_memory_working_set_bytes\{/m);
-  assert.match(await e.resourceMetrics(), /^scrape_error 0$/m);
+  assert.match(await e.resourceMetrics(), /^resource_scrape_error 0$/m);
 });
 
-test('without the runtime: the summary fails (500 upstream), resource metrics say scrape_error 1', async () => {
+test('without the runtime: the summary fails (500 upstream), resource metrics say resource_scrape_error 1', async () => {
   const e = statsEndpoints(cacheOf({ ...later, pods: [], containers: [], runtimeError: 'connection refused' }), 'node-1');
   await assert.rejects(e.summaryJSON(false), /failed to list pod stats: connection refused/);
-  assert.match(await e.resourceMetrics(), /^scrape_error 1$/m);
+  assert.match(await e.resourceMetrics(), /^resource_scrape_error 1$/m);
   assert.match(
     await e.cadvisorMetrics(),
     /^container_cpu_usage_seconds_total\{container="",cpu="total",id="\/"/m,

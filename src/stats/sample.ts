@@ -13,8 +13,11 @@ export interface CpuSample {
   /** CFS quota and period in microseconds; no quota: undefined. */
   quotaUs?: number;
   periodUs?: number;
-  /** CFS throttling from cpu.stat (nr_periods, nr_throttled, throttled time): cadvisor's container_cpu_cfs_*. */
-  cfs?: { periods: number; throttledPeriods: number; throttledNs: number };
+  /**
+   * CFS throttling from cpu.stat (nr_periods, nr_throttled, throttled time) and bursting
+   * (nr_bursts, burst time; 0 on a kernel without them): cadvisor's container_cpu_cfs_*.
+   */
+  cfs?: { periods: number; throttledPeriods: number; throttledNs: number; bursts: number; burstNs: number };
 }
 
 export interface MemorySample {
@@ -25,6 +28,11 @@ export interface MemorySample {
   cacheBytes: number;
   mappedFileBytes: number;
   swapBytes: number;
+  /** The file LRUs (cadvisor's TotalActiveFile, TotalInactiveFile): the subtree's on v1, the cgroup's on v2. */
+  activeFileBytes: number;
+  inactiveFileBytes: number;
+  /** Kernel memory: v1's memory.kmem.usage_in_bytes, v2's memory.stat "kernel"; 0 where neither is. */
+  kernelBytes: number;
   /** Over the whole subtree (what containerd's CRI stats and the Summary report). */
   pageFaults: number;
   majorPageFaults: number;
@@ -240,11 +248,29 @@ export interface SystemContainer {
   filesystems?: Filesystem[];
 }
 
+/** What of cadvisor's MachineInfo does not change while the kubelet runs (the Node's identity, the CPU topology). */
+export interface MachineIdentity {
+  machineID: string;
+  systemUUID: string;
+  bootID: string;
+  kernelVersion: string;
+  osVersion: string;
+  physicalCores: number;
+  sockets: number;
+}
+
+/** cadvisor's MachineInfo, as its machine_* series and cadvisor_version_info show it. */
+export interface MachineInfo extends MachineIdentity {
+  cpuCores: number;
+  memoryBytes: number;
+  /** SwapTotal, the root cgroup's swap limit as cadvisor sets it. */
+  swapBytes: number;
+}
+
 export interface RawSample {
   timeMs: number;
   bootTimeMs: number;
-  /** swapBytes: SwapTotal, the root cgroup's swap limit as cadvisor sets it. */
-  machine: { cpuCores: number; memoryBytes: number; swapBytes: number };
+  machine: MachineInfo;
   root: CgroupSample;
   network: NetInterface[];
   system: SystemContainer[];

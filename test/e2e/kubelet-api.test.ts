@@ -422,7 +422,11 @@ test('metrics/resource through the node proxy: node, pod and container CPU and m
       new RegExp(`^container_memory_working_set_bytes\\{container="main",namespace="${ns}",pod="busy"\\} [1-9]\\d* \\d{13}$`, 'm'),
     );
     assert.match(text, new RegExp(`^pod_cpu_usage_seconds_total\\{namespace="${ns}",pod="busy"\\} `, 'm'));
-    assert.match(text, /^scrape_error 0$/m);
+    // Swap as upstream reports it (0 on a node without swap), and the start time untimestamped.
+    assert.match(text, /^node_swap_usage_bytes \d+ \d{13}$/m);
+    assert.match(text, new RegExp(`^container_swap_usage_bytes\\{container="main",namespace="${ns}",pod="busy"\\} \\d+ \\d{13}$`, 'm'));
+    assert.match(text, new RegExp(`^container_start_time_seconds\\{container="main",namespace="${ns}",pod="busy"\\} [\\d.e+]+$`, 'm'));
+    assert.match(text, /^resource_scrape_error 0$/m);
   }));
 
 /** A pod that burns a little CPU, then sleeps: its figures are non-zero but it costs the node nothing. */
@@ -619,6 +623,26 @@ test('metrics/cadvisor through the node proxy: container_memory_working_set_byte
       /^container_memory_working_set_bytes\{container="",id="\/",image="",name="",namespace="",pod=""\} \d+ \d{13}$/m,
       'the node (root cgroup)',
     );
+    // The container's memory as cadvisor adds to it: kernel usage and the file LRUs.
+    for (const name of ['kernel_usage', 'total_active_file_bytes', 'total_inactive_file_bytes'])
+      assert.match(text, new RegExp(`^container_memory_${name}\\{container="main",[^}]*pod="cadv"\\} \\d+ \\d{13}$`, 'm'), name);
+    // cadvisor's machine collector: the Node's identity on its series, the CPU topology's counts.
+    const node = await clients().core.readNode({ name: nodeName() });
+    const info = node.status!.nodeInfo!;
+    const ml = `boot_id="${info.bootID}",machine_id="${info.machineID}",system_uuid="${info.systemUUID}"`;
+    assert.match(text, new RegExp(`^machine_cpu_cores\\{${ml}\\} ${node.status!.capacity!.cpu}$`, 'm'));
+    assert.match(text, new RegExp(`^machine_cpu_physical_cores\\{${ml}\\} [1-9]\\d*$`, 'm'));
+    assert.match(text, new RegExp(`^machine_cpu_sockets\\{${ml}\\} [1-9]\\d*$`, 'm'));
+    assert.match(text, new RegExp(`^machine_swap_bytes\\{${ml}\\} \\d+$`, 'm'));
+    const literal = (v: string) => v.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    assert.match(
+      text,
+      new RegExp(
+        `^cadvisor_version_info\\{[^}]*kernelVersion="${literal(info.kernelVersion)}",osVersion="${literal(info.osImage)}"\\} 1$`,
+        'm',
+      ),
+    );
+    assert.match(text, /^container_scrape_error 0$/m);
     assert.match(proxy('/metrics/probes'), /^# TYPE prober_probe_total counter$/m, 'probe metrics have their endpoint');
   }));
 

@@ -39,6 +39,9 @@ test('the kubelet-ts node is registered and Ready', async () => {
   assert.equal(info.kubeletVersion, 'v1.36.3');
   assert.equal(info.operatingSystem, 'linux');
   assert.ok(info.bootID && info.machineID !== undefined && info.kernelVersion);
+  // cadvisor's systemUUID: DMI's product_uuid, or on a VM without DMI (this one) the machine id.
+  const dmi = '/sys/class/dmi/id/product_uuid';
+  assert.equal(info.systemUUID, readFileSync(existsSync(dmi) ? dmi : '/etc/machine-id', 'utf8').trim());
   assert.equal(node.status!.addresses!.find((a) => a.type === 'InternalIP')?.address, NODE_IP);
   assert.equal(node.metadata!.labels!['kubernetes.io/hostname'], nodeName());
   assert.equal(node.metadata!.labels!['kubernetes.io/os'], 'linux');
