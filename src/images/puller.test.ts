@@ -231,7 +231,12 @@ test('registryPullQPS: a pull over the limit fails with "pull QPS exceeded" and 
   assert.equal(rt.pulls.length, 1, 'no second PullImage');
   assert.equal(events.at(-1)?.message, `Failed to pull image "${IMAGE}": pull QPS exceeded`);
   const third = await puller.ensure({ image: IMAGE, imagePullPolicy: 'IfNotPresent' }, 'u2/a', emit);
-  assert.equal(third.waiting?.reason, 'ImagePullBackOff');
+  // The back-off says what failed, as upstream's waiting message; its event does not.
+  assert.deepEqual(third.waiting, {
+    reason: 'ImagePullBackOff',
+    message: `Back-off pulling image "${IMAGE}": ErrImagePull: pull QPS exceeded`,
+  });
+  assert.equal(events.at(-1)?.message, `Back-off pulling image "${IMAGE}"`);
 });
 
 test("credentials: the pod's secrets, then the node's docker config, then the credential providers, each tried in turn", async () => {

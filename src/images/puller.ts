@@ -69,7 +69,8 @@ interface EnsureSeen {
 
 export class ImagePuller {
   readonly #images: ImageService;
-  readonly #backoff = new Map<string, { until: number; delayMs: number }>();
+  /** pod UID/image -> its back-off, and the failure that began it (what the back-off's waiting state says). */
+  readonly #backoff = new Map<string, { until: number; delayMs: number; lastError: string }>();
   readonly #initialMs: number;
   readonly #maxMs: number;
   readonly #secrets: SecretGetter | undefined;
@@ -198,7 +199,8 @@ export class ImagePuller {
     const bk = this.#backoff.get(key);
     if (bk && Date.now() < bk.until) {
       emit({ type: 'Normal', reason: 'BackOff', message: `Back-off pulling image "${image}"` });
-      return { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` } };
+      // The waiting state says why (upstream's prevPullErrMsg); the event does not.
+      return { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}": ${bk.lastError}` } };
     }
     let found: RegistryAuth[];
     try {
@@ -307,7 +309,7 @@ export class ImagePuller {
 
   #failed(image: string, key: string, bk: { delayMs: number } | undefined, detail: string, emit: (e: ImageEvent) => void): PullResult {
     const delayMs = bk ? Math.min(bk.delayMs * 2, this.#maxMs) : this.#initialMs;
-    this.#backoff.set(key, { until: Date.now() + delayMs, delayMs });
+    this.#backoff.set(key, { until: Date.now() + delayMs, delayMs, lastError: `ErrImagePull: ${detail}` });
     // The container's "Error: ErrImagePull" is its caller's, as upstream's startContainer emits it.
     emit({ type: 'Warning', reason: 'Failed', message: `Failed to pull image "${image}": ${detail}` });
     return { waiting: { reason: 'ErrImagePull', message: detail } };

@@ -416,7 +416,7 @@ test('in-place resize: allocatedResources, resources of a running container, and
   assert.deepEqual(mergeConditions([], [{ type: 'PodResizePending', status: 'True' }]), [], 'the kubelet owns them');
 });
 
-test('in-place resize: without the sync, the spec is the allocation and the runtime says what runs; stopped containers show none', () => {
+test('in-place resize: without the sync, the spec is the allocation and the runtime says what runs; a stopped container shows its allocation, one not created neither', () => {
   const sized: Pod = {
     ...pod(),
     spec: { containers: [{ name: 'app', image: 'busybox:1.36', resources: { requests: { cpu: '20m' }, limits: { cpu: '30m' } } }] },
@@ -428,10 +428,14 @@ test('in-place resize: without the sync, the spec is the allocation and the runt
   ).containerStatuses![0]!;
   assert.deepEqual([running.allocatedResources, running.resources], [{ cpu: '20m' }, { requests: { cpu: '20m' }, limits: { cpu: '30m' } }]);
   const stopped = generatePodStatus(sized, rt([ctr({ phase: 'exited', exitCode: 0 })]), ctx()).containerStatuses![0]!;
-  assert.deepEqual([stopped.allocatedResources, stopped.resources], [{ cpu: '20m' }, undefined]);
+  assert.deepEqual([stopped.allocatedResources, stopped.resources], [{ cpu: '20m' }, { requests: { cpu: '20m' }, limits: { cpu: '30m' } }]);
+  const creating = generatePodStatus(sized, rt([]), ctx()).containerStatuses![0]!;
+  assert.deepEqual([creating.allocatedResources, creating.resources], [undefined, undefined]);
+  const bare = generatePodStatus(pod(), rt([ctr({ phase: 'exited', exitCode: 1 })]), ctx()).containerStatuses![0]!;
+  assert.deepEqual(bare.resources, {}, 'a container without resources: an empty one, as upstream');
 });
 
-test('volumeMounts of a container the runtime has, read-only ones with their recursive mode (upstream convertContainerStatus)', () => {
+test("volumeMounts of every container, read-only ones with their recursive mode, kept once the runtime has it (upstream's convertToAPIContainerStatuses)", () => {
   const p = pod();
   p.spec!.containers[0]!.volumeMounts = [
     { name: 'data', mountPath: '/data' },
@@ -442,7 +446,11 @@ test('volumeMounts of a container the runtime has, read-only ones with their rec
     { name: 'data', mountPath: '/data' },
     { name: 'conf', mountPath: '/conf', readOnly: true, recursiveReadOnly: 'Disabled' },
   ]);
-  assert.equal(generatePodStatus(p, rt([]), ctx()).containerStatuses![0]!.volumeMounts, undefined, 'none before the runtime has it');
+  assert.deepEqual(
+    generatePodStatus(p, rt([]), ctx()).containerStatuses![0]!.volumeMounts,
+    s.containerStatuses![0]!.volumeMounts,
+    "the spec's before the runtime has it (a pull backing off, an init container failing)",
+  );
   p.spec!.containers[0]!.volumeMounts[1]!.recursiveReadOnly = 'Enabled';
   const rro = generatePodStatus(p, rt([ctr({})]), ctx({ recursiveReadOnlyMounts: true }));
   assert.equal(rro.containerStatuses![0]!.volumeMounts![1]!.recursiveReadOnly, 'Enabled', 'the runtime handler makes RRO mounts');
@@ -543,4 +551,10 @@ test('AllContainersRestarting: only on a pod with a RestartAllContainers rule; k
     undefined,
   ]);
   assert.deepEqual(mergeConditions([], [{ type: 'AllContainersRestarting', status: 'True' }]), [], 'the kubelet owns it');
+});
+
+test("a container that never started (StartError): startedAt is the epoch, as upstream's time.Unix(0, 0)", () => {
+  const failed = ctr({ phase: 'exited', startedAtNs: undefined, finishedAtNs: '1763812800000000000', exitCode: 128, reason: 'StartError' });
+  const t = generatePodStatus(pod(), rt([failed]), ctx()).containerStatuses![0]!.state!.terminated!;
+  assert.deepEqual([t.reason, t.startedAt, t.finishedAt], ['StartError', '1970-01-01T00:00:00Z', '2025-11-22T12:00:00Z']);
 });

@@ -46,14 +46,18 @@ export interface StatusContext {
 
 const nsToTime = (ns?: string) => (ns && ns !== '0' ? rfc3339(new Date(Number(BigInt(ns) / 1_000_000n))) : undefined);
 
+// The time the runtime's 0 stands for: upstream's toKubeContainerStatus takes time.Unix(0, 0) as
+// given, so a container that never started (a StartError) shows it as its startedAt.
+const EPOCH = '1970-01-01T00:00:00Z';
+
 function terminatedState(c: ContainerState): ApiContainerState {
   return {
     terminated: {
       exitCode: c.exitCode ?? 0,
       reason: c.reason || (c.exitCode === 0 ? 'Completed' : 'Error'),
       ...(c.message ? { message: c.message } : {}),
-      startedAt: nsToTime(c.startedAtNs),
-      finishedAt: nsToTime(c.finishedAtNs),
+      startedAt: nsToTime(c.startedAtNs) ?? EPOCH,
+      finishedAt: nsToTime(c.finishedAtNs) ?? EPOCH,
       containerID: `containerd://${c.id}`,
     },
   };
@@ -339,21 +343,26 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
       restarting,
       waiting: ctx.waiting.get(c.name),
     });
-    // Upstream's convertContainerStatus lists the mounts of a container the runtime has, kept as
-    // first written ("immutable": the final status of a stopped pod resolves no RRO mode again),
-    // and the identity the runtime says its process runs with (containerd 2 reports it; 1.6 does not).
-    const mounts = instances.length ? (old?.volumeMounts ?? volumeMountStatuses(c, ctx.recursiveReadOnlyMounts ?? false)) : [];
+    // Upstream's convertToAPIContainerStatuses lists the spec's mounts in every container's status;
+    // once the runtime has the container they are kept as first written ("immutable": the final
+    // status of a stopped pod resolves no RRO mode again). And the identity the runtime says its
+    // process runs with (containerd 2 reports it; 1.6 does not).
+    const specMounts = () => volumeMountStatuses(c, ctx.recursiveReadOnlyMounts ?? false);
+    const mounts = instances.length ? (old?.volumeMounts ?? specMounts()) : specMounts();
     const user = instances[0]?.user;
     return { ...st, ...(mounts.length ? { volumeMounts: mounts } : {}), ...(user ? { user: { linux: user } } : {}) };
   };
-  // In-place resize (upstream's convertToAPIContainerStatuses): what the kubelet allocated to each
-  // container, and what a running one runs with.
+  // In-place resize (upstream's convertToAPIContainerStatuses): of a container the runtime has,
+  // what the kubelet allocated to it, and what it runs with: a running one's from the runtime, a
+  // stopped one's as allocated. A container not yet created has neither.
   const withResources = (st: ContainerStatus, c: Container): ContainerStatus => {
+    const instances = rt.containers.filter((s) => s.name === c.name);
+    if (!instances.length) return st;
     const alloc = withOtherResources(rt.resize?.allocated[c.name] ?? cpuAndMemory(c.resources), c.resources);
-    const cur = st.state?.running ? rt.containers.find((s) => s.name === c.name) : undefined;
+    const cur = st.state?.running ? instances[0] : undefined;
     const running = cur && (rt.resize?.actual[cur.id] ?? (cur.linux ? fromLinux(cur.linux, alloc) : alloc));
-    const actual = running && withOtherResources(running, c.resources);
-    return { ...st, ...(alloc.requests ? { allocatedResources: alloc.requests } : {}), ...(actual ? { resources: actual } : {}) };
+    const resources = running ? withOtherResources(running, c.resources) : alloc;
+    return { ...st, ...(alloc.requests ? { allocatedResources: alloc.requests } : {}), resources };
   };
   // Pod-level (upstream's generateAPIPodStatus with InPlacePodLevelResourcesVerticalScaling): the
   // pod's requests as allocated, and the resources its pod cgroup enforces.

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
+import type { Pod, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { ApiClient } from '../apiserver/client.ts';
 import { sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
@@ -34,6 +34,24 @@ test('withRemovals: resize conditions an earlier status had and this one does no
     'never set: nothing to delete',
   );
   assert.deepEqual(withRemovals({ phase: 'Failed' }, [{ conditions: [pending] }]), { phase: 'Failed' }, 'no conditions: nothing to merge');
+});
+
+test("withRemovals: a condition's reason or message that went is sent as null (a strategic merge keeps what the patch does not name)", () => {
+  const notReady = {
+    type: 'ContainersReady',
+    status: 'False',
+    reason: 'ContainersNotReady',
+    message: 'containers with unready status: [main]',
+  };
+  const failed = { type: 'ContainersReady', status: 'False', reason: 'PodFailed' };
+  const ready = { type: 'ContainersReady', status: 'True' };
+  const cases: [string, PodCondition, (PodStatus | undefined)[], PodCondition][] = [
+    ['the message went', failed, [{ conditions: [notReady] }, undefined], { ...failed, message: null } as unknown as PodCondition],
+    ['both went', ready, [undefined, { conditions: [notReady] }], { ...ready, reason: null, message: null } as unknown as PodCondition],
+    ['never had them', ready, [{ conditions: [ready] }], ready],
+    ['another condition had them', ready, [{ conditions: [{ ...notReady, type: 'Ready' }] }], ready],
+  ];
+  for (const [name, c, earlier, want] of cases) assert.deepEqual(withRemovals({ conditions: [c] }, earlier).conditions, [want], name);
 });
 
 test('newlyTerminated: containers of each kind that went to terminated, once', () => {

@@ -210,18 +210,26 @@ export function resizeCounts(statuses: PodStatus[]): ResizeCounts {
 // not name, so their absence is sent as a deletion.
 const TRANSIENT_CONDITIONS = ['PodResizePending', 'PodResizeInProgress'];
 
+// A condition's fields that come and go: a Ready condition True again has neither.
+const CONDITION_NOTES = ['reason', 'message'] as const;
+
 /**
  * Pure: the status as a strategic merge patch, with "$patch: delete" for what an earlier status
  * (the apiserver's, or the last sent) had and this one does not: the transient conditions, and
- * pod IPs of a sandbox that was replaced (podIPs merge by ip, and the apiserver refuses two).
+ * pod IPs of a sandbox that was replaced (podIPs merge by ip, and the apiserver refuses two); and
+ * a condition's reason or message it no longer has as null, as upstream's two-way merge patch
+ * sends it (a failed pod's ContainersReady kept the message of its Pending days otherwise).
  */
 export function withRemovals(status: PodStatus, earlier: (PodStatus | undefined)[]): PodStatus {
   let out = status;
   if (status.conditions) {
-    const had = (t: string) => earlier.some((s) => s?.conditions?.some((c) => c.type === t));
-    const gone = TRANSIENT_CONDITIONS.filter((t) => had(t) && !status.conditions!.some((c) => c.type === t));
-    if (gone.length)
-      out = { ...out, conditions: [...status.conditions, ...gone.map((type) => ({ type, $patch: 'delete' }) as unknown as PodCondition)] };
+    const before = (type: string) => earlier.flatMap((s) => s?.conditions?.filter((c) => c.type === type) ?? []);
+    const conditions = status.conditions.map((c) => {
+      const cleared = CONDITION_NOTES.filter((k) => c[k] === undefined && before(c.type).some((o) => o[k] !== undefined));
+      return cleared.length ? ({ ...c, ...Object.fromEntries(cleared.map((k) => [k, null])) } as PodCondition) : c;
+    });
+    const gone = TRANSIENT_CONDITIONS.filter((t) => before(t).length && !status.conditions!.some((c) => c.type === t));
+    out = { ...out, conditions: [...conditions, ...gone.map((type) => ({ type, $patch: 'delete' }) as unknown as PodCondition)] };
   }
   if (status.podIPs?.length) {
     const now = new Set(status.podIPs.map((p) => p.ip));

@@ -126,7 +126,23 @@ test('a failing init container: Init:CrashLoopBackOff with restartPolicy Always,
       return p.status?.phase === 'Failed' ? p : undefined;
     });
     assert.equal(failed.status!.initContainerStatuses![0]!.state!.terminated!.exitCode, 3);
-    assert.ok(!failed.status!.containerStatuses![0]!.state!.running, 'the app container never ran');
+    const app = failed.status!.containerStatuses![0]!;
+    assert.ok(!app.state!.running, 'the app container never ran');
+    // As upstream's status of a Failed pod: the never-created container lists its mounts and has no
+    // resources; the init container ran, so it has its (empty) resources; the readiness conditions
+    // say PodFailed and nothing of the Pending pod's unready containers.
+    const specMounts = failed.spec!.containers[0]!.volumeMounts?.map((m) => m.mountPath) ?? [];
+    assert.ok(specMounts.length, 'the service account token is mounted');
+    assert.deepEqual(
+      app.volumeMounts?.map((m) => m.mountPath),
+      specMounts,
+    );
+    assert.equal(app.resources, undefined);
+    assert.equal(JSON.stringify(failed.status!.initContainerStatuses![0]!.resources), '{}');
+    for (const type of ['Ready', 'ContainersReady']) {
+      const c = failed.status!.conditions!.find((x) => x.type === type)!;
+      assert.deepEqual([c.status, c.reason, c.message], ['False', 'PodFailed', undefined], type);
+    }
   }));
 
 test('a sidecar starts before the app, keeps running, and does not keep a finished Never pod alive', () =>
@@ -347,6 +363,8 @@ test('an ephemeral container whose process cannot start: Waiting RunContainerErr
     ];
     assert.deepEqual(shape(first), ['RunContainerError', 'StartError', 128, 0]);
     assert.match(first.state!.waiting!.message!, /nonexistent/);
+    // It never started: the runtime's 0, which upstream shows as the epoch.
+    assert.equal(new Date(first.lastState!.terminated!.startedAt as unknown as string).getTime(), 0);
     // Later syncs do not try it again, and upstream's reason cache keeps it Waiting.
     kubectl('-n', ns, 'annotate', 'pod', 'target', 'poke=1');
     await new Promise((r) => setTimeout(r, 15_000));

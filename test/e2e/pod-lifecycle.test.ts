@@ -108,6 +108,12 @@ test('an image that cannot be pulled shows ErrImagePull or ImagePullBackOff', ()
       events.items.some((e) => e.reason === 'Failed' && /Failed to pull image "registry.invalid/.test(e.message ?? '')),
       'a Failed event names the image',
     );
+    // In the back-off the waiting state still says what failed (upstream's prevPullErrMsg).
+    const backOff = await eventually('ImagePullBackOff', 60_000, async () => {
+      const w = (await core.readNamespacedPod({ name: 'nopull', namespace: ns })).status?.containerStatuses?.[0]?.state?.waiting;
+      return w?.reason === 'ImagePullBackOff' ? w : undefined;
+    });
+    assert.match(backOff.message ?? '', /^Back-off pulling image "registry\.invalid\/kubelet-ts\/absent:1\.0": ErrImagePull: .+/);
   }));
 
 test('an image name that is not a valid reference waits with InvalidImageName, and nothing is pulled', () =>
