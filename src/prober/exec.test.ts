@@ -47,6 +47,6 @@ test('exec: a timeout fails the probe (ExecProbeTimeout); another CRI error is a
   assert.deepEqual(await execProbe(runner({ error: gone }), 'c1', ['true'], 1), {
     result: 'unknown',
     output: '',
-    error: 'CRI ExecSync failed: code 5 NOT_FOUND: container not found',
+    error: 'rpc error: code = NotFound desc = container not found',
   });
 });

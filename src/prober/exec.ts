@@ -2,7 +2,7 @@
 // timeoutSeconds (the runtime kills it then). Exit 0 is success, as upstream's pkg/probe/exec.
 import { status } from '@grpc/grpc-js';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
-import { CriError } from '../cri/error.ts';
+import { CriError, goErrorText } from '../cri/error.ts';
 import { MAX_OUTPUT_BYTES, type Outcome } from './outcome.ts';
 
 export type ExecRunner = Pick<RuntimeClient, 'execSync'>;
@@ -17,7 +17,8 @@ export async function execProbe(cri: ExecRunner, containerId: string, cmd: strin
     // A command that outlives its timeout fails the probe (ExecProbeTimeout, GA): containerd
     // answers DeadlineExceeded ("timeout 1s exceeded: context deadline exceeded").
     if (isTimeout(e)) return { result: 'failure', output: `command ${JSON.stringify(cmd.join(' '))} timed out` };
-    return { result: 'unknown', output: '', error: (e as Error).message };
+    // As upstream's event prints the runtime's error: "rpc error: code = NotFound desc = ...".
+    return { result: 'unknown', output: '', error: goErrorText(e) };
   }
 }
 
