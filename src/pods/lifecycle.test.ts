@@ -81,6 +81,10 @@ test('a kill request terminates a syncing pod with its own grace period, whateve
   const kill = { gracePeriodSeconds: 1, reason: 'Evicted', message: 'm' };
   assert.deepEqual(nextStep('syncing', pod(), 'Running', false, kill), { do: 'terminate', gracePeriodSeconds: 1, reason: 'Evicted', kill });
   assert.deepEqual(nextStep('terminated', pod(), 'Failed', false, kill), { do: 'nothing' });
+  // Deleted meanwhile: the shorter grace period of the two (upstream's calculateEffectiveGracePeriod).
+  const slow = { ...kill, gracePeriodSeconds: 30 };
+  assert.equal((nextStep('syncing', deleted, 'Running', false, slow) as { gracePeriodSeconds: number }).gracePeriodSeconds, 7);
+  assert.equal((nextStep('syncing', deleted, 'Running', false, kill) as { gracePeriodSeconds: number }).gracePeriodSeconds, 1);
 });
 
 test('a static pod whose file went is stopped within its own grace period; an apiserver pod gone, at once', () => {

@@ -44,7 +44,13 @@ export function nextStep(
   const deleting = !pod || !!pod.metadata?.deletionTimestamp;
   switch (state) {
     case 'syncing':
-      if (kill) return { do: 'terminate', gracePeriodSeconds: kill.gracePeriodSeconds, reason: kill.reason, kill };
+      if (kill) {
+        // The shorter of the kill's and a deletion's (upstream's calculateEffectiveGracePeriod):
+        // a user's --grace-period=0 during an eviction's kill cuts it short too.
+        const deletion = deleting ? pod?.metadata?.deletionGracePeriodSeconds : undefined;
+        const grace = deletion === undefined ? kill.gracePeriodSeconds : Math.min(kill.gracePeriodSeconds, deletion);
+        return { do: 'terminate', gracePeriodSeconds: grace, reason: kill.reason, kill };
+      }
       if (deleting) {
         // Force deletion (gone, or grace 0) still gives containers upstream's minimum.
         const grace = pod?.metadata?.deletionGracePeriodSeconds ?? pod?.spec?.terminationGracePeriodSeconds ?? 30;

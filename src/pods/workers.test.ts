@@ -334,5 +334,17 @@ test("pod workers: a shorter grace period cancels the termination in flight, whi
   held!.done();
   await tick();
   assert.ok(r.log.includes('finish a'), 'terminated, then finished');
+
+  // An eviction's kill (30 s) shortened by a deletion (1 s) the same way.
+  w.update('b', pod('b'));
+  await tick();
+  r.release.get('b')!();
+  await tick();
+  void w.kill('b', { gracePeriodSeconds: 30, reason: 'Evicted', message: 'low on memory' });
+  await tick();
+  w.update('b', graceful(pod('b'), 1));
+  await tick();
+  assert.deepEqual(graces.slice(2), [30, 1]);
+  held!.done();
   w.stop();
 });

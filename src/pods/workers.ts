@@ -173,7 +173,7 @@ export class PodWorkers {
     }
     w.rec.pod = pod;
     if (pod) w.rec.lastPod = pod;
-    this.#cancelInFlight(w, undefined);
+    this.#cancelInFlight(w, w.kill);
     this.#schedule(w, 0);
   }
 

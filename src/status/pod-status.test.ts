@@ -558,3 +558,28 @@ test("a container that never started (StartError): startedAt is the epoch, as up
   const t = generatePodStatus(pod(), rt([failed]), ctx()).containerStatuses![0]!.state!.terminated!;
   assert.deepEqual([t.reason, t.startedAt, t.finishedAt], ['StartError', '1970-01-01T00:00:00Z', '2025-11-22T12:00:00Z']);
 });
+
+test("container statuses sorted by name, as upstream's SortedContainerStatuses; init containers in the spec's order", () => {
+  const p: Pod = {
+    ...pod(),
+    spec: {
+      initContainers: [
+        { name: 'z-init', image: 'busybox:1.36' },
+        { name: 'a-init', image: 'busybox:1.36' },
+      ],
+      containers: [
+        { name: 'poststart', image: 'busybox:1.36' },
+        { name: 'httphook', image: 'busybox:1.36' },
+      ],
+    },
+  };
+  const s = generatePodStatus(p, rt([]), ctx());
+  assert.deepEqual(
+    s.containerStatuses!.map((c) => c.name),
+    ['httphook', 'poststart'],
+  );
+  assert.deepEqual(
+    s.initContainerStatuses!.map((c) => c.name),
+    ['z-init', 'a-init'],
+  );
+});

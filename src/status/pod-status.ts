@@ -371,10 +371,16 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
     resources: podStatusResources(allocatedPod, prev?.phase === 'Running', rt.resize?.podCgroup),
     allocatedResources: podAllocatedResources(allocatedPod),
   };
-  const statuses = (pod.spec?.containers ?? []).map((c) => withResources(toStatus(c, false, prev?.containerStatuses), c));
+  // Sorted by name, as upstream's SortedContainerStatuses (init containers keep the spec's order).
+  const byContainerName = (a: ContainerStatus, b: ContainerStatus) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const statuses = (pod.spec?.containers ?? [])
+    .map((c) => withResources(toStatus(c, false, prev?.containerStatuses), c))
+    .sort(byContainerName);
   const initStatuses = inits.map((c) => withResources(toStatus(c, true, prev?.initContainerStatuses), c));
   // Ephemeral containers show their state but never count for phase or readiness.
-  const ephemeral = (pod.spec?.ephemeralContainers ?? []).map((c) => toStatus(c as Container, false, prev?.ephemeralContainerStatuses));
+  const ephemeral = (pod.spec?.ephemeralContainers ?? [])
+    .map((c) => toStatus(c as Container, false, prev?.ephemeralContainerStatuses))
+    .sort(byContainerName);
   const phase = podPhase(pod, statuses, ctx.terminated, initStatuses);
   const sandbox = rt.sandboxes[0];
   // Upstream's sortPodIPs: one IP of each family, the node's primary family first.

@@ -607,7 +607,7 @@ test('pod-level resources (spec.resources): QoS, the pod cgroup and the limits o
     const { core } = clients();
     const body = podSpec('pod-level', {
       resources: { requests: { cpu: '100m', memory: '48Mi' }, limits: { cpu: '100m', memory: '48Mi' } },
-      containers: [sh('a', 'sleep 3600'), sh('b', 'sleep 3600')],
+      containers: [sh('b', 'sleep 3600'), sh('a', 'sleep 3600')],
     } as never);
     await core.createNamespacedPod({ namespace: ns, body });
     const pod = await eventually('pod Running', 30_000, async () => {
@@ -615,6 +615,11 @@ test('pod-level resources (spec.resources): QoS, the pod cgroup and the limits o
       return p.status?.phase === 'Running' ? p : undefined;
     });
     assert.equal(pod.status!.qosClass, 'Guaranteed');
+    assert.deepEqual(
+      pod.status!.containerStatuses!.map((c) => c.name),
+      ['a', 'b'],
+      "the containers' statuses sorted by name, as upstream's",
+    );
     const cg = (ctl: string, file: string) => readFileSync(`/sys/fs/cgroup/${ctl}/kubepods/pod${pod.metadata!.uid}/${file}`, 'utf8').trim();
     assert.equal(cg('memory', 'memory.limit_in_bytes'), String(48 * 1024 * 1024));
     assert.equal(cg('cpu', 'cpu.cfs_quota_us'), '10000');
