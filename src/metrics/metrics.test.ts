@@ -10,6 +10,7 @@ import {
   registerVolumeManagerTotals,
   registry,
 } from './metrics.ts';
+import { withGoBucketBounds } from './go-float.ts';
 
 const vol = (name: string, pvc?: string, over: Partial<VolumeStats> = {}): VolumeStats => ({
   time: '2026-11-22T12:00:00Z',
@@ -155,16 +156,27 @@ test('certificate series: registered with their manager; TTL truncated seconds t
 
 /** The HELP and TYPE lines and the bucket bounds of one histogram, as /metrics renders them. */
 const histogramShape = async (name: string) => {
-  const text = await registry.getSingleMetricAsString(name);
+  const text = withGoBucketBounds(await registry.getSingleMetricAsString(name));
   const les = [...text.matchAll(/le="([^"]+)"/g)].map((m) => m[1]);
   return { head: text.split('\n').slice(0, 2), les: [...new Set(les)] };
 };
+
+test("dra_operations_duration_seconds: ExponentialBucketsRange(0.1, 40, 15)'s bounds as Go prints them", async () => {
+  metrics.draOperationsDuration.observe({ operation_name: 'PrepareResources', is_error: 'false' }, 0.2);
+  // go run: prometheus.ExponentialBucketsRange(.1, 40, 15), each strconv.FormatFloat(b, 'g', -1, 64).
+  const go =
+    '0.1 0.1534127404634391 0.23535468936502524 0.36106407876409946 0.5539182980610752 0.849781240983936 1.303672689737678 ' +
+    '1.9999999999999993 3.0682548092687805 4.7070937873005025 7.221281575281985 11.078365961221499 16.995624819678714 ' +
+    '26.07345379475354 39.99999999999997 +Inf';
+  assert.deepEqual((await histogramShape('dra_operations_duration_seconds')).les, go.split(' '));
+});
 
 test("rest_client_*: client-go's histograms as component-base registers them (names, help, labels, buckets)", async () => {
   metrics.restClientRequestDuration.observe({ verb: 'GET', host: 'h:6443' }, 0.01);
   metrics.restClientRequestSize.observe({ verb: 'GET', host: 'h:6443' }, 0);
   metrics.restClientResponseSize.observe({ verb: 'GET', host: 'h:6443' }, 100);
-  const sizes = ['64', '256', '512', '1024', '4096', '16384', '65536', '262144', '1048576', '4194304', '16777216', '+Inf'];
+  // As Go writes them: from 1e6 up with an exponent.
+  const sizes = ['64', '256', '512', '1024', '4096', '16384', '65536', '262144', '1.048576e+06', '4.194304e+06', '1.6777216e+07', '+Inf'];
   const cases: [string, string, string[]][] = [
     [
       'rest_client_request_duration_seconds',

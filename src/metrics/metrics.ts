@@ -14,12 +14,16 @@ const podStartBuckets = [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180,
 const r = [registry];
 // component-base's restclient latency buckets (request duration and rate limiter wait).
 const restClientLatencyBuckets = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
-// client-go's size buckets: 64 bytes to 16 MiB.
 // pkg/volume/util's buckets for the storage operations: 100 ms to 10 minutes.
 const storageBuckets = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 25, 50, 120, 300, 600];
-// Prometheus's ExponentialBucketsRange(0.1, 40, 15): 0.1 s to 40 s, each a constant factor above the last.
-const draGrowth = (40 / 0.1) ** (1 / 14);
-const draBuckets = Array.from({ length: 15 }, (_, i) => 0.1 * draGrowth ** i);
+// Prometheus's ExponentialBucketsRange(0.1, 40, 15), 0.1 s to 40 s, as Go's math.Pow computes them:
+// V8's ** differs from it in the last digit of six, and a bucket's le is a label.
+const draBuckets = [
+  0.1, 0.1534127404634391, 0.23535468936502524, 0.36106407876409946, 0.5539182980610752, 0.849781240983936, 1.303672689737678,
+  1.9999999999999993, 3.0682548092687805, 4.7070937873005025, 7.221281575281985, 11.078365961221499, 16.995624819678714, 26.07345379475354,
+  39.99999999999997,
+];
+// client-go's size buckets: 64 bytes to 16 MiB.
 const sizeBuckets = [64, 256, 512, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216];
 
 export const metrics = {

@@ -14,6 +14,7 @@ import type { StatsEndpoints } from '../stats/endpoints.ts';
 import { containerLogsHandler, type ContainerLog } from './container-logs.ts';
 import { healthzReport, kubeletChecks, singleCheck } from './healthz.ts';
 import { onlyCpuAndMemory } from './summary-query.ts';
+import { withGoBucketBounds } from '../metrics/go-float.ts';
 import { systemLogsHandler } from './system-logs.ts';
 import { type Journal, nodeLogQueryHandler } from './node-logs.ts';
 import { requestLabels, type RequestLabels, type ServerType } from './request-metrics.ts';
@@ -211,7 +212,7 @@ function installAuthNotRequiredHandlers(app: Router, deps: DefaultHandlerDeps): 
     else next();
   });
   app.get('/pods', (_req, res) => reply(res, 200, 'application/json', podList(deps.pods())));
-  app.get('/metrics', async (_req, res) => reply(res, 200, deps.metrics.contentType, await deps.metrics.metrics()));
+  app.get('/metrics', async (_req, res) => reply(res, 200, deps.metrics.contentType, withGoBucketBounds(await deps.metrics.metrics())));
   const exposition =
     (render: () => Promise<string>): Handler =>
     async (_req, res) =>
@@ -224,7 +225,9 @@ function installAuthNotRequiredHandlers(app: Router, deps: DefaultHandlerDeps): 
     '/metrics/cadvisor',
     exposition(() => deps.stats.cadvisorMetrics()),
   );
-  app.get('/metrics/probes', async (_req, res) => reply(res, 200, deps.probeMetrics.contentType, await deps.probeMetrics.metrics()));
+  app.get('/metrics/probes', async (_req, res) =>
+    reply(res, 200, deps.probeMetrics.contentType, withGoBucketBounds(await deps.probeMetrics.metrics())),
+  );
   const summary: Handler = async (req, res) => {
     const only = onlyCpuAndMemory(req.query);
     if (typeof only !== 'boolean') return reply(res, only.status, 'text/plain', only.message);
