@@ -7,7 +7,8 @@ export const registry = new Registry();
 const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 // component-base prefixes each help text with the metric's stability level; upstream's are
-// all ALPHA here. Ours (kubelet_ts_*) have no upstream counterpart and no prefix.
+// all ALPHA here but kubernetes_build_info's BETA. Ours (kubelet_ts_*) have no upstream
+// counterpart and no prefix.
 const alpha = (help: string) => `[ALPHA] ${help}`;
 // Upstream's pod start-up buckets: round numbers in everyday units, up to an hour.
 const podStartBuckets = [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600];
@@ -168,7 +169,7 @@ export const metrics = {
   }),
   terminatedContainers: new Counter({
     name: 'kubelet_terminated_containers_total',
-    help: alpha('Current number of containers terminated. Broken down by container type, exit code and reason'),
+    help: alpha('Cumulative number of container terminations.'),
     labelNames: ['container_type', 'exit_code', 'reason'],
     registers: r,
   }),
@@ -376,9 +377,8 @@ export const metrics = {
   // component-base's version metric (every Kubernetes component has it): the release kubelet-ts implements.
   buildInfo: new Gauge({
     name: 'kubernetes_build_info',
-    help: alpha(
-      "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
-    ),
+    // component-base's only BETA series.
+    help: "[BETA] A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
     labelNames: ['build_date', 'compiler', 'git_commit', 'git_tree_state', 'git_version', 'go_version', 'major', 'minor', 'platform'],
     registers: r,
   }),
