@@ -40,6 +40,7 @@ function harness() {
   };
   return { ...h, sync, last: () => last!, statuses };
 }
+// Init containers in the spec's order, app containers by name (upstream's SortedContainerStatuses).
 const all = (s: PodStatus) => [...(s.initContainerStatuses ?? []), ...(s.containerStatuses ?? [])];
 const byName = (s: PodStatus, n: string) => all(s).find((c) => c.name === n)!;
 const condition = (s: PodStatus) => s.conditions?.find((c) => c.type === 'AllContainersRestarting');
@@ -93,8 +94,8 @@ test('RestartAllContainers: a regular container exits 42; all are killed, remove
   assert.deepEqual(all(h.last()).map(brief), [
     'init waiting restarts=1 last=RestartingAllContainers',
     'sidecar waiting restarts=1 last=RestartingAllContainers',
-    'source waiting restarts=1 last=RestartingAllContainers',
     'regular waiting restarts=1 last=RestartingAllContainers',
+    'source waiting restarts=1 last=RestartingAllContainers',
   ]);
   assert.equal(h.last().phase, 'Running');
   assert.equal(h.last().conditions?.find((c) => c.type === 'Initialized')?.status, 'True', 'once initialized, always');
@@ -115,8 +116,8 @@ test('RestartAllContainers: a regular container exits 42; all are killed, remove
   assert.deepEqual(all(h.last()).map(brief), [
     'init terminated restarts=1 last=RestartingAllContainers',
     'sidecar running restarts=1 last=RestartingAllContainers',
-    'source running restarts=1 last=RestartingAllContainers',
     'regular running restarts=1 last=RestartingAllContainers',
+    'source running restarts=1 last=RestartingAllContainers',
   ]);
   assert.equal(condition(h.last())?.status, 'False');
   assert.equal(h.last().phase, 'Running');
@@ -144,14 +145,14 @@ test('RestartAllContainers: a container restarted before keeps counting', async 
     'StartContainer c2',
   ]);
   assert.deepEqual(all(b).map(brief), [
-    'source waiting restarts=2 last=RestartingAllContainers',
     'regular waiting restarts=1 last=RestartingAllContainers',
+    'source waiting restarts=2 last=RestartingAllContainers',
   ]);
   const r3 = await h.syncer.syncPod(p, undefined, undefined, b);
   const c = generatePodStatus({ ...p, status: b }, r3.runtime, { nodeIPs: ['n'], now: new Date(), waiting: r3.waiting, terminated: false });
   assert.deepEqual(all(c).map(brief), [
-    'source running restarts=2 last=RestartingAllContainers',
     'regular running restarts=1 last=RestartingAllContainers',
+    'source running restarts=2 last=RestartingAllContainers',
   ]);
 });
 

@@ -99,18 +99,25 @@ function defaultHandlerDeps(o: Pick<Deps, 'nodeName' | 'pods' | 'healthy' | 'sta
 
 /** The runtime's streaming URL for an exec, attach or port-forward into one of our pods. */
 async function streamURL(o: Deps, r: StreamRequest): Promise<string> {
-  const pod = o
-    .pods()
-    .find((p) => p.metadata?.namespace === r.namespace && p.metadata?.name === r.pod && (!r.uid || p.metadata?.uid === r.uid));
-  if (!pod) throw new StreamError(404, `pod "${r.pod}" does not exist in namespace "${r.namespace}"`);
+  const pod = o.pods().find((p) => p.metadata?.namespace === r.namespace && p.metadata?.name === r.pod);
+  // Upstream's getExec, getAttach and getPortForward, and their words: an unknown pod is 404; a
+  // pod without the running container or sandbox is kubelet.GetExec's (GetAttach's,
+  // GetPortForward's) error, which streaming.WriteError answers with 500.
+  if (!pod) throw new StreamError(404, 'pod does not exist');
+  if (r.uid && pod.metadata?.uid !== r.uid) throw new StreamError(404, 'pod not found');
   const rt = await o.runtime(pod.metadata!.uid!);
+  const fullName = `${r.pod}_${r.namespace}`;
   if (r.kind === 'portForward') {
     const sandbox = rt.sandboxes.find((s) => s.ready);
-    if (!sandbox) throw new StreamError(404, `pod "${r.pod}" has no running sandbox`);
+    if (!sandbox) throw new StreamError(500, `pod not found (${JSON.stringify(fullName)})`);
     return (await o.cri.portForward({ podSandboxId: sandbox.id, port: r.ports })).url;
   }
   const ctr = latest(rt, r.container);
-  if (ctr?.phase !== 'running') throw new StreamError(404, `container "${r.container}" in pod "${r.pod}" is not running`);
+  if (ctr?.phase !== 'running')
+    throw new StreamError(
+      500,
+      r.kind === 'exec' ? `container not found (${JSON.stringify(r.container)})` : `container ${r.container} not found in pod ${fullName}`,
+    );
   const streams = { stdin: r.stdin, stdout: r.stdout, stderr: r.stderr, tty: r.tty };
   return r.kind === 'exec'
     ? (await o.cri.exec({ containerId: ctr.id, cmd: r.command, ...streams })).url

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseStreamRequest, streamRoute } from './streaming.ts';
+import { status } from '@grpc/grpc-js';
+import { CriError } from '../cri/error.ts';
+import { parseStreamRequest, StreamError, streamingError, streamRoute } from './streaming.ts';
 
 test('streaming routes and parameters as the apiserver sends them', () => {
   assert.deepEqual(parseStreamRequest('/exec/ns/p/c?command=sh&command=-c&command=echo+hi&input=1&output=1&error=1&tty=1'), {
@@ -52,4 +54,22 @@ test("streamRoute: upstream's go-restful route of each streaming request, its se
     assert.ok(!('status' in r), url);
     assert.equal(streamRoute(r), want, url);
   }
+});
+
+test("streamingError: a refusal as it says; a runtime's error as upstream's streaming.WriteError answers it", () => {
+  const cases: [string, unknown, { status: number; message: string }][] = [
+    ['a refusal', new StreamError(404, 'pod does not exist'), { status: 404, message: 'pod does not exist' }],
+    [
+      'the container is gone',
+      new CriError('Exec', status.NOT_FOUND, 'container "c1" not found'),
+      { status: 404, message: 'rpc error: code = NotFound desc = container "c1" not found' },
+    ],
+    [
+      'too many in flight',
+      new CriError('Exec', status.RESOURCE_EXHAUSTED, 'maximum number of in-flight requests exceeded'),
+      { status: 429, message: 'rpc error: code = ResourceExhausted desc = maximum number of in-flight requests exceeded' },
+    ],
+    ['anything else', new Error('boom'), { status: 500, message: 'boom' }],
+  ];
+  for (const [name, e, want] of cases) assert.deepEqual(streamingError(e), want, name);
 });

@@ -10,6 +10,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../log/log.ts';
 import type { AccessCheck } from './auth-filter.ts';
+import { status as grpc } from '@grpc/grpc-js';
+import { CriError, goErrorText } from '../cri/error.ts';
 
 export type StreamRequest =
   | {
@@ -78,19 +80,41 @@ export function parseStreamRequest(url: string): StreamRequest | { status: numbe
 
 function answer(socket: Duplex, status: number, message: string) {
   const reason =
-    { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error' }[status] ?? 'Error';
+    {
+      400: 'Bad Request',
+      401: 'Unauthorized',
+      403: 'Forbidden',
+      404: 'Not Found',
+      429: 'Too Many Requests',
+      500: 'Internal Server Error',
+    }[status] ?? 'Error';
   const body = Buffer.from(message);
+  // The runtime's streaming server keeps a request's token a minute (cri-streaming's cacheTTL).
+  const retry = status === 429 ? 'Retry-After: 60\r\n' : '';
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\n${retry}Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
+/** A refusal with its HTTP status, as upstream's handler writes it (its words in the message). */
 export class StreamError extends Error {
   readonly status: number;
   constructor(status: number, message: string) {
     super(message);
     this.status = status;
   }
+}
+
+/**
+ * Pure: the answer to a failed streaming request. A refusal as it says; anything else as
+ * upstream's streaming.WriteError: the runtime's NotFound 404, ResourceExhausted 429, the rest
+ * 500, the body the error as Go prints it ("rpc error: code = ... desc = ...").
+ */
+export function streamingError(e: unknown): { status: number; message: string } {
+  if (e instanceof StreamError) return { status: e.status, message: e.message };
+  const code = e instanceof CriError ? e.code : undefined;
+  const status = code === grpc.NOT_FOUND ? 404 : code === grpc.RESOURCE_EXHAUSTED ? 429 : 500;
+  return { status, message: goErrorText(e) };
 }
 
 /** The https server's 'upgrade' listener. streamURL asks the runtime (throws StreamError for 404s). */
@@ -149,9 +173,9 @@ export function streamingUpgrade(
         { kind: SpanKind.server, ...(typeof header === 'string' ? { remoteParent: header } : {}) },
       );
     } catch (e) {
-      if (e instanceof StreamError) return answer(socket, e.status, e.message);
-      log.error('Streaming request failed', { path: req.url, err: e });
-      answer(socket, 500, (e as Error).message);
+      const { status, message } = streamingError(e);
+      if (!(e instanceof StreamError)) log.error('Streaming request failed', { path: req.url, err: e });
+      answer(socket, status, message);
     }
   };
 }

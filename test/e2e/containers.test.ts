@@ -116,6 +116,11 @@ test('a failing init container: Init:CrashLoopBackOff with restartPolicy Always,
     assert.equal(retrying.status!.phase, 'Pending');
     assert.equal(retrying.status!.initContainerStatuses![0]!.lastState!.terminated!.exitCode, 3);
     assert.equal(retrying.status!.containerStatuses![0]!.state!.waiting!.reason, 'PodInitializing');
+    // kubectl exec into the app container, not yet created: upstream's words and status (500).
+    assert.throws(
+      () => kubectl('-n', ns, 'exec', 'retrying', '-c', 'main', '--', 'true'),
+      (e: Error & { stderr?: string }) => /unable to upgrade connection: container not found \("main"\)/.test(e.stderr ?? ''),
+    );
     const init = retrying.status!.conditions!.find((c) => c.type === 'Initialized')!;
     assert.deepEqual(
       [init.status, init.reason, init.message],
