@@ -45,7 +45,8 @@ test('a container exits with the code of its RestartAllContainers rule: every co
     const read = () => core.readNamespacedPod({ name: 'whole', namespace: ns });
     const all = (p: V1Pod): V1ContainerStatus[] => [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])];
     const byName = (p: V1Pod) => new Map(all(p).map((c) => [c.name, c]));
-    const names = ['init', 'sidecar', 'source', 'regular'];
+    // As the status lists them: init containers in the spec's order, the others by name.
+    const names = ['init', 'sidecar', 'regular', 'source'];
 
     const before = await eventually('the pod Running, every container started', 60_000, async () => {
       const p = await read();
