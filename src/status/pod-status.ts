@@ -325,7 +325,19 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
   const defaultWaiting = inits.length ? 'PodInitializing' : 'ContainerCreating';
   // RestartAllContainers: the old instances are removed, so the last status says what they were.
   const restarting = shouldAllContainersRestart(pod, rt, prev);
-  const toStatus = (c: Container, init: boolean, olds: ContainerStatus[] | undefined): ContainerStatus => {
+  // In-place resize (upstream's convertToAPIContainerStatuses): of a container the runtime has,
+  // what the kubelet allocated to it, and what it runs with: a running one's from the runtime, a
+  // stopped one's as allocated. A container not yet created has neither.
+  const withResources = (st: ContainerStatus, c: Container, instances: ContainerState[]): ContainerStatus => {
+    if (!instances.length) return st;
+    const alloc = withOtherResources(rt.resize?.allocated[c.name] ?? cpuAndMemory(c.resources), c.resources);
+    const cur = st.state?.running ? instances[0] : undefined;
+    const running = cur && (rt.resize?.actual[cur.id] ?? (cur.linux ? fromLinux(cur.linux, alloc) : alloc));
+    const resources = running ? withOtherResources(running, c.resources) : alloc;
+    return { ...st, ...(alloc.requests ? { allocatedResources: alloc.requests } : {}), resources };
+  };
+  // Ephemeral containers (resources false) have no resources of their own.
+  const toStatus = (c: Container, init: boolean, olds: ContainerStatus[] | undefined, resources = true): ContainerStatus => {
     const instances = rt.containers.filter((s) => s.name === c.name);
     const fresh = containerStatus(c.name, c.image ?? '', instances, ctx.waiting.get(c.name), {
       defaultWaiting,
@@ -347,22 +359,10 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
     // once the runtime has the container they are kept as first written ("immutable": the final
     // status of a stopped pod resolves no RRO mode again). And the identity the runtime says its
     // process runs with (containerd 2 reports it; 1.6 does not).
-    const specMounts = () => volumeMountStatuses(c, ctx.recursiveReadOnlyMounts ?? false);
-    const mounts = instances.length ? (old?.volumeMounts ?? specMounts()) : specMounts();
+    const mounts = (instances.length ? old?.volumeMounts : undefined) ?? volumeMountStatuses(c, ctx.recursiveReadOnlyMounts ?? false);
     const user = instances[0]?.user;
-    return { ...st, ...(mounts.length ? { volumeMounts: mounts } : {}), ...(user ? { user: { linux: user } } : {}) };
-  };
-  // In-place resize (upstream's convertToAPIContainerStatuses): of a container the runtime has,
-  // what the kubelet allocated to it, and what it runs with: a running one's from the runtime, a
-  // stopped one's as allocated. A container not yet created has neither.
-  const withResources = (st: ContainerStatus, c: Container): ContainerStatus => {
-    const instances = rt.containers.filter((s) => s.name === c.name);
-    if (!instances.length) return st;
-    const alloc = withOtherResources(rt.resize?.allocated[c.name] ?? cpuAndMemory(c.resources), c.resources);
-    const cur = st.state?.running ? instances[0] : undefined;
-    const running = cur && (rt.resize?.actual[cur.id] ?? (cur.linux ? fromLinux(cur.linux, alloc) : alloc));
-    const resources = running ? withOtherResources(running, c.resources) : alloc;
-    return { ...st, ...(alloc.requests ? { allocatedResources: alloc.requests } : {}), resources };
+    const out = { ...st, ...(mounts.length ? { volumeMounts: mounts } : {}), ...(user ? { user: { linux: user } } : {}) };
+    return resources ? withResources(out, c, instances) : out;
   };
   // Pod-level (upstream's generateAPIPodStatus with InPlacePodLevelResourcesVerticalScaling): the
   // pod's requests as allocated, and the resources its pod cgroup enforces.
@@ -373,13 +373,11 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
   };
   // Sorted by name, as upstream's SortedContainerStatuses (init containers keep the spec's order).
   const byContainerName = (a: ContainerStatus, b: ContainerStatus) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  const statuses = (pod.spec?.containers ?? [])
-    .map((c) => withResources(toStatus(c, false, prev?.containerStatuses), c))
-    .sort(byContainerName);
-  const initStatuses = inits.map((c) => withResources(toStatus(c, true, prev?.initContainerStatuses), c));
+  const statuses = (pod.spec?.containers ?? []).map((c) => toStatus(c, false, prev?.containerStatuses)).sort(byContainerName);
+  const initStatuses = inits.map((c) => toStatus(c, true, prev?.initContainerStatuses));
   // Ephemeral containers show their state but never count for phase or readiness.
   const ephemeral = (pod.spec?.ephemeralContainers ?? [])
-    .map((c) => toStatus(c as Container, false, prev?.ephemeralContainerStatuses))
+    .map((c) => toStatus(c as Container, false, prev?.ephemeralContainerStatuses, false))
     .sort(byContainerName);
   const phase = podPhase(pod, statuses, ctx.terminated, initStatuses);
   const sandbox = rt.sandboxes[0];
