@@ -112,9 +112,7 @@ export const KUBELET_GATES = {
   // only, upstream's default; unset or true lets the runtime's events wake the relist, as
   // upstream's EventedPLEG does (its own default differs from upstream's, and says why there).
   EventedPLEG: 'accepted',
-  // On upstream, WebSocket streams tunnelled to SPDY and declared (declaredFeatures). kubelet-ts
-  // has no tunnel and never declares it (DECLARABLE's missing): false, whichever way it is set.
-  ExtendWebSocketsToKubelet: 'accepted',
+  ExtendWebSocketsToKubelet: 'read',
   GangScheduling: SCHEDULER,
   GenericWorkload: SCHEDULER,
   GitRepoVolumeDriver: 'locked',

@@ -307,6 +307,13 @@ export const metrics = {
     buckets,
     registers: r,
   }),
+  // exec, attach and port-forward taken over WebSocket (ExtendWebSocketsToKubelet), by subresource.
+  websocketStreamingRequests: new Counter({
+    name: 'kubelet_websocket_streaming_requests_total',
+    help: alpha('Total number of WebSocket streaming requests (exec/attach/portforward) received by the kubelet.'),
+    labelNames: ['subresource'],
+    registers: r,
+  }),
   httpInflightRequests: new Gauge({
     name: 'kubelet_http_inflight_requests',
     help: alpha('Number of the inflight http requests'),

@@ -18,14 +18,9 @@ interface Declarable {
 export const DECLARABLE: Declarable[] = [
   { name: 'RestartAllContainersOnContainerExits' },
   { name: 'InPlacePodLevelResourcesVerticalScaling' },
-  {
-    name: 'ExtendWebSocketsToKubelet',
-    // Declaring it makes the apiserver hand WebSocket exec/attach/port-forward to the kubelet
-    // as they come, where upstream's kubelet tunnels them to SPDY; kubelet-ts passes the upgraded
-    // connection to the runtime's streaming server, which speaks SPDY and the older WebSocket
-    // protocols only. Undeclared, the apiserver translates, as for a kubelet older than 1.34.
-    missing: 'no WebSocket-to-SPDY tunnel in the streaming proxy',
-  },
+  // Declared, the apiserver hands WebSocket exec, attach and port-forward to the kubelet as they
+  // come, and the kubelet translates them to the runtime's SPDY (src/server/stream-translator).
+  { name: 'ExtendWebSocketsToKubelet' },
   { name: 'InPlacePodVerticalScalingInitContainers' },
   // A runtime feature (the handler's user namespaces with host networking) behind an alpha gate.
   { name: 'UserNamespacesHostNetworkSupport', missing: 'no user namespaces yet' },

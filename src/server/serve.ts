@@ -259,7 +259,18 @@ export async function kubeletApiServer(o: Deps): Promise<Server> {
   // exec, attach and port-forward: in flight while their stream is open. Without the debugging
   // handlers no upgrade is taken up: the request is a plain one, and gets their 405.
   if (o.config.enableDebuggingHandlers) {
-    const upgrade = streamingUpgrade(accessCheck(o.nodeName, authenticate, authorize, log), (r) => streamURL(o, r), log, o.tracer);
+    // ExtendWebSocketsToKubelet: WebSocket exec, attach and port-forward translated here to the
+    // runtime's SPDY (upstream's getExec, getAttach and getPortForward), and declared on the Node.
+    const webSockets = featureEnabled(o.config.featureGates, 'ExtendWebSocketsToKubelet')
+      ? { count: (subresource: string) => metrics.websocketStreamingRequests.inc({ subresource }) }
+      : undefined;
+    const upgrade = streamingUpgrade(
+      accessCheck(o.nodeName, authenticate, authorize, log),
+      (r) => streamURL(o, r),
+      log,
+      o.tracer,
+      webSockets,
+    );
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.once('close', observeRequest(requestLabels(req.method ?? '', req.url ?? '/')));
       void upgrade(req, socket, head);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { status } from '@grpc/grpc-js';
 import { CriError } from '../cri/error.ts';
-import { parseStreamRequest, StreamError, streamingError, streamRoute } from './streaming.ts';
+import { parseStreamRequest, StreamError, streamingError, streamRoute, translatedWebSocket, type StreamRequest } from './streaming.ts';
 
 test('streaming routes and parameters as the apiserver sends them', () => {
   assert.deepEqual(parseStreamRequest('/exec/ns/p/c?command=sh&command=-c&command=echo+hi&input=1&output=1&error=1&tty=1'), {
@@ -73,3 +73,21 @@ test("streamingError: a refusal as it says; a runtime's error as upstream's stre
   ];
   for (const [name, e, want] of cases) assert.deepEqual(streamingError(e), want, name);
 });
+
+// ExtendWebSocketsToKubelet: what the kubelet translates itself (upstream's
+// IsWebSocketRequestWithStreamCloseProtocol and IsWebSocketRequestWithTunnelingProtocol); the
+// rest goes to the runtime as it came.
+const exec = parseStreamRequest('/exec/ns/pod/c?command=sh&output=1') as StreamRequest;
+const attach = parseStreamRequest('/attach/ns/pod/c?output=1') as StreamRequest;
+const portForward = parseStreamRequest('/portForward/ns/pod') as StreamRequest;
+const ws = (protocols: string) => ({ upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-protocol': protocols });
+const translated: [string, StreamRequest, Record<string, string>, string | undefined][] = [
+  ["kubectl's exec (v5 first)", exec, ws('v5.channel.k8s.io, v4.channel.k8s.io'), 'exec'],
+  ['attach offering v5 among others', attach, ws('v4.channel.k8s.io,v5.channel.k8s.io'), 'attach'],
+  ['exec without v5: the runtime serves the older protocols', exec, ws('v4.channel.k8s.io, channel.k8s.io'), undefined],
+  ['exec over SPDY', exec, { upgrade: 'SPDY/3.1', connection: 'Upgrade', 'sec-websocket-protocol': 'v5.channel.k8s.io' }, undefined],
+  ["kubectl's port-forward tunnel", portForward, ws('SPDY/3.1+portforward.k8s.io'), 'portforward'],
+  ['port-forward over the WebSocket channel protocol', portForward, ws('portforward.k8s.io'), undefined],
+];
+for (const [name, r, headers, want] of translated)
+  test(`translatedWebSocket: ${name}`, () => assert.equal(translatedWebSocket(r, headers), want));

@@ -1,12 +1,17 @@
 // exec, attach and port-forward: the apiserver upgrades a connection to the kubelet,
 // which asks the runtime for a streaming URL (CRI Exec/Attach/PortForward) and splices
-// the upgraded connection to it, bytes untouched. Whatever protocol the client speaks
-// (SPDY or WebSocket) is the runtime's streaming server's business; tokens are
-// single-use, so every upgrade attempt asks the runtime again.
+// the upgraded connection to it, bytes untouched: SPDY, and the older WebSocket protocols,
+// are the runtime's streaming server's business. With ExtendWebSocketsToKubelet, a WebSocket
+// v5 exec or attach and a tunnelled port-forward, which the runtime does not speak, are
+// translated to its SPDY here (./stream-translator). Tokens are single-use, so every upgrade
+// attempt asks the runtime again.
 import { SpanKind } from '../tracing/span.ts';
 import { NO_TRACER, type Tracer } from '../tracing/tracer.ts';
 import { connect } from 'node:net';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { isWebSocketRequest, offeredProtocols } from './stream-translator/websocket.ts';
+import { translateRemoteCommand, V5 } from './stream-translator/remotecommand.ts';
+import { tunnelledProtocols, tunnelPortForward } from './stream-translator/tunnel.ts';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../log/log.ts';
 import type { AccessCheck } from './auth-filter.ts';
@@ -117,7 +122,6 @@ export function streamingError(e: unknown): { status: number; message: string } 
   return { status, message: goErrorText(e) };
 }
 
-/** The https server's 'upgrade' listener. streamURL asks the runtime (throws StreamError for 404s). */
 /** The go-restful route upstream serves the request on: its server span's name (otelrestful). */
 export function streamRoute(r: StreamRequest): string {
   const pod = '{podNamespace}/{podID}';
@@ -125,11 +129,24 @@ export function streamRoute(r: StreamRequest): string {
   return `/${r.kind}/${pod}${r.uid ? '/{uid}' : ''}/{containerName}`;
 }
 
+/** Pure: whether a request is upstream's to translate (ExtendWebSocketsToKubelet): its subresource, else undefined. */
+export function translatedWebSocket(r: StreamRequest, headers: IncomingHttpHeaders): 'exec' | 'attach' | 'portforward' | undefined {
+  if (!isWebSocketRequest(headers)) return undefined;
+  const offered = offeredProtocols(headers);
+  if (r.kind === 'portForward') return tunnelledProtocols(offered).length ? 'portforward' : undefined;
+  return offered.includes(V5) ? r.kind : undefined;
+}
+
+/**
+ * The https server's 'upgrade' listener. streamURL asks the runtime (throws StreamError for
+ * 404s); webSockets, with ExtendWebSocketsToKubelet on, counts each WebSocket it translates.
+ */
 export function streamingUpgrade(
   check: AccessCheck,
   streamURL: (r: StreamRequest) => Promise<string>,
   log: Logger,
   tracer: Tracer = NO_TRACER,
+  webSockets?: { count: (subresource: string) => void },
 ) {
   return async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
@@ -149,6 +166,12 @@ export function streamingUpgrade(
         { 'http.request.method': req.method ?? '', 'url.path': requested.pathname, 'http.route': route },
         async () => {
           const target = new URL(await streamURL(parsed));
+          const translated = webSockets && translatedWebSocket(parsed, req.headers);
+          if (translated) {
+            webSockets.count(translated);
+            if (parsed.kind === 'portForward') return await tunnelPortForward(req, socket, head, target);
+            return await translateRemoteCommand(req, socket, head, target, parsed);
+          }
           const upstream = connect(Number(target.port || 80), target.hostname);
           upstream.on('error', (e) => {
             log.warn('Streaming connection to the runtime failed', { url: target.origin, err: e });

@@ -353,14 +353,38 @@ async function runningPod(ns: string, name: string, script: string) {
   );
 }
 
-test('kubectl exec: output, exit code, stdin; kubectl cp both ways', () =>
+/** The kubelet's count of the WebSocket streams it translated (ExtendWebSocketsToKubelet), for one subresource. */
+const webSocketStreams = (subresource: string) =>
+  seriesValue(
+    kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`),
+    `kubelet_websocket_streaming_requests_total{subresource="${subresource}"}`,
+  );
+
+// kubectl speaks WebSocket v5 first; the Node declares ExtendWebSocketsToKubelet, so the
+// apiserver passes it through and the kubelet translates it to the runtime's SPDY.
+test('kubectl exec over WebSocket: output, exit code, stdin and its close, a TTY and its size; kubectl cp both ways', () =>
   withNamespace(async (ns) => {
     await runningPod(ns, 'box', 'sleep 3600');
+    const before = webSocketStreams('exec');
     const r = kubectlRun('', 'exec', '-n', ns, 'box', '--', 'sh', '-c', 'echo out; echo err >&2; exit 7');
     assert.equal(r.status, 7, r.stderr);
     assert.equal(r.stdout, 'out\n');
     assert.match(r.stderr, /err\n/);
     assert.equal(kubectlRun('piped through stdin\n', 'exec', '-i', '-n', ns, 'box', '--', 'cat').stdout, 'piped through stdin\n');
+    assert.equal(webSocketStreams('exec') - before, 2, 'both translated by the kubelet');
+    // A terminal (script(1) gives kubectl one): the size kubectl sends reaches the container's
+    // TTY (a moment after the start, as upstream's resize queue delivers it).
+    const tty = spawnSync(
+      'script',
+      [
+        '-qec',
+        `stty cols 123 rows 45; ${BIN}/kubectl --kubeconfig ${ADMIN_KUBECONFIG} exec -it -n ${ns} box -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do s=$(stty size 2>/dev/null); [ -n "$s" ] && [ "$s" != "0 0" ] && break; sleep 0.3; done; echo "size $s on $(tty)"; exit 3'`,
+        '/dev/null',
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    assert.match(tty.stdout, /size 45 123 on \/dev\/pts\/\d+/, tty.stdout + tty.stderr);
+    assert.equal(tty.status, 3, 'the exit code through the TTY session');
 
     const dir = mkdtempSync(join(tmpdir(), 'kts-cp-'));
     writeFileSync(join(dir, 'up.txt'), 'copied up\n');
@@ -370,9 +394,10 @@ test('kubectl exec: output, exit code, stdin; kubectl cp both ways', () =>
     assert.equal(readFileSync(join(dir, 'down.txt'), 'utf8'), 'copied up\n');
   }));
 
-test('kubectl port-forward reaches an httpd in the pod', () =>
+test('kubectl port-forward reaches an httpd in the pod, tunnelled over WebSocket; kubectl attach', () =>
   withNamespace(async (ns) => {
     await runningPod(ns, 'web', 'mkdir -p /www && echo served by busybox > /www/index.html && httpd -f -p 8080 -h /www');
+    const forwards = webSocketStreams('portforward');
     const port = 18000 + Math.floor(Math.random() * 1000);
     const pf = spawn(`${BIN}/kubectl`, ['--kubeconfig', ADMIN_KUBECONFIG, 'port-forward', '-n', ns, 'pod/web', `${port}:8080`], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -392,9 +417,30 @@ test('kubectl port-forward reaches an httpd in the pod', () =>
         300,
       );
       assert.equal(body, 'served by busybox\n');
+      assert.equal(webSocketStreams('portforward') - forwards, 1, 'its SPDY tunnelled by the kubelet');
     } finally {
       pf.kill();
     }
+
+    // kubectl run -i attaches to the new container: stdin in, output back, the exit code.
+    const attaches = webSocketStreams('attach');
+    const run = kubectlRun(
+      'hello\n',
+      'run',
+      '-n',
+      ns,
+      'attached',
+      `--image=${BUSYBOX}`,
+      '--restart=Never',
+      '-i',
+      '--',
+      'sh',
+      '-c',
+      'read x; echo "got $x"; exit 4',
+    );
+    assert.match(run.stdout, /got hello/, run.stderr);
+    assert.equal(run.status, 4, run.stderr);
+    assert.equal(webSocketStreams('attach') - attaches, 1, 'translated by the kubelet');
   }));
 
 test('metrics/resource through the node proxy: node, pod and container CPU and memory, as metrics-server reads them', () =>

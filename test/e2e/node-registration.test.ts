@@ -64,8 +64,10 @@ test('the kubelet-ts node is registered and Ready', async () => {
       { recursiveReadOnlyMounts: true, userNamespaces: true },
       'the default runtime handler with recursive read-only mounts and user namespaces',
     );
-  // The features the apiserver and scheduler ask of a node before a resize or a RestartAllContainers pod.
+  // The features the apiserver and scheduler ask of a node before a WebSocket exec, a resize or a
+  // RestartAllContainers pod.
   assert.deepEqual(JSON.parse(kubectl('get', 'node', nodeName(), '-o', 'jsonpath={.status.declaredFeatures}')), [
+    'ExtendWebSocketsToKubelet',
     'InPlacePodLevelResourcesVerticalScaling',
     'InPlacePodVerticalScalingInitContainers',
     'RestartAllContainersOnContainerExits',
