@@ -97,7 +97,7 @@ test: lint typecheck build
 # Those files' tests of the kubelet alone (its own server, config and back-off arithmetic, which
 # the runtime under it does not change) are left to the containerd 2 run: about 3 minutes.
 CONTAINERD1_E2E := pod-lifecycle containers container-logs kubelet-api security-context runtime-class user-namespaces
-CONTAINERD1_SKIP := ^(anonymous requests|each path asks|the read-only port|volumeStatsAggPeriod|configz|statusz|tls|enableServer|mergeDefaultEvictionSettings|enableDebuggingHandlers|debug handlers|metrics: the volume manager|restartPolicy OnFailure|crashLoopBackOff|qosReserved|readiness gates)
+CONTAINERD1_SKIP := ^(anonymous requests|ExtendWebSocketsToKubelet=false|each path asks|the read-only port|volumeStatsAggPeriod|configz|statusz|tls|enableServer|mergeDefaultEvictionSettings|enableDebuggingHandlers|debug handlers|metrics: the volume manager|restartPolicy OnFailure|crashLoopBackOff|qosReserved|readiness gates)
 test-containerd1: build
 	bash hack/cluster/down.sh
 	bash hack/down.sh

@@ -1050,6 +1050,22 @@ test('enableDebuggingHandlers: false closes kubectl logs and exec (405), the pod
     assert.equal(kubectl('-n', ns, 'get', 'pod', 'closed', '-o', 'jsonpath={.status.phase}'), 'Running');
   }));
 
+test('ExtendWebSocketsToKubelet=false: not declared, so the apiserver translates kubectl exec itself; the kubelet splices SPDY', (t) =>
+  withNamespace(async (ns) => {
+    await runningPod(ns, 'web', 'mkdir -p /www && echo plain > /www/index.html && httpd -f -p 8080 -h /www');
+    t.after(() => restartKubelet());
+    restartKubelet(undefined, { KTS_FEATURE_GATES: 'ExtendWebSocketsToKubelet=false' });
+    await eventually(
+      'the Node without ExtendWebSocketsToKubelet',
+      30_000,
+      async () => !kubectl('get', 'node', nodeName(), '-o', 'jsonpath={.status.declaredFeatures}').includes('ExtendWebSocketsToKubelet'),
+    );
+    const r = kubectlRun('in\n', 'exec', '-i', '-n', ns, 'web', '--', 'sh', '-c', 'cat; exit 5');
+    assert.equal(r.stdout, 'in\n', r.stderr);
+    assert.equal(r.status, 5, r.stderr);
+    assert.equal(webSocketStreams('exec'), 0, 'none taken over WebSocket by the kubelet');
+  }));
+
 // /debug/pprof/ and /debug/flags/v (enableProfilingHandler, enableDebugFlagsHandler, both on by
 // default): what an operator does to profile a kubelet and raise its verbosity, through the
 // node proxy; the profiles read back by go tool pprof.
