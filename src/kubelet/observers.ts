@@ -112,6 +112,7 @@ export const syncMetrics: SyncObserver = {
 };
 
 export const infeasibleResizeMetrics = (reasonDetail: string) => metrics.podInfeasibleResizes.inc({ reason_detail: reasonDetail });
+export const deferredAcceptedResizeMetrics = (trigger: string) => metrics.podDeferredAcceptedResizes.inc({ retry_trigger: trigger });
 
 /** The resizes a pod update asked for (src/resize/requested.ts), container by container. */
 export const resizeRequestMetrics = (resizes: RequestedResize[]) => {

@@ -55,7 +55,8 @@ export function podLifecycle(
   });
   // Upstream's pod start-up SLI: creation to all containers running as the watch shows it, without image pulls.
   const startup = new StartupLatencyTracker(startupMetrics(logger('kubelet')));
-  const runtime = podRuntime(o, { ...d, startup, pulledImages: d.loops.pulledImages });
+  const runtime = podRuntime(o, { ...d, startup, pulledImages: d.loops.pulledImages, wake });
+  const { resizer } = runtime;
   // Liveness, readiness and startup probes: a changed result syncs the pod again.
   const prober = new Prober({ cri: d.cri, events: d.events, log: logger('prober'), onChange: wake });
   // Each pod gets ROOT/pods/UID before its first sandbox: the mark housekeeping goes by.
@@ -86,7 +87,10 @@ export function podLifecycle(
     new PodWorkers(pods, steps, logger('pod_workers'), {
       resyncMs: config.syncFrequencyMs,
       observe: workerMetrics,
-      stopped: (pod) => void mirrors.reconcile(podKey(pod)),
+      stopped: (pod) => {
+        void mirrors.reconcile(podKey(pod));
+        resizer.retryPendingResizes('pod_terminated');
+      },
       tracer: d.tracing.tracer(KUBELET_SCOPE),
     }),
   );
@@ -129,7 +133,16 @@ export function podLifecycle(
         mirrors,
         watch: startup,
         log: logger('config'),
-        updated: (before, now) => resizeRequestMetrics(requestedResizes(before, now, initContainersResize)),
+        changed: {
+          // In-place resize: what a pod asks is tried when it comes, with the deferred resizes,
+          // which are tried again when a pod goes (upstream's RetryPendingResizes triggers).
+          added: (pod) => resizer.podChanged(pod, 'pods_added'),
+          updated: (before, now) => {
+            resizeRequestMetrics(requestedResizes(before, now, initContainersResize));
+            resizer.podChanged(now, 'pod_updated');
+          },
+          removed: () => resizer.retryPendingResizes('pods_removed'),
+        },
       });
       const api = apiserverSource(d.api, nodeName, podConfig.source('api'), logger('config'));
       pods.sourcesReadyWhen(() => api.synced());

@@ -17,7 +17,13 @@ import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { PullSlots, pullLimit } from '../images/pull-slots.ts';
 import { logger } from '../log/log.ts';
 import type { StartupLatencyTracker } from '../pods/startup-latency.ts';
-import { credentialProviderMetrics, infeasibleResizeMetrics, pullMetrics, syncMetrics } from './observers.ts';
+import {
+  credentialProviderMetrics,
+  deferredAcceptedResizeMetrics,
+  infeasibleResizeMetrics,
+  pullMetrics,
+  syncMetrics,
+} from './observers.ts';
 import { credentialProviders } from '../images/credential-provider/plugins.ts';
 import type { PulledImages } from '../images/pulled/manager.ts';
 import { readResolvConf } from '../network/resolv-conf.ts';
@@ -57,7 +63,14 @@ export interface PodSyncDeps {
   pulledImages?: PulledImages;
 }
 
-export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: StartupLatencyTracker }) {
+export function podRuntime(
+  o: KubeletOptions,
+  d: PodSyncDeps & {
+    startup: StartupLatencyTracker;
+    /** Syncs a pod again (the pod workers'). */
+    wake: (uid: string) => void;
+  },
+) {
   const { config, rootDir } = o;
   const log = logger('runtime');
   // Token mode's service accounts and tokens (upstream hands the plugins its token manager).
@@ -78,6 +91,25 @@ export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: Startu
   if (providers) credentialProviderMetrics.configHash(providers.hash);
   // The cluster's Services, listed and watched, for containers' service link variables.
   const services = serviceCache(d.api, logger('services'));
+  const resizer = new PodResizer({
+    cri: d.cri,
+    view: d.view,
+    events: d.events,
+    log,
+    allocatable: () => d.node.allocatable(),
+    checkpointFile: join(rootDir, 'allocated_pods_state'),
+    cgroups: d.cm.settings.cgroups,
+    podCgroupIO: d.cm.cgroups.manager,
+    cfs: d.cm.settings.cfs,
+    cpuManagerPolicy: config.cpuManagerPolicy,
+    activePods: () => d.pods.active(),
+    infeasible: infeasibleResizeMetrics,
+    // Deferred resizes tried again on upstream's triggers (src/resize/retry.ts).
+    deferredAccepted: deferredAcceptedResizeMetrics,
+    podOf: (uid) => d.pods.get(uid)?.pod,
+    wake: d.wake,
+    sourcesReady: () => d.pods.sourcesReady(),
+  });
   const syncer = new PodSyncer({
     runtime: d.cri,
     podCgroups: d.cm.podCgroups,
@@ -116,20 +148,7 @@ export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: Startu
       log,
     ),
     volumes: d.volumes,
-    resizer: new PodResizer({
-      cri: d.cri,
-      view: d.view,
-      events: d.events,
-      log,
-      allocatable: () => d.node.allocatable(),
-      checkpointFile: join(rootDir, 'allocated_pods_state'),
-      cgroups: d.cm.settings.cgroups,
-      podCgroupIO: d.cm.cgroups.manager,
-      cfs: d.cm.settings.cfs,
-      cpuManagerPolicy: config.cpuManagerPolicy,
-      activePods: () => d.pods.active(),
-      infeasible: infeasibleResizeMetrics,
-    }),
+    resizer,
     runtimeHandler: apiRuntimeHandler(d.api),
     runtimeHandlers: d.runtimeHandlers,
     observe: syncMetrics,
@@ -138,5 +157,12 @@ export function podRuntime(o: KubeletOptions, d: PodSyncDeps & { startup: Startu
     userns: d.cm.userns,
     crashLoopBackOff: crashLoopBackOffPeriods(config),
   });
-  return { syncer, stop: () => services.stop() };
+  return {
+    syncer,
+    resizer,
+    stop: () => {
+      services.stop();
+      resizer.stop();
+    },
+  };
 }

@@ -224,6 +224,12 @@ export const metrics = {
     labelNames: ['reason_detail'],
     registers: r,
   }),
+  podDeferredAcceptedResizes: new Counter({
+    name: 'kubelet_pod_deferred_accepted_resizes_total',
+    help: alpha('Cumulative number of resizes that were accepted after being deferred.'),
+    labelNames: ['retry_trigger'],
+    registers: r,
+  }),
   // Whole milliseconds, as upstream's Milliseconds().
   podResizeDuration: new Histogram({
     name: 'kubelet_pod_resize_duration_milliseconds',

@@ -95,8 +95,8 @@ export class PodSyncer {
     const errors: string[] = [];
     const result = await this.#runtime.syncPod(withAllocation(pod, allocated), { errors, signal, health, last });
     const resize = this.#resizer.state(pod, allocated, result.runtime, pending, errors);
-    if (resize.pending?.reason === 'Deferred' || resize.inProgress)
-      result.requeueAfterMs = Math.min(result.requeueAfterMs ?? REQUEUE_RESIZE_MS, REQUEUE_RESIZE_MS);
+    // A resize under way is checked again soon; a deferred one waits for a retry (src/resize/retry.ts).
+    if (resize.inProgress) result.requeueAfterMs = Math.min(result.requeueAfterMs ?? REQUEUE_RESIZE_MS, REQUEUE_RESIZE_MS);
     const rro = await this.#runtime.recursiveReadOnlyMounts(pod);
     return { ...result, runtime: { ...result.runtime, resize }, ...(rro ? { recursiveReadOnlyMounts: true } : {}) };
   }

@@ -31,6 +31,8 @@ import {
 } from './decide.ts';
 import { type CFS, cpuAndMemory, DEFAULT_CFS, fromLinux, linuxResources, sameLinux, sameResources } from '../resources/linux-resources.ts';
 import { podSpecResources } from '../resources/pod-resources.ts';
+import { jittered } from '../backoff/backoff.ts';
+import { RETRY_PERIOD_MS, retryOrder, type RetryTrigger } from './retry.ts';
 
 /** The runtime calls in-place resize makes: new cgroup settings for a container, and the view told of them. */
 export interface ResizeRuntime {
@@ -58,7 +60,20 @@ export interface ResizeDeps {
   cpuManagerPolicy?: string;
   /** A resize refused by the admit handler, with upstream's reason_detail (kubelet_pod_infeasible_resizes_total). */
   infeasible?: (reasonDetail: string) => void;
+  /** A deferred resize accepted on a retry, with its trigger (kubelet_pod_deferred_accepted_resizes_total). */
+  deferredAccepted?: (trigger: RetryTrigger) => void;
+  /** The pod the kubelet has now for a UID (the pod manager's), for a retry. */
+  podOf?: (uid: string) => Pod | undefined;
+  /** Syncs a pod again: its resize was accepted, or its verdict changed, on a retry. */
+  wake?: (uid: string) => void;
+  /** All pod sources have been seen once: before, a retry waits (upstream's sourcesReady). */
+  sourcesReady?: () => boolean;
 }
+
+/** Upstream's initialRetryDelay: a retry asked before the pod sources are ready is put off this long. */
+const SOURCES_WAIT_MS = 30_000;
+
+type Pending = NonNullable<ResizeState['pending']>;
 
 /** The resize events' summary of a pod's resources, as upstream's: containers with their resources, and the generation. */
 function resizeSummary(pod: Pod, allocated: Allocation): string {
@@ -86,6 +101,14 @@ export class PodResizer {
   /** The last PodResizePending reason and generation per pod (its event goes out once), and pods with a resize under way. */
   readonly #pendingSeen = new Map<string, string>();
   readonly #resizing = new Set<string>();
+  /**
+   * Deferred resizes by pod UID (upstream's podsWithPendingResizes): since when, for which
+   * generation, with which verdict. A sync does not try one again; a retry does.
+   */
+  readonly #deferred = new Map<string, { sinceMs: number; generation?: number; pending: Pending }>();
+  /** Resizes requested since the last retry, to be tried in the next one (upstream's PushPendingResize). */
+  readonly #pushed = new Set<string>();
+  #retryTimer?: NodeJS.Timeout;
 
   /** Built by the kubelet and handed to PodSyncer (src/pods/sync-pod.ts); allocatable and activePods default to none (tests). */
   constructor(deps: Partial<ResizeDeps> & ResizeRuntime & { events: Recorder; log: Logger }) {
@@ -102,13 +125,18 @@ export class PodResizer {
    * when they fit on the node next to the other pods' allocations; otherwise the resize waits
    * (PodResizePending) and the pod keeps what it has.
    */
-  allocate(pod: Pod): { allocated: Allocation; pending?: ResizeState['pending'] } {
+  allocate(pod: Pod, trigger?: RetryTrigger): { allocated: Allocation; pending?: ResizeState['pending'] } {
     const uid = pod.metadata!.uid!;
     const allocated = this.#allocation.get(pod);
     if (!resizeRequested(pod, allocated)) {
       this.#pendingSeen.delete(uid);
+      this.#deferred.delete(uid);
       return { allocated };
     }
+    const generation = pod.metadata?.generation;
+    const held = this.#deferred.get(uid);
+    // A deferred resize of this generation waits for a retry, as upstream's: a sync alone does not try it.
+    if (!trigger && held && held.generation === generation) return { allocated, pending: held.pending };
     const others = (this.#deps.activePods() ?? [])
       .filter((p) => p.metadata?.uid !== uid)
       .map((p) => {
@@ -118,8 +146,9 @@ export class PodResizer {
     const pinned =
       this.#deps.cpuManagerPolicy === 'static' ? staticCPUResizeVerdict(pod, (n) => allocated.containers[n]?.requests?.cpu) : undefined;
     const verdict = pinned && !pinned.ok ? pinned : admitResize(pod, others, this.#deps.allocatable());
-    const generation = pod.metadata?.generation;
+    this.#deferred.delete(uid);
     if (verdict.ok) {
+      if (held && trigger) this.#deps.deferredAccepted?.(trigger);
       const spec = specAllocation(pod);
       const accepted: Allocation = { ...spec, containers: { ...allocated.containers, ...spec.containers } };
       this.#allocation.set(uid, accepted);
@@ -147,7 +176,71 @@ export class PodResizer {
         message: verdict.message,
       });
     }
-    return { allocated, pending: { reason: verdict.reason, message: verdict.message, generation } };
+    const pending = { reason: verdict.reason, message: verdict.message, generation };
+    if (verdict.reason === 'Deferred') this.#deferred.set(uid, { sinceMs: held?.sinceMs ?? Date.now(), generation, pending });
+    return { allocated, pending };
+  }
+
+  /**
+   * A pod from its source: added (pods_added: one whose resize was deferred before a kubelet
+   * restart, its PodResizePending condition backfilled as upstream's BackfillPodResizeConditions)
+   * or updated (pod_updated). A resize it requests is tried now, with the deferred ones, in
+   * their order (upstream's HandlePodAdditions and HandlePodUpdates).
+   */
+  podChanged(pod: Pod, trigger: 'pods_added' | 'pod_updated'): void {
+    const uid = pod.metadata!.uid!;
+    const known = trigger === 'pods_added' ? this.#allocation.peek(uid) : this.#allocation.get(pod);
+    if (!known || !resizeRequested(pod, known)) return;
+    const deferred = pod.status?.conditions?.find((c) => c.type === 'PodResizePending' && c.reason === 'Deferred');
+    if (trigger === 'pods_added' && deferred) {
+      const pending = { reason: 'Deferred' as const, message: deferred.message ?? '', generation: pod.metadata?.generation };
+      this.#deferred.set(uid, {
+        sinceMs: Date.parse(deferred.lastTransitionTime ?? '') || Date.now(),
+        generation: pending.generation,
+        pending,
+      });
+      this.#pendingSeen.set(uid, `Deferred/${pending.generation}`);
+    }
+    this.#pushed.add(uid);
+    this.retryPendingResizes(trigger);
+  }
+
+  /**
+   * Upstream's RetryPendingResizes: each deferred (or newly requested) resize tried again in
+   * retryOrder, each accepted one taking its room before the next is tried; a pod whose resize
+   * was accepted or whose verdict changed is synced. Also every RETRY_PERIOD_MS after the last.
+   */
+  retryPendingResizes(trigger: RetryTrigger): void {
+    if (!this.#deferred.size && !this.#pushed.size) return;
+    if (this.#deps.sourcesReady && !this.#deps.sourcesReady()) {
+      this.#armRetry(SOURCES_WAIT_MS);
+      return;
+    }
+    this.#armRetry(RETRY_PERIOD_MS);
+    const entries = [...new Set([...this.#deferred.keys(), ...this.#pushed])].flatMap((uid) => {
+      const pod = this.#deps.podOf?.(uid);
+      if (!pod) this.#deferred.delete(uid);
+      return pod ? [{ uid, pod, allocated: this.#allocation.get(pod), deferredSinceMs: this.#deferred.get(uid)?.sinceMs }] : [];
+    });
+    this.#pushed.clear();
+    const byUID = new Map(entries.map((e) => [e.uid, e.pod]));
+    for (const uid of retryOrder(entries)) {
+      const before = this.#deferred.get(uid)?.pending;
+      const { pending } = this.allocate(byUID.get(uid)!, trigger);
+      if (!before || pending?.reason !== before.reason || pending.message !== before.message) this.#deps.wake?.(uid);
+    }
+  }
+
+  /** The periodic retry, due this long from now (each retry puts it off again, as upstream's ticker Reset). */
+  #armRetry(ms: number): void {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(() => this.retryPendingResizes('periodic_retry'), jittered(ms, 0.1));
+    this.#retryTimer.unref();
+  }
+
+  /** The periodic retry stopped (the kubelet stops). */
+  stop(): void {
+    clearTimeout(this.#retryTimer);
   }
 
   /**
@@ -355,5 +448,7 @@ export class PodResizer {
     this.#allocation.remove(uid);
     this.#pendingSeen.delete(uid);
     this.#resizing.delete(uid);
+    this.#deferred.delete(uid);
+    this.#pushed.delete(uid);
   }
 }

@@ -43,6 +43,8 @@ function syncer(
     /** The node's cgroup layout (cgroupsPerQOS false: no pod cgroups). */
     cgroups?: CgroupLayout;
     cpuManagerPolicy?: string;
+    /** The pod manager's pod of a UID, for a retry of deferred resizes. */
+    podOf?: (uid: string) => Pod | undefined;
   } = {},
 ) {
   /** What the metrics saw: each resize actuated (success or not), each infeasible one by its detail. */
@@ -98,6 +100,22 @@ function syncer(
     },
   };
   const log = { info: noop, warn: noop, error: noop, v: noop } as unknown as Logger;
+  const resizer = new PodResizer({
+    cri,
+    view,
+    events: recorder,
+    log,
+    allocatable: () => o.allocatable,
+    activePods: () => o.others ?? [],
+    infeasible: (detail) => metrics.push(`infeasible ${detail}`),
+    deferredAccepted: (trigger) => metrics.push(`deferred accepted on ${trigger}`),
+    wake: (uid) => metrics.push(`wake ${uid}`),
+    ...(o.podOf ? { podOf: o.podOf } : {}),
+    ...(o.cpuManagerPolicy ? { cpuManagerPolicy: o.cpuManagerPolicy } : {}),
+    ...(o.podCgroupIO ? { podCgroupIO: o.podCgroupIO } : {}),
+    ...(o.cfs ? { cfs: o.cfs } : {}),
+    ...(o.cgroups ? { cgroups: o.cgroups } : {}),
+  });
   const s = new PodSyncer({
     runtime: cri,
     view,
@@ -113,21 +131,9 @@ function syncer(
       ...(o.cgroups ? { cgroups: o.cgroups } : {}),
     },
     observe: { podResized: (ms, success) => metrics.push(`resized ${success} ${ms >= 0}`) },
-    resizer: new PodResizer({
-      cri,
-      view,
-      events: recorder,
-      log,
-      allocatable: () => o.allocatable,
-      activePods: () => o.others ?? [],
-      infeasible: (detail) => metrics.push(`infeasible ${detail}`),
-      ...(o.cpuManagerPolicy ? { cpuManagerPolicy: o.cpuManagerPolicy } : {}),
-      ...(o.podCgroupIO ? { podCgroupIO: o.podCgroupIO } : {}),
-      ...(o.cfs ? { cfs: o.cfs } : {}),
-      ...(o.cgroups ? { cgroups: o.cgroups } : {}),
-    }),
+    resizer,
   });
-  return { s, updates, killed, events, first, metrics };
+  return { s, resizer, updates, killed, events, first, metrics };
 }
 
 test('resize: accepted, applied in place with UpdateContainerResources, done', async () => {
@@ -194,13 +200,24 @@ test("resize: a Guaranteed pod's cpu under the static CPU manager policy is Infe
   assert.deepEqual(metrics, ['infeasible guaranteed_pod_cpu_manager_static_policy']);
 });
 
-test('resize: not next to the other pods is Deferred, and retried soon', async () => {
+test('resize: not next to the other pods is Deferred; a sync does not try it again, a retry after the other pod went accepts it', async () => {
   const other: Pod = { metadata: { uid: 'o' }, spec: { containers: [ctr(res('1500m', '64Mi'))] } };
-  const { s, first } = syncer({ allocatable: { cpu: '2', memory: '1Gi' }, others: [other] });
+  const others = [other];
+  const resized = pod(ctr(res('1', '64Mi')), 2);
+  const { s, resizer, first, updates, metrics } = syncer({ allocatable: { cpu: '2', memory: '1Gi' }, others, podOf: () => resized });
   await s.syncPod(pod(first));
-  const r = await s.syncPod(pod(ctr(res('1', '64Mi')), 2));
+  resizer.podChanged(resized, 'pod_updated');
+  assert.deepEqual(metrics, ['wake u1'], 'tried when it came: its verdict is new');
+  const r = await s.syncPod(resized);
   assert.equal(r.runtime.resize?.pending?.reason, 'Deferred');
-  assert.equal(r.requeueAfterMs, 10_000);
+  assert.equal(r.requeueAfterMs, undefined, 'no retry of its own');
+  others.pop();
+  assert.equal((await s.syncPod(resized)).runtime.resize?.pending?.reason, 'Deferred', 'the other pod gone, a sync alone still waits');
+  resizer.retryPendingResizes('pods_removed');
+  assert.deepEqual(metrics, ['wake u1', 'deferred accepted on pods_removed', 'wake u1']);
+  await s.syncPod(resized);
+  assert.equal(updates.length, 1, 'then applied');
+  resizer.stop();
 });
 
 test('resize: a failed update leaves PodResizeInProgress with the error', async () => {

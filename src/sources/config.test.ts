@@ -70,7 +70,11 @@ test("PodConfig: each source's reports reach the workers, the mirror manager and
     },
     watch: { observedOnWatch: (p) => calls.push(`watch ${p.metadata!.uid}`), forget: (uid) => calls.push(`unwatch ${uid}`) },
     log: { info: noop, warn: noop, error: noop, v: noop } as unknown as Logger,
-    updated: (before, now) => calls.push(`updated ${before.spec!.containers[0]!.image} -> ${now.spec!.containers[0]!.image}`),
+    changed: {
+      added: (p) => calls.push(`added ${p.metadata!.uid}`),
+      updated: (before, now) => calls.push(`updated ${before.spec!.containers[0]!.image} -> ${now.spec!.containers[0]!.image}`),
+      removed: (p) => calls.push(`removed ${p.metadata!.uid}`),
+    },
   });
   const api = config.source('api');
   const files = config.source('file');
@@ -88,20 +92,25 @@ test("PodConfig: each source's reports reach the workers, the mirror manager and
   assert.deepEqual(calls, [
     'watch a',
     'worker a busybox',
+    'added a',
     'watch a',
     'reconcile a',
-    // A spec change: the version before is reported first (upstream's HandlePodUpdates).
-    'updated busybox -> nginx',
     'watch a',
     'worker a nginx',
+    // A spec change, with the version before, once the workers have the new one (upstream's HandlePodUpdates).
+    'updated busybox -> nginx',
+    // A mirror pod is the mirror pod manager's alone.
     'mirror m',
     'worker s busybox',
     'static s',
+    'added s',
     'forget mirror m',
     'unwatch a',
     'worker a gone',
+    'removed a',
     'worker s gone',
     'unstatic s',
+    'removed s',
   ]);
 });
 

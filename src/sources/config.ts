@@ -78,6 +78,16 @@ export interface MirrorUpdates {
   removeStatic(uid: string): void;
 }
 
+/**
+ * What upstream's HandlePodAdditions, HandlePodUpdates (a pod's spec or metadata changed, with
+ * the version before) and HandlePodRemoves do beside the pod workers.
+ */
+export interface PodChanges {
+  added?: (pod: Pod) => void;
+  updated?: (before: Pod, now: Pod) => void;
+  removed?: (pod: Pod) => void;
+}
+
 /** Upstream's pod start-up SLI tracker, which sees the apiserver's versions of pods. */
 export interface WatchObserver {
   observedOnWatch(pod: Pod): void;
@@ -90,17 +100,17 @@ export class PodConfig {
   readonly #mirrors: MirrorUpdates;
   readonly #watch?: WatchObserver;
   readonly #log: Logger;
-  readonly #updated?: (before: Pod, now: Pod) => void;
+  readonly #changed?: PodChanges;
 
-  /** updated: a pod's spec or metadata changed (upstream's HandlePodUpdates), with the version before. */
+  /** changed: told of each pod added, updated or removed, once the pod workers have it. */
   constructor(d: {
     pods: PodUpdates;
     mirrors: MirrorUpdates;
     watch?: WatchObserver;
     log: Logger;
-    updated?: (before: Pod, now: Pod) => void;
+    changed?: PodChanges;
   }) {
-    this.#updated = d.updated;
+    this.#changed = d.changed;
     this.#pods = d.pods;
     this.#mirrors = d.mirrors;
     this.#watch = d.watch;
@@ -118,14 +128,17 @@ export class PodConfig {
         const pod = withLocalAnnotations(from, name, prev, rfc3339NanoLocal);
         const op = podOperation(prev, pod);
         seen.set(uid, pod);
-        if (op === 'UPDATE' && prev && route(name, pod) !== 'mirror') this.#updated?.(prev, pod);
         if (op) this.#dispatch(name, op, pod);
+        if (route(name, pod) === 'mirror') return;
+        if (op === 'ADD') this.#changed?.added?.(pod);
+        if (op === 'UPDATE' && prev) this.#changed?.updated?.(prev, pod);
       },
       remove: (uid) => {
         const prev = seen.get(uid);
         if (!prev) return;
         seen.delete(uid);
         this.#dispatch(name, 'REMOVE', prev);
+        if (route(name, prev) !== 'mirror') this.#changed?.removed?.(prev);
       },
     };
   }

@@ -111,3 +111,69 @@ test("a running container's cpu and memory resized in place: status, allocation 
     assert.ok(grew('kubelet_pod_resize_duration_milliseconds_count{success="true"}') >= 1, 'the resize actuated');
     assert.match(m1, /^kubelet_pod_in_progress_resizes 0$/m);
   }));
+
+/** Millicores of a quantity ("1500m", "2"). */
+const milli = (q: string | undefined) => (q?.endsWith('m') ? Number(q.slice(0, -1)) : Math.round(Number(q ?? 0) * 1000));
+
+// A resize that does not fit next to the other pods waits (PodResizePending, Deferred), and is
+// tried again when a pod goes, as upstream's RetryPendingResizes: not at the next sync, not
+// minutes later.
+test('a Deferred resize is accepted as soon as the pod holding the room goes, counted by its retry trigger', () =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    const node = await core.readNode({ name: nodeName() });
+    const onNode = await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${nodeName()}` });
+    const used = onNode.items
+      .filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed')
+      .flatMap((p) => p.spec!.containers)
+      .reduce((n, c) => n + milli(c.resources?.requests?.cpu), 0);
+    const free = milli(node.status!.allocatable!.cpu) - used;
+    assert.ok(free >= 400, `room for the test on the node (${free}m free)`);
+    const withCPU = (name: string, cpu: string) => {
+      const body = podSpec(name, { terminationGracePeriodSeconds: 1 });
+      body.spec!.containers[0]!.resources = { requests: { cpu, memory: '16Mi' } };
+      return body;
+    };
+    // The hog leaves 200m; grow takes 100m of it, then asks 400m.
+    await core.createNamespacedPod({ namespace: ns, body: withCPU('hog', `${free - 200}m`) });
+    await core.createNamespacedPod({ namespace: ns, body: withCPU('grow', '100m') });
+    for (const name of ['hog', 'grow'])
+      await eventually(
+        `${name} Running`,
+        60_000,
+        async () => (await core.readNamespacedPod({ name, namespace: ns })).status?.phase === 'Running',
+      );
+    const scrape = () => kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
+    const accepted = (m: string) =>
+      ['pods_removed', 'pod_terminated'].reduce(
+        (n, t) => n + seriesValue(m, `kubelet_pod_deferred_accepted_resizes_total{retry_trigger="${t}"}`),
+        0,
+      );
+    const before = accepted(scrape());
+    const current = await core.readNamespacedPod({ name: 'grow', namespace: ns });
+    current.spec!.containers[0]!.resources = { requests: { cpu: '400m', memory: '16Mi' } };
+    const generation = (await core.replaceNamespacedPodResize({ name: 'grow', namespace: ns, body: current })).metadata!.generation!;
+    const pending = await eventually('PodResizePending Deferred', 30_000, async () =>
+      (await core.readNamespacedPod({ name: 'grow', namespace: ns })).status?.conditions?.find(
+        (c) => c.type === 'PodResizePending' && c.reason === 'Deferred' && c.observedGeneration === generation,
+      ),
+    );
+    assert.match(pending.message ?? '', /^Node didn't have enough resource: cpu, requested: 400, used: \d+, capacity: \d+$/);
+
+    const deleted = Date.now();
+    await core.deleteNamespacedPod({ name: 'hog', namespace: ns });
+    await eventually(
+      'the resize allocated',
+      30_000,
+      async () => {
+        const p = await core.readNamespacedPod({ name: 'grow', namespace: ns });
+        const pendingNow = p.status?.conditions?.some((c) => c.type === 'PodResizePending');
+        return !pendingNow && p.status?.containerStatuses?.[0]?.allocatedResources?.cpu === '400m';
+      },
+      250,
+    );
+    const took = Date.now() - deleted;
+    // The hog stops within its 1 s grace; the retry follows at once (a sync alone never tries again).
+    assert.ok(took < 15_000, `accepted ${took} ms after the delete`);
+    assert.equal(accepted(scrape()) - before, 1, 'kubelet_pod_deferred_accepted_resizes_total counts it by its trigger');
+  }));
