@@ -4,6 +4,7 @@ import { logger } from '../log/log.ts';
 import { registerPodGauges, registerResizeGauges } from '../metrics/metrics.ts';
 import { eventedPlegMetrics, plegMetrics, resizeRequestMetrics, startupMetrics, statusMetrics, workerMetrics } from './observers.ts';
 import { requestedResizes } from '../resize/requested.ts';
+import { podSpecResources } from '../resources/pod-resources.ts';
 import { runtimeEvents, runtimeEventsWanted } from '../pleg/cri-events.ts';
 import { startPleg } from '../pleg/relist.ts';
 import { isStaticPod, podKey } from '../podutil/podutil.ts';
@@ -138,8 +139,11 @@ export function podLifecycle(
           // which are tried again when a pod goes (upstream's RetryPendingResizes triggers).
           added: (pod) => resizer.podChanged(pod, 'pods_added'),
           updated: (before, now) => {
-            resizeRequestMetrics(requestedResizes(before, now, initContainersResize));
-            resizer.podChanged(now, 'pod_updated');
+            const resizes = requestedResizes(before, now, initContainersResize);
+            resizeRequestMetrics(resizes);
+            // A changed request, of a container or the pod's own (upstream's recordResizeOperations).
+            if (resizes.length || JSON.stringify(podSpecResources(before)) !== JSON.stringify(podSpecResources(now)))
+              resizer.podChanged(now, 'pod_updated');
           },
           removed: () => resizer.retryPendingResizes('pods_removed'),
         },
