@@ -33,3 +33,29 @@ test('connectionFrom: the CA file is named only when the CA comes from one (what
     assert.deepEqual([c.ca?.toString(), c.caFile], [ca, caFile], name);
   }
 });
+
+const withUser = (user: Record<string, unknown>, cluster: Record<string, unknown> = {}) => ({
+  ...doc(cluster),
+  users: [{ name: 'u', user }],
+});
+const refusals: [string, ReturnType<typeof withUser>, string | undefined][] = [
+  ["kubeadm's kubelet.conf: client certificate files", withUser({ 'client-certificate': '/a.crt', 'client-key': '/a.key' }), undefined],
+  ['a bootstrap token', withUser({ token: 'abcdef.0123456789abcdef' }), undefined],
+  [
+    'an exec credential plugin (as a cloud node has it)',
+    withUser({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws' } }),
+    'kubeconfig k: not supported by kubelet-ts: user u: exec',
+  ],
+  [
+    'impersonation and a proxy, each named',
+    withUser({ token: 't', as: 'someone', 'as-groups': ['g'] }, { 'proxy-url': 'http://proxy:3128' }),
+    'kubeconfig k: not supported by kubelet-ts: cluster k: proxy-url, user u: as, user u: as-groups',
+  ],
+  ['empty values are none', withUser({ token: 't', as: '', 'as-groups': [] }), undefined],
+];
+for (const [name, kubeconfig, want] of refusals)
+  test(`connectionFrom: ${name}`, () => {
+    const read = () => Buffer.from('x');
+    if (want === undefined) assert.doesNotThrow(() => connectionFrom(kubeconfig, '/etc/kubernetes', 'k', read));
+    else assert.throws(() => connectionFrom(kubeconfig, '/etc/kubernetes', 'k', read), { message: want });
+  });

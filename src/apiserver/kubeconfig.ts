@@ -1,5 +1,7 @@
 // Reads a kubeconfig into what the REST client needs. Only the fields a kubelet's
-// kubeconfig uses (kubeadm's kubelet.conf, bootstrap-kubelet.conf): certs, CA, tokens.
+// kubeconfig uses (kubeadm's kubelet.conf, bootstrap-kubelet.conf): certs, CA, tokens. The
+// others client-go would act on (UNSUPPORTED) stop the start with one line naming them, rather
+// than being left out and the apiserver answering 401 to a kubelet without its credentials.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
@@ -26,6 +28,12 @@ interface Named<T> {
 type Obj = Record<string, unknown>;
 
 export class KubeconfigError extends Error {}
+
+/** What client-go's clientcmd reads into a rest.Config and kubelet-ts does not do, by section. */
+const UNSUPPORTED = {
+  cluster: ['proxy-url'],
+  user: ['exec', 'auth-provider', 'username', 'password', 'as', 'as-uid', 'as-groups', 'as-user-extra'],
+} as const;
 
 export function loadKubeconfig(path: string): Connection {
   let text: string;
@@ -69,6 +77,15 @@ export function connectionFrom(doc: Obj, baseDir: string, label = 'kubeconfig', 
   if (typeof cluster.server !== 'string' || !/^https?:\/\//.test(cluster.server)) {
     throw new KubeconfigError(`invalid kubeconfig ${label}: cluster server ${JSON.stringify(cluster.server)} is not an http(s) URL`);
   }
+  const unsupported = (['cluster', 'user'] as const).flatMap((section) =>
+    UNSUPPORTED[section]
+      .filter((k) => {
+        const v = (section === 'cluster' ? cluster : user)[k];
+        return v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && !v.length);
+      })
+      .map((k) => `${section === 'cluster' ? `cluster ${ctx.cluster}` : `user ${ctx.user}`}: ${k}`),
+  );
+  if (unsupported.length) throw new KubeconfigError(`kubeconfig ${label}: not supported by kubelet-ts: ${unsupported.join(', ')}`);
   const token = user.token ? String(user.token) : user.tokenFile ? file(user.tokenFile).toString('utf8').trim() : undefined;
   return {
     server: cluster.server.replace(/\/+$/, ''),
