@@ -799,3 +799,65 @@ test("tracing: otelhttp's client span a request, its traceparent sent; a 4xx is 
   assert.equal(missing.attributes['error.type'], '404');
   assert.equal(missing.status.code, 2);
 });
+
+test('exec credential plugin: its token on each request, run once while valid, run again after a 401 for the next request', {
+  timeout: 10_000,
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kts-exec-'));
+  try {
+    // The plugin hands out tok-1, tok-2, ... (a counter file), and records the KUBERNETES_EXEC_INFO it got.
+    const plugin = join(dir, 'plugin.sh');
+    writeFileSync(
+      plugin,
+      `#!/bin/sh\nn=$(($(cat ${dir}/n 2>/dev/null || echo 0) + 1)); echo $n > ${dir}/n\necho "$KUBERNETES_EXEC_INFO" > ${dir}/info\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"tok-%s"}}' $n\n`,
+      { mode: 0o755 },
+    );
+    const calls: string[] = [];
+    const c = apiClient(
+      {
+        server: base,
+        exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, args: [], env: [{ name: 'X', value: '1' }] },
+      },
+      { execObserver: { call: (code, s) => calls.push(`${code} ${s}`), certificateExpiry: () => {}, rotated: () => {} } },
+    );
+    let refuse = 'tok-1';
+    seen = [];
+    route = (q, res) =>
+      q.headers.authorization === `Bearer ${refuse}` ? reply(res, 401, status(401, 'Unauthorized', 'no')) : reply(res, 200, {});
+    refuse = '';
+    await c.get('/a');
+    await c.get('/b');
+    refuse = 'tok-1'; // the token expired on the apiserver's side
+    await assert.rejects(c.get('/c'), (e: ApiError) => e.status === 401);
+    await new Promise((r) => setTimeout(r, 300)); // the plugin runs again after the 401
+    await c.get('/d');
+    assert.deepEqual(
+      seen.map((q) => q.headers.authorization),
+      ['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-1', 'Bearer tok-2'],
+    );
+    assert.deepEqual(calls, ['0 no_error', '0 no_error']);
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'info'), 'utf8')), {
+      kind: 'ExecCredential',
+      apiVersion: 'client.authentication.k8s.io/v1',
+      spec: { interactive: false },
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("exec credential plugin: one that is missing or fails is each request's error, counted by its kind", quick, async () => {
+  const calls: string[] = [];
+  const observer = { call: (code: number, s: string) => calls.push(`${code} ${s}`), certificateExpiry: () => {}, rotated: () => {} };
+  const exec = (command: string, args: string[] = []) => ({ apiVersion: 'client.authentication.k8s.io/v1beta1', command, args, env: [] });
+  const missing = apiClient(
+    { server: base, exec: { ...exec('/nonexistent/aws-iam-authenticator'), installHint: 'install it' } },
+    { execObserver: observer },
+  );
+  await assert.rejects(missing.get('/a'), {
+    message: 'GET /a: getting credentials: exec: executable /nonexistent/aws-iam-authenticator not found (install it)',
+  });
+  const failing = apiClient({ server: base, exec: exec('/bin/sh', ['-c', 'exit 3']) }, { execObserver: observer });
+  await assert.rejects(failing.get('/a'), { message: 'GET /a: getting credentials: exec: executable /bin/sh failed with exit code 3' });
+  assert.deepEqual(calls, ['1 plugin_not_found_error', '3 plugin_execution_error']);
+});

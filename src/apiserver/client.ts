@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { apiserverSessions, type Session, type Sessions } from './h2-session.ts';
 import { readFileSync } from 'node:fs';
 import type { Connection } from './kubeconfig.ts';
+import { type ExecCredential, ExecCredentials, type ExecObserver } from './exec-credential.ts';
 import { type CAReload, caReload } from './ca-reload.ts';
 import type { Logger } from '../log/log.ts';
 import * as protobufCodec from './protobuf/codec.ts';
@@ -133,6 +134,8 @@ export function apiClient(
     watchList?: boolean;
     /** KubeletConfiguration `tracing`: otelhttp's client span a request (tracing.WrapperFor). */
     tracer?: Tracer;
+    /** Counts an exec credential plugin's calls and certificates (client-go's exec metrics). */
+    execObserver?: ExecObserver;
   } = {},
 ): ApiClient {
   const tracer = opts.tracer ?? NO_TRACER;
@@ -164,7 +167,15 @@ export function apiClient(
   let headers: Record<string, string> = {};
   let current = conn;
   let caLookedAt = performance.now();
+  // An exec plugin's credentials: asked for before each request (cached until they expire), the
+  // connection made again with them when they change (client-go's exec round tripper).
+  let exec: { plugin: ExecCredentials; using?: ExecCredential } | undefined;
   function use(c: Connection) {
+    if (c.exec && c.exec !== current.exec) exec = { plugin: new ExecCredentials(c.exec, opts.execObserver) };
+    else if (!c.exec) exec = undefined;
+    withCredentials(c);
+  }
+  function withCredentials(c: Connection) {
     const old = agents;
     current = c;
     if (tls) {
@@ -193,7 +204,19 @@ export function apiClient(
         old.streams.destroy();
       }, 600_000).unref();
   }
-  use(conn);
+  if (conn.exec) exec = { plugin: new ExecCredentials(conn.exec, opts.execObserver) };
+  withCredentials(conn);
+
+  /** The exec plugin's credentials in use, asked for again when they expired; the connection's own without a plugin. */
+  async function execCredentials(): Promise<ExecCredential | undefined> {
+    if (!exec) return undefined;
+    const cred = await exec.plugin.get();
+    if (cred !== exec.using) {
+      exec.using = cred;
+      withCredentials({ ...current, token: cred.token, cert: cred.cert, key: cred.key });
+    }
+    return cred;
+  }
 
   // client-go's atomicTransportHolder.getTransport: the new CA for the connections that follow;
   // those open finish on the old one (use's old agents), where upstream closes its idle ones.
@@ -217,7 +240,7 @@ export function apiClient(
       });
     else if (out.reason === 'updated') {
       r.log.info('CA content changed, updating transport', { caFile: current.caFile });
-      use({ ...current, ca: read as Buffer });
+      withCredentials({ ...current, ca: read as Buffer });
     }
   }
 
@@ -236,6 +259,12 @@ export function apiClient(
     size?: { request?: number; response?: number },
   ): Promise<Answer> {
     lookAtCA();
+    let cred: ExecCredential | undefined;
+    try {
+      cred = await execCredentials();
+    } catch (e) {
+      throw new ApiError(0, 'Unauthorized', `${method} ${path}: getting credentials: ${(e as Error).message}`);
+    }
     const encoded = encode(method, path, body, contentType);
     const data = encoded?.data;
     if (size) size.request = data?.length ?? 0;
@@ -281,6 +310,9 @@ export function apiClient(
     }
     opts.observe?.(method, String(res.statusCode), url.host);
     if (res.statusCode < 300) return res;
+    // maybeRefreshCreds: the plugin runs again for the next request, unless it already has.
+    if (res.statusCode === 401 && cred && exec)
+      exec.plugin.unauthorized(cred).catch((e: unknown) => opts.execObserver?.refreshFailed?.(e as Error));
     const raw = await readAll(res.body).catch(() => Buffer.alloc(0));
     if (size) size.response = raw.length;
     const text = raw.toString('utf8');

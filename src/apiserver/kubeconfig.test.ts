@@ -43,9 +43,15 @@ const refusals: [string, ReturnType<typeof withUser>, string | undefined][] = [
   ['a bootstrap token', withUser({ token: 'abcdef.0123456789abcdef' }), undefined],
   [
     'an exec credential plugin (as a cloud node has it)',
-    withUser({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws' } }),
-    'kubeconfig k: not supported by kubelet-ts: user u: exec',
+    withUser({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws', interactiveMode: 'Never' } }),
+    undefined,
   ],
+  [
+    'an exec credential plugin clientcmd would refuse',
+    withUser({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws' } }),
+    'invalid kubeconfig k: interactiveMode must be specified for u to use exec authentication plugin',
+  ],
+  ['an auth-provider', withUser({ 'auth-provider': { name: 'gcp' } }), 'kubeconfig k: not supported by kubelet-ts: user u: auth-provider'],
   [
     'impersonation and a proxy, each named',
     withUser({ token: 't', as: 'someone', 'as-groups': ['g'] }, { 'proxy-url': 'http://proxy:3128' }),

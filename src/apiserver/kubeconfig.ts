@@ -1,10 +1,12 @@
-// Reads a kubeconfig into what the REST client needs. Only the fields a kubelet's
-// kubeconfig uses (kubeadm's kubelet.conf, bootstrap-kubelet.conf): certs, CA, tokens. The
-// others client-go would act on (UNSUPPORTED) stop the start with one line naming them, rather
-// than being left out and the apiserver answering 401 to a kubelet without its credentials.
+// Reads a kubeconfig into what the REST client needs: the fields a kubelet's kubeconfig uses
+// (kubeadm's kubelet.conf, bootstrap-kubelet.conf: certs, CA, tokens; a cloud's: an exec
+// credential plugin). The others client-go would act on (UNSUPPORTED) stop the start with one
+// line naming them, rather than being left out and the apiserver answering 401 to a kubelet
+// without its credentials.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { type ExecConfig, ExecConfigError, parseExecConfig } from './exec-credential.ts';
 
 export interface Connection {
   server: string;
@@ -16,6 +18,8 @@ export interface Connection {
   token?: string;
   insecureSkipTLSVerify?: boolean;
   tlsServerName?: string;
+  /** The user's exec credential plugin: its token or certificate and key come from it (src/apiserver/exec-credential.ts). */
+  exec?: ExecConfig;
 }
 
 interface Named<T> {
@@ -32,7 +36,7 @@ export class KubeconfigError extends Error {}
 /** What client-go's clientcmd reads into a rest.Config and kubelet-ts does not do, by section. */
 const UNSUPPORTED = {
   cluster: ['proxy-url'],
-  user: ['exec', 'auth-provider', 'username', 'password', 'as', 'as-uid', 'as-groups', 'as-user-extra'],
+  user: ['auth-provider', 'username', 'password', 'as', 'as-uid', 'as-groups', 'as-user-extra'],
 } as const;
 
 export function loadKubeconfig(path: string): Connection {
@@ -87,6 +91,17 @@ export function connectionFrom(doc: Obj, baseDir: string, label = 'kubeconfig', 
   );
   if (unsupported.length) throw new KubeconfigError(`kubeconfig ${label}: not supported by kubelet-ts: ${unsupported.join(', ')}`);
   const token = user.token ? String(user.token) : user.tokenFile ? file(user.tokenFile).toString('utf8').trim() : undefined;
+  let exec: ExecConfig | undefined;
+  if (user.exec) {
+    try {
+      exec = parseExecConfig(user.exec, String(ctx.user), () =>
+        execClusterInfo(cluster, bytes('certificate-authority-data', 'certificate-authority', cluster)),
+      );
+    } catch (e) {
+      if (e instanceof ExecConfigError) throw new KubeconfigError(`invalid kubeconfig ${label}: ${e.message}`);
+      throw e;
+    }
+  }
   return {
     server: cluster.server.replace(/\/+$/, ''),
     ca: bytes('certificate-authority-data', 'certificate-authority', cluster),
@@ -98,5 +113,19 @@ export function connectionFrom(doc: Obj, baseDir: string, label = 'kubeconfig', 
     token,
     insecureSkipTLSVerify: cluster['insecure-skip-tls-verify'] === true,
     tlsServerName: cluster['tls-server-name'] as string | undefined,
+    ...(exec ? { exec } : {}),
+  };
+}
+
+/** Pure: ExecCredential's spec.cluster for provideClusterInfo (client-go's v1 Cluster), the plugin's config from the cluster's extension. */
+function execClusterInfo(cluster: Obj, ca: Buffer | undefined): Record<string, unknown> {
+  const extensions = (Array.isArray(cluster.extensions) ? cluster.extensions : []) as { name?: string; extension?: unknown }[];
+  const config = extensions.find((x) => x.name === 'client.authentication.k8s.io/exec')?.extension;
+  return {
+    server: cluster.server,
+    ...(cluster['tls-server-name'] ? { 'tls-server-name': cluster['tls-server-name'] } : {}),
+    ...(cluster['insecure-skip-tls-verify'] === true ? { 'insecure-skip-tls-verify': true } : {}),
+    ...(ca ? { 'certificate-authority-data': ca.toString('base64') } : {}),
+    ...(config !== undefined ? { config } : {}),
   };
 }

@@ -18,7 +18,7 @@ import { eventRecorder, type Recorder } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
 import { logger } from '../log/log.ts';
 import { metrics, observeRuntimeOperation } from '../metrics/metrics.ts';
-import { caReloadMetrics, rateLimiterMetrics, restClientMetrics, restClientTimer } from './observers.ts';
+import { caReloadMetrics, execPluginMetrics, rateLimiterMetrics, restClientMetrics, restClientTimer } from './observers.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
 import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
 import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
@@ -57,6 +57,7 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
     userAgent: `kubelet-ts/${KUBELET_VERSION} (linux) ${nodeName}`,
     observe: restClientMetrics,
     time: restClientTimer,
+    execObserver: execPluginMetrics,
     // Checked by the config row: one of the two.
     contentType: config.contentType as ContentType,
     watchList: featureEnabled(config.featureGates, 'WatchListClient'),

@@ -5,7 +5,7 @@ import type { CAReload } from '../apiserver/ca-reload.ts';
 import type { EvictionObserver } from '../eviction/eviction-manager.ts';
 import type { NodeShutdownObserver } from '../nodeshutdown/manager.ts';
 import type { PullObserver } from '../images/puller.ts';
-import type { Logger } from '../log/log.ts';
+import { type Logger, logger } from '../log/log.ts';
 import type { StartupLatencyTracker, StartupObservation } from '../pods/startup-latency.ts';
 import type { WorkerObserver } from '../pods/workers.ts';
 import { countRunning, type PlegObserver } from '../pleg/relist.ts';
@@ -22,7 +22,8 @@ import type { CgroupOperation } from '../resources/cgroup-manager.ts';
 import type { RequestedResize } from '../resize/requested.ts';
 import type { StatusObserver } from '../status/status-manager.ts';
 import { admissionRejectionReason, grpcCodeName, imageSizeBucket } from '../metrics/labels.ts';
-import { metrics, registerCertificateMetrics } from '../metrics/metrics.ts';
+import { metrics, registerCertificateMetrics, setExecPluginCertExpiry } from '../metrics/metrics.ts';
+import type { ExecObserver } from '../apiserver/exec-credential.ts';
 import { goCodeName } from '../cri/error.ts';
 import type { CertificateObserver } from '../certificates/certificate-manager.ts';
 import type { PluginObserver } from '../images/credential-provider/exec.ts';
@@ -41,6 +42,14 @@ export const rateLimiterMetrics = (host: string) => (verb: string, seconds: numb
 
 /** client-go's CA file looks. */
 export const caReloadMetrics = (r: CAReload) => metrics.restClientTransportCAReloads.inc({ result: r.result, reason: r.reason });
+
+/** client-go's exec plugin metrics, and its log line when a plugin run after a 401 failed. */
+export const execPluginMetrics: ExecObserver = {
+  call: (code, status) => metrics.restClientExecPluginCalls.inc({ code: String(code), call_status: status }),
+  certificateExpiry: setExecPluginCertExpiry,
+  rotated: (age) => metrics.restClientExecPluginCertRotation.observe(age),
+  refreshFailed: (e) => logger('rest_client').error('refreshing credentials', { err: e }),
+};
 
 /** client-go's latency and size histograms: a size is observed only once there was one (sent, read in full). */
 export const restClientTimer: RequestTimer = (verb, host, seconds, size) => {

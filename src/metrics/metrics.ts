@@ -27,6 +27,12 @@ const draBuckets = [
 // client-go's size buckets: 64 bytes to 16 MiB.
 const sizeBuckets = [64, 256, 512, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216];
 
+/** The exec credential plugin's client certificate's notAfter (rest_client_exec_plugin_ttl_seconds); undefined: none. */
+let execPluginCertExpiryMs: number | undefined;
+export function setExecPluginCertExpiry(notAfterMs: number | undefined): void {
+  execPluginCertExpiryMs = notAfterMs;
+}
+
 export const metrics = {
   nodeName: new Gauge({
     name: 'kubelet_node_name',
@@ -408,6 +414,34 @@ export const metrics = {
     help: alpha('Number of times a CA reload is attempted, partitioned by the result and reason for the reload attempt'),
     labelNames: ['reason', 'result'],
     registers: r,
+  }),
+  // client-go's exec credential plugin (src/apiserver/exec-credential.ts), as component-base's
+  // restclient metrics register them in every component: the TTL +Inf without a plugin's certificate.
+  restClientExecPluginCalls: new Counter({
+    name: 'rest_client_exec_plugin_call_total',
+    help: alpha(
+      'Number of calls to an exec plugin, partitioned by the type of event encountered (no_error, plugin_execution_error, plugin_not_found_error, client_internal_error) and an optional exit code. The exit code will be set to 0 if and only if the plugin call was successful.',
+    ),
+    labelNames: ['code', 'call_status'],
+    registers: r,
+  }),
+  restClientExecPluginCertRotation: new Histogram({
+    name: 'rest_client_exec_plugin_certificate_rotation_age',
+    help: alpha(
+      'Histogram of the number of seconds the last auth exec plugin client certificate lived before being rotated. If auth exec plugin client certificates are unused, histogram will contain no data.',
+    ),
+    buckets: [600, 1800, 3600, 14400, 86400, 604800, 2592000, 7776000, 15552000, 31104000, 124416000],
+    registers: r,
+  }),
+  restClientExecPluginCertTTL: new Gauge({
+    name: 'rest_client_exec_plugin_ttl_seconds',
+    help: alpha(
+      'Gauge of the shortest TTL (time-to-live) of the client certificate(s) managed by the auth exec plugin. The value is in seconds until certificate expiry (negative if already expired). If auth exec plugins are unused or manage no TLS certificates, the value will be +INF.',
+    ),
+    registers: r,
+    collect() {
+      this.set(execPluginCertExpiryMs === undefined ? Infinity : (execPluginCertExpiryMs - Date.now()) / 1000);
+    },
   }),
   // client-go's request histograms as component-base registers them (its restclient metrics.go): every
   // request but watches, by verb and host.

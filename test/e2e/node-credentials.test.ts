@@ -6,8 +6,10 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { BIN, ROOT, clients, ensureStack, kubectl, nodeName } from './stack.ts';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIN, KUBELET_ROOT_DIR, ROOT, clients, ensureStack, eventually, kubectl, nodeName, restartKubelet, seriesValue } from './stack.ts';
 
 before(() => ensureStack());
 
@@ -133,4 +135,59 @@ test('the audit log: kubelet-ts was never refused, and wrote only its own Node, 
     [],
     "writes to another node's objects",
   );
+});
+
+// A kubeconfig whose user is an exec credential plugin (as cloud nodes' kubeconfigs run their
+// token commands): the plugin here hands out the node's own client certificate and key as an
+// ExecCredential, so the kubelet keeps its identity while every credential comes from the plugin.
+test('an exec credential plugin in the kubeconfig: run with KUBERNETES_EXEC_INFO, its certificate used; the node stays Ready', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kts-exec-plugin-'));
+  t.after(() => {
+    restartKubelet();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const plugin = join(dir, 'node-credential');
+  writeFileSync(
+    plugin,
+    `#!/bin/sh
+echo "$KUBERNETES_EXEC_INFO" > ${dir}/exec-info
+pem=${KUBELET_ROOT_DIR}/pki/kubelet-client-current.pem
+cert=$(awk '/BEGIN CERTIFICATE/,/END CERTIFICATE/' $pem | awk '{printf "%s\\\\n", $0}')
+key=$(awk '/BEGIN .*PRIVATE KEY/,/END .*PRIVATE KEY/' $pem | awk '{printf "%s\\\\n", $0}')
+printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"clientCertificateData":"%s","clientKeyData":"%s"}}' "$cert" "$key"
+`,
+    { mode: 0o755 },
+  );
+  const kubeconfig = readFileSync(KUBELET_KUBECONFIG, 'utf8').replace(
+    /^( +)client-certificate: .*\n +client-key: .*$/m,
+    (_m, indent: string) =>
+      [
+        `${indent}exec:`,
+        `${indent}  apiVersion: client.authentication.k8s.io/v1`,
+        `${indent}  command: ${plugin}`,
+        `${indent}  interactiveMode: Never`,
+        `${indent}  provideClusterInfo: true`,
+      ].join('\n'),
+  );
+  assert.match(kubeconfig, /exec:/, 'the kubeconfig rewritten');
+  writeFileSync(join(dir, 'kubelet.kubeconfig'), kubeconfig, { mode: 0o600 });
+  // No bootstrap kubeconfig: with one, a kubeconfig without a certificate is bootstrapped over (as upstream).
+  restartKubelet(undefined, { KTS_KUBELET_FLAGS: `--bootstrap-kubeconfig= --kubeconfig ${join(dir, 'kubelet.kubeconfig')}` });
+
+  const info = JSON.parse(readFileSync(join(dir, 'exec-info'), 'utf8'));
+  assert.equal(info.kind, 'ExecCredential');
+  assert.equal(info.spec.interactive, false);
+  assert.match(info.spec.cluster.server, /^https:\/\//, 'provideClusterInfo: the cluster as the plugin gets it');
+  // The Lease renewed through the plugin's credentials after the restart.
+  const { coordination } = clients();
+  const restarted = new Date();
+  await eventually('the Lease renewed after the restart', 30_000, async () => {
+    const l = await coordination.readNamespacedLease({ name: nodeName(), namespace: 'kube-node-lease' });
+    return new Date(String(l.spec?.renewTime)) > restarted;
+  });
+  assert.equal(kubectl('get', 'node', nodeName(), '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'), 'True');
+  const metrics = kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
+  assert.ok(seriesValue(metrics, 'rest_client_exec_plugin_call_total{code="0",call_status="no_error"}') >= 1, 'the plugin call counted');
+  const ttl = seriesValue(metrics, 'rest_client_exec_plugin_ttl_seconds');
+  assert.ok(Number.isFinite(ttl) && ttl > 0, `the certificate's TTL (${ttl} s)`);
 });
