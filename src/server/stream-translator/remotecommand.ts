@@ -8,7 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { closeFrame, encodeFrame, handshakeResponse, MessageReader, OPCODE } from './websocket.ts';
+import { CLOSE_WAIT_MS, closeFrame, encodeFrame, handshakeResponse, MessageReader, OPCODE } from './websocket.ts';
 import { dataFrames, type Frame, FrameReader, goAway, headerBlock, ping, storedBlocks, synStream, TYPE } from './spdy.ts';
 import { relay } from './relay.ts';
 import { readBody, upgradeErrorMessage, upgradedToSpdy, upgradeToSpdy } from './upgrade.ts';
@@ -114,6 +114,9 @@ export async function translateRemoteCommand(
     send(CHANNEL.error, Buffer.from(JSON.stringify(status)));
     if (!socket.destroyed) socket.end(closeFrame());
     if (runtime && !runtime.destroyed) runtime.end(goAway(0));
+    // wsstream's Close shuts the connection: a client that does not answer the close frame is
+    // not waited for past a moment to flush it.
+    setTimeout(() => socket.destroy(), CLOSE_WAIT_MS).unref();
   };
   const closed = new Promise<void>((resolve) => socket.once('close', resolve));
   socket.once('close', () => runtime?.destroy());

@@ -6,7 +6,16 @@
 // write).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { closeFrame, encodeFrame, handshakeResponse, type Message, MessageReader, OPCODE, offeredProtocols } from './websocket.ts';
+import {
+  CLOSE_WAIT_MS,
+  closeFrame,
+  encodeFrame,
+  handshakeResponse,
+  type Message,
+  MessageReader,
+  OPCODE,
+  offeredProtocols,
+} from './websocket.ts';
 import { relay } from './relay.ts';
 import { type UpgradeResponse, upgradedToSpdy, upgradeToSpdy } from './upgrade.ts';
 
@@ -37,9 +46,6 @@ export async function tunnelPortForward(req: IncomingMessage, socket: Duplex, he
   }
   const runtime = r.conn;
   socket.once('close', () => runtime.destroy());
-  runtime.once('close', () => {
-    if (!socket.destroyed) socket.end(closeFrame());
-  });
   // A refusal goes back as the runtime wrote it: the client reads an HTTP error, not a WebSocket.
   if (r.status !== 101) {
     socket.write(r.head);
@@ -59,6 +65,11 @@ export async function tunnelPortForward(req: IncomingMessage, socket: Duplex, he
     return plain(socket, '400 Bad Request', 'Bad Request');
   }
   socket.write(accept);
+  // The runtime's connection gone: a close frame, and the connection shut after a moment to flush it.
+  runtime.once('close', () => {
+    if (!socket.destroyed) socket.end(closeFrame());
+    setTimeout(() => socket.destroy(), CLOSE_WAIT_MS).unref();
+  });
   const toClient = (bytes: Buffer) => relay(runtime, socket, encodeFrame(OPCODE.binary, bytes));
   if (r.rest.length) toClient(r.rest);
   runtime.on('data', toClient);

@@ -55,6 +55,9 @@ export function encodeFrame(opcode: number, payload: Uint8Array): Buffer {
   return Buffer.concat([head, payload]);
 }
 
+/** How long a close frame (and what went before it) has to reach the client before the connection is shut. */
+export const CLOSE_WAIT_MS = 5_000;
+
 /** Pure: a close frame with its status code (1000: normal closure). */
 export function closeFrame(code = 1000): Buffer {
   const b = Buffer.alloc(2);
