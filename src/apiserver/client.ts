@@ -169,10 +169,10 @@ export function apiClient(
   let caLookedAt = performance.now();
   // An exec plugin's credentials: asked for before each request (cached until they expire), the
   // connection made again with them when they change (client-go's exec round tripper).
-  let exec: { plugin: ExecCredentials; using?: ExecCredential } | undefined;
+  const execOf = (c: Connection) => (c.exec ? { plugin: new ExecCredentials(c.exec, opts.execObserver) } : undefined);
+  let exec: { plugin: ExecCredentials; using?: ExecCredential } | undefined = execOf(conn);
   function use(c: Connection) {
-    if (c.exec && c.exec !== current.exec) exec = { plugin: new ExecCredentials(c.exec, opts.execObserver) };
-    else if (!c.exec) exec = undefined;
+    if (c.exec !== current.exec) exec = execOf(c);
     withCredentials(c);
   }
   function withCredentials(c: Connection) {
@@ -204,7 +204,6 @@ export function apiClient(
         old.streams.destroy();
       }, 600_000).unref();
   }
-  if (conn.exec) exec = { plugin: new ExecCredentials(conn.exec, opts.execObserver) };
   withCredentials(conn);
 
   /** The exec plugin's credentials in use, asked for again when they expired; the connection's own without a plugin. */
