@@ -12,6 +12,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { isWebSocketRequest, offeredProtocols } from './stream-translator/websocket.ts';
 import { translateRemoteCommand, V5 } from './stream-translator/remotecommand.ts';
 import { tunnelledProtocols, tunnelPortForward } from './stream-translator/tunnel.ts';
+import { answer } from './stream-translator/answer.ts';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../log/log.ts';
 import type { AccessCheck } from './auth-filter.ts';
@@ -81,24 +82,6 @@ export function parseStreamRequest(url: string): StreamRequest | { status: numbe
     return { kind: 'portForward', namespace: namespace!, pod: pod!, uid: parts[3], ports };
   }
   return { status: 404, message: '404 page not found\n' };
-}
-
-function answer(socket: Duplex, status: number, message: string) {
-  const reason =
-    {
-      400: 'Bad Request',
-      401: 'Unauthorized',
-      403: 'Forbidden',
-      404: 'Not Found',
-      429: 'Too Many Requests',
-      500: 'Internal Server Error',
-    }[status] ?? 'Error';
-  const body = Buffer.from(message);
-  // The runtime's streaming server keeps a request's token a minute (cri-streaming's cacheTTL).
-  const retry = status === 429 ? 'Retry-After: 60\r\n' : '';
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\n${retry}Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
-  );
 }
 
 /** A refusal with its HTTP status, as upstream's handler writes it (its words in the message). */

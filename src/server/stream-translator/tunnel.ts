@@ -17,6 +17,7 @@ import {
   offeredProtocols,
 } from './websocket.ts';
 import { relay } from './relay.ts';
+import { answer } from './answer.ts';
 import { type UpgradeResponse, upgradedToSpdy, upgradeToSpdy } from './upgrade.ts';
 
 const PREFIX = 'SPDY/3.1+';
@@ -27,22 +28,18 @@ export function tunnelledProtocols(offered: string[]): string[] {
 }
 
 /** An HTTP error as http.Error writes it (the message and a newline), the connection closed. */
-function plain(socket: Duplex, status: string, message: string): void {
-  socket.end(
-    `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message) + 1}\r\nConnection: close\r\n\r\n${message}\n`,
-  );
-}
+const plain = (socket: Duplex, status: number, message: string) => answer(socket, status, `${message}\n`);
 
 /** Serves one tunnelled port-forward to its end (the request checked and its runtime URL in hand). */
 export async function tunnelPortForward(req: IncomingMessage, socket: Duplex, head: Buffer, target: URL): Promise<void> {
   const closed = new Promise<void>((resolve) => socket.once('close', resolve));
   const protocols = tunnelledProtocols(offeredProtocols(req.headers));
-  if (!protocols.length) return plain(socket, '400 Bad Request', 'unable to upgrade: no tunneling spdy protocols provided');
+  if (!protocols.length) return plain(socket, 400, 'unable to upgrade: no tunneling spdy protocols provided');
   let r: UpgradeResponse;
   try {
     r = await upgradeToSpdy(target, protocols);
   } catch (e) {
-    return plain(socket, '500 Internal Server Error', (e as Error).message);
+    return plain(socket, 500, (e as Error).message);
   }
   const runtime = r.conn;
   socket.once('close', () => runtime.destroy());
@@ -56,13 +53,13 @@ export async function tunnelPortForward(req: IncomingMessage, socket: Duplex, he
   }
   if (!upgradedToSpdy(r)) {
     runtime.destroy();
-    return plain(socket, '500 Internal Server Error', 'unable to upgrade: missing upgrade headers in response');
+    return plain(socket, 500, 'unable to upgrade: missing upgrade headers in response');
   }
   const chosen = (r.headers['x-stream-protocol-version'] ?? '').trim();
   const accept = handshakeResponse(req.headers, chosen ? PREFIX + chosen : '');
   if (!accept) {
     runtime.destroy();
-    return plain(socket, '400 Bad Request', 'Bad Request');
+    return plain(socket, 400, 'Bad Request');
   }
   socket.write(accept);
   // The runtime's connection gone: a close frame, and the connection shut after a moment to flush it.
