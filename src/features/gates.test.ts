@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FEATURE_GATES, featureEnabled, invalidGates, type GateName, type GateSpec } from './gates.ts';
+import { readFileSync } from 'node:fs';
+import { FEATURE_GATES, featureEnabled, featureSeries, invalidGates, type GateName, type GateSpec } from './gates.ts';
 
 test("feature gates: v1.36.3's specs at 1.36, from each registry the kubelet's gate set merges", () => {
   const cases: [GateName, GateSpec][] = [
@@ -24,7 +25,15 @@ test("feature gates: v1.36.3's specs at 1.36, from each registry the kubelet's g
     ['AllBeta', { default: false, stage: 'BETA' }],
   ];
   for (const [name, spec] of cases) assert.deepEqual(FEATURE_GATES[name], spec, name);
-  assert.equal(Object.keys(FEATURE_GATES).length, 240);
+  // Every gate as upstream's kubelet resolves it (testdata/upstream-feature-gates.json, written by
+  // hack/tools/kube/feature-gates from the pinned release's own gate set).
+  const upstream: ({ name: string } & GateSpec)[] = JSON.parse(
+    readFileSync(new URL('testdata/upstream-feature-gates.json', import.meta.url), 'utf8'),
+  );
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(FEATURE_GATES).sort(([a], [b]) => (a < b ? -1 : 1))),
+    Object.fromEntries(upstream.map(({ name, ...spec }) => [name, spec])),
+  );
   for (const [name, g] of Object.entries(FEATURE_GATES) as [string, GateSpec][]) {
     assert.ok(['ALPHA', 'BETA', 'GA', 'DEPRECATED'].includes(g.stage), name);
     assert.equal(typeof g.default, 'boolean', name);
@@ -76,4 +85,15 @@ test("invalidGates: upstream's SetFromMap refusals (unknown, locked against its 
     [{ EventedPleg: true }, 'unrecognized feature gate: EventedPleg'],
   ];
   for (const [gates, want] of rows) assert.equal(invalidGates(gates), want, JSON.stringify(gates));
+});
+
+test("featureSeries: upstream's featureGate.AddMetrics, every gate with its stage (GA's empty) and whether it is on", () => {
+  const series = featureSeries({ EventedPLEG: true, EnvFiles: false });
+  assert.equal(series.length, Object.keys(FEATURE_GATES).length);
+  const of = (name: string) => series.find((s) => s.name === name);
+  assert.deepEqual(of('EventedPLEG'), { name: 'EventedPLEG', stage: 'ALPHA', enabled: true }, 'set on');
+  assert.deepEqual(of('EnvFiles'), { name: 'EnvFiles', stage: 'BETA', enabled: false }, 'set off');
+  assert.deepEqual(of('NodeLogQuery'), { name: 'NodeLogQuery', stage: '', enabled: true }, 'GA, its default');
+  assert.deepEqual(of('GitRepoVolumeDriver'), { name: 'GitRepoVolumeDriver', stage: 'DEPRECATED', enabled: false });
+  assert.deepEqual(of('AllAlpha'), { name: 'AllAlpha', stage: 'ALPHA', enabled: false });
 });

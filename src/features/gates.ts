@@ -5,7 +5,10 @@
 // pkg/features/kube_features.go's defaultVersionedKubernetesFeatureGates (with the apiextensions,
 // generic apiserver, controller-manager and zpages gates it lists), client-go's features
 // (AddVersionedFeaturesToExistingFeatureGates in its init), component-base's logs gates
-// (logsapi.AddFeatureGates in cmd/kubelet/app/server.go), and featuregate's own AllAlpha/AllBeta.
+// (logsapi.AddFeatureGates in cmd/kubelet/app/server.go), the metrics' and controller-manager's
+// gates its packages register, and featuregate's own AllAlpha/AllBeta. gates.test.ts holds the
+// table to upstream's gate set as hack/tools/kube/feature-gates prints it
+// (testdata/upstream-feature-gates.json).
 //
 // Reading a gate goes through featureEnabled: the configured value, else the release's default.
 // A gate the release does not know, or a locked one set against its default, is refused as
@@ -31,7 +34,7 @@ export const FEATURE_GATES = {
   AggregatedDiscoveryRemoveBetaType: { default: true, stage: 'DEPRECATED', locked: true },
   AllowDNSOnlyNodeCSR: { default: false, stage: 'DEPRECATED' },
   AllowInsecureKubeletCertificateSigningRequests: { default: false, stage: 'DEPRECATED' },
-  AllowOverwriteTerminationGracePeriodSeconds: { default: true, stage: 'DEPRECATED', locked: true },
+  AllowOverwriteTerminationGracePeriodSeconds: { default: false, stage: 'DEPRECATED', locked: true },
   AllowParsingUserUIDFromCertAuth: { default: true, stage: 'BETA' },
   AllowServiceExternalIPs: { default: true, stage: 'GA' },
   AllowUnsafeMalformedObjectDeletion: { default: false, stage: 'ALPHA' },
@@ -70,6 +73,7 @@ export const FEATURE_GATES = {
   ContainerRestartRules: { default: true, stage: 'BETA' },
   ContainerStopSignals: { default: false, stage: 'ALPHA' },
   ContextualLogging: { default: true, stage: 'BETA' },
+  ControllerManagerReleaseLeaderElectionLockOnExit: { default: false, stage: 'ALPHA' },
   CoordinatedLeaderElection: { default: false, stage: 'BETA' },
   CrossNamespaceVolumeDataSource: { default: false, stage: 'ALPHA' },
   CustomCPUCFSQuotaPeriod: { default: true, stage: 'GA' },
@@ -105,7 +109,7 @@ export const FEATURE_GATES = {
   ExternalServiceAccountTokenSigner: { default: true, stage: 'GA', locked: true },
   GangScheduling: { default: false, stage: 'ALPHA' },
   GenericWorkload: { default: false, stage: 'ALPHA' },
-  GitRepoVolumeDriver: { default: true, stage: 'DEPRECATED', locked: true },
+  GitRepoVolumeDriver: { default: false, stage: 'DEPRECATED', locked: true },
   GracefulNodeShutdown: { default: true, stage: 'BETA' },
   GracefulNodeShutdownBasedOnPodPriority: { default: true, stage: 'BETA' },
   HPAConfigurableTolerance: { default: true, stage: 'BETA' },
@@ -158,6 +162,7 @@ export const FEATURE_GATES = {
   MutableSchedulingDirectivesForSuspendedJobs: { default: true, stage: 'BETA' },
   MutatingAdmissionPolicy: { default: true, stage: 'GA' },
   NFTablesProxyMode: { default: true, stage: 'GA', locked: true },
+  NativeHistograms: { default: false, stage: 'ALPHA' },
   NodeDeclaredFeatures: { default: true, stage: 'BETA' },
   NodeInclusionPolicyInPodTopologySpread: { default: true, stage: 'GA', locked: true },
   NodeLogQuery: { default: true, stage: 'GA', locked: true },
@@ -209,7 +214,7 @@ export const FEATURE_GATES = {
   SchedulerAsyncPreemption: { default: true, stage: 'BETA' },
   SchedulerPopFromBackoffQ: { default: true, stage: 'BETA' },
   SchedulerQueueingHints: { default: true, stage: 'GA', locked: true },
-  SeparateCacheWatchRPC: { default: true, stage: 'DEPRECATED', locked: true },
+  SeparateCacheWatchRPC: { default: false, stage: 'DEPRECATED', locked: true },
   SeparateTaintEvictionController: { default: true, stage: 'GA', locked: true },
   ServiceAccountNodeAudienceRestriction: { default: true, stage: 'BETA' },
   ServiceAccountTokenJTI: { default: true, stage: 'GA', locked: true },
@@ -273,6 +278,17 @@ export type GateName = keyof typeof FEATURE_GATES;
  */
 export function featureEnabled(gates: Readonly<Record<string, boolean>>, name: GateName): boolean {
   return gates[name] ?? FEATURE_GATES[name].default;
+}
+
+/**
+ * Pure: upstream's featureGate.AddMetrics, every gate of the release with its stage (GA's is
+ * empty, as featuregate's GA constant) and whether it is on, for kubernetes_feature_enabled.
+ */
+export function featureSeries(gates: Readonly<Record<string, boolean>>): { name: GateName; stage: string; enabled: boolean }[] {
+  return (Object.keys(FEATURE_GATES) as GateName[]).map((name) => {
+    const stage: Stage = FEATURE_GATES[name].stage;
+    return { name, stage: stage === 'GA' ? '' : stage, enabled: featureEnabled(gates, name) };
+  });
 }
 
 /** Pure: upstream's featureGate.SetFromMap errors for these settings (the first, in name order), or undefined. */

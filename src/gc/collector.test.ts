@@ -178,9 +178,15 @@ test('collector: a gone pod with volumes still mounted has them unmounted, then 
     },
   };
   const sweeps: [number, number][] = [];
-  const c = f.collector({ disk, observe: { orphanPodDirs: (found, notCleaned) => sweeps.push([found, notCleaned]) } });
+  const cleaned: string[] = [];
+  const c = f.collector({
+    disk,
+    observe: { orphanPodDirs: (found, notCleaned) => sweeps.push([found, notCleaned]) },
+    volumesCleaned: (uid, ok) => cleaned.push(`${uid} ${ok}`),
+  });
   await c.housekeeping();
   assert.deepEqual(f.calls, ['unmountPodVolumes /r o']);
+  assert.deepEqual(cleaned, ['o true'], 'its volumes told cleaned once unmounted (reconstruct.ts counts what failed reconstruction)');
   await c.housekeeping();
   assert.deepEqual(f.calls, ['unmountPodVolumes /r o', 'removePodCgroups o', 'removePodDir o']);
   await c.housekeeping();
@@ -236,10 +242,13 @@ test('collector: a gone pod with nothing mounted has its volumes released (a fle
     f.calls.push(`releaseUnmountedVolumes ${uid}`);
     if (fail) throw new Error('flexVolume v of driver k8s/dummy cannot be torn down');
   };
-  await f.collector({ releaseUnmountedVolumes }).housekeeping();
+  const cleaned: string[] = [];
+  const volumesCleaned = (uid: string, ok: boolean) => cleaned.push(`${uid} ${ok}`);
+  await f.collector({ releaseUnmountedVolumes, volumesCleaned }).housekeeping();
   assert.deepEqual(f.calls, ['removePodCgroups o', 'releaseUnmountedVolumes o']);
   assert.deepEqual(f.errors, ['Failed to remove orphaned pod directories']);
   fail = false;
-  await f.collector({ releaseUnmountedVolumes }).housekeeping();
+  await f.collector({ releaseUnmountedVolumes, volumesCleaned }).housekeeping();
   assert.deepEqual(f.calls.slice(2), ['removePodCgroups o', 'releaseUnmountedVolumes o', 'removePodDir o']);
+  assert.deepEqual(cleaned, ['o false', 'o true'], 'each try told: reconstruct.ts counts the first');
 });

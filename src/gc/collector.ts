@@ -57,6 +57,8 @@ export interface CollectorDeps {
    * flexVolume driver's plain directory: its unmount), before its directory goes; throws to keep it.
    */
   releaseUnmountedVolumes?(uid: string): Promise<void>;
+  /** The first try at cleaning up the volumes of a pod that is gone ended (src/volumes/reconstruct.ts counts it). */
+  volumesCleaned?(uid: string, ok: boolean): void;
   /** A pod's directory is gone: what it held for the pod is free (its user namespace IDs, src/userns). */
   podDirRemoved?(uid: string): void;
   policy?: ContainerGCPolicy;
@@ -192,19 +194,20 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
       if (d.known().has(uid)) continue;
       orphanDirs++;
       notCleaned++; // upstream's podVolumesExist: not this sweep
-      await item(hkItems, `mounted/${uid}`, 'unmount the volumes of an orphaned pod', ref(uid), async () => {
+      const unmounted = await item(hkItems, `mounted/${uid}`, 'unmount the volumes of an orphaned pod', ref(uid), async () => {
         await d.releaseVolumes?.(uid);
         const n = (await disk.unmountPodVolumes?.(d.rootDir, uid)) ?? 0;
         if (n) d.log.info('Unmounted the volumes of a pod that is gone', { ...ref(uid), volumes: n });
         else d.log.v(3, 'Orphaned pod found, but volumes are still mounted; not removing its directory', ref(uid));
       });
+      d.volumesCleaned?.(uid, unmounted);
     }
     for (const x of plan.dirs) {
       if (abort.signal.aborted) return;
       if (d.known().has(x.uid)) continue;
       orphanDirs++;
       let cleaned = false;
-      await item(hkItems, `dir/${x.uid}`, 'remove orphaned pod directories', ref(x.uid), async () => {
+      const released = await item(hkItems, `dir/${x.uid}`, 'remove orphaned pod directories', ref(x.uid), async () => {
         // The pod's directory stays (and this comes back) until its cgroups are gone.
         if (!(await disk.removePodCgroups(d.cgroups ?? defaultNodeCgroups(), x.uid))) {
           d.log.info('Killed the processes left in the cgroups of a pod that is gone; removing them at the next pass', ref(x.uid));
@@ -226,6 +229,7 @@ export function startCollector(d: CollectorDeps, opts: { loop?: boolean } = {}):
         removed('pod_dir');
         d.log.info('Removed the directories of a pod that is gone', { ...ref(x.uid), logDirs: x.logDirs });
       });
+      if (!released || cleaned) d.volumesCleaned?.(x.uid, released);
       if (!cleaned) notCleaned++;
     }
     d.observe?.orphanPodDirs?.(orphanDirs, notCleaned);

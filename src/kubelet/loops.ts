@@ -51,7 +51,7 @@ export async function nodeLoops(
     node: CurrentNode;
     pods: PodManager;
     /** What housekeeping releases of the volumes of a pod that is gone. */
-    volumes: Pick<Volumes, 'releaseOrphan' | 'releaseUnmounted'>;
+    volumes: Pick<Volumes, 'releaseOrphan' | 'releaseUnmounted' | 'volumesCleaned'>;
     userns: UserNamespaces;
     cgroups: NodeCgroups;
     stats: Stats;
@@ -79,6 +79,7 @@ export async function nodeLoops(
     observe: housekeepingMetrics,
     releaseVolumes: (uid) => d.volumes.releaseOrphan(uid),
     releaseUnmountedVolumes: (uid) => d.volumes.releaseUnmounted(uid),
+    volumesCleaned: d.volumes.volumesCleaned,
     podDirRemoved: (uid) => d.userns.release(uid),
   });
   // KEP-2535's records of pulled images (src/images/pulled), pruned with the images GC removes.

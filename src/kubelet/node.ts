@@ -14,6 +14,7 @@ import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { logger, type Logger } from '../log/log.ts';
 import { watchEventLoop } from '../log/event-loop.ts';
 import { collectProcessMetrics, metrics } from '../metrics/metrics.ts';
+import { featureSeries } from '../features/gates.ts';
 import { BRIDGE_NAME, cniConfigLogFields, ensureCniConfig } from '../network/cni-config.ts';
 import { dedupKeeper, effectiveHairpinMode } from '../network/hairpin.ts';
 import { startUtilChains } from '../network/iptables-util.ts';
@@ -96,6 +97,7 @@ export function prepareHost(o: KubeletOptions, log: Logger, system: HostSystem):
     },
     1,
   );
+  for (const f of featureSeries(o.config.featureGates)) metrics.featureEnabled.set({ name: f.name, stage: f.stage }, f.enabled ? 1 : 0);
   // Swap (src/node/swap.ts): no start with swap on unless failSwapOn is false, as upstream; the
   // containers' swap limits follow from it.
   const swap = nodeSwapAtStart({

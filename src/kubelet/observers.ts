@@ -29,6 +29,7 @@ import type { CertificateObserver } from '../certificates/certificate-manager.ts
 import type { PluginObserver } from '../images/credential-provider/exec.ts';
 import type { PulledImagesObserver } from '../images/pulled/manager.ts';
 import type { VolumeOperationObserver } from '../volumes/volume-metrics.ts';
+import type { ReconstructionObserver } from '../volumes/reconstruct.ts';
 import type { NodeStartupObserver } from '../node/startup-latency.ts';
 
 /** The client certificate manager's series, registered only when there is one (rotateCertificates). */
@@ -189,6 +190,18 @@ export const housekeepingMetrics: NonNullable<CollectorDeps['observe']> = {
     metrics.orphanPodCleanedVolumesErrors.set(notCleaned);
   },
   error: (loop) => metrics.housekeepingErrors.inc({ loop }),
+};
+
+/** Volume reconstruction at start and the force cleanup of what failed it (src/volumes/reconstruct.ts). */
+export const reconstructionMetrics: ReconstructionObserver = {
+  reconstructed(total, failed) {
+    metrics.reconstructVolumeOperations.inc(total);
+    metrics.reconstructVolumeOperationsErrors.inc(failed);
+  },
+  forceCleaned(ok) {
+    metrics.forceCleanedFailedVolumeOperations.inc();
+    if (!ok) metrics.forceCleanedFailedVolumeOperationErrors.inc();
+  },
 };
 
 /** A volume's measure (src/stats/volumes.ts timedMeasure), by its source. */

@@ -15,7 +15,7 @@ import { CsiVolumes } from '../csi/volumes.ts';
 import { apiSecretGetter } from '../images/pull-secrets.ts';
 import type { Recorder } from '../events/recorder.ts';
 import { logger, type Logger } from '../log/log.ts';
-import { pluginManagerMetrics, volumeOperationMetrics } from './observers.ts';
+import { pluginManagerMetrics, reconstructionMetrics, volumeOperationMetrics } from './observers.ts';
 import type { CurrentNode } from '../node/current-node.ts';
 import { CSI_PLUGIN, DRA_PLUGIN } from '../plugin-manager/handler.ts';
 import type { PluginHandler } from '../plugin-manager/handler.ts';
@@ -26,6 +26,8 @@ import { FlexVolumes } from '../volumes/plugins/flexvolume/flex-volumes.ts';
 import { apiClaimSources, apiVolumeSources, type ChangeDetection } from '../volumes/sources.ts';
 import { objectTTLMs } from '../apiserver/ttl-objects.ts';
 import { TokenManager } from '../volumes/tokens.ts';
+import { hostOnDisk, reconstructVolumes, volumesOnDisk } from '../volumes/reconstruct.ts';
+import { persistentVolumePlugins, podVolumePlugins } from '../volumes/plugins/registry.ts';
 import { VolumeManager } from '../volumes/volume-manager.ts';
 import { totalVolumes } from '../volumes/volume-metrics.ts';
 import { registerVolumeManagerTotals } from '../metrics/metrics.ts';
@@ -105,6 +107,13 @@ export function volumesAndPlugins(
     inUseChanged: d.inUseChanged,
     log: logger('flexvolume'),
   });
+  // The volumes a previous kubelet left, read back once at start (upstream's reconstructVolumes).
+  const reconstruction = reconstructVolumes(
+    volumesOnDisk(rootDir),
+    hostOnDisk(rootDir, o.config.volumePluginDir, [...podVolumePlugins, ...persistentVolumePlugins]),
+    logger('volumes'),
+    reconstructionMetrics,
+  );
   // Claims and their PersistentVolumes: hostPath, local, CSI, flexVolume (src/volumes/persistent.ts).
   const persistent = new PersistentVolumes({
     rootDir,
@@ -159,6 +168,8 @@ export function volumesAndPlugins(
     },
     /** A pod that is gone with nothing mounted: a flexVolume driver may still hold a plain directory, which its unmount releases. */
     releaseUnmounted: (uid: string) => flex.tearDown(uid),
+    /** Housekeeping's first try at cleaning up a pod that is gone: its volumes that failed reconstruction are force cleaned. */
+    volumesCleaned: reconstruction.podCleaned,
     /** Starts watching ROOT/plugins_registry once the node status runs (a driver's registration updates the Node). */
     startPlugins: () => {
       // upstream's InitPlugins probes the FlexVolume drivers (each driver's init) at start.

@@ -7,7 +7,7 @@ export const registry = new Registry();
 const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 // component-base prefixes each help text with the metric's stability level; upstream's are
-// all ALPHA here but kubernetes_build_info's BETA. Ours (kubelet_ts_*) have no upstream
+// all ALPHA here but kubernetes_build_info's and kubernetes_feature_enabled's BETA. Ours (kubelet_ts_*) have no upstream
 // counterpart and no prefix.
 const alpha = (help: string) => `[ALPHA] ${help}`;
 // Upstream's pod start-up buckets: round numbers in everyday units, up to an hour.
@@ -275,6 +275,14 @@ export const metrics = {
     help: alpha('Timestamp in seconds when PLEG was last seen active.'),
     registers: r,
   }),
+  // upstream's PLEG hands its events to the sync loop through a channel of 1000 and counts what a
+  // full one discards; here a relist's events wake each pod's worker at once (pod-lifecycle.ts), so
+  // none is ever discarded and the counter stays 0, as upstream's on a node that keeps up.
+  plegDiscardEvents: new Counter({
+    name: 'kubelet_pleg_discard_events',
+    help: alpha('The number of discard events in PLEG.'),
+    registers: r,
+  }),
   runtimeOperations: new Counter({
     name: 'kubelet_runtime_operations_total',
     help: alpha('Cumulative number of runtime operations by operation type.'),
@@ -396,9 +404,15 @@ export const metrics = {
   // component-base's version metric (every Kubernetes component has it): the release kubelet-ts implements.
   buildInfo: new Gauge({
     name: 'kubernetes_build_info',
-    // component-base's only BETA series.
     help: "[BETA] A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
     labelNames: ['build_date', 'compiler', 'git_commit', 'git_tree_state', 'git_version', 'go_version', 'major', 'minor', 'platform'],
+    registers: r,
+  }),
+  // component-base's feature gate metric (featureGate.AddMetrics at the kubelet's start): every gate, 1 when on.
+  featureEnabled: new Gauge({
+    name: 'kubernetes_feature_enabled',
+    help: '[BETA] This metric records the data about the stage and enablement of a k8s feature.',
+    labelNames: ['name', 'stage'],
     registers: r,
   }),
   // client-go's request counter (src/apiserver/client.ts): what this kubelet costs the apiserver.
@@ -486,6 +500,31 @@ export const metrics = {
     help: alpha('Storage operation end to end duration in seconds'),
     labelNames: ['plugin_name', 'operation_name'],
     buckets: storageBuckets,
+    registers: r,
+  }),
+  // Volume reconstruction at start (src/volumes/reconstruct.ts), upstream's volumemanager metrics.
+  reconstructVolumeOperations: new Counter({
+    name: 'reconstruct_volume_operations_total',
+    help: alpha(
+      'The number of volumes that were attempted to be reconstructed from the operating system during kubelet startup. This includes both successful and failed reconstruction.',
+    ),
+    registers: r,
+  }),
+  reconstructVolumeOperationsErrors: new Counter({
+    name: 'reconstruct_volume_operations_errors_total',
+    help: alpha('The number of volumes that failed reconstruction from the operating system during kubelet startup.'),
+    registers: r,
+  }),
+  forceCleanedFailedVolumeOperations: new Counter({
+    name: 'force_cleaned_failed_volume_operations_total',
+    help: alpha(
+      'The number of volumes that were force cleaned after their reconstruction failed during kubelet startup. This includes both successful and failed cleanups.',
+    ),
+    registers: r,
+  }),
+  forceCleanedFailedVolumeOperationErrors: new Counter({
+    name: 'force_cleaned_failed_volume_operation_errors_total',
+    help: alpha('The number of volumes that failed force cleanup after their reconstruction failed during kubelet startup.'),
     registers: r,
   }),
   // Housekeeping and container garbage collection (src/gc).

@@ -6,10 +6,22 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUSYBOX, ROOT, clients, crictl, ensureStack, eventually, kubectl, nodeName, podSpec, withNamespace } from './stack.ts';
+import {
+  BUSYBOX,
+  ROOT,
+  clients,
+  crictl,
+  ensureStack,
+  eventually,
+  kubectl,
+  nodeName,
+  podSpec,
+  seriesValue,
+  withNamespace,
+} from './stack.ts';
 
 before(() => ensureStack());
 
@@ -124,6 +136,7 @@ test("a crash-looping container keeps only its newest dead instance; another kub
     }
   }));
 
+const KUBELET_LOG = `${ROOT}/_output/local/logs/kubelet-ts.log`;
 const kubeletSh = (cmd: 'start' | 'stop') => execFileSync('bash', [`${ROOT}/hack/kubelet.sh`, cmd], { stdio: 'ignore', timeout: 60_000 });
 
 test('a pod deleted while the kubelet was down is killed and removed once it is back, with its dirs; its preStop hook runs first', () =>
@@ -164,6 +177,11 @@ test('a pod deleted while the kubelet was down is killed and removed once it is 
     assert.ok(existsSync(podDir), `${podDir} exists`);
 
     kubeletSh('stop');
+    let logFrom = 0;
+    // A CSI volume its vol_data.json is gone from, mounted: it cannot be reconstructed, and is force cleaned.
+    const lost = `${podDir}/volumes/kubernetes.io~csi/pvc-lost/mount`;
+    mkdirSync(lost, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', 'tmpfs', lost]);
     try {
       kubectl('delete', 'pod', 'forgotten', '-n', ns, '--grace-period=0', '--force', '--wait=false');
       await eventually(
@@ -177,6 +195,7 @@ test('a pod deleted while the kubelet was down is killed and removed once it is 
         'its container still runs: no kubelet stopped it',
       );
     } finally {
+      logFrom = statSync(KUBELET_LOG).size;
       kubeletSh('start');
     }
     await eventually(
@@ -186,6 +205,17 @@ test('a pod deleted while the kubelet was down is killed and removed once it is 
       500,
     );
     await eventually('its log dir and pod dir removed', 15_000, async () => !existsSync(logDir) && !existsSync(podDir), 500);
+    // upstream's volume reconstruction at start: every volume directory counted (kube-api-access,
+    // scratch, pvc-lost, and the other pods'), pvc-lost failed and force cleaned once its pod was found gone.
+    const metrics = kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`);
+    assert.ok(seriesValue(metrics, 'reconstruct_volume_operations_total') >= 3, 'reconstruct_volume_operations_total');
+    assert.ok(seriesValue(metrics, 'reconstruct_volume_operations_errors_total') >= 1, 'reconstruct_volume_operations_errors_total');
+    assert.ok(seriesValue(metrics, 'force_cleaned_failed_volume_operations_total') >= 1, 'force_cleaned_failed_volume_operations_total');
+    assert.equal(seriesValue(metrics, 'force_cleaned_failed_volume_operation_errors_total'), 0);
+    assert.match(
+      readFileSync(KUBELET_LOG).subarray(logFrom).toString(),
+      new RegExp(`Could not construct volume information.*${uid}.*pvc-lost.*failed loading volume data`),
+    );
     assert.equal(readFileSync(join(marks, 'prestop'), 'utf8'), 'drained\n', 'the preStop hook ran before the stop');
     rmSync(marks, { recursive: true, force: true });
     // As upstream's killContainer for a pod it only knows from the container's labels: a Killing

@@ -150,12 +150,19 @@ test('node proxy: healthz, and metrics with upstream names that count what the k
       'kubelet_orphan_pod_cleaned_volumes',
       'kubelet_orphan_pod_cleaned_volumes_errors',
       'kubelet_metrics_provider{provider="cadvisor"} 1',
+      'kubelet_pleg_discard_events 0',
+      'kubernetes_feature_enabled{name="ExtendWebSocketsToKubelet",stage="BETA"} 1',
+      'kubernetes_feature_enabled{name="NodeLogQuery",stage=""} 1',
+      'reconstruct_volume_operations_total',
+      'force_cleaned_failed_volume_operations_total',
       'process_resident_memory_bytes',
       'process_cpu_seconds_total',
       'process_start_time_seconds',
       'process_open_fds',
     ])
       assert.match(before, new RegExp(`^${m}`, 'm'), m);
+    // upstream's featureGate.AddMetrics: a series for every gate of the release's gate set.
+    assert.equal(before.match(/^kubernetes_feature_enabled\{/gm)?.length, 242, 'kubernetes_feature_enabled series');
 
     // One pod with an init container: its start, its containers and the init container's end are counted.
     const { core } = clients();
@@ -1064,6 +1071,14 @@ test('ExtendWebSocketsToKubelet=false: not declared, so the apiserver translates
     assert.equal(r.stdout, 'in\n', r.stderr);
     assert.equal(r.status, 5, r.stderr);
     assert.equal(webSocketStreams('exec'), 0, 'none taken over WebSocket by the kubelet');
+    assert.equal(
+      seriesValue(
+        kubectl('get', '--raw', `/api/v1/nodes/${nodeName()}/proxy/metrics`),
+        'kubernetes_feature_enabled{name="ExtendWebSocketsToKubelet",stage="BETA"}',
+      ),
+      0,
+      'kubernetes_feature_enabled shows it off',
+    );
   }));
 
 // /debug/pprof/ and /debug/flags/v (enableProfilingHandler, enableDebugFlagsHandler, both on by

@@ -28,6 +28,9 @@ export interface DriverDir {
   executable: string;
 }
 
+/** upstream's getExecutablePathRel: VENDOR~DRIVER/DRIVER under volumePluginDir. */
+export const driverExecutable = (pluginDir: string, dirName: string) => join(pluginDir, dirName, dirName.split('~').pop()!);
+
 /**
  * Pure: upstream's probeAll over a listing of volumePluginDir: every directory whose name does not
  * begin with '.' is a driver, its executable the directory's last '~' part (getExecutablePathRel);
@@ -47,7 +50,7 @@ export function discoverDrivers(
       errors.push(`volume plugin has invalid name: ${JSON.stringify(name)}: ${invalid.join(';')}`);
       continue;
     }
-    drivers.push({ dirName: e.name, name, executable: join(pluginDir, e.name, name.split('/').pop()!) });
+    drivers.push({ dirName: e.name, name, executable: driverExecutable(pluginDir, e.name) });
   }
   return { drivers: drivers.sort((a, b) => (a.name < b.name ? -1 : 1)), errors };
 }
