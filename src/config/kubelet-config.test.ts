@@ -114,6 +114,10 @@ test('bad input names the field', () => {
       'memoryThrottlingFactor: 1.5',
       /invalid configuration: memoryThrottlingFactor 1.5 must be greater than 0 and less than or equal to 1.0/,
     ],
+    [
+      'serverTLSBootstrap: true\nfeatureGates: {RotateKubeletServerCertificate: false}',
+      /invalid configuration: serverTLSBootstrap true requires feature gate RotateKubeletServerCertificate/,
+    ],
     ['readOnlyPort: 70000', /readOnlyPort: 70000 must be between 0 and 65535, inclusive/],
     ['readOnlyPort: -1', /readOnlyPort: -1 must be between 0 and 65535, inclusive/],
     ['oomScoreAdj: -1001', /oomScoreAdj: -1001 must be between -1000 and 1000, inclusive/],

@@ -1067,6 +1067,11 @@ const CROSS_CHECKS: ((c: KubeletConfig, raw: Record<string, unknown>) => string 
     c.nodeStatusReportFrequencyMs < c.nodeStatusUpdateFrequencyMs && raw.nodeStatusReportFrequency !== undefined
       ? 'nodeStatusReportFrequency: must not be shorter than nodeStatusUpdateFrequency'
       : undefined,
+  // Upstream's ValidateKubeletConfiguration: the gate's only reader beside it is the serving certificate manager's start.
+  (c) =>
+    c.serverTLSBootstrap && !featureEnabled(c.featureGates, 'RotateKubeletServerCertificate')
+      ? 'invalid configuration: serverTLSBootstrap true requires feature gate RotateKubeletServerCertificate'
+      : undefined,
   // Upstream's ValidateKubeletConfiguration on the node log query.
   (c) =>
     c.enableSystemLogQuery && !featureEnabled(c.featureGates, 'NodeLogQuery')

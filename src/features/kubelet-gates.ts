@@ -218,8 +218,8 @@ export const KUBELET_GATES = {
   // pods with RestartAllContainers rules only on nodes that declare it).
   RestartAllContainersOnContainerExits: 'read',
   RetryGenerateName: 'locked',
-  // Off upstream, serverTLSBootstrap is refused; kubelet-ts requests its serving CSRs whatever the gate.
-  RotateKubeletServerCertificate: 'refused',
+  // Off, serverTLSBootstrap is refused as upstream's ValidateKubeletConfiguration refuses it (src/config/kubelet-config.ts).
+  RotateKubeletServerCertificate: 'read',
   // The runtime handler in the CRI's image calls: kubelet-ts pulls for the default handler.
   RuntimeClassInImageCriApi: 'refused',
   SELinuxChangePolicy: 'locked',

@@ -2,7 +2,7 @@
 // mount propagation, the kubelet's own OOM score) and, once every part it reports on is built,
 // the Node object kept current (upstream's node status loop and Lease) with the client
 // certificate rotated. CurrentNode, built first, is what every other part reads of the Node.
-import { clientCertificateMetrics, nodeStartupMetrics } from './observers.ts';
+import { clientCertificateMetrics, heapTrimMetrics, nodeStartupMetrics } from './observers.ts';
 import { CGROUP_V1_DEPRECATED, cgroupV1Refused } from '../resources/linux-resources.ts';
 import { nodeRef, type Recorder } from '../events/recorder.ts';
 import { mkdirSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { logger, type Logger } from '../log/log.ts';
 import { watchEventLoop } from '../log/event-loop.ts';
 import { collectProcessMetrics, metrics } from '../metrics/metrics.ts';
 import { featureSeries } from '../features/gates.ts';
+import { startHeapTrim } from '../process/heap-trim.ts';
 import { BRIDGE_NAME, cniConfigLogFields, ensureCniConfig } from '../network/cni-config.ts';
 import { dedupKeeper, effectiveHairpinMode } from '../network/hairpin.ts';
 import { startUtilChains } from '../network/iptables-util.ts';
@@ -45,7 +46,7 @@ export interface Host {
   cgroupVersion: 1 | 2;
 }
 
-// The process's own metrics and event-loop watch: once per process, however many kubelets it
+// The process's own metrics, event-loop watch and heap trim: once per process, however many kubelets it
 // runs (hollow nodes: prom-client refuses a second registration of the process metrics).
 let processWatched = false;
 function processWatches(log: Logger) {
@@ -53,6 +54,7 @@ function processWatches(log: Logger) {
   processWatched = true;
   collectProcessMetrics();
   watchEventLoop(log);
+  startHeapTrim(heapTrimMetrics);
 }
 
 /** Upstream's setupDataDirs and the host checks of its NewMainKubelet, before any part starts. */

@@ -192,6 +192,12 @@ export const housekeepingMetrics: NonNullable<CollectorDeps['observe']> = {
   error: (loop) => metrics.housekeepingErrors.inc({ loop }),
 };
 
+/** The heap's trims (src/process/heap-trim.ts). */
+export const heapTrimMetrics = (seconds: number, freedBytes: number) => {
+  metrics.heapTrimDuration.observe(seconds);
+  metrics.heapTrimFreed.inc(freedBytes);
+};
+
 /** Volume reconstruction at start and the force cleanup of what failed it (src/volumes/reconstruct.ts). */
 export const reconstructionMetrics: ReconstructionObserver = {
   reconstructed(total, failed) {

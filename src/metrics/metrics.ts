@@ -1,6 +1,7 @@
 // The kubelet's Prometheus metrics, under upstream's names so existing dashboards and
 // alerts work unchanged.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { processAddressSpaceLimit, processNetwork } from './process.ts';
 
 export const registry = new Registry();
 
@@ -394,6 +395,18 @@ export const metrics = {
     name: 'kubelet_ts_trace_spans_total',
     help: 'Trace spans by what became of them: exported to the collector, dropped (the queue was full) or failed (the export gave up).',
     labelNames: ['result'],
+    registers: r,
+  }),
+  // The kubelet's own heap (src/process/heap-trim.ts): the full collections run when it grew, and what they gave back.
+  heapTrimDuration: new Histogram({
+    name: 'kubelet_ts_heap_trim_duration_seconds',
+    help: "Full garbage collections of the kubelet's heap, run when it grew by a few megabytes since the last, by how long each took.",
+    buckets,
+    registers: r,
+  }),
+  heapTrimFreed: new Counter({
+    name: 'kubelet_ts_heap_trim_freed_bytes_total',
+    help: "Bytes of the kubelet's heap those collections freed.",
     registers: r,
   }),
   eventsDropped: new Counter({
@@ -1127,4 +1140,27 @@ export const EVENT_LOOP_SAMPLE_MS = 100;
  */
 export function collectProcessMetrics(): void {
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  // client_golang's process collector has these too (src/metrics/process.ts), read at each scrape.
+  const network = (name: string, help: string, bytes: (n: { receiveBytes: number; transmitBytes: number }) => number) =>
+    new Counter({
+      name,
+      help,
+      registers: r,
+      collect() {
+        const n = processNetwork();
+        this.reset();
+        if (n) this.inc(bytes(n));
+      },
+    });
+  network('process_network_receive_bytes_total', 'Number of bytes received by the process over the network.', (n) => n.receiveBytes);
+  network('process_network_transmit_bytes_total', 'Number of bytes sent by the process over the network.', (n) => n.transmitBytes);
+  new Gauge({
+    name: 'process_virtual_memory_max_bytes',
+    help: 'Maximum amount of virtual memory available in bytes.',
+    registers: r,
+    collect() {
+      const limit = processAddressSpaceLimit();
+      if (limit !== undefined) this.set(limit);
+    },
+  });
 }

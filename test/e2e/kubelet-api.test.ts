@@ -159,6 +159,9 @@ test('node proxy: healthz, and metrics with upstream names that count what the k
       'process_cpu_seconds_total',
       'process_start_time_seconds',
       'process_open_fds',
+      'process_network_receive_bytes_total',
+      'process_network_transmit_bytes_total',
+      'process_virtual_memory_max_bytes',
     ])
       assert.match(before, new RegExp(`^${m}`, 'm'), m);
     // upstream's featureGate.AddMetrics: a series for every gate of the release's gate set.
@@ -225,6 +228,13 @@ test('node proxy: healthz, and metrics with upstream names that count what the k
       async () => seriesValue(scrape(), logSeries) >= 8192 && seriesValue(scrape(), logSeries),
     );
     assert.ok(logBytes < 1 << 20, `${logSeries}: ${logBytes}`);
+    // The kubelet's heap trimmed (src/process/heap-trim.ts): at its first look, 30 s after the start, and each time it grew.
+    await eventually('the heap trimmed', 45_000, async () => {
+      const m = scrape();
+      return (
+        seriesValue(m, 'kubelet_ts_heap_trim_duration_seconds_count') >= 1 && seriesValue(m, 'kubelet_ts_heap_trim_freed_bytes_total') > 0
+      );
+    });
     // Its kube-api-access volume is walked as upstream's du is timed.
     await eventually(
       'a du of a volume timed',

@@ -25,6 +25,7 @@ const LAYERS: Record<string, number> = {
   metrics: 1,
   network: 1,
   tracing: 1,
+  process: 1,
   certificates: 2,
   join: 2,
   node: 2,
