@@ -65,6 +65,7 @@ test('volumesOnDisk and hostOnDisk: the volume directories of every pod, read ba
   dir('pods/u2/volumes/kubernetes.io~csi/pvc-lost/mount');
   dir('pods/u2/volumes/example.com~lvm/data');
   dir('pods/u2/volumes/example.com~gone/data');
+  dir('pods/u2/volumes/kubernetes.io~nfs/share'); // a plugin kubelet-ts has not
   file('plugins/kubernetes.io/csi/volumeDevices/pvc-2/data/vol_data.json', '{}');
   dir('pods/u2/volumeDevices/kubernetes.io~csi');
   symlinkSync('/dev/null', join(root, 'pods/u2/volumeDevices/kubernetes.io~csi/pvc-2'));
@@ -84,6 +85,7 @@ test('volumesOnDisk and hostOnDisk: the volume directories of every pod, read ba
       'u2 fs example.com~gone/data',
       'u2 fs example.com~lvm/data',
       'u2 fs kubernetes.io~csi/pvc-lost',
+      'u2 fs kubernetes.io~nfs/share',
       'u2 block kubernetes.io~csi/pvc-2',
       'u2 block kubernetes.io~csi/pvc-9',
     ],
@@ -91,7 +93,7 @@ test('volumesOnDisk and hostOnDisk: the volume directories of every pod, read ba
   const host = hostOnDisk(root, pluginDir, [...podVolumePlugins, ...persistentVolumePlugins]);
   assert.deepEqual(
     found.filter((v) => reconstructionError(v, host)).map((v) => `${v.podUID} ${v.pluginDir}/${v.specName}`),
-    ['u2 example.com~gone/data', 'u2 kubernetes.io~csi/pvc-lost', 'u2 kubernetes.io~csi/pvc-9'],
+    ['u2 example.com~gone/data', 'u2 kubernetes.io~csi/pvc-lost', 'u2 kubernetes.io~nfs/share', 'u2 kubernetes.io~csi/pvc-9'],
   );
 });
 

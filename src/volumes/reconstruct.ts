@@ -42,9 +42,8 @@ const CSI_DIR = pluginDirName(CSI);
 /** Pure: why the volume cannot be reconstructed, in upstream's words, or undefined (upstream's reconstructVolume). */
 export function reconstructionError(v: VolumeOnDisk, host: ReconstructionHost): string | undefined {
   const pluginName = v.pluginDir.replaceAll('~', '/');
-  const known = v.block
-    ? BLOCK_PLUGIN_DIRS.has(v.pluginDir)
-    : host.pluginDirs.has(v.pluginDir) || host.flexDriver(flexDriverOfPluginDir(v.pluginDir) ?? '');
+  const driver = flexDriverOfPluginDir(v.pluginDir);
+  const known = v.block ? BLOCK_PLUGIN_DIRS.has(v.pluginDir) : host.pluginDirs.has(v.pluginDir) || (!!driver && host.flexDriver(driver));
   if (!known) {
     return v.block
       ? `could not find block volume plugin "${pluginName}" (spec.Name: "${v.specName}") pod "${v.podUID}" (UID: "${v.podUID}")`
