@@ -97,6 +97,7 @@ export function hostOnDisk(
   volumePluginDir: string,
   plugins: readonly Pick<VolumePlugin<never>, 'name' | 'reconstruct'>[],
 ): ReconstructionHost {
+  const read = new Map<string, Set<string>>();
   return {
     // A claim's volumes are under its PersistentVolume's plugin, a flexVolume's under its driver's name.
     pluginDirs: new Set(plugins.filter((p) => p.name !== PERSISTENT_CLAIM && p.name !== FLEX_VOLUME).map((p) => pluginDirName(p.name))),
@@ -104,7 +105,12 @@ export function hostOnDisk(
     constructed(v) {
       if (v.block) return v.pluginDir !== CSI_DIR || existsSync(blockVolDataPath(rootDir, v.specName));
       const readers = plugins.filter((p) => p.reconstruct && pluginDirName(p.name) === v.pluginDir);
-      return !readers.length || readers.some((p) => p.reconstruct!(rootDir, v.podUID).some((r) => r.specName === v.specName));
+      if (!readers.length) return true;
+      // Each reader lists the pod's whole directory: once per pod and plugin, not once per volume.
+      const key = `${v.podUID}/${v.pluginDir}`;
+      let names = read.get(key);
+      if (!names) read.set(key, (names = new Set(readers.flatMap((p) => p.reconstruct!(rootDir, v.podUID).map((r) => r.specName)))));
+      return names.has(v.specName);
     },
   };
 }
