@@ -1,6 +1,6 @@
 // The DRA kubelet plugin services, loaded from proto/ as src/devices/proto.ts loads the device plugin API.
 import { fileURLToPath } from 'node:url';
-import { loadSync, type Options } from '@grpc/proto-loader';
+import { grpcServices } from '../grpc/services.ts';
 import type { DRAPluginDefinition } from './generated/k8s/io/kubelet/pkg/apis/dra/v1/DRAPlugin.ts';
 import type { DRAPluginDefinition as V1Beta1Definition } from './generated/k8s/io/kubelet/pkg/apis/dra/v1beta1/DRAPlugin.ts';
 import type { DRAResourceHealthDefinition } from './generated/v1alpha1/DRAResourceHealth.ts';
@@ -9,9 +9,6 @@ import type { DRAResourceHealthDefinition } from './generated/v1alpha1/DRAResour
 export const DRA_V1_PROTO = fileURLToPath(new URL('../../proto/dra/v1/api.proto', import.meta.url));
 export const DRA_V1BETA1_PROTO = fileURLToPath(new URL('../../proto/dra/v1beta1/api.proto', import.meta.url));
 export const DRA_HEALTH_PROTO = fileURLToPath(new URL('../../proto/dra-health/v1alpha1/api.proto', import.meta.url));
-
-// These must match the flags of the "gen:dra" script, or the generated types lie.
-const LOADER_OPTIONS: Options = { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true };
 
 /**
  * upstream's servicesSupportedByKubelet, newest first: a plugin names the services it serves as
@@ -24,12 +21,10 @@ let loaded: Record<DraService, DRAPluginDefinition | V1Beta1Definition> | undefi
 
 /** The method definitions of one version of the DRAPlugin service, parsed once per process. */
 export function draService(service: DraService): DRAPluginDefinition | V1Beta1Definition {
-  // The generated types describe exactly these definitions; proto-loader types them loosely.
+  // The generated types describe exactly these definitions; grpcServices types them loosely.
   loaded ??= {
-    'v1.DRAPlugin': loadSync(DRA_V1_PROTO, LOADER_OPTIONS)['k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin'] as unknown as DRAPluginDefinition,
-    'v1beta1.DRAPlugin': loadSync(DRA_V1BETA1_PROTO, LOADER_OPTIONS)[
-      'k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin'
-    ] as unknown as V1Beta1Definition,
+    'v1.DRAPlugin': grpcServices(DRA_V1_PROTO)['k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin'] as DRAPluginDefinition,
+    'v1beta1.DRAPlugin': grpcServices(DRA_V1BETA1_PROTO)['k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin'] as V1Beta1Definition,
   };
   return loaded[service];
 }
@@ -38,6 +33,6 @@ let health: DRAResourceHealthDefinition | undefined;
 
 /** The DRAResourceHealth service (v1alpha1), which a plugin may serve beside DRAPlugin. */
 export function draHealthService(): DRAResourceHealthDefinition {
-  health ??= loadSync(DRA_HEALTH_PROTO, LOADER_OPTIONS)['v1alpha1.DRAResourceHealth'] as unknown as DRAResourceHealthDefinition;
+  health ??= grpcServices(DRA_HEALTH_PROTO)['v1alpha1.DRAResourceHealth'] as DRAResourceHealthDefinition;
   return health;
 }

@@ -15,6 +15,7 @@ const LAYERS: Record<string, number> = {
   podutil: 0,
   features: 0,
   checkpoint: 0,
+  grpc: 0,
   apiserver: 1,
   container: 1,
   cri: 1,
