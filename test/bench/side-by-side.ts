@@ -127,6 +127,9 @@ interface Result {
   rssBefore: number;
   rssPeak: number;
   cpuSeconds: number;
+  /** Of cpuSeconds: from the first create to all Running, and over the exits (each asked by a kubectl exec). */
+  cpuStartSeconds: number;
+  cpuExitsSeconds: number;
   runtimeCpuSeconds: number;
   /** With the N pods running and probed, after STEADY_S seconds: the kubelet's RSS, and its CPU seconds a minute over that window. */
   rssSteady: number;
@@ -367,6 +370,8 @@ async function runOnce(t: Target): Promise<Result> {
       rssBefore: before.rssMB,
       rssPeak: peakRSS,
       cpuSeconds: after.cpuSeconds - before.cpuSeconds - (steady!.to.cpuSeconds - steady!.from.cpuSeconds),
+      cpuStartSeconds: steady!.from.cpuSeconds - before.cpuSeconds,
+      cpuExitsSeconds: after.cpuSeconds - steady!.to.cpuSeconds,
       runtimeCpuSeconds: runtimeCpu(t) - runtimeBefore,
       rssSteady: steady!.to.rssMB,
       cpuPerMinuteSteady: ((steady!.to.cpuSeconds - steady!.from.cpuSeconds) * 60) / STEADY_S,
@@ -441,6 +446,10 @@ function table(results: [Target, Result][]) {
     ['kubelet RSS peak', (r) => `${r.rssPeak.toFixed(0)} MB`],
     [`kubelet RSS, ${N} pods running ${STEADY_S} s`, (r) => `${r.rssSteady.toFixed(0)} MB`],
     ['kubelet CPU during the run (but the steady window)', (r) => `${r.cpuSeconds.toFixed(1)} s`],
+    [
+      'of which: create -> all Running / the exits (a kubectl exec each)',
+      (r) => `${r.cpuStartSeconds.toFixed(1)} / ${r.cpuExitsSeconds.toFixed(1)} s`,
+    ],
     ['kubelet CPU a minute, idle', (r) => (r.idleCpuPerMinute === undefined ? '-' : `${r.idleCpuPerMinute.toFixed(2)} s`)],
     [`kubelet CPU a minute, ${N} pods running and probed (${PROBE})`, (r) => `${r.cpuPerMinuteSteady.toFixed(2)} s`],
     ["its containerd's CPU (daemon, not shims)", (r) => `${r.runtimeCpuSeconds.toFixed(1)} s`],
