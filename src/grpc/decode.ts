@@ -1,8 +1,8 @@
-// A CRI message straight from the wire to the plain object @grpc/proto-loader's deserializer
-// makes of it (`Type.toObject(Type.decode(b), { longs: String, enums: String, defaults: true })`),
-// in one pass: no intermediate protobufjs message and no `long` object for each int64. grpc-js
-// decodes every listed sandbox and container this way, and a burst of pod starts relists often:
-// the two-step decoding was the largest piece of the kubelet's own CPU in a burst's profile.
+// A gRPC message straight from the wire to the plain object @grpc/proto-loader's deserializer
+// made of it (`Type.toObject(Type.decode(b), { longs: String, enums: String, defaults: true,
+// oneofs: true })`), in one pass: no intermediate protobufjs message and no `long` object for each
+// int64. grpc-js decodes every listed sandbox and container of a CRI relist this way: the
+// two-step decoding was the largest piece of the kubelet's own CPU in a burst's profile.
 import protobuf from 'protobufjs/minimal.js';
 import type { Enum, Field, Type } from 'protobufjs';
 
@@ -10,7 +10,7 @@ export type Decoder = (buf: Uint8Array) => Record<string, unknown>;
 
 type Read = (r: protobuf.Reader, end: number) => Record<string, unknown>;
 
-// CRI has int64 and uint64 only; a type with another 64-bit kind keeps protobufjs's decoding.
+// The 64-bit kinds proto/'s services use (sint64 and the fixed ones are refused, below).
 const LONGS = new Set(['int64', 'uint64']);
 const PACKABLE = new Set(['double', 'float', 'int32', 'uint32', 'sint32', 'fixed32', 'sfixed32', 'bool', ...LONGS]);
 
@@ -78,28 +78,16 @@ const SCALAR_READS = new Set(['double', 'float', 'int32', 'uint32', 'sint32', 'f
 const compiled = new WeakMap<Type, Read>();
 
 /**
- * The decoder of type, or undefined for what it does not handle (sint64 and the fixed 64-bit
- * kinds, maps with other keys than strings): its callers keep protobufjs's two steps.
+ * The decoder of type. A field of a kind none of proto/'s services has (sint64, the fixed 64-bit
+ * kinds, a map with other keys than strings) is an error here, at the type's first message:
+ * decode.test.ts reads every type of those files.
  */
-export function decoderOf(type: Type): Decoder | undefined {
-  if (!supported(type, new Set())) return undefined;
+export function decoderOf(type: Type): Decoder {
   const read = readerOf(type);
   return (buf) => {
     const r = protobuf.Reader.create(buf);
     return read(r, r.len);
   };
-}
-
-function supported(type: Type, seen: Set<Type>): boolean {
-  if (seen.has(type)) return true;
-  seen.add(type);
-  return type.fieldsArray.every((f) => {
-    f.resolve();
-    if (f.map && (f as unknown as protobuf.MapField).keyType !== 'string') return false;
-    const m = messageOf(f);
-    if (m) return supported(m, seen);
-    return f.resolvedType !== null || LONGS.has(f.type) || SCALAR_READS.has(f.type);
-  });
 }
 
 /** f's message type, if its values are messages. */
@@ -131,7 +119,8 @@ function valueRead(f: Field, dep: (x: unknown) => string): string {
     return `(n = r.int32(), ${names}[n] === undefined ? n : ${names}[n])`;
   }
   if (LONGS.has(f.type)) return `${dep(LONG_READS[f.type])}(r)`;
-  return `r.${f.type}()`;
+  if (SCALAR_READS.has(f.type)) return `r.${f.type}()`;
+  throw new Error(`${f.fullName}: fields of type ${f.type} are not read here`);
 }
 
 /** The code of the value toObject gives f when it is absent from the wire (defaults: true). */
@@ -155,10 +144,13 @@ function compile(type: Type): Read {
   const code: string[] = ['var n;', ...fields.map((_, i) => `var v${i};`)];
   code.push('while (r.pos < end) {', 'var t = r.uint32();', 'switch (t >>> 3) {');
   fields.forEach((f, i) => {
+    f.resolve();
     const v = `v${i}`;
     const read = valueRead(f, dep);
     const m = messageOf(f);
     if (f.map) {
+      if ((f as unknown as protobuf.MapField).keyType !== 'string')
+        throw new Error(`${f.fullName}: maps with other keys than strings are not read here`);
       code.push(
         `case ${f.id}: { var e = r.uint32() + r.pos, k = '', x = undefined;`,
         `  while (r.pos < e) { var u = r.uint32(); if (u >>> 3 === 1) k = r.string(); else if (u >>> 3 === 2) x = ${read}; else r.skipType(u & 7); }`,
