@@ -195,7 +195,7 @@ export const KUBELET_GATES = {
   PodLogsQuerySplitStreams: 'refused',
   PodObservedGenerationTracking: 'locked',
   // The PodReadyToStartContainers condition is set always (src/status/pod-status.ts).
-  PodReadyToStartContainersCondition: 'refused',
+  PodReadyToStartContainersCondition: 'read',
   // The kubelet's Pods gRPC API: not in kubelet-ts.
   PodsAPI: 'refused',
   PreferSameTrafficDistribution: 'locked',

@@ -69,6 +69,7 @@ export function podLifecycle(
       status,
       events: d.events,
       nodeIPs: d.host.nodeIPs,
+      readyToStartContainers: featureEnabled(config.featureGates, 'PodReadyToStartContainersCondition'),
       node: () => node.get(),
       refreshNode: d.refreshNode,
       probes: prober,

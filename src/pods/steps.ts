@@ -34,6 +34,8 @@ export function podSteps(d: {
   status: StatusManager;
   events: Recorder;
   nodeIPs: string[];
+  /** PodReadyToStartContainersCondition (on unless false): the kubelet writes and owns that condition. */
+  readyToStartContainers?: boolean;
   node: () => Node | undefined;
   /** Reads the Node from the apiserver past the watch: admission asks again with it (src/pods/workers.ts). */
   refreshNode?: () => Promise<void>;
@@ -98,7 +100,9 @@ export function podSteps(d: {
       // Transition times and startTime carry on from the last status generated (a static pod has no other).
       // Conditions others own (readiness gates, ...) come from the apiserver's newer copy.
       const last = d.status.last(pod.metadata!.uid!);
-      const prev = last ? { ...last, conditions: mergeConditions(last.conditions, pod.status?.conditions) } : pod.status;
+      const prev = last
+        ? { ...last, conditions: mergeConditions(last.conditions, pod.status?.conditions, d.readyToStartContainers) }
+        : pod.status;
       const left = activeDeadlineLeft(pod, prev?.startTime, new Date());
       if (left !== undefined && left <= 0) {
         const message = 'Pod was active on the node longer than the specified deadline';
@@ -131,6 +135,7 @@ export function podSteps(d: {
         terminated: false,
         probes: d.probes?.status,
         recursiveReadOnlyMounts: r.recursiveReadOnlyMounts,
+        readyToStartContainers: d.readyToStartContainers,
       });
       const status = d.resourcesStatus?.(pod, generated) ?? generated;
       d.status.set(pod, status);
@@ -167,6 +172,7 @@ export function podSteps(d: {
         now: new Date(),
         waiting: new Map(),
         terminated: true,
+        readyToStartContainers: d.readyToStartContainers,
       });
       // Why the pod failed (DeadlineExceeded, ...) stays on it.
       // Set, not awaited: the step ends, and the pod stops counting against the node (admission), before

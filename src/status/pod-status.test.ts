@@ -70,6 +70,20 @@ test('a running pod: phase, IPs, ready conditions, container status', () => {
   ]);
 });
 
+test("PodReadyToStartContainersCondition off: no such condition written; one on the apiserver's copy is kept as anyone's", () => {
+  const types = (conditions: { type: string; status: string }[] | undefined) => (conditions ?? []).map((x) => `${x.type}=${x.status}`);
+  const off = generatePodStatus(pod(), rt([ctr({})]), ctx({ readyToStartContainers: false }));
+  assert.deepEqual(types(off.conditions), ['Initialized=True', 'Ready=True', 'ContainersReady=True', 'PodScheduled=True']);
+  // Written by a kubelet before the gate went off: the apiserver's object keeps it, nobody updates it.
+  const old = { type: 'PodReadyToStartContainers', status: 'False' };
+  const merged = mergeConditions([{ type: 'Ready', status: 'True' }], [old, { type: 'Ready', status: 'False' }], false);
+  assert.deepEqual(types(merged), ['Ready=True', 'PodReadyToStartContainers=False']);
+  const kept = generatePodStatus({ ...pod(), status: { conditions: merged } }, rt([ctr({})]), ctx({ readyToStartContainers: false }));
+  assert.deepEqual(types(kept.conditions).slice(-1), ['PodReadyToStartContainers=False']);
+  // On (the default), the kubelet's own replaces the apiserver's.
+  assert.deepEqual(types(mergeConditions([], [old])), []);
+});
+
 test("a container's image is its instance's, until one from the edited spec exists (upstream's cs.Image)", () => {
   const edited = { ...pod(), spec: { containers: [{ name: 'app', image: 'busybox:1.37' }] } };
   const image = (containers: ContainerState[]) => generatePodStatus(edited, rt(containers), ctx()).containerStatuses![0]!.image;

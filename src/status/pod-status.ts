@@ -42,6 +42,8 @@ export interface StatusContext {
   probes?: (containerId: string) => { ready?: boolean; started?: boolean };
   /** The pod's runtime handler mounts read-only volumes recursively (containerd 2; 1.6 cannot: unset). */
   recursiveReadOnlyMounts?: boolean;
+  /** PodReadyToStartContainersCondition (on unless false): the kubelet writes and owns that condition. */
+  readyToStartContainers?: boolean;
 }
 
 const nsToTime = (ns?: string) => (ns && ns !== '0' ? rfc3339(new Date(Number(BigInt(ns) / 1_000_000n))) : undefined);
@@ -267,12 +269,22 @@ export const KUBELET_CONDITIONS = [
   ALL_CONTAINERS_RESTARTING,
 ];
 
+/**
+ * Upstream's PodConditionByKubelet: KUBELET_CONDITIONS, but PodReadyToStartContainers with
+ * PodReadyToStartContainersCondition off (the condition is then the apiserver's copy, as anyone's).
+ */
+export function kubeletConditions(readyToStartContainers = true): readonly string[] {
+  return readyToStartContainers ? KUBELET_CONDITIONS : KUBELET_CONDITIONS.filter((c) => c !== 'PodReadyToStartContainers');
+}
+
 /** Pure: the kubelet's own conditions from its last status, everyone else's from the apiserver's object. */
-export function mergeConditions(ours: PodCondition[] | undefined, apiserver: PodCondition[] | undefined): PodCondition[] {
-  return [
-    ...(ours ?? []).filter((c) => KUBELET_CONDITIONS.includes(c.type)),
-    ...(apiserver ?? []).filter((c) => !KUBELET_CONDITIONS.includes(c.type)),
-  ];
+export function mergeConditions(
+  ours: PodCondition[] | undefined,
+  apiserver: PodCondition[] | undefined,
+  readyToStartContainers?: boolean,
+): PodCondition[] {
+  const owned = kubeletConditions(readyToStartContainers);
+  return [...(ours ?? []).filter((c) => owned.includes(c.type)), ...(apiserver ?? []).filter((c) => !owned.includes(c.type))];
 }
 
 /** Upstream's readiness gates: each named condition must be True for Ready. */
@@ -385,7 +397,7 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
   const podIPs = pod.spec?.hostNetwork ? ctx.nodeIPs : sandbox?.ready ? sortPodIPs(sandbox.ips ?? [], ctx.nodeIPs) : [];
   const init = initialized(pod, initStatuses, statuses, phase, prev?.conditions);
   const ready = containersReady(pod, initStatuses, statuses, phase);
-  const ours = KUBELET_CONDITIONS;
+  const ours = kubeletConditions(ctx.readyToStartContainers);
   const podReady = ready.ok ? readinessGates(pod, prev?.conditions) : ready;
   // Upstream's GenerateAllContainersRestartingCondition, for a pod with a RestartAllContainers rule.
   const allContainersRestarting = (phase: PodStatus['phase']): PodCondition => {
@@ -398,7 +410,9 @@ export function generatePodStatus(pod: Pod, rt: PodRuntimeStatus, ctx: StatusCon
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     phase,
     conditions: [
-      cond('PodReadyToStartContainers', !!sandbox?.ready, prev?.conditions, now, generation),
+      ...(ours.includes('PodReadyToStartContainers')
+        ? [cond('PodReadyToStartContainers', !!sandbox?.ready, prev?.conditions, now, generation)]
+        : []),
       cond('Initialized', init.ok, prev?.conditions, now, generation, init.reason, init.message),
       cond('Ready', podReady.ok, prev?.conditions, now, generation, podReady.reason, podReady.message),
       cond('ContainersReady', ready.ok, prev?.conditions, now, generation, ready.reason, ready.message),

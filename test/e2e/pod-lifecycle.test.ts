@@ -11,6 +11,7 @@ import {
   kubectl,
   nodeName,
   podSpec,
+  restartKubelet,
   withNamespace,
   BUSYBOX,
   CLUSTER_CIDR,
@@ -68,6 +69,34 @@ test('a pod bound by spec.nodeName (no scheduler) shows PodScheduled True, as th
     assert.deepEqual(
       scheduled.map((c) => c.status),
       ['True'],
+    );
+  }));
+
+// upstream's PodConditionByKubelet and generateAPIPodStatus: with the gate off the kubelet writes
+// no PodReadyToStartContainers condition, and leaves alone one it wrote before the gate went off.
+test('PodReadyToStartContainersCondition=false: a new pod has no PodReadyToStartContainers condition; one written before stays as it was', (t) =>
+  withNamespace(async (ns) => {
+    const { core } = clients();
+    const conditions = async (name: string) => (await core.readNamespacedPod({ name, namespace: ns })).status?.conditions ?? [];
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('before') });
+    await eventually('pod before Ready', 30_000, async () =>
+      (await conditions('before')).some((c) => c.type === 'Ready' && c.status === 'True'),
+    );
+    const written = (await conditions('before')).find((c) => c.type === 'PodReadyToStartContainers');
+    assert.equal(written?.status, 'True', 'written with the gate on (its default)');
+    t.after(() => restartKubelet());
+    restartKubelet(undefined, { KTS_FEATURE_GATES: 'PodReadyToStartContainersCondition=false' });
+    await core.createNamespacedPod({ namespace: ns, body: podSpec('after') });
+    const after = await eventually('pod after Ready', 30_000, async () => {
+      const c = await conditions('after');
+      return c.some((x) => x.type === 'Ready' && x.status === 'True') ? c : undefined;
+    });
+    assert.deepEqual(after.map((c) => c.type).sort(), ['ContainersReady', 'Initialized', 'PodScheduled', 'Ready']);
+    // The first pod, synced again by the restarted kubelet: its old condition is the apiserver's now.
+    assert.deepEqual(
+      (await conditions('before')).find((c) => c.type === 'PodReadyToStartContainers'),
+      written,
+      'left as the kubelet wrote it before the gate went off',
     );
   }));
 
