@@ -118,8 +118,7 @@ export const KUBELET_GATES = {
   GitRepoVolumeDriver: 'locked',
   GracefulNodeShutdown: 'read',
   GracefulNodeShutdownBasedOnPodPriority: 'read',
-  // spec.hostnameOverride is honoured always (src/podutil/hostname.ts).
-  HostnameOverride: 'refused',
+  HostnameOverride: 'read',
   ImageMaximumGCAge: 'locked',
   ImageVolume: 'locked',
   // The image volume's digest in the container status: not in kubelet-ts.

@@ -1,6 +1,7 @@
 // The runtime side of a pod's sync (upstream's kuberuntime manager and what it is given): the
 // CRI executor, image pulls, the containers' environment, in-place resize, and the node-wide
 // settings every container follows.
+import { featureEnabled } from '../features/gates.ts';
 import { join } from 'node:path';
 import type { ApiClient } from '../apiserver/client.ts';
 import { TokenBucket } from '../backoff/token-bucket.ts';
@@ -131,6 +132,7 @@ export function podRuntime(
       ...d.cm.settings,
       podLogsDir: config.podLogsDir,
       clusterDomain: config.clusterDomain,
+      hostnameOverride: featureEnabled(config.featureGates, 'HostnameOverride'),
       clusterDNS: config.clusterDNS,
       hostDNS: readResolvConf(config.resolvConf),
       nodeIPs: d.host.nodeIPs,

@@ -20,6 +20,10 @@ test('hostname and domain as upstream GeneratePodHostNameAndDomain', () => {
     ],
   ];
   for (const [name, p, want] of cases) assert.deepEqual(podHostNameAndDomain(p, 'cluster.local'), want, name);
+  // HostnameOverride off: the field is not looked at.
+  const override = pod({ hostname: 'h', subdomain: 's', hostnameOverride: 'o.example' });
+  assert.deepEqual(podHostNameAndDomain(override, 'cluster.local', false), { hostname: 'h', domain: 's.ns.svc.cluster.local' });
+  assert.equal(kernelHostname(override, 'cluster.local', false), 'h');
 });
 
 test('the kernel hostname as upstream GetNodenameForKernel: the FQDN with setHostnameAsFQDN, refused over 64 characters', () => {

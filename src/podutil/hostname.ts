@@ -10,10 +10,13 @@ type PodSpecWithOverride = NonNullable<Pod['spec']> & { hostnameOverride?: strin
 /** Upstream's truncatePodHostnameIfNeeded: 63 characters, no trailing '-' or '.'. */
 const truncate = (hostname: string) => (hostname.length > 63 ? hostname.slice(0, 63).replace(/[-.]+$/, '') : hostname);
 
-/** hostnameOverride wins, with no domain; else spec.hostname or the pod's name, and subdomain.namespace.svc.clusterDomain. */
-export function podHostNameAndDomain(pod: Pod, clusterDomain: string): { hostname: string; domain: string } {
+/**
+ * hostnameOverride wins, with no domain, unless the HostnameOverride gate is off (the field is then
+ * not looked at); else spec.hostname or the pod's name, and subdomain.namespace.svc.clusterDomain.
+ */
+export function podHostNameAndDomain(pod: Pod, clusterDomain: string, hostnameOverride = true): { hostname: string; domain: string } {
   const spec = pod.spec as PodSpecWithOverride | undefined;
-  if (spec?.hostnameOverride) return { hostname: truncate(spec.hostnameOverride), domain: '' };
+  if (hostnameOverride && spec?.hostnameOverride) return { hostname: truncate(spec.hostnameOverride), domain: '' };
   const hostname = truncate(spec?.hostname || pod.metadata!.name!);
   const sub = spec?.subdomain;
   const domain = sub ? `${sub}.${pod.metadata?.namespace ?? 'default'}.svc.${clusterDomain}` : '';
@@ -28,8 +31,8 @@ const FQDN_MAX = 64;
  * setHostnameAsFQDN, refused when it does not fit, which keeps the pod from starting
  * (FailedCreatePodSandBox) as upstream.
  */
-export function kernelHostname(pod: Pod, clusterDomain: string): string | { error: string } {
-  const { hostname, domain } = podHostNameAndDomain(pod, clusterDomain);
+export function kernelHostname(pod: Pod, clusterDomain: string, hostnameOverride?: boolean): string | { error: string } {
+  const { hostname, domain } = podHostNameAndDomain(pod, clusterDomain, hostnameOverride);
   if (!domain || !pod.spec?.setHostnameAsFQDN) return hostname;
   const fqdn = `${hostname}.${domain}`;
   if (fqdn.length > FQDN_MAX)

@@ -24,6 +24,8 @@ import { kernelHostname } from '../podutil/hostname.ts';
 export interface NodeContext extends NodeSecurity {
   podLogsDir: string;
   clusterDomain: string;
+  /** HostnameOverride (on unless false): spec.hostnameOverride names the pod's host. */
+  hostnameOverride?: boolean;
   clusterDNS: string[];
   /** nameservers, searches and options of the host's resolv.conf (dnsPolicy Default). */
   hostDNS: { servers: string[]; searches: string[]; options: string[] };
@@ -94,7 +96,7 @@ export function dnsConfig(pod: Pod, node: NodeContext): PodSandboxConfig['dnsCon
 export function sandboxConfig(pod: Pod, attempt: number, node: NodeContext, userns?: UserNamespace): PodSandboxConfig {
   const ref = podRef(pod);
   const s = pod.spec!;
-  const hostname = kernelHostname(pod, node.clusterDomain);
+  const hostname = kernelHostname(pod, node.clusterDomain, node.hostnameOverride);
   if (typeof hostname !== 'string') throw new Error(hostname.error);
   return {
     metadata: { ...ref, attempt },

@@ -133,6 +133,7 @@ async function configure(ctx: SyncContext, pod: Pod, c: Container, s: StartScope
     mounts = await ctx.mounts?.containerMounts(pod, c, {
       podIPs: sortPodIPs(s.status.sandboxes.find((x) => x.id === s.sandboxId)?.ips ?? [], ctx.node.nodeIPs ?? []),
       clusterDomain: ctx.node.clusterDomain,
+      hostnameOverride: ctx.node.hostnameOverride,
       env: resolved.env,
       imageVolumes: pulled.imageVolumes,
     });

@@ -373,6 +373,7 @@ export class VolumeManager {
     ctx: {
       podIPs: string[];
       clusterDomain: string;
+      hostnameOverride?: boolean;
       env?: { name: string; value: string }[];
       imageVolumes?: ReadonlyMap<string, ImageSpec>;
     },
@@ -381,7 +382,7 @@ export class VolumeManager {
     let etcHosts: string | undefined;
     if (pod.spec?.hostNetwork || ctx.podIPs.length) {
       etcHosts = podEtcHostsPath(this.#rootDir, uid);
-      const { hostname, domain } = podHostNameAndDomain(pod, ctx.clusterDomain);
+      const { hostname, domain } = podHostNameAndDomain(pod, ctx.clusterDomain, ctx.hostnameOverride);
       const content = pod.spec?.hostNetwork
         ? hostNetworkHostsFile(readFileSync(this.#hostsFile, 'utf8'), pod.spec.hostAliases)
         : managedHostsFile(ctx.podIPs, hostname, domain, pod.spec?.hostAliases);

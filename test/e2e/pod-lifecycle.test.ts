@@ -9,6 +9,7 @@ import {
   eventually,
   inCIDR,
   kubectl,
+  kubectlInput,
   nodeName,
   podSpec,
   restartKubelet,
@@ -97,6 +98,35 @@ test('PodReadyToStartContainersCondition=false: a new pod has no PodReadyToStart
       (await conditions('before')).find((c) => c.type === 'PodReadyToStartContainers'),
       written,
       'left as the kubelet wrote it before the gate went off',
+    );
+  }));
+
+// upstream's GeneratePodHostNameAndDomain: spec.hostnameOverride is looked at only with the gate on.
+test('HostnameOverride=false: a pod with hostnameOverride gets its spec.hostname, in the kernel and /etc/hosts', (t) =>
+  withNamespace(async (ns) => {
+    t.after(() => restartKubelet());
+    restartKubelet(undefined, { KTS_FEATURE_GATES: 'HostnameOverride=false' });
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'override', namespace: ns },
+      spec: { ...podSpec('override').spec, hostname: 'beta', subdomain: 'sub', hostnameOverride: 'over.example' },
+    };
+    kubectlInput(JSON.stringify(pod), 'apply', '-f', '-');
+    assert.equal(
+      kubectl('-n', ns, 'get', 'pod', 'override', '-o', 'jsonpath={.spec.hostnameOverride}'),
+      'over.example',
+      'the apiserver kept it',
+    );
+    await eventually(
+      'pod override Running',
+      30_000,
+      async () => kubectl('-n', ns, 'get', 'pod', 'override', '-o', 'jsonpath={.status.phase}') === 'Running',
+    );
+    assert.equal(kubectl('-n', ns, 'exec', 'override', '--', 'hostname').trim(), 'beta');
+    assert.match(
+      kubectl('-n', ns, 'exec', 'override', '--', 'cat', '/etc/hosts'),
+      new RegExp(`\\sbeta\\.sub\\.${ns}\\.svc\\.cluster\\.local\\s+beta\\n`),
     );
   }));
 
