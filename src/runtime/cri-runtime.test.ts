@@ -7,12 +7,15 @@ import { RuntimeView } from './cri-runtime.ts';
 function fakeCri() {
   const containers: { id: string; uid: string }[] = [];
   const pending: (() => void)[] = [];
+  const filters: unknown[] = [];
   let lists = 0;
   const cri = {
     listPodSandbox: async () => ({ items: [] }),
-    listContainers: () => {
+    listContainers: (r: { filter?: { labelSelector?: Record<string, string> } } = {}) => {
       lists++;
-      const had = [...containers];
+      const uid = r.filter?.labelSelector?.['io.kubernetes.pod.uid'];
+      if (r.filter) filters.push(r.filter.labelSelector);
+      const had = containers.filter((c) => uid === undefined || c.uid === uid);
       return new Promise((resolve) =>
         pending.push(() =>
           resolve({
@@ -38,29 +41,49 @@ function fakeCri() {
     pending.shift()!();
     await new Promise((r) => setImmediate(r));
   };
-  return { cri, containers, answer, lists: () => lists };
+  return { cri, containers, answer, lists: () => lists, filters };
 }
 
 test('RuntimeView: overlapping reads share the list that follows the one in flight, which sees what came before each read', async () => {
   const f = fakeCri();
   const view = new RuntimeView(f.cri);
-  const first = view.pod('a');
+  const first = view.pods();
   // A container is started while the first list is in flight: reads from now on must see it.
   f.containers.push({ id: 'c1', uid: 'a' });
-  const reads = Array.from({ length: 10 }, () => view.pod('a'));
+  const reads = Array.from({ length: 10 }, () => view.pods());
   await f.answer();
   await f.answer();
-  assert.equal((await first).containers.length, 0, 'the first list began before the container');
+  assert.equal((await first).get('a'), undefined, 'the first list began before the container');
   for (const r of await Promise.all(reads))
     assert.deepEqual(
-      (await r).containers.map((c) => c.id),
+      r.get('a')?.containers.map((c) => c.id),
       ['c1'],
     );
   assert.equal(f.lists(), 2, 'eleven reads, two lists');
-  const later = view.pod('b');
+  const later = view.pods();
   await f.answer();
-  assert.deepEqual(await later, { uid: 'b', sandboxes: [], containers: [] });
+  assert.equal((await later).size, 1);
   assert.equal(f.lists(), 3, 'a read after the others are done lists again');
+  assert.deepEqual(f.filters, [], 'whole lists');
+});
+
+test("RuntimeView: pod(uid) lists that pod's sandboxes and containers alone, by its UID label, at each read", async () => {
+  const f = fakeCri();
+  const view = new RuntimeView(f.cri);
+  f.containers.push({ id: 'c1', uid: 'a' }, { id: 'c2', uid: 'b' });
+  for (let i = 1; i <= 2; i++) {
+    const read = view.pod('a');
+    await f.answer();
+    assert.deepEqual(
+      (await read).containers.map((c) => c.id),
+      ['c1'],
+    );
+    assert.equal(f.lists(), i);
+  }
+  assert.deepEqual(f.filters, [{ 'io.kubernetes.pod.uid': 'a' }, { 'io.kubernetes.pod.uid': 'a' }]);
+  const none = view.pod('c');
+  await f.answer();
+  assert.deepEqual(await none, { uid: 'c', sandboxes: [], containers: [] }, 'a pod the runtime does not have');
 });
 
 test('RuntimeView: current() answers from the last list unless the kubelet changed the pod after that list began', async () => {
@@ -84,9 +107,13 @@ test('RuntimeView: current() answers from the last list unless the kubelet chang
   await f.answer();
   assert.deepEqual((await fresh).containers.map((c) => c.id).sort(), ['c1', 'c2']);
   assert.equal(f.lists(), 2);
-  await view.current('a');
   await view.current('b');
-  assert.equal(f.lists(), 2, 'the list begun after the change serves both');
+  assert.equal(f.lists(), 2, 'another pod is read from the last list');
+  const next = view.pods();
+  await f.answer();
+  await next;
+  await view.current('a');
+  assert.equal(f.lists(), 3, 'a whole list begun after the change serves the changed pod again');
 });
 
 test('RuntimeView: pods(maxAgeMs) takes the last list while it is that young and the kubelet changed nothing since', async (t) => {

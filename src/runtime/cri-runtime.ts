@@ -105,8 +105,20 @@ export class RuntimeView {
     return this.#last!.listed;
   }
 
+  /**
+   * One pod's state, read now from lists of its own sandboxes and containers (a filter on the pod's
+   * UID label, as upstream's GetPodStatus lists a pod's sandboxes): what a sync reads after it
+   * changed the pod, and exec finds its container in. containerd still walks every container for
+   * the filter, but the kubelet decodes one pod's, not the node's: a burst of exits, each with its
+   * syncs and an exec, cost two whole lists a read before.
+   */
   async pod(uid: string): Promise<PodRuntimeStatus> {
-    return (await this.pods()).get(uid) ?? { uid, sandboxes: [], containers: [] };
+    const filter = { labelSelector: { [labels.podUID]: uid } };
+    const [{ items: sandboxes }, { containers }] = await Promise.all([
+      this.#cri.listPodSandbox({ filter }),
+      this.#cri.listContainers({ filter }),
+    ]);
+    return (await this.#statuses(sandboxes, containers)).get(uid) ?? { uid, sandboxes: [], containers: [] };
   }
 
   /**
@@ -137,6 +149,15 @@ export class RuntimeView {
 
   async #list(began: number): Promise<Map<string, PodRuntimeStatus>> {
     const [{ items: sandboxes }, { containers }] = await Promise.all([this.#cri.listPodSandbox({}), this.#cri.listContainers({})]);
+    const out = await this.#statuses(sandboxes, containers);
+    this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)));
+    this.#last = { began, pods: out, listed: { sandboxes, containers } }; // lists run one after another (pods())
+    for (const [uid, at] of this.#changed) if (at < began) this.#changed.delete(uid);
+    return out;
+  }
+
+  /** The listed sandboxes and containers by pod UID, newest first. */
+  async #statuses(sandboxes: PodSandbox__Output[], containers: Container__Output[]): Promise<Map<string, PodRuntimeStatus>> {
     const out = new Map<string, PodRuntimeStatus>();
     const entry = (u: string) => {
       let p = out.get(u);
@@ -155,9 +176,6 @@ export class RuntimeView {
       p.sandboxes.sort(newestAttemptFirst);
       p.containers.sort(newestAttemptFirst);
     }
-    this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)));
-    this.#last = { began, pods: out, listed: { sandboxes, containers } }; // lists run one after another (pods())
-    for (const [uid, at] of this.#changed) if (at < began) this.#changed.delete(uid);
     return out;
   }
 
