@@ -193,7 +193,6 @@ export const KUBELET_GATES = {
   // /containerLogs' stream=Stdout|Stderr: kubelet-ts has no such parameter (src/server/log-options.ts).
   PodLogsQuerySplitStreams: 'refused',
   PodObservedGenerationTracking: 'locked',
-  // The PodReadyToStartContainers condition is set always (src/status/pod-status.ts).
   PodReadyToStartContainersCondition: 'read',
   // The kubelet's Pods gRPC API: not in kubelet-ts.
   PodsAPI: 'refused',

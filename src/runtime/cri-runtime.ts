@@ -64,9 +64,8 @@ export class RuntimeView {
 
   /**
    * Every pod the runtime knows, by pod UID, from a list begun after this call. Calls made while
-   * a list is in flight share the one list that follows it, so a burst of pod syncs (each reads
-   * its pod before and after what it did) costs the runtime a list or two rather than two lists
-   * per sync: containerd filters a labelled list by walking every container anyway.
+   * a list is in flight share the one list that follows it (the PLEG's, housekeeping's and the
+   * stats' reads; one pod's own reads list that pod alone, pod()).
    *
    * With maxAgeMs, the last list will do when it began at most that long ago and the kubelet has
    * changed no pod in the runtime since: upstream's runtimeCache (GetPods lists again once its copy
