@@ -84,6 +84,18 @@ test("PodReadyToStartContainersCondition off: no such condition written; one on 
   assert.deepEqual(types(mergeConditions([], [old])), []);
 });
 
+test('an instance created and never started (the kubelet killed before StartContainer) is a waiting lastState, not a run', () => {
+  const initPod: Pod = { ...pod('Never'), spec: { ...pod('Never').spec!, initContainers: [{ name: 'init', image: 'busybox:1.36' }] } };
+  const never = ctr({ id: 'i0', name: 'init', phase: 'created', startedAtNs: undefined });
+  const rerun = ctr({ id: 'i1', name: 'init', attempt: 1, phase: 'exited', exitCode: 0, finishedAtNs: '1763812801000000000' });
+  const s = generatePodStatus(initPod, rt([rerun, never, ctr({})]), ctx());
+  const init = s.initContainerStatuses![0]!;
+  assert.deepEqual([init.restartCount, init.lastState, init.state?.terminated?.exitCode], [1, { waiting: {} }, 0]);
+  // One that ran before is terminated, as ever.
+  const ran = generatePodStatus(initPod, rt([rerun, ctr({ id: 'i0', name: 'init', phase: 'exited', exitCode: 1 }), ctr({})]), ctx());
+  assert.equal(ran.initContainerStatuses![0]!.lastState?.terminated?.exitCode, 1);
+});
+
 test("a container's image is its instance's, until one from the edited spec exists (upstream's cs.Image)", () => {
   const edited = { ...pod(), spec: { containers: [{ name: 'app', image: 'busybox:1.37' }] } };
   const image = (containers: ContainerState[]) => generatePodStatus(edited, rt(containers), ctx()).containerStatuses![0]!.image;

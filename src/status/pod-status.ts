@@ -75,6 +75,16 @@ interface Shape {
   probes?: StatusContext['probes'];
 }
 
+/**
+ * The instance before the current one as lastState: terminated, but one created and never started
+ * (a kubelet killed between CreateContainer and StartContainer) is waiting, as upstream's
+ * convertToAPIContainerStatuses shows a created container, not a run that completed.
+ */
+function previousState(prev: ContainerState | undefined): ApiContainerState {
+  if (!prev) return {};
+  return prev.phase === 'created' ? { waiting: {} } : terminatedState(prev);
+}
+
 function containerStatus(
   name: string,
   image: string,
@@ -102,7 +112,7 @@ function containerStatus(
       ready,
       started,
       state: { running: { startedAt: nsToTime(cur.startedAtNs) } },
-      lastState: prev ? terminatedState(prev) : {},
+      lastState: previousState(prev),
     };
   }
   if (cur.phase === 'exited' && waiting) {
@@ -125,7 +135,7 @@ function containerStatus(
       ready: shape.init && !shape.sidecar && cur.exitCode === 0,
       started: false,
       state: terminatedState(cur),
-      lastState: prev ? terminatedState(prev) : {},
+      lastState: previousState(prev),
     };
   }
   return {
@@ -134,7 +144,7 @@ function containerStatus(
     ready: false,
     started: false,
     state: { waiting: waiting ?? { reason: shape.defaultWaiting } },
-    lastState: prev ? terminatedState(prev) : {},
+    lastState: previousState(prev),
   };
 }
 

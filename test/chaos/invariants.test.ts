@@ -19,6 +19,7 @@ const c = (over: Partial<ContainerView> = {}): ContainerView => ({
   restartCount: 0,
   lastTerminated: false,
   lastStarted: false,
+  lastNeverStarted: false,
   ...over,
 });
 const pod = (over: Partial<PodView> = {}, ...containers: ContainerView[]): PodView => ({
@@ -115,7 +116,7 @@ test('restartFindings: restarts without a reason, counts going down, healthy con
     {
       name: 'a container that was created but never started is started anew',
       before: [pod({ kind: 'once' }, c({ running: false, id: 'aaa' }))],
-      now: [pod({ kind: 'once' }, c({ id: 'bbb', restartCount: 1, lastTerminated: true }))],
+      now: [pod({ kind: 'once' }, c({ id: 'bbb', restartCount: 1, lastNeverStarted: true }))],
       want: [],
     },
     { name: 'replaced with no restart counted', before: [pod()], now: [pod({}, c({ id: 'bbb' }))], want: [/replaced \(aaa -> bbb\)/] },

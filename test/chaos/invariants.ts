@@ -13,6 +13,11 @@ export interface ContainerView {
   lastTerminated: boolean;
   /** The last container had started (lastState.terminated.startedAt): it ran before this one. */
   lastStarted: boolean;
+  /**
+   * lastState.waiting: the container before this one was created and never started (a kubelet
+   * killed between CreateContainer and StartContainer), as upstream shows such an instance.
+   */
+  lastNeverStarted: boolean;
   /** lastState.terminated.exitCode. */
   lastExitCode?: number;
   /** state.terminated.reason, when the container is terminated. */
@@ -97,7 +102,8 @@ export function restartFindings(before: PodView[], now: PodView[]): string[] {
       const o = old?.containers.find((x) => x.name === c.name);
       const where = `${pod.name}/${c.name}`;
       if (o && c.restartCount < o.restartCount) out.push(`${where}: restartCount went down from ${o.restartCount} to ${c.restartCount}`);
-      if (o && c.restartCount > o.restartCount && !c.lastTerminated) out.push(`${where}: restarted with no lastState.terminated`);
+      if (o && c.restartCount > o.restartCount && !c.lastTerminated && !c.lastNeverStarted)
+        out.push(`${where}: restarted with no lastState.terminated`);
       if (!MAY_RESTART.has(pod.kind) && c.restartCount > (o?.restartCount ?? 0) && c.lastStarted && !failedByItself(c.lastExitCode))
         out.push(`${where}: restarted ${c.restartCount}x after it had run, and nothing in it asks for a restart`);
       if (o?.id && c.id && o.id !== c.id && c.restartCount === o.restartCount && o.running && c.running)

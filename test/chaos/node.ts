@@ -47,6 +47,7 @@ export function podView(p: V1Pod): PodView {
       restartCount: s.restartCount,
       lastTerminated: !!s.lastState?.terminated,
       lastStarted: !!s.lastState?.terminated?.startedAt,
+      lastNeverStarted: !!s.lastState?.waiting,
       lastExitCode: s.lastState?.terminated?.exitCode,
       reason: s.state?.terminated?.reason,
     })),
