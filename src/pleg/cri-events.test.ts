@@ -21,20 +21,25 @@ test('decodeEventHead: the container and the type, the statuses skipped', () => 
     pod_sandbox_status: { id: 'sb', metadata: { name: 'p', uid: 'u', namespace: 'ns', attempt: 1 }, state: 0, labels: { a: 'b' } },
     containers_statuses: [{ id: 'c1', state: 2, exit_code: 3, reason: 'Error', labels: { 'io.kubernetes.pod.uid': 'u' } }],
   });
-  assert.deepEqual(decodeEventHead(buf), { containerID: 'c1', type: 2 });
-  // CONTAINER_CREATED_EVENT is 0: proto3 leaves it off the wire.
-  assert.deepEqual(decodeEventHead(encode({ container_id: 'c2' })), { containerID: 'c2', type: 0 });
+  assert.deepEqual(decodeEventHead(buf), { containerID: 'c1', type: 2, podUID: 'u' });
+  // CONTAINER_CREATED_EVENT is 0: proto3 leaves it off the wire; no sandbox status, no UID.
+  assert.deepEqual(decodeEventHead(encode({ container_id: 'c2' })), { containerID: 'c2', type: 0, podUID: '' });
+  // A sandbox status without metadata; fields after it are still read.
+  const noMeta = Buffer.concat([encode({ pod_sandbox_status: { id: 'sb', labels: { uid: 'x' } } }), encode({ container_id: 'c3' })]);
+  assert.deepEqual(decodeEventHead(noMeta), { containerID: 'c3', type: 0, podUID: '' });
 });
 
 test('criEvent: a stopped container or sandbox, nothing else', () => {
-  const cases: [string, number, RuntimeEvent | undefined][] = [
-    ['c', 2, { kind: 'stopped', containerID: 'c' }],
-    ['c', 0, undefined],
-    ['c', 1, undefined],
-    ['c', 3, undefined],
-    ['', 2, undefined],
+  const cases: [string, number, string, RuntimeEvent | undefined][] = [
+    ['c', 2, 'u', { kind: 'stopped', containerID: 'c', podUID: 'u' }],
+    ['c', 2, '', { kind: 'stopped', containerID: 'c' }],
+    ['c', 0, 'u', undefined],
+    ['c', 1, 'u', undefined],
+    ['c', 3, 'u', undefined],
+    ['', 2, 'u', undefined],
   ];
-  for (const [containerID, type, want] of cases) assert.deepEqual(criEvent({ containerID, type }), want, `${containerID}:${type}`);
+  for (const [containerID, type, podUID, want] of cases)
+    assert.deepEqual(criEvent({ containerID, type, podUID }), want, `${containerID}:${type}:${podUID}`);
 });
 
 const quiet = (lines: string[]): Logger => ({

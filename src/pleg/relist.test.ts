@@ -51,13 +51,17 @@ test('notSeenStopped: which exits the relists after a TaskExit must still look f
   for (const c of cases) assert.deepEqual([...notSeenStopped(new Map(c.exited), c.listedAt, c.pods).keys()], c.left, c.name);
 });
 
-/** A runtime of one pod with container a in the phase the test sets; counts the relists. */
+/** A runtime of one pod with container a in the phase the test sets; counts the relists, and that pod's own. */
 function oneContainer() {
-  const rt = { lists: 0, phase: 'running' as ContainerState['phase'], view: undefined as unknown as RuntimeView };
+  const rt = { lists: 0, podReads: 0, phase: 'running' as ContainerState['phase'], view: undefined as unknown as RuntimeView };
   rt.view = {
     pods: async () => {
       rt.lists++;
       return pods(['a', rt.phase]);
+    },
+    pod: async (uid: string) => {
+      rt.podReads++;
+      return pods(['a', rt.phase]).get(uid) ?? { uid, sandboxes: [], containers: [] };
     },
   } as unknown as RuntimeView;
   return rt;
@@ -126,4 +130,49 @@ test('startPleg: every periodMs without the event stream, every eventedPeriodMs 
   await wait(300);
   assert.ok(rt.lists >= seen + 5, 'then every 40 ms');
   pleg.stop();
+});
+
+test("startPleg: CRI's stopped event naming its pod relists that pod alone, and does not put off the periodic relist", async (t) => {
+  const rt = oneContainer();
+  const seen: string[] = [];
+  const pleg = startPleg(rt.view, {
+    periodMs: 200,
+    log: logger('test'),
+    onEvents: (evs) => seen.push(...evs.map((e) => `${e.type} ${e.containerID}`)),
+  });
+  const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  t.after(() => pleg.stop());
+  await wait(30);
+  assert.equal(rt.lists, 1, 'the first relist');
+  seen.length = 0;
+  rt.phase = 'exited';
+  pleg.runtimeEvent({ kind: 'stopped', containerID: 'a', podUID: 'u' });
+  await wait(20);
+  assert.deepEqual([rt.lists, rt.podReads], [1, 1], "the pod's own relist, no whole one");
+  assert.deepEqual(seen, ['ContainerDied a']);
+  assert.equal(pleg.pods().get('u')?.containers[0]?.phase, 'exited', 'the view has the exit');
+  // Events every 50 ms: the whole relist still comes 200 ms after the last one.
+  for (let i = 0; i < 5; i++) {
+    pleg.runtimeEvent({ kind: 'stopped', containerID: 'a', podUID: 'u' });
+    await wait(50);
+  }
+  assert.equal(rt.lists, 2, `the periodic relist ran (${rt.lists})`);
+  assert.deepEqual(seen, ['ContainerDied a'], 'nothing changed since');
+  // The pod gone from the runtime: its containers are removed from the view.
+  const gone = oneContainer();
+  gone.view.pod = async (uid: string) => ({ uid, sandboxes: [], containers: [] });
+  pleg.stop();
+  const events: string[] = [];
+  const p2 = startPleg(gone.view, {
+    periodMs: 60_000,
+    log: logger('test'),
+    onEvents: (evs) => events.push(...evs.map((e) => `${e.type} ${e.containerID}`)),
+  });
+  t.after(() => p2.stop());
+  await wait(20);
+  events.length = 0;
+  p2.runtimeEvent({ kind: 'stopped', containerID: 'sb', podUID: 'u' });
+  await wait(20);
+  assert.deepEqual(events.sort(), ['ContainerDied a', 'ContainerRemoved a', 'ContainerRemoved sb']);
+  assert.equal(p2.pods().size, 0);
 });

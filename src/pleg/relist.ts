@@ -55,6 +55,23 @@ export function notSeenStopped(exited: Map<string, number>, listedAt: number, po
 /** What a relist reports, for upstream's PLEG and running pods/containers metrics. */
 export type PlegObserver = (seconds: number, intervalSeconds: number, pods: Map<string, PodRuntimeStatus>) => void;
 
+/**
+ * Pure: the PLEG's view after relisting some pods alone: the others as they were, a pod the
+ * runtime no longer knows dropped. Upstream's Evented PLEG likewise updates its cache per event.
+ */
+export function withPods(last: Map<string, PodRuntimeStatus>, read: PodRuntimeStatus[]): Map<string, PodRuntimeStatus> {
+  const out = new Map(last);
+  for (const p of read) {
+    if (p.sandboxes.length || p.containers.length) out.set(p.uid, p);
+    else out.delete(p.uid);
+  }
+  return out;
+}
+
+/** Pure: the pods of a view with these UIDs, for the events of a relist of them alone. */
+const only = (pods: Map<string, PodRuntimeStatus>, uids: readonly string[]) =>
+  new Map(uids.flatMap((u) => (pods.has(u) ? [[u, pods.get(u)!] as const] : [])));
+
 export function startPleg(
   view: RuntimeView,
   opts: {
@@ -63,6 +80,7 @@ export function startPleg(
     eventedPeriodMs?: number;
     onEvents: (events: LifecycleEvent[]) => void;
     log: Logger;
+    /** Each relist of every pod (the periodic ones, and those a pod's own relist cannot stand for). */
     observe?: PlegObserver;
   },
 ): Pleg {
@@ -74,7 +92,15 @@ export function startPleg(
   let wake: (() => void) | undefined;
   // A wake while a relist runs is kept: that relist may have begun before what woke it.
   let woken = false;
-  const poke = () => (wake ? wake() : (woken = true));
+  // What the next relist reads: every pod, or only the pods CRI's stopped events named (one
+  // pod's own lists decode that pod alone: a burst of exits cost two whole lists an exit).
+  let whole = true;
+  const due = new Set<string>();
+  const poke = (all: boolean) => {
+    if (all) whole = true;
+    if (wake) wake();
+    else woken = true;
+  };
   let kicks: NodeJS.Timeout[] = [];
   let exited = new Map<string, number>();
   let streamUp = false;
@@ -89,17 +115,27 @@ export function startPleg(
   (async () => {
     while (!abort.signal.aborted) {
       const start = Date.now();
+      const uids = whole ? undefined : [...due];
+      whole = false;
+      due.clear();
       try {
-        const now = await view.pods();
-        const events = diffRelist(last, now);
-        last = now;
-        lastOK = Date.now();
-        opts.observe?.((lastOK - start) / 1000, lastStart ? (start - lastStart) / 1000 : 0, now);
-        lastStart = start;
-        if (events.length) opts.onEvents(events);
-        if (exited.size) {
-          exited = notSeenStopped(exited, start, now);
-          if (!exited.size) clearKicks();
+        if (uids) {
+          const now = withPods(last, await Promise.all(uids.map((u) => view.pod(u))));
+          const events = diffRelist(only(last, uids), only(now, uids));
+          last = now;
+          if (events.length) opts.onEvents(events);
+        } else {
+          const now = await view.pods();
+          const events = diffRelist(last, now);
+          last = now;
+          lastOK = Date.now();
+          opts.observe?.((lastOK - start) / 1000, lastStart ? (start - lastStart) / 1000 : 0, now);
+          lastStart = start;
+          if (events.length) opts.onEvents(events);
+          if (exited.size) {
+            exited = notSeenStopped(exited, start, now);
+            if (!exited.size) clearKicks();
+          }
         }
         retry.reset();
         if (woken) {
@@ -107,9 +143,16 @@ export function startPleg(
           continue;
         }
         // The timer goes with the wake: pokes (every exit) would otherwise leave one pending per
-        // wait, each holding a listener on the abort signal for up to the 10 s period.
+        // wait, each holding a listener on the abort signal for up to the 10 s period. It counts
+        // from the last relist of every pod, which one pod's relists do not put off.
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, period());
+          const timer = setTimeout(
+            () => {
+              whole = true;
+              resolve();
+            },
+            Math.max(0, lastStart + period() - Date.now()),
+          );
           wake = () => {
             clearTimeout(timer);
             resolve();
@@ -117,6 +160,7 @@ export function startPleg(
         });
         wake = undefined;
       } catch (e) {
+        whole = true;
         const wait = retry.next();
         opts.log.warn('PLEG relist failed', { err: e, retryInMs: wait });
         await sleep(wait, abort.signal);
@@ -127,17 +171,22 @@ export function startPleg(
   return {
     eventStream(up) {
       streamUp = up;
-      poke();
+      poke(true);
     },
     runtimeEvent(e) {
       const after = relistsAfter(e, (id) => exited.has(id));
       if (!after.length) return;
+      if (e.kind === 'stopped' && e.podUID) {
+        // CRI shows the exit already (relistsAfter: at once), and the event names its pod.
+        due.add(e.podUID);
+        return poke(false);
+      }
       if (e.kind === 'exit' || e.kind === 'oom') {
         // Exits close together share one schedule: the newest's covers the ones before.
         clearKicks();
         exited.set(e.containerID, Date.now());
       }
-      kicks.push(...after.map((ms) => setTimeout(poke, ms)));
+      kicks.push(...after.map((ms) => setTimeout(() => poke(true), ms)));
     },
     problem() {
       const ago = Date.now() - lastOK;

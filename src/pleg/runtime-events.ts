@@ -7,7 +7,12 @@ import type { Logger } from '../log/log.ts';
  * start, exit, delete, oom: containerd's task events (TaskStart, TaskExit, TaskDelete, TaskOOM).
  * stopped: CRI's CONTAINER_STOPPED_EVENT, sent once the runtime shows the container exited.
  */
-export type RuntimeEvent = { kind: 'start' | 'exit' | 'delete' | 'oom' | 'stopped'; containerID: string };
+export type RuntimeEvent = {
+  kind: 'start' | 'exit' | 'delete' | 'oom' | 'stopped';
+  containerID: string;
+  /** The container's pod, where the event says (CRI's events do): its relist can be of that pod alone. */
+  podUID?: string;
+};
 
 export interface RuntimeEventsOptions {
   onEvent: (e: RuntimeEvent) => void;

@@ -116,6 +116,38 @@ test('RuntimeView: current() answers from the last list unless the kubelet chang
   assert.equal(f.lists(), 3, 'a whole list begun after the change serves the changed pod again');
 });
 
+test("RuntimeView: current() answers from a pod's own read begun after the last list and the kubelet's last change", async () => {
+  const f = fakeCri();
+  const view = new RuntimeView(f.cri);
+  f.containers.push({ id: 'c1', uid: 'a' });
+  const relist = view.pods();
+  await f.answer();
+  await relist;
+  // The PLEG relists pod a alone after CRI's stopped event: the sync it wakes reads what it found.
+  f.containers.push({ id: 'c2', uid: 'a' });
+  const own = view.pod('a');
+  await f.answer();
+  await own;
+  assert.deepEqual((await view.current('a')).containers.map((c) => c.id).sort(), ['c1', 'c2']);
+  assert.equal(f.lists(), 2, 'no read of its own');
+  // The kubelet changes the pod after that read: it is read again.
+  view.changed('a');
+  const fresh = view.current('a');
+  await f.answer();
+  await fresh;
+  assert.equal(f.lists(), 3);
+  // A whole list begun after the own read serves the pod from then on.
+  f.containers.splice(1);
+  const next = view.pods();
+  await f.answer();
+  await next;
+  assert.deepEqual(
+    (await view.current('a')).containers.map((c) => c.id),
+    ['c1'],
+  );
+  assert.equal(f.lists(), 4);
+});
+
 test('RuntimeView: pods(maxAgeMs) takes the last list while it is that young and the kubelet changed nothing since', async (t) => {
   const f = fakeCri();
   const view = new RuntimeView(f.cri);

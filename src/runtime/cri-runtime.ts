@@ -57,6 +57,8 @@ export class RuntimeView {
   #last?: { began: number; pods: Map<string, PodRuntimeStatus>; listed: RuntimeList };
   /** When the kubelet last changed each pod in the runtime, while no list has begun since. */
   readonly #changed = new Map<string, number>();
+  /** Each pod's own last read (pod()), when it began, while no whole list has begun since. */
+  readonly #read = new Map<string, { began: number; pod: PodRuntimeStatus }>();
 
   constructor(cri: RuntimeClient) {
     this.#cri = cri;
@@ -112,23 +114,30 @@ export class RuntimeView {
    * syncs and an exec, cost two whole lists a read before.
    */
   async pod(uid: string): Promise<PodRuntimeStatus> {
+    const began = performance.now();
     const filter = { labelSelector: { [labels.podUID]: uid } };
     const [{ items: sandboxes }, { containers }] = await Promise.all([
       this.#cri.listPodSandbox({ filter }),
       this.#cri.listContainers({ filter }),
     ]);
-    return (await this.#statuses(sandboxes, containers)).get(uid) ?? { uid, sandboxes: [], containers: [] };
+    const pod = (await this.#statuses(sandboxes, containers)).get(uid) ?? { uid, sandboxes: [], containers: [] };
+    if (began > (this.#read.get(uid)?.began ?? -Infinity)) this.#read.set(uid, { began, pod });
+    return pod;
   }
 
   /**
-   * A pod's state from the last list (the PLEG's, every second) when that list began after the
-   * kubelet last changed the pod, else from a new one: upstream's podCache.GetNewerThan, without
-   * its wait. A sync woken by the PLEG, a resync and a pod's first sync then read no list of their
-   * own; what changed by itself since (an exit) wakes the pod again with the next relist.
+   * A pod's state from the newest read begun after the kubelet last changed the pod (the last whole
+   * list, the PLEG's; or the pod's own, the PLEG's relist of it after CRI's stopped event, a sync's
+   * after its change), else from a new one: upstream's podCache.GetNewerThan, without its wait. A
+   * sync woken by the PLEG, a resync and a pod's first sync then read no list of their own; what
+   * changed by itself since (an exit) wakes the pod again with the next relist.
    */
   async current(uid: string): Promise<PodRuntimeStatus> {
+    const changed = this.#changed.get(uid) ?? -Infinity;
     const last = this.#last;
-    if (last && last.began > (this.#changed.get(uid) ?? -Infinity)) return last.pods.get(uid) ?? { uid, sandboxes: [], containers: [] };
+    const own = this.#read.get(uid);
+    if (own && own.began > changed && own.began > (last?.began ?? -Infinity)) return own.pod;
+    if (last && last.began > changed) return last.pods.get(uid) ?? { uid, sandboxes: [], containers: [] };
     return this.pod(uid);
   }
 
@@ -152,6 +161,7 @@ export class RuntimeView {
     this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)));
     this.#last = { began, pods: out, listed: { sandboxes, containers } }; // lists run one after another (pods())
     for (const [uid, at] of this.#changed) if (at < began) this.#changed.delete(uid);
+    for (const [uid, r] of this.#read) if (r.began < began) this.#read.delete(uid);
     return out;
   }
 
