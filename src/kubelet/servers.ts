@@ -49,7 +49,7 @@ export async function kubeletServers(
     nodeIPs: d.host.nodeIPs,
     api: d.api,
     pods,
-    runtime: (uid) => d.view.pod(uid),
+    runtime: (uid) => d.view.current(uid),
     cri: d.cri,
     stats: d.stats.cache,
     runtimeStats: d.stats.runtimeStats,

@@ -109,9 +109,10 @@ export class RuntimeView {
   /**
    * One pod's state, read now from lists of its own sandboxes and containers (a filter on the pod's
    * UID label, as upstream's GetPodStatus lists a pod's sandboxes): what a sync reads after it
-   * changed the pod, and exec finds its container in. containerd still walks every container for
-   * the filter, but the kubelet decodes one pod's, not the node's: a burst of exits, each with its
-   * syncs and an exec, cost two whole lists a read before.
+   * changed the pod, and the PLEG after CRI said one of its containers stopped. containerd still
+   * walks every container for the filter, but the kubelet decodes one pod's, not the node's: a
+   * burst of exits, each with its relist and syncs, cost two whole lists a read before. The read
+   * is kept for current() until a whole list begins.
    */
   async pod(uid: string): Promise<PodRuntimeStatus> {
     const began = performance.now();

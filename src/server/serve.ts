@@ -55,6 +55,11 @@ interface Deps {
   nodeIPs: string[];
   api: ApiClient;
   pods: () => Pod[];
+  /**
+   * A pod's containers, for exec, attach, port-forward and logs to find theirs: the PLEG's last view
+   * of it unless the kubelet changed it since (RuntimeView.current). Upstream's findContainer lists
+   * the runtime at every request; an instance's ID changes only by the kubelet's own doing.
+   */
   runtime: (uid: string) => Promise<PodRuntimeStatus>;
   healthy: () => string | undefined;
   cri: RuntimeClient;
