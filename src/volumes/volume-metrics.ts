@@ -2,6 +2,7 @@
 // (volume_manager_total_volumes) and the plugin naming of pkg/volume/util/metrics.go. Pure: the
 // volume manager hands over plain data at scrape time, src/metrics renders it.
 import type { PersistentVolume, Volume } from 'kubernetes-types/core/v1.js';
+import { byCodeUnits } from '../podutil/podutil.ts';
 import { FLEX_VOLUME } from './plugins/names.ts';
 
 /**
@@ -49,7 +50,7 @@ export function totalVolumes(pods: readonly PodVolumeState[]): VolumeCount[] {
     for (const plugin of p.mounted) add('actual_state_of_world', plugin);
     for (const plugin of p.desired) add('desired_state_of_world', plugin);
   }
-  return [...counts.values()].sort((a, b) => a.state.localeCompare(b.state) || a.plugin_name.localeCompare(b.plugin_name));
+  return [...counts.values()].sort((a, b) => byCodeUnits(a.state, b.state) || byCodeUnits(a.plugin_name, b.plugin_name));
 }
 
 /**
