@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { notSeenStopped, startPleg } from './relist.ts';
+import { notSeenStopped, POD_RELISTS_MAX, startPleg, withPods } from './relist.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import { logger } from '../log/log.ts';
 import type { ContainerState, PodRuntimeStatus, SandboxState } from '../container/types.ts';
@@ -49,6 +49,29 @@ test('notSeenStopped: which exits the relists after a TaskExit must still look f
     },
   ];
   for (const c of cases) assert.deepEqual([...notSeenStopped(new Map(c.exited), c.listedAt, c.pods).keys()], c.left, c.name);
+});
+
+test("withPods: a pod's own relist replaces its entry, drops it when the runtime has nothing of it, and leaves the others", () => {
+  const pod = (uid: string, ...ids: string[]): PodRuntimeStatus => ({
+    uid,
+    sandboxes: [],
+    containers: ids.map((id) => ({ id, phase: 'running' }) as ContainerState),
+  });
+  const last = new Map([
+    ['a', pod('a', 'a1')],
+    ['b', pod('b', 'b1')],
+  ]);
+  const cases: { name: string; read: PodRuntimeStatus[]; want: Record<string, string[]> }[] = [
+    { name: 'replaced', read: [pod('a', 'a1', 'a2')], want: { a: ['a1', 'a2'], b: ['b1'] } },
+    { name: 'gone from the runtime', read: [pod('a')], want: { b: ['b1'] } },
+    { name: 'new to the view', read: [pod('c', 'c1')], want: { a: ['a1'], b: ['b1'], c: ['c1'] } },
+    { name: 'none read', read: [], want: { a: ['a1'], b: ['b1'] } },
+  ];
+  for (const c of cases) {
+    const got = Object.fromEntries([...withPods(last, c.read)].map(([u, p]) => [u, p.containers.map((x) => x.id)]));
+    assert.deepEqual(got, c.want, c.name);
+  }
+  assert.deepEqual([...last.keys()], ['a', 'b'], 'the last view is left as it was');
 });
 
 /** A runtime of one pod with container a in the phase the test sets; counts the relists, and that pod's own. */
@@ -175,4 +198,9 @@ test("startPleg: CRI's stopped event naming its pod relists that pod alone, and 
   await wait(20);
   assert.deepEqual(events.sort(), ['ContainerDied a', 'ContainerRemoved a', 'ContainerRemoved sb']);
   assert.equal(p2.pods().size, 0);
+  // More pods due at once than POD_RELISTS_MAX: one relist of every pod instead.
+  const lists = gone.lists;
+  for (let i = 0; i <= POD_RELISTS_MAX; i++) p2.runtimeEvent({ kind: 'stopped', containerID: `c${i}`, podUID: `u${i}` });
+  await wait(20);
+  assert.equal(gone.lists, lists + 1);
 });

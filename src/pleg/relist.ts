@@ -1,9 +1,10 @@
 // The pod lifecycle event generator: relists the runtime and tells the sync loop which pods
 // changed. A relist with no change costs two list calls and no per-pod work. Every second,
 // as upstream's generic PLEG; every 10 s while the runtime's event stream is up, since the
-// events then ask for the relists that matter (an exit, at once): upstream's Evented PLEG
-// likewise slows its generic relist to 300 s (eventedPlegRelistPeriod), and falls back to 1 s
-// when the stream fails. Its health (time since the last good relist) feeds the Ready condition.
+// events then ask for the relists that matter (an exit, at once; CRI's stopped event, of its
+// pod alone): upstream's Evented PLEG likewise slows its generic relist to 300 s
+// (eventedPlegRelistPeriod), updates its cache per event, and falls back to 1 s when the
+// stream fails. Its health (time since the last relist of every pod) feeds the Ready condition.
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import type { PodRuntimeStatus } from '../container/types.ts';
 import { backoff, sleep } from '../backoff/backoff.ts';
@@ -24,6 +25,11 @@ export interface Pleg {
 }
 
 const RELIST_THRESHOLD_MS = 180_000;
+/**
+ * More pods than this due at once (a node-wide stop): one relist of every pod, two calls, costs
+ * less than two filtered lists for each, which containerd answers by walking every container.
+ */
+export const POD_RELISTS_MAX = 4;
 
 /** Pods with a ready sandbox and running containers, for kubelet_running_pods/_containers. */
 export function countRunning(pods: Map<string, PodRuntimeStatus>): { pods: number; containers: number } {
@@ -115,7 +121,7 @@ export function startPleg(
   (async () => {
     while (!abort.signal.aborted) {
       const start = Date.now();
-      const uids = whole ? undefined : [...due];
+      const uids = whole || due.size > POD_RELISTS_MAX ? undefined : [...due];
       whole = false;
       due.clear();
       try {
