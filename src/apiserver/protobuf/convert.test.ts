@@ -98,11 +98,6 @@ test('special types: JSON to the wire and back as Go marshals them', () => {
   ];
   for (const [kind, v, want] of table) assert.deepEqual(roundtrip(kind, v), want, `${kind} ${JSON.stringify(v)}`);
   for (const [kind, zero] of Object.entries(SPECIAL_ZERO)) assert.deepEqual(roundtrip(kind as Special, null), zero, kind);
-  // Times read by the second from a cache: the same second with other microseconds, and more
-  // seconds than the cache holds, each as toISOString writes it.
-  assert.equal(roundtrip('microtime', '2026-12-03T14:00:01.5Z'), '2026-12-03T14:00:01.500000Z');
-  for (let t = Date.UTC(2026, 0, 1); t < Date.UTC(2026, 0, 1) + 3000_000; t += 1000)
-    assert.equal(roundtrip('time', new Date(t).toISOString()), new Date(t).toISOString().replace('.000Z', 'Z'));
   assert.throws(() => roundtrip('time', 'yesterday'), /not an RFC 3339 time: yesterday/);
 });
 

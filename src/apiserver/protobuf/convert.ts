@@ -61,23 +61,9 @@ export function planOf(name: string): Plan[] {
 
 export const num = (v: unknown) => (typeof v === 'object' && v !== null ? (v as { toNumber(): number }).toNumber() : Number(v ?? 0));
 
-/**
- * Each second's date and time ('2026-12-07T06:53:20') as toISOString writes it, by Unix second: a
- * pod's watch events repeat the same few times (its creation, its conditions' transitions, each
- * managedFields entry), and a Date formatted for each was 2% of the kubelet's CPU over a burst of
- * exits. Cleared when full, so it holds the seconds of the objects seen lately.
- */
-const dateTimes = new Map<number, string>();
-const DATE_TIMES_MAX = 1024;
-
 /** Go's time.Time in RFC 3339 as metav1.Time (seconds) and MicroTime (microseconds) marshal it, in UTC. */
 function rfc3339(seconds: number, nanos: number, micro: boolean): string {
-  let s = dateTimes.get(seconds);
-  if (s === undefined) {
-    if (dateTimes.size >= DATE_TIMES_MAX) dateTimes.clear();
-    s = new Date(seconds * 1000).toISOString().slice(0, 19);
-    dateTimes.set(seconds, s);
-  }
+  const s = new Date(seconds * 1000).toISOString().slice(0, 19);
   return micro ? `${s}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${s}Z`;
 }
 
