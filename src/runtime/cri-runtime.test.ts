@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
-import { RuntimeView } from './cri-runtime.ts';
+import { POD_READS_ALONE, RuntimeView } from './cri-runtime.ts';
 
 /** A runtime whose lists answer when told to, with the containers it had when asked. */
 function fakeCri() {
@@ -114,6 +114,26 @@ test('RuntimeView: current() answers from the last list unless the kubelet chang
   await next;
   await view.current('a');
   assert.equal(f.lists(), 3, 'a whole list begun after the change serves the changed pod again');
+});
+
+test('RuntimeView: more pod reads at once than POD_READS_ALONE share the next whole list', async () => {
+  const f = fakeCri();
+  const view = new RuntimeView(f.cri);
+  f.containers.push({ id: 'c1', uid: 'a' }, { id: 'c2', uid: 'b' });
+  const reads = ['a', 'b', 'a', 'b', 'a'].map((u) => view.pod(u));
+  // The fourth begins a whole list; the fifth shares the one after it (a read begun after the call).
+  for (let i = 0; i < POD_READS_ALONE + 2; i++) await f.answer();
+  assert.deepEqual(
+    (await Promise.all(reads)).map((p) => p.containers.map((c) => c.id).join()),
+    ['c1', 'c2', 'c1', 'c2', 'c1'],
+  );
+  assert.equal(f.lists(), POD_READS_ALONE + 2, 'the first ones alone, the rest whole lists');
+  assert.equal(f.filters.length, POD_READS_ALONE);
+  // Alone again once they are answered.
+  const alone = view.pod('a');
+  await f.answer();
+  await alone;
+  assert.equal(f.filters.length, POD_READS_ALONE + 1);
 });
 
 test("RuntimeView: current() answers from a pod's own read begun after the last list and the kubelet's last change", async () => {

@@ -37,6 +37,9 @@ function exitMessage(st: ContainerStatus__Output): string {
   return [st.message, written].filter(Boolean).join(': ');
 }
 
+/** One pod's own reads in flight at most; more at once share the next whole list (RuntimeView.pod). */
+export const POD_READS_ALONE = 3;
+
 /** A sandbox's IP fields: none when CRI reports none (host network). */
 const withIPs = (ips: string[]) => (ips.length ? { ip: ips[0], ips } : {});
 
@@ -59,6 +62,8 @@ export class RuntimeView {
   readonly #changed = new Map<string, number>();
   /** Each pod's own last read (pod()), when it began, while no whole list has begun since. */
   readonly #read = new Map<string, { began: number; pod: PodRuntimeStatus }>();
+  /** One pod's own reads in flight. */
+  #podReads = 0;
 
   constructor(cri: RuntimeClient) {
     this.#cri = cri;
@@ -115,12 +120,18 @@ export class RuntimeView {
    * is kept for current() until a whole list begins.
    */
   async pod(uid: string): Promise<PodRuntimeStatus> {
+    // Many pods read at once (a burst of starts): they share the next whole list instead.
+    // containerd answers a filtered list by converting every container and then filtering, so
+    // each one costs the runtime a whole list: at 100 pods, 8 a pod kept it busier than upstream's
+    // kubelet (10.8 against 9.4 s of CPU) and its starts slower.
+    if (this.#podReads >= POD_READS_ALONE) return (await this.pods()).get(uid) ?? { uid, sandboxes: [], containers: [] };
     const began = performance.now();
     const filter = { labelSelector: { [labels.podUID]: uid } };
+    this.#podReads++;
     const [{ items: sandboxes }, { containers }] = await Promise.all([
       this.#cri.listPodSandbox({ filter }),
       this.#cri.listContainers({ filter }),
-    ]);
+    ]).finally(() => this.#podReads--);
     const pod = (await this.#statuses(sandboxes, containers)).get(uid) ?? { uid, sandboxes: [], containers: [] };
     if (began > (this.#read.get(uid)?.began ?? -Infinity)) this.#read.set(uid, { began, pod });
     return pod;
