@@ -125,24 +125,19 @@ export function startPleg(
       whole = false;
       due.clear();
       try {
-        if (uids) {
-          const now = withPods(last, await Promise.all(uids.map((u) => view.pod(u))));
-          const events = diffRelist(only(last, uids), only(now, uids));
-          last = now;
-          if (events.length) opts.onEvents(events);
-        } else {
-          const now = await view.pods();
-          const events = diffRelist(last, now);
-          last = now;
+        const now = uids ? withPods(last, await Promise.all(uids.map((u) => view.pod(u)))) : await view.pods();
+        const events = uids ? diffRelist(only(last, uids), only(now, uids)) : diffRelist(last, now);
+        last = now;
+        if (!uids) {
           lastOK = Date.now();
           opts.observe?.((lastOK - start) / 1000, lastStart ? (start - lastStart) / 1000 : 0, now);
           lastStart = start;
-          if (events.length) opts.onEvents(events);
           if (exited.size) {
             exited = notSeenStopped(exited, start, now);
             if (!exited.size) clearKicks();
           }
         }
+        if (events.length) opts.onEvents(events);
         retry.reset();
         if (woken) {
           woken = false;
