@@ -700,6 +700,27 @@ test("HTTP/2: a request never queues behind watches: a second session once the s
   }
 });
 
+test('HTTP/2: a request whose session dies before the answer is Unreachable, not pending for good', { timeout: 5000 }, async () => {
+  // A killed apiserver: node:http2 closes the session's streams with CANCEL and no error event.
+  const sessions: { destroy(): void }[] = [];
+  const h2 = createSecureServer({ key: pem('serving.key'), cert: pem('serving.crt') }, (req) => {
+    if (req.url?.startsWith('/hang')) setTimeout(() => sessions.at(-1)?.destroy(), 50);
+  });
+  h2.on('session', (s) => sessions.push(s));
+  await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r));
+  const server = `https://127.0.0.1:${(h2.address() as AddressInfo).port}`;
+  try {
+    const c = apiClient({ server, ca: pem('ca.crt') });
+    const err = await c.get('/hang').catch((e: unknown) => e);
+    assert.ok(err instanceof ApiError && err.status === 0 && err.reason === 'Unreachable', String(err));
+    const watched = await c.watch('/hang?watch=true', () => {}).catch((e: unknown) => e);
+    assert.ok(watched instanceof ApiError && watched.status === 0, String(watched));
+  } finally {
+    for (const s of sessions) s.destroy();
+    h2.close();
+  }
+});
+
 test('an idle HTTP/2 session keeps no process alive: a one-request program exits', { timeout: 10_000 }, async () => {
   const h2 = createSecureServer({ key: pem('serving.key'), cert: pem('serving.crt') }, (_req, res) =>
     reply(res as never, 200, { ok: true }),

@@ -352,6 +352,11 @@ export function apiClient(
       req.on('error', (e) => {
         if (!answered) reject(e);
       });
+      // A session that dies (a killed apiserver) closes its streams with CANCEL and no error
+      // event: unanswered, the caller would wait for good (a reflector's watch never renewed).
+      req.once('close', () => {
+        if (!answered) reject(new Error(`stream closed before an answer (HTTP/2 code ${req.rstCode})`));
+      });
       if (data !== undefined) req.end(data);
     });
   }
