@@ -16,6 +16,14 @@ export interface SessionTls {
 const PING_TIMEOUT_MS = 15_000;
 
 /**
+ * How long a new connection may take: client-go's dialer (30 s to connect) and
+ * utilnet.SetTransportDefaults' TLSHandshakeTimeout (10 s). Without them a connect to an
+ * apiserver whose packets are dropped waits out the kernel's SYN retries (about 2 minutes), and
+ * every request of the client waits on that one connect.
+ */
+export const CONNECT_TIMEOUTS = { dialMs: 30_000, handshakeMs: 10_000 };
+
+/**
  * The receive windows, as Go's transport sets them (transportDefaultStreamFlow, 4 MB a stream):
  * node:http2 keeps the protocol's 64 KB, so a large list waits for a WINDOW_UPDATE every 64 KB,
  * a round trip each. The connection's window is four streams' worth rather than Go's 1 GB:
@@ -48,7 +56,7 @@ export interface Sessions {
   reset(tls: SessionTls): void;
 }
 
-export function apiserverSessions(url: URL, first: SessionTls): Sessions {
+export function apiserverSessions(url: URL, first: SessionTls, timeouts = CONNECT_TIMEOUTS): Sessions {
   let tls = first;
   // Sessions open: another is opened when each has as many streams as the server allows
   // (its SETTINGS_MAX_CONCURRENT_STREAMS, 250 in Go's server), as Go's transport does, so that a
@@ -65,9 +73,20 @@ export function apiserverSessions(url: URL, first: SessionTls): Sessions {
         ALPNProtocols: ['h2', 'http/1.1'],
         ...tls,
       });
-      socket.once('error', reject);
+      const fail = (why: string) => socket.destroy(new Error(`${why} to ${url.host}`));
+      let timer = setTimeout(() => fail(`no connection in ${timeouts.dialMs} ms`), timeouts.dialMs);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => fail(`no TLS handshake in ${timeouts.handshakeMs} ms`), timeouts.handshakeMs);
+      });
+      const failed = (e: Error) => {
+        clearTimeout(timer);
+        reject(e);
+      };
+      socket.once('error', failed);
       socket.once('secureConnect', () => {
-        socket.removeListener('error', reject);
+        clearTimeout(timer);
+        socket.removeListener('error', failed);
         if (socket.alpnProtocol !== 'h2') {
           socket.destroy();
           http1 = true;
