@@ -20,7 +20,7 @@ import { logger } from '../log/log.ts';
 import { metrics, observeRuntimeOperation } from '../metrics/metrics.ts';
 import { caReloadMetrics, execPluginMetrics, rateLimiterMetrics, restClientMetrics, restClientTimer } from './observers.ts';
 import { RuntimeView } from '../runtime/cri-runtime.ts';
-import { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
+import { RuntimeState } from '../runtime/runtime-state.ts';
 import { KUBELET_VERSION, type KubeletOptions } from './options.ts';
 import { newTracing, OTELGRPC_SCOPE, OTELHTTP_SCOPE, type Tracing } from '../tracing/tracing.ts';
 
@@ -36,7 +36,7 @@ export interface Connections {
   /** The runtime's pods as the PLEG, GC and the kubelet API read them. */
   view: RuntimeView;
   /** The runtime handlers as CRI Status lists them: the runtime probe keeps them, recursive read-only mounts read them. */
-  runtimeHandlers: RuntimeHandlers;
+  runtimeState: RuntimeState;
   /** Events within eventRecordQPS/eventBurst. */
   events: Recorder & { stop(): void };
   /** KubeletConfiguration `tracing`: the tracers of each scope (src/tracing); none without it. */
@@ -95,7 +95,7 @@ export async function connect(o: KubeletOptions, log: Logger): Promise<Connectio
     cri,
     images,
     view: new RuntimeView(cri),
-    runtimeHandlers: new RuntimeHandlers(() => cri.status({})),
+    runtimeState: new RuntimeState(() => cri.status({})),
     events,
     tracing,
     async stop() {

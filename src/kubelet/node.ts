@@ -32,7 +32,7 @@ import { imageListCache, probeRuntime } from '../node/runtime-health.ts';
 import { nodeSwapAtStart } from '../node/swap.ts';
 import type { NodeSwap } from '../resources/swap.ts';
 import { effectiveMaxPods } from '../resources/node-allocatable.ts';
-import type { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
+import type { RuntimeState } from '../runtime/runtime-state.ts';
 import { cgroupReader } from '../stats/cgroup.ts';
 import type { HostSystem } from './host-system.ts';
 import { KUBELET_VERSION, allocatableEvictionHard, type KubeletOptions } from './options.ts';
@@ -152,7 +152,7 @@ export function nodeStatus(
     api: ApiClient;
     cri: RuntimeClient;
     images: ImageClient;
-    runtimeHandlers: RuntimeHandlers;
+    runtimeState: RuntimeState;
     host: Host;
     node: CurrentNode;
     reports: NodeReports;
@@ -190,11 +190,11 @@ export function nodeStatus(
     fsCapacity: () => filesystemStats(o.rootDir).capacityBytes,
     ...d.reports,
     probeRuntime: async () => {
-      const r = await probeRuntime(d.cri, listImages, config.nodeStatusMaxImages, log, (h) => d.runtimeHandlers.set(h));
+      const r = await probeRuntime(d.cri, listImages, config.nodeStatusMaxImages, log, (st, ready) => d.runtimeState.probed(st, ready));
       return { ...r, health: { ...r.health, plegProblem: d.reports.plegProblem() } };
     },
     // Both features' gates (RecursiveReadOnlyMounts GA, UserNamespacesSupport beta) are on: always published.
-    runtimeHandlers: () => d.runtimeHandlers.known(),
+    runtimeHandlers: () => d.runtimeState.known(),
     onNode: (n) => d.node.set(n),
     event: (e) => d.events.event(ref, e.type, e.reason, e.message),
     register: config.registerNode,

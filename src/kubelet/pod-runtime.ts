@@ -39,7 +39,7 @@ import { withEnvFiles } from '../runtime/env-file-source.ts';
 import { apiEnvSource } from '../runtime/env-sources.ts';
 import { apiRuntimeHandler } from '../runtime/runtime-class.ts';
 import { crashLoopBackOffPeriods } from '../runtime/crash-backoff.ts';
-import type { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
+import type { RuntimeState } from '../runtime/runtime-state.ts';
 import { serviceCache } from '../runtime/service-cache.ts';
 import { PodSyncer } from '../pods/sync-pod.ts';
 import type { VolumeManager } from '../volumes/volume-manager.ts';
@@ -53,7 +53,7 @@ export interface PodSyncDeps {
   cri: RuntimeClient;
   images: ImageClient;
   view: RuntimeView;
-  runtimeHandlers: RuntimeHandlers;
+  runtimeState: RuntimeState;
   events: Recorder;
   host: Host;
   node: CurrentNode;
@@ -152,7 +152,7 @@ export function podRuntime(
     volumes: d.volumes,
     resizer,
     runtimeHandler: apiRuntimeHandler(d.api),
-    runtimeHandlers: d.runtimeHandlers,
+    runtimeState: d.runtimeState,
     observe: syncMetrics,
     devices: { containerOptions: d.cm.containerOptions },
     claims: d.cm.dra,

@@ -45,7 +45,7 @@ export interface NodeAgentOptions {
   /** The volumes in use (src/volumes/persistent.ts), and whom to tell once a status carrying them was accepted. */
   volumes?: { inUse(): string[]; markReportedInUse(names: string[]): void };
   probeRuntime: () => Promise<{ health: RuntimeHealth; images: ContainerImage[] }>;
-  /** The runtime's handlers as CRI Status last listed them (src/runtime/runtime-handlers.ts). */
+  /** The runtime's handlers as CRI Status last listed them (src/runtime/runtime-state.ts). */
   runtimeHandlers?: () => StatusInputs['runtimeHandlers'];
   onNode: (node: Node) => void;
   /** Records an event on the Node (nodeStatusEvents). */

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { ImageClient } from '../cri/image-client.ts';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { logger } from '../log/log.ts';
+import { RuntimeState } from '../runtime/runtime-state.ts';
 import { IMAGE_LIST_MAX_AGE_MS, imageListCache, probeRuntime, runtimeHealth, runtimeVersionString } from './runtime-health.ts';
 
 const version = { version: '0.1.0', runtimeName: 'containerd', runtimeVersion: '1.6.20', runtimeApiVersion: 'v1' };
@@ -62,21 +63,29 @@ test('the runtime version as upstream prints it (utilversion ParseSemantic, else
   }
 });
 
-test("probeRuntime hands a ready runtime's handlers on (upstream updateRuntimeUp's setRuntimeHandlers), a broken one's not", async () => {
+test("probeRuntime hands its Status on, as updateRuntimeUp sets runtimeState: the network's state always, the handlers of a ready runtime only", async () => {
   const handlers = [{ name: 'crun', features: { recursiveReadOnlyMounts: true, userNamespaces: false } }];
   const images = async () => ({ images: [] });
-  for (const [ready, want] of [
-    [true, [handlers]],
-    [false, []],
+  for (const [runtime, network, handlersWant, networkWant] of [
+    [true, true, handlers, undefined],
+    [false, true, undefined, undefined],
+    [
+      true,
+      false,
+      handlers,
+      'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:cni plugin not initialized',
+    ],
   ] as const) {
     const cri = {
-      status: async () => ({ ...status(ready, true), runtimeHandlers: handlers }),
+      status: async () => ({ ...status(runtime, network), runtimeHandlers: handlers }),
       version: async () => version,
     } as unknown as RuntimeClient;
-    const got: unknown[] = [];
-    const r = await probeRuntime(cri, images, 50, logger('test'), (h) => got.push(h));
-    assert.equal(r.health.runtimeReady, ready);
-    assert.deepEqual(got, want);
+    // Its own Status reads answer as the probe did (a network not ready is asked again).
+    const state = new RuntimeState(() => cri.status({}));
+    const r = await probeRuntime(cri, images, 50, logger('test'), (st, ready) => state.probed(st, ready));
+    assert.equal(r.health.runtimeReady, runtime);
+    assert.deepEqual(state.known(), handlersWant);
+    assert.equal(await state.networkError(), networkWant);
   }
 });
 

@@ -65,21 +65,21 @@ export function imageListCache(
 }
 
 /**
- * Asks the runtime; a runtime that does not answer is "down" (health without runtimeReady). A ready
- * runtime's handlers go to onHandlers, as upstream's updateRuntimeUp calls runtimeState.setRuntimeHandlers.
+ * Asks the runtime; a runtime that does not answer is "down" (health without runtimeReady). Its
+ * Status answer goes to onStatus, as upstream's updateRuntimeUp sets its runtimeState from it.
  */
 export async function probeRuntime(
   cri: RuntimeClient,
   listImages: () => Promise<ImageResponse<'ListImages'>>,
   maxImages: number,
   log: Logger,
-  onHandlers?: (handlers: RuntimeResponse<'Status'>['runtimeHandlers']) => void,
+  onStatus?: (st: RuntimeResponse<'Status'>, runtimeReady: boolean) => void,
 ): Promise<{ health: RuntimeHealth; images: ContainerImage[] }> {
   try {
     const [st, v, imgs] = await Promise.all([cri.status({}), cri.version({}), listImages()]);
     const list = imgs.images.map((i) => ({ repoTags: i.repoTags, repoDigests: i.repoDigests, size: Number(i.size) }));
     const health = runtimeHealth(st, v);
-    if (health.runtimeReady) onHandlers?.(st.runtimeHandlers);
+    onStatus?.(st, !!health.runtimeReady);
     return { health, images: nodeImages(list, maxImages) };
   } catch (e) {
     log.warn('Container runtime is down', { err: e });

@@ -18,7 +18,7 @@ import type { EnvSource } from '../runtime/env-sources.ts';
 import { podCgroup, type NodeContext } from '../runtime/pod-config.ts';
 import type { PodRuntime, PodView } from '../runtime/pod-runtime.ts';
 import { REQUEUE_RESIZE_MS } from '../runtime/requeue.ts';
-import type { RuntimeHandlers } from '../runtime/runtime-handlers.ts';
+import type { RuntimeState } from '../runtime/runtime-state.ts';
 import { logRef } from '../podutil/podutil.ts';
 import { RuntimeSyncer, type ContainerDevices, type SyncObserver, type SyncResult } from '../runtime/sync.ts';
 import type { UserNamespaces } from '../userns/manager.ts';
@@ -44,7 +44,7 @@ export class PodSyncer {
   /**
    * The executor's parts (runtime and view: the CRI calls and the runtime's state of a pod, RuntimeClient
    * and RuntimeView or a fake; runtimeHandler: the handler of a RuntimeClass, its error failing the
-   * sandbox; runtimeHandlers: what CRI Status last listed) and the kubelet's: volumes, resizer (in-place
+   * sandbox; runtimeState: what the runtime's probes last said, its handlers and network) and the kubelet's: volumes, resizer (in-place
    * resize, built by the caller over the same runtime), podCgroups, userns. One object for the kubelet
    * to wire; it builds its executor.
    */
@@ -59,7 +59,7 @@ export class PodSyncer {
     volumes?: Pick<VolumeManager, 'setUp' | 'containerMounts' | 'containerDevices' | 'tearDown'>;
     resizer: PodResizer;
     runtimeHandler?: (runtimeClassName: string) => Promise<string>;
-    runtimeHandlers?: RuntimeHandlers;
+    runtimeState?: RuntimeState;
     observe?: SyncObserver;
     podCgroups?: PodCgroups;
     devices?: ContainerDevices;

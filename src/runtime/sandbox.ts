@@ -31,7 +31,7 @@ export async function podSandboxConfig(
   try {
     const userns = await ctx.userns?.forPod(pod, async () => ({
       handler: pod.spec?.runtimeClassName ? await ctx.runtimeHandler(pod.spec.runtimeClassName) : '',
-      handlers: await ctx.runtimeHandlers.list(),
+      handlers: await ctx.runtimeState.list(),
     }));
     return sandboxConfig(pod, attempt, ctx.node, userns);
   } catch (e) {
@@ -56,7 +56,7 @@ export async function createSandbox(
   userNamespaced: boolean,
   ref: LogRef,
 ): Promise<{ id: string } | SandboxFailure> {
-  const notReady = pod.spec?.hostNetwork ? undefined : await networkNotReady(ctx);
+  const notReady = pod.spec?.hostNetwork ? undefined : await ctx.runtimeState.networkError();
   if (notReady) {
     ctx.events.event(podRef(pod), 'Warning', 'NetworkNotReady', `network is not ready: ${notReady}`);
     return { requeueAfterMs: REQUEUE_NETWORK_MS };
@@ -90,13 +90,4 @@ export async function createSandbox(
     ctx.log.error('Failed to create pod sandbox', { ...ref, err: e });
     return { requeueAfterMs: REQUEUE_SANDBOX_MS, changed: true };
   }
-}
-
-/** The runtime's reason when its pod network is not ready, else undefined. */
-async function networkNotReady(ctx: SyncContext): Promise<string | undefined> {
-  const { status } = await ctx.cri.status({});
-  const net = status?.conditions.find((c) => c.type === 'NetworkReady');
-  return net?.status
-    ? undefined
-    : `container runtime network not ready: NetworkReady=false reason:${net?.reason ?? ''} message:${net?.message ?? ''}`;
 }

@@ -22,7 +22,7 @@ import { linkLog } from './log-links.ts';
 import { containerConfig, containerFieldPath, containerType, type ContainerInputs, type PodSandboxConfig } from './pod-config.ts';
 import { requestsRecursiveReadOnly, withRecursiveReadOnly } from './recursive-read-only.ts';
 import { pullRetryMs, REQUEUE_ERROR_MS } from './requeue.ts';
-import { supportsRecursiveReadOnly } from './runtime-handlers.ts';
+import { supportsRecursiveReadOnly } from './runtime-state.ts';
 import { securityContextError } from './security-context.ts';
 import { logRef } from '../podutil/podutil.ts';
 import { statusMessage } from '../cri/error.ts';

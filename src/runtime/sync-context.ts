@@ -15,7 +15,7 @@ import type { EnvSource } from './env-sources.ts';
 import type { ContainerType, NodeContext } from './pod-config.ts';
 import type { PodRuntime, PodView } from './pod-runtime.ts';
 import type { HookObserver } from './hooks.ts';
-import type { RuntimeHandlers } from './runtime-handlers.ts';
+import type { RuntimeState } from './runtime-state.ts';
 
 export interface SyncResult {
   runtime: PodRuntimeStatus;
@@ -88,7 +88,7 @@ export interface SyncContext {
   readonly resizer: PodResizer;
   /** The handler of a RuntimeClass; its error fails the sandbox, as upstream's lookup. */
   readonly runtimeHandler: (runtimeClassName: string) => Promise<string>;
-  readonly runtimeHandlers: RuntimeHandlers;
+  readonly runtimeState: RuntimeState;
   readonly observe: SyncObserver;
   readonly devices?: ContainerDevices;
   /** The DRA manager (src/dra): the pod's ResourceClaims prepared before its sandbox. */

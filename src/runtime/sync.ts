@@ -20,7 +20,7 @@ import { requestsRecursiveReadOnly } from './recursive-read-only.ts';
 import { REQUEUE_ERROR_MS, REQUEUE_NOW_MS } from './requeue.ts';
 import { growForResize, resizeContainers } from './resize.ts';
 import { allContainersCouldRestart, allContainersRestarting, shouldAllContainersRestart } from './restart-policy.ts';
-import { RuntimeHandlers, supportsRecursiveReadOnly } from './runtime-handlers.ts';
+import { RuntimeState, supportsRecursiveReadOnly } from './runtime-state.ts';
 import { createSandbox, podSandboxConfig } from './sandbox.ts';
 import { startContainer, type StartScope } from './start-container.ts';
 import { isSidecar, logRef, type LogRef } from '../podutil/podutil.ts';
@@ -41,7 +41,7 @@ export interface SyncOptions {
 }
 
 /** SyncContext without what the executor keeps itself (crash back-offs), with its defaulted parts optional. */
-type Defaulted = 'env' | 'runtimeHandler' | 'runtimeHandlers' | 'observe';
+type Defaulted = 'env' | 'runtimeHandler' | 'runtimeState' | 'observe';
 export type RuntimeSyncerDeps = Omit<SyncContext, Defaulted | 'crashBackoff'> &
   Partial<Pick<SyncContext, Defaulted>> & {
     /** The crash-loop back-off's initial delay and cap (crashLoopBackOffPeriods); unset: upstream's 10 s and 5 min. */
@@ -63,7 +63,7 @@ export class RuntimeSyncer {
           throw new Error(`RuntimeClass "${name}" cannot be looked up here`);
         }),
       // What CRI Status last listed (kept by the runtime probe); without one, Status is read once.
-      runtimeHandlers: d.runtimeHandlers ?? new RuntimeHandlers(() => d.cri.status({})),
+      runtimeState: d.runtimeState ?? new RuntimeState(() => d.cri.status({})),
       observe: d.observe ?? {},
     };
   }
