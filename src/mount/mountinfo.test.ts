@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mountPointsUnder } from './mountinfo.ts';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mountPointsUnder, unmountAll } from './mountinfo.ts';
 
 test('mount points under a dir, deepest first, octal escapes decoded', () => {
   const info = [
@@ -15,4 +19,27 @@ test('mount points under a dir, deepest first, octal escapes decoded', () => {
     '/var/lib/kubelet/pods/u1/volumes/kubernetes.io~empty-dir/a b',
     '/var/lib/kubelet/pods/u1/volumes/kubernetes.io~secret/s',
   ]);
+});
+
+test('unmountAll on real tmpfs mounts: all gone after one umount each, not when a point was mounted twice', {
+  skip: process.getuid?.() !== 0 && 'mount(8) needs root',
+}, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'unmount-all-'));
+  const a = join(dir, 'a');
+  const b = join(dir, 'b');
+  t.after(() => {
+    for (const p of mountPointsUnder(readFileSync('/proc/self/mountinfo', 'utf8'), dir)) execFileSync('umount', ['-l', p]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  mkdirSync(a);
+  mkdirSync(b);
+  const tmpfs = (at: string) => execFileSync('mount', ['-t', 'tmpfs', 'tmpfs', at]);
+  tmpfs(a);
+  assert.deepEqual(await unmountAll(dir), { found: 1, allGone: true });
+  tmpfs(b);
+  tmpfs(b);
+  assert.deepEqual(await unmountAll(dir), { found: 1, allGone: false });
+  assert.deepEqual(mountPointsUnder(readFileSync('/proc/self/mountinfo', 'utf8'), dir), [b], 'the lower mount stays');
+  assert.deepEqual(await unmountAll(dir), { found: 1, allGone: true });
+  assert.deepEqual(mountPointsUnder(readFileSync('/proc/self/mountinfo', 'utf8'), dir), []);
 });

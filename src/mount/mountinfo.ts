@@ -11,6 +11,13 @@ export const mountinfoField = (raw: string): string => raw.replace(/\\([0-7]{3})
 
 /** Pure: the mount points at or below dir, deepest first, from /proc/self/mountinfo. */
 export function mountPointsUnder(mountinfo: string, dir: string): string[] {
+  return deepestFirst(mountLinesUnder(mountinfo, dir));
+}
+
+const deepestFirst = (points: string[]) => [...new Set(points)].sort((a, b) => b.length - a.length);
+
+/** Pure: the mount point of each mountinfo line at or below dir: a point mounted twice (stacked) is there twice. */
+function mountLinesUnder(mountinfo: string, dir: string): string[] {
   const base = dir.replace(/\/+$/, '');
   const out: string[] = [];
   for (const line of mountinfo.split('\n')) {
@@ -19,7 +26,7 @@ export function mountPointsUnder(mountinfo: string, dir: string): string[] {
     const point = mountinfoField(raw);
     if (point === base || point.startsWith(base + '/')) out.push(point);
   }
-  return [...new Set(out)].sort((a, b) => b.length - a.length);
+  return out;
 }
 
 /** Whether dir is a mount point (another device than its parent). */
@@ -60,25 +67,33 @@ export async function bindMount(source: string, target: string, readOnly: boolea
   if (readOnly) await mount(['-o', 'bind,remount,ro', target]);
 }
 
-/** Unmounts everything at or below dir, deepest first; returns how many mount points there were. */
-export async function unmountAll(dir: string): Promise<number> {
+/**
+ * Unmounts everything at or below dir, deepest first: how many mount points there were, and
+ * whether all are gone for certain (each unmounted at the first try, none mounted twice), so that
+ * a caller need not read mountinfo again before it removes dir.
+ */
+export async function unmountAll(dir: string): Promise<{ found: number; allGone: boolean }> {
   let info: string;
   try {
     info = readFileSync('/proc/self/mountinfo', 'utf8');
   } catch {
-    return 0;
+    return { found: 0, allGone: false };
   }
-  const points = mountPointsUnder(info, dir);
+  const lines = mountLinesUnder(info, dir);
+  const points = deepestFirst(lines);
+  // One umount of a point mounted twice leaves the lower mount.
+  let allGone = lines.length === points.length;
   for (const p of points) {
     try {
       await runCommand(['umount', p]);
     } catch {
+      allGone = false;
       await runCommand(['umount', '-l', p]).catch(() => {
         /* housekeeping leaves the pod dir while it stays mounted */
       });
     }
   }
-  return points.length;
+  return { found: points.length, allGone };
 }
 
 /**
@@ -96,7 +111,7 @@ export async function unmountPodVolumes(rootDir: string, uid: string): Promise<n
     } catch {
       continue;
     }
-    n += await unmountAll(dir);
+    n += (await unmountAll(dir)).found;
   }
   return n;
 }

@@ -503,9 +503,10 @@ export class VolumeManager {
         return;
       }
       const real = realpathSync(dir);
-      await unmountAll(real);
-      // Never rm -rf through something still mounted: housekeeping retries the unmount.
-      if (mountPointsUnder(readFileSync('/proc/self/mountinfo', 'utf8'), real).length) {
+      const { allGone } = await unmountAll(real);
+      // Never rm -rf through something still mounted: housekeeping retries the unmount. Unless
+      // every umount went through, mountinfo is read again to be sure.
+      if (!allGone && mountPointsUnder(readFileSync('/proc/self/mountinfo', 'utf8'), real).length) {
         this.#log.warn('Volumes still mounted, not removed', { podUID: uid, dir: real });
         return;
       }
