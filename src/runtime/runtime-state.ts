@@ -16,11 +16,11 @@ export interface RuntimeStatusAnswer {
   status?: { conditions: { type: string; status: boolean; reason: string; message: string }[] } | null;
 }
 
-/** Pure: the network's error from a Status answer, undefined when NetworkReady is true (upstream's networkErrors text). */
-export function networkError(st: RuntimeStatusAnswer): string | undefined {
+/** Pure: the network's error from a Status answer (upstream's networkErrors text), '' when NetworkReady is true. */
+function networkErrorOf(st: RuntimeStatusAnswer): string {
   const net = st.status?.conditions.find((c) => c.type === 'NetworkReady');
   return net?.status
-    ? undefined
+    ? ''
     : `container runtime network not ready: NetworkReady=false reason:${net?.reason ?? ''} message:${net?.message ?? ''}`;
 }
 
@@ -40,7 +40,7 @@ export class RuntimeState {
    * from any answer, the handlers only from a runtime that is ready.
    */
   probed(st: RuntimeStatusAnswer, runtimeReady: boolean): void {
-    this.#network = networkError(st) ?? '';
+    this.#network = networkErrorOf(st);
     if (runtimeReady) this.set(st.runtimeHandlers);
   }
 
@@ -67,8 +67,7 @@ export class RuntimeState {
    */
   async networkError(): Promise<string | undefined> {
     if (this.#network === '') return undefined;
-    const st = await this.#status();
-    this.#network = networkError(st) ?? '';
+    this.#network = networkErrorOf(await this.#status());
     return this.#network || undefined;
   }
 }
