@@ -76,8 +76,15 @@ test("withPods: a pod's own relist replaces its entry, drops it when the runtime
 
 /** A runtime of one pod with container a in the phase the test sets; counts the relists, and that pod's own. */
 function oneContainer() {
-  const rt = { lists: 0, podReads: 0, phase: 'running' as ContainerState['phase'], view: undefined as unknown as RuntimeView };
+  const rt = {
+    lists: 0,
+    podReads: 0,
+    phase: 'running' as ContainerState['phase'],
+    stopping: new Set<string>(),
+    view: undefined as unknown as RuntimeView,
+  };
   rt.view = {
+    isStopping: (uid: string) => rt.stopping.has(uid),
     pods: async () => {
       rt.lists++;
       return pods(['a', rt.phase]);
@@ -203,4 +210,21 @@ test("startPleg: CRI's stopped event naming its pod relists that pod alone, and 
   for (let i = 0; i <= POD_RELISTS_MAX; i++) p2.runtimeEvent({ kind: 'stopped', containerID: `c${i}`, podUID: `u${i}` });
   await wait(20);
   assert.equal(gone.lists, lists + 1);
+});
+
+test("startPleg: CRI's stopped event of a pod the kubelet is stopping reads nothing (the stopping step reads it after)", async (t) => {
+  const rt = oneContainer();
+  const pleg = startPleg(rt.view, { periodMs: 60_000, log: logger('test'), onEvents: () => {} });
+  t.after(() => pleg.stop());
+  const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  await wait(20);
+  rt.stopping.add('u');
+  rt.phase = 'exited';
+  pleg.runtimeEvent({ kind: 'stopped', containerID: 'a', podUID: 'u' });
+  await wait(20);
+  assert.deepEqual([rt.lists, rt.podReads], [1, 0], "no relist for the kubelet's own stop");
+  rt.stopping.delete('u');
+  pleg.runtimeEvent({ kind: 'stopped', containerID: 'a', podUID: 'u' });
+  await wait(20);
+  assert.deepEqual([rt.lists, rt.podReads], [1, 1], 'once the stop is over, a stopped event relists the pod');
 });

@@ -178,6 +178,8 @@ export function startPleg(
       const after = relistsAfter(e, (id) => exited.has(id));
       if (!after.length) return;
       if (e.kind === 'stopped' && e.podUID) {
+        // The kubelet's own stop, which the stopping step reads after (RuntimeView.stopping).
+        if (view.isStopping(e.podUID)) return;
         // CRI shows the exit already (relistsAfter: at once), and the event names its pod.
         due.add(e.podUID);
         return poke(false);

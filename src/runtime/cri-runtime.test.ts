@@ -308,3 +308,26 @@ test('RuntimeView: the latest instance of a container is its highest attempt, wh
     ],
   );
 });
+
+test('RuntimeView: stopping() marks the pod while its stops run (two at once: until both end), then changed', async () => {
+  const f = fakeCri();
+  const view = new RuntimeView(f.cri);
+  const relist = view.pods();
+  await f.answer();
+  await relist;
+  const first = Promise.withResolvers<void>();
+  const second = Promise.withResolvers<void>();
+  const a = view.stopping('a', () => first.promise);
+  const b = view.stopping('a', () => second.promise);
+  assert.deepEqual([view.isStopping('a'), view.isStopping('b')], [true, false]);
+  first.resolve();
+  await a;
+  assert.equal(view.isStopping('a'), true, 'the other stop still runs');
+  second.reject(new Error('StopContainer failed'));
+  await assert.rejects(b, /StopContainer failed/);
+  assert.equal(view.isStopping('a'), false, 'a failed stop ends the mark too');
+  const read = view.current('a');
+  await f.answer();
+  await read;
+  assert.equal(f.lists(), 2, 'current() reads the stopped pod anew');
+});

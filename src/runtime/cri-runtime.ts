@@ -64,6 +64,8 @@ export class RuntimeView {
   readonly #read = new Map<string, { began: number; pod: PodRuntimeStatus }>();
   /** One pod's own reads in flight. */
   #podReads = 0;
+  /** Pods whose containers and sandboxes the kubelet is stopping (stopping()), with how many stops run. */
+  readonly #stopping = new Map<string, number>();
 
   constructor(cri: RuntimeClient) {
     this.#cri = cri;
@@ -156,6 +158,30 @@ export class RuntimeView {
   /** The kubelet has just changed this pod in the runtime (started, stopped, removed something): current() lists again. */
   changed(uid: string): void {
     this.#changed.set(uid, performance.now());
+  }
+
+  /**
+   * Runs the kubelet's stop of a pod (killPod, or its sandboxes once it is gone), then marks it
+   * changed. Meanwhile the runtime's stopped events of the pod are the kubelet's own doing, which
+   * its caller reads after (the terminate step's final status, a sync's read after its changes):
+   * the PLEG does not read the pod for them as well (isStopping). Deleting 30 pods, that relist
+   * was a third of their lists.
+   */
+  async stopping<T>(uid: string, stop: () => Promise<T>): Promise<T> {
+    this.#stopping.set(uid, (this.#stopping.get(uid) ?? 0) + 1);
+    try {
+      return await stop();
+    } finally {
+      const left = this.#stopping.get(uid)! - 1;
+      if (left) this.#stopping.set(uid, left);
+      else this.#stopping.delete(uid);
+      this.changed(uid);
+    }
+  }
+
+  /** The kubelet is stopping this pod (stopping()). */
+  isStopping(uid: string): boolean {
+    return this.#stopping.has(uid);
   }
 
   /** A sandbox just created, from its own status call (a list would walk every container for it). */

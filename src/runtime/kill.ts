@@ -30,13 +30,11 @@ export async function killPod(
   why: string,
   signal?: AbortSignal,
 ): Promise<void> {
-  try {
+  await ctx.view.stopping(status.uid, async () => {
     await stopContainers(ctx, pod, status, Date.now() + Math.max(MIN_GRACE_SECONDS, graceSeconds) * 1000, signal);
     signal?.throwIfAborted();
     for (const sb of status.sandboxes.filter((s) => s.ready)) await ctx.cri.stopPodSandbox({ podSandboxId: sb.id });
-  } finally {
-    ctx.view.changed(status.uid);
-  }
+  });
   ctx.log.info('Killed pod', { ...logRef(pod), reason: why, gracePeriod: graceSeconds });
 }
 

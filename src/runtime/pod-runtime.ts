@@ -23,4 +23,4 @@ export type PodRuntime = Pick<
  * and no containers. pod: from a list begun after the call; current: from the last list when it
  * began after changed(uid) was last called; sandboxStatus: one sandbox just created.
  */
-export type PodView = Pick<RuntimeView, 'pod' | 'current' | 'changed' | 'sandboxStatus'>;
+export type PodView = Pick<RuntimeView, 'pod' | 'current' | 'changed' | 'stopping' | 'sandboxStatus'>;

@@ -134,7 +134,11 @@ export class RuntimeSyncer {
     if (actions.createSandbox) {
       const sandbox = await createSandbox(ctx, pod, sbConfig, actions.sandboxAttempt, userNamespaced, ref);
       if (!('id' in sandbox))
-        return { runtime: sandbox.changed ? await ctx.view.pod(uid) : status, waiting, requeueAfterMs: sandbox.requeueAfterMs };
+        return {
+          runtime: sandbox.changed || actions.killPod ? await ctx.view.pod(uid) : status,
+          waiting,
+          requeueAfterMs: sandbox.requeueAfterMs,
+        };
       sandboxId = sandbox.id;
       status = { ...status, sandboxes: [await ctx.view.sandboxStatus(sandboxId), ...status.sandboxes] };
     }

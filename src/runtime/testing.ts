@@ -154,6 +154,14 @@ export class FakeRuntime implements PodRuntime, PodView {
     this.changes.push(uid);
   }
 
+  async stopping<T>(uid: string, stop: () => Promise<T>): Promise<T> {
+    try {
+      return await stop();
+    } finally {
+      this.changed(uid);
+    }
+  }
+
   async sandboxStatus(id: string): Promise<SandboxState> {
     const { attempt, ready, ip, createdAtNs } = this.#sandboxes.get(id)!;
     return { id, attempt, ready, ip, ...(ip ? { ips: [ip] } : {}), createdAtNs };
