@@ -17,6 +17,13 @@ export function alive(pid: number): boolean {
   }
 }
 
+/** The machine, as figures from another cannot be compared with its own: CPU model and count (/proc/cpuinfo). */
+export function machineName(): string {
+  const info = readFileSync('/proc/cpuinfo', 'utf8');
+  const model = /^model name\s*:\s*(.+)$/m.exec(info)?.[1]?.trim() ?? 'unknown CPU';
+  return `${model}, ${info.match(/^processor\s*:/gm)?.length ?? 0} CPUs`;
+}
+
 /** The machine's busy CPU time (all but idle and iowait) in seconds, summed over its cores: /proc/stat's first line. */
 export function machineBusySeconds(): number {
   const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')

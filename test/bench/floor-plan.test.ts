@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { best, bestOfEach, concurrencies, densities, type FloorRun, floorOf, ratio, recent } from './floor-plan.ts';
+import { best, bestOfEach, concurrencies, densities, type FloorRun, floorOf, floorUnusable, ratio } from './floor-plan.ts';
 
 test("densities: make bench's three, and a word that is none refused by name", () => {
   const cases: [string, ReturnType<typeof densities> | RegExp][] = [
@@ -88,15 +88,23 @@ test('ratio: the kubelet over the floor, "-" when either is missing', () => {
   for (const [k, f, want] of cases) assert.equal(ratio(k, f), want, `${k}/${f}`);
 });
 
-test('recent: a floor measured within the hours given, else none', () => {
-  const doc = (date: string) => ({ date, runtime: '', runs: [], best: [] });
+test('floorUnusable: a floor of this machine measured within the hours given, else why not', () => {
+  const amd = 'AMD EPYC, 2 CPUs';
+  const doc = (date: string, machine: string | null = amd) => ({
+    date,
+    ...(machine ? { machine } : {}),
+    runtime: '',
+    runs: [],
+    best: [],
+  });
   const now = Date.parse('2026-12-03T12:00:00Z');
-  const cases: [ReturnType<typeof doc> | undefined, boolean][] = [
-    [doc('2026-12-03T11:00:00Z'), true],
-    [doc('2026-12-03T06:00:00Z'), true],
-    [doc('2026-12-03T05:59:59Z'), false],
-    [doc('not a date'), false],
-    [undefined, false],
+  const cases: [ReturnType<typeof doc>, string | undefined][] = [
+    [doc('2026-12-03T11:00:00Z'), undefined],
+    [doc('2026-12-03T06:00:00Z'), undefined],
+    [doc('2026-12-03T05:59:59Z'), 'it is older than 6 h (2026-12-03T05:59:59Z)'],
+    [doc('not a date'), 'it is older than 6 h (not a date)'],
+    [doc('2026-12-03T11:00:00Z', 'Intel Xeon, 2 CPUs'), 'it was measured on Intel Xeon, 2 CPUs, this run is on AMD EPYC, 2 CPUs'],
+    [doc('2026-12-03T11:00:00Z', null), 'it was measured on a machine it does not name, this run is on AMD EPYC, 2 CPUs'],
   ];
-  for (const [d, want] of cases) assert.equal(!!recent(d, now, 6), want, d?.date);
+  for (const [d, want] of cases) assert.equal(floorUnusable(d, now, 6, amd), want, `${d.date} ${d.machine}`);
 });

@@ -15,6 +15,8 @@ export interface FloorRun {
 /** What floor.ts keeps in _output/bench/floor.json: every burst, and the best of each density. */
 export interface FloorDoc {
   date: string;
+  /** The machine it was measured on (test/proc.ts machineName); none in a file from before 2026-12-07. */
+  machine?: string;
   runtime: string;
   runs: FloorRun[];
   best: FloorRun[];
@@ -75,10 +77,16 @@ export function floorOf(doc: FloorDoc | undefined, d: Density): FloorRun | undef
   return doc?.best.find((r) => key(r) === key(d));
 }
 
-/** The floor if it was measured within maxHours of now (ms since the epoch): an older one is another machine's state. */
-export function recent(doc: FloorDoc | undefined, now: number, maxHours: number): FloorDoc | undefined {
-  const at = doc ? Date.parse(doc.date) : Number.NaN;
-  return Number.isFinite(at) && now - at <= maxHours * 3_600_000 ? doc : undefined;
+/**
+ * Why a kept floor cannot be compared with this run, or undefined when it can: it must come from
+ * this machine (the sessions' VMs change while _output stays: an Intel floor once stood beside an
+ * AMD run), measured within maxHours of now (ms since the epoch), as an older one is another
+ * state of the machine.
+ */
+export function floorUnusable(doc: FloorDoc, now: number, maxHours: number, machine: string): string | undefined {
+  if (doc.machine !== machine) return `it was measured on ${doc.machine ?? 'a machine it does not name'}, this run is on ${machine}`;
+  const at = Date.parse(doc.date);
+  return Number.isFinite(at) && now - at <= maxHours * 3_600_000 ? undefined : `it is older than ${maxHours} h (${doc.date})`;
 }
 
 /** A kubelet's figure over the floor's, e.g. "1.07x"; "-" when either is missing. */

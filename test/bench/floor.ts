@@ -17,6 +17,7 @@ import { containerConfig, type NodeContext, sandboxConfig } from '../../src/runt
 import { cgroupLayout } from '../../src/resources/cgroup-layout.ts';
 import { type Density, type FloorDoc, type FloorRun, bestOfEach, concurrencies, densities } from './floor-plan.ts';
 import { BUSYBOX, ROOT, benchPod, pct, quietMachine } from './lib.ts';
+import { machineName } from '../proc.ts';
 
 /** FLOOR_SOCK: hack/runtime-floor.sh's containerd. Never the stack's: the floor removes every sandbox it finds there. */
 const SOCK = process.env.FLOOR_SOCK ?? 'unix:///run/containerd-floor/containerd.sock';
@@ -172,6 +173,7 @@ async function main() {
   }
   const doc: FloorDoc = {
     date: new Date().toISOString(),
+    machine: machineName(),
     runtime: `${version.runtimeName} ${version.runtimeVersion}`,
     runs,
     best: bestOfEach(runs),

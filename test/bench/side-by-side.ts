@@ -17,9 +17,10 @@ import { promisify } from 'node:util';
 import { nodeRequests, total } from './audit.ts';
 import { type Phase, histograms, nodeMetrics, phases, seenToRunningMs } from './phases.ts';
 import type { BenchRun } from './plot.ts';
-import { type FloorDoc, floorOf, ratio, recent } from './floor-plan.ts';
+import { type FloorDoc, floorOf, floorUnusable, ratio } from './floor-plan.ts';
 import { type Figures, floorVerdict, verdicts } from './targets.ts';
 import { apiserverWatchEvents, grewBy } from './watch-events.ts';
+import { machineName } from '../proc.ts';
 import { ROOT, admin, benchPod, benchNamespace, mean, pct, quietMachine, sleep, usage as procUsage, watchPods } from './lib.ts';
 
 const { core } = admin();
@@ -50,16 +51,17 @@ const OUT = process.env.BENCH_OUT ?? `${ROOT}/_output/bench`;
 
 /**
  * The runtime's floor of this density, from test/bench/floor.ts (make bench runs it first; make
- * bench-floor alone): each kubelet's start p50/p99 is shown as a ratio of it. One older than
- * BENCH_FLOOR_MAX_AGE_HOURS (6) is another day's machine: not used, and said so.
+ * bench-floor alone): each kubelet's start p50/p99 is shown as a ratio of it. One of another
+ * machine, or older than BENCH_FLOOR_MAX_AGE_HOURS (6), is not used, and said so.
  */
 const FLOOR_MAX_AGE_H = Number(process.env.BENCH_FLOOR_MAX_AGE_HOURS ?? 6);
 function readFloor() {
   const file = `${OUT}/floor.json`;
   if (!existsSync(file)) return undefined;
-  const doc = recent(JSON.parse(readFileSync(file, 'utf8')) as FloorDoc, Date.now(), FLOOR_MAX_AGE_H);
-  if (!doc) console.error(`bench: ${file} is older than ${FLOOR_MAX_AGE_H} h: no ratio to the runtime floor (make bench-floor)`);
-  return floorOf(doc, { pods: N, sequential: SEQUENTIAL });
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as FloorDoc;
+  const why = floorUnusable(doc, Date.now(), FLOOR_MAX_AGE_H, machineName());
+  if (why) console.error(`bench: no ratio to the runtime floor of ${file}: ${why} (make bench-floor)`);
+  return why ? undefined : floorOf(doc, { pods: N, sequential: SEQUENTIAL });
 }
 
 interface Target {
