@@ -700,11 +700,15 @@ test("HTTP/2: a request never queues behind watches: a second session once the s
   }
 });
 
-test('HTTP/2: a request whose session dies before the answer is Unreachable, not pending for good', { timeout: 5000 }, async () => {
+test('HTTP/2: a request whose session dies before the answer, or in its body, is Unreachable, not pending for good', {
+  timeout: 5000,
+}, async () => {
   // A killed apiserver: node:http2 closes the session's streams with CANCEL and no error event.
   const sessions: { destroy(): void }[] = [];
-  const h2 = createSecureServer({ key: pem('serving.key'), cert: pem('serving.crt') }, (req) => {
-    if (req.url?.startsWith('/hang')) setTimeout(() => sessions.at(-1)?.destroy(), 50);
+  const h2 = createSecureServer({ key: pem('serving.key'), cert: pem('serving.crt') }, (req, res) => {
+    // Half an answer first: the body is cut short, not taken for a whole one.
+    if (req.url?.startsWith('/half')) res.writeHead(200, { 'content-type': 'application/json' }).write('{"kind":');
+    setTimeout(() => sessions.at(-1)?.destroy(), 50);
   });
   h2.on('session', (s) => sessions.push(s));
   await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r));
@@ -715,6 +719,8 @@ test('HTTP/2: a request whose session dies before the answer is Unreachable, not
     assert.ok(err instanceof ApiError && err.status === 0 && err.reason === 'Unreachable', String(err));
     const watched = await c.watch('/hang?watch=true', () => {}).catch((e: unknown) => e);
     assert.ok(watched instanceof ApiError && watched.status === 0, String(watched));
+    const half = await c.get('/half').catch((e: unknown) => e);
+    assert.ok(half instanceof ApiError && half.reason === 'Unreachable', String(half));
   } finally {
     for (const s of sessions) s.destroy();
     h2.close();

@@ -466,5 +466,9 @@ export function apiClient(
 async function readAll(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of body) chunks.push(c as Buffer);
+  // An HTTP/2 stream reset mid-body (CANCEL, its session dead) ends as if it were whole: a body
+  // cut short, as Go's transport says, not a truncated JSON to fail in the decoder.
+  const reset = (body as { rstCode?: number }).rstCode;
+  if (reset) throw new Error(`stream reset before the body's end (HTTP/2 code ${reset})`);
   return Buffer.concat(chunks);
 }
