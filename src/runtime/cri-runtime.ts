@@ -40,6 +40,9 @@ function exitMessage(st: ContainerStatus__Output): string {
 /** One pod's own reads in flight at most; more at once share the next whole list (RuntimeView.pod). */
 export const POD_READS_ALONE = 3;
 
+/** A pod the runtime holds nothing of (or not yet: a list fills it in). */
+const noPod = (uid: string): PodRuntimeStatus => ({ uid, sandboxes: [], containers: [] });
+
 /** A sandbox's IP fields: none when CRI reports none (host network). */
 const withIPs = (ips: string[]) => (ips.length ? { ip: ips[0], ips } : {});
 
@@ -126,7 +129,7 @@ export class RuntimeView {
     // containerd answers a filtered list by converting every container and then filtering, so
     // each one costs the runtime a whole list: at 100 pods, 8 a pod kept it busier than upstream's
     // kubelet (10.8 against 9.4 s of CPU) and its starts slower.
-    if (this.#podReads >= POD_READS_ALONE) return (await this.pods()).get(uid) ?? { uid, sandboxes: [], containers: [] };
+    if (this.#podReads >= POD_READS_ALONE) return (await this.pods()).get(uid) ?? noPod(uid);
     const began = performance.now();
     const filter = { labelSelector: { [labels.podUID]: uid } };
     this.#podReads++;
@@ -134,7 +137,7 @@ export class RuntimeView {
       this.#cri.listPodSandbox({ filter }),
       this.#cri.listContainers({ filter }),
     ]).finally(() => this.#podReads--);
-    const pod = (await this.#statuses(sandboxes, containers)).get(uid) ?? { uid, sandboxes: [], containers: [] };
+    const pod = (await this.#statuses(sandboxes, containers)).get(uid) ?? noPod(uid);
     if (began > (this.#read.get(uid)?.began ?? -Infinity)) this.#read.set(uid, { began, pod });
     return pod;
   }
@@ -151,7 +154,7 @@ export class RuntimeView {
     const last = this.#last;
     const own = this.#read.get(uid);
     if (own && own.began > changed && own.began > (last?.began ?? -Infinity)) return own.pod;
-    if (last && last.began > changed) return last.pods.get(uid) ?? { uid, sandboxes: [], containers: [] };
+    if (last && last.began > changed) return last.pods.get(uid) ?? noPod(uid);
     return this.pod(uid);
   }
 
@@ -208,7 +211,7 @@ export class RuntimeView {
     const out = new Map<string, PodRuntimeStatus>();
     const entry = (u: string) => {
       let p = out.get(u);
-      if (!p) out.set(u, (p = { uid: u, sandboxes: [], containers: [] }));
+      if (!p) out.set(u, (p = noPod(u)));
       return p;
     };
     const sbStates = await Promise.all(sandboxes.map((s) => this.#sandbox(s)));
