@@ -164,11 +164,11 @@ export class RuntimeView {
   }
 
   /**
-   * Runs the kubelet's stop of a pod (killPod, or its sandboxes once it is gone), then marks it
-   * changed. Meanwhile the runtime's stopped events of the pod are the kubelet's own doing, which
-   * its caller reads after (the terminate step's final status, a sync's read after its changes):
-   * the PLEG does not read the pod for them as well (isStopping). Deleting 30 pods, that relist
-   * was a third of their lists.
+   * Runs the kubelet's stop of a pod (killPod), then marks it changed. Meanwhile the runtime's
+   * stopped events of the pod are the kubelet's own doing, which its caller reads after (the
+   * terminate step's final status, a sync's read after its changes): the PLEG does not read the
+   * pod for them as well (isStopping). Deleting 30 pods made 70 lists of each kind with that
+   * relist, 36 without.
    */
   async stopping<T>(uid: string, stop: () => Promise<T>): Promise<T> {
     this.#stopping.set(uid, (this.#stopping.get(uid) ?? 0) + 1);
