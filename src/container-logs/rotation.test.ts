@@ -183,4 +183,9 @@ test("criLogRuntime: the running containers from the view's list at the monitor 
   running = ['a', 'b'];
   for (const id of await rt.running()) await rt.logPath(id);
   assert.deepEqual(asked, ['a', 'b', 'a'], 'a container that left the list is asked again');
+  // The view's status call gave the path (RuntimeView keeps ContainerStatus's logPath): no call of its own.
+  const known = (id: string) => ({ id, phase: 'running', logPath: `/var/log/pods/y/${id}/0.log` }) as ContainerState;
+  const viewed = criLogRuntime(cri, async () => new Map([['uid', { uid: 'uid', sandboxes: [], containers: [known('k')] }]]), 10_000);
+  for (const id of await viewed.running()) assert.equal(await viewed.logPath(id), '/var/log/pods/y/k/0.log');
+  assert.deepEqual(asked, ['a', 'b', 'a'], 'no status call for a path the view has');
 });

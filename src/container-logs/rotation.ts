@@ -48,16 +48,18 @@ export function criLogRuntime(
   pods: (maxAgeMs: number) => Promise<ReadonlyMap<string, PodRuntimeStatus>>,
   maxAgeMs: number,
 ): LogRuntime {
-  // A container's log path is fixed when it is created: asked once, not every pass. (Upstream's
-  // rotateLogs asks ContainerStatus of every running container every 10 s: 600 calls a minute
-  // at 100 pods.) Kept for the containers the last list showed running.
+  // A container's log path is fixed when it is created: the view's status call gave it, else it
+  // is asked once, not every pass. (Upstream's rotateLogs asks ContainerStatus of every running
+  // container every 10 s: 600 calls a minute at 100 pods.) Kept for the containers the last list
+  // showed running.
   const paths = new Map<string, string>();
   return {
     async running() {
-      const ids = [...(await pods(maxAgeMs)).values()].flatMap((p) => p.containers.filter((c) => c.phase === 'running').map((c) => c.id));
-      const live = new Set(ids);
+      const running = [...(await pods(maxAgeMs)).values()].flatMap((p) => p.containers.filter((c) => c.phase === 'running'));
+      const live = new Set(running.map((c) => c.id));
       for (const id of paths.keys()) if (!live.has(id)) paths.delete(id);
-      return ids;
+      for (const c of running) if (c.logPath !== undefined) paths.set(c.id, c.logPath);
+      return [...live];
     },
     async logPath(id) {
       let path = paths.get(id);

@@ -42,6 +42,8 @@ export interface ContainerState {
   user?: { uid: number; gid: number; supplementalGroups: number[] };
   /** The images it mounts as image volumes (CRI ContainerStatus mounts[].image), which image GC keeps. */
   imageMounts?: string[];
+  /** Its log file, as its status call gave it ('' when the runtime keeps none): log rotation's. */
+  logPath?: string;
 }
 
 export interface PodRuntimeStatus {

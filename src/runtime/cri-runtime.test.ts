@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RuntimeClient } from '../cri/runtime-client.ts';
-import { POD_READS_ALONE, RuntimeView } from './cri-runtime.ts';
+import { cachedStands, POD_READS_ALONE, RuntimeView } from './cri-runtime.ts';
+import type { ContainerPhase } from '../container/types.ts';
 
 /** A runtime whose lists answer when told to, with the containers it had when asked. */
 function fakeCri() {
@@ -9,6 +10,7 @@ function fakeCri() {
   const pending: (() => void)[] = [];
   const filters: unknown[] = [];
   let lists = 0;
+  const status = { calls: 0, gate: Promise.resolve() };
   const cri = {
     listPodSandbox: async () => ({ items: [] }),
     listContainers: (r: { filter?: { labelSelector?: Record<string, string> } } = {}) => {
@@ -32,16 +34,29 @@ function fakeCri() {
         ),
       );
     },
-    containerStatus: async ({ containerId }: { containerId: string }) => ({
-      status: { id: containerId, state: 'CONTAINER_RUNNING', createdAt: '1', startedAt: '2', finishedAt: '0', mounts: [], annotations: {} },
-    }),
+    containerStatus: async ({ containerId }: { containerId: string }) => {
+      status.calls++;
+      await status.gate;
+      return {
+        status: {
+          id: containerId,
+          state: 'CONTAINER_RUNNING',
+          createdAt: '1',
+          startedAt: '2',
+          finishedAt: '0',
+          mounts: [],
+          annotations: {},
+        },
+      };
+    },
   } as unknown as RuntimeClient;
-  const answer = async () => {
-    while (!pending.length) await new Promise((r) => setImmediate(r));
-    pending.shift()!();
+  /** Answers the oldest list asked (or the nth, counting from 0) that waits. */
+  const answer = async (nth = 0) => {
+    while (pending.length <= nth) await new Promise((r) => setImmediate(r));
+    pending.splice(nth, 1)[0]!();
     await new Promise((r) => setImmediate(r));
   };
-  return { cri, containers, answer, lists: () => lists, filters };
+  return { cri, containers, answer, lists: () => lists, filters, status };
 }
 
 test('RuntimeView: overlapping reads share the list that follows the one in flight, which sees what came before each read', async () => {
@@ -330,4 +345,56 @@ test('RuntimeView: stopping() marks the pod while its stops run (two at once: un
   await f.answer();
   await read;
   assert.equal(f.lists(), 2, 'current() reads the stopped pod anew');
+});
+
+test("RuntimeView: a container's status is asked once: reads that overlap share the call, and a list begun before it keeps it", async () => {
+  const f = fakeCri();
+  const view = new RuntimeView(f.cri);
+  f.containers.push({ id: 'c1', uid: 'a' });
+  const held = Promise.withResolvers<void>();
+  f.status.gate = held.promise;
+  // The PLEG's whole list and a sync's read of its pod see the new container at once.
+  const whole = view.pods();
+  const own = view.pod('a');
+  await f.answer();
+  await f.answer();
+  assert.equal(f.status.calls, 1, 'one status call for both reads');
+  held.resolve();
+  assert.deepEqual([(await whole).get('a')?.containers[0]?.id, (await own).containers[0]?.id], ['c1', 'c1']);
+
+  // A whole list begins; the kubelet then creates c2 and reads its pod; the list answers without c2.
+  f.status.gate = Promise.resolve();
+  const before = view.pods();
+  f.containers.push({ id: 'c2', uid: 'a' });
+  const read = view.pod('a');
+  await f.answer(1); // the pod's own read first: c1 and c2, c2's status cached
+  await f.answer(); // then the whole list, as it was when it began: c1 alone
+  await before;
+  assert.deepEqual((await read).containers.map((c) => c.id).sort(), ['c1', 'c2']);
+  assert.equal(f.status.calls, 2, "c2's status, asked by the pod's read");
+  const next = view.pods();
+  await f.answer();
+  assert.deepEqual(
+    (await next)
+      .get('a')
+      ?.containers.map((c) => c.id)
+      .sort(),
+    ['c1', 'c2'],
+  );
+  assert.equal(f.status.calls, 2, 'the next list finds c2 known: the list begun before c2 did not forget it');
+});
+
+test('cachedStands: a status answered stands for a list showing the same phase or an earlier one, never a later or unknown one', () => {
+  const cases: [ContainerPhase, ContainerPhase, boolean][] = [
+    ['running', 'running', true],
+    ['running', 'created', true], // the list began before the start the status call saw
+    ['exited', 'running', true],
+    ['exited', 'created', true],
+    ['created', 'running', false], // started since: ask again
+    ['running', 'exited', false], // exited since: its code and reason are asked for
+    ['unknown', 'unknown', true],
+    ['unknown', 'running', false],
+    ['running', 'unknown', false],
+  ];
+  for (const [cached, listed, want] of cases) assert.equal(cachedStands(cached, listed), want, `${cached} for ${listed}`);
 });

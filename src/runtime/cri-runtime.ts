@@ -16,6 +16,14 @@ const phases: Record<string, ContainerPhase> = {
   CONTAINER_EXITED: 'exited',
   CONTAINER_UNKNOWN: 'unknown',
 };
+/**
+ * A container's phases in the only order it goes through them (a restart is a new container):
+ * a list that shows an earlier phase than a status call already answered began before that call.
+ */
+const phaseOrder: Partial<Record<ContainerPhase, number>> = { created: 0, running: 1, exited: 2 };
+/** Pure: the cached state stands for the listed phase: the same, or later (the list is older than the status call). */
+export const cachedStands = (cached: ContainerPhase, listed: ContainerPhase) =>
+  cached === listed || (phaseOrder[cached] ?? -1) > (phaseOrder[listed] ?? Infinity);
 const newestFirst = (a: { createdAtNs: string }, b: { createdAtNs: string }) => (BigInt(b.createdAtNs) > BigInt(a.createdAtNs) ? 1 : -1);
 // Sandboxes and a container's instances by attempt, which only grows: a sandbox whose network
 // setup failed can carry no creation time, and creation times are the wall clock's, which a step
@@ -54,8 +62,12 @@ export interface RuntimeList {
 
 export class RuntimeView {
   readonly #cri: RuntimeClient;
-  readonly #containers = new Map<string, ContainerState>();
-  readonly #sandboxIPs = new Map<string, string[]>();
+  /** Each container's state from its last status call (begun at `at`), kept while its listed phase stays. */
+  readonly #containers = new Map<string, { state: ContainerState; at: number }>();
+  /** Status calls in flight, by container and listed phase: reads that overlap in a burst share one. */
+  readonly #statusCalls = new Map<string, Promise<ContainerState | undefined>>();
+  /** Each ready sandbox's IPs (begun at `at`), from its status call. */
+  readonly #sandboxIPs = new Map<string, { ips: string[]; at: number }>();
   /** The list in flight (when it began, performance.now()), and the one that follows it, shared by whoever asks meanwhile. */
   #running?: { began: number; list: Promise<Map<string, PodRuntimeStatus>> };
   #next?: Promise<Map<string, PodRuntimeStatus>>;
@@ -189,17 +201,18 @@ export class RuntimeView {
 
   /** A sandbox just created, from its own status call (a list would walk every container for it). */
   async sandboxStatus(id: string): Promise<SandboxState> {
+    const at = performance.now();
     const { status: st } = await this.#cri.podSandboxStatus({ podSandboxId: id });
     const ready = st?.state === 'SANDBOX_READY';
     const ips = sandboxIPs(st?.network);
-    if (ready) this.#sandboxIPs.set(id, ips);
+    if (ready) this.#sandboxIPs.set(id, { ips, at });
     return { id, attempt: st?.metadata?.attempt ?? 0, ready, ...withIPs(ips), createdAtNs: st?.createdAt ?? '0' };
   }
 
   async #list(began: number): Promise<Map<string, PodRuntimeStatus>> {
     const [{ items: sandboxes }, { containers }] = await Promise.all([this.#cri.listPodSandbox({}), this.#cri.listContainers({})]);
     const out = await this.#statuses(sandboxes, containers);
-    this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)));
+    this.#forgetGone(new Set(containers.map((c) => c.id)), new Set(sandboxes.map((s) => s.id)), began);
     this.#last = { began, pods: out, listed: { sandboxes, containers } }; // lists run one after another (pods())
     for (const [uid, at] of this.#changed) if (at < began) this.#changed.delete(uid);
     for (const [uid, r] of this.#read) if (r.began < began) this.#read.delete(uid);
@@ -231,19 +244,31 @@ export class RuntimeView {
 
   async #sandbox(s: PodSandbox__Output): Promise<SandboxState> {
     const ready = s.state === 'SANDBOX_READY';
-    let ips = this.#sandboxIPs.get(s.id);
+    let ips = this.#sandboxIPs.get(s.id)?.ips;
     if (ready && ips === undefined) {
+      const at = performance.now();
       const st = await this.#cri.podSandboxStatus({ podSandboxId: s.id });
       ips = sandboxIPs(st.status?.network);
-      this.#sandboxIPs.set(s.id, ips);
+      this.#sandboxIPs.set(s.id, { ips, at });
     }
     return { id: s.id, attempt: s.metadata?.attempt ?? 0, ready, ...withIPs(ips ?? []), createdAtNs: s.createdAt };
   }
 
-  async #container(c: Container__Output): Promise<ContainerState | undefined> {
+  #container(c: Container__Output): Promise<ContainerState | undefined> | ContainerState {
     const phase = phases[c.state] ?? 'unknown';
-    const cached = this.#containers.get(c.id);
-    if (cached && cached.phase === phase) return cached;
+    const cached = this.#containers.get(c.id)?.state;
+    if (cached && cachedStands(cached.phase, phase)) return cached;
+    const key = `${c.id} ${phase}`;
+    let call = this.#statusCalls.get(key);
+    if (!call) {
+      call = this.#containerStatus(c).finally(() => this.#statusCalls.delete(key));
+      this.#statusCalls.set(key, call);
+    }
+    return call;
+  }
+
+  async #containerStatus(c: Container__Output): Promise<ContainerState | undefined> {
+    const at = performance.now();
     try {
       const { status: st } = await this.#cri.containerStatus({ containerId: c.id });
       if (!st) return undefined;
@@ -274,8 +299,9 @@ export class RuntimeView {
             }
           : {}),
         ...(imageMounts.length ? { imageMounts } : {}),
+        ...(st.logPath !== undefined ? { logPath: st.logPath } : {}),
       };
-      this.#containers.set(c.id, state);
+      this.#containers.set(c.id, { state, at });
       return state;
     } catch {
       return undefined; // removed between the list and the status call
@@ -285,11 +311,16 @@ export class RuntimeView {
   /** A container's cgroup settings changed (UpdateContainerResources): the cached state says so, without a status call. */
   noteResources(containerId: string, linux: LinuxResources): void {
     const cached = this.#containers.get(containerId);
-    if (cached) this.#containers.set(containerId, { ...cached, linux });
+    if (cached) this.#containers.set(containerId, { ...cached, state: { ...cached.state, linux } });
   }
 
-  #forgetGone(containers: Set<string>, sandboxes: Set<string>) {
-    for (const id of this.#containers.keys()) if (!containers.has(id)) this.#containers.delete(id);
-    for (const id of this.#sandboxIPs.keys()) if (!sandboxes.has(id)) this.#sandboxIPs.delete(id);
+  /**
+   * What a whole list begun at `began` no longer shows. Not what was read after it began: in a
+   * burst, a container or sandbox made after that list began was forgotten as soon as its status
+   * was cached, and the next list asked for it again.
+   */
+  #forgetGone(containers: Set<string>, sandboxes: Set<string>, began: number) {
+    for (const [id, { at }] of this.#containers) if (!containers.has(id) && at < began) this.#containers.delete(id);
+    for (const [id, { at }] of this.#sandboxIPs) if (!sandboxes.has(id) && at < began) this.#sandboxIPs.delete(id);
   }
 }
