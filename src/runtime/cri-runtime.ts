@@ -182,10 +182,10 @@ export class RuntimeView {
    * pod for them as well (isStopping). Deleting 30 pods made 70 lists of each kind with that
    * relist, 36 without.
    */
-  async stopping<T>(uid: string, stop: () => Promise<T>): Promise<T> {
+  async stopping(uid: string, stop: () => Promise<void>): Promise<void> {
     this.#stopping.set(uid, (this.#stopping.get(uid) ?? 0) + 1);
     try {
-      return await stop();
+      await stop();
     } finally {
       const left = this.#stopping.get(uid)! - 1;
       if (left) this.#stopping.set(uid, left);

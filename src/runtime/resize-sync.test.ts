@@ -91,7 +91,7 @@ function syncer(
     pod: async () => status,
     current: async () => status,
     changed: noop,
-    stopping: <T>(_uid: string, stop: () => Promise<T>) => stop(),
+    stopping: (_uid: string, stop: () => Promise<void>) => stop(),
     sandboxStatus: async () => status.sandboxes[0]!,
     noteResources: noop,
   };

@@ -154,9 +154,9 @@ export class FakeRuntime implements PodRuntime, PodView {
     this.changes.push(uid);
   }
 
-  async stopping<T>(uid: string, stop: () => Promise<T>): Promise<T> {
+  async stopping(uid: string, stop: () => Promise<void>): Promise<void> {
     try {
-      return await stop();
+      await stop();
     } finally {
       this.changed(uid);
     }
