@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
-import { TokenManager, requiresRefresh } from './tokens.ts';
+import { ApiError } from '../apiserver/client.ts';
+import { TokenManager, authorizerBehind, requiresRefresh } from './tokens.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const issued = (ttl: number, at = T0, token = 't'): TokenRequest => ({
@@ -66,4 +67,52 @@ test('a failed renewal keeps serving the token while it is valid', async () => {
   assert.equal(await m.token(key), 't');
   now += 20_000;
   await assert.rejects(m.token(key), { message: 'down' });
+});
+
+const NO_RELATIONSHIP =
+  'POST /api/v1/namespaces/ns/serviceaccounts/default/token: 403 serviceaccounts "default" is forbidden: User "system:node:vm" cannot create resource "serviceaccounts/token" in API group "" in the namespace "ns": no relationship found between node \'vm\' and this object';
+
+test("authorizerBehind: only the node authorizer's 403 for a pod it has not seen yet", () => {
+  const cases: [unknown, boolean][] = [
+    [new ApiError(403, 'Forbidden', NO_RELATIONSHIP), true],
+    [new ApiError(403, 'Forbidden', 'serviceaccounts "default" is forbidden: User "system:node:vm" cannot create resource'), false],
+    [new ApiError(404, 'NotFound', 'serviceaccounts "default" not found'), false],
+    [new Error(NO_RELATIONSHIP), false],
+  ];
+  for (const [e, want] of cases) assert.equal(authorizerBehind(e), want, (e as Error).message);
+});
+
+test('a token refused while the node authorizer has not seen the pod is asked again after 0.1, 0.2 and 0.4 s (up to 1.5x), then the refusal stands', async () => {
+  let refusals = 2;
+  const waits: number[] = [];
+  const m = new TokenManager(
+    async (_ns, _sa, req) => {
+      if (refusals-- > 0) throw new ApiError(403, 'Forbidden', NO_RELATIONSHIP);
+      return issued(req.spec.expirationSeconds!);
+    },
+    () => T0,
+    async (ms) => void waits.push(ms),
+  );
+  const key = { namespace: 'ns', serviceAccount: 'default', expirationSeconds: 3607, podName: 'p', podUID: 'u' };
+  assert.equal(await m.token(key), 't');
+  assert.equal(waits.length, 2);
+  assert.ok(waits[0]! >= 100 && waits[0]! < 150 && waits[1]! >= 200 && waits[1]! < 300, `${waits}`);
+
+  refusals = 10;
+  waits.length = 0;
+  await assert.rejects(m.token({ ...key, podUID: 'u2' }), { message: NO_RELATIONSHIP });
+  assert.equal(waits.length, 3, 'three retries, four requests');
+  assert.equal(refusals, 6);
+
+  // Any other refusal is the answer at once.
+  const other = new TokenManager(
+    async () => {
+      throw new ApiError(403, 'Forbidden', 'forbidden');
+    },
+    () => T0,
+    async (ms) => void waits.push(ms),
+  );
+  waits.length = 0;
+  await assert.rejects(other.token(key), { message: 'forbidden' });
+  assert.deepEqual(waits, []);
 });

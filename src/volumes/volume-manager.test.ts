@@ -183,9 +183,9 @@ test('a missing ConfigMap: FailedMount with upstream text, back-off, then ready 
   assert.deepEqual(r1, {
     ready: false,
     failed: [{ volume: 'cfg', message: 'MountVolume.SetUp failed for volume "cfg" : configmap "later" not found' }],
-    retryAfterMs: 1000,
+    retryAfterMs: 500,
   });
-  assert.equal((await m.setUp(p, 10)).retryAfterMs, 2000);
+  assert.equal((await m.setUp(p, 10)).retryAfterMs, 1000);
   // volume_manager_total_volumes: both wanted, only the optional one set up (an absent optional ConfigMap is an empty volume).
   const cm = 'kubernetes.io/configmap';
   assert.deepEqual(m.volumeState(), [{ desired: [cm, cm], mounted: [cm] }]);
