@@ -434,22 +434,26 @@ test('watch: aborting the signal mid-stream resolves the watch and closes the co
   await closed(res);
 });
 
-test('watch: a stream silent for watchIdleMs (a dead connection, no bookmark) is Unreachable and hung up', quick, async () => {
-  let res!: ServerResponse;
-  route = (_q, r) => {
-    res = r;
-    r.writeHead(200);
-    r.write(line('ADDED', pod('a', '10')));
-  };
-  const got: string[] = [];
-  const e = await apiClient({ server: base }, { watchIdleMs: 100 })
-    .watch<Pod>('/quiet', (ev) => got.push(ev.type))
-    .catch((err: unknown) => err);
-  assert.deepEqual(got, ['ADDED']);
-  assert.ok(e instanceof ApiError);
-  assert.deepEqual([e.status, e.reason, e.message], [0, 'Unreachable', 'watch /quiet: silent for 100 ms']);
-  await closed(res);
-});
+test(
+  'watch over HTTP/1.1: a stream silent for watchIdleMs (no ping to ask: a dead connection, or a quiet watch) is Unreachable and hung up',
+  quick,
+  async () => {
+    let res!: ServerResponse;
+    route = (_q, r) => {
+      res = r;
+      r.writeHead(200);
+      r.write(line('ADDED', pod('a', '10')));
+    };
+    const got: string[] = [];
+    const e = await apiClient({ server: base }, { watchIdleMs: 100 })
+      .watch<Pod>('/quiet', (ev) => got.push(ev.type))
+      .catch((err: unknown) => err);
+    assert.deepEqual(got, ['ADDED']);
+    assert.ok(e instanceof ApiError);
+    assert.deepEqual([e.status, e.reason, e.message], [0, 'Unreachable', 'watch /quiet: silent for 100 ms']);
+    await closed(res);
+  },
+);
 
 test("watch: aborting before the answer's headers resolves the watch too (not Unreachable)", quick, async () => {
   const got = deferred();
@@ -721,6 +725,36 @@ test('HTTP/2: a request whose session dies before the answer, or in its body, is
     assert.ok(watched instanceof ApiError && watched.status === 0, String(watched));
     const half = await c.get('/half').catch((e: unknown) => e);
     assert.ok(half instanceof ApiError && half.reason === 'Unreachable', String(half));
+  } finally {
+    for (const s of sessions) s.destroy();
+    h2.close();
+  }
+});
+
+test('HTTP/2: a quiet watch (no bookmark: nothing changed) is not ended at its silence: the session is pinged, and the watch lasts until the server ends it', {
+  timeout: 5000,
+}, async () => {
+  const sessions: { destroy(): void; on(e: 'ping', f: () => void): void }[] = [];
+  let pings = 0;
+  const h2 = createSecureServer({ key: pem('serving.key'), cert: pem('serving.crt') }, (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write(`${JSON.stringify({ type: 'ADDED', object: { n: 1 } })}\n`);
+    // Five silences of the client's watchIdleMs, then the server's timeoutSeconds ends the watch.
+    setTimeout(() => res.end(`${JSON.stringify({ type: 'DELETED', object: { n: 1 } })}\n`), 500);
+  });
+  h2.on('session', (s) => {
+    sessions.push(s);
+    s.on('ping', () => pings++);
+  });
+  await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r));
+  const server = `https://127.0.0.1:${(h2.address() as AddressInfo).port}`;
+  try {
+    const events: string[] = [];
+    await apiClient({ server, ca: pem('ca.crt') }, { watchIdleMs: 100 }).watch<{ n: number }>('/quiet?watch=true', (e) =>
+      events.push(e.type),
+    );
+    assert.deepEqual(events, ['ADDED', 'DELETED']);
+    assert.ok(pings >= 2, `a ping at each silence, not one only: ${pings}`);
   } finally {
     for (const s of sessions) s.destroy();
     h2.close();

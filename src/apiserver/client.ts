@@ -61,10 +61,13 @@ export interface ApiClient {
 }
 
 /**
- * How long a watch may be silent: the apiserver sends a bookmark to every watcher that asks for
- * them each minute (the cacher's defaultBookmarkFrequency), so a longer silence is a dead
- * connection (packets dropped, no reset), which TCP would take minutes to notice. Upstream's
- * client notices with HTTP/2 pings (ReadIdleTimeout 30 s, PingTimeout 15 s).
+ * How long a watch may be silent before its connection is suspected dead (packets dropped, no
+ * reset), which TCP would take minutes to notice. Upstream's client asks with HTTP/2 pings
+ * (ReadIdleTimeout 30 s, PingTimeout 15 s); so does this one over HTTP/2, where a quiet watch is
+ * not a dead one: the cacher sends its minutely bookmark only once the resource's version passed
+ * the watch's, so the watch of an object nobody changes (a namespace's kube-root-ca.crt, the
+ * CSIDrivers) hears nothing for its whole 5-10 minutes. Over HTTP/1.1, with no ping to ask, the
+ * silent watch is ended (and renewed by its reflector).
  */
 const WATCH_IDLE_MS = 90_000;
 
@@ -330,15 +333,21 @@ export function apiClient(
     );
   }
 
-  /** A stream of the session; a silent one is destroyed and the session asked for a ping. */
+  /**
+   * A stream of the session; a silent one has the session asked for a ping (no answer: the session
+   * and its streams go). A silent request is destroyed too; a silent watch stays, and is asked
+   * about again after its next silence (WATCH_IDLE_MS).
+   */
   function overH2(session: Session, { method, fullPath, headers, data, stream, signal }: Outgoing): Promise<Answer> {
     return new Promise((resolve, reject) => {
       const req = session.request({ ':method': method, ':path': fullPath, ...headers }, data !== undefined, signal);
-      const idleMs = stream ? watchIdleMs : timeoutMs;
-      req.setTimeout(idleMs, () => {
+      const silent = () => {
         session.suspect();
-        req.destroy(new Error(stream ? `silent for ${watchIdleMs} ms` : `timed out after ${timeoutMs} ms`));
-      });
+        // node:http2 arms a stream's timeout listener once: set again for the next silence.
+        if (stream) req.setTimeout(watchIdleMs, silent);
+        else req.destroy(new Error(`timed out after ${timeoutMs} ms`));
+      };
+      req.setTimeout(stream ? watchIdleMs : timeoutMs, silent);
       // Bounded as a whole too, as over HTTP/1.1 below.
       if (!stream) {
         const deadline = setTimeout(() => req.destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
