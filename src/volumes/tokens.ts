@@ -21,18 +21,26 @@ export function requiresRefresh(tr: TokenRequest, nowMs: number, jitterMs: numbe
   return nowMs > exp - Math.floor((ttl * 20) / 100) * 1000 - jitterMs;
 }
 
-/** The waits before the retries of a token refused by a node authorizer behind the pod (authorizerBehind), each up to 1.5x. */
+/** The waits before the retries of a token refused by an apiserver behind the pod (apiserverBehind), each up to 1.5x. */
 const BEHIND_RETRY_MS = [100, 200, 400];
 
 /**
- * Pure: the node authorizer refused a pod's token because its graph of pods, which the apiserver's
- * own informer feeds, has not caught up with the kubelet's watch: the same request passes once it
- * has. In a burst it trails by a few hundred ms (11 of 130 pods' first tokens in run AK, each then
- * a FailedMount event and a start a second later); upstream's kubelet shows the same FailedMount
- * and retries the mount 500 ms later.
+ * The refusals of a pod's token by an apiserver whose own view of the pod trails the kubelet's
+ * watch: the node authorizer's graph of pods, and NodeRestriction's pod cache (a pod the scheduler
+ * has just bound is not yet on this node there), both fed by the apiserver's informer. The same
+ * request passes once they catch up.
  */
-export function authorizerBehind(e: unknown): boolean {
-  return e instanceof ApiError && e.status === 403 && e.message.includes('no relationship found between node');
+const BEHIND = ['no relationship found between node', 'node requested token bound to a pod scheduled on a different node'];
+
+/**
+ * Pure: the token was refused by an apiserver behind the pod (BEHIND). In a burst its informer
+ * trails by a few hundred ms: 11 of 130 pods' first tokens in run AK (the authorizer's refusal)
+ * and 10 of 50 in run AM's cluster (NodeRestriction's), each then a FailedMount event and a
+ * start a second later. Upstream's kubelet shows the same FailedMount and retries the mount
+ * 500 ms later.
+ */
+export function apiserverBehind(e: unknown): boolean {
+  return e instanceof ApiError && e.status === 403 && BEHIND.some((m) => e.message.includes(m));
 }
 
 export interface TokenKey {
@@ -99,13 +107,13 @@ export class TokenManager {
     }
   }
 
-  /** The request, tried again a moment later while the node authorizer has not seen the pod (authorizerBehind). */
+  /** The request, tried again a moment later while the apiserver is behind the pod (apiserverBehind). */
   async #requestOnceKnown(namespace: string, serviceAccount: string, req: TokenRequest): Promise<TokenRequest> {
     for (let retry = 0; ; retry++) {
       try {
         return await this.#request(namespace, serviceAccount, req);
       } catch (e) {
-        if (retry === BEHIND_RETRY_MS.length || !authorizerBehind(e)) throw e;
+        if (retry === BEHIND_RETRY_MS.length || !apiserverBehind(e)) throw e;
         await this.#wait(jittered(BEHIND_RETRY_MS[retry]!, 0.5));
       }
     }
