@@ -3,7 +3,7 @@
 // jitter of up to 10 s), or after 24 h whatever the lifetime.
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { ApiError } from '../apiserver/client.ts';
-import { jittered, sleep } from '../backoff/backoff.ts';
+import { backoff, sleep } from '../backoff/backoff.ts';
 
 /** POST /api/v1/namespaces/NS/serviceaccounts/SA/token. */
 export type RequestToken = (namespace: string, serviceAccount: string, req: TokenRequest) => Promise<TokenRequest>;
@@ -21,8 +21,8 @@ export function requiresRefresh(tr: TokenRequest, nowMs: number, jitterMs: numbe
   return nowMs > exp - Math.floor((ttl * 20) / 100) * 1000 - jitterMs;
 }
 
-/** The waits before the retries of a token refused by an apiserver behind the pod (apiserverBehind), each up to 1.5x. */
-const BEHIND_RETRY_MS = [100, 200, 400];
+/** The retries of a token refused by an apiserver behind the pod (apiserverBehind), after 0.1, 0.2 and 0.4 s, each up to 1.5x. */
+const BEHIND_RETRIES = 3;
 
 /**
  * The refusals of a pod's token by an apiserver whose own view of the pod trails the kubelet's
@@ -109,12 +109,13 @@ export class TokenManager {
 
   /** The request, tried again a moment later while the apiserver is behind the pod (apiserverBehind). */
   async #requestOnceKnown(namespace: string, serviceAccount: string, req: TokenRequest): Promise<TokenRequest> {
+    const waits = backoff(100, 400, 0.5);
     for (let retry = 0; ; retry++) {
       try {
         return await this.#request(namespace, serviceAccount, req);
       } catch (e) {
-        if (retry === BEHIND_RETRY_MS.length || !apiserverBehind(e)) throw e;
-        await this.#wait(jittered(BEHIND_RETRY_MS[retry]!, 0.5));
+        if (retry === BEHIND_RETRIES || !apiserverBehind(e)) throw e;
+        await this.#wait(waits.next());
       }
     }
   }

@@ -6,21 +6,32 @@ import { ROOT } from './lib.ts';
 
 const LOGS = `${ROOT}/_output/local/logs`;
 
+/** "VERB resource[/subresource]" -> count. */
+export type RequestCounts = Map<string, number>;
+
 interface AuditEvent {
+  auditID: string;
   user: { username: string };
   verb: string;
   requestReceivedTimestamp: string;
   objectRef?: { resource?: string; subresource?: string };
 }
 
-/** Pure: the requests of one user received in [fromMs, toMs), counted by "verb resource[/subresource]". */
-export function requestsBy(lines: Iterable<string>, user: string, fromMs: number, toMs: number): Map<string, number> {
-  const out = new Map<string, number>();
+/**
+ * Pure: the requests of one user (with `prefix`, of every user whose name starts with `user`)
+ * received in [fromMs, toMs), counted by "verb resource[/subresource]". A watch is logged twice, at
+ * ResponseStarted and ResponseComplete (the policies omit only RequestReceived): one auditID is one request.
+ */
+export function requestsBy(lines: Iterable<string>, user: string, fromMs: number, toMs: number, prefix = false): RequestCounts {
+  const out: RequestCounts = new Map();
+  const seen = new Set<string>();
   for (const line of lines) {
     if (!line.includes(user)) continue;
     const e = JSON.parse(line) as AuditEvent;
     const at = Date.parse(e.requestReceivedTimestamp);
-    if (e.user.username !== user || at < fromMs || at >= toMs) continue;
+    const mine = prefix ? e.user.username.startsWith(user) : e.user.username === user;
+    if (!mine || at < fromMs || at >= toMs || seen.has(e.auditID)) continue;
+    seen.add(e.auditID);
     const what = `${e.verb} ${e.objectRef?.resource ?? '?'}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''}`;
     out.set(what, (out.get(what) ?? 0) + 1);
   }
@@ -28,7 +39,7 @@ export function requestsBy(lines: Iterable<string>, user: string, fromMs: number
 }
 
 /** The node's kubelet's requests in [fromMs, toMs), from the audit log and its rotated backup. */
-export function nodeRequests(node: string, fromMs: number, toMs: number): Map<string, number> {
+export function nodeRequests(node: string, fromMs: number, toMs: number): RequestCounts {
   const lines = readdirSync(LOGS)
     .filter((f) => f.startsWith('kube-apiserver-audit'))
     .flatMap((f) => readFileSync(`${LOGS}/${f}`, 'utf8').split('\n'))
@@ -36,4 +47,4 @@ export function nodeRequests(node: string, fromMs: number, toMs: number): Map<st
   return requestsBy(lines, `system:node:${node}`, fromMs, toMs);
 }
 
-export const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+export const total = (c: RequestCounts): number => [...c.values()].reduce((a, b) => a + b, 0);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiserverRequests, delta, figuresTable, nodeRequests, perNodeMinute, rateRows, total } from './hollow-figures.ts';
+import { apiserverRequests, delta, figuresTable, perNodeMinute, rateRows } from './hollow-figures.ts';
+import { total } from './audit.ts';
 
 test('apiserverRequests: summed by verb and resource[/subresource]', () => {
   const text = [
@@ -68,35 +69,6 @@ test('delta, total, perNodeMinute, rateRows', () => {
     ],
   ];
   for (const [name, got, want] of rows) assert.deepEqual(got, want, name);
-});
-
-test('nodeRequests: one kind of node, in the window, a watch once', () => {
-  const line = (id: string, user: string, verb: string, resource: string, at: string, stage = 'ResponseComplete', subresource?: string) =>
-    JSON.stringify({
-      auditID: id,
-      stage,
-      verb,
-      user: { username: user },
-      requestReceivedTimestamp: at,
-      objectRef: { resource, subresource },
-    });
-  const lines = [
-    line('1', 'system:node:hollow-ts-0', 'update', 'leases', '2026-12-03T10:00:10Z'),
-    line('2', 'system:node:hollow-ts-1', 'watch', 'pods', '2026-12-03T10:00:20Z', 'ResponseStarted'),
-    line('2', 'system:node:hollow-ts-1', 'watch', 'pods', '2026-12-03T10:00:20Z', 'ResponseComplete'),
-    line('3', 'system:node:hollow-km-0', 'update', 'leases', '2026-12-03T10:00:30Z'),
-    line('4', 'system:node:hollow-ts-0', 'patch', 'nodes', '2026-12-03T10:00:40Z', 'ResponseComplete', 'status'),
-    line('5', 'system:node:hollow-ts-0', 'update', 'leases', '2026-12-03T10:02:00Z'),
-  ];
-  const from = Date.parse('2026-12-03T10:00:00Z');
-  assert.deepEqual(
-    nodeRequests(lines, 'hollow-ts-', from, from + 60_000),
-    new Map([
-      ['update leases', 1],
-      ['watch pods', 1],
-      ['patch nodes/status', 1],
-    ]),
-  );
 });
 
 test('figuresTable', () => {

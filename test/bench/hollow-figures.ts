@@ -2,8 +2,7 @@
 // by verb and resource, the nodes' own requests from the audit log, both per node per minute, the
 // apiserver's memory and watch events, and a table of them. Pure.
 
-/** "VERB resource[/subresource]" -> count. */
-export type RequestCounts = Map<string, number>;
+import type { RequestCounts } from './audit.ts';
 
 /** Pure: apiserver_request_total of a /metrics text, summed over codes and everything but verb, resource and subresource. */
 export function apiserverRequests(metricsText: string): RequestCounts {
@@ -27,37 +26,6 @@ export function delta(before: RequestCounts, after: RequestCounts): RequestCount
   }
   return out;
 }
-
-interface AuditLine {
-  auditID: string;
-  stage: string;
-  verb: string;
-  user: { username: string };
-  requestReceivedTimestamp: string;
-  objectRef?: { resource?: string; subresource?: string };
-}
-
-/**
- * Pure: the requests of nodes whose name starts with `prefix` received in [fromMs, toMs), from the
- * audit log's lines (a watch logs twice, at ResponseStarted and ResponseComplete: one auditID is one request).
- */
-export function nodeRequests(lines: Iterable<string>, prefix: string, fromMs: number, toMs: number): RequestCounts {
-  const out: RequestCounts = new Map();
-  const seen = new Set<string>();
-  const user = `system:node:${prefix}`;
-  for (const line of lines) {
-    if (!line.includes(user)) continue;
-    const e = JSON.parse(line) as AuditLine;
-    const at = Date.parse(e.requestReceivedTimestamp);
-    if (!e.user.username.startsWith(user) || at < fromMs || at >= toMs || seen.has(e.auditID)) continue;
-    seen.add(e.auditID);
-    const key = `${e.verb} ${e.objectRef?.resource ?? '?'}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''}`;
-    out.set(key, (out.get(key) ?? 0) + 1);
-  }
-  return out;
-}
-
-export const total = (c: RequestCounts): number => [...c.values()].reduce((a, b) => a + b, 0);
 
 /** Pure: a count per node per minute over a window. */
 export const perNodeMinute = (count: number, nodes: number, ms: number): number =>

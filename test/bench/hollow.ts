@@ -16,17 +16,8 @@ import { join } from 'node:path';
 import { ROOT, sleep, usage } from './lib.ts';
 import { watchEventsByResource } from './watch-events.ts';
 import { HOLLOW_LABEL } from '../../src/hollow/plan.ts';
-import {
-  apiserverRequests,
-  delta,
-  figuresTable,
-  type KindFigures,
-  nodeRequests,
-  perNodeMinute,
-  type RequestCounts,
-  rateRows,
-  total,
-} from './hollow-figures.ts';
+import { apiserverRequests, delta, figuresTable, type KindFigures, perNodeMinute, rateRows } from './hollow-figures.ts';
+import { type RequestCounts, requestsBy, total } from './audit.ts';
 
 const NODES = Number(process.env.NODES ?? 10);
 type Kind = 'ts' | 'ts-json' | 'kubemark';
@@ -138,7 +129,7 @@ async function measure(
     const a1 = sumUsage(apiserver);
     const m1 = metrics();
     const t1 = Date.now();
-    const idleOwn = nodeRequests(auditLines(), prefix, t0, t1);
+    const idleOwn = requestsBy(auditLines(), `system:node:${prefix}`, t0, t1, true);
     const idleAll = delta(m0.requests, m1.requests);
     log(
       `${kind}: idle ${((t1 - t0) / 1000).toFixed(0)} s: RSS ${(u1.rssMB / NODES).toFixed(1)} MB a node; churning ${PODS_PER_NODE} pods a node`,
@@ -159,7 +150,7 @@ async function measure(
     const a2 = sumUsage(apiserver);
     const m2 = metrics();
     const t2 = Date.now();
-    const churnOwn = nodeRequests(auditLines(), prefix, t1, t2);
+    const churnOwn = requestsBy(auditLines(), `system:node:${prefix}`, t1, t2, true);
     const churnAll = delta(m1.requests, m2.requests);
     log(`${kind}: churn ${((t2 - t1) / 1000).toFixed(0)} s (all Running after ${allRunningSeconds.toFixed(0)} s)`);
     const figures: KindFigures = {
