@@ -16,7 +16,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { parseArgs, promisify } from 'node:util';
 import { parseDuration } from '../../src/apiserver/duration.ts';
 import { ROOT, pct, sleep, usage } from './lib.ts';
-import { counterTotal } from './phases.ts';
+import { type RequestCounts, total } from './audit.ts';
+import { apiserverRequests, delta, differingRates, restClientRequests } from './hollow-figures.ts';
 import { atMost, type Verdict } from './targets.ts';
 
 const execFileP = promisify(execFile);
@@ -99,40 +100,56 @@ function apiserverPid(): number {
 
 const kubeletPid = (n: string) => Number(readFileSync(`${PIDS}/${n}-kubelet.child.pid`, 'utf8'));
 
-/** Everything measured at one moment: apiserver CPU, and each node's requests and kubelet usage. */
+/**
+ * Everything measured at one moment: apiserver CPU and requests (every client's, by verb and
+ * resource), each node's requests (by method and code) and kubelet usage.
+ */
 interface Reading {
   at: number;
   apiserverCpu: number;
-  requests: Map<string, number>;
+  apiserverRequests: RequestCounts;
+  requests: Map<string, RequestCounts>;
   kubelets: Map<string, { cpuSeconds: number; rssMB: number }>;
 }
 
 async function read(): Promise<Reading> {
-  const requests = new Map<string, number>();
+  const requests = new Map<string, RequestCounts>();
   await Promise.all(
-    names.map(async (n) =>
-      requests.set(n, counterTotal(await kubectl('get', '--raw', `/api/v1/nodes/${n}/proxy/metrics`), 'rest_client_requests_total')),
-    ),
+    names.map(async (n) => requests.set(n, restClientRequests(await kubectl('get', '--raw', `/api/v1/nodes/${n}/proxy/metrics`)))),
   );
   return {
     at: Date.now(),
     apiserverCpu: usage(apiserverPid()).cpuSeconds,
+    apiserverRequests: apiserverRequests(await kubectl('get', '--raw', '/metrics')),
     requests,
     kubelets: new Map(names.map((n) => [n, usage(kubeletPid(n))])),
   };
 }
 
-/** Between two readings: apiserver CPU seconds a minute, requests per node (and a minute), kubelet CPU a minute, RSS. */
+/** The counts of all the nodes together. */
+function summed(counts: RequestCounts[]): RequestCounts {
+  const out: RequestCounts = new Map();
+  for (const c of counts) for (const [k, v] of c) out.set(k, (out.get(k) ?? 0) + v);
+  return out;
+}
+
+/**
+ * Between two readings: apiserver CPU seconds a minute, requests per node (and a minute), kubelet
+ * CPU a minute, RSS; and the requests themselves, the apiserver's by verb and resource and the
+ * nodes' by method and code, to tell what a kind asks more of.
+ */
 function between(a: Reading, b: Reading) {
   const minutes = (b.at - a.at) / 60_000;
-  const reqs = names.map((n) => b.requests.get(n)! - a.requests.get(n)!);
+  const nodesRequests = delta(summed([...a.requests.values()]), summed([...b.requests.values()]));
   const cpu = names.map((n) => b.kubelets.get(n)!.cpuSeconds - a.kubelets.get(n)!.cpuSeconds);
   const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
   return {
     minutes,
     apiserverCpuPerMin: (b.apiserverCpu - a.apiserverCpu) / minutes,
-    requestsPerNode: sum(reqs) / names.length,
-    requestsPerNodePerMin: sum(reqs) / names.length / minutes,
+    requestsPerNode: total(nodesRequests) / names.length,
+    requestsPerNodePerMin: total(nodesRequests) / names.length / minutes,
+    nodesRequests,
+    apiserverRequests: delta(a.apiserverRequests, b.apiserverRequests),
     kubeletCpuPerMin: sum(cpu) / names.length / minutes,
     rssMB: sum(names.map((n) => b.kubelets.get(n)!.rssMB)) / names.length,
   };
@@ -318,6 +335,23 @@ async function main() {
   for (const [label, fmt] of rows) console.log(`| ${label} | ${results.map(fmt).join(' | ')} |`);
   const [ts, up] = [results.find((r) => r.kind === 'kubelet-ts'), results.find((r) => r.kind === 'upstream')];
   if (ts && up) {
+    // What the two sets' steady windows differ in, when the totals do: the nodes' own requests a
+    // node a minute by method (a watch is a GET), and every client's at the apiserver by resource.
+    const ms = (r: SetResult) => r.steady.minutes * 60_000;
+    const tables: [string, [string, number, number][]][] = [
+      [
+        `the nodes' requests a node a minute, ${PODS} pods a node, by method and code, where the sets differ`,
+        differingRates(ts.steady.nodesRequests, ms(ts) * NODES, up.steady.nodesRequests, ms(up) * NODES, 0.05),
+      ],
+      [
+        `the apiserver's requests a minute (every client), ${PODS} pods a node, by verb and resource, where the sets differ`,
+        differingRates(ts.steady.apiserverRequests, ms(ts), up.steady.apiserverRequests, ms(up), 0.2),
+      ],
+    ];
+    for (const [title, rows] of tables) {
+      console.log(`\n${title}\n\n| request | kubelet-ts | upstream |\n| --- | --- | --- |`);
+      for (const [k, x, y] of rows) console.log(`| ${k} | ${x} | ${y} |`);
+    }
     console.log(`\nissue #17's targets at ${NODES} nodes, kubelet-ts against the upstream kubelet of this run`);
     for (const v of clusterVerdicts(ts, up)) console.log(`- ${v.met ? 'met' : 'MISSED'}: ${v.target}: ${v.detail}`);
   }

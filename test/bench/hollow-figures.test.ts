@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiserverRequests, delta, figuresTable, perNodeMinute, rateRows } from './hollow-figures.ts';
+import { apiserverRequests, delta, differingRates, figuresTable, perNodeMinute, rateRows, restClientRequests } from './hollow-figures.ts';
 import { total } from './audit.ts';
 
 test('apiserverRequests: summed by verb and resource[/subresource]', () => {
@@ -16,6 +16,22 @@ test('apiserverRequests: summed by verb and resource[/subresource]', () => {
     new Map([
       ['PATCH nodes/status', 15],
       ['PUT leases', 40],
+    ]),
+  );
+});
+
+test('restClientRequests: summed by method and code, over hosts', () => {
+  const text = [
+    'rest_client_requests_total{code="200",host="10.0.0.1:6443",method="GET"} 7',
+    'rest_client_requests_total{code="200",host="10.0.0.2:6443",method="GET"} 2',
+    'rest_client_requests_total{code="201",host="10.0.0.1:6443",method="POST"} 1',
+    'rest_client_request_duration_seconds_count{host="10.0.0.1:6443",verb="GET"} 9',
+  ].join('\n');
+  assert.deepEqual(
+    restClientRequests(text),
+    new Map([
+      ['GET 200', 9],
+      ['POST 201', 1],
     ]),
   );
 });
@@ -94,4 +110,24 @@ test('figuresTable', () => {
     /\| kubelet-ts \| 10 \| 12\.3 \| 0\.010 \| 0\.200 \| 0\.013 \/ 0\.500 \| 7\.00 \/ 9\.00 \| 20\.00 \/ 40\.00 \| 9\.4 \| 5, 4\.3 \| 300 \/ 351 \/ 420 \(5\.02\) \| 12\.3 \/ 80\.0 \|$/,
   );
   assert.equal(t.split('\n')[0]!.split('|').length, t.split('\n')[2]!.split('|').length, 'as many columns as the header');
+});
+
+test('differingRates: a minute each, only what differs, the largest difference first', () => {
+  const a = new Map([
+    ['PUT leases', 12],
+    ['GET pods', 4],
+    ['WATCH configmaps', 3],
+  ]);
+  const b = new Map([
+    ['PUT leases', 6],
+    ['GET pods', 1],
+    ['PATCH pods/status', 1],
+  ]);
+  // a over 2 minutes, b over 1.
+  assert.deepEqual(differingRates(a, 120_000, b, 60_000), [
+    ['WATCH configmaps', 1.5, 0],
+    ['GET pods', 2, 1],
+    ['PATCH pods/status', 0, 1],
+  ]);
+  assert.deepEqual(differingRates(a, 120_000, b, 60_000, 1.5), [['WATCH configmaps', 1.5, 0]]);
 });

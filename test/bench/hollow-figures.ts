@@ -4,18 +4,26 @@
 
 import type { RequestCounts } from './audit.ts';
 
-/** Pure: apiserver_request_total of a /metrics text, summed over codes and everything but verb, resource and subresource. */
-export function apiserverRequests(metricsText: string): RequestCounts {
+/** Pure: a counter of a /metrics text summed by the key its labels give. */
+export function counterBy(metricsText: string, metric: string, key: (labels: Record<string, string>) => string): RequestCounts {
   const out: RequestCounts = new Map();
   for (const line of metricsText.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
+    if (!line.startsWith(`${metric}{`)) continue;
     const close = line.lastIndexOf('}');
-    const labels = Object.fromEntries([...line.slice(24, close).matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    const key = `${labels.verb} ${labels.resource}${labels.subresource ? `/${labels.subresource}` : ''}`;
-    out.set(key, (out.get(key) ?? 0) + Number(line.slice(close + 1).trim()));
+    const labels = Object.fromEntries([...line.slice(metric.length + 1, close).matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const k = key(labels);
+    out.set(k, (out.get(k) ?? 0) + Number(line.slice(close + 1).trim()));
   }
   return out;
 }
+
+/** Pure: apiserver_request_total of a /metrics text, summed over codes and everything but verb, resource and subresource. */
+export const apiserverRequests = (metricsText: string): RequestCounts =>
+  counterBy(metricsText, 'apiserver_request_total', (l) => `${l.verb} ${l.resource}${l.subresource ? `/${l.subresource}` : ''}`);
+
+/** Pure: a kubelet's rest_client_requests_total (client-go's, and kubelet-ts's) by "METHOD code". */
+export const restClientRequests = (metricsText: string): RequestCounts =>
+  counterBy(metricsText, 'rest_client_requests_total', (l) => `${l.method} ${l.code}`);
 
 /** Pure: after - before, keys that did not move left out. */
 export function delta(before: RequestCounts, after: RequestCounts): RequestCounts {
@@ -36,6 +44,18 @@ export function rateRows(c: RequestCounts, nodes: number, ms: number): [string, 
   return [...c.entries()]
     .map(([k, v]): [string, number] => [k, Math.round(perNodeMinute(v, nodes, ms) * 100) / 100])
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+}
+
+/**
+ * Pure: two sets' counts a minute side by side, the keys whose rates differ by at least `minDiff`
+ * a minute, the largest difference first (bench-cluster: what one kind of node asks more of).
+ */
+export function differingRates(a: RequestCounts, aMs: number, b: RequestCounts, bMs: number, minDiff = 0.1): [string, number, number][] {
+  const rate = (c: RequestCounts, ms: number, k: string) => Math.round(((c.get(k) ?? 0) * 60_000 * 100) / ms) / 100;
+  return [...new Set([...a.keys(), ...b.keys()])]
+    .map((k): [string, number, number] => [k, rate(a, aMs, k), rate(b, bMs, k)])
+    .filter(([, x, y]) => Math.abs(x - y) >= minDiff)
+    .sort((p, q) => Math.abs(q[1] - q[2]) - Math.abs(p[1] - p[2]) || (p[0] < q[0] ? -1 : 1));
 }
 
 /** One kind's figures at one node count. */
