@@ -12,7 +12,7 @@ import { opensslPki } from '../certificates/testing.ts';
 import type { SpanData } from '../tracing/span.ts';
 import { TracerProvider } from '../tracing/tracer.ts';
 import type { TLSSocket } from 'node:tls';
-import { ApiError, apiClient, isAlreadyExists, isConflict, isGone, isNotFound } from './client.ts';
+import { ApiError, apiClient, apiserverBehind, behindWaits, isAlreadyExists, isConflict, isGone, isNotFound } from './client.ts';
 import { reflector } from './reflector.ts';
 import type { Logger } from '../log/log.ts';
 import { fakeApiserver } from './testing.ts';
@@ -921,4 +921,42 @@ test("exec credential plugin: one that is missing or fails is each request's err
   const failing = apiClient({ server: base, exec: exec('/bin/sh', ['-c', 'exit 3']) }, { execObserver: observer });
   await assert.rejects(failing.get('/a'), { message: 'GET /a: getting credentials: exec: executable /bin/sh failed with exit code 3' });
   assert.deepEqual(calls, ['1 plugin_not_found_error', '3 plugin_execution_error']);
+});
+
+const NO_RELATIONSHIP =
+  'POST /api/v1/namespaces/ns/serviceaccounts/default/token: 403 serviceaccounts "default" is forbidden: User "system:node:vm" cannot create resource "serviceaccounts/token" in API group "" in the namespace "ns": no relationship found between node \'vm\' and this object';
+
+test("apiserverBehind: only the 403s of an apiserver whose view of the pod trails the kubelet's", () => {
+  const cases: [unknown, boolean][] = [
+    [new ApiError(403, 'Forbidden', NO_RELATIONSHIP), true],
+    [
+      new ApiError(
+        403,
+        'Forbidden',
+        'POST /api/v1/namespaces/ns/serviceaccounts/default/token: 403 serviceaccounts "default" is forbidden: node requested token bound to a pod scheduled on a different node',
+      ),
+      true,
+    ],
+    [
+      new ApiError(
+        403,
+        'Forbidden',
+        `GET /api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3Dkube-root-ca.crt: 403 configmaps "kube-root-ca.crt" is forbidden: User "system:node:vm" cannot list resource "configmaps" in API group "" in the namespace "ns": no relationship found between node 'vm' and this object`,
+      ),
+      true,
+    ],
+    [new ApiError(403, 'Forbidden', 'serviceaccounts "default" is forbidden: User "system:node:vm" cannot create resource'), false],
+    [new ApiError(404, 'NotFound', 'serviceaccounts "default" not found'), false],
+    [new Error(NO_RELATIONSHIP), false],
+  ];
+  for (const [e, want] of cases) assert.equal(apiserverBehind(e), want, (e as Error).message);
+});
+
+test('behindWaits: 0.1, 0.2 and 0.4 s, each up to 1.5x, then none', () => {
+  const next = behindWaits();
+  const waits = [next(), next(), next(), next(), next()];
+  assert.ok(waits[0]! >= 100 && waits[0]! <= 150, `${waits}`);
+  assert.ok(waits[1]! >= 200 && waits[1]! <= 300, `${waits}`);
+  assert.ok(waits[2]! >= 400 && waits[2]! <= 600, `${waits}`);
+  assert.deepEqual(waits.slice(3), [undefined, undefined]);
 });

@@ -132,3 +132,40 @@ test('reflector, watchList: an apiserver that refuses it, or a stream cut before
   assert.deepEqual(await run(cut.api, cut.calls, 3), ['list a']);
   assert.deepEqual(cut.calls, ['watch-list NotOlderThan rv=', 'list', 'watch rv=10']);
 });
+
+test('reflector: a first list refused by an apiserver behind the pod is asked again after 0.1 s, then 0.2, not the 0.8 s of other failures; once listed, such a refusal waits the 0.8 s', async () => {
+  const behind = () =>
+    new ApiError(
+      403,
+      'Forbidden',
+      `configmaps "kube-root-ca.crt" is forbidden: User "system:node:vm" cannot list resource "configmaps" in API group "" in the namespace "ns": no relationship found between node 'vm' and this object`,
+    );
+  const at: [string, number][] = [];
+  let listFails = 2;
+  let watches = 0;
+  const api = {
+    async get() {
+      at.push(['list', Date.now()]);
+      if (listFails-- > 0) throw behind();
+      return { items: [obj('kube-root-ca.crt', '5')], metadata: { resourceVersion: '5' } };
+    },
+    async watch(_path: string, _on: unknown, signal?: AbortSignal) {
+      at.push(['watch', Date.now()]);
+      // The first watch is refused as the pods that referenced the object went.
+      if (watches++ === 0) throw behind();
+      await new Promise((r) => signal?.addEventListener('abort', r));
+    },
+  } as unknown as ApiClient;
+  const r = reflector<Obj>(api, '/api/v1/namespaces/ns/configmaps', 'configmaps', { list: () => {}, event: () => {} }, logger('test'));
+  const until = Date.now() + 5000;
+  while (at.length < 5 && Date.now() < until) await new Promise((res) => setTimeout(res, 10));
+  r.stop();
+  assert.deepEqual(
+    at.map(([what]) => what),
+    ['list', 'list', 'list', 'watch', 'watch'],
+  );
+  const gap = (i: number) => at[i]![1] - at[i - 1]![1];
+  assert.ok(gap(1) >= 100 && gap(1) < 300, `first wait ${gap(1)} ms`);
+  assert.ok(gap(2) >= 200 && gap(2) < 450, `second wait ${gap(2)} ms`);
+  assert.ok(gap(4) >= 800, `a refused watch after the list: ${gap(4)} ms`);
+});

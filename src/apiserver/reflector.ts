@@ -5,7 +5,7 @@
 // upstream's Reflector.watchList asks for it (sendInitialEvents, resourceVersionMatch
 // NotOlderThan): the apiserver streams it from its watch cache, no list is built, and the same
 // watch goes on after the bookmark that ends it.
-import { type ApiClient, isGone, type WatchEvent } from './client.ts';
+import { type ApiClient, apiserverBehind, behindWaits, isGone, type WatchEvent } from './client.ts';
 import { backoff, jittered, sleep } from '../backoff/backoff.ts';
 import type { Logger } from '../log/log.ts';
 
@@ -40,6 +40,10 @@ export function reflector<T extends Versioned>(
 ): { stop(): void } {
   const abort = new AbortController();
   const retry = backoff(800, 30_000);
+  // A first list refused by an apiserver behind the pod that references the object (a new
+  // namespace's kube-root-ca.crt in a burst, which all its pods wait for) is asked again sooner.
+  const behind = behindWaits();
+  let listed = false;
   const sep = path.includes('?') ? '&' : '?';
   (async () => {
     let rv: string | undefined;
@@ -65,6 +69,7 @@ export function reflector<T extends Versioned>(
                 if (!initial) follow(ev);
                 else if (ev.type === 'BOOKMARK' && ev.object.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
                   h.list([...initial.values()]);
+                  listed = true;
                   initial = undefined;
                   rv = ev.object.metadata?.resourceVersion ?? '';
                 } else if (ev.type === 'DELETED') initial.delete(key(ev.object));
@@ -87,6 +92,7 @@ export function reflector<T extends Versioned>(
           const l = await api.get<Listed<T>>(path);
           listOnce = false;
           h.list(l.items);
+          listed = true;
           rv = l.metadata?.resourceVersion ?? '';
           // The consumer may have had all it needs (an immutable object).
           if (abort.signal.aborted) break;
@@ -107,7 +113,7 @@ export function reflector<T extends Versioned>(
           log.info(`Watch of ${what} expired, listing again`);
           continue;
         }
-        const wait = retry.next();
+        const wait = (!listed && apiserverBehind(e) ? behind() : undefined) ?? retry.next();
         log.warn(`Watch of ${what} failed, will retry`, { err: e, retryInMs: wait });
         await sleep(wait, abort.signal);
       }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { ApiError } from '../apiserver/client.ts';
-import { TokenManager, apiserverBehind, requiresRefresh } from './tokens.ts';
+import { TokenManager, requiresRefresh } from './tokens.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const issued = (ttl: number, at = T0, token = 't'): TokenRequest => ({
@@ -71,24 +71,6 @@ test('a failed renewal keeps serving the token while it is valid', async () => {
 
 const NO_RELATIONSHIP =
   'POST /api/v1/namespaces/ns/serviceaccounts/default/token: 403 serviceaccounts "default" is forbidden: User "system:node:vm" cannot create resource "serviceaccounts/token" in API group "" in the namespace "ns": no relationship found between node \'vm\' and this object';
-
-test("apiserverBehind: only the 403s of an apiserver whose view of the pod trails the kubelet's", () => {
-  const cases: [unknown, boolean][] = [
-    [new ApiError(403, 'Forbidden', NO_RELATIONSHIP), true],
-    [
-      new ApiError(
-        403,
-        'Forbidden',
-        'POST /api/v1/namespaces/ns/serviceaccounts/default/token: 403 serviceaccounts "default" is forbidden: node requested token bound to a pod scheduled on a different node',
-      ),
-      true,
-    ],
-    [new ApiError(403, 'Forbidden', 'serviceaccounts "default" is forbidden: User "system:node:vm" cannot create resource'), false],
-    [new ApiError(404, 'NotFound', 'serviceaccounts "default" not found'), false],
-    [new Error(NO_RELATIONSHIP), false],
-  ];
-  for (const [e, want] of cases) assert.equal(apiserverBehind(e), want, (e as Error).message);
-});
 
 test('a token refused while the apiserver has not caught up with the pod is asked again after 0.1, 0.2 and 0.4 s (up to 1.5x), then the refusal stands', async () => {
   let refusals = 2;

@@ -2,8 +2,8 @@
 // renewed as upstream's token manager: when 80% of the lifetime has passed (less a
 // jitter of up to 10 s), or after 24 h whatever the lifetime.
 import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
-import { ApiError } from '../apiserver/client.ts';
-import { backoff, sleep } from '../backoff/backoff.ts';
+import { apiserverBehind, behindWaits } from '../apiserver/client.ts';
+import { sleep } from '../backoff/backoff.ts';
 
 /** POST /api/v1/namespaces/NS/serviceaccounts/SA/token. */
 export type RequestToken = (namespace: string, serviceAccount: string, req: TokenRequest) => Promise<TokenRequest>;
@@ -19,28 +19,6 @@ export function requiresRefresh(tr: TokenRequest, nowMs: number, jitterMs: numbe
   const iat = exp - ttl * 1000;
   if (nowMs > iat + MAX_TTL_MS - jitterMs) return true;
   return nowMs > exp - Math.floor((ttl * 20) / 100) * 1000 - jitterMs;
-}
-
-/** The retries of a token refused by an apiserver behind the pod (apiserverBehind), after 0.1, 0.2 and 0.4 s, each up to 1.5x. */
-const BEHIND_RETRIES = 3;
-
-/**
- * The refusals of a pod's token by an apiserver whose own view of the pod trails the kubelet's
- * watch: the node authorizer's graph of pods, and NodeRestriction's pod cache (a pod the scheduler
- * has just bound is not yet on this node there), both fed by the apiserver's informer. The same
- * request passes once they catch up.
- */
-const BEHIND = ['no relationship found between node', 'node requested token bound to a pod scheduled on a different node'];
-
-/**
- * Pure: the token was refused by an apiserver behind the pod (BEHIND). In a burst its informer
- * trails by a few hundred ms: 11 of 130 pods' first tokens in run AK (the authorizer's refusal)
- * and 10 of 50 in run AM's cluster (NodeRestriction's), each then a FailedMount event and a
- * start a second later. Upstream's kubelet shows the same FailedMount and retries the mount
- * 500 ms later.
- */
-export function apiserverBehind(e: unknown): boolean {
-  return e instanceof ApiError && e.status === 403 && BEHIND.some((m) => e.message.includes(m));
 }
 
 export interface TokenKey {
@@ -109,13 +87,14 @@ export class TokenManager {
 
   /** The request, tried again a moment later while the apiserver is behind the pod (apiserverBehind). */
   async #requestOnceKnown(namespace: string, serviceAccount: string, req: TokenRequest): Promise<TokenRequest> {
-    const waits = backoff(100, 400, 0.5);
-    for (let retry = 0; ; retry++) {
+    const again = behindWaits();
+    for (;;) {
       try {
         return await this.#request(namespace, serviceAccount, req);
       } catch (e) {
-        if (retry === BEHIND_RETRIES || !apiserverBehind(e)) throw e;
-        await this.#wait(waits.next());
+        const wait = apiserverBehind(e) ? again() : undefined;
+        if (wait === undefined) throw e;
+        await this.#wait(wait);
       }
     }
   }
