@@ -11,6 +11,7 @@ const cm = (name: string, rv: string, extra: Partial<Cm> = {}): Cm => ({ metadat
 function fakeApi(objects: Record<string, Cm[]>, failLists = 0, failWatches = 0) {
   const calls: string[] = [];
   const open = new Map<string, (e: WatchEvent<Cm>) => void>();
+  const timeouts: number[] = [];
   const api = {
     async get(path: string) {
       calls.push(`list ${path}`);
@@ -20,6 +21,7 @@ function fakeApi(objects: Record<string, Cm[]>, failLists = 0, failWatches = 0) 
     async watch(path: string, on: (e: WatchEvent<Cm>) => void, signal?: AbortSignal) {
       const base = `${path.split('?')[0]!}/${/metadata\.name%3D([^&]+)/.exec(path)![1]}`;
       calls.push(`watch ${base}`);
+      timeouts.push(Number(/timeoutSeconds=(\d+)/.exec(path)![1]));
       if (failWatches-- > 0) throw new ApiError(403, 'Forbidden', 'no relationship found between node and this object');
       open.set(base, on);
       await new Promise((r) => signal?.addEventListener('abort', r));
@@ -27,7 +29,7 @@ function fakeApi(objects: Record<string, Cm[]>, failLists = 0, failWatches = 0) 
       calls.push(`unwatch ${base}`);
     },
   } as unknown as ApiClient;
-  return { api, calls, open };
+  return { api, calls, open, timeouts };
 }
 
 const until = async (cond: () => boolean) => {
@@ -56,6 +58,16 @@ test('objectCache: one list and one watch per object, however many reads; change
     [`list ${CMS}?fieldSelector=metadata.name%3Dcfg`, `watch ${CFG}`, `unwatch ${CFG}`],
   );
   assert.equal(calls.filter((l) => l.startsWith('list')).length, 2);
+});
+
+test("objectCache: a watch asks to be ended after 30-60 min, as upstream's objectCache (MinWatchTimeout 30 min), not a reflector's 5-10", async () => {
+  const { api, open, timeouts } = fakeApi({ [CMS]: [cm('cfg', '5')] });
+  const c = watchedObjects<Cm>(api, 'configmaps', logger('test'));
+  await c.get('ns', 'cfg');
+  await until(() => open.has(CFG));
+  c.stop();
+  assert.equal(timeouts.length, 1);
+  assert.ok(timeouts[0]! >= 1800 && timeouts[0]! <= 3600, `timeoutSeconds=${timeouts[0]}`);
 });
 
 test('objectCache: an immutable object is not watched and is still served', async () => {

@@ -2,7 +2,7 @@
 // (fieldSelector metadata.name, which the node authorizer allows for what a node's pods
 // reference): upstream's watch-based object cache (pkg/kubelet/util/manager,
 // objectCache.Get). A volume refreshed at every resync then costs no request; the watch is
-// renewed every 5-10 min, stopped once the object is immutable, and dropped when the last pod
+// renewed every 30-60 min, stopped once the object is immutable, and dropped when the last pod
 // reading it goes (upstream's UnregisterPod: the node authorizer would refuse the next watch),
 // when nothing has asked for it for a while (startRecycleIdleWatch), or when the apiserver
 // refuses it to a node that no longer reads it.
@@ -18,6 +18,14 @@ interface Named {
 
 /** Longer than a resync period (1 min and its jitter), in which every mounted volume is read again. */
 const UNUSED_MS = 90_000;
+
+/**
+ * A watch of one object is renewed after 30-60 min, not the 5-10 of a reflector's default, as
+ * upstream's objectCache asks (MinWatchTimeout 30 min, "to avoid recreating watches too often"):
+ * a node's 4-6 of them (its pods' namespaces' kube-root-ca.crt, kube-proxy's and flannel's
+ * configmaps) made 1.2 watch requests a node a minute in run AN's cluster, upstream's 0.7.
+ */
+const WATCH_TIMEOUT_MS = 30 * 60_000;
 
 export interface ObjectCache<T> {
   /**
@@ -81,12 +89,15 @@ export function watchedObjects<T extends Named>(
         event: (type, o) => seen(type === 'DELETED' ? undefined : o),
       },
       log,
-      (e) => {
-        item.lastError = e;
-        // Refused or gone, and not read for a resync period: no pod of the node uses it any
-        // more (the node authorizer refuses what none references, e.g. after its namespace
-        // went). Upstream stops the watch as the last pod referencing it is unregistered.
-        if (e instanceof ApiError && (e.status === 403 || e.status === 404) && now() - item.lastAccess > UNUSED_MS) drop(key, item);
+      {
+        onError: (e) => {
+          item.lastError = e;
+          // Refused or gone, and not read for a resync period: no pod of the node uses it any
+          // more (the node authorizer refuses what none references, e.g. after its namespace
+          // went). Upstream stops the watch as the last pod referencing it is unregistered.
+          if (e instanceof ApiError && (e.status === 403 || e.status === 404) && now() - item.lastAccess > UNUSED_MS) drop(key, item);
+        },
+        minWatchTimeoutMs: WATCH_TIMEOUT_MS,
       },
     ).stop;
     return item;

@@ -35,9 +35,14 @@ export function reflector<T extends Versioned>(
   what: string,
   h: ReflectorHandlers<T>,
   log: Logger,
-  /** Told of each failed list or watch (a reader waiting for the first list can say why). */
-  onError?: (e: unknown) => void,
+  opts: {
+    /** Told of each failed list or watch (a reader waiting for the first list can say why). */
+    onError?: (e: unknown) => void;
+    /** Each watch asks the server to end it after this to twice this (client-go's MinWatchTimeout, 5 min by default). */
+    minWatchTimeoutMs?: number;
+  } = {},
 ): { stop(): void } {
+  const { onError, minWatchTimeoutMs = 300_000 } = opts;
   const abort = new AbortController();
   const retry = backoff(800, 30_000);
   // A first list refused by an apiserver behind the pod that references the object (a new
@@ -56,8 +61,8 @@ export function reflector<T extends Versioned>(
       if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') h.event(ev.type, ev.object);
     };
     while (!abort.signal.aborted) {
-      // The server ends each watch after 5-10 min, so a stale connection cannot hide for long.
-      const timeout = Math.round(jittered(300_000, 1) / 1000);
+      // The server ends each watch after 5-10 min (by default), so a stale connection cannot hide for long.
+      const timeout = Math.round(jittered(minWatchTimeoutMs, 1) / 1000);
       try {
         if (rv === undefined && api.watchList && !listOnce) {
           // Until the bookmark, the events build the list; the synced resourceVersion is the bookmark's.
