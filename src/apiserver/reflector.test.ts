@@ -165,7 +165,8 @@ test('reflector: a first list refused by an apiserver behind the pod is asked ag
     ['list', 'list', 'list', 'watch', 'watch'],
   );
   const gap = (i: number) => at[i]![1] - at[i - 1]![1];
-  assert.ok(gap(1) >= 100 && gap(1) < 300, `first wait ${gap(1)} ms`);
-  assert.ok(gap(2) >= 200 && gap(2) < 450, `second wait ${gap(2)} ms`);
-  assert.ok(gap(4) >= 800, `a refused watch after the list: ${gap(4)} ms`);
+  // Bounds loose enough for a loaded machine, and under the 800 ms of any other failure.
+  assert.ok(gap(1) >= 95 && gap(1) < 750, `first wait ${gap(1)} ms`);
+  assert.ok(gap(2) >= 195 && gap(2) < 750, `second wait ${gap(2)} ms`);
+  assert.ok(gap(4) >= 790, `a refused watch after the list: ${gap(4)} ms`);
 });
