@@ -358,7 +358,12 @@ async function main() {
   mkdirSync(`${ROOT}/_output/bench`, { recursive: true });
   writeFileSync(
     `${ROOT}/_output/bench/cluster-${NODES}.json`,
-    JSON.stringify({ date: new Date().toISOString(), nodes: NODES, pods: PODS, results }, null, 1),
+    // The request counts are Maps, which JSON would write as {}.
+    JSON.stringify(
+      { date: new Date().toISOString(), nodes: NODES, pods: PODS, results },
+      (_, v) => (v instanceof Map ? Object.fromEntries(v) : v),
+      1,
+    ),
   );
   if (failed) throw failed;
 }
