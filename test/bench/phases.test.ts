@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { counterTotal, histograms, phases, seenToRunningMs } from './phases.ts';
+import { histograms, phases, seenToRunningMs } from './phases.ts';
 
 const text = (
   sandbox: [number, number],
@@ -33,21 +33,6 @@ test('phases: the run as the difference, per pod and mean per call, the costlies
     { what: 'operation_type="run_podsandbox"', perPod: 1, meanMs: 1200 },
     { what: 'operation_type="start_container"', perPod: 1, meanMs: 100 },
   ]);
-});
-
-test('counterTotal: every label set of the one counter asked for, and 0 when a kubelet does not export it', () => {
-  const text = [
-    '# HELP rest_client_requests_total [ALPHA] Number of HTTP requests, partitioned by status code, method, and host.',
-    '# TYPE rest_client_requests_total counter',
-    'rest_client_requests_total{code="200",host="172.30.254.11:6443",method="GET"} 41',
-    'rest_client_requests_total{code="201",host="172.30.254.11:6443",method="POST"} 7',
-    'rest_client_requests_total{code="<error>",host="172.30.254.11:6443",method="PATCH"} 2',
-    'rest_client_requests_total_other 100',
-    'rest_client_request_size_bytes_count{host="172.30.254.11:6443",verb="GET"} 41',
-  ].join('\n');
-  assert.equal(counterTotal(text, 'rest_client_requests_total'), 50);
-  assert.equal(counterTotal('', 'rest_client_requests_total'), 0);
-  assert.equal(counterTotal('rest_client_requests_total 3\n', 'rest_client_requests_total'), 3);
 });
 
 test("seenToRunningMs: one observation a pod is the mean; upstream's extra first-sync one is taken off", () => {

@@ -65,10 +65,3 @@ export async function nodeMetrics(node: string): Promise<string> {
   );
   return stdout;
 }
-
-/** Pure: a counter's total over all its label sets, in Prometheus' text format (0 when absent). */
-export function counterTotal(text: string, metric: string): number {
-  let sum = 0;
-  for (const m of text.matchAll(new RegExp(`^${metric}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))) sum += Number(m[1]);
-  return sum;
-}
