@@ -2,14 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { ContainerStats, PodStats } from '../stats/summary-types.ts';
-import {
-  chooseEviction,
-  disruptionCondition,
-  evictedStatus,
-  evictionGracePeriodSeconds,
-  evictionMessage,
-  isPodEvicted,
-} from './evicted-status.ts';
+import { chooseEviction, disruptionCondition, evictionGracePeriodSeconds, evictionMessage } from './evicted-status.ts';
 import type { Observations } from './observations.ts';
 import type { Candidate } from './ranking.ts';
 import { parseThresholds } from './thresholds.ts';
@@ -195,11 +188,7 @@ test('chooseEviction: the first pod that is not critical, with its condition', (
   );
 });
 
-test('the evicted status, and recognising it', () => {
-  assert.deepEqual(evictedStatus('m'), { phase: 'Failed', reason: 'Evicted', message: 'm' });
-  assert.equal(isPodEvicted({ phase: 'Failed', reason: 'Evicted' }), true);
-  assert.equal(isPodEvicted({ phase: 'Failed', reason: 'OOMKilled' }), false);
-  assert.equal(isPodEvicted({ phase: 'Running', reason: 'Evicted' }), false);
+test('the DisruptionTarget condition of an evicted pod', () => {
   assert.deepEqual(disruptionCondition({}, 'm'), {
     type: 'DisruptionTarget',
     status: 'True',

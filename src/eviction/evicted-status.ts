@@ -1,7 +1,7 @@
 // What an evicted pod is told (upstream's evictionMessage and evictPod): the reason
 // "Evicted", a message naming the starved resource and the containers using more than
 // they asked for, the DisruptionTarget condition, and the grace period it gets.
-import type { Pod, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
+import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../resources/quantity.ts';
 import { canonicalQuantity, formatQuantity } from './format.ts';
 import type { Observations } from './observations.ts';
@@ -128,16 +128,6 @@ export function disruptionCondition(pod: Pod, message: string): DisruptionCondit
   const c: DisruptionCondition = { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message };
   return pod.metadata?.generation === undefined ? c : { ...c, observedGeneration: pod.metadata.generation };
 }
-
-/** Pure: the status the pod ends in once its containers are stopped. */
-export const evictedStatus = (message: string): Pick<PodStatus, 'phase' | 'reason' | 'message'> => ({
-  phase: 'Failed',
-  reason: EVICTED_REASON,
-  message,
-});
-
-/** upstream's PodIsEvicted: a Failed pod with reason Evicted. */
-export const isPodEvicted = (status: PodStatus | undefined) => status?.phase === 'Failed' && status.reason === EVICTED_REASON;
 
 export interface ChooseInput {
   /** What evaluate() returned this round. */

@@ -15,7 +15,7 @@ import { makeObservations, type NodeFacts, type Observations } from './observati
 import { rankForEviction } from './ranking.ts';
 import type { NodeReclaimAction } from './reclaim.ts';
 import { admitUnderPressure } from './admit.ts';
-import { thresholdQuantity, withContainerFsThresholds } from './thresholds.ts';
+import { describeThreshold, thresholdQuantity, withContainerFsThresholds } from './thresholds.ts';
 import type { FsLayout, PressureCondition, Threshold } from './types.ts';
 import type { Admission } from '../pods/admission.ts';
 
@@ -126,7 +126,7 @@ export function startEvictionManager(d: EvictionDeps): EvictionManager {
     }
     const r = ev.reclaim;
     if (!r) return near;
-    d.log.info('Eviction manager: attempting to reclaim', { resourceName: r.resource, signal: r.threshold.signal });
+    d.log.info('Eviction manager: attempting to reclaim', { resourceName: r.resource, threshold: describeThreshold(r.threshold) });
     d.events.event(d.node, 'Warning', 'EvictionThresholdMet', `Attempting to reclaim ${r.resource}`);
     if (r.nodeReclaim.length) {
       for (const action of r.nodeReclaim) {

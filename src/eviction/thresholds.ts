@@ -129,7 +129,7 @@ const valueKey = (v: ThresholdValue | undefined) => (v === undefined ? '' : 'qua
 /** Identity for bookkeeping maps: upstream keys maps by the Threshold struct itself. */
 export const thresholdKey = (t: Threshold) => `${t.signal}<${valueKey(t.value)} grace=${t.gracePeriodMs} min=${valueKey(t.minReclaim)}`;
 
-/** How upstream logs a threshold (formatThreshold), for the caller's logs. */
+/** How upstream logs a threshold (formatThreshold): the eviction manager's reclaim line names it. */
 export function describeThreshold(t: Threshold): string {
   const v = 'quantity' in t.value ? formatQuantity(t.value.quantity, t.value.format) : `${+(t.value.percentage * 100).toFixed(4)}%`;
   return `threshold(signal=${t.signal}, operator=${t.operator}, value=${v}, gracePeriod=${t.gracePeriodMs / 1000}s)`;

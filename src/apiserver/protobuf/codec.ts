@@ -8,7 +8,6 @@ import { readMessage } from './read.ts';
 import { messageOf } from './schema.ts';
 import { writeMessage } from './write.ts';
 
-export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 /**

@@ -11,8 +11,6 @@ export interface PluginRequest {
   serviceAccountAnnotations?: Record<string, string>;
 }
 
-export type CacheKeyType = 'Image' | 'Registry' | 'Global';
-
 export interface PluginResponse {
   cacheKeyType: string;
   /** Milliseconds; undefined: the provider's defaultCacheDuration. */
