@@ -8,7 +8,7 @@ import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { backoff, jittered, sleep } from '../backoff/backoff.ts';
 import { labels as criLabels } from '../container/types.ts';
 import type { Logger } from '../log/log.ts';
-import type { Admission } from '../pods/verdict.ts';
+import { allocationRefusal, type Admission } from '../pods/verdict.ts';
 import { restoreState, writeState } from './checkpoint.ts';
 import { CPUSet } from './cpuset.ts';
 import { activeContainers, cpusetUpdates, type RunningContainer, staleAssignments } from './reconcile.ts';
@@ -26,6 +26,7 @@ import {
 } from './static-policy.ts';
 import { cpusPerNUMA, type CPUTopology } from './topology.ts';
 import type { ProviderHints, TopologyHint } from '../topologymanager/bitmask.ts';
+import { initAndAppContainers } from '../podutil/podutil.ts';
 
 /** What the manager reports (src/kubelet/observers.ts maps it to upstream's series). */
 export interface CPUManagerObserver {
@@ -185,16 +186,9 @@ export class CPUManager {
    */
   admit(pod: Pod): Admission {
     try {
-      for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) this.allocate(pod, c);
+      for (const c of initAndAppContainers(pod)) this.allocate(pod, c);
     } catch (e) {
-      const err = e as Error & { reason?: string };
-      return err.reason
-        ? { admit: false, reason: err.reason, message: `Pod was rejected: ${err.message}` }
-        : {
-            admit: false,
-            reason: 'UnexpectedAdmissionError',
-            message: `Pod was rejected: Allocate failed due to ${err.message}, which is unexpected`,
-          };
+      return allocationRefusal(e);
     }
     return { admit: true };
   }

@@ -5,7 +5,7 @@
 // go back to the pod's later containers; a restartable sidecar's stay its own. Decisions only:
 // the state (CPUState) is plain data the manager keeps and checkpoints.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { isSidecar } from '../podutil/podutil.ts';
+import { isSidecar, initAndAppContainers } from '../podutil/podutil.ts';
 import { podLevelResources } from '../resources/pod-resources.ts';
 import { qosClass } from '../resources/qos.ts';
 import { milliCPU } from '../resources/linux-resources.ts';
@@ -351,8 +351,7 @@ export function staticPolicy(cfg: StaticPolicyConfig): Policy {
       const uid = pod.metadata!.uid!;
       // Containers already allocated: the pod's CPUs again, when they still make the request.
       let held = CPUSet.EMPTY;
-      for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])])
-        held = held.union(assignedCPUs(s, uid, c.name) ?? CPUSet.EMPTY);
+      for (const c of initAndAppContainers(pod)) held = held.union(assignedCPUs(s, uid, c.name) ?? CPUSet.EMPTY);
       if (!held.isEmpty()) return { cpu: held.size !== n ? [] : cpuHints(topo, held, CPUSet.EMPTY, n) };
       return { cpu: cpuHints(topo, available(s), toReuse.get(uid) ?? CPUSet.EMPTY, n) };
     },

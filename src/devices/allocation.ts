@@ -3,7 +3,7 @@
 // its init-container reuse, deviceRunContainerOptions). The manager (manager.ts) holds the state
 // and makes the calls; these decide.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { isSidecar } from '../podutil/podutil.ts';
+import { isSidecar, initAndAppContainers } from '../podutil/podutil.ts';
 import { parseQuantity } from '../resources/quantity.ts';
 import type { NUMAMask } from '../topologymanager/bitmask.ts';
 import type { ContainerAllocateResponse__Output } from './generated/v1beta1/ContainerAllocateResponse.ts';
@@ -273,8 +273,6 @@ function updateReusable(pod: Pod, c: Container, mine: Map<string, string[]>, reu
   }
 }
 
-const containersOf = (pod: Pod): Container[] => [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-
 /**
  * The devices the pod's containers before `name` leave to reuse (upstream's devicesToReuse when
  * `name` is allocated), from the devices the pod holds.
@@ -282,7 +280,7 @@ const containersOf = (pod: Pod): Container[] => [...(pod.spec?.initContainers ??
 export function reusableBefore(pod: Pod, name: string, pods: PodDevices): Map<string, Set<string>> {
   const reusable = new Map<string, Set<string>>();
   const held = pods.get(pod.metadata!.uid!);
-  for (const c of containersOf(pod)) {
+  for (const c of initAndAppContainers(pod)) {
     if (c.name === name) break;
     const mine = new Map([...(held?.get(c.name) ?? [])].map(([r, d]) => [r, deviceIds(d)]));
     updateReusable(pod, c, mine, reusable);
@@ -299,7 +297,7 @@ export function planPodDevices(pod: Pod, input: PodPlanInput): { assign: Assignm
   const inUse = devicesInUse(input.pods);
   const reusable = new Map<string, Set<string>>();
   const assign: Assignment[] = [];
-  for (const c of containersOf(pod)) {
+  for (const c of initAndAppContainers(pod)) {
     const r = planContainerDevices(pod, c, input, reusable, inUse);
     if ('error' in r) return r;
     assign.push(...r.assign);

@@ -5,7 +5,7 @@
 // functions over MemoryState; the manager (manager.ts) does the I/O.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { formatQuantity } from '../eviction/format.ts';
-import { isSidecar } from '../podutil/podutil.ts';
+import { isSidecar, initAndAppContainers } from '../podutil/podutil.ts';
 import { isPodLevelResourcesSet } from '../resources/pod-resources.ts';
 import { qosClass } from '../resources/qos.ts';
 import { parseQuantity } from '../resources/quantity.ts';
@@ -397,7 +397,7 @@ export function staticPolicy(cfg: StaticPolicyConfig): MemoryPolicy {
       if (qosClass(pod) !== 'Guaranteed' || isPodLevelResourcesSet(pod)) return undefined;
       const req = podRequests(pod);
       if (req.size === 0) return undefined;
-      for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
+      for (const c of initAndAppContainers(pod)) {
         const blocks = blocksOf(s, pod.metadata!.uid!, c.name);
         if (blocks) return regenerate(blocks, req);
       }

@@ -19,3 +19,19 @@ export type Admission =
 export type PredicateFailure =
   | { resource: string; requested: number; used: number; capacity: number }
   | { predicate: string; desc: string };
+
+/**
+ * A resource manager's allocation that threw, as admission.GetPodAdmitResult answers it: a typed
+ * error (SMTAlignmentError, TopologyAffinityError) keeps its reason; anything else is
+ * UnexpectedAdmissionError.
+ */
+export function allocationRefusal(e: unknown): Admission {
+  const err = e as Error & { reason?: string };
+  return err.reason
+    ? { admit: false, reason: err.reason, message: `Pod was rejected: ${err.message}` }
+    : {
+        admit: false,
+        reason: 'UnexpectedAdmissionError',
+        message: `Pod was rejected: Allocate failed due to ${err.message}, which is unexpected`,
+      };
+}

@@ -28,6 +28,9 @@ export const isCriticalPod = (pod: Pod) => isStaticPod(pod) || isMirrorPod(pod) 
 /** An init container with restartPolicy Always runs beside the app containers (podutil.IsRestartableInitContainer). */
 export const isSidecar = (c: Container) => c.restartPolicy === 'Always';
 
+/** The init containers, then the app containers (upstream's VisitContainers with InitContainers|Containers: ephemeral ones aside). */
+export const initAndAppContainers = (pod: Pod): Container[] => [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+
 /**
  * Pod keys and names in code-unit order, as Go compares strings. Not localeCompare: ICU's
  * collation is slower, and its data is ~2 MB of the node binary's pages.

@@ -7,7 +7,7 @@ import type { Container, Pod, PodCondition, ResourceRequirements } from 'kuberne
 import { formatBinary, formatCPU, parseQuantity } from '../resources/quantity.ts';
 import { bytes, CFS_PERIOD_US, changedResources, cpuAndMemory, milliCPU, sameResources } from '../resources/linux-resources.ts';
 import type { PodCgroupLimits } from '../resources/pod-cgroup.ts';
-import { isSidecar } from '../podutil/podutil.ts';
+import { isSidecar, initAndAppContainers } from '../podutil/podutil.ts';
 import { qosClass } from '../resources/qos.ts';
 import {
   isSupportedPodLevelResource,
@@ -29,20 +29,18 @@ export interface Allocation {
   pod?: ResourceRequirements;
 }
 
-const resizable = (pod: Pod): Container[] => [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-
 /** The cpu and memory each container, and the pod as a whole, ask for in the spec (upstream's allocationFromPod). */
 export function specAllocation(pod: Pod): Allocation {
   const level = podSpecResources(pod);
   return {
-    containers: Object.fromEntries(resizable(pod).map((c) => [c.name, cpuAndMemory(c.resources)])),
+    containers: Object.fromEntries(initAndAppContainers(pod).map((c) => [c.name, cpuAndMemory(c.resources)])),
     ...(level ? { pod: cpuAndMemory(level) } : {}),
   };
 }
 
 /** The spec asks for other resources than the kubelet allocated, for a known container or at the pod level (a resize waits). */
 export function resizeRequested(pod: Pod, allocated: Allocation): boolean {
-  const containers = resizable(pod).some(
+  const containers = initAndAppContainers(pod).some(
     (c) => allocated.containers[c.name] && !sameResources(cpuAndMemory(c.resources), allocated.containers[c.name]),
   );
   return containers || !sameResources(cpuAndMemory(podSpecResources(pod)), allocated.pod);

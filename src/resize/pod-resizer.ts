@@ -9,7 +9,7 @@ import type { Container, Pod, ResourceRequirements } from 'kubernetes-types/core
 import type { RuntimeClient } from '../cri/runtime-client.ts';
 import { podRef, type Recorder } from '../events/recorder.ts';
 import type { Logger } from '../log/log.ts';
-import { podKey } from '../podutil/podutil.ts';
+import { podKey, initAndAppContainers } from '../podutil/podutil.ts';
 import type { ActualOf, PodActions } from '../runtime/actions.ts';
 import type { RuntimeView } from '../runtime/cri-runtime.ts';
 import { containerFieldPath, podCgroup } from '../runtime/pod-config.ts';
@@ -298,7 +298,7 @@ export class PodResizer {
     const actualOf = this.actualOf(uid, allocated);
     const actual: Record<string, ResourceRequirements> = {};
     let differs = false;
-    for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
+    for (const c of initAndAppContainers(pod)) {
       const s = latest(runtime, c.name);
       if (s?.phase !== 'running') continue;
       const mine = allocated.containers[c.name] ?? cpuAndMemory(c.resources);

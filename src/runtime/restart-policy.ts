@@ -7,6 +7,7 @@
 // ShouldAllContainersRestart, AllContainersRestartCleanedUp).
 import type { Container, ContainerStatus, Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import { type PodRuntimeStatus, latest } from '../container/types.ts';
+import { initAndAppContainers } from '../podutil/podutil.ts';
 
 /** A container's restartPolicyRules entry (not in kubernetes-types 1.30). */
 export interface ContainerRestartRule {
@@ -54,9 +55,7 @@ export function containerShouldRestart(c: Container, pod: Pod, exitCode: number)
 
 /** Upstream's AllContainersCouldRestart: some init or app container has a RestartAllContainers rule. */
 export function allContainersCouldRestart(pod: Pod): boolean {
-  return [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].some((c) =>
-    rulesOf(c).some((r) => r.action === 'RestartAllContainers'),
-  );
+  return initAndAppContainers(pod).some((c) => rulesOf(c).some((r) => r.action === 'RestartAllContainers'));
 }
 
 /**
@@ -82,7 +81,7 @@ const triggers = (c: Container, exitCode: number) => findMatchingRestartRule(c, 
 export function shouldAllContainersRestart(pod: Pod, rt: PodRuntimeStatus | undefined, last: PodStatus | undefined): boolean {
   if (last?.conditions?.some((c) => c.type === ALL_CONTAINERS_RESTARTING && c.status === 'True')) return true;
   const statuses = [...(last?.initContainerStatuses ?? []), ...(last?.containerStatuses ?? [])];
-  return [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].some((c) => {
+  return initAndAppContainers(pod).some((c) => {
     const s = rt && latest(rt, c.name);
     if (s?.phase === 'exited' && triggers(c, s.exitCode ?? 0)) return true;
     const api: ContainerStatus | undefined = statuses.find((x) => x.name === c.name);
@@ -93,7 +92,7 @@ export function shouldAllContainersRestart(pod: Pod, rt: PodRuntimeStatus | unde
 
 /** Upstream's AllContainersRestartCleanedUp: the runtime holds no init or app container of the pod any more. */
 export function allContainersRestartCleanedUp(pod: Pod, rt: PodRuntimeStatus): boolean {
-  return ![...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].some((c) => latest(rt, c.name));
+  return !initAndAppContainers(pod).some((c) => latest(rt, c.name));
 }
 
 /**

@@ -23,7 +23,7 @@ import { allContainersCouldRestart, allContainersRestarting, shouldAllContainers
 import { RuntimeState, supportsRecursiveReadOnly } from './runtime-state.ts';
 import { createSandbox, podSandboxConfig } from './sandbox.ts';
 import { startContainer, type StartScope } from './start-container.ts';
-import { isSidecar, logRef, type LogRef } from '../podutil/podutil.ts';
+import { isSidecar, logRef, type LogRef, initAndAppContainers } from '../podutil/podutil.ts';
 import type { SyncContext, SyncResult } from './sync-context.ts';
 
 export type { ContainerDevices, PodLevelSteps, SyncObserver, SyncResult } from './sync-context.ts';
@@ -79,7 +79,7 @@ export class RuntimeSyncer {
 
   /** For the status's volumeMounts: whether the pod's containers get recursive read-only mounts (asked only when one wants them). */
   async recursiveReadOnlyMounts(pod: Pod): Promise<boolean> {
-    const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
+    const containers = initAndAppContainers(pod);
     return containers.some(requestsRecursiveReadOnly) && (await supportsRecursiveReadOnly(this.#ctx, pod));
   }
 

@@ -4,7 +4,7 @@
 // the pod with TopologyAffinityError when the policy does not admit the merged hint, and else has
 // each provider allocate with it. With policy none it only has the providers allocate, in order.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import type { Admission } from '../pods/verdict.ts';
+import { allocationRefusal, type Admission } from '../pods/verdict.ts';
 import type { ProviderHints, TopologyHint } from './bitmask.ts';
 import {
   merge,
@@ -16,6 +16,7 @@ import {
   type PolicyOptions,
   policyOptions,
 } from './policy.ts';
+import { initAndAppContainers } from '../podutil/podutil.ts';
 
 export const CONTAINER_SCOPE = 'container';
 export const POD_SCOPE = 'pod';
@@ -65,20 +66,6 @@ export function topologyConfig(s: TopologyManagerSettings, warn?: (msg: string) 
     throw new Error(`unknown policy: "${s.policyName}"`);
   if (s.scopeName !== CONTAINER_SCOPE && s.scopeName !== POD_SCOPE) throw new Error(`unknown scope: "${s.scopeName}"`);
   return { policyName: s.policyName, scopeName: s.scopeName, options, numa: s.numa };
-}
-
-const containersOf = (pod: Pod): Container[] => [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
-
-/** admission.GetPodAdmitResult: a typed error keeps its reason; anything else is UnexpectedAdmissionError. */
-function refusal(e: unknown): Admission {
-  const err = e as Error & { reason?: string };
-  return err.reason
-    ? { admit: false, reason: err.reason, message: `Pod was rejected: ${err.message}` }
-    : {
-        admit: false,
-        reason: 'UnexpectedAdmissionError',
-        message: `Pod was rejected: Allocate failed due to ${err.message}, which is unexpected`,
-      };
 }
 
 const affinityError = (): Admission => ({
@@ -144,7 +131,7 @@ export class TopologyManager {
       const { policyName, scopeName, numa, options } = this.#c;
       const uid = pod.metadata!.uid!;
       if (policyName === POLICY_NONE) {
-        for (const c of containersOf(pod)) this.#allocate(pod, c, { preferred: false });
+        for (const c of initAndAppContainers(pod)) this.#allocate(pod, c, { preferred: false });
         return { admit: true };
       }
       const guaranteed = policyName === POLICY_SINGLE_NUMA_NODE;
@@ -159,14 +146,14 @@ export class TopologyManager {
           if (guaranteed) this.#observe?.numaAligned('pod', false);
           return affinityError();
         }
-        for (const c of containersOf(pod)) {
+        for (const c of initAndAppContainers(pod)) {
           this.#set(uid, c.name, hint);
           this.#allocate(pod, c, hint);
         }
         if (guaranteed) this.#observe?.numaAligned('pod', true);
         return { admit: true };
       }
-      for (const c of containersOf(pod)) {
+      for (const c of initAndAppContainers(pod)) {
         const { hint, admit } = merge(
           policyName,
           numa,
@@ -183,7 +170,7 @@ export class TopologyManager {
       }
       return { admit: true };
     } catch (e) {
-      return refusal(e);
+      return allocationRefusal(e);
     }
   }
 
