@@ -755,6 +755,15 @@ test('HTTP/2: a quiet watch (no bookmark: nothing changed) is not ended at its s
     );
     assert.deepEqual(events, ['ADDED', 'DELETED']);
     assert.ok(pings >= 2, `a ping at each silence, not one only: ${pings}`);
+    // New credentials close the session the watch is on (a client-certificate rotation): its
+    // silences ask no ping of the closed session (node:http2 cancels it), and the watch lasts.
+    const c = apiClient({ server, ca: pem('ca.crt') }, { watchIdleMs: 100 });
+    const after: string[] = [];
+    await c.watch<{ n: number }>('/quiet?watch=true', (e) => {
+      after.push(e.type);
+      if (e.type === 'ADDED') c.reload({ server, ca: pem('ca.crt') });
+    });
+    assert.deepEqual(after, ['ADDED', 'DELETED']);
   } finally {
     for (const s of sessions) s.destroy();
     h2.close();

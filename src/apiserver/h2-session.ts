@@ -152,7 +152,11 @@ function wrap(session: ClientHttp2Session, gone: () => void): OpenSession {
     },
     hasRoom: () => usable && !session.closed && open < (session.remoteSettings.maxConcurrentStreams ?? 100),
     suspect() {
-      if (session.destroyed) return;
+      // A session this client closed (new credentials, reset()) cannot be pinged: node:http2
+      // cancels the ping at once (ERR_HTTP2_PING_CANCEL), and destroying the session for that
+      // failed every watch still on it, a node's pods watch too, at the first silence after each
+      // client-certificate rotation. Its streams finish on their own, at their servers' timeouts.
+      if (session.destroyed || session.closed) return;
       const timer = setTimeout(() => session.destroy(new Error(`no answer to a ping in ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
       timer.unref();
       const sent = session.ping((err) => {
